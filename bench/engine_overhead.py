@@ -1,0 +1,351 @@
+"""Engine overhead per superstep: graphwire's engine next to LangGraph.
+
+Builds the same graphs with both engines through one factory that takes a
+"module set" (StateGraph, START, END and the savers of one engine), runs each
+with no checkpointer, the in-memory saver and the SQLite saver, and prints
+the wall time of ``invoke`` divided by the number of supersteps the graph
+runs: the median over several repetitions after a warm-up, a new thread id
+for every invoke. The nodes do no work, so the figure is what the engine
+itself costs per step (planning, applying writes, saving a version).
+
+Rows:
+
+* ``chain1`` / ``chain10`` / ``chain100``: START -> n0 -> ... -> END, each
+  node returns ``{"n": state["n"] + 1}``; one superstep per node.
+* ``agent20``: an agent/tools loop. ``agent`` appends to ``messages``
+  (``Annotated[list, operator.add]``) and a conditional edge routes to
+  ``tools`` or END; ``tools`` appends a result. It ends after 20 rounds,
+  i.e. agent runs 21 times and tools 20 times: 41 supersteps.
+
+Each run's final state is checked, so an engine that returns early or wrong
+shows as an error rather than as a fast figure. This prints figures; it
+asserts no timings.
+
+Usage::
+
+    python bench/engine_overhead.py            # full run, both engines
+    python bench/engine_overhead.py --quick    # smoke run, a few seconds
+    python bench/engine_overhead.py --only langgraph --rows chain10,agent20
+
+LangGraph is optional: when it is not installed its column reads ``n/a``.
+Install it with ``pip install -r bench/requirements.txt``.
+"""
+
+
+import argparse
+import gc
+import operator
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import traceback
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Callable, TypedDict
+
+# The engine lives at the repository root. Running ``python bench/x.py`` puts
+# bench/ on sys.path, not the root; with PYTHONPATH=<root> it is there
+# already and nothing changes. Otherwise the root goes right after the
+# PYTHONPATH entries: an explicit PYTHONPATH still wins, and an unrelated
+# installed package called ``engine`` in site-packages does not.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if not any(Path(p or ".").resolve() == Path(_ROOT) for p in sys.path):
+    _n_env = len([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    sys.path.insert(min(1 + _n_env, len(sys.path)), _ROOT)
+
+
+# --------------------------------------------------------------------------
+# State schemas (shared by both engines: plain typing only)
+
+
+class CounterState(TypedDict):
+    n: int
+
+
+class AgentState(TypedDict):
+    messages: Annotated[list, operator.add]
+
+
+AGENT_ROUNDS = 20
+
+
+# --------------------------------------------------------------------------
+# Module sets
+
+
+@dataclass(frozen=True)
+class ModuleSet:
+    """What one engine provides to build and run the bench graphs."""
+
+    name: str
+    StateGraph: Any
+    START: Any
+    END: Any
+    make_memory: Callable[[], Any]
+    make_sqlite: Callable[[str], tuple[Any, Callable[[], None]]]
+    """Given a file path, returns (saver, close)."""
+
+
+def load_langgraph() -> tuple[ModuleSet | None, str]:
+    try:
+        from langgraph.checkpoint.memory import InMemorySaver
+        from langgraph.graph import END, START, StateGraph
+    except ImportError as exc:
+        return None, f"langgraph not installed ({exc})"
+    try:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+    except ImportError:
+        SqliteSaver = None
+
+    def make_sqlite(path: str) -> tuple[Any, Callable[[], None]]:
+        if SqliteSaver is None:
+            raise RuntimeError("langgraph-checkpoint-sqlite not installed")
+        conn = sqlite3.connect(path, check_same_thread=False)
+        return SqliteSaver(conn), conn.close
+
+    try:
+        import importlib.metadata as md
+
+        version = md.version("langgraph")
+    except Exception:
+        version = "?"
+    return ModuleSet("langgraph", StateGraph, START, END, InMemorySaver, make_sqlite), version
+
+
+def load_ours() -> tuple[ModuleSet | None, str]:
+    try:
+        from engine import END, START, StateGraph
+        from engine.checkpoint import InMemorySaver, SqliteSaver
+    except Exception as exc:  # the engine may be half-written: any failure
+        return None, f"engine not importable ({type(exc).__name__}: {exc})"
+
+    def make_sqlite(path: str) -> tuple[Any, Callable[[], None]]:
+        # Same call as LangGraph's: a connection. Ours also accepts a path.
+        conn = sqlite3.connect(path, check_same_thread=False)
+        saver = SqliteSaver(conn)
+
+        def close() -> None:
+            for name in ("close",):
+                fn = getattr(saver, name, None)
+                if callable(fn):
+                    try:
+                        fn()
+                    except Exception:
+                        pass
+            conn.close()
+
+        return saver, close
+
+    import engine
+
+    where = getattr(engine, "__file__", None) or next(iter(getattr(engine, "__path__", [])), "?")
+    return ModuleSet("ours", StateGraph, START, END, InMemorySaver, make_sqlite), f"engine from {where}"
+
+
+# --------------------------------------------------------------------------
+# Graph factories: the same code builds both engines' graphs
+
+
+def _inc(state: CounterState) -> dict:
+    return {"n": state["n"] + 1}
+
+
+def build_chain(ms: ModuleSet, length: int):
+    g = ms.StateGraph(CounterState)
+    names = [f"n{i}" for i in range(length)]
+    for name in names:
+        g.add_node(name, _inc)
+    g.add_edge(ms.START, names[0])
+    for a, b in zip(names, names[1:]):
+        g.add_edge(a, b)
+    g.add_edge(names[-1], ms.END)
+    return g
+
+
+def _agent(state: AgentState) -> dict:
+    return {"messages": [{"role": "assistant", "content": "call tool"}]}
+
+
+def _tools(state: AgentState) -> dict:
+    return {"messages": [{"role": "tool", "content": "result"}]}
+
+
+def build_agent(ms: ModuleSet, rounds: int = AGENT_ROUNDS):
+    end = ms.END
+
+    def route(state: AgentState) -> str:
+        done = sum(1 for m in state["messages"] if m["role"] == "tool")
+        return "tools" if done < rounds else end
+
+    g = ms.StateGraph(AgentState)
+    g.add_node("agent", _agent)
+    g.add_node("tools", _tools)
+    g.add_edge(ms.START, "agent")
+    g.add_conditional_edges("agent", route, {"tools": "tools", end: end})
+    g.add_edge("tools", "agent")
+    return g
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    build: Callable[[ModuleSet], Any]
+    make_input: Callable[[], dict]
+    steps: int
+    check: Callable[[Any], bool]
+
+
+ROWS: dict[str, Row] = {
+    f"chain{k}": Row(
+        f"chain{k}",
+        (lambda ms, k=k: build_chain(ms, k)),
+        lambda: {"n": 0},
+        k,
+        (lambda out, k=k: isinstance(out, dict) and out.get("n") == k),
+    )
+    for k in (1, 10, 100)
+}
+ROWS["agent20"] = Row(
+    "agent20",
+    build_agent,
+    lambda: {"messages": [{"role": "user", "content": "hi"}]},
+    2 * AGENT_ROUNDS + 1,
+    lambda out: isinstance(out, dict) and len(out.get("messages", ())) == 2 * AGENT_ROUNDS + 2,
+)
+
+SAVERS = ("none", "memory", "sqlite")
+
+
+# --------------------------------------------------------------------------
+# Measuring
+
+
+@dataclass
+class Cell:
+    us_per_step: float | None = None
+    note: str = ""
+
+
+def measure(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str, warmup: int, reps: int,
+            min_time: float, verbose: bool) -> Cell:
+    close: Callable[[], None] = lambda: None
+    try:
+        if saver_kind == "none":
+            saver = None
+        elif saver_kind == "memory":
+            saver = ms.make_memory()
+        else:
+            path = os.path.join(tmpdir, f"{ms.name}-{row.name}-{uuid.uuid4().hex[:8]}.sqlite")
+            saver, close = ms.make_sqlite(path)
+        graph = row.build(ms).compile(checkpointer=saver)
+        limit = row.steps + 10  # both engines need > steps (LangGraph: >= k+1 for a k-chain)
+
+        def run_once() -> float:
+            config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": limit}
+            inp = row.make_input()
+            t0 = time.perf_counter()
+            out = graph.invoke(inp, config)
+            dt = time.perf_counter() - t0
+            if not row.check(out):
+                raise AssertionError(f"unexpected final state: {str(out)[:200]}")
+            return dt
+
+        for _ in range(warmup):
+            run_once()
+        times: list[float] = []
+        start = time.perf_counter()
+        while len(times) < reps or (time.perf_counter() - start < min_time and len(times) < 20 * reps):
+            gc.collect()
+            times.append(run_once())
+        return Cell(statistics.median(times) / row.steps * 1e6, f"{len(times)} reps")
+    except Exception as exc:
+        if verbose:
+            traceback.print_exc()
+        return Cell(None, f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}")
+    finally:
+        try:
+            close()
+        except Exception:
+            pass
+
+
+def fmt(cell: Cell | None) -> str:
+    if cell is None:
+        return "n/a"
+    if cell.us_per_step is None:
+        return "error"
+    return f"{cell.us_per_step:,.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="smoke run: 1 warm-up, 3 repetitions")
+    p.add_argument("--only", choices=("both", "ours", "langgraph"), default="both")
+    p.add_argument("--rows", default=",".join(ROWS), help=f"comma list of {', '.join(ROWS)}")
+    p.add_argument("--savers", default=",".join(SAVERS), help=f"comma list of {', '.join(SAVERS)}")
+    p.add_argument("--reps", type=int, help="minimum repetitions per cell (default 7, quick 3)")
+    p.add_argument("--warmup", type=int, help="warm-up invokes per cell (default 3, quick 1)")
+    p.add_argument("--min-time", type=float, help="keep repeating a cell for this many seconds (default 0.5, quick 0)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of failing cells")
+    args = p.parse_args(argv)
+
+    rows = [r.strip() for r in args.rows.split(",") if r.strip()]
+    savers = [s.strip() for s in args.savers.split(",") if s.strip()]
+    for r in rows:
+        if r not in ROWS:
+            p.error(f"unknown row {r!r}")
+    for s in savers:
+        if s not in SAVERS:
+            p.error(f"unknown saver {s!r}")
+    reps = args.reps or (3 if args.quick else 7)
+    warmup = args.warmup if args.warmup is not None else (1 if args.quick else 3)
+    min_time = args.min_time if args.min_time is not None else (0.0 if args.quick else 0.5)
+
+    impls: dict[str, ModuleSet | None] = {"ours": None, "langgraph": None}
+    notes: list[str] = []
+    if args.only in ("both", "ours"):
+        impls["ours"], info = load_ours()
+        notes.append(f"ours: {info}")
+    if args.only in ("both", "langgraph"):
+        impls["langgraph"], info = load_langgraph()
+        notes.append(f"langgraph: {info}" if impls["langgraph"] is None else f"langgraph {info}")
+
+    print(f"python {sys.version.split()[0]}; reps>={reps}, warm-up {warmup}; "
+          f"µs per superstep = median invoke wall time / supersteps")
+    for n in notes:
+        print(f"  {n}")
+
+    header = ("row", "steps", "saver", "ours µs/step", "LangGraph µs/step", "ours/LangGraph")
+    widths = (9, 5, 7, 13, 18, 14)
+    print()
+    print("  ".join(h.ljust(w) if i < 3 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
+    print("  ".join("-" * w for w in widths))
+    errors: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmpdir:
+        for rname in rows:
+            row = ROWS[rname]
+            for sk in savers:
+                cells: dict[str, Cell | None] = {}
+                for impl in ("ours", "langgraph"):
+                    ms = impls[impl]
+                    cells[impl] = measure(ms, row, sk, tmpdir, warmup, reps, min_time, args.verbose) if ms else None
+                    c = cells[impl]
+                    if c is not None and c.us_per_step is None:
+                        errors.append(f"{impl} {rname}/{sk}: {c.note}")
+                o, l = cells["ours"], cells["langgraph"]
+                ratio = (f"{o.us_per_step / l.us_per_step:.2f}x"
+                         if o and l and o.us_per_step and l.us_per_step else "n/a")
+                vals = (rname, str(row.steps), sk, fmt(o), fmt(l), ratio)
+                print("  ".join(v.ljust(w) if i < 3 else v.rjust(w)
+                                for i, (v, w) in enumerate(zip(vals, widths))), flush=True)
+    for e in errors:
+        print(f"  {e}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

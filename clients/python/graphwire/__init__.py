@@ -1,0 +1,125 @@
+"""graphwire: the Python client of the graphwire service.
+
+``Client`` (blocking) and ``AsyncClient`` (asyncio) call a graphwire server,
+which runs LangGraph-style agent graphs, one turn per call::
+
+    from graphwire import Client
+
+    with Client("127.0.0.1:50051") as client:
+        result = client.invoke("reminders", "thread-1", {"messages": [{"role": "user", "content": "hi"}]})
+        while result.interrupted:
+            answer = input(result.interrupts[0].value)
+            result = client.resume("reminders", "thread-1", answer)
+        print(result.values)
+
+``invoke``/``resume``/``fork`` return a ``RunResult``; ``stream``,
+``stream_resume`` and ``stream_fork`` yield the run's events (``RunStarted``
+... ``RunFinished``) as they happen. Values are plain Python decoded from
+JSON. Failed calls raise a subclass of ``GraphwireError`` named after the
+gRPC status code; a node's error is not raised but reported in the result.
+The generated stubs are in ``graphwire._proto.graphwire.v1``.
+"""
+
+from graphwire._async_client import AsyncClient
+from graphwire._errors import (
+    Aborted,
+    AlreadyExists,
+    Cancelled,
+    DataLoss,
+    DeadlineExceeded,
+    FailedPrecondition,
+    GraphwireError,
+    Internal,
+    InvalidArgument,
+    NotFound,
+    OutOfRange,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+    Unavailable,
+    Unimplemented,
+    Unknown,
+)
+from graphwire._events import (
+    CheckpointSaved,
+    CustomEvent,
+    Event,
+    InterruptEvent,
+    MessageChunk,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TaskFinished,
+    TaskRef,
+    TaskStarted,
+    ValuesEvent,
+)
+from graphwire._run import RunResult
+from graphwire._sync_client import Client
+from graphwire._types import (
+    CheckpointRef,
+    Durability,
+    ErrorInfo,
+    EventKind,
+    FinishReason,
+    GraphEdge,
+    GraphInfo,
+    GraphNode,
+    Interrupt,
+    StateSnapshot,
+    TaskState,
+)
+from graphwire._version import __version__
+
+__all__ = [
+    # clients
+    "Client",
+    "AsyncClient",
+    # results and values
+    "RunResult",
+    "StateSnapshot",
+    "CheckpointRef",
+    "TaskState",
+    "Interrupt",
+    "ErrorInfo",
+    "GraphInfo",
+    "GraphNode",
+    "GraphEdge",
+    "EventKind",
+    "FinishReason",
+    "Durability",
+    # events
+    "Event",
+    "RunStarted",
+    "StepStarted",
+    "StepFinished",
+    "TaskRef",
+    "TaskStarted",
+    "TaskFinished",
+    "ValuesEvent",
+    "CustomEvent",
+    "MessageChunk",
+    "CheckpointSaved",
+    "InterruptEvent",
+    "RunFinished",
+    # errors
+    "GraphwireError",
+    "NotFound",
+    "InvalidArgument",
+    "FailedPrecondition",
+    "Aborted",
+    "ResourceExhausted",
+    "Unauthenticated",
+    "PermissionDenied",
+    "Unavailable",
+    "Cancelled",
+    "DeadlineExceeded",
+    "AlreadyExists",
+    "OutOfRange",
+    "Unimplemented",
+    "Internal",
+    "DataLoss",
+    "Unknown",
+    "__version__",
+]

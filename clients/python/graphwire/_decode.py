@@ -1,0 +1,209 @@
+"""Proto messages → the client's values. Pure functions; no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC
+from typing import Any
+
+from graphwire._events import (
+    CheckpointSaved,
+    CustomEvent,
+    Event,
+    InterruptEvent,
+    MessageChunk,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TaskFinished,
+    TaskRef,
+    TaskStarted,
+    ValuesEvent,
+)
+from graphwire._payload import decode_field
+from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire._types import (
+    CheckpointRef,
+    ErrorInfo,
+    FinishReason,
+    GraphEdge,
+    GraphInfo,
+    GraphNode,
+    Interrupt,
+    StateSnapshot,
+    TaskState,
+)
+
+__all__ = [
+    "checkpoint_ref",
+    "error_info",
+    "event",
+    "graph_info",
+    "interrupt",
+    "optional_checkpoint_ref",
+    "state_snapshot",
+]
+
+_FINISH_REASONS: Mapping[int, FinishReason] = {
+    pb.FINISH_REASON_END: FinishReason.END,
+    pb.FINISH_REASON_INTERRUPT: FinishReason.INTERRUPT,
+    pb.FINISH_REASON_ERROR: FinishReason.ERROR,
+    pb.FINISH_REASON_RECURSION_LIMIT: FinishReason.RECURSION_LIMIT,
+    pb.FINISH_REASON_CANCELLED: FinishReason.CANCELLED,
+}
+
+
+def checkpoint_ref(message: pb.CheckpointRef) -> CheckpointRef:
+    return CheckpointRef(
+        checkpoint_id=message.checkpoint_id,
+        parent_id=message.parent_id or None,
+        step=message.step,
+        source=message.source,
+        next=tuple(message.next),
+        created_at=(message.created_at.ToDatetime(tzinfo=UTC) if message.HasField("created_at") else None),
+    )
+
+
+def optional_checkpoint_ref(message: Any, field: str = "checkpoint") -> CheckpointRef | None:
+    return checkpoint_ref(getattr(message, field)) if message.HasField(field) else None
+
+
+def error_info(message: Any, field: str = "error") -> ErrorInfo | None:
+    """The ``ErrorInfo`` in ``message.<field>``, or None when unset."""
+    if not message.HasField(field):
+        return None
+    error = getattr(message, field)
+    return ErrorInfo(type=error.type, message=error.message)
+
+
+def interrupt(message: pb.Interrupt) -> Interrupt:
+    return Interrupt(
+        id=message.id,
+        node=message.node,
+        task_id=message.task_id,
+        value=decode_field(message, "value"),
+    )
+
+
+def _interrupts(messages: Any) -> tuple[Interrupt, ...]:
+    return tuple(interrupt(m) for m in messages)
+
+
+def state_snapshot(message: pb.StateSnapshot) -> StateSnapshot:
+    return StateSnapshot(
+        values=decode_field(message, "values"),
+        next=tuple(message.next),
+        checkpoint=checkpoint_ref(message.checkpoint),
+        metadata=decode_field(message, "metadata"),
+        tasks=tuple(
+            TaskState(id=t.id, name=t.name, interrupts=_interrupts(t.interrupts), error=error_info(t))
+            for t in message.tasks
+        ),
+        interrupts=_interrupts(message.interrupts),
+    )
+
+
+def graph_info(message: pb.GraphInfo) -> GraphInfo:
+    return GraphInfo(
+        name=message.name,
+        description=message.description,
+        nodes=tuple(GraphNode(name=n.name, metadata=decode_field(n, "metadata")) for n in message.nodes),
+        edges=tuple(
+            GraphEdge(source=e.source, target=e.target, conditional=e.conditional, label=e.label or None)
+            for e in message.edges
+        ),
+    )
+
+
+# -- run events ---------------------------------------------------------------
+# One decoder per case of the RunEvent oneof: (seq, run_id, case message) -> Event.
+
+_EventDecoder = Callable[[int, str, Any], Event]
+
+
+def _run_started(seq: int, run_id: str, m: pb.RunStarted) -> Event:
+    return RunStarted(seq, run_id or m.run_id, m.thread_id, m.graph, m.checkpoint_id or None)
+
+
+def _step_started(seq: int, run_id: str, m: pb.StepStarted) -> Event:
+    return StepStarted(seq, run_id, m.step, tuple(TaskRef(t.task_id, t.node) for t in m.tasks))
+
+
+def _step_finished(seq: int, run_id: str, m: pb.StepFinished) -> Event:
+    return StepFinished(seq, run_id, m.step)
+
+
+def _task_started(seq: int, run_id: str, m: pb.TaskStarted) -> Event:
+    return TaskStarted(seq, run_id, m.step, m.task_id, m.node, decode_field(m, "input"), tuple(m.triggers))
+
+
+def _task_finished(seq: int, run_id: str, m: pb.TaskFinished) -> Event:
+    return TaskFinished(
+        seq,
+        run_id,
+        m.step,
+        m.task_id,
+        m.node,
+        update=decode_field(m, "update"),
+        error=error_info(m),
+        interrupts=_interrupts(m.interrupts),
+        cached=m.cached,
+    )
+
+
+def _values(seq: int, run_id: str, m: pb.Values) -> Event:
+    return ValuesEvent(seq, run_id, m.step, decode_field(m, "values"))
+
+
+def _custom(seq: int, run_id: str, m: pb.Custom) -> Event:
+    return CustomEvent(seq, run_id, m.step, m.task_id, m.node, decode_field(m, "payload"))
+
+
+def _message_chunk(seq: int, run_id: str, m: pb.MessageChunk) -> Event:
+    return MessageChunk(seq, run_id, m.step, m.task_id, m.node, decode_field(m, "chunk"), decode_field(m, "metadata"))
+
+
+def _checkpoint_saved(seq: int, run_id: str, m: pb.CheckpointSaved) -> Event:
+    return CheckpointSaved(seq, run_id, checkpoint_ref(m.checkpoint))
+
+
+def _interrupt(seq: int, run_id: str, m: pb.Interrupt) -> Event:
+    return InterruptEvent(seq, run_id, m.id, m.node, m.task_id, decode_field(m, "value"))
+
+
+def _run_finished(seq: int, run_id: str, m: pb.RunFinished) -> Event:
+    return RunFinished(
+        seq,
+        run_id,
+        reason=_FINISH_REASONS.get(m.reason, FinishReason.UNSPECIFIED),
+        checkpoint=optional_checkpoint_ref(m),
+        values=decode_field(m, "values"),
+        error=error_info(m),
+        interrupts=_interrupts(m.interrupts),
+    )
+
+
+_EVENT_DECODERS: Mapping[str, _EventDecoder] = {
+    "run_started": _run_started,
+    "step_started": _step_started,
+    "step_finished": _step_finished,
+    "task_started": _task_started,
+    "task_finished": _task_finished,
+    "values": _values,
+    "custom": _custom,
+    "message_chunk": _message_chunk,
+    "checkpoint_saved": _checkpoint_saved,
+    "interrupt": _interrupt,
+    "run_finished": _run_finished,
+}
+
+
+def event(message: pb.RunEvent) -> Event | None:
+    """The event a ``RunEvent`` carries; None for a kind this client does not
+    know (a newer server's), which callers skip."""
+    case = message.WhichOneof("event")
+    decoder = _EVENT_DECODERS.get(case) if case else None
+    if decoder is None:
+        return None
+    return decoder(message.seq, message.run_id, getattr(message, case))

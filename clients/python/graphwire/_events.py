@@ -1,0 +1,198 @@
+"""Run events, as ``stream()`` yields them.
+
+One class per case of ``RunEvent.event`` in the proto, named as the engine
+names its own events, so code that reads in-process events reads these the
+same way. Every event carries ``seq`` (its place in the run) and ``run_id``;
+payloads are decoded JSON. Match on the class::
+
+    match event:
+        case InterruptEvent(value=question):
+            ...
+        case RunFinished(reason=FinishReason.END, values=values):
+            ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from graphwire._types import (
+    CheckpointRef,
+    ErrorInfo,
+    EventKind,
+    FinishReason,
+    Interrupt,
+)
+
+__all__ = [
+    "Event",
+    "TaskRef",
+    "RunStarted",
+    "StepStarted",
+    "StepFinished",
+    "TaskStarted",
+    "TaskFinished",
+    "ValuesEvent",
+    "CustomEvent",
+    "MessageChunk",
+    "CheckpointSaved",
+    "InterruptEvent",
+    "RunFinished",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all run events.
+
+    Attributes:
+        seq: Strictly increasing within the run, from 1 (gaps when
+            ``kinds=`` filtered events out).
+        run_id: The run the event belongs to.
+    """
+
+    kind: ClassVar[EventKind]
+
+    seq: int
+    run_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRef:
+    """A task of a step: its id and the node it runs."""
+
+    task_id: str
+    node: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    """The run began. Always the first event."""
+
+    kind = EventKind.RUN_STARTED
+
+    thread_id: str
+    graph: str
+    checkpoint_id: str | None  # the version it starts from; None for a new thread
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted(Event):
+    """A superstep began; ``tasks`` are about to run concurrently."""
+
+    kind = EventKind.STEP_STARTED
+
+    step: int
+    tasks: tuple[TaskRef, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinished(Event):
+    """A superstep ended and its writes were applied."""
+
+    kind = EventKind.STEP_FINISHED
+
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStarted(Event):
+    """A task began, with the input its node sees."""
+
+    kind = EventKind.TASK_STARTED
+
+    step: int
+    task_id: str
+    node: str
+    input: Any
+    triggers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFinished(Event):
+    """A task ended: with its update, an error, interrupts, or ``cached`` (not run)."""
+
+    kind = EventKind.TASK_FINISHED
+
+    step: int
+    task_id: str
+    node: str
+    update: Any
+    error: ErrorInfo | None
+    interrupts: tuple[Interrupt, ...]
+    cached: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ValuesEvent(Event):
+    """The thread's full state after a step (``step`` -1: the input applied)."""
+
+    kind = EventKind.VALUES
+
+    step: int
+    values: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CustomEvent(Event):
+    """Something a node wrote to its stream writer."""
+
+    kind = EventKind.CUSTOM
+
+    step: int
+    task_id: str
+    node: str
+    payload: Any
+
+
+@dataclass(frozen=True, slots=True)
+class MessageChunk(Event):
+    """A piece of a message a node is producing (an LLM token, say)."""
+
+    kind = EventKind.MESSAGE_CHUNK
+
+    step: int
+    task_id: str
+    node: str
+    chunk: Any
+    metadata: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointSaved(Event):
+    """A version of the thread's state was saved."""
+
+    kind = EventKind.CHECKPOINT_SAVED
+
+    checkpoint: CheckpointRef
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptEvent(Event):
+    """A node asked a question with ``interrupt(value)``; the run will stop."""
+
+    kind = EventKind.INTERRUPT
+
+    id: str
+    node: str
+    task_id: str
+    value: Any
+
+    @property
+    def interrupt(self) -> Interrupt:
+        """The question as the ``Interrupt`` that results and snapshots list."""
+        return Interrupt(id=self.id, node=self.node, task_id=self.task_id, value=self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    """The run ended. Always the last event."""
+
+    kind = EventKind.RUN_FINISHED
+
+    reason: FinishReason
+    checkpoint: CheckpointRef | None
+    values: Any
+    error: ErrorInfo | None
+    interrupts: tuple[Interrupt, ...]

@@ -1,0 +1,489 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVENT_KIND_UNSPECIFIED: _ClassVar[EventKind]
+    EVENT_KIND_RUN_STARTED: _ClassVar[EventKind]
+    EVENT_KIND_STEP_STARTED: _ClassVar[EventKind]
+    EVENT_KIND_STEP_FINISHED: _ClassVar[EventKind]
+    EVENT_KIND_TASK_STARTED: _ClassVar[EventKind]
+    EVENT_KIND_TASK_FINISHED: _ClassVar[EventKind]
+    EVENT_KIND_VALUES: _ClassVar[EventKind]
+    EVENT_KIND_CUSTOM: _ClassVar[EventKind]
+    EVENT_KIND_MESSAGE_CHUNK: _ClassVar[EventKind]
+    EVENT_KIND_CHECKPOINT_SAVED: _ClassVar[EventKind]
+    EVENT_KIND_INTERRUPT: _ClassVar[EventKind]
+    EVENT_KIND_RUN_FINISHED: _ClassVar[EventKind]
+
+class Durability(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DURABILITY_UNSPECIFIED: _ClassVar[Durability]
+    DURABILITY_ASYNC: _ClassVar[Durability]
+    DURABILITY_SYNC: _ClassVar[Durability]
+    DURABILITY_EXIT: _ClassVar[Durability]
+
+class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FINISH_REASON_UNSPECIFIED: _ClassVar[FinishReason]
+    FINISH_REASON_END: _ClassVar[FinishReason]
+    FINISH_REASON_INTERRUPT: _ClassVar[FinishReason]
+    FINISH_REASON_ERROR: _ClassVar[FinishReason]
+    FINISH_REASON_RECURSION_LIMIT: _ClassVar[FinishReason]
+    FINISH_REASON_CANCELLED: _ClassVar[FinishReason]
+EVENT_KIND_UNSPECIFIED: EventKind
+EVENT_KIND_RUN_STARTED: EventKind
+EVENT_KIND_STEP_STARTED: EventKind
+EVENT_KIND_STEP_FINISHED: EventKind
+EVENT_KIND_TASK_STARTED: EventKind
+EVENT_KIND_TASK_FINISHED: EventKind
+EVENT_KIND_VALUES: EventKind
+EVENT_KIND_CUSTOM: EventKind
+EVENT_KIND_MESSAGE_CHUNK: EventKind
+EVENT_KIND_CHECKPOINT_SAVED: EventKind
+EVENT_KIND_INTERRUPT: EventKind
+EVENT_KIND_RUN_FINISHED: EventKind
+DURABILITY_UNSPECIFIED: Durability
+DURABILITY_ASYNC: Durability
+DURABILITY_SYNC: Durability
+DURABILITY_EXIT: Durability
+FINISH_REASON_UNSPECIFIED: FinishReason
+FINISH_REASON_END: FinishReason
+FINISH_REASON_INTERRUPT: FinishReason
+FINISH_REASON_ERROR: FinishReason
+FINISH_REASON_RECURSION_LIMIT: FinishReason
+FINISH_REASON_CANCELLED: FinishReason
+
+class Payload(_message.Message):
+    __slots__ = ("encoding", "data")
+    ENCODING_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    encoding: str
+    data: bytes
+    def __init__(self, encoding: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class RunConfig(_message.Message):
+    __slots__ = ("recursion_limit", "durability", "metadata", "interrupt_before", "interrupt_after")
+    RECURSION_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    DURABILITY_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPT_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPT_AFTER_FIELD_NUMBER: _ClassVar[int]
+    recursion_limit: int
+    durability: Durability
+    metadata: Payload
+    interrupt_before: _containers.RepeatedScalarFieldContainer[str]
+    interrupt_after: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class InvokeRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "input", "checkpoint_id", "stream", "enqueue", "config")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    ENQUEUE_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    input: Payload
+    checkpoint_id: str
+    stream: _containers.RepeatedScalarFieldContainer[EventKind]
+    enqueue: bool
+    config: RunConfig
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input: _Optional[_Union[Payload, _Mapping]] = ..., checkpoint_id: _Optional[str] = ..., stream: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+
+class ResumeRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "resume", "resumes", "stream", "enqueue", "config")
+    class ResumesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: Payload
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    RESUME_FIELD_NUMBER: _ClassVar[int]
+    RESUMES_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    ENQUEUE_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    resume: Payload
+    resumes: _containers.MessageMap[str, Payload]
+    stream: _containers.RepeatedScalarFieldContainer[EventKind]
+    enqueue: bool
+    config: RunConfig
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume: _Optional[_Union[Payload, _Mapping]] = ..., resumes: _Optional[_Mapping[str, Payload]] = ..., stream: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+
+class ForkRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "update", "as_node", "stream", "enqueue", "config")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    AS_NODE_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    ENQUEUE_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    checkpoint_id: str
+    update: Payload
+    as_node: str
+    stream: _containers.RepeatedScalarFieldContainer[EventKind]
+    enqueue: bool
+    config: RunConfig
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update: _Optional[_Union[Payload, _Mapping]] = ..., as_node: _Optional[str] = ..., stream: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+
+class RunEvent(_message.Message):
+    __slots__ = ("seq", "run_id", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_STARTED_FIELD_NUMBER: _ClassVar[int]
+    STEP_STARTED_FIELD_NUMBER: _ClassVar[int]
+    STEP_FINISHED_FIELD_NUMBER: _ClassVar[int]
+    TASK_STARTED_FIELD_NUMBER: _ClassVar[int]
+    TASK_FINISHED_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_SAVED_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPT_FIELD_NUMBER: _ClassVar[int]
+    RUN_FINISHED_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    run_id: str
+    run_started: RunStarted
+    step_started: StepStarted
+    step_finished: StepFinished
+    task_started: TaskStarted
+    task_finished: TaskFinished
+    values: Values
+    custom: Custom
+    message_chunk: MessageChunk
+    checkpoint_saved: CheckpointSaved
+    interrupt: Interrupt
+    run_finished: RunFinished
+    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., task_started: _Optional[_Union[TaskStarted, _Mapping]] = ..., task_finished: _Optional[_Union[TaskFinished, _Mapping]] = ..., values: _Optional[_Union[Values, _Mapping]] = ..., custom: _Optional[_Union[Custom, _Mapping]] = ..., message_chunk: _Optional[_Union[MessageChunk, _Mapping]] = ..., checkpoint_saved: _Optional[_Union[CheckpointSaved, _Mapping]] = ..., interrupt: _Optional[_Union[Interrupt, _Mapping]] = ..., run_finished: _Optional[_Union[RunFinished, _Mapping]] = ...) -> None: ...
+
+class RunStarted(_message.Message):
+    __slots__ = ("run_id", "thread_id", "graph", "checkpoint_id")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    thread_id: str
+    graph: str
+    checkpoint_id: str
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., checkpoint_id: _Optional[str] = ...) -> None: ...
+
+class TaskRef(_message.Message):
+    __slots__ = ("task_id", "node")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    node: str
+    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ...) -> None: ...
+
+class StepStarted(_message.Message):
+    __slots__ = ("step", "tasks")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    tasks: _containers.RepeatedCompositeFieldContainer[TaskRef]
+    def __init__(self, step: _Optional[int] = ..., tasks: _Optional[_Iterable[_Union[TaskRef, _Mapping]]] = ...) -> None: ...
+
+class StepFinished(_message.Message):
+    __slots__ = ("step",)
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    def __init__(self, step: _Optional[int] = ...) -> None: ...
+
+class TaskStarted(_message.Message):
+    __slots__ = ("step", "task_id", "node", "input", "triggers")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    TRIGGERS_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    task_id: str
+    node: str
+    input: Payload
+    triggers: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., input: _Optional[_Union[Payload, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TaskFinished(_message.Message):
+    __slots__ = ("step", "task_id", "node", "update", "error", "interrupts", "cached")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    CACHED_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    task_id: str
+    node: str
+    update: Payload
+    error: ErrorInfo
+    interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
+    cached: bool
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., update: _Optional[_Union[Payload, _Mapping]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
+
+class Values(_message.Message):
+    __slots__ = ("step", "values")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    values: Payload
+    def __init__(self, step: _Optional[int] = ..., values: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+
+class Custom(_message.Message):
+    __slots__ = ("step", "task_id", "node", "payload")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    task_id: str
+    node: str
+    payload: Payload
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., payload: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+
+class MessageChunk(_message.Message):
+    __slots__ = ("step", "task_id", "node", "chunk", "metadata")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    task_id: str
+    node: str
+    chunk: Payload
+    metadata: Payload
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., chunk: _Optional[_Union[Payload, _Mapping]] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+
+class CheckpointSaved(_message.Message):
+    __slots__ = ("checkpoint",)
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    checkpoint: CheckpointRef
+    def __init__(self, checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ...) -> None: ...
+
+class CheckpointRef(_message.Message):
+    __slots__ = ("checkpoint_id", "parent_id", "step", "source", "next", "created_at")
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    PARENT_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    checkpoint_id: str
+    parent_id: str
+    step: int
+    source: str
+    next: _containers.RepeatedScalarFieldContainer[str]
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, checkpoint_id: _Optional[str] = ..., parent_id: _Optional[str] = ..., step: _Optional[int] = ..., source: _Optional[str] = ..., next: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Interrupt(_message.Message):
+    __slots__ = ("id", "node", "task_id", "value")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    node: str
+    task_id: str
+    value: Payload
+    def __init__(self, id: _Optional[str] = ..., node: _Optional[str] = ..., task_id: _Optional[str] = ..., value: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+
+class RunFinished(_message.Message):
+    __slots__ = ("reason", "checkpoint", "values", "error", "interrupts")
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    reason: FinishReason
+    checkpoint: CheckpointRef
+    values: Payload
+    error: ErrorInfo
+    interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
+    def __init__(self, reason: _Optional[_Union[FinishReason, str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., values: _Optional[_Union[Payload, _Mapping]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
+
+class ErrorInfo(_message.Message):
+    __slots__ = ("type", "message")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    message: str
+    def __init__(self, type: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class GetStateRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "checkpoint_id")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    checkpoint_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ...) -> None: ...
+
+class StateSnapshot(_message.Message):
+    __slots__ = ("values", "next", "checkpoint", "metadata", "tasks", "interrupts")
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    values: Payload
+    next: _containers.RepeatedScalarFieldContainer[str]
+    checkpoint: CheckpointRef
+    metadata: Payload
+    tasks: _containers.RepeatedCompositeFieldContainer[TaskState]
+    interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
+    def __init__(self, values: _Optional[_Union[Payload, _Mapping]] = ..., next: _Optional[_Iterable[str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ..., tasks: _Optional[_Iterable[_Union[TaskState, _Mapping]]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
+
+class TaskState(_message.Message):
+    __slots__ = ("id", "name", "interrupts", "error")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
+    error: ErrorInfo
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ...) -> None: ...
+
+class ListHistoryRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "limit", "before", "filter")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    limit: int
+    before: str
+    filter: Payload
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ..., filter: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+
+class ListHistoryResponse(_message.Message):
+    __slots__ = ("snapshots",)
+    SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
+    snapshots: _containers.RepeatedCompositeFieldContainer[StateSnapshot]
+    def __init__(self, snapshots: _Optional[_Iterable[_Union[StateSnapshot, _Mapping]]] = ...) -> None: ...
+
+class UpdateStateRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "values", "as_node")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    AS_NODE_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    checkpoint_id: str
+    values: Payload
+    as_node: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values: _Optional[_Union[Payload, _Mapping]] = ..., as_node: _Optional[str] = ...) -> None: ...
+
+class UpdateStateResponse(_message.Message):
+    __slots__ = ("checkpoint",)
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    checkpoint: CheckpointRef
+    def __init__(self, checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ...) -> None: ...
+
+class DeleteThreadRequest(_message.Message):
+    __slots__ = ("graph", "thread_id")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ...) -> None: ...
+
+class DeleteThreadResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class CancelRunRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "run_id")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    run_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class CancelRunResponse(_message.Message):
+    __slots__ = ("cancelled",)
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    cancelled: bool
+    def __init__(self, cancelled: _Optional[bool] = ...) -> None: ...
+
+class ListGraphsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListGraphsResponse(_message.Message):
+    __slots__ = ("graphs",)
+    GRAPHS_FIELD_NUMBER: _ClassVar[int]
+    graphs: _containers.RepeatedCompositeFieldContainer[GraphInfo]
+    def __init__(self, graphs: _Optional[_Iterable[_Union[GraphInfo, _Mapping]]] = ...) -> None: ...
+
+class GetGraphRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class GraphInfo(_message.Message):
+    __slots__ = ("name", "description", "nodes", "edges")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    nodes: _containers.RepeatedCompositeFieldContainer[GraphNode]
+    edges: _containers.RepeatedCompositeFieldContainer[GraphEdge]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., nodes: _Optional[_Iterable[_Union[GraphNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[GraphEdge, _Mapping]]] = ...) -> None: ...
+
+class GraphNode(_message.Message):
+    __slots__ = ("name", "metadata")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    metadata: Payload
+    def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+
+class GraphEdge(_message.Message):
+    __slots__ = ("source", "target", "conditional", "label")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    CONDITIONAL_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    target: str
+    conditional: bool
+    label: str
+    def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ..., conditional: _Optional[bool] = ..., label: _Optional[str] = ...) -> None: ...

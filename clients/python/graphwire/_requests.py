@@ -1,0 +1,216 @@
+"""The client's arguments → request messages. Pure functions; no I/O.
+
+Both clients build every request here, so the sync and async clients cannot
+disagree about what a call sends. Values are JSON-encoded here too, which
+means a value JSON cannot carry fails with ``TypeError``/``ValueError``
+before anything is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from graphwire._payload import encode
+from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire._types import Durability, EventKind
+
+__all__ = [
+    "cancel_run",
+    "delete_thread",
+    "event_kinds",
+    "fork",
+    "get_graph",
+    "get_state",
+    "invoke",
+    "list_graphs",
+    "list_history",
+    "resume",
+    "run_config",
+    "update_state",
+]
+
+_EVENT_KINDS: Mapping[EventKind, pb.EventKind] = {
+    EventKind.RUN_STARTED: pb.EVENT_KIND_RUN_STARTED,
+    EventKind.STEP_STARTED: pb.EVENT_KIND_STEP_STARTED,
+    EventKind.STEP_FINISHED: pb.EVENT_KIND_STEP_FINISHED,
+    EventKind.TASK_STARTED: pb.EVENT_KIND_TASK_STARTED,
+    EventKind.TASK_FINISHED: pb.EVENT_KIND_TASK_FINISHED,
+    EventKind.VALUES: pb.EVENT_KIND_VALUES,
+    EventKind.CUSTOM: pb.EVENT_KIND_CUSTOM,
+    EventKind.MESSAGE_CHUNK: pb.EVENT_KIND_MESSAGE_CHUNK,
+    EventKind.CHECKPOINT_SAVED: pb.EVENT_KIND_CHECKPOINT_SAVED,
+    EventKind.INTERRUPT: pb.EVENT_KIND_INTERRUPT,
+    EventKind.RUN_FINISHED: pb.EVENT_KIND_RUN_FINISHED,
+}
+
+_DURABILITIES: Mapping[Durability, pb.Durability] = {
+    Durability.ASYNC: pb.DURABILITY_ASYNC,
+    Durability.SYNC: pb.DURABILITY_SYNC,
+    Durability.EXIT: pb.DURABILITY_EXIT,
+}
+
+
+def event_kinds(kinds: Iterable[EventKind | str] | None) -> list[pb.EventKind]:
+    """``kinds=`` → the request's ``stream`` field (empty: every kind).
+
+    Accepts ``EventKind`` members or their names (``"values"``, ``"custom"``).
+    """
+    if kinds is None:
+        return []
+    if isinstance(kinds, str):  # a lone "values" is a kind, not five letters
+        kinds = [kinds]
+    return sorted({_EVENT_KINDS[EventKind(str(kind).lower())] for kind in kinds})
+
+
+def run_config(
+    *,
+    recursion_limit: int | None,
+    durability: Durability | str | None,
+    run_metadata: Mapping[str, Any] | None,
+    interrupt_before: Sequence[str] | None,
+    interrupt_after: Sequence[str] | None,
+) -> pb.RunConfig | None:
+    """The per-run overrides, or None when there are none."""
+    config = pb.RunConfig(
+        durability=(
+            _DURABILITIES[Durability(str(durability).lower())] if durability is not None else pb.DURABILITY_UNSPECIFIED
+        ),
+        interrupt_before=list(interrupt_before or ()),
+        interrupt_after=list(interrupt_after or ()),
+    )
+    if recursion_limit is not None:
+        config.recursion_limit = recursion_limit
+    if run_metadata is not None:
+        config.metadata.CopyFrom(encode(run_metadata))
+    return config if config.ByteSize() else None  # an explicit recursion_limit counts, even 0
+
+
+def invoke(
+    graph: str,
+    thread_id: str,
+    input: Any,
+    *,
+    checkpoint_id: str | None,
+    kinds: Iterable[EventKind | str] | None,
+    enqueue: bool,
+    config: pb.RunConfig | None,
+) -> pb.InvokeRequest:
+    request = pb.InvokeRequest(graph=graph, thread_id=thread_id, stream=event_kinds(kinds), enqueue=enqueue)
+    if input is not None:
+        request.input.CopyFrom(encode(input))
+    if checkpoint_id is not None:
+        request.checkpoint_id = checkpoint_id
+    if config is not None:
+        request.config.CopyFrom(config)
+    return request
+
+
+def resume(
+    graph: str,
+    thread_id: str,
+    answer: Any,
+    *,
+    resumes: Mapping[str, Any] | None,
+    kinds: Iterable[EventKind | str] | None,
+    enqueue: bool,
+    config: pb.RunConfig | None,
+) -> pb.ResumeRequest:
+    """``answer`` is sent (None as JSON null) unless ``resumes`` is given."""
+    if resumes is not None and answer is not None:
+        raise ValueError("pass either answer or resumes={interrupt_id: answer}, not both")
+    request = pb.ResumeRequest(graph=graph, thread_id=thread_id, stream=event_kinds(kinds), enqueue=enqueue)
+    if resumes is not None:
+        if not resumes:
+            raise ValueError("resumes is empty: name at least one interrupt id")
+        for interrupt_id, value in resumes.items():
+            request.resumes[interrupt_id].CopyFrom(encode(value))
+    else:
+        request.resume.CopyFrom(encode(answer))
+    if config is not None:
+        request.config.CopyFrom(config)
+    return request
+
+
+def fork(
+    graph: str,
+    thread_id: str,
+    checkpoint_id: str,
+    *,
+    update: Any,
+    as_node: str | None,
+    kinds: Iterable[EventKind | str] | None,
+    enqueue: bool,
+    config: pb.RunConfig | None,
+) -> pb.ForkRequest:
+    request = pb.ForkRequest(
+        graph=graph,
+        thread_id=thread_id,
+        checkpoint_id=checkpoint_id,
+        stream=event_kinds(kinds),
+        enqueue=enqueue,
+    )
+    if update is not None:
+        request.update.CopyFrom(encode(update))
+    if as_node is not None:
+        request.as_node = as_node
+    if config is not None:
+        request.config.CopyFrom(config)
+    return request
+
+
+def get_state(graph: str, thread_id: str, checkpoint_id: str | None) -> pb.GetStateRequest:
+    request = pb.GetStateRequest(graph=graph, thread_id=thread_id)
+    if checkpoint_id is not None:
+        request.checkpoint_id = checkpoint_id
+    return request
+
+
+def list_history(
+    graph: str,
+    thread_id: str,
+    *,
+    limit: int | None,
+    before: str | None,
+    filter: Mapping[str, Any] | None,
+) -> pb.ListHistoryRequest:
+    request = pb.ListHistoryRequest(graph=graph, thread_id=thread_id)
+    if limit is not None:
+        request.limit = limit
+    if before is not None:
+        request.before = before
+    if filter is not None:
+        request.filter.CopyFrom(encode(filter))
+    return request
+
+
+def update_state(
+    graph: str,
+    thread_id: str,
+    values: Any,
+    *,
+    as_node: str | None,
+    checkpoint_id: str | None,
+) -> pb.UpdateStateRequest:
+    request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values=encode(values))
+    if as_node is not None:
+        request.as_node = as_node
+    if checkpoint_id is not None:
+        request.checkpoint_id = checkpoint_id
+    return request
+
+
+def list_graphs() -> pb.ListGraphsRequest:
+    return pb.ListGraphsRequest()
+
+
+def get_graph(name: str) -> pb.GetGraphRequest:
+    return pb.GetGraphRequest(name=name)
+
+
+def cancel_run(graph: str, thread_id: str, run_id: str | None) -> pb.CancelRunRequest:
+    return pb.CancelRunRequest(graph=graph, thread_id=thread_id, run_id=run_id or "")
+
+
+def delete_thread(graph: str, thread_id: str) -> pb.DeleteThreadRequest:
+    return pb.DeleteThreadRequest(graph=graph, thread_id=thread_id)

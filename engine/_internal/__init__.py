@@ -1,0 +1,1 @@
+"""Private helpers shared across the engine's packages."""

@@ -1,0 +1,73 @@
+"""The channel contract.
+
+A channel holds one piece of a run's state between supersteps. Writes to a
+channel during a step are collected and handed to :meth:`BaseChannel.update`
+once, at the end of the step, in a deterministic order; ``update`` returns
+whether the value changed, and the loop bumps the channel's version only then.
+Channels are mutable during a run and restored from a checkpoint's stored
+value with :meth:`from_checkpoint`, which returns a fresh channel.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Generic, Sequence, TypeVar
+
+__all__ = ["BaseChannel", "EmptyChannelError", "MISSING"]
+
+V = TypeVar("V")
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+
+class EmptyChannelError(Exception):
+    """Read of a channel that holds no value yet (control flow, not an error)."""
+
+
+class BaseChannel(Generic[V], abc.ABC):
+    __slots__ = ("key", "typ")
+
+    def __init__(self, typ: Any = Any, key: str = "") -> None:
+        self.typ = typ
+        self.key = key
+
+    @abc.abstractmethod
+    def from_checkpoint(self, checkpoint: Any) -> "BaseChannel[V]":
+        """A new channel like this one, holding ``checkpoint`` (or empty for MISSING)."""
+
+    @abc.abstractmethod
+    def update(self, values: Sequence[Any]) -> bool:
+        """Apply one step's writes (possibly none); return whether the value changed."""
+
+    @abc.abstractmethod
+    def get(self) -> V:
+        """The current value; raises :class:`EmptyChannelError` when empty."""
+
+    @abc.abstractmethod
+    def checkpoint(self) -> Any:
+        """The value to store, or MISSING when empty."""
+
+    def is_available(self) -> bool:
+        try:
+            self.get()
+        except EmptyChannelError:
+            return False
+        return True
+
+    def consume(self) -> bool:
+        """Called when a task triggered by this channel ran; return whether it changed."""
+        return False
+
+    def copy(self) -> "BaseChannel[V]":
+        return self.from_checkpoint(self.checkpoint())

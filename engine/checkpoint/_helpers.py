@@ -1,0 +1,194 @@
+"""What every saver does the same way: configs, row encoding, metadata filters.
+
+Savers differ in where rows go, not in what a row holds. Keeping the encoding
+here makes the in-memory saver fail exactly where the SQL savers would (an
+unserializable value, metadata that is not JSON), so tests run on memory catch
+what production would.
+
+A checkpoint is stored in three parts: its *meta* (everything but the channel
+values, serialized), one *blob* per ``(channel, version)`` that changed, and
+the *metadata* as JSON text (so SQL can filter on it).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from engine.checkpoint.base import WRITES_IDX_MAP, ChannelVersions, Checkpoint, CheckpointMetadata
+from engine.errors import CorruptCheckpointError, SerializationError
+from engine.serde import Serializer
+
+__all__ = [
+    "EMPTY",
+    "BlobRow",
+    "WriteRow",
+    "parse_config",
+    "make_config",
+    "dump_meta",
+    "load_meta",
+    "load_checkpoint",
+    "dump_blobs",
+    "dump_writes",
+    "dump_metadata",
+    "load_metadata",
+    "metadata_matches",
+    "check_list_args",
+]
+
+# Type tag of a blob recording that a channel has no value at that version
+# (it was cleared); such blobs are skipped when channel values are rebuilt.
+EMPTY = "empty"
+
+BlobRow = tuple[str, int, str, bytes]  # channel, version, type, data
+WriteRow = tuple[int, str, str, bytes, bool]  # idx, channel, type, data, replaces
+
+
+def parse_config(config: Mapping[str, Any]) -> tuple[str, str, str | None]:
+    """``(thread_id, checkpoint_ns, checkpoint_id or None)`` of a config.
+
+    Raises:
+        ValueError: the config names no thread.
+    """
+    conf = config.get("configurable") or {}
+    thread_id = conf.get("thread_id")
+    if thread_id is None:
+        raise ValueError('config["configurable"]["thread_id"] is required')
+    return str(thread_id), conf.get("checkpoint_ns") or "", conf.get("checkpoint_id")
+
+
+def make_config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[str, Any]:
+    """The config naming one stored checkpoint."""
+    return {
+        "configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id}
+    }
+
+
+# -- checkpoints -------------------------------------------------------------------
+def dump_meta(serde: Serializer, checkpoint: Checkpoint) -> tuple[str, bytes]:
+    """Serialize a checkpoint without its values (they go to blobs), id and ts (columns)."""
+    meta = {
+        "v": checkpoint["v"],
+        "channel_versions": checkpoint["channel_versions"],
+        "versions_seen": checkpoint["versions_seen"],
+        "updated_channels": checkpoint.get("updated_channels"),
+    }
+    return serde.dumps_typed(meta, path_prefix="checkpoint")
+
+
+def load_meta(serde: Serializer, checkpoint_id: str, typed: tuple[str, bytes]) -> dict[str, Any]:
+    """Decode and check a checkpoint's stored meta (read first: it names the blob versions)."""
+    meta = serde.loads_typed(typed)
+    if type(meta) is not dict or type(meta.get("channel_versions")) is not dict:
+        raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: stored meta is not a checkpoint")
+    return meta
+
+
+def load_checkpoint(
+    serde: Serializer, checkpoint_id: str, ts: str, meta: Mapping[str, Any], blobs: Mapping[str, tuple[str, bytes]]
+) -> Checkpoint:
+    """Rebuild a checkpoint from its decoded meta and the blobs of its channel versions.
+
+    ``blobs`` maps channel -> ``(type, data)`` at this checkpoint's version; a
+    channel without a blob (or with an :data:`EMPTY` one) has no value.
+    """
+    values = {ch: serde.loads_typed(typed) for ch, typed in blobs.items() if typed[0] != EMPTY}
+    return Checkpoint(
+        v=meta.get("v", 1),
+        id=checkpoint_id,
+        ts=ts,
+        channel_values=values,
+        channel_versions=meta["channel_versions"],
+        versions_seen=meta.get("versions_seen") or {},
+        updated_channels=meta.get("updated_channels"),
+    )
+
+
+def dump_blobs(serde: Serializer, checkpoint: Checkpoint, new_versions: ChannelVersions) -> list[BlobRow]:
+    """One row per channel in ``new_versions``; values of other channels are already stored."""
+    values = checkpoint["channel_values"]
+    rows: list[BlobRow] = []
+    for channel, version in new_versions.items():
+        if channel in values:
+            tag, data = serde.dumps_channel(channel, values[channel])
+        else:
+            tag, data = EMPTY, b""
+        rows.append((channel, version, tag, data))
+    return rows
+
+
+def dump_writes(serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str) -> list[WriteRow]:
+    """Serialize a task's writes, giving special channels their fixed index.
+
+    A regular write keeps the first copy stored at its ``(task_id, idx)``
+    (so a retried task does not duplicate it); a special one replaces it.
+    """
+    rows: list[WriteRow] = []
+    for idx, (channel, value) in enumerate(writes):
+        tag, data = serde.dumps_typed(value, path_prefix=f"write of task {task_id!r} to channel {channel!r}")
+        special = WRITES_IDX_MAP.get(channel)
+        rows.append((idx if special is None else special, channel, tag, data, special is not None))
+    return rows
+
+
+# -- metadata ------------------------------------------------------------------------
+def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
+    """Metadata as JSON text: SQL savers filter it with ``json_extract``.
+
+    Metadata is plain data (JSON: tuples come back as lists).
+
+    Raises:
+        SerializationError: a value JSON cannot hold (or NaN / infinity).
+    """
+    try:
+        return json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_refuse)
+    except SerializationError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise SerializationError(f"checkpoint metadata: {exc}") from exc
+
+
+def _refuse(obj: Any) -> Any:
+    raise SerializationError(
+        f"checkpoint metadata: cannot store a value of type {type(obj).__qualname__} "
+        "(metadata is JSON: strings, numbers, booleans, None, lists and dicts)"
+    )
+
+
+def load_metadata(text: str) -> CheckpointMetadata:
+    """Parse stored metadata JSON."""
+    try:
+        md = json.loads(text)
+    except ValueError as exc:
+        raise CorruptCheckpointError(f"stored metadata is not JSON: {exc}") from exc
+    if type(md) is not dict:
+        raise CorruptCheckpointError("stored metadata is not a JSON object")
+    return md  # type: ignore[return-value]
+
+
+def metadata_matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
+    """Exact equality of every filtered key (a missing key never matches)."""
+    return all(key in metadata and metadata[key] == value for key, value in filter.items())
+
+
+def check_list_args(filter: Mapping[str, Any] | None, limit: int | None) -> dict[str, Any]:
+    """Validate ``alist`` arguments the same way for every saver; return the filter as JSON data.
+
+    The filter goes through JSON like the stored metadata, so ``(1, 2)``
+    matches a stored ``[1, 2]``.
+
+    Raises:
+        ValueError: a non-string filter key, a value JSON cannot hold, or a
+            negative limit.
+    """
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    if not filter:
+        return {}
+    for key in filter:
+        if type(key) is not str:
+            raise ValueError(f"metadata filter keys must be strings, got {key!r}")
+    try:
+        return json.loads(dump_metadata(filter))
+    except SerializationError as exc:
+        raise ValueError(f"metadata filter: {exc}") from exc

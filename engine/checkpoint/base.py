@@ -1,0 +1,282 @@
+"""The checkpointer contract every saver implements.
+
+A saver stores, per thread, a tree of checkpoints (versions of the graph's
+state) and, per checkpoint, the *pending writes* of tasks that finished (or
+interrupted) in the step that checkpoint starts. It is written once, async:
+subclasses implement the ``a``-prefixed coroutines and inherit a sync face
+(``put``, ``get_tuple``...) derived by :mod:`engine._internal._sync`.
+
+Config shape (LangGraph's)::
+
+    {"configurable": {"thread_id": "t1", "checkpoint_ns": "", "checkpoint_id": "..."}}
+
+``checkpoint_id`` is optional on reads (absent = the thread's newest version).
+Checkpoint ids are time-ordered strings: sorting ids sorts versions by creation.
+
+Channel versions are integers that only grow. ``put`` receives
+``new_versions``: the channels whose value changed in this checkpoint. A saver
+must store the value of an unchanged channel only once (by ``(channel,
+version)``), so storage per version does not grow with the thread's length.
+That requires versions to be unique *per branch*: two checkpoints forked from
+one parent may both change a channel, to different values, and must not give
+it the same version. So the loop takes versions from
+:meth:`BaseCheckpointSaver.get_next_version`, which adds a random low part to
+a counter (a plain ``+ 1`` would make the second branch read the first one's
+value). Values are handed to the saver as Python objects; it serializes them
+through its ``serde`` (see :mod:`engine.serde`).
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Iterator, Mapping, NamedTuple, Sequence, TypedDict
+
+from engine._internal._sync import iter_sync, run_sync
+from engine.serde import Serializer
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointMetadata",
+    "CheckpointTuple",
+    "PendingWrite",
+    "BaseCheckpointSaver",
+    "ChannelVersions",
+    "VERSION_SPAN",
+    "empty_checkpoint",
+    "copy_checkpoint",
+    "ERROR",
+    "INTERRUPT",
+    "RESUME",
+    "SCHEDULED",
+    "WRITES_IDX_MAP",
+]
+
+ChannelVersions = dict[str, int]
+
+# get_next_version: the counter lives above this, a random draw below it, so
+# versions still read as "step N" in decimal (3_000_481_516 is the 3rd).
+VERSION_SPAN = 1_000_000_000
+# A private generator: a graph calling random.seed() must not make two
+# branches draw the same versions. Re-seeded in forked children for the same reason.
+_version_random = random.Random()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_version_random.seed)
+
+# Special channels used in pending writes.
+ERROR = "__error__"
+INTERRUPT = "__interrupt__"
+RESUME = "__resume__"
+SCHEDULED = "__scheduled__"
+# Special writes are stored at fixed negative indexes so that a task writing
+# them twice replaces, rather than appends (e.g. an updated resume list).
+WRITES_IDX_MAP = {ERROR: -1, SCHEDULED: -2, INTERRUPT: -3, RESUME: -4}
+
+
+class Checkpoint(TypedDict):
+    """One version of a thread's state."""
+
+    v: int
+    id: str
+    ts: str
+    channel_values: dict[str, Any]
+    channel_versions: ChannelVersions
+    versions_seen: dict[str, ChannelVersions]
+    updated_channels: list[str] | None
+
+
+class CheckpointMetadata(TypedDict, total=False):
+    """What the loop records beside a checkpoint.
+
+    ``source``: "input" | "loop" | "update" | "fork"; ``step``: -1 for the
+    input version, then 0, 1, …; ``parents``: checkpoint ids of parent
+    graphs by namespace (empty for a root graph); ``run_id``: the run that
+    wrote it. Callers may add their own keys through the config's
+    ``metadata``.
+    """
+
+    source: str
+    step: int
+    parents: dict[str, str]
+    run_id: str
+
+
+class PendingWrite(NamedTuple):
+    task_id: str
+    channel: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointTuple:
+    """A checkpoint as read back: the version, its metadata, and its writes."""
+
+    config: dict[str, Any]
+    checkpoint: Checkpoint
+    metadata: CheckpointMetadata
+    parent_config: dict[str, Any] | None = None
+    pending_writes: list[PendingWrite] = field(default_factory=list)
+
+
+def empty_checkpoint() -> Checkpoint:
+    from engine._internal._ids import checkpoint_id, now_iso
+
+    return Checkpoint(
+        v=1,
+        id=checkpoint_id(),
+        ts=now_iso(),
+        channel_values={},
+        channel_versions={},
+        versions_seen={},
+        updated_channels=None,
+    )
+
+
+def copy_checkpoint(c: Checkpoint) -> Checkpoint:
+    return Checkpoint(
+        v=c["v"],
+        id=c["id"],
+        ts=c["ts"],
+        channel_values=dict(c["channel_values"]),
+        channel_versions=dict(c["channel_versions"]),
+        versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
+        updated_channels=c.get("updated_channels"),
+    )
+
+
+def get_thread_id(config: Mapping[str, Any]) -> str:
+    return config["configurable"]["thread_id"]
+
+
+def get_checkpoint_id(config: Mapping[str, Any]) -> str | None:
+    return config.get("configurable", {}).get("checkpoint_id")
+
+
+def get_checkpoint_ns(config: Mapping[str, Any]) -> str:
+    return config.get("configurable", {}).get("checkpoint_ns", "")
+
+
+class BaseCheckpointSaver(abc.ABC):
+    """The async contract; the sync methods are derived, never overridden.
+
+    Implementations must:
+
+    * make ``aput`` atomic: a version is stored whole or not at all;
+    * make ``aput_writes`` idempotent per ``(task_id, index)``: writing the same
+      task's writes twice keeps one copy (special channels in
+      :data:`WRITES_IDX_MAP` are replaced); return pending writes ordered by
+      ``(task_id, index)``;
+    * store a channel's value once per ``(thread, namespace, channel,
+      version)``: only channels in ``new_versions`` are written;
+    * return ``alist`` newest first, filtering ``metadata`` by exact equality
+      of each key in ``filter`` (a missing key never matches), ``before``
+      exclusive, at most ``limit``. A ``config`` of ``None`` lists every
+      thread; a config without ``checkpoint_ns`` lists every namespace;
+    * store metadata as JSON data (tuples come back as lists) and refuse, at
+      put time, what JSON cannot hold;
+    * serialize values at put time, so an unstorable value fails the put
+      (with :class:`~engine.errors.SerializationError`) and stores nothing;
+    * never construct objects other than those the serde allows when reading.
+    """
+
+    serde: Serializer
+
+    def __init__(self, *, serde: Serializer | None = None) -> None:
+        self.serde = serde or Serializer()
+
+    # -- the contract ----------------------------------------------------
+    @abc.abstractmethod
+    async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        """The named checkpoint, or the thread's newest when none is named."""
+
+    @abc.abstractmethod
+    def alist(
+        self,
+        config: Mapping[str, Any] | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """The thread's checkpoints, newest first."""
+
+    @abc.abstractmethod
+    async def aput(
+        self,
+        config: Mapping[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> dict[str, Any]:
+        """Store a checkpoint whose parent is ``config``'s checkpoint id (if any).
+
+        Returns the config naming the stored checkpoint.
+        """
+
+    @abc.abstractmethod
+    async def aput_writes(
+        self,
+        config: Mapping[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store pending writes of a task against ``config``'s checkpoint."""
+
+    @abc.abstractmethod
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint and write of a thread."""
+
+    def get_next_version(self, current: int | None, channel: Any = None) -> int:
+        """The version after ``current``: greater than it, and unique per branch.
+
+        ``(current // VERSION_SPAN + 1) * VERSION_SPAN + random`` below
+        ``VERSION_SPAN``: ordered like a counter, while two branches bumping
+        the same channel from the same parent get different versions (so
+        neither reads the other's stored value). Fits SQL's 64-bit integers
+        for nine billion steps.
+        """
+        return ((current or 0) // VERSION_SPAN + 1) * VERSION_SPAN + _version_random.randrange(VERSION_SPAN)
+
+    async def aclose(self) -> None:
+        """Release resources (connections, files)."""
+
+    # -- the sync face, derived ------------------------------------------
+    def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        return run_sync(self.aget_tuple(config))
+
+    def list(
+        self,
+        config: Mapping[str, Any] | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        return iter_sync(self.alist(config, filter=filter, before=before, limit=limit))
+
+    def put(
+        self,
+        config: Mapping[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> dict[str, Any]:
+        return run_sync(self.aput(config, checkpoint, metadata, new_versions))
+
+    def put_writes(
+        self,
+        config: Mapping[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        return run_sync(self.aput_writes(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        return run_sync(self.adelete_thread(thread_id))
+
+    def close(self) -> None:
+        return run_sync(self.aclose())

@@ -1,0 +1,204 @@
+"""A saver that keeps checkpoints in process memory, for tests and experiments.
+
+It stores exactly what the SQL savers store (serialized meta, one serialized
+blob per changed ``(channel, version)``, metadata as JSON, serialized writes)
+and decodes on every read. That costs a few microseconds, and buys the point
+of an in-memory saver in tests: state that production could not store, or
+could not read back unchanged, fails here too.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Mapping, Sequence
+
+from engine.checkpoint._helpers import (
+    BlobRow,
+    check_list_args,
+    dump_blobs,
+    dump_meta,
+    dump_metadata,
+    dump_writes,
+    load_checkpoint,
+    load_meta,
+    load_metadata,
+    make_config,
+    metadata_matches,
+    parse_config,
+)
+from engine.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    PendingWrite,
+    get_checkpoint_id,
+)
+from engine.serde import Serializer
+
+__all__ = ["InMemorySaver", "MemorySaver"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    parent_id: str | None
+    ts: str
+    meta: tuple[str, bytes]
+    metadata: str  # JSON
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    channel: str
+    type: str
+    data: bytes
+    task_path: str
+
+
+@dataclass(slots=True)
+class _Thread:
+    """Everything stored for one thread; deleting the thread drops this object."""
+
+    checkpoints: dict[str, dict[str, _Row]] = field(default_factory=dict)  # ns -> id -> row
+    latest: dict[str, str] = field(default_factory=dict)  # ns -> newest id
+    blobs: dict[tuple[str, str, int], tuple[str, bytes]] = field(default_factory=dict)  # (ns, ch, ver)
+    writes: dict[tuple[str, str], dict[tuple[str, int], _Write]] = field(default_factory=dict)
+
+
+class InMemorySaver(BaseCheckpointSaver):
+    """Checkpoints in a dict, serialized exactly as the SQL savers store them.
+
+    Safe to share between threads (the sync face may run on a worker thread):
+    every multi-step change happens under one lock, after all serialization
+    has succeeded, so a put is stored whole or not at all.
+    """
+
+    def __init__(self, *, serde: Serializer | None = None) -> None:
+        super().__init__(serde=serde)
+        self._threads: dict[str, _Thread] = {}
+        self._lock = threading.Lock()
+
+    # -- reads ---------------------------------------------------------------
+    async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        thread_id, ns, checkpoint_id = parse_config(config)
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            return None
+        with self._lock:
+            rows = thread.checkpoints.get(ns)
+            if not rows:
+                return None
+            if checkpoint_id is None:
+                checkpoint_id = thread.latest[ns]
+            row = rows.get(checkpoint_id)
+        if row is None:
+            return None
+        return self._tuple(thread, thread_id, ns, checkpoint_id, row)
+
+    async def alist(
+        self,
+        config: Mapping[str, Any] | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        wanted = check_list_args(filter, limit)
+        conf = (config or {}).get("configurable") or {}
+        only_thread = conf.get("thread_id")
+        only_ns = conf.get("checkpoint_ns")  # absent: every namespace
+        only_id = conf.get("checkpoint_id")
+        before_id = get_checkpoint_id(before) if before else None
+        with self._lock:
+            if only_thread is None:
+                threads = list(self._threads.items())
+            else:
+                one = self._threads.get(str(only_thread))
+                threads = [(str(only_thread), one)] if one is not None else []
+            found = [
+                (cid, thread_id, ns, row, thread)
+                for thread_id, thread in threads
+                for ns, rows in thread.checkpoints.items()
+                if only_ns is None or ns == only_ns
+                for cid, row in rows.items()
+                if (only_id is None or cid == only_id) and (before_id is None or cid < before_id)
+            ]
+        found.sort(key=lambda f: (f[0], f[1], f[2]), reverse=True)
+        count = 0
+        for cid, thread_id, ns, row, thread in found:
+            if limit is not None and count >= limit:
+                return
+            if wanted and not metadata_matches(load_metadata(row.metadata), wanted):
+                continue
+            count += 1
+            yield self._tuple(thread, thread_id, ns, cid, row)
+
+    def _tuple(self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row) -> CheckpointTuple:
+        meta = load_meta(self.serde, checkpoint_id, row.meta)
+        with self._lock:
+            blobs = {
+                ch: b for ch, v in meta["channel_versions"].items() if (b := thread.blobs.get((ns, ch, v))) is not None
+            }
+            writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items())
+        checkpoint = load_checkpoint(self.serde, checkpoint_id, row.ts, meta, blobs)
+        return CheckpointTuple(
+            config=make_config(thread_id, ns, checkpoint_id),
+            checkpoint=checkpoint,
+            metadata=load_metadata(row.metadata),
+            parent_config=make_config(thread_id, ns, row.parent_id) if row.parent_id else None,
+            pending_writes=[
+                PendingWrite(task_id, w.channel, self.serde.loads_typed((w.type, w.data)))
+                for (task_id, _), w in writes
+            ],
+        )
+
+    # -- writes --------------------------------------------------------------
+    async def aput(
+        self,
+        config: Mapping[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> dict[str, Any]:
+        thread_id, ns, parent_id = parse_config(config)
+        # Serialize everything before touching storage: a failure stores nothing.
+        blobs: list[BlobRow] = dump_blobs(self.serde, checkpoint, new_versions)
+        row = _Row(parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(metadata))
+        checkpoint_id = checkpoint["id"]
+        with self._lock:
+            thread = self._threads.setdefault(thread_id, _Thread())
+            for channel, version, tag, data in blobs:
+                # Stored once: an existing (channel, version) is the same value.
+                thread.blobs.setdefault((ns, channel, version), (tag, data))
+            thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
+            if checkpoint_id > thread.latest.get(ns, ""):
+                thread.latest[ns] = checkpoint_id
+        return make_config(thread_id, ns, checkpoint_id)
+
+    async def aput_writes(
+        self,
+        config: Mapping[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        thread_id, ns, checkpoint_id = parse_config(config)
+        if checkpoint_id is None:
+            raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
+        rows = dump_writes(self.serde, writes, task_id)
+        with self._lock:
+            thread = self._threads.setdefault(thread_id, _Thread())
+            stored = thread.writes.setdefault((ns, checkpoint_id), {})
+            for idx, channel, tag, data, replaces in rows:
+                key = (task_id, idx)
+                if replaces or key not in stored:
+                    stored[key] = _Write(channel, tag, data, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        with self._lock:
+            self._threads.pop(str(thread_id), None)
+
+
+MemorySaver = InMemorySaver

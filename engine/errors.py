@@ -1,0 +1,111 @@
+"""The engine's error tree.
+
+Every failure the engine raises derives from :class:`GraphwireError`::
+
+    GraphwireError
+    ├── GraphDefinitionError      the graph as built cannot be compiled
+    ├── GraphRunError             a run could not go on
+    │   ├── InvalidUpdateError    a write the channels reject (two writes to a plain key…)
+    │   ├── EmptyInputError       a run was started with no input and nothing to resume
+    │   ├── GraphRecursionError   the run hit ``recursion_limit`` (also a ``RecursionError``)
+    │   └── InvalidResumeError    a resume with nothing pending, or naming an unknown interrupt
+    ├── NotFoundError             an unknown thread or checkpoint (also a ``LookupError``)
+    ├── CheckpointError           the saver failed to read or write
+    │   └── CorruptCheckpointError  stored bytes that do not decode
+    └── SerializationError        a value outside the serializer's allowlist
+
+Interrupts are control flow, not failures: :class:`GraphInterrupt` derives from
+``Exception`` directly, so ``except GraphwireError`` never swallows one.
+Exceptions raised by a node itself reach the caller unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+__all__ = [
+    "GraphwireError",
+    "GraphDefinitionError",
+    "GraphRunError",
+    "InvalidUpdateError",
+    "EmptyInputError",
+    "GraphRecursionError",
+    "InvalidResumeError",
+    "NotFoundError",
+    "CheckpointError",
+    "CorruptCheckpointError",
+    "SerializationError",
+    "GraphInterrupt",
+    "NodeInterrupt",
+]
+
+
+class GraphwireError(Exception):
+    """Root of every failure the engine raises."""
+
+
+class GraphDefinitionError(GraphwireError, ValueError):
+    """The graph as built cannot be compiled."""
+
+
+class GraphRunError(GraphwireError):
+    """A run could not go on."""
+
+
+class InvalidUpdateError(GraphRunError, ValueError):
+    """A write that the state's channels reject."""
+
+
+class EmptyInputError(GraphRunError, ValueError):
+    """A run was started with no input and nothing to resume."""
+
+
+class GraphRecursionError(GraphRunError, RecursionError):
+    """The run reached its ``recursion_limit`` before reaching END.
+
+    Raise ``recursion_limit`` in the run's config if the graph loops on purpose.
+    """
+
+
+class InvalidResumeError(GraphRunError, ValueError):
+    """A resume that matches no pending interrupt."""
+
+
+class NotFoundError(GraphwireError, LookupError):
+    """An unknown thread or checkpoint."""
+
+
+class CheckpointError(GraphwireError):
+    """The checkpointer failed to read or write."""
+
+
+class CorruptCheckpointError(CheckpointError):
+    """Stored bytes that do not decode into an allowed value."""
+
+
+class SerializationError(GraphwireError, TypeError):
+    """A value outside the serializer's allowlist.
+
+    The message names the state key and the path inside it, e.g.
+    ``state key 'messages' at [3].content: cannot store object of type Foo``.
+    """
+
+
+class GraphInterrupt(Exception):
+    """Control flow: a node stopped the run to wait for input.
+
+    Carries the :class:`~engine.types.Interrupt` objects raised.
+    """
+
+    def __init__(self, interrupts: Sequence[Any] = ()) -> None:
+        super().__init__(tuple(interrupts))
+        self.interrupts = tuple(interrupts)
+
+
+class NodeInterrupt(GraphInterrupt):
+    """Raised by a node to interrupt with a value (LangGraph's older spelling)."""
+
+    def __init__(self, value: Any, id: str | None = None) -> None:
+        from engine.types import Interrupt
+
+        super().__init__([Interrupt(value=value, id=id or "")])

@@ -1,0 +1,136 @@
+"""Run events: what a run reports while it goes, in the order it happens.
+
+``CompiledGraph.aevents()`` yields these; ``stream()``'s LangGraph-shaped modes
+and the gRPC server's streamed messages are both projections of them. Each
+event carries what a remote caller needs to place it: the step, and where it
+belongs to a task, the task id and node.
+
+A run always ends with exactly one :class:`RunFinished`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "Event",
+    "RunStarted",
+    "StepStarted",
+    "StepFinished",
+    "TaskStarted",
+    "TaskFinished",
+    "ValuesEvent",
+    "CustomEvent",
+    "MessageChunk",
+    "CheckpointSaved",
+    "InterruptEvent",
+    "RunFinished",
+    "FinishReason",
+]
+
+FinishReason = Literal["END", "INTERRUPT", "ERROR", "RECURSION_LIMIT", "CANCELLED"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all run events."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    run_id: str
+    thread_id: str | None
+    graph: str
+    checkpoint_id: str | None  # the version the run starts from (None: new thread)
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted(Event):
+    step: int
+    tasks: tuple[tuple[str, str], ...]  # (task_id, node) in plan order
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinished(Event):
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStarted(Event):
+    step: int
+    task_id: str
+    node: str
+    input: Any = None
+    triggers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFinished(Event):
+    """A task ended. ``update`` is the node's state update (its writes to
+    state keys); ``error`` / ``error_type`` are set when it raised;
+    ``interrupts`` when it stopped at ``interrupt()``."""
+
+    step: int
+    task_id: str
+    node: str
+    update: Any = None
+    error: str | None = None
+    error_type: str | None = None
+    interrupts: tuple[Any, ...] = ()
+    cached: bool = False  # its writes came from pending writes, the node did not run again
+
+
+@dataclass(frozen=True, slots=True)
+class ValuesEvent(Event):
+    step: int
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CustomEvent(Event):
+    step: int
+    task_id: str
+    node: str
+    payload: Any
+
+
+@dataclass(frozen=True, slots=True)
+class MessageChunk(Event):
+    step: int
+    task_id: str
+    node: str
+    chunk: Any
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointSaved(Event):
+    checkpoint_id: str
+    parent_id: str | None
+    step: int
+    source: str
+    next: tuple[str, ...]
+    values: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptEvent(Event):
+    interrupt_id: str
+    node: str
+    task_id: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    reason: FinishReason
+    checkpoint_id: str | None
+    values: dict[str, Any] | None = None
+    error_type: str | None = None
+    error_message: str | None = None
+    interrupts: tuple[Any, ...] = ()
+    # the exception itself, for in-process callers (invoke re-raises it)
+    exception: BaseException | None = field(default=None, compare=False, repr=False)

@@ -1,0 +1,18 @@
+"""Building graphs: StateGraph, add_messages, and drawing."""
+
+from engine.graph._draw import DrawableGraph, Edge
+from engine.graph._messages import REMOVE_ALL_MESSAGES, RemoveMessage, add_messages
+from engine.graph._state import CompiledStateGraph, StateGraph
+from engine.types import END, START
+
+__all__ = [
+    "StateGraph",
+    "CompiledStateGraph",
+    "add_messages",
+    "RemoveMessage",
+    "REMOVE_ALL_MESSAGES",
+    "DrawableGraph",
+    "Edge",
+    "START",
+    "END",
+]

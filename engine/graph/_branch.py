@@ -1,0 +1,147 @@
+"""Node writers: a node's return value → channel writes.
+
+A writer turns what a node returned (a dict of updates, a state object, a
+``Command``, or None) into writes for the step: state keys, the trigger
+channels of the nodes its edges lead to, its share of join barriers, and
+``Send`` packets. Conditional edges are evaluated here, on the state as the
+task saw it with the task's own update applied (so a router sees what its
+node just wrote, but not what sibling tasks wrote in the same step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
+
+from engine.channels import BinaryOperatorAggregate
+from engine.channels.base import MISSING
+from engine.errors import InvalidUpdateError
+from engine.graph._schema import SchemaInfo
+from engine.pregel._spec import TASKS
+from engine.types import END, Command, Send
+
+if TYPE_CHECKING:
+    from engine.graph._state import StateGraph
+
+__all__ = ["Branch", "make_writer", "fresh_state"]
+
+
+@dataclass(slots=True)
+class Branch:
+    path: Callable[..., Any]
+    path_map: dict[Hashable, str] | None
+    is_async: bool
+
+    def destinations(self, result: Any, source: str) -> list[str | Send]:
+        items = result if isinstance(result, (list, tuple)) else [result]
+        out: list[str | Send] = []
+        for r in items:
+            if isinstance(r, Send):
+                out.append(r)
+                continue
+            if self.path_map is not None:
+                if r not in self.path_map:
+                    raise InvalidUpdateError(
+                        f"conditional edge from {source!r} returned {r!r}, which is not in its path_map "
+                        f"{sorted(map(str, self.path_map))}"
+                    )
+                r = self.path_map[r]
+            if not isinstance(r, str):
+                raise InvalidUpdateError(f"conditional edge from {source!r} returned {r!r}; expected a node name")
+            out.append(r)
+        return out
+
+
+def fresh_state(graph: "StateGraph", state: dict[str, Any], update: dict[str, Any] | None) -> dict[str, Any]:
+    """``state`` with one task's ``update`` applied through the keys' reducers."""
+    values = {k: state[k] for k in graph.channels if k in state}
+    for k, v in (update or {}).items():
+        ch = graph.channels[k]
+        if isinstance(ch, BinaryOperatorAggregate):
+            cur = values.get(k, MISSING)
+            if cur is MISSING:
+                cur = ch.from_checkpoint(MISSING).value
+            values[k] = v if cur is MISSING else ch.operator(cur, v)
+        else:
+            values[k] = v
+    return values
+
+
+def _update_dict(name: str, info: SchemaInfo, value: Any, keys: Any, is_input: bool) -> dict[str, Any]:
+    if value is None:
+        return {}
+    upd = info.to_update(value)
+    if upd is None:
+        what = "input" if is_input else f"node {name!r} returned"
+        raise InvalidUpdateError(
+            f"{what} {value!r:.80}; expected a dict of state keys (or None)"
+            if not is_input
+            else f"input must be a dict of state keys, not {type(value).__name__}"
+        )
+    # Keys outside the schema are ignored, as LangGraph does.
+    return {k: v for k, v in upd.items() if k in keys}
+
+
+def make_writer(
+    graph: "StateGraph", name: str, info: SchemaInfo, joins: Sequence[str], *, is_input: bool = False
+) -> Callable[[Any, dict[str, Any], dict[str, Any]], Any]:
+    targets = [e for s, e in graph.edge_order if s == name and e != END]
+    branches = graph.branches.get(name, [])
+    keys = info.keys if is_input else graph.channels
+    async_branches = any(b.is_async for b in branches)
+
+    def static(result: Any) -> tuple[dict[str, Any], list[tuple[str, Any]], Sequence[Any]]:
+        goto: Any = ()
+        if isinstance(result, Command):
+            if result.graph == Command.PARENT:
+                raise InvalidUpdateError("Command(graph=PARENT) needs a subgraph; graphwire graphs have none")
+            goto, result = result.goto, result.update
+        update = _update_dict(name, info, result, keys, is_input)
+        writes: list[tuple[str, Any]] = list(update.items())
+        writes += [(f"branch:to:{t}", None) for t in targets]
+        writes += [(j, name) for j in joins]
+        if isinstance(goto, (str, Send)):
+            goto = [goto]
+        return update, writes, goto
+
+    def route(writes: list[tuple[str, Any]], dests: Sequence[Any]) -> None:
+        for d in dests:
+            if isinstance(d, Send):
+                if d.node not in graph.nodes:
+                    raise InvalidUpdateError(f"Send to unknown node {d.node!r}")
+                writes.append((TASKS, d))
+            elif d == END:
+                continue
+            elif d in graph.nodes:
+                writes.append((f"branch:to:{d}", None))
+            else:
+                raise InvalidUpdateError(f"{name!r} routed to unknown node {d!r}")
+
+    def router_input(state: dict[str, Any], update: dict[str, Any]) -> Any:
+        return graph.state.coerce(fresh_state(graph, state, update))
+
+    if not async_branches:
+
+        def writer(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
+            update, writes, goto = static(result)
+            route(writes, goto)
+            if branches:
+                arg = router_input(state, update)
+                for br in branches:
+                    route(writes, br.destinations(br.path(arg), name))
+            return writes
+
+        return writer
+
+    async def awriter(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
+        update, writes, goto = static(result)
+        route(writes, goto)
+        arg = router_input(state, update)
+        for br in branches:
+            r = br.path(arg)
+            if br.is_async:
+                r = await r
+            route(writes, br.destinations(r, name))
+        return writes
+
+    return awriter

@@ -1,0 +1,101 @@
+"""Reading a state schema: its keys, their channels, and how to build a state object.
+
+A schema is a TypedDict, a dataclass, or (when pydantic is installed) a
+Pydantic model. A key annotated ``Annotated[T, reducer]`` becomes a
+reducer channel; any other key keeps its last value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from typing import Any, Callable, get_type_hints
+
+from engine.channels import BinaryOperatorAggregate, LastValue
+from engine.channels.base import BaseChannel
+from engine.errors import GraphDefinitionError
+
+__all__ = ["SchemaInfo", "read_schema"]
+
+
+def _is_pydantic(schema: Any) -> bool:
+    return isinstance(schema, type) and hasattr(schema, "model_fields") and hasattr(schema, "model_validate")
+
+
+def _reducer(meta: tuple[Any, ...]) -> Callable[[Any, Any], Any] | None:
+    for m in reversed(meta):
+        if callable(m) and not isinstance(m, type):
+            try:
+                params = [
+                    p
+                    for p in inspect.signature(m).parameters.values()
+                    if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+                ]
+            except (TypeError, ValueError):  # builtins like operator.add
+                return m
+            if len(params) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params):
+                return m
+    return None
+
+
+@dataclasses.dataclass(slots=True)
+class SchemaInfo:
+    """What the builder needs to know about one schema."""
+
+    schema: Any
+    channels: dict[str, BaseChannel]
+    kind: str  # "dict" | "dataclass" | "pydantic"
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(self.channels)
+
+    def coerce(self, values: dict[str, Any]) -> Any:
+        """The state object a node receives: a dict, or an instance of the schema."""
+        if self.kind == "dict":
+            return {k: values[k] for k in self.channels if k in values}
+        present = {k: values[k] for k in self.channels if k in values}
+        return self.schema(**present)
+
+    def to_update(self, obj: Any) -> dict[str, Any] | None:
+        """A node's return value of this schema's type, as a dict of writes."""
+        if isinstance(obj, dict):
+            return obj
+        if self.kind == "dataclass" and dataclasses.is_dataclass(obj):
+            return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+        if self.kind == "pydantic" and isinstance(obj, self.schema):
+            return {k: getattr(obj, k) for k in obj.model_fields_set}
+        return None
+
+
+def read_schema(schema: Any) -> SchemaInfo:
+    if _is_pydantic(schema):
+        kind = "pydantic"
+        hints = get_type_hints(schema, include_extras=True)
+        hints = {k: v for k, v in hints.items() if k in schema.model_fields}
+    elif dataclasses.is_dataclass(schema):
+        kind = "dataclass"
+        hints = get_type_hints(schema, include_extras=True)
+        names = {f.name for f in dataclasses.fields(schema)}
+        hints = {k: v for k, v in hints.items() if k in names}
+    elif isinstance(schema, type) and typing.is_typeddict(schema):
+        kind = "dict"
+        hints = get_type_hints(schema, include_extras=True)
+    elif isinstance(schema, dict):
+        kind, hints = "dict", dict(schema)
+    else:
+        raise GraphDefinitionError(
+            f"state schema must be a TypedDict, a dataclass or a Pydantic model, not {schema!r}"
+        )
+    channels: dict[str, BaseChannel] = {}
+    for key, hint in hints.items():
+        if typing.get_origin(hint) is typing.Annotated:
+            base, *meta = typing.get_args(hint)
+            red = _reducer(tuple(meta))
+            if red is not None:
+                channels[key] = BinaryOperatorAggregate(base, red, key=key)
+                continue
+            hint = base
+        channels[key] = LastValue(hint, key=key)
+    return SchemaInfo(schema=schema, channels=channels, kind=kind)

@@ -1,0 +1,312 @@
+"""StateGraph: the builder a graph author uses, as in LangGraph.
+
+``compile()`` turns the builder into a :class:`~engine.pregel.Pregel`: one
+channel per state key, one trigger channel per node (``branch:to:<node>``),
+one barrier channel per join edge, and for every node a *writer* that turns
+its return value into channel writes (state updates, the edges it takes,
+Sends).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Sequence
+
+from engine.channels import EphemeralValue, NamedBarrierValue, Topic
+from engine.channels.base import BaseChannel
+from engine.errors import GraphDefinitionError
+from engine.graph._branch import Branch, fresh_state, make_writer
+from engine.graph._schema import SchemaInfo, read_schema
+from engine.pregel import Pregel
+from engine.pregel._spec import TASKS, NodeSpec
+from engine.types import END, START, RetryPolicy, Send
+
+__all__ = ["StateGraph", "CompiledStateGraph"]
+
+
+@dataclass(slots=True)
+class _Node:
+    name: str
+    fn: Callable[..., Any]
+    retry_policy: tuple[RetryPolicy, ...] = ()
+    input_schema: Any = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _is_async(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+def _accepts_config(fn: Any) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "config" in params
+
+
+class StateGraph:
+    """A graph whose nodes read and update a shared state.
+
+    Args:
+        state_schema: TypedDict, dataclass or Pydantic model of the state.
+        context_schema: accepted for compatibility; unused.
+        input_schema: keys accepted as input (default: the state's).
+        output_schema: keys returned (default: the state's).
+    """
+
+    def __init__(
+        self,
+        state_schema: Any,
+        context_schema: Any = None,
+        *,
+        input_schema: Any = None,
+        output_schema: Any = None,
+        input: Any = None,
+        output: Any = None,
+    ) -> None:
+        self.state = read_schema(state_schema)
+        self.input = read_schema(input_schema or input) if (input_schema or input) else self.state
+        self.output = read_schema(output_schema or output) if (output_schema or output) else self.state
+        self.channels: dict[str, BaseChannel] = {}
+        for info in (self.state, self.input, self.output):
+            for k, ch in info.channels.items():
+                self.channels.setdefault(k, ch)
+        self.nodes: dict[str, _Node] = {}
+        self.edges: set[tuple[str, str]] = set()
+        self.edge_order: list[tuple[str, str]] = []
+        self.joins: list[tuple[tuple[str, ...], str]] = []
+        self.branches: dict[str, list[Branch]] = {}
+        self.compiled = False
+
+    # -- nodes ---------------------------------------------------------------
+    def add_node(
+        self,
+        node: str | Callable[..., Any],
+        action: Callable[..., Any] | None = None,
+        *,
+        defer: bool = False,
+        metadata: dict[str, Any] | None = None,
+        input_schema: Any = None,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        cache_policy: Any = None,
+        destinations: Any = None,
+        **kwargs: Any,
+    ) -> "StateGraph":
+        if action is None:
+            if isinstance(node, str):
+                raise GraphDefinitionError(f"add_node({node!r}) needs a function")
+            action, node = node, getattr(node, "__name__", None) or type(node).__name__
+        if not isinstance(node, str) or not node:
+            raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
+        if node in (START, END):
+            raise GraphDefinitionError(f"node name {node!r} is reserved")
+        if node in self.nodes:
+            raise GraphDefinitionError(f"node {node!r} already exists")
+        for ch in (":", "|"):
+            if ch in node:
+                raise GraphDefinitionError(f"node name {node!r} must not contain {ch!r}")
+        policy = retry_policy or retry
+        policies = tuple(policy) if isinstance(policy, (list, tuple)) else ((policy,) if policy else ())
+        if input_schema is not None:
+            for k, ch in read_schema(input_schema).channels.items():
+                self.channels.setdefault(k, ch)
+        self.nodes[node] = _Node(node, action, policies, input_schema, dict(metadata or {}))
+        return self
+
+    def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> "StateGraph":
+        """Add nodes and chain them with edges, in order."""
+        if not nodes:
+            raise GraphDefinitionError("add_sequence needs at least one node")
+        prev: str | None = None
+        for item in nodes:
+            if isinstance(item, tuple):
+                name, fn = item
+            else:
+                fn = item
+                name = getattr(fn, "__name__", None) or type(fn).__name__
+            self.add_node(name, fn)
+            if prev is not None:
+                self.add_edge(prev, name)
+            prev = name
+        return self
+
+    # -- edges ---------------------------------------------------------------
+    def add_edge(self, start_key: str | Sequence[str], end_key: str) -> "StateGraph":
+        """An edge; with a list of sources, ``end_key`` waits for all of them (a join)."""
+        if isinstance(start_key, str):
+            if start_key == END:
+                raise GraphDefinitionError("END cannot be the start of an edge")
+            if end_key == START:
+                raise GraphDefinitionError("START cannot be the end of an edge")
+            if (start_key, end_key) not in self.edges:
+                self.edges.add((start_key, end_key))
+                self.edge_order.append((start_key, end_key))
+            return self
+        sources = tuple(start_key)
+        if not sources:
+            raise GraphDefinitionError("a join edge needs at least one source")
+        if any(s == END for s in sources) or end_key == START:
+            raise GraphDefinitionError("a join edge cannot start at END or end at START")
+        self.joins.append((sources, end_key))
+        return self
+
+    def add_conditional_edges(
+        self,
+        source: str,
+        path: Callable[..., Any],
+        path_map: dict[Hashable, str] | Sequence[str] | None = None,
+    ) -> "StateGraph":
+        """Route from ``source`` by calling ``path`` on the state after ``source`` ran.
+
+        ``path`` returns a node name, a list of names, END, or Send objects;
+        ``path_map`` maps its return values to node names (or lists the
+        possible names, for drawing and validation).
+        """
+        if isinstance(path_map, (list, tuple)):
+            path_map = {p: p for p in path_map}
+        self.branches.setdefault(source, []).append(Branch(path, dict(path_map) if path_map else None, _is_async(path)))
+        return self
+
+    def set_entry_point(self, key: str) -> "StateGraph":
+        return self.add_edge(START, key)
+
+    def set_conditional_entry_point(self, path: Callable[..., Any], path_map: Any = None) -> "StateGraph":
+        return self.add_conditional_edges(START, path, path_map)
+
+    def set_finish_point(self, key: str) -> "StateGraph":
+        return self.add_edge(key, END)
+
+    # -- compile ---------------------------------------------------------------
+    def validate(self, interrupt: Sequence[str] = ()) -> None:
+        known = set(self.nodes)
+        for s, e in self.edges:
+            if s != START and s not in known:
+                raise GraphDefinitionError(f"edge {s!r} -> {e!r}: unknown node {s!r}")
+            if e != END and e not in known:
+                raise GraphDefinitionError(f"edge {s!r} -> {e!r}: unknown node {e!r}")
+        for sources, e in self.joins:
+            for s in sources:
+                if s != START and s not in known:
+                    raise GraphDefinitionError(f"join edge {list(sources)} -> {e!r}: unknown node {s!r}")
+            if e != END and e not in known:
+                raise GraphDefinitionError(f"join edge {list(sources)} -> {e!r}: unknown node {e!r}")
+        for s, brs in self.branches.items():
+            if s != START and s not in known:
+                raise GraphDefinitionError(f"conditional edge from unknown node {s!r}")
+            for br in brs:
+                for dest in (br.path_map or {}).values():
+                    if dest != END and dest not in known:
+                        raise GraphDefinitionError(f"conditional edge from {s!r}: unknown node {dest!r} in path_map")
+        if not any(s == START for s, _ in self.edges) and START not in self.branches and not any(
+            START in srcs for srcs, _ in self.joins
+        ):
+            raise GraphDefinitionError(
+                "the graph has no entry point: add an edge from START (graph.add_edge(START, 'node')) "
+                "or call set_entry_point()"
+            )
+        for name in interrupt:
+            if name != "*" and name not in known:
+                raise GraphDefinitionError(f"interrupt_before/after names unknown node {name!r}")
+        # Reachability is only decidable when every route is declared.
+        dynamic = any(br.path_map is None for brs in self.branches.values() for br in brs)
+        has_exit = {s for s, _ in self.edges} | set(self.branches) | {s for srcs, _ in self.joins for s in srcs}
+        dynamic = dynamic or any(n not in has_exit for n in self.nodes)
+        if not dynamic:
+            seen, todo = {START}, [START]
+            while todo:
+                cur = todo.pop()
+                nxt = [e for s, e in self.edges if s == cur]
+                nxt += [e for srcs, e in self.joins if cur in srcs]
+                for br in self.branches.get(cur, ()):
+                    nxt += list((br.path_map or {}).values())
+                for n in nxt:
+                    if n not in seen:
+                        seen.add(n)
+                        todo.append(n)
+            unreachable = [n for n in self.nodes if n not in seen]
+            if unreachable:
+                raise GraphDefinitionError(f"node(s) {unreachable} cannot be reached from START")
+
+    def compile(
+        self,
+        checkpointer: Any = None,
+        *,
+        cache: Any = None,
+        store: Any = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        debug: bool = False,
+        name: str | None = None,
+    ) -> "CompiledStateGraph":
+        ib = interrupt_before or ()
+        ia = interrupt_after or ()
+        self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
+        self.compiled = True
+        channels: dict[str, BaseChannel] = dict(self.channels)
+        channels[START] = EphemeralValue(Any, key=START)
+        channels[TASKS] = Topic(Send, accumulate=False, key=TASKS)
+        for n in self.nodes:
+            channels[f"branch:to:{n}"] = EphemeralValue(None, guard=False, key=f"branch:to:{n}")
+        join_chans: dict[str, list[str]] = {}  # source -> join channels it writes
+        node_joins: dict[str, list[str]] = {}  # target -> join channels it waits on
+        for sources, target in self.joins:
+            key = f"join:{'+'.join(sources)}:{target}"
+            channels[key] = NamedBarrierValue(set(sources), key=key)
+            for s in sources:
+                join_chans.setdefault(s, []).append(key)
+            node_joins.setdefault(target, []).append(key)
+        state_keys = frozenset(self.channels)
+        specs: dict[str, NodeSpec] = {}
+        start_info = self.input
+        specs[START] = NodeSpec(
+            name=START,
+            triggers=(START,),
+            read=lambda state: state.get(START),
+            proc=None,
+            writer=make_writer(self, START, start_info, join_chans.get(START, ()), is_input=True),
+            state_keys=state_keys,
+        )
+        for name, node in self.nodes.items():
+            info: SchemaInfo = read_schema(node.input_schema) if node.input_schema is not None else self.state
+            specs[name] = NodeSpec(
+                name=name,
+                triggers=(f"branch:to:{name}", *node_joins.get(name, ())),
+                read=info.coerce,
+                proc=node.fn,
+                writer=make_writer(self, name, self.state, join_chans.get(name, ())),
+                is_async=_is_async(node.fn),
+                accepts_config=_accepts_config(node.fn),
+                retry_policy=node.retry_policy,
+                metadata=node.metadata,
+                state_keys=state_keys,
+            )
+        return CompiledStateGraph(
+            builder=self,
+            nodes=specs,
+            channels=channels,
+            input_keys=self.input.keys,
+            output_keys=self.output.keys,
+            state_keys=state_keys,
+            checkpointer=checkpointer,
+            interrupt_before=ib,
+            interrupt_after=ia,
+            name=name or "LangGraph",
+        )
+
+
+class CompiledStateGraph(Pregel):
+    """A compiled StateGraph: run it with invoke/stream/ainvoke/astream."""
+
+    def map_input(self, inp: Any) -> list[tuple[str, Any]]:
+        return [(START, inp)]
+
+    def get_graph(self, *, xray: bool = False) -> Any:
+        from engine.graph._draw import draw
+
+        return draw(self.builder)
+
+
+_ = fresh_state

@@ -1,0 +1,237 @@
+"""Pure planning and applying of writes: the heart of a superstep.
+
+No I/O here: these functions take plain data (a checkpoint dict, the
+channels, the compiled nodes) and return plain data, so unit tests can call
+them directly and both drivers share one implementation.
+
+* :func:`prepare_next_tasks` decides which tasks run in the next step: a
+  PUSH task per ``Send`` waiting in the TASKS topic (in Send order), then a
+  PULL task per node one of whose trigger channels changed since the node last
+  saw it (in node definition order).
+* :func:`apply_writes` applies a finished step's writes, deterministically
+  (tasks sorted by node name, Sends by their index), records which channel
+  versions each task saw, and bumps the version of every changed channel to
+  one new version number for the step.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from engine._internal._ids import task_id as make_task_id
+from engine.channels.base import MISSING, BaseChannel
+from engine.checkpoint.base import Checkpoint
+from engine.pregel._spec import INTERRUPT_SEEN, TASKS, NodeSpec
+from engine.types import Send
+
+__all__ = [
+    "Task",
+    "prepare_next_tasks",
+    "apply_writes",
+    "restore_channels",
+    "should_interrupt",
+    "trigger_index",
+]
+
+
+@dataclass(slots=True)
+class Task:
+    """One unit of work in a step: a node and the input it runs with."""
+
+    id: str
+    name: str
+    path: tuple[Any, ...]
+    input: Any
+    triggers: tuple[str, ...]
+    node: NodeSpec
+    state: dict[str, Any] = field(default_factory=dict)  # state values when planned (read-only)
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    # filled in by the loop while the task runs
+    error: Exception | None = None
+    interrupts: tuple[Any, ...] = ()
+    resume: list[Any] | None = None
+    saved: bool = False
+
+    @property
+    def sort_key(self) -> tuple[Any, ...]:
+        # As LangGraph: node tasks by name first, then Sends by their index, so
+        # map-reduce merges in Send order whatever order the tasks finished in.
+        if self.path[0] == "push":
+            return (1, "", self.path[1])
+        return (0, self.name, 0)
+
+
+def trigger_index(nodes: Mapping[str, NodeSpec]) -> dict[str, tuple[str, ...]]:
+    """Channel → names of the nodes it triggers, in definition order."""
+    out: dict[str, list[str]] = {}
+    for name, node in nodes.items():
+        for chan in node.triggers:
+            out.setdefault(chan, []).append(name)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def restore_channels(specs: Mapping[str, BaseChannel], checkpoint: Checkpoint) -> dict[str, BaseChannel]:
+    values = checkpoint["channel_values"]
+    return {k: ch.from_checkpoint(values.get(k, MISSING)) for k, ch in specs.items()}
+
+
+def prepare_next_tasks(
+    checkpoint: Checkpoint,
+    channels: Mapping[str, BaseChannel],
+    nodes: Mapping[str, NodeSpec],
+    step: int,
+    triggers_to_nodes: Mapping[str, Sequence[str]] | None = None,
+) -> list[Task]:
+    """The tasks of the step that starts from ``checkpoint``.
+
+    Task ids are derived from the checkpoint id, the step and the task's
+    place, so planning the same checkpoint again (a resume) gives the same
+    ids, and pending writes saved against them match.
+    """
+    cid = checkpoint["id"]
+    tasks: list[Task] = []
+    topic = channels.get(TASKS)
+    state = None
+    if topic is not None and topic.is_available():
+        state = checkpoint["channel_values"]
+        for idx, packet in enumerate(topic.get()):
+            if not isinstance(packet, Send) or packet.node not in nodes:
+                continue
+            node = nodes[packet.node]
+            tasks.append(
+                Task(
+                    id=make_task_id(cid, step, "push", idx, packet.node),
+                    name=packet.node,
+                    path=("push", idx),
+                    input=packet.arg,
+                    triggers=(TASKS,),
+                    node=node,
+                    state=state,
+                )
+            )
+    versions = checkpoint["channel_versions"]
+    seen_all = checkpoint["versions_seen"]
+    updated = checkpoint.get("updated_channels")
+    if updated is not None and triggers_to_nodes is not None:
+        wanted = {n for c in updated for n in triggers_to_nodes.get(c, ())}
+        candidates: Iterable[str] = [n for n in nodes if n in wanted] if wanted else ()
+    else:
+        candidates = nodes
+    for name in candidates:
+        node = nodes[name]
+        seen = seen_all.get(name, {})
+        fired = tuple(
+            c for c in node.triggers if versions.get(c, 0) > seen.get(c, 0) and channels[c].is_available()
+        )
+        if not fired:
+            continue
+        if state is None:
+            state = checkpoint["channel_values"]
+        tasks.append(
+            Task(
+                id=make_task_id(cid, step, "pull", name),
+                name=name,
+                path=("pull", name),
+                input=node.read(state),
+                triggers=fired,
+                node=node,
+                state=state,
+            )
+        )
+    return tasks
+
+
+
+
+def apply_writes(
+    checkpoint: Checkpoint,
+    channels: Mapping[str, BaseChannel],
+    tasks: Sequence[Task],
+    next_version: int | None = None,
+) -> tuple[set[str], set[str]]:
+    """Apply a finished step's writes to ``channels`` and ``checkpoint`` in place.
+
+    Returns ``(updated, changed)``: the channels written to with effect, and
+    every channel whose version moved (also those cleared or consumed). ``checkpoint``'s
+    ``channel_values`` is kept in step with the channels for changed
+    channels only, so a step costs what it changed, not the state's size.
+    """
+    versions = checkpoint["channel_versions"]
+    seen_all = checkpoint["versions_seen"]
+    values = checkpoint["channel_values"]
+    if next_version is None:
+        next_version = new_version(max(versions.values(), default=0))
+    ordered = sorted(tasks, key=lambda t: t.sort_key)
+    consumed: set[str] = set()
+    for t in ordered:
+        if t.triggers:
+            seen = dict(seen_all.get(t.name, ()))
+            for c in t.triggers:
+                seen[c] = versions.get(c, 0)
+            seen_all[t.name] = seen
+            consumed.update(t.triggers)
+    changed: set[str] = set()
+    for c in consumed:
+        ch = channels.get(c)
+        if ch is not None and ch.consume():
+            changed.add(c)
+    pending: dict[str, list[Any]] = {}
+    for t in ordered:
+        for chan, val in t.writes:
+            if chan in channels:
+                pending.setdefault(chan, []).append(val)
+    updated: set[str] = set()
+    for chan, vals in pending.items():
+        if channels[chan].update(vals):
+            updated.add(chan)
+    # A step with tasks moves time on: one-step values written before now expire.
+    if tasks:
+        for chan in checkpoint.get("updated_channels") or ():
+            if chan not in pending:
+                ch = channels.get(chan)
+                if ch is not None and ch.update(()):
+                    changed.add(chan)
+        if TASKS in channels and TASKS not in pending and channels[TASKS].update(()):
+            changed.add(TASKS)
+    changed |= updated
+    for chan in changed:
+        versions[chan] = next_version
+        v = channels[chan].checkpoint()
+        if v is MISSING:
+            values.pop(chan, None)
+        else:
+            values[chan] = v
+    checkpoint["updated_channels"] = sorted(updated)
+    return updated, changed
+
+
+def new_version(current: int) -> int:
+    """The version number after ``current``: a step counter with 32 random low bits.
+
+    The counter orders versions within a branch. The random bits keep two
+    branches forked from one version from both calling their next write
+    "version N": savers store a channel's value once per (channel, version),
+    so equal numbers on two branches would make one read the other's value.
+    """
+    return (((current >> 32) + 1) << 32) | random.getrandbits(32)
+
+
+def should_interrupt(checkpoint: Checkpoint, interrupt_nodes: Sequence[str] | str, tasks: Sequence[Task]) -> bool:
+    """Whether a static breakpoint fires before/after ``tasks``.
+
+    It fires when any channel changed since the last breakpoint (so continuing
+    from a breakpoint does not stop at it again) and a task is a named node.
+    """
+    if not interrupt_nodes:
+        return False
+    seen = checkpoint["versions_seen"].get(INTERRUPT_SEEN, {})
+    changed = any(v > seen.get(c, 0) for c, v in checkpoint["channel_versions"].items())
+    if not changed:
+        return False
+    return any(interrupt_nodes == "*" or t.name in interrupt_nodes for t in tasks)
+
+
+def mark_interrupt_seen(checkpoint: Checkpoint) -> None:
+    checkpoint["versions_seen"][INTERRUPT_SEEN] = dict(checkpoint["channel_versions"])

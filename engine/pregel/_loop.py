@@ -1,0 +1,566 @@
+"""The superstep loop.
+
+Theory of operation
+-------------------
+A run is one call (invoke, resume, fork). It starts by loading the thread's
+checkpoint (the newest, or the one the config names) and folding the call's
+input into it:
+
+* new input → the tasks due at that checkpoint are discarded, the input is
+  written to the START channel, and an "input" version is saved;
+* ``Command(resume=...)`` → the answers are saved as pending writes of the
+  interrupted tasks; no version is saved;
+* ``None`` naming a checkpoint id → a "fork" version, a copy of it, is saved
+  and the run continues from the copy (as LangGraph does, even for the newest);
+* ``None`` without a checkpoint id → the run continues where it stopped.
+
+Then, superstep after superstep: plan the tasks (:mod:`._algo`), run them
+concurrently (a task whose writes were saved as pending writes in an earlier
+attempt is not run again), apply their writes at the end of the step, save a
+"loop" version. The run ends when no task is planned (END), when a task
+interrupts (INTERRUPT: the interrupt is saved as a pending write on the
+current version, no new version), when a task raises (ERROR: finished
+siblings' writes are saved as pending writes), or at the recursion limit.
+
+Everything the run does is reported as :mod:`engine.events` events, in order,
+through one async generator; the sync and async public APIs both consume it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import random
+import threading
+from collections import deque
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
+
+from engine._internal._ids import checkpoint_id as new_checkpoint_id
+from engine._internal._ids import now_iso
+from engine.checkpoint.base import (
+    ERROR,
+    INTERRUPT,
+    RESUME,
+    WRITES_IDX_MAP,
+    Checkpoint,
+    CheckpointTuple,
+    copy_checkpoint,
+    empty_checkpoint,
+)
+from engine.errors import (
+    EmptyInputError,
+    GraphInterrupt,
+    GraphRecursionError,
+    InvalidResumeError,
+    NotFoundError,
+)
+from engine.events import (
+    CheckpointSaved,
+    CustomEvent,
+    Event,
+    InterruptEvent,
+    MessageChunk,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TaskFinished,
+    TaskStarted,
+    ValuesEvent,
+)
+from engine.pregel._algo import (
+    Task,
+    apply_writes,
+    mark_interrupt_seen,
+    prepare_next_tasks,
+    restore_channels,
+    should_interrupt,
+)
+from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel._spec import INTERRUPT_SEEN
+from engine.types import START, Command, Interrupt, RetryPolicy
+
+if TYPE_CHECKING:
+    from engine.pregel._pregel import Pregel
+
+__all__ = ["RunLoop"]
+
+_SPECIAL = frozenset(WRITES_IDX_MAP)
+
+
+class RunLoop:
+    """One run of a compiled graph; :meth:`events` drives it."""
+
+    def __init__(
+        self,
+        graph: "Pregel",
+        input: Any,
+        config: Mapping[str, Any],
+        *,
+        durability: str,
+        kinds: frozenset[type[Event]] | None,
+        inline_sync: bool,
+        interrupt_before: Any,
+        interrupt_after: Any,
+        run_id: str,
+    ) -> None:
+        self.graph = graph
+        self.input = input
+        self.config = dict(config)
+        self.configurable = dict(config.get("configurable") or {})
+        self.thread_id = self.configurable.get("thread_id")
+        self.saver = graph.checkpointer
+        self.durability = durability
+        self.kinds = kinds
+        self.inline_sync = inline_sync
+        self.interrupt_before = interrupt_before
+        self.interrupt_after = interrupt_after
+        self.run_id = run_id
+        limit = config.get("recursion_limit")
+        self.recursion_limit = graph.default_recursion_limit if limit is None else int(limit)
+        if self.recursion_limit < 1:
+            raise ValueError("recursion_limit must be at least 1")
+        self.user_metadata = dict(config.get("metadata") or {})
+        self._out: deque[Event] = deque()
+        self._wake: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
+        # state of the run
+        self.checkpoint: Checkpoint = empty_checkpoint()
+        self.channels: dict[str, Any] = {}
+        self.step = -2  # step number of the newest version (-2: none yet, so the input is -1)
+        self.parent_id: str | None = None  # id of the newest version (saved or not)
+        self.pending_writes: list[tuple[str, str, Any]] = []
+        self._dirty: dict[str, int] = {}  # channels changed since the last saved version
+        self._unsaved: tuple[Checkpoint, dict[str, Any], str | None] | None = None
+        self._put_task: asyncio.Task[Any] | None = None
+        self._last_saved_id: str | None = None
+        self.executed = 0
+
+    # -- events ----------------------------------------------------------
+    def _want(self, kind: type[Event]) -> bool:
+        return self.kinds is None or kind in self.kinds
+
+    def _emit(self, ev: Event) -> None:
+        self._out.append(ev)
+        w = self._wake
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    def _emit_any_thread(self, ev: Event) -> None:
+        if threading.get_ident() == self._loop_thread:
+            self._emit(ev)
+        else:
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(self._emit, ev)
+
+    def _drain(self) -> list[Event]:
+        out = list(self._out)
+        self._out.clear()
+        return out
+
+    def values(self) -> dict[str, Any]:
+        return self.graph.output_values(self.channels)
+
+    def _cfg(self, checkpoint_id: str | None) -> dict[str, Any]:
+        c = {"thread_id": self.thread_id, "checkpoint_ns": ""}
+        if checkpoint_id:
+            c["checkpoint_id"] = checkpoint_id
+        return {"configurable": c}
+
+    # -- the run -----------------------------------------------------------
+    async def events(self) -> AsyncIterator[Event]:
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        await self._setup()
+        for ev in self._drain():
+            yield ev
+        reason, error, interrupts = "END", None, ()
+        try:
+            first = True
+            while True:
+                # As LangGraph: a call may run recursion_limit + 1 supersteps, and
+                # the limit is checked before "nothing left to do".
+                if self.executed > self.recursion_limit:
+                    raise GraphRecursionError(
+                        f"Recursion limit of {self.recursion_limit} reached without hitting a stop condition. "
+                        f"Raise it with the config key 'recursion_limit' if the graph loops on purpose."
+                    )
+                tasks = prepare_next_tasks(
+                    self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
+                )
+                if not tasks:
+                    break
+                if self.interrupt_before and should_interrupt(self.checkpoint, self.interrupt_before, tasks):
+                    mark_interrupt_seen(self.checkpoint)
+                    reason = "INTERRUPT"
+                    break
+                async for ev in self._run_step(tasks, first):
+                    yield ev
+                first = False
+                failed = [t for t in tasks if t.error is not None]
+                waiting = [t for t in tasks if t.interrupts]
+                if failed or waiting:
+                    await self._save_step_writes(tasks)
+                    if failed:
+                        error = failed[0].error
+                        reason = "ERROR"
+                    else:
+                        interrupts = tuple(i for t in waiting for i in t.interrupts)
+                        reason = "INTERRUPT"
+                    break
+                await self._finish_step(tasks)
+                for ev in self._drain():
+                    yield ev
+                if self.interrupt_after and should_interrupt(self.checkpoint, self.interrupt_after, tasks):
+                    mark_interrupt_seen(self.checkpoint)
+                    reason = "INTERRUPT"
+                    break
+            await self._flush()
+        except GraphRecursionError as e:
+            await self._flush()
+            reason, error = "RECURSION_LIMIT", e
+        except (asyncio.CancelledError, GeneratorExit):
+            # Saved versions stay; a pending async put is allowed to land.
+            await asyncio.shield(self._flush_quietly())
+            raise
+        except Exception as e:  # a failed write (serialization, storage) ends the run too
+            await self._flush_quietly()
+            reason, error = "ERROR", e
+        for ev in self._drain():
+            yield ev
+        yield RunFinished(
+            reason=reason,  # type: ignore[arg-type]
+            checkpoint_id=self._last_saved_id or self.parent_id,
+            values=self.values(),
+            error_type=type(error).__name__ if error else None,
+            error_message=str(error) if error else None,
+            interrupts=interrupts,
+            exception=error,
+        )
+
+    # -- setup: load the thread and fold the input in -----------------------
+    async def _setup(self) -> None:
+        saved: CheckpointTuple | None = None
+        if self.saver is not None:
+            if self.thread_id is None:
+                raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
+            saved = await self.saver.aget_tuple(self._cfg(self.configurable.get("checkpoint_id")))
+            if saved is None and self.configurable.get("checkpoint_id"):
+                raise NotFoundError(
+                    f"thread {self.thread_id!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
+                )
+        if saved is not None:
+            self.checkpoint = copy_checkpoint(saved.checkpoint)
+            self.step = int(saved.metadata.get("step", -1))
+            self.parent_id = self._last_saved_id = saved.checkpoint["id"]
+            self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
+        self.channels = restore_channels(self.graph.channels, self.checkpoint)
+        if self._want(RunStarted):
+            self._emit(RunStarted(self.run_id, self.thread_id, self.graph.name, self.parent_id))
+        inp = self.input
+        if isinstance(inp, Command) and inp.resume is not None:
+            if saved is None:
+                raise InvalidResumeError(f"thread {self.thread_id!r} does not exist, so there is nothing to resume")
+            await self._apply_resume(inp.resume)
+            self._emit_values()
+        elif inp is None or (isinstance(inp, Command) and inp.resume is None and not inp.update and not inp.goto):
+            if saved is None:
+                raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
+            if self.configurable.get("checkpoint_id") and not await self._continues(saved):
+                # Naming a version (even the newest) continues from a copy of it.
+                await self._fork(saved)
+            mark_interrupt_seen(self.checkpoint)
+            self._emit_values()
+        else:
+            await self._apply_input(inp)
+
+    async def _continues(self, saved: CheckpointTuple) -> bool:
+        """Whether a named version is itself a fresh branch head ("update"/"fork")
+        that the run continues from directly, without another fork copy."""
+        if saved.metadata.get("source") not in ("update", "fork"):
+            return False
+        head = await self.saver.aget_tuple(self._cfg(None))  # type: ignore[union-attr]
+        return head is not None and head.checkpoint["id"] == saved.checkpoint["id"]
+
+    async def _fork(self, saved: CheckpointTuple) -> None:
+        self.pending_writes = []
+        self.step += 1
+        self._dirty = dict(self.checkpoint["channel_versions"])
+        await self._save("fork")
+
+    async def _apply_input(self, inp: Any) -> None:
+        # Whatever was due at this checkpoint (an interrupted turn) is dropped.
+        discard = prepare_next_tasks(
+            self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
+        )
+        start = Task(id="", name=START, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
+        start.writes = list(self.graph.map_input(inp))
+        _, changed = apply_writes(self.checkpoint, self.channels, [*discard, start])
+        self.pending_writes = []
+        self.step += 1
+        for c in changed:
+            self._dirty[c] = self.checkpoint["channel_versions"][c]
+        await self._save("input")
+
+    async def _apply_resume(self, resume: Any) -> None:
+        waiting: dict[str, list[Interrupt]] = {}
+        answers: dict[str, list[Any]] = {}
+        for tid, chan, val in self.pending_writes:
+            if chan == INTERRUPT and val:
+                waiting[tid] = list(val)
+            elif chan == RESUME:
+                answers[tid] = list(val)
+        if not waiting:
+            raise InvalidResumeError(f"thread {self.thread_id!r} has no pending interrupt to resume")
+        by_id = {i.id: tid for tid, ints in waiting.items() for i in ints}
+        if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):
+            chosen = {by_id[k]: v for k, v in resume.items()}
+        elif len(waiting) == 1:
+            chosen = {next(iter(waiting)): resume}
+        else:
+            raise InvalidResumeError(
+                f"thread {self.thread_id!r} has {len(by_id)} pending interrupts; resume with a map of "
+                f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
+            )
+        for tid, answer in chosen.items():
+            new = [*answers.get(tid, []), answer]
+            await self.saver.aput_writes(self._cfg(self.parent_id), [(RESUME, new)], tid)  # type: ignore[union-attr]
+            self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] in (RESUME, INTERRUPT))]
+            self.pending_writes.append((tid, RESUME, new))
+
+    def _emit_values(self) -> None:
+        if self._want(ValuesEvent) and self.channels:
+            self._emit(ValuesEvent(self.step, self.values()))
+
+    # -- one superstep -----------------------------------------------------
+    async def _run_step(self, tasks: list[Task], first: bool) -> AsyncIterator[Event]:
+        step = self.step + 1
+        cached: set[str] = set()
+        if first and self.pending_writes:
+            by_task: dict[str, list[tuple[str, Any]]] = {}
+            for tid, chan, val in self.pending_writes:
+                by_task.setdefault(tid, []).append((chan, val))
+            for t in tasks:
+                ws = by_task.get(t.id)
+                if not ws:
+                    continue
+                t.resume = next((v for c, v in ws if c == RESUME), None)
+                if not any(c in _SPECIAL for c, _ in ws):
+                    t.writes = ws
+                    cached.add(t.id)
+        if self._want(StepStarted):
+            self._emit(StepStarted(step, tuple((t.id, t.name) for t in tasks)))
+        if self._want(TaskStarted):
+            for t in tasks:
+                self._emit(TaskStarted(step, t.id, t.name, t.input, t.triggers))
+        for t in tasks:
+            if t.id in cached:
+                self._finished(t, step, cached=True)
+        run = [t for t in tasks if t.id not in cached]
+        for ev in self._drain():
+            yield ev
+        save_each = len(run) > 1 and self.durability != "exit" and self.saver is not None
+        live = self.kinds is None or bool(self.kinds & {CustomEvent, MessageChunk})
+        if len(run) == 1 and not live and (run[0].node.is_async or self.inline_sync):
+            await self._run_task(run[0], step, inline=True)
+            self._finished(run[0], step)
+        elif run:
+            futs = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
+            pending = set(futs)
+            try:
+                while pending:
+                    self._wake = self._loop.create_future()  # type: ignore[union-attr]
+                    done, pending = await asyncio.wait({*pending, self._wake}, return_when=asyncio.FIRST_COMPLETED)
+                    pending.discard(self._wake)
+                    for f in done:
+                        if f is self._wake:
+                            continue
+                        t = futs[f]
+                        self._finished(t, step)
+                        if save_each and not t.error and not t.interrupts:
+                            await self.saver.aput_writes(self._cfg(self.parent_id), t.writes, t.id)  # type: ignore[union-attr]
+                            t.saved = True
+                    for ev in self._drain():
+                        yield ev
+            finally:
+                self._wake = None
+                for f in pending:
+                    f.cancel()
+        for ev in self._drain():
+            yield ev
+
+    def _finished(self, t: Task, step: int, cached: bool = False) -> None:
+        err = t.error
+        ints = t.interrupts
+        if ints and self._want(InterruptEvent):
+            for i in ints:
+                self._emit(InterruptEvent(i.id, t.name, t.id, i.value))
+        if self._want(TaskFinished):
+            self._emit(
+                TaskFinished(
+                    step,
+                    t.id,
+                    t.name,
+                    update=None if err or ints else self.graph.task_update(t),
+                    error=str(err) if err else None,
+                    error_type=type(err).__name__ if err else None,
+                    interrupts=tuple(ints),
+                    cached=cached,
+                )
+            )
+
+    async def _run_task(self, t: Task, step: int, *, inline: bool) -> None:
+        node = t.node
+        ctx = TaskContext(task_id=t.id, node=t.name, step=step, config=self._task_config(t, step))
+        resume = t.resume
+        if resume:
+            ctx.resume = list(resume)
+        if self._want(CustomEvent):
+            ctx.custom = lambda payload: self._emit_any_thread(CustomEvent(step, t.id, t.name, payload))
+        if self._want(MessageChunk):
+            ctx.message = lambda chunk, metadata=None: self._emit_any_thread(
+                MessageChunk(step, t.id, t.name, chunk, dict(metadata or {}))
+            )
+        attempt = 0
+        while True:
+            ctx.counter = 0
+            token = CURRENT.set(ctx)
+            try:
+                args = (t.input, ctx.config) if node.accepts_config else (t.input,)
+                if node.proc is None:
+                    result = t.input
+                elif node.is_async:
+                    result = await node.proc(*args)
+                elif inline:
+                    result = node.proc(*args)
+                else:
+                    cvs = contextvars.copy_context()
+                    result = await self._loop.run_in_executor(None, cvs.run, node.proc, *args)  # type: ignore[union-attr]
+                writes = node.writer(result, t.state, ctx.config)
+                if asyncio.iscoroutine(writes):
+                    writes = await writes
+                t.writes = writes
+                return
+            except GraphInterrupt as e:
+                t.interrupts = e.interrupts
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                policy = _matching_policy(node.retry_policy, e)
+                if policy is not None and attempt + 1 < policy.max_attempts:
+                    attempt += 1
+                    await asyncio.sleep(_backoff(policy, attempt))
+                    continue
+                t.error = e
+                return
+            finally:
+                CURRENT.reset(token)
+
+    def _task_config(self, t: Task, step: int) -> dict[str, Any]:
+        configurable = {**self.configurable, "checkpoint_ns": f"{t.name}:{t.id}"}
+        meta = {**self.user_metadata, "langgraph_step": step, "langgraph_node": t.name, "langgraph_triggers": t.triggers}
+        return {**self.config, "configurable": configurable, "metadata": meta, "run_id": self.run_id}
+
+    async def _save_step_writes(self, tasks: list[Task]) -> None:
+        """A step that did not finish: keep what its tasks did as pending writes."""
+        if self.saver is None:
+            return
+        await self._flush()
+        cfg = self._cfg(self.parent_id)
+        for t in sorted(tasks, key=lambda t: t.sort_key):
+            err = t.error
+            ints = t.interrupts
+            if err is not None:
+                await self.saver.aput_writes(cfg, [(ERROR, repr(err))], t.id)
+            elif ints:
+                await self.saver.aput_writes(cfg, [(INTERRUPT, list(ints))], t.id)
+            elif not t.saved and t.writes:
+                await self.saver.aput_writes(cfg, t.writes, t.id)
+
+    async def _finish_step(self, tasks: list[Task]) -> None:
+        _, changed = apply_writes(self.checkpoint, self.channels, tasks)
+        versions = self.checkpoint["channel_versions"]
+        for c in changed:
+            self._dirty[c] = versions[c]
+        self.pending_writes = []
+        self.step += 1
+        self.executed += 1
+        await self._save("loop")
+        self._emit_values()
+        if self._want(StepFinished):
+            self._emit(StepFinished(self.step))
+
+    # -- saving versions ---------------------------------------------------
+    async def _save(self, source: str) -> None:
+        ck = self.checkpoint
+        snapshot = Checkpoint(
+            v=1,
+            id=new_checkpoint_id(),
+            ts=now_iso(),
+            channel_values=dict(ck["channel_values"]),
+            channel_versions=dict(ck["channel_versions"]),
+            versions_seen=dict(ck["versions_seen"]),
+            updated_channels=ck.get("updated_channels"),
+        )
+        ck["id"] = snapshot["id"]
+        metadata = {**self.user_metadata, "source": source, "step": self.step, "parents": {}, "run_id": self.run_id}
+        parent = self.parent_id
+        self.parent_id = snapshot["id"]
+        if self._want(CheckpointSaved):
+            nxt = self.graph.next_names(snapshot, self.channels, self.step + 1)
+            self._emit(
+                CheckpointSaved(snapshot["id"], parent, self.step, source, nxt, self.values(), metadata, snapshot["ts"])
+            )
+        if self.saver is None:
+            return
+        if self.durability == "exit":
+            self._unsaved = (snapshot, metadata, self._last_saved_id)
+            return
+        new_versions, self._dirty = self._dirty, {}
+        if self._put_task is not None:
+            await self._put_task
+            self._put_task = None
+        coro = self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)
+        self._last_saved_id = snapshot["id"]
+        if self.durability == "sync":
+            await coro
+        else:
+            self._put_task = asyncio.ensure_future(coro)
+
+    async def _flush(self) -> None:
+        if self._put_task is not None:
+            t, self._put_task = self._put_task, None
+            await t
+        if self._unsaved is not None:
+            snapshot, metadata, parent = self._unsaved
+            self._unsaved = None
+            new_versions, self._dirty = self._dirty, {}
+            await self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)  # type: ignore[union-attr]
+            self._last_saved_id = snapshot["id"]
+
+    async def _flush_quietly(self) -> None:
+        try:
+            await self._flush()
+        except Exception:
+            pass
+
+
+def _matching_policy(policies: Any, exc: Exception) -> RetryPolicy | None:
+    for p in policies or ():
+        r = p.retry_on
+        if isinstance(r, type) or isinstance(r, tuple):
+            if isinstance(exc, r):
+                return p
+        elif callable(r) and r(exc):
+            return p
+    return None
+
+
+def _backoff(p: RetryPolicy, attempt: int) -> float:
+    wait = min(p.max_interval, p.initial_interval * p.backoff_factor ** (attempt - 1))
+    return wait + (random.uniform(0, wait / 4) if p.jitter else 0.0)
+
+
+_ = INTERRUPT_SEEN

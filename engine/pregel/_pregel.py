@@ -1,0 +1,309 @@
+"""Pregel: a compiled graph's public API.
+
+Everything here is async at heart. ``aevents`` is the one run driver; the
+LangGraph-shaped ``astream``/``ainvoke`` project its events, and the sync
+``stream``/``invoke``/``get_state``... are derived from the async ones through
+:mod:`engine._internal._sync` (under the sync face, sync nodes run inline on
+the calling thread instead of a worker thread).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
+
+from engine._internal._ids import checkpoint_id as new_checkpoint_id
+from engine._internal._ids import now_iso
+from engine._internal._ids import task_id as make_task_id
+from engine._internal._sync import iter_sync, run_sync
+from engine.channels.base import BaseChannel
+from engine.checkpoint.base import (
+    ERROR,
+    INTERRUPT,
+    Checkpoint,
+    CheckpointTuple,
+    copy_checkpoint,
+    empty_checkpoint,
+)
+from engine.errors import GraphInterrupt, InvalidUpdateError, NotFoundError
+from engine.events import Event, RunFinished
+from engine.pregel._algo import Task, apply_writes, prepare_next_tasks, restore_channels, trigger_index
+from engine.pregel._loop import RunLoop
+from engine.pregel._spec import NodeSpec
+from engine.pregel._stream import kinds_for, project
+from engine.types import START, Interrupt, PregelTask, StateSnapshot
+
+__all__ = ["Pregel"]
+
+DEFAULT_RECURSION_LIMIT = int(os.environ.get("LANGGRAPH_DEFAULT_RECURSION_LIMIT", "10007"))
+
+
+class Pregel:
+    """A compiled graph. Build one with ``StateGraph(...).compile()``."""
+
+    default_recursion_limit = DEFAULT_RECURSION_LIMIT
+
+    def __init__(
+        self,
+        *,
+        builder: Any,
+        nodes: dict[str, NodeSpec],
+        channels: dict[str, BaseChannel],
+        input_keys: Sequence[str],
+        output_keys: Sequence[str],
+        state_keys: frozenset[str],
+        checkpointer: Any = None,
+        interrupt_before: Any = (),
+        interrupt_after: Any = (),
+        name: str = "LangGraph",
+    ) -> None:
+        self.builder = builder
+        self.nodes = nodes
+        self.channels = channels
+        self.input_keys = tuple(input_keys)
+        self.output_keys = tuple(output_keys)
+        self.state_keys = state_keys
+        self.checkpointer = checkpointer
+        self.interrupt_before = interrupt_before
+        self.interrupt_after = interrupt_after
+        self.name = name
+        self.triggers_to_nodes = trigger_index(nodes)
+
+    # -- hooks the loop uses -----------------------------------------------
+    def map_input(self, inp: Any) -> list[tuple[str, Any]]:
+        return [(START, inp)]
+
+    def output_values(self, channels: Mapping[str, BaseChannel]) -> dict[str, Any]:
+        out = {}
+        for k in self.output_keys:
+            ch = channels.get(k)
+            if ch is not None and ch.is_available():
+                out[k] = ch.get()
+        return out
+
+    def task_update(self, t: Task) -> dict[str, Any] | None:
+        upd = {k: v for k, v in t.writes if k in self.state_keys}
+        return upd or None
+
+    def next_names(self, checkpoint: Checkpoint, channels: Mapping[str, BaseChannel], step: int) -> tuple[str, ...]:
+        return tuple(t.name for t in prepare_next_tasks(checkpoint, channels, self.nodes, step, self.triggers_to_nodes))
+
+    def with_config(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> "Pregel":
+        return self
+
+    # -- running -------------------------------------------------------------
+    def aevents(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        durability: str | None = None,
+        kinds: frozenset[type[Event]] | set[type[Event]] | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        run_id: str | None = None,
+        _inline_sync: bool = False,
+    ) -> AsyncIterator[Event]:
+        """Run the graph and yield its :mod:`engine.events`, ending with RunFinished.
+
+        Node errors and the recursion limit end the run with a RunFinished
+        whose reason says so (the exception is on ``RunFinished.exception``);
+        problems with the call itself (unknown checkpoint, nothing to resume,
+        no input) raise before the first event.
+        """
+        if durability not in (None, "sync", "async", "exit"):
+            raise ValueError(f"durability must be 'sync', 'async' or 'exit', not {durability!r}")
+        loop = RunLoop(
+            self,
+            input,
+            config or {},
+            durability=durability or "async",
+            kinds=frozenset(kinds) | {RunFinished} if kinds is not None else None,
+            inline_sync=_inline_sync,
+            interrupt_before=self.interrupt_before if interrupt_before is None else interrupt_before,
+            interrupt_after=self.interrupt_after if interrupt_after is None else interrupt_after,
+            run_id=run_id or str(uuid.uuid4()),
+        )
+        return loop.events()
+
+    async def astream(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        stream_mode: str | Sequence[str] = "values",
+        durability: str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        _inline_sync: bool = False,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
+        single = isinstance(stream_mode, str)
+        events = self.aevents(
+            input,
+            config,
+            durability=durability,
+            kinds=kinds_for(modes),
+            interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after,
+            _inline_sync=_inline_sync,
+        )
+        async for ev in events:
+            for mode, payload in project(ev, modes, config or {}):
+                yield payload if single else (mode, payload)
+            if isinstance(ev, RunFinished) and ev.exception is not None:
+                raise ev.exception
+
+    def stream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
+        return iter_sync(self.astream(input, config, _inline_sync=True, **kwargs))
+
+    async def _ainvoke(self, input: Any, config: Mapping[str, Any] | None, inline: bool, **kwargs: Any) -> Any:
+        final: RunFinished | None = None
+        async for ev in self.aevents(input, config, kinds=frozenset(), _inline_sync=inline, **kwargs):
+            final = ev  # type: ignore[assignment]
+        assert final is not None
+        if final.exception is not None:
+            raise final.exception
+        out: dict[str, Any] = dict(final.values or {})
+        if final.interrupts:
+            out["__interrupt__"] = list(final.interrupts)
+        return out
+
+    async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        kwargs.pop("stream_mode", None)
+        return await self._ainvoke(input, config, False, **kwargs)
+
+    def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        kwargs.pop("stream_mode", None)
+        return run_sync(self._ainvoke(input, config, True, **kwargs))
+
+    # -- reading state -------------------------------------------------------
+    def _saver(self) -> Any:
+        if self.checkpointer is None:
+            raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
+        return self.checkpointer
+
+    def snapshot(self, saved: CheckpointTuple) -> StateSnapshot:
+        """The StateSnapshot of a stored checkpoint (pure: no I/O)."""
+        ck = saved.checkpoint
+        channels = restore_channels(self.channels, ck)
+        step = int(saved.metadata.get("step", -1))
+        planned = prepare_next_tasks(ck, channels, self.nodes, step + 1, self.triggers_to_nodes)
+        ints: dict[str, tuple[Interrupt, ...]] = {}
+        errs: dict[str, str] = {}
+        for tid, chan, val in saved.pending_writes:
+            if chan == INTERRUPT and val:
+                ints[tid] = tuple(val)
+            elif chan == ERROR:
+                errs[tid] = val
+        tasks = tuple(
+            PregelTask(t.id, t.name, t.path, errs.get(t.id), ints.get(t.id, ())) for t in planned  # type: ignore[arg-type]
+        )
+        return StateSnapshot(
+            values=self.output_values(channels),
+            next=tuple(t.name for t in planned),
+            config=saved.config,
+            metadata=dict(saved.metadata),
+            created_at=ck.get("ts"),
+            parent_config=saved.parent_config,
+            tasks=tasks,
+            interrupts=tuple(i for t in tasks for i in t.interrupts),
+        )
+
+    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        saved = await self._saver().aget_tuple(config)
+        if saved is None:
+            if (config.get("configurable") or {}).get("checkpoint_id"):
+                raise NotFoundError(f"no checkpoint {config['configurable']['checkpoint_id']!r}")
+            return StateSnapshot({}, (), dict(config), None, None, None, (), ())
+        return self.snapshot(saved)
+
+    def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        return run_sync(self.aget_state(config))
+
+    async def aget_state_history(
+        self,
+        config: Mapping[str, Any],
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[StateSnapshot]:
+        cfg = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
+        async for saved in self._saver().alist(cfg, filter=filter, before=before, limit=limit):
+            yield self.snapshot(saved)
+
+    def get_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
+        return iter_sync(self.aget_state_history(config, **kwargs))
+
+    async def aupdate_state(
+        self, config: Mapping[str, Any], values: Any, as_node: str | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Write an "update" version: ``values`` as if node ``as_node`` returned them.
+
+        Reducers apply; the edges out of ``as_node`` decide what runs next.
+        The new version's parent is the checkpoint ``config`` names (or the
+        newest), so updating an older version starts a branch.
+        """
+        saver = self._saver()
+        configurable = dict(config.get("configurable") or {})
+        saved = await saver.aget_tuple(config)
+        if saved is None and configurable.get("checkpoint_id"):
+            raise NotFoundError(f"no checkpoint {configurable['checkpoint_id']!r}")
+        ck = copy_checkpoint(saved.checkpoint) if saved else empty_checkpoint()
+        step = int(saved.metadata.get("step", -1)) if saved else -1
+        channels = restore_channels(self.channels, ck)
+        if as_node is None:
+            as_node = _last_writer(ck, self.nodes)
+        if as_node not in self.nodes:
+            raise InvalidUpdateError(f"as_node {as_node!r} is not a node of graph {self.name!r}")
+        node = self.nodes[as_node]
+        task = Task(
+            id=make_task_id(ck["id"], step + 1, "update", as_node),
+            name=as_node,
+            path=("update",),
+            input=None,
+            triggers=tuple(c for c in node.triggers if c in ck["channel_versions"]),
+            node=node,
+            state=ck["channel_values"],
+        )
+        writes = node.writer(values, ck["channel_values"], dict(config))
+        if hasattr(writes, "__await__"):
+            writes = await writes
+        task.writes = writes
+        _, changed = apply_writes(ck, channels, [task])
+        ck["id"] = new_checkpoint_id()
+        ck["ts"] = now_iso()
+        parent = {"configurable": {**configurable, "checkpoint_ns": "", "checkpoint_id": saved.checkpoint["id"]}} if saved else {
+            "configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}
+        }
+        metadata = {**(config.get("metadata") or {}), "source": "update", "step": step + 1, "parents": {}}
+        new_versions = {c: ck["channel_versions"][c] for c in changed}
+        return await saver.aput(parent, ck, metadata, new_versions)
+
+    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        return run_sync(self.aupdate_state(config, values, as_node))
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._saver().adelete_thread(thread_id)
+
+
+def _last_writer(ck: Checkpoint, nodes: Mapping[str, NodeSpec]) -> str:
+    """The node that ran last, for update_state without ``as_node``."""
+    best: list[tuple[int, str]] = []
+    for name, seen in ck["versions_seen"].items():
+        if name in nodes and name != START and seen:
+            best.append((max(seen.values()), name))
+    if not best:
+        return START
+    best.sort(reverse=True)
+    if len(best) > 1 and best[0][0] == best[1][0]:
+        raise InvalidUpdateError(
+            f"ambiguous update: nodes {best[0][1]!r} and {best[1][1]!r} ran last together; pass as_node="
+        )
+    return best[0][1]
+
+
+_ = GraphInterrupt

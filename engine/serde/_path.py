@@ -1,0 +1,129 @@
+"""Finding *where* in a value the serializer gave up (the slow path).
+
+Packing never walks the value in Python first: msgpack packs natively and
+calls back only for non-native types. When that fails, the error msgpack gives
+says *what* failed but not *where*. This module walks the value once more,
+with the same rules as the packer, and returns the path of the first part
+that cannot be stored, so the message can say
+``at ['messages'][3].content: cannot store a value of type Foo``.
+
+It only runs after a failure, so its cost does not matter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any, Mapping
+from uuid import UUID
+
+from engine.serde._ext import tz_state
+from engine.serde._registry import Entry
+
+__all__ = ["Problem", "find_problem", "MAX_EXT_DEPTH", "MAX_DEPTH", "UNSTORABLE_HINT"]
+
+# Containers stored as ext values (tuples, sets, registered classes) nest
+# through Python calls on both write and read; bounding their nesting at write
+# keeps every stored value readable well inside Python's recursion limit.
+MAX_EXT_DEPTH = 100
+# msgpack's own packer refuses nesting past 511 levels.
+MAX_DEPTH = 500
+
+UNSTORABLE_HINT = "(register it with the graph's serializer, or store plain data)"
+
+_NATIVE = frozenset({type(None), bool, int, float, str, bytes, bytearray, memoryview})
+_LEAVES = frozenset({date, timedelta, UUID, Decimal})
+_EXT_CONTAINERS = frozenset({tuple, set, frozenset})
+_KEY_REPR_MAX = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """The first unstorable part of a value: where it is, and why."""
+
+    path: str
+    reason: str
+
+
+def find_problem(value: Any, registry: Mapping[type, Entry]) -> Problem | None:
+    """The path and reason of the first part of ``value`` that cannot be stored.
+
+    ``None`` when every part is allowed (the failure then came from elsewhere,
+    e.g. a codec).
+    """
+    return _walk(value, "", 0, 0, set(), registry)
+
+
+def _walk(
+    obj: Any, path: str, depth: int, ext_depth: int, active: set[int], registry: Mapping[type, Entry]
+) -> Problem | None:
+    t = type(obj)
+    if t in _NATIVE:
+        return None
+    plain = t is list or t is dict
+    if depth >= MAX_DEPTH or (not plain and ext_depth >= MAX_EXT_DEPTH):
+        return Problem(
+            path,
+            f"nested too deeply (more than {MAX_EXT_DEPTH} levels of tuples, sets, dates or "
+            f"registered classes, or {MAX_DEPTH} levels in all); store flatter data",
+        )
+    if t in _LEAVES:
+        return None
+    if t is datetime or t is time:
+        try:
+            tz_state(obj.tzinfo, obj.utcoffset())
+        except Exception as exc:  # noqa: BLE001 - any failure is the reason
+            return Problem(path, f"cannot store this {t.__name__}: {exc}")
+        return None
+    if not plain and t not in _EXT_CONTAINERS and t not in registry:
+        return Problem(path, f"cannot store a value of type {t.__qualname__} {UNSTORABLE_HINT}")
+    if id(obj) in active:
+        return Problem(path, "the value contains itself (a reference cycle); store plain data")
+    active.add(id(obj))
+    try:
+        return _walk_container(obj, t, path, depth, ext_depth, active, registry)
+    finally:
+        active.discard(id(obj))
+
+
+def _walk_container(
+    obj: Any, t: type, path: str, depth: int, ext_depth: int, active: set[int], registry: Mapping[type, Entry]
+) -> Problem | None:
+    d = depth + 1
+    if t is list or t is tuple:
+        e = ext_depth + (t is tuple)
+        for i, item in enumerate(obj):
+            if found := _walk(item, f"{path}[{i}]", d, e, active, registry):
+                return found
+        return None
+    if t is dict:
+        for key, item in obj.items():
+            if found := _walk(key, f"{path}<key>", d, ext_depth, active, registry):
+                return found
+            if found := _walk(item, f"{path}[{_key_repr(key)}]", d, ext_depth, active, registry):
+                return found
+        return None
+    if t is set or t is frozenset:
+        for item in obj:
+            if found := _walk(item, f"{path}<item>", d, ext_depth + 1, active, registry):
+                return found
+        return None
+    entry = registry[t]
+    if entry.kind == "enum":
+        return None
+    try:
+        data = entry.dump(obj)
+    except Exception as exc:  # noqa: BLE001 - a model that cannot dump itself
+        return Problem(path, f"cannot take apart {t.__qualname__}: {exc}")
+    if type(data) is dict:
+        for key, item in data.items():
+            if found := _walk(item, f"{path}.{key}", d, ext_depth + 1, active, registry):
+                return found
+        return None
+    return _walk(data, path, d, ext_depth + 1, active, registry)
+
+
+def _key_repr(key: Any) -> str:
+    text = repr(key)
+    return text if len(text) <= _KEY_REPR_MAX else text[: _KEY_REPR_MAX - 3] + "..."

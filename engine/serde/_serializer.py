@@ -1,0 +1,317 @@
+"""The serializer: msgpack with an allowlist, then an optional codec.
+
+Stage one turns a value into msgpack bytes. Native msgpack types are packed by
+msgpack's C code without any Python walk (the hot path: a state of dicts,
+lists, strings and ints); msgpack calls :meth:`Serializer._default` only for
+the rest, which either encodes an allowlisted type as an ext value or refuses.
+A refusal is reported at write time, with the path to the offending part,
+found by a second, slow walk (:mod:`engine.serde._path`).
+
+Stage two, when a codec is configured, transforms the bytes (compression,
+encryption); the type tag records which codec, so bytes written with one are
+never read as if written with another.
+
+Reading is the mirror, with the stored bytes treated as hostile: sizes are
+bounded by the buffer (no multi-gigabyte allocation from a 5-byte header), ext
+codes and registered names are looked up in fixed tables, and every failure
+becomes :class:`~engine.errors.CorruptCheckpointError`.
+"""
+
+from __future__ import annotations
+
+import threading
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Protocol, runtime_checkable
+
+import msgpack
+
+from engine.errors import CorruptCheckpointError, SerializationError
+from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
+from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
+from engine.serde._registry import Entry, make_entry
+from engine.types import Command, Interrupt, Send
+
+__all__ = ["Serializer", "Codec", "TAG"]
+
+TAG = "msgpack"
+
+_PACK_OPTIONS: dict[str, Any] = {
+    # strict_types sends tuples, int/str subclasses (IntEnum, StrEnum) and
+    # dict/list subclasses to default= instead of silently flattening them.
+    "strict_types": True,
+    "use_bin_type": True,
+    "datetime": False,
+    # Any Python str round-trips, even one holding lone surrogates.
+    "unicode_errors": "surrogatepass",
+}
+
+
+@runtime_checkable
+class Codec(Protocol):
+    """Transforms serialized bytes after msgpack: compression, encryption.
+
+    A codec may define ``name`` (a short string): it becomes part of the type
+    tag (``msgpack+<name>``) so reading knows which codec wrote the bytes.
+    Without it the class name, lowercased, is used.
+    """
+
+    def encode(self, data: bytes) -> bytes:
+        """Transform bytes for storage."""
+        ...
+
+    def decode(self, data: bytes) -> bytes:
+        """Undo :meth:`encode`. Raise on bytes it did not produce."""
+        ...
+
+
+class Serializer:
+    """Turns state values into ``(type_tag, bytes)`` and back, for an allowlist of types.
+
+    Allowed: None, bool, int (any size), float, str, bytes, list, tuple, dict
+    (keys of any allowed hashable type), set, frozenset, datetime, date, time,
+    timedelta, UUID, Decimal; members of registered Enum classes; instances of
+    registered dataclasses and Pydantic models; and the engine's own
+    ``Interrupt``, ``Send`` and ``Command``, always registered. ``bytearray``
+    and ``memoryview`` are stored (and come back) as bytes.
+
+    Args:
+        types: classes to register at once (see :meth:`register`).
+        codec: applied to the msgpack bytes on write and undone on read.
+    """
+
+    __slots__ = ("_by_name", "_by_type", "_codec", "_tag", "_local")
+
+    def __init__(self, *, types: Iterable[type] = (), codec: Codec | None = None) -> None:
+        self._by_name: dict[str, Entry] = {}
+        self._by_type: dict[type, Entry] = {}
+        self._codec = codec
+        self._tag = TAG if codec is None else f"{TAG}+{_codec_name(codec)}"
+        self._local = threading.local()
+        self.register(Interrupt, Send, Command)
+        self.register(*types)
+
+    # -- configuration -----------------------------------------------------
+    def register(self, *types: type) -> None:
+        """Allow instances of these classes (Enums, dataclasses, Pydantic models).
+
+        Each is stored under ``module:qualname`` and found again by that name
+        in this serializer's registry, never by importing: register the same
+        classes wherever the checkpoints are read.
+
+        Raises:
+            TypeError: a class of another kind.
+            ValueError: a different class is already registered under the same name.
+        """
+        entries = [make_entry(cls) for cls in types]
+        for entry in entries:
+            known = self._by_name.get(entry.name)
+            if known is not None and known.cls is not entry.cls:
+                raise ValueError(f"another class is already registered as {entry.name!r}")
+        for entry in entries:
+            self._by_name[entry.name] = entry
+            self._by_type[entry.cls] = entry
+
+    @property
+    def registered(self) -> Mapping[str, type]:
+        """Registered classes by stored name (read-only)."""
+        return MappingProxyType({name: e.cls for name, e in self._by_name.items()})
+
+    @property
+    def tag(self) -> str:
+        """The type tag this serializer writes: ``msgpack`` or ``msgpack+<codec>``."""
+        return self._tag
+
+    # -- writing -------------------------------------------------------------
+    def dumps_typed(self, value: Any, *, path_prefix: str = "") -> tuple[str, bytes]:
+        """Serialize ``value`` to ``(type_tag, bytes)``.
+
+        Args:
+            value: the value to store.
+            path_prefix: where the value lives, prefixed to error messages
+                (e.g. ``"state key 'messages'"``).
+
+        Raises:
+            SerializationError: some part of ``value`` is outside the
+                allowlist; the message names the path to it.
+        """
+        try:
+            data = self._pack(value)
+        except Exception as exc:  # noqa: BLE001 - every packing failure gets a path
+            raise self._write_error(value, path_prefix, exc) from exc
+        if self._codec is not None:
+            try:
+                data = self._codec.encode(data)
+            except Exception as exc:  # noqa: BLE001
+                where = f"{path_prefix}: " if path_prefix else ""
+                raise SerializationError(f"{where}codec {self._tag!r} failed to encode: {exc}") from exc
+        return self._tag, data
+
+    def dumps_channel(self, key: str, value: Any) -> tuple[str, bytes]:
+        """:meth:`dumps_typed` for the value of state key ``key`` (errors name the key)."""
+        return self.dumps_typed(value, path_prefix=f"state key {key!r}")
+
+    def dumps(self, value: Any, *, path_prefix: str = "") -> bytes:
+        """Serialize to bytes alone, the tag being implied by this serializer's codec."""
+        return self.dumps_typed(value, path_prefix=path_prefix)[1]
+
+    def _pack(self, value: Any) -> bytes:
+        local = self._local
+        if getattr(local, "depth", 0):
+            # Re-entered from inside a pack (a model's dump calling us): the
+            # cached packer is busy.
+            return msgpack.packb(value, default=self._default, **_PACK_OPTIONS)
+        packer = getattr(local, "packer", None)
+        if packer is None:
+            packer = local.packer = msgpack.Packer(default=self._default, **_PACK_OPTIONS)
+        return packer.pack(value)
+
+    def _pack_nested(self, value: Any) -> bytes:
+        return msgpack.packb(value, default=self._default, **_PACK_OPTIONS)
+
+    def _default(self, obj: Any) -> msgpack.ExtType:
+        """msgpack's callback for every non-native value: encode it or refuse."""
+        local = self._local
+        depth = getattr(local, "depth", 0)
+        if depth >= MAX_EXT_DEPTH:
+            raise ValueError("nested too deeply")
+        local.depth = depth + 1
+        try:
+            t = type(obj)
+            encode = ENCODERS.get(t)
+            if encode is not None:
+                code, payload = encode(obj, self._pack_nested)
+                return msgpack.ExtType(code, payload)
+            entry = self._by_type.get(t)
+            if entry is not None:
+                return msgpack.ExtType(Code.REGISTERED, self._pack_nested([entry.name, entry.dump(obj)]))
+            raise TypeError(f"cannot store a value of type {t.__qualname__} {UNSTORABLE_HINT}")
+        finally:
+            local.depth = depth
+
+    def _write_error(self, value: Any, path_prefix: str, exc: Exception) -> SerializationError:
+        problem = find_problem(value, self._by_type)
+        path, reason = (problem.path, problem.reason) if problem else ("", str(exc))
+        where = " ".join(p for p in (path_prefix, f"at {path}" if path else "") if p) or "at the top level"
+        return SerializationError(f"{where}: {reason}")
+
+    # -- reading -------------------------------------------------------------
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        """Rebuild a value from ``(type_tag, bytes)``.
+
+        Never imports a module or calls anything the bytes name: ext codes and
+        class names are looked up in this serializer's fixed tables.
+
+        Raises:
+            CorruptCheckpointError: an unknown tag, codec, ext code or class
+                name, or bytes that do not decode.
+        """
+        tag, payload = data
+        if tag == self._tag:
+            codec = self._codec
+        elif tag == TAG:
+            codec = None  # written before a codec was configured
+        else:
+            raise CorruptCheckpointError(
+                f"unknown serialization tag {tag!r} (this serializer reads {TAG!r}"
+                + (f" and {self._tag!r})" if self._tag != TAG else ")")
+            )
+        if codec is not None:
+            try:
+                payload = codec.decode(bytes(payload))
+            except Exception as exc:  # noqa: BLE001
+                raise CorruptCheckpointError(f"codec {tag!r} could not decode stored bytes: {exc}") from exc
+        return self._unpack(payload)
+
+    def loads(self, data: bytes) -> Any:
+        """Rebuild a value from :meth:`dumps` bytes."""
+        return self.loads_typed((self._tag, data))
+
+    def _unpack(self, data: bytes) -> Any:
+        try:
+            return msgpack.unpackb(data, ext_hook=self._ext_hook, **_unpack_options(len(data)))
+        except CorruptCheckpointError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - hostile bytes may fail in any way
+            raise CorruptCheckpointError(f"stored bytes do not decode: {type(exc).__name__}: {exc}") from exc
+
+    def _unpack_nested(self, data: bytes) -> Any:
+        """Decode an ext payload, bounding how deep ext values may nest.
+
+        ``unpackb`` keeps its ~40 KB parse stack on the C stack, so stored
+        bytes nesting a few hundred ext values inside each other would crash
+        the process with unpackb per level; an ``Unpacker`` keeps it on the
+        heap, and the depth counter refuses the nesting long before that.
+        """
+        local = self._local
+        depth = getattr(local, "read_depth", 0)
+        if depth >= MAX_EXT_DEPTH:
+            raise CorruptCheckpointError(f"stored data nests more than {MAX_EXT_DEPTH} ext values")
+        local.read_depth = depth + 1
+        try:
+            n = len(data)
+            unpacker = msgpack.Unpacker(None, ext_hook=self._ext_hook, max_buffer_size=n, **_unpack_options(n))
+            unpacker.feed(data)
+            value = unpacker.unpack()
+            if unpacker.tell() != n:
+                raise ValueError("extra bytes after the value")
+            return value
+        except CorruptCheckpointError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise CorruptCheckpointError(f"stored bytes do not decode: {type(exc).__name__}: {exc}") from exc
+        finally:
+            local.read_depth = depth
+
+    def _ext_hook(self, code: int, payload: bytes) -> Any:
+        if code == Code.REGISTERED:
+            return self._load_registered(payload)
+        decode = DECODERS.get(code)
+        if decode is None:
+            raise CorruptCheckpointError(f"unknown msgpack ext code {code} in stored data")
+        try:
+            return decode(payload, self._unpack_nested)
+        except CorruptCheckpointError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise CorruptCheckpointError(f"bad stored {CODE_NAMES[code]}: {exc}") from exc
+
+    def _load_registered(self, payload: bytes) -> Any:
+        item = self._unpack_nested(payload)
+        if type(item) is not list or len(item) != 2 or type(item[0]) is not str:
+            raise CorruptCheckpointError("bad stored registered value: expected [name, data]")
+        name, data = item
+        entry = self._by_name.get(name)
+        if entry is None:
+            raise CorruptCheckpointError(
+                f"stored data names an unknown class {name!r}: only classes registered with "
+                "this serializer are rebuilt (reading never imports modules)"
+            )
+        try:
+            return entry.load(data)
+        except Exception as exc:  # noqa: BLE001 - a registered class rejecting stored data
+            raise CorruptCheckpointError(f"could not rebuild {name!r} from stored data: {exc}") from exc
+
+
+def _unpack_options(n: int) -> dict[str, Any]:
+    # Every element takes at least one byte (a map entry two), so no honest
+    # header claims more than these; a lying one fails at once instead of
+    # allocating what it claims.
+    return {
+        "raw": False,
+        "use_list": True,
+        "strict_map_key": False,
+        "unicode_errors": "surrogatepass",
+        # msgpack's own timestamp ext (code -1) decodes to an aware datetime,
+        # an allowed type; this serializer never writes it.
+        "timestamp": 3,
+        "max_str_len": n,
+        "max_bin_len": n,
+        "max_array_len": n,
+        "max_map_len": n // 2,
+        "max_ext_len": n,
+    }
+
+
+def _codec_name(codec: Codec) -> str:
+    name = getattr(codec, "name", None)
+    return name if isinstance(name, str) and name else type(codec).__name__.lower()

@@ -1,0 +1,110 @@
+"""Public value types of the run model: what nodes return and what callers read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, NamedTuple, Sequence
+
+__all__ = [
+    "START",
+    "END",
+    "Send",
+    "Command",
+    "Interrupt",
+    "RetryPolicy",
+    "StateSnapshot",
+    "PregelTask",
+    "Durability",
+    "StreamMode",
+]
+
+START = "__start__"
+END = "__end__"
+
+Durability = Literal["sync", "async", "exit"]
+StreamMode = Literal["values", "updates", "custom", "messages", "checkpoints", "tasks", "debug"]
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Run ``node`` once with ``arg`` as its input, in the next superstep.
+
+    A router returning several Sends fans out (map); their results are applied
+    in Send order whatever order the tasks finish in (reduce).
+    """
+
+    node: str
+    arg: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A pending question raised by ``interrupt(value)`` in a node."""
+
+    value: Any
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """Returned by a node (``update``, ``goto``) or passed as input (``resume``).
+
+    ``resume`` answers the pending interrupt; with several pending, a mapping
+    of interrupt id → answer. ``goto`` names the next node(s) or Sends.
+    ``graph`` is accepted for LangGraph compatibility; only ``None`` (this
+    graph) is supported.
+    """
+
+    graph: str | None = None
+    update: Any = None
+    resume: Any = None
+    goto: str | Send | Sequence[str | Send] = ()
+
+    PARENT = "__parent__"
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How a node is retried when it raises.
+
+    Attempt ``n`` (from 1) waits ``initial_interval * backoff_factor**(n-1)``
+    seconds, capped at ``max_interval``, plus up to 25% jitter when ``jitter``.
+    ``retry_on`` is an exception class, a tuple of them, or a predicate.
+    """
+
+    initial_interval: float = 0.5
+    backoff_factor: float = 2.0
+    max_interval: float = 128.0
+    max_attempts: int = 3
+    jitter: bool = True
+    retry_on: type[BaseException] | tuple[type[BaseException], ...] | Callable[[BaseException], bool] = Exception
+
+
+class PregelTask(NamedTuple):
+    """A task due in a snapshot's next step."""
+
+    id: str
+    name: str
+    path: tuple[Any, ...] = ()
+    error: Exception | None = None
+    interrupts: tuple[Interrupt, ...] = ()
+    state: Any = None
+    result: Any = None
+
+
+class StateSnapshot(NamedTuple):
+    """A version of a thread's state, as ``get_state`` returns it."""
+
+    values: dict[str, Any]
+    next: tuple[str, ...]
+    config: dict[str, Any]
+    metadata: dict[str, Any] | None
+    created_at: str | None
+    parent_config: dict[str, Any] | None
+    tasks: tuple[PregelTask, ...]
+    interrupts: tuple[Interrupt, ...] = ()
+
+
+@dataclass(slots=True)
+class _Marker:
+    name: str = field(default="")

@@ -1,0 +1,1 @@
+"""Example graphs used by the demo server, the tests, the benchmarks and the docs."""

@@ -1,0 +1,157 @@
+"""Engine values → protobuf messages (one function per message kind)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from engine import events as ev
+from engine.types import Interrupt, StateSnapshot
+from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from server._json import payload
+
+__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "KIND_OF"]
+
+# engine event class → the EventKind a caller filters on
+KIND_OF: dict[type, int] = {
+    ev.RunStarted: pb.EVENT_KIND_RUN_STARTED,
+    ev.StepStarted: pb.EVENT_KIND_STEP_STARTED,
+    ev.StepFinished: pb.EVENT_KIND_STEP_FINISHED,
+    ev.TaskStarted: pb.EVENT_KIND_TASK_STARTED,
+    ev.TaskFinished: pb.EVENT_KIND_TASK_FINISHED,
+    ev.ValuesEvent: pb.EVENT_KIND_VALUES,
+    ev.CustomEvent: pb.EVENT_KIND_CUSTOM,
+    ev.MessageChunk: pb.EVENT_KIND_MESSAGE_CHUNK,
+    ev.CheckpointSaved: pb.EVENT_KIND_CHECKPOINT_SAVED,
+    ev.InterruptEvent: pb.EVENT_KIND_INTERRUPT,
+    ev.RunFinished: pb.EVENT_KIND_RUN_FINISHED,
+}
+CLASS_OF = {v: k for k, v in KIND_OF.items()}
+
+REASONS = {
+    "END": pb.FINISH_REASON_END,
+    "INTERRUPT": pb.FINISH_REASON_INTERRUPT,
+    "ERROR": pb.FINISH_REASON_ERROR,
+    "RECURSION_LIMIT": pb.FINISH_REASON_RECURSION_LIMIT,
+    "CANCELLED": pb.FINISH_REASON_CANCELLED,
+}
+
+
+def _ts(iso: str | None) -> Timestamp | None:
+    if not iso:
+        return None
+    t = Timestamp()
+    t.FromDatetime(datetime.fromisoformat(iso))
+    return t
+
+
+def checkpoint_ref(
+    checkpoint_id: str, parent_id: str | None, step: int, source: str, next: tuple[str, ...], created_at: str | None
+) -> pb.CheckpointRef:
+    return pb.CheckpointRef(
+        checkpoint_id=checkpoint_id,
+        parent_id=parent_id or "",
+        step=step,
+        source=source,
+        next=list(next),
+        created_at=_ts(created_at),
+    )
+
+
+def interrupt(i: Any, node: str = "", task_id: str = "") -> pb.Interrupt:
+    if isinstance(i, Interrupt):
+        return pb.Interrupt(id=i.id, node=node, task_id=task_id, value=payload(i.value))
+    return pb.Interrupt(id="", node=node, task_id=task_id, value=payload(i))
+
+
+def _err(type_: str | None, message: str | None) -> pb.ErrorInfo | None:
+    if not type_:
+        return None
+    return pb.ErrorInfo(type=type_, message=message or "")
+
+
+def run_event(e: ev.Event, final_ref: pb.CheckpointRef | None = None, interrupt_nodes: dict[str, tuple[str, str]] | None = None) -> pb.RunEvent:
+    """The RunEvent for one engine event (``seq``/``run_id`` set by the caller)."""
+    if isinstance(e, ev.RunStarted):
+        return pb.RunEvent(run_started=pb.RunStarted(run_id=e.run_id, thread_id=e.thread_id or "", graph=e.graph, checkpoint_id=e.checkpoint_id or ""))
+    if isinstance(e, ev.StepStarted):
+        return pb.RunEvent(step_started=pb.StepStarted(step=e.step, tasks=[pb.TaskRef(task_id=t, node=n) for t, n in e.tasks]))
+    if isinstance(e, ev.StepFinished):
+        return pb.RunEvent(step_finished=pb.StepFinished(step=e.step))
+    if isinstance(e, ev.TaskStarted):
+        return pb.RunEvent(
+            task_started=pb.TaskStarted(step=e.step, task_id=e.task_id, node=e.node, input=payload(e.input), triggers=list(e.triggers))
+        )
+    if isinstance(e, ev.TaskFinished):
+        return pb.RunEvent(
+            task_finished=pb.TaskFinished(
+                step=e.step,
+                task_id=e.task_id,
+                node=e.node,
+                update=payload(e.update),
+                error=_err(e.error_type, e.error),
+                interrupts=[interrupt(i, e.node, e.task_id) for i in e.interrupts],
+                cached=e.cached,
+            )
+        )
+    if isinstance(e, ev.ValuesEvent):
+        return pb.RunEvent(values=pb.Values(step=e.step, values=payload(e.values)))
+    if isinstance(e, ev.CustomEvent):
+        return pb.RunEvent(custom=pb.Custom(step=e.step, task_id=e.task_id, node=e.node, payload=payload(e.payload)))
+    if isinstance(e, ev.MessageChunk):
+        return pb.RunEvent(
+            message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk=payload(e.chunk), metadata=payload(e.metadata))
+        )
+    if isinstance(e, ev.CheckpointSaved):
+        ref = checkpoint_ref(e.checkpoint_id, e.parent_id, e.step, e.source, e.next, e.created_at)
+        return pb.RunEvent(checkpoint_saved=pb.CheckpointSaved(checkpoint=ref))
+    if isinstance(e, ev.InterruptEvent):
+        return pb.RunEvent(interrupt=pb.Interrupt(id=e.interrupt_id, node=e.node, task_id=e.task_id, value=payload(e.value)))
+    if isinstance(e, ev.RunFinished):
+        nodes = interrupt_nodes or {}
+        return pb.RunEvent(
+            run_finished=pb.RunFinished(
+                reason=REASONS[e.reason],
+                checkpoint=final_ref,
+                values=payload(e.values) if e.values is not None else None,
+                error=_err(e.error_type, e.error_message),
+                interrupts=[interrupt(i, *nodes.get(getattr(i, "id", ""), ("", ""))) for i in e.interrupts],
+            )
+        )
+    raise TypeError(f"no wire form for {type(e).__name__}")
+
+
+def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
+    cid = s.config["configurable"].get("checkpoint_id", "")
+    parent = (s.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+    meta = dict(s.metadata or {})
+    tasks = [
+        pb.TaskState(
+            id=t.id,
+            name=t.name,
+            interrupts=[interrupt(i, t.name, t.id) for i in t.interrupts],
+            error=_err("Error", str(t.error)) if t.error else None,
+        )
+        for t in s.tasks
+    ]
+    return pb.StateSnapshot(
+        values=payload(s.values),
+        next=list(s.next),
+        checkpoint=checkpoint_ref(cid, parent, int(meta.get("step", -1)), str(meta.get("source", "")), s.next, s.created_at)
+        if cid
+        else None,
+        metadata=payload(meta),
+        tasks=tasks,
+        interrupts=[i for t in tasks for i in t.interrupts],
+    )
+
+
+def graph_info(name: str, description: str, drawn: Any) -> pb.GraphInfo:
+    return pb.GraphInfo(
+        name=name,
+        description=description,
+        nodes=[pb.GraphNode(name=n, metadata=payload(drawn.metadata.get(n, {}))) for n in drawn.nodes],
+        edges=[pb.GraphEdge(source=e.source, target=e.target, conditional=e.conditional, label=e.label or "") for e in drawn.edges],
+    )

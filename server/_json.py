@@ -1,0 +1,101 @@
+"""Values across the wire: JSON inside a ``Payload``.
+
+Encoding is total over what a graph may hold in state: the serializer's
+allowlist (datetimes, UUIDs, sets, dataclasses, …) maps onto plain JSON, so a
+caller in any language can read every value. Decoding is strict: the payload
+must say ``encoding = "json"``, be UTF-8, be valid JSON without NaN/Infinity,
+and nest no deeper than :data:`MAX_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime as dt
+import decimal
+import enum
+import json
+import uuid
+from typing import Any
+
+from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+
+__all__ = ["encode", "payload", "decode_payload", "PayloadError", "MAX_DEPTH"]
+
+MAX_DEPTH = 64
+
+
+class PayloadError(ValueError):
+    """A Payload the server cannot accept; the message names the field."""
+
+
+def _default(o: Any) -> Any:
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    if isinstance(o, (dt.datetime, dt.date, dt.time)):
+        return o.isoformat()
+    if isinstance(o, dt.timedelta):
+        return o.total_seconds()
+    if isinstance(o, (uuid.UUID, decimal.Decimal)):
+        return str(o)
+    if isinstance(o, enum.Enum):
+        return o.value
+    if isinstance(o, (bytes, bytearray)):
+        return base64.b64encode(bytes(o)).decode()
+    if dataclasses.is_dataclass(o) and not isinstance(o, type):
+        return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+    dump = getattr(o, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if hasattr(o, "__dict__"):
+        return {k: v for k, v in vars(o).items() if not k.startswith("_")}
+    return repr(o)
+
+
+def encode(value: Any) -> bytes:
+    return json.dumps(value, default=_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def payload(value: Any) -> pb.Payload:
+    return pb.Payload(encoding="json", data=encode(value))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _depth(v: Any, limit: int) -> bool:
+    """Whether ``v`` nests deeper than ``limit`` (iterative: no recursion limit)."""
+    stack = [(v, 1)]
+    while stack:
+        cur, d = stack.pop()
+        if d > limit:
+            return True
+        if isinstance(cur, dict):
+            stack.extend((x, d + 1) for x in cur.values())
+        elif isinstance(cur, list):
+            stack.extend((x, d + 1) for x in cur)
+    return False
+
+
+def decode_payload(p: pb.Payload | None, field: str, *, default: Any = None) -> Any:
+    """The value in ``p``; ``default`` when the field is unset or empty."""
+    if p is None or (not p.encoding and not p.data):
+        return default
+    if p.encoding not in ("json", ""):
+        raise PayloadError(f"{field}.encoding: only 'json' is supported, got {p.encoding!r}")
+    try:
+        text = p.data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PayloadError(f"{field}: not UTF-8 ({e.reason} at byte {e.start})") from None
+    if not text.strip():
+        return default
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise PayloadError(f"{field}: JSON nests deeper than {MAX_DEPTH} levels") from None
+    except ValueError as e:
+        raise PayloadError(f"{field}: not valid JSON: {e}") from None
+    if _depth(value, MAX_DEPTH):
+        raise PayloadError(f"{field}: JSON nests deeper than {MAX_DEPTH} levels")
+    return value

@@ -1,0 +1,102 @@
+"""Runs are owned by the server: at most one per thread, cancellable from anywhere.
+
+Each thread has a slot: a lock taken for the whole run. A second call on a
+busy thread fails at once with ABORTED naming the thread, or, when it asked to
+enqueue, waits for the lock (FIFO: asyncio locks wake waiters in order).
+The slot remembers the running task so ``CancelRun`` (from another
+connection) and shutdown can cancel it.
+
+This holds one run per thread within one server process. Across replicas on
+one database the checkpointer must enforce it (PostgreSQL leases).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import AsyncIterator
+
+import grpc
+
+from server._errors import RpcError
+
+__all__ = ["RunManager", "RunHandle"]
+
+
+@dataclass(slots=True)
+class RunHandle:
+    run_id: str
+    thread_id: str
+    task: asyncio.Task | None = None
+    cancel_requested: bool = False
+
+
+@dataclass(slots=True)
+class _Slot:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    waiters: int = 0
+    handle: RunHandle | None = None
+
+
+class RunManager:
+    def __init__(self) -> None:
+        self._slots: dict[str, _Slot] = {}
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, key: str, thread_id: str, run_id: str, *, enqueue: bool) -> AsyncIterator[RunHandle]:
+        slot = self._slots.setdefault(key, _Slot())
+        if slot.lock.locked() and not enqueue:
+            active = slot.handle.run_id if slot.handle else "?"
+            raise RpcError(
+                grpc.StatusCode.ABORTED,
+                f"thread {thread_id!r} already has a run in progress (run {active}); "
+                "wait for it to finish, cancel it with CancelRun, or set enqueue to wait your turn",
+            )
+        slot.waiters += 1
+        try:
+            await slot.lock.acquire()
+        finally:
+            slot.waiters -= 1
+        handle = RunHandle(run_id, thread_id)
+        slot.handle = handle
+        self._idle.clear()
+        try:
+            yield handle
+        finally:
+            slot.handle = None
+            slot.lock.release()
+            if not slot.waiters and not slot.lock.locked():
+                self._slots.pop(key, None)
+            if not self._slots:
+                self._idle.set()
+
+    def active(self, key: str) -> RunHandle | None:
+        slot = self._slots.get(key)
+        return slot.handle if slot else None
+
+    def cancel(self, key: str, run_id: str = "") -> bool:
+        handle = self.active(key)
+        if handle is None or handle.task is None or (run_id and handle.run_id != run_id):
+            return False
+        handle.cancel_requested = True
+        handle.task.cancel()
+        return True
+
+    def cancel_all(self) -> int:
+        n = 0
+        for key in list(self._slots):
+            n += self.cancel(key)
+        return n
+
+    async def wait_idle(self, timeout: float) -> bool:
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    def __len__(self) -> int:
+        return sum(1 for s in self._slots.values() if s.handle is not None)

@@ -1,0 +1,123 @@
+"""Building and running the gRPC server: the service, health, reflection,
+auth, TLS, message limits, and a graceful stop on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from server._auth import TokenAuth
+from server._registry import load_graphs
+from server.config import ServerConfig
+from server.service import GraphService
+
+__all__ = ["Server", "open_checkpointer", "build_server", "serve"]
+
+log = logging.getLogger("graphwire.server")
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GraphService"].full_name
+
+
+def open_checkpointer(spec: str) -> Any:
+    """A saver from a spec: a SQLite path (":memory:" for RAM) or a postgresql:// DSN."""
+    if spec.startswith(("postgresql://", "postgres://")):
+        try:
+            from engine.checkpoint.postgres import PostgresSaver  # type: ignore[attr-defined]
+        except ImportError as e:
+            raise ValueError(f"the PostgreSQL checkpointer is not available in this build: {e}") from None
+        return PostgresSaver.from_dsn(spec)
+    if spec == ":memory:":
+        from engine.checkpoint import InMemorySaver
+
+        return InMemorySaver()
+    from engine.checkpoint import SqliteSaver
+
+    return SqliteSaver(spec)
+
+
+@dataclass
+class Server:
+    """A started server: its port, service and health, and a way to stop it."""
+
+    grpc_server: grpc.aio.Server
+    service: GraphService
+    health: health.aio.HealthServicer
+    port: int
+    config: ServerConfig
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop accepting calls, let running ones finish within ``grace``, then cancel them."""
+        grace = self.config.grace_seconds if grace is None else grace
+        await self.health.enter_graceful_shutdown()
+        stopping = asyncio.ensure_future(self.grpc_server.stop(grace + 5))
+        if not await self.service.runs.wait_idle(grace):
+            n = self.service.runs.cancel_all()
+            log.warning("grace period over: cancelled %d run(s)", n)
+            await self.service.runs.wait_idle(5)
+        await stopping
+        await self.service.checkpointer.aclose()
+
+
+async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Server:
+    saver = checkpointer if checkpointer is not None else open_checkpointer(config.checkpointer)
+    graphs = load_graphs(config.graphs, saver)
+    service = GraphService(graphs, saver, default_recursion_limit=config.recursion_limit, max_history=config.max_history)
+    options = [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_send_message_length", max(config.max_message_bytes, 16 * 1024 * 1024)),
+        ("grpc.so_reuseport", 0),
+    ]
+    interceptors = [TokenAuth(config.auth_token)] if config.auth_token else []
+    server = grpc.aio.server(options=options, interceptors=interceptors)
+    pb_grpc.add_GraphServiceServicer_to_server(service, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        [SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
+    )
+    if config.tls_cert:
+        with open(config.tls_cert, "rb") as f:
+            cert = f.read()
+        with open(config.tls_key, "rb") as f:  # type: ignore[arg-type]
+            key = f.read()
+        port = server.add_secure_port(config.address, grpc.ssl_server_credentials([(key, cert)]))
+    else:
+        port = server.add_insecure_port(config.address)
+    if port == 0:
+        raise ValueError(f"cannot listen on {config.address!r}")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    return Server(server, service, health_servicer, port, config)
+
+
+async def serve(config: ServerConfig, *, ready: Any = None) -> None:
+    """Run until SIGTERM/SIGINT, then stop gracefully."""
+    srv = await build_server(config)
+    host = config.address.rsplit(":", 1)[0]
+    log.info(
+        "graphwire serving %s on %s:%d (checkpointer: %s%s)",
+        ", ".join(srv.service.graphs),
+        host,
+        srv.port,
+        config.checkpointer,
+        ", auth on" if config.auth_token else "",
+    )
+    print(f"graphwire listening on {host}:{srv.port}", flush=True)
+    if ready is not None:
+        ready(srv)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping: draining runs for up to %.1fs", config.grace_seconds)
+    await srv.stop()

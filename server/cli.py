@@ -1,0 +1,222 @@
+"""``graphwire``: serve graphs, or talk to a running server from a terminal.
+
+    graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN] ...
+    graphwire chat [--graph NAME] [--thread ID]
+    graphwire history THREAD [--graph NAME]
+    graphwire state THREAD [--graph NAME] [--checkpoint ID]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import uuid
+from typing import Any, Sequence
+
+__all__ = ["main"]
+
+DEFAULT_ADDRESS = os.environ.get("GRAPHWIRE_ADDRESS", "127.0.0.1:50051")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from server.app import serve
+    from server.config import load_config
+
+    graphs = None
+    if args.graph:
+        graphs = {}
+        for item in args.graph:
+            name, sep, spec = item.partition("=")
+            if not sep:
+                raise SystemExit(f"--graph {item!r}: use NAME=package.module:attribute")
+            graphs[name] = spec
+    try:
+        config = load_config(
+            args.config,
+            {
+                "address": args.address,
+                "checkpointer": args.checkpointer,
+                "graphs": graphs,
+                "auth_token": args.auth_token,
+                "tls_cert": args.tls_cert,
+                "tls_key": args.tls_key,
+                "max_message_bytes": args.max_message_bytes,
+                "grace_seconds": args.grace,
+                "log_level": args.log_level,
+            },
+        )
+    except ValueError as e:
+        print(f"graphwire: {e}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(serve(config))
+    except ValueError as e:
+        print(f"graphwire: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from graphwire import Client
+
+    return Client(args.address, token=args.token or os.environ.get("GRAPHWIRE_AUTH_TOKEN"))
+
+
+def _print_reply(result: Any, out: Any) -> None:
+    msgs = (result.values or {}).get("messages") if isinstance(result.values, dict) else None
+    if result.reason == "ERROR" or result.reason == "RECURSION_LIMIT":
+        print(f"[run ended: {result.reason}: {result.error.type}: {result.error.message}]", file=out)
+    elif msgs:
+        last = msgs[-1]
+        if isinstance(last, dict) and last.get("role") == "assistant" and last.get("content"):
+            print(f"assistant: {last['content']}", file=out)
+
+
+def _chat(args: argparse.Namespace) -> int:
+    from graphwire import GraphwireError
+
+    thread = args.thread or f"cli-{uuid.uuid4().hex[:8]}"
+    out = sys.stdout
+    print(f"graphwire chat: graph {args.graph!r}, thread {thread!r} (Ctrl-D to quit)", file=out)
+    with _client(args) as client:
+        while True:
+            try:
+                line = input("you: ")
+            except EOFError:
+                print(file=out)
+                return 0
+            if not line.strip():
+                continue
+            try:
+                result = client.invoke(args.graph, thread, {"messages": [{"role": "user", "content": line}]})
+                while result.interrupted:
+                    for intr in result.interrupts:
+                        print(f"? {intr.value}", file=out)
+                    try:
+                        answer = input("answer: ")
+                    except EOFError:
+                        print(file=out)
+                        return 0
+                    result = client.resume(args.graph, thread, answer)
+                _print_reply(result, out)
+            except GraphwireError as e:
+                print(f"[error {e.code.name}: {e.message}]", file=out)
+
+
+def _history(args: argparse.Namespace) -> int:
+    from graphwire import GraphwireError
+
+    try:
+        with _client(args) as client:
+            snaps = client.history(args.graph, args.thread)
+    except GraphwireError as e:
+        print(f"graphwire: {e.code.name}: {e.message}", file=sys.stderr)
+        return 1
+    print(render_history(snaps))
+    return 0
+
+
+def render_history(snaps: Sequence[Any]) -> str:
+    """Versions as rows, one per branch (oldest first), forks shown where they branch off."""
+    if not snaps:
+        return "(no versions)"
+    by_id = {s.checkpoint.checkpoint_id: s for s in snaps}
+    children: dict[str | None, list[str]] = {}
+    for s in sorted(snaps, key=lambda s: s.checkpoint.checkpoint_id):
+        parent = s.checkpoint.parent_id if s.checkpoint.parent_id in by_id else None
+        children.setdefault(parent, []).append(s.checkpoint.checkpoint_id)
+    latest = max(by_id)
+    lines: list[str] = []
+
+    def label(cid: str) -> str:
+        s = by_id[cid]
+        nxt = ",".join(s.next) or "END"
+        mark = "*" if cid == latest else ""
+        return f"{mark}[{s.checkpoint.step} {s.checkpoint.source} →{nxt} {cid[-8:]}]"
+
+    def walk(start: str, branch: int, fork_of: str | None) -> None:
+        row, cur, forks = [], start, []
+        while True:
+            row.append(label(cur))
+            kids = children.get(cur, [])
+            if not kids:
+                break
+            forks.extend(kids[:-1])  # older children start branches; the newest continues the row
+            cur = kids[-1]
+        head = f"branch {branch}" + (f" (forked from {fork_of[-8:]})" if fork_of else "")
+        lines.append(f"{head}: " + " ─ ".join(row))
+        for k in forks:
+            walk(k, len(lines) + 1, by_id[k].checkpoint.parent_id)
+
+    for root in children.get(None, []):
+        walk(root, len(lines) + 1, None)
+    lines.append("* = latest; [step source →next id]")
+    return "\n".join(lines)
+
+
+def _state(args: argparse.Namespace) -> int:
+    from graphwire import GraphwireError
+
+    try:
+        with _client(args) as client:
+            s = client.get_state(args.graph, args.thread, args.checkpoint)
+    except GraphwireError as e:
+        print(f"graphwire: {e.code.name}: {e.message}", file=sys.stderr)
+        return 1
+    ref = s.checkpoint
+    print(f"checkpoint {ref.checkpoint_id} (step {ref.step}, {ref.source}, parent {ref.parent_id or '-'})")
+    print(f"next: {', '.join(s.next) or 'END'}")
+    for i in s.interrupts:
+        print(f"pending interrupt {i.id} at {i.node}: {json.dumps(i.value, ensure_ascii=False)}")
+    print(json.dumps(s.values, indent=2, ensure_ascii=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="graphwire", description="Run LangGraph-style agent graphs as a gRPC service.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("serve", help="start the server (default: the reminders demo on SQLite ./graphwire.db)")
+    s.add_argument("--config", help="graphwire.toml (default: ./graphwire.toml if present)")
+    s.add_argument("--address", help="host:port to listen on (default 127.0.0.1:50051; port 0 picks one)")
+    s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or a postgresql:// DSN")
+    s.add_argument("--graph", action="append", metavar="NAME=MODULE:ATTR", help="a graph to serve (repeatable)")
+    s.add_argument("--auth-token", help="require 'authorization: Bearer TOKEN' (env GRAPHWIRE_AUTH_TOKEN)")
+    s.add_argument("--tls-cert", help="PEM certificate file (with --tls-key: serve TLS)")
+    s.add_argument("--tls-key", help="PEM private key file")
+    s.add_argument("--max-message-bytes", type=int, help="largest request accepted (default 4 MiB)")
+    s.add_argument("--grace", type=float, help="seconds running calls get to finish on SIGTERM (default 10)")
+    s.add_argument("--log-level", help="DEBUG, INFO, WARNING… (default INFO)")
+    s.set_defaults(func=_serve)
+
+    for name, func, help_ in (
+        ("chat", _chat, "chat with a graph on a running server"),
+        ("history", _history, "print a thread's versions, one row per branch"),
+        ("state", _state, "print one version of a thread"),
+    ):
+        c = sub.add_parser(name, help=help_)
+        c.add_argument("--address", default=DEFAULT_ADDRESS, help=f"server address (default {DEFAULT_ADDRESS})")
+        c.add_argument("--token", help="bearer token (env GRAPHWIRE_AUTH_TOKEN)")
+        c.add_argument("--graph", default="reminders", help="graph name (default reminders)")
+        if name == "chat":
+            c.add_argument("--thread", help="thread id (default: a new one)")
+        else:
+            c.add_argument("thread", help="thread id")
+        if name == "state":
+            c.add_argument("--checkpoint", help="checkpoint id (default: the newest)")
+        c.set_defaults(func=func)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,415 @@
+"""The GraphService: RPCs → engine calls, engine events → streamed messages.
+
+Handlers validate the request (INVALID_ARGUMENT names the field), take the
+thread's run slot, and project the engine's events onto the wire. Run
+semantics live in the engine; this module only adapts. Every failure goes
+through :func:`server._errors.status_for`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+
+import grpc
+
+from engine import Command
+from engine import events as ev
+from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from server import _convert as conv
+from server._errors import RpcError, status_for
+from server._json import decode_payload
+from server._registry import GraphEntry
+from server._runs import RunManager
+
+__all__ = ["GraphService", "thread_key"]
+
+log = logging.getLogger("graphwire.server")
+
+MAX_ID = 512
+_DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb.DURABILITY_SYNC: "sync", pb.DURABILITY_EXIT: "exit"}
+# What the server always asks of the engine: it needs them for the final event.
+_ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
+
+
+def thread_key(graph: str, thread_id: str) -> str:
+    """The checkpointer's thread id: threads are scoped to their graph."""
+    return f"{graph}:{thread_id}"
+
+
+def _bad(field: str, why: str) -> RpcError:
+    return RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{field}: {why}")
+
+
+def _ident(value: str, field: str) -> str:
+    if not value:
+        raise _bad(field, "required")
+    if len(value) > MAX_ID:
+        raise _bad(field, f"at most {MAX_ID} characters")
+    if "\x00" in value:
+        raise _bad(field, "must not contain NUL")
+    return value
+
+
+class _Done:
+    __slots__ = ()
+
+
+_DONE = _Done()
+
+
+class GraphService(pb_grpc.GraphServiceServicer):
+    def __init__(
+        self,
+        graphs: Mapping[str, GraphEntry],
+        checkpointer: Any,
+        *,
+        default_recursion_limit: int | None = None,
+        max_history: int = 1000,
+    ) -> None:
+        self.graphs = dict(graphs)
+        self.checkpointer = checkpointer
+        self.runs = RunManager()
+        self.default_recursion_limit = default_recursion_limit
+        self.max_history = max_history
+
+    # -- helpers -------------------------------------------------------------
+    def _graph(self, name: str, field: str = "graph") -> GraphEntry:
+        _ident(name, field)
+        entry = self.graphs.get(name)
+        if entry is None:
+            known = ", ".join(sorted(self.graphs)) or "none"
+            raise RpcError(grpc.StatusCode.NOT_FOUND, f"unknown graph {name!r} (this server runs: {known})")
+        return entry
+
+    def _config(self, graph: str, thread_id: str, checkpoint_id: str | None = None, rc: pb.RunConfig | None = None) -> dict[str, Any]:
+        configurable: dict[str, Any] = {"thread_id": thread_key(graph, thread_id)}
+        if checkpoint_id:
+            configurable["checkpoint_id"] = _ident(checkpoint_id, "checkpoint_id")
+        config: dict[str, Any] = {"configurable": configurable}
+        if self.default_recursion_limit:
+            config["recursion_limit"] = self.default_recursion_limit
+        if rc is not None:
+            if rc.HasField("recursion_limit"):
+                if rc.recursion_limit < 1:
+                    raise _bad("config.recursion_limit", "must be at least 1")
+                config["recursion_limit"] = rc.recursion_limit
+            if rc.HasField("metadata"):
+                meta = decode_payload(rc.metadata, "config.metadata")
+                if meta is not None and not isinstance(meta, dict):
+                    raise _bad("config.metadata", "must be a JSON object")
+                config["metadata"] = meta or {}
+        return config
+
+    def _run_options(self, entry: GraphEntry, rc: pb.RunConfig | None, stream: Any) -> dict[str, Any]:
+        opts: dict[str, Any] = {}
+        kinds = set()
+        for k in stream:
+            cls = conv.CLASS_OF.get(k)
+            if cls is None:
+                raise _bad("stream", f"unknown event kind {k}")
+            kinds.add(cls)
+        opts["kinds"] = frozenset(kinds) | _ALWAYS if kinds else None
+        if rc is not None:
+            if rc.durability not in _DURABILITY:
+                raise _bad("config.durability", f"unknown value {rc.durability}")
+            opts["durability"] = _DURABILITY[rc.durability]
+            for field in ("interrupt_before", "interrupt_after"):
+                names = list(getattr(rc, field))
+                for n in names:
+                    if n != "*" and n not in entry.graph.nodes:
+                        raise _bad(f"config.{field}", f"unknown node {n!r}")
+                if names:
+                    opts[field] = names
+        return opts
+
+    async def _abort(self, context: grpc.aio.ServicerContext, exc: BaseException) -> None:
+        code, message = status_for(exc)
+        if code == grpc.StatusCode.INTERNAL:
+            log.exception("internal error", exc_info=exc)
+        await context.abort(code, message)
+
+    # -- running -------------------------------------------------------------
+    async def _stream_run(
+        self,
+        context: grpc.aio.ServicerContext,
+        entry: GraphEntry,
+        thread_id: str,
+        enqueue: bool,
+        wanted: frozenset[type] | None,
+        start: Callable[[str], AsyncIterator[ev.Event]],
+    ) -> AsyncIterator[pb.RunEvent]:
+        key = thread_key(entry.name, thread_id)
+        run_id = str(uuid.uuid4())
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async for e in start(run_id):
+                    queue.put_nowait(e)
+            except BaseException as exc:  # incl. cancellation: reported as an item
+                queue.put_nowait(exc)
+            finally:
+                queue.put_nowait(_DONE)
+
+        async with self.runs.slot(key, thread_id, run_id, enqueue=enqueue) as handle:
+            task = asyncio.ensure_future(pump())
+            handle.task = task
+            seq = 0
+            last_saved: ev.CheckpointSaved | None = None
+            interrupt_nodes: dict[str, tuple[str, str]] = {}
+            started = False
+            try:
+                while True:
+                    item = await queue.get()
+                    if item is _DONE:
+                        break
+                    if isinstance(item, BaseException):
+                        if isinstance(item, asyncio.CancelledError) and started:
+                            final = ev.RunFinished("CANCELLED", last_saved.checkpoint_id if last_saved else None)
+                            seq += 1
+                            yield await self._finished(entry, key, final, last_saved, interrupt_nodes, seq, run_id)
+                            break
+                        if isinstance(item, asyncio.CancelledError):
+                            raise RpcError(grpc.StatusCode.CANCELLED, "the run was cancelled before it started")
+                        raise item
+                    started = True
+                    if isinstance(item, ev.CheckpointSaved):
+                        last_saved = item
+                    elif isinstance(item, ev.InterruptEvent):
+                        interrupt_nodes[item.interrupt_id] = (item.node, item.task_id)
+                    if isinstance(item, ev.RunFinished):
+                        seq += 1
+                        yield await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id)
+                        continue
+                    if wanted is not None and type(item) not in wanted:
+                        continue
+                    msg = conv.run_event(item)
+                    seq += 1
+                    msg.seq = seq
+                    msg.run_id = run_id
+                    yield msg
+            finally:
+                if not task.done():
+                    task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def _finished(
+        self,
+        entry: GraphEntry,
+        key: str,
+        final: ev.RunFinished,
+        last_saved: ev.CheckpointSaved | None,
+        interrupt_nodes: dict[str, tuple[str, str]],
+        seq: int,
+        run_id: str,
+    ) -> pb.RunEvent:
+        ref = None
+        if last_saved is not None and final.checkpoint_id in (None, last_saved.checkpoint_id):
+            s = last_saved
+            ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
+        elif final.checkpoint_id:
+            ref = conv.snapshot(await entry.graph.aget_state(_cfg(key, final.checkpoint_id))).checkpoint
+        msg = conv.run_event(final, ref, interrupt_nodes)
+        msg.seq = seq
+        msg.run_id = run_id
+        return msg
+
+    async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> AsyncIterator[pb.RunEvent]:
+        try:
+            entry = self._graph(request.graph)
+            thread_id = _ident(request.thread_id, "thread_id")
+            rc = request.config if request.HasField("config") else None
+            opts = self._run_options(entry, rc, request.stream)
+            wanted = opts.pop("kinds")
+            engine_kinds = wanted
+            if kind == "invoke":
+                start = await self._prepare_invoke(entry, thread_id, request, rc)
+            elif kind == "resume":
+                start = await self._prepare_resume(entry, thread_id, request, rc)
+            else:
+                start = await self._prepare_fork(entry, thread_id, request, rc)
+            graph = entry.graph
+
+            async def run(run_id: str) -> AsyncIterator[ev.Event]:
+                inp, config = await start()
+                async for e in graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, **opts):
+                    yield e
+
+            async for msg in self._stream_run(context, entry, thread_id, request.enqueue, wanted, run):
+                yield msg
+        except Exception as exc:
+            await self._abort(context, exc)
+
+    async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> _Start:
+        inp = decode_payload(request.input if request.HasField("input") else None, "input")
+        if inp is not None and not isinstance(inp, dict):
+            raise _bad("input", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
+        config = self._config(entry.name, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
+        return _const(inp, config)
+
+    async def _prepare_resume(self, entry: GraphEntry, thread_id: str, request: pb.ResumeRequest, rc: Any) -> _Start:
+        has_one = request.HasField("resume")
+        if has_one and request.resumes:
+            raise _bad("resumes", "set either resume or resumes, not both")
+        if not has_one and not request.resumes:
+            raise _bad("resume", "required (or resumes)")
+        if request.resumes:
+            answer: Any = {k: decode_payload(v, f"resumes[{k!r}]") for k, v in request.resumes.items()}
+        else:
+            answer = decode_payload(request.resume, "resume")
+        config = self._config(entry.name, thread_id, None, rc)
+        if request.resumes:
+            return _const(Command(resume=answer), config)
+        state = await entry.graph.aget_state(config)
+        if state.metadata is None:
+            raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
+        if not state.interrupts:
+            if state.next and answer is None:
+                return _const(None, config)  # a static breakpoint: continue
+            raise RpcError(grpc.StatusCode.FAILED_PRECONDITION, f"thread {thread_id!r} has no pending interrupt to resume")
+        if len(state.interrupts) > 1:  # one answer for several: it answers the first
+            return _const(Command(resume={state.interrupts[0].id: answer}), config)
+        return _const(Command(resume=answer), config)
+
+    async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> _Start:
+        cid = _ident(request.checkpoint_id, "checkpoint_id")
+        update = decode_payload(request.update if request.HasField("update") else None, "update", default=_DONE)
+        as_node = request.as_node if request.HasField("as_node") else None
+        if as_node is not None and as_node not in entry.graph.nodes:
+            raise _bad("as_node", f"unknown node {as_node!r}")
+        config = self._config(entry.name, thread_id, cid, rc)
+        await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot
+        if update is _DONE:
+            return _const(None, config)
+        graph = entry.graph
+
+        async def start() -> tuple[Any, dict[str, Any]]:
+            # Inside the run's slot: the update version and the run are one unit.
+            return None, await graph.aupdate_state(config, update, as_node=as_node)
+
+        return start
+
+    # -- RPCs ----------------------------------------------------------------
+    def Invoke(self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
+        return self._run_rpc(request, context, "invoke")
+
+    def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
+        return self._run_rpc(request, context, "resume")
+
+    def Fork(self, request: pb.ForkRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
+        return self._run_rpc(request, context, "fork")
+
+    async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
+        try:
+            entry = self._graph(request.graph)
+            thread_id = _ident(request.thread_id, "thread_id")
+            cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
+            state = await entry.graph.aget_state(self._config(entry.name, thread_id, cid))
+            if state.metadata is None:
+                raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
+            return conv.snapshot(state)
+        except Exception as exc:
+            await self._abort(context, exc)
+            raise  # unreachable: abort raises
+
+    async def ListHistory(self, request: pb.ListHistoryRequest, context: grpc.aio.ServicerContext) -> pb.ListHistoryResponse:
+        try:
+            entry = self._graph(request.graph)
+            thread_id = _ident(request.thread_id, "thread_id")
+            flt = decode_payload(request.filter if request.HasField("filter") else None, "filter")
+            if flt is not None:
+                if not isinstance(flt, dict):
+                    raise _bad("filter", "must be a JSON object")
+                for k, v in flt.items():
+                    if isinstance(v, (dict, list)):
+                        raise _bad("filter", f"value of {k!r} must be a string, number, boolean or null")
+            limit = request.limit if request.HasField("limit") and request.limit else self.max_history
+            config = self._config(entry.name, thread_id)
+            before = None
+            if request.HasField("before"):
+                before = self._config(entry.name, thread_id, request.before)
+                if await entry.graph.checkpointer.aget_tuple(before) is None:
+                    raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no checkpoint {request.before!r}")
+            snaps = [
+                conv.snapshot(s)
+                async for s in entry.graph.aget_state_history(config, filter=flt, before=before, limit=min(limit, self.max_history))
+            ]
+            return pb.ListHistoryResponse(snapshots=snaps)
+        except Exception as exc:
+            await self._abort(context, exc)
+            raise
+
+    async def UpdateState(self, request: pb.UpdateStateRequest, context: grpc.aio.ServicerContext) -> pb.UpdateStateResponse:
+        try:
+            entry = self._graph(request.graph)
+            thread_id = _ident(request.thread_id, "thread_id")
+            values = decode_payload(request.values if request.HasField("values") else None, "values")
+            if not isinstance(values, dict):
+                raise _bad("values", "required: a JSON object of state keys")
+            as_node = request.as_node if request.HasField("as_node") else None
+            if as_node is not None and as_node not in entry.graph.nodes:
+                raise _bad("as_node", f"unknown node {as_node!r}")
+            cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
+            key = thread_key(entry.name, thread_id)
+            async with self.runs.slot(key, thread_id, "update", enqueue=False):
+                new = await entry.graph.aupdate_state(self._config(entry.name, thread_id, cid), values, as_node=as_node)
+                state = await entry.graph.aget_state(new)
+            return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
+        except Exception as exc:
+            await self._abort(context, exc)
+            raise
+
+    async def ListGraphs(self, request: pb.ListGraphsRequest, context: grpc.aio.ServicerContext) -> pb.ListGraphsResponse:
+        infos = []
+        for e in self.graphs.values():
+            info = conv.graph_info(e.name, e.description, e.graph.get_graph())
+            del info.edges[:]
+            infos.append(info)
+        return pb.ListGraphsResponse(graphs=infos)
+
+    async def GetGraph(self, request: pb.GetGraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphInfo:
+        try:
+            entry = self._graph(request.name, "name")
+            return conv.graph_info(entry.name, entry.description, entry.graph.get_graph())
+        except Exception as exc:
+            await self._abort(context, exc)
+            raise
+
+    async def CancelRun(self, request: pb.CancelRunRequest, context: grpc.aio.ServicerContext) -> pb.CancelRunResponse:
+        try:
+            entry = self._graph(request.graph)
+            thread_id = _ident(request.thread_id, "thread_id")
+            return pb.CancelRunResponse(cancelled=self.runs.cancel(thread_key(entry.name, thread_id), request.run_id))
+        except Exception as exc:
+            await self._abort(context, exc)
+            raise
+
+    async def DeleteThread(self, request: pb.DeleteThreadRequest, context: grpc.aio.ServicerContext) -> pb.DeleteThreadResponse:
+        try:
+            entry = self._graph(request.graph)
+            thread_id = _ident(request.thread_id, "thread_id")
+            key = thread_key(entry.name, thread_id)
+            async with self.runs.slot(key, thread_id, "delete", enqueue=False):
+                await self.checkpointer.adelete_thread(key)
+            return pb.DeleteThreadResponse()
+        except Exception as exc:
+            await self._abort(context, exc)
+            raise
+
+
+def _cfg(key: str, checkpoint_id: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": key, "checkpoint_id": checkpoint_id}}
+
+
+_Start = Callable[[], Awaitable[tuple[Any, dict[str, Any]]]]
+
+
+def _const(inp: Any, config: dict[str, Any]) -> _Start:
+    async def start() -> tuple[Any, dict[str, Any]]:
+        return inp, config
+
+    return start

@@ -1,0 +1,74 @@
+"""Pins the public names of the ``graphwire`` package: adding or removing one
+is an API change, and should be made here on purpose."""
+
+from __future__ import annotations
+
+import graphwire
+
+EXPECTED = {
+    # clients
+    "Client",
+    "AsyncClient",
+    # results and values
+    "RunResult",
+    "StateSnapshot",
+    "CheckpointRef",
+    "TaskState",
+    "Interrupt",
+    "ErrorInfo",
+    "GraphInfo",
+    "GraphNode",
+    "GraphEdge",
+    "EventKind",
+    "FinishReason",
+    "Durability",
+    # events
+    "Event",
+    "RunStarted",
+    "StepStarted",
+    "StepFinished",
+    "TaskRef",
+    "TaskStarted",
+    "TaskFinished",
+    "ValuesEvent",
+    "CustomEvent",
+    "MessageChunk",
+    "CheckpointSaved",
+    "InterruptEvent",
+    "RunFinished",
+    # errors
+    "GraphwireError",
+    "NotFound",
+    "InvalidArgument",
+    "FailedPrecondition",
+    "Aborted",
+    "ResourceExhausted",
+    "Unauthenticated",
+    "PermissionDenied",
+    "Unavailable",
+    "Cancelled",
+    "DeadlineExceeded",
+    "AlreadyExists",
+    "OutOfRange",
+    "Unimplemented",
+    "Internal",
+    "DataLoss",
+    "Unknown",
+    "__version__",
+}
+
+
+def test_all_is_pinned() -> None:
+    assert set(graphwire.__all__) == EXPECTED
+    assert len(graphwire.__all__) == len(EXPECTED), "a name is listed twice"
+
+
+def test_every_exported_name_exists() -> None:
+    for name in graphwire.__all__:
+        assert hasattr(graphwire, name), name
+
+
+def test_package_is_typed() -> None:
+    from importlib.resources import files
+
+    assert files("graphwire").joinpath("py.typed").is_file()

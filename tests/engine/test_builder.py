@@ -1,0 +1,133 @@
+"""StateGraph building, schemas and compile-time validation."""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+
+from engine import END, START, GraphwireError, StateGraph
+from engine.errors import EmptyInputError, GraphDefinitionError
+
+
+class X(TypedDict):
+    x: int
+
+
+def test_dataclass_schema_gets_instances_and_defaults():
+    @dataclasses.dataclass
+    class S:
+        x: int = 0
+        log: Annotated[list, operator.add] = dataclasses.field(default_factory=list)
+
+    seen = []
+
+    def a(s: S):
+        seen.append(type(s).__name__)
+        return {"x": s.x + 1, "log": ["a"]}
+
+    g = StateGraph(S)
+    g.add_node("a", a)
+    g.add_edge(START, "a")
+    assert g.compile().invoke({"x": 1}) == {"x": 2, "log": ["a"]}
+    assert seen == ["S"]
+
+
+def test_pydantic_schema_when_installed():
+    pydantic = pytest.importorskip("pydantic")
+
+    class S(pydantic.BaseModel):
+        x: int = 0
+        log: Annotated[list, operator.add] = []
+
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"x": s.x + 1, "log": [type(s).__name__]})
+    g.add_edge(START, "a")
+    assert g.compile().invoke({"x": 1}) == {"x": 2, "log": ["S"]}
+
+
+def test_input_and_output_schemas():
+    class In(TypedDict):
+        question: str
+
+    class Out(TypedDict):
+        answer: str
+
+    class Full(In, Out):
+        scratch: int
+
+    g = StateGraph(Full, input_schema=In, output_schema=Out)
+    g.add_node("a", lambda s: {"answer": s["question"].upper(), "scratch": 1})
+    g.add_edge(START, "a")
+    assert g.compile().invoke({"question": "hi", "scratch": 99}) == {"answer": "HI"}
+
+
+def test_async_nodes_and_config_argument():
+    async def a(s, config):
+        return {"x": s["x"] + config["configurable"]["inc"]}
+
+    g = StateGraph(X)
+    g.add_node(a)
+    g.set_entry_point("a")
+    g.set_finish_point("a")
+    assert g.compile().invoke({"x": 1}, {"configurable": {"inc": 5}}) == {"x": 6}
+
+
+@pytest.mark.parametrize(
+    "build,match",
+    [
+        (lambda g: g.add_edge(START, "missing"), "unknown node 'missing'"),
+        (lambda g: (g.add_node("a", lambda s: s), g.add_edge("a", END)), "no entry point"),
+        (
+            lambda g: (g.add_node("a", lambda s: s), g.add_node("b", lambda s: s), g.add_edge(START, "a"), g.add_edge("a", END), g.add_edge("b", END)),
+            "cannot be reached",
+        ),
+        (lambda g: (g.add_node("a", lambda s: s), g.add_edge(START, "a"), g.add_conditional_edges("a", lambda s: "x", ["zzz"])), "unknown node 'zzz'"),
+    ],
+)
+def test_validation_errors_are_clear(build, match):
+    g = StateGraph(X)
+    build(g)
+    with pytest.raises(GraphDefinitionError, match=match):
+        g.compile()
+
+
+def test_duplicate_and_reserved_names():
+    g = StateGraph(X)
+    g.add_node("a", lambda s: s)
+    with pytest.raises(GraphDefinitionError, match="already exists"):
+        g.add_node("a", lambda s: s)
+    with pytest.raises(GraphDefinitionError, match="reserved"):
+        g.add_node(END, lambda s: s)
+    with pytest.raises(GraphDefinitionError):
+        StateGraph(int)
+
+
+def test_empty_input_on_a_new_thread():
+    from engine.checkpoint import InMemorySaver
+
+    g = StateGraph(X)
+    g.add_node("a", lambda s: s)
+    g.add_edge(START, "a")
+    app = g.compile(checkpointer=InMemorySaver())
+    with pytest.raises(EmptyInputError):
+        app.invoke(None, {"configurable": {"thread_id": "new"}})
+    assert issubclass(EmptyInputError, GraphwireError)
+    with pytest.raises(ValueError, match="thread_id"):
+        app.invoke({"x": 1})
+
+
+def test_get_graph_lists_nodes_and_marks_conditional_edges():
+    g = StateGraph(X)
+    g.add_node("a", lambda s: s)
+    g.add_node("b", lambda s: s)
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", lambda s: END, {"again": "a", "next": "b", "stop": END})
+    g.add_edge("b", END)
+    drawn = g.compile().get_graph()
+    assert drawn.nodes == (START, "a", "b", END)
+    conditional = {(e.source, e.target) for e in drawn.edges if e.conditional}
+    assert conditional == {("a", "a"), ("a", "b"), ("a", END)}
+    assert ("__start__", "a") in {(e.source, e.target) for e in drawn.edges if not e.conditional}

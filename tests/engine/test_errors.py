@@ -1,0 +1,115 @@
+"""Node errors, pending writes of siblings, the recursion limit, retries."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+
+from engine import END, START, GraphRecursionError, RetryPolicy, StateGraph
+from engine.testing import history_summary, thread
+
+
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+class X(TypedDict):
+    x: int
+
+
+def test_error_keeps_sibling_writes_and_does_not_rerun_them(checkpointer):
+    runs: list[str] = []
+    broken = {"on": True}
+
+    def ok(s):
+        runs.append("ok")
+        return {"log": ["ok"]}
+
+    def bad(s):
+        runs.append("bad")
+        if broken["on"]:
+            raise ValueError("boom")
+        return {"log": ["bad"]}
+
+    g = StateGraph(Log)
+    g.add_node("ok", ok)
+    g.add_node("bad", bad)
+    g.add_node("after", lambda s: {"log": ["after"]})
+    g.add_edge(START, "ok")
+    g.add_edge(START, "bad")
+    g.add_edge(["ok", "bad"], "after")
+    app = g.compile(checkpointer=checkpointer)
+    with pytest.raises(ValueError, match="boom"):
+        app.invoke({"log": []}, thread())
+    assert history_summary(app, thread()) == [("loop", 0, ("ok", "bad")), ("input", -1, ("__start__",))]
+    errors = {t.name: t.error for t in app.get_state(thread()).tasks}
+    assert errors == {"ok": None, "bad": "ValueError('boom')"}
+    broken["on"] = False
+    runs.clear()
+    assert app.invoke(None, thread()) == {"log": ["bad", "ok", "after"]}
+    assert runs == ["bad"]  # ok's saved writes were reused
+
+
+def test_error_without_checkpointer_propagates():
+    g = StateGraph(X)
+    g.add_node("a", lambda s: {}["k"])
+    g.add_edge(START, "a")
+    with pytest.raises(KeyError):
+        g.compile().invoke({"x": 1})
+
+
+def chain(k: int, checkpointer=None):
+    g = StateGraph(X)
+    g.add_sequence([(f"n{i}", lambda s: {"x": s["x"] + 1}) for i in range(k)])
+    g.add_edge(START, "n0")
+    return g.compile(checkpointer=checkpointer)
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_a_k_node_chain_needs_a_limit_of_k_plus_1(k):
+    with pytest.raises(GraphRecursionError):
+        chain(k).invoke({"x": 0}, {"recursion_limit": k})
+    assert chain(k).invoke({"x": 0}, {"recursion_limit": k + 1}) == {"x": k}
+
+
+def test_recursion_limit_on_a_loop_keeps_saved_versions(checkpointer):
+    g = StateGraph(X)
+    g.add_node("loop", lambda s: {"x": s["x"] + 1})
+    g.add_edge(START, "loop")
+    g.add_edge("loop", "loop")
+    app = g.compile(checkpointer=checkpointer)
+    with pytest.raises(GraphRecursionError) as info:
+        app.invoke({"x": 0}, thread(recursion_limit=5))
+    assert isinstance(info.value, RecursionError)
+    assert "recursion_limit" in str(info.value)
+    hist = history_summary(app, thread())
+    assert len(hist) == 7 and hist[0] == ("loop", 5, ("loop",))
+    assert app.get_state(thread()).values == {"x": 5}
+    with pytest.raises(ValueError):
+        app.invoke({"x": 0}, thread(recursion_limit=0))
+
+
+def test_retry_policy_retries_then_succeeds():
+    attempts = []
+
+    def flaky(s):
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise ConnectionError("try again")
+        return {"x": len(attempts)}
+
+    g = StateGraph(X)
+    g.add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0, jitter=False, max_attempts=3))
+    g.add_edge(START, "flaky")
+    g.add_edge("flaky", END)
+    assert g.compile().invoke({"x": 0}) == {"x": 3}
+
+    attempts.clear()
+    g2 = StateGraph(X)
+    g2.add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0, max_attempts=2, retry_on=ValueError))
+    g2.add_edge(START, "flaky")
+    with pytest.raises(ConnectionError):
+        g2.compile().invoke({"x": 0})
+    assert len(attempts) == 1  # not a ValueError: no retry

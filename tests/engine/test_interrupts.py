@@ -1,0 +1,137 @@
+"""interrupt(), resume, static breakpoints."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+
+from engine import END, START, Command, Interrupt, StateGraph, interrupt
+from engine.errors import InvalidResumeError
+from engine.testing import history_summary, thread
+
+
+class X(TypedDict):
+    x: int
+
+
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+def asking_graph(checkpointer, calls):
+    def ask(s):
+        calls.append("before")
+        answer = interrupt("q?")
+        calls.append(("after", answer))
+        return {"x": s["x"] + len(answer)}
+
+    g = StateGraph(X)
+    g.add_node("ask", ask)
+    g.add_edge(START, "ask")
+    g.add_edge("ask", END)
+    return g.compile(checkpointer=checkpointer)
+
+
+def test_interrupt_stops_without_a_version_and_resume_runs_the_node_again(checkpointer):
+    calls: list = []
+    app = asking_graph(checkpointer, calls)
+    out = app.invoke({"x": 1}, thread())
+    assert out["x"] == 1
+    [intr] = out["__interrupt__"]
+    assert isinstance(intr, Interrupt) and intr.value == "q?" and intr.id
+    state = app.get_state(thread())
+    assert state.next == ("ask",)
+    assert state.tasks[0].interrupts == (intr,)
+    assert state.interrupts == (intr,)
+    assert history_summary(app, thread()) == [("loop", 0, ("ask",)), ("input", -1, ("__start__",))]
+
+    assert app.invoke(Command(resume="yes"), thread()) == {"x": 4}
+    # code before interrupt() ran twice; the resume wrote no version of its own
+    assert calls == ["before", "before", ("after", "yes")]
+    assert history_summary(app, thread()) == [("loop", 1, ()), ("loop", 0, ("ask",)), ("input", -1, ("__start__",))]
+
+
+def test_several_interrupts_in_one_node_match_answers_by_order(checkpointer):
+    got = []
+
+    def node(s):
+        a = interrupt("q1")
+        got.append(a)
+        b = interrupt("q2")
+        got.append(b)
+        return {"x": len(a) + len(b)}
+
+    g = StateGraph(X)
+    g.add_node("n", node)
+    g.add_edge(START, "n")
+    app = g.compile(checkpointer=checkpointer)
+    first = app.invoke({"x": 0}, thread())["__interrupt__"][0]
+    second = app.invoke(Command(resume="A"), thread())["__interrupt__"][0]
+    assert (first.value, second.value) == ("q1", "q2") and first.id != second.id
+    assert app.invoke(Command(resume="BB"), thread()) == {"x": 3}
+    assert got == ["A", "A", "BB"]
+    assert len(list(app.get_state_history(thread()))) == 3
+
+
+def test_parallel_interrupts_resume_by_id_map(checkpointer):
+    g = StateGraph(Log)
+    g.add_node("p", lambda s: {"log": ["p:" + interrupt("q-p")]})
+    g.add_node("q", lambda s: {"log": ["q:" + interrupt("q-q")]})
+    g.add_edge(START, "p")
+    g.add_edge(START, "q")
+    app = g.compile(checkpointer=checkpointer)
+    ints = app.invoke({"log": []}, thread())["__interrupt__"]
+    assert [i.value for i in ints] == ["q-p", "q-q"]
+    with pytest.raises(InvalidResumeError, match="2 pending interrupts"):
+        app.invoke(Command(resume="plain"), thread())
+    by_value = {i.value: i.id for i in ints}
+    out = app.invoke(Command(resume={by_value["q-p"]: "A", by_value["q-q"]: "B"}), thread())
+    assert out == {"log": ["p:A", "q:B"]}
+
+
+def test_resume_with_nothing_pending_is_refused(checkpointer):
+    app = asking_graph(checkpointer, [])
+    with pytest.raises(InvalidResumeError):
+        app.invoke(Command(resume="x"), thread("new"))
+    app.invoke({"x": 1}, thread())
+    app.invoke(Command(resume="y"), thread())
+    with pytest.raises(InvalidResumeError, match="no pending interrupt"):
+        app.invoke(Command(resume="again"), thread())
+
+
+def test_new_input_on_a_waiting_thread_drops_the_interrupt(checkpointer):
+    calls: list = []
+    app = asking_graph(checkpointer, calls)
+    old = app.invoke({"x": 1}, thread())["__interrupt__"][0]
+    new = app.invoke({"x": 100}, thread())["__interrupt__"][0]
+    assert new.id != old.id
+    assert [s for s, *_ in history_summary(app, thread())] == ["loop", "input", "loop", "input"]
+    assert app.invoke(Command(resume="ok"), thread()) == {"x": 102}
+
+
+def chain_abc(checkpointer, **kw):
+    g = StateGraph(X)
+    g.add_sequence([("a", lambda s: {"x": s["x"] + 1}), ("b", lambda s: {"x": s["x"] + 1}), ("c", lambda s: {"x": s["x"] + 1})])
+    g.add_edge(START, "a")
+    return g.compile(checkpointer=checkpointer, **kw)
+
+
+def test_interrupt_before_stops_and_none_continues(checkpointer):
+    app = chain_abc(checkpointer, interrupt_before=["b"])
+    assert app.invoke({"x": 0}, thread()) == {"x": 1}  # no __interrupt__ key for a static breakpoint
+    assert app.get_state(thread()).next == ("b",)
+    assert len(list(app.get_state_history(thread()))) == 3
+    assert list(app.stream(None, thread(), stream_mode="updates")) == [{"b": {"x": 2}}, {"c": {"x": 3}}]
+
+
+def test_interrupt_after_stops_after_the_node(checkpointer):
+    app = chain_abc(checkpointer, interrupt_after=["a"])
+    assert list(app.stream({"x": 0}, thread(), stream_mode="updates")) == [{"a": {"x": 1}}, {"__interrupt__": ()}]
+    assert app.get_state(thread()).next == ("b",)
+    assert app.invoke(None, thread()) == {"x": 3}
+
+
+def test_breakpoint_works_without_a_checkpointer():
+    assert chain_abc(None, interrupt_before=["b"]).invoke({"x": 0}) == {"x": 1}
