@@ -294,14 +294,17 @@ class GraphService(pb_grpc.GraphServiceServicer):
         return start
 
     # -- RPCs ----------------------------------------------------------------
-    def Invoke(self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
-        return self._run_rpc(request, context, "invoke")
+    async def Invoke(self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
+        async for msg in self._run_rpc(request, context, "invoke"):
+            yield msg
 
-    def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
-        return self._run_rpc(request, context, "resume")
+    async def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
+        async for msg in self._run_rpc(request, context, "resume"):
+            yield msg
 
-    def Fork(self, request: pb.ForkRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
-        return self._run_rpc(request, context, "fork")
+    async def Fork(self, request: pb.ForkRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
+        async for msg in self._run_rpc(request, context, "fork"):
+            yield msg
 
     async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
         try:
