@@ -32,6 +32,7 @@ import asyncio
 import contextvars
 import random
 import threading
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
 
@@ -77,6 +78,7 @@ from engine.pregel._algo import (
     should_interrupt,
 )
 from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel import _telemetry as tel
 from engine.pregel._spec import INTERRUPT_SEEN
 from engine.types import START, Command, Interrupt, RetryPolicy
 
@@ -136,6 +138,9 @@ class RunLoop:
         self._put_task: asyncio.Task[Any] | None = None
         self._last_saved_id: str | None = None
         self.executed = 0
+        self._span: Any = None  # the run's span
+        self._step_span: Any = None
+        self._metric_attrs = {"graphwire.graph": graph.name}
 
     # -- events ----------------------------------------------------------
     def _want(self, kind: type[Event]) -> bool:
@@ -172,7 +177,31 @@ class RunLoop:
     async def events(self) -> AsyncIterator[Event]:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
-        await self._setup()
+        self._span = tel.tracer.start_span(
+            "graphwire.run",
+            attributes={
+                "graphwire.graph": self.graph.name,
+                "graphwire.thread_id": str(self.thread_id or ""),
+                "graphwire.run_id": self.run_id,
+                "graphwire.recursion_limit": self.recursion_limit,
+                "graphwire.durability": self.durability,
+            },
+        )
+        try:
+            await self._setup()
+        except BaseException as e:
+            tel.fail(self._span, e)
+            self._span.end()
+            raise
+        tel.ACTIVE_RUNS.add(1, self._metric_attrs)
+        try:
+            async for ev in self._run():
+                yield ev
+        finally:
+            tel.ACTIVE_RUNS.add(-1, self._metric_attrs)
+            self._span.end()
+
+    async def _run(self) -> AsyncIterator[Event]:
         for ev in self._drain():
             yield ev
         reason, error, interrupts = "END", None, ()
@@ -201,6 +230,7 @@ class RunLoop:
                 failed = [t for t in tasks if t.error is not None]
                 waiting = [t for t in tasks if t.interrupts]
                 if failed or waiting:
+                    self._end_step(failed[0].error if failed else None)
                     await self._save_step_writes(tasks)
                     if failed:
                         error = failed[0].error
@@ -210,6 +240,7 @@ class RunLoop:
                         reason = "INTERRUPT"
                     break
                 await self._finish_step(tasks)
+                self._end_step(None)
                 for ev in self._drain():
                     yield ev
                 if self.interrupt_after and should_interrupt(self.checkpoint, self.interrupt_after, tasks):
@@ -222,6 +253,8 @@ class RunLoop:
             reason, error = "RECURSION_LIMIT", e
         except (asyncio.CancelledError, GeneratorExit):
             # Saved versions stay; a pending async put is allowed to land.
+            self._span.set_attribute("graphwire.finish_reason", "CANCELLED")
+            tel.RUNS.add(1, {**self._metric_attrs, "graphwire.finish_reason": "CANCELLED"})
             await asyncio.shield(self._flush_quietly())
             raise
         except Exception as e:  # a failed write (serialization, storage) ends the run too
@@ -229,6 +262,7 @@ class RunLoop:
             reason, error = "ERROR", e
         for ev in self._drain():
             yield ev
+        self._record_finish(reason, error, interrupts)
         yield RunFinished(
             reason=reason,  # type: ignore[arg-type]
             checkpoint_id=self._last_saved_id or self.parent_id,
@@ -238,6 +272,19 @@ class RunLoop:
             interrupts=interrupts,
             exception=error,
         )
+
+    def _record_finish(self, reason: str, error: BaseException | None, interrupts: tuple[Any, ...]) -> None:
+        span = self._span
+        span.set_attribute("graphwire.finish_reason", reason)
+        span.set_attribute("graphwire.steps", self.executed)
+        cid = self._last_saved_id or self.parent_id
+        if cid:
+            span.set_attribute("graphwire.checkpoint_id", cid)
+        if interrupts:
+            span.set_attribute("graphwire.interrupt_ids", [getattr(i, "id", "") for i in interrupts])
+        if error is not None:
+            tel.fail(span, error)
+        tel.RUNS.add(1, {**self._metric_attrs, "graphwire.finish_reason": reason})
 
     # -- setup: load the thread and fold the input in -----------------------
     async def _setup(self) -> None:
@@ -349,6 +396,12 @@ class RunLoop:
                 if not any(c in _SPECIAL for c, _ in ws):
                     t.writes = ws
                     cached.add(t.id)
+        self._step_span = tel.child(
+            "graphwire.step",
+            self._span,
+            {"graphwire.step": step, "graphwire.nodes": [t.name for t in tasks], "graphwire.tasks": len(tasks)},
+        )
+        tel.STEPS.add(1, self._metric_attrs)
         if self._want(StepStarted):
             self._emit(StepStarted(step, tuple((t.id, t.name) for t in tasks)))
         if self._want(TaskStarted):
@@ -390,6 +443,13 @@ class RunLoop:
         for ev in self._drain():
             yield ev
 
+    def _end_step(self, error: BaseException | None) -> None:
+        span, self._step_span = self._step_span, None
+        if span is not None:
+            if error is not None:
+                tel.fail(span, error)
+            span.end()
+
     def _finished(self, t: Task, step: int, cached: bool = False) -> None:
         err = t.error
         ints = t.interrupts
@@ -422,6 +482,24 @@ class RunLoop:
             ctx.message = lambda chunk, metadata=None: self._emit_any_thread(
                 MessageChunk(step, t.id, t.name, chunk, dict(metadata or {}))
             )
+        span = tel.child(
+            f"node {t.name}",
+            self._step_span or self._span,
+            {"graphwire.node": t.name, "graphwire.task_id": t.id, "graphwire.step": step},
+        )
+        started = time.perf_counter()
+        try:
+            with tel.trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+                await self._attempts(t, node, ctx, span, inline)
+        finally:
+            if t.error is not None:
+                tel.fail(span, t.error)
+            if t.interrupts:
+                span.set_attribute("graphwire.interrupt_ids", [i.id for i in t.interrupts])
+            span.end()
+            tel.NODE_DURATION.record(time.perf_counter() - started, {**self._metric_attrs, "graphwire.node": t.name})
+
+    async def _attempts(self, t: Task, node: Any, ctx: TaskContext, span: Any, inline: bool) -> None:
         attempt = 0
         while True:
             ctx.counter = 0
@@ -451,6 +529,7 @@ class RunLoop:
                 policy = _matching_policy(node.retry_policy, e)
                 if policy is not None and attempt + 1 < policy.max_attempts:
                     attempt += 1
+                    span.add_event("retry", {"attempt": attempt, "exception.type": type(e).__name__, "exception.message": str(e)})
                     await asyncio.sleep(_backoff(policy, attempt))
                     continue
                 t.error = e
@@ -522,12 +601,27 @@ class RunLoop:
         if self._put_task is not None:
             await self._put_task
             self._put_task = None
-        coro = self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)
+        coro = self._traced_put(parent, snapshot, metadata, new_versions)
         self._last_saved_id = snapshot["id"]
         if self.durability == "sync":
             await coro
         else:
             self._put_task = asyncio.ensure_future(coro)
+
+    def _traced_put(self, parent: str | None, snapshot: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, int]) -> Any:
+        span = tel.child(
+            "graphwire.checkpoint.write",
+            self._step_span or self._span,
+            {
+                "graphwire.checkpoint_id": snapshot["id"],
+                "graphwire.parent_checkpoint_id": parent or "",
+                "graphwire.step": metadata["step"],
+                "graphwire.source": metadata["source"],
+                "graphwire.channels_written": len(new_versions),
+            },
+        )
+        coro = self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)  # type: ignore[union-attr]
+        return tel.timed_write(coro, span, self._metric_attrs)
 
     async def _flush(self) -> None:
         if self._put_task is not None:
@@ -537,7 +631,7 @@ class RunLoop:
             snapshot, metadata, parent = self._unsaved
             self._unsaved = None
             new_versions, self._dirty = self._dirty, {}
-            await self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)  # type: ignore[union-attr]
+            await self._traced_put(parent, snapshot, metadata, new_versions)
             self._last_saved_id = snapshot["id"]
 
     async def _flush_quietly(self) -> None:

@@ -1,0 +1,54 @@
+"""What the loop reports to OpenTelemetry, through the API only.
+
+Without an SDK configured every call here is a no-op costing well under a
+microsecond. With one, a run is a ``graphwire.run`` span (a child of whatever
+span is current when the run starts, e.g. the caller's, extracted from
+``traceparent`` by the server), each superstep a ``graphwire.step`` span
+under it, each task a ``node <name>`` span under its step (current while the
+node runs, so spans the node makes itself nest under it), and each checkpoint
+write a ``graphwire.checkpoint.write`` span.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Awaitable, TypeVar
+
+from opentelemetry import metrics, trace
+from opentelemetry.trace import Span, Status, StatusCode
+
+__all__ = ["tracer", "RUNS", "STEPS", "NODE_DURATION", "CHECKPOINT_WRITE", "ACTIVE_RUNS", "child", "timed_write", "fail"]
+
+T = TypeVar("T")
+
+tracer = trace.get_tracer("graphwire.engine")
+_meter = metrics.get_meter("graphwire.engine")
+RUNS = _meter.create_counter("graphwire.runs", unit="{run}", description="Runs, by graph and outcome")
+STEPS = _meter.create_counter("graphwire.supersteps", unit="{step}", description="Supersteps run")
+NODE_DURATION = _meter.create_histogram("graphwire.node.duration", unit="s", description="Time a node task took")
+CHECKPOINT_WRITE = _meter.create_histogram(
+    "graphwire.checkpoint.write.duration", unit="s", description="Time a checkpoint write took"
+)
+ACTIVE_RUNS = _meter.create_up_down_counter("graphwire.runs.active", unit="{run}", description="Runs in progress")
+
+
+def child(name: str, parent: Span, attributes: dict[str, Any]) -> Span:
+    return tracer.start_span(name, context=trace.set_span_in_context(parent), attributes=attributes)
+
+
+def fail(span: Span, exc: BaseException) -> None:
+    span.record_exception(exc)
+    span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+    span.set_attribute("graphwire.error.type", type(exc).__name__)
+
+
+async def timed_write(coro: Awaitable[T], span: Span, attrs: dict[str, Any]) -> T:
+    t0 = time.perf_counter()
+    try:
+        return await coro
+    except BaseException as e:
+        fail(span, e)
+        raise
+    finally:
+        span.end()
+        CHECKPOINT_WRITE.record(time.perf_counter() - t0, attrs)
