@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import threading
 import time
 from datetime import datetime, timezone
@@ -48,3 +49,23 @@ def task_id(*parts: object) -> str:
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat()
+
+
+# Versions draw their low 32 bits from a private generator: a graph calling
+# random.seed() must not make two branches draw the same versions. Re-seeded
+# in forked children for the same reason.
+_version_random = random.Random()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_version_random.seed)
+
+
+def next_version(current: int | None) -> int:
+    """The channel version after ``current``: a step counter above 32 random bits.
+
+    The counter orders versions within a branch. The random bits keep two
+    branches forked from one version from both calling their next write
+    "version N": savers store a channel's value once per (channel, version),
+    so equal numbers on two branches would make one read the other's value.
+    Fits SQL's 64-bit integers for two billion steps.
+    """
+    return ((((current or 0) >> 32) + 1) << 32) | _version_random.getrandbits(32)

@@ -8,7 +8,12 @@ embedded default. Every saver passes the conformance suite in
 
 from __future__ import annotations
 
-from engine.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointMetadata, CheckpointTuple
+from engine.checkpoint.base import (
+    BaseCheckpointSaver,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
 from engine.checkpoint.memory import InMemorySaver, MemorySaver
 from engine.checkpoint.sqlite import SqliteSaver
 

@@ -13,9 +13,15 @@ the *metadata* as JSON text (so SQL can filter on it).
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from engine.checkpoint.base import WRITES_IDX_MAP, ChannelVersions, Checkpoint, CheckpointMetadata
+from engine.checkpoint.base import (
+    WRITES_IDX_MAP,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+)
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import Serializer
 
@@ -23,17 +29,17 @@ __all__ = [
     "EMPTY",
     "BlobRow",
     "WriteRow",
-    "parse_config",
-    "make_config",
-    "dump_meta",
-    "load_meta",
-    "load_checkpoint",
-    "dump_blobs",
-    "dump_writes",
-    "dump_metadata",
-    "load_metadata",
-    "metadata_matches",
     "check_list_args",
+    "dump_blobs",
+    "dump_meta",
+    "dump_metadata",
+    "dump_writes",
+    "load_checkpoint",
+    "load_meta",
+    "load_metadata",
+    "make_config",
+    "metadata_matches",
+    "parse_config",
 ]
 
 # Type tag of a blob recording that a channel has no value at that version
@@ -92,7 +98,12 @@ def load_checkpoint(
     ``blobs`` maps channel -> ``(type, data)`` at this checkpoint's version; a
     channel without a blob (or with an :data:`EMPTY` one) has no value.
     """
-    values = {ch: serde.loads_typed(typed) for ch, typed in blobs.items() if typed[0] != EMPTY}
+    # In channel_versions order, whatever order the storage returned blobs in.
+    values = {
+        ch: serde.loads_typed(typed)
+        for ch in meta["channel_versions"]
+        if (typed := blobs.get(ch)) is not None and typed[0] != EMPTY
+    }
     return Checkpoint(
         v=meta.get("v", 1),
         id=checkpoint_id,

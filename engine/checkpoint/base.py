@@ -19,21 +19,19 @@ must store the value of an unchanged channel only once (by ``(channel,
 version)``), so storage per version does not grow with the thread's length.
 That requires versions to be unique *per branch*: two checkpoints forked from
 one parent may both change a channel, to different values, and must not give
-it the same version. So the loop takes versions from
-:meth:`BaseCheckpointSaver.get_next_version`, which adds a random low part to
-a counter (a plain ``+ 1`` would make the second branch read the first one's
-value). Values are handed to the saver as Python objects; it serializes them
+it the same version. So versions are a step counter above random low bits
+(:func:`engine._internal._ids.next_version`); a plain ``+ 1`` would make the second
+branch read the first one's value. Values are handed to the saver as Python objects; it serializes them
 through its ``serde`` (see :mod:`engine.serde`).
 """
 
 from __future__ import annotations
 
 import abc
-import os
-import random
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator, Mapping, NamedTuple, Sequence, TypedDict
 
+from engine._internal._ids import next_version
 from engine._internal._sync import iter_sync, run_sync
 from engine.serde import Serializer
 
@@ -44,7 +42,6 @@ __all__ = [
     "PendingWrite",
     "BaseCheckpointSaver",
     "ChannelVersions",
-    "VERSION_SPAN",
     "empty_checkpoint",
     "copy_checkpoint",
     "ERROR",
@@ -52,18 +49,16 @@ __all__ = [
     "RESUME",
     "SCHEDULED",
     "WRITES_IDX_MAP",
+    "LEASE_KEY",
 ]
 
 ChannelVersions = dict[str, int]
 
-# get_next_version: the counter lives above this, a random draw below it, so
-# versions still read as "step N" in decimal (3_000_481_516 is the 3rd).
-VERSION_SPAN = 1_000_000_000
-# A private generator: a graph calling random.seed() must not make two
-# branches draw the same versions. Re-seeded in forked children for the same reason.
-_version_random = random.Random()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_version_random.seed)
+# A run's fencing token, passed by the host in config["configurable"][LEASE_KEY]
+# and forwarded by the loop on every write. A saver that enforces one run per
+# thread across processes (PostgreSQL) commits a write only while the token's
+# lease still holds; savers without leases ignore it.
+LEASE_KEY = "__lease__"
 
 # Special channels used in pending writes.
 ERROR = "__error__"
@@ -230,15 +225,8 @@ class BaseCheckpointSaver(abc.ABC):
         """Delete every checkpoint and write of a thread."""
 
     def get_next_version(self, current: int | None, channel: Any = None) -> int:
-        """The version after ``current``: greater than it, and unique per branch.
-
-        ``(current // VERSION_SPAN + 1) * VERSION_SPAN + random`` below
-        ``VERSION_SPAN``: ordered like a counter, while two branches bumping
-        the same channel from the same parent get different versions (so
-        neither reads the other's stored value). Fits SQL's 64-bit integers
-        for nine billion steps.
-        """
-        return ((current or 0) // VERSION_SPAN + 1) * VERSION_SPAN + _version_random.randrange(VERSION_SPAN)
+        """The version after ``current`` (see :func:`engine._internal._ids.next_version`)."""
+        return next_version(current)
 
     async def aclose(self) -> None:
         """Release resources (connections, files)."""

@@ -10,8 +10,9 @@ could not read back unchanged, fails here too.
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Mapping, Sequence
+from typing import Any
 
 from engine.checkpoint._helpers import (
     BlobRow,

@@ -16,10 +16,10 @@ them directly and both drivers share one implementation.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from engine._internal._ids import next_version as new_next_version
 from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import MISSING, BaseChannel
 from engine.checkpoint.base import Checkpoint
@@ -162,7 +162,7 @@ def apply_writes(
     seen_all = checkpoint["versions_seen"]
     values = checkpoint["channel_values"]
     if next_version is None:
-        next_version = new_version(max(versions.values(), default=0))
+        next_version = new_next_version(max(versions.values(), default=0))
     ordered = sorted(tasks, key=lambda t: t.sort_key)
     consumed: set[str] = set()
     for t in ordered:
@@ -205,17 +205,6 @@ def apply_writes(
             values[chan] = v
     checkpoint["updated_channels"] = sorted(updated)
     return updated, changed
-
-
-def new_version(current: int) -> int:
-    """The version number after ``current``: a step counter with 32 random low bits.
-
-    The counter orders versions within a branch. The random bits keep two
-    branches forked from one version from both calling their next write
-    "version N": savers store a channel's value once per (channel, version),
-    so equal numbers on two branches would make one read the other's value.
-    """
-    return (((current >> 32) + 1) << 32) | random.getrandbits(32)
 
 
 def should_interrupt(checkpoint: Checkpoint, interrupt_nodes: Sequence[str] | str, tasks: Sequence[Task]) -> bool:

@@ -40,6 +40,7 @@ from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine.checkpoint.base import (
     ERROR,
+    LEASE_KEY,
     INTERRUPT,
     RESUME,
     WRITES_IDX_MAP,
@@ -171,6 +172,9 @@ class RunLoop:
         c = {"thread_id": self.thread_id, "checkpoint_ns": ""}
         if checkpoint_id:
             c["checkpoint_id"] = checkpoint_id
+        lease = self.configurable.get(LEASE_KEY)
+        if lease is not None:
+            c[LEASE_KEY] = lease  # the saver checks this fencing token on every write
         return {"configurable": c}
 
     # -- the run -----------------------------------------------------------

@@ -11,4 +11,4 @@ from __future__ import annotations
 
 from engine.serde._serializer import TAG, Codec, Serializer
 
-__all__ = ["Serializer", "Codec", "TAG"]
+__all__ = ["TAG", "Codec", "Serializer"]

@@ -14,12 +14,13 @@ arguments. Anything they raise is turned into a
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 from uuid import UUID
 
-__all__ = ["Code", "ENCODERS", "DECODERS", "CODE_NAMES", "tz_state"]
+__all__ = ["CODE_NAMES", "DECODERS", "ENCODERS", "Code", "tz_state"]
 
 Pack = Callable[[Any], bytes]
 Unpack = Callable[[bytes], Any]

@@ -12,16 +12,17 @@ It only runs after a failure, so its cost does not matter.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 from uuid import UUID
 
 from engine.serde._ext import tz_state
 from engine.serde._registry import Entry
 
-__all__ = ["Problem", "find_problem", "MAX_EXT_DEPTH", "MAX_DEPTH", "UNSTORABLE_HINT"]
+__all__ = ["MAX_DEPTH", "MAX_EXT_DEPTH", "UNSTORABLE_HINT", "Problem", "find_problem"]
 
 # Containers stored as ext values (tuples, sets, registered classes) nest
 # through Python calls on both write and read; bounding their nesting at write
@@ -73,11 +74,11 @@ def _walk(
     if t is datetime or t is time:
         try:
             tz_state(obj.tzinfo, obj.utcoffset())
-        except Exception as exc:  # noqa: BLE001 - any failure is the reason
+        except Exception as exc:  # noqa: BLE001 - any failure is the reason to report
             return Problem(path, f"cannot store this {t.__name__}: {exc}")
         return None
     if not plain and t not in _EXT_CONTAINERS and t not in registry:
-        return Problem(path, f"cannot store a value of type {t.__qualname__} {UNSTORABLE_HINT}")
+        return Problem(path, f"cannot store a value of type {t.__name__} {UNSTORABLE_HINT}")
     if id(obj) in active:
         return Problem(path, "the value contains itself (a reference cycle); store plain data")
     active.add(id(obj))
@@ -114,7 +115,7 @@ def _walk_container(
         return None
     try:
         data = entry.dump(obj)
-    except Exception as exc:  # noqa: BLE001 - a model that cannot dump itself
+    except Exception as exc:  # noqa: BLE001 - a model that cannot dump itself is the reason
         return Problem(path, f"cannot take apart {t.__qualname__}: {exc}")
     if type(data) is dict:
         for key, item in data.items():

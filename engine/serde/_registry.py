@@ -15,8 +15,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 __all__ = ["Entry", "make_entry", "type_name"]
 

@@ -20,10 +20,11 @@ becomes :class:`~engine.errors.CorruptCheckpointError`.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
@@ -31,7 +32,7 @@ from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
 from engine.serde._registry import Entry, make_entry
 from engine.types import Command, Interrupt, Send
 
-__all__ = ["Serializer", "Codec", "TAG"]
+__all__ = ["TAG", "Codec", "Serializer"]
 
 TAG = "msgpack"
 
@@ -79,7 +80,7 @@ class Serializer:
         codec: applied to the msgpack bytes on write and undone on read.
     """
 
-    __slots__ = ("_by_name", "_by_type", "_codec", "_tag", "_local")
+    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_tag")
 
     def __init__(self, *, types: Iterable[type] = (), codec: Codec | None = None) -> None:
         self._by_name: dict[str, Entry] = {}
@@ -136,12 +137,12 @@ class Serializer:
         """
         try:
             data = self._pack(value)
-        except Exception as exc:  # noqa: BLE001 - every packing failure gets a path
+        except Exception as exc:  # whatever failed, the message gets a path
             raise self._write_error(value, path_prefix, exc) from exc
         if self._codec is not None:
             try:
                 data = self._codec.encode(data)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # a codec's own failure, reported as a write failure
                 where = f"{path_prefix}: " if path_prefix else ""
                 raise SerializationError(f"{where}codec {self._tag!r} failed to encode: {exc}") from exc
         return self._tag, data
@@ -184,7 +185,7 @@ class Serializer:
             entry = self._by_type.get(t)
             if entry is not None:
                 return msgpack.ExtType(Code.REGISTERED, self._pack_nested([entry.name, entry.dump(obj)]))
-            raise TypeError(f"cannot store a value of type {t.__qualname__} {UNSTORABLE_HINT}")
+            raise TypeError(f"cannot store a value of type {t.__name__} {UNSTORABLE_HINT}")
         finally:
             local.depth = depth
 
@@ -218,7 +219,7 @@ class Serializer:
         if codec is not None:
             try:
                 payload = codec.decode(bytes(payload))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # stored bytes the codec rejects are corrupt
                 raise CorruptCheckpointError(f"codec {tag!r} could not decode stored bytes: {exc}") from exc
         return self._unpack(payload)
 
@@ -231,7 +232,7 @@ class Serializer:
             return msgpack.unpackb(data, ext_hook=self._ext_hook, **_unpack_options(len(data)))
         except CorruptCheckpointError:
             raise
-        except Exception as exc:  # noqa: BLE001 - hostile bytes may fail in any way
+        except Exception as exc:  # hostile bytes may fail in any way
             raise CorruptCheckpointError(f"stored bytes do not decode: {type(exc).__name__}: {exc}") from exc
 
     def _unpack_nested(self, data: bytes) -> Any:
@@ -257,7 +258,7 @@ class Serializer:
             return value
         except CorruptCheckpointError:
             raise
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # hostile bytes may fail in any way
             raise CorruptCheckpointError(f"stored bytes do not decode: {type(exc).__name__}: {exc}") from exc
         finally:
             local.read_depth = depth
@@ -272,7 +273,7 @@ class Serializer:
             return decode(payload, self._unpack_nested)
         except CorruptCheckpointError:
             raise
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # a decoder rejecting its payload
             raise CorruptCheckpointError(f"bad stored {CODE_NAMES[code]}: {exc}") from exc
 
     def _load_registered(self, payload: bytes) -> Any:
@@ -288,7 +289,7 @@ class Serializer:
             )
         try:
             return entry.load(data)
-        except Exception as exc:  # noqa: BLE001 - a registered class rejecting stored data
+        except Exception as exc:  # a registered class rejecting stored data
             raise CorruptCheckpointError(f"could not rebuild {name!r} from stored data: {exc}") from exc
 
 

@@ -8,8 +8,8 @@ and teach :func:`stored_blob_count` to count its blobs table.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 

@@ -22,7 +22,7 @@ from importlib import resources
 
 from engine.errors import CheckpointError
 
-__all__ = ["migrations", "fresh_schema", "latest_version", "migrate", "run_script"]
+__all__ = ["fresh_schema", "latest_version", "migrate", "migrations", "run_script"]
 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 

@@ -30,8 +30,9 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any
 
 from engine.checkpoint._helpers import (
     check_list_args,
@@ -65,9 +66,6 @@ __all__ = ["SqliteSaver"]
 BUSY_TIMEOUT_MS = 5_000
 # Integers SQLite and Python compare identically (doubles hold them exactly).
 _EXACT_INT = 2**53
-
-# (checkpoint_id, parent_id, ts, type, checkpoint, metadata)
-_Row = tuple[str, "str | None", str, str, bytes, str]
 
 
 class SqliteSaver(BaseCheckpointSaver):
@@ -261,7 +259,8 @@ class SqliteSaver(BaseCheckpointSaver):
         thread_id, ns, checkpoint_id = parse_config(config)
         if checkpoint_id is None:
             raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
-        regular, special = [], []
+        regular: list[tuple[Any, ...]] = []
+        special: list[tuple[Any, ...]] = []
         for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id):
             row = (thread_id, ns, checkpoint_id, task_id, idx, channel, tag, data, task_path)
             (special if replaces else regular).append(row)
