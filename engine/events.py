@@ -43,6 +43,7 @@ class RunStarted(Event):
     thread_id: str | None
     graph: str
     checkpoint_id: str | None  # the version the run starts from (None: new thread)
+    trace_id: str = ""  # the run span's trace id (32 hex digits) when tracing is on
 
 
 @dataclass(frozen=True, slots=True)

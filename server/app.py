@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth
+from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
 from server.config import ServerConfig
 from server.service import GraphService
@@ -101,6 +102,15 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Ser
 
 async def serve(config: ServerConfig, *, ready: Any = None) -> None:
     """Run until SIGTERM/SIGINT, then stop gracefully."""
+    shutdown_telemetry = setup_telemetry()
+    try:
+        await _serve(config, ready)
+    finally:
+        if shutdown_telemetry is not None:
+            shutdown_telemetry()  # flush spans of the last runs
+
+
+async def _serve(config: ServerConfig, ready: Any) -> None:
     srv = await build_server(config)
     host = config.address.rsplit(":", 1)[0]
     log.info(

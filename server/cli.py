@@ -131,13 +131,14 @@ def render_history(snaps: Sequence[Any]) -> str:
         parent = s.checkpoint.parent_id if s.checkpoint.parent_id in by_id else None
         children.setdefault(parent, []).append(s.checkpoint.checkpoint_id)
     latest = max(by_id)
+    short = _short_ids(by_id)
     lines: list[str] = []
 
     def label(cid: str) -> str:
         s = by_id[cid]
         nxt = ",".join(s.next) or "END"
         mark = "*" if cid == latest else ""
-        return f"{mark}[{s.checkpoint.step} {s.checkpoint.source} →{nxt} {cid[-8:]}]"
+        return f"{mark}[{s.checkpoint.step} {s.checkpoint.source} →{nxt} {short[cid]}]"
 
     def walk(start: str, branch: int, fork_of: str | None) -> None:
         row, cur, forks = [], start, []
@@ -148,7 +149,7 @@ def render_history(snaps: Sequence[Any]) -> str:
                 break
             forks.extend(kids[:-1])  # older children start branches; the newest continues the row
             cur = kids[-1]
-        head = f"branch {branch}" + (f" (forked from {fork_of[-8:]})" if fork_of else "")
+        head = f"branch {branch}" + (f" (forked from {short.get(fork_of, fork_of)})" if fork_of else "")
         lines.append(f"{head}: " + " ─ ".join(row))
         for k in forks:
             walk(k, len(lines) + 1, by_id[k].checkpoint.parent_id)
@@ -157,6 +158,24 @@ def render_history(snaps: Sequence[Any]) -> str:
         walk(root, len(lines) + 1, None)
     lines.append("* = latest; [step source →next id]")
     return "\n".join(lines)
+
+
+def _short_ids(ids: Any) -> dict[str, str]:
+    """The shortest prefix (at least 8 characters) of each id that no other id shares.
+
+    Checkpoint ids are time-ordered: versions saved close together share a long
+    prefix, and all ids from one process share their last 12 characters (the
+    node part), so a fixed-length slice would not tell them apart.
+    """
+    ordered = sorted(ids)
+    out: dict[str, str] = {}
+    for i, cid in enumerate(ordered):
+        n = 8
+        for other in ordered[max(i - 1, 0) : i + 2]:
+            if other != cid:
+                n = max(n, len(os.path.commonprefix([cid, other])) + 1)
+        out[cid] = cid[:n]
+    return out
 
 
 def _state(args: argparse.Namespace) -> int:

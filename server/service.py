@@ -9,17 +9,20 @@ through :func:`server._errors.status_for`.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import uuid
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import grpc
+from opentelemetry import context as otel_context
 
 from engine import Command
 from engine import events as ev
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
+from server import _telemetry as telemetry
 from server._errors import RpcError, status_for
 from server._json import decode_payload
 from server._registry import GraphEntry
@@ -112,7 +115,9 @@ class GraphService(pb_grpc.GraphServiceServicer):
             if cls is None:
                 raise _bad("stream", f"unknown event kind {k}")
             kinds.add(cls)
-        opts["kinds"] = frozenset(kinds) | _ALWAYS if kinds else None
+        # What the caller sees: its kinds plus the first and last events (the
+        # engine is asked for _ALWAYS too; see _run_rpc).
+        opts["kinds"] = frozenset(kinds) | {ev.RunStarted, ev.RunFinished} if kinds else None
         if rc is not None:
             if rc.durability not in _DURABILITY:
                 raise _bad("config.durability", f"unknown value {rc.durability}")
@@ -156,12 +161,17 @@ class GraphService(pb_grpc.GraphServiceServicer):
                 queue.put_nowait(_DONE)
 
         async with self.runs.slot(key, thread_id, run_id, enqueue=enqueue) as handle:
-            task = asyncio.ensure_future(pump())
+            # The run joins the caller's trace: its span's parent is the span
+            # named by the request's traceparent metadata.
+            run_ctx = contextvars.copy_context()
+            run_ctx.run(otel_context.attach, telemetry.extract(context.invocation_metadata()))
+            task = asyncio.get_running_loop().create_task(pump(), context=run_ctx)
             handle.task = task
             seq = 0
             last_saved: ev.CheckpointSaved | None = None
             interrupt_nodes: dict[str, tuple[str, str]] = {}
             started = False
+            start_id: str | None = None  # the version the run started from
             try:
                 while True:
                     item = await queue.get()
@@ -169,7 +179,11 @@ class GraphService(pb_grpc.GraphServiceServicer):
                         break
                     if isinstance(item, BaseException):
                         if isinstance(item, asyncio.CancelledError) and started:
-                            final = ev.RunFinished("CANCELLED", last_saved.checkpoint_id if last_saved else None)
+                            # The engine let its pending write land before re-raising, so the
+                            # newest version can be read back: RunFinished carries its values.
+                            cid = last_saved.checkpoint_id if last_saved else start_id
+                            values = (await entry.graph.aget_state(_cfg(key, cid))).values if cid else None
+                            final = ev.RunFinished("CANCELLED", cid, values)
                             seq += 1
                             yield await self._finished(entry, key, final, last_saved, interrupt_nodes, seq, run_id)
                             break
@@ -177,7 +191,9 @@ class GraphService(pb_grpc.GraphServiceServicer):
                             raise RpcError(grpc.StatusCode.CANCELLED, "the run was cancelled before it started")
                         raise item
                     started = True
-                    if isinstance(item, ev.CheckpointSaved):
+                    if isinstance(item, ev.RunStarted):
+                        start_id = item.checkpoint_id
+                    elif isinstance(item, ev.CheckpointSaved):
                         last_saved = item
                     elif isinstance(item, ev.InterruptEvent):
                         interrupt_nodes[item.interrupt_id] = (item.node, item.task_id)
@@ -187,7 +203,13 @@ class GraphService(pb_grpc.GraphServiceServicer):
                         continue
                     if wanted is not None and type(item) not in wanted:
                         continue
+                    if isinstance(item, ev.RunStarted) and item.trace_id:
+                        await context.send_initial_metadata(((telemetry.TRACE_ID_HEADER, item.trace_id),))
                     msg = conv.run_event(item)
+                    if isinstance(item, ev.RunStarted):
+                        # The engine knows the storage key ("graph:thread"); callers know their own ids.
+                        msg.run_started.thread_id = thread_id
+                        msg.run_started.graph = entry.name
                     seq += 1
                     msg.seq = seq
                     msg.run_id = run_id
@@ -225,7 +247,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             rc = request.config if request.HasField("config") else None
             opts = self._run_options(entry, rc, request.stream)
             wanted = opts.pop("kinds")
-            engine_kinds = wanted
+            engine_kinds = wanted | _ALWAYS if wanted is not None else None
             if kind == "invoke":
                 start = await self._prepare_invoke(entry, thread_id, request, rc)
             elif kind == "resume":
@@ -249,6 +271,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
         if inp is not None and not isinstance(inp, dict):
             raise _bad("input", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
         config = self._config(entry.name, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
+        if request.HasField("checkpoint_id"):
+            await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot, naming the caller's ids
         return _const(inp, config)
 
     async def _prepare_resume(self, entry: GraphEntry, thread_id: str, request: pb.ResumeRequest, rc: Any) -> _Start:
@@ -368,7 +392,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def ListGraphs(self, request: pb.ListGraphsRequest, context: grpc.aio.ServicerContext) -> pb.ListGraphsResponse:
         infos = []
-        for e in self.graphs.values():
+        for e in sorted(self.graphs.values(), key=lambda e: e.name):  # the proto promises name order
             info = conv.graph_info(e.name, e.description, e.graph.get_graph())
             del info.edges[:]
             infos.append(info)
@@ -397,6 +421,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
             thread_id = _ident(request.thread_id, "thread_id")
             key = thread_key(entry.name, thread_id)
             async with self.runs.slot(key, thread_id, "delete", enqueue=False):
+                if await self.checkpointer.aget_tuple({"configurable": {"thread_id": key}}) is None:
+                    raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
                 await self.checkpointer.adelete_thread(key)
             return pb.DeleteThreadResponse()
         except Exception as exc:

@@ -269,14 +269,14 @@ class StateGraph:
             writer=make_writer(self, START, start_info, join_chans.get(START, ()), is_input=True),
             state_keys=state_keys,
         )
-        for name, node in self.nodes.items():
+        for node_name, node in self.nodes.items():
             info: SchemaInfo = read_schema(node.input_schema) if node.input_schema is not None else self.state
-            specs[name] = NodeSpec(
-                name=name,
-                triggers=(f"branch:to:{name}", *node_joins.get(name, ())),
+            specs[node_name] = NodeSpec(
+                name=node_name,
+                triggers=(f"branch:to:{node_name}", *node_joins.get(node_name, ())),
                 read=info.coerce,
                 proc=node.fn,
-                writer=make_writer(self, name, self.state, join_chans.get(name, ())),
+                writer=make_writer(self, node_name, self.state, join_chans.get(node_name, ())),
                 is_async=_is_async(node.fn),
                 accepts_config=_accepts_config(node.fn),
                 retry_policy=node.retry_policy,

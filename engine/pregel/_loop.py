@@ -308,7 +308,9 @@ class RunLoop:
             self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
         self.channels = restore_channels(self.graph.channels, self.checkpoint)
         if self._want(RunStarted):
-            self._emit(RunStarted(self.run_id, self.thread_id, self.graph.name, self.parent_id))
+            sc = self._span.get_span_context()
+            trace_id = format(sc.trace_id, "032x") if sc.is_valid else ""
+            self._emit(RunStarted(self.run_id, self.thread_id, self.graph.name, self.parent_id, trace_id))
         inp = self.input
         if isinstance(inp, Command) and inp.resume is not None:
             if saved is None:

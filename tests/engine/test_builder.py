@@ -94,6 +94,14 @@ def test_validation_errors_are_clear(build, match):
         g.compile()
 
 
+def test_compile_name():
+    g = StateGraph(X)
+    g.add_node("last_node", lambda s: s)
+    g.add_edge(START, "last_node")
+    assert g.compile(name="my-graph").name == "my-graph"
+    assert g.compile().name == "LangGraph"
+
+
 def test_duplicate_and_reserved_names():
     g = StateGraph(X)
     g.add_node("a", lambda s: s)
