@@ -1,0 +1,82 @@
+"""The engine's spans and metrics, in process (the SDK is the test's)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, TypedDict
+
+import pytest
+
+from engine import START, RetryPolicy, StateGraph, interrupt
+from engine.checkpoint import InMemorySaver
+from engine.testing import thread
+
+
+class X(TypedDict):
+    x: int
+
+
+def _metrics(otel: Any) -> dict[str, list[Any]]:
+    data = otel.metric_reader.get_metrics_data()
+    out: dict[str, list[Any]] = {}
+    for rm in data.resource_metrics:
+        for sm in rm.scope_metrics:
+            for m in sm.metrics:
+                out.setdefault(m.name, []).extend(m.data.data_points)
+    return out
+
+
+def test_spans_nest_node_spans_the_node_makes_and_record_retries(otel: Any) -> None:
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer("user-code")
+    calls = []
+
+    def flaky(s: X) -> dict[str, int]:
+        calls.append(1)
+        with tracer.start_as_current_span("llm.call"):
+            if len(calls) < 2:
+                raise ConnectionError("try again")
+        return {"x": s["x"] + 1}
+
+    g = StateGraph(X)
+    g.add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0, jitter=False))
+    g.add_edge(START, "flaky")
+    name = f"g-{uuid.uuid4().hex[:6]}"
+    g.compile(name=name).invoke({"x": 1})
+    spans = otel.exporter.get_finished_spans()
+    [run] = [s for s in spans if s.name == "graphwire.run" and s.attributes["graphwire.graph"] == name]
+    mine = [s for s in spans if s.context.trace_id == run.context.trace_id]
+    [node] = [s for s in mine if s.name == "node flaky"]
+    llm = [s for s in mine if s.name == "llm.call"]
+    assert len(llm) == 2 and all(s.parent.span_id == node.context.span_id for s in llm)
+    assert [e.name for e in node.events] == ["retry"]
+    assert node.events[0].attributes["exception.type"] == "ConnectionError"
+
+
+def test_metrics_count_runs_by_outcome_and_time_nodes_and_writes(otel: Any) -> None:
+    name = f"m-{uuid.uuid4().hex[:6]}"
+    g = StateGraph(X)
+    g.add_node("ask", lambda s: {"x": len(interrupt("?"))})
+    g.add_edge(START, "ask")
+    app = g.compile(checkpointer=InMemorySaver(), name=name)
+    app.invoke({"x": 0}, thread("m1"))
+    bad = StateGraph(X)
+    bad.add_node("boom", lambda s: 1 / 0)
+    bad.add_edge(START, "boom")
+    with pytest.raises(ZeroDivisionError):
+        bad.compile(name=name).invoke({"x": 0})
+    m = _metrics(otel)
+    outcomes = {
+        p.attributes["graphwire.finish_reason"]: p.value
+        for p in m["graphwire.runs"]
+        if p.attributes.get("graphwire.graph") == name
+    }
+    assert outcomes == {"INTERRUPT": 1, "ERROR": 1}
+    assert any(p.attributes.get("graphwire.graph") == name and p.value >= 2 for p in m["graphwire.supersteps"])
+    nodes = {p.attributes["graphwire.node"] for p in m["graphwire.node.duration"] if p.attributes.get("graphwire.graph") == name}
+    assert {"ask", "boom"} <= nodes
+    writes = [p for p in m["graphwire.checkpoint.write.duration"] if p.attributes.get("graphwire.graph") == name]
+    assert writes and writes[0].count == 2  # the input version and step 0
+    active = [p for p in m["graphwire.runs.active"] if p.attributes.get("graphwire.graph") == name]
+    assert active and active[0].value == 0
