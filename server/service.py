@@ -286,18 +286,25 @@ class GraphService(pb_grpc.GraphServiceServicer):
         else:
             answer = decode_payload(request.resume, "resume")
         config = self._config(entry.name, thread_id, None, rc)
-        if request.resumes:
-            return _const(Command(resume=answer), config)
         state = await entry.graph.aget_state(config)
         if state.metadata is None:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
         if not state.interrupts:
-            if state.next and answer is None:
+            if state.next and answer is None and not request.resumes:
                 return _const(None, config)  # a static breakpoint: continue
             raise RpcError(grpc.StatusCode.FAILED_PRECONDITION, f"thread {thread_id!r} has no pending interrupt to resume")
-        if len(state.interrupts) > 1:  # one answer for several: it answers the first
-            return _const(Command(resume={state.interrupts[0].id: answer}), config)
-        return _const(Command(resume=answer), config)
+        if request.resumes:
+            # The engine reads a map whose keys are not all pending ids as one plain
+            # answer, so an unknown id must be refused here, not passed on.
+            pending = [i.id for i in state.interrupts]
+            unknown = sorted(set(answer) - set(pending))
+            if unknown:
+                raise _bad("resumes", f"interrupt id(s) {unknown} not pending on thread {thread_id!r} (pending: {pending})")
+            return _const(Command(resume=answer), config)
+        # Keyed by id even for one interrupt, so an answer that is itself a JSON
+        # object is never mistaken for a map of answers. With several pending, it
+        # answers the first.
+        return _const(Command(resume={state.interrupts[0].id: answer}), config)
 
     async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> _Start:
         cid = _ident(request.checkpoint_id, "checkpoint_id")

@@ -1,0 +1,352 @@
+"""Invoke over gRPC: runs per second and latency, next to the floor.
+
+Starts a real ``graphwire serve`` (SQLite checkpointer in a temporary
+directory) serving a trivial 3-node graph (START → a → b → c → END, each node
+adds 1 to ``n``), and, in the same run, a bare grpcio echo server: one unary
+method registered with a generic handler (no codegen, no serialization:
+bytes in, the same bytes out), on a ``grpc.aio`` server like graphwire's. Both
+are separate processes on 127.0.0.1; the callers are asyncio tasks in this
+process, on one channel per server.
+
+Rows:
+
+* ``echo``: one unary call carrying the bytes of a real ``InvokeRequest``.
+  The floor: what any gRPC call from Python costs here.
+* ``invoke``: ``AsyncClient.invoke`` (all event kinds: ~25 messages for this
+  graph), timed until its ``RunFinished`` is decoded. A new thread per call.
+* ``invoke (finish only)``: the same with ``kinds=["run_finished"]`` (the
+  server then sends RunStarted and RunFinished only).
+* ``engine in-process``: the same graph compiled in this process on a
+  ``SqliteSaver`` file, driven the way the server drives it
+  (``aevents`` to the end), one call at a time.
+
+Each row runs with 1, 8 and 32 concurrent callers (the engine row with 1),
+for a bounded number of calls or seconds, whichever ends first, after a
+warm-up. p50/p99 are per-call latencies; runs/s is calls / wall time.
+
+The issue's target: Invoke p50 with 1 caller ≤ 3 × echo p50 (1 caller) +
+the in-process engine p50. The script prints whether it holds. It asserts no
+timing and exits 0 either way (1 only if something failed to run).
+
+Usage::
+
+    python bench/grpc_throughput.py            # full run (~30 s)
+    python bench/grpc_throughput.py --quick    # smoke run (a few seconds)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import operator
+import os
+import platform
+import selectors
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+# The packages live at the repository root; see bench/engine_overhead.py for
+# why the root goes right after the PYTHONPATH entries.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if not any(Path(p or ".").resolve() == Path(_ROOT) for p in sys.path):
+    _n_env = len([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    sys.path.insert(min(1 + _n_env, len(sys.path)), _ROOT)
+
+ECHO_METHOD = "/bench.Echo/Echo"
+CALLERS = (1, 8, 32)
+
+
+# -- the graph (the server imports it as bench.grpc_throughput:chain3) ---------------
+
+
+class ChainState(TypedDict, total=False):
+    n: int
+    log: Annotated[list, operator.add]
+
+
+def _build_chain3() -> Any:
+    from engine import END, START, StateGraph
+
+    def step(name: str) -> Callable[[ChainState], dict[str, Any]]:
+        def node(state: ChainState) -> dict[str, Any]:
+            return {"n": state.get("n", 0) + 1}
+
+        return node
+
+    g = StateGraph(ChainState)
+    for name in ("a", "b", "c"):
+        g.add_node(name, step(name))
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", "c")
+    g.add_edge("c", END)
+    return g
+
+
+def chain3() -> Any:
+    """The benchmark's graph builder (a zero-argument factory, for ``--graph``)."""
+    return _build_chain3()
+
+
+# -- the echo server (run as a subprocess: ``--serve-echo``) ---------------------------
+
+
+async def _serve_echo() -> None:
+    import grpc
+
+    async def echo(request: bytes, context: Any) -> bytes:
+        return request
+
+    handler = grpc.method_handlers_generic_handler("bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)})
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"echo listening on 127.0.0.1:{port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(1)
+
+
+# -- processes ---------------------------------------------------------------------------
+
+
+@dataclass
+class Proc:
+    popen: subprocess.Popen[bytes]
+    address: str
+
+    def stop(self) -> int:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+        try:
+            return self.popen.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            return self.popen.wait()
+
+
+def _start(cmd: list[str], marker: str, cwd: str, log: Path) -> Proc:
+    """Start ``cmd``; read its stdout until ``marker HOST:PORT`` (no sleeps)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("GRAPHWIRE_AUTH_TOKEN", None)
+    with open(log, "wb") as err:
+        popen = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
+    assert popen.stdout is not None
+    fd, buf, deadline = popen.stdout.fileno(), b"", time.monotonic() + 30
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            for line in buf.split(b"\n")[:-1]:
+                text = line.decode(errors="replace").strip()
+                if text.startswith(marker):
+                    return Proc(popen, text.removeprefix(marker).strip())
+            if time.monotonic() > deadline:
+                popen.kill()
+                raise RuntimeError(f"{cmd[2:4]} did not start:\n{log.read_text(errors='replace')}")
+            if sel.select(max(deadline - time.monotonic(), 0)):
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    popen.wait()
+                    raise RuntimeError(f"{cmd[2:4]} exited with {popen.returncode}:\n{log.read_text(errors='replace')}")
+                buf += chunk
+
+
+async def _wait_serving(address: str) -> None:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    async with grpc.aio.insecure_channel(address) as ch:
+        resp = await health_pb2_grpc.HealthStub(ch).Check(
+            health_pb2.HealthCheckRequest(service=""), timeout=30, wait_for_ready=True
+        )
+        if resp.status != health_pb2.HealthCheckResponse.SERVING:
+            raise RuntimeError(f"graphwire at {address} is not SERVING: {resp.status}")
+
+
+# -- measuring ---------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    what: str
+    callers: int
+    calls: int
+    seconds: float
+    latencies_ns: list[int]
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds if self.seconds else 0.0
+
+    def pct(self, q: float) -> float:
+        """The q-quantile latency in ms (nearest rank)."""
+        xs = sorted(self.latencies_ns)
+        return xs[min(len(xs) - 1, max(0, round(q * len(xs)) - 1))] / 1e6
+
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.latencies_ns) / 1e6
+
+
+async def measure(
+    what: str, call: Callable[[], Awaitable[Any]], callers: int, max_calls: int, max_seconds: float, warmup: int
+) -> Row:
+    """Run ``call`` from ``callers`` concurrent tasks until ``max_calls`` or ``max_seconds``."""
+    for _ in range(warmup):
+        await call()
+    latencies: list[int] = []
+    started = time.perf_counter()
+    stop_at = started + max_seconds
+    budget = [max_calls]
+
+    async def caller() -> None:
+        while budget[0] > 0 and time.perf_counter() < stop_at:
+            budget[0] -= 1
+            t0 = time.perf_counter_ns()
+            await call()
+            latencies.append(time.perf_counter_ns() - t0)
+
+    await asyncio.gather(*(caller() for _ in range(callers)))
+    return Row(what, callers, len(latencies), time.perf_counter() - started, latencies)
+
+
+async def run_bench(args: argparse.Namespace, tmp: str) -> tuple[list[Row], dict[str, Any]]:
+    import grpc
+    from graphwire import AsyncClient, FinishReason
+
+    from engine.checkpoint import SqliteSaver
+
+    rows: list[Row] = []
+    info: dict[str, Any] = {}
+    invoke_calls, echo_calls, seconds = args.calls, args.calls * 4, args.seconds
+    warmup = 20 if args.quick else 100
+
+    # In-process engine first, alone on the machine.
+    saver = SqliteSaver(str(Path(tmp) / "in-process.db"))
+    graph = chain3().compile(checkpointer=saver, name="chain3")
+
+    async def engine_call() -> None:
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        last = None
+        async for e in graph.aevents({"n": 0}, config):
+            last = e
+        assert last is not None and last.reason == "END" and last.values["n"] == 3, last
+
+    rows.append(await measure("engine in-process (aevents, SQLite)", engine_call, 1, invoke_calls, seconds, warmup))
+    await saver.aclose()
+
+    server = _start(
+        [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer",
+         str(Path(tmp) / "server.db"), "--graph", "chain3=bench.grpc_throughput:chain3", "--log-level", "WARNING"],
+        "graphwire listening on", tmp, Path(tmp) / "server.log",
+    )  # fmt: skip
+    echo = _start([sys.executable, __file__, "--serve-echo"], "echo listening on", tmp, Path(tmp) / "echo.log")
+    try:
+        await _wait_serving(server.address)
+        async with AsyncClient(server.address) as client, grpc.aio.insecure_channel(echo.address) as echo_channel:
+            echo_rpc = echo_channel.unary_unary(ECHO_METHOD)
+            from graphwire._requests import invoke as invoke_request
+
+            request_bytes = invoke_request(
+                "chain3", uuid.uuid4().hex, {"n": 0}, checkpoint_id=None, kinds=None, enqueue=False, config=None
+            ).SerializeToString()
+
+            async def echo_call() -> None:
+                reply = await echo_rpc(request_bytes, timeout=30)
+                assert reply == request_bytes
+
+            def invoke_call(kinds: list[str] | None) -> Callable[[], Awaitable[None]]:
+                async def call() -> None:
+                    r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, kinds=kinds, timeout=60)
+                    assert r.reason is FinishReason.END and r.values["n"] == 3, r
+                    info.setdefault(f"events{'' if kinds is None else '-finish'}", len(r.events))
+
+                return call
+
+            for callers in CALLERS:
+                rows.append(await measure("echo (bare grpcio unary)", echo_call, callers, echo_calls, seconds, warmup))
+            for callers in CALLERS:
+                rows.append(await measure("invoke (all events)", invoke_call(None), callers, invoke_calls, seconds, warmup))
+            for callers in CALLERS:
+                rows.append(
+                    await measure("invoke (finish only)", invoke_call(["run_finished"]), callers, invoke_calls, seconds, warmup)
+                )
+    finally:
+        info["server_exit"] = server.stop()
+        info["echo_exit"] = echo.stop()
+    return rows, info
+
+
+def _versions() -> str:
+    import grpc
+
+    return f"python {platform.python_version()}, grpcio {grpc.__version__}, {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="smoke run: fewer calls, shorter rows")
+    p.add_argument("--calls", type=int, help="most calls per row (echo rows: 4×) (default 2000, quick 200)")
+    p.add_argument("--seconds", type=float, help="most seconds per row (default 5, quick 1)")
+    p.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.serve_echo:
+        asyncio.run(_serve_echo())
+        return 0
+    args.calls = args.calls or (200 if args.quick else 2000)
+    args.seconds = args.seconds or (1.0 if args.quick else 5.0)
+
+    with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmp:
+        try:
+            rows, info = asyncio.run(run_bench(args, tmp))
+        except Exception as e:  # print what failed, with the server's log
+            print(f"bench failed: {type(e).__name__}: {e}", file=sys.stderr)
+            for name in ("server.log", "echo.log"):
+                path = Path(tmp) / name
+                if path.exists():
+                    print(f"--- {name}\n{path.read_text(errors='replace')[-4000:]}", file=sys.stderr)
+            return 1
+
+    print(f"graphwire Invoke over gRPC on loopback: {_versions()}")
+    print(f"graph: 3 nodes (START → a → b → c → END), SQLite checkpointer, a new thread per call; "
+          f"events per invoke: {info.get('events', '?')} (all) / {info.get('events-finish', '?')} (finish only)")  # fmt: skip
+    print(f"at most {args.calls} calls (echo {args.calls * 4}) or {args.seconds:g} s per row, after a warm-up")
+    print()
+    header = f"{'what':<38} {'callers':>7} {'calls':>6} {'runs/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        print(f"{r.what:<38} {r.callers:>7} {r.calls:>6} {r.rate:>9.0f} {r.p50:>8.3f} {r.pct(0.99):>8.3f}")
+    print()
+    echo1 = next(r for r in rows if r.what.startswith("echo") and r.callers == 1)
+    eng = next(r for r in rows if r.what.startswith("engine"))
+    bound = 3 * echo1.p50 + eng.p50
+    print(f"target: invoke p50 with 1 caller <= 3 x echo p50 ({echo1.p50:.3f} ms) + engine p50 ({eng.p50:.3f} ms) = {bound:.3f} ms")
+    for what in ("invoke (all events)", "invoke (finish only)"):
+        inv1 = next(r for r in rows if r.what == what and r.callers == 1)
+        verdict = "holds" if inv1.p50 <= bound else "does NOT hold"
+        print(f"  {what:<21} p50 {inv1.p50:.3f} ms ({inv1.p50 / bound:.2f} x the target): {verdict}")
+    print("(32 callers share this one client process; its event loop may be the limit there.)")
+    if info.get("server_exit") != 0:
+        print(f"graphwire server exited with {info.get('server_exit')} on SIGTERM", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,133 @@
+"""The CLI for people at a terminal, driven as a subprocess against a real
+server: ``chat`` through stdin, ``history`` (rows per branch, forks shown) and
+``state``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTION = "Add a reminder to call mom at 5pm?"
+REPLY = "Done: I'll remind you to call mom at 5pm."
+
+
+def graphwire(server: Any, *args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``graphwire ARGS --address <server>`` (as ``python -m server``)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GRAPHWIRE_AUTH_TOKEN", "GRAPHWIRE_ADDRESS")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args, "--address", server.address],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_console_script_is_the_cli() -> None:
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "graphwire"]
+    assert script.value == "server.cli:main"
+
+
+def test_chat_asks_and_answers(server: Any, thread_id: str, tmp_path: Path) -> None:
+    done = graphwire(
+        server, "chat", "--thread", thread_id, stdin="remind me to call mom at 5pm\nyes\n", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"thread {thread_id!r}" in out
+    assert f"? {QUESTION}" in out
+    assert f"assistant: {REPLY}" in out
+    assert out.index(QUESTION) < out.index(REPLY)
+    # The conversation really happened on the server.
+    with server.client() as client:
+        assert client.get_state("reminders", thread_id).values["reminders"] == [{"text": "call mom", "at": "5pm"}]
+
+
+def test_chat_decline_and_plain_reply(server: Any, thread_id: str, tmp_path: Path) -> None:
+    done = graphwire(
+        server, "chat", "--thread", thread_id, stdin="hello there\nremind me to call mom at 5pm\nno\n", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "assistant: You said: hello there." in done.stdout
+    assert "assistant: OK, I won't remind you to call mom." in done.stdout
+
+
+def test_chat_reports_errors(server: Any, thread_id: str, tmp_path: Path) -> None:
+    done = graphwire(server, "chat", "--graph", "nope", "--thread", thread_id, stdin="hi\n", cwd=tmp_path)
+    assert done.returncode == 0
+    assert "[error NOT_FOUND: unknown graph 'nope'" in done.stdout
+
+
+def _shown_id(text: str, before: str, after: str = "]") -> str:
+    """The id shown in ``text`` right after ``before``."""
+    start = text.index(before) + len(before)
+    return text[start : text.index(after, start)]
+
+
+def _identifies(shown: str, full: str, all_ids: list[str]) -> bool:
+    """``shown`` is a prefix of ``full`` and of no other version's id."""
+    return full.startswith(shown) and [i for i in all_ids if i.startswith(shown)] == [full]
+
+
+def test_history_and_state(server: Any, thread_id: str, tmp_path: Path) -> None:
+    with server.client() as client:
+        client.invoke("reminders", thread_id, {"messages": [{"role": "user", "content": "remind me to call mom at 5pm"}]})
+        client.resume("reminders", thread_id, "yes")
+        versions = client.history("reminders", thread_id)
+    head = versions[0].checkpoint
+    ids = [v.checkpoint.checkpoint_id for v in versions]
+
+    history = graphwire(server, "history", thread_id, cwd=tmp_path)
+    assert history.returncode == 0, history.stderr
+    lines = history.stdout.strip().splitlines()
+    assert len([line for line in lines if line.startswith("branch ")]) == 1
+    row = lines[0]
+    # Every version, oldest first, with its step, source and what is due next; the latest marked.
+    expected = ["-1 input →__start__", "0 loop →model", "1 loop →ask_user", "2 loop →tools", "3 loop →model", "4 loop →END"]
+    positions = [row.index(f"[{e} ") for e in expected]
+    assert positions == sorted(positions)
+    # Each version is shown by an id prefix that tells it apart from the others.
+    shown = [_shown_id(row, f"[{e} ") for e in expected]
+    assert all(_identifies(s, full, ids) for s, full in zip(shown, reversed(ids)))
+    assert _identifies(_shown_id(row, "*[4 loop →END "), head.checkpoint_id, ids)
+
+    state = graphwire(server, "state", thread_id, cwd=tmp_path)
+    assert state.returncode == 0, state.stderr
+    assert f"checkpoint {head.checkpoint_id} (step 4, loop, parent {head.parent_id})" in state.stdout
+    assert "next: END" in state.stdout
+    values = json.loads(state.stdout[state.stdout.index("{") :])
+    assert values["reminders"] == [{"text": "call mom", "at": "5pm"}]
+
+    # An older version by id: waiting at the question.
+    asked = next(v.checkpoint for v in versions if v.checkpoint.next == ("ask_user",))
+    older = graphwire(server, "state", thread_id, "--checkpoint", asked.checkpoint_id, cwd=tmp_path)
+    assert older.returncode == 0, older.stderr
+    assert "next: ask_user" in older.stdout
+    assert f"at ask_user: {json.dumps(QUESTION)}" in older.stdout
+
+    # After a fork, history shows a second branch leaving the named version.
+    with server.client() as client:
+        forked = client.fork("reminders", thread_id, asked.checkpoint_id)
+    ids.append(forked.checkpoint.checkpoint_id)
+    after = graphwire(server, "history", thread_id, cwd=tmp_path)
+    assert after.returncode == 0, after.stderr
+    branches = [line for line in after.stdout.splitlines() if line.startswith("branch ")]
+    assert len(branches) == 2
+    forked_from = [_shown_id(b, "(forked from ", ")") for b in branches if "(forked from " in b]
+    assert len(forked_from) == 1 and _identifies(forked_from[0], asked.checkpoint_id, ids)
+    assert _identifies(_shown_id(after.stdout, "*[2 fork →ask_user "), forked.checkpoint.checkpoint_id, ids)
+
+
+def test_state_of_unknown_thread_fails(server: Any, tmp_path: Path) -> None:
+    done = graphwire(server, "state", "no-such-thread-for-cli", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "NOT_FOUND" in done.stderr and "no-such-thread-for-cli" in done.stderr

@@ -1,0 +1,157 @@
+"""Graphs the server tests register next to the reminders example.
+
+A test server loads them with ``--graph NAME=tests.graphs:ATTR`` (started
+with the repository root as its working directory, so ``tests`` imports).
+
+* ``chain3``: START → a → b → c → END; each node adds 1 to ``n`` and its name
+  to ``log``. Three supersteps, no I/O.
+* ``gated``: one async node, ``work``, that waits until the test opens the
+  gate named by the input's ``gate`` key (a file in the directory given by
+  env ``GRAPHWIRE_TEST_GATES``), then logs the input's ``label``. With no
+  gate it returns at once. The test decides when a run may finish, so tests
+  of concurrency, queueing, cancellation and shutdown need no sleeps.
+* ``failing``: ``prepare`` → ``explode``; ``explode`` raises
+  ``ValueError`` while the state's ``fail`` is true.
+* ``reminders_gated``: the reminders agent whose ``forecast`` tool waits for
+  the gate named after its thread (``forecast-<thread_id>``) instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import os
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from engine import END, START, StateGraph, get_config, get_stream_writer
+from examples.reminders import build_graph
+
+__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "reminders_gated"]
+
+GATE_ENV = "GRAPHWIRE_TEST_GATES"
+#: A gate nobody opens fails its run after this long, so a broken test ends.
+GATE_GIVE_UP_SECONDS = 60.0
+_POLL_SECONDS = 0.005
+
+
+def gate_path(name: str) -> Path:
+    """Where the gate ``name`` is: it is open once this file exists."""
+    root = os.environ.get(GATE_ENV)
+    if not root:
+        raise RuntimeError(f"set {GATE_ENV} to a directory to use gated graphs")
+    return Path(root) / name
+
+
+async def wait_gate(name: str) -> None:
+    """Wait (yielding the event loop) until the gate ``name`` is open."""
+    path = gate_path(name)
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + GATE_GIVE_UP_SECONDS
+    while not path.exists():
+        if loop.time() > give_up:
+            raise TimeoutError(f"gate {name!r} was never opened")
+        await asyncio.sleep(_POLL_SECONDS)
+
+
+# -- chain3 --------------------------------------------------------------------
+
+
+class ChainState(TypedDict, total=False):
+    n: int
+    log: Annotated[list, operator.add]
+
+
+def _step(name: str) -> Any:
+    def node(state: ChainState) -> dict[str, Any]:
+        return {"n": state.get("n", 0) + 1, "log": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def _chain3() -> StateGraph:
+    g = StateGraph(ChainState)
+    for name in ("a", "b", "c"):
+        g.add_node(name, _step(name))
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", "c")
+    g.add_edge("c", END)
+    return g
+
+
+chain3 = _chain3()
+
+# -- gated ---------------------------------------------------------------------
+
+
+class GatedState(TypedDict, total=False):
+    gate: str | None
+    label: str
+    log: Annotated[list, operator.add]
+
+
+async def _work(state: GatedState) -> dict[str, Any]:
+    gate = state.get("gate")
+    label = state.get("label", "")
+    get_stream_writer()({"waiting_for": gate, "label": label})
+    if gate:
+        await wait_gate(gate)
+    return {"log": [label]}
+
+
+def _gated() -> StateGraph:
+    g = StateGraph(GatedState)
+    g.add_node("work", _work)
+    g.add_edge(START, "work")
+    g.add_edge("work", END)
+    return g
+
+
+gated = _gated()
+
+# -- failing -------------------------------------------------------------------
+
+
+class FailingState(TypedDict, total=False):
+    fail: bool
+    log: Annotated[list, operator.add]
+
+
+def _prepare(state: FailingState) -> dict[str, Any]:
+    return {"log": ["prepared"]}
+
+
+def _explode(state: FailingState) -> dict[str, Any]:
+    if state.get("fail"):
+        raise ValueError("explode was told to fail")
+    return {"log": ["exploded"]}
+
+
+def _failing() -> StateGraph:
+    g = StateGraph(FailingState)
+    g.add_node("prepare", _prepare)
+    g.add_node("explode", _explode)
+    g.add_edge(START, "prepare")
+    g.add_edge("prepare", "explode")
+    g.add_edge("explode", END)
+    return g
+
+
+failing = _failing()
+
+# -- reminders with a gated forecast -------------------------------------------
+
+
+def _reminders_gated() -> StateGraph:
+    async def forecast_wait() -> None:
+        # The hook gets no arguments; the gate is named after the thread. The
+        # engine's thread id is the server's "graph:thread" key.
+        thread_key = get_config()["configurable"]["thread_id"]
+        await wait_gate("forecast-" + thread_key.partition(":")[2])
+
+    return build_graph(forecast_wait=forecast_wait)
+
+
+reminders_gated = _reminders_gated()
