@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from graphwire import (
+    EventKind,
     CheckpointSaved,
     CustomEvent,
     FinishReason,
@@ -32,6 +33,9 @@ from server.service import thread_key
 
 QUESTION = "Add a reminder to call mom at 5pm?"
 USER = {"role": "user", "content": "remind me to call mom at 5pm"}
+
+#: invoke/resume/fork send only the first and last events unless asked for more.
+ALL_KINDS = list(EventKind)
 
 
 @pytest.fixture
@@ -107,7 +111,7 @@ def test_conversation_interrupt_resume_end(server: Any, thread_id: str) -> None:
         assert [i.value for i in waiting.interrupts] == [QUESTION]
 
         # Resume "yes": the tool runs, the model answers, END.
-        resumed = client.resume("reminders", thread_id, "yes", timeout=30)
+        resumed = client.resume("reminders", thread_id, "yes", kinds=ALL_KINDS, timeout=30)
         assert resumed.reason is FinishReason.END
         tool_updates = [e.update for e in resumed.events if isinstance(e, TaskFinished) and e.node == "tools"]
         assert tool_updates and tool_updates[0]["reminders"] == [{"text": "call mom", "at": "5pm"}]

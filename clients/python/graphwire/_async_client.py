@@ -46,6 +46,11 @@ from graphwire._types import (
 __all__ = ["AsyncClient"]
 
 
+#: What ``invoke``/``resume``/``fork`` ask for by default: the run's first and
+#: last events. Each streamed message costs tens of microseconds of gRPC time,
+#: and RunFinished already carries everything a RunResult holds.
+RESULT_KINDS = (EventKind.RUN_STARTED, EventKind.RUN_FINISHED)
+
 class AsyncClient:
     """A connection to a graphwire server, for asyncio code.
 
@@ -122,14 +127,16 @@ class AsyncClient:
         from its newest version (after an error: retries the failed step).
         ``checkpoint_id`` runs from an older version instead, on a new branch.
         Returns however the run ended (END, INTERRUPT, ERROR, ...); raises
-        only when the call itself fails.
+        only when the call itself fails. Unless ``kinds`` says otherwise, only
+        RunStarted and RunFinished cross the wire (RunFinished carries the
+        values, checkpoint, interrupts and error); ``stream`` gets every event.
         """
         stream = self.stream(
             graph,
             thread_id,
             input,
             checkpoint_id=checkpoint_id,
-            kinds=kinds,
+            kinds=RESULT_KINDS if kinds is None else kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -171,7 +178,7 @@ class AsyncClient:
             thread_id,
             answer,
             resumes=resumes,
-            kinds=kinds,
+            kinds=RESULT_KINDS if kinds is None else kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -213,7 +220,7 @@ class AsyncClient:
             checkpoint_id,
             update=update,
             as_node=as_node,
-            kinds=kinds,
+            kinds=RESULT_KINDS if kinds is None else kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,

@@ -1,0 +1,224 @@
+/**
+ * Proto messages → the client's values. Pure; no I/O.
+ *
+ * @internal
+ */
+
+import { create } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+
+import type {
+  CheckpointSaved,
+  CustomEvent,
+  InterruptEvent,
+  MessageChunk,
+  MessageChunkValue,
+  RunEvent,
+  RunFinished,
+  RunStarted,
+  StepFinished,
+  StepStarted,
+  TaskFinished,
+  TaskStarted,
+  ValuesEvent,
+} from "./events.js";
+import * as pb from "./gen/graphwire/v1/graphwire_pb.js";
+import type { JsonCodec } from "./json.js";
+import {
+  FinishReason,
+  type CheckpointRef,
+  type ErrorInfo,
+  type GraphInfo,
+  type Interrupt,
+  type StateSnapshot,
+} from "./types.js";
+
+const REASONS: ReadonlyMap<number, FinishReason> = new Map([
+  [pb.FinishReason.END, FinishReason.END],
+  [pb.FinishReason.INTERRUPT, FinishReason.INTERRUPT],
+  [pb.FinishReason.ERROR, FinishReason.ERROR],
+  [pb.FinishReason.RECURSION_LIMIT, FinishReason.RECURSION_LIMIT],
+  [pb.FinishReason.CANCELLED, FinishReason.CANCELLED],
+]);
+
+const EMPTY_REF = create(pb.CheckpointRefSchema);
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Reads responses; payloads go through the client's JSON codec. */
+export class Decoder {
+  constructor(private readonly json: JsonCodec) {}
+
+  /** The value in a payload; null when unset or empty. */
+  payload(payload: pb.Payload | undefined): unknown {
+    if (payload === undefined || payload.data.length === 0) return null;
+    if (payload.encoding !== "" && payload.encoding !== "json") {
+      throw new TypeError(
+        `unsupported payload encoding ${JSON.stringify(payload.encoding)} (this client reads only JSON)`,
+      );
+    }
+    return this.json.parse(utf8.decode(payload.data));
+  }
+
+  checkpointRef(m: pb.CheckpointRef): CheckpointRef {
+    return {
+      checkpointId: m.checkpointId,
+      parentId: m.parentId || null,
+      step: m.step,
+      source: m.source,
+      next: [...m.next],
+      createdAt: m.createdAt ? timestampDate(m.createdAt) : null,
+    };
+  }
+
+  errorInfo(m: pb.ErrorInfo | undefined): ErrorInfo | null {
+    return m === undefined ? null : { type: m.type, message: m.message };
+  }
+
+  interrupt(m: pb.Interrupt): Interrupt {
+    return { id: m.id, node: m.node, taskId: m.taskId, value: this.payload(m.value) };
+  }
+
+  stateSnapshot<S>(m: pb.StateSnapshot): StateSnapshot<S> {
+    return {
+      values: this.payload(m.values) as S,
+      next: [...m.next],
+      checkpoint: this.checkpointRef(m.checkpoint ?? EMPTY_REF),
+      metadata: (this.payload(m.metadata) ?? {}) as Record<string, unknown>,
+      tasks: m.tasks.map((t) => ({
+        id: t.id,
+        name: t.name,
+        interrupts: t.interrupts.map((i) => this.interrupt(i)),
+        error: this.errorInfo(t.error),
+      })),
+      interrupts: m.interrupts.map((i) => this.interrupt(i)),
+    };
+  }
+
+  graphInfo(m: pb.GraphInfo): GraphInfo {
+    return {
+      name: m.name,
+      description: m.description,
+      nodes: m.nodes.map((n) => ({ name: n.name, metadata: this.payload(n.metadata) })),
+      edges: m.edges.map((e) => ({
+        source: e.source,
+        target: e.target,
+        conditional: e.conditional,
+        label: e.label || null,
+      })),
+    };
+  }
+
+  /** The event a `RunEvent` carries; null for a kind this client does not know (skip it). */
+  event<S>(m: pb.RunEvent): RunEvent<S> | null {
+    const base = { seq: Number(m.seq), runId: m.runId };
+    const e = m.event;
+    switch (e.case) {
+      case "runStarted":
+        return {
+          kind: "run_started",
+          ...base,
+          runId: m.runId || e.value.runId,
+          threadId: e.value.threadId,
+          graph: e.value.graph,
+          checkpointId: e.value.checkpointId || null,
+        } satisfies RunStarted;
+      case "stepStarted":
+        return {
+          kind: "step_started",
+          ...base,
+          step: e.value.step,
+          tasks: e.value.tasks.map((t) => ({ taskId: t.taskId, node: t.node })),
+        } satisfies StepStarted;
+      case "stepFinished":
+        return { kind: "step_finished", ...base, step: e.value.step } satisfies StepFinished;
+      case "taskStarted":
+        return {
+          kind: "task_started",
+          ...base,
+          step: e.value.step,
+          taskId: e.value.taskId,
+          node: e.value.node,
+          input: this.payload(e.value.input),
+          triggers: [...e.value.triggers],
+        } satisfies TaskStarted;
+      case "taskFinished":
+        return {
+          kind: "task_finished",
+          ...base,
+          step: e.value.step,
+          taskId: e.value.taskId,
+          node: e.value.node,
+          update: this.payload(e.value.update),
+          error: this.errorInfo(e.value.error),
+          interrupts: e.value.interrupts.map((i) => this.interrupt(i)),
+          cached: e.value.cached,
+        } satisfies TaskFinished;
+      case "values":
+        return {
+          kind: "values",
+          ...base,
+          step: e.value.step,
+          values: this.payload(e.value.values) as S,
+        } satisfies ValuesEvent<S>;
+      case "custom":
+        return {
+          kind: "custom",
+          ...base,
+          step: e.value.step,
+          taskId: e.value.taskId,
+          node: e.value.node,
+          payload: this.payload(e.value.payload),
+        } satisfies CustomEvent;
+      case "messageChunk": {
+        const chunk = this.payload(e.value.chunk);
+        const value: MessageChunkValue = isObject(chunk) ? chunk : { content: chunk };
+        return {
+          kind: "message_chunk",
+          ...base,
+          step: e.value.step,
+          taskId: e.value.taskId,
+          node: e.value.node,
+          chunk: value,
+          metadata: this.payload(e.value.metadata),
+          text: chunkText(value.content),
+        } satisfies MessageChunk;
+      }
+      case "checkpointSaved":
+        return {
+          kind: "checkpoint_saved",
+          ...base,
+          checkpoint: this.checkpointRef(e.value.checkpoint ?? EMPTY_REF),
+        } satisfies CheckpointSaved;
+      case "interrupt":
+        return { kind: "interrupt", ...base, ...this.interrupt(e.value) } satisfies InterruptEvent;
+      case "runFinished":
+        return {
+          kind: "run_finished",
+          ...base,
+          reason: REASONS.get(e.value.reason) ?? FinishReason.UNSPECIFIED,
+          checkpoint: e.value.checkpoint ? this.checkpointRef(e.value.checkpoint) : null,
+          values: this.payload(e.value.values) as S | null,
+          error: this.errorInfo(e.value.error),
+          interrupts: e.value.interrupts.map((i) => this.interrupt(i)),
+        } satisfies RunFinished<S>;
+      default:
+        return null; // a kind from a newer server, or none: skip it
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A chunk's content as text: a string, or the text parts of a list of content blocks. */
+function chunkText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const part of content) {
+    if (typeof part === "string") text += part;
+    else if (isObject(part) && part["type"] === "text" && typeof part["text"] === "string") text += part["text"];
+  }
+  return text;
+}

@@ -1,0 +1,231 @@
+/**
+ * The client's arguments → request messages. Pure; no I/O.
+ *
+ * Values are JSON-encoded here, so a value the codec cannot carry fails with
+ * a `TypeError` before anything is sent.
+ *
+ * @internal
+ */
+
+import { create } from "@bufbuild/protobuf";
+
+import * as pb from "./gen/graphwire/v1/graphwire_pb.js";
+import type { JsonCodec } from "./json.js";
+import { Durability, EventKind } from "./types.js";
+
+const EVENT_KINDS: ReadonlyMap<string, pb.EventKind> = new Map([
+  [EventKind.RUN_STARTED, pb.EventKind.RUN_STARTED],
+  [EventKind.STEP_STARTED, pb.EventKind.STEP_STARTED],
+  [EventKind.STEP_FINISHED, pb.EventKind.STEP_FINISHED],
+  [EventKind.TASK_STARTED, pb.EventKind.TASK_STARTED],
+  [EventKind.TASK_FINISHED, pb.EventKind.TASK_FINISHED],
+  [EventKind.VALUES, pb.EventKind.VALUES],
+  [EventKind.CUSTOM, pb.EventKind.CUSTOM],
+  [EventKind.MESSAGE_CHUNK, pb.EventKind.MESSAGE_CHUNK],
+  [EventKind.CHECKPOINT_SAVED, pb.EventKind.CHECKPOINT_SAVED],
+  [EventKind.INTERRUPT, pb.EventKind.INTERRUPT],
+  [EventKind.RUN_FINISHED, pb.EventKind.RUN_FINISHED],
+]);
+
+const DURABILITIES: ReadonlyMap<string, pb.Durability> = new Map([
+  [Durability.ASYNC, pb.Durability.ASYNC],
+  [Durability.SYNC, pb.Durability.SYNC],
+  [Durability.EXIT, pb.Durability.EXIT],
+]);
+
+/** Settings shared by every run-starting call (`invoke`, `resume`, `fork`). */
+export interface RunSettings {
+  /**
+   * The event kinds to receive, e.g. `["message_chunk", "interrupt"]`;
+   * omitted: all of them. `run_started` and `run_finished` always come.
+   */
+  streamModes?: readonly EventKind[] | undefined;
+  /** If the thread is busy, wait for its run instead of failing with `AbortedError`. */
+  enqueue?: boolean | undefined;
+  /** The most supersteps the run may take. */
+  recursionLimit?: number | undefined;
+  /** When versions are written: "async" (default), "sync" or "exit". */
+  durability?: Durability | undefined;
+  /** A JSON object stored in the metadata of every version the run saves (`history({filter})` finds them). */
+  runMetadata?: Record<string, unknown> | undefined;
+  /** Nodes to pause before, replacing the graph's own breakpoints ("*": all). */
+  interruptBefore?: readonly string[] | undefined;
+  /** Nodes to pause after, replacing the graph's own breakpoints ("*": all). */
+  interruptAfter?: readonly string[] | undefined;
+}
+
+export class Encoder {
+  constructor(private readonly json: JsonCodec) {}
+
+  payload(value: unknown): pb.Payload {
+    return create(pb.PayloadSchema, { encoding: "json", data: new TextEncoder().encode(this.json.stringify(value)) });
+  }
+
+  /** `undefined` and `null` mean "no value": the field stays unset. */
+  optionalPayload(value: unknown): pb.Payload | undefined {
+    return value === undefined || value === null ? undefined : this.payload(value);
+  }
+
+  streamKinds(modes: readonly string[] | undefined): pb.EventKind[] {
+    if (modes === undefined) return [];
+    const kinds = new Set<pb.EventKind>();
+    for (const mode of modes) {
+      const kind = EVENT_KINDS.get(mode);
+      if (kind === undefined) {
+        throw new TypeError(
+          `unknown event kind ${JSON.stringify(mode)}; use one of: ${[...EVENT_KINDS.keys()].join(", ")}`,
+        );
+      }
+      kinds.add(kind);
+    }
+    return [...kinds].sort((a, b) => a - b);
+  }
+
+  runConfig(s: RunSettings): pb.RunConfig | undefined {
+    const config = create(pb.RunConfigSchema, {
+      interruptBefore: [...(s.interruptBefore ?? [])],
+      interruptAfter: [...(s.interruptAfter ?? [])],
+    });
+    let set = config.interruptBefore.length > 0 || config.interruptAfter.length > 0;
+    if (s.recursionLimit !== undefined) {
+      if (!Number.isInteger(s.recursionLimit) || s.recursionLimit < 0 || s.recursionLimit > 0xffffffff) {
+        throw new RangeError(`recursionLimit must be an integer from 0 to 2^32 - 1, not ${s.recursionLimit}`);
+      }
+      config.recursionLimit = s.recursionLimit;
+      set = true;
+    }
+    if (s.durability !== undefined) {
+      const durability = DURABILITIES.get(s.durability);
+      if (durability === undefined) {
+        throw new TypeError(`unknown durability ${JSON.stringify(s.durability)}; use "async", "sync" or "exit"`);
+      }
+      config.durability = durability;
+      set = true;
+    }
+    if (s.runMetadata !== undefined) {
+      config.metadata = this.payload(s.runMetadata);
+      set = true;
+    }
+    return set ? config : undefined;
+  }
+
+  invoke(
+    graph: string,
+    threadId: string,
+    input: unknown,
+    s: RunSettings & { checkpointId?: string | undefined },
+  ): pb.InvokeRequest {
+    const request = create(pb.InvokeRequestSchema, {
+      graph,
+      threadId,
+      stream: this.streamKinds(s.streamModes),
+      enqueue: s.enqueue ?? false,
+    });
+    const payload = this.optionalPayload(input);
+    if (payload !== undefined) request.input = payload;
+    if (s.checkpointId !== undefined) request.checkpointId = s.checkpointId;
+    const config = this.runConfig(s);
+    if (config !== undefined) request.config = config;
+    return request;
+  }
+
+  /** `answer` is sent (undefined as JSON null) unless `resumes` is given. */
+  resume(
+    graph: string,
+    threadId: string,
+    answer: unknown,
+    s: RunSettings & { resumes?: Readonly<Record<string, unknown>> | undefined },
+  ): pb.ResumeRequest {
+    const request = create(pb.ResumeRequestSchema, {
+      graph,
+      threadId,
+      stream: this.streamKinds(s.streamModes),
+      enqueue: s.enqueue ?? false,
+    });
+    if (s.resumes !== undefined) {
+      if (answer !== undefined) {
+        throw new TypeError("pass either an answer or `resumes: {[interruptId]: answer}`, not both");
+      }
+      const entries = Object.entries(s.resumes);
+      if (entries.length === 0) throw new TypeError("`resumes` is empty: name at least one interrupt id");
+      for (const [id, value] of entries) request.resumes[id] = this.payload(value ?? null);
+    } else {
+      request.resume = this.payload(answer ?? null);
+    }
+    const config = this.runConfig(s);
+    if (config !== undefined) request.config = config;
+    return request;
+  }
+
+  fork(
+    graph: string,
+    threadId: string,
+    checkpointId: string,
+    s: RunSettings & { update?: unknown; asNode?: string | undefined },
+  ): pb.ForkRequest {
+    const request = create(pb.ForkRequestSchema, {
+      graph,
+      threadId,
+      checkpointId,
+      stream: this.streamKinds(s.streamModes),
+      enqueue: s.enqueue ?? false,
+    });
+    const update = this.optionalPayload(s.update);
+    if (update !== undefined) request.update = update;
+    if (s.asNode !== undefined) request.asNode = s.asNode;
+    const config = this.runConfig(s);
+    if (config !== undefined) request.config = config;
+    return request;
+  }
+
+  getState(graph: string, threadId: string, checkpointId: string | undefined): pb.GetStateRequest {
+    const request = create(pb.GetStateRequestSchema, { graph, threadId });
+    if (checkpointId !== undefined) request.checkpointId = checkpointId;
+    return request;
+  }
+
+  listHistory(
+    graph: string,
+    threadId: string,
+    o: { limit?: number | undefined; before?: string | undefined; filter?: Record<string, unknown> | undefined },
+  ): pb.ListHistoryRequest {
+    const request = create(pb.ListHistoryRequestSchema, { graph, threadId });
+    if (o.limit !== undefined) {
+      if (!Number.isInteger(o.limit) || o.limit < 0 || o.limit > 0xffffffff) {
+        throw new RangeError(`limit must be an integer from 0 to 2^32 - 1, not ${o.limit}`);
+      }
+      request.limit = o.limit;
+    }
+    if (o.before !== undefined) request.before = o.before;
+    if (o.filter !== undefined) request.filter = this.payload(o.filter);
+    return request;
+  }
+
+  updateState(
+    graph: string,
+    threadId: string,
+    values: unknown,
+    o: { asNode?: string | undefined; checkpointId?: string | undefined },
+  ): pb.UpdateStateRequest {
+    const request = create(pb.UpdateStateRequestSchema, { graph, threadId, values: this.payload(values) });
+    if (o.asNode !== undefined) request.asNode = o.asNode;
+    if (o.checkpointId !== undefined) request.checkpointId = o.checkpointId;
+    return request;
+  }
+
+  cancelRun(graph: string, threadId: string, runId: string | undefined): pb.CancelRunRequest {
+    return create(pb.CancelRunRequestSchema, { graph, threadId, runId: runId ?? "" });
+  }
+
+  deleteThread(graph: string, threadId: string): pb.DeleteThreadRequest {
+    return create(pb.DeleteThreadRequestSchema, { graph, threadId });
+  }
+
+  listGraphs(): pb.ListGraphsRequest {
+    return create(pb.ListGraphsRequestSchema);
+  }
+
+  getGraph(name: string): pb.GetGraphRequest {
+    return create(pb.GetGraphRequestSchema, { name });
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The generated `GraphService` descriptor, bound to @grpc/grpc-js.
+ *
+ * protoc-gen-es gives message types, their schemas and a service descriptor,
+ * but no transport. grpc-js calls any method given its path and a pair of
+ * (de)serializers, so binding is small: the path is
+ * `/<service type name>/<method name>`, and the (de)serializers are
+ * protobuf-es's `toBinary`/`fromBinary` with the method's schemas. This
+ * module also turns failed calls into typed errors and wires `AbortSignal`,
+ * deadlines and metadata (the bearer token first) into every call.
+ *
+ * @internal
+ */
+
+import { fromBinary, toBinary, type DescMessage, type DescMethod, type MessageShape } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
+
+import { CancelledError, Code, errorForCode, type GraphwireError } from "./errors.js";
+import { VERSION } from "./version.js";
+
+/** What every call accepts. */
+export interface CallOptions {
+  /** Cancels the call (and, for a run, the run) when it aborts. */
+  signal?: AbortSignal | undefined;
+  /** A deadline for the whole call, in milliseconds from now; a run's deadline cancels the run. */
+  timeoutMs?: number | undefined;
+  /** Extra call metadata, such as W3C `traceparent`, sent after the client's own. */
+  metadata?: Readonly<Record<string, string | readonly string[]>> | undefined;
+}
+
+/** How to reach the server. */
+export interface TransportOptions {
+  token?: string | undefined;
+  tls?: boolean | string | Uint8Array | undefined;
+  channelOptions?: grpc.ChannelOptions | undefined;
+}
+
+/** Run states and histories can be large; the server caps what it sends, so accept up to this. */
+export const DEFAULT_MAX_RECEIVE = 64 * 1024 * 1024;
+
+type Method<I extends DescMessage, O extends DescMessage> = DescMethod & { input: I; output: O };
+
+/** Receives a server stream's messages, then exactly one of `error` or `end`. */
+export interface StreamSink<T> {
+  message(message: T): void;
+  error(error: GraphwireError): void;
+  end(): void;
+}
+
+function credentials(tls: TransportOptions["tls"]): grpc.ChannelCredentials {
+  if (tls === undefined || tls === false) return grpc.credentials.createInsecure();
+  if (tls === true) return grpc.credentials.createSsl();
+  if (typeof tls === "string" || tls instanceof Uint8Array) return grpc.credentials.createSsl(Buffer.from(tls));
+  throw new TypeError("tls must be a boolean, or PEM root certificates as a string or bytes");
+}
+
+export class Transport {
+  readonly #client: grpc.Client;
+  readonly #token: string | undefined;
+
+  constructor(address: string, options: TransportOptions) {
+    if (options.token !== undefined && options.token === "") {
+      throw new TypeError("token is empty; leave it out for no token");
+    }
+    this.#token = options.token;
+    this.#client = new grpc.Client(address, credentials(options.tls), {
+      "grpc.primary_user_agent": `graphwire-ts/${VERSION}`,
+      "grpc.max_receive_message_length": DEFAULT_MAX_RECEIVE,
+      ...options.channelOptions,
+    });
+  }
+
+  unary<I extends DescMessage, O extends DescMessage>(
+    method: Method<I, O>,
+    request: MessageShape<I>,
+    options: CallOptions,
+  ): Promise<MessageShape<O>> {
+    const trace = new Error();
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      if (signal?.aborted) {
+        reject(cancelledBeforeStart(signal));
+        return;
+      }
+      const call = this.#client.makeUnaryRequest(
+        path(method),
+        (message: MessageShape<I>) => Buffer.from(toBinary(method.input, message)),
+        (bytes: Buffer) => fromBinary(method.output, bytes),
+        request,
+        this.#metadata(options),
+        callOptions(options),
+        (error, response) => {
+          signal?.removeEventListener("abort", onAbort);
+          if (error !== null) reject(toError(error, signal, trace));
+          else if (response === undefined) reject(errorForCode(Code.INTERNAL, "the server sent no response"));
+          else resolve(response);
+        },
+      );
+      const onAbort = (): void => call.cancel();
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Starts a server-streaming call; messages and the outcome go to `sink`. */
+  serverStream<I extends DescMessage, O extends DescMessage>(
+    method: Method<I, O>,
+    request: MessageShape<I>,
+    options: CallOptions,
+    sink: StreamSink<MessageShape<O>>,
+  ): { cancel(): void } {
+    const trace = new Error();
+    const signal = options.signal;
+    if (signal?.aborted) {
+      queueMicrotask(() => sink.error(cancelledBeforeStart(signal)));
+      return { cancel() {} };
+    }
+    const call = this.#client.makeServerStreamRequest(
+      path(method),
+      (message: MessageShape<I>) => Buffer.from(toBinary(method.input, message)),
+      (bytes: Buffer) => fromBinary(method.output, bytes),
+      request,
+      this.#metadata(options),
+      callOptions(options),
+    );
+    let settled = false;
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      outcome();
+    };
+    const onAbort = (): void => call.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    call.on("data", (message: MessageShape<O>) => {
+      if (!settled) sink.message(message);
+    });
+    // grpc-js emits "error" (for a non-OK status) before "end"; "end" only
+    // comes once every message has been delivered.
+    call.on("error", (error: grpc.ServiceError) => settle(() => sink.error(toError(error, signal, trace))));
+    call.on("end", () => settle(() => sink.end()));
+    return {
+      cancel() {
+        call.cancel();
+      },
+    };
+  }
+
+  close(): void {
+    this.#client.close();
+  }
+
+  #metadata(options: CallOptions): grpc.Metadata {
+    const metadata = new grpc.Metadata();
+    if (this.#token !== undefined) metadata.add("authorization", `Bearer ${this.#token}`);
+    for (const [key, value] of Object.entries(options.metadata ?? {})) {
+      for (const item of typeof value === "string" ? [value] : value) metadata.add(key, item);
+    }
+    return metadata;
+  }
+}
+
+function path(method: DescMethod): string {
+  return `/${method.parent.typeName}/${method.name}`;
+}
+
+function callOptions(options: CallOptions): grpc.CallOptions {
+  return options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs };
+}
+
+function cancelledBeforeStart(signal: AbortSignal): GraphwireError {
+  return new CancelledError("the call's AbortSignal was aborted before it started", { cause: signal.reason });
+}
+
+/** A failed call as a typed error, with the caller's stack appended for debugging. */
+function toError(error: grpc.ServiceError, signal: AbortSignal | undefined, trace: Error): GraphwireError {
+  const metadata: Record<string, string | Uint8Array> = {};
+  for (const [key, value] of Object.entries(error.metadata?.getMap() ?? {})) metadata[key] = value;
+  let typed: GraphwireError;
+  if (error.code === grpc.status.CANCELLED && signal?.aborted) {
+    typed = new CancelledError("the call was cancelled by its AbortSignal", { metadata, cause: signal.reason });
+  } else {
+    typed = errorForCode(error.code, error.details || error.message, { metadata });
+  }
+  const caller = trace.stack?.split("\n").slice(1).join("\n");
+  if (caller) typed.stack = `${typed.stack ?? String(typed)}\n    --- the call was made at ---\n${caller}`;
+  return typed;
+}

@@ -1,0 +1,98 @@
+/**
+ * @graphwire/client: the TypeScript client of the graphwire service.
+ *
+ * `Client` calls a graphwire server, which runs LangGraph-style agent graphs,
+ * one turn per call:
+ *
+ * ```ts
+ * import { Client } from "@graphwire/client";
+ *
+ * const client = new Client("127.0.0.1:50051");
+ * const run = client.invoke("reminders", "thread-1", { messages: [{ role: "user", content: "hi" }] });
+ * for await (const event of run) {
+ *   if (event.kind === "message_chunk") process.stdout.write(event.text);
+ * }
+ * let result = await run.result();
+ * while (result.interrupted) {
+ *   result = await client.resume("reminders", "thread-1", "yes").result();
+ * }
+ * ```
+ *
+ * `invoke`/`resume`/`fork` return a `Run` (an async iterable of typed
+ * events with a `result()` promise); values are plain JSON-decoded
+ * objects; failed calls throw a subclass of `GraphwireError` named after the
+ * gRPC status code; a node's error is not thrown but reported in the result.
+ *
+ * @module
+ */
+
+export {
+  Client,
+  type CallOptions,
+  type CancelOptions,
+  type ClientOptions,
+  type ForkOptions,
+  type GetStateOptions,
+  type HistoryOptions,
+  type InvokeOptions,
+  type ResumeOptions,
+  type RunSettings,
+  type UpdateStateOptions,
+} from "./client.js";
+export type { Run, RunResult } from "./run.js";
+export type {
+  CheckpointSaved,
+  CustomEvent,
+  InterruptEvent,
+  MessageChunk,
+  MessageChunkValue,
+  RunEvent,
+  RunFinished,
+  RunStarted,
+  StepFinished,
+  StepStarted,
+  TaskFinished,
+  TaskRef,
+  TaskStarted,
+  ValuesEvent,
+} from "./events.js";
+export {
+  Durability,
+  EventKind,
+  FinishReason,
+  type CheckpointRef,
+  type ErrorInfo,
+  type GraphEdge,
+  type GraphInfo,
+  type GraphNode,
+  type Interrupt,
+  type StateSnapshot,
+  type StateValues,
+  type TaskState,
+} from "./types.js";
+export {
+  AbortedError,
+  AlreadyExistsError,
+  CancelledError,
+  Code,
+  DataLossError,
+  DeadlineExceededError,
+  FailedPreconditionError,
+  GraphwireError,
+  InternalError,
+  InvalidArgumentError,
+  NotFoundError,
+  OutOfRangeError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+  UnauthenticatedError,
+  UnavailableError,
+  UnimplementedError,
+  UnknownError,
+  errorForCode,
+  type CodeName,
+  type ErrorMetadata,
+  type GraphwireErrorOptions,
+} from "./errors.js";
+export { bigIntJson, standardJson, type JsonCodec } from "./json.js";
+export { VERSION } from "./version.js";

@@ -1,0 +1,144 @@
+/**
+ * Plain values the client returns: versions, snapshots, graphs, results.
+ *
+ * They mirror the messages of `proto/graphwire/v1/graphwire.proto` (see there
+ * for what each field means), in camelCase, with JSON payloads already
+ * decoded (an unset payload is `null`), unset strings as `null`, repeated
+ * fields as arrays and timestamps as `Date`s. They describe what the server
+ * said; the client never reads them back, so mutating them is harmless.
+ *
+ * @module
+ */
+
+/**
+ * The kinds of run events a stream can carry; `streamModes` picks them and
+ * each event's `kind` is one of them. `run_started` and `run_finished` are
+ * always sent.
+ */
+export const EventKind = {
+  RUN_STARTED: "run_started",
+  STEP_STARTED: "step_started",
+  STEP_FINISHED: "step_finished",
+  TASK_STARTED: "task_started",
+  TASK_FINISHED: "task_finished",
+  VALUES: "values",
+  CUSTOM: "custom",
+  MESSAGE_CHUNK: "message_chunk",
+  CHECKPOINT_SAVED: "checkpoint_saved",
+  INTERRUPT: "interrupt",
+  RUN_FINISHED: "run_finished",
+} as const;
+
+/** An event kind's name, e.g. `"message_chunk"`. */
+export type EventKind = (typeof EventKind)[keyof typeof EventKind];
+
+/** Why a run ended. */
+export const FinishReason = {
+  /** The graph reached END. */
+  END: "END",
+  /** The run stopped at an interrupt (`resume` answers it) or a static breakpoint. */
+  INTERRUPT: "INTERRUPT",
+  /** A node raised; `error` says what. Versions saved before it stay. */
+  ERROR: "ERROR",
+  /** The run took `recursionLimit` steps without reaching END. */
+  RECURSION_LIMIT: "RECURSION_LIMIT",
+  /** `cancel()` (from any connection) or the server shutting down stopped it. */
+  CANCELLED: "CANCELLED",
+  /** A reason this client does not know (from a newer server). */
+  UNSPECIFIED: "UNSPECIFIED",
+} as const;
+
+export type FinishReason = (typeof FinishReason)[keyof typeof FinishReason];
+
+/** When a run writes the versions it saves (LangGraph's `durability`). */
+export const Durability = {
+  ASYNC: "async",
+  SYNC: "sync",
+  EXIT: "exit",
+} as const;
+
+export type Durability = (typeof Durability)[keyof typeof Durability];
+
+/**
+ * A thread's state as the client sees it by default: a JSON object of state
+ * keys. Pass your own shape as the type parameter of `invoke`, `getState`,
+ * ... (`client.invoke<ChatState>(...)`); the client does not check it.
+ */
+export type StateValues = Record<string, unknown>;
+
+/** An exception raised inside a run: its class name and message. */
+export interface ErrorInfo {
+  type: string;
+  message: string;
+}
+
+/**
+ * A question a node asked with `interrupt(value)`. Answer it with
+ * `resume(graph, threadId, answer)`, or by `id` with
+ * `resume(graph, threadId, undefined, {resumes: {[id]: answer}})` when
+ * several are pending.
+ */
+export interface Interrupt {
+  id: string;
+  node: string;
+  taskId: string;
+  /** What the node passed to `interrupt()`: typically the question to show. */
+  value: unknown;
+}
+
+/** Names one saved version of a thread and places it in the history. */
+export interface CheckpointRef {
+  checkpointId: string;
+  /** The version this one was made from; null for the thread's first version. */
+  parentId: string | null;
+  /** -1 for an input version, then 0, 1, ...; a fork or update gets its parent's + 1. */
+  step: number;
+  /** Why it was saved: "input", "loop", "update" or "fork". */
+  source: string;
+  /** The nodes due next, in graph order; empty at END. */
+  next: string[];
+  createdAt: Date | null;
+}
+
+/** A task due in a version's next step. */
+export interface TaskState {
+  id: string;
+  name: string;
+  interrupts: Interrupt[];
+  error: ErrorInfo | null;
+}
+
+/** One version of a thread's state, as `getState` and `history` return it. */
+export interface StateSnapshot<S = StateValues> {
+  values: S;
+  next: string[];
+  checkpoint: CheckpointRef;
+  /** `source`, `step`, `parents` and whatever `runMetadata` added. */
+  metadata: Record<string, unknown>;
+  tasks: TaskState[];
+  /** All pending interrupts of this version. */
+  interrupts: Interrupt[];
+}
+
+/** A node of a graph (`__start__` and `__end__` included). */
+export interface GraphNode {
+  name: string;
+  metadata: unknown;
+}
+
+/** An edge of a graph; `conditional` when a router may take it. */
+export interface GraphEdge {
+  source: string;
+  target: string;
+  conditional: boolean;
+  /** The router's path-map key when it differs from `target`. */
+  label: string | null;
+}
+
+/** A graph the server runs. `edges` is empty from `graphs()`; use `graph(name)`. */
+export interface GraphInfo {
+  name: string;
+  description: string;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
