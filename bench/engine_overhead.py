@@ -2,7 +2,10 @@
 
 Builds the same graphs with both engines through one factory that takes a
 "module set" (StateGraph, START, END and the savers of one engine), runs each
-with no checkpointer, the in-memory saver and the SQLite saver, and prints
+with no checkpointer, the in-memory saver, the SQLite saver and the
+PostgreSQL saver (ours vs LangGraph's ``langgraph-checkpoint-postgres``, each
+cell in a fresh schema of the server at ``GRAPHWIRE_BENCH_PG_DSN``, default
+the local one; skipped when unreachable), and prints
 the wall time of ``invoke`` divided by the number of supersteps the graph
 runs: the median over several repetitions after a warm-up, a new thread id
 for every invoke. The nodes do no work, so the figure is what the engine
@@ -88,6 +91,8 @@ class ModuleSet:
     make_memory: Callable[[], Any]
     make_sqlite: Callable[[str], tuple[Any, Callable[[], None]]]
     """Given a file path, returns (saver, close)."""
+    make_postgres: Callable[[str], tuple[Any, Callable[[], None]]] | None = None
+    """Given a fresh schema name, returns (saver, close); close also drops the schema."""
 
 
 def load_langgraph() -> tuple[ModuleSet | None, str]:
@@ -107,13 +112,39 @@ def load_langgraph() -> tuple[ModuleSet | None, str]:
         conn = sqlite3.connect(path, check_same_thread=False)
         return SqliteSaver(conn), conn.close
 
+    def make_postgres(schema: str) -> tuple[Any, Callable[[], None]]:
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.conninfo import make_conninfo
+        from psycopg.rows import dict_row
+
+        _pg_exec(f'CREATE SCHEMA "{schema}"')
+        # LangGraph's own recommended connection settings; its tables go in the fresh schema.
+        options = " ".join(o for o in (f"-csearch_path={schema}", PG_OPTIONS) if o)
+        conn = psycopg.connect(make_conninfo(PG_DSN, options=options), autocommit=True,
+                               prepare_threshold=0, row_factory=dict_row)  # fmt: skip
+        saver = PostgresSaver(conn)
+        saver.setup()
+
+        def close() -> None:
+            conn.close()
+            _pg_exec(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+        return saver, close
+
     try:
         import importlib.metadata as md
 
         version = md.version("langgraph")
     except Exception:
         version = "?"
-    return ModuleSet("langgraph", StateGraph, START, END, InMemorySaver, make_sqlite), version
+    try:
+        import langgraph.checkpoint.postgres  # noqa: F401
+    except ImportError:
+        postgres = None
+    else:
+        postgres = make_postgres
+    return ModuleSet("langgraph", StateGraph, START, END, InMemorySaver, make_sqlite, postgres), version
 
 
 def load_ours() -> tuple[ModuleSet | None, str]:
@@ -140,10 +171,48 @@ def load_ours() -> tuple[ModuleSet | None, str]:
 
         return saver, close
 
+    def make_postgres(schema: str) -> tuple[Any, Callable[[], None]]:
+        from engine.checkpoint.postgres import PostgresSaver
+
+        from psycopg.conninfo import make_conninfo
+
+        saver = PostgresSaver.from_dsn(make_conninfo(PG_DSN, options=PG_OPTIONS) if PG_OPTIONS else PG_DSN, schema=schema)
+
+        def close() -> None:
+            saver.close()
+            _pg_exec(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+        return saver, close
+
     import engine
 
     where = getattr(engine, "__file__", None) or next(iter(getattr(engine, "__path__", [])), "?")
-    return ModuleSet("ours", StateGraph, START, END, InMemorySaver, make_sqlite), f"engine from {where}"
+    return ModuleSet("ours", StateGraph, START, END, InMemorySaver, make_sqlite, make_postgres), f"engine from {where}"
+
+
+# PostgreSQL for the "postgres" saver column: each cell gets a fresh schema, dropped after.
+PG_DSN = os.environ.get("GRAPHWIRE_BENCH_PG_DSN") or os.environ.get(
+    "GRAPHWIRE_TEST_PG_DSN", "postgresql://root@127.0.0.1:5432/test"
+)
+# Server settings for both engines' connections (--pg-options), e.g.
+# "-c synchronous_commit=off" to see the engines without the disk's flush per commit.
+PG_OPTIONS = ""
+
+
+def _pg_exec(statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute(statement)
+
+
+def pg_unreachable() -> str | None:
+    """Why the PostgreSQL column cannot run, or None."""
+    try:
+        _pg_exec("SELECT 1")
+    except Exception as exc:  # any failure: no server, no driver
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -217,7 +286,7 @@ ROWS["agent20"] = Row(
     lambda out: isinstance(out, dict) and len(out.get("messages", ())) == 2 * AGENT_ROUNDS + 2,
 )
 
-SAVERS = ("none", "memory", "sqlite")
+SAVERS = ("none", "memory", "sqlite", "postgres")
 
 
 # --------------------------------------------------------------------------
@@ -238,6 +307,10 @@ def measure(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str, warmup: int, 
             saver = None
         elif saver_kind == "memory":
             saver = ms.make_memory()
+        elif saver_kind == "postgres":
+            if ms.make_postgres is None:
+                raise RuntimeError(f"no PostgreSQL saver for {ms.name} (pip install -r bench/requirements.txt)")
+            saver, close = ms.make_postgres(f"gwbench_{ms.name}_{row.name}_{uuid.uuid4().hex[:8]}")
         else:
             path = os.path.join(tmpdir, f"{ms.name}-{row.name}-{uuid.uuid4().hex[:8]}.sqlite")
             saver, close = ms.make_sqlite(path)
@@ -290,8 +363,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, help="minimum repetitions per cell (default 7, quick 3)")
     p.add_argument("--warmup", type=int, help="warm-up invokes per cell (default 3, quick 1)")
     p.add_argument("--min-time", type=float, help="keep repeating a cell for this many seconds (default 0.5, quick 0)")
+    p.add_argument("--pg-options", default="",
+                   help='libpq options for both engines\' PostgreSQL connections, e.g. "-c synchronous_commit=off"')
     p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of failing cells")
     args = p.parse_args(argv)
+    global PG_OPTIONS
+    PG_OPTIONS = args.pg_options
 
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     savers = [s.strip() for s in args.savers.split(",") if s.strip()]
@@ -314,13 +391,22 @@ def main(argv: list[str] | None = None) -> int:
         impls["langgraph"], info = load_langgraph()
         notes.append(f"langgraph: {info}" if impls["langgraph"] is None else f"langgraph {info}")
 
+    if "postgres" in savers:
+        why = pg_unreachable()
+        if why is not None:
+            savers = [s for s in savers if s != "postgres"]
+            notes.append(f"postgres column skipped: {PG_DSN} unreachable ({why})")
+        else:
+            notes.append(f"postgres: {PG_DSN}, a fresh schema per cell"
+                         + (f", options {PG_OPTIONS!r}" if PG_OPTIONS else ", server defaults (a flushed commit per write)"))
+
     print(f"python {sys.version.split()[0]}; reps>={reps}, warm-up {warmup}; "
           f"µs per superstep = median invoke wall time / supersteps")
     for n in notes:
         print(f"  {n}")
 
     header = ("row", "steps", "saver", "ours µs/step", "LangGraph µs/step", "ours/LangGraph")
-    widths = (9, 5, 7, 13, 18, 14)
+    widths = (9, 5, 8, 13, 18, 14)
     print()
     print("  ".join(h.ljust(w) if i < 3 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
     print("  ".join("-" * w for w in widths))

@@ -2,8 +2,11 @@
 
 :class:`BaseCheckpointSaver` is the contract (async, with a derived sync
 face); :class:`InMemorySaver` serves tests, :class:`SqliteSaver` is the
-embedded default. Every saver passes the conformance suite in
-``tests/checkpoint``.
+embedded default, and ``engine.checkpoint.postgres.PostgresSaver`` the
+production store (imported from its package, so that importing the engine
+does not import psycopg). Every saver passes the conformance suite in
+``tests/checkpoint``, and stores append-only lists as deltas
+(:mod:`engine.checkpoint._delta`).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ unserializable value, metadata that is not JSON), so tests run on memory catch
 what production would.
 
 A checkpoint is stored in three parts: its *meta* (everything but the channel
-values, serialized), one *blob* per ``(channel, version)`` that changed, and
-the *metadata* as JSON text (so SQL can filter on it).
+values, serialized), one *blob* per ``(channel, version)`` that changed (a
+full value or a delta: see :mod:`engine.checkpoint._delta`), and the
+*metadata* as JSON text (so SQL can filter on it).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.checkpoint._delta import EMPTY
 from engine.checkpoint.base import (
     WRITES_IDX_MAP,
-    ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
 )
@@ -27,10 +28,8 @@ from engine.serde import Serializer
 
 __all__ = [
     "EMPTY",
-    "BlobRow",
     "WriteRow",
     "check_list_args",
-    "dump_blobs",
     "dump_meta",
     "dump_metadata",
     "dump_writes",
@@ -40,13 +39,9 @@ __all__ = [
     "make_config",
     "metadata_matches",
     "parse_config",
+    "storable_text",
 ]
 
-# Type tag of a blob recording that a channel has no value at that version
-# (it was cleared); such blobs are skipped when channel values are rebuilt.
-EMPTY = "empty"
-
-BlobRow = tuple[str, int, str, bytes]  # channel, version, type, data
 WriteRow = tuple[int, str, str, bytes, bool]  # idx, channel, type, data, replaces
 
 
@@ -71,61 +66,53 @@ def make_config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[
 
 
 # -- checkpoints -------------------------------------------------------------------
-def dump_meta(serde: Serializer, checkpoint: Checkpoint) -> tuple[str, bytes]:
-    """Serialize a checkpoint without its values (they go to blobs), id and ts (columns)."""
+def dump_meta(serde: Serializer, checkpoint: Checkpoint, *, versions: bool = True) -> tuple[str, bytes]:
+    """Serialize a checkpoint without its values (they go to blobs), id and ts (columns).
+
+    ``versions=False`` leaves out ``channel_versions`` too, for a saver that
+    keeps them in columns of their own (and passes them back to :func:`load_meta`).
+    """
     meta = {
         "v": checkpoint["v"],
-        "channel_versions": checkpoint["channel_versions"],
         "versions_seen": checkpoint["versions_seen"],
         "updated_channels": checkpoint.get("updated_channels"),
     }
+    if versions:
+        meta["channel_versions"] = checkpoint["channel_versions"]
     return serde.dumps_typed(meta, path_prefix="checkpoint")
 
 
-def load_meta(serde: Serializer, checkpoint_id: str, typed: tuple[str, bytes]) -> dict[str, Any]:
-    """Decode and check a checkpoint's stored meta (read first: it names the blob versions)."""
+def load_meta(
+    serde: Serializer, checkpoint_id: str, typed: tuple[str, bytes], channel_versions: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """Decode and check a checkpoint's stored meta (read first: it names the blob versions).
+
+    ``channel_versions``: the versions, for a saver that stores them outside the meta.
+    """
     meta = serde.loads_typed(typed)
+    if type(meta) is dict and channel_versions is not None:
+        meta["channel_versions"] = channel_versions
     if type(meta) is not dict or type(meta.get("channel_versions")) is not dict:
         raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: stored meta is not a checkpoint")
     return meta
 
 
-def load_checkpoint(
-    serde: Serializer, checkpoint_id: str, ts: str, meta: Mapping[str, Any], blobs: Mapping[str, tuple[str, bytes]]
-) -> Checkpoint:
-    """Rebuild a checkpoint from its decoded meta and the blobs of its channel versions.
+def load_checkpoint(checkpoint_id: str, ts: str, meta: Mapping[str, Any], values: Mapping[str, Any]) -> Checkpoint:
+    """Rebuild a checkpoint from its decoded meta and its channel values.
 
-    ``blobs`` maps channel -> ``(type, data)`` at this checkpoint's version; a
-    channel without a blob (or with an :data:`EMPTY` one) has no value.
+    ``values`` maps channel -> value at this checkpoint's versions (see
+    :meth:`engine.checkpoint._delta.ChainReader.values`); a channel without
+    one has no value.
     """
-    # In channel_versions order, whatever order the storage returned blobs in.
-    values = {
-        ch: serde.loads_typed(typed)
-        for ch in meta["channel_versions"]
-        if (typed := blobs.get(ch)) is not None and typed[0] != EMPTY
-    }
     return Checkpoint(
         v=meta.get("v", 1),
         id=checkpoint_id,
         ts=ts,
-        channel_values=values,
+        channel_values=dict(values),
         channel_versions=meta["channel_versions"],
         versions_seen=meta.get("versions_seen") or {},
         updated_channels=meta.get("updated_channels"),
     )
-
-
-def dump_blobs(serde: Serializer, checkpoint: Checkpoint, new_versions: ChannelVersions) -> list[BlobRow]:
-    """One row per channel in ``new_versions``; values of other channels are already stored."""
-    values = checkpoint["channel_values"]
-    rows: list[BlobRow] = []
-    for channel, version in new_versions.items():
-        if channel in values:
-            tag, data = serde.dumps_channel(channel, values[channel])
-        else:
-            tag, data = EMPTY, b""
-        rows.append((channel, version, tag, data))
-    return rows
 
 
 def dump_writes(serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str) -> list[WriteRow]:
@@ -144,19 +131,62 @@ def dump_writes(serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: s
 
 # -- metadata ------------------------------------------------------------------------
 def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
-    """Metadata as JSON text: SQL savers filter it with ``json_extract``.
+    """Metadata as JSON text: SQL savers filter it (SQLite's ``json_extract``, PostgreSQL's jsonb).
 
-    Metadata is plain data (JSON: tuples come back as lists).
+    Metadata is plain data (JSON: tuples come back as lists). Its strings
+    (keys and values) must be valid Unicode without NUL characters: what
+    PostgreSQL's jsonb can hold. Every saver refuses the same metadata, so
+    tests on the in-memory saver fail where production would.
 
     Raises:
-        SerializationError: a value JSON cannot hold (or NaN / infinity).
+        SerializationError: a value JSON cannot hold (or NaN / infinity), or
+            a string with NUL or a lone surrogate.
     """
     try:
-        return json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_refuse)
+        text = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_refuse)
     except SerializationError:
         raise
     except (TypeError, ValueError) as exc:
         raise SerializationError(f"checkpoint metadata: {exc}") from exc
+    bad = _bad_text(metadata)
+    if bad is not None:
+        raise SerializationError(
+            f"checkpoint metadata: cannot store the string {bad!r} (NUL characters and lone surrogates "
+            "are not text PostgreSQL can hold)"
+        )
+    return text
+
+
+def storable_text(s: str) -> bool:
+    """Whether a string is text every saver can store: valid Unicode (no lone surrogate), no NUL."""
+    if "\x00" in s:
+        return False
+    if s.isascii():
+        return True
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _bad_text(obj: Any) -> str | None:
+    """The first string in JSON-like data that :func:`storable_text` refuses, or None."""
+    if type(obj) is str:
+        return None if storable_text(obj) else obj
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            if type(k) is str and not storable_text(k):
+                return k
+            found = _bad_text(v)
+            if found is not None:
+                return found
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            found = _bad_text(v)
+            if found is not None:
+                return found
+    return None
 
 
 def _refuse(obj: Any) -> Any:
@@ -182,11 +212,13 @@ def metadata_matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> 
     return all(key in metadata and metadata[key] == value for key, value in filter.items())
 
 
-def check_list_args(filter: Mapping[str, Any] | None, limit: int | None) -> dict[str, Any]:
+def check_list_args(filter: Mapping[str, Any] | None, limit: int | None) -> dict[str, Any] | None:
     """Validate ``alist`` arguments the same way for every saver; return the filter as JSON data.
 
     The filter goes through JSON like the stored metadata, so ``(1, 2)``
-    matches a stored ``[1, 2]``.
+    matches a stored ``[1, 2]``. Returns None when the filter can match
+    nothing, because it names a string no saver stores (NUL, a lone
+    surrogate): the saver lists nothing, without asking its storage.
 
     Raises:
         ValueError: a non-string filter key, a value JSON cannot hold, or a
@@ -199,6 +231,8 @@ def check_list_args(filter: Mapping[str, Any] | None, limit: int | None) -> dict
     for key in filter:
         if type(key) is not str:
             raise ValueError(f"metadata filter keys must be strings, got {key!r}")
+    if _bad_text(filter) is not None:
+        return None
     try:
         return json.loads(dump_metadata(filter))
     except SerializationError as exc:

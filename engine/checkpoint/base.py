@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, AsyncIterator, Iterator, Mapping, NamedTuple, Sequence, TypedDict
 
 from engine._internal._ids import next_version
@@ -50,6 +51,7 @@ __all__ = [
     "SCHEDULED",
     "WRITES_IDX_MAP",
     "LEASE_KEY",
+    "ThreadInfo",
 ]
 
 ChannelVersions = dict[str, int]
@@ -113,6 +115,19 @@ class CheckpointTuple:
     metadata: CheckpointMetadata
     parent_config: dict[str, Any] | None = None
     pending_writes: list[PendingWrite] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadInfo:
+    """A thread as :meth:`BaseCheckpointSaver.alist_threads` lists it.
+
+    ``checkpoint_id`` and ``updated_at`` are those of the thread's newest
+    checkpoint in the root namespace (its id and ``ts``).
+    """
+
+    thread_id: str
+    checkpoint_id: str
+    updated_at: str
 
 
 def empty_checkpoint() -> Checkpoint:
@@ -224,6 +239,41 @@ class BaseCheckpointSaver(abc.ABC):
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint and write of a thread."""
 
+    @abc.abstractmethod
+    async def aprune(
+        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
+    ) -> int:
+        """Delete a thread's old checkpoints, their writes, and the values only they used.
+
+        Per namespace, keeps the newest ``keep_last`` checkpoints and those
+        younger than ``older_than`` (with both, a checkpoint goes only when
+        both rules let it go), and always the newest one: pruning removes
+        history, not the thread (:meth:`adelete_thread` does that). Kept
+        checkpoints read back exactly as before, delta chains included.
+        Returns how many checkpoints were deleted.
+
+        Raises:
+            ValueError: neither rule given, ``keep_last < 1``, or a negative ``older_than``.
+        """
+
+    def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
+        """The threads whose id starts with ``prefix``, most recently written first.
+
+        Not part of the abstract contract: a saver that cannot list its
+        threads inherits this default, which raises :class:`NotImplementedError`
+        (a caller such as the inspector then asks for a thread id instead).
+        Order: newest checkpoint id first (ids are time-ordered), then thread
+        id; ``limit`` caps the count (``None``: all, ``0``: none).
+
+        Raises:
+            NotImplementedError: this saver does not list threads.
+            ValueError: a negative ``limit``.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot list threads: it does not implement "
+            "BaseCheckpointSaver.alist_threads (open a thread by its id instead)"
+        )
+
     def get_next_version(self, current: int | None, channel: Any = None) -> int:
         """The version after ``current`` (see :func:`engine._internal._ids.next_version`)."""
         return next_version(current)
@@ -265,6 +315,12 @@ class BaseCheckpointSaver(abc.ABC):
 
     def delete_thread(self, thread_id: str) -> None:
         return run_sync(self.adelete_thread(thread_id))
+
+    def prune(self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None) -> int:
+        return run_sync(self.aprune(thread_id, keep_last=keep_last, older_than=older_than))
+
+    def list_threads(self, *, prefix: str = "", limit: int | None = None) -> Iterator[ThreadInfo]:
+        return iter_sync(self.alist_threads(prefix=prefix, limit=limit))
 
     def close(self) -> None:
         return run_sync(self.aclose())

@@ -1,8 +1,9 @@
 """A saver that keeps checkpoints in process memory, for tests and experiments.
 
 It stores exactly what the SQL savers store (serialized meta, one serialized
-blob per changed ``(channel, version)``, metadata as JSON, serialized writes)
-and decodes on every read. That costs a few microseconds, and buys the point
+blob per changed ``(channel, version)`` (a full value or a delta, chosen by
+:mod:`engine.checkpoint._delta`), metadata as JSON, serialized writes) and
+decodes on every read. That costs a few microseconds, and buys the point
 of an in-memory saver in tests: state that production could not store, or
 could not read back unchanged, fails here too.
 """
@@ -12,12 +13,20 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+from engine.checkpoint._delta import (
+    DEFAULT_CACHE_THREADS,
+    DEFAULT_FANOUT,
+    ChainReader,
+    DeltaCache,
+    blobs_to_keep,
+    check_prune_args,
+    checkpoints_to_prune,
+)
 from engine.checkpoint._helpers import (
-    BlobRow,
     check_list_args,
-    dump_blobs,
     dump_meta,
     dump_metadata,
     dump_writes,
@@ -35,6 +44,7 @@ from engine.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     PendingWrite,
+    ThreadInfo,
     get_checkpoint_id,
 )
 from engine.serde import Serializer
@@ -51,6 +61,14 @@ class _Row:
 
 
 @dataclass(frozen=True, slots=True)
+class _Blob:
+    type: str
+    data: bytes
+    base: int | None  # None: a full value; else data holds the items appended to base's value
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class _Write:
     channel: str
     type: str
@@ -64,7 +82,7 @@ class _Thread:
 
     checkpoints: dict[str, dict[str, _Row]] = field(default_factory=dict)  # ns -> id -> row
     latest: dict[str, str] = field(default_factory=dict)  # ns -> newest id
-    blobs: dict[tuple[str, str, int], tuple[str, bytes]] = field(default_factory=dict)  # (ns, ch, ver)
+    blobs: dict[tuple[str, str, int], _Blob] = field(default_factory=dict)  # (ns, ch, ver)
     writes: dict[tuple[str, str], dict[tuple[str, int], _Write]] = field(default_factory=dict)
 
 
@@ -74,12 +92,24 @@ class InMemorySaver(BaseCheckpointSaver):
     Safe to share between threads (the sync face may run on a worker thread):
     every multi-step change happens under one lock, after all serialization
     has succeeded, so a put is stored whole or not at all.
+
+    Args:
+        serde: the serializer of state values.
+        delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
+        delta_cache_threads: how many threads' last values the delta cache keeps.
     """
 
-    def __init__(self, *, serde: Serializer | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        serde: Serializer | None = None,
+        delta_fanout: int | None = DEFAULT_FANOUT,
+        delta_cache_threads: int = DEFAULT_CACHE_THREADS,
+    ) -> None:
         super().__init__(serde=serde)
         self._threads: dict[str, _Thread] = {}
         self._lock = threading.Lock()
+        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads)
 
     # -- reads ---------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
@@ -96,7 +126,10 @@ class InMemorySaver(BaseCheckpointSaver):
             row = rows.get(checkpoint_id)
         if row is None:
             return None
-        return self._tuple(thread, thread_id, ns, checkpoint_id, row)
+        reader = ChainReader(self.serde)
+        found = self._tuple(thread, thread_id, ns, checkpoint_id, row, reader)
+        self._deltas.learn(thread_id, ns, reader, found.checkpoint["channel_versions"])
+        return found
 
     async def alist(
         self,
@@ -107,6 +140,8 @@ class InMemorySaver(BaseCheckpointSaver):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         wanted = check_list_args(filter, limit)
+        if wanted is None:
+            return
         conf = (config or {}).get("configurable") or {}
         only_thread = conf.get("thread_id")
         only_ns = conf.get("checkpoint_ns")  # absent: every namespace
@@ -128,22 +163,31 @@ class InMemorySaver(BaseCheckpointSaver):
             ]
         found.sort(key=lambda f: (f[0], f[1], f[2]), reverse=True)
         count = 0
+        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
         for cid, thread_id, ns, row, thread in found:
             if limit is not None and count >= limit:
                 return
             if wanted and not metadata_matches(load_metadata(row.metadata), wanted):
                 continue
             count += 1
-            yield self._tuple(thread, thread_id, ns, cid, row)
+            reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
+            yield self._tuple(thread, thread_id, ns, cid, row, reader)
 
-    def _tuple(self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row) -> CheckpointTuple:
+    def _tuple(
+        self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
+    ) -> CheckpointTuple:
         meta = load_meta(self.serde, checkpoint_id, row.meta)
         with self._lock:
-            blobs = {
-                ch: b for ch, v in meta["channel_versions"].items() if (b := thread.blobs.get((ns, ch, v))) is not None
-            }
+            for channel, version in reader.missing(meta["channel_versions"]).items():
+                v: int | None = version
+                while v is not None and not reader.has(channel, v):
+                    blob = thread.blobs.get((ns, channel, v))
+                    if blob is None:
+                        break
+                    reader.add(channel, v, blob.type, blob.data, blob.base, blob.seq)
+                    v = blob.base
             writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items())
-        checkpoint = load_checkpoint(self.serde, checkpoint_id, row.ts, meta, blobs)
+        checkpoint = load_checkpoint(checkpoint_id, row.ts, meta, reader.values(meta["channel_versions"]))
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,
@@ -165,17 +209,22 @@ class InMemorySaver(BaseCheckpointSaver):
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
         # Serialize everything before touching storage: a failure stores nothing.
-        blobs: list[BlobRow] = dump_blobs(self.serde, checkpoint, new_versions)
+        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions)
         row = _Row(parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(metadata))
         checkpoint_id = checkpoint["id"]
+        inserted: list[str] = []
         with self._lock:
             thread = self._threads.setdefault(thread_id, _Thread())
-            for channel, version, tag, data in blobs:
-                # Stored once: an existing (channel, version) is the same value.
-                thread.blobs.setdefault((ns, channel, version), (tag, data))
+            # A delta whose base is gone (pruned since the cache learned it) is written full.
+            for b in plan.without_missing_bases(lambda r: (ns, r.channel, r.base) in thread.blobs):
+                key = (ns, b.channel, b.version)
+                if key not in thread.blobs:  # stored once: an existing (channel, version) is the same value
+                    thread.blobs[key] = _Blob(b.type, b.data, b.base, b.seq)
+                    inserted.append(b.channel)
             thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
             if checkpoint_id > thread.latest.get(ns, ""):
                 thread.latest[ns] = checkpoint_id
+        self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint_id)
 
     async def aput_writes(
@@ -200,6 +249,47 @@ class InMemorySaver(BaseCheckpointSaver):
     async def adelete_thread(self, thread_id: str) -> None:
         with self._lock:
             self._threads.pop(str(thread_id), None)
+            self._deltas.forget_thread(str(thread_id))
+
+    async def aprune(
+        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
+    ) -> int:
+        check_prune_args(keep_last, older_than)
+        thread_id = str(thread_id)
+        with self._lock:
+            thread = self._threads.get(thread_id)
+            if thread is None:
+                return 0
+            rows = [(ns, cid, row.ts) for ns, by_id in thread.checkpoints.items() for cid, row in by_id.items()]
+            kept, deleted = checkpoints_to_prune(rows, keep_last=keep_last, older_than=older_than)
+            if not deleted:
+                return 0
+            referenced = [
+                (ns, ch, v)
+                for ns, cid in kept
+                for ch, v in load_meta(self.serde, cid, thread.checkpoints[ns][cid].meta)["channel_versions"].items()
+            ]
+            keep = blobs_to_keep(referenced, {key: blob.base for key, blob in thread.blobs.items()})
+            for ns, cid in deleted:
+                del thread.checkpoints[ns][cid]
+                thread.writes.pop((ns, cid), None)
+            thread.blobs = {key: blob for key, blob in thread.blobs.items() if key in keep}
+            self._deltas.forget_thread(thread_id)
+        return len(deleted)
+
+    async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        with self._lock:
+            found = [
+                (cid, thread_id, thread.checkpoints[""][cid].ts)
+                for thread_id, thread in self._threads.items()
+                if thread_id.startswith(prefix) and (cid := thread.latest.get("")) is not None
+            ]
+        found.sort(key=lambda f: f[1])
+        found.sort(key=lambda f: f[0], reverse=True)  # newest first; stable, so ties stay in thread-id order
+        for cid, thread_id, ts in found[:limit]:
+            yield ThreadInfo(thread_id, cid, ts)
 
 
 MemorySaver = InMemorySaver

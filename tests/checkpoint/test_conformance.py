@@ -221,6 +221,53 @@ async def test_list_filter_hostile_keys_match_only_exactly(saver: BaseCheckpoint
     assert len(await collect(saver, cfg())) == len(HOSTILE_KEYS) + 1  # nothing was deleted
 
 
+# Strings a careless saver would let reach SQL: quotes, comments, LIKE wildcards,
+# JSON-path syntax, backslashes, non-ASCII; and two that no saver can store
+# (NUL, a lone surrogate as surrogateescape makes of non-UTF-8 bytes).
+HOSTILE_STORABLE = ["') OR 1=1--", "' OR '1'='1", "%", "_", "%%", "a%", "'", '"', "\\", "\\'", "$.a", "a\nb", "é✓"]
+HOSTILE_UNSTORABLE = ["\x00", "a\x00b", b"\xff".decode("utf-8", "surrogateescape"), "x\udc80y"]
+
+
+@async_test
+async def test_list_filter_hostile_values_match_exactly_and_never_across_threads(saver: BaseCheckpointSaver) -> None:
+    mine: dict[str, str] = {}
+    for thread in ("mine", "other"):
+        config = cfg(thread)
+        for i, text in enumerate(HOSTILE_STORABLE):
+            config, cp = await put(saver, config, {}, {}, metadata={text: text, "n": i, "thread": thread})
+            if thread == "mine":
+                mine[text] = cp["id"]
+    for text in HOSTILE_STORABLE:
+        assert ids(await collect(saver, cfg("mine"), filter={text: text})) == [mine[text]], text
+        assert ids(await collect(saver, cfg("mine"), filter={"n": HOSTILE_STORABLE.index(text), text: text})) == [mine[text]]
+        assert await collect(saver, cfg("mine"), filter={text: text + "x"}) == [], text
+        assert await collect(saver, cfg("mine"), filter={"n": text}) == [], text
+        assert await collect(saver, cfg("mine"), filter={text: text, "thread": "other"}) == [], text
+        everywhere = await collect(saver, None, filter={text: text})
+        assert sorted(t.config["configurable"]["thread_id"] for t in everywhere) == ["mine", "other"], text
+    for bad in HOSTILE_UNSTORABLE:
+        assert await collect(saver, cfg("mine"), filter={bad: 1}) == [], repr(bad)
+        assert await collect(saver, None, filter={"n": 0, "x": bad}) == [], repr(bad)
+        with pytest.raises(SerializationError, match="metadata"):
+            await put(saver, cfg("mine"), {}, {}, metadata={bad: 1})
+        with pytest.raises(SerializationError, match="metadata"):
+            await put(saver, cfg("mine"), {}, {}, metadata={"k": ["ok", {"deep": bad}]})
+    assert len(await collect(saver, cfg("mine"))) == len(HOSTILE_STORABLE)  # nothing deleted, nothing added
+    assert len(await collect(saver, None)) == 2 * len(HOSTILE_STORABLE)
+
+
+@async_test
+async def test_list_filter_compares_whole_values_not_containment(saver: BaseCheckpointSaver) -> None:
+    c1, cp1 = await put(saver, cfg(), {}, {}, metadata={"tags": [1, 2], "obj": {"a": 1, "b": 2}})
+    _, cp2 = await put(saver, c1, {}, {}, metadata={"tags": [1], "obj": {"a": 1}})
+    assert ids(await collect(saver, cfg(), filter={"tags": [1]})) == [cp2["id"]]
+    assert ids(await collect(saver, cfg(), filter={"tags": [1, 2]})) == [cp1["id"]]
+    assert await collect(saver, cfg(), filter={"tags": [2, 1]}) == []
+    assert ids(await collect(saver, cfg(), filter={"obj": {"a": 1}})) == [cp2["id"]]
+    assert ids(await collect(saver, cfg(), filter={"obj": {"b": 2, "a": 1}})) == [cp1["id"]]
+    assert await collect(saver, cfg(), filter={"tags": 1}) == []
+
+
 @async_test
 async def test_list_rejects_bad_arguments(saver: BaseCheckpointSaver) -> None:
     with pytest.raises(ValueError, match="limit"):

@@ -14,22 +14,29 @@ from __future__ import annotations
 __all__ = [
     "BEGIN_READ",
     "BEGIN_WRITE",
+    "BLOB_EXISTS",
     "COMMIT",
     "COUNT_BLOBS",
+    "DELETE_BLOB",
+    "DELETE_CHECKPOINT",
     "DELETE_THREAD",
+    "DELETE_WRITES",
     "INSERT_BLOB",
     "INSERT_CHECKPOINT",
     "INSERT_WRITE",
     "LIST_CHECKPOINTS",
     "LIST_LIMIT",
+    "LIST_THREADS",
     "LIST_ORDER",
     "META_EQUALS",
     "META_IS_NULL",
     "META_IS_TEXT",
     "REPLACE_WRITE",
     "ROLLBACK",
-    "SELECT_BLOBS",
+    "SELECT_BLOB_BASES",
+    "SELECT_CHAINS",
     "SELECT_CHECKPOINT",
+    "SELECT_CHECKPOINT_METAS",
     "SELECT_LATEST_CHECKPOINT",
     "SELECT_WRITES",
     "WHERE_BEFORE",
@@ -54,8 +61,13 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
 # A (channel, version) already stored holds the same value: keep the first.
 INSERT_BLOB = """
-INSERT OR IGNORE INTO blobs (thread_id, checkpoint_ns, channel, version, type, data)
-VALUES (?, ?, ?, ?, ?, ?)
+INSERT OR IGNORE INTO blobs (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+"""
+# Checked in the write transaction before a delta names its base: the cache
+# that chose the base may be older than a prune or delete by another process.
+BLOB_EXISTS = """
+SELECT 1 FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?
 """
 
 # Regular writes: idempotent per (task_id, idx). Special channels: replaced.
@@ -83,16 +95,37 @@ WHERE thread_id = ? AND checkpoint_ns = ?
 ORDER BY checkpoint_id DESC
 LIMIT 1
 """
-# The blobs at a checkpoint's versions, in one statement whatever the number
-# of channels: the versions arrive as one JSON object {"channel": version}.
-# CROSS JOIN fixes the loop order (SQLite never reorders it): walk the few
-# versions and look each blob up by primary key, rather than scan the
-# thread's blobs.
-SELECT_BLOBS = """
-SELECT b.channel, b.type, b.data
-FROM json_each(?) AS v
+# The rows that rebuild a checkpoint's channel values, in one statement
+# whatever the number of channels: each wanted (channel, version), then each
+# row's base, recursively, down to full values (see engine/checkpoint/_delta.py).
+# Parameters: ?1 the wanted versions as a JSON array of [channel, version] pairs;
+# ?2 thread, ?3 namespace; ?4 a JSON array of [channel, version] pairs the
+# caller has already read (an alist decodes each row once): the walk stops there.
+# The recursion carries keys only (UNION drops chains that merge); the data is
+# fetched once per row at the end. CROSS JOIN fixes the loop order (SQLite never
+# reorders it), so every step is a primary-key lookup, never a scan.
+SELECT_CHAINS = """
+WITH RECURSIVE chain(channel, version, base_version) AS (
+    SELECT b.channel, b.version, b.base_version
+    FROM json_each(?1) AS v
+    CROSS JOIN blobs AS b
+      ON b.thread_id = ?2 AND b.checkpoint_ns = ?3
+     AND b.channel = json_extract(v.value, '$[0]') AND b.version = json_extract(v.value, '$[1]')
+  UNION
+    SELECT b.channel, b.version, b.base_version
+    FROM chain AS c
+    CROSS JOIN blobs AS b
+      ON b.thread_id = ?2 AND b.checkpoint_ns = ?3 AND b.channel = c.channel AND b.version = c.base_version
+    WHERE c.base_version IS NOT NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM json_each(?4) AS k
+        WHERE json_extract(k.value, '$[0]') = c.channel AND json_extract(k.value, '$[1]') = c.base_version
+      )
+)
+SELECT b.channel, b.version, b.type, b.data, b.base_version, b.seq
+FROM chain AS c
 CROSS JOIN blobs AS b
-  ON b.thread_id = ? AND b.checkpoint_ns = ? AND b.channel = v.key AND b.version = v.value
+  ON b.thread_id = ?2 AND b.checkpoint_ns = ?3 AND b.channel = c.channel AND b.version = c.version
 """
 SELECT_WRITES = """
 SELECT task_id, channel, type, data
@@ -127,6 +160,27 @@ DELETE_THREAD = (
     "DELETE FROM blobs WHERE thread_id = ?",
     "DELETE FROM checkpoints WHERE thread_id = ?",
 )
+
+# -- prune: read what the thread holds, decide in Python (engine/checkpoint/_delta.py), delete
+SELECT_CHECKPOINT_METAS = """
+SELECT checkpoint_ns, checkpoint_id, ts, type, checkpoint FROM checkpoints WHERE thread_id = ?
+"""
+SELECT_BLOB_BASES = "SELECT checkpoint_ns, channel, version, base_version FROM blobs WHERE thread_id = ?"
+DELETE_WRITES = "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
+DELETE_CHECKPOINT = "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
+DELETE_BLOB = "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?"
+
+# -- alist_threads: each thread's newest root checkpoint, newest first. ?1/?2 bound
+# the thread ids to a prefix's range (?2 NULL: no upper bound); ?3 the limit (-1: none).
+# With max(), SQLite takes the bare columns (ts) from the row holding the maximum.
+LIST_THREADS = """
+SELECT thread_id, max(checkpoint_id) AS newest, ts
+FROM checkpoints
+WHERE checkpoint_ns = '' AND thread_id >= ?1 AND (?2 IS NULL OR thread_id < ?2)
+GROUP BY thread_id
+ORDER BY newest DESC, thread_id
+LIMIT ?3
+"""
 
 # -- introspection (tests, tooling) ---------------------------------------------------
 COUNT_BLOBS = "SELECT count(*) FROM blobs WHERE thread_id = ?"

@@ -32,11 +32,20 @@ import sqlite3
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
+from engine.checkpoint._delta import (
+    DEFAULT_CACHE_THREADS,
+    DEFAULT_FANOUT,
+    ChainReader,
+    DeltaCache,
+    blobs_to_keep,
+    check_prune_args,
+    checkpoints_to_prune,
+)
 from engine.checkpoint._helpers import (
     check_list_args,
-    dump_blobs,
     dump_meta,
     dump_metadata,
     dump_writes,
@@ -54,6 +63,7 @@ from engine.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     PendingWrite,
+    ThreadInfo,
     get_checkpoint_id,
 )
 from engine.checkpoint.sqlite import _queries as q
@@ -64,6 +74,8 @@ from engine.serde import Serializer
 __all__ = ["SqliteSaver"]
 
 BUSY_TIMEOUT_MS = 5_000
+# alist pages: small first (a caller often wants one or two), then larger.
+_FIRST_PAGE, _MAX_PAGE = 4, 128
 # Integers SQLite and Python compare identically (doubles hold them exactly).
 _EXACT_INT = 2**53
 
@@ -79,12 +91,20 @@ class SqliteSaver(BaseCheckpointSaver):
             use the saver, and is not closed by :meth:`aclose`.
         serde: the serializer of state values (default: a plain
             :class:`~engine.serde.Serializer`).
+        delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
+        delta_cache_threads: how many threads' last values the delta cache keeps.
     """
 
     def __init__(
-        self, path_or_conn: str | os.PathLike[str] | sqlite3.Connection, *, serde: Serializer | None = None
+        self,
+        path_or_conn: str | os.PathLike[str] | sqlite3.Connection,
+        *,
+        serde: Serializer | None = None,
+        delta_fanout: int | None = DEFAULT_FANOUT,
+        delta_cache_threads: int = DEFAULT_CACHE_THREADS,
     ) -> None:
         super().__init__(serde=serde)
+        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads)
         if isinstance(path_or_conn, sqlite3.Connection):
             conn, self._owns_conn = path_or_conn, False
         else:
@@ -157,8 +177,11 @@ class SqliteSaver(BaseCheckpointSaver):
                 row = cur.execute(q.SELECT_CHECKPOINT, (thread_id, ns, checkpoint_id)).fetchone()
             if row is None:
                 return None
-            meta, blobs, writes = self._fetch_parts(cur, thread_id, ns, row)
-        return self._tuple(thread_id, ns, row, meta, blobs, writes)
+            reader = ChainReader(self.serde)
+            meta, writes = self._fetch_parts(cur, thread_id, ns, row, reader)
+        found = self._tuple(thread_id, ns, row, meta, reader, writes)
+        self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
+        return found
 
     async def alist(
         self,
@@ -169,6 +192,8 @@ class SqliteSaver(BaseCheckpointSaver):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         wanted = check_list_args(filter, limit)
+        if wanted is None:
+            return
         conf = (config or {}).get("configurable") or {}
         clauses: list[str] = []
         params: list[Any] = []
@@ -195,34 +220,59 @@ class SqliteSaver(BaseCheckpointSaver):
             params.append(limit)
         with self._transaction(q.BEGIN_READ) as cur:
             rows = cur.execute(sql, params).fetchall()
-        count = 0
-        for thread_id, ns, *row in rows:
-            if limit is not None and count >= limit:
-                return
-            if wanted and not metadata_matches(load_metadata(row[5]), wanted):
-                continue
+        if wanted:
+            rows = [r for r in rows if metadata_matches(load_metadata(r[7]), wanted)]
+        if limit is not None:
+            rows = rows[:limit]
+        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
+        start, size = 0, _FIRST_PAGE
+        while start < len(rows):
+            page = rows[start : start + size]
+            start, size = start + size, min(size * 2, _MAX_PAGE)
+            # One read per page: a chains query per thread (each row decoded once
+            # per listing) and the writes of each checkpoint.
             with self._transaction(q.BEGIN_READ) as cur:
-                meta, blobs, writes = self._fetch_parts(cur, thread_id, ns, row)
-            count += 1
-            yield self._tuple(thread_id, ns, row, meta, blobs, writes)
+                metas = [load_meta(self.serde, row[2], (row[5], row[6])) for row in page]
+                pairs: dict[tuple[str, str], dict[tuple[str, int], None]] = {}
+                for row, meta in zip(page, metas):
+                    pairs.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
+                for (thread_id, ns), wanted_pairs in pairs.items():
+                    reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
+                    self._read_chains(cur, thread_id, ns, list(wanted_pairs), reader)
+                writes = [cur.execute(q.SELECT_WRITES, (row[0], row[1], row[2])).fetchall() for row in page]
+            for (thread_id, ns, *row), meta, w in zip(page, metas, writes):
+                yield self._tuple(thread_id, ns, row, meta, readers[(thread_id, ns)], w)
+
+    def _read_chains(
+        self, cur: sqlite3.Cursor, thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader
+    ) -> None:
+        """Feed ``reader`` the rows it lacks to rebuild the ``(channel, version)`` pairs ``wanted``."""
+        wanted = [(ch, v) for ch, v in wanted if not reader.has(ch, v)]
+        if not wanted:
+            return
+        known = json.dumps([[ch, v] for ch, v in zip(*reader.known_pairs())])
+        for channel, version, tag, data, base, seq in cur.execute(
+            q.SELECT_CHAINS, (json.dumps(wanted), thread_id, ns, known)
+        ):
+            reader.add(channel, version, tag, data, base, seq)
 
     def _fetch_parts(
-        self, cur: sqlite3.Cursor, thread_id: str, ns: str, row: Sequence[Any]
-    ) -> tuple[dict[str, Any], list[Any], list[Any]]:
+        self, cur: sqlite3.Cursor, thread_id: str, ns: str, row: Sequence[Any], reader: ChainReader
+    ) -> tuple[dict[str, Any], list[Any]]:
+        """Decode the meta, feed ``reader`` the rows of the channel values it lacks, fetch the writes."""
         meta = load_meta(self.serde, row[0], (row[3], row[4]))
-        versions = json.dumps(meta["channel_versions"])
-        blobs = cur.execute(q.SELECT_BLOBS, (versions, thread_id, ns)).fetchall()
+        self._read_chains(cur, thread_id, ns, list(meta["channel_versions"].items()), reader)
         writes = cur.execute(q.SELECT_WRITES, (thread_id, ns, row[0])).fetchall()
-        return meta, blobs, writes
+        return meta, writes
 
     def _tuple(
-        self, thread_id: str, ns: str, row: Sequence[Any], meta: dict[str, Any], blobs: list[Any], writes: list[Any]
+        self, thread_id: str, ns: str, row: Sequence[Any], meta: dict[str, Any], reader: ChainReader, writes: list[Any]
     ) -> CheckpointTuple:
         checkpoint_id, parent_id, ts, _, _, metadata = row
         loads = self.serde.loads_typed
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
-            checkpoint=load_checkpoint(self.serde, checkpoint_id, ts, meta, {ch: (t, d) for ch, t, d in blobs}),
+            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
             metadata=load_metadata(metadata),
             parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=[PendingWrite(task_id, ch, loads((t, d))) for task_id, ch, t, d in writes],
@@ -238,15 +288,23 @@ class SqliteSaver(BaseCheckpointSaver):
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
         # Serialize everything first: an unstorable value fails before the transaction.
-        blobs = [(thread_id, ns, *b) for b in dump_blobs(self.serde, checkpoint, new_versions)]
+        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions)
         meta_type, meta = dump_meta(self.serde, checkpoint)
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata)
         )  # fmt: skip
+        inserted: list[str] = []
         with self._transaction(q.BEGIN_WRITE) as cur:
-            if blobs:
-                cur.executemany(q.INSERT_BLOB, blobs)
+
+            def base_exists(r: Any) -> bool:
+                return cur.execute(q.BLOB_EXISTS, (thread_id, ns, r.channel, r.base)).fetchone() is not None
+
+            for b in plan.without_missing_bases(base_exists):
+                cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq))
+                if cur.rowcount > 0:
+                    inserted.append(b.channel)
             cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
+        self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint["id"])
 
     async def aput_writes(
@@ -274,6 +332,59 @@ class SqliteSaver(BaseCheckpointSaver):
         with self._transaction(q.BEGIN_WRITE) as cur:
             for statement in q.DELETE_THREAD:
                 cur.execute(statement, (str(thread_id),))
+        self._deltas.forget_thread(str(thread_id))
+
+    async def aprune(
+        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
+    ) -> int:
+        check_prune_args(keep_last, older_than)
+        thread_id = str(thread_id)
+        with self._transaction(q.BEGIN_WRITE) as cur:
+            metas = cur.execute(q.SELECT_CHECKPOINT_METAS, (thread_id,)).fetchall()
+            kept, deleted = checkpoints_to_prune(
+                [(ns, cid, ts) for ns, cid, ts, _, _ in metas], keep_last=keep_last, older_than=older_than
+            )
+            if not deleted:
+                return 0
+            referenced = [
+                (ns, ch, v)
+                for ns, cid, _, tag, data in metas
+                if (ns, cid) in kept
+                for ch, v in load_meta(self.serde, cid, (tag, data))["channel_versions"].items()
+            ]
+            bases = {(ns, ch, v): base for ns, ch, v, base in cur.execute(q.SELECT_BLOB_BASES, (thread_id,))}
+            keep = blobs_to_keep(referenced, bases)
+            gone = [(thread_id, ns, cid) for ns, cid in sorted(deleted)]
+            cur.executemany(q.DELETE_WRITES, gone)
+            cur.executemany(q.DELETE_CHECKPOINT, gone)
+            cur.executemany(q.DELETE_BLOB, [(thread_id, *key) for key in bases if key not in keep])
+        self._deltas.forget_thread(thread_id)
+        return len(deleted)
+
+    async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        with self._transaction(q.BEGIN_READ) as cur:
+            rows = cur.execute(q.LIST_THREADS, (prefix, _prefix_end(prefix), -1 if limit is None else limit)).fetchall()
+        for thread_id, checkpoint_id, ts in rows:
+            yield ThreadInfo(thread_id, checkpoint_id, ts)
+
+
+def _prefix_end(prefix: str) -> str | None:
+    """The smallest string above every string that starts with ``prefix`` (None: no bound).
+
+    SQLite compares TEXT by its UTF-8 bytes, which orders like code points, so
+    ``thread_id >= prefix AND thread_id < end`` is exactly "starts with prefix"
+    and reads a range of the primary key (LIKE would need escaping of % and _).
+    """
+    while prefix and prefix[-1] == chr(0x10FFFF):
+        prefix = prefix[:-1]
+    if not prefix:
+        return None
+    following = ord(prefix[-1]) + 1
+    if 0xD800 <= following <= 0xDFFF:  # surrogates are not text: the next code point after them
+        following = 0xE000
+    return prefix[:-1] + chr(following)
 
 
 def _metadata_clause(key: str, value: Any) -> tuple[str, tuple[Any, ...]] | None:

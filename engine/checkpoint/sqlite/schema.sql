@@ -23,6 +23,8 @@ CREATE TABLE blobs (
     version INTEGER NOT NULL,
     type TEXT NOT NULL,
     data BLOB NOT NULL,
+    base_version INTEGER,  -- NULL: a full value; else the version whose list value this row's items extend
+    seq INTEGER NOT NULL DEFAULT 0,  -- position in the append run (0 = full); picks the next delta's base
     PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
 );
 

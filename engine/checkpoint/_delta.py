@@ -1,0 +1,505 @@
+"""Append-only channels stored as deltas: the write plan and the read replay, for every saver.
+
+A chat's ``messages`` list grows by a message or two per step. Storing the
+whole list at every version makes a thread's storage grow with the square of
+its length; storing what was appended makes it grow linearly. Savers differ
+in where rows go, not in how a delta is chosen or replayed, so both live here.
+
+Theory of operation
+-------------------
+
+A blob row is either *full* (``base`` is None: the value itself) or a
+*delta* (``base`` names another version of the same channel, and the row
+holds the list items appended to that version's value). A value is rebuilt by
+following ``base`` links down to a full row and concatenating. Deltas apply
+only to values of type ``list`` (what ``operator.add`` and ``add_messages``
+produce); anything else is stored full, as before.
+
+Which base a delta names follows its *sequence number* ``seq``: the position
+of the version in its append run (0 for the run's full value, then 1, 2, …
+while every new value extends the previous one). With fan-out ``K``:
+
+* a version at ``seq`` not divisible by ``K`` is based on ``seq - 1`` (one
+  step's items);
+* at a multiple of ``K``, on ``seq - K`` (the items of ``K`` steps in one
+  row); at a multiple of ``K²``, on ``seq - K²``; and so on.
+
+So reading any version replays at most ``K - 1`` deltas per level, and there
+are ``log_K(seq)`` levels (``K = 32``: ≤ 31 deltas below 32 versions, ≤ 62
+below 1,024, ≤ 93 below 32,768), while each appended item is stored once per
+level. Storage grows as ``n·log_K(n)``, linear for any real thread, where a
+full snapshot every ``K`` versions would grow as ``n²/K`` (at 200 chat turns
+that is several times the deltas themselves). The bases a version can need
+are always on the chain of the version before it, which is what the writer
+keeps (see :class:`DeltaCache`).
+
+What is written depends on a bounded per-saver cache of the value each
+channel had at the last version this saver wrote or read (LRU by thread).
+The cache holds a *shallow copy* of that list, so a list extended in place
+(``left.extend(right); return left``) is still compared against the items it
+held when stored. Items are compared by identity, then, for items that are
+not the same object, by their serialized bytes, so an equal but different
+value (``1`` vs ``True``, two equal datetimes in different time zones) is
+never mistaken for the stored one. An item mutated *in place* after it was
+stored is not seen: state values must not be mutated in place (as in
+LangGraph, return updates instead). On a cache miss, or when the new value
+does not extend the cached one (``add_messages`` replacing a message), the
+value is stored full and a new run starts. Correctness never depends on the
+cache: a delta's base must exist when the delta is committed, or the value
+is stored full instead (the in-memory and SQLite savers check it in the write
+transaction; PostgreSQL's foreign key refuses the delta, and the saver writes
+the put again with full values).
+
+Reads fetch a version's whole chain in one query (a recursive CTE in SQL)
+and decode each row once; :class:`ChainReader` keeps decoded rows for the
+duration of one ``alist`` call, so rebuilding a history of ``n`` versions
+decodes ``n`` rows, not ``n²``.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from engine.errors import CorruptCheckpointError
+from engine.serde import Serializer
+
+__all__ = [
+    "DEFAULT_CACHE_THREADS",
+    "DEFAULT_FANOUT",
+    "EMPTY",
+    "BlobPlan",
+    "BlobRow",
+    "ChainReader",
+    "DeltaCache",
+    "Link",
+    "base_seq",
+    "blobs_to_keep",
+    "check_prune_args",
+    "checkpoints_to_prune",
+]
+
+# Type tag of a blob recording that a channel has no value at that version
+# (it was cleared); such blobs are skipped when channel values are rebuilt.
+EMPTY = "empty"
+
+DEFAULT_FANOUT = 32
+DEFAULT_CACHE_THREADS = 1024
+# A chain longer than this is never extended (a full value is written): a
+# guard against seq numbers written under another fan-out, not a normal path.
+_MAX_LEVELS = 4
+
+_MISSING: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class BlobRow:
+    """One stored ``(channel, version)``: a full value (``base`` None) or a delta on ``base``."""
+
+    channel: str
+    version: int
+    type: str
+    data: bytes
+    base: int | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One version on a chain: its run position, version, and the list's length there."""
+
+    seq: int
+    version: int
+    length: int
+
+
+def base_seq(seq: int, fanout: int) -> int:
+    """The run position a delta at ``seq`` (> 0) is based on (see the module docstring)."""
+    span = 1
+    while seq % (span * fanout) == 0:
+        span *= fanout
+    return seq - span
+
+
+# -- the write side --------------------------------------------------------------------
+@dataclass(slots=True)
+class _Known:
+    """What storage holds for one channel at one version, as far as this saver knows."""
+
+    version: int
+    items: list[Any]  # a shallow copy: the list as stored, whatever happens to the original
+    chain: tuple[Link, ...]  # chain[0] is this version; then its bases, down to the run's full value
+
+
+@dataclass(slots=True)
+class BlobPlan:
+    """The rows one ``put`` writes, and what the cache learns once they are committed."""
+
+    rows: list[BlobRow]
+    learned: dict[str, _Known | None]  # channel -> new cache entry (None: forget the channel)
+    values: dict[str, Any]  # channel -> value, to write a delta in full after all (see full_row)
+    serde: Serializer
+
+    @property
+    def deltas(self) -> list[BlobRow]:
+        return [r for r in self.rows if r.base is not None]
+
+    def full_row(self, row: BlobRow) -> BlobRow:
+        """``row`` (a delta) written as a full value: its base was not found in storage."""
+        value = self.values[row.channel]
+        tag, data = self.serde.dumps_channel(row.channel, value)
+        self.learned[row.channel] = _Known(row.version, list(value), (Link(0, row.version, len(value)),))
+        return BlobRow(row.channel, row.version, tag, data)
+
+    def without_missing_bases(self, exists: Callable[[BlobRow], bool]) -> list[BlobRow]:
+        """The rows, with every delta whose base ``exists`` denies replaced by a full row."""
+        return [r if r.base is None or exists(r) else self.full_row(r) for r in self.rows]
+
+
+class DeltaCache:
+    """Per saver: the last stored value of each list channel, LRU by thread.
+
+    Thread-safe (the sync face may call a saver from several threads). Holds
+    at most ``max_threads`` threads; a thread's entries go together.
+
+    Args:
+        fanout: ``K`` of the module docstring; ``None`` or ``0`` stores every
+            value full (no deltas).
+        max_threads: how many threads' last values to keep.
+    """
+
+    def __init__(self, *, fanout: int | None = DEFAULT_FANOUT, max_threads: int = DEFAULT_CACHE_THREADS) -> None:
+        if fanout is not None and fanout != 0 and fanout < 2:
+            raise ValueError(f"delta fan-out must be >= 2 (or None/0 to store full values), got {fanout}")
+        if max_threads < 0:
+            raise ValueError(f"delta cache size must be >= 0, got {max_threads}")
+        self.fanout = fanout or 0
+        self.max_threads = max_threads
+        self._threads: OrderedDict[str, dict[tuple[str, str], _Known]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- cache ---------------------------------------------------------------
+    def _get(self, thread_id: str, ns: str, channel: str) -> _Known | None:
+        with self._lock:
+            entries = self._threads.get(thread_id)
+            if entries is None:
+                return None
+            self._threads.move_to_end(thread_id)
+            return entries.get((ns, channel))
+
+    def _set_many(self, thread_id: str, ns: str, learned: Mapping[str, _Known | None]) -> None:
+        if not self.fanout or not self.max_threads:
+            return
+        with self._lock:
+            entries = self._threads.get(thread_id)
+            if entries is None:
+                entries = self._threads[thread_id] = {}
+            self._threads.move_to_end(thread_id)
+            for channel, known in learned.items():
+                if known is None:
+                    entries.pop((ns, channel), None)
+                else:
+                    entries[(ns, channel)] = known
+            while len(self._threads) > self.max_threads:
+                self._threads.popitem(last=False)
+
+    def forget_thread(self, thread_id: str) -> None:
+        """Drop everything known about a thread (after it was deleted or pruned)."""
+        with self._lock:
+            self._threads.pop(thread_id, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._threads.clear()
+
+    # -- writes --------------------------------------------------------------
+    def plan(
+        self,
+        serde: Serializer,
+        thread_id: str,
+        ns: str,
+        values: Mapping[str, Any],
+        new_versions: Mapping[str, int],
+    ) -> BlobPlan:
+        """Serialize the changed channels of a checkpoint, as deltas where the cache allows.
+
+        Raises:
+            SerializationError: a value outside the serializer's allowlist
+                (nothing is stored, nothing is learned).
+        """
+        rows: list[BlobRow] = []
+        learned: dict[str, _Known | None] = {}
+        lists: dict[str, Any] = {}
+        for channel, version in new_versions.items():
+            value = values.get(channel, _MISSING)
+            if value is _MISSING:
+                rows.append(BlobRow(channel, version, EMPTY, b""))
+                learned[channel] = None
+                continue
+            if type(value) is not list or not self.fanout:
+                tag, data = serde.dumps_channel(channel, value)
+                rows.append(BlobRow(channel, version, tag, data))
+                learned[channel] = None
+                continue
+            lists[channel] = value
+            row, known = self._plan_list(serde, thread_id, ns, channel, version, value)
+            rows.append(row)
+            learned[channel] = known
+        return BlobPlan(rows, learned, lists, serde)
+
+    def _plan_list(
+        self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
+    ) -> tuple[BlobRow, _Known]:
+        known = self._get(thread_id, ns, channel)
+        if known is not None and known.version != version and _extends(serde, value, known.items):
+            seq = known.chain[0].seq + 1
+            want = base_seq(seq, self.fanout)
+            for i, link in enumerate(known.chain):
+                if link.seq == want:
+                    chain = (Link(seq, version, len(value)), *known.chain[i:])
+                    if len(chain) <= self.fanout * _MAX_LEVELS:
+                        tag, data = serde.dumps_channel(channel, value[link.length :])
+                        return BlobRow(channel, version, tag, data, link.version, seq), _Known(version, list(value), chain)
+                    break
+        tag, data = serde.dumps_channel(channel, value)
+        return BlobRow(channel, version, tag, data), _Known(version, list(value), (Link(0, version, len(value)),))
+
+    def commit(self, thread_id: str, ns: str, plan: BlobPlan, inserted: Iterable[str] | None = None) -> None:
+        """Learn what a committed put stored.
+
+        Args:
+            inserted: channels whose row was actually inserted (``None``: all).
+                A row that already existed holds whatever was stored first, so
+                the cache learns nothing from it (and keeps what it knew).
+        """
+        if inserted is None:
+            self._set_many(thread_id, ns, plan.learned)
+            return
+        done = set(inserted)
+        self._set_many(
+            thread_id, ns, {ch: known for ch, known in plan.learned.items() if ch in done or known is None}
+        )
+
+    def learn(self, thread_id: str, ns: str, reader: ChainReader, versions: Mapping[str, int]) -> None:
+        """Remember list values just read (a run continues from what it read)."""
+        if not self.fanout or not self.max_threads:
+            return
+        learned: dict[str, _Known | None] = {}
+        for channel, version in versions.items():
+            found = reader.known(channel, version)
+            if found is not None:
+                learned[channel] = found
+        if learned:
+            self._set_many(thread_id, ns, learned)
+
+
+def _extends(serde: Serializer, new: list[Any], old: list[Any]) -> bool:
+    """Whether ``new`` starts with exactly the items of ``old``."""
+    if len(new) < len(old):
+        return False
+    if all(map(operator.is_, new, old)):  # zip stops at len(old); the common case, in C
+        return True
+    dumps = serde.dumps_typed
+    for a, b in zip(new, old):
+        if a is not b:
+            try:
+                if dumps(a) != dumps(b):
+                    return False
+            except Exception:  # noqa: BLE001 - an unstorable item fails the put later, with a path
+                return False
+    return True
+
+
+# -- the read side ---------------------------------------------------------------------
+@dataclass(slots=True)
+class _Segment:
+    base: int | None
+    seq: int
+    value: Any  # the full value, or the appended items of a delta; _MISSING for EMPTY
+
+
+@dataclass(slots=True)
+class ChainReader:
+    """Decoded blob rows of one read (one ``get_tuple``, or one whole ``alist``).
+
+    Feed it rows with :meth:`add`; ask it for values with :meth:`value`.
+    Each row is decoded once, however many versions share it.
+    """
+
+    serde: Serializer
+    _segments: dict[tuple[str, int], _Segment] = field(default_factory=dict)
+
+    def has(self, channel: str, version: int) -> bool:
+        return (channel, version) in self._segments
+
+    def missing(self, versions: Mapping[str, int]) -> dict[str, int]:
+        """The ``(channel, version)`` pairs not read yet."""
+        return {ch: v for ch, v in versions.items() if (ch, v) not in self._segments}
+
+    def known_pairs(self) -> tuple[list[str], list[int]]:
+        """Every ``(channel, version)`` read so far, as two lists (for SQL's stop set)."""
+        keys = list(self._segments)
+        return [ch for ch, _ in keys], [v for _, v in keys]
+
+    def add(self, channel: str, version: int, tag: str, data: bytes, base: int | None, seq: int | None) -> None:
+        """Decode one stored row (once: a row already read is skipped)."""
+        if (channel, version) in self._segments:
+            return
+        value = _MISSING if tag == EMPTY else self.serde.loads_typed((tag, bytes(data)))
+        if base is not None and (value is _MISSING or value.__class__ is not list):
+            raise CorruptCheckpointError(f"channel {channel!r} version {version}: a delta that is not a list")
+        self._segments[(channel, version)] = _Segment(base, seq or 0, value)
+
+    def _path(self, channel: str, version: int) -> list[tuple[int, _Segment]] | None:
+        """The chain of ``version`` from the version itself down to its full value, or None."""
+        path: list[tuple[int, _Segment]] = []
+        v: int | None = version
+        while v is not None:
+            seg = self._segments.get((channel, v))
+            if seg is None:
+                return None if not path else _broken(channel, version, v)
+            path.append((v, seg))
+            if len(path) > 1_000_000:  # pragma: no cover - a cycle only corrupt rows could make
+                raise CorruptCheckpointError(f"channel {channel!r} version {version}: delta chain loops")
+            v = seg.base
+        return path
+
+    def value(self, channel: str, version: int) -> Any:
+        """The channel's value at ``version`` (``_MISSING`` for an EMPTY row).
+
+        A rebuilt list is a new list, but its items are shared with other
+        values rebuilt by the same reader (one ``alist``): treat read values
+        as read-only, as every checkpoint returned by a saver.
+
+        Raises:
+            KeyError: no row was read for ``version``.
+            CorruptCheckpointError: its chain is broken or not made of lists.
+        """
+        path = self._path(channel, version)
+        if path is None:
+            raise KeyError((channel, version))
+        root = path[-1][1].value
+        if len(path) == 1:
+            return root
+        if root is _MISSING or root.__class__ is not list:
+            raise CorruptCheckpointError(f"channel {channel!r} version {version}: a delta on a value that is not a list")
+        out = list(root)
+        for _, seg in reversed(path[:-1]):
+            out.extend(seg.value)
+        return out
+
+    def values(self, versions: Mapping[str, int]) -> dict[str, Any]:
+        """Channel values at ``versions``, in that order, skipping channels with no (or an EMPTY) value."""
+        out: dict[str, Any] = {}
+        for channel, version in versions.items():
+            try:
+                value = self.value(channel, version)
+            except KeyError:
+                continue
+            if value is not _MISSING:
+                out[channel] = value
+        return out
+
+    def known(self, channel: str, version: int) -> _Known | None:
+        """A cache entry for a list value read at ``version`` (None for other values)."""
+        path = self._path(channel, version)
+        if path is None:
+            return None
+        root = path[-1][1].value
+        if root is _MISSING or root.__class__ is not list:
+            return None
+        length, links = len(root), []
+        for v, seg in reversed(path):
+            if seg.base is not None:
+                length += len(seg.value)
+            links.append(Link(seg.seq, v, length))
+        links.reverse()
+        return _Known(version, self.value(channel, version), tuple(links))
+
+
+def _broken(channel: str, version: int, missing: int) -> Any:
+    raise CorruptCheckpointError(
+        f"channel {channel!r} version {version}: its delta chain needs version {missing}, which is not stored"
+    )
+
+
+# -- retention ----------------------------------------------------------------------------
+def check_prune_args(keep_last: int | None, older_than: timedelta | None) -> None:
+    """Validate ``aprune`` arguments the same way for every saver.
+
+    Raises:
+        ValueError: neither rule given, or a negative one.
+    """
+    if keep_last is None and older_than is None:
+        raise ValueError("prune needs keep_last, older_than, or both")
+    if keep_last is not None and (type(keep_last) is not int or keep_last < 1):
+        raise ValueError(f"keep_last must be an int >= 1, got {keep_last!r}")
+    if older_than is not None and (not isinstance(older_than, timedelta) or older_than < timedelta(0)):
+        raise ValueError(f"older_than must be a timedelta >= 0, got {older_than!r}")
+
+
+def checkpoints_to_prune(
+    rows: Iterable[tuple[str, str, str]],
+    *,
+    keep_last: int | None,
+    older_than: timedelta | None,
+    now: datetime | None = None,
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """Split a thread's checkpoints into ``(kept, deleted)`` sets of ``(ns, checkpoint_id)``.
+
+    ``rows`` are ``(ns, checkpoint_id, ts)``. Per namespace, a checkpoint is
+    kept when it is among the newest ``keep_last``, or younger than
+    ``older_than``, or the namespace's newest (pruning removes history, never
+    a thread's current state: use ``delete_thread`` for that). With both
+    rules, a checkpoint goes only when both let it go.
+    """
+    cutoff = None if older_than is None else (now or datetime.now(UTC)) - older_than
+    by_ns: dict[str, list[tuple[str, str]]] = {}
+    for ns, cid, ts in rows:
+        by_ns.setdefault(ns, []).append((cid, ts))
+    kept: set[tuple[str, str]] = set()
+    deleted: set[tuple[str, str]] = set()
+    for ns, found in by_ns.items():
+        found.sort(reverse=True)  # ids are time-ordered: newest first
+        for rank, (cid, ts) in enumerate(found):
+            keep = rank == 0
+            if keep_last is not None and rank < keep_last:
+                keep = True
+            if cutoff is not None and _parse_ts(ts) > cutoff:
+                keep = True
+            if keep_last is None and cutoff is None:  # pragma: no cover - check_prune_args refuses it
+                keep = True
+            (kept if keep else deleted).add((ns, cid))
+    return kept, deleted
+
+
+def _parse_ts(ts: str) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(ts)
+    except ValueError as exc:
+        raise CorruptCheckpointError(f"stored checkpoint time {ts!r} is not ISO 8601") from exc
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def blobs_to_keep(
+    referenced: Iterable[tuple[str, str, int]], bases: Mapping[tuple[str, str, int], int | None]
+) -> set[tuple[str, str, int]]:
+    """Every ``(ns, channel, version)`` a kept checkpoint needs, with its delta chain.
+
+    ``referenced``: the versions kept checkpoints name; ``bases``: each stored
+    blob's base version (None for a full value).
+    """
+    keep: set[tuple[str, str, int]] = set()
+    for key in referenced:
+        while key not in keep and key in bases:
+            keep.add(key)
+            base = bases[key]
+            if base is None:
+                break
+            key = (key[0], key[1], base)
+    return keep

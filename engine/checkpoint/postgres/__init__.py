@@ -1,0 +1,11 @@
+"""The PostgreSQL checkpoint saver (psycopg 3, a connection pool per event loop).
+
+Named queries are in :mod:`._queries`, numbered migrations in ``migrations/``
+and the current schema in ``schema.sql``.
+"""
+
+from __future__ import annotations
+
+from engine.checkpoint.postgres._saver import PostgresSaver
+
+__all__ = ["PostgresSaver"]

@@ -1,0 +1,123 @@
+"""Bringing a PostgreSQL schema to the saver's current version, at start-up.
+
+Applied versions are rows of ``graphwire_checkpoint_migrations`` in the
+saver's schema. A new schema gets ``schema.sql`` in one go; an older one gets
+every numbered file of ``migrations/`` above its version, in order. Both paths
+must end at the same catalog, which a test checks.
+
+Everything runs in one transaction (PostgreSQL's DDL is transactional) that
+first takes an advisory lock named after the schema, then re-reads the
+version: two replicas starting at once migrate once, the second waiting for
+the first and then finding nothing to do, and a failed migration leaves the
+schema as it was. A schema already at the current version costs one query
+and takes no lock.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+
+import psycopg
+from psycopg import sql
+
+from engine.errors import CheckpointError
+
+__all__ = ["MIGRATIONS_TABLE", "fresh_schema", "latest_version", "migrate", "migrations"]
+
+MIGRATIONS_TABLE = "graphwire_checkpoint_migrations"
+
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+_CREATE_TABLE = f"""
+CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (
+    version integer PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+
+
+@functools.cache
+def migrations() -> tuple[tuple[int, str], ...]:
+    """``(number, sql)`` of every migration file, in order."""
+    found = []
+    for entry in resources.files("engine.checkpoint.postgres.migrations").iterdir():
+        match = _NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.read_text(encoding="utf-8")))
+    found.sort()
+    numbers = [n for n, _ in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"PostgreSQL migrations must be numbered 1..N without gaps, found {numbers}")
+    return tuple(found)
+
+
+@functools.cache
+def fresh_schema() -> str:
+    """The SQL of the current schema, for a new database."""
+    return resources.files("engine.checkpoint.postgres").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+def latest_version() -> int:
+    """The schema version this code writes."""
+    return len(migrations())
+
+
+def _current(conn: psycopg.Connection, table: sql.Composable) -> int | None:
+    """The applied version, or None when the bookkeeping table does not exist yet."""
+    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table.as_string(conn),)).fetchone()
+    if not exists or not exists[0]:
+        return None
+    row = conn.execute(sql.SQL("SELECT coalesce(max(version), 0) FROM {}").format(table)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: psycopg.Connection, schema: str | None) -> None:
+    """Bring ``schema`` (None: the connection's current schema) to :func:`latest_version`.
+
+    ``conn`` must be in autocommit mode; the work happens in a transaction of its own.
+
+    Raises:
+        CheckpointError: the schema is from a newer graphwire, or a migration failed.
+    """
+    latest = latest_version()
+    try:
+        if schema is None:
+            row = conn.execute("SELECT current_schema()").fetchone()
+            if row is None or row[0] is None:
+                raise CheckpointError("PostgreSQL has no current schema (search_path is empty); pass schema=")
+            schema = str(row[0])
+        table = sql.Identifier(schema, MIGRATIONS_TABLE)
+        if _current(conn, table) == latest:
+            return  # the common case: no lock, no DDL
+        with conn.transaction():
+            # Two replicas starting at once: the second waits here, then finds the work done.
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"graphwire.checkpoint.migrate:{schema}",))
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+            conn.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(schema)))
+            current = _current(conn, table)
+            has_tables = conn.execute("SELECT to_regclass(%s) IS NOT NULL",
+                                      (sql.Identifier(schema, "checkpoints").as_string(conn),)).fetchone()  # fmt: skip
+            conn.execute(_CREATE_TABLE)
+            current = current or 0
+            if current > latest:
+                raise CheckpointError(
+                    f"the checkpoint schema {schema!r} is at version {current}, newer than this "
+                    f"graphwire knows ({latest}); upgrade graphwire"
+                )
+            if current == 0 and not (has_tables and has_tables[0]):
+                conn.execute(fresh_schema())
+                applied = list(range(1, latest + 1))
+            else:
+                applied = []
+                for number, text in migrations():
+                    if number > current:
+                        conn.execute(text)
+                        applied.append(number)
+            for number in applied:
+                conn.execute(sql.SQL("INSERT INTO {} (version) VALUES (%s)").format(table), (number,))
+    except CheckpointError:
+        raise
+    except psycopg.Error as exc:
+        raise CheckpointError(f"migrating the PostgreSQL checkpoint schema failed: {exc}") from exc

@@ -1,0 +1,218 @@
+"""One psycopg ``AsyncConnectionPool`` per event loop that uses the saver.
+
+An asyncio pool belongs to the loop it was opened on: its connections' sockets
+and its worker tasks live there, and using it from another loop fails. A
+saver, though, is used from several loops: the server's loop, and the sync
+face (``put``, ``get_tuple``…), which runs each call on an event loop owned by
+the calling thread, or, when that thread is already inside a running loop, on
+a short-lived worker thread with a loop of its own (see
+:mod:`engine._internal._sync`).
+
+So pools are opened lazily, one per loop, on first use from that loop. The
+common cases cost nothing extra: a server has one loop, hence one pool; a
+script calling the sync face from its main thread has one loop too. A sync
+call made from *inside* a running loop gets a fresh worker thread and loop
+each time, so it also opens a pool (a connection) each time: correct, and as
+slow as that path already is.
+
+Pools must close before their loop ends: psycopg_pool's worker tasks swallow
+a cancellation that arrives while they run a job (growing the pool, say), so
+``asyncio.run`` ending with a pool open could wait forever for them. Each pool
+therefore has a *guardian* task on its loop that does nothing until it is
+cancelled, and then closes the pool, which stops the workers. ``asyncio.run``
+cancels every task when its coroutine returns, so a loop's pool closes with
+it even when nobody called ``aclose``. Pools of loops that are gone without
+that (a sync call's worker thread ended) are closed when the next pool opens
+and by :meth:`LoopPools.aclose`, so they never pile up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import AsyncConnectionPool
+
+__all__ = ["LoopPools"]
+
+_CLOSE_TIMEOUT = 5.0
+
+
+@dataclass(slots=True)
+class _Entry:
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+    pool: AsyncConnectionPool
+    conns: weakref.WeakSet[AsyncConnection[Any]] = field(default_factory=weakref.WeakSet)
+    guardian: asyncio.Task[None] | None = None
+
+    def dead(self) -> bool:
+        return self.loop.is_closed() or not self.thread.is_alive()
+
+
+class LoopPools:
+    """Lazily opened connection pools, one per event loop.
+
+    Args:
+        conninfo: the libpq connection string.
+        min_size / max_size: each pool's size bounds.
+        timeout: seconds to wait for a connection before failing.
+        name: a prefix for the pools' names (psycopg_pool logs them).
+    """
+
+    def __init__(self, conninfo: str, *, min_size: int, max_size: int, timeout: float, name: str) -> None:
+        self._conninfo = conninfo
+        self._kwargs: dict[str, Any] = {"autocommit": True}
+        if "application_name" not in conninfo_to_dict(conninfo):
+            self._kwargs["application_name"] = name  # what pg_stat_activity shows, unless the DSN says
+        self._min_size = min_size
+        self._max_size = max_size
+        self._timeout = timeout
+        self._name = name
+        self._lock = threading.Lock()
+        self._by_loop: dict[int, _Entry] = {}
+        self._opening: dict[int, asyncio.Future[_Entry]] = {}
+        self._closed = False
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection[Any]]:
+        """A pooled connection of the running loop's pool (autocommit on)."""
+        entry = await self._entry()
+        async with entry.pool.connection() as conn:
+            yield conn
+
+    async def _entry(self) -> _Entry:
+        loop = asyncio.get_running_loop()
+        key = id(loop)
+        entry = self._by_loop.get(key)
+        if entry is not None and entry.loop is loop:
+            return entry
+        if self._closed:
+            raise RuntimeError("the PostgreSQL saver is closed")
+        opening = self._opening.get(key)
+        if opening is not None and opening.get_loop() is loop:
+            return await asyncio.shield(opening)
+        fut: asyncio.Future[_Entry] = loop.create_future()
+        self._opening[key] = fut
+        try:
+            entry = await self._open(loop)
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            raise
+        finally:
+            self._opening.pop(key, None)
+        fut.set_result(entry)
+        return entry
+
+    async def _open(self, loop: asyncio.AbstractEventLoop) -> _Entry:
+        self._sweep()
+        conns: weakref.WeakSet[AsyncConnection[Any]] = weakref.WeakSet()
+
+        async def configure(conn: AsyncConnection[Any]) -> None:
+            conns.add(conn)
+            # Every statement the saver runs is written to be index lookups
+            # whatever the parameters (see _queries.py), so a generic plan is as
+            # good as a custom one, and reusing it saves planning the recursive
+            # read (~0.5 ms) on every get. JIT compilation, which the recursive
+            # read's row estimates can trigger, costs ~10 ms to save nothing.
+            await conn.execute("SET plan_cache_mode = force_generic_plan; SET jit = off")
+
+        pool = AsyncConnectionPool(
+            self._conninfo,
+            min_size=self._min_size,
+            max_size=self._max_size,
+            timeout=self._timeout,
+            open=False,
+            name=f"{self._name}-{len(self._by_loop)}",
+            kwargs=self._kwargs,
+            configure=configure,
+        )
+        await pool.open()
+        entry = _Entry(loop, threading.current_thread(), pool, conns)
+        entry.guardian = loop.create_task(_guard(pool), name=f"{pool.name}-guardian")
+        with self._lock:
+            self._by_loop[id(loop)] = entry
+        return entry
+
+    def _sweep(self) -> None:
+        """Close the pools of loops that are gone."""
+        with self._lock:
+            dead = [(k, e) for k, e in self._by_loop.items() if e.dead()]
+            for k, _ in dead:
+                del self._by_loop[k]
+        for _, entry in dead:
+            _close_elsewhere(entry)
+
+    async def aclose(self) -> None:
+        """Close every pool: this loop's here, the others on their loops (or by force)."""
+        self._closed = True
+        with self._lock:
+            entries = list(self._by_loop.values())
+            self._by_loop.clear()
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - always called from a coroutine
+            here = None
+        for entry in entries:
+            if entry.loop is here:
+                await entry.pool.close(timeout=_CLOSE_TIMEOUT)
+                if entry.guardian is not None:
+                    entry.guardian.cancel()
+            else:
+                _close_elsewhere(entry)
+
+
+async def _guard(pool: AsyncConnectionPool) -> None:
+    """Wait until cancelled (the loop shuts down, or the saver closes), then close ``pool``."""
+    try:
+        await asyncio.get_running_loop().create_future()
+    finally:
+        await pool.close(timeout=_CLOSE_TIMEOUT)
+
+
+async def _stop(guardian: asyncio.Task[None] | None) -> None:
+    if guardian is not None:
+        guardian.cancel()
+        await asyncio.gather(guardian, return_exceptions=True)
+
+
+def _close_elsewhere(entry: _Entry) -> None:
+    """Close a pool that belongs to another event loop, from this thread.
+
+    * its loop runs (in another thread): ask that loop to close it;
+    * its loop is idle and its thread ended: run the loop here, briefly, on a
+      helper thread (a loop may run on any thread, one at a time), to close
+      it cleanly and close the loop;
+    * otherwise (the loop is closed, or idle in a thread that may run it
+      again): close the connections' sockets now, without the loop.
+    """
+    loop = entry.loop
+    if not loop.is_closed() and loop.is_running():
+        asyncio.run_coroutine_threadsafe(_stop(entry.guardian), loop)
+        return
+    if not loop.is_closed() and not entry.thread.is_alive():
+
+        def run() -> None:
+            try:
+                loop.run_until_complete(_stop(entry.guardian))
+                loop.close()
+            except Exception:  # noqa: BLE001, S110 - best effort: the sockets are closed below anyway
+                pass
+
+        helper = threading.Thread(target=run, name="graphwire-pg-pool-close", daemon=True)
+        helper.start()
+        helper.join(_CLOSE_TIMEOUT + 1)
+    for conn in list(entry.conns):
+        try:
+            if not conn.closed:
+                conn.pgconn.finish()
+        except Exception:  # noqa: BLE001, S110 - already gone
+            pass

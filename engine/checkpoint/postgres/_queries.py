@@ -1,0 +1,261 @@
+"""Every SQL statement the PostgreSQL saver runs, by name.
+
+Table names are written ``{checkpoints}``, ``{blobs}``, ``{writes}``:
+:func:`render` fills them in once per saver with the schema-qualified names,
+quoted by :class:`psycopg.sql.Identifier` (the schema name is never spliced in
+as text). Everything else is a bound parameter: thread ids, namespaces,
+checkpoint ids, and the keys *and* values of a metadata filter
+(``metadata -> %s::text = %s::jsonb``), so a key such as ``a') OR 1=1--`` is
+data, never SQL. Only the fragments below are ever joined into a statement.
+
+Statements are fixed strings per saver, so psycopg prepares the hot ones
+(put, get) on the server after a few uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from psycopg import sql
+
+__all__ = ["Queries", "render"]
+
+# -- put ----------------------------------------------------------------------------
+# One statement: the changed channels' blobs and the checkpoint row. A blob
+# already stored at (channel, version) holds the same value: the first copy
+# stays. RETURNING names the blobs actually inserted (the delta cache learns
+# only those). A delta whose base is missing fails the foreign key, and with
+# it the whole statement: the saver then writes it full.
+PUT_CHECKPOINT = """
+WITH new_blobs AS (
+    INSERT INTO {blobs} (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq)
+    SELECT %(thread_id)s, %(ns)s, r.channel, r.version, r.type, r.data, r.base_version, r.seq
+    FROM unnest(%(channels)s::text[], %(versions)s::bigint[], %(types)s::text[], %(datas)b::bytea[],
+                %(bases)s::bigint[], %(seqs)s::integer[]) AS r(channel, version, type, data, base_version, seq)
+    ON CONFLICT DO NOTHING
+    RETURNING channel
+), new_checkpoint AS (
+    INSERT INTO {checkpoints}
+        (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions)
+    VALUES (%(thread_id)s, %(ns)s, %(checkpoint_id)s, %(parent_id)s, %(ts)s, %(type)s, %(checkpoint)b,
+            %(metadata)s::jsonb, %(cp_versions)s::json)
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+        parent_checkpoint_id = excluded.parent_checkpoint_id, ts = excluded.ts, type = excluded.type,
+        checkpoint = excluded.checkpoint, metadata = excluded.metadata, versions = excluded.versions
+)
+SELECT channel FROM new_blobs
+"""
+
+# Regular writes are idempotent per (task_id, idx): the first copy stays.
+# Special channels have fixed negative indexes and replace (see WRITES_IDX_MAP).
+PUT_WRITES = """
+INSERT INTO {writes} AS w (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path)
+SELECT %(thread_id)s, %(ns)s, %(checkpoint_id)s, %(task_id)s, r.idx, r.channel, r.type, r.data, %(task_path)s
+FROM unnest(%(idxs)s::integer[], %(channels)s::text[], %(types)s::text[], %(datas)b::bytea[])
+    AS r(idx, channel, type, data)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+    channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path
+    WHERE excluded.idx < 0
+"""
+
+# -- get ------------------------------------------------------------------------------
+# A get is two statements sent together (one round trip, pipelined) in one
+# REPEATABLE READ READ ONLY transaction, so both see the same snapshot: the
+# checkpoint row with its pending writes (ordered by task, then index), and
+# the blob rows that rebuild its channel values.
+BEGIN_SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+COMMIT = "COMMIT"
+
+_CHECKPOINT = """
+SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata,
+       cp.versions, w.task_ids, w.channels, w.types, w.datas
+FROM {checkpoints} AS cp
+LEFT JOIN LATERAL (
+    SELECT array_agg(w.task_id ORDER BY w.task_id, w.idx) AS task_ids,
+           array_agg(w.channel ORDER BY w.task_id, w.idx) AS channels,
+           array_agg(w.type ORDER BY w.task_id, w.idx) AS types,
+           array_agg(w.data ORDER BY w.task_id, w.idx) AS datas
+    FROM {writes} AS w
+    WHERE w.thread_id = cp.thread_id AND w.checkpoint_ns = cp.checkpoint_ns AND w.checkpoint_id = cp.checkpoint_id
+) AS w ON true
+WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
+"""
+_NAMED = "  AND cp.checkpoint_id = %(checkpoint_id)s\n"
+_LATEST = "ORDER BY cp.checkpoint_id DESC\nLIMIT 1\n"
+SELECT_CHECKPOINT = _CHECKPOINT + _NAMED
+SELECT_LATEST_CHECKPOINT = _CHECKPOINT + _LATEST
+
+
+def _chain(wanted: str, stop: str = "") -> str:
+    """The blob rows of the ``(channel, version)`` pairs that ``wanted`` selects, with their bases.
+
+    Each wanted pair, then each row's base, recursively, down to full values
+    (engine/checkpoint/_delta.py). The recursion carries keys only (UNION
+    drops chains that merge); each row's data is read once, at the end. Every
+    blob is reached through a LATERAL subquery with LIMIT 1: a fence the
+    planner cannot flatten, so each step is one primary-key lookup whatever
+    the statistics say (a freshly written thread, never analyzed, otherwise
+    gets a plan that scans the whole thread at every step of the recursion).
+    """
+    return f"""
+chain(channel, version, base_version) AS (
+    SELECT b.channel, b.version, b.base_version
+    FROM {wanted}
+    CROSS JOIN LATERAL (
+        SELECT channel, version, base_version FROM {{blobs}}
+        WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND channel = want.channel AND version = want.version
+        LIMIT 1
+    ) AS b
+  UNION
+    SELECT b.channel, b.version, b.base_version
+    FROM chain AS link
+    CROSS JOIN LATERAL (
+        SELECT channel, version, base_version FROM {{blobs}}
+        WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s
+          AND channel = link.channel AND version = link.base_version
+        LIMIT 1
+    ) AS b{stop}
+)
+SELECT b.channel, b.version, b.type, b.data, b.base_version, b.seq
+FROM chain AS link
+CROSS JOIN LATERAL (
+    SELECT channel, version, type, data, base_version, seq FROM {{blobs}}
+    WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND channel = link.channel AND version = link.version
+    LIMIT 1
+) AS b
+"""
+
+
+# The blob rows of the checkpoint that SELECT_CHECKPOINT / SELECT_LATEST_CHECKPOINT return.
+_THE_CHECKPOINT = """
+WITH RECURSIVE cp AS (
+    SELECT cp.versions FROM {checkpoints} AS cp
+    WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
+"""
+_ITS_VERSIONS = "cp, json_each_text(cp.versions) AS v, LATERAL (SELECT v.key, v.value::bigint) AS want(channel, version)"
+SELECT_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _NAMED + ")," + _chain(_ITS_VERSIONS)
+SELECT_LATEST_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _LATEST + ")," + _chain(_ITS_VERSIONS)
+
+# The blob rows for a page of an alist: the (channel, version) pairs of
+# several checkpoints of one thread. ``known``: pairs the caller already
+# decoded (one alist decodes each row once): the walk stops there.
+SELECT_CHAINS = "WITH RECURSIVE" + _chain(
+    "unnest(%(channels)s::text[], %(versions)s::bigint[]) AS want(channel, version)",
+    """
+    WHERE NOT EXISTS (
+        SELECT 1 FROM unnest(%(known_channels)s::text[], %(known_versions)s::bigint[]) AS k(channel, version)
+        WHERE k.channel = link.channel AND k.version = link.base_version
+    )""",
+)
+
+# Pending writes of several checkpoints (a page of an alist), in one query;
+# LATERAL ... OFFSET 0 keeps it to index lookups, as above.
+SELECT_WRITES_OF = """
+SELECT k.thread_id, k.ns, k.checkpoint_id, w.task_id, w.channel, w.type, w.data
+FROM unnest(%(thread_ids)s::text[], %(nss)s::text[], %(checkpoint_ids)s::text[]) AS k(thread_id, ns, checkpoint_id)
+CROSS JOIN LATERAL (
+    SELECT task_id, idx, channel, type, data FROM {writes}
+    WHERE thread_id = k.thread_id AND checkpoint_ns = k.ns AND checkpoint_id = k.checkpoint_id
+    OFFSET 0
+) AS w
+ORDER BY k.thread_id, k.ns, k.checkpoint_id, w.task_id, w.idx
+"""
+
+# -- list: LIST_CHECKPOINTS [WHERE clause AND clause ...] LIST_ORDER [LIST_LIMIT] -----
+LIST_CHECKPOINTS = """
+SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions
+FROM {checkpoints}
+"""
+WHERE_THREAD = "thread_id = %s"
+WHERE_NS = "checkpoint_ns = %s"
+WHERE_ID = "checkpoint_id = %s"
+WHERE_BEFORE = "checkpoint_id < %s"
+# Parameters: key (text), value (JSON text). jsonb equality is exact: a
+# string never equals a number, [1] never equals [1, 2] (where containment,
+# @>, would match), a missing key is NULL and matches nothing.
+META_EQUALS = "metadata -> %s::text = %s::jsonb"
+LIST_ORDER = "\nORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC"
+LIST_LIMIT = "\nLIMIT %s"
+
+# -- delete and prune -----------------------------------------------------------------
+DELETE_THREAD = """
+WITH gone_writes AS (DELETE FROM {writes} WHERE thread_id = %(thread_id)s),
+     gone_blobs AS (DELETE FROM {blobs} WHERE thread_id = %(thread_id)s)
+DELETE FROM {checkpoints} WHERE thread_id = %(thread_id)s
+"""
+SELECT_CHECKPOINT_VERSIONS = """
+SELECT checkpoint_ns, checkpoint_id, ts, versions FROM {checkpoints} WHERE thread_id = %(thread_id)s
+"""
+SELECT_BLOB_BASES = """
+SELECT checkpoint_ns, channel, version, base_version FROM {blobs} WHERE thread_id = %(thread_id)s
+"""
+# Checkpoints (with their writes) and blobs, by key arrays, in one statement.
+# The blobs' foreign key checks, at the statement's end, that no remaining
+# delta lost its base.
+PRUNE = """
+WITH gone AS (
+    SELECT * FROM unnest(%(nss)s::text[], %(checkpoint_ids)s::text[]) AS g(ns, checkpoint_id)
+), gone_writes AS (
+    DELETE FROM {writes} AS w USING gone
+    WHERE w.thread_id = %(thread_id)s AND w.checkpoint_ns = gone.ns AND w.checkpoint_id = gone.checkpoint_id
+), gone_blobs AS (
+    DELETE FROM {blobs} AS b
+    USING unnest(%(blob_nss)s::text[], %(blob_channels)s::text[], %(blob_versions)s::bigint[]) AS d(ns, channel, version)
+    WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = d.ns AND b.channel = d.channel AND b.version = d.version
+)
+DELETE FROM {checkpoints} AS c USING gone
+WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = gone.ns AND c.checkpoint_id = gone.checkpoint_id
+"""
+
+# -- alist_threads: each thread's newest root checkpoint, newest first --------------------
+# The prefix is a range of the primary key (thread ids compare bytewise,
+# COLLATE "C") checked exactly with starts_with: % and _ are just characters.
+LIST_THREADS = """
+SELECT thread_id, checkpoint_id, ts FROM (
+    SELECT DISTINCT ON (thread_id) thread_id, checkpoint_id, ts
+    FROM {checkpoints}
+    WHERE checkpoint_ns = '' AND thread_id >= %(prefix)s AND starts_with(thread_id, %(prefix)s)
+    ORDER BY thread_id, checkpoint_id DESC
+) AS newest
+ORDER BY checkpoint_id DESC, thread_id
+LIMIT %(limit)s
+"""
+
+# -- introspection (tests, tooling) ---------------------------------------------------
+COUNT_BLOBS = "SELECT count(*) FROM {blobs} WHERE thread_id = %s"
+
+
+@dataclass(frozen=True, slots=True)
+class Queries:
+    """The statements above, with one schema's table names filled in."""
+
+    PUT_CHECKPOINT: str
+    PUT_WRITES: str
+    SELECT_CHECKPOINT: str
+    SELECT_LATEST_CHECKPOINT: str
+    SELECT_CHECKPOINT_BLOBS: str
+    SELECT_LATEST_CHECKPOINT_BLOBS: str
+    SELECT_CHAINS: str
+    SELECT_WRITES_OF: str
+    LIST_CHECKPOINTS: str
+    DELETE_THREAD: str
+    SELECT_CHECKPOINT_VERSIONS: str
+    SELECT_BLOB_BASES: str
+    PRUNE: str
+    LIST_THREADS: str
+    COUNT_BLOBS: str
+    tables: dict[str, str]  # name -> the qualified, quoted name
+
+
+def render(schema: str | None) -> Queries:
+    """The statements for tables in ``schema`` (None: unqualified, found through ``search_path``)."""
+    names = ("checkpoints", "blobs", "writes")
+    idents = {n: sql.Identifier(schema, n) if schema is not None else sql.Identifier(n) for n in names}
+    tables = {n: i.as_string(None) for n, i in idents.items()}
+    out = {}
+    for f in fields(Queries):
+        if f.name == "tables":
+            continue
+        text = globals()[f.name]
+        out[f.name] = sql.SQL(text).format(**idents).as_string(None) if "{" in text else text  # type: ignore[arg-type]
+    return Queries(**out, tables=tables)

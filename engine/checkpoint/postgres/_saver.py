@@ -1,0 +1,523 @@
+"""The PostgreSQL checkpoint saver: psycopg 3, a connection pool per event loop.
+
+Async at heart: every method is a coroutine on a pooled ``AsyncConnection``
+(autocommit; a write is one transaction). The sync face is the base class's,
+derived mechanically; because it runs coroutines on the calling thread's own
+event loop, connections are pooled per loop (:mod:`._pools`).
+
+A put is one statement (blobs and checkpoint row, atomic on its own); a get
+is two sent together, one round trip on one snapshot (the checkpoint row
+with its pending writes; every channel's delta chain through a recursive
+query); an ``alist`` is one for the rows and then two per page of
+checkpoints (their chains, their writes).
+Named SQL is in :mod:`._queries`, numbered migrations in ``migrations/``,
+applied at start-up by :mod:`._migrate`.
+
+Failures reach callers as :class:`~engine.errors.CheckpointError` with the
+psycopg error as ``__cause__`` (``psycopg.OperationalError``: the database
+could not be reached). A call that finds its pooled connection broken (the
+server restarted) is retried on another: every write is idempotent, so a
+retry after an unknown outcome stores the same rows once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import AsyncConnection
+from psycopg_pool import PoolTimeout
+
+from engine.checkpoint._delta import (
+    DEFAULT_CACHE_THREADS,
+    DEFAULT_FANOUT,
+    ChainReader,
+    DeltaCache,
+    blobs_to_keep,
+    check_prune_args,
+    checkpoints_to_prune,
+)
+from engine.checkpoint._helpers import (
+    check_list_args,
+    dump_meta,
+    dump_metadata,
+    dump_writes,
+    load_checkpoint,
+    load_meta,
+    make_config,
+    parse_config,
+    storable_text,
+)
+from engine.checkpoint.base import (
+    LEASE_KEY,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    PendingWrite,
+    ThreadInfo,
+    get_checkpoint_id,
+)
+from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._migrate import migrate
+from engine.checkpoint.postgres._pools import LoopPools
+from engine.errors import CheckpointError
+from engine.serde import Serializer
+
+__all__ = ["PostgresSaver"]
+
+T = TypeVar("T")
+
+# An unquoted PostgreSQL identifier: what a schema name may be (it is quoted anyway).
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+# alist pages: small first (a caller often wants one or two), then larger.
+_FIRST_PAGE, _MAX_PAGE = 4, 128
+
+
+class PostgresSaver(BaseCheckpointSaver):
+    """Checkpoints in PostgreSQL.
+
+    Args:
+        dsn: a libpq connection string or ``postgresql://`` URL.
+        schema: the PostgreSQL schema holding the tables (created if
+            missing); None uses the connection's current schema
+            (``search_path``). Must be an identifier: letters, digits, ``_``
+            and ``$``, not starting with a digit, at most 63 characters.
+        serde: the serializer of state values.
+        min_size / max_size: connections per pool (one pool per event loop).
+        timeout: seconds a call waits for a connection before failing.
+        delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
+        delta_cache_threads: how many threads' last values the delta cache keeps.
+
+    The schema is migrated by :meth:`setup` (:meth:`from_dsn` calls it), or
+    else before the first call.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str | None = None,
+        serde: Serializer | None = None,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 5.0,
+        delta_fanout: int | None = DEFAULT_FANOUT,
+        delta_cache_threads: int = DEFAULT_CACHE_THREADS,
+    ) -> None:
+        super().__init__(serde=serde)
+        if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
+            raise ValueError(
+                f"schema must be a PostgreSQL identifier (letters, digits, _ and $, not starting "
+                f"with a digit, at most 63 characters), got {schema!r}"
+            )
+        self.schema = schema
+        self._dsn = dsn
+        self._q = q.render(schema)
+        self._pools = LoopPools(dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-checkpoint")
+        self._attempts = max_size + 1  # enough to skip every stale connection of a pool after a restart
+        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads)
+        self._setup_lock = threading.Lock()
+        self._ready = False
+
+    @classmethod
+    def from_dsn(
+        cls,
+        dsn: str,
+        *,
+        schema: str | None = None,
+        serde: Serializer | None = None,
+        min_size: int = 1,
+        max_size: int = 10,
+        **options: Any,
+    ) -> PostgresSaver:
+        """A saver on ``dsn``, its schema migrated now (so a bad DSN fails at start-up).
+
+        ``options`` are the constructor's other keyword arguments.
+
+        Raises:
+            CheckpointError: the database cannot be reached, or migrating failed.
+        """
+        saver = cls(dsn, schema=schema, serde=serde, min_size=min_size, max_size=max_size, **options)
+        saver.setup()
+        return saver
+
+    # -- plumbing -----------------------------------------------------------------
+    def setup(self) -> None:
+        """Create or migrate the schema (idempotent; blocks; other replicas wait on a lock)."""
+        with self._setup_lock:
+            if self._ready:
+                return
+            try:
+                with psycopg.connect(self._dsn, autocommit=True) as conn:
+                    migrate(conn, self.schema)
+            except psycopg.Error as exc:
+                raise CheckpointError(f"PostgreSQL: cannot open the checkpoint database: {exc}") from exc
+            self._ready = True
+
+    async def asetup(self) -> None:
+        """:meth:`setup` without blocking the event loop."""
+        if not self._ready:
+            await asyncio.to_thread(self.setup)
+
+    async def _run(self, what: str, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T:
+        """Run ``work`` on a pooled connection, retrying on connections the server dropped."""
+        await self.asetup()
+        for attempt in range(self._attempts):
+            conn: AsyncConnection[Any] | None = None
+            try:
+                async with self._pools.connection() as conn:
+                    return await work(conn)
+            except psycopg.OperationalError as exc:
+                if conn is not None and conn.broken and attempt + 1 < self._attempts:
+                    continue  # a connection from before a restart: the pool drops it; take another
+                raise CheckpointError(f"PostgreSQL: {what} failed: {exc}") from exc
+            except PoolTimeout as exc:
+                raise CheckpointError(f"PostgreSQL: {what} failed: no connection to the database: {exc}") from exc
+            except psycopg.Error as exc:
+                raise CheckpointError(f"PostgreSQL: {what} failed: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _write(
+        self, conn: AsyncConnection[Any], thread_id: str, config: Mapping[str, Any], sql: str, params: Mapping[str, Any]
+    ) -> list[Any]:
+        """Run one write statement of a thread, as the write transaction; return its rows.
+
+        Every write is a single statement, atomic on its own: without a
+        fencing token to check, it runs as its own transaction (one round
+        trip; an explicit BEGIN/COMMIT would double the cost of a put). With
+        one, the check and the write share a transaction.
+        """
+        lease = (config.get("configurable") or {}).get(LEASE_KEY)
+        if lease is None:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall() if cur.description else []
+        async with conn.transaction():
+            await self._check_fence(conn, thread_id, lease)
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall() if cur.description else []
+
+    async def _check_fence(self, conn: AsyncConnection[Any], thread_id: str, lease: Any) -> None:
+        """FENCING: where a write checks that its run still holds the thread.
+
+        The host passes a run's fencing token in ``config["configurable"][LEASE_KEY]``
+        and the loop forwards it on every ``aput``/``aput_writes``; :meth:`_write`
+        calls this inside the write's transaction, before the write. Checking
+        the token here (e.g. the lease row's epoch still matches, locked
+        ``FOR SHARE``, else raise) makes a write by a replica that lost its
+        lease fail instead of committing. Leases are not built yet: the token
+        is accepted as is.
+        """
+        _ = (conn, thread_id, lease)
+
+    async def aclose(self) -> None:
+        await self._pools.aclose()
+
+    # -- reads ----------------------------------------------------------------------
+    async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        thread_id, ns, checkpoint_id = parse_config(config)
+        if not _storable(thread_id, ns, checkpoint_id):
+            return None  # no such key can have been stored
+
+        params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
+        latest = checkpoint_id is None
+        row_sql = self._q.SELECT_LATEST_CHECKPOINT if latest else self._q.SELECT_CHECKPOINT
+        blobs_sql = self._q.SELECT_LATEST_CHECKPOINT_BLOBS if latest else self._q.SELECT_CHECKPOINT_BLOBS
+
+        async def work(conn: AsyncConnection[Any]) -> tuple[Any, list[Any]]:
+            # Both statements in one round trip, on one snapshot.
+            async with conn.pipeline() as pipeline:
+                row_cur, blob_cur = conn.cursor(binary=True), conn.cursor(binary=True)
+                await conn.execute(q.BEGIN_SNAPSHOT)
+                await row_cur.execute(row_sql, params)
+                await blob_cur.execute(blobs_sql, params)
+                await conn.execute(q.COMMIT)
+                await pipeline.sync()
+                return await row_cur.fetchone(), await blob_cur.fetchall()
+
+        row, blob_rows = await self._run("get_tuple", work)
+        if row is None:
+            return None
+        cid, parent_id, ts, meta_type, meta_data, metadata, versions, task_ids, w_channels, w_types, w_datas = row
+        meta = load_meta(self.serde, cid, (meta_type, meta_data), versions)
+        reader = ChainReader(self.serde)
+        for channel, version, tag, data, base, seq in blob_rows:
+            reader.add(channel, version, tag, data, base, seq)
+        loads = self.serde.loads_typed
+        writes = [
+            PendingWrite(t, ch, loads((ty, d)))
+            for t, ch, ty, d in zip(task_ids or (), w_channels or (), w_types or (), w_datas or ())
+        ]
+        result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
+        self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
+        return result
+
+    async def _read_chains(
+        self, cur: psycopg.AsyncCursor[Any], thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader
+    ) -> None:
+        """Feed ``reader`` the rows it lacks to rebuild the ``(channel, version)`` pairs ``wanted``."""
+        wanted = [(ch, v) for ch, v in wanted if not reader.has(ch, v)]
+        if not wanted:
+            return
+        known_channels, known_versions = reader.known_pairs()
+        await cur.execute(
+            self._q.SELECT_CHAINS,
+            {
+                "thread_id": thread_id, "ns": ns, "channels": [ch for ch, _ in wanted], "versions": [v for _, v in wanted],
+                "known_channels": known_channels, "known_versions": known_versions,
+            },
+        )  # fmt: skip
+        for channel, version, tag, data, base, seq in await cur.fetchall():
+            reader.add(channel, version, tag, data, base, seq)
+
+    def _tuple(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        parent_id: str | None,
+        ts: str,
+        meta: dict[str, Any],
+        metadata: Any,
+        reader: ChainReader,
+        writes: list[PendingWrite],
+    ) -> CheckpointTuple:
+        return CheckpointTuple(
+            config=make_config(thread_id, ns, checkpoint_id),
+            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
+            metadata=metadata,
+            parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
+            pending_writes=writes,
+        )
+
+    async def alist(
+        self,
+        config: Mapping[str, Any] | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        wanted = check_list_args(filter, limit)
+        if wanted is None or limit == 0:
+            return
+        conf = (config or {}).get("configurable") or {}
+        clauses: list[str] = []
+        params: list[Any] = []
+        for clause, value in (
+            (q.WHERE_THREAD, conf.get("thread_id")),
+            (q.WHERE_NS, conf.get("checkpoint_ns")),  # absent: every namespace
+            (q.WHERE_ID, conf.get("checkpoint_id")),
+            (q.WHERE_BEFORE, get_checkpoint_id(before) if before else None),
+        ):
+            if value is not None:
+                if not _storable(str(value)):
+                    return
+                clauses.append(clause)
+                params.append(str(value))
+        for key, value in wanted.items():
+            clauses.append(q.META_EQUALS)
+            params.extend((key, json.dumps(value, ensure_ascii=False, allow_nan=False)))
+        sql = self._q.LIST_CHECKPOINTS + ("WHERE " + "\n  AND ".join(clauses) if clauses else "") + q.LIST_ORDER
+        if limit is not None:
+            sql += q.LIST_LIMIT
+            params.append(limit)
+
+        async def list_rows(conn: AsyncConnection[Any]) -> list[Any]:
+            async with conn.cursor(binary=True) as cur:
+                await cur.execute(sql, params)
+                return await cur.fetchall()
+
+        rows = await self._run("list", list_rows)
+        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
+        start, size = 0, _FIRST_PAGE
+        while start < len(rows):
+            page = rows[start : start + size]
+            start, size = start + size, min(size * 2, _MAX_PAGE)
+            for item in await self._read_page(page, readers):
+                yield item
+
+    async def _read_page(self, page: list[Any], readers: dict[tuple[str, str], ChainReader]) -> list[CheckpointTuple]:
+        """Values and writes of one page of listed checkpoints: one query per thread, one for writes."""
+        metas = [load_meta(self.serde, row[2], (row[5], row[6]), row[8]) for row in page]
+        wanted: dict[tuple[str, str], dict[tuple[str, int], None]] = {}  # per thread and namespace, in order
+        for row, meta in zip(page, metas):
+            readers.setdefault((row[0], row[1]), ChainReader(self.serde))
+            wanted.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
+
+        async def work(conn: AsyncConnection[Any]) -> list[Any]:
+            async with conn.cursor(binary=True) as cur:
+                for (thread_id, ns), pairs in wanted.items():
+                    await self._read_chains(cur, thread_id, ns, list(pairs), readers[(thread_id, ns)])
+                await cur.execute(
+                    self._q.SELECT_WRITES_OF,
+                    {"thread_ids": [r[0] for r in page], "nss": [r[1] for r in page], "checkpoint_ids": [r[2] for r in page]},
+                )
+                return await cur.fetchall()
+
+        write_rows = await self._run("list", work)
+        writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
+        loads = self.serde.loads_typed
+        for thread_id, ns, cid, task_id, channel, tag, data in write_rows:
+            writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, loads((tag, data))))
+        return [
+            self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[(t, ns)], writes.get((t, ns, cid), []))
+            for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas)
+        ]
+
+    async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        if limit == 0 or not _storable(prefix):
+            return
+
+        async def work(conn: AsyncConnection[Any]) -> list[Any]:
+            cur = await conn.execute(self._q.LIST_THREADS, {"prefix": prefix, "limit": limit})
+            return await cur.fetchall()
+
+        for thread_id, checkpoint_id, ts in await self._run("list_threads", work):
+            yield ThreadInfo(thread_id, checkpoint_id, ts)
+
+    # -- writes ---------------------------------------------------------------------
+    async def aput(
+        self,
+        config: Mapping[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> dict[str, Any]:
+        thread_id, ns, parent_id = parse_config(config)
+        _require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
+        # Serialize everything first: an unstorable value fails before the transaction.
+        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions)
+        meta_type, meta = dump_meta(self.serde, checkpoint, versions=False)  # they go to columns
+        versions = checkpoint["channel_versions"]
+        _require_storable(*versions)
+        params = {
+            "thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint["id"], "parent_id": parent_id,
+            "ts": checkpoint["ts"], "type": meta_type, "checkpoint": meta, "metadata": dump_metadata(metadata),
+            "cp_versions": json.dumps(versions, ensure_ascii=False),
+        }  # fmt: skip
+
+        async def work(conn: AsyncConnection[Any]) -> list[str]:
+            rows = plan.rows
+            try:
+                return await self._put(conn, thread_id, config, params, rows)
+            except psycopg.errors.ForeignKeyViolation:
+                # A delta's base is gone (pruned or deleted elsewhere since the
+                # cache learned it): the transaction rolled back; store full values.
+                self._deltas.forget_thread(thread_id)
+                return await self._put(conn, thread_id, config, params, plan.without_missing_bases(lambda r: False))
+
+        inserted = await self._run("put", work)
+        self._deltas.commit(thread_id, ns, plan, inserted)
+        return make_config(thread_id, ns, checkpoint["id"])
+
+    async def _put(
+        self, conn: AsyncConnection[Any], thread_id: str, config: Mapping[str, Any], params: dict[str, Any], rows: list[Any]
+    ) -> list[str]:
+        params = {
+            **params,
+            "channels": [r.channel for r in rows], "versions": [r.version for r in rows],
+            "types": [r.type for r in rows], "datas": [r.data for r in rows],
+            "bases": [r.base for r in rows], "seqs": [r.seq for r in rows],
+        }  # fmt: skip
+        return [r[0] for r in await self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params)]
+
+    async def aput_writes(
+        self,
+        config: Mapping[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        thread_id, ns, checkpoint_id = parse_config(config)
+        if checkpoint_id is None:
+            raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
+        rows: dict[int, tuple[int, str, str, bytes]] = {}
+        for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id):
+            if replaces or idx not in rows:  # one statement may not update a row twice: the last special wins
+                rows[idx] = (idx, channel, tag, data)
+        if not rows:
+            return
+        _require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r[1] for r in rows.values()))
+        params = {
+            "thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id, "task_id": task_id,
+            "task_path": task_path, "idxs": [r[0] for r in rows.values()], "channels": [r[1] for r in rows.values()],
+            "types": [r[2] for r in rows.values()], "datas": [r[3] for r in rows.values()],
+        }  # fmt: skip
+
+        async def work(conn: AsyncConnection[Any]) -> None:
+            await self._write(conn, thread_id, config, self._q.PUT_WRITES, params)
+
+        await self._run("put_writes", work)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        thread_id = str(thread_id)
+        if not _storable(thread_id):
+            return
+
+        async def work(conn: AsyncConnection[Any]) -> None:
+            await conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
+
+        await self._run("delete_thread", work)
+        self._deltas.forget_thread(thread_id)
+
+    async def aprune(
+        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
+    ) -> int:
+        check_prune_args(keep_last, older_than)
+        thread_id = str(thread_id)
+        if not _storable(thread_id):
+            return 0
+
+        async def work(conn: AsyncConnection[Any]) -> int:
+            async with conn.transaction(), conn.cursor(binary=True) as cur:
+                await cur.execute(self._q.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
+                rows = await cur.fetchall()
+                kept, deleted = checkpoints_to_prune(
+                    [(ns, cid, ts) for ns, cid, ts, _ in rows], keep_last=keep_last, older_than=older_than
+                )
+                if not deleted:
+                    return 0
+                referenced = [
+                    (ns, ch, v) for ns, cid, _, versions in rows if (ns, cid) in kept for ch, v in versions.items()
+                ]
+                await cur.execute(self._q.SELECT_BLOB_BASES, {"thread_id": thread_id})
+                bases = {(ns, ch, v): base for ns, ch, v, base in await cur.fetchall()}
+                keep = blobs_to_keep(referenced, bases)
+                drop = [key for key in bases if key not in keep]
+                gone = sorted(deleted)
+                await cur.execute(
+                    self._q.PRUNE,
+                    {
+                        "thread_id": thread_id, "nss": [g[0] for g in gone], "checkpoint_ids": [g[1] for g in gone],
+                        "blob_nss": [d[0] for d in drop], "blob_channels": [d[1] for d in drop],
+                        "blob_versions": [d[2] for d in drop],
+                    },
+                )  # fmt: skip
+                return len(gone)
+
+        try:
+            return await self._run("prune", work)
+        finally:
+            self._deltas.forget_thread(thread_id)
+
+
+def _storable(*texts: str | None) -> bool:
+    """Whether PostgreSQL text can hold every one of these (no NUL, no lone surrogate)."""
+    return all(t is None or storable_text(t) for t in texts)
+
+
+def _require_storable(*texts: str | None) -> None:
+    for t in texts:
+        if t is not None and not storable_text(t):
+            raise ValueError(f"PostgreSQL cannot store the key {t!r} (NUL characters and lone surrogates are not text)")
+

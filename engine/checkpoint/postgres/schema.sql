@@ -1,0 +1,51 @@
+-- The current schema, applied as a whole to a new database (or schema).
+--
+-- Must stay equal to applying every file in migrations/ in order: change the
+-- schema by adding a numbered migration AND updating this file
+-- (tests/checkpoint/test_postgres.py compares the two catalogs).
+-- See migrations/0001_init.sql for what each table holds.
+
+CREATE TABLE checkpoints (
+    thread_id text COLLATE "C" NOT NULL,
+    checkpoint_ns text COLLATE "C" NOT NULL DEFAULT '',
+    checkpoint_id text COLLATE "C" NOT NULL,
+    parent_checkpoint_id text COLLATE "C",
+    ts text NOT NULL,
+    type text NOT NULL,
+    checkpoint bytea NOT NULL,
+    metadata jsonb NOT NULL DEFAULT '{}',
+    versions json NOT NULL,
+    PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+);
+
+CREATE TABLE blobs (
+    thread_id text COLLATE "C" NOT NULL,
+    checkpoint_ns text COLLATE "C" NOT NULL DEFAULT '',
+    channel text COLLATE "C" NOT NULL,
+    version bigint NOT NULL,
+    type text NOT NULL,
+    data bytea NOT NULL,
+    base_version bigint,
+    seq integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (thread_id, checkpoint_ns, channel, version),
+    CONSTRAINT blobs_base_fkey FOREIGN KEY (thread_id, checkpoint_ns, channel, base_version)
+        REFERENCES blobs (thread_id, checkpoint_ns, channel, version)
+);
+
+-- The foreign key's reverse lookup (is this blob some delta's base?), run for
+-- every deleted blob; full values (most rows but one per run) stay out of it.
+CREATE INDEX blobs_base_idx ON blobs (thread_id, checkpoint_ns, channel, base_version)
+    WHERE base_version IS NOT NULL;
+
+CREATE TABLE writes (
+    thread_id text COLLATE "C" NOT NULL,
+    checkpoint_ns text COLLATE "C" NOT NULL DEFAULT '',
+    checkpoint_id text COLLATE "C" NOT NULL,
+    task_id text COLLATE "C" NOT NULL,
+    idx integer NOT NULL,
+    channel text NOT NULL,
+    type text NOT NULL,
+    data bytea NOT NULL,
+    task_path text NOT NULL DEFAULT '',
+    PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);

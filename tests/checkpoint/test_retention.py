@@ -1,0 +1,134 @@
+"""Retention: ``delete_thread`` and ``prune``, on every saver, delta chains included."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from engine._internal._ids import checkpoint_id
+from engine.checkpoint import BaseCheckpointSaver, Checkpoint
+from engine.checkpoint.base import PendingWrite
+from tests.checkpoint.test_conformance import async_test, cfg, collect, ids
+from tests.checkpoint.test_deltas import K, assert_reads_back, grow, message
+
+
+def cp_at(values: dict[str, Any], versions: dict[str, int], ts: datetime) -> Checkpoint:
+    return Checkpoint(v=1, id=checkpoint_id(), ts=ts.isoformat(), channel_values=values, channel_versions=versions,
+                      versions_seen={}, updated_channels=None)  # fmt: skip
+
+
+@async_test
+async def test_prune_keep_last_keeps_the_newest_whole(new_saver: Any, blob_count: Any) -> None:
+    saver = new_saver(delta_fanout=K)
+    made = await grow(saver, 50)
+    for config, _, step in made:
+        await saver.aput_writes(config, [("w", step)], task_id="t")
+    before = blob_count(saver, "t1")
+    assert await saver.aprune("t1", keep_last=5) == 45
+    kept = made[-5:]
+    assert ids(await collect(saver, cfg())) == [c["configurable"]["checkpoint_id"] for c, _, _ in reversed(kept)]
+    await assert_reads_back(saver, kept)  # delta chains of kept versions survive
+    for config, _, step in kept:
+        got = await saver.aget_tuple(config)
+        assert got is not None and got.pending_writes == [PendingWrite("t", "w", step)]
+    for config, _, _ in made[:-5]:
+        assert await saver.aget_tuple(config) is None
+    assert blob_count(saver, "t1") < before
+    # The thread goes on after a prune, deltas and all.
+    more = await grow(saver, 12, config=kept[-1][0], start=kept[-1][1], first_version=51)
+    await assert_reads_back(saver, kept + more)
+    assert await saver.aprune("t1", keep_last=3) == 14
+    await assert_reads_back(saver, more[-3:])
+
+
+@async_test
+async def test_prune_frees_values_no_kept_version_needs(new_saver: Any, blob_count: Any) -> None:
+    saver = new_saver(delta_fanout=K)
+    config = cfg()
+    for v in range(1, 21):  # a scalar channel: one blob per version, no chains
+        config, _ = await _put(saver, config, {"n": v}, {"n": v})
+    assert blob_count(saver, "t1") == 20
+    assert await saver.aprune("t1", keep_last=2) == 18
+    assert blob_count(saver, "t1") == 2
+
+
+@async_test
+async def test_prune_older_than_keeps_recent_ones_and_always_the_newest(new_saver: Any) -> None:
+    saver = new_saver(delta_fanout=K)
+    now = datetime.now(UTC)
+    config, made = cfg(), []
+    ages = [timedelta(days=d) for d in (30, 20, 10, 2, 1)] + [timedelta(hours=1)]
+    msgs: list[Any] = []
+    for v, age in enumerate(ages, start=1):
+        msgs = msgs + [message(v)]
+        cp = cp_at({"messages": msgs}, {"messages": v}, now - age)
+        config = await saver.aput(config, cp, {"source": "loop", "step": v}, {"messages": v})
+        made.append((config, msgs))
+    assert await saver.aprune("t1", older_than=timedelta(days=5)) == 3
+    assert ids(await collect(saver, cfg())) == [c["configurable"]["checkpoint_id"] for c, _ in reversed(made[3:])]
+    for config, want in made[3:]:
+        got = await saver.aget_tuple(config)
+        assert got is not None and got.checkpoint["channel_values"] == {"messages": want}
+    # Everything is older than zero seconds, but the newest stays: prune removes history, not the thread.
+    assert await saver.aprune("t1", older_than=timedelta(0)) == 2
+    assert ids(await collect(saver, cfg())) == [made[-1][0]["configurable"]["checkpoint_id"]]
+    got = await saver.aget_tuple(cfg())
+    assert got is not None and got.checkpoint["channel_values"] == {"messages": made[-1][1]}
+
+
+@async_test
+async def test_prune_with_both_rules_deletes_only_what_both_let_go(new_saver: Any) -> None:
+    saver = new_saver()
+    now = datetime.now(UTC)
+    config, made = cfg(), []
+    for v, days in enumerate((9, 8, 7, 1, 0), start=1):
+        config = await saver.aput(config, cp_at({"n": v}, {"n": v}, now - timedelta(days=days)), {}, {"n": v})
+        made.append(config["configurable"]["checkpoint_id"])
+    # keep_last=1 alone would keep 1; older_than=3 days alone would keep 2: together they keep 2.
+    assert await saver.aprune("t1", keep_last=1, older_than=timedelta(days=3)) == 3
+    assert ids(await collect(saver, cfg())) == made[:2:-1]
+
+
+@async_test
+async def test_prune_is_per_namespace_and_per_thread(new_saver: Any) -> None:
+    saver = new_saver(delta_fanout=K)
+    root = await grow(saver, 6)
+    sub = await grow(saver, 6, config=cfg(ns="sub:1"), first_version=1)
+    other = await grow(saver, 6, config=cfg("t2"), first_version=1)
+    assert await saver.aprune("t1", keep_last=2) == 8
+    assert len(await collect(saver, cfg(ns=None))) == 4
+    await assert_reads_back(saver, root[-2:] + sub[-2:] + other)
+    assert len(await collect(saver, cfg("t2"))) == 6
+
+
+@async_test
+async def test_prune_rejects_bad_arguments_and_ignores_unknown_threads(saver: BaseCheckpointSaver) -> None:
+    with pytest.raises(ValueError, match="keep_last, older_than"):
+        await saver.aprune("t1")
+    with pytest.raises(ValueError, match="keep_last"):
+        await saver.aprune("t1", keep_last=0)
+    with pytest.raises(ValueError, match="older_than"):
+        await saver.aprune("t1", older_than=timedelta(seconds=-1))
+    assert await saver.aprune("nobody", keep_last=1) == 0
+    assert saver.prune("nobody", older_than=timedelta(days=1)) == 0  # the sync face
+
+
+@async_test
+async def test_delete_thread_removes_delta_chains_and_the_thread_can_start_again(
+    new_saver: Any, blob_count: Any
+) -> None:
+    saver = new_saver(delta_fanout=K)
+    await grow(saver, 20)
+    kept = await grow(saver, 5, config=cfg("t2"))
+    await saver.adelete_thread("t1")
+    assert blob_count(saver, "t1") == 0
+    assert await collect(saver, cfg()) == []
+    again = await grow(saver, 7, prefix="new ")
+    await assert_reads_back(saver, again + kept)
+
+
+async def _put(saver: BaseCheckpointSaver, parent: dict[str, Any], values: dict[str, Any], versions: dict[str, int]) -> Any:
+    cp = cp_at(values, versions, datetime.now(UTC))
+    return await saver.aput(parent, cp, {"source": "loop"}, versions), cp
