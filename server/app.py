@@ -1,5 +1,6 @@
 """Building and running the gRPC server: the service, health, reflection,
-auth, TLS, message limits, and a graceful stop on SIGTERM."""
+auth, TLS, message limits, the inspector page when asked for, and a graceful
+stop on SIGTERM."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import asyncio
 import logging
 import signal
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -20,6 +21,9 @@ from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
 from server.config import ServerConfig
 from server.service import GraphService
+
+if TYPE_CHECKING:
+    from server.inspector import Inspector
 
 __all__ = ["Server", "open_checkpointer", "build_server", "serve"]
 
@@ -53,9 +57,14 @@ class Server:
     health: health.aio.HealthServicer
     port: int
     config: ServerConfig
+    inspector: Inspector | None = None
 
     async def stop(self, grace: float | None = None) -> None:
-        """Stop accepting calls, let running ones finish within ``grace``, then cancel them."""
+        """Stop accepting calls, let running ones finish within ``grace``, then cancel them.
+
+        The inspector keeps serving while runs drain (a watcher sees them
+        end), then stops before the checkpointer it reads is closed.
+        """
         grace = self.config.grace_seconds if grace is None else grace
         await self.health.enter_graceful_shutdown()
         stopping = asyncio.ensure_future(self.grpc_server.stop(grace + 5))
@@ -64,10 +73,27 @@ class Server:
             log.warning("grace period over: cancelled %d run(s)", n)
             await self.service.runs.wait_idle(5)
         await stopping
+        self.service.hub.close()  # ends the inspector's event streams
+        if self.inspector is not None:
+            await self.inspector.stop()
         await self.service.checkpointer.aclose()
 
 
 async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Server:
+    inspector_sock = None
+    if config.inspector:
+        from server.inspector import bind
+
+        inspector_sock = bind(config.inspector)  # first: a taken port fails before anything starts
+    try:
+        return await _build(config, checkpointer, inspector_sock)
+    except BaseException:
+        if inspector_sock is not None:
+            inspector_sock.close()
+        raise
+
+
+async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -> Server:
     saver = checkpointer if checkpointer is not None else open_checkpointer(config.checkpointer)
     graphs = load_graphs(config.graphs, saver)
     service = GraphService(graphs, saver, default_recursion_limit=config.recursion_limit, max_history=config.max_history)
@@ -97,7 +123,18 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Ser
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    return Server(server, service, health_servicer, port, config)
+    inspector = None
+    if inspector_sock is not None:
+        from server.inspector import Inspector, build_app, is_loopback
+
+        host = inspector_sock.getsockname()[0]
+        app = build_app(service.reads, service.hub, token=config.auth_token, loopback=is_loopback(host))
+        try:
+            inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key)
+        except BaseException:
+            await server.stop(None)
+            raise
+    return Server(server, service, health_servicer, port, config, inspector)
 
 
 async def serve(config: ServerConfig, *, ready: Any = None) -> None:
@@ -121,6 +158,9 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
         config.checkpointer,
         ", auth on" if config.auth_token else "",
     )
+    if srv.inspector is not None:
+        log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if config.auth_token else "")
+        print(f"graphwire inspector on {srv.inspector.url}", flush=True)
     print(f"graphwire listening on {host}:{srv.port}", flush=True)
     if ready is not None:
         ready(srv)

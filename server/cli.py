@@ -1,6 +1,7 @@
 """``graphwire``: serve graphs, or talk to a running server from a terminal.
 
-    graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN] ...
+    graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
+                    [--inspector HOST:PORT] ...
     graphwire chat [--graph NAME] [--thread ID]
     graphwire history THREAD [--graph NAME]
     graphwire state THREAD [--graph NAME] [--checkpoint ID]
@@ -47,6 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
                 "max_message_bytes": args.max_message_bytes,
                 "grace_seconds": args.grace,
                 "log_level": args.log_level,
+                "inspector": args.inspector,
             },
         )
     except ValueError as e:
@@ -211,6 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-message-bytes", type=int, help="largest request accepted (default 4 MiB)")
     s.add_argument("--grace", type=float, help="seconds running calls get to finish on SIGTERM (default 10)")
     s.add_argument("--log-level", help="DEBUG, INFO, WARNING… (default INFO)")
+    s.add_argument(
+        "--inspector",
+        metavar="HOST:PORT",
+        help="also serve the inspector web page there (off by default; same auth token as the gRPC API)",
+    )
     s.set_defaults(func=_serve)
 
     for name, func, help_ in (

@@ -8,6 +8,7 @@
     max_message_bytes = 4194304
     grace_seconds = 10.0
     recursion_limit = 10007
+    inspector = "127.0.0.1:8080"         # serve the inspector page there (off when unset)
 
     [graphs]
     reminders = "examples.reminders:graph"
@@ -42,6 +43,7 @@ class ServerConfig:
     recursion_limit: int | None = None
     max_history: int = 1000
     log_level: str = "INFO"
+    inspector: str | None = None  # HOST:PORT of the inspector page; None: off
 
 
 _FIELDS = {f.name for f in dataclasses.fields(ServerConfig)}
@@ -74,4 +76,8 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
         raise ValueError("no graphs configured: add a [graphs] table, e.g. reminders = \"examples.reminders:graph\"")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ValueError("TLS needs both tls_cert and tls_key")
+    if cfg.inspector is not None:
+        from server.inspector import parse_address
+
+        parse_address(cfg.inspector)  # a malformed address fails here, before anything starts
     return cfg

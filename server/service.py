@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import sys
 import uuid
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
@@ -24,7 +25,11 @@ from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
 from server import _telemetry as telemetry
 from server._errors import RpcError, status_for
+from server._hub import RunHub
 from server._json import decode_payload
+from server._reads import Reads, thread_key
+from server._reads import bad as _bad
+from server._reads import ident as _ident
 from server._registry import GraphEntry
 from server._runs import RunManager
 
@@ -32,29 +37,9 @@ __all__ = ["GraphService", "thread_key"]
 
 log = logging.getLogger("graphwire.server")
 
-MAX_ID = 512
 _DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb.DURABILITY_SYNC: "sync", pb.DURABILITY_EXIT: "exit"}
 # What the server always asks of the engine: it needs them for the final event.
 _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
-
-
-def thread_key(graph: str, thread_id: str) -> str:
-    """The checkpointer's thread id: threads are scoped to their graph."""
-    return f"{graph}:{thread_id}"
-
-
-def _bad(field: str, why: str) -> RpcError:
-    return RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{field}: {why}")
-
-
-def _ident(value: str, field: str) -> str:
-    if not value:
-        raise _bad(field, "required")
-    if len(value) > MAX_ID:
-        raise _bad(field, f"at most {MAX_ID} characters")
-    if "\x00" in value:
-        raise _bad(field, "must not contain NUL")
-    return value
 
 
 class _Done:
@@ -72,21 +57,20 @@ class GraphService(pb_grpc.GraphServiceServicer):
         *,
         default_recursion_limit: int | None = None,
         max_history: int = 1000,
+        hub: RunHub | None = None,
     ) -> None:
         self.graphs = dict(graphs)
         self.checkpointer = checkpointer
         self.runs = RunManager()
         self.default_recursion_limit = default_recursion_limit
         self.max_history = max_history
+        # Reads shared with the inspector; run progress published to its watchers.
+        self.reads = Reads(self.graphs, checkpointer, max_history=max_history)
+        self.hub = hub if hub is not None else RunHub()
 
     # -- helpers -------------------------------------------------------------
     def _graph(self, name: str, field: str = "graph") -> GraphEntry:
-        _ident(name, field)
-        entry = self.graphs.get(name)
-        if entry is None:
-            known = ", ".join(sorted(self.graphs)) or "none"
-            raise RpcError(grpc.StatusCode.NOT_FOUND, f"unknown graph {name!r} (this server runs: {known})")
-        return entry
+        return self.reads.graph(name, field)
 
     def _config(self, graph: str, thread_id: str, checkpoint_id: str | None = None, rc: pb.RunConfig | None = None) -> dict[str, Any]:
         configurable: dict[str, Any] = {"thread_id": thread_key(graph, thread_id)}
@@ -150,6 +134,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
         key = thread_key(entry.name, thread_id)
         run_id = str(uuid.uuid4())
         queue: asyncio.Queue[Any] = asyncio.Queue()
+        seen = self.hub.track(entry.name, thread_id, run_id)
 
         async def pump() -> None:
             try:
@@ -184,6 +169,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
                             cid = last_saved.checkpoint_id if last_saved else start_id
                             values = (await entry.graph.aget_state(_cfg(key, cid))).values if cid else None
                             final = ev.RunFinished("CANCELLED", cid, values)
+                            seen(final)
                             seq += 1
                             yield await self._finished(entry, key, final, last_saved, interrupt_nodes, seq, run_id)
                             break
@@ -191,6 +177,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
                             raise RpcError(grpc.StatusCode.CANCELLED, "the run was cancelled before it started")
                         raise item
                     started = True
+                    seen(item)
                     if isinstance(item, ev.RunStarted):
                         start_id = item.checkpoint_id
                     elif isinstance(item, ev.CheckpointSaved):
@@ -215,6 +202,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
                     msg.run_id = run_id
                     yield msg
             finally:
+                seen.close(sys.exc_info()[1])
                 if not task.done():
                     task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
@@ -247,7 +235,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             rc = request.config if request.HasField("config") else None
             opts = self._run_options(entry, rc, request.stream)
             wanted = opts.pop("kinds")
-            engine_kinds = wanted | _ALWAYS if wanted is not None else None
+            engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
             if kind == "invoke":
                 start = await self._prepare_invoke(entry, thread_id, request, rc)
             elif kind == "resume":
@@ -339,12 +327,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
         try:
-            entry = self._graph(request.graph)
-            thread_id = _ident(request.thread_id, "thread_id")
             cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
-            state = await entry.graph.aget_state(self._config(entry.name, thread_id, cid))
-            if state.metadata is None:
-                raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
+            _, state = await self.reads.state(request.graph, request.thread_id, cid)
             return conv.snapshot(state)
         except Exception as exc:
             await self._abort(context, exc)
@@ -352,27 +336,14 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def ListHistory(self, request: pb.ListHistoryRequest, context: grpc.aio.ServicerContext) -> pb.ListHistoryResponse:
         try:
-            entry = self._graph(request.graph)
-            thread_id = _ident(request.thread_id, "thread_id")
-            flt = decode_payload(request.filter if request.HasField("filter") else None, "filter")
-            if flt is not None:
-                if not isinstance(flt, dict):
-                    raise _bad("filter", "must be a JSON object")
-                for k, v in flt.items():
-                    if isinstance(v, (dict, list)):
-                        raise _bad("filter", f"value of {k!r} must be a string, number, boolean or null")
-            limit = request.limit if request.HasField("limit") and request.limit else self.max_history
-            config = self._config(entry.name, thread_id)
-            before = None
-            if request.HasField("before"):
-                before = self._config(entry.name, thread_id, request.before)
-                if await entry.graph.checkpointer.aget_tuple(before) is None:
-                    raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no checkpoint {request.before!r}")
-            snaps = [
-                conv.snapshot(s)
-                async for s in entry.graph.aget_state_history(config, filter=flt, before=before, limit=min(limit, self.max_history))
-            ]
-            return pb.ListHistoryResponse(snapshots=snaps)
+            history = await self.reads.history(
+                request.graph,
+                request.thread_id,
+                filter=decode_payload(request.filter if request.HasField("filter") else None, "filter"),
+                before=request.before if request.HasField("before") else None,
+                limit=request.limit if request.HasField("limit") else None,
+            )
+            return pb.ListHistoryResponse(snapshots=[conv.snapshot(s) for s in history])
         except Exception as exc:
             await self._abort(context, exc)
             raise
@@ -399,7 +370,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def ListGraphs(self, request: pb.ListGraphsRequest, context: grpc.aio.ServicerContext) -> pb.ListGraphsResponse:
         infos = []
-        for e in sorted(self.graphs.values(), key=lambda e: e.name):  # the proto promises name order
+        for e in self.reads.entries():  # the proto promises name order
             info = conv.graph_info(e.name, e.description, e.graph.get_graph())
             del info.edges[:]
             infos.append(info)
@@ -407,8 +378,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def GetGraph(self, request: pb.GetGraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphInfo:
         try:
-            entry = self._graph(request.name, "name")
-            return conv.graph_info(entry.name, entry.description, entry.graph.get_graph())
+            entry, drawn = self.reads.drawing(request.name, "name")
+            return conv.graph_info(entry.name, entry.description, drawn)
         except Exception as exc:
             await self._abort(context, exc)
             raise

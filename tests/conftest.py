@@ -5,7 +5,8 @@ with an ephemeral port and a SQLite file, serving the reminders example and
 the graphs of ``tests/graphs.py``. Tests that share it use their own thread
 ids (the ``thread_id`` fixture), so they do not interfere. ``start_server``
 starts more (auth on, a small message limit, a short grace, the same SQLite
-file after a SIGKILL); each is stopped at the end of its test.
+file after a SIGKILL, the inspector page on); each is stopped at the end of
+its test.
 
 No sleeps: a start reads the server's stdout until its "listening" line,
 then waits for the gRPC health check to answer SERVING, both with a deadline.
@@ -53,6 +54,7 @@ class ServerProcess:
     gates: Path
     log_path: Path
     token: str | None = None
+    inspector_url: str | None = None  # "http://127.0.0.1:PORT/" when started with inspector=True
     stdout_rest: list[bytes] = field(default_factory=list)
 
     # -- talking to it ---------------------------------------------------------
@@ -111,8 +113,11 @@ class ServerProcess:
         return self.proc.wait(timeout=STOP_DEADLINE)
 
 
-def _read_listening_line(proc: subprocess.Popen[bytes], log_path: Path) -> str:
-    """The address from the "graphwire listening on HOST:PORT" line, read from stdout."""
+def _read_listening_line(proc: subprocess.Popen[bytes], log_path: Path, seen: list[str] | None = None) -> str:
+    """The address from the "graphwire listening on HOST:PORT" line, read from stdout.
+
+    Lines printed before it are appended to ``seen`` (the inspector's URL line comes first).
+    """
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     buf = b""
@@ -125,6 +130,8 @@ def _read_listening_line(proc: subprocess.Popen[bytes], log_path: Path) -> str:
                 text = line.decode(errors="replace").strip()
                 if text.startswith("graphwire listening on "):
                     return text.removeprefix("graphwire listening on ")
+                if seen is not None:
+                    seen.append(text)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 proc.kill()
@@ -153,8 +160,13 @@ def start_server_process(
     token: str | None = None,
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
+    inspector: bool = False,
 ) -> ServerProcess:
-    """Start ``python -m server serve`` on 127.0.0.1:0 and wait until it is SERVING."""
+    """Start ``python -m server serve`` on 127.0.0.1:0 and wait until it is SERVING.
+
+    With ``inspector``, the inspector page is served too (on 127.0.0.1:0); its
+    URL is ``inspector_url``.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     gates = workdir / "gates"
     gates.mkdir(exist_ok=True)
@@ -165,6 +177,8 @@ def start_server_process(
         cmd += ["--graph", f"{name}={spec}"]
     if token:
         cmd += ["--auth-token", token]
+    if inspector:
+        cmd += ["--inspector", "127.0.0.1:0"]
     cmd += list(args)
     full_env = {k: v for k, v in os.environ.items() if k != "GRAPHWIRE_AUTH_TOKEN"}
     full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
@@ -174,8 +188,13 @@ def start_server_process(
     with open(log_path, "wb") as log:
         # cwd is the test's directory: a graphwire.toml in the repository must not leak in.
         proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdout=subprocess.PIPE, stderr=log)
-    address = _read_listening_line(proc, log_path)
-    srv = ServerProcess(proc, address, db, gates, log_path, token)
+    before: list[str] = []
+    address = _read_listening_line(proc, log_path, before)
+    urls = [line.removeprefix("graphwire inspector on ") for line in before if line.startswith("graphwire inspector on ")]
+    srv = ServerProcess(proc, address, db, gates, log_path, token, urls[0] if urls else None)
+    if inspector and srv.inspector_url is None:
+        proc.kill()
+        raise RuntimeError(f"server printed no 'graphwire inspector on' line:\n{log_path.read_text(errors='replace')}")
     assert proc.stdout is not None
     threading.Thread(target=_drain, args=(proc.stdout, srv.stdout_rest), daemon=True).start()
     status = srv.health(timeout=START_DEADLINE)

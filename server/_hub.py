@@ -1,0 +1,227 @@
+"""Run progress for in-process watchers: a small publish/subscribe hub.
+
+The GraphService reports what each run does (:meth:`RunHub.track`); a
+watcher (the inspector's server-sent events) :meth:`RunHub.subscribe`\\s and
+receives plain JSON-ready dicts, one per step of progress::
+
+    {"type": "run_started",      "graph", "thread_id", "run_id", "nodes", "checkpoint_id"}
+    {"type": "node_started",     ..., "step", "node", "task_id"}
+    {"type": "node_finished",    ..., "step", "node", "task_id", "error", "interrupted"}
+    {"type": "checkpoint_saved", ..., "checkpoint": {"checkpoint_id", "parent_id", "step",
+                                                     "source", "next", "created_at"}}
+    {"type": "interrupt",        ..., "node", "interrupt_id"}
+    {"type": "run_finished",     ..., "reason", "checkpoint_id"}
+
+Every run message carries ``nodes``: the nodes the run is at after that
+event (running, or due next between steps), so a watcher just mirrors it.
+A subscription's first message is ``{"type": "live", "runs": [...]}``: the
+runs in flight when it started, each with its ``nodes``.
+
+Costs when nobody watches: a dict insert and delete per run and a type test
+per event the run produces anyway; no message is built. The engine is asked
+for task events (:meth:`engine_kinds`) only while someone watches: a watcher
+that arrives mid-run sees where the run is from its last saved version's
+``next`` until the next run starts.
+
+A slow watcher never slows a run: each subscription holds at most
+``max_pending`` messages; past that it drops them and its next message is
+``{"type": "resync", "runs": [...]}`` (re-read what you show).
+
+Everything runs on the server's event loop; nothing here is thread-safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import events as ev
+
+__all__ = ["RunHub", "Subscription", "Tracker"]
+
+_TASK_KINDS: frozenset[type] = frozenset({ev.TaskStarted, ev.TaskFinished})
+_NONE: frozenset[type] = frozenset()
+_CLOSED = object()
+_RESYNC = object()
+
+
+@dataclass(slots=True)
+class _LiveRun:
+    graph: str
+    thread_id: str
+    run_id: str
+    nodes: list[str] = field(default_factory=list)
+    checkpoint_id: str | None = None
+
+    def head(self, type_: str) -> dict[str, Any]:
+        return {"type": type_, "graph": self.graph, "thread_id": self.thread_id, "run_id": self.run_id, "nodes": list(self.nodes)}
+
+    def view(self) -> dict[str, Any]:
+        return {"graph": self.graph, "thread_id": self.thread_id, "run_id": self.run_id, "nodes": list(self.nodes), "checkpoint_id": self.checkpoint_id}
+
+
+class Subscription:
+    """One watcher's stream of messages: ``async for msg in sub``, or :meth:`get` with a timeout."""
+
+    def __init__(self, hub: RunHub, max_pending: int) -> None:
+        self._hub = hub
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(max_pending + 2)  # room for the resync and close markers
+        self._max = max_pending
+        self._overflowed = False
+        self.closed = False
+
+    def _offer(self, msg: Any) -> None:
+        if self.closed or self._overflowed:
+            return
+        if self._queue.qsize() >= self._max:
+            self._overflowed = True
+            while not self._queue.empty():
+                self._queue.get_nowait()
+            msg = _RESYNC
+        self._queue.put_nowait(msg)
+
+    async def get(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next message; None once closed. Raises TimeoutError after ``timeout`` seconds of quiet."""
+        if self.closed and self._queue.empty():
+            return None
+        item = await asyncio.wait_for(self._queue.get(), timeout)
+        if item is _CLOSED:
+            self.closed = True
+            return None
+        if item is _RESYNC:
+            self._overflowed = False
+            return {"type": "resync", "runs": self._hub.live_runs()}
+        return item
+
+    def close(self) -> None:
+        """Stop receiving; a pending :meth:`get` returns None."""
+        if not self.closed:
+            self._hub._subscribers.discard(self)
+            self.closed = True
+            while not self._queue.empty():
+                self._queue.get_nowait()
+            self._queue.put_nowait(_CLOSED)
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        msg = await self.get()
+        if msg is None:
+            raise StopAsyncIteration
+        return msg
+
+
+class Tracker:
+    """What the service calls for one run: ``tracker(event)`` per event, :meth:`close` at the end."""
+
+    __slots__ = ("_done", "_hub", "_run", "_started")
+
+    def __init__(self, hub: RunHub, run: _LiveRun) -> None:
+        self._hub = hub
+        self._run = run
+        self._started = False
+        self._done = False
+
+    def __call__(self, e: ev.Event) -> None:
+        hub, run = self._hub, self._run
+        if isinstance(e, ev.RunStarted):
+            self._started = True
+            run.checkpoint_id = e.checkpoint_id
+            hub._live[run.run_id] = run
+            if hub._subscribers:
+                hub._publish({**run.head("run_started"), "checkpoint_id": run.checkpoint_id})
+        elif isinstance(e, ev.TaskStarted):
+            if e.node not in run.nodes:
+                run.nodes.append(e.node)
+            if hub._subscribers:
+                hub._publish({**run.head("node_started"), "step": e.step, "node": e.node, "task_id": e.task_id})
+        elif isinstance(e, ev.TaskFinished):
+            if e.node in run.nodes:
+                run.nodes.remove(e.node)
+            if hub._subscribers:
+                msg = {**run.head("node_finished"), "step": e.step, "node": e.node, "task_id": e.task_id}
+                hub._publish({**msg, "error": e.error_type, "interrupted": bool(e.interrupts)})
+        elif isinstance(e, ev.CheckpointSaved):
+            # The nodes due next are the ones the run is about to run.
+            run.nodes = list(e.next)
+            run.checkpoint_id = e.checkpoint_id
+            if hub._subscribers:
+                hub._publish({**run.head("checkpoint_saved"), "checkpoint": _ref(e)})
+        elif isinstance(e, ev.InterruptEvent):
+            if hub._subscribers:
+                hub._publish({**run.head("interrupt"), "node": e.node, "interrupt_id": e.interrupt_id})
+        elif isinstance(e, ev.RunFinished):
+            self._finish(e.reason, e.checkpoint_id)
+
+    def _finish(self, reason: str, checkpoint_id: str | None) -> None:
+        if self._done or not self._started:
+            return
+        self._done = True
+        hub, run = self._hub, self._run
+        run.nodes = []
+        hub._live.pop(run.run_id, None)
+        if hub._subscribers:
+            hub._publish({**run.head("run_finished"), "reason": reason, "checkpoint_id": checkpoint_id or run.checkpoint_id})
+
+    def close(self, exc: BaseException | None = None) -> None:
+        """The run's call is over: a run that started and never reported its end finished now."""
+        reason = "ERROR" if exc is not None and not isinstance(exc, (asyncio.CancelledError, GeneratorExit)) else "CANCELLED"
+        self._finish(reason, None)
+
+
+def _ref(e: ev.CheckpointSaved) -> dict[str, Any]:
+    return {
+        "checkpoint_id": e.checkpoint_id,
+        "parent_id": e.parent_id,
+        "step": e.step,
+        "source": e.source,
+        "next": list(e.next),
+        "created_at": e.created_at,
+    }
+
+
+class RunHub:
+    """Publishes the progress of every run to whoever subscribes."""
+
+    def __init__(self, *, max_pending: int = 1000) -> None:
+        self._subscribers: set[Subscription] = set()
+        self._live: dict[str, _LiveRun] = {}
+        self._max_pending = max_pending
+        self._closed = False
+
+    @property
+    def watched(self) -> bool:
+        return bool(self._subscribers)
+
+    def engine_kinds(self) -> frozenset[type]:
+        """Event kinds the engine must emit, beyond what the caller asked, for the watchers."""
+        return _TASK_KINDS if self._subscribers else _NONE
+
+    def track(self, graph: str, thread_id: str, run_id: str) -> Tracker:
+        return Tracker(self, _LiveRun(graph, thread_id, run_id))
+
+    def live_runs(self) -> list[dict[str, Any]]:
+        """The runs in flight, oldest first."""
+        return [r.view() for r in self._live.values()]
+
+    def subscribe(self) -> Subscription:
+        """A new subscription; its first message lists the live runs. Closed at once after :meth:`close`."""
+        sub = Subscription(self, self._max_pending)
+        if self._closed:
+            sub.close()
+            return sub
+        self._subscribers.add(sub)
+        sub._offer({"type": "live", "runs": self.live_runs()})
+        return sub
+
+    def close(self) -> None:
+        """End every subscription (server shutdown); later ones end at once."""
+        self._closed = True
+        for sub in list(self._subscribers):
+            sub.close()
+
+    def _publish(self, msg: dict[str, Any]) -> None:
+        for sub in list(self._subscribers):
+            sub._offer(msg)

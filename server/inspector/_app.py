@@ -1,0 +1,261 @@
+"""The inspector's ASGI app: the page, its read-only JSON API and its event stream.
+
+    GET /                                   the page (static/index.html)
+    GET /static/...                         its CSS and JS
+    GET /api/graphs                         [{name, description}] in name order
+    GET /api/graph?name=G                   nodes and edges, for drawing
+    GET /api/threads?graph=G[&limit=N]      the graph's threads, most recently written first
+    GET /api/history?graph=G&thread=T       the thread's versions, oldest first, every branch
+    GET /api/version?graph=G&thread=T&checkpoint=C
+                                            one version: values, metadata, tasks, writes
+    GET /api/live                           the runs in flight
+    GET /api/events                         server-sent events from the run hub
+
+Reads go through :class:`server._reads.Reads`, the code the RPCs use, so a
+status the gRPC API would answer maps onto HTTP here (NOT_FOUND → 404,
+INVALID_ARGUMENT → 400, …; a checkpointer that cannot list threads → 501).
+
+Auth: with a token, every ``/api/`` request needs ``Authorization: Bearer
+<token>`` (the same check as the gRPC interceptor). The page and its static
+files carry no data and are served without it; the page takes the token once
+from ``?token=`` (or asks for it), keeps it in ``sessionStorage`` and sends it
+as that header, so it is not in later URLs, logs or referrers. The event
+stream is read with ``fetch`` rather than ``EventSource``, which cannot send
+headers.
+
+On a loopback address only ``Host: localhost / 127.0.0.1 / [::1]`` is served:
+a page on another site cannot reach the API by rebinding its DNS name.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server._auth import bearer, bearer_matches
+from server._errors import RpcError, status_for
+from server._hub import RunHub
+from server._json import encode
+from server._reads import Reads
+from server.inspector import _views as views
+
+__all__ = ["STATIC", "build_app"]
+
+log = logging.getLogger("graphwire.inspector")
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: Seconds between comments on a quiet event stream: keeps proxies from
+#: closing it, and finds a client that went away (the write fails).
+KEEPALIVE_SECONDS = 15.0
+DEFAULT_THREADS = 200
+
+_HTTP_STATUS = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 413,
+    grpc.StatusCode.UNAVAILABLE: 503,
+}
+_PAGE_HEADERS = {
+    # Everything the page loads comes from here: no CDN, works offline.
+    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "cache-control": "no-cache",
+}
+_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+def _json(value: Any, status: int = 200) -> Response:
+    return Response(encode(value), status, media_type="application/json")
+
+
+def _error(exc: BaseException) -> Response:
+    if isinstance(exc, NotImplementedError):
+        return _json({"error": "UNIMPLEMENTED", "message": str(exc)}, 501)
+    code, message = status_for(exc)
+    if code == grpc.StatusCode.INTERNAL:
+        log.error("inspector: internal error", exc_info=exc)
+    return _json({"error": code.name, "message": message}, _HTTP_STATUS.get(code, 500))
+
+
+def _api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
+    @functools.wraps(handler)
+    async def endpoint(request: Request) -> Response:
+        try:
+            return _json(await handler(request))
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a JSON error
+            return _error(exc)
+
+    return endpoint
+
+
+def _param(request: Request, name: str) -> str:
+    value = request.query_params.get(name)
+    if value is None:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{name}: required (a query parameter)")
+    return value
+
+
+def _int_param(request: Request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{name}: not an integer: {raw!r}") from None
+    if value < 1:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{name}: must be at least 1")
+    return value
+
+
+class _Guard:
+    """Host check, bearer auth on ``/api/``, and response headers, around the app."""
+
+    def __init__(self, app: ASGIApp, token: str | None, loopback: bool) -> None:
+        self.app = app
+        self.expected = bearer(token) if token else None
+        self.loopback = loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        path: str = scope["path"]
+        if self.loopback and _host_name(headers.get("host", "")) not in _LOOPBACK_HOSTS:
+            await _json({"error": "FORBIDDEN", "message": "unexpected Host header"}, 403)(scope, receive, send)
+            return
+        is_api = path.startswith("/api/")
+        if is_api and self.expected is not None:
+            got = headers.get("authorization")
+            if not bearer_matches(got, self.expected):
+                message = "missing bearer token" if not got else "wrong bearer token"
+                response = _json({"error": "UNAUTHENTICATED", "message": message}, 401)
+                response.headers["www-authenticate"] = "Bearer"
+                await response(scope, receive, send)
+                return
+        extra = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+        if is_api:
+            extra.append((b"cache-control", b"no-store"))
+        else:
+            extra += [(k.encode(), v.encode()) for k, v in _PAGE_HEADERS.items()]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _host_name(host: str) -> str:
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def build_app(reads: Reads, hub: RunHub, *, token: str | None = None, loopback: bool = True) -> ASGIApp:
+    """The inspector as an ASGI app over a server's reads and run hub."""
+
+    def running() -> set[tuple[str, str]]:
+        return {(r["graph"], r["thread_id"]) for r in hub.live_runs()}
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    @_api
+    async def graphs(request: Request) -> Any:
+        return {"graphs": [{"name": e.name, "description": e.description} for e in reads.entries()]}
+
+    @_api
+    async def graph(request: Request) -> Any:
+        entry, drawn = reads.drawing(_param(request, "name"), "name")
+        return views.graph_view(entry.name, entry.description, drawn)
+
+    @_api
+    async def threads(request: Request) -> Any:
+        name = _param(request, "graph")
+        found = await reads.threads(name, limit=_int_param(request, "limit", DEFAULT_THREADS))
+        live = running()
+        return {"graph": name, "threads": [views.thread_view(t, (name, t.thread_id) in live) for t in found]}
+
+    @_api
+    async def history(request: Request) -> Any:
+        name, thread = _param(request, "graph"), _param(request, "thread")
+        versions = await reads.history(name, thread)
+        return {
+            "graph": name,
+            "thread_id": thread,
+            "versions": [views.version_ref(s) for s in reversed(versions)],
+            "truncated": len(versions) >= reads.max_history,
+            "running": (name, thread) in running(),
+        }
+
+    @_api
+    async def version(request: Request) -> Any:
+        name, thread = _param(request, "graph"), _param(request, "thread")
+        entry, state = await reads.state(name, thread, _param(request, "checkpoint"))
+        parent = parent_saved = None
+        parent_id = views.version_ref(state)["parent_id"]
+        if parent_id:
+            try:
+                parent_saved = await reads.saved(name, thread, parent_id)
+            except RpcError as exc:  # pruned away: the version still shows, without its writes
+                if exc.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+            else:
+                parent = entry.graph.snapshot(parent_saved)
+        return {"graph": name, "thread_id": thread, **views.version_detail(state, parent, parent_saved)}
+
+    @_api
+    async def live(request: Request) -> Any:
+        return {"runs": hub.live_runs()}
+
+    async def events(request: Request) -> Response:
+        sub = hub.subscribe()
+
+        async def stream() -> Any:
+            try:
+                yield b": graphwire inspector events\n\n"
+                while True:
+                    try:
+                        msg = await sub.get(timeout=KEEPALIVE_SECONDS)
+                    except TimeoutError:
+                        yield b": keep-alive\n\n"
+                        continue
+                    if msg is None:
+                        return
+                    yield b"event: " + msg["type"].encode() + b"\ndata: " + encode(msg) + b"\n\n"
+            finally:
+                sub.close()
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+
+    app = Starlette(
+        routes=[
+            Route("/", page),
+            Route("/index.html", page),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            Route("/api/graphs", graphs),
+            Route("/api/graph", graph),
+            Route("/api/threads", threads),
+            Route("/api/history", history),
+            Route("/api/version", version),
+            Route("/api/live", live),
+            Route("/api/events", events),
+        ]
+    )
+    return _Guard(app, token, loopback)

@@ -1,0 +1,117 @@
+"""Engine values → the inspector's JSON (plain dicts; ``server._json.encode`` writes them).
+
+One function per thing the page shows: a graph drawing, a thread, a version
+in the row (:func:`version_ref`), and a version opened (:func:`version_detail`).
+
+What "the writes that produced a version" means here, since the store keeps
+versions, not the updates between them:
+
+* ``ran``: the nodes that ran to produce it: its parent's ``next`` for a
+  "loop" version; nothing for "input" (the caller's input), "fork" (a copy of
+  the parent) and "update" (``update_state``);
+* ``changes``: what differs between the parent's values and this version's,
+  key by key. A list that grew by appending (messages, reducer lists) shows
+  the appended items (``appended``); any other change shows the new value
+  (``set``), a key that disappeared shows ``removed``. Derived by comparing
+  the two versions, so an update that rewrote a key with an equal value
+  does not show;
+* ``pending_writes``: the writes the checkpointer holds on the parent, per
+  task (the node's name resolved from the parent's tasks): a step with
+  several tasks saves each finished task's writes there, and an interrupt
+  and its resume answer are stored there (channels ``__interrupt__``,
+  ``__resume__``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.checkpoint.base import CheckpointTuple, ThreadInfo
+from engine.graph._draw import DrawableGraph
+from engine.types import StateSnapshot
+
+__all__ = ["graph_view", "thread_view", "version_detail", "version_ref", "writes_view"]
+
+
+def graph_view(name: str, description: str, drawn: DrawableGraph) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "nodes": [{"name": n, "metadata": drawn.metadata.get(n, {})} for n in drawn.nodes],
+        "edges": [
+            {"source": e.source, "target": e.target, "conditional": e.conditional, "label": e.label or ""} for e in drawn.edges
+        ],
+    }
+
+
+def thread_view(t: ThreadInfo, running: bool) -> dict[str, Any]:
+    return {"thread_id": t.thread_id, "checkpoint_id": t.checkpoint_id, "updated_at": t.updated_at, "running": running}
+
+
+def _id(config: dict[str, Any] | None) -> str | None:
+    return ((config or {}).get("configurable") or {}).get("checkpoint_id")
+
+
+def _interrupts(s: StateSnapshot) -> list[dict[str, Any]]:
+    return [{"id": i.id, "node": t.name, "value": i.value} for t in s.tasks for i in t.interrupts]
+
+
+def version_ref(s: StateSnapshot) -> dict[str, Any]:
+    """A version as the row draws it: identity, parent, step, source, next, pending interrupts."""
+    meta = s.metadata or {}
+    return {
+        "checkpoint_id": _id(s.config),
+        "parent_id": _id(s.parent_config),
+        "step": meta.get("step"),
+        "source": meta.get("source"),
+        "next": list(s.next),
+        "created_at": s.created_at,
+        "interrupts": _interrupts(s),
+    }
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for key, value in after.items():
+        if key not in before:
+            out.append({"key": key, "kind": "set", "value": value})
+            continue
+        old = before[key]
+        if old == value:
+            continue
+        if isinstance(old, list) and isinstance(value, list) and len(value) > len(old) and value[: len(old)] == old:
+            out.append({"key": key, "kind": "appended", "value": value[len(old) :]})
+        else:
+            out.append({"key": key, "kind": "set", "value": value})
+    out += [{"key": key, "kind": "removed", "value": None} for key in before if key not in after]
+    return out
+
+
+def writes_view(s: StateSnapshot, parent: StateSnapshot | None, parent_saved: CheckpointTuple | None) -> dict[str, Any]:
+    source = (s.metadata or {}).get("source")
+    nodes = {t.id: t.name for t in parent.tasks} if parent is not None else {}
+    pending = [
+        {"task_id": w.task_id, "node": nodes.get(w.task_id, ""), "channel": w.channel, "value": w.value}
+        for w in (parent_saved.pending_writes if parent_saved is not None else ())
+    ]
+    return {
+        "ran": list(parent.next) if parent is not None and source == "loop" else [],
+        "changes": _changes(parent.values if parent is not None else {}, s.values),
+        "pending_writes": pending,
+    }
+
+
+def version_detail(
+    s: StateSnapshot, parent: StateSnapshot | None, parent_saved: CheckpointTuple | None
+) -> dict[str, Any]:
+    """A version opened: its ref, values, metadata, tasks, and the writes that produced it."""
+    return {
+        **version_ref(s),
+        "values": s.values,
+        "metadata": s.metadata or {},
+        "tasks": [
+            {"id": t.id, "name": t.name, "error": str(t.error) if t.error else None, "interrupts": [{"id": i.id, "value": i.value} for i in t.interrupts]}
+            for t in s.tasks
+        ],
+        "writes": writes_view(s, parent, parent_saved),
+    }

@@ -1,0 +1,208 @@
+// Drawing a graph: a layered layout (top to bottom) and its SVG.
+//
+// Layers: a depth-first walk from __start__ marks the edges that close a
+// cycle (back edges); on the rest, a node's layer is one more than its
+// deepest predecessor's; __end__ gets a layer of its own at the bottom.
+// Within a layer nodes keep the graph's definition order, then one pass
+// orders them by their predecessors' mean position, which untangles the
+// usual fan-outs. Forward edges run down, back edges loop round the right.
+
+import { svg, displayName, textWidth } from "./util.js";
+
+const START = "__start__";
+const END = "__end__";
+const NODE_H = 34;
+const LAYER_GAP = 88;
+const NODE_GAP = 36;
+const MARGIN = 24;
+
+export function layoutGraph(graph) {
+  const names = graph.nodes.map((n) => n.name);
+  const index = new Map(names.map((n, i) => [n, i]));
+  const edges = graph.edges.filter((e) => index.has(e.source) && index.has(e.target));
+  const out = new Map(names.map((n) => [n, []]));
+  for (const e of edges) out.get(e.source).push(e);
+
+  // Back edges: those reaching a node still on the depth-first stack.
+  const back = new Set();
+  const state = new Map();
+  const visit = (n) => {
+    state.set(n, "open");
+    for (const e of out.get(n)) {
+      const s = state.get(e.target);
+      if (s === "open") back.add(e);
+      else if (s === undefined) visit(e.target);
+    }
+    state.set(n, "done");
+  };
+  if (index.has(START)) visit(START);
+  for (const n of names) if (!state.has(n)) visit(n);
+
+  // Longest path over forward edges (Kahn's order).
+  const forward = edges.filter((e) => !back.has(e) && e.source !== e.target);
+  const indeg = new Map(names.map((n) => [n, 0]));
+  for (const e of forward) indeg.set(e.target, indeg.get(e.target) + 1);
+  const layer = new Map(names.map((n) => [n, 0]));
+  const queue = names.filter((n) => indeg.get(n) === 0);
+  while (queue.length) {
+    const n = queue.shift();
+    for (const e of out.get(n)) {
+      if (back.has(e) || e.source === e.target) continue;
+      layer.set(e.target, Math.max(layer.get(e.target), layer.get(n) + 1));
+      indeg.set(e.target, indeg.get(e.target) - 1);
+      if (indeg.get(e.target) === 0) queue.push(e.target);
+    }
+  }
+  if (index.has(END)) {
+    const deepest = Math.max(0, ...names.filter((n) => n !== END).map((n) => layer.get(n)));
+    layer.set(END, deepest + 1);
+  }
+
+  const layers = [];
+  for (const n of names) (layers[layer.get(n)] ||= []).push(n);
+  const rows = layers.filter(Boolean);
+  const width = new Map(names.map((n) => [n, Math.max(64, textWidth(displayName(n), 13) + 28)]));
+
+  // Positions: each row centred; rows after the first ordered by the mean
+  // x of their forward predecessors.
+  const x = new Map();
+  const rowWidth = (row) => row.reduce((w, n) => w + width.get(n), 0) + NODE_GAP * (row.length - 1);
+  const maxWidth = Math.max(...rows.map(rowWidth));
+  const preds = new Map(names.map((n) => [n, []]));
+  for (const e of forward) preds.get(e.target).push(e.source);
+  rows.forEach((row, r) => {
+    if (r > 0) {
+      const key = (n) => {
+        const ps = preds.get(n).filter((p) => x.has(p));
+        return ps.length ? ps.reduce((s, p) => s + x.get(p), 0) / ps.length : index.get(n) * 1e-3;
+      };
+      row.sort((a, b) => key(a) - key(b) || index.get(a) - index.get(b));
+    }
+    let left = MARGIN + (maxWidth - rowWidth(row)) / 2;
+    for (const n of row) {
+      x.set(n, left + width.get(n) / 2);
+      left += width.get(n) + NODE_GAP;
+    }
+  });
+  const nodes = new Map();
+  rows.forEach((row, r) => {
+    for (const n of row) nodes.set(n, { name: n, x: x.get(n), y: MARGIN + 18 + r * LAYER_GAP, w: width.get(n), h: NODE_H, layer: r });
+  });
+  const backCount = [...back].length;
+  return {
+    nodes,
+    edges: edges.map((e) => ({ ...e, back: back.has(e) || e.source === e.target })),
+    width: maxWidth + MARGIN * 2 + (backCount ? 60 : 0),
+    height: MARGIN * 2 + 18 + (rows.length - 1) * LAYER_GAP + NODE_H + 8 + 40,
+  };
+}
+
+function edgePath(layout, e, i) {
+  const a = layout.nodes.get(e.source);
+  const b = layout.nodes.get(e.target);
+  if (e.source === e.target) {
+    const x0 = a.x + a.w / 2;
+    return `M ${x0} ${a.y - 6} C ${x0 + 34} ${a.y - 22}, ${x0 + 34} ${a.y + 22}, ${x0} ${a.y + 6}`;
+  }
+  if (e.back) {
+    // Round the right of both nodes, further out for each back edge.
+    const x0 = a.x + a.w / 2;
+    const x1 = b.x + b.w / 2;
+    const bend = Math.max(x0, x1) + 40 + 14 * (i % 3);
+    return `M ${x0} ${a.y} C ${bend} ${a.y}, ${bend} ${b.y}, ${x1 + 4} ${b.y}`;
+  }
+  const y0 = a.y + a.h / 2;
+  const y1 = b.y - b.h / 2 - 4;
+  const mid = (y0 + y1) / 2;
+  return `M ${a.x} ${y0} C ${a.x} ${mid}, ${b.x} ${mid}, ${b.x} ${y1}`;
+}
+
+// Draws ``graph`` into ``host``. ``live`` maps a node name to the runs at it
+// ([{thread_id, color}]): such a node lights up in the first run's colour,
+// and every run at it gets a chip naming its thread.
+export function renderGraph(host, graph, live) {
+  const layout = layoutGraph(graph);
+  const root = svg("svg", {
+    class: "graph",
+    width: layout.width,
+    height: layout.height + 8,
+    viewBox: `0 0 ${layout.width} ${layout.height + 8}`,
+    role: "img",
+    "aria-label": `graph ${graph.name}`,
+  });
+  const defs = svg("defs");
+  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+  marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }));
+  defs.append(marker);
+  root.append(defs);
+
+  const edgeLayer = svg("g", { class: "edges" });
+  layout.edges.forEach((e, i) => {
+    const g = svg("g", {
+      class: `edge${e.conditional ? " conditional" : ""}${e.back ? " back" : ""}`,
+      "data-source": e.source,
+      "data-target": e.target,
+    });
+    const d = edgePath(layout, e, i);
+    g.append(svg("path", { d, "marker-end": "url(#arrow)" }));
+    if (e.label) {
+      const a = layout.nodes.get(e.source);
+      const b = layout.nodes.get(e.target);
+      const t = svg("text", { x: (a.x + b.x) / 2 + 6, y: (a.y + b.y) / 2, class: "edge-label" });
+      t.textContent = e.label;
+      g.append(t);
+    }
+    edgeLayer.append(g);
+  });
+  root.append(edgeLayer);
+
+  const nodeLayer = svg("g", { class: "nodes" });
+  for (const n of layout.nodes.values()) {
+    const runs = live.get(n.name) || [];
+    const special = n.name === START || n.name === END;
+    const g = svg("g", {
+      class: `node${special ? " terminal" : ""}${runs.length ? " lit" : ""}`,
+      "data-node": n.name,
+      "data-threads": runs.map((r) => r.thread_id).join(" "),
+      transform: `translate(${n.x - n.w / 2}, ${n.y - n.h / 2})`,
+    });
+    const rect = svg("rect", { width: n.w, height: n.h, rx: special ? n.h / 2 : 7 });
+    if (runs.length) {
+      rect.style.stroke = runs[0].color;
+      rect.style.fill = runs[0].tint;
+    }
+    g.append(rect);
+    const label = svg("text", { x: n.w / 2, y: n.h / 2 + 4.5, "text-anchor": "middle" });
+    label.textContent = displayName(n.name);
+    g.append(label);
+    // One chip per run at this node, in its thread's colour, under the node
+    // (two at most; more are counted on a third chip).
+    const shown = runs.length > 2 ? [...runs.slice(0, 1), { thread_id: `+${runs.length - 1} more`, color: "#59637a", more: true }] : runs;
+    shown.forEach((r, i) => {
+      const w = textWidth(r.thread_id, 11) + 16;
+      const chip = svg("g", {
+        class: "chip",
+        ...(r.more ? {} : { "data-thread": r.thread_id }),
+        transform: `translate(${(n.w - w) / 2}, ${n.h + 4 + i * 19})`,
+      });
+      const cr = svg("rect", { width: w, height: 16, rx: 8 });
+      cr.style.fill = r.color;
+      chip.append(cr);
+      const ct = svg("text", { x: w / 2, y: 11.5, "text-anchor": "middle" });
+      ct.textContent = r.thread_id;
+      chip.append(ct);
+      g.append(chip);
+    });
+    nodeLayer.append(g);
+  }
+  root.append(nodeLayer);
+  host.replaceChildren(root);
+  // Chips sit left of their node: widen the view if one pokes out.
+  const box = root.getBBox();
+  if (box.x < 0 || box.x + box.width > layout.width) {
+    const x0 = Math.min(0, box.x - 8);
+    const w = Math.max(layout.width, box.x + box.width + 8) - x0;
+    root.setAttribute("viewBox", `${x0} 0 ${w} ${layout.height + 8}`);
+    root.setAttribute("width", w);
+  }
+}

@@ -1,0 +1,269 @@
+"""The inspector's HTTP API and event stream against a real server, without a browser."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+from graphwire import FinishReason
+
+from server.config import load_config
+from tests.conftest import ROOT, ServerProcess
+from tests.inspector.conftest import TOKEN, api
+
+EVENTS_TIMEOUT = 10.0
+
+
+class EventStream:
+    """``GET /api/events``, read one server-sent event at a time (each read has a deadline)."""
+
+    def __init__(self, srv: ServerProcess, token: str | None = TOKEN) -> None:
+        url = urlsplit(str(srv.inspector_url))
+        self.conn = http.client.HTTPConnection(url.hostname, url.port, timeout=EVENTS_TIMEOUT)
+        self.conn.request("GET", "/api/events", headers={"Authorization": f"Bearer {token}"} if token else {})
+        self.response = self.conn.getresponse()
+
+    def next(self) -> dict[str, Any] | None:
+        """The next event's data; None at the end of the stream. Comments are skipped."""
+        data = []
+        while True:
+            line = self.response.fp.readline()
+            if not line:
+                return None
+            line = line.decode().rstrip("\n")
+            if line.startswith("data:"):
+                data.append(line[5:].strip())
+            elif not line and data:
+                return json.loads("\n".join(data))
+
+    def until(self, pred: Any) -> list[dict[str, Any]]:
+        """Events up to and including the first for which ``pred`` holds."""
+        seen = []
+        while True:
+            msg = self.next()
+            assert msg is not None, f"the stream ended; saw {seen}"
+            seen.append(msg)
+            if pred(msg):
+                return seen
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@pytest.fixture
+def events(inspected: ServerProcess) -> Iterator[EventStream]:
+    stream = EventStream(inspected)
+    yield stream
+    stream.close()
+
+
+def _q(**params: str) -> str:
+    return "?" + "&".join(f"{k}={quote(v)}" for k, v in params.items())
+
+
+# -- auth and headers -------------------------------------------------------------------
+
+
+def test_the_api_needs_the_servers_token(inspected: ServerProcess) -> None:
+    status, body, headers = api(inspected, "/api/graphs", token=None)
+    assert (status, body["error"], body["message"]) == (401, "UNAUTHENTICATED", "missing bearer token")
+    assert headers["www-authenticate"] == "Bearer"
+    assert api(inspected, "/api/graphs", token="wrong")[1]["message"] == "wrong bearer token"
+    assert api(inspected, "/api/events", token=None)[0] == 401
+    status, body, headers = api(inspected, "/api/graphs")
+    assert status == 200 and "reminders" in [g["name"] for g in body["graphs"]]
+    assert headers["cache-control"] == "no-store"
+
+
+def test_the_page_itself_is_public_and_loads_nothing_from_elsewhere(inspected: ServerProcess) -> None:
+    status, html, headers = api(inspected, "/", token=None)
+    assert status == 200 and "graphwire inspector" in html
+    assert "default-src 'self'" in headers["content-security-policy"]
+    assert headers["referrer-policy"] == "no-referrer"  # a ?token= never leaves in a Referer
+    assert all(u.startswith(("/", "data:")) for u in re.findall(r'(?:src|href)="([^"]*)"', html))  # no CDN
+    status, _, headers = api(inspected, "/static/app.js", token=None)
+    assert status == 200 and headers.get_content_type() == "text/javascript"
+
+
+def test_a_foreign_host_header_is_refused(inspected: ServerProcess) -> None:
+    # DNS rebinding: a page on evil.example resolving to 127.0.0.1 sends its own Host.
+    status, body, _ = api(inspected, "/api/graphs", headers={"Host": "evil.example:80"})
+    assert (status, body["message"]) == (403, "unexpected Host header")
+    assert api(inspected, "/api/graphs", headers={"Host": "localhost"})[0] == 200
+
+
+# -- reads ------------------------------------------------------------------------------
+
+
+def test_threads_history_and_a_version_read_like_the_rpcs(inspected: ServerProcess) -> None:
+    first, second = f"api-1-{uuid.uuid4().hex[:6]}", f"api-2-{uuid.uuid4().hex[:6]}"
+    with inspected.client() as client:
+        client.invoke("chain3", first, {"n": 0}, timeout=30)
+        client.invoke("chain3", second, {"n": 10}, timeout=30)
+        history = client.history("chain3", first)
+
+    _, body, _ = api(inspected, "/api/threads" + _q(graph="chain3"))
+    listed = [t["thread_id"] for t in body["threads"]]
+    assert listed.index(second) < listed.index(first)  # most recently written first
+    assert {t["thread_id"]: t["checkpoint_id"] for t in body["threads"]}[first] == history[0].checkpoint.checkpoint_id
+    assert not any(t["running"] for t in body["threads"])
+    assert len(api(inspected, "/api/threads" + _q(graph="chain3", limit="1"))[1]["threads"]) == 1
+
+    _, body, _ = api(inspected, "/api/history" + _q(graph="chain3", thread=first))
+    assert [(v["step"], v["source"], v["next"]) for v in body["versions"]] == [
+        (-1, "input", ["__start__"]),
+        (0, "loop", ["a"]),
+        (1, "loop", ["b"]),
+        (2, "loop", ["c"]),
+        (3, "loop", []),
+    ]
+    assert [v["checkpoint_id"] for v in body["versions"]] == [s.checkpoint.checkpoint_id for s in reversed(history)]
+    assert [v["parent_id"] for v in body["versions"]] == [None] + [v["checkpoint_id"] for v in body["versions"][:-1]]
+
+    b_ran = body["versions"][3]["checkpoint_id"]  # step 2: b ran
+    _, v, _ = api(inspected, "/api/version" + _q(graph="chain3", thread=first, checkpoint=b_ran))
+    assert v["values"] == {"n": 2, "log": ["a", "b"]} and v["metadata"]["source"] == "loop"
+    assert v["writes"] == {
+        "ran": ["b"],
+        "changes": [{"key": "n", "kind": "set", "value": 2}, {"key": "log", "kind": "appended", "value": ["b"]}],
+        "pending_writes": [],
+    }
+    _, v, _ = api(inspected, "/api/version" + _q(graph="chain3", thread=first, checkpoint=body["versions"][0]["checkpoint_id"]))
+    assert (v["parent_id"], v["source"], v["writes"]["ran"], v["writes"]["pending_writes"]) == (None, "input", [], [])
+
+
+def test_errors_are_the_rpcs_statuses(inspected: ServerProcess) -> None:
+    # As ListHistory: a thread with no versions has an empty history; GetState's NOT_FOUND for a version.
+    assert api(inspected, "/api/history" + _q(graph="chain3", thread="never-ran"))[1]["versions"] == []
+    status, body, _ = api(inspected, "/api/version" + _q(graph="chain3", thread="never-ran", checkpoint="ck-nope"))
+    assert (status, body["error"]) == (404, "NOT_FOUND") and "ck-nope" in body["message"]
+    status, body, _ = api(inspected, "/api/graph" + _q(name="nope"))
+    assert status == 404 and "unknown graph 'nope'" in body["message"]
+    status, body, _ = api(inspected, "/api/history" + _q(graph="chain3"))
+    assert (status, body["message"]) == (400, "thread: required (a query parameter)")
+    status, body, _ = api(inspected, "/api/threads" + _q(graph="chain3", limit="x"))
+    assert status == 400 and "limit" in body["message"]
+
+
+def test_graph_drawing(inspected: ServerProcess) -> None:
+    _, body, _ = api(inspected, "/api/graph" + _q(name="reminders"))
+    assert [n["name"] for n in body["nodes"]] == ["__start__", "model", "ask_user", "tools", "__end__"]
+    assert {(e["source"], e["target"], e["conditional"]) for e in body["edges"]} == {
+        ("__start__", "model", False),
+        ("tools", "model", False),
+        ("model", "ask_user", True),
+        ("model", "tools", True),
+        ("model", "__end__", True),
+    }
+
+
+# -- live runs --------------------------------------------------------------------------
+
+
+def test_the_event_stream_follows_a_run_from_any_client(inspected: ServerProcess, events: EventStream) -> None:
+    thread = f"sse-{uuid.uuid4().hex[:6]}"
+    assert events.response.status == 200 and events.response.getheader("content-type").startswith("text/event-stream")
+    hello = events.next()
+    assert hello is not None and hello["type"] == "live"
+    with ThreadPoolExecutor(1) as pool, inspected.client() as client:
+        run = pool.submit(client.invoke, "gated", thread, {"gate": f"g-{thread}", "label": "x"}, timeout=60)
+        seen = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "node_started" and m["node"] == "work")
+        mine = [m for m in seen if m.get("thread_id") == thread]
+        assert mine[0]["type"] == "run_started" and mine[0]["graph"] == "gated"
+        saved = [m["checkpoint"] for m in mine if m["type"] == "checkpoint_saved"]
+        assert [(c["step"], c["source"], c["next"]) for c in saved] == [(-1, "input", ["__start__"]), (0, "loop", ["work"])]
+        assert mine[-1]["nodes"] == ["work"]
+        # A watcher arriving now learns where the run is.
+        _, live, _ = api(inspected, "/api/live")
+        assert [(r["thread_id"], r["nodes"]) for r in live["runs"] if r["graph"] == "gated"] == [(thread, ["work"])]
+        _, threads, _ = api(inspected, "/api/threads" + _q(graph="gated"))
+        assert {t["thread_id"]: t["running"] for t in threads["threads"]}[thread] is True
+
+        inspected.open_gate(f"g-{thread}")
+        rest = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "run_finished")
+        assert run.result().reason is FinishReason.END
+    kinds = [m["type"] for m in rest if m.get("thread_id") == thread]
+    assert kinds == ["node_finished", "checkpoint_saved", "run_finished"]
+    assert rest[-1]["reason"] == "END" and rest[-1]["nodes"] == []
+    assert rest[-1]["checkpoint_id"] == run.result().checkpoint.checkpoint_id
+    assert api(inspected, "/api/live")[1]["runs"] == []
+
+
+def test_sigterm_ends_open_event_streams_and_the_server(start_server: Any) -> None:
+    srv = start_server(inspector=True)
+    stream = EventStream(srv, token=None)
+    assert stream.next()["type"] == "live"
+    assert srv.terminate(timeout=20) == 0
+    assert stream.next() is None  # the stream ended cleanly, it was not cut
+    stream.close()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", urlsplit(str(srv.inspector_url)).port), timeout=2).close()
+
+
+# -- configuration ----------------------------------------------------------------------
+
+
+def test_inspector_address_in_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load_config(None, {}).inspector is None  # off unless asked
+    (tmp_path / "graphwire.toml").write_text('inspector = "127.0.0.1:8080"\n')
+    assert load_config(None, {}).inspector == "127.0.0.1:8080"
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        load_config(None, {"inspector": "8080"})
+
+
+def test_a_taken_inspector_port_fails_the_start(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", ":memory:",
+             "--inspector", f"127.0.0.1:{port}"],
+            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert proc.returncode == 2
+    assert f"cannot listen on inspector address '127.0.0.1:{port}'" in proc.stderr
+
+
+def test_with_tls_the_inspector_serves_https_with_the_same_certificate(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", ":memory:",
+           "--tls-cert", str(cert), "--tls-key", str(key), "--inspector", "127.0.0.1:0", "--auth-token", TOKEN]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        assert line.startswith("graphwire inspector on https://127.0.0.1:"), line
+        url = line.split()[-1]
+        assert "listening on" in proc.stdout.readline().decode()
+        context = ssl.create_default_context(cafile=str(cert))
+        req = urllib.request.Request(url + "api/graphs", headers={"Authorization": f"Bearer {TOKEN}"})
+        with urllib.request.urlopen(req, context=context, timeout=10) as res:
+            assert json.load(res)["graphs"][0]["name"] == "reminders"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0

@@ -1,0 +1,162 @@
+"""The run hub in process: what watchers receive, and what it costs when nobody watches."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from engine import events as ev
+from server._hub import RunHub
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def a_run(track: Any, *, thread: str = "t1") -> None:
+    """What the engine reports for a one-node run: start, input version, START, work, END."""
+    track(ev.RunStarted("r1", f"g:{thread}", "g", None))
+    track(ev.CheckpointSaved("c1", None, -1, "input", ("__start__",), created_at="2026-01-01T00:00:00+00:00"))
+    track(ev.TaskStarted(-1, "t-start", "__start__"))
+    track(ev.TaskFinished(-1, "t-start", "__start__", update={}))
+    track(ev.CheckpointSaved("c2", "c1", 0, "loop", ("work",)))
+    track(ev.TaskStarted(0, "t-work", "work"))
+
+
+def drain(sub: Any) -> list[dict[str, Any]]:
+    out = []
+    while not sub._queue.empty():
+        msg = sub._queue.get_nowait()
+        out.append(msg)
+    return out
+
+
+def test_nobody_watching_builds_no_message_and_asks_nothing_more_of_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    hub = RunHub()
+    built: list[Any] = []
+    monkeypatch.setattr(hub, "_publish", built.append)
+    assert hub.engine_kinds() == frozenset()
+    track = hub.track("g", "t1", "r1")
+    a_run(track)
+    assert built == []
+    # The live runs are kept all the same, for a watcher arriving mid-run.
+    assert hub.live_runs() == [{"graph": "g", "thread_id": "t1", "run_id": "r1", "nodes": ["work"], "checkpoint_id": "c2"}]
+    track(ev.RunFinished("END", "c3"))
+    assert hub.live_runs() == []
+
+
+def test_a_watcher_sees_the_run_move() -> None:
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        assert hub.engine_kinds() == {ev.TaskStarted, ev.TaskFinished}
+        track = hub.track("g", "t1", "r1")
+        a_run(track)
+        track(ev.TaskFinished(0, "t-work", "work", update={"log": ["x"]}))
+        track(ev.CheckpointSaved("c3", "c2", 1, "loop", ()))
+        track(ev.RunFinished("END", "c3"))
+        track.close()  # after RunFinished: nothing more
+        msgs = [await sub.get(1) for _ in range(10)]
+        assert sub._queue.empty()
+        return msgs
+
+    msgs = run(main())
+    assert [(m["type"], m.get("node"), m.get("nodes")) for m in msgs] == [
+        ("live", None, None),
+        ("run_started", None, []),
+        ("checkpoint_saved", None, ["__start__"]),
+        ("node_started", "__start__", ["__start__"]),
+        ("node_finished", "__start__", []),
+        ("checkpoint_saved", None, ["work"]),
+        ("node_started", "work", ["work"]),
+        ("node_finished", "work", []),
+        ("checkpoint_saved", None, []),
+        ("run_finished", None, []),
+    ]
+    assert (msgs[-1]["reason"], msgs[-1]["checkpoint_id"]) == ("END", "c3")
+    assert msgs[7]["error"] is None and msgs[7]["interrupted"] is False
+    assert msgs[0]["runs"] == []
+    assert {m["graph"] for m in msgs[1:]} == {"g"} and {m["thread_id"] for m in msgs[1:]} == {"t1"}
+    assert msgs[2]["checkpoint"] == {
+        "checkpoint_id": "c1",
+        "parent_id": None,
+        "step": -1,
+        "source": "input",
+        "next": ["__start__"],
+        "created_at": "2026-01-01T00:00:00+00:00",
+    }
+
+
+def test_run_finished_closes_the_run() -> None:
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        track = hub.track("g", "t1", "r1")
+        track(ev.RunStarted("r1", "g:t1", "g", "c0"))
+        sub = hub.subscribe()  # arrives mid-run: told where it is
+        track(ev.RunFinished("INTERRUPT", "c0"))
+        return [await sub.get(1), await sub.get(1)]
+
+    live, finished = run(main())
+    assert live == {"type": "live", "runs": [{"graph": "g", "thread_id": "t1", "run_id": "r1", "nodes": [], "checkpoint_id": "c0"}]}
+    assert (finished["type"], finished["reason"], finished["checkpoint_id"]) == ("run_finished", "INTERRUPT", "c0")
+
+
+@pytest.mark.parametrize(("exc", "reason"), [(None, "CANCELLED"), (GeneratorExit(), "CANCELLED"), (RuntimeError("bug"), "ERROR")])
+def test_a_call_that_ends_without_run_finished_still_ends_the_run(exc: BaseException | None, reason: str) -> None:
+    async def main() -> dict[str, Any]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        track(ev.RunStarted("r1", "g:t1", "g", None))
+        track.close(exc)
+        msgs = [await sub.get(1) for _ in range(3)]
+        assert hub.live_runs() == []
+        return msgs[-1]
+
+    last = run(main())
+    assert (last["type"], last["reason"]) == ("run_finished", reason)
+
+
+def test_a_run_that_never_started_is_not_reported() -> None:
+    async def main() -> None:
+        hub = RunHub()
+        sub = hub.subscribe()
+        hub.track("g", "t1", "r1").close(RuntimeError("NOT_FOUND before the run"))
+        assert (await sub.get(1))["type"] == "live"
+        with pytest.raises(TimeoutError):
+            await sub.get(0.01)
+
+    run(main())
+
+
+def test_a_slow_watcher_gets_a_resync_instead_of_slowing_runs() -> None:
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub(max_pending=3)
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        a_run(track)  # 6 messages + "live": more than 3
+        return [await sub.get(1)] + drain(sub)
+
+    msgs = run(main())
+    assert msgs == [{"type": "resync", "runs": [{"graph": "g", "thread_id": "t1", "run_id": "r1", "nodes": ["work"], "checkpoint_id": "c2"}]}]
+
+
+def test_close_ends_every_subscription() -> None:
+    async def main() -> None:
+        hub = RunHub()
+        sub = hub.subscribe()
+        waiting = asyncio.ensure_future(sub.get())
+        await asyncio.sleep(0)
+        assert (await waiting)["type"] == "live"
+        waiting = asyncio.ensure_future(sub.get())
+        await asyncio.sleep(0)
+        hub.close()
+        assert await asyncio.wait_for(waiting, 1) is None
+        assert [m async for m in sub] == []
+        late = hub.subscribe()
+        assert await late.get(1) is None
+        assert not hub.watched
+
+    run(main())
