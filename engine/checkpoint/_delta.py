@@ -66,6 +66,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from opentelemetry import metrics
+
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
 
@@ -277,6 +279,7 @@ class DeltaCache:
                 A row that already existed holds whatever was stored first, so
                 the cache learns nothing from it (and keeps what it knew).
         """
+        _record_size(plan, inserted)
         if inserted is None:
             self._set_many(thread_id, ns, plan.learned)
             return
@@ -503,3 +506,15 @@ def blobs_to_keep(
                 break
             key = (key[0], key[1], base)
     return keep
+
+
+_WRITE_SIZE = metrics.get_meter("graphwire.checkpoint").create_histogram(
+    "graphwire.checkpoint.write.size", unit="By", description="Bytes of channel values one checkpoint write stored"
+)
+
+
+def _record_size(plan: BlobPlan, inserted: Iterable[str] | None) -> None:
+    """Report the bytes a committed put stored (a no-op without an OpenTelemetry SDK)."""
+    done = None if inserted is None else set(inserted)
+    size = sum(len(r.data) for r in plan.rows if done is None or r.channel in done)
+    _WRITE_SIZE.record(size, {"graphwire.delta_rows": sum(1 for r in plan.rows if r.base is not None)})

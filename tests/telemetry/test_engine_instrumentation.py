@@ -80,3 +80,4 @@ def test_metrics_count_runs_by_outcome_and_time_nodes_and_writes(otel: Any) -> N
     assert writes and writes[0].count == 2  # the input version and step 0
     active = [p for p in m["graphwire.runs.active"] if p.attributes.get("graphwire.graph") == name]
     assert active and active[0].value == 0
+    assert sum(p.sum for p in m["graphwire.checkpoint.write.size"]) > 0
