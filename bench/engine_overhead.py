@@ -365,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-time", type=float, help="keep repeating a cell for this many seconds (default 0.5, quick 0)")
     p.add_argument("--pg-options", default="",
                    help='libpq options for both engines\' PostgreSQL connections, e.g. "-c synchronous_commit=off"')
+    p.add_argument("--tracing", action="store_true",
+                   help="also measure ours with OpenTelemetry tracing on (SDK, in-memory exporter) vs off")
     p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of failing cells")
     args = p.parse_args(argv)
     global PG_OPTIONS
@@ -428,9 +430,50 @@ def main(argv: list[str] | None = None) -> int:
                 vals = (rname, str(row.steps), sk, fmt(o), fmt(l), ratio)
                 print("  ".join(v.ljust(w) if i < 3 else v.rjust(w)
                                 for i, (v, w) in enumerate(zip(vals, widths))), flush=True)
+        if args.tracing and impls["ours"] is not None:
+            errors += tracing_table(impls["ours"], rows, savers, tmpdir, warmup, reps, min_time, args.verbose)
     for e in errors:
         print(f"  {e}")
     return 1 if errors else 0
+
+
+def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str, warmup: int, reps: int,
+                  min_time: float, verbose: bool) -> list[str]:
+    """Ours with OpenTelemetry tracing off (no SDK) and on (SDK, batch processor, in-memory exporter).
+
+    The SDK can be installed once per process, so every "off" cell is measured
+    first, then the SDK is installed and every "on" cell measured.
+    """
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    cells = [(r, sk) for r in rows for sk in savers]
+    off = {c: measure(ms, ROWS[c[0]], c[1], tmpdir, warmup, reps, min_time, verbose) for c in cells}
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(exporter, max_queue_size=1 << 16, schedule_delay_millis=100))
+    trace.set_tracer_provider(provider)
+    on = {c: measure(ms, ROWS[c[0]], c[1], tmpdir, warmup, reps, min_time, verbose) for c in cells}
+    provider.force_flush()
+    print()
+    print("tracing (ours): off = no SDK; on = SDK + BatchSpanProcessor + in-memory exporter "
+          f"({len(exporter.get_finished_spans())} spans exported)")
+    widths = (9, 8, 12, 12, 9)
+    print("  ".join(h.ljust(w) if i < 2 else h.rjust(w)
+                    for i, (h, w) in enumerate(zip(("row", "saver", "off µs/step", "on µs/step", "overhead"), widths))))
+    print("  ".join("-" * w for w in widths))
+    errors = []
+    for c in cells:
+        a, b = off[c], on[c]
+        over = f"{(b.us_per_step / a.us_per_step - 1) * 100:+.0f}%" if a.us_per_step and b.us_per_step else "n/a"
+        vals = (c[0], c[1], fmt(a), fmt(b), over)
+        print("  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths))), flush=True)
+        for what, cell in (("off", a), ("on", b)):
+            if cell.us_per_step is None:
+                errors.append(f"tracing {what} {c[0]}/{c[1]}: {cell.note}")
+    return errors
 
 
 if __name__ == "__main__":

@@ -615,19 +615,19 @@ class RunLoop:
             self._put_task = asyncio.ensure_future(coro)
 
     def _traced_put(self, parent: str | None, snapshot: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, int]) -> Any:
-        span = tel.child(
-            "graphwire.checkpoint.write",
-            self._step_span or self._span,
-            {
+        # An event on the run span rather than a span of its own: a span costs
+        # ~17 µs with the SDK, and a write completes while the next step runs.
+        event = None
+        if self._span.is_recording():
+            event = {
                 "graphwire.checkpoint_id": snapshot["id"],
                 "graphwire.parent_checkpoint_id": parent or "",
                 "graphwire.step": metadata["step"],
                 "graphwire.source": metadata["source"],
                 "graphwire.channels_written": len(new_versions),
-            },
-        )
+            }
         coro = self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)  # type: ignore[union-attr]
-        return tel.timed_write(coro, span, self._metric_attrs)
+        return tel.timed_write(coro, self._span, event, self._metric_attrs)
 
     async def _flush(self) -> None:
         if self._put_task is not None:

@@ -6,7 +6,9 @@ span is current when the run starts, e.g. the caller's, extracted from
 ``traceparent`` by the server), each superstep a ``graphwire.step`` span
 under it, each task a ``node <name>`` span under its step (current while the
 node runs, so spans the node makes itself nest under it), and each checkpoint
-write a ``graphwire.checkpoint.write`` span.
+write a ``graphwire.checkpoint.write`` event on the run span (with its
+duration; an event because a span costs far more and a write overlaps the
+next step).
 """
 
 from __future__ import annotations
@@ -42,13 +44,18 @@ def fail(span: Span, exc: BaseException) -> None:
     span.set_attribute("graphwire.error.type", type(exc).__name__)
 
 
-async def timed_write(coro: Awaitable[T], span: Span, attrs: dict[str, Any]) -> T:
+async def timed_write(coro: Awaitable[T], span: Span, event: dict[str, Any] | None, attrs: dict[str, Any]) -> T:
+    """Await a checkpoint write; record its duration, and an event on ``span`` when tracing."""
     t0 = time.perf_counter()
     try:
         return await coro
     except BaseException as e:
-        fail(span, e)
+        if event is not None:
+            event["graphwire.error.type"] = type(e).__name__
         raise
     finally:
-        span.end()
-        CHECKPOINT_WRITE.record(time.perf_counter() - t0, attrs)
+        took = time.perf_counter() - t0
+        if event is not None:
+            event["graphwire.duration_ms"] = took * 1e3
+            span.add_event("graphwire.checkpoint.write", event)
+        CHECKPOINT_WRITE.record(took, attrs)
