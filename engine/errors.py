@@ -11,7 +11,8 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     │   └── InvalidResumeError    a resume with nothing pending, or naming an unknown interrupt
     ├── NotFoundError             an unknown thread or checkpoint (also a ``LookupError``)
     ├── CheckpointError           the saver failed to read or write
-    │   └── CorruptCheckpointError  stored bytes that do not decode
+    │   ├── CorruptCheckpointError  stored bytes that do not decode
+    │   └── LeaseLostError        a write fenced off: its run no longer holds the thread
     └── SerializationError        a value outside the serializer's allowlist
 
 Interrupts are control flow, not failures: :class:`GraphInterrupt` derives from
@@ -34,6 +35,7 @@ __all__ = [
     "NotFoundError",
     "CheckpointError",
     "CorruptCheckpointError",
+    "LeaseLostError",
     "SerializationError",
     "GraphInterrupt",
     "NodeInterrupt",
@@ -81,6 +83,17 @@ class CheckpointError(GraphwireError):
 
 class CorruptCheckpointError(CheckpointError):
     """Stored bytes that do not decode into an allowed value."""
+
+
+class LeaseLostError(CheckpointError):
+    """A write refused because its run no longer holds the thread's lease.
+
+    Raised by a saver that enforces one run per thread across processes
+    (``supports_leases``): another process took the thread over, the lease
+    lapsed, or the write does not continue the version this lease last
+    wrote. Nothing was stored. The run must stop; the thread goes on
+    wherever its lease is now held.
+    """
 
 
 class SerializationError(GraphwireError, TypeError):

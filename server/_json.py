@@ -3,8 +3,11 @@
 Encoding is total over what a graph may hold in state: the serializer's
 allowlist (datetimes, UUIDs, sets, dataclasses, …) maps onto plain JSON, so a
 caller in any language can read every value. Decoding is strict: the payload
-must say ``encoding = "json"``, be UTF-8, be valid JSON without NaN/Infinity,
-and nest no deeper than :data:`MAX_DEPTH`.
+must say ``encoding = "json"``, be UTF-8, be valid JSON without NaN/Infinity
+(nor a number too large for a double, which Python would read as infinity),
+nest no deeper than :data:`MAX_DEPTH`, and hold only Unicode text (no lone
+surrogate written as a ``\ud800`` escape). What is refused here could be
+stored but never sent back: a thread holding it would fail every later read.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import datetime as dt
 import decimal
 import enum
 import json
+import math
 import uuid
 from typing import Any
 
@@ -64,18 +68,41 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _depth(v: Any, limit: int) -> bool:
-    """Whether ``v`` nests deeper than ``limit`` (iterative: no recursion limit)."""
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _is_text(s: str) -> bool:
+    """Whether ``s`` is Unicode text (JSON's ``\ud800`` escapes can make a lone surrogate)."""
+    if s.isascii():
+        return True
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _problem(v: Any, limit: int) -> str | None:
+    """What makes ``v`` unacceptable (too deep, or not text), or None (iterative: no recursion limit)."""
     stack = [(v, 1)]
     while stack:
         cur, d = stack.pop()
         if d > limit:
-            return True
+            return f"JSON nests deeper than {limit} levels"
         if isinstance(cur, dict):
-            stack.extend((x, d + 1) for x in cur.values())
+            for k, x in cur.items():
+                if not _is_text(k):
+                    return "a JSON string holds a lone surrogate (an unpaired \\ud800-\\udfff escape)"
+                stack.append((x, d + 1))
         elif isinstance(cur, list):
             stack.extend((x, d + 1) for x in cur)
-    return False
+        elif isinstance(cur, str) and not _is_text(cur):
+            return "a JSON string holds a lone surrogate (an unpaired \\ud800-\\udfff escape)"
+    return None
 
 
 def decode_payload(p: pb.Payload | None, field: str, *, default: Any = None) -> Any:
@@ -91,11 +118,12 @@ def decode_payload(p: pb.Payload | None, field: str, *, default: Any = None) -> 
     if not text.strip():
         return default
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
     except RecursionError:
         raise PayloadError(f"{field}: JSON nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as e:
         raise PayloadError(f"{field}: not valid JSON: {e}") from None
-    if _depth(value, MAX_DEPTH):
-        raise PayloadError(f"{field}: JSON nests deeper than {MAX_DEPTH} levels")
+    problem = _problem(value, MAX_DEPTH)
+    if problem is not None:
+        raise PayloadError(f"{field}: {problem}")
     return value

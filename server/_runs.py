@@ -7,7 +7,12 @@ The slot remembers the running task so ``CancelRun`` (from another
 connection) and shutdown can cancel it.
 
 This holds one run per thread within one server process. Across replicas on
-one database the checkpointer must enforce it (PostgreSQL leases).
+one database the checkpointer enforces it: when the manager has
+:class:`~server._leases.ThreadLeases` (a checkpointer with
+``supports_leases``), a slot also holds the thread's lease for as long as it
+is held, after the local lock (see :mod:`server._leases`). The handle carries
+the lease (the run's fencing token) and, if the lease is lost mid-run, the
+status the run must end with; the run's task is cancelled then.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from typing import AsyncIterator
 
 import grpc
 
+from engine.checkpoint.base import Lease
 from server._errors import RpcError
+from server._leases import ThreadLeases
 
 __all__ = ["RunManager", "RunHandle"]
 
@@ -30,6 +37,14 @@ class RunHandle:
     thread_id: str
     task: asyncio.Task | None = None
     cancel_requested: bool = False
+    lease: Lease | None = None  # the thread's lease in the checkpointer, when it has leases
+    lost: RpcError | None = None  # set when the lease was lost mid-run: how the run ends
+
+    def lose(self, why: RpcError) -> None:
+        """The lease is gone: stop the run (its writes are fenced off anyway)."""
+        self.lost = why
+        if self.task is not None:
+            self.task.cancel()
 
 
 @dataclass(slots=True)
@@ -40,7 +55,10 @@ class _Slot:
 
 
 class RunManager:
-    def __init__(self) -> None:
+    """Run slots of one process; ``leases``: also hold each thread's lease in the checkpointer."""
+
+    def __init__(self, leases: ThreadLeases | None = None) -> None:
+        self.leases = leases
         self._slots: dict[str, _Slot] = {}
         self._idle = asyncio.Event()
         self._idle.set()
@@ -64,7 +82,12 @@ class RunManager:
         slot.handle = handle
         self._idle.clear()
         try:
-            yield handle
+            if self.leases is None:
+                yield handle
+            else:
+                async with self.leases.hold(key, thread_id, enqueue=enqueue, on_lost=handle.lose) as lease:
+                    handle.lease = lease
+                    yield handle
         finally:
             slot.handle = None
             slot.lock.release()

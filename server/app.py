@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth
+from server._leases import ThreadLeases
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
 from server.config import ServerConfig
@@ -31,14 +32,24 @@ log = logging.getLogger("graphwire.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GraphService"].full_name
 
 
-def open_checkpointer(spec: str) -> Any:
-    """A saver from a spec: a SQLite path (":memory:" for RAM) or a postgresql:// DSN."""
+def open_checkpointer(spec: str, *, pg_schema: str | None = None) -> Any:
+    """A saver from a spec: a SQLite path (":memory:" for RAM) or a postgresql:// DSN.
+
+    ``pg_schema``: the PostgreSQL schema holding the tables (created and
+    migrated if missing); None uses the connection's current schema.
+
+    Raises:
+        ValueError: a bad spec or schema name.
+        CheckpointError: the database cannot be reached, or migrating it failed.
+    """
     if spec.startswith(("postgresql://", "postgres://")):
         try:
             from engine.checkpoint.postgres import PostgresSaver  # type: ignore[attr-defined]
         except ImportError as e:
             raise ValueError(f"the PostgreSQL checkpointer is not available in this build: {e}") from None
-        return PostgresSaver.from_dsn(spec)
+        return PostgresSaver.from_dsn(spec, schema=pg_schema)
+    if pg_schema is not None:
+        raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
     if spec == ":memory:":
         from engine.checkpoint import InMemorySaver
 
@@ -94,9 +105,13 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Ser
 
 
 async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -> Server:
-    saver = checkpointer if checkpointer is not None else open_checkpointer(config.checkpointer)
+    saver = checkpointer if checkpointer is not None else open_checkpointer(config.checkpointer, pg_schema=config.pg_schema)
     graphs = load_graphs(config.graphs, saver)
-    service = GraphService(graphs, saver, default_recursion_limit=config.recursion_limit, max_history=config.max_history)
+    # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
+    leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
+    service = GraphService(
+        graphs, saver, default_recursion_limit=config.recursion_limit, max_history=config.max_history, leases=leases
+    )
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", max(config.max_message_bytes, 16 * 1024 * 1024)),
@@ -137,6 +152,22 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
     return Server(server, service, health_servicer, port, config, inspector)
 
 
+def _redacted(spec: str) -> str:
+    """A checkpointer spec fit for a log: a DSN's password replaced."""
+    if not spec.startswith(("postgresql://", "postgres://")):
+        return spec
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(spec)
+        if parts.password is None:
+            return spec
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return urlunsplit(parts._replace(netloc=netloc))
+    except ValueError:
+        return "postgresql://…"
+
+
 async def serve(config: ServerConfig, *, ready: Any = None) -> None:
     """Run until SIGTERM/SIGINT, then stop gracefully."""
     shutdown_telemetry = setup_telemetry()
@@ -150,12 +181,14 @@ async def serve(config: ServerConfig, *, ready: Any = None) -> None:
 async def _serve(config: ServerConfig, ready: Any) -> None:
     srv = await build_server(config)
     host = config.address.rsplit(":", 1)[0]
+    leases = srv.service.runs.leases
     log.info(
-        "graphwire serving %s on %s:%d (checkpointer: %s%s)",
+        "graphwire serving %s on %s:%d (checkpointer: %s%s%s)",
         ", ".join(srv.service.graphs),
         host,
         srv.port,
-        config.checkpointer,
+        _redacted(config.checkpointer),
+        f"; replica {leases.owner}, thread leases of {leases.ttl:g}s" if leases else "",
         ", auth on" if config.auth_token else "",
     )
     if srv.inspector is not None:

@@ -1,7 +1,9 @@
 """``graphwire``: serve graphs, or talk to a running server from a terminal.
 
     graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
-                    [--inspector HOST:PORT] ...
+                    [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
+    graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
+                    (--thread ID | --all-threads) [--keep-last N] [--older-than 7d]
     graphwire chat [--graph NAME] [--thread ID]
     graphwire history THREAD [--graph NAME]
     graphwire state THREAD [--graph NAME] [--checkpoint ID]
@@ -41,6 +43,8 @@ def _serve(args: argparse.Namespace) -> int:
             {
                 "address": args.address,
                 "checkpointer": args.checkpointer,
+                "pg_schema": args.pg_schema,
+                "lease_seconds": args.lease_seconds,
                 "graphs": graphs,
                 "auth_token": args.auth_token,
                 "tls_cert": args.tls_cert,
@@ -55,12 +59,52 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from engine.errors import CheckpointError
+
     try:
         asyncio.run(serve(config))
-    except ValueError as e:
+    except (ValueError, CheckpointError) as e:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from engine.errors import CheckpointError
+    from server._prune import parse_age
+
+    if args.keep_last is None and args.older_than is None:
+        print("graphwire prune: say what to keep: --keep-last N and/or --older-than AGE", file=sys.stderr)
+        return 2
+    try:
+        older_than = parse_age(args.older_than) if args.older_than is not None else None
+        if args.keep_last is not None and args.keep_last < 1:
+            raise ValueError("--keep-last must be at least 1 (the newest version always stays)")
+        spec = args.checkpointer
+        if not spec.startswith(("postgresql://", "postgres://")) and (spec == ":memory:" or not os.path.exists(spec)):
+            raise ValueError(f"--checkpointer {spec!r}: no such SQLite file")
+        return asyncio.run(_prune_async(args, older_than))
+    except (ValueError, CheckpointError, NotImplementedError) as e:
+        print(f"graphwire prune: {e}", file=sys.stderr)
+        return 2
+
+
+async def _prune_async(args: argparse.Namespace, older_than: Any) -> int:
+    from server._prune import prune_threads
+    from server.app import open_checkpointer
+
+    saver = open_checkpointer(args.checkpointer, pg_schema=args.pg_schema)
+    try:
+        threads = None if args.all_threads else [args.thread]
+        total = count = 0
+        async for done in prune_threads(saver, args.graph, threads, keep_last=args.keep_last, older_than=older_than):
+            count += 1
+            total += done.deleted
+            print(f"{done.thread_id}: {done.deleted} version(s) deleted")
+        print(f"pruned {total} version(s) of {count} thread(s) of graph {args.graph!r}")
+        return 0
+    finally:
+        await saver.aclose()
 
 
 def _client(args: argparse.Namespace) -> Any:
@@ -206,6 +250,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--config", help="graphwire.toml (default: ./graphwire.toml if present)")
     s.add_argument("--address", help="host:port to listen on (default 127.0.0.1:50051; port 0 picks one)")
     s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or a postgresql:// DSN")
+    s.add_argument("--pg-schema", help="PostgreSQL: the schema of the tables (created if missing; default: search_path)")
+    s.add_argument(
+        "--lease-seconds",
+        type=float,
+        help="PostgreSQL: how long a run's lease on its thread lasts unless renewed (default 15; renewed every third)",
+    )
     s.add_argument("--graph", action="append", metavar="NAME=MODULE:ATTR", help="a graph to serve (repeatable)")
     s.add_argument("--auth-token", help="require 'authorization: Bearer TOKEN' (env GRAPHWIRE_AUTH_TOKEN)")
     s.add_argument("--tls-cert", help="PEM certificate file (with --tls-key: serve TLS)")
@@ -219,6 +269,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="also serve the inspector web page there (off by default; same auth token as the gRPC API)",
     )
     s.set_defaults(func=_serve)
+
+    pr = sub.add_parser("prune", help="delete old versions of threads, straight from the checkpointer")
+    pr.add_argument("--checkpointer", required=True, help="the SQLite file or postgresql:// DSN the servers use")
+    pr.add_argument("--pg-schema", help="PostgreSQL: the schema the servers use")
+    pr.add_argument("--graph", required=True, help="graph name")
+    which = pr.add_mutually_exclusive_group(required=True)
+    which.add_argument("--thread", help="one thread id")
+    which.add_argument("--all-threads", action="store_true", help="every thread of the graph")
+    pr.add_argument("--keep-last", type=int, metavar="N", help="keep each thread's newest N versions")
+    pr.add_argument(
+        "--older-than", metavar="AGE", help="delete versions older than AGE (30s, 15m, 12h, 7d, 2w); with --keep-last, "
+        "a version goes only when both let it go"
+    )
+    pr.set_defaults(func=_prune)
 
     for name, func, help_ in (
         ("chat", _chat, "chat with a graph on a running server"),

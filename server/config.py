@@ -2,6 +2,8 @@
 
     address = "127.0.0.1:50051"
     checkpointer = "graphwire.db"        # a SQLite path, or "postgresql://..."
+    pg_schema = "graphwire"              # PostgreSQL only: the schema of the tables (default: search_path's first)
+    lease_seconds = 15.0                 # PostgreSQL only: a thread's lease lasts this long unless renewed
     auth_token = "..."                   # or env GRAPHWIRE_AUTH_TOKEN
     tls_cert = "server.crt"              # both set: TLS
     tls_key = "server.key"
@@ -34,6 +36,8 @@ DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
 class ServerConfig:
     address: str = "127.0.0.1:50051"
     checkpointer: str = "graphwire.db"
+    pg_schema: str | None = None  # the PostgreSQL schema; None: the connection's current schema
+    lease_seconds: float = 15.0  # PostgreSQL: a run's lease on its thread, renewed every third of it
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
     auth_token: str | None = None
     tls_cert: str | None = None
@@ -74,6 +78,10 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
     cfg = ServerConfig(**data)
     if not cfg.graphs:
         raise ValueError("no graphs configured: add a [graphs] table, e.g. reminders = \"examples.reminders:graph\"")
+    if isinstance(cfg.lease_seconds, bool) or not isinstance(cfg.lease_seconds, (int, float)) or not 0 < cfg.lease_seconds < 86400:
+        raise ValueError(f"lease_seconds must be a number of seconds above 0 and below a day, got {cfg.lease_seconds!r}")
+    if cfg.pg_schema is not None and not cfg.checkpointer.startswith(("postgresql://", "postgres://")):
+        raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ValueError("TLS needs both tls_cert and tls_key")
     if cfg.inspector is not None:

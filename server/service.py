@@ -1,9 +1,12 @@
 """The GraphService: RPCs → engine calls, engine events → streamed messages.
 
 Handlers validate the request (INVALID_ARGUMENT names the field), take the
-thread's run slot, and project the engine's events onto the wire. Run
-semantics live in the engine; this module only adapts. Every failure goes
-through :func:`server._errors.status_for`.
+thread's run slot (with the thread's lease, when the checkpointer has leases:
+the run's config then carries it as its fencing token), and project the
+engine's events onto the wire. Run semantics live in the engine; this module
+only adapts. Every failure goes through :func:`server._errors.status_for`; so
+does a run that ended because storage failed (a write fenced off, the
+database down): its RPC fails with that status rather than finishing with ERROR.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from opentelemetry import context as otel_context
 
 from engine import Command
 from engine import events as ev
+from engine.checkpoint.base import LEASE_KEY, Lease
+from engine.errors import CheckpointError
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
 from server import _telemetry as telemetry
 from server._errors import RpcError, status_for
 from server._hub import RunHub
+from server._leases import ThreadLeases
 from server._json import decode_payload
 from server._reads import Reads, thread_key
 from server._reads import bad as _bad
@@ -58,10 +64,11 @@ class GraphService(pb_grpc.GraphServiceServicer):
         default_recursion_limit: int | None = None,
         max_history: int = 1000,
         hub: RunHub | None = None,
+        leases: ThreadLeases | None = None,
     ) -> None:
         self.graphs = dict(graphs)
         self.checkpointer = checkpointer
-        self.runs = RunManager()
+        self.runs = RunManager(leases)
         self.default_recursion_limit = default_recursion_limit
         self.max_history = max_history
         # Reads shared with the inspector; run progress published to its watchers.
@@ -129,16 +136,16 @@ class GraphService(pb_grpc.GraphServiceServicer):
         thread_id: str,
         enqueue: bool,
         wanted: frozenset[type] | None,
-        start: Callable[[str], AsyncIterator[ev.Event]],
+        start: Callable[[str, Lease | None], AsyncIterator[ev.Event]],
     ) -> AsyncIterator[pb.RunEvent]:
         key = thread_key(entry.name, thread_id)
         run_id = str(uuid.uuid4())
         queue: asyncio.Queue[Any] = asyncio.Queue()
         seen = self.hub.track(entry.name, thread_id, run_id)
 
-        async def pump() -> None:
+        async def pump(lease: Lease | None) -> None:
             try:
-                async for e in start(run_id):
+                async for e in start(run_id, lease):
                     queue.put_nowait(e)
             except BaseException as exc:  # incl. cancellation: reported as an item
                 queue.put_nowait(exc)
@@ -150,7 +157,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             # named by the request's traceparent metadata.
             run_ctx = contextvars.copy_context()
             run_ctx.run(otel_context.attach, telemetry.extract(context.invocation_metadata()))
-            task = asyncio.get_running_loop().create_task(pump(), context=run_ctx)
+            task = asyncio.get_running_loop().create_task(pump(handle.lease), context=run_ctx)
             handle.task = task
             seq = 0
             last_saved: ev.CheckpointSaved | None = None
@@ -163,6 +170,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
                     if item is _DONE:
                         break
                     if isinstance(item, BaseException):
+                        if handle.lost is not None:
+                            raise handle.lost
                         if isinstance(item, asyncio.CancelledError) and started:
                             # The engine let its pending write land before re-raising, so the
                             # newest version can be read back: RunFinished carries its values.
@@ -185,6 +194,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
                     elif isinstance(item, ev.InterruptEvent):
                         interrupt_nodes[item.interrupt_id] = (item.node, item.task_id)
                     if isinstance(item, ev.RunFinished):
+                        if item.reason == "ERROR" and isinstance(item.exception, CheckpointError):
+                            raise handle.lost or item.exception  # storage failed: the status says how
                         seq += 1
                         yield await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id)
                         continue
@@ -244,8 +255,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
                 start = await self._prepare_fork(entry, thread_id, request, rc)
             graph = entry.graph
 
-            async def run(run_id: str) -> AsyncIterator[ev.Event]:
-                inp, config = await start()
+            async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
+                inp, config = await start(lease)
                 async for e in graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, **opts):
                     yield e
 
@@ -306,9 +317,9 @@ class GraphService(pb_grpc.GraphServiceServicer):
             return _const(None, config)
         graph = entry.graph
 
-        async def start() -> tuple[Any, dict[str, Any]]:
+        async def start(lease: Lease | None) -> tuple[Any, dict[str, Any]]:
             # Inside the run's slot: the update version and the run are one unit.
-            return None, await graph.aupdate_state(config, update, as_node=as_node)
+            return None, _leased(await graph.aupdate_state(_leased(config, lease), update, as_node=as_node), lease)
 
         return start
 
@@ -360,8 +371,9 @@ class GraphService(pb_grpc.GraphServiceServicer):
                 raise _bad("as_node", f"unknown node {as_node!r}")
             cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
             key = thread_key(entry.name, thread_id)
-            async with self.runs.slot(key, thread_id, "update", enqueue=False):
-                new = await entry.graph.aupdate_state(self._config(entry.name, thread_id, cid), values, as_node=as_node)
+            async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
+                config = _leased(self._config(entry.name, thread_id, cid), handle.lease)
+                new = await entry.graph.aupdate_state(config, values, as_node=as_node)
                 state = await entry.graph.aget_state(new)
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
         except Exception as exc:
@@ -412,11 +424,19 @@ def _cfg(key: str, checkpoint_id: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": key, "checkpoint_id": checkpoint_id}}
 
 
-_Start = Callable[[], Awaitable[tuple[Any, dict[str, Any]]]]
+def _leased(config: dict[str, Any], lease: Lease | None) -> dict[str, Any]:
+    """``config`` carrying the run's fencing token, when the checkpointer has leases."""
+    if lease is None:
+        return config
+    return {**config, "configurable": {**config["configurable"], LEASE_KEY: lease}}
+
+
+# What a run starts from: (input, config), computed inside the run's slot, given its lease.
+_Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any]]]]
 
 
 def _const(inp: Any, config: dict[str, Any]) -> _Start:
-    async def start() -> tuple[Any, dict[str, Any]]:
-        return inp, config
+    async def start(lease: Lease | None) -> tuple[Any, dict[str, Any]]:
+        return inp, _leased(config, lease)
 
     return start

@@ -5,8 +5,8 @@ with an ephemeral port and a SQLite file, serving the reminders example and
 the graphs of ``tests/graphs.py``. Tests that share it use their own thread
 ids (the ``thread_id`` fixture), so they do not interfere. ``start_server``
 starts more (auth on, a small message limit, a short grace, the same SQLite
-file after a SIGKILL, the inspector page on); each is stopped at the end of
-its test.
+file after a SIGKILL, the inspector page on, PostgreSQL in a given schema
+with short leases); each is stopped at the end of its test.
 
 No sleeps: a start reads the server's stdout until its "listening" line,
 then waits for the gRPC health check to answer SERVING, both with a deadline.
@@ -39,6 +39,7 @@ TEST_GRAPHS = {
     "chain3": "tests.graphs:chain3",
     "gated": "tests.graphs:gated",
     "failing": "tests.graphs:failing",
+    "parallel": "tests.graphs:parallel",
 }
 START_DEADLINE = 30.0
 STOP_DEADLINE = 30.0
@@ -50,7 +51,7 @@ class ServerProcess:
 
     proc: subprocess.Popen[bytes]
     address: str
-    db: Path
+    db: Path | None  # the SQLite file; None on PostgreSQL
     gates: Path
     log_path: Path
     token: str | None = None
@@ -104,7 +105,16 @@ class ServerProcess:
         """SIGTERM, then the exit status."""
         if self.alive():
             self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(signal.SIGCONT)  # a stopped process handles SIGTERM only once it runs
         return self.proc.wait(timeout=timeout)
+
+    def pause(self) -> None:
+        """SIGSTOP: the process stops where it is (its leases stop being renewed)."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT after :meth:`pause`."""
+        self.proc.send_signal(signal.SIGCONT)
 
     def kill(self) -> int:
         """SIGKILL: no drain, no clean-up; the SQLite file is left as a crash leaves it."""
@@ -161,18 +171,38 @@ def start_server_process(
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
     inspector: bool = False,
+    pg_dsn: str | None = None,
+    pg_schema: str | None = None,
+    lease_seconds: float | None = None,
+    gates: Path | None = None,
+    module: str = "server",
 ) -> ServerProcess:
     """Start ``python -m server serve`` on 127.0.0.1:0 and wait until it is SERVING.
 
+    ``module``: what ``-m`` runs instead of ``server`` (a launcher that adds
+    wiring before running the same CLI, e.g. ``tests.hardening._serve``).
+
     With ``inspector``, the inspector page is served too (on 127.0.0.1:0); its
-    URL is ``inspector_url``.
+    URL is ``inspector_url``. With ``pg_dsn``, the checkpointer is PostgreSQL
+    (in ``pg_schema``, with leases of ``lease_seconds``) instead of a SQLite
+    file. ``gates``: the gates directory (default: one of its own), e.g. one
+    that several replicas share.
     """
     workdir.mkdir(parents=True, exist_ok=True)
-    gates = workdir / "gates"
-    gates.mkdir(exist_ok=True)
-    db = db or workdir / "gw.db"
+    gates = gates or workdir / "gates"
+    gates.mkdir(parents=True, exist_ok=True)
+    if pg_dsn is not None:
+        assert db is None, "a server uses SQLite or PostgreSQL, not both"
+        checkpointer = pg_dsn
+    else:
+        db = db or workdir / "gw.db"
+        checkpointer = str(db)
     log_path = workdir / f"server-{uuid.uuid4().hex[:6]}.log"
-    cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", str(db)]
+    cmd = [sys.executable, "-m", module, "serve", "--address", "127.0.0.1:0", "--checkpointer", checkpointer]
+    if pg_schema is not None:
+        cmd += ["--pg-schema", pg_schema]
+    if lease_seconds is not None:
+        cmd += ["--lease-seconds", str(lease_seconds)]
     for name, spec in (graphs or TEST_GRAPHS).items():
         cmd += ["--graph", f"{name}={spec}"]
     if token:

@@ -14,6 +14,10 @@ with the repository root as its working directory, so ``tests`` imports).
   ``ValueError`` while the state's ``fail`` is true.
 * ``reminders_gated``: the reminders agent whose ``forecast`` tool waits for
   the gate named after its thread (``forecast-<thread_id>``) instead of sleeping.
+* ``parallel``: two nodes in one superstep: ``fast`` returns at once and
+  appends a line to the file ``runs-<label>`` in the gates directory (so a
+  test counts how often it ran, whichever server ran it); ``slow`` waits for
+  the input's ``gate``. Each logs its name.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Annotated, Any, TypedDict
 from engine import END, START, StateGraph, get_config, get_stream_writer
 from examples.reminders import build_graph
 
-__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "reminders_gated"]
+__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "parallel", "reminders_gated", "runs_path"]
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
 #: A gate nobody opens fails its run after this long, so a broken test ends.
@@ -140,6 +144,40 @@ def _failing() -> StateGraph:
 
 
 failing = _failing()
+
+# -- parallel --------------------------------------------------------------------
+
+
+def runs_path(label: str) -> Path:
+    """The file where ``parallel``'s ``fast`` node records each of its runs for ``label``."""
+    return gate_path(f"runs-{label}")
+
+
+async def _fast(state: GatedState) -> dict[str, Any]:
+    with open(runs_path(state.get("label", "")), "a", encoding="utf-8") as f:
+        f.write(f"{os.getpid()}\n")
+    return {"log": ["fast"]}
+
+
+async def _slow(state: GatedState) -> dict[str, Any]:
+    gate = state.get("gate")
+    if gate:
+        await wait_gate(gate)
+    return {"log": ["slow"]}
+
+
+def _parallel() -> StateGraph:
+    g = StateGraph(GatedState)
+    g.add_node("fast", _fast)
+    g.add_node("slow", _slow)
+    g.add_edge(START, "fast")
+    g.add_edge(START, "slow")
+    g.add_edge("fast", END)
+    g.add_edge("slow", END)
+    return g
+
+
+parallel = _parallel()
 
 # -- reminders with a gated forecast -------------------------------------------
 

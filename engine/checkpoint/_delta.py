@@ -53,7 +53,22 @@ the put again with full values).
 Reads fetch a version's whole chain in one query (a recursive CTE in SQL)
 and decode each row once; :class:`ChainReader` keeps decoded rows for the
 duration of one ``alist`` call, so rebuilding a history of ``n`` versions
-decodes ``n`` rows, not ``n²``.
+decodes ``n`` rows, not ``n²``. It decodes a row when a value needs it, not
+when the row is fetched, so a row that fails to decode fails the read of the
+checkpoint that needs it, and the saver can name that checkpoint.
+
+State size limit
+----------------
+
+A saver built with ``max_state_bytes`` refuses (with
+:class:`~engine.serde.StateTooLargeError`, before anything is stored) a
+version whose state would take more than that many bytes. A version's size is
+what a read of it must fetch and decode: for each channel, the stored bytes of
+its row and of every row down its delta chain (for a list that is, to a few
+bytes of msgpack headers, its full serialized size). The cache remembers each
+channel's size at the version it last wrote or read, so a put measures only
+the rows it writes; a channel the cache does not know is serialized once to
+measure it.
 """
 
 from __future__ import annotations
@@ -69,7 +84,7 @@ from typing import Any
 from opentelemetry import metrics
 
 from engine.errors import CorruptCheckpointError
-from engine.serde import Serializer
+from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
     "DEFAULT_CACHE_THREADS",
@@ -113,11 +128,13 @@ class BlobRow:
 
 @dataclass(frozen=True, slots=True)
 class Link:
-    """One version on a chain: its run position, version, and the list's length there."""
+    """One version on a chain: its run position, version, the list's length there,
+    and the stored bytes of its chain (this row and every row below it)."""
 
     seq: int
     version: int
     length: int
+    size: int = 0
 
 
 def base_seq(seq: int, fanout: int) -> int:
@@ -146,6 +163,7 @@ class BlobPlan:
     learned: dict[str, _Known | None]  # channel -> new cache entry (None: forget the channel)
     values: dict[str, Any]  # channel -> value, to write a delta in full after all (see full_row)
     serde: Serializer
+    sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # channel -> (version, bytes), when measured
 
     @property
     def deltas(self) -> list[BlobRow]:
@@ -155,7 +173,9 @@ class BlobPlan:
         """``row`` (a delta) written as a full value: its base was not found in storage."""
         value = self.values[row.channel]
         tag, data = self.serde.dumps_channel(row.channel, value)
-        self.learned[row.channel] = _Known(row.version, list(value), (Link(0, row.version, len(value)),))
+        self.learned[row.channel] = _Known(row.version, list(value), (Link(0, row.version, len(value), len(data)),))
+        if row.channel in self.sizes:
+            self.sizes[row.channel] = (row.version, len(data))
         return BlobRow(row.channel, row.version, tag, data)
 
     def without_missing_bases(self, exists: Callable[[BlobRow], bool]) -> list[BlobRow]:
@@ -163,50 +183,89 @@ class BlobPlan:
         return [r if r.base is None or exists(r) else self.full_row(r) for r in self.rows]
 
 
+@dataclass(slots=True)
+class _ThreadEntry:
+    known: dict[tuple[str, str], _Known] = field(default_factory=dict)  # (ns, channel) -> last list value
+    sizes: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (ns, channel) -> (version, bytes)
+
+
 class DeltaCache:
     """Per saver: the last stored value of each list channel, LRU by thread.
 
     Thread-safe (the sync face may call a saver from several threads). Holds
-    at most ``max_threads`` threads; a thread's entries go together.
+    at most ``max_threads`` threads; a thread's entries go together. With
+    ``max_state_bytes`` it also remembers each channel's stored size and
+    enforces the limit (see "State size limit" in the module docstring).
 
     Args:
         fanout: ``K`` of the module docstring; ``None`` or ``0`` stores every
             value full (no deltas).
         max_threads: how many threads' last values to keep.
+        max_state_bytes: refuse a version whose state takes more bytes than
+            this (None: no limit). Checked by :meth:`plan` when it is given
+            the checkpoint's ``versions``.
     """
 
-    def __init__(self, *, fanout: int | None = DEFAULT_FANOUT, max_threads: int = DEFAULT_CACHE_THREADS) -> None:
+    def __init__(
+        self,
+        *,
+        fanout: int | None = DEFAULT_FANOUT,
+        max_threads: int = DEFAULT_CACHE_THREADS,
+        max_state_bytes: int | None = None,
+    ) -> None:
         if fanout is not None and fanout != 0 and fanout < 2:
             raise ValueError(f"delta fan-out must be >= 2 (or None/0 to store full values), got {fanout}")
         if max_threads < 0:
             raise ValueError(f"delta cache size must be >= 0, got {max_threads}")
+        if max_state_bytes is not None and (type(max_state_bytes) is not int or max_state_bytes < 1):
+            raise ValueError(f"max_state_bytes must be a positive int (or None), got {max_state_bytes!r}")
         self.fanout = fanout or 0
         self.max_threads = max_threads
-        self._threads: OrderedDict[str, dict[tuple[str, str], _Known]] = OrderedDict()
+        self.max_state_bytes = max_state_bytes
+        self._threads: OrderedDict[str, _ThreadEntry] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- cache ---------------------------------------------------------------
     def _get(self, thread_id: str, ns: str, channel: str) -> _Known | None:
         with self._lock:
-            entries = self._threads.get(thread_id)
-            if entries is None:
+            entry = self._threads.get(thread_id)
+            if entry is None:
                 return None
             self._threads.move_to_end(thread_id)
-            return entries.get((ns, channel))
+            return entry.known.get((ns, channel))
 
-    def _set_many(self, thread_id: str, ns: str, learned: Mapping[str, _Known | None]) -> None:
-        if not self.fanout or not self.max_threads:
+    def _sizes_of(self, thread_id: str, ns: str) -> dict[str, tuple[int, int]]:
+        with self._lock:
+            entry = self._threads.get(thread_id)
+            if entry is None:
+                return {}
+            return {ch: size for (n, ch), size in entry.sizes.items() if n == ns}
+
+    def _set_many(
+        self,
+        thread_id: str,
+        ns: str,
+        learned: Mapping[str, _Known | None],
+        sizes: Mapping[str, tuple[int, int]] | None = None,
+    ) -> None:
+        keep_known = bool(self.fanout)
+        keep_sizes = self.max_state_bytes is not None and bool(sizes)
+        if not self.max_threads or not (keep_known or keep_sizes):
             return
         with self._lock:
-            entries = self._threads.get(thread_id)
-            if entries is None:
-                entries = self._threads[thread_id] = {}
+            entry = self._threads.get(thread_id)
+            if entry is None:
+                entry = self._threads[thread_id] = _ThreadEntry()
             self._threads.move_to_end(thread_id)
-            for channel, known in learned.items():
-                if known is None:
-                    entries.pop((ns, channel), None)
-                else:
-                    entries[(ns, channel)] = known
+            if keep_known:
+                for channel, known in learned.items():
+                    if known is None:
+                        entry.known.pop((ns, channel), None)
+                    else:
+                        entry.known[(ns, channel)] = known
+            if keep_sizes:
+                for channel, size in (sizes or {}).items():
+                    entry.sizes[(ns, channel)] = size
             while len(self._threads) > self.max_threads:
                 self._threads.popitem(last=False)
 
@@ -227,12 +286,19 @@ class DeltaCache:
         ns: str,
         values: Mapping[str, Any],
         new_versions: Mapping[str, int],
+        versions: Mapping[str, int] | None = None,
     ) -> BlobPlan:
         """Serialize the changed channels of a checkpoint, as deltas where the cache allows.
+
+        Args:
+            versions: every channel's version in the checkpoint
+                (``channel_versions``); needed to enforce ``max_state_bytes``.
 
         Raises:
             SerializationError: a value outside the serializer's allowlist
                 (nothing is stored, nothing is learned).
+            StateTooLargeError: the checkpoint's state would be over
+                ``max_state_bytes`` (nothing is stored, nothing is learned).
         """
         rows: list[BlobRow] = []
         learned: dict[str, _Known | None] = {}
@@ -252,7 +318,49 @@ class DeltaCache:
             row, known = self._plan_list(serde, thread_id, ns, channel, version, value)
             rows.append(row)
             learned[channel] = known
-        return BlobPlan(rows, learned, lists, serde)
+        plan = BlobPlan(rows, learned, lists, serde)
+        if self.max_state_bytes is not None and versions is not None:
+            plan.sizes = self._measure(serde, thread_id, ns, values, versions, plan)
+        return plan
+
+    def _measure(
+        self,
+        serde: Serializer,
+        thread_id: str,
+        ns: str,
+        values: Mapping[str, Any],
+        versions: Mapping[str, int],
+        plan: BlobPlan,
+    ) -> dict[str, tuple[int, int]]:
+        """Each channel's ``(version, stored bytes)`` in this checkpoint; raise when the sum is over the limit."""
+        limit = self.max_state_bytes
+        assert limit is not None
+        written = {r.channel: r for r in plan.rows}
+        remembered = self._sizes_of(thread_id, ns)
+        sizes: dict[str, tuple[int, int]] = {}
+        for channel, version in versions.items():
+            if channel not in values:
+                continue
+            row = written.get(channel)
+            if row is not None:
+                known = plan.learned.get(channel)
+                size = known.chain[0].size if known is not None else len(row.data)
+            else:
+                found = remembered.get(channel)
+                if found is not None and found[0] == version:
+                    size = found[1]
+                else:  # not seen by this saver yet (a restart, an evicted thread): measure it once
+                    size = len(serde.dumps_channel(channel, values[channel])[1])
+            sizes[channel] = (version, size)
+        total = sum(size for _, size in sizes.values())
+        if total > limit:
+            largest = sorted(sizes.items(), key=lambda item: item[1][1], reverse=True)[:3]
+            keys = ", ".join(f"{ch!r}: {size} bytes" for ch, (_, size) in largest)
+            raise StateTooLargeError(
+                f"thread {thread_id!r}: this version's state would take {total} bytes, over the limit of "
+                f"{limit} bytes (max_state_bytes); largest keys: {keys}"
+            )
+        return sizes
 
     def _plan_list(
         self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
@@ -263,13 +371,13 @@ class DeltaCache:
             want = base_seq(seq, self.fanout)
             for i, link in enumerate(known.chain):
                 if link.seq == want:
-                    chain = (Link(seq, version, len(value)), *known.chain[i:])
-                    if len(chain) <= self.fanout * _MAX_LEVELS:
+                    if len(known.chain) - i + 1 <= self.fanout * _MAX_LEVELS:
                         tag, data = serde.dumps_channel(channel, value[link.length :])
+                        chain = (Link(seq, version, len(value), link.size + len(data)), *known.chain[i:])
                         return BlobRow(channel, version, tag, data, link.version, seq), _Known(version, list(value), chain)
                     break
         tag, data = serde.dumps_channel(channel, value)
-        return BlobRow(channel, version, tag, data), _Known(version, list(value), (Link(0, version, len(value)),))
+        return BlobRow(channel, version, tag, data), _Known(version, list(value), (Link(0, version, len(value), len(data)),))
 
     def commit(self, thread_id: str, ns: str, plan: BlobPlan, inserted: Iterable[str] | None = None) -> None:
         """Learn what a committed put stored.
@@ -281,24 +389,33 @@ class DeltaCache:
         """
         _record_size(plan, inserted)
         if inserted is None:
-            self._set_many(thread_id, ns, plan.learned)
+            self._set_many(thread_id, ns, plan.learned, plan.sizes)
             return
         done = set(inserted)
         self._set_many(
-            thread_id, ns, {ch: known for ch, known in plan.learned.items() if ch in done or known is None}
+            thread_id, ns, {ch: known for ch, known in plan.learned.items() if ch in done or known is None}, plan.sizes
         )
 
     def learn(self, thread_id: str, ns: str, reader: ChainReader, versions: Mapping[str, int]) -> None:
-        """Remember list values just read (a run continues from what it read)."""
-        if not self.fanout or not self.max_threads:
+        """Remember list values (and, with a size limit, every channel's size) just read.
+
+        A run continues from what it read, so its next put finds them here.
+        """
+        if not self.max_threads:
             return
         learned: dict[str, _Known | None] = {}
+        sizes: dict[str, tuple[int, int]] = {}
         for channel, version in versions.items():
-            found = reader.known(channel, version)
-            if found is not None:
-                learned[channel] = found
-        if learned:
-            self._set_many(thread_id, ns, learned)
+            if self.fanout:
+                found = reader.known(channel, version)
+                if found is not None:
+                    learned[channel] = found
+            if self.max_state_bytes is not None:
+                size = reader.size(channel, version)
+                if size is not None:
+                    sizes[channel] = (version, size)
+        if learned or sizes:
+            self._set_many(thread_id, ns, learned, sizes)
 
 
 def _extends(serde: Serializer, new: list[Any], old: list[Any]) -> bool:
@@ -319,19 +436,25 @@ def _extends(serde: Serializer, new: list[Any], old: list[Any]) -> bool:
 
 
 # -- the read side ---------------------------------------------------------------------
+_UNREAD: Any = object()
+
+
 @dataclass(slots=True)
 class _Segment:
     base: int | None
     seq: int
-    value: Any  # the full value, or the appended items of a delta; _MISSING for EMPTY
+    tag: str
+    data: bytes  # as stored; decoded into value on first use
+    value: Any = _UNREAD  # the full value, or the appended items of a delta; _MISSING for EMPTY
 
 
 @dataclass(slots=True)
 class ChainReader:
-    """Decoded blob rows of one read (one ``get_tuple``, or one whole ``alist``).
+    """Blob rows of one read (one ``get_tuple``, or one whole ``alist``).
 
     Feed it rows with :meth:`add`; ask it for values with :meth:`value`.
-    Each row is decoded once, however many versions share it.
+    Each row is decoded once, when a value first needs it, however many
+    versions share it; a row that does not decode fails that value's read.
     """
 
     serde: Serializer
@@ -350,13 +473,28 @@ class ChainReader:
         return [ch for ch, _ in keys], [v for _, v in keys]
 
     def add(self, channel: str, version: int, tag: str, data: bytes, base: int | None, seq: int | None) -> None:
-        """Decode one stored row (once: a row already read is skipped)."""
+        """Take one stored row (once: a row already read is skipped); it is decoded when first needed."""
         if (channel, version) in self._segments:
             return
-        value = _MISSING if tag == EMPTY else self.serde.loads_typed((tag, bytes(data)))
-        if base is not None and (value is _MISSING or value.__class__ is not list):
-            raise CorruptCheckpointError(f"channel {channel!r} version {version}: a delta that is not a list")
-        self._segments[(channel, version)] = _Segment(base, seq or 0, value)
+        self._segments[(channel, version)] = _Segment(base, seq or 0, tag, bytes(data))
+
+    def _decoded(self, channel: str, version: int, seg: _Segment) -> Any:
+        """The row's value, decoded on first use (``_MISSING`` for EMPTY)."""
+        value = seg.value
+        if value is _UNREAD:
+            try:
+                value = _MISSING if seg.tag == EMPTY else self.serde.loads_typed((seg.tag, seg.data))
+            except CorruptCheckpointError as exc:
+                raise CorruptCheckpointError(f"channel {channel!r} version {version}: {exc}") from exc
+            if seg.base is not None and (value is _MISSING or value.__class__ is not list):
+                raise CorruptCheckpointError(f"channel {channel!r} version {version}: a delta that is not a list")
+            seg.value = value
+        return value
+
+    def size(self, channel: str, version: int) -> int | None:
+        """The stored bytes of ``version``'s row and of every row down its delta chain (None: not read)."""
+        path = self._path(channel, version)
+        return None if path is None else sum(len(seg.data) for _, seg in path)
 
     def _path(self, channel: str, version: int) -> list[tuple[int, _Segment]] | None:
         """The chain of ``version`` from the version itself down to its full value, or None."""
@@ -386,14 +524,15 @@ class ChainReader:
         path = self._path(channel, version)
         if path is None:
             raise KeyError((channel, version))
-        root = path[-1][1].value
+        root_version, root_seg = path[-1]
+        root = self._decoded(channel, root_version, root_seg)
         if len(path) == 1:
             return root
         if root is _MISSING or root.__class__ is not list:
             raise CorruptCheckpointError(f"channel {channel!r} version {version}: a delta on a value that is not a list")
         out = list(root)
-        for _, seg in reversed(path[:-1]):
-            out.extend(seg.value)
+        for v, seg in reversed(path[:-1]):
+            out.extend(self._decoded(channel, v, seg))
         return out
 
     def values(self, versions: Mapping[str, int]) -> dict[str, Any]:
@@ -413,14 +552,15 @@ class ChainReader:
         path = self._path(channel, version)
         if path is None:
             return None
-        root = path[-1][1].value
+        root = self._decoded(channel, *path[-1])
         if root is _MISSING or root.__class__ is not list:
             return None
-        length, links = len(root), []
+        length, size, links = len(root), 0, []
         for v, seg in reversed(path):
             if seg.base is not None:
-                length += len(seg.value)
-            links.append(Link(seg.seq, v, length))
+                length += len(self._decoded(channel, v, seg))
+            size += len(seg.data)
+            links.append(Link(seg.seq, v, length, size))
         links.reverse()
         return _Known(version, self.value(channel, version), tuple(links))
 

@@ -9,12 +9,18 @@ A checkpoint is stored in three parts: its *meta* (everything but the channel
 values, serialized), one *blob* per ``(channel, version)`` that changed (a
 full value or a delta: see :mod:`engine.checkpoint._delta`), and the
 *metadata* as JSON text (so SQL can filter on it).
+
+Reading treats every stored row as hostile (see :mod:`engine.serde`): a row
+that does not decode, or decodes to the wrong shape, fails with
+:class:`~engine.errors.CorruptCheckpointError`, and :func:`reading` makes the
+message name the thread and the checkpoint, so an operator can find the row.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from engine.checkpoint._delta import EMPTY
@@ -24,12 +30,14 @@ from engine.checkpoint.base import (
     CheckpointMetadata,
 )
 from engine.errors import CorruptCheckpointError, SerializationError
-from engine.serde import Serializer
+from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
     "EMPTY",
+    "MAX_METADATA_BYTES",
     "WriteRow",
     "check_list_args",
+    "check_metadata",
     "dump_meta",
     "dump_metadata",
     "dump_writes",
@@ -39,10 +47,16 @@ __all__ = [
     "make_config",
     "metadata_matches",
     "parse_config",
+    "reading",
     "storable_text",
 ]
 
 WriteRow = tuple[int, str, str, bytes, bool]  # idx, channel, type, data, replaces
+
+# Metadata is copied into every version a run saves and returned by every
+# history read; a caller's run metadata (or a filter) larger than this is
+# refused at put time instead of multiplying through storage.
+MAX_METADATA_BYTES = 64 * 1024
 
 
 def parse_config(config: Mapping[str, Any]) -> tuple[str, str, str | None]:
@@ -88,13 +102,55 @@ def load_meta(
     """Decode and check a checkpoint's stored meta (read first: it names the blob versions).
 
     ``channel_versions``: the versions, for a saver that stores them outside the meta.
+
+    Raises:
+        CorruptCheckpointError: the meta does not decode, or is not shaped like
+            one (the message names ``checkpoint_id``).
     """
-    meta = serde.loads_typed(typed)
+    try:
+        meta = serde.loads_typed(typed)
+    except CorruptCheckpointError as exc:
+        raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: {exc}") from exc
     if type(meta) is dict and channel_versions is not None:
         meta["channel_versions"] = channel_versions
-    if type(meta) is not dict or type(meta.get("channel_versions")) is not dict:
-        raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: stored meta is not a checkpoint")
+    problem = _meta_problem(meta)
+    if problem is not None:
+        raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: stored meta is not a checkpoint ({problem})")
     return meta
+
+
+def _meta_problem(meta: Any) -> str | None:
+    """What is wrong with a decoded meta's shape (None: nothing): the engine indexes it blindly."""
+    if type(meta) is not dict:
+        return f"a {type(meta).__name__}, not a map"
+    versions = meta.get("channel_versions")
+    if type(versions) is not dict or not all(type(k) is str and type(v) is int for k, v in versions.items()):
+        return "channel_versions is not a map of channel names to integers"
+    seen = meta.get("versions_seen", {})
+    if type(seen) is not dict or not all(
+        type(k) is str and type(v) is dict and all(type(c) is str and type(n) is int for c, n in v.items())
+        for k, v in seen.items()
+    ):
+        return "versions_seen is not a map of node names to channel versions"
+    updated = meta.get("updated_channels")
+    if updated is not None and (type(updated) is not list or not all(type(c) is str for c in updated)):
+        return "updated_channels is not a list of channel names"
+    return None
+
+
+@contextmanager
+def reading(thread_id: str, checkpoint_id: str) -> Iterator[None]:
+    """Make a decode failure inside the block name the thread and checkpoint it was reading.
+
+    Raises:
+        CorruptCheckpointError: re-raised with ``thread ... checkpoint ...:`` in
+            front of its message (the original is its ``__cause__``).
+    """
+    try:
+        yield
+    except CorruptCheckpointError as exc:
+        detail = str(exc).removeprefix(f"checkpoint {checkpoint_id!r}: ")
+        raise CorruptCheckpointError(f"thread {thread_id!r} checkpoint {checkpoint_id!r}: {detail}") from exc
 
 
 def load_checkpoint(checkpoint_id: str, ts: str, meta: Mapping[str, Any], values: Mapping[str, Any]) -> Checkpoint:
@@ -115,15 +171,27 @@ def load_checkpoint(checkpoint_id: str, ts: str, meta: Mapping[str, Any], values
     )
 
 
-def dump_writes(serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str) -> list[WriteRow]:
+def dump_writes(
+    serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str, *, max_bytes: int | None = None
+) -> list[WriteRow]:
     """Serialize a task's writes, giving special channels their fixed index.
 
     A regular write keeps the first copy stored at its ``(task_id, idx)``
     (so a retried task does not duplicate it); a special one replaces it.
+
+    Raises:
+        SerializationError: a value outside the allowlist.
+        StateTooLargeError: one write alone is larger than ``max_bytes`` (the
+            saver's ``max_state_bytes``: such a write could never become state).
     """
     rows: list[WriteRow] = []
     for idx, (channel, value) in enumerate(writes):
         tag, data = serde.dumps_typed(value, path_prefix=f"write of task {task_id!r} to channel {channel!r}")
+        if max_bytes is not None and len(data) > max_bytes:
+            raise StateTooLargeError(
+                f"write of task {task_id!r} to channel {channel!r}: {len(data)} bytes, over the "
+                f"state size limit of {max_bytes} bytes (max_state_bytes)"
+            )
         special = WRITES_IDX_MAP.get(channel)
         rows.append((idx if special is None else special, channel, tag, data, special is not None))
     return rows
@@ -141,13 +209,20 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
     Raises:
         SerializationError: a value JSON cannot hold (or NaN / infinity), or
             a string with NUL or a lone surrogate.
+        StateTooLargeError: the JSON is over :data:`MAX_METADATA_BYTES`.
     """
     try:
         text = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_refuse)
     except SerializationError:
         raise
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise SerializationError(f"checkpoint metadata: {exc}") from exc
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_METADATA_BYTES:
+        raise StateTooLargeError(
+            f"checkpoint metadata: {size} bytes of JSON, over the limit of {MAX_METADATA_BYTES} "
+            "(metadata is copied into every version a run saves: keep it small)"
+        )
     bad = _bad_text(metadata)
     if bad is not None:
         raise SerializationError(
@@ -197,13 +272,31 @@ def _refuse(obj: Any) -> Any:
 
 
 def load_metadata(text: str) -> CheckpointMetadata:
-    """Parse stored metadata JSON."""
+    """Parse stored metadata JSON: plain data, never revived into objects.
+
+    Raises:
+        CorruptCheckpointError: not JSON, or not metadata (see :func:`check_metadata`).
+    """
     try:
         md = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, TypeError, RecursionError) as exc:
         raise CorruptCheckpointError(f"stored metadata is not JSON: {exc}") from exc
+    return check_metadata(md)
+
+
+def check_metadata(md: Any) -> CheckpointMetadata:
+    """``md``, decoded stored metadata, if it is shaped like metadata (for a saver whose driver decodes JSON).
+
+    Raises:
+        CorruptCheckpointError: not an object, or a ``step`` / ``source`` of
+            the wrong type (the engine reads both).
+    """
     if type(md) is not dict:
         raise CorruptCheckpointError("stored metadata is not a JSON object")
+    if "step" in md and type(md["step"]) is not int:
+        raise CorruptCheckpointError(f"stored metadata has a step that is not an integer: {md['step']!r:.40}")
+    if "source" in md and type(md["source"]) is not str:
+        raise CorruptCheckpointError(f"stored metadata has a source that is not a string: {md['source']!r:.40}")
     return md  # type: ignore[return-value]
 
 

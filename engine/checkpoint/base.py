@@ -23,6 +23,18 @@ it the same version. So versions are a step counter above random low bits
 (:func:`engine._internal._ids.next_version`); a plain ``+ 1`` would make the second
 branch read the first one's value. Values are handed to the saver as Python objects; it serializes them
 through its ``serde`` (see :mod:`engine.serde`).
+
+Leases (one run per thread across processes): a saver whose
+``supports_leases`` is true (PostgreSQL) keeps, per thread, a lease row
+(owner, epoch, expiry, and the head version its holder last wrote). A host
+takes it with :meth:`~BaseCheckpointSaver.aacquire_lease` before a run,
+renews it while the run lasts, releases it after, and passes the
+:class:`Lease` to the engine in ``config["configurable"][LEASE_KEY]``; the loop
+forwards it on every write, and the saver commits a write only while that
+lease still holds (a fencing token), else raises
+:class:`~engine.errors.LeaseLostError`. Savers without leases (memory,
+SQLite: one process owns the data) ignore the key; there one run per thread
+is the host's process-local business.
 """
 
 from __future__ import annotations
@@ -51,15 +63,16 @@ __all__ = [
     "SCHEDULED",
     "WRITES_IDX_MAP",
     "LEASE_KEY",
+    "Lease",
     "ThreadInfo",
 ]
 
 ChannelVersions = dict[str, int]
 
-# A run's fencing token, passed by the host in config["configurable"][LEASE_KEY]
-# and forwarded by the loop on every write. A saver that enforces one run per
-# thread across processes (PostgreSQL) commits a write only while the token's
-# lease still holds; savers without leases ignore it.
+# A run's fencing token (a Lease), passed by the host in
+# config["configurable"][LEASE_KEY] and forwarded by the loop on every write. A
+# saver that enforces one run per thread across processes (PostgreSQL) commits
+# a write only while the token's lease still holds; savers without leases ignore it.
 LEASE_KEY = "__lease__"
 
 # Special channels used in pending writes.
@@ -130,6 +143,20 @@ class ThreadInfo:
     updated_at: str
 
 
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A process's hold on a thread, and the fencing token its writes carry.
+
+    ``epoch`` grows by one at every change of holder, so a token from before a
+    takeover never matches again. Returned by
+    :meth:`BaseCheckpointSaver.aacquire_lease`; opaque to everyone else.
+    """
+
+    thread_id: str
+    owner: str
+    epoch: int
+
+
 def empty_checkpoint() -> Checkpoint:
     from engine._internal._ids import checkpoint_id, now_iso
 
@@ -188,10 +215,21 @@ class BaseCheckpointSaver(abc.ABC):
       put time, what JSON cannot hold;
     * serialize values at put time, so an unstorable value fails the put
       (with :class:`~engine.errors.SerializationError`) and stores nothing;
-    * never construct objects other than those the serde allows when reading.
+    * never construct objects other than those the serde allows when reading;
+    * with ``supports_leases``: commit a write whose config carries a
+      :class:`Lease` (``LEASE_KEY``) only if, in the same transaction, that
+      lease is still the thread's, live, and (for ``aput`` of the root
+      namespace) the new version's parent is the head the lease last wrote
+      (any parent while it has written none); then make the new version the
+      head. Otherwise raise :class:`~engine.errors.LeaseLostError` and store
+      nothing.
     """
 
     serde: Serializer
+    #: Whether this saver enforces one run per thread across processes with
+    #: leases (:meth:`aacquire_lease`…). False: the lease methods raise
+    #: NotImplementedError and ``LEASE_KEY`` in a write's config is ignored.
+    supports_leases: bool = False
 
     def __init__(self, *, serde: Serializer | None = None) -> None:
         self.serde = serde or Serializer()
@@ -274,6 +312,30 @@ class BaseCheckpointSaver(abc.ABC):
             "BaseCheckpointSaver.alist_threads (open a thread by its id instead)"
         )
 
+    # -- leases (only where supports_leases) ------------------------------
+    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+        """Take the thread's lease for ``ttl`` seconds, or None while another owner holds it.
+
+        A lease that lapsed (not renewed in time) or was released is taken
+        over with the epoch plus one. So is a live lease of the same
+        ``owner``: the host runs one run per thread per owner, so such a
+        lease is a leftover of that owner's own (e.g. a release that failed).
+        Times are the database's clock, never the callers'.
+
+        Raises:
+            NotImplementedError: ``supports_leases`` is false.
+            CheckpointError: the store could not be reached.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
+
+    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
+        """Extend a live lease to ``ttl`` seconds from now; False when it is lost (lapsed or taken over)."""
+        raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
+
+    async def arelease_lease(self, lease: Lease) -> None:
+        """Let the thread go now (the next acquire takes it at once); a lost lease is left alone."""
+        raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
+
     def get_next_version(self, current: int | None, channel: Any = None) -> int:
         """The version after ``current`` (see :func:`engine._internal._ids.next_version`)."""
         return next_version(current)
@@ -321,6 +383,15 @@ class BaseCheckpointSaver(abc.ABC):
 
     def list_threads(self, *, prefix: str = "", limit: int | None = None) -> Iterator[ThreadInfo]:
         return iter_sync(self.alist_threads(prefix=prefix, limit=limit))
+
+    def acquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+        return run_sync(self.aacquire_lease(thread_id, owner, ttl=ttl))
+
+    def renew_lease(self, lease: Lease, *, ttl: float) -> bool:
+        return run_sync(self.arenew_lease(lease, ttl=ttl))
+
+    def release_lease(self, lease: Lease) -> None:
+        return run_sync(self.arelease_lease(lease))
 
     def close(self) -> None:
         return run_sync(self.aclose())

@@ -36,6 +36,7 @@ from engine.checkpoint._helpers import (
     make_config,
     metadata_matches,
     parse_config,
+    reading,
 )
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
@@ -97,6 +98,10 @@ class InMemorySaver(BaseCheckpointSaver):
         serde: the serializer of state values.
         delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
         delta_cache_threads: how many threads' last values the delta cache keeps.
+        max_state_bytes: refuse, with :class:`~engine.serde.StateTooLargeError`,
+            a version whose state would take more bytes than this, and a
+            pending write larger than it (None: no limit). See "State size
+            limit" in :mod:`engine.checkpoint._delta`.
     """
 
     def __init__(
@@ -105,11 +110,12 @@ class InMemorySaver(BaseCheckpointSaver):
         serde: Serializer | None = None,
         delta_fanout: int | None = DEFAULT_FANOUT,
         delta_cache_threads: int = DEFAULT_CACHE_THREADS,
+        max_state_bytes: int | None = None,
     ) -> None:
         super().__init__(serde=serde)
         self._threads: dict[str, _Thread] = {}
         self._lock = threading.Lock()
-        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads)
+        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
 
     # -- reads ---------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
@@ -167,13 +173,21 @@ class InMemorySaver(BaseCheckpointSaver):
         for cid, thread_id, ns, row, thread in found:
             if limit is not None and count >= limit:
                 return
-            if wanted and not metadata_matches(load_metadata(row.metadata), wanted):
-                continue
+            if wanted:
+                with reading(thread_id, cid):
+                    if not metadata_matches(load_metadata(row.metadata), wanted):
+                        continue
             count += 1
             reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
             yield self._tuple(thread, thread_id, ns, cid, row, reader)
 
     def _tuple(
+        self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
+    ) -> CheckpointTuple:
+        with reading(thread_id, checkpoint_id):
+            return self._decode(thread, thread_id, ns, checkpoint_id, row, reader)
+
+    def _decode(
         self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
     ) -> CheckpointTuple:
         meta = load_meta(self.serde, checkpoint_id, row.meta)
@@ -209,7 +223,9 @@ class InMemorySaver(BaseCheckpointSaver):
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
         # Serialize everything before touching storage: a failure stores nothing.
-        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions)
+        plan = self._deltas.plan(
+            self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
+        )
         row = _Row(parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(metadata))
         checkpoint_id = checkpoint["id"]
         inserted: list[str] = []
@@ -237,7 +253,7 @@ class InMemorySaver(BaseCheckpointSaver):
         thread_id, ns, checkpoint_id = parse_config(config)
         if checkpoint_id is None:
             raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
-        rows = dump_writes(self.serde, writes, task_id)
+        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes)
         with self._lock:
             thread = self._threads.setdefault(thread_id, _Thread())
             stored = thread.writes.setdefault((ns, checkpoint_id), {})
@@ -264,11 +280,11 @@ class InMemorySaver(BaseCheckpointSaver):
             kept, deleted = checkpoints_to_prune(rows, keep_last=keep_last, older_than=older_than)
             if not deleted:
                 return 0
-            referenced = [
-                (ns, ch, v)
-                for ns, cid in kept
-                for ch, v in load_meta(self.serde, cid, thread.checkpoints[ns][cid].meta)["channel_versions"].items()
-            ]
+            referenced = []
+            for ns, cid in kept:
+                with reading(thread_id, cid):
+                    meta = load_meta(self.serde, cid, thread.checkpoints[ns][cid].meta)
+                referenced.extend((ns, ch, v) for ch, v in meta["channel_versions"].items())
             keep = blobs_to_keep(referenced, {key: blob.base for key, blob in thread.blobs.items()})
             for ns, cid in deleted:
                 del thread.checkpoints[ns][cid]

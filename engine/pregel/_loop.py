@@ -269,7 +269,8 @@ class RunLoop:
         self._record_finish(reason, error, interrupts)
         yield RunFinished(
             reason=reason,  # type: ignore[arg-type]
-            checkpoint_id=self._last_saved_id or self.parent_id,
+            # With a saver: the last version that landed (a failed write names none).
+            checkpoint_id=self._last_saved_id if self.saver is not None else self.parent_id,
             values=self.values(),
             error_type=type(error).__name__ if error else None,
             error_message=str(error) if error else None,
@@ -281,7 +282,7 @@ class RunLoop:
         span = self._span
         span.set_attribute("graphwire.finish_reason", reason)
         span.set_attribute("graphwire.steps", self.executed)
-        cid = self._last_saved_id or self.parent_id
+        cid = self._last_saved_id if self.saver is not None else self.parent_id
         if cid:
             span.set_attribute("graphwire.checkpoint_id", cid)
         if interrupts:
@@ -608,13 +609,15 @@ class RunLoop:
             await self._put_task
             self._put_task = None
         coro = self._traced_put(parent, snapshot, metadata, new_versions)
-        self._last_saved_id = snapshot["id"]
         if self.durability == "sync":
             await coro
         else:
             self._put_task = asyncio.ensure_future(coro)
 
-    def _traced_put(self, parent: str | None, snapshot: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, int]) -> Any:
+    async def _traced_put(
+        self, parent: str | None, snapshot: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, int]
+    ) -> None:
+        """Write one version; only once it has landed is it the run's last saved version."""
         # An event on the run span rather than a span of its own: a span costs
         # ~17 µs with the SDK, and a write completes while the next step runs.
         event = None
@@ -627,7 +630,8 @@ class RunLoop:
                 "graphwire.channels_written": len(new_versions),
             }
         coro = self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)  # type: ignore[union-attr]
-        return tel.timed_write(coro, self._span, event, self._metric_attrs)
+        await tel.timed_write(coro, self._span, event, self._metric_attrs)
+        self._last_saved_id = snapshot["id"]
 
     async def _flush(self) -> None:
         if self._put_task is not None:
@@ -638,7 +642,6 @@ class RunLoop:
             self._unsaved = None
             new_versions, self._dirty = self._dirty, {}
             await self._traced_put(parent, snapshot, metadata, new_versions)
-            self._last_saved_id = snapshot["id"]
 
     async def _flush_quietly(self) -> None:
         try:

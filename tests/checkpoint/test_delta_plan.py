@@ -98,8 +98,10 @@ def test_reader_rebuilds_and_reports_broken_chains() -> None:
     assert reader.values({"xs": 9}) == {}  # no row at all: the channel has no value
     with pytest.raises(CorruptCheckpointError, match="needs version 3"):
         reader.values({"xs": 4})
-    with pytest.raises(CorruptCheckpointError, match="not a list"):
-        reader.add("ys", 2, *SERDE.dumps_typed("text"), 1, 1)
+    reader.add("ys", 1, *SERDE.dumps_typed([0]), None, 0)
+    reader.add("ys", 2, *SERDE.dumps_typed("text"), 1, 1)  # rows are decoded when a value needs them
+    with pytest.raises(CorruptCheckpointError, match="ys.*version 2.*not a list"):
+        reader.values({"ys": 2})
 
 
 def test_checkpoints_to_prune_keeps_newest_per_namespace() -> None:

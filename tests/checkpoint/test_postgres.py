@@ -309,17 +309,26 @@ class PostgresSaverContext:
 
 
 # -- the fencing token ----------------------------------------------------------------------
-def test_writes_carrying_a_fencing_token_run_in_a_transaction_and_store_the_same(schema: str) -> None:
+def test_writes_carrying_a_lease_run_in_a_transaction_and_store_the_same(schema: str) -> None:
     with PostgresSaverContext(schema) as saver:
-        leased = {"configurable": {**cfg()["configurable"], LEASE_KEY: "epoch-1"}}
+        lease = saver.acquire_lease("t1", "me", ttl=60)
+        assert lease is not None
+        leased = {"configurable": {**cfg()["configurable"], LEASE_KEY: lease}}
         config = saver.put(leased, make_cp({"xs": [1]}), {"step": 0}, {"xs": 1})
-        config = saver.put({"configurable": {**config["configurable"], LEASE_KEY: "epoch-1"}},
+        config = saver.put({"configurable": {**config["configurable"], LEASE_KEY: lease}},
                            make_cp({"xs": [1, 2]}, 2), {"step": 1}, {"xs": 2})  # fmt: skip
-        saver.put_writes({"configurable": {**config["configurable"], LEASE_KEY: "epoch-1"}}, [("w", 1)], task_id="t")
+        saver.put_writes({"configurable": {**config["configurable"], LEASE_KEY: lease}}, [("w", 1)], task_id="t")
         got = saver.get_tuple(cfg())
         assert got is not None and got.config == config
         assert got.checkpoint["channel_values"] == {"xs": [1, 2]}
         assert got.pending_writes == [PendingWrite("t", "w", 1)]
+
+
+def test_a_token_that_is_not_a_lease_is_refused(schema: str) -> None:
+    with PostgresSaverContext(schema) as saver:
+        with pytest.raises(TypeError, match="must be a Lease"):
+            saver.put({"configurable": {**cfg()["configurable"], LEASE_KEY: "epoch-1"}}, make_cp({"a": 1}), {}, {"a": 1})
+        assert saver.get_tuple(cfg()) is None
 
 
 # -- listing threads ---------------------------------------------------------------------------

@@ -87,7 +87,7 @@ class Foo:
 
 
 def test_exports_are_pinned() -> None:
-    assert sorted(engine.serde.__all__) == ["Codec", "Serializer", "TAG"]
+    assert sorted(engine.serde.__all__) == ["Codec", "Serializer", "StateTooLargeError", "TAG"]
 
 
 # -- the allowlist round-trips exactly -------------------------------------------------------

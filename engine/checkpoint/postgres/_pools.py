@@ -65,9 +65,20 @@ class LoopPools:
         min_size / max_size: each pool's size bounds.
         timeout: seconds to wait for a connection before failing.
         name: a prefix for the pools' names (psycopg_pool logs them).
+        idle_in_transaction: seconds a connection may sit idle inside a
+            transaction before the server ends its session (None: the server's setting).
     """
 
-    def __init__(self, conninfo: str, *, min_size: int, max_size: int, timeout: float, name: str) -> None:
+    def __init__(
+        self,
+        conninfo: str,
+        *,
+        min_size: int,
+        max_size: int,
+        timeout: float,
+        name: str,
+        idle_in_transaction: float | None = None,
+    ) -> None:
         self._conninfo = conninfo
         self._kwargs: dict[str, Any] = {"autocommit": True}
         if "application_name" not in conninfo_to_dict(conninfo):
@@ -76,6 +87,9 @@ class LoopPools:
         self._max_size = max_size
         self._timeout = timeout
         self._name = name
+        self._settings = "SET plan_cache_mode = force_generic_plan; SET jit = off"
+        if idle_in_transaction is not None:
+            self._settings += f"; SET idle_in_transaction_session_timeout = {max(1, round(idle_in_transaction * 1000))}"
         self._lock = threading.Lock()
         self._by_loop: dict[int, _Entry] = {}
         self._opening: dict[int, asyncio.Future[_Entry]] = {}
@@ -123,7 +137,10 @@ class LoopPools:
             # good as a custom one, and reusing it saves planning the recursive
             # read (~0.5 ms) on every get. JIT compilation, which the recursive
             # read's row estimates can trigger, costs ~10 ms to save nothing.
-            await conn.execute("SET plan_cache_mode = force_generic_plan; SET jit = off")
+            # A transaction left open by a stalled process (SIGSTOP, a long GC
+            # pause) ends with its session after idle_in_transaction seconds, so
+            # the row locks it holds (a thread's lease row) do not outlive it.
+            await conn.execute(self._settings)
 
         pool = AsyncConnectionPool(
             self._conninfo,

@@ -1,6 +1,6 @@
 """Every SQL statement the PostgreSQL saver runs, by name.
 
-Table names are written ``{checkpoints}``, ``{blobs}``, ``{writes}``:
+Table names are written ``{checkpoints}``, ``{blobs}``, ``{writes}``, ``{leases}``:
 :func:`render` fills them in once per saver with the schema-qualified names,
 quoted by :class:`psycopg.sql.Identifier` (the schema name is never spliced in
 as text). Everything else is a bound parameter: thread ids, namespaces,
@@ -221,6 +221,58 @@ ORDER BY checkpoint_id DESC, thread_id
 LIMIT %(limit)s
 """
 
+# -- leases: one run per thread across replicas ---------------------------------------
+# Every time is the database's clock_timestamp(): replicas' clocks never
+# matter, and a statement that waited for a row lock judges expiry when it
+# gets the row, not when it started.
+#
+# Acquire: insert the row, or take it over when it lapsed (or is the same
+# owner's: the host runs one run per thread per owner, so that is a leftover,
+# e.g. a release that failed while the database was down): epoch + 1, no head.
+# No row returned: another owner holds it. Two acquires at once: the second
+# waits for the first's row lock, then finds it live.
+ACQUIRE_LEASE = """
+INSERT INTO {leases} AS l (thread_id, owner, epoch, expires_at, head)
+VALUES (%(thread_id)s, %(owner)s, 1, clock_timestamp() + make_interval(secs => %(ttl)s::float8), NULL)
+ON CONFLICT (thread_id) DO UPDATE SET
+    owner = excluded.owner, epoch = l.epoch + 1, head = NULL,
+    expires_at = clock_timestamp() + make_interval(secs => %(ttl)s::float8)  -- now: after any wait for the row
+    WHERE l.expires_at <= clock_timestamp() OR l.owner = excluded.owner
+RETURNING epoch
+"""
+_THE_LEASE = """
+WHERE thread_id = %(thread_id)s AND owner = %(owner)s AND epoch = %(epoch)s AND expires_at > clock_timestamp()"""
+RENEW_LEASE = """
+UPDATE {leases} SET expires_at = clock_timestamp() + make_interval(secs => %(ttl)s::float8)""" + _THE_LEASE + """
+RETURNING epoch
+"""
+# Lapsed at once: the next acquire, by anyone, takes it over (epoch + 1).
+RELEASE_LEASE = """
+UPDATE {leases} SET expires_at = clock_timestamp()""" + _THE_LEASE + """
+"""
+
+# Fencing, the first statement of a write's transaction. Both lock the lease
+# row until the write commits, so a takeover (an UPDATE of the row) waits for
+# the write, and a write waits for a takeover in flight and then, re-reading
+# the row, finds it changed and matches nothing.
+# A root-namespace put also needs its parent to be the head this lease last
+# wrote (or no head yet; or the new id itself: a retried put) and moves the head.
+FENCE_PUT = """
+UPDATE {leases} SET head = %(checkpoint_id)s""" + _THE_LEASE + """
+  AND (head IS NULL OR head = %(parent_id)s OR head = %(checkpoint_id)s)
+RETURNING epoch
+"""
+# Pending writes (and puts in other namespaces): the lease holds, FOR SHARE
+# (which, unlike FOR KEY SHARE, conflicts with every UPDATE of the row).
+FENCE_WRITES = """
+SELECT epoch FROM {leases}""" + _THE_LEASE + """
+FOR SHARE
+"""
+# Why a fence matched nothing (only read then, to word the error).
+SELECT_LEASE = """
+SELECT owner, epoch, expires_at <= clock_timestamp(), head FROM {leases} WHERE thread_id = %(thread_id)s
+"""
+
 # -- introspection (tests, tooling) ---------------------------------------------------
 COUNT_BLOBS = "SELECT count(*) FROM {blobs} WHERE thread_id = %s"
 
@@ -243,13 +295,19 @@ class Queries:
     SELECT_BLOB_BASES: str
     PRUNE: str
     LIST_THREADS: str
+    ACQUIRE_LEASE: str
+    RENEW_LEASE: str
+    RELEASE_LEASE: str
+    FENCE_PUT: str
+    FENCE_WRITES: str
+    SELECT_LEASE: str
     COUNT_BLOBS: str
     tables: dict[str, str]  # name -> the qualified, quoted name
 
 
 def render(schema: str | None) -> Queries:
     """The statements for tables in ``schema`` (None: unqualified, found through ``search_path``)."""
-    names = ("checkpoints", "blobs", "writes")
+    names = ("checkpoints", "blobs", "writes", "leases")
     idents = {n: sql.Identifier(schema, n) if schema is not None else sql.Identifier(n) for n in names}
     tables = {n: i.as_string(None) for n, i in idents.items()}
     out = {}

@@ -13,11 +13,18 @@ checkpoints (their chains, their writes).
 Named SQL is in :mod:`._queries`, numbered migrations in ``migrations/``,
 applied at start-up by :mod:`._migrate`.
 
+Leases: a write carrying a :class:`~engine.checkpoint.base.Lease` (the
+run's fencing token, ``config["configurable"][LEASE_KEY]``) is a transaction
+whose first statement checks and locks the thread's lease row; a write whose
+lease was lost raises :class:`~engine.errors.LeaseLostError` and stores
+nothing. Writes without one stay single statements.
+
 Failures reach callers as :class:`~engine.errors.CheckpointError` with the
 psycopg error as ``__cause__`` (``psycopg.OperationalError``: the database
 could not be reached). A call that finds its pooled connection broken (the
-server restarted) is retried on another: every write is idempotent, so a
-retry after an unknown outcome stores the same rows once.
+server restarted, or ended a transaction left idle by a stalled process) is
+retried on another: every write is idempotent, so a retry after an unknown
+outcome stores the same rows once (and a fenced write is checked again).
 """
 
 from __future__ import annotations
@@ -61,6 +68,7 @@ from engine.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    Lease,
     PendingWrite,
     ThreadInfo,
     get_checkpoint_id,
@@ -68,7 +76,7 @@ from engine.checkpoint.base import (
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._migrate import migrate
 from engine.checkpoint.postgres._pools import LoopPools
-from engine.errors import CheckpointError
+from engine.errors import CheckpointError, LeaseLostError
 from engine.serde import Serializer
 
 __all__ = ["PostgresSaver"]
@@ -95,10 +103,23 @@ class PostgresSaver(BaseCheckpointSaver):
         timeout: seconds a call waits for a connection before failing.
         delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
         delta_cache_threads: how many threads' last values the delta cache keeps.
+        idle_in_transaction: seconds one of the saver's transactions may wait
+            on this process (paused, stalled) before PostgreSQL ends the
+            session and rolls it back. Every transaction the saver runs is a
+            few statements sent back to back, so this only ever fires on a
+            stalled process, which would otherwise keep the locks it holds: a
+            paused replica in the middle of a fenced write holds its thread's
+            lease row, and no other replica could take the thread over.
 
     The schema is migrated by :meth:`setup` (:meth:`from_dsn` calls it), or
     else before the first call.
+
+    Leases (``supports_leases``): one run per thread across processes, see
+    :meth:`aacquire_lease` and :meth:`_check_fence`; the rows are in the
+    ``leases`` table (migrations/0002_leases.sql).
     """
+
+    supports_leases = True
 
     def __init__(
         self,
@@ -111,6 +132,7 @@ class PostgresSaver(BaseCheckpointSaver):
         timeout: float = 5.0,
         delta_fanout: int | None = DEFAULT_FANOUT,
         delta_cache_threads: int = DEFAULT_CACHE_THREADS,
+        idle_in_transaction: float = 5.0,
     ) -> None:
         super().__init__(serde=serde)
         if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
@@ -121,7 +143,10 @@ class PostgresSaver(BaseCheckpointSaver):
         self.schema = schema
         self._dsn = dsn
         self._q = q.render(schema)
-        self._pools = LoopPools(dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-checkpoint")
+        self._pools = LoopPools(
+            dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-checkpoint",
+            idle_in_transaction=idle_in_transaction,
+        )  # fmt: skip
         self._attempts = max_size + 1  # enough to skip every stale connection of a pool after a restart
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads)
         self._setup_lock = threading.Lock()
@@ -175,47 +200,99 @@ class PostgresSaver(BaseCheckpointSaver):
             try:
                 async with self._pools.connection() as conn:
                     return await work(conn)
-            except psycopg.OperationalError as exc:
-                if conn is not None and conn.broken and attempt + 1 < self._attempts:
-                    continue  # a connection from before a restart: the pool drops it; take another
-                raise CheckpointError(f"PostgreSQL: {what} failed: {exc}") from exc
             except PoolTimeout as exc:
                 raise CheckpointError(f"PostgreSQL: {what} failed: no connection to the database: {exc}") from exc
             except psycopg.Error as exc:
+                if conn is not None and conn.broken and attempt + 1 < self._attempts:
+                    # The server ended this session (it restarted, or ended a transaction
+                    # this process left idle while stalled): the pool drops the
+                    # connection; run the work again on another.
+                    continue
                 raise CheckpointError(f"PostgreSQL: {what} failed: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _write(
-        self, conn: AsyncConnection[Any], thread_id: str, config: Mapping[str, Any], sql: str, params: Mapping[str, Any]
+        self,
+        conn: AsyncConnection[Any],
+        thread_id: str,
+        config: Mapping[str, Any],
+        sql: str,
+        params: Mapping[str, Any],
+        *,
+        head: tuple[str | None, str] | None = None,
     ) -> list[Any]:
         """Run one write statement of a thread, as the write transaction; return its rows.
 
         Every write is a single statement, atomic on its own: without a
         fencing token to check, it runs as its own transaction (one round
         trip; an explicit BEGIN/COMMIT would double the cost of a put). With
-        one, the check and the write share a transaction.
+        one, the check and the write share a transaction. ``head``: for a put
+        in the root namespace, ``(parent id, new id)``.
         """
         lease = (config.get("configurable") or {}).get(LEASE_KEY)
         if lease is None:
             cur = await conn.execute(sql, params)
             return await cur.fetchall() if cur.description else []
         async with conn.transaction():
-            await self._check_fence(conn, thread_id, lease)
+            await self._check_fence(conn, thread_id, lease, head)
             cur = await conn.execute(sql, params)
             return await cur.fetchall() if cur.description else []
 
-    async def _check_fence(self, conn: AsyncConnection[Any], thread_id: str, lease: Any) -> None:
-        """FENCING: where a write checks that its run still holds the thread.
+    async def _check_fence(
+        self, conn: AsyncConnection[Any], thread_id: str, lease: Any, head: tuple[str | None, str] | None
+    ) -> None:
+        """FENCING: the write's run must still hold the thread; called first in the write's transaction.
 
-        The host passes a run's fencing token in ``config["configurable"][LEASE_KEY]``
-        and the loop forwards it on every ``aput``/``aput_writes``; :meth:`_write`
-        calls this inside the write's transaction, before the write. Checking
-        the token here (e.g. the lease row's epoch still matches, locked
-        ``FOR SHARE``, else raise) makes a write by a replica that lost its
-        lease fail instead of committing. Leases are not built yet: the token
-        is accepted as is.
+        The fence statement locks the lease row until the write commits (see
+        ``FENCE_PUT`` in :mod:`._queries`), so no takeover can come between
+        this check and the write. A put of the root namespace must also
+        continue the head version this lease last wrote, and becomes the head.
+
+        Raises:
+            LeaseLostError: the lease was taken over, lapsed or released, or the
+                put does not continue its head. The transaction rolls back.
         """
-        _ = (conn, thread_id, lease)
+        if not isinstance(lease, Lease):
+            raise TypeError(f"config['configurable'][LEASE_KEY] must be a Lease from acquire_lease, not {type(lease).__name__}")
+        if lease.thread_id != thread_id:
+            raise ValueError(f"the lease is on thread {lease.thread_id!r}, the write on thread {thread_id!r}")
+        params = {"thread_id": thread_id, "owner": lease.owner, "epoch": lease.epoch}
+        if head is not None:
+            params["parent_id"], params["checkpoint_id"] = head
+        cur = await conn.execute(self._q.FENCE_PUT if head is not None else self._q.FENCE_WRITES, params)
+        if await cur.fetchone() is not None:
+            return
+        cur = await conn.execute(self._q.SELECT_LEASE, {"thread_id": thread_id})
+        raise LeaseLostError(_why_fenced(lease, await cur.fetchone(), head))
+
+    # -- leases ---------------------------------------------------------------------
+    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+        thread_id = str(thread_id)
+        _check_lease_args(owner, ttl)
+        _require_storable(thread_id, owner)
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            cur = await conn.execute(self._q.ACQUIRE_LEASE, {"thread_id": thread_id, "owner": owner, "ttl": float(ttl)})
+            return await cur.fetchone()
+
+        row = await self._run("acquire_lease", work)
+        return None if row is None else Lease(thread_id, owner, int(row[0]))
+
+    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
+        _check_lease_args(lease.owner, ttl)
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            params = {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch, "ttl": float(ttl)}
+            cur = await conn.execute(self._q.RENEW_LEASE, params)
+            return await cur.fetchone()
+
+        return await self._run("renew_lease", work) is not None
+
+    async def arelease_lease(self, lease: Lease) -> None:
+        async def work(conn: AsyncConnection[Any]) -> None:
+            await conn.execute(self._q.RELEASE_LEASE, {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch})
+
+        await self._run("release_lease", work)
 
     async def aclose(self) -> None:
         await self._pools.aclose()
@@ -429,7 +506,8 @@ class PostgresSaver(BaseCheckpointSaver):
             "types": [r.type for r in rows], "datas": [r.data for r in rows],
             "bases": [r.base for r in rows], "seqs": [r.seq for r in rows],
         }  # fmt: skip
-        return [r[0] for r in await self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params)]
+        head = (params["parent_id"], params["checkpoint_id"]) if params["ns"] == "" else None
+        return [r[0] for r in await self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params, head=head)]
 
     async def aput_writes(
         self,
@@ -514,6 +592,31 @@ class PostgresSaver(BaseCheckpointSaver):
 def _storable(*texts: str | None) -> bool:
     """Whether PostgreSQL text can hold every one of these (no NUL, no lone surrogate)."""
     return all(t is None or storable_text(t) for t in texts)
+
+
+def _check_lease_args(owner: Any, ttl: Any) -> None:
+    if type(owner) is not str or not owner:
+        raise ValueError(f"a lease owner must be a non-empty string, got {owner!r}")
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 < ttl < 86400:
+        raise ValueError(f"a lease ttl must be a number of seconds above 0 and below a day, got {ttl!r}")
+
+
+def _why_fenced(lease: Lease, row: Any, head: tuple[str | None, str] | None) -> str:
+    """The message of a fenced write: what the lease row says now."""
+    refused = f"write refused on thread {lease.thread_id!r}"
+    mine = f"lease epoch {lease.epoch} of {lease.owner}"
+    if row is None:
+        return f"{refused}: it has no lease row (the {mine} was never acquired)"
+    owner, epoch, lapsed, current_head = row
+    if (owner, epoch) != (lease.owner, lease.epoch):
+        return f"{refused}: the {mine} was taken over (now epoch {epoch} of {owner})"
+    if lapsed:
+        return f"{refused}: the {mine} lapsed or was released"
+    parent = head[0] if head else None
+    return (
+        f"{refused}: its parent {parent!r} is not the version the {mine} last wrote ({current_head!r}); "
+        "a lease writes one chain of versions"
+    )
 
 
 def _require_storable(*texts: str | None) -> None:

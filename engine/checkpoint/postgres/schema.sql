@@ -3,7 +3,7 @@
 -- Must stay equal to applying every file in migrations/ in order: change the
 -- schema by adding a numbered migration AND updating this file
 -- (tests/checkpoint/test_postgres.py compares the two catalogs).
--- See migrations/0001_init.sql for what each table holds.
+-- See migrations/0001_init.sql and 0002_leases.sql for what each table holds.
 
 CREATE TABLE checkpoints (
     thread_id text COLLATE "C" NOT NULL,
@@ -48,4 +48,14 @@ CREATE TABLE writes (
     data bytea NOT NULL,
     task_path text NOT NULL DEFAULT '',
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+
+-- See migrations/0002_leases.sql.
+CREATE TABLE leases (
+    thread_id text COLLATE "C" NOT NULL,
+    owner text NOT NULL,
+    epoch bigint NOT NULL,
+    expires_at timestamptz NOT NULL,
+    head text COLLATE "C",
+    PRIMARY KEY (thread_id)
 );

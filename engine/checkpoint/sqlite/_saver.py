@@ -55,6 +55,7 @@ from engine.checkpoint._helpers import (
     make_config,
     metadata_matches,
     parse_config,
+    reading,
 )
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
@@ -93,6 +94,15 @@ class SqliteSaver(BaseCheckpointSaver):
             :class:`~engine.serde.Serializer`).
         delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
         delta_cache_threads: how many threads' last values the delta cache keeps.
+        max_state_bytes: refuse, with :class:`~engine.serde.StateTooLargeError`,
+            a version whose state would take more bytes than this, and a
+            pending write larger than it (None: no limit). See "State size
+            limit" in :mod:`engine.checkpoint._delta`.
+
+    Every read treats the file as hostile: a row that does not decode, or
+    decodes to the wrong shape, fails with
+    :class:`~engine.errors.CorruptCheckpointError` naming the thread and the
+    checkpoint, and never runs code the bytes name (see :mod:`engine.serde`).
     """
 
     def __init__(
@@ -102,9 +112,10 @@ class SqliteSaver(BaseCheckpointSaver):
         serde: Serializer | None = None,
         delta_fanout: int | None = DEFAULT_FANOUT,
         delta_cache_threads: int = DEFAULT_CACHE_THREADS,
+        max_state_bytes: int | None = None,
     ) -> None:
         super().__init__(serde=serde)
-        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads)
+        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
         if isinstance(path_or_conn, sqlite3.Connection):
             conn, self._owns_conn = path_or_conn, False
         else:
@@ -178,7 +189,8 @@ class SqliteSaver(BaseCheckpointSaver):
             if row is None:
                 return None
             reader = ChainReader(self.serde)
-            meta, writes = self._fetch_parts(cur, thread_id, ns, row, reader)
+            with reading(thread_id, row[0]):
+                meta, writes = self._fetch_parts(cur, thread_id, ns, row, reader)
         found = self._tuple(thread_id, ns, row, meta, reader, writes)
         self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
         return found
@@ -221,7 +233,7 @@ class SqliteSaver(BaseCheckpointSaver):
         with self._transaction(q.BEGIN_READ) as cur:
             rows = cur.execute(sql, params).fetchall()
         if wanted:
-            rows = [r for r in rows if metadata_matches(load_metadata(r[7]), wanted)]
+            rows = [r for r in rows if _matches(r, wanted)]
         if limit is not None:
             rows = rows[:limit]
         readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
@@ -232,7 +244,10 @@ class SqliteSaver(BaseCheckpointSaver):
             # One read per page: a chains query per thread (each row decoded once
             # per listing) and the writes of each checkpoint.
             with self._transaction(q.BEGIN_READ) as cur:
-                metas = [load_meta(self.serde, row[2], (row[5], row[6])) for row in page]
+                metas = []
+                for row in page:
+                    with reading(row[0], row[2]):
+                        metas.append(load_meta(self.serde, row[2], (row[5], row[6])))
                 pairs: dict[tuple[str, str], dict[tuple[str, int], None]] = {}
                 for row, meta in zip(page, metas):
                     pairs.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
@@ -270,13 +285,14 @@ class SqliteSaver(BaseCheckpointSaver):
     ) -> CheckpointTuple:
         checkpoint_id, parent_id, ts, _, _, metadata = row
         loads = self.serde.loads_typed
-        return CheckpointTuple(
-            config=make_config(thread_id, ns, checkpoint_id),
-            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
-            metadata=load_metadata(metadata),
-            parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
-            pending_writes=[PendingWrite(task_id, ch, loads((t, d))) for task_id, ch, t, d in writes],
-        )
+        with reading(thread_id, checkpoint_id):
+            return CheckpointTuple(
+                config=make_config(thread_id, ns, checkpoint_id),
+                checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
+                metadata=load_metadata(metadata),
+                parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
+                pending_writes=[PendingWrite(task_id, ch, loads((t, d))) for task_id, ch, t, d in writes],
+            )
 
     # -- writes ------------------------------------------------------------------
     async def aput(
@@ -288,7 +304,9 @@ class SqliteSaver(BaseCheckpointSaver):
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
         # Serialize everything first: an unstorable value fails before the transaction.
-        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions)
+        plan = self._deltas.plan(
+            self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
+        )
         meta_type, meta = dump_meta(self.serde, checkpoint)
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata)
@@ -319,7 +337,7 @@ class SqliteSaver(BaseCheckpointSaver):
             raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
         regular: list[tuple[Any, ...]] = []
         special: list[tuple[Any, ...]] = []
-        for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id):
+        for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
             row = (thread_id, ns, checkpoint_id, task_id, idx, channel, tag, data, task_path)
             (special if replaces else regular).append(row)
         with self._transaction(q.BEGIN_WRITE) as cur:
@@ -346,12 +364,12 @@ class SqliteSaver(BaseCheckpointSaver):
             )
             if not deleted:
                 return 0
-            referenced = [
-                (ns, ch, v)
-                for ns, cid, _, tag, data in metas
-                if (ns, cid) in kept
-                for ch, v in load_meta(self.serde, cid, (tag, data))["channel_versions"].items()
-            ]
+            referenced = []
+            for ns, cid, _, tag, data in metas:
+                if (ns, cid) in kept:
+                    with reading(thread_id, cid):
+                        meta = load_meta(self.serde, cid, (tag, data))
+                    referenced.extend((ns, ch, v) for ch, v in meta["channel_versions"].items())
             bases = {(ns, ch, v): base for ns, ch, v, base in cur.execute(q.SELECT_BLOB_BASES, (thread_id,))}
             keep = blobs_to_keep(referenced, bases)
             gone = [(thread_id, ns, cid) for ns, cid in sorted(deleted)]
@@ -385,6 +403,12 @@ def _prefix_end(prefix: str) -> str | None:
     if 0xD800 <= following <= 0xDFFF:  # surrogates are not text: the next code point after them
         following = 0xE000
     return prefix[:-1] + chr(following)
+
+
+def _matches(row: Sequence[Any], wanted: Mapping[str, Any]) -> bool:
+    """Whether a listed row's metadata matches the filter exactly (decoding it as hostile)."""
+    with reading(row[0], row[2]):
+        return metadata_matches(load_metadata(row[7]), wanted)
 
 
 def _metadata_clause(key: str, value: Any) -> tuple[str, tuple[Any, ...]] | None:

@@ -1,0 +1,150 @@
+"""A thread's lease in the checkpointer, held for as long as a run uses the thread.
+
+Within one process, :class:`server._runs.RunManager` gives a thread to one run
+at a time. Across replicas on one database that is not enough: the
+checkpointer (PostgreSQL, ``supports_leases``) keeps a lease per thread, and
+:class:`ThreadLeases` holds it for the run:
+
+* take it after the local slot (a process never competes with itself); busy
+  on another replica → ABORTED naming the thread, as the local busy case; with
+  ``enqueue``, poll with backoff until it is free (the handler's cancellation,
+  by the client leaving or its deadline, ends the wait);
+* renew it every ``ttl / 3`` seconds; when a renewal finds it lost (taken
+  over, or not renewable before it lapses because the database is down), call
+  ``on_lost`` with the status the run should end with, so the run is
+  cancelled; its writes are fenced by the database anyway;
+* release it at the end (a failed release is left to lapse).
+
+The lease (a :class:`~engine.checkpoint.base.Lease`) is the run's fencing
+token: the service puts it in ``config["configurable"][LEASE_KEY]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import socket
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+
+from engine.checkpoint.base import Lease
+from engine.errors import CheckpointError
+from server._errors import RpcError
+
+__all__ = ["DEFAULT_LEASE_SECONDS", "ThreadLeases", "replica_id"]
+
+log = logging.getLogger("graphwire.server")
+
+DEFAULT_LEASE_SECONDS = 15.0
+_FIRST_POLL, _MAX_POLL = 0.05, 1.0
+_RELEASE_TIMEOUT = 2.0
+
+
+def replica_id() -> str:
+    """This process's name as a lease owner: ``hostname:pid:random`` (unique even when pids repeat)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def busy(thread_id: str) -> RpcError:
+    return RpcError(
+        grpc.StatusCode.ABORTED,
+        f"thread {thread_id!r} already has a run in progress on another replica; "
+        "wait for it to finish, or set enqueue to wait your turn",
+    )
+
+
+class ThreadLeases:
+    """Leases of threads for one replica.
+
+    Args:
+        saver: a checkpointer whose ``supports_leases`` is true.
+        ttl: seconds a lease lasts unless renewed (renewed every ``ttl / 3``).
+        owner: this replica's id (default :func:`replica_id`).
+    """
+
+    def __init__(self, saver: Any, *, ttl: float = DEFAULT_LEASE_SECONDS, owner: str | None = None) -> None:
+        if not getattr(saver, "supports_leases", False):
+            raise ValueError(f"{type(saver).__name__} has no leases (supports_leases is False)")
+        if not 0 < ttl < 86400:
+            raise ValueError(f"lease_seconds must be above 0 and below a day, got {ttl!r}")
+        self.saver = saver
+        self.ttl = float(ttl)
+        self.owner = owner or replica_id()
+
+    @contextlib.asynccontextmanager
+    async def hold(
+        self, key: str, thread_id: str, *, enqueue: bool, on_lost: Callable[[RpcError], None]
+    ) -> AsyncIterator[Lease]:
+        """The thread's lease (``key``: the checkpointer's thread id), renewed until the block ends.
+
+        Raises:
+            RpcError: ABORTED, the thread is busy on another replica (without ``enqueue``).
+            CheckpointError: the checkpointer could not be reached.
+        """
+        lease, asked = await self._acquire(key, thread_id, enqueue)
+        heartbeat = asyncio.create_task(self._heartbeat(lease, asked, thread_id, on_lost), name=f"graphwire-lease-{key}")
+        try:
+            yield lease
+        finally:
+            heartbeat.cancel()
+            await asyncio.gather(heartbeat, return_exceptions=True)
+            await self._release(lease)
+
+    async def _acquire(self, key: str, thread_id: str, enqueue: bool) -> tuple[Lease, float]:
+        """The lease, and the loop time just before the database granted it."""
+        loop = asyncio.get_running_loop()
+        wait = _FIRST_POLL
+        while True:
+            asked = loop.time()
+            lease = await self.saver.aacquire_lease(key, self.owner, ttl=self.ttl)
+            if lease is not None:
+                return lease, asked
+            if not enqueue:
+                raise busy(thread_id)
+            await asyncio.sleep(wait * random.uniform(0.8, 1.2))  # jitter: replicas waiting for one thread spread out
+            wait = min(wait * 2, _MAX_POLL, self.ttl / 3)
+
+    async def _heartbeat(self, lease: Lease, asked: float, thread_id: str, on_lost: Callable[[RpcError], None]) -> None:
+        loop = asyncio.get_running_loop()
+        every = self.ttl / 3
+        held_until = asked + self.ttl  # by our clock, no later than the database's expiry
+        while True:
+            await asyncio.sleep(every)
+            asked = loop.time()
+            try:
+                # A renewal that cannot finish before the lease lapses is as good as failed.
+                renewed = await asyncio.wait_for(self.saver.arenew_lease(lease, ttl=self.ttl), max(held_until - asked, 0.01))
+            except (CheckpointError, TimeoutError) as exc:
+                why = str(exc) if isinstance(exc, CheckpointError) else "the database did not answer in time"
+                if loop.time() + every < held_until:
+                    log.warning("renewing the lease on thread %r failed, will retry: %s", thread_id, why)
+                    continue
+                on_lost(RpcError(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"checkpointer unavailable: the lease on thread {thread_id!r} could not be renewed "
+                    f"before it lapsed, so the run was stopped: {why}",
+                ))  # fmt: skip
+                return
+            if not renewed:
+                on_lost(RpcError(
+                    grpc.StatusCode.ABORTED,
+                    f"thread {thread_id!r}: this replica lost the thread's lease (it lapsed or another "
+                    "replica took the thread over), so the run was stopped; nothing more of it is saved",
+                ))  # fmt: skip
+                return
+            held_until = asked + self.ttl
+
+    async def _release(self, lease: Lease) -> None:
+        # Bounded: the call that ends here waits for it. A lease not released lapses by itself.
+        try:
+            await asyncio.wait_for(self.saver.arelease_lease(lease), _RELEASE_TIMEOUT)
+        except CheckpointError as exc:
+            log.warning("releasing the lease on %r failed; it lapses by itself: %s", lease.thread_id, exc)
+        except TimeoutError:
+            log.warning("releasing the lease on %r took over %gs; it lapses by itself", lease.thread_id, _RELEASE_TIMEOUT)

@@ -1,0 +1,180 @@
+"""How a server holds a thread's lease around a run (server/_leases.py), in process.
+
+A fake saver keeps leases in a dict and can be told to lose one (another
+replica took it over) or to fail (the database is down). Leases last a
+fraction of a second here, so heartbeats happen while the test waits on a
+condition; nothing asserts how long anything took.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+import pytest
+
+from engine.checkpoint import InMemorySaver
+from engine.checkpoint.base import Lease
+from engine.errors import CheckpointError
+from server._errors import RpcError
+from server._leases import ThreadLeases, replica_id
+from server._runs import RunManager
+
+TTL = 0.3
+DEADLINE = 10.0
+
+
+class LeasingSaver(InMemorySaver):
+    """Leases in a dict: {thread: (owner, epoch, held)}; ``down`` makes every lease call fail."""
+
+    supports_leases = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.leases: dict[str, tuple[str, int, bool]] = {}
+        self.down = False
+        self.renewals = 0
+
+    def _check(self) -> None:
+        if self.down:
+            raise CheckpointError("PostgreSQL: connection refused")
+
+    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+        self._check()
+        holder, epoch, held = self.leases.get(thread_id, ("", 0, False))
+        if held and holder != owner:
+            return None
+        self.leases[thread_id] = (owner, epoch + 1, True)
+        return Lease(thread_id, owner, epoch + 1)
+
+    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
+        self.renewals += 1  # attempts, failed ones included
+        self._check()
+        return self.leases.get(lease.thread_id) == (lease.owner, lease.epoch, True)
+
+    async def arelease_lease(self, lease: Lease) -> None:
+        self._check()
+        if self.leases.get(lease.thread_id) == (lease.owner, lease.epoch, True):
+            self.leases[lease.thread_id] = (lease.owner, lease.epoch, False)
+
+    def take_over(self, thread_id: str, owner: str = "elsewhere") -> None:
+        _, epoch, _ = self.leases[thread_id]
+        self.leases[thread_id] = (owner, epoch + 1, True)
+
+
+async def until(condition: Any, what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DEADLINE
+    while not condition():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+def test_replica_ids_are_unique_per_process_start() -> None:
+    a, b = replica_id(), replica_id()
+    assert a != b and a.count(":") == 2 and a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0]
+
+
+def test_a_saver_without_leases_is_refused() -> None:
+    with pytest.raises(ValueError, match="supports_leases"):
+        ThreadLeases(InMemorySaver())
+
+
+def test_busy_elsewhere_is_aborted_naming_the_thread_and_release_frees_it() -> None:
+    async def body() -> None:
+        saver = LeasingSaver()
+        saver.leases["g:t"] = ("elsewhere", 4, True)
+        leases = ThreadLeases(saver, ttl=TTL, owner="me")
+        with pytest.raises(RpcError) as busy:
+            async with leases.hold("g:t", "t", enqueue=False, on_lost=lambda why: None):
+                pass
+        assert busy.value.code is grpc.StatusCode.ABORTED and "'t'" in busy.value.message
+        assert "another replica" in busy.value.message
+        saver.leases["g:t"] = ("elsewhere", 4, False)
+        async with leases.hold("g:t", "t", enqueue=False, on_lost=lambda why: None) as lease:
+            assert lease == Lease("g:t", "me", 5)
+            await until(lambda: saver.renewals >= 2, "the lease to be renewed")
+        assert saver.leases["g:t"] == ("me", 5, False)
+
+    asyncio.run(body())
+
+
+def test_enqueue_waits_for_the_lease_and_can_be_cancelled() -> None:
+    async def body() -> None:
+        saver = LeasingSaver()
+        saver.leases["g:t"] = ("elsewhere", 1, True)
+        leases = ThreadLeases(saver, ttl=TTL, owner="me")
+        got: list[Lease] = []
+
+        async def wait_turn() -> None:
+            async with leases.hold("g:t", "t", enqueue=True, on_lost=lambda why: None) as lease:
+                got.append(lease)
+
+        waiting = asyncio.ensure_future(wait_turn())
+        await asyncio.sleep(0)  # let it ask once
+        assert not waiting.done()
+        saver.leases["g:t"] = ("elsewhere", 1, False)
+        await asyncio.wait_for(waiting, DEADLINE)
+        assert got == [Lease("g:t", "me", 2)]
+
+        saver.leases["g:t"] = ("elsewhere", 3, True)
+        cancelled = asyncio.ensure_future(wait_turn())
+        await until(lambda: saver.leases["g:t"][0] == "elsewhere", "the second wait to start")
+        cancelled.cancel()  # the caller left, or its deadline passed
+        with pytest.raises(asyncio.CancelledError):
+            await cancelled
+        assert saver.leases["g:t"] == ("elsewhere", 3, True)
+
+    asyncio.run(body())
+
+
+def test_a_lease_taken_over_mid_run_stops_the_run_as_aborted() -> None:
+    async def body() -> None:
+        saver = LeasingSaver()
+        runs = RunManager(ThreadLeases(saver, ttl=TTL, owner="me"))
+        async with runs.slot("g:t", "t", "run-1", enqueue=False) as handle:
+            assert handle.lease == Lease("g:t", "me", 1)
+            handle.task = asyncio.ensure_future(asyncio.sleep(3600))  # the run
+            saver.take_over("g:t")
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(handle.task, DEADLINE)
+            assert handle.lost is not None and handle.lost.code is grpc.StatusCode.ABORTED
+            assert "'t'" in handle.lost.message and "lost the thread's lease" in handle.lost.message
+        assert saver.leases["g:t"] == ("elsewhere", 2, True)  # a lost lease is not released
+
+    asyncio.run(body())
+
+
+def test_a_database_down_past_the_lease_stops_the_run_as_unavailable() -> None:
+    async def body() -> None:
+        saver = LeasingSaver()
+        runs = RunManager(ThreadLeases(saver, ttl=TTL, owner="me"))
+        async with runs.slot("g:t", "t", "run-1", enqueue=False) as handle:
+            handle.task = asyncio.ensure_future(asyncio.sleep(3600))
+            saver.down = True
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(handle.task, DEADLINE)
+            assert handle.lost is not None and handle.lost.code is grpc.StatusCode.UNAVAILABLE
+            assert handle.lost.message.startswith("checkpointer unavailable: ")
+        # Releasing failed too: logged, and the slot is free all the same.
+        assert runs.active("g:t") is None and len(runs) == 0
+
+    asyncio.run(body())
+
+
+def test_a_short_outage_within_the_lease_does_not_stop_the_run() -> None:
+    async def body() -> None:
+        saver = LeasingSaver()
+        runs = RunManager(ThreadLeases(saver, ttl=10 * TTL, owner="me"))  # room for one failed renewal
+        async with runs.slot("g:t", "t", "run-1", enqueue=False) as handle:
+            handle.task = asyncio.ensure_future(asyncio.sleep(3600))
+            saver.down = True
+            start = saver.renewals
+            await until(lambda: saver.renewals > start, "a renewal to fail")  # counted before it raises
+            saver.down = False
+            await until(lambda: saver.renewals > start + 1, "a renewal to succeed")
+            assert handle.lost is None and not handle.task.done()
+            handle.task.cancel()
+
+    asyncio.run(body())
