@@ -84,7 +84,7 @@ def _lenient(deserialize: Callable[[bytes], Any], method: str) -> Callable[[byte
     def parse(data: bytes) -> Any:
         try:
             return deserialize(data)
-        except Exception as exc:  # protobuf's DecodeError, or whatever a deserializer raises
+        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, or whatever a deserializer raises
             return _Malformed(f"the request is not a valid {method.rsplit('/', 1)[-1]} message: {exc}")
 
     parse.graphwire_lenient = True  # type: ignore[attr-defined]

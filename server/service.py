@@ -229,7 +229,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
         run_id: str,
     ) -> pb.RunEvent:
         ref = None
-        if last_saved is not None and final.checkpoint_id in (None, last_saved.checkpoint_id):
+        if last_saved is not None and final.checkpoint_id == last_saved.checkpoint_id:
             s = last_saved
             ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
         elif final.checkpoint_id:

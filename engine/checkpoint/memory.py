@@ -280,7 +280,7 @@ class InMemorySaver(BaseCheckpointSaver):
             kept, deleted = checkpoints_to_prune(rows, keep_last=keep_last, older_than=older_than)
             if not deleted:
                 return 0
-            referenced = []
+            referenced: list[tuple[str, str, int]] = []
             for ns, cid in kept:
                 with reading(thread_id, cid):
                     meta = load_meta(self.serde, cid, thread.checkpoints[ns][cid].meta)

@@ -273,7 +273,12 @@ class Pregel:
         if hasattr(writes, "__await__"):
             writes = await writes
         task.writes = writes
-        _, changed = apply_writes(ck, channels, [task])
+        try:
+            _, changed = apply_writes(ck, channels, [task])
+        except InvalidUpdateError:
+            raise
+        except Exception as e:  # a reducer refusing the values: the caller's input is wrong
+            raise InvalidUpdateError(f"update_state: the state's reducers rejected {values!r:.200}: {type(e).__name__}: {e}") from e
         ck["id"] = new_checkpoint_id()
         ck["ts"] = now_iso()
         parent = {"configurable": {**configurable, "checkpoint_ns": "", "checkpoint_id": saved.checkpoint["id"]}} if saved else {

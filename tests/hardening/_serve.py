@@ -24,7 +24,7 @@ MAX_STATE_ENV = "GRAPHWIRE_TEST_MAX_STATE_BYTES"
 
 
 def install() -> None:
-    import server.app as app
+    from server import app
     from server._errors import RejectMalformed
 
     real_server = grpc.aio.server

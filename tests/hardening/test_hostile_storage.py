@@ -154,11 +154,6 @@ def test_crafted_rows_run_nothing_and_fail_with_data_loss(
     assert hardened.server.health() == SERVING
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PostgresSaver decodes blobs and pending writes outside engine.checkpoint._helpers.reading(): "
-    "its DATA_LOSS message names the channel, not the checkpoint (fix asked of the PostgreSQL saver's owner)",
-)
 @pytest.mark.parametrize("where", ["blob", "write"])
 def test_postgres_names_the_checkpoint_of_a_bad_blob_or_write(
     pg_hardened: Hardened, tid: str, sentinel: Path, where: str
@@ -177,7 +172,7 @@ def test_metadata_is_data_never_revived(hardened: Hardened, tid: str, sentinel: 
     with hardened.client() as client:
         state = client.get_state("reminders", tid, timeout=10)
         assert state.metadata["type"] == "constructor" and state.metadata["id"] == ["os", "system"]
-        assert [s.metadata.get("lc") for s in client.history("reminders", tid, timeout=10)][0] == 1
+        assert client.history("reminders", tid, timeout=10)[0].metadata.get("lc") == 1
         # The thread goes on: the crafted metadata was inert data.
         assert client.resume("reminders", tid, "yes", timeout=10).reason is FinishReason.END
     assert not sentinel.exists()
@@ -196,11 +191,6 @@ def test_malformed_metadata_is_data_loss(sqlite_hardened: Hardened, tid: str, te
         assert cid in message and "metadata" in message, message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PostgresSaver returns jsonb metadata without engine.checkpoint._helpers.check_metadata(): a stored "
-    "array is INTERNAL (AttributeError), a string step INVALID_ARGUMENT (fix asked of the PostgreSQL saver's owner)",
-)
 @pytest.mark.parametrize("text", ["[1, 2]", '{"source": "loop", "step": "1; DROP TABLE checkpoints"}'], ids=["not an object", "step not an integer"])
 def test_postgres_malformed_metadata_is_data_loss(pg_hardened: Hardened, tid: str, text: str) -> None:
     cid = asking_thread(pg_hardened, tid)

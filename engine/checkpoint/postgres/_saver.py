@@ -52,6 +52,7 @@ from engine.checkpoint._delta import (
 )
 from engine.checkpoint._helpers import (
     check_list_args,
+    check_metadata,
     dump_meta,
     dump_metadata,
     dump_writes,
@@ -59,6 +60,7 @@ from engine.checkpoint._helpers import (
     load_meta,
     make_config,
     parse_config,
+    reading,
     storable_text,
 )
 from engine.checkpoint.base import (
@@ -323,16 +325,17 @@ class PostgresSaver(BaseCheckpointSaver):
         if row is None:
             return None
         cid, parent_id, ts, meta_type, meta_data, metadata, versions, task_ids, w_channels, w_types, w_datas = row
-        meta = load_meta(self.serde, cid, (meta_type, meta_data), versions)
-        reader = ChainReader(self.serde)
-        for channel, version, tag, data, base, seq in blob_rows:
-            reader.add(channel, version, tag, data, base, seq)
-        loads = self.serde.loads_typed
-        writes = [
-            PendingWrite(t, ch, loads((ty, d)))
-            for t, ch, ty, d in zip(task_ids or (), w_channels or (), w_types or (), w_datas or ())
-        ]
-        result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
+        with reading(thread_id, cid):
+            meta = load_meta(self.serde, cid, (meta_type, meta_data), versions)
+            reader = ChainReader(self.serde)
+            for channel, version, tag, data, base, seq in blob_rows:
+                reader.add(channel, version, tag, data, base, seq)
+            loads = self.serde.loads_typed
+            writes = [
+                PendingWrite(t, ch, loads((ty, d)))
+                for t, ch, ty, d in zip(task_ids or (), w_channels or (), w_types or (), w_datas or ())
+            ]
+            result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
         self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
         return result
 
@@ -369,7 +372,7 @@ class PostgresSaver(BaseCheckpointSaver):
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
-            metadata=metadata,
+            metadata=check_metadata(metadata),  # psycopg decoded the jsonb; check its shape
             parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=writes,
         )
@@ -423,7 +426,10 @@ class PostgresSaver(BaseCheckpointSaver):
 
     async def _read_page(self, page: list[Any], readers: dict[tuple[str, str], ChainReader]) -> list[CheckpointTuple]:
         """Values and writes of one page of listed checkpoints: one query per thread, one for writes."""
-        metas = [load_meta(self.serde, row[2], (row[5], row[6]), row[8]) for row in page]
+        metas = []
+        for row in page:
+            with reading(row[0], row[2]):
+                metas.append(load_meta(self.serde, row[2], (row[5], row[6]), row[8]))
         wanted: dict[tuple[str, str], dict[tuple[str, int], None]] = {}  # per thread and namespace, in order
         for row, meta in zip(page, metas):
             readers.setdefault((row[0], row[1]), ChainReader(self.serde))
@@ -443,11 +449,13 @@ class PostgresSaver(BaseCheckpointSaver):
         writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
         loads = self.serde.loads_typed
         for thread_id, ns, cid, task_id, channel, tag, data in write_rows:
-            writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, loads((tag, data))))
-        return [
-            self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[(t, ns)], writes.get((t, ns, cid), []))
-            for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas)
-        ]
+            with reading(thread_id, cid):
+                writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, loads((tag, data))))
+        out = []
+        for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas):
+            with reading(t, cid):
+                out.append(self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[(t, ns)], writes.get((t, ns, cid), [])))
+        return out
 
     async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
         if limit is not None and limit < 0:

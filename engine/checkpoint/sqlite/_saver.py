@@ -364,7 +364,7 @@ class SqliteSaver(BaseCheckpointSaver):
             )
             if not deleted:
                 return 0
-            referenced = []
+            referenced: list[tuple[str, str, int]] = []
             for ns, cid, _, tag, data in metas:
                 if (ns, cid) in kept:
                     with reading(thread_id, cid):
