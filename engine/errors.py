@@ -14,6 +14,7 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     │   ├── CorruptCheckpointError  stored bytes that do not decode
     │   └── LeaseLostError        a write fenced off: its run no longer holds the thread
     └── SerializationError        a value outside the serializer's allowlist
+        └── StateTooLargeError    a version or write over the saver's size limit (engine.serde)
 
 Interrupts are control flow, not failures: :class:`GraphInterrupt` derives from
 ``Exception`` directly, so ``except GraphwireError`` never swallows one.

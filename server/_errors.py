@@ -119,8 +119,12 @@ class RejectMalformed(grpc.aio.ServerInterceptor):
             async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 if isinstance(request, _Malformed):
                     await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
-                async for item in inner_stream(request, context):
-                    yield item
+                result = inner_stream(request, context)
+                if hasattr(result, "__aiter__"):
+                    async for item in result:
+                        yield item
+                else:  # a handler that streams through context.write() (e.g. health Watch)
+                    await result
 
             return grpc.unary_stream_rpc_method_handler(
                 stream, request_deserializer=parse, response_serializer=handler.response_serializer

@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth
+from server._errors import RejectMalformed
 from server._leases import ThreadLeases
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
@@ -32,11 +33,13 @@ log = logging.getLogger("graphwire.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GraphService"].full_name
 
 
-def open_checkpointer(spec: str, *, pg_schema: str | None = None) -> Any:
+def open_checkpointer(spec: str, *, pg_schema: str | None = None, max_state_bytes: int | None = None) -> Any:
     """A saver from a spec: a SQLite path (":memory:" for RAM) or a postgresql:// DSN.
 
     ``pg_schema``: the PostgreSQL schema holding the tables (created and
     migrated if missing); None uses the connection's current schema.
+    ``max_state_bytes``: refuse versions of a thread's state larger than this
+    (see :class:`~engine.serde.StateTooLargeError`); None: no limit.
 
     Raises:
         ValueError: a bad spec or schema name.
@@ -47,16 +50,16 @@ def open_checkpointer(spec: str, *, pg_schema: str | None = None) -> Any:
             from engine.checkpoint.postgres import PostgresSaver  # type: ignore[attr-defined]
         except ImportError as e:
             raise ValueError(f"the PostgreSQL checkpointer is not available in this build: {e}") from None
-        return PostgresSaver.from_dsn(spec, schema=pg_schema)
+        return PostgresSaver.from_dsn(spec, schema=pg_schema, max_state_bytes=max_state_bytes)
     if pg_schema is not None:
         raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
     if spec == ":memory:":
         from engine.checkpoint import InMemorySaver
 
-        return InMemorySaver()
+        return InMemorySaver(max_state_bytes=max_state_bytes)
     from engine.checkpoint import SqliteSaver
 
-    return SqliteSaver(spec)
+    return SqliteSaver(spec, max_state_bytes=max_state_bytes)
 
 
 @dataclass
@@ -105,7 +108,9 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Ser
 
 
 async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -> Server:
-    saver = checkpointer if checkpointer is not None else open_checkpointer(config.checkpointer, pg_schema=config.pg_schema)
+    saver = checkpointer if checkpointer is not None else open_checkpointer(
+        config.checkpointer, pg_schema=config.pg_schema, max_state_bytes=config.max_state_bytes
+    )
     graphs = load_graphs(config.graphs, saver)
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
     leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
@@ -117,7 +122,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         ("grpc.max_send_message_length", max(config.max_message_bytes, 16 * 1024 * 1024)),
         ("grpc.so_reuseport", 0),
     ]
-    interceptors = [TokenAuth(config.auth_token)] if config.auth_token else []
+    # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them.
+    interceptors: list[Any] = [RejectMalformed(), *([TokenAuth(config.auth_token)] if config.auth_token else [])]
     server = grpc.aio.server(options=options, interceptors=interceptors)
     pb_grpc.add_GraphServiceServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()

@@ -8,6 +8,7 @@
     tls_cert = "server.crt"              # both set: TLS
     tls_key = "server.key"
     max_message_bytes = 4194304
+    max_state_bytes = 16777216           # refuse a thread state larger than this (default: no limit)
     grace_seconds = 10.0
     recursion_limit = 10007
     inspector = "127.0.0.1:8080"         # serve the inspector page there (off when unset)
@@ -43,6 +44,7 @@ class ServerConfig:
     tls_cert: str | None = None
     tls_key: str | None = None
     max_message_bytes: int = 4 * 1024 * 1024
+    max_state_bytes: int | None = None
     grace_seconds: float = 10.0
     recursion_limit: int | None = None
     max_history: int = 1000

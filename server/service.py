@@ -22,6 +22,7 @@ import grpc
 from opentelemetry import context as otel_context
 
 from engine import Command
+from engine.checkpoint._helpers import MAX_METADATA_BYTES
 from engine import events as ev
 from engine.checkpoint.base import LEASE_KEY, Lease
 from engine.errors import CheckpointError
@@ -92,6 +93,11 @@ class GraphService(pb_grpc.GraphServiceServicer):
                     raise _bad("config.recursion_limit", "must be at least 1")
                 config["recursion_limit"] = rc.recursion_limit
             if rc.HasField("metadata"):
+                if len(rc.metadata.data) > MAX_METADATA_BYTES:
+                    raise RpcError(
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"config.metadata: {len(rc.metadata.data)} bytes; run metadata is at most {MAX_METADATA_BYTES}",
+                    )
                 meta = decode_payload(rc.metadata, "config.metadata")
                 if meta is not None and not isinstance(meta, dict):
                     raise _bad("config.metadata", "must be a JSON object")

@@ -439,6 +439,9 @@ class RunLoop:
                         t = futs[f]
                         self._finished(t, step)
                         if save_each and not t.error and not t.interrupts:
+                            if self._put_task is not None:  # writes attach to a version that has landed
+                                await self._put_task
+                                self._put_task = None
                             await self.saver.aput_writes(self._cfg(self.parent_id), t.writes, t.id)  # type: ignore[union-attr]
                             t.saved = True
                     for ev in self._drain():

@@ -1,9 +1,8 @@
 """Servers and storage access for the hardening suite.
 
 ``hardened`` (session-scoped, parametrised ``sqlite`` / ``postgres``) is a
-real server process started through :mod:`tests.hardening._serve` (the stock
-CLI plus the wiring the suite asks of the server: malformed requests answered
-INVALID_ARGUMENT, a per-thread state size limit), with a small message limit.
+real server process (the stock CLI) with a small message limit and, on
+SQLite, a per-thread state size limit (``--max-state-bytes``).
 Each comes with a :class:`Storage` that reads and crafts its rows directly,
 the way an attacker with write access to the database would. PostgreSQL
 servers use a schema of their own, dropped at the end; without a reachable
@@ -32,7 +31,6 @@ from tests.conftest import TEST_GRAPHS, ServerProcess, start_server_process
 MAX_MESSAGE_BYTES = 1024 * 1024
 #: The hardened SQLite server's per-thread state limit (max_state_bytes).
 MAX_STATE_BYTES = 256 * 1024
-LAUNCHER = "tests.hardening._serve"
 GRAPHS = {**TEST_GRAPHS}
 
 
@@ -155,9 +153,8 @@ def _start_sqlite(workdir: Path) -> Hardened:
     srv = start_server_process(
         workdir,
         graphs=GRAPHS,
-        module=LAUNCHER,
-        args=["--max-message-bytes", str(MAX_MESSAGE_BYTES)],
-        env={"GRAPHWIRE_TEST_MAX_STATE_BYTES": str(MAX_STATE_BYTES), "GRAPHWIRE_FORECAST_DELAY": "0"},
+        args=["--max-message-bytes", str(MAX_MESSAGE_BYTES), "--max-state-bytes", str(MAX_STATE_BYTES)],
+        env={"GRAPHWIRE_FORECAST_DELAY": "0"},
     )
     assert srv.db is not None
     return Hardened("sqlite", srv, Storage("sqlite", db=srv.db))
@@ -179,7 +176,6 @@ def pg_hardened(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hardened]:
         srv = start_server_process(
             tmp_path_factory.mktemp("hardened-pg"),
             graphs=GRAPHS,
-            module=LAUNCHER,
             pg_dsn=DSN,
             pg_schema=schema,
             args=["--max-message-bytes", str(MAX_MESSAGE_BYTES)],

@@ -147,22 +147,10 @@ def test_crafted_rows_run_nothing_and_fail_with_data_loss(
     messages = every_read_fails(hardened, tid, cid)
 
     assert not sentinel.exists()
-    if hardened.kind == "sqlite" or where == "meta":
-        for message in messages:
-            assert cid in message, message
+    for message in messages:
+        assert cid in message and f"reminders:{tid}" in message, message
     assert bystander(hardened, other) == before
     assert hardened.server.health() == SERVING
-
-
-@pytest.mark.parametrize("where", ["blob", "write"])
-def test_postgres_names_the_checkpoint_of_a_bad_blob_or_write(
-    pg_hardened: Hardened, tid: str, sentinel: Path, where: str
-) -> None:
-    asking_thread(pg_hardened, tid)
-    cid = corrupt(pg_hardened, tid, where, *PAYLOADS["pickle tag"](str(sentinel)))
-    with pg_hardened.client() as client, pytest.raises(DataLoss) as lost:
-        client.get_state("reminders", tid, timeout=10)
-    assert cid in lost.value.message
 
 
 def test_metadata_is_data_never_revived(hardened: Hardened, tid: str, sentinel: Path) -> None:
@@ -183,17 +171,10 @@ def test_metadata_is_data_never_revived(hardened: Hardened, tid: str, sentinel: 
     ['{"source": "loop", "step": ', '[1, 2]', '{"source": "loop", "step": "1; DROP TABLE checkpoints"}'],
     ids=["not JSON", "not an object", "step not an integer"],
 )
-def test_malformed_metadata_is_data_loss(sqlite_hardened: Hardened, tid: str, text: str) -> None:
-    # SQLite only: PostgreSQL's jsonb column refuses text that is not JSON.
-    cid = asking_thread(sqlite_hardened, tid)
-    sqlite_hardened.storage.set_metadata(f"reminders:{tid}", cid, text)
-    for message in every_read_fails(sqlite_hardened, tid, cid):
+def test_malformed_metadata_is_data_loss(hardened: Hardened, tid: str, text: str) -> None:
+    if hardened.kind == "postgres" and not text.endswith(("]", "}")):
+        pytest.skip("PostgreSQL's jsonb column refuses text that is not JSON")
+    cid = asking_thread(hardened, tid)
+    hardened.storage.set_metadata(f"reminders:{tid}", cid, text)
+    for message in every_read_fails(hardened, tid, cid):
         assert cid in message and "metadata" in message, message
-
-
-@pytest.mark.parametrize("text", ["[1, 2]", '{"source": "loop", "step": "1; DROP TABLE checkpoints"}'], ids=["not an object", "step not an integer"])
-def test_postgres_malformed_metadata_is_data_loss(pg_hardened: Hardened, tid: str, text: str) -> None:
-    cid = asking_thread(pg_hardened, tid)
-    pg_hardened.storage.set_metadata(f"reminders:{tid}", cid, text)
-    with pg_hardened.client() as client, pytest.raises(DataLoss):
-        client.get_state("reminders", tid, timeout=10)

@@ -135,6 +135,7 @@ class PostgresSaver(BaseCheckpointSaver):
         delta_fanout: int | None = DEFAULT_FANOUT,
         delta_cache_threads: int = DEFAULT_CACHE_THREADS,
         idle_in_transaction: float = 5.0,
+        max_state_bytes: int | None = None,
     ) -> None:
         super().__init__(serde=serde)
         if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
@@ -150,7 +151,7 @@ class PostgresSaver(BaseCheckpointSaver):
             idle_in_transaction=idle_in_transaction,
         )  # fmt: skip
         self._attempts = max_size + 1  # enough to skip every stale connection of a pool after a restart
-        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads)
+        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
         self._setup_lock = threading.Lock()
         self._ready = False
 
@@ -481,7 +482,9 @@ class PostgresSaver(BaseCheckpointSaver):
         thread_id, ns, parent_id = parse_config(config)
         _require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
         # Serialize everything first: an unstorable value fails before the transaction.
-        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions)
+        plan = self._deltas.plan(
+            self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
+        )
         meta_type, meta = dump_meta(self.serde, checkpoint, versions=False)  # they go to columns
         versions = checkpoint["channel_versions"]
         _require_storable(*versions)
@@ -528,7 +531,7 @@ class PostgresSaver(BaseCheckpointSaver):
         if checkpoint_id is None:
             raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
         rows: dict[int, tuple[int, str, str, bytes]] = {}
-        for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id):
+        for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
             if replaces or idx not in rows:  # one statement may not update a row twice: the last special wins
                 rows[idx] = (idx, channel, tag, data)
         if not rows:
