@@ -16,19 +16,16 @@ and takes no lock.
 from __future__ import annotations
 
 import functools
-import re
-from importlib import resources
 
 import psycopg
 from psycopg import sql
 
+from engine.checkpoint._migration_files import read_migrations, read_schema
 from engine.errors import CheckpointError
 
 __all__ = ["MIGRATIONS_TABLE", "fresh_schema", "latest_version", "migrate", "migrations"]
 
 MIGRATIONS_TABLE = "graphwire_checkpoint_migrations"
-
-_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 _CREATE_TABLE = f"""
 CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (
@@ -41,22 +38,13 @@ CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (
 @functools.cache
 def migrations() -> tuple[tuple[int, str], ...]:
     """``(number, sql)`` of every migration file, in order."""
-    found = []
-    for entry in resources.files("engine.checkpoint.postgres.migrations").iterdir():
-        match = _NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.read_text(encoding="utf-8")))
-    found.sort()
-    numbers = [n for n, _ in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"PostgreSQL migrations must be numbered 1..N without gaps, found {numbers}")
-    return tuple(found)
+    return read_migrations("engine.checkpoint.postgres.migrations", "PostgreSQL")
 
 
 @functools.cache
 def fresh_schema() -> str:
     """The SQL of the current schema, for a new database."""
-    return resources.files("engine.checkpoint.postgres").joinpath("schema.sql").read_text(encoding="utf-8")
+    return read_schema("engine.checkpoint.postgres")
 
 
 def latest_version() -> int:

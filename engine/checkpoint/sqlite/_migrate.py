@@ -16,36 +16,24 @@ and a failed migration leaves the file as it was (SQLite's DDL and
 from __future__ import annotations
 
 import functools
-import re
 import sqlite3
-from importlib import resources
 
+from engine.checkpoint._migration_files import read_migrations, read_schema
 from engine.errors import CheckpointError
 
 __all__ = ["fresh_schema", "latest_version", "migrate", "migrations", "run_script"]
-
-_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
 @functools.cache
 def migrations() -> tuple[tuple[int, str], ...]:
     """``(number, sql)`` of every migration file, in order."""
-    found = []
-    for entry in resources.files("engine.checkpoint.sqlite.migrations").iterdir():
-        match = _NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.read_text(encoding="utf-8")))
-    found.sort()
-    numbers = [n for n, _ in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"SQLite migrations must be numbered 1..N without gaps, found {numbers}")
-    return tuple(found)
+    return read_migrations("engine.checkpoint.sqlite.migrations", "SQLite")
 
 
 @functools.cache
 def fresh_schema() -> str:
     """The SQL of the current schema, for a new database."""
-    return resources.files("engine.checkpoint.sqlite").joinpath("schema.sql").read_text(encoding="utf-8")
+    return read_schema("engine.checkpoint.sqlite")
 
 
 def latest_version() -> int:
