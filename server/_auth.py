@@ -4,9 +4,11 @@ the check itself, which the inspector's HTTP API shares."""
 from __future__ import annotations
 
 import hmac
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import grpc
+
+from server._tenants import TENANT
 
 __all__ = ["TokenAuth", "bearer", "bearer_matches"]
 
@@ -37,10 +39,25 @@ def bearer_matches(got: str | bytes | None, expected: bytes) -> bool:
 
 
 class TokenAuth(grpc.aio.ServerInterceptor):
-    """Every call but health must carry ``authorization: Bearer <token>``."""
+    """Every call but health must carry ``authorization: Bearer <token>``.
 
-    def __init__(self, token: str) -> None:
-        self._expected = bearer(token)
+    ``tokens`` maps each accepted token to its tenant (None: no tenant, the
+    single shared ``auth_token``). A call made with a tenant's token runs with
+    :data:`server._tenants.TENANT` set to it.
+    """
+
+    def __init__(self, tokens: Mapping[str, str | None] | str) -> None:
+        if isinstance(tokens, str):
+            tokens = {tokens: None}
+        self._expected = [(bearer(t), tenant) for t, tenant in tokens.items()]
+
+    def _tenant_of(self, got: str | bytes) -> tuple[bool, str | None]:
+        # Compare with every token (constant time each) so timing does not tell which matched.
+        found, tenant = False, None
+        for expected, name in self._expected:
+            if bearer_matches(got, expected):
+                found, tenant = True, name
+        return found, tenant
 
     async def intercept_service(
         self,
@@ -50,11 +67,48 @@ class TokenAuth(grpc.aio.ServerInterceptor):
         if details.method.startswith(_OPEN):
             return await continuation(details)
         got = dict(details.invocation_metadata or ()).get("authorization", "")
-        if bearer_matches(got, self._expected):
-            return await continuation(details)
+        ok, tenant = self._tenant_of(got)
         handler = await continuation(details)
+        if ok:
+            return handler if tenant is None or handler is None else _as_tenant(handler, tenant)
         message = "missing bearer token" if not got else "wrong bearer token"
         unary, stream = _deny(message)
         if handler is not None and handler.response_streaming:
             return stream
         return unary
+
+
+def _as_tenant(handler: grpc.RpcMethodHandler, tenant: str) -> grpc.RpcMethodHandler:
+    """``handler`` running with TENANT set (inside the call's own task and context)."""
+    if handler.request_streaming:
+        raise TypeError("graphwire has no client-streaming RPCs")
+    if handler.response_streaming:
+        inner_stream = handler.unary_stream
+
+        async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            token = TENANT.set(tenant)
+            try:
+                result = inner_stream(request, context)
+                if hasattr(result, "__aiter__"):
+                    async for item in result:
+                        yield item
+                else:
+                    await result
+            finally:
+                TENANT.reset(token)
+
+        return grpc.unary_stream_rpc_method_handler(
+            stream, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer
+        )
+    inner_unary = handler.unary_unary
+
+    async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        token = TENANT.set(tenant)
+        try:
+            return await inner_unary(request, context)
+        finally:
+            TENANT.reset(token)
+
+    return grpc.unary_unary_rpc_method_handler(
+        unary, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer
+    )

@@ -20,6 +20,7 @@ from engine.graph._draw import DrawableGraph
 from engine.types import StateSnapshot
 from server._errors import RpcError
 from server._registry import GraphEntry
+from server._tenants import TENANT
 
 __all__ = ["MAX_ID", "Reads", "bad", "ident", "thread_key"]
 
@@ -27,8 +28,10 @@ MAX_ID = 512
 
 
 def thread_key(graph: str, thread_id: str) -> str:
-    """The checkpointer's thread id: threads are scoped to their graph."""
-    return f"{graph}:{thread_id}"
+    """The checkpointer's thread id: threads are scoped to their graph, and to
+    the calling tenant when tenants are configured (see :mod:`server._tenants`)."""
+    tenant = TENANT.get()
+    return f"{graph}:{thread_id}" if tenant is None else f"{tenant}/{graph}:{thread_id}"
 
 
 def bad(field: str, why: str) -> RpcError:

@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth
+from server._tenants import load_tokens
 from server._errors import RejectMalformed
 from server._leases import ThreadLeases
 from server._telemetry import setup_from_env as setup_telemetry
@@ -123,7 +124,12 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         ("grpc.so_reuseport", 0),
     ]
     # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them.
-    interceptors: list[Any] = [RejectMalformed(), *([TokenAuth(config.auth_token)] if config.auth_token else [])]
+    auth: list[Any] = []
+    if config.auth_tokens:
+        auth = [TokenAuth(load_tokens(config.auth_tokens))]
+    elif config.auth_token:
+        auth = [TokenAuth(config.auth_token)]
+    interceptors: list[Any] = [RejectMalformed(), *auth]
     server = grpc.aio.server(options=options, interceptors=interceptors)
     pb_grpc.add_GraphServiceServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()
@@ -195,7 +201,7 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
         srv.port,
         _redacted(config.checkpointer),
         f"; replica {leases.owner}, thread leases of {leases.ttl:g}s" if leases else "",
-        ", auth on" if config.auth_token else "",
+        ", auth on" if config.auth_token else (", tenants on" if config.auth_tokens else ""),
     )
     if srv.inspector is not None:
         log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if config.auth_token else "")

@@ -47,6 +47,7 @@ def _serve(args: argparse.Namespace) -> int:
                 "lease_seconds": args.lease_seconds,
                 "graphs": graphs,
                 "auth_token": args.auth_token,
+                "auth_tokens": args.auth_tokens,
                 "tls_cert": args.tls_cert,
                 "tls_key": args.tls_key,
                 "max_message_bytes": args.max_message_bytes,
@@ -259,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--graph", action="append", metavar="NAME=MODULE:ATTR", help="a graph to serve (repeatable)")
     s.add_argument("--auth-token", help="require 'authorization: Bearer TOKEN' (env GRAPHWIRE_AUTH_TOKEN)")
+    s.add_argument("--auth-tokens", metavar="FILE",
+                   help="tenants: a TOML file of tenant = \"token\"; each tenant sees only its own threads")
     s.add_argument("--tls-cert", help="PEM certificate file (with --tls-key: serve TLS)")
     s.add_argument("--tls-key", help="PEM private key file")
     s.add_argument("--max-message-bytes", type=int, help="largest request accepted (default 4 MiB)")

@@ -5,6 +5,7 @@
     pg_schema = "graphwire"              # PostgreSQL only: the schema of the tables (default: search_path's first)
     lease_seconds = 15.0                 # PostgreSQL only: a thread's lease lasts this long unless renewed
     auth_token = "..."                   # or env GRAPHWIRE_AUTH_TOKEN
+    auth_tokens = "tokens.toml"          # tenants: tenant = "token" (or a list); instead of auth_token
     tls_cert = "server.crt"              # both set: TLS
     tls_key = "server.key"
     max_message_bytes = 4194304
@@ -41,6 +42,7 @@ class ServerConfig:
     lease_seconds: float = 15.0  # PostgreSQL: a run's lease on its thread, renewed every third of it
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
     auth_token: str | None = None
+    auth_tokens: str | None = None
     tls_cert: str | None = None
     tls_key: str | None = None
     max_message_bytes: int = 4 * 1024 * 1024
@@ -84,6 +86,10 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
         raise ValueError(f"lease_seconds must be a number of seconds above 0 and below a day, got {cfg.lease_seconds!r}")
     if cfg.pg_schema is not None and not cfg.checkpointer.startswith(("postgresql://", "postgres://")):
         raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
+    if cfg.auth_token and cfg.auth_tokens:
+        raise ValueError("set auth_token (one shared token) or auth_tokens (a file of tenants' tokens), not both")
+    if cfg.auth_tokens and cfg.inspector:
+        raise ValueError("the inspector does not serve tenants yet: run it on a server with auth_token, not auth_tokens")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ValueError("TLS needs both tls_cert and tls_key")
     if cfg.inspector is not None:
