@@ -115,12 +115,18 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
     graphs = load_graphs(config.graphs, saver)
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
     leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
+    send_limit = max(config.max_message_bytes, 16 * 1024 * 1024)
     service = GraphService(
-        graphs, saver, default_recursion_limit=config.recursion_limit, max_history=config.max_history, leases=leases
+        graphs,
+        saver,
+        default_recursion_limit=config.recursion_limit,
+        max_history=config.max_history,
+        leases=leases,
+        max_response_bytes=send_limit - 1024,
     )
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
-        ("grpc.max_send_message_length", max(config.max_message_bytes, 16 * 1024 * 1024)),
+        ("grpc.max_send_message_length", send_limit),
         ("grpc.so_reuseport", 0),
     ]
     # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them.

@@ -66,8 +66,10 @@ class GraphService(pb_grpc.GraphServiceServicer):
         max_history: int = 1000,
         hub: RunHub | None = None,
         leases: ThreadLeases | None = None,
+        max_response_bytes: int = 16 * 1024 * 1024 - 1024,
     ) -> None:
         self.graphs = dict(graphs)
+        self.max_response_bytes = max_response_bytes  # under the server's send limit
         self.checkpointer = checkpointer
         self.runs = RunManager(leases)
         self.default_recursion_limit = default_recursion_limit
@@ -360,7 +362,19 @@ class GraphService(pb_grpc.GraphServiceServicer):
                 before=request.before if request.HasField("before") else None,
                 limit=request.limit if request.HasField("limit") else None,
             )
-            return pb.ListHistoryResponse(snapshots=[conv.snapshot(s) for s in history])
+            snapshots, size = [], 0
+            for s in history:
+                snap = conv.snapshot(s)
+                size += snap.ByteSize() + 8
+                if size > self.max_response_bytes:
+                    raise RpcError(
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"the {len(snapshots) + 1} newest matching versions of thread {request.thread_id!r} take more "
+                        f"than {self.max_response_bytes} bytes; ask for fewer with limit (the first {len(snapshots)} "
+                        "fit) and page with before",
+                    )
+                snapshots.append(snap)
+            return pb.ListHistoryResponse(snapshots=snapshots)
         except Exception as exc:
             await self._abort(context, exc)
             raise

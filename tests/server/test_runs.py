@@ -254,3 +254,19 @@ def test_event_kinds_filter(server: Any, thread_id: str) -> None:
         ("c", {"n": 3, "log": ["c"]}),
     ]
     assert result.checkpoint is not None and result.checkpoint.next == ()
+
+
+def test_a_history_too_large_for_one_message_says_how_to_page_it(server: Any, thread_id: str) -> None:
+    """A long thread's full history does not fit one message: RESOURCE_EXHAUSTED saying to page, and paging works."""
+    from graphwire import ResourceExhausted
+
+    with server.client() as client:
+        big = "x" * 100_000
+        for i in range(30):  # each version carries the growing log (up to 3 MB): far past 16 MiB in all
+            client.invoke("chain3", thread_id, {"log": [big]}, timeout=30)
+        with pytest.raises(ResourceExhausted, match="page with before"):
+            client.history("chain3", thread_id, timeout=60)
+        page = client.history("chain3", thread_id, limit=5, timeout=60)
+        older = client.history("chain3", thread_id, limit=5, before=page[-1].checkpoint.checkpoint_id, timeout=60)
+        assert len(page) == 5 and len(older) == 5
+        assert older[0].checkpoint.checkpoint_id == page[-1].checkpoint.parent_id
