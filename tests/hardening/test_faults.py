@@ -1,0 +1,200 @@
+"""Persistence faults: a saver failing 1% and 10% of its calls loses nothing.
+
+A real server runs in-process (in the test's event loop) on SQLite and on
+PostgreSQL, its saver wrapped in :class:`tests.hardening._faults.FaultySaver`
+(seeded: errors, timeouts, and writes committed but reported as timeouts).
+A bounded workload (20 chain3 and 6 fan-out threads × 5 turns, and 6 reminders
+conversations with interrupts and resumes) runs concurrently through the
+Python client. Then:
+
+* callers saw only UNAVAILABLE or ABORTED (never UNKNOWN or INTERNAL), or
+  successful results ending as expected;
+* with faults switched off, recovering each failed thread (re-send the turn
+  when nothing was stored, else ``invoke(None)`` / resume again) completes
+  every script;
+* each thread's history is one chain (every parent exists, one child per
+  parent), with as many versions, of the same sources and steps, as a
+  fault-free run: no duplicate and no orphaned versions;
+* the final state of every thread equals that of a fault-free run of the same
+  inputs (ids of messages aside, which the scripted model draws at random).
+
+No sleeps and no timing assertions: faults are decided per (seed, method,
+thread, call number), so the threads of sequential graphs meet the same faults
+on every run (the fan-out graph's parallel tasks can shift its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from graphwire import AsyncClient
+
+from engine.checkpoint import SqliteSaver
+from server.app import build_server
+from server.config import ServerConfig
+from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
+from tests.hardening._faults import (
+    FAULT_KINDS,
+    FaultySaver,
+    Script,
+    drive,
+    normalize,
+    scripts,
+)
+
+GRAPHS = {
+    "chain3": "tests.graphs:chain3",
+    "fanout": "tests.hardening._faults:fanout",
+    "reminders": "tests.hardening._faults:reminders",
+}
+SEED = 8
+ALLOWED = {"ok", "Unavailable", "Aborted"}
+
+
+async def _history_shape(client: AsyncClient, s: Script) -> list[tuple[str, int]]:
+    """Check ``s``'s history is one chain; return its (source, step) per version, oldest first."""
+    hist = await client.history(s.graph, s.thread)
+    ids = {h.checkpoint.checkpoint_id for h in hist}
+    assert len(ids) == len(hist), f"{s.thread}: duplicate checkpoint ids"
+    children: dict[str | None, list[str]] = {}
+    for h in hist:
+        parent = h.checkpoint.parent_id
+        assert parent is None or parent in ids, f"{s.thread}: version {h.checkpoint.checkpoint_id} has no parent {parent}"
+        children.setdefault(parent, []).append(h.checkpoint.checkpoint_id)
+    forks = {p: c for p, c in children.items() if len(c) > 1}
+    assert not forks, f"{s.thread}: versions with several children: {forks}"
+    assert len(children.get(None, [])) == 1, f"{s.thread}: {len(children.get(None, []))} root versions"
+    # Walk the chain from the root: it must reach every version.
+    order, cur = [], children[None][0]
+    while True:
+        order.append(cur)
+        nxt = children.get(cur)
+        if not nxt:
+            break
+        cur = nxt[0]
+    assert len(order) == len(hist), f"{s.thread}: the chain from the root misses versions"
+    by_id = {h.checkpoint.checkpoint_id: h for h in hist}
+    return [(by_id[c].checkpoint.source, by_id[c].checkpoint.step) for c in order]
+
+
+async def _workload(saver: Any, work: list[Script]) -> dict[str, Any]:
+    """Run ``work`` on a server over ``saver``; recover after faults stop. Returns per-thread results."""
+    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS)), checkpointer=saver)
+    try:
+        async with AsyncClient(f"127.0.0.1:{srv.port}") as client:
+            left = await asyncio.gather(*(drive(client, s) for s in work))
+            during = {s.thread: list(s.outcomes) for s in work}
+            if isinstance(saver, FaultySaver):
+                saver.enabled = False
+            # Faults off: every unfinished script completes, without a single failure.
+            for s, i in zip(work, left):
+                if i is not None:
+                    s.outcomes.clear()
+                    assert await drive(client, s, start=i, recovering=True, retries=0) is None, (
+                        f"{s.thread}: recovery failed: {s.outcomes}"
+                    )
+            out = {}
+            for s in work:
+                state = await client.get_state(s.graph, s.thread)
+                assert not state.next and not state.interrupts, f"{s.thread}: unfinished: {state.next}"
+                out[s.thread] = {
+                    "values": normalize(state.values),
+                    "shape": await _history_shape(client, s),
+                    "during": during[s.thread],
+                    "recovered": left[work.index(s)] is not None,
+                }
+            return out
+    finally:
+        await srv.stop(grace=5)
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The fault-free run of the workload (SQLite, no wrapper)."""
+    db = tmp_path_factory.mktemp("faults-baseline") / "baseline.db"
+    result = asyncio.run(_workload(SqliteSaver(str(db)), scripts()))
+    assert all(o[0] == "ok" for r in result.values() for o in r["during"])
+    return result
+
+
+def _check(result: dict[str, Any], baseline: dict[str, Any], saver: FaultySaver, rate: float) -> None:
+    codes = [(t, o) for t, r in result.items() for o in r["during"]]
+    bad = [(t, o) for t, o in codes if o[0] not in ALLOWED]
+    assert not bad, f"callers saw codes other than UNAVAILABLE/ABORTED: {bad[:5]}"
+    unavailable = [(t, o) for t, o in codes if o[0] == "Unavailable"]
+    foreign = [(t, o) for t, o in unavailable if "injected fault" not in o[2]]
+    assert not foreign, f"UNAVAILABLE not caused by an injected fault: {foreign[:5]}"
+    # The faults did happen, and callers saw some of them.
+    assert saver.injected, "no fault was injected"
+    assert unavailable, f"no caller saw a fault ({len(saver.injected)} injected)"
+    if rate >= 0.1:
+        assert {k for *_, k in saver.injected} == set(FAULT_KINDS)
+        assert {m for m, *_ in saver.injected} == {"aput", "aput_writes", "aget_tuple", "alist"}
+    assert set(result) == set(baseline)
+    for thread, r in result.items():
+        want = baseline[thread]
+        assert r["shape"] == want["shape"], f"{thread}: history {r['shape']} != fault-free {want['shape']}"
+        assert r["values"] == want["values"], f"{thread}: final state differs from the fault-free run"
+
+
+RATES = [pytest.param(0.01, id="1pct"), pytest.param(0.10, id="10pct")]
+
+
+@pytest.mark.parametrize("rate", RATES)
+def test_sqlite_faults(rate: float, baseline: dict[str, Any], tmp_path: Path) -> None:
+    saver = FaultySaver(SqliteSaver(str(tmp_path / "faults.db")), rate=rate, seed=SEED)
+    result = asyncio.run(_workload(saver, scripts()))
+    _check(result, baseline, saver, rate)
+
+
+@pytest.mark.parametrize("rate", RATES)
+def test_postgres_faults(rate: float, baseline: dict[str, Any]) -> None:
+    require_pg()
+    from engine.checkpoint.postgres import PostgresSaver
+
+    schema = new_schema_name()
+    try:
+        saver = FaultySaver(PostgresSaver.from_dsn(DSN, schema=schema), rate=rate, seed=SEED)
+        result = asyncio.run(_workload(saver, scripts()))
+        _check(result, baseline, saver, rate)
+    finally:
+        drop_schema(schema)
+
+
+def test_same_seed_same_faults(tmp_path: Path) -> None:
+    """The faults a workload meets depend on the seed, not on how its threads interleave.
+
+    (Sequential graphs only: with parallel tasks, which task's writes land
+    first is up to the scheduler, and so are the calls that follow a fault.)
+    """
+    runs = []
+    for n in range(2):
+        saver = FaultySaver(SqliteSaver(str(tmp_path / f"det{n}.db")), rate=0.10, seed=SEED)
+        asyncio.run(_workload(saver, scripts(chain_threads=10, chat_threads=4, fanout_threads=0)))
+        runs.append(sorted(saver.injected))
+    assert runs[0] == runs[1]
+
+
+def test_faults_switch_off(tmp_path: Path) -> None:
+    """A disabled wrapper is the inner saver: rate 1.0, switched off, injects nothing."""
+    saver = FaultySaver(SqliteSaver(str(tmp_path / "off.db")), rate=1.0, seed=SEED)
+    saver.enabled = False
+    result = asyncio.run(_workload(saver, scripts(chain_threads=2, chat_threads=1, fanout_threads=1)))
+    assert not saver.injected
+    assert all(o[0] == "ok" for r in result.values() for o in r["during"])
+
+
+def test_every_call_failing_is_unavailable(tmp_path: Path) -> None:
+    """At rate 1.0, each kind of fault alone reaches every caller as UNAVAILABLE, and recovery completes."""
+    for kind in FAULT_KINDS:
+        saver = FaultySaver(SqliteSaver(str(tmp_path / f"all-{kind}.db")), rate=1.0, seed=SEED, kinds=[kind])
+        work = scripts(chain_threads=1, chain_turns=2, chat_threads=1, fanout_threads=1, prefix=kind)
+        result = asyncio.run(_workload(saver, work))
+        assert {k for *_, k in saver.injected} == {kind}
+        for thread, r in result.items():
+            codes = {o[0] for o in r["during"]}
+            assert codes == {"Unavailable"}, f"{kind}: {thread} saw {r['during']}"
+            assert r["recovered"]
