@@ -47,14 +47,25 @@ def cfg(thread: str, parent: str | None = None) -> dict[str, Any]:
     return {"configurable": conf}
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def limited(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., BaseCheckpointSaver]]:
-    """Savers with a state size limit (the same SQLite file for every one a test opens)."""
+    """Savers with a state size limit (the same SQLite file / PostgreSQL schema for every one a test opens)."""
     made: list[BaseCheckpointSaver] = []
+    schema = None
+    if request.param == "postgres":
+        schema = request.getfixturevalue("pg_schema")
+        clean_schema(request.getfixturevalue("pg_admin"), schema)
 
     def build(**options: Any) -> BaseCheckpointSaver:
         options.setdefault("max_state_bytes", LIMIT)
-        saver = InMemorySaver(**options) if request.param == "memory" else SqliteSaver(tmp_path / "limited.db", **options)
+        if request.param == "memory":
+            saver: BaseCheckpointSaver = InMemorySaver(**options)
+        elif request.param == "sqlite":
+            saver = SqliteSaver(tmp_path / "limited.db", **options)
+        else:
+            from engine.checkpoint.postgres import PostgresSaver
+
+            saver = PostgresSaver(request.getfixturevalue("pg_dsn"), schema=schema, max_size=2, **options)
         made.append(saver)
         return saver
 
