@@ -28,6 +28,7 @@ from engine.checkpoint.base import (
     WRITES_IDX_MAP,
     Checkpoint,
     CheckpointMetadata,
+    get_checkpoint_id,
 )
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import Serializer, StateTooLargeError
@@ -41,12 +42,14 @@ __all__ = [
     "dump_meta",
     "dump_metadata",
     "dump_writes",
+    "list_keys",
     "load_checkpoint",
     "load_meta",
     "load_metadata",
     "make_config",
     "metadata_matches",
     "parse_config",
+    "parse_write_config",
     "reading",
     "storable_text",
 ]
@@ -70,6 +73,31 @@ def parse_config(config: Mapping[str, Any]) -> tuple[str, str, str | None]:
     if thread_id is None:
         raise ValueError('config["configurable"]["thread_id"] is required')
     return str(thread_id), conf.get("checkpoint_ns") or "", conf.get("checkpoint_id")
+
+
+def parse_write_config(config: Mapping[str, Any]) -> tuple[str, str, str]:
+    """``(thread_id, checkpoint_ns, checkpoint_id)`` of a put_writes call, which must name a checkpoint."""
+    thread_id, ns, checkpoint_id = parse_config(config)
+    if checkpoint_id is None:
+        raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
+    return thread_id, ns, checkpoint_id
+
+
+def list_keys(config: Mapping[str, Any] | None, before: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """The exact-match keys of a ``list`` call, as ``(kind, value)``.
+
+    ``kind`` is "thread", "ns", "id" or "before" (checkpoint ids older than
+    the value); only keys the call gives appear (no namespace: every one).
+    SQL savers map each kind to their own parameterised clause.
+    """
+    conf = (config or {}).get("configurable") or {}
+    pairs = (
+        ("thread", conf.get("thread_id")),
+        ("ns", conf.get("checkpoint_ns")),
+        ("id", conf.get("checkpoint_id")),
+        ("before", get_checkpoint_id(before) if before else None),
+    )
+    return [(kind, str(value)) for kind, value in pairs if value is not None]
 
 
 def make_config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from engine.checkpoint._helpers import (
     make_config,
     metadata_matches,
     parse_config,
+    parse_write_config,
     reading,
 )
 from engine.checkpoint.base import (
@@ -250,9 +251,7 @@ class InMemorySaver(BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        thread_id, ns, checkpoint_id = parse_config(config)
-        if checkpoint_id is None:
-            raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
+        thread_id, ns, checkpoint_id = parse_write_config(config)
         rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes)
         with self._lock:
             thread = self._threads.setdefault(thread_id, _Thread())

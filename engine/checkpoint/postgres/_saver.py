@@ -56,10 +56,12 @@ from engine.checkpoint._helpers import (
     dump_meta,
     dump_metadata,
     dump_writes,
+    list_keys,
     load_checkpoint,
     load_meta,
     make_config,
     parse_config,
+    parse_write_config,
     reading,
     storable_text,
 )
@@ -73,7 +75,6 @@ from engine.checkpoint.base import (
     Lease,
     PendingWrite,
     ThreadInfo,
-    get_checkpoint_id,
 )
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._migrate import migrate
@@ -389,20 +390,12 @@ class PostgresSaver(BaseCheckpointSaver):
         wanted = check_list_args(filter, limit)
         if wanted is None or limit == 0:
             return
-        conf = (config or {}).get("configurable") or {}
-        clauses: list[str] = []
-        params: list[Any] = []
-        for clause, value in (
-            (q.WHERE_THREAD, conf.get("thread_id")),
-            (q.WHERE_NS, conf.get("checkpoint_ns")),  # absent: every namespace
-            (q.WHERE_ID, conf.get("checkpoint_id")),
-            (q.WHERE_BEFORE, get_checkpoint_id(before) if before else None),
-        ):
-            if value is not None:
-                if not _storable(str(value)):
-                    return
-                clauses.append(clause)
-                params.append(str(value))
+        where = {"thread": q.WHERE_THREAD, "ns": q.WHERE_NS, "id": q.WHERE_ID, "before": q.WHERE_BEFORE}
+        keys = list_keys(config, before)
+        if not all(_storable(value) for _, value in keys):
+            return  # no such key can have been stored
+        clauses = [where[kind] for kind, _ in keys]
+        params: list[Any] = [value for _, value in keys]
         for key, value in wanted.items():
             clauses.append(q.META_EQUALS)
             params.extend((key, json.dumps(value, ensure_ascii=False, allow_nan=False)))
@@ -527,9 +520,7 @@ class PostgresSaver(BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        thread_id, ns, checkpoint_id = parse_config(config)
-        if checkpoint_id is None:
-            raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
+        thread_id, ns, checkpoint_id = parse_write_config(config)
         rows: dict[int, tuple[int, str, str, bytes]] = {}
         for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
             if replaces or idx not in rows:  # one statement may not update a row twice: the last special wins

@@ -49,12 +49,14 @@ from engine.checkpoint._helpers import (
     dump_meta,
     dump_metadata,
     dump_writes,
+    list_keys,
     load_checkpoint,
     load_meta,
     load_metadata,
     make_config,
     metadata_matches,
     parse_config,
+    parse_write_config,
     reading,
 )
 from engine.checkpoint.base import (
@@ -65,7 +67,6 @@ from engine.checkpoint.base import (
     CheckpointTuple,
     PendingWrite,
     ThreadInfo,
-    get_checkpoint_id,
 )
 from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._migrate import migrate
@@ -206,18 +207,10 @@ class SqliteSaver(BaseCheckpointSaver):
         wanted = check_list_args(filter, limit)
         if wanted is None:
             return
-        conf = (config or {}).get("configurable") or {}
-        clauses: list[str] = []
-        params: list[Any] = []
-        for clause, value in (
-            (q.WHERE_THREAD, conf.get("thread_id")),
-            (q.WHERE_NS, conf.get("checkpoint_ns")),  # absent: every namespace
-            (q.WHERE_ID, conf.get("checkpoint_id")),
-            (q.WHERE_BEFORE, get_checkpoint_id(before) if before else None),
-        ):
-            if value is not None:
-                clauses.append(clause)
-                params.append(str(value))
+        where = {"thread": q.WHERE_THREAD, "ns": q.WHERE_NS, "id": q.WHERE_ID, "before": q.WHERE_BEFORE}
+        keys = list_keys(config, before)
+        clauses = [where[kind] for kind, _ in keys]
+        params: list[Any] = [value for _, value in keys]
         exact_in_sql = True
         for key, value in wanted.items():
             found = _metadata_clause(key, value)
@@ -332,9 +325,7 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        thread_id, ns, checkpoint_id = parse_config(config)
-        if checkpoint_id is None:
-            raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
+        thread_id, ns, checkpoint_id = parse_write_config(config)
         regular: list[tuple[Any, ...]] = []
         special: list[tuple[Any, ...]] = []
         for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
