@@ -102,32 +102,43 @@ def _python_rewrite(text: str, roots: set[str]) -> str:
     return text
 
 
-def generate_python(protos: list[Path]) -> Files:
+def _run_protoc(protos: list[Path], out_args: list[str], what: str, transform: Callable[[str], str]) -> Files:
+    """Run protoc on ``protos`` into a temporary directory and return its files, each text ``transform``ed.
+
+    ``out_args`` are the plugin/output flags; ``{out}`` in them is the directory.
+    """
     import grpc_tools
     from grpc_tools import protoc
 
     well_known = Path(grpc_tools.__file__).parent / "_proto"
-    roots = {p.parts[0] for p in protos}
     files: Files = {}
     with tempfile.TemporaryDirectory(prefix="gen_protos_") as tmp:
         args = [
             "grpc_tools.protoc",
             f"-I{PROTO_ROOT}",
             f"-I{well_known}",
-            f"--python_out={tmp}",
-            f"--pyi_out={tmp}",
-            f"--grpc_python_out={tmp}",
+            *(a.replace("{out}", tmp) for a in out_args),
             # Absolute paths; protoc names each file by its path under -I, so
             # nothing of this machine's layout reaches the output.
             *(str(PROTO_ROOT / p) for p in protos),
         ]
         status = protoc.main(args)
         if status != 0:
-            raise RuntimeError(f"gen_protos: protoc failed with status {status}")
+            raise RuntimeError(f"gen_protos: {what} failed with status {status}")
         for path in sorted(Path(tmp).rglob("*")):
             if path.is_file():
-                rel = path.relative_to(tmp).as_posix()
-                files[rel] = _python_rewrite(path.read_text("utf-8"), roots).encode("utf-8")
+                files[path.relative_to(tmp).as_posix()] = transform(path.read_text("utf-8")).encode("utf-8")
+    return files
+
+
+def generate_python(protos: list[Path]) -> Files:
+    roots = {p.parts[0] for p in protos}
+    files = _run_protoc(
+        protos,
+        ["--python_out={out}", "--pyi_out={out}", "--grpc_python_out={out}"],
+        "protoc",
+        lambda text: _python_rewrite(text, roots),
+    )
 
     # Every directory on the way down is a package.
     packages = {""}
@@ -195,30 +206,13 @@ def _protoc_gen_es_version() -> str:
 
 
 def generate_typescript(protos: list[Path]) -> Files:
-    import grpc_tools
-    from grpc_tools import protoc
-
     plugin = _protoc_gen_es()
-    well_known = Path(grpc_tools.__file__).parent / "_proto"
-    files: Files = {}
-    with tempfile.TemporaryDirectory(prefix="gen_protos_") as tmp:
-        args = [
-            "grpc_tools.protoc",
-            f"-I{PROTO_ROOT}",
-            f"-I{well_known}",
-            f"--plugin=protoc-gen-es={plugin}",
-            f"--es_out={tmp}",
-            f"--es_opt={TYPESCRIPT_OPTIONS}",
-            *(str(PROTO_ROOT / p) for p in protos),
-        ]
-        status = protoc.main(args)
-        if status != 0:
-            raise RuntimeError(f"gen_protos: protoc (protoc-gen-es) failed with status {status}")
-        for path in sorted(Path(tmp).rglob("*")):
-            if path.is_file():
-                rel = path.relative_to(tmp).as_posix()
-                files[rel] = (TYPESCRIPT_HEADER + path.read_text("utf-8")).encode("utf-8")
-    return files
+    return _run_protoc(
+        protos,
+        [f"--plugin=protoc-gen-es={plugin}", "--es_out={out}", f"--es_opt={TYPESCRIPT_OPTIONS}"],
+        "protoc (protoc-gen-es)",
+        lambda text: TYPESCRIPT_HEADER + text,
+    )
 
 
 TARGETS: Mapping[str, Target] = {
