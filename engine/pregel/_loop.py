@@ -142,6 +142,7 @@ class RunLoop:
         self._span: Any = None  # the run's span
         self._step_span: Any = None
         self._metric_attrs = {"graphwire.graph": graph.name}
+        self._planned: tuple[str, list[Task]] | None = None  # (checkpoint id, its next tasks)
 
     # -- events ----------------------------------------------------------
     def _want(self, kind: type[Event]) -> bool:
@@ -219,9 +220,7 @@ class RunLoop:
                         f"Recursion limit of {self.recursion_limit} reached without hitting a stop condition. "
                         f"Raise it with the config key 'recursion_limit' if the graph loops on purpose."
                     )
-                tasks = prepare_next_tasks(
-                    self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
-                )
+                tasks = self._plan()
                 if not tasks:
                     break
                 if self.interrupt_before and should_interrupt(self.checkpoint, self.interrupt_before, tasks):
@@ -453,6 +452,15 @@ class RunLoop:
         for ev in self._drain():
             yield ev
 
+    def _plan(self) -> list[Task]:
+        """The next step's tasks; reuses the plan made for the last CheckpointSaved event."""
+        planned, self._planned = self._planned, None
+        if planned is not None and planned[0] == self.checkpoint["id"]:
+            return planned[1]
+        return prepare_next_tasks(
+            self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
+        )
+
     def _end_step(self, error: BaseException | None) -> None:
         span, self._step_span = self._step_span, None
         if span is not None:
@@ -598,7 +606,12 @@ class RunLoop:
         parent = self.parent_id
         self.parent_id = snapshot["id"]
         if self._want(CheckpointSaved):
-            nxt = self.graph.next_names(snapshot, self.channels, self.step + 1)
+            # Planned once: the event reports the names, the next step runs the tasks.
+            planned = prepare_next_tasks(
+                snapshot, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
+            )
+            self._planned = (snapshot["id"], planned)
+            nxt = tuple(t.name for t in planned)
             self._emit(
                 CheckpointSaved(snapshot["id"], parent, self.step, source, nxt, self.values(), metadata, snapshot["ts"])
             )

@@ -86,9 +86,6 @@ class Pregel:
         upd = {k: v for k, v in t.writes if k in self.state_keys}
         return upd or None
 
-    def next_names(self, checkpoint: Checkpoint, channels: Mapping[str, BaseChannel], step: int) -> tuple[str, ...]:
-        return tuple(t.name for t in prepare_next_tasks(checkpoint, channels, self.nodes, step, self.triggers_to_nodes))
-
     def with_config(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> "Pregel":
         return self
 
