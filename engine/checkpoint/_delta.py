@@ -99,6 +99,7 @@ __all__ = [
     "blobs_to_keep",
     "check_prune_args",
     "checkpoints_to_prune",
+    "record_size",
 ]
 
 # Type tag of a blob recording that a channel has no value at that version
@@ -387,7 +388,7 @@ class DeltaCache:
                 A row that already existed holds whatever was stored first, so
                 the cache learns nothing from it (and keeps what it knew).
         """
-        _record_size(plan, inserted)
+        record_size(plan, inserted)
         if inserted is None:
             self._set_many(thread_id, ns, plan.learned, plan.sizes)
             return
@@ -395,6 +396,16 @@ class DeltaCache:
         self._set_many(
             thread_id, ns, {ch: known for ch, known in plan.learned.items() if ch in done or known is None}, plan.sizes
         )
+
+    def assume(self, thread_id: str, ns: str, plan: BlobPlan) -> None:
+        """Learn a put that is planned but not committed yet.
+
+        For a batch of puts stored in one transaction (``aput_many``): the
+        next version's deltas build on this one's rows, written earlier in the
+        same transaction. The caller must :meth:`forget_thread` when the batch
+        does not commit exactly as planned; nothing else undoes this.
+        """
+        self._set_many(thread_id, ns, plan.learned, plan.sizes)
 
     def learn(self, thread_id: str, ns: str, reader: ChainReader, versions: Mapping[str, int]) -> None:
         """Remember list values (and, with a size limit, every channel's size) just read.
@@ -653,7 +664,7 @@ _WRITE_SIZE = metrics.get_meter("graphwire.checkpoint").create_histogram(
 )
 
 
-def _record_size(plan: BlobPlan, inserted: Iterable[str] | None) -> None:
+def record_size(plan: BlobPlan, inserted: Iterable[str] | None) -> None:
     """Report the bytes a committed put stored (a no-op without an OpenTelemetry SDK)."""
     done = None if inserted is None else set(inserted)
     size = sum(len(r.data) for r in plan.rows if done is None or r.channel in done)

@@ -195,12 +195,27 @@ def get_checkpoint_ns(config: Mapping[str, Any]) -> str:
     return config.get("configurable", {}).get("checkpoint_ns", "")
 
 
+def check_chain(puts: Sequence[tuple[Mapping[str, Any], Checkpoint, Any, Any]]) -> None:
+    """Raise ValueError unless ``puts`` (``aput_many``'s) are one chain: one thread and
+    namespace, each put's parent (its config's checkpoint id) the checkpoint before it."""
+    for (prev_cfg, prev_cp, _, _), (cfg, _, _, _) in zip(puts, puts[1:]):
+        prev, this = prev_cfg.get("configurable") or {}, cfg.get("configurable") or {}
+        same_place = (this.get("thread_id"), this.get("checkpoint_ns", "")) == (
+            prev.get("thread_id"),
+            prev.get("checkpoint_ns", ""),
+        )
+        if not same_place or this.get("checkpoint_id") != prev_cp["id"]:
+            raise ValueError("aput_many takes one chain: one thread, each put's parent the checkpoint put before it")
+
+
 class BaseCheckpointSaver(abc.ABC):
     """The async contract; the sync methods are derived, never overridden.
 
     Implementations must:
 
     * make ``aput`` atomic: a version is stored whole or not at all;
+    * make ``aput_many`` store the same rows as ``aput`` of each put in turn
+      (an override that stores them in one transaction stores all or none);
     * make ``aput_writes`` idempotent per ``(task_id, index)``: writing the same
       task's writes twice keeps one copy (special channels in
       :data:`WRITES_IDX_MAP` are replaced); return pending writes ordered by
@@ -262,6 +277,26 @@ class BaseCheckpointSaver(abc.ABC):
 
         Returns the config naming the stored checkpoint.
         """
+
+    async def aput_many(
+        self, puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]]
+    ) -> list[dict[str, Any]]:
+        """Store several checkpoints of one thread, in order, each the parent of the next.
+
+        ``puts`` holds ``aput``'s arguments: a run's versions that queued up
+        while its previous write was in flight (``durability="async"``).
+        Returns ``aput``'s return values, in order. This default calls
+        ``aput`` for each, so a failure can leave the first few stored (each
+        whole: a prefix of the chain, never a gap). A saver whose commit waits
+        for a disk flush overrides it to store the lot in one transaction,
+        all or none: one flush instead of one per version.
+
+        Raises:
+            ValueError: the puts are not one chain of one thread and namespace
+                (nothing is stored).
+        """
+        check_chain(puts)
+        return [await self.aput(*put) for put in puts]
 
     @abc.abstractmethod
     async def aput_writes(
@@ -365,6 +400,11 @@ class BaseCheckpointSaver(abc.ABC):
         new_versions: ChannelVersions,
     ) -> dict[str, Any]:
         return run_sync(self.aput(config, checkpoint, metadata, new_versions))
+
+    def put_many(
+        self, puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]]
+    ) -> list[dict[str, Any]]:
+        return run_sync(self.aput_many(puts))
 
     def put_writes(
         self,

@@ -360,6 +360,56 @@ async def test_branches_from_one_parent_keep_their_own_values(saver: BaseCheckpo
         assert got.parent_config == parent
 
 
+# -- a chain in one call (aput_many) -------------------------------------------------------
+def chain_of_puts(
+    thread: str, parent: dict[str, Any], steps: int, *, start: int = 0
+) -> list[tuple[dict[str, Any], Checkpoint, dict[str, Any], dict[str, int]]]:
+    """``steps`` versions of a chat, each the child of the one before: ``messages``
+    grows by one item a step, ``counter`` changes, ``system`` never does."""
+    puts, config = [], parent
+    for step in range(start, start + steps):
+        messages = [f"message {i}" for i in range(step + 1)]
+        versions = {"system": 1, "messages": step + 1, "counter": step + 1}
+        cp = make_cp({"system": "be brief", "messages": messages, "counter": step}, versions)
+        new = versions if step == 0 else {"messages": step + 1, "counter": step + 1}
+        puts.append((config, cp, {"source": "loop", "step": step}, new))
+        config = {"configurable": {"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": cp["id"]}}
+    return puts
+
+
+@async_test
+async def test_put_many_stores_what_puts_one_by_one_store(saver: BaseCheckpointSaver, blob_count: Any, blob_bytes: Any) -> None:
+    one_by_one = chain_of_puts("single", cfg("single"), 12)
+    for put_args in one_by_one:
+        await saver.aput(*put_args)
+    batched = chain_of_puts("batched", cfg("batched"), 12)
+    configs = await saver.aput_many(batched[:1])
+    configs += await saver.aput_many(batched[1:7])
+    configs += await saver.aput_many(batched[7:])
+    assert [c["configurable"]["checkpoint_id"] for c in configs] == [cp["id"] for _, cp, _, _ in batched]
+    for (_, want, _, _), (_, got_cp, _, _) in zip(one_by_one, batched):
+        got = await saver.aget_tuple(cfg("batched", cid=got_cp["id"]))
+        assert got is not None and got.checkpoint["channel_values"] == want["channel_values"]
+    listed = await collect(saver, cfg("batched"))
+    assert ids(listed) == [cp["id"] for _, cp, _, _ in reversed(batched)]
+    assert [t.parent_config["configurable"]["checkpoint_id"] if t.parent_config else None for t in listed] == [
+        cp["id"] for _, cp, _, _ in reversed(batched[:-1])
+    ] + [None]
+    assert blob_count(saver, "batched") == blob_count(saver, "single")  # "system" once; deltas alike
+    assert blob_bytes(saver, "batched") == blob_bytes(saver, "single")
+
+
+@async_test
+async def test_put_many_refuses_what_is_not_one_chain_and_stores_nothing(saver: BaseCheckpointSaver) -> None:
+    good = chain_of_puts("t1", cfg(), 3)
+    broken = [good[0], good[2]]  # the second's parent is not the first
+    other_thread = [good[0], ({"configurable": {**good[1][0]["configurable"], "thread_id": "t2"}}, *good[1][1:])]
+    for puts in (broken, other_thread):
+        with pytest.raises(ValueError, match="one chain"):
+            await saver.aput_many(puts)
+        assert await collect(saver, None) == []
+
+
 # -- delete ---------------------------------------------------------------------------------
 @async_test
 async def test_delete_thread_removes_only_that_thread(saver: BaseCheckpointSaver, blob_count: Any) -> None:

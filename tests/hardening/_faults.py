@@ -18,7 +18,10 @@ written). So a workload whose threads each make their calls in one order
 (``chain3``, the reminders agent) gets the same faults on every run. One
 with parallel tasks (``fanout``) may not: which task's writes are saved
 first, and so what a failed run had stored, depends on which finished first.
-``enabled = False`` switches faults off.
+``aput_many`` (versions a run queued while a write was in flight, written
+in one call) draws one decision with ``aput``'s count; how many versions
+queue depends on timing, so where the faults fall within a run can differ
+between runs. ``enabled = False`` switches faults off.
 
 The workload: :func:`scripts` gives each thread a list of :class:`Op`\\ s
 (chain3 turns; reminders conversations with interrupt and resume);
@@ -65,7 +68,7 @@ __all__ = [
 ]
 
 FAULT_KINDS = ("error", "timeout", "committed")
-FAULTY_METHODS = ("aget_tuple", "alist", "aput", "aput_writes")
+FAULTY_METHODS = ("aget_tuple", "alist", "aput", "aput_writes")  # aput_many counts as aput
 #: The reminders agent without the forecast tool's deliberate delay.
 reminders = build_graph(forecast_delay=0)
 
@@ -190,6 +193,11 @@ class FaultySaver(BaseCheckpointSaver):
         return await self._call(
             "aput", _thread_of(config), lambda: self.inner.aput(config, checkpoint, metadata, new_versions)
         )
+
+    async def aput_many(self, puts: Sequence[Any]) -> list[dict[str, Any]]:
+        # One fault decision for the batch, counted with aput: the batch is
+        # stored whole or not at all, or (committed) whole and reported lost.
+        return await self._call("aput", _thread_of(puts[0][0]), lambda: self.inner.aput_many(puts))
 
     async def aput_writes(
         self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""

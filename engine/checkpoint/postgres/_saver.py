@@ -5,7 +5,9 @@ Async at heart: every method is a coroutine on a pooled ``AsyncConnection``
 derived mechanically; because it runs coroutines on the calling thread's own
 event loop, connections are pooled per loop (:mod:`._pools`).
 
-A put is one statement (blobs and checkpoint row, atomic on its own); a get
+A put is one statement (blobs and checkpoint row, atomic on its own);
+``aput_many`` sends a chain of puts in one transaction, pipelined (one round
+trip and one commit flush for versions that queued up behind a write); a get
 is two sent together, one round trip on one snapshot (the checkpoint row
 with its pending writes; every channel's delta chain through a recursive
 query); an ``alist`` is one for the rows and then two per page of
@@ -44,11 +46,14 @@ from psycopg_pool import PoolTimeout
 from engine.checkpoint._delta import (
     DEFAULT_CACHE_THREADS,
     DEFAULT_FANOUT,
+    BlobPlan,
+    BlobRow,
     ChainReader,
     DeltaCache,
     blobs_to_keep,
     check_prune_args,
     checkpoints_to_prune,
+    record_size,
 )
 from engine.checkpoint._helpers import (
     check_list_args,
@@ -75,6 +80,8 @@ from engine.checkpoint.base import (
     Lease,
     PendingWrite,
     ThreadInfo,
+    check_chain,
+    get_thread_id,
 )
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._migrate import migrate
@@ -465,16 +472,16 @@ class PostgresSaver(BaseCheckpointSaver):
             yield ThreadInfo(thread_id, checkpoint_id, ts)
 
     # -- writes ---------------------------------------------------------------------
-    async def aput(
+    def _prepare_put(
         self,
         config: Mapping[str, Any],
         checkpoint: Checkpoint,
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
-    ) -> dict[str, Any]:
+    ) -> tuple[str, str, BlobPlan, dict[str, Any]]:
+        """Serialize a put (an unstorable value fails here, before any transaction): (thread, ns, plan, params)."""
         thread_id, ns, parent_id = parse_config(config)
         _require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
-        # Serialize everything first: an unstorable value fails before the transaction.
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
@@ -486,6 +493,16 @@ class PostgresSaver(BaseCheckpointSaver):
             "ts": checkpoint["ts"], "type": meta_type, "checkpoint": meta, "metadata": dump_metadata(metadata),
             "cp_versions": json.dumps(versions, ensure_ascii=False),
         }  # fmt: skip
+        return thread_id, ns, plan, params
+
+    async def aput(
+        self,
+        config: Mapping[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> dict[str, Any]:
+        thread_id, ns, plan, params = self._prepare_put(config, checkpoint, metadata, new_versions)
 
         async def work(conn: AsyncConnection[Any]) -> list[str]:
             rows = plan.rows
@@ -501,15 +518,81 @@ class PostgresSaver(BaseCheckpointSaver):
         self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint["id"])
 
+    async def aput_many(
+        self, puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]]
+    ) -> list[dict[str, Any]]:
+        """Store a chain of versions of one thread in one transaction: one commit for all of them.
+
+        Each version's deltas may build on the version before it (written
+        earlier in the same transaction), so the cache learns each plan
+        before the next is made, and forgets the thread unless the batch
+        commits exactly as planned. With a lease, the fence is checked once,
+        for the chain as a whole: its first parent must be the head, and its
+        last version becomes the head.
+
+        Raises:
+            ValueError: the puts are not one chain of one thread and namespace
+                (see :func:`~engine.checkpoint.base.check_chain`).
+        """
+        check_chain(puts)
+        if len(puts) < 2:
+            return [await self.aput(*put) for put in puts]
+        first_config = puts[0][0]
+        prepared: list[tuple[BlobPlan, dict[str, Any]]] = []
+        thread_id = get_thread_id(first_config)
+        try:
+            for config, checkpoint, metadata, new_versions in puts:
+                tid, ns, plan, params = self._prepare_put(config, checkpoint, metadata, new_versions)
+                self._deltas.assume(tid, ns, plan)
+                prepared.append((plan, params))
+        except BaseException:
+            self._deltas.forget_thread(thread_id)
+            raise
+        ns = prepared[0][1]["ns"]
+        lease = (first_config.get("configurable") or {}).get(LEASE_KEY)
+        head = (prepared[0][1]["parent_id"], prepared[-1][1]["checkpoint_id"]) if ns == "" else None
+
+        async def store(conn: AsyncConnection[Any], full: bool) -> list[list[str]]:
+            async with conn.transaction():
+                if lease is not None:
+                    await self._check_fence(conn, thread_id, lease, head)
+                cur = conn.cursor()
+                await cur.executemany(
+                    self._q.PUT_CHECKPOINT,
+                    [_put_params(params, plan.without_missing_bases(lambda r: False) if full else plan.rows)
+                     for plan, params in prepared],
+                    returning=True,
+                )  # fmt: skip
+                inserted = []
+                while True:
+                    inserted.append([r[0] for r in await cur.fetchall()])
+                    if not cur.nextset():
+                        return inserted
+
+        async def work(conn: AsyncConnection[Any]) -> list[list[str]]:
+            try:
+                return await store(conn, full=False)
+            except psycopg.errors.ForeignKeyViolation:  # a base is gone (see aput): store full values
+                self._deltas.forget_thread(thread_id)
+                return await store(conn, full=True)
+
+        try:
+            inserted = await self._run("put", work)
+        except BaseException:
+            self._deltas.forget_thread(thread_id)
+            raise
+        for (plan, _), channels in zip(prepared, inserted):
+            record_size(plan, channels)
+        if any(len(channels) != len(plan.rows) for (plan, _), channels in zip(prepared, inserted)):
+            # Some rows were there already (a batch stored again after an unknown
+            # outcome): they hold what was stored first, which the cache must not assume.
+            self._deltas.forget_thread(thread_id)
+        return [make_config(thread_id, ns, params["checkpoint_id"]) for _, params in prepared]
+
     async def _put(
         self, conn: AsyncConnection[Any], thread_id: str, config: Mapping[str, Any], params: dict[str, Any], rows: list[Any]
     ) -> list[str]:
-        params = {
-            **params,
-            "channels": [r.channel for r in rows], "versions": [r.version for r in rows],
-            "types": [r.type for r in rows], "datas": [r.data for r in rows],
-            "bases": [r.base for r in rows], "seqs": [r.seq for r in rows],
-        }  # fmt: skip
+        params = _put_params(params, rows)
         head = (params["parent_id"], params["checkpoint_id"]) if params["ns"] == "" else None
         return [r[0] for r in await self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params, head=head)]
 
@@ -589,6 +672,16 @@ class PostgresSaver(BaseCheckpointSaver):
             return await self._run("prune", work)
         finally:
             self._deltas.forget_thread(thread_id)
+
+
+def _put_params(params: dict[str, Any], rows: list[BlobRow]) -> dict[str, Any]:
+    """PUT_CHECKPOINT's parameters: a put's own, and its blob rows as arrays."""
+    return {
+        **params,
+        "channels": [r.channel for r in rows], "versions": [r.version for r in rows],
+        "types": [r.type for r in rows], "datas": [r.data for r in rows],
+        "bases": [r.base for r in rows], "seqs": [r.seq for r in rows],
+    }  # fmt: skip
 
 
 def _storable(*texts: str | None) -> bool:
