@@ -24,6 +24,16 @@ siblings' writes are saved as pending writes), or at the recursion limit.
 
 Everything the run does is reported as :mod:`engine.events` events, in order,
 through one async generator; the sync and async public APIs both consume it.
+
+Saving versions, by durability: ``"sync"`` waits for each version to land
+before the next step; ``"exit"`` writes only the last one; ``"async"`` (the
+default) queues each version and goes on with the next step while a writer
+task stores the queue, every version that waited in it in one call
+(``aput_many``: one transaction, one commit flush, on savers that have
+one). So steps that are faster than a commit do not wait for one each, and
+the queue is bounded (:data:`MAX_QUEUED`): a saver slower than the graph
+slows the run down instead of filling memory. A version is "saved" (named by
+``RunFinished``, the run's last saved id) only once its write returned.
 """
 
 from __future__ import annotations
@@ -89,6 +99,8 @@ if TYPE_CHECKING:
 __all__ = ["RunLoop"]
 
 _SPECIAL = frozenset(WRITES_IDX_MAP)
+#: Versions an async-durability run may compute ahead of its writer before it waits.
+MAX_QUEUED = 64
 
 
 class RunLoop:
@@ -136,7 +148,9 @@ class RunLoop:
         self.pending_writes: list[tuple[str, str, Any]] = []
         self._dirty: dict[str, int] = {}  # channels changed since the last saved version
         self._unsaved: tuple[Checkpoint, dict[str, Any], str | None] | None = None
-        self._put_task: asyncio.Task[Any] | None = None
+        # async durability: versions waiting to be written, and the task writing them
+        self._queued: list[tuple[str | None, Checkpoint, dict[str, Any], dict[str, int]]] = []
+        self._writer: asyncio.Task[None] | None = None
         self._last_saved_id: str | None = None
         self.executed = 0
         self._span: Any = None  # the run's span
@@ -403,9 +417,7 @@ class RunLoop:
                     t.writes = ws
                     cached.add(t.id)
         self._step_span = tel.child(
-            "graphwire.step",
-            self._span,
-            {"graphwire.step": step, "graphwire.nodes": [t.name for t in tasks], "graphwire.tasks": len(tasks)},
+            "graphwire.step", self._span, {"graphwire.step": step, "graphwire.nodes": [t.name for t in tasks]}
         )
         tel.STEPS.add(1, self._metric_attrs)
         if self._want(StepStarted):
@@ -438,9 +450,7 @@ class RunLoop:
                         t = futs[f]
                         self._finished(t, step)
                         if save_each and not t.error and not t.interrupts:
-                            if self._put_task is not None:  # writes attach to a version that has landed
-                                await self._put_task
-                                self._put_task = None
+                            await self._written()  # writes attach to a version that has landed
                             await self.saver.aput_writes(self._cfg(self.parent_id), t.writes, t.id)  # type: ignore[union-attr]
                             t.saved = True
                     for ev in self._drain():
@@ -500,16 +510,15 @@ class RunLoop:
             ctx.message = lambda chunk, metadata=None: self._emit_any_thread(
                 MessageChunk(step, t.id, t.name, chunk, dict(metadata or {}))
             )
-        span = tel.child(
-            f"node {t.name}",
-            self._step_span or self._span,
-            {"graphwire.node": t.name, "graphwire.task_id": t.id, "graphwire.step": step},
-        )
+        # The step is its parent's attribute; the node is current while it runs,
+        # so spans it makes (an LLM client's) nest under it.
+        span = tel.child(f"node {t.name}", self._step_span or self._span, {"graphwire.node": t.name, "graphwire.task_id": t.id})
         started = time.perf_counter()
+        current = tel.make_current(span)
         try:
-            with tel.trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-                await self._attempts(t, node, ctx, span, inline)
+            await self._attempts(t, node, ctx, span, inline)
         finally:
+            tel.restore(current)
             if t.error is not None:
                 tel.fail(span, t.error)
             if t.interrupts:
@@ -621,43 +630,73 @@ class RunLoop:
             self._unsaved = (snapshot, metadata, self._last_saved_id)
             return
         new_versions, self._dirty = self._dirty, {}
-        if self._put_task is not None:
-            await self._put_task
-            self._put_task = None
-        coro = self._traced_put(parent, snapshot, metadata, new_versions)
+        item = (parent, snapshot, metadata, new_versions)
         if self.durability == "sync":
-            await coro
-        else:
-            self._put_task = asyncio.ensure_future(coro)
+            await self._traced_put([item])
+            return
+        writer = self._writer
+        if writer is not None and (writer.done() or len(self._queued) >= MAX_QUEUED):
+            await self._written()  # a failed write ends the run here; a full queue waits
+        self._queued.append(item)
+        if self._writer is None:
+            self._writer = asyncio.ensure_future(self._write_queued())
 
-    async def _traced_put(
-        self, parent: str | None, snapshot: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, int]
-    ) -> None:
-        """Write one version; only once it has landed is it the run's last saved version."""
-        # An event on the run span rather than a span of its own: a span costs
+    async def _write_queued(self) -> None:
+        """The writer task: store what is queued, all of it at once, until nothing is."""
+        while self._queued:
+            batch, self._queued = self._queued, []
+            await self._traced_put(batch)
+
+    async def _written(self) -> None:
+        """Wait until every queued version has landed; raise the writer's error if one did not.
+
+        After a failed write, what was still queued is dropped: it continues a
+        version that is not stored, so storing it would leave a gap in the chain.
+        """
+        writer, self._writer = self._writer, None
+        if writer is None:
+            return
+        landed = False
+        try:
+            await writer
+            landed = True
+        finally:
+            if not landed:
+                self._queued.clear()
+
+    async def _traced_put(self, batch: list[tuple[str | None, Checkpoint, dict[str, Any], dict[str, int]]]) -> None:
+        """Write versions, each the parent of the next; only once they have landed is the
+        last one the run's last saved version."""
+        # Events on the run span rather than spans of their own: a span costs
         # ~17 µs with the SDK, and a write completes while the next step runs.
-        event = None
+        events = None
         if self._span.is_recording():
-            event = {
-                "graphwire.checkpoint_id": snapshot["id"],
-                "graphwire.parent_checkpoint_id": parent or "",
-                "graphwire.step": metadata["step"],
-                "graphwire.source": metadata["source"],
-                "graphwire.channels_written": len(new_versions),
-            }
-        coro = self.saver.aput(self._cfg(parent), snapshot, metadata, new_versions)  # type: ignore[union-attr]
-        await tel.timed_write(coro, self._span, event, self._metric_attrs)
-        self._last_saved_id = snapshot["id"]
+            events = [
+                {
+                    "graphwire.checkpoint_id": snapshot["id"],
+                    "graphwire.parent_checkpoint_id": parent or "",
+                    "graphwire.step": metadata["step"],
+                    "graphwire.source": metadata["source"],
+                }
+                for parent, snapshot, metadata, _ in batch
+            ]
+        saver = self.saver
+        assert saver is not None
+        if len(batch) == 1:
+            parent, snapshot, metadata, new_versions = batch[0]
+            coro: Any = saver.aput(self._cfg(parent), snapshot, metadata, new_versions)
+        else:
+            coro = saver.aput_many([(self._cfg(parent), snap, meta, nv) for parent, snap, meta, nv in batch])
+        await tel.timed_write(coro, self._span, events, self._metric_attrs)
+        self._last_saved_id = batch[-1][1]["id"]
 
     async def _flush(self) -> None:
-        if self._put_task is not None:
-            t, self._put_task = self._put_task, None
-            await t
+        await self._written()
         if self._unsaved is not None:
             snapshot, metadata, parent = self._unsaved
             self._unsaved = None
             new_versions, self._dirty = self._dirty, {}
-            await self._traced_put(parent, snapshot, metadata, new_versions)
+            await self._traced_put([(parent, snapshot, metadata, new_versions)])
 
     async def _flush_quietly(self) -> None:
         try:

@@ -16,10 +16,23 @@ from __future__ import annotations
 import time
 from typing import Any, Awaitable, TypeVar
 
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, Status, StatusCode
 
-__all__ = ["tracer", "RUNS", "STEPS", "NODE_DURATION", "CHECKPOINT_WRITE", "ACTIVE_RUNS", "child", "timed_write", "fail"]
+__all__ = [
+    "tracer",
+    "RUNS",
+    "STEPS",
+    "NODE_DURATION",
+    "CHECKPOINT_WRITE",
+    "ACTIVE_RUNS",
+    "child",
+    "make_current",
+    "restore",
+    "timed_write",
+    "fail",
+]
 
 T = TypeVar("T")
 
@@ -29,7 +42,9 @@ RUNS = _meter.create_counter("graphwire.runs", unit="{run}", description="Runs, 
 STEPS = _meter.create_counter("graphwire.supersteps", unit="{step}", description="Supersteps run")
 NODE_DURATION = _meter.create_histogram("graphwire.node.duration", unit="s", description="Time a node task took")
 CHECKPOINT_WRITE = _meter.create_histogram(
-    "graphwire.checkpoint.write.duration", unit="s", description="Time a checkpoint write took"
+    "graphwire.checkpoint.write.duration",
+    unit="s",
+    description="Time a checkpoint write took (one write may store several versions: async durability batches them)",
 )
 ACTIVE_RUNS = _meter.create_up_down_counter("graphwire.runs.active", unit="{run}", description="Runs in progress")
 
@@ -38,24 +53,36 @@ def child(name: str, parent: Span, attributes: dict[str, Any]) -> Span:
     return tracer.start_span(name, context=trace.set_span_in_context(parent), attributes=attributes)
 
 
+def make_current(span: Span) -> object | None:
+    """Make ``span`` the current span (until :func:`restore`); a no-op for a span that
+    records nothing (no SDK, or sampled out: its children would record nothing either)."""
+    return otel_context.attach(trace.set_span_in_context(span)) if span.is_recording() else None
+
+
+def restore(token: object | None) -> None:
+    if token is not None:
+        otel_context.detach(token)  # type: ignore[arg-type]
+
+
 def fail(span: Span, exc: BaseException) -> None:
     span.record_exception(exc)
     span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
     span.set_attribute("graphwire.error.type", type(exc).__name__)
 
 
-async def timed_write(coro: Awaitable[T], span: Span, event: dict[str, Any] | None, attrs: dict[str, Any]) -> T:
-    """Await a checkpoint write; record its duration, and an event on ``span`` when tracing."""
+async def timed_write(coro: Awaitable[T], span: Span, events: list[dict[str, Any]] | None, attrs: dict[str, Any]) -> T:
+    """Await a checkpoint write (of one version or several in one call); record its
+    duration, and when tracing an event on ``span`` per version written."""
     t0 = time.perf_counter()
     try:
         return await coro
     except BaseException as e:
-        if event is not None:
+        for event in events or ():
             event["graphwire.error.type"] = type(e).__name__
         raise
     finally:
         took = time.perf_counter() - t0
-        if event is not None:
+        for event in events or ():
             event["graphwire.duration_ms"] = took * 1e3
             span.add_event("graphwire.checkpoint.write", event)
         CHECKPOINT_WRITE.record(took, attrs)

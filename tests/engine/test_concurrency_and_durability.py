@@ -10,7 +10,9 @@ from typing import TypedDict
 import pytest
 
 from engine import END, START, StateGraph
-from engine.testing import history_summary, thread
+from engine.errors import CheckpointError
+from engine.pregel import _loop
+from engine.testing import checkpoint_ids, history_summary, thread
 
 
 class X(TypedDict):
@@ -89,6 +91,87 @@ def test_durability_modes_save_the_expected_versions(checkpointer, durability, c
         assert hist[0].parent_config is None
         app.invoke({"x": 0}, thread(), durability="exit")
         assert [s for _, s, _ in history_summary(app, thread())] == [8, 3]
+
+
+class WriteLog:
+    """Instruments a real saver's writes: the first ``aput`` waits for ``gate``;
+    every call is logged as ("put", id) or ("many", [ids])."""
+
+    def __init__(self, saver, *, fail_many: bool = False) -> None:
+        self.gate = asyncio.Event()
+        self.calls: list[tuple[str, object]] = []
+        put, many = saver.aput, saver.aput_many
+
+        async def aput(config, checkpoint, metadata, new_versions):
+            if not self.calls:
+                self.calls.append(("put", checkpoint["id"]))
+                await self.gate.wait()
+            else:
+                self.calls.append(("put", checkpoint["id"]))
+            return await put(config, checkpoint, metadata, new_versions)
+
+        async def aput_many(puts):
+            self.calls.append(("many", [cp["id"] for _, cp, _, _ in puts]))
+            if fail_many:
+                raise CheckpointError("injected: the batch did not commit")
+            return await many(puts)
+
+        saver.aput, saver.aput_many = aput, aput_many
+
+
+def gated_chain(checkpointer, log: WriteLog, length: int, open_at: int):
+    """START → n0 → … → END with async nodes (they run inline: nothing yields to the
+    writer between steps); node ``n{open_at}`` opens the saver's gate."""
+
+    def node(i):
+        async def run(s):
+            if i == open_at:
+                log.gate.set()
+            return {"x": s["x"] + 1}
+
+        return run
+
+    g = StateGraph(X)
+    g.add_sequence([(f"n{i}", node(i)) for i in range(length)])
+    g.add_edge(START, "n0")
+    g.add_edge(f"n{length - 1}", END)
+    return g.compile(checkpointer=checkpointer)
+
+
+def test_async_durability_writes_the_versions_that_queued_behind_a_write_in_one_call(checkpointer):
+    log = WriteLog(checkpointer)
+    app = gated_chain(checkpointer, log, 6, open_at=5)
+    assert asyncio.run(app.ainvoke({"x": 0}, thread())) == {"x": 6}
+    ids = list(reversed(checkpoint_ids(app, thread())))  # input, __start__, n0 … n5
+    assert len(ids) == 8
+    # The input version's write was in flight (held at the gate) while every step ran.
+    assert log.calls[:2] == [("put", ids[0]), ("many", ids[1:])]
+    assert [s for _, s, _ in history_summary(app, thread())] == [6, 5, 4, 3, 2, 1, 0, -1]
+
+
+def test_the_write_queue_is_bounded(checkpointer, monkeypatch):
+    monkeypatch.setattr(_loop, "MAX_QUEUED", 2)
+    log = WriteLog(checkpointer)
+    app = gated_chain(checkpointer, log, 6, open_at=1)
+    assert asyncio.run(app.ainvoke({"x": 0}, thread())) == {"x": 6}
+    ids = list(reversed(checkpoint_ids(app, thread())))
+    # n1 opens the gate in step 2, whose version finds two queued: the run waits
+    # for them to land before it goes on (unbounded, they would join later ones).
+    assert log.calls[:2] == [("put", ids[0]), ("many", ids[1:3])]
+    assert len(ids) == 8
+
+
+def test_a_batch_that_fails_ends_the_run_and_stores_none_of_it(checkpointer):
+    log = WriteLog(checkpointer, fail_many=True)
+    app = gated_chain(checkpointer, log, 4, open_at=3)
+    with pytest.raises(CheckpointError, match="injected"):
+        asyncio.run(app.ainvoke({"x": 0}, thread()))
+    # Only the version that landed before the batch: the input.
+    assert history_summary(app, thread()) == [("input", -1, ("__start__",))]
+    assert log.calls[1][0] == "many" and len(log.calls[1][1]) == 5
+    # The thread goes on from there.
+    log.calls.clear()
+    assert asyncio.run(app.ainvoke(None, thread(), durability="sync")) == {"x": 4}
 
 
 def test_sync_invoke_works_inside_a_running_event_loop(checkpointer):

@@ -59,6 +59,12 @@ def test_a_paused_replica_past_its_lease_cannot_write_after_another_took_over(cl
     stalled = Call(a, lambda c: c.stream("gated", thread_id, {"gate": gate, "label": "a"}, timeout=120))
     stalled.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the node to run on the first replica")
     first_run = next(e.run_id for e in stalled.events if isinstance(e, RunStarted))
+    # Async durability: the versions before the node land while it runs (there is
+    # nothing to continue from until one has).
+    wait_until(
+        lambda: cluster.query("SELECT 1 FROM {checkpoints} WHERE thread_id = %s", (f"gated:{thread_id}",)),
+        "the first replica's input version to be stored",
+    )
     a.pause()
     try:
         # The other replica waits for the lease to lapse, takes it over, and runs the node itself.

@@ -43,7 +43,12 @@ def test_the_same_thread_invoked_on_two_replicas_at_once_runs_once(cluster: Clus
     calls[winner].until(working, "the winner's node to run")
     run_id = next(e.run_id for e in calls[winner].events if isinstance(e, RunStarted))
 
-    # While it runs, writes through the other replica are refused too; reads are not.
+    # While it runs, writes through the other replica are refused too; reads are not
+    # (and show the run's input once its version has landed: durability is async).
+    wait_until(
+        lambda: cluster.query("SELECT 1 FROM {checkpoints} WHERE thread_id = %s", (f"gated:{thread_id}",)),
+        "the winner's input version to be stored",
+    )
     other = b if winner == "a" else a
     with other.client() as client:
         with pytest.raises(Aborted, match=thread_id):

@@ -60,7 +60,7 @@ def test_metrics_count_runs_by_outcome_and_time_nodes_and_writes(otel: Any) -> N
     g.add_node("ask", lambda s: {"x": len(interrupt("?"))})
     g.add_edge(START, "ask")
     app = g.compile(checkpointer=InMemorySaver(), name=name)
-    app.invoke({"x": 0}, thread("m1"))
+    app.invoke({"x": 0}, thread("m1"), durability="sync")  # a write per version (async would batch them)
     bad = StateGraph(X)
     bad.add_node("boom", lambda s: 1 / 0)
     bad.add_edge(START, "boom")

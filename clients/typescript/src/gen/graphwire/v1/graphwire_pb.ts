@@ -1777,8 +1777,10 @@ export enum Durability {
   UNSPECIFIED = 0,
 
   /**
-   * A step's version is written while the next step runs (LangGraph's
-   * default). `RunFinished` is sent only after every write has completed.
+   * A step's version is written while the next steps run (LangGraph's
+   * default); versions of steps that finished while a write was in flight
+   * are written together by the next write, in one transaction.
+   * `RunFinished` is sent only after every write has completed.
    *
    * @generated from enum value: DURABILITY_ASYNC = 1;
    */
