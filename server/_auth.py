@@ -10,7 +10,7 @@ import grpc
 
 from server._tenants import TENANT
 
-__all__ = ["TokenAuth", "bearer", "bearer_matches"]
+__all__ = ["TokenAuth", "Tokens", "bearer", "bearer_matches"]
 
 _OPEN = ("/grpc.health.v1.Health/",)
 
@@ -38,26 +38,33 @@ def bearer_matches(got: str | bytes | None, expected: bytes) -> bool:
     return hmac.compare_digest(got or b"", expected)
 
 
-class TokenAuth(grpc.aio.ServerInterceptor):
-    """Every call but health must carry ``authorization: Bearer <token>``.
-
-    ``tokens`` maps each accepted token to its tenant (None: no tenant, the
-    single shared ``auth_token``). A call made with a tenant's token runs with
-    :data:`server._tenants.TENANT` set to it.
-    """
+class Tokens:
+    """The accepted tokens: the one shared ``auth_token`` (tenant None), or token → tenant."""
 
     def __init__(self, tokens: Mapping[str, str | None] | str) -> None:
         if isinstance(tokens, str):
             tokens = {tokens: None}
         self._expected = [(bearer(t), tenant) for t, tenant in tokens.items()]
 
-    def _tenant_of(self, got: str | bytes) -> tuple[bool, str | None]:
+    def tenant_of(self, got: str | bytes | None) -> tuple[bool, str | None]:
+        """(whether the ``authorization`` value ``got`` is accepted, its token's tenant)."""
         # Compare with every token (constant time each) so timing does not tell which matched.
         found, tenant = False, None
         for expected, name in self._expected:
             if bearer_matches(got, expected):
                 found, tenant = True, name
         return found, tenant
+
+
+class TokenAuth(grpc.aio.ServerInterceptor):
+    """Every call but health must carry ``authorization: Bearer <token>``.
+
+    A call made with a tenant's token runs with :data:`server._tenants.TENANT`
+    set to it.
+    """
+
+    def __init__(self, tokens: Tokens) -> None:
+        self._tokens = tokens
 
     async def intercept_service(
         self,
@@ -67,7 +74,7 @@ class TokenAuth(grpc.aio.ServerInterceptor):
         if details.method.startswith(_OPEN):
             return await continuation(details)
         got = dict(details.invocation_metadata or ()).get("authorization", "")
-        ok, tenant = self._tenant_of(got)
+        ok, tenant = self._tokens.tenant_of(got)
         handler = await continuation(details)
         if ok:
             return handler if tenant is None or handler is None else _as_tenant(handler, tenant)

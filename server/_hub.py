@@ -27,6 +27,13 @@ A slow watcher never slows a run: each subscription holds at most
 ``max_pending`` messages; past that it drops them and its next message is
 ``{"type": "resync", "runs": [...]}`` (re-read what you show).
 
+With tenants, a run belongs to the tenant whose call started it
+(:data:`server._tenants.TENANT` when :meth:`RunHub.track` is called), and a
+watcher sees only the runs of the tenant it watches as (``TENANT`` when it
+subscribes or asks for :meth:`RunHub.live_runs`): another tenant's runs are
+not in its live list and none of their messages reach it, as their threads
+do not exist for it. Without tenants every run and watcher has tenant None.
+
 Everything runs on the server's event loop; nothing here is thread-safe.
 """
 
@@ -37,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import events as ev
+from server._tenants import TENANT
 
 __all__ = ["RunHub", "Subscription", "Tracker"]
 
@@ -51,6 +59,7 @@ class _LiveRun:
     graph: str
     thread_id: str
     run_id: str
+    tenant: str | None
     nodes: list[str] = field(default_factory=list)
     checkpoint_id: str | None = None
 
@@ -64,8 +73,9 @@ class _LiveRun:
 class Subscription:
     """One watcher's stream of messages: ``async for msg in sub``, or :meth:`get` with a timeout."""
 
-    def __init__(self, hub: RunHub, max_pending: int) -> None:
+    def __init__(self, hub: RunHub, tenant: str | None, max_pending: int) -> None:
         self._hub = hub
+        self.tenant = tenant
         self._queue: asyncio.Queue[Any] = asyncio.Queue(max_pending + 2)  # room for the resync and close markers
         self._max = max_pending
         self._overflowed = False
@@ -91,7 +101,7 @@ class Subscription:
             return None
         if item is _RESYNC:
             self._overflowed = False
-            return {"type": "resync", "runs": self._hub.live_runs()}
+            return {"type": "resync", "runs": self._hub._runs_of(self.tenant)}
         return item
 
     def close(self) -> None:
@@ -131,27 +141,27 @@ class Tracker:
             run.checkpoint_id = e.checkpoint_id
             hub._live[run.run_id] = run
             if hub._subscribers:
-                hub._publish({**run.head("run_started"), "checkpoint_id": run.checkpoint_id})
+                hub._publish(run.tenant, {**run.head("run_started"), "checkpoint_id": run.checkpoint_id})
         elif isinstance(e, ev.TaskStarted):
             if e.node not in run.nodes:
                 run.nodes.append(e.node)
             if hub._subscribers:
-                hub._publish({**run.head("node_started"), "step": e.step, "node": e.node, "task_id": e.task_id})
+                hub._publish(run.tenant, {**run.head("node_started"), "step": e.step, "node": e.node, "task_id": e.task_id})
         elif isinstance(e, ev.TaskFinished):
             if e.node in run.nodes:
                 run.nodes.remove(e.node)
             if hub._subscribers:
                 msg = {**run.head("node_finished"), "step": e.step, "node": e.node, "task_id": e.task_id}
-                hub._publish({**msg, "error": e.error_type, "interrupted": bool(e.interrupts)})
+                hub._publish(run.tenant, {**msg, "error": e.error_type, "interrupted": bool(e.interrupts)})
         elif isinstance(e, ev.CheckpointSaved):
             # The nodes due next are the ones the run is about to run.
             run.nodes = list(e.next)
             run.checkpoint_id = e.checkpoint_id
             if hub._subscribers:
-                hub._publish({**run.head("checkpoint_saved"), "checkpoint": _ref(e)})
+                hub._publish(run.tenant, {**run.head("checkpoint_saved"), "checkpoint": _ref(e)})
         elif isinstance(e, ev.InterruptEvent):
             if hub._subscribers:
-                hub._publish({**run.head("interrupt"), "node": e.node, "interrupt_id": e.interrupt_id})
+                hub._publish(run.tenant, {**run.head("interrupt"), "node": e.node, "interrupt_id": e.interrupt_id})
         elif isinstance(e, ev.RunFinished):
             self._finish(e.reason, e.checkpoint_id)
 
@@ -163,7 +173,7 @@ class Tracker:
         run.nodes = []
         hub._live.pop(run.run_id, None)
         if hub._subscribers:
-            hub._publish({**run.head("run_finished"), "reason": reason, "checkpoint_id": checkpoint_id or run.checkpoint_id})
+            hub._publish(run.tenant, {**run.head("run_finished"), "reason": reason, "checkpoint_id": checkpoint_id or run.checkpoint_id})
 
     def close(self, exc: BaseException | None = None) -> None:
         """The run's call is over: a run that started and never reported its end finished now."""
@@ -183,7 +193,7 @@ def _ref(e: ev.CheckpointSaved) -> dict[str, Any]:
 
 
 class RunHub:
-    """Publishes the progress of every run to whoever subscribes."""
+    """Publishes the progress of every run to whoever subscribes as the run's tenant."""
 
     def __init__(self, *, max_pending: int = 1000) -> None:
         self._subscribers: set[Subscription] = set()
@@ -200,20 +210,22 @@ class RunHub:
         return _TASK_KINDS if self._subscribers else _NONE
 
     def track(self, graph: str, thread_id: str, run_id: str) -> Tracker:
-        return Tracker(self, _LiveRun(graph, thread_id, run_id))
+        """A tracker for one run of the calling tenant (``thread_id`` as that tenant names it)."""
+        return Tracker(self, _LiveRun(graph, thread_id, run_id, TENANT.get()))
 
     def live_runs(self) -> list[dict[str, Any]]:
-        """The runs in flight, oldest first."""
-        return [r.view() for r in self._live.values()]
+        """The calling tenant's runs in flight, oldest first."""
+        return self._runs_of(TENANT.get())
 
     def subscribe(self) -> Subscription:
-        """A new subscription; its first message lists the live runs. Closed at once after :meth:`close`."""
-        sub = Subscription(self, self._max_pending)
+        """A new subscription to the calling tenant's runs; its first message lists
+        those in flight. Closed at once after :meth:`close`."""
+        sub = Subscription(self, TENANT.get(), self._max_pending)
         if self._closed:
             sub.close()
             return sub
         self._subscribers.add(sub)
-        sub._offer({"type": "live", "runs": self.live_runs()})
+        sub._offer({"type": "live", "runs": self._runs_of(sub.tenant)})
         return sub
 
     def close(self) -> None:
@@ -222,6 +234,10 @@ class RunHub:
         for sub in list(self._subscribers):
             sub.close()
 
-    def _publish(self, msg: dict[str, Any]) -> None:
+    def _runs_of(self, tenant: str | None) -> list[dict[str, Any]]:
+        return [r.view() for r in self._live.values() if r.tenant == tenant]
+
+    def _publish(self, tenant: str | None, msg: dict[str, Any]) -> None:
         for sub in list(self._subscribers):
-            sub._offer(msg)
+            if sub.tenant == tenant:
+                sub._offer(msg)

@@ -16,7 +16,7 @@ from grpc_reflection.v1alpha import reflection
 
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
-from server._auth import TokenAuth
+from server._auth import TokenAuth, Tokens
 from server._tenants import load_tokens
 from server._errors import RejectMalformed
 from server._leases import ThreadLeases
@@ -129,12 +129,11 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         ("grpc.max_send_message_length", send_limit),
         ("grpc.so_reuseport", 0),
     ]
+    # Read once: the inspector accepts exactly the tokens the gRPC API does.
+    accepted = load_tokens(config.auth_tokens) if config.auth_tokens else config.auth_token
+    tokens = Tokens(accepted) if accepted else None
+    auth = [TokenAuth(tokens)] if tokens is not None else []
     # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them.
-    auth: list[Any] = []
-    if config.auth_tokens:
-        auth = [TokenAuth(load_tokens(config.auth_tokens))]
-    elif config.auth_token:
-        auth = [TokenAuth(config.auth_token)]
     interceptors: list[Any] = [RejectMalformed(), *auth]
     server = grpc.aio.server(options=options, interceptors=interceptors)
     pb_grpc.add_GraphServiceServicer_to_server(service, server)
@@ -161,7 +160,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         from server.inspector import Inspector, build_app, is_loopback
 
         host = inspector_sock.getsockname()[0]
-        app = build_app(service.reads, service.hub, token=config.auth_token, loopback=is_loopback(host))
+        app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host))
         try:
             inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key)
         except BaseException:
@@ -210,7 +209,8 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
         ", auth on" if config.auth_token else (", tenants on" if config.auth_tokens else ""),
     )
     if srv.inspector is not None:
-        log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if config.auth_token else "")
+        needs_token = config.auth_token or config.auth_tokens
+        log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if needs_token else "")
         print(f"graphwire inspector on {srv.inspector.url}", flush=True)
     print(f"graphwire listening on {host}:{srv.port}", flush=True)
     if ready is not None:

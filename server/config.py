@@ -88,8 +88,6 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
         raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
     if cfg.auth_token and cfg.auth_tokens:
         raise ValueError("set auth_token (one shared token) or auth_tokens (a file of tenants' tokens), not both")
-    if cfg.auth_tokens and cfg.inspector:
-        raise ValueError("the inspector does not serve tenants yet: run it on a server with auth_token, not auth_tokens")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ValueError("TLS needs both tls_cert and tls_key")
     if cfg.inspector is not None:

@@ -16,7 +16,12 @@ status the gRPC API would answer maps onto HTTP here (NOT_FOUND → 404,
 INVALID_ARGUMENT → 400, …; a checkpointer that cannot list threads → 501).
 
 Auth: with a token, every ``/api/`` request needs ``Authorization: Bearer
-<token>`` (the same check as the gRPC interceptor). The page and its static
+<token>`` (the same check as the gRPC interceptor). With tenants, a tenant's
+token serves the request as that tenant (:data:`server._tenants.TENANT` set
+around it, as the interceptor sets it around a call), so its reads address
+that tenant's threads exactly as its RPCs do: another tenant's thread answers
+as one that does not exist, and the live runs and the event stream hold that
+tenant's runs only (see :class:`server._hub.RunHub`). The page and its static
 files carry no data and are served without it; the page takes the token once
 from ``?token=`` (or asks for it), keeps it in ``sessionStorage`` and sends it
 as that header, so it is not in later URLs, logs or referrers. The event
@@ -43,11 +48,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server._auth import bearer, bearer_matches
+from server._auth import Tokens
 from server._errors import RpcError, status_for
 from server._hub import RunHub
 from server._json import encode
 from server._reads import Reads
+from server._tenants import TENANT
 from server.inspector import _views as views
 
 __all__ = ["STATIC", "build_app"]
@@ -122,11 +128,11 @@ def _int_param(request: Request, name: str, default: int) -> int:
 
 
 class _Guard:
-    """Host check, bearer auth on ``/api/``, and response headers, around the app."""
+    """Host check, bearer auth on ``/api/`` (as the token's tenant), and response headers, around the app."""
 
-    def __init__(self, app: ASGIApp, token: str | None, loopback: bool) -> None:
+    def __init__(self, app: ASGIApp, tokens: Tokens | None, loopback: bool) -> None:
         self.app = app
-        self.expected = bearer(token) if token else None
+        self.tokens = tokens
         self.loopback = loopback
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -139,9 +145,11 @@ class _Guard:
             await _json({"error": "FORBIDDEN", "message": "unexpected Host header"}, 403)(scope, receive, send)
             return
         is_api = path.startswith("/api/")
-        if is_api and self.expected is not None:
+        tenant = None
+        if is_api and self.tokens is not None:
             got = headers.get("authorization")
-            if not bearer_matches(got, self.expected):
+            ok, tenant = self.tokens.tenant_of(got)
+            if not ok:
                 message = "missing bearer token" if not got else "wrong bearer token"
                 response = _json({"error": "UNAUTHENTICATED", "message": message}, 401)
                 response.headers["www-authenticate"] = "Bearer"
@@ -158,7 +166,11 @@ class _Guard:
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        reset = TENANT.set(tenant)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        finally:
+            TENANT.reset(reset)
 
 
 def _host_name(host: str) -> str:
@@ -167,8 +179,12 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def build_app(reads: Reads, hub: RunHub, *, token: str | None = None, loopback: bool = True) -> ASGIApp:
-    """The inspector as an ASGI app over a server's reads and run hub."""
+def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopback: bool = True) -> ASGIApp:
+    """The inspector as an ASGI app over a server's reads and run hub.
+
+    ``tokens``: the tokens the gRPC API accepts (a request is served as its
+    token's tenant); None: no auth.
+    """
 
     def running() -> set[tuple[str, str]]:
         return {(r["graph"], r["thread_id"]) for r in hub.live_runs()}
@@ -258,4 +274,4 @@ def build_app(reads: Reads, hub: RunHub, *, token: str | None = None, loopback: 
             Route("/api/events", events),
         ]
     )
-    return _Guard(app, token, loopback)
+    return _Guard(app, tokens, loopback)

@@ -2,6 +2,7 @@
 
 ``inspected`` (one per test module) is ``python -m server serve`` with
 ``--inspector 127.0.0.1:0`` and an auth token, serving the test graphs;
+``api`` and :class:`EventStream` read its JSON API and event stream;
 ``page`` is Debian's Chromium driven through ``playwright-core``
 (:mod:`tests.inspector._browser`), skipped without a browser except under
 ``CI=true``.
@@ -9,12 +10,14 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -22,6 +25,7 @@ from tests.conftest import ServerProcess, start_server_process
 from tests.inspector._browser import Page, install_driver, require_browser
 
 TOKEN = "inspector-test-token"
+EVENTS_TIMEOUT = 10.0
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -62,3 +66,39 @@ def api(srv: ServerProcess, path: str, *, token: str | None = TOKEN, headers: di
         status, body, hdrs = e.code, e.read(), e.headers
     text = body.decode()
     return status, json.loads(text) if hdrs.get_content_type() == "application/json" else text, hdrs
+
+
+class EventStream:
+    """``GET /api/events``, read one server-sent event at a time (each read has a deadline)."""
+
+    def __init__(self, srv: ServerProcess, token: str | None = TOKEN) -> None:
+        url = urlsplit(str(srv.inspector_url))
+        self.conn = http.client.HTTPConnection(url.hostname, url.port, timeout=EVENTS_TIMEOUT)
+        self.conn.request("GET", "/api/events", headers={"Authorization": f"Bearer {token}"} if token else {})
+        self.response = self.conn.getresponse()
+
+    def next(self) -> dict[str, Any] | None:
+        """The next event's data; None at the end of the stream. Comments are skipped."""
+        data = []
+        while True:
+            line = self.response.fp.readline()
+            if not line:
+                return None
+            line = line.decode().rstrip("\n")
+            if line.startswith("data:"):
+                data.append(line[5:].strip())
+            elif not line and data:
+                return json.loads("\n".join(data))
+
+    def until(self, pred: Any) -> list[dict[str, Any]]:
+        """Events up to and including the first for which ``pred`` holds."""
+        seen = []
+        while True:
+            msg = self.next()
+            assert msg is not None, f"the stream ended; saw {seen}"
+            seen.append(msg)
+            if pred(msg):
+                return seen
+
+    def close(self) -> None:
+        self.conn.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
@@ -25,45 +24,7 @@ from graphwire import FinishReason
 
 from server.config import load_config
 from tests.conftest import ROOT, ServerProcess
-from tests.inspector.conftest import TOKEN, api
-
-EVENTS_TIMEOUT = 10.0
-
-
-class EventStream:
-    """``GET /api/events``, read one server-sent event at a time (each read has a deadline)."""
-
-    def __init__(self, srv: ServerProcess, token: str | None = TOKEN) -> None:
-        url = urlsplit(str(srv.inspector_url))
-        self.conn = http.client.HTTPConnection(url.hostname, url.port, timeout=EVENTS_TIMEOUT)
-        self.conn.request("GET", "/api/events", headers={"Authorization": f"Bearer {token}"} if token else {})
-        self.response = self.conn.getresponse()
-
-    def next(self) -> dict[str, Any] | None:
-        """The next event's data; None at the end of the stream. Comments are skipped."""
-        data = []
-        while True:
-            line = self.response.fp.readline()
-            if not line:
-                return None
-            line = line.decode().rstrip("\n")
-            if line.startswith("data:"):
-                data.append(line[5:].strip())
-            elif not line and data:
-                return json.loads("\n".join(data))
-
-    def until(self, pred: Any) -> list[dict[str, Any]]:
-        """Events up to and including the first for which ``pred`` holds."""
-        seen = []
-        while True:
-            msg = self.next()
-            assert msg is not None, f"the stream ended; saw {seen}"
-            seen.append(msg)
-            if pred(msg):
-                return seen
-
-    def close(self) -> None:
-        self.conn.close()
+from tests.inspector.conftest import TOKEN, EventStream, api
 
 
 @pytest.fixture

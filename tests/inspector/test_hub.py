@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from engine import events as ev
 from server._hub import RunHub
+from server._tenants import TENANT
 
 
 def run(coro: Any) -> Any:
@@ -158,5 +161,48 @@ def test_close_ends_every_subscription() -> None:
         late = hub.subscribe()
         assert await late.get(1) is None
         assert not hub.watched
+
+    run(main())
+
+
+@contextlib.contextmanager
+def as_tenant(tenant: str) -> Iterator[None]:
+    """Calls made inside run as ``tenant``, as the auth interceptor runs a tenant's call."""
+    reset = TENANT.set(tenant)
+    try:
+        yield
+    finally:
+        TENANT.reset(reset)
+
+
+def test_each_tenant_watches_only_its_own_runs() -> None:
+    async def main() -> None:
+        hub = RunHub(max_pending=3)
+        with as_tenant("acme"):
+            acme = hub.subscribe()
+            acme_run = hub.track("g", "t1", "r-acme")
+        with as_tenant("globex"):
+            globex = hub.subscribe()
+            globex_run = hub.track("g", "t1", "r-globex")
+        a_run(acme_run)  # overflows acme's watcher (max_pending=3): it gets a resync
+        globex_run(ev.RunStarted("r-globex", "globex/g:t1", "g", None))
+
+        acme_view = {"graph": "g", "thread_id": "t1", "run_id": "r-acme", "nodes": ["work"], "checkpoint_id": "c2"}
+        with as_tenant("acme"):
+            assert hub.live_runs() == [acme_view]
+        with as_tenant("globex"):
+            assert [r["run_id"] for r in hub.live_runs()] == ["r-globex"]
+            late = hub.subscribe()  # arrives mid-run: told of its own tenant's run only
+        assert hub.live_runs() == []  # no tenant: none of the tenants' runs
+        # Read outside any tenant: what a watcher gets is fixed when it subscribed.
+        assert await acme.get(1) == {"type": "resync", "runs": [acme_view]}
+        assert [(m["type"], m.get("run_id")) for m in [await globex.get(1), await globex.get(1)]] == [
+            ("live", None),
+            ("run_started", "r-globex"),
+        ]
+        assert [r["run_id"] for r in (await late.get(1))["runs"]] == ["r-globex"]
+        for sub in (acme, globex, late):
+            with pytest.raises(TimeoutError):
+                await sub.get(0.01)
 
     run(main())

@@ -113,7 +113,7 @@ def test_the_default_says_listing_is_not_implemented() -> None:
 def test_the_inspector_answers_501_for_a_saver_that_cannot_list() -> None:
     saver = _Unlisting()
     graphs = {"chain3": GraphEntry("chain3", "tests.graphs:chain3", chain3.compile(checkpointer=saver), "")}
-    app = build_app(Reads(graphs, saver, max_history=10), RunHub(), token=None)
+    app = build_app(Reads(graphs, saver, max_history=10), RunHub())
     status, body = asyncio.run(_asgi_get(app, "/api/threads", b"graph=chain3"))
     assert status == 501
     assert b"UNIMPLEMENTED" in body and b"cannot list threads" in body
