@@ -6,6 +6,14 @@ kept version reads), one thread or all of them (listed with
 ``alist_threads``). Runs beside live servers and takes no lease: it never
 deletes a thread's newest version, the one a run continues from (a fork of a
 pruned version then fails with NOT_FOUND, as for any unknown version).
+
+With tenants (``--auth-tokens``), a server keeps a tenant's threads under
+keys of their own (``tenant/graph:thread``, see :func:`server._reads.thread_key`),
+so pruning names whose threads it means: no tenant (the default), one tenant,
+or every tenant and no tenant at once. One tenant's threads are listed by
+their exact key prefix. Every tenant's are not a prefix (the tenant comes
+first), so they are picked out of the list of every thread: a key is
+unambiguous, since neither tenant nor graph names contain ``/`` or ``:``.
 """
 
 from __future__ import annotations
@@ -17,8 +25,9 @@ from datetime import timedelta
 from typing import Any
 
 from server._reads import thread_key
+from server._tenants import TENANT, TENANT_NAME
 
-__all__ = ["Pruned", "parse_age", "prune_threads"]
+__all__ = ["Pruned", "check_scope", "parse_age", "prune_threads"]
 
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -40,6 +49,20 @@ def parse_age(text: str) -> timedelta:
 class Pruned:
     thread_id: str  # the caller's thread id (without the graph prefix)
     deleted: int  # versions deleted
+    tenant: str | None = None  # the thread's tenant (None: a thread of no tenant)
+
+
+def check_scope(thread_ids: Sequence[str] | None, tenant: str | None, all_tenants: bool) -> None:
+    """Whether ``prune_threads`` can address these threads; ValueError naming what is wrong
+    (in the words of ``graphwire prune``'s flags)."""
+    if tenant is not None and all_tenants:
+        raise ValueError("--tenant names one tenant, --all-tenants every one: not both")
+    if tenant is not None and not TENANT_NAME.match(tenant):
+        raise ValueError(f"--tenant {tenant!r}: a tenant name has letters, digits, '_', '.', '-' (at most 64)")
+    if all_tenants and thread_ids is not None:
+        raise ValueError(
+            "--all-tenants goes with --all-threads; a thread belongs to one tenant: --tenant NAME --thread ID"
+        )
 
 
 async def prune_threads(
@@ -47,20 +70,51 @@ async def prune_threads(
     graph: str,
     thread_ids: Sequence[str] | None,
     *,
+    tenant: str | None = None,
+    all_tenants: bool = False,
     keep_last: int | None = None,
     older_than: timedelta | None = None,
 ) -> AsyncIterator[Pruned]:
     """Prune the graph's threads ``thread_ids`` (None: every thread of the graph), one by one.
 
+    The threads are those of no tenant, of ``tenant``, or (``all_tenants``,
+    with every thread) of every tenant and of no tenant.
+
     Raises:
-        ValueError: no rule, or a bad one (see ``BaseCheckpointSaver.aprune``).
+        ValueError: no rule, or a bad one (see ``BaseCheckpointSaver.aprune``); a bad scope (see :func:`check_scope`).
         NotImplementedError: ``thread_ids`` is None and the saver cannot list threads.
     """
     if keep_last is None and older_than is None:
         raise ValueError("say what to keep: keep_last and/or older_than")
-    prefix = thread_key(graph, "")
-    if thread_ids is None:
-        thread_ids = [t.thread_id[len(prefix) :] async for t in saver.alist_threads(prefix=prefix)]
-    for thread_id in thread_ids:
-        deleted = await saver.aprune(thread_key(graph, thread_id), keep_last=keep_last, older_than=older_than)
-        yield Pruned(thread_id, deleted)
+    check_scope(thread_ids, tenant, all_tenants)
+    threads: list[tuple[str | None, str]]  # (tenant, thread id)
+    if thread_ids is not None:
+        threads = [(tenant, t) for t in thread_ids]
+    elif all_tenants:
+        threads = [found async for t in saver.alist_threads() if (found := _owner(t.thread_id, graph)) is not None]
+    else:
+        prefix = _key(tenant, graph, "")
+        threads = [(tenant, t.thread_id[len(prefix) :]) async for t in saver.alist_threads(prefix=prefix)]
+    for owner, thread_id in threads:
+        deleted = await saver.aprune(_key(owner, graph, thread_id), keep_last=keep_last, older_than=older_than)
+        yield Pruned(thread_id, deleted, owner)
+
+
+def _key(tenant: str | None, graph: str, thread_id: str) -> str:
+    """The key a server keeps ``tenant``'s thread under (the key format is ``thread_key``'s alone)."""
+    token = TENANT.set(tenant)
+    try:
+        return thread_key(graph, thread_id)
+    finally:
+        TENANT.reset(token)
+
+
+def _owner(key: str, graph: str) -> tuple[str | None, str] | None:
+    """(tenant, thread id) of a key of ``graph``'s threads; None for another graph's."""
+    untenanted = _key(None, graph, "")
+    if key.startswith(untenanted):
+        return None, key[len(untenanted) :]
+    tenant, slash, _ = key.partition("/")
+    if slash and TENANT_NAME.match(tenant) and key.startswith(prefix := _key(tenant, graph, "")):
+        return tenant, key[len(prefix) :]
+    return None

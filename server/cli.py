@@ -3,7 +3,8 @@
     graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
                     [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
-                    (--thread ID | --all-threads) [--keep-last N] [--older-than 7d]
+                    (--thread ID | --all-threads) [--tenant NAME | --all-tenants]
+                    [--keep-last N] [--older-than 7d]
     graphwire chat [--graph NAME] [--thread ID]
     graphwire history THREAD [--graph NAME]
     graphwire state THREAD [--graph NAME] [--checkpoint ID]
@@ -73,7 +74,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _prune(args: argparse.Namespace) -> int:
     from engine.errors import CheckpointError
-    from server._prune import parse_age
+    from server._prune import check_scope, parse_age
 
     if args.keep_last is None and args.older_than is None:
         print("graphwire prune: say what to keep: --keep-last N and/or --older-than AGE", file=sys.stderr)
@@ -82,6 +83,7 @@ def _prune(args: argparse.Namespace) -> int:
         older_than = parse_age(args.older_than) if args.older_than is not None else None
         if args.keep_last is not None and args.keep_last < 1:
             raise ValueError("--keep-last must be at least 1 (the newest version always stays)")
+        check_scope(None if args.all_threads else [args.thread], args.tenant, args.all_tenants)
         spec = args.checkpointer
         if not spec.startswith(("postgresql://", "postgres://")) and (spec == ":memory:" or not os.path.exists(spec)):
             raise ValueError(f"--checkpointer {spec!r}: no such SQLite file")
@@ -98,15 +100,34 @@ async def _prune_async(args: argparse.Namespace, older_than: Any) -> int:
     saver = open_checkpointer(args.checkpointer, pg_schema=args.pg_schema)
     try:
         threads = None if args.all_threads else [args.thread]
+        tenants = args.tenant is not None or args.all_tenants
         total = count = 0
-        async for done in prune_threads(saver, args.graph, threads, keep_last=args.keep_last, older_than=older_than):
+        async for done in prune_threads(
+            saver,
+            args.graph,
+            threads,
+            tenant=args.tenant,
+            all_tenants=args.all_tenants,
+            keep_last=args.keep_last,
+            older_than=older_than,
+        ):
             count += 1
             total += done.deleted
-            print(f"{done.thread_id}: {done.deleted} version(s) deleted")
-        print(f"pruned {total} version(s) of {count} thread(s) of graph {args.graph!r}")
+            print(_pruned_line(done, tenants))
+        scope = ", of every tenant and of no tenant" if args.all_tenants else ""
+        scope = f", of tenant {args.tenant!r}" if args.tenant is not None else scope
+        print(f"pruned {total} version(s) of {count} thread(s) of graph {args.graph!r}{scope}")
         return 0
     finally:
         await saver.aclose()
+
+
+def _pruned_line(done: Any, tenants: bool) -> str:
+    """One thread's result; with tenants in play (--tenant, --all-tenants), it says whose thread it was."""
+    if not tenants:
+        return f"{done.thread_id}: {done.deleted} version(s) deleted"
+    owner = "no tenant" if done.tenant is None else f"tenant {done.tenant}"
+    return f"{owner}, thread {done.thread_id}: {done.deleted} version(s) deleted"
 
 
 def _client(args: argparse.Namespace) -> Any:
@@ -282,6 +303,15 @@ def build_parser() -> argparse.ArgumentParser:
     which = pr.add_mutually_exclusive_group(required=True)
     which.add_argument("--thread", help="one thread id")
     which.add_argument("--all-threads", action="store_true", help="every thread of the graph")
+    whose = pr.add_mutually_exclusive_group()
+    whose.add_argument(
+        "--tenant",
+        metavar="NAME",
+        help="that tenant's threads (servers with --auth-tokens keep each tenant's apart; default: no tenant's)",
+    )
+    whose.add_argument(
+        "--all-tenants", action="store_true", help="with --all-threads: the graph's threads of every tenant and of none"
+    )
     pr.add_argument("--keep-last", type=int, metavar="N", help="keep each thread's newest N versions")
     pr.add_argument(
         "--older-than", metavar="AGE", help="delete versions older than AGE (30s, 15m, 12h, 7d, 2w); with --keep-last, "

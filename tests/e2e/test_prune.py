@@ -1,7 +1,8 @@
 """``graphwire prune``: retention from a terminal, on a SQLite file or a PostgreSQL schema.
 
 Threads are written the way a server writes them (thread ids scoped by graph,
-``graph:thread``) by the engine in process; the CLI runs as a subprocess.
+``graph:thread``, and with tenants ``tenant/graph:thread``) by the engine in
+process; the CLI runs as a subprocess.
 """
 
 from __future__ import annotations
@@ -50,14 +51,23 @@ def prune(store_args: list[str], *args: str) -> subprocess.CompletedProcess[str]
     )  # fmt: skip
 
 
-def turns(saver: Any, thread: str, n: int, graph: str = "chain3") -> None:
+def cfg(thread: str, graph: str, tenant: str | None) -> dict[str, Any]:
+    """The config of the thread as a server keeps it (see ``server._reads.thread_key``)."""
+    return {"configurable": {"thread_id": f"{graph}:{thread}" if tenant is None else f"{tenant}/{graph}:{thread}"}}
+
+
+def turns(saver: Any, thread: str, n: int, graph: str = "chain3", tenant: str | None = None) -> None:
     g = chain3.compile(checkpointer=saver, name=graph)
     for _ in range(n):
-        g.invoke({"n": 0}, {"configurable": {"thread_id": f"{graph}:{thread}"}})  # 5 versions a turn: input, start, a, b, c
+        g.invoke({"n": 0}, cfg(thread, graph, tenant))  # 5 versions a turn: input, start, a, b, c
 
 
-def versions(saver: Any, thread: str, graph: str = "chain3") -> list[Any]:
-    return list(saver.list({"configurable": {"thread_id": f"{graph}:{thread}"}}))
+def versions(saver: Any, thread: str, graph: str = "chain3", tenant: str | None = None) -> list[Any]:
+    return list(saver.list(cfg(thread, graph, tenant)))
+
+
+def state(saver: Any, thread: str, tenant: str | None = None) -> Any:
+    return chain3.compile(checkpointer=saver, name="chain3").get_state(cfg(thread, "chain3", tenant))
 
 
 def test_prune_one_thread_or_all_keeping_the_newest(store: tuple[list[str], Any]) -> None:
@@ -91,12 +101,87 @@ def test_prune_one_thread_or_all_keeping_the_newest(store: tuple[list[str], Any]
     assert versions(saver, "one")[0].checkpoint["channel_values"] == {"n": 3, "log": ["a", "b", "c"] * 4}
 
 
+def test_prune_a_tenants_threads(store: tuple[list[str], Any]) -> None:
+    args, saver = store
+    for tenant in (None, "acme", "a_c", "abc"):  # '_' must match itself only, not any character as in LIKE
+        turns(saver, "one", 2, tenant=tenant)
+    turns(saver, "two", 2, tenant="a_c")
+    before = state(saver, "one", "a_c")
+
+    done = prune(args, "--graph", "chain3", "--tenant", "a_c", "--thread", "one", "--keep-last", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "tenant a_c, thread one: 9 version(s) deleted",
+        "pruned 9 version(s) of 1 thread(s) of graph 'chain3', of tenant 'a_c'",
+    ]
+    assert state(saver, "one", "a_c") == before  # the kept version reads back as before
+    assert [len(versions(saver, "one", tenant=t)) for t in (None, "acme", "a_c", "abc")] == [10, 10, 1, 10]
+
+    done = prune(args, "--graph", "chain3", "--tenant", "a_c", "--all-threads", "--keep-last", "1")
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.splitlines()[:-1]) == [
+        "tenant a_c, thread one: 0 version(s) deleted",
+        "tenant a_c, thread two: 9 version(s) deleted",
+    ]
+    assert len(versions(saver, "two", tenant="a_c")) == 1
+    assert [len(versions(saver, "one", tenant=t)) for t in (None, "acme", "abc")] == [10, 10, 10]
+
+
+def test_all_threads_leaves_tenants_threads_alone(store: tuple[list[str], Any]) -> None:
+    args, saver = store
+    turns(saver, "one", 2)
+    turns(saver, "one", 2, tenant="acme")
+
+    done = prune(args, "--graph", "chain3", "--all-threads", "--keep-last", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "one: 9 version(s) deleted",
+        "pruned 9 version(s) of 1 thread(s) of graph 'chain3'",
+    ]
+    assert len(versions(saver, "one", tenant="acme")) == 10
+
+
+def test_all_tenants_prunes_every_tenants_threads_and_those_of_no_tenant(store: tuple[list[str], Any]) -> None:
+    args, saver = store
+    mine = [(None, "one"), (None, "acme/chain3:x"), ("acme", "one"), ("acme", "two"), ("beta", "one")]
+    for tenant, thread in mine:
+        turns(saver, thread, 2, tenant=tenant)
+    for tenant in (None, "acme"):  # the same thread ids in other graphs, one named like a prefix of chain3's keys
+        turns(saver, "one", 1, graph="chain3x", tenant=tenant)
+        turns(saver, "one", 1, graph="other", tenant=tenant)
+    before = [state(saver, thread, tenant) for tenant, thread in mine]
+
+    done = prune(args, "--graph", "chain3", "--all-threads", "--all-tenants", "--keep-last", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert sorted(lines[:-1]) == [
+        "no tenant, thread acme/chain3:x: 9 version(s) deleted",
+        "no tenant, thread one: 9 version(s) deleted",
+        "tenant acme, thread one: 9 version(s) deleted",
+        "tenant acme, thread two: 9 version(s) deleted",
+        "tenant beta, thread one: 9 version(s) deleted",
+    ]
+    assert lines[-1] == "pruned 45 version(s) of 5 thread(s) of graph 'chain3', of every tenant and of no tenant"
+    assert [len(versions(saver, thread, tenant=tenant)) for tenant, thread in mine] == [1] * 5
+    assert [state(saver, thread, tenant) for tenant, thread in mine] == before
+    for tenant in (None, "acme"):
+        assert len(versions(saver, "one", graph="chain3x", tenant=tenant)) == 5
+        assert len(versions(saver, "one", graph="other", tenant=tenant)) == 5
+    # A tenant's thread goes on from what was kept.
+    turns(saver, "one", 1, tenant="acme")
+    assert versions(saver, "one", tenant="acme")[0].checkpoint["channel_values"] == {"n": 3, "log": ["a", "b", "c"] * 3}
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
         (["--thread", "t"], "say what to keep"),
         (["--thread", "t", "--older-than", "soon"], "30s, 15m"),
         (["--thread", "t", "--keep-last", "0"], "at least 1"),
+        (["--thread", "t", "--keep-last", "1", "--tenant", "a/b"], "--tenant 'a/b': a tenant name has"),
+        (["--all-threads", "--keep-last", "1", "--tenant", ""], "--tenant '': a tenant name has"),
+        (["--thread", "t", "--keep-last", "1", "--all-tenants"], "--all-tenants goes with --all-threads"),
+        (["--all-threads", "--keep-last", "1", "--tenant", "x", "--all-tenants"], "not allowed with argument --tenant"),
     ],
 )
 def test_prune_refuses_what_it_cannot_do(store: tuple[list[str], Any], args: list[str], says: str) -> None:
