@@ -19,7 +19,7 @@ from engine.checkpoint import BaseCheckpointSaver, InMemorySaver, SqliteSaver
 from engine.checkpoint.postgres import PostgresSaver
 from engine.checkpoint.sqlite import _queries
 from engine.serde import Serializer
-from tests.checkpoint._pg import clean_schema, pg_admin, pg_dsn, pg_schema  # noqa: F401 - fixtures
+from tests.checkpoint._pg import DSN, clean_schema, pg_admin, pg_dsn, pg_schema  # noqa: F401 - fixtures
 
 SAVER_KINDS = ["memory", "sqlite", "postgres"]
 
@@ -113,3 +113,12 @@ def blob_count() -> Callable[[BaseCheckpointSaver, str], int]:
 @pytest.fixture
 def blob_bytes() -> Callable[[BaseCheckpointSaver, str], int]:
     return stored_blob_bytes
+
+
+@pytest.fixture
+def pg(pg_schema: str, pg_admin: psycopg.Connection[Any]) -> Iterator[PostgresSaver]:
+    """A PostgreSQL saver on the module's schema, emptied first."""
+    clean_schema(pg_admin, pg_schema)
+    saver = PostgresSaver.from_dsn(DSN, schema=pg_schema, max_size=4)
+    yield saver
+    saver.close()

@@ -14,7 +14,6 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -70,15 +69,7 @@ def test_savers_without_leases_say_so_and_ignore_the_token(saver: BaseCheckpoint
     assert got is not None and got.pending_writes == [PendingWrite("t", "w", 1)]
 
 
-# -- PostgreSQL -----------------------------------------------------------------------
-@pytest.fixture
-def pg(pg_schema: str, pg_admin: psycopg.Connection[Any]) -> Iterator[PostgresSaver]:
-    clean_schema(pg_admin, pg_schema)
-    saver = PostgresSaver.from_dsn(DSN, schema=pg_schema, max_size=4)
-    yield saver
-    saver.close()
-
-
+# -- PostgreSQL (the `pg` fixture: tests/checkpoint/conftest.py) ---------------------
 @pytest.fixture
 def lapse(pg_schema: str, pg_admin: psycopg.Connection[Any]) -> Any:
     """Make the thread's lease lapse now (as if its holder had stopped renewing it)."""

@@ -20,7 +20,6 @@ import pytest
 from engine.checkpoint.base import LEASE_KEY
 from engine.checkpoint.postgres import PostgresSaver
 from engine.errors import CheckpointError, LeaseLostError
-from tests.checkpoint._pg import DSN, clean_schema
 from tests.checkpoint.conftest import stored_blob_count
 from tests.checkpoint.test_conformance import chain_of_puts
 
@@ -52,17 +51,14 @@ def after(put: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def pg(pg_schema: str, pg_admin: psycopg.Connection[Any]) -> Iterator[PostgresSaver]:
-    clean_schema(pg_admin, pg_schema)
-    saver = PostgresSaver.from_dsn(DSN, schema=pg_schema, max_size=4)
-    yield saver
-    saver.close()
+def trigger_cleanup(pg_schema: str, pg_admin: psycopg.Connection[Any]) -> Iterator[None]:
+    yield
     pg_admin.execute(f'DROP TRIGGER IF EXISTS boom ON "{pg_schema}".checkpoints')
     pg_admin.execute(f'DROP FUNCTION IF EXISTS "{pg_schema}".refuse_step_5()')
 
 
 def test_a_failure_in_the_middle_of_a_batch_stores_none_of_it(
-    pg: PostgresSaver, pg_admin: psycopg.Connection[Any], pg_schema: str
+    pg: PostgresSaver, pg_admin: psycopg.Connection[Any], pg_schema: str, trigger_cleanup: None
 ) -> None:
     puts = chain_of_puts(T, root(), 9)
     pg.put_many(puts[:3])
