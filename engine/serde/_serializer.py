@@ -240,8 +240,11 @@ class Serializer:
 
         ``unpackb`` keeps its ~40 KB parse stack on the C stack, so stored
         bytes nesting a few hundred ext values inside each other would crash
-        the process with unpackb per level; an ``Unpacker`` keeps it on the
-        heap, and the depth counter refuses the nesting long before that.
+        the process with unpackb per level. The first few levels (every
+        honest value: a message in a list, a model in a model) use it, being
+        several times cheaper to start; deeper ones use an ``Unpacker``, which
+        keeps its stack on the heap, and the depth counter refuses the
+        nesting long before it could matter.
         """
         local = self._local
         depth = getattr(local, "read_depth", 0)
@@ -250,6 +253,8 @@ class Serializer:
         local.read_depth = depth + 1
         try:
             n = len(data)
+            if depth < _C_STACK_LEVELS:
+                return msgpack.unpackb(data, ext_hook=self._ext_hook, **_unpack_options(n))
             unpacker = msgpack.Unpacker(None, ext_hook=self._ext_hook, max_buffer_size=n, **_unpack_options(n))
             unpacker.feed(data)
             value = unpacker.unpack()
@@ -291,6 +296,10 @@ class Serializer:
             return entry.load(data)
         except Exception as exc:  # a registered class rejecting stored data
             raise CorruptCheckpointError(f"could not rebuild {name!r} from stored data: {exc}") from exc
+
+
+#: Ext nesting levels decoded with ``unpackb`` (at most ~40 KB of C stack each).
+_C_STACK_LEVELS = 8
 
 
 def _unpack_options(n: int) -> dict[str, Any]:
