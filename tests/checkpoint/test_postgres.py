@@ -8,6 +8,9 @@ or fail under ``CI=true``.
 from __future__ import annotations
 
 import asyncio
+import logging
+import selectors
+import socket
 import threading
 import time
 import uuid
@@ -17,6 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 import engine.checkpoint.postgres
 from engine._internal._ids import checkpoint_id, now_iso
@@ -187,12 +191,18 @@ def dsn_named(app: str) -> str:
     return f"{require_pg()}{'&' if '?' in require_pg() else '?'}application_name={app}"
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known intermittent bug, seen in 2 of 5 full CI runs and never alone: after close(), one connection "
-    "of a pool whose event loop ended (asyncio.run) or sat idle can stay open; suspected a connection the pool "
-    "was still opening when its loop stopped, which close() does not track. Open in the issue-4 note.",
-)
+def wait_for_no_connections(admin: psycopg.Connection[Any], app: str) -> int:
+    """How many sessions named ``app`` remain, once none do or after a generous deadline.
+
+    The server notices closed sockets a moment later; under load that moment
+    can be long, so this waits on the condition rather than for a time.
+    """
+    deadline = time.monotonic() + 20
+    while connections(admin, app) != 0 and time.monotonic() < deadline:
+        admin.execute("SELECT pg_sleep(0.02)")
+    return connections(admin, app)
+
+
 def test_sync_use_from_many_threads_and_loops_then_close_releases_every_connection(
     schema: str, admin: psycopg.Connection[Any]
 ) -> None:
@@ -228,12 +238,114 @@ def test_sync_use_from_many_threads_and_loops_then_close_releases_every_connecti
         assert got is not None and got.pending_writes == [PendingWrite("t", "w", 9)]
     assert connections(admin, app) >= 1
     saver.close()
-    # The server notices closed sockets a moment later; under load that moment
-    # can be long, so wait on the condition with a generous deadline.
-    deadline = time.monotonic() + 20
-    while connections(admin, app) != 0 and time.monotonic() < deadline:
-        admin.execute("SELECT pg_sleep(0.02)")
-    assert connections(admin, app) == 0
+    assert wait_for_no_connections(admin, app) == 0
+
+
+class StallingProxy:
+    """A TCP relay to PostgreSQL that can withhold the server's replies on one connection.
+
+    The connection accepted next after :meth:`stall_next` reaches the server,
+    which starts its session, but nothing the server sends is passed on: the
+    client's connect stays half-open, as when its event loop stops before it
+    reads the reply. ``replied`` is set once the server has said it is ready
+    for queries on that connection. A client closing its socket closes the
+    server's side too, so the server's session ends with the client's.
+    """
+
+    _READY = b"Z\x00\x00\x00\x05I"  # ReadyForQuery, idle: the last message of a session's start
+
+    def __init__(self, upstream: str) -> None:
+        params = conninfo_to_dict(upstream)
+        self._upstream = (str(params.get("host") or "127.0.0.1"), int(params.get("port") or 5432))
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self.replied = threading.Event()
+        self._stall = False
+        self._stop_r, self._stop_w = socket.socketpair()
+        self._thread = threading.Thread(target=self._run, name="stalling-proxy", daemon=True)
+        self._thread.start()
+
+    def stall_next(self) -> None:
+        self._stall = True
+
+    def close(self) -> None:
+        self._stop_w.send(b"x")
+        self._thread.join()
+        for sock in (self._listener, self._stop_r, self._stop_w):
+            sock.close()
+
+    def _run(self) -> None:
+        sel = selectors.DefaultSelector()
+        sel.register(self._listener, selectors.EVENT_READ)
+        sel.register(self._stop_r, selectors.EVENT_READ)
+        while True:
+            for key, _ in sel.select():
+                if key.fileobj is self._stop_r:
+                    for other in list(sel.get_map().values()):
+                        if other.data is not None:
+                            other.fileobj.close()  # type: ignore[union-attr]
+                    sel.close()
+                    return
+                if key.fileobj is self._listener:
+                    client, _ = self._listener.accept()
+                    server = socket.create_connection(self._upstream)
+                    withheld, self._stall = (bytearray() if self._stall else None), False
+                    sel.register(client, selectors.EVENT_READ, (server, None))  # data: (peer, withheld bytes)
+                    sel.register(server, selectors.EVENT_READ, (client, withheld))
+                    continue
+                sock, (peer, withheld) = key.fileobj, key.data
+                assert isinstance(sock, socket.socket)
+                if sock.fileno() == -1:  # closed with its peer earlier in this round
+                    continue
+                try:
+                    data = sock.recv(65536)
+                except OSError:  # reset: as closed
+                    data = b""
+                if not data:  # one side closed: close both
+                    for end_ in (sock, peer):
+                        sel.unregister(end_)
+                        end_.close()
+                elif withheld is None:
+                    peer.sendall(data)
+                else:
+                    withheld += data
+                    if withheld.endswith(self._READY):
+                        self.replied.set()
+
+
+def test_a_connection_still_opening_when_asyncio_run_ends_is_closed_though_its_error_is_kept(
+    schema: str, admin: psycopg.Connection[Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The CI failure of the test above, made certain.
+
+    A pool opens connections in background tasks; when ``asyncio.run`` ends,
+    one may still be opening, its session already started on the server.
+    The run cancels it, psycopg_pool logs the cancellation, and a handler that
+    keeps records (pytest's, here ``caplog``) keeps the exception. The
+    half-open connection must not live on with it.
+    """
+    caplog.set_level(logging.WARNING, logger="psycopg.pool")
+    app = f"gw_test_{uuid.uuid4().hex[:8]}"
+    proxy = StallingProxy(require_pg())
+    try:
+        # No SSL or GSS negotiation: the session's start goes out at once, and the server answers it.
+        dsn = make_conninfo(require_pg(), host="127.0.0.1", port=str(proxy.port), application_name=app,
+                            sslmode="disable", gssencmode="disable")  # fmt: skip
+        saver = PostgresSaver.from_dsn(dsn, schema=schema, min_size=2, max_size=2)
+        proxy.stall_next()  # of the pool's two connections, the first to reach the proxy stays half-open
+
+        async def use_then_end() -> None:
+            assert await saver.aget_tuple(cfg()) is None  # served by the other connection
+            assert await asyncio.to_thread(proxy.replied.wait, 30), "the stalled session never started"
+            assert connections(admin, app) == 2
+
+        asyncio.run(use_then_end())
+        cancelled = [r for r in caplog.records if r.getMessage().startswith("error connecting") and r.args]
+        assert [type(r.args[1]) for r in cancelled] == [asyncio.CancelledError]  # type: ignore[index]
+        saver.close()
+        assert wait_for_no_connections(admin, app) == 0
+    finally:
+        proxy.close()
 
 
 def test_many_asyncio_runs_on_one_saver_neither_hang_nor_pile_up_connections(

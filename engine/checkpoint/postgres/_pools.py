@@ -20,21 +20,37 @@ a cancellation that arrives while they run a job (growing the pool, say), so
 ``asyncio.run`` ending with a pool open could wait forever for them. Each pool
 therefore has a *guardian* task on its loop that does nothing until it is
 cancelled, and then closes the pool, which stops the workers. ``asyncio.run``
-cancels every task when its coroutine returns, so a loop's pool closes with
-it even when nobody called ``aclose``. Pools of loops that are gone without
-that (a sync call's worker thread ended) are closed when the next pool opens
-and by :meth:`LoopPools.aclose`, so they never pile up.
+cancels every task when its coroutine returns, so a loop's pool is closed
+with it even when nobody called ``aclose`` (its workers are cancelled in the
+same sweep, so the idle connections the close took out of the pool may stay
+open; they are tracked, and closed with the rest). Pools of loops that are
+gone (``asyncio.run`` returned, a sync call's worker thread ended) and their
+connections are closed when the next pool opens and by
+:meth:`LoopPools.aclose`, so they never pile up.
+
+A pool opens connections in its worker tasks, so when a loop stops, one may
+be half-open: the server has started the session, the worker has not yet
+read its reply. ``asyncio.run`` cancels that attempt. psycopg then keeps the
+half-open libpq connection in the frames of the cancellation's traceback,
+and psycopg_pool logs that exception ("error connecting in ..."), so for as
+long as a log handler keeps the record (pytest's does, for a whole test; an
+application's can too), the socket stays open and the server keeps a
+session that no pool or ``close()`` knows of. Pools therefore connect
+through :class:`_Connection`, whose failed or abandoned attempts drop their
+half-open connection at once, and a connection whose set-up fails is closed
+before the error leaves :func:`configure`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import traceback
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from psycopg import AsyncConnection
 from psycopg.conninfo import conninfo_to_dict
@@ -45,12 +61,27 @@ __all__ = ["LoopPools"]
 _CLOSE_TIMEOUT = 5.0
 
 
+class _Connection(AsyncConnection[Any]):
+    """An ``AsyncConnection`` whose failed or cancelled connect leaves no session open."""
+
+    @classmethod
+    async def connect(cls, conninfo: str = "", **kwargs: Any) -> Self:
+        try:
+            return await super().connect(conninfo, **kwargs)
+        except BaseException as exc:
+            # The attempt's half-open libpq connection is a local of psycopg's
+            # frames in this traceback; whoever keeps the exception (a log
+            # record) would keep the socket, and the server's session, open.
+            traceback.clear_frames(exc.__traceback__)
+            raise
+
+
 @dataclass(slots=True)
 class _Entry:
     loop: asyncio.AbstractEventLoop
     thread: threading.Thread
-    pool: AsyncConnectionPool
-    conns: weakref.WeakSet[AsyncConnection[Any]] = field(default_factory=weakref.WeakSet)
+    pool: AsyncConnectionPool[_Connection]
+    conns: weakref.WeakSet[_Connection] = field(default_factory=weakref.WeakSet)
     guardian: asyncio.Task[None] | None = None
 
     def dead(self) -> bool:
@@ -96,7 +127,7 @@ class LoopPools:
         self._closed = False
 
     @asynccontextmanager
-    async def connection(self) -> AsyncIterator[AsyncConnection[Any]]:
+    async def connection(self) -> AsyncIterator[_Connection]:
         """A pooled connection of the running loop's pool (autocommit on)."""
         entry = await self._entry()
         async with entry.pool.connection() as conn:
@@ -128,9 +159,9 @@ class LoopPools:
 
     async def _open(self, loop: asyncio.AbstractEventLoop) -> _Entry:
         self._sweep()
-        conns: weakref.WeakSet[AsyncConnection[Any]] = weakref.WeakSet()
+        conns: weakref.WeakSet[_Connection] = weakref.WeakSet()
 
-        async def configure(conn: AsyncConnection[Any]) -> None:
+        async def configure(conn: _Connection) -> None:
             conns.add(conn)
             # Every statement the saver runs is written to be index lookups
             # whatever the parameters (see _queries.py), so a generic plan is as
@@ -140,10 +171,15 @@ class LoopPools:
             # A transaction left open by a stalled process (SIGSTOP, a long GC
             # pause) ends with its session after idle_in_transaction seconds, so
             # the row locks it holds (a thread's lease row) do not outlive it.
-            await conn.execute(self._settings)
+            try:
+                await conn.execute(self._settings)
+            except BaseException:
+                await conn.close()  # the pool drops it unclosed, and logs the error that refers to it
+                raise
 
         pool = AsyncConnectionPool(
             self._conninfo,
+            connection_class=_Connection,
             min_size=self._min_size,
             max_size=self._max_size,
             timeout=self._timeout,
