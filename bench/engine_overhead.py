@@ -299,46 +299,62 @@ class Cell:
     note: str = ""
 
 
+def open_cell(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str) -> tuple[Callable[[], float], Callable[[], None]]:
+    """(run one invoke on a new thread and return its wall time, close the saver)."""
+    close: Callable[[], None] = lambda: None
+    if saver_kind == "none":
+        saver = None
+    elif saver_kind == "memory":
+        saver = ms.make_memory()
+    elif saver_kind == "postgres":
+        if ms.make_postgres is None:
+            raise RuntimeError(f"no PostgreSQL saver for {ms.name} (pip install -r bench/requirements.txt)")
+        saver, close = ms.make_postgres(f"gwbench_{ms.name}_{row.name}_{uuid.uuid4().hex[:8]}")
+    else:
+        path = os.path.join(tmpdir, f"{ms.name}-{row.name}-{uuid.uuid4().hex[:8]}.sqlite")
+        saver, close = ms.make_sqlite(path)
+    graph = row.build(ms).compile(checkpointer=saver)
+    limit = row.steps + 10  # both engines need > steps (LangGraph: >= k+1 for a k-chain)
+
+    def run_once() -> float:
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": limit}
+        inp = row.make_input()
+        t0 = time.perf_counter()
+        out = graph.invoke(inp, config)
+        dt = time.perf_counter() - t0
+        if not row.check(out):
+            raise AssertionError(f"unexpected final state: {str(out)[:200]}")
+        return dt
+
+    return run_once, close
+
+
 def measure(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str, warmup: int, reps: int,
-            min_time: float, verbose: bool) -> Cell:
+            min_time: float, verbose: bool, modes: dict[str, Callable[[], None]] | None = None) -> dict[str, Cell]:
+    """µs per step of ``row`` on ``saver_kind``, per mode (``modes``: name -> switch it on;
+    default: one mode, ""). Modes take turns run by run, so a change in the machine's
+    load while a cell is measured weighs on every mode alike."""
+    modes = modes or {"": lambda: None}
     close: Callable[[], None] = lambda: None
     try:
-        if saver_kind == "none":
-            saver = None
-        elif saver_kind == "memory":
-            saver = ms.make_memory()
-        elif saver_kind == "postgres":
-            if ms.make_postgres is None:
-                raise RuntimeError(f"no PostgreSQL saver for {ms.name} (pip install -r bench/requirements.txt)")
-            saver, close = ms.make_postgres(f"gwbench_{ms.name}_{row.name}_{uuid.uuid4().hex[:8]}")
-        else:
-            path = os.path.join(tmpdir, f"{ms.name}-{row.name}-{uuid.uuid4().hex[:8]}.sqlite")
-            saver, close = ms.make_sqlite(path)
-        graph = row.build(ms).compile(checkpointer=saver)
-        limit = row.steps + 10  # both engines need > steps (LangGraph: >= k+1 for a k-chain)
-
-        def run_once() -> float:
-            config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": limit}
-            inp = row.make_input()
-            t0 = time.perf_counter()
-            out = graph.invoke(inp, config)
-            dt = time.perf_counter() - t0
-            if not row.check(out):
-                raise AssertionError(f"unexpected final state: {str(out)[:200]}")
-            return dt
-
-        for _ in range(warmup):
-            run_once()
-        times: list[float] = []
+        run_once, close = open_cell(ms, row, saver_kind, tmpdir)
+        for switch in modes.values():
+            switch()
+            for _ in range(warmup):
+                run_once()
+        times: dict[str, list[float]] = {m: [] for m in modes}
         start = time.perf_counter()
-        while len(times) < reps or (time.perf_counter() - start < min_time and len(times) < 20 * reps):
-            gc.collect()
-            times.append(run_once())
-        return Cell(statistics.median(times) / row.steps * 1e6, f"{len(times)} reps")
+        while (n := len(times[next(iter(modes))])) < reps or (time.perf_counter() - start < min_time and n < 20 * reps):
+            for name, switch in modes.items():
+                switch()
+                gc.collect()
+                times[name].append(run_once())
+        return {m: Cell(statistics.median(ts) / row.steps * 1e6, f"{len(ts)} reps") for m, ts in times.items()}
     except Exception as exc:
         if verbose:
             traceback.print_exc()
-        return Cell(None, f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}")
+        failed = Cell(None, f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}")
+        return {m: failed for m in modes}
     finally:
         try:
             close()
@@ -420,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
                 cells: dict[str, Cell | None] = {}
                 for impl in ("ours", "langgraph"):
                     ms = impls[impl]
-                    cells[impl] = measure(ms, row, sk, tmpdir, warmup, reps, min_time, args.verbose) if ms else None
+                    cells[impl] = measure(ms, row, sk, tmpdir, warmup, reps, min_time, args.verbose)[""] if ms else None
                     c = cells[impl]
                     if c is not None and c.us_per_step is None:
                         errors.append(f"{impl} {rname}/{sk}: {c.note}")
@@ -441,21 +457,29 @@ def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str
                   min_time: float, verbose: bool) -> list[str]:
     """Ours with OpenTelemetry tracing off (no SDK) and on (SDK, batch processor, in-memory exporter).
 
-    The SDK can be installed once per process, so every "off" cell is measured
-    first, then the SDK is installed and every "on" cell measured.
+    Both in one process, run by run in turn: the engine's tracer is switched
+    between the API's no-op tracer (what the engine gets without an SDK) and
+    the SDK's.
     """
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    cells = [(r, sk) for r in rows for sk in savers]
-    off = {c: measure(ms, ROWS[c[0]], c[1], tmpdir, warmup, reps, min_time, verbose) for c in cells}
+    from engine.pregel import _telemetry
+
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(BatchSpanProcessor(exporter, max_queue_size=1 << 16, schedule_delay_millis=100))
-    trace.set_tracer_provider(provider)
-    on = {c: measure(ms, ROWS[c[0]], c[1], tmpdir, warmup, reps, min_time, verbose) for c in cells}
+    tracers = {"off": trace.NoOpTracer(), "on": provider.get_tracer("graphwire.engine")}
+    modes = {name: (lambda t=t: setattr(_telemetry, "tracer", t)) for name, t in tracers.items()}
+    cells = [(r, sk) for r in rows for sk in savers]
+    try:
+        measured = {c: measure(ms, ROWS[c[0]], c[1], tmpdir, warmup, reps, min_time, verbose, modes) for c in cells}
+    finally:
+        _telemetry.tracer = trace.get_tracer("graphwire.engine")
+    off = {c: m["off"] for c, m in measured.items()}
+    on = {c: m["on"] for c, m in measured.items()}
     provider.force_flush()
     print()
     print("tracing (ours): off = no SDK; on = SDK + BatchSpanProcessor + in-memory exporter "

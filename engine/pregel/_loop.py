@@ -416,9 +416,9 @@ class RunLoop:
                 if not any(c in _SPECIAL for c, _ in ws):
                     t.writes = ws
                     cached.add(t.id)
-        self._step_span = tel.child(
-            "graphwire.step", self._span, {"graphwire.step": step, "graphwire.nodes": [t.name for t in tasks]}
-        )
+        # Only the step: its tasks are its children (a list attribute costs as
+        # much as a span's other attributes together).
+        self._step_span = tel.child("graphwire.step", self._span, {"graphwire.step": step})
         tel.STEPS.add(1, self._metric_attrs)
         if self._want(StepStarted):
             self._emit(StepStarted(step, tuple((t.id, t.name) for t in tasks)))
