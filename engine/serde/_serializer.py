@@ -19,6 +19,7 @@ becomes :class:`~engine.errors.CorruptCheckpointError`.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
@@ -305,7 +306,14 @@ _C_STACK_LEVELS = 8
 def _unpack_options(n: int) -> dict[str, Any]:
     # Every element takes at least one byte (a map entry two), so no honest
     # header claims more than these; a lying one fails at once instead of
-    # allocating what it claims.
+    # allocating what it claims. Sizes are rounded up to a power of two (a
+    # lie can claim at most twice the payload), so the options are made once
+    # per size class rather than once per value.
+    return _options_for(1 << max(n - 1, 1).bit_length())
+
+
+@functools.lru_cache(maxsize=64)
+def _options_for(n: int) -> dict[str, Any]:
     return {
         "raw": False,
         "use_list": True,
