@@ -255,7 +255,8 @@ class Serializer:
         try:
             n = len(data)
             if depth < _C_STACK_LEVELS:
-                return msgpack.unpackb(data, ext_hook=self._ext_hook, **_unpack_options(n))
+                opts = _SMALL_OPTIONS if n <= _SMALL else _unpack_options(n)
+                return msgpack.unpackb(data, ext_hook=self._ext_hook, **opts)
             unpacker = msgpack.Unpacker(None, ext_hook=self._ext_hook, max_buffer_size=n, **_unpack_options(n))
             unpacker.feed(data)
             value = unpacker.unpack()
@@ -314,9 +315,7 @@ def _unpack_options(n: int) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=64)
 def _options_for(n: int) -> dict[str, Any]:
-    return {
-        "raw": False,
-        "use_list": True,
+    return {  # (raw=False and use_list=True are msgpack's defaults)
         "strict_map_key": False,
         "unicode_errors": "surrogatepass",
         # msgpack's own timestamp ext (code -1) decodes to an aware datetime,
@@ -328,6 +327,11 @@ def _options_for(n: int) -> dict[str, Any]:
         "max_map_len": n // 2,
         "max_ext_len": n,
     }
+
+
+#: Payloads up to this size (a chat message, say) share one set of options.
+_SMALL = 4096
+_SMALL_OPTIONS = _options_for(_SMALL)
 
 
 def _codec_name(codec: Codec) -> str:
