@@ -24,6 +24,8 @@ from typing import Any
 
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 
+from engine.checkpoint._helpers import is_unicode
+
 __all__ = ["encode", "payload", "decode_payload", "PayloadError", "MAX_DEPTH"]
 
 MAX_DEPTH = 64
@@ -75,17 +77,6 @@ def _finite(text: str) -> float:
     return value
 
 
-def _is_text(s: str) -> bool:
-    """Whether ``s`` is Unicode text (JSON's ``\ud800`` escapes can make a lone surrogate)."""
-    if s.isascii():
-        return True
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _problem(v: Any, limit: int) -> str | None:
     """What makes ``v`` unacceptable (too deep, or not text), or None (iterative: no recursion limit)."""
     stack = [(v, 1)]
@@ -95,12 +86,12 @@ def _problem(v: Any, limit: int) -> str | None:
             return f"JSON nests deeper than {limit} levels"
         if isinstance(cur, dict):
             for k, x in cur.items():
-                if not _is_text(k):
+                if not is_unicode(k):
                     return "a JSON string holds a lone surrogate (an unpaired \\ud800-\\udfff escape)"
                 stack.append((x, d + 1))
         elif isinstance(cur, list):
             stack.extend((x, d + 1) for x in cur)
-        elif isinstance(cur, str) and not _is_text(cur):
+        elif isinstance(cur, str) and not is_unicode(cur):
             return "a JSON string holds a lone surrogate (an unpaired \\ud800-\\udfff escape)"
     return None
 

@@ -51,6 +51,7 @@ __all__ = [
     "parse_config",
     "parse_write_config",
     "reading",
+    "is_unicode",
     "storable_text",
 ]
 
@@ -260,10 +261,8 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
     return text
 
 
-def storable_text(s: str) -> bool:
-    """Whether a string is text every saver can store: valid Unicode (no lone surrogate), no NUL."""
-    if "\x00" in s:
-        return False
+def is_unicode(s: str) -> bool:
+    """Whether ``s`` is Unicode text: no lone surrogate (JSON's ``\\ud800`` escapes can make one)."""
     if s.isascii():
         return True
     try:
@@ -271,6 +270,11 @@ def storable_text(s: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def storable_text(s: str) -> bool:
+    """Whether a string is text every saver can store: valid Unicode (no lone surrogate), no NUL."""
+    return "\x00" not in s and is_unicode(s)
 
 
 def _bad_text(obj: Any) -> str | None:
