@@ -19,12 +19,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from engine._internal._ids import checkpoint_id, now_iso
 from engine.checkpoint import Checkpoint
 from engine.checkpoint.base import LEASE_KEY, BaseCheckpointSaver, Lease, PendingWrite
 from engine.checkpoint.postgres import PostgresSaver
 from engine.errors import CheckpointError, LeaseLostError
 from tests.checkpoint._pg import DSN, clean_schema
+from tests.checkpoint._util import make_cp
 
 T = "g:t1"
 
@@ -36,11 +36,6 @@ def cfg(cid: str | None = None, lease: Lease | None = None, thread: str = T) -> 
     if lease is not None:
         conf[LEASE_KEY] = lease
     return {"configurable": conf}
-
-
-def make_cp(values: dict[str, Any], version: int = 1) -> Checkpoint:
-    return Checkpoint(v=1, id=checkpoint_id(), ts=now_iso(), channel_values=values,
-                      channel_versions={k: version for k in values}, versions_seen={}, updated_channels=None)  # fmt: skip
 
 
 def put(saver: BaseCheckpointSaver, parent: str | None, lease: Lease | None, n: int, cp: Checkpoint | None = None) -> str:

@@ -23,24 +23,13 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 import engine.checkpoint.postgres
-from engine._internal._ids import checkpoint_id, now_iso
-from engine.checkpoint import Checkpoint
 from engine.checkpoint.base import LEASE_KEY, PendingWrite
 from engine.checkpoint.postgres import PostgresSaver, _migrate
 from engine.errors import CheckpointError
 from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
+from tests.checkpoint._util import cfg, make_cp
 
 pytestmark = pytest.mark.usefixtures("pg_dsn")
-
-
-def cfg(thread: str = "t1", cid: str | None = None) -> dict[str, Any]:
-    conf = {"thread_id": thread, "checkpoint_ns": ""}
-    return {"configurable": conf if cid is None else {**conf, "checkpoint_id": cid}}
-
-
-def make_cp(values: dict[str, Any], version: int = 1) -> Checkpoint:
-    return Checkpoint(v=1, id=checkpoint_id(), ts=now_iso(), channel_values=values,
-                      channel_versions={k: version for k in values}, versions_seen={}, updated_channels=None)  # fmt: skip
 
 
 @pytest.fixture

@@ -9,21 +9,11 @@ from typing import Any
 
 import pytest
 
-from engine._internal._ids import checkpoint_id, now_iso
-from engine.checkpoint import Checkpoint, SqliteSaver
+from engine.checkpoint import SqliteSaver
 from engine.checkpoint.base import PendingWrite
 from engine.checkpoint.sqlite import _migrate, _queries
 from engine.errors import CheckpointError, SerializationError
-
-
-def cfg(thread: str = "t1", cid: str | None = None) -> dict[str, Any]:
-    conf = {"thread_id": thread, "checkpoint_ns": ""}
-    return {"configurable": conf if cid is None else {**conf, "checkpoint_id": cid}}
-
-
-def make_cp(values: dict[str, Any], version: int = 1) -> Checkpoint:
-    return Checkpoint(v=1, id=checkpoint_id(), ts=now_iso(), channel_values=values,
-                      channel_versions={k: version for k in values}, versions_seen={}, updated_channels=None)  # fmt: skip
+from tests.checkpoint._util import cfg, make_cp
 
 
 def schema_of(conn: sqlite3.Connection) -> dict[str, Any]:
