@@ -25,6 +25,7 @@ from engine.checkpoint.base import ERROR, RESUME, PendingWrite
 from engine.errors import SerializationError
 from engine.serde import Serializer
 from engine.types import Interrupt, Send
+from tests.engine.test_serde import assert_same
 
 T = TypeVar("T")
 
@@ -477,21 +478,6 @@ def every_allowed_value() -> dict[str, Any]:
         "enum": Color.BLUE, "intenum": Level.LOW, "dataclass": Note("hi", ("a",)),
         "interrupt": Interrupt(value={"ask": "ok?"}, id="i1"), "send": Send("node", {"arg": 1}),
     }  # fmt: skip
-
-
-def assert_same(got: Any, want: Any) -> None:
-    """Equal, and of the same types all the way down (1 == True, (1,) != [1] is not enough)."""
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, dict):
-        assert list(got) == list(want)
-        for k in want:
-            assert_same(got[k], want[k])
-    elif isinstance(want, (list, tuple)):
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert_same(g, w)
-    else:
-        assert got == want
 
 
 @async_test

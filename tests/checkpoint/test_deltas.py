@@ -14,7 +14,8 @@ import pytest
 
 from engine.checkpoint import BaseCheckpointSaver
 from engine.serde import Serializer
-from tests.checkpoint.test_conformance import assert_same, async_test, cfg, collect, put
+from tests.checkpoint.test_conformance import async_test, cfg, collect, put
+from tests.engine.test_serde import assert_same
 
 K = 4
 
