@@ -304,7 +304,7 @@ def registered(name: str, data: Any) -> bytes:
     return ext(Code.REGISTERED, msgpack.packb([name, data]))
 
 
-class _OpenOnUnpickle:
+class OpenOnUnpickle:
     def __init__(self, path: str) -> None:
         self.path = path
 
@@ -323,12 +323,12 @@ def sentinel(tmp_path: Any) -> Any:
 def test_the_sentinel_payloads_are_live(tmp_path: Any) -> None:
     # Proof that the pickle payload below would create the sentinel if anything executed it.
     path = tmp_path / "proof"
-    pickle.loads(pickle.dumps(_OpenOnUnpickle(str(path)))).close()
+    pickle.loads(pickle.dumps(OpenOnUnpickle(str(path)))).close()
     assert path.exists()
 
 
 def hostile_payloads(path: str) -> list[tuple[str, tuple[str, bytes], str]]:
-    evil_pickle = pickle.dumps(_OpenOnUnpickle(path))
+    evil_pickle = pickle.dumps(OpenOnUnpickle(path))
     return [
         ("unknown ext code", ("msgpack", ext(99, b"")), "ext code 99"),
         ("reserved negative ext", ("msgpack", b"\xd4\xfb\x00"), "ext code -5"),

@@ -29,27 +29,11 @@ import pytest
 from graphwire import DataLoss, FinishReason
 from grpc_health.v1 import health_pb2
 
-from engine.serde._ext import Code
+from tests.engine.test_serde import OpenOnUnpickle, ext, registered
 from tests.hardening.conftest import Hardened
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 ASK = {"messages": [{"role": "user", "content": "remind me to call mom at 5pm"}]}
-
-
-def ext(code: int, payload: bytes) -> bytes:
-    return msgpack.packb(msgpack.ExtType(code, payload))
-
-
-def registered(name: str, data: Any) -> bytes:
-    return ext(Code.REGISTERED, msgpack.packb([name, data]))
-
-
-class _OpenOnUnpickle:
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __reduce__(self) -> Any:
-        return (open, (self.path, "w"))
 
 
 def constructor(path: str) -> bytes:
@@ -67,8 +51,8 @@ PAYLOADS: dict[str, Payload] = {
     "ext builtins:eval": lambda p: ("msgpack", registered("builtins:eval", f"open({p!r}, 'w')")),
     "ext inside a list": lambda p: ("msgpack", b"\x92\xa2ok" + registered("subprocess:run", ["touch", p])),
     "unknown ext code": lambda p: ("msgpack", ext(99, p.encode())),
-    "pickle tag": lambda p: ("pickle", pickle.dumps(_OpenOnUnpickle(p))),
-    "pickle under msgpack": lambda p: ("msgpack", pickle.dumps(_OpenOnUnpickle(p))),
+    "pickle tag": lambda p: ("pickle", pickle.dumps(OpenOnUnpickle(p))),
+    "pickle under msgpack": lambda p: ("msgpack", pickle.dumps(OpenOnUnpickle(p))),
     "json constructor": lambda p: ("json", constructor(p)),
     "unknown tag": lambda p: ("msgpack+evil", msgpack.packb(["os:system", p])),
 }
