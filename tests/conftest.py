@@ -15,6 +15,7 @@ then waits for the gRPC health check to answer SERVING, both with a deadline.
 from __future__ import annotations
 
 import os
+import shutil
 import selectors
 import signal
 import subprocess
@@ -270,3 +271,17 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
 def thread_id(request: pytest.FixtureRequest) -> str:
     """A thread id no other test uses."""
     return f"{request.node.name[:40]}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def certs(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate and key for localhost / 127.0.0.1 (skips without openssl)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key

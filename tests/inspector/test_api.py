@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import ssl
@@ -203,15 +202,8 @@ def test_a_taken_inspector_port_fails_the_start(tmp_path: Path) -> None:
     assert f"cannot listen on inspector address '127.0.0.1:{port}'" in proc.stderr
 
 
-def test_with_tls_the_inspector_serves_https_with_the_same_certificate(tmp_path: Path) -> None:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+def test_with_tls_the_inspector_serves_https_with_the_same_certificate(tmp_path: Path, certs: tuple[Path, Path]) -> None:
+    cert, key = certs
     cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", ":memory:",
            "--tls-cert", str(cert), "--tls-key", str(key), "--inspector", "127.0.0.1:0", "--auth-token", TOKEN]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)

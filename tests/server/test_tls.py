@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,19 +15,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from graphwire import Client, Unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def certs(tmp_path: Path) -> tuple[Path, Path]:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    return cert, key
 
 
 def test_tls_server(tmp_path: Path, certs: tuple[Path, Path]) -> None:
