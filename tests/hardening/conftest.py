@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from engine.serde import Serializer
@@ -147,6 +148,24 @@ class Hardened:
 
     def client(self, **kwargs: Any) -> Any:
         return self.server.client(**kwargs)
+
+    def raw_unary(self, method: str, data: bytes) -> grpc.RpcError | bytes:
+        """Send ``data`` as the request bytes of a unary GraphService method: its reply bytes, or its error."""
+        with self.server.channel() as channel:
+            call = channel.unary_unary(f"/graphwire.v1.GraphService/{method}", request_serializer=None, response_deserializer=None)
+            try:
+                return call(data, timeout=10)
+            except grpc.RpcError as exc:
+                return exc
+
+    def raw_stream(self, method: str, data: bytes) -> grpc.RpcError | list[bytes]:
+        """The same for a streaming method: every reply's bytes, or its error."""
+        with self.server.channel() as channel:
+            call = channel.unary_stream(f"/graphwire.v1.GraphService/{method}", request_serializer=None, response_deserializer=None)
+            try:
+                return list(call(data, timeout=10))
+            except grpc.RpcError as exc:
+                return exc
 
 
 def _start_sqlite(workdir: Path) -> Hardened:

@@ -101,15 +101,6 @@ def test_checkpoint_ids_are_exact_and_per_thread(hardened: Hardened, threads: li
                 client.get_state("chain3", first, bad, timeout=10)
 
 
-def raw(h: Hardened, method: str, data: bytes) -> grpc.RpcError | bytes:
-    with h.server.channel() as channel:
-        call = channel.unary_unary(f"/graphwire.v1.GraphService/{method}", request_serializer=None, response_deserializer=None)
-        try:
-            return call(data, timeout=10)
-        except grpc.RpcError as exc:
-            return exc
-
-
 def field(number: int, value: bytes) -> bytes:
     """A length-delimited protobuf field, written by hand so it may hold bytes that are not UTF-8."""
     assert len(value) < 128
@@ -128,7 +119,7 @@ def test_non_utf8_is_invalid_argument(hardened: Hardened, threads: list[str]) ->
         "delete": ("DeleteThread", field(1, b"chain3") + field(2, b"%\xff")),
     }  # fmt: skip
     for name, (method, data) in cases.items():
-        answer = raw(hardened, method, data)
+        answer = hardened.raw_unary(method, data)
         assert isinstance(answer, grpc.RpcError), name
         assert answer.code() is grpc.StatusCode.INVALID_ARGUMENT, (name, answer.code(), answer.details())
     assert hardened.server.health() == SERVING

@@ -63,24 +63,6 @@ def sized(build: object, size: int) -> bytes:
     raise AssertionError(f"no request of exactly {size} bytes")
 
 
-def raw_unary(h: Hardened, method: str, data: bytes) -> grpc.RpcError | bytes:
-    with h.server.channel() as channel:
-        call = channel.unary_unary(f"/graphwire.v1.GraphService/{method}", request_serializer=None, response_deserializer=None)
-        try:
-            return call(data, timeout=10)
-        except grpc.RpcError as exc:
-            return exc
-
-
-def raw_stream(h: Hardened, method: str, data: bytes) -> grpc.RpcError | list[bytes]:
-    with h.server.channel() as channel:
-        call = channel.unary_stream(f"/graphwire.v1.GraphService/{method}", request_serializer=None, response_deserializer=None)
-        try:
-            return list(call(data, timeout=10))
-        except grpc.RpcError as exc:
-            return exc
-
-
 def test_bombs_and_oversized_requests(hardened: Hardened, tid: str, record_property: object) -> None:
     h = hardened
     threads = []
@@ -116,13 +98,13 @@ def test_bombs_and_oversized_requests(hardened: Hardened, tid: str, record_prope
                 client.invoke("chain3", f"{tid}-meta", {"n": 0}, run_metadata=big_metadata, durability="sync", timeout=10)
             with pytest.raises(NotFound):  # nothing of it was stored
                 client.get_state("chain3", f"{tid}-meta", timeout=10)
-        deep = raw_stream(h, "Invoke", nested)
+        deep = h.raw_stream("Invoke", nested)
         assert isinstance(deep, grpc.RpcError) and deep.code() is grpc.StatusCode.INVALID_ARGUMENT
         assert "deeper" in (deep.details() or "")
-        for method, data, rpc in (("GetState", over, raw_unary), ("Invoke", invoke_over, raw_stream)):
-            too_big = rpc(h, method, data)
+        for method, data, rpc in (("GetState", over, h.raw_unary), ("Invoke", invoke_over, h.raw_stream)):
+            too_big = rpc(method, data)
             assert isinstance(too_big, grpc.RpcError) and too_big.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, method
-        fits = raw_unary(h, "GetState", at_limit)
+        fits = h.raw_unary("GetState", at_limit)
         assert isinstance(fits, grpc.RpcError) and fits.code() is grpc.StatusCode.INVALID_ARGUMENT  # "at most 512"
         assert h.server.health() == SERVING
     after = rss_kib(h.server.pid)
