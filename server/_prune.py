@@ -8,7 +8,7 @@ deletes a thread's newest version, the one a run continues from (a fork of a
 pruned version then fails with NOT_FOUND, as for any unknown version).
 
 With tenants (``--auth-tokens``), a server keeps a tenant's threads under
-keys of their own (``tenant/graph:thread``, see :func:`server._reads.thread_key`),
+keys of their own (``tenant/graph:thread``, see :func:`server._reads.key_of`),
 so pruning names whose threads it means: no tenant (the default), one tenant,
 or every tenant and no tenant at once. One tenant's threads are listed by
 their exact key prefix. Every tenant's are not a prefix (the tenant comes
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from server._reads import thread_key
-from server._tenants import TENANT, TENANT_NAME
+from server._reads import key_of, owner_of
+from server._tenants import TENANT_NAME
 
 __all__ = ["Pruned", "check_scope", "parse_age", "prune_threads"]
 
@@ -91,30 +91,10 @@ async def prune_threads(
     if thread_ids is not None:
         threads = [(tenant, t) for t in thread_ids]
     elif all_tenants:
-        threads = [found async for t in saver.alist_threads() if (found := _owner(t.thread_id, graph)) is not None]
+        threads = [found async for t in saver.alist_threads() if (found := owner_of(t.thread_id, graph)) is not None]
     else:
-        prefix = _key(tenant, graph, "")
+        prefix = key_of(tenant, graph, "")
         threads = [(tenant, t.thread_id[len(prefix) :]) async for t in saver.alist_threads(prefix=prefix)]
     for owner, thread_id in threads:
-        deleted = await saver.aprune(_key(owner, graph, thread_id), keep_last=keep_last, older_than=older_than)
+        deleted = await saver.aprune(key_of(owner, graph, thread_id), keep_last=keep_last, older_than=older_than)
         yield Pruned(thread_id, deleted, owner)
-
-
-def _key(tenant: str | None, graph: str, thread_id: str) -> str:
-    """The key a server keeps ``tenant``'s thread under (the key format is ``thread_key``'s alone)."""
-    token = TENANT.set(tenant)
-    try:
-        return thread_key(graph, thread_id)
-    finally:
-        TENANT.reset(token)
-
-
-def _owner(key: str, graph: str) -> tuple[str | None, str] | None:
-    """(tenant, thread id) of a key of ``graph``'s threads; None for another graph's."""
-    untenanted = _key(None, graph, "")
-    if key.startswith(untenanted):
-        return None, key[len(untenanted) :]
-    tenant, slash, _ = key.partition("/")
-    if slash and TENANT_NAME.match(tenant) and key.startswith(prefix := _key(tenant, graph, "")):
-        return tenant, key[len(prefix) :]
-    return None

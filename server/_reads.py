@@ -20,9 +20,9 @@ from engine.graph._draw import DrawableGraph
 from engine.types import StateSnapshot
 from server._errors import RpcError
 from server._registry import GraphEntry
-from server._tenants import TENANT
+from server._tenants import TENANT, TENANT_NAME
 
-__all__ = ["MAX_ID", "Reads", "bad", "ident", "thread_key"]
+__all__ = ["MAX_ID", "Reads", "bad", "ident", "key_of", "owner_of", "thread_key"]
 
 MAX_ID = 512
 
@@ -30,8 +30,26 @@ MAX_ID = 512
 def thread_key(graph: str, thread_id: str) -> str:
     """The checkpointer's thread id: threads are scoped to their graph, and to
     the calling tenant when tenants are configured (see :mod:`server._tenants`)."""
-    tenant = TENANT.get()
+    return key_of(TENANT.get(), graph, thread_id)
+
+
+def key_of(tenant: str | None, graph: str, thread_id: str) -> str:
+    """The checkpointer's thread id of ``tenant``'s thread (None: no tenant)."""
     return f"{graph}:{thread_id}" if tenant is None else f"{tenant}/{graph}:{thread_id}"
+
+
+def owner_of(key: str, graph: str) -> tuple[str | None, str] | None:
+    """(tenant, thread id) of a checkpointer thread id of ``graph``; None for another graph's.
+
+    Unambiguous: tenant names (``TENANT_NAME``) hold no ``/`` or ``:``.
+    """
+    untenanted = key_of(None, graph, "")
+    if key.startswith(untenanted):
+        return None, key[len(untenanted) :]
+    tenant, slash, _ = key.partition("/")
+    if slash and TENANT_NAME.match(tenant) and key.startswith(prefix := key_of(tenant, graph, "")):
+        return tenant, key[len(prefix) :]
+    return None
 
 
 def bad(field: str, why: str) -> RpcError:
