@@ -390,7 +390,7 @@ class DeltaCache:
         """
         record_size(plan, inserted)
         if inserted is None:
-            self._set_many(thread_id, ns, plan.learned, plan.sizes)
+            self.assume(thread_id, ns, plan)
             return
         done = set(inserted)
         self._set_many(
