@@ -155,3 +155,35 @@ def test_a_failing_node_marks_its_span_and_the_run_as_errors(traced_server: Any,
     assert node.status.code == trace_pb2.Status.STATUS_CODE_ERROR
     assert _attrs(node)["graphwire.error.type"] == "ValueError"
     assert any(e.name == "exception" for e in node.events)
+
+
+def test_a_sampler_from_the_environment_traces_only_the_runs_it_samples(
+    start_server: Any, receiver: tuple[Receiver, int]
+) -> None:
+    # Ratio 0 for runs that start a trace; a caller's sampled traceparent is followed.
+    rec, port = receiver
+    server = start_server(
+        env={
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
+            "OTEL_METRICS_EXPORTER": "none",
+            "OTEL_BSP_SCHEDULE_DELAY": "20",
+            "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+            "OTEL_TRACES_SAMPLER_ARG": "0",
+        }
+    )
+    stub = pb_grpc.GraphServiceStub(server.channel())
+    user = _payload('{"messages":[{"role":"user","content":"hello"}]}')
+    unsampled = list(stub.Invoke(pb.InvokeRequest(graph="reminders", thread_id="sm-1", input=user), timeout=30))
+    assert unsampled[-1].HasField("run_finished")
+    tp, trace_id, caller_span = _traceparent()
+    events, _ = _run(stub, "Invoke", pb.InvokeRequest(graph="reminders", thread_id="sm-2", input=user), tp)
+    assert events[-1].HasField("run_finished")
+    spans = rec.wait_for(
+        "the sampled run", lambda ss: any(s.name == "graphwire.run" and s.trace_id == trace_id for s in ss)
+    )
+    # The batch processor exports spans in the order they ended, and the first
+    # run ended before the second began: had it been recorded, it would be here.
+    assert {s.trace_id for s in spans} == {trace_id}
+    [run] = [s for s in spans if s.name == "graphwire.run"]
+    assert run.parent_span_id == caller_span and _attrs(run)["graphwire.thread_id"] == "reminders:sm-2"
+    assert any(s.name.startswith("node ") for s in spans)
