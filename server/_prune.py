@@ -5,7 +5,9 @@ Deletes old versions of a graph's threads with the savers' own ``aprune``
 kept version reads), one thread or all of them (listed with
 ``alist_threads``). Runs beside live servers and takes no lease: it never
 deletes a thread's newest version, the one a run continues from (a fork of a
-pruned version then fails with NOT_FOUND, as for any unknown version).
+pruned version then fails with NOT_FOUND, as for any unknown version), and a
+version a run stores while prune works on its thread keeps every value (the
+savers prune from one snapshot; see ``tests/checkpoint/test_prune_postgres.py``).
 
 With tenants (``--auth-tokens``), a server keeps a tenant's threads under
 keys of their own (``tenant/graph:thread``, see :func:`server._reads.key_of`),

@@ -322,7 +322,8 @@ class BaseCheckpointSaver(abc.ABC):
         younger than ``older_than`` (with both, a checkpoint goes only when
         both rules let it go), and always the newest one: pruning removes
         history, not the thread (:meth:`adelete_thread` does that). Kept
-        checkpoints read back exactly as before, delta chains included.
+        checkpoints read back exactly as before, delta chains included, and
+        so does a checkpoint another writer stores while this runs.
         Returns how many checkpoints were deleted.
 
         Raises:

@@ -183,6 +183,10 @@ WITH gone_writes AS (DELETE FROM {writes} WHERE thread_id = %(thread_id)s),
      gone_blobs AS (DELETE FROM {blobs} WHERE thread_id = %(thread_id)s)
 DELETE FROM {checkpoints} WHERE thread_id = %(thread_id)s
 """
+# Prune reads the checkpoints, then the blob rows, and deletes what no kept
+# checkpoint reads: both reads must see one snapshot, or a version committed
+# between them would show its new rows but not itself, and lose them.
+PRUNE_SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
 SELECT_CHECKPOINT_VERSIONS = """
 SELECT checkpoint_ns, checkpoint_id, ts, versions FROM {checkpoints} WHERE thread_id = %(thread_id)s
 """
@@ -291,6 +295,7 @@ class Queries:
     SELECT_WRITES_OF: str
     LIST_CHECKPOINTS: str
     DELETE_THREAD: str
+    PRUNE_SNAPSHOT: str
     SELECT_CHECKPOINT_VERSIONS: str
     SELECT_BLOB_BASES: str
     PRUNE: str

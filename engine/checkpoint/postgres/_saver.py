@@ -643,6 +643,7 @@ class PostgresSaver(BaseCheckpointSaver):
 
         async def work(conn: AsyncConnection[Any]) -> int:
             async with conn.transaction(), conn.cursor(binary=True) as cur:
+                await cur.execute(self._q.PRUNE_SNAPSHOT)
                 await cur.execute(self._q.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
                 rows = await cur.fetchall()
                 kept, deleted = checkpoints_to_prune(
@@ -669,9 +670,22 @@ class PostgresSaver(BaseCheckpointSaver):
                 return len(gone)
 
         try:
-            return await self._run("prune", work)
+            for attempt in range(_PRUNE_ATTEMPTS):
+                try:
+                    return await self._run("prune", work)
+                except CheckpointError as exc:
+                    # A writer of the thread got in the way: it changed a row prune
+                    # deletes, or stored a delta on a row prune deletes (the foreign
+                    # key refuses). Nothing was deleted; look again.
+                    if not isinstance(exc.__cause__, _PRUNE_RETRY) or attempt + 1 == _PRUNE_ATTEMPTS:
+                        raise
+            raise AssertionError("unreachable")  # pragma: no cover
         finally:
             self._deltas.forget_thread(thread_id)
+
+
+_PRUNE_ATTEMPTS = 5
+_PRUNE_RETRY = (psycopg.errors.SerializationFailure, psycopg.errors.ForeignKeyViolation)
 
 
 def _put_params(params: dict[str, Any], rows: list[BlobRow]) -> dict[str, Any]:
