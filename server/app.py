@@ -110,12 +110,12 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Ser
 
 async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -> Server:
     saver = checkpointer if checkpointer is not None else open_checkpointer(
-        config.checkpointer, pg_schema=config.pg_schema, max_state_bytes=config.max_state_bytes
+        config.checkpointer, pg_schema=config.pg_schema, max_state_bytes=config.state_limit()
     )
     graphs = load_graphs(config.graphs, saver)
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
     leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
-    send_limit = max(config.max_message_bytes, 16 * 1024 * 1024)
+    send_limit = config.send_limit()
     service = GraphService(
         graphs,
         saver,
@@ -208,6 +208,14 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
         f"; replica {leases.owner}, thread leases of {leases.ttl:g}s" if leases else "",
         ", auth on" if config.auth_token else (", tenants on" if config.auth_tokens else ""),
     )
+    limit = config.state_limit()
+    if limit is None or limit > config.send_limit() // 2:
+        log.warning(
+            "max_state_bytes is %s, the server sends at most %d bytes per message: a thread whose state "
+            "outgrows that can be stored but not read back (its runs finish without values, GetState fails)",
+            "off" if limit is None else limit,
+            config.send_limit(),
+        )
     if srv.inspector is not None:
         needs_token = config.auth_token or config.auth_tokens
         log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if needs_token else "")

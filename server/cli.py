@@ -286,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tls-cert", help="PEM certificate file (with --tls-key: serve TLS)")
     s.add_argument("--tls-key", help="PEM private key file")
     s.add_argument("--max-message-bytes", type=int, help="largest request accepted (default 4 MiB)")
-    s.add_argument("--max-state-bytes", type=int, help="largest thread state stored: RESOURCE_EXHAUSTED past it (default: no limit)")
+    s.add_argument("--max-state-bytes", type=int, help="largest thread state stored: RESOURCE_EXHAUSTED past it (default: half the send limit, 8 MiB; 0: no limit)")
     s.add_argument("--grace", type=float, help="seconds running calls get to finish on SIGTERM (default 10)")
     s.add_argument("--log-level", help="DEBUG, INFO, WARNING… (default INFO)")
     s.add_argument(

@@ -9,7 +9,7 @@
     tls_cert = "server.crt"              # both set: TLS
     tls_key = "server.key"
     max_message_bytes = 4194304
-    max_state_bytes = 16777216           # refuse a thread state larger than this (default: no limit)
+    max_state_bytes = 8388608            # refuse a thread state larger than this (default: half the send limit; 0: none)
     grace_seconds = 10.0
     recursion_limit = 10007
     inspector = "127.0.0.1:8080"         # serve the inspector page there (off when unset)
@@ -29,9 +29,12 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ServerConfig", "load_config", "DEFAULT_GRAPHS"]
+__all__ = ["ServerConfig", "load_config", "DEFAULT_GRAPHS", "MIN_SEND_BYTES"]
 
 DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
+
+#: The server sends messages of up to max(max_message_bytes, this).
+MIN_SEND_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -46,7 +49,7 @@ class ServerConfig:
     tls_cert: str | None = None
     tls_key: str | None = None
     max_message_bytes: int = 4 * 1024 * 1024
-    max_state_bytes: int | None = None
+    max_state_bytes: int | None = None  # None: half the send limit (see state_limit); 0: no limit
     grace_seconds: float = 10.0
     recursion_limit: int | None = None
     max_history: int = 1000
@@ -54,7 +57,28 @@ class ServerConfig:
     inspector: str | None = None  # HOST:PORT of the inspector page; None: off
 
 
+    def send_limit(self) -> int:
+        """The largest message the server sends (a run's final state, a snapshot, a history page)."""
+        return max(self.max_message_bytes, MIN_SEND_BYTES)
+
+    def state_limit(self) -> int | None:
+        """The checkpointer's ``max_state_bytes``: as set (0: no limit), else half the send limit.
+
+        A state is stored as msgpack and sent back as JSON, which for text is
+        about as large; the factor two leaves room for what JSON spells longer
+        (escapes, numbers, base64 bytes). Without a limit a thread could grow
+        past what any reply can carry, and every later call on it would fail.
+        """
+        if self.max_state_bytes is None:
+            return self.send_limit() // 2
+        return self.max_state_bytes or None
+
+
 _FIELDS = {f.name for f in dataclasses.fields(ServerConfig)}
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def load_config(path: str | None = None, overrides: dict[str, Any] | None = None) -> ServerConfig:
@@ -84,6 +108,10 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
         raise ValueError("no graphs configured: add a [graphs] table, e.g. reminders = \"examples.reminders:graph\"")
     if isinstance(cfg.lease_seconds, bool) or not isinstance(cfg.lease_seconds, (int, float)) or not 0 < cfg.lease_seconds < 86400:
         raise ValueError(f"lease_seconds must be a number of seconds above 0 and below a day, got {cfg.lease_seconds!r}")
+    if not _whole(cfg.max_message_bytes) or cfg.max_message_bytes < 1:
+        raise ValueError(f"max_message_bytes must be a whole number of bytes above 0, got {cfg.max_message_bytes!r}")
+    if cfg.max_state_bytes is not None and (not _whole(cfg.max_state_bytes) or cfg.max_state_bytes < 0):
+        raise ValueError(f"max_state_bytes must be a whole number of bytes (0: no limit), got {cfg.max_state_bytes!r}")
     if cfg.pg_schema is not None and not cfg.checkpointer.startswith(("postgresql://", "postgres://")):
         raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
     if cfg.auth_token and cfg.auth_tokens:

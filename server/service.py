@@ -245,6 +245,15 @@ class GraphService(pb_grpc.GraphServiceServicer):
         msg = conv.run_event(final, ref, interrupt_nodes)
         msg.seq = seq
         msg.run_id = run_id
+        if msg.ByteSize() > self.max_response_bytes:
+            # The run is over and its versions are stored: the caller gets the
+            # ending without the state rather than an error for a run that ran.
+            log.warning(
+                "run %s on thread %r: its final state takes %d bytes as JSON, more than one message may; "
+                "RunFinished is sent without values",
+                run_id, key, msg.run_finished.values.ByteSize(),
+            )
+            msg.run_finished.ClearField("values")
         return msg
 
     async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> AsyncIterator[pb.RunEvent]:
@@ -348,7 +357,15 @@ class GraphService(pb_grpc.GraphServiceServicer):
         try:
             cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
             _, state = await self.reads.state(request.graph, request.thread_id, cid)
-            return conv.snapshot(state)
+            snap = conv.snapshot(state)
+            if snap.ByteSize() > self.max_response_bytes:
+                raise RpcError(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"the state of thread {request.thread_id!r} at {snap.checkpoint.checkpoint_id} takes "
+                    f"{snap.ByteSize()} bytes as JSON, more than the server sends in one message "
+                    f"({self.max_response_bytes}); max_state_bytes keeps threads under it",
+                )
+            return snap
         except Exception as exc:
             await self._abort(context, exc)
             raise  # unreachable: abort raises

@@ -1047,7 +1047,9 @@ export type RunFinished = Message<"graphwire.v1.RunFinished"> & {
 
   /**
    * The thread's state at `checkpoint`: a JSON object of state keys (for a
-   * chat graph, the conversation with its reply).
+   * chat graph, the conversation with its reply). Unset when it would not
+   * fit in one message under the server's send limit, which only a server
+   * whose max_state_bytes was raised past half that limit lets happen.
    *
    * @generated from field: graphwire.v1.Payload values = 3;
    */
