@@ -547,13 +547,19 @@ class ChainReader:
         return out
 
     def values(self, versions: Mapping[str, int]) -> dict[str, Any]:
-        """Channel values at ``versions``, in that order, skipping channels with no (or an EMPTY) value."""
+        """Channel values at ``versions``, in that order, skipping channels whose row is EMPTY.
+
+        Raises:
+            CorruptCheckpointError: a version names a value no row holds (every put
+                stores a row, EMPTY included, for each version it names), or a
+                chain is broken: answering without the channel would be wrong.
+        """
         out: dict[str, Any] = {}
         for channel, version in versions.items():
             try:
                 value = self.value(channel, version)
             except KeyError:
-                continue
+                raise CorruptCheckpointError(f"channel {channel!r} version {version}: no row holds its value") from None
             if value is not _MISSING:
                 out[channel] = value
         return out

@@ -95,7 +95,8 @@ def test_reader_rebuilds_and_reports_broken_chains() -> None:
     reader.add("xs", 2, *SERDE.dumps_typed([3]), 1, 1)
     reader.add("xs", 4, *SERDE.dumps_typed([5]), 3, 3)  # base 3 was never stored
     assert reader.values({"xs": 2}) == {"xs": [1, 2, 3]}
-    assert reader.values({"xs": 9}) == {}  # no row at all: the channel has no value
+    with pytest.raises(CorruptCheckpointError, match="'xs' version 9: no row holds its value"):
+        reader.values({"xs": 9})  # a version names a value no row holds: not "no value"
     with pytest.raises(CorruptCheckpointError, match="needs version 3"):
         reader.values({"xs": 4})
     reader.add("ys", 1, *SERDE.dumps_typed([0]), None, 0)

@@ -113,6 +113,10 @@ class Storage:
             (tag, data, key, channel, version),
         )
 
+    def drop_blob(self, key: str, channel: str, version: int) -> None:
+        """Delete one stored channel value (a row a checkpoint names, gone by hand or by a bug)."""
+        self._run("DELETE FROM blobs WHERE thread_id = %s AND channel = %s AND version = %s", (key, channel, version))
+
     def set_meta(self, key: str, checkpoint_id: str, tag: str, data: bytes) -> None:
         """Replace a checkpoint's serialized meta (the ``checkpoint`` column)."""
         self._run(

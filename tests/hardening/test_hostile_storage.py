@@ -137,6 +137,17 @@ def test_crafted_rows_run_nothing_and_fail_with_data_loss(
     assert hardened.server.health() == SERVING
 
 
+def test_a_value_row_gone_is_data_loss_not_a_thread_without_it(hardened: Hardened, tid: str) -> None:
+    # Reading a version whose messages row is missing must not answer with the
+    # other channels only, as if the conversation were empty.
+    cid = asking_thread(hardened, tid)
+    key = f"reminders:{tid}"
+    hardened.storage.drop_blob(key, "messages", hardened.storage.versions(key, cid)["messages"])
+    for message in every_read_fails(hardened, tid, cid):
+        assert cid in message and "'messages'" in message and "no row holds its value" in message, message
+    assert hardened.server.health() == SERVING
+
+
 def test_metadata_is_data_never_revived(hardened: Hardened, tid: str, sentinel: Path) -> None:
     cid = asking_thread(hardened, tid)
     evil = json.loads(constructor(str(sentinel)))
