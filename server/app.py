@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth, Tokens
+from server._cancel import CancelRelay
 from server._tenants import load_tokens
 from server._errors import RejectMalformed
 from server._leases import ThreadLeases
@@ -91,6 +92,8 @@ class Server:
         self.service.hub.close()  # ends the inspector's event streams
         if self.inspector is not None:
             await self.inspector.stop()
+        if self.service.relay is not None:
+            await self.service.relay.stop()
         await self.service.checkpointer.aclose()
 
 
@@ -152,7 +155,16 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         port = server.add_insecure_port(config.address)
     if port == 0:
         raise ValueError(f"cannot listen on {config.address!r}")
-    await server.start()
+    if leases is not None and hasattr(saver, "alisten"):
+        # CancelRun reaches runs on other replicas through the database.
+        service.relay = CancelRelay(saver, service.runs, leases.owner)
+        await service.relay.start()
+    try:
+        await server.start()
+    except BaseException:
+        if service.relay is not None:
+            await service.relay.stop()
+        raise
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     inspector = None
@@ -165,6 +177,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
             inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key)
         except BaseException:
             await server.stop(None)
+            if service.relay is not None:
+                await service.relay.stop()
             raise
     return Server(server, service, health_servicer, port, config, inspector)
 

@@ -30,6 +30,7 @@ from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
 from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
 from server import _telemetry as telemetry
+from server._cancel import CancelRelay
 from server._errors import RpcError, status_for
 from server._hub import RunHub
 from server._leases import ThreadLeases
@@ -72,6 +73,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
         self.max_response_bytes = max_response_bytes  # under the server's send limit
         self.checkpointer = checkpointer
         self.runs = RunManager(leases)
+        self.relay: CancelRelay | None = None  # set by the server when replicas share leases
         self.default_recursion_limit = default_recursion_limit
         self.max_history = max_history
         # Reads shared with the inspector; run progress published to its watchers.
@@ -437,7 +439,10 @@ class GraphService(pb_grpc.GraphServiceServicer):
         try:
             entry = self._graph(request.graph)
             thread_id = _ident(request.thread_id, "thread_id")
-            return pb.CancelRunResponse(cancelled=self.runs.cancel(thread_key(entry.name, thread_id), request.run_id))
+            key = thread_key(entry.name, thread_id)
+            if self.relay is not None:  # the run may be on another replica
+                return pb.CancelRunResponse(cancelled=await self.relay.cancel(key, thread_id, request.run_id))
+            return pb.CancelRunResponse(cancelled=self.runs.cancel(key, request.run_id))
         except Exception as exc:
             await self._abort(context, exc)
             raise

@@ -116,3 +116,20 @@ def test_postgresql_restarted_under_a_running_server(cluster: Cluster, local_pg:
         assert [s.checkpoint.checkpoint_id for s in after[:2]] == [s.checkpoint.checkpoint_id for s in before]
         fresh = client.invoke("chain3", f"{thread_id}-new", {"n": 0}, timeout=60)
         assert fresh.reason is FinishReason.END
+
+    # The server listens for cancels again (it lost that connection too): a
+    # CancelRun sent to another replica reaches its run. Until it listens, a
+    # cancel goes unanswered (UNAVAILABLE), so keep asking.
+    held = Call(srv, lambda c: c.stream("gated", f"{gated}-2", {"gate": f"{gate}-2", "label": "y"}, timeout=120))
+    held.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the second gated node to run")
+    other = cluster.replica(lease_seconds=30)
+
+    def cancelled() -> bool:
+        with other.client() as client:
+            try:
+                return client.cancel("gated", f"{gated}-2", timeout=30)
+            except Unavailable:
+                return False
+
+    wait_until(cancelled, "a cancel through the other replica to reach the run", timeout=120)
+    assert held.finish().reason is FinishReason.CANCELLED

@@ -277,6 +277,19 @@ SELECT_LEASE = """
 SELECT owner, epoch, expires_at <= clock_timestamp(), head FROM {leases} WHERE thread_id = %(thread_id)s
 """
 
+# -- messages between the processes sharing these tables (LISTEN/NOTIFY) ---------------
+# One channel for every schema; a message names its schema, and a listener
+# keeps only its own. NOTIFY is delivered when the sending transaction
+# commits, to every session listening then (a message is lost when nobody is).
+CHANNEL = "graphwire"
+# To the process holding the thread's live lease, if any: its owner comes back.
+SIGNAL_HOLDER = """
+SELECT owner, pg_notify(%(channel)s, json_build_object(
+    'schema', %(schema)s::text, 'to', owner, 'thread_id', thread_id, 'body', %(body)s::json)::text)
+FROM {leases} WHERE thread_id = %(thread_id)s AND expires_at > clock_timestamp()
+"""
+SEND = "SELECT pg_notify(%(channel)s, %(payload)s)"
+
 # -- introspection (tests, tooling) ---------------------------------------------------
 COUNT_BLOBS = "SELECT count(*) FROM {blobs} WHERE thread_id = %s"
 
@@ -306,6 +319,8 @@ class Queries:
     FENCE_PUT: str
     FENCE_WRITES: str
     SELECT_LEASE: str
+    SIGNAL_HOLDER: str
+    SEND: str
     COUNT_BLOBS: str
     tables: dict[str, str]  # name -> the qualified, quoted name
 

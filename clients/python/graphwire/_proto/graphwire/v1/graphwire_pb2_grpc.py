@@ -157,7 +157,10 @@ class GraphServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CancelRun(self, request, context):
-        """Cancels the run active on a thread, from any connection.
+        """Cancels the run active on a thread, from any connection. Replicas on
+        one PostgreSQL pass it to the replica running the run; UNAVAILABLE when
+        that replica does not answer within 5 s (the cancel may still take
+        effect there).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1963,7 +1963,10 @@ export const GraphService: GenService<{
     output: typeof GraphInfoSchema;
   },
   /**
-   * Cancels the run active on a thread, from any connection.
+   * Cancels the run active on a thread, from any connection. Replicas on
+   * one PostgreSQL pass it to the replica running the run; UNAVAILABLE when
+   * that replica does not answer within 5 s (the cancel may still take
+   * effect there).
    *
    * @generated from rpc graphwire.v1.GraphService.CancelRun
    */
