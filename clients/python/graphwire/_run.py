@@ -30,7 +30,9 @@ class RunResult:
         run_id: The run's id.
         thread_id: The thread it ran on.
         reason: Why it ended.
-        values: The thread's state at ``checkpoint`` (decoded JSON).
+        values: The thread's state at ``checkpoint`` (decoded JSON); None when the
+            thread has no version, or when the state is too large for one message
+            (possible only on a server whose ``max_state_bytes`` was raised).
         checkpoint: The thread's newest version when the run ended.
         interrupts: The pending questions when ``reason`` is ``INTERRUPT``.
         error: What went wrong when ``reason`` is ``ERROR`` or ``RECURSION_LIMIT``.

@@ -35,7 +35,11 @@ export interface RunResult<S = StateValues> {
   reason: FinishReason;
   /** True when the run stopped to wait for an answer (`resume` continues it). */
   interrupted: boolean;
-  /** The thread's state at `checkpoint`; null only when the thread has no version. */
+  /**
+   * The thread's state at `checkpoint`; null when the thread has no version, or when
+   * the state is too large for one message (only on a server whose `max_state_bytes`
+   * was raised).
+   */
   values: S | null;
   /** The thread's newest version when the run ended. */
   checkpoint: CheckpointRef | null;
