@@ -135,6 +135,8 @@ class InMemorySaver(BaseCheckpointSaver):
             return None
         reader = ChainReader(self.serde)
         found = self._tuple(thread, thread_id, ns, checkpoint_id, row, reader)
+        if found is None:
+            return None  # deleted (pruned) since it was found
         self._deltas.learn(thread_id, ns, reader, found.checkpoint["channel_versions"])
         return found
 
@@ -180,19 +182,24 @@ class InMemorySaver(BaseCheckpointSaver):
                         continue
             count += 1
             reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
-            yield self._tuple(thread, thread_id, ns, cid, row, reader)
+            found_tuple = self._tuple(thread, thread_id, ns, cid, row, reader)
+            if found_tuple is not None:  # else pruned since the listing began: gone
+                yield found_tuple
 
     def _tuple(
         self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
-    ) -> CheckpointTuple:
+    ) -> CheckpointTuple | None:
         with reading(thread_id, checkpoint_id):
             return self._decode(thread, thread_id, ns, checkpoint_id, row, reader)
 
     def _decode(
         self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
-    ) -> CheckpointTuple:
+    ) -> CheckpointTuple | None:
+        """The checkpoint ``row`` rebuilt; None when it no longer exists (deleted since it was found)."""
         meta = load_meta(self.serde, checkpoint_id, row.meta)
         with self._lock:
+            if checkpoint_id not in thread.checkpoints.get(ns, {}):
+                return None
             for channel, version in reader.missing(meta["channel_versions"]).items():
                 v: int | None = version
                 while v is not None and not reader.has(channel, v):

@@ -132,3 +132,24 @@ async def test_delete_thread_removes_delta_chains_and_the_thread_can_start_again
 async def _put(saver: BaseCheckpointSaver, parent: dict[str, Any], values: dict[str, Any], versions: dict[str, int]) -> Any:
     cp = cp_at(values, versions, datetime.now(UTC))
     return await saver.aput(parent, cp, {"source": "loop"}, versions), cp
+
+
+@async_test
+async def test_a_listing_that_meets_a_prune_skips_what_prune_deleted(new_saver: Any) -> None:
+    # A history listing reads its pages as it goes. One page in, a prune deletes
+    # the versions the next pages would show: they are gone, so the listing
+    # ends, rather than showing them without their values or failing.
+    saver = new_saver(delta_fanout=K)
+    made = await grow(saver, 30)
+    newest_first = list(reversed(made))
+    listing = saver.alist(cfg()).__aiter__()
+    first = await anext(listing)
+    assert first.checkpoint["id"] == newest_first[0][0]["configurable"]["checkpoint_id"]
+    assert await saver.aprune("t1", keep_last=2) == 28
+    rest = [t async for t in listing]
+    got = [first, *rest]
+    # Whatever the listing still shows was read whole; it is a prefix of the history.
+    assert ids(got) == [c["configurable"]["checkpoint_id"] for c, _, _ in newest_first[: len(got)]]
+    for t, (_, msgs, step) in zip(got, newest_first):
+        assert t.checkpoint["channel_values"] == {"messages": msgs, "step": step}
+    assert len(got) < len(made)  # the deleted versions' pages were not shown

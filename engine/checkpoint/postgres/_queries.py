@@ -150,6 +150,16 @@ SELECT_CHAINS = "WITH RECURSIVE" + _chain(
 
 # Pending writes of several checkpoints (a page of an alist), in one query;
 # LATERAL ... OFFSET 0 keeps it to index lookups, as above.
+# Which listed checkpoints still exist when a page of the listing is read:
+# one pruned since the listing began is gone, and is skipped.
+EXISTING_OF = """
+SELECT k.thread_id, k.ns, k.checkpoint_id
+FROM unnest(%(thread_ids)s::text[], %(nss)s::text[], %(checkpoint_ids)s::text[]) AS k(thread_id, ns, checkpoint_id)
+WHERE EXISTS (
+    SELECT 1 FROM {checkpoints} AS c
+    WHERE c.thread_id = k.thread_id AND c.checkpoint_ns = k.ns AND c.checkpoint_id = k.checkpoint_id
+)
+"""
 SELECT_WRITES_OF = """
 SELECT k.thread_id, k.ns, k.checkpoint_id, w.task_id, w.channel, w.type, w.data
 FROM unnest(%(thread_ids)s::text[], %(nss)s::text[], %(checkpoint_ids)s::text[]) AS k(thread_id, ns, checkpoint_id)
@@ -185,8 +195,9 @@ DELETE FROM {checkpoints} WHERE thread_id = %(thread_id)s
 """
 # Prune reads the checkpoints, then the blob rows, and deletes what no kept
 # checkpoint reads: both reads must see one snapshot, or a version committed
-# between them would show its new rows but not itself, and lose them.
-PRUNE_SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+# between them would show its new rows but not itself, and lose them. A
+# listing's page is read from one snapshot too (see EXISTING_OF).
+SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
 SELECT_CHECKPOINT_VERSIONS = """
 SELECT checkpoint_ns, checkpoint_id, ts, versions FROM {checkpoints} WHERE thread_id = %(thread_id)s
 """
@@ -308,7 +319,8 @@ class Queries:
     SELECT_WRITES_OF: str
     LIST_CHECKPOINTS: str
     DELETE_THREAD: str
-    PRUNE_SNAPSHOT: str
+    SNAPSHOT: str
+    EXISTING_OF: str
     SELECT_CHECKPOINT_VERSIONS: str
     SELECT_BLOB_BASES: str
     PRUNE: str

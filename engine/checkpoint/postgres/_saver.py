@@ -415,23 +415,16 @@ class PostgresSaver(BaseCheckpointSaver):
         self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
         return result
 
-    async def _read_chains(
-        self, cur: psycopg.AsyncCursor[Any], thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader
-    ) -> None:
-        """Feed ``reader`` the rows it lacks to rebuild the ``(channel, version)`` pairs ``wanted``."""
+    def _chains_params(self, thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader) -> dict[str, Any] | None:
+        """SELECT_CHAINS's parameters for the rows ``reader`` lacks to rebuild the pairs ``wanted`` (None: it lacks none)."""
         wanted = [(ch, v) for ch, v in wanted if not reader.has(ch, v)]
         if not wanted:
-            return
+            return None
         known_channels, known_versions = reader.known_pairs()
-        await cur.execute(
-            self._q.SELECT_CHAINS,
-            {
-                "thread_id": thread_id, "ns": ns, "channels": [ch for ch, _ in wanted], "versions": [v for _, v in wanted],
-                "known_channels": known_channels, "known_versions": known_versions,
-            },
-        )  # fmt: skip
-        for channel, version, tag, data, base, seq in await cur.fetchall():
-            reader.add(channel, version, tag, data, base, seq)
+        return {
+            "thread_id": thread_id, "ns": ns, "channels": [ch for ch, _ in wanted], "versions": [v for _, v in wanted],
+            "known_channels": known_channels, "known_versions": known_versions,
+        }  # fmt: skip
 
     def _tuple(
         self,
@@ -493,27 +486,44 @@ class PostgresSaver(BaseCheckpointSaver):
                 yield item
 
     async def _read_page(self, page: list[Any], readers: dict[tuple[str, str], ChainReader]) -> list[CheckpointTuple]:
-        """Values and writes of one page of listed checkpoints: one query per thread, one for writes."""
+        """Values and writes of one page of listed checkpoints, from one snapshot in one
+        round trip (which of them still exist, a chains query per thread, their writes).
+        A checkpoint deleted since the listing began (pruned) is gone: it is skipped."""
         metas = []
         for row in page:
             with reading(row[0], row[2]):
                 metas.append(load_meta(self.serde, row[2], (row[5], row[6]), row[8]))
+        keys = {"thread_ids": [r[0] for r in page], "nss": [r[1] for r in page], "checkpoint_ids": [r[2] for r in page]}
+
         wanted: dict[tuple[str, str], dict[tuple[str, int], None]] = {}  # per thread and namespace, in order
         for row, meta in zip(page, metas):
             readers.setdefault((row[0], row[1]), ChainReader(self.serde))
             wanted.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
 
-        async def work(conn: AsyncConnection[Any]) -> list[Any]:
-            async with conn.cursor(binary=True) as cur:
+        async def work(conn: AsyncConnection[Any]) -> tuple[set[tuple[str, str, str]], list[Any]]:
+            # Every statement in one round trip, on one snapshot.
+            async with conn.pipeline() as pipeline:
+                existing_cur, writes_cur = conn.cursor(binary=True), conn.cursor(binary=True)
+                chains = []
+                await conn.execute(q.BEGIN_SNAPSHOT)
+                await existing_cur.execute(self._q.EXISTING_OF, keys)
                 for (thread_id, ns), pairs in wanted.items():
-                    await self._read_chains(cur, thread_id, ns, list(pairs), readers[(thread_id, ns)])
-                await cur.execute(
-                    self._q.SELECT_WRITES_OF,
-                    {"thread_ids": [r[0] for r in page], "nss": [r[1] for r in page], "checkpoint_ids": [r[2] for r in page]},
-                )
-                return await cur.fetchall()
+                    reader = readers[(thread_id, ns)]
+                    params = self._chains_params(thread_id, ns, list(pairs), reader)
+                    if params is not None:
+                        cur = conn.cursor(binary=True)
+                        await cur.execute(self._q.SELECT_CHAINS, params)
+                        chains.append((reader, cur))
+                await writes_cur.execute(self._q.SELECT_WRITES_OF, keys)
+                await conn.execute(q.COMMIT)
+                await pipeline.sync()
+                for reader, cur in chains:
+                    for channel, version, tag, data, base, seq in await cur.fetchall():
+                        reader.add(channel, version, tag, data, base, seq)
+                existing = {(t, ns, cid) for t, ns, cid in await existing_cur.fetchall()}
+                return existing, await writes_cur.fetchall()
 
-        write_rows = await self._run("list", work)
+        existing, write_rows = await self._run("list", work)
         writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
         loads = self.serde.loads_typed
         for thread_id, ns, cid, task_id, channel, tag, data in write_rows:
@@ -521,6 +531,8 @@ class PostgresSaver(BaseCheckpointSaver):
                 writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, loads((tag, data))))
         out = []
         for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas):
+            if (t, ns, cid) not in existing:
+                continue
             with reading(t, cid):
                 out.append(self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[(t, ns)], writes.get((t, ns, cid), [])))
         return out
@@ -710,7 +722,7 @@ class PostgresSaver(BaseCheckpointSaver):
 
         async def work(conn: AsyncConnection[Any]) -> int:
             async with conn.transaction(), conn.cursor(binary=True) as cur:
-                await cur.execute(self._q.PRUNE_SNAPSHOT)
+                await cur.execute(self._q.SNAPSHOT)
                 await cur.execute(self._q.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
                 rows = await cur.fetchall()
                 kept, deleted = checkpoints_to_prune(

@@ -15,6 +15,7 @@ __all__ = [
     "BEGIN_READ",
     "BEGIN_WRITE",
     "BLOB_EXISTS",
+    "CHECKPOINT_EXISTS",
     "COMMIT",
     "COUNT_BLOBS",
     "DELETE_BLOB",
@@ -127,6 +128,9 @@ FROM chain AS c
 CROSS JOIN blobs AS b
   ON b.thread_id = ?2 AND b.checkpoint_ns = ?3 AND b.channel = c.channel AND b.version = c.version
 """
+# Whether a listed checkpoint still exists when its page is read (one pruned
+# since the listing began is skipped).
+CHECKPOINT_EXISTS = "SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
 SELECT_WRITES = """
 SELECT task_id, channel, type, data
 FROM writes

@@ -235,8 +235,10 @@ class SqliteSaver(BaseCheckpointSaver):
             page = rows[start : start + size]
             start, size = start + size, min(size * 2, _MAX_PAGE)
             # One read per page: a chains query per thread (each row decoded once
-            # per listing) and the writes of each checkpoint.
+            # per listing) and the writes of each checkpoint. A checkpoint pruned
+            # since the listing began is gone: skipped.
             with self._transaction(q.BEGIN_READ) as cur:
+                page = [row for row in page if cur.execute(q.CHECKPOINT_EXISTS, (row[0], row[1], row[2])).fetchone()]
                 metas = []
                 for row in page:
                     with reading(row[0], row[2]):
