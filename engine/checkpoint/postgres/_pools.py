@@ -36,7 +36,7 @@ and psycopg_pool logs that exception ("error connecting in ..."), so for as
 long as a log handler keeps the record (pytest's does, for a whole test; an
 application's can too), the socket stays open and the server keeps a
 session that no pool or ``close()`` knows of. Pools therefore connect
-through :class:`_Connection`, whose failed or abandoned attempts drop their
+through :class:`CleanConnection`, whose failed or abandoned attempts drop their
 half-open connection at once, and a connection whose set-up fails is closed
 before the error leaves :func:`configure`.
 """
@@ -56,12 +56,12 @@ from psycopg import AsyncConnection
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool
 
-__all__ = ["LoopPools"]
+__all__ = ["CleanConnection", "LoopPools"]
 
 _CLOSE_TIMEOUT = 5.0
 
 
-class _Connection(AsyncConnection[Any]):
+class CleanConnection(AsyncConnection[Any]):
     """An ``AsyncConnection`` whose failed or cancelled connect leaves no session open."""
 
     @classmethod
@@ -80,8 +80,8 @@ class _Connection(AsyncConnection[Any]):
 class _Entry:
     loop: asyncio.AbstractEventLoop
     thread: threading.Thread
-    pool: AsyncConnectionPool[_Connection]
-    conns: weakref.WeakSet[_Connection] = field(default_factory=weakref.WeakSet)
+    pool: AsyncConnectionPool[CleanConnection]
+    conns: weakref.WeakSet[CleanConnection] = field(default_factory=weakref.WeakSet)
     guardian: asyncio.Task[None] | None = None
 
     def dead(self) -> bool:
@@ -127,7 +127,7 @@ class LoopPools:
         self._closed = False
 
     @asynccontextmanager
-    async def connection(self) -> AsyncIterator[_Connection]:
+    async def connection(self) -> AsyncIterator[CleanConnection]:
         """A pooled connection of the running loop's pool (autocommit on)."""
         entry = await self._entry()
         async with entry.pool.connection() as conn:
@@ -159,9 +159,9 @@ class LoopPools:
 
     async def _open(self, loop: asyncio.AbstractEventLoop) -> _Entry:
         self._sweep()
-        conns: weakref.WeakSet[_Connection] = weakref.WeakSet()
+        conns: weakref.WeakSet[CleanConnection] = weakref.WeakSet()
 
-        async def configure(conn: _Connection) -> None:
+        async def configure(conn: CleanConnection) -> None:
             conns.add(conn)
             # Every statement the saver runs is written to be index lookups
             # whatever the parameters (see _queries.py), so a generic plan is as
@@ -179,7 +179,7 @@ class LoopPools:
 
         pool = AsyncConnectionPool(
             self._conninfo,
-            connection_class=_Connection,
+            connection_class=CleanConnection,
             min_size=self._min_size,
             max_size=self._max_size,
             timeout=self._timeout,

@@ -86,7 +86,7 @@ from engine.checkpoint.base import (
 )
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._migrate import migrate
-from engine.checkpoint.postgres._pools import LoopPools
+from engine.checkpoint.postgres._pools import LoopPools, CleanConnection
 from engine.errors import CheckpointError, LeaseLostError
 from engine.serde import Serializer
 
@@ -346,7 +346,7 @@ class PostgresSaver(BaseCheckpointSaver):
         """
         await self.asetup()
         try:
-            conn = await AsyncConnection.connect(self._dsn, autocommit=True)
+            conn = await CleanConnection.connect(self._dsn, autocommit=True)  # a cancelled connect leaves nothing open
         except psycopg.Error as exc:
             raise CheckpointError(f"PostgreSQL: cannot listen for messages: {exc}") from exc
         schema = self.schema or ""
