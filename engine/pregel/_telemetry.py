@@ -50,13 +50,19 @@ ACTIVE_RUNS = _meter.create_up_down_counter("graphwire.runs.active", unit="{run}
 
 
 def child(name: str, parent: Span, attributes: dict[str, Any]) -> Span:
+    """A span under ``parent``; ``parent`` itself when it records nothing (no SDK, or a
+    run its sampler left out, whose steps and nodes are left out too), so a run that is
+    not traced costs what no tracing costs."""
+    if not parent.is_recording():
+        return parent
     return tracer.start_span(name, context=trace.set_span_in_context(parent), attributes=attributes)
 
 
 def make_current(span: Span) -> object | None:
-    """Make ``span`` the current span (until :func:`restore`); a no-op for a span that
-    records nothing (no SDK, or sampled out: its children would record nothing either)."""
-    return otel_context.attach(trace.set_span_in_context(span)) if span.is_recording() else None
+    """Make ``span`` the current span (until :func:`restore`), so spans a node makes nest
+    under it, or, for a run its sampler left out, are left out with it. A no-op without
+    an SDK (the span is the API's invalid one)."""
+    return otel_context.attach(trace.set_span_in_context(span)) if span.get_span_context().is_valid else None
 
 
 def restore(token: object | None) -> None:

@@ -81,3 +81,45 @@ def test_metrics_count_runs_by_outcome_and_time_nodes_and_writes(otel: Any) -> N
     active = [p for p in m["graphwire.runs.active"] if p.attributes.get("graphwire.graph") == name]
     assert active and active[0].value == 0
     assert sum(p.sum for p in m["graphwire.checkpoint.write.size"]) > 0
+
+
+def test_a_run_its_sampler_leaves_out_makes_no_step_or_node_spans(otel: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Runs a sampler leaves out cost what no tracing costs: the engine asks for the
+    # run's span and, seeing it records nothing, makes none for its steps and nodes.
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased, Sampler, SamplingResult
+
+    from engine.pregel import _telemetry
+
+    class Asked(Sampler):
+        """ParentBased(ALWAYS_OFF), remembering which spans it was asked about."""
+
+        def __init__(self) -> None:
+            self.names: list[str] = []
+            self.inner = ParentBased(ALWAYS_OFF)
+
+        def should_sample(self, parent_context: Any, trace_id: int, name: str, *args: Any, **kwargs: Any) -> SamplingResult:
+            self.names.append(name)
+            return self.inner.should_sample(parent_context, trace_id, name, *args, **kwargs)
+
+        def get_description(self) -> str:
+            return "asked"
+
+    sampler = Asked()
+    monkeypatch.setattr(_telemetry, "tracer", TracerProvider(sampler=sampler).get_tracer("graphwire.engine"))
+    seen: list[bool] = []
+
+    def step(s: X) -> dict[str, int]:
+        with trace.get_tracer("user-code").start_as_current_span("llm.call") as span:
+            seen.append(span.is_recording())  # the node's own span follows the run: left out
+        return {"x": s["x"] + 1}
+
+    g = StateGraph(X)
+    g.add_node("a", step)
+    g.add_node("b", step)
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    assert g.compile(checkpointer=InMemorySaver()).invoke({"x": 0}, thread()) == {"x": 2}
+    assert sampler.names == ["graphwire.run"]
+    assert seen == [False, False]
