@@ -56,7 +56,6 @@ class ServerConfig:
     log_level: str = "INFO"
     inspector: str | None = None  # HOST:PORT of the inspector page; None: off
 
-
     def send_limit(self) -> int:
         """The largest message the server sends (a run's final state, a snapshot, a history page)."""
         return max(self.max_message_bytes, MIN_SEND_BYTES)

@@ -86,7 +86,7 @@ from engine.checkpoint.base import (
 )
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._migrate import migrate
-from engine.checkpoint.postgres._pools import LoopPools, CleanConnection
+from engine.checkpoint.postgres._pools import CleanConnection, LoopPools
 from engine.errors import CheckpointError, LeaseLostError
 from engine.serde import Serializer
 
