@@ -104,13 +104,15 @@ class CancelRelay:
                         log.info("cancel relay: listening again")
                         failing = False
                     await self._serve(messages)
-            except CheckpointError as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever stopped it, the relay goes on
                 if not listening.done():
                     listening.set_exception(exc)
                     return
-                # Once per outage at WARNING; each retry after that at DEBUG.
-                log.log(logging.DEBUG if failing else logging.WARNING,
-                        "cancel relay: %s; trying again every %gs", exc, _RELISTEN_AFTER)
+                if not isinstance(exc, CheckpointError):
+                    log.exception("cancel relay: unexpected error; listening again in %gs", _RELISTEN_AFTER)
+                else:  # once per outage at WARNING; each retry after that at DEBUG
+                    log.log(logging.DEBUG if failing else logging.WARNING,
+                            "cancel relay: %s; trying again every %gs", exc, _RELISTEN_AFTER)
                 failing = True
                 for waiting in self._waiting.values():
                     if not waiting.done():
