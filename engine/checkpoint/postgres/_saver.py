@@ -10,8 +10,9 @@ A put is one statement (blobs and checkpoint row, atomic on its own);
 trip and one commit flush for versions that queued up behind a write); a get
 is two sent together, one round trip on one snapshot (the checkpoint row
 with its pending writes; every channel's delta chain through a recursive
-query); an ``alist`` is one for the rows and then two per page of
-checkpoints (their chains, their writes).
+query); an ``alist`` is one for the rows and then one round trip per page
+of checkpoints, on one snapshot (which still exist, their chains, their
+writes).
 Named SQL is in :mod:`._queries`, numbered migrations in ``migrations/``,
 applied at start-up by :mod:`._migrate`.
 
@@ -19,7 +20,9 @@ Leases: a write carrying a :class:`~engine.checkpoint.base.Lease` (the
 run's fencing token, ``config["configurable"][LEASE_KEY]``) is a transaction
 whose first statement checks and locks the thread's lease row; a write whose
 lease was lost raises :class:`~engine.errors.LeaseLostError` and stores
-nothing. Writes without one stay single statements.
+nothing. Writes without one stay single statements. Processes sharing the
+tables also send each other messages through the database (LISTEN/NOTIFY,
+:mod:`._messages`), e.g. to cancel the run the lease holder runs.
 
 Failures reach callers as :class:`~engine.errors.CheckpointError` with the
 psycopg error as ``__cause__`` (``psycopg.OperationalError``: the database
@@ -32,7 +35,6 @@ outcome stores the same rows once (and a fenced write is checked again).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 import threading
@@ -85,8 +87,9 @@ from engine.checkpoint.base import (
     get_thread_id,
 )
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._messages import Messages
 from engine.checkpoint.postgres._migrate import migrate
-from engine.checkpoint.postgres._pools import CleanConnection, LoopPools
+from engine.checkpoint.postgres._pools import LoopPools
 from engine.errors import CheckpointError, LeaseLostError
 from engine.serde import Serializer
 
@@ -100,7 +103,7 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
 _FIRST_PAGE, _MAX_PAGE = 4, 128
 
 
-class PostgresSaver(BaseCheckpointSaver):
+class PostgresSaver(Messages, BaseCheckpointSaver):
     """Checkpoints in PostgreSQL.
 
     Args:
@@ -305,72 +308,6 @@ class PostgresSaver(BaseCheckpointSaver):
             await conn.execute(self._q.RELEASE_LEASE, {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch})
 
         await self._run("release_lease", work)
-
-    # -- messages between processes -------------------------------------------------
-    # What replicas sharing these tables tell each other (e.g. "cancel the run you
-    # hold"), over PostgreSQL's LISTEN/NOTIFY: no other service to run. A message
-    # is a JSON object {"schema", "to", "thread_id", "body"}; delivery is at most
-    # once, to the processes listening when it is sent.
-    async def asignal_holder(self, thread_id: str, body: Mapping[str, Any]) -> str | None:
-        """Send ``body`` to the process holding ``thread_id``'s live lease; that
-        lease's owner, or None when no live lease exists (and nothing was sent)."""
-        thread_id = str(thread_id)
-        if not _storable(thread_id):
-            return None
-        params = {"channel": q.CHANNEL, "schema": self.schema or "", "thread_id": thread_id, "body": json.dumps(body)}
-
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            cur = await conn.execute(self._q.SIGNAL_HOLDER, params)
-            return await cur.fetchone()
-
-        row = await self._run("signal", work)
-        return None if row is None else str(row[0])
-
-    async def asend(self, to: str, body: Mapping[str, Any], *, thread_id: str = "") -> None:
-        """Send ``body`` to the process whose lease owner id is ``to``."""
-        payload = json.dumps({"schema": self.schema or "", "to": to, "thread_id": thread_id, "body": body})
-
-        async def work(conn: AsyncConnection[Any]) -> None:
-            await conn.execute(self._q.SEND, {"channel": q.CHANNEL, "payload": payload})
-
-        await self._run("send", work)
-
-    @contextlib.asynccontextmanager
-    async def alisten(self) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
-        """Listen for messages to this saver's tables' processes.
-
-        On entry the connection listens (messages sent from then on arrive);
-        the block gets an iterator of them, which raises CheckpointError when
-        the connection is lost (listen again to go on). The connection is
-        its own, not the pool's: it stays open as long as the block.
-        """
-        await self.asetup()
-        try:
-            conn = await CleanConnection.connect(self._dsn, autocommit=True)  # a cancelled connect leaves nothing open
-        except psycopg.Error as exc:
-            raise CheckpointError(f"PostgreSQL: cannot listen for messages: {exc}") from exc
-        schema = self.schema or ""
-
-        async def messages() -> AsyncIterator[dict[str, Any]]:
-            try:
-                async for note in conn.notifies():
-                    try:
-                        msg = json.loads(note.payload)
-                    except ValueError:
-                        continue  # not one of ours
-                    if isinstance(msg, dict) and msg.get("schema") == schema and isinstance(msg.get("body"), dict):
-                        yield msg
-            except psycopg.Error as exc:
-                raise CheckpointError(f"PostgreSQL: listening for messages failed: {exc}") from exc
-
-        try:
-            try:
-                await conn.execute(f"LISTEN {q.CHANNEL}")
-            except psycopg.Error as exc:
-                raise CheckpointError(f"PostgreSQL: cannot listen for messages: {exc}") from exc
-            yield messages()
-        finally:
-            await conn.close()
 
     async def aclose(self) -> None:
         await self._pools.aclose()

@@ -1,0 +1,108 @@
+"""Messages between the processes that share one PostgreSQL schema (LISTEN/NOTIFY).
+
+What replicas tell each other through the database they already share (e.g.
+"cancel the run you hold", see ``server/_cancel.py``): no other service to
+run. A message is a JSON object ``{"schema", "to", "thread_id", "body"}`` on
+one channel (:data:`._queries.CHANNEL`) for every schema; a listener keeps
+only its own schema's. ``to`` is a lease owner id: the process holding a
+thread's lease is found, and sent to, in one statement
+(:meth:`Messages.asignal_holder`). Delivery is at most once, to the
+processes listening when the sending transaction commits.
+
+A mixin of :class:`~engine.checkpoint.postgres.PostgresSaver`: it uses the
+saver's pooled connections (``_run``), statements (``_q``), schema and DSN.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import psycopg
+from psycopg import AsyncConnection
+
+from engine.checkpoint._helpers import storable_text
+from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._pools import CleanConnection
+from engine.errors import CheckpointError
+
+__all__ = ["Messages"]
+
+T = TypeVar("T")
+
+
+class Messages:
+    """Send to a thread's lease holder or to a process by id; listen for what is sent here."""
+
+    schema: str | None
+    _dsn: str
+    _q: q.Queries
+
+    if TYPE_CHECKING:
+
+        async def _run(self, what: str, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T: ...
+
+        async def asetup(self) -> None: ...
+
+    async def asignal_holder(self, thread_id: str, body: Mapping[str, Any]) -> str | None:
+        """Send ``body`` to the process holding ``thread_id``'s live lease; that
+        lease's owner, or None when no live lease exists (and nothing was sent)."""
+        thread_id = str(thread_id)
+        if not storable_text(thread_id):
+            return None  # no lease can be stored under it
+        params = {"channel": q.CHANNEL, "schema": self.schema or "", "thread_id": thread_id, "body": json.dumps(body)}
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            cur = await conn.execute(self._q.SIGNAL_HOLDER, params)
+            return await cur.fetchone()
+
+        row = await self._run("signal", work)
+        return None if row is None else str(row[0])
+
+    async def asend(self, to: str, body: Mapping[str, Any], *, thread_id: str = "") -> None:
+        """Send ``body`` to the process whose lease owner id is ``to``."""
+        payload = json.dumps({"schema": self.schema or "", "to": to, "thread_id": thread_id, "body": body})
+
+        async def work(conn: AsyncConnection[Any]) -> None:
+            await conn.execute(self._q.SEND, {"channel": q.CHANNEL, "payload": payload})
+
+        await self._run("send", work)
+
+    @contextlib.asynccontextmanager
+    async def alisten(self) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+        """Listen for messages to this saver's tables' processes.
+
+        On entry the connection listens (messages sent from then on arrive);
+        the block gets an iterator of them, which raises CheckpointError when
+        the connection is lost (listen again to go on). The connection is
+        its own, not the pool's: it stays open as long as the block.
+        """
+        await self.asetup()
+        try:
+            conn = await CleanConnection.connect(self._dsn, autocommit=True)  # a cancelled connect leaves nothing open
+        except psycopg.Error as exc:
+            raise CheckpointError(f"PostgreSQL: cannot listen for messages: {exc}") from exc
+        schema = self.schema or ""
+
+        async def messages() -> AsyncIterator[dict[str, Any]]:
+            try:
+                async for note in conn.notifies():
+                    try:
+                        msg = json.loads(note.payload)
+                    except ValueError:
+                        continue  # not one of ours
+                    if isinstance(msg, dict) and msg.get("schema") == schema and isinstance(msg.get("body"), dict):
+                        yield msg
+            except psycopg.Error as exc:
+                raise CheckpointError(f"PostgreSQL: listening for messages failed: {exc}") from exc
+
+        try:
+            try:
+                await conn.execute(f"LISTEN {q.CHANNEL}")
+            except psycopg.Error as exc:
+                raise CheckpointError(f"PostgreSQL: cannot listen for messages: {exc}") from exc
+            yield messages()
+        finally:
+            await conn.close()
