@@ -258,6 +258,15 @@ class GraphService(pb_grpc.GraphServiceServicer):
             msg.run_finished.ClearField("values")
         return msg
 
+    def _too_large(self, thread_id: str, snap: pb.StateSnapshot) -> RpcError:
+        """RESOURCE_EXHAUSTED for a version that does not fit in one message."""
+        return RpcError(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"the state of thread {thread_id!r} at {snap.checkpoint.checkpoint_id} takes {snap.ByteSize()} bytes "
+            f"as JSON, more than the server sends in one message ({self.max_response_bytes}); "
+            "max_state_bytes keeps threads under it",
+        )
+
     async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> AsyncIterator[pb.RunEvent]:
         try:
             entry = self._graph(request.graph)
@@ -361,12 +370,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             _, state = await self.reads.state(request.graph, request.thread_id, cid)
             snap = conv.snapshot(state)
             if snap.ByteSize() > self.max_response_bytes:
-                raise RpcError(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"the state of thread {request.thread_id!r} at {snap.checkpoint.checkpoint_id} takes "
-                    f"{snap.ByteSize()} bytes as JSON, more than the server sends in one message "
-                    f"({self.max_response_bytes}); max_state_bytes keeps threads under it",
-                )
+                raise self._too_large(request.thread_id, snap)
             return snap
         except Exception as exc:
             await self._abort(context, exc)
@@ -386,6 +390,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
                 snap = conv.snapshot(s)
                 size += snap.ByteSize() + 8
                 if size > self.max_response_bytes:
+                    if not snapshots:  # one version alone is too large: no limit helps
+                        raise self._too_large(request.thread_id, snap)
                     raise RpcError(
                         grpc.StatusCode.RESOURCE_EXHAUSTED,
                         f"the {len(snapshots) + 1} newest matching versions of thread {request.thread_id!r} take more "

@@ -55,6 +55,8 @@ def test_with_no_limit_an_oversized_thread_ends_runs_without_values(start_server
         assert result.values is None and result.checkpoint is not None
         with pytest.raises(ResourceExhausted, match="more than the server sends in one message"):
             client.get_state("reminders", "huge")
+        with pytest.raises(ResourceExhausted, match="more than the server sends in one message"):
+            client.history("reminders", "huge", limit=1)  # no smaller page would help
     assert "RunFinished is sent without values" in server.log()
     # The run stored its version: the thread's newest is the one RunFinished named.
     saver = SqliteSaver(server.db)
