@@ -219,6 +219,13 @@ class GraphService(pb_grpc.GraphServiceServicer):
                         msg.run_started.thread_id = thread_id
                         msg.run_started.graph = entry.name
                     seq += 1
+                    if msg.ByteSize() > self.max_response_bytes:
+                        # Sending it would fail the call, and with it the run.
+                        log.warning(
+                            "run %s on thread %r: event %d (%s) takes %d bytes, more than one message may; left out",
+                            run_id, key, seq, msg.WhichOneof("event"), msg.ByteSize(),
+                        )
+                        continue
                     msg.seq = seq
                     msg.run_id = run_id
                     yield msg

@@ -14,6 +14,9 @@ with the repository root as its working directory, so ``tests`` imports).
   ``ValueError`` while the state's ``fail`` is true.
 * ``reminders_gated``: the reminders agent whose ``forecast`` tool waits for
   the gate named after its thread (``forecast-<thread_id>``) instead of sleeping.
+* ``shout``: one node that sends a custom event of the input's ``size``
+  characters, then stores ``size``: a test sends an event larger than the
+  server's send limit.
 * ``parallel``: two nodes in one superstep: ``fast`` returns at once and
   appends a line to the file ``runs-<label>`` in the gates directory (so a
   test counts how often it ran, whichever server ran it); ``slow`` waits for
@@ -31,7 +34,7 @@ from typing import Annotated, Any, TypedDict
 from engine import END, START, StateGraph, get_config, get_stream_writer
 from examples.reminders import build_graph
 
-__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "parallel", "reminders_gated", "runs_path"]
+__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "parallel", "reminders_gated", "runs_path", "shout"]
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
 #: A gate nobody opens fails its run after this long, so a broken test ends.
@@ -193,3 +196,26 @@ def _reminders_gated() -> StateGraph:
 
 
 reminders_gated = _reminders_gated()
+
+
+# -- shout ---------------------------------------------------------------------
+
+
+class ShoutState(TypedDict):
+    size: int
+
+
+def _shout(state: ShoutState) -> dict[str, Any]:
+    get_stream_writer()({"text": "x" * state["size"]})
+    return {"size": state["size"]}
+
+
+def _shout_graph() -> StateGraph:
+    g = StateGraph(ShoutState)
+    g.add_node("shout", _shout)
+    g.add_edge(START, "shout")
+    g.add_edge("shout", END)
+    return g
+
+
+shout = _shout_graph()

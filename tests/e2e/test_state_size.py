@@ -5,7 +5,8 @@ By default the checkpointer refuses a state over half the server's send limit
 growing gets RESOURCE_EXHAUSTED for the call that would pass it and stays
 readable at its last version. With the limit switched off (``0``) a thread
 can pass the send limit; its runs then still end normally, RunFinished
-without values, and GetState says why it cannot answer.
+without values, and GetState says why it cannot answer. An event too large
+to send (a node's custom event) is left out of the stream; the run goes on.
 """
 
 from __future__ import annotations
@@ -78,3 +79,21 @@ def test_the_state_limit_follows_the_send_limit(tmp_path: Path) -> None:
     for bad in (-1, 1.5, True, "8MiB"):
         with pytest.raises(ValueError, match="max_state_bytes must be a whole number"):
             load_config(str(empty), {"max_state_bytes": bad})
+
+
+def test_an_event_too_large_to_send_is_left_out_and_the_run_goes_on(start_server: Any) -> None:
+    from graphwire import CustomEvent, RunFinished
+
+    server = start_server(graphs={"shout": "tests.graphs:shout"})
+    with server.client() as client:
+        small = list(client.stream("shout", "small", {"size": 10}, timeout=60))
+        [custom] = [e for e in small if isinstance(e, CustomEvent)]
+        assert custom.payload == {"text": "x" * 10}
+        # 17 MB of text: over the 16 MiB send limit, so it cannot be sent.
+        events = list(client.stream("shout", "big", {"size": 17_000_000}, timeout=60))
+        assert not [e for e in events if isinstance(e, CustomEvent)]
+        assert isinstance(events[-1], RunFinished) and events[-1].reason == FinishReason.END
+        assert events[-1].values == {"size": 17_000_000}
+        seqs = [e.seq for e in events]
+        assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and seqs[-1] == len(events) + 1  # one number skipped
+    assert "(custom) takes" in server.log() and "left out" in server.log()

@@ -406,6 +406,9 @@ export const ForkRequestSchema: GenMessage<ForkRequest> = /*@__PURE__*/
  * `run_started` and the last is always `run_finished`; in between, in the
  * order they happened: steps, their tasks, values, custom events, message
  * chunks, saved versions and interrupts, filtered by the request's `stream`.
+ * An event in between that would not fit in one message under the server's
+ * send limit (a node's huge custom event, say) is left out, and the server
+ * logs it; the run goes on. `seq` then skips its number.
  *
  * @generated from message graphwire.v1.RunEvent
  */
