@@ -346,11 +346,16 @@ def measure(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str, warmup: int, 
             for _ in range(warmup):
                 run_once()
         times: dict[str, list[float]] = {m: [] for m in modes}
+        # One full collection before timing, none between runs: a forced collection
+        # walks the whole heap and leaves the caches cold, which made a one-step
+        # run take twice as long (more with LangGraph imported: a bigger heap).
+        # A server never collects between requests; garbage is collected as it is
+        # made, by whichever run allocates, as in production.
+        gc.collect()
         start = time.perf_counter()
         while (n := len(times[next(iter(modes))])) < reps or (time.perf_counter() - start < min_time and n < 20 * reps):
             for name, switch in modes.items():
                 switch()
-                gc.collect()
                 times[name].append(run_once())
         return {m: Cell(statistics.median(ts) / row.steps * 1e6, f"{len(ts)} reps", len(ts)) for m, ts in times.items()}
     except Exception as exc:
