@@ -108,15 +108,16 @@ async def _work(state: GatedState) -> dict[str, Any]:
     return {"log": [label]}
 
 
-def _gated() -> StateGraph:
-    g = StateGraph(GatedState)
-    g.add_node("work", _work)
-    g.add_edge(START, "work")
-    g.add_edge("work", END)
+def _one_node(state: type, name: str, node: Any) -> StateGraph:
+    """START → ``name`` → END."""
+    g = StateGraph(state)
+    g.add_node(name, node)
+    g.add_edge(START, name)
+    g.add_edge(name, END)
     return g
 
 
-gated = _gated()
+gated = _one_node(GatedState, "work", _work)
 
 # -- failing -------------------------------------------------------------------
 
@@ -210,12 +211,4 @@ def _shout(state: ShoutState) -> dict[str, Any]:
     return {"size": state["size"]}
 
 
-def _shout_graph() -> StateGraph:
-    g = StateGraph(ShoutState)
-    g.add_node("shout", _shout)
-    g.add_edge(START, "shout")
-    g.add_edge("shout", END)
-    return g
-
-
-shout = _shout_graph()
+shout = _one_node(ShoutState, "shout", _shout)
