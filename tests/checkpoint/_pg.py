@@ -23,7 +23,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-__all__ = ["DSN", "clean_schema", "new_schema_name", "pg_dsn", "pg_schema", "require_pg", "unreachable_reason"]
+__all__ = ["DSN", "clean_schema", "dsn_named", "new_schema_name", "pg_dsn", "pg_schema", "require_pg", "unreachable_reason"]
 
 DSN = os.environ.get("GRAPHWIRE_TEST_PG_DSN", "postgresql://root@127.0.0.1:5432/test")
 _TABLES = ("writes", "blobs", "checkpoints", "leases")
@@ -48,6 +48,12 @@ def require_pg() -> str:
             pytest.fail(f"{reason} (CI=true: PostgreSQL tests must run)")
         pytest.skip(reason)
     return DSN
+
+
+def dsn_named(app: str) -> str:
+    """The test DSN with ``application_name`` set: its sessions can be found in ``pg_stat_activity``."""
+    dsn = require_pg()
+    return f"{dsn}{'&' if '?' in dsn else '?'}application_name={app}"
 
 
 def new_schema_name() -> str:

@@ -23,7 +23,7 @@ from engine.checkpoint import Checkpoint
 from engine.checkpoint.base import LEASE_KEY, BaseCheckpointSaver, Lease, PendingWrite
 from engine.checkpoint.postgres import PostgresSaver
 from engine.errors import CheckpointError, LeaseLostError
-from tests.checkpoint._pg import DSN, clean_schema
+from tests.checkpoint._pg import DSN, clean_schema, dsn_named
 from tests.checkpoint._util import make_cp
 
 T = "g:t1"
@@ -235,6 +235,17 @@ def test_a_takeover_waits_for_a_write_in_flight(pg: PostgresSaver, pg_schema: st
                 other.execute(pg._q.ACQUIRE_LEASE, {"thread_id": T, "owner": "b", "ttl": 60.0})
 
 
+def wait_for_lock_wait(admin: psycopg.Connection[Any], app: str, worker: threading.Thread, why: Any) -> None:
+    """Return once a session named ``app`` waits for a lock; fail if ``worker`` ends first
+    (``why()`` says what it got) or after 20 s."""
+    deadline = time.monotonic() + 20
+    while not admin.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock'", (app,)
+    ).fetchone()[0]:  # type: ignore[index]
+        assert time.monotonic() < deadline, f"no session of {app} waited for a lock within 20 s"
+        assert worker.is_alive(), why()
+
+
 def test_a_write_waiting_on_a_takeover_in_flight_is_refused_once_it_commits(
     pg: PostgresSaver, pg_schema: str, pg_admin: psycopg.Connection[Any]
 ) -> None:
@@ -248,7 +259,7 @@ def test_a_write_waiting_on_a_takeover_in_flight_is_refused_once_it_commits(
             taker.execute(  # a takeover, not committed yet
                 f'UPDATE "{pg_schema}".leases SET owner = %s, epoch = epoch + 1, head = NULL WHERE thread_id = %s', ("b", T)
             )
-            saver = PostgresSaver.from_dsn(f"{DSN}{'&' if '?' in DSN else '?'}application_name={app}", schema=pg_schema)
+            saver = PostgresSaver.from_dsn(dsn_named(app), schema=pg_schema)
 
             def write() -> None:
                 try:
@@ -258,12 +269,7 @@ def test_a_write_waiting_on_a_takeover_in_flight_is_refused_once_it_commits(
 
             writer = threading.Thread(target=write)
             writer.start()
-            deadline = time.monotonic() + 20
-            while not pg_admin.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock'", (app,)
-            ).fetchone()[0]:  # type: ignore[index]
-                assert time.monotonic() < deadline, "the write never waited for the lease row"
-                assert writer.is_alive(), f"the write did not wait: {outcome}"
+            wait_for_lock_wait(pg_admin, app, writer, lambda: f"the write did not wait: {outcome}")
         writer.join(20)
         saver.close()
     assert len(outcome) == 1 and isinstance(outcome[0], LeaseLostError), outcome
@@ -284,7 +290,7 @@ def test_a_takeover_that_waited_for_the_row_still_gets_its_whole_ttl(
         with writer.transaction():
             writer.execute(pg._q.FENCE_WRITES.replace("AND expires_at > clock_timestamp()", ""),
                            {"thread_id": T, "owner": "a", "epoch": 1})  # fmt: skip - a write in flight holds the row
-            saver = PostgresSaver.from_dsn(f"{DSN}{'&' if '?' in DSN else '?'}application_name={app}", schema=pg_schema)
+            saver = PostgresSaver.from_dsn(dsn_named(app), schema=pg_schema)
 
             def acquire() -> None:
                 try:
@@ -294,11 +300,7 @@ def test_a_takeover_that_waited_for_the_row_still_gets_its_whole_ttl(
 
             taker = threading.Thread(target=acquire)
             taker.start()
-            deadline = time.monotonic() + 20
-            while not pg_admin.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock'", (app,)
-            ).fetchone()[0]:  # type: ignore[index]
-                assert time.monotonic() < deadline and taker.is_alive(), f"the acquire did not wait: {got}"
+            wait_for_lock_wait(pg_admin, app, taker, lambda: f"the acquire did not wait: {got}")
             writer.execute("SELECT pg_sleep(1.5)")  # not synchronisation: the waiting outlasts the new lease's ttl
         taker.join(20)
         saver.close()

@@ -26,7 +26,7 @@ import engine.checkpoint.postgres
 from engine.checkpoint.base import LEASE_KEY, PendingWrite
 from engine.checkpoint.postgres import PostgresSaver, _migrate
 from engine.errors import CheckpointError
-from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
+from tests.checkpoint._pg import drop_schema, dsn_named, new_schema_name, require_pg
 from tests.checkpoint._util import cfg, make_cp
 
 pytestmark = pytest.mark.usefixtures("pg_dsn")
@@ -174,10 +174,6 @@ def test_an_unreachable_database_fails_at_start_up_with_a_readable_error() -> No
 def connections(admin: psycopg.Connection[Any], app: str) -> int:
     row = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", (app,)).fetchone()
     return int(row[0]) if row else 0
-
-
-def dsn_named(app: str) -> str:
-    return f"{require_pg()}{'&' if '?' in require_pg() else '?'}application_name={app}"
 
 
 def wait_for_no_connections(admin: psycopg.Connection[Any], app: str) -> int:
