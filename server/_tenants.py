@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import contextvars
 import re
-import tomllib
 from typing import Mapping
+
+from server.config import read_toml
 
 __all__ = ["TENANT", "TENANT_NAME", "load_tokens"]
 
@@ -27,14 +28,7 @@ TENANT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 def load_tokens(path: str) -> dict[str, str]:
     """token → tenant from a TOML file; ValueError with a readable message when it is wrong."""
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"auth tokens file {path!r} does not exist") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ValueError(f"auth tokens file {path!r}: {e}") from None
-    return tokens_from(data, path)
+    return tokens_from(read_toml(path, "auth tokens file"), path)
 
 
 def tokens_from(data: Mapping[str, object], where: str) -> dict[str, str]:

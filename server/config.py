@@ -29,7 +29,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ServerConfig", "load_config", "DEFAULT_GRAPHS", "MIN_SEND_BYTES"]
+__all__ = ["ServerConfig", "load_config", "read_toml", "DEFAULT_GRAPHS", "MIN_SEND_BYTES"]
 
 DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
 
@@ -76,6 +76,17 @@ class ServerConfig:
 _FIELDS = {f.name for f in dataclasses.fields(ServerConfig)}
 
 
+def read_toml(path: str, what: str) -> dict[str, Any]:
+    """The TOML file ``path``; ValueError naming it (as ``what``) when it is missing or malformed."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ValueError(f"{what} {path!r} does not exist") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{what} {path!r}: {e}") from None
+
+
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -86,13 +97,7 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
     if path is None and os.path.exists("graphwire.toml"):
         path = "graphwire.toml"
     if path is not None:
-        try:
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
-        except FileNotFoundError:
-            raise ValueError(f"config file {path!r} does not exist") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ValueError(f"config file {path!r}: {e}") from None
+        data = read_toml(path, "config file")
         unknown = sorted(set(data) - _FIELDS)
         if unknown:
             raise ValueError(f"config file {path!r}: unknown key(s) {unknown}; known: {sorted(_FIELDS)}")
