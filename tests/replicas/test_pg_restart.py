@@ -5,65 +5,48 @@ UNKNOWN or INTERNAL); a run whose write fails then ends the same way and
 leaves no half-written version; once PostgreSQL is back, the pool reconnects
 and later calls succeed, and the history is whole.
 
-This stops the local cluster (``pg_ctlcluster``), so it needs the PostgreSQL
-of this machine; whatever happens, the cluster is started again at the end.
+The outage is of a cluster of the test's own (:mod:`tests._private_pg`), so
+the PostgreSQL a developer or CI already runs is never stopped.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
 
 import pytest
 from graphwire import FinishReason, TaskStarted, Unavailable
 
-from tests.checkpoint._pg import DSN
+from tests._private_pg import PrivateCluster, private_pg  # noqa: F401 - the fixture
+from tests.conftest import ServerProcess, start_server_process
 from tests.replicas.conftest import Call, Cluster, assert_single_chain, wait_until
 
 READABLE = "checkpointer unavailable: "
 
 
-def _cluster_version() -> str | None:
-    versions = sorted(os.listdir("/etc/postgresql")) if os.path.isdir("/etc/postgresql") else []
-    return versions[-1] if versions else None
-
-
-def _pg_ctl(action: str) -> None:
-    cmd = ["pg_ctlcluster", "--skip-systemctl-redirect", str(_cluster_version()), "main", action]
-    if action == "stop":
-        cmd += ["-m", "fast"]  # end the sessions now (the default "smart" waits for them)
-    subprocess.run(cmd, check=True, capture_output=True, timeout=120)
-
-
-def _is_up() -> bool:
-    where = urlsplit(DSN)
-    cmd = ["pg_isready", "-h", where.hostname or "127.0.0.1", "-p", str(where.port or 5432), "-q"]
-    return subprocess.run(cmd, check=False, timeout=30).returncode == 0
-
-
 @pytest.fixture
-def local_pg(cluster: Cluster) -> Iterator[None]:
-    """Control of the local cluster; it is running again after the test, whatever happened."""
-    host = urlsplit(DSN).hostname
-    tools = shutil.which("pg_ctlcluster") and shutil.which("pg_isready")
-    if not tools or _cluster_version() is None or host not in ("127.0.0.1", "localhost"):
-        reason = f"restarting PostgreSQL needs the local cluster and pg_ctlcluster (DSN {DSN!r})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason} (CI=true: this test must run)")
-        pytest.skip(reason)
+def own_cluster(private_pg: PrivateCluster, tmp_path: Path) -> Iterator[Cluster]:
+    """Replicas on the private cluster (one schema in its ``postgres`` database)."""
+    started: list[ServerProcess] = []
+
+    def start(**kwargs: Any) -> ServerProcess:
+        srv = start_server_process(tmp_path / f"replica{len(started)}", **kwargs)
+        started.append(srv)
+        return srv
+
+    gates = tmp_path / "gates"
+    gates.mkdir()
     try:
-        yield
+        yield Cluster(private_pg.dsn, "graphwire", gates, start)
     finally:
-        if not _is_up():
-            _pg_ctl("start")
-        wait_until(_is_up, "PostgreSQL to accept connections again", timeout=120)
+        for srv in started:
+            if srv.alive():
+                srv.terminate()
 
 
-def test_postgresql_restarted_under_a_running_server(cluster: Cluster, local_pg: None, thread_id: str, tmp_path: Path) -> None:
+def test_postgresql_restarted_under_a_running_server(own_cluster: Cluster, private_pg: PrivateCluster, thread_id: str) -> None:
+    cluster = own_cluster
     srv = cluster.replica(lease_seconds=30)  # the lease outlives the outage: only storage fails
     with srv.client() as client:
         done = client.invoke("chain3", thread_id, {"n": 0}, timeout=60)
@@ -74,7 +57,7 @@ def test_postgresql_restarted_under_a_running_server(cluster: Cluster, local_pg:
     running = Call(srv, lambda c: c.stream("gated", gated, {"gate": gate, "label": "x"}, timeout=120))
     running.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the gated node to run")
 
-    _pg_ctl("stop")
+    private_pg.stop()
     try:
         # The run in progress: its next write fails, and so does the call, readably.
         cluster.open_gate(gate)
@@ -90,7 +73,7 @@ def test_postgresql_restarted_under_a_running_server(cluster: Cluster, local_pg:
                 client.invoke("chain3", f"{thread_id}-new", {"n": 0}, timeout=60)
             assert run.value.message.startswith(READABLE)
     finally:
-        _pg_ctl("start")
+        private_pg.start()
 
     def answers() -> bool:
         try:
