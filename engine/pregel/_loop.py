@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import random
+import re
 import threading
 import time
 from collections import deque
@@ -381,8 +382,10 @@ class RunLoop:
         if not waiting:
             raise InvalidResumeError(f"thread {self.thread_id!r} has no pending interrupt to resume")
         by_id = {i.id: tid for tid, ints in waiting.items() for i in ints}
-        if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):
-            chosen = {by_id[k]: v for k, v in resume.items()}
+        if _is_resume_map(resume):
+            # As LangGraph 1.2: ids not pending (already answered, say) answer
+            # nothing; if none is pending, the waiting tasks run again and ask again.
+            chosen = {by_id[k]: v for k, v in resume.items() if k in by_id}
         elif len(waiting) == 1:
             chosen = {next(iter(waiting)): resume}
         else:
@@ -703,6 +706,19 @@ class RunLoop:
             await self._flush()
         except Exception:
             pass
+
+
+_INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _is_resume_map(resume: Any) -> bool:
+    """Whether ``resume`` is a map of interrupt id → answer rather than one answer.
+
+    LangGraph's rule: a dict whose keys all have an interrupt id's shape (32
+    lowercase hex digits), whether or not they are pending now. So a stale id
+    is never handed to a node as if the map were its answer.
+    """
+    return isinstance(resume, Mapping) and all(isinstance(k, str) and _INTERRUPT_ID.fullmatch(k) for k in resume)
 
 
 def _matching_policy(policies: Any, exc: Exception) -> RetryPolicy | None:

@@ -91,6 +91,53 @@ def test_parallel_interrupts_resume_by_id_map(checkpointer):
     assert out == {"log": ["p:A", "q:B"]}
 
 
+def two_questions(checkpointer, runs):
+    """ask → ask2, each asking one question (as LangGraph's resume-map checks use)."""
+
+    def ask(s):
+        return {"log": ["ask:" + interrupt("q1")]}
+
+    def ask2(s):
+        runs.append("ask2")
+        return {"log": ["ask2:" + interrupt("q2")]}
+
+    g = StateGraph(Log)
+    g.add_node("ask", ask)
+    g.add_node("ask2", ask2)
+    g.add_edge(START, "ask")
+    g.add_edge("ask", "ask2")
+    g.add_edge("ask2", END)
+    return g.compile(checkpointer=checkpointer)
+
+
+def test_a_resume_map_naming_no_pending_interrupt_leaves_it_pending(checkpointer):
+    # LangGraph 1.2: a dict whose keys all look like interrupt ids is a map of
+    # answers, never one plain answer; an id not pending answers nothing, so the
+    # waiting node runs again and asks again (no version is written).
+    runs: list = []
+    app = two_questions(checkpointer, runs)
+    old = app.invoke({"log": []}, thread())["__interrupt__"][0]
+    new = app.invoke(Command(resume={old.id: "A"}), thread())["__interrupt__"][0]
+    versions = len(list(app.get_state_history(thread())))
+    runs.clear()
+    out = app.invoke(Command(resume={old.id: "stale"}), thread())
+    assert out == {"log": ["ask:A"], "__interrupt__": [new]}
+    assert runs == ["ask2"]
+    assert app.get_state(thread()).interrupts == (new,)
+    assert len(list(app.get_state_history(thread()))) == versions
+    # A stale id beside the pending one: the pending one is answered, the stale one ignored.
+    assert app.invoke(Command(resume={old.id: "X", new.id: "Y"}), thread()) == {"log": ["ask:A", "ask2:Y"]}
+
+
+def test_a_dict_answer_whose_keys_are_not_interrupt_ids_is_one_plain_answer(checkpointer):
+    g = StateGraph(Log)
+    g.add_node("ask", lambda s: {"log": [interrupt("q")]})
+    g.add_edge(START, "ask")
+    app = g.compile(checkpointer=checkpointer)
+    app.invoke({"log": []}, thread())
+    assert app.invoke(Command(resume={"city": "Oslo"}), thread()) == {"log": [{"city": "Oslo"}]}
+
+
 def test_resume_with_nothing_pending_is_refused(checkpointer):
     app = asking_graph(checkpointer, [])
     with pytest.raises(InvalidResumeError):
