@@ -56,6 +56,10 @@ def test_postgresql_restarted_under_a_running_server(own_cluster: Cluster, priva
     gate = f"{gated}-gate"
     running = Call(srv, lambda c: c.stream("gated", gated, {"gate": gate, "label": "x"}, timeout=120))
     running.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the gated node to run")
+    # With async durability the version of the step before ``work`` is written
+    # while ``work`` runs: wait until it has landed, so the outage hits the next write.
+    with srv.client() as client:
+        wait_until(lambda: len(client.history("gated", gated, timeout=30)) == 2, "the version before work to be stored")
 
     private_pg.stop()
     try:
