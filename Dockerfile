@@ -5,21 +5,29 @@
 
 FROM python:3.11-slim AS build
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
+COPY scripts/build_backend.py scripts/
+COPY proto/python proto/python
 COPY clients/python clients/python
 COPY engine engine
 COPY server server
-COPY examples examples
-# Wheels for graphwire, its client and every dependency: the final stage needs no compiler.
-RUN pip wheel --no-cache-dir --wheel-dir /wheels ./clients/python .
+# Wheels for graphwire-server, its siblings (the stubs and the client, which
+# its wheel names by file URL into /src) and every dependency: the final stage
+# needs no compiler.
+RUN pip wheel --no-cache-dir --wheel-dir /wheels .
 
 FROM python:3.11-slim
 RUN useradd --system --uid 10001 --home /app graphwire \
  && mkdir -p /data /app && chown graphwire /data /app
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
+# --no-deps: /wheels already holds every dependency, and the server's wheel
+# names its siblings by paths of the build stage.
+RUN pip install --no-cache-dir --no-deps /wheels/*.whl && rm -rf /wheels
 USER graphwire
 WORKDIR /app
+# The demo: no wheel carries examples/; graph specs import from the working directory.
+COPY examples/__init__.py examples/
+COPY examples/reminders examples/reminders
 EXPOSE 50051
 VOLUME /data
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate the client stubs from ``proto/``. The one script that does it.
+"""Regenerate the stubs from ``proto/`` (Python: proto/python; TypeScript: the npm package). The one script that does it.
 
 Usage::
 
@@ -17,14 +17,17 @@ and the generator's version (``grpcio-tools`` for Python, the
 TypeScript), so a second run changes nothing, and a stale-stub test can
 compare bytes.
 
-The Python target writes ``graphwire_pb2.py``, ``graphwire_pb2.pyi`` and
-``graphwire_pb2_grpc.py`` into ``clients/python/graphwire/_proto/graphwire/v1/``.
-protoc names a stub's imports after the proto's path (``from graphwire.v1
-import graphwire_pb2``), which would resolve against the top-level
-``graphwire`` package, i.e. the client itself. We keep the proto's path
-(``graphwire/v1/graphwire.proto``, which is also the file name that server
-reflection and every other language see) and rewrite those imports to
-``graphwire._proto.graphwire.v1``, the stubs' real home.
+The Python target writes the package ``graphwire_proto`` (the distribution
+``graphwire-proto`` in ``proto/python/``, which the server and the Python
+client both depend on): ``graphwire_proto/v1/graphwire_pb2.py``, ``.pyi``
+and ``_grpc.py``. protoc names a stub's imports after the proto's path
+(``from graphwire.v1 import graphwire_pb2``), which would resolve against
+the top-level ``graphwire`` package, i.e. the client. We keep the proto's
+path (``graphwire/v1/graphwire.proto``, which is also the file name that
+server reflection and every other language see) and put the proto package
+``graphwire.*`` at ``graphwire_proto.*``, as temporalio puts
+``temporal.api`` at ``temporalio.api``: the files move up one directory and
+their imports are rewritten to match.
 
 The TypeScript target writes ``graphwire/v1/graphwire_pb.ts`` into
 ``clients/typescript/src/gen/`` (see its section below; it needs Node.js).
@@ -70,8 +73,9 @@ def proto_files() -> list[Path]:
 # Python
 # --------------------------------------------------------------------------
 
-PYTHON_OUT = Path("clients/python/graphwire/_proto")
-PYTHON_PACKAGE = "graphwire._proto"
+PYTHON_OUT = Path("proto/python/graphwire_proto")
+PYTHON_PACKAGE = "graphwire_proto"
+PROTO_ROOT_PACKAGE = "graphwire"  # the proto package graphwire.v1 becomes graphwire_proto.v1
 
 
 def _grpc_tools_version() -> str:
@@ -80,23 +84,14 @@ def _grpc_tools_version() -> str:
     return "grpcio-tools " + version("grpcio-tools")
 
 
-def _python_rewrite(text: str, roots: set[str]) -> str:
-    """Point the stubs' imports of each other at ``graphwire._proto``."""
-    alt = "|".join(sorted(re.escape(r) for r in roots))
-    text = re.sub(
-        rf"^(\s*from )((?:{alt})(?:\.\w+)+ import )",
-        rf"\1{PYTHON_PACKAGE}.\2",
-        text,
-        flags=re.MULTILINE,
-    )
+def _python_rewrite(text: str) -> str:
+    """Point the stubs' imports of each other at ``graphwire_proto``."""
+    root = re.escape(PROTO_ROOT_PACKAGE)
+    text = re.sub(rf"^(\s*from ){root}((?:\.\w+)+ import )", rf"\1{PYTHON_PACKAGE}\2", text, flags=re.MULTILINE)
     # The module name protobuf gives the message classes (their __module__,
     # which pickle and repr use).
-    text = re.sub(
-        rf"(BuildTopDescriptorsAndMessages\(DESCRIPTOR, ')((?:{alt})\.)",
-        rf"\1{PYTHON_PACKAGE}.\2",
-        text,
-    )
-    leftover = re.search(rf"^\s*(?:from|import) (?:{alt})\.(?!_proto\b)", text, re.MULTILINE)
+    text = re.sub(rf"(BuildTopDescriptorsAndMessages\(DESCRIPTOR, '){root}\.", rf"\1{PYTHON_PACKAGE}.", text)
+    leftover = re.search(rf"^\s*(?:from|import) {root}\.", text, re.MULTILINE)
     if leftover:
         raise RuntimeError(f"gen_protos: an import was not rewritten: {leftover.group(0).strip()!r}")
     return text
@@ -132,13 +127,17 @@ def _run_protoc(protos: list[Path], out_args: list[str], what: str, transform: C
 
 
 def generate_python(protos: list[Path]) -> Files:
-    roots = {p.parts[0] for p in protos}
-    files = _run_protoc(
+    strays = sorted(str(p) for p in protos if p.parts[0] != PROTO_ROOT_PACKAGE)
+    if strays:
+        raise RuntimeError(f"gen_protos: every proto must be under proto/{PROTO_ROOT_PACKAGE}/, not {strays}")
+    generated = _run_protoc(
         protos,
         ["--python_out={out}", "--pyi_out={out}", "--grpc_python_out={out}"],
         "protoc",
-        lambda text: _python_rewrite(text, roots),
+        _python_rewrite,
     )
+    # graphwire/v1/x_pb2.py -> v1/x_pb2.py: the package directory is graphwire_proto itself.
+    files = {rel.partition("/")[2]: data for rel, data in generated.items()}
 
     # Every directory on the way down is a package.
     packages = {""}
@@ -150,6 +149,7 @@ def generate_python(protos: list[Path]) -> Files:
         init = f"{package}/__init__.py" if package else "__init__.py"
         doc = '"""Generated gRPC stubs of proto/ (see scripts/gen_protos.py)."""\n' if not package else ""
         files[init] = (GENERATED_HEADER + doc).encode("utf-8")
+    files["py.typed"] = b""  # the .pyi files type the stubs for the server and the client
     return files
 
 

@@ -9,7 +9,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import events as ev
 from engine.types import Interrupt, StateSnapshot
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import payload
 
 __all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "KIND_OF"]

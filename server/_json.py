@@ -22,7 +22,7 @@ import math
 import uuid
 from typing import Any
 
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 
 from engine.checkpoint._helpers import is_unicode
 

@@ -3,13 +3,22 @@
 An attribute may be a ``StateGraph`` builder (compiled here with the server's
 checkpointer), an already compiled graph (given the server's checkpointer),
 or a zero-argument function returning either.
+
+Spec modules are imported with the current directory on the import path,
+after everything installed (so a file there never shadows an installed
+module), as ``python -m`` would find them. That is how the demo,
+``examples.reminders``, loads: ``examples/`` is not installed (no wheel
+carries it), so ``graphwire serve`` serves it from a checkout's root, whether
+the server was installed from a wheel or editable.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
+import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -33,10 +42,16 @@ def _resolve(spec: str) -> Any:
     module, sep, attr = spec.partition(":")
     if not sep or not module or not attr:
         raise ValueError(f"graph spec {spec!r} must look like 'package.module:attribute'")
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.append(here)
     try:
         obj: Any = importlib.import_module(module)
     except ImportError as e:
-        raise ValueError(f"graph spec {spec!r}: cannot import {module!r}: {e}") from e
+        hint = ""
+        if module.partition(".")[0] == "examples":
+            hint = " (the examples are not installed: run graphwire serve from the repository's root)"
+        raise ValueError(f"graph spec {spec!r}: cannot import {module!r}: {e}{hint}") from e
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)

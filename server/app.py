@@ -14,8 +14,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
-from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth, Tokens
 from server._cancel import CancelRelay
 from server._tenants import load_tokens

@@ -26,8 +26,8 @@ from engine.checkpoint._helpers import MAX_METADATA_BYTES
 from engine import events as ev
 from engine.checkpoint.base import LEASE_KEY, Lease
 from engine.errors import CheckpointError
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
-from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
 from server import _telemetry as telemetry
 from server._cancel import CancelRelay

@@ -5,7 +5,7 @@
 #   clients/typescript/test.sh            # from anywhere
 #   GRAPHWIRE_PYTHON=/path/to/python ...  # the interpreter that runs the server
 #                                         # (default python3; it needs the repo's
-#                                         # server installed: pip install -e clients/python -e '.[test]')
+#                                         # server installed: pip install -e proto/python -e clients/python -e '.[test]')
 #
 # `npm ci` is skipped for a package whose node_modules was installed from the
 # same package-lock.json by the same Node, so a second run needs no network.

@@ -18,8 +18,8 @@ import graphwire
 import grpc
 import pytest
 from graphwire import FinishReason, InterruptEvent, RunFinished, RunStarted, ValuesEvent
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
-from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
 
 def payload(value: Any) -> pb.Payload:

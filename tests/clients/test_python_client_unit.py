@@ -33,7 +33,7 @@ from graphwire import (
     _requests,
 )
 from graphwire._errors import error_for_status, error_from_rpc
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._run import RunCollector
 
 # -- payloads -------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "gen_protos.py"
-STUBS = Path("clients/python/graphwire/_proto")
+STUBS = Path("proto/python/graphwire_proto")
 
 
 def _script() -> ModuleType:
@@ -71,41 +71,46 @@ def test_check_mode_passes_on_the_repo_and_names_stale_files(tmp_path: Path) -> 
     assert ok.returncode == 0, ok.stderr
 
     _generate(tmp_path)
-    stub = tmp_path / STUBS / "graphwire/v1/graphwire_pb2.pyi"
+    stub = tmp_path / STUBS / "v1/graphwire_pb2.pyi"
     stub.write_bytes(stub.read_bytes() + b"\n# edited by hand\n")
     (tmp_path / STUBS / "leftover.py").write_text("")
     stale = subprocess.run(
         [sys.executable, str(SCRIPT), "--check", "--out", str(tmp_path)], capture_output=True, text=True, cwd=REPO
     )
     assert stale.returncode == 1
-    assert "stale: clients/python/graphwire/_proto/graphwire/v1/graphwire_pb2.pyi" in stale.stderr
+    assert "stale: proto/python/graphwire_proto/v1/graphwire_pb2.pyi" in stale.stderr
     assert "leftover.py" in stale.stderr
 
 
 def test_stubs_import_from_inside_the_package() -> None:
-    grpc_stub = (REPO / STUBS / "graphwire/v1/graphwire_pb2_grpc.py").read_text()
-    assert "from graphwire._proto.graphwire.v1 import graphwire_pb2" in grpc_stub
+    grpc_stub = (REPO / STUBS / "v1/graphwire_pb2_grpc.py").read_text()
+    assert "from graphwire_proto.v1 import graphwire_pb2" in grpc_stub
     assert not re.search(r"^from graphwire\.v1 ", grpc_stub, re.MULTILINE)
 
-    from graphwire._proto.graphwire.v1 import graphwire_pb2
+    from graphwire_proto.v1 import graphwire_pb2
 
     # The proto keeps its canonical file name, the one reflection serves.
     assert graphwire_pb2.DESCRIPTOR.name == "graphwire/v1/graphwire.proto"
-    assert graphwire_pb2.RunEvent.__module__ == "graphwire._proto.graphwire.v1.graphwire_pb2"
+    assert graphwire_pb2.RunEvent.__module__ == "graphwire_proto.v1.graphwire_pb2"
+    assert Path(graphwire_pb2.__file__).resolve() == (REPO / STUBS / "v1/graphwire_pb2.py").resolve()
 
 
 def test_dependency_floors_are_the_stubs_generator_versions() -> None:
     """The stubs refuse to import on runtimes older than their generator, so
-    the package must not promise to work with them."""
-    pyproject = tomllib.loads((REPO / "clients/python/pyproject.toml").read_text())
-    floors = {}
-    for requirement in pyproject["project"]["dependencies"]:
-        name, floor = re.match(r"([\w-]+)>=([\d.]+)", requirement).groups()
-        floors[name] = floor
-
-    grpc_stub = (REPO / STUBS / "graphwire/v1/graphwire_pb2_grpc.py").read_text()
+    no package that imports them may promise to work with those."""
+    grpc_stub = (REPO / STUBS / "v1/graphwire_pb2_grpc.py").read_text()
     grpc_version = re.search(r"GRPC_GENERATED_VERSION = '([\d.]+)'", grpc_stub).group(1)
-    pb2 = (REPO / STUBS / "graphwire/v1/graphwire_pb2.py").read_text()
+    pb2 = (REPO / STUBS / "v1/graphwire_pb2.py").read_text()
     major, minor, patch = re.search(r"Domain\.PUBLIC,\s*(\d+),\s*(\d+),\s*(\d+),", pb2).groups()
+    expected = {"grpcio": grpc_version, "protobuf": f"{major}.{minor}.{patch}"}
 
-    assert floors == {"grpcio": grpc_version, "protobuf": f"{major}.{minor}.{patch}"}
+    def floors(requirements: list[str]) -> dict[str, str]:
+        found = (re.match(r"([\w-]+)>=([\d.]+)", r) for r in requirements)
+        return {m.group(1): m.group(2) for m in found if m and m.group(1) in expected}
+
+    stubs = tomllib.loads((REPO / "proto/python/pyproject.toml").read_text())["project"]["dependencies"]
+    client = tomllib.loads((REPO / "clients/python/pyproject.toml").read_text())["project"]["dependencies"]
+    server = re.findall(r'"((?:grpcio|protobuf)>=[^"]+)"', (REPO / "setup.py").read_text())
+    assert floors(stubs) == expected
+    assert floors(client) == expected
+    assert floors(server) == expected

@@ -26,7 +26,7 @@ import grpc
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from graphwire import InvalidArgument
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from grpc_health.v1 import health_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -16,7 +16,7 @@ import uuid
 import grpc
 import pytest
 from graphwire import InvalidArgument, NotFound
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from grpc_health.v1 import health_pb2
 
 from tests.hardening.conftest import Hardened

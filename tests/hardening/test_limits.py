@@ -33,7 +33,7 @@ import uuid
 import grpc
 import pytest
 from graphwire import DataLoss, FinishReason, InvalidArgument, NotFound, ResourceExhausted
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from grpc_health.v1 import health_pb2
 
 from engine.checkpoint._helpers import MAX_METADATA_BYTES

@@ -15,8 +15,8 @@ from typing import Any
 import grpc
 import pytest
 from graphwire import FinishReason, InvalidArgument, ResourceExhausted, Unauthenticated
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
-from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from grpc_health.v1 import health_pb2
 
 SERVING = health_pb2.HealthCheckResponse.SERVING

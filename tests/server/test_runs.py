@@ -27,8 +27,8 @@ from graphwire import (
     TaskStarted,
     _decode,
 )
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
-from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
 NEVER = "never-opened"  # a gate no test opens: the run waits until it is cancelled
 

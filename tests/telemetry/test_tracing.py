@@ -18,8 +18,8 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
-from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
 WAIT = 30.0
 

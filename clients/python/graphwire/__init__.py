@@ -17,7 +17,8 @@ which runs LangGraph-style agent graphs, one turn per call::
 ... ``RunFinished``) as they happen. Values are plain Python decoded from
 JSON. Failed calls raise a subclass of ``GraphwireError`` named after the
 gRPC status code; a node's error is not raised but reported in the result.
-The generated stubs are in ``graphwire._proto.graphwire.v1``.
+The generated stubs are the package ``graphwire_proto`` (``graphwire_proto.v1``),
+the distribution ``graphwire-proto`` that this client and the server share.
 """
 
 from graphwire._async_client import AsyncClient

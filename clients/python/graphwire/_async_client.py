@@ -33,7 +33,7 @@ from graphwire._channel import (
 )
 from graphwire._errors import error_from_rpc
 from graphwire._events import Event
-from graphwire._proto.graphwire.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from graphwire._run import RunCollector, RunResult
 from graphwire._types import (
     CheckpointRef,

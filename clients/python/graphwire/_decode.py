@@ -22,7 +22,7 @@ from graphwire._events import (
     ValuesEvent,
 )
 from graphwire._payload import decode_field
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._types import (
     CheckpointRef,
     ErrorInfo,

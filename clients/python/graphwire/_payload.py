@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 
 __all__ = ["JSON", "dumps", "encode", "decode", "decode_field"]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphwire._payload import encode
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._types import Durability, EventKind
 
 __all__ = [

@@ -29,7 +29,7 @@ DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cgraphwire/v1/g
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'graphwire._proto.graphwire.v1.graphwire_pb2', _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'graphwire_proto.v1.graphwire_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_RESUMEREQUEST_RESUMESENTRY']._loaded_options = None

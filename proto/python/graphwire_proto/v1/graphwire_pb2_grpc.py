@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from graphwire._proto.graphwire.v1 import graphwire_pb2 as graphwire_dot_v1_dot_graphwire__pb2
+from graphwire_proto.v1 import graphwire_pb2 as graphwire_dot_v1_dot_graphwire__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
