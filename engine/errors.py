@@ -13,6 +13,8 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     ├── CheckpointError           the saver failed to read or write
     │   ├── CorruptCheckpointError  stored bytes that do not decode
     │   └── LeaseLostError        a write fenced off: its run no longer holds the thread
+    ├── StoreError                the long-term memory store failed to read or write
+    ├── InvalidNamespaceError     a store namespace LangGraph's rules refuse (also a ``ValueError``)
     └── SerializationError        a value outside the serializer's allowlist
         └── StateTooLargeError    a version or write over the saver's size limit (engine.serde)
 
@@ -38,6 +40,8 @@ __all__ = [
     "CorruptCheckpointError",
     "LeaseLostError",
     "SerializationError",
+    "StoreError",
+    "InvalidNamespaceError",
     "GraphInterrupt",
     "NodeInterrupt",
 ]
@@ -94,6 +98,23 @@ class LeaseLostError(CheckpointError):
     lapsed, or the write does not continue the version this lease last
     wrote. Nothing was stored. The run must stop; the thread goes on
     wherever its lease is now held.
+    """
+
+
+class StoreError(GraphwireError):
+    """The store (:mod:`engine.store`) failed to read or write.
+
+    Raised for a database that cannot be reached or refuses a statement, and
+    for stored rows that do not decode (the message names the namespace and
+    key). Nothing of the failed batch is stored.
+    """
+
+
+class InvalidNamespaceError(GraphwireError, ValueError):
+    """A store namespace or label that LangGraph's rules refuse.
+
+    Labels are non-empty strings without ``.`` or NUL; a namespace written to
+    is non-empty and does not start with ``"langgraph"``.
     """
 
 

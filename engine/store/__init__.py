@@ -1,0 +1,16 @@
+"""Long-term memory shared across threads: LangGraph's Store.
+
+``engine.store.base`` holds the contract and its types and
+``engine.store.memory`` the in-memory store, at LangGraph's import paths;
+``engine.store.sqlite.SqliteStore`` and ``engine.store.postgres.PostgresStore``
+keep items in the checkpointer's own database (imported from their
+packages, so that importing the engine does not import psycopg). Every store
+passes the spec suite in ``tests/store``.
+"""
+
+from __future__ import annotations
+
+from engine.store.base import BaseStore, Item, SearchItem
+from engine.store.memory import InMemoryStore
+
+__all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem"]
