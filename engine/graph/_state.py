@@ -46,6 +46,20 @@ def _accepts_config(fn: Any) -> bool:
     return "config" in params
 
 
+def _accepts_store(fn: Any) -> bool:
+    """Whether ``fn`` takes the graph's store: a ``store`` parameter, untyped or typed ``BaseStore``
+    (``Optional`` too), as LangGraph injects it (another type keeps it the caller's)."""
+    try:
+        param = inspect.signature(fn).parameters.get("store")
+    except (TypeError, ValueError):
+        return False
+    if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+        return False
+    from engine.store.base import BaseStore
+
+    return param.annotation in (param.empty, BaseStore, "BaseStore", BaseStore | None, "Optional[BaseStore]", "BaseStore | None")
+
+
 class StateGraph:
     """A graph whose nodes read and update a shared state.
 
@@ -279,6 +293,7 @@ class StateGraph:
                 writer=make_writer(self, node_name, self.state, join_chans.get(node_name, ())),
                 is_async=_is_async(node.fn),
                 accepts_config=_accepts_config(node.fn),
+                accepts_store=_accepts_store(node.fn),
                 retry_policy=node.retry_policy,
                 metadata=node.metadata,
                 state_keys=state_keys,
@@ -291,6 +306,7 @@ class StateGraph:
             output_keys=self.output.keys,
             state_keys=state_keys,
             checkpointer=checkpointer,
+            store=store,
             interrupt_before=ib,
             interrupt_after=ia,
             name=name or "LangGraph",

@@ -16,7 +16,7 @@ from engine._internal._ids import task_id as _hash_id
 from engine.errors import GraphInterrupt
 from engine.types import Interrupt
 
-__all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "CURRENT"]
+__all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "get_store", "CURRENT"]
 
 
 @dataclass(slots=True)
@@ -40,6 +40,9 @@ class TaskContext:
     resume_write: list[Any] | None = None
     custom: Callable[[Any], None] | None = None
     message: Callable[[Any, dict[str, Any] | None], None] | None = None
+    # the graph's store (compile(store=...)), for get_store() and a node's ``store`` parameter;
+    # the future Runtime's ``store`` is this one too
+    store: Any = None
 
 
 CURRENT: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("graphwire_task", default=None)
@@ -99,6 +102,11 @@ def get_message_writer() -> Callable[..., None]:
     if ctx is None or ctx.message is None:
         return _noop
     return ctx.message
+
+
+def get_store() -> Any:
+    """The store the running graph was compiled with (``compile(store=...)``), or None without one."""
+    return _ctx("get_store()").store
 
 
 def get_config() -> dict[str, Any]:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import random
 import re
 import threading
@@ -503,7 +504,7 @@ class RunLoop:
 
     async def _run_task(self, t: Task, step: int, *, inline: bool) -> None:
         node = t.node
-        ctx = TaskContext(task_id=t.id, node=t.name, step=step, config=self._task_config(t, step))
+        ctx = TaskContext(task_id=t.id, node=t.name, step=step, config=self._task_config(t, step), store=self.graph.store)
         resume = t.resume
         if resume:
             ctx.resume = list(resume)
@@ -536,15 +537,16 @@ class RunLoop:
             token = CURRENT.set(ctx)
             try:
                 args = (t.input, ctx.config) if node.accepts_config else (t.input,)
-                if node.proc is None:
+                proc = functools.partial(node.proc, store=ctx.store) if node.accepts_store and node.proc else node.proc
+                if proc is None:
                     result = t.input
                 elif node.is_async:
-                    result = await node.proc(*args)
+                    result = await proc(*args)
                 elif inline:
-                    result = node.proc(*args)
+                    result = proc(*args)
                 else:
                     cvs = contextvars.copy_context()
-                    result = await self._loop.run_in_executor(None, cvs.run, node.proc, *args)  # type: ignore[union-attr]
+                    result = await self._loop.run_in_executor(None, cvs.run, proc, *args)  # type: ignore[union-attr]
                 writes = node.writer(result, t.state, ctx.config)
                 if asyncio.iscoroutine(writes):
                     writes = await writes

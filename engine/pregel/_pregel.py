@@ -54,6 +54,7 @@ class Pregel:
         output_keys: Sequence[str],
         state_keys: frozenset[str],
         checkpointer: Any = None,
+        store: Any = None,
         interrupt_before: Any = (),
         interrupt_after: Any = (),
         name: str = "LangGraph",
@@ -65,6 +66,8 @@ class Pregel:
         self.output_keys = tuple(output_keys)
         self.state_keys = state_keys
         self.checkpointer = checkpointer
+        # The long-term memory store (engine.store) nodes receive; None: none.
+        self.store = store
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name

@@ -38,6 +38,8 @@ class NodeSpec:
     writer: Writer
     is_async: bool = False
     accepts_config: bool = False
+    # whether ``proc`` takes a ``store`` argument (LangGraph's injection: by name, typed BaseStore or untyped)
+    accepts_store: bool = False
     retry_policy: Sequence[RetryPolicy] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     # keys of state channels, for reporting a node's update

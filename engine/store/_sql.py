@@ -142,13 +142,13 @@ class SqlStore(BaseStore):
         stop = None if query is not None else op.offset + op.limit
         async with aclosing(tx.rows(sql, (*params, hide, hide))) as rows:
             async for row in rows:
+                if stop is not None and len(found) >= stop:
+                    break
                 item, ttl = self._item(row)
                 if filter_matches(item.value, op.filter):
                     found.append((row[0], item, ttl))
-                    if len(found) == stop:
-                        break
         if query is None:
-            hits = found[op.offset :]
+            hits = found[op.offset : op.offset + op.limit]
             page = [search_item(item) for _, item, _ in hits]
         else:
             stored: dict[tuple[str, str], list[list[float]]] = {}

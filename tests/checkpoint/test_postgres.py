@@ -45,8 +45,9 @@ def admin() -> Iterator[psycopg.Connection[Any]]:
         yield conn
 
 
-def catalog(conn: psycopg.Connection[Any], schema: str) -> dict[str, Any]:
-    """Tables, columns, constraints and indexes of a schema, as PostgreSQL reports them."""
+def catalog(conn: psycopg.Connection[Any], schema: str, versions: str = _migrate.MIGRATIONS_TABLE) -> dict[str, Any]:
+    """Tables, columns, constraints and indexes of a schema, as PostgreSQL reports them,
+    and the versions recorded in its ``versions`` table."""
     columns = conn.execute(
         """SELECT table_name, ordinal_position, column_name, data_type, is_nullable, column_default,
                   collation_name, numeric_precision
@@ -64,7 +65,7 @@ def catalog(conn: psycopg.Connection[Any], schema: str) -> dict[str, Any]:
         (schema,),
     ).fetchall()
     versions = conn.execute(
-        sql.SQL("SELECT version FROM {} ORDER BY version").format(sql.Identifier(schema, _migrate.MIGRATIONS_TABLE))
+        sql.SQL("SELECT version FROM {} ORDER BY version").format(sql.Identifier(schema, versions))
     ).fetchall()
     out = {"columns": columns, "constraints": constraints, "indexes": indexes, "versions": versions}
     return _without(schema, out)
