@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,14 +40,18 @@ from engine.store.base._types import (
 __all__ = [
     "Batch",
     "Fields",
+    "NamespacePage",
     "cosine",
+    "distinct",
     "embed",
     "expires_at",
     "filter_matches",
-    "NamespacePage",
+    "index_fields",
+    "literal_prefix",
     "namespace_matches",
     "plan",
     "rank",
+    "search_item",
     "texts_to_embed",
     "under",
 ]
@@ -341,12 +345,3 @@ async def embed(
 def expires_at(now: datetime, ttl: float | None) -> datetime | None:
     """When an item written (or refreshed) at ``now`` with ``ttl`` minutes expires."""
     return None if ttl is None else now + timedelta(minutes=ttl)
-
-
-def pages(rows: Iterator[Any], offset: int, limit: int) -> Iterator[Any]:
-    """Rows ``offset`` to ``offset + limit`` of ``rows`` (read lazily)."""
-    for i, row in enumerate(rows):
-        if i >= offset + limit:
-            return
-        if i >= offset:
-            yield row

@@ -26,7 +26,6 @@ from engine.store._logic import (
     plan,
     rank,
     search_item,
-    texts_to_embed,
     under,
 )
 from engine.store.base import BaseStore, IndexConfig, Item, Op, Result, SearchItem, SearchOp, TTLConfig
