@@ -29,7 +29,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ServerConfig", "load_config", "read_toml", "DEFAULT_GRAPHS", "MIN_SEND_BYTES"]
+__all__ = ["ServerConfig", "load_config", "read_toml", "parse_address", "DEFAULT_GRAPHS", "MIN_SEND_BYTES"]
 
 DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
 
@@ -87,6 +87,19 @@ def read_toml(path: str, what: str) -> dict[str, Any]:
         raise ValueError(f"{what} {path!r}: {e}") from None
 
 
+def parse_address(address: str) -> tuple[str, int]:
+    """The inspector's ``HOST:PORT`` (``[v6]:PORT`` for IPv6) → (host, port).
+
+    Here rather than in :mod:`server.inspector`, so that checking a config
+    does not import the inspector (which imports the server's rooms, which
+    import this module).
+    """
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"inspector address {address!r}: use HOST:PORT, e.g. 127.0.0.1:8080")
+    return host.strip("[]"), int(port)
+
+
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -123,7 +136,5 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ValueError("TLS needs both tls_cert and tls_key")
     if cfg.inspector is not None:
-        from server.inspector import parse_address
-
         parse_address(cfg.inspector)  # a malformed address fails here, before anything starts
     return cfg

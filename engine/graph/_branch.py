@@ -10,49 +10,20 @@ node just wrote, but not what sibling tasks wrote in the same step).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Sequence
 
 from engine.channels import BinaryOperatorAggregate
 from engine.channels.base import MISSING
 from engine.errors import InvalidUpdateError
 from engine.graph._schema import SchemaInfo
+from engine.graph._topology import Topology
 from engine.pregel._spec import TASKS
 from engine.types import END, Command, Send
 
-if TYPE_CHECKING:
-    from engine.graph._state import StateGraph
-
-__all__ = ["Branch", "make_writer", "fresh_state"]
+__all__ = ["make_writer", "fresh_state"]
 
 
-@dataclass(slots=True)
-class Branch:
-    path: Callable[..., Any]
-    path_map: dict[Hashable, str] | None
-    is_async: bool
-
-    def destinations(self, result: Any, source: str) -> list[str | Send]:
-        items = result if isinstance(result, (list, tuple)) else [result]
-        out: list[str | Send] = []
-        for r in items:
-            if isinstance(r, Send):
-                out.append(r)
-                continue
-            if self.path_map is not None:
-                if r not in self.path_map:
-                    raise InvalidUpdateError(
-                        f"conditional edge from {source!r} returned {r!r}, which is not in its path_map "
-                        f"{sorted(map(str, self.path_map))}"
-                    )
-                r = self.path_map[r]
-            if not isinstance(r, str):
-                raise InvalidUpdateError(f"conditional edge from {source!r} returned {r!r}; expected a node name")
-            out.append(r)
-        return out
-
-
-def fresh_state(graph: "StateGraph", state: dict[str, Any], update: dict[str, Any] | None) -> dict[str, Any]:
+def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] | None) -> dict[str, Any]:
     """``state`` with one task's ``update`` applied through the keys' reducers."""
     values = {k: state[k] for k in graph.channels if k in state}
     for k, v in (update or {}).items():
@@ -83,10 +54,10 @@ def _update_dict(name: str, info: SchemaInfo, value: Any, keys: Any, is_input: b
 
 
 def make_writer(
-    graph: "StateGraph", name: str, info: SchemaInfo, joins: Sequence[str], *, is_input: bool = False
+    graph: Topology, name: str, info: SchemaInfo, joins: Sequence[str], *, is_input: bool = False
 ) -> Callable[[Any, dict[str, Any], dict[str, Any]], Any]:
-    targets = [e for s, e in graph.edge_order if s == name and e != END]
-    branches = graph.branches.get(name, [])
+    targets = [e for s, e in graph.edges if s == name and e != END]
+    branches = graph.branches.get(name, ())
     keys = info.keys if is_input else graph.channels
     async_branches = any(b.is_async for b in branches)
 

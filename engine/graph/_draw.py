@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.graph._topology import Topology
 from engine.types import END, START
-
-if TYPE_CHECKING:
-    from engine.graph._state import StateGraph
 
 __all__ = ["DrawableGraph", "Edge", "draw"]
 
@@ -28,18 +26,18 @@ class DrawableGraph:
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def draw(builder: "StateGraph") -> DrawableGraph:
-    edges: list[Edge] = [Edge(s, e) for s, e in builder.edge_order]
-    for sources, target in builder.joins:
+def draw(topology: Topology) -> DrawableGraph:
+    edges: list[Edge] = [Edge(s, e) for s, e in topology.edges]
+    for sources, target in topology.joins:
         edges += [Edge(s, target, label="join") for s in sources]
-    for source, branches in builder.branches.items():
+    for source, branches in topology.branches.items():
         for br in branches:
             if br.path_map is not None:
                 for label, target in br.path_map.items():
                     edges.append(Edge(source, target, True, None if label == target else str(label)))
             else:
-                for target in [*builder.nodes, END]:
+                for target in [*topology.nodes, END]:
                     if target != source:
                         edges.append(Edge(source, target, True))
-    nodes = (START, *builder.nodes, END)
-    return DrawableGraph(nodes, tuple(edges), {n: dict(v.metadata) for n, v in builder.nodes.items()})
+    nodes = (START, *topology.nodes, END)
+    return DrawableGraph(nodes, tuple(edges), {n: dict(meta) for n, meta in topology.nodes.items()})

@@ -10,19 +10,27 @@ Sends).
 from __future__ import annotations
 
 import inspect
+import logging
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Callable, Hashable, Sequence
 
 from engine.channels import EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.base import BaseChannel
 from engine.errors import GraphDefinitionError
-from engine.graph._branch import Branch, fresh_state, make_writer
+from engine.graph._branch import make_writer
+from engine.graph._draw import DrawableGraph, draw
 from engine.graph._schema import SchemaInfo, read_schema
+from engine.graph._topology import Branch, Topology
 from engine.pregel import Pregel
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.types import END, START, RetryPolicy, Send
 
 __all__ = ["StateGraph", "CompiledStateGraph"]
+
+log = logging.getLogger(__name__)
+
+_LATE = "Adding {} to a graph that has already been compiled. This will not be reflected in the compiled graph."
 
 
 @dataclass(slots=True)
@@ -117,6 +125,8 @@ class StateGraph:
             raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
         if node in (START, END):
             raise GraphDefinitionError(f"node name {node!r} is reserved")
+        if self.compiled:
+            log.warning(_LATE.format("a node"))  # compile() froze its own copy (as LangGraph warns)
         if node in self.nodes:
             raise GraphDefinitionError(f"node {node!r} already exists")
         for ch in (":", "|"):
@@ -150,6 +160,8 @@ class StateGraph:
     # -- edges ---------------------------------------------------------------
     def add_edge(self, start_key: str | Sequence[str], end_key: str) -> "StateGraph":
         """An edge; with a list of sources, ``end_key`` waits for all of them (a join)."""
+        if self.compiled:
+            log.warning(_LATE.format("an edge"))
         if isinstance(start_key, str):
             if start_key == END:
                 raise GraphDefinitionError("END cannot be the start of an edge")
@@ -179,9 +191,13 @@ class StateGraph:
         ``path_map`` maps its return values to node names (or lists the
         possible names, for drawing and validation).
         """
+        if self.compiled:
+            log.warning(_LATE.format("an edge"))
         if isinstance(path_map, (list, tuple)):
             path_map = {p: p for p in path_map}
-        self.branches.setdefault(source, []).append(Branch(path, dict(path_map) if path_map else None, _is_async(path)))
+        self.branches.setdefault(source, []).append(
+            Branch(path, MappingProxyType(dict(path_map)) if path_map else None, _is_async(path))
+        )
         return self
 
     def set_entry_point(self, key: str) -> "StateGraph":
@@ -194,6 +210,17 @@ class StateGraph:
         return self.add_edge(key, END)
 
     # -- compile ---------------------------------------------------------------
+    def _freeze(self) -> Topology:
+        """The shape compile() gives the writers and drawing: copies, behind read-only views."""
+        return Topology(
+            nodes=MappingProxyType({n: MappingProxyType(dict(node.metadata)) for n, node in self.nodes.items()}),
+            edges=tuple(self.edge_order),
+            joins=tuple(self.joins),
+            branches=MappingProxyType({s: tuple(brs) for s, brs in self.branches.items()}),
+            channels=MappingProxyType(dict(self.channels)),
+            state=self.state,
+        )
+
     def validate(self, interrupt: Sequence[str] = ()) -> None:
         known = set(self.nodes)
         for s, e in self.edges:
@@ -273,14 +300,14 @@ class StateGraph:
                 join_chans.setdefault(s, []).append(key)
             node_joins.setdefault(target, []).append(key)
         state_keys = frozenset(self.channels)
+        topology = self._freeze()
         specs: dict[str, NodeSpec] = {}
-        start_info = self.input
         specs[START] = NodeSpec(
             name=START,
             triggers=(START,),
             read=lambda state: state.get(START),
             proc=None,
-            writer=make_writer(self, START, start_info, join_chans.get(START, ()), is_input=True),
+            writer=make_writer(topology, START, self.input, join_chans.get(START, ()), is_input=True),
             state_keys=state_keys,
         )
         for node_name, node in self.nodes.items():
@@ -290,7 +317,7 @@ class StateGraph:
                 triggers=(f"branch:to:{node_name}", *node_joins.get(node_name, ())),
                 read=info.coerce,
                 proc=node.fn,
-                writer=make_writer(self, node_name, self.state, join_chans.get(node_name, ())),
+                writer=make_writer(topology, node_name, self.state, join_chans.get(node_name, ())),
                 is_async=_is_async(node.fn),
                 accepts_config=_accepts_config(node.fn),
                 accepts_store=_accepts_store(node.fn),
@@ -300,6 +327,7 @@ class StateGraph:
             )
         return CompiledStateGraph(
             builder=self,
+            topology=topology,
             nodes=specs,
             channels=channels,
             input_keys=self.input.keys,
@@ -316,13 +344,9 @@ class StateGraph:
 class CompiledStateGraph(Pregel):
     """A compiled StateGraph: run it with invoke/stream/ainvoke/astream."""
 
-    def map_input(self, inp: Any) -> list[tuple[str, Any]]:
-        return [(START, inp)]
+    def __init__(self, *, topology: Topology, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.topology = topology
 
-    def get_graph(self, *, xray: bool = False) -> Any:
-        from engine.graph._draw import draw
-
-        return draw(self.builder)
-
-
-_ = fresh_state
+    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
+        return draw(self.topology)

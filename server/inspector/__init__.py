@@ -23,6 +23,7 @@ from typing import Any
 
 import uvicorn
 
+from server.config import parse_address
 from server.inspector._app import STATIC, build_app
 
 __all__ = ["STATIC", "Inspector", "bind", "build_app", "parse_address"]
@@ -32,14 +33,6 @@ log = logging.getLogger("graphwire.inspector")
 START_DEADLINE = 10.0
 #: How long open responses (event streams) get to end on shutdown before they are cancelled.
 SHUTDOWN_GRACE = 3
-
-
-def parse_address(address: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[v6]:PORT`` for IPv6) → (host, port)."""
-    host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit() or int(port) > 65535:
-        raise ValueError(f"inspector address {address!r}: use HOST:PORT, e.g. 127.0.0.1:8080")
-    return host.strip("[]"), int(port)
 
 
 def is_loopback(host: str) -> bool:

@@ -139,3 +139,27 @@ def test_get_graph_lists_nodes_and_marks_conditional_edges():
     conditional = {(e.source, e.target) for e in drawn.edges if e.conditional}
     assert conditional == {("a", "a"), ("a", "b"), ("a", END)}
     assert ("__start__", "a") in {(e.source, e.target) for e in drawn.edges if not e.conditional}
+
+
+def test_a_builder_changed_after_compile_leaves_the_compiled_graph_as_it_was(caplog: pytest.LogCaptureFixture):
+    """compile() freezes the graph's shape (its Topology): later edges, routes and
+    nodes neither route nor draw in it, and the builder warns, as LangGraph 1.2 does."""
+    g = StateGraph(X)
+    g.add_node("a", lambda s: {"x": s["x"] + 1})
+    g.add_node("b", lambda s: {"x": s["x"] * 10})
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", lambda s: END, [END])
+    app = g.compile()
+    drawn = app.get_graph()
+    with caplog.at_level("WARNING", logger="engine.graph._state"):
+        g.add_conditional_edges("a", lambda s: "b")
+        g.add_edge("a", "b")
+        g.add_node("c", lambda s: s)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Adding an edge to a graph that has already been compiled. This will not be reflected in the compiled graph.",
+        "Adding an edge to a graph that has already been compiled. This will not be reflected in the compiled graph.",
+        "Adding a node to a graph that has already been compiled. This will not be reflected in the compiled graph.",
+    ]
+    assert app.invoke({"x": 1}) == {"x": 2}
+    assert app.get_graph() == drawn
+    assert g.compile().invoke({"x": 1}) == {"x": 20}  # the builder itself did change
