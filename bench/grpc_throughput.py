@@ -267,7 +267,7 @@ async def run_bench(args: argparse.Namespace, tmp: str) -> tuple[list[Row], dict
             from graphwire._requests import invoke as invoke_request
 
             request_bytes = invoke_request(
-                "chain3", uuid.uuid4().hex, {"n": 0}, checkpoint_id=None, kinds=None, enqueue=False, config=None
+                "chain3", uuid.uuid4().hex, {"n": 0}, checkpoint_id=None, event_kinds=None, enqueue=False, config=None
             ).SerializeToString()
 
             async def echo_call() -> None:
@@ -276,7 +276,7 @@ async def run_bench(args: argparse.Namespace, tmp: str) -> tuple[list[Row], dict
 
             def invoke_call(kinds: list[Any] | None) -> Callable[[], Awaitable[None]]:
                 async def call() -> None:
-                    r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, kinds=kinds, timeout=60)
+                    r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, event_kinds=kinds, timeout=60)
                     assert r.reason is FinishReason.END and r.values["n"] == 3, r
                     info.setdefault(f"events{'' if kinds is None else '-all'}", len(r.events))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from datetime import datetime
 from typing import Any
 
@@ -10,9 +12,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from engine import events as ev
 from engine.types import Interrupt, StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
-from server._json import payload
+from server._json import encode
 
-__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "KIND_OF"]
+__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "stored_error", "KIND_OF"]
 
 # engine event class → the EventKind a caller filters on
 KIND_OF: dict[type, int] = {
@@ -62,14 +64,49 @@ def checkpoint_ref(
 
 def interrupt(i: Any, node: str = "", task_id: str = "") -> pb.Interrupt:
     if isinstance(i, Interrupt):
-        return pb.Interrupt(id=i.id, node=node, task_id=task_id, value=payload(i.value))
-    return pb.Interrupt(id="", node=node, task_id=task_id, value=payload(i))
+        return pb.Interrupt(interrupt_id=i.id, node=node, task_id=task_id, value_json=encode(i.value))
+    return pb.Interrupt(interrupt_id="", node=node, task_id=task_id, value_json=encode(i))
 
 
 def _err(type_: str | None, message: str | None) -> pb.ErrorInfo | None:
     if not type_:
         return None
     return pb.ErrorInfo(type=type_, message=message or "")
+
+
+_REPR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", re.DOTALL)
+
+
+def stored_error(text: Any) -> pb.ErrorInfo:
+    """The ErrorInfo of a task error read back from a checkpoint.
+
+    The engine stores a failed task's error as LangGraph does: the text
+    ``repr(exc)``, e.g. ``KeyError('messages')``. A run reports the live
+    exception as ``type(exc).__name__`` and ``str(exc)`` (``'messages'``); to
+    give both the same shape, the repr is split back into its class name and
+    its arguments, and the message is what ``str()`` makes of those
+    arguments. Only literals are read (``ast.literal_eval``); nothing is
+    imported or called. A repr of another shape (a class with its own
+    ``__repr__``) keeps its text as the message, under type "Exception".
+    """
+    text = str(text)
+    m = _REPR.fullmatch(text)
+    if m is None:
+        return pb.ErrorInfo(type="Exception", message=text)
+    name, args_text = m.groups()
+    try:
+        args = ast.literal_eval(f"({args_text},)") if args_text.strip() else ()
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return pb.ErrorInfo(type=name, message=args_text)
+    if not isinstance(args, tuple):
+        return pb.ErrorInfo(type=name, message=args_text)
+    # BaseException.__str__: no argument "", one its str(), several the tuple;
+    # KeyError alone shows its one argument's repr.
+    if len(args) == 1:
+        message = repr(args[0]) if name == "KeyError" else str(args[0])
+    else:
+        message = str(args) if args else ""
+    return pb.ErrorInfo(type=name, message=message)
 
 
 def run_event(e: ev.Event, final_ref: pb.CheckpointRef | None = None, interrupt_nodes: dict[str, tuple[str, str]] | None = None) -> pb.RunEvent:
@@ -82,7 +119,7 @@ def run_event(e: ev.Event, final_ref: pb.CheckpointRef | None = None, interrupt_
         return pb.RunEvent(step_finished=pb.StepFinished(step=e.step))
     if isinstance(e, ev.TaskStarted):
         return pb.RunEvent(
-            task_started=pb.TaskStarted(step=e.step, task_id=e.task_id, node=e.node, input=payload(e.input), triggers=list(e.triggers))
+            task_started=pb.TaskStarted(step=e.step, task_id=e.task_id, node=e.node, input_json=encode(e.input), triggers=list(e.triggers))
         )
     if isinstance(e, ev.TaskFinished):
         return pb.RunEvent(
@@ -90,32 +127,32 @@ def run_event(e: ev.Event, final_ref: pb.CheckpointRef | None = None, interrupt_
                 step=e.step,
                 task_id=e.task_id,
                 node=e.node,
-                update=payload(e.update),
+                update_json=encode(e.update) if e.update is not None else "",
                 error=_err(e.error_type, e.error),
                 interrupts=[interrupt(i, e.node, e.task_id) for i in e.interrupts],
                 cached=e.cached,
             )
         )
     if isinstance(e, ev.ValuesEvent):
-        return pb.RunEvent(values=pb.Values(step=e.step, values=payload(e.values)))
+        return pb.RunEvent(values=pb.Values(step=e.step, values_json=encode(e.values)))
     if isinstance(e, ev.CustomEvent):
-        return pb.RunEvent(custom=pb.Custom(step=e.step, task_id=e.task_id, node=e.node, payload=payload(e.payload)))
+        return pb.RunEvent(custom=pb.Custom(step=e.step, task_id=e.task_id, node=e.node, payload_json=encode(e.payload)))
     if isinstance(e, ev.MessageChunk):
         return pb.RunEvent(
-            message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk=payload(e.chunk), metadata=payload(e.metadata))
+            message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk_json=encode(e.chunk), metadata_json=encode(e.metadata))
         )
     if isinstance(e, ev.CheckpointSaved):
         ref = checkpoint_ref(e.checkpoint_id, e.parent_id, e.step, e.source, e.next, e.created_at)
         return pb.RunEvent(checkpoint_saved=pb.CheckpointSaved(checkpoint=ref))
     if isinstance(e, ev.InterruptEvent):
-        return pb.RunEvent(interrupt=pb.Interrupt(id=e.interrupt_id, node=e.node, task_id=e.task_id, value=payload(e.value)))
+        return pb.RunEvent(interrupt=pb.Interrupt(interrupt_id=e.interrupt_id, node=e.node, task_id=e.task_id, value_json=encode(e.value)))
     if isinstance(e, ev.RunFinished):
         nodes = interrupt_nodes or {}
         return pb.RunEvent(
             run_finished=pb.RunFinished(
                 reason=REASONS[e.reason],
                 checkpoint=final_ref,
-                values=payload(e.values) if e.values is not None else None,
+                values_json=encode(e.values) if e.values is not None else "",
                 error=_err(e.error_type, e.error_message),
                 interrupts=[interrupt(i, *nodes.get(getattr(i, "id", ""), ("", ""))) for i in e.interrupts],
             )
@@ -129,20 +166,20 @@ def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
     meta = dict(s.metadata or {})
     tasks = [
         pb.TaskState(
-            id=t.id,
-            name=t.name,
+            task_id=t.id,
+            node=t.name,
             interrupts=[interrupt(i, t.name, t.id) for i in t.interrupts],
-            error=_err("Error", str(t.error)) if t.error else None,
+            error=stored_error(t.error) if t.error else None,
         )
         for t in s.tasks
     ]
     return pb.StateSnapshot(
-        values=payload(s.values),
+        values_json=encode(s.values),
         next=list(s.next),
         checkpoint=checkpoint_ref(cid, parent, int(meta.get("step", -1)), str(meta.get("source", "")), s.next, s.created_at)
         if cid
         else None,
-        metadata=payload(meta),
+        metadata_json=encode(meta),
         tasks=tasks,
         interrupts=[i for t in tasks for i in t.interrupts],
     )
@@ -152,6 +189,6 @@ def graph_info(name: str, description: str, drawn: Any) -> pb.GraphInfo:
     return pb.GraphInfo(
         name=name,
         description=description,
-        nodes=[pb.GraphNode(name=n, metadata=payload(drawn.metadata.get(n, {}))) for n in drawn.nodes],
+        nodes=[pb.GraphNode(name=n, metadata_json=encode(drawn.metadata.get(n, {}))) for n in drawn.nodes],
         edges=[pb.GraphEdge(source=e.source, target=e.target, conditional=e.conditional, label=e.label or "") for e in drawn.edges],
     )

@@ -13,7 +13,8 @@ A state or metadata over a saver's size limit is RESOURCE_EXHAUSTED.
 
 A request whose bytes do not parse as its protobuf message never reaches a
 handler: grpc's own answer would be UNKNOWN. :class:`RejectMalformed`, a
-server interceptor, answers INVALID_ARGUMENT instead, naming the message type.
+server interceptor, answers INVALID_ARGUMENT instead, naming the message type
+(or, for text that is not UTF-8, the field).
 """
 
 from __future__ import annotations
@@ -80,11 +81,72 @@ class _Malformed:
         self.message = message
 
 
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if i >= len(data) or shift > 63:
+            raise ValueError("truncated varint")
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        i, shift = i + 1, shift + 7
+        if not byte & 0x80:
+            return value, i
+
+
+def bad_text_field(descriptor: Any, data: bytes, prefix: str = "") -> str | None:
+    """The path of the first ``string`` field in ``data`` that is not UTF-8.
+
+    protobuf refuses such a message whole ("String field had bad UTF-8"); a
+    caller who put non-UTF-8 bytes in ``input_json`` should hear which field.
+    A walk of the wire format, by the message's descriptor; None when nothing
+    is found (or the bytes are broken some other way).
+    """
+    i = 0
+    try:
+        while i < len(data):
+            key, i = _varint(data, i)
+            number, wire = key >> 3, key & 7
+            if wire == 0:
+                _, i = _varint(data, i)
+            elif wire == 1:
+                i += 8
+            elif wire == 5:
+                i += 4
+            elif wire == 2:
+                size, i = _varint(data, i)
+                chunk, i = data[i : i + size], i + size
+                field = descriptor.fields_by_number.get(number)
+                if field is None:
+                    continue
+                name = f"{prefix}{field.name}"
+                if field.type == field.TYPE_STRING:
+                    try:
+                        chunk.decode("utf-8")
+                    except UnicodeDecodeError:
+                        return name
+                elif field.type == field.TYPE_MESSAGE:
+                    entry = field.message_type.GetOptions().map_entry
+                    found = bad_text_field(field.message_type, chunk, name if entry else f"{name}.")
+                    if found is not None:
+                        return name if entry else found
+            else:
+                return None
+    except ValueError:
+        return None
+    return None
+
+
 def _lenient(deserialize: Callable[[bytes], Any], method: str) -> Callable[[bytes], Any]:
+    message_class = getattr(deserialize, "__self__", None)
+    descriptor = getattr(message_class, "DESCRIPTOR", None)
+
     def parse(data: bytes) -> Any:
         try:
             return deserialize(data)
         except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, or whatever a deserializer raises
+            field = bad_text_field(descriptor, data) if descriptor is not None else None
+            if field is not None:
+                return _Malformed(f"{field}: not UTF-8 text (every string field, JSON texts included, must be UTF-8)")
             return _Malformed(f"the request is not a valid {method.rsplit('/', 1)[-1]} message: {exc}")
 
     parse.graphwire_lenient = True  # type: ignore[attr-defined]

@@ -1,13 +1,15 @@
-"""Values across the wire: JSON inside a ``Payload``.
+"""Values across the wire: JSON texts in the ``*_json`` string fields.
 
 Encoding is total over what a graph may hold in state: the serializer's
 allowlist (datetimes, UUIDs, sets, dataclasses, …) maps onto plain JSON, so a
-caller in any language can read every value. Decoding is strict: the payload
-must say ``encoding = "json"``, be UTF-8, be valid JSON without NaN/Infinity
-(nor a number too large for a double, which Python would read as infinity),
-nest no deeper than :data:`MAX_DEPTH`, and hold only Unicode text (no lone
-surrogate written as a ``\ud800`` escape). What is refused here could be
-stored but never sent back: a thread holding it would fail every later read.
+caller in any language can read every value. Decoding is strict: the text
+must be valid JSON without NaN/Infinity (nor a number too large for a
+double, which Python would read as infinity), nest no deeper than
+:data:`MAX_DEPTH`, and hold only Unicode text (no lone surrogate written as a
+``\ud800`` escape). That it is UTF-8, protobuf checks: a ``string`` field
+that is not fails to parse, and ``server._errors`` names the field. What is
+refused here could be stored but never sent back: a thread holding it would
+fail every later read.
 """
 
 from __future__ import annotations
@@ -22,17 +24,15 @@ import math
 import uuid
 from typing import Any
 
-from graphwire_proto.v1 import graphwire_pb2 as pb
-
 from engine.checkpoint._helpers import is_unicode
 
-__all__ = ["encode", "payload", "decode_payload", "PayloadError", "MAX_DEPTH"]
+__all__ = ["encode", "decode_json", "PayloadError", "MAX_DEPTH"]
 
 MAX_DEPTH = 64
 
 
 class PayloadError(ValueError):
-    """A Payload the server cannot accept; the message names the field."""
+    """A JSON value the server cannot accept; the message names the field."""
 
 
 def _default(o: Any) -> Any:
@@ -58,12 +58,9 @@ def _default(o: Any) -> Any:
     return repr(o)
 
 
-def encode(value: Any) -> bytes:
-    return json.dumps(value, default=_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-
-
-def payload(value: Any) -> pb.Payload:
-    return pb.Payload(encoding="json", data=encode(value))
+def encode(value: Any) -> str:
+    """``value`` as one compact JSON text, for a ``*_json`` field."""
+    return json.dumps(value, default=_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _reject_constant(name: str) -> Any:
@@ -96,18 +93,12 @@ def _problem(v: Any, limit: int) -> str | None:
     return None
 
 
-def decode_payload(p: pb.Payload | None, field: str, *, default: Any = None) -> Any:
-    """The value in ``p``; ``default`` when the field is unset or empty."""
-    if p is None or (not p.encoding and not p.data):
-        return default
-    if p.encoding not in ("json", ""):
-        raise PayloadError(f"{field}.encoding: only 'json' is supported, got {p.encoding!r}")
-    try:
-        text = p.data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise PayloadError(f"{field}: not UTF-8 ({e.reason} at byte {e.start})") from None
+def decode_json(text: str, field: str, *, default: Any = None) -> Any:
+    """The value in the JSON text of ``field``; ``default`` when it is empty (no value)."""
     if not text.strip():
         return default
+    if text.startswith("\ufeff"):
+        raise PayloadError(f"{field}: the JSON text starts with a byte-order mark (U+FEFF); send it without one")
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
     except RecursionError:

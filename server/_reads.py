@@ -133,10 +133,10 @@ class Reads:
         ident(thread_id, "thread_id")
         if filter is not None:
             if not isinstance(filter, dict):
-                raise bad("filter", "must be a JSON object")
+                raise bad("filter_json", "must be a JSON object")
             for k, v in filter.items():
                 if isinstance(v, (dict, list)):
-                    raise bad("filter", f"value of {k!r} must be a string, number, boolean or null")
+                    raise bad("filter_json", f"value of {k!r} must be a string, number, boolean or null")
         key = thread_key(entry.name, thread_id)
         before_cfg = None
         if before is not None:

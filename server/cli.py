@@ -260,7 +260,7 @@ def _state(args: argparse.Namespace) -> int:
     print(f"checkpoint {ref.checkpoint_id} (step {ref.step}, {ref.source}, parent {ref.parent_id or '-'})")
     print(f"next: {', '.join(s.next) or 'END'}")
     for i in s.interrupts:
-        print(f"pending interrupt {i.id} at {i.node}: {json.dumps(i.value, ensure_ascii=False)}")
+        print(f"pending interrupt {i.interrupt_id} at {i.node}: {json.dumps(i.value, ensure_ascii=False)}")
     print(json.dumps(s.values, indent=2, ensure_ascii=False))
     return 0
 

@@ -34,7 +34,7 @@ from server._cancel import CancelRelay
 from server._errors import RpcError, status_for
 from server._hub import RunHub
 from server._leases import ThreadLeases
-from server._json import decode_payload
+from server._json import decode_json
 from server._reads import Reads, thread_key
 from server._reads import bad as _bad
 from server._reads import ident as _ident
@@ -50,11 +50,7 @@ _DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb
 _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
 
 
-class _Done:
-    __slots__ = ()
-
-
-_DONE = _Done()
+_DONE: Any = object()  # the end of a run's queue; also "no update" for a Fork
 
 
 class GraphService(pb_grpc.GraphServiceServicer):
@@ -96,25 +92,26 @@ class GraphService(pb_grpc.GraphServiceServicer):
                 if rc.recursion_limit < 1:
                     raise _bad("config.recursion_limit", "must be at least 1")
                 config["recursion_limit"] = rc.recursion_limit
-            if rc.HasField("metadata"):
-                if len(rc.metadata.data) > MAX_METADATA_BYTES:
+            if rc.metadata_json:
+                size = len(rc.metadata_json.encode())
+                if size > MAX_METADATA_BYTES:
                     raise RpcError(
                         grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"config.metadata: {len(rc.metadata.data)} bytes; run metadata is at most {MAX_METADATA_BYTES}",
+                        f"config.metadata_json: {size} bytes; run metadata is at most {MAX_METADATA_BYTES}",
                     )
-                meta = decode_payload(rc.metadata, "config.metadata")
+                meta = decode_json(rc.metadata_json, "config.metadata_json")
                 if meta is not None and not isinstance(meta, dict):
-                    raise _bad("config.metadata", "must be a JSON object")
+                    raise _bad("config.metadata_json", "must be a JSON object")
                 config["metadata"] = meta or {}
         return config
 
-    def _run_options(self, entry: GraphEntry, rc: pb.RunConfig | None, stream: Any) -> dict[str, Any]:
+    def _run_options(self, entry: GraphEntry, rc: pb.RunConfig | None, event_kinds: Any) -> dict[str, Any]:
         opts: dict[str, Any] = {}
         kinds = set()
-        for k in stream:
+        for k in event_kinds:
             cls = conv.CLASS_OF.get(k)
             if cls is None:
-                raise _bad("stream", f"unknown event kind {k}")
+                raise _bad("event_kinds", f"unknown event kind {k}")
             kinds.add(cls)
         # What the caller sees: its kinds plus the first and last events (the
         # engine is asked for _ALWAYS too; see _run_rpc).
@@ -260,9 +257,9 @@ class GraphService(pb_grpc.GraphServiceServicer):
             log.warning(
                 "run %s on thread %r: its final state takes %d bytes as JSON, more than one message may; "
                 "RunFinished is sent without values",
-                run_id, key, msg.run_finished.values.ByteSize(),
+                run_id, key, len(msg.run_finished.values_json.encode()),
             )
-            msg.run_finished.ClearField("values")
+            msg.run_finished.ClearField("values_json")
         return msg
 
     def _too_large(self, thread_id: str, snap: pb.StateSnapshot) -> RpcError:
@@ -279,7 +276,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             entry = self._graph(request.graph)
             thread_id = _ident(request.thread_id, "thread_id")
             rc = request.config if request.HasField("config") else None
-            opts = self._run_options(entry, rc, request.stream)
+            opts = self._run_options(entry, rc, request.event_kinds)
             wanted = opts.pop("kinds")
             engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
             if kind == "invoke":
@@ -301,39 +298,39 @@ class GraphService(pb_grpc.GraphServiceServicer):
             await self._abort(context, exc)
 
     async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> _Start:
-        inp = decode_payload(request.input if request.HasField("input") else None, "input")
+        inp = decode_json(request.input_json, "input_json")
         if inp is not None and not isinstance(inp, dict):
-            raise _bad("input", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
+            raise _bad("input_json", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
         config = self._config(entry.name, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
         if request.HasField("checkpoint_id"):
             await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot, naming the caller's ids
         return _const(inp, config)
 
     async def _prepare_resume(self, entry: GraphEntry, thread_id: str, request: pb.ResumeRequest, rc: Any) -> _Start:
-        has_one = request.HasField("resume")
-        if has_one and request.resumes:
-            raise _bad("resumes", "set either resume or resumes, not both")
-        if not has_one and not request.resumes:
-            raise _bad("resume", "required (or resumes)")
-        if request.resumes:
-            answer: Any = {k: decode_payload(v, f"resumes[{k!r}]") for k, v in request.resumes.items()}
+        has_one = bool(request.resume_json.strip())
+        if has_one and request.resumes_json:
+            raise _bad("resumes_json", "set either resume_json or resumes_json, not both")
+        if not has_one and not request.resumes_json:
+            raise _bad("resume_json", 'required (or resumes_json); send "null" for no answer')
+        if request.resumes_json:
+            answer: Any = {k: decode_json(v, f"resumes_json[{k!r}]") for k, v in request.resumes_json.items()}
         else:
-            answer = decode_payload(request.resume, "resume")
+            answer = decode_json(request.resume_json, "resume_json")
         config = self._config(entry.name, thread_id, None, rc)
         state = await entry.graph.aget_state(config)
         if state.metadata is None:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
         if not state.interrupts:
-            if state.next and answer is None and not request.resumes:
+            if state.next and answer is None and not request.resumes_json:
                 return _const(None, config)  # a static breakpoint: continue
             raise RpcError(grpc.StatusCode.FAILED_PRECONDITION, f"thread {thread_id!r} has no pending interrupt to resume")
-        if request.resumes:
+        if request.resumes_json:
             # The engine reads a map whose keys are not all pending ids as one plain
             # answer, so an unknown id must be refused here, not passed on.
             pending = [i.id for i in state.interrupts]
             unknown = sorted(set(answer) - set(pending))
             if unknown:
-                raise _bad("resumes", f"interrupt id(s) {unknown} not pending on thread {thread_id!r} (pending: {pending})")
+                raise _bad("resumes_json", f"interrupt id(s) {unknown} not pending on thread {thread_id!r} (pending: {pending})")
             return _const(Command(resume=answer), config)
         # Keyed by id even for one interrupt, so an answer that is itself a JSON
         # object is never mistaken for a map of answers. With several pending, it
@@ -342,7 +339,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> _Start:
         cid = _ident(request.checkpoint_id, "checkpoint_id")
-        update = decode_payload(request.update if request.HasField("update") else None, "update", default=_DONE)
+        update = decode_json(request.update_json, "update_json", default=_DONE)
         as_node = request.as_node if request.HasField("as_node") else None
         if as_node is not None and as_node not in entry.graph.nodes:
             raise _bad("as_node", f"unknown node {as_node!r}")
@@ -388,7 +385,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             history = await self.reads.history(
                 request.graph,
                 request.thread_id,
-                filter=decode_payload(request.filter if request.HasField("filter") else None, "filter"),
+                filter=decode_json(request.filter_json, "filter_json"),
                 before=request.before if request.HasField("before") else None,
                 limit=request.limit if request.HasField("limit") else None,
             )
@@ -415,9 +412,9 @@ class GraphService(pb_grpc.GraphServiceServicer):
         try:
             entry = self._graph(request.graph)
             thread_id = _ident(request.thread_id, "thread_id")
-            values = decode_payload(request.values if request.HasField("values") else None, "values")
+            values = decode_json(request.values_json, "values_json")
             if not isinstance(values, dict):
-                raise _bad("values", "required: a JSON object of state keys")
+                raise _bad("values_json", "required: a JSON object of state keys")
             as_node = request.as_node if request.HasField("as_node") else None
             if as_node is not None and as_node not in entry.graph.nodes:
                 raise _bad("as_node", f"unknown node {as_node!r}")
@@ -442,7 +439,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def GetGraph(self, request: pb.GetGraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphInfo:
         try:
-            entry, drawn = self.reads.drawing(request.name, "name")
+            entry, drawn = self.reads.drawing(request.graph, "graph")
             return conv.graph_info(entry.name, entry.description, drawn)
         except Exception as exc:
             await self._abort(context, exc)
@@ -495,3 +492,4 @@ def _const(inp: Any, config: dict[str, Any]) -> _Start:
         return inp, _leased(config, lease)
 
     return start
+

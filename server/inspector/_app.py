@@ -254,7 +254,7 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
                         continue
                     if msg is None:
                         return
-                    yield b"event: " + msg["type"].encode() + b"\ndata: " + encode(msg) + b"\n\n"
+                    yield b"event: " + msg["type"].encode() + b"\ndata: " + encode(msg).encode() + b"\n\n"
             finally:
                 sub.close()
 

@@ -29,6 +29,7 @@ from typing import Any
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
 from engine.graph._draw import DrawableGraph
 from engine.types import StateSnapshot
+from server._convert import stored_error
 
 __all__ = ["graph_view", "thread_view", "version_detail", "version_ref", "writes_view"]
 
@@ -53,7 +54,13 @@ def _id(config: dict[str, Any] | None) -> str | None:
 
 
 def _interrupts(s: StateSnapshot) -> list[dict[str, Any]]:
-    return [{"id": i.id, "node": t.name, "value": i.value} for t in s.tasks for i in t.interrupts]
+    return [{"interrupt_id": i.id, "node": t.name, "value": i.value} for t in s.tasks for i in t.interrupts]
+
+
+def _error(stored: Any) -> dict[str, str]:
+    """A task's stored error in the wire's one shape (ErrorInfo: type and message)."""
+    info = stored_error(stored)
+    return {"type": info.type, "message": info.message}
 
 
 def version_ref(s: StateSnapshot) -> dict[str, Any]:
@@ -110,7 +117,12 @@ def version_detail(
         "values": s.values,
         "metadata": s.metadata or {},
         "tasks": [
-            {"id": t.id, "name": t.name, "error": str(t.error) if t.error else None, "interrupts": [{"id": i.id, "value": i.value} for i in t.interrupts]}
+            {
+                "task_id": t.id,
+                "node": t.name,
+                "error": _error(t.error) if t.error else None,
+                "interrupts": [{"interrupt_id": i.id, "value": i.value} for i in t.interrupts],
+            }
             for t in s.tasks
         ],
         "writes": writes_view(s, parent, parent_saved),

@@ -22,8 +22,8 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
 
-def payload(value: Any) -> pb.Payload:
-    return pb.Payload(encoding="json", data=json.dumps(value).encode())
+def payload(value: Any) -> str:
+    return json.dumps(value)
 
 
 class FakeGraphService(pb_grpc.GraphServiceServicer):
@@ -47,11 +47,11 @@ class FakeGraphService(pb_grpc.GraphServiceServicer):
         if request.thread_id == "breaks":
             yield pb.RunEvent(seq=1, run_id="r2", run_started=pb.RunStarted(run_id="r2", thread_id="breaks"))
             context.abort(grpc.StatusCode.INTERNAL, "lost the checkpointer")
-        question = pb.Interrupt(id="i1", node="ask", task_id="k1", value=payload("Add it?"))
+        question = pb.Interrupt(interrupt_id="i1", node="ask", task_id="k1", value_json=payload("Add it?"))
         yield pb.RunEvent(
             seq=1, run_id="r1", run_started=pb.RunStarted(run_id="r1", thread_id=request.thread_id, graph="g")
         )
-        yield pb.RunEvent(seq=2, run_id="r1", values=pb.Values(step=-1, values=request.input))
+        yield pb.RunEvent(seq=2, run_id="r1", values=pb.Values(step=-1, values_json=request.input_json))
         yield pb.RunEvent(seq=3, run_id="r1", interrupt=question)
         yield pb.RunEvent(
             seq=4,
@@ -59,7 +59,7 @@ class FakeGraphService(pb_grpc.GraphServiceServicer):
             run_finished=pb.RunFinished(
                 reason=pb.FINISH_REASON_INTERRUPT,
                 checkpoint=pb.CheckpointRef(checkpoint_id="c1", step=0, source="loop", next=["ask"]),
-                values=request.input,
+                values_json=request.input_json,
                 interrupts=[question],
             ),
         )
@@ -73,7 +73,7 @@ class FakeGraphService(pb_grpc.GraphServiceServicer):
             run_id="r3",
             run_finished=pb.RunFinished(
                 reason=pb.FINISH_REASON_ERROR,
-                values=request.resume,
+                values_json=request.resume_json,
                 error=pb.ErrorInfo(type="ValueError", message="no such day"),
             ),
         )
@@ -84,7 +84,7 @@ class FakeGraphService(pb_grpc.GraphServiceServicer):
             context.set_trailing_metadata((("graphwire-field", "thread_id"),))
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown thread {request.thread_id!r}")
         return pb.StateSnapshot(
-            values=payload({"n": 2**70}),
+            values_json=payload({"n": 2**70}),
             next=[],
             checkpoint=pb.CheckpointRef(checkpoint_id=request.checkpoint_id or "c9", parent_id="c8"),
         )
@@ -105,7 +105,7 @@ class FakeGraphService(pb_grpc.GraphServiceServicer):
 
     def GetGraph(self, request: pb.GetGraphRequest, context: grpc.ServicerContext) -> pb.GraphInfo:
         self._record(request, context)
-        return pb.GraphInfo(name=request.name, edges=[pb.GraphEdge(source="__start__", target="ask")])
+        return pb.GraphInfo(name=request.graph, edges=[pb.GraphEdge(source="__start__", target="ask")])
 
     def CancelRun(self, request: pb.CancelRunRequest, context: grpc.ServicerContext) -> pb.CancelRunResponse:
         self._record(request, context)
@@ -139,7 +139,7 @@ def address(service: FakeGraphService) -> Iterator[str]:
 
 def test_invoke_returns_the_run_result(address: str, service: FakeGraphService) -> None:
     with graphwire.Client(address) as client:
-        result = client.invoke("g", "t1", {"messages": [{"content": "remind me"}]}, kinds=["values"])
+        result = client.invoke("g", "t1", {"messages": [{"content": "remind me"}]}, event_kinds=["values"])
     assert result.reason is FinishReason.INTERRUPT and result.interrupted
     assert result.run_id == "r1" and result.thread_id == "t1"
     assert result.interrupts == (graphwire.Interrupt("i1", "ask", "k1", "Add it?"),)
@@ -147,7 +147,7 @@ def test_invoke_returns_the_run_result(address: str, service: FakeGraphService) 
     assert result.checkpoint is not None and result.checkpoint.next == ("ask",)
     assert [type(e) for e in result.events] == [RunStarted, ValuesEvent, InterruptEvent, RunFinished]
     (request,) = service.requests
-    assert list(request.stream) == [pb.EVENT_KIND_VALUES]
+    assert list(request.event_kinds) == [pb.EVENT_KIND_VALUES]
 
 
 def test_stream_yields_typed_events(address: str) -> None:
@@ -174,7 +174,7 @@ def test_a_node_error_is_a_result(address: str, service: FakeGraphService) -> No
     assert result.reason is FinishReason.ERROR
     assert result.error == graphwire.ErrorInfo("ValueError", "no such day")
     assert result.values == {"day": "someday"}
-    assert service.requests[0].resume.data == b'{"day":"someday"}'
+    assert service.requests[0].resume_json == '{"day":"someday"}'
 
 
 def test_status_codes_raise_typed_errors(address: str) -> None:
@@ -230,7 +230,7 @@ def test_unary_calls_round_trip(address: str, service: FakeGraphService) -> None
 
     history_request = service.requests[1]
     assert (history_request.limit, history_request.before) == (2, "c3")
-    assert json.loads(history_request.filter.data) == {"source": "loop"}
+    assert json.loads(history_request.filter_json) == {"source": "loop"}
     assert service.requests[2].as_node == "ask"
 
 

@@ -39,21 +39,19 @@ from graphwire._run import RunCollector
 # -- payloads -------------------------------------------------------------------
 
 
-def json_payload(value: object) -> pb.Payload:
-    return pb.Payload(encoding="json", data=json.dumps(value).encode())
+def json_text(value: object) -> str:
+    return json.dumps(value)
 
 
-def test_payload_is_compact_utf8_json() -> None:
-    payload = _payload.encode({"text": "café ☕", "n": [1, 2]})
-    assert payload.encoding == "json"
-    assert payload.data == '{"text":"café ☕","n":[1,2]}'.encode()
+def test_payload_is_compact_json_text() -> None:
+    assert _payload.encode({"text": "café ☕", "n": [1, 2]}) == '{"text":"café ☕","n":[1,2]}'
 
 
 def test_big_integers_cross_exactly() -> None:
     big = 2**64 + 1  # past int64, and far past a double's 53 bits
-    payload = _payload.encode({"id": big, "neg": -(10**30)})
-    assert payload.data == b'{"id":18446744073709551617,"neg":-1000000000000000000000000000000}'
-    assert _payload.decode(payload) == {"id": big, "neg": -(10**30)}
+    text = _payload.encode({"id": big, "neg": -(10**30)})
+    assert text == '{"id":18446744073709551617,"neg":-1000000000000000000000000000000}'
+    assert _payload.decode(text) == {"id": big, "neg": -(10**30)}
 
 
 def test_payload_refuses_what_json_cannot_carry() -> None:
@@ -64,11 +62,11 @@ def test_payload_refuses_what_json_cannot_carry() -> None:
 
 
 def test_payload_decoding() -> None:
-    assert _payload.decode(pb.Payload()) is None  # empty: no value
-    assert _payload.decode(pb.Payload(encoding="", data=b"[1]")) == [1]  # empty encoding means JSON
-    assert _payload.decode(pb.Payload(encoding="json", data=b"null")) is None
-    with pytest.raises(ValueError, match="msgpack"):
-        _payload.decode(pb.Payload(encoding="msgpack", data=b"\x90"))
+    assert _payload.decode("") is None  # empty: no value
+    assert _payload.decode("[1]") == [1]
+    assert _payload.decode("null") is None
+    with pytest.raises(ValueError):
+        _payload.decode("{not json")
 
 
 # -- requests -------------------------------------------------------------------
@@ -83,17 +81,17 @@ def test_invoke_request() -> None:
         interrupt_after=None,
     )
     request = _requests.invoke(
-        "reminders", "t1", {"messages": []}, checkpoint_id="c1", kinds=["values", EventKind.CUSTOM],
+        "reminders", "t1", {"messages": []}, checkpoint_id="c1", event_kinds=["values", EventKind.CUSTOM],
         enqueue=True, config=config,
     )  # fmt: skip
     assert request.graph == "reminders" and request.thread_id == "t1"
-    assert _payload.decode(request.input) == {"messages": []}
+    assert _payload.decode(request.input_json) == {"messages": []}
     assert request.checkpoint_id == "c1"
-    assert list(request.stream) == [pb.EVENT_KIND_VALUES, pb.EVENT_KIND_CUSTOM]
+    assert list(request.event_kinds) == [pb.EVENT_KIND_VALUES, pb.EVENT_KIND_CUSTOM]
     assert request.enqueue
     assert request.config.recursion_limit == 5
     assert request.config.durability == pb.DURABILITY_SYNC
-    assert _payload.decode(request.config.metadata) == {"user": "ana"}
+    assert _payload.decode(request.config.metadata_json) == {"user": "ana"}
     assert list(request.config.interrupt_before) == ["tool"]
 
 
@@ -102,11 +100,11 @@ def test_invoke_request_leaves_unset_what_the_caller_did_not_set() -> None:
         recursion_limit=None, durability=None, run_metadata=None, interrupt_before=None, interrupt_after=None
     )
     assert config is None
-    request = _requests.invoke("g", "t", None, checkpoint_id=None, kinds=None, enqueue=False, config=config)
-    assert not request.HasField("input")  # no input: continue the thread
+    request = _requests.invoke("g", "t", None, checkpoint_id=None, event_kinds=None, enqueue=False, config=config)
+    assert request.input_json == ""  # no input: continue the thread
     assert not request.HasField("checkpoint_id")
     assert not request.HasField("config")
-    assert list(request.stream) == []  # every kind
+    assert list(request.event_kinds) == []  # every kind
 
 
 def test_an_explicit_zero_recursion_limit_is_sent() -> None:
@@ -117,41 +115,41 @@ def test_an_explicit_zero_recursion_limit_is_sent() -> None:
 
 
 def test_kinds_accept_names_and_reject_unknown_ones() -> None:
-    assert _requests.event_kinds("values") == [pb.EVENT_KIND_VALUES]
-    assert _requests.event_kinds(["MESSAGE_CHUNK", "interrupt"]) == [
+    assert _requests.kinds_field("values") == [pb.EVENT_KIND_VALUES]
+    assert _requests.kinds_field(["MESSAGE_CHUNK", "interrupt"]) == [
         pb.EVENT_KIND_MESSAGE_CHUNK,
         pb.EVENT_KIND_INTERRUPT,
     ]
     with pytest.raises(ValueError):
-        _requests.event_kinds(["updates"])
+        _requests.kinds_field(["updates"])
 
 
 def test_resume_request_with_one_answer_or_several() -> None:
-    one = _requests.resume("g", "t", None, resumes=None, kinds=None, enqueue=False, config=None)
-    assert one.resume.data == b"null"  # None is an answer: JSON null
+    one = _requests.resume("g", "t", None, resumes=None, event_kinds=None, enqueue=False, config=None)
+    assert one.resume_json == "null"  # None is an answer: JSON null
     several = _requests.resume(
-        "g", "t", None, resumes={"i1": "yes", "i2": {"n": 2}}, kinds=None, enqueue=False, config=None
+        "g", "t", None, resumes={"i1": "yes", "i2": {"n": 2}}, event_kinds=None, enqueue=False, config=None
     )
-    assert not several.HasField("resume")
-    assert {k: _payload.decode(v) for k, v in several.resumes.items()} == {"i1": "yes", "i2": {"n": 2}}
+    assert several.resume_json == ""
+    assert {k: _payload.decode(v) for k, v in several.resumes_json.items()} == {"i1": "yes", "i2": {"n": 2}}
     with pytest.raises(ValueError, match="not both"):
-        _requests.resume("g", "t", "yes", resumes={"i1": "no"}, kinds=None, enqueue=False, config=None)
+        _requests.resume("g", "t", "yes", resumes={"i1": "no"}, event_kinds=None, enqueue=False, config=None)
 
 
 def test_fork_update_state_and_history_requests() -> None:
-    fork = _requests.fork("g", "t", "c1", update={"x": 1}, as_node="a", kinds=None, enqueue=False, config=None)
+    fork = _requests.fork("g", "t", "c1", update={"x": 1}, as_node="a", event_kinds=None, enqueue=False, config=None)
     assert fork.checkpoint_id == "c1" and fork.as_node == "a"
-    assert _payload.decode(fork.update) == {"x": 1}
-    bare = _requests.fork("g", "t", "c1", update=None, as_node=None, kinds=None, enqueue=False, config=None)
-    assert not bare.HasField("update") and not bare.HasField("as_node")
+    assert _payload.decode(fork.update_json) == {"x": 1}
+    bare = _requests.fork("g", "t", "c1", update=None, as_node=None, event_kinds=None, enqueue=False, config=None)
+    assert bare.update_json == "" and not bare.HasField("as_node")
 
     update = _requests.update_state("g", "t", {"x": 2}, as_node=None, checkpoint_id="c0")
-    assert _payload.decode(update.values) == {"x": 2}
+    assert _payload.decode(update.values_json) == {"x": 2}
     assert update.checkpoint_id == "c0" and not update.HasField("as_node")
 
     history = _requests.list_history("g", "t", limit=0, before="c9", filter={"source": "loop"})
     assert history.HasField("limit") and history.before == "c9"
-    assert _payload.decode(history.filter) == {"source": "loop"}
+    assert _payload.decode(history.filter_json) == {"source": "loop"}
 
 
 # -- decoding ---------------------------------------------------------------------
@@ -166,7 +164,7 @@ def checkpoint_pb(checkpoint_id: str = "c2", parent_id: str = "c1") -> pb.Checkp
 
 
 CHECKPOINT = CheckpointRef("c2", "c1", 1, "loop", ("b",), CREATED)
-QUESTION = pb.Interrupt(id="i1", node="ask", task_id="k1", value=json_payload({"q": "Add it?"}))
+QUESTION = pb.Interrupt(interrupt_id="i1", node="ask", task_id="k1", value_json=json_text({"q": "Add it?"}))
 INTERRUPT = Interrupt("i1", "ask", "k1", {"q": "Add it?"})
 
 # One wire event per case of the RunEvent oneof, and the event it decodes to.
@@ -183,7 +181,7 @@ EVENTS = [
     (
         pb.RunEvent(
             task_started=pb.TaskStarted(
-                step=0, task_id="k1", node="ask", input=json_payload({"m": 1}), triggers=["messages"]
+                step=0, task_id="k1", node="ask", input_json=json_text({"m": 1}), triggers=["messages"]
             )
         ),
         TaskStarted(1, "r1", 0, "k1", "ask", {"m": 1}, ("messages",)),
@@ -191,7 +189,7 @@ EVENTS = [
     (
         pb.RunEvent(
             task_finished=pb.TaskFinished(
-                step=0, task_id="k1", node="ask", update=json_payload({"m": 2}), cached=True
+                step=0, task_id="k1", node="ask", update_json=json_text({"m": 2}), cached=True
             )
         ),
         TaskFinished(1, "r1", 0, "k1", "ask", update={"m": 2}, error=None, interrupts=(), cached=True),
@@ -209,18 +207,18 @@ EVENTS = [
         ),
     ),
     (
-        pb.RunEvent(values=pb.Values(step=-1, values=json_payload({"m": [1]}))),
+        pb.RunEvent(values=pb.Values(step=-1, values_json=json_text({"m": [1]}))),
         ValuesEvent(1, "r1", -1, {"m": [1]}),
     ),
     (
-        pb.RunEvent(custom=pb.Custom(step=2, task_id="k2", node="tool", payload=json_payload("50%"))),
+        pb.RunEvent(custom=pb.Custom(step=2, task_id="k2", node="tool", payload_json=json_text("50%"))),
         CustomEvent(1, "r1", 2, "k2", "tool", "50%"),
     ),
     (
         pb.RunEvent(
             message_chunk=pb.MessageChunk(
-                step=2, task_id="k2", node="llm", chunk=json_payload({"id": "m1", "content": "Hel"}),
-                metadata=json_payload({"model": "x"}),
+                step=2, task_id="k2", node="llm", chunk_json=json_text({"id": "m1", "content": "Hel"}),
+                metadata_json=json_text({"model": "x"}),
             )
         ),
         MessageChunk(1, "r1", 2, "k2", "llm", {"id": "m1", "content": "Hel"}, {"model": "x"}),
@@ -233,7 +231,7 @@ EVENTS = [
     (
         pb.RunEvent(
             run_finished=pb.RunFinished(
-                reason=pb.FINISH_REASON_INTERRUPT, checkpoint=checkpoint_pb(), values=json_payload({"m": [1]}),
+                reason=pb.FINISH_REASON_INTERRUPT, checkpoint=checkpoint_pb(), values_json=json_text({"m": [1]}),
                 interrupts=[QUESTION],
             )
         ),
@@ -283,13 +281,13 @@ def test_unset_and_unknown_values_decode_to_none_and_unspecified() -> None:
 
 def test_state_snapshot_decoding() -> None:
     message = pb.StateSnapshot(
-        values=json_payload({"m": [1]}),
+        values_json=json_text({"m": [1]}),
         next=["b"],
         checkpoint=checkpoint_pb(),
-        metadata=json_payload({"source": "loop", "step": 1}),
+        metadata_json=json_text({"source": "loop", "step": 1}),
         tasks=[
-            pb.TaskState(id="k1", name="ask", interrupts=[QUESTION]),
-            pb.TaskState(id="k2", name="tool", error=pb.ErrorInfo(type="KeyError", message="'x'")),
+            pb.TaskState(task_id="k1", node="ask", interrupts=[QUESTION]),
+            pb.TaskState(task_id="k2", node="tool", error=pb.ErrorInfo(type="KeyError", message="'x'")),
         ],
         interrupts=[QUESTION],
     )
@@ -311,7 +309,7 @@ def test_graph_info_decoding() -> None:
     message = pb.GraphInfo(
         name="g",
         description="d",
-        nodes=[pb.GraphNode(name="__start__"), pb.GraphNode(name="a", metadata=json_payload({"k": 1}))],
+        nodes=[pb.GraphNode(name="__start__"), pb.GraphNode(name="a", metadata_json=json_text({"k": 1}))],
         edges=[
             pb.GraphEdge(source="__start__", target="a"),
             pb.GraphEdge(source="a", target="__end__", conditional=True, label="done"),

@@ -11,29 +11,19 @@ failure rather than a silent gap.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests._needs import require_node
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "clients" / "typescript" / "test.sh"
 TIMEOUT = 20 * 60  # seconds; a cold npm ci plus the suite takes well under a minute
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
-
-
 def test_typescript_client_and_chat_server_example() -> None:
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        reason = f"Node.js is not installed ({' and '.join(missing)} not on PATH): the TypeScript tests cannot run"
-        if _in_ci():
-            pytest.fail(f"CI=true but {reason}")
-        pytest.skip(reason)
+    require_node("the TypeScript client's tests")
 
     proc = subprocess.run(
         ["bash", str(SCRIPT)],

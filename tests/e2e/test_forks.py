@@ -36,7 +36,7 @@ def test_fork_reminders_from_the_interrupted_version(server: Any, thread_id: str
         # The version that waited at ask_user (step 1).
         named = next(s for s in before if s.checkpoint.next == ("ask_user",))
 
-        forked = client.fork("reminders", thread_id, named.checkpoint.checkpoint_id, kinds=ALL_KINDS, timeout=30)
+        forked = client.fork("reminders", thread_id, named.checkpoint.checkpoint_id, event_kinds=ALL_KINDS, timeout=30)
 
         # The run went on from the copy: ask_user asked again.
         assert forked.reason is FinishReason.INTERRUPT
@@ -76,7 +76,7 @@ def test_fork_with_update_as_node(server: Any, thread_id: str) -> None:
         assert after_a.values == {"n": 1, "log": ["a"]}
 
         forked = client.fork(
-            "chain3", thread_id, after_a.checkpoint.checkpoint_id, update={"n": 100}, as_node="a", kinds=ALL_KINDS, timeout=30
+            "chain3", thread_id, after_a.checkpoint.checkpoint_id, update={"n": 100}, as_node="a", event_kinds=ALL_KINDS, timeout=30
         )
 
         assert forked.reason is FinishReason.END
@@ -102,7 +102,7 @@ def test_fork_plain_copies_and_reruns(server: Any, thread_id: str) -> None:
     with server.client() as client:
         client.invoke("chain3", thread_id, {"n": 0}, timeout=30)
         named = next(s for s in client.history("chain3", thread_id) if s.checkpoint.next == ("c",))
-        forked = client.fork("chain3", thread_id, named.checkpoint.checkpoint_id, kinds=ALL_KINDS, timeout=30)
+        forked = client.fork("chain3", thread_id, named.checkpoint.checkpoint_id, event_kinds=ALL_KINDS, timeout=30)
     saved = [e.checkpoint for e in forked.events if isinstance(e, CheckpointSaved)]
     assert saved[0].source == "fork" and saved[0].parent_id == named.checkpoint.checkpoint_id
     assert saved[0].step == named.checkpoint.step + 1 and saved[0].next == ("c",)
@@ -114,7 +114,7 @@ def test_invoke_on_an_older_checkpoint_starts_a_branch(server: Any, thread_id: s
     with server.client() as client:
         first = client.invoke("chain3", thread_id, {"n": 0}, timeout=30)
         after_a = next(s for s in client.history("chain3", thread_id) if s.checkpoint.next == ("b",))
-        result = client.invoke("chain3", thread_id, {"n": 10}, checkpoint_id=after_a.checkpoint.checkpoint_id, kinds=ALL_KINDS, timeout=30)
+        result = client.invoke("chain3", thread_id, {"n": 10}, checkpoint_id=after_a.checkpoint.checkpoint_id, event_kinds=ALL_KINDS, timeout=30)
         history = client.history("chain3", thread_id)
     saved = [e.checkpoint for e in result.events if isinstance(e, CheckpointSaved)]
     assert saved[0].source == "input" and saved[0].parent_id == after_a.checkpoint.checkpoint_id

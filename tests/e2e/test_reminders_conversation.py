@@ -63,8 +63,8 @@ def wire_view(s: Any) -> dict[str, Any]:
         "created_at": ref.created_at,
         "values": s.values,
         "metadata": s.metadata,
-        "tasks": [(t.id, t.name, [(i.id, i.value) for i in t.interrupts]) for t in s.tasks],
-        "interrupts": [(i.id, i.node, i.value) for i in s.interrupts],
+        "tasks": [(t.task_id, t.node, [(i.interrupt_id, i.value) for i in t.interrupts]) for t in s.tasks],
+        "interrupts": [(i.interrupt_id, i.node, i.value) for i in s.interrupts],
     }
 
 
@@ -100,7 +100,7 @@ def test_conversation_interrupt_resume_end(server: Any, thread_id: str) -> None:
         assert any(isinstance(e, CustomEvent) and e.node == "ask_user" for e in events)
         finished = events[-1]
         assert finished.reason is FinishReason.INTERRUPT
-        assert [(i.id, i.node, i.value) for i in finished.interrupts] == [(asked[0].id, "ask_user", QUESTION)]
+        assert [(i.interrupt_id, i.node, i.value) for i in finished.interrupts] == [(asked[0].interrupt_id, "ask_user", QUESTION)]
         assert finished.checkpoint is not None and finished.checkpoint.next == ("ask_user",)
         saved = [e.checkpoint for e in events if isinstance(e, CheckpointSaved)]
         assert [c.source for c in saved] == ["input", "loop", "loop"]
@@ -111,7 +111,7 @@ def test_conversation_interrupt_resume_end(server: Any, thread_id: str) -> None:
         assert [i.value for i in waiting.interrupts] == [QUESTION]
 
         # Resume "yes": the tool runs, the model answers, END.
-        resumed = client.resume("reminders", thread_id, "yes", kinds=ALL_KINDS, timeout=30)
+        resumed = client.resume("reminders", thread_id, "yes", event_kinds=ALL_KINDS, timeout=30)
         assert resumed.reason is FinishReason.END
         tool_updates = [e.update for e in resumed.events if isinstance(e, TaskFinished) and e.node == "tools"]
         assert tool_updates and tool_updates[0]["reminders"] == [{"text": "call mom", "at": "5pm"}]
@@ -191,7 +191,7 @@ def test_resume_by_interrupt_id(server: Any, thread_id: str) -> None:
     with server.client() as client:
         asked = client.invoke("reminders", thread_id, {"messages": [USER]}, timeout=30)
         (question,) = asked.interrupts
-        done = client.resume("reminders", thread_id, resumes={question.id: "yes"}, timeout=30)
+        done = client.resume("reminders", thread_id, resumes={question.interrupt_id: "yes"}, timeout=30)
     assert done.reason is FinishReason.END
     assert done.values["reminders"] == [{"text": "call mom", "at": "5pm"}]
 
@@ -201,7 +201,7 @@ def test_an_object_answer_is_one_answer(server: Any, thread_id: str) -> None:
     # its keys look like interrupt ids (it is not read as a map of answers).
     with server.client() as client:
         asked = client.invoke("reminders", thread_id, {"messages": [USER]}, timeout=30)
-        answer = {asked.interrupts[0].id: "yes"}
+        answer = {asked.interrupts[0].interrupt_id: "yes"}
         done = client.resume("reminders", thread_id, answer, timeout=30)
     assert done.reason is FinishReason.END
     assert done.values["reminders"] == []  # the node saw a dict, not "yes": it declined

@@ -36,7 +36,7 @@ def test_resume_after_sigkill_and_restart(start_server: Any, thread_id: str) -> 
         assert _rows(client.history("reminders", thread_id)) == before
         state = client.get_state("reminders", thread_id)
         assert state.checkpoint.checkpoint_id == asked.checkpoint.checkpoint_id
-        assert [(i.id, i.value) for i in state.interrupts] == [(i.id, i.value) for i in pending]
+        assert [(i.interrupt_id, i.value) for i in state.interrupts] == [(i.interrupt_id, i.value) for i in pending]
 
         done = client.resume("reminders", thread_id, "yes", timeout=30)
         assert done.reason is FinishReason.END

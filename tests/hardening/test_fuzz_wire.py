@@ -72,13 +72,14 @@ def field_values(field: FieldDescriptor, depth: int) -> st.SearchStrategy[Any]:
         if field.message_type.GetOptions().map_entry:
             value = field.message_type.fields_by_name["value"]
             return st.dictionaries(st.text(max_size=8), field_values(value, depth + 1), max_size=2)
-        if field.message_type.name == "Payload":
-            return st.builds(lambda e, d: pb.Payload(encoding=e, data=d), st.sampled_from(["json", "", "yaml"]) | st.text(max_size=4), payload_data)
         if depth > 2:
             return st.none()
         return messages(field.message_type, depth + 1)
+    if field.type == FieldDescriptor.TYPE_STRING and field.name.endswith("_json"):
+        # A JSON text: valid, or nearly (bytes past UTF-8 reach the server through `mutated`).
+        return payload_data.map(lambda d: d.decode("utf-8", "replace"))
     if field.type == FieldDescriptor.TYPE_STRING:
-        known = {"graph": GRAPHS, "name": GRAPHS, "thread_id": [THREAD], "as_node": NODES}.get(field.name)
+        known = {"graph": GRAPHS, "thread_id": [THREAD], "as_node": NODES}.get(field.name)
         if known is None:
             return st.text(max_size=24)
         # Three in four name something that exists: deeper paths get exercised, not just NOT_FOUND.
@@ -111,8 +112,7 @@ def messages(descriptor: Any, depth: int = 0) -> st.SearchStrategy[Any]:
             if value is None:
                 continue
             if field.message_type is not None and field.message_type.GetOptions().map_entry:
-                for k, v in value.items():
-                    getattr(msg, field.name)[k].CopyFrom(v)
+                getattr(msg, field.name).update(value)
             elif field.message_type is not None:
                 getattr(msg, field.name).CopyFrom(value)
             else:

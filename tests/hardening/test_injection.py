@@ -114,8 +114,8 @@ def test_non_utf8_is_invalid_argument(hardened: Hardened, threads: list[str]) ->
         "graph name": ("GetState", field(1, b"chain\xc3") + field(2, t)),
         "checkpoint id": ("GetState", field(1, b"chain3") + field(2, t) + field(3, b"\xfe\xff")),
         "history before": ("ListHistory", field(1, b"chain3") + field(2, t) + field(4, b"a\x80")),
-        "filter bytes": ("ListHistory", pb.ListHistoryRequest(graph="chain3", thread_id=threads[0], filter=pb.Payload(encoding="json", data=b'{"owner": "\xff"}')).SerializeToString()),
-        "filter surrogate": ("ListHistory", pb.ListHistoryRequest(graph="chain3", thread_id=threads[0], filter=pb.Payload(encoding="json", data=json.dumps({"owner": "\udcff"}).encode())).SerializeToString()),
+        "filter bytes": ("ListHistory", field(1, b"chain3") + field(2, t) + field(6, b'{"owner": "\xff"}')),
+        "filter surrogate": ("ListHistory", pb.ListHistoryRequest(graph="chain3", thread_id=threads[0], filter_json=json.dumps({"owner": "\udcff"})).SerializeToString()),
         "delete": ("DeleteThread", field(1, b"chain3") + field(2, b"%\xff")),
     }  # fmt: skip
     for name, (method, data) in cases.items():

@@ -75,12 +75,12 @@ def test_bombs_and_oversized_requests(hardened: Hardened, tid: str, record_prope
             h.storage.set_blob(key, "messages", h.storage.versions(key, cid)["messages"], "msgpack", bomb)
             threads.append((name, thread, cid))
     nested = pb.InvokeRequest(
-        graph="chain3", thread_id=tid, input=pb.Payload(encoding="json", data=b"[" * 200_000 + b"]" * 200_000)
+        graph="chain3", thread_id=tid, input_json="[" * 200_000 + "]" * 200_000
     ).SerializeToString()
     over = sized(lambda n: pb.GetStateRequest(graph="chain3", thread_id="x" * n), MAX_MESSAGE_BYTES + 1)
     at_limit = sized(lambda n: pb.GetStateRequest(graph="chain3", thread_id="x" * n), MAX_MESSAGE_BYTES)
     invoke_over = sized(
-        lambda n: pb.InvokeRequest(graph="chain3", thread_id=tid, input=pb.Payload(encoding="json", data=b" " * n)),
+        lambda n: pb.InvokeRequest(graph="chain3", thread_id=tid, input_json=" " * n),
         MAX_MESSAGE_BYTES + 1,
     )
     big_metadata = {"notes": "x" * (MAX_METADATA_BYTES + 1)}

@@ -13,59 +13,31 @@ except under ``CI=true``, where that is a failure: CI must not pass by skipping.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import selectors
-import shutil
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests._needs import missing, npm_ci, require_node
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "driver.mjs"
 CHROMIUM = os.environ.get("GRAPHWIRE_CHROMIUM", "/usr/bin/chromium")
-NPM_CI_TIMEOUT = 300
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
 
 
 def require_browser() -> None:
     """Skip (fail under CI=true) unless Chromium, Node.js and npm are here."""
-    missing = []
     if not os.access(CHROMIUM, os.X_OK):
-        missing.append(f"Chromium ({CHROMIUM}; install Debian's: apt-get install -y chromium)")
-    missing += [f"{tool} (Node.js)" for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        reason = "the inspector's browser tests need " + " and ".join(missing)
-        if in_ci():
-            pytest.fail(f"CI=true but {reason}")
-        pytest.skip(reason)
+        missing(f"the inspector's browser tests need Chromium ({CHROMIUM}; install Debian's: apt-get install -y chromium)")
+    require_node("the inspector's browser tests")
 
 
 def install_driver() -> None:
-    """``npm ci`` here once per package-lock.json and Node version (no install scripts run)."""
-    stamp = HERE / "node_modules" / ".graphwire-installed"
-    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
-    want = f"{hashlib.sha256((HERE / 'package-lock.json').read_bytes()).hexdigest()} node-{node}"
-    if stamp.exists() and stamp.read_text() == want:
-        return
-    proc = subprocess.run(
-        ["npm", "ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=HERE,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=NPM_CI_TIMEOUT,
-        check=False,
-    )
-    assert proc.returncode == 0, f"npm ci in tests/inspector failed:\n{proc.stdout}\n{proc.stderr}"
-    stamp.write_text(want)
+    """``npm ci`` here (playwright-core), once per package-lock.json and Node version."""
+    npm_ci(HERE)
 
 
 class DriverError(AssertionError):

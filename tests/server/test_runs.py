@@ -38,10 +38,8 @@ def gated_input(gate: str | None, label: str) -> dict[str, Any]:
 
 
 def _invoke_request(thread_id: str, gate: str | None, label: str, *, enqueue: bool = False) -> pb.InvokeRequest:
-    data = json.dumps(gated_input(gate, label)).encode()
-    return pb.InvokeRequest(
-        graph="gated", thread_id=thread_id, input=pb.Payload(encoding="json", data=data), enqueue=enqueue
-    )
+    data = json.dumps(gated_input(gate, label))
+    return pb.InvokeRequest(graph="gated", thread_id=thread_id, input_json=data, enqueue=enqueue)
 
 
 async def _until_working(events: AsyncIterator[Any]) -> list[Any]:
@@ -243,7 +241,7 @@ def test_recursion_limit(server: Any, thread_id: str) -> None:
 
 def test_event_kinds_filter(server: Any, thread_id: str) -> None:
     with server.client() as client:
-        result = client.invoke("chain3", thread_id, {"n": 0}, kinds=["task_finished"], timeout=30)
+        result = client.invoke("chain3", thread_id, {"n": 0}, event_kinds=["task_finished"], timeout=30)
     # Only what was asked for, plus the first and last events.
     assert isinstance(result.events[0], RunStarted) and isinstance(result.events[-1], RunFinished)
     middle = result.events[1:-1]

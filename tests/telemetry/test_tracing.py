@@ -82,8 +82,8 @@ def _traceparent() -> tuple[str, bytes, bytes]:
     return f"00-{trace_id.hex()}-{span_id.hex()}-01", trace_id, span_id
 
 
-def _payload(value: str) -> pb.Payload:
-    return pb.Payload(encoding="json", data=value.encode())
+def _payload(value: str) -> str:
+    return value
 
 
 def _run(stub: Any, method: str, request: Any, traceparent: str) -> tuple[list[Any], dict[str, str]]:
@@ -97,11 +97,11 @@ def test_reminders_conversation_is_one_trace_tree(traced_server: Any, receiver: 
     stub = pb_grpc.GraphServiceStub(traced_server.channel())
     tp, trace_id, caller_span = _traceparent()
     user = '{"messages":[{"role":"user","content":"remind me to call mom at 5pm"}]}'
-    events, initial = _run(stub, "Invoke", pb.InvokeRequest(graph="reminders", thread_id="tr-1", input=_payload(user)), tp)
+    events, initial = _run(stub, "Invoke", pb.InvokeRequest(graph="reminders", thread_id="tr-1", input_json=_payload(user)), tp)
     assert events[-1].run_finished.reason == pb.FINISH_REASON_INTERRUPT
     assert initial.get("graphwire-trace-id") == trace_id.hex()
     tp2, trace_id2, caller_span2 = _traceparent()
-    events2, _ = _run(stub, "Resume", pb.ResumeRequest(graph="reminders", thread_id="tr-1", resume=_payload('"yes"')), tp2)
+    events2, _ = _run(stub, "Resume", pb.ResumeRequest(graph="reminders", thread_id="tr-1", resume_json=_payload('"yes"')), tp2)
     assert events2[-1].run_finished.reason == pb.FINISH_REASON_END
 
     def runs_done(spans: list[trace_pb2.Span]) -> bool:
@@ -142,7 +142,7 @@ def test_a_failing_node_marks_its_span_and_the_run_as_errors(traced_server: Any,
     rec, _ = receiver
     stub = pb_grpc.GraphServiceStub(traced_server.channel())
     tp, trace_id, caller_span = _traceparent()
-    events, _ = _run(stub, "Invoke", pb.InvokeRequest(graph="failing", thread_id="tr-2", input=_payload('{"fail": true}')), tp)
+    events, _ = _run(stub, "Invoke", pb.InvokeRequest(graph="failing", thread_id="tr-2", input_json=_payload('{"fail": true}')), tp)
     assert events[-1].run_finished.reason == pb.FINISH_REASON_ERROR
     spans = rec.wait_for(
         "the failed run", lambda ss: any(s.name == "graphwire.run" and s.trace_id == trace_id for s in ss)
@@ -173,10 +173,10 @@ def test_a_sampler_from_the_environment_traces_only_the_runs_it_samples(
     )
     stub = pb_grpc.GraphServiceStub(server.channel())
     user = _payload('{"messages":[{"role":"user","content":"hello"}]}')
-    unsampled = list(stub.Invoke(pb.InvokeRequest(graph="reminders", thread_id="sm-1", input=user), timeout=30))
+    unsampled = list(stub.Invoke(pb.InvokeRequest(graph="reminders", thread_id="sm-1", input_json=user), timeout=30))
     assert unsampled[-1].HasField("run_finished")
     tp, trace_id, caller_span = _traceparent()
-    events, _ = _run(stub, "Invoke", pb.InvokeRequest(graph="reminders", thread_id="sm-2", input=user), tp)
+    events, _ = _run(stub, "Invoke", pb.InvokeRequest(graph="reminders", thread_id="sm-2", input_json=user), tp)
     assert events[-1].HasField("run_finished")
     spans = rec.wait_for(
         "the sampled run", lambda ss: any(s.name == "graphwire.run" and s.trace_id == trace_id for s in ss)

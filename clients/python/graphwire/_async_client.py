@@ -71,7 +71,7 @@ class AsyncClient:
 
     Run options (``invoke``, ``resume``, ``fork`` and their ``stream_``
     forms):
-        kinds: The event kinds to receive (``EventKind`` or names such as
+        event_kinds: The event kinds to receive (``EventKind`` or names such as
             ``"values"``); None: all. The first and last events always come.
         enqueue: If the thread is busy, wait for its run instead of failing
             with ``Aborted``.
@@ -111,7 +111,7 @@ class AsyncClient:
         input: Any,
         *,
         checkpoint_id: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -127,7 +127,7 @@ class AsyncClient:
         from its newest version (after an error: retries the failed step).
         ``checkpoint_id`` runs from an older version instead, on a new branch.
         Returns however the run ended (END, INTERRUPT, ERROR, ...); raises
-        only when the call itself fails. Unless ``kinds`` says otherwise, only
+        only when the call itself fails. Unless ``event_kinds`` says otherwise, only
         RunStarted and RunFinished cross the wire (RunFinished carries the
         values, checkpoint, interrupts and error); ``stream`` gets every event.
         """
@@ -136,7 +136,7 @@ class AsyncClient:
             thread_id,
             input,
             checkpoint_id=checkpoint_id,
-            kinds=RESULT_KINDS if kinds is None else kinds,
+            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -155,7 +155,7 @@ class AsyncClient:
         answer: Any = None,
         *,
         resumes: Mapping[str, Any] | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -170,7 +170,7 @@ class AsyncClient:
         ``answer`` (any JSON value; None is sent as null) is what
         ``interrupt()`` returns in the node, which runs again from its first
         line. With several interrupts pending, answer them by id instead:
-        ``resumes={interrupt.id: answer, ...}``. Raises ``FailedPrecondition``
+        ``resumes={interrupt.interrupt_id: answer, ...}``. Raises ``FailedPrecondition``
         when nothing is pending.
         """
         stream = self.stream_resume(
@@ -178,7 +178,7 @@ class AsyncClient:
             thread_id,
             answer,
             resumes=resumes,
-            kinds=RESULT_KINDS if kinds is None else kinds,
+            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -198,7 +198,7 @@ class AsyncClient:
         *,
         update: Any = None,
         as_node: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -220,7 +220,7 @@ class AsyncClient:
             checkpoint_id,
             update=update,
             as_node=as_node,
-            kinds=RESULT_KINDS if kinds is None else kinds,
+            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -239,7 +239,7 @@ class AsyncClient:
         input: Any,
         *,
         checkpoint_id: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -263,7 +263,7 @@ class AsyncClient:
             interrupt_after=interrupt_after,
         )
         request = _requests.invoke(
-            graph, thread_id, input, checkpoint_id=checkpoint_id, kinds=kinds, enqueue=enqueue, config=config
+            graph, thread_id, input, checkpoint_id=checkpoint_id, event_kinds=event_kinds, enqueue=enqueue, config=config
         )
         return self._events(self._stub.Invoke, request, timeout, metadata)
 
@@ -274,7 +274,7 @@ class AsyncClient:
         answer: Any = None,
         *,
         resumes: Mapping[str, Any] | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -293,7 +293,7 @@ class AsyncClient:
             interrupt_after=interrupt_after,
         )
         request = _requests.resume(
-            graph, thread_id, answer, resumes=resumes, kinds=kinds, enqueue=enqueue, config=config
+            graph, thread_id, answer, resumes=resumes, event_kinds=event_kinds, enqueue=enqueue, config=config
         )
         return self._events(self._stub.Resume, request, timeout, metadata)
 
@@ -305,7 +305,7 @@ class AsyncClient:
         *,
         update: Any = None,
         as_node: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -329,7 +329,7 @@ class AsyncClient:
             checkpoint_id,
             update=update,
             as_node=as_node,
-            kinds=kinds,
+            event_kinds=event_kinds,
             enqueue=enqueue,
             config=config,
         )
@@ -434,13 +434,13 @@ class AsyncClient:
 
     async def graph(
         self,
-        name: str,
+        graph: str,
         *,
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
     ) -> GraphInfo:
         """One graph with its nodes and edges, enough to draw it."""
-        response = await self._unary(self._stub.GetGraph, _requests.get_graph(name), timeout, metadata)
+        response = await self._unary(self._stub.GetGraph, _requests.get_graph(graph), timeout, metadata)
         return _decode.graph_info(response)
 
     # -- lifecycle ---------------------------------------------------------------

@@ -21,7 +21,7 @@ from graphwire._events import (
     TaskStarted,
     ValuesEvent,
 )
-from graphwire._payload import decode_field
+from graphwire._payload import decode
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._types import (
     CheckpointRef,
@@ -79,10 +79,10 @@ def error_info(message: Any, field: str = "error") -> ErrorInfo | None:
 
 def interrupt(message: pb.Interrupt) -> Interrupt:
     return Interrupt(
-        id=message.id,
+        interrupt_id=message.interrupt_id,
         node=message.node,
         task_id=message.task_id,
-        value=decode_field(message, "value"),
+        value=decode(message.value_json),
     )
 
 
@@ -92,12 +92,12 @@ def _interrupts(messages: Any) -> tuple[Interrupt, ...]:
 
 def state_snapshot(message: pb.StateSnapshot) -> StateSnapshot:
     return StateSnapshot(
-        values=decode_field(message, "values"),
+        values=decode(message.values_json),
         next=tuple(message.next),
         checkpoint=checkpoint_ref(message.checkpoint),
-        metadata=decode_field(message, "metadata"),
+        metadata=decode(message.metadata_json),
         tasks=tuple(
-            TaskState(id=t.id, name=t.name, interrupts=_interrupts(t.interrupts), error=error_info(t))
+            TaskState(task_id=t.task_id, node=t.node, interrupts=_interrupts(t.interrupts), error=error_info(t))
             for t in message.tasks
         ),
         interrupts=_interrupts(message.interrupts),
@@ -108,7 +108,7 @@ def graph_info(message: pb.GraphInfo) -> GraphInfo:
     return GraphInfo(
         name=message.name,
         description=message.description,
-        nodes=tuple(GraphNode(name=n.name, metadata=decode_field(n, "metadata")) for n in message.nodes),
+        nodes=tuple(GraphNode(name=n.name, metadata=decode(n.metadata_json)) for n in message.nodes),
         edges=tuple(
             GraphEdge(source=e.source, target=e.target, conditional=e.conditional, label=e.label or None)
             for e in message.edges
@@ -135,7 +135,7 @@ def _step_finished(seq: int, run_id: str, m: pb.StepFinished) -> Event:
 
 
 def _task_started(seq: int, run_id: str, m: pb.TaskStarted) -> Event:
-    return TaskStarted(seq, run_id, m.step, m.task_id, m.node, decode_field(m, "input"), tuple(m.triggers))
+    return TaskStarted(seq, run_id, m.step, m.task_id, m.node, decode(m.input_json), tuple(m.triggers))
 
 
 def _task_finished(seq: int, run_id: str, m: pb.TaskFinished) -> Event:
@@ -145,7 +145,7 @@ def _task_finished(seq: int, run_id: str, m: pb.TaskFinished) -> Event:
         m.step,
         m.task_id,
         m.node,
-        update=decode_field(m, "update"),
+        update=decode(m.update_json),
         error=error_info(m),
         interrupts=_interrupts(m.interrupts),
         cached=m.cached,
@@ -153,15 +153,15 @@ def _task_finished(seq: int, run_id: str, m: pb.TaskFinished) -> Event:
 
 
 def _values(seq: int, run_id: str, m: pb.Values) -> Event:
-    return ValuesEvent(seq, run_id, m.step, decode_field(m, "values"))
+    return ValuesEvent(seq, run_id, m.step, decode(m.values_json))
 
 
 def _custom(seq: int, run_id: str, m: pb.Custom) -> Event:
-    return CustomEvent(seq, run_id, m.step, m.task_id, m.node, decode_field(m, "payload"))
+    return CustomEvent(seq, run_id, m.step, m.task_id, m.node, decode(m.payload_json))
 
 
 def _message_chunk(seq: int, run_id: str, m: pb.MessageChunk) -> Event:
-    return MessageChunk(seq, run_id, m.step, m.task_id, m.node, decode_field(m, "chunk"), decode_field(m, "metadata"))
+    return MessageChunk(seq, run_id, m.step, m.task_id, m.node, decode(m.chunk_json), decode(m.metadata_json))
 
 
 def _checkpoint_saved(seq: int, run_id: str, m: pb.CheckpointSaved) -> Event:
@@ -169,7 +169,7 @@ def _checkpoint_saved(seq: int, run_id: str, m: pb.CheckpointSaved) -> Event:
 
 
 def _interrupt(seq: int, run_id: str, m: pb.Interrupt) -> Event:
-    return InterruptEvent(seq, run_id, m.id, m.node, m.task_id, decode_field(m, "value"))
+    return InterruptEvent(seq, run_id, m.interrupt_id, m.node, m.task_id, decode(m.value_json))
 
 
 def _run_finished(seq: int, run_id: str, m: pb.RunFinished) -> Event:
@@ -178,7 +178,7 @@ def _run_finished(seq: int, run_id: str, m: pb.RunFinished) -> Event:
         run_id,
         reason=_FINISH_REASONS.get(m.reason, FinishReason.UNSPECIFIED),
         checkpoint=optional_checkpoint_ref(m),
-        values=decode_field(m, "values"),
+        values=decode(m.values_json),
         error=error_info(m),
         interrupts=_interrupts(m.interrupts),
     )

@@ -48,7 +48,7 @@ class Event:
 
     Attributes:
         seq: Strictly increasing within the run, from 1 (gaps when
-            ``kinds=`` filtered events out).
+            ``event_kinds=`` filtered events out).
         run_id: The run the event belongs to.
     """
 
@@ -174,7 +174,7 @@ class InterruptEvent(Event):
 
     kind = EventKind.INTERRUPT
 
-    id: str
+    interrupt_id: str
     node: str
     task_id: str
     value: Any
@@ -182,7 +182,7 @@ class InterruptEvent(Event):
     @property
     def interrupt(self) -> Interrupt:
         """The question as the ``Interrupt`` that results and snapshots list."""
-        return Interrupt(id=self.id, node=self.node, task_id=self.task_id, value=self.value)
+        return Interrupt(interrupt_id=self.interrupt_id, node=self.node, task_id=self.task_id, value=self.value)
 
 
 @dataclass(frozen=True, slots=True)

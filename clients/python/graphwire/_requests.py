@@ -18,7 +18,7 @@ from graphwire._types import Durability, EventKind
 __all__ = [
     "cancel_run",
     "delete_thread",
-    "event_kinds",
+    "kinds_field",
     "fork",
     "get_graph",
     "get_state",
@@ -51,8 +51,8 @@ _DURABILITIES: Mapping[Durability, pb.Durability] = {
 }
 
 
-def event_kinds(kinds: Iterable[EventKind | str] | None) -> list[pb.EventKind]:
-    """``kinds=`` → the request's ``stream`` field (empty: every kind).
+def kinds_field(kinds: Iterable[EventKind | str] | None) -> list[pb.EventKind]:
+    """``event_kinds=`` → the request's ``event_kinds`` field (empty: every kind).
 
     Accepts ``EventKind`` members or their names (``"values"``, ``"custom"``).
     """
@@ -82,7 +82,7 @@ def run_config(
     if recursion_limit is not None:
         config.recursion_limit = recursion_limit
     if run_metadata is not None:
-        config.metadata.CopyFrom(encode(run_metadata))
+        config.metadata_json = encode(run_metadata)
     return config if config.ByteSize() else None  # an explicit recursion_limit counts, even 0
 
 
@@ -92,13 +92,13 @@ def invoke(
     input: Any,
     *,
     checkpoint_id: str | None,
-    kinds: Iterable[EventKind | str] | None,
+    event_kinds: Iterable[EventKind | str] | None,
     enqueue: bool,
     config: pb.RunConfig | None,
 ) -> pb.InvokeRequest:
-    request = pb.InvokeRequest(graph=graph, thread_id=thread_id, stream=event_kinds(kinds), enqueue=enqueue)
+    request = pb.InvokeRequest(graph=graph, thread_id=thread_id, event_kinds=kinds_field(event_kinds), enqueue=enqueue)
     if input is not None:
-        request.input.CopyFrom(encode(input))
+        request.input_json = encode(input)
     if checkpoint_id is not None:
         request.checkpoint_id = checkpoint_id
     if config is not None:
@@ -112,21 +112,21 @@ def resume(
     answer: Any,
     *,
     resumes: Mapping[str, Any] | None,
-    kinds: Iterable[EventKind | str] | None,
+    event_kinds: Iterable[EventKind | str] | None,
     enqueue: bool,
     config: pb.RunConfig | None,
 ) -> pb.ResumeRequest:
     """``answer`` is sent (None as JSON null) unless ``resumes`` is given."""
     if resumes is not None and answer is not None:
         raise ValueError("pass either answer or resumes={interrupt_id: answer}, not both")
-    request = pb.ResumeRequest(graph=graph, thread_id=thread_id, stream=event_kinds(kinds), enqueue=enqueue)
+    request = pb.ResumeRequest(graph=graph, thread_id=thread_id, event_kinds=kinds_field(event_kinds), enqueue=enqueue)
     if resumes is not None:
         if not resumes:
             raise ValueError("resumes is empty: name at least one interrupt id")
         for interrupt_id, value in resumes.items():
-            request.resumes[interrupt_id].CopyFrom(encode(value))
+            request.resumes_json[interrupt_id] = encode(value)
     else:
-        request.resume.CopyFrom(encode(answer))
+        request.resume_json = encode(answer)
     if config is not None:
         request.config.CopyFrom(config)
     return request
@@ -139,7 +139,7 @@ def fork(
     *,
     update: Any,
     as_node: str | None,
-    kinds: Iterable[EventKind | str] | None,
+    event_kinds: Iterable[EventKind | str] | None,
     enqueue: bool,
     config: pb.RunConfig | None,
 ) -> pb.ForkRequest:
@@ -147,11 +147,11 @@ def fork(
         graph=graph,
         thread_id=thread_id,
         checkpoint_id=checkpoint_id,
-        stream=event_kinds(kinds),
+        event_kinds=kinds_field(event_kinds),
         enqueue=enqueue,
     )
     if update is not None:
-        request.update.CopyFrom(encode(update))
+        request.update_json = encode(update)
     if as_node is not None:
         request.as_node = as_node
     if config is not None:
@@ -180,7 +180,7 @@ def list_history(
     if before is not None:
         request.before = before
     if filter is not None:
-        request.filter.CopyFrom(encode(filter))
+        request.filter_json = encode(filter)
     return request
 
 
@@ -192,7 +192,7 @@ def update_state(
     as_node: str | None,
     checkpoint_id: str | None,
 ) -> pb.UpdateStateRequest:
-    request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values=encode(values))
+    request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=encode(values))
     if as_node is not None:
         request.as_node = as_node
     if checkpoint_id is not None:
@@ -204,8 +204,8 @@ def list_graphs() -> pb.ListGraphsRequest:
     return pb.ListGraphsRequest()
 
 
-def get_graph(name: str) -> pb.GetGraphRequest:
-    return pb.GetGraphRequest(name=name)
+def get_graph(graph: str) -> pb.GetGraphRequest:
+    return pb.GetGraphRequest(graph=graph)
 
 
 def cancel_run(graph: str, thread_id: str, run_id: str | None) -> pb.CancelRunRequest:

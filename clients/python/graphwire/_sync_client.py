@@ -63,7 +63,7 @@ class Client:
 
     Run options (``invoke``, ``resume``, ``fork`` and their ``stream_``
     forms):
-        kinds: The event kinds to receive (``EventKind`` or names such as
+        event_kinds: The event kinds to receive (``EventKind`` or names such as
             ``"values"``); None: all. The first and last events always come.
         enqueue: If the thread is busy, wait for its run instead of failing
             with ``Aborted``.
@@ -103,7 +103,7 @@ class Client:
         input: Any,
         *,
         checkpoint_id: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -119,7 +119,7 @@ class Client:
         from its newest version (after an error: retries the failed step).
         ``checkpoint_id`` runs from an older version instead, on a new branch.
         Returns however the run ended (END, INTERRUPT, ERROR, ...); raises
-        only when the call itself fails. Unless ``kinds`` says otherwise, only
+        only when the call itself fails. Unless ``event_kinds`` says otherwise, only
         RunStarted and RunFinished cross the wire (RunFinished carries the
         values, checkpoint, interrupts and error); ``stream`` gets every event.
         """
@@ -128,7 +128,7 @@ class Client:
             thread_id,
             input,
             checkpoint_id=checkpoint_id,
-            kinds=RESULT_KINDS if kinds is None else kinds,
+            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -147,7 +147,7 @@ class Client:
         answer: Any = None,
         *,
         resumes: Mapping[str, Any] | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -162,7 +162,7 @@ class Client:
         ``answer`` (any JSON value; None is sent as null) is what
         ``interrupt()`` returns in the node, which runs again from its first
         line. With several interrupts pending, answer them by id instead:
-        ``resumes={interrupt.id: answer, ...}``. Raises ``FailedPrecondition``
+        ``resumes={interrupt.interrupt_id: answer, ...}``. Raises ``FailedPrecondition``
         when nothing is pending.
         """
         stream = self.stream_resume(
@@ -170,7 +170,7 @@ class Client:
             thread_id,
             answer,
             resumes=resumes,
-            kinds=RESULT_KINDS if kinds is None else kinds,
+            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -190,7 +190,7 @@ class Client:
         *,
         update: Any = None,
         as_node: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -212,7 +212,7 @@ class Client:
             checkpoint_id,
             update=update,
             as_node=as_node,
-            kinds=RESULT_KINDS if kinds is None else kinds,
+            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
             enqueue=enqueue,
             recursion_limit=recursion_limit,
             durability=durability,
@@ -231,7 +231,7 @@ class Client:
         input: Any,
         *,
         checkpoint_id: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -255,7 +255,7 @@ class Client:
             interrupt_after=interrupt_after,
         )
         request = _requests.invoke(
-            graph, thread_id, input, checkpoint_id=checkpoint_id, kinds=kinds, enqueue=enqueue, config=config
+            graph, thread_id, input, checkpoint_id=checkpoint_id, event_kinds=event_kinds, enqueue=enqueue, config=config
         )
         return self._events(self._stub.Invoke, request, timeout, metadata)
 
@@ -266,7 +266,7 @@ class Client:
         answer: Any = None,
         *,
         resumes: Mapping[str, Any] | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -285,7 +285,7 @@ class Client:
             interrupt_after=interrupt_after,
         )
         request = _requests.resume(
-            graph, thread_id, answer, resumes=resumes, kinds=kinds, enqueue=enqueue, config=config
+            graph, thread_id, answer, resumes=resumes, event_kinds=event_kinds, enqueue=enqueue, config=config
         )
         return self._events(self._stub.Resume, request, timeout, metadata)
 
@@ -297,7 +297,7 @@ class Client:
         *,
         update: Any = None,
         as_node: str | None = None,
-        kinds: Iterable[EventKind | str] | None = None,
+        event_kinds: Iterable[EventKind | str] | None = None,
         enqueue: bool = False,
         recursion_limit: int | None = None,
         durability: Durability | str | None = None,
@@ -321,7 +321,7 @@ class Client:
             checkpoint_id,
             update=update,
             as_node=as_node,
-            kinds=kinds,
+            event_kinds=event_kinds,
             enqueue=enqueue,
             config=config,
         )
@@ -426,13 +426,13 @@ class Client:
 
     def graph(
         self,
-        name: str,
+        graph: str,
         *,
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
     ) -> GraphInfo:
         """One graph with its nodes and edges, enough to draw it."""
-        response = self._unary(self._stub.GetGraph, _requests.get_graph(name), timeout, metadata)
+        response = self._unary(self._stub.GetGraph, _requests.get_graph(graph), timeout, metadata)
         return _decode.graph_info(response)
 
     # -- lifecycle ---------------------------------------------------------------

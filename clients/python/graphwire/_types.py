@@ -1,8 +1,8 @@
 """Plain values the client returns: versions, snapshots, graphs.
 
 They mirror the messages of ``proto/graphwire/v1/graphwire.proto`` (see
-there for what each field means), with JSON payloads already decoded, unset
-strings as ``None``, repeated fields as tuples and timestamps as aware
+there for what each field means), with the ``*_json`` fields already decoded
+(and named without the suffix), unset strings as ``None``, repeated fields as tuples and timestamps as aware
 ``datetime``s. All are frozen: they describe what the server said.
 """
 
@@ -29,7 +29,7 @@ __all__ = [
 
 
 class EventKind(StrEnum):
-    """The kinds of run events a stream can carry (``kinds=`` picks them).
+    """The kinds of run events a stream can carry (``event_kinds=`` picks them).
 
     ``RUN_STARTED`` and ``RUN_FINISHED`` are always sent.
     """
@@ -79,11 +79,11 @@ class ErrorInfo:
 class Interrupt:
     """A question a node asked with ``interrupt(value)``.
 
-    Answer it with ``resume(..., answer)``, or by ``id`` with
-    ``resume(..., resumes={id: answer})`` when several are pending.
+    Answer it with ``resume(..., answer)``, or by ``interrupt_id`` with
+    ``resume(..., resumes={interrupt_id: answer})`` when several are pending.
     """
 
-    id: str
+    interrupt_id: str
     node: str
     task_id: str
     value: Any
@@ -105,8 +105,8 @@ class CheckpointRef:
 class TaskState:
     """A task due in a version's next step."""
 
-    id: str
-    name: str
+    task_id: str
+    node: str
     interrupts: tuple[Interrupt, ...]
     error: ErrorInfo | None
 

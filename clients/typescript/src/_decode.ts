@@ -42,28 +42,21 @@ const REASONS: ReadonlyMap<number, FinishReason> = new Map([
 ]);
 
 const EMPTY_REF = create(pb.CheckpointRefSchema);
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads responses; payloads go through the client's JSON codec. */
 export class Decoder {
   constructor(private readonly json: JsonCodec) {}
 
-  /** The value in a payload; null when unset or empty. */
-  payload(payload: pb.Payload | undefined): unknown {
-    if (payload === undefined || payload.data.length === 0) return null;
-    if (payload.encoding !== "" && payload.encoding !== "json") {
-      throw new TypeError(
-        `unsupported payload encoding ${JSON.stringify(payload.encoding)} (this client reads only JSON)`,
-      );
-    }
-    return this.json.parse(utf8.decode(payload.data));
+  /** The value of a `*Json` field's JSON text; null when empty (no value). */
+  fromJson(text: string): unknown {
+    return text === "" ? null : this.json.parse(text);
   }
 
   checkpointRef(m: pb.CheckpointRef): CheckpointRef {
     return {
       checkpointId: m.checkpointId,
       parentId: m.parentId || null,
-      step: m.step,
+      step: m.step ?? 0,
       source: m.source,
       next: [...m.next],
       createdAt: m.createdAt ? timestampDate(m.createdAt) : null,
@@ -75,18 +68,18 @@ export class Decoder {
   }
 
   interrupt(m: pb.Interrupt): Interrupt {
-    return { id: m.id, node: m.node, taskId: m.taskId, value: this.payload(m.value) };
+    return { interruptId: m.interruptId, node: m.node, taskId: m.taskId, value: this.fromJson(m.valueJson) };
   }
 
   stateSnapshot<S>(m: pb.StateSnapshot): StateSnapshot<S> {
     return {
-      values: this.payload(m.values) as S,
+      values: this.fromJson(m.valuesJson) as S,
       next: [...m.next],
       checkpoint: this.checkpointRef(m.checkpoint ?? EMPTY_REF),
-      metadata: (this.payload(m.metadata) ?? {}) as Record<string, unknown>,
+      metadata: (this.fromJson(m.metadataJson) ?? {}) as Record<string, unknown>,
       tasks: m.tasks.map((t) => ({
-        id: t.id,
-        name: t.name,
+        taskId: t.taskId,
+        node: t.node,
         interrupts: t.interrupts.map((i) => this.interrupt(i)),
         error: this.errorInfo(t.error),
       })),
@@ -98,7 +91,7 @@ export class Decoder {
     return {
       name: m.name,
       description: m.description,
-      nodes: m.nodes.map((n) => ({ name: n.name, metadata: this.payload(n.metadata) })),
+      nodes: m.nodes.map((n) => ({ name: n.name, metadata: this.fromJson(n.metadataJson) })),
       edges: m.edges.map((e) => ({
         source: e.source,
         target: e.target,
@@ -110,7 +103,7 @@ export class Decoder {
 
   /** The event a `RunEvent` carries; null for a kind this client does not know (skip it). */
   event<S>(m: pb.RunEvent): RunEvent<S> | null {
-    const base = { seq: Number(m.seq), runId: m.runId };
+    const base = { seq: m.seq, runId: m.runId };
     const e = m.event;
     switch (e.case) {
       case "runStarted":
@@ -126,29 +119,29 @@ export class Decoder {
         return {
           kind: "step_started",
           ...base,
-          step: e.value.step,
+          step: e.value.step ?? 0,
           tasks: e.value.tasks.map((t) => ({ taskId: t.taskId, node: t.node })),
         } satisfies StepStarted;
       case "stepFinished":
-        return { kind: "step_finished", ...base, step: e.value.step } satisfies StepFinished;
+        return { kind: "step_finished", ...base, step: e.value.step ?? 0 } satisfies StepFinished;
       case "taskStarted":
         return {
           kind: "task_started",
           ...base,
-          step: e.value.step,
+          step: e.value.step ?? 0,
           taskId: e.value.taskId,
           node: e.value.node,
-          input: this.payload(e.value.input),
+          input: this.fromJson(e.value.inputJson),
           triggers: [...e.value.triggers],
         } satisfies TaskStarted;
       case "taskFinished":
         return {
           kind: "task_finished",
           ...base,
-          step: e.value.step,
+          step: e.value.step ?? 0,
           taskId: e.value.taskId,
           node: e.value.node,
-          update: this.payload(e.value.update),
+          update: this.fromJson(e.value.updateJson),
           error: this.errorInfo(e.value.error),
           interrupts: e.value.interrupts.map((i) => this.interrupt(i)),
           cached: e.value.cached,
@@ -157,29 +150,29 @@ export class Decoder {
         return {
           kind: "values",
           ...base,
-          step: e.value.step,
-          values: this.payload(e.value.values) as S,
+          step: e.value.step ?? 0,
+          values: this.fromJson(e.value.valuesJson) as S,
         } satisfies ValuesEvent<S>;
       case "custom":
         return {
           kind: "custom",
           ...base,
-          step: e.value.step,
+          step: e.value.step ?? 0,
           taskId: e.value.taskId,
           node: e.value.node,
-          payload: this.payload(e.value.payload),
+          payload: this.fromJson(e.value.payloadJson),
         } satisfies CustomEvent;
       case "messageChunk": {
-        const chunk = this.payload(e.value.chunk);
+        const chunk = this.fromJson(e.value.chunkJson);
         const value: MessageChunkValue = isObject(chunk) ? chunk : { content: chunk };
         return {
           kind: "message_chunk",
           ...base,
-          step: e.value.step,
+          step: e.value.step ?? 0,
           taskId: e.value.taskId,
           node: e.value.node,
           chunk: value,
-          metadata: this.payload(e.value.metadata),
+          metadata: this.fromJson(e.value.metadataJson),
           text: chunkText(value.content),
         } satisfies MessageChunk;
       }
@@ -197,7 +190,7 @@ export class Decoder {
           ...base,
           reason: REASONS.get(e.value.reason) ?? FinishReason.UNSPECIFIED,
           checkpoint: e.value.checkpoint ? this.checkpointRef(e.value.checkpoint) : null,
-          values: this.payload(e.value.values) as S | null,
+          values: this.fromJson(e.value.valuesJson) as S | null,
           error: this.errorInfo(e.value.error),
           interrupts: e.value.interrupts.map((i) => this.interrupt(i)),
         } satisfies RunFinished<S>;

@@ -39,7 +39,7 @@ export interface RunSettings {
    * The event kinds to receive, e.g. `["message_chunk", "interrupt"]`;
    * omitted: all of them. `run_started` and `run_finished` always come.
    */
-  streamModes?: readonly EventKind[] | undefined;
+  eventKinds?: readonly EventKind[] | undefined;
   /** If the thread is busy, wait for its run instead of failing with `AbortedError`. */
   enqueue?: boolean | undefined;
   /** The most supersteps the run may take. */
@@ -57,23 +57,24 @@ export interface RunSettings {
 export class Encoder {
   constructor(private readonly json: JsonCodec) {}
 
-  payload(value: unknown): pb.Payload {
-    return create(pb.PayloadSchema, { encoding: "json", data: new TextEncoder().encode(this.json.stringify(value)) });
+  /** `value` as one JSON text, for a `*Json` field. */
+  jsonText(value: unknown): string {
+    return this.json.stringify(value);
   }
 
-  /** `undefined` and `null` mean "no value": the field stays unset. */
-  optionalPayload(value: unknown): pb.Payload | undefined {
-    return value === undefined || value === null ? undefined : this.payload(value);
+  /** `undefined` and `null` mean "no value": the field stays empty. */
+  optionalJsonText(value: unknown): string {
+    return value === undefined || value === null ? "" : this.jsonText(value);
   }
 
-  streamKinds(modes: readonly string[] | undefined): pb.EventKind[] {
-    if (modes === undefined) return [];
+  eventKinds(names: readonly string[] | undefined): pb.EventKind[] {
+    if (names === undefined) return [];
     const kinds = new Set<pb.EventKind>();
-    for (const mode of modes) {
-      const kind = EVENT_KINDS.get(mode);
+    for (const name of names) {
+      const kind = EVENT_KINDS.get(name);
       if (kind === undefined) {
         throw new TypeError(
-          `unknown event kind ${JSON.stringify(mode)}; use one of: ${[...EVENT_KINDS.keys()].join(", ")}`,
+          `unknown event kind ${JSON.stringify(name)}; use one of: ${[...EVENT_KINDS.keys()].join(", ")}`,
         );
       }
       kinds.add(kind);
@@ -103,7 +104,7 @@ export class Encoder {
       set = true;
     }
     if (s.runMetadata !== undefined) {
-      config.metadata = this.payload(s.runMetadata);
+      config.metadataJson = this.jsonText(s.runMetadata);
       set = true;
     }
     return set ? config : undefined;
@@ -118,11 +119,10 @@ export class Encoder {
     const request = create(pb.InvokeRequestSchema, {
       graph,
       threadId,
-      stream: this.streamKinds(s.streamModes),
+      eventKinds: this.eventKinds(s.eventKinds),
       enqueue: s.enqueue ?? false,
     });
-    const payload = this.optionalPayload(input);
-    if (payload !== undefined) request.input = payload;
+    request.inputJson = this.optionalJsonText(input);
     if (s.checkpointId !== undefined) request.checkpointId = s.checkpointId;
     const config = this.runConfig(s);
     if (config !== undefined) request.config = config;
@@ -139,7 +139,7 @@ export class Encoder {
     const request = create(pb.ResumeRequestSchema, {
       graph,
       threadId,
-      stream: this.streamKinds(s.streamModes),
+      eventKinds: this.eventKinds(s.eventKinds),
       enqueue: s.enqueue ?? false,
     });
     if (s.resumes !== undefined) {
@@ -148,9 +148,9 @@ export class Encoder {
       }
       const entries = Object.entries(s.resumes);
       if (entries.length === 0) throw new TypeError("`resumes` is empty: name at least one interrupt id");
-      for (const [id, value] of entries) request.resumes[id] = this.payload(value ?? null);
+      for (const [id, value] of entries) request.resumesJson[id] = this.jsonText(value ?? null);
     } else {
-      request.resume = this.payload(answer ?? null);
+      request.resumeJson = this.jsonText(answer ?? null);
     }
     const config = this.runConfig(s);
     if (config !== undefined) request.config = config;
@@ -167,11 +167,10 @@ export class Encoder {
       graph,
       threadId,
       checkpointId,
-      stream: this.streamKinds(s.streamModes),
+      eventKinds: this.eventKinds(s.eventKinds),
       enqueue: s.enqueue ?? false,
     });
-    const update = this.optionalPayload(s.update);
-    if (update !== undefined) request.update = update;
+    request.updateJson = this.optionalJsonText(s.update);
     if (s.asNode !== undefined) request.asNode = s.asNode;
     const config = this.runConfig(s);
     if (config !== undefined) request.config = config;
@@ -197,7 +196,7 @@ export class Encoder {
       request.limit = o.limit;
     }
     if (o.before !== undefined) request.before = o.before;
-    if (o.filter !== undefined) request.filter = this.payload(o.filter);
+    if (o.filter !== undefined) request.filterJson = this.jsonText(o.filter);
     return request;
   }
 
@@ -207,7 +206,7 @@ export class Encoder {
     values: unknown,
     o: { asNode?: string | undefined; checkpointId?: string | undefined },
   ): pb.UpdateStateRequest {
-    const request = create(pb.UpdateStateRequestSchema, { graph, threadId, values: this.payload(values) });
+    const request = create(pb.UpdateStateRequestSchema, { graph, threadId, valuesJson: this.jsonText(values) });
     if (o.asNode !== undefined) request.asNode = o.asNode;
     if (o.checkpointId !== undefined) request.checkpointId = o.checkpointId;
     return request;
@@ -225,7 +224,7 @@ export class Encoder {
     return create(pb.ListGraphsRequestSchema);
   }
 
-  getGraph(name: string): pb.GetGraphRequest {
-    return create(pb.GetGraphRequestSchema, { name });
+  getGraph(graph: string): pb.GetGraphRequest {
+    return create(pb.GetGraphRequestSchema, { graph });
   }
 }

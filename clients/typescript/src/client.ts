@@ -52,7 +52,7 @@ export interface InvokeOptions extends RunSettings, CallOptions {
 
 /** Options of `resume`. */
 export interface ResumeOptions extends RunSettings, CallOptions {
-  /** Answers by `Interrupt.id`, when several interrupts are pending (then pass `undefined` as the answer). */
+  /** Answers by `Interrupt.interruptId`, when several interrupts are pending (then pass `undefined` as the answer). */
   resumes?: Readonly<Record<string, unknown>> | undefined;
 }
 
@@ -232,8 +232,8 @@ export class Client {
   }
 
   /** One graph with its nodes and edges, enough to draw it. */
-  async graph(name: string, options: CallOptions = {}): Promise<GraphInfo> {
-    const response = await this.#transport.unary(GraphService.method.getGraph, this.#encode.getGraph(name), options);
+  async graph(graph: string, options: CallOptions = {}): Promise<GraphInfo> {
+    const response = await this.#transport.unary(GraphService.method.getGraph, this.#encode.getGraph(graph), options);
     return decoded(() => this.#decode.graphInfo(response));
   }
 

@@ -23,8 +23,7 @@ import type { CheckpointRef, ErrorInfo, FinishReason, Interrupt, StateValues } f
 interface EventBase {
   /**
    * The event's place in its run: strictly increasing from 1 (gaps when
-   * `streamModes` filtered kinds out). A uint64 on the wire, read as a
-   * `number` (exact up to 2^53 events).
+   * `eventKinds` filtered kinds out).
    */
   seq: number;
   /** The run the event belongs to. */

@@ -2,7 +2,7 @@
  * JSON payloads: how JavaScript values cross the wire.
  *
  * Every value the server sees or sends (state, inputs, updates, interrupt
- * values, metadata) is one JSON text in a `Payload`. A `JsonCodec` turns
+ * values, metadata) is one JSON text in a `*_json` string field. A `JsonCodec` turns
  * those texts into values and back; the client's `json` option picks one.
  *
  * Big integers. graphwire keeps integers exact on the wire (Python's ints

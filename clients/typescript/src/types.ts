@@ -2,8 +2,8 @@
  * Plain values the client returns: versions, snapshots, graphs, results.
  *
  * They mirror the messages of `proto/graphwire/v1/graphwire.proto` (see there
- * for what each field means), in camelCase, with JSON payloads already
- * decoded (an unset payload is `null`), unset strings as `null`, repeated
+ * for what each field means), in camelCase, with the `*_json` fields already
+ * decoded and named without the suffix (an empty one is `null`), unset strings as `null`, repeated
  * fields as arrays and timestamps as `Date`s. They describe what the server
  * said; the client never reads them back, so mutating them is harmless.
  *
@@ -11,7 +11,7 @@
  */
 
 /**
- * The kinds of run events a stream can carry; `streamModes` picks them and
+ * The kinds of run events a stream can carry; `eventKinds` picks them and
  * each event's `kind` is one of them. `run_started` and `run_finished` are
  * always sent.
  */
@@ -74,12 +74,12 @@ export interface ErrorInfo {
 
 /**
  * A question a node asked with `interrupt(value)`. Answer it with
- * `resume(graph, threadId, answer)`, or by `id` with
- * `resume(graph, threadId, undefined, {resumes: {[id]: answer}})` when
+ * `resume(graph, threadId, answer)`, or by `interruptId` with
+ * `resume(graph, threadId, undefined, {resumes: {[interruptId]: answer}})` when
  * several are pending.
  */
 export interface Interrupt {
-  id: string;
+  interruptId: string;
   node: string;
   taskId: string;
   /** What the node passed to `interrupt()`: typically the question to show. */
@@ -102,8 +102,8 @@ export interface CheckpointRef {
 
 /** A task due in a version's next step. */
 export interface TaskState {
-  id: string;
-  name: string;
+  taskId: string;
+  node: string;
   interrupts: Interrupt[];
   error: ErrorInfo | null;
 }

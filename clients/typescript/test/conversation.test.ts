@@ -63,11 +63,11 @@ describe("the reminders conversation", () => {
 
     const state = await client.getState<ReminderState>("reminders", "mom");
     assert.deepEqual(state.next, ["ask_user"]);
-    assert.equal(state.interrupts[0]?.id, result.interrupts[0]!.id);
+    assert.equal(state.interrupts[0]?.interruptId, result.interrupts[0]!.interruptId);
     assert.equal(state.checkpoint.checkpointId, result.checkpoint?.checkpointId);
     assert.ok(state.checkpoint.createdAt instanceof Date);
 
-    const resumed = client.resume<ReminderState>("reminders", "mom", "yes", { streamModes: ["message_chunk"] });
+    const resumed = client.resume<ReminderState>("reminders", "mom", "yes", { eventKinds: ["message_chunk"] });
     let streamed = "";
     const kinds = new Set<string>();
     for await (const event of resumed) {
@@ -95,7 +95,7 @@ describe("the reminders conversation", () => {
 
   test("an interrupt can be answered by its id", async () => {
     const first = await client.invoke("reminders", "by-id", user("remind me to call mom at 5pm")).result();
-    const id = first.interrupts[0]!.id;
+    const id = first.interrupts[0]!.interruptId;
     const done = await client.resume("reminders", "by-id", undefined, { resumes: { [id]: "yes" } }).result();
     assert.equal(lastMessage(done.values).content, DONE);
     assert.throws(
@@ -106,7 +106,7 @@ describe("the reminders conversation", () => {
   });
 
   test("the slow forecast tool's answer becomes the reply", async () => {
-    const run = client.invoke<ReminderState>("reminders", "oslo", user("weather in Oslo"), { streamModes: ["values"] });
+    const run = client.invoke<ReminderState>("reminders", "oslo", user("weather in Oslo"), { eventKinds: ["values"] });
     const steps: number[] = [];
     for await (const event of run) if (event.kind === "values") steps.push(event.step);
     const result = await run.result();
@@ -153,7 +153,7 @@ describe("how runs end", () => {
     assert.equal(result.checkpoint?.checkpointId, written.checkpointId, "the versions saved before the error stay");
 
     const state = await client.getState("reminders", "broken");
-    assert.equal(state.tasks[0]?.name, "ask_user");
+    assert.equal(state.tasks[0]?.node, "ask_user");
     assert.ok(state.tasks[0]?.error, "the failed task carries its error");
   });
 

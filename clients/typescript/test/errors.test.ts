@@ -124,24 +124,24 @@ describe("INVALID_ARGUMENT", () => {
     rejectsWith(promise, InvalidArgumentError, Code.INVALID_ARGUMENT, field);
 
   test("malformed input; the message names the field", async () => {
-    await invalid(client.invoke("reminders", "bad", [1, 2]).result(), /^input: must be a JSON object/);
-    await invalid(client.invoke("reminders", "bad", "hello").result(), /^input:/);
+    await invalid(client.invoke("reminders", "bad", [1, 2]).result(), /^input_json: must be a JSON object/);
+    await invalid(client.invoke("reminders", "bad", "hello").result(), /^input_json:/);
     await invalid(client.invoke("reminders", "", user("hi")).result(), /^thread_id: required/);
     await invalid(client.invoke("reminders", "bad", user("hi"), { recursionLimit: 0 }).result(), /recursion_limit/);
     await invalid(
       client.invoke("reminders", "bad", user("hi"), { interruptBefore: ["no-such-node"] }).result(),
       /interrupt_before: unknown node 'no-such-node'/,
     );
-    await invalid(client.updateState("reminders", "known", ["not", "an", "object"]), /^values:/);
+    await invalid(client.updateState("reminders", "known", ["not", "an", "object"]), /^values_json:/);
     await invalid(client.updateState("reminders", "known", { reminders: [] }, { asNode: "nope" }), /^as_node:/);
-    await invalid(client.history("reminders", "known", { filter: { source: ["a"] } }), /^filter:/);
+    await invalid(client.history("reminders", "known", { filter: { source: ["a"] } }), /^filter_json:/);
   });
 
   test("what JSON cannot carry is refused before sending", () => {
     assert.throws(() => client.invoke("reminders", "bad", { n: Number.NaN }), TypeError);
     assert.throws(() => client.invoke("reminders", "bad", { n: 1n }), TypeError);
     assert.throws(
-      () => client.invoke("reminders", "bad", user("hi"), { streamModes: ["no-such-kind" as "values"] }),
+      () => client.invoke("reminders", "bad", user("hi"), { eventKinds: ["no-such-kind" as "values"] }),
       TypeError,
     );
   });

@@ -20,15 +20,12 @@ function event(
   init: Parameters<typeof create<typeof pb.RunEventSchema>>[1],
   extra: number[] = [],
 ): Buffer {
-  const bytes = toBinary(pb.RunEventSchema, create(pb.RunEventSchema, { seq: BigInt(seq), runId: "run-1", ...init }));
+  const bytes = toBinary(pb.RunEventSchema, create(pb.RunEventSchema, { seq, runId: "run-1", ...init }));
   return Buffer.concat([bytes, Buffer.from(extra)]);
 }
 
 const started = (seq = 1): Buffer =>
   event(seq, { event: { case: "runStarted", value: { runId: "run-1", threadId: "t", graph: "g" } } });
-
-const json = (value: unknown): pb.Payload =>
-  create(pb.PayloadSchema, { encoding: "json", data: new TextEncoder().encode(JSON.stringify(value)) });
 
 /** What the fake server streams, by the request's thread id. */
 const SCRIPTS: Record<string, Buffer[]> = {
@@ -36,24 +33,19 @@ const SCRIPTS: Record<string, Buffer[]> = {
   newer: [
     started(),
     event(2, {}, [0xf2, 0x01, 0x00]),
-    event(2 ** 40, {
-      event: { case: "runFinished", value: { reason: 99 as pb.FinishReason, values: json({ ok: true }) } },
+    event(2 ** 31, {
+      event: {
+        case: "runFinished",
+        value: { reason: 99 as pb.FinishReason, valuesJson: JSON.stringify({ ok: true }) },
+      },
     }),
   ],
   // A stream that ends without run_finished.
   truncated: [started()],
-  // A payload in an encoding the client cannot read.
+  // A value whose text is not JSON.
   undecodable: [
     started(),
-    event(2, {
-      event: {
-        case: "runFinished",
-        value: {
-          reason: pb.FinishReason.END,
-          values: create(pb.PayloadSchema, { encoding: "msgpack", data: new Uint8Array([1]) }),
-        },
-      },
-    }),
+    event(2, { event: { case: "runFinished", value: { reason: pb.FinishReason.END, valuesJson: "{not json" } } }),
   ],
 };
 
@@ -98,7 +90,7 @@ describe("a newer server", () => {
       const result = await run.result();
       assert.equal(result.reason, FinishReason.UNSPECIFIED);
       assert.deepEqual(result.values, { ok: true });
-      assert.equal(result.events.at(-1)?.seq, 2 ** 40, "seq, a uint64, reads as a number");
+      assert.equal(result.events.at(-1)?.seq, 2 ** 31, "seq reads as a number");
     } finally {
       client.close();
     }
@@ -119,12 +111,12 @@ describe("a broken stream", () => {
     }
   });
 
-  test("a payload the client cannot decode is an UnknownError", async () => {
+  test("a value the client cannot decode is an UnknownError", async () => {
     const client = new Client(address);
     try {
       await assert.rejects(client.invoke("g", "undecodable", null).result(), (e: unknown) => {
         assert.ok(e instanceof UnknownError);
-        assert.match(e.message, /msgpack/);
+        assert.match(e.message, /could not decode an event/);
         return true;
       });
     } finally {
@@ -145,7 +137,7 @@ describe("what the client sends", () => {
           { messages: [] },
           {
             metadata: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
-            streamModes: ["values", "message_chunk", "values"],
+            eventKinds: ["values", "message_chunk", "values"],
             enqueue: true,
             checkpointId: "cp-1",
             recursionLimit: 5,
@@ -160,14 +152,13 @@ describe("what the client sends", () => {
       assert.deepEqual(metadata.get("authorization"), ["Bearer tok"]);
       assert.deepEqual(metadata.get("traceparent"), ["00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"]);
       assert.equal(request.graph, "g");
-      assert.equal(new TextDecoder().decode(request.input?.data), '{"messages":[]}');
-      assert.equal(request.input?.encoding, "json");
-      assert.deepEqual(request.stream, [pb.EventKind.VALUES, pb.EventKind.MESSAGE_CHUNK]);
+      assert.equal(request.inputJson, '{"messages":[]}');
+      assert.deepEqual(request.eventKinds, [pb.EventKind.VALUES, pb.EventKind.MESSAGE_CHUNK]);
       assert.equal(request.enqueue, true);
       assert.equal(request.checkpointId, "cp-1");
       assert.equal(request.config?.recursionLimit, 5);
       assert.equal(request.config?.durability, pb.Durability.SYNC);
-      assert.equal(new TextDecoder().decode(request.config?.metadata?.data), '{"turn":1}');
+      assert.equal(request.config?.metadataJson, '{"turn":1}');
       assert.deepEqual(request.config?.interruptBefore, ["model"]);
 
       seen.length = 0;
@@ -175,9 +166,9 @@ describe("what the client sends", () => {
         .invoke("g", "truncated", null)
         .result()
         .catch(() => {});
-      assert.equal(seen[0]!.request.input, undefined, "null input: the field stays unset");
+      assert.equal(seen[0]!.request.inputJson, "", "null input: the field stays empty");
       assert.equal(seen[0]!.request.config, undefined, "no overrides: no config");
-      assert.deepEqual(seen[0]!.request.stream, [], "no streamModes: every kind");
+      assert.deepEqual(seen[0]!.request.eventKinds, [], "no eventKinds: every kind");
     } finally {
       client.close();
     }

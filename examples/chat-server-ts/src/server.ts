@@ -118,7 +118,7 @@ export function createChatServer(options: ChatServerOptions): Server {
           graph,
           threadId,
           { messages: [{ role: "user", content: text }] },
-          { streamModes: STREAM, signal },
+          { eventKinds: STREAM, signal },
         ),
       );
     },
@@ -126,7 +126,7 @@ export function createChatServer(options: ChatServerOptions): Server {
     "POST /api/answer": async (req, res, threadId) => {
       const text = await readText(req);
       await streamTurn(res, (signal) =>
-        client.resume<ChatState>(graph, threadId, text, { streamModes: STREAM, signal }),
+        client.resume<ChatState>(graph, threadId, text, { eventKinds: STREAM, signal }),
       );
     },
 
@@ -134,7 +134,7 @@ export function createChatServer(options: ChatServerOptions): Server {
       const history = await client.history<ChatState>(graph, threadId);
       const checkpointId = versionBeforeLastReply(history);
       await streamTurn(res, (signal) =>
-        client.fork<ChatState>(graph, threadId, checkpointId, { streamModes: STREAM, signal }),
+        client.fork<ChatState>(graph, threadId, checkpointId, { eventKinds: STREAM, signal }),
       );
     },
 
@@ -201,7 +201,7 @@ async function streamTurn(res: ServerResponse, start: (signal: AbortSignal) => R
           if (event.text) send("chunk", { text: event.text });
           break;
         case "interrupt":
-          send("interrupt", { id: event.id, question: asText(event.value) });
+          send("interrupt", { interruptId: event.interruptId, question: asText(event.value) });
           break;
         case "run_finished":
           send("done", {

@@ -163,7 +163,7 @@ function drawDetail(v) {
       section(
         "interrupts",
         answered ? "Interrupt · answered" : "Pending interrupt",
-        ...v.interrupts.map((i) => el("div", { class: "interrupt" }, el("p", {}, "at ", el("b", {}, i.node), " · id ", el("code", {}, i.id)), el("pre", {}, json(i.value)))),
+        ...v.interrupts.map((i) => el("div", { class: "interrupt" }, el("p", {}, "at ", el("b", {}, i.node), " · id ", el("code", {}, i.interrupt_id)), el("pre", {}, json(i.value)))),
         answered ? el("p", { class: "note" }, "A run went on from this version: this question has its answer.") : null,
       ),
     );

@@ -63,90 +63,82 @@ FINISH_REASON_ERROR: FinishReason
 FINISH_REASON_RECURSION_LIMIT: FinishReason
 FINISH_REASON_CANCELLED: FinishReason
 
-class Payload(_message.Message):
-    __slots__ = ("encoding", "data")
-    ENCODING_FIELD_NUMBER: _ClassVar[int]
-    DATA_FIELD_NUMBER: _ClassVar[int]
-    encoding: str
-    data: bytes
-    def __init__(self, encoding: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
-
 class RunConfig(_message.Message):
-    __slots__ = ("recursion_limit", "durability", "metadata", "interrupt_before", "interrupt_after")
+    __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after")
     RECURSION_LIMIT_FIELD_NUMBER: _ClassVar[int]
     DURABILITY_FIELD_NUMBER: _ClassVar[int]
-    METADATA_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_AFTER_FIELD_NUMBER: _ClassVar[int]
     recursion_limit: int
     durability: Durability
-    metadata: Payload
+    metadata_json: str
     interrupt_before: _containers.RepeatedScalarFieldContainer[str]
     interrupt_after: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "input", "checkpoint_id", "stream", "enqueue", "config")
+    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
-    INPUT_FIELD_NUMBER: _ClassVar[int]
+    INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
-    STREAM_FIELD_NUMBER: _ClassVar[int]
+    EVENT_KINDS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
-    input: Payload
+    input_json: str
     checkpoint_id: str
-    stream: _containers.RepeatedScalarFieldContainer[EventKind]
+    event_kinds: _containers.RepeatedScalarFieldContainer[EventKind]
     enqueue: bool
     config: RunConfig
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input: _Optional[_Union[Payload, _Mapping]] = ..., checkpoint_id: _Optional[str] = ..., stream: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "resume", "resumes", "stream", "enqueue", "config")
-    class ResumesEntry(_message.Message):
+    __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config")
+    class ResumesJsonEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
         key: str
-        value: Payload
-        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
-    RESUME_FIELD_NUMBER: _ClassVar[int]
-    RESUMES_FIELD_NUMBER: _ClassVar[int]
-    STREAM_FIELD_NUMBER: _ClassVar[int]
+    RESUME_JSON_FIELD_NUMBER: _ClassVar[int]
+    RESUMES_JSON_FIELD_NUMBER: _ClassVar[int]
+    EVENT_KINDS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
-    resume: Payload
-    resumes: _containers.MessageMap[str, Payload]
-    stream: _containers.RepeatedScalarFieldContainer[EventKind]
+    resume_json: str
+    resumes_json: _containers.ScalarMap[str, str]
+    event_kinds: _containers.RepeatedScalarFieldContainer[EventKind]
     enqueue: bool
     config: RunConfig
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume: _Optional[_Union[Payload, _Mapping]] = ..., resumes: _Optional[_Mapping[str, Payload]] = ..., stream: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume_json: _Optional[str] = ..., resumes_json: _Optional[_Mapping[str, str]] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
 
 class ForkRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "update", "as_node", "stream", "enqueue", "config")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "update_json", "as_node", "event_kinds", "enqueue", "config")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
-    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_JSON_FIELD_NUMBER: _ClassVar[int]
     AS_NODE_FIELD_NUMBER: _ClassVar[int]
-    STREAM_FIELD_NUMBER: _ClassVar[int]
+    EVENT_KINDS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
-    update: Payload
+    update_json: str
     as_node: str
-    stream: _containers.RepeatedScalarFieldContainer[EventKind]
+    event_kinds: _containers.RepeatedScalarFieldContainer[EventKind]
     enqueue: bool
     config: RunConfig
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update: _Optional[_Union[Payload, _Mapping]] = ..., as_node: _Optional[str] = ..., stream: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("seq", "run_id", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished")
@@ -213,70 +205,70 @@ class StepFinished(_message.Message):
     def __init__(self, step: _Optional[int] = ...) -> None: ...
 
 class TaskStarted(_message.Message):
-    __slots__ = ("step", "task_id", "node", "input", "triggers")
+    __slots__ = ("step", "task_id", "node", "input_json", "triggers")
     STEP_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
-    INPUT_FIELD_NUMBER: _ClassVar[int]
+    INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
     TRIGGERS_FIELD_NUMBER: _ClassVar[int]
     step: int
     task_id: str
     node: str
-    input: Payload
+    input_json: str
     triggers: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., input: _Optional[_Union[Payload, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., input_json: _Optional[str] = ..., triggers: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TaskFinished(_message.Message):
-    __slots__ = ("step", "task_id", "node", "update", "error", "interrupts", "cached")
+    __slots__ = ("step", "task_id", "node", "update_json", "error", "interrupts", "cached")
     STEP_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
-    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_JSON_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
     CACHED_FIELD_NUMBER: _ClassVar[int]
     step: int
     task_id: str
     node: str
-    update: Payload
+    update_json: str
     error: ErrorInfo
     interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
     cached: bool
-    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., update: _Optional[_Union[Payload, _Mapping]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., update_json: _Optional[str] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
 
 class Values(_message.Message):
-    __slots__ = ("step", "values")
+    __slots__ = ("step", "values_json")
     STEP_FIELD_NUMBER: _ClassVar[int]
-    VALUES_FIELD_NUMBER: _ClassVar[int]
+    VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     step: int
-    values: Payload
-    def __init__(self, step: _Optional[int] = ..., values: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+    values_json: str
+    def __init__(self, step: _Optional[int] = ..., values_json: _Optional[str] = ...) -> None: ...
 
 class Custom(_message.Message):
-    __slots__ = ("step", "task_id", "node", "payload")
+    __slots__ = ("step", "task_id", "node", "payload_json")
     STEP_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
-    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_JSON_FIELD_NUMBER: _ClassVar[int]
     step: int
     task_id: str
     node: str
-    payload: Payload
-    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., payload: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+    payload_json: str
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., payload_json: _Optional[str] = ...) -> None: ...
 
 class MessageChunk(_message.Message):
-    __slots__ = ("step", "task_id", "node", "chunk", "metadata")
+    __slots__ = ("step", "task_id", "node", "chunk_json", "metadata_json")
     STEP_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
-    CHUNK_FIELD_NUMBER: _ClassVar[int]
-    METADATA_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_JSON_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
     step: int
     task_id: str
     node: str
-    chunk: Payload
-    metadata: Payload
-    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., chunk: _Optional[_Union[Payload, _Mapping]] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+    chunk_json: str
+    metadata_json: str
+    def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., chunk_json: _Optional[str] = ..., metadata_json: _Optional[str] = ...) -> None: ...
 
 class CheckpointSaved(_message.Message):
     __slots__ = ("checkpoint",)
@@ -301,30 +293,30 @@ class CheckpointRef(_message.Message):
     def __init__(self, checkpoint_id: _Optional[str] = ..., parent_id: _Optional[str] = ..., step: _Optional[int] = ..., source: _Optional[str] = ..., next: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Interrupt(_message.Message):
-    __slots__ = ("id", "node", "task_id", "value")
-    ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("interrupt_id", "node", "task_id", "value_json")
+    INTERRUPT_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
-    VALUE_FIELD_NUMBER: _ClassVar[int]
-    id: str
+    VALUE_JSON_FIELD_NUMBER: _ClassVar[int]
+    interrupt_id: str
     node: str
     task_id: str
-    value: Payload
-    def __init__(self, id: _Optional[str] = ..., node: _Optional[str] = ..., task_id: _Optional[str] = ..., value: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+    value_json: str
+    def __init__(self, interrupt_id: _Optional[str] = ..., node: _Optional[str] = ..., task_id: _Optional[str] = ..., value_json: _Optional[str] = ...) -> None: ...
 
 class RunFinished(_message.Message):
-    __slots__ = ("reason", "checkpoint", "values", "error", "interrupts")
+    __slots__ = ("reason", "checkpoint", "values_json", "error", "interrupts")
     REASON_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
-    VALUES_FIELD_NUMBER: _ClassVar[int]
+    VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
     reason: FinishReason
     checkpoint: CheckpointRef
-    values: Payload
+    values_json: str
     error: ErrorInfo
     interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
-    def __init__(self, reason: _Optional[_Union[FinishReason, str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., values: _Optional[_Union[Payload, _Mapping]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
+    def __init__(self, reason: _Optional[_Union[FinishReason, str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., values_json: _Optional[str] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
 
 class ErrorInfo(_message.Message):
     __slots__ = ("type", "message")
@@ -345,46 +337,46 @@ class GetStateRequest(_message.Message):
     def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ...) -> None: ...
 
 class StateSnapshot(_message.Message):
-    __slots__ = ("values", "next", "checkpoint", "metadata", "tasks", "interrupts")
-    VALUES_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("values_json", "next", "checkpoint", "metadata_json", "tasks", "interrupts")
+    VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     NEXT_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
-    METADATA_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
     TASKS_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
-    values: Payload
+    values_json: str
     next: _containers.RepeatedScalarFieldContainer[str]
     checkpoint: CheckpointRef
-    metadata: Payload
+    metadata_json: str
     tasks: _containers.RepeatedCompositeFieldContainer[TaskState]
     interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
-    def __init__(self, values: _Optional[_Union[Payload, _Mapping]] = ..., next: _Optional[_Iterable[str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ..., tasks: _Optional[_Iterable[_Union[TaskState, _Mapping]]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
+    def __init__(self, values_json: _Optional[str] = ..., next: _Optional[_Iterable[str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., metadata_json: _Optional[str] = ..., tasks: _Optional[_Iterable[_Union[TaskState, _Mapping]]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
 
 class TaskState(_message.Message):
-    __slots__ = ("id", "name", "interrupts", "error")
-    ID_FIELD_NUMBER: _ClassVar[int]
-    NAME_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("task_id", "node", "interrupts", "error")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
-    id: str
-    name: str
+    task_id: str
+    node: str
     interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
     error: ErrorInfo
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ...) -> None: ...
+    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ...) -> None: ...
 
 class ListHistoryRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "limit", "before", "filter")
+    __slots__ = ("graph", "thread_id", "limit", "before", "filter_json")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     BEFORE_FIELD_NUMBER: _ClassVar[int]
-    FILTER_FIELD_NUMBER: _ClassVar[int]
+    FILTER_JSON_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     limit: int
     before: str
-    filter: Payload
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ..., filter: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+    filter_json: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ..., filter_json: _Optional[str] = ...) -> None: ...
 
 class ListHistoryResponse(_message.Message):
     __slots__ = ("snapshots",)
@@ -393,18 +385,18 @@ class ListHistoryResponse(_message.Message):
     def __init__(self, snapshots: _Optional[_Iterable[_Union[StateSnapshot, _Mapping]]] = ...) -> None: ...
 
 class UpdateStateRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "values", "as_node")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "values_json", "as_node")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
-    VALUES_FIELD_NUMBER: _ClassVar[int]
+    VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     AS_NODE_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
-    values: Payload
+    values_json: str
     as_node: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values: _Optional[_Union[Payload, _Mapping]] = ..., as_node: _Optional[str] = ...) -> None: ...
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values_json: _Optional[str] = ..., as_node: _Optional[str] = ...) -> None: ...
 
 class UpdateStateResponse(_message.Message):
     __slots__ = ("checkpoint",)
@@ -451,10 +443,10 @@ class ListGraphsResponse(_message.Message):
     def __init__(self, graphs: _Optional[_Iterable[_Union[GraphInfo, _Mapping]]] = ...) -> None: ...
 
 class GetGraphRequest(_message.Message):
-    __slots__ = ("name",)
-    NAME_FIELD_NUMBER: _ClassVar[int]
-    name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    __slots__ = ("graph",)
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    def __init__(self, graph: _Optional[str] = ...) -> None: ...
 
 class GraphInfo(_message.Message):
     __slots__ = ("name", "description", "nodes", "edges")
@@ -469,12 +461,12 @@ class GraphInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., nodes: _Optional[_Iterable[_Union[GraphNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[GraphEdge, _Mapping]]] = ...) -> None: ...
 
 class GraphNode(_message.Message):
-    __slots__ = ("name", "metadata")
+    __slots__ = ("name", "metadata_json")
     NAME_FIELD_NUMBER: _ClassVar[int]
-    METADATA_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
     name: str
-    metadata: Payload
-    def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[Payload, _Mapping]] = ...) -> None: ...
+    metadata_json: str
+    def __init__(self, name: _Optional[str] = ..., metadata_json: _Optional[str] = ...) -> None: ...
 
 class GraphEdge(_message.Message):
     __slots__ = ("source", "target", "conditional", "label")

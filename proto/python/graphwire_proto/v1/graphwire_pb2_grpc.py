@@ -135,8 +135,8 @@ class GraphServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UpdateState(self, request, context):
-        """Writes a new version of a thread as if a node had returned `values`,
-        without running anything.
+        """Writes a new version of a thread as if a node had returned
+        `values_json`, without running anything.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
