@@ -14,7 +14,7 @@ from engine.types import Interrupt, StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 
-__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "stored_error", "KIND_OF"]
+__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "saved_event", "stored_error", "KIND_OF"]
 
 # engine event class → the EventKind a caller filters on
 KIND_OF: dict[type, int] = {
@@ -158,6 +158,15 @@ def run_event(e: ev.Event, final_ref: pb.CheckpointRef | None = None, interrupt_
             )
         )
     raise TypeError(f"no wire form for {type(e).__name__}")
+
+
+def saved_event(state: StateSnapshot) -> ev.CheckpointSaved:
+    """The CheckpointSaved event of a version written outside the engine's loop (Fork's update)."""
+    meta = dict(state.metadata or {})
+    parent = (state.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+    cid = state.config["configurable"]["checkpoint_id"]
+    step, source = int(meta.get("step", -1)), str(meta.get("source", ""))
+    return ev.CheckpointSaved(cid, parent, step, source, tuple(state.next), state.values, meta, state.created_at or "")
 
 
 def snapshot(s: StateSnapshot) -> pb.StateSnapshot:

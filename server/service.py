@@ -288,9 +288,11 @@ class GraphService(pb_grpc.GraphServiceServicer):
             graph = entry.graph
 
             async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
-                inp, config = await start(lease)
+                inp, config, saved = await start(lease)
                 async for e in graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, **opts):
                     yield e
+                    if saved is not None and isinstance(e, ev.RunStarted):
+                        yield saved  # the version the start wrote (Fork's update), right after RunStarted
 
             async for msg in self._stream_run(context, entry, thread_id, request.enqueue, wanted, run):
                 yield msg
@@ -349,9 +351,10 @@ class GraphService(pb_grpc.GraphServiceServicer):
             return _const(None, config)
         graph = entry.graph
 
-        async def start(lease: Lease | None) -> tuple[Any, dict[str, Any]]:
+        async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
             # Inside the run's slot: the update version and the run are one unit.
-            return None, _leased(await graph.aupdate_state(_leased(config, lease), update, as_node=as_node), lease)
+            new = await graph.aupdate_state(_leased(config, lease), update, as_node=as_node)
+            return None, _leased(new, lease), conv.saved_event(await graph.aget_state(new))
 
         return start
 
@@ -483,13 +486,14 @@ def _leased(config: dict[str, Any], lease: Lease | None) -> dict[str, Any]:
     return {**config, "configurable": {**config["configurable"], LEASE_KEY: lease}}
 
 
-# What a run starts from: (input, config), computed inside the run's slot, given its lease.
-_Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any]]]]
+# What a run starts from: (input, config, the version the start itself saved
+# or None), computed inside the run's slot, given its lease.
+_Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any], "ev.CheckpointSaved | None"]]]
 
 
 def _const(inp: Any, config: dict[str, Any]) -> _Start:
-    async def start(lease: Lease | None) -> tuple[Any, dict[str, Any]]:
-        return inp, _leased(config, lease)
+    async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
+        return inp, _leased(config, lease), None
 
     return start
 

@@ -88,6 +88,13 @@ def test_fork_with_update_as_node(server: Any, thread_id: str) -> None:
         assert update.step == after_a.checkpoint.step + 1
         assert update.next == ("b",)
         assert [e.node for e in forked.events if isinstance(e, TaskStarted)] == ["b", "c"]
+        # The update version is streamed like every version the run saves:
+        # right after RunStarted, then one per step, each the next's parent.
+        saved = [e.checkpoint for e in forked.events if isinstance(e, CheckpointSaved)]
+        assert isinstance(forked.events[1], CheckpointSaved) and forked.events[1].checkpoint == update
+        assert [c.source for c in saved] == ["update", "loop", "loop"]
+        assert [c.parent_id for c in saved[1:]] == [c.checkpoint_id for c in saved[:-1]]
+        assert saved[-1] == forked.checkpoint
         # The new head's branch runs through the update to the named version.
         branch = _branch(client.history("chain3", thread_id), forked.checkpoint.checkpoint_id)
         assert update.checkpoint_id in branch

@@ -300,7 +300,8 @@ export const ResumeRequestSchema: GenMessage<ResumeRequest> = /*@__PURE__*/
  * `update_json`, the update is applied as by `UpdateState` on the named
  * version (source "update") and the run continues from that. Either way the
  * old branch stays in the history and the new version becomes the thread's
- * newest. Side effects of the discarded branch are not undone.
+ * newest; the stream's first `checkpoint_saved` is that new version. Side
+ * effects of the discarded branch are not undone.
  *
  * @generated from message graphwire.v1.ForkRequest
  */
