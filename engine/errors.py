@@ -6,9 +6,11 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     ├── GraphDefinitionError      the graph as built cannot be compiled
     ├── GraphRunError             a run could not go on
     │   ├── InvalidUpdateError    a write the channels reject (two writes to a plain key…)
+    │   │   └── InvalidRouteError   a router's answer its path_map does not name (also a ``KeyError``)
     │   ├── EmptyInputError       a run was started with no input and nothing to resume
     │   ├── GraphRecursionError   the run hit ``recursion_limit`` (also a ``RecursionError``)
     │   └── InvalidResumeError    a resume with nothing pending, or naming an unknown interrupt
+    │                             (also a ``RuntimeError``, as LangGraph's refused resumes are)
     ├── NotFoundError             an unknown thread or checkpoint (also a ``LookupError``)
     ├── CheckpointError           the saver failed to read or write
     │   ├── CorruptCheckpointError  stored bytes that do not decode
@@ -32,6 +34,7 @@ __all__ = [
     "GraphDefinitionError",
     "GraphRunError",
     "InvalidUpdateError",
+    "InvalidRouteError",
     "EmptyInputError",
     "GraphRecursionError",
     "InvalidResumeError",
@@ -63,6 +66,18 @@ class InvalidUpdateError(GraphRunError, ValueError):
     """A write that the state's channels reject."""
 
 
+class InvalidRouteError(InvalidUpdateError, KeyError):
+    """A conditional edge returned a value its ``path_map`` does not name.
+
+    Also a ``KeyError``: LangGraph looks the value up in the path map and
+    lets the ``KeyError`` out, so ``except KeyError`` clauses written for it
+    catch this too.
+    """
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 class EmptyInputError(GraphRunError, ValueError):
     """A run was started with no input and nothing to resume."""
 
@@ -74,8 +89,12 @@ class GraphRecursionError(GraphRunError, RecursionError):
     """
 
 
-class InvalidResumeError(GraphRunError, ValueError):
-    """A resume that matches no pending interrupt."""
+class InvalidResumeError(GraphRunError, RuntimeError):
+    """A resume that matches no pending interrupt.
+
+    A ``RuntimeError``, as LangGraph's refusals are (several interrupts
+    pending and a plain answer; a resume without a checkpointer).
+    """
 
 
 class NotFoundError(GraphwireError, LookupError):

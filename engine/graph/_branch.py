@@ -10,6 +10,7 @@ node just wrote, but not what sibling tasks wrote in the same step).
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Sequence
 
 from engine.channels import BinaryOperatorAggregate
@@ -21,6 +22,8 @@ from engine.pregel._spec import TASKS
 from engine.types import END, Command, Send
 
 __all__ = ["make_writer", "fresh_state"]
+
+log = logging.getLogger(__name__)
 
 
 def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] | None) -> dict[str, Any]:
@@ -76,17 +79,20 @@ def make_writer(
         return update, writes, goto
 
     def route(writes: list[tuple[str, Any]], dests: Sequence[Any]) -> None:
+        # As LangGraph: a destination that names no node (a router's answer
+        # without a path_map, a goto, a Send) leads nowhere, with a warning.
         for d in dests:
             if isinstance(d, Send):
-                if d.node not in graph.nodes:
-                    raise InvalidUpdateError(f"Send to unknown node {d.node!r}")
-                writes.append((TASKS, d))
+                if d.node in graph.nodes:
+                    writes.append((TASKS, d))
+                else:
+                    log.warning("node %r sent to unknown node %r; ignoring it", name, d.node)
             elif d == END:
                 continue
-            elif d in graph.nodes:
+            elif isinstance(d, str) and d in graph.nodes:
                 writes.append((f"branch:to:{d}", None))
             else:
-                raise InvalidUpdateError(f"{name!r} routed to unknown node {d!r}")
+                log.warning("node %r routed to unknown node %r; ignoring it", name, d)
 
     def router_input(state: dict[str, Any], update: dict[str, Any]) -> Any:
         return graph.state.coerce(fresh_state(graph, state, update))

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, Sequence
 
-from engine.channels import EphemeralValue, NamedBarrierValue, Topic
-from engine.channels.base import BaseChannel
+from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
+from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError
 from engine.graph._branch import make_writer
 from engine.graph._draw import DrawableGraph, draw
@@ -315,7 +315,7 @@ class StateGraph:
             specs[node_name] = NodeSpec(
                 name=node_name,
                 triggers=(f"branch:to:{node_name}", *node_joins.get(node_name, ())),
-                read=info.coerce,
+                read=_with_empty_reducers(info.coerce, self.channels),
                 proc=node.fn,
                 writer=make_writer(topology, node_name, self.state, join_chans.get(node_name, ())),
                 is_async=_is_async(node.fn),
@@ -339,6 +339,28 @@ class StateGraph:
             interrupt_after=ia,
             name=name or "LangGraph",
         )
+
+
+def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict[str, BaseChannel]) -> Callable[[dict[str, Any]], Any]:
+    """``coerce``, with every reducer key never written given its empty value.
+
+    As LangGraph: an ``Annotated[list, operator.add]`` key reads as ``[]``
+    before anything was written to it (a fresh value per read: a node may
+    mutate what it gets).
+    """
+    empties = [
+        (k, ch)
+        for k, ch in channels.items()
+        if isinstance(ch, BinaryOperatorAggregate) and ch.from_checkpoint(MISSING).value is not MISSING
+    ]
+    if not empties:
+        return coerce
+
+    def read(state: dict[str, Any]) -> Any:
+        missing = {k: ch.from_checkpoint(MISSING).value for k, ch in empties if k not in state}
+        return coerce({**state, **missing} if missing else state)
+
+    return read
 
 
 class CompiledStateGraph(Pregel):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.channels.base import BaseChannel
-from engine.errors import InvalidUpdateError
+from engine.errors import InvalidRouteError
 from engine.graph._schema import SchemaInfo
 from engine.types import Send
 
@@ -38,13 +38,11 @@ class Branch:
                 continue
             if self.path_map is not None:
                 if r not in self.path_map:
-                    raise InvalidUpdateError(
+                    raise InvalidRouteError(
                         f"conditional edge from {source!r} returned {r!r}, which is not in its path_map "
                         f"{sorted(map(str, self.path_map))}"
                     )
                 r = self.path_map[r]
-            if not isinstance(r, str):
-                raise InvalidUpdateError(f"conditional edge from {source!r} returned {r!r}; expected a node name")
             out.append(r)
         return out
 

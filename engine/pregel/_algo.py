@@ -7,7 +7,7 @@ them directly and both drivers share one implementation.
 * :func:`prepare_next_tasks` decides which tasks run in the next step: a
   PUSH task per ``Send`` waiting in the TASKS topic (in Send order), then a
   PULL task per node one of whose trigger channels changed since the node last
-  saw it (in node definition order).
+  saw it (in name order in a run, in definition order in a snapshot).
 * :func:`apply_writes` applies a finished step's writes, deterministically
   (tasks sorted by node name, Sends by their index), records which channel
   versions each task saw, and bumps the version of every changed channel to
@@ -24,12 +24,13 @@ from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import MISSING, BaseChannel
 from engine.checkpoint.base import Checkpoint
 from engine.pregel._spec import INTERRUPT_SEEN, TASKS, NodeSpec
-from engine.types import Send
+from engine.types import START, Send
 
 __all__ = [
     "Task",
     "prepare_next_tasks",
     "apply_writes",
+    "apply_null_writes",
     "restore_channels",
     "should_interrupt",
     "trigger_index",
@@ -115,8 +116,10 @@ def prepare_next_tasks(
     seen_all = checkpoint["versions_seen"]
     updated = checkpoint.get("updated_channels")
     if updated is not None and triggers_to_nodes is not None:
-        wanted = {n for c in updated for n in triggers_to_nodes.get(c, ())}
-        candidates: Iterable[str] = [n for n in nodes if n in wanted] if wanted else ()
+        # As LangGraph: a run plans the nodes its last step triggered in name
+        # order; a snapshot (no trigger index) lists every due node in
+        # definition order.
+        candidates: Iterable[str] = sorted({n for c in updated for n in triggers_to_nodes.get(c, ())})
     else:
         candidates = nodes
     for name in candidates:
@@ -207,11 +210,42 @@ def apply_writes(
     return updated, changed
 
 
+def apply_null_writes(
+    checkpoint: Checkpoint, channels: Mapping[str, BaseChannel], writes: Sequence[tuple[str, Any]]
+) -> set[str]:
+    """Apply a step's input writes (a ``Command``'s update and goto) before it is planned.
+
+    Unlike :func:`apply_writes` these are no task's output: no trigger is
+    consumed and time does not move on (one-step values stay), and the
+    channels they update join the checkpoint's ``updated_channels`` rather than
+    replacing them, so the tasks already due stay due. Returns the updated channels.
+    """
+    versions = checkpoint["channel_versions"]
+    values = checkpoint["channel_values"]
+    pending: dict[str, list[Any]] = {}
+    for chan, val in writes:
+        if chan in channels:
+            pending.setdefault(chan, []).append(val)
+    updated = {chan for chan, vals in pending.items() if channels[chan].update(vals)}
+    if updated:
+        version = new_next_version(max(versions.values(), default=0))
+        for chan in updated:
+            versions[chan] = version
+            v = channels[chan].checkpoint()
+            if v is MISSING:
+                values.pop(chan, None)
+            else:
+                values[chan] = v
+        checkpoint["updated_channels"] = sorted({*(checkpoint.get("updated_channels") or ()), *updated})
+    return updated
+
+
 def should_interrupt(checkpoint: Checkpoint, interrupt_nodes: Sequence[str] | str, tasks: Sequence[Task]) -> bool:
     """Whether a static breakpoint fires before/after ``tasks``.
 
     It fires when any channel changed since the last breakpoint (so continuing
-    from a breakpoint does not stop at it again) and a task is a named node.
+    from a breakpoint does not stop at it again) and a task is a named node;
+    ``"*"`` names every node but the hidden START task, as in LangGraph.
     """
     if not interrupt_nodes:
         return False
@@ -219,7 +253,9 @@ def should_interrupt(checkpoint: Checkpoint, interrupt_nodes: Sequence[str] | st
     changed = any(v > seen.get(c, 0) for c, v in checkpoint["channel_versions"].items())
     if not changed:
         return False
-    return any(interrupt_nodes == "*" or t.name in interrupt_nodes for t in tasks)
+    if interrupt_nodes == "*":
+        return any(t.name != START for t in tasks)
+    return any(t.name in interrupt_nodes for t in tasks)
 
 
 def mark_interrupt_seen(checkpoint: Checkpoint) -> None:

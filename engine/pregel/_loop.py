@@ -146,6 +146,7 @@ class RunLoop:
         self.checkpoint: Checkpoint = empty_checkpoint()
         self.channels: dict[str, Any] = {}
         self.step = -2  # step number of the newest version (-2: none yet, so the input is -1)
+        self.stop = 0  # the last superstep number this call may run (set once the thread is loaded)
         self.parent_id: str | None = None  # id of the newest version (saved or not)
         self.pending_writes: list[tuple[str, str, Any]] = []
         self._dirty: dict[str, int] = {}  # channels changed since the last saved version
@@ -229,9 +230,11 @@ class RunLoop:
         try:
             first = True
             while True:
-                # As LangGraph: a call may run recursion_limit + 1 supersteps, and
-                # the limit is checked before "nothing left to do".
-                if self.executed > self.recursion_limit:
+                # As LangGraph: the superstep numbered s runs only while s <= stop
+                # (S + limit + 2, S the step of the version the call loaded): new
+                # input gets START's step and `limit` node steps, a continuing call
+                # limit + 2; checked before "nothing left to do".
+                if self.step + 1 > self.stop:
                     raise GraphRecursionError(
                         f"Recursion limit of {self.recursion_limit} reached without hitting a stop condition. "
                         f"Raise it with the config key 'recursion_limit' if the graph loops on purpose."
@@ -322,6 +325,7 @@ class RunLoop:
             self.step = int(saved.metadata.get("step", -1))
             self.parent_id = self._last_saved_id = saved.checkpoint["id"]
             self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
+        self.stop = self.step + self.recursion_limit + 2
         self.channels = restore_channels(self.graph.channels, self.checkpoint)
         if self._want(RunStarted):
             sc = self._span.get_span_context()
@@ -616,7 +620,8 @@ class RunLoop:
             updated_channels=ck.get("updated_channels"),
         )
         ck["id"] = snapshot["id"]
-        metadata = {**self.user_metadata, "source": source, "step": self.step, "parents": {}, "run_id": self.run_id}
+        # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
+        metadata = {"run_id": self.run_id, **self.user_metadata, "source": source, "step": self.step, "parents": {}}
         parent = self.parent_id
         self.parent_id = snapshot["id"]
         if self._want(CheckpointSaved):

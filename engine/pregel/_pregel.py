@@ -28,11 +28,13 @@ from engine.checkpoint.base import (
 )
 from engine.errors import GraphInterrupt, InvalidUpdateError, NotFoundError
 from engine.events import Event, RunFinished
-from engine.pregel._algo import Task, apply_writes, prepare_next_tasks, restore_channels, trigger_index
+from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels, trigger_index
 from engine.pregel._loop import RunLoop
+from engine.pregel._snapshot import build_snapshot
 from engine.pregel._spec import NodeSpec
+from engine.pregel._status import null_writes, read_statuses
 from engine.pregel._stream import kinds_for, project
-from engine.types import START, Interrupt, PregelTask, StateSnapshot
+from engine.types import END, START, StateSnapshot
 
 __all__ = ["Pregel"]
 
@@ -123,7 +125,8 @@ class Pregel:
             inline_sync=_inline_sync,
             interrupt_before=self.interrupt_before if interrupt_before is None else interrupt_before,
             interrupt_after=self.interrupt_after if interrupt_after is None else interrupt_after,
-            run_id=run_id or str(uuid.uuid4()),
+            # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
+            run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or uuid.uuid4()),
         )
         return loop.events()
 
@@ -185,32 +188,9 @@ class Pregel:
             raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
         return self.checkpointer
 
-    def snapshot(self, saved: CheckpointTuple) -> StateSnapshot:
-        """The StateSnapshot of a stored checkpoint (pure: no I/O)."""
-        ck = saved.checkpoint
-        channels = restore_channels(self.channels, ck)
-        step = int(saved.metadata.get("step", -1))
-        planned = prepare_next_tasks(ck, channels, self.nodes, step + 1, self.triggers_to_nodes)
-        ints: dict[str, tuple[Interrupt, ...]] = {}
-        errs: dict[str, str] = {}
-        for tid, chan, val in saved.pending_writes:
-            if chan == INTERRUPT and val:
-                ints[tid] = tuple(val)
-            elif chan == ERROR:
-                errs[tid] = val
-        tasks = tuple(
-            PregelTask(t.id, t.name, t.path, errs.get(t.id), ints.get(t.id, ())) for t in planned  # type: ignore[arg-type]
-        )
-        return StateSnapshot(
-            values=self.output_values(channels),
-            next=tuple(t.name for t in planned),
-            config=saved.config,
-            metadata=dict(saved.metadata),
-            created_at=ck.get("ts"),
-            parent_config=saved.parent_config,
-            tasks=tasks,
-            interrupts=tuple(i for t in tasks for i in t.interrupts),
-        )
+    def snapshot(self, saved: CheckpointTuple, *, live: bool = False) -> StateSnapshot:
+        """The StateSnapshot of a stored checkpoint (pure: no I/O); see :mod:`._snapshot`."""
+        return build_snapshot(self, saved, live=live)
 
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         saved = await self._saver().aget_tuple(config)
@@ -218,7 +198,8 @@ class Pregel:
             if (config.get("configurable") or {}).get("checkpoint_id"):
                 raise NotFoundError(f"no checkpoint {config['configurable']['checkpoint_id']!r}")
             return StateSnapshot({}, (), dict(config), None, None, None, (), ())
-        return self.snapshot(saved)
+        # Without a checkpoint id it is the live view: what the step so far did.
+        return self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"))
 
     def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         return run_sync(self.aget_state(config))
@@ -231,8 +212,16 @@ class Pregel:
         before: Mapping[str, Any] | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[StateSnapshot]:
-        cfg = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
-        async for saved in self._saver().alist(cfg, filter=filter, before=before, limit=limit):
+        """The thread's versions, newest first; with a ``checkpoint_id``, only that one.
+
+        As LangGraph: older versions are reached with ``before=``, and a
+        config without a thread id raises KeyError (listing every thread's
+        versions is the saver's ``alist(None)``, never a graph's history).
+        """
+        configurable = config.get("configurable") or {}
+        if configurable.get("thread_id") is None:
+            raise KeyError("get_state_history needs config['configurable']['thread_id']")
+        async for saved in self._saver().alist({"configurable": dict(configurable)}, filter=filter, before=before, limit=limit):
             yield self.snapshot(saved)
 
     def get_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
@@ -244,7 +233,8 @@ class Pregel:
         """Write an "update" version: ``values`` as if node ``as_node`` returned them.
 
         Reducers apply; the edges out of ``as_node`` decide what runs next.
-        The new version's parent is the checkpoint ``config`` names (or the
+        ``values=None`` with ``as_node=END`` ends the step due instead (it
+        cancels a pending interrupt): see :func:`_end_step`. The new version's parent is the checkpoint ``config`` names (or the
         newest), so updating an older version starts a branch.
         """
         saver = self._saver()
@@ -255,6 +245,23 @@ class Pregel:
         ck = copy_checkpoint(saved.checkpoint) if saved else empty_checkpoint()
         step = int(saved.metadata.get("step", -1)) if saved else -1
         channels = restore_channels(self.channels, ck)
+        if as_node == END and values is None:
+            changed = _end_step(self, saved, ck, channels, step) if saved else set()
+        else:
+            changed = await self._update_as(as_node, values, config, ck, channels, step)
+        ck["id"] = new_checkpoint_id()
+        ck["ts"] = now_iso()
+        parent = {"configurable": {**configurable, "checkpoint_ns": "", "checkpoint_id": saved.checkpoint["id"]}} if saved else {
+            "configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}
+        }
+        metadata = {**(config.get("metadata") or {}), "source": "update", "step": step + 1, "parents": {}}
+        new_versions = {c: ck["channel_versions"][c] for c in changed}
+        return await saver.aput(parent, ck, metadata, new_versions)
+
+    async def _update_as(
+        self, as_node: str | None, values: Any, config: Mapping[str, Any], ck: Checkpoint, channels: Mapping[str, BaseChannel], step: int
+    ) -> set[str]:
+        """Apply ``values`` to ``ck`` as if ``as_node`` returned them; the channels changed."""
         if as_node is None:
             as_node = _last_writer(ck, self.nodes)
         if as_node not in self.nodes:
@@ -274,25 +281,35 @@ class Pregel:
             writes = await writes
         task.writes = writes
         try:
-            _, changed = apply_writes(ck, channels, [task])
+            return apply_writes(ck, channels, [task])[1]
         except InvalidUpdateError:
             raise
         except Exception as e:  # a reducer refusing the values: the caller's input is wrong
             raise InvalidUpdateError(f"update_state: the state's reducers rejected {values!r:.200}: {type(e).__name__}: {e}") from e
-        ck["id"] = new_checkpoint_id()
-        ck["ts"] = now_iso()
-        parent = {"configurable": {**configurable, "checkpoint_ns": "", "checkpoint_id": saved.checkpoint["id"]}} if saved else {
-            "configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}
-        }
-        metadata = {**(config.get("metadata") or {}), "source": "update", "step": step + 1, "parents": {}}
-        new_versions = {c: ck["channel_versions"][c] for c in changed}
-        return await saver.aput(parent, ck, metadata, new_versions)
 
     def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None, **kwargs: Any) -> dict[str, Any]:
         return run_sync(self.aupdate_state(config, values, as_node))
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._saver().adelete_thread(thread_id)
+
+
+def _end_step(graph: Pregel, saved: CheckpointTuple, ck: Checkpoint, channels: Mapping[str, BaseChannel], step: int) -> set[str]:
+    """``update_state(config, None, as_node=END)``: the step due at ``saved`` ends here.
+
+    As LangGraph: its input writes and the writes of its finished tasks are
+    applied, and every task due is marked as run, so the new version has no
+    next node and no pending interrupt. Returns the channels changed.
+    """
+    planned = prepare_next_tasks(ck, channels, graph.nodes, step + 1)
+    changed: set[str] = set()
+    if nulls := null_writes(saved.pending_writes):
+        changed |= apply_null_writes(ck, channels, nulls)
+    statuses = read_statuses(saved.pending_writes)
+    for t in planned:
+        st = statuses.get(t.id)
+        t.writes = st.writes if st is not None and st.finished else []
+    return changed | apply_writes(ck, channels, planned)[1]
 
 
 def _last_writer(ck: Checkpoint, nodes: Mapping[str, NodeSpec]) -> str:

@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 from engine.types import RetryPolicy
 
-__all__ = ["NodeSpec", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "Writer"]
+__all__ = ["NodeSpec", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "Writer"]
 
 # Topic channel that carries Send packets to the next step.
 TASKS = "__pregel_tasks"
@@ -15,6 +15,8 @@ TASKS = "__pregel_tasks"
 INTERRUPT_SEEN = "__interrupt__"
 # task id under which a resume answer meant for "whichever task is waiting" is stored.
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+# pending write of a task that finished without writing anything (so it reads as finished).
+NO_WRITES = "__no_writes__"
 
 # writer(result, state, config) -> [(channel, value), ...] (or an awaitable of it);
 # ``state`` is the state as the task saw it when planned.

@@ -336,7 +336,10 @@ async def recover(client: Any, s: Script, op: Op) -> None:
                 return  # the turn ends at its interrupt; the next op answers it
             await client.resume(s.graph, s.thread, op.payload)
             continue
-        if state is not None and state.next:
+        # A step is due while its version lists tasks: the live view's `next`
+        # leaves out the tasks that finished, so a step whose tasks all finished
+        # but whose version was lost shows them only in `tasks`.
+        if state is not None and (state.next or state.tasks):
             await client.invoke(s.graph, s.thread, None)
             continue
         return

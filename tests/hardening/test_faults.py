@@ -99,7 +99,7 @@ async def _workload(saver: Any, work: list[Script]) -> dict[str, Any]:
             out = {}
             for s in work:
                 state = await client.get_state(s.graph, s.thread)
-                assert not state.next and not state.interrupts, f"{s.thread}: unfinished: {state.next}"
+                assert not state.tasks and not state.interrupts, f"{s.thread}: unfinished: {state.tasks}"
                 out[s.thread] = {
                     "values": normalize(state.values),
                     "shape": await _history_shape(client, s),

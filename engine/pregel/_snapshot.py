@@ -1,0 +1,95 @@
+"""A stored version as callers read it: ``StateSnapshot``, recorded or live.
+
+Two views of one version, as LangGraph 1.2 gives them:
+
+* the *record* (``get_state`` naming a checkpoint id, every entry of
+  ``get_state_history``): the values as the step started, every task of the
+  step in ``next`` and ``tasks``, and every interrupt its tasks raised,
+  answered or not;
+* the *live* view (``get_state`` of a thread, no checkpoint id): the writes
+  of the tasks that already finished in the step are applied to the values,
+  ``next`` lists only the tasks still to run, and ``interrupts`` only the
+  questions still waiting. If those writes conflict (two writes to a plain
+  key), the record is returned instead: reading state never fails on what a
+  step wrote.
+
+Both apply the step's input writes (a ``Command``'s update and goto) to the
+values. Each task reports ``result`` (its writes to the output keys, ``{}``
+if none) once it finished, ``None`` before; ``error`` when it failed. Pure:
+no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, Sequence
+
+from engine.channels.base import BaseChannel
+from engine.checkpoint.base import CheckpointTuple, copy_checkpoint
+from engine.errors import InvalidUpdateError
+from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
+from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
+from engine.pregel._spec import NodeSpec
+from engine.types import PregelTask, StateSnapshot
+
+__all__ = ["GraphShape", "build_snapshot", "task_states"]
+
+
+class GraphShape(Protocol):
+    """What reading a version needs of a compiled graph."""
+
+    nodes: Mapping[str, NodeSpec]
+    channels: Mapping[str, BaseChannel]
+    output_keys: Sequence[str]
+
+    def output_values(self, channels: Mapping[str, BaseChannel]) -> dict[str, Any]: ...
+
+_NOT_RUN = TaskStatus()
+
+
+def task_states(
+    tasks: list[Task], statuses: dict[str, TaskStatus], output_keys: Any, *, live: bool
+) -> tuple[PregelTask, ...]:
+    """``PregelTask`` per planned task, from its status in the step's pending writes."""
+    out = []
+    for t in tasks:
+        st = statuses.get(t.id, _NOT_RUN)
+        result = task_result(st.output, output_keys) if st.finished else None
+        ints = st.pending_interrupts if live else st.interrupts
+        out.append(PregelTask(t.id, t.name, t.path, st.error, ints, None, result))
+    return tuple(out)
+
+
+def build_snapshot(graph: GraphShape, saved: CheckpointTuple, *, live: bool) -> StateSnapshot:
+    """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``)."""
+    ck = copy_checkpoint(saved.checkpoint)
+    channels = restore_channels(graph.channels, ck)
+    step = int(saved.metadata.get("step", -1))
+    planned = prepare_next_tasks(ck, channels, graph.nodes, step + 1)
+    writes = saved.pending_writes
+    statuses = read_statuses(writes) if writes else {}
+    nulls = null_writes(writes) if writes else []
+    if nulls:
+        apply_null_writes(ck, channels, nulls)
+    values = graph.output_values(channels)
+    finished = [t for t in planned if t.id in statuses and statuses[t.id].finished]
+    if live and finished:
+        for t in finished:
+            t.writes = statuses[t.id].writes
+        try:
+            apply_writes(ck, channels, finished)
+        except InvalidUpdateError:
+            live = False  # the step's writes conflict: show the record
+        else:
+            values = graph.output_values(channels)
+    tasks = task_states(planned, statuses, graph.output_keys, live=live)
+    done = {t.id for t in finished} if live else set()
+    return StateSnapshot(
+        values=values,
+        next=tuple(t.name for t in planned if t.id not in done),
+        config=saved.config,
+        metadata=dict(saved.metadata),
+        created_at=saved.checkpoint.get("ts"),
+        parent_config=saved.parent_config,
+        tasks=tasks,
+        interrupts=tuple(i for t in tasks for i in t.interrupts),
+    )
