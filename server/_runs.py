@@ -96,6 +96,14 @@ class RunManager:
             if not self._slots:
                 self._idle.set()
 
+    def waiting(self, key: str) -> int:
+        """Calls in this process waiting for the thread: for its slot, or, holding it, for its lease."""
+        slot = self._slots.get(key)
+        if slot is None:
+            return 0
+        acquiring = self.leases is not None and slot.handle is not None and slot.handle.lease is None
+        return slot.waiters + acquiring
+
     def active(self, key: str) -> RunHandle | None:
         slot = self._slots.get(key)
         return slot.handle if slot else None

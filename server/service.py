@@ -16,15 +16,14 @@ import contextvars
 import logging
 import sys
 import uuid
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, AsyncIterator, Callable, Mapping
 
 import grpc
 from opentelemetry import context as otel_context
 
-from engine import Command
 from engine.checkpoint._helpers import MAX_METADATA_BYTES
 from engine import events as ev
-from engine.checkpoint.base import LEASE_KEY, Lease
+from engine.checkpoint.base import Lease
 from engine.errors import CheckpointError
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
@@ -39,7 +38,9 @@ from server._reads import Reads, thread_key
 from server._reads import bad as _bad
 from server._reads import ident as _ident
 from server._registry import GraphEntry
+from server._resume import prepare_resume
 from server._runs import RunManager
+from server._starts import Start, const, leased, version
 
 __all__ = ["GraphService", "thread_key"]
 
@@ -183,7 +184,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
                             # The engine let its pending write land before re-raising, so the
                             # newest version can be read back: RunFinished carries its values.
                             cid = last_saved.checkpoint_id if last_saved else start_id
-                            values = (await entry.graph.aget_state(_cfg(key, cid))).values if cid else None
+                            values = (await entry.graph.aget_state(version(key, cid))).values if cid else None
                             final = ev.RunFinished("CANCELLED", cid, values)
                             seen(final)
                             seq += 1
@@ -247,7 +248,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             s = last_saved
             ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
         elif final.checkpoint_id:
-            ref = conv.snapshot(await entry.graph.aget_state(_cfg(key, final.checkpoint_id))).checkpoint
+            ref = conv.snapshot(await entry.graph.aget_state(version(key, final.checkpoint_id))).checkpoint
         msg = conv.run_event(final, ref, interrupt_nodes)
         msg.seq = seq
         msg.run_id = run_id
@@ -299,47 +300,19 @@ class GraphService(pb_grpc.GraphServiceServicer):
         except Exception as exc:
             await self._abort(context, exc)
 
-    async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> _Start:
+    async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> Start:
         inp = decode_json(request.input_json, "input_json")
         if inp is not None and not isinstance(inp, dict):
             raise _bad("input_json", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
         config = self._config(entry.name, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
         if request.HasField("checkpoint_id"):
             await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot, naming the caller's ids
-        return _const(inp, config)
+        return const(inp, config)
 
-    async def _prepare_resume(self, entry: GraphEntry, thread_id: str, request: pb.ResumeRequest, rc: Any) -> _Start:
-        has_one = bool(request.resume_json.strip())
-        if has_one and request.resumes_json:
-            raise _bad("resumes_json", "set either resume_json or resumes_json, not both")
-        if not has_one and not request.resumes_json:
-            raise _bad("resume_json", 'required (or resumes_json); send "null" for no answer')
-        if request.resumes_json:
-            answer: Any = {k: decode_json(v, f"resumes_json[{k!r}]") for k, v in request.resumes_json.items()}
-        else:
-            answer = decode_json(request.resume_json, "resume_json")
-        config = self._config(entry.name, thread_id, None, rc)
-        state = await entry.graph.aget_state(config)
-        if state.metadata is None:
-            raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
-        if not state.interrupts:
-            if state.next and answer is None and not request.resumes_json:
-                return _const(None, config)  # a static breakpoint: continue
-            raise RpcError(grpc.StatusCode.FAILED_PRECONDITION, f"thread {thread_id!r} has no pending interrupt to resume")
-        if request.resumes_json:
-            # The engine reads a map whose keys are not all pending ids as one plain
-            # answer, so an unknown id must be refused here, not passed on.
-            pending = [i.id for i in state.interrupts]
-            unknown = sorted(set(answer) - set(pending))
-            if unknown:
-                raise _bad("resumes_json", f"interrupt id(s) {unknown} not pending on thread {thread_id!r} (pending: {pending})")
-            return _const(Command(resume=answer), config)
-        # Keyed by id even for one interrupt, so an answer that is itself a JSON
-        # object is never mistaken for a map of answers. With several pending, it
-        # answers the first.
-        return _const(Command(resume={state.interrupts[0].id: answer}), config)
+    async def _prepare_resume(self, entry: GraphEntry, thread_id: str, request: pb.ResumeRequest, rc: Any) -> Start:
+        return await prepare_resume(entry, thread_id, request, self._config(entry.name, thread_id, None, rc))
 
-    async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> _Start:
+    async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> Start:
         cid = _ident(request.checkpoint_id, "checkpoint_id")
         update = decode_json(request.update_json, "update_json", default=_DONE)
         as_node = request.as_node if request.HasField("as_node") else None
@@ -348,13 +321,13 @@ class GraphService(pb_grpc.GraphServiceServicer):
         config = self._config(entry.name, thread_id, cid, rc)
         await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot
         if update is _DONE:
-            return _const(None, config)
+            return const(None, config)
         graph = entry.graph
 
         async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
             # Inside the run's slot: the update version and the run are one unit.
-            new = await graph.aupdate_state(_leased(config, lease), update, as_node=as_node)
-            return None, _leased(new, lease), conv.saved_event(await graph.aget_state(new))
+            new = await graph.aupdate_state(leased(config, lease), update, as_node=as_node)
+            return None, leased(new, lease), conv.saved_event(await graph.aget_state(new))
 
         return start
 
@@ -424,7 +397,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
             cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
             key = thread_key(entry.name, thread_id)
             async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
-                config = _leased(self._config(entry.name, thread_id, cid), handle.lease)
+                config = leased(self._config(entry.name, thread_id, cid), handle.lease)
                 new = await entry.graph.aupdate_state(config, values, as_node=as_node)
                 state = await entry.graph.aget_state(new)
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
@@ -473,27 +446,3 @@ class GraphService(pb_grpc.GraphServiceServicer):
         except Exception as exc:
             await self._abort(context, exc)
             raise
-
-
-def _cfg(key: str, checkpoint_id: str) -> dict[str, Any]:
-    return {"configurable": {"thread_id": key, "checkpoint_id": checkpoint_id}}
-
-
-def _leased(config: dict[str, Any], lease: Lease | None) -> dict[str, Any]:
-    """``config`` carrying the run's fencing token, when the checkpointer has leases."""
-    if lease is None:
-        return config
-    return {**config, "configurable": {**config["configurable"], LEASE_KEY: lease}}
-
-
-# What a run starts from: (input, config, the version the start itself saved
-# or None), computed inside the run's slot, given its lease.
-_Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any], "ev.CheckpointSaved | None"]]]
-
-
-def _const(inp: Any, config: dict[str, Any]) -> _Start:
-    async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
-        return inp, _leased(config, lease), None
-
-    return start
-

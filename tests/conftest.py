@@ -41,6 +41,8 @@ TEST_GRAPHS = {
     "gated": "tests.graphs:gated",
     "failing": "tests.graphs:failing",
     "parallel": "tests.graphs:parallel",
+    "questions": "tests.graphs:questions",
+    "bulky": "tests.graphs:bulky",
 }
 START_DEADLINE = 30.0
 STOP_DEADLINE = 30.0

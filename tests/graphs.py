@@ -21,6 +21,12 @@ with the repository root as its working directory, so ``tests`` imports).
   appends a line to the file ``runs-<label>`` in the gates directory (so a
   test counts how often it ran, whichever server ran it); ``slow`` waits for
   the input's ``gate``. Each logs its name.
+* ``questions``: ``ask`` asks "first?" (an interrupt), then ``ask2`` asks
+  "second?"; each answer is logged. Two answers to the first question: the
+  second one must not answer the second question.
+* ``bulky``: START → a → b → c → END, each node setting ``blob`` to the
+  input's ``size`` copies of its name (2 MB by default): three steps whose
+  events are megabytes each, for callers that read slowly or not at all.
 """
 
 from __future__ import annotations
@@ -31,10 +37,10 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-from engine import END, START, StateGraph, get_config, get_stream_writer
+from engine import END, START, StateGraph, get_config, get_stream_writer, interrupt
 from examples.reminders import build_graph
 
-__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "parallel", "reminders_gated", "runs_path", "shout"]
+__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "parallel", "reminders_gated", "runs_path", "shout", "questions", "bulky"]
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
 #: A gate nobody opens fails its run after this long, so a broken test ends.
@@ -212,3 +218,64 @@ def _shout(state: ShoutState) -> dict[str, Any]:
 
 
 shout = _one_node(ShoutState, "shout", _shout)
+
+
+# -- questions -----------------------------------------------------------------
+
+
+class QuestionsState(TypedDict, total=False):
+    log: Annotated[list, operator.add]
+
+
+def _ask(state: QuestionsState) -> dict[str, Any]:
+    return {"log": ["first:" + str(interrupt("first?"))]}
+
+
+def _ask2(state: QuestionsState) -> dict[str, Any]:
+    return {"log": ["second:" + str(interrupt("second?"))]}
+
+
+def _questions() -> StateGraph:
+    g = StateGraph(QuestionsState)
+    g.add_node("ask", _ask)
+    g.add_node("ask2", _ask2)
+    g.add_edge(START, "ask")
+    g.add_edge("ask", "ask2")
+    g.add_edge("ask2", END)
+    return g
+
+
+questions = _questions()
+
+# -- bulky ---------------------------------------------------------------------
+
+#: ``bulky``'s default blob: about 2 MB, so each of its events is megabytes.
+BULKY_SIZE = 2 * 1024 * 1024
+
+
+class BulkyState(TypedDict, total=False):
+    size: int
+    n: int
+    blob: str
+
+
+def _bulk(name: str) -> Any:
+    def node(state: BulkyState) -> dict[str, Any]:
+        return {"n": state.get("n", 0) + 1, "blob": name * state.get("size", BULKY_SIZE)}
+
+    node.__name__ = name
+    return node
+
+
+def _bulky() -> StateGraph:
+    g = StateGraph(BulkyState)
+    for name in ("a", "b", "c"):
+        g.add_node(name, _bulk(name))
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", "c")
+    g.add_edge("c", END)
+    return g
+
+
+bulky = _bulky()

@@ -9,14 +9,18 @@ servers use a schema of their own, dropped at the end; without a reachable
 PostgreSQL they skip (fail under ``CI=true``, see :mod:`tests.checkpoint._pg`).
 
 ``sqlite_hardened`` is the SQLite one alone, for tests that need one server.
+
+:func:`in_process` runs a server in the test's own event loop instead, for
+tests that watch what the server holds (its run slots) while calls wait.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,8 @@ import grpc
 import pytest
 
 from engine.serde import Serializer
+from server.app import Server, build_server
+from server.config import ServerConfig
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
 from tests.conftest import TEST_GRAPHS, ServerProcess, start_server_process
 
@@ -33,6 +39,19 @@ MAX_MESSAGE_BYTES = 1024 * 1024
 #: The hardened SQLite server's per-thread state limit (max_state_bytes).
 MAX_STATE_BYTES = 256 * 1024
 GRAPHS = {**TEST_GRAPHS}
+
+
+@contextlib.asynccontextmanager
+async def in_process(saver: Any, **config: Any) -> AsyncIterator[Server]:
+    """A server on ``saver`` in the running event loop, with the test graphs; stopped at the end.
+
+    Gated graphs need ``GRAPHWIRE_TEST_GATES`` set (``monkeypatch.setenv``).
+    """
+    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS), **config), checkpointer=saver)
+    try:
+        yield srv
+    finally:
+        await srv.stop(grace=5)
 
 
 def rss_kib(pid: int) -> int:

@@ -244,9 +244,15 @@ export type ResumeRequest = Message<"graphwire.v1.ResumeRequest"> & {
 
   /**
    * The answer to the pending interrupt, returned by `interrupt()` inside
-   * the node (any JSON text; send "null" for "no answer"). When several
-   * interrupts are pending, it answers the first; use `resumes_json` to
-   * answer them by id.
+   * the node (any JSON text; send "null" for "no answer"). It answers the
+   * interrupt pending when the call arrives (the first, when several are);
+   * use `resumes_json` to answer them by id.
+   *
+   * The answer is checked again when the run starts, inside the thread's
+   * run slot and lease: if another run answered that interrupt while this
+   * call waited for the thread (`enqueue`), the call ends
+   * FAILED_PRECONDITION naming what is pending now, and the answer is
+   * applied to nothing.
    *
    * @generated from field: string resume_json = 11;
    */
@@ -254,8 +260,10 @@ export type ResumeRequest = Message<"graphwire.v1.ResumeRequest"> & {
 
   /**
    * Answers (JSON texts) keyed by `Interrupt.interrupt_id`, for a thread with
-   * several pending interrupts (from parallel tasks). An id that is not
-   * pending is INVALID_ARGUMENT. Pending interrupts left unanswered stay
+   * several pending interrupts (from parallel tasks). A key that is not an
+   * interrupt id is INVALID_ARGUMENT; an id that is not pending (or, checked
+   * again when the run starts, no longer pending) is FAILED_PRECONDITION
+   * naming what is pending now. Pending interrupts left unanswered stay
    * pending.
    *
    * @generated from field: map<string, string> resumes_json = 12;
