@@ -83,10 +83,11 @@ def _step(name: str) -> Any:
     return node
 
 
-def _chain3() -> StateGraph:
-    g = StateGraph(ChainState)
+def _abc(state: type, make_node: Any) -> StateGraph:
+    """START → a → b → c → END, each node ``make_node(name)``."""
+    g = StateGraph(state)
     for name in ("a", "b", "c"):
-        g.add_node(name, _step(name))
+        g.add_node(name, make_node(name))
     g.add_edge(START, "a")
     g.add_edge("a", "b")
     g.add_edge("b", "c")
@@ -94,7 +95,7 @@ def _chain3() -> StateGraph:
     return g
 
 
-chain3 = _chain3()
+chain3 = _abc(ChainState, _step)
 
 # -- gated ---------------------------------------------------------------------
 
@@ -143,17 +144,16 @@ def _explode(state: FailingState) -> dict[str, Any]:
     return {"log": ["exploded"]}
 
 
-def _failing() -> StateGraph:
-    g = StateGraph(FailingState)
-    g.add_node("prepare", _prepare)
-    g.add_node("explode", _explode)
-    g.add_edge(START, "prepare")
-    g.add_edge("prepare", "explode")
-    g.add_edge("explode", END)
+def _sequence(state: type, *nodes: tuple[str, Any]) -> StateGraph:
+    """START → the nodes, in order → END."""
+    g = StateGraph(state)
+    g.add_sequence(list(nodes))
+    g.add_edge(START, nodes[0][0])
+    g.add_edge(nodes[-1][0], END)
     return g
 
 
-failing = _failing()
+failing = _sequence(FailingState, ("prepare", _prepare), ("explode", _explode))
 
 # -- parallel --------------------------------------------------------------------
 
@@ -235,17 +235,7 @@ def _ask2(state: QuestionsState) -> dict[str, Any]:
     return {"log": ["second:" + str(interrupt("second?"))]}
 
 
-def _questions() -> StateGraph:
-    g = StateGraph(QuestionsState)
-    g.add_node("ask", _ask)
-    g.add_node("ask2", _ask2)
-    g.add_edge(START, "ask")
-    g.add_edge("ask", "ask2")
-    g.add_edge("ask2", END)
-    return g
-
-
-questions = _questions()
+questions = _sequence(QuestionsState, ("ask", _ask), ("ask2", _ask2))
 
 # -- bulky ---------------------------------------------------------------------
 
@@ -267,15 +257,4 @@ def _bulk(name: str) -> Any:
     return node
 
 
-def _bulky() -> StateGraph:
-    g = StateGraph(BulkyState)
-    for name in ("a", "b", "c"):
-        g.add_node(name, _bulk(name))
-    g.add_edge(START, "a")
-    g.add_edge("a", "b")
-    g.add_edge("b", "c")
-    g.add_edge("c", END)
-    return g
-
-
-bulky = _bulky()
+bulky = _abc(BulkyState, _bulk)
