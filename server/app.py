@@ -126,6 +126,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         max_history=config.max_history,
         leases=leases,
         max_response_bytes=send_limit - 1024,
+        max_unsent_bytes=config.max_unsent_bytes,
     )
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),

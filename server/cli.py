@@ -53,6 +53,7 @@ def _serve(args: argparse.Namespace) -> int:
                 "tls_key": args.tls_key,
                 "max_message_bytes": args.max_message_bytes,
                 "max_state_bytes": args.max_state_bytes,
+                "max_unsent_bytes": args.max_unsent_bytes,
                 "grace_seconds": args.grace,
                 "log_level": args.log_level,
                 "inspector": args.inspector,
@@ -287,6 +288,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tls-key", help="PEM private key file")
     s.add_argument("--max-message-bytes", type=int, help="largest request accepted (default 4 MiB)")
     s.add_argument("--max-state-bytes", type=int, help="largest thread state stored: RESOURCE_EXHAUSTED past it (default: half the send limit, 8 MiB; 0: no limit)")
+    s.add_argument(
+        "--max-unsent-bytes",
+        type=int,
+        help="per call, most bytes of events waiting for a slow reader: RESOURCE_EXHAUSTED past it, and the run is cancelled (default 32 MiB)",
+    )
     s.add_argument("--grace", type=float, help="seconds running calls get to finish on SIGTERM (default 10)")
     s.add_argument("--log-level", help="DEBUG, INFO, WARNING… (default INFO)")
     s.add_argument(

@@ -10,6 +10,7 @@
     tls_key = "server.key"
     max_message_bytes = 4194304
     max_state_bytes = 8388608            # refuse a thread state larger than this (default: half the send limit; 0: none)
+    max_unsent_bytes = 33554432          # per call, events waiting for a slow reader; past it the call ends RESOURCE_EXHAUSTED
     grace_seconds = 10.0
     recursion_limit = 10007
     inspector = "127.0.0.1:8080"         # serve the inspector page there (off when unset)
@@ -29,12 +30,15 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ServerConfig", "load_config", "read_toml", "parse_address", "DEFAULT_GRAPHS", "MIN_SEND_BYTES"]
+__all__ = ["ServerConfig", "load_config", "read_toml", "parse_address", "DEFAULT_GRAPHS", "DEFAULT_MAX_UNSENT_BYTES", "MIN_SEND_BYTES"]
 
 DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
 
 #: The server sends messages of up to max(max_message_bytes, this).
 MIN_SEND_BYTES = 16 * 1024 * 1024
+#: Per call, the most bytes of run events that may wait for a slow reader (see :mod:`server._outbox`):
+#: two of the largest messages the server sends by default.
+DEFAULT_MAX_UNSENT_BYTES = 2 * MIN_SEND_BYTES
 
 
 @dataclass(slots=True)
@@ -50,6 +54,7 @@ class ServerConfig:
     tls_key: str | None = None
     max_message_bytes: int = 4 * 1024 * 1024
     max_state_bytes: int | None = None  # None: half the send limit (see state_limit); 0: no limit
+    max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES  # per call: events waiting for the reader
     grace_seconds: float = 10.0
     recursion_limit: int | None = None
     max_history: int = 1000
@@ -127,6 +132,8 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
         raise ValueError(f"lease_seconds must be a number of seconds above 0 and below a day, got {cfg.lease_seconds!r}")
     if not _whole(cfg.max_message_bytes) or cfg.max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be a whole number of bytes above 0, got {cfg.max_message_bytes!r}")
+    if not _whole(cfg.max_unsent_bytes) or cfg.max_unsent_bytes < 1:
+        raise ValueError(f"max_unsent_bytes must be a whole number of bytes above 0, got {cfg.max_unsent_bytes!r}")
     if cfg.max_state_bytes is not None and (not _whole(cfg.max_state_bytes) or cfg.max_state_bytes < 0):
         raise ValueError(f"max_state_bytes must be a whole number of bytes (0: no limit), got {cfg.max_state_bytes!r}")
     if cfg.pg_schema is not None and not cfg.checkpointer.startswith(("postgresql://", "postgres://")):

@@ -11,24 +11,17 @@ database down): its RPC fails with that status rather than finishing with ERROR.
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import logging
-import sys
-import uuid
-from typing import Any, AsyncIterator, Callable, Mapping
+from typing import Any, AsyncIterator, Mapping
 
 import grpc
-from opentelemetry import context as otel_context
 
 from engine.checkpoint._helpers import MAX_METADATA_BYTES
 from engine import events as ev
 from engine.checkpoint.base import Lease
-from engine.errors import CheckpointError
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
-from server import _telemetry as telemetry
 from server._cancel import CancelRelay
 from server._errors import RpcError, status_for
 from server._hub import RunHub
@@ -40,7 +33,9 @@ from server._reads import ident as _ident
 from server._registry import GraphEntry
 from server._resume import prepare_resume
 from server._runs import RunManager
-from server._starts import Start, const, leased, version
+from server._starts import Start, const, leased
+from server._stream import Streams
+from server.config import DEFAULT_MAX_UNSENT_BYTES
 
 __all__ = ["GraphService", "thread_key"]
 
@@ -51,7 +46,7 @@ _DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb
 _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
 
 
-_DONE: Any = object()  # the end of a run's queue; also "no update" for a Fork
+_NO_UPDATE: Any = object()  # a Fork without update_json
 
 
 class GraphService(pb_grpc.GraphServiceServicer):
@@ -65,6 +60,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
         hub: RunHub | None = None,
         leases: ThreadLeases | None = None,
         max_response_bytes: int = 16 * 1024 * 1024 - 1024,
+        max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
     ) -> None:
         self.graphs = dict(graphs)
         self.max_response_bytes = max_response_bytes  # under the server's send limit
@@ -76,6 +72,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
         # Reads shared with the inspector; run progress published to its watchers.
         self.reads = Reads(self.graphs, checkpointer, max_history=max_history)
         self.hub = hub if hub is not None else RunHub()
+        self.streams = Streams(self.runs, self.hub, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes)
 
     # -- helpers -------------------------------------------------------------
     def _graph(self, name: str, field: str = "graph") -> GraphEntry:
@@ -136,133 +133,6 @@ class GraphService(pb_grpc.GraphServiceServicer):
             log.exception("internal error", exc_info=exc)
         await context.abort(code, message)
 
-    # -- running -------------------------------------------------------------
-    async def _stream_run(
-        self,
-        context: grpc.aio.ServicerContext,
-        entry: GraphEntry,
-        thread_id: str,
-        enqueue: bool,
-        wanted: frozenset[type] | None,
-        start: Callable[[str, Lease | None], AsyncIterator[ev.Event]],
-    ) -> AsyncIterator[pb.RunEvent]:
-        key = thread_key(entry.name, thread_id)
-        run_id = str(uuid.uuid4())
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        seen = self.hub.track(entry.name, thread_id, run_id)
-
-        async def pump(lease: Lease | None) -> None:
-            try:
-                async for e in start(run_id, lease):
-                    queue.put_nowait(e)
-            except BaseException as exc:  # incl. cancellation: reported as an item
-                queue.put_nowait(exc)
-            finally:
-                queue.put_nowait(_DONE)
-
-        async with self.runs.slot(key, thread_id, run_id, enqueue=enqueue) as handle:
-            # The run joins the caller's trace: its span's parent is the span
-            # named by the request's traceparent metadata.
-            run_ctx = contextvars.copy_context()
-            run_ctx.run(otel_context.attach, telemetry.extract(context.invocation_metadata()))
-            task = asyncio.get_running_loop().create_task(pump(handle.lease), context=run_ctx)
-            handle.task = task
-            seq = 0
-            last_saved: ev.CheckpointSaved | None = None
-            interrupt_nodes: dict[str, tuple[str, str]] = {}
-            started = False
-            start_id: str | None = None  # the version the run started from
-            try:
-                while True:
-                    item = await queue.get()
-                    if item is _DONE:
-                        break
-                    if isinstance(item, BaseException):
-                        if handle.lost is not None:
-                            raise handle.lost
-                        if isinstance(item, asyncio.CancelledError) and started:
-                            # The engine let its pending write land before re-raising, so the
-                            # newest version can be read back: RunFinished carries its values.
-                            cid = last_saved.checkpoint_id if last_saved else start_id
-                            values = (await entry.graph.aget_state(version(key, cid))).values if cid else None
-                            final = ev.RunFinished("CANCELLED", cid, values)
-                            seen(final)
-                            seq += 1
-                            yield await self._finished(entry, key, final, last_saved, interrupt_nodes, seq, run_id)
-                            break
-                        if isinstance(item, asyncio.CancelledError):
-                            raise RpcError(grpc.StatusCode.CANCELLED, "the run was cancelled before it started")
-                        raise item
-                    started = True
-                    seen(item)
-                    if isinstance(item, ev.RunStarted):
-                        start_id = item.checkpoint_id
-                    elif isinstance(item, ev.CheckpointSaved):
-                        last_saved = item
-                    elif isinstance(item, ev.InterruptEvent):
-                        interrupt_nodes[item.interrupt_id] = (item.node, item.task_id)
-                    if isinstance(item, ev.RunFinished):
-                        if item.reason == "ERROR" and isinstance(item.exception, CheckpointError):
-                            raise handle.lost or item.exception  # storage failed: the status says how
-                        seq += 1
-                        yield await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id)
-                        continue
-                    if wanted is not None and type(item) not in wanted:
-                        continue
-                    if isinstance(item, ev.RunStarted) and item.trace_id:
-                        await context.send_initial_metadata(((telemetry.TRACE_ID_HEADER, item.trace_id),))
-                    msg = conv.run_event(item)
-                    if isinstance(item, ev.RunStarted):
-                        # The engine knows the storage key ("graph:thread"); callers know their own ids.
-                        msg.run_started.thread_id = thread_id
-                        msg.run_started.graph = entry.name
-                    seq += 1
-                    if msg.ByteSize() > self.max_response_bytes:
-                        # Sending it would fail the call, and with it the run.
-                        log.warning(
-                            "run %s on thread %r: event %d (%s) takes %d bytes, more than one message may; left out",
-                            run_id, key, seq, msg.WhichOneof("event"), msg.ByteSize(),
-                        )
-                        continue
-                    msg.seq = seq
-                    msg.run_id = run_id
-                    yield msg
-            finally:
-                seen.close(sys.exc_info()[1])
-                if not task.done():
-                    task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-
-    async def _finished(
-        self,
-        entry: GraphEntry,
-        key: str,
-        final: ev.RunFinished,
-        last_saved: ev.CheckpointSaved | None,
-        interrupt_nodes: dict[str, tuple[str, str]],
-        seq: int,
-        run_id: str,
-    ) -> pb.RunEvent:
-        ref = None
-        if last_saved is not None and final.checkpoint_id == last_saved.checkpoint_id:
-            s = last_saved
-            ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
-        elif final.checkpoint_id:
-            ref = conv.snapshot(await entry.graph.aget_state(version(key, final.checkpoint_id))).checkpoint
-        msg = conv.run_event(final, ref, interrupt_nodes)
-        msg.seq = seq
-        msg.run_id = run_id
-        if msg.ByteSize() > self.max_response_bytes:
-            # The run is over and its versions are stored: the caller gets the
-            # ending without the state rather than an error for a run that ran.
-            log.warning(
-                "run %s on thread %r: its final state takes %d bytes as JSON, more than one message may; "
-                "RunFinished is sent without values",
-                run_id, key, len(msg.run_finished.values_json.encode()),
-            )
-            msg.run_finished.ClearField("values_json")
-        return msg
-
     def _too_large(self, thread_id: str, snap: pb.StateSnapshot) -> RpcError:
         """RESOURCE_EXHAUSTED for a version that does not fit in one message."""
         return RpcError(
@@ -272,7 +142,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
             "max_state_bytes keeps threads under it",
         )
 
-    async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> AsyncIterator[pb.RunEvent]:
+    async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> None:
+        """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
         try:
             entry = self._graph(request.graph)
             thread_id = _ident(request.thread_id, "thread_id")
@@ -295,8 +166,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
                     if saved is not None and isinstance(e, ev.RunStarted):
                         yield saved  # the version the start wrote (Fork's update), right after RunStarted
 
-            async for msg in self._stream_run(context, entry, thread_id, request.enqueue, wanted, run):
-                yield msg
+            await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, run)
         except Exception as exc:
             await self._abort(context, exc)
 
@@ -314,13 +184,13 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> Start:
         cid = _ident(request.checkpoint_id, "checkpoint_id")
-        update = decode_json(request.update_json, "update_json", default=_DONE)
+        update = decode_json(request.update_json, "update_json", default=_NO_UPDATE)
         as_node = request.as_node if request.HasField("as_node") else None
         if as_node is not None and as_node not in entry.graph.nodes:
             raise _bad("as_node", f"unknown node {as_node!r}")
         config = self._config(entry.name, thread_id, cid, rc)
         await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot
-        if update is _DONE:
+        if update is _NO_UPDATE:
             return const(None, config)
         graph = entry.graph
 
@@ -332,17 +202,14 @@ class GraphService(pb_grpc.GraphServiceServicer):
         return start
 
     # -- RPCs ----------------------------------------------------------------
-    async def Invoke(self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
-        async for msg in self._run_rpc(request, context, "invoke"):
-            yield msg
+    async def Invoke(self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext) -> None:
+        await self._run_rpc(request, context, "invoke")
 
-    async def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
-        async for msg in self._run_rpc(request, context, "resume"):
-            yield msg
+    async def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> None:
+        await self._run_rpc(request, context, "resume")
 
-    async def Fork(self, request: pb.ForkRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RunEvent]:
-        async for msg in self._run_rpc(request, context, "fork"):
-            yield msg
+    async def Fork(self, request: pb.ForkRequest, context: grpc.aio.ServicerContext) -> None:
+        await self._run_rpc(request, context, "fork")
 
     async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
         try:

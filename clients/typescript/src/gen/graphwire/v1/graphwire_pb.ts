@@ -61,6 +61,12 @@
 // versions already saved stay, and the thread accepts its next run.
 // `CancelRun` does the same from another connection.
 //
+// Slow readers. A run never waits for its caller to read its events: the
+// thread is free for the next run as soon as the run ends, and its events
+// wait in the server for the reader. A caller that falls behind by more
+// than the server's `max_unsent_bytes` (32 MiB by default) gets
+// RESOURCE_EXHAUSTED, and its run is cancelled as if it had disconnected.
+//
 // Numbers. No field is a 64-bit integer, so JavaScript readers (protobufjs,
 // @grpc/proto-loader) get plain numbers, not Long objects. A number whose
 // zero means something (`step`: the first step is 0) is `optional`: it is

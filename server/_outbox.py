@@ -1,0 +1,129 @@
+"""One call's run events waiting to be sent, bounded by a byte budget.
+
+A run and its caller's reader go at their own pace: the run puts each event
+here as it happens and never waits for the reader, and the call's handler
+sends them as fast as the caller reads (:meth:`Outbox.send`). So a caller
+that reads slowly, or not at all, cannot hold its thread: the run ends, its
+slot and lease are let go, and what it said waits here for the reader.
+
+What waits is bounded. ``unsent`` counts the serialized bytes of the events
+put and not yet handed to gRPC (the one being written included). An event
+that would take it past the budget is refused unless nothing is waiting (one
+event alone may be as large as a message may be), and the outbox fails: the
+call ends with RESOURCE_EXHAUSTED naming the budget, even while a write is
+stuck behind a reader that does not read, and the queued events are dropped
+at once. The run's last event is always taken (the run is over then; only
+the reader is left to wait for), so a stream holds at most the budget, one
+event being written and the final one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any
+
+import grpc
+
+from server._errors import RpcError
+
+__all__ = ["Outbox"]
+
+_Item = tuple[Any, int, Any]  # (message, its size, initial metadata to send before it, or None)
+
+
+class Outbox:
+    """Events of one call, from its run (:meth:`put`, :meth:`close`) to its reader (:meth:`send`).
+
+    Args:
+        budget: the most bytes of events that may wait for the reader.
+        what: the call, for the refusal's message (e.g. "run R on thread 't'").
+    """
+
+    def __init__(self, budget: int, what: str) -> None:
+        self.budget = budget
+        self.what = what
+        self.unsent = 0
+        self.peak = 0  # the most bytes that waited at once
+        self._items: deque[_Item] = deque()
+        self._closed = False
+        self._error: BaseException | None = None  # ends the call now
+        self._end: BaseException | None = None  # ends the call once what waits is sent
+        self._failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._ready = asyncio.Event()
+
+    @property
+    def overflowed(self) -> bool:
+        return isinstance(self._error, _Overflow)
+
+    def put(self, message: Any, *, last: bool = False, metadata: Any = None) -> bool:
+        """Queue ``message``; False (and the outbox fails) when it would pass the budget.
+
+        ``last``: the run's final event, always taken.
+        """
+        if self._error is not None:
+            return False
+        size = message.ByteSize()
+        if self.unsent and self.unsent + size > self.budget and not last:
+            self.fail(_Overflow(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{self.what}: the caller fell behind by more than max_unsent_bytes ({self.budget} bytes of "
+                f"events waiting to be sent, {size} more to come), so the call ends here and the run is "
+                "cancelled as if the caller had gone; versions already saved stay",
+            ))  # fmt: skip
+            return False
+        self._items.append((message, size, metadata))
+        self.unsent += size
+        self.peak = max(self.peak, self.unsent)
+        self._ready.set()
+        return True
+
+    def close(self, error: BaseException | None = None) -> None:
+        """No more events; the reader gets those queued, then ``error`` if given (or the end)."""
+        self._end = error
+        self._closed = True
+        self._ready.set()
+
+    def fail(self, error: BaseException) -> None:
+        """End the call with ``error`` now: what waits is dropped, a write in progress is abandoned."""
+        if self._error is not None:
+            return
+        self._error = error
+        for _, size, _ in self._items:
+            self.unsent -= size
+        self._items.clear()
+        self._failed.set_result(None)
+        self._ready.set()
+
+    async def send(self, context: grpc.aio.ServicerContext) -> None:
+        """Write every event to ``context`` as the reader takes them; raise the outbox's error, if any."""
+        while True:
+            if self._error is not None:
+                raise self._error
+            if not self._items:
+                if self._closed:
+                    if self._end is not None:
+                        raise self._end
+                    return
+                self._ready.clear()
+                await self._ready.wait()
+                continue
+            message, size, metadata = self._items.popleft()
+            if metadata is not None:
+                await context.send_initial_metadata(metadata)
+            write = asyncio.ensure_future(context.write(message))
+            await asyncio.wait((write, self._failed), return_when=asyncio.FIRST_COMPLETED)
+            if not write.done():  # failed while the reader was not reading: the call ends without it
+                write.add_done_callback(_quiet)
+                raise self._error  # type: ignore[misc]
+            self.unsent -= size
+            write.result()
+
+
+class _Overflow(RpcError):
+    """The reader fell behind past the budget."""
+
+
+def _quiet(write: asyncio.Future[Any]) -> None:
+    if not write.cancelled():
+        write.exception()  # retrieved: the call already ended

@@ -1,0 +1,250 @@
+"""A run's stream: the run, inside its thread's slot, and the caller's reader, apart.
+
+Each Invoke, Resume or Fork call is two tasks:
+
+* the **run** (:meth:`Streams._run`): takes the thread's slot (and lease),
+  runs the engine in a task of its own (the one ``CancelRun`` cancels), turns
+  each engine event into its wire message and puts it in the call's
+  :class:`~server._outbox.Outbox`, and lets the thread go as soon as the
+  engine is done, whatever the reader does;
+* the **reader's side** (the handler): sends what the outbox holds as fast as
+  the caller reads, and ends the call with the run's outcome.
+
+A caller that reads slowly costs at most the outbox's budget
+(``max_unsent_bytes``); one that falls further behind gets RESOURCE_EXHAUSTED
+and its run is cancelled, as a caller that disconnects. A caller that
+disconnects (or whose deadline passes) cancels its run, if it still runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import uuid
+from typing import Any, AsyncIterator, Callable
+
+import grpc
+from opentelemetry import context as otel_context
+
+from engine import events as ev
+from engine.checkpoint.base import Lease
+from engine.errors import CheckpointError
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server import _convert as conv
+from server import _telemetry as telemetry
+from server._errors import RpcError
+from server._hub import RunHub
+from server._outbox import Outbox
+from server._reads import thread_key
+from server._registry import GraphEntry
+from server._runs import RunHandle, RunManager
+from server._starts import version
+
+__all__ = ["Streams"]
+
+log = logging.getLogger("graphwire.server")
+
+# What the engine runs: events of one run, given its id and lease.
+RunEvents = Callable[[str, Lease | None], AsyncIterator[ev.Event]]
+
+
+class _Done:
+    __slots__ = ()
+
+
+_DONE = _Done()
+
+
+class Streams:
+    """Runs whose events stream to their callers, each caller at its own pace."""
+
+    def __init__(self, runs: RunManager, hub: RunHub, *, max_response_bytes: int, max_unsent_bytes: int) -> None:
+        self.runs = runs
+        self.hub = hub
+        self.max_response_bytes = max_response_bytes
+        self.max_unsent_bytes = max_unsent_bytes
+        self.calls: dict[str, Outbox] = {}  # run id → the outbox of its call, while the call lasts
+        self.peak_unsent = 0  # the most bytes that waited for one reader, over every call so far
+
+    async def serve(
+        self,
+        context: grpc.aio.ServicerContext,
+        entry: GraphEntry,
+        thread_id: str,
+        enqueue: bool,
+        wanted: frozenset[type] | None,
+        start: RunEvents,
+    ) -> None:
+        """Run ``start``'s events on the thread and send them to the caller; raise how the call ends."""
+        run_id = str(uuid.uuid4())
+        outbox = Outbox(self.max_unsent_bytes, f"run {run_id} on thread {thread_id!r}")
+        # The run joins the caller's trace: its span's parent is the span named
+        # by the request's traceparent metadata.
+        run_ctx = contextvars.copy_context()
+        run_ctx.run(otel_context.attach, telemetry.extract(context.invocation_metadata()))
+        run = asyncio.get_running_loop().create_task(self._run(outbox, entry, thread_id, run_id, enqueue, wanted, start, run_ctx))
+        self.calls[run_id] = outbox
+        try:
+            await outbox.send(context)
+        finally:
+            if not run.done():
+                run.cancel()  # the caller left, or fell behind: as a disconnect
+            await asyncio.gather(run, return_exceptions=True)
+            del self.calls[run_id]
+            self.peak_unsent = max(self.peak_unsent, outbox.peak)
+
+    async def _run(
+        self,
+        outbox: Outbox,
+        entry: GraphEntry,
+        thread_id: str,
+        run_id: str,
+        enqueue: bool,
+        wanted: frozenset[type] | None,
+        start: RunEvents,
+        run_ctx: contextvars.Context,
+    ) -> None:
+        key = thread_key(entry.name, thread_id)
+        seen = self.hub.track(entry.name, thread_id, run_id)
+        failed: BaseException | None = None
+        try:
+            async with self.runs.slot(key, thread_id, run_id, enqueue=enqueue) as handle:
+                await self._events(outbox, handle, entry, key, thread_id, run_id, wanted, start, seen, run_ctx)
+        except BaseException as exc:  # incl. cancellation: the reader's side ends the call with it
+            failed = exc
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            # The thread is free: from here on only the reader is waited for.
+            seen.close(failed if failed is not None else (asyncio.CancelledError() if outbox.overflowed else None))
+            outbox.close(failed)
+
+    async def _events(
+        self,
+        outbox: Outbox,
+        handle: RunHandle,
+        entry: GraphEntry,
+        key: str,
+        thread_id: str,
+        run_id: str,
+        wanted: frozenset[type] | None,
+        start: RunEvents,
+        seen: Any,
+        run_ctx: contextvars.Context,
+    ) -> None:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async for e in start(run_id, handle.lease):
+                    queue.put_nowait(e)
+            except BaseException as exc:  # incl. cancellation: reported as an item
+                queue.put_nowait(exc)
+            finally:
+                queue.put_nowait(_DONE)
+
+        task = asyncio.get_running_loop().create_task(pump(), context=run_ctx)
+        handle.task = task
+        seq = 0
+        last_saved: ev.CheckpointSaved | None = None
+        interrupt_nodes: dict[str, tuple[str, str]] = {}
+        started = False
+        start_id: str | None = None  # the version the run started from
+        try:
+            while True:
+                item = await queue.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, BaseException):
+                    if handle.lost is not None:
+                        raise handle.lost
+                    if isinstance(item, asyncio.CancelledError) and started:
+                        # The engine let its pending write land before re-raising, so the
+                        # newest version can be read back: RunFinished carries its values.
+                        cid = last_saved.checkpoint_id if last_saved else start_id
+                        values = (await entry.graph.aget_state(version(key, cid))).values if cid else None
+                        final = ev.RunFinished("CANCELLED", cid, values)
+                        seen(final)
+                        seq += 1
+                        outbox.put(await self._finished(entry, key, final, last_saved, interrupt_nodes, seq, run_id), last=True)
+                        break
+                    if isinstance(item, asyncio.CancelledError):
+                        raise RpcError(grpc.StatusCode.CANCELLED, "the run was cancelled before it started")
+                    raise item
+                started = True
+                seen(item)
+                if isinstance(item, ev.RunStarted):
+                    start_id = item.checkpoint_id
+                elif isinstance(item, ev.CheckpointSaved):
+                    last_saved = item
+                elif isinstance(item, ev.InterruptEvent):
+                    interrupt_nodes[item.interrupt_id] = (item.node, item.task_id)
+                if isinstance(item, ev.RunFinished):
+                    if item.reason == "ERROR" and isinstance(item.exception, CheckpointError):
+                        raise handle.lost or item.exception  # storage failed: the status says how
+                    seq += 1
+                    outbox.put(await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id), last=True)
+                    continue
+                if wanted is not None and type(item) not in wanted:
+                    continue
+                msg = conv.run_event(item)
+                metadata = None
+                if isinstance(item, ev.RunStarted):
+                    # The engine knows the storage key ("graph:thread"); callers know their own ids.
+                    msg.run_started.thread_id = thread_id
+                    msg.run_started.graph = entry.name
+                    if item.trace_id:
+                        metadata = ((telemetry.TRACE_ID_HEADER, item.trace_id),)
+                seq += 1
+                if msg.ByteSize() > self.max_response_bytes:
+                    # Sending it would fail the call, and with it the run.
+                    log.warning(
+                        "run %s on thread %r: event %d (%s) takes %d bytes, more than one message may; left out",
+                        run_id, key, seq, msg.WhichOneof("event"), msg.ByteSize(),
+                    )
+                    continue
+                msg.seq = seq
+                msg.run_id = run_id
+                if not outbox.put(msg, metadata=metadata):
+                    log.warning(
+                        "run %s on thread %r: its caller fell behind by more than max_unsent_bytes (%d); "
+                        "the call ends RESOURCE_EXHAUSTED and the run is cancelled",
+                        run_id, key, outbox.budget,
+                    )
+                    task.cancel()  # as the caller's disconnect would
+                    break
+        finally:
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _finished(
+        self,
+        entry: GraphEntry,
+        key: str,
+        final: ev.RunFinished,
+        last_saved: ev.CheckpointSaved | None,
+        interrupt_nodes: dict[str, tuple[str, str]],
+        seq: int,
+        run_id: str,
+    ) -> pb.RunEvent:
+        ref = None
+        if last_saved is not None and final.checkpoint_id == last_saved.checkpoint_id:
+            s = last_saved
+            ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
+        elif final.checkpoint_id:
+            ref = conv.snapshot(await entry.graph.aget_state(version(key, final.checkpoint_id))).checkpoint
+        msg = conv.run_event(final, ref, interrupt_nodes)
+        msg.seq = seq
+        msg.run_id = run_id
+        if msg.ByteSize() > self.max_response_bytes:
+            # The run is over and its versions are stored: the caller gets the
+            # ending without the state rather than an error for a run that ran.
+            log.warning(
+                "run %s on thread %r: its final state takes %d bytes as JSON, more than one message may; "
+                "RunFinished is sent without values",
+                run_id, key, len(msg.run_finished.values_json.encode()),
+            )
+            msg.run_finished.ClearField("values_json")
+        return msg
