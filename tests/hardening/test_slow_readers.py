@@ -36,10 +36,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine.checkpoint import SqliteSaver
 from server.app import Server
+from server.config import ServerConfig, load_config
 from server._reads import key_of
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
 from tests.graphs import BULKY_SIZE
 from tests.hardening.conftest import in_process
+from tests.replicas.conftest import wait_until
 
 DEADLINE = 60.0
 #: A stalled reader's channel: no BDP probing, so HTTP/2 buffers no more than its initial window.
@@ -170,3 +172,23 @@ def test_readers_that_never_read_are_cut_off_at_the_budget(tmp_path: Path, tid: 
         assert srv.service.streams.peak_unsent >= BUDGET // 2  # the callers did fall behind
 
     asyncio.run(body())
+
+
+def test_the_budget_is_configured_by_file_and_flag(tmp_path: Path, start_server: Callable[..., Any], tid: str) -> None:
+    toml = tmp_path / "graphwire.toml"
+    toml.write_text("max_unsent_bytes = 1048576\n")
+    assert load_config(str(toml)).max_unsent_bytes == 1048576
+    assert ServerConfig().max_unsent_bytes == 32 * 1024 * 1024
+    for bad in (0, -1, 1.5, True, "32MiB"):
+        with pytest.raises(ValueError, match="max_unsent_bytes must be a whole number"):
+            load_config(str(toml), {"max_unsent_bytes": bad})
+    # The flag reaches a real server: its never-reading caller is cut off at 64 KiB.
+    srv = start_server(args=["--max-unsent-bytes", "65536"])
+    with grpc.insecure_channel(srv.address, options=STALLED) as channel:
+        call = pb_grpc.GraphServiceStub(channel).Invoke(bulky_request(tid, size=256 * 1024), timeout=DEADLINE)
+        assert next(call).WhichOneof("event") == "run_started"
+        wait_until(lambda: "fell behind by more than max_unsent_bytes (65536)" in srv.log(), "the call to be cut off")
+        with pytest.raises(grpc.RpcError) as cut:
+            list(call)
+    assert cut.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and "max_unsent_bytes (65536" in cut.value.details()
+    assert srv.health() == health_pb2.HealthCheckResponse.SERVING
