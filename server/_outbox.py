@@ -49,21 +49,24 @@ class Outbox:
         self._closed = False
         self._error: BaseException | None = None  # ends the call now
         self._end: BaseException | None = None  # ends the call once what waits is sent
-        self._failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._ready = asyncio.Event()
+        self._sender: asyncio.Task[Any] | None = None  # the handler task, while it sends
+        self._cut = False  # the sender was cancelled to end the call with the error
 
     @property
     def overflowed(self) -> bool:
         return isinstance(self._error, _Overflow)
 
-    def put(self, message: Any, *, last: bool = False, metadata: Any = None) -> bool:
-        """Queue ``message``; False (and the outbox fails) when it would pass the budget.
+    def put(self, message: Any, *, size: int | None = None, last: bool = False, metadata: Any = None) -> bool:
+        """Queue ``message`` (``size``: its ``ByteSize()``, if known); False (and the
+        outbox fails) when it would pass the budget.
 
         ``last``: the run's final event, always taken.
         """
         if self._error is not None:
             return False
-        size = message.ByteSize()
+        if size is None:
+            size = message.ByteSize()
         if self.unsent and self.unsent + size > self.budget and not last:
             self.fail(_Overflow(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -92,38 +95,44 @@ class Outbox:
         for _, size, _ in self._items:
             self.unsent -= size
         self._items.clear()
-        self._failed.set_result(None)
         self._ready.set()
+        if self._sender is not None:
+            # It may be in a write that waits for a reader who does not read: end it there.
+            self._cut = True
+            self._sender.cancel()
 
     async def send(self, context: grpc.aio.ServicerContext) -> None:
-        """Write every event to ``context`` as the reader takes them; raise the outbox's error, if any."""
-        while True:
-            if self._error is not None:
-                raise self._error
-            if not self._items:
-                if self._closed:
-                    if self._end is not None:
-                        raise self._end
-                    return
-                self._ready.clear()
-                await self._ready.wait()
-                continue
-            message, size, metadata = self._items.popleft()
-            if metadata is not None:
-                await context.send_initial_metadata(metadata)
-            write = asyncio.ensure_future(context.write(message))
-            await asyncio.wait((write, self._failed), return_when=asyncio.FIRST_COMPLETED)
-            if not write.done():  # failed while the reader was not reading: the call ends without it
-                write.add_done_callback(_quiet)
-                raise self._error  # type: ignore[misc]
-            self.unsent -= size
-            write.result()
+        """Write every event to ``context`` as the reader takes them; raise the outbox's error, if any.
+
+        Runs in the call's handler task; a failure while a write waits for the
+        reader cancels that task (:meth:`fail`), which ends the call here.
+        """
+        self._sender = asyncio.current_task()
+        try:
+            while True:
+                if self._error is not None:
+                    raise self._error
+                if not self._items:
+                    if self._closed:
+                        if self._end is not None:
+                            raise self._end
+                        return
+                    self._ready.clear()
+                    await self._ready.wait()
+                    continue
+                message, size, metadata = self._items.popleft()
+                if metadata is not None:
+                    await context.send_initial_metadata(metadata)
+                await context.write(message)
+                self.unsent -= size
+        except asyncio.CancelledError:
+            if not self._cut:
+                raise  # the caller left, or its deadline passed
+            self._sender.uncancel()  # type: ignore[union-attr]
+            raise self._error from None  # type: ignore[misc]
+        finally:
+            self._sender = None
 
 
 class _Overflow(RpcError):
     """The reader fell behind past the budget."""
-
-
-def _quiet(write: asyncio.Future[Any]) -> None:
-    if not write.cancelled():
-        write.exception()  # retrieved: the call already ended

@@ -197,16 +197,17 @@ class Streams:
                     if item.trace_id:
                         metadata = ((telemetry.TRACE_ID_HEADER, item.trace_id),)
                 seq += 1
-                if msg.ByteSize() > self.max_response_bytes:
+                msg.seq = seq
+                msg.run_id = run_id
+                size = msg.ByteSize()
+                if size > self.max_response_bytes:
                     # Sending it would fail the call, and with it the run.
                     log.warning(
                         "run %s on thread %r: event %d (%s) takes %d bytes, more than one message may; left out",
-                        run_id, key, seq, msg.WhichOneof("event"), msg.ByteSize(),
+                        run_id, key, seq, msg.WhichOneof("event"), size,
                     )
                     continue
-                msg.seq = seq
-                msg.run_id = run_id
-                if not outbox.put(msg, metadata=metadata):
+                if not outbox.put(msg, size=size, metadata=metadata):
                     log.warning(
                         "run %s on thread %r: its caller fell behind by more than max_unsent_bytes (%d); "
                         "the call ends RESOURCE_EXHAUSTED and the run is cancelled",
