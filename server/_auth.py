@@ -1,5 +1,9 @@
 """Bearer-token auth: a gRPC server interceptor (health checks stay open), and
-the check itself, which the inspector's HTTP API shares."""
+the check itself, which the inspector's HTTP API shares.
+
+Every RPC but health needs an accepted token, server reflection included
+(any accepted token: the shared one, or any tenant's); a missing or wrong one
+is UNAUTHENTICATED, whatever the method's shape."""
 
 from __future__ import annotations
 
@@ -15,15 +19,23 @@ __all__ = ["TokenAuth", "Tokens", "bearer", "bearer_matches"]
 _OPEN = ("/grpc.health.v1.Health/",)
 
 
-def _deny(message: str) -> grpc.RpcMethodHandler:
-    async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+def _deny(message: str, handler: grpc.RpcMethodHandler | None) -> grpc.RpcMethodHandler:
+    """A handler of the same shape as ``handler`` that answers UNAUTHENTICATED.
+
+    The shape must match the method's (reflection's is a bidirectional
+    stream), or grpc fails the call with UNKNOWN instead.
+    """
+
+    async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
 
-    async def stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-        yield  # pragma: no cover
-
-    return grpc.unary_unary_rpc_method_handler(unary), grpc.unary_stream_rpc_method_handler(stream)  # type: ignore[return-value]
+    if handler is None or not handler.request_streaming and not handler.response_streaming:
+        return grpc.unary_unary_rpc_method_handler(refuse)
+    if handler.request_streaming and handler.response_streaming:
+        return grpc.stream_stream_rpc_method_handler(refuse)
+    if handler.request_streaming:
+        return grpc.stream_unary_rpc_method_handler(refuse)
+    return grpc.unary_stream_rpc_method_handler(refuse)
 
 
 def bearer(token: str) -> bytes:
@@ -78,17 +90,17 @@ class TokenAuth(grpc.aio.ServerInterceptor):
         handler = await continuation(details)
         if ok:
             return handler if tenant is None or handler is None else _as_tenant(handler, tenant)
-        message = "missing bearer token" if not got else "wrong bearer token"
-        unary, stream = _deny(message)
-        if handler is not None and handler.response_streaming:
-            return stream
-        return unary
+        return _deny("missing bearer token" if not got else "wrong bearer token", handler)
 
 
 def _as_tenant(handler: grpc.RpcMethodHandler, tenant: str) -> grpc.RpcMethodHandler:
-    """``handler`` running with TENANT set (inside the call's own task and context)."""
+    """``handler`` running with TENANT set (inside the call's own task and context).
+
+    Request-streaming methods (server reflection's only: graphwire has none)
+    touch no thread, so a tenant's token reaches them unchanged.
+    """
     if handler.request_streaming:
-        raise TypeError("graphwire has no client-streaming RPCs")
+        return handler
     if handler.response_streaming:
         inner_stream = handler.unary_stream
 

@@ -28,7 +28,7 @@ from engine import errors as E
 from engine.serde import StateTooLargeError
 from server._json import PayloadError
 
-__all__ = ["RejectMalformed", "RpcError", "status_for", "TABLE"]
+__all__ = ["MAX_MESSAGE_BYTES", "RejectMalformed", "RpcError", "cut", "status_for", "TABLE"]
 
 
 class RpcError(Exception):
@@ -58,9 +58,29 @@ TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
 
 
 _UNAVAILABLE = "checkpointer unavailable: "
+#: The longest status message sent, in UTF-8 bytes. It travels in the call's
+#: trailers, percent-encoded (up to 3 bytes per byte); a client refuses trailers
+#: past its metadata limit (8 KiB for grpcio) and reports RESOURCE_EXHAUSTED
+#: instead of the status, so longer messages are cut.
+MAX_MESSAGE_BYTES = 1024
 
 
 def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
+    """The status code and (cut to :data:`MAX_MESSAGE_BYTES`) message for ``exc``."""
+    code, message = _status(exc)
+    return code, cut(message)
+
+
+def cut(message: str) -> str:
+    """``message``, at most :data:`MAX_MESSAGE_BYTES` bytes of UTF-8, saying what was cut."""
+    data = message.encode("utf-8", "replace")
+    if len(data) <= MAX_MESSAGE_BYTES:
+        return message
+    keep = data[: MAX_MESSAGE_BYTES - 48].decode("utf-8", "ignore")
+    return f"{keep}… ({len(message) - len(keep)} more characters cut)"
+
+
+def _status(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     if isinstance(exc, RpcError):
         return exc.code, exc.message
     for cls, code in TABLE:
@@ -146,8 +166,8 @@ def _lenient(deserialize: Callable[[bytes], Any], method: str) -> Callable[[byte
         except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, or whatever a deserializer raises
             field = bad_text_field(descriptor, data) if descriptor is not None else None
             if field is not None:
-                return _Malformed(f"{field}: not UTF-8 text (every string field, JSON texts included, must be UTF-8)")
-            return _Malformed(f"the request is not a valid {method.rsplit('/', 1)[-1]} message: {exc}")
+                return _Malformed(cut(f"{field}: not UTF-8 text (every string field, JSON texts included, must be UTF-8)"))
+            return _Malformed(cut(f"the request is not a valid {method.rsplit('/', 1)[-1]} message: {exc}"))
 
     parse.graphwire_lenient = True  # type: ignore[attr-defined]
     return parse
