@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 __all__ = [
@@ -105,6 +105,3 @@ class StateSnapshot(NamedTuple):
     interrupts: tuple[Interrupt, ...] = ()
 
 
-@dataclass(slots=True)
-class _Marker:
-    name: str = field(default="")

@@ -36,7 +36,6 @@ class RunHandle:
     run_id: str
     thread_id: str
     task: asyncio.Task | None = None
-    cancel_requested: bool = False
     lease: Lease | None = None  # the thread's lease in the checkpointer, when it has leases
     lost: RpcError | None = None  # set when the lease was lost mid-run: how the run ends
 
@@ -112,7 +111,6 @@ class RunManager:
         handle = self.active(key)
         if handle is None or handle.task is None or (run_id and handle.run_id != run_id):
             return False
-        handle.cancel_requested = True
         handle.task.cancel()
         return True
 

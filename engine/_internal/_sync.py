@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from typing import Any, AsyncIterator, Awaitable, Coroutine, Iterator, TypeVar
+from typing import Any, AsyncIterator, Coroutine, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -55,10 +55,9 @@ def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:
                     yield pool.submit(lambda: _thread_loop().run_until_complete(agen.__anext__())).result()
                 except StopAsyncIteration:
                     return
-        finally:
+        finally:  # the loop above ends only by returning, so the code below is for the other case
             pool.submit(lambda: _thread_loop().run_until_complete(_aclose(agen))).result()
             pool.shutdown()
-        return
     loop = _thread_loop()
     try:
         while True:
@@ -75,7 +74,3 @@ async def _aclose(agen: AsyncIterator[Any]) -> None:
     aclose = getattr(agen, "aclose", None)
     if aclose is not None:
         await aclose()
-
-
-async def _await(x: Awaitable[T]) -> T:
-    return await x

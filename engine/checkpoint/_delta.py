@@ -166,10 +166,6 @@ class BlobPlan:
     serde: Serializer
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # channel -> (version, bytes), when measured
 
-    @property
-    def deltas(self) -> list[BlobRow]:
-        return [r for r in self.rows if r.base is not None]
-
     def full_row(self, row: BlobRow) -> BlobRow:
         """``row`` (a delta) written as a full value: its base was not found in storage."""
         value = self.values[row.channel]

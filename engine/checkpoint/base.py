@@ -191,10 +191,6 @@ def get_checkpoint_id(config: Mapping[str, Any]) -> str | None:
     return config.get("configurable", {}).get("checkpoint_id")
 
 
-def get_checkpoint_ns(config: Mapping[str, Any]) -> str:
-    return config.get("configurable", {}).get("checkpoint_ns", "")
-
-
 def check_chain(puts: Sequence[tuple[Mapping[str, Any], Checkpoint, Any, Any]]) -> None:
     """Raise ValueError unless ``puts`` (``aput_many``'s) are one chain: one thread and
     namespace, each put's parent (its config's checkpoint id) the checkpoint before it."""

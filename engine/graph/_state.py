@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, Sequence
 
+from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError
@@ -73,9 +74,11 @@ class StateGraph:
 
     Args:
         state_schema: TypedDict, dataclass or Pydantic model of the state.
-        context_schema: accepted for compatibility; unused.
+        context_schema: not supported yet (a run context, ``Runtime.context``):
+            NotImplementedError unless None.
         input_schema: keys accepted as input (default: the state's).
         output_schema: keys returned (default: the state's).
+        input, output: LangGraph's older names of ``input_schema`` and ``output_schema``.
     """
 
     def __init__(
@@ -88,6 +91,7 @@ class StateGraph:
         input: Any = None,
         output: Any = None,
     ) -> None:
+        refuse("StateGraph", context_schema=context_schema)
         self.state = read_schema(state_schema)
         self.input = read_schema(input_schema or input) if (input_schema or input) else self.state
         self.output = read_schema(output_schema or output) if (output_schema or output) else self.state
@@ -112,11 +116,33 @@ class StateGraph:
         metadata: dict[str, Any] | None = None,
         input_schema: Any = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
-        retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
         cache_policy: Any = None,
+        error_handler: Any = None,
         destinations: Any = None,
-        **kwargs: Any,
+        timeout: Any = None,
+        trace_policy: Any = None,
+        input: Any = None,
+        retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
     ) -> "StateGraph":
+        """Add a node: a function of the state (or of ``input_schema``) returning an update.
+
+        As LangGraph 1.2's; ``input`` and ``retry`` are its older names of
+        ``input_schema`` and ``retry_policy``. ``defer``, ``cache_policy``,
+        ``error_handler``, ``timeout`` and ``trace_policy`` are not supported
+        yet: NotImplementedError unless left at their defaults. A compiled
+        graph as the node (a subgraph) is not supported yet either.
+        """
+        refuse(
+            "add_node",
+            defer=defer,
+            cache_policy=cache_policy,
+            error_handler=error_handler,
+            timeout=timeout,
+            trace_policy=trace_policy,
+        )
+        if isinstance(action if action is not None else node, Pregel):
+            raise NotImplementedError(f"add_node: a compiled graph as a node (a subgraph) is not supported yet; see {WHERE_IT_DIFFERS}")
+        input_schema = input_schema if input_schema is not None else input
         if action is None:
             if isinstance(node, str):
                 raise GraphDefinitionError(f"add_node({node!r}) needs a function")
@@ -282,6 +308,8 @@ class StateGraph:
         debug: bool = False,
         name: str | None = None,
     ) -> "CompiledStateGraph":
+        """The runnable graph. ``cache`` and ``debug`` are not supported yet: NotImplementedError unless left unset."""
+        refuse("compile", cache=cache, debug=debug)
         ib = interrupt_before or ()
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])

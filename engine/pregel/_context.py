@@ -25,9 +25,6 @@ class TaskContext:
 
     ``resume`` holds the answers this task has received, in order; the n-th
     ``interrupt()`` call of the task returns ``resume[n]`` if there is one.
-    ``null_resume`` is an answer not yet claimed by any task: the first
-    interrupt beyond ``resume`` takes it (and it is recorded in
-    ``resume_write`` so the loop saves it with the task).
     """
 
     task_id: str
@@ -35,9 +32,7 @@ class TaskContext:
     step: int
     config: dict[str, Any]
     resume: list[Any] = field(default_factory=list)
-    null_resume: list[Any] = field(default_factory=list)  # 0 or 1 item
     counter: int = 0
-    resume_write: list[Any] | None = None
     custom: Callable[[Any], None] | None = None
     message: Callable[[Any, dict[str, Any] | None], None] | None = None
     # the graph's store (compile(store=...)), for get_store() and a node's ``store`` parameter;
@@ -72,11 +67,6 @@ def interrupt(value: Any) -> Any:
     ctx.counter += 1
     if idx < len(ctx.resume):
         return ctx.resume[idx]
-    if ctx.null_resume:
-        answer = ctx.null_resume.pop()
-        ctx.resume.append(answer)
-        ctx.resume_write = list(ctx.resume)
-        return answer
     raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, idx))])
 
 

@@ -92,7 +92,6 @@ from engine.pregel._algo import (
 )
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel import _telemetry as tel
-from engine.pregel._spec import INTERRUPT_SEEN
 from engine.types import START, Command, Interrupt, RetryPolicy
 
 if TYPE_CHECKING:
@@ -742,6 +741,3 @@ def _matching_policy(policies: Any, exc: Exception) -> RetryPolicy | None:
 def _backoff(p: RetryPolicy, attempt: int) -> float:
     wait = min(p.max_interval, p.initial_interval * p.backoff_factor ** (attempt - 1))
     return wait + (random.uniform(0, wait / 4) if p.jitter else 0.0)
-
-
-_ = INTERRUPT_SEEN

@@ -17,19 +17,19 @@ from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine._internal._ids import task_id as make_task_id
 from engine._internal._sync import iter_sync, run_sync
+from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import (
-    ERROR,
-    INTERRUPT,
     Checkpoint,
     CheckpointTuple,
     copy_checkpoint,
     empty_checkpoint,
 )
-from engine.errors import GraphInterrupt, InvalidUpdateError, NotFoundError
+from engine.errors import InvalidUpdateError, NotFoundError
 from engine.events import Event, RunFinished
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels, trigger_index
 from engine.pregel._loop import RunLoop
+from engine.pregel._options import durability_of
 from engine.pregel._snapshot import build_snapshot
 from engine.pregel._spec import NodeSpec
 from engine.pregel._status import null_writes, read_statuses
@@ -106,14 +106,17 @@ class Pregel:
         interrupt_after: Sequence[str] | str | None = None,
         run_id: str | None = None,
         _inline_sync: bool = False,
+        **langgraph_options: Any,
     ) -> AsyncIterator[Event]:
         """Run the graph and yield its :mod:`engine.events`, ending with RunFinished.
 
         Node errors and the recursion limit end the run with a RunFinished
         whose reason says so (the exception is on ``RunFinished.exception``);
         problems with the call itself (unknown checkpoint, nothing to resume,
-        no input) raise before the first event.
+        no input) raise before the first event. ``langgraph_options``: the
+        rest of LangGraph's run options (:func:`~engine.pregel._options.durability_of`).
         """
+        durability = durability_of(durability, **langgraph_options)
         if durability not in (None, "sync", "async", "exit"):
             raise ValueError(f"durability must be 'sync', 'async' or 'exit', not {durability!r}")
         loop = RunLoop(
@@ -135,13 +138,15 @@ class Pregel:
         input: Any,
         config: Mapping[str, Any] | None = None,
         *,
-        stream_mode: str | Sequence[str] = "values",
+        stream_mode: str | Sequence[str] | None = "values",
         durability: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        subgraphs: bool = False,
         _inline_sync: bool = False,
-        **kwargs: Any,
+        **langgraph_options: Any,
     ) -> AsyncIterator[Any]:
+        stream_mode = "values" if stream_mode is None else stream_mode
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
         single = isinstance(stream_mode, str)
         events = self.aevents(
@@ -152,17 +157,26 @@ class Pregel:
             interrupt_before=interrupt_before,
             interrupt_after=interrupt_after,
             _inline_sync=_inline_sync,
+            **langgraph_options,
         )
         async for ev in events:
             for mode, payload in project(ev, modes, config or {}):
-                yield payload if single else (mode, payload)
+                if subgraphs:  # as LangGraph: each chunk under its namespace, here always the root's
+                    yield ((), payload) if single else ((), mode, payload)
+                else:
+                    yield payload if single else (mode, payload)
             if isinstance(ev, RunFinished) and ev.exception is not None:
                 raise ev.exception
 
     def stream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
         return iter_sync(self.astream(input, config, _inline_sync=True, **kwargs))
 
-    async def _ainvoke(self, input: Any, config: Mapping[str, Any] | None, inline: bool, **kwargs: Any) -> Any:
+    async def _ainvoke(
+        self, input: Any, config: Mapping[str, Any] | None, inline: bool, stream_mode: str = "values", **kwargs: Any
+    ) -> Any:
+        if stream_mode != "values":  # LangGraph then returns the list of chunks
+            raise NotImplementedError(f"invoke(stream_mode={stream_mode!r}) is not supported yet; see {WHERE_IT_DIFFERS}")
+        kwargs.pop("subgraphs", None)  # LangGraph's invoke returns the same with or without
         final: RunFinished | None = None
         async for ev in self.aevents(input, config, kinds=frozenset(), _inline_sync=inline, **kwargs):
             final = ev  # type: ignore[assignment]
@@ -175,11 +189,9 @@ class Pregel:
         return out
 
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
-        kwargs.pop("stream_mode", None)
         return await self._ainvoke(input, config, False, **kwargs)
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
-        kwargs.pop("stream_mode", None)
         return run_sync(self._ainvoke(input, config, True, **kwargs))
 
     # -- reading state -------------------------------------------------------
@@ -193,6 +205,12 @@ class Pregel:
         return build_snapshot(self, saved, live=live)
 
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        """The newest version of the thread (or the one ``config`` names).
+
+        ``subgraphs``: LangGraph adds each subgraph's state to its task; a
+        graph here has none (``add_node`` refuses a compiled graph), so the
+        snapshot is the same either way, as it is in LangGraph for such a graph.
+        """
         saved = await self._saver().aget_tuple(config)
         if saved is None:
             if (config.get("configurable") or {}).get("checkpoint_id"):
@@ -202,7 +220,7 @@ class Pregel:
         return self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"))
 
     def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
-        return run_sync(self.aget_state(config))
+        return run_sync(self.aget_state(config, subgraphs=subgraphs))
 
     async def aget_state_history(
         self,
@@ -228,15 +246,18 @@ class Pregel:
         return iter_sync(self.aget_state_history(config, **kwargs))
 
     async def aupdate_state(
-        self, config: Mapping[str, Any], values: Any, as_node: str | None = None, **kwargs: Any
+        self, config: Mapping[str, Any], values: Any, as_node: str | None = None, task_id: str | None = None
     ) -> dict[str, Any]:
         """Write an "update" version: ``values`` as if node ``as_node`` returned them.
 
         Reducers apply; the edges out of ``as_node`` decide what runs next.
         ``values=None`` with ``as_node=END`` ends the step due instead (it
         cancels a pending interrupt): see :func:`_end_step`. The new version's parent is the checkpoint ``config`` names (or the
-        newest), so updating an older version starts a branch.
+        newest), so updating an older version starts a branch. ``task_id``
+        (LangGraph: the id of the task the update is written as) is not
+        supported yet: NotImplementedError unless None.
         """
+        refuse("update_state", task_id=task_id)
         saver = self._saver()
         configurable = dict(config.get("configurable") or {})
         saved = await saver.aget_tuple(config)
@@ -287,8 +308,10 @@ class Pregel:
         except Exception as e:  # a reducer refusing the values: the caller's input is wrong
             raise InvalidUpdateError(f"update_state: the state's reducers rejected {values!r:.200}: {type(e).__name__}: {e}") from e
 
-    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None, **kwargs: Any) -> dict[str, Any]:
-        return run_sync(self.aupdate_state(config, values, as_node))
+    def update_state(
+        self, config: Mapping[str, Any], values: Any, as_node: str | None = None, task_id: str | None = None
+    ) -> dict[str, Any]:
+        return run_sync(self.aupdate_state(config, values, as_node, task_id))
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._saver().adelete_thread(thread_id)
@@ -326,6 +349,3 @@ def _last_writer(ck: Checkpoint, nodes: Mapping[str, NodeSpec]) -> str:
             f"ambiguous update: nodes {best[0][1]!r} and {best[1][1]!r} ran last together; pass as_node="
         )
     return best[0][1]
-
-
-_ = GraphInterrupt

@@ -15,7 +15,6 @@ from engine.events import (
     CheckpointSaved,
     CustomEvent,
     Event,
-    InterruptEvent,
     MessageChunk,
     RunFinished,
     TaskFinished,
@@ -107,4 +106,3 @@ def project(ev: Event, modes: Sequence[str], config: Mapping[str, Any]) -> Itera
             yield "updates", {"__interrupt__": ints}
         if "values" in modes and ints:
             yield "values", {**(ev.values or {}), "__interrupt__": ints}
-    _ = InterruptEvent

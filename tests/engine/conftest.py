@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import operator
-from typing import Annotated, Any, Iterator, TypedDict
+from typing import Any, Iterator
 
 import pytest
 

@@ -6,7 +6,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from langgraph.config import get_store
 from langgraph.checkpoint.memory import InMemorySaver
-from observe import record, call
+from observe import record
 
 class S(TypedDict):
     user: str

@@ -17,7 +17,6 @@ typed errors of ``graphwire._errors``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import Any
 
 import grpc
@@ -452,12 +451,7 @@ class AsyncClient:
     async def __aenter__(self) -> AsyncClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_exc: object) -> None:
         await self.close()
 
     # -- plumbing ----------------------------------------------------------------

@@ -9,7 +9,6 @@ shared by threads.
 from __future__ import annotations
 
 from collections.abc import Iterator, Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import Any
 
 import grpc
@@ -444,12 +443,7 @@ class Client:
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()
 
     # -- plumbing ----------------------------------------------------------------

@@ -1,0 +1,50 @@
+"""LangGraph 1.2's run options (``invoke``/``stream`` and their async twins) beyond those the loop takes.
+
+``checkpoint_during`` (LangGraph's older form of ``durability``) is mapped
+as LangGraph maps it; ``subgraphs`` is honoured by ``astream`` (a graph here
+has no subgraphs: ``add_node`` refuses a compiled graph, so every chunk
+comes from the root namespace, ``()``); the others are refused unless left
+at their defaults (:mod:`engine._internal._unsupported`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from engine._internal._unsupported import refuse
+
+__all__ = ["durability_of"]
+
+
+def durability_of(
+    durability: str | None,
+    *,
+    context: Any = None,
+    print_mode: Any = (),
+    output_keys: Any = None,
+    debug: bool | None = None,
+    control: Any = None,
+    version: str = "v1",
+    checkpoint_during: bool | None = None,
+) -> str | None:
+    """The durability a run uses; NotImplementedError for an option the engine does not honour yet."""
+    refuse(
+        "invoke/stream",
+        context=context,
+        print_mode=print_mode,
+        output_keys=output_keys,
+        debug=debug,
+        control=control,
+        version=None if version == "v1" else version,
+    )
+    if checkpoint_during is None:
+        return durability
+    warnings.warn(
+        "`checkpoint_during` is deprecated and will be removed. Please use `durability` instead.",
+        DeprecationWarning,
+        stacklevel=4,
+    )
+    if durability is not None:
+        raise ValueError("Cannot use both `checkpoint_during` and `durability` parameters. Please use `durability` instead.")
+    return "async" if checkpoint_during else "exit"
