@@ -115,6 +115,8 @@ class CheckpointSaved(Event):
     values: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     created_at: str = ""
+    # the tasks due next (engine.types.PregelTask: id, name, path; results once known)
+    tasks: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

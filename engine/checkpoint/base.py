@@ -275,24 +275,35 @@ class BaseCheckpointSaver(abc.ABC):
         """
 
     async def aput_many(
-        self, puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]]
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
     ) -> list[dict[str, Any]]:
-        """Store several checkpoints of one thread, in order, each the parent of the next.
+        """Store several checkpoints of one thread, in order, each the parent of the next,
+        and pending writes of them (or of the first one's parent).
 
         ``puts`` holds ``aput``'s arguments: a run's versions that queued up
         while its previous write was in flight (``durability="async"``).
-        Returns ``aput``'s return values, in order. This default calls
-        ``aput`` for each, so a failure can leave the first few stored (each
-        whole: a prefix of the chain, never a gap). A saver whose commit waits
-        for a disk flush overrides it to store the lot in one transaction,
-        all or none: one flush instead of one per version.
+        ``writes`` holds ``aput_writes``' arguments ``(config, writes,
+        task_id)``: what the tasks of each step wrote, stored on the version
+        the step started from (stored after the puts, so a write may name a
+        version of the same call). Returns ``aput``'s return values, in order.
+        This default calls ``aput`` for each put, then ``aput_writes`` for
+        each write, so a failure can leave the first few stored (each whole: a
+        prefix of the chain, never a gap). A saver whose commit waits for a
+        disk flush overrides it to store the lot in one transaction, all or
+        none: one flush instead of one per version.
 
         Raises:
             ValueError: the puts are not one chain of one thread and namespace
                 (nothing is stored).
         """
         check_chain(puts)
-        return [await self.aput(*put) for put in puts]
+        out = [await self.aput(*put) for put in puts]
+        for config, task_writes, task_id in writes:
+            await self.aput_writes(config, task_writes, task_id)
+        return out
 
     @abc.abstractmethod
     async def aput_writes(
@@ -399,9 +410,12 @@ class BaseCheckpointSaver(abc.ABC):
         return run_sync(self.aput(config, checkpoint, metadata, new_versions))
 
     def put_many(
-        self, puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]]
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
     ) -> list[dict[str, Any]]:
-        return run_sync(self.aput_many(puts))
+        return run_sync(self.aput_many(puts, writes=writes))
 
     def put_writes(
         self,

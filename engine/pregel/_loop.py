@@ -25,15 +25,11 @@ siblings' writes are saved as pending writes), or at the recursion limit.
 Everything the run does is reported as :mod:`engine.events` events, in order,
 through one async generator; the sync and async public APIs both consume it.
 
-Saving versions, by durability: ``"sync"`` waits for each version to land
-before the next step; ``"exit"`` writes only the last one; ``"async"`` (the
-default) queues each version and goes on with the next step while a writer
-task stores the queue, every version that waited in it in one call
-(``aput_many``: one transaction, one commit flush, on savers that have
-one). So steps that are faster than a commit do not wait for one each, and
-the queue is bounded (:data:`MAX_QUEUED`): a saver slower than the graph
-slows the run down instead of filling memory. A version is "saved" (named by
-``RunFinished``, the run's last saved id) only once its write returned.
+Saving versions is :mod:`._writer`'s job (by durability); the writes of a
+step's finished tasks are stored as pending writes of the version the step
+started from: as each finishes when the step runs several (so an error or a
+crash does not run them again), with the step's own version otherwise (one
+write, no wait of its own).
 """
 
 from __future__ import annotations
@@ -55,7 +51,6 @@ from engine.checkpoint.base import (
     LEASE_KEY,
     INTERRUPT,
     RESUME,
-    WRITES_IDX_MAP,
     Checkpoint,
     CheckpointTuple,
     copy_checkpoint,
@@ -66,6 +61,7 @@ from engine.errors import (
     GraphInterrupt,
     GraphRecursionError,
     InvalidResumeError,
+    InvalidUpdateError,
     NotFoundError,
 )
 from engine.events import (
@@ -92,16 +88,16 @@ from engine.pregel._algo import (
 )
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel import _telemetry as tel
-from engine.types import START, Command, Interrupt, RetryPolicy
+from engine.pregel._spec import NO_WRITES
+from engine.pregel._status import read_statuses
+from engine.pregel._writer import VersionWriter
+from engine.types import START, Command, PregelTask, RetryPolicy
 
 if TYPE_CHECKING:
     from engine.pregel._pregel import Pregel
 
 __all__ = ["RunLoop"]
 
-_SPECIAL = frozenset(WRITES_IDX_MAP)
-#: Versions an async-durability run may compute ahead of its writer before it waits.
-MAX_QUEUED = 64
 
 
 class RunLoop:
@@ -148,16 +144,15 @@ class RunLoop:
         self.stop = 0  # the last superstep number this call may run (set once the thread is loaded)
         self.parent_id: str | None = None  # id of the newest version (saved or not)
         self.pending_writes: list[tuple[str, str, Any]] = []
-        self._dirty: dict[str, int] = {}  # channels changed since the last saved version
-        self._unsaved: tuple[Checkpoint, dict[str, Any], str | None] | None = None
-        # async durability: versions waiting to be written, and the task writing them
-        self._queued: list[tuple[str | None, Checkpoint, dict[str, Any], dict[str, int]]] = []
-        self._writer: asyncio.Task[None] | None = None
-        self._last_saved_id: str | None = None
         self.executed = 0
         self._span: Any = None  # the run's span
         self._step_span: Any = None
         self._metric_attrs = {"graphwire.graph": graph.name}
+        self.writer = VersionWriter(
+            self.saver, durability=durability, cfg=self._cfg, span=lambda: self._span, metric_attrs=self._metric_attrs
+        )
+        # (task id, writes) of the tasks of the running step, stored with the next version
+        self._step_writes: list[tuple[str, list[tuple[str, Any]]]] = []
         self._planned: tuple[str, list[Task]] | None = None  # (checkpoint id, its next tasks)
 
     # -- events ----------------------------------------------------------
@@ -259,6 +254,9 @@ class RunLoop:
                     else:
                         interrupts = tuple(i for t in waiting for i in t.interrupts)
                         reason = "INTERRUPT"
+                    conflict = self._apply_finished(tasks, emit=not failed)
+                    if conflict is not None and not failed:
+                        reason, error = "ERROR", conflict  # as LangGraph: the step cannot end
                     break
                 await self._finish_step(tasks)
                 self._end_step(None)
@@ -268,18 +266,18 @@ class RunLoop:
                     mark_interrupt_seen(self.checkpoint)
                     reason = "INTERRUPT"
                     break
-            await self._flush()
+            await self.writer.flush()
         except GraphRecursionError as e:
-            await self._flush()
+            await self.writer.flush()
             reason, error = "RECURSION_LIMIT", e
         except (asyncio.CancelledError, GeneratorExit):
             # Saved versions stay; a pending async put is allowed to land.
             self._span.set_attribute("graphwire.finish_reason", "CANCELLED")
             tel.RUNS.add(1, {**self._metric_attrs, "graphwire.finish_reason": "CANCELLED"})
-            await asyncio.shield(self._flush_quietly())
+            await asyncio.shield(self.writer.flush_quietly())
             raise
         except Exception as e:  # a failed write (serialization, storage) ends the run too
-            await self._flush_quietly()
+            await self.writer.flush_quietly()
             reason, error = "ERROR", e
         for ev in self._drain():
             yield ev
@@ -287,7 +285,7 @@ class RunLoop:
         yield RunFinished(
             reason=reason,  # type: ignore[arg-type]
             # With a saver: the last version that landed (a failed write names none).
-            checkpoint_id=self._last_saved_id if self.saver is not None else self.parent_id,
+            checkpoint_id=self.writer.last_saved_id if self.saver is not None else self.parent_id,
             values=self.values(),
             error_type=type(error).__name__ if error else None,
             error_message=str(error) if error else None,
@@ -299,7 +297,7 @@ class RunLoop:
         span = self._span
         span.set_attribute("graphwire.finish_reason", reason)
         span.set_attribute("graphwire.steps", self.executed)
-        cid = self._last_saved_id if self.saver is not None else self.parent_id
+        cid = self.writer.last_saved_id if self.saver is not None else self.parent_id
         if cid:
             span.set_attribute("graphwire.checkpoint_id", cid)
         if interrupts:
@@ -322,7 +320,7 @@ class RunLoop:
         if saved is not None:
             self.checkpoint = copy_checkpoint(saved.checkpoint)
             self.step = int(saved.metadata.get("step", -1))
-            self.parent_id = self._last_saved_id = saved.checkpoint["id"]
+            self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
             self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
         self.stop = self.step + self.recursion_limit + 2
         self.channels = restore_channels(self.graph.channels, self.checkpoint)
@@ -358,7 +356,7 @@ class RunLoop:
     async def _fork(self, saved: CheckpointTuple) -> None:
         self.pending_writes = []
         self.step += 1
-        self._dirty = dict(self.checkpoint["channel_versions"])
+        self.writer.dirty = dict(self.checkpoint["channel_versions"])
         await self._save("fork")
 
     async def _apply_input(self, inp: Any) -> None:
@@ -372,17 +370,14 @@ class RunLoop:
         self.pending_writes = []
         self.step += 1
         for c in changed:
-            self._dirty[c] = self.checkpoint["channel_versions"][c]
+            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
         await self._save("input")
 
     async def _apply_resume(self, resume: Any) -> None:
-        waiting: dict[str, list[Interrupt]] = {}
-        answers: dict[str, list[Any]] = {}
-        for tid, chan, val in self.pending_writes:
-            if chan == INTERRUPT and val:
-                waiting[tid] = list(val)
-            elif chan == RESUME:
-                answers[tid] = list(val)
+        # As LangGraph: only an unfinished task's interrupt waits for an answer.
+        statuses = read_statuses(self.pending_writes)
+        waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
+        answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
         if not waiting:
             raise InvalidResumeError(f"thread {self.thread_id!r} has no pending interrupt to resume")
         by_id = {i.id: tid for tid, ints in waiting.items() for i in ints}
@@ -412,17 +407,19 @@ class RunLoop:
         step = self.step + 1
         cached: set[str] = set()
         if first and self.pending_writes:
-            by_task: dict[str, list[tuple[str, Any]]] = {}
-            for tid, chan, val in self.pending_writes:
-                by_task.setdefault(tid, []).append((chan, val))
+            # As LangGraph: a task with an output write finished (it is not run
+            # again, even when it was resumed); one without takes its answers.
+            statuses = read_statuses(self.pending_writes)
             for t in tasks:
-                ws = by_task.get(t.id)
-                if not ws:
+                st = statuses.get(t.id)
+                if st is None:
                     continue
-                t.resume = next((v for c, v in ws if c == RESUME), None)
-                if not any(c in _SPECIAL for c, _ in ws):
-                    t.writes = ws
+                if st.finished:
+                    t.writes = st.writes
+                    t.saved = True
                     cached.add(t.id)
+                elif st.resume is not None:
+                    t.resume = list(st.resume)
         # Only the step: its tasks are its children (a list attribute costs as
         # much as a span's other attributes together).
         self._step_span = tel.child("graphwire.step", self._span, {"graphwire.step": step})
@@ -438,11 +435,17 @@ class RunLoop:
         run = [t for t in tasks if t.id not in cached]
         for ev in self._drain():
             yield ev
-        save_each = len(run) > 1 and self.durability != "exit" and self.saver is not None
+        record = self.durability != "exit" and self.saver is not None
+        save_each = len(run) > 1 and record
         live = self.kinds is None or bool(self.kinds & {CustomEvent, MessageChunk})
         if len(run) == 1 and not live and (run[0].node.is_async or self.inline_sync):
-            await self._run_task(run[0], step, inline=True)
-            self._finished(run[0], step)
+            t = run[0]
+            await self._run_task(t, step, inline=True)
+            self._finished(t, step)
+            if record and t.error is None and not t.interrupts:
+                # Stored with the step's version, in the same write: no wait of its own.
+                self._step_writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+                t.saved = True
         elif run:
             futs = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
             pending = set(futs)
@@ -456,10 +459,15 @@ class RunLoop:
                             continue
                         t = futs[f]
                         self._finished(t, step)
-                        if save_each and not t.error and not t.interrupts:
-                            await self._written()  # writes attach to a version that has landed
-                            await self.saver.aput_writes(self._cfg(self.parent_id), t.writes, t.id)  # type: ignore[union-attr]
-                            t.saved = True
+                        if t.error is not None or t.interrupts or not record:
+                            continue
+                        if save_each:
+                            # Kept as each finishes, so an error or a crash does not run it again.
+                            await self.writer.written()  # writes attach to a version that has landed
+                            await self.saver.aput_writes(self._cfg(self.parent_id), t.writes or [(NO_WRITES, None)], t.id)  # type: ignore[union-attr]
+                        else:
+                            self._step_writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+                        t.saved = True
                     for ev in self._drain():
                         yield ev
             finally:
@@ -581,7 +589,7 @@ class RunLoop:
         """A step that did not finish: keep what its tasks did as pending writes."""
         if self.saver is None:
             return
-        await self._flush()
+        await self.writer.flush()
         cfg = self._cfg(self.parent_id)
         for t in sorted(tasks, key=lambda t: t.sort_key):
             err = t.error
@@ -590,24 +598,47 @@ class RunLoop:
                 await self.saver.aput_writes(cfg, [(ERROR, repr(err))], t.id)
             elif ints:
                 await self.saver.aput_writes(cfg, [(INTERRUPT, list(ints))], t.id)
-            elif not t.saved and t.writes:
-                await self.saver.aput_writes(cfg, t.writes, t.id)
+            elif not t.saved:
+                await self.saver.aput_writes(cfg, t.writes or [(NO_WRITES, None)], t.id)
+
+    def _apply_finished(self, tasks: list[Task], *, emit: bool) -> InvalidUpdateError | None:
+        """A step that stopped: the run's values get its finished tasks' writes.
+
+        As LangGraph, the caller sees what the finished siblings wrote (with a
+        last values event at an interrupt). The stored version is untouched:
+        the run is over, and these are its pending writes. Returns the error
+        if the writes conflict (then the values stay as the step started).
+        """
+        done = [t for t in tasks if t.error is None and not t.interrupts and t.writes]
+        if not done:
+            return None
+        ck = copy_checkpoint(self.checkpoint)
+        channels = restore_channels(self.graph.channels, ck)
+        try:
+            updated, _ = apply_writes(ck, channels, done)
+        except InvalidUpdateError as e:
+            return e
+        self.channels = channels
+        if emit and not updated.isdisjoint(self.graph.output_keys):
+            self._emit_values()
+        return None
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         _, changed = apply_writes(self.checkpoint, self.channels, tasks)
         versions = self.checkpoint["channel_versions"]
         for c in changed:
-            self._dirty[c] = versions[c]
+            self.writer.dirty[c] = versions[c]
         self.pending_writes = []
         self.step += 1
         self.executed += 1
-        await self._save("loop")
+        step_writes, self._step_writes = self._step_writes, []
+        await self._save("loop", step_writes)
         self._emit_values()
         if self._want(StepFinished):
             self._emit(StepFinished(self.step))
 
     # -- saving versions ---------------------------------------------------
-    async def _save(self, source: str) -> None:
+    async def _save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
         ck = self.checkpoint
         snapshot = Checkpoint(
             v=1,
@@ -629,89 +660,22 @@ class RunLoop:
                 snapshot, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
             )
             self._planned = (snapshot["id"], planned)
-            nxt = tuple(t.name for t in planned)
             self._emit(
-                CheckpointSaved(snapshot["id"], parent, self.step, source, nxt, self.values(), metadata, snapshot["ts"])
+                CheckpointSaved(
+                    snapshot["id"],
+                    # "exit": the version the one version written is stored under
+                    self.writer.parent_of_next(parent) if self.saver is not None else parent,
+                    self.step,
+                    source,
+                    tuple(t.name for t in planned),
+                    self.values(),
+                    metadata,
+                    snapshot["ts"],
+                    tasks=tuple(PregelTask(t.id, t.name, t.path) for t in planned),
+                )
             )
-        if self.saver is None:
-            return
-        if self.durability == "exit":
-            self._unsaved = (snapshot, metadata, self._last_saved_id)
-            return
-        new_versions, self._dirty = self._dirty, {}
-        item = (parent, snapshot, metadata, new_versions)
-        if self.durability == "sync":
-            await self._traced_put([item])
-            return
-        writer = self._writer
-        if writer is not None and (writer.done() or len(self._queued) >= MAX_QUEUED):
-            await self._written()  # a failed write ends the run here; a full queue waits
-        self._queued.append(item)
-        if self._writer is None:
-            self._writer = asyncio.ensure_future(self._write_queued())
-
-    async def _write_queued(self) -> None:
-        """The writer task: store what is queued, all of it at once, until nothing is."""
-        while self._queued:
-            batch, self._queued = self._queued, []
-            await self._traced_put(batch)
-
-    async def _written(self) -> None:
-        """Wait until every queued version has landed; raise the writer's error if one did not.
-
-        After a failed write, what was still queued is dropped: it continues a
-        version that is not stored, so storing it would leave a gap in the chain.
-        """
-        writer, self._writer = self._writer, None
-        if writer is None:
-            return
-        landed = False
-        try:
-            await writer
-            landed = True
-        finally:
-            if not landed:
-                self._queued.clear()
-
-    async def _traced_put(self, batch: list[tuple[str | None, Checkpoint, dict[str, Any], dict[str, int]]]) -> None:
-        """Write versions, each the parent of the next; only once they have landed is the
-        last one the run's last saved version."""
-        # Events on the run span rather than spans of their own: a span costs
-        # ~17 µs with the SDK, and a write completes while the next step runs.
-        events = None
-        if self._span.is_recording():
-            events = [
-                {
-                    "graphwire.checkpoint_id": snapshot["id"],
-                    "graphwire.parent_checkpoint_id": parent or "",
-                    "graphwire.step": metadata["step"],
-                    "graphwire.source": metadata["source"],
-                }
-                for parent, snapshot, metadata, _ in batch
-            ]
-        saver = self.saver
-        assert saver is not None
-        if len(batch) == 1:
-            parent, snapshot, metadata, new_versions = batch[0]
-            coro: Any = saver.aput(self._cfg(parent), snapshot, metadata, new_versions)
-        else:
-            coro = saver.aput_many([(self._cfg(parent), snap, meta, nv) for parent, snap, meta, nv in batch])
-        await tel.timed_write(coro, self._span, events, self._metric_attrs)
-        self._last_saved_id = batch[-1][1]["id"]
-
-    async def _flush(self) -> None:
-        await self._written()
-        if self._unsaved is not None:
-            snapshot, metadata, parent = self._unsaved
-            self._unsaved = None
-            new_versions, self._dirty = self._dirty, {}
-            await self._traced_put([(parent, snapshot, metadata, new_versions)])
-
-    async def _flush_quietly(self) -> None:
-        try:
-            await self._flush()
-        except Exception:
-            pass
+        if self.saver is not None:
+            await self.writer.put(parent, snapshot, metadata, parent_writes or [])
 
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")

@@ -101,8 +101,15 @@ def writes_view(s: StateSnapshot, parent: StateSnapshot | None, parent_saved: Ch
         {"task_id": w.task_id, "node": nodes.get(w.task_id, ""), "channel": w.channel, "value": w.value}
         for w in (parent_saved.pending_writes if parent_saved is not None else ())
     ]
+    ran = list(parent.next) if parent is not None and source == "loop" else []
     return {
-        "ran": list(parent.next) if parent is not None and source == "loop" else [],
+        "ran": ran,
+        # each task of the parent's step that finished: its writes to the state (LangGraph's task.result)
+        "results": [
+            {"task_id": t.id, "node": t.name, "result": t.result}
+            for t in (parent.tasks if parent is not None else ())
+            if t.result is not None
+        ],
         "changes": _changes(parent.values if parent is not None else {}, s.values),
         "pending_writes": pending,
     }
@@ -122,6 +129,7 @@ def version_detail(
                 "node": t.name,
                 "error": _error(t.error) if t.error else None,
                 "interrupts": [{"interrupt_id": i.id, "value": i.value} for i in t.interrupts],
+                "result": t.result,
             }
             for t in s.tasks
         ],

@@ -194,10 +194,10 @@ class FaultySaver(BaseCheckpointSaver):
             "aput", _thread_of(config), lambda: self.inner.aput(config, checkpoint, metadata, new_versions)
         )
 
-    async def aput_many(self, puts: Sequence[Any]) -> list[dict[str, Any]]:
+    async def aput_many(self, puts: Sequence[Any], *, writes: Sequence[Any] = ()) -> list[dict[str, Any]]:
         # One fault decision for the batch, counted with aput: the batch is
         # stored whole or not at all, or (committed) whole and reported lost.
-        return await self._call("aput", _thread_of(puts[0][0]), lambda: self.inner.aput_many(puts))
+        return await self._call("aput", _thread_of(puts[0][0]), lambda: self.inner.aput_many(puts, writes=writes))
 
     async def aput_writes(
         self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""

@@ -99,10 +99,20 @@ def test_threads_history_and_a_version_read_like_the_rpcs(inspected: ServerProce
     b_ran = body["versions"][3]["checkpoint_id"]  # step 2: b ran
     _, v, _ = api(inspected, "/api/version" + _q(graph="chain3", thread=first, checkpoint=b_ran))
     assert v["values"] == {"n": 2, "log": ["a", "b"]} and v["metadata"]["source"] == "loop"
+    _, before, _ = api(inspected, "/api/version" + _q(graph="chain3", thread=first, checkpoint=body["versions"][2]["checkpoint_id"]))
+    [task] = before["tasks"]  # the version b's step started from: its task, with its result
+    assert (task["node"], task["result"]) == ("b", {"n": 2, "log": ["b"]})
+    b = task["task_id"]
     assert v["writes"] == {
         "ran": ["b"],
+        "results": [{"task_id": b, "node": "b", "result": {"n": 2, "log": ["b"]}}],
         "changes": [{"key": "n", "kind": "set", "value": 2}, {"key": "log", "kind": "appended", "value": ["b"]}],
-        "pending_writes": [],
+        # every finished task's writes are stored on the version its step started from (issue 14 item 1)
+        "pending_writes": [
+            {"task_id": b, "node": "b", "channel": "n", "value": 2},
+            {"task_id": b, "node": "b", "channel": "log", "value": ["b"]},
+            {"task_id": b, "node": "b", "channel": "branch:to:c", "value": None},
+        ],
     }
     _, v, _ = api(inspected, "/api/version" + _q(graph="chain3", thread=first, checkpoint=body["versions"][0]["checkpoint_id"]))
     assert (v["parent_id"], v["source"], v["writes"]["ran"], v["writes"]["pending_writes"]) == (None, "input", [], [])

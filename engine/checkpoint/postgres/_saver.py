@@ -535,9 +535,13 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         return make_config(thread_id, ns, checkpoint["id"])
 
     async def aput_many(
-        self, puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]]
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
     ) -> list[dict[str, Any]]:
-        """Store a chain of versions of one thread in one transaction: one commit for all of them.
+        """Store a chain of versions of one thread, and pending writes of them, in one
+        transaction: one commit for all of them.
 
         Each version's deltas may build on the version before it (written
         earlier in the same transaction), so the cache learns each plan
@@ -551,8 +555,9 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
                 (see :func:`~engine.checkpoint.base.check_chain`).
         """
         check_chain(puts)
-        if len(puts) < 2:
+        if len(puts) < 2 and not writes:
             return [await self.aput(*put) for put in puts]
+        write_params = [p for p in (self._writes_params(c, w, tid, "") for c, w, tid in writes) if p is not None]
         first_config = puts[0][0]
         prepared: list[tuple[BlobPlan, dict[str, Any]]] = []
         thread_id = get_thread_id(first_config)
@@ -583,7 +588,10 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
                 while True:
                     inserted.append([r[0] for r in await cur.fetchall()])
                     if not cur.nextset():
-                        return inserted
+                        break
+                if write_params:
+                    await cur.executemany(self._q.PUT_WRITES, write_params)
+                return inserted
 
         async def work(conn: AsyncConnection[Any]) -> list[list[str]]:
             try:
@@ -619,24 +627,33 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
+        params = self._writes_params(config, writes, task_id, task_path)
+        if params is None:
+            return
+        thread_id = params["thread_id"]
+
+        async def work(conn: AsyncConnection[Any]) -> None:
+            await self._write(conn, thread_id, config, self._q.PUT_WRITES, params)
+
+        await self._run("put_writes", work)
+
+    def _writes_params(
+        self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
+    ) -> dict[str, Any] | None:
+        """Serialize one task's pending writes (an unstorable value fails here): PUT_WRITES' parameters."""
         thread_id, ns, checkpoint_id = parse_write_config(config)
         rows: dict[int, tuple[int, str, str, bytes]] = {}
         for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
             if replaces or idx not in rows:  # one statement may not update a row twice: the last special wins
                 rows[idx] = (idx, channel, tag, data)
         if not rows:
-            return
+            return None
         _require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r[1] for r in rows.values()))
-        params = {
+        return {
             "thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id, "task_id": task_id,
             "task_path": task_path, "idxs": [r[0] for r in rows.values()], "channels": [r[1] for r in rows.values()],
             "types": [r[2] for r in rows.values()], "datas": [r[3] for r in rows.values()],
         }  # fmt: skip
-
-        async def work(conn: AsyncConnection[Any]) -> None:
-            await self._write(conn, thread_id, config, self._q.PUT_WRITES, params)
-
-        await self._run("put_writes", work)
 
     async def adelete_thread(self, thread_id: str) -> None:
         thread_id = str(thread_id)

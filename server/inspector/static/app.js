@@ -177,6 +177,12 @@ function drawDetail(v) {
   const changes = w.changes.length
     ? w.changes.map((c) => el("div", { class: "change" }, el("p", {}, el("code", {}, c.key), " ", el("span", { class: `kind kind-${c.kind}` }, c.kind)), c.kind === "removed" ? null : el("pre", {}, json(c.value))))
     : [el("p", { class: "note" }, "No value changed.")];
+  const results = (w.results || []).length
+    ? [
+        el("h4", {}, "Task results"),
+        ...w.results.map((r) => el("div", { class: "change", "data-field": "result" }, el("p", {}, el("b", {}, r.node)), el("pre", {}, json(r.result)))),
+      ]
+    : [];
   const pending = w.pending_writes.length
     ? [
         el("h4", {}, "Pending writes stored on the parent"),
@@ -189,12 +195,14 @@ function drawDetail(v) {
       "Writes that produced it",
       how,
       ...changes,
+      ...results,
       ...pending,
       el(
         "p",
         { class: "note" },
         "Changes compare this version's values with its parent's (a list that grew shows the appended items). " +
-          "Pending writes are what the checkpointer keeps on the parent: the results of tasks of a step that ran several, and interrupt/resume records.",
+          "Task results are what each task of the parent's step wrote to the state. " +
+          "Pending writes are what the checkpointer keeps on the parent: every finished task's writes, and interrupt/resume records.",
       ),
     ),
   );
