@@ -8,6 +8,10 @@
     graphwire chat [--graph NAME] [--thread ID]
     graphwire history THREAD [--graph NAME]
     graphwire state THREAD [--graph NAME] [--checkpoint ID]
+    graphwire fork THREAD CHECKPOINT [--graph NAME]
+
+Wherever a checkpoint id is taken, any prefix of it that names one version of
+the thread will do (``history`` shows ids that short).
 """
 
 from __future__ import annotations
@@ -181,6 +185,8 @@ def _chat(args: argparse.Namespace) -> int:
 def _history(args: argparse.Namespace) -> int:
     from graphwire import GraphwireError
 
+    from server._cli_history import render_history
+
     try:
         with _client(args) as client:
             snaps = client.history(args.graph, args.thread)
@@ -191,71 +197,51 @@ def _history(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_history(snaps: Sequence[Any]) -> str:
-    """Versions as rows, one per branch (oldest first), forks shown where they branch off."""
-    if not snaps:
-        return "(no versions)"
-    by_id = {s.checkpoint.checkpoint_id: s for s in snaps}
-    children: dict[str | None, list[str]] = {}
-    for s in sorted(snaps, key=lambda s: s.checkpoint.checkpoint_id):
-        parent = s.checkpoint.parent_id if s.checkpoint.parent_id in by_id else None
-        children.setdefault(parent, []).append(s.checkpoint.checkpoint_id)
-    latest = max(by_id)
-    short = _short_ids(by_id)
-    lines: list[str] = []
+def _checkpoint(client: Any, args: argparse.Namespace, prefix: str | None) -> str | None:
+    """The full id of the thread's version ``prefix`` names (``history`` shows ids shortened)."""
+    from server._cli_history import resolve_checkpoint
 
-    def label(cid: str) -> str:
-        s = by_id[cid]
-        nxt = ",".join(s.next) or "END"
-        mark = "*" if cid == latest else ""
-        return f"{mark}[{s.checkpoint.step} {s.checkpoint.source} →{nxt} {short[cid]}]"
-
-    def walk(start: str, branch: int, fork_of: str | None) -> None:
-        row, cur, forks = [], start, []
-        while True:
-            row.append(label(cur))
-            kids = children.get(cur, [])
-            if not kids:
-                break
-            forks.extend(kids[:-1])  # older children start branches; the newest continues the row
-            cur = kids[-1]
-        head = f"branch {branch}" + (f" (forked from {short.get(fork_of, fork_of)})" if fork_of else "")
-        lines.append(f"{head}: " + " ─ ".join(row))
-        for k in forks:
-            walk(k, len(lines) + 1, by_id[k].checkpoint.parent_id)
-
-    for root in children.get(None, []):
-        walk(root, len(lines) + 1, None)
-    lines.append("* = latest; [step source →next id]")
-    return "\n".join(lines)
+    if prefix is None:
+        return None
+    return resolve_checkpoint(
+        prefix, args.thread, lambda: [s.checkpoint.checkpoint_id for s in client.history(args.graph, args.thread)]
+    )
 
 
-def _short_ids(ids: Any) -> dict[str, str]:
-    """The shortest prefix (at least 8 characters) of each id that no other id shares.
+def _fork(args: argparse.Namespace) -> int:
+    from graphwire import GraphwireError
 
-    Checkpoint ids are time-ordered: versions saved close together share a long
-    prefix, and all ids from one process share their last 12 characters (the
-    node part), so a fixed-length slice would not tell them apart.
-    """
-    ordered = sorted(ids)
-    out: dict[str, str] = {}
-    for i, cid in enumerate(ordered):
-        n = 8
-        for other in ordered[max(i - 1, 0) : i + 2]:
-            if other != cid:
-                n = max(n, len(os.path.commonprefix([cid, other])) + 1)
-        out[cid] = cid[:n]
-    return out
+    from server._cli_history import AmbiguousId
+
+    try:
+        with _client(args) as client:
+            cid = _checkpoint(client, args, args.checkpoint)
+            result = client.fork(args.graph, args.thread, cid)
+    except (GraphwireError, AmbiguousId) as e:
+        print(f"graphwire: {_failure(e)}", file=sys.stderr)
+        return 1
+    print(f"forked {args.thread!r} from {cid}: run ended {result.reason}, newest version {result.checkpoint.checkpoint_id}")
+    for intr in result.interrupts:
+        print(f"? {intr.value}")
+    _print_reply(result, sys.stdout)
+    return 0
+
+
+def _failure(e: Exception) -> str:
+    code = getattr(e, "code", None)
+    return f"{code.name}: {e.message}" if code is not None else str(e)  # type: ignore[attr-defined]
 
 
 def _state(args: argparse.Namespace) -> int:
     from graphwire import GraphwireError
 
+    from server._cli_history import AmbiguousId
+
     try:
         with _client(args) as client:
-            s = client.get_state(args.graph, args.thread, args.checkpoint)
-    except GraphwireError as e:
-        print(f"graphwire: {e.code.name}: {e.message}", file=sys.stderr)
+            s = client.get_state(args.graph, args.thread, _checkpoint(client, args, args.checkpoint))
+    except (GraphwireError, AmbiguousId) as e:
+        print(f"graphwire: {_failure(e)}", file=sys.stderr)
         return 1
     ref = s.checkpoint
     print(f"checkpoint {ref.checkpoint_id} (step {ref.step}, {ref.source}, parent {ref.parent_id or '-'})")
@@ -329,6 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("chat", _chat, "chat with a graph on a running server"),
         ("history", _history, "print a thread's versions, one row per branch"),
         ("state", _state, "print one version of a thread"),
+        ("fork", _fork, "run a thread again from an older version (regenerate an answer)"),
     ):
         c = sub.add_parser(name, help=help_)
         c.add_argument("--address", default=DEFAULT_ADDRESS, help=f"server address (default {DEFAULT_ADDRESS})")
@@ -339,7 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             c.add_argument("thread", help="thread id")
         if name == "state":
-            c.add_argument("--checkpoint", help="checkpoint id (default: the newest)")
+            c.add_argument("--checkpoint", help="checkpoint id or a prefix of it, as history shows (default: the newest)")
+        if name == "fork":
+            c.add_argument("checkpoint", help="the version to go back to: its id or a prefix of it, as history shows")
         c.set_defaults(func=func)
     return p
 

@@ -114,17 +114,47 @@ def test_history_and_state(server: Any, thread_id: str, tmp_path: Path) -> None:
     assert "next: ask_user" in older.stdout
     assert f"at ask_user: {json.dumps(QUESTION)}" in older.stdout
 
-    # After a fork, history shows a second branch leaving the named version.
+    # The id history shows is accepted as it is.
+    short = _shown_id(row, "[1 loop →ask_user ")
+    assert len(short) < len(asked.checkpoint_id)
+    by_prefix = graphwire(server, "state", thread_id, "--checkpoint", short, cwd=tmp_path)
+    assert by_prefix.returncode == 0, by_prefix.stderr
+    assert f"checkpoint {asked.checkpoint_id} " in by_prefix.stdout
+
+    # graphwire fork THREAD PREFIX goes back there: ask_user asks again.
+    forked = graphwire(server, "fork", thread_id, short, cwd=tmp_path)
+    assert forked.returncode == 0, forked.stderr
+    assert f"forked {thread_id!r} from {asked.checkpoint_id}: run ended INTERRUPT" in forked.stdout
+    assert f"? {QUESTION}" in forked.stdout
     with server.client() as client:
-        forked = client.fork("reminders", thread_id, asked.checkpoint_id)
-    ids.append(forked.checkpoint.checkpoint_id)
+        fork_head = client.get_state("reminders", thread_id).checkpoint
+    ids.append(fork_head.checkpoint_id)
+
+    # History: the current branch (through the fork) first; the path the fork
+    # replaced is "abandoned at" the version the fork left, not "forked from".
     after = graphwire(server, "history", thread_id, cwd=tmp_path)
     assert after.returncode == 0, after.stderr
     branches = [line for line in after.stdout.splitlines() if line.startswith("branch ")]
     assert len(branches) == 2
-    forked_from = [_shown_id(b, "(forked from ", ")") for b in branches if "(forked from " in b]
-    assert len(forked_from) == 1 and _identifies(forked_from[0], asked.checkpoint_id, ids)
-    assert _identifies(_shown_id(after.stdout, "*[2 fork →ask_user "), forked.checkpoint.checkpoint_id, ids)
+    current, abandoned = branches
+    assert current.startswith("branch 1 (current): ")
+    assert _identifies(_shown_id(current, "*[2 fork →ask_user "), fork_head.checkpoint_id, ids)
+    assert _identifies(_shown_id(abandoned, "branch 2 (abandoned at ", ")"), asked.checkpoint_id, ids)
+    assert "forked from" not in abandoned and "[4 loop →END " in abandoned
+
+
+def test_a_prefix_that_names_no_version_or_several_fails(server: Any, thread_id: str, tmp_path: Path) -> None:
+    with server.client() as client:
+        client.invoke("chain3", thread_id, {"n": 0})
+        ids = [s.checkpoint.checkpoint_id for s in client.history("chain3", thread_id)]
+    common = os.path.commonprefix(ids)
+    several = graphwire(server, "state", thread_id, "--graph", "chain3", "--checkpoint", common, cwd=tmp_path)
+    assert several.returncode == 1
+    assert f"{common!r} starts {len(ids)} version ids of thread {thread_id!r}" in several.stderr
+    assert "give more of it" in several.stderr
+    none = graphwire(server, "fork", thread_id, "zzzz", "--graph", "chain3", cwd=tmp_path)
+    assert none.returncode == 1
+    assert f"thread {thread_id!r} has no version whose id starts with 'zzzz'" in none.stderr
 
 
 def test_state_of_unknown_thread_fails(server: Any, tmp_path: Path) -> None:
