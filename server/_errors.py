@@ -167,7 +167,8 @@ def _lenient(deserialize: Callable[[bytes], Any], method: str) -> Callable[[byte
             field = bad_text_field(descriptor, data) if descriptor is not None else None
             if field is not None:
                 return _Malformed(cut(f"{field}: not UTF-8 text (every string field, JSON texts included, must be UTF-8)"))
-            return _Malformed(cut(f"the request is not a valid {method.rsplit('/', 1)[-1]} message: {exc}"))
+            name = descriptor.full_name if descriptor is not None else f"{method} request"
+            return _Malformed(cut(f"the request's bytes do not parse as a {name} protobuf message ({exc})"))
 
     parse.graphwire_lenient = True  # type: ignore[attr-defined]
     return parse

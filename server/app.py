@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -59,9 +60,18 @@ def open_checkpointer(spec: str, *, pg_schema: str | None = None, max_state_byte
         from engine.checkpoint import InMemorySaver
 
         return InMemorySaver(max_state_bytes=max_state_bytes)
+    import sqlite3
+
     from engine.checkpoint import SqliteSaver
 
-    return SqliteSaver(spec, max_state_bytes=max_state_bytes)
+    try:
+        return SqliteSaver(spec, max_state_bytes=max_state_bytes)
+    except sqlite3.Error as e:
+        where = os.path.dirname(os.path.abspath(spec))
+        raise ValueError(
+            f"checkpointer {spec!r}: cannot open it as a SQLite file ({e}); its directory {where} must exist "
+            "and be writable"
+        ) from None
 
 
 @dataclass
@@ -115,7 +125,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
     saver = checkpointer if checkpointer is not None else open_checkpointer(
         config.checkpointer, pg_schema=config.pg_schema, max_state_bytes=config.state_limit()
     )
-    graphs = load_graphs(config.graphs, saver)
+    graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
     leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
     send_limit = config.send_limit()

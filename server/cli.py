@@ -1,5 +1,6 @@
 """``graphwire``: serve graphs, or talk to a running server from a terminal.
 
+    graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
     graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
                     [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
@@ -77,6 +78,24 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _init(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from server._starter import write_starter
+
+    directory = Path(args.directory)
+    try:
+        written = write_starter(directory, name=args.graph)
+    except ValueError as e:
+        print(f"graphwire init: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {', '.join(str(p) for p in written)}")
+    where = "" if directory.resolve() == Path.cwd().resolve() else f"cd {directory} && "
+    print(f"serve it:  {where}graphwire serve")
+    print("talk to it: graphwire chat   (in another terminal; or from any gRPC client, see the README)")
+    return 0
+
+
 def _prune(args: argparse.Namespace) -> int:
     from engine.errors import CheckpointError
     from server._prune import check_scope, parse_age
@@ -136,9 +155,21 @@ def _pruned_line(done: Any, tenants: bool) -> str:
 
 
 def _client(args: argparse.Namespace) -> Any:
+    """A client of the server at ``--address``; without ``--graph``, the server's one graph is the graph."""
     from graphwire import Client
 
-    return Client(args.address, token=args.token or os.environ.get("GRAPHWIRE_AUTH_TOKEN"))
+    client = Client(args.address, token=args.token or os.environ.get("GRAPHWIRE_AUTH_TOKEN"))
+    if args.graph is None:
+        try:
+            names = [g.name for g in client.graphs(timeout=30)]
+        except BaseException:
+            client.close()
+            raise
+        if len(names) != 1:
+            client.close()
+            raise ValueError(f"the server runs {len(names)} graphs ({', '.join(names)}): pick one with --graph NAME")
+        args.graph = names[0]
+    return client
 
 
 def _print_reply(result: Any, out: Any) -> None:
@@ -156,8 +187,13 @@ def _chat(args: argparse.Namespace) -> int:
 
     thread = args.thread or f"cli-{uuid.uuid4().hex[:8]}"
     out = sys.stdout
+    try:
+        client = _client(args)
+    except (GraphwireError, ValueError) as e:
+        print(f"graphwire: {_failure(e)}", file=sys.stderr)
+        return 1
     print(f"graphwire chat: graph {args.graph!r}, thread {thread!r} (Ctrl-D to quit)", file=out)
-    with _client(args) as client:
+    with client:
         while True:
             try:
                 line = input("you: ")
@@ -190,8 +226,8 @@ def _history(args: argparse.Namespace) -> int:
     try:
         with _client(args) as client:
             snaps = client.history(args.graph, args.thread)
-    except GraphwireError as e:
-        print(f"graphwire: {e.code.name}: {e.message}", file=sys.stderr)
+    except (GraphwireError, ValueError) as e:
+        print(f"graphwire: {_failure(e)}", file=sys.stderr)
         return 1
     print(render_history(snaps))
     return 0
@@ -211,13 +247,11 @@ def _checkpoint(client: Any, args: argparse.Namespace, prefix: str | None) -> st
 def _fork(args: argparse.Namespace) -> int:
     from graphwire import GraphwireError
 
-    from server._cli_history import AmbiguousId
-
     try:
         with _client(args) as client:
             cid = _checkpoint(client, args, args.checkpoint)
             result = client.fork(args.graph, args.thread, cid)
-    except (GraphwireError, AmbiguousId) as e:
+    except (GraphwireError, ValueError) as e:
         print(f"graphwire: {_failure(e)}", file=sys.stderr)
         return 1
     print(f"forked {args.thread!r} from {cid}: run ended {result.reason}, newest version {result.checkpoint.checkpoint_id}")
@@ -235,12 +269,10 @@ def _failure(e: Exception) -> str:
 def _state(args: argparse.Namespace) -> int:
     from graphwire import GraphwireError
 
-    from server._cli_history import AmbiguousId
-
     try:
         with _client(args) as client:
             s = client.get_state(args.graph, args.thread, _checkpoint(client, args, args.checkpoint))
-    except (GraphwireError, AmbiguousId) as e:
+    except (GraphwireError, ValueError) as e:
         print(f"graphwire: {_failure(e)}", file=sys.stderr)
         return 1
     ref = s.checkpoint
@@ -288,6 +320,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=_serve)
 
+    i = sub.add_parser("init", aliases=["new"], help="write a starter graph and the graphwire.toml that serves it")
+    i.add_argument("directory", nargs="?", default=".", help="where to write them (default: here)")
+    i.add_argument("--graph", default="agent", help="the graph's name and file name (default agent: agent.py)")
+    i.set_defaults(func=_init)
+
     pr = sub.add_parser("prune", help="delete old versions of threads, straight from the checkpointer")
     pr.add_argument("--checkpointer", required=True, help="the SQLite file or postgresql:// DSN the servers use")
     pr.add_argument("--pg-schema", help="PostgreSQL: the schema the servers use")
@@ -320,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
         c = sub.add_parser(name, help=help_)
         c.add_argument("--address", default=DEFAULT_ADDRESS, help=f"server address (default {DEFAULT_ADDRESS})")
         c.add_argument("--token", help="bearer token (env GRAPHWIRE_AUTH_TOKEN)")
-        c.add_argument("--graph", default="reminders", help="graph name (default reminders)")
+        c.add_argument("--graph", help="graph name (default: the server's graph, when it runs just one)")
         if name == "chat":
             c.add_argument("--thread", help="thread id (default: a new one)")
         else:

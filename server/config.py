@@ -1,4 +1,4 @@
-"""Server configuration: ``graphwire.toml``, overridden by flags and env.
+"""Server configuration: defaults ← ``graphwire.toml`` ← ``GRAPHWIRE_*`` env ← flags.
 
     address = "127.0.0.1:50051"
     checkpointer = "graphwire.db"        # a SQLite path, or "postgresql://..."
@@ -18,6 +18,15 @@
     [graphs]
     reminders = "examples.reminders:graph"
 
+Every key can also come from the environment as ``GRAPHWIRE_<KEY>``
+(``GRAPHWIRE_CHECKPOINTER=postgresql://…``, ``GRAPHWIRE_MAX_MESSAGE_BYTES=…``;
+``GRAPHWIRE_GRAPHS="name=spec,other=spec"``), and ``GRAPHWIRE_CONFIG`` names
+the file. The environment overrides the file and flags override both, so a
+container image can ship no flags at all and take its settings from a
+mounted file or from ``-e``. Graph specs that are file paths are relative to
+the config file's directory (:mod:`server._specs`); the other paths (SQLite
+file, certificates, tokens file) to the current directory.
+
 With no file and no flags it serves the reminders example on
 127.0.0.1:50051 with SQLite in ./graphwire.db.
 """
@@ -27,10 +36,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ServerConfig", "load_config", "read_toml", "parse_address", "DEFAULT_GRAPHS", "DEFAULT_MAX_UNSENT_BYTES", "MIN_SEND_BYTES"]
+__all__ = [
+    "ServerConfig", "load_config", "read_toml", "parse_address", "DEFAULT_GRAPHS", "DEFAULT_MAX_UNSENT_BYTES",
+    "ENV_PREFIX", "MIN_SEND_BYTES", "SETTINGS_KEYS",
+]  # fmt: skip
 
 DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
 
@@ -60,6 +73,7 @@ class ServerConfig:
     max_history: int = 1000
     log_level: str = "INFO"
     inspector: str | None = None  # HOST:PORT of the inspector page; None: off
+    config_dir: str | None = None  # the config file's directory (graph file specs are relative to it); not a key
 
     def send_limit(self) -> int:
         """The largest message the server sends (a run's final state, a snapshot, a history page)."""
@@ -78,7 +92,20 @@ class ServerConfig:
         return self.max_state_bytes or None
 
 
-_FIELDS = {f.name for f in dataclasses.fields(ServerConfig)}
+_FIELDS = {f.name for f in dataclasses.fields(ServerConfig)} - {"config_dir"}
+#: The keys a config file (or a GRAPHWIRE_<KEY> variable) may set.
+SETTINGS_KEYS = frozenset(_FIELDS)
+ENV_PREFIX = "GRAPHWIRE_"
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_TEXT, _WHOLE, _SECONDS, _TABLE = "text", "a whole number", "a number of seconds", 'a table of name = "spec"'
+#: What each key holds.
+_KINDS = {
+    **dict.fromkeys(("address", "checkpointer", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
+                     "log_level", "inspector"), _TEXT),
+    **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "recursion_limit", "max_history"), _WHOLE),
+    **dict.fromkeys(("lease_seconds", "grace_seconds"), _SECONDS),
+    "graphs": _TABLE,
+}  # fmt: skip
 
 
 def read_toml(path: str, what: str) -> dict[str, Any]:
@@ -109,9 +136,55 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def load_config(path: str | None = None, overrides: dict[str, Any] | None = None) -> ServerConfig:
-    """Defaults ← ``graphwire.toml`` (``path``, or ./graphwire.toml if present) ← env ← ``overrides``."""
+def _check(key: str, value: Any, where: str) -> None:
+    """A value of the wrong kind fails with a message naming where it came from."""
+    kind = _KINDS[key]
+    if kind == _TEXT:
+        ok = isinstance(value, str)
+    elif kind == _WHOLE:
+        ok = _whole(value)
+    elif kind == _SECONDS:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    if not ok:
+        raise ValueError(f"{where}{key} must be {kind}, not {value!r}")
+
+
+def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The settings given as GRAPHWIRE_<KEY> variables, parsed to their keys' kinds."""
     data: dict[str, Any] = {}
+    for key in sorted(_FIELDS):
+        var = ENV_PREFIX + key.upper()
+        text = environ.get(var, "").strip()
+        if not text:
+            continue
+        kind = _KINDS[key]
+        try:
+            data[key] = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env}.get(kind, str)(text)
+        except ValueError:
+            example = "name=package.module:attribute,other=./file.py:graph" if kind == _TABLE else kind
+            raise ValueError(f"{var} must be {example}, not {text!r}") from None
+    return data
+
+
+def _graphs_from_env(text: str) -> dict[str, str]:
+    graphs = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, spec = item.partition("=")
+        if not sep or not name.strip() or not spec.strip():
+            raise ValueError(item)
+        graphs[name.strip()] = spec.strip()
+    return graphs
+
+
+def load_config(
+    path: str | None = None, overrides: dict[str, Any] | None = None, *, environ: Mapping[str, str] | None = None
+) -> ServerConfig:
+    """Defaults ← the file (``path``, env GRAPHWIRE_CONFIG, or ./graphwire.toml if present) ← env ← ``overrides``."""
+    env = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    path = path or env.get(ENV_PREFIX + "CONFIG") or None
     if path is None and os.path.exists("graphwire.toml"):
         path = "graphwire.toml"
     if path is not None:
@@ -119,13 +192,20 @@ def load_config(path: str | None = None, overrides: dict[str, Any] | None = None
         unknown = sorted(set(data) - _FIELDS)
         if unknown:
             raise ValueError(f"config file {path!r}: unknown key(s) {unknown}; known: {sorted(_FIELDS)}")
-    env_token = os.environ.get("GRAPHWIRE_AUTH_TOKEN")
-    if env_token:
-        data["auth_token"] = env_token
+        for key, value in data.items():
+            _check(key, value, f"config file {path!r}: ")
+    data.update(_from_env(env))
     for k, v in (overrides or {}).items():
         if v is not None:
             data[k] = v
-    cfg = ServerConfig(**data)
+    cfg = ServerConfig(**data, config_dir=os.path.dirname(os.path.abspath(path)) if path is not None else None)
+    cfg.log_level = cfg.log_level.upper()
+    if cfg.log_level not in _LOG_LEVELS:
+        raise ValueError(f"log_level must be one of {', '.join(_LOG_LEVELS)}, not {cfg.log_level!r}")
+    for key in ("recursion_limit", "max_history"):
+        value = getattr(cfg, key)
+        if value is not None and (not _whole(value) or value < 1):
+            raise ValueError(f"{key} must be a whole number of at least 1, not {value!r}")
     if not cfg.graphs:
         raise ValueError("no graphs configured: add a [graphs] table, e.g. reminders = \"examples.reminders:graph\"")
     if isinstance(cfg.lease_seconds, bool) or not isinstance(cfg.lease_seconds, (int, float)) or not 0 < cfg.lease_seconds < 86400:

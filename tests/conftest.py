@@ -32,6 +32,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from server.config import SETTINGS_KEYS
+
 ROOT = Path(__file__).resolve().parent.parent
 #: Every graph a test server runs (``--graph`` replaces the default set).
 TEST_GRAPHS = {
@@ -44,6 +46,8 @@ TEST_GRAPHS = {
     "questions": "tests.graphs:questions",
     "bulky": "tests.graphs:bulky",
 }
+#: The environment variables the server reads its settings from.
+SETTINGS_VARS = {f"GRAPHWIRE_{key.upper()}" for key in (*SETTINGS_KEYS, "config")}
 START_DEADLINE = 30.0
 STOP_DEADLINE = 30.0
 
@@ -179,6 +183,8 @@ def start_server_process(
     lease_seconds: float | None = None,
     gates: Path | None = None,
     module: str = "server",
+    config: Path | None = None,
+    pythonpath: bool = True,
 ) -> ServerProcess:
     """Start ``python -m server serve`` on 127.0.0.1:0 and wait until it is SERVING.
 
@@ -189,7 +195,11 @@ def start_server_process(
     URL is ``inspector_url``. With ``pg_dsn``, the checkpointer is PostgreSQL
     (in ``pg_schema``, with leases of ``lease_seconds``) instead of a SQLite
     file. ``gates``: the gates directory (default: one of its own), e.g. one
-    that several replicas share.
+    that several replicas share. With ``config``, the server reads that file
+    (``--config``) and gets ``--graph`` flags only if ``graphs`` is given
+(``graphs={}``: no flags, whatever the config).
+    ``pythonpath=False`` leaves PYTHONPATH unset: only what is installed, and
+    what the server itself puts on the import path, can be imported.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     gates = gates or workdir / "gates"
@@ -206,15 +216,23 @@ def start_server_process(
         cmd += ["--pg-schema", pg_schema]
     if lease_seconds is not None:
         cmd += ["--lease-seconds", str(lease_seconds)]
-    for name, spec in (graphs or TEST_GRAPHS).items():
+    if config is not None:
+        cmd += ["--config", str(config)]
+    if graphs is None:
+        graphs = {} if config is not None else TEST_GRAPHS
+    for name, spec in graphs.items():
         cmd += ["--graph", f"{name}={spec}"]
     if token:
         cmd += ["--auth-token", token]
     if inspector:
         cmd += ["--inspector", "127.0.0.1:0"]
     cmd += list(args)
-    full_env = {k: v for k, v in os.environ.items() if k != "GRAPHWIRE_AUTH_TOKEN"}
-    full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    # The developer's own settings (GRAPHWIRE_AUTH_TOKEN, GRAPHWIRE_CONFIG, ...) must not reach a test server.
+    full_env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARS}
+    if pythonpath:
+        full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    else:
+        full_env.pop("PYTHONPATH", None)
     full_env["PYTHONUNBUFFERED"] = "1"
     full_env["GRAPHWIRE_TEST_GATES"] = str(gates)
     full_env.update(env or {})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -39,7 +40,7 @@ def test_console_script_is_the_cli() -> None:
 
 def test_chat_asks_and_answers(server: Any, thread_id: str, tmp_path: Path) -> None:
     done = graphwire(
-        server, "chat", "--thread", thread_id, stdin="remind me to call mom at 5pm\nyes\n", cwd=tmp_path
+        server, "chat", "--graph", "reminders", "--thread", thread_id, stdin="remind me to call mom at 5pm\nyes\n", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -54,7 +55,7 @@ def test_chat_asks_and_answers(server: Any, thread_id: str, tmp_path: Path) -> N
 
 def test_chat_decline_and_plain_reply(server: Any, thread_id: str, tmp_path: Path) -> None:
     done = graphwire(
-        server, "chat", "--thread", thread_id, stdin="hello there\nremind me to call mom at 5pm\nno\n", cwd=tmp_path
+        server, "chat", "--graph", "reminders", "--thread", thread_id, stdin="hello there\nremind me to call mom at 5pm\nno\n", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
     assert "assistant: You said: hello there." in done.stdout
@@ -86,7 +87,7 @@ def test_history_and_state(server: Any, thread_id: str, tmp_path: Path) -> None:
     head = versions[0].checkpoint
     ids = [v.checkpoint.checkpoint_id for v in versions]
 
-    history = graphwire(server, "history", thread_id, cwd=tmp_path)
+    history = graphwire(server, "history", thread_id, "--graph", "reminders", cwd=tmp_path)
     assert history.returncode == 0, history.stderr
     lines = history.stdout.strip().splitlines()
     assert len([line for line in lines if line.startswith("branch ")]) == 1
@@ -100,7 +101,7 @@ def test_history_and_state(server: Any, thread_id: str, tmp_path: Path) -> None:
     assert all(_identifies(s, full, ids) for s, full in zip(shown, reversed(ids)))
     assert _identifies(_shown_id(row, "*[4 loop →END "), head.checkpoint_id, ids)
 
-    state = graphwire(server, "state", thread_id, cwd=tmp_path)
+    state = graphwire(server, "state", thread_id, "--graph", "reminders", cwd=tmp_path)
     assert state.returncode == 0, state.stderr
     assert f"checkpoint {head.checkpoint_id} (step 4, loop, parent {head.parent_id})" in state.stdout
     assert "next: END" in state.stdout
@@ -109,7 +110,7 @@ def test_history_and_state(server: Any, thread_id: str, tmp_path: Path) -> None:
 
     # An older version by id: waiting at the question.
     asked = next(v.checkpoint for v in versions if v.checkpoint.next == ("ask_user",))
-    older = graphwire(server, "state", thread_id, "--checkpoint", asked.checkpoint_id, cwd=tmp_path)
+    older = graphwire(server, "state", thread_id, "--graph", "reminders", "--checkpoint", asked.checkpoint_id, cwd=tmp_path)
     assert older.returncode == 0, older.stderr
     assert "next: ask_user" in older.stdout
     assert f"at ask_user: {json.dumps(QUESTION)}" in older.stdout
@@ -117,12 +118,12 @@ def test_history_and_state(server: Any, thread_id: str, tmp_path: Path) -> None:
     # The id history shows is accepted as it is.
     short = _shown_id(row, "[1 loop →ask_user ")
     assert len(short) < len(asked.checkpoint_id)
-    by_prefix = graphwire(server, "state", thread_id, "--checkpoint", short, cwd=tmp_path)
+    by_prefix = graphwire(server, "state", thread_id, "--graph", "reminders", "--checkpoint", short, cwd=tmp_path)
     assert by_prefix.returncode == 0, by_prefix.stderr
     assert f"checkpoint {asked.checkpoint_id} " in by_prefix.stdout
 
     # graphwire fork THREAD PREFIX goes back there: ask_user asks again.
-    forked = graphwire(server, "fork", thread_id, short, cwd=tmp_path)
+    forked = graphwire(server, "fork", thread_id, short, "--graph", "reminders", cwd=tmp_path)
     assert forked.returncode == 0, forked.stderr
     assert f"forked {thread_id!r} from {asked.checkpoint_id}: run ended INTERRUPT" in forked.stdout
     assert f"? {QUESTION}" in forked.stdout
@@ -132,7 +133,7 @@ def test_history_and_state(server: Any, thread_id: str, tmp_path: Path) -> None:
 
     # History: the current branch (through the fork) first; the path the fork
     # replaced is "abandoned at" the version the fork left, not "forked from".
-    after = graphwire(server, "history", thread_id, cwd=tmp_path)
+    after = graphwire(server, "history", thread_id, "--graph", "reminders", cwd=tmp_path)
     assert after.returncode == 0, after.stderr
     branches = [line for line in after.stdout.splitlines() if line.startswith("branch ")]
     assert len(branches) == 2
@@ -157,7 +158,13 @@ def test_a_prefix_that_names_no_version_or_several_fails(server: Any, thread_id:
     assert f"thread {thread_id!r} has no version whose id starts with 'zzzz'" in none.stderr
 
 
+def test_without_graph_the_cli_needs_a_server_of_one_graph(server: Any, tmp_path: Path) -> None:
+    done = graphwire(server, "history", "t1", cwd=tmp_path)
+    assert done.returncode == 1
+    assert re.search(r"the server runs \d+ graphs \(.*reminders.*\): pick one with --graph NAME", done.stderr)
+
+
 def test_state_of_unknown_thread_fails(server: Any, tmp_path: Path) -> None:
-    done = graphwire(server, "state", "no-such-thread-for-cli", cwd=tmp_path)
+    done = graphwire(server, "state", "no-such-thread-for-cli", "--graph", "reminders", cwd=tmp_path)
     assert done.returncode == 1
     assert "NOT_FOUND" in done.stderr and "no-such-thread-for-cli" in done.stderr
