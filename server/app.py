@@ -24,7 +24,7 @@ from server._errors import RejectMalformed
 from server._leases import ThreadLeases
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
-from server.config import ServerConfig
+from server.config import DEFAULT_GRAPHS, ServerConfig
 from server.service import GraphService
 
 if TYPE_CHECKING:
@@ -245,6 +245,8 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
         needs_token = config.auth_token or config.auth_tokens
         log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if needs_token else "")
         print(f"graphwire inspector on {srv.inspector.url}", flush=True)
+    if config.graphs == DEFAULT_GRAPHS:
+        log.info("the demo: run `graphwire chat` and type \"remind me to call mom at 5pm\" or \"weather in Oslo\"")
     print(f"graphwire listening on {host}:{srv.port}", flush=True)
     if ready is not None:
         ready(srv)

@@ -193,6 +193,12 @@ def _chat(args: argparse.Namespace) -> int:
         print(f"graphwire: {_failure(e)}", file=sys.stderr)
         return 1
     print(f"graphwire chat: graph {args.graph!r}, thread {thread!r} (Ctrl-D to quit)", file=out)
+    try:
+        description = client.graph(args.graph, timeout=30).description
+    except GraphwireError:
+        description = ""  # an unknown graph: the first message says so
+    if description:
+        print(description, file=out)
     with client:
         while True:
             try:

@@ -1,4 +1,4 @@
-"""The reminders agent: the demo graph of graphwire.
+"""The reminders agent, graphwire's demo: say "remind me to call mom at 5pm" (it asks first) or "weather in Oslo".
 
 ``graph`` is the builder (the server compiles it with its checkpointer);
 ``build_graph()`` makes one with another model or forecast delay.

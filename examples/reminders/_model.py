@@ -13,7 +13,10 @@ import re
 import uuid
 from typing import Any
 
-__all__ = ["scripted_model"]
+__all__ = ["PHRASES", "scripted_model"]
+
+#: What the scripted model understands, as the demo tells its users.
+PHRASES = '"remind me to <what> at <when>" (I ask before adding it) and "weather in <city>"'
 
 _REMIND = re.compile(r"remind me to (?P<text>.+?) (?:at|on) (?P<at>.+?)[.!?]*$", re.IGNORECASE)
 _WEATHER = re.compile(r"weather (?:in|for) (?P<city>[\w .'-]+?)[?.!]*$", re.IGNORECASE)
@@ -37,7 +40,7 @@ def _call(name: str, args: dict[str, Any]) -> dict[str, Any]:
 def scripted_model(messages: list[Any]) -> dict[str, Any]:
     """The assistant's next message, given the conversation so far."""
     if not messages:
-        return _assistant("Hello! Ask me to remind you of something, or about the weather.")
+        return _assistant(f"Hello! I understand {PHRASES}.")
     last = messages[-1]
     role = _get(last, "role")
     content = str(_get(last, "content", ""))
@@ -48,5 +51,5 @@ def scripted_model(messages: list[Any]) -> dict[str, Any]:
             return _assistant("", [_call("add_reminder", {"text": m["text"].strip(), "at": m["at"].strip()})])
         if m := _WEATHER.search(content.strip()):
             return _assistant("", [_call("forecast", {"city": m["city"].strip()})])
-        return _assistant(f"You said: {content}. I can set reminders and check the weather.")
+        return _assistant(f"You said: {content}. I understand {PHRASES}.")
     return _assistant("How can I help?")

@@ -4,7 +4,8 @@
     GET /static/...                         its CSS and JS
     GET /api/graphs                         [{name, description}] in name order
     GET /api/graph?name=G                   nodes and edges, for drawing
-    GET /api/threads?graph=G[&limit=N]      the graph's threads, most recently written first
+    GET /api/threads?graph=G[&limit=N]      the graph's threads, most recently written first (each with
+                                            the interrupt its newest version waits at, if any)
     GET /api/history?graph=G&thread=T       the thread's versions, oldest first, every branch
     GET /api/version?graph=G&thread=T&checkpoint=C
                                             one version: values, metadata, tasks, writes
@@ -34,6 +35,7 @@ a page on another site cannot reach the API by rebinding its DNS name.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -48,6 +50,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine.errors import CheckpointError
 from server._auth import Tokens
 from server._errors import RpcError, status_for
 from server._hub import RunHub
@@ -206,7 +209,20 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
         name = _param(request, "graph")
         found = await reads.threads(name, limit=_int_param(request, "limit", DEFAULT_THREADS))
         live = running()
-        return {"graph": name, "threads": [views.thread_view(t, (name, t.thread_id) in live) for t in found]}
+        waiting = await asyncio.gather(*(_waiting(name, t.thread_id) for t in found))
+        return {
+            "graph": name,
+            "threads": [views.thread_view(t, (name, t.thread_id) in live, w) for t, w in zip(found, waiting)],
+        }
+
+    async def _waiting(graph: str, thread_id: str) -> dict[str, Any] | None:
+        """The thread's first pending interrupt, when its newest version waits at one."""
+        try:
+            _, state = await reads.state(graph, thread_id)
+        except CheckpointError:  # unreadable or unreachable: the version row says why when opened
+            return None
+        pending = views.interrupts(state)
+        return pending[0] if pending else None
 
     @_api
     async def history(request: Request) -> Any:

@@ -31,7 +31,7 @@ from engine.graph._draw import DrawableGraph
 from engine.types import StateSnapshot
 from server._convert import stored_error
 
-__all__ = ["graph_view", "thread_view", "version_detail", "version_ref", "writes_view"]
+__all__ = ["graph_view", "interrupts", "thread_view", "version_detail", "version_ref", "writes_view"]
 
 
 def graph_view(name: str, description: str, drawn: DrawableGraph) -> dict[str, Any]:
@@ -45,15 +45,23 @@ def graph_view(name: str, description: str, drawn: DrawableGraph) -> dict[str, A
     }
 
 
-def thread_view(t: ThreadInfo, running: bool) -> dict[str, Any]:
-    return {"thread_id": t.thread_id, "checkpoint_id": t.checkpoint_id, "updated_at": t.updated_at, "running": running}
+def thread_view(t: ThreadInfo, running: bool, waiting: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A thread in the list; ``waiting`` is the interrupt its newest version waits at, if any."""
+    return {
+        "thread_id": t.thread_id,
+        "checkpoint_id": t.checkpoint_id,
+        "updated_at": t.updated_at,
+        "running": running,
+        "waiting": waiting,
+    }
 
 
 def _id(config: dict[str, Any] | None) -> str | None:
     return ((config or {}).get("configurable") or {}).get("checkpoint_id")
 
 
-def _interrupts(s: StateSnapshot) -> list[dict[str, Any]]:
+def interrupts(s: StateSnapshot) -> list[dict[str, Any]]:
+    """The version's pending interrupts: id, node and value."""
     return [{"interrupt_id": i.id, "node": t.name, "value": i.value} for t in s.tasks for i in t.interrupts]
 
 
@@ -73,7 +81,7 @@ def version_ref(s: StateSnapshot) -> dict[str, Any]:
         "source": meta.get("source"),
         "next": list(s.next),
         "created_at": s.created_at,
-        "interrupts": _interrupts(s),
+        "interrupts": interrupts(s),
     }
 
 

@@ -71,6 +71,21 @@ def test_a_foreign_host_header_is_refused(inspected: ServerProcess) -> None:
 # -- reads ------------------------------------------------------------------------------
 
 
+def test_a_thread_waiting_at_an_interrupt_lists_its_question(inspected: ServerProcess) -> None:
+    thread = f"api-asks-{uuid.uuid4().hex[:6]}"
+    remind = {"messages": [{"role": "user", "content": "remind me to call mom at 5pm"}]}
+    with inspected.client() as client:
+        asked = client.invoke("reminders", thread, remind, timeout=30)
+        (pending,) = asked.interrupts
+        listed = {t["thread_id"]: t for t in api(inspected, "/api/threads" + _q(graph="reminders"))[1]["threads"]}
+        assert listed[thread]["waiting"] == {
+            "interrupt_id": pending.interrupt_id, "node": "ask_user", "value": "Add a reminder to call mom at 5pm?"
+        }
+        client.resume("reminders", thread, "yes", timeout=30)
+    listed = {t["thread_id"]: t for t in api(inspected, "/api/threads" + _q(graph="reminders"))[1]["threads"]}
+    assert listed[thread]["waiting"] is None
+
+
 def test_threads_history_and_a_version_read_like_the_rpcs(inspected: ServerProcess) -> None:
     first, second = f"api-1-{uuid.uuid4().hex[:6]}", f"api-2-{uuid.uuid4().hex[:6]}"
     with inspected.client() as client:

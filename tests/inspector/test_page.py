@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 from graphwire import FinishReason
@@ -218,20 +218,44 @@ def test_live_runs_light_their_node_in_each_threads_colour(page: Page, inspected
         page.wait("() => !document.querySelector('#graph g.node.lit')", what="no node lit")
 
 
-def test_screenshot_of_a_thread_with_a_fork_and_a_live_run(page: Page, inspected: ServerProcess) -> None:
-    """test-artifacts/inspector.png: a regenerated answer, and a weather question in flight."""
-    suffix = uuid.uuid4().hex[:4]
-    chat, weather = f"user-42-{suffix}", f"user-43-{suffix}"
-    with ThreadPoolExecutor(1) as pool, inspected.client() as client:
-        client.invoke("reminders_gated", chat, {"messages": [USER]}, timeout=30)
-        client.resume("reminders_gated", chat, "yes", timeout=30)
-        history = client.history("reminders_gated", chat)
-        client.fork("reminders_gated", chat, history[1].checkpoint.checkpoint_id, timeout=30)
+def test_a_thread_waiting_at_an_interrupt_is_marked_in_the_list(page: Page, inspected: ServerProcess) -> None:
+    thread = f"asks-{uuid.uuid4().hex[:6]}"
+    with inspected.client() as client:
+        assert client.invoke("reminders", thread, {"messages": [USER]}, timeout=30).interrupted
+        open_page(page, inspected, "#graph=reminders")
+        item = f'#threads li[data-thread="{thread}"]'
+        page.wait(f"() => document.querySelector('{item} .waiting')?.textContent === '? waiting at ask_user'", what="the mark")
+        assert page.eval(f"() => document.querySelector('{item} .waiting').title") == f'"{QUESTION}"'
+        client.resume("reminders", thread, "yes", timeout=30)
+    page.wait(f"() => !document.querySelector('{item} .waiting') && !!document.querySelector('{item} .when')", what="the mark gone")
+
+
+def test_screenshot_of_the_demo_with_a_fork_a_question_and_a_live_run(
+    page: Page, start_server: Callable[..., ServerProcess]
+) -> None:
+    """test-artifacts/inspector.png (docs/inspector.png is a copy): the demo agent itself, a
+    regenerated reply, a thread waiting at its question, and a weather question in flight."""
+    # The demo as `graphwire serve` runs it, its forecast tool slow enough to be seen at
+    # work: the test waits for the page to show it there, then cancels that run.
+    demo = start_server(
+        token=TOKEN, inspector=True, graphs={"reminders": "examples.reminders:graph"},
+        env={"GRAPHWIRE_FORECAST_DELAY": "600"},
+    )  # fmt: skip
+    chat, waiting, weather = "user-42", "user-44", "user-43"
+    with ThreadPoolExecutor(1) as pool, demo.client() as client:
+        client.invoke("reminders", chat, {"messages": [USER]}, timeout=30)
+        client.resume("reminders", chat, "yes", timeout=30)
+        history = client.history("reminders", chat)
+        before_reply = next(s for s in history if s.next == ("model",))  # regenerate the last reply
+        client.fork("reminders", chat, before_reply.checkpoint.checkpoint_id, timeout=30)
+        buy = {"role": "user", "content": "remind me to buy milk at 6pm"}
+        assert client.invoke("reminders", waiting, {"messages": [buy]}, timeout=30).interrupted
         asked = next(s for s in history if s.checkpoint.step == 1)
-        open_page(page, inspected, f"#graph=reminders_gated&thread={chat}&version={asked.checkpoint.checkpoint_id}")
+        open_page(page, demo, f"#graph=reminders&thread={chat}&version={asked.checkpoint.checkpoint_id}")
         page.wait("() => document.querySelector('#detail section[data-section=interrupts]')", what="the opened version")
+        page.wait(f"() => document.querySelector('#threads li[data-thread=\"{waiting}\"] .waiting')", what="the mark")
         asking = pool.submit(
-            client.invoke, "reminders_gated", weather, {"messages": [{"role": "user", "content": "weather in Oslo"}]}, timeout=60
+            client.invoke, "reminders", weather, {"messages": [{"role": "user", "content": "weather in Oslo"}]}, timeout=60
         )
         page.wait(
             "(t) => document.querySelector('#graph g.node[data-node=\"tools\"]').dataset.threads === t",
@@ -239,8 +263,9 @@ def test_screenshot_of_a_thread_with_a_fork_and_a_live_run(page: Page, inspected
             what="tools lit by the weather question",
         )
         shot = page.screenshot(ARTIFACTS / "inspector.png")
-        inspected.open_gate(f"forecast-{weather}")
-        assert asking.result().reason is FinishReason.END
+        assert client.cancel("reminders", weather)
+        assert asking.result().reason is FinishReason.CANCELLED
+    page.goto("about:blank")  # leave before this test's server stops, so the page sees no refused reconnect
     assert shot.stat().st_size > 10_000
 
 

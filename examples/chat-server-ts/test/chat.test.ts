@@ -171,7 +171,10 @@ describe("the chat server", () => {
       carol.turn("/api/chat", "hello"),
     ]);
     assert.match(streamed(bobs), /^The forecast for Oslo: /);
-    assert.equal(streamed(carols), "You said: hello. I can set reminders and check the weather.");
+    assert.equal(
+      streamed(carols),
+      'You said: hello. I understand "remind me to <what> at <when>" (I ask before adding it) and "weather in <city>".',
+    );
     assert.deepEqual(
       (await bob.conversation()).messages.map((m) => m.content),
       ["weather in Oslo", streamed(bobs)],
@@ -248,6 +251,9 @@ describe("a browser that goes away", () => {
       )
       .result();
     assert.equal(next.reason, "END");
-    assert.equal(next.values?.messages?.at(-1)?.content, "You said: hello. I can set reminders and check the weather.");
+    assert.equal(
+      next.values?.messages?.at(-1)?.content,
+      'You said: hello. I understand "remind me to <what> at <when>" (I ask before adding it) and "weather in <city>".',
+    );
   });
 });

@@ -16,7 +16,7 @@ const state = {
   graphs: [],
   graph: null, // name
   drawing: null,
-  threads: [], // [{thread_id, checkpoint_id, updated_at, running}]
+  threads: [], // [{thread_id, checkpoint_id, updated_at, running, waiting: {interrupt_id, node, value} | null}]
   listable: true,
   thread: null,
   versions: [], // refs, oldest first
@@ -69,7 +69,7 @@ function drawThreads() {
     const li = el(
       "li",
       {
-        class: `${t.thread_id === state.thread ? "selected" : ""}${at ? " running" : ""}`,
+        class: `${t.thread_id === state.thread ? "selected" : ""}${at ? " running" : t.waiting ? " waiting" : ""}`,
         "data-thread": t.thread_id,
         tabindex: 0,
         onclick: () => selectThread(t.thread_id),
@@ -77,7 +77,11 @@ function drawThreads() {
       },
       el("span", { class: "swatch", style: `background:${color}` }),
       el("span", { class: "thread-id" }, t.thread_id),
-      at ? el("span", { class: "at", style: `color:${color}` }, `▶ ${at.join(", ") || "starting"}`) : el("span", { class: "when" }, ago(t.updated_at)),
+      at
+        ? el("span", { class: "at", style: `color:${color}` }, `▶ ${at.join(", ") || "starting"}`)
+        : t.waiting
+          ? el("span", { class: "waiting", title: json(t.waiting.value) }, `? waiting at ${t.waiting.node}`)
+          : el("span", { class: "when" }, ago(t.updated_at)),
     );
     return li;
   });
