@@ -16,7 +16,10 @@ checkpointer (PostgreSQL, ``supports_leases``) keeps a lease per thread, and
 * release it at the end (a failed release is left to lapse).
 
 The lease (a :class:`~engine.checkpoint.base.Lease`) is the run's fencing
-token: the service puts it in ``config["configurable"][LEASE_KEY]``.
+token: the service passes it to the engine (``aevents(..., lease=)``,
+``aupdate_state(..., lease=)``). Leasing a saver's threads sets its
+``requires_lease``, so a run or a write without its lease raises instead of
+writing unfenced.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ class ThreadLeases:
             raise ValueError(f"{type(saver).__name__} has no leases (supports_leases is False)")
         if not 0 < ttl < 86400:
             raise ValueError(f"lease_seconds must be above 0 and below a day, got {ttl!r}")
+        saver.requires_lease = True  # from now on no write of this saver goes unfenced
         self.saver = saver
         self.ttl = float(ttl)
         self.owner = owner or replica_id()

@@ -26,7 +26,7 @@ from server._errors import RpcError
 from server._json import decode_json
 from server._reads import bad
 from server._registry import GraphEntry
-from server._starts import Start, leased
+from server._starts import Start
 
 __all__ = ["prepare_resume"]
 
@@ -61,7 +61,7 @@ async def prepare_resume(entry: GraphEntry, thread_id: str, request: pb.ResumeRe
                     f"thread {thread_id!r} moved on while this Resume waited for it: it waited at version "
                     f"{seen} (next: {list(state.next)}); {_pending(now)}",
                 )
-            return None, leased(config, lease), None
+            return None, config, None
 
         return go_on
     if request.resumes_json:
@@ -81,7 +81,7 @@ async def prepare_resume(entry: GraphEntry, thread_id: str, request: pb.ResumeRe
     async def go(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
         # Inside the slot and the lease: nothing can answer these questions now but this run.
         _check(thread_id, named, await graph.aget_state(config), " while this Resume waited for the thread")
-        return Command(resume=named), leased(config, lease), None
+        return Command(resume=named), config, None
 
     return go
 

@@ -7,7 +7,8 @@ The RPCs that run a graph (Invoke, Resume, Fork) check their request before
 they wait for the thread, and return a :data:`Start`; the run calls it once it
 holds the thread (its slot, and its lease when the checkpointer has leases),
 so whatever it reads or writes there (a Resume's second check, a Fork's update
-version) cannot race another run on the thread.
+version) cannot race another run on the thread. The lease itself is never put
+in a config: the start and the run pass it to the engine as ``lease=``.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable
 
 from engine import events as ev
-from engine.checkpoint.base import LEASE_KEY, Lease
+from engine.checkpoint.base import Lease
 
-__all__ = ["Start", "const", "leased", "version"]
+__all__ = ["Start", "const", "version"]
 
 Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any], "ev.CheckpointSaved | None"]]]
 
@@ -26,16 +27,9 @@ def const(inp: Any, config: dict[str, Any]) -> Start:
     """A start that needs nothing from the thread: this input and config."""
 
     async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
-        return inp, leased(config, lease), None
+        return inp, config, None
 
     return start
-
-
-def leased(config: dict[str, Any], lease: Lease | None) -> dict[str, Any]:
-    """``config`` carrying the run's fencing token, when the checkpointer has leases."""
-    if lease is None:
-        return config
-    return {**config, "configurable": {**config["configurable"], LEASE_KEY: lease}}
 
 
 def version(key: str, checkpoint_id: str) -> dict[str, Any]:

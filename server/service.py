@@ -33,7 +33,7 @@ from server._reads import ident as _ident
 from server._registry import GraphEntry
 from server._resume import prepare_resume
 from server._runs import RunManager
-from server._starts import Start, const, leased
+from server._starts import Start, const
 from server._stream import Streams
 from server.config import DEFAULT_MAX_UNSENT_BYTES
 
@@ -161,7 +161,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
             async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
                 inp, config, saved = await start(lease)
-                async for e in graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, **opts):
+                async for e in graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, **opts):
                     yield e
                     if saved is not None and isinstance(e, ev.RunStarted):
                         yield saved  # the version the start wrote (Fork's update), right after RunStarted
@@ -196,8 +196,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
         async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
             # Inside the run's slot: the update version and the run are one unit.
-            new = await graph.aupdate_state(leased(config, lease), update, as_node=as_node)
-            return None, leased(new, lease), conv.saved_event(await graph.aget_state(new))
+            new = await graph.aupdate_state(config, update, as_node=as_node, lease=lease)
+            return None, new, conv.saved_event(await graph.aget_state(new))
 
         return start
 
@@ -264,8 +264,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
             cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
             key = thread_key(entry.name, thread_id)
             async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
-                config = leased(self._config(entry.name, thread_id, cid), handle.lease)
-                new = await entry.graph.aupdate_state(config, values, as_node=as_node)
+                config = self._config(entry.name, thread_id, cid)
+                new = await entry.graph.aupdate_state(config, values, as_node=as_node, lease=handle.lease)
                 state = await entry.graph.aget_state(new)
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
         except Exception as exc:

@@ -29,12 +29,17 @@ Leases (one run per thread across processes): a saver whose
 (owner, epoch, expiry, and the head version its holder last wrote). A host
 takes it with :meth:`~BaseCheckpointSaver.aacquire_lease` before a run,
 renews it while the run lasts, releases it after, and passes the
-:class:`Lease` to the engine in ``config["configurable"][LEASE_KEY]``; the loop
-forwards it on every write, and the saver commits a write only while that
-lease still holds (a fencing token), else raises
-:class:`~engine.errors.LeaseLostError`. Savers without leases (memory,
-SQLite: one process owns the data) ignore the key; there one run per thread
-is the host's process-local business.
+:class:`Lease` to the engine as an argument of its own (``aevents(...,
+lease=)``, ``aupdate_state(..., lease=)``), never inside a config: a config
+is copied and rebuilt too often for a token riding in it to be sure to
+arrive. The loop puts it on every write's config (``LEASE_KEY``, the saver's
+side of the contract), and the saver commits a write only while that lease
+still holds (a fencing token), else raises
+:class:`~engine.errors.LeaseLostError`. A host that leases sets the saver's
+``requires_lease``: a run without a lease, or a write without one, then
+raises instead of writing unfenced. Savers without leases (memory, SQLite:
+one process owns the data) ignore the key; there one run per thread is the
+host's process-local business.
 """
 
 from __future__ import annotations
@@ -65,14 +70,16 @@ __all__ = [
     "LEASE_KEY",
     "Lease",
     "ThreadInfo",
+    "run_lease",
 ]
 
 ChannelVersions = dict[str, int]
 
-# A run's fencing token (a Lease), passed by the host in
-# config["configurable"][LEASE_KEY] and forwarded by the loop on every write. A
-# saver that enforces one run per thread across processes (PostgreSQL) commits
-# a write only while the token's lease still holds; savers without leases ignore it.
+# Where a write's config carries the run's fencing token (a Lease): put there
+# by the loop on every write, from the lease the host passed the engine as an
+# argument. A saver that enforces one run per thread across processes
+# (PostgreSQL) commits a write only while the token's lease still holds;
+# savers without leases ignore it.
 LEASE_KEY = "__lease__"
 
 # Special channels used in pending writes.
@@ -157,6 +164,28 @@ class Lease:
     epoch: int
 
 
+def run_lease(saver: Any, thread_id: Any, configurable: Mapping[str, Any], lease: Lease | None) -> Lease | None:
+    """The lease a run (or an update) writes under, checked before it writes anything.
+
+    Raises:
+        ValueError: ``LEASE_KEY`` in the caller's config (the lease is an
+            argument of its own), a lease on another thread, or none for a
+            saver that ``requires_lease``.
+        TypeError: ``lease`` is not a :class:`Lease`.
+    """
+    if LEASE_KEY in configurable:
+        raise ValueError("pass the run's lease as lease=, not in config['configurable']")
+    if lease is None:
+        if getattr(saver, "requires_lease", False):
+            raise ValueError(f"thread {thread_id!r}: this checkpointer requires every run to hold the thread's lease (pass lease=)")
+        return None
+    if not isinstance(lease, Lease):
+        raise TypeError(f"lease must be a Lease from acquire_lease, not {type(lease).__name__}")
+    if lease.thread_id != thread_id:
+        raise ValueError(f"the lease is on thread {lease.thread_id!r}, the run on thread {thread_id!r}")
+    return lease
+
+
 def empty_checkpoint() -> Checkpoint:
     from engine._internal._ids import checkpoint_id, now_iso
 
@@ -233,7 +262,8 @@ class BaseCheckpointSaver(abc.ABC):
       namespace) the new version's parent is the head the lease last wrote
       (any parent while it has written none); then make the new version the
       head. Otherwise raise :class:`~engine.errors.LeaseLostError` and store
-      nothing.
+      nothing. With ``requires_lease`` too, refuse (ValueError) a checkpoint
+      write whose config carries no lease.
     """
 
     serde: Serializer
@@ -241,6 +271,11 @@ class BaseCheckpointSaver(abc.ABC):
     #: leases (:meth:`aacquire_lease`…). False: the lease methods raise
     #: NotImplementedError and ``LEASE_KEY`` in a write's config is ignored.
     supports_leases: bool = False
+    #: Set by a host that gives each thread one run at a time across processes
+    #: with leases (the server, on PostgreSQL): then every run must be given its
+    #: lease (:func:`run_lease`) and every checkpoint write must carry it; one
+    #: without raises rather than write unfenced. Only with ``supports_leases``.
+    requires_lease: bool = False
 
     def __init__(self, *, serde: Serializer | None = None) -> None:
         self.serde = serde or Serializer()

@@ -61,7 +61,7 @@ def make_writer(
 ) -> Callable[[Any, dict[str, Any], dict[str, Any]], Any]:
     targets = [e for s, e in graph.edges if s == name and e != END]
     branches = graph.branches.get(name, ())
-    keys = info.keys if is_input else graph.channels
+    keys = info.keys if is_input else frozenset(graph.channels)  # a set: looked up per key written
     async_branches = any(b.is_async for b in branches)
 
     def static(result: Any) -> tuple[dict[str, Any], list[tuple[str, Any]], Sequence[Any]]:

@@ -53,8 +53,10 @@ from engine.checkpoint.base import (
     RESUME,
     Checkpoint,
     CheckpointTuple,
+    Lease,
     copy_checkpoint,
     empty_checkpoint,
+    run_lease,
 )
 from engine.errors import (
     EmptyInputError,
@@ -115,6 +117,7 @@ class RunLoop:
         interrupt_before: Any,
         interrupt_after: Any,
         run_id: str,
+        lease: Lease | None = None,
     ) -> None:
         self.graph = graph
         self.input = input
@@ -122,6 +125,7 @@ class RunLoop:
         self.configurable = dict(config.get("configurable") or {})
         self.thread_id = self.configurable.get("thread_id")
         self.saver = graph.checkpointer
+        self.lease = run_lease(self.saver, self.thread_id, self.configurable, lease)
         self.durability = durability
         self.kinds = kinds
         self.inline_sync = inline_sync
@@ -184,9 +188,8 @@ class RunLoop:
         c = {"thread_id": self.thread_id, "checkpoint_ns": ""}
         if checkpoint_id:
             c["checkpoint_id"] = checkpoint_id
-        lease = self.configurable.get(LEASE_KEY)
-        if lease is not None:
-            c[LEASE_KEY] = lease  # the saver checks this fencing token on every write
+        if self.lease is not None:
+            c[LEASE_KEY] = self.lease  # the saver checks this fencing token on every write
         return {"configurable": c}
 
     # -- the run -----------------------------------------------------------

@@ -20,10 +20,13 @@ from engine._internal._sync import iter_sync, run_sync
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import (
+    LEASE_KEY,
     Checkpoint,
     CheckpointTuple,
+    Lease,
     copy_checkpoint,
     empty_checkpoint,
+    run_lease,
 )
 from engine.errors import InvalidUpdateError, NotFoundError
 from engine.events import Event, RunFinished
@@ -105,6 +108,7 @@ class Pregel:
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
         run_id: str | None = None,
+        lease: Lease | None = None,
         _inline_sync: bool = False,
         **langgraph_options: Any,
     ) -> AsyncIterator[Event]:
@@ -113,8 +117,10 @@ class Pregel:
         Node errors and the recursion limit end the run with a RunFinished
         whose reason says so (the exception is on ``RunFinished.exception``);
         problems with the call itself (unknown checkpoint, nothing to resume,
-        no input) raise before the first event. ``langgraph_options``: the
-        rest of LangGraph's run options (:func:`~engine.pregel._options.durability_of`).
+        no input) raise before the first event. ``lease``: the thread's lease,
+        for a host that leases threads (see :mod:`engine.checkpoint.base`);
+        every write of the run carries it. ``langgraph_options``: the rest of
+        LangGraph's run options (:func:`~engine.pregel._options.durability_of`).
         """
         durability = durability_of(durability, **langgraph_options)
         if durability not in (None, "sync", "async", "exit"):
@@ -130,6 +136,7 @@ class Pregel:
             interrupt_after=self.interrupt_after if interrupt_after is None else interrupt_after,
             # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
             run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or uuid.uuid4()),
+            lease=lease,
         )
         return loop.events()
 
@@ -246,7 +253,13 @@ class Pregel:
         return iter_sync(self.aget_state_history(config, **kwargs))
 
     async def aupdate_state(
-        self, config: Mapping[str, Any], values: Any, as_node: str | None = None, task_id: str | None = None
+        self,
+        config: Mapping[str, Any],
+        values: Any,
+        as_node: str | None = None,
+        task_id: str | None = None,
+        *,
+        lease: Lease | None = None,
     ) -> dict[str, Any]:
         """Write an "update" version: ``values`` as if node ``as_node`` returned them.
 
@@ -255,11 +268,13 @@ class Pregel:
         cancels a pending interrupt): see :func:`_end_step`. The new version's parent is the checkpoint ``config`` names (or the
         newest), so updating an older version starts a branch. ``task_id``
         (LangGraph: the id of the task the update is written as) is not
-        supported yet: NotImplementedError unless None.
+        supported yet: NotImplementedError unless None. ``lease``: as for
+        :meth:`aevents`.
         """
         refuse("update_state", task_id=task_id)
         saver = self._saver()
         configurable = dict(config.get("configurable") or {})
+        lease = run_lease(saver, configurable.get("thread_id"), configurable, lease)
         saved = await saver.aget_tuple(config)
         if saved is None and configurable.get("checkpoint_id"):
             raise NotFoundError(f"no checkpoint {configurable['checkpoint_id']!r}")
@@ -275,6 +290,8 @@ class Pregel:
         parent = {"configurable": {**configurable, "checkpoint_ns": "", "checkpoint_id": saved.checkpoint["id"]}} if saved else {
             "configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}
         }
+        if lease is not None:
+            parent["configurable"][LEASE_KEY] = lease  # the saver's side: the write carries its fencing token
         metadata = {**(config.get("metadata") or {}), "source": "update", "step": step + 1, "parents": {}}
         new_versions = {c: ck["channel_versions"][c] for c in changed}
         return await saver.aput(parent, ck, metadata, new_versions)
@@ -309,9 +326,15 @@ class Pregel:
             raise InvalidUpdateError(f"update_state: the state's reducers rejected {values!r:.200}: {type(e).__name__}: {e}") from e
 
     def update_state(
-        self, config: Mapping[str, Any], values: Any, as_node: str | None = None, task_id: str | None = None
+        self,
+        config: Mapping[str, Any],
+        values: Any,
+        as_node: str | None = None,
+        task_id: str | None = None,
+        *,
+        lease: Lease | None = None,
     ) -> dict[str, Any]:
-        return run_sync(self.aupdate_state(config, values, as_node, task_id))
+        return run_sync(self.aupdate_state(config, values, as_node, task_id, lease=lease))
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._saver().adelete_thread(thread_id)

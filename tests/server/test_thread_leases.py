@@ -81,6 +81,14 @@ def test_a_saver_without_leases_is_refused() -> None:
         ThreadLeases(InMemorySaver())
 
 
+def test_leasing_a_savers_threads_makes_it_require_leases() -> None:
+    """From then on a run or write without its lease raises (tests/checkpoint/test_run_leases.py)."""
+    saver = LeasingSaver()
+    assert saver.requires_lease is False
+    ThreadLeases(saver, ttl=TTL, owner="me")
+    assert saver.requires_lease is True
+
+
 def test_busy_elsewhere_is_aborted_naming_the_thread_and_release_frees_it() -> None:
     async def body() -> None:
         saver = LeasingSaver()

@@ -244,7 +244,7 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         one, the check and the write share a transaction. ``head``: for a put
         in the root namespace, ``(parent id, new id)``.
         """
-        lease = (config.get("configurable") or {}).get(LEASE_KEY)
+        lease = _lease_of(self, config, thread_id)
         if lease is None:
             cur = await conn.execute(sql, params)
             return await cur.fetchall() if cur.description else []
@@ -561,6 +561,7 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         first_config = puts[0][0]
         prepared: list[tuple[BlobPlan, dict[str, Any]]] = []
         thread_id = get_thread_id(first_config)
+        lease = _lease_of(self, first_config, thread_id)
         try:
             for config, checkpoint, metadata, new_versions in puts:
                 tid, ns, plan, params = self._prepare_put(config, checkpoint, metadata, new_versions)
@@ -570,7 +571,6 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
             self._deltas.forget_thread(thread_id)
             raise
         ns = prepared[0][1]["ns"]
-        lease = (first_config.get("configurable") or {}).get(LEASE_KEY)
         head = (prepared[0][1]["parent_id"], prepared[-1][1]["checkpoint_id"]) if ns == "" else None
 
         async def store(conn: AsyncConnection[Any], full: bool) -> list[list[str]]:
@@ -741,6 +741,14 @@ def _check_lease_args(owner: Any, ttl: Any) -> None:
         raise ValueError(f"a lease owner must be a non-empty string, got {owner!r}")
     if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 < ttl < 86400:
         raise ValueError(f"a lease ttl must be a number of seconds above 0 and below a day, got {ttl!r}")
+
+
+def _lease_of(saver: PostgresSaver, config: Mapping[str, Any], thread_id: str) -> Any:
+    """The fencing token a write's config carries; ValueError when the saver requires one and it has none."""
+    lease = (config.get("configurable") or {}).get(LEASE_KEY)
+    if lease is None and saver.requires_lease:
+        raise ValueError(f"thread {thread_id!r}: a write without the thread's lease, on a checkpointer that requires one")
+    return lease
 
 
 def _why_fenced(lease: Lease, row: Any, head: tuple[str | None, str] | None) -> str:
