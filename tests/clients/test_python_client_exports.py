@@ -9,6 +9,7 @@ EXPECTED = {
     # clients
     "Client",
     "AsyncClient",
+    "RunOptions",
     # results and values
     "RunResult",
     "StateSnapshot",

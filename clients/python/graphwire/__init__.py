@@ -56,6 +56,7 @@ from graphwire._events import (
     TaskStarted,
     ValuesEvent,
 )
+from graphwire._options import RunOptions
 from graphwire._run import RunResult
 from graphwire._sync_client import Client
 from graphwire._types import (
@@ -78,6 +79,7 @@ __all__ = [
     "Client",
     "AsyncClient",
     # results and values
+    "RunOptions",
     "RunResult",
     "StateSnapshot",
     "CheckpointRef",

@@ -8,7 +8,7 @@ shared by threads.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import grpc
@@ -25,10 +25,10 @@ from graphwire._channel import (
 from graphwire._errors import error_from_rpc
 from graphwire._events import Event
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+from graphwire._options import RunOptions, run_options
 from graphwire._run import RunCollector, RunResult
 from graphwire._types import (
     CheckpointRef,
-    Durability,
     EventKind,
     GraphInfo,
     StateSnapshot,
@@ -41,6 +41,11 @@ __all__ = ["Client"]
 #: last events. Each streamed message costs tens of microseconds of gRPC time,
 #: and RunFinished already carries everything a RunResult holds.
 RESULT_KINDS = (EventKind.RUN_STARTED, EventKind.RUN_FINISHED)
+
+
+def _result_kinds(options: RunOptions) -> RunOptions:
+    """What a result-returning method asks for: the first and last events, unless told otherwise."""
+    return options if options.event_kinds is not None else options.replace(event_kinds=RESULT_KINDS)
 
 class Client:
     """A connection to a graphwire server, for blocking code.
@@ -61,18 +66,11 @@ class Client:
             (which accept messages up to 64 MiB).
 
     Run options (``invoke``, ``resume``, ``fork`` and their ``stream_``
-    forms):
-        event_kinds: The event kinds to receive (``EventKind`` or names such as
-            ``"values"``); None: all. The first and last events always come.
-        enqueue: If the thread is busy, wait for its run instead of failing
-            with ``Aborted``.
-        recursion_limit: The most supersteps the run may take.
-        durability: When versions are written: ``"async"`` (default),
-            ``"sync"`` or ``"exit"``.
-        run_metadata: A JSON object stored in the metadata of every version
-            the run saves (``history(filter=...)`` finds them).
-        interrupt_before, interrupt_after: Nodes to pause before/after,
-            replacing the graph's own breakpoints.
+    forms): a :class:`RunOptions` as ``options=``, or its fields as keyword
+    arguments (``event_kinds=``, ``enqueue=``, ``recursion_limit=``,
+    ``durability=``, ``run_metadata=``, ``interrupt_before=``,
+    ``interrupt_after=``, ``timeout=``, ``metadata=``), which override the
+    fields of ``options``.
     """
 
     def __init__(
@@ -102,15 +100,8 @@ class Client:
         input: Any,
         *,
         checkpoint_id: str | None = None,
-        event_kinds: Iterable[EventKind | str] | None = None,
-        enqueue: bool = False,
-        recursion_limit: int | None = None,
-        durability: Durability | str | None = None,
-        run_metadata: Mapping[str, Any] | None = None,
-        interrupt_before: Sequence[str] | None = None,
-        interrupt_after: Sequence[str] | None = None,
-        timeout: float | None = None,
-        metadata: CallMetadata | None = None,
+        options: RunOptions | None = None,
+        **overrides: Any,
     ) -> RunResult:
         """Run ``graph`` on ``thread_id`` with a new ``input`` until it ends.
 
@@ -121,22 +112,10 @@ class Client:
         only when the call itself fails. Unless ``event_kinds`` says otherwise, only
         RunStarted and RunFinished cross the wire (RunFinished carries the
         values, checkpoint, interrupts and error); ``stream`` gets every event.
+        ``options``, ``overrides``: see :class:`RunOptions`.
         """
-        stream = self.stream(
-            graph,
-            thread_id,
-            input,
-            checkpoint_id=checkpoint_id,
-            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
-            enqueue=enqueue,
-            recursion_limit=recursion_limit,
-            durability=durability,
-            run_metadata=run_metadata,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-            timeout=timeout,
-            metadata=metadata,
-        )
+        opts = _result_kinds(run_options(options, overrides))
+        stream = self.stream(graph, thread_id, input, checkpoint_id=checkpoint_id, options=opts)
         return self._collect(thread_id, stream)
 
     def resume(
@@ -146,15 +125,8 @@ class Client:
         answer: Any = None,
         *,
         resumes: Mapping[str, Any] | None = None,
-        event_kinds: Iterable[EventKind | str] | None = None,
-        enqueue: bool = False,
-        recursion_limit: int | None = None,
-        durability: Durability | str | None = None,
-        run_metadata: Mapping[str, Any] | None = None,
-        interrupt_before: Sequence[str] | None = None,
-        interrupt_after: Sequence[str] | None = None,
-        timeout: float | None = None,
-        metadata: CallMetadata | None = None,
+        options: RunOptions | None = None,
+        **overrides: Any,
     ) -> RunResult:
         """Answer the thread's pending interrupt and run on until the run ends.
 
@@ -162,23 +134,10 @@ class Client:
         ``interrupt()`` returns in the node, which runs again from its first
         line. With several interrupts pending, answer them by id instead:
         ``resumes={interrupt.interrupt_id: answer, ...}``. Raises ``FailedPrecondition``
-        when nothing is pending.
+        when nothing is pending. ``options``, ``overrides``: see :class:`RunOptions`.
         """
-        stream = self.stream_resume(
-            graph,
-            thread_id,
-            answer,
-            resumes=resumes,
-            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
-            enqueue=enqueue,
-            recursion_limit=recursion_limit,
-            durability=durability,
-            run_metadata=run_metadata,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-            timeout=timeout,
-            metadata=metadata,
-        )
+        opts = _result_kinds(run_options(options, overrides))
+        stream = self.stream_resume(graph, thread_id, answer, resumes=resumes, options=opts)
         return self._collect(thread_id, stream)
 
     def fork(
@@ -189,38 +148,18 @@ class Client:
         *,
         update: Any = None,
         as_node: str | None = None,
-        event_kinds: Iterable[EventKind | str] | None = None,
-        enqueue: bool = False,
-        recursion_limit: int | None = None,
-        durability: Durability | str | None = None,
-        run_metadata: Mapping[str, Any] | None = None,
-        interrupt_before: Sequence[str] | None = None,
-        interrupt_after: Sequence[str] | None = None,
-        timeout: float | None = None,
-        metadata: CallMetadata | None = None,
+        options: RunOptions | None = None,
+        **overrides: Any,
     ) -> RunResult:
         """Go back to an older version, optionally change it, and run from there.
 
         The run continues on a new branch from ``checkpoint_id``; with
         ``update`` (a dict of state keys, written as ``as_node``), from that
         version with the update applied. The old branch stays in the history.
+        ``options``, ``overrides``: see :class:`RunOptions`.
         """
-        stream = self.stream_fork(
-            graph,
-            thread_id,
-            checkpoint_id,
-            update=update,
-            as_node=as_node,
-            event_kinds=RESULT_KINDS if event_kinds is None else event_kinds,
-            enqueue=enqueue,
-            recursion_limit=recursion_limit,
-            durability=durability,
-            run_metadata=run_metadata,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-            timeout=timeout,
-            metadata=metadata,
-        )
+        opts = _result_kinds(run_options(options, overrides))
+        stream = self.stream_fork(graph, thread_id, checkpoint_id, update=update, as_node=as_node, options=opts)
         return self._collect(thread_id, stream)
 
     def stream(
@@ -230,15 +169,8 @@ class Client:
         input: Any,
         *,
         checkpoint_id: str | None = None,
-        event_kinds: Iterable[EventKind | str] | None = None,
-        enqueue: bool = False,
-        recursion_limit: int | None = None,
-        durability: Durability | str | None = None,
-        run_metadata: Mapping[str, Any] | None = None,
-        interrupt_before: Sequence[str] | None = None,
-        interrupt_after: Sequence[str] | None = None,
-        timeout: float | None = None,
-        metadata: CallMetadata | None = None,
+        options: RunOptions | None = None,
+        **overrides: Any,
     ) -> Iterator[Event]:
         """Like ``invoke``, but yield the run's events as they happen.
 
@@ -246,17 +178,17 @@ class Client:
         cancels the call, and with it the run (saved versions stay); wrap the
         stream in ``contextlib.closing`` to make that happen at once.
         """
-        config = _requests.run_config(
-            recursion_limit=recursion_limit,
-            durability=durability,
-            run_metadata=run_metadata,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-        )
+        opts = run_options(options, overrides)
         request = _requests.invoke(
-            graph, thread_id, input, checkpoint_id=checkpoint_id, event_kinds=event_kinds, enqueue=enqueue, config=config
+            graph,
+            thread_id,
+            input,
+            checkpoint_id=checkpoint_id,
+            event_kinds=opts.event_kinds,
+            enqueue=opts.enqueue,
+            config=opts.run_config(),
         )
-        return self._events(self._stub.Invoke, request, timeout, metadata)
+        return self._events(self._stub.Invoke, request, opts.timeout, opts.metadata)
 
     def stream_resume(
         self,
@@ -265,28 +197,21 @@ class Client:
         answer: Any = None,
         *,
         resumes: Mapping[str, Any] | None = None,
-        event_kinds: Iterable[EventKind | str] | None = None,
-        enqueue: bool = False,
-        recursion_limit: int | None = None,
-        durability: Durability | str | None = None,
-        run_metadata: Mapping[str, Any] | None = None,
-        interrupt_before: Sequence[str] | None = None,
-        interrupt_after: Sequence[str] | None = None,
-        timeout: float | None = None,
-        metadata: CallMetadata | None = None,
+        options: RunOptions | None = None,
+        **overrides: Any,
     ) -> Iterator[Event]:
         """Like ``resume``, but yield the run's events as they happen (see ``stream``)."""
-        config = _requests.run_config(
-            recursion_limit=recursion_limit,
-            durability=durability,
-            run_metadata=run_metadata,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-        )
+        opts = run_options(options, overrides)
         request = _requests.resume(
-            graph, thread_id, answer, resumes=resumes, event_kinds=event_kinds, enqueue=enqueue, config=config
+            graph,
+            thread_id,
+            answer,
+            resumes=resumes,
+            event_kinds=opts.event_kinds,
+            enqueue=opts.enqueue,
+            config=opts.run_config(),
         )
-        return self._events(self._stub.Resume, request, timeout, metadata)
+        return self._events(self._stub.Resume, request, opts.timeout, opts.metadata)
 
     def stream_fork(
         self,
@@ -296,35 +221,22 @@ class Client:
         *,
         update: Any = None,
         as_node: str | None = None,
-        event_kinds: Iterable[EventKind | str] | None = None,
-        enqueue: bool = False,
-        recursion_limit: int | None = None,
-        durability: Durability | str | None = None,
-        run_metadata: Mapping[str, Any] | None = None,
-        interrupt_before: Sequence[str] | None = None,
-        interrupt_after: Sequence[str] | None = None,
-        timeout: float | None = None,
-        metadata: CallMetadata | None = None,
+        options: RunOptions | None = None,
+        **overrides: Any,
     ) -> Iterator[Event]:
         """Like ``fork``, but yield the run's events as they happen (see ``stream``)."""
-        config = _requests.run_config(
-            recursion_limit=recursion_limit,
-            durability=durability,
-            run_metadata=run_metadata,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-        )
+        opts = run_options(options, overrides)
         request = _requests.fork(
             graph,
             thread_id,
             checkpoint_id,
             update=update,
             as_node=as_node,
-            event_kinds=event_kinds,
-            enqueue=enqueue,
-            config=config,
+            event_kinds=opts.event_kinds,
+            enqueue=opts.enqueue,
+            config=opts.run_config(),
         )
-        return self._events(self._stub.Fork, request, timeout, metadata)
+        return self._events(self._stub.Fork, request, opts.timeout, opts.metadata)
 
     def cancel(
         self,

@@ -1,0 +1,100 @@
+"""``RunOptions``: how a run goes, as one value.
+
+Every run method (``invoke``, ``resume``, ``fork`` and their ``stream_``
+forms, on both clients) takes the same options, and they are defined here
+only: a method takes ``options=RunOptions(...)`` and, as sugar, the same
+fields as keyword arguments, which override those of ``options``. A value
+can be kept, shared between calls and varied::
+
+    sync = RunOptions(durability="sync", timeout=30)
+    client.invoke("reminders", "t1", inp, options=sync)
+    client.invoke("reminders", "t2", inp, options=sync, enqueue=True)   # sync, and enqueue
+    client.stream("reminders", "t3", inp, options=sync.replace(event_kinds=["values"]))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphwire import _requests
+from graphwire._channel import CallMetadata
+from graphwire._types import Durability, EventKind
+from graphwire_proto.v1 import graphwire_pb2 as pb
+
+__all__ = ["RunOptions", "run_options"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions:
+    """The options of a run (``invoke``, ``resume``, ``fork`` and their ``stream_`` forms).
+
+    Attributes:
+        event_kinds: The event kinds to receive (``EventKind`` or names such
+            as ``"values"``); None: all (``invoke``/``resume``/``fork``: the
+            first and last only). The first and last events always come.
+        enqueue: If the thread is busy, wait for its run instead of failing
+            with ``Aborted``.
+        recursion_limit: The most supersteps the run may take.
+        durability: When versions are written: ``"async"`` (default),
+            ``"sync"`` or ``"exit"``.
+        run_metadata: A JSON object stored in the metadata of every version
+            the run saves (``history(filter=...)`` finds them).
+        interrupt_before, interrupt_after: Nodes to pause before/after,
+            replacing the graph's own breakpoints.
+        timeout: Seconds for the whole call; its deadline cancels the run.
+        metadata: Extra call metadata (such as W3C ``traceparent``), sent
+            after the client's own.
+    """
+
+    event_kinds: Iterable[EventKind | str] | None = None
+    enqueue: bool = False
+    recursion_limit: int | None = None
+    durability: Durability | str | None = None
+    run_metadata: Mapping[str, Any] | None = None
+    interrupt_before: Sequence[str] | None = None
+    interrupt_after: Sequence[str] | None = None
+    timeout: float | None = None
+    metadata: CallMetadata | None = None
+
+    def __post_init__(self) -> None:
+        # A value is used again and again: iterables become tuples, once.
+        kinds = self.event_kinds
+        if kinds is not None and not isinstance(kinds, str):
+            object.__setattr__(self, "event_kinds", tuple(kinds))
+        for name in ("interrupt_before", "interrupt_after", "metadata"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, tuple(value))
+
+    def replace(self, **changes: Any) -> RunOptions:
+        """A copy with ``changes`` (fields, by name) applied."""
+        return run_options(self, changes)
+
+    def run_config(self) -> pb.RunConfig | None:
+        """The request's ``config``: the per-run overrides, or None when there are none."""
+        return _requests.run_config(
+            recursion_limit=self.recursion_limit,
+            durability=self.durability,
+            run_metadata=self.run_metadata,
+            interrupt_before=self.interrupt_before,
+            interrupt_after=self.interrupt_after,
+        )
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(RunOptions))
+
+
+def run_options(options: RunOptions | None, overrides: Mapping[str, Any]) -> RunOptions:
+    """``options`` (default: ``RunOptions()``) with ``overrides`` applied; TypeError naming an unknown one."""
+    base = RunOptions() if options is None else options
+    if not isinstance(base, RunOptions):
+        raise TypeError(f"options must be a RunOptions, not {type(base).__name__}")
+    if not overrides:
+        return base
+    unknown = sorted(set(overrides) - _FIELDS)
+    if unknown:
+        raise TypeError(f"unknown run option(s) {unknown}; RunOptions has {sorted(_FIELDS)}")
+    return dataclasses.replace(base, **overrides)
