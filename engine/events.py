@@ -24,6 +24,7 @@ __all__ = [
     "CustomEvent",
     "MessageChunk",
     "CheckpointSaved",
+    "CheckpointLoaded",
     "InterruptEvent",
     "RunFinished",
     "FinishReason",
@@ -80,6 +81,8 @@ class TaskFinished(Event):
     error_type: str | None = None
     interrupts: tuple[Any, ...] = ()
     cached: bool = False  # its writes came from pending writes, the node did not run again
+    # the exception itself, for in-process callers (the "tasks" stream mode)
+    exception: BaseException | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,29 @@ class CheckpointSaved(Event):
     metadata: dict[str, Any] = field(default_factory=dict)
     created_at: str = ""
     # the tasks due next (engine.types.PregelTask: id, name, path; results once known)
+    tasks: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointLoaded(Event):
+    """The stored version a run continues from (a resume, or a call with no input).
+
+    Emitted once, before the first step, by a run that saves no version of
+    its own first; its ``tasks`` carry what the step already recorded
+    (results of finished tasks, errors, interrupts). Not a save: hosts that
+    report saved versions leave it out (the stream's "checkpoints" mode
+    yields it, as LangGraph yields the version each step starts from); it is
+    emitted only to a caller that names it in ``kinds``.
+    """
+
+    checkpoint_id: str
+    parent_id: str | None
+    step: int
+    source: str
+    next: tuple[str, ...]
+    values: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
     tasks: tuple[Any, ...] = ()
 
 

@@ -21,7 +21,7 @@ from engine.graph._topology import Topology
 from engine.pregel._spec import TASKS
 from engine.types import END, Command, Send
 
-__all__ = ["make_writer", "fresh_state"]
+__all__ = ["make_writer", "fresh_state", "route_writes"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,30 @@ def _update_dict(name: str, info: SchemaInfo, value: Any, keys: Any, is_input: b
     return {k: v for k, v in upd.items() if k in keys}
 
 
+def route_writes(graph: Topology, source: str, dests: Any) -> list[tuple[str, Any]]:
+    """The writes that take ``source``'s edges to ``dests`` (names, END, Sends; one or a list).
+
+    As LangGraph: a destination that names no node (a router's answer
+    without a path_map, a goto, a Send) leads nowhere, with a warning.
+    """
+    if isinstance(dests, (str, Send)):
+        dests = [dests]
+    writes: list[tuple[str, Any]] = []
+    for d in dests or ():
+        if isinstance(d, Send):
+            if d.node in graph.nodes:
+                writes.append((TASKS, d))
+            else:
+                log.warning("node %r sent to unknown node %r; ignoring it", source, d.node)
+        elif d == END:
+            continue
+        elif isinstance(d, str) and d in graph.nodes:
+            writes.append((f"branch:to:{d}", None))
+        else:
+            log.warning("node %r routed to unknown node %r; ignoring it", source, d)
+    return writes
+
+
 def make_writer(
     graph: Topology, name: str, info: SchemaInfo, joins: Sequence[str], *, is_input: bool = False
 ) -> Callable[[Any, dict[str, Any], dict[str, Any]], Any]:
@@ -79,20 +103,7 @@ def make_writer(
         return update, writes, goto
 
     def route(writes: list[tuple[str, Any]], dests: Sequence[Any]) -> None:
-        # As LangGraph: a destination that names no node (a router's answer
-        # without a path_map, a goto, a Send) leads nowhere, with a warning.
-        for d in dests:
-            if isinstance(d, Send):
-                if d.node in graph.nodes:
-                    writes.append((TASKS, d))
-                else:
-                    log.warning("node %r sent to unknown node %r; ignoring it", name, d.node)
-            elif d == END:
-                continue
-            elif isinstance(d, str) and d in graph.nodes:
-                writes.append((f"branch:to:{d}", None))
-            else:
-                log.warning("node %r routed to unknown node %r; ignoring it", name, d)
+        writes += route_writes(graph, name, dests)
 
     def router_input(state: dict[str, Any], update: dict[str, Any]) -> Any:
         return graph.state.coerce(fresh_state(graph, state, update))

@@ -18,14 +18,14 @@ from typing import Any, Callable, Hashable, Sequence
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.base import MISSING, BaseChannel
-from engine.errors import GraphDefinitionError
-from engine.graph._branch import make_writer
+from engine.errors import GraphDefinitionError, InvalidUpdateError
+from engine.graph._branch import make_writer, route_writes
 from engine.graph._draw import DrawableGraph, draw
 from engine.graph._schema import SchemaInfo, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.pregel import Pregel
 from engine.pregel._spec import TASKS, NodeSpec
-from engine.types import END, START, RetryPolicy, Send
+from engine.types import END, START, Command, RetryPolicy, Send
 
 __all__ = ["StateGraph", "CompiledStateGraph"]
 
@@ -277,25 +277,8 @@ class StateGraph:
         for name in interrupt:
             if name != "*" and name not in known:
                 raise GraphDefinitionError(f"interrupt_before/after names unknown node {name!r}")
-        # Reachability is only decidable when every route is declared.
-        dynamic = any(br.path_map is None for brs in self.branches.values() for br in brs)
-        has_exit = {s for s, _ in self.edges} | set(self.branches) | {s for srcs, _ in self.joins for s in srcs}
-        dynamic = dynamic or any(n not in has_exit for n in self.nodes)
-        if not dynamic:
-            seen, todo = {START}, [START]
-            while todo:
-                cur = todo.pop()
-                nxt = [e for s, e in self.edges if s == cur]
-                nxt += [e for srcs, e in self.joins if cur in srcs]
-                for br in self.branches.get(cur, ()):
-                    nxt += list((br.path_map or {}).values())
-                for n in nxt:
-                    if n not in seen:
-                        seen.add(n)
-                        todo.append(n)
-            unreachable = [n for n in self.nodes if n not in seen]
-            if unreachable:
-                raise GraphDefinitionError(f"node(s) {unreachable} cannot be reached from START")
+        # As LangGraph, a node no edge leads to is allowed: a Command's goto
+        # (from a node, or as input) can reach it.
 
     def compile(
         self,
@@ -394,9 +377,32 @@ def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict
 class CompiledStateGraph(Pregel):
     """A compiled StateGraph: run it with invoke/stream/ainvoke/astream."""
 
+    stream_mode = "updates"  # LangGraph's CompiledStateGraph default
+
     def __init__(self, *, topology: Topology, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.topology = topology
 
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         return draw(self.topology)
+
+    def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
+        """A ``Command`` given as input on a thread with state: its update and goto as writes.
+
+        As LangGraph's: ``update`` (a dict, or a list of ``(key, value)``)
+        writes state keys (others are ignored), ``goto`` a node's trigger or a
+        ``Send``; a destination that names no node leads nowhere.
+        """
+        if cmd.graph == Command.PARENT:
+            raise InvalidUpdateError("Command(graph=PARENT) as input: there is no parent graph")
+        writes = route_writes(self.topology, "input", cmd.goto)
+        update = cmd.update
+        if update:
+            pairs = update.items() if isinstance(update, dict) else update
+            try:
+                writes += [(k, v) for k, v in pairs if k in self.state_keys]
+            except (TypeError, ValueError):
+                raise InvalidUpdateError(
+                    f"Command(update=...) takes a dict of state keys or a list of (key, value) pairs, not {update!r:.80}"
+                ) from None
+        return writes

@@ -67,6 +67,7 @@ from engine.errors import (
     NotFoundError,
 )
 from engine.events import (
+    CheckpointLoaded,
     CheckpointSaved,
     CustomEvent,
     Event,
@@ -82,6 +83,7 @@ from engine.events import (
 )
 from engine.pregel._algo import (
     Task,
+    apply_null_writes,
     apply_writes,
     mark_interrupt_seen,
     prepare_next_tasks,
@@ -90,8 +92,9 @@ from engine.pregel._algo import (
 )
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel import _telemetry as tel
-from engine.pregel._spec import NO_WRITES
-from engine.pregel._status import read_statuses
+from engine.pregel._snapshot import task_states
+from engine.pregel._spec import NO_WRITES, NULL_TASK_ID
+from engine.pregel._status import null_writes, read_statuses
 from engine.pregel._writer import VersionWriter
 from engine.types import START, Command, PregelTask, RetryPolicy
 
@@ -331,22 +334,73 @@ class RunLoop:
             sc = self._span.get_span_context()
             trace_id = format(sc.trace_id, "032x") if sc.is_valid else ""
             self._emit(RunStarted(self.run_id, self.thread_id, self.graph.name, self.parent_id, trace_id))
+        # As LangGraph: the step's input writes (a Command's) stored on this
+        # version apply before anything else, whatever this call brings.
+        if self.pending_writes and (nulls := null_writes(self.pending_writes)):
+            self._apply_nulls(nulls)
         inp = self.input
-        if isinstance(inp, Command) and inp.resume is not None:
-            if saved is None:
-                raise InvalidResumeError(f"thread {self.thread_id!r} does not exist, so there is nothing to resume")
-            await self._apply_resume(inp.resume)
-            self._emit_values()
-        elif inp is None or (isinstance(inp, Command) and inp.resume is None and not inp.update and not inp.goto):
+        cmd = inp if isinstance(inp, Command) else None
+        if cmd is not None and cmd.resume is not None and saved is None:
+            raise InvalidResumeError(f"thread {self.thread_id!r} does not exist, so there is nothing to resume")
+        if cmd is not None and saved is not None and (cmd.resume is not None or cmd.update or cmd.goto):
+            # A Command continues the thread's version: no input version, START's
+            # edges not taken; its update and goto are the step's input writes.
+            if cmd.resume is not None:
+                await self._apply_resume(cmd.resume)
+            if writes := self.graph.map_command(cmd):
+                await self._put_nulls(writes)
+            self._continue(saved)
+        elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
             if saved is None:
                 raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
             if self.configurable.get("checkpoint_id") and not await self._continues(saved):
                 # Naming a version (even the newest) continues from a copy of it.
                 await self._fork(saved)
-            mark_interrupt_seen(self.checkpoint)
-            self._emit_values()
+                mark_interrupt_seen(self.checkpoint)
+                self._emit_values()
+            else:
+                self._continue(saved)
         else:
             await self._apply_input(inp)
+
+    def _apply_nulls(self, writes: list[tuple[str, Any]]) -> None:
+        for c in apply_null_writes(self.checkpoint, self.channels, writes):
+            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
+
+    async def _put_nulls(self, writes: list[tuple[str, Any]]) -> None:
+        """Store a Command's update and goto on the version the run continues, then apply them.
+
+        As LangGraph, they add to the input writes already there (which keep
+        their places: a saver keys a write by its index), and stay there until a
+        step runs from this version.
+        """
+        stored = null_writes(self.pending_writes)
+        await self.saver.aput_writes(self._cfg(self.parent_id), [*stored, *writes], NULL_TASK_ID)  # type: ignore[union-attr]
+        self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
+        self._apply_nulls(writes)
+
+    def _continue(self, saved: CheckpointTuple) -> None:
+        """The run goes on from the loaded version itself (no version saved first)."""
+        mark_interrupt_seen(self.checkpoint)
+        self._emit_values()
+        if self.kinds is None or CheckpointLoaded not in self.kinds:
+            return  # only to callers that ask for it by kind (the stream's checkpoints mode)
+        planned = self._plan()
+        self._planned = (self.checkpoint["id"], planned)
+        statuses = read_statuses(self.pending_writes)
+        self._emit(
+            CheckpointLoaded(
+                saved.checkpoint["id"],
+                (saved.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
+                self.step,
+                str(saved.metadata.get("source", "")),
+                tuple(t.name for t in planned),
+                self.values(),
+                dict(saved.metadata),
+                saved.checkpoint.get("ts", ""),
+                tasks=task_states(planned, statuses, self.graph.output_keys, live=False),
+            )
+        )
 
     async def _continues(self, saved: CheckpointTuple) -> bool:
         """Whether a named version is itself a fresh branch head ("update"/"fork")
@@ -398,7 +452,8 @@ class RunLoop:
         for tid, answer in chosen.items():
             new = [*answers.get(tid, []), answer]
             await self.saver.aput_writes(self._cfg(self.parent_id), [(RESUME, new)], tid)  # type: ignore[union-attr]
-            self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] in (RESUME, INTERRUPT))]
+            # Its interrupt stays on record (LangGraph's history shows it, answered).
+            self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] == RESUME)]
             self.pending_writes.append((tid, RESUME, new))
 
     def _emit_values(self) -> None:
@@ -513,6 +568,7 @@ class RunLoop:
                     error_type=type(err).__name__ if err else None,
                     interrupts=tuple(ints),
                     cached=cached,
+                    exception=err,
                 )
             )
 

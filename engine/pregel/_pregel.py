@@ -36,8 +36,8 @@ from engine.pregel._options import durability_of
 from engine.pregel._snapshot import build_snapshot
 from engine.pregel._spec import NodeSpec
 from engine.pregel._status import null_writes, read_statuses
-from engine.pregel._stream import kinds_for, project
-from engine.types import END, START, StateSnapshot
+from engine.pregel._stream import Projector, kinds_for
+from engine.types import END, START, Command, StateSnapshot
 
 __all__ = ["Pregel"]
 
@@ -48,6 +48,8 @@ class Pregel:
     """A compiled graph. Build one with ``StateGraph(...).compile()``."""
 
     default_recursion_limit = DEFAULT_RECURSION_LIMIT
+    #: what ``stream()`` yields without a ``stream_mode`` (a compiled StateGraph: "updates")
+    stream_mode: str = "values"
 
     def __init__(
         self,
@@ -89,6 +91,10 @@ class Pregel:
             if ch is not None and ch.is_available():
                 out[k] = ch.get()
         return out
+
+    def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
+        """A ``Command`` given as input: its update and goto as channel writes."""
+        raise NotImplementedError(f"{type(self).__name__} takes no Command input; see {WHERE_IT_DIFFERS}")
 
     def task_update(self, t: Task) -> dict[str, Any] | None:
         upd = {k: v for k, v in t.writes if k in self.state_keys}
@@ -145,7 +151,7 @@ class Pregel:
         input: Any,
         config: Mapping[str, Any] | None = None,
         *,
-        stream_mode: str | Sequence[str] | None = "values",
+        stream_mode: str | Sequence[str] | None = None,
         durability: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
@@ -153,7 +159,7 @@ class Pregel:
         _inline_sync: bool = False,
         **langgraph_options: Any,
     ) -> AsyncIterator[Any]:
-        stream_mode = "values" if stream_mode is None else stream_mode
+        stream_mode = self.stream_mode if stream_mode is None else stream_mode
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
         single = isinstance(stream_mode, str)
         events = self.aevents(
@@ -166,8 +172,9 @@ class Pregel:
             _inline_sync=_inline_sync,
             **langgraph_options,
         )
+        projector = Projector(modes, config or {}, checkpointer=self.checkpointer is not None)
         async for ev in events:
-            for mode, payload in project(ev, modes, config or {}):
+            for mode, payload in projector.project(ev):
                 if subgraphs:  # as LangGraph: each chunk under its namespace, here always the root's
                     yield ((), payload) if single else ((), mode, payload)
                 else:
@@ -181,8 +188,8 @@ class Pregel:
     async def _ainvoke(
         self, input: Any, config: Mapping[str, Any] | None, inline: bool, stream_mode: str = "values", **kwargs: Any
     ) -> Any:
-        if stream_mode != "values":  # LangGraph then returns the list of chunks
-            raise NotImplementedError(f"invoke(stream_mode={stream_mode!r}) is not supported yet; see {WHERE_IT_DIFFERS}")
+        if stream_mode != "values":  # as LangGraph: then the list of chunks
+            return [chunk async for chunk in self.astream(input, config, stream_mode=stream_mode, _inline_sync=inline, **kwargs)]
         kwargs.pop("subgraphs", None)  # LangGraph's invoke returns the same with or without
         final: RunFinished | None = None
         async for ev in self.aevents(input, config, kinds=frozenset(), _inline_sync=inline, **kwargs):

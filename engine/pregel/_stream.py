@@ -1,9 +1,18 @@
 """LangGraph's stream modes, as projections of the run's events.
 
-``stream(..., stream_mode=...)`` yields what LangGraph yields for each mode;
-this module maps each :mod:`engine.events` event to zero or more
-``(mode, payload)`` pairs. Richer events (with step, task id, checkpoint id)
-are available unprojected from ``aevents()``.
+``stream(..., stream_mode=...)`` yields what LangGraph 1.2 yields for each
+mode; a :class:`Projector` maps each :mod:`engine.events` event to zero or
+more ``(mode, payload)`` pairs, in order. Richer events (with step, task id,
+checkpoint id) are available unprojected from ``aevents()``.
+
+Details kept from LangGraph: an interrupted task yields its own
+``{"__interrupt__": (...)}`` chunk in "updates" and the values with it in
+"values", as it stops (a static breakpoint yields ``{"__interrupt__": ()}``
+at the end); a task whose writes came from pending writes yields its update
+with ``"__metadata__": {"cached": True}``; the "checkpoints" mode yields
+each version a run saves and, first, the one it continues from, with its
+tasks (their results and errors once known); without a checkpointer it
+yields nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
 from engine.events import (
+    CheckpointLoaded,
     CheckpointSaved,
     CustomEvent,
     Event,
@@ -23,18 +33,19 @@ from engine.events import (
 )
 from engine.types import START, Interrupt
 
-__all__ = ["kinds_for", "project", "STREAM_MODES"]
+__all__ = ["kinds_for", "Projector", "STREAM_MODES"]
 
 STREAM_MODES = ("values", "updates", "custom", "messages", "checkpoints", "tasks", "debug")
 
+_CHECKPOINTS = frozenset({CheckpointSaved, CheckpointLoaded})
 _KINDS: dict[str, frozenset[type[Event]]] = {
-    "values": frozenset({ValuesEvent}),
+    "values": frozenset({ValuesEvent, TaskFinished}),
     "updates": frozenset({TaskFinished}),
     "custom": frozenset({CustomEvent}),
     "messages": frozenset({MessageChunk}),
-    "checkpoints": frozenset({CheckpointSaved}),
+    "checkpoints": _CHECKPOINTS,
     "tasks": frozenset({TaskStarted, TaskFinished}),
-    "debug": frozenset({CheckpointSaved, TaskStarted, TaskFinished}),
+    "debug": _CHECKPOINTS | {TaskStarted, TaskFinished},
 }
 
 
@@ -50,59 +61,100 @@ def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:
 def _cfg(thread_id: Any, cid: str | None) -> dict[str, Any] | None:
     if cid is None:
         return None
-    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": cid}}
+    return {"configurable": {"checkpoint_ns": "", "thread_id": thread_id, "checkpoint_id": cid}}
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-def project(ev: Event, modes: Sequence[str], config: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
-    thread_id = (config.get("configurable") or {}).get("thread_id")
-    if isinstance(ev, ValuesEvent):
-        if "values" in modes:
-            yield "values", ev.values
-    elif isinstance(ev, TaskFinished):
-        if ev.node == START:
-            return
-        if "updates" in modes and not ev.error and not ev.interrupts:
-            yield "updates", {ev.node: ev.update}
-        result = {"id": ev.task_id, "name": ev.node, "error": ev.error, "result": ev.update, "interrupts": list(ev.interrupts)}
-        if "tasks" in modes:
-            yield "tasks", result
-        if "debug" in modes:
-            yield "debug", {"step": ev.step, "timestamp": _now(), "type": "task_result", "payload": result}
-    elif isinstance(ev, TaskStarted):
-        if ev.node == START:
-            return
-        payload = {"id": ev.task_id, "name": ev.node, "input": ev.input, "triggers": list(ev.triggers)}
-        if "tasks" in modes:
-            yield "tasks", payload
-        if "debug" in modes:
-            yield "debug", {"step": ev.step, "timestamp": _now(), "type": "task", "payload": payload}
-    elif isinstance(ev, CustomEvent):
-        if "custom" in modes:
-            yield "custom", ev.payload
-    elif isinstance(ev, MessageChunk):
-        if "messages" in modes:
-            meta = {"langgraph_step": ev.step, "langgraph_node": ev.node, "task_id": ev.task_id, **ev.metadata}
-            yield "messages", (ev.chunk, meta)
-    elif isinstance(ev, CheckpointSaved):
-        payload = {
-            "config": _cfg(thread_id, ev.checkpoint_id),
-            "parent_config": _cfg(thread_id, ev.parent_id),
-            "values": ev.values,
-            "metadata": ev.metadata,
-            "next": list(ev.next),
-            "created_at": ev.created_at,
-        }
-        if "checkpoints" in modes:
-            yield "checkpoints", payload
-        if "debug" in modes:
-            yield "debug", {"step": ev.step, "timestamp": _now(), "type": "checkpoint", "payload": payload}
-    elif isinstance(ev, RunFinished) and ev.reason == "INTERRUPT":
-        ints = tuple(i if isinstance(i, Interrupt) else Interrupt(i) for i in ev.interrupts)
-        if "updates" in modes:
-            yield "updates", {"__interrupt__": ints}
-        if "values" in modes and ints:
-            yield "values", {**(ev.values or {}), "__interrupt__": ints}
+def _interrupt(i: Any) -> dict[str, Any]:
+    """An interrupt as LangGraph's payloads hold it (``dataclasses.asdict`` of its Interrupt)."""
+    return {"value": i.value, "id": i.id, "response_schema": getattr(i, "response_schema", None)}
+
+
+def _task(t: Any) -> dict[str, Any]:
+    """A checkpoint payload's task, in LangGraph's three shapes (failed; with a result; neither)."""
+    if t.error:
+        return {"id": t.id, "name": t.name, "error": t.error, "state": t.state}
+    ints = tuple(_interrupt(i) for i in t.interrupts)
+    if t.result:
+        return {"id": t.id, "name": t.name, "result": t.result, "interrupts": ints, "state": t.state}
+    return {"id": t.id, "name": t.name, "interrupts": ints, "state": t.state}
+
+
+class Projector:
+    """Turns one run's events into LangGraph stream chunks."""
+
+    def __init__(self, modes: Sequence[str], config: Mapping[str, Any], *, checkpointer: bool) -> None:
+        self.modes = frozenset(modes)
+        self.thread_id = (config.get("configurable") or {}).get("thread_id")
+        self.checkpointer = checkpointer
+        self.values: dict[str, Any] = {}  # the run's latest values, for an interrupt's values chunk
+
+    def project(self, ev: Event) -> Iterable[tuple[str, Any]]:
+        modes = self.modes
+        if isinstance(ev, ValuesEvent):
+            self.values = ev.values
+            if "values" in modes:
+                yield "values", ev.values
+        elif isinstance(ev, TaskFinished):
+            if ev.node == START:
+                return
+            if ev.interrupts:
+                ints = tuple(i if isinstance(i, Interrupt) else Interrupt(i) for i in ev.interrupts)
+                if "updates" in modes:
+                    yield "updates", {"__interrupt__": ints}
+                if "values" in modes:
+                    yield "values", {**self.values, "__interrupt__": ints}
+            elif "updates" in modes and not ev.error:
+                chunk: dict[str, Any] = {ev.node: ev.update}
+                if ev.cached:
+                    chunk["__metadata__"] = {"cached": True}
+                yield "updates", chunk
+            if ev.cached:
+                return
+            result = {
+                "id": ev.task_id,
+                "name": ev.node,
+                "error": ev.exception if ev.error else None,
+                "result": ev.update or {},
+                "interrupts": [_interrupt(i) for i in ev.interrupts],
+            }
+            if "tasks" in modes:
+                yield "tasks", result
+            if "debug" in modes:
+                yield "debug", {"step": ev.step, "timestamp": _now(), "type": "task_result", "payload": result}
+        elif isinstance(ev, TaskStarted):
+            if ev.node == START:
+                return
+            payload = {"id": ev.task_id, "name": ev.node, "input": ev.input, "triggers": tuple(ev.triggers)}
+            if "tasks" in modes:
+                yield "tasks", payload
+            if "debug" in modes:
+                yield "debug", {"step": ev.step, "timestamp": _now(), "type": "task", "payload": payload}
+        elif isinstance(ev, CustomEvent):
+            if "custom" in modes:
+                yield "custom", ev.payload
+        elif isinstance(ev, MessageChunk):
+            if "messages" in modes:
+                meta = {"langgraph_step": ev.step, "langgraph_node": ev.node, "task_id": ev.task_id, **ev.metadata}
+                yield "messages", (ev.chunk, meta)
+        elif isinstance(ev, (CheckpointSaved, CheckpointLoaded)):
+            if not self.checkpointer:
+                return
+            payload = {
+                "config": _cfg(self.thread_id, ev.checkpoint_id),
+                "parent_config": _cfg(self.thread_id, ev.parent_id),
+                "values": ev.values,
+                "metadata": ev.metadata,
+                "next": list(ev.next),
+                "tasks": [_task(t) for t in ev.tasks],
+            }
+            if "checkpoints" in modes:
+                yield "checkpoints", payload
+            if "debug" in modes:
+                yield "debug", {"step": ev.step, "timestamp": _now(), "type": "checkpoint", "payload": payload}
+        elif isinstance(ev, RunFinished) and ev.reason == "INTERRUPT" and not ev.interrupts:
+            if "updates" in modes:  # a static breakpoint
+                yield "updates", {"__interrupt__": ()}

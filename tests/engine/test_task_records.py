@@ -168,3 +168,46 @@ def test_answering_one_of_two_interrupts_finishes_that_task_only(checkpointer):
     assert state.next == ("q",) and [i.value for i in state.interrupts] == ["q-q"]
     assert app.invoke(Command(resume="B"), thread()) == {"x": 0, "log": ["p:A", "q:B"]}
     assert runs == ["p", "q", "p", "q", "q"]  # p ran once more to take its answer, never again
+
+
+# -- item 5 ---------------------------------------------------------------------------
+def commanded(checkpointer):
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_node("b", lambda s: {"log": [f"b{s['x']}"]})
+    g.add_node("ask", ask)
+    g.add_edge(START, "a")
+    for n in ("a", "b", "ask"):
+        g.add_edge(n, "__end__")
+    return g.compile(checkpointer=checkpointer)
+
+
+def test_a_command_as_input_continues_the_threads_version(checkpointer):
+    from engine import Send
+
+    app = commanded(checkpointer)
+    app.invoke({"x": 1, "log": []}, thread())
+    assert app.invoke(Command(update={"x": 7}, goto="b"), thread()) == {"x": 7, "log": ["a", "b7"]}
+    # no "input" version: the update and the goto are pending writes of the head, then b's step
+    assert [h.metadata["source"] for h in app.get_state_history(thread())] == ["loop", "loop", "loop", "input"]
+    # an update that triggers nothing writes no version; it stays pending on the head
+    assert app.invoke(Command(update={"log": ["u"]}), thread()) == {"x": 7, "log": ["a", "b7", "u"]}
+    assert len(list(app.get_state_history(thread()))) == 4
+    assert app.get_state(thread()).values["log"] == ["a", "b7", "u"]
+    assert app.invoke(Command(goto=Send("b", {"x": 9, "log": []})), thread())["log"] == ["a", "b7", "u", "b9"]
+
+
+def test_a_resume_with_update_and_goto_runs_them_in_the_resumed_step(checkpointer):
+    app = commanded(checkpointer)
+    app.invoke({"x": 1, "log": []}, thread())
+    assert "__interrupt__" in app.invoke(Command(goto="ask"), thread())
+    out = app.invoke(Command(resume="R", update={"x": 3}, goto="b"), thread())
+    assert out == {"x": 3, "log": ["a", "ask:R", "b3"]}
+    [top, *_] = app.get_state_history(thread())
+    assert (top.metadata["source"], top.metadata["step"]) == ("loop", 2)
+
+
+def test_a_command_on_a_thread_with_no_state_is_input(checkpointer):
+    app = commanded(checkpointer)
+    assert app.invoke(Command(update={"x": 2, "log": ["u"]}), thread("fresh")) == {"x": 2, "log": ["u", "a"]}
+    assert [h.metadata["source"] for h in app.get_state_history(thread("fresh"))] == ["loop", "loop", "input"]

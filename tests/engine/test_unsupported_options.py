@@ -60,7 +60,6 @@ REFUSED: dict[str, Callable[[], Any]] = {
     "invoke/stream(debug=": lambda: list(_app().stream({"x": 1}, CFG, debug=True)),
     "invoke/stream(control=": lambda: _app().invoke({"x": 1}, CFG, control=object()),
     "invoke/stream(version=": lambda: list(_app().stream({"x": 1}, CFG, version="v2")),
-    "invoke(stream_mode=": lambda: _app().invoke({"x": 1}, CFG, stream_mode="updates"),
     "update_state(task_id=": lambda: _app().update_state(CFG, {"x": 5}, as_node="inc", task_id="t1"),
 }
 

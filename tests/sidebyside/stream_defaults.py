@@ -30,4 +30,6 @@ call("invoke updates", graph.invoke, {"x": 1}, {"configurable": {"thread_id": "u
 call("invoke values", graph.invoke, {"x": 1}, {"configurable": {"thread_id": "v"}}, stream_mode="values")
 call("invoke two modes", graph.invoke, {"x": 1}, {"configurable": {"thread_id": "w"}}, stream_mode=["updates", "values"])
 tasks = list(graph.stream({"x": 1}, {"configurable": {"thread_id": "t"}}, stream_mode="tasks"))
-record("tasks", [{k: v for k, v in t.items() if k != "triggers"} for t in tasks])
+# interrupts as LangGraph's payloads hold them (dicts); their ids are hashes of differing task ids
+record("tasks", [{k: v for k, v in t.items() if k not in ("triggers", "interrupts")} for t in tasks])
+record("task interrupts", [[{**i, "id": bool(i["id"])} for i in t.get("interrupts", ())] for t in tasks])
