@@ -103,6 +103,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RunLoop"]
 
+_LIVE: Any = object()  # RunFinished reports the channels as they are
 
 
 class RunLoop:
@@ -227,6 +228,7 @@ class RunLoop:
         for ev in self._drain():
             yield ev
         reason, error, interrupts = "END", None, ()
+        values: Any = _LIVE
         try:
             first = True
             while True:
@@ -285,19 +287,34 @@ class RunLoop:
         except Exception as e:  # a failed write (serialization, storage) ends the run too
             await self.writer.flush_quietly()
             reason, error = "ERROR", e
+            values = await self._stored_values()
         for ev in self._drain():
             yield ev
         self._record_finish(reason, error, interrupts)
         yield RunFinished(
             reason=reason,  # type: ignore[arg-type]
-            # With a saver: the last version that landed (a failed write names none).
+            # With a saver: the last version that landed (a failed write names none), and its values.
             checkpoint_id=self.writer.last_saved_id if self.saver is not None else self.parent_id,
-            values=self.values(),
+            values=self.values() if values is _LIVE else values,
             error_type=type(error).__name__ if error else None,
             error_message=str(error) if error else None,
             interrupts=interrupts,
             exception=error,
         )
+
+    async def _stored_values(self) -> dict[str, Any] | None:
+        """After a failure the channels may hold what was never stored: the values of
+        the last version that landed instead (None: none did, or it cannot be read now)."""
+        if self.saver is None:
+            return self.values()
+        last = self.writer.last_saved_id
+        if last is None:
+            return None
+        try:
+            saved = await self.saver.aget_tuple(self._cfg(last))
+        except Exception:  # the store failed too; the caller reads the thread later
+            return None
+        return None if saved is None else self.graph.output_values(restore_channels(self.graph.channels, saved.checkpoint))
 
     def _record_finish(self, reason: str, error: BaseException | None, interrupts: tuple[Any, ...]) -> None:
         span = self._span

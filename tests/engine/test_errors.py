@@ -113,3 +113,41 @@ def test_retry_policy_retries_then_succeeds():
     with pytest.raises(ConnectionError):
         g2.compile().invoke({"x": 0})
     assert len(attempts) == 1  # not a ValueError: no retry
+
+
+class Blob(TypedDict, total=False):
+    n: int
+    blob: str
+
+
+@pytest.mark.parametrize("durability", ["sync", "async", "exit"])
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_refused_write_finishes_with_the_values_stored(kind: str, durability: str, tmp_path) -> None:
+    """RunFinished after a write the saver refused reports the last stored version's values
+    (None when the call stored none), never values that were not stored."""
+    from engine.checkpoint import InMemorySaver, SqliteSaver
+    from engine.events import RunFinished
+    from engine.serde import StateTooLargeError
+
+    saver = InMemorySaver(max_state_bytes=10_000) if kind == "memory" else SqliteSaver(str(tmp_path / "e.db"), max_state_bytes=10_000)
+    g = StateGraph(Blob)
+    g.add_sequence([("a", lambda s: {"n": s["n"] + 1}), ("b", lambda s: {"blob": "x" * 20_000}), ("c", lambda s: {"n": s["n"] + 1})])
+    g.add_edge(START, "a")
+    app = g.compile(checkpointer=saver)
+
+    async def final(inp: dict) -> RunFinished:
+        events = [e async for e in app.aevents(inp, thread(), durability=durability)]
+        assert isinstance(events[-1], RunFinished)
+        return events[-1]
+
+    import asyncio
+
+    first = asyncio.run(final({"n": 0, "blob": ""}))
+    assert first.reason == "ERROR" and isinstance(first.exception, StateTooLargeError)
+    stored = app.get_state(thread()) if first.checkpoint_id else None
+    if durability == "exit":
+        assert first.checkpoint_id is None and first.values is None and stored is None  # nothing of the call was stored
+    else:
+        assert stored is not None and first.checkpoint_id == stored.config["configurable"]["checkpoint_id"]
+        assert first.values == stored.values == {"n": 1, "blob": ""}
+    saver.close()

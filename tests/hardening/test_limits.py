@@ -158,6 +158,8 @@ def test_an_async_run_whose_write_is_refused_finishes_error(sqlite_hardened: Har
         assert failed.reason is FinishReason.ERROR and failed.error is not None
         assert failed.error.type == "StateTooLargeError"
         assert failed.checkpoint is not None and failed.checkpoint.checkpoint_id == ok.checkpoint.checkpoint_id
+        # The values are those of that version, not the refused ones (issue 13 item 7).
+        assert failed.values == ok.values == client.get_state("chain3", tid, timeout=10).values
 
 
 def test_oversized_run_metadata_is_refused_before_the_run(sqlite_hardened: Hardened, tid: str) -> None:
@@ -175,4 +177,4 @@ def test_a_run_that_stored_nothing_names_no_checkpoint(sqlite_hardened: Hardened
         assert failed.error.type == "StateTooLargeError"
         with pytest.raises(NotFound):  # nothing was stored...
             client.get_state("chain3", tid, timeout=10)
-        assert failed.checkpoint is None  # ...so the result names no version
+        assert failed.checkpoint is None and failed.values is None  # ...so the result names no version, and no values
