@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+from engine.pregel import node_threads, set_node_threads
 from server._auth import TokenAuth, Tokens
 from server._cancel import CancelRelay
 from server._tenants import load_tokens
@@ -126,6 +127,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         config.checkpointer, pg_schema=config.pg_schema, max_state_bytes=config.state_limit()
     )
     graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)
+    if config.sync_node_threads is not None:
+        set_node_threads(config.sync_node_threads)  # the process's: one server per process
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
     leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
     send_limit = config.send_limit()
@@ -225,13 +228,14 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
     host = config.address.rsplit(":", 1)[0]
     leases = srv.service.runs.leases
     log.info(
-        "graphwire serving %s on %s:%d (checkpointer: %s%s%s)",
+        "graphwire serving %s on %s:%d (checkpointer: %s%s%s; sync nodes on %d threads)",
         ", ".join(srv.service.graphs),
         host,
         srv.port,
         _redacted(config.checkpointer),
         f"; replica {leases.owner}, thread leases of {leases.ttl:g}s" if leases else "",
         ", auth on" if config.auth_token else (", tenants on" if config.auth_tokens else ""),
+        node_threads().size,
     )
     limit = config.state_limit()
     if limit is None or limit > config.send_limit() // 2:

@@ -59,6 +59,7 @@ def _serve(args: argparse.Namespace) -> int:
                 "max_message_bytes": args.max_message_bytes,
                 "max_state_bytes": args.max_state_bytes,
                 "max_unsent_bytes": args.max_unsent_bytes,
+                "sync_node_threads": args.sync_node_threads,
                 "grace_seconds": args.grace,
                 "log_level": args.log_level,
                 "inspector": args.inspector,
@@ -316,6 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-unsent-bytes",
         type=int,
         help="per call, most bytes of events waiting for a slow reader: RESOURCE_EXHAUSTED past it, and the run is cancelled (default 32 MiB)",
+    )
+    s.add_argument(
+        "--sync-node-threads",
+        type=int,
+        help="threads for the sync nodes of live runs; a cancelled run's node gives its thread up (default: min(32, CPUs + 4))",
     )
     s.add_argument("--grace", type=float, help="seconds running calls get to finish on SIGTERM (default 10)")
     s.add_argument("--log-level", help="DEBUG, INFO, WARNING… (default INFO)")

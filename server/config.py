@@ -11,6 +11,7 @@
     max_message_bytes = 4194304
     max_state_bytes = 8388608            # refuse a thread state larger than this (default: half the send limit; 0: none)
     max_unsent_bytes = 33554432          # per call, events waiting for a slow reader; past it the call ends RESOURCE_EXHAUSTED
+    sync_node_threads = 6                # threads for sync nodes of live runs (default: min(32, CPUs + 4))
     grace_seconds = 10.0
     recursion_limit = 10007
     inspector = "127.0.0.1:8080"         # serve the inspector page there (off when unset)
@@ -68,6 +69,7 @@ class ServerConfig:
     max_message_bytes: int = 4 * 1024 * 1024
     max_state_bytes: int | None = None  # None: half the send limit (see state_limit); 0: no limit
     max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES  # per call: events waiting for the reader
+    sync_node_threads: int | None = None  # None: the engine's default (see engine.pregel.NodeThreads)
     grace_seconds: float = 10.0
     recursion_limit: int | None = None
     max_history: int = 1000
@@ -102,7 +104,7 @@ _TEXT, _WHOLE, _SECONDS, _TABLE = "text", "a whole number", "a number of seconds
 _KINDS = {
     **dict.fromkeys(("address", "checkpointer", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
                      "log_level", "inspector"), _TEXT),
-    **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "recursion_limit", "max_history"), _WHOLE),
+    **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds"), _SECONDS),
     "graphs": _TABLE,
 }  # fmt: skip
@@ -214,6 +216,8 @@ def load_config(
         raise ValueError(f"max_message_bytes must be a whole number of bytes above 0, got {cfg.max_message_bytes!r}")
     if not _whole(cfg.max_unsent_bytes) or cfg.max_unsent_bytes < 1:
         raise ValueError(f"max_unsent_bytes must be a whole number of bytes above 0, got {cfg.max_unsent_bytes!r}")
+    if cfg.sync_node_threads is not None and (not _whole(cfg.sync_node_threads) or not 0 < cfg.sync_node_threads <= 1024):
+        raise ValueError(f"sync_node_threads must be a whole number from 1 to 1024, got {cfg.sync_node_threads!r}")
     if cfg.max_state_bytes is not None and (not _whole(cfg.max_state_bytes) or cfg.max_state_bytes < 0):
         raise ValueError(f"max_state_bytes must be a whole number of bytes (0: no limit), got {cfg.max_state_bytes!r}")
     if cfg.pg_schema is not None and not cfg.checkpointer.startswith(("postgresql://", "postgres://")):

@@ -91,6 +91,7 @@ from engine.pregel._algo import (
     should_interrupt,
 )
 from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel._threads import node_threads
 from engine.pregel import _telemetry as tel
 from engine.pregel._snapshot import task_states
 from engine.pregel._spec import NO_WRITES, NULL_TASK_ID
@@ -633,7 +634,7 @@ class RunLoop:
                     result = proc(*args)
                 else:
                     cvs = contextvars.copy_context()
-                    result = await self._loop.run_in_executor(None, cvs.run, proc, *args)  # type: ignore[union-attr]
+                    result = await node_threads().run(cvs.run, proc, *args)
                 writes = node.writer(result, t.state, ctx.config)
                 if asyncio.iscoroutine(writes):
                     writes = await writes
