@@ -33,7 +33,7 @@ from graphwire._channel import (
 from graphwire._errors import error_from_rpc
 from graphwire._events import Event
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
-from graphwire._options import RunOptions, run_options
+from graphwire._options import DEFAULT, RunOptions, run_options
 from graphwire._run import RunCollector, RunResult
 from graphwire._types import (
     CheckpointRef,
@@ -51,9 +51,14 @@ __all__ = ["AsyncClient"]
 RESULT_KINDS = (EventKind.RUN_STARTED, EventKind.RUN_FINISHED)
 
 
+_RESULT_DEFAULT = RunOptions(event_kinds=RESULT_KINDS)
+
+
 def _result_kinds(options: RunOptions) -> RunOptions:
     """What a result-returning method asks for: the first and last events, unless told otherwise."""
-    return options if options.event_kinds is not None else options.replace(event_kinds=RESULT_KINDS)
+    if options.event_kinds is not None:
+        return options
+    return _RESULT_DEFAULT if options is DEFAULT else options.replace(event_kinds=RESULT_KINDS)
 
 class AsyncClient:
     """A connection to a graphwire server, for asyncio code.

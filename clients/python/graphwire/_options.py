@@ -24,7 +24,7 @@ from graphwire._channel import CallMetadata
 from graphwire._types import Durability, EventKind
 from graphwire_proto.v1 import graphwire_pb2 as pb
 
-__all__ = ["RunOptions", "run_options"]
+__all__ = ["DEFAULT", "RunOptions", "run_options"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,11 +85,13 @@ class RunOptions:
 
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(RunOptions))
+#: The options of a call that names none (shared: a value never changes).
+DEFAULT = RunOptions()
 
 
 def run_options(options: RunOptions | None, overrides: Mapping[str, Any]) -> RunOptions:
     """``options`` (default: ``RunOptions()``) with ``overrides`` applied; TypeError naming an unknown one."""
-    base = RunOptions() if options is None else options
+    base = DEFAULT if options is None else options
     if not isinstance(base, RunOptions):
         raise TypeError(f"options must be a RunOptions, not {type(base).__name__}")
     if not overrides:
