@@ -249,6 +249,8 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
         needs_token = config.auth_token or config.auth_tokens
         log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if needs_token else "")
         print(f"graphwire inspector on {srv.inspector.url}", flush=True)
+    if host in ("127.0.0.1", "localhost", "[::1]") and any(os.path.exists(p) for p in ("/.dockerenv", "/run/.containerenv")):
+        log.warning("listening on %s inside a container: nothing outside it can connect; set address = \"0.0.0.0:%d\"", host, srv.port)
     if config.graphs == DEFAULT_GRAPHS:
         log.info("the demo: run `graphwire chat` and type \"remind me to call mom at 5pm\" or \"weather in Oslo\"")
     print(f"graphwire listening on {host}:{srv.port}", flush=True)

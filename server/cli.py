@@ -3,6 +3,7 @@
     graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
     graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
                     [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
+    graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
                     (--thread ID | --all-threads) [--tenant NAME | --all-tenants]
                     [--keep-last N] [--older-than 7d]
@@ -77,6 +78,20 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def _health(args: argparse.Namespace) -> int:
+    from server._health_check import check
+    from server.config import load_config
+
+    try:
+        config = load_config(args.config, {"address": args.address, "tls_cert": args.tls_cert})
+        result = check(config, timeout=args.timeout)
+    except ValueError as e:
+        print(f"graphwire health: {e}", file=sys.stderr)
+        return 2
+    print(f"graphwire health: {result.message}", file=sys.stdout if result.serving else sys.stderr)
+    return 0 if result.serving else 1
 
 
 def _init(args: argparse.Namespace) -> int:
@@ -331,6 +346,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="also serve the inspector web page there (off by default; same auth token as the gRPC API)",
     )
     s.set_defaults(func=_serve)
+
+    h = sub.add_parser(
+        "health", help="exit 0 if the configured server answers SERVING (its address and TLS, as serve reads them)"
+    )
+    h.add_argument("--config", help="graphwire.toml (default: as serve: GRAPHWIRE_CONFIG, else ./graphwire.toml)")
+    h.add_argument("--address", help="the address serve listens on (default: the configured one)")
+    h.add_argument("--tls-cert", help="the server's certificate, when it serves TLS (default: the configured one)")
+    h.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for the answer (default 3)")
+    h.set_defaults(func=_health)
 
     i = sub.add_parser("init", aliases=["new"], help="write a starter graph and the graphwire.toml that serves it")
     i.add_argument("directory", nargs="?", default=".", help="where to write them (default: here)")
