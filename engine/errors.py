@@ -16,6 +16,7 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     │   ├── CorruptCheckpointError  stored bytes that do not decode
     │   └── LeaseLostError        a write fenced off: its run no longer holds the thread
     ├── StoreError                the long-term memory store failed to read or write
+    │   └── CorruptItemError      a stored item that does not decode
     ├── InvalidNamespaceError     a store namespace LangGraph's rules refuse (also a ``ValueError``)
     └── SerializationError        a value outside the serializer's allowlist
         └── StateTooLargeError    a version or write over the saver's size limit (engine.serde)
@@ -44,6 +45,7 @@ __all__ = [
     "LeaseLostError",
     "SerializationError",
     "StoreError",
+    "CorruptItemError",
     "InvalidNamespaceError",
     "GraphInterrupt",
     "NodeInterrupt",
@@ -127,6 +129,10 @@ class StoreError(GraphwireError):
     for stored rows that do not decode (the message names the namespace and
     key). Nothing of the failed batch is stored.
     """
+
+
+class CorruptItemError(StoreError):
+    """A stored item (its value or a vector) that does not decode; the message names the item."""
 
 
 class InvalidNamespaceError(GraphwireError, ValueError):

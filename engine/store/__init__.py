@@ -5,12 +5,15 @@
 ``engine.store.sqlite.SqliteStore`` and ``engine.store.postgres.PostgresStore``
 keep items in the checkpointer's own database (imported from their
 packages, so that importing the engine does not import psycopg). Every store
-passes the spec suite in ``tests/store``.
+passes the spec suite in ``tests/store``. :class:`ScopedStore` is a store
+seen through a scope (a root label no caller can write): how the server
+keeps tenants' namespaces apart.
 """
 
 from __future__ import annotations
 
 from engine.store.base import BaseStore, Item, SearchItem
+from engine.store._scoped import ScopedStore, is_scoped
 from engine.store.memory import InMemoryStore
 
-__all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem"]
+__all__ = ["BaseStore", "InMemoryStore", "Item", "ScopedStore", "SearchItem", "is_scoped"]

@@ -107,8 +107,13 @@ def _check_put(op: PutOp) -> None:
             raise ValueError(f"ttl is a number of minutes > 0 (or None: never expire), got {op.ttl!r}")
 
 
-def plan(ops: Iterable[Op]) -> Batch:
+def plan(ops: Iterable[Op], *, check_namespaces: bool = True) -> Batch:
     """Check every op (nothing runs if one is bad) and group them.
+
+    ``check_namespaces=False`` leaves the labels unchecked: for ops a
+    :class:`~engine.store.ScopedStore` built from a caller's ops it checked
+    itself, whose first label is a scope's root (which holds a ``.`` on
+    purpose, so that no caller's label can be it).
 
     Raises:
         InvalidNamespaceError: a label is empty, not a string, or holds ``.`` or NUL;
@@ -121,7 +126,8 @@ def plan(ops: Iterable[Op]) -> Batch:
         batch.size = i + 1
         if not isinstance(op, (GetOp, SearchOp, PutOp, ListNamespacesOp)):
             raise ValueError(f"Unknown operation type: {type(op)}")
-        validate_op_namespace(op)
+        if check_namespaces:
+            validate_op_namespace(op)
         if isinstance(op, GetOp):
             if not isinstance(op.key, str):
                 raise TypeError(f"an item's key must be a str, got {type(op.key).__name__}")

@@ -14,7 +14,7 @@ Values are JSON text: what LangGraph's SQL stores keep, what the wire
 carries, and readable with the database's own tools. A value that JSON
 cannot hold exactly (a non-string key, NaN, an object) is refused at put
 time, naming where it is; a row that does not decode is a
-:class:`~engine.errors.StoreError` naming the item.
+:class:`~engine.errors.CorruptItemError` naming the item.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from engine.errors import StoreError
+from engine.errors import CorruptItemError
 from engine.store.base._types import Item
 
 __all__ = ["decode_ns", "dump_value", "encode_ns", "item_of", "load_value", "pack", "prefix_range", "unpack"]
@@ -98,9 +98,9 @@ def load_value(namespace: tuple[str, ...], key: str, text: Any) -> dict[str, Any
     try:
         value = json.loads(text)
     except (TypeError, ValueError) as exc:
-        raise StoreError(f"the stored value of {namespace}/{key!r} is not JSON: {exc}") from None
+        raise CorruptItemError(f"the stored value of {namespace}/{key!r} is not JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise StoreError(f"the stored value of {namespace}/{key!r} is not a JSON object")
+        raise CorruptItemError(f"the stored value of {namespace}/{key!r} is not a JSON object")
     return value
 
 
@@ -115,5 +115,5 @@ def pack(vector: list[float]) -> bytes:
 
 def unpack(data: bytes) -> list[float]:
     if len(data) % 8:
-        raise StoreError("a stored vector is not a whole number of float64s")
+        raise CorruptItemError("a stored vector is not a whole number of float64s")
     return list(struct.unpack(f"<{len(data) // 8}d", data))

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from engine.store._logic import (
+    Batch,
     NamespacePage,
     embed,
     expires_at,
@@ -79,7 +80,10 @@ class SqlStore(BaseStore):
         return self._ts(now) if self.ttl_config and self.ttl_config.get("omit_expired") else None
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        batch = plan(ops)
+        return await self._run(plan(ops))
+
+    async def _run(self, batch: Batch) -> list[Result]:
+        """Run a checked batch (what :class:`~engine.store.ScopedStore` calls with its own checked ops)."""
         values = {
             nk: dump_value(nk[0], nk[1], op.value) for nk, op in batch.puts.items() if op.value is not None
         }

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Callable
 
 from engine.store._logic import (
+    Batch,
     NamespacePage,
     embed,
     expires_at,
@@ -103,7 +104,10 @@ class InMemoryStore(BaseStore):
 
     # -- the batch --------------------------------------------------------------
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        batch = plan(ops)
+        return await self._run(plan(ops))
+
+    async def _run(self, batch: Batch) -> list[Result]:
+        """Run a checked batch (what :class:`~engine.store.ScopedStore` calls with its own checked ops)."""
         queries, put_vectors = await embed(self.embeddings, batch, self._fields)
         results = batch.results()
         with self._lock:

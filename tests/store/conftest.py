@@ -4,6 +4,13 @@ Every test that takes ``store`` (or ``new_store``) runs once per entry of
 :data:`STORE_KINDS`. PostgreSQL stores live in a schema made for the test
 module and emptied before each test; without a reachable server those tests
 skip (fail under ``CI=true``).
+
+The ``scoped`` kinds run the same suite through a
+:class:`~engine.store.ScopedStore` (a tenant's view of a shared store), and
+``outside`` through the view from outside every scope. Their stores already
+hold neighbours: items under the namespaces and keys the tests use, in
+another scope and outside any (for ``outside``: in scopes only). A view that
+let one of them through would fail the test that reads there.
 """
 
 from __future__ import annotations
@@ -17,13 +24,18 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from engine.store.base import BaseStore
+from engine.store import ScopedStore
+from engine.store.base import BaseStore, PutOp
 from engine.store.memory import InMemoryStore
 from engine.store.postgres import PostgresStore
 from engine.store.sqlite import SqliteStore
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, pg_admin, pg_dsn  # noqa: F401 - fixtures
 
-STORE_KINDS = ["memory", "sqlite", "postgres"]
+STORE_KINDS = ["memory", "sqlite", "postgres", "memory scoped", "sqlite scoped", "sqlite outside"]
+
+#: Where neighbours are put: namespaces the tests use, and the keys they use there.
+NEIGHBOUR_NAMESPACES = [("docs", "b"), ("docs",), ("n",), ("a",), ("d",), ("ok",), ("m", "u1"), ("memories", "u1")]
+NEIGHBOUR_KEYS = ["k", "k0", "k1", "short", "a"]
 
 
 class Clock:
@@ -70,19 +82,22 @@ def new_store(store_kind: str, tmp_path: Path, request: pytest.FixtureRequest, c
     """Build stores of the current kind (``index=``, ``ttl=``), all on one database, on the test's clock."""
     made: list[BaseStore] = []
     schema: str | None = None
-    if store_kind == "postgres":
+    backend = store_kind.split()[0]
+    if backend == "postgres":
         schema = request.getfixturevalue("store_schema")
         clean_store_schema(request.getfixturevalue("pg_admin"), schema)
 
     def build(**options: Any) -> BaseStore:
-        if store_kind == "memory":
+        if backend == "memory":
             store: BaseStore = InMemoryStore(**options)
-        elif store_kind == "sqlite":
+        elif backend == "sqlite":
             store = SqliteStore(tmp_path / "store.db", **options)
         else:
             store = PostgresStore.from_dsn(DSN, schema=schema, max_size=4, **options)
         store._now = clock  # type: ignore[attr-defined]
         made.append(store)
+        if " " in store_kind:
+            return _viewed(store, store_kind.split()[1])
         return store
 
     yield build
@@ -93,3 +108,13 @@ def new_store(store_kind: str, tmp_path: Path, request: pytest.FixtureRequest, c
 @pytest.fixture
 def store(new_store: Callable[..., BaseStore]) -> BaseStore:
     return new_store()
+
+
+def _viewed(store: BaseStore, how: str) -> BaseStore:
+    """``store`` with neighbours, seen through a scope ("scoped") or from outside every scope ("outside")."""
+    roots: list[str | None] = ["tenant.other", "tenant.t-2"] if how == "outside" else ["tenant.other", None]
+    for root in roots:
+        ScopedStore(store, root).batch(
+            [PutOp(ns, key, {"neighbour": root or "unscoped"}, index=False) for ns in NEIGHBOUR_NAMESPACES for key in NEIGHBOUR_KEYS]
+        )
+    return ScopedStore(store, "tenant.t" if how == "scoped" else None)
