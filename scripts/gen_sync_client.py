@@ -3,11 +3,12 @@
 
 Usage::
 
-    python scripts/gen_sync_client.py           # rewrite _sync_client.py
-    python scripts/gen_sync_client.py --check   # exit 1 if it is stale
+    python scripts/gen_sync_client.py           # rewrite _sync_client.py and _sync_store.py
+    python scripts/gen_sync_client.py --check   # exit 1 if either is stale
 
-``clients/python/graphwire/_async_client.py`` is the only place a client
-method is written. grpcio's blocking and asyncio APIs have the same shape
+``clients/python/graphwire/_async_client.py`` (and ``_async_store.py``, the
+store's methods, ``client.store``) is the only place a client method is
+written. grpcio's blocking and asyncio APIs have the same shape
 (``stub.Method(request, timeout=, metadata=)`` returns the response or an
 iterable call; channels are made and closed the same way), so the blocking
 client is the async one with ``async``/``await`` removed and ``grpc.aio``
@@ -25,10 +26,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "clients/python/graphwire"
-SOURCE = PACKAGE / "_async_client.py"
-TARGET = PACKAGE / "_sync_client.py"
 
-HEADER = '''\
+# (source, target, header): each blocking module and the asyncio one it is derived from.
+FILES: list[tuple[str, str, str]] = [
+    (
+        "_async_client.py",
+        "_sync_client.py",
+        '''\
 # Generated from graphwire/_async_client.py by scripts/gen_sync_client.py. DO NOT EDIT.
 """``Client``: the blocking client, derived from ``AsyncClient``.
 
@@ -36,7 +40,21 @@ Each method works as its ``AsyncClient`` twin does, without ``await``; see
 ``_async_client.py`` for why this file is generated. A ``Client`` may be
 shared by threads.
 """
-'''
+''',
+    ),
+    (
+        "_async_store.py",
+        "_sync_store.py",
+        '''\
+# Generated from graphwire/_async_store.py by scripts/gen_sync_client.py. DO NOT EDIT.
+"""``StoreClient``: the blocking ``client.store``, derived from ``AsyncStoreClient``.
+
+Each method works as its ``AsyncStoreClient`` twin does, without ``await``;
+see ``_async_client.py`` for why this file is generated.
+"""
+''',
+    ),
+]
 
 # (pattern, replacement), applied in order to everything after the module
 # docstring.
@@ -48,6 +66,8 @@ RULES: list[tuple[str, str]] = [
     (r"\bgrpc\.aio\.", "grpc."),
     (r"\bAsyncIterator\b", "Iterator"),
     (r"\bAsyncClient\b", "Client"),
+    (r"\bAsyncStoreClient\b", "StoreClient"),
+    (r"\b_async_(client|store)\b", r"_sync_\1"),
     (r"\b__aenter__\b", "__enter__"),
     (r"\b__aexit__\b", "__exit__"),
     (r"\bcontextlib\.aclosing\b", "contextlib.closing"),
@@ -58,11 +78,11 @@ RULES: list[tuple[str, str]] = [
 LEFTOVER = re.compile(r"\basync\s+(?:def|for|with)\b|\bawait\b|\bgrpc\.aio\b|\basyncio\b|\baclos\w*|\bAsync[A-Z]\w*")
 
 
-def render() -> str:
-    source = SOURCE.read_text("utf-8")
+def render(name: str, header: str) -> str:
+    source = (PACKAGE / name).read_text("utf-8")
     docstring = ast.parse(source).body[0]
     if not (isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)):
-        raise RuntimeError(f"{SOURCE.name} must start with a module docstring")
+        raise RuntimeError(f"{name} must start with a module docstring")
     assert docstring.end_lineno is not None
     body = "".join(source.splitlines(keepends=True)[docstring.end_lineno :])
     for pattern, replacement in RULES:
@@ -72,32 +92,34 @@ def render() -> str:
         if match:
             raise RuntimeError(
                 f"gen_sync_client: {match.group(0)!r} survived the rewrite in {line.strip()!r};"
-                f" add a rule for it or reword {SOURCE.name}"
+                f" add a rule for it or reword {name}"
             )
-    text = HEADER + body
+    text = header + body
     ast.parse(text)  # the result must at least be Python
     return text
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if _sync_client.py is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a generated module is stale")
     args = parser.parse_args(argv)
-    text = render().encode("utf-8")
-    current = TARGET.read_bytes() if TARGET.exists() else None
-    if args.check:
-        if current != text:
+    stale = 0
+    for source, target_name, header in FILES:
+        target = PACKAGE / target_name
+        text = render(source, header).encode("utf-8")
+        current = target.read_bytes() if target.exists() else None
+        if current == text:
+            continue
+        if args.check:
             print(
-                f"stale: {TARGET.relative_to(REPO)} differs from what {SOURCE.name} gives."
-                " Run: python scripts/gen_sync_client.py",
+                f"stale: {target.relative_to(REPO)} differs from what {source} gives. Run: python scripts/gen_sync_client.py",
                 file=sys.stderr,
             )
-            return 1
-        return 0
-    if current != text:
-        TARGET.write_bytes(text)
-        print(f"wrote {TARGET.relative_to(REPO)}")
-    return 0
+            stale = 1
+        else:
+            target.write_bytes(text)
+            print(f"wrote {target.relative_to(REPO)}")
+    return stale
 
 
 if __name__ == "__main__":

@@ -10,11 +10,12 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import events as ev
+from engine.store.base import Item
 from engine.types import Interrupt, StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 
-__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "saved_event", "stored_error", "KIND_OF"]
+__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "item", "saved_event", "stored_error", "KIND_OF"]
 
 # engine event class → the EventKind a caller filters on
 KIND_OF: dict[type, int] = {
@@ -60,6 +61,18 @@ def checkpoint_ref(
         next=list(next),
         created_at=_ts(created_at),
     )
+
+
+def item(i: Item) -> pb.Item:
+    """A store item (a ``SearchItem``'s score set only when it has one)."""
+    created, updated = Timestamp(), Timestamp()
+    created.FromDatetime(i.created_at)
+    updated.FromDatetime(i.updated_at)
+    msg = pb.Item(namespace=list(i.namespace), key=i.key, value_json=encode(i.value), created_at=created, updated_at=updated)
+    score = getattr(i, "score", None)
+    if score is not None:
+        msg.score = score
+    return msg
 
 
 def interrupt(i: Any, node: str = "", task_id: str = "") -> pb.Interrupt:

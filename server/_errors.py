@@ -10,6 +10,8 @@ replica is ABORTED (as a busy thread is); any other checkpointer failure (the
 database refused the connection, dropped it, shut down) is UNAVAILABLE, its
 message starting "checkpointer unavailable: ", and the call may be retried.
 A state or metadata over a saver's size limit is RESOURCE_EXHAUSTED.
+The store likewise: a store item that does not decode is DATA_LOSS, any
+other store failure UNAVAILABLE, its message starting "store unavailable: ".
 
 A request whose bytes do not parse as its protobuf message never reaches a
 handler: grpc's own answer would be UNKNOWN. :class:`RejectMalformed`, a
@@ -50,19 +52,24 @@ TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (E.SerializationError, grpc.StatusCode.INVALID_ARGUMENT),
     (PayloadError, grpc.StatusCode.INVALID_ARGUMENT),
     (E.CorruptCheckpointError, grpc.StatusCode.DATA_LOSS),
+    (E.CorruptItemError, grpc.StatusCode.DATA_LOSS),
     (E.LeaseLostError, grpc.StatusCode.ABORTED),
     (E.CheckpointError, grpc.StatusCode.UNAVAILABLE),
+    (E.StoreError, grpc.StatusCode.UNAVAILABLE),
     (E.GraphDefinitionError, grpc.StatusCode.INVALID_ARGUMENT),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
 )
 
 
-_UNAVAILABLE = "checkpointer unavailable: "
 #: The longest status message sent, in UTF-8 bytes. It travels in the call's
 #: trailers, percent-encoded (up to 3 bytes per byte); a client refuses trailers
 #: past its metadata limit (8 KiB for grpcio) and reports RESOURCE_EXHAUSTED
 #: instead of the status, so longer messages are cut.
 MAX_MESSAGE_BYTES = 1024
+
+
+def _unavailable(exc: BaseException) -> str:
+    return "store unavailable: " if isinstance(exc, E.StoreError) else "checkpointer unavailable: "
 
 
 def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
@@ -86,8 +93,8 @@ def _status(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     for cls, code in TABLE:
         if isinstance(exc, cls):
             message = str(exc) or type(exc).__name__
-            if code == grpc.StatusCode.UNAVAILABLE and not message.startswith(_UNAVAILABLE):
-                message = _UNAVAILABLE + message
+            if code == grpc.StatusCode.UNAVAILABLE and not message.startswith(prefix := _unavailable(exc)):
+                message = prefix + message
             return code, message
     return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see the server log"
 

@@ -1,6 +1,6 @@
 """Building and running the gRPC server: the service, health, reflection,
-auth, TLS, message limits, the inspector page when asked for, and a graceful
-stop on SIGTERM."""
+auth, TLS, message limits, the store beside the checkpointer (with its TTL
+sweeper), the inspector page when asked for, and a graceful stop on SIGTERM."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from engine.pregel import node_threads, set_node_threads
+from engine.store import InMemoryStore
+from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
-from engine.pregel import node_threads, set_node_threads
 from server._auth import TokenAuth, Tokens
 from server._cancel import CancelRelay
 from server._tenants import load_tokens
@@ -25,6 +27,7 @@ from server._errors import RejectMalformed
 from server._leases import ThreadLeases
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
+from server._store import TtlSweeper, attach_store, is_postgres, open_store
 from server.config import DEFAULT_GRAPHS, ServerConfig
 from server.service import GraphService
 
@@ -85,6 +88,8 @@ class Server:
     port: int
     config: ServerConfig
     inspector: Inspector | None = None
+    store: BaseStore | None = None  # the store the server opened (closed at stop)
+    sweeper: TtlSweeper | None = None
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop accepting calls, let running ones finish within ``grace``, then cancel them.
@@ -105,33 +110,60 @@ class Server:
             await self.inspector.stop()
         if self.service.relay is not None:
             await self.service.relay.stop()
+        if self.sweeper is not None:
+            await self.sweeper.stop()
         await self.service.checkpointer.aclose()
+        if self.store is not None:
+            await self.store.aclose()
 
 
-async def build_server(config: ServerConfig, *, checkpointer: Any = None) -> Server:
+async def build_server(config: ServerConfig, *, checkpointer: Any = None, store: BaseStore | None = None) -> Server:
+    """Open the checkpointer and the store, load the graphs, and start serving.
+
+    ``checkpointer`` / ``store``: use these instead of opening what the
+    config names (a server given a checkpointer but no store, and no
+    ``store`` in the config, gets an ``InMemoryStore``).
+    """
     inspector_sock = None
     if config.inspector:
         from server.inspector import bind
 
         inspector_sock = bind(config.inspector)  # first: a taken port fails before anything starts
     try:
-        return await _build(config, checkpointer, inspector_sock)
+        return await _build(config, checkpointer, inspector_sock, store)
     except BaseException:
         if inspector_sock is not None:
             inspector_sock.close()
         raise
 
 
-async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -> Server:
-    saver = checkpointer if checkpointer is not None else open_checkpointer(
-        config.checkpointer, pg_schema=config.pg_schema, max_state_bytes=config.state_limit()
+def _open_store(config: ServerConfig, given_saver: bool) -> BaseStore:
+    if given_saver and config.store is None:
+        return InMemoryStore(ttl=config.store_ttl)  # type: ignore[arg-type]
+    spec = config.store_spec()
+    schema = config.pg_schema if is_postgres(spec) else None
+    return open_store(
+        spec, pg_schema=schema, ttl=config.store_ttl, index=config.store_index, base_dir=config.config_dir  # type: ignore[arg-type]
     )
+
+
+async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
+    saver = checkpointer if checkpointer is not None else open_checkpointer(
+        config.checkpointer,
+        pg_schema=config.pg_schema if is_postgres(config.checkpointer) else None,
+        max_state_bytes=config.state_limit(),
+    )
+    opened = store if store is not None else _open_store(config, checkpointer is not None)
     graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)
     if config.sync_node_threads is not None:
         set_node_threads(config.sync_node_threads)  # the process's: one server per process
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
     leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
     send_limit = config.send_limit()
+    # Read once: the inspector accepts exactly the tokens the gRPC API does.
+    accepted = load_tokens(config.auth_tokens) if config.auth_tokens else config.auth_token
+    tokens = Tokens(accepted) if accepted else None
+    served = attach_store(graphs, opened, tenants=bool(config.auth_tokens))
     service = GraphService(
         graphs,
         saver,
@@ -141,14 +173,12 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         max_response_bytes=send_limit - 1024,
         max_unsent_bytes=config.max_unsent_bytes,
     )
+    service.store = served
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", send_limit),
         ("grpc.so_reuseport", 0),
     ]
-    # Read once: the inspector accepts exactly the tokens the gRPC API does.
-    accepted = load_tokens(config.auth_tokens) if config.auth_tokens else config.auth_token
-    tokens = Tokens(accepted) if accepted else None
     auth = [TokenAuth(tokens)] if tokens is not None else []
     # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them.
     interceptors: list[Any] = [RejectMalformed(), *auth]
@@ -179,6 +209,10 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
         if service.relay is not None:
             await service.relay.stop()
         raise
+    sweeper = None
+    if config.store_ttl is not None:
+        sweeper = TtlSweeper(opened, (config.store_ttl or {}).get("sweep_interval_minutes") or 5)
+        sweeper.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     inspector = None
@@ -193,8 +227,10 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any) -
             await server.stop(None)
             if service.relay is not None:
                 await service.relay.stop()
+            if sweeper is not None:
+                await sweeper.stop()
             raise
-    return Server(server, service, health_servicer, port, config, inspector)
+    return Server(server, service, health_servicer, port, config, inspector, None if store is not None else opened, sweeper)
 
 
 def _redacted(spec: str) -> str:
@@ -228,11 +264,12 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
     host = config.address.rsplit(":", 1)[0]
     leases = srv.service.runs.leases
     log.info(
-        "graphwire serving %s on %s:%d (checkpointer: %s%s%s; sync nodes on %d threads)",
+        "graphwire serving %s on %s:%d (checkpointer: %s; store: %s%s%s; sync nodes on %d threads)",
         ", ".join(srv.service.graphs),
         host,
         srv.port,
         _redacted(config.checkpointer),
+        _redacted(config.store_spec()) + (f", TTL sweep every {srv.sweeper.minutes:g} min" if srv.sweeper else ""),
         f"; replica {leases.owner}, thread leases of {leases.ttl:g}s" if leases else "",
         ", auth on" if config.auth_token else (", tenants on" if config.auth_tokens else ""),
         node_threads().size,

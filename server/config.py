@@ -2,6 +2,7 @@
 
     address = "127.0.0.1:50051"
     checkpointer = "graphwire.db"        # a SQLite path, or "postgresql://..."
+    store = "graphwire.db"               # the Store (long-term memory): as checkpointer (default: the checkpointer's database)
     pg_schema = "graphwire"              # PostgreSQL only: the schema of the tables (default: search_path's first)
     lease_seconds = 15.0                 # PostgreSQL only: a thread's lease lasts this long unless renewed
     auth_token = "..."                   # or env GRAPHWIRE_AUTH_TOKEN
@@ -19,9 +20,20 @@
     [graphs]
     reminders = "examples.reminders:graph"
 
+    [store_ttl]                          # store items expire (minutes); a sweeper deletes them
+    default_ttl = 10080
+    refresh_on_read = true
+    sweep_interval_minutes = 60
+
+    [store_index]                        # semantic search in the store
+    embed = "mymodule:embed"             # a function texts -> vectors (or a LangChain Embeddings)
+    dims = 1536
+    fields = ["text"]
+
 Every key can also come from the environment as ``GRAPHWIRE_<KEY>``
 (``GRAPHWIRE_CHECKPOINTER=postgresql://…``, ``GRAPHWIRE_MAX_MESSAGE_BYTES=…``;
-``GRAPHWIRE_GRAPHS="name=spec,other=spec"``), and ``GRAPHWIRE_CONFIG`` names
+``GRAPHWIRE_GRAPHS="name=spec,other=spec"``; the store's tables as TOML inline
+tables, ``GRAPHWIRE_STORE_TTL="{default_ttl = 60}"``), and ``GRAPHWIRE_CONFIG`` names
 the file. The environment overrides the file and flags override both, so a
 container image can ship no flags at all and take its settings from a
 mounted file or from ``-e``. Graph specs that are file paths are relative to
@@ -59,6 +71,9 @@ DEFAULT_MAX_UNSENT_BYTES = 2 * MIN_SEND_BYTES
 class ServerConfig:
     address: str = "127.0.0.1:50051"
     checkpointer: str = "graphwire.db"
+    store: str | None = None  # the Store's database; None: the checkpointer's
+    store_ttl: dict[str, Any] | None = None  # a TTLConfig: default_ttl, refresh_on_read, sweep_interval_minutes, omit_expired
+    store_index: dict[str, Any] | None = None  # an IndexConfig, ``embed`` a graph-like spec of the embedding function
     pg_schema: str | None = None  # the PostgreSQL schema; None: the connection's current schema
     lease_seconds: float = 15.0  # PostgreSQL: a run's lease on its thread, renewed every third of it
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
@@ -76,6 +91,10 @@ class ServerConfig:
     log_level: str = "INFO"
     inspector: str | None = None  # HOST:PORT of the inspector page; None: off
     config_dir: str | None = None  # the config file's directory (graph file specs are relative to it); not a key
+
+    def store_spec(self) -> str:
+        """The store's database: ``store``, or the checkpointer's."""
+        return self.checkpointer if self.store is None else self.store
 
     def send_limit(self) -> int:
         """The largest message the server sends (a run's final state, a snapshot, a history page)."""
@@ -100,13 +119,15 @@ SETTINGS_KEYS = frozenset(_FIELDS)
 ENV_PREFIX = "GRAPHWIRE_"
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _TEXT, _WHOLE, _SECONDS, _TABLE = "text", "a whole number", "a number of seconds", 'a table of name = "spec"'
+_SETTINGS = "a table of settings"  # [store_ttl], [store_index]: checked key by key in _check_store
 #: What each key holds.
 _KINDS = {
-    **dict.fromkeys(("address", "checkpointer", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
+    **dict.fromkeys(("address", "checkpointer", "store", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
                      "log_level", "inspector"), _TEXT),
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds"), _SECONDS),
     "graphs": _TABLE,
+    **dict.fromkeys(("store_ttl", "store_index"), _SETTINGS),
 }  # fmt: skip
 
 
@@ -147,6 +168,8 @@ def _check(key: str, value: Any, where: str) -> None:
         ok = _whole(value)
     elif kind == _SECONDS:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif kind == _SETTINGS:
+        ok = isinstance(value, dict)
     else:
         ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
     if not ok:
@@ -163,9 +186,9 @@ def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
             continue
         kind = _KINDS[key]
         try:
-            data[key] = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env}.get(kind, str)(text)
+            data[key] = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env, _SETTINGS: _inline_table}.get(kind, str)(text)
         except ValueError:
-            example = "name=package.module:attribute,other=./file.py:graph" if kind == _TABLE else kind
+            example = {_TABLE: "name=package.module:attribute,other=./file.py:graph", _SETTINGS: "a TOML inline table, {key = value, ...}"}.get(kind, kind)
             raise ValueError(f"{var} must be {example}, not {text!r}") from None
     return data
 
@@ -178,6 +201,53 @@ def _graphs_from_env(text: str) -> dict[str, str]:
             raise ValueError(item)
         graphs[name.strip()] = spec.strip()
     return graphs
+
+
+def _inline_table(text: str) -> dict[str, Any]:
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        raise ValueError(text) from None
+    if not isinstance(value, dict):
+        raise ValueError(text)
+    return value
+
+
+def _postgres(spec: str) -> bool:
+    return spec.startswith(("postgresql://", "postgres://"))
+
+
+_TTL_KEYS = {"default_ttl": "minutes", "sweep_interval_minutes": "minutes", "refresh_on_read": "bool", "omit_expired": "bool"}
+
+
+def _minutes(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < float("inf")
+
+
+def _check_store(cfg: ServerConfig) -> None:
+    """``store``, ``[store_ttl]`` and ``[store_index]``, checked before anything opens."""
+    if cfg.store is not None and not cfg.store:
+        raise ValueError("store must be a SQLite path, ':memory:' or a postgresql:// DSN, not ''")
+    for key, value in (cfg.store_ttl or {}).items():
+        kind = _TTL_KEYS.get(key)
+        if kind is None:
+            raise ValueError(f"store_ttl: unknown key {key!r}; known: {sorted(_TTL_KEYS)}")
+        if kind == "bool" and not isinstance(value, bool):
+            raise ValueError(f"store_ttl.{key} must be true or false, got {value!r}")
+        if kind == "minutes" and not _minutes(value):
+            raise ValueError(f"store_ttl.{key} must be a number of minutes above 0, got {value!r}")
+    if cfg.store_index is not None:
+        index = cfg.store_index
+        if not isinstance(index.get("embed"), str):
+            raise ValueError('store_index needs embed = "module:function" (a function texts -> vectors)')
+        unknown = sorted(set(index) - {"embed", "dims", "fields"})
+        if unknown:
+            raise ValueError(f"store_index: unknown key(s) {unknown}; known: ['dims', 'embed', 'fields']")
+        if not _whole(index.get("dims")) or index["dims"] < 1:
+            raise ValueError(f"store_index.dims must be the embeddings' length (a whole number above 0), got {index.get('dims')!r}")
+        fields = index.get("fields")
+        if fields is not None and (not isinstance(fields, list) or not all(isinstance(f, str) and f for f in fields)):
+            raise ValueError(f"store_index.fields must be a list of paths into the value, e.g. [\"text\"], got {fields!r}")
 
 
 def load_config(
@@ -220,8 +290,9 @@ def load_config(
         raise ValueError(f"sync_node_threads must be a whole number from 1 to 1024, got {cfg.sync_node_threads!r}")
     if cfg.max_state_bytes is not None and (not _whole(cfg.max_state_bytes) or cfg.max_state_bytes < 0):
         raise ValueError(f"max_state_bytes must be a whole number of bytes (0: no limit), got {cfg.max_state_bytes!r}")
-    if cfg.pg_schema is not None and not cfg.checkpointer.startswith(("postgresql://", "postgres://")):
-        raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
+    if cfg.pg_schema is not None and not any(_postgres(s) for s in (cfg.checkpointer, cfg.store_spec())):
+        raise ValueError("pg_schema applies to a postgresql:// checkpointer or store only")
+    _check_store(cfg)
     if cfg.auth_token and cfg.auth_tokens:
         raise ValueError("set auth_token (one shared token) or auth_tokens (a file of tenants' tokens), not both")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):

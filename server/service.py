@@ -34,6 +34,7 @@ from server._registry import GraphEntry
 from server._resume import prepare_resume
 from server._runs import RunManager
 from server._starts import Start, const
+from server._store_rpcs import StoreRpcs
 from server._stream import Streams
 from server.config import DEFAULT_MAX_UNSENT_BYTES
 
@@ -49,7 +50,7 @@ _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.Inter
 _NO_UPDATE: Any = object()  # a Fork without update_json
 
 
-class GraphService(pb_grpc.GraphServiceServicer):
+class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
     def __init__(
         self,
         graphs: Mapping[str, GraphEntry],

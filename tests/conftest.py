@@ -45,6 +45,7 @@ TEST_GRAPHS = {
     "parallel": "tests.graphs:parallel",
     "questions": "tests.graphs:questions",
     "bulky": "tests.graphs:bulky",
+    "memories": "tests.graphs:memories",
 }
 #: The environment variables the server reads its settings from.
 SETTINGS_VARS = {f"GRAPHWIRE_{key.upper()}" for key in (*SETTINGS_KEYS, "config")}

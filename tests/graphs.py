@@ -17,6 +17,11 @@ with the repository root as its working directory, so ``tests`` imports).
 * ``shout``: one node that sends a custom event of the input's ``size``
   characters, then stores ``size``: a test sends an event larger than the
   server's send limit.
+* ``memories``: one node, ``remember``, that keeps facts about a user in
+  the store under ``("memories", user_id)``: the input's ``fact`` (if any)
+  is stored under a key made from its text (``by: "node"``), then ``known``
+  is set to the text of every memory there, in store order (what a client
+  put through the store RPCs included).
 * ``parallel``: two nodes in one superstep: ``fast`` returns at once and
   appends a line to the file ``runs-<label>`` in the gates directory (so a
   test counts how often it ran, whichever server ran it); ``slow`` waits for
@@ -32,15 +37,20 @@ with the repository root as its working directory, so ``tests`` imports).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import operator
 import os
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 from engine import END, START, StateGraph, get_config, get_stream_writer, interrupt
+from engine.store.base import BaseStore
 from examples.reminders import build_graph
 
-__all__ = ["GATE_ENV", "chain3", "failing", "gate_path", "gated", "parallel", "reminders_gated", "runs_path", "shout", "questions", "bulky"]
+__all__ = [
+    "GATE_ENV", "bulky", "chain3", "failing", "gate_path", "gated", "letters", "memories", "memory_key", "parallel",
+    "questions", "reminders_gated", "runs_path", "shout",
+]  # fmt: skip
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
 #: A gate nobody opens fails its run after this long, so a broken test ends.
@@ -154,6 +164,36 @@ def _sequence(state: type, *nodes: tuple[str, Any]) -> StateGraph:
 
 
 failing = _sequence(FailingState, ("prepare", _prepare), ("explode", _explode))
+
+# -- memories --------------------------------------------------------------------
+
+
+class MemoryState(TypedDict, total=False):
+    user_id: str
+    fact: str | None
+    known: list[str]
+
+
+def memory_key(text: str) -> str:
+    """The key ``memories`` stores a fact under."""
+    return "fact-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _remember(state: MemoryState, store: BaseStore) -> dict[str, Any]:
+    namespace = ("memories", state["user_id"])
+    fact = state.get("fact")
+    if fact:
+        store.put(namespace, memory_key(fact), {"text": fact, "by": "node"})
+    return {"known": [m.value["text"] for m in store.search(namespace, limit=100)], "fact": None}
+
+
+memories = _one_node(MemoryState, "remember", _remember)
+
+
+def letters(texts: list[str]) -> list[list[float]]:
+    """An embedding function for tests (``[store_index] embed = "tests.graphs:letters"``, dims 3):
+    how many a, b and c a text holds."""
+    return [[float(t.count("a")), float(t.count("b")), float(t.count("c"))] for t in texts]
 
 # -- parallel --------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from engine.store.base._types import (
 
 __all__ = [
     "Batch",
+    "check_ops",
     "Fields",
     "NamespacePage",
     "cosine",
@@ -155,6 +156,11 @@ def plan(ops: Iterable[Op], *, check_namespaces: bool = True) -> Batch:
             _check_put(op)
             batch.puts[(op.namespace, op.key)] = op
     return batch
+
+
+def check_ops(ops: Iterable[Op]) -> None:
+    """Raise what a store's ``abatch`` would raise for ``ops`` when checking them, running nothing."""
+    plan(ops)
 
 
 # -- filters ------------------------------------------------------------------

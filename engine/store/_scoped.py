@@ -38,7 +38,7 @@ from engine.store.base import (
     TTLConfig,
 )
 
-__all__ = ["ScopedStore", "is_scoped"]
+__all__ = ["ScopedStore", "StoreView", "is_scoped"]
 
 
 def is_scoped(namespace: tuple[str, ...]) -> bool:
@@ -50,7 +50,36 @@ def _runs_checked_batches(store: BaseStore) -> bool:
     return callable(getattr(type(store), "_run", None))
 
 
-class ScopedStore(BaseStore):
+class StoreView(BaseStore):
+    """A store that answers through another one (``self.store``), whose configuration it reads.
+
+    The configuration is what the methods built on ``abatch`` read (default
+    TTL, refresh on read) and what callers check (``index_config``).
+    """
+
+    store: BaseStore
+
+    @property
+    def supports_ttl(self) -> bool:  # type: ignore[override]
+        return self.store.supports_ttl
+
+    @property
+    def ttl_config(self) -> TTLConfig | None:  # type: ignore[override]
+        return self.store.ttl_config
+
+    @property
+    def index_config(self) -> dict[str, Any] | None:
+        return getattr(self.store, "index_config", None)
+
+    async def asweep_ttl(self) -> int:
+        """Sweep the whole store (a sweep only removes what has expired, whoever wrote it)."""
+        return await self.store.asweep_ttl()
+
+    async def aclose(self) -> None:
+        """Nothing: a view does not own the store it looks through."""
+
+
+class ScopedStore(StoreView):
     """``store`` as the callers of one scope (``root``) see it, or from outside every scope (None).
 
     Args:
@@ -70,19 +99,6 @@ class ScopedStore(BaseStore):
         self.store = store
         self.root = root
 
-    # What the wrapped store is configured with, for the methods that read it (default TTLs, refresh).
-    @property
-    def supports_ttl(self) -> bool:  # type: ignore[override]
-        return self.store.supports_ttl
-
-    @property
-    def ttl_config(self) -> TTLConfig | None:  # type: ignore[override]
-        return self.store.ttl_config
-
-    @property
-    def index_config(self) -> dict[str, Any] | None:
-        return getattr(self.store, "index_config", None)
-
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
         plan(ops)  # the caller's ops, by the caller's rules: nothing runs if one is bad
@@ -91,13 +107,6 @@ class ScopedStore(BaseStore):
         inner = [self._into(op) for op in ops]
         results = await self.store._run(plan(inner, check_namespaces=False))  # type: ignore[attr-defined]
         return [self._out(result) for result in results]
-
-    async def asweep_ttl(self) -> int:
-        """Sweep the whole store (expired items of every scope: a sweep only removes what has expired)."""
-        return await self.store.asweep_ttl()
-
-    async def aclose(self) -> None:
-        """Nothing: the view does not own the store it looks through."""
 
     # -- into and out of a scope -------------------------------------------------
     def _into(self, op: Op) -> Op:

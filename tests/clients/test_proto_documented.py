@@ -103,4 +103,10 @@ def test_service_has_the_rpcs_of_the_design(tmp_path: Path) -> None:
         "GetGraph": False,
         "CancelRun": False,
         "DeleteThread": False,
+        # The store (issue 18): long-term memory shared by threads.
+        "PutItem": False,
+        "GetItem": False,
+        "SearchItems": False,
+        "DeleteItem": False,
+        "ListNamespaces": False,
     }

@@ -10,6 +10,8 @@ EXPECTED = {
     "Client",
     "AsyncClient",
     "RunOptions",
+    "StoreClient",
+    "AsyncStoreClient",
     # results and values
     "RunResult",
     "StateSnapshot",
@@ -23,6 +25,7 @@ EXPECTED = {
     "EventKind",
     "FinishReason",
     "Durability",
+    "Item",
     # events
     "Event",
     "RunStarted",

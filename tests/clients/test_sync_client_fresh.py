@@ -1,5 +1,5 @@
-"""The committed blocking client is what scripts/gen_sync_client.py derives
-from the asyncio one. If this fails, run ``python scripts/gen_sync_client.py``."""
+"""The committed blocking client (and its ``client.store``) is what
+scripts/gen_sync_client.py derives from the asyncio one. If this fails, run ``python scripts/gen_sync_client.py``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def test_both_clients_have_the_same_methods_and_signatures() -> None:
             if callable(member) and not name.startswith("_")
         }
 
-    sync, async_ = public(graphwire.Client), public(graphwire.AsyncClient)
-    assert sync.keys() == async_.keys()
-    for name in sync:
-        assert list(sync[name].parameters) == list(async_[name].parameters), name
+    for sync_cls, async_cls in [(graphwire.Client, graphwire.AsyncClient), (graphwire.StoreClient, graphwire.AsyncStoreClient)]:
+        sync, async_ = public(sync_cls), public(async_cls)
+        assert sync.keys() == async_.keys()
+        for name in sync:
+            assert list(sync[name].parameters) == list(async_[name].parameters), name
+    assert set(public(graphwire.StoreClient)) == {"put_item", "get_item", "search_items", "delete_item", "list_namespaces"}

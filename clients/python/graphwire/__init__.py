@@ -17,11 +17,15 @@ which runs LangGraph-style agent graphs, one turn per call::
 ... ``RunFinished``) as they happen. Values are plain Python decoded from
 JSON. Failed calls raise a subclass of ``GraphwireError`` named after the
 gRPC status code; a node's error is not raised but reported in the result.
+``client.store`` reads and writes the server's store (long-term memory shared
+by threads): ``put_item``, ``get_item``, ``search_items``, ``delete_item``,
+``list_namespaces``, as in LangGraph's SDK.
 The generated stubs are the package ``graphwire_proto`` (``graphwire_proto.v1``),
 the distribution ``graphwire-proto`` that this client and the server share.
 """
 
 from graphwire._async_client import AsyncClient
+from graphwire._async_store import AsyncStoreClient
 from graphwire._errors import (
     Aborted,
     AlreadyExists,
@@ -59,6 +63,7 @@ from graphwire._events import (
 from graphwire._options import RunOptions
 from graphwire._run import RunResult
 from graphwire._sync_client import Client
+from graphwire._sync_store import StoreClient
 from graphwire._types import (
     CheckpointRef,
     Durability,
@@ -69,6 +74,7 @@ from graphwire._types import (
     GraphInfo,
     GraphNode,
     Interrupt,
+    Item,
     StateSnapshot,
     TaskState,
 )
@@ -78,6 +84,8 @@ __all__ = [
     # clients
     "Client",
     "AsyncClient",
+    "StoreClient",
+    "AsyncStoreClient",
     # results and values
     "RunOptions",
     "RunResult",
@@ -92,6 +100,7 @@ __all__ = [
     "EventKind",
     "FinishReason",
     "Durability",
+    "Item",
     # events
     "Event",
     "RunStarted",

@@ -11,7 +11,8 @@ into a ``RunResult``. A method here only wires those to a gRPC call.
 Every method accepts ``timeout=`` (seconds, for the whole call; for a run,
 its deadline cancels the run) and ``metadata=`` (extra call metadata, such as
 W3C ``traceparent``, sent after the client's own). Failed calls raise the
-typed errors of ``graphwire._errors``.
+typed errors of ``graphwire._errors``. The store's methods are ``client.store``
+(``_async_store.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import grpc
 
 from graphwire import _decode, _requests
+from graphwire._async_store import AsyncStoreClient
 from graphwire._channel import (
     CallMetadata,
     ChannelOptions,
@@ -103,6 +105,8 @@ class AsyncClient:
         self._stub = pb_grpc.GraphServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self._metadata = auth_metadata(token)
         self.address = address
+        #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
+        self.store = AsyncStoreClient(self)
 
     # -- runs ------------------------------------------------------------------
 

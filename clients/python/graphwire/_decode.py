@@ -31,6 +31,7 @@ from graphwire._types import (
     GraphInfo,
     GraphNode,
     Interrupt,
+    Item,
     StateSnapshot,
     TaskState,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "event",
     "graph_info",
     "interrupt",
+    "item",
     "optional_checkpoint_ref",
     "state_snapshot",
 ]
@@ -207,3 +209,14 @@ def event(message: pb.RunEvent) -> Event | None:
     if decoder is None:
         return None
     return decoder(message.seq, message.run_id, getattr(message, case))
+
+
+def item(message: pb.Item) -> Item:
+    return Item(
+        namespace=tuple(message.namespace),
+        key=message.key,
+        value=decode(message.value_json),
+        created_at=message.created_at.ToDatetime(tzinfo=UTC),
+        updated_at=message.updated_at.ToDatetime(tzinfo=UTC),
+        score=message.score if message.HasField("score") else None,
+    )

@@ -9,7 +9,7 @@ before anything is sent.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from graphwire._payload import encode
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -17,7 +17,9 @@ from graphwire._types import Durability, EventKind
 
 __all__ = [
     "cancel_run",
+    "delete_item",
     "delete_thread",
+    "get_item",
     "kinds_field",
     "fork",
     "get_graph",
@@ -25,8 +27,11 @@ __all__ = [
     "invoke",
     "list_graphs",
     "list_history",
+    "list_namespaces",
+    "put_item",
     "resume",
     "run_config",
+    "search_items",
     "update_state",
 ]
 
@@ -214,3 +219,79 @@ def cancel_run(graph: str, thread_id: str, run_id: str | None) -> pb.CancelRunRe
 
 def delete_thread(graph: str, thread_id: str) -> pb.DeleteThreadRequest:
     return pb.DeleteThreadRequest(graph=graph, thread_id=thread_id)
+
+
+# -- the store ---------------------------------------------------------------------
+
+
+def _labels(namespace: Sequence[str], what: str) -> list[str]:
+    if isinstance(namespace, str):  # ("memories") is a string, not a one-label namespace
+        raise TypeError(f"{what} is a sequence of labels, not a string: use ({namespace!r},)")
+    return list(namespace)
+
+
+def put_item(
+    namespace: Sequence[str],
+    key: str,
+    value: Mapping[str, Any],
+    *,
+    index: Literal[False] | Sequence[str] | None,
+    ttl: float | None,
+) -> pb.PutItemRequest:
+    """``index``: None for the store's fields, False for none, or paths; ``ttl``: minutes, 0 never, None the default."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"an item's value is a dict (a JSON object), not {type(value).__name__}")
+    request = pb.PutItemRequest(namespace=_labels(namespace, "namespace"), key=key, value_json=encode(value))
+    if index is False:
+        request.no_index = True
+    elif index is not None:
+        request.index_fields.extend(_labels(index, "index"))
+    if ttl is not None:
+        request.ttl_minutes = ttl
+    return request
+
+
+def get_item(namespace: Sequence[str], key: str, *, refresh_ttl: bool | None) -> pb.GetItemRequest:
+    request = pb.GetItemRequest(namespace=_labels(namespace, "namespace"), key=key)
+    if refresh_ttl is not None:
+        request.refresh_ttl = refresh_ttl
+    return request
+
+
+def search_items(
+    namespace_prefix: Sequence[str],
+    *,
+    filter: Mapping[str, Any] | None,
+    limit: int,
+    offset: int,
+    query: str | None,
+    refresh_ttl: bool | None,
+) -> pb.SearchItemsRequest:
+    request = pb.SearchItemsRequest(
+        namespace_prefix=_labels(namespace_prefix, "namespace_prefix"), limit=limit, offset=offset, query=query or ""
+    )
+    if filter is not None:
+        request.filter_json = encode(filter)
+    if refresh_ttl is not None:
+        request.refresh_ttl = refresh_ttl
+    return request
+
+
+def delete_item(namespace: Sequence[str], key: str) -> pb.DeleteItemRequest:
+    return pb.DeleteItemRequest(namespace=_labels(namespace, "namespace"), key=key)
+
+
+def list_namespaces(
+    *,
+    prefix: Sequence[str] | None,
+    suffix: Sequence[str] | None,
+    max_depth: int | None,
+    limit: int,
+    offset: int,
+) -> pb.ListNamespacesRequest:
+    request = pb.ListNamespacesRequest(
+        prefix=_labels(prefix or (), "prefix"), suffix=_labels(suffix or (), "suffix"), limit=limit, offset=offset
+    )
+    if max_depth is not None:
+        request.max_depth = max_depth
+    return request

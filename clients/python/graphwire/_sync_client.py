@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 
 from graphwire import _decode, _requests
+from graphwire._sync_store import StoreClient
 from graphwire._channel import (
     CallMetadata,
     ChannelOptions,
@@ -95,6 +96,8 @@ class Client:
         self._stub = pb_grpc.GraphServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self._metadata = auth_metadata(token)
         self.address = address
+        #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
+        self.store = StoreClient(self)
 
     # -- runs ------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Plain values the client returns: versions, snapshots, graphs.
+"""Plain values the client returns: versions, snapshots, graphs, store items.
 
 They mirror the messages of ``proto/graphwire/v1/graphwire.proto`` (see
 there for what each field means), with the ``*_json`` fields already decoded
@@ -25,6 +25,7 @@ __all__ = [
     "GraphNode",
     "GraphEdge",
     "GraphInfo",
+    "Item",
 ]
 
 
@@ -149,3 +150,20 @@ class GraphInfo:
     description: str
     nodes: tuple[GraphNode, ...]
     edges: tuple[GraphEdge, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """An item of the server's store (long-term memory shared by threads).
+
+    ``value`` is the JSON object stored under ``(namespace, key)``;
+    ``score`` is set only in results of a search with a ``query`` (the
+    similarity of the item's best-matching embedded field).
+    """
+
+    namespace: tuple[str, ...]
+    key: str
+    value: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    score: float | None = None

@@ -22,6 +22,7 @@ import type {
   TaskStarted,
   ValuesEvent,
 } from "./events.js";
+import { UnknownError } from "./errors.js";
 import * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import type { JsonCodec } from "./json.js";
 import {
@@ -30,6 +31,7 @@ import {
   type ErrorInfo,
   type GraphInfo,
   type Interrupt,
+  type Item,
   type StateSnapshot,
 } from "./types.js";
 
@@ -84,6 +86,17 @@ export class Decoder {
         error: this.errorInfo(t.error),
       })),
       interrupts: m.interrupts.map((i) => this.interrupt(i)),
+    };
+  }
+
+  item<V>(m: pb.Item): Item<V> {
+    return {
+      namespace: [...m.namespace],
+      key: m.key,
+      value: this.fromJson(m.valueJson) as V,
+      createdAt: m.createdAt ? timestampDate(m.createdAt) : new Date(0),
+      updatedAt: m.updatedAt ? timestampDate(m.updatedAt) : new Date(0),
+      score: m.score ?? null,
     };
   }
 
@@ -197,6 +210,15 @@ export class Decoder {
       default:
         return null; // a kind from a newer server, or none: skip it
     }
+  }
+}
+
+/** Decoding a response the server sent; a failure there is the server's (UNKNOWN), not the caller's. */
+export function decoded<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (cause) {
+    throw new UnknownError(`could not decode the server's response: ${String(cause)}`, { cause });
   }
 }
 

@@ -189,12 +189,7 @@ export class Encoder {
     o: { limit?: number | undefined; before?: string | undefined; filter?: Record<string, unknown> | undefined },
   ): pb.ListHistoryRequest {
     const request = create(pb.ListHistoryRequestSchema, { graph, threadId });
-    if (o.limit !== undefined) {
-      if (!Number.isInteger(o.limit) || o.limit < 0 || o.limit > 0xffffffff) {
-        throw new RangeError(`limit must be an integer from 0 to 2^32 - 1, not ${o.limit}`);
-      }
-      request.limit = o.limit;
-    }
+    if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
     if (o.before !== undefined) request.before = o.before;
     if (o.filter !== undefined) request.filterJson = this.jsonText(o.filter);
     return request;
@@ -227,4 +222,89 @@ export class Encoder {
   getGraph(graph: string): pb.GetGraphRequest {
     return create(pb.GetGraphRequestSchema, { graph });
   }
+
+  // -- the store ---------------------------------------------------------------
+
+  putItem(
+    namespace: readonly string[],
+    key: string,
+    value: Record<string, unknown>,
+    o: { index?: false | readonly string[] | undefined; ttl?: number | undefined },
+  ): pb.PutItemRequest {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new TypeError("an item's value is an object (a JSON object)");
+    }
+    const request = create(pb.PutItemRequestSchema, {
+      namespace: labels("namespace", namespace),
+      key,
+      valueJson: this.jsonText(value),
+    });
+    if (o.index === false) request.noIndex = true;
+    else if (o.index !== undefined) request.indexFields = labels("index", o.index);
+    if (o.ttl !== undefined) request.ttlMinutes = o.ttl;
+    return request;
+  }
+
+  getItem(namespace: readonly string[], key: string, o: { refreshTtl?: boolean | undefined }): pb.GetItemRequest {
+    const request = create(pb.GetItemRequestSchema, { namespace: labels("namespace", namespace), key });
+    if (o.refreshTtl !== undefined) request.refreshTtl = o.refreshTtl;
+    return request;
+  }
+
+  searchItems(
+    namespacePrefix: readonly string[],
+    o: {
+      filter?: Record<string, unknown> | undefined;
+      limit?: number | undefined;
+      offset?: number | undefined;
+      query?: string | undefined;
+      refreshTtl?: boolean | undefined;
+    },
+  ): pb.SearchItemsRequest {
+    const request = create(pb.SearchItemsRequestSchema, {
+      namespacePrefix: labels("namespacePrefix", namespacePrefix),
+      offset: uint32("offset", o.offset ?? 0),
+      query: o.query ?? "",
+    });
+    if (o.filter !== undefined) request.filterJson = this.jsonText(o.filter);
+    if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
+    if (o.refreshTtl !== undefined) request.refreshTtl = o.refreshTtl;
+    return request;
+  }
+
+  deleteItem(namespace: readonly string[], key: string): pb.DeleteItemRequest {
+    return create(pb.DeleteItemRequestSchema, { namespace: labels("namespace", namespace), key });
+  }
+
+  listNamespaces(o: {
+    prefix?: readonly string[] | undefined;
+    suffix?: readonly string[] | undefined;
+    maxDepth?: number | undefined;
+    limit?: number | undefined;
+    offset?: number | undefined;
+  }): pb.ListNamespacesRequest {
+    const request = create(pb.ListNamespacesRequestSchema, {
+      prefix: labels("prefix", o.prefix ?? []),
+      suffix: labels("suffix", o.suffix ?? []),
+      offset: uint32("offset", o.offset ?? 0),
+    });
+    if (o.maxDepth !== undefined) request.maxDepth = uint32("maxDepth", o.maxDepth);
+    if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
+    return request;
+  }
+}
+
+/** `value` when it fits a uint32 field; a RangeError naming `name` otherwise. */
+function uint32(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) {
+    throw new RangeError(`${name} must be an integer from 0 to 2^32 - 1, not ${value}`);
+  }
+  return value;
+}
+
+/** A namespace's labels (a lone string is a mistake: `["memories"]`, not `"memories"`). */
+function labels(name: string, value: readonly string[]): string[] {
+  if (typeof value === "string")
+    throw new TypeError(`${name} is an array of labels, not a string: use [${JSON.stringify(value)}]`);
+  return [...value];
 }

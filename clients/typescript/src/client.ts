@@ -5,20 +5,22 @@
  * the request, `_transport` makes the call, `_decode` reads the answer. Run
  * methods (`invoke`, `resume`, `fork`) return a `Run` at once; the others
  * return promises. Every method accepts `signal`, `timeoutMs` and
- * `metadata` (see `CallOptions`), and fails with a `GraphwireError`.
+ * `metadata` (see `CallOptions`), and fails with a `GraphwireError`. The
+ * store's methods are `client.store` (`store.ts`).
  *
  * @module
  */
 
 import type * as grpc from "@grpc/grpc-js";
 
-import { Decoder } from "./_decode.js";
+import { Decoder, decoded } from "./_decode.js";
 import { Encoder, type RunSettings } from "./_requests.js";
 import { Transport, type CallOptions } from "./_transport.js";
 import { UnknownError } from "./errors.js";
 import { GraphService } from "./gen/graphwire/v1/graphwire_pb.js";
 import { standardJson, type JsonCodec } from "./json.js";
 import { Run } from "./run.js";
+import { StoreClient } from "./store.js";
 import type { CheckpointRef, GraphInfo, StateSnapshot, StateValues } from "./types.js";
 
 export type { CallOptions, RunSettings };
@@ -109,6 +111,8 @@ export interface CancelOptions extends CallOptions {
 export class Client {
   /** The `host:port` this client calls. */
   readonly address: string;
+  /** The server's store (long-term memory shared by threads): `client.store.putItem(...)`. */
+  readonly store: StoreClient;
   readonly #transport: Transport;
   readonly #encode: Encoder;
   readonly #decode: Decoder;
@@ -119,6 +123,7 @@ export class Client {
     const json = options.json ?? standardJson;
     this.#encode = new Encoder(json);
     this.#decode = new Decoder(json);
+    this.store = new StoreClient(this.#transport, this.#encode, this.#decode);
   }
 
   // -- runs -------------------------------------------------------------------
@@ -242,14 +247,5 @@ export class Client {
   /** Closes the connection: no new calls; calls in progress finish. */
   close(): void {
     this.#transport.close();
-  }
-}
-
-/** Decoding a response the server sent; a failure there is the server's (UNKNOWN), not the caller's. */
-function decoded<T>(decode: () => T): T {
-  try {
-    return decode();
-  } catch (cause) {
-    throw new UnknownError(`could not decode the server's response: ${String(cause)}`, { cause });
   }
 }

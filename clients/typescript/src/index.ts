@@ -22,6 +22,9 @@
  * events with a `result()` promise); values are plain JSON-decoded
  * objects; failed calls throw a subclass of `GraphwireError` named after the
  * gRPC status code; a node's error is not thrown but reported in the result.
+ * `client.store` reads and writes the server's store (long-term memory
+ * shared by threads): `putItem`, `getItem`, `searchItems`, `deleteItem`,
+ * `listNamespaces`, as in LangGraph's SDK.
  *
  * @module
  */
@@ -40,6 +43,13 @@ export {
   type UpdateStateOptions,
 } from "./client.js";
 export type { Run, RunResult } from "./run.js";
+export {
+  StoreClient,
+  type GetItemOptions,
+  type ListNamespacesOptions,
+  type PutItemOptions,
+  type SearchItemsOptions,
+} from "./store.js";
 export type {
   CheckpointSaved,
   CustomEvent,
@@ -66,6 +76,7 @@ export {
   type GraphInfo,
   type GraphNode,
   type Interrupt,
+  type Item,
   type StateSnapshot,
   type StateValues,
   type TaskState,

@@ -142,3 +142,20 @@ export interface GraphInfo {
   nodes: GraphNode[];
   edges: GraphEdge[];
 }
+
+/**
+ * An item of the server's store (long-term memory shared by every thread):
+ * a JSON object kept under a namespace and a key.
+ */
+export interface Item<V = Record<string, unknown>> {
+  /** Outermost label first, e.g. `["memories", "user-42"]`. */
+  namespace: string[];
+  key: string;
+  value: V;
+  /** When the key was first written (kept by later puts). */
+  createdAt: Date;
+  /** When the item was last written. */
+  updatedAt: Date;
+  /** Only from a search with a `query`: the similarity of the item's best-matching embedded field; null otherwise. */
+  score: number | null;
+}

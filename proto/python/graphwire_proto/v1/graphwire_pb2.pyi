@@ -479,3 +479,111 @@ class GraphEdge(_message.Message):
     conditional: bool
     label: str
     def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ..., conditional: _Optional[bool] = ..., label: _Optional[str] = ...) -> None: ...
+
+class Item(_message.Message):
+    __slots__ = ("namespace", "key", "value_json", "created_at", "updated_at", "score")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    VALUE_JSON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    namespace: _containers.RepeatedScalarFieldContainer[str]
+    key: str
+    value_json: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    score: float
+    def __init__(self, namespace: _Optional[_Iterable[str]] = ..., key: _Optional[str] = ..., value_json: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., score: _Optional[float] = ...) -> None: ...
+
+class PutItemRequest(_message.Message):
+    __slots__ = ("namespace", "key", "value_json", "index_fields", "no_index", "ttl_minutes")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    VALUE_JSON_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELDS_FIELD_NUMBER: _ClassVar[int]
+    NO_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TTL_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    namespace: _containers.RepeatedScalarFieldContainer[str]
+    key: str
+    value_json: str
+    index_fields: _containers.RepeatedScalarFieldContainer[str]
+    no_index: bool
+    ttl_minutes: float
+    def __init__(self, namespace: _Optional[_Iterable[str]] = ..., key: _Optional[str] = ..., value_json: _Optional[str] = ..., index_fields: _Optional[_Iterable[str]] = ..., no_index: _Optional[bool] = ..., ttl_minutes: _Optional[float] = ...) -> None: ...
+
+class PutItemResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetItemRequest(_message.Message):
+    __slots__ = ("namespace", "key", "refresh_ttl")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TTL_FIELD_NUMBER: _ClassVar[int]
+    namespace: _containers.RepeatedScalarFieldContainer[str]
+    key: str
+    refresh_ttl: bool
+    def __init__(self, namespace: _Optional[_Iterable[str]] = ..., key: _Optional[str] = ..., refresh_ttl: _Optional[bool] = ...) -> None: ...
+
+class SearchItemsRequest(_message.Message):
+    __slots__ = ("namespace_prefix", "filter_json", "limit", "offset", "query", "refresh_ttl")
+    NAMESPACE_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    FILTER_JSON_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TTL_FIELD_NUMBER: _ClassVar[int]
+    namespace_prefix: _containers.RepeatedScalarFieldContainer[str]
+    filter_json: str
+    limit: int
+    offset: int
+    query: str
+    refresh_ttl: bool
+    def __init__(self, namespace_prefix: _Optional[_Iterable[str]] = ..., filter_json: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., query: _Optional[str] = ..., refresh_ttl: _Optional[bool] = ...) -> None: ...
+
+class SearchItemsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Item]
+    def __init__(self, items: _Optional[_Iterable[_Union[Item, _Mapping]]] = ...) -> None: ...
+
+class DeleteItemRequest(_message.Message):
+    __slots__ = ("namespace", "key")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    namespace: _containers.RepeatedScalarFieldContainer[str]
+    key: str
+    def __init__(self, namespace: _Optional[_Iterable[str]] = ..., key: _Optional[str] = ...) -> None: ...
+
+class DeleteItemResponse(_message.Message):
+    __slots__ = ("deleted",)
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    deleted: bool
+    def __init__(self, deleted: _Optional[bool] = ...) -> None: ...
+
+class ListNamespacesRequest(_message.Message):
+    __slots__ = ("prefix", "suffix", "max_depth", "limit", "offset")
+    PREFIX_FIELD_NUMBER: _ClassVar[int]
+    SUFFIX_FIELD_NUMBER: _ClassVar[int]
+    MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    prefix: _containers.RepeatedScalarFieldContainer[str]
+    suffix: _containers.RepeatedScalarFieldContainer[str]
+    max_depth: int
+    limit: int
+    offset: int
+    def __init__(self, prefix: _Optional[_Iterable[str]] = ..., suffix: _Optional[_Iterable[str]] = ..., max_depth: _Optional[int] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+
+class ListNamespacesResponse(_message.Message):
+    __slots__ = ("namespaces",)
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    namespaces: _containers.RepeatedCompositeFieldContainer[Namespace]
+    def __init__(self, namespaces: _Optional[_Iterable[_Union[Namespace, _Mapping]]] = ...) -> None: ...
+
+class Namespace(_message.Message):
+    __slots__ = ("labels",)
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    labels: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, labels: _Optional[_Iterable[str]] = ...) -> None: ...

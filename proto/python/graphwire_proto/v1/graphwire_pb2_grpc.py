@@ -86,6 +86,31 @@ class GraphServiceStub:
                 request_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadRequest.SerializeToString,
                 response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadResponse.FromString,
                 _registered_method=True)
+        self.PutItem = channel.unary_unary(
+                '/graphwire.v1.GraphService/PutItem',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.PutItemRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.PutItemResponse.FromString,
+                _registered_method=True)
+        self.GetItem = channel.unary_unary(
+                '/graphwire.v1.GraphService/GetItem',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.GetItemRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.Item.FromString,
+                _registered_method=True)
+        self.SearchItems = channel.unary_unary(
+                '/graphwire.v1.GraphService/SearchItems',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.SearchItemsRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.SearchItemsResponse.FromString,
+                _registered_method=True)
+        self.DeleteItem = channel.unary_unary(
+                '/graphwire.v1.GraphService/DeleteItem',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteItemRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteItemResponse.FromString,
+                _registered_method=True)
+        self.ListNamespaces = channel.unary_unary(
+                '/graphwire.v1.GraphService/ListNamespaces',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesResponse.FromString,
+                _registered_method=True)
 
 
 class GraphServiceServicer:
@@ -173,6 +198,43 @@ class GraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PutItem(self, request, context):
+        """Writes an item of the store (long-term memory shared by every thread;
+        see "The store" below), replacing the item at the same namespace and key.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetItem(self, request, context):
+        """Reads one item of the store. NOT_FOUND when there is none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SearchItems(self, request, context):
+        """Finds items under a namespace prefix, filtered by their values, and
+        ranked by similarity to a query when the server's store has an index.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteItem(self, request, context):
+        """Deletes one item of the store (nothing happens when there is none).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListNamespaces(self, request, context):
+        """Lists the namespaces that hold items, sorted.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GraphServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -225,6 +287,31 @@ def add_GraphServiceServicer_to_server(servicer, server):
                     servicer.DeleteThread,
                     request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadRequest.FromString,
                     response_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadResponse.SerializeToString,
+            ),
+            'PutItem': grpc.unary_unary_rpc_method_handler(
+                    servicer.PutItem,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.PutItemRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.PutItemResponse.SerializeToString,
+            ),
+            'GetItem': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetItem,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.GetItemRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.Item.SerializeToString,
+            ),
+            'SearchItems': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchItems,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.SearchItemsRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.SearchItemsResponse.SerializeToString,
+            ),
+            'DeleteItem': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteItem,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteItemRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteItemResponse.SerializeToString,
+            ),
+            'ListNamespaces': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNamespaces,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -499,6 +586,141 @@ class GraphService:
             '/graphwire.v1.GraphService/DeleteThread',
             graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadRequest.SerializeToString,
             graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PutItem(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/PutItem',
+            graphwire_dot_v1_dot_graphwire__pb2.PutItemRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.PutItemResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetItem(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/GetItem',
+            graphwire_dot_v1_dot_graphwire__pb2.GetItemRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.Item.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchItems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/SearchItems',
+            graphwire_dot_v1_dot_graphwire__pb2.SearchItemsRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.SearchItemsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteItem(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/DeleteItem',
+            graphwire_dot_v1_dot_graphwire__pb2.DeleteItemRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.DeleteItemResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNamespaces(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/ListNamespaces',
+            graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesResponse.FromString,
             options,
             channel_credentials,
             insecure,

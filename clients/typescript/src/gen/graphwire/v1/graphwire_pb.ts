@@ -43,9 +43,13 @@
 //   NOT_FOUND            unknown graph, thread or checkpoint
 //   INVALID_ARGUMENT     malformed request; the message names the field
 //   FAILED_PRECONDITION  `Resume` on a thread with no pending interrupt
+//                        (and `SearchItems` with a query, or `PutItem` with
+//                        `index_fields`, on a server whose store has no index)
 //   ABORTED              the thread already has a run (and `enqueue` is false)
 //   RESOURCE_EXHAUSTED   a message over the server's size limit
 //   UNAUTHENTICATED      missing or wrong bearer token
+//   UNAVAILABLE          the server's database cannot be reached (retry)
+//   DATA_LOSS            stored data that does not decode (the message names it)
 // A node that raises is NOT an RPC error: the stream ends normally with
 // `RunFinished{reason: FINISH_REASON_ERROR}` carrying the exception's type
 // and message, and the versions saved before the error stay.
@@ -93,7 +97,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file graphwire/v1/graphwire.proto.
  */
 export const file_graphwire_v1_graphwire: GenFile = /*@__PURE__*/
-  fileDesc("ChxncmFwaHdpcmUvdjEvZ3JhcGh3aXJlLnByb3RvEgxncmFwaHdpcmUudjEixQEKCVJ1bkNvbmZpZxIcCg9yZWN1cnNpb25fbGltaXQYASABKA1IAIgBARIsCgpkdXJhYmlsaXR5GAIgASgOMhguZ3JhcGh3aXJlLnYxLkR1cmFiaWxpdHkSFQoNbWV0YWRhdGFfanNvbhgGIAEoCRIYChBpbnRlcnJ1cHRfYmVmb3JlGAQgAygJEhcKD2ludGVycnVwdF9hZnRlchgFIAMoCUISChBfcmVjdXJzaW9uX2xpbWl0SgQIAxAEUghtZXRhZGF0YSLwAQoNSW52b2tlUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSEgoKaW5wdXRfanNvbhgLIAEoCRIaCg1jaGVja3BvaW50X2lkGAQgASgJSACIAQESLAoLZXZlbnRfa2luZHMYCCADKA4yFy5ncmFwaHdpcmUudjEuRXZlbnRLaW5kEg8KB2VucXVldWUYCSABKAgSJwoGY29uZmlnGAogASgLMhcuZ3JhcGh3aXJlLnYxLlJ1bkNvbmZpZ0IQCg5fY2hlY2twb2ludF9pZEoECAMQBFIFaW5wdXRSBnN0cmVhbSLLAgoNUmVzdW1lUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSEwoLcmVzdW1lX2pzb24YCyABKAkSQgoMcmVzdW1lc19qc29uGAwgAygLMiwuZ3JhcGh3aXJlLnYxLlJlc3VtZVJlcXVlc3QuUmVzdW1lc0pzb25FbnRyeRIsCgtldmVudF9raW5kcxgIIAMoDjIXLmdyYXBod2lyZS52MS5FdmVudEtpbmQSDwoHZW5xdWV1ZRgJIAEoCBInCgZjb25maWcYCiABKAsyFy5ncmFwaHdpcmUudjEuUnVuQ29uZmlnGjIKEFJlc3VtZXNKc29uRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUoECAMQBEoECAQQBVIGcmVzdW1lUgdyZXN1bWVzUgZzdHJlYW0i+wEKC0ZvcmtSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIVCg1jaGVja3BvaW50X2lkGAMgASgJEhMKC3VwZGF0ZV9qc29uGAsgASgJEhQKB2FzX25vZGUYBSABKAlIAIgBARIsCgtldmVudF9raW5kcxgIIAMoDjIXLmdyYXBod2lyZS52MS5FdmVudEtpbmQSDwoHZW5xdWV1ZRgJIAEoCBInCgZjb25maWcYCiABKAsyFy5ncmFwaHdpcmUudjEuUnVuQ29uZmlnQgoKCF9hc19ub2RlSgQIBBAFUgZ1cGRhdGVSBnN0cmVhbSLSBAoIUnVuRXZlbnQSCwoDc2VxGAEgASgNEg4KBnJ1bl9pZBgCIAEoCRIvCgtydW5fc3RhcnRlZBgKIAEoCzIYLmdyYXBod2lyZS52MS5SdW5TdGFydGVkSAASMQoMc3RlcF9zdGFydGVkGAsgASgLMhkuZ3JhcGh3aXJlLnYxLlN0ZXBTdGFydGVkSAASMwoNc3RlcF9maW5pc2hlZBgMIAEoCzIaLmdyYXBod2lyZS52MS5TdGVwRmluaXNoZWRIABIxCgx0YXNrX3N0YXJ0ZWQYDSABKAsyGS5ncmFwaHdpcmUudjEuVGFza1N0YXJ0ZWRIABIzCg10YXNrX2ZpbmlzaGVkGA4gASgLMhouZ3JhcGh3aXJlLnYxLlRhc2tGaW5pc2hlZEgAEiYKBnZhbHVlcxgPIAEoCzIULmdyYXBod2lyZS52MS5WYWx1ZXNIABImCgZjdXN0b20YECABKAsyFC5ncmFwaHdpcmUudjEuQ3VzdG9tSAASMwoNbWVzc2FnZV9jaHVuaxgRIAEoCzIaLmdyYXBod2lyZS52MS5NZXNzYWdlQ2h1bmtIABI5ChBjaGVja3BvaW50X3NhdmVkGBIgASgLMh0uZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRTYXZlZEgAEiwKCWludGVycnVwdBgTIAEoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHRIABIxCgxydW5fZmluaXNoZWQYFCABKAsyGS5ncmFwaHdpcmUudjEuUnVuRmluaXNoZWRIAEIHCgVldmVudCJVCgpSdW5TdGFydGVkEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDQoFZ3JhcGgYAyABKAkSFQoNY2hlY2twb2ludF9pZBgEIAEoCSIoCgdUYXNrUmVmEg8KB3Rhc2tfaWQYASABKAkSDAoEbm9kZRgCIAEoCSJPCgtTdGVwU3RhcnRlZBIRCgRzdGVwGAEgASgFSACIAQESJAoFdGFza3MYAiADKAsyFS5ncmFwaHdpcmUudjEuVGFza1JlZkIHCgVfc3RlcCIqCgxTdGVwRmluaXNoZWQSEQoEc3RlcBgBIAEoBUgAiAEBQgcKBV9zdGVwInsKC1Rhc2tTdGFydGVkEhEKBHN0ZXAYASABKAVIAIgBARIPCgd0YXNrX2lkGAIgASgJEgwKBG5vZGUYAyABKAkSEgoKaW5wdXRfanNvbhgGIAEoCRIQCgh0cmlnZ2VycxgFIAMoCUIHCgVfc3RlcEoECAQQBVIFaW5wdXQi0QEKDFRhc2tGaW5pc2hlZBIRCgRzdGVwGAEgASgFSACIAQESDwoHdGFza19pZBgCIAEoCRIMCgRub2RlGAMgASgJEhMKC3VwZGF0ZV9qc29uGAggASgJEiYKBWVycm9yGAUgASgLMhcuZ3JhcGh3aXJlLnYxLkVycm9ySW5mbxIrCgppbnRlcnJ1cHRzGAYgAygLMhcuZ3JhcGh3aXJlLnYxLkludGVycnVwdBIOCgZjYWNoZWQYByABKAhCBwoFX3N0ZXBKBAgEEAVSBnVwZGF0ZSJHCgZWYWx1ZXMSEQoEc3RlcBgBIAEoBUgAiAEBEhMKC3ZhbHVlc19qc29uGAMgASgJQgcKBV9zdGVwSgQIAhADUgZ2YWx1ZXMiaAoGQ3VzdG9tEhEKBHN0ZXAYASABKAVIAIgBARIPCgd0YXNrX2lkGAIgASgJEgwKBG5vZGUYAyABKAkSFAoMcGF5bG9hZF9qc29uGAUgASgJQgcKBV9zdGVwSgQIBBAFUgdwYXlsb2FkIpEBCgxNZXNzYWdlQ2h1bmsSEQoEc3RlcBgBIAEoBUgAiAEBEg8KB3Rhc2tfaWQYAiABKAkSDAoEbm9kZRgDIAEoCRISCgpjaHVua19qc29uGAYgASgJEhUKDW1ldGFkYXRhX2pzb24YByABKAlCBwoFX3N0ZXBKBAgEEAVKBAgFEAZSBWNodW5rUghtZXRhZGF0YSJCCg9DaGVja3BvaW50U2F2ZWQSLwoKY2hlY2twb2ludBgBIAEoCzIbLmdyYXBod2lyZS52MS5DaGVja3BvaW50UmVmIqMBCg1DaGVja3BvaW50UmVmEhUKDWNoZWNrcG9pbnRfaWQYASABKAkSEQoJcGFyZW50X2lkGAIgASgJEhEKBHN0ZXAYAyABKAVIAIgBARIOCgZzb3VyY2UYBCABKAkSDAoEbmV4dBgFIAMoCRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfc3RlcCJlCglJbnRlcnJ1cHQSFAoMaW50ZXJydXB0X2lkGAEgASgJEgwKBG5vZGUYAiABKAkSDwoHdGFza19pZBgDIAEoCRISCgp2YWx1ZV9qc29uGAUgASgJSgQIBBAFUgJpZFIFdmFsdWUi4gEKC1J1bkZpbmlzaGVkEioKBnJlYXNvbhgBIAEoDjIaLmdyYXBod2lyZS52MS5GaW5pc2hSZWFzb24SLwoKY2hlY2twb2ludBgCIAEoCzIbLmdyYXBod2lyZS52MS5DaGVja3BvaW50UmVmEhMKC3ZhbHVlc19qc29uGAYgASgJEiYKBWVycm9yGAQgASgLMhcuZ3JhcGh3aXJlLnYxLkVycm9ySW5mbxIrCgppbnRlcnJ1cHRzGAUgAygLMhcuZ3JhcGh3aXJlLnYxLkludGVycnVwdEoECAMQBFIGdmFsdWVzIioKCUVycm9ySW5mbxIMCgR0eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiYQoPR2V0U3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQFCEAoOX2NoZWNrcG9pbnRfaWQi7QEKDVN0YXRlU25hcHNob3QSEwoLdmFsdWVzX2pzb24YByABKAkSDAoEbmV4dBgCIAMoCRIvCgpjaGVja3BvaW50GAMgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYSFQoNbWV0YWRhdGFfanNvbhgIIAEoCRImCgV0YXNrcxgFIAMoCzIXLmdyYXBod2lyZS52MS5UYXNrU3RhdGUSKwoKaW50ZXJydXB0cxgGIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHRKBAgBEAJKBAgEEAVSBnZhbHVlc1IIbWV0YWRhdGEiiQEKCVRhc2tTdGF0ZRIPCgd0YXNrX2lkGAEgASgJEgwKBG5vZGUYAiABKAkSKwoKaW50ZXJydXB0cxgDIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHQSJgoFZXJyb3IYBCABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvUgJpZFIEbmFtZSKXAQoSTGlzdEhpc3RvcnlSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRISCgVsaW1pdBgDIAEoDUgAiAEBEhMKBmJlZm9yZRgEIAEoCUgBiAEBEhMKC2ZpbHRlcl9qc29uGAYgASgJQggKBl9saW1pdEIJCgdfYmVmb3JlSgQIBRAGUgZmaWx0ZXIiRQoTTGlzdEhpc3RvcnlSZXNwb25zZRIuCglzbmFwc2hvdHMYASADKAsyGy5ncmFwaHdpcmUudjEuU3RhdGVTbmFwc2hvdCKpAQoSVXBkYXRlU3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQESEwoLdmFsdWVzX2pzb24YBiABKAkSFAoHYXNfbm9kZRgFIAEoCUgBiAEBQhAKDl9jaGVja3BvaW50X2lkQgoKCF9hc19ub2RlSgQIBBAFUgZ2YWx1ZXMiRgoTVXBkYXRlU3RhdGVSZXNwb25zZRIvCgpjaGVja3BvaW50GAEgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYiNwoTRGVsZXRlVGhyZWFkUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkiFgoURGVsZXRlVGhyZWFkUmVzcG9uc2UiRAoQQ2FuY2VsUnVuUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcnVuX2lkGAMgASgJIiYKEUNhbmNlbFJ1blJlc3BvbnNlEhEKCWNhbmNlbGxlZBgBIAEoCCITChFMaXN0R3JhcGhzUmVxdWVzdCI9ChJMaXN0R3JhcGhzUmVzcG9uc2USJwoGZ3JhcGhzGAEgAygLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoSW5mbyImCg9HZXRHcmFwaFJlcXVlc3QSDQoFZ3JhcGgYASABKAlSBG5hbWUifgoJR3JhcGhJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSJgoFbm9kZXMYAyADKAsyFy5ncmFwaHdpcmUudjEuR3JhcGhOb2RlEiYKBWVkZ2VzGAQgAygLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoRWRnZSJACglHcmFwaE5vZGUSDAoEbmFtZRgBIAEoCRIVCg1tZXRhZGF0YV9qc29uGAMgASgJSgQIAhADUghtZXRhZGF0YSJPCglHcmFwaEVkZ2USDgoGc291cmNlGAEgASgJEg4KBnRhcmdldBgCIAEoCRITCgtjb25kaXRpb25hbBgDIAEoCBINCgVsYWJlbBgEIAEoCSrdAgoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIaChZFVkVOVF9LSU5EX1JVTl9TVEFSVEVEEAESGwoXRVZFTlRfS0lORF9TVEVQX1NUQVJURUQQAhIcChhFVkVOVF9LSU5EX1NURVBfRklOSVNIRUQQAxIbChdFVkVOVF9LSU5EX1RBU0tfU1RBUlRFRBAEEhwKGEVWRU5UX0tJTkRfVEFTS19GSU5JU0hFRBAFEhUKEUVWRU5UX0tJTkRfVkFMVUVTEAYSFQoRRVZFTlRfS0lORF9DVVNUT00QBxIcChhFVkVOVF9LSU5EX01FU1NBR0VfQ0hVTksQCBIfChtFVkVOVF9LSU5EX0NIRUNLUE9JTlRfU0FWRUQQCRIYChRFVkVOVF9LSU5EX0lOVEVSUlVQVBAKEhsKF0VWRU5UX0tJTkRfUlVOX0ZJTklTSEVEEAsqaAoKRHVyYWJpbGl0eRIaChZEVVJBQklMSVRZX1VOU1BFQ0lGSUVEEAASFAoQRFVSQUJJTElUWV9BU1lOQxABEhMKD0RVUkFCSUxJVFlfU1lOQxACEhMKD0RVUkFCSUxJVFlfRVhJVBADKroBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhUKEUZJTklTSF9SRUFTT05fRU5EEAESGwoXRklOSVNIX1JFQVNPTl9JTlRFUlJVUFQQAhIXChNGSU5JU0hfUkVBU09OX0VSUk9SEAMSIQodRklOSVNIX1JFQVNPTl9SRUNVUlNJT05fTElNSVQQBBIbChdGSU5JU0hfUkVBU09OX0NBTkNFTExFRBAFMvcFCgxHcmFwaFNlcnZpY2USPwoGSW52b2tlEhsuZ3JhcGh3aXJlLnYxLkludm9rZVJlcXVlc3QaFi5ncmFwaHdpcmUudjEuUnVuRXZlbnQwARI/CgZSZXN1bWUSGy5ncmFwaHdpcmUudjEuUmVzdW1lUmVxdWVzdBoWLmdyYXBod2lyZS52MS5SdW5FdmVudDABEjsKBEZvcmsSGS5ncmFwaHdpcmUudjEuRm9ya1JlcXVlc3QaFi5ncmFwaHdpcmUudjEuUnVuRXZlbnQwARJGCghHZXRTdGF0ZRIdLmdyYXBod2lyZS52MS5HZXRTdGF0ZVJlcXVlc3QaGy5ncmFwaHdpcmUudjEuU3RhdGVTbmFwc2hvdBJSCgtMaXN0SGlzdG9yeRIgLmdyYXBod2lyZS52MS5MaXN0SGlzdG9yeVJlcXVlc3QaIS5ncmFwaHdpcmUudjEuTGlzdEhpc3RvcnlSZXNwb25zZRJSCgtVcGRhdGVTdGF0ZRIgLmdyYXBod2lyZS52MS5VcGRhdGVTdGF0ZVJlcXVlc3QaIS5ncmFwaHdpcmUudjEuVXBkYXRlU3RhdGVSZXNwb25zZRJPCgpMaXN0R3JhcGhzEh8uZ3JhcGh3aXJlLnYxLkxpc3RHcmFwaHNSZXF1ZXN0GiAuZ3JhcGh3aXJlLnYxLkxpc3RHcmFwaHNSZXNwb25zZRJCCghHZXRHcmFwaBIdLmdyYXBod2lyZS52MS5HZXRHcmFwaFJlcXVlc3QaFy5ncmFwaHdpcmUudjEuR3JhcGhJbmZvEkwKCUNhbmNlbFJ1bhIeLmdyYXBod2lyZS52MS5DYW5jZWxSdW5SZXF1ZXN0Gh8uZ3JhcGh3aXJlLnYxLkNhbmNlbFJ1blJlc3BvbnNlElUKDERlbGV0ZVRocmVhZBIhLmdyYXBod2lyZS52MS5EZWxldGVUaHJlYWRSZXF1ZXN0GiIuZ3JhcGh3aXJlLnYxLkRlbGV0ZVRocmVhZFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChxncmFwaHdpcmUvdjEvZ3JhcGh3aXJlLnByb3RvEgxncmFwaHdpcmUudjEixQEKCVJ1bkNvbmZpZxIcCg9yZWN1cnNpb25fbGltaXQYASABKA1IAIgBARIsCgpkdXJhYmlsaXR5GAIgASgOMhguZ3JhcGh3aXJlLnYxLkR1cmFiaWxpdHkSFQoNbWV0YWRhdGFfanNvbhgGIAEoCRIYChBpbnRlcnJ1cHRfYmVmb3JlGAQgAygJEhcKD2ludGVycnVwdF9hZnRlchgFIAMoCUISChBfcmVjdXJzaW9uX2xpbWl0SgQIAxAEUghtZXRhZGF0YSLwAQoNSW52b2tlUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSEgoKaW5wdXRfanNvbhgLIAEoCRIaCg1jaGVja3BvaW50X2lkGAQgASgJSACIAQESLAoLZXZlbnRfa2luZHMYCCADKA4yFy5ncmFwaHdpcmUudjEuRXZlbnRLaW5kEg8KB2VucXVldWUYCSABKAgSJwoGY29uZmlnGAogASgLMhcuZ3JhcGh3aXJlLnYxLlJ1bkNvbmZpZ0IQCg5fY2hlY2twb2ludF9pZEoECAMQBFIFaW5wdXRSBnN0cmVhbSLLAgoNUmVzdW1lUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSEwoLcmVzdW1lX2pzb24YCyABKAkSQgoMcmVzdW1lc19qc29uGAwgAygLMiwuZ3JhcGh3aXJlLnYxLlJlc3VtZVJlcXVlc3QuUmVzdW1lc0pzb25FbnRyeRIsCgtldmVudF9raW5kcxgIIAMoDjIXLmdyYXBod2lyZS52MS5FdmVudEtpbmQSDwoHZW5xdWV1ZRgJIAEoCBInCgZjb25maWcYCiABKAsyFy5ncmFwaHdpcmUudjEuUnVuQ29uZmlnGjIKEFJlc3VtZXNKc29uRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUoECAMQBEoECAQQBVIGcmVzdW1lUgdyZXN1bWVzUgZzdHJlYW0i+wEKC0ZvcmtSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIVCg1jaGVja3BvaW50X2lkGAMgASgJEhMKC3VwZGF0ZV9qc29uGAsgASgJEhQKB2FzX25vZGUYBSABKAlIAIgBARIsCgtldmVudF9raW5kcxgIIAMoDjIXLmdyYXBod2lyZS52MS5FdmVudEtpbmQSDwoHZW5xdWV1ZRgJIAEoCBInCgZjb25maWcYCiABKAsyFy5ncmFwaHdpcmUudjEuUnVuQ29uZmlnQgoKCF9hc19ub2RlSgQIBBAFUgZ1cGRhdGVSBnN0cmVhbSLSBAoIUnVuRXZlbnQSCwoDc2VxGAEgASgNEg4KBnJ1bl9pZBgCIAEoCRIvCgtydW5fc3RhcnRlZBgKIAEoCzIYLmdyYXBod2lyZS52MS5SdW5TdGFydGVkSAASMQoMc3RlcF9zdGFydGVkGAsgASgLMhkuZ3JhcGh3aXJlLnYxLlN0ZXBTdGFydGVkSAASMwoNc3RlcF9maW5pc2hlZBgMIAEoCzIaLmdyYXBod2lyZS52MS5TdGVwRmluaXNoZWRIABIxCgx0YXNrX3N0YXJ0ZWQYDSABKAsyGS5ncmFwaHdpcmUudjEuVGFza1N0YXJ0ZWRIABIzCg10YXNrX2ZpbmlzaGVkGA4gASgLMhouZ3JhcGh3aXJlLnYxLlRhc2tGaW5pc2hlZEgAEiYKBnZhbHVlcxgPIAEoCzIULmdyYXBod2lyZS52MS5WYWx1ZXNIABImCgZjdXN0b20YECABKAsyFC5ncmFwaHdpcmUudjEuQ3VzdG9tSAASMwoNbWVzc2FnZV9jaHVuaxgRIAEoCzIaLmdyYXBod2lyZS52MS5NZXNzYWdlQ2h1bmtIABI5ChBjaGVja3BvaW50X3NhdmVkGBIgASgLMh0uZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRTYXZlZEgAEiwKCWludGVycnVwdBgTIAEoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHRIABIxCgxydW5fZmluaXNoZWQYFCABKAsyGS5ncmFwaHdpcmUudjEuUnVuRmluaXNoZWRIAEIHCgVldmVudCJVCgpSdW5TdGFydGVkEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDQoFZ3JhcGgYAyABKAkSFQoNY2hlY2twb2ludF9pZBgEIAEoCSIoCgdUYXNrUmVmEg8KB3Rhc2tfaWQYASABKAkSDAoEbm9kZRgCIAEoCSJPCgtTdGVwU3RhcnRlZBIRCgRzdGVwGAEgASgFSACIAQESJAoFdGFza3MYAiADKAsyFS5ncmFwaHdpcmUudjEuVGFza1JlZkIHCgVfc3RlcCIqCgxTdGVwRmluaXNoZWQSEQoEc3RlcBgBIAEoBUgAiAEBQgcKBV9zdGVwInsKC1Rhc2tTdGFydGVkEhEKBHN0ZXAYASABKAVIAIgBARIPCgd0YXNrX2lkGAIgASgJEgwKBG5vZGUYAyABKAkSEgoKaW5wdXRfanNvbhgGIAEoCRIQCgh0cmlnZ2VycxgFIAMoCUIHCgVfc3RlcEoECAQQBVIFaW5wdXQi0QEKDFRhc2tGaW5pc2hlZBIRCgRzdGVwGAEgASgFSACIAQESDwoHdGFza19pZBgCIAEoCRIMCgRub2RlGAMgASgJEhMKC3VwZGF0ZV9qc29uGAggASgJEiYKBWVycm9yGAUgASgLMhcuZ3JhcGh3aXJlLnYxLkVycm9ySW5mbxIrCgppbnRlcnJ1cHRzGAYgAygLMhcuZ3JhcGh3aXJlLnYxLkludGVycnVwdBIOCgZjYWNoZWQYByABKAhCBwoFX3N0ZXBKBAgEEAVSBnVwZGF0ZSJHCgZWYWx1ZXMSEQoEc3RlcBgBIAEoBUgAiAEBEhMKC3ZhbHVlc19qc29uGAMgASgJQgcKBV9zdGVwSgQIAhADUgZ2YWx1ZXMiaAoGQ3VzdG9tEhEKBHN0ZXAYASABKAVIAIgBARIPCgd0YXNrX2lkGAIgASgJEgwKBG5vZGUYAyABKAkSFAoMcGF5bG9hZF9qc29uGAUgASgJQgcKBV9zdGVwSgQIBBAFUgdwYXlsb2FkIpEBCgxNZXNzYWdlQ2h1bmsSEQoEc3RlcBgBIAEoBUgAiAEBEg8KB3Rhc2tfaWQYAiABKAkSDAoEbm9kZRgDIAEoCRISCgpjaHVua19qc29uGAYgASgJEhUKDW1ldGFkYXRhX2pzb24YByABKAlCBwoFX3N0ZXBKBAgEEAVKBAgFEAZSBWNodW5rUghtZXRhZGF0YSJCCg9DaGVja3BvaW50U2F2ZWQSLwoKY2hlY2twb2ludBgBIAEoCzIbLmdyYXBod2lyZS52MS5DaGVja3BvaW50UmVmIqMBCg1DaGVja3BvaW50UmVmEhUKDWNoZWNrcG9pbnRfaWQYASABKAkSEQoJcGFyZW50X2lkGAIgASgJEhEKBHN0ZXAYAyABKAVIAIgBARIOCgZzb3VyY2UYBCABKAkSDAoEbmV4dBgFIAMoCRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfc3RlcCJlCglJbnRlcnJ1cHQSFAoMaW50ZXJydXB0X2lkGAEgASgJEgwKBG5vZGUYAiABKAkSDwoHdGFza19pZBgDIAEoCRISCgp2YWx1ZV9qc29uGAUgASgJSgQIBBAFUgJpZFIFdmFsdWUi4gEKC1J1bkZpbmlzaGVkEioKBnJlYXNvbhgBIAEoDjIaLmdyYXBod2lyZS52MS5GaW5pc2hSZWFzb24SLwoKY2hlY2twb2ludBgCIAEoCzIbLmdyYXBod2lyZS52MS5DaGVja3BvaW50UmVmEhMKC3ZhbHVlc19qc29uGAYgASgJEiYKBWVycm9yGAQgASgLMhcuZ3JhcGh3aXJlLnYxLkVycm9ySW5mbxIrCgppbnRlcnJ1cHRzGAUgAygLMhcuZ3JhcGh3aXJlLnYxLkludGVycnVwdEoECAMQBFIGdmFsdWVzIioKCUVycm9ySW5mbxIMCgR0eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiYQoPR2V0U3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQFCEAoOX2NoZWNrcG9pbnRfaWQi7QEKDVN0YXRlU25hcHNob3QSEwoLdmFsdWVzX2pzb24YByABKAkSDAoEbmV4dBgCIAMoCRIvCgpjaGVja3BvaW50GAMgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYSFQoNbWV0YWRhdGFfanNvbhgIIAEoCRImCgV0YXNrcxgFIAMoCzIXLmdyYXBod2lyZS52MS5UYXNrU3RhdGUSKwoKaW50ZXJydXB0cxgGIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHRKBAgBEAJKBAgEEAVSBnZhbHVlc1IIbWV0YWRhdGEiiQEKCVRhc2tTdGF0ZRIPCgd0YXNrX2lkGAEgASgJEgwKBG5vZGUYAiABKAkSKwoKaW50ZXJydXB0cxgDIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHQSJgoFZXJyb3IYBCABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvUgJpZFIEbmFtZSKXAQoSTGlzdEhpc3RvcnlSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRISCgVsaW1pdBgDIAEoDUgAiAEBEhMKBmJlZm9yZRgEIAEoCUgBiAEBEhMKC2ZpbHRlcl9qc29uGAYgASgJQggKBl9saW1pdEIJCgdfYmVmb3JlSgQIBRAGUgZmaWx0ZXIiRQoTTGlzdEhpc3RvcnlSZXNwb25zZRIuCglzbmFwc2hvdHMYASADKAsyGy5ncmFwaHdpcmUudjEuU3RhdGVTbmFwc2hvdCKpAQoSVXBkYXRlU3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQESEwoLdmFsdWVzX2pzb24YBiABKAkSFAoHYXNfbm9kZRgFIAEoCUgBiAEBQhAKDl9jaGVja3BvaW50X2lkQgoKCF9hc19ub2RlSgQIBBAFUgZ2YWx1ZXMiRgoTVXBkYXRlU3RhdGVSZXNwb25zZRIvCgpjaGVja3BvaW50GAEgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYiNwoTRGVsZXRlVGhyZWFkUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkiFgoURGVsZXRlVGhyZWFkUmVzcG9uc2UiRAoQQ2FuY2VsUnVuUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcnVuX2lkGAMgASgJIiYKEUNhbmNlbFJ1blJlc3BvbnNlEhEKCWNhbmNlbGxlZBgBIAEoCCITChFMaXN0R3JhcGhzUmVxdWVzdCI9ChJMaXN0R3JhcGhzUmVzcG9uc2USJwoGZ3JhcGhzGAEgAygLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoSW5mbyImCg9HZXRHcmFwaFJlcXVlc3QSDQoFZ3JhcGgYASABKAlSBG5hbWUifgoJR3JhcGhJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSJgoFbm9kZXMYAyADKAsyFy5ncmFwaHdpcmUudjEuR3JhcGhOb2RlEiYKBWVkZ2VzGAQgAygLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoRWRnZSJACglHcmFwaE5vZGUSDAoEbmFtZRgBIAEoCRIVCg1tZXRhZGF0YV9qc29uGAMgASgJSgQIAhADUghtZXRhZGF0YSJPCglHcmFwaEVkZ2USDgoGc291cmNlGAEgASgJEg4KBnRhcmdldBgCIAEoCRITCgtjb25kaXRpb25hbBgDIAEoCBINCgVsYWJlbBgEIAEoCSK4AQoESXRlbRIRCgluYW1lc3BhY2UYASADKAkSCwoDa2V5GAIgASgJEhIKCnZhbHVlX2pzb24YAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFc2NvcmUYBiABKAFIAIgBAUIICgZfc2NvcmUilgEKDlB1dEl0ZW1SZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAMoCRILCgNrZXkYAiABKAkSEgoKdmFsdWVfanNvbhgDIAEoCRIUCgxpbmRleF9maWVsZHMYBCADKAkSEAoIbm9faW5kZXgYBSABKAgSGAoLdHRsX21pbnV0ZXMYBiABKAFIAIgBAUIOCgxfdHRsX21pbnV0ZXMiEQoPUHV0SXRlbVJlc3BvbnNlIloKDkdldEl0ZW1SZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAMoCRILCgNrZXkYAiABKAkSGAoLcmVmcmVzaF90dGwYAyABKAhIAIgBAUIOCgxfcmVmcmVzaF90dGwiqgEKElNlYXJjaEl0ZW1zUmVxdWVzdBIYChBuYW1lc3BhY2VfcHJlZml4GAEgAygJEhMKC2ZpbHRlcl9qc29uGAIgASgJEhIKBWxpbWl0GAMgASgNSACIAQESDgoGb2Zmc2V0GAQgASgNEg0KBXF1ZXJ5GAUgASgJEhgKC3JlZnJlc2hfdHRsGAYgASgISAGIAQFCCAoGX2xpbWl0Qg4KDF9yZWZyZXNoX3R0bCI4ChNTZWFyY2hJdGVtc1Jlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIuZ3JhcGh3aXJlLnYxLkl0ZW0iMwoRRGVsZXRlSXRlbVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgAygJEgsKA2tleRgCIAEoCSIlChJEZWxldGVJdGVtUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoCCKLAQoVTGlzdE5hbWVzcGFjZXNSZXF1ZXN0Eg4KBnByZWZpeBgBIAMoCRIOCgZzdWZmaXgYAiADKAkSFgoJbWF4X2RlcHRoGAMgASgNSACIAQESEgoFbGltaXQYBCABKA1IAYgBARIOCgZvZmZzZXQYBSABKA1CDAoKX21heF9kZXB0aEIICgZfbGltaXQiRQoWTGlzdE5hbWVzcGFjZXNSZXNwb25zZRIrCgpuYW1lc3BhY2VzGAEgAygLMhcuZ3JhcGh3aXJlLnYxLk5hbWVzcGFjZSIbCglOYW1lc3BhY2USDgoGbGFiZWxzGAEgAygJKt0CCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhoKFkVWRU5UX0tJTkRfUlVOX1NUQVJURUQQARIbChdFVkVOVF9LSU5EX1NURVBfU1RBUlRFRBACEhwKGEVWRU5UX0tJTkRfU1RFUF9GSU5JU0hFRBADEhsKF0VWRU5UX0tJTkRfVEFTS19TVEFSVEVEEAQSHAoYRVZFTlRfS0lORF9UQVNLX0ZJTklTSEVEEAUSFQoRRVZFTlRfS0lORF9WQUxVRVMQBhIVChFFVkVOVF9LSU5EX0NVU1RPTRAHEhwKGEVWRU5UX0tJTkRfTUVTU0FHRV9DSFVOSxAIEh8KG0VWRU5UX0tJTkRfQ0hFQ0tQT0lOVF9TQVZFRBAJEhgKFEVWRU5UX0tJTkRfSU5URVJSVVBUEAoSGwoXRVZFTlRfS0lORF9SVU5fRklOSVNIRUQQCypoCgpEdXJhYmlsaXR5EhoKFkRVUkFCSUxJVFlfVU5TUEVDSUZJRUQQABIUChBEVVJBQklMSVRZX0FTWU5DEAESEwoPRFVSQUJJTElUWV9TWU5DEAISEwoPRFVSQUJJTElUWV9FWElUEAMqugEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFQoRRklOSVNIX1JFQVNPTl9FTkQQARIbChdGSU5JU0hfUkVBU09OX0lOVEVSUlVQVBACEhcKE0ZJTklTSF9SRUFTT05fRVJST1IQAxIhCh1GSU5JU0hfUkVBU09OX1JFQ1VSU0lPTl9MSU1JVBAEEhsKF0ZJTklTSF9SRUFTT05fQ0FOQ0VMTEVEEAUy/ggKDEdyYXBoU2VydmljZRI/CgZJbnZva2USGy5ncmFwaHdpcmUudjEuSW52b2tlUmVxdWVzdBoWLmdyYXBod2lyZS52MS5SdW5FdmVudDABEj8KBlJlc3VtZRIbLmdyYXBod2lyZS52MS5SZXN1bWVSZXF1ZXN0GhYuZ3JhcGh3aXJlLnYxLlJ1bkV2ZW50MAESOwoERm9yaxIZLmdyYXBod2lyZS52MS5Gb3JrUmVxdWVzdBoWLmdyYXBod2lyZS52MS5SdW5FdmVudDABEkYKCEdldFN0YXRlEh0uZ3JhcGh3aXJlLnYxLkdldFN0YXRlUmVxdWVzdBobLmdyYXBod2lyZS52MS5TdGF0ZVNuYXBzaG90ElIKC0xpc3RIaXN0b3J5EiAuZ3JhcGh3aXJlLnYxLkxpc3RIaXN0b3J5UmVxdWVzdBohLmdyYXBod2lyZS52MS5MaXN0SGlzdG9yeVJlc3BvbnNlElIKC1VwZGF0ZVN0YXRlEiAuZ3JhcGh3aXJlLnYxLlVwZGF0ZVN0YXRlUmVxdWVzdBohLmdyYXBod2lyZS52MS5VcGRhdGVTdGF0ZVJlc3BvbnNlEk8KCkxpc3RHcmFwaHMSHy5ncmFwaHdpcmUudjEuTGlzdEdyYXBoc1JlcXVlc3QaIC5ncmFwaHdpcmUudjEuTGlzdEdyYXBoc1Jlc3BvbnNlEkIKCEdldEdyYXBoEh0uZ3JhcGh3aXJlLnYxLkdldEdyYXBoUmVxdWVzdBoXLmdyYXBod2lyZS52MS5HcmFwaEluZm8STAoJQ2FuY2VsUnVuEh4uZ3JhcGh3aXJlLnYxLkNhbmNlbFJ1blJlcXVlc3QaHy5ncmFwaHdpcmUudjEuQ2FuY2VsUnVuUmVzcG9uc2USVQoMRGVsZXRlVGhyZWFkEiEuZ3JhcGh3aXJlLnYxLkRlbGV0ZVRocmVhZFJlcXVlc3QaIi5ncmFwaHdpcmUudjEuRGVsZXRlVGhyZWFkUmVzcG9uc2USRgoHUHV0SXRlbRIcLmdyYXBod2lyZS52MS5QdXRJdGVtUmVxdWVzdBodLmdyYXBod2lyZS52MS5QdXRJdGVtUmVzcG9uc2USOwoHR2V0SXRlbRIcLmdyYXBod2lyZS52MS5HZXRJdGVtUmVxdWVzdBoSLmdyYXBod2lyZS52MS5JdGVtElIKC1NlYXJjaEl0ZW1zEiAuZ3JhcGh3aXJlLnYxLlNlYXJjaEl0ZW1zUmVxdWVzdBohLmdyYXBod2lyZS52MS5TZWFyY2hJdGVtc1Jlc3BvbnNlEk8KCkRlbGV0ZUl0ZW0SHy5ncmFwaHdpcmUudjEuRGVsZXRlSXRlbVJlcXVlc3QaIC5ncmFwaHdpcmUudjEuRGVsZXRlSXRlbVJlc3BvbnNlElsKDkxpc3ROYW1lc3BhY2VzEiMuZ3JhcGh3aXJlLnYxLkxpc3ROYW1lc3BhY2VzUmVxdWVzdBokLmdyYXBod2lyZS52MS5MaXN0TmFtZXNwYWNlc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Per-run settings that override the server's defaults and the graph's own.
@@ -1663,6 +1667,404 @@ export const GraphEdgeSchema: GenMessage<GraphEdge> = /*@__PURE__*/
   messageDesc(file_graphwire_v1_graphwire, 35);
 
 /**
+ * An item of the store.
+ *
+ * @generated from message graphwire.v1.Item
+ */
+export type Item = Message<"graphwire.v1.Item"> & {
+  /**
+   * The item's namespace, outermost label first, e.g. ["memories", "user-42"].
+   *
+   * @generated from field: repeated string namespace = 1;
+   */
+  namespace: string[];
+
+  /**
+   * The item's key, unique within its namespace.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * The item's value: a JSON object.
+   *
+   * @generated from field: string value_json = 3;
+   */
+  valueJson: string;
+
+  /**
+   * When the key was first written (kept by later puts; server clock, UTC).
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When the item was last written (server clock, UTC).
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 5;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * Only in `SearchItemsResponse`, for a search with a `query`: the cosine
+   * similarity of the item's best-matching embedded field to the query.
+   * Unset for an item with nothing embedded (those rank last).
+   *
+   * @generated from field: optional double score = 6;
+   */
+  score?: number | undefined;
+};
+
+/**
+ * Describes the message graphwire.v1.Item.
+ * Use `create(ItemSchema)` to create a new message.
+ */
+export const ItemSchema: GenMessage<Item> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 36);
+
+/**
+ * Writes an item. See `GraphService.PutItem`.
+ *
+ * @generated from message graphwire.v1.PutItemRequest
+ */
+export type PutItemRequest = Message<"graphwire.v1.PutItemRequest"> & {
+  /**
+   * The item's namespace. Required (see "The store" for the rules).
+   *
+   * @generated from field: repeated string namespace = 1;
+   */
+  namespace: string[];
+
+  /**
+   * The item's key. Required.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * The value: a JSON object. Required; anything else is INVALID_ARGUMENT.
+   *
+   * @generated from field: string value_json = 3;
+   */
+  valueJson: string;
+
+  /**
+   * The parts of the value to embed for semantic search, as paths into it:
+   * "text", "meta.title", "authors[0]", "chunks[*].text", "{title,body}",
+   * or "$" for the whole value. Empty: the fields the server's store index
+   * is configured with. Set on a server whose store has no index:
+   * FAILED_PRECONDITION.
+   *
+   * @generated from field: repeated string index_fields = 4;
+   */
+  indexFields: string[];
+
+  /**
+   * True: embed nothing of this item, so a `query` never ranks it (LangGraph's
+   * `index=False`); filters still find it. With `index_fields`:
+   * INVALID_ARGUMENT.
+   *
+   * @generated from field: bool no_index = 5;
+   */
+  noIndex: boolean;
+
+  /**
+   * Minutes until the item expires. Unset: the server's default TTL (none
+   * unless configured). 0: never. Negative or not finite: INVALID_ARGUMENT.
+   *
+   * @generated from field: optional double ttl_minutes = 6;
+   */
+  ttlMinutes?: number | undefined;
+};
+
+/**
+ * Describes the message graphwire.v1.PutItemRequest.
+ * Use `create(PutItemRequestSchema)` to create a new message.
+ */
+export const PutItemRequestSchema: GenMessage<PutItemRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 37);
+
+/**
+ * Empty: the item is stored.
+ *
+ * @generated from message graphwire.v1.PutItemResponse
+ */
+export type PutItemResponse = Message<"graphwire.v1.PutItemResponse"> & {
+};
+
+/**
+ * Describes the message graphwire.v1.PutItemResponse.
+ * Use `create(PutItemResponseSchema)` to create a new message.
+ */
+export const PutItemResponseSchema: GenMessage<PutItemResponse> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 38);
+
+/**
+ * Reads an item. See `GraphService.GetItem`.
+ *
+ * @generated from message graphwire.v1.GetItemRequest
+ */
+export type GetItemRequest = Message<"graphwire.v1.GetItemRequest"> & {
+  /**
+   * The item's namespace. Required.
+   *
+   * @generated from field: repeated string namespace = 1;
+   */
+  namespace: string[];
+
+  /**
+   * The item's key. Required.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * Whether this read pushes the item's expiry back (when it has a TTL).
+   * Unset: the server's default (true unless configured otherwise).
+   *
+   * @generated from field: optional bool refresh_ttl = 3;
+   */
+  refreshTtl?: boolean | undefined;
+};
+
+/**
+ * Describes the message graphwire.v1.GetItemRequest.
+ * Use `create(GetItemRequestSchema)` to create a new message.
+ */
+export const GetItemRequestSchema: GenMessage<GetItemRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 39);
+
+/**
+ * Finds items. See `GraphService.SearchItems`.
+ *
+ * @generated from message graphwire.v1.SearchItemsRequest
+ */
+export type SearchItemsRequest = Message<"graphwire.v1.SearchItemsRequest"> & {
+  /**
+   * Only items whose namespace starts with these labels. Empty: every
+   * namespace.
+   *
+   * @generated from field: repeated string namespace_prefix = 1;
+   */
+  namespacePrefix: string[];
+
+  /**
+   * A JSON object: only items whose value has these keys with equal values
+   * (`{"kind": "fact"}`), or that compare as asked:
+   * `{"stars": {"$gte": 4}}`, with `$eq`, `$ne`, `$gt`, `$gte`, `$lt`,
+   * `$lte`. A nested object matches nested keys. Empty: no filter.
+   *
+   * @generated from field: string filter_json = 2;
+   */
+  filterJson: string;
+
+  /**
+   * The most items to return, at most 1000. Unset: 10.
+   *
+   * @generated from field: optional uint32 limit = 3;
+   */
+  limit?: number | undefined;
+
+  /**
+   * How many matching items to skip, for paging.
+   *
+   * @generated from field: uint32 offset = 4;
+   */
+  offset: number;
+
+  /**
+   * Text to rank the items by, most similar first (semantic search). Empty:
+   * items in the order they were first written, grouped by namespace. Set
+   * on a server whose store has no index: FAILED_PRECONDITION.
+   *
+   * @generated from field: string query = 5;
+   */
+  query: string;
+
+  /**
+   * As `GetItemRequest.refresh_ttl`, for every item returned.
+   *
+   * @generated from field: optional bool refresh_ttl = 6;
+   */
+  refreshTtl?: boolean | undefined;
+};
+
+/**
+ * Describes the message graphwire.v1.SearchItemsRequest.
+ * Use `create(SearchItemsRequestSchema)` to create a new message.
+ */
+export const SearchItemsRequestSchema: GenMessage<SearchItemsRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 40);
+
+/**
+ * The items a search found.
+ *
+ * @generated from message graphwire.v1.SearchItemsResponse
+ */
+export type SearchItemsResponse = Message<"graphwire.v1.SearchItemsResponse"> & {
+  /**
+   * The page of matching items, in the order described by
+   * `SearchItemsRequest.query`.
+   *
+   * @generated from field: repeated graphwire.v1.Item items = 1;
+   */
+  items: Item[];
+};
+
+/**
+ * Describes the message graphwire.v1.SearchItemsResponse.
+ * Use `create(SearchItemsResponseSchema)` to create a new message.
+ */
+export const SearchItemsResponseSchema: GenMessage<SearchItemsResponse> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 41);
+
+/**
+ * Deletes an item. See `GraphService.DeleteItem`.
+ *
+ * @generated from message graphwire.v1.DeleteItemRequest
+ */
+export type DeleteItemRequest = Message<"graphwire.v1.DeleteItemRequest"> & {
+  /**
+   * The item's namespace. Required.
+   *
+   * @generated from field: repeated string namespace = 1;
+   */
+  namespace: string[];
+
+  /**
+   * The item's key. Required.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+};
+
+/**
+ * Describes the message graphwire.v1.DeleteItemRequest.
+ * Use `create(DeleteItemRequestSchema)` to create a new message.
+ */
+export const DeleteItemRequestSchema: GenMessage<DeleteItemRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 42);
+
+/**
+ * Whether an item was deleted.
+ *
+ * @generated from message graphwire.v1.DeleteItemResponse
+ */
+export type DeleteItemResponse = Message<"graphwire.v1.DeleteItemResponse"> & {
+  /**
+   * True when there was an item to delete; false when there was none.
+   *
+   * @generated from field: bool deleted = 1;
+   */
+  deleted: boolean;
+};
+
+/**
+ * Describes the message graphwire.v1.DeleteItemResponse.
+ * Use `create(DeleteItemResponseSchema)` to create a new message.
+ */
+export const DeleteItemResponseSchema: GenMessage<DeleteItemResponse> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 43);
+
+/**
+ * Lists namespaces. See `GraphService.ListNamespaces`.
+ *
+ * @generated from message graphwire.v1.ListNamespacesRequest
+ */
+export type ListNamespacesRequest = Message<"graphwire.v1.ListNamespacesRequest"> & {
+  /**
+   * Only namespaces that start with these labels; "*" matches any one
+   * label. Empty: every namespace.
+   *
+   * @generated from field: repeated string prefix = 1;
+   */
+  prefix: string[];
+
+  /**
+   * Only namespaces that end with these labels; "*" matches any one label.
+   *
+   * @generated from field: repeated string suffix = 2;
+   */
+  suffix: string[];
+
+  /**
+   * Cut each namespace to at most this many labels (namespaces equal after
+   * the cut are listed once). Unset: whole namespaces.
+   *
+   * @generated from field: optional uint32 max_depth = 3;
+   */
+  maxDepth?: number | undefined;
+
+  /**
+   * The most namespaces to return, at most 1000. Unset: 100.
+   *
+   * @generated from field: optional uint32 limit = 4;
+   */
+  limit?: number | undefined;
+
+  /**
+   * How many namespaces to skip, for paging.
+   *
+   * @generated from field: uint32 offset = 5;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message graphwire.v1.ListNamespacesRequest.
+ * Use `create(ListNamespacesRequestSchema)` to create a new message.
+ */
+export const ListNamespacesRequestSchema: GenMessage<ListNamespacesRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 44);
+
+/**
+ * The namespaces that hold items.
+ *
+ * @generated from message graphwire.v1.ListNamespacesResponse
+ */
+export type ListNamespacesResponse = Message<"graphwire.v1.ListNamespacesResponse"> & {
+  /**
+   * Sorted label by label.
+   *
+   * @generated from field: repeated graphwire.v1.Namespace namespaces = 1;
+   */
+  namespaces: Namespace[];
+};
+
+/**
+ * Describes the message graphwire.v1.ListNamespacesResponse.
+ * Use `create(ListNamespacesResponseSchema)` to create a new message.
+ */
+export const ListNamespacesResponseSchema: GenMessage<ListNamespacesResponse> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 45);
+
+/**
+ * A namespace of the store.
+ *
+ * @generated from message graphwire.v1.Namespace
+ */
+export type Namespace = Message<"graphwire.v1.Namespace"> & {
+  /**
+   * Its labels, outermost first.
+   *
+   * @generated from field: repeated string labels = 1;
+   */
+  labels: string[];
+};
+
+/**
+ * Describes the message graphwire.v1.Namespace.
+ * Use `create(NamespaceSchema)` to create a new message.
+ */
+export const NamespaceSchema: GenMessage<Namespace> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 46);
+
+/**
  * Which events a streaming call sends. Used in the `event_kinds` field of
  * the run requests. Each value names one case of `RunEvent.event`.
  *
@@ -1979,6 +2381,58 @@ export const GraphService: GenService<{
     methodKind: "unary";
     input: typeof DeleteThreadRequestSchema;
     output: typeof DeleteThreadResponseSchema;
+  },
+  /**
+   * Writes an item of the store (long-term memory shared by every thread;
+   * see "The store" below), replacing the item at the same namespace and key.
+   *
+   * @generated from rpc graphwire.v1.GraphService.PutItem
+   */
+  putItem: {
+    methodKind: "unary";
+    input: typeof PutItemRequestSchema;
+    output: typeof PutItemResponseSchema;
+  },
+  /**
+   * Reads one item of the store. NOT_FOUND when there is none.
+   *
+   * @generated from rpc graphwire.v1.GraphService.GetItem
+   */
+  getItem: {
+    methodKind: "unary";
+    input: typeof GetItemRequestSchema;
+    output: typeof ItemSchema;
+  },
+  /**
+   * Finds items under a namespace prefix, filtered by their values, and
+   * ranked by similarity to a query when the server's store has an index.
+   *
+   * @generated from rpc graphwire.v1.GraphService.SearchItems
+   */
+  searchItems: {
+    methodKind: "unary";
+    input: typeof SearchItemsRequestSchema;
+    output: typeof SearchItemsResponseSchema;
+  },
+  /**
+   * Deletes one item of the store (nothing happens when there is none).
+   *
+   * @generated from rpc graphwire.v1.GraphService.DeleteItem
+   */
+  deleteItem: {
+    methodKind: "unary";
+    input: typeof DeleteItemRequestSchema;
+    output: typeof DeleteItemResponseSchema;
+  },
+  /**
+   * Lists the namespaces that hold items, sorted.
+   *
+   * @generated from rpc graphwire.v1.GraphService.ListNamespaces
+   */
+  listNamespaces: {
+    methodKind: "unary";
+    input: typeof ListNamespacesRequestSchema;
+    output: typeof ListNamespacesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_graphwire_v1_graphwire, 0);
