@@ -50,7 +50,7 @@ def grpcurl(channel: grpc.Channel, method: str, body: str) -> list[str]:
 
 
 def test_the_readme_grpcurl_conversation_reads_as_json(server: Any, thread_id: str) -> None:
-    commands = readme_grpcurl_commands()
+    commands = [(b, m) for b, m in readme_grpcurl_commands() if m.endswith(("/Invoke", "/Resume"))]
     assert [m for _, m in commands] == ["graphwire.v1.GraphService/Invoke", "graphwire.v1.GraphService/Resume"]
     with server.channel() as channel:
         outputs = []
@@ -78,6 +78,24 @@ def test_the_readme_grpcurl_conversation_reads_as_json(server: Any, thread_id: s
     assert done["reason"] == "FINISH_REASON_END"
     assert json.loads(done["valuesJson"])["messages"][-1]["content"] == "Done: I'll remind you to call mom at 5pm."
     assert all(isinstance(e["seq"], int) for e in asked + answered)  # a number, not a string (no 64-bit ints)
+
+
+def test_the_readme_grpcurl_store_commands_write_and_find_a_memory(server: Any, thread_id: str) -> None:
+    commands = [(b, m) for b, m in readme_grpcurl_commands() if not m.endswith(("/Invoke", "/Resume"))]
+    assert [m for _, m in commands] == ["graphwire.v1.GraphService/PutItem", "graphwire.v1.GraphService/SearchItems"]
+    with server.channel() as channel:
+        outputs = []
+        for body, method in commands:
+            request = json.loads(body)
+            for field in ("namespace", "namespace_prefix"):
+                if field in request:
+                    request[field][1] = thread_id  # the README says user-42; other tests share this server
+            outputs.append(grpcurl(channel, method, json.dumps(request)))
+    put, (found,) = outputs
+    assert put == ["{}"]
+    (item,) = json.loads(found)["items"]
+    assert item["namespace"] == ["memories", thread_id] and item["key"] == "tea"
+    assert json.loads(item["valueJson"]) == {"text": "likes tea"}
 
 
 def test_integers_past_a_double_cross_the_json_mapping_exactly(server: Any, thread_id: str) -> None:

@@ -51,6 +51,7 @@ def test_reflection_lists_and_describes_the_service(server: Any) -> None:
         assert methods == {
             "Invoke", "Resume", "Fork", "GetState", "ListHistory", "UpdateState",
             "ListGraphs", "GetGraph", "CancelRun", "DeleteThread",
+            "PutItem", "GetItem", "SearchItems", "DeleteItem", "ListNamespaces",
         }  # fmt: skip
 
         # What a generic tool (grpcurl, Postman) does: resolve a method by name.
