@@ -27,8 +27,17 @@ GRAPHS = {"memories": "tests.graphs:memories"}
 
 
 # -- the config ---------------------------------------------------------------------
-def test_store_settings_from_the_file_and_the_flag(tmp_path: Path) -> None:
-    toml = tmp_path / "graphwire.toml"
+@pytest.fixture
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ./graphwire.toml of the checkout's, and no GRAPHWIRE_* of the environment's, is read."""
+    monkeypatch.chdir(tmp_path)
+    for var in [v for v in os.environ if v.startswith("GRAPHWIRE_")]:
+        monkeypatch.delenv(var)
+
+
+@pytest.mark.usefixtures("elsewhere")
+def test_store_settings_from_the_file_the_environment_and_the_flag(tmp_path: Path) -> None:
+    toml = tmp_path / "settings.toml"
     toml.write_text(
         'checkpointer = "gw.db"\nstore = "memories.db"\n'
         "[store_ttl]\ndefault_ttl = 60\nrefresh_on_read = false\nsweep_interval_minutes = 1.5\n"
@@ -40,6 +49,14 @@ def test_store_settings_from_the_file_and_the_flag(tmp_path: Path) -> None:
     assert cfg.store_index == {"embed": "tests.graphs:letters", "dims": 3, "fields": ["text"]}
     assert load_config(str(toml), {"store": "other.db"}).store_spec() == "other.db"
     assert load_config(None, {"checkpointer": "gw.db"}).store_spec() == "gw.db"  # default: the checkpointer's
+    env = {"GRAPHWIRE_STORE": "env.db", "GRAPHWIRE_STORE_TTL": "{default_ttl = 5, omit_expired = true}"}
+    cfg = load_config(str(toml), environ=env)
+    assert (cfg.store_spec(), cfg.store_ttl) == ("env.db", {"default_ttl": 5, "omit_expired": True})
+    with pytest.raises(ValueError, match="GRAPHWIRE_STORE_TTL must be a TOML inline table"):
+        load_config(None, environ={"GRAPHWIRE_STORE_TTL": "default_ttl=5"})
+    with pytest.raises(ValueError, match="store_ttl must be a table of settings"):
+        toml.write_text("store_ttl = 5\n")
+        load_config(str(toml))
 
 
 @pytest.mark.parametrize(
@@ -57,11 +74,13 @@ def test_store_settings_from_the_file_and_the_flag(tmp_path: Path) -> None:
         ({"pg_schema": "gw"}, "pg_schema applies to a postgresql:// checkpointer or store"),
     ],
 )
+@pytest.mark.usefixtures("elsewhere")
 def test_bad_store_settings_are_refused_readably(overrides: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         load_config(None, {"checkpointer": "gw.db", **overrides})
 
 
+@pytest.mark.usefixtures("elsewhere")
 def test_pg_schema_may_be_for_the_store_alone() -> None:
     cfg = load_config(None, {"checkpointer": "gw.db", "store": DSN, "pg_schema": "gw"})
     assert (cfg.store_spec(), cfg.pg_schema) == (DSN, "gw")
