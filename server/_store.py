@@ -25,7 +25,6 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.errors import StoreError
 from engine.store import InMemoryStore, ScopedStore, StoreView
 from engine.store.base import BaseStore, Op, Result, TTLConfig
 from server._registry import GraphEntry
@@ -108,8 +107,8 @@ class TenantStore(StoreView):
     def view(self) -> ScopedStore:
         tenant = TENANT.get()
         if tenant is None:
-            if self._tenants:
-                raise StoreError("the store was used outside a tenant's call on a server with tenants")
+            if self._tenants:  # a bug (a context lost on the way to a node), never a caller's doing
+                raise RuntimeError("the store was used outside a tenant's call on a server with tenants")
             return self._outside
         scope = self._scopes.get(tenant)
         if scope is None:

@@ -140,3 +140,24 @@ def test_stored_under_the_tenants_root_and_invisible_without_tenants(tenants: An
         assert client.invoke("memories", "t", {"user_id": "runner"}, timeout=30).values["known"] == []
     with tenants.client(token=ACME) as acme, pytest.raises(NotFound):
         acme.get_state("memories", "t", timeout=30)  # threads stay apart too
+
+
+def test_a_tenant_server_store_used_outside_a_tenants_call_fails_closed() -> None:
+    from engine.store import InMemoryStore
+    from server._store import TenantStore
+    from server._tenants import TENANT
+
+    store = InMemoryStore()
+    served = TenantStore(store, tenants=True)
+    token = TENANT.set("acme")
+    try:
+        served.put(("m",), "k", {"v": 1})
+        assert served.get(("m",), "k") is not None
+    finally:
+        TENANT.reset(token)
+    with pytest.raises(RuntimeError, match="outside a tenant's call"):
+        served.get(("m",), "k")
+    with pytest.raises(RuntimeError):
+        served.search(())
+    assert store.list_namespaces() == [("tenant.acme", "m")]
+    assert TenantStore(store, tenants=False).search(()) == []  # without tenants: outside every scope
