@@ -38,6 +38,8 @@ __all__ = [
     "MAX_METADATA_BYTES",
     "WriteRow",
     "check_list_args",
+    "check_versions",
+    "json_equal",
     "check_metadata",
     "dump_meta",
     "dump_metadata",
@@ -109,6 +111,29 @@ def make_config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[
 
 
 # -- checkpoints -------------------------------------------------------------------
+def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None = None) -> None:
+    """Refuse a checkpoint whose channel versions are not integers, before anything is stored.
+
+    Our savers key values by ``(channel, version)`` with integer versions
+    (:func:`engine._internal._ids.next_version`); LangGraph's own savers use
+    strings. A string, float or bool version would be stored and then make
+    the thread unreadable, so ``put`` refuses it.
+
+    Raises:
+        ValueError: a channel version (or one in ``versions_seen``) that is not an int.
+    """
+    where = [("channel_versions", checkpoint["channel_versions"]), ("new_versions", new_versions or {})]
+    where += [(f"versions_seen[{node!r}]", seen) for node, seen in (checkpoint.get("versions_seen") or {}).items()]
+    for name, versions in where:
+        for channel, version in versions.items():
+            if type(version) is not int:
+                raise ValueError(
+                    f"checkpoint {checkpoint['id']!r}: {name}[{channel!r}] is {version!r} "
+                    f"({type(version).__name__}); channel versions are integers "
+                    "(BaseCheckpointSaver.get_next_version makes them)"
+                )
+
+
 def dump_meta(serde: Serializer, checkpoint: Checkpoint, *, versions: bool = True) -> tuple[str, bytes]:
     """Serialize a checkpoint without its values (they go to blobs), id and ts (columns).
 
@@ -333,8 +358,25 @@ def check_metadata(md: Any) -> CheckpointMetadata:
 
 
 def metadata_matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
-    """Exact equality of every filtered key (a missing key never matches)."""
-    return all(key in metadata and metadata[key] == value for key, value in filter.items())
+    """Exact equality of every filtered key (a missing key never matches), JSON types and all.
+
+    As PostgreSQL's jsonb compares: ``false`` is not ``0`` nor ``true`` ``1``
+    (Python's ``==`` would say they are), while the numbers 1 and 1.0 are equal.
+    """
+    return all(key in metadata and json_equal(metadata[key], value) for key, value in filter.items())
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of two JSON values by JSON's types (booleans are not numbers)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
 
 
 def check_list_args(filter: Mapping[str, Any] | None, limit: int | None) -> dict[str, Any] | None:

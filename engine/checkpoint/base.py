@@ -247,8 +247,10 @@ class BaseCheckpointSaver(abc.ABC):
       ``(task_id, index)``;
     * store a channel's value once per ``(thread, namespace, channel,
       version)``: only channels in ``new_versions`` are written;
+    * refuse, at put time, a channel version that is not an int (``ValueError``);
     * return ``alist`` newest first, filtering ``metadata`` by exact equality
-      of each key in ``filter`` (a missing key never matches), ``before``
+      of each key in ``filter``, JSON types and all (``False`` never matches
+      a stored 0; a missing key never matches), ``before``
       exclusive, at most ``limit``. A ``config`` of ``None`` lists every
       thread; a config without ``checkpoint_ns`` lists every namespace;
     * store metadata as JSON data (tuples come back as lists) and refuse, at

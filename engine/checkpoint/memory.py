@@ -27,6 +27,7 @@ from engine.checkpoint._delta import (
 )
 from engine.checkpoint._helpers import (
     check_list_args,
+    check_versions,
     dump_meta,
     dump_metadata,
     dump_writes,
@@ -230,6 +231,7 @@ class InMemorySaver(BaseCheckpointSaver):
         new_versions: ChannelVersions,
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
+        check_versions(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]

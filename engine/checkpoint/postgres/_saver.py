@@ -61,6 +61,7 @@ from engine.checkpoint._delta import (
 from engine.checkpoint._helpers import (
     check_list_args,
     check_metadata,
+    check_versions,
     dump_meta,
     dump_metadata,
     dump_writes,
@@ -497,6 +498,7 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
     ) -> tuple[str, str, BlobPlan, dict[str, Any]]:
         """Serialize a put (an unstorable value fails here, before any transaction): (thread, ns, plan, params)."""
         thread_id, ns, parent_id = parse_config(config)
+        check_versions(checkpoint, new_versions)
         _require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]

@@ -30,6 +30,7 @@ __all__ = [
     "LIST_THREADS",
     "LIST_ORDER",
     "META_EQUALS",
+    "META_IS_BOOL",
     "META_IS_NULL",
     "META_IS_TEXT",
     "REPLACE_WRITE",
@@ -148,7 +149,12 @@ WHERE_NS = "checkpoint_ns = ?"
 WHERE_ID = "checkpoint_id = ?"
 WHERE_BEFORE = "checkpoint_id < ?"
 # Parameters: key, value. A JSON true/false extracts as 1/0, as Python compares.
-META_EQUALS = """json_extract(metadata, '$."' || ? || '"') = ?"""
+# Parameters: key, key, value. The type test keeps a stored true/false (1/0 to SQL) from matching a number.
+META_EQUALS = (
+    """(json_type(metadata, '$."' || ? || '"') IN ('integer', 'real') AND json_extract(metadata, '$."' || ? || '"') = ?)"""
+)
+# Parameters: key, 'true' or 'false'.
+META_IS_BOOL = """json_type(metadata, '$."' || ? || '"') = ?"""
 # Parameters: key, key, value. The type test keeps '{}' from matching an object.
 META_IS_TEXT = (
     """(json_type(metadata, '$."' || ? || '"') = 'text' AND json_extract(metadata, '$."' || ? || '"') = ?)"""

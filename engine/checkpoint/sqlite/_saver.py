@@ -46,6 +46,7 @@ from engine.checkpoint._delta import (
 )
 from engine.checkpoint._helpers import (
     check_list_args,
+    check_versions,
     dump_meta,
     dump_metadata,
     dump_writes,
@@ -298,6 +299,7 @@ class SqliteSaver(BaseCheckpointSaver):
         new_versions: ChannelVersions,
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
+        check_versions(checkpoint, new_versions)
         # Serialize everything first: an unstorable value fails before the transaction.
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
@@ -417,6 +419,8 @@ def _metadata_clause(key: str, value: Any) -> tuple[str, tuple[Any, ...]] | None
         return q.META_IS_NULL, (key,)
     if type(value) is str:
         return q.META_IS_TEXT, (key, key, value)
-    if type(value) is bool or (type(value) in (int, float) and -_EXACT_INT <= value <= _EXACT_INT):
-        return q.META_EQUALS, (key, value)
+    if type(value) is bool:  # JSON's true/false, never the numbers 1/0
+        return q.META_IS_BOOL, (key, "true" if value else "false")
+    if type(value) in (int, float) and -_EXACT_INT <= value <= _EXACT_INT:
+        return q.META_EQUALS, (key, key, value)
     return None
