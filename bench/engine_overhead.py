@@ -15,10 +15,14 @@ Rows:
 
 * ``chain1`` / ``chain10`` / ``chain100``: START -> n0 -> ... -> END, each
   node returns ``{"n": state["n"] + 1}``; one superstep per node.
-* ``agent20``: an agent/tools loop. ``agent`` appends to ``messages``
-  (``Annotated[list, operator.add]``) and a conditional edge routes to
-  ``tools`` or END; ``tools`` appends a result. It ends after 20 rounds,
-  i.e. agent runs 21 times and tools 20 times: 41 supersteps.
+* ``agent20``: an agent/tools loop over LangChain messages, as real agents
+  keep them. ``agent`` appends an AIMessage with a tool call to ``messages``
+  (``Annotated[list, add_messages]``, each engine's own) and a conditional
+  edge routes to ``tools`` or END; ``tools`` appends the ToolMessage. It ends
+  after 20 rounds, i.e. agent runs 21 times and tools 20 times: 41
+  supersteps. Both engines store the same message objects.
+* ``agent20_dicts``: the same loop over plain dict messages merged by
+  ``operator.add`` (the engine without the langchain extra).
 
 Each run's final state is checked, so an engine that returns early or wrong
 shows as an error rather than as a fast figure. This prints figures; it
@@ -95,12 +99,14 @@ class ModuleSet:
     """Given a file path, returns (saver, close)."""
     make_postgres: Callable[[str], tuple[Any, Callable[[], None]]] | None = None
     """Given a fresh schema name, returns (saver, close); close also drops the schema."""
+    add_messages: Any = None
+    """The engine's message reducer."""
 
 
 def load_langgraph() -> tuple[ModuleSet | None, str]:
     try:
         from langgraph.checkpoint.memory import InMemorySaver
-        from langgraph.graph import END, START, StateGraph
+        from langgraph.graph import END, START, StateGraph, add_messages
     except ImportError as exc:
         return None, f"langgraph not installed ({exc})"
     try:
@@ -146,12 +152,12 @@ def load_langgraph() -> tuple[ModuleSet | None, str]:
         postgres = None
     else:
         postgres = make_postgres
-    return ModuleSet("langgraph", StateGraph, START, END, InMemorySaver, make_sqlite, postgres), version
+    return ModuleSet("langgraph", StateGraph, START, END, InMemorySaver, make_sqlite, postgres, add_messages), version
 
 
 def load_ours() -> tuple[ModuleSet | None, str]:
     try:
-        from engine import END, START, StateGraph
+        from engine import END, START, StateGraph, add_messages
         from engine.checkpoint import InMemorySaver, SqliteSaver
     except Exception as exc:  # the engine may be half-written: any failure
         return None, f"engine not importable ({type(exc).__name__}: {exc})"
@@ -189,7 +195,7 @@ def load_ours() -> tuple[ModuleSet | None, str]:
     import engine
 
     where = getattr(engine, "__file__", None) or next(iter(getattr(engine, "__path__", [])), "?")
-    return ModuleSet("ours", StateGraph, START, END, InMemorySaver, make_sqlite, make_postgres), f"engine from {where}"
+    return ModuleSet("ours", StateGraph, START, END, InMemorySaver, make_sqlite, make_postgres, add_messages), f"engine from {where}"
 
 
 # PostgreSQL for the "postgres" saver column: each cell gets a fresh schema, dropped after.
@@ -261,6 +267,40 @@ def build_agent(ms: ModuleSet, rounds: int = AGENT_ROUNDS, agent: Callable[[Agen
     return g
 
 
+def build_agent_lc(ms: ModuleSet, rounds: int = AGENT_ROUNDS):
+    """The agent loop over LangChain messages, merged by the engine's own add_messages."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    state = TypedDict("LCAgentState", {"messages": Annotated[list, ms.add_messages]})  # type: ignore[misc]
+    end = ms.END
+
+    def agent(s: Any) -> dict:
+        n = len(s["messages"])
+        return {"messages": [AIMessage("call tool", tool_calls=[{"name": "lookup", "args": {"n": n}, "id": f"call-{n}"}])]}
+
+    def tools(s: Any) -> dict:
+        call = s["messages"][-1].tool_calls[0]
+        return {"messages": [ToolMessage("result", tool_call_id=call["id"], name=call["name"])]}
+
+    def route(s: Any) -> str:
+        done = sum(1 for m in s["messages"] if isinstance(m, ToolMessage))
+        return "tools" if done < rounds else end
+
+    g = ms.StateGraph(state)
+    g.add_node("agent", agent)
+    g.add_node("tools", tools)
+    g.add_edge(ms.START, "agent")
+    g.add_conditional_edges("agent", route, {"tools": "tools", end: end})
+    g.add_edge("tools", "agent")
+    return g
+
+
+def _lc_input() -> dict:
+    from langchain_core.messages import HumanMessage
+
+    return {"messages": [HumanMessage("hi")]}
+
+
 @dataclass(frozen=True)
 class Row:
     name: str
@@ -282,6 +322,14 @@ ROWS: dict[str, Row] = {
 }
 ROWS["agent20"] = Row(
     "agent20",
+    build_agent_lc,
+    _lc_input,
+    2 * AGENT_ROUNDS + 1,
+    lambda out: isinstance(out, dict) and len(out.get("messages", ())) == 2 * AGENT_ROUNDS + 2
+    and type(out["messages"][-1]).__name__ == "AIMessage",
+)
+ROWS["agent20_dicts"] = Row(
+    "agent20_dicts",
     build_agent,
     lambda: {"messages": [{"role": "user", "content": "hi"}]},
     2 * AGENT_ROUNDS + 1,
@@ -472,9 +520,9 @@ async def _model_1ms(state: AgentState) -> dict:
 AGENT20_1MS = Row(
     "agent20_1ms",
     lambda ms: build_agent(ms, agent=_model_1ms),
-    ROWS["agent20"].make_input,
-    ROWS["agent20"].steps,
-    ROWS["agent20"].check,
+    ROWS["agent20_dicts"].make_input,
+    ROWS["agent20_dicts"].steps,
+    ROWS["agent20_dicts"].check,
 )
 
 
@@ -552,7 +600,7 @@ def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str
         _telemetry.tracer = t
 
     modes = {name: (lambda t=t: switch(t)) for name, t in tracers.items()}
-    table_rows = [ROWS[r] for r in rows] + ([AGENT20_1MS] if "agent20" in rows else [])
+    table_rows = [ROWS[r] for r in rows] + ([AGENT20_1MS] if {"agent20", "agent20_dicts"} & set(rows) else [])
     cells = [(r, sk) for r in table_rows for sk in savers]
     measured: dict[tuple[Row, str], dict[str, Cell]] = {}
     per_run: dict[tuple[Row, str], tuple[float, float]] = {}

@@ -4,11 +4,20 @@
 graph was compiled with, ``get_stream_writer()`` the custom-event writer.
 Each works anywhere in a node's call stack (a context variable), and raises
 ``RuntimeError`` outside a running node (``get_stream_writer`` returns a
-no-op there).
+no-op there). ``RunnableConfig`` is LangChain's (a plain dict type without
+langchain-core), for annotating a node's ``config`` parameter.
 """
 
 from __future__ import annotations
 
-from engine.pregel._context import get_config, get_store, get_stream_writer
+from typing import Any
 
-__all__ = ["get_config", "get_store", "get_stream_writer"]
+from engine.pregel._context import get_config, get_store, get_stream_writer
+from engine.types import StreamWriter
+
+try:
+    from langchain_core.runnables import RunnableConfig
+except ImportError:  # pragma: no cover - exercised by tests/engine/test_without_langchain.py
+    RunnableConfig = dict[str, Any]  # type: ignore[misc]
+
+__all__ = ["get_config", "get_store", "get_stream_writer", "RunnableConfig", "StreamWriter"]

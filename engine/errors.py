@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from engine._internal._interrupt import Interrupt
+
 __all__ = [
     "GraphwireError",
     "GraphDefinitionError",
@@ -166,6 +168,4 @@ class NodeInterrupt(GraphInterrupt):
     """Raised by a node to interrupt with a value (LangGraph's older spelling)."""
 
     def __init__(self, value: Any, id: str | None = None) -> None:
-        from engine.types import Interrupt
-
         super().__init__([Interrupt(value=value, id=id or "")])

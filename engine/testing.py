@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["thread", "history_summary", "checkpoint_ids"]
+__all__ = ["thread", "history_summary", "checkpoint_ids", "said"]
+
+_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
 
 
 def thread(thread_id: str = "t1", checkpoint_id: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -30,3 +32,17 @@ def history_summary(app: Any, config: dict[str, Any]) -> list[tuple[str, int, tu
 def checkpoint_ids(app: Any, config: dict[str, Any]) -> list[str]:
     """Checkpoint ids of the thread, newest first."""
     return [s.config["configurable"]["checkpoint_id"] for s in app.get_state_history(config)]
+
+
+def said(message: Any) -> tuple[str | None, Any]:
+    """``(role, content)`` of a message, a plain dict or a LangChain message alike.
+
+    With langchain-core installed, ``add_messages`` keeps LangChain messages
+    (``type`` "human", "ai", ...); without it, dicts (``role`` "user",
+    "assistant", ...). Roles come back in the dict spelling.
+    """
+    if isinstance(message, dict):
+        role = message.get("role") or _ROLES.get(message.get("type"), message.get("type"))
+        return role, message.get("content")
+    kind = getattr(message, "type", None)
+    return getattr(message, "role", None) or _ROLES.get(kind, kind), getattr(message, "content", None)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, NamedTuple, Sequence
+from typing import Any, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
+
+from engine._internal._interrupt import Interrupt
+from engine._internal._task import interrupt
 
 __all__ = [
     "START",
@@ -11,17 +14,28 @@ __all__ = [
     "Send",
     "Command",
     "Interrupt",
+    "interrupt",
     "RetryPolicy",
     "StateSnapshot",
     "PregelTask",
     "Durability",
     "StreamMode",
+    "StreamWriter",
+    "All",
+    "Checkpointer",
 ]
 
 START = "__start__"
 END = "__end__"
 
 Durability = Literal["sync", "async", "exit"]
+#: ``interrupt_before="*"`` / ``interrupt_after="*"``: every node.
+All = Literal["*"]
+#: What ``compile(checkpointer=...)`` takes: None or a saver (``engine.checkpoint``,
+#: which imports this module, so the alias cannot name its class).
+Checkpointer = Any
+#: What ``get_stream_writer()`` returns, and what a node's ``writer`` parameter receives.
+StreamWriter = Callable[[Any], None]
 StreamMode = Literal["values", "updates", "custom", "messages", "checkpoints", "tasks", "debug"]
 
 
@@ -37,16 +51,21 @@ class Send:
     arg: Any
 
 
+N = TypeVar("N")
+
+
+def _tool_output_bases() -> tuple[type, ...]:
+    """LangChain's ToolOutputMixin when installed: a tool returning a Command returns it
+    as it is (instead of as a ToolMessage of its text), as LangGraph's Command does."""
+    try:
+        from langchain_core.messages.tool import ToolOutputMixin
+    except ImportError:
+        return ()
+    return (ToolOutputMixin,)
+
+
 @dataclass(frozen=True, slots=True)
-class Interrupt:
-    """A pending question raised by ``interrupt(value)`` in a node."""
-
-    value: Any
-    id: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(Generic[N], *_tool_output_bases()):  # type: ignore[misc]
     """Returned by a node (``update``, ``goto``) or passed as input (``resume``).
 
     ``resume`` answers the pending interrupt; with several pending, a mapping

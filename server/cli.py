@@ -194,9 +194,11 @@ def _print_reply(result: Any, out: Any) -> None:
     if result.reason == "ERROR" or result.reason == "RECURSION_LIMIT":
         print(f"[run ended: {result.reason}: {result.error.type}: {result.error.message}]", file=out)
     elif msgs:
+        from graphwire import message_role, message_text
+
         last = msgs[-1]
-        if isinstance(last, dict) and last.get("role") == "assistant" and last.get("content"):
-            print(f"assistant: {last['content']}", file=out)
+        if isinstance(last, dict) and message_role(last) == "assistant" and message_text(last):
+            print(f"assistant: {message_text(last)}", file=out)
 
 
 def _chat(args: argparse.Namespace) -> int:

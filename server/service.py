@@ -27,6 +27,7 @@ from server._errors import RpcError, status_for
 from server._hub import RunHub
 from server._leases import ThreadLeases
 from server._json import decode_json
+from server._messages import messages_in
 from server._reads import Reads, thread_key
 from server._reads import bad as _bad
 from server._reads import ident as _ident
@@ -172,7 +173,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
             await self._abort(context, exc)
 
     async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> Start:
-        inp = decode_json(request.input_json, "input_json")
+        inp = messages_in(decode_json(request.input_json, "input_json"), "input_json")
         if inp is not None and not isinstance(inp, dict):
             raise _bad("input_json", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
         config = self._config(entry.name, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
@@ -186,6 +187,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
     async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> Start:
         cid = _ident(request.checkpoint_id, "checkpoint_id")
         update = decode_json(request.update_json, "update_json", default=_NO_UPDATE)
+        update = messages_in(update, "update_json") if update is not _NO_UPDATE else update
         as_node = request.as_node if request.HasField("as_node") else None
         if as_node is not None and as_node not in entry.graph.nodes:
             raise _bad("as_node", f"unknown node {as_node!r}")
@@ -256,7 +258,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         try:
             entry = self._graph(request.graph)
             thread_id = _ident(request.thread_id, "thread_id")
-            values = decode_json(request.values_json, "values_json")
+            values = messages_in(decode_json(request.values_json, "values_json"), "values_json")
             if not isinstance(values, dict):
                 raise _bad("values_json", "required: a JSON object of state keys")
             as_node = request.as_node if request.HasField("as_node") else None

@@ -28,9 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
-import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tests import _no_langchain
+
+if _no_langchain.hidden():
+    _no_langchain.hide()  # before anything imports langchain_core
+
+import grpc  # noqa: E402
+import pytest  # noqa: E402
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 
 from server.config import SETTINGS_KEYS
 
@@ -38,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Every graph a test server runs (``--graph`` replaces the default set).
 TEST_GRAPHS = {
     "reminders": "examples.reminders:graph",
+    "reminders_langchain": "examples.reminders_langchain:graph",
     "reminders_gated": "tests.graphs:reminders_gated",
     "chain3": "tests.graphs:chain3",
     "gated": "tests.graphs:gated",

@@ -1,7 +1,7 @@
 """Building graphs: StateGraph, add_messages, and drawing."""
 
 from engine.graph._draw import DrawableGraph, Edge
-from engine.graph._messages import REMOVE_ALL_MESSAGES, RemoveMessage, add_messages
+from engine.graph._messages import REMOVE_ALL_MESSAGES, MessagesState, RemoveMessage, add_messages
 from engine.graph._state import CompiledStateGraph, StateGraph
 from engine.types import END, START
 
@@ -9,6 +9,7 @@ __all__ = [
     "StateGraph",
     "CompiledStateGraph",
     "add_messages",
+    "MessagesState",
     "RemoveMessage",
     "REMOVE_ALL_MESSAGES",
     "DrawableGraph",

@@ -1,24 +1,47 @@
-"""``add_messages``: the reducer for a chat's message list.
+"""``add_messages``: the reducer for a chat's message list, and ``MessagesState``.
 
-Messages are plain dicts (``{"role", "content", "id", "tool_calls"}``) or
-objects with those attributes. New messages are appended; a message whose id
-is already in the list replaces it in place; ``{"role": "remove", "id": X}``
-(or :func:`RemoveMessage`) deletes X. Messages without an id get one, so that
-later updates can name them.
+With langchain-core installed (the ``langchain`` extra) messages are
+LangChain's, as in LangGraph: dicts (``{"role": "user", ...}`` or
+``{"type": "human", ...}``), ``(role, text)`` tuples and strings become
+message objects, chunks become whole messages, and ``RemoveMessage`` deletes.
+Without it, messages stay plain dicts (``{"role", "content", "id",
+"tool_calls"}``) or objects with those attributes, and ``RemoveMessage(id)``
+is the dict ``{"role": "remove", "id": id}``.
+
+Either way: new messages are appended; a message whose id is already in the
+list replaces it in place; removing an id that is not there is a
+``ValueError``; ``REMOVE_ALL_MESSAGES`` drops everything before it; messages
+without an id get one, so that later updates can name them.
 """
 
 from __future__ import annotations
 
+import functools
 import uuid
-from typing import Any
+from typing import Annotated, Any, Callable, TypedDict
 
-__all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES"]
+from engine._internal._unsupported import refuse
+
+__all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES", "MessagesState", "langchain_messages"]
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 
-def RemoveMessage(id: str) -> dict[str, Any]:
+@functools.cache
+def langchain_messages() -> Any:
+    """``langchain_core.messages``, or None when langchain-core is not installed."""
+    try:
+        import langchain_core.messages as module
+    except ImportError:
+        return None
+    return module
+
+
+def RemoveMessage(id: str, **kwargs: Any) -> Any:
     """A message that, merged by ``add_messages``, deletes the message ``id``."""
+    lc = langchain_messages()
+    if lc is not None:
+        return lc.RemoveMessage(id=id, **kwargs)
     return {"role": "remove", "id": id}
 
 
@@ -26,19 +49,22 @@ def _get(m: Any, key: str) -> Any:
     return m.get(key) if isinstance(m, dict) else getattr(m, key, None)
 
 
-def _normalize(m: Any) -> Any:
-    if isinstance(m, str):
-        m = {"role": "user", "content": m}
-    elif isinstance(m, tuple) and len(m) == 2:
-        m = {"role": m[0], "content": m[1]}
+def _with_id(m: Any) -> Any:
     if _get(m, "id") is None:
         if isinstance(m, dict):
-            m = {**m, "id": str(uuid.uuid4())}
-        else:
-            try:
-                m.id = str(uuid.uuid4())
-            except AttributeError:
-                pass
+            return {**m, "id": str(uuid.uuid4())}
+        try:
+            m.id = str(uuid.uuid4())
+        except (AttributeError, TypeError, ValueError):
+            pass
+    return m
+
+
+def _plain(m: Any) -> Any:
+    if isinstance(m, str):
+        return {"role": "user", "content": m}
+    if isinstance(m, tuple) and len(m) == 2:
+        return {"role": m[0], "content": m[1]}
     return m
 
 
@@ -50,19 +76,40 @@ def _as_list(v: Any) -> list[Any]:
     return [v]
 
 
-def add_messages(left: Any, right: Any) -> list[Any]:
-    """Merge ``right`` into ``left`` by message id (replace same id, append new)."""
-    old = [_normalize(m) for m in _as_list(left)]
-    new = [_normalize(m) for m in _as_list(right)]
-    if any(_get(m, "role") == "remove" and _get(m, "id") == REMOVE_ALL_MESSAGES for m in new):
-        idx = max(i for i, m in enumerate(new) if _get(m, "id") == REMOVE_ALL_MESSAGES)
-        return new[idx + 1 :]
+def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
+    """The messages as this installation keeps them, and how to spot a removal."""
+    lc = langchain_messages()
+    if lc is None:
+        return [_with_id(_plain(m)) for m in messages], lambda m: _get(m, "role") == "remove"
+    converted = [_with_id(lc.message_chunk_to_message(m)) for m in lc.convert_to_messages(messages)]
+    remove = lc.RemoveMessage
+    return converted, lambda m: isinstance(m, remove)
+
+
+def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
+    """Merge ``right`` into ``left`` by message id (replace same id, append new).
+
+    Called with no lists (``add_messages(format=...)``), returns the reducer
+    itself, as LangGraph's does; the ``format`` option itself is not supported
+    (README "Where it differs").
+    """
+    if kwargs:
+        if set(kwargs) != {"format"}:
+            raise TypeError(f"add_messages() got unexpected arguments {sorted(kwargs)}")
+        refuse("add_messages", format=kwargs["format"])
+        if left is None and right is None:
+            return add_messages
+    old, _ = _coerce(_as_list(left))
+    new, is_remove = _coerce(_as_list(right))
+    for i in range(len(new) - 1, -1, -1):
+        if is_remove(new[i]) and _get(new[i], "id") == REMOVE_ALL_MESSAGES:
+            return new[i + 1 :]
     merged = list(old)
     index = {_get(m, "id"): i for i, m in enumerate(merged)}
     removed: set[Any] = set()
     for m in new:
         mid = _get(m, "id")
-        if _get(m, "role") == "remove":
+        if is_remove(m):
             if mid not in index:
                 raise ValueError(f"cannot remove message {mid!r}: no message has that id")
             removed.add(mid)
@@ -76,3 +123,16 @@ def add_messages(left: Any, right: Any) -> list[Any]:
     if removed:
         merged = [m for m in merged if _get(m, "id") not in removed]
     return merged
+
+
+def _messages_state() -> Any:
+    lc = langchain_messages()
+    item: Any = lc.AnyMessage if lc is not None else Any
+    # The functional form: the annotation must be a real type, not this module's string.
+    state = TypedDict("MessagesState", {"messages": Annotated[list[item], add_messages]})  # type: ignore[misc]
+    state.__module__ = __name__
+    state.__doc__ = "A state of one key, ``messages``, merged by :func:`add_messages`."
+    return state
+
+
+MessagesState = _messages_state()

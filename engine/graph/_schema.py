@@ -23,6 +23,25 @@ def _is_pydantic(schema: Any) -> bool:
     return isinstance(schema, type) and hasattr(schema, "model_fields") and hasattr(schema, "model_validate")
 
 
+_WRAPPERS = {"Required", "NotRequired", "ReadOnly"}
+
+
+def _is_typeddict(schema: Any) -> bool:
+    # typing_extensions.TypedDict makes classes typing.is_typeddict rejects on 3.11.
+    return isinstance(schema, type) and (
+        typing.is_typeddict(schema) or (issubclass(schema, dict) and hasattr(schema, "__total__"))
+    )
+
+
+def _unwrap(hint: Any) -> Any:
+    """``hint`` without ``Required``/``NotRequired``/``ReadOnly`` (typing's or typing_extensions')."""
+    while getattr(typing.get_origin(hint), "_name", None) in _WRAPPERS or getattr(
+        typing.get_origin(hint), "__name__", None
+    ) in _WRAPPERS:
+        hint = typing.get_args(hint)[0]
+    return hint
+
+
 def _reducer(meta: tuple[Any, ...]) -> Callable[[Any, Any], Any] | None:
     for m in reversed(meta):
         if callable(m) and not isinstance(m, type):
@@ -79,7 +98,7 @@ def read_schema(schema: Any) -> SchemaInfo:
         hints = get_type_hints(schema, include_extras=True)
         names = {f.name for f in dataclasses.fields(schema)}
         hints = {k: v for k, v in hints.items() if k in names}
-    elif isinstance(schema, type) and typing.is_typeddict(schema):
+    elif _is_typeddict(schema):
         kind = "dict"
         hints = get_type_hints(schema, include_extras=True)
     elif isinstance(schema, dict):
@@ -90,6 +109,7 @@ def read_schema(schema: Any) -> SchemaInfo:
         )
     channels: dict[str, BaseChannel] = {}
     for key, hint in hints.items():
+        hint = _unwrap(hint)
         if typing.get_origin(hint) is typing.Annotated:
             base, *meta = typing.get_args(hint)
             red = _reducer(tuple(meta))

@@ -19,8 +19,10 @@ from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError, InvalidUpdateError
+from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer, route_writes
-from engine.graph._draw import DrawableGraph, draw
+from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
+from engine.graph._nodes import NodeCall, is_runnable, node_call
 from engine.graph._schema import SchemaInfo, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.pregel import Pregel
@@ -38,6 +40,7 @@ _LATE = "Adding {} to a graph that has already been compiled. This will not be r
 class _Node:
     name: str
     fn: Callable[..., Any]
+    call: NodeCall
     retry_policy: tuple[RetryPolicy, ...] = ()
     input_schema: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -45,28 +48,6 @@ class _Node:
 
 def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
-
-
-def _accepts_config(fn: Any) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return "config" in params
-
-
-def _accepts_store(fn: Any) -> bool:
-    """Whether ``fn`` takes the graph's store: a ``store`` parameter, untyped or typed ``BaseStore``
-    (``Optional`` too), as LangGraph injects it (another type keeps it the caller's)."""
-    try:
-        param = inspect.signature(fn).parameters.get("store")
-    except (TypeError, ValueError):
-        return False
-    if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-        return False
-    from engine.store.base import BaseStore
-
-    return param.annotation in (param.empty, BaseStore, "BaseStore", BaseStore | None, "Optional[BaseStore]", "BaseStore | None")
 
 
 class StateGraph:
@@ -146,7 +127,8 @@ class StateGraph:
         if action is None:
             if isinstance(node, str):
                 raise GraphDefinitionError(f"add_node({node!r}) needs a function")
-            action, node = node, getattr(node, "__name__", None) or type(node).__name__
+            action = node
+            node = action.get_name() if is_runnable(action) else getattr(action, "__name__", None) or type(action).__name__
         if not isinstance(node, str) or not node:
             raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
         if node in (START, END):
@@ -163,7 +145,7 @@ class StateGraph:
         if input_schema is not None:
             for k, ch in read_schema(input_schema).channels.items():
                 self.channels.setdefault(k, ch)
-        self.nodes[node] = _Node(node, action, policies, input_schema, dict(metadata or {}))
+        self.nodes[node] = _Node(node, action, node_call(node, action), policies, input_schema, dict(metadata or {}))
         return self
 
     def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> "StateGraph":
@@ -221,6 +203,10 @@ class StateGraph:
             log.warning(_LATE.format("an edge"))
         if isinstance(path_map, (list, tuple)):
             path_map = {p: p for p in path_map}
+        elif path_map is None:
+            # As LangGraph: a router annotated -> Literal[...] names where it may go.
+            names = literal_names(return_annotation(path))
+            path_map = {n: n for n in names} if names else None
         self.branches.setdefault(source, []).append(
             Branch(path, MappingProxyType(dict(path_map)) if path_map else None, _is_async(path))
         )
@@ -245,6 +231,7 @@ class StateGraph:
             branches=MappingProxyType({s: tuple(brs) for s, brs in self.branches.items()}),
             channels=MappingProxyType(dict(self.channels)),
             state=self.state,
+            commands=MappingProxyType({n: command_destinations(node.fn) for n, node in self.nodes.items()}),
         )
 
     def validate(self, interrupt: Sequence[str] = ()) -> None:
@@ -297,6 +284,9 @@ class StateGraph:
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
         self.compiled = True
+        if checkpointer is not None:
+            schemas = [self.state.schema, self.input.schema, self.output.schema]
+            allow_schema_types(checkpointer, [*schemas, *(n.input_schema for n in self.nodes.values())])
         channels: dict[str, BaseChannel] = dict(self.channels)
         channels[START] = EphemeralValue(Any, key=START)
         channels[TASKS] = Topic(Send, accumulate=False, key=TASKS)
@@ -327,11 +317,11 @@ class StateGraph:
                 name=node_name,
                 triggers=(f"branch:to:{node_name}", *node_joins.get(node_name, ())),
                 read=_with_empty_reducers(info.coerce, self.channels),
-                proc=node.fn,
+                proc=node.call.proc,
                 writer=make_writer(topology, node_name, self.state, join_chans.get(node_name, ())),
-                is_async=_is_async(node.fn),
-                accepts_config=_accepts_config(node.fn),
-                accepts_store=_accepts_store(node.fn),
+                is_async=node.call.is_async,
+                accepts_config=node.call.accepts_config,
+                accepts_store=node.call.accepts_store,
                 retry_policy=node.retry_policy,
                 metadata=node.metadata,
                 state_keys=state_keys,

@@ -10,7 +10,8 @@ from it.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.channels.base import BaseChannel
@@ -60,3 +61,5 @@ class Topology:
     branches: Mapping[str, tuple[Branch, ...]]  # source -> its conditional edges, in order
     channels: Mapping[str, BaseChannel]  # state key -> its channel (the reducer a write goes through)
     state: SchemaInfo  # what a router is given: the state, coerced to the schema's type
+    # node -> where its Command[Literal[...]] return annotation says it may go (for drawing)
+    commands: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))

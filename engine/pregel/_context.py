@@ -1,104 +1,19 @@
-"""What a running node can reach: its config, the stream writers, interrupt().
-
-Each task runs with a :class:`TaskContext` in a context variable, so
-``interrupt()`` and ``get_stream_writer()`` work from any depth of a node's
-call stack, in async code and in worker threads alike (the context is copied
-into the thread).
-"""
+"""The running task's context, for the loop (defined in :mod:`engine._internal._task`)."""
 
 from __future__ import annotations
 
-import contextvars
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from engine._internal._task import (
+    CURRENT,
+    TaskContext,
+    get_config,
+    get_message_writer,
+    get_store,
+    get_stream_writer,
+    interrupt,
+    interrupt_id,
+)
 
-from engine._internal._ids import task_id as _hash_id
-from engine.errors import GraphInterrupt
-from engine.types import Interrupt
-
-__all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "get_store", "CURRENT"]
-
-
-@dataclass(slots=True)
-class TaskContext:
-    """Per-task scratchpad.
-
-    ``resume`` holds the answers this task has received, in order; the n-th
-    ``interrupt()`` call of the task returns ``resume[n]`` if there is one.
-    """
-
-    task_id: str
-    node: str
-    step: int
-    config: dict[str, Any]
-    resume: list[Any] = field(default_factory=list)
-    counter: int = 0
-    custom: Callable[[Any], None] | None = None
-    message: Callable[[Any, dict[str, Any] | None], None] | None = None
-    # the graph's store (compile(store=...)), for get_store() and a node's ``store`` parameter;
-    # the future Runtime's ``store`` is this one too
-    store: Any = None
-
-
-CURRENT: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("graphwire_task", default=None)
-
-
-def _ctx(what: str) -> TaskContext:
-    ctx = CURRENT.get()
-    if ctx is None:
-        raise RuntimeError(f"{what} can only be called from inside a running node")
-    return ctx
-
-
-def interrupt_id(task_id: str, index: int) -> str:
-    return _hash_id("interrupt", task_id, index).replace("-", "")
-
-
-def interrupt(value: Any) -> Any:
-    """Stop the run and ask the caller for input; return the answer on resume.
-
-    The first time, this raises :class:`~engine.errors.GraphInterrupt`: the run
-    stops and reports ``value``. Resuming with ``Command(resume=answer)`` runs
-    the node again from its first line, and this call returns ``answer``.
-    Several calls in one node are matched to answers by order.
-    """
-    ctx = _ctx("interrupt()")
-    idx = ctx.counter
-    ctx.counter += 1
-    if idx < len(ctx.resume):
-        return ctx.resume[idx]
-    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, idx))])
-
-
-def _noop(*_: Any) -> None:
-    return None
-
-
-def get_stream_writer() -> Callable[[Any], None]:
-    """A function that sends a custom event to the caller (stream mode "custom")."""
-    ctx = CURRENT.get()
-    if ctx is None or ctx.custom is None:
-        return _noop
-    return ctx.custom
-
-
-def get_message_writer() -> Callable[..., None]:
-    """A function ``write(chunk, metadata=None)`` that streams a message token chunk.
-
-    Chunks reach callers of stream mode "messages" (and the server's
-    MessageChunk events) while the node is still running.
-    """
-    ctx = CURRENT.get()
-    if ctx is None or ctx.message is None:
-        return _noop
-    return ctx.message
-
-
-def get_store() -> Any:
-    """The store the running graph was compiled with (``compile(store=...)``), or None without one."""
-    return _ctx("get_store()").store
-
-
-def get_config() -> dict[str, Any]:
-    """The running task's config (thread id, checkpoint ns, run metadata)."""
-    return _ctx("get_config()").config
+__all__ = [
+    "TaskContext", "interrupt", "interrupt_id", "get_stream_writer", "get_message_writer", "get_config", "get_store",
+    "CURRENT",
+]

@@ -9,6 +9,7 @@ the calling thread instead of a worker thread).
 
 from __future__ import annotations
 
+import copy
 import os
 import uuid
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
@@ -31,6 +32,7 @@ from engine.checkpoint.base import (
 from engine.errors import InvalidUpdateError, NotFoundError
 from engine.events import Event, RunFinished
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels, trigger_index
+from engine.pregel._graph_run import merge_configs, reported, start_graph_run
 from engine.pregel._loop import RunLoop
 from engine.pregel._options import durability_of
 from engine.pregel._snapshot import build_snapshot
@@ -100,8 +102,14 @@ class Pregel:
         upd = {k: v for k, v in t.writes if k in self.state_keys}
         return upd or None
 
+    #: Defaults ``with_config`` set, merged under every call's config.
+    config: dict[str, Any] | None = None
+
     def with_config(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> "Pregel":
-        return self
+        """A copy of this graph whose calls run with ``config`` (and ``kwargs``) as defaults."""
+        clone = copy.copy(self)
+        clone.config = merge_configs(self.config, config, kwargs)
+        return clone
 
     # -- running -------------------------------------------------------------
     def aevents(
@@ -131,10 +139,12 @@ class Pregel:
         durability = durability_of(durability, **langgraph_options)
         if durability not in (None, "sync", "async", "exit"):
             raise ValueError(f"durability must be 'sync', 'async' or 'exit', not {durability!r}")
+        config = merge_configs(self.config, config)
+        run = start_graph_run(self.name, input, config)
         loop = RunLoop(
             self,
             input,
-            config or {},
+            config,
             durability=durability or "async",
             kinds=frozenset(kinds) | {RunFinished} if kinds is not None else None,
             inline_sync=_inline_sync,
@@ -144,7 +154,7 @@ class Pregel:
             run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or uuid.uuid4()),
             lease=lease,
         )
-        return loop.events()
+        return loop.events() if run is None else reported(run, loop.events())
 
     async def astream(
         self,
@@ -159,6 +169,7 @@ class Pregel:
         _inline_sync: bool = False,
         **langgraph_options: Any,
     ) -> AsyncIterator[Any]:
+        config = merge_configs(self.config, config)
         stream_mode = self.stream_mode if stream_mode is None else stream_mode
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
         single = isinstance(stream_mode, str)
@@ -225,6 +236,7 @@ class Pregel:
         graph here has none (``add_node`` refuses a compiled graph), so the
         snapshot is the same either way, as it is in LangGraph for such a graph.
         """
+        config = merge_configs(self.config, config)
         saved = await self._saver().aget_tuple(config)
         if saved is None:
             if (config.get("configurable") or {}).get("checkpoint_id"):
@@ -250,6 +262,7 @@ class Pregel:
         config without a thread id raises KeyError (listing every thread's
         versions is the saver's ``alist(None)``, never a graph's history).
         """
+        config = merge_configs(self.config, config)
         configurable = config.get("configurable") or {}
         if configurable.get("thread_id") is None:
             raise KeyError("get_state_history needs config['configurable']['thread_id']")
@@ -280,6 +293,7 @@ class Pregel:
         """
         refuse("update_state", task_id=task_id)
         saver = self._saver()
+        config = merge_configs(self.config, config)
         configurable = dict(config.get("configurable") or {})
         lease = run_lease(saver, configurable.get("thread_id"), configurable, lease)
         saved = await saver.aget_tuple(config)

@@ -28,6 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgpack  # type: ignore[import-untyped]
 
 from engine.errors import CorruptCheckpointError, SerializationError
+from engine.serde import _langchain
 from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
 from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
 from engine.serde._registry import Entry, make_entry
@@ -72,8 +73,10 @@ class Serializer:
     Allowed: None, bool, int (any size), float, str, bytes, list, tuple, dict
     (keys of any allowed hashable type), set, frozenset, datetime, date, time,
     timedelta, UUID, Decimal; members of registered Enum classes; instances of
-    registered dataclasses and Pydantic models; and the engine's own
-    ``Interrupt``, ``Send`` and ``Command``, always registered. ``bytearray``
+    registered dataclasses and Pydantic models; the engine's own
+    ``Interrupt``, ``Send`` and ``Command``, always registered; and every
+    message class of ``langchain_core.messages`` when langchain-core is
+    installed (:mod:`engine.serde._langchain`). ``bytearray``
     and ``memoryview`` are stored (and come back) as bytes.
 
     Args:
@@ -112,6 +115,25 @@ class Serializer:
         for entry in entries:
             self._by_name[entry.name] = entry
             self._by_type[entry.cls] = entry
+
+    def allow(self, *types: type) -> None:
+        """:meth:`register`, except that a class of the same name replaces the one known.
+
+        For classes a state schema names (see ``engine.graph._allowlist``): a
+        function that builds its graph defines its schema's classes anew on
+        every call, under the same names.
+        """
+        for entry in [make_entry(cls) for cls in types]:
+            self._by_name[entry.name] = entry
+            self._by_type[entry.cls] = entry
+
+    def _langchain_entries(self) -> dict[type, Entry]:
+        """Allow LangChain's message classes (on first sight of one: importing them costs)."""
+        entries = _langchain.entries()
+        for entry in entries:
+            self._by_name[entry.name] = entry
+            self._by_type[entry.cls] = entry
+        return {e.cls: e for e in entries}
 
     @property
     def registered(self) -> Mapping[str, type]:
@@ -184,6 +206,8 @@ class Serializer:
                 code, payload = encode(obj, self._pack_nested)
                 return msgpack.ExtType(code, payload)
             entry = self._by_type.get(t)
+            if entry is None and _langchain.is_message_type(t):
+                entry = self._langchain_entries().get(t)
             if entry is not None:
                 return msgpack.ExtType(Code.REGISTERED, self._pack_nested([entry.name, entry.dump(obj)]))
             raise TypeError(f"cannot store a value of type {t.__name__} {UNSTORABLE_HINT}")
@@ -289,6 +313,14 @@ class Serializer:
             raise CorruptCheckpointError("bad stored registered value: expected [name, data]")
         name, data = item
         entry = self._by_name.get(name)
+        if entry is None and _langchain.stored_name(name):
+            try:
+                self._langchain_entries()
+            except ImportError:
+                raise CorruptCheckpointError(
+                    f"stored data holds a LangChain message ({name!r}); install langchain-core to read it"
+                ) from None
+            entry = self._by_name.get(name)
         if entry is None:
             raise CorruptCheckpointError(
                 f"stored data names an unknown class {name!r}: only classes registered with "

@@ -22,8 +22,15 @@ _REMIND = re.compile(r"remind me to (?P<text>.+?) (?:at|on) (?P<at>.+?)[.!?]*$",
 _WEATHER = re.compile(r"weather (?:in|for) (?P<city>[\w .'-]+?)[?.!]*$", re.IGNORECASE)
 
 
+_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
+
+
 def _get(m: Any, key: str, default: Any = None) -> Any:
-    return m.get(key, default) if isinstance(m, dict) else getattr(m, key, default)
+    if isinstance(m, dict):
+        return m.get(key, default)
+    if key == "role" and not hasattr(m, "role"):  # a LangChain message (with the langchain extra)
+        return _ROLES.get(getattr(m, "type", None), default)
+    return getattr(m, key, default)
 
 
 def _assistant(content: str, tool_calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:

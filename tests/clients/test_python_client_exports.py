@@ -26,6 +26,13 @@ EXPECTED = {
     "FinishReason",
     "Durability",
     "Item",
+    # chat messages
+    "Message",
+    "ToolCall",
+    "message_role",
+    "message_text",
+    "tool_calls",
+    "user_message",
     # events
     "Event",
     "RunStarted",

@@ -13,6 +13,9 @@ _.refresh_on_read  # engine/store/base/_types.py TTLConfig
 _.omit_expired  # engine/store/base/_types.py TTLConfig
 _.default_ttl  # engine/store/base/_types.py TTLConfig
 _.dims  # engine/store/base/_types.py IndexConfig
+_.additional_kwargs  # clients/python/graphwire/_messages.py Message (LangChain's dict form)
+_.response_metadata  # clients/python/graphwire/_messages.py Message
+_.usage_metadata  # clients/python/graphwire/_messages.py Message
 
 # Set for the sqlite3 module, which reads it.
 _.isolation_level  # engine/checkpoint/sqlite/_saver.py, engine/store/sqlite/_store.py
@@ -27,3 +30,13 @@ _.xray  # engine/graph/_state.py get_graph(xray=): expands subgraphs, and a grap
 _.intercept_service  # server/_auth.py, server/_errors.py
 _.capture_signals  # server/inspector/__init__.py
 _.should_exit  # server/inspector/__init__.py (uvicorn's serve loop reads it)
+
+# A LangChain callback handler's hooks and flags, called and read by langchain-core's callback managers.
+_.run_inline  # engine/pregel/_lc_stream.py MessagesHandler
+_.tap_output_aiter  # engine/pregel/_lc_stream.py MessagesHandler (LangChain's _StreamingCallbackHandler protocol)
+_.tap_output_iter  # engine/pregel/_lc_stream.py MessagesHandler
+_.on_chat_model_start  # engine/pregel/_lc_stream.py MessagesHandler
+_.on_llm_new_token  # engine/pregel/_lc_stream.py MessagesHandler
+_.on_llm_end  # engine/pregel/_lc_stream.py MessagesHandler
+_.on_llm_error  # engine/pregel/_lc_stream.py MessagesHandler
+_.serialized  # engine/pregel/_lc_stream.py on_chat_model_start's positional parameter (LangChain's signature)

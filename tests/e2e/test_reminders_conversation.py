@@ -25,10 +25,12 @@ from graphwire import (
     RunFinished,
     RunStarted,
     TaskFinished,
+    message_role,
 )
 
 from engine.checkpoint import SqliteSaver
 from examples.reminders import graph as reminders_builder
+from server._json import encode
 from server.service import thread_key
 
 QUESTION = "Add a reminder to call mom at 5pm?"
@@ -47,7 +49,7 @@ def in_process(server: Any) -> Iterator[Any]:
 
 
 def _json(value: Any) -> Any:
-    return json.loads(json.dumps(value))
+    return json.loads(encode(value))  # as the server sends it: LangChain messages in their dict form
 
 
 def wire_view(s: Any) -> dict[str, Any]:
@@ -117,7 +119,7 @@ def test_conversation_interrupt_resume_end(server: Any, thread_id: str) -> None:
         assert tool_updates and tool_updates[0]["reminders"] == [{"text": "call mom", "at": "5pm"}]
         assert resumed.values["reminders"] == [{"text": "call mom", "at": "5pm"}]
         reply = resumed.values["messages"][-1]
-        assert reply["role"] == "assistant" and reply["content"] == "Done: I'll remind you to call mom at 5pm."
+        assert message_role(reply) == "assistant" and reply["content"] == "Done: I'll remind you to call mom at 5pm."
         chunks = [e.chunk["content"] for e in resumed.events if isinstance(e, MessageChunk) and e.chunk["id"] == reply["id"]]
         assert "".join(chunks) == reply["content"]
         assert resumed.checkpoint is not None and resumed.checkpoint.next == ()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import operator
 import time
-from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from engine import END, START, Command, InvalidUpdateError, Send, StateGraph, add_messages
+from engine import END, START, Command, InvalidUpdateError, Send, StateGraph
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, LastValue, NamedBarrierValue, Topic
 from engine.channels.base import MISSING, EmptyChannelError
 
@@ -163,24 +162,3 @@ def test_node_return_values():
     bad.add_edge(START, "a")
     with pytest.raises(InvalidUpdateError, match="expected a dict"):
         bad.compile().invoke({"x": 0})
-
-
-def test_add_messages_merges_by_id_with_dicts_and_objects():
-    left = add_messages([], [{"role": "user", "content": "hi"}, "plain", ("assistant", "yo")])
-    assert [m["role"] for m in left] == ["user", "user", "assistant"]
-    assert all(m["id"] for m in left)
-    replaced = add_messages(left, [{"role": "assistant", "content": "REPLACED", "id": left[2]["id"]}])
-    assert [m["content"] for m in replaced] == ["hi", "plain", "REPLACED"]
-    removed = add_messages(replaced, [{"role": "remove", "id": left[0]["id"]}])
-    assert [m["content"] for m in removed] == ["plain", "REPLACED"]
-
-    @dataclass
-    class Msg:
-        role: str
-        content: str
-        id: str | None = None
-        tool_calls: list = field(default_factory=list)
-
-    objs = add_messages([Msg("user", "a", "1")], [Msg("assistant", "b"), Msg("user", "A", "1")])
-    assert [(m.content, m.id) for m in objs][0] == ("A", "1")
-    assert objs[1].id and objs[1].content == "b"

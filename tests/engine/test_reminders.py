@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 
 from engine import Command
-from engine.testing import thread
+from engine.testing import said, thread
 from examples.reminders import build_graph, forecast_text
 
 
 def contents(state):
-    return [(m["role"], m["content"]) for m in state["messages"]]
+    return [said(m) for m in state["messages"]]
 
 
 def test_reminder_turn_asks_first_then_adds_on_yes(checkpointer):
@@ -22,7 +22,7 @@ def test_reminder_turn_asks_first_then_adds_on_yes(checkpointer):
     assert out["reminders"] == []
 
     asked = [c for c in app.stream(Command(resume="yes"), thread(), stream_mode="custom")]
-    assert asked == [{"asking": out["messages"][-1]["tool_calls"][0]["id"]}]  # code before interrupt() ran again
+    assert asked == [{"asking": out["messages"][-1].tool_calls[0]["id"]}]  # code before interrupt() ran again
     state = app.get_state(thread())
     assert state.next == ()
     assert state.values["reminders"] == [{"text": "call mom", "at": "5pm"}]

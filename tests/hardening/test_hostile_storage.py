@@ -55,6 +55,19 @@ PAYLOADS: dict[str, Payload] = {
     "pickle under msgpack": lambda p: ("msgpack", pickle.dumps(OpenOnUnpickle(p))),
     "json constructor": lambda p: ("json", constructor(p)),
     "unknown tag": lambda p: ("msgpack+evil", msgpack.packb(["os:system", p])),
+    # LangChain's message classes are allowlisted by name; hostile fields must not get far.
+    "langchain message, dunder field": lambda p: (
+        "msgpack", registered("langchain:AIMessage", {"content": "x", "__class__": "os:system", "__init__": p})
+    ),
+    "langchain message, constructor as a field": lambda p: (
+        "msgpack", registered("langchain:ToolMessage", {"content": "x", "tool_call_id": json.loads(constructor(p))})
+    ),
+    "langchain message, wrong type": lambda p: (
+        "msgpack", registered("langchain:AIMessage", {"content": "x", "type": "constructor", "id": ["os", "system"]})
+    ),
+    "langchain module path": lambda p: ("msgpack", registered("langchain_core.messages.ai:AIMessage", {"content": p})),
+    "langchain loader": lambda p: ("msgpack", registered("langchain_core.load:loads", constructor(p).decode())),
+    "langchain base class": lambda p: ("msgpack", registered("langchain:BaseMessage", {"content": p, "type": "x"})),
 }
 CASES = [(f"{where}: {name}", where, name) for where in ("blob",) for name in PAYLOADS] + [
     ("meta: pickle tag", "meta", "pickle tag"),

@@ -60,6 +60,7 @@ from graphwire._events import (
     TaskStarted,
     ValuesEvent,
 )
+from graphwire._messages import Message, ToolCall, message_role, message_text, tool_calls, user_message
 from graphwire._options import RunOptions
 from graphwire._run import RunResult
 from graphwire._sync_client import Client
@@ -101,6 +102,13 @@ __all__ = [
     "FinishReason",
     "Durability",
     "Item",
+    # chat messages
+    "Message",
+    "ToolCall",
+    "message_role",
+    "message_text",
+    "tool_calls",
+    "user_message",
     # events
     "Event",
     "RunStarted",

@@ -106,4 +106,13 @@ export {
   type GraphwireErrorOptions,
 } from "./errors.js";
 export { bigIntJson, standardJson, type JsonCodec } from "./json.js";
+export {
+  messageRole,
+  messageText,
+  toolCalls,
+  userMessage,
+  type Message,
+  type Role,
+  type ToolCall,
+} from "./messages.js";
 export { VERSION } from "./version.js";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { Client, FinishReason, NotFoundError, type RunEvent } from "@graphwire/client";
+import { Client, FinishReason, NotFoundError, messageRole, type RunEvent } from "@graphwire/client";
 import type { GraphwireServer } from "@graphwire/client/testing";
 
 import { forecastText, lastMessage, startGraphwire, user, type ReminderState } from "./helpers.js";
@@ -117,7 +117,7 @@ describe("the reminders conversation", () => {
       [...steps].sort((a, b) => a - b),
       "values come step by step",
     );
-    const tool = result.values?.messages.find((m) => m.role === "tool");
+    const tool = result.values?.messages.find((m) => messageRole(m) === "tool");
     assert.equal(tool?.content, forecastText("Oslo"));
   });
 

@@ -44,12 +44,8 @@ export function user(text: string): { messages: { role: string; content: string 
   return { messages: [{ role: "user", content: text }] };
 }
 
-export interface Message {
-  role?: string;
-  content?: unknown;
-  id?: string;
-  tool_calls?: unknown[];
-}
+import type { Message } from "@graphwire/client";
+export type { Message };
 
 export interface ReminderState extends StateValues {
   messages: Message[];

@@ -102,14 +102,17 @@ describe("big integers through a server", () => {
     const plain = new Client(server.address);
     try {
       const big = 12345678901234567890n;
-      const input = { messages: [{ role: "user", content: "hello", order: big, small: 7 }] };
-      const result = await exact.invoke<{ messages: Record<string, unknown>[] }>("reminders", "big", input).result();
-      assert.equal(result.values?.messages[0]?.["order"], big);
-      assert.equal(result.values?.messages[0]?.["small"], 7, "safe integers stay numbers");
+      // LangChain messages keep extra data in additional_kwargs
+      const input = { messages: [{ role: "user", content: "hello", additional_kwargs: { order: big, small: 7 } }] };
+      type Extra = { messages: { additional_kwargs: Record<string, unknown> }[] };
+      const result = await exact.invoke<Extra>("reminders", "big", input).result();
+      assert.equal(result.values?.messages[0]?.additional_kwargs["order"], big);
+      assert.equal(result.values?.messages[0]?.additional_kwargs["small"], 7, "safe integers stay numbers");
 
-      const lossy = await plain.getState<{ messages: Record<string, unknown>[] }>("reminders", "big");
-      assert.equal(lossy.values.messages[0]?.["order"], Number(big));
-      assert.notEqual(BigInt(lossy.values.messages[0]?.["order"] as number), big, "JSON.parse loses digits past 2^53");
+      const lossy = await plain.getState<Extra>("reminders", "big");
+      const order = lossy.values.messages[0]?.additional_kwargs["order"];
+      assert.equal(order, Number(big));
+      assert.notEqual(BigInt(order as number), big, "JSON.parse loses digits past 2^53");
     } finally {
       exact.close();
       plain.close();

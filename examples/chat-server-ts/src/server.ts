@@ -34,7 +34,10 @@ import {
   Code,
   GraphwireError,
   NotFoundError,
+  messageRole,
+  messageText,
   type Client,
+  type Message,
   type EventKind,
   type Run,
   type StateSnapshot,
@@ -46,11 +49,8 @@ export interface ChatState {
   [key: string]: unknown;
 }
 
-export interface ChatMessage {
-  role?: string;
-  content?: unknown;
-  id?: string;
-}
+/** A message as graphwire sends it: LangChain's dict form (`type`) or `role`/`content`. */
+export type ChatMessage = Message;
 
 export interface ChatServerOptions {
   /** The graphwire client to call. */
@@ -106,7 +106,9 @@ export function createChatServer(options: ChatServerOptions): Server {
       }
       const question = state?.interrupts[0];
       sendJson(res, 200, {
-        messages: (state?.values.messages ?? []).filter(shown).map((m) => ({ role: m.role, content: m.content })),
+        messages: (state?.values.messages ?? [])
+          .filter(shown)
+          .map((m) => ({ role: messageRole(m), content: messageText(m) })),
         question: question === undefined ? null : asText(question.value),
       });
     },
@@ -206,7 +208,7 @@ async function streamTurn(res: ServerResponse, start: (signal: AbortSignal) => R
         case "run_finished":
           send("done", {
             reason: event.reason,
-            reply: event.reason === "END" ? (lastReply(event.values)?.content ?? null) : null,
+            reply: event.reason === "END" ? asReply(lastReply(event.values)) : null,
             error: event.error,
           });
           break;
@@ -241,16 +243,17 @@ function versionBeforeLastReply(history: StateSnapshot<ChatState>[]): string {
 
 /** The last assistant message with something to say. */
 function lastReply(values: ChatState | null): ChatMessage | undefined {
-  return (values?.messages ?? []).filter((m) => m.role === "assistant" && shown(m)).at(-1);
+  return (values?.messages ?? []).filter((m) => messageRole(m) === "assistant" && shown(m)).at(-1);
+}
+
+function asReply(message: ChatMessage | undefined): string | null {
+  return message === undefined ? null : messageText(message);
 }
 
 /** User and assistant messages with text (not tool calls or tool results). */
 function shown(message: ChatMessage): boolean {
-  return (
-    (message.role === "user" || message.role === "assistant") &&
-    typeof message.content === "string" &&
-    message.content !== ""
-  );
+  const role = messageRole(message);
+  return (role === "user" || role === "assistant") && messageText(message) !== "";
 }
 
 function asText(value: unknown): string {

@@ -869,7 +869,10 @@ export type MessageChunk = Message<"graphwire.v1.MessageChunk"> & {
 
   /**
    * The chunk: a JSON object in the shape of a message chunk, typically with
-   * "id" (the message's id, the same for all its chunks) and "content".
+   * "id" (the message's id, the same for all its chunks) and "content". A
+   * LangChain chat model's token is an "AIMessageChunk" in LangChain's dict
+   * form (see "Chat messages" above); a message a node returned that no
+   * model streamed comes whole, once.
    *
    * @generated from field: string chunk_json = 6;
    */

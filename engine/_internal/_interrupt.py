@@ -1,0 +1,25 @@
+"""The ``Interrupt`` value, below every module that uses it (public as ``engine.types.Interrupt``).
+
+``engine.errors`` (``NodeInterrupt`` builds one), the task context
+(``interrupt()`` raises them) and ``engine.types`` all import it from here, so
+none of them imports another for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Interrupt"]
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A pending question raised by ``interrupt(value)`` in a node."""
+
+    value: Any
+    id: str = ""
+
+
+# Public as engine.types.Interrupt; stored checkpoints name it so.
+Interrupt.__module__ = "engine.types"

@@ -1,0 +1,191 @@
+"""What ``add_node`` accepts, made into what the loop calls.
+
+LangGraph 1.2 takes a plain or async function of the state, optionally with
+parameters it fills in by name: ``config`` (the task's RunnableConfig, when
+unannotated or annotated ``RunnableConfig``), ``writer`` (the custom stream
+writer) and ``store`` (the graph's store, passed by the loop). Any
+langchain-core Runnable (an LCEL chain, a ``RunnableLambda``, a chat model
+with tools bound) is a node too, invoked with the task's config. This module
+turns each into a :class:`NodeCall`: ``proc(input, config)`` (or
+``proc(input)`` when nothing needs the config) and whether it is async.
+
+With langchain-core installed, every node runs with the task's config as
+LangChain's current config (``var_child_runnable_config``), so a chat model
+or chain called inside a plain function, without passing ``config``, still
+gets the run's callbacks, tags and metadata, and in stream mode "messages"
+the engine's handler (:mod:`engine.pregel._lc_stream`) that turns its tokens
+into message chunks, as LangGraph's does. Messages a node returns that no
+model streamed are sent to "messages" mode too, as LangGraph sends them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from engine._internal._unsupported import WHERE_IT_DIFFERS
+from engine.errors import GraphDefinitionError
+from engine.graph._messages import langchain_messages
+from engine.types import StreamWriter
+
+__all__ = ["NodeCall", "node_call", "is_runnable"]
+
+
+
+@dataclass(frozen=True, slots=True)
+class NodeCall:
+    proc: Callable[..., Any]
+    is_async: bool
+    accepts_config: bool
+    # the loop passes ``store=`` (a wrapper hands it on to the function)
+    accepts_store: bool = False
+
+
+def _is_async(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+def is_runnable(action: Any) -> bool:
+    """Whether ``action`` is a langchain-core Runnable (False without langchain-core)."""
+    if langchain_messages() is None:
+        return False
+    from langchain_core.runnables import Runnable
+
+    return isinstance(action, Runnable)
+
+
+def _annotation_names(p: inspect.Parameter) -> str:
+    a = p.annotation
+    return a if isinstance(a, str) else f"{getattr(a, '__name__', '')} {a!r}"
+
+
+def _injected(fn: Any, name: str) -> dict[str, str]:
+    """The parameters LangGraph fills in that ``fn`` takes: name -> what to inject."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    out: dict[str, str] = {}
+    for kw, p in params.items():
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            continue
+        empty = p.annotation is p.empty
+        text = "" if empty else _annotation_names(p)
+        if kw == "config" and (empty or "RunnableConfig" in text):
+            out[kw] = "config"
+        elif kw == "writer" and (empty or "StreamWriter" in text or p.annotation == StreamWriter):
+            out[kw] = "writer"
+        elif kw == "runtime":
+            raise NotImplementedError(
+                f"node {name!r} takes a 'runtime' parameter: Runtime is not supported yet; see {WHERE_IT_DIFFERS}"
+            )
+    return out
+
+
+def _accepts_store(fn: Any) -> bool:
+    """Whether ``fn`` takes the graph's store: a ``store`` parameter, untyped or typed ``BaseStore``
+    (``Optional`` too), as LangGraph injects it (another type keeps it the caller's)."""
+    try:
+        param = inspect.signature(fn).parameters.get("store")
+    except (TypeError, ValueError):
+        return False
+    if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+        return False
+    from engine.store.base import BaseStore
+
+    return param.annotation in (param.empty, BaseStore, "BaseStore", BaseStore | None, "Optional[BaseStore]", "BaseStore | None")
+
+
+def node_call(name: str, action: Any) -> NodeCall:
+    """How the loop calls the node ``action`` (a function or a Runnable)."""
+    if is_runnable(action):
+        return NodeCall(_runnable_proc(name, action), True, True)
+    if not callable(action):
+        raise GraphDefinitionError(f"node {name!r} must be a function or a Runnable, not {type(action).__name__}")
+    injected = _injected(action, name)
+    is_async = _is_async(action)
+    store = _accepts_store(action)
+    extra = {kw: what for kw, what in injected.items() if kw != "config"}
+    if langchain_messages() is None:
+        if not extra:
+            return NodeCall(action, is_async, "config" in injected, store)
+        return NodeCall(_with_kwargs(action, injected, is_async), is_async, True, store)
+    return NodeCall(_lc_proc(action, injected, is_async), is_async, True, store)
+
+
+def _kwargs(injected: dict[str, str], config: Any, passed: dict[str, Any]) -> dict[str, Any]:
+    """The injected arguments of one call; ``passed`` is what the loop gave (``store``)."""
+    from engine._internal._task import get_stream_writer
+
+    out = dict(passed)
+    for kw, what in injected.items():
+        if what == "config":
+            out[kw] = config
+        elif what == "writer":
+            out[kw] = get_stream_writer()
+    return out
+
+
+def _with_kwargs(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[..., Any]:
+    if is_async:
+
+        async def acall(state: Any, config: Any, **passed: Any) -> Any:
+            return await fn(state, **_kwargs(injected, config, passed))
+
+        return acall
+
+    def call(state: Any, config: Any, **passed: Any) -> Any:
+        return fn(state, **_kwargs(injected, config, passed))
+
+    return call
+
+
+def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[..., Any]:
+    """``fn`` run under LangChain's current config, its new messages sent to "messages" mode."""
+    from engine.pregel import _lc_stream  # needs langchain-core, which the caller checked
+
+    if is_async:
+
+        async def acall(state: Any, config: Any, **passed: Any) -> Any:
+            child, task = _lc_stream.child_config(config, state)
+            token = _lc_stream.enter(child)
+            try:
+                result = await fn(state, **_kwargs(injected, child, passed))
+            except BaseException as e:
+                task.failed(e)
+                raise
+            finally:
+                _lc_stream.leave(token)
+            return task.returned(result)
+
+        return acall
+
+    def call(state: Any, config: Any, **passed: Any) -> Any:
+        child, task = _lc_stream.child_config(config, state)
+        token = _lc_stream.enter(child)
+        try:
+            result = fn(state, **_kwargs(injected, child, passed))
+        except BaseException as e:
+            task.failed(e)
+            raise
+        finally:
+            _lc_stream.leave(token)
+        return task.returned(result)
+
+    return call
+
+
+def _runnable_proc(name: str, runnable: Any) -> Callable[..., Any]:
+    from engine.pregel import _lc_stream  # needs langchain-core, which the caller checked
+
+    async def call(state: Any, config: Any) -> Any:
+        child, task = _lc_stream.child_config(config, state, runnable=True)
+        try:
+            result = await runnable.ainvoke(state, child)
+        except BaseException as e:
+            task.failed(e)
+            raise
+        return task.returned(result)
+
+    return call

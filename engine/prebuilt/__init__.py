@@ -1,0 +1,19 @@
+"""Prebuilt agent parts, as ``langgraph.prebuilt``: ToolNode, tools_condition, create_react_agent.
+
+They are built on langchain-core's messages and tools, so this package needs
+the ``langchain`` extra (``pip install 'graphwire-server[langchain]'``).
+"""
+
+from __future__ import annotations
+
+try:
+    import langchain_core  # noqa: F401
+except ImportError as e:  # pragma: no cover - exercised by tests/engine/test_without_langchain.py
+    raise ImportError(
+        "engine.prebuilt needs langchain-core: install the langchain extra (pip install 'graphwire-server[langchain]')"
+    ) from e
+
+from engine.prebuilt._react import AgentState, create_react_agent
+from engine.prebuilt._tool_node import InjectedState, InjectedStore, ToolNode, tools_condition
+
+__all__ = ["ToolNode", "tools_condition", "create_react_agent", "InjectedState", "InjectedStore", "AgentState"]

@@ -1,0 +1,293 @@
+"""ToolNode and tools_condition: the tools half of a tool-calling agent.
+
+Written from LangGraph 1.2's observed behaviour (tests/sidebyside/tool_node.py):
+
+* :class:`ToolNode` runs every tool call of the last AIMessage in the state
+  (``messages_key``, default "messages"; or a list of messages), all at once,
+  and returns their ToolMessages in call order: ``{"messages": [...]}`` (a list
+  for list input). A tool returning a ``Command`` contributes its update and
+  goto; the node then returns one Command with everything.
+* Errors become ToolMessages (``status="error"``) the model can read: an
+  unknown tool name, and arguments that fail the tool's schema, always (unless
+  ``handle_tool_errors=False``); an exception the tool raises only when
+  ``handle_tool_errors`` says so (True: LangGraph's "Error: ...  Please fix
+  your mistakes."; a string: that text; a callable: what it returns; an
+  exception class or tuple: those classes), otherwise it propagates.
+* Arguments annotated ``InjectedState`` (the whole state, or
+  ``InjectedState("key")`` one key) and LangChain's ``InjectedToolCallId`` are
+  filled in, never shown to the model; ``InjectedStore`` receives the graph's
+  store (``compile(store=...)``; None without one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import get_executor_for_config
+from langchain_core.tools import BaseTool, InjectedToolArg
+from langchain_core.tools import tool as create_tool
+from langchain_core.tools.base import get_all_basemodel_annotations
+from pydantic import BaseModel, ValidationError
+
+from engine._internal._task import CURRENT
+from engine._internal._unsupported import refuse
+from engine.types import END, Command
+
+__all__ = ["ToolNode", "tools_condition", "InjectedState", "InjectedStore", "msg_content_output"]
+
+INVALID_TOOL_NAME_ERROR_TEMPLATE = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
+TOOL_CALL_ERROR_TEMPLATE = "Error: {error}\n Please fix your mistakes."
+TOOL_INVOCATION_ERROR_TEMPLATE = (
+    "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n {error}\n Please fix the error and try again."
+)
+
+
+class InjectedState(InjectedToolArg):
+    """Marks a tool argument filled with the graph's state (or one key of it)."""
+
+    def __init__(self, field: str | None = None) -> None:
+        self.field = field
+
+
+class InjectedStore(InjectedToolArg):
+    """Marks a tool argument filled with the graph's store (None when it was compiled without one)."""
+
+
+ErrorHandling = bool | str | Callable[..., str] | type[Exception] | tuple[type[Exception], ...]
+
+
+def msg_content_output(output: Any) -> str | list[Any]:
+    """A tool's return value as ToolMessage content: text, content blocks, or JSON."""
+    import json
+
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list) and all(isinstance(b, dict) and "type" in b for b in output):
+        return output
+    try:
+        return json.dumps(output, ensure_ascii=False)
+    except Exception:  # not JSON: its text
+        return str(output)
+
+
+def _injections(tool: BaseTool) -> tuple[dict[str, str | None], list[str]]:
+    """``{arg: state key or None}`` for InjectedState arguments, and InjectedStore arguments."""
+    state: dict[str, str | None] = {}
+    store: list[str] = []
+    try:
+        hints = get_all_basemodel_annotations(tool.get_input_schema())
+    except Exception:  # a tool without a pydantic schema takes nothing injected
+        return state, store
+    for name, hint in hints.items():
+        for meta in typing.get_args(hint)[1:] if typing.get_origin(hint) is typing.Annotated else ():
+            if meta is InjectedState or isinstance(meta, InjectedState):
+                state[name] = meta.field if isinstance(meta, InjectedState) else None
+            elif meta is InjectedStore or isinstance(meta, InjectedStore):
+                store.append(name)
+    return state, store
+
+
+def _invocation_error(tool: BaseTool, call: ToolCall, e: ValidationError, hidden: set[str]) -> str:
+    lines = [
+        f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+        for err in e.errors()
+        if not err["loc"] or str(err["loc"][0]) not in hidden
+    ]
+    kwargs = {k: v for k, v in call["args"].items() if k not in hidden}
+    return TOOL_INVOCATION_ERROR_TEMPLATE.format(tool_name=tool.name, tool_kwargs=kwargs, error="\n".join(lines))
+
+
+class ToolNode(Runnable[Any, Any]):
+    """A node that runs the tool calls of the last AIMessage.
+
+    Args:
+        tools: LangChain tools, or plain functions (made tools with ``@tool``'s rules).
+        name: the node's name when added without one.
+        tags: tags of its runs.
+        handle_tool_errors: which exceptions raised by a tool become ToolMessages (see module).
+        messages_key: the state key holding the messages.
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[BaseTool | Callable[..., Any]],
+        *,
+        name: str = "tools",
+        tags: list[str] | None = None,
+        handle_tool_errors: ErrorHandling | None = None,
+        messages_key: str = "messages",
+        **kwargs: Any,
+    ) -> None:
+        refuse("ToolNode", **kwargs)
+        self.name = name
+        self.tags = tags
+        self.handle_tool_errors = handle_tool_errors
+        self.messages_key = messages_key
+        self.tools_by_name: dict[str, BaseTool] = {}
+        self._injected: dict[str, tuple[dict[str, str | None], list[str]]] = {}
+        for t in tools:
+            made = t if isinstance(t, BaseTool) else create_tool(t)
+            self.tools_by_name[made.name] = made
+            self._injected[made.name] = _injections(made)
+
+    # -- input and output --------------------------------------------------
+    def _calls(self, input: Any) -> tuple[list[ToolCall], Any]:
+        if isinstance(input, dict) and input.get("__type") == "tool_call_with_context":
+            # one call sent by create_react_agent, with the state it was made in
+            return [{**input["tool_call"], "type": "tool_call"}], input["state"]
+        if isinstance(input, list):
+            messages = input
+        elif isinstance(input, dict):
+            messages = input.get(self.messages_key, [])
+        elif isinstance(input, BaseModel):
+            messages = getattr(input, self.messages_key, [])
+        else:
+            raise ValueError(f"ToolNode: no messages found in input of type {type(input).__name__}")
+        last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+        if last is None:
+            raise ValueError("ToolNode: no AIMessage found in input")
+        return [{**c, "type": "tool_call"} for c in last.tool_calls], input  # type: ignore[typeddict-item]
+
+    def _output(self, results: list[ToolMessage | Command], input: Any) -> Any:
+        messages: list[Any] = []
+        updates: dict[str, Any] = {}
+        gotos: list[Any] = []
+        commands = False
+        for r in results:
+            if isinstance(r, Command):
+                commands = True
+                update = dict(r.update or {}) if isinstance(r.update, dict) else {}
+                messages.extend(update.pop(self.messages_key, []) or [])
+                updates.update(update)
+                goto = r.goto
+                gotos.extend(goto if isinstance(goto, (list, tuple)) else [goto] if goto else [])
+            else:
+                messages.append(r)
+        if isinstance(input, list) and not commands:
+            return messages
+        if not commands:
+            return {self.messages_key: messages}
+        return Command(update={self.messages_key: messages, **updates}, goto=gotos)
+
+    # -- one call ------------------------------------------------------------
+    def _prepare(self, call: ToolCall, input: Any) -> tuple[BaseTool | None, ToolCall, set[str]]:
+        tool = self.tools_by_name.get(call["name"])
+        if tool is None:
+            return None, call, set()
+        state_args, store_args = self._injected[tool.name]
+        args = dict(call["args"])
+        for arg, key in state_args.items():
+            if key is None:
+                args[arg] = input
+            else:
+                args[arg] = input[key] if isinstance(input, dict) else getattr(input, key)
+        if store_args:
+            ctx = CURRENT.get()
+            for arg in store_args:
+                args[arg] = ctx.store if ctx is not None else None
+        return tool, {**call, "args": args}, {*state_args, *store_args}
+
+    def _unknown(self, call: ToolCall) -> ToolMessage:
+        content = INVALID_TOOL_NAME_ERROR_TEMPLATE.format(
+            requested_tool=call["name"], available_tools=", ".join(self.tools_by_name)
+        )
+        return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
+
+    def _failed(self, tool: BaseTool, call: ToolCall, e: Exception, hidden: set[str]) -> ToolMessage:
+        """The ToolMessage for a failed call, or the exception raised again."""
+        flag = self.handle_tool_errors
+        if isinstance(e, ValidationError) and flag is not False:
+            content = _invocation_error(tool, call, e, hidden)
+        elif flag is None or flag is False:
+            raise e
+        elif flag is True:
+            content = TOOL_CALL_ERROR_TEMPLATE.format(error=repr(e))
+        elif isinstance(flag, str):
+            content = flag
+        elif isinstance(flag, type) and issubclass(flag, Exception) or isinstance(flag, tuple):
+            if not isinstance(e, flag):
+                raise e
+            content = TOOL_CALL_ERROR_TEMPLATE.format(error=repr(e))
+        elif callable(flag):
+            content = flag(e)
+        else:
+            raise e
+        return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
+
+    def _done(self, out: Any, call: ToolCall) -> ToolMessage | Command:
+        if isinstance(out, Command):
+            update = out.update if isinstance(out.update, dict) else {}
+            for m in update.get(self.messages_key) or ():
+                if isinstance(m, ToolMessage) and m.name is None and m.tool_call_id == call["id"]:
+                    m.name = call["name"]  # its answer is named after the tool, as any other
+            return out
+        if isinstance(out, ToolMessage):
+            return out
+        return ToolMessage(msg_content_output(out), name=call["name"], tool_call_id=call["id"])
+
+    def _run_one(self, call: ToolCall, input: Any, config: RunnableConfig) -> ToolMessage | Command:
+        tool, prepared, hidden = self._prepare(call, input)
+        if tool is None:
+            return self._unknown(call)
+        try:
+            return self._done(tool.invoke(prepared, config), call)
+        except Exception as e:
+            if _is_control_flow(e):
+                raise
+            return self._failed(tool, prepared, e, hidden)
+
+    async def _arun_one(self, call: ToolCall, input: Any, config: RunnableConfig) -> ToolMessage | Command:
+        tool, prepared, hidden = self._prepare(call, input)
+        if tool is None:
+            return self._unknown(call)
+        try:
+            return self._done(await tool.ainvoke(prepared, config), call)
+        except Exception as e:
+            if _is_control_flow(e):
+                raise
+            return self._failed(tool, prepared, e, hidden)
+
+    # -- the Runnable ----------------------------------------------------------
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        return name or self.name
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        calls, input = self._calls(input)
+        cfg: RunnableConfig = config or {}
+        with get_executor_for_config(cfg) as executor:
+            results = list(executor.map(lambda c: self._run_one(c, input, cfg), calls))
+        return self._output(results, input)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        calls, input = self._calls(input)
+        cfg: RunnableConfig = config or {}
+        results = await asyncio.gather(*(self._arun_one(c, input, cfg) for c in calls))
+        return self._output(list(results), input)
+
+
+def _is_control_flow(e: BaseException) -> bool:
+    # interrupt() inside a tool stops the run; it is not the tool failing.
+    from engine.errors import GraphInterrupt
+
+    return isinstance(e, GraphInterrupt)
+
+
+def tools_condition(state: Any, messages_key: str = "messages") -> Literal["tools", "__end__"]:
+    """"tools" when the last message asks for tool calls, else END."""
+    if isinstance(state, list):
+        messages: Any = state
+    elif isinstance(state, dict):
+        messages = state.get(messages_key, [])
+    else:
+        messages = getattr(state, messages_key, [])
+    if not messages:
+        raise ValueError(f"No messages found in input state to tool_edge: {state}")
+    last: AnyMessage = messages[-1]
+    if getattr(last, "tool_calls", None):
+        return "tools"
+    return END  # type: ignore[return-value]

@@ -1,0 +1,73 @@
+"""A run's configuration: ``with_config`` defaults, and its chain run for LangChain callbacks.
+
+``merge_configs`` folds a compiled graph's ``with_config`` defaults and the
+call's config together, as LangChain does: ``metadata`` and ``configurable``
+merge key by key, ``tags`` join, ``callbacks`` lists join, and anything else
+set later wins.
+
+With langchain-core installed and callbacks in the call's config, the run is
+one chain run named after the graph (``run_name`` overrides), as on
+LangGraph: the callbacks see it start with the input and end with the
+output values (or the error), and each node's run is its child (see
+:mod:`engine.pregel._lc_stream`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, AsyncIterator, Mapping
+
+from engine.events import Event, RunFinished
+
+__all__ = ["merge_configs", "start_graph_run", "reported"]
+
+
+def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The configs folded left to right (later ones win)."""
+    out: dict[str, Any] = {}
+    for config in configs:
+        for key, value in (config or {}).items():
+            if value is None:
+                continue
+            if key in ("metadata", "configurable") and isinstance(value, Mapping):
+                out[key] = {**(out.get(key) or {}), **value}
+            elif key == "tags":
+                out[key] = sorted({*(out.get(key) or ()), *value})
+            elif key == "callbacks" and isinstance(value, list) and isinstance(out.get(key), list):
+                out[key] = [*out[key], *value]
+            else:
+                out[key] = value
+    return out
+
+
+def start_graph_run(name: str, input: Any, config: dict[str, Any]) -> Any:
+    """The run's chain run for the config's LangChain callbacks, or None if there are none.
+
+    ``config["callbacks"]`` becomes the run's child manager, for the nodes.
+    """
+    callbacks = config.get("callbacks")
+    if not callbacks or "langchain_core" not in sys.modules:
+        return None
+    from langchain_core.callbacks import CallbackManager
+
+    manager = CallbackManager.configure(
+        callbacks, inheritable_tags=config.get("tags"), inheritable_metadata=config.get("metadata")
+    )
+    run = manager.on_chain_start(None, input, name=config.get("run_name") or name)
+    config["callbacks"] = run.get_child()
+    return run
+
+
+async def reported(run: Any, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    """``events``, with the run's end (its values, or its error) reported to ``run``."""
+    try:
+        async for ev in events:
+            if isinstance(ev, RunFinished):
+                if ev.exception is not None:
+                    run.on_chain_error(ev.exception)
+                else:
+                    run.on_chain_end(ev.values)
+            yield ev
+    except BaseException as e:
+        run.on_chain_error(e)
+        raise

@@ -1,0 +1,213 @@
+"""Stream mode "messages" for LangChain chat models: a callback handler, as LangGraph's.
+
+When a run streams "messages", each node runs with a
+:class:`MessagesHandler` among its config's callbacks. Being a streaming
+handler (LangChain's ``_StreamingCallbackHandler`` protocol), it makes a chat
+model stream even when the node calls ``model.invoke``; each token arrives in
+``on_llm_new_token`` and goes out as a ``MessageChunk`` event, with the
+model's run metadata (``langgraph_node``, ``langgraph_step``, the caller's
+metadata, ``ls_*``, and ``tags``). A model that did not stream sends its
+whole message at the end. Models tagged ``nostream`` send nothing.
+
+Messages a node returns that neither a model streamed nor the node received
+are sent too (metadata ``ls_integration: "langgraph"``), so a hand-made
+AIMessage or a ToolNode's ToolMessages reach a chat UI, as on LangGraph.
+
+Only imported where langchain-core is (by :mod:`engine.graph._nodes`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any, Callable
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, CallbackManager
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.runnables.config import var_child_runnable_config
+
+from engine._internal._task import CURRENT
+from engine.types import Command
+
+__all__ = ["MessagesHandler", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM"]
+
+NOSTREAM = "nostream"
+Emit = Callable[[Any, "dict[str, Any] | None"], None]
+
+
+class MessagesHandler(BaseCallbackHandler):
+    """Turns a chat model's tokens into message chunks of one task."""
+
+    run_inline = True  # in the model's thread, in order
+
+    def __init__(self, emit: Emit, seen: set[str]) -> None:
+        self.emit = emit
+        self.seen = seen
+        self.runs: dict[UUID, dict[str, Any]] = {}
+        self.streamed: set[UUID] = set()
+
+    # LangChain's _StreamingCallbackHandler protocol: its presence makes models stream.
+    def tap_output_aiter(self, run_id: UUID, output: Any) -> Any:
+        return output
+
+    def tap_output_iter(self, run_id: UUID, output: Any) -> Any:
+        return output
+
+    def on_chat_model_start(
+        self,
+        serialized: Any,
+        messages: Any,
+        *,
+        run_id: UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if not tags or NOSTREAM not in tags:
+            self.runs[run_id] = {**(metadata or {}), "tags": list(tags or ())}
+
+    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kwargs: Any) -> None:
+        meta = self.runs.get(run_id)
+        if meta is None or not isinstance(chunk, ChatGenerationChunk):
+            return
+        self.streamed.add(run_id)
+        if chunk.message.id is not None:
+            self.seen.add(chunk.message.id)
+        self.emit(chunk.message, meta)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        meta = self.runs.pop(run_id, None)
+        if meta is None or run_id in self.streamed:
+            self.streamed.discard(run_id)
+            return
+        for generations in getattr(response, "generations", ()) or ():
+            for g in generations:
+                message = getattr(g, "message", None)
+                if isinstance(message, BaseMessage) and message.id not in self.seen:
+                    if message.id is not None:
+                        self.seen.add(message.id)
+                    self.emit(message, meta)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self.runs.pop(run_id, None)
+        self.streamed.discard(run_id)
+
+
+class TaskMessages:
+    """One task's LangChain side: its chain run for the caller's callbacks, and for
+    "messages" mode the message ids it has seen, to send those it returns once."""
+
+    __slots__ = ("emit", "seen", "meta", "run")
+
+    def __init__(self, emit: Emit | None, seen: set[str], meta: dict[str, Any], run: Any = None) -> None:
+        self.emit = emit
+        self.seen = seen
+        self.meta = meta
+        self.run = run
+
+    def failed(self, error: BaseException) -> None:
+        if self.run is not None:
+            self.run.on_chain_error(error)
+
+    def returned(self, result: Any) -> Any:
+        """``result`` unchanged, after sending its messages nobody streamed."""
+        if self.run is not None:
+            self.run.on_chain_end(result)
+        if self.emit is not None:
+            for m in _messages_in(result):
+                if m.id is None or m.id not in self.seen:
+                    if m.id is not None:
+                        self.seen.add(m.id)
+                    self.emit(m, self.meta)
+        return result
+
+
+def _messages_in(value: Any) -> list[BaseMessage]:
+    out: list[BaseMessage] = []
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        if isinstance(item, Command):
+            item = item.update
+        if isinstance(item, BaseMessage):
+            out.append(item)
+        elif isinstance(item, dict):
+            for v in item.values():
+                if isinstance(v, BaseMessage):
+                    out.append(v)
+                elif isinstance(v, (list, tuple)):
+                    out.extend(x for x in v if isinstance(x, BaseMessage))
+    return out
+
+
+_NO_TASK = TaskMessages(None, set(), {})
+
+
+def _node_run(child: dict[str, Any], state: Any, name: str, step: int) -> Any:
+    """The node's chain run, as LangGraph reports one per task to the caller's callbacks.
+
+    The node's own calls are its children, tagged ``seq:step:1`` (on LangGraph
+    a node is a sequence whose first step is the function).
+    """
+    manager = CallbackManager.configure(
+        child.get("callbacks"), inheritable_tags=child.get("tags"), inheritable_metadata=child.get("metadata")
+    )
+    manager.add_tags([f"graph:step:{step}"], inherit=False)
+    run = manager.on_chain_start(None, state, name=name)
+    child["callbacks"] = run.get_child("seq:step:1")
+    return run
+
+
+def child_config(config: dict[str, Any], state: Any, *, runnable: bool = False) -> tuple[dict[str, Any], TaskMessages]:
+    """The config a node's LangChain calls get, and its LangChain bookkeeping.
+
+    The graph run's ``run_id`` and ``run_name`` name the run, not the node's
+    calls, so they are left out (a model would otherwise reuse the run's id).
+    A Runnable node is itself the node's run: it runs named after the node.
+    """
+    child = {k: v for k, v in config.items() if k != "run_id" and k != "run_name"}
+    ctx = CURRENT.get()
+    if ctx is None:
+        return child, _NO_TASK
+    if runnable:
+        child["run_name"] = ctx.node
+    wrap = bool(child.get("callbacks")) and not runnable
+    emit = ctx.message
+    if emit is None:
+        if not wrap:
+            return child, _NO_TASK
+        return child, TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step))
+    configurable = child.get("configurable") or {}
+    meta = dict(child.get("metadata") or {})
+    meta.setdefault("langgraph_path", ("__pregel_pull", ctx.node))  # type: ignore[union-attr]
+    meta.setdefault("langgraph_checkpoint_ns", configurable.get("checkpoint_ns", ""))
+    for k, v in configurable.items():
+        if not k.startswith("__") and k not in meta and k != "checkpoint_ns" and isinstance(v, (str, int, float, bool)):
+            meta[k] = v
+    child["metadata"] = meta
+    seen = {m.id for m in _messages_in(state) if m.id is not None}
+    handler = MessagesHandler(emit, seen)
+    child["callbacks"] = _with_handler(child.get("callbacks"), handler)
+    run = _node_run(child, state, ctx.node, ctx.step) if wrap else None
+    return child, TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
+
+
+def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:
+    if callbacks is None:
+        return [handler]
+    if isinstance(callbacks, list):
+        return [*callbacks, handler]
+    if isinstance(callbacks, BaseCallbackManager):
+        manager = callbacks.copy()
+        manager.add_handler(handler, inherit=True)
+        return manager
+    return [callbacks, handler]
+
+
+def enter(config: dict[str, Any]) -> contextvars.Token[Any]:
+    """Make ``config`` LangChain's current config (what ``ensure_config()`` reads)."""
+    return var_child_runnable_config.set(config)  # type: ignore[arg-type]
+
+
+def leave(token: contextvars.Token[Any]) -> None:
+    var_child_runnable_config.reset(token)

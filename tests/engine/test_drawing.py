@@ -1,0 +1,62 @@
+"""get_graph() of Command-routed graphs and Literal routers (issue 15.7), as LangGraph 1.2 draws them.
+
+Observed on LangGraph 1.2.22: tests/sidebyside/drawing.py prints the same edges and Mermaid text.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from engine import END, START, Command, StateGraph
+
+
+class S(TypedDict):
+    x: int
+
+
+def _graph() -> StateGraph:
+    def a(s: S) -> Command[Literal["b", "c"]]:
+        return Command(goto="b")
+
+    def b(s: S) -> dict:
+        return {}
+
+    def c(s: S) -> Command[Literal["__end__"]]:
+        return Command(goto=END)
+
+    def route(s: S) -> Literal["a", "__end__"]:
+        return "a"
+
+    g = StateGraph(S)
+    g.add_node("a", a)
+    g.add_node("b", b)
+    g.add_node("c", c)
+    g.add_conditional_edges(START, route)
+    g.add_edge("b", END)
+    return g
+
+
+def test_command_annotations_and_literal_routers_are_edges():
+    drawn = _graph().compile().get_graph()
+    assert [(e.source, e.target, e.conditional) for e in drawn.edges] == [
+        ("__start__", "__end__", True), ("__start__", "a", True), ("a", "b", True), ("a", "c", True),
+        ("c", "__end__", True), ("b", "__end__", False),
+    ]
+
+
+def test_draw_mermaid_writes_langgraphs_flowchart():
+    text = _graph().compile().get_graph().draw_mermaid()
+    assert text.startswith("---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;\n\t__start__([<p>__start__</p>]):::first\n")
+    assert "\ta -.-> b;\n" in text and "\tb --> __end__;\n" in text
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {})
+    g.add_edge(START, "a")
+    g.add_edge("a", END)
+    assert "\t__start__([<p>__start__</p>]):::first\n\ta(a)\n\t__end__([<p>__end__</p>]):::last\n" in g.compile().get_graph().draw_mermaid()
+
+
+def test_a_literal_router_refuses_other_names():
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {})
+    g.add_conditional_edges(START, lambda s: "a")
+    assert g.compile().invoke({"x": 1}) == {"x": 1}

@@ -1,0 +1,116 @@
+"""The import swap: every name LangGraph 1.2 offers graph authors, kept or left out with a reason.
+
+``LANGGRAPH`` pins, module by module, the public names of LangGraph 1.2.22
+(their ``__all__``, or for modules without one the classes and functions a
+program imports from them), as printed there. Each is importable from the
+engine's module of the same path, or listed in ``LEFT_OUT`` with why.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+LANGGRAPH: dict[str, set[str]] = {
+    "graph": {"END", "MessageGraph", "MessagesState", "START", "StateGraph", "add_messages"},
+    "graph.message": {"MessageGraph", "MessagesState", "REMOVE_ALL_MESSAGES", "add_messages"},
+    "graph.state": {"CompiledStateGraph", "StateGraph"},
+    "types": {
+        "All", "CachePolicy", "CheckpointPayload", "CheckpointStreamPart", "CheckpointTask", "Checkpointer", "Command",
+        "CustomStreamPart", "DebugPayload", "DebugStreamPart", "Durability", "GraphOutput", "Interrupt",
+        "MessagesStreamPart", "Overwrite", "PregelExecutableTask", "PregelTask", "RetryPolicy", "Send", "StateSnapshot",
+        "StateUpdate", "StreamMode", "StreamPart", "StreamWriter", "TaskPayload", "TaskResultPayload", "TasksStreamPart",
+        "TimeoutPolicy", "TracePolicy", "UpdatesStreamPart", "ValuesStreamPart", "ensure_valid_checkpointer",
+        "interrupt", "omit_payload",
+    },
+    "errors": {
+        "EmptyChannelError", "EmptyInputError", "ErrorCode", "GraphBubbleUp", "GraphDrained", "GraphInterrupt",
+        "GraphRecursionError", "InvalidUpdateError", "NodeCancelledError", "NodeError", "NodeInterrupt",
+        "NodeTimeoutError", "ParentCommand", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
+    },
+    "config": {"get_config", "get_store", "get_stream_writer", "RunnableConfig", "StreamWriter"},
+    "prebuilt": {
+        "InjectedState", "InjectedStore", "ToolCallTransformer", "ToolNode", "ToolRuntime", "ValidationNode",
+        "create_react_agent", "tools_condition",
+    },
+    "prebuilt.chat_agent_executor": {
+        "AgentState", "AgentStatePydantic", "AgentStateWithStructuredResponse",
+        "AgentStateWithStructuredResponsePydantic", "create_react_agent", "create_tool_calling_executor",
+    },
+    "prebuilt.tool_node": {"InjectedState", "InjectedStore", "ToolNode", "tools_condition", "msg_content_output"},
+    "checkpoint.memory": {"InMemorySaver", "MemorySaver"},
+    "checkpoint.sqlite": {"SqliteSaver"},
+    "checkpoint.postgres": {"PostgresSaver", "BasePostgresSaver", "ShallowPostgresSaver", "Conn"},
+}  # fmt: skip
+
+_STREAM_TYPES = "typed stream-part and payload TypedDicts (LangGraph's v2 stream format): the engine streams v1 tuples"
+_ERRORS = "engine/errors.py keeps its own tree (GraphwireError); the rest of LangGraph's run errors: issue 14"
+LEFT_OUT: dict[str, dict[str, str]] = {
+    "graph": {"MessageGraph": "deprecated in LangGraph; a graph whose whole state is one message list (no root channel here)"},
+    "graph.message": {"MessageGraph": "deprecated in LangGraph; see graph.MessageGraph"},
+    "types": {
+        "CachePolicy": "node caches: issue 18",
+        "Overwrite": "issue 18",
+        "TimeoutPolicy": "node timeouts: issue 18",
+        "TracePolicy": "LangSmith tracing policy: tracing here is OpenTelemetry (README 'Tracing')",
+        "StateUpdate": "bulk update_state: issue 14",
+        "PregelExecutableTask": "the loop's own task type, not an authoring name",
+        "ensure_valid_checkpointer": "internal to LangGraph's compile",
+        "omit_payload": "v2 stream format",
+        **{n: _STREAM_TYPES for n in (
+            "CheckpointPayload", "CheckpointStreamPart", "CheckpointTask", "CustomStreamPart", "DebugPayload",
+            "DebugStreamPart", "GraphOutput", "MessagesStreamPart", "StreamPart", "TaskPayload", "TaskResultPayload",
+            "TasksStreamPart", "UpdatesStreamPart", "ValuesStreamPart",
+        )},
+    },
+    "errors": {n: _ERRORS for n in (
+        "EmptyChannelError", "ErrorCode", "GraphBubbleUp", "GraphDrained", "NodeCancelledError", "NodeError",
+        "NodeTimeoutError", "ParentCommand", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
+    )},
+    "prebuilt": {
+        "ToolRuntime": "Runtime: issue 18",
+        "ToolCallTransformer": "LangGraph's v2 streaming of tool calls",
+        "ValidationNode": "deprecated in LangGraph (structured output through tools)",
+    },
+    "prebuilt.chat_agent_executor": {
+        "AgentStatePydantic": "create_react_agent(response_format=...) is not supported yet",
+        "AgentStateWithStructuredResponse": "create_react_agent(response_format=...) is not supported yet",
+        "AgentStateWithStructuredResponsePydantic": "create_react_agent(response_format=...) is not supported yet",
+    },
+    "checkpoint.postgres": {
+        "BasePostgresSaver": "one PostgresSaver (async at heart, with a derived sync face)",
+        "ShallowPostgresSaver": "deprecated in LangGraph; durability='exit' keeps one version per call",
+        "Conn": "PostgresSaver takes a DSN or a psycopg pool",
+    },
+}  # fmt: skip
+
+CASES = sorted((m, n) for m, names in LANGGRAPH.items() for n in names)
+
+
+@pytest.mark.parametrize(("module", "name"), CASES, ids=[f"{m}.{n}" for m, n in CASES])
+def test_every_langgraph_name_is_kept_or_left_out_with_a_reason(module: str, name: str) -> None:
+    left_out = LEFT_OUT.get(module, {})
+    if name in left_out:
+        assert left_out[name], "a name left out says why"
+        return
+    engine_module = importlib.import_module(f"engine.{module}")
+    assert hasattr(engine_module, name), f"engine.{module} lacks {name!r} (add it, or list it in LEFT_OUT with why)"
+
+
+def test_left_out_names_are_langgraph_names() -> None:
+    for module, names in LEFT_OUT.items():
+        assert set(names) <= LANGGRAPH[module], module
+
+
+def test_kept_names_are_the_same_objects_across_modules() -> None:
+    import engine
+    import engine.graph
+    import engine.graph.message
+    import engine.prebuilt
+    import engine.prebuilt.tool_node
+    import engine.types
+
+    assert engine.types.interrupt is engine.interrupt
+    assert engine.graph.add_messages is engine.graph.message.add_messages is engine.add_messages
+    assert engine.prebuilt.ToolNode is engine.prebuilt.tool_node.ToolNode

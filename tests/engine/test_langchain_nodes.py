@@ -1,0 +1,172 @@
+"""Nodes as LangGraph 1.2 takes them (issue 15.4), token streaming (15.6) and with_config.
+
+Observed on LangGraph 1.2.22 with langchain-core: tests/sidebyside/nodes_and_runnables.py
+and react_agent.py ("messages mode") run the same programs on both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, Any, TypedDict
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+
+from engine import START, StateGraph, get_message_writer
+from engine.graph import MessagesState
+from engine.testing import said, thread
+from engine.types import StreamWriter
+
+
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+class Recorder(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, tags: Any = None, metadata: Any = None, **kw: Any) -> None:
+        self.events.append(("chain", kw.get("name"), sorted(tags or [])))
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, tags: Any = None, metadata: Any = None, **kw: Any) -> None:
+        meta = metadata or {}
+        self.events.append(("chat", sorted(tags or []), meta.get("mine"), meta.get("langgraph_node")))
+
+
+def _chain_graph(model: Any) -> StateGraph:
+    def with_config(state: Log, config: RunnableConfig) -> dict:
+        return {"log": [("config", config["metadata"]["mine"], config["configurable"]["thread_id"], sorted(config["tags"]))]}
+
+    def with_writer(state: Log, writer: StreamWriter) -> dict:
+        writer({"from": "writer"})
+        return {"log": ["writer"]}
+
+    def inner_model(state: Log) -> dict:
+        return {"log": [model.invoke("hi").content]}  # no config passed: the run's reaches it
+
+    chain = RunnableLambda(lambda s: {"log": ["lambda"]}) | RunnableLambda(lambda d: {"log": d["log"] + ["piped"]})
+    b = StateGraph(Log)
+    b.add_node("with_config", with_config)
+    b.add_node("with_writer", with_writer)
+    b.add_node("chain", chain)
+    b.add_node("inner_model", inner_model)
+    b.add_node(RunnableLambda(lambda s: {"log": ["named"]}, name="named_lambda"))
+    for a, z in [(START, "with_config"), ("with_config", "with_writer"), ("with_writer", "chain"),
+                 ("chain", "inner_model"), ("inner_model", "named_lambda")]:
+        b.add_edge(a, z)
+    return b
+
+
+def test_injected_parameters_runnables_and_callbacks(checkpointer):
+    model = GenericFakeChatModel(messages=iter([AIMessage("two tokens")]))
+    app = _chain_graph(model).compile(checkpointer=checkpointer)
+    rec = Recorder()
+    config = {**thread(), "metadata": {"mine": 7}, "tags": ["mytag"], "callbacks": [rec]}
+    out = list(app.stream({"log": []}, config, stream_mode=["updates", "custom"]))
+    assert out == [
+        ("updates", {"with_config": {"log": [("config", 7, "t1", ["mytag"])]}}),
+        ("custom", {"from": "writer"}),
+        ("updates", {"with_writer": {"log": ["writer"]}}),
+        ("updates", {"chain": {"log": ["lambda", "piped"]}}),
+        ("updates", {"inner_model": {"log": ["two tokens"]}}),
+        ("updates", {"named_lambda": {"log": ["named"]}}),
+    ]
+    # the run, each node, and the model inside a plain function, as LangGraph reports them
+    assert ("chat", ["mytag", "seq:step:1"], 7, "inner_model") in rec.events
+    names = {e[1] for e in rec.events if e[0] == "chain"}
+    assert {"LangGraph", "with_config", "with_writer", "chain", "inner_model", "named_lambda"} <= names
+    assert app.get_state(thread()).values["log"][-1] == "named"
+
+
+def test_a_runnable_node_is_named_after_itself_and_runs_async(checkpointer):
+    async def afunc(state: Log) -> dict:
+        await asyncio.sleep(0)
+        return {"log": ["async lambda"]}
+
+    b = StateGraph(Log)
+    b.add_node(RunnableLambda(lambda s: {"log": ["sync"]}, afunc=afunc, name="both"))
+    b.add_edge(START, "both")
+    app = b.compile(checkpointer=checkpointer)
+    assert app.invoke({"log": []}, thread("a")) == {"log": ["async lambda"]}
+    assert asyncio.run(app.ainvoke({"log": []}, thread("b"))) == {"log": ["async lambda"]}
+
+
+def test_runtime_parameter_is_refused_not_ignored():
+    b = StateGraph(Log)
+    with pytest.raises(NotImplementedError, match="Where it differs"):
+        b.add_node("n", lambda state, runtime: {})
+
+
+def test_with_config_is_applied(checkpointer):
+    b = StateGraph(Log)
+    b.add_node("n", lambda s, config: {"log": [(config["metadata"].get("who"), config.get("recursion_limit"))]})
+    b.add_edge(START, "n")
+    app = b.compile(checkpointer=checkpointer)
+    bound = app.with_config({"configurable": {"thread_id": "bound"}, "metadata": {"who": "default"}}, recursion_limit=5)
+    assert bound is not app
+    assert bound.invoke({"log": []}) == {"log": [("default", 5)]}
+    assert bound.invoke({"log": []}, {"metadata": {"who": "call"}})["log"][-1] == ("call", 5)
+    assert [s.metadata["step"] for s in bound.get_state_history({})][:1] == [4]  # two turns on the bound thread
+    assert app.get_state(thread("bound")).values == bound.get_state({}).values
+    with pytest.raises(ValueError, match="thread_id"):
+        app.invoke({"log": []})  # the original keeps no defaults
+
+
+def test_messages_mode_streams_model_tokens_and_returned_messages(checkpointer):
+    model = GenericFakeChatModel(messages=iter([AIMessage("hello there friend")]))
+
+    def chat(state: MessagesState) -> dict:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    def plain(state: MessagesState) -> dict:
+        return {"messages": [AIMessage("made by hand", id="hand")]}
+
+    def writer(state: MessagesState) -> dict:
+        get_message_writer()({"content": "engine writer"})
+        return {}
+
+    b = StateGraph(MessagesState)
+    b.add_node("chat", chat)
+    b.add_node("plain", plain)
+    b.add_node("writer", writer)
+    b.add_edge(START, "chat")
+    b.add_edge("chat", "plain")
+    b.add_edge("plain", "writer")
+    app = b.compile(checkpointer=checkpointer)
+    config = {**thread(), "metadata": {"mine": 1}, "tags": ["t1"]}
+    got = list(app.stream({"messages": [("user", "hi")]}, config, stream_mode="messages"))
+    tokens = [(type(m).__name__, said(m)[1], meta["langgraph_node"], meta["langgraph_step"]) for m, meta in got]
+    assert tokens == [
+        ("AIMessageChunk", "hello", "chat", 1), ("AIMessageChunk", " ", "chat", 1), ("AIMessageChunk", "there", "chat", 1),
+        ("AIMessageChunk", " ", "chat", 1), ("AIMessageChunk", "friend", "chat", 1),
+        ("AIMessage", "made by hand", "plain", 2),
+        ("dict", "engine writer", "writer", 3),
+    ]
+    first = got[0][1]
+    assert first["mine"] == 1 and first["tags"] == ["t1"] and first["thread_id"] == "t1"
+    assert first["ls_provider"] == "genericfakechatmodel"
+    assert got[5][1]["ls_integration"] == "langgraph"
+    # the streamed reply is stored once, as a whole message with the chunks' id
+    stored = app.get_state(thread()).values["messages"]
+    assert [type(m).__name__ for m in stored] == ["HumanMessage", "AIMessage", "AIMessage"]
+    assert stored[1].id == got[0][0].id and stored[1].content == "hello there friend"
+    assert isinstance(got[0][0], AIMessageChunk)
+
+
+def test_nostream_models_send_no_tokens(checkpointer):
+    model = GenericFakeChatModel(messages=iter([AIMessage("quiet please")])).with_config(tags=["nostream"])
+
+    def chat(state: MessagesState) -> dict:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    b = StateGraph(MessagesState)
+    b.add_node("chat", chat)
+    b.add_edge(START, "chat")
+    got = list(b.compile(checkpointer=checkpointer).stream({"messages": [("user", "hi")]}, thread(), stream_mode="messages"))
+    # nothing token by token; the node's reply, returned, is still sent once whole
+    assert [(type(m).__name__, m.content) for m, _ in got] == [("AIMessage", "quiet please")]
