@@ -2,6 +2,7 @@
 
     python bench/soak.py                      # 16 threads for 2 minutes (bounded)
     python bench/soak.py --threads 32 --minutes 5 --rolling
+    python bench/soak.py --slow-readers 4 --never-readers 4
 
 N concurrent "users", each on its own thread, loop over turns of the
 reminders agent: a reminder request (INTERRUPT, then Resume "yes": END) or a
@@ -11,11 +12,29 @@ bounded by --minutes and --max-turns). With ``--rolling``, halfway through one
 replica gets SIGTERM and a new one takes its place: callers retry a call that
 got UNAVAILABLE on the other replica.
 
+Beside them, callers that read badly, on threads of the ``bulky`` graph
+(defined here: three steps whose state is a string of ``--blob-mib``, so
+each step's events are megabytes):
+
+* ``--slow-readers``: each streams a run and reads one event every
+  ``--slow-pause`` seconds, turn after turn;
+* ``--never-readers``: each starts a run, reads nothing (its channel has
+  HTTP/2 BDP probing off, so the transport takes only its 64 KiB window) and
+  keeps the call open until the end, then starts the next on the same
+  thread: a thread still held by a finished run answers ABORTED. With
+  events past ``max_unsent_bytes`` (32 MiB by default), the call ends
+  RESOURCE_EXHAUSTED and its run is cancelled; at the end each unread call is
+  read and its outcome counted.
+
 Prints, per minute: calls, p50/p99 latency, each replica's RSS; at the end:
 runs started = finished + interrupted + failed (must reconcile exactly),
 errors by status code, and checks that nothing was lost: every thread's
 history is one chain and holds exactly the reminders its user confirmed.
-Exits 1 when a check fails.
+Then, per replica, its peak RSS, its RSS once the runs are over while the
+unread calls are still open, and the number of threads still locked after
+their runs ended (every bad reader's thread is tried on every replica while
+the unread calls are still open; one that answers ABORTED for
+``LOCK_GRACE`` seconds counts): must be 0. Exits 1 when a check fails.
 """
 
 from __future__ import annotations
@@ -39,18 +58,46 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 DSN = os.environ.get("GRAPHWIRE_TEST_PG_DSN", "postgresql://root@127.0.0.1:5432/test")
+#: A thread answering ABORTED this long after the load stopped is held by a run that ended (runs take < 1 s).
+LOCK_GRACE = 10.0
+#: A never-reader's channel: no BDP probing, so HTTP/2 buffers no more than its initial window.
+STALLED = [("grpc.http2.bdp_probe", 0), ("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+
+
+def bulky() -> Any:
+    """START → a → b → c → END; each node sets ``blob`` to ``size`` copies of its name (megabytes of events)."""
+    from typing import TypedDict
+
+    from engine import END, START, StateGraph
+
+    class Bulky(TypedDict, total=False):
+        size: int
+        n: int
+        blob: str
+
+    def step(name: str) -> Any:
+        return lambda s: {"n": s.get("n", 0) + 1, "blob": name * s.get("size", 1)}
+
+    g = StateGraph(Bulky)
+    g.add_sequence([(name, step(name)) for name in "abc"])
+    g.add_edge(START, "a")
+    g.add_edge("c", END)
+    return g
 
 
 @dataclass
 class Replica:
     proc: subprocess.Popen[bytes]
     address: str
+    peak_kib: int = 0
 
     def rss_kib(self) -> int:
         try:
             for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
+                    kib = int(line.split()[1])
+                    self.peak_kib = max(self.peak_kib, kib)
+                    return kib
         except FileNotFoundError:
             pass
         return 0
@@ -58,8 +105,9 @@ class Replica:
 
 def start_replica(schema: str, workdir: Path) -> Replica:
     cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", DSN,
-           "--pg-schema", schema, "--lease-seconds", "5", "--grace", "5", "--log-level", "WARNING"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GRAPHWIRE_FORECAST_DELAY": "0.05"}
+           "--pg-schema", schema, "--lease-seconds", "5", "--grace", "5", "--log-level", "WARNING",
+           "--graph", "reminders=examples.reminders:graph", "--graph", f"bulky={Path(__file__).resolve()}:bulky"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), "GRAPHWIRE_FORECAST_DELAY": "0.05"}
     env.pop("GRAPHWIRE_AUTH_TOKEN", None)
     log = open(workdir / f"replica-{uuid.uuid4().hex[:6]}.log", "wb")
     proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=log)
@@ -86,11 +134,109 @@ class Pool:
 
     def __init__(self) -> None:
         self.clients: list[Any] = []
+        self.addresses: list[str] = []
         self.i = 0
 
     def next(self) -> Any:
         self.i += 1
         return self.clients[self.i % len(self.clients)]
+
+    def next_address(self) -> str:
+        self.i += 1
+        return self.addresses[self.i % len(self.addresses)]
+
+
+@dataclass
+class BadReaders:
+    """What the slow and never-reading callers saw."""
+
+    slow: Counter[str] = field(default_factory=Counter)  # outcome of each slow reader's call
+    slow_events: int = 0
+    unread: list[tuple[Any, Any]] = field(default_factory=list)  # (channel, call) of each call never read
+    never: Counter[str] = field(default_factory=Counter)  # outcome of each unread call, read at the end
+    refused: Counter[str] = field(default_factory=Counter)  # a never-reader's new call refused (ABORTED: its thread still held)
+
+
+def outcome_of(e: Any) -> str:
+    reason = getattr(e, "reason", None)
+    return f"run {getattr(reason, 'name', reason)}"
+
+
+async def slow_reader(pool: Pool, bad: BadReaders, thread: str, deadline: float, args: argparse.Namespace) -> None:
+    from graphwire import GraphwireError
+
+    size = int(args.blob_mib * 1024 * 1024)
+    while time.monotonic() < deadline:
+        last = None
+        try:
+            async for e in pool.next().stream("bulky", thread, {"size": size}, timeout=300):
+                bad.slow_events += 1
+                last = e
+                await asyncio.sleep(args.slow_pause)
+            bad.slow[outcome_of(last)] += 1
+        except GraphwireError as e:
+            bad.slow[e.code.name] += 1
+
+
+async def never_reader(pool: Pool, bad: BadReaders, thread: str, deadline: float, args: argparse.Namespace) -> None:
+    import json
+
+    import grpc
+    from graphwire_proto.v1 import graphwire_pb2 as pb
+    from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+
+    request = pb.InvokeRequest(graph="bulky", thread_id=thread, input_json=json.dumps({"size": int(args.never_blob_mib * 1024 * 1024)}))
+    for _ in range(args.never_calls):
+        if time.monotonic() > deadline:
+            return
+        channel = grpc.aio.insecure_channel(pool.next_address(), options=STALLED)
+        call = pb_grpc.GraphServiceStub(channel).Invoke(request, timeout=args.minutes * 60 + 300)
+        try:
+            first = await call.read()  # RunStarted; then nothing is read until the end
+        except grpc.aio.AioRpcError as e:
+            bad.refused[e.code().name] += 1
+            await channel.close()
+        else:
+            assert first is not grpc.aio.EOF
+            bad.unread.append((channel, call))
+        await asyncio.sleep(args.never_pause)  # its run ends meanwhile (it never waits for this reader)
+
+
+async def still_locked(replicas: list[Replica], threads: list[str]) -> list[int]:
+    """Per replica, the bad readers' threads that answer ABORTED for LOCK_GRACE seconds."""
+    from graphwire import Aborted, AsyncClient, GraphwireError
+
+    locked = [0] * len(replicas)
+    for i, r in enumerate(replicas):
+        async with AsyncClient(r.address) as client:
+            for t in threads:
+                give_up = time.monotonic() + LOCK_GRACE
+                while True:
+                    try:
+                        await client.invoke("bulky", t, {"size": 1}, timeout=60)
+                        break
+                    except Aborted:
+                        if time.monotonic() > give_up:
+                            locked[i] += 1
+                            break
+                        await asyncio.sleep(0.2)
+                    except GraphwireError:
+                        break  # another failure is not a lock; the other checks count it
+    return locked
+
+
+async def read_unread(bad: BadReaders) -> None:
+    import grpc
+
+    for channel, call in bad.unread:
+        try:
+            last = None
+            while (msg := await call.read()) is not grpc.aio.EOF:
+                last = msg
+            bad.never[f"run {last.run_finished.reason}" if last is not None and last.HasField("run_finished") else "no RunFinished"] += 1
+        except grpc.aio.AioRpcError as e:
+            bad.never[e.code().name] += 1
+        await channel.close()
 
 
 async def call(pool: Pool, stats: Stats, t0: float, what: str, fn: Any) -> Any:
@@ -157,8 +303,11 @@ async def main_async(args: argparse.Namespace) -> int:
     schema = f"soak_{uuid.uuid4().hex[:8]}"
     work = Path(tempfile.mkdtemp(prefix="gw-soak-"))
     replicas = [start_replica(schema, work), start_replica(schema, work)]
+    every = list(replicas)  # also those rolled away, for their peak RSS
     pool = Pool()
     pool.clients = [AsyncClient(r.address) for r in replicas]
+    pool.addresses = [r.address for r in replicas]
+    bad = BadReaders()
     stats = Stats()
     t0 = time.monotonic()
     deadline = t0 + args.minutes * 60
@@ -168,7 +317,7 @@ async def main_async(args: argparse.Namespace) -> int:
         while time.monotonic() < deadline:
             minute = int((time.monotonic() - t0) // 60)
             rss[minute] = [r.rss_kib() for r in replicas]
-            await asyncio.sleep(5)
+            await asyncio.sleep(1)
 
     async def rolling() -> None:
         await asyncio.sleep(args.minutes * 30)
@@ -177,14 +326,28 @@ async def main_async(args: argparse.Namespace) -> int:
         await asyncio.get_running_loop().run_in_executor(None, old.proc.wait)
         new = await asyncio.get_running_loop().run_in_executor(None, start_replica, schema, work)
         replicas[0] = new
+        every.append(new)
         pool.clients[0] = AsyncClient(new.address)
+        pool.addresses[0] = new.address
         print(f"  rolled replica 0: exit {old.proc.returncode}, new one on {new.address}", flush=True)
 
     threads = [f"soak-{i}" for i in range(args.threads)]
     tasks = [asyncio.ensure_future(sample())]
     if args.rolling:
         tasks.append(asyncio.ensure_future(rolling()))
-    await asyncio.gather(*(user(pool, stats, t, deadline, args.max_turns, t0) for t in threads))
+    slow = [f"soak-slow-{i}" for i in range(args.slow_readers)]
+    never = [f"soak-never-{i}" for i in range(args.never_readers)]
+    await asyncio.gather(
+        *(user(pool, stats, t, deadline, args.max_turns, t0) for t in threads),
+        *(slow_reader(pool, bad, t, deadline, args) for t in slow),
+        *(never_reader(pool, bad, t, deadline, args) for t in never),
+    )
+    for r in replicas:
+        r.rss_kib()
+    # Every bad reader's thread, on every replica, while the unread calls are still open.
+    locked = await still_locked(replicas, slow + never)
+    held = [r.rss_kib() for r in replicas]  # the runs are over; the unread calls are still open
+    await read_unread(bad)
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -218,6 +381,18 @@ async def main_async(args: argparse.Namespace) -> int:
             if not chain_ok(history) or len(state.values.get("reminders", [])) != stats.confirmed[t]:
                 lost.append(t)
     print(f"threads checked {len(threads)}: {'nothing lost' if not lost else f'{len(lost)} with a problem: {lost[:5]}'}")
+    if slow or never:
+        print(f"bad readers on bulky: {len(slow)} slow (blob {args.blob_mib:g} MiB, one event per {args.slow_pause:g} s), "
+              f"{len(never)} never reading (blob {args.never_blob_mib:g} MiB)")
+        print(f"  slow readers: {sum(bad.slow.values())} calls, {bad.slow_events} events read: {dict(bad.slow)}")
+        print(f"  never readers: {len(bad.unread)} calls left unread, then read: {dict(bad.never)}; "
+              f"new calls refused while earlier ones were unread: {dict(bad.refused) or 0}")
+    for r in every:
+        live = r in replicas
+        n = locked[replicas.index(r)] if live else None
+        print(f"  replica {r.address}{'' if live else ' (rolled away)'}: peak RSS {r.peak_kib / 1024:.1f} MiB"
+              + (f", {held[replicas.index(r)] / 1024:.1f} MiB with the unread calls still open after their runs, "
+                 f"threads still locked after their runs ended: {n}" if live else ""))
     for c in pool.clients:
         await c.close()
     for r in replicas:
@@ -225,7 +400,7 @@ async def main_async(args: argparse.Namespace) -> int:
         r.proc.wait(30)
     with psycopg.connect(DSN, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-    return 0 if reconciled and not lost else 1
+    return 0 if reconciled and not lost and not any(locked) and not bad.refused else 1
 
 
 def main() -> int:
@@ -234,6 +409,13 @@ def main() -> int:
     p.add_argument("--minutes", type=float, default=2.0)
     p.add_argument("--max-turns", type=int, default=10_000, help="per thread; bounds the run by count too")
     p.add_argument("--rolling", action="store_true", help="SIGTERM one replica halfway and start a new one")
+    p.add_argument("--slow-readers", type=int, default=2, help="callers reading one event per --slow-pause")
+    p.add_argument("--slow-pause", type=float, default=0.2, help="seconds a slow reader waits between events")
+    p.add_argument("--blob-mib", type=float, default=1.0, help="a slow reader's bulky state, MiB")
+    p.add_argument("--never-readers", type=int, default=2, help="callers that never read their streams")
+    p.add_argument("--never-blob-mib", type=float, default=4.0, help="a never-reader's bulky state, MiB (4: past the budget)")
+    p.add_argument("--never-calls", type=int, default=3, help="unread calls each never-reader leaves open")
+    p.add_argument("--never-pause", type=float, default=2.0, help="seconds between a never-reader's calls")
     return asyncio.run(main_async(p.parse_args()))
 
 

@@ -25,6 +25,7 @@ from server._cancel import CancelRelay
 from server._tenants import load_tokens
 from server._errors import RejectMalformed
 from server._leases import ThreadLeases
+from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
 from server._store import TtlSweeper, attach_store, is_postgres, open_store
@@ -251,6 +252,7 @@ def _redacted(spec: str) -> str:
 
 async def serve(config: ServerConfig, *, ready: Any = None) -> None:
     """Run until SIGTERM/SIGINT, then stop gracefully."""
+    fix_mmap_threshold()  # a large state's megabytes go back to the system once freed
     shutdown_telemetry = setup_telemetry()
     try:
         await _serve(config, ready)
