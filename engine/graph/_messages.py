@@ -17,6 +17,7 @@ without an id get one, so that later updates can name them.
 from __future__ import annotations
 
 import functools
+import operator
 import uuid
 from typing import Annotated, Any, Callable, TypedDict
 
@@ -76,12 +77,26 @@ def _as_list(v: Any) -> list[Any]:
     return [v]
 
 
+@functools.cache
+def _whole_classes() -> frozenset[type]:
+    """LangChain's message classes that coercion leaves as they are (not chunks)."""
+    lc = langchain_messages()
+    names = ("AIMessage", "HumanMessage", "SystemMessage", "ToolMessage", "FunctionMessage", "ChatMessage", "RemoveMessage")
+    return frozenset(getattr(lc, n) for n in names)
+
+
 def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
     """The messages as this installation keeps them, and how to spot a removal."""
     lc = langchain_messages()
     if lc is None:
         return [_with_id(_plain(m)) for m in messages], lambda m: _get(m, "role") == "remove"
-    converted = [_with_id(lc.message_chunk_to_message(m)) for m in lc.convert_to_messages(messages)]
+    whole = _whole_classes()
+    # The state's own list is whole messages with ids already: nothing to convert
+    # (coercion would return each as it is), which keeps a long chat's steps cheap.
+    if all(type(m) in whole and m.id is not None for m in messages):
+        converted = list(messages)
+    else:
+        converted = [_with_id(lc.message_chunk_to_message(m)) for m in lc.convert_to_messages(messages)]
     remove = lc.RemoveMessage
     return converted, lambda m: isinstance(m, remove)
 
@@ -101,14 +116,15 @@ def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
             return add_messages
     old, _ = _coerce(_as_list(left))
     new, is_remove = _coerce(_as_list(right))
+    ident = _ID if langchain_messages() is not None else _dict_id
     for i in range(len(new) - 1, -1, -1):
-        if is_remove(new[i]) and _get(new[i], "id") == REMOVE_ALL_MESSAGES:
+        if is_remove(new[i]) and ident(new[i]) == REMOVE_ALL_MESSAGES:
             return new[i + 1 :]
     merged = list(old)
-    index = {_get(m, "id"): i for i, m in enumerate(merged)}
+    index = {ident(m): i for i, m in enumerate(merged)}
     removed: set[Any] = set()
     for m in new:
-        mid = _get(m, "id")
+        mid = ident(m)
         if is_remove(m):
             if mid not in index:
                 raise ValueError(f"cannot remove message {mid!r}: no message has that id")
@@ -121,8 +137,15 @@ def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
             index[mid] = len(merged)
             merged.append(m)
     if removed:
-        merged = [m for m in merged if _get(m, "id") not in removed]
+        merged = [m for m in merged if ident(m) not in removed]
     return merged
+
+
+_ID = operator.attrgetter("id")  # LangChain messages: every one has an id by now
+
+
+def _dict_id(m: Any) -> Any:
+    return _get(m, "id")
 
 
 def _messages_state() -> Any:
