@@ -92,3 +92,13 @@ def test_graphwire_chat_runs_the_langchain_agent(server: Any, thread_id: str, tm
     assert f"? {QUESTION}" in done.stdout and f"assistant: {DONE}" in done.stdout
     with server.client() as client:
         assert client.get_state(GRAPH, thread_id).values["reminders"] == [{"text": "call mom", "at": "5pm"}]
+
+
+def test_get_graph_carries_the_edges_of_command_annotations(server: Any) -> None:
+    with server.client() as client:
+        info = client.graph(GRAPH)
+    edges = {(e.source, e.target, e.conditional) for e in info.edges}
+    # ask_user routes by Command[Literal["tools", "model"]], model by a -> Literal router
+    assert {("ask_user", "tools", True), ("ask_user", "model", True)} <= edges
+    assert {("model", "ask_user", True), ("model", "tools", True), ("model", "__end__", True)} <= edges
+    assert ("tools", "model", False) in edges
