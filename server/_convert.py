@@ -192,6 +192,7 @@ def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
             node=t.name,
             interrupts=[interrupt(i, t.name, t.id) for i in t.interrupts],
             error=stored_error(t.error) if t.error else None,
+            result_json=None if t.result is None else encode(t.result),
         )
         for t in s.tasks
     ]

@@ -99,7 +99,13 @@ def state_snapshot(message: pb.StateSnapshot) -> StateSnapshot:
         checkpoint=checkpoint_ref(message.checkpoint),
         metadata=decode(message.metadata_json),
         tasks=tuple(
-            TaskState(task_id=t.task_id, node=t.node, interrupts=_interrupts(t.interrupts), error=error_info(t))
+            TaskState(
+                task_id=t.task_id,
+                node=t.node,
+                interrupts=_interrupts(t.interrupts),
+                error=error_info(t),
+                result=decode(t.result_json) if t.HasField("result_json") else None,
+            )
             for t in message.tasks
         ),
         interrupts=_interrupts(message.interrupts),

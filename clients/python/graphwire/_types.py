@@ -110,6 +110,8 @@ class TaskState:
     node: str
     interrupts: tuple[Interrupt, ...]
     error: ErrorInfo | None
+    #: its writes to the state once it finished (``{}``: none); None until then
+    result: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,6 +84,7 @@ export class Decoder {
         node: t.node,
         interrupts: t.interrupts.map((i) => this.interrupt(i)),
         error: this.errorInfo(t.error),
+        result: t.resultJson === undefined ? null : this.fromJson(t.resultJson),
       })),
       interrupts: m.interrupts.map((i) => this.interrupt(i)),
     };

@@ -106,6 +106,8 @@ export interface TaskState {
   node: string;
   interrupts: Interrupt[];
   error: ErrorInfo | null;
+  /** Its writes to the state once it finished (`{}`: none); null until then. */
+  result: unknown;
 }
 
 /** One version of a thread's state, as `getState` and `history` return it. */

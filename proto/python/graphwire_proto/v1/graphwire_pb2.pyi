@@ -353,16 +353,18 @@ class StateSnapshot(_message.Message):
     def __init__(self, values_json: _Optional[str] = ..., next: _Optional[_Iterable[str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., metadata_json: _Optional[str] = ..., tasks: _Optional[_Iterable[_Union[TaskState, _Mapping]]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
 
 class TaskState(_message.Message):
-    __slots__ = ("task_id", "node", "interrupts", "error")
+    __slots__ = ("task_id", "node", "interrupts", "error", "result_json")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     node: str
     interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
     error: ErrorInfo
-    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ...) -> None: ...
+    result_json: str
+    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., result_json: _Optional[str] = ...) -> None: ...
 
 class ListHistoryRequest(_message.Message):
     __slots__ = ("graph", "thread_id", "limit", "before", "filter_json")
