@@ -59,11 +59,13 @@ def test_a_paused_replica_past_its_lease_cannot_write_after_another_took_over(cl
     stalled = Call(a, lambda c: c.stream("gated", thread_id, {"gate": gate, "label": "a"}, timeout=120))
     stalled.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the node to run on the first replica")
     first_run = next(e.run_id for e in stalled.events if isinstance(e, RunStarted))
-    # Async durability: the versions before the node land while it runs (there is
-    # nothing to continue from until one has).
+    # Async durability: the versions before the node land while it runs. Wait for
+    # both (input and step 0): paused in the middle of a write, a replica keeps the
+    # lease row locked by its open transaction, and the takeover waits for it
+    # (seen under load: the other replica's acquire waiting on that lock).
     wait_until(
-        lambda: cluster.query("SELECT 1 FROM {checkpoints} WHERE thread_id = %s", (f"gated:{thread_id}",)),
-        "the first replica's input version to be stored",
+        lambda: len(cluster.query("SELECT 1 FROM {checkpoints} WHERE thread_id = %s", (f"gated:{thread_id}",))) == 2,
+        "the first replica's versions before the node to be stored",
     )
     a.pause()
     try:
@@ -89,8 +91,7 @@ def test_a_paused_replica_past_its_lease_cannot_write_after_another_took_over(cl
         after = client.history("gated", thread_id, timeout=30)
     assert [(s.checkpoint, s.values, s.metadata) for s in after] == [(s.checkpoint, s.values, s.metadata) for s in before]
     chain = assert_single_chain(after)
-    # The second replica continued from the first one's newest saved version (the
-    # first may have been paused before or during saving its step-0 version).
+    # The second replica continued from the first one's newest saved version.
     runs = [s.metadata["run_id"] for s in chain]
     assert runs[0] == first_run and runs[-1] == done.run_id and set(runs) == {first_run, done.run_id}
     assert cluster.lease("gated", thread_id)[1] == 2  # type: ignore[index]
