@@ -4,7 +4,7 @@ Theory of operation
 -------------------
 A run is one call (invoke, resume, fork). It starts by loading the thread's
 checkpoint (the newest, or the one the config names) and folding the call's
-input into it:
+input into it (:mod:`._input`):
 
 * new input → the tasks due at that checkpoint are discarded, the input is
   written to the START channel, and an "input" version is saved;
@@ -38,7 +38,6 @@ import asyncio
 import contextvars
 import functools
 import random
-import re
 import threading
 import time
 from collections import deque
@@ -50,31 +49,24 @@ from engine.checkpoint.base import (
     ERROR,
     LEASE_KEY,
     INTERRUPT,
-    RESUME,
     Checkpoint,
-    CheckpointTuple,
     Lease,
     copy_checkpoint,
     empty_checkpoint,
     run_lease,
 )
 from engine.errors import (
-    EmptyInputError,
     GraphInterrupt,
     GraphRecursionError,
-    InvalidResumeError,
     InvalidUpdateError,
-    NotFoundError,
 )
 from engine.events import (
-    CheckpointLoaded,
     CheckpointSaved,
     CustomEvent,
     Event,
     InterruptEvent,
     MessageChunk,
     RunFinished,
-    RunStarted,
     StepFinished,
     StepStarted,
     TaskFinished,
@@ -83,7 +75,6 @@ from engine.events import (
 )
 from engine.pregel._algo import (
     Task,
-    apply_null_writes,
     apply_writes,
     mark_interrupt_seen,
     prepare_next_tasks,
@@ -93,11 +84,11 @@ from engine.pregel._algo import (
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel._threads import node_threads
 from engine.pregel import _telemetry as tel
-from engine.pregel._snapshot import task_states
-from engine.pregel._spec import NO_WRITES, NULL_TASK_ID
-from engine.pregel._status import null_writes, read_statuses
+from engine.pregel._spec import NO_WRITES
+from engine.pregel._status import read_statuses
+from engine.pregel._input import InputFolding
 from engine.pregel._writer import VersionWriter
-from engine.types import START, Command, PregelTask, RetryPolicy
+from engine.types import PregelTask, RetryPolicy
 
 if TYPE_CHECKING:
     from engine.pregel._pregel import Pregel
@@ -107,7 +98,7 @@ __all__ = ["RunLoop"]
 _LIVE: Any = object()  # RunFinished reports the channels as they are
 
 
-class RunLoop:
+class RunLoop(InputFolding):
     """One run of a compiled graph; :meth:`events` drives it."""
 
     def __init__(
@@ -329,150 +320,6 @@ class RunLoop:
         if error is not None:
             tel.fail(span, error)
         tel.RUNS.add(1, {**self._metric_attrs, "graphwire.finish_reason": reason})
-
-    # -- setup: load the thread and fold the input in -----------------------
-    async def _setup(self) -> None:
-        saved: CheckpointTuple | None = None
-        if self.saver is not None:
-            if self.thread_id is None:
-                raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
-            saved = await self.saver.aget_tuple(self._cfg(self.configurable.get("checkpoint_id")))
-            if saved is None and self.configurable.get("checkpoint_id"):
-                raise NotFoundError(
-                    f"thread {self.thread_id!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
-                )
-        if saved is not None:
-            self.checkpoint = copy_checkpoint(saved.checkpoint)
-            self.step = int(saved.metadata.get("step", -1))
-            self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
-            self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
-        self.stop = self.step + self.recursion_limit + 2
-        self.channels = restore_channels(self.graph.channels, self.checkpoint)
-        if self._want(RunStarted):
-            sc = self._span.get_span_context()
-            trace_id = format(sc.trace_id, "032x") if sc.is_valid else ""
-            self._emit(RunStarted(self.run_id, self.thread_id, self.graph.name, self.parent_id, trace_id))
-        # As LangGraph: the step's input writes (a Command's) stored on this
-        # version apply before anything else, whatever this call brings.
-        if self.pending_writes and (nulls := null_writes(self.pending_writes)):
-            self._apply_nulls(nulls)
-        inp = self.input
-        cmd = inp if isinstance(inp, Command) else None
-        if cmd is not None and cmd.resume is not None and saved is None:
-            raise InvalidResumeError(f"thread {self.thread_id!r} does not exist, so there is nothing to resume")
-        if cmd is not None and saved is not None and (cmd.resume is not None or cmd.update or cmd.goto):
-            # A Command continues the thread's version: no input version, START's
-            # edges not taken; its update and goto are the step's input writes.
-            if cmd.resume is not None:
-                await self._apply_resume(cmd.resume)
-            if writes := self.graph.map_command(cmd):
-                await self._put_nulls(writes)
-            self._continue(saved)
-        elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
-            if saved is None:
-                raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
-            if self.configurable.get("checkpoint_id") and not await self._continues(saved):
-                # Naming a version (even the newest) continues from a copy of it.
-                await self._fork(saved)
-                mark_interrupt_seen(self.checkpoint)
-                self._emit_values()
-            else:
-                self._continue(saved)
-        else:
-            await self._apply_input(inp)
-
-    def _apply_nulls(self, writes: list[tuple[str, Any]]) -> None:
-        for c in apply_null_writes(self.checkpoint, self.channels, writes):
-            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
-
-    async def _put_nulls(self, writes: list[tuple[str, Any]]) -> None:
-        """Store a Command's update and goto on the version the run continues, then apply them.
-
-        As LangGraph, they add to the input writes already there (which keep
-        their places: a saver keys a write by its index), and stay there until a
-        step runs from this version.
-        """
-        stored = null_writes(self.pending_writes)
-        await self.saver.aput_writes(self._cfg(self.parent_id), [*stored, *writes], NULL_TASK_ID)  # type: ignore[union-attr]
-        self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
-        self._apply_nulls(writes)
-
-    def _continue(self, saved: CheckpointTuple) -> None:
-        """The run goes on from the loaded version itself (no version saved first)."""
-        mark_interrupt_seen(self.checkpoint)
-        self._emit_values()
-        if self.kinds is None or CheckpointLoaded not in self.kinds:
-            return  # only to callers that ask for it by kind (the stream's checkpoints mode)
-        planned = self._plan()
-        self._planned = (self.checkpoint["id"], planned)
-        statuses = read_statuses(self.pending_writes)
-        self._emit(
-            CheckpointLoaded(
-                saved.checkpoint["id"],
-                (saved.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
-                self.step,
-                str(saved.metadata.get("source", "")),
-                tuple(t.name for t in planned),
-                self.values(),
-                dict(saved.metadata),
-                saved.checkpoint.get("ts", ""),
-                tasks=task_states(planned, statuses, self.graph.output_keys, live=False),
-            )
-        )
-
-    async def _continues(self, saved: CheckpointTuple) -> bool:
-        """Whether a named version is itself a fresh branch head ("update"/"fork")
-        that the run continues from directly, without another fork copy."""
-        if saved.metadata.get("source") not in ("update", "fork"):
-            return False
-        head = await self.saver.aget_tuple(self._cfg(None))  # type: ignore[union-attr]
-        return head is not None and head.checkpoint["id"] == saved.checkpoint["id"]
-
-    async def _fork(self, saved: CheckpointTuple) -> None:
-        self.pending_writes = []
-        self.step += 1
-        self.writer.dirty = dict(self.checkpoint["channel_versions"])
-        await self._save("fork")
-
-    async def _apply_input(self, inp: Any) -> None:
-        # Whatever was due at this checkpoint (an interrupted turn) is dropped.
-        discard = prepare_next_tasks(
-            self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
-        )
-        start = Task(id="", name=START, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
-        start.writes = list(self.graph.map_input(inp))
-        _, changed = apply_writes(self.checkpoint, self.channels, [*discard, start])
-        self.pending_writes = []
-        self.step += 1
-        for c in changed:
-            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
-        await self._save("input")
-
-    async def _apply_resume(self, resume: Any) -> None:
-        # As LangGraph: only an unfinished task's interrupt waits for an answer.
-        statuses = read_statuses(self.pending_writes)
-        waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
-        answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
-        if not waiting:
-            raise InvalidResumeError(f"thread {self.thread_id!r} has no pending interrupt to resume")
-        by_id = {i.id: tid for tid, ints in waiting.items() for i in ints}
-        if _is_resume_map(resume):
-            # As LangGraph 1.2: ids not pending (already answered, say) answer
-            # nothing; if none is pending, the waiting tasks run again and ask again.
-            chosen = {by_id[k]: v for k, v in resume.items() if k in by_id}
-        elif len(waiting) == 1:
-            chosen = {next(iter(waiting)): resume}
-        else:
-            raise InvalidResumeError(
-                f"thread {self.thread_id!r} has {len(by_id)} pending interrupts; resume with a map of "
-                f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
-            )
-        for tid, answer in chosen.items():
-            new = [*answers.get(tid, []), answer]
-            await self.saver.aput_writes(self._cfg(self.parent_id), [(RESUME, new)], tid)  # type: ignore[union-attr]
-            # Its interrupt stays on record (LangGraph's history shows it, answered).
-            self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] == RESUME)]
-            self.pending_writes.append((tid, RESUME, new))
 
     def _emit_values(self) -> None:
         if self._want(ValuesEvent) and self.channels:
@@ -753,19 +600,6 @@ class RunLoop:
             )
         if self.saver is not None:
             await self.writer.put(parent, snapshot, metadata, parent_writes or [])
-
-
-_INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
-
-
-def _is_resume_map(resume: Any) -> bool:
-    """Whether ``resume`` is a map of interrupt id → answer rather than one answer.
-
-    LangGraph's rule: a dict whose keys all have an interrupt id's shape (32
-    lowercase hex digits), whether or not they are pending now. So a stale id
-    is never handed to a node as if the map were its answer.
-    """
-    return isinstance(resume, Mapping) and all(isinstance(k, str) and _INTERRUPT_ID.fullmatch(k) for k in resume)
 
 
 def _matching_policy(policies: Any, exc: Exception) -> RetryPolicy | None:

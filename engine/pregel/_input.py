@@ -1,0 +1,216 @@
+"""Folding a call's input into the version it starts from (the loop's set-up).
+
+A run starts by loading the thread's version (the newest, or the one the
+config names) and folding the call's input into it, as LangGraph 1.2 does:
+
+* input writes stored on the version (a ``Command``'s update and goto)
+  apply first, whatever the call brings;
+* new input → the tasks due at that version are discarded, the input is
+  written to the START channel, and an "input" version is saved;
+* ``Command(resume=...)`` → the answers are saved as pending writes of the
+  interrupted tasks, no version is saved; with ``update``/``goto`` as well,
+  or those alone, they are saved as the step's input writes and applied
+  (no "input" version, START's edges are not taken);
+* ``None`` naming a checkpoint id → a "fork" version, a copy of it, is saved
+  and the run continues from the copy;
+* ``None`` without a checkpoint id → the run continues where it stopped.
+
+:class:`InputFolding` is a part of :class:`~engine.pregel._loop.RunLoop`
+(its attributes are the loop's); it lives here so the loop reads as the
+superstep loop.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
+from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
+from engine.events import CheckpointLoaded, RunStarted
+from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
+from engine.pregel._snapshot import task_states
+from engine.pregel._spec import NULL_TASK_ID
+from engine.pregel._status import null_writes, read_statuses
+from engine.types import START, Command
+
+__all__ = ["InputFolding"]
+
+
+class InputFolding:
+    """The loop's set-up: load the thread, fold the call's input in."""
+
+    # attributes and methods of RunLoop these use
+    graph: Any
+    saver: Any
+    writer: Any
+    input: Any
+    configurable: dict[str, Any]
+    thread_id: Any
+    checkpoint: Any
+    channels: Any
+    step: int
+    stop: int
+    recursion_limit: int
+    parent_id: str | None
+    pending_writes: list[Any]
+    kinds: Any
+    run_id: str
+    _span: Any
+    _planned: Any
+
+    async def _setup(self) -> None:
+        saved: CheckpointTuple | None = None
+        if self.saver is not None:
+            if self.thread_id is None:
+                raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
+            saved = await self.saver.aget_tuple(self._cfg(self.configurable.get("checkpoint_id")))
+            if saved is None and self.configurable.get("checkpoint_id"):
+                raise NotFoundError(
+                    f"thread {self.thread_id!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
+                )
+        if saved is not None:
+            self.checkpoint = copy_checkpoint(saved.checkpoint)
+            self.step = int(saved.metadata.get("step", -1))
+            self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
+            self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
+        self.stop = self.step + self.recursion_limit + 2
+        self.channels = restore_channels(self.graph.channels, self.checkpoint)
+        if self._want(RunStarted):
+            sc = self._span.get_span_context()
+            trace_id = format(sc.trace_id, "032x") if sc.is_valid else ""
+            self._emit(RunStarted(self.run_id, self.thread_id, self.graph.name, self.parent_id, trace_id))
+        # As LangGraph: the step's input writes (a Command's) stored on this
+        # version apply before anything else, whatever this call brings.
+        if self.pending_writes and (nulls := null_writes(self.pending_writes)):
+            self._apply_nulls(nulls)
+        inp = self.input
+        cmd = inp if isinstance(inp, Command) else None
+        if cmd is not None and cmd.resume is not None and saved is None:
+            raise InvalidResumeError(f"thread {self.thread_id!r} does not exist, so there is nothing to resume")
+        if cmd is not None and saved is not None and (cmd.resume is not None or cmd.update or cmd.goto):
+            # A Command continues the thread's version: no input version, START's
+            # edges not taken; its update and goto are the step's input writes.
+            if cmd.resume is not None:
+                await self._apply_resume(cmd.resume)
+            if writes := self.graph.map_command(cmd):
+                await self._put_nulls(writes)
+            self._continue(saved)
+        elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
+            if saved is None:
+                raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
+            if self.configurable.get("checkpoint_id") and not await self._continues(saved):
+                # Naming a version (even the newest) continues from a copy of it.
+                await self._fork(saved)
+                mark_interrupt_seen(self.checkpoint)
+                self._emit_values()
+            else:
+                self._continue(saved)
+        else:
+            await self._apply_input(inp)
+
+    def _apply_nulls(self, writes: list[tuple[str, Any]]) -> None:
+        for c in apply_null_writes(self.checkpoint, self.channels, writes):
+            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
+
+    async def _put_nulls(self, writes: list[tuple[str, Any]]) -> None:
+        """Store a Command's update and goto on the version the run continues, then apply them.
+
+        As LangGraph, they add to the input writes already there (which keep
+        their places: a saver keys a write by its index), and stay there until a
+        step runs from this version.
+        """
+        stored = null_writes(self.pending_writes)
+        await self.saver.aput_writes(self._cfg(self.parent_id), [*stored, *writes], NULL_TASK_ID)  # type: ignore[union-attr]
+        self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
+        self._apply_nulls(writes)
+
+    def _continue(self, saved: CheckpointTuple) -> None:
+        """The run goes on from the loaded version itself (no version saved first)."""
+        mark_interrupt_seen(self.checkpoint)
+        self._emit_values()
+        if self.kinds is None or CheckpointLoaded not in self.kinds:
+            return  # only to callers that ask for it by kind (the stream's checkpoints mode)
+        planned = self._plan()
+        self._planned = (self.checkpoint["id"], planned)
+        statuses = read_statuses(self.pending_writes)
+        self._emit(
+            CheckpointLoaded(
+                saved.checkpoint["id"],
+                (saved.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
+                self.step,
+                str(saved.metadata.get("source", "")),
+                tuple(t.name for t in planned),
+                self.values(),
+                dict(saved.metadata),
+                saved.checkpoint.get("ts", ""),
+                tasks=task_states(planned, statuses, self.graph.output_keys, live=False),
+            )
+        )
+
+    async def _continues(self, saved: CheckpointTuple) -> bool:
+        """Whether a named version is itself a fresh branch head ("update"/"fork")
+        that the run continues from directly, without another fork copy."""
+        if saved.metadata.get("source") not in ("update", "fork"):
+            return False
+        head = await self.saver.aget_tuple(self._cfg(None))  # type: ignore[union-attr]
+        return head is not None and head.checkpoint["id"] == saved.checkpoint["id"]
+
+    async def _fork(self, saved: CheckpointTuple) -> None:
+        self.pending_writes = []
+        self.step += 1
+        self.writer.dirty = dict(self.checkpoint["channel_versions"])
+        await self._save("fork")
+
+    async def _apply_input(self, inp: Any) -> None:
+        # Whatever was due at this checkpoint (an interrupted turn) is dropped.
+        discard = prepare_next_tasks(
+            self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
+        )
+        start = Task(id="", name=START, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
+        start.writes = list(self.graph.map_input(inp))
+        _, changed = apply_writes(self.checkpoint, self.channels, [*discard, start])
+        self.pending_writes = []
+        self.step += 1
+        for c in changed:
+            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
+        await self._save("input")
+
+    async def _apply_resume(self, resume: Any) -> None:
+        # As LangGraph: only an unfinished task's interrupt waits for an answer.
+        statuses = read_statuses(self.pending_writes)
+        waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
+        answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
+        if not waiting:
+            raise InvalidResumeError(f"thread {self.thread_id!r} has no pending interrupt to resume")
+        by_id = {i.id: tid for tid, ints in waiting.items() for i in ints}
+        if _is_resume_map(resume):
+            # As LangGraph 1.2: ids not pending (already answered, say) answer
+            # nothing; if none is pending, the waiting tasks run again and ask again.
+            chosen = {by_id[k]: v for k, v in resume.items() if k in by_id}
+        elif len(waiting) == 1:
+            chosen = {next(iter(waiting)): resume}
+        else:
+            raise InvalidResumeError(
+                f"thread {self.thread_id!r} has {len(by_id)} pending interrupts; resume with a map of "
+                f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
+            )
+        for tid, answer in chosen.items():
+            new = [*answers.get(tid, []), answer]
+            await self.saver.aput_writes(self._cfg(self.parent_id), [(RESUME, new)], tid)  # type: ignore[union-attr]
+            # Its interrupt stays on record (LangGraph's history shows it, answered).
+            self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] == RESUME)]
+            self.pending_writes.append((tid, RESUME, new))
+
+
+_INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _is_resume_map(resume: Any) -> bool:
+    """Whether ``resume`` is a map of interrupt id → answer rather than one answer.
+
+    LangGraph's rule: a dict whose keys all have an interrupt id's shape (32
+    lowercase hex digits), whether or not they are pending now. So a stale id
+    is never handed to a node as if the map were its answer.
+    """
+    return isinstance(resume, Mapping) and all(isinstance(k, str) and _INTERRUPT_ID.fullmatch(k) for k in resume)
