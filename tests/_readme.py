@@ -11,11 +11,71 @@ comments cannot drift from what the code really prints.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
-__all__ = ["README", "blocks", "promises", "promised_in_order"]
+import grpc
+from google.protobuf import descriptor_pool, json_format, message_factory
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+__all__ = ["README", "blocks", "grpcurl", "grpcurl_commands", "promises", "promised_in_order", "typescript_project"]
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def grpcurl_commands(code: str) -> list[tuple[str, str]]:
+    """(JSON body, full method name) of each grpcurl command in the shell code ``code``."""
+    import shlex
+
+    commands = []
+    for command in code.replace("\\\n", " ").splitlines():
+        words = shlex.split(command, comments=True)
+        if words[:1] == ["grpcurl"]:
+            commands.append((words[words.index("-d") + 1], words[-1]))
+    return commands
+
+
+def grpcurl(channel: grpc.Channel, method: str, body: str) -> list[str]:
+    """What ``grpcurl -d BODY ADDRESS METHOD`` prints: one JSON text per response message.
+
+    As grpcurl does it: the descriptors from the server's reflection service
+    (no stubs), the request parsed from JSON and each response printed with the
+    proto3 JSON mapping.
+    """
+    pool = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(channel))
+    service_name, method_name = method.rsplit("/", 1)
+    rpc = pool.FindServiceByName(service_name).FindMethodByName(method_name)
+    request_class = message_factory.GetMessageClass(rpc.input_type)
+    response_class = message_factory.GetMessageClass(rpc.output_type)
+    request = json_format.Parse(body, request_class())
+    call = (channel.unary_stream if rpc.server_streaming else channel.unary_unary)(
+        f"/{service_name}/{method_name}",
+        request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=response_class.FromString,
+    )
+    replies = call(request, timeout=30)
+    return [json_format.MessageToJson(m) for m in (replies if rpc.server_streaming else [replies])]
+
+
+def typescript_project(project: Path) -> Path:
+    """A Node project that installed clients/typescript as the README says (built first if it is not)."""
+    from tests._needs import npm_ci, require_node
+
+    require_node("the README's TypeScript code")
+    package = README.parent / "clients" / "typescript"
+    npm_ci(package)
+    if not (package / "dist" / "index.js").exists():  # what `npm run build` makes; test.sh rebuilds it too
+        subprocess.run(["npm", "run", "--silent", "build"], cwd=package, check=True, timeout=300)
+    project.mkdir(parents=True, exist_ok=True)
+    npm = shutil.which("npm")
+    assert npm is not None
+    installed = subprocess.run(
+        [npm, "install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", str(package)],
+        cwd=project, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    return project
 
 
 def blocks(heading: str, lang: str) -> list[str]:

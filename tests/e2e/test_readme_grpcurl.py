@@ -8,45 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
-from pathlib import Path
 from typing import Any
 
-import grpc
-from google.protobuf import descriptor_pool, json_format, message_factory
-from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+from tests._readme import README, blocks, grpcurl, grpcurl_commands
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+FIRST_SCREEN = "From a clone to your own graph"  # its grpcurl call: tests/e2e/test_readme_first_screen.py
 
 
 def readme_grpcurl_commands() -> list[tuple[str, str]]:
-    """(JSON body, full method name) of each grpcurl command in the README's sh blocks."""
-    commands = []
-    for block in re.findall(r"```sh\n(.*?)```", README.read_text("utf-8"), re.DOTALL):
-        for command in block.replace("\\\n", " ").splitlines():
-            words = shlex.split(command)
-            if words[:1] != ["grpcurl"]:
-                continue
-            body = words[words.index("-d") + 1]
-            commands.append((body, words[-1]))
-    return commands
-
-
-def grpcurl(channel: grpc.Channel, method: str, body: str) -> list[str]:
-    """What ``grpcurl -d BODY ADDRESS METHOD`` prints: one JSON text per response message."""
-    pool = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(channel))
-    service_name, method_name = method.rsplit("/", 1)
-    rpc = pool.FindServiceByName(service_name).FindMethodByName(method_name)
-    request_class = message_factory.GetMessageClass(rpc.input_type)
-    response_class = message_factory.GetMessageClass(rpc.output_type)
-    request = json_format.Parse(body, request_class())
-    call = (channel.unary_stream if rpc.server_streaming else channel.unary_unary)(
-        f"/{service_name}/{method_name}",
-        request_serializer=lambda m: m.SerializeToString(),
-        response_deserializer=response_class.FromString,
-    )
-    replies = call(request, timeout=30)
-    return [json_format.MessageToJson(m) for m in (replies if rpc.server_streaming else [replies])]
+    """The grpcurl commands of every section but the first screen, in README order."""
+    headings = re.findall(r"^## (.+)$", README.read_text("utf-8"), re.MULTILINE)
+    return [c for h in headings if h != FIRST_SCREEN for code in blocks(h, "sh") for c in grpcurl_commands(code)]
 
 
 def test_the_readme_grpcurl_conversation_reads_as_json(server: Any, thread_id: str) -> None:

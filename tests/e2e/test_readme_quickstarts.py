@@ -3,7 +3,8 @@
 Python: the block under "Quickstart from Python", run as a script. TypeScript:
 the block under "Quickstart from TypeScript", saved as ``quickstart.mjs`` in
 a fresh project that installed ``clients/typescript`` the way the README
-says, run with ``node``. Each talks to a fresh demo server (the README's
+says, run with ``node``. Go: the block under "Quickstart from Go", saved as
+``main.go`` and run with ``go run`` in GOPATH mode. Each talks to a fresh demo server (the README's
 address is replaced by the test server's); afterwards the regenerated thread
 must have ended with a new reply, not be waiting at a question again.
 """
@@ -11,15 +12,14 @@ must have ended with a new reply, not be waiting at a question again.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Callable
 
-from tests._needs import npm_ci, require_node
-from tests._readme import blocks, promised_in_order, promises
-from tests.conftest import ROOT, ServerProcess
+from tests._go import go, go_env
+from tests._readme import blocks, promised_in_order, promises, typescript_project
+from tests.conftest import ServerProcess
 
 README_ADDRESS = "127.0.0.1:50051"
 DEMO = {"reminders": "examples.reminders:graph"}
@@ -54,25 +54,25 @@ def test_the_python_quickstart(start_server: Callable[..., ServerProcess], tmp_p
 
 
 def test_the_typescript_quickstart(start_server: Callable[..., ServerProcess], tmp_path: Path) -> None:
-    require_node("the TypeScript quickstart")
     sh, js = blocks("Quickstart from TypeScript", "sh")[0], blocks("Quickstart from TypeScript", "js")[0]
     assert "npm install ../clients/typescript" in sh
-    package = ROOT / "clients" / "typescript"
-    npm_ci(package)
-    if not (package / "dist" / "index.js").exists():  # what `npm run build` makes; test.sh rebuilds it too
-        subprocess.run(["npm", "run", "--silent", "build"], cwd=package, check=True, timeout=300)
-    project = tmp_path / "my-chat"
-    project.mkdir()
-    npm = shutil.which("npm")
-    assert npm is not None
-    installed = subprocess.run(
-        [npm, "install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", str(package)],
-        cwd=project, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert installed.returncode == 0, installed.stderr
+    project = typescript_project(tmp_path / "my-chat")
     srv = demo(start_server)
     (project / "quickstart.mjs").write_text(js.replace(README_ADDRESS, srv.address))
     done = subprocess.run(["node", "quickstart.mjs"], cwd=project, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert promised_in_order(done.stdout, promises(js, "//")) == [], done.stdout
+    assert_regenerated(srv, "user-42")
+
+
+def test_the_go_quickstart(start_server: Callable[..., ServerProcess], tmp_path: Path) -> None:
+    (code,) = blocks("Quickstart from Go", "go")
+    env = go_env(tmp_path / "gopath")
+    srv = demo(start_server)
+    main = tmp_path / "quickstart" / "main.go"
+    main.parent.mkdir()
+    main.write_text(code.replace(README_ADDRESS, srv.address))
+    done = go(env, "go", "run", str(main), cwd=main.parent)
+    assert done.returncode == 0, done.stderr
+    assert promised_in_order(done.stdout, promises(code, "//")) == [], done.stdout
     assert_regenerated(srv, "user-42")

@@ -10,10 +10,12 @@
 // replica can serve any thread, days later.
 //
 // This file is the API reference for every language. Generate a client with
-// the protoc plugin of your language (for Go, pass
-// `--go_opt=Mgraphwire/v1/graphwire.proto=<your import path>`), or use the
-// server's reflection service. The server also serves the standard
-// `grpc.health.v1.Health` service.
+// the protoc plugin of your language (the file names no language's package:
+// for Go, pass `--go_opt=Mgraphwire/v1/graphwire.proto=<your import path>`,
+// as scripts/gen_protos.py does for clients/go), or use the server's
+// reflection service. The server also serves the standard
+// `grpc.health.v1.Health` service. Clients in Python, TypeScript and Go live
+// in clients/.
 //
 // Conventions that hold for every RPC
 // -----------------------------------

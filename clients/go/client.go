@@ -1,0 +1,275 @@
+package graphwire
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+
+	pb "graphwire/graphwirepb"
+)
+
+// maxReceive is the largest reply accepted: the server sends up to 16 MiB
+// (more when its max_message_bytes is raised); grpc-go's default is 4 MiB.
+const maxReceive = 64 << 20
+
+// Client talks to one graphwire server. It is safe for concurrent use; make
+// one per process and Close it when done.
+type Client struct {
+	conn  *grpc.ClientConn
+	stub  pb.GraphServiceClient
+	token string
+}
+
+type options struct {
+	token string
+	tls   *tls.Config
+	dial  []grpc.DialOption
+}
+
+// Option configures Dial.
+type Option func(*options)
+
+// WithToken sends "authorization: Bearer <token>" on every call.
+func WithToken(token string) Option { return func(o *options) { o.token = token } }
+
+// WithTLS connects over TLS; a nil config uses the system's roots.
+func WithTLS(config *tls.Config) Option {
+	return func(o *options) {
+		if config == nil {
+			config = &tls.Config{}
+		}
+		o.tls = config
+	}
+}
+
+// WithDialOptions adds grpc-go dial options (keepalive, interceptors, ...).
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return func(o *options) { o.dial = append(o.dial, opts...) }
+}
+
+// Dial makes a client for the server at address ("host:port"). It does not
+// wait for the connection: the first call does.
+func Dial(address string, opts ...Option) (*Client, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	dial := []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxReceive))}
+	if o.tls != nil {
+		dial = append(dial, grpc.WithTransportCredentials(credentials.NewTLS(o.tls)))
+	} else {
+		dial = append(dial, grpc.WithInsecure())
+	}
+	conn, err := grpc.Dial(address, append(dial, o.dial...)...)
+	if err != nil {
+		return nil, fromRPC(err)
+	}
+	return &Client{conn: conn, stub: pb.NewGraphServiceClient(conn), token: o.token}, nil
+}
+
+// Close closes the connection; calls still running end with ErrCanceled.
+func (c *Client) Close() error { return c.conn.Close() }
+
+func (c *Client) ctx(ctx context.Context) context.Context {
+	if c.token == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token)
+}
+
+// jsonText is v as one JSON text for a *_json field; nil means no value ("").
+func jsonText(v any, field string) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("graphwire: %s: %w", field, err)
+	}
+	return string(b), nil
+}
+
+type stream interface{ Recv() (*pb.RunEvent, error) }
+
+func (c *Client) start(ctx context.Context, threadID string, open func(context.Context) (stream, error)) (*Run, error) {
+	ctx, cancel := context.WithCancel(c.ctx(ctx))
+	s, err := open(ctx)
+	if err != nil {
+		cancel()
+		return nil, fromRPC(err)
+	}
+	return newRun(threadID, s.Recv, cancel), nil
+}
+
+// Invoke starts a run of graph on threadID with a new input (usually a map
+// or struct of state keys, encoded with encoding/json; nil continues the
+// thread from its newest version) and returns it as it streams.
+func (c *Client) Invoke(ctx context.Context, graph, threadID string, input any, opts ...RunOption) (*Run, error) {
+	s, err := runSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	req := &pb.InvokeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config}
+	if req.InputJson, err = jsonText(input, "input"); err != nil {
+		return nil, err
+	}
+	if s.checkpointID != "" {
+		req.CheckpointId = &s.checkpointID
+	}
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub.Invoke(ctx, req) })
+}
+
+// Resume answers the thread's pending interrupt with answer (what interrupt()
+// returns in the node; nil is JSON null) and returns the run that goes on.
+// WithResumes answers several by id instead. ErrFailedPrecondition when
+// nothing is pending.
+func (c *Client) Resume(ctx context.Context, graph, threadID string, answer any, opts ...RunOption) (*Run, error) {
+	s, err := runSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	req := &pb.ResumeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config}
+	if s.resumes != nil {
+		if answer != nil {
+			return nil, fmt.Errorf("graphwire: pass an answer or WithResumes, not both")
+		}
+		req.ResumesJson = s.resumes
+	} else {
+		b, err := json.Marshal(answer)
+		if err != nil {
+			return nil, fmt.Errorf("graphwire: answer: %w", err)
+		}
+		req.ResumeJson = string(b)
+	}
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub.Resume(ctx, req) })
+}
+
+// Fork goes back to the version checkpointID of the thread and runs from it
+// on a new branch (WithUpdate changes it first): "regenerate" in a chat.
+func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string, opts ...RunOption) (*Run, error) {
+	s, err := runSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	req := &pb.ForkRequest{Graph: graph, ThreadId: threadID, CheckpointId: checkpointID, EventKinds: s.kinds,
+		Enqueue: s.enqueue, Config: s.config, UpdateJson: s.update}
+	if s.asNode != "" {
+		req.AsNode = &s.asNode
+	}
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub.Fork(ctx, req) })
+}
+
+// GetState reads the thread's newest version, or the one checkpointID names
+// (pass "" for the newest). ErrNotFound for an unknown thread or version.
+func (c *Client) GetState(ctx context.Context, graph, threadID, checkpointID string) (*StateSnapshot, error) {
+	req := &pb.GetStateRequest{Graph: graph, ThreadId: threadID}
+	if checkpointID != "" {
+		req.CheckpointId = &checkpointID
+	}
+	m, err := c.stub.GetState(c.ctx(ctx), req)
+	if err != nil {
+		return nil, fromRPC(err)
+	}
+	s := snapshot(m)
+	return &s, nil
+}
+
+// HistoryOptions narrow History; the zero value lists every version.
+type HistoryOptions struct {
+	Limit  uint32         // the most versions to return; 0: all (up to the server's limit)
+	Before string         // only versions older than this one (paging)
+	Filter map[string]any // only versions whose metadata has these keys with equal values
+}
+
+// History lists the thread's versions, newest first, across every branch.
+func (c *Client) History(ctx context.Context, graph, threadID string, o HistoryOptions) ([]StateSnapshot, error) {
+	req := &pb.ListHistoryRequest{Graph: graph, ThreadId: threadID}
+	if o.Limit > 0 {
+		req.Limit = &o.Limit
+	}
+	if o.Before != "" {
+		req.Before = &o.Before
+	}
+	if o.Filter != nil {
+		var err error
+		if req.FilterJson, err = jsonText(o.Filter, "filter"); err != nil {
+			return nil, err
+		}
+	}
+	m, err := c.stub.ListHistory(c.ctx(ctx), req)
+	if err != nil {
+		return nil, fromRPC(err)
+	}
+	out := make([]StateSnapshot, 0, len(m.GetSnapshots()))
+	for _, s := range m.GetSnapshots() {
+		out = append(out, snapshot(s))
+	}
+	return out, nil
+}
+
+// UpdateState writes a new version as if node asNode had returned values
+// (reducers apply); "" for asNode: the node that last wrote. checkpointID ""
+// updates the newest version. It returns the new version.
+func (c *Client) UpdateState(ctx context.Context, graph, threadID string, values any, asNode, checkpointID string) (*CheckpointRef, error) {
+	text, err := jsonText(values, "values")
+	if err != nil {
+		return nil, err
+	}
+	req := &pb.UpdateStateRequest{Graph: graph, ThreadId: threadID, ValuesJson: text}
+	if asNode != "" {
+		req.AsNode = &asNode
+	}
+	if checkpointID != "" {
+		req.CheckpointId = &checkpointID
+	}
+	m, err := c.stub.UpdateState(c.ctx(ctx), req)
+	if err != nil {
+		return nil, fromRPC(err)
+	}
+	ref := checkpointRef(m.GetCheckpoint())
+	return &ref, nil
+}
+
+// DeleteThread removes the thread and all its versions.
+func (c *Client) DeleteThread(ctx context.Context, graph, threadID string) error {
+	_, err := c.stub.DeleteThread(c.ctx(ctx), &pb.DeleteThreadRequest{Graph: graph, ThreadId: threadID})
+	return fromRPC(err)
+}
+
+// CancelRun cancels the thread's active run (only if it is runID, unless
+// runID is ""), from any connection; true when a run was cancelled.
+func (c *Client) CancelRun(ctx context.Context, graph, threadID, runID string) (bool, error) {
+	m, err := c.stub.CancelRun(c.ctx(ctx), &pb.CancelRunRequest{Graph: graph, ThreadId: threadID, RunId: runID})
+	if err != nil {
+		return false, fromRPC(err)
+	}
+	return m.GetCancelled(), nil
+}
+
+// Graphs lists the graphs the server runs, by name (without their edges).
+func (c *Client) Graphs(ctx context.Context) ([]GraphInfo, error) {
+	m, err := c.stub.ListGraphs(c.ctx(ctx), &pb.ListGraphsRequest{})
+	if err != nil {
+		return nil, fromRPC(err)
+	}
+	out := make([]GraphInfo, 0, len(m.GetGraphs()))
+	for _, g := range m.GetGraphs() {
+		out = append(out, graphInfo(g))
+	}
+	return out, nil
+}
+
+// Graph describes one graph, with its nodes and edges.
+func (c *Client) Graph(ctx context.Context, graph string) (*GraphInfo, error) {
+	m, err := c.stub.GetGraph(c.ctx(ctx), &pb.GetGraphRequest{Graph: graph})
+	if err != nil {
+		return nil, fromRPC(err)
+	}
+	info := graphInfo(m)
+	return &info, nil
+}

@@ -1,0 +1,150 @@
+package graphwire
+
+import (
+	"encoding/json"
+	"fmt"
+
+	pb "graphwire/graphwirepb"
+)
+
+// RunOption configures Invoke, Resume and Fork.
+type RunOption func(*settings) error
+
+type settings struct {
+	kinds        []pb.EventKind
+	enqueue      bool
+	config       *pb.RunConfig
+	checkpointID string            // Invoke
+	resumes      map[string]string // Resume
+	update       string            // Fork
+	asNode       string            // Fork
+}
+
+var kinds = map[EventKind]pb.EventKind{
+	KindRunStarted:      pb.EventKind_EVENT_KIND_RUN_STARTED,
+	KindStepStarted:     pb.EventKind_EVENT_KIND_STEP_STARTED,
+	KindStepFinished:    pb.EventKind_EVENT_KIND_STEP_FINISHED,
+	KindTaskStarted:     pb.EventKind_EVENT_KIND_TASK_STARTED,
+	KindTaskFinished:    pb.EventKind_EVENT_KIND_TASK_FINISHED,
+	KindValues:          pb.EventKind_EVENT_KIND_VALUES,
+	KindCustom:          pb.EventKind_EVENT_KIND_CUSTOM,
+	KindMessageChunk:    pb.EventKind_EVENT_KIND_MESSAGE_CHUNK,
+	KindCheckpointSaved: pb.EventKind_EVENT_KIND_CHECKPOINT_SAVED,
+	KindInterrupt:       pb.EventKind_EVENT_KIND_INTERRUPT,
+	KindRunFinished:     pb.EventKind_EVENT_KIND_RUN_FINISHED,
+}
+
+var durabilities = map[Durability]pb.Durability{
+	DurabilityAsync: pb.Durability_DURABILITY_ASYNC,
+	DurabilitySync:  pb.Durability_DURABILITY_SYNC,
+	DurabilityExit:  pb.Durability_DURABILITY_EXIT,
+}
+
+func runSettings(opts []RunOption) (*settings, error) {
+	s := &settings{}
+	for _, opt := range opts {
+		if err := opt(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *settings) runConfig() *pb.RunConfig {
+	if s.config == nil {
+		s.config = &pb.RunConfig{}
+	}
+	return s.config
+}
+
+// WithEventKinds sends only these kinds of events (and always RunStarted and
+// RunFinished); without it, every event comes.
+func WithEventKinds(names ...EventKind) RunOption {
+	return func(s *settings) error {
+		for _, name := range names {
+			kind, ok := kinds[name]
+			if !ok {
+				return fmt.Errorf("graphwire: unknown event kind %q", name)
+			}
+			s.kinds = append(s.kinds, kind)
+		}
+		return nil
+	}
+}
+
+// WithEnqueue waits for a busy thread's run instead of failing with ErrAborted.
+func WithEnqueue() RunOption { return func(s *settings) error { s.enqueue = true; return nil } }
+
+// WithRecursionLimit caps the supersteps the run may take.
+func WithRecursionLimit(n uint32) RunOption {
+	return func(s *settings) error { s.runConfig().RecursionLimit = &n; return nil }
+}
+
+// WithDurability says when the run writes the versions it saves.
+func WithDurability(d Durability) RunOption {
+	return func(s *settings) error {
+		v, ok := durabilities[d]
+		if !ok {
+			return fmt.Errorf("graphwire: unknown durability %q", d)
+		}
+		s.runConfig().Durability = v
+		return nil
+	}
+}
+
+// WithRunMetadata stores a JSON object in the metadata of every version the
+// run saves (HistoryOptions.Filter finds them).
+func WithRunMetadata(metadata map[string]any) RunOption {
+	return func(s *settings) error {
+		text, err := jsonText(metadata, "run metadata")
+		s.runConfig().MetadataJson = text
+		return err
+	}
+}
+
+// WithInterruptBefore and WithInterruptAfter pause the run before/after these
+// nodes ("*": every node), replacing the graph's own breakpoints.
+func WithInterruptBefore(nodes ...string) RunOption {
+	return func(s *settings) error { s.runConfig().InterruptBefore = nodes; return nil }
+}
+
+// WithInterruptAfter: see WithInterruptBefore.
+func WithInterruptAfter(nodes ...string) RunOption {
+	return func(s *settings) error { s.runConfig().InterruptAfter = nodes; return nil }
+}
+
+// WithCheckpoint (Invoke) runs from this older version instead of the newest, on a new branch.
+func WithCheckpoint(checkpointID string) RunOption {
+	return func(s *settings) error { s.checkpointID = checkpointID; return nil }
+}
+
+// WithResumes (Resume) answers several pending interrupts by Interrupt.InterruptID.
+func WithResumes(answers map[string]any) RunOption {
+	return func(s *settings) error {
+		if len(answers) == 0 {
+			return fmt.Errorf("graphwire: WithResumes: name at least one interrupt id")
+		}
+		s.resumes = make(map[string]string, len(answers))
+		for id, answer := range answers {
+			b, err := json.Marshal(answer)
+			if err != nil {
+				return fmt.Errorf("graphwire: the answer to %q: %w", id, err)
+			}
+			s.resumes[id] = string(b)
+		}
+		return nil
+	}
+}
+
+// WithUpdate (Fork) applies a state update to the version before running, as
+// if node asNode had returned it ("": the node that last wrote).
+func WithUpdate(values any, asNode string) RunOption {
+	return func(s *settings) error {
+		text, err := jsonText(values, "update")
+		if err == nil && text == "" {
+			err = fmt.Errorf("graphwire: WithUpdate: the update is nil")
+		}
+		s.update, s.asNode = text, asNode
+		return err
+	}
+}
