@@ -50,14 +50,8 @@ func user(text string) map[string]any {
 	return map[string]any{"messages": []map[string]string{{"role": "user", "content": text}}}
 }
 
-type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-	ID      string `json:"id"`
-}
-
 type reminderState struct {
-	Messages  []message           `json:"messages"`
+	Messages  []graphwire.Message `json:"messages"`
 	Reminders []map[string]string `json:"reminders"`
 }
 
@@ -133,7 +127,8 @@ func TestConversation(t *testing.T) {
 	if err := end.DecodeValues(&state); err != nil {
 		t.Fatal(err)
 	}
-	if end.Reason != graphwire.ReasonEnd || state.Messages[len(state.Messages)-1].Content != done ||
+	last := state.Messages[len(state.Messages)-1]
+	if end.Reason != graphwire.ReasonEnd || last.Text() != done || last.Speaker() != "assistant" ||
 		len(state.Reminders) != 1 || state.Reminders[0]["text"] != "call mom" {
 		t.Fatalf("end %s, state %+v", end.Reason, state)
 	}
@@ -186,7 +181,7 @@ func TestRegenerateAndHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	last, prev := regenerated.Messages[len(regenerated.Messages)-1], old.Messages[len(old.Messages)-1]
-	if again.Reason != graphwire.ReasonEnd || last.Content != done || last.ID == prev.ID {
+	if again.Reason != graphwire.ReasonEnd || last.Text() != done || last.ID == prev.ID {
 		t.Fatalf("regenerated %s %+v (old reply %+v)", again.Reason, last, prev)
 	}
 	state, err := client.GetState(c, "reminders", "regen", "")

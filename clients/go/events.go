@@ -176,26 +176,10 @@ func chunkText(chunk json.RawMessage) string {
 	var shape struct {
 		Content json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(chunk, &shape) != nil || shape.Content == nil {
+	if json.Unmarshal(chunk, &shape) != nil {
 		return ""
 	}
-	var text string
-	if json.Unmarshal(shape.Content, &text) == nil {
-		return text
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(shape.Content, &parts) != nil {
-		return ""
-	}
-	for _, p := range parts {
-		if p.Type == "text" {
-			text += p.Text
-		}
-	}
-	return text
+	return contentText(shape.Content)
 }
 
 // event decodes one RunEvent; nil for a kind this client does not know (a newer server's).

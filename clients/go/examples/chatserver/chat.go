@@ -26,21 +26,21 @@ type Chat struct {
 	Graph  string
 }
 
-type message struct {
+// shown is a message the user reads: theirs and the assistant's replies (not tool calls or results).
+type shown struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
-	ID      string `json:"id,omitempty"`
 }
 
 type chatState struct {
-	Messages []message `json:"messages"`
+	Messages []graphwire.Message `json:"messages"`
 }
 
 // Handler routes the endpoints above.
 func (c *Chat) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/chat", c.post(func(ctx context.Context, user, text string) (*graphwire.Run, error) {
-		input := chatState{Messages: []message{{Role: "user", Content: text}}}
+		input := chatState{Messages: []graphwire.Message{graphwire.UserMessage(text)}}
 		return c.Client.Invoke(ctx, c.Graph, user, input, streamed...)
 	}))
 	mux.HandleFunc("/answer", c.post(func(ctx context.Context, user, text string) (*graphwire.Run, error) {
@@ -121,9 +121,9 @@ func (c *Chat) post(start func(ctx context.Context, user, text string) (*graphwi
 func (c *Chat) conversation(w http.ResponseWriter, r *http.Request) {
 	user := r.URL.Query().Get("user")
 	out := struct {
-		Messages []message `json:"messages"`
-		Question any       `json:"question"`
-	}{Messages: []message{}}
+		Messages []shown `json:"messages"`
+		Question any     `json:"question"`
+	}{Messages: []shown{}}
 	state, err := c.Client.GetState(r.Context(), c.Graph, user, "")
 	switch {
 	case errors.Is(err, graphwire.ErrNotFound): // a new user: no thread yet
@@ -137,8 +137,8 @@ func (c *Chat) conversation(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, m := range values.Messages {
-			if (m.Role == "user" || m.Role == "assistant") && m.Content != "" {
-				out.Messages = append(out.Messages, message{Role: m.Role, Content: m.Content})
+			if role := m.Speaker(); (role == "user" || role == "assistant") && m.Text() != "" {
+				out.Messages = append(out.Messages, shown{Role: role, Content: m.Text()})
 			}
 		}
 		if len(state.Interrupts) > 0 {

@@ -88,11 +88,11 @@ func TestAChatWithAQuestionAndARegenerate(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	var conv struct {
-		Messages []message `json:"messages"`
-		Question *string   `json:"question"`
+		Messages []shown `json:"messages"`
+		Question *string `json:"question"`
 	}
 	if err := json.Unmarshal(body, &conv); err != nil || conv.Question != nil || len(conv.Messages) != 2 ||
-		conv.Messages[1].Content != text {
+		conv.Messages[1].Content != text || conv.Messages[0].Role != "user" || conv.Messages[1].Role != "assistant" {
 		t.Fatalf("conversation: %s", body)
 	}
 
