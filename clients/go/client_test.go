@@ -188,6 +188,13 @@ func TestRegenerateAndHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The version the fork went back to: its task (model) finished on the old branch, with a result.
+	wrote, err := client.GetState(c, "reminders", "regen", before.Checkpoint.CheckpointID)
+	var result struct{ Messages []graphwire.Message }
+	if err != nil || len(wrote.Tasks) != 1 || wrote.Tasks[0].Node != "model" || json.Unmarshal(wrote.Tasks[0].Result, &result) != nil ||
+		result.Messages[0].Text() != done {
+		t.Fatalf("a finished task's result: %+v, %v", wrote.Tasks, err)
+	}
 	if state.Checkpoint.CheckpointID != again.Checkpoint.CheckpointID || len(state.Next) != 0 {
 		t.Fatalf("newest %+v", state.Checkpoint)
 	}

@@ -239,7 +239,11 @@ func event(m *pb.RunEvent) Event {
 func snapshot(m *pb.StateSnapshot) StateSnapshot {
 	tasks := make([]TaskState, 0, len(m.GetTasks()))
 	for _, t := range m.GetTasks() {
-		tasks = append(tasks, TaskState{t.GetTaskId(), t.GetNode(), interrupts(t.GetInterrupts()), errorInfo(t.GetError())})
+		var result json.RawMessage
+		if t.ResultJson != nil {
+			result = json.RawMessage(t.GetResultJson())
+		}
+		tasks = append(tasks, TaskState{t.GetTaskId(), t.GetNode(), interrupts(t.GetInterrupts()), errorInfo(t.GetError()), result})
 	}
 	return StateSnapshot{
 		Values:     raw(m.GetValuesJson()),

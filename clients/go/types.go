@@ -77,6 +77,9 @@ type TaskState struct {
 	Node       string
 	Interrupts []Interrupt
 	Error      *ErrorInfo // set when the task raised the last time it ran
+	// Result is the task's writes once it finished (LangGraph's PregelTask.result),
+	// "{}" when it wrote none; nil while it has not finished.
+	Result json.RawMessage
 }
 
 // StateSnapshot is one version of a thread's state.
