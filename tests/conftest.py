@@ -300,15 +300,20 @@ def thread_id(request: pytest.FixtureRequest) -> str:
     return f"{request.node.name[:40]}-{uuid.uuid4().hex[:8]}"
 
 
-@pytest.fixture
-def certs(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate and key for localhost / 127.0.0.1 (skips without openssl)."""
+def self_signed(directory: Path, name: str = "localhost", alt_names: str = "DNS:localhost,IP:127.0.0.1") -> tuple[Path, Path]:
+    """A self-signed certificate and key for ``name`` (and ``alt_names``) in ``directory`` (skips without openssl)."""
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    cert, key = directory / f"{name}.crt", directory / f"{name}.key"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={name}",
+         "-addext", f"subjectAltName={alt_names}", "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True,
     )  # fmt: skip
     return cert, key
+
+
+@pytest.fixture
+def certs(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate and key for localhost / 127.0.0.1 (skips without openssl)."""
+    return self_signed(tmp_path)

@@ -5,7 +5,6 @@ the default, and the answers when they are gone or configured otherwise."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,14 +79,7 @@ def test_tls_is_followed_both_ways(tmp_path: Path, serving: list[Serving], certs
 
 def test_a_certificate_for_another_name_passes_at_loopback(tmp_path: Path, serving: list[Serving]) -> None:
     """A production certificate names the public host, not 127.0.0.1, where the check connects."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "public.crt", tmp_path / "public.key"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=grpc.example.com",
-         "-addext", "subjectAltName=DNS:grpc.example.com", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    cert, key = self_signed(tmp_path, "grpc.example.com", "DNS:grpc.example.com")
     srv = Serving(tmp_path, "--tls-cert", str(cert), "--tls-key", str(key))
     serving.append(srv)
     done = health(tmp_path, f'address = "127.0.0.1:{srv.port}"\ntls_cert = "{cert}"\ntls_key = "{key}"\n')
