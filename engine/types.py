@@ -23,6 +23,7 @@ __all__ = [
     "StreamWriter",
     "All",
     "Checkpointer",
+    "Overwrite",
 ]
 
 START = "__start__"
@@ -80,6 +81,23 @@ class Command(Generic[N], *_tool_output_bases()):  # type: ignore[misc]
     goto: str | Send | Sequence[str | Send] = ()
 
     PARENT = "__parent__"
+
+
+@dataclass(slots=True)
+class Overwrite:
+    """A write that replaces a reducer key's value instead of folding into it.
+
+    ``{"log": Overwrite(["b"])}`` sets ``log`` to ``["b"]`` whatever its
+    reducer. As in LangGraph 1.2: a second Overwrite of the same key in one
+    step is an ``InvalidUpdateError``, and writes applied after it in that
+    step (tasks are applied sorted by node name) are dropped. The dict forms
+    ``{"__overwrite__": value}`` and ``{"type": "__overwrite__", "value": value}``
+    mean the same, so a caller speaking JSON (over gRPC) can overwrite too.
+    On a plain key (no reducer) it is an ordinary value, as there.
+    """
+
+    value: Any
+    type: Literal["__overwrite__"] = "__overwrite__"
 
 
 @dataclass(frozen=True, slots=True)

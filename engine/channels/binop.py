@@ -6,8 +6,24 @@ import collections.abc
 from typing import Any, Callable, Sequence
 
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.errors import InvalidUpdateError
+from engine.types import Overwrite
 
-__all__ = ["BinaryOperatorAggregate"]
+__all__ = ["BinaryOperatorAggregate", "as_overwrite"]
+
+_OVERWRITE = "__overwrite__"
+
+
+def as_overwrite(value: Any) -> tuple[bool, Any]:
+    """``(True, replacement)`` when ``value`` is an Overwrite (or one of its dict forms)."""
+    if isinstance(value, Overwrite):
+        return True, value.value
+    if isinstance(value, dict):
+        if len(value) == 1 and _OVERWRITE in value:
+            return True, value[_OVERWRITE]
+        if value.get("type") == _OVERWRITE and "value" in value:
+            return True, value["value"]
+    return False, None
 
 
 def _initial(typ: Any) -> Any:
@@ -46,9 +62,20 @@ class BinaryOperatorAggregate(BaseChannel[Any]):
             return False
         it = iter(values)
         if self.value is MISSING:
+            # As LangGraph: the first write is taken as it is (even an Overwrite).
             self.value = next(it)
+        replaced = False
         for v in it:
-            self.value = self.operator(self.value, v)
+            is_overwrite, replacement = as_overwrite(v)
+            if is_overwrite:
+                if replaced:
+                    raise InvalidUpdateError(
+                        f"state key {self.key!r} got two Overwrite writes in one step; it takes one per step"
+                    )
+                self.value = replacement
+                replaced = True
+            elif not replaced:  # as LangGraph: writes after the step's Overwrite are dropped
+                self.value = self.operator(self.value, v)
         return True
 
     def get(self) -> Any:

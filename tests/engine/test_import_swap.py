@@ -51,7 +51,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
     "graph.message": {"MessageGraph": "deprecated in LangGraph; see graph.MessageGraph"},
     "types": {
         "CachePolicy": "node caches: issue 18",
-        "Overwrite": "issue 18",
         "TimeoutPolicy": "node timeouts: issue 18",
         "TracePolicy": "LangSmith tracing policy: tracing here is OpenTelemetry (README 'Tracing')",
         "StateUpdate": "bulk update_state: issue 14",
