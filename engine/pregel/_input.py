@@ -23,16 +23,21 @@ superstep loop.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
+from engine.pregel._io import input_writes
 from engine.pregel._snapshot import task_states
-from engine.pregel._spec import NULL_TASK_ID
+from engine.pregel._spec import NULL_TASK_ID, GraphSpec
 from engine.pregel._status import null_writes, read_statuses
 from engine.types import START, Command
+
+if TYPE_CHECKING:
+    from engine.pregel._telemetry import RunTrace
+    from engine.pregel._writer import VersionWriter
 
 __all__ = ["InputFolding"]
 
@@ -41,9 +46,10 @@ class InputFolding:
     """The loop's set-up: load the thread, fold the call's input in."""
 
     # attributes and methods of RunLoop these use
-    graph: Any
+    spec: GraphSpec
     saver: Any
-    writer: Any
+    writer: VersionWriter
+    trace: RunTrace
     input: Any
     configurable: dict[str, Any]
     thread_id: Any
@@ -56,7 +62,6 @@ class InputFolding:
     pending_writes: list[Any]
     kinds: Any
     run_id: str
-    _span: Any
     _planned: Any
 
     async def _setup(self) -> None:
@@ -64,7 +69,7 @@ class InputFolding:
         if self.saver is not None:
             if self.thread_id is None:
                 raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
-            saved = await self.saver.aget_tuple(self._cfg(self.configurable.get("checkpoint_id")))
+            saved = await self.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
             if saved is None and self.configurable.get("checkpoint_id"):
                 raise NotFoundError(
                     f"thread {self.thread_id!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
@@ -75,11 +80,9 @@ class InputFolding:
             self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
             self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
         self.stop = self.step + self.recursion_limit + 2
-        self.channels = restore_channels(self.graph.channels, self.checkpoint)
+        self.channels = restore_channels(self.spec.channels, self.checkpoint)
         if self._want(RunStarted):
-            sc = self._span.get_span_context()
-            trace_id = format(sc.trace_id, "032x") if sc.is_valid else ""
-            self._emit(RunStarted(self.run_id, self.thread_id, self.graph.name, self.parent_id, trace_id))
+            self._emit(RunStarted(self.run_id, self.thread_id, self.spec.name, self.parent_id, self.trace.trace_id()))
         # As LangGraph: the step's input writes (a Command's) stored on this
         # version apply before anything else, whatever this call brings.
         if self.pending_writes and (nulls := null_writes(self.pending_writes)):
@@ -93,7 +96,7 @@ class InputFolding:
             # edges not taken; its update and goto are the step's input writes.
             if cmd.resume is not None:
                 await self._apply_resume(cmd.resume)
-            if writes := self.graph.map_command(cmd):
+            if writes := self.spec.command_writes(cmd):
                 await self._put_nulls(writes)
             self._continue(saved)
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
@@ -121,7 +124,7 @@ class InputFolding:
         step runs from this version.
         """
         stored = null_writes(self.pending_writes)
-        await self.saver.aput_writes(self._cfg(self.parent_id), [*stored, *writes], NULL_TASK_ID)  # type: ignore[union-attr]
+        await self.writer.put_writes(self.parent_id, [*stored, *writes], NULL_TASK_ID)
         self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
         self._apply_nulls(writes)
 
@@ -144,7 +147,7 @@ class InputFolding:
                 self.values(),
                 dict(saved.metadata),
                 saved.checkpoint.get("ts", ""),
-                tasks=task_states(planned, statuses, self.graph.output_keys, live=False),
+                tasks=task_states(planned, statuses, self.spec.output_keys, live=False),
             )
         )
 
@@ -153,7 +156,7 @@ class InputFolding:
         that the run continues from directly, without another fork copy."""
         if saved.metadata.get("source") not in ("update", "fork"):
             return False
-        head = await self.saver.aget_tuple(self._cfg(None))  # type: ignore[union-attr]
+        head = await self.saver.aget_tuple(self.writer.config(None))
         return head is not None and head.checkpoint["id"] == saved.checkpoint["id"]
 
     async def _fork(self, saved: CheckpointTuple) -> None:
@@ -164,11 +167,9 @@ class InputFolding:
 
     async def _apply_input(self, inp: Any) -> None:
         # Whatever was due at this checkpoint (an interrupted turn) is dropped.
-        discard = prepare_next_tasks(
-            self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.graph.triggers_to_nodes
-        )
+        discard = prepare_next_tasks(self.checkpoint, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
         start = Task(id="", name=START, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
-        start.writes = list(self.graph.map_input(inp))
+        start.writes = input_writes(inp)
         _, changed = apply_writes(self.checkpoint, self.channels, [*discard, start])
         self.pending_writes = []
         self.step += 1
@@ -197,7 +198,7 @@ class InputFolding:
             )
         for tid, answer in chosen.items():
             new = [*answers.get(tid, []), answer]
-            await self.saver.aput_writes(self._cfg(self.parent_id), [(RESUME, new)], tid)  # type: ignore[union-attr]
+            await self.writer.put_writes(self.parent_id, [(RESUME, new)], tid)
             # Its interrupt stays on record (LangGraph's history shows it, answered).
             self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] == RESUME)]
             self.pending_writes.append((tid, RESUME, new))

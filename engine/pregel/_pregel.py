@@ -10,6 +10,7 @@ the calling thread instead of a worker thread).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import uuid
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
@@ -36,7 +37,7 @@ from engine.pregel._graph_run import merge_configs, reported, start_graph_run
 from engine.pregel._loop import RunLoop
 from engine.pregel._options import durability_of
 from engine.pregel._snapshot import build_snapshot
-from engine.pregel._spec import NodeSpec
+from engine.pregel._spec import GraphSpec, NodeSpec
 from engine.pregel._status import null_writes, read_statuses
 from engine.pregel._stream import Projector, kinds_for
 from engine.types import END, START, Command, StateSnapshot
@@ -79,28 +80,28 @@ class Pregel:
         self.store = store
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
-        self.name = name
-        self.triggers_to_nodes = trigger_index(nodes)
+        #: what a run of this graph is made of (a host sets the checkpointer and store apart)
+        self.spec = GraphSpec(
+            name=name,
+            nodes=nodes,
+            channels=channels,
+            triggers_to_nodes=trigger_index(nodes),
+            output_keys=self.output_keys,
+            state_keys=state_keys,
+            command_writes=self.map_command,
+        )
 
-    # -- hooks the loop uses -----------------------------------------------
-    def map_input(self, inp: Any) -> list[tuple[str, Any]]:
-        return [(START, inp)]
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
-    def output_values(self, channels: Mapping[str, BaseChannel]) -> dict[str, Any]:
-        out = {}
-        for k in self.output_keys:
-            ch = channels.get(k)
-            if ch is not None and ch.is_available():
-                out[k] = ch.get()
-        return out
+    @name.setter
+    def name(self, value: str) -> None:  # a host serving a compiled graph under its own name
+        self.spec = dataclasses.replace(self.spec, name=value)
 
     def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
         """A ``Command`` given as input: its update and goto as channel writes."""
         raise NotImplementedError(f"{type(self).__name__} takes no Command input; see {WHERE_IT_DIFFERS}")
-
-    def task_update(self, t: Task) -> dict[str, Any] | None:
-        upd = {k: v for k, v in t.writes if k in self.state_keys}
-        return upd or None
 
     #: Defaults ``with_config`` set, merged under every call's config.
     config: dict[str, Any] | None = None
@@ -140,11 +141,15 @@ class Pregel:
         if durability not in (None, "sync", "async", "exit"):
             raise ValueError(f"durability must be 'sync', 'async' or 'exit', not {durability!r}")
         config = merge_configs(self.config, config)
+        limit = config.get("recursion_limit")
         run = start_graph_run(self.name, input, config)
         loop = RunLoop(
-            self,
+            self.spec,
             input,
             config,
+            saver=self.checkpointer,
+            store=self.store,
+            recursion_limit=self.default_recursion_limit if limit is None else int(limit),
             durability=durability or "async",
             kinds=frozenset(kinds) | {RunFinished} if kinds is not None else None,
             inline_sync=_inline_sync,
@@ -227,7 +232,7 @@ class Pregel:
 
     def snapshot(self, saved: CheckpointTuple, *, live: bool = False) -> StateSnapshot:
         """The StateSnapshot of a stored checkpoint (pure: no I/O); see :mod:`._snapshot`."""
-        return build_snapshot(self, saved, live=live)
+        return build_snapshot(self.spec, saved, live=live)
 
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         """The newest version of the thread (or the one ``config`` names).

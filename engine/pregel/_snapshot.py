@@ -21,27 +21,17 @@ no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any
 
-from engine.channels.base import BaseChannel
 from engine.checkpoint.base import CheckpointTuple, copy_checkpoint
 from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
+from engine.pregel._io import output_values
+from engine.pregel._spec import GraphSpec
 from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
-from engine.pregel._spec import NodeSpec
 from engine.types import PregelTask, StateSnapshot
 
-__all__ = ["GraphShape", "build_snapshot", "task_states"]
-
-
-class GraphShape(Protocol):
-    """What reading a version needs of a compiled graph."""
-
-    nodes: Mapping[str, NodeSpec]
-    channels: Mapping[str, BaseChannel]
-    output_keys: Sequence[str]
-
-    def output_values(self, channels: Mapping[str, BaseChannel]) -> dict[str, Any]: ...
+__all__ = ["build_snapshot", "task_states"]
 
 _NOT_RUN = TaskStatus()
 
@@ -59,7 +49,7 @@ def task_states(
     return tuple(out)
 
 
-def build_snapshot(graph: GraphShape, saved: CheckpointTuple, *, live: bool) -> StateSnapshot:
+def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> StateSnapshot:
     """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``)."""
     ck = copy_checkpoint(saved.checkpoint)
     channels = restore_channels(graph.channels, ck)
@@ -70,7 +60,7 @@ def build_snapshot(graph: GraphShape, saved: CheckpointTuple, *, live: bool) -> 
     nulls = null_writes(writes) if writes else []
     if nulls:
         apply_null_writes(ck, channels, nulls)
-    values = graph.output_values(channels)
+    values = output_values(channels, graph.output_keys)
     finished = [t for t in planned if t.id in statuses and statuses[t.id].finished]
     if live and finished:
         for t in finished:
@@ -80,7 +70,7 @@ def build_snapshot(graph: GraphShape, saved: CheckpointTuple, *, live: bool) -> 
         except InvalidUpdateError:
             live = False  # the step's writes conflict: show the record
         else:
-            values = graph.output_values(channels)
+            values = output_values(channels, graph.output_keys)
     tasks = task_states(planned, statuses, graph.output_keys, live=live)
     done = {t.id for t in finished} if live else set()
     return StateSnapshot(

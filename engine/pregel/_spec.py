@@ -1,13 +1,16 @@
-"""What the loop runs: a compiled node, and the constants the loop reserves."""
+"""What the loop runs: a compiled graph's frozen description, its nodes, and the constants the loop reserves."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from engine.types import RetryPolicy
+from engine.types import Command, RetryPolicy
 
-__all__ = ["NodeSpec", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "Writer"]
+if TYPE_CHECKING:
+    from engine.channels.base import BaseChannel
+
+__all__ = ["GraphSpec", "NodeSpec", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "Writer"]
 
 # Topic channel that carries Send packets to the next step.
 TASKS = "__pregel_tasks"
@@ -46,3 +49,27 @@ class NodeSpec:
     metadata: dict[str, Any] = field(default_factory=dict)
     # keys of state channels, for reporting a node's update
     state_keys: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class GraphSpec:
+    """A compiled graph as one run of it sees it: what it is made of, nothing more.
+
+    The loop, the runner and the snapshot reader take this rather than the
+    compiled graph: what a host sets on a graph after compiling it (its
+    checkpointer, its store) is passed to a run as arguments of its own, so
+    a subgraph's run can be given its parent's saver. The mappings are the
+    compiled graph's own, never changed after compile.
+    """
+
+    name: str
+    nodes: Mapping[str, NodeSpec]
+    channels: Mapping[str, "BaseChannel"]
+    #: channel -> the nodes it triggers, in definition order
+    triggers_to_nodes: Mapping[str, tuple[str, ...]]
+    #: the keys a run's values and a task's ``result`` report
+    output_keys: tuple[str, ...]
+    #: the state's keys: a task's ``update`` is its writes to these
+    state_keys: frozenset[str]
+    #: a ``Command`` given as input, as the channel writes of its update and goto
+    command_writes: Callable[[Command], "list[tuple[str, Any]]"]

@@ -32,6 +32,7 @@ __all__ = [
     "restore",
     "timed_write",
     "fail",
+    "RunTrace",
 ]
 
 T = TypeVar("T")
@@ -92,3 +93,71 @@ async def timed_write(coro: Awaitable[T], span: Span, events: list[dict[str, Any
             event["graphwire.duration_ms"] = took * 1e3
             span.add_event("graphwire.checkpoint.write", event)
         CHECKPOINT_WRITE.record(took, attrs)
+
+
+class RunTrace:
+    """One run's spans and metrics: the run span, its current step's, its tasks'.
+
+    Without an SDK every span here is the API's non-recording one, and a run
+    costs a few attribute lookups per step (see :func:`child`).
+    """
+
+    __slots__ = ("span", "attrs", "_step")
+
+    def __init__(self, graph: str) -> None:
+        self.span: Span = trace.INVALID_SPAN  # until start()
+        #: the attributes of every metric the run records
+        self.attrs: dict[str, Any] = {"graphwire.graph": graph}
+        self._step: Span | None = None
+
+    def start(self, attributes: dict[str, Any]) -> None:
+        """The run starts: its span, a child of the current one (the caller's)."""
+        self.span = tracer.start_span("graphwire.run", attributes={**self.attrs, **attributes})
+
+    def trace_id(self) -> str:
+        """The run's trace id (32 hex digits), or "" when it is not traced."""
+        sc = self.span.get_span_context()
+        return format(sc.trace_id, "032x") if sc.is_valid else ""
+
+    def step(self, step: int) -> None:
+        """A superstep starts: its span, under the run's."""
+        # Only the step: its tasks are its children (a list attribute costs as
+        # much as a span's other attributes together).
+        self._step = child("graphwire.step", self.span, {"graphwire.step": step})
+        STEPS.add(1, self.attrs)
+
+    def end_step(self, error: BaseException | None) -> None:
+        span, self._step = self._step, None
+        if span is not None:
+            if error is not None:
+                fail(span, error)
+            span.end()
+
+    def task(self, node: str, task_id: str) -> Span:
+        """A task's span, under its step's (the caller ends it)."""
+        return child(f"node {node}", self._step or self.span, {"graphwire.node": node, "graphwire.task_id": task_id})
+
+    def task_done(self, span: Span, node: str, started: float, error: BaseException | None, interrupt_ids: list[str]) -> None:
+        if error is not None:
+            fail(span, error)
+        if interrupt_ids:
+            span.set_attribute("graphwire.interrupt_ids", interrupt_ids)
+        span.end()
+        NODE_DURATION.record(time.perf_counter() - started, {**self.attrs, "graphwire.node": node})
+
+    def finished(self, reason: str, *, steps: int, checkpoint_id: str | None, interrupt_ids: list[str], error: BaseException | None) -> None:
+        """How the run ended, on its span and in the runs counter (the span is ended by :meth:`end`)."""
+        span = self.span
+        span.set_attribute("graphwire.finish_reason", reason)
+        span.set_attribute("graphwire.steps", steps)
+        if checkpoint_id:
+            span.set_attribute("graphwire.checkpoint_id", checkpoint_id)
+        if interrupt_ids:
+            span.set_attribute("graphwire.interrupt_ids", interrupt_ids)
+        if error is not None:
+            fail(span, error)
+        RUNS.add(1, {**self.attrs, "graphwire.finish_reason": reason})
+
+    def end(self) -> None:
+        self.end_step(None)
+        self.span.end()

@@ -10,6 +10,11 @@ So steps faster than a commit do not wait for one each; the queue is bounded
 instead of filling memory. A version is *saved* (:attr:`VersionWriter.last_saved_id`,
 what ``RunFinished`` names) only once its write returned.
 
+The writer also stores the run's other pending writes (a task's writes as
+it finishes, a stopped step's record, a resume's answers) after whatever is
+queued, so they always attach to a version that has landed, and it owns how
+the run addresses its saver (thread, ``checkpoint_ns``, lease).
+
 A version may carry the pending writes of its parent: what the tasks of the
 step between them wrote (a single task's step records its writes this way,
 in the same batch, so it costs no wait of its own). They are stored with the
@@ -20,10 +25,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from engine.checkpoint.base import Checkpoint
+from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, Checkpoint, Lease
 from engine.pregel import _telemetry as tel
+from engine.pregel._algo import restore_channels
+from engine.pregel._io import output_values
+from engine.pregel._spec import NO_WRITES, GraphSpec
+
+if TYPE_CHECKING:
+    from engine.pregel._algo import Task
 
 __all__ = ["MAX_QUEUED", "Version", "VersionWriter"]
 
@@ -44,28 +55,44 @@ class Version:
 
 
 class VersionWriter:
-    """Stores one run's versions in order, as its durability mode says."""
+    """Stores one run's versions and pending writes in order, as its durability mode says.
+
+    It owns how the run addresses its saver: the thread, the run's
+    ``checkpoint_ns`` ("" at the root; a subgraph's run has its own writer on
+    its parent's saver) and the lease every write carries as its fencing token.
+    """
 
     def __init__(
         self,
         saver: Any,
         *,
+        thread_id: Any,
+        checkpoint_ns: str = "",
+        lease: Lease | None = None,
         durability: str,
-        cfg: Callable[[str | None], dict[str, Any]],
-        span: Callable[[], Any],
-        metric_attrs: dict[str, Any],
+        trace: tel.RunTrace,
     ) -> None:
         self.saver = saver
         self.durability = durability
-        self._cfg = cfg
-        self._span = span
-        self._attrs = metric_attrs
+        self.thread_id = thread_id
+        self.checkpoint_ns = checkpoint_ns
+        self.lease = lease
+        self._trace = trace
         self.last_saved_id: str | None = None
         #: channels changed since the last version handed to :meth:`put`
         self.dirty: dict[str, int] = {}
         self._unsaved: Version | None = None  # "exit": the newest version, not written yet
         self._queued: list[Version] = []
         self._task: asyncio.Task[None] | None = None
+
+    def config(self, checkpoint_id: str | None) -> dict[str, Any]:
+        """The config naming the run's thread (and a version of it) on the saver."""
+        c = {"thread_id": self.thread_id, "checkpoint_ns": self.checkpoint_ns}
+        if checkpoint_id:
+            c["checkpoint_id"] = checkpoint_id
+        if self.lease is not None:
+            c[LEASE_KEY] = self.lease  # the saver checks this fencing token on every write
+        return {"configurable": c}
 
     def parent_of_next(self, parent: str | None) -> str | None:
         """The parent the next version is stored under: with ``"exit"``, the last saved one."""
@@ -127,6 +154,43 @@ class VersionWriter:
             item.new_versions, self.dirty = self.dirty, {}
             await self._store([item])
 
+    async def put_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
+        """Store pending writes of version ``parent`` now (after what is queued: they attach to a version that landed)."""
+        await self.written()
+        await self.saver.aput_writes(self.config(parent), writes, task_id)
+
+    async def save_stopped(self, parent: str | None, tasks: list[Task]) -> None:
+        """A step that did not finish: what its tasks did, as pending writes of ``parent``.
+
+        Errors and interrupts are recorded as such; a finished task's writes
+        (at least :data:`~engine.pregel._spec.NO_WRITES`) unless already stored.
+        """
+        await self.flush()
+        cfg = self.config(parent)
+        for t in sorted(tasks, key=lambda t: t.sort_key):
+            if t.error is not None:
+                await self.saver.aput_writes(cfg, [(ERROR, repr(t.error))], t.id)
+            elif t.interrupts:
+                await self.saver.aput_writes(cfg, [(INTERRUPT, list(t.interrupts))], t.id)
+            elif not t.saved:
+                await self.saver.aput_writes(cfg, t.writes or [(NO_WRITES, None)], t.id)
+
+    async def last_saved_values(self, spec: GraphSpec) -> dict[str, Any] | None:
+        """The values of the last version that landed, read back (None: none did, or it cannot be read now).
+
+        After a failed write the run's channels may hold what was never stored;
+        what it reports is what its thread holds.
+        """
+        if self.last_saved_id is None:
+            return None
+        try:
+            saved = await self.saver.aget_tuple(self.config(self.last_saved_id))
+        except Exception:  # the store failed too; the caller reads the thread later
+            return None
+        if saved is None:
+            return None
+        return output_values(restore_channels(spec.channels, saved.checkpoint), spec.output_keys)
+
     async def flush_quietly(self) -> None:
         try:
             await self.flush()
@@ -136,7 +200,7 @@ class VersionWriter:
     async def _store(self, batch: list[Version]) -> None:
         """Write versions, each the parent of the next; only once they have landed is the
         last one the run's last saved version."""
-        span = self._span()
+        span = self._trace.span
         # Events on the run span rather than spans of their own: a span costs
         # ~17 µs with the SDK, and a write completes while the next step runs.
         events = None
@@ -150,7 +214,7 @@ class VersionWriter:
                 }
                 for v in batch
             ]
-        cfg = self._cfg
+        cfg = self.config
         writes = [(cfg(v.parent), w, tid) for v in batch for tid, w in v.parent_writes]
         if len(batch) == 1 and not writes:
             v = batch[0]
@@ -158,5 +222,5 @@ class VersionWriter:
         else:
             puts = [(cfg(v.parent), v.checkpoint, v.metadata, v.new_versions) for v in batch]
             coro = self.saver.aput_many(puts, writes=writes)
-        await tel.timed_write(coro, span, events, self._attrs)
+        await tel.timed_write(coro, span, events, self._trace.attrs)
         self.last_saved_id = batch[-1].checkpoint["id"]

@@ -1,0 +1,89 @@
+"""Running one task's node, attempt after attempt, as its retry policies say.
+
+A node's result becomes the task's writes (through the node's writer); an
+``interrupt()`` becomes the task's interrupts; an exception a policy
+matches is retried after a backoff, up to the policy's ``max_attempts``, and
+otherwise becomes the task's error. Each attempt runs with a fresh
+interrupt counter, so a retried node asks its questions again from the
+first. Cancellation is never caught.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import random
+from typing import Any, Sequence
+
+from engine.errors import GraphInterrupt
+from engine.pregel._algo import Task
+from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel._threads import node_threads
+from engine.types import RetryPolicy
+
+__all__ = ["run_attempts", "matching_policy", "backoff"]
+
+
+async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) -> None:
+    """Run ``t``'s node until it returns, interrupts, or fails past its retries; fill ``t`` in.
+
+    ``inline``: a sync node runs on the calling thread (the sync face, one task
+    alone) rather than on the engine's node threads.
+    """
+    node = t.node
+    attempt = 0
+    while True:
+        ctx.counter = 0
+        token = CURRENT.set(ctx)
+        try:
+            args = (t.input, ctx.config) if node.accepts_config else (t.input,)
+            proc = functools.partial(node.proc, store=ctx.store) if node.accepts_store and node.proc else node.proc
+            if proc is None:
+                result = t.input
+            elif node.is_async:
+                result = await proc(*args)
+            elif inline:
+                result = proc(*args)
+            else:
+                cvs = contextvars.copy_context()
+                result = await node_threads().run(cvs.run, proc, *args)
+            writes = node.writer(result, t.state, ctx.config)
+            if asyncio.iscoroutine(writes):
+                writes = await writes
+            t.writes = writes
+            return
+        except GraphInterrupt as e:
+            t.interrupts = e.interrupts
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            policy = matching_policy(node.retry_policy, e)
+            if policy is not None and attempt + 1 < policy.max_attempts:
+                attempt += 1
+                span.add_event("retry", {"attempt": attempt, "exception.type": type(e).__name__, "exception.message": str(e)})
+                await asyncio.sleep(backoff(policy, attempt))
+                continue
+            t.error = e
+            return
+        finally:
+            CURRENT.reset(token)
+
+
+def matching_policy(policies: Sequence[RetryPolicy] | None, exc: Exception) -> RetryPolicy | None:
+    """The first policy whose ``retry_on`` (exception classes, or a predicate) matches ``exc``."""
+    for p in policies or ():
+        r = p.retry_on
+        if isinstance(r, type) or isinstance(r, tuple):
+            if isinstance(exc, r):
+                return p
+        elif callable(r) and r(exc):
+            return p
+    return None
+
+
+def backoff(p: RetryPolicy, attempt: int) -> float:
+    """Seconds to wait before retry number ``attempt`` (1-based), jitter included."""
+    wait = min(p.max_interval, p.initial_interval * p.backoff_factor ** (attempt - 1))
+    return wait + (random.uniform(0, wait / 4) if p.jitter else 0.0)

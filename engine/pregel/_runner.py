@@ -1,0 +1,205 @@
+"""Running one superstep's tasks: concurrently, each with its retries, events as they go.
+
+:meth:`StepRunner.tick` runs the tasks the loop planned and fills each in
+(its writes, interrupts or error); it reports what happens through the
+``emit`` callable it was given (StepStarted, TaskStarted, InterruptEvent,
+TaskFinished, and the custom events and message chunks nodes write, from
+whatever thread they run on), and yields whenever something was emitted, so
+the loop can pass events on while tasks still run. It never applies writes:
+that is the loop's, at the step's end.
+
+A task whose writes the step already recorded (an earlier attempt of the
+step, or a resume whose sibling finished) is not run again: it reports its
+stored writes as ``cached``. The writes of finished tasks are kept for the
+version that follows (:meth:`StepRunner.take_writes`), or stored as each
+finishes when the step runs several (so an error or a crash in one does not
+run the others again).
+
+A lone task that needs no live events runs inline, without a task of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any, AsyncIterator, Callable
+
+from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, StepStarted, TaskFinished, TaskStarted
+from engine.pregel import _telemetry as tel
+from engine.pregel._algo import Task
+from engine.pregel._context import TaskContext
+from engine.pregel._io import task_update
+from engine.pregel._retry import run_attempts
+from engine.pregel._spec import NO_WRITES
+from engine.pregel._status import TaskStatus
+from engine.pregel._writer import VersionWriter
+
+__all__ = ["StepRunner"]
+
+#: (task id, writes) of one step's finished tasks, for the version that follows
+StepWrites = list[tuple[str, list[tuple[str, Any]]]]
+
+
+class StepRunner:
+    """Runs the steps of one run, one :meth:`tick` each."""
+
+    def __init__(
+        self,
+        *,
+        emit: Callable[[Event], None],
+        want: Callable[[type[Event]], bool],
+        live: bool,
+        writer: VersionWriter,
+        trace: tel.RunTrace,
+        task_config: Callable[[Task, int], dict[str, Any]],
+        state_keys: frozenset[str],
+        store: Any,
+        inline_sync: bool,
+    ) -> None:
+        self._emit_to = emit
+        self.want = want
+        self.live = live  # the caller wants events nodes write while they run (custom, messages)
+        self.writer = writer
+        self.trace = trace
+        self.task_config = task_config
+        self.state_keys = state_keys
+        self.store = store
+        self.inline_sync = inline_sync
+        self.record = writer.saver is not None and writer.durability != "exit"
+        self._writes: StepWrites = []
+        self._wake: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = 0
+
+    # -- events --------------------------------------------------------------
+    def emit(self, ev: Event) -> None:
+        self._emit_to(ev)
+        w = self._wake
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    def emit_threadsafe(self, ev: Event) -> None:
+        """:meth:`emit` from any thread: a sync node's, a model callback's."""
+        if threading.get_ident() == self._thread:
+            self.emit(ev)
+        else:
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(self.emit, ev)
+
+    def take_writes(self) -> StepWrites:
+        """The finished tasks' writes not stored yet, for the step's version (and forget them)."""
+        out, self._writes = self._writes, []
+        return out
+
+    # -- one step ------------------------------------------------------------
+    async def tick(self, tasks: list[Task], step: int, *, parent_id: str | None, statuses: dict[str, TaskStatus] | None) -> AsyncIterator[None]:
+        """Run ``tasks`` (the step ``step`` planned from version ``parent_id``); yield when events wait.
+
+        ``statuses``: what the step's pending writes recorded of its tasks
+        (the first step of a call that continues a version), or None.
+        """
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        cached: set[str] = set()
+        if statuses:
+            # As LangGraph: a task with an output write finished (it is not run
+            # again, even when it was resumed); one without takes its answers.
+            for t in tasks:
+                st = statuses.get(t.id)
+                if st is None:
+                    continue
+                if st.finished:
+                    t.writes = st.writes
+                    t.saved = True
+                    cached.add(t.id)
+                elif st.resume is not None:
+                    t.resume = list(st.resume)
+        self.trace.step(step)
+        if self.want(StepStarted):
+            self.emit(StepStarted(step, tuple((t.id, t.name) for t in tasks)))
+        if self.want(TaskStarted):
+            for t in tasks:
+                self.emit(TaskStarted(step, t.id, t.name, t.input, t.triggers))
+        for t in tasks:
+            if t.id in cached:
+                self._finished(t, step, cached=True)
+        run = [t for t in tasks if t.id not in cached]
+        yield
+        if len(run) == 1 and not self.live and (run[0].node.is_async or self.inline_sync):
+            t = run[0]
+            await self._run_task(t, step, inline=True)
+            self._finished(t, step)
+            if self.record and t.error is None and not t.interrupts:
+                # Stored with the step's version, in the same write: no wait of its own.
+                self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+                t.saved = True
+        elif run:
+            save_each = len(run) > 1 and self.record
+            futs = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
+            pending = set(futs)
+            try:
+                while pending:
+                    self._wake = wake = self._loop.create_future()
+                    done, pending = await asyncio.wait({*pending, wake}, return_when=asyncio.FIRST_COMPLETED)
+                    pending.discard(wake)
+                    for f in done:
+                        if f is wake:
+                            continue
+                        t = futs[f]
+                        self._finished(t, step)
+                        if t.error is not None or t.interrupts or not self.record:
+                            continue
+                        if save_each:
+                            # Kept as each finishes, so an error or a crash does not run it again.
+                            await self.writer.put_writes(parent_id, t.writes or [(NO_WRITES, None)], t.id)
+                        else:
+                            self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+                        t.saved = True
+                    yield
+            finally:
+                self._wake = None
+                for f in pending:
+                    f.cancel()
+        yield
+
+    def _finished(self, t: Task, step: int, cached: bool = False) -> None:
+        err = t.error
+        ints = t.interrupts
+        if ints and self.want(InterruptEvent):
+            for i in ints:
+                self.emit(InterruptEvent(i.id, t.name, t.id, i.value))
+        if self.want(TaskFinished):
+            self.emit(
+                TaskFinished(
+                    step,
+                    t.id,
+                    t.name,
+                    update=None if err or ints else task_update(t.writes, self.state_keys),
+                    error=str(err) if err else None,
+                    error_type=type(err).__name__ if err else None,
+                    interrupts=tuple(ints),
+                    cached=cached,
+                    exception=err,
+                )
+            )
+
+    async def _run_task(self, t: Task, step: int, *, inline: bool) -> None:
+        ctx = TaskContext(task_id=t.id, node=t.name, step=step, config=self.task_config(t, step), store=self.store)
+        if t.resume:
+            ctx.resume = list(t.resume)
+        if self.want(CustomEvent):
+            ctx.custom = lambda payload: self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
+        if self.want(MessageChunk):
+            ctx.message = lambda chunk, metadata=None: self.emit_threadsafe(
+                MessageChunk(step, t.id, t.name, chunk, dict(metadata or {}))
+            )
+        # The node's span is current while it runs, so spans it makes (an LLM client's) nest under it.
+        span = self.trace.task(t.name, t.id)
+        started = time.perf_counter()
+        current = tel.make_current(span)
+        try:
+            await run_attempts(t, ctx, span, inline=inline)
+        finally:
+            tel.restore(current)
+            self.trace.task_done(span, t.name, started, t.error, [i.id for i in t.interrupts])
