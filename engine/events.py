@@ -5,7 +5,14 @@ and the gRPC server's streamed messages are both projections of them. Each
 event carries what a remote caller needs to place it: the step, and where it
 belongs to a task, the task id and node.
 
-A run always ends with exactly one :class:`RunFinished`.
+A run that started ends with exactly one :class:`RunFinished`, whose reason
+says how: END, INTERRUPT, ERROR (a node raised), RECURSION_LIMIT, or
+CANCELLED (the run's task was cancelled: its written versions landed first,
+and after RunFinished the CancelledError goes on). What raises instead is a
+call the engine refuses before the first event (unknown checkpoint, nothing
+to resume) and a storage failure (:class:`~engine.errors.CheckpointError`):
+then no version can record how the run ended, and the host decides what its
+caller hears.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ class Event:
 @dataclass(frozen=True, slots=True)
 class RunStarted(Event):
     run_id: str
-    thread_id: str | None
+    thread_id: str | None  # the caller's name of the thread (a host may store it under another key)
     graph: str
     checkpoint_id: str | None  # the version the run starts from (None: new thread)
     trace_id: str = ""  # the run span's trace id (32 hex digits) when tracing is on

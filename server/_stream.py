@@ -29,7 +29,6 @@ from opentelemetry import context as otel_context
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
-from engine.errors import CheckpointError
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
 from server import _telemetry as telemetry
@@ -110,7 +109,7 @@ class Streams:
         failed: BaseException | None = None
         try:
             async with self.runs.slot(key, thread_id, run_id, enqueue=enqueue) as handle:
-                await self._events(outbox, handle, entry, key, thread_id, run_id, wanted, start, seen, run_ctx)
+                await self._events(outbox, handle, entry, key, run_id, wanted, start, seen, run_ctx)
         except BaseException as exc:  # incl. cancellation: the reader's side ends the call with it
             failed = exc
             if not isinstance(exc, Exception):
@@ -126,7 +125,6 @@ class Streams:
         handle: RunHandle,
         entry: GraphEntry,
         key: str,
-        thread_id: str,
         run_id: str,
         wanted: frozenset[type] | None,
         start: RunEvents,
@@ -149,8 +147,7 @@ class Streams:
         seq = 0
         last_saved: ev.CheckpointSaved | None = None
         interrupt_nodes: dict[str, tuple[str, str]] = {}
-        started = False
-        start_id: str | None = None  # the version the run started from
+        finished = False
         try:
             while True:
                 item = await queue.get()
@@ -159,30 +156,20 @@ class Streams:
                 if isinstance(item, BaseException):
                     if handle.lost is not None:
                         raise handle.lost
-                    if isinstance(item, asyncio.CancelledError) and started:
-                        # The engine let its pending write land before re-raising, so the
-                        # newest version can be read back: RunFinished carries its values.
-                        cid = last_saved.checkpoint_id if last_saved else start_id
-                        values = (await entry.graph.aget_state(version(key, cid))).values if cid else None
-                        final = ev.RunFinished("CANCELLED", cid, values)
-                        seen(final)
-                        seq += 1
-                        outbox.put(await self._finished(entry, key, final, last_saved, interrupt_nodes, seq, run_id), last=True)
-                        break
                     if isinstance(item, asyncio.CancelledError):
+                        if finished:
+                            break  # the engine ended the run (RunFinished CANCELLED, sent); its cancellation goes on
                         raise RpcError(grpc.StatusCode.CANCELLED, "the run was cancelled before it started")
-                    raise item
-                started = True
+                    raise item  # a storage failure (CheckpointError): the status says how
+                if isinstance(item, ev.RunFinished) and item.reason == "CANCELLED" and handle.lost is not None:
+                    raise handle.lost  # cancelled because the lease went to another replica
                 seen(item)
-                if isinstance(item, ev.RunStarted):
-                    start_id = item.checkpoint_id
-                elif isinstance(item, ev.CheckpointSaved):
+                if isinstance(item, ev.CheckpointSaved):
                     last_saved = item
                 elif isinstance(item, ev.InterruptEvent):
                     interrupt_nodes[item.interrupt_id] = (item.node, item.task_id)
-                if isinstance(item, ev.RunFinished):
-                    if item.reason == "ERROR" and isinstance(item.exception, CheckpointError):
-                        raise handle.lost or item.exception  # storage failed: the status says how
+                elif isinstance(item, ev.RunFinished):
+                    finished = True
                     seq += 1
                     outbox.put(await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id), last=True)
                     continue
@@ -191,9 +178,7 @@ class Streams:
                 msg = conv.run_event(item)
                 metadata = None
                 if isinstance(item, ev.RunStarted):
-                    # The engine knows the storage key ("graph:thread"); callers know their own ids.
-                    msg.run_started.thread_id = thread_id
-                    msg.run_started.graph = entry.name
+                    msg.run_started.graph = entry.name  # the name the server serves it under
                     if item.trace_id:
                         metadata = ((telemetry.TRACE_ID_HEADER, item.trace_id),)
                 seq += 1

@@ -163,7 +163,8 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
 
             async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
                 inp, config, saved = await start(lease)
-                async for e in graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, **opts):
+                events = graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, thread_name=thread_id, **opts)
+                async for e in events:
                     yield e
                     if saved is not None and isinstance(e, ev.RunStarted):
                         yield saved  # the version the start wrote (Fork's update), right after RunStarted

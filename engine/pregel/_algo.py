@@ -22,11 +22,12 @@ from typing import Any, Iterable, Mapping, Sequence
 from engine._internal._ids import next_version as new_next_version
 from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import MISSING, BaseChannel
-from engine.checkpoint.base import Checkpoint
+from engine.checkpoint.base import Checkpoint, copy_checkpoint
 from engine.pregel._spec import INTERRUPT_SEEN, TASKS, NodeSpec
 from engine.types import START, Send
 
 __all__ = [
+    "apply_stopped",
     "Task",
     "prepare_next_tasks",
     "apply_writes",
@@ -208,6 +209,25 @@ def apply_writes(
             values[chan] = v
     checkpoint["updated_channels"] = sorted(updated)
     return updated, changed
+
+
+def apply_stopped(
+    specs: Mapping[str, BaseChannel], checkpoint: Checkpoint, tasks: Sequence[Task]
+) -> tuple[dict[str, BaseChannel], set[str]] | None:
+    """A step that stopped: its finished tasks' writes, applied to channels restored from a copy.
+
+    As LangGraph, a caller sees what the finished siblings wrote; ``checkpoint``
+    is untouched (the run is over, and these are its pending writes). Returns
+    (the channels, the channels updated), None when no task finished with
+    writes; raises InvalidUpdateError when the writes conflict.
+    """
+    done = [t for t in tasks if t.error is None and not t.interrupts and t.writes]
+    if not done:
+        return None
+    ck = copy_checkpoint(checkpoint)
+    channels = restore_channels(specs, ck)
+    updated, _ = apply_writes(ck, channels, done)
+    return channels, updated
 
 
 def apply_null_writes(

@@ -60,14 +60,17 @@ def start_graph_run(name: str, input: Any, config: dict[str, Any]) -> Any:
 
 async def reported(run: Any, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
     """``events``, with the run's end (its values, or its error) reported to ``run``."""
+    told = False
     try:
         async for ev in events:
             if isinstance(ev, RunFinished):
+                told = True
                 if ev.exception is not None:
                     run.on_chain_error(ev.exception)
                 else:
                     run.on_chain_end(ev.values)
             yield ev
     except BaseException as e:
-        run.on_chain_error(e)
+        if not told:  # a cancelled run raises after its RunFinished
+            run.on_chain_error(e)
         raise

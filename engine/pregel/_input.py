@@ -13,7 +13,10 @@ config names) and folding the call's input into it, as LangGraph 1.2 does:
   (no "input" version, START's edges are not taken);
 * ``None`` naming a checkpoint id → a "fork" version, a copy of it, is saved
   and the run continues from the copy;
-* ``None`` without a checkpoint id → the run continues where it stopped.
+* ``None`` without a checkpoint id → the run continues where it stopped;
+* a host's :class:`~engine.pregel._resume.Resume` → checked against the
+  loaded version (:func:`~engine.pregel._resume.check_resume`), then its
+  answers by id, or with none the run continues (a static breakpoint).
 
 :class:`InputFolding` is a part of :class:`~engine.pregel._loop.RunLoop`
 (its attributes are the loop's); it lives here so the loop reads as the
@@ -22,18 +25,18 @@ superstep loop.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._io import input_writes
-from engine.pregel._snapshot import task_states
+from engine.pregel._resume import Resume, check_resume, is_resume_map
+from engine.pregel._snapshot import build_snapshot, task_states
 from engine.pregel._spec import NULL_TASK_ID, GraphSpec
 from engine.pregel._status import null_writes, read_statuses
-from engine.types import START, Command
+from engine.types import START, Command, StateSnapshot
 
 if TYPE_CHECKING:
     from engine.pregel._telemetry import RunTrace
@@ -53,6 +56,7 @@ class InputFolding:
     input: Any
     configurable: dict[str, Any]
     thread_id: Any
+    thread_name: str  # the caller's name of the thread, for messages
     checkpoint: Any
     channels: Any
     step: int
@@ -82,20 +86,25 @@ class InputFolding:
         self.stop = self.step + self.recursion_limit + 2
         self.channels = restore_channels(self.spec.channels, self.checkpoint)
         if self._want(RunStarted):
-            self._emit(RunStarted(self.run_id, self.thread_id, self.spec.name, self.parent_id, self.trace.trace_id()))
+            self._emit(RunStarted(self.run_id, self.thread_name, self.spec.name, self.parent_id, self.trace.trace_id()))
         # As LangGraph: the step's input writes (a Command's) stored on this
         # version apply before anything else, whatever this call brings.
         if self.pending_writes and (nulls := null_writes(self.pending_writes)):
             self._apply_nulls(nulls)
         inp = self.input
+        by_id = isinstance(inp, Resume)  # a host's answers: a map by interrupt id, whatever its shape
+        if by_id:
+            live = build_snapshot(self.spec, saved, live=True) if saved else StateSnapshot({}, (), {}, None, None, None, (), ())
+            check_resume(inp, live, thread=self.thread_name)
+            inp = Command(resume=dict(inp.answers)) if inp.at is None else None
         cmd = inp if isinstance(inp, Command) else None
         if cmd is not None and cmd.resume is not None and saved is None:
-            raise InvalidResumeError(f"thread {self.thread_id!r} does not exist, so there is nothing to resume")
+            raise InvalidResumeError(f"thread {self.thread_name!r} does not exist, so there is nothing to resume")
         if cmd is not None and saved is not None and (cmd.resume is not None or cmd.update or cmd.goto):
             # A Command continues the thread's version: no input version, START's
             # edges not taken; its update and goto are the step's input writes.
             if cmd.resume is not None:
-                await self._apply_resume(cmd.resume)
+                await self._apply_resume(cmd.resume, keyed=by_id)
             if writes := self.spec.command_writes(cmd):
                 await self._put_nulls(writes)
             self._continue(saved)
@@ -177,15 +186,15 @@ class InputFolding:
             self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
         await self._save("input")
 
-    async def _apply_resume(self, resume: Any) -> None:
+    async def _apply_resume(self, resume: Any, *, keyed: bool) -> None:
         # As LangGraph: only an unfinished task's interrupt waits for an answer.
         statuses = read_statuses(self.pending_writes)
         waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
         answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
         if not waiting:
-            raise InvalidResumeError(f"thread {self.thread_id!r} has no pending interrupt to resume")
+            raise InvalidResumeError(f"thread {self.thread_name!r} has no pending interrupt to resume")
         by_id = {i.id: tid for tid, ints in waiting.items() for i in ints}
-        if _is_resume_map(resume):
+        if keyed or is_resume_map(resume):
             # As LangGraph 1.2: ids not pending (already answered, say) answer
             # nothing; if none is pending, the waiting tasks run again and ask again.
             chosen = {by_id[k]: v for k, v in resume.items() if k in by_id}
@@ -193,7 +202,7 @@ class InputFolding:
             chosen = {next(iter(waiting)): resume}
         else:
             raise InvalidResumeError(
-                f"thread {self.thread_id!r} has {len(by_id)} pending interrupts; resume with a map of "
+                f"thread {self.thread_name!r} has {len(by_id)} pending interrupts; resume with a map of "
                 f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
             )
         for tid, answer in chosen.items():
@@ -202,16 +211,3 @@ class InputFolding:
             # Its interrupt stays on record (LangGraph's history shows it, answered).
             self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] == RESUME)]
             self.pending_writes.append((tid, RESUME, new))
-
-
-_INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
-
-
-def _is_resume_map(resume: Any) -> bool:
-    """Whether ``resume`` is a map of interrupt id → answer rather than one answer.
-
-    LangGraph's rule: a dict whose keys all have an interrupt id's shape (32
-    lowercase hex digits), whether or not they are pending now. So a stale id
-    is never handed to a node as if the map were its answer.
-    """
-    return isinstance(resume, Mapping) and all(isinstance(k, str) and _INTERRUPT_ID.fullmatch(k) for k in resume)

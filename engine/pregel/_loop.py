@@ -43,10 +43,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Mapping
 
-from engine._internal._ids import checkpoint_id as new_checkpoint_id
-from engine._internal._ids import now_iso
-from engine.checkpoint.base import Checkpoint, Lease, copy_checkpoint, empty_checkpoint, run_lease
-from engine.errors import GraphRecursionError, InvalidUpdateError
+from engine.checkpoint.base import Checkpoint, Lease, empty_checkpoint, run_lease
+from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
 from engine.events import (
     CheckpointSaved,
     CustomEvent,
@@ -57,14 +55,14 @@ from engine.events import (
     ValuesEvent,
 )
 from engine.pregel import _telemetry as tel
-from engine.pregel._algo import Task, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels, should_interrupt
+from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, prepare_next_tasks, should_interrupt
 from engine.pregel._input import InputFolding
 from engine.pregel._io import output_values, task_config, task_namespace
 from engine.pregel._queue import EventQueue
 from engine.pregel._runner import StepRunner
 from engine.pregel._spec import GraphSpec
 from engine.pregel._status import read_statuses
-from engine.pregel._writer import VersionWriter
+from engine.pregel._writer import VersionWriter, new_version
 from engine.types import PregelTask
 
 __all__ = ["RunLoop"]
@@ -92,12 +90,15 @@ class RunLoop(InputFolding):
         recursion_limit: int,
         lease: Lease | None = None,
         checkpoint_ns: str = "",
+        thread_name: str | None = None,
     ) -> None:
         self.spec = spec
         self.input = input
         self.config = dict(config)
         self.configurable = dict(config.get("configurable") or {})
         self.thread_id = self.configurable.get("thread_id")
+        # The caller's name of the thread (RunStarted, messages); a host's storage key may differ.
+        self.thread_name = self.thread_id if thread_name is None else thread_name
         self.saver = saver
         self.checkpoint_ns = checkpoint_ns
         lease = run_lease(saver, self.thread_id, self.configurable, lease)
@@ -238,36 +239,47 @@ class RunLoop(InputFolding):
         except GraphRecursionError as e:
             await self.writer.flush()
             reason, error = "RECURSION_LIMIT", e
-        except (asyncio.CancelledError, GeneratorExit):
-            # Saved versions stay; a pending async put is allowed to land.
-            self.trace.span.set_attribute("graphwire.finish_reason", "CANCELLED")
-            tel.RUNS.add(1, {**self.trace.attrs, "graphwire.finish_reason": "CANCELLED"})
+        except (asyncio.CancelledError, GeneratorExit) as e:
+            # Saved versions stay; a pending async put is allowed to land. A
+            # cancelled run still ends with RunFinished (then the cancellation
+            # goes on); a closed one has nobody to tell.
             await asyncio.shield(self.writer.flush_quietly())
+            if isinstance(e, GeneratorExit):
+                self.trace.finished("CANCELLED", steps=self.executed, checkpoint_id=None, interrupt_ids=[], error=None)
+                raise
+            reason, error = "CANCELLED", e
+            values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.values()
+        except CheckpointError as e:  # storage failed: nothing can record how the run ended, so it raises
+            await self.writer.flush_quietly()
+            self.trace.finished("ERROR", steps=self.executed, checkpoint_id=self.writer.last_saved_id, interrupt_ids=[], error=e)
             raise
-        except Exception as e:  # a failed write (serialization, storage) ends the run too
+        except Exception as e:  # a failed write (serialization) ends the run too
             await self.writer.flush_quietly()
             reason, error = "ERROR", e
             values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.values()
         for ev in self.queue.drain():
             yield ev
         checkpoint_id = self.writer.last_saved_id if self.saver is not None else self.parent_id
+        cancelled = reason == "CANCELLED"
         self.trace.finished(
             reason,
             steps=self.executed,
             checkpoint_id=checkpoint_id,
             interrupt_ids=[getattr(i, "id", "") for i in interrupts],
-            error=error,
+            error=None if cancelled else error,
         )
         yield RunFinished(
             reason=reason,  # type: ignore[arg-type]
             # With a saver: the last version that landed (a failed write names none), and its values.
             checkpoint_id=checkpoint_id,
             values=self.values() if values is _LIVE else values,
-            error_type=type(error).__name__ if error else None,
-            error_message=str(error) if error else None,
+            error_type=type(error).__name__ if error and not cancelled else None,
+            error_message=str(error) if error and not cancelled else None,
             interrupts=interrupts,
             exception=error,
         )
+        if cancelled:
+            raise error  # type: ignore[misc]
 
     # -- one superstep -----------------------------------------------------
     def _plan(self) -> list[Task]:
@@ -278,25 +290,16 @@ class RunLoop(InputFolding):
         return prepare_next_tasks(self.checkpoint, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
 
     def _apply_finished(self, tasks: list[Task], *, emit: bool) -> InvalidUpdateError | None:
-        """A step that stopped: the run's values get its finished tasks' writes.
-
-        As LangGraph, the caller sees what the finished siblings wrote (with a
-        last values event at an interrupt). The stored version is untouched:
-        the run is over, and these are its pending writes. Returns the error
-        if the writes conflict (then the values stay as the step started).
-        """
-        done = [t for t in tasks if t.error is None and not t.interrupts and t.writes]
-        if not done:
-            return None
-        ck = copy_checkpoint(self.checkpoint)
-        channels = restore_channels(self.spec.channels, ck)
+        """A step that stopped: the run's values get its finished tasks' writes
+        (:func:`apply_stopped`; a last values event at an interrupt). The error if they conflict."""
         try:
-            updated, _ = apply_writes(ck, channels, done)
+            applied = apply_stopped(self.spec.channels, self.checkpoint, tasks)
         except InvalidUpdateError as e:
             return e
-        self.channels = channels
-        if emit and not updated.isdisjoint(self.spec.output_keys):
-            self._emit_values()
+        if applied is not None:
+            self.channels, updated = applied
+            if emit and not updated.isdisjoint(self.spec.output_keys):
+                self._emit_values()
         return None
 
     async def _finish_step(self, tasks: list[Task]) -> None:
@@ -314,17 +317,7 @@ class RunLoop(InputFolding):
 
     # -- saving versions ---------------------------------------------------
     async def _save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
-        ck = self.checkpoint
-        snapshot = Checkpoint(
-            v=1,
-            id=new_checkpoint_id(),
-            ts=now_iso(),
-            channel_values=dict(ck["channel_values"]),
-            channel_versions=dict(ck["channel_versions"]),
-            versions_seen=dict(ck["versions_seen"]),
-            updated_channels=ck.get("updated_channels"),
-        )
-        ck["id"] = snapshot["id"]
+        snapshot = new_version(self.checkpoint)
         # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
         metadata = {"run_id": self.run_id, **self.user_metadata, "source": source, "step": self.step, "parents": {}}
         parent = self.parent_id

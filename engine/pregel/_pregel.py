@@ -36,6 +36,7 @@ from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_n
 from engine.pregel._graph_run import merge_configs, reported, start_graph_run
 from engine.pregel._loop import RunLoop
 from engine.pregel._options import durability_of
+from engine.pregel._resume import NO_ANSWER, Resume, plan_resume
 from engine.pregel._snapshot import build_snapshot
 from engine.pregel._spec import GraphSpec, NodeSpec
 from engine.pregel._status import null_writes, read_statuses
@@ -124,6 +125,7 @@ class Pregel:
         interrupt_after: Sequence[str] | str | None = None,
         run_id: str | None = None,
         lease: Lease | None = None,
+        thread_name: str | None = None,
         _inline_sync: bool = False,
         **langgraph_options: Any,
     ) -> AsyncIterator[Event]:
@@ -131,11 +133,18 @@ class Pregel:
 
         Node errors and the recursion limit end the run with a RunFinished
         whose reason says so (the exception is on ``RunFinished.exception``);
-        problems with the call itself (unknown checkpoint, nothing to resume,
-        no input) raise before the first event. ``lease``: the thread's lease,
-        for a host that leases threads (see :mod:`engine.checkpoint.base`);
-        every write of the run carries it. ``langgraph_options``: the rest of
-        LangGraph's run options (:func:`~engine.pregel._options.durability_of`).
+        so does cancellation (RunFinished "CANCELLED" once the versions written
+        have landed, then the CancelledError goes on). Problems with the call
+        itself (unknown checkpoint, nothing to resume, no input) raise before
+        the first event; a storage failure raises CheckpointError (nothing
+        could record the run's end). ``input`` may be a host's
+        :class:`~engine.pregel._resume.Resume` (see :meth:`aplan_resume`).
+        ``lease``: the thread's lease, for a host that leases threads (see
+        :mod:`engine.checkpoint.base`); every write of the run carries it.
+        ``thread_name``: the caller's name of the thread, when the host stores
+        it under another key (RunStarted and messages use it).
+        ``langgraph_options``: the rest of LangGraph's run options
+        (:func:`~engine.pregel._options.durability_of`).
         """
         durability = durability_of(durability, **langgraph_options)
         if durability not in (None, "sync", "async", "exit"):
@@ -158,8 +167,24 @@ class Pregel:
             # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
             run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or uuid.uuid4()),
             lease=lease,
+            thread_name=thread_name,
         )
         return loop.events() if run is None else reported(run, loop.events())
+
+    async def aplan_resume(
+        self,
+        config: Mapping[str, Any],
+        *,
+        answer: Any = NO_ANSWER,
+        answers: Mapping[str, Any] | None = None,
+        answers_name: str = "answers",
+        thread_name: str | None = None,
+    ) -> Resume:
+        """What a host's resume arriving now answers (:func:`~engine.pregel._resume.plan_resume`), to pass to
+        :meth:`aevents` as its input, which checks it again once the run has loaded the thread."""
+        state = await self.aget_state(config)
+        thread = thread_name if thread_name is not None else str((config.get("configurable") or {}).get("thread_id"))
+        return plan_resume(state, thread=thread, graph=self.name, answer=answer, answers=answers, answers_name=answers_name)
 
     async def astream(
         self,

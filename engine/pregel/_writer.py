@@ -27,6 +27,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine._internal._ids import checkpoint_id as new_checkpoint_id
+from engine._internal._ids import now_iso
 from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, Checkpoint, Lease
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
@@ -36,10 +38,26 @@ from engine.pregel._spec import NO_WRITES, GraphSpec
 if TYPE_CHECKING:
     from engine.pregel._algo import Task
 
-__all__ = ["MAX_QUEUED", "Version", "VersionWriter"]
+__all__ = ["MAX_QUEUED", "Version", "VersionWriter", "new_version"]
 
 #: Versions an async-durability run may compute ahead of its writer before it waits.
 MAX_QUEUED = 64
+
+
+def new_version(ck: Checkpoint) -> Checkpoint:
+    """The next version of a run's checkpoint ``ck``, to store: a new id and time,
+    its maps copied (the run goes on changing ``ck``, which takes the new id)."""
+    snapshot = Checkpoint(
+        v=1,
+        id=new_checkpoint_id(),
+        ts=now_iso(),
+        channel_values=dict(ck["channel_values"]),
+        channel_versions=dict(ck["channel_versions"]),
+        versions_seen=dict(ck["versions_seen"]),
+        updated_channels=ck.get("updated_channels"),
+    )
+    ck["id"] = snapshot["id"]
+    return snapshot
 
 
 @dataclass(slots=True)
