@@ -6,8 +6,9 @@ with no checkpointer, the in-memory saver, the SQLite saver and the
 PostgreSQL saver (ours vs LangGraph's ``langgraph-checkpoint-postgres``, each
 cell in a fresh schema of the server at ``GRAPHWIRE_BENCH_PG_DSN``, default
 the local one; skipped when unreachable), and prints
-the wall time of ``invoke`` divided by the number of supersteps the graph
-runs: the median over several repetitions after a warm-up, a new thread id
+the time of ``invoke`` (wall clock, or the process's CPU time with ``--clock cpu``) divided by the number of supersteps the graph
+runs: the median over several repetitions after a warm-up (the two engines
+taking turns invoke by invoke), a new thread id
 for every invoke. The nodes do no work, so the figure is what the engine
 itself costs per step (planning, applying writes, saving a version).
 
@@ -205,6 +206,12 @@ PG_DSN = os.environ.get("GRAPHWIRE_BENCH_PG_DSN") or os.environ.get(
 # Server settings for both engines' connections (--pg-options), e.g.
 # "-c synchronous_commit=off" to see the engines without the disk's flush per commit.
 PG_OPTIONS = ""
+# What a run's time is measured by (--clock): the wall clock, or the process's
+# CPU time, which a machine shared with other work inflates far less (it leaves
+# out waits on the disk and on the database server, so it is for comparing
+# what the engines themselves cost, not for the saver columns' real latency).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+CLOCK = time.perf_counter
 
 
 def _pg_exec(statement: str) -> None:
@@ -351,7 +358,7 @@ class Cell:
 
 
 def open_cell(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str) -> tuple[Callable[[], float], Callable[[], None]]:
-    """(run one invoke on a new thread and return its wall time, close the saver)."""
+    """(run one invoke on a new thread and return its time by CLOCK, close the saver)."""
     close: Callable[[], None] = lambda: None
     if saver_kind == "none":
         saver = None
@@ -370,9 +377,9 @@ def open_cell(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str) -> tuple[Ca
     def run_once() -> float:
         config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": limit}
         inp = row.make_input()
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         out = graph.invoke(inp, config)
-        dt = time.perf_counter() - t0
+        dt = CLOCK() - t0
         if not row.check(out):
             raise AssertionError(f"unexpected final state: {str(out)[:200]}")
         return dt
@@ -380,42 +387,86 @@ def open_cell(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str) -> tuple[Ca
     return run_once, close
 
 
+def take_turns(runs: dict[str, Callable[[], float]], steps: int, warmup: int, reps: int,
+               min_time: float, verbose: bool) -> dict[str, Cell]:
+    """µs per step of each of ``runs`` (name -> one timed invoke), the runs taking turns
+    invoke by invoke, so a change in the machine's load while they are measured weighs
+    on each alike. A run that fails is reported as an error and the others go on."""
+    cells: dict[str, Cell] = {}
+
+    def failed(name: str, exc: Exception) -> None:
+        if verbose:
+            traceback.print_exc()
+        cells[name] = Cell(None, f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}")
+
+    live = dict(runs)
+    for name, run in list(live.items()):
+        try:
+            for _ in range(warmup):
+                run()
+        except Exception as exc:
+            failed(name, exc)
+            del live[name]
+    times: dict[str, list[float]] = {name: [] for name in live}
+    # One full collection before timing, none between runs: a forced collection
+    # walks the whole heap and leaves the caches cold, which made a one-step
+    # run take twice as long (more with LangGraph imported: a bigger heap).
+    # A server never collects between requests; garbage is collected as it is
+    # made, by whichever run allocates, as in production.
+    gc.collect()
+    start = time.perf_counter()
+    n = 0
+    while live and (n < reps or (time.perf_counter() - start < min_time and n < 20 * reps)):
+        for name, run in list(live.items()):
+            try:
+                times[name].append(run())
+            except Exception as exc:
+                failed(name, exc)
+                del live[name]
+        n += 1
+    for name in live:
+        ts = times[name]
+        cells[name] = Cell(statistics.median(ts) / steps * 1e6, f"{len(ts)} reps", len(ts))
+    return cells
+
+
 def measure(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str, warmup: int, reps: int,
             min_time: float, verbose: bool, modes: dict[str, Callable[[], None]] | None = None) -> dict[str, Cell]:
     """µs per step of ``row`` on ``saver_kind``, per mode (``modes``: name -> switch it on;
-    default: one mode, ""). Modes take turns run by run, so a change in the machine's
-    load while a cell is measured weighs on every mode alike."""
+    default: one mode, ""). Modes take turns run by run (:func:`take_turns`)."""
+    return measure_cells({"": ms}, row, saver_kind, tmpdir, warmup, reps, min_time, verbose, modes)
+
+
+def measure_cells(impls: dict[str, ModuleSet], row: Row, saver_kind: str, tmpdir: str, warmup: int, reps: int,
+                  min_time: float, verbose: bool, modes: dict[str, Callable[[], None]] | None = None
+                  ) -> dict[str, Cell]:
+    """Like :func:`measure`, for several engines at once: every (engine, mode) takes
+    turns with the others, keyed ``engine`` (one mode) or ``mode`` (one engine)."""
     modes = modes or {"": lambda: None}
-    close: Callable[[], None] = lambda: None
+    closes: list[Callable[[], None]] = []
+    runs: dict[str, Callable[[], float]] = {}
+    cells: dict[str, Cell] = {}
     try:
-        run_once, close = open_cell(ms, row, saver_kind, tmpdir)
-        for switch in modes.values():
-            switch()
-            for _ in range(warmup):
-                run_once()
-        times: dict[str, list[float]] = {m: [] for m in modes}
-        # One full collection before timing, none between runs: a forced collection
-        # walks the whole heap and leaves the caches cold, which made a one-step
-        # run take twice as long (more with LangGraph imported: a bigger heap).
-        # A server never collects between requests; garbage is collected as it is
-        # made, by whichever run allocates, as in production.
-        gc.collect()
-        start = time.perf_counter()
-        while (n := len(times[next(iter(modes))])) < reps or (time.perf_counter() - start < min_time and n < 20 * reps):
-            for name, switch in modes.items():
-                switch()
-                times[name].append(run_once())
-        return {m: Cell(statistics.median(ts) / row.steps * 1e6, f"{len(ts)} reps", len(ts)) for m, ts in times.items()}
-    except Exception as exc:
-        if verbose:
-            traceback.print_exc()
-        failed = Cell(None, f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}")
-        return {m: failed for m in modes}
+        for impl, ms in impls.items():
+            try:
+                run_once, close = open_cell(ms, row, saver_kind, tmpdir)
+            except Exception as exc:
+                if verbose:
+                    traceback.print_exc()
+                note = f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}"
+                cells.update({impl or mode: Cell(None, note) for mode in modes})
+                continue
+            closes.append(close)
+            for mode, switch in modes.items():
+                runs[impl or mode] = lambda s=switch, r=run_once: (s(), r())[1]
+        cells.update(take_turns(runs, row.steps, warmup, reps, min_time, verbose))
+        return cells
     finally:
-        try:
-            close()
-        except Exception:
-            pass
+        for close in closes:
+            try:
+                close()
+            except Exception:
+                pass
 
 
 def fmt(cell: Cell | None) -> str:
@@ -429,6 +480,8 @@ def fmt(cell: Cell | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smoke run: 1 warm-up, 3 repetitions")
+    p.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                   help="time runs by the wall clock (default) or by the process's CPU time (steadier on a busy machine)")
     p.add_argument("--only", choices=("both", "ours", "langgraph"), default="both")
     p.add_argument("--rows", default=",".join(ROWS), help=f"comma list of {', '.join(ROWS)}")
     p.add_argument("--savers", default=",".join(SAVERS), help=f"comma list of {', '.join(SAVERS)}")
@@ -441,8 +494,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="also measure ours with OpenTelemetry tracing on (SDK, in-memory exporter) vs off")
     p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of failing cells")
     args = p.parse_args(argv)
-    global PG_OPTIONS
+    global PG_OPTIONS, CLOCK
     PG_OPTIONS = args.pg_options
+    CLOCK = CLOCKS[args.clock]
 
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     savers = [s.strip() for s in args.savers.split(",") if s.strip()]
@@ -475,7 +529,8 @@ def main(argv: list[str] | None = None) -> int:
                          + (f", options {PG_OPTIONS!r}" if PG_OPTIONS else ", server defaults (a flushed commit per write)"))
 
     print(f"python {sys.version.split()[0]}; reps>={reps}, warm-up {warmup}; "
-          f"µs per superstep = median invoke wall time / supersteps")
+          f"µs per superstep = median invoke {'wall' if args.clock == 'wall' else 'CPU'} time / supersteps; "
+          "the engines take turns invoke by invoke")
     for n in notes:
         print(f"  {n}")
 
@@ -489,14 +544,12 @@ def main(argv: list[str] | None = None) -> int:
         for rname in rows:
             row = ROWS[rname]
             for sk in savers:
-                cells: dict[str, Cell | None] = {}
-                for impl in ("ours", "langgraph"):
-                    ms = impls[impl]
-                    cells[impl] = measure(ms, row, sk, tmpdir, warmup, reps, min_time, args.verbose)[""] if ms else None
-                    c = cells[impl]
-                    if c is not None and c.us_per_step is None:
+                present = {impl: ms for impl, ms in impls.items() if ms is not None}
+                cells: dict[str, Cell] = measure_cells(present, row, sk, tmpdir, warmup, reps, min_time, args.verbose)
+                for impl, c in cells.items():
+                    if c.us_per_step is None:
                         errors.append(f"{impl} {rname}/{sk}: {c.note}")
-                o, l = cells["ours"], cells["langgraph"]
+                o, l = cells.get("ours"), cells.get("langgraph")
                 ratio = (f"{o.us_per_step / l.us_per_step:.2f}x"
                          if o and l and o.us_per_step and l.us_per_step else "n/a")
                 vals = (rname, str(row.steps), sk, fmt(o), fmt(l), ratio)
