@@ -14,7 +14,6 @@ import random
 import threading
 import time
 from datetime import datetime, timezone
-from uuid import UUID
 
 _lock = threading.Lock()
 _last = 0
@@ -34,7 +33,7 @@ def checkpoint_id() -> str:
     time_low = ts & 0x0FFF
     clock_seq = int.from_bytes(os.urandom(2), "big") & 0x3FFF
     value = (time_high_mid << 80) | (0x6 << 76) | (time_low << 64) | ((0x8000 | clock_seq) << 48) | _node
-    return str(UUID(int=value))
+    return _uuid_text(value)
 
 
 def task_id(*parts: object) -> str:
@@ -43,8 +42,15 @@ def task_id(*parts: object) -> str:
     Deterministic ids let a resumed run match pending writes to the tasks it
     plans again.
     """
-    h = hashlib.blake2b("\x00".join(map(str, parts)).encode(), digest_size=16).digest()
-    return str(UUID(bytes=h, version=4))
+    h = int.from_bytes(hashlib.blake2b("\x00".join(map(str, parts)).encode(), digest_size=16).digest(), "big")
+    # as uuid.UUID(bytes=h, version=4) sets them: version 4, RFC 4122 variant
+    return _uuid_text((h & ~(0xF000 << 64) & ~(0xC000 << 48)) | (0x4 << 76) | (0x8000 << 48))
+
+
+def _uuid_text(value: int) -> str:
+    """``str(uuid.UUID(int=value))``, without building a UUID (ids are made every step)."""
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def now_iso() -> str:

@@ -93,7 +93,7 @@ def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
     whole = _whole_classes()
     # The state's own list is whole messages with ids already: nothing to convert
     # (coercion would return each as it is), which keeps a long chat's steps cheap.
-    if all(type(m) in whole and m.id is not None for m in messages):
+    if whole.issuperset(map(type, messages)) and None not in map(_ID, messages):  # both loops in C
         converted = list(messages)
     else:
         converted = [_with_id(lc.message_chunk_to_message(m)) for m in lc.convert_to_messages(messages)]
@@ -121,7 +121,7 @@ def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
         if is_remove(new[i]) and ident(new[i]) == REMOVE_ALL_MESSAGES:
             return new[i + 1 :]
     merged = list(old)
-    index = {ident(m): i for i, m in enumerate(merged)}
+    index = dict(zip(map(ident, merged), range(len(merged))))  # the last of equal ids wins, as before
     removed: set[Any] = set()
     for m in new:
         mid = ident(m)

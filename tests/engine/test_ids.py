@@ -1,0 +1,25 @@
+"""Ids the engine stores: their text never changes from one release to the next.
+
+Task ids are matched against pending writes a saver stored, maybe by an
+older release, so the same parts must always give the same text.
+"""
+
+import hashlib
+import uuid
+
+from engine._internal._ids import checkpoint_id, task_id
+
+
+def test_a_task_id_is_the_version_4_uuid_of_its_parts_hash() -> None:
+    for parts in [("cp", 1, "node"), ("", 0, ""), ("é", -3, "a" * 100), (None, 2.5, ("x", "y"))]:
+        digest = hashlib.blake2b("\x00".join(map(str, parts)).encode(), digest_size=16).digest()
+        assert task_id(*parts) == str(uuid.UUID(bytes=digest, version=4))
+    assert task_id("cp", 1, "node") == "fad012f2-ca68-4532-b58d-342bae2a63fb"
+
+
+def test_checkpoint_ids_are_version_6_uuids_in_increasing_order() -> None:
+    ids = [checkpoint_id() for _ in range(500)]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    for text in ids[:5]:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 6 and parsed.variant == uuid.RFC_4122
