@@ -17,7 +17,7 @@ from engine.channels import BinaryOperatorAggregate
 from engine.channels.base import MISSING
 from engine.errors import InvalidUpdateError
 from engine.graph._schema import SchemaInfo
-from engine.graph._topology import Topology
+from engine.graph._topology import Branch, Topology
 from engine.pregel._spec import TASKS
 from engine.types import END, Command, Send
 
@@ -81,8 +81,15 @@ def route_writes(graph: Topology, source: str, dests: Any) -> list[tuple[str, An
 
 
 def make_writer(
-    graph: Topology, name: str, info: SchemaInfo, joins: Sequence[str], *, is_input: bool = False
+    graph: Topology,
+    name: str,
+    info: SchemaInfo,
+    joins: Sequence[str],
+    *,
+    is_input: bool = False,
+    reads: SchemaInfo | None = None,
 ) -> Callable[[Any, dict[str, Any], dict[str, Any]], Any]:
+    """The writer of node ``name``; its routers read ``reads`` (the node's input schema), or their own."""
     targets = [e for s, e in graph.edges if s == name and e != END]
     branches = graph.branches.get(name, ())
     keys = info.keys if is_input else frozenset(graph.channels)  # a set: looked up per key written
@@ -105,18 +112,20 @@ def make_writer(
     def route(writes: list[tuple[str, Any]], dests: Sequence[Any]) -> None:
         writes += route_writes(graph, name, dests)
 
-    def router_input(state: dict[str, Any], update: dict[str, Any]) -> Any:
-        return graph.state.coerce(fresh_state(graph, state, update))
+    def router_input(br: Branch, state: dict[str, Any], update: dict[str, Any], result: Any) -> Any:
+        arg = (br.reads or reads or graph.state).coerce(fresh_state(graph, state, update))
+        if br.reads is None and isinstance(arg, dict) and isinstance(result, dict):
+            # as LangGraph: a router of its node's schema also sees the other keys the node returned
+            arg = {**result, **arg}
+        return arg
 
     if not async_branches:
 
         def writer(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
             update, writes, goto = static(result)
             route(writes, goto)
-            if branches:
-                arg = router_input(state, update)
-                for br in branches:
-                    route(writes, br.destinations(br.path(arg), name))
+            for br in branches:
+                route(writes, br.destinations(br.path(router_input(br, state, update, result)), name))
             return writes
 
         return writer
@@ -124,9 +133,8 @@ def make_writer(
     async def awriter(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
         update, writes, goto = static(result)
         route(writes, goto)
-        arg = router_input(state, update)
         for br in branches:
-            r = br.path(arg)
+            r = br.path(router_input(br, state, update, result))
             if br.is_async:
                 r = await r
             route(writes, br.destinations(r, name))

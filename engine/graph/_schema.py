@@ -16,7 +16,7 @@ from engine.channels import BinaryOperatorAggregate, LastValue
 from engine.channels.base import BaseChannel
 from engine.errors import GraphDefinitionError
 
-__all__ = ["SchemaInfo", "read_schema"]
+__all__ = ["SchemaInfo", "read_schema", "annotated_schema"]
 
 
 def _is_pydantic(schema: Any) -> bool:
@@ -119,3 +119,38 @@ def read_schema(schema: Any) -> SchemaInfo:
             hint = base
         channels[key] = LastValue(hint, key=key)
     return SchemaInfo(schema=schema, channels=channels, kind=kind)
+
+
+def is_schema(hint: Any) -> bool:
+    """Whether ``hint`` is a class ``read_schema`` takes (and one with keys)."""
+    if not isinstance(hint, type):
+        return False
+    if not (_is_pydantic(hint) or dataclasses.is_dataclass(hint) or _is_typeddict(hint)):
+        return False
+    try:
+        return bool(get_type_hints(hint))
+    except Exception:  # unresolvable forward references: not a schema we can read
+        return False
+
+
+def annotated_schema(fn: Any) -> Any:
+    """The schema ``fn``'s first parameter is annotated with, or None.
+
+    As LangGraph 1.2 infers a node's (or a router's) input schema: a node
+    ``def n(state: Private)`` reads ``Private``'s keys, and those keys become
+    channels of the graph (private state). Only functions and callable
+    objects are looked at; an annotation that is not a TypedDict, dataclass
+    or Pydantic model with keys (``dict``, a string, none) infers nothing.
+    """
+    target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", None)
+    if not (inspect.isfunction(target) or inspect.ismethod(target)):
+        return None
+    try:
+        params = list(inspect.signature(target).parameters)
+        hints = get_type_hints(target)
+    except Exception:  # as LangGraph: an annotation that does not resolve infers nothing
+        return None
+    if not params:
+        return None
+    hint = hints.get(params[0])
+    return hint if is_schema(hint) else None

@@ -23,7 +23,7 @@ from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer, route_writes
 from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
 from engine.graph._nodes import NodeCall, is_runnable, node_call
-from engine.graph._schema import SchemaInfo, read_schema
+from engine.graph._schema import SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.pregel import Pregel
 from engine.pregel._spec import TASKS, NodeSpec
@@ -142,11 +142,19 @@ class StateGraph:
                 raise GraphDefinitionError(f"node name {node!r} must not contain {ch!r}")
         policy = retry_policy or retry
         policies = tuple(policy) if isinstance(policy, (list, tuple)) else ((policy,) if policy else ())
+        if input_schema is None:  # as LangGraph: the first parameter's annotation, adding its keys (private state)
+            input_schema = annotated_schema(action)
         if input_schema is not None:
-            for k, ch in read_schema(input_schema).channels.items():
-                self.channels.setdefault(k, ch)
+            self._add_schema(input_schema)
         self.nodes[node] = _Node(node, action, node_call(node, action), policies, input_schema, dict(metadata or {}))
         return self
+
+    def _add_schema(self, schema: Any) -> SchemaInfo:
+        """Read ``schema`` and add its keys the graph has no channel for yet."""
+        info = read_schema(schema)
+        for k, ch in info.channels.items():
+            self.channels.setdefault(k, ch)
+        return info
 
     def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> "StateGraph":
         """Add nodes and chain them with edges, in order."""
@@ -207,8 +215,14 @@ class StateGraph:
             # As LangGraph: a router annotated -> Literal[...] names where it may go.
             names = literal_names(return_annotation(path))
             path_map = {n: n for n in names} if names else None
+        schema = annotated_schema(path)  # a router annotated with a schema reads that schema's keys
         self.branches.setdefault(source, []).append(
-            Branch(path, MappingProxyType(dict(path_map)) if path_map else None, _is_async(path))
+            Branch(
+                path,
+                MappingProxyType(dict(path_map)) if path_map else None,
+                _is_async(path),
+                self._add_schema(schema) if schema is not None else None,
+            )
         )
         return self
 
@@ -318,7 +332,7 @@ class StateGraph:
                 triggers=(f"branch:to:{node_name}", *node_joins.get(node_name, ())),
                 read=_with_empty_reducers(info.coerce, self.channels),
                 proc=node.call.proc,
-                writer=make_writer(topology, node_name, self.state, join_chans.get(node_name, ())),
+                writer=make_writer(topology, node_name, self.state, join_chans.get(node_name, ()), reads=info),
                 is_async=node.call.is_async,
                 accepts_config=node.call.accepts_config,
                 accepts_store=node.call.accepts_store,

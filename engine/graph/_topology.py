@@ -29,6 +29,8 @@ class Branch:
     path: Callable[..., Any]
     path_map: Mapping[Hashable, str] | None
     is_async: bool
+    #: the schema the router's first parameter is annotated with (it reads that); None: its node's
+    reads: SchemaInfo | None = None
 
     def destinations(self, result: Any, source: str) -> list[str | Send]:
         items = result if isinstance(result, (list, tuple)) else [result]

@@ -156,7 +156,7 @@ class InputFolding:
                 self.values(),
                 dict(saved.metadata),
                 saved.checkpoint.get("ts", ""),
-                tasks=task_states(planned, statuses, self.spec.output_keys, live=False),
+                tasks=task_states(planned, statuses, self.spec.stream_keys, live=False),
             )
         )
 

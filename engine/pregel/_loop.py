@@ -140,6 +140,11 @@ class RunLoop(InputFolding):
         self._planned: tuple[str, list[Task]] | None = None  # (checkpoint id, its next tasks)
 
     def values(self) -> dict[str, Any]:
+        """The whole state (what the values and checkpoints streams show)."""
+        return output_values(self.channels, self.spec.stream_keys)
+
+    def output(self) -> dict[str, Any]:
+        """The output schema's keys (what the call returns)."""
         return output_values(self.channels, self.spec.output_keys)
 
     def _emit_values(self) -> None:
@@ -248,7 +253,7 @@ class RunLoop(InputFolding):
                 self.trace.finished("CANCELLED", steps=self.executed, checkpoint_id=None, interrupt_ids=[], error=None)
                 raise
             reason, error = "CANCELLED", e
-            values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.values()
+            values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.output()
         except CheckpointError as e:  # storage failed: nothing can record how the run ended, so it raises
             await self.writer.flush_quietly()
             self.trace.finished("ERROR", steps=self.executed, checkpoint_id=self.writer.last_saved_id, interrupt_ids=[], error=e)
@@ -256,7 +261,7 @@ class RunLoop(InputFolding):
         except Exception as e:  # a failed write (serialization) ends the run too
             await self.writer.flush_quietly()
             reason, error = "ERROR", e
-            values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.values()
+            values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.output()
         for ev in self.queue.drain():
             yield ev
         checkpoint_id = self.writer.last_saved_id if self.saver is not None else self.parent_id
@@ -272,7 +277,7 @@ class RunLoop(InputFolding):
             reason=reason,  # type: ignore[arg-type]
             # With a saver: the last version that landed (a failed write names none), and its values.
             checkpoint_id=checkpoint_id,
-            values=self.values() if values is _LIVE else values,
+            values=self.output() if values is _LIVE else values,
             error_type=type(error).__name__ if error and not cancelled else None,
             error_message=str(error) if error and not cancelled else None,
             interrupts=interrupts,
@@ -298,7 +303,7 @@ class RunLoop(InputFolding):
             return e
         if applied is not None:
             self.channels, updated = applied
-            if emit and not updated.isdisjoint(self.spec.output_keys):
+            if emit and not updated.isdisjoint(self.spec.stream_keys):
                 self._emit_values()
         return None
 

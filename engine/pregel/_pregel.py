@@ -90,6 +90,7 @@ class Pregel:
             output_keys=self.output_keys,
             state_keys=state_keys,
             command_writes=self.map_command,
+            stream_keys=tuple(k for k in channels if k in state_keys),
         )
 
     @property

@@ -60,7 +60,7 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> S
     nulls = null_writes(writes) if writes else []
     if nulls:
         apply_null_writes(ck, channels, nulls)
-    values = output_values(channels, graph.output_keys)
+    values = output_values(channels, graph.stream_keys)
     finished = [t for t in planned if t.id in statuses and statuses[t.id].finished]
     if live and finished:
         for t in finished:
@@ -70,8 +70,8 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> S
         except InvalidUpdateError:
             live = False  # the step's writes conflict: show the record
         else:
-            values = output_values(channels, graph.output_keys)
-    tasks = task_states(planned, statuses, graph.output_keys, live=live)
+            values = output_values(channels, graph.stream_keys)
+    tasks = task_states(planned, statuses, graph.stream_keys, live=live)
     done = {t.id for t in finished} if live else set()
     return StateSnapshot(
         values=values,

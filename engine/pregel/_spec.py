@@ -67,9 +67,12 @@ class GraphSpec:
     channels: Mapping[str, "BaseChannel"]
     #: channel -> the nodes it triggers, in definition order
     triggers_to_nodes: Mapping[str, tuple[str, ...]]
-    #: the keys a run's values and a task's ``result`` report
+    #: the keys ``invoke`` returns (the output schema's)
     output_keys: tuple[str, ...]
     #: the state's keys: a task's ``update`` is its writes to these
     state_keys: frozenset[str]
     #: a ``Command`` given as input, as the channel writes of its update and goto
     command_writes: Callable[[Command], "list[tuple[str, Any]]"]
+    #: the keys snapshots, the values and checkpoints streams and a task's ``result`` report:
+    #: the whole state, private keys included, as LangGraph's stream channels
+    stream_keys: tuple[str, ...] = ()
