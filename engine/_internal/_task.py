@@ -41,6 +41,8 @@ class TaskContext:
     # the graph's store (compile(store=...)), for get_store() and a node's ``store`` parameter;
     # the future Runtime's ``store`` is this one too
     store: Any = None
+    # the calls this task makes to ``@task`` functions (engine.pregel._calls.CallScope), set by the runner
+    calls: Any = None
 
 
 CURRENT: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("graphwire_task", default=None)

@@ -25,12 +25,13 @@ superstep loop.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
+from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
@@ -193,13 +194,13 @@ class InputFolding:
         answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
         if not waiting:
             raise InvalidResumeError(f"thread {self.thread_name!r} has no pending interrupt to resume")
-        by_id = {i.id: tid for tid, ints in waiting.items() for i in ints}
+        by_id = _askers(waiting, answers)
         if keyed or is_resume_map(resume):
             # As LangGraph 1.2: ids not pending (already answered, say) answer
             # nothing; if none is pending, the waiting tasks run again and ask again.
             chosen = {by_id[k]: v for k, v in resume.items() if k in by_id}
-        elif len(waiting) == 1:
-            chosen = {next(iter(waiting)): resume}
+        elif len(set(by_id.values())) == 1:
+            chosen = {next(iter(by_id.values())): resume}
         else:
             raise InvalidResumeError(
                 f"thread {self.thread_name!r} has {len(by_id)} pending interrupts; resume with a map of "
@@ -211,3 +212,19 @@ class InputFolding:
             # Its interrupt stays on record (LangGraph's history shows it, answered).
             self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] == RESUME)]
             self.pending_writes.append((tid, RESUME, new))
+
+
+def _askers(waiting: Mapping[str, Sequence[Any]], answers: Mapping[str, Sequence[Any]]) -> dict[str, str]:
+    """Pending interrupt id -> the task that asked it.
+
+    An interrupt raised in a called ``@task`` is pending on the call and on its
+    caller (which stopped with it), as in LangGraph; the answer goes to the
+    call, whose id the interrupt's id was made from.
+    """
+    out: dict[str, str] = {}
+    for tid, ints in waiting.items():
+        for i in ints:
+            asked = any(interrupt_id(tid, k) == i.id for k in range(len(answers.get(tid, ())) + len(ints)))
+            if i.id not in out or asked:
+                out[i.id] = tid
+    return out

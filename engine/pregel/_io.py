@@ -22,8 +22,15 @@ def input_writes(inp: Any) -> list[tuple[str, Any]]:
     return [(START, inp)]
 
 
-def output_values(channels: Mapping[str, BaseChannel], keys: Iterable[str]) -> dict[str, Any]:
-    """The values of the output ``keys`` whose channels hold one."""
+def output_values(channels: Mapping[str, BaseChannel], keys: Iterable[str] | str) -> Any:
+    """The values of the output ``keys`` whose channels hold one.
+
+    ``keys`` one channel's name (an entrypoint's END): that channel's value
+    itself, None while it holds none, as LangGraph reads a single output channel.
+    """
+    if isinstance(keys, str):
+        ch = channels.get(keys)
+        return ch.get() if ch is not None and ch.is_available() else None
     out = {}
     for k in keys:
         ch = channels.get(k)
@@ -32,8 +39,13 @@ def output_values(channels: Mapping[str, BaseChannel], keys: Iterable[str]) -> d
     return out
 
 
-def task_update(writes: Iterable[tuple[str, Any]], state_keys: frozenset[str]) -> dict[str, Any] | None:
-    """A task's update, as events report it: its writes to state keys (None if it wrote none)."""
+def task_update(writes: Iterable[tuple[str, Any]], state_keys: frozenset[str] | str) -> Any:
+    """A task's update, as events report it: its writes to state keys (None if it wrote none).
+
+    ``state_keys`` one channel's name: the value written to it (an entrypoint's return value).
+    """
+    if isinstance(state_keys, str):
+        return next((v for k, v in writes if k == state_keys), None)
     upd = {k: v for k, v in writes if k in state_keys}
     return upd or None
 

@@ -125,7 +125,7 @@ class RunLoop(InputFolding):
             writer=self.writer,
             trace=self.trace,
             task_config=self._task_config,
-            state_keys=spec.state_keys,
+            state_keys=spec.stream_keys if isinstance(spec.stream_keys, str) else spec.state_keys,
             store=store,
             inline_sync=inline_sync,
         )
@@ -147,9 +147,15 @@ class RunLoop(InputFolding):
         """The output schema's keys (what the call returns)."""
         return output_values(self.channels, self.spec.output_keys)
 
-    def _emit_values(self) -> None:
-        if self._want(ValuesEvent) and self.channels:
-            self._emit(ValuesEvent(self.step, self.values()))
+    def _emit_values(self, changed: Any = None) -> None:
+        """A values event; after a step of an entrypoint (one channel), only if the step
+        (which changed ``changed``) wrote that channel, as in LangGraph."""
+        if not (self._want(ValuesEvent) and self.channels):
+            return
+        keys = self.spec.stream_keys
+        if isinstance(keys, str) and changed is not None and keys not in changed:
+            return
+        self._emit(ValuesEvent(self.step, self.values()))
 
     def _task_config(self, t: Task, step: int) -> dict[str, Any]:
         return task_config(
@@ -303,7 +309,8 @@ class RunLoop(InputFolding):
             return e
         if applied is not None:
             self.channels, updated = applied
-            if emit and not updated.isdisjoint(self.spec.stream_keys):
+            keys = self.spec.stream_keys
+            if emit and not updated.isdisjoint((keys,) if isinstance(keys, str) else keys):
                 self._emit_values()
         return None
 
@@ -316,7 +323,7 @@ class RunLoop(InputFolding):
         self.step += 1
         self.executed += 1
         await self._save("loop", self.runner.take_writes())
-        self._emit_values()
+        self._emit_values(changed)
         if self._want(StepFinished):
             self._emit(StepFinished(self.step))
 

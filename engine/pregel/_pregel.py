@@ -62,8 +62,9 @@ class Pregel:
         nodes: dict[str, NodeSpec],
         channels: dict[str, BaseChannel],
         input_keys: Sequence[str],
-        output_keys: Sequence[str],
+        output_keys: Sequence[str] | str,
         state_keys: frozenset[str],
+        stream_keys: Sequence[str] | str | None = None,
         checkpointer: Any = None,
         store: Any = None,
         interrupt_before: Any = (),
@@ -74,7 +75,8 @@ class Pregel:
         self.nodes = nodes
         self.channels = channels
         self.input_keys = tuple(input_keys)
-        self.output_keys = tuple(output_keys)
+        # one channel's name (an entrypoint's END): the graph's value is that channel's, not a dict
+        self.output_keys: tuple[str, ...] | str = output_keys if isinstance(output_keys, str) else tuple(output_keys)
         self.state_keys = state_keys
         self.checkpointer = checkpointer
         # The long-term memory store (engine.store) nodes receive; None: none.
@@ -90,7 +92,11 @@ class Pregel:
             output_keys=self.output_keys,
             state_keys=state_keys,
             command_writes=self.map_command,
-            stream_keys=tuple(k for k in channels if k in state_keys),
+            stream_keys=(
+                tuple(k for k in channels if k in state_keys)
+                if stream_keys is None
+                else stream_keys if isinstance(stream_keys, str) else tuple(stream_keys)
+            ),
         )
 
     @property
@@ -214,7 +220,7 @@ class Pregel:
             _inline_sync=_inline_sync,
             **langgraph_options,
         )
-        projector = Projector(modes, config or {}, checkpointer=self.checkpointer is not None)
+        projector = Projector(modes, config or {}, checkpointer=self.checkpointer is not None, root=isinstance(self.output_keys, str))
         async for ev in events:
             for mode, payload in projector.project(ev):
                 if subgraphs:  # as LangGraph: each chunk under its namespace, here always the root's
@@ -239,6 +245,8 @@ class Pregel:
         assert final is not None
         if final.exception is not None:
             raise final.exception
+        if isinstance(self.output_keys, str):  # an entrypoint: its value itself
+            return {"__interrupt__": list(final.interrupts)} if final.interrupts else final.values
         out: dict[str, Any] = dict(final.values or {})
         if final.interrupts:
             out["__interrupt__"] = list(final.interrupts)

@@ -28,6 +28,7 @@ from typing import Any, AsyncIterator, Callable
 from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, StepStarted, TaskFinished, TaskStarted
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import Task
+from engine.pregel._calls import CallScope, store_held
 from engine.pregel._context import TaskContext
 from engine.pregel._io import task_update
 from engine.pregel._retry import run_attempts
@@ -53,7 +54,7 @@ class StepRunner:
         writer: VersionWriter,
         trace: tel.RunTrace,
         task_config: Callable[[Task, int], dict[str, Any]],
-        state_keys: frozenset[str],
+        state_keys: frozenset[str] | str,
         store: Any,
         inline_sync: bool,
     ) -> None:
@@ -71,6 +72,8 @@ class StepRunner:
         self._wake: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = 0
+        self._parent_id: str | None = None
+        self._statuses: dict[str, TaskStatus] = {}
 
     # -- events --------------------------------------------------------------
     def emit(self, ev: Event) -> None:
@@ -101,6 +104,7 @@ class StepRunner:
         """
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
+        self._parent_id, self._statuses = parent_id, statuses or {}
         cached: set[str] = set()
         if statuses:
             # As LangGraph: a task with an output write finished (it is not run
@@ -188,6 +192,8 @@ class StepRunner:
         ctx = TaskContext(task_id=t.id, node=t.name, step=step, config=self.task_config(t, step), store=self.store)
         if t.resume:
             ctx.resume = list(t.resume)
+        ctx.calls = CallScope(self, step, self._parent_id, self._statuses, t.state, loop=self._loop,
+                              inline=inline and not t.node.is_async)
         if self.want(CustomEvent):
             ctx.custom = lambda payload: self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
         if self.want(MessageChunk):
@@ -200,6 +206,7 @@ class StepRunner:
         current = tel.make_current(span)
         try:
             await run_attempts(t, ctx, span, inline=inline)
+            await store_held(ctx.calls)
         finally:
             tel.restore(current)
             self.trace.task_done(span, t.name, started, t.error, [i.id for i in t.interrupts])

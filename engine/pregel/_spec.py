@@ -68,11 +68,12 @@ class GraphSpec:
     #: channel -> the nodes it triggers, in definition order
     triggers_to_nodes: Mapping[str, tuple[str, ...]]
     #: the keys ``invoke`` returns (the output schema's)
-    output_keys: tuple[str, ...]
+    output_keys: tuple[str, ...] | str
     #: the state's keys: a task's ``update`` is its writes to these
     state_keys: frozenset[str]
     #: a ``Command`` given as input, as the channel writes of its update and goto
     command_writes: Callable[[Command], "list[tuple[str, Any]]"]
     #: the keys snapshots, the values and checkpoints streams and a task's ``result`` report:
     #: the whole state, private keys included, as LangGraph's stream channels
-    stream_keys: tuple[str, ...] = ()
+    #: (one channel's name: the graph's values are that channel's value, as an entrypoint's END)
+    stream_keys: tuple[str, ...] | str = ()

@@ -81,13 +81,15 @@ def null_writes(pending_writes: Iterable[Sequence[Any]]) -> list[tuple[str, Any]
     return [(channel, value) for task_id, channel, value in pending_writes if task_id == NULL_TASK_ID]
 
 
-def task_result(writes: Iterable[tuple[str, Any]], keys: Iterable[str]) -> dict[str, Any]:
+def task_result(writes: Iterable[tuple[str, Any]], keys: Iterable[str] | str) -> Any:
     """A finished task's ``result``: its writes to ``keys`` (the graph's output keys).
 
     As LangGraph reports it: ``{key: value}``; several writes to one key in
     one task become ``{key: {"$writes": [v1, v2, ...]}}``; ``{}`` when it
     wrote none.
     """
+    if isinstance(keys, str):  # one channel (an entrypoint's END): the value written to it
+        return next((v for k, v in writes if k == keys), None)
     wanted = keys if isinstance(keys, (set, frozenset, dict)) else frozenset(keys)
     result: dict[str, Any] = {}
     many: set[str] = set()

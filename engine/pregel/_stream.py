@@ -86,8 +86,9 @@ def _task(t: Any) -> dict[str, Any]:
 class Projector:
     """Turns one run's events into LangGraph stream chunks."""
 
-    def __init__(self, modes: Sequence[str], config: Mapping[str, Any], *, checkpointer: bool) -> None:
+    def __init__(self, modes: Sequence[str], config: Mapping[str, Any], *, checkpointer: bool, root: bool = False) -> None:
         self.modes = frozenset(modes)
+        self.root = root  # the values are one channel's (an entrypoint's): an interrupt's values chunk holds only it
         self.thread_id = (config.get("configurable") or {}).get("thread_id")
         self.checkpointer = checkpointer
         self.values: dict[str, Any] = {}  # the run's latest values, for an interrupt's values chunk
@@ -106,7 +107,7 @@ class Projector:
                 if "updates" in modes:
                     yield "updates", {"__interrupt__": ints}
                 if "values" in modes:
-                    yield "values", {**self.values, "__interrupt__": ints}
+                    yield "values", {"__interrupt__": ints} if self.root else {**self.values, "__interrupt__": ints}
             elif "updates" in modes and not ev.error:
                 chunk: dict[str, Any] = {ev.node: ev.update}
                 if ev.cached:

@@ -102,6 +102,7 @@ class VersionWriter:
         self._unsaved: Version | None = None  # "exit": the newest version, not written yet
         self._queued: list[Version] = []
         self._task: asyncio.Task[None] | None = None
+        self._held: list[tuple[str | None, list[tuple[str, Any]], str]] = []  # "exit": calls' writes (put_call_writes)
 
     def config(self, checkpoint_id: str | None) -> dict[str, Any]:
         """The config naming the run's thread (and a version of it) on the saver."""
@@ -171,6 +172,18 @@ class VersionWriter:
             item, self._unsaved = self._unsaved, None
             item.new_versions, self.dirty = self.dirty, {}
             await self._store([item])
+        held, self._held = self._held, []
+        for parent, writes, task_id in held:
+            if parent == self.last_saved_id:  # the version they belong to is the one written
+                await self.saver.aput_writes(self.config(parent), writes, task_id)
+
+    async def put_call_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
+        """The writes of a task a node called (``@task``): stored now, or with ``"exit"`` at the
+        end, if the version they belong to (the one the step started from) is the one written."""
+        if self.durability == "exit":
+            self._held.append((parent, writes, task_id))
+        else:
+            await self.put_writes(parent, writes, task_id)
 
     async def put_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
         """Store pending writes of version ``parent`` now (after what is queued: they attach to a version that landed)."""

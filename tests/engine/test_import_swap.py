@@ -39,6 +39,7 @@ LANGGRAPH: dict[str, set[str]] = {
         "AgentStateWithStructuredResponsePydantic", "create_react_agent", "create_tool_calling_executor",
     },
     "prebuilt.tool_node": {"InjectedState", "InjectedStore", "ToolNode", "tools_condition", "msg_content_output"},
+    "func": {"entrypoint", "task"},
     "checkpoint.memory": {"InMemorySaver", "MemorySaver"},
     "checkpoint.sqlite": {"SqliteSaver"},
     "checkpoint.postgres": {"PostgresSaver", "BasePostgresSaver", "ShallowPostgresSaver", "Conn"},

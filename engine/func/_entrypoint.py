@@ -1,0 +1,208 @@
+"""``@entrypoint``: a function made a graph of one node, as LangGraph 1.2's functional API.
+
+The graph has one node, named after the function, triggered by the input
+(START); what it returns is written to END (the graph's value: ``invoke``
+returns it, snapshots show it) and to ``__previous__`` (what the next call on
+the thread receives as ``previous``; ``entrypoint.final(value=, save=)``
+returns one and saves the other). A thread's history is LangGraph's: an
+"input" version (step -1) and, once the function returns, one "loop" version
+(step 0); the results of the tasks it called are pending writes of the input
+version, so a resumed call runs the function again from its first line and
+its finished tasks return their stored results.
+
+The function takes its input as its first parameter and, by name,
+``previous``, ``config``, ``store`` and ``writer``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import inspect
+from typing import Any, Callable, Generic, Sequence, TypeVar
+
+from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine.channels import EphemeralValue, LastValue, Topic
+from engine.func._task import policies, refuse_generators
+from engine.graph._allowlist import allow_schema_types
+from engine.graph._draw import DrawableGraph, Edge
+from engine.pregel import Pregel
+from engine.pregel._calls import cancel, settle
+from engine.pregel._context import CURRENT, get_stream_writer
+from engine.pregel._spec import TASKS, NodeSpec
+from engine.pregel._threads import node_threads
+from engine.types import END, START, Command, RetryPolicy, Send
+
+__all__ = ["entrypoint", "EntrypointGraph", "PREVIOUS"]
+
+#: the channel holding what the next call on the thread gets as ``previous``
+PREVIOUS = "__previous__"
+
+R = TypeVar("R")
+S = TypeVar("S")
+_INJECTED = ("previous", "config", "store", "writer")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Final(Generic[R, S]):
+    """``entrypoint.final(value=..., save=...)``: return ``value``, keep ``save`` as the next ``previous``."""
+
+    value: R
+    save: S
+
+
+class EntrypointGraph(Pregel):
+    """An entrypoint's graph: run it with invoke/stream/ainvoke/astream, read it with get_state."""
+
+    stream_mode = "updates"  # LangGraph's default for an entrypoint
+
+    def __init__(self, *, entry_name: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entry_name = entry_name
+
+    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
+        """START -> the function -> END (the end drawn as conditional, as LangGraph draws it)."""
+        name = self.entry_name
+        return DrawableGraph((START, name, END), (Edge(START, name), Edge(name, END, True)), {name: {}})
+
+    def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
+        """A ``Command`` given as input: only ``resume`` means something to an entrypoint."""
+        if cmd.update or cmd.goto:
+            raise NotImplementedError(
+                f"Command(update=, goto=) as an entrypoint's input is not supported; see {WHERE_IT_DIFFERS}"
+            )
+        return []
+
+
+def _injected(fn: Callable[..., Any]) -> tuple[str, ...]:
+    params = list(inspect.signature(fn).parameters.values())
+    if not params:
+        raise ValueError("Entrypoint function must have at least one parameter")
+    names = {p.name for p in params[1:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if "runtime" in names:
+        raise NotImplementedError(f"an entrypoint taking 'runtime': Runtime is not supported yet; see {WHERE_IT_DIFFERS}")
+    return tuple(n for n in _INJECTED if n in names)
+
+
+def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple[RetryPolicy, ...]) -> Callable[..., Any]:
+    is_async = inspect.iscoroutinefunction(fn)
+
+    async def proc(inp: Any, config: dict[str, Any]) -> Any:
+        ctx = CURRENT.get()
+        assert ctx is not None and ctx.calls is not None
+        scope = ctx.calls
+        scope.retry_policy = retry_policy  # the entrypoint's policy is its tasks' default, as in LangGraph
+        scope.counter = 0  # each attempt calls its tasks in the same order, so under the same ids
+        kwargs: dict[str, Any] = {}
+        for name in injected:
+            if name == "previous":
+                kwargs[name] = scope.state.get(PREVIOUS)
+            elif name == "config":
+                kwargs[name] = config
+            elif name == "store":
+                kwargs[name] = ctx.store
+            else:
+                kwargs[name] = get_stream_writer()
+        try:
+            if is_async:
+                result = await fn(inp, **kwargs)
+                if inspect.isawaitable(result):  # a returned gather() of task futures, say
+                    result = await result
+            else:
+                # Sync: on a node thread even under the sync face, so that the
+                # tasks it waits for can run on the event loop meanwhile.
+                result = await node_threads().run(contextvars.copy_context().run, lambda: fn(inp, **kwargs))
+            await settle(scope)
+        except BaseException:
+            cancel(scope)
+            raise
+        return result
+
+    return proc
+
+
+def _write(result: Any, state: Any, config: Any) -> list[tuple[str, Any]]:
+    if isinstance(result, _Final):
+        return [(END, result.value), (PREVIOUS, result.save)]
+    return [(END, result), (PREVIOUS, result)]
+
+
+class entrypoint:
+    """Make a function a workflow (a graph of one node), as LangGraph 1.2's ``@entrypoint``.
+
+    Args:
+        checkpointer: where the thread's versions and its tasks' results are kept.
+        store: the long-term store its tasks and ``store`` parameter get.
+        retry_policy: retries of the function (and the default of its tasks).
+        cache, context_schema, cache_policy, timeout: not supported yet:
+            NotImplementedError unless left unset.
+    """
+
+    final = _Final
+
+    def __init__(
+        self,
+        checkpointer: Any = None,
+        store: Any = None,
+        cache: Any = None,
+        context_schema: Any = None,
+        cache_policy: Any = None,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        timeout: Any = None,
+        *,
+        config_schema: Any = None,
+    ) -> None:
+        refuse("entrypoint", cache=cache, context_schema=context_schema, cache_policy=cache_policy, timeout=timeout,
+               config_schema=config_schema)
+        self.checkpointer = checkpointer
+        self.store = store
+        self.retry_policy = policies(retry_policy)
+
+    def __call__(self, func: Callable[..., Any]) -> EntrypointGraph:
+        refuse_generators(func, "entrypoint")
+        injected = _injected(func)
+        name = getattr(func, "__name__", None) or type(func).__name__
+        node = NodeSpec(
+            name=name,
+            triggers=(START,),
+            read=lambda state: state.get(START),
+            proc=_proc(func, injected, self.retry_policy),
+            writer=_write,
+            is_async=True,
+            accepts_config=True,
+            retry_policy=self.retry_policy,
+            state_keys=frozenset((END, PREVIOUS)),
+        )
+        channels = {
+            START: EphemeralValue(Any, key=START),
+            END: LastValue(Any, key=END),
+            PREVIOUS: LastValue(Any, key=PREVIOUS),
+            TASKS: Topic(Send, accumulate=False, key=TASKS),
+        }
+        if self.checkpointer is not None:
+            allow_schema_types(self.checkpointer, _annotations(func))
+        return EntrypointGraph(
+            entry_name=name,
+            builder=None,
+            nodes={name: node},
+            channels=channels,
+            input_keys=(START,),
+            output_keys=END,
+            stream_keys=END,
+            state_keys=frozenset((END, PREVIOUS)),
+            checkpointer=self.checkpointer,
+            store=self.store,
+        )
+
+
+def _annotations(fn: Callable[..., Any]) -> list[Any]:
+    """The types the function's input and return annotations name (allowed in its checkpoints)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return []
+    out = [p.annotation for p in list(sig.parameters.values())[:1] if p.annotation is not p.empty]
+    ret = sig.return_annotation
+    if ret is not sig.empty:
+        out += list(getattr(ret, "__args__", ())) if getattr(ret, "__origin__", None) is _Final else [ret]
+    return [a for a in out if not isinstance(a, str)]

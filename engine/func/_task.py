@@ -1,0 +1,77 @@
+"""``@task``: a function whose calls are tasks of the running step, with their results recorded.
+
+Calling a task function inside an entrypoint (or a graph node, or another
+task) starts it and returns a future at once: ``.result()`` waits for it in
+sync code, ``await`` in async code. Its result is stored as the call
+finishes, so when the caller runs again (after an interrupt, or an error) a
+finished call returns its stored result without running again. See
+:mod:`engine.pregel._calls` for how.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine.pregel._calls import call
+from engine.types import RetryPolicy
+
+__all__ = ["task", "TaskFunction"]
+
+
+def policies(policy: RetryPolicy | Sequence[RetryPolicy] | None) -> tuple[RetryPolicy, ...]:
+    if policy is None:
+        return ()
+    return tuple(policy) if isinstance(policy, (list, tuple)) else (policy,)
+
+
+def refuse_generators(fn: Any, what: str) -> None:
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise NotImplementedError(f"Generators are not supported in the Functional API ({what} {fn!r})")
+
+
+class TaskFunction:
+    """A function made a task by ``@task``; calling it returns a future of its result."""
+
+    def __init__(self, func: Callable[..., Any], *, name: str | None, retry_policy: tuple[RetryPolicy, ...]) -> None:
+        refuse_generators(func, "task")
+        self.func = func
+        self.name = name or getattr(func, "__name__", None) or type(func).__name__
+        self.retry_policy = retry_policy
+        self.is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return call(self.func, args, kwargs, name=self.name, is_async=self.is_async, retry_policy=self.retry_policy)
+
+    def clear_cache(self, cache: Any) -> None:
+        raise NotImplementedError(f"task caches are not supported yet; see {WHERE_IT_DIFFERS}")
+
+    async def aclear_cache(self, cache: Any) -> None:
+        self.clear_cache(cache)
+
+
+def task(
+    __func_or_none__: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+    cache_policy: Any = None,
+    timeout: Any = None,
+    retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
+) -> Any:
+    """Make a function a task, as LangGraph 1.2's ``@task`` (bare, or with options).
+
+    ``retry_policy`` retries a call that raises (``retry`` is LangGraph's older
+    name). ``cache_policy`` and ``timeout`` are not supported yet:
+    NotImplementedError unless left unset.
+    """
+    refuse("task", cache_policy=cache_policy, timeout=timeout)
+    pol = policies(retry_policy if retry_policy is not None else retry)
+
+    def decorate(fn: Callable[..., Any]) -> TaskFunction:
+        return TaskFunction(fn, name=name, retry_policy=pol)
+
+    return decorate(__func_or_none__) if __func_or_none__ is not None else decorate

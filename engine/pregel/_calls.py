@@ -1,0 +1,238 @@
+"""Tasks a running node calls (the functional API's ``@task``): run, recorded, not run twice.
+
+A call made inside a running task becomes a task of its own in the same
+step, as in LangGraph 1.2: it gets a deterministic id (its caller's task id
+and the call's place in the caller's order of calls), runs with a context of
+its own (so ``interrupt()`` inside it asks and is answered as that task), and
+when it returns, its result is stored at once as a pending write of the
+version the step started from (``__return__``). When the step runs again (a
+resume, or ``invoke(None)`` after an error), the caller runs again from its
+first line and each call it makes finds its stored result by id instead of
+running again; an unfinished call takes the answers stored for it.
+
+Events: a call's TaskStarted, and its TaskFinished with the returned value
+as ``update`` (LangGraph's "updates" chunk ``{name: value}``). A call that
+interrupts records its interrupt under its own id and raises it into its
+caller, which then stops with the same interrupt (so the interrupt shows on
+the caller's task, and a resume is answered to the call). A call found
+stored reports nothing. Under ``durability="exit"`` calls' writes are stored
+when the run ends, if it stops in the step they belong to (an interrupt, an
+error), with the version that step started from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from engine._internal._ids import task_id as make_task_id
+from engine._internal._unsupported import WHERE_IT_DIFFERS
+from engine.checkpoint.base import INTERRUPT
+from engine.errors import GraphInterrupt
+from engine.events import TaskFinished, TaskStarted
+from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel._retry import backoff, matching_policy
+from engine.pregel._status import TaskStatus
+from engine.pregel._threads import node_threads
+from engine.types import RetryPolicy
+
+__all__ = ["CallScope", "RETURN", "PUSH", "call", "settle", "cancel", "store_held"]
+
+#: the pending write a finished call's return value is stored under
+RETURN = "__return__"
+#: the trigger a call's task reports (LangGraph's)
+PUSH = "__pregel_push"
+
+
+@dataclass(slots=True)
+class CallScope:
+    """What the calls of one running task need of their step: how to find, run and record them."""
+
+    runner: Any  # the step's StepRunner (its emit, want and writer), which imports this module
+    step: int
+    parent_id: str | None  # the version the step started from: calls' writes are stored there
+    statuses: dict[str, TaskStatus]
+    state: dict[str, Any]  # the planned task's state values (an entrypoint reads ``previous`` there)
+    retry_policy: Sequence[RetryPolicy] = ()  # for calls that have none of their own
+    counter: int = 0
+    started: list[Any] = field(default_factory=list)  # futures of calls not awaited yet
+    loop: asyncio.AbstractEventLoop | None = None
+    # the caller is sync code running on the event loop's own thread (the sync face runs a
+    # lone sync node inline): its calls run there and then, their writes held until it returns
+    inline: bool = False
+    held: list[tuple[str, list[tuple[str, Any]]]] = field(default_factory=list)
+
+
+def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, name: str, is_async: bool,
+         retry_policy: Sequence[RetryPolicy]) -> Any:
+    """Start a call of ``fn`` as a task of the running task; its future.
+
+    In a coroutine (an async caller) the future is an asyncio one (await it);
+    elsewhere (a sync caller, on a node thread) a ``concurrent.futures.Future``
+    (``.result()`` waits for it).
+    """
+    ctx = CURRENT.get()
+    scope = ctx.calls if ctx is not None else None
+    if scope is None:
+        raise RuntimeError(f"task {name!r} can only be called from inside a running entrypoint, node or task")
+    idx = scope.counter  # taken here, in the caller's order, so ids do not depend on timing
+    scope.counter += 1
+    call_id = make_task_id(ctx.task_id, "call", idx, name)
+    policies = tuple(retry_policy) or tuple(scope.retry_policy)
+    if scope.inline:
+        return _run_inline(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies)
+    coro = _run(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies)
+    assert scope.loop is not None
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is scope.loop:
+        fut: Any = asyncio.ensure_future(coro)
+    else:
+        fut = asyncio.run_coroutine_threadsafe(coro, scope.loop)
+    scope.started.append(fut)
+    return fut
+
+
+async def settle(scope: CallScope) -> None:
+    """Wait for the calls a task started and did not wait for (as LangGraph's step waits for them).
+
+    An interrupt or error of one of them, unseen by the caller, is raised here.
+    """
+    while scope.started:
+        fut = scope.started.pop(0)
+        waited = fut if isinstance(fut, asyncio.Future) else asyncio.wrap_future(fut)
+        await waited
+
+
+def cancel(scope: CallScope) -> None:
+    for fut in scope.started:
+        fut.cancel()
+    scope.started.clear()
+
+
+async def store_held(scope: CallScope) -> None:
+    """Store the writes of the calls an inline caller made (see :attr:`CallScope.inline`)."""
+    held, scope.held = scope.held, []
+    for call_id, writes in held:
+        await scope.runner.writer.put_call_writes(scope.parent_id, writes, call_id)
+
+
+def _child(scope: CallScope, parent: TaskContext, call_id: str, name: str, st: TaskStatus | None) -> TaskContext:
+    config = {**parent.config, "metadata": {**parent.config.get("metadata", {}), "langgraph_node": name}}
+    ctx = TaskContext(task_id=call_id, node=name, step=scope.step, config=config, store=parent.store,
+                      custom=parent.custom, message=parent.message)
+    if st is not None and st.resume:
+        ctx.resume = list(st.resume)
+    ctx.calls = CallScope(scope.runner, scope.step, scope.parent_id, scope.statuses, scope.state, scope.retry_policy,
+                          loop=scope.loop, inline=scope.inline, held=scope.held)
+    return ctx
+
+
+def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable[..., Any], args: tuple[Any, ...],
+                kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy]) -> Any:
+    """A call from sync code on the loop's thread: run now, on this thread; a finished future."""
+    fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    st = scope.statuses.get(call_id)
+    if st is not None and st.finished:
+        fut.set_result(dict(st.writes).get(RETURN))
+        return fut
+    if is_async:
+        raise NotImplementedError(
+            f"async task {name!r} called from a sync node the sync face runs on the event loop's thread; "
+            f"make the node async, or call the graph with ainvoke/astream; see {WHERE_IT_DIFFERS}"
+        )
+    runner = scope.runner
+    ctx = _child(scope, parent, call_id, name, st)
+    if runner.want(TaskStarted):
+        runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))
+    attempt = 0
+    while True:
+        ctx.counter = 0
+        ctx.calls.counter = 0
+        token = CURRENT.set(ctx)
+        try:
+            result = fn(*args, **kwargs)
+        except GraphInterrupt as e:
+            if runner.writer.saver is not None:
+                scope.held.append((call_id, [(INTERRUPT, list(e.interrupts))]))
+            fut.set_exception(e)
+            return fut
+        except Exception as e:
+            policy = matching_policy(retry_policy, e)
+            if policy is not None and attempt + 1 < policy.max_attempts:
+                attempt += 1
+                time.sleep(backoff(policy, attempt))  # the caller blocks this thread anyway
+                continue
+            if runner.want(TaskFinished):
+                runner.emit(TaskFinished(scope.step, call_id, name, error=str(e), error_type=type(e).__name__, exception=e))
+            fut.set_exception(e)
+            return fut
+        finally:
+            CURRENT.reset(token)
+        break
+    if runner.writer.saver is not None:
+        scope.held.append((call_id, [(RETURN, result)]))
+    if runner.want(TaskFinished):
+        runner.emit(TaskFinished(scope.step, call_id, name, update=result))
+    fut.set_result(result)
+    return fut
+
+
+async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable[..., Any], args: tuple[Any, ...],
+               kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy]) -> Any:
+    st = scope.statuses.get(call_id)
+    if st is not None and st.finished:
+        return dict(st.writes).get(RETURN)
+    runner = scope.runner
+    ctx = _child(scope, parent, call_id, name, st)
+    if runner.want(TaskStarted):
+        runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))
+    attempt = 0
+    while True:
+        ctx.counter = 0
+        ctx.calls.counter = 0
+        try:
+            result = await _attempt(ctx, fn, args, kwargs, is_async)
+            await settle(ctx.calls)
+        except GraphInterrupt as e:
+            cancel(ctx.calls)
+            if runner.writer.saver is not None:
+                await runner.writer.put_call_writes(scope.parent_id, [(INTERRUPT, list(e.interrupts))], call_id)
+            raise
+        except asyncio.CancelledError:
+            cancel(ctx.calls)
+            raise
+        except Exception as e:
+            cancel(ctx.calls)
+            policy = matching_policy(retry_policy, e)
+            if policy is not None and attempt + 1 < policy.max_attempts:
+                attempt += 1
+                await asyncio.sleep(backoff(policy, attempt))
+                continue
+            if runner.want(TaskFinished):
+                runner.emit(TaskFinished(scope.step, call_id, name, error=str(e), error_type=type(e).__name__, exception=e))
+            raise
+        break
+    if runner.writer.saver is not None:
+        await runner.writer.put_call_writes(scope.parent_id, [(RETURN, result)], call_id)
+    if runner.want(TaskFinished):
+        runner.emit(TaskFinished(scope.step, call_id, name, update=result))
+    return result
+
+
+async def _attempt(ctx: TaskContext, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                   is_async: bool) -> Any:
+    token = CURRENT.set(ctx)
+    try:
+        if is_async:
+            return await fn(*args, **kwargs)
+        cvs = contextvars.copy_context()
+        return await node_threads().run(cvs.run, lambda: fn(*args, **kwargs))
+    finally:
+        CURRENT.reset(token)
