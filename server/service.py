@@ -19,6 +19,7 @@ import grpc
 from engine.checkpoint._helpers import MAX_METADATA_BYTES
 from engine import events as ev
 from engine.checkpoint.base import Lease
+from engine.func._entrypoint import EntrypointGraph
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
@@ -175,7 +176,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
 
     async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> Start:
         inp = messages_in(decode_json(request.input_json, "input_json"), "input_json")
-        if inp is not None and not isinstance(inp, dict):
+        if inp is not None and not isinstance(inp, dict) and not isinstance(entry.graph, EntrypointGraph):  # an entrypoint takes any JSON
             raise _bad("input_json", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
         config = self._config(entry.name, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
         if request.HasField("checkpoint_id"):
