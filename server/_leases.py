@@ -32,11 +32,12 @@ import random
 import socket
 import uuid
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime, timezone
 from typing import Any
 
 import grpc
 
-from engine.checkpoint.base import Lease
+from engine.checkpoint.base import Lease, LeaseHolder
 from engine.errors import CheckpointError
 from server._errors import RpcError
 
@@ -54,10 +55,16 @@ def replica_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def busy(thread_id: str) -> RpcError:
+def busy(thread_id: str, holder: LeaseHolder | None) -> RpcError:
+    if holder is None:  # released (or its holder gone) since the acquire found it held
+        who = "its lease is ending now"
+    else:
+        left = (holder.expires_at - datetime.now(timezone.utc)).total_seconds()
+        ends = holder.expires_at.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        who = f"held by {holder.owner}, whose lease ends at {ends} (in {max(left, 0):.1f}s) unless renewed"
     return RpcError(
         grpc.StatusCode.ABORTED,
-        f"thread {thread_id!r} already has a run in progress on another replica; "
+        f"thread {thread_id!r} already has a run in progress on another replica ({who}); "
         "wait for it to finish, or set enqueue to wait your turn",
     )
 
@@ -110,7 +117,7 @@ class ThreadLeases:
             if lease is not None:
                 return lease, asked
             if not enqueue:
-                raise busy(thread_id)
+                raise busy(thread_id, await self.saver.alease_holder(key))
             await asyncio.sleep(wait * random.uniform(0.8, 1.2))  # jitter: replicas waiting for one thread spread out
             wait = min(wait * 2, _MAX_POLL, self.ttl / 3)
 

@@ -310,10 +310,13 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
             entry = self._graph(request.graph)
             thread_id = _ident(request.thread_id, "thread_id")
             key = thread_key(entry.name, thread_id)
-            async with self.runs.slot(key, thread_id, "delete", enqueue=False):
+            async with self.runs.slot(key, thread_id, "delete", enqueue=False) as handle:
                 if await self.checkpointer.aget_tuple({"configurable": {"thread_id": key}}) is None:
                     raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
-                await self.checkpointer.adelete_thread(key)
+                if handle.lease is None:  # a saver without leases (any BaseCheckpointSaver, LangGraph's too)
+                    await self.checkpointer.adelete_thread(key)
+                else:  # fenced: a replica that lost the thread meanwhile (paused) deletes nothing
+                    await self.checkpointer.adelete_thread(key, lease=handle.lease)
             return pb.DeleteThreadResponse()
         except Exception as exc:
             await self._abort(context, exc)

@@ -51,6 +51,7 @@ from typing import Any, AsyncIterator, Iterator, Mapping, NamedTuple, Sequence, 
 
 from engine._internal._ids import next_version
 from engine._internal._sync import iter_sync, run_sync
+from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, run_lease
 from engine.serde import Serializer
 
 __all__ = [
@@ -69,18 +70,13 @@ __all__ = [
     "WRITES_IDX_MAP",
     "LEASE_KEY",
     "Lease",
+    "LeaseHolder",
     "ThreadInfo",
     "run_lease",
 ]
 
 ChannelVersions = dict[str, int]
 
-# Where a write's config carries the run's fencing token (a Lease): put there
-# by the loop on every write, from the lease the host passed the engine as an
-# argument. A saver that enforces one run per thread across processes
-# (PostgreSQL) commits a write only while the token's lease still holds;
-# savers without leases ignore it.
-LEASE_KEY = "__lease__"
 
 # Special channels used in pending writes.
 ERROR = "__error__"
@@ -148,42 +144,6 @@ class ThreadInfo:
     thread_id: str
     checkpoint_id: str
     updated_at: str
-
-
-@dataclass(frozen=True, slots=True)
-class Lease:
-    """A process's hold on a thread, and the fencing token its writes carry.
-
-    ``epoch`` grows by one at every change of holder, so a token from before a
-    takeover never matches again. Returned by
-    :meth:`BaseCheckpointSaver.aacquire_lease`; opaque to everyone else.
-    """
-
-    thread_id: str
-    owner: str
-    epoch: int
-
-
-def run_lease(saver: Any, thread_id: Any, configurable: Mapping[str, Any], lease: Lease | None) -> Lease | None:
-    """The lease a run (or an update) writes under, checked before it writes anything.
-
-    Raises:
-        ValueError: ``LEASE_KEY`` in the caller's config (the lease is an
-            argument of its own), a lease on another thread, or none for a
-            saver that ``requires_lease``.
-        TypeError: ``lease`` is not a :class:`Lease`.
-    """
-    if LEASE_KEY in configurable:
-        raise ValueError("pass the run's lease as lease=, not in config['configurable']")
-    if lease is None:
-        if getattr(saver, "requires_lease", False):
-            raise ValueError(f"thread {thread_id!r}: this checkpointer requires every run to hold the thread's lease (pass lease=)")
-        return None
-    if not isinstance(lease, Lease):
-        raise TypeError(f"lease must be a Lease from acquire_lease, not {type(lease).__name__}")
-    if lease.thread_id != thread_id:
-        raise ValueError(f"the lease is on thread {lease.thread_id!r}, the run on thread {thread_id!r}")
-    return lease
 
 
 def empty_checkpoint() -> Checkpoint:
@@ -353,8 +313,14 @@ class BaseCheckpointSaver(abc.ABC):
         """Store pending writes of a task against ``config``'s checkpoint."""
 
     @abc.abstractmethod
-    async def adelete_thread(self, thread_id: str) -> None:
-        """Delete every checkpoint and write of a thread."""
+    async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
+        """Delete every checkpoint and write of a thread.
+
+        ``lease``: the thread's lease the deleting host holds; with
+        ``supports_leases`` the delete commits only while it holds (else
+        :class:`~engine.errors.LeaseLostError`, nothing deleted), as a fenced
+        write does. Savers without leases ignore it.
+        """
 
     @abc.abstractmethod
     async def aprune(
@@ -397,7 +363,8 @@ class BaseCheckpointSaver(abc.ABC):
         """Take the thread's lease for ``ttl`` seconds, or None while another owner holds it.
 
         A lease that lapsed (not renewed in time) or was released is taken
-        over with the epoch plus one. So is a live lease of the same
+        over with the epoch plus one, and so is one whose holder's process
+        is gone, where the saver can tell (PostgreSQL: its session ended). So is a live lease of the same
         ``owner``: the host runs one run per thread per owner, so such a
         lease is a leftover of that owner's own (e.g. a release that failed).
         Times are the database's clock, never the callers'.
@@ -415,6 +382,12 @@ class BaseCheckpointSaver(abc.ABC):
     async def arelease_lease(self, lease: Lease) -> None:
         """Let the thread go now (the next acquire takes it at once); a lost lease is left alone."""
         raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
+
+    async def alease_holder(self, thread_id: str) -> LeaseHolder | None:
+        """Who holds the thread's live lease (for a busy message); None: nobody, or this saver cannot tell."""
+        if not self.supports_leases:
+            raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
+        return None
 
     def get_next_version(self, current: int | None, channel: Any = None) -> int:
         """The version after ``current`` (see :func:`engine._internal._ids.next_version`)."""
@@ -463,8 +436,8 @@ class BaseCheckpointSaver(abc.ABC):
     ) -> None:
         return run_sync(self.aput_writes(config, writes, task_id, task_path))
 
-    def delete_thread(self, thread_id: str) -> None:
-        return run_sync(self.adelete_thread(thread_id))
+    def delete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
+        return run_sync(self.adelete_thread(thread_id) if lease is None else self.adelete_thread(thread_id, lease=lease))
 
     def prune(self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None) -> int:
         return run_sync(self.aprune(thread_id, keep_last=keep_last, older_than=older_than))

@@ -46,6 +46,7 @@ from engine.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    Lease,
     PendingWrite,
     ThreadInfo,
     get_checkpoint_id,
@@ -270,7 +271,7 @@ class InMemorySaver(BaseCheckpointSaver):
                 if replaces or key not in stored:
                     stored[key] = _Write(channel, tag, data, task_path)
 
-    async def adelete_thread(self, thread_id: str) -> None:
+    async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         with self._lock:
             self._threads.pop(str(thread_id), None)
             self._deltas.forget_thread(str(thread_id))

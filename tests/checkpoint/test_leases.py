@@ -232,7 +232,7 @@ def test_a_takeover_waits_for_a_write_in_flight(pg: PostgresSaver, pg_schema: st
             with pytest.raises(psycopg.errors.LockNotAvailable):
                 other.execute(f'UPDATE "{pg_schema}".leases SET expires_at = clock_timestamp() WHERE thread_id = %s', (T,))
             with pytest.raises(psycopg.errors.LockNotAvailable):
-                other.execute(pg._q.ACQUIRE_LEASE, {"thread_id": T, "owner": "b", "ttl": 60.0})
+                other.execute(pg._q.ACQUIRE_LEASE, {"thread_id": T, "owner": "b", "ttl": 60.0, "holder": None})
 
 
 def wait_for_lock_wait(admin: psycopg.Connection[Any], app: str, worker: threading.Thread, why: Any) -> None:

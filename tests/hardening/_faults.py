@@ -210,8 +210,11 @@ class FaultySaver(BaseCheckpointSaver):
         )
 
     # -- the rest, delegated as they are ---------------------------------------------
-    async def adelete_thread(self, thread_id: str) -> None:
-        await self.inner.adelete_thread(thread_id)
+    async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
+        await self.inner.adelete_thread(thread_id, lease=lease)
+
+    async def alease_holder(self, thread_id: str) -> Any:
+        return await self.inner.alease_holder(thread_id)
 
     async def aprune(self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None) -> int:
         return await self.inner.aprune(thread_id, keep_last=keep_last, older_than=older_than)

@@ -241,24 +241,34 @@ LIMIT %(limit)s
 # matter, and a statement that waited for a row lock judges expiry when it
 # gets the row, not when it started.
 #
-# Acquire: insert the row, or take it over when it lapsed (or is the same
-# owner's: the host runs one run per thread per owner, so that is a leftover,
-# e.g. a release that failed while the database was down): epoch + 1, no head.
-# No row returned: another owner holds it. Two acquires at once: the second
-# waits for the first's row lock, then finds it live.
+# A holder is gone when the session-level advisory lock its row names (its
+# process's presence, see _leases.py) is held by no session: its process
+# ended, and PostgreSQL released the lock with its session. A row without a
+# holder lasts until it expires.
+_HOLDER_GONE = """(l.holder IS NOT NULL AND NOT EXISTS (
+        SELECT FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND objsubid = 1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND classid = (l.holder >> 32)::oid AND objid = (l.holder & 4294967295)::oid))"""
+# Acquire: insert the row, or take it over when it lapsed, or its holder is
+# gone, or it is the same owner's (the host runs one run per thread per
+# owner, so that is a leftover, e.g. a release that failed while the database
+# was down): epoch + 1, no head. No row returned: another owner holds it. Two
+# acquires at once: the second waits for the first's row lock, then finds it live.
 ACQUIRE_LEASE = """
-INSERT INTO {leases} AS l (thread_id, owner, epoch, expires_at, head)
-VALUES (%(thread_id)s, %(owner)s, 1, clock_timestamp() + make_interval(secs => %(ttl)s::float8), NULL)
+INSERT INTO {leases} AS l (thread_id, owner, epoch, expires_at, head, holder)
+VALUES (%(thread_id)s, %(owner)s, 1, clock_timestamp() + make_interval(secs => %(ttl)s::float8), NULL, %(holder)s)
 ON CONFLICT (thread_id) DO UPDATE SET
-    owner = excluded.owner, epoch = l.epoch + 1, head = NULL,
+    owner = excluded.owner, epoch = l.epoch + 1, head = NULL, holder = excluded.holder,
     expires_at = clock_timestamp() + make_interval(secs => %(ttl)s::float8)  -- now: after any wait for the row
-    WHERE l.expires_at <= clock_timestamp() OR l.owner = excluded.owner
+    WHERE l.expires_at <= clock_timestamp() OR l.owner = excluded.owner OR """ + _HOLDER_GONE + """
 RETURNING epoch
 """
 _THE_LEASE = """
 WHERE thread_id = %(thread_id)s AND owner = %(owner)s AND epoch = %(epoch)s AND expires_at > clock_timestamp()"""
 RENEW_LEASE = """
-UPDATE {leases} SET expires_at = clock_timestamp() + make_interval(secs => %(ttl)s::float8)""" + _THE_LEASE + """
+UPDATE {leases} SET expires_at = clock_timestamp() + make_interval(secs => %(ttl)s::float8), holder = %(holder)s
+""" + _THE_LEASE + """
 RETURNING epoch
 """
 # Lapsed at once: the next acquire, by anyone, takes it over (epoch + 1).
@@ -277,6 +287,11 @@ UPDATE {leases} SET head = %(checkpoint_id)s""" + _THE_LEASE + """
   AND (head IS NULL OR head = %(parent_id)s OR head = %(checkpoint_id)s)
 RETURNING epoch
 """
+# Deleting the thread: the lease holds, and its head is gone with the versions.
+FENCE_DELETE = """
+UPDATE {leases} SET head = NULL""" + _THE_LEASE + """
+RETURNING epoch
+"""
 # Pending writes (and puts in other namespaces): the lease holds, FOR SHARE
 # (which, unlike FOR KEY SHARE, conflicts with every UPDATE of the row).
 FENCE_WRITES = """
@@ -288,6 +303,12 @@ SELECT_LEASE = """
 SELECT owner, epoch, expires_at <= clock_timestamp(), head FROM {leases} WHERE thread_id = %(thread_id)s
 """
 
+# Who holds the thread's live lease (the busy message names it).
+LEASE_HOLDER = """
+SELECT owner, expires_at FROM {leases} AS l
+WHERE thread_id = %(thread_id)s AND expires_at > clock_timestamp() AND NOT """ + _HOLDER_GONE + """
+"""
+
 # -- messages between the processes sharing these tables (LISTEN/NOTIFY) ---------------
 # One channel for every schema; a message names its schema, and a listener
 # keeps only its own. NOTIFY is delivered when the sending transaction
@@ -297,7 +318,7 @@ CHANNEL = "graphwire"
 SIGNAL_HOLDER = """
 SELECT owner, pg_notify(%(channel)s, json_build_object(
     'schema', %(schema)s::text, 'to', owner, 'thread_id', thread_id, 'body', %(body)s::json)::text)
-FROM {leases} WHERE thread_id = %(thread_id)s AND expires_at > clock_timestamp()
+FROM {leases} AS l WHERE thread_id = %(thread_id)s AND expires_at > clock_timestamp() AND NOT """ + _HOLDER_GONE + """
 """
 SEND = "SELECT pg_notify(%(channel)s, %(payload)s)"
 
@@ -330,6 +351,8 @@ class Queries:
     RELEASE_LEASE: str
     FENCE_PUT: str
     FENCE_WRITES: str
+    FENCE_DELETE: str
+    LEASE_HOLDER: str
     SELECT_LEASE: str
     SIGNAL_HOLDER: str
     SEND: str

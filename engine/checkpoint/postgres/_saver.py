@@ -20,7 +20,8 @@ Leases: a write carrying a :class:`~engine.checkpoint.base.Lease` (the
 run's fencing token, ``config["configurable"][LEASE_KEY]``) is a transaction
 whose first statement checks and locks the thread's lease row; a write whose
 lease was lost raises :class:`~engine.errors.LeaseLostError` and stores
-nothing. Writes without one stay single statements. Processes sharing the
+nothing; so does a delete carrying one. The leases themselves (and the
+session that keeps them alive) are :mod:`._leases`. Writes without one stay single statements. Processes sharing the
 tables also send each other messages through the database (LISTEN/NOTIFY,
 :mod:`._messages`), e.g. to cancel the run the lease holder runs.
 
@@ -82,16 +83,18 @@ from engine.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     Lease,
+    LeaseHolder,
     PendingWrite,
     ThreadInfo,
     check_chain,
     get_thread_id,
 )
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import Messages
 from engine.checkpoint.postgres._migrate import migrate
 from engine.checkpoint.postgres._pools import LoopPools
-from engine.errors import CheckpointError, LeaseLostError
+from engine.errors import CheckpointError
 from engine.serde import Serializer
 
 __all__ = ["PostgresSaver"]
@@ -165,6 +168,7 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         )  # fmt: skip
         self._attempts = max_size + 1  # enough to skip every stale connection of a pool after a restart
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
+        self.leases = PostgresLeases(self._run, self._q, dsn)
         self._setup_lock = threading.Lock()
         self._ready = False
 
@@ -250,67 +254,25 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
             cur = await conn.execute(sql, params)
             return await cur.fetchall() if cur.description else []
         async with conn.transaction():
-            await self._check_fence(conn, thread_id, lease, head)
+            await self.leases.check_fence(conn, thread_id, lease, head)
             cur = await conn.execute(sql, params)
             return await cur.fetchall() if cur.description else []
 
-    async def _check_fence(
-        self, conn: AsyncConnection[Any], thread_id: str, lease: Any, head: tuple[str | None, str] | None
-    ) -> None:
-        """FENCING: the write's run must still hold the thread; called first in the write's transaction.
-
-        The fence statement locks the lease row until the write commits (see
-        ``FENCE_PUT`` in :mod:`._queries`), so no takeover can come between
-        this check and the write. A put of the root namespace must also
-        continue the head version this lease last wrote, and becomes the head.
-
-        Raises:
-            LeaseLostError: the lease was taken over, lapsed or released, or the
-                put does not continue its head. The transaction rolls back.
-        """
-        if not isinstance(lease, Lease):
-            raise TypeError(f"config['configurable'][LEASE_KEY] must be a Lease from acquire_lease, not {type(lease).__name__}")
-        if lease.thread_id != thread_id:
-            raise ValueError(f"the lease is on thread {lease.thread_id!r}, the write on thread {thread_id!r}")
-        params = {"thread_id": thread_id, "owner": lease.owner, "epoch": lease.epoch}
-        if head is not None:
-            params["parent_id"], params["checkpoint_id"] = head
-        cur = await conn.execute(self._q.FENCE_PUT if head is not None else self._q.FENCE_WRITES, params)
-        if await cur.fetchone() is not None:
-            return
-        cur = await conn.execute(self._q.SELECT_LEASE, {"thread_id": thread_id})
-        raise LeaseLostError(_why_fenced(lease, await cur.fetchone(), head))
-
     # -- leases ---------------------------------------------------------------------
     async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
-        thread_id = str(thread_id)
-        _check_lease_args(owner, ttl)
-        _require_storable(thread_id, owner)
-
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            cur = await conn.execute(self._q.ACQUIRE_LEASE, {"thread_id": thread_id, "owner": owner, "ttl": float(ttl)})
-            return await cur.fetchone()
-
-        row = await self._run("acquire_lease", work)
-        return None if row is None else Lease(thread_id, owner, int(row[0]))
+        return await self.leases.aacquire(thread_id, owner, ttl=ttl)
 
     async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
-        _check_lease_args(lease.owner, ttl)
-
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            params = {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch, "ttl": float(ttl)}
-            cur = await conn.execute(self._q.RENEW_LEASE, params)
-            return await cur.fetchone()
-
-        return await self._run("renew_lease", work) is not None
+        return await self.leases.arenew(lease, ttl=ttl)
 
     async def arelease_lease(self, lease: Lease) -> None:
-        async def work(conn: AsyncConnection[Any]) -> None:
-            await conn.execute(self._q.RELEASE_LEASE, {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch})
+        await self.leases.arelease(lease)
 
-        await self._run("release_lease", work)
+    async def alease_holder(self, thread_id: str) -> LeaseHolder | None:
+        return await self.leases.aholder(thread_id)
 
     async def aclose(self) -> None:
+        self.leases.close()
         await self._pools.aclose()
 
     # -- reads ----------------------------------------------------------------------
@@ -499,13 +461,13 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         """Serialize a put (an unstorable value fails here, before any transaction): (thread, ns, plan, params)."""
         thread_id, ns, parent_id = parse_config(config)
         check_versions(checkpoint, new_versions)
-        _require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
+        require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
         meta_type, meta = dump_meta(self.serde, checkpoint, versions=False)  # they go to columns
         versions = checkpoint["channel_versions"]
-        _require_storable(*versions)
+        require_storable(*versions)
         params = {
             "thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint["id"], "parent_id": parent_id,
             "ts": checkpoint["ts"], "type": meta_type, "checkpoint": meta, "metadata": dump_metadata(metadata),
@@ -578,7 +540,7 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         async def store(conn: AsyncConnection[Any], full: bool) -> list[list[str]]:
             async with conn.transaction():
                 if lease is not None:
-                    await self._check_fence(conn, thread_id, lease, head)
+                    await self.leases.check_fence(conn, thread_id, lease, head)
                 cur = conn.cursor()
                 await cur.executemany(
                     self._q.PUT_CHECKPOINT,
@@ -650,20 +612,27 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
                 rows[idx] = (idx, channel, tag, data)
         if not rows:
             return None
-        _require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r[1] for r in rows.values()))
+        require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r[1] for r in rows.values()))
         return {
             "thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id, "task_id": task_id,
             "task_path": task_path, "idxs": [r[0] for r in rows.values()], "channels": [r[1] for r in rows.values()],
             "types": [r[2] for r in rows.values()], "datas": [r[3] for r in rows.values()],
         }  # fmt: skip
 
-    async def adelete_thread(self, thread_id: str) -> None:
+    async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         thread_id = str(thread_id)
+        if lease is None and self.requires_lease:
+            raise ValueError(f"thread {thread_id!r}: a delete without the thread's lease, on a checkpointer that requires one")
         if not _storable(thread_id):
             return
 
         async def work(conn: AsyncConnection[Any]) -> None:
-            await conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
+            if lease is None:
+                await conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
+                return
+            async with conn.transaction():
+                await self.leases.check_fence(conn, thread_id, lease, None, delete=True)
+                await conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
 
         await self._run("delete_thread", work)
         self._deltas.forget_thread(thread_id)
@@ -738,41 +707,9 @@ def _storable(*texts: str | None) -> bool:
     return all(t is None or storable_text(t) for t in texts)
 
 
-def _check_lease_args(owner: Any, ttl: Any) -> None:
-    if type(owner) is not str or not owner:
-        raise ValueError(f"a lease owner must be a non-empty string, got {owner!r}")
-    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 < ttl < 86400:
-        raise ValueError(f"a lease ttl must be a number of seconds above 0 and below a day, got {ttl!r}")
-
-
 def _lease_of(saver: PostgresSaver, config: Mapping[str, Any], thread_id: str) -> Any:
     """The fencing token a write's config carries; ValueError when the saver requires one and it has none."""
     lease = (config.get("configurable") or {}).get(LEASE_KEY)
     if lease is None and saver.requires_lease:
         raise ValueError(f"thread {thread_id!r}: a write without the thread's lease, on a checkpointer that requires one")
     return lease
-
-
-def _why_fenced(lease: Lease, row: Any, head: tuple[str | None, str] | None) -> str:
-    """The message of a fenced write: what the lease row says now."""
-    refused = f"write refused on thread {lease.thread_id!r}"
-    mine = f"lease epoch {lease.epoch} of {lease.owner}"
-    if row is None:
-        return f"{refused}: it has no lease row (the {mine} was never acquired)"
-    owner, epoch, lapsed, current_head = row
-    if (owner, epoch) != (lease.owner, lease.epoch):
-        return f"{refused}: the {mine} was taken over (now epoch {epoch} of {owner})"
-    if lapsed:
-        return f"{refused}: the {mine} lapsed or was released"
-    parent = head[0] if head else None
-    return (
-        f"{refused}: its parent {parent!r} is not the version the {mine} last wrote ({current_head!r}); "
-        "a lease writes one chain of versions"
-    )
-
-
-def _require_storable(*texts: str | None) -> None:
-    for t in texts:
-        if t is not None and not storable_text(t):
-            raise ValueError(f"PostgreSQL cannot store the key {t!r} (NUL characters and lone surrogates are not text)")
-

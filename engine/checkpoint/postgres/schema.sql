@@ -50,12 +50,13 @@ CREATE TABLE writes (
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );
 
--- See migrations/0002_leases.sql.
+-- See migrations/0002_leases.sql and 0003_lease_holder.sql.
 CREATE TABLE leases (
     thread_id text COLLATE "C" NOT NULL,
     owner text NOT NULL,
     epoch bigint NOT NULL,
     expires_at timestamptz NOT NULL,
     head text COLLATE "C",
+    holder bigint,
     PRIMARY KEY (thread_id)
 );

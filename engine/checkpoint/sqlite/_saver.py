@@ -66,6 +66,7 @@ from engine.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    Lease,
     PendingWrite,
     ThreadInfo,
 )
@@ -341,7 +342,7 @@ class SqliteSaver(BaseCheckpointSaver):
             if special:
                 cur.executemany(q.REPLACE_WRITE, special)
 
-    async def adelete_thread(self, thread_id: str) -> None:
+    async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         with self._transaction(q.BEGIN_WRITE) as cur:
             for statement in q.DELETE_THREAD:
                 cur.execute(statement, (str(thread_id),))
