@@ -5,7 +5,7 @@ A run lives in the process that started it; behind a load balancer, a
 (PostgreSQL), the thread's live lease names the process running it, so the
 replica that got the call (when the run is not its own) sends that process a
 message through the database (LISTEN/NOTIFY, see the saver's
-``asignal_holder``), which cancels the run as a local ``CancelRun`` would and
+``messages.asignal_holder``), which cancels the run as a local ``CancelRun`` would and
 answers whether it did. No lease: nothing runs on the thread anywhere, and
 the answer is False at once. The owner not answering within
 ``answer_within`` seconds (stalled, or gone and its lease not yet lapsed) is
@@ -28,6 +28,7 @@ from typing import Any
 
 import grpc
 
+from engine.checkpoint.base import MessageBus
 from engine.errors import CheckpointError
 from server._errors import RpcError
 from server._runs import RunManager
@@ -43,15 +44,15 @@ class CancelRelay:
     """Cancels runs on whichever replica holds them.
 
     Args:
-        saver: a checkpointer with leases and messages (``asignal_holder``,
-            ``asend``, ``alisten``: the PostgreSQL saver).
+        bus: a checkpointer's messages (:class:`~engine.checkpoint._lease.MessageBus`:
+            the PostgreSQL saver's ``messages``).
         runs: this replica's runs.
         owner: this replica's lease owner id (messages are addressed by it).
         answer_within: seconds to wait for the owner's answer.
     """
 
-    def __init__(self, saver: Any, runs: RunManager, owner: str, *, answer_within: float = 5.0) -> None:
-        self.saver = saver
+    def __init__(self, bus: MessageBus, runs: RunManager, owner: str, *, answer_within: float = 5.0) -> None:
+        self.bus = bus
         self.runs = runs
         self.owner = owner
         self.answer_within = answer_within
@@ -79,7 +80,7 @@ class CancelRelay:
         self._waiting[request] = answer
         try:
             body = {"kind": "cancel", "from": self.owner, "request": request, "run_id": run_id}
-            holder = await self.saver.asignal_holder(key, body)
+            holder = await self.bus.asignal_holder(key, body)
             if holder is None or holder == self.owner:
                 return False  # no run anywhere (or ours, and it ended before the check above)
             try:
@@ -97,7 +98,7 @@ class CancelRelay:
         failing = False
         while True:
             try:
-                async with self.saver.alisten() as messages:
+                async with self.bus.alisten() as messages:
                     if not listening.done():
                         listening.set_result(None)
                     if failing:
@@ -130,7 +131,7 @@ class CancelRelay:
                 cancelled = self.runs.cancel(str(msg.get("thread_id", "")), str(body.get("run_id", "")))
                 reply = {"kind": "cancelled", "request": body.get("request"), "cancelled": cancelled}
                 with contextlib.suppress(CheckpointError):  # the asker then reports UNAVAILABLE
-                    await self.saver.asend(str(body.get("from", "")), reply)
+                    await self.bus.asend(str(body.get("from", "")), reply)
             elif body.get("kind") == "cancelled":
                 waiting = self._waiting.get(str(body.get("request")))
                 if waiting is not None and not waiting.done():

@@ -2,7 +2,8 @@
 
 Within one process, :class:`server._runs.RunManager` gives a thread to one run
 at a time. Across replicas on one database that is not enough: the
-checkpointer (PostgreSQL, ``supports_leases``) keeps a lease per thread, and
+checkpointer (PostgreSQL, ``supports_leases``) keeps a lease per thread in its
+lease store (``saver.leases``), and
 :class:`ThreadLeases` holds it for the run:
 
 * take it after the local slot (a process never competes with itself); busy
@@ -17,8 +18,8 @@ checkpointer (PostgreSQL, ``supports_leases``) keeps a lease per thread, and
 
 The lease (a :class:`~engine.checkpoint.base.Lease`) is the run's fencing
 token: the service passes it to the engine (``aevents(..., lease=)``,
-``aupdate_state(..., lease=)``). Leasing a saver's threads sets its
-``requires_lease``, so a run or a write without its lease raises instead of
+``aupdate_state(..., lease=)``). Leasing a store's threads sets its
+``requires_lease`` (its saver's follows), so a run or a write without its lease raises instead of
 writing unfenced.
 """
 
@@ -33,11 +34,10 @@ import socket
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timezone
-from typing import Any
 
 import grpc
 
-from engine.checkpoint.base import Lease, LeaseHolder
+from engine.checkpoint.base import Lease, LeaseHolder, LeaseStore
 from engine.errors import CheckpointError
 from server._errors import RpcError
 
@@ -73,18 +73,19 @@ class ThreadLeases:
     """Leases of threads for one replica.
 
     Args:
-        saver: a checkpointer whose ``supports_leases`` is true.
+        store: a lease store (:class:`~engine.checkpoint._lease.LeaseStore`:
+            a checkpointer's ``leases``).
         ttl: seconds a lease lasts unless renewed (renewed every ``ttl / 3``).
         owner: this replica's id (default :func:`replica_id`).
     """
 
-    def __init__(self, saver: Any, *, ttl: float = DEFAULT_LEASE_SECONDS, owner: str | None = None) -> None:
-        if not getattr(saver, "supports_leases", False):
-            raise ValueError(f"{type(saver).__name__} has no leases (supports_leases is False)")
+    def __init__(self, store: LeaseStore, *, ttl: float = DEFAULT_LEASE_SECONDS, owner: str | None = None) -> None:
+        if not isinstance(store, LeaseStore):
+            raise ValueError(f"{type(store).__name__} has no leases (supports_leases is False)")
         if not 0 < ttl < 86400:
             raise ValueError(f"lease_seconds must be above 0 and below a day, got {ttl!r}")
-        saver.requires_lease = True  # from now on no write of this saver goes unfenced
-        self.saver = saver
+        store.requires_lease = True  # from now on no write of its saver goes unfenced
+        self.store = store
         self.ttl = float(ttl)
         self.owner = owner or replica_id()
 
@@ -113,11 +114,11 @@ class ThreadLeases:
         wait = _FIRST_POLL
         while True:
             asked = loop.time()
-            lease = await self.saver.aacquire_lease(key, self.owner, ttl=self.ttl)
+            lease = await self.store.aacquire_lease(key, self.owner, ttl=self.ttl)
             if lease is not None:
                 return lease, asked
             if not enqueue:
-                raise busy(thread_id, await self.saver.alease_holder(key))
+                raise busy(thread_id, await self.store.alease_holder(key))
             await asyncio.sleep(wait * random.uniform(0.8, 1.2))  # jitter: replicas waiting for one thread spread out
             wait = min(wait * 2, _MAX_POLL, self.ttl / 3)
 
@@ -130,7 +131,7 @@ class ThreadLeases:
             asked = loop.time()
             try:
                 # A renewal that cannot finish before the lease lapses is as good as failed.
-                renewed = await asyncio.wait_for(self.saver.arenew_lease(lease, ttl=self.ttl), max(held_until - asked, 0.01))
+                renewed = await asyncio.wait_for(self.store.arenew_lease(lease, ttl=self.ttl), max(held_until - asked, 0.01))
             except (CheckpointError, TimeoutError) as exc:
                 why = str(exc) if isinstance(exc, CheckpointError) else "the database did not answer in time"
                 if loop.time() + every < held_until:
@@ -154,7 +155,7 @@ class ThreadLeases:
     async def _release(self, lease: Lease) -> None:
         # Bounded: the call that ends here waits for it. A lease not released lapses by itself.
         try:
-            await asyncio.wait_for(self.saver.arelease_lease(lease), _RELEASE_TIMEOUT)
+            await asyncio.wait_for(self.store.arelease_lease(lease), _RELEASE_TIMEOUT)
         except CheckpointError as exc:
             log.warning("releasing the lease on %r failed; it lapses by itself: %s", lease.thread_id, exc)
         except TimeoutError:

@@ -15,6 +15,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from engine.checkpoint.base import LeaseStore, MessageBus
 from engine.pregel import node_threads, set_node_threads
 from engine.store import InMemoryStore
 from engine.store.base import BaseStore
@@ -159,7 +160,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     if config.sync_node_threads is not None:
         set_node_threads(config.sync_node_threads)  # the process's: one server per process
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
-    leases = ThreadLeases(saver, ttl=config.lease_seconds) if getattr(saver, "supports_leases", False) else None
+    leases = ThreadLeases(saver.leases, ttl=config.lease_seconds) if isinstance(saver.leases, LeaseStore) else None
     send_limit = config.send_limit()
     # Read once: the inspector accepts exactly the tokens the gRPC API does.
     accepted = load_tokens(config.auth_tokens) if config.auth_tokens else config.auth_token
@@ -200,9 +201,9 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         port = server.add_insecure_port(config.address)
     if port == 0:
         raise ValueError(f"cannot listen on {config.address!r}")
-    if leases is not None and hasattr(saver, "alisten"):
+    if leases is not None and isinstance(saver.messages, MessageBus):
         # CancelRun reaches runs on other replicas through the database.
-        service.relay = CancelRelay(saver, service.runs, leases.owner)
+        service.relay = CancelRelay(saver.messages, service.runs, leases.owner)
         await service.relay.start()
     try:
         await server.start()

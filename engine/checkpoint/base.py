@@ -25,9 +25,10 @@ branch read the first one's value. Values are handed to the saver as Python obje
 through its ``serde`` (see :mod:`engine.serde`).
 
 Leases (one run per thread across processes): a saver whose
-``supports_leases`` is true (PostgreSQL) keeps, per thread, a lease row
-(owner, epoch, expiry, and the head version its holder last wrote). A host
-takes it with :meth:`~BaseCheckpointSaver.aacquire_lease` before a run,
+``supports_leases`` is true (PostgreSQL) has a lease store (``saver.leases``,
+a :class:`~engine.checkpoint._lease.LeaseStore`) that keeps, per thread, a
+lease row (owner, epoch, expiry, the head version its holder last wrote, and
+its holder's session). A host takes it with ``saver.leases.aacquire_lease`` before a run,
 renews it while the run lasts, releases it after, and passes the
 :class:`Lease` to the engine as an argument of its own (``aevents(...,
 lease=)``, ``aupdate_state(..., lease=)``), never inside a config: a config
@@ -35,8 +36,8 @@ is copied and rebuilt too often for a token riding in it to be sure to
 arrive. The loop puts it on every write's config (``LEASE_KEY``, the saver's
 side of the contract), and the saver commits a write only while that lease
 still holds (a fencing token), else raises
-:class:`~engine.errors.LeaseLostError`. A host that leases sets the saver's
-``requires_lease``: a run without a lease, or a write without one, then
+:class:`~engine.errors.LeaseLostError`. A host that leases sets the lease store's
+``requires_lease`` (the saver's follows it): a run without a lease, or a write without one, then
 raises instead of writing unfenced. Savers without leases (memory, SQLite:
 one process owns the data) ignore the key; there one run per thread is the
 host's process-local business.
@@ -51,7 +52,7 @@ from typing import Any, AsyncIterator, Iterator, Mapping, NamedTuple, Sequence, 
 
 from engine._internal._ids import next_version
 from engine._internal._sync import iter_sync, run_sync
-from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, run_lease
+from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
 from engine.serde import Serializer
 
 __all__ = [
@@ -71,6 +72,8 @@ __all__ = [
     "LEASE_KEY",
     "Lease",
     "LeaseHolder",
+    "LeaseStore",
+    "MessageBus",
     "ThreadInfo",
     "run_lease",
 ]
@@ -230,12 +233,16 @@ class BaseCheckpointSaver(abc.ABC):
 
     serde: Serializer
     #: Whether this saver enforces one run per thread across processes with
-    #: leases (:meth:`aacquire_lease`…). False: the lease methods raise
-    #: NotImplementedError and ``LEASE_KEY`` in a write's config is ignored.
+    #: leases: then ``leases`` is its :class:`~engine.checkpoint._lease.LeaseStore`.
+    #: False: ``LEASE_KEY`` in a write's config (and a delete's ``lease``) is ignored.
     supports_leases: bool = False
-    #: Set by a host that gives each thread one run at a time across processes
-    #: with leases (the server, on PostgreSQL): then every run must be given its
-    #: lease (:func:`run_lease`) and every checkpoint write must carry it; one
+    #: The optional parts (:mod:`engine.checkpoint._lease`): objects of their
+    #: own, sharing the saver's connections; None where the saver has none.
+    leases: LeaseStore | None = None
+    messages: MessageBus | None = None
+    #: True once a host leases this saver's threads (it sets its lease store's
+    #: ``requires_lease``): then every run must be given its lease
+    #: (:func:`run_lease`) and every checkpoint write must carry it; one
     #: without raises rather than write unfenced. Only with ``supports_leases``.
     requires_lease: bool = False
 
@@ -358,37 +365,6 @@ class BaseCheckpointSaver(abc.ABC):
             "BaseCheckpointSaver.alist_threads (open a thread by its id instead)"
         )
 
-    # -- leases (only where supports_leases) ------------------------------
-    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
-        """Take the thread's lease for ``ttl`` seconds, or None while another owner holds it.
-
-        A lease that lapsed (not renewed in time) or was released is taken
-        over with the epoch plus one, and so is one whose holder's process
-        is gone, where the saver can tell (PostgreSQL: its session ended). So is a live lease of the same
-        ``owner``: the host runs one run per thread per owner, so such a
-        lease is a leftover of that owner's own (e.g. a release that failed).
-        Times are the database's clock, never the callers'.
-
-        Raises:
-            NotImplementedError: ``supports_leases`` is false.
-            CheckpointError: the store could not be reached.
-        """
-        raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
-
-    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
-        """Extend a live lease to ``ttl`` seconds from now; False when it is lost (lapsed or taken over)."""
-        raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
-
-    async def arelease_lease(self, lease: Lease) -> None:
-        """Let the thread go now (the next acquire takes it at once); a lost lease is left alone."""
-        raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
-
-    async def alease_holder(self, thread_id: str) -> LeaseHolder | None:
-        """Who holds the thread's live lease (for a busy message); None: nobody, or this saver cannot tell."""
-        if not self.supports_leases:
-            raise NotImplementedError(f"{type(self).__name__} has no leases (supports_leases is False)")
-        return None
-
     def get_next_version(self, current: int | None, channel: Any = None) -> int:
         """The version after ``current`` (see :func:`engine._internal._ids.next_version`)."""
         return next_version(current)
@@ -444,15 +420,6 @@ class BaseCheckpointSaver(abc.ABC):
 
     def list_threads(self, *, prefix: str = "", limit: int | None = None) -> Iterator[ThreadInfo]:
         return iter_sync(self.alist_threads(prefix=prefix, limit=limit))
-
-    def acquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
-        return run_sync(self.aacquire_lease(thread_id, owner, ttl=ttl))
-
-    def renew_lease(self, lease: Lease, *, ttl: float) -> bool:
-        return run_sync(self.arenew_lease(lease, ttl=ttl))
-
-    def release_lease(self, lease: Lease) -> None:
-        return run_sync(self.arelease_lease(lease))
 
     def close(self) -> None:
         return run_sync(self.aclose())

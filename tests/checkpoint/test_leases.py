@@ -20,9 +20,10 @@ import psycopg
 import pytest
 
 from engine.checkpoint import Checkpoint
-from engine.checkpoint.base import LEASE_KEY, BaseCheckpointSaver, Lease, PendingWrite
+from engine.checkpoint.base import LEASE_KEY, BaseCheckpointSaver, Lease, LeaseStore, MessageBus, PendingWrite
 from engine.checkpoint.postgres import PostgresSaver
 from engine.errors import CheckpointError, LeaseLostError
+from server._leases import ThreadLeases
 from tests.checkpoint._pg import DSN, clean_schema, dsn_named
 from tests.checkpoint._util import make_cp
 
@@ -51,12 +52,11 @@ def ids(saver: BaseCheckpointSaver) -> list[str]:
 @pytest.mark.parametrize("saver_kind", ["memory", "sqlite"], indirect=True)
 def test_savers_without_leases_say_so_and_ignore_the_token(saver: BaseCheckpointSaver) -> None:
     assert saver.supports_leases is False
-    with pytest.raises(NotImplementedError, match="supports_leases"):
-        saver.acquire_lease(T, "me", ttl=5)
-    with pytest.raises(NotImplementedError):
-        saver.renew_lease(Lease(T, "me", 1), ttl=5)
-    with pytest.raises(NotImplementedError):
-        saver.release_lease(Lease(T, "me", 1))
+    # The optional parts are absent, and a host checking for them says so.
+    assert saver.leases is None and saver.messages is None
+    assert not isinstance(saver, LeaseStore) and not isinstance(saver, MessageBus)
+    with pytest.raises(ValueError, match="supports_leases"):
+        ThreadLeases(saver)  # type: ignore[arg-type]
     stale = Lease(T, "someone", 7)
     first = put(saver, None, stale, 1)
     saver.put_writes(cfg(first, stale), [("w", 1)], task_id="t")
@@ -86,56 +86,57 @@ def lease_row(admin: psycopg.Connection[Any], schema: str, thread: str = T) -> t
 
 def test_one_owner_at_a_time_and_takeover_after_a_lapse_bumps_the_epoch(pg: PostgresSaver, lapse: Any) -> None:
     assert pg.supports_leases is True
-    a = pg.acquire_lease(T, "a", ttl=60)
+    assert isinstance(pg.leases, LeaseStore) and isinstance(pg.messages, MessageBus)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a == Lease(T, "a", 1)
-    assert pg.acquire_lease(T, "b", ttl=60) is None
-    assert pg.acquire_lease("g:other", "b", ttl=60) == Lease("g:other", "b", 1)  # leases are per thread
-    assert pg.renew_lease(a, ttl=60) is True
+    assert pg.leases.acquire_lease(T, "b", ttl=60) is None
+    assert pg.leases.acquire_lease("g:other", "b", ttl=60) == Lease("g:other", "b", 1)  # leases are per thread
+    assert pg.leases.renew_lease(a, ttl=60) is True
     lapse()
-    b = pg.acquire_lease(T, "b", ttl=60)
+    b = pg.leases.acquire_lease(T, "b", ttl=60)
     assert b == Lease(T, "b", 2)
-    assert pg.renew_lease(a, ttl=60) is False  # lost: renewing does not bring it back
-    pg.release_lease(a)  # a lost lease is left alone
-    assert pg.acquire_lease(T, "c", ttl=60) is None
+    assert pg.leases.renew_lease(a, ttl=60) is False  # lost: renewing does not bring it back
+    pg.leases.release_lease(a)  # a lost lease is left alone
+    assert pg.leases.acquire_lease(T, "c", ttl=60) is None
 
 
 def test_release_frees_the_thread_at_once(pg: PostgresSaver) -> None:
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
-    pg.release_lease(a)
-    assert pg.renew_lease(a, ttl=60) is False
-    assert pg.acquire_lease(T, "b", ttl=60) == Lease(T, "b", 2)
+    pg.leases.release_lease(a)
+    assert pg.leases.renew_lease(a, ttl=60) is False
+    assert pg.leases.acquire_lease(T, "b", ttl=60) == Lease(T, "b", 2)
 
 
 def test_the_same_owner_takes_over_its_own_leftover_lease(pg: PostgresSaver) -> None:
-    first = pg.acquire_lease(T, "a", ttl=60)
-    again = pg.acquire_lease(T, "a", ttl=60)  # e.g. its release failed while the database was down
+    first = pg.leases.acquire_lease(T, "a", ttl=60)
+    again = pg.leases.acquire_lease(T, "a", ttl=60)  # e.g. its release failed while the database was down
     assert first is not None and again == Lease(T, "a", 2)
-    assert pg.renew_lease(first, ttl=60) is False
+    assert pg.leases.renew_lease(first, ttl=60) is False
 
 
 def test_renewing_moves_the_expiry(pg: PostgresSaver, pg_admin: psycopg.Connection[Any], pg_schema: str) -> None:
-    a = pg.acquire_lease(T, "a", ttl=1)
+    a = pg.leases.acquire_lease(T, "a", ttl=1)
     assert a is not None
     (before,) = pg_admin.execute(f'SELECT expires_at FROM "{pg_schema}".leases').fetchone()  # type: ignore[misc]
-    assert pg.renew_lease(a, ttl=600) is True
+    assert pg.leases.renew_lease(a, ttl=600) is True
     (after,) = pg_admin.execute(f'SELECT expires_at FROM "{pg_schema}".leases').fetchone()  # type: ignore[misc]
     assert (after - before).total_seconds() > 500
 
 
 def test_epochs_never_repeat_even_when_the_thread_is_deleted(pg: PostgresSaver) -> None:
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
     put(pg, None, a, 1)
     pg.delete_thread(T)
-    pg.release_lease(a)
-    assert pg.acquire_lease(T, "b", ttl=60) == Lease(T, "b", 2)
+    pg.leases.release_lease(a)
+    assert pg.leases.acquire_lease(T, "b", ttl=60) == Lease(T, "b", 2)
 
 
 @pytest.mark.parametrize(("owner", "ttl"), [("", 5), (None, 5), ("a", 0), ("a", -1), ("a", True), ("a", "5")])
 def test_bad_lease_arguments(pg: PostgresSaver, owner: Any, ttl: Any) -> None:
     with pytest.raises(ValueError, match="lease"):
-        pg.acquire_lease(T, owner, ttl=ttl)
+        pg.leases.acquire_lease(T, owner, ttl=ttl)
 
 
 def test_concurrent_acquires_give_one_lease(pg: PostgresSaver) -> None:
@@ -144,7 +145,7 @@ def test_concurrent_acquires_give_one_lease(pg: PostgresSaver) -> None:
 
     def acquire(n: int) -> None:
         start.wait()
-        got.append(pg.acquire_lease(T, f"owner-{n}", ttl=60))
+        got.append(pg.leases.acquire_lease(T, f"owner-{n}", ttl=60))
 
     workers = [threading.Thread(target=acquire, args=(n,)) for n in range(8)]
     for w in workers:
@@ -159,11 +160,11 @@ def test_concurrent_acquires_give_one_lease(pg: PostgresSaver) -> None:
 def test_writes_of_a_lease_taken_over_are_refused_and_store_nothing(
     pg: PostgresSaver, lapse: Any, blob_count: Any
 ) -> None:
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
     first = put(pg, None, a, 1)
     lapse()
-    b = pg.acquire_lease(T, "b", ttl=60)
+    b = pg.leases.acquire_lease(T, "b", ttl=60)
     assert b is not None
     blobs = blob_count(pg, T)
     with pytest.raises(LeaseLostError, match=r"taken over \(now epoch 2 of b\)") as lost:
@@ -181,15 +182,15 @@ def test_writes_of_a_lease_taken_over_are_refused_and_store_nothing(
 
 
 def test_writes_of_a_lapsed_or_released_lease_are_refused(pg: PostgresSaver, lapse: Any) -> None:
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
     first = put(pg, None, a, 1)
     lapse()
     with pytest.raises(LeaseLostError, match="lapsed or was released"):
         put(pg, first, a, 2)
-    b = pg.acquire_lease(T, "b", ttl=60)
+    b = pg.leases.acquire_lease(T, "b", ttl=60)
     assert b is not None
-    pg.release_lease(b)
+    pg.leases.release_lease(b)
     with pytest.raises(LeaseLostError, match="lapsed or was released"):
         pg.put_writes(cfg(first, b), [("w", 1)], task_id="t")
     never = Lease("g:never", "a", 1)
@@ -199,7 +200,7 @@ def test_writes_of_a_lapsed_or_released_lease_are_refused(pg: PostgresSaver, lap
 
 
 def test_a_put_must_continue_the_head_its_lease_last_wrote(pg: PostgresSaver, lapse: Any) -> None:
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
     one = put(pg, None, a, 1)
     with pytest.raises(LeaseLostError, match="last wrote"):
@@ -221,7 +222,7 @@ def test_a_put_must_continue_the_head_its_lease_last_wrote(pg: PostgresSaver, la
 
 def test_a_takeover_waits_for_a_write_in_flight(pg: PostgresSaver, pg_schema: str) -> None:
     """While a write's transaction holds the lease row, a takeover cannot get it."""
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
     with psycopg.connect(DSN, autocommit=True) as writer, psycopg.connect(DSN, autocommit=True) as other:
         with writer.transaction():
@@ -249,7 +250,7 @@ def wait_for_lock_wait(admin: psycopg.Connection[Any], app: str, worker: threadi
 def test_a_write_waiting_on_a_takeover_in_flight_is_refused_once_it_commits(
     pg: PostgresSaver, pg_schema: str, pg_admin: psycopg.Connection[Any]
 ) -> None:
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
     first = put(pg, None, a, 1)
     app = f"gw_test_{uuid.uuid4().hex[:8]}"
@@ -281,7 +282,7 @@ def test_a_takeover_that_waited_for_the_row_still_gets_its_whole_ttl(
     pg: PostgresSaver, pg_schema: str, pg_admin: psycopg.Connection[Any], lapse: Any
 ) -> None:
     """The expiry is computed once the row is got, not when the statement started waiting for it."""
-    a = pg.acquire_lease(T, "a", ttl=60)
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
     lapse()
     app = f"gw_test_{uuid.uuid4().hex[:8]}"
@@ -294,7 +295,7 @@ def test_a_takeover_that_waited_for_the_row_still_gets_its_whole_ttl(
 
             def acquire() -> None:
                 try:
-                    got.append(saver.acquire_lease(T, "b", ttl=1))
+                    got.append(saver.leases.acquire_lease(T, "b", ttl=1))
                 except BaseException as exc:  # noqa: BLE001 - asserted below
                     got.append(exc)
 
@@ -314,7 +315,7 @@ def test_a_transaction_left_open_by_a_stalled_process_does_not_keep_the_lease_ro
     """A replica paused mid-write (SIGSTOP) holds the row until PostgreSQL ends its idle transaction."""
     clean_schema(pg_admin, pg_schema)
     saver = PostgresSaver.from_dsn(DSN, schema=pg_schema, idle_in_transaction=0.2)
-    a = saver.acquire_lease(T, "a", ttl=60)
+    a = saver.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
 
     async def stall() -> None:
@@ -339,5 +340,5 @@ def test_a_transaction_left_open_by_a_stalled_process_does_not_keep_the_lease_ro
             assert conn.broken
 
     asyncio.run(stall())
-    assert saver.acquire_lease(T, "b", ttl=60) == Lease(T, "b", 2)
+    assert saver.leases.acquire_lease(T, "b", ttl=60) == Lease(T, "b", 2)
     saver.close()

@@ -19,15 +19,15 @@ def test_messages_reach_the_lease_holder_and_stay_in_their_schema(pg: PostgresSa
     other = PostgresSaver.from_dsn(DSN, schema=other_schema)
 
     async def exchange() -> None:
-        async with pg.alisten() as mine, other.alisten() as theirs:
-            assert await pg.asignal_holder("t", {"n": 1}) is None  # no lease: nothing is sent
-            lease = await pg.aacquire_lease("t", "replica-1", ttl=60)
+        async with pg.messages.alisten() as mine, other.messages.alisten() as theirs:
+            assert await pg.messages.asignal_holder("t", {"n": 1}) is None  # no lease: nothing is sent
+            lease = await pg.leases.aacquire_lease("t", "replica-1", ttl=60)
             assert lease is not None
-            assert await pg.asignal_holder("t", {"n": 2}) == "replica-1"
-            await pg.asend("replica-2", {"n": 3}, thread_id="t")
-            await pg.arelease_lease(lease)
-            assert await pg.asignal_holder("t", {"n": 4}) is None  # released: no holder
-            await other.asend("replica-9", {"n": 5})
+            assert await pg.messages.asignal_holder("t", {"n": 2}) == "replica-1"
+            await pg.messages.asend("replica-2", {"n": 3}, thread_id="t")
+            await pg.leases.arelease_lease(lease)
+            assert await pg.messages.asignal_holder("t", {"n": 4}) is None  # released: no holder
+            await other.messages.asend("replica-9", {"n": 5})
             got = [await anext(mine), await anext(mine)]
             assert got == [
                 {"schema": pg_schema, "to": "replica-1", "thread_id": "t", "body": {"n": 2}},

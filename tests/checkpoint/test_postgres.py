@@ -417,7 +417,7 @@ class PostgresSaverContext:
 # -- the fencing token ----------------------------------------------------------------------
 def test_writes_carrying_a_lease_run_in_a_transaction_and_store_the_same(schema: str) -> None:
     with PostgresSaverContext(schema) as saver:
-        lease = saver.acquire_lease("t1", "me", ttl=60)
+        lease = saver.leases.acquire_lease("t1", "me", ttl=60)
         assert lease is not None
         leased = {"configurable": {**cfg()["configurable"], LEASE_KEY: lease}}
         config = saver.put(leased, make_cp({"xs": [1]}), {"step": 0}, {"xs": 1})

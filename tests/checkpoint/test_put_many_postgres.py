@@ -99,7 +99,7 @@ def test_a_batch_stored_again_after_an_unknown_outcome_stores_each_row_once(pg: 
 
 
 def test_a_leased_batch_must_continue_the_head_and_becomes_it(pg: PostgresSaver) -> None:
-    lease = pg.acquire_lease(T, "a", ttl=60)
+    lease = pg.leases.acquire_lease(T, "a", ttl=60)
     assert lease is not None
     first = with_lease(chain_of_puts(T, root(), 4), lease)
     pg.put_many(first)
@@ -115,7 +115,7 @@ def test_a_leased_batch_must_continue_the_head_and_becomes_it(pg: PostgresSaver)
     with pytest.raises(LeaseLostError):
         pg.put_many(with_lease(nxt, lease))  # continues the batch's first version, not its last
     # Another owner, once the lease is taken over, can write nothing with the old one.
-    pg.release_lease(lease)
+    pg.leases.release_lease(lease)
     with pytest.raises(LeaseLostError):
         pg.put_many(with_lease(chain_of_puts(T, after(tail[-1]), 2, start=6), lease))
     assert stored_ids(pg)[0] == tail[-1][1]["id"]

@@ -46,7 +46,7 @@ def _versions(saver: Any, thread: str = T) -> int:
 
 
 def test_a_run_writes_under_the_lease_it_is_given(pg: PostgresSaver) -> None:
-    lease = pg.acquire_lease(T, "me", ttl=30)
+    lease = pg.leases.acquire_lease(T, "me", ttl=30)
     assert lease is not None
     app = _graph(pg)
     assert app.invoke({"log": []}, _cfg(), lease=lease, durability="sync") == {"log": ["a", "b"]}
@@ -55,7 +55,7 @@ def test_a_run_writes_under_the_lease_it_is_given(pg: PostgresSaver) -> None:
     assert app.get_state(_cfg()).values == {"log": ["a", "b", "c"]}
 
     # A lease that no longer holds fences the run's first write.
-    pg.release_lease(lease)
+    pg.leases.release_lease(lease)
     with pytest.raises(LeaseLostError):
         app.invoke({"log": []}, _cfg(), lease=lease)
     with pytest.raises(LeaseLostError):
@@ -64,7 +64,7 @@ def test_a_run_writes_under_the_lease_it_is_given(pg: PostgresSaver) -> None:
 
 
 def test_the_lease_never_rides_in_the_config(pg: PostgresSaver) -> None:
-    lease = pg.acquire_lease(T, "me", ttl=30)
+    lease = pg.leases.acquire_lease(T, "me", ttl=30)
     app = _graph(pg)
     leased = {"configurable": {"thread_id": T, LEASE_KEY: lease}}
     with pytest.raises(ValueError, match="lease="):
@@ -94,6 +94,6 @@ def test_a_leased_saver_refuses_a_run_or_a_write_without_its_lease(pg: PostgresS
     with pytest.raises(ValueError, match="without the thread's lease"):
         pg.put_many([({"configurable": {"thread_id": T, "checkpoint_ns": ""}}, make_cp({"log": []}, 1), {"step": 1}, {})])
     assert _versions(pg) == 0
-    lease = pg.acquire_lease(T, "me", ttl=30)
+    lease = pg.leases.acquire_lease(T, "me", ttl=30)
     assert isinstance(lease, Lease)
     assert app.invoke({"log": []}, _cfg(), lease=lease) == {"log": ["a", "b"]}

@@ -124,6 +124,8 @@ class FaultySaver(BaseCheckpointSaver):
         self.timeout_delay = timeout_delay
         self.enabled = True
         self.supports_leases = inner.supports_leases
+        self.leases = inner.leases  # leases and messages are not faulty: the inner saver's own
+        self.messages = inner.messages
         self.calls: Counter[str] = Counter()
         #: Every injected fault: (method, thread, call number, kind).
         self.injected: list[tuple[str, str, int, str]] = []
@@ -213,24 +215,12 @@ class FaultySaver(BaseCheckpointSaver):
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         await self.inner.adelete_thread(thread_id, lease=lease)
 
-    async def alease_holder(self, thread_id: str) -> Any:
-        return await self.inner.alease_holder(thread_id)
-
     async def aprune(self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None) -> int:
         return await self.inner.aprune(thread_id, keep_last=keep_last, older_than=older_than)
 
     async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
         async for t in self.inner.alist_threads(prefix=prefix, limit=limit):
             yield t
-
-    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
-        return await self.inner.aacquire_lease(thread_id, owner, ttl=ttl)
-
-    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
-        return await self.inner.arenew_lease(lease, ttl=ttl)
-
-    async def arelease_lease(self, lease: Lease) -> None:
-        await self.inner.arelease_lease(lease)
 
     def get_next_version(self, current: int | None, channel: Any = None) -> int:
         return self.inner.get_next_version(current, channel)

@@ -58,6 +58,9 @@ class LeasingSaver(InMemorySaver):
         if self.leases.get(lease.thread_id) == (lease.owner, lease.epoch, True):
             self.leases[lease.thread_id] = (lease.owner, lease.epoch, False)
 
+    async def alease_holder(self, thread_id: str) -> None:
+        return None  # the busy message then says the lease is ending
+
     def take_over(self, thread_id: str, owner: str = "elsewhere") -> None:
         _, epoch, _ = self.leases[thread_id]
         self.leases[thread_id] = (owner, epoch + 1, True)

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import AsyncConnection
 
+from engine._internal._sync import run_sync
 from engine.checkpoint._helpers import storable_text
 from engine.checkpoint._lease import Lease, LeaseHolder
 from engine.checkpoint.postgres import _queries as q
@@ -109,18 +110,29 @@ def check_lease_args(owner: Any, ttl: Any) -> None:
 
 
 class PostgresLeases:
-    """Acquire, renew, release and read threads' leases; fence writes by them.
+    """A :class:`~engine.checkpoint._lease.LeaseStore`: acquire, renew, release
+    and read threads' leases; fence the saver's writes by them.
 
     Shares the saver's pooled connections (``run``, the saver's retrying
-    runner) and statements (``queries``).
+    runner) and statements (``queries``). The sync methods are derived.
     """
 
     def __init__(self, run: Run[Any], queries: q.Queries, dsn: str) -> None:
         self._run = run
         self._q = queries
         self.presence = Presence(dsn)
+        self.requires_lease = False  # set by a host that leases the threads (the saver reads it)
 
-    async def aacquire(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+    def acquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+        return run_sync(self.aacquire_lease(thread_id, owner, ttl=ttl))
+
+    def renew_lease(self, lease: Lease, *, ttl: float) -> bool:
+        return run_sync(self.arenew_lease(lease, ttl=ttl))
+
+    def release_lease(self, lease: Lease) -> None:
+        return run_sync(self.arelease_lease(lease))
+
+    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
         thread_id = str(thread_id)
         check_lease_args(owner, ttl)
         require_storable(thread_id, owner)
@@ -133,7 +145,7 @@ class PostgresLeases:
         row = await self._run("acquire_lease", work)
         return None if row is None else Lease(thread_id, owner, int(row[0]))
 
-    async def arenew(self, lease: Lease, *, ttl: float) -> bool:
+    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
         check_lease_args(lease.owner, ttl)
         params = {
             "thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch, "ttl": float(ttl),
@@ -146,13 +158,13 @@ class PostgresLeases:
 
         return await self._run("renew_lease", work) is not None
 
-    async def arelease(self, lease: Lease) -> None:
+    async def arelease_lease(self, lease: Lease) -> None:
         async def work(conn: AsyncConnection[Any]) -> None:
             await conn.execute(self._q.RELEASE_LEASE, {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch})
 
         await self._run("release_lease", work)
 
-    async def aholder(self, thread_id: str) -> LeaseHolder | None:
+    async def alease_holder(self, thread_id: str) -> LeaseHolder | None:
         """Who holds the thread's live lease now (None: nobody; the next acquire gets it)."""
         thread_id = str(thread_id)
         if not storable_text(thread_id):

@@ -6,11 +6,12 @@ run. A message is a JSON object ``{"schema", "to", "thread_id", "body"}`` on
 one channel (:data:`._queries.CHANNEL`) for every schema; a listener keeps
 only its own schema's. ``to`` is a lease owner id: the process holding a
 thread's lease is found, and sent to, in one statement
-(:meth:`Messages.asignal_holder`). Delivery is at most once, to the
+(:meth:`PostgresMessages.asignal_holder`). Delivery is at most once, to the
 processes listening when the sending transaction commits.
 
-A mixin of :class:`~engine.checkpoint.postgres.PostgresSaver`: it uses the
-saver's pooled connections (``_run``), statements (``_q``), schema and DSN.
+A :class:`~engine.checkpoint._lease.MessageBus`, the ``messages`` of a
+:class:`~engine.checkpoint.postgres.PostgresSaver`: it shares the saver's
+pooled connections (its retrying runner), statements, schema and DSN.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection
@@ -28,23 +29,24 @@ from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._pools import CleanConnection
 from engine.errors import CheckpointError
 
-__all__ = ["Messages"]
+__all__ = ["PostgresMessages"]
 
-T = TypeVar("T")
-
-
-class Messages:
+class PostgresMessages:
     """Send to a thread's lease holder or to a process by id; listen for what is sent here."""
 
-    schema: str | None
-    _dsn: str
-    _q: q.Queries
-
-    if TYPE_CHECKING:
-
-        async def _run(self, what: str, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T: ...
-
-        async def asetup(self) -> None: ...
+    def __init__(
+        self,
+        run: Callable[[str, Callable[[AsyncConnection[Any]], Awaitable[Any]]], Awaitable[Any]],
+        queries: q.Queries,
+        dsn: str,
+        schema: str | None,
+        setup: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._run = run
+        self._q = queries
+        self._dsn = dsn
+        self.schema = schema
+        self._setup = setup
 
     async def asignal_holder(self, thread_id: str, body: Mapping[str, Any]) -> str | None:
         """Send ``body`` to the process holding ``thread_id``'s live lease; that
@@ -79,7 +81,7 @@ class Messages:
         the connection is lost (listen again to go on). The connection is
         its own, not the pool's: it stays open as long as the block.
         """
-        await self.asetup()
+        await self._setup()
         try:
             conn = await CleanConnection.connect(self._dsn, autocommit=True)  # a cancelled connect leaves nothing open
         except psycopg.Error as exc:

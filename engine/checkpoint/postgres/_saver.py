@@ -5,25 +5,21 @@ Async at heart: every method is a coroutine on a pooled ``AsyncConnection``
 derived mechanically; because it runs coroutines on the calling thread's own
 event loop, connections are pooled per loop (:mod:`._pools`).
 
+The saver keeps to the checkpoint contract; its parts share its pool by
+composition: reads (:mod:`._reads`), pruning (:mod:`._prune`), leases and
+the fence every leased write checks first (:mod:`._leases`, ``saver.leases``),
+messages between the processes sharing the tables (:mod:`._messages`,
+``saver.messages``). Named SQL is in :mod:`._queries`, numbered migrations
+in ``migrations/``, applied at start-up by :mod:`._migrate`.
+
 A put is one statement (blobs and checkpoint row, atomic on its own);
 ``aput_many`` sends a chain of puts in one transaction, pipelined (one round
-trip and one commit flush for versions that queued up behind a write); a get
-is two sent together, one round trip on one snapshot (the checkpoint row
-with its pending writes; every channel's delta chain through a recursive
-query); an ``alist`` is one for the rows and then one round trip per page
-of checkpoints, on one snapshot (which still exist, their chains, their
-writes).
-Named SQL is in :mod:`._queries`, numbered migrations in ``migrations/``,
-applied at start-up by :mod:`._migrate`.
-
-Leases: a write carrying a :class:`~engine.checkpoint.base.Lease` (the
-run's fencing token, ``config["configurable"][LEASE_KEY]``) is a transaction
-whose first statement checks and locks the thread's lease row; a write whose
-lease was lost raises :class:`~engine.errors.LeaseLostError` and stores
-nothing; so does a delete carrying one. The leases themselves (and the
-session that keeps them alive) are :mod:`._leases`. Writes without one stay single statements. Processes sharing the
-tables also send each other messages through the database (LISTEN/NOTIFY,
-:mod:`._messages`), e.g. to cancel the run the lease holder runs.
+trip and one commit flush for versions that queued up behind a write). A
+write carrying a :class:`~engine.checkpoint.base.Lease` (the run's fencing
+token, ``config["configurable"][LEASE_KEY]``), and a delete given one, is a
+transaction whose first statement checks and locks the thread's lease row;
+one whose lease was lost raises :class:`~engine.errors.LeaseLostError` and
+stores (or deletes) nothing. Writes without one stay single statements.
 
 Failures reach callers as :class:`~engine.errors.CheckpointError` with the
 psycopg error as ``__cause__`` (``psycopg.OperationalError``: the database
@@ -52,27 +48,18 @@ from engine.checkpoint._delta import (
     DEFAULT_FANOUT,
     BlobPlan,
     BlobRow,
-    ChainReader,
     DeltaCache,
-    blobs_to_keep,
     check_prune_args,
-    checkpoints_to_prune,
     record_size,
 )
 from engine.checkpoint._helpers import (
-    check_list_args,
-    check_metadata,
     check_versions,
     dump_meta,
     dump_metadata,
     dump_writes,
-    list_keys,
-    load_checkpoint,
-    load_meta,
     make_config,
     parse_config,
     parse_write_config,
-    reading,
     storable_text,
 )
 from engine.checkpoint.base import (
@@ -83,15 +70,15 @@ from engine.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     Lease,
-    LeaseHolder,
-    PendingWrite,
     ThreadInfo,
     check_chain,
     get_thread_id,
 )
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
-from engine.checkpoint.postgres._messages import Messages
+from engine.checkpoint.postgres._messages import PostgresMessages
+from engine.checkpoint.postgres._prune import prune
+from engine.checkpoint.postgres._reads import Reads
 from engine.checkpoint.postgres._migrate import migrate
 from engine.checkpoint.postgres._pools import LoopPools
 from engine.errors import CheckpointError
@@ -103,11 +90,9 @@ T = TypeVar("T")
 
 # An unquoted PostgreSQL identifier: what a schema name may be (it is quoted anyway).
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
-# alist pages: small first (a caller often wants one or two), then larger.
-_FIRST_PAGE, _MAX_PAGE = 4, 128
 
 
-class PostgresSaver(Messages, BaseCheckpointSaver):
+class PostgresSaver(BaseCheckpointSaver):
     """Checkpoints in PostgreSQL.
 
     Args:
@@ -130,11 +115,7 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
             lease row, and no other replica could take the thread over.
 
     The schema is migrated by :meth:`setup` (:meth:`from_dsn` calls it), or
-    else before the first call.
-
-    Leases (``supports_leases``): one run per thread across processes, see
-    :meth:`aacquire_lease` and :meth:`_check_fence`; the rows are in the
-    ``leases`` table (migrations/0002_leases.sql).
+    else before the first call. ``leases`` and ``messages``: see the module's doc.
     """
 
     supports_leases = True
@@ -168,7 +149,9 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         )  # fmt: skip
         self._attempts = max_size + 1  # enough to skip every stale connection of a pool after a restart
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
-        self.leases = PostgresLeases(self._run, self._q, dsn)
+        self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde)
+        self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
+        self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self._setup_lock = threading.Lock()
         self._ready = False
 
@@ -259,94 +242,24 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
             return await cur.fetchall() if cur.description else []
 
     # -- leases ---------------------------------------------------------------------
-    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
-        return await self.leases.aacquire(thread_id, owner, ttl=ttl)
+    @property
+    def requires_lease(self) -> bool:  # type: ignore[override]
+        """Whether every write must carry a lease: the lease store's setting (a host that leases sets it)."""
+        return self.leases.requires_lease
 
-    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
-        return await self.leases.arenew(lease, ttl=ttl)
-
-    async def arelease_lease(self, lease: Lease) -> None:
-        await self.leases.arelease(lease)
-
-    async def alease_holder(self, thread_id: str) -> LeaseHolder | None:
-        return await self.leases.aholder(thread_id)
+    @requires_lease.setter
+    def requires_lease(self, value: bool) -> None:
+        self.leases.requires_lease = value
 
     async def aclose(self) -> None:
         self.leases.close()
         await self._pools.aclose()
 
-    # -- reads ----------------------------------------------------------------------
+    # -- reads (engine/checkpoint/postgres/_reads.py) ---------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
-        thread_id, ns, checkpoint_id = parse_config(config)
-        if not _storable(thread_id, ns, checkpoint_id):
-            return None  # no such key can have been stored
+        return await self._reads.get_tuple(config)
 
-        params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
-        latest = checkpoint_id is None
-        row_sql = self._q.SELECT_LATEST_CHECKPOINT if latest else self._q.SELECT_CHECKPOINT
-        blobs_sql = self._q.SELECT_LATEST_CHECKPOINT_BLOBS if latest else self._q.SELECT_CHECKPOINT_BLOBS
-
-        async def work(conn: AsyncConnection[Any]) -> tuple[Any, list[Any]]:
-            # Both statements in one round trip, on one snapshot.
-            async with conn.pipeline() as pipeline:
-                row_cur, blob_cur = conn.cursor(binary=True), conn.cursor(binary=True)
-                await conn.execute(q.BEGIN_SNAPSHOT)
-                await row_cur.execute(row_sql, params)
-                await blob_cur.execute(blobs_sql, params)
-                await conn.execute(q.COMMIT)
-                await pipeline.sync()
-                return await row_cur.fetchone(), await blob_cur.fetchall()
-
-        row, blob_rows = await self._run("get_tuple", work)
-        if row is None:
-            return None
-        cid, parent_id, ts, meta_type, meta_data, metadata, versions, task_ids, w_channels, w_types, w_datas = row
-        with reading(thread_id, cid):
-            meta = load_meta(self.serde, cid, (meta_type, meta_data), versions)
-            reader = ChainReader(self.serde)
-            for channel, version, tag, data, base, seq in blob_rows:
-                reader.add(channel, version, tag, data, base, seq)
-            loads = self.serde.loads_typed
-            writes = [
-                PendingWrite(t, ch, loads((ty, d)))
-                for t, ch, ty, d in zip(task_ids or (), w_channels or (), w_types or (), w_datas or ())
-            ]
-            result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
-        self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
-        return result
-
-    def _chains_params(self, thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader) -> dict[str, Any] | None:
-        """SELECT_CHAINS's parameters for the rows ``reader`` lacks to rebuild the pairs ``wanted`` (None: it lacks none)."""
-        wanted = [(ch, v) for ch, v in wanted if not reader.has(ch, v)]
-        if not wanted:
-            return None
-        known_channels, known_versions = reader.known_pairs()
-        return {
-            "thread_id": thread_id, "ns": ns, "channels": [ch for ch, _ in wanted], "versions": [v for _, v in wanted],
-            "known_channels": known_channels, "known_versions": known_versions,
-        }  # fmt: skip
-
-    def _tuple(
-        self,
-        thread_id: str,
-        ns: str,
-        checkpoint_id: str,
-        parent_id: str | None,
-        ts: str,
-        meta: dict[str, Any],
-        metadata: Any,
-        reader: ChainReader,
-        writes: list[PendingWrite],
-    ) -> CheckpointTuple:
-        return CheckpointTuple(
-            config=make_config(thread_id, ns, checkpoint_id),
-            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
-            metadata=check_metadata(metadata),  # psycopg decoded the jsonb; check its shape
-            parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
-            pending_writes=writes,
-        )
-
-    async def alist(
+    def alist(
         self,
         config: Mapping[str, Any] | None,
         *,
@@ -354,101 +267,10 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         before: Mapping[str, Any] | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
-        wanted = check_list_args(filter, limit)
-        if wanted is None or limit == 0:
-            return
-        where = {"thread": q.WHERE_THREAD, "ns": q.WHERE_NS, "id": q.WHERE_ID, "before": q.WHERE_BEFORE}
-        keys = list_keys(config, before)
-        if not all(_storable(value) for _, value in keys):
-            return  # no such key can have been stored
-        clauses = [where[kind] for kind, _ in keys]
-        params: list[Any] = [value for _, value in keys]
-        for key, value in wanted.items():
-            clauses.append(q.META_EQUALS)
-            params.extend((key, json.dumps(value, ensure_ascii=False, allow_nan=False)))
-        sql = self._q.LIST_CHECKPOINTS + ("WHERE " + "\n  AND ".join(clauses) if clauses else "") + q.LIST_ORDER
-        if limit is not None:
-            sql += q.LIST_LIMIT
-            params.append(limit)
+        return self._reads.list(config, filter=filter, before=before, limit=limit)
 
-        async def list_rows(conn: AsyncConnection[Any]) -> list[Any]:
-            async with conn.cursor(binary=True) as cur:
-                await cur.execute(sql, params)
-                return await cur.fetchall()
-
-        rows = await self._run("list", list_rows)
-        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
-        start, size = 0, _FIRST_PAGE
-        while start < len(rows):
-            page = rows[start : start + size]
-            start, size = start + size, min(size * 2, _MAX_PAGE)
-            for item in await self._read_page(page, readers):
-                yield item
-
-    async def _read_page(self, page: list[Any], readers: dict[tuple[str, str], ChainReader]) -> list[CheckpointTuple]:
-        """Values and writes of one page of listed checkpoints, from one snapshot in one
-        round trip (which of them still exist, a chains query per thread, their writes).
-        A checkpoint deleted since the listing began (pruned) is gone: it is skipped."""
-        metas = []
-        for row in page:
-            with reading(row[0], row[2]):
-                metas.append(load_meta(self.serde, row[2], (row[5], row[6]), row[8]))
-        keys = {"thread_ids": [r[0] for r in page], "nss": [r[1] for r in page], "checkpoint_ids": [r[2] for r in page]}
-
-        wanted: dict[tuple[str, str], dict[tuple[str, int], None]] = {}  # per thread and namespace, in order
-        for row, meta in zip(page, metas):
-            readers.setdefault((row[0], row[1]), ChainReader(self.serde))
-            wanted.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
-
-        async def work(conn: AsyncConnection[Any]) -> tuple[set[tuple[str, str, str]], list[Any]]:
-            # Every statement in one round trip, on one snapshot.
-            async with conn.pipeline() as pipeline:
-                existing_cur, writes_cur = conn.cursor(binary=True), conn.cursor(binary=True)
-                chains = []
-                await conn.execute(q.BEGIN_SNAPSHOT)
-                await existing_cur.execute(self._q.EXISTING_OF, keys)
-                for (thread_id, ns), pairs in wanted.items():
-                    reader = readers[(thread_id, ns)]
-                    params = self._chains_params(thread_id, ns, list(pairs), reader)
-                    if params is not None:
-                        cur = conn.cursor(binary=True)
-                        await cur.execute(self._q.SELECT_CHAINS, params)
-                        chains.append((reader, cur))
-                await writes_cur.execute(self._q.SELECT_WRITES_OF, keys)
-                await conn.execute(q.COMMIT)
-                await pipeline.sync()
-                for reader, cur in chains:
-                    for channel, version, tag, data, base, seq in await cur.fetchall():
-                        reader.add(channel, version, tag, data, base, seq)
-                existing = {(t, ns, cid) for t, ns, cid in await existing_cur.fetchall()}
-                return existing, await writes_cur.fetchall()
-
-        existing, write_rows = await self._run("list", work)
-        writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
-        loads = self.serde.loads_typed
-        for thread_id, ns, cid, task_id, channel, tag, data in write_rows:
-            with reading(thread_id, cid):
-                writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, loads((tag, data))))
-        out = []
-        for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas):
-            if (t, ns, cid) not in existing:
-                continue
-            with reading(t, cid):
-                out.append(self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[(t, ns)], writes.get((t, ns, cid), [])))
-        return out
-
-    async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
-        if limit is not None and limit < 0:
-            raise ValueError(f"limit must be >= 0, got {limit}")
-        if limit == 0 or not _storable(prefix):
-            return
-
-        async def work(conn: AsyncConnection[Any]) -> list[Any]:
-            cur = await conn.execute(self._q.LIST_THREADS, {"prefix": prefix, "limit": limit})
-            return await cur.fetchall()
-
-        for thread_id, checkpoint_id, ts in await self._run("list_threads", work):
-            yield ThreadInfo(thread_id, checkpoint_id, ts)
+    def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
+        return self._reads.list_threads(prefix=prefix, limit=limit)
 
     # -- writes ---------------------------------------------------------------------
     def _prepare_put(
@@ -645,51 +467,10 @@ class PostgresSaver(Messages, BaseCheckpointSaver):
         if not _storable(thread_id):
             return 0
 
-        async def work(conn: AsyncConnection[Any]) -> int:
-            async with conn.transaction(), conn.cursor(binary=True) as cur:
-                await cur.execute(self._q.SNAPSHOT)
-                await cur.execute(self._q.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
-                rows = await cur.fetchall()
-                kept, deleted = checkpoints_to_prune(
-                    [(ns, cid, ts) for ns, cid, ts, _ in rows], keep_last=keep_last, older_than=older_than
-                )
-                if not deleted:
-                    return 0
-                referenced = [
-                    (ns, ch, v) for ns, cid, _, versions in rows if (ns, cid) in kept for ch, v in versions.items()
-                ]
-                await cur.execute(self._q.SELECT_BLOB_BASES, {"thread_id": thread_id})
-                bases = {(ns, ch, v): base for ns, ch, v, base in await cur.fetchall()}
-                keep = blobs_to_keep(referenced, bases)
-                drop = [key for key in bases if key not in keep]
-                gone = sorted(deleted)
-                await cur.execute(
-                    self._q.PRUNE,
-                    {
-                        "thread_id": thread_id, "nss": [g[0] for g in gone], "checkpoint_ids": [g[1] for g in gone],
-                        "blob_nss": [d[0] for d in drop], "blob_channels": [d[1] for d in drop],
-                        "blob_versions": [d[2] for d in drop],
-                    },
-                )  # fmt: skip
-                return len(gone)
-
         try:
-            for attempt in range(_PRUNE_ATTEMPTS):
-                try:
-                    return await self._run("prune", work)
-                except CheckpointError as exc:
-                    # A writer of the thread got in the way: it changed a row prune
-                    # deletes, or stored a delta on a row prune deletes (the foreign
-                    # key refuses). Nothing was deleted; look again.
-                    if not isinstance(exc.__cause__, _PRUNE_RETRY) or attempt + 1 == _PRUNE_ATTEMPTS:
-                        raise
-            raise AssertionError("unreachable")  # pragma: no cover
+            return await prune(self._run, self._q, thread_id, keep_last=keep_last, older_than=older_than)
         finally:
             self._deltas.forget_thread(thread_id)
-
-
-_PRUNE_ATTEMPTS = 5
-_PRUNE_RETRY = (psycopg.errors.SerializationFailure, psycopg.errors.ForeignKeyViolation)
 
 
 def _put_params(params: dict[str, Any], rows: list[BlobRow]) -> dict[str, Any]:

@@ -1,0 +1,101 @@
+"""Pruning a thread's history on PostgreSQL: a plan from plain rows, then one transaction.
+
+The plan is pure (:func:`plan_prune`: the thread's checkpoint rows and its
+blobs' bases in, what to delete out, as a :class:`PrunePlan`), made by the rules every saver shares
+(:func:`~engine.checkpoint._delta.checkpoints_to_prune`,
+:func:`~engine.checkpoint._delta.blobs_to_keep`). :func:`prune` reads the
+rows and deletes by the plan in one REPEATABLE READ transaction: both reads
+see one snapshot, or a version committed between them would show its new
+blobs but not itself, and lose them. A writer of the thread that gets in the
+way (it changed a row prune deletes, or stored a delta on a blob prune
+deletes: the foreign key refuses) rolls the transaction back, having deleted
+nothing; prune then looks again, a few times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+from psycopg import AsyncConnection
+
+from engine.checkpoint._delta import blobs_to_keep, checkpoints_to_prune
+from engine.checkpoint.postgres import _queries as q
+from engine.errors import CheckpointError
+
+__all__ = ["PrunePlan", "plan_prune", "prune"]
+
+_ATTEMPTS = 5
+_RETRY = (psycopg.errors.SerializationFailure, psycopg.errors.ForeignKeyViolation)
+
+Rows = Iterable[tuple[str, str, str, Mapping[str, int]]]  # (ns, checkpoint_id, ts, channel versions)
+Bases = Mapping[tuple[str, str, int], int | None]  # (ns, channel, version) -> base version (None: full value)
+
+
+@dataclass(frozen=True, slots=True)
+class PrunePlan:
+    """What a prune deletes: checkpoints ``(ns, id)`` (their writes with them) and blobs ``(ns, channel, version)``."""
+
+    checkpoints: list[tuple[str, str]]
+    blobs: list[tuple[str, str, int]]
+
+    def params(self, thread_id: str) -> dict[str, Any]:
+        """PRUNE's parameters."""
+        return {
+            "thread_id": thread_id, "nss": [g[0] for g in self.checkpoints],
+            "checkpoint_ids": [g[1] for g in self.checkpoints], "blob_nss": [d[0] for d in self.blobs],
+            "blob_channels": [d[1] for d in self.blobs], "blob_versions": [d[2] for d in self.blobs],
+        }  # fmt: skip
+
+
+def plan_prune(
+    rows: Rows, *, keep_last: int | None, older_than: timedelta | None
+) -> Callable[[Bases], PrunePlan] | None:
+    """What goes of a thread whose checkpoints are ``rows``: None when nothing
+    does, else a function of the thread's blobs' bases that gives the plan
+    (so the blobs are read only when some checkpoint goes)."""
+    rows = list(rows)
+    kept, deleted = checkpoints_to_prune([(ns, cid, ts) for ns, cid, ts, _ in rows], keep_last=keep_last, older_than=older_than)
+    if not deleted:
+        return None
+    referenced = [(ns, ch, v) for ns, cid, _, versions in rows if (ns, cid) in kept for ch, v in versions.items()]
+
+    def with_blobs(bases: Bases) -> PrunePlan:
+        keep = blobs_to_keep(referenced, bases)
+        return PrunePlan(sorted(deleted), [key for key in bases if key not in keep])
+
+    return with_blobs
+
+
+async def prune(
+    run: Callable[[str, Callable[[AsyncConnection[Any]], Awaitable[int]]], Awaitable[int]],
+    queries: q.Queries,
+    thread_id: str,
+    *,
+    keep_last: int | None,
+    older_than: timedelta | None,
+) -> int:
+    """Prune ``thread_id`` (``run``: the saver's retrying runner); how many checkpoints went."""
+
+    async def work(conn: AsyncConnection[Any]) -> int:
+        async with conn.transaction(), conn.cursor(binary=True) as cur:
+            await cur.execute(queries.SNAPSHOT)
+            await cur.execute(queries.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
+            planned = plan_prune(await cur.fetchall(), keep_last=keep_last, older_than=older_than)
+            if planned is None:
+                return 0
+            await cur.execute(queries.SELECT_BLOB_BASES, {"thread_id": thread_id})  # the same snapshot
+            plan = planned({(ns, ch, v): base for ns, ch, v, base in await cur.fetchall()})
+            await cur.execute(queries.PRUNE, plan.params(thread_id))
+            return len(plan.checkpoints)
+
+    for attempt in range(_ATTEMPTS):
+        try:
+            return await run("prune", work)
+        except CheckpointError as exc:
+            if not isinstance(exc.__cause__, _RETRY) or attempt + 1 == _ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,237 @@
+"""Reading checkpoints back from PostgreSQL: get, list, list threads.
+
+A get is two statements sent together, one round trip on one snapshot (the
+checkpoint row with its pending writes; every channel's delta chain through
+a recursive query); a listing is one statement for the rows and then one
+round trip per page of checkpoints, on one snapshot (which still exist,
+their chains, their writes). What is read teaches the saver's delta cache
+the thread's last values (``deltas.learn``).
+
+:class:`Reads` is part of :class:`~engine.checkpoint.postgres.PostgresSaver`
+by composition: it shares the saver's retrying runner, statements, delta
+cache and serializer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from psycopg import AsyncConnection
+
+from engine.checkpoint._delta import ChainReader, DeltaCache
+from engine.checkpoint._helpers import (
+    check_list_args,
+    check_metadata,
+    list_keys,
+    load_checkpoint,
+    load_meta,
+    make_config,
+    parse_config,
+    reading,
+    storable_text,
+)
+from engine.checkpoint.base import CheckpointTuple, PendingWrite, ThreadInfo
+from engine.checkpoint.postgres import _queries as q
+from engine.serde import Serializer
+
+__all__ = ["Reads"]
+
+# alist pages: small first (a caller often wants one or two), then larger.
+_FIRST_PAGE, _MAX_PAGE = 4, 128
+
+
+class Reads:
+    """The saver's reads (``get_tuple``, ``list``, ``list_threads``)."""
+
+    def __init__(
+        self,
+        run: Callable[[str, Callable[[AsyncConnection[Any]], Awaitable[Any]]], Awaitable[Any]],
+        queries: q.Queries,
+        deltas: DeltaCache,
+        serde: Callable[[], Serializer],
+    ) -> None:
+        self._run = run
+        self._q = queries
+        self._deltas = deltas
+        self._serde = serde
+
+    async def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        thread_id, ns, checkpoint_id = parse_config(config)
+        if not _storable(thread_id, ns, checkpoint_id):
+            return None  # no such key can have been stored
+
+        params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
+        latest = checkpoint_id is None
+        row_sql = self._q.SELECT_LATEST_CHECKPOINT if latest else self._q.SELECT_CHECKPOINT
+        blobs_sql = self._q.SELECT_LATEST_CHECKPOINT_BLOBS if latest else self._q.SELECT_CHECKPOINT_BLOBS
+
+        async def work(conn: AsyncConnection[Any]) -> tuple[Any, list[Any]]:
+            # Both statements in one round trip, on one snapshot.
+            async with conn.pipeline() as pipeline:
+                row_cur, blob_cur = conn.cursor(binary=True), conn.cursor(binary=True)
+                await conn.execute(q.BEGIN_SNAPSHOT)
+                await row_cur.execute(row_sql, params)
+                await blob_cur.execute(blobs_sql, params)
+                await conn.execute(q.COMMIT)
+                await pipeline.sync()
+                return await row_cur.fetchone(), await blob_cur.fetchall()
+
+        row, blob_rows = await self._run("get_tuple", work)
+        if row is None:
+            return None
+        cid, parent_id, ts, meta_type, meta_data, metadata, versions, task_ids, w_channels, w_types, w_datas = row
+        with reading(thread_id, cid):
+            meta = load_meta(self._serde(), cid, (meta_type, meta_data), versions)
+            reader = ChainReader(self._serde())
+            for channel, version, tag, data, base, seq in blob_rows:
+                reader.add(channel, version, tag, data, base, seq)
+            loads = self._serde().loads_typed
+            writes = [
+                PendingWrite(t, ch, loads((ty, d)))
+                for t, ch, ty, d in zip(task_ids or (), w_channels or (), w_types or (), w_datas or ())
+            ]
+            result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
+        self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
+        return result
+
+    def _chains_params(self, thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader) -> dict[str, Any] | None:
+        """SELECT_CHAINS's parameters for the rows ``reader`` lacks to rebuild the pairs ``wanted`` (None: it lacks none)."""
+        wanted = [(ch, v) for ch, v in wanted if not reader.has(ch, v)]
+        if not wanted:
+            return None
+        known_channels, known_versions = reader.known_pairs()
+        return {
+            "thread_id": thread_id, "ns": ns, "channels": [ch for ch, _ in wanted], "versions": [v for _, v in wanted],
+            "known_channels": known_channels, "known_versions": known_versions,
+        }  # fmt: skip
+
+    def _tuple(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        parent_id: str | None,
+        ts: str,
+        meta: dict[str, Any],
+        metadata: Any,
+        reader: ChainReader,
+        writes: list[PendingWrite],
+    ) -> CheckpointTuple:
+        return CheckpointTuple(
+            config=make_config(thread_id, ns, checkpoint_id),
+            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
+            metadata=check_metadata(metadata),  # psycopg decoded the jsonb; check its shape
+            parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
+            pending_writes=writes,
+        )
+
+    async def list(
+        self,
+        config: Mapping[str, Any] | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        wanted = check_list_args(filter, limit)
+        if wanted is None or limit == 0:
+            return
+        where = {"thread": q.WHERE_THREAD, "ns": q.WHERE_NS, "id": q.WHERE_ID, "before": q.WHERE_BEFORE}
+        keys = list_keys(config, before)
+        if not all(_storable(value) for _, value in keys):
+            return  # no such key can have been stored
+        clauses = [where[kind] for kind, _ in keys]
+        params: list[Any] = [value for _, value in keys]
+        for key, value in wanted.items():
+            clauses.append(q.META_EQUALS)
+            params.extend((key, json.dumps(value, ensure_ascii=False, allow_nan=False)))
+        sql = self._q.LIST_CHECKPOINTS + ("WHERE " + "\n  AND ".join(clauses) if clauses else "") + q.LIST_ORDER
+        if limit is not None:
+            sql += q.LIST_LIMIT
+            params.append(limit)
+
+        async def list_rows(conn: AsyncConnection[Any]) -> list[Any]:
+            async with conn.cursor(binary=True) as cur:
+                await cur.execute(sql, params)
+                return await cur.fetchall()
+
+        rows = await self._run("list", list_rows)
+        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
+        start, size = 0, _FIRST_PAGE
+        while start < len(rows):
+            page = rows[start : start + size]
+            start, size = start + size, min(size * 2, _MAX_PAGE)
+            for item in await self._read_page(page, readers):
+                yield item
+
+    async def _read_page(self, page: list[Any], readers: dict[tuple[str, str], ChainReader]) -> list[CheckpointTuple]:
+        """Values and writes of one page of listed checkpoints, from one snapshot in one
+        round trip (which of them still exist, a chains query per thread, their writes).
+        A checkpoint deleted since the listing began (pruned) is gone: it is skipped."""
+        metas = []
+        for row in page:
+            with reading(row[0], row[2]):
+                metas.append(load_meta(self._serde(), row[2], (row[5], row[6]), row[8]))
+        keys = {"thread_ids": [r[0] for r in page], "nss": [r[1] for r in page], "checkpoint_ids": [r[2] for r in page]}
+
+        wanted: dict[tuple[str, str], dict[tuple[str, int], None]] = {}  # per thread and namespace, in order
+        for row, meta in zip(page, metas):
+            readers.setdefault((row[0], row[1]), ChainReader(self._serde()))
+            wanted.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
+
+        async def work(conn: AsyncConnection[Any]) -> tuple[set[tuple[str, str, str]], list[Any]]:
+            # Every statement in one round trip, on one snapshot.
+            async with conn.pipeline() as pipeline:
+                existing_cur, writes_cur = conn.cursor(binary=True), conn.cursor(binary=True)
+                chains = []
+                await conn.execute(q.BEGIN_SNAPSHOT)
+                await existing_cur.execute(self._q.EXISTING_OF, keys)
+                for (thread_id, ns), pairs in wanted.items():
+                    reader = readers[(thread_id, ns)]
+                    params = self._chains_params(thread_id, ns, list(pairs), reader)
+                    if params is not None:
+                        cur = conn.cursor(binary=True)
+                        await cur.execute(self._q.SELECT_CHAINS, params)
+                        chains.append((reader, cur))
+                await writes_cur.execute(self._q.SELECT_WRITES_OF, keys)
+                await conn.execute(q.COMMIT)
+                await pipeline.sync()
+                for reader, cur in chains:
+                    for channel, version, tag, data, base, seq in await cur.fetchall():
+                        reader.add(channel, version, tag, data, base, seq)
+                existing = {(t, ns, cid) for t, ns, cid in await existing_cur.fetchall()}
+                return existing, await writes_cur.fetchall()
+
+        existing, write_rows = await self._run("list", work)
+        writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
+        loads = self._serde().loads_typed
+        for thread_id, ns, cid, task_id, channel, tag, data in write_rows:
+            with reading(thread_id, cid):
+                writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, loads((tag, data))))
+        out = []
+        for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas):
+            if (t, ns, cid) not in existing:
+                continue
+            with reading(t, cid):
+                out.append(self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[(t, ns)], writes.get((t, ns, cid), [])))
+        return out
+
+    async def list_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        if limit == 0 or not _storable(prefix):
+            return
+
+        async def work(conn: AsyncConnection[Any]) -> list[Any]:
+            cur = await conn.execute(self._q.LIST_THREADS, {"prefix": prefix, "limit": limit})
+            return await cur.fetchall()
+
+        for thread_id, checkpoint_id, ts in await self._run("list_threads", work):
+            yield ThreadInfo(thread_id, checkpoint_id, ts)
+
+
+def _storable(*texts: str | None) -> bool:
+    """Whether PostgreSQL text can hold every one of these (no NUL, no lone surrogate)."""
+    return all(t is None or storable_text(t) for t in texts)
