@@ -20,6 +20,12 @@ Rows:
 * ``engine in-process``: the same graph compiled in this process on a
   ``SqliteSaver`` file, driven the way the server drives it
   (``aevents`` to the end), one call at a time.
+* ``invoke (default, PostgreSQL)``: ``invoke (default)`` against a second
+  ``graphwire serve`` on a PostgreSQL checkpointer (``--pg``, default
+  ``postgresql://root@127.0.0.1:5432/test``; a schema of its own, dropped
+  at the end), so every run also takes and releases the thread's lease.
+  Skipped, saying so, when that database cannot be reached. Issue 16's
+  target: at least 500 runs/s with 32 callers on a 2-core machine.
 
 Each row runs with 1, 8 and 32 concurrent callers (the engine row with 1),
 for a bounded number of calls or seconds, whichever ends first, after a
@@ -33,6 +39,7 @@ Usage::
 
     python bench/grpc_throughput.py            # full run (~30 s)
     python bench/grpc_throughput.py --quick    # smoke run (a few seconds)
+    python bench/grpc_throughput.py --pg ''    # without the PostgreSQL rows
 """
 
 from __future__ import annotations
@@ -293,7 +300,45 @@ async def run_bench(args: argparse.Namespace, tmp: str) -> tuple[list[Row], dict
     finally:
         info["server_exit"] = server.stop()
         info["echo_exit"] = echo.stop()
+    if args.pg:
+        rows += await _pg_rows(args, tmp, info, warmup)
     return rows, info
+
+
+async def _pg_rows(args: argparse.Namespace, tmp: str, info: dict[str, Any], warmup: int) -> list[Row]:
+    """The ``invoke (default, PostgreSQL)`` rows (none when the database cannot be reached)."""
+    import psycopg
+    from graphwire import AsyncClient, FinishReason
+    from psycopg import sql
+
+    schema = f"gw_bench_{uuid.uuid4().hex[:10]}"
+    try:
+        with psycopg.connect(args.pg, autocommit=True, connect_timeout=5):
+            pass
+    except psycopg.Error as exc:
+        info["pg_skipped"] = f"{args.pg}: {str(exc).strip().splitlines()[0]}"
+        return []
+    rows: list[Row] = []
+    server = _start(
+        [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", args.pg,
+         "--pg-schema", schema, "--graph", "chain3=bench.grpc_throughput:chain3", "--log-level", "WARNING"],
+        "graphwire listening on", tmp, Path(tmp) / "server-pg.log",
+    )  # fmt: skip
+    try:
+        await _wait_serving(server.address)
+        async with AsyncClient(server.address) as client:
+
+            async def call() -> None:
+                r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, timeout=60)
+                assert r.reason is FinishReason.END and r.values["n"] == 3, r
+
+            for callers in CALLERS:
+                rows.append(await measure("invoke (default, PostgreSQL)", call, callers, args.calls, args.seconds, warmup))
+    finally:
+        info["pg_server_exit"] = server.stop()
+        with psycopg.connect(args.pg, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    return rows
 
 
 def _versions() -> str:
@@ -307,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="smoke run: fewer calls, shorter rows")
     p.add_argument("--calls", type=int, help="most calls per row (echo rows: 4×) (default 2000, quick 200)")
     p.add_argument("--seconds", type=float, help="most seconds per row (default 5, quick 1)")
+    p.add_argument("--pg", default=os.environ.get("GRAPHWIRE_BENCH_PG", "postgresql://root@127.0.0.1:5432/test"),
+                   help="the PostgreSQL rows' database ('' for none; env GRAPHWIRE_BENCH_PG)")
     p.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_echo:
@@ -320,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             rows, info = asyncio.run(run_bench(args, tmp))
         except Exception as e:  # print what failed, with the server's log
             print(f"bench failed: {type(e).__name__}: {e}", file=sys.stderr)
-            for name in ("server.log", "echo.log"):
+            for name in ("server.log", "echo.log", "server-pg.log"):
                 path = Path(tmp) / name
                 if path.exists():
                     print(f"--- {name}\n{path.read_text(errors='replace')[-4000:]}", file=sys.stderr)
@@ -345,10 +392,17 @@ def main(argv: list[str] | None = None) -> int:
         inv1 = next(r for r in rows if r.what == what and r.callers == 1)
         verdict = "holds" if inv1.p50 <= bound else "does NOT hold"
         print(f"  {what:<21} p50 {inv1.p50:.3f} ms ({inv1.p50 / bound:.2f} x the target): {verdict}")
+    pg32 = next((r for r in rows if r.what == "invoke (default, PostgreSQL)" and r.callers == 32), None)
+    if pg32 is not None:
+        verdict = "holds" if pg32.rate >= 500 else "does NOT hold"
+        print(f"target: PostgreSQL invoke with 32 callers >= 500 runs/s: {pg32.rate:.0f} runs/s, {verdict}")
+    elif info.get("pg_skipped"):
+        print(f"PostgreSQL rows skipped: {info['pg_skipped']}")
     print("(32 callers share this one client process; its event loop may be the limit there.)")
-    if info.get("server_exit") != 0:
-        print(f"graphwire server exited with {info.get('server_exit')} on SIGTERM", file=sys.stderr)
-        return 1
+    for key in ("server_exit", "pg_server_exit"):
+        if info.get(key, 0) != 0:
+            print(f"graphwire server exited with {info.get(key)} on SIGTERM", file=sys.stderr)
+            return 1
     return 0
 
 

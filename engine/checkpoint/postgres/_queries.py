@@ -65,6 +65,9 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SE
 # the blob rows that rebuild its channel values.
 BEGIN_SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 COMMIT = "COMMIT"
+# A lease change's transaction: its commit does not wait for the WAL flush (see _leases.py).
+BEGIN = "BEGIN"
+NO_FLUSH = "SET LOCAL synchronous_commit = off"
 
 _CHECKPOINT = """
 SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata,
