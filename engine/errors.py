@@ -9,8 +9,9 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     │   │   └── InvalidRouteError   a router's answer its path_map does not name (also a ``KeyError``)
     │   ├── EmptyInputError       a run was started with no input and nothing to resume
     │   ├── GraphRecursionError   the run hit ``recursion_limit`` (also a ``RecursionError``)
-    │   └── InvalidResumeError    a resume with nothing pending, or naming an unknown interrupt
-    │                             (also a ``RuntimeError``, as LangGraph's refused resumes are)
+    │   ├── InvalidResumeError    a resume with nothing pending, or naming an unknown interrupt
+    │   │                         (also a ``RuntimeError``, as LangGraph's refused resumes are)
+    │   └── MultipleSubgraphsError  a node ran two subgraphs that would share one namespace
     ├── NotFoundError             an unknown thread or checkpoint (also a ``LookupError``)
     ├── CheckpointError           the saver failed to read or write
     │   ├── CorruptCheckpointError  stored bytes that do not decode
@@ -22,7 +23,10 @@ Every failure the engine raises derives from :class:`GraphwireError`::
         └── StateTooLargeError    a version or write over the saver's size limit (engine.serde)
 
 Interrupts are control flow, not failures: :class:`GraphInterrupt` derives from
-``Exception`` directly, so ``except GraphwireError`` never swallows one.
+:class:`GraphBubbleUp` (an ``Exception``), so ``except GraphwireError`` never
+swallows one; nor :class:`ParentCommand`, a subgraph's node handing a
+``Command(graph=Command.PARENT)`` to the graph it runs in (raised by a root
+graph's call, as LangGraph's is, since it has no parent).
 Exceptions raised by a node itself reach the caller unchanged.
 """
 
@@ -49,8 +53,11 @@ __all__ = [
     "StoreError",
     "CorruptItemError",
     "InvalidNamespaceError",
+    "GraphBubbleUp",
     "GraphInterrupt",
     "NodeInterrupt",
+    "ParentCommand",
+    "MultipleSubgraphsError",
 ]
 
 
@@ -98,6 +105,13 @@ class InvalidResumeError(GraphRunError, RuntimeError):
 
     A ``RuntimeError``, as LangGraph's refusals are (several interrupts
     pending and a plain answer; a resume without a checkpointer).
+    """
+
+
+class MultipleSubgraphsError(GraphRunError):
+    """A node ran a second subgraph with a checkpointer: both would save under the task's one namespace.
+
+    As LangGraph: give each its own node, or compile them with ``checkpointer=False``.
     """
 
 
@@ -153,7 +167,11 @@ class SerializationError(GraphwireError, TypeError):
     """
 
 
-class GraphInterrupt(Exception):
+class GraphBubbleUp(Exception):
+    """Control flow that leaves a node for the graph around it: an interrupt, or a Command for the parent graph."""
+
+
+class GraphInterrupt(GraphBubbleUp):
     """Control flow: a node stopped the run to wait for input.
 
     Carries the :class:`~engine.types.Interrupt` objects raised.
@@ -169,3 +187,15 @@ class NodeInterrupt(GraphInterrupt):
 
     def __init__(self, value: Any, id: str | None = None) -> None:
         super().__init__([Interrupt(value=value, id=id or "")])
+
+
+class ParentCommand(GraphBubbleUp):
+    """Control flow: a subgraph's node returned ``Command(graph=Command.PARENT, ...)``.
+
+    It ends the subgraph's run and reaches the parent's task, which applies
+    the command (its ``update`` and ``goto``) as if its node had returned it.
+    """
+
+    def __init__(self, command: Any) -> None:
+        super().__init__(command)
+        self.command = command

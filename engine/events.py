@@ -42,7 +42,16 @@ FinishReason = Literal["END", "INTERRUPT", "ERROR", "RECURSION_LIMIT", "CANCELLE
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """Base of all run events."""
+    """Base of all run events.
+
+    ``ns``: where the event happened. ``()`` for the run's own graph; an event
+    of a subgraph running in one of its tasks carries the subgraph's namespace,
+    one ``node:task_id`` (or ``node``, for a subgraph compiled with
+    ``checkpointer=True``) per level, as LangGraph's ``stream(subgraphs=True)``
+    names it.
+    """
+
+    ns: tuple[str, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

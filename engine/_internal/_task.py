@@ -43,6 +43,10 @@ class TaskContext:
     store: Any = None
     # the calls this task makes to ``@task`` functions (engine.pregel._calls.CallScope), set by the runner
     calls: Any = None
+    # ``nest()`` -> what a graph run inside this task borrows from the run (engine.pregel._nested)
+    nest: Callable[[], Any] | None = None
+    # a subgraph run without a saver asks its questions as this (its parent's) task
+    delegate: "TaskContext | None" = None
 
 
 CURRENT: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("graphwire_task", default=None)
@@ -68,6 +72,8 @@ def interrupt(value: Any) -> Any:
     Several calls in one node are matched to answers by order.
     """
     ctx = _ctx("interrupt()")
+    while ctx.delegate is not None:  # a subgraph without checkpoints: its node's questions are its parent task's
+        ctx = ctx.delegate
     idx = ctx.counter
     ctx.counter += 1
     if idx < len(ctx.resume):

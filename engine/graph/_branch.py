@@ -10,12 +10,13 @@ node just wrote, but not what sibling tasks wrote in the same step).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any, Callable, Sequence
 
 from engine.channels import BinaryOperatorAggregate
 from engine.channels.base import MISSING
-from engine.errors import InvalidUpdateError
+from engine.errors import InvalidUpdateError, ParentCommand
 from engine.graph._schema import SchemaInfo
 from engine.graph._topology import Branch, Topology
 from engine.pregel._spec import TASKS
@@ -99,7 +100,7 @@ def make_writer(
         goto: Any = ()
         if isinstance(result, Command):
             if result.graph == Command.PARENT:
-                raise InvalidUpdateError("Command(graph=PARENT) needs a subgraph; graphwire graphs have none")
+                raise ParentCommand(dataclasses.replace(result, graph=None))  # for the graph this one runs in
             goto, result = result.goto, result.update
         update = _update_dict(name, info, result, keys, is_input)
         writes: list[tuple[str, Any]] = list(update.items())

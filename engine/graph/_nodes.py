@@ -29,7 +29,7 @@ from engine.errors import GraphDefinitionError
 from engine.graph._messages import langchain_messages
 from engine.types import StreamWriter
 
-__all__ = ["NodeCall", "node_call", "is_runnable"]
+__all__ = ["NodeCall", "node_call", "is_runnable", "subgraph_call"]
 
 
 
@@ -189,3 +189,13 @@ def _runnable_proc(name: str, runnable: Any) -> Callable[..., Any]:
         return task.returned(result)
 
     return call
+
+
+def subgraph_call(graph: Any) -> NodeCall:
+    """A compiled graph as a node: it runs as a subgraph of the task (see :mod:`engine.pregel._nested`),
+    with the task's state as input; its output values are the node's update."""
+
+    async def call(state: Any, config: Any) -> Any:
+        return await graph.ainvoke(state, config)
+
+    return NodeCall(call, True, True)

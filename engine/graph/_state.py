@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, Sequence
 
-from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine._internal._unsupported import refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError, InvalidUpdateError
 from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer, route_writes
 from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
-from engine.graph._nodes import NodeCall, is_runnable, node_call
+from engine.graph._nodes import NodeCall, is_runnable, node_call, subgraph_call
 from engine.graph._schema import SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.pregel import Pregel
@@ -111,7 +111,9 @@ class StateGraph:
         ``input_schema`` and ``retry_policy``. ``defer``, ``cache_policy``,
         ``error_handler``, ``timeout`` and ``trace_policy`` are not supported
         yet: NotImplementedError unless left at their defaults. A compiled
-        graph as the node (a subgraph) is not supported yet either.
+        graph as the node is a subgraph (:mod:`engine.pregel._nested`): it
+        runs as one task, reading the state keys it shares with this graph
+        and writing its output keys back.
         """
         refuse(
             "add_node",
@@ -121,14 +123,15 @@ class StateGraph:
             timeout=timeout,
             trace_policy=trace_policy,
         )
-        if isinstance(action if action is not None else node, Pregel):
-            raise NotImplementedError(f"add_node: a compiled graph as a node (a subgraph) is not supported yet; see {WHERE_IT_DIFFERS}")
         input_schema = input_schema if input_schema is not None else input
         if action is None:
             if isinstance(node, str):
                 raise GraphDefinitionError(f"add_node({node!r}) needs a function")
             action = node
-            node = action.get_name() if is_runnable(action) else getattr(action, "__name__", None) or type(action).__name__
+            if isinstance(action, Pregel):
+                node = action.name
+            else:
+                node = action.get_name() if is_runnable(action) else getattr(action, "__name__", None) or type(action).__name__
         if not isinstance(node, str) or not node:
             raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
         if node in (START, END):
@@ -146,7 +149,8 @@ class StateGraph:
             input_schema = annotated_schema(action)
         if input_schema is not None:
             self._add_schema(input_schema)
-        self.nodes[node] = _Node(node, action, node_call(node, action), policies, input_schema, dict(metadata or {}))
+        call = subgraph_call(action) if isinstance(action, Pregel) else node_call(node, action)
+        self.nodes[node] = _Node(node, action, call, policies, input_schema, dict(metadata or {}))
         return self
 
     def _add_schema(self, schema: Any) -> SchemaInfo:
@@ -248,6 +252,14 @@ class StateGraph:
             commands=MappingProxyType({n: command_destinations(node.fn) for n, node in self.nodes.items()}),
         )
 
+    def _schemas(self) -> list[Any]:
+        """The schemas whose types a saver of this graph stores: its own, and its subgraphs' (they save on it too)."""
+        out = [self.state.schema, self.input.schema, self.output.schema, *(n.input_schema for n in self.nodes.values())]
+        for n in self.nodes.values():
+            if isinstance(n.fn, Pregel) and isinstance(n.fn.builder, StateGraph):
+                out += n.fn.builder._schemas()
+        return out
+
     def validate(self, interrupt: Sequence[str] = ()) -> None:
         known = set(self.nodes)
         for s, e in self.edges:
@@ -298,9 +310,8 @@ class StateGraph:
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
         self.compiled = True
-        if checkpointer is not None:
-            schemas = [self.state.schema, self.input.schema, self.output.schema]
-            allow_schema_types(checkpointer, [*schemas, *(n.input_schema for n in self.nodes.values())])
+        if checkpointer is not None and not isinstance(checkpointer, bool):
+            allow_schema_types(checkpointer, self._schemas())
         channels: dict[str, BaseChannel] = dict(self.channels)
         channels[START] = EphemeralValue(Any, key=START)
         channels[TASKS] = Topic(Send, accumulate=False, key=TASKS)
@@ -339,6 +350,7 @@ class StateGraph:
                 retry_policy=node.retry_policy,
                 metadata=node.metadata,
                 state_keys=state_keys,
+                subgraph=node.fn if isinstance(node.fn, Pregel) else None,
             )
         return CompiledStateGraph(
             builder=self,

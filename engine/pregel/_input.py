@@ -33,6 +33,7 @@ from engine.events import CheckpointLoaded, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes
+from engine.pregel._nested import NestedHost, resume_input
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
 from engine.pregel._spec import NULL_TASK_ID, GraphSpec
@@ -68,6 +69,10 @@ class InputFolding:
     kinds: Any
     run_id: str
     _planned: Any
+    host: NestedHost | None
+    stable_ns: bool
+    resuming: bool
+    resume_map: dict[str, Any]
 
     async def _setup(self) -> None:
         saved: CheckpointTuple | None = None
@@ -84,6 +89,11 @@ class InputFolding:
             self.step = int(saved.metadata.get("step", -1))
             self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
             self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
+            if self.host is not None:
+                # A subgraph whose task runs again continues its own version.
+                continues, inp = resume_input(self.host, saved, stable=self.stable_ns)
+                if continues:
+                    self.input = inp
         self.stop = self.step + self.recursion_limit + 2
         self.channels = restore_channels(self.spec.channels, self.checkpoint)
         if self._want(RunStarted):
@@ -140,6 +150,7 @@ class InputFolding:
 
     def _continue(self, saved: CheckpointTuple) -> None:
         """The run goes on from the loaded version itself (no version saved first)."""
+        self.resuming = True
         mark_interrupt_seen(self.checkpoint)
         self._emit_values()
         if self.kinds is None or CheckpointLoaded not in self.kinds:
@@ -200,12 +211,18 @@ class InputFolding:
             # nothing; if none is pending, the waiting tasks run again and ask again.
             chosen = {by_id[k]: v for k, v in resume.items() if k in by_id}
         elif len(set(by_id.values())) == 1:
-            chosen = {next(iter(by_id.values())): resume}
+            tid = next(iter(by_id.values()))
+            chosen = {tid: resume}
+            first = next(iter(by_id))  # a subgraph's task may wait on several: the first is answered
+            by_id = {first: tid}
+            resume = {first: resume}
         else:
             raise InvalidResumeError(
                 f"thread {self.thread_name!r} has {len(by_id)} pending interrupts; resume with a map of "
                 f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
             )
+        # Nested runs (subgraphs) pick their answers by interrupt id.
+        self.resume_map = {k: v for k, v in resume.items() if k in by_id}
         for tid, answer in chosen.items():
             new = [*answers.get(tid, []), answer]
             await self.writer.put_writes(self.parent_id, [(RESUME, new)], tid)

@@ -68,5 +68,11 @@ def task_config(
     run_id: str,
 ) -> dict[str, Any]:
     """The config a task's node receives: the run's, with LangGraph's per-task keys."""
-    meta = {**metadata, "langgraph_step": step, "langgraph_node": node, "langgraph_triggers": triggers}
+    meta = {
+        **metadata,
+        "langgraph_step": step,
+        "langgraph_node": node,
+        "langgraph_triggers": triggers,
+        "langgraph_checkpoint_ns": checkpoint_ns,
+    }
     return {**config, "configurable": {**configurable, "checkpoint_ns": checkpoint_ns}, "metadata": meta, "run_id": run_id}

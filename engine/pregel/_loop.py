@@ -45,6 +45,7 @@ from typing import Any, AsyncIterator, Mapping
 
 from engine.checkpoint.base import Checkpoint, Lease, empty_checkpoint, run_lease
 from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
+from engine._internal._task import TaskContext
 from engine.events import (
     CheckpointSaved,
     CustomEvent,
@@ -58,6 +59,7 @@ from engine.pregel import _telemetry as tel
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, prepare_next_tasks, should_interrupt
 from engine.pregel._input import InputFolding
 from engine.pregel._io import output_values, task_config, task_namespace
+from engine.pregel._nested import NestedHost
 from engine.pregel._queue import EventQueue
 from engine.pregel._runner import StepRunner
 from engine.pregel._spec import GraphSpec
@@ -91,6 +93,9 @@ class RunLoop(InputFolding):
         lease: Lease | None = None,
         checkpoint_ns: str = "",
         thread_name: str | None = None,
+        host: NestedHost | None = None,
+        subgraph_kinds: frozenset[type[Event]] | None = None,
+        stable_ns: bool = False,
     ) -> None:
         self.spec = spec
         self.input = input
@@ -100,8 +105,19 @@ class RunLoop(InputFolding):
         # The caller's name of the thread (RunStarted, messages); a host's storage key may differ.
         self.thread_name = self.thread_id if thread_name is None else thread_name
         self.saver = saver
+        self.store = store
         self.checkpoint_ns = checkpoint_ns
+        #: a subgraph's run: what its parent's task lends it (None at the root)
+        self.host = host
+        self.stable_ns = stable_ns  # a checkpointer=True subgraph: its namespace outlives its tasks
+        #: ns -> id of the parents' versions, for this run's versions' metadata
+        self.parents: dict[str, str] = dict(host.parents) if host is not None else {}
+        #: the kinds the runs nested in this run's tasks forward (None: all)
+        self.subgraph_kinds = subgraph_kinds
+        self.resume_map: dict[str, Any] = {}  # this call's answers by interrupt id, for nested runs
+        self.resuming = False  # the first step continues the loaded version's step
         lease = run_lease(saver, self.thread_id, self.configurable, lease)
+        self.lease = lease
         self.durability = durability
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
@@ -128,6 +144,7 @@ class RunLoop(InputFolding):
             state_keys=spec.stream_keys if isinstance(spec.stream_keys, str) else spec.state_keys,
             store=store,
             inline_sync=inline_sync,
+            nest=self._task_host,
         )
         # state of the run
         self.checkpoint: Checkpoint = empty_checkpoint()
@@ -167,6 +184,29 @@ class RunLoop(InputFolding):
             step=step,
             triggers=t.triggers,
             run_id=self.run_id,
+        )
+
+    def _task_host(self, t: Task, step: int, ctx: TaskContext) -> NestedHost:
+        """What a graph run nested in task ``t`` borrows from this run."""
+        return NestedHost(
+            saver=self.saver,
+            store=self.store,
+            thread_id=self.thread_id,
+            lease=self.lease,
+            durability=self.durability,
+            config=self.config,
+            run_id=self.run_id,
+            recursion_limit=self.recursion_limit,
+            inline_sync=self.runner.inline_sync,
+            emit=self.runner.emit_threadsafe,
+            kinds=self.subgraph_kinds,
+            parent_ns=self.checkpoint_ns,
+            node=t.name,
+            task_id=t.id,
+            parents={**self.parents, self.checkpoint_ns: self.parent_id} if self.parent_id else dict(self.parents),
+            resuming=self.resuming,
+            resume_map=self.resume_map,
+            task=ctx,
         )
 
     # -- the run -----------------------------------------------------------
@@ -221,7 +261,7 @@ class RunLoop(InputFolding):
                 async for _ in self.runner.tick(tasks, self.step + 1, parent_id=self.parent_id, statuses=statuses):
                     for ev in self.queue.drain():
                         yield ev
-                first = False
+                first = self.resuming = False
                 failed = [t for t in tasks if t.error is not None]
                 waiting = [t for t in tasks if t.interrupts]
                 if failed or waiting:
@@ -331,7 +371,7 @@ class RunLoop(InputFolding):
     async def _save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
         snapshot = new_version(self.checkpoint)
         # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
-        metadata = {"run_id": self.run_id, **self.user_metadata, "source": source, "step": self.step, "parents": {}}
+        metadata = {"run_id": self.run_id, **self.user_metadata, "source": source, "step": self.step, "parents": dict(self.parents)}
         parent = self.parent_id
         self.parent_id = snapshot["id"]
         if self._want(CheckpointSaved):

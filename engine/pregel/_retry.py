@@ -5,7 +5,10 @@ A node's result becomes the task's writes (through the node's writer); an
 matches is retried after a backoff, up to the policy's ``max_attempts``, and
 otherwise becomes the task's error. Each attempt runs with a fresh
 interrupt counter, so a retried node asks its questions again from the
-first. Cancellation is never caught.
+first. Cancellation is never caught. A node returning
+``Command(graph=Command.PARENT)`` ends its task with a
+:class:`~engine.errors.ParentCommand` (its run, a subgraph's, stops there);
+a node whose subgraph raised one applies the command as its own result.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import functools
 import random
 from typing import Any, Sequence
 
-from engine.errors import GraphInterrupt
+from engine.errors import GraphInterrupt, ParentCommand
 from engine.pregel._algo import Task
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel._threads import node_threads
@@ -39,15 +42,19 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
         try:
             args = (t.input, ctx.config) if node.accepts_config else (t.input,)
             proc = functools.partial(node.proc, store=ctx.store) if node.accepts_store and node.proc else node.proc
-            if proc is None:
-                result = t.input
-            elif node.is_async:
-                result = await proc(*args)
-            elif inline:
-                result = proc(*args)
-            else:
-                cvs = contextvars.copy_context()
-                result = await node_threads().run(cvs.run, proc, *args)
+            try:
+                if proc is None:
+                    result = t.input
+                elif node.is_async:
+                    result = await proc(*args)
+                elif inline:
+                    result = proc(*args)
+                else:
+                    cvs = contextvars.copy_context()
+                    result = await node_threads().run(cvs.run, proc, *args)
+            except ParentCommand as e:
+                # A subgraph this node ran handed its parent (this graph) a Command: as if the node returned it.
+                result = e.command
             writes = node.writer(result, t.state, ctx.config)
             if asyncio.iscoroutine(writes):
                 writes = await writes
@@ -55,6 +62,9 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             return
         except GraphInterrupt as e:
             t.interrupts = e.interrupts
+            return
+        except ParentCommand as e:  # this node's Command(graph=PARENT): for the graph above, never retried
+            t.error = e
             return
         except asyncio.CancelledError:
             raise

@@ -31,6 +31,7 @@ from engine.pregel._algo import Task
 from engine.pregel._calls import CallScope, store_held
 from engine.pregel._context import TaskContext
 from engine.pregel._io import task_update
+from engine.pregel._nested import Lazy
 from engine.pregel._retry import run_attempts
 from engine.pregel._spec import NO_WRITES
 from engine.pregel._status import TaskStatus
@@ -57,6 +58,7 @@ class StepRunner:
         state_keys: frozenset[str] | str,
         store: Any,
         inline_sync: bool,
+        nest: Callable[[Task, int, TaskContext], Any] | None = None,
     ) -> None:
         self._emit_to = emit
         self.want = want
@@ -67,6 +69,10 @@ class StepRunner:
         self.state_keys = state_keys
         self.store = store
         self.inline_sync = inline_sync
+        self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
+        #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
+        self.delegate: TaskContext | None = None
+        self._blocked = False  # a sync node runs inline: the loop's thread waits for it
         self.record = writer.saver is not None and writer.durability != "exit"
         self._writes: StepWrites = []
         self._wake: asyncio.Future[None] | None = None
@@ -86,6 +92,10 @@ class StepRunner:
         """:meth:`emit` from any thread: a sync node's, a model callback's."""
         if threading.get_ident() == self._thread:
             self.emit(ev)
+        elif self._blocked:
+            # The loop's thread is inside the node (a subgraph it invoked runs on
+            # another thread): nothing drains the queue until the node returns.
+            self._emit_to(ev)
         else:
             assert self._loop is not None
             self._loop.call_soon_threadsafe(self.emit, ev)
@@ -132,7 +142,11 @@ class StepRunner:
         yield
         if len(run) == 1 and not self.live and (run[0].node.is_async or self.inline_sync):
             t = run[0]
-            await self._run_task(t, step, inline=True)
+            self._blocked = not t.node.is_async
+            try:
+                await self._run_task(t, step, inline=True)
+            finally:
+                self._blocked = False
             self._finished(t, step)
             if self.record and t.error is None and not t.interrupts:
                 # Stored with the step's version, in the same write: no wait of its own.
@@ -194,6 +208,9 @@ class StepRunner:
             ctx.resume = list(t.resume)
         ctx.calls = CallScope(self, step, self._parent_id, self._statuses, t.state, loop=self._loop,
                               inline=inline and not t.node.is_async)
+        if self.nest is not None:
+            ctx.nest = Lazy(self.nest, t, step, ctx)
+        ctx.delegate = self.delegate
         if self.want(CustomEvent):
             ctx.custom = lambda payload: self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
         if self.want(MessageChunk):

@@ -27,6 +27,7 @@ from engine.checkpoint.base import CheckpointTuple, copy_checkpoint
 from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import output_values
+from engine.pregel._nested import subgraph_ns
 from engine.pregel._spec import GraphSpec
 from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
 from engine.types import PregelTask, StateSnapshot
@@ -46,6 +47,19 @@ def task_states(
         result = task_result(st.output, output_keys) if st.finished else None
         ints = st.pending_interrupts if live else st.interrupts
         out.append(PregelTask(t.id, t.name, t.path, st.error, ints, None, result))
+    return tuple(out)
+
+
+def _subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config: dict[str, Any]) -> tuple[PregelTask, ...]:
+    """As LangGraph: a subgraph node's task carries, as its ``state``, the config naming its subgraph's namespace."""
+    conf = config.get("configurable") or {}
+    out = []
+    for pt, t in zip(tasks, planned):
+        sub = t.node.subgraph
+        if sub is not None and sub.checkpointer is not False:
+            ns = subgraph_ns(conf.get("checkpoint_ns") or "", t.name, t.id, stable=sub.checkpointer is True)
+            pt = pt._replace(state={"configurable": {"thread_id": conf.get("thread_id"), "checkpoint_ns": ns}})
+        out.append(pt)
     return tuple(out)
 
 
@@ -72,6 +86,8 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> S
         else:
             values = output_values(channels, graph.stream_keys)
     tasks = task_states(planned, statuses, graph.stream_keys, live=live)
+    if any(t.node.subgraph is not None for t in planned):
+        tasks = _subgraph_configs(tasks, planned, saved.config)
     done = {t.id for t in finished} if live else set()
     return StateSnapshot(
         values=values,

@@ -49,6 +49,8 @@ class NodeSpec:
     metadata: dict[str, Any] = field(default_factory=dict)
     # keys of state channels, for reporting a node's update
     state_keys: frozenset[str] = frozenset()
+    # the compiled graph, when the node is one (a subgraph): for its tasks' state and namespaces
+    subgraph: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,8 +65,8 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         )},
     },
     "errors": {n: _ERRORS for n in (
-        "EmptyChannelError", "ErrorCode", "GraphBubbleUp", "GraphDrained", "NodeCancelledError", "NodeError",
-        "NodeTimeoutError", "ParentCommand", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
+        "EmptyChannelError", "ErrorCode", "GraphDrained", "NodeCancelledError", "NodeError",
+        "NodeTimeoutError", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
     )},
     "prebuilt": {
         "ToolRuntime": "Runtime: issue 18",

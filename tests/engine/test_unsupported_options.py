@@ -81,14 +81,6 @@ def test_every_refused_option_is_listed_in_the_readme(option: str) -> None:
     assert f"{name}=" in differs, f"README 'Where it differs' does not name {name}="
 
 
-def test_a_compiled_graph_as_a_node_is_refused() -> None:
-    sub = _builder().compile()
-    with pytest.raises(NotImplementedError, match="subgraph"):
-        StateGraph(S).add_node("sub", sub)
-    with pytest.raises(NotImplementedError, match="subgraph"):
-        StateGraph(S).add_node(sub)
-
-
 def test_the_defaults_change_nothing() -> None:
     g = StateGraph(S, context_schema=None)
     g.add_node("inc", _inc, defer=False, cache_policy=None, error_handler=None, timeout=None, trace_policy=None)

@@ -1,0 +1,161 @@
+"""Subgraphs: a graph run nested in a task of another run, as LangGraph 1.2 runs them.
+
+A compiled graph added as a node, or invoked from inside a node function,
+runs as a loop of its own inside the parent's task, with what the task lends
+it (:class:`NestedHost`, built lazily by the task's ``nest()``):
+
+* the parent's saver and thread, under its own ``checkpoint_ns``: the task's
+  ``node:task_id`` under the parent's namespace (``a:id|b:id``), or
+  ``node`` for a subgraph compiled with ``checkpointer=True`` (its history
+  then lasts across the parent's calls). ``checkpointer=False``: no saver at
+  all, and its questions (``interrupt()``) are asked as the parent's task.
+  Its versions' metadata names the parents' versions (``parents``: ns → id);
+* the parent's events: each event of the nested run goes to the parent's
+  queue too, with the namespace tuple (``Event.ns``), if the parent's caller
+  wants subgraph events;
+* the resume: a nested run whose namespace already has a version continues it
+  (an interrupted or failed subgraph task that runs again, when the parent
+  resumes or continues), with the answers the parent's ``Command(resume=...)``
+  gave to interrupts raised inside it, by interrupt id. Otherwise the
+  subgraph starts with the task's input.
+
+The nested run ends as a node does: with its output values, or by raising
+its interrupts (:class:`~engine.errors.GraphInterrupt`), its error, or a
+:class:`~engine.errors.ParentCommand` for the parent's task to apply.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
+
+from engine._internal._task import CURRENT, TaskContext
+from engine.errors import MultipleSubgraphsError
+from engine.events import Event, RunFinished, RunStarted
+from engine.pregel._status import read_statuses
+from engine.types import Command
+
+if TYPE_CHECKING:
+    from engine.checkpoint.base import CheckpointTuple
+
+__all__ = ["Lazy", "NestedHost", "current_host", "forwarded", "nested_config", "resume_input", "subgraph_ns"]
+
+
+@dataclass(slots=True)
+class NestedHost:
+    """What a parent run's task lends a graph run nested in it."""
+
+    saver: Any
+    store: Any
+    thread_id: Any
+    lease: Any
+    durability: str
+    #: the parent run's config (its caller's metadata, configurable, callbacks)
+    config: Mapping[str, Any]
+    run_id: str
+    recursion_limit: int
+    inline_sync: bool
+    #: emits an event to the parent run's queue (from any thread)
+    emit: Callable[[Event], None]
+    #: the kinds the parent's caller wants from subgraphs (None: all, empty: none)
+    kinds: frozenset[type[Event]] | None
+    #: the parent run's checkpoint_ns ("" at the root)
+    parent_ns: str
+    node: str
+    task_id: str
+    #: ns → id of the parents' versions this task's step started from
+    parents: dict[str, str]
+    #: the task runs again in the first step of a call that continues its version
+    resuming: bool
+    #: the answers this call gave, by interrupt id
+    resume_map: Mapping[str, Any]
+    task: TaskContext
+    used: list[str] = field(default_factory=list)
+
+    def want(self, kind: type[Event]) -> bool:
+        return self.kinds is None or kind in self.kinds
+
+    def claim(self, ns: str) -> None:
+        """A second nested run with a saver under one namespace in one task is refused, as LangGraph does."""
+        if ns in self.used:
+            raise MultipleSubgraphsError(
+                f"node {self.node!r} ran a second subgraph with checkpoints in one task (namespace {ns!r}); "
+                "give each subgraph its own node, or compile it with checkpointer=False"
+            )
+        self.used.append(ns)
+
+
+class Lazy:
+    """``fn(*args)``, made on the first call and kept (a task's host costs nothing unless a graph nests in it)."""
+
+    __slots__ = ("fn", "args", "value")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn = fn
+        self.args = args
+        self.value: Any = None
+
+    def __call__(self) -> Any:
+        if self.value is None:
+            self.value = self.fn(*self.args)
+        return self.value
+
+
+def subgraph_ns(parent_ns: str, node: str, task_id: str, *, stable: bool) -> str:
+    """The ``checkpoint_ns`` a subgraph node's task saves under (``stable``: compiled with ``checkpointer=True``)."""
+    own = node if stable else f"{node}:{task_id}"
+    return f"{parent_ns}|{own}" if parent_ns else own
+
+
+def current_host(config: Mapping[str, Any] | None) -> NestedHost | None:
+    """The host of a graph called from inside a running task, unless the call names another thread."""
+    ctx = CURRENT.get()
+    if ctx is None or ctx.nest is None:
+        return None
+    host: NestedHost = ctx.nest()
+    thread = ((config or {}).get("configurable") or {}).get("thread_id")
+    if thread is not None and thread != host.thread_id:
+        return None  # a run of its own on another thread
+    return host
+
+
+def nested_config(host: NestedHost, config: Mapping[str, Any] | None, checkpoint_ns: str) -> dict[str, Any]:
+    """The nested run's config: the parent run's, the call's on top, addressing the subgraph's namespace.
+
+    A node's own config (passed on as ``sub.invoke(state, config)``) names the
+    parent's version and task: those keys are the parent's, not the subgraph's.
+    """
+    out = {**host.config, **{k: v for k, v in (config or {}).items() if k not in ("configurable", "metadata")}}
+    configurable = {**(host.config.get("configurable") or {}), **((config or {}).get("configurable") or {})}
+    configurable.pop("checkpoint_id", None)
+    configurable["checkpoint_ns"] = checkpoint_ns
+    configurable["thread_id"] = host.thread_id
+    out["configurable"] = configurable
+    meta = {**(host.config.get("metadata") or {}), **((config or {}).get("metadata") or {})}
+    out["metadata"] = {k: v for k, v in meta.items() if not k.startswith("langgraph_") and k != "checkpoint_ns"}
+    return out
+
+
+def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> tuple[bool, Any]:
+    """Whether the nested run continues its saved version, and with what input.
+
+    A per-task namespace holds a version only if this very task ran before
+    (an interrupt, an error, a crash): it continues. A ``checkpointer=True``
+    subgraph's namespace outlives its tasks: it continues only when the
+    parent resumes the task, and only a version that stopped with work due.
+    """
+    if stable and not (host.resuming and saved.pending_writes):
+        return False, None
+    waiting = {i.id for st in read_statuses(saved.pending_writes).values() for i in st.pending_interrupts}
+    answers = {k: v for k, v in host.resume_map.items() if k in waiting}
+    return True, Command(resume=answers) if answers else None
+
+
+async def forwarded(events: AsyncIterator[Event], host: NestedHost, ns: tuple[str, ...], kinds: frozenset[type[Event]] | None) -> AsyncIterator[Event]:
+    """The nested run's events: each also goes to the parent's queue under ``ns``; the caller gets ``kinds``."""
+    async for ev in events:
+        if not isinstance(ev, (RunStarted, RunFinished)) and host.want(type(ev)):
+            host.emit(ev if ev.ns else dataclasses.replace(ev, ns=ns))
+        if kinds is None or type(ev) in kinds:
+            yield ev
