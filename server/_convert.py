@@ -123,7 +123,14 @@ def stored_error(text: Any) -> pb.ErrorInfo:
 
 
 def run_event(e: ev.Event, final_ref: pb.CheckpointRef | None = None, interrupt_nodes: dict[str, tuple[str, str]] | None = None) -> pb.RunEvent:
-    """The RunEvent for one engine event (``seq``/``run_id`` set by the caller)."""
+    """The RunEvent for one engine event (``seq``/``run_id`` set by the caller), with its namespace."""
+    msg = _run_event(e, final_ref, interrupt_nodes)
+    if e.ns:
+        msg.namespace.extend(e.ns)
+    return msg
+
+
+def _run_event(e: ev.Event, final_ref: pb.CheckpointRef | None, interrupt_nodes: dict[str, tuple[str, str]] | None) -> pb.RunEvent:
     if isinstance(e, ev.RunStarted):
         return pb.RunEvent(run_started=pb.RunStarted(run_id=e.run_id, thread_id=e.thread_id or "", graph=e.graph, checkpoint_id=e.checkpoint_id or ""))
     if isinstance(e, ev.StepStarted):
@@ -182,6 +189,12 @@ def saved_event(state: StateSnapshot) -> ev.CheckpointSaved:
     return ev.CheckpointSaved(cid, parent, step, source, tuple(state.next), state.values, meta, state.created_at or "")
 
 
+def _task_ns(state: Any) -> str:
+    """The namespace of a subgraph task's state: its config's, or its nested snapshot's."""
+    config = state if isinstance(state, dict) else getattr(state, "config", None) or {}
+    return str((config.get("configurable") or {}).get("checkpoint_ns") or "")
+
+
 def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
     cid = s.config["configurable"].get("checkpoint_id", "")
     parent = (s.parent_config or {}).get("configurable", {}).get("checkpoint_id")
@@ -193,6 +206,8 @@ def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
             interrupts=[interrupt(i, t.name, t.id) for i in t.interrupts],
             error=stored_error(t.error) if t.error else None,
             result_json=None if t.result is None else encode(t.result),
+            checkpoint_ns=_task_ns(t.state) if t.state else "",
+            state=snapshot(t.state) if isinstance(t.state, StateSnapshot) else None,
         )
         for t in s.tasks
     ]

@@ -67,11 +67,24 @@ def ident(value: str, field: str) -> str:
     return value
 
 
-def _cfg(key: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+def _cfg(key: str, checkpoint_id: str | None = None, checkpoint_ns: str = "") -> dict[str, Any]:
     configurable: dict[str, Any] = {"thread_id": key}
+    if checkpoint_ns:
+        configurable["checkpoint_ns"] = checkpoint_ns
     if checkpoint_id:
         configurable["checkpoint_id"] = checkpoint_id
     return {"configurable": configurable}
+
+
+def _namespace(checkpoint_ns: str) -> str:
+    """A subgraph's namespace from a request: ``node:task_id`` parts joined with "|" (INVALID_ARGUMENT otherwise)."""
+    if len(checkpoint_ns) > 4 * MAX_ID:
+        raise bad("checkpoint_ns", f"is longer than {4 * MAX_ID} characters")
+    for part in checkpoint_ns.split("|") if checkpoint_ns else ():
+        node, _, task = part.partition(":")
+        if not node or (_ and not task):
+            raise bad("checkpoint_ns", f"{checkpoint_ns!r} is not a subgraph namespace (node:task_id parts joined with '|')")
+    return checkpoint_ns
 
 
 class Reads:
@@ -98,15 +111,22 @@ class Reads:
         entry = self.graph(name, field)
         return entry, entry.graph.get_graph()
 
-    async def state(self, graph: str, thread_id: str, checkpoint_id: str | None = None) -> tuple[GraphEntry, StateSnapshot]:
-        """One version (the newest when ``checkpoint_id`` is None); NOT_FOUND for an unknown thread or id."""
+    async def state(
+        self, graph: str, thread_id: str, checkpoint_id: str | None = None, *, subgraphs: bool = False, checkpoint_ns: str = ""
+    ) -> tuple[GraphEntry, StateSnapshot]:
+        """One version (the newest when ``checkpoint_id`` is None); NOT_FOUND for an unknown thread or id.
+
+        ``checkpoint_ns``: a subgraph's version instead; ``subgraphs``: with its subgraphs' snapshots nested.
+        """
         entry = self.graph(graph)
         ident(thread_id, "thread_id")
         if checkpoint_id is not None:
             ident(checkpoint_id, "checkpoint_id")
-        state = await entry.graph.aget_state(_cfg(thread_key(entry.name, thread_id), checkpoint_id))
+        config = _cfg(thread_key(entry.name, thread_id), checkpoint_id, _namespace(checkpoint_ns))
+        state = await entry.graph.aget_state(config, subgraphs=subgraphs)
         if state.metadata is None:
-            raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
+            where = f" under checkpoint_ns {checkpoint_ns!r}" if checkpoint_ns else ""
+            raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}{where}")
         return entry, state
 
     async def saved(self, graph: str, thread_id: str, checkpoint_id: str) -> CheckpointTuple:
@@ -127,6 +147,7 @@ class Reads:
         filter: Any = None,
         before: str | None = None,
         limit: int | None = None,
+        checkpoint_ns: str = "",
     ) -> list[StateSnapshot]:
         """Versions newest first, every branch; at most ``max_history`` whatever ``limit`` asks."""
         entry = self.graph(graph)
@@ -138,13 +159,14 @@ class Reads:
                 if isinstance(v, (dict, list)):
                     raise bad("filter_json", f"value of {k!r} must be a string, number, boolean or null")
         key = thread_key(entry.name, thread_id)
+        ns = _namespace(checkpoint_ns)
         before_cfg = None
         if before is not None:
-            before_cfg = _cfg(key, ident(before, "before"))
+            before_cfg = _cfg(key, ident(before, "before"), ns)
             if await entry.graph.checkpointer.aget_tuple(before_cfg) is None:
                 raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no checkpoint {before!r}")
         limit = min(limit, self.max_history) if limit else self.max_history
-        return [s async for s in entry.graph.aget_state_history(_cfg(key), filter=filter, before=before_cfg, limit=limit)]
+        return [s async for s in entry.graph.aget_state_history(_cfg(key, None, ns), filter=filter, before=before_cfg, limit=limit)]
 
     async def threads(self, graph: str, *, limit: int | None = None) -> list[ThreadInfo]:
         """The graph's threads, most recently written first, with the caller's thread ids.

@@ -164,9 +164,9 @@ class Streams:
                 if isinstance(item, ev.RunFinished) and item.reason == "CANCELLED" and handle.lost is not None:
                     raise handle.lost  # cancelled because the lease went to another replica
                 seen(item)
-                if isinstance(item, ev.CheckpointSaved):
-                    last_saved = item
-                elif isinstance(item, ev.InterruptEvent):
+                if isinstance(item, ev.CheckpointSaved) and not item.ns:
+                    last_saved = item  # the run's own, not a subgraph's
+                elif isinstance(item, ev.InterruptEvent) and not item.ns:
                     interrupt_nodes[item.interrupt_id] = (item.node, item.task_id)
                 elif isinstance(item, ev.RunFinished):
                     finished = True

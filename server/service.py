@@ -219,7 +219,9 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
     async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
         try:
             cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
-            _, state = await self.reads.state(request.graph, request.thread_id, cid)
+            _, state = await self.reads.state(
+                request.graph, request.thread_id, cid, subgraphs=request.subgraphs, checkpoint_ns=request.checkpoint_ns
+            )
             snap = conv.snapshot(state)
             if snap.ByteSize() > self.max_response_bytes:
                 raise self._too_large(request.thread_id, snap)
@@ -236,6 +238,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
                 filter=decode_json(request.filter_json, "filter_json"),
                 before=request.before if request.HasField("before") else None,
                 limit=request.limit if request.HasField("limit") else None,
+                checkpoint_ns=request.checkpoint_ns,
             )
             snapshots, size = [], 0
             for s in history:

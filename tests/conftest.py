@@ -52,6 +52,7 @@ TEST_GRAPHS = {
     "questions": "tests.graphs:questions",
     "bulky": "tests.graphs:bulky",
     "memories": "tests.graphs:memories",
+    "supervisor": "examples.supervisor:graph",
 }
 #: The environment variables the server reads its settings from.
 SETTINGS_VARS = {f"GRAPHWIRE_{key.upper()}" for key in (*SETTINGS_KEYS, "config")}

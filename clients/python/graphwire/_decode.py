@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from datetime import UTC
 from typing import Any
@@ -105,6 +106,8 @@ def state_snapshot(message: pb.StateSnapshot) -> StateSnapshot:
                 interrupts=_interrupts(t.interrupts),
                 error=error_info(t),
                 result=decode(t.result_json) if t.HasField("result_json") else None,
+                checkpoint_ns=t.checkpoint_ns,
+                state=state_snapshot(t.state) if t.HasField("state") else None,
             )
             for t in message.tasks
         ),
@@ -214,7 +217,10 @@ def event(message: pb.RunEvent) -> Event | None:
     decoder = _EVENT_DECODERS.get(case) if case else None
     if decoder is None:
         return None
-    return decoder(message.seq, message.run_id, getattr(message, case))
+    ev = decoder(message.seq, message.run_id, getattr(message, case))
+    if message.namespace:
+        ev = dataclasses.replace(ev, namespace=tuple(message.namespace))
+    return ev
 
 
 def item(message: pb.Item) -> Item:

@@ -14,7 +14,7 @@ payloads are decoded JSON. Match on the class::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from graphwire._types import (
@@ -50,12 +50,17 @@ class Event:
         seq: Strictly increasing within the run, from 1 (gaps when
             ``event_kinds=`` filtered events out).
         run_id: The run the event belongs to.
+        namespace: Where it happened: ``()`` for the graph called; for an
+            event of a subgraph running in one of its tasks, one
+            ``"node:task_id"`` per level, outermost first (LangGraph's
+            ``stream(subgraphs=True)`` namespace).
     """
 
     kind: ClassVar[EventKind]
 
     seq: int
     run_id: str
+    namespace: tuple[str, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

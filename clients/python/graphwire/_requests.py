@@ -164,8 +164,10 @@ def fork(
     return request
 
 
-def get_state(graph: str, thread_id: str, checkpoint_id: str | None) -> pb.GetStateRequest:
-    request = pb.GetStateRequest(graph=graph, thread_id=thread_id)
+def get_state(
+    graph: str, thread_id: str, checkpoint_id: str | None, *, subgraphs: bool = False, checkpoint_ns: str = ""
+) -> pb.GetStateRequest:
+    request = pb.GetStateRequest(graph=graph, thread_id=thread_id, subgraphs=subgraphs, checkpoint_ns=checkpoint_ns)
     if checkpoint_id is not None:
         request.checkpoint_id = checkpoint_id
     return request
@@ -178,8 +180,9 @@ def list_history(
     limit: int | None,
     before: str | None,
     filter: Mapping[str, Any] | None,
+    checkpoint_ns: str = "",
 ) -> pb.ListHistoryRequest:
-    request = pb.ListHistoryRequest(graph=graph, thread_id=thread_id)
+    request = pb.ListHistoryRequest(graph=graph, thread_id=thread_id, checkpoint_ns=checkpoint_ns)
     if limit is not None:
         request.limit = limit
     if before is not None:

@@ -273,11 +273,18 @@ class Client:
         thread_id: str,
         checkpoint_id: str | None = None,
         *,
+        subgraphs: bool = False,
+        checkpoint_ns: str = "",
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
     ) -> StateSnapshot:
-        """A version of the thread: the newest, or ``checkpoint_id``'s."""
-        request = _requests.get_state(graph, thread_id, checkpoint_id)
+        """A version of the thread: the newest, or ``checkpoint_id``'s.
+
+        ``subgraphs``: each subgraph task's ``state`` is its subgraph's own
+        snapshot (nested). ``checkpoint_ns``: a subgraph's version instead
+        (``TaskState.checkpoint_ns``, or an event's ``namespace`` joined with "|").
+        """
+        request = _requests.get_state(graph, thread_id, checkpoint_id, subgraphs=subgraphs, checkpoint_ns=checkpoint_ns)
         return _decode.state_snapshot(self._unary(self._stub.GetState, request, timeout, metadata))
 
     def history(
@@ -288,15 +295,17 @@ class Client:
         limit: int | None = None,
         before: str | None = None,
         filter: Mapping[str, Any] | None = None,
+        checkpoint_ns: str = "",
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
     ) -> list[StateSnapshot]:
         """The thread's versions, newest first, across all branches.
 
         ``before`` (a checkpoint id) keeps only older versions, for paging;
-        ``filter`` keeps those whose metadata has these keys and values.
+        ``filter`` keeps those whose metadata has these keys and values;
+        ``checkpoint_ns`` lists a subgraph's versions instead.
         """
-        request = _requests.list_history(graph, thread_id, limit=limit, before=before, filter=filter)
+        request = _requests.list_history(graph, thread_id, limit=limit, before=before, filter=filter, checkpoint_ns=checkpoint_ns)
         response = self._unary(self._stub.ListHistory, request, timeout, metadata)
         return [_decode.state_snapshot(s) for s in response.snapshots]
 

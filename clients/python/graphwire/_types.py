@@ -112,6 +112,10 @@ class TaskState:
     error: ErrorInfo | None
     #: its writes to the state once it finished (``{}``: none); None until then
     result: Any = None
+    #: a subgraph node's task: the namespace its subgraph's versions are under ("" otherwise)
+    checkpoint_ns: str = ""
+    #: the subgraph's own snapshot (``get_state(subgraphs=True)``), when it has one
+    state: "StateSnapshot | None" = None
 
 
 @dataclass(frozen=True, slots=True)

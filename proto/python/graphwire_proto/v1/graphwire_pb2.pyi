@@ -141,9 +141,10 @@ class ForkRequest(_message.Message):
     def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
 
 class RunEvent(_message.Message):
-    __slots__ = ("seq", "run_id", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished")
+    __slots__ = ("seq", "run_id", "namespace", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     RUN_STARTED_FIELD_NUMBER: _ClassVar[int]
     STEP_STARTED_FIELD_NUMBER: _ClassVar[int]
     STEP_FINISHED_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +158,7 @@ class RunEvent(_message.Message):
     RUN_FINISHED_FIELD_NUMBER: _ClassVar[int]
     seq: int
     run_id: str
+    namespace: _containers.RepeatedScalarFieldContainer[str]
     run_started: RunStarted
     step_started: StepStarted
     step_finished: StepFinished
@@ -168,7 +170,7 @@ class RunEvent(_message.Message):
     checkpoint_saved: CheckpointSaved
     interrupt: Interrupt
     run_finished: RunFinished
-    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., task_started: _Optional[_Union[TaskStarted, _Mapping]] = ..., task_finished: _Optional[_Union[TaskFinished, _Mapping]] = ..., values: _Optional[_Union[Values, _Mapping]] = ..., custom: _Optional[_Union[Custom, _Mapping]] = ..., message_chunk: _Optional[_Union[MessageChunk, _Mapping]] = ..., checkpoint_saved: _Optional[_Union[CheckpointSaved, _Mapping]] = ..., interrupt: _Optional[_Union[Interrupt, _Mapping]] = ..., run_finished: _Optional[_Union[RunFinished, _Mapping]] = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., namespace: _Optional[_Iterable[str]] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., task_started: _Optional[_Union[TaskStarted, _Mapping]] = ..., task_finished: _Optional[_Union[TaskFinished, _Mapping]] = ..., values: _Optional[_Union[Values, _Mapping]] = ..., custom: _Optional[_Union[Custom, _Mapping]] = ..., message_chunk: _Optional[_Union[MessageChunk, _Mapping]] = ..., checkpoint_saved: _Optional[_Union[CheckpointSaved, _Mapping]] = ..., interrupt: _Optional[_Union[Interrupt, _Mapping]] = ..., run_finished: _Optional[_Union[RunFinished, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("run_id", "thread_id", "graph", "checkpoint_id")
@@ -327,14 +329,18 @@ class ErrorInfo(_message.Message):
     def __init__(self, type: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "subgraphs", "checkpoint_ns")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBGRAPHS_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_NS_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ...) -> None: ...
+    subgraphs: bool
+    checkpoint_ns: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., subgraphs: _Optional[bool] = ..., checkpoint_ns: _Optional[str] = ...) -> None: ...
 
 class StateSnapshot(_message.Message):
     __slots__ = ("values_json", "next", "checkpoint", "metadata_json", "tasks", "interrupts")
@@ -353,32 +359,38 @@ class StateSnapshot(_message.Message):
     def __init__(self, values_json: _Optional[str] = ..., next: _Optional[_Iterable[str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., metadata_json: _Optional[str] = ..., tasks: _Optional[_Iterable[_Union[TaskState, _Mapping]]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
 
 class TaskState(_message.Message):
-    __slots__ = ("task_id", "node", "interrupts", "error", "result_json")
+    __slots__ = ("task_id", "node", "interrupts", "error", "result_json", "checkpoint_ns", "state")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_NS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     node: str
     interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
     error: ErrorInfo
     result_json: str
-    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., result_json: _Optional[str] = ...) -> None: ...
+    checkpoint_ns: str
+    state: StateSnapshot
+    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., result_json: _Optional[str] = ..., checkpoint_ns: _Optional[str] = ..., state: _Optional[_Union[StateSnapshot, _Mapping]] = ...) -> None: ...
 
 class ListHistoryRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "limit", "before", "filter_json")
+    __slots__ = ("graph", "thread_id", "limit", "before", "filter_json", "checkpoint_ns")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     BEFORE_FIELD_NUMBER: _ClassVar[int]
     FILTER_JSON_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_NS_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     limit: int
     before: str
     filter_json: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ..., filter_json: _Optional[str] = ...) -> None: ...
+    checkpoint_ns: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ..., filter_json: _Optional[str] = ..., checkpoint_ns: _Optional[str] = ...) -> None: ...
 
 class ListHistoryResponse(_message.Message):
     __slots__ = ("snapshots",)
