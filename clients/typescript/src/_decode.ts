@@ -33,6 +33,7 @@ import {
   type Interrupt,
   type Item,
   type StateSnapshot,
+  type StateValues,
 } from "./types.js";
 
 const REASONS: ReadonlyMap<number, FinishReason> = new Map([
@@ -85,6 +86,8 @@ export class Decoder {
         interrupts: t.interrupts.map((i) => this.interrupt(i)),
         error: this.errorInfo(t.error),
         result: t.resultJson === undefined ? null : this.fromJson(t.resultJson),
+        checkpointNs: t.checkpointNs,
+        state: t.state === undefined ? null : this.stateSnapshot<StateValues>(t.state),
       })),
       interrupts: m.interrupts.map((i) => this.interrupt(i)),
     };
@@ -117,7 +120,7 @@ export class Decoder {
 
   /** The event a `RunEvent` carries; null for a kind this client does not know (skip it). */
   event<S>(m: pb.RunEvent): RunEvent<S> | null {
-    const base = { seq: m.seq, runId: m.runId };
+    const base = { seq: m.seq, runId: m.runId, namespace: [...m.namespace] };
     const e = m.event;
     switch (e.case) {
       case "runStarted":

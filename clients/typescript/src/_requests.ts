@@ -177,18 +177,31 @@ export class Encoder {
     return request;
   }
 
-  getState(graph: string, threadId: string, checkpointId: string | undefined): pb.GetStateRequest {
+  getState(
+    graph: string,
+    threadId: string,
+    checkpointId: string | undefined,
+    o: { subgraphs?: boolean | undefined; checkpointNs?: string | undefined } = {},
+  ): pb.GetStateRequest {
     const request = create(pb.GetStateRequestSchema, { graph, threadId });
     if (checkpointId !== undefined) request.checkpointId = checkpointId;
+    if (o.subgraphs) request.subgraphs = true;
+    if (o.checkpointNs !== undefined) request.checkpointNs = o.checkpointNs;
     return request;
   }
 
   listHistory(
     graph: string,
     threadId: string,
-    o: { limit?: number | undefined; before?: string | undefined; filter?: Record<string, unknown> | undefined },
+    o: {
+      limit?: number | undefined;
+      before?: string | undefined;
+      filter?: Record<string, unknown> | undefined;
+      checkpointNs?: string | undefined;
+    },
   ): pb.ListHistoryRequest {
     const request = create(pb.ListHistoryRequestSchema, { graph, threadId });
+    if (o.checkpointNs !== undefined) request.checkpointNs = o.checkpointNs;
     if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
     if (o.before !== undefined) request.before = o.before;
     if (o.filter !== undefined) request.filterJson = this.jsonText(o.filter);

@@ -70,6 +70,10 @@ export interface ForkOptions extends RunSettings, CallOptions {
 export interface GetStateOptions extends CallOptions {
   /** The version to read; omitted: the newest. */
   checkpointId?: string | undefined;
+  /** Fill each subgraph task's `state` with its subgraph's own snapshot (nested). */
+  subgraphs?: boolean | undefined;
+  /** Read a subgraph's version instead (`TaskState.checkpointNs`, or an event's `namespace` joined with "|"). */
+  checkpointNs?: string | undefined;
 }
 
 /** Options of `history`. */
@@ -80,6 +84,8 @@ export interface HistoryOptions extends CallOptions {
   before?: string | undefined;
   /** Only versions whose metadata has these keys with these values, e.g. `{source: "loop"}`. */
   filter?: Record<string, unknown> | undefined;
+  /** List a subgraph's versions instead (as `GetStateOptions.checkpointNs`). */
+  checkpointNs?: string | undefined;
 }
 
 /** Options of `updateState`. */
@@ -189,7 +195,7 @@ export class Client {
     threadId: string,
     options: GetStateOptions = {},
   ): Promise<StateSnapshot<S>> {
-    const request = this.#encode.getState(graph, threadId, options.checkpointId);
+    const request = this.#encode.getState(graph, threadId, options.checkpointId, options);
     const response = await this.#transport.unary(GraphService.method.getState, request, options);
     return decoded(() => this.#decode.stateSnapshot<S>(response));
   }

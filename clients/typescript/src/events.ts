@@ -28,6 +28,13 @@ interface EventBase {
   seq: number;
   /** The run the event belongs to. */
   runId: string;
+  /**
+   * Where it happened: `[]` for the graph called; for an event of a subgraph
+   * running in one of its tasks, one `"node:taskId"` per level, outermost
+   * first (LangGraph's `stream(subgraphs=True)` namespace). A chat server
+   * tells a supervisor's tokens from an agent's by it.
+   */
+  namespace: string[];
 }
 
 /** A task of a step: its id and the node it runs. */

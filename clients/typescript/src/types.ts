@@ -108,6 +108,10 @@ export interface TaskState {
   error: ErrorInfo | null;
   /** Its writes to the state once it finished (`{}`: none); null until then. */
   result: unknown;
+  /** A subgraph node's task: the namespace its subgraph's versions are under (`""` otherwise). */
+  checkpointNs: string;
+  /** The subgraph's own snapshot (`getState` with `subgraphs: true`), when it has one. */
+  state: StateSnapshot | null;
 }
 
 /** One version of a thread's state, as `getState` and `history` return it. */
