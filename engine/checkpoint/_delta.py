@@ -1,9 +1,10 @@
-"""Append-only channels stored as deltas: the write plan and the read replay, for every saver.
+"""Append-only channels stored as deltas: the write plan, for every saver.
 
 A chat's ``messages`` list grows by a message or two per step. Storing the
 whole list at every version makes a thread's storage grow with the square of
 its length; storing what was appended makes it grow linearly. Savers differ
-in where rows go, not in how a delta is chosen or replayed, so both live here.
+in where rows go, not in how a delta is chosen, so that lives here (and how
+one is replayed in :mod:`engine.checkpoint._chain`).
 
 Theory of operation
 -------------------
@@ -50,12 +51,9 @@ is stored full instead (the in-memory and SQLite savers check it in the write
 transaction; PostgreSQL's foreign key refuses the delta, and the saver writes
 the put again with full values).
 
-Reads fetch a version's whole chain in one query (a recursive CTE in SQL)
-and decode each row once; :class:`ChainReader` keeps decoded rows for the
-duration of one ``alist`` call, so rebuilding a history of ``n`` versions
-decodes ``n`` rows, not ``n²``. It decodes a row when a value needs it, not
-when the row is fetched, so a row that fails to decode fails the read of the
-checkpoint that needs it, and the saver can name that checkpoint.
+Reads replay chains with :class:`~engine.checkpoint._chain.ChainReader`,
+which checks every stored row before it is used; retention (which rows a
+prune keeps) is :mod:`engine.checkpoint._retention`.
 
 State size limit
 ----------------
@@ -78,33 +76,20 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from opentelemetry import metrics
 
-from engine.errors import CorruptCheckpointError
+from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, base_seq
 from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
     "DEFAULT_CACHE_THREADS",
     "DEFAULT_FANOUT",
-    "EMPTY",
     "BlobPlan",
-    "BlobRow",
-    "ChainReader",
     "DeltaCache",
-    "Link",
-    "base_seq",
-    "blobs_to_keep",
-    "check_prune_args",
-    "checkpoints_to_prune",
     "record_size",
 ]
-
-# Type tag of a blob recording that a channel has no value at that version
-# (it was cleared); such blobs are skipped when channel values are rebuilt.
-EMPTY = "empty"
 
 DEFAULT_FANOUT = 32
 DEFAULT_CACHE_THREADS = 1024
@@ -115,53 +100,13 @@ _MAX_LEVELS = 4
 _MISSING: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
-class BlobRow:
-    """One stored ``(channel, version)``: a full value (``base`` None) or a delta on ``base``."""
-
-    channel: str
-    version: int
-    type: str
-    data: bytes
-    base: int | None = None
-    seq: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """One version on a chain: its run position, version, the list's length there,
-    and the stored bytes of its chain (this row and every row below it)."""
-
-    seq: int
-    version: int
-    length: int
-    size: int = 0
-
-
-def base_seq(seq: int, fanout: int) -> int:
-    """The run position a delta at ``seq`` (> 0) is based on (see the module docstring)."""
-    span = 1
-    while seq % (span * fanout) == 0:
-        span *= fanout
-    return seq - span
-
-
 # -- the write side --------------------------------------------------------------------
-@dataclass(slots=True)
-class _Known:
-    """What storage holds for one channel at one version, as far as this saver knows."""
-
-    version: int
-    items: list[Any]  # a shallow copy: the list as stored, whatever happens to the original
-    chain: tuple[Link, ...]  # chain[0] is this version; then its bases, down to the run's full value
-
-
 @dataclass(slots=True)
 class BlobPlan:
     """The rows one ``put`` writes, and what the cache learns once they are committed."""
 
     rows: list[BlobRow]
-    learned: dict[str, _Known | None]  # channel -> new cache entry (None: forget the channel)
+    learned: dict[str, Known | None]  # channel -> new cache entry (None: forget the channel)
     values: dict[str, Any]  # channel -> value, to write a delta in full after all (see full_row)
     serde: Serializer
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # channel -> (version, bytes), when measured
@@ -170,7 +115,7 @@ class BlobPlan:
         """``row`` (a delta) written as a full value: its base was not found in storage."""
         value = self.values[row.channel]
         tag, data = self.serde.dumps_channel(row.channel, value)
-        self.learned[row.channel] = _Known(row.version, list(value), (Link(0, row.version, len(value), len(data)),))
+        self.learned[row.channel] = Known(row.version, list(value), (Link(0, row.version, len(value), len(data)),))
         if row.channel in self.sizes:
             self.sizes[row.channel] = (row.version, len(data))
         return BlobRow(row.channel, row.version, tag, data)
@@ -182,7 +127,7 @@ class BlobPlan:
 
 @dataclass(slots=True)
 class _ThreadEntry:
-    known: dict[tuple[str, str], _Known] = field(default_factory=dict)  # (ns, channel) -> last list value
+    known: dict[tuple[str, str], Known] = field(default_factory=dict)  # (ns, channel) -> last list value
     sizes: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (ns, channel) -> (version, bytes)
 
 
@@ -223,7 +168,7 @@ class DeltaCache:
         self._lock = threading.Lock()
 
     # -- cache ---------------------------------------------------------------
-    def _get(self, thread_id: str, ns: str, channel: str) -> _Known | None:
+    def _get(self, thread_id: str, ns: str, channel: str) -> Known | None:
         with self._lock:
             entry = self._threads.get(thread_id)
             if entry is None:
@@ -242,7 +187,7 @@ class DeltaCache:
         self,
         thread_id: str,
         ns: str,
-        learned: Mapping[str, _Known | None],
+        learned: Mapping[str, Known | None],
         sizes: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         keep_known = bool(self.fanout)
@@ -298,7 +243,7 @@ class DeltaCache:
                 ``max_state_bytes`` (nothing is stored, nothing is learned).
         """
         rows: list[BlobRow] = []
-        learned: dict[str, _Known | None] = {}
+        learned: dict[str, Known | None] = {}
         lists: dict[str, Any] = {}
         for channel, version in new_versions.items():
             value = values.get(channel, _MISSING)
@@ -361,9 +306,15 @@ class DeltaCache:
 
     def _plan_list(
         self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
-    ) -> tuple[BlobRow, _Known]:
+    ) -> tuple[BlobRow, Known]:
         known = self._get(thread_id, ns, channel)
-        if known is not None and known.version != version and _extends(serde, value, known.items):
+        # A run past MAX_SEQ starts again (what was read is checked: seq >= 0, so seq here is >= 1).
+        if (
+            known is not None
+            and known.version != version
+            and known.chain[0].seq < MAX_SEQ
+            and _extends(serde, value, known.items)
+        ):
             seq = known.chain[0].seq + 1
             want = base_seq(seq, self.fanout)
             for i, link in enumerate(known.chain):
@@ -371,10 +322,10 @@ class DeltaCache:
                     if len(known.chain) - i + 1 <= self.fanout * _MAX_LEVELS:
                         tag, data = serde.dumps_channel(channel, value[link.length :])
                         chain = (Link(seq, version, len(value), link.size + len(data)), *known.chain[i:])
-                        return BlobRow(channel, version, tag, data, link.version, seq), _Known(version, list(value), chain)
+                        return BlobRow(channel, version, tag, data, link.version, seq), Known(version, list(value), chain)
                     break
         tag, data = serde.dumps_channel(channel, value)
-        return BlobRow(channel, version, tag, data), _Known(version, list(value), (Link(0, version, len(value), len(data)),))
+        return BlobRow(channel, version, tag, data), Known(version, list(value), (Link(0, version, len(value), len(data)),))
 
     def commit(self, thread_id: str, ns: str, plan: BlobPlan, inserted: Iterable[str] | None = None) -> None:
         """Learn what a committed put stored.
@@ -410,7 +361,7 @@ class DeltaCache:
         """
         if not self.max_threads:
             return
-        learned: dict[str, _Known | None] = {}
+        learned: dict[str, Known | None] = {}
         sizes: dict[str, tuple[int, int]] = {}
         for channel, version in versions.items():
             if self.fanout:
@@ -440,225 +391,6 @@ def _extends(serde: Serializer, new: list[Any], old: list[Any]) -> bool:
             except Exception:  # noqa: BLE001 - an unstorable item fails the put later, with a path
                 return False
     return True
-
-
-# -- the read side ---------------------------------------------------------------------
-_UNREAD: Any = object()
-
-
-@dataclass(slots=True)
-class _Segment:
-    base: int | None
-    seq: int
-    tag: str
-    data: bytes  # as stored; decoded into value on first use
-    value: Any = _UNREAD  # the full value, or the appended items of a delta; _MISSING for EMPTY
-
-
-@dataclass(slots=True)
-class ChainReader:
-    """Blob rows of one read (one ``get_tuple``, or one whole ``alist``).
-
-    Feed it rows with :meth:`add`; ask it for values with :meth:`value`.
-    Each row is decoded once, when a value first needs it, however many
-    versions share it; a row that does not decode fails that value's read.
-    """
-
-    serde: Serializer
-    _segments: dict[tuple[str, int], _Segment] = field(default_factory=dict)
-
-    def has(self, channel: str, version: int) -> bool:
-        return (channel, version) in self._segments
-
-    def missing(self, versions: Mapping[str, int]) -> dict[str, int]:
-        """The ``(channel, version)`` pairs not read yet."""
-        return {ch: v for ch, v in versions.items() if (ch, v) not in self._segments}
-
-    def known_pairs(self) -> tuple[list[str], list[int]]:
-        """Every ``(channel, version)`` read so far, as two lists (for SQL's stop set)."""
-        keys = list(self._segments)
-        return [ch for ch, _ in keys], [v for _, v in keys]
-
-    def add(self, channel: str, version: int, tag: str, data: bytes, base: int | None, seq: int | None) -> None:
-        """Take one stored row (once: a row already read is skipped); it is decoded when first needed."""
-        if (channel, version) in self._segments:
-            return
-        self._segments[(channel, version)] = _Segment(base, seq or 0, tag, bytes(data))
-
-    def _decoded(self, channel: str, version: int, seg: _Segment) -> Any:
-        """The row's value, decoded on first use (``_MISSING`` for EMPTY)."""
-        value = seg.value
-        if value is _UNREAD:
-            try:
-                value = _MISSING if seg.tag == EMPTY else self.serde.loads_typed((seg.tag, seg.data))
-            except CorruptCheckpointError as exc:
-                raise CorruptCheckpointError(f"channel {channel!r} version {version}: {exc}") from exc
-            if seg.base is not None and (value is _MISSING or value.__class__ is not list):
-                raise CorruptCheckpointError(f"channel {channel!r} version {version}: a delta that is not a list")
-            seg.value = value
-        return value
-
-    def size(self, channel: str, version: int) -> int | None:
-        """The stored bytes of ``version``'s row and of every row down its delta chain (None: not read)."""
-        path = self._path(channel, version)
-        return None if path is None else sum(len(seg.data) for _, seg in path)
-
-    def _path(self, channel: str, version: int) -> list[tuple[int, _Segment]] | None:
-        """The chain of ``version`` from the version itself down to its full value, or None."""
-        path: list[tuple[int, _Segment]] = []
-        v: int | None = version
-        while v is not None:
-            seg = self._segments.get((channel, v))
-            if seg is None:
-                return None if not path else _broken(channel, version, v)
-            path.append((v, seg))
-            if len(path) > 1_000_000:  # pragma: no cover - a cycle only corrupt rows could make
-                raise CorruptCheckpointError(f"channel {channel!r} version {version}: delta chain loops")
-            v = seg.base
-        return path
-
-    def value(self, channel: str, version: int) -> Any:
-        """The channel's value at ``version`` (``_MISSING`` for an EMPTY row).
-
-        A rebuilt list is a new list, but its items are shared with other
-        values rebuilt by the same reader (one ``alist``): treat read values
-        as read-only, as every checkpoint returned by a saver.
-
-        Raises:
-            KeyError: no row was read for ``version``.
-            CorruptCheckpointError: its chain is broken or not made of lists.
-        """
-        path = self._path(channel, version)
-        if path is None:
-            raise KeyError((channel, version))
-        root_version, root_seg = path[-1]
-        root = self._decoded(channel, root_version, root_seg)
-        if len(path) == 1:
-            return root
-        if root is _MISSING or root.__class__ is not list:
-            raise CorruptCheckpointError(f"channel {channel!r} version {version}: a delta on a value that is not a list")
-        out = list(root)
-        for v, seg in reversed(path[:-1]):
-            out.extend(self._decoded(channel, v, seg))
-        return out
-
-    def values(self, versions: Mapping[str, int]) -> dict[str, Any]:
-        """Channel values at ``versions``, in that order, skipping channels whose row is EMPTY.
-
-        Raises:
-            CorruptCheckpointError: a version names a value no row holds (every put
-                stores a row, EMPTY included, for each version it names), or a
-                chain is broken: answering without the channel would be wrong.
-        """
-        out: dict[str, Any] = {}
-        for channel, version in versions.items():
-            try:
-                value = self.value(channel, version)
-            except KeyError:
-                raise CorruptCheckpointError(f"channel {channel!r} version {version}: no row holds its value") from None
-            if value is not _MISSING:
-                out[channel] = value
-        return out
-
-    def known(self, channel: str, version: int) -> _Known | None:
-        """A cache entry for a list value read at ``version`` (None for other values)."""
-        path = self._path(channel, version)
-        if path is None:
-            return None
-        root = self._decoded(channel, *path[-1])
-        if root is _MISSING or root.__class__ is not list:
-            return None
-        length, size, links = len(root), 0, []
-        for v, seg in reversed(path):
-            if seg.base is not None:
-                length += len(self._decoded(channel, v, seg))
-            size += len(seg.data)
-            links.append(Link(seg.seq, v, length, size))
-        links.reverse()
-        return _Known(version, self.value(channel, version), tuple(links))
-
-
-def _broken(channel: str, version: int, missing: int) -> Any:
-    raise CorruptCheckpointError(
-        f"channel {channel!r} version {version}: its delta chain needs version {missing}, which is not stored"
-    )
-
-
-# -- retention ----------------------------------------------------------------------------
-def check_prune_args(keep_last: int | None, older_than: timedelta | None) -> None:
-    """Validate ``aprune`` arguments the same way for every saver.
-
-    Raises:
-        ValueError: neither rule given, or a negative one.
-    """
-    if keep_last is None and older_than is None:
-        raise ValueError("prune needs keep_last, older_than, or both")
-    if keep_last is not None and (type(keep_last) is not int or keep_last < 1):
-        raise ValueError(f"keep_last must be an int >= 1, got {keep_last!r}")
-    if older_than is not None and (not isinstance(older_than, timedelta) or older_than < timedelta(0)):
-        raise ValueError(f"older_than must be a timedelta >= 0, got {older_than!r}")
-
-
-def checkpoints_to_prune(
-    rows: Iterable[tuple[str, str, str]],
-    *,
-    keep_last: int | None,
-    older_than: timedelta | None,
-    now: datetime | None = None,
-) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-    """Split a thread's checkpoints into ``(kept, deleted)`` sets of ``(ns, checkpoint_id)``.
-
-    ``rows`` are ``(ns, checkpoint_id, ts)``. Per namespace, a checkpoint is
-    kept when it is among the newest ``keep_last``, or younger than
-    ``older_than``, or the namespace's newest (pruning removes history, never
-    a thread's current state: use ``delete_thread`` for that). With both
-    rules, a checkpoint goes only when both let it go.
-    """
-    cutoff = None if older_than is None else (now or datetime.now(UTC)) - older_than
-    by_ns: dict[str, list[tuple[str, str]]] = {}
-    for ns, cid, ts in rows:
-        by_ns.setdefault(ns, []).append((cid, ts))
-    kept: set[tuple[str, str]] = set()
-    deleted: set[tuple[str, str]] = set()
-    for ns, found in by_ns.items():
-        found.sort(reverse=True)  # ids are time-ordered: newest first
-        for rank, (cid, ts) in enumerate(found):
-            keep = rank == 0
-            if keep_last is not None and rank < keep_last:
-                keep = True
-            if cutoff is not None and _parse_ts(ts) > cutoff:
-                keep = True
-            if keep_last is None and cutoff is None:  # pragma: no cover - check_prune_args refuses it
-                keep = True
-            (kept if keep else deleted).add((ns, cid))
-    return kept, deleted
-
-
-def _parse_ts(ts: str) -> datetime:
-    try:
-        parsed = datetime.fromisoformat(ts)
-    except ValueError as exc:
-        raise CorruptCheckpointError(f"stored checkpoint time {ts!r} is not ISO 8601") from exc
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
-def blobs_to_keep(
-    referenced: Iterable[tuple[str, str, int]], bases: Mapping[tuple[str, str, int], int | None]
-) -> set[tuple[str, str, int]]:
-    """Every ``(ns, channel, version)`` a kept checkpoint needs, with its delta chain.
-
-    ``referenced``: the versions kept checkpoints name; ``bases``: each stored
-    blob's base version (None for a full value).
-    """
-    keep: set[tuple[str, str, int]] = set()
-    for key in referenced:
-        while key not in keep and key in bases:
-            keep.add(key)
-            base = bases[key]
-            if base is None:
-                break
-            key = (key[0], key[1], base)
-    return keep
 
 
 _WRITE_SIZE = metrics.get_meter("graphwire.checkpoint").create_histogram(

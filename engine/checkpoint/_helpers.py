@@ -19,15 +19,17 @@ message name the thread and the checkpoint, so an operator can find the row.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
-from engine.checkpoint._delta import EMPTY
+from engine.checkpoint._chain import EMPTY
 from engine.checkpoint.base import (
     WRITES_IDX_MAP,
     Checkpoint,
     CheckpointMetadata,
+    PendingWrite,
     get_checkpoint_id,
 )
 from engine.errors import CorruptCheckpointError, SerializationError
@@ -38,6 +40,7 @@ __all__ = [
     "MAX_METADATA_BYTES",
     "WriteRow",
     "check_list_args",
+    "check_row",
     "check_versions",
     "json_equal",
     "check_metadata",
@@ -48,6 +51,7 @@ __all__ = [
     "load_checkpoint",
     "load_meta",
     "load_metadata",
+    "load_writes",
     "make_config",
     "metadata_matches",
     "parse_config",
@@ -215,11 +219,45 @@ def reading(thread_id: str, checkpoint_id: str) -> Iterator[None]:
         raise CorruptCheckpointError(f"thread {thread_id!r} checkpoint {checkpoint_id!r}: {detail}") from exc
 
 
+def check_row(checkpoint_id: Any, parent_id: Any, ts: Any) -> None:
+    """Refuse a stored checkpoint row whose id, parent id or time is out of range (SQLite stores any type anywhere).
+
+    Raises:
+        CorruptCheckpointError: an id that is not text, or a time that is not ISO 8601.
+    """
+    if type(checkpoint_id) is not str or not checkpoint_id:
+        raise CorruptCheckpointError(f"stored checkpoint id {checkpoint_id!r:.60} is not text")
+    if parent_id is not None and type(parent_id) is not str:
+        raise CorruptCheckpointError(f"stored parent checkpoint id {parent_id!r:.60} is not text")
+    if type(ts) is not str:
+        raise CorruptCheckpointError(f"stored checkpoint time {ts!r:.60} is not text")
+    try:
+        datetime.fromisoformat(ts)
+    except ValueError:
+        raise CorruptCheckpointError(f"stored checkpoint time {ts!r:.60} is not ISO 8601") from None
+
+
+def load_writes(serde: Serializer, rows: Iterable[tuple[Any, Any, Any, Any]]) -> list[PendingWrite]:
+    """Decode stored pending writes ``(task_id, channel, type, data)``, checking their columns.
+
+    Raises:
+        CorruptCheckpointError: a task id or channel that is not text, or data that does not decode.
+    """
+    out = []
+    for task_id, channel, tag, data in rows:
+        if type(task_id) is not str or type(channel) is not str:
+            raise CorruptCheckpointError(
+                f"stored pending write: task id {task_id!r:.60} and channel {channel!r:.60} are not both text"
+            )
+        out.append(PendingWrite(task_id, channel, serde.loads_typed((tag, data))))
+    return out
+
+
 def load_checkpoint(checkpoint_id: str, ts: str, meta: Mapping[str, Any], values: Mapping[str, Any]) -> Checkpoint:
     """Rebuild a checkpoint from its decoded meta and its channel values.
 
     ``values`` maps channel -> value at this checkpoint's versions (see
-    :meth:`engine.checkpoint._delta.ChainReader.values`); a channel without
+    :meth:`engine.checkpoint._chain.ChainReader.values`); a channel without
     one has no value.
     """
     return Checkpoint(

@@ -16,15 +16,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from engine.checkpoint._delta import (
-    DEFAULT_CACHE_THREADS,
-    DEFAULT_FANOUT,
-    ChainReader,
-    DeltaCache,
-    blobs_to_keep,
-    check_prune_args,
-    checkpoints_to_prune,
-)
+from engine.checkpoint._chain import ChainReader
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache
+from engine.checkpoint._retention import blobs_to_keep, check_prune_args, checkpoints_to_prune
 from engine.checkpoint._helpers import (
     check_list_args,
     check_versions,

@@ -232,6 +232,8 @@ class Serializer:
                 name, or bytes that do not decode.
         """
         tag, payload = data
+        if not isinstance(payload, (bytes, bytearray, memoryview)):  # a database column may hold anything
+            raise CorruptCheckpointError(f"stored data is a {type(payload).__name__}, not bytes")
         if tag == self._tag:
             codec = self._codec
         elif tag == TAG:

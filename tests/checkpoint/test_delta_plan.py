@@ -7,13 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engine.checkpoint._delta import (
-    ChainReader,
-    DeltaCache,
-    base_seq,
-    blobs_to_keep,
-    checkpoints_to_prune,
-)
+from engine.checkpoint._chain import ChainReader, base_seq
+from engine.checkpoint._delta import DeltaCache
+from engine.checkpoint._retention import blobs_to_keep, checkpoints_to_prune
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
 
@@ -120,3 +116,24 @@ def test_blobs_to_keep_follows_delta_chains() -> None:
     bases = {("", "xs", 1): None, ("", "xs", 2): 1, ("", "xs", 3): 2, ("", "xs", 4): 3, ("", "n", 4): None}
     assert blobs_to_keep([("", "xs", 3)], bases) == {("", "xs", 1), ("", "xs", 2), ("", "xs", 3)}
     assert blobs_to_keep([("", "n", 4), ("", "gone", 1)], bases) == {("", "n", 4)}
+
+
+def test_base_seq_refuses_a_position_with_no_base() -> None:
+    # seq 0 would divide by every span: the loop that used to run forever on a crafted seq of -1.
+    with pytest.raises(ValueError, match=">= 1"):
+        base_seq(0, 32)
+
+
+@pytest.mark.parametrize(
+    ("base", "seq", "why"),
+    [(None, -1, "full value with seq -1"), (1, 0, "delta with seq 0"), (5, 1, "is not smaller"), (3, 1, "is not smaller"), (1, 2**31, "seq 1..")],
+)
+def test_a_stored_row_out_of_range_fails_the_read_that_needs_it(base: int | None, seq: int, why: str) -> None:
+    reader = ChainReader(SERDE)
+    tag, data = SERDE.dumps_typed([1])
+    reader.add("xs", 1, tag, data, None, 0)
+    reader.add("xs", 3, tag, data, 1, 1)
+    reader.add("xs", 5, tag, data, base, seq)  # base 5: itself; base 3: a seq that does not go down
+    with pytest.raises(CorruptCheckpointError, match=why):
+        reader.values({"xs": 5})
+    assert reader.values({"xs": 1}) == {"xs": [1]}  # the other rows still read

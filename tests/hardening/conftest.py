@@ -152,6 +152,30 @@ class Storage:
         )
         return int(found[0][0])
 
+    def set_column(self, key: str, table: str, column: str, value_sql: str) -> None:
+        """Set one column of a thread's newest rows in ``table`` to an SQL expression (``value_sql``).
+
+        ``checkpoints``: the newest checkpoint's row; ``writes``: its pending
+        writes; ``blobs``: the row of its ``messages`` value. Raises what the
+        database raises when it refuses the value (a NULL in a NOT NULL column).
+        """
+        cid = self.head(key)
+        where = {
+            "checkpoints": ("thread_id = %s AND checkpoint_id = %s", (key, cid)),
+            "writes": ("thread_id = %s AND checkpoint_id = %s", (key, cid)),
+            "blobs": ("thread_id = %s AND channel = 'messages' AND version = %s", (key, self.versions(key, cid)["messages"])),
+        }[table]
+        self._run(f"UPDATE {table} SET {column} = {value_sql} WHERE {where[0]}", where[1])
+
+    def blob_row(self, key: str) -> tuple[Any, ...]:
+        """``(version, base_version, seq)`` of the newest checkpoint's ``messages`` row."""
+        version = self.versions(key, self.head(key))["messages"]
+        ((base, seq),) = self._run(
+            "SELECT base_version, seq FROM blobs WHERE thread_id = %s AND channel = 'messages' AND version = %s",
+            (key, version),
+        )
+        return version, base, seq
+
     def set_metadata(self, key: str, checkpoint_id: str, text: str) -> None:
         """Replace a checkpoint's metadata (JSON text; PostgreSQL's column is jsonb)."""
         cast = "" if self.kind == "sqlite" else "::jsonb"

@@ -26,7 +26,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
-from graphwire import DataLoss, FinishReason
+from graphwire import DataLoss, FinishReason, GraphwireError
 from grpc_health.v1 import health_pb2
 
 from tests.engine.test_serde import OpenOnUnpickle, ext, registered
@@ -186,3 +186,161 @@ def test_malformed_metadata_is_data_loss(hardened: Hardened, tid: str, text: str
     hardened.storage.set_metadata(f"reminders:{tid}", cid, text)
     for message in every_read_fails(hardened, tid, cid):
         assert cid in message and "metadata" in message, message
+
+
+# -- every column of every table: out of range, NULL, the wrong type ------------------------
+# (table, column, what, SQL on SQLite, SQL on PostgreSQL (None: the column type cannot hold it,
+# or the saver has no such column), expect). SQLite's TEXT columns turn a number into text, and
+# any column holds bytes; its INTEGER columns hold text that is not a number.
+# expect: "lost" - every read is DATA_LOSS naming the thread; "refused" - the schema refuses the
+# value (a NULL in a NOT NULL column); "moved" - the row now belongs elsewhere (another thread,
+# namespace or version), the database is consistent again, and reads answer what it holds;
+# "lost/fk" - "lost", where PostgreSQL's foreign key (a delta's base) does not refuse the move first.
+# Key columns (thread, namespace, checkpoint id, channel, version) moved make "moved" rows.
+SQLITE_ONLY = None
+COLUMN_CASES: list[tuple[str, str, str, str, str | None, str]] = [
+    # checkpoints
+    ("checkpoints", "thread_id", "another thread", "thread_id || '-moved'", "thread_id || '-moved'", "moved"),
+    ("checkpoints", "checkpoint_ns", "another namespace", "'elsewhere'", "'elsewhere'", "moved"),
+    ("checkpoints", "checkpoint_id", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("checkpoints", "checkpoint_id", "empty", "''", "''", "moved"),
+    ("checkpoints", "checkpoint_id", "another id", "'7'", "'7'", "moved"),
+    ("checkpoints", "parent_checkpoint_id", "NULL", "NULL", "NULL", "moved"),
+    ("checkpoints", "parent_checkpoint_id", "another checkpoint", "'nope'", "'nope'", "moved"),
+    ("checkpoints", "parent_checkpoint_id", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("checkpoints", "ts", "not a time", "'yesterday'", "'yesterday'", "lost"),
+    ("checkpoints", "ts", "a number", "7", "'7'", "lost"),
+    ("checkpoints", "ts", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("checkpoints", "type", "another tag", "'7'", "'7'", "lost"),
+    ("checkpoints", "type", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("checkpoints", "checkpoint", "text", "'hello'", SQLITE_ONLY, "lost"),
+    ("checkpoints", "checkpoint", "an integer", "7", SQLITE_ONLY, "lost"),
+    ("checkpoints", "checkpoint", "empty", "X''", "''::bytea", "lost"),
+    ("checkpoints", "metadata", "an integer", "7", "'7'::jsonb", "lost"),
+    ("checkpoints", "metadata", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("checkpoints", "metadata", "a string", "'\"loop\"'", "'\"loop\"'::jsonb", "lost"),
+    ("checkpoints", "versions", "an array", SQLITE_ONLY, "'[1, 2]'::json", "lost"),
+    ("checkpoints", "versions", "a version as text", SQLITE_ONLY, "'{\"messages\": \"abc\"}'::json", "lost"),
+    ("checkpoints", "versions", "a fractional version", SQLITE_ONLY, "'{\"messages\": 1.5}'::json", "lost"),
+    ("checkpoints", "versions", "a version past bigint", SQLITE_ONLY, "'{\"messages\": 1e30}'::json", "lost"),
+    ("checkpoints", "versions", "a channel with no row", SQLITE_ONLY, "'{\"messages\": 1, \"nope\": 2}'::json", "lost"),
+    # blobs (the newest checkpoint's messages value)
+    ("blobs", "thread_id", "another thread", "thread_id || '-moved'", "thread_id || '-moved'", "lost/fk"),
+    ("blobs", "checkpoint_ns", "another namespace", "'elsewhere'", "'elsewhere'", "lost/fk"),
+    ("blobs", "channel", "another channel", "'other'", "'other'", "lost/fk"),
+    ("blobs", "version", "negative", "-1", "-1", "lost"),
+    ("blobs", "version", "text", "'abc'", SQLITE_ONLY, "lost"),
+    ("blobs", "version", "fractional", "version + 0.5", SQLITE_ONLY, "lost"),
+    ("blobs", "type", "another tag", "'7'", "'7'", "lost"),
+    ("blobs", "type", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("blobs", "data", "text", "'hello'", SQLITE_ONLY, "lost"),
+    ("blobs", "data", "an integer", "7", SQLITE_ONLY, "lost"),
+    ("blobs", "data", "empty", "X''", "''::bytea", "lost"),
+    ("blobs", "base_version", "NULL (a delta made full)", "NULL", "NULL", "lost"),
+    ("blobs", "base_version", "itself", "version", "version", "lost"),
+    ("blobs", "base_version", "newer than itself", "version + 1", SQLITE_ONLY, "lost"),
+    ("blobs", "base_version", "negative", "-1", SQLITE_ONLY, "lost"),
+    ("blobs", "base_version", "text", "'abc'", SQLITE_ONLY, "lost"),
+    ("blobs", "base_version", "fractional", "base_version + 0.5", SQLITE_ONLY, "lost"),
+    ("blobs", "seq", "-1", "-1", "-1", "lost"),
+    ("blobs", "seq", "0 on a delta", "0", "0", "lost"),
+    ("blobs", "seq", "text", "'abc'", SQLITE_ONLY, "lost"),
+    ("blobs", "seq", "fractional", "seq + 0.5", SQLITE_ONLY, "lost"),
+    ("blobs", "seq", "past the largest", "2147483648", SQLITE_ONLY, "lost"),
+    # writes (the newest checkpoint's pending writes: its interrupt)
+    ("writes", "thread_id", "another thread", "thread_id || '-moved'", "thread_id || '-moved'", "moved"),
+    ("writes", "checkpoint_id", "another checkpoint", "'nope'", "'nope'", "moved"),
+    ("writes", "task_id", "another task", "'nope'", "'nope'", "moved"),
+    ("writes", "task_id", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("writes", "idx", "text", "'abc'", SQLITE_ONLY, "moved"),
+    ("writes", "channel", "a channel the graph lacks", "'nope'", "'nope'", "moved"),
+    ("writes", "channel", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("writes", "type", "another tag", "'7'", "'7'", "lost"),
+    ("writes", "data", "text", "'hello'", SQLITE_ONLY, "lost"),
+    ("writes", "data", "empty", "X''", "''::bytea", "lost"),
+    ("writes", "task_path", "bytes", "X'00ff'", SQLITE_ONLY, "moved"),
+]
+NOT_NULL = {
+    "checkpoints": ("thread_id", "checkpoint_ns", "checkpoint_id", "ts", "type", "checkpoint", "metadata", "versions"),
+    "blobs": ("thread_id", "checkpoint_ns", "channel", "version", "type", "data", "seq"),
+    "writes": ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "data", "task_path"),
+}
+COLUMN_CASES += [
+    (table, column, "NULL", SQLITE_ONLY if column == "versions" else "NULL", "NULL", "refused")
+    for table, cols in NOT_NULL.items()
+    for column in cols
+]
+# What a read may answer about a database made consistent again by a moved row: its state, or
+# that it has no such checkpoint / no pending interrupt. Never the caller's fault, never a stall.
+MOVED_OK = {"NOT_FOUND", "FAILED_PRECONDITION", "DATA_LOSS"}
+
+
+def each_read(h: Hardened, thread: str, cid: str) -> list[tuple[str, str]]:
+    """Every RPC that reads the thread, each bounded by its deadline: ``(status name, message)`` per call."""
+    out = []
+    with h.client() as client:
+        for call in (
+            lambda: client.get_state("reminders", thread, timeout=10),
+            lambda: client.get_state("reminders", thread, cid, timeout=10),
+            lambda: client.history("reminders", thread, timeout=10),
+            lambda: client.resume("reminders", thread, "yes", timeout=10),
+            lambda: client.invoke("reminders", thread, {"messages": [{"role": "user", "content": "hi"}]}, timeout=10),
+            lambda: client.invoke("reminders", thread, None, checkpoint_id=cid, timeout=10),
+        ):
+            try:
+                call()
+                out.append(("OK", ""))
+            except GraphwireError as exc:
+                out.append((exc.code.name, exc.message))
+    return out
+
+
+@pytest.fixture(scope="module")
+def bystanders() -> dict[str, tuple[str, Any]]:
+    return {}
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "sqlite_sql", "pg_sql", "expect"),
+    [c[:2] + c[3:] for c in COLUMN_CASES],
+    ids=[f"{c[0]}.{c[1]}: {c[2]}" for c in COLUMN_CASES],
+)
+def test_a_column_out_of_range_is_data_loss_for_its_thread_alone(
+    hardened: Hardened,
+    tid: str,
+    bystanders: dict[str, tuple[str, Any]],
+    table: str,
+    column: str,
+    sqlite_sql: str | None,
+    pg_sql: str | None,
+    expect: str,
+) -> None:
+    value_sql = sqlite_sql if hardened.kind == "sqlite" else pg_sql
+    if value_sql is None:
+        pytest.skip(f"{hardened.kind}'s {table}.{column} cannot hold such a value (its column type refuses it)")
+    if hardened.kind not in bystanders:
+        other = f"{tid}-bystander"
+        asking_thread(hardened, other)
+        bystanders[hardened.kind] = (other, bystander(hardened, other))
+    other, before = bystanders[hardened.kind]
+    key = f"reminders:{tid}"
+    cid = asking_thread(hardened, tid)
+    _, base, seq = hardened.storage.blob_row(key)
+    assert base is not None and seq > 0, "the newest messages row is a delta (the base/seq cases need one)"
+
+    if expect == "refused" or (expect == "lost/fk" and hardened.kind == "postgres"):
+        with pytest.raises(Exception, match="(?i)not.null|null value|foreign key"):
+            hardened.storage.set_column(key, table, column, value_sql)
+        return
+    hardened.storage.set_column(key, table, column, value_sql)
+    answers = each_read(hardened, tid, cid)
+
+    if expect.startswith("lost"):
+        for i, (code, message) in enumerate(answers):
+            if column == "checkpoint_id" and i in (1, 5) and code == "NOT_FOUND":
+                continue  # the calls naming the old id: it is gone (the newest version now has the bad one)
+            assert code == "DATA_LOSS" and key in message, answers
+    else:
+        assert all(code == "OK" or code in MOVED_OK for code, _ in answers), answers
+    assert bystander(hardened, other) == before
+    assert hardened.server.health() == SERVING

@@ -2,8 +2,8 @@
 
 The plan is pure (:func:`plan_prune`: the thread's checkpoint rows and its
 blobs' bases in, what to delete out, as a :class:`PrunePlan`), made by the rules every saver shares
-(:func:`~engine.checkpoint._delta.checkpoints_to_prune`,
-:func:`~engine.checkpoint._delta.blobs_to_keep`). :func:`prune` reads the
+(:func:`~engine.checkpoint._retention.checkpoints_to_prune`,
+:func:`~engine.checkpoint._retention.blobs_to_keep`). :func:`prune` reads the
 rows and deletes by the plan in one REPEATABLE READ transaction: both reads
 see one snapshot, or a version committed between them would show its new
 blobs but not itself, and lose them. A writer of the thread that gets in the
@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import AsyncConnection
 
-from engine.checkpoint._delta import blobs_to_keep, checkpoints_to_prune
+from engine.checkpoint._retention import blobs_to_keep, checkpoints_to_prune
 from engine.checkpoint.postgres import _queries as q
 from engine.errors import CheckpointError
 

@@ -135,7 +135,13 @@ WITH RECURSIVE cp AS (
     SELECT cp.versions FROM {checkpoints} AS cp
     WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
 """
-_ITS_VERSIONS = "cp, json_each_text(cp.versions) AS v, LATERAL (SELECT v.key, v.value::bigint) AS want(channel, version)"
+# A stored ``versions`` that is not an object of integers selects no blob for
+# the pairs it spoils, instead of failing the statement: load_meta then names
+# the checkpoint as corrupt (DATA_LOSS), where an SQL error would read as the
+# database being unavailable.
+_ITS_VERSIONS = """cp,
+    json_each_text(CASE json_typeof(cp.versions) WHEN 'object' THEN cp.versions ELSE '{{}}' END) AS v,
+    LATERAL (SELECT v.key, CASE WHEN v.value ~ '^-?[0-9]{{1,18}}$' THEN v.value::bigint END) AS want(channel, version)"""
 SELECT_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _NAMED + ")," + _chain(_ITS_VERSIONS)
 SELECT_LATEST_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _LATEST + ")," + _chain(_ITS_VERSIONS)
 

@@ -20,10 +20,12 @@ from typing import Any
 
 from psycopg import AsyncConnection
 
-from engine.checkpoint._delta import ChainReader, DeltaCache
+from engine.checkpoint._chain import ChainReader
+from engine.checkpoint._delta import DeltaCache
 from engine.checkpoint._helpers import (
     check_list_args,
     check_metadata,
+    check_row,
     list_keys,
     load_checkpoint,
     load_meta,
@@ -119,6 +121,7 @@ class Reads:
         reader: ChainReader,
         writes: list[PendingWrite],
     ) -> CheckpointTuple:
+        check_row(checkpoint_id, parent_id, ts)
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),

@@ -43,15 +43,9 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg_pool import PoolTimeout
 
-from engine.checkpoint._delta import (
-    DEFAULT_CACHE_THREADS,
-    DEFAULT_FANOUT,
-    BlobPlan,
-    BlobRow,
-    DeltaCache,
-    check_prune_args,
-    record_size,
-)
+from engine.checkpoint._chain import BlobRow
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache, record_size
+from engine.checkpoint._retention import check_prune_args
 from engine.checkpoint._helpers import (
     check_versions,
     dump_meta,

@@ -171,7 +171,7 @@ DELETE_THREAD = (
     "DELETE FROM checkpoints WHERE thread_id = ?",
 )
 
-# -- prune: read what the thread holds, decide in Python (engine/checkpoint/_delta.py), delete
+# -- prune: read what the thread holds, decide in Python (engine/checkpoint/_retention.py), delete
 SELECT_CHECKPOINT_METAS = """
 SELECT checkpoint_ns, checkpoint_id, ts, type, checkpoint FROM checkpoints WHERE thread_id = ?
 """

@@ -35,17 +35,12 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
-from engine.checkpoint._delta import (
-    DEFAULT_CACHE_THREADS,
-    DEFAULT_FANOUT,
-    ChainReader,
-    DeltaCache,
-    blobs_to_keep,
-    check_prune_args,
-    checkpoints_to_prune,
-)
+from engine.checkpoint._chain import ChainReader
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache
+from engine.checkpoint._retention import blobs_to_keep, check_prune_args, checkpoints_to_prune
 from engine.checkpoint._helpers import (
     check_list_args,
+    check_row,
     check_versions,
     dump_meta,
     dump_metadata,
@@ -54,6 +49,7 @@ from engine.checkpoint._helpers import (
     load_checkpoint,
     load_meta,
     load_metadata,
+    load_writes,
     make_config,
     metadata_matches,
     parse_config,
@@ -67,7 +63,6 @@ from engine.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     Lease,
-    PendingWrite,
     ThreadInfo,
 )
 from engine.checkpoint.sqlite import _queries as q
@@ -281,14 +276,14 @@ class SqliteSaver(BaseCheckpointSaver):
         self, thread_id: str, ns: str, row: Sequence[Any], meta: dict[str, Any], reader: ChainReader, writes: list[Any]
     ) -> CheckpointTuple:
         checkpoint_id, parent_id, ts, _, _, metadata = row
-        loads = self.serde.loads_typed
         with reading(thread_id, checkpoint_id):
+            check_row(checkpoint_id, parent_id, ts)
             return CheckpointTuple(
                 config=make_config(thread_id, ns, checkpoint_id),
                 checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
                 metadata=load_metadata(metadata),
                 parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
-                pending_writes=[PendingWrite(task_id, ch, loads((t, d))) for task_id, ch, t, d in writes],
+                pending_writes=load_writes(self.serde, writes),
             )
 
     # -- writes ------------------------------------------------------------------
