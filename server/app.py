@@ -42,17 +42,23 @@ log = logging.getLogger("graphwire.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GraphService"].full_name
 
 
-def open_checkpointer(spec: str, *, pg_schema: str | None = None, max_state_bytes: int | None = None) -> Any:
+def open_checkpointer(
+    spec: str, *, pg_schema: str | None = None, max_state_bytes: int | None = None, serving: bool = False
+) -> Any:
     """A saver from a spec: a SQLite path (":memory:" for RAM) or a postgresql:// DSN.
 
     ``pg_schema``: the PostgreSQL schema holding the tables (created and
     migrated if missing); None uses the connection's current schema.
     ``max_state_bytes``: refuse versions of a thread's state larger than this
     (see :class:`~engine.serde.StateTooLargeError`); None: no limit.
+    ``serving``: the saver a server serves from: a SQLite file takes its
+    serving lock (a second server on the file refuses to start; the CLI's
+    other commands open it without).
 
     Raises:
         ValueError: a bad spec or schema name.
-        CheckpointError: the database cannot be reached, or migrating it failed.
+        CheckpointError: the database cannot be reached, or migrating it
+            failed, or (``serving``) another server serves the SQLite file.
     """
     if spec.startswith(("postgresql://", "postgres://")):
         try:
@@ -71,7 +77,7 @@ def open_checkpointer(spec: str, *, pg_schema: str | None = None, max_state_byte
     from engine.checkpoint import SqliteSaver
 
     try:
-        return SqliteSaver(spec, max_state_bytes=max_state_bytes)
+        return SqliteSaver(spec, max_state_bytes=max_state_bytes, exclusive=serving)
     except sqlite3.Error as e:
         where = os.path.dirname(os.path.abspath(spec))
         raise ValueError(
@@ -154,6 +160,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         config.checkpointer,
         pg_schema=config.pg_schema if is_postgres(config.checkpointer) else None,
         max_state_bytes=config.state_limit(),
+        serving=True,
     )
     opened = store if store is not None else _open_store(config, checkpointer is not None)
     graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)

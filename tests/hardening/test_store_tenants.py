@@ -10,6 +10,7 @@ sees. A server without tenants on the same database sees none of theirs.
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -128,8 +129,14 @@ def test_stored_under_the_tenants_root_and_invisible_without_tenants(tenants: An
     with sqlite3.connect(tenants.db) as conn:
         stored = [ns for (ns,) in conn.execute("SELECT ns FROM store_items WHERE key = 'k' AND ns LIKE '%rooted'")]
     assert stored == ["tenant.acme\x01rooted"]
-    # A server without tenants on the same file: the tenants' memories are not its.
-    plain = start_server(db=tenants.db, graphs=GRAPHS)
+    # A server without tenants on the same data (a copy of the file: one server serves a SQLite
+    # file at a time): the tenants' memories are not its.
+    copy = Path(tenants.db).with_name("copy.db")
+    source, target = sqlite3.connect(tenants.db), sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    target.close()
+    plain = start_server(db=copy, graphs=GRAPHS)
     with plain.client() as client:
         client.store.put_item(("plain",), "k", {"v": 2})
         assert client.store.list_namespaces(limit=1000) == [("plain",)]

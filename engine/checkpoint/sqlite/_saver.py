@@ -2,10 +2,15 @@
 
 One connection, shared by every thread and guarded by a lock (sqlite3 objects
 are not safe for concurrent use; ``check_same_thread=False`` only lifts the
-same-thread check). The async methods call sqlite3 directly, without a worker
-thread: each call is a few microseconds of work on a local file, less than a
-hop to an executor would cost, so blocking the event loop that long is the
-cheaper choice.
+same-thread check). The async methods never touch sqlite3 on the event loop's
+thread: their SQL runs on the saver's one worker thread. Each call is usually
+tens of microseconds of work on a local file, but another process holding the
+file (``graphwire prune``, a backup, an ``sqlite3`` shell in a transaction)
+can make it wait up to ``busy_timeout``, and the loop must keep serving other
+threads and health checks meanwhile. Values are serialized on the caller's
+thread, before the hop (a state is not read while the next step changes it).
+A wait past ``busy_timeout`` fails with :class:`~engine.errors.CheckpointError`
+("database is locked": UNAVAILABLE to a gRPC caller, who may retry).
 
 Pragmas, set at open:
 
@@ -26,17 +31,19 @@ never do schema work.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.checkpoint._chain import ChainReader
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache
 from engine.checkpoint._retention import blobs_to_keep, check_prune_args, checkpoints_to_prune
 from engine.checkpoint._helpers import (
     check_list_args,
@@ -66,11 +73,14 @@ from engine.checkpoint.base import (
     ThreadInfo,
 )
 from engine.checkpoint.sqlite import _queries as q
+from engine.checkpoint.sqlite._lockfile import ServingLock
 from engine.checkpoint.sqlite._migrate import migrate
-from engine.errors import CheckpointError
+from engine.errors import CheckpointError, CorruptCheckpointError
 from engine.serde import Serializer
 
 __all__ = ["SqliteSaver"]
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
 # alist pages: small first (a caller often wants one or two), then larger.
@@ -96,6 +106,9 @@ class SqliteSaver(BaseCheckpointSaver):
             a version whose state would take more bytes than this, and a
             pending write larger than it (None: no limit). See "State size
             limit" in :mod:`engine.checkpoint._delta`.
+        exclusive: refuse to open a file another exclusive saver (in any
+            process) has open, with :class:`~engine.errors.CheckpointError`;
+            what ``graphwire serve`` opens (see :mod:`._lockfile`).
 
     Every read treats the file as hostile: a row that does not decode, or
     decodes to the wrong shape, fails with
@@ -111,13 +124,18 @@ class SqliteSaver(BaseCheckpointSaver):
         delta_fanout: int | None = DEFAULT_FANOUT,
         delta_cache_threads: int = DEFAULT_CACHE_THREADS,
         max_state_bytes: int | None = None,
+        exclusive: bool = False,
     ) -> None:
         super().__init__(serde=serde)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphwire-sqlite")
+        self._serving: ServingLock | None = None
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
         if isinstance(path_or_conn, sqlite3.Connection):
             conn, self._owns_conn = path_or_conn, False
         else:
             path = os.fspath(path_or_conn)
+            if exclusive:
+                self._serving = ServingLock(path.removeprefix("file:").partition("?")[0])
             conn = sqlite3.connect(
                 path,
                 check_same_thread=False,
@@ -137,6 +155,7 @@ class SqliteSaver(BaseCheckpointSaver):
         except BaseException:
             if self._owns_conn:
                 conn.close()
+            self._release()
             raise
         # One cursor for every statement: saves creating one per call.
         self._cur = conn.cursor()
@@ -152,6 +171,10 @@ class SqliteSaver(BaseCheckpointSaver):
             saver._close()
 
     # -- plumbing ----------------------------------------------------------------
+    async def _work(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` (SQL, and decoding what it read) on the saver's worker thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._worker, fn, *args)
+
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[sqlite3.Cursor]:
         """Hold the lock and a transaction; commit on success, roll back on any error."""
@@ -164,20 +187,33 @@ class SqliteSaver(BaseCheckpointSaver):
             except BaseException as exc:
                 if self._conn.in_transaction:
                     self._conn.execute(q.ROLLBACK)
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise CheckpointError(
+                        f"sqlite: {exc}: another process held the file for over {BUSY_TIMEOUT_MS // 1000} s"
+                    ) from exc
                 if isinstance(exc, sqlite3.Error):
                     raise CheckpointError(f"sqlite: {exc}") from exc
                 raise
+
+    def _release(self) -> None:
+        self._worker.shutdown(wait=False)
+        if self._serving is not None:
+            self._serving.release()
 
     def _close(self) -> None:
         with self._lock:
             if self._owns_conn:
                 self._conn.close()
+        self._release()
 
     async def aclose(self) -> None:
         self._close()
 
     # -- reads -------------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        return await self._work(self._get_tuple, config)
+
+    def _get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         thread_id, ns, checkpoint_id = parse_config(config)
         with self._transaction(q.BEGIN_READ) as cur:
             if checkpoint_id is None:
@@ -220,8 +256,7 @@ class SqliteSaver(BaseCheckpointSaver):
         if limit is not None and exact_in_sql:
             sql += q.LIST_LIMIT
             params.append(limit)
-        with self._transaction(q.BEGIN_READ) as cur:
-            rows = cur.execute(sql, params).fetchall()
+        rows = await self._work(self._fetch_all, sql, params)
         if wanted:
             rows = [r for r in rows if _matches(r, wanted)]
         if limit is not None:
@@ -231,24 +266,45 @@ class SqliteSaver(BaseCheckpointSaver):
         while start < len(rows):
             page = rows[start : start + size]
             start, size = start + size, min(size * 2, _MAX_PAGE)
-            # One read per page: a chains query per thread (each row decoded once
-            # per listing) and the writes of each checkpoint. A checkpoint pruned
-            # since the listing began is gone: skipped.
-            with self._transaction(q.BEGIN_READ) as cur:
-                page = [row for row in page if cur.execute(q.CHECKPOINT_EXISTS, (row[0], row[1], row[2])).fetchone()]
-                metas = []
-                for row in page:
-                    with reading(row[0], row[2]):
-                        metas.append(load_meta(self.serde, row[2], (row[5], row[6])))
-                pairs: dict[tuple[str, str], dict[tuple[str, int], None]] = {}
-                for row, meta in zip(page, metas):
-                    pairs.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
-                for (thread_id, ns), wanted_pairs in pairs.items():
-                    reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
-                    self._read_chains(cur, thread_id, ns, list(wanted_pairs), reader)
-                writes = [cur.execute(q.SELECT_WRITES, (row[0], row[1], row[2])).fetchall() for row in page]
-            for (thread_id, ns, *row), meta, w in zip(page, metas, writes):
-                yield self._tuple(thread_id, ns, row, meta, readers[(thread_id, ns)], w)
+            for found in await self._work(self._page, page, readers):
+                if isinstance(found, CorruptCheckpointError):
+                    raise found
+                yield found
+
+    def _fetch_all(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        with self._transaction(q.BEGIN_READ) as cur:
+            return cur.execute(sql, params).fetchall()
+
+    def _page(
+        self, page: list[Any], readers: dict[tuple[str, str], ChainReader]
+    ) -> list[CheckpointTuple | CorruptCheckpointError]:
+        """One page of an ``alist``, in one read transaction: each checkpoint, or why it does not read.
+
+        One read per page: a chains query per thread (each row decoded once
+        per listing) and the writes of each checkpoint. A checkpoint pruned
+        since the listing began is gone: skipped. A checkpoint that does not
+        read fails the listing when it is reached, not before.
+        """
+        with self._transaction(q.BEGIN_READ) as cur:
+            page = [row for row in page if cur.execute(q.CHECKPOINT_EXISTS, (row[0], row[1], row[2])).fetchone()]
+            metas = []
+            for row in page:
+                with reading(row[0], row[2]):
+                    metas.append(load_meta(self.serde, row[2], (row[5], row[6])))
+            pairs: dict[tuple[str, str], dict[tuple[str, int], None]] = {}
+            for row, meta in zip(page, metas):
+                pairs.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
+            for (thread_id, ns), wanted_pairs in pairs.items():
+                reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
+                self._read_chains(cur, thread_id, ns, list(wanted_pairs), reader)
+            writes = [cur.execute(q.SELECT_WRITES, (row[0], row[1], row[2])).fetchall() for row in page]
+        out: list[CheckpointTuple | CorruptCheckpointError] = []
+        for (thread_id, ns, *row), meta, w in zip(page, metas, writes):
+            try:
+                out.append(self._tuple(thread_id, ns, row, meta, readers[(thread_id, ns)], w))
+            except CorruptCheckpointError as exc:
+                out.append(exc)
+        return out
 
     def _read_chains(
         self, cur: sqlite3.Cursor, thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader
@@ -304,6 +360,12 @@ class SqliteSaver(BaseCheckpointSaver):
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata)
         )  # fmt: skip
+        inserted = await self._work(self._put, thread_id, ns, plan, checkpoint_row)
+        self._deltas.commit(thread_id, ns, plan, inserted)
+        return make_config(thread_id, ns, checkpoint["id"])
+
+    def _put(self, thread_id: str, ns: str, plan: BlobPlan, checkpoint_row: tuple[Any, ...]) -> list[str]:
+        """Store a serialized version in one transaction; returns the channels whose row was inserted."""
         inserted: list[str] = []
         with self._transaction(q.BEGIN_WRITE) as cur:
 
@@ -315,8 +377,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 if cur.rowcount > 0:
                     inserted.append(b.channel)
             cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
-        self._deltas.commit(thread_id, ns, plan, inserted)
-        return make_config(thread_id, ns, checkpoint["id"])
+        return inserted
 
     async def aput_writes(
         self,
@@ -331,6 +392,9 @@ class SqliteSaver(BaseCheckpointSaver):
         for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
             row = (thread_id, ns, checkpoint_id, task_id, idx, channel, tag, data, task_path)
             (special if replaces else regular).append(row)
+        await self._work(self._put_writes, regular, special)
+
+    def _put_writes(self, regular: list[tuple[Any, ...]], special: list[tuple[Any, ...]]) -> None:
         with self._transaction(q.BEGIN_WRITE) as cur:
             if regular:
                 cur.executemany(q.INSERT_WRITE, regular)
@@ -338,16 +402,24 @@ class SqliteSaver(BaseCheckpointSaver):
                 cur.executemany(q.REPLACE_WRITE, special)
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
+        await self._work(self._delete_thread, str(thread_id))
+        self._deltas.forget_thread(str(thread_id))
+
+    def _delete_thread(self, thread_id: str) -> None:
         with self._transaction(q.BEGIN_WRITE) as cur:
             for statement in q.DELETE_THREAD:
-                cur.execute(statement, (str(thread_id),))
-        self._deltas.forget_thread(str(thread_id))
+                cur.execute(statement, (thread_id,))
 
     async def aprune(
         self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
     ) -> int:
         check_prune_args(keep_last, older_than)
         thread_id = str(thread_id)
+        pruned = await self._work(self._prune, thread_id, keep_last, older_than)
+        self._deltas.forget_thread(thread_id)
+        return pruned
+
+    def _prune(self, thread_id: str, keep_last: int | None, older_than: timedelta | None) -> int:
         with self._transaction(q.BEGIN_WRITE) as cur:
             metas = cur.execute(q.SELECT_CHECKPOINT_METAS, (thread_id,)).fetchall()
             kept, deleted = checkpoints_to_prune(
@@ -367,15 +439,13 @@ class SqliteSaver(BaseCheckpointSaver):
             cur.executemany(q.DELETE_WRITES, gone)
             cur.executemany(q.DELETE_CHECKPOINT, gone)
             cur.executemany(q.DELETE_BLOB, [(thread_id, *key) for key in bases if key not in keep])
-        self._deltas.forget_thread(thread_id)
         return len(deleted)
 
     async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
-        with self._transaction(q.BEGIN_READ) as cur:
-            rows = cur.execute(q.LIST_THREADS, (prefix, _prefix_end(prefix), -1 if limit is None else limit)).fetchall()
-        for thread_id, checkpoint_id, ts in rows:
+        params = (prefix, _prefix_end(prefix), -1 if limit is None else limit)
+        for thread_id, checkpoint_id, ts in await self._work(self._fetch_all, q.LIST_THREADS, params):
             yield ThreadInfo(thread_id, checkpoint_id, ts)
 
 
