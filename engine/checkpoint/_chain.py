@@ -20,12 +20,12 @@ Every column of a row is checked before the row is used, and a row out of
 range fails (with :class:`~engine.errors.CorruptCheckpointError`, DATA_LOSS
 to a gRPC caller) the reads that need it, never anything else: the channel
 and type are strings, the data bytes, the version an integer, a full row has
-``seq`` 0 and a delta a ``seq`` in ``1..MAX_SEQ`` on a ``base`` whose
-``seq`` is smaller than its own. Those rules are what the writer's
-arithmetic needs to terminate (:func:`base_seq` on a seq below 1 would loop
-forever), and they make every chain strictly decreasing in ``seq``, so a
-walk down a chain is bounded by the rows read. (Versions are not: a delta's
-base may be on another branch of a forked thread, with a higher version.)
+``seq`` 0 and a delta a ``seq`` in ``1..MAX_SEQ`` and an integer ``base``.
+Those rules are what the writer's arithmetic needs to terminate
+(:func:`base_seq` on a seq below 1 would loop forever). A walk down a chain
+is bounded by the rows read: bases that loop are refused. (Neither versions
+nor seqs need descend along a chain: a delta's base may be on another
+branch of a forked thread, with a higher version.)
 """
 
 from __future__ import annotations
@@ -189,8 +189,8 @@ class ChainReader:
     def _path(self, channel: str, version: int) -> list[tuple[int, _Segment]] | None:
         """The chain of ``version`` from the version itself down to its full value, or None.
 
-        Bounded by the rows read: every step goes to a row with a smaller seq
-        (a row that does not is refused), so no row is visited twice.
+        Bounded by the rows read: a walk longer than that has come round to a
+        row again (stored bases that loop), and is refused.
         """
         path: list[tuple[int, _Segment]] = []
         v: int | None = version
@@ -200,11 +200,8 @@ class ChainReader:
                 return None if not path else _broken(channel, version, v)
             if seg.problem is not None:
                 raise CorruptCheckpointError(f"channel {channel!r} version {v}: stored row out of range: {seg.problem}")
-            if path and seg.seq >= path[-1][1].seq:
-                raise CorruptCheckpointError(
-                    f"channel {channel!r} version {path[-1][0]}: a delta with seq {path[-1][1].seq} "
-                    f"on version {v}, whose seq {seg.seq} is not smaller"
-                )
+            if len(path) >= len(self._segments):  # more steps than rows read: a row came round again
+                raise CorruptCheckpointError(f"channel {channel!r} version {version}: its delta chain loops")
             path.append((v, seg))
             v = seg.base
         return path

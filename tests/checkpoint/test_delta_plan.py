@@ -126,14 +126,14 @@ def test_base_seq_refuses_a_position_with_no_base() -> None:
 
 @pytest.mark.parametrize(
     ("base", "seq", "why"),
-    [(None, -1, "full value with seq -1"), (1, 0, "delta with seq 0"), (5, 1, "is not smaller"), (3, 1, "is not smaller"), (1, 2**31, "seq 1..")],
+    [(None, -1, "full value with seq -1"), (1, 0, "delta with seq 0"), (5, 1, "loops"), (1, 2**31, "seq 1..")],
 )
 def test_a_stored_row_out_of_range_fails_the_read_that_needs_it(base: int | None, seq: int, why: str) -> None:
     reader = ChainReader(SERDE)
     tag, data = SERDE.dumps_typed([1])
     reader.add("xs", 1, tag, data, None, 0)
     reader.add("xs", 3, tag, data, 1, 1)
-    reader.add("xs", 5, tag, data, base, seq)  # base 5: itself; base 3: a seq that does not go down
+    reader.add("xs", 5, tag, data, base, seq)  # base 5: itself
     with pytest.raises(CorruptCheckpointError, match=why):
         reader.values({"xs": 5})
     assert reader.values({"xs": 1}) == {"xs": [1]}  # the other rows still read
