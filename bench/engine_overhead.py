@@ -35,6 +35,7 @@ Usage::
     python bench/engine_overhead.py --quick    # smoke run, a few seconds
     python bench/engine_overhead.py --only langgraph --rows chain10,agent20
     python bench/engine_overhead.py --only ours --tracing   # + tracing off vs on
+    python bench/engine_overhead.py --only ours --json-safe # ours with the serializer a server sets
 
 LangGraph is optional: when it is not installed its column reads ``n/a``.
 Install it with ``pip install -r bench/requirements.txt``.
@@ -212,6 +213,8 @@ PG_OPTIONS = ""
 # what the engines themselves cost, not for the saver columns' real latency).
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 CLOCK = time.perf_counter
+# --json-safe: our savers refuse what JSON cannot carry, as a server's do (engine/serde/_wire.py).
+JSON_SAFE = False
 
 
 def _pg_exec(statement: str) -> None:
@@ -371,6 +374,8 @@ def open_cell(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str) -> tuple[Ca
     else:
         path = os.path.join(tmpdir, f"{ms.name}-{row.name}-{uuid.uuid4().hex[:8]}.sqlite")
         saver, close = ms.make_sqlite(path)
+    if JSON_SAFE and ms.name == "ours" and saver is not None:
+        saver.serde.json_safe = True  # as graphwire serve sets it
     graph = row.build(ms).compile(checkpointer=saver)
     limit = row.steps + 10  # both engines need > steps (LangGraph: >= k+1 for a k-chain)
 
@@ -492,11 +497,14 @@ def main(argv: list[str] | None = None) -> int:
                    help='libpq options for both engines\' PostgreSQL connections, e.g. "-c synchronous_commit=off"')
     p.add_argument("--tracing", action="store_true",
                    help="also measure ours with OpenTelemetry tracing on (SDK, in-memory exporter) vs off")
+    p.add_argument("--json-safe", action="store_true",
+                   help="our savers' serializer refuses what JSON cannot carry, as graphwire serve sets it")
     p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of failing cells")
     args = p.parse_args(argv)
-    global PG_OPTIONS, CLOCK
+    global PG_OPTIONS, CLOCK, JSON_SAFE
     PG_OPTIONS = args.pg_options
     CLOCK = CLOCKS[args.clock]
+    JSON_SAFE = args.json_safe
 
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     savers = [s.strip() for s in args.savers.split(",") if s.strip()]
@@ -528,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"postgres: {PG_DSN}, a fresh schema per cell"
                          + (f", options {PG_OPTIONS!r}" if PG_OPTIONS else ", server defaults (a flushed commit per write)"))
 
+    if JSON_SAFE:
+        notes.append("ours: json_safe serializer (what graphwire serve sets)")
     print(f"python {sys.version.split()[0]}; reps>={reps}, warm-up {warmup}; "
           f"µs per superstep = median invoke {'wall' if args.clock == 'wall' else 'CPU'} time / supersteps; "
           "the engines take turns invoke by invoke")

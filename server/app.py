@@ -162,6 +162,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         max_state_bytes=config.state_limit(),
         serving=True,
     )
+    # The wire is JSON: a value it cannot carry is refused when stored, not after (engine/serde/_wire.py).
+    saver.serde.json_safe = True
     opened = store if store is not None else _open_store(config, checkpointer is not None)
     graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)
     if config.sync_node_threads is not None:

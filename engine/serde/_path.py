@@ -13,7 +13,7 @@ It only runs after a failure, so its cost does not matter.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
@@ -21,6 +21,7 @@ from uuid import UUID
 
 from engine.serde._ext import tz_state
 from engine.serde._registry import Entry
+from engine.serde._wire import json_problem, key_problem
 
 __all__ = ["MAX_DEPTH", "MAX_EXT_DEPTH", "UNSTORABLE_HINT", "Problem", "find_problem"]
 
@@ -47,21 +48,30 @@ class Problem:
     reason: str
 
 
-def find_problem(value: Any, registry: Mapping[type, Entry]) -> Problem | None:
+def find_problem(value: Any, registry: Mapping[type, Entry], *, json_safe: bool = False) -> Problem | None:
     """The path and reason of the first part of ``value`` that cannot be stored.
 
     ``None`` when every part is allowed (the failure then came from elsewhere,
-    e.g. a codec).
+    e.g. a codec). ``json_safe``: what JSON cannot carry cannot be stored
+    either (see :mod:`engine.serde._wire`).
     """
-    return _walk(value, "", 0, 0, set(), registry)
+    return _walk(value, "", 0, 0, _Walk(registry, json_safe))
 
 
-def _walk(
-    obj: Any, path: str, depth: int, ext_depth: int, active: set[int], registry: Mapping[type, Entry]
-) -> Problem | None:
+@dataclass(slots=True)
+class _Walk:
+    """What one walk carries: the registry, the rules, the containers on the current path."""
+
+    registry: Mapping[type, Entry]
+    json_safe: bool
+    active: set[int] = field(default_factory=set)
+
+
+def _walk(obj: Any, path: str, depth: int, ext_depth: int, w: _Walk) -> Problem | None:
     t = type(obj)
     if t in _NATIVE:
-        return None
+        reason = json_problem(obj) if w.json_safe else None
+        return None if reason is None else Problem(path, reason)
     plain = t is list or t is dict
     if depth >= MAX_DEPTH or (not plain and ext_depth >= MAX_EXT_DEPTH):
         return Problem(
@@ -77,40 +87,40 @@ def _walk(
         except Exception as exc:  # noqa: BLE001 - any failure is the reason to report
             return Problem(path, f"cannot store this {t.__name__}: {exc}")
         return None
-    if not plain and t not in _EXT_CONTAINERS and t not in registry:
+    if not plain and t not in _EXT_CONTAINERS and t not in w.registry:
         return Problem(path, f"cannot store a value of type {t.__name__} {UNSTORABLE_HINT}")
-    if id(obj) in active:
+    if id(obj) in w.active:
         return Problem(path, "the value contains itself (a reference cycle); store plain data")
-    active.add(id(obj))
+    w.active.add(id(obj))
     try:
-        return _walk_container(obj, t, path, depth, ext_depth, active, registry)
+        return _walk_container(obj, t, path, depth, ext_depth, w)
     finally:
-        active.discard(id(obj))
+        w.active.discard(id(obj))
 
 
-def _walk_container(
-    obj: Any, t: type, path: str, depth: int, ext_depth: int, active: set[int], registry: Mapping[type, Entry]
-) -> Problem | None:
+def _walk_container(obj: Any, t: type, path: str, depth: int, ext_depth: int, w: _Walk) -> Problem | None:
     d = depth + 1
     if t is list or t is tuple:
         e = ext_depth + (t is tuple)
         for i, item in enumerate(obj):
-            if found := _walk(item, f"{path}[{i}]", d, e, active, registry):
+            if found := _walk(item, f"{path}[{i}]", d, e, w):
                 return found
         return None
     if t is dict:
         for key, item in obj.items():
-            if found := _walk(key, f"{path}<key>", d, ext_depth, active, registry):
+            if w.json_safe and (reason := key_problem(key)) is not None:
+                return Problem(f"{path}<key>", reason)
+            if found := _walk(key, f"{path}<key>", d, ext_depth, w):
                 return found
-            if found := _walk(item, f"{path}[{_key_repr(key)}]", d, ext_depth, active, registry):
+            if found := _walk(item, f"{path}[{_key_repr(key)}]", d, ext_depth, w):
                 return found
         return None
     if t is set or t is frozenset:
         for item in obj:
-            if found := _walk(item, f"{path}<item>", d, ext_depth + 1, active, registry):
+            if found := _walk(item, f"{path}<item>", d, ext_depth + 1, w):
                 return found
         return None
-    entry = registry[t]
+    entry = w.registry[t]
     if entry.kind == "enum":
         return None
     try:
@@ -119,10 +129,10 @@ def _walk_container(
         return Problem(path, f"cannot take apart {t.__qualname__}: {exc}")
     if type(data) is dict:
         for key, item in data.items():
-            if found := _walk(item, f"{path}.{key}", d, ext_depth + 1, active, registry):
+            if found := _walk(item, f"{path}.{key}", d, ext_depth + 1, w):
                 return found
         return None
-    return _walk(data, path, d, ext_depth + 1, active, registry)
+    return _walk(data, path, d, ext_depth + 1, w)
 
 
 def _key_repr(key: Any) -> str:

@@ -31,6 +31,7 @@ from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import _langchain
 from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
 from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
+from engine.serde._wire import int_too_long, may_be_unsendable
 from engine.serde._registry import Entry, make_entry
 from engine.types import Command, Interrupt, Overwrite, Send
 
@@ -47,6 +48,8 @@ _PACK_OPTIONS: dict[str, Any] = {
     # Any Python str round-trips, even one holding lone surrogates.
     "unicode_errors": "surrogatepass",
 }
+# With json_safe: a lone surrogate fails the pack, in msgpack's C code (no walk).
+_JSON_SAFE_PACK_OPTIONS = {**_PACK_OPTIONS, "unicode_errors": "strict"}
 
 
 @runtime_checkable
@@ -82,11 +85,18 @@ class Serializer:
     Args:
         types: classes to register at once (see :meth:`register`).
         codec: applied to the msgpack bytes on write and undone on read.
+        json_safe: also refuse, at write time, what JSON cannot carry: NaN and
+            infinities, integers longer than Python's int-to-str limit,
+            strings with a lone surrogate, map keys that are not strings
+            (:mod:`engine.serde._wire`). What a server sets: its wire is JSON,
+            and a stored value it cannot send would make its thread unreadable.
+            Off by default, as LangGraph stores such values.
     """
 
-    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_tag")
+    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_tag", "json_safe")
 
-    def __init__(self, *, types: Iterable[type] = (), codec: Codec | None = None) -> None:
+    def __init__(self, *, types: Iterable[type] = (), codec: Codec | None = None, json_safe: bool = False) -> None:
+        self.json_safe = json_safe
         self._by_name: dict[str, Entry] = {}
         self._by_type: dict[type, Entry] = {}
         self._codec = codec
@@ -162,6 +172,10 @@ class Serializer:
             data = self._pack(value)
         except Exception as exc:  # whatever failed, the message gets a path
             raise self._write_error(value, path_prefix, exc) from exc
+        if self.json_safe and may_be_unsendable(data):
+            problem = find_problem(value, self._by_type, json_safe=True)
+            if problem is not None:  # else a float's bit pattern inside a string's bytes
+                raise self._write_error(value, path_prefix, ValueError(problem.reason))
         if self._codec is not None:
             try:
                 data = self._codec.encode(data)
@@ -183,14 +197,20 @@ class Serializer:
         if getattr(local, "depth", 0):
             # Re-entered from inside a pack (a model's dump calling us): the
             # cached packer is busy.
-            return msgpack.packb(value, default=self._default, **_PACK_OPTIONS)
-        packer = getattr(local, "packer", None)
-        if packer is None:
-            packer = local.packer = msgpack.Packer(default=self._default, **_PACK_OPTIONS)
+            return self._pack_nested(value)
+        if self.json_safe:
+            packer = getattr(local, "safe_packer", None)
+            if packer is None:
+                packer = local.safe_packer = msgpack.Packer(default=self._default, **_JSON_SAFE_PACK_OPTIONS)
+        else:
+            packer = getattr(local, "packer", None)
+            if packer is None:
+                packer = local.packer = msgpack.Packer(default=self._default, **_PACK_OPTIONS)
         return packer.pack(value)
 
     def _pack_nested(self, value: Any) -> bytes:
-        return msgpack.packb(value, default=self._default, **_PACK_OPTIONS)
+        options = _JSON_SAFE_PACK_OPTIONS if self.json_safe else _PACK_OPTIONS
+        return msgpack.packb(value, default=self._default, **options)
 
     def _default(self, obj: Any) -> msgpack.ExtType:
         """msgpack's callback for every non-native value: encode it or refuse."""
@@ -201,6 +221,8 @@ class Serializer:
         local.depth = depth + 1
         try:
             t = type(obj)
+            if t is int and self.json_safe and int_too_long(obj):
+                raise ValueError("an integer longer than the wire can carry")
             encode = ENCODERS.get(t)
             if encode is not None:
                 code, payload = encode(obj, self._pack_nested)
@@ -215,7 +237,7 @@ class Serializer:
             local.depth = depth
 
     def _write_error(self, value: Any, path_prefix: str, exc: Exception) -> SerializationError:
-        problem = find_problem(value, self._by_type)
+        problem = find_problem(value, self._by_type, json_safe=True) if self.json_safe else find_problem(value, self._by_type)
         path, reason = (problem.path, problem.reason) if problem else ("", str(exc))
         where = " ".join(p for p in (path_prefix, f"at {path}" if path else "") if p) or "at the top level"
         return SerializationError(f"{where}: {reason}")

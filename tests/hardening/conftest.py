@@ -38,7 +38,7 @@ from tests.conftest import TEST_GRAPHS, ServerProcess, start_server_process
 MAX_MESSAGE_BYTES = 1024 * 1024
 #: The hardened SQLite server's per-thread state limit (max_state_bytes).
 MAX_STATE_BYTES = 256 * 1024
-GRAPHS = {**TEST_GRAPHS}
+GRAPHS = {**TEST_GRAPHS, "unsendable": "tests.hardening._unsendable:unsendable"}
 
 
 @contextlib.asynccontextmanager
