@@ -16,7 +16,7 @@ import pytest
 
 from engine.checkpoint import InMemorySaver, SqliteSaver
 from engine.checkpoint.base import BaseCheckpointSaver, ThreadInfo
-from engine.checkpoint.sqlite._saver import _prefix_end
+from engine.checkpoint.sqlite._filters import prefix_end
 from server._hub import RunHub
 from server._reads import Reads
 from server._registry import GraphEntry
@@ -76,10 +76,10 @@ def test_odd_prefixes(saver: Any) -> None:
 
 
 def test_prefix_bounds() -> None:
-    assert _prefix_end("reminders:") == "reminders;"
-    assert _prefix_end("") is None
-    assert _prefix_end("a\U0010ffff") == "b"
-    assert _prefix_end("\ud7ff") == "\ue000"
+    assert prefix_end("reminders:") == "reminders;"
+    assert prefix_end("") is None
+    assert prefix_end("a\U0010ffff") == "b"
+    assert prefix_end("\ud7ff") == "\ue000"
 
 
 class _Unlisting(BaseCheckpointSaver):

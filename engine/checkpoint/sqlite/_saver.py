@@ -16,12 +16,10 @@ Pragmas, set at open:
 
 * ``journal_mode=WAL``: readers never block the writer, and a commit is an
   append to the WAL file.
-* ``synchronous=NORMAL``: a commit is written to the WAL but not fsynced; the
-  WAL is fsynced when it is checkpointed into the database. A committed
-  version therefore survives a crash of the process (the OS has the bytes),
-  and the file is never corrupted; only a power loss or OS crash can lose the
-  last few commits. That trade is what makes a put take tens of microseconds
-  instead of milliseconds.
+* ``synchronous=NORMAL``: a commit is written to the WAL, fsynced when the WAL
+  is checkpointed. A committed version survives a crash of the process and
+  the file is never corrupted; a power loss or OS crash can lose the last
+  commits. That trade makes a put tens of microseconds, not milliseconds.
 * ``busy_timeout``: another process holding the write lock is waited for,
   not an immediate "database is locked".
 
@@ -58,13 +56,13 @@ from engine.checkpoint._helpers import (
     load_metadata,
     load_writes,
     make_config,
-    metadata_matches,
     parse_config,
     parse_write_config,
     reading,
 )
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
+    check_chain,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -73,6 +71,7 @@ from engine.checkpoint.base import (
     ThreadInfo,
 )
 from engine.checkpoint.sqlite import _queries as q
+from engine.checkpoint.sqlite._filters import matches, metadata_clause, prefix_end
 from engine.checkpoint.sqlite._lockfile import ServingLock
 from engine.checkpoint.sqlite._migrate import migrate
 from engine.errors import CheckpointError, CorruptCheckpointError
@@ -85,8 +84,6 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5_000
 # alist pages: small first (a caller often wants one or two), then larger.
 _FIRST_PAGE, _MAX_PAGE = 4, 128
-# Integers SQLite and Python compare identically (doubles hold them exactly).
-_EXACT_INT = 2**53
 
 
 class SqliteSaver(BaseCheckpointSaver):
@@ -246,7 +243,7 @@ class SqliteSaver(BaseCheckpointSaver):
         params: list[Any] = [value for _, value in keys]
         exact_in_sql = True
         for key, value in wanted.items():
-            found = _metadata_clause(key, value)
+            found = metadata_clause(key, value)
             if found is None:
                 exact_in_sql = False  # checked in Python below; LIMIT moves there too
             else:
@@ -258,7 +255,7 @@ class SqliteSaver(BaseCheckpointSaver):
             params.append(limit)
         rows = await self._work(self._fetch_all, sql, params)
         if wanted:
-            rows = [r for r in rows if _matches(r, wanted)]
+            rows = [r for r in rows if matches(r, wanted)]
         if limit is not None:
             rows = rows[:limit]
         readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
@@ -360,24 +357,78 @@ class SqliteSaver(BaseCheckpointSaver):
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata)
         )  # fmt: skip
-        inserted = await self._work(self._put, thread_id, ns, plan, checkpoint_row)
+        (inserted,) = await self._work(self._put, [(thread_id, ns, plan, checkpoint_row)], ([], []))
         self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint["id"])
 
-    def _put(self, thread_id: str, ns: str, plan: BlobPlan, checkpoint_row: tuple[Any, ...]) -> list[str]:
-        """Store a serialized version in one transaction; returns the channels whose row was inserted."""
-        inserted: list[str] = []
+    async def aput_many(
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
+    ) -> list[dict[str, Any]]:
+        """Store a chain of versions of one thread, and pending writes of them, in one transaction.
+
+        All or none: a run's writer counts the batch as saved only once it
+        landed, so a refused version must not leave the ones before it stored.
+        The cache assumes each plan before the next (whose deltas may build
+        on it), and forgets the thread if the batch fails.
+        """
+        check_chain(puts)
+        if len(puts) < 2 and not writes:
+            return [await self.aput(*put) for put in puts]
+        thread_id = parse_config(puts[0][0])[0]
+        prepared: list[tuple[str, str, BlobPlan, tuple[Any, ...]]] = []
+        try:
+            for config, checkpoint, metadata, new_versions in puts:
+                tid, ns, parent_id = parse_config(config)
+                check_versions(checkpoint, new_versions)
+                values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+                plan = self._deltas.plan(self.serde, tid, ns, values, new_versions, versions)
+                meta_type, meta = dump_meta(self.serde, checkpoint)
+                row = (tid, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata))
+                self._deltas.assume(tid, ns, plan)
+                prepared.append((tid, ns, plan, row))
+            regular: list[tuple[Any, ...]] = []
+            special: list[tuple[Any, ...]] = []
+            for config, task_writes, task_id in writes:
+                more_regular, more_special = self._write_rows(config, task_writes, task_id, "")
+                regular += more_regular
+                special += more_special
+            inserted = await self._work(self._put, prepared, (regular, special))
+        except BaseException:
+            self._deltas.forget_thread(thread_id)
+            raise
+        for (tid, ns, plan, _), channels in zip(prepared, inserted):
+            self._deltas.commit(tid, ns, plan, channels)
+        return [make_config(tid, ns, row[2]) for tid, ns, _, row in prepared]
+
+    def _put(
+        self,
+        versions: Sequence[tuple[str, str, BlobPlan, tuple[Any, ...]]],
+        writes: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]],
+    ) -> list[list[str]]:
+        """Store serialized versions, then pending writes, in one transaction: per version, the channels inserted."""
+        out: list[list[str]] = []
         with self._transaction(q.BEGIN_WRITE) as cur:
+            for thread_id, ns, plan, checkpoint_row in versions:
 
-            def base_exists(r: Any) -> bool:
-                return cur.execute(q.BLOB_EXISTS, (thread_id, ns, r.channel, r.base)).fetchone() is not None
+                def base_exists(r: Any, thread_id: str = thread_id, ns: str = ns) -> bool:
+                    return cur.execute(q.BLOB_EXISTS, (thread_id, ns, r.channel, r.base)).fetchone() is not None
 
-            for b in plan.without_missing_bases(base_exists):
-                cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq))
-                if cur.rowcount > 0:
-                    inserted.append(b.channel)
-            cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
-        return inserted
+                inserted: list[str] = []
+                for b in plan.without_missing_bases(base_exists):
+                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq))
+                    if cur.rowcount > 0:
+                        inserted.append(b.channel)
+                cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
+                out.append(inserted)
+            regular, special = writes
+            if regular:
+                cur.executemany(q.INSERT_WRITE, regular)
+            if special:
+                cur.executemany(q.REPLACE_WRITE, special)
+        return out
 
     async def aput_writes(
         self,
@@ -386,20 +437,19 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
+        await self._work(self._put, [], self._write_rows(config, writes, task_id, task_path))
+
+    def _write_rows(
+        self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """A task's writes serialized as rows: ``(regular, special)`` (special channels replace)."""
         thread_id, ns, checkpoint_id = parse_write_config(config)
         regular: list[tuple[Any, ...]] = []
         special: list[tuple[Any, ...]] = []
         for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
             row = (thread_id, ns, checkpoint_id, task_id, idx, channel, tag, data, task_path)
             (special if replaces else regular).append(row)
-        await self._work(self._put_writes, regular, special)
-
-    def _put_writes(self, regular: list[tuple[Any, ...]], special: list[tuple[Any, ...]]) -> None:
-        with self._transaction(q.BEGIN_WRITE) as cur:
-            if regular:
-                cur.executemany(q.INSERT_WRITE, regular)
-            if special:
-                cur.executemany(q.REPLACE_WRITE, special)
+        return regular, special
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         await self._work(self._delete_thread, str(thread_id))
@@ -444,49 +494,6 @@ class SqliteSaver(BaseCheckpointSaver):
     async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
-        params = (prefix, _prefix_end(prefix), -1 if limit is None else limit)
+        params = (prefix, prefix_end(prefix), -1 if limit is None else limit)
         for thread_id, checkpoint_id, ts in await self._work(self._fetch_all, q.LIST_THREADS, params):
             yield ThreadInfo(thread_id, checkpoint_id, ts)
-
-
-def _prefix_end(prefix: str) -> str | None:
-    """The smallest string above every string that starts with ``prefix`` (None: no bound).
-
-    SQLite compares TEXT by its UTF-8 bytes, which orders like code points, so
-    ``thread_id >= prefix AND thread_id < end`` is exactly "starts with prefix"
-    and reads a range of the primary key (LIKE would need escaping of % and _).
-    """
-    while prefix and prefix[-1] == chr(0x10FFFF):
-        prefix = prefix[:-1]
-    if not prefix:
-        return None
-    following = ord(prefix[-1]) + 1
-    if 0xD800 <= following <= 0xDFFF:  # surrogates are not text: the next code point after them
-        following = 0xE000
-    return prefix[:-1] + chr(following)
-
-
-def _matches(row: Sequence[Any], wanted: Mapping[str, Any]) -> bool:
-    """Whether a listed row's metadata matches the filter exactly (decoding it as hostile)."""
-    with reading(row[0], row[2]):
-        return metadata_matches(load_metadata(row[7]), wanted)
-
-
-def _metadata_clause(key: str, value: Any) -> tuple[str, tuple[Any, ...]] | None:
-    """The SQL test of one filter key, or None when only Python can test it exactly.
-
-    Keys that JSON would escape (quotes, backslashes, control characters)
-    cannot be spelled in an SQLite JSON path; big numbers and containers do
-    not compare in SQL exactly as in Python. Those are checked after reading.
-    """
-    if json.dumps(key, ensure_ascii=False)[1:-1] != key:
-        return None
-    if value is None:
-        return q.META_IS_NULL, (key,)
-    if type(value) is str:
-        return q.META_IS_TEXT, (key, key, value)
-    if type(value) is bool:  # JSON's true/false, never the numbers 1/0
-        return q.META_IS_BOOL, (key, "true" if value else "false")
-    if type(value) in (int, float) and -_EXACT_INT <= value <= _EXACT_INT:
-        return q.META_EQUALS, (key, key, value)
-    return None
