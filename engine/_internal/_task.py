@@ -19,7 +19,7 @@ from engine._internal._ids import task_id as _hash_id
 from engine._internal._interrupt import Interrupt
 from engine.errors import GraphInterrupt
 
-__all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "get_store", "CURRENT"]
+__all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "get_store", "runtime_of_task", "CURRENT"]
 
 
 @dataclass(slots=True)
@@ -38,8 +38,8 @@ class TaskContext:
     counter: int = 0
     custom: Callable[[Any], None] | None = None
     message: Callable[[Any, dict[str, Any] | None], None] | None = None
-    # the graph's store (compile(store=...)), for get_store() and a node's ``store`` parameter;
-    # the future Runtime's ``store`` is this one too
+    # the graph's store (compile(store=...)), for get_store(), a node's ``store`` parameter
+    # and its Runtime's ``store``
     store: Any = None
     # the calls this task makes to ``@task`` functions (engine.pregel._calls.CallScope), set by the runner
     calls: Any = None
@@ -47,6 +47,35 @@ class TaskContext:
     nest: Callable[[], Any] | None = None
     # a subgraph run without a saver asks its questions as this (its parent's) task
     delegate: "TaskContext | None" = None
+    # the call's ``context=`` (coerced into the graph's context_schema), for the Runtime
+    context: Any = None
+    # the version the task's step started from, the run's id, the attempt (1-based) and when the first began
+    checkpoint_id: str = ""
+    run_id: str | None = None
+    attempt: int = 1
+    first_attempt_time: float | None = None
+    _runtime: Any = None
+
+    def runtime(self) -> Any:
+        """The task's :class:`~engine.runtime.Runtime` (made once per attempt, when first asked for)."""
+        from engine._internal._runtime import ExecutionInfo, Runtime
+
+        rt = self._runtime
+        if rt is None or rt.execution_info.node_attempt != self.attempt:
+            configurable = self.config.get("configurable") or {}
+            info = ExecutionInfo(
+                checkpoint_id=self.checkpoint_id,
+                checkpoint_ns=configurable.get("checkpoint_ns", ""),
+                task_id=self.task_id,
+                thread_id=configurable.get("thread_id"),
+                run_id=self.run_id,
+                node_attempt=self.attempt,
+                node_first_attempt_time=self.first_attempt_time,
+            )
+            rt = self._runtime = Runtime(
+                context=self.context, store=self.store, stream_writer=self.custom or _noop, execution_info=info
+            )
+        return rt
 
 
 CURRENT: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("graphwire_task", default=None)
@@ -103,6 +132,11 @@ def get_message_writer() -> Callable[..., None]:
     if ctx is None or ctx.message is None:
         return _noop
     return ctx.message
+
+
+def runtime_of_task() -> Any:
+    """The running task's Runtime (``engine.runtime.get_runtime``)."""
+    return _ctx("get_runtime()").runtime()
 
 
 def get_store() -> Any:

@@ -3,7 +3,8 @@
 LangGraph 1.2 takes a plain or async function of the state, optionally with
 parameters it fills in by name: ``config`` (the task's RunnableConfig, when
 unannotated or annotated ``RunnableConfig``), ``writer`` (the custom stream
-writer) and ``store`` (the graph's store, passed by the loop). Any
+writer), ``runtime`` (the task's :class:`~engine.runtime.Runtime`, whatever
+its annotation) and ``store`` (the graph's store, passed by the loop). Any
 langchain-core Runnable (an LCEL chain, a ``RunnableLambda``, a chat model
 with tools bound) is a node too, invoked with the task's config. This module
 turns each into a :class:`NodeCall`: ``proc(input, config)`` (or
@@ -24,7 +25,6 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.errors import GraphDefinitionError
 from engine.graph._messages import langchain_messages
 from engine.types import StreamWriter
@@ -76,10 +76,8 @@ def _injected(fn: Any, name: str) -> dict[str, str]:
             out[kw] = "config"
         elif kw == "writer" and (empty or "StreamWriter" in text or p.annotation == StreamWriter):
             out[kw] = "writer"
-        elif kw == "runtime":
-            raise NotImplementedError(
-                f"node {name!r} takes a 'runtime' parameter: Runtime is not supported yet; see {WHERE_IT_DIFFERS}"
-            )
+        elif kw == "runtime":  # as LangGraph: by name, whatever its annotation
+            out[kw] = "runtime"
     return out
 
 
@@ -116,7 +114,7 @@ def node_call(name: str, action: Any) -> NodeCall:
 
 def _kwargs(injected: dict[str, str], config: Any, passed: dict[str, Any]) -> dict[str, Any]:
     """The injected arguments of one call; ``passed`` is what the loop gave (``store``)."""
-    from engine._internal._task import get_stream_writer
+    from engine._internal._task import get_stream_writer, runtime_of_task
 
     out = dict(passed)
     for kw, what in injected.items():
@@ -124,6 +122,8 @@ def _kwargs(injected: dict[str, str], config: Any, passed: dict[str, Any]) -> di
             out[kw] = config
         elif what == "writer":
             out[kw] = get_stream_writer()
+        elif what == "runtime":
+            out[kw] = runtime_of_task()
     return out
 
 

@@ -55,8 +55,8 @@ class StateGraph:
 
     Args:
         state_schema: TypedDict, dataclass or Pydantic model of the state.
-        context_schema: not supported yet (a run context, ``Runtime.context``):
-            NotImplementedError unless None.
+        context_schema: the type of a call's ``context=`` (dataclass, TypedDict
+            or Pydantic model), which nodes read as ``runtime.context``.
         input_schema: keys accepted as input (default: the state's).
         output_schema: keys returned (default: the state's).
         input, output: LangGraph's older names of ``input_schema`` and ``output_schema``.
@@ -72,7 +72,8 @@ class StateGraph:
         input: Any = None,
         output: Any = None,
     ) -> None:
-        refuse("StateGraph", context_schema=context_schema)
+        #: what a call's ``context=`` is coerced into (a dataclass, TypedDict or Pydantic model)
+        self.context_schema = context_schema
         self.state = read_schema(state_schema)
         self.input = read_schema(input_schema or input) if (input_schema or input) else self.state
         self.output = read_schema(output_schema or output) if (output_schema or output) else self.state
@@ -365,6 +366,7 @@ class StateGraph:
             interrupt_before=ib,
             interrupt_after=ia,
             name=name or "LangGraph",
+            context_schema=self.context_schema,
         )
 
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 from engine.channels.base import BaseChannel
 from engine.types import START
 
-__all__ = ["input_writes", "output_values", "task_update", "task_config", "task_namespace"]
+__all__ = ["input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata"]
 
 
 def input_writes(inp: Any) -> list[tuple[str, Any]]:
@@ -56,23 +56,78 @@ def task_namespace(parent_ns: str, node: str, task_id: str) -> str:
     return f"{parent_ns}|{own}" if parent_ns else own
 
 
+#: keys of the call's ``configurable`` LangGraph copies into a node's metadata (when set and not there already)
+_TO_METADATA = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
+#: the run's names for its callbacks, not the node's (LangGraph's node config has neither)
+_RUN_ONLY = ("run_id", "run_name")
+
+
 def task_config(
     config: Mapping[str, Any],
     configurable: Mapping[str, Any],
     metadata: Mapping[str, Any],
     *,
     checkpoint_ns: str,
+    parent_ns: str,
+    checkpoint_id: str | None,
     node: str,
     step: int,
     triggers: tuple[str, ...],
-    run_id: str,
+    path: tuple[Any, ...],
 ) -> dict[str, Any]:
-    """The config a task's node receives: the run's, with LangGraph's per-task keys."""
-    meta = {
-        **metadata,
-        "langgraph_step": step,
-        "langgraph_node": node,
-        "langgraph_triggers": triggers,
-        "langgraph_checkpoint_ns": checkpoint_ns,
+    """The config a task's node receives, key by key as LangGraph 1.2 gives it.
+
+    ``configurable``: the call's, plus ``checkpoint_map`` (namespace -> the
+    version each enclosing step started from, ``checkpoint_id``), ``checkpoint_id``
+    None (the task runs on the newest state) and the task's ``checkpoint_ns``.
+    ``metadata``: the call's, the configurable keys LangGraph copies
+    (``thread_id``, a ``checkpoint_id`` the call named, ...), then ``langgraph_step``,
+    ``_node``, ``_triggers``, ``_path`` and ``_checkpoint_ns``. The other keys
+    (tags, callbacks, recursion_limit, ...) are the call's, but for its run's
+    ``run_id`` and ``run_name``.
+    """
+    meta = dict(metadata)
+    for key in _TO_METADATA:
+        if key not in meta and configurable.get(key):
+            meta[key] = configurable[key]
+    meta["langgraph_step"] = step
+    meta["langgraph_node"] = node
+    if path[0] == "push":  # a Send's task, as LangGraph names it
+        meta["langgraph_triggers"] = ("__pregel_push",)
+        meta["langgraph_path"] = ("__pregel_push", path[1], False)
+    else:
+        meta["langgraph_triggers"] = triggers
+        meta["langgraph_path"] = ("__pregel_pull", *path[1:])
+    meta["langgraph_checkpoint_ns"] = checkpoint_ns
+    conf = {
+        **configurable,
+        "checkpoint_map": {**(configurable.get("checkpoint_map") or {}), parent_ns: checkpoint_id},
+        "checkpoint_id": None,
+        "checkpoint_ns": checkpoint_ns,
     }
-    return {**config, "configurable": {**configurable, "checkpoint_ns": checkpoint_ns}, "metadata": meta, "run_id": run_id}
+    out = {k: v for k, v in config.items() if k not in _RUN_ONLY}
+    out["configurable"] = conf
+    out["metadata"] = meta
+    return out
+
+
+#: configurable keys LangGraph never copies into a version's metadata
+_NOT_METADATA = frozenset(
+    {
+        "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "langgraph_step", "langgraph_node",
+        "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns",
+    }
+)  # fmt: skip
+
+
+def configurable_metadata(configurable: Mapping[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of the call's ``configurable`` a saved version's metadata gains, as LangGraph copies them.
+
+    Those holding a string, number or bool, but for the thread and checkpoint
+    ids and namespace, names starting with ``__`` and keys ``metadata`` has.
+    """
+    return {
+        k: v
+        for k, v in configurable.items()
+        if k not in metadata and k not in _NOT_METADATA and not k.startswith("__") and isinstance(v, (str, int, float, bool))
+    }

@@ -41,9 +41,11 @@ class MessagesHandler(BaseCallbackHandler):
 
     run_inline = True  # in the model's thread, in order
 
-    def __init__(self, emit: Emit, seen: set[str]) -> None:
+    def __init__(self, emit: Emit, seen: set[str], extra: dict[str, Any]) -> None:
         self.emit = emit
         self.seen = seen
+        # the call's configurable keys, below the model run's metadata (LangGraph's tracing defaults)
+        self.extra = extra
         self.runs: dict[UUID, dict[str, Any]] = {}
         self.streamed: set[UUID] = set()
 
@@ -65,7 +67,7 @@ class MessagesHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         if not tags or NOSTREAM not in tags:
-            self.runs[run_id] = {**(metadata or {}), "tags": list(tags or ())}
+            self.runs[run_id] = {**self.extra, **(metadata or {}), "tags": list(tags or ())}
 
     def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kwargs: Any) -> None:
         meta = self.runs.get(run_id)
@@ -175,20 +177,27 @@ def child_config(config: dict[str, Any], state: Any, *, runnable: bool = False) 
     emit = ctx.message
     if emit is None:
         if not wrap:
+            # As LangGraph: a node's config has callbacks (a manager with none, if the call gave none),
+            # and get_config() is the very config the node got.
+            child["callbacks"] = child.get("callbacks") or CallbackManager([])
+            ctx.config = child
             return child, _NO_TASK
-        return child, TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step))
+        task = TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step))
+        ctx.config = child
+        return child, task
     configurable = child.get("configurable") or {}
     meta = dict(child.get("metadata") or {})
-    meta.setdefault("langgraph_path", ("__pregel_pull", ctx.node))  # type: ignore[union-attr]
-    meta.setdefault("langgraph_checkpoint_ns", configurable.get("checkpoint_ns", ""))
-    for k, v in configurable.items():
-        if not k.startswith("__") and k not in meta and k != "checkpoint_ns" and isinstance(v, (str, int, float, bool)):
-            meta[k] = v
-    child["metadata"] = meta
+    extra = {
+        k: v
+        for k, v in configurable.items()
+        if not k.startswith("__") and k not in meta and k != "checkpoint_ns" and isinstance(v, (str, int, float, bool))
+    }
+    meta.update(extra)
     seen = {m.id for m in _messages_in(state) if m.id is not None}
-    handler = MessagesHandler(emit, seen)
+    handler = MessagesHandler(emit, seen, extra)
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, state, ctx.node, ctx.step) if wrap else None
+    ctx.config = child
     return child, TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
 
 

@@ -58,7 +58,7 @@ from engine.events import (
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, prepare_next_tasks, should_interrupt
 from engine.pregel._input import InputFolding
-from engine.pregel._io import output_values, task_config, task_namespace
+from engine.pregel._io import configurable_metadata, output_values, task_config, task_namespace
 from engine.pregel._nested import NestedHost
 from engine.pregel._queue import EventQueue
 from engine.pregel._runner import StepRunner
@@ -93,9 +93,8 @@ class RunLoop(InputFolding):
         lease: Lease | None = None,
         checkpoint_ns: str = "",
         thread_name: str | None = None,
-        host: NestedHost | None = None,
-        subgraph_kinds: frozenset[type[Event]] | None = None,
-        stable_ns: bool = False,
+from engine.pregel._io import configurable_metadata, output_values, task_config, task_namespace
+from engine.pregel._nested import NestedHost
     ) -> None:
         self.spec = spec
         self.input = input
@@ -126,6 +125,8 @@ class RunLoop(InputFolding):
         if recursion_limit < 1:
             raise ValueError("recursion_limit must be at least 1")
         self.user_metadata = dict(config.get("metadata") or {})
+        # As LangGraph: every version's metadata also holds the call's plain configurable keys.
+        self.version_metadata = {**self.user_metadata, **configurable_metadata(self.configurable, self.user_metadata)}
         self.queue = EventQueue(kinds)
         self.kinds = kinds
         self._want = self.queue.want
@@ -143,6 +144,8 @@ class RunLoop(InputFolding):
             task_config=self._task_config,
             state_keys=spec.stream_keys if isinstance(spec.stream_keys, str) else spec.state_keys,
             store=store,
+            context=context,
+            run_id=run_id,
             inline_sync=inline_sync,
             nest=self._task_host,
         )
@@ -180,10 +183,12 @@ class RunLoop(InputFolding):
             self.configurable,
             self.user_metadata,
             checkpoint_ns=task_namespace(self.checkpoint_ns, t.name, t.id),
+            parent_ns=self.checkpoint_ns,
+            checkpoint_id=self.parent_id,
             node=t.name,
             step=step,
             triggers=t.triggers,
-            run_id=self.run_id,
+            path=t.path,
         )
 
     def _task_host(self, t: Task, step: int, ctx: TaskContext) -> NestedHost:
@@ -371,7 +376,7 @@ class RunLoop(InputFolding):
     async def _save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
         snapshot = new_version(self.checkpoint)
         # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
-        metadata = {"run_id": self.run_id, **self.user_metadata, "source": source, "step": self.step, "parents": dict(self.parents)}
+        metadata = {"run_id": self.run_id, **self.version_metadata, "source": source, "step": self.step, "parents": dict(self.parents)}
         parent = self.parent_id
         self.parent_id = snapshot["id"]
         if self._want(CheckpointSaved):

@@ -20,7 +20,6 @@ __all__ = ["durability_of"]
 def durability_of(
     durability: str | None,
     *,
-    context: Any = None,
     print_mode: Any = (),
     output_keys: Any = None,
     debug: bool | None = None,
@@ -31,7 +30,6 @@ def durability_of(
     """The durability a run uses; NotImplementedError for an option the engine does not honour yet."""
     refuse(
         "invoke/stream",
-        context=context,
         print_mode=print_mode,
         output_keys=output_keys,
         debug=debug,

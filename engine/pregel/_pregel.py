@@ -30,6 +30,7 @@ from engine.pregel._nested import NestedHost, current_host, forwarded, nested_co
 from engine.pregel._options import durability_of
 from engine.pregel._resume import NO_ANSWER, Resume, plan_resume
 from engine.pregel._state_api import StateAPI
+from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec, NodeSpec
 from engine.pregel._stream import Projector, kinds_for
 from engine.types import Command
@@ -61,8 +62,11 @@ class Pregel(StateAPI):
         interrupt_before: Any = (),
         interrupt_after: Any = (),
         name: str = "LangGraph",
+        context_schema: Any = None,
     ) -> None:
         self.builder = builder
+        #: what a call's ``context=`` is coerced into (``StateGraph(context_schema=...)``)
+        self.context_schema = context_schema
         self.nodes = nodes
         self.channels = channels
         self.input_keys = tuple(input_keys)
@@ -125,6 +129,7 @@ class Pregel(StateAPI):
         lease: Lease | None = None,
         thread_name: str | None = None,
         subgraphs: bool = True,
+        context: Any = None,
         _inline_sync: bool = False,
         **langgraph_options: Any,
     ) -> AsyncIterator[Event]:
@@ -148,8 +153,11 @@ class Pregel(StateAPI):
         each with its namespace (``Event.ns``). Called from inside a running
         node, the graph runs as a subgraph of that node's run
         (:mod:`engine.pregel._nested`).
+        ``context``: the run's context, which nodes read as ``runtime.context``
+        (a dict is coerced into the graph's ``context_schema``, as in LangGraph).
         """
         durability = durability_of(durability, **langgraph_options)
+        context = coerce_context(self.context_schema, context)
         if durability not in (None, "sync", "async", "exit"):
             raise ValueError(f"durability must be 'sync', 'async' or 'exit', not {durability!r}")
         wanted = frozenset(kinds) | {RunFinished} if kinds is not None else None
@@ -176,6 +184,7 @@ class Pregel(StateAPI):
             lease=lease,
             thread_name=thread_name,
             subgraph_kinds=wanted if subgraphs else frozenset(),
+            context=context,
         )
         return loop.events() if run is None else reported(run, loop.events())
 

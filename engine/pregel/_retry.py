@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 import functools
 import random
+import time
 from typing import Any, Sequence
 
 from engine.errors import GraphInterrupt, ParentCommand
@@ -36,8 +37,10 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
     """
     node = t.node
     attempt = 0
+    ctx.first_attempt_time = time.time()
     while True:
         ctx.counter = 0
+        ctx.attempt = attempt + 1
         token = CURRENT.set(ctx)
         try:
             args = (t.input, ctx.config) if node.accepts_config else (t.input,)

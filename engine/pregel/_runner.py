@@ -59,6 +59,8 @@ class StepRunner:
         store: Any,
         inline_sync: bool,
         nest: Callable[[Task, int, TaskContext], Any] | None = None,
+        context: Any = None,
+        run_id: str | None = None,
     ) -> None:
         self._emit_to = emit
         self.want = want
@@ -68,6 +70,8 @@ class StepRunner:
         self.task_config = task_config
         self.state_keys = state_keys
         self.store = store
+        self.context = context
+        self.run_id = run_id
         self.inline_sync = inline_sync
         self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
         #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
@@ -203,7 +207,16 @@ class StepRunner:
             )
 
     async def _run_task(self, t: Task, step: int, *, inline: bool) -> None:
-        ctx = TaskContext(task_id=t.id, node=t.name, step=step, config=self.task_config(t, step), store=self.store)
+        ctx = TaskContext(
+            task_id=t.id,
+            node=t.name,
+            step=step,
+            config=self.task_config(t, step),
+            store=self.store,
+            context=self.context,
+            checkpoint_id=self._parent_id or "",
+            run_id=self.run_id,
+        )
         if t.resume:
             ctx.resume = list(t.resume)
         ctx.calls = CallScope(self, step, self._parent_id, self._statuses, t.state, loop=self._loop,

@@ -21,6 +21,7 @@ from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease
 from engine.errors import InvalidUpdateError, NotFoundError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._graph_run import merge_configs
+from engine.pregel._io import configurable_metadata
 from engine.pregel._snapshot import build_snapshot
 from engine.pregel._spec import NodeSpec
 from engine.pregel._status import null_writes, read_statuses
@@ -174,7 +175,8 @@ class StateAPI:
         if lease is not None:
             parent["configurable"][LEASE_KEY] = lease  # the saver's side: the write carries its fencing token
         parents = dict(saved.metadata.get("parents") or {}) if saved else {}
-        metadata = {**(config.get("metadata") or {}), "source": "update", "step": step + 1, "parents": parents}
+        user = config.get("metadata") or {}
+        metadata = {**user, **configurable_metadata(configurable, user), "source": "update", "step": step + 1, "parents": parents}
         new_versions = {c: ck["channel_versions"][c] for c in changed}
         return await saver.aput(parent, ck, metadata, new_versions)
 

@@ -30,6 +30,7 @@ LANGGRAPH: dict[str, set[str]] = {
         "NodeTimeoutError", "ParentCommand", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
     },
     "config": {"get_config", "get_store", "get_stream_writer", "RunnableConfig", "StreamWriter"},
+    "runtime": {"BaseUser", "ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"},
     "prebuilt": {
         "InjectedState", "InjectedStore", "ToolCallTransformer", "ToolNode", "ToolRuntime", "ValidationNode",
         "create_react_agent", "tools_condition",
@@ -68,8 +69,12 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "EmptyChannelError", "ErrorCode", "GraphDrained", "NodeCancelledError", "NodeError",
         "NodeTimeoutError", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
     )},
+    "runtime": {
+        "BaseUser": "LangGraph Server's authenticated user (langgraph_sdk); graphwire's tenants are its own",
+        "RunControl": "cooperative draining (invoke(control=)) is not supported yet",
+    },
     "prebuilt": {
-        "ToolRuntime": "Runtime: issue 18",
+        "ToolRuntime": "a tool's Runtime: not supported yet",
         "ToolCallTransformer": "LangGraph's v2 streaming of tool calls",
         "ValidationNode": "deprecated in LangGraph (structured output through tools)",
     },

@@ -96,12 +96,6 @@ def test_a_runnable_node_is_named_after_itself_and_runs_async(checkpointer):
     assert asyncio.run(app.ainvoke({"log": []}, thread("b"))) == {"log": ["async lambda"]}
 
 
-def test_runtime_parameter_is_refused_not_ignored():
-    b = StateGraph(Log)
-    with pytest.raises(NotImplementedError, match="Where it differs"):
-        b.add_node("n", lambda state, runtime: {})
-
-
 def test_with_config_is_applied(checkpointer):
     b = StateGraph(Log)
     b.add_node("n", lambda s, config: {"log": [(config["metadata"].get("who"), config.get("recursion_limit"))]})

@@ -46,7 +46,6 @@ def _app() -> Any:
 CFG = {"configurable": {"thread_id": "t"}}
 
 REFUSED: dict[str, Callable[[], Any]] = {
-    "StateGraph(context_schema=": lambda: StateGraph(S, context_schema=dict),
     "add_node(defer=": lambda: _builder().add_node("late", _inc, defer=True),
     "add_node(cache_policy=": lambda: _builder().add_node("c", _inc, cache_policy=object()),
     "add_node(error_handler=": lambda: _builder().add_node("c", _inc, error_handler=_inc),
@@ -54,7 +53,6 @@ REFUSED: dict[str, Callable[[], Any]] = {
     "add_node(trace_policy=": lambda: _builder().add_node("c", _inc, trace_policy=object()),
     "compile(cache=": lambda: _builder().compile(cache=object()),
     "compile(debug=": lambda: _builder().compile(debug=True),
-    "invoke/stream(context=": lambda: _app().invoke({"x": 1}, CFG, context={"user": "u"}),
     "invoke/stream(print_mode=": lambda: list(_app().stream({"x": 1}, CFG, print_mode="updates")),
     "invoke/stream(output_keys=": lambda: _app().invoke({"x": 1}, CFG, output_keys=["x"]),
     "invoke/stream(debug=": lambda: list(_app().stream({"x": 1}, CFG, debug=True)),
