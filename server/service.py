@@ -20,6 +20,7 @@ from engine.checkpoint._helpers import MAX_METADATA_BYTES
 from engine import events as ev
 from engine.checkpoint.base import Lease
 from engine.func._entrypoint import EntrypointGraph
+from engine.pregel._run_context import ContextError, context_from_json
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
@@ -50,6 +51,22 @@ _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.Inter
 
 
 _NO_UPDATE: Any = object()  # a Fork without update_json
+#: the largest context_json a run takes (like run metadata: small values, a user's id or locale)
+MAX_CONTEXT_BYTES = MAX_METADATA_BYTES
+
+
+def run_context(graph: Any, text: str) -> Any:
+    """``RunConfig.context_json`` as the run's context, checked against the graph's ``context_schema``."""
+    size = len(text.encode())
+    if size > MAX_CONTEXT_BYTES:
+        raise RpcError(
+            grpc.StatusCode.RESOURCE_EXHAUSTED, f"config.context_json: {size} bytes; a run's context is at most {MAX_CONTEXT_BYTES}"
+        )
+    data = decode_json(text, "config.context_json")
+    try:
+        return context_from_json(getattr(graph, "context_schema", None), data)
+    except ContextError as e:
+        raise _bad(f"config.context_json.{e.field}" if e.field else "config.context_json", e.reason) from None
 
 
 class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
@@ -128,6 +145,8 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
                         raise _bad(f"config.{field}", f"unknown node {n!r}")
                 if names:
                     opts[field] = names
+            if rc.context_json:
+                opts["context"] = run_context(entry.graph, rc.context_json)
         return opts
 
     async def _abort(self, context: grpc.aio.ServicerContext, exc: BaseException) -> None:

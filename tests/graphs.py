@@ -22,6 +22,10 @@ with the repository root as its working directory, so ``tests`` imports).
   is stored under a key made from its text (``by: "node"``), then ``known``
   is set to the text of every memory there, in store order (what a client
   put through the store RPCs included).
+* ``user_memories``: ``memories`` whose user comes from the run's context
+  (``context_schema=UserContext``: ``user_id``, ``locale``), not the state:
+  the node reads ``runtime.context`` and ``runtime.store``, and also sets
+  ``greeting`` ("bonjour ada" for locale "fr").
 * ``parallel``: two nodes in one superstep: ``fast`` returns at once and
   appends a line to the file ``runs-<label>`` in the gates directory (so a
   test counts how often it ran, whichever server ran it); ``slow`` waits for
@@ -40,16 +44,18 @@ import asyncio
 import hashlib
 import operator
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 from engine import END, START, StateGraph, get_config, get_stream_writer, interrupt
+from engine.runtime import Runtime
 from engine.store.base import BaseStore
 from examples.reminders import build_graph
 
 __all__ = [
     "GATE_ENV", "bulky", "chain3", "failing", "gate_path", "gated", "letters", "memories", "memory_key", "parallel",
-    "questions", "reminders_gated", "runs_path", "shout",
+    "questions", "reminders_gated", "runs_path", "shout", "user_memories",
 ]  # fmt: skip
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
@@ -188,6 +194,37 @@ def _remember(state: MemoryState, store: BaseStore) -> dict[str, Any]:
 
 
 memories = _one_node(MemoryState, "remember", _remember)
+
+
+@dataclass
+class UserContext:
+    """``user_memories``' context: who the turn is for, and how to greet them."""
+
+    user_id: str
+    locale: str = "en"
+
+
+class TurnState(TypedDict, total=False):
+    fact: str | None
+    known: list[str]
+    greeting: str
+
+
+_HELLO = {"en": "hello", "fr": "bonjour", "no": "hei"}
+
+
+def _remember_for(state: TurnState, runtime: Runtime[UserContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    namespace = ("memories", ctx.user_id)
+    fact = state.get("fact")
+    if fact:
+        runtime.store.put(namespace, memory_key(fact), {"text": fact, "by": "node"})
+    known = [m.value["text"] for m in runtime.store.search(namespace, limit=100)]
+    return {"known": known, "fact": None, "greeting": f"{_HELLO.get(ctx.locale, 'hello')} {ctx.user_id}"}
+
+
+user_memories = StateGraph(TurnState, context_schema=UserContext)
+user_memories.add_node("remember", _remember_for).add_edge(START, "remember").add_edge("remember", END)
 
 
 def letters(texts: list[str]) -> list[list[float]]:

@@ -111,7 +111,10 @@ def context_from_json(schema: Any, data: Any) -> Any:
             n for n, f in fields.items() if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         }
         _check_fields(schema, data, hints, required)
-        return schema(**data)
+        try:
+            return schema(**data)
+        except Exception as e:  # the schema's own checks (__post_init__)
+            raise ContextError("", f"{schema.__name__} refused it: {type(e).__name__}: {e}") from None
     if _is_typeddict(schema):
         _check_fields(schema, data, typing.get_type_hints(schema), set(schema.__required_keys__))
         return dict(data)

@@ -84,7 +84,7 @@ class AsyncClient:
     forms): a :class:`RunOptions` as ``options=``, or its fields as keyword
     arguments (``event_kinds=``, ``enqueue=``, ``recursion_limit=``,
     ``durability=``, ``run_metadata=``, ``interrupt_before=``,
-    ``interrupt_after=``, ``timeout=``, ``metadata=``), which override the
+    ``interrupt_after=``, ``context=``, ``timeout=``, ``metadata=``), which override the
     fields of ``options``.
     """
 

@@ -44,6 +44,10 @@ class RunOptions:
             the run saves (``history(filter=...)`` finds them).
         interrupt_before, interrupt_after: Nodes to pause before/after,
             replacing the graph's own breakpoints.
+        context: The run's context (a JSON object, such as
+            ``{"user_id": "u1"}``): what the graph's nodes read as
+            ``runtime.context``, checked against its ``context_schema``
+            (``InvalidArgument`` naming a bad field). Not stored in state.
         timeout: Seconds for the whole call; its deadline cancels the run.
         metadata: Extra call metadata (such as W3C ``traceparent``), sent
             after the client's own.
@@ -56,6 +60,7 @@ class RunOptions:
     run_metadata: Mapping[str, Any] | None = None
     interrupt_before: Sequence[str] | None = None
     interrupt_after: Sequence[str] | None = None
+    context: Mapping[str, Any] | None = None
     timeout: float | None = None
     metadata: CallMetadata | None = None
 
@@ -81,6 +86,7 @@ class RunOptions:
             run_metadata=self.run_metadata,
             interrupt_before=self.interrupt_before,
             interrupt_after=self.interrupt_after,
+            context=self.context,
         )
 
 

@@ -75,6 +75,7 @@ def run_config(
     run_metadata: Mapping[str, Any] | None,
     interrupt_before: Sequence[str] | None,
     interrupt_after: Sequence[str] | None,
+    context: Mapping[str, Any] | None = None,
 ) -> pb.RunConfig | None:
     """The per-run overrides, or None when there are none."""
     config = pb.RunConfig(
@@ -88,6 +89,8 @@ def run_config(
         config.recursion_limit = recursion_limit
     if run_metadata is not None:
         config.metadata_json = encode(run_metadata)
+    if context is not None:
+        config.context_json = encode(context)
     return config if config.ByteSize() else None  # an explicit recursion_limit counts, even 0
 
 

@@ -52,6 +52,12 @@ export interface RunSettings {
   interruptBefore?: readonly string[] | undefined;
   /** Nodes to pause after, replacing the graph's own breakpoints ("*": all). */
   interruptAfter?: readonly string[] | undefined;
+  /**
+   * The run's context, e.g. `{ user_id: "u1", locale: "fr" }`: what the graph's nodes read as
+   * `runtime.context`, checked against its `context_schema` (`InvalidArgumentError` naming a
+   * bad field). Not stored in the thread's state.
+   */
+  context?: Record<string, unknown> | undefined;
 }
 
 export class Encoder {
@@ -105,6 +111,10 @@ export class Encoder {
     }
     if (s.runMetadata !== undefined) {
       config.metadataJson = this.jsonText(s.runMetadata);
+      set = true;
+    }
+    if (s.context !== undefined) {
+      config.contextJson = this.jsonText(s.context);
       set = true;
     }
     return set ? config : undefined;

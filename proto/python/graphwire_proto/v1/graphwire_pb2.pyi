@@ -64,18 +64,20 @@ FINISH_REASON_RECURSION_LIMIT: FinishReason
 FINISH_REASON_CANCELLED: FinishReason
 
 class RunConfig(_message.Message):
-    __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after")
+    __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json")
     RECURSION_LIMIT_FIELD_NUMBER: _ClassVar[int]
     DURABILITY_FIELD_NUMBER: _ClassVar[int]
     METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
     recursion_limit: int
     durability: Durability
     metadata_json: str
     interrupt_before: _containers.RepeatedScalarFieldContainer[str]
     interrupt_after: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ...) -> None: ...
+    context_json: str
+    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
     __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config")
