@@ -69,5 +69,12 @@ class BaseChannel(Generic[V], abc.ABC):
         """Called when a task triggered by this channel ran; return whether it changed."""
         return False
 
+    def finish(self) -> bool:
+        """Called when the run is about to end (a step triggered no node); return whether it changed.
+
+        Only a deferred node's channels change (:mod:`engine.channels.after_finish`).
+        """
+        return False
+
     def copy(self) -> "BaseChannel[V]":
         return self.from_checkpoint(self.checkpoint())

@@ -17,6 +17,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 from engine._internal._unsupported import refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
+from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
 from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError, InvalidUpdateError
 from engine.graph._allowlist import allow_schema_types
@@ -44,6 +45,8 @@ class _Node:
     retry_policy: tuple[RetryPolicy, ...] = ()
     input_schema: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    # runs only when nothing else is left to run (its triggers are after-finish channels)
+    defer: bool = False
 
 
 def _is_async(fn: Any) -> bool:
@@ -109,16 +112,17 @@ class StateGraph:
         """Add a node: a function of the state (or of ``input_schema``) returning an update.
 
         As LangGraph 1.2's; ``input`` and ``retry`` are its older names of
-        ``input_schema`` and ``retry_policy``. ``defer``, ``cache_policy``,
-        ``error_handler``, ``timeout`` and ``trace_policy`` are not supported
-        yet: NotImplementedError unless left at their defaults. A compiled
-        graph as the node is a subgraph (:mod:`engine.pregel._nested`): it
+        ``input_schema`` and ``retry_policy``. ``defer=True``: the node runs
+        only once nothing else is left to run (the fan-in of branches of
+        different lengths runs once). ``cache_policy``, ``error_handler``,
+        ``timeout`` and ``trace_policy`` are not supported yet:
+        NotImplementedError unless left at their defaults. A compiled graph
+        as the node is a subgraph (:mod:`engine.pregel._nested`): it
         runs as one task, reading the state keys it shares with this graph
         and writing its output keys back.
         """
         refuse(
             "add_node",
-            defer=defer,
             cache_policy=cache_policy,
             error_handler=error_handler,
             timeout=timeout,
@@ -151,7 +155,7 @@ class StateGraph:
         if input_schema is not None:
             self._add_schema(input_schema)
         call = subgraph_call(action) if isinstance(action, Pregel) else node_call(node, action)
-        self.nodes[node] = _Node(node, action, call, policies, input_schema, dict(metadata or {}))
+        self.nodes[node] = _Node(node, action, call, policies, input_schema, dict(metadata or {}), defer=bool(defer))
         return self
 
     def _add_schema(self, schema: Any) -> SchemaInfo:
@@ -316,13 +320,15 @@ class StateGraph:
         channels: dict[str, BaseChannel] = dict(self.channels)
         channels[START] = EphemeralValue(Any, key=START)
         channels[TASKS] = Topic(Send, accumulate=False, key=TASKS)
-        for n in self.nodes:
-            channels[f"branch:to:{n}"] = EphemeralValue(None, guard=False, key=f"branch:to:{n}")
+        for n, spec in self.nodes.items():
+            key = f"branch:to:{n}"
+            channels[key] = LastValueAfterFinish(None, key=key) if spec.defer else EphemeralValue(None, guard=False, key=key)
         join_chans: dict[str, list[str]] = {}  # source -> join channels it writes
         node_joins: dict[str, list[str]] = {}  # target -> join channels it waits on
         for sources, target in self.joins:
             key = f"join:{'+'.join(sources)}:{target}"
-            channels[key] = NamedBarrierValue(set(sources), key=key)
+            deferred = target in self.nodes and self.nodes[target].defer
+            channels[key] = (NamedBarrierValueAfterFinish if deferred else NamedBarrierValue)(set(sources), key=key)
             for s in sources:
                 join_chans.setdefault(s, []).append(key)
             node_joins.setdefault(target, []).append(key)

@@ -154,6 +154,7 @@ def apply_writes(
     channels: Mapping[str, BaseChannel],
     tasks: Sequence[Task],
     next_version: int | None = None,
+    triggers_to_nodes: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[set[str], set[str]]:
     """Apply a finished step's writes to ``channels`` and ``checkpoint`` in place.
 
@@ -161,6 +162,12 @@ def apply_writes(
     every channel whose version moved (also those cleared or consumed). ``checkpoint``'s
     ``channel_values`` is kept in step with the channels for changed
     channels only, so a step costs what it changed, not the state's size.
+
+    With ``triggers_to_nodes`` (a run's step), a step whose available
+    updated channels trigger no node is tentatively the last: every channel
+    is told to :meth:`~engine.channels.base.BaseChannel.finish`, which makes
+    deferred nodes' triggers available, as in LangGraph (pending Sends do
+    not count: they are no node's trigger channel there either).
     """
     versions = checkpoint["channel_versions"]
     seen_all = checkpoint["versions_seen"]
@@ -200,6 +207,14 @@ def apply_writes(
         if TASKS in channels and TASKS not in pending and channels[TASKS].update(()):
             changed.add(TASKS)
     changed |= updated
+    # Unavailable channels (a join still waiting, a deferred trigger) cannot trigger a task.
+    ready = {c for c in updated if channels[c].is_available()}
+    if tasks and triggers_to_nodes is not None and ready.isdisjoint(triggers_to_nodes):
+        for chan, ch in channels.items():
+            if ch.finish():
+                changed.add(chan)
+                if ch.is_available():
+                    ready.add(chan)
     for chan in changed:
         versions[chan] = next_version
         v = channels[chan].checkpoint()
@@ -207,7 +222,7 @@ def apply_writes(
             values.pop(chan, None)
         else:
             values[chan] = v
-    checkpoint["updated_channels"] = sorted(updated)
+    checkpoint["updated_channels"] = sorted(ready)
     return updated, changed
 
 

@@ -360,7 +360,7 @@ from engine.pregel._nested import NestedHost
         return None
 
     async def _finish_step(self, tasks: list[Task]) -> None:
-        _, changed = apply_writes(self.checkpoint, self.channels, tasks)
+        _, changed = apply_writes(self.checkpoint, self.channels, tasks, triggers_to_nodes=self.spec.triggers_to_nodes)
         versions = self.checkpoint["channel_versions"]
         for c in changed:
             self.writer.dirty[c] = versions[c]

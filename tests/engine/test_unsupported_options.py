@@ -46,7 +46,6 @@ def _app() -> Any:
 CFG = {"configurable": {"thread_id": "t"}}
 
 REFUSED: dict[str, Callable[[], Any]] = {
-    "add_node(defer=": lambda: _builder().add_node("late", _inc, defer=True),
     "add_node(cache_policy=": lambda: _builder().add_node("c", _inc, cache_policy=object()),
     "add_node(error_handler=": lambda: _builder().add_node("c", _inc, error_handler=_inc),
     "add_node(timeout=": lambda: _builder().add_node("c", _inc, timeout=5.0),
