@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
 
+from engine._internal._cache_key import default_cache_key
 from engine._internal._interrupt import Interrupt
 from engine._internal._task import interrupt
 
@@ -24,6 +25,7 @@ __all__ = [
     "All",
     "Checkpointer",
     "Overwrite",
+    "CachePolicy",
 ]
 
 START = "__start__"
@@ -98,6 +100,20 @@ class Overwrite:
 
     value: Any
     type: Literal["__overwrite__"] = "__overwrite__"
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """Cache a node's writes (``add_node(cache_policy=...)``, with ``compile(cache=...)``).
+
+    A task of the node whose input gives the same ``key_func(input)`` as an
+    earlier one, within ``ttl`` seconds (None: forever), does not run: the
+    cached writes are applied as if it had, and stream mode "updates" marks
+    its chunk ``"__metadata__": {"cached": True}``.
+    """
+
+    key_func: Callable[..., str | bytes] = default_cache_key
+    ttl: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

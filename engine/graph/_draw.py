@@ -107,7 +107,7 @@ def draw(topology: Topology) -> DrawableGraph:
                     mine.append(Edge(source, target, True, None if label == target else str(label)))
             else:
                 mine += [Edge(source, t, True) for t in [*topology.nodes, END] if t != source]
-        mine += [Edge(source, t, True) for t in topology.commands.get(source, ())]
+        mine += [Edge(source, t, True, label) for t, label in topology.commands.get(source, ())]
         conditional += sorted(mine, key=lambda e: e.target)  # as LangGraph lists them
     rest = [Edge(s, e) for s, e in topology.edges if s != START]
     for sources, target in topology.joins:

@@ -4,7 +4,8 @@ LangGraph 1.2 takes a plain or async function of the state, optionally with
 parameters it fills in by name: ``config`` (the task's RunnableConfig, when
 unannotated or annotated ``RunnableConfig``), ``writer`` (the custom stream
 writer), ``runtime`` (the task's :class:`~engine.runtime.Runtime`, whatever
-its annotation) and ``store`` (the graph's store, passed by the loop). Any
+its annotation), ``previous`` (``runtime.previous``: None in a StateGraph) and
+``store`` (the graph's store, passed by the loop). Any
 langchain-core Runnable (an LCEL chain, a ``RunnableLambda``, a chat model
 with tools bound) is a node too, invoked with the task's config. This module
 turns each into a :class:`NodeCall`: ``proc(input, config)`` (or
@@ -76,8 +77,8 @@ def _injected(fn: Any, name: str) -> dict[str, str]:
             out[kw] = "config"
         elif kw == "writer" and (empty or "StreamWriter" in text or p.annotation == StreamWriter):
             out[kw] = "writer"
-        elif kw == "runtime":  # as LangGraph: by name, whatever its annotation
-            out[kw] = "runtime"
+        elif kw in ("runtime", "previous"):  # as LangGraph: by name, whatever the annotation
+            out[kw] = kw
     return out
 
 
@@ -124,6 +125,8 @@ def _kwargs(injected: dict[str, str], config: Any, passed: dict[str, Any]) -> di
             out[kw] = get_stream_writer()
         elif what == "runtime":
             out[kw] = runtime_of_task()
+        elif what == "previous":  # the functional API's previous return value; None in a StateGraph
+            out[kw] = runtime_of_task().previous
     return out
 
 

@@ -47,6 +47,9 @@ class _Node:
     metadata: dict[str, Any] = field(default_factory=dict)
     # runs only when nothing else is left to run (its triggers are after-finish channels)
     defer: bool = False
+    cache_policy: Any = None
+    # add_node(destinations=): where its Commands go, for drawing only (as LangGraph)
+    destinations: Any = None
 
 
 def _is_async(fn: Any) -> bool:
@@ -114,7 +117,10 @@ class StateGraph:
         As LangGraph 1.2's; ``input`` and ``retry`` are its older names of
         ``input_schema`` and ``retry_policy``. ``defer=True``: the node runs
         only once nothing else is left to run (the fan-in of branches of
-        different lengths runs once). ``cache_policy``, ``error_handler``,
+        different lengths runs once). ``cache_policy`` (a
+        :class:`~engine.types.CachePolicy`): with ``compile(cache=...)``, a task
+        whose input was seen within the ttl gets the cached writes instead of
+        running. ``error_handler``,
         ``timeout`` and ``trace_policy`` are not supported yet:
         NotImplementedError unless left at their defaults. A compiled graph
         as the node is a subgraph (:mod:`engine.pregel._nested`): it
@@ -123,7 +129,6 @@ class StateGraph:
         """
         refuse(
             "add_node",
-            cache_policy=cache_policy,
             error_handler=error_handler,
             timeout=timeout,
             trace_policy=trace_policy,
@@ -155,7 +160,10 @@ class StateGraph:
         if input_schema is not None:
             self._add_schema(input_schema)
         call = subgraph_call(action) if isinstance(action, Pregel) else node_call(node, action)
-        self.nodes[node] = _Node(node, action, call, policies, input_schema, dict(metadata or {}), defer=bool(defer))
+        self.nodes[node] = _Node(
+            node, action, call, policies, input_schema, dict(metadata or {}), defer=bool(defer),
+            cache_policy=cache_policy, destinations=destinations,
+        )
         return self
 
     def _add_schema(self, schema: Any) -> SchemaInfo:
@@ -254,7 +262,7 @@ class StateGraph:
             branches=MappingProxyType({s: tuple(brs) for s, brs in self.branches.items()}),
             channels=MappingProxyType(dict(self.channels)),
             state=self.state,
-            commands=MappingProxyType({n: command_destinations(node.fn) for n, node in self.nodes.items()}),
+            commands=MappingProxyType({n: _destinations(node) for n, node in self.nodes.items()}),
         )
 
     def _schemas(self) -> list[Any]:
@@ -309,14 +317,16 @@ class StateGraph:
         debug: bool = False,
         name: str | None = None,
     ) -> "CompiledStateGraph":
-        """The runnable graph. ``cache`` and ``debug`` are not supported yet: NotImplementedError unless left unset."""
-        refuse("compile", cache=cache, debug=debug)
+        """The runnable graph. ``cache``: where nodes with a ``cache_policy`` keep their writes
+        (:mod:`engine.cache`). ``debug`` is not supported yet: NotImplementedError unless left unset."""
+        refuse("compile", debug=debug)
         ib = interrupt_before or ()
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
         self.compiled = True
-        if checkpointer is not None and not isinstance(checkpointer, bool):
-            allow_schema_types(checkpointer, self._schemas())
+        for holder in (checkpointer, cache):
+            if holder is not None and not isinstance(holder, bool):
+                allow_schema_types(holder, self._schemas())
         channels: dict[str, BaseChannel] = dict(self.channels)
         channels[START] = EphemeralValue(Any, key=START)
         channels[TASKS] = Topic(Send, accumulate=False, key=TASKS)
@@ -358,6 +368,8 @@ class StateGraph:
                 metadata=node.metadata,
                 state_keys=state_keys,
                 subgraph=node.fn if isinstance(node.fn, Pregel) else None,
+                cache_policy=node.cache_policy,
+                cache_ns=_cache_namespace(node_name, node.fn),
             )
         return CompiledStateGraph(
             builder=self,
@@ -373,7 +385,25 @@ class StateGraph:
             interrupt_after=ia,
             name=name or "LangGraph",
             context_schema=self.context_schema,
+            cache=cache,
         )
+
+
+def _destinations(node: _Node) -> tuple[tuple[str, str | None], ...]:
+    """Where a node's Commands may go, for drawing: ``destinations`` (a dict's values are edge labels), else its annotation."""
+    given = node.destinations
+    if isinstance(given, dict):
+        return tuple((target, None if label == target else str(label)) for target, label in given.items())
+    if given:
+        return tuple((target, None) for target in given)
+    return tuple((target, None) for target in command_destinations(node.fn))
+
+
+def _cache_namespace(name: str, fn: Any) -> tuple[str, ...]:
+    """Where a node's cached writes live, as LangGraph names it: the function's module.qualname, and the node."""
+    qualname = getattr(fn, "__qualname__", None)
+    ident = f"{getattr(fn, '__module__', '')}.{qualname}" if qualname else "__dynamic__"
+    return ("__pregel_ns_writes", ident, name)
 
 
 def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict[str, BaseChannel]) -> Callable[[dict[str, Any]], Any]:

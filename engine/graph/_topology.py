@@ -63,5 +63,5 @@ class Topology:
     branches: Mapping[str, tuple[Branch, ...]]  # source -> its conditional edges, in order
     channels: Mapping[str, BaseChannel]  # state key -> its channel (the reducer a write goes through)
     state: SchemaInfo  # what a router is given: the state, coerced to the schema's type
-    # node -> where its Command[Literal[...]] return annotation says it may go (for drawing)
-    commands: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    #: node -> where its Commands may go, as (target, edge label or None): add_node(destinations=) or its annotation
+    commands: Mapping[str, tuple[tuple[str, str | None], ...]] = field(default_factory=lambda: MappingProxyType({}))

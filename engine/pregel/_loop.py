@@ -93,8 +93,11 @@ class RunLoop(InputFolding):
         lease: Lease | None = None,
         checkpoint_ns: str = "",
         thread_name: str | None = None,
-from engine.pregel._io import configurable_metadata, output_values, task_config, task_namespace
-from engine.pregel._nested import NestedHost
+        host: NestedHost | None = None,
+        subgraph_kinds: frozenset[type[Event]] | None = None,
+        stable_ns: bool = False,
+        context: Any = None,
+        cache: Any = None,
     ) -> None:
         self.spec = spec
         self.input = input
@@ -146,6 +149,7 @@ from engine.pregel._nested import NestedHost
             store=store,
             context=context,
             run_id=run_id,
+            cache=cache,
             inline_sync=inline_sync,
             nest=self._task_host,
         )

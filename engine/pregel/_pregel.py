@@ -63,10 +63,13 @@ class Pregel(StateAPI):
         interrupt_after: Any = (),
         name: str = "LangGraph",
         context_schema: Any = None,
+        cache: Any = None,
     ) -> None:
         self.builder = builder
         #: what a call's ``context=`` is coerced into (``StateGraph(context_schema=...)``)
         self.context_schema = context_schema
+        #: where nodes with a cache policy keep their writes (``compile(cache=...)``), or None
+        self.cache = cache
         self.nodes = nodes
         self.channels = channels
         self.input_keys = tuple(input_keys)
@@ -185,6 +188,7 @@ class Pregel(StateAPI):
             thread_name=thread_name,
             subgraph_kinds=wanted if subgraphs else frozenset(),
             context=context,
+            cache=self.cache,
         )
         return loop.events() if run is None else reported(run, loop.events())
 
@@ -321,3 +325,14 @@ class Pregel(StateAPI):
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         return run_sync(self._ainvoke(input, config, True, **kwargs))
+
+    async def aclear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Forget the cached writes of ``nodes`` (None: of every node)."""
+        if self.cache is None:
+            raise ValueError("No cache is set for this graph. Cannot clear cache.")
+        names = self.nodes if nodes is None else nodes
+        await self.cache.aclear([self.nodes[n].cache_ns for n in names if n in self.nodes and self.nodes[n].cache_ns])
+
+    def clear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        run_sync(self.aclear_cache(nodes))
+

@@ -29,6 +29,7 @@ from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, Step
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import Task
 from engine.pregel._calls import CallScope, store_held
+from engine.pregel._cache import cached_writes, keep_writes
 from engine.pregel._context import TaskContext
 from engine.pregel._io import task_update
 from engine.pregel._nested import Lazy
@@ -61,6 +62,7 @@ class StepRunner:
         nest: Callable[[Task, int, TaskContext], Any] | None = None,
         context: Any = None,
         run_id: str | None = None,
+        cache: Any = None,
     ) -> None:
         self._emit_to = emit
         self.want = want
@@ -72,6 +74,7 @@ class StepRunner:
         self.store = store
         self.context = context
         self.run_id = run_id
+        self.cache = cache  # compile(cache=...): where nodes with a cache policy keep their writes
         self.inline_sync = inline_sync
         self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
         #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
@@ -133,16 +136,30 @@ class StepRunner:
                     cached.add(t.id)
                 elif st.resume is not None:
                     t.resume = list(st.resume)
+        hits: set[str] = set()
+        if self.cache is not None:
+            # As LangGraph: a task whose writes are cached does not run; they are its writes.
+            for t in tasks:
+                if t.id in cached:
+                    continue
+                found = (await cached_writes(self.cache, [t])).get(t.id)
+                if found is not None:
+                    t.writes = found
+                    hits.add(t.id)
         self.trace.step(step)
         if self.want(StepStarted):
             self.emit(StepStarted(step, tuple((t.id, t.name) for t in tasks)))
         if self.want(TaskStarted):
             for t in tasks:
-                self.emit(TaskStarted(step, t.id, t.name, t.input, t.triggers))
+                if t.id not in hits:  # as LangGraph's "tasks" mode: a cache hit did not start
+                    self.emit(TaskStarted(step, t.id, t.name, t.input, t.triggers))
         for t in tasks:
-            if t.id in cached:
+            if t.id in cached or t.id in hits:
                 self._finished(t, step, cached=True)
-        run = [t for t in tasks if t.id not in cached]
+            if t.id in hits and self.record:
+                self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+                t.saved = True
+        run = [t for t in tasks if t.id not in cached and t.id not in hits]
         yield
         if len(run) == 1 and not self.live and (run[0].node.is_async or self.inline_sync):
             t = run[0]
@@ -240,3 +257,5 @@ class StepRunner:
         finally:
             tel.restore(current)
             self.trace.task_done(span, t.name, started, t.error, [i.id for i in t.interrupts])
+        if self.cache is not None:
+            await keep_writes(self.cache, t)

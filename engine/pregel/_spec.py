@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from engine.types import Command, RetryPolicy
+from engine.types import CachePolicy, Command, RetryPolicy
 
 if TYPE_CHECKING:
     from engine.channels.base import BaseChannel
@@ -51,6 +51,9 @@ class NodeSpec:
     state_keys: frozenset[str] = frozenset()
     # the compiled graph, when the node is one (a subgraph): for its tasks' state and namespaces
     subgraph: Any = None
+    # add_node(cache_policy=): its writes are cached under cache_ns (with compile(cache=))
+    cache_policy: CachePolicy | None = None
+    cache_ns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

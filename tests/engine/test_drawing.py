@@ -60,3 +60,20 @@ def test_a_literal_router_refuses_other_names():
     g.add_node("a", lambda s: {})
     g.add_conditional_edges(START, lambda s: "a")
     assert g.compile().invoke({"x": 1}) == {"x": 1}
+
+
+def test_add_node_destinations_are_drawn_as_langgraph_draws_them():
+    """``destinations`` only draws (as in LangGraph): a dict's values label the edges."""
+    from engine.types import Command as Cmd
+
+    class D(TypedDict):
+        x: int
+
+    def a(s: D) -> Cmd:
+        return Cmd(goto="b")
+
+    b = StateGraph(D).add_node("a", a, destinations={"b": "go b", "c": "c"}).add_node("b", lambda s: {}).add_node("c", lambda s: {})
+    edges = {(e.source, e.target, e.conditional, e.data) for e in b.add_edge(START, "a").compile().get_graph().edges}
+    assert {("a", "b", True, "go b"), ("a", "c", True, None)} <= edges
+    t = StateGraph(D).add_node("a", a, destinations=("b",)).add_node("b", lambda s: {}).add_edge(START, "a")
+    assert ("a", "b", True, None) in {(e.source, e.target, e.conditional, e.data) for e in t.compile().get_graph().edges}

@@ -30,6 +30,8 @@ LANGGRAPH: dict[str, set[str]] = {
         "NodeTimeoutError", "ParentCommand", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
     },
     "config": {"get_config", "get_store", "get_stream_writer", "RunnableConfig", "StreamWriter"},
+    "cache.base": {"BaseCache", "FullKey", "Namespace"},
+    "cache.memory": {"InMemoryCache"},
     "runtime": {"BaseUser", "ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"},
     "prebuilt": {
         "InjectedState", "InjectedStore", "ToolCallTransformer", "ToolNode", "ToolRuntime", "ValidationNode",
@@ -52,7 +54,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
     "graph": {"MessageGraph": "deprecated in LangGraph; a graph whose whole state is one message list (no root channel here)"},
     "graph.message": {"MessageGraph": "deprecated in LangGraph; see graph.MessageGraph"},
     "types": {
-        "CachePolicy": "node caches: issue 18",
         "TimeoutPolicy": "node timeouts: issue 18",
         "TracePolicy": "LangSmith tracing policy: tracing here is OpenTelemetry (README 'Tracing')",
         "StateUpdate": "bulk update_state: issue 14",

@@ -152,3 +152,12 @@ def test_runtime_helpers_as_langgraphs():
     assert (a.drain_requested, a.drain_reason, a.server_info) == (False, None, None)
     server = ServerInfo(assistant_id="x", graph_id="g")
     assert (server.assistant_id, server.graph_id, server.user) == ("x", "g", None)
+
+
+def test_a_previous_parameter_is_none_in_a_state_graph():
+    """As LangGraph: ``previous`` (the functional API's last return value) is injected by name, None here."""
+
+    def node(state: S, previous):
+        return {"seen": [previous]}
+
+    assert _graph(node).invoke({}) == {"seen": [None]}

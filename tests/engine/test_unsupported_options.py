@@ -46,11 +46,9 @@ def _app() -> Any:
 CFG = {"configurable": {"thread_id": "t"}}
 
 REFUSED: dict[str, Callable[[], Any]] = {
-    "add_node(cache_policy=": lambda: _builder().add_node("c", _inc, cache_policy=object()),
     "add_node(error_handler=": lambda: _builder().add_node("c", _inc, error_handler=_inc),
     "add_node(timeout=": lambda: _builder().add_node("c", _inc, timeout=5.0),
     "add_node(trace_policy=": lambda: _builder().add_node("c", _inc, trace_policy=object()),
-    "compile(cache=": lambda: _builder().compile(cache=object()),
     "compile(debug=": lambda: _builder().compile(debug=True),
     "invoke/stream(print_mode=": lambda: list(_app().stream({"x": 1}, CFG, print_mode="updates")),
     "invoke/stream(output_keys=": lambda: _app().invoke({"x": 1}, CFG, output_keys=["x"]),

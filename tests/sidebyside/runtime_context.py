@@ -112,3 +112,10 @@ def outside():
 
 
 call("outside a node", outside)
+
+
+def takes_previous(state, previous):
+    return {"seen": [previous]}
+
+
+record("previous parameter", build(takes_previous).invoke({}))
