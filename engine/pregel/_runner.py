@@ -139,12 +139,10 @@ class StepRunner:
         hits: set[str] = set()
         if self.cache is not None:
             # As LangGraph: a task whose writes are cached does not run; they are its writes.
+            found = await cached_writes(self.cache, [t for t in tasks if t.id not in cached])
             for t in tasks:
-                if t.id in cached:
-                    continue
-                found = (await cached_writes(self.cache, [t])).get(t.id)
-                if found is not None:
-                    t.writes = found
+                if t.id in found:
+                    t.writes = found[t.id]
                     hits.add(t.id)
         self.trace.step(step)
         if self.want(StepStarted):
@@ -157,8 +155,8 @@ class StepRunner:
             if t.id in cached or t.id in hits:
                 self._finished(t, step, cached=True)
             if t.id in hits and self.record:
+                # Stored with the step's version; if the step stops, as a stopped step's finished task.
                 self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
-                t.saved = True
         run = [t for t in tasks if t.id not in cached and t.id not in hits]
         yield
         if len(run) == 1 and not self.live and (run[0].node.is_async or self.inline_sync):

@@ -152,3 +152,30 @@ def test_the_cache_contract_directly():
     assert cache.get([(ns, "k"), (("other",), "k")]) == {(("other",), "k"): 3}
     asyncio.run(cache.aclear())
     assert cache.get([(("other",), "k")]) == {}
+
+
+def test_a_hit_beside_a_failing_sibling_is_kept_as_a_pending_write(checkpointer):
+    calls: list[str] = []
+    fail = [True]
+
+    def cached_node(state: S) -> dict[str, Any]:
+        calls.append("cached")
+        return {"log": ["cached"]}
+
+    def boom(state: S) -> dict[str, Any]:
+        if fail[0]:
+            raise RuntimeError("boom")
+        return {"log": ["boom ok"]}
+
+    b = StateGraph(S).add_node("c", cached_node, cache_policy=CachePolicy()).add_node("boom", boom)
+    app = b.add_edge(START, "c").add_edge(START, "boom").compile(checkpointer=checkpointer, cache=InMemoryCache())
+    for t in ("f1", "f2"):  # f1 caches c's writes; on f2, c is a hit beside boom, which fails
+        with pytest.raises(RuntimeError):
+            app.invoke({"x": 1}, _thread(t))
+    assert calls == ["cached"]
+    fail[0] = False
+    app.clear_cache()  # so only the stored pending write can keep c from running again
+    assert app.invoke(None, _thread("f2"))["log"] == ["boom ok", "cached"]
+    assert calls == ["cached"]
+    snap = list(app.get_state_history(_thread("f2")))[0]
+    assert snap.values["log"] == ["boom ok", "cached"]
