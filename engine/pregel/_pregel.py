@@ -248,6 +248,8 @@ class Pregel(StateAPI):
             host=host,
             subgraph_kinds=host.kinds,
             stable_ns=stable,
+            context=host.task.context,  # as LangGraph: a subgraph's nodes see the parent run's context
+            cache=self.cache,
         )
         if saver is None:
             loop.runner.delegate = host.task  # its questions are its parent task's

@@ -119,3 +119,12 @@ def takes_previous(state, previous):
 
 
 record("previous parameter", build(takes_previous).invoke({}))
+
+
+def inner(state, runtime: Runtime[Ctx]):
+    return {"seen": [f"inner {runtime.context.user_id}"]}
+
+
+sub = StateGraph(S, context_schema=Ctx).add_node("inner", inner).add_edge(START, "inner").compile()
+outer = StateGraph(S, context_schema=Ctx).add_node("sub", sub).add_edge(START, "sub").compile(checkpointer=InMemorySaver())
+record("subgraph sees the context", outer.invoke({}, {"configurable": {"thread_id": "sub"}}, context=Ctx("s1")))
