@@ -392,6 +392,13 @@ def open_cell(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str) -> tuple[Ca
     return run_once, close
 
 
+def error_cell(exc: Exception, verbose: bool) -> Cell:
+    """A cell that failed, its note naming the exception (with ``-v``, its traceback printed)."""
+    if verbose:
+        traceback.print_exc()
+    return Cell(None, f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}")
+
+
 def take_turns(runs: dict[str, Callable[[], float]], steps: int, warmup: int, reps: int,
                min_time: float, verbose: bool) -> dict[str, Cell]:
     """µs per step of each of ``runs`` (name -> one timed invoke), the runs taking turns
@@ -400,9 +407,7 @@ def take_turns(runs: dict[str, Callable[[], float]], steps: int, warmup: int, re
     cells: dict[str, Cell] = {}
 
     def failed(name: str, exc: Exception) -> None:
-        if verbose:
-            traceback.print_exc()
-        cells[name] = Cell(None, f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}")
+        cells[name] = error_cell(exc, verbose)
 
     live = dict(runs)
     for name, run in list(live.items()):
@@ -456,10 +461,8 @@ def measure_cells(impls: dict[str, ModuleSet], row: Row, saver_kind: str, tmpdir
             try:
                 run_once, close = open_cell(ms, row, saver_kind, tmpdir)
             except Exception as exc:
-                if verbose:
-                    traceback.print_exc()
-                note = f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}"
-                cells.update({impl or mode: Cell(None, note) for mode in modes})
+                failed = error_cell(exc, verbose)
+                cells.update({impl or mode: failed for mode in modes})
                 continue
             closes.append(close)
             for mode, switch in modes.items():
