@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, Checkpoint, Lease
+from engine.errors import SerializationError
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
 from engine.pregel._io import output_values
@@ -230,7 +231,24 @@ class VersionWriter:
 
     async def _store(self, batch: list[Version]) -> None:
         """Write versions, each the parent of the next; only once they have landed is the
-        last one the run's last saved version."""
+        last one the run's last saved version.
+
+        A batch is one transaction, all or none. If the saver refuses one of its
+        versions (:class:`~engine.errors.SerializationError`: a value it cannot
+        store, a state over its size limit), the versions before that one are
+        stored one by one, and the refusal is raised where it recurs: what a run
+        stores never depends on how its versions happened to be batched (the
+        same as with ``"sync"``).
+        """
+        try:
+            await self._store_batch(batch)
+        except SerializationError:
+            if len(batch) == 1:
+                raise
+            for v in batch:
+                await self._store_batch([v])  # raises at the refused one
+
+    async def _store_batch(self, batch: list[Version]) -> None:
         span = self._trace.span
         # Events on the run span rather than spans of their own: a span costs
         # ~17 µs with the SDK, and a write completes while the next step runs.

@@ -122,16 +122,9 @@ class Blob(TypedDict, total=False):
 
 @pytest.mark.parametrize("durability", ["sync", "async", "exit"])
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
-def test_a_refused_write_finishes_with_the_values_stored(kind: str, durability: str, tmp_path, request) -> None:
+def test_a_refused_write_finishes_with_the_values_stored(kind: str, durability: str, tmp_path) -> None:
     """RunFinished after a write the saver refused reports the last stored version's values
     (None when the call stored none), never values that were not stored."""
-    if (kind, durability) == ("sqlite", "async"):
-        # A known bug, not a flaky test: since the SQLite saver's SQL runs on its worker
-        # thread (issue 13 item 9), about 1 run in 5-12 reports the values of an older
-        # version (or {}) beside the id of the newest stored one; what is stored is right.
-        # Open in issue 13 (item 7 on SQLite with async durability). Not strict: it passes
-        # most runs, and must pass every run once fixed (then delete this mark).
-        request.applymarker(pytest.mark.xfail(reason="issue 13: RunFinished values race on SQLite async", strict=False))
     from engine.checkpoint import InMemorySaver, SqliteSaver
     from engine.events import RunFinished
     from engine.serde import StateTooLargeError
@@ -158,3 +151,60 @@ def test_a_refused_write_finishes_with_the_values_stored(kind: str, durability: 
         assert stored is not None and first.checkpoint_id == stored.config["configurable"]["checkpoint_id"]
         assert first.values == stored.values == {"n": 1, "blob": ""}
     saver.close()
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+def test_a_refused_version_in_a_batch_stores_the_versions_before_it(kind: str, tmp_path, request) -> None:
+    """With async durability, versions that waited for the writer are stored in one batch (one
+    transaction, all or none). A version the saver refuses must not take the good versions
+    queued before it down with it: they are stored, as with durability "sync", and the run's
+    last saved version is the one before the refused one, however the versions were batched."""
+    import asyncio
+
+    from engine.checkpoint import InMemorySaver, SqliteSaver
+    from engine.checkpoint.base import empty_checkpoint
+    from engine.pregel import _telemetry as tel
+    from engine.pregel._writer import VersionWriter, new_version
+    from engine.serde import StateTooLargeError
+
+    if kind == "memory":
+        saver = InMemorySaver(max_state_bytes=10_000)
+    elif kind == "sqlite":
+        saver = SqliteSaver(str(tmp_path / "b.db"), max_state_bytes=10_000)
+    else:
+        from engine.checkpoint.postgres import PostgresSaver
+        from tests.checkpoint._pg import clean_schema
+
+        schema = request.getfixturevalue("pg_schema")
+        clean_schema(request.getfixturevalue("pg_admin"), schema)
+        saver = PostgresSaver.from_dsn(request.getfixturevalue("pg_dsn"), schema=schema, max_size=2, max_state_bytes=10_000)
+
+    async def run() -> tuple[list[str], str | None, BaseException | None]:
+        w = VersionWriter(saver, thread_id="t-batch", durability="async", trace=tel.RunTrace("g"))
+        ck = empty_checkpoint()
+        ids: list[str] = []
+        parent = None
+        for step, blob in enumerate(["a", "b", "x" * 20_000, "c"]):
+            ck["channel_values"]["blob"] = blob
+            ck["channel_versions"]["blob"] = step + 1
+            w.dirty["blob"] = step + 1
+            v = new_version(ck)
+            # put() does not yield to the event loop here: every version waits for the
+            # writer task, which stores them as one batch when flush() lets it run.
+            await w.put(parent, v, {"source": "loop", "step": step, "parents": {}}, [])
+            ids.append(v["id"])
+            parent = v["id"]
+        try:
+            await w.flush()
+        except StateTooLargeError as e:
+            return ids, w.last_saved_id, e
+        return ids, w.last_saved_id, None
+
+    try:
+        ids, last_saved, error = asyncio.run(run())
+        assert isinstance(error, StateTooLargeError)
+        assert last_saved == ids[1]  # the two versions before the refused one landed
+        stored = [t.checkpoint["id"] for t in saver.list({"configurable": {"thread_id": "t-batch"}})]
+        assert stored == [ids[1], ids[0]]  # newest first; nothing of the refused one or after it
+    finally:
+        saver.close()
