@@ -18,6 +18,7 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     │   └── LeaseLostError        a write fenced off: its run no longer holds the thread
     ├── StoreError                the long-term memory store failed to read or write
     │   └── CorruptItemError      a stored item that does not decode
+    ├── CacheError                the node cache failed to read or write
     ├── InvalidNamespaceError     a store namespace LangGraph's rules refuse (also a ``ValueError``)
     └── SerializationError        a value outside the serializer's allowlist
         └── StateTooLargeError    a version or write over the saver's size limit (engine.serde)
@@ -52,6 +53,7 @@ __all__ = [
     "SerializationError",
     "StoreError",
     "CorruptItemError",
+    "CacheError",
     "InvalidNamespaceError",
     "GraphBubbleUp",
     "GraphInterrupt",
@@ -149,6 +151,15 @@ class StoreError(GraphwireError):
 
 class CorruptItemError(StoreError):
     """A stored item (its value or a vector) that does not decode; the message names the item."""
+
+
+class CacheError(GraphwireError):
+    """The node cache (:mod:`engine.cache`) failed to read or write.
+
+    Raised for a database that cannot be reached or refuses a statement, and
+    for cached rows that do not decode. A failed write stores nothing of its
+    batch; the run that asked fails with this error, as with a saver's.
+    """
 
 
 class InvalidNamespaceError(GraphwireError, ValueError):

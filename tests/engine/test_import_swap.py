@@ -32,6 +32,8 @@ LANGGRAPH: dict[str, set[str]] = {
     "config": {"get_config", "get_store", "get_stream_writer", "RunnableConfig", "StreamWriter"},
     "cache.base": {"BaseCache", "FullKey", "Namespace"},
     "cache.memory": {"InMemoryCache"},
+    "cache.sqlite": {"SqliteCache"},
+    "cache.redis": {"RedisCache"},
     "runtime": {"BaseUser", "ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"},
     "prebuilt": {
         "InjectedState", "InjectedStore", "ToolCallTransformer", "ToolNode", "ToolRuntime", "ValidationNode",
@@ -70,6 +72,10 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "EmptyChannelError", "ErrorCode", "GraphDrained", "NodeCancelledError", "NodeError",
         "NodeTimeoutError", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
     )},
+    "cache.redis": {
+        "RedisCache": "no Redis: the database is graphwire's only coordinator; engine.cache.postgres.PostgresCache "
+        "shares a cache across replicas",
+    },
     "runtime": {
         "BaseUser": "LangGraph Server's authenticated user (langgraph_sdk); graphwire's tenants are its own",
         "RunControl": "cooperative draining (invoke(control=)) is not supported yet",

@@ -10,12 +10,22 @@ instead of running. Values go through the engine's allowlisted serializer
 what a checkpoint could.
 
 The contract is async at heart: ``aget``/``aset``/``aclear`` are what a cache
-implements; ``get``/``set``/``clear`` are derived from them.
+implements; ``get``/``set``/``clear`` are derived from them. Every cache reads
+the time through ``_now`` (seconds since the epoch), which a test replaces
+with a clock it moves by hand. ``aclose``/``close`` release what a cache
+holds open (nothing, for the in-memory one); LangGraph's caches have no
+such method.
+
+Implementations: :class:`~engine.cache.memory.InMemoryCache`,
+:class:`~engine.cache.sqlite.SqliteCache` (LangGraph's path) and
+:class:`~engine.cache.postgres.PostgresCache` (graphwire's own); all pass
+the spec suite in ``tests/cache``.
 """
 
 from __future__ import annotations
 
 import abc
+import time
 from typing import Any, Generic, Mapping, Sequence, TypeVar
 
 from engine._internal._sync import run_sync
@@ -45,6 +55,15 @@ class BaseCache(abc.ABC, Generic[ValueT]):
     @abc.abstractmethod
     async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
         """Delete what is cached under ``namespaces`` (None: everything)."""
+
+    async def aclose(self) -> None:
+        """Release the cache's connections (the cached values stay where they are stored)."""
+
+    def close(self) -> None:
+        run_sync(self.aclose())
+
+    def _now(self) -> float:
+        return time.time()
 
     def get(self, keys: Sequence[FullKey]) -> dict[FullKey, ValueT]:
         return run_sync(self.aget(keys))

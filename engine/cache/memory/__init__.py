@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any, Mapping, Sequence
 
 from engine.cache.base import BaseCache, FullKey, Namespace
@@ -24,7 +23,7 @@ class InMemoryCache(BaseCache[Any]):
         self._lock = threading.RLock()
 
     async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, Any]:
-        now = time.time()
+        now = self._now()
         out: dict[FullKey, Any] = {}
         with self._lock:
             for ns, key in keys:
@@ -39,7 +38,7 @@ class InMemoryCache(BaseCache[Any]):
         return out
 
     async def aset(self, pairs: Mapping[FullKey, tuple[Any, int | None]]) -> None:
-        now = time.time()
+        now = self._now()
         dumped = {full: (self._dump(value), None if ttl is None else now + ttl) for full, (value, ttl) in pairs.items()}
         with self._lock:
             for (ns, key), entry in dumped.items():
