@@ -35,6 +35,7 @@ from engine.store.base import (
 )
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
+from server._calls import page
 from server._errors import RpcError
 from server._json import decode_json
 from server._reads import MAX_ID, bad
@@ -96,8 +97,6 @@ class StoreRpcs:
     store: BaseStore = None  # type: ignore[assignment]  # the server's TenantStore
     max_response_bytes: int
 
-    async def _abort(self, context: grpc.aio.ServicerContext, exc: BaseException) -> None: ...  # GraphService's
-
     def _needs_index(self, field: str, what: str) -> None:
         if getattr(self.store, "index_config", None) is None:
             raise RpcError(
@@ -116,109 +115,87 @@ class StoreRpcs:
             raise RpcError(grpc.StatusCode.INTERNAL, f"the store failed ({type(exc).__name__}); see the server log") from exc
 
     async def PutItem(self, request: pb.PutItemRequest, context: grpc.aio.ServicerContext) -> pb.PutItemResponse:
-        try:
-            namespace = _labels(request.namespace, "namespace")
-            key = _key(request.key)
-            value = decode_json(request.value_json, "value_json")
-            if not isinstance(value, dict):
-                raise bad("value_json", "required: a JSON object")
-            fields = list(request.index_fields)
-            if fields and request.no_index:
-                raise bad("index_fields", "set index_fields or no_index, not both")
-            if fields:
-                self._needs_index("index_fields", "embedding chosen fields")
-            index: Any = False if request.no_index else (fields or None)
-            ttl: Any = NOT_PROVIDED  # the store's default
-            if request.HasField("ttl_minutes"):
-                minutes = request.ttl_minutes
-                if not math.isfinite(minutes) or minutes < 0:
-                    raise bad("ttl_minutes", f"a number of minutes >= 0 (0: never expires), got {minutes!r}")
-                ttl = minutes or None
-            _checked(PutOp(namespace, key, value), "namespace")
-            await self._store_call(self.store.aput(namespace, key, value, index, ttl=ttl))
-            return pb.PutItemResponse()
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise  # unreachable: abort raises
+        namespace = _labels(request.namespace, "namespace")
+        key = _key(request.key)
+        value = decode_json(request.value_json, "value_json")
+        if not isinstance(value, dict):
+            raise bad("value_json", "required: a JSON object")
+        fields = list(request.index_fields)
+        if fields and request.no_index:
+            raise bad("index_fields", "set index_fields or no_index, not both")
+        if fields:
+            self._needs_index("index_fields", "embedding chosen fields")
+        index: Any = False if request.no_index else (fields or None)
+        ttl: Any = NOT_PROVIDED  # the store's default
+        if request.HasField("ttl_minutes"):
+            minutes = request.ttl_minutes
+            if not math.isfinite(minutes) or minutes < 0:
+                raise bad("ttl_minutes", f"a number of minutes >= 0 (0: never expires), got {minutes!r}")
+            ttl = minutes or None
+        _checked(PutOp(namespace, key, value), "namespace")
+        await self._store_call(self.store.aput(namespace, key, value, index, ttl=ttl))
+        return pb.PutItemResponse()
 
     async def GetItem(self, request: pb.GetItemRequest, context: grpc.aio.ServicerContext) -> pb.Item:
-        try:
-            namespace = _labels(request.namespace, "namespace")
-            key = _key(request.key)
-            _checked(GetOp(namespace, key), "namespace")
-            found = await self._store_call(self.store.aget(namespace, key, refresh_ttl=_refresh(request)))
-            if found is None:
-                raise RpcError(grpc.StatusCode.NOT_FOUND, f"no item {key!r} in namespace {list(namespace)}")
-            return conv.item(found)
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        namespace = _labels(request.namespace, "namespace")
+        key = _key(request.key)
+        _checked(GetOp(namespace, key), "namespace")
+        found = await self._store_call(self.store.aget(namespace, key, refresh_ttl=_refresh(request)))
+        if found is None:
+            raise RpcError(grpc.StatusCode.NOT_FOUND, f"no item {key!r} in namespace {list(namespace)}")
+        return conv.item(found)
 
     async def SearchItems(self, request: pb.SearchItemsRequest, context: grpc.aio.ServicerContext) -> pb.SearchItemsResponse:
+        prefix = _labels(request.namespace_prefix, "namespace_prefix")
+        filter = decode_json(request.filter_json, "filter_json")
+        if filter is not None and not isinstance(filter, dict):
+            raise bad("filter_json", "must be a JSON object")
+        limit, offset = _page(request, 10)
+        if request.query:
+            self._needs_index("query", "semantic search")
+        query = request.query or None
+        _checked(SearchOp(prefix), "namespace_prefix")
         try:
-            prefix = _labels(request.namespace_prefix, "namespace_prefix")
-            filter = decode_json(request.filter_json, "filter_json")
-            if filter is not None and not isinstance(filter, dict):
-                raise bad("filter_json", "must be a JSON object")
-            limit, offset = _page(request, 10)
-            if request.query:
-                self._needs_index("query", "semantic search")
-            query = request.query or None
-            _checked(SearchOp(prefix), "namespace_prefix")
-            try:
-                check_ops([SearchOp(prefix, filter, limit, offset, query)])
-            except (ValueError, TypeError) as exc:  # labels, limit and offset are checked: what is left is the filter
-                raise bad("filter_json", str(exc)) from None
-            found = await self._store_call(
-                self.store.asearch(
-                    prefix, query=query, filter=filter, limit=limit, offset=offset, refresh_ttl=_refresh(request)
-                )
+            check_ops([SearchOp(prefix, filter, limit, offset, query)])
+        except (ValueError, TypeError) as exc:  # labels, limit and offset are checked: what is left is the filter
+            raise bad("filter_json", str(exc)) from None
+        found = await self._store_call(
+            self.store.asearch(
+                prefix, query=query, filter=filter, limit=limit, offset=offset, refresh_ttl=_refresh(request)
             )
-            items, size = [], 0
-            for i in found:
-                msg = conv.item(i)
-                size += msg.ByteSize() + 8
-                if size > self.max_response_bytes:
-                    raise RpcError(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"the {len(items) + 1} first matching items take more than {self.max_response_bytes} bytes; "
-                        f"ask for fewer with limit (the first {len(items)} fit) and page with offset",
-                    )
-                items.append(msg)
-            return pb.SearchItemsResponse(items=items)
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        )
+        most = self.max_response_bytes
+        items = page(
+            (conv.item(i) for i in found),
+            most,
+            over=lambda n: (
+                f"the {n + 1} first matching items take more than {most} bytes; "
+                f"ask for fewer with limit (the first {n} fit) and page with offset"
+            ),
+        )
+        return pb.SearchItemsResponse(items=items)
 
     async def DeleteItem(self, request: pb.DeleteItemRequest, context: grpc.aio.ServicerContext) -> pb.DeleteItemResponse:
-        try:
-            namespace = _labels(request.namespace, "namespace")
-            key = _key(request.key)
-            # One batch: its read sees the item as it was before the delete, atomically.
-            ops: list[Op] = [GetOp(namespace, key, refresh_ttl=False), PutOp(namespace, key, None)]
-            _checked(ops[0], "namespace")
-            found, _ = await self._store_call(self.store.abatch(ops))
-            return pb.DeleteItemResponse(deleted=found is not None)
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        namespace = _labels(request.namespace, "namespace")
+        key = _key(request.key)
+        # One batch: its read sees the item as it was before the delete, atomically.
+        ops: list[Op] = [GetOp(namespace, key, refresh_ttl=False), PutOp(namespace, key, None)]
+        _checked(ops[0], "namespace")
+        found, _ = await self._store_call(self.store.abatch(ops))
+        return pb.DeleteItemResponse(deleted=found is not None)
 
     async def ListNamespaces(
         self, request: pb.ListNamespacesRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListNamespacesResponse:
-        try:
-            conditions = []
-            for field in ("prefix", "suffix"):
-                path = _labels(getattr(request, field), field)
-                if path:
-                    condition = MatchCondition(field, path)  # type: ignore[arg-type]
-                    _checked(ListNamespacesOp(match_conditions=(condition,)), field)
-                    conditions.append(condition)
-            limit, offset = _page(request, 100)
-            max_depth = request.max_depth if request.HasField("max_depth") else None
-            op = ListNamespacesOp(match_conditions=tuple(conditions), max_depth=max_depth, limit=limit, offset=offset)
-            (found,) = await self._store_call(self.store.abatch([op]))
-            return pb.ListNamespacesResponse(namespaces=[pb.Namespace(labels=list(ns)) for ns in found])
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        conditions = []
+        for field in ("prefix", "suffix"):
+            path = _labels(getattr(request, field), field)
+            if path:
+                condition = MatchCondition(field, path)  # type: ignore[arg-type]
+                _checked(ListNamespacesOp(match_conditions=(condition,)), field)
+                conditions.append(condition)
+        limit, offset = _page(request, 100)
+        max_depth = request.max_depth if request.HasField("max_depth") else None
+        op = ListNamespacesOp(match_conditions=tuple(conditions), max_depth=max_depth, limit=limit, offset=offset)
+        (found,) = await self._store_call(self.store.abatch([op]))
+        return pb.ListNamespacesResponse(namespaces=[pb.Namespace(labels=list(ns)) for ns in found])

@@ -25,7 +25,6 @@ import uuid
 from typing import Any, AsyncIterator, Callable
 
 import grpc
-from opentelemetry import context as otel_context
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
@@ -78,10 +77,9 @@ class Streams:
         """Run ``start``'s events on the thread and send them to the caller; raise how the call ends."""
         run_id = str(uuid.uuid4())
         outbox = Outbox(self.max_unsent_bytes, f"run {run_id} on thread {thread_id!r}")
-        # The run joins the caller's trace: its span's parent is the span named
-        # by the request's traceparent metadata.
+        # The run joins the caller's trace (server._calls entered it): its
+        # span's parent is the span named by the request's traceparent metadata.
         run_ctx = contextvars.copy_context()
-        run_ctx.run(otel_context.attach, telemetry.extract(context.invocation_metadata()))
         run = asyncio.get_running_loop().create_task(self._run(outbox, entry, thread_id, run_id, enqueue, wanted, start, run_ctx))
         self.calls[run_id] = outbox
         try:

@@ -24,7 +24,7 @@ from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth, Tokens
 from server._cancel import CancelRelay
 from server._tenants import load_tokens
-from server._errors import RejectMalformed
+from server._calls import Calls, RejectMalformed
 from server._leases import ThreadLeases
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
@@ -191,8 +191,9 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         ("grpc.so_reuseport", 0),
     ]
     auth = [TokenAuth(tokens)] if tokens is not None else []
-    # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them.
-    interceptors: list[Any] = [RejectMalformed(), *auth]
+    # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them;
+    # Calls, innermost, maps failures to statuses inside the caller's tenant and trace.
+    interceptors: list[Any] = [RejectMalformed(), *auth, Calls(service.max_response_bytes)]
     server = grpc.aio.server(options=options, interceptors=interceptors)
     pb_grpc.add_GraphServiceServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()

@@ -2,16 +2,18 @@
 
 Handlers validate the request (INVALID_ARGUMENT names the field), take the
 thread's run slot (with the thread's lease, when the checkpointer has leases:
-the run's config then carries it as its fencing token), and project the
-engine's events onto the wire. Run semantics live in the engine; this module
-only adapts. Every failure goes through :func:`server._errors.status_for`; so
-does a run that ended because storage failed (a write fenced off, the
-database down): its RPC fails with that status rather than finishing with ERROR.
+the engine gets it as ``lease=``), and project the engine's events onto the
+wire. Run semantics live in the engine; this module only adapts. Handlers
+raise and never catch: :class:`server._calls.Calls` (an interceptor) turns
+every failure into its status through the one table
+(:func:`server._errors.status_for`), enters the caller's trace context and
+refuses a response too large to send. A run that ended because storage failed
+(a write fenced off, the database down) fails its RPC with that status rather
+than finishing with ERROR.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any, AsyncIterator, Mapping
 
 import grpc
@@ -25,7 +27,8 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
 from server._cancel import CancelRelay
-from server._errors import RpcError, status_for
+from server._calls import page, too_large
+from server._errors import RpcError
 from server._hub import RunHub
 from server._leases import ThreadLeases
 from server._json import decode_json
@@ -42,8 +45,6 @@ from server._stream import Streams
 from server.config import DEFAULT_MAX_UNSENT_BYTES
 
 __all__ = ["GraphService", "thread_key"]
-
-log = logging.getLogger("graphwire.server")
 
 _DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb.DURABILITY_SYNC: "sync", pb.DURABILITY_EXIT: "exit"}
 # What the server always asks of the engine: it needs them for the final event.
@@ -149,49 +150,31 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
                 opts["context"] = run_context(entry.graph, rc.context_json)
         return opts
 
-    async def _abort(self, context: grpc.aio.ServicerContext, exc: BaseException) -> None:
-        code, message = status_for(exc)
-        if code == grpc.StatusCode.INTERNAL:
-            log.exception("internal error", exc_info=exc)
-        await context.abort(code, message)
-
-    def _too_large(self, thread_id: str, snap: pb.StateSnapshot) -> RpcError:
-        """RESOURCE_EXHAUSTED for a version that does not fit in one message."""
-        return RpcError(
-            grpc.StatusCode.RESOURCE_EXHAUSTED,
-            f"the state of thread {thread_id!r} at {snap.checkpoint.checkpoint_id} takes {snap.ByteSize()} bytes "
-            f"as JSON, more than the server sends in one message ({self.max_response_bytes}); "
-            "max_state_bytes keeps threads under it",
-        )
-
     async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> None:
         """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
-        try:
-            entry = self._graph(request.graph)
-            thread_id = _ident(request.thread_id, "thread_id")
-            rc = request.config if request.HasField("config") else None
-            opts = self._run_options(entry, rc, request.event_kinds)
-            wanted = opts.pop("kinds")
-            engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
-            if kind == "invoke":
-                start = await self._prepare_invoke(entry, thread_id, request, rc)
-            elif kind == "resume":
-                start = await self._prepare_resume(entry, thread_id, request, rc)
-            else:
-                start = await self._prepare_fork(entry, thread_id, request, rc)
-            graph = entry.graph
+        entry = self._graph(request.graph)
+        thread_id = _ident(request.thread_id, "thread_id")
+        rc = request.config if request.HasField("config") else None
+        opts = self._run_options(entry, rc, request.event_kinds)
+        wanted = opts.pop("kinds")
+        engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
+        if kind == "invoke":
+            start = await self._prepare_invoke(entry, thread_id, request, rc)
+        elif kind == "resume":
+            start = await self._prepare_resume(entry, thread_id, request, rc)
+        else:
+            start = await self._prepare_fork(entry, thread_id, request, rc)
+        graph = entry.graph
 
-            async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
-                inp, config, saved = await start(lease)
-                events = graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, thread_name=thread_id, **opts)
-                async for e in events:
-                    yield e
-                    if saved is not None and isinstance(e, ev.RunStarted):
-                        yield saved  # the version the start wrote (Fork's update), right after RunStarted
+        async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
+            inp, config, saved = await start(lease)
+            events = graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, thread_name=thread_id, **opts)
+            async for e in events:
+                yield e
+                if saved is not None and isinstance(e, ev.RunStarted):
+                    yield saved  # the version the start wrote (Fork's update), right after RunStarted
 
-            await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, run)
-        except Exception as exc:
-            await self._abort(context, exc)
+        await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, run)
 
     async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> Start:
         inp = messages_in(decode_json(request.input_json, "input_json"), "input_json")
@@ -236,68 +219,49 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         await self._run_rpc(request, context, "fork")
 
     async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
-        try:
-            cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
-            _, state = await self.reads.state(
-                request.graph, request.thread_id, cid, subgraphs=request.subgraphs, checkpoint_ns=request.checkpoint_ns
-            )
-            snap = conv.snapshot(state)
-            if snap.ByteSize() > self.max_response_bytes:
-                raise self._too_large(request.thread_id, snap)
-            return snap
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise  # unreachable: abort raises
+        cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
+        _, state = await self.reads.state(
+            request.graph, request.thread_id, cid, subgraphs=request.subgraphs, checkpoint_ns=request.checkpoint_ns
+        )
+        return conv.snapshot(state)  # one that does not fit in a message: RESOURCE_EXHAUSTED (server._calls)
 
     async def ListHistory(self, request: pb.ListHistoryRequest, context: grpc.aio.ServicerContext) -> pb.ListHistoryResponse:
-        try:
-            history = await self.reads.history(
-                request.graph,
-                request.thread_id,
-                filter=decode_json(request.filter_json, "filter_json"),
-                before=request.before if request.HasField("before") else None,
-                limit=request.limit if request.HasField("limit") else None,
-                checkpoint_ns=request.checkpoint_ns,
-            )
-            snapshots, size = [], 0
-            for s in history:
-                snap = conv.snapshot(s)
-                size += snap.ByteSize() + 8
-                if size > self.max_response_bytes:
-                    if not snapshots:  # one version alone is too large: no limit helps
-                        raise self._too_large(request.thread_id, snap)
-                    raise RpcError(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"the {len(snapshots) + 1} newest matching versions of thread {request.thread_id!r} take more "
-                        f"than {self.max_response_bytes} bytes; ask for fewer with limit (the first {len(snapshots)} "
-                        "fit) and page with before",
-                    )
-                snapshots.append(snap)
-            return pb.ListHistoryResponse(snapshots=snapshots)
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        history = await self.reads.history(
+            request.graph,
+            request.thread_id,
+            filter=decode_json(request.filter_json, "filter_json"),
+            before=request.before if request.HasField("before") else None,
+            limit=request.limit if request.HasField("limit") else None,
+            checkpoint_ns=request.checkpoint_ns,
+        )
+        limit, thread_id = self.max_response_bytes, request.thread_id
+        snapshots = page(
+            (conv.snapshot(s) for s in history),
+            limit,
+            alone=lambda snap: too_large(thread_id, snap, limit),  # one version alone is too large: no limit helps
+            over=lambda n: (
+                f"the {n + 1} newest matching versions of thread {thread_id!r} take more than {limit} bytes; "
+                f"ask for fewer with limit (the first {n} fit) and page with before"
+            ),
+        )
+        return pb.ListHistoryResponse(snapshots=snapshots)
 
     async def UpdateState(self, request: pb.UpdateStateRequest, context: grpc.aio.ServicerContext) -> pb.UpdateStateResponse:
-        try:
-            entry = self._graph(request.graph)
-            thread_id = _ident(request.thread_id, "thread_id")
-            values = messages_in(decode_json(request.values_json, "values_json"), "values_json")
-            if not isinstance(values, dict):
-                raise _bad("values_json", "required: a JSON object of state keys")
-            as_node = request.as_node if request.HasField("as_node") else None
-            if as_node is not None and as_node not in entry.graph.nodes:
-                raise _bad("as_node", f"unknown node {as_node!r}")
-            cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
-            key = thread_key(entry.name, thread_id)
-            async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
-                config = self._config(entry.name, thread_id, cid)
-                new = await entry.graph.aupdate_state(config, values, as_node=as_node, lease=handle.lease)
-                state = await entry.graph.aget_state(new)
-            return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        entry = self._graph(request.graph)
+        thread_id = _ident(request.thread_id, "thread_id")
+        values = messages_in(decode_json(request.values_json, "values_json"), "values_json")
+        if not isinstance(values, dict):
+            raise _bad("values_json", "required: a JSON object of state keys")
+        as_node = request.as_node if request.HasField("as_node") else None
+        if as_node is not None and as_node not in entry.graph.nodes:
+            raise _bad("as_node", f"unknown node {as_node!r}")
+        cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
+        key = thread_key(entry.name, thread_id)
+        async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
+            config = self._config(entry.name, thread_id, cid)
+            new = await entry.graph.aupdate_state(config, values, as_node=as_node, lease=handle.lease)
+            state = await entry.graph.aget_state(new)
+        return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
 
     async def ListGraphs(self, request: pb.ListGraphsRequest, context: grpc.aio.ServicerContext) -> pb.ListGraphsResponse:
         infos = []
@@ -308,38 +272,26 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         return pb.ListGraphsResponse(graphs=infos)
 
     async def GetGraph(self, request: pb.GetGraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphInfo:
-        try:
-            entry, drawn = self.reads.drawing(request.graph, "graph")
-            return conv.graph_info(entry.name, entry.description, drawn)
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        entry, drawn = self.reads.drawing(request.graph, "graph")
+        return conv.graph_info(entry.name, entry.description, drawn)
 
     async def CancelRun(self, request: pb.CancelRunRequest, context: grpc.aio.ServicerContext) -> pb.CancelRunResponse:
-        try:
-            entry = self._graph(request.graph)
-            thread_id = _ident(request.thread_id, "thread_id")
-            key = thread_key(entry.name, thread_id)
-            if self.relay is not None:  # the run may be on another replica
-                return pb.CancelRunResponse(cancelled=await self.relay.cancel(key, thread_id, request.run_id))
-            return pb.CancelRunResponse(cancelled=self.runs.cancel(key, request.run_id))
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        entry = self._graph(request.graph)
+        thread_id = _ident(request.thread_id, "thread_id")
+        key = thread_key(entry.name, thread_id)
+        if self.relay is not None:  # the run may be on another replica
+            return pb.CancelRunResponse(cancelled=await self.relay.cancel(key, thread_id, request.run_id))
+        return pb.CancelRunResponse(cancelled=self.runs.cancel(key, request.run_id))
 
     async def DeleteThread(self, request: pb.DeleteThreadRequest, context: grpc.aio.ServicerContext) -> pb.DeleteThreadResponse:
-        try:
-            entry = self._graph(request.graph)
-            thread_id = _ident(request.thread_id, "thread_id")
-            key = thread_key(entry.name, thread_id)
-            async with self.runs.slot(key, thread_id, "delete", enqueue=False) as handle:
-                if await self.checkpointer.aget_tuple({"configurable": {"thread_id": key}}) is None:
-                    raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
-                if handle.lease is None:  # a saver without leases (any BaseCheckpointSaver, LangGraph's too)
-                    await self.checkpointer.adelete_thread(key)
-                else:  # fenced: a replica that lost the thread meanwhile (paused) deletes nothing
-                    await self.checkpointer.adelete_thread(key, lease=handle.lease)
-            return pb.DeleteThreadResponse()
-        except Exception as exc:
-            await self._abort(context, exc)
-            raise
+        entry = self._graph(request.graph)
+        thread_id = _ident(request.thread_id, "thread_id")
+        key = thread_key(entry.name, thread_id)
+        async with self.runs.slot(key, thread_id, "delete", enqueue=False) as handle:
+            if await self.checkpointer.aget_tuple({"configurable": {"thread_id": key}}) is None:
+                raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
+            if handle.lease is None:  # a saver without leases (any BaseCheckpointSaver, LangGraph's too)
+                await self.checkpointer.adelete_thread(key)
+            else:  # fenced: a replica that lost the thread meanwhile (paused) deletes nothing
+                await self.checkpointer.adelete_thread(key, lease=handle.lease)
+        return pb.DeleteThreadResponse()
