@@ -33,7 +33,7 @@ from engine.events import CheckpointLoaded, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes
-from engine.pregel._nested import NestedHost, resume_input
+from engine.pregel._nested import NestedHost, Replay, resume_input
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
 from engine.pregel._spec import NULL_TASK_ID, GraphSpec
@@ -73,13 +73,21 @@ class InputFolding:
     stable_ns: bool
     resuming: bool
     resume_map: dict[str, Any]
+    #: this run went back in time (a root's fork), or its host's did: where subgraphs start from
+    replay: Replay | None = None
 
     async def _setup(self) -> None:
         saved: CheckpointTuple | None = None
+        if self.host is not None:
+            self.replay = self.host.replay
         if self.saver is not None:
             if self.thread_id is None:
                 raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
-            saved = await self.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
+            replayed = self.replay is not None and self.replay.first(self.checkpoint_ns)
+            if replayed:  # a subgraph of a run that went back in time: from its version of then
+                saved = await self.replay.load(self.saver, {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.checkpoint_ns}})
+            else:
+                saved = await self.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
             if saved is None and self.configurable.get("checkpoint_id"):
                 raise NotFoundError(
                     f"thread {self.thread_id!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
@@ -89,7 +97,7 @@ class InputFolding:
             self.step = int(saved.metadata.get("step", -1))
             self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
             self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
-            if self.host is not None:
+            if self.host is not None and not replayed:
                 # A subgraph whose task runs again continues its own version.
                 continues, inp = resume_input(self.host, saved, stable=self.stable_ns)
                 if continues:
@@ -122,6 +130,9 @@ class InputFolding:
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
             if saved is None:
                 raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
+            if self.configurable.get("checkpoint_id"):
+                # Back in time: the subgraphs start from their versions of then.
+                self.replay = Replay.of(saved)
             if self.configurable.get("checkpoint_id") and not await self._continues(saved):
                 # Naming a version (even the newest) continues from a copy of it.
                 await self._fork(saved)

@@ -216,6 +216,7 @@ class RunLoop(InputFolding):
             resuming=self.resuming,
             resume_map=self.resume_map,
             task=ctx,
+            replay=self.replay,
         )
 
     # -- the run -----------------------------------------------------------

@@ -17,7 +17,13 @@ it (:class:`NestedHost`, built lazily by the task's ``nest()``):
   (an interrupted or failed subgraph task that runs again, when the parent
   resumes or continues), with the answers the parent's ``Command(resume=...)``
   gave to interrupts raised inside it, by interrupt id. Otherwise the
-  subgraph starts with the task's input.
+  subgraph starts with the task's input;
+* the replay (:class:`Replay`): a parent run that goes back in time (a fork
+  of an older version, or a run from an ``update_state`` branch) runs each
+  of its subgraphs, the first time it runs it, from the subgraph's newest
+  version older than the version the parent went back to, as LangGraph 1.2
+  does; so a ``checkpointer=True`` subgraph forks with its parent. (A
+  per-task namespace has no such version: the fork's tasks have new ids.)
 
 The nested run ends as a node does: with its output values, or by raising
 its interrupts (:class:`~engine.errors.GraphInterrupt`), its error, or a
@@ -39,7 +45,7 @@ from engine.types import Command
 if TYPE_CHECKING:
     from engine.checkpoint.base import CheckpointTuple
 
-__all__ = ["Lazy", "NestedHost", "current_host", "forwarded", "nested_config", "resume_input", "subgraph_ns"]
+__all__ = ["Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "resume_input", "subgraph_ns"]
 
 
 @dataclass(slots=True)
@@ -71,6 +77,8 @@ class NestedHost:
     #: the answers this call gave, by interrupt id
     resume_map: Mapping[str, Any]
     task: TaskContext
+    #: the parent run went back in time: where its subgraphs start from
+    replay: Replay | None = None
     used: list[str] = field(default_factory=list)
 
     def want(self, kind: type[Event]) -> bool:
@@ -84,6 +92,47 @@ class NestedHost:
                 "give each subgraph its own node, or compile it with checkpointer=False"
             )
         self.used.append(ns)
+
+
+class Replay:
+    """A run that went back to an older version: each subgraph's first run in it starts from before ``bound``.
+
+    One per root run, shared by the runs nested in it at any depth, as
+    LangGraph's replay state is. ``bound`` is the version the run went back
+    to (for an "update" or "fork" version, its parent: the subgraph's
+    versions of the run being replayed are older than the update). Later runs
+    of a namespace in the same call (a loop back to the subgraph) read its
+    newest version, which the first one wrote.
+    """
+
+    __slots__ = ("bound", "seen")
+
+    def __init__(self, bound: str) -> None:
+        self.bound = bound
+        self.seen: set[str] = set()
+
+    @classmethod
+    def of(cls, saved: CheckpointTuple) -> Replay:
+        """The replay of a run that goes back to ``saved``."""
+        if saved.metadata.get("source") in ("update", "fork"):
+            parent = ((saved.parent_config or {}).get("configurable") or {}).get("checkpoint_id")
+            if parent:
+                return cls(parent)
+        return cls(saved.checkpoint["id"])
+
+    def first(self, ns: str) -> bool:
+        """Whether this is the first run of ``ns`` in the call (a task id's part left out, as LangGraph)."""
+        key = ns.rsplit(":", 1)[0]
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+    async def load(self, saver: Any, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        """The namespace's newest version older than the bound (None: it starts afresh)."""
+        async for saved in saver.alist(config, before={"configurable": {"checkpoint_id": self.bound}}, limit=1):
+            return saved
+        return None
 
 
 class Lazy:
@@ -103,9 +152,14 @@ class Lazy:
 
 
 def subgraph_ns(parent_ns: str, node: str, task_id: str, *, stable: bool) -> str:
-    """The ``checkpoint_ns`` a subgraph node's task saves under (``stable``: compiled with ``checkpointer=True``)."""
-    own = node if stable else f"{node}:{task_id}"
-    return f"{parent_ns}|{own}" if parent_ns else own
+    """The ``checkpoint_ns`` a subgraph node's task saves under (``stable``: compiled with ``checkpointer=True``).
+
+    As LangGraph: a ``checkpointer=True`` subgraph's namespace has every
+    level's task id removed (``a:id|b`` → ``a|b``), so its history lasts
+    across calls even when a graph around it runs per invocation.
+    """
+    ns = f"{parent_ns}|{node}:{task_id}" if parent_ns else f"{node}:{task_id}"
+    return "|".join(part.split(":", 1)[0] for part in ns.split("|")) if stable else ns
 
 
 def current_host(config: Mapping[str, Any] | None) -> NestedHost | None:
