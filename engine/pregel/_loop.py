@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Mapping
 
+from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine.checkpoint.base import Checkpoint, Lease, empty_checkpoint, run_lease
 from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
 from engine._internal._task import TaskContext
@@ -379,6 +380,10 @@ class RunLoop(InputFolding):
 
     # -- saving versions ---------------------------------------------------
     async def _save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
+        if self.saver is None and not self._want(CheckpointSaved):
+            # Nothing stores or shows the version: it only needs its id (task ids derive from it).
+            self.checkpoint["id"] = self.parent_id = new_checkpoint_id()
+            return
         snapshot = new_version(self.checkpoint)
         # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
         metadata = {"run_id": self.run_id, **self.version_metadata, "source": source, "step": self.step, "parents": dict(self.parents)}
