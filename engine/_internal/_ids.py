@@ -31,7 +31,7 @@ def checkpoint_id() -> str:
         _last = ts
     time_high_mid = (ts >> 12) & 0xFFFF_FFFF_FFFF
     time_low = ts & 0x0FFF
-    clock_seq = int.from_bytes(os.urandom(2), "big") & 0x3FFF
+    clock_seq = _version_random.getrandbits(14)  # the time and node make it unique; no syscall per id
     value = (time_high_mid << 80) | (0x6 << 76) | (time_low << 64) | ((0x8000 | clock_seq) << 48) | _node
     return _uuid_text(value)
 

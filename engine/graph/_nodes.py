@@ -26,6 +26,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from engine._internal._task import get_stream_writer, runtime_of_task
 from engine.errors import GraphDefinitionError
 from engine.graph._messages import langchain_messages
 from engine.types import StreamWriter
@@ -115,8 +116,6 @@ def node_call(name: str, action: Any) -> NodeCall:
 
 def _kwargs(injected: dict[str, str], config: Any, passed: dict[str, Any]) -> dict[str, Any]:
     """The injected arguments of one call; ``passed`` is what the loop gave (``store``)."""
-    from engine._internal._task import get_stream_writer, runtime_of_task
-
     out = dict(passed)
     for kw, what in injected.items():
         if what == "config":
