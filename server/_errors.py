@@ -52,6 +52,7 @@ TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (E.LeaseLostError, grpc.StatusCode.ABORTED),
     (E.CheckpointError, grpc.StatusCode.UNAVAILABLE),
     (E.StoreError, grpc.StatusCode.UNAVAILABLE),
+    (E.CacheError, grpc.StatusCode.UNAVAILABLE),
     (E.GraphDefinitionError, grpc.StatusCode.INVALID_ARGUMENT),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
 )
@@ -65,6 +66,8 @@ MAX_MESSAGE_BYTES = 1024
 
 
 def _unavailable(exc: BaseException) -> str:
+    if isinstance(exc, E.CacheError):
+        return "node cache unavailable: "
     return "store unavailable: " if isinstance(exc, E.StoreError) else "checkpointer unavailable: "
 
 

@@ -16,22 +16,38 @@ store RPCs are. A tenant's namespaces are kept under a root label
 (``tenant.NAME``) that no caller's label can be or reach, since labels may
 not hold a ``.`` (see :class:`engine.store.ScopedStore`); without tenants
 the store is seen from outside every tenant's scope.
+
+The node cache is configured the same way: ``cache`` names its database
+(unset: the checkpointer's; ``"off"``: none), :func:`open_cache` opens it
+with the saver's serializer (it holds writes the saver will store, so it
+allows what the saver allows), and :func:`attach_cache` gives it to every
+graph compiled without a cache of its own. With tenants, a graph's cache is
+a :class:`TenantCache`: a node of one tenant never gets the writes another
+tenant's run of it cached, however equal their inputs (the node may have
+read that tenant's memories or context to make them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from engine.cache._scoped import ScopedCache
+from engine.cache.base import BaseCache, FullKey, Namespace
+from engine.cache.memory import InMemoryCache
+from engine.serde import Serializer
 from engine.store import InMemoryStore, ScopedStore, StoreView
 from engine.store.base import BaseStore, Op, Result, TTLConfig
 from server._registry import GraphEntry
 from server._specs import resolve_spec
 from server._tenants import TENANT
 
-__all__ = ["TenantStore", "TtlSweeper", "attach_store", "is_postgres", "open_store", "root_of"]
+__all__ = [
+    "TenantCache", "TenantStore", "TtlSweeper", "attach_cache", "attach_store", "is_postgres", "open_cache",
+    "open_store", "root_of",
+]  # fmt: skip
 
 log = logging.getLogger("graphwire.server")
 
@@ -185,3 +201,69 @@ class TtlSweeper:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+
+
+def open_cache(spec: str, *, pg_schema: str | None = None, serde: Serializer) -> BaseCache[Any]:
+    """A node cache on ``spec`` (a SQLite path, ``":memory:"`` or a postgresql:// DSN), its table migrated.
+
+    Raises:
+        ValueError: a bad schema name.
+        CacheError: the database cannot be opened, or migrating it failed.
+    """
+    if is_postgres(spec):
+        from engine.cache.postgres import PostgresCache
+
+        return PostgresCache.from_dsn(spec, schema=pg_schema, serde=serde)
+    if spec == ":memory:":
+        return InMemoryCache(serde=serde)
+    from engine.cache.sqlite import SqliteCache
+
+    return SqliteCache(path=spec, serde=serde)
+
+
+class TenantCache(BaseCache[Any]):
+    """``cache`` as the calling tenant's run sees it: its scope, or the cache itself without tenants.
+
+    The tenant is read (from :data:`server._tenants.TENANT`) at each call, as
+    :class:`TenantStore` does. With tenants configured, a call that has none
+    fails closed.
+    """
+
+    def __init__(self, cache: BaseCache[Any], *, tenants: bool) -> None:
+        super().__init__(serde=cache.serde)
+        self.cache = cache
+        self._tenants = tenants
+        self._scopes: dict[str, ScopedCache] = {}
+
+    def view(self) -> BaseCache[Any]:
+        tenant = TENANT.get()
+        if tenant is None:
+            if self._tenants:  # a bug (a context lost on the way to a node), never a caller's doing
+                raise RuntimeError("the cache was used outside a tenant's call on a server with tenants")
+            return self.cache
+        scope = self._scopes.get(tenant)
+        if scope is None:
+            scope = self._scopes[tenant] = ScopedCache(self.cache, root_of(tenant))
+        return scope
+
+    async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, Any]:
+        return await self.view().aget(keys)
+
+    async def aset(self, pairs: Mapping[FullKey, tuple[Any, int | None]]) -> None:
+        await self.view().aset(pairs)
+
+    async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
+        await self.view().aclear(namespaces)
+
+
+def attach_cache(graphs: Mapping[str, GraphEntry], cache: BaseCache[Any] | None, *, tenants: bool) -> None:
+    """Give every graph compiled without a cache the server's (None: no cache), each seen through the caller's tenant."""
+    served = None if cache is None else TenantCache(cache, tenants=tenants)
+    for entry in graphs.values():
+        own = entry.graph.cache
+        if own is None:
+            entry.graph.cache = served
+            continue
+        log.info("graph %r keeps its own cache (%s)", entry.name, type(own).__name__)
+        if tenants:
+            entry.graph.cache = TenantCache(own, tenants=True)

@@ -1,6 +1,7 @@
 """Building and running the gRPC server: the service, health, reflection,
-auth, TLS, message limits, the store beside the checkpointer (with its TTL
-sweeper), the inspector page when asked for, and a graceful stop on SIGTERM."""
+auth, TLS, message limits, the store and the node cache beside the checkpointer
+(the store with its TTL sweeper), the inspector page when asked for, and a
+graceful stop on SIGTERM."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from engine.cache.base import BaseCache
+from engine.cache.memory import InMemoryCache
 from engine.checkpoint.base import LeaseStore, MessageBus
 from engine.pregel import node_threads, set_node_threads
 from engine.store import InMemoryStore
@@ -29,7 +32,7 @@ from server._leases import ThreadLeases
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
-from server._store import TtlSweeper, attach_store, is_postgres, open_store
+from server._store import TtlSweeper, attach_cache, attach_store, is_postgres, open_cache, open_store
 from server.config import DEFAULT_GRAPHS, ServerConfig
 from server.service import GraphService
 
@@ -98,6 +101,7 @@ class Server:
     inspector: Inspector | None = None
     store: BaseStore | None = None  # the store the server opened (closed at stop)
     sweeper: TtlSweeper | None = None
+    cache: BaseCache[Any] | None = None  # the node cache the server opened (closed at stop)
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop accepting calls, let running ones finish within ``grace``, then cancel them.
@@ -123,6 +127,8 @@ class Server:
         await self.service.checkpointer.aclose()
         if self.store is not None:
             await self.store.aclose()
+        if self.cache is not None:
+            await self.cache.aclose()
 
 
 async def build_server(config: ServerConfig, *, checkpointer: Any = None, store: BaseStore | None = None) -> Server:
@@ -130,7 +136,8 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None, store:
 
     ``checkpointer`` / ``store``: use these instead of opening what the
     config names (a server given a checkpointer but no store, and no
-    ``store`` in the config, gets an ``InMemoryStore``).
+    ``store`` in the config, gets an ``InMemoryStore``; likewise an
+    ``InMemoryCache`` without ``cache`` in the config).
     """
     inspector_sock = None
     if config.inspector:
@@ -155,6 +162,15 @@ def _open_store(config: ServerConfig, given_saver: bool) -> BaseStore:
     )
 
 
+def _open_cache(config: ServerConfig, given_saver: bool, saver: Any) -> BaseCache[Any] | None:
+    spec = config.cache_spec()
+    if spec is None:
+        return None
+    if given_saver and config.cache is None:
+        return InMemoryCache(serde=saver.serde)
+    return open_cache(spec, pg_schema=config.pg_schema if is_postgres(spec) else None, serde=saver.serde)
+
+
 async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
     saver = checkpointer if checkpointer is not None else open_checkpointer(
         config.checkpointer,
@@ -166,6 +182,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     saver.serde.json_safe = True
     opened = store if store is not None else _open_store(config, checkpointer is not None)
     graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)
+    cache = _open_cache(config, checkpointer is not None, saver)
     if config.sync_node_threads is not None:
         set_node_threads(config.sync_node_threads)  # the process's: one server per process
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
@@ -175,6 +192,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     accepted = load_tokens(config.auth_tokens) if config.auth_tokens else config.auth_token
     tokens = Tokens(accepted) if accepted else None
     served = attach_store(graphs, opened, tenants=bool(config.auth_tokens))
+    attach_cache(graphs, cache, tenants=bool(config.auth_tokens))
     service = GraphService(
         graphs,
         saver,
@@ -242,7 +260,9 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
             if sweeper is not None:
                 await sweeper.stop()
             raise
-    return Server(server, service, health_servicer, port, config, inspector, None if store is not None else opened, sweeper)
+    return Server(
+        server, service, health_servicer, port, config, inspector, None if store is not None else opened, sweeper, cache
+    )
 
 
 def _redacted(spec: str) -> str:
@@ -277,12 +297,13 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
     host = config.address.rsplit(":", 1)[0]
     leases = srv.service.runs.leases
     log.info(
-        "graphwire serving %s on %s:%d (checkpointer: %s; store: %s%s%s; sync nodes on %d threads)",
+        "graphwire serving %s on %s:%d (checkpointer: %s; store: %s; node cache: %s%s%s; sync nodes on %d threads)",
         ", ".join(srv.service.graphs),
         host,
         srv.port,
         _redacted(config.checkpointer),
         _redacted(config.store_spec()) + (f", TTL sweep every {srv.sweeper.minutes:g} min" if srv.sweeper else ""),
+        "off" if config.cache_spec() is None else _redacted(config.cache_spec() or ""),
         f"; replica {leases.owner}, thread leases of {leases.ttl:g}s" if leases else "",
         ", auth on" if config.auth_token else (", tenants on" if config.auth_tokens else ""),
         node_threads().size,

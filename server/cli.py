@@ -2,7 +2,7 @@
 
     graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
     graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
-                    [--store PATH|DSN] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
+                    [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
     graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
                     (--thread ID | --all-threads) [--tenant NAME | --all-tenants]
@@ -51,6 +51,7 @@ def _serve(args: argparse.Namespace) -> int:
                 "address": args.address,
                 "checkpointer": args.checkpointer,
                 "store": args.store,
+                "cache": args.cache,
                 "pg_schema": args.pg_schema,
                 "lease_seconds": args.lease_seconds,
                 "graphs": graphs,
@@ -71,11 +72,11 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from engine.errors import CheckpointError, StoreError
+    from engine.errors import CacheError, CheckpointError, StoreError
 
     try:
         asyncio.run(serve(config))
-    except (ValueError, CheckpointError, StoreError) as e:
+    except (ValueError, CheckpointError, StoreError, CacheError) as e:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     return 0
@@ -318,6 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--address", help="host:port to listen on (default 127.0.0.1:50051; port 0 picks one)")
     s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or a postgresql:// DSN")
     s.add_argument("--store", help="the Store's database, as --checkpointer (default: the checkpointer's)")
+    s.add_argument("--cache", help="node caches' database, as --checkpointer, or 'off' (default: the checkpointer's)")
     s.add_argument("--pg-schema", help="PostgreSQL: the schema of the tables (created if missing; default: search_path)")
     s.add_argument(
         "--lease-seconds",

@@ -3,6 +3,7 @@
     address = "127.0.0.1:50051"
     checkpointer = "graphwire.db"        # a SQLite path, or "postgresql://..."
     store = "graphwire.db"               # the Store (long-term memory): as checkpointer (default: the checkpointer's database)
+    cache = "graphwire.db"               # node caches (CachePolicy): as checkpointer (default: the checkpointer's database; "off": none)
     pg_schema = "graphwire"              # PostgreSQL only: the schema of the tables (default: search_path's first)
     lease_seconds = 15.0                 # PostgreSQL only: a thread's lease lasts this long unless renewed
     auth_token = "..."                   # or env GRAPHWIRE_AUTH_TOKEN
@@ -74,6 +75,7 @@ class ServerConfig:
     store: str | None = None  # the Store's database; None: the checkpointer's
     store_ttl: dict[str, Any] | None = None  # a TTLConfig: default_ttl, refresh_on_read, sweep_interval_minutes, omit_expired
     store_index: dict[str, Any] | None = None  # an IndexConfig, ``embed`` a graph-like spec of the embedding function
+    cache: str | None = None  # the node cache's database; None: the checkpointer's; "off": no cache
     pg_schema: str | None = None  # the PostgreSQL schema; None: the connection's current schema
     lease_seconds: float = 15.0  # PostgreSQL: a run's lease on its thread, renewed every third of it
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
@@ -95,6 +97,12 @@ class ServerConfig:
     def store_spec(self) -> str:
         """The store's database: ``store``, or the checkpointer's."""
         return self.checkpointer if self.store is None else self.store
+
+    def cache_spec(self) -> str | None:
+        """The node cache's database: ``cache``, or the checkpointer's; None when ``cache = "off"``."""
+        if self.cache == "off":
+            return None
+        return self.checkpointer if self.cache is None else self.cache
 
     def send_limit(self) -> int:
         """The largest message the server sends (a run's final state, a snapshot, a history page)."""
@@ -122,7 +130,7 @@ _TEXT, _WHOLE, _SECONDS, _TABLE = "text", "a whole number", "a number of seconds
 _SETTINGS = "a table of settings"  # [store_ttl], [store_index]: checked key by key in _check_store
 #: What each key holds.
 _KINDS = {
-    **dict.fromkeys(("address", "checkpointer", "store", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
+    **dict.fromkeys(("address", "checkpointer", "store", "cache", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
                      "log_level", "inspector"), _TEXT),
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds"), _SECONDS),
@@ -290,8 +298,10 @@ def load_config(
         raise ValueError(f"sync_node_threads must be a whole number from 1 to 1024, got {cfg.sync_node_threads!r}")
     if cfg.max_state_bytes is not None and (not _whole(cfg.max_state_bytes) or cfg.max_state_bytes < 0):
         raise ValueError(f"max_state_bytes must be a whole number of bytes (0: no limit), got {cfg.max_state_bytes!r}")
-    if cfg.pg_schema is not None and not any(_postgres(s) for s in (cfg.checkpointer, cfg.store_spec())):
-        raise ValueError("pg_schema applies to a postgresql:// checkpointer or store only")
+    if cfg.pg_schema is not None and not any(_postgres(s) for s in (cfg.checkpointer, cfg.store_spec(), cfg.cache_spec() or "")):
+        raise ValueError("pg_schema applies to a postgresql:// checkpointer or store or node cache only")
+    if cfg.cache is not None and not cfg.cache:
+        raise ValueError("cache must be a SQLite path, ':memory:', a postgresql:// DSN or \"off\", not ''")
     _check_store(cfg)
     if cfg.auth_token and cfg.auth_tokens:
         raise ValueError("set auth_token (one shared token) or auth_tokens (a file of tenants' tokens), not both")

@@ -33,6 +33,11 @@ with the repository root as its working directory, so ``tests`` imports).
 * ``questions``: ``ask`` asks "first?" (an interrupt), then ``ask2`` asks
   "second?"; each answer is logged. Two answers to the first question: the
   second one must not answer the second question.
+* ``cached``: ``lookup`` → ``reply``. ``lookup`` has a cache policy keyed
+  by the input's ``city`` (ttl 10 minutes): it appends a line (its process
+  id) to the file ``runs-<label>`` in the gates directory, as ``parallel``'s
+  ``fast`` does, and sets ``forecast``; ``reply`` (no policy) logs it. A
+  test counts how often ``lookup`` really ran, on whichever server.
 * ``bulky``: START → a → b → c → END, each node setting ``blob`` to the
   input's ``size`` copies of its name (2 MB by default): three steps whose
   events are megabytes each, for callers that read slowly or not at all.
@@ -51,10 +56,11 @@ from typing import Annotated, Any, TypedDict
 from engine import END, START, StateGraph, get_config, get_stream_writer, interrupt
 from engine.runtime import Runtime
 from engine.store.base import BaseStore
+from engine.types import CachePolicy
 from examples.reminders import build_graph
 
 __all__ = [
-    "GATE_ENV", "bulky", "chain3", "failing", "gate_path", "gated", "letters", "memories", "memory_key", "parallel",
+    "GATE_ENV", "bulky", "cached", "chain3", "failing", "gate_path", "gated", "letters", "memories", "memory_key", "parallel",
     "questions", "reminders_gated", "runs_path", "shout", "user_memories",
 ]  # fmt: skip
 
@@ -335,3 +341,29 @@ def _bulk(name: str) -> Any:
 
 
 bulky = _abc(BulkyState, _bulk)
+
+
+# -- cached ------------------------------------------------------------------------
+
+
+class CachedState(TypedDict, total=False):
+    city: str
+    label: str
+    forecast: str
+    log: Annotated[list, operator.add]
+
+
+def _lookup(state: CachedState) -> dict[str, Any]:
+    with open(runs_path(state.get("label", "")), "a", encoding="utf-8") as f:
+        f.write(f"{os.getpid()}\n")
+    return {"forecast": f"sunny in {state['city']}"}
+
+
+def _city(state: CachedState) -> str:
+    return state["city"]
+
+
+cached = StateGraph(CachedState)
+cached.add_node("lookup", _lookup, cache_policy=CachePolicy(key_func=_city, ttl=600))
+cached.add_node("reply", lambda s: {"log": [s["forecast"]]})
+cached.add_edge(START, "lookup").add_edge("lookup", "reply").add_edge("reply", END)
