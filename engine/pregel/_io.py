@@ -12,9 +12,13 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from engine.channels.base import BaseChannel
-from engine.types import START
+from engine.events import CheckpointSaved, RunFinished
+from engine.types import START, PregelTask
 
-__all__ = ["input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata"]
+__all__ = [
+    "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
+    "saved_event", "finished_event",
+]
 
 
 def input_writes(inp: Any) -> list[tuple[str, Any]]:
@@ -131,3 +135,30 @@ def configurable_metadata(configurable: Mapping[str, Any], metadata: Mapping[str
         for k, v in configurable.items()
         if k not in metadata and k not in _NOT_METADATA and not k.startswith("__") and isinstance(v, (str, int, float, bool))
     }
+
+
+def saved_event(
+    version: Mapping[str, Any], parent: str | None, step: int, source: str, planned: Iterable[Any],
+    values: dict[str, Any], metadata: dict[str, Any],
+) -> CheckpointSaved:
+    """The event of a version saved under ``parent``; ``planned``: the tasks of the step that follows it."""
+    planned = list(planned)
+    return CheckpointSaved(
+        version["id"], parent, step, source, tuple(t.name for t in planned), values, metadata, version["ts"],
+        tasks=tuple(PregelTask(t.id, t.name, t.path) for t in planned),
+    )
+
+
+def finished_event(reason: str, error: BaseException | None, interrupts: tuple[Any, ...], checkpoint_id: str | None,
+                   values: Any) -> RunFinished:
+    """How a run ended. A cancelled run names no error (its CancelledError goes on after the event)."""
+    reported = error if error is not None and reason != "CANCELLED" else None
+    return RunFinished(
+        reason=reason,  # type: ignore[arg-type]
+        checkpoint_id=checkpoint_id,
+        values=values,
+        error_type=type(reported).__name__ if reported else None,
+        error_message=str(reported) if reported else None,
+        interrupts=interrupts,
+        exception=error,
+    )

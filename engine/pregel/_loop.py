@@ -46,27 +46,24 @@ from typing import Any, AsyncIterator, Mapping
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine.checkpoint.base import Checkpoint, Lease, empty_checkpoint, run_lease
 from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
-from engine._internal._task import TaskContext
 from engine.events import (
     CheckpointSaved,
     CustomEvent,
     Event,
     MessageChunk,
-    RunFinished,
     StepFinished,
     ValuesEvent,
 )
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, prepare_next_tasks, should_interrupt
 from engine.pregel._input import InputFolding
-from engine.pregel._io import configurable_metadata, output_values, task_config, task_namespace
+from engine.pregel._io import configurable_metadata, finished_event, output_values, saved_event, task_config, task_namespace
 from engine.pregel._nested import NestedHost
 from engine.pregel._queue import EventQueue
 from engine.pregel._runner import StepRunner
 from engine.pregel._spec import GraphSpec
 from engine.pregel._status import read_statuses
 from engine.pregel._writer import VersionWriter, new_version
-from engine.types import PregelTask
 
 __all__ = ["RunLoop"]
 
@@ -119,8 +116,7 @@ class RunLoop(InputFolding):
         self.subgraph_kinds = subgraph_kinds
         self.resume_map: dict[str, Any] = {}  # this call's answers by interrupt id, for nested runs
         self.resuming = False  # the first step continues the loaded version's step
-        lease = run_lease(saver, self.thread_id, self.configurable, lease)
-        self.lease = lease
+        self.lease = lease = run_lease(saver, self.thread_id, self.configurable, lease)
         self.durability = durability
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
@@ -131,10 +127,8 @@ class RunLoop(InputFolding):
         self.user_metadata = dict(config.get("metadata") or {})
         # As LangGraph: every version's metadata also holds the call's plain configurable keys.
         self.version_metadata = {**self.user_metadata, **configurable_metadata(self.configurable, self.user_metadata)}
-        self.queue = EventQueue(kinds)
-        self.kinds = kinds
-        self._want = self.queue.want
-        self._emit = self.queue.emit
+        self.kinds, self.queue = kinds, EventQueue(kinds)
+        self._want, self._emit = self.queue.want, self.queue.emit
         self.trace = tel.RunTrace(spec.name)
         self.writer = VersionWriter(
             saver, thread_id=self.thread_id, checkpoint_ns=checkpoint_ns, lease=lease, durability=durability, trace=self.trace
@@ -152,7 +146,7 @@ class RunLoop(InputFolding):
             run_id=run_id,
             cache=cache,
             inline_sync=inline_sync,
-            nest=self._task_host,
+            nest=lambda t, step, ctx: NestedHost.of_task(self, t, ctx),
         )
         # state of the run
         self.checkpoint: Checkpoint = empty_checkpoint()
@@ -196,53 +190,16 @@ class RunLoop(InputFolding):
             path=t.path,
         )
 
-    def _task_host(self, t: Task, step: int, ctx: TaskContext) -> NestedHost:
-        """What a graph run nested in task ``t`` borrows from this run."""
-        return NestedHost(
-            saver=self.saver,
-            store=self.store,
-            thread_id=self.thread_id,
-            lease=self.lease,
-            durability=self.durability,
-            config=self.config,
-            run_id=self.run_id,
-            recursion_limit=self.recursion_limit,
-            inline_sync=self.runner.inline_sync,
-            emit=self.runner.emit_threadsafe,
-            kinds=self.subgraph_kinds,
-            parent_ns=self.checkpoint_ns,
-            node=t.name,
-            task_id=t.id,
-            parents={**self.parents, self.checkpoint_ns: self.parent_id} if self.parent_id else dict(self.parents),
-            resuming=self.resuming,
-            resume_map=self.resume_map,
-            task=ctx,
-            replay=self.replay,
-        )
-
     # -- the run -----------------------------------------------------------
-    async def events(self) -> AsyncIterator[Event]:
-        self.trace.start(
-            {
-                "graphwire.thread_id": str(self.thread_id or ""),
-                "graphwire.run_id": self.run_id,
-                "graphwire.recursion_limit": self.recursion_limit,
-                "graphwire.durability": self.durability,
-            }
-        )
-        try:
-            await self._setup()
-        except BaseException as e:
-            tel.fail(self.trace.span, e)
-            self.trace.end()
-            raise
-        tel.ACTIVE_RUNS.add(1, self.trace.attrs)
-        try:
-            async for ev in self._run():
-                yield ev
-        finally:
-            tel.ACTIVE_RUNS.add(-1, self.trace.attrs)
-            self.trace.end()
+    def events(self) -> AsyncIterator[Event]:
+        """The run's events, the run traced as a ``graphwire.run`` span."""
+        attributes = {
+            "graphwire.thread_id": str(self.thread_id or ""),
+            "graphwire.run_id": self.run_id,
+            "graphwire.recursion_limit": self.recursion_limit,
+            "graphwire.durability": self.durability,
+        }
+        return tel.traced_run(self.trace, attributes, self._setup, self._run)
 
     async def _run(self) -> AsyncIterator[Event]:
         for ev in self.queue.drain():
@@ -310,7 +267,7 @@ class RunLoop(InputFolding):
                 self.trace.finished("CANCELLED", steps=self.executed, checkpoint_id=None, interrupt_ids=[], error=None)
                 raise
             reason, error = "CANCELLED", e
-            values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.output()
+            values = await self._stored_values()
         except CheckpointError as e:  # storage failed: nothing can record how the run ended, so it raises
             await self.writer.flush_quietly()
             self.trace.finished("ERROR", steps=self.executed, checkpoint_id=self.writer.last_saved_id, interrupt_ids=[], error=e)
@@ -318,30 +275,21 @@ class RunLoop(InputFolding):
         except Exception as e:  # a failed write (serialization) ends the run too
             await self.writer.flush_quietly()
             reason, error = "ERROR", e
-            values = await self.writer.last_saved_values(self.spec) if self.saver is not None else self.output()
+            values = await self._stored_values()
         for ev in self.queue.drain():
             yield ev
         checkpoint_id = self.writer.last_saved_id if self.saver is not None else self.parent_id
         cancelled = reason == "CANCELLED"
-        self.trace.finished(
-            reason,
-            steps=self.executed,
-            checkpoint_id=checkpoint_id,
-            interrupt_ids=[getattr(i, "id", "") for i in interrupts],
-            error=None if cancelled else error,
-        )
-        yield RunFinished(
-            reason=reason,  # type: ignore[arg-type]
-            # With a saver: the last version that landed (a failed write names none), and its values.
-            checkpoint_id=checkpoint_id,
-            values=self.output() if values is _LIVE else values,
-            error_type=type(error).__name__ if error and not cancelled else None,
-            error_message=str(error) if error and not cancelled else None,
-            interrupts=interrupts,
-            exception=error,
-        )
+        ids = [getattr(i, "id", "") for i in interrupts]
+        self.trace.finished(reason, steps=self.executed, checkpoint_id=checkpoint_id, interrupt_ids=ids, error=None if cancelled else error)
+        # With a saver: the last version that landed (a failed write names none), and its values.
+        yield finished_event(reason, error, interrupts, checkpoint_id, self.output() if values is _LIVE else values)
         if cancelled:
             raise error  # type: ignore[misc]
+
+    async def _stored_values(self) -> Any:
+        """What the thread holds after the run stopped early: its last saved version's values."""
+        return await self.writer.last_saved_values(self.spec) if self.saver is not None else self.output()
 
     # -- one superstep -----------------------------------------------------
     def _plan(self) -> list[Task]:
@@ -393,19 +341,8 @@ class RunLoop(InputFolding):
             # Planned once: the event reports the names, the next step runs the tasks.
             planned = prepare_next_tasks(snapshot, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
             self._planned = (snapshot["id"], planned)
-            self._emit(
-                CheckpointSaved(
-                    snapshot["id"],
-                    # "exit": the version the one version written is stored under
-                    self.writer.parent_of_next(parent) if self.saver is not None else parent,
-                    self.step,
-                    source,
-                    tuple(t.name for t in planned),
-                    self.values(),
-                    metadata,
-                    snapshot["ts"],
-                    tasks=tuple(PregelTask(t.id, t.name, t.path) for t in planned),
-                )
-            )
+            # "exit": the version the one version written is stored under
+            under = self.writer.parent_of_next(parent) if self.saver is not None else parent
+            self._emit(saved_event(snapshot, under, self.step, source, planned, self.values(), metadata))
         if self.saver is not None:
             await self.writer.put(parent, snapshot, metadata, parent_writes or [])

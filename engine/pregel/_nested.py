@@ -81,6 +81,18 @@ class NestedHost:
     replay: Replay | None = None
     used: list[str] = field(default_factory=list)
 
+    @classmethod
+    def of_task(cls, run: Any, t: Any, ctx: TaskContext) -> NestedHost:
+        """What a graph run nested in task ``t`` of ``run`` (a RunLoop) borrows from it."""
+        parents = {**run.parents, run.checkpoint_ns: run.parent_id} if run.parent_id else dict(run.parents)
+        return cls(
+            saver=run.saver, store=run.store, thread_id=run.thread_id, lease=run.lease, durability=run.durability,
+            config=run.config, run_id=run.run_id, recursion_limit=run.recursion_limit,
+            inline_sync=run.runner.inline_sync, emit=run.runner.emit_threadsafe, kinds=run.subgraph_kinds,
+            parent_ns=run.checkpoint_ns, node=t.name, task_id=t.id, parents=parents, resuming=run.resuming,
+            resume_map=run.resume_map, task=ctx, replay=run.replay,
+        )
+
     def want(self, kind: type[Event]) -> bool:
         return self.kinds is None or kind in self.kinds
 

@@ -14,13 +14,14 @@ next step).
 from __future__ import annotations
 
 import time
-from typing import Any, Awaitable, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, Status, StatusCode
 
 __all__ = [
+    "traced_run",
     "tracer",
     "RUNS",
     "STEPS",
@@ -161,3 +162,24 @@ class RunTrace:
     def end(self) -> None:
         self.end_step(None)
         self.span.end()
+
+
+async def traced_run(
+    run: RunTrace, attributes: dict[str, Any], setup: Callable[[], Awaitable[None]], events: Callable[[], AsyncIterator[Any]]
+) -> AsyncIterator[Any]:
+    """A run's ``events()`` under its span: ``setup`` (a failure there ends the span with it),
+    then the events, counted in the active runs while they come."""
+    run.start(attributes)
+    try:
+        await setup()
+    except BaseException as e:
+        fail(run.span, e)
+        run.end()
+        raise
+    ACTIVE_RUNS.add(1, run.attrs)
+    try:
+        async for ev in events():
+            yield ev
+    finally:
+        ACTIVE_RUNS.add(-1, run.attrs)
+        run.end()
