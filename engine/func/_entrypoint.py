@@ -25,7 +25,7 @@ from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels import EphemeralValue, LastValue, Topic
 from engine.func._task import policies, refuse_generators
 from engine.graph._allowlist import allow_schema_types
-from engine.graph._draw import DrawableGraph, Edge
+from engine.graph._draw import DrawableGraph, Edge, Node
 from engine.pregel import Pregel
 from engine.pregel._calls import cancel, settle
 from engine.pregel._context import CURRENT, get_stream_writer
@@ -60,10 +60,14 @@ class EntrypointGraph(Pregel):
         super().__init__(**kwargs)
         self.entry_name = entry_name
 
-    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
-        """START -> the function -> END (the end drawn as conditional, as LangGraph draws it)."""
+    def get_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
+        """START -> the function -> END (the end drawn as conditional, as LangGraph draws it); ``xray`` has nothing to expand."""
         name = self.entry_name
-        return DrawableGraph((START, name, END), (Edge(START, name), Edge(name, END, True)), {name: {}})
+        nodes = {START: Node(START, START), name: Node(name, name), END: Node(END, END)}
+        return DrawableGraph(nodes, (Edge(START, name), Edge(name, END, True)))
+
+    async def aget_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
+        return self.get_graph(config, xray=xray)
 
     def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
         """A ``Command`` given as input: only ``resume`` means something to an entrypoint."""

@@ -1,23 +1,50 @@
-"""A graph's nodes and edges, for drawing (GetGraph, the inspector, ``draw_mermaid()``).
+"""A graph's nodes and edges, for drawing (GetGraph, the inspector, ``draw_mermaid()``), as LangGraph 1.2 draws them.
 
-Edges are what the builder declares, plus what LangGraph reads from
-annotations: a node whose return annotation is ``Command[Literal["a", "b"]]``
-may go to ``a`` and ``b`` (conditional edges), and a router annotated
-``-> Literal[...]`` lists its destinations (see ``add_conditional_edges``).
-They come in LangGraph's order: static edges out of START, then each
-source's conditional edges, then the other static edges.
+LangGraph does not list the edges the builder declared: it walks the graph.
+It runs the supersteps on empty channels, each node's task writing what its
+plain edges and join edges always write, and, the first time the node runs,
+every destination its routers (a ``path_map``, or a ``-> Literal[...]``
+router) and its Commands (``-> Command[Literal[...]]``,
+``add_node(destinations=)``) may go to. An edge is drawn from the nodes that
+wrote a channel to the node it triggered. So a node no walk reaches draws no
+edge of its own, a router with no known destinations draws none, and a node
+that leads nowhere gets an edge to END (``__end__`` appears only when some
+edge reaches it). :func:`draw` is that walk, on the compiled graph's own
+channels and planning (:mod:`engine.pregel._algo`).
+
+``xray``: a node that is a compiled graph (not compiled with
+``checkpointer=False``) is replaced by that graph's drawing, its node ids
+prefixed ``node:`` (its START and END trimmed when they have one edge), the
+edges into and out of the node moved to its first and last nodes; ``xray=N``
+expands N levels, ``True`` all.
 """
 
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, NamedTuple
 
+from engine.channels.after_finish import LastValueAfterFinish
+from engine.checkpoint.base import empty_checkpoint
+from engine.graph._mermaid import mermaid
 from engine.graph._topology import Topology
+from engine.pregel._algo import Task, apply_writes, restore_channels
 from engine.types import END, START, Command
 
-__all__ = ["DrawableGraph", "Edge", "draw", "literal_names", "return_annotation", "command_destinations"]
+__all__ = ["DrawableGraph", "Edge", "Node", "draw", "literal_names", "return_annotation", "command_destinations"]
+
+_LIMIT = 250  # supersteps walked, as LangGraph
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A drawn node: ``id`` (``parent:child`` inside an expanded subgraph), its ``name`` and metadata."""
+
+    id: str
+    name: str
+    data: Any = None
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,39 +62,32 @@ class Edge:
 
 @dataclass(frozen=True, slots=True)
 class DrawableGraph:
-    nodes: tuple[str, ...]
+    """Nodes by id (in LangGraph's order) and edges; ``draw_mermaid()`` writes it as LangGraph does."""
+
+    nodes: dict[str, Node]
     edges: tuple[Edge, ...]
-    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def metadata(self) -> dict[str, dict[str, Any]]:
+        """Node id → its metadata."""
+        return {k: dict(n.metadata or {}) for k, n in self.nodes.items()}
+
+    def first_node(self) -> Node | None:
+        """The one node no edge enters (None if none or several), as LangGraph's Graph."""
+        return _only(self, {e.target for e in self.edges})
+
+    def last_node(self) -> Node | None:
+        """The one node no edge leaves (None if none or several)."""
+        return _only(self, {e.source for e in self.edges})
 
     def draw_mermaid(self) -> str:
         """The graph as a Mermaid flowchart, in the form LangGraph's ``draw_mermaid()`` writes."""
-        has_in = {e.target for e in self.edges}
-        has_out = {e.source for e in self.edges}
-        no_in = [n for n in self.nodes if n not in has_in]
-        no_out = [n for n in self.nodes if n not in has_out]
-        first = no_in[0] if len(no_in) == 1 else None
-        last = no_out[0] if len(no_out) == 1 else None
-        lines = ["---", "config:", "  flowchart:", "    curve: linear", "---", "graph TD;"]
-        for n in self.nodes:
-            label = f"<p>{n}</p>" if n in (START, END) else n
-            if n == first:
-                lines.append(f"\t{n}([{label}]):::first")
-            elif n == last:
-                lines.append(f"\t{n}([{label}]):::last")
-            else:
-                lines.append(f"\t{n}({label})")
-        for e in self.edges:
-            if e.label:
-                arrow = f"-. &nbsp;{e.label}&nbsp; .->" if e.conditional else f"-- &nbsp;{e.label}&nbsp; -->"
-            else:
-                arrow = "-.->" if e.conditional else "-->"
-            lines.append(f"\t{e.source} {arrow} {e.target};")
-        lines += [
-            "\tclassDef default fill:#f2f0ff,line-height:1.2",
-            "\tclassDef first fill-opacity:0",
-            "\tclassDef last fill:#bfb6fc",
-        ]
-        return "\n".join(lines) + "\n"
+        return mermaid(self)
+
+
+def _only(graph: DrawableGraph, ids: set[str], exclude: str | None = None) -> Node | None:
+    found = [n for n in graph.nodes.values() if n.id != exclude and n.id not in ids]
+    return found[0] if len(found) == 1 else None
 
 
 def literal_names(annotation: Any) -> tuple[str, ...] | None:
@@ -96,22 +116,177 @@ def command_destinations(fn: Any) -> tuple[str, ...]:
     return (literal_names(ret) or ()) if typing.get_origin(ret) is Command else ()
 
 
-def draw(topology: Topology) -> DrawableGraph:
-    first = [Edge(s, e) for s, e in topology.edges if s == START]
-    conditional: list[Edge] = []
-    for source in (START, *topology.nodes):
-        mine: list[Edge] = []
-        for br in topology.branches.get(source, ()):
-            if br.path_map is not None:
-                for label, target in br.path_map.items():
-                    mine.append(Edge(source, target, True, None if label == target else str(label)))
-            else:
-                mine += [Edge(source, t, True) for t in [*topology.nodes, END] if t != source]
-        mine += [Edge(source, t, True, label) for t, label in topology.commands.get(source, ())]
-        conditional += sorted(mine, key=lambda e: e.target)  # as LangGraph lists them
-    rest = [Edge(s, e) for s, e in topology.edges if s != START]
-    for sources, target in topology.joins:
-        rest += [Edge(s, target, label="join") for s in sources]
-    nodes = (START, *topology.nodes, END)
-    edges = tuple(dict.fromkeys([*first, *conditional, *rest]))
-    return DrawableGraph(nodes, edges, {n: dict(meta) for n, meta in topology.nodes.items()})
+class _Out(NamedTuple):
+    """What a task wrote, as the walk sees it: the channel, whether a router or Command chose it, its label."""
+
+    channel: str
+    conditional: bool
+    label: str | None
+
+
+def _key(t: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple("" if v is None else v for v in t)
+
+
+def _writes(topology: Topology, name: str) -> tuple[list[tuple[str, Any]], list[tuple[str, str | None]]]:
+    """A node's writes in the walk: what its plain and join edges always write, and what its routers
+    and Commands may write (channel or END, label)."""
+    always: list[tuple[str, Any]] = [(f"branch:to:{t}", None) for s, t in topology.edges if s == name and t != END]
+    always += [(f"join:{'+'.join(srcs)}:{t}", name) for srcs, t in topology.joins if name in srcs and t != END]
+    may: list[tuple[str, str | None]] = []
+    for br in topology.branches.get(name, ()):
+        for label, target in (br.path_map or {}).items():
+            may.append((END if target == END else f"branch:to:{target}", str(label)))
+    for target, label in topology.commands.get(name, ()):
+        may.append((END if target == END else f"branch:to:{target}", label))
+    return always, may
+
+
+def _walk(topology: Topology, nodes: Mapping[str, Any], specs: Mapping[str, Any], index: Mapping[str, Any]) -> tuple[set, dict, set[str]]:
+    """LangGraph's drawing walk: the edges found, the last step's writers, the deferred nodes."""
+    checkpoint = empty_checkpoint()
+    channels = restore_channels(specs, checkpoint)
+    start = Task(id="", name="__input__", path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
+    start.writes = [(START, {})]
+    apply_writes(checkpoint, channels, [start], triggers_to_nodes=index)
+    edges: set[tuple[str, str, bool, str | None]] = set()
+    sources: dict[str, set[_Out]] = {}
+    step_sources: dict[str, set[_Out]] = {}
+    declared: dict[str, set[_Out]] = {}
+    ran: set[str] = set()
+    tasks = _due(checkpoint, channels, nodes, index)
+    for _ in range(-1, _LIMIT):
+        if not tasks:
+            break
+        chosen: dict[tuple[str, str], str | None] = {}
+        for t in tasks:
+            always, may = _writes(topology, t.name)
+            t.writes = list(always)
+            if t.name not in ran:  # declared destinations are sent once, the node's first time
+                ran.add(t.name)
+                for chan, label in may:
+                    if chan == END:
+                        edges.add((t.name, END, True, label))
+                        continue
+                    chosen[t.name, chan] = label
+                    declared.setdefault(t.name, set()).add(_Out(chan, True, label))
+                    t.writes.append((chan, None))
+        step_sources = {}
+        for t in tasks:
+            outs = {_Out(c, (t.name, c) in chosen and v is None, chosen.get((t.name, c)) if v is None else None) for c, v in t.writes}
+            step_sources[t.name] = outs | declared.get(t.name, set())
+        sources.update(step_sources)
+        by_trigger: dict[str, set[_Out]] = {}
+        for src, outs in sources.items():
+            for chan, cond, label in outs:
+                by_trigger.setdefault(chan, set()).add(_Out(src, cond, label))
+        apply_writes(checkpoint, channels, tasks, triggers_to_nodes=index)
+        tasks = _due(checkpoint, channels, nodes, index)
+        for t in tasks:
+            added = False
+            for trigger in t.triggers:
+                for src, cond, label in sorted(by_trigger.get(trigger, ()), key=_key):
+                    edges.add((src, t.name, cond, label))
+                    if _Out(trigger, cond, label) in step_sources.get(src, set()):
+                        added = True
+                    else:
+                        sources[src].discard(_Out(trigger, cond, label))
+            if not added:  # triggered by older writes only (a join, a deferred node): from this step's tasks
+                for src in step_sources:
+                    edges.add((src, t.name, True, None))
+    deferred = {c.split(":", 2)[-1] for c, ch in channels.items() if isinstance(ch, LastValueAfterFinish)}
+    return edges, step_sources, deferred
+
+
+def _due(checkpoint: Any, channels: Mapping[str, Any], nodes: Mapping[str, Any], index: Mapping[str, Any]) -> list[Task]:
+    """The walk's next tasks (no input is read: drawing runs no node)."""
+    versions, seen_all = checkpoint["channel_versions"], checkpoint["versions_seen"]
+    out = []
+    for name in sorted({n for c in checkpoint.get("updated_channels") or () for n in index.get(c, ())}):
+        seen = seen_all.get(name, {})
+        fired = tuple(c for c in nodes[name].triggers if versions.get(c, 0) > seen.get(c, 0) and channels[c].is_available())
+        if fired:
+            out.append(Task(id="", name=name, path=("pull", name), input=None, triggers=fired, node=nodes[name]))
+    return out
+
+
+def draw(
+    topology: Topology,
+    *,
+    nodes: Mapping[str, Any],
+    channels: Mapping[str, Any],
+    index: Mapping[str, Any],
+    interrupt_before: Any = (),
+    interrupt_after: Any = (),
+    subgraphs: Mapping[str, DrawableGraph] | None = None,
+) -> DrawableGraph:
+    """The compiled graph's drawing (see the module's doc); ``subgraphs``: node → its drawing, to expand."""
+    found, last_step, deferred = _walk(topology, nodes, channels, index)
+    drawn: dict[str, Node] = {START: Node(START, START)}
+    for name, meta in topology.nodes.items():
+        m = dict(meta)
+        if name in deferred:
+            m["defer"] = True
+        before, after = name in interrupt_before, name in interrupt_after
+        if before or after:
+            m["__interrupt"] = "before,after" if before and after else "before" if before else "after"
+        if tools := topology.tools.get(name):
+            m["__tools"] = list(tools)
+        drawn[name] = Node(name, name, None, m or None)
+    edges: list[Edge] = []
+
+    def add(source: str, target: str, label: str | None = None, conditional: bool = False) -> None:
+        if any(e.source == source and e.target == target for e in edges):
+            return
+        if target == END and END not in drawn:
+            drawn[END] = Node(END, END)
+        edges.append(Edge(source, target, conditional, label))
+
+    for src, dest, cond, label in sorted(found, key=_key):
+        add(src, dest, label if label != dest else None, cond)
+    termini = {e[1] for e in found if e[1] != END} - {e[0] for e in found}
+    if termini:
+        for src in sorted(termini):
+            add(src, END)
+    elif len(last_step) == 1 and not any(e[1] == END for e in found):
+        add(next(iter(last_step)), END, conditional=True)
+    graph = DrawableGraph(drawn, tuple(edges))
+    for name, sub in (subgraphs or {}).items():
+        graph = _expand(graph, name, sub)
+    return graph
+
+
+def _trimmed(graph: DrawableGraph) -> DrawableGraph:
+    """``graph`` without its first node and its last, each removed when it has one edge (as LangGraph trims)."""
+    for end in ("source", "target"):
+        ids = {getattr(e, "target" if end == "source" else "source") for e in graph.edges}
+        edge_node = _only(graph, ids)
+        if edge_node is None:
+            continue
+        rest = {getattr(e, "target" if end == "source" else "source") for e in graph.edges if getattr(e, end) != edge_node.id}
+        mine = [e for e in graph.edges if getattr(e, end) == edge_node.id]
+        if _only(graph, rest, exclude=edge_node.id) is not None and len(set(mine)) == 1:
+            nodes = {k: n for k, n in graph.nodes.items() if k != edge_node.id}
+            graph = DrawableGraph(nodes, tuple(e for e in graph.edges if edge_node.id not in (e.source, e.target)))
+    return graph
+
+
+def _expand(graph: DrawableGraph, name: str, sub: DrawableGraph) -> DrawableGraph:
+    """``graph`` with node ``name`` replaced by ``sub``'s nodes and edges, ids prefixed ``name:``."""
+    if len(sub.nodes) <= 1 or name not in graph.nodes or sub.first_node() is None or sub.last_node() is None:
+        return graph
+    sub = _trimmed(sub)
+    nodes = {k: n for k, n in graph.nodes.items() if k != name}
+    nodes.update({f"{name}:{k}": replace(n, id=f"{name}:{k}") for k, n in sub.nodes.items()})
+    first, last = sub.first_node(), sub.last_node()
+    first_id = f"{name}:{first.id}" if first else None
+    last_id = f"{name}:{last.id}" if last else None
+    edges = []
+    for e in graph.edges:
+        if e.source == name:
+            e = replace(e, source=last_id)
+        if e.target == name:
+            e = replace(e, target=first_id)
+        edges.append(e)
+    edges += [replace(e, source=f"{name}:{e.source}", target=f"{name}:{e.target}") for e in sub.edges]
+    return DrawableGraph(nodes, tuple(edges))

@@ -13,7 +13,7 @@ import inspect
 import logging
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from engine._internal._unsupported import refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
@@ -263,6 +263,7 @@ class StateGraph:
             channels=MappingProxyType(dict(self.channels)),
             state=self.state,
             commands=MappingProxyType({n: _destinations(node) for n, node in self.nodes.items()}),
+            tools=MappingProxyType({n: tuple(t) for n, node in self.nodes.items() if isinstance(t := getattr(node.fn, "tools_by_name", None), Mapping) and t}),
         )
 
     def _schemas(self) -> list[Any]:
@@ -437,8 +438,30 @@ class CompiledStateGraph(Pregel):
         super().__init__(**kwargs)
         self.topology = topology
 
-    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
-        return draw(self.topology)
+    def get_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
+        """The graph's nodes and edges as LangGraph 1.2 draws them (:mod:`engine.graph._draw`).
+
+        ``xray``: draw the nodes of subgraphs (``True``: at every depth; a
+        number: that many levels). ``config`` changes nothing drawn, as in LangGraph.
+        """
+        subgraphs = {}
+        if xray:
+            deeper = xray if isinstance(xray, bool) or xray <= 0 else xray - 1
+            for name, node in self.nodes.items():
+                if node.subgraph is not None and node.subgraph.checkpointer is not False:
+                    subgraphs[name] = node.subgraph.get_graph(config, xray=deeper)
+        return draw(
+            self.topology,
+            nodes=self.nodes,
+            channels=self.channels,
+            index=self.spec.triggers_to_nodes,
+            interrupt_before=self.interrupt_before,
+            interrupt_after=self.interrupt_after,
+            subgraphs=subgraphs,
+        )
+
+    async def aget_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
+        return self.get_graph(config, xray=xray)
 
     def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
         """A ``Command`` given as input on a thread with state: its update and goto as writes.

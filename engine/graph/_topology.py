@@ -65,3 +65,5 @@ class Topology:
     state: SchemaInfo  # what a router is given: the state, coerced to the schema's type
     #: node -> where its Commands may go, as (target, edge label or None): add_node(destinations=) or its annotation
     commands: Mapping[str, tuple[tuple[str, str | None], ...]] = field(default_factory=lambda: MappingProxyType({}))
+    #: node -> the names of the tools it runs (a ToolNode's), which drawing lists in its metadata
+    tools: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))

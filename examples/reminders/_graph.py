@@ -16,7 +16,7 @@ import asyncio
 import hashlib
 import operator
 import os
-from typing import Annotated, Any, Awaitable, Callable, TypedDict
+from typing import Annotated, Any, Awaitable, Callable, Literal, TypedDict
 
 from engine import END, START, Command, StateGraph, add_messages, get_message_writer, get_stream_writer, interrupt
 from examples.reminders._model import scripted_model
@@ -73,7 +73,7 @@ def build_graph(
             return "ask_user"
         return "tools"
 
-    def ask_user(state: State) -> Command:
+    def ask_user(state: State) -> Command[Literal["tools", "model"]]:  # the annotation draws its edges
         calls = _get(state["messages"][-1], "tool_calls") or []
         call = next(c for c in calls if c["name"] == "add_reminder")
         get_stream_writer()({"asking": call["id"]})

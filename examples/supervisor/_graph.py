@@ -16,7 +16,7 @@ The models are scripted (:func:`scripted_reply`): deterministic, no network.
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from engine import END, START, Command, StateGraph, add_messages, get_message_writer, interrupt
 
@@ -99,12 +99,13 @@ def _writer() -> Any:
 def build_graph() -> StateGraph:
     """The builder: supervisor, researcher and writer (the two agents compiled as subgraphs)."""
 
-    def supervisor(state: State) -> Command:
+    def supervisor(state: State) -> Command[Literal["researcher"]]:
         return Command(goto="researcher")
 
     b = StateGraph(State)
     b.add_node("supervisor", supervisor)
-    b.add_node("researcher", _researcher())
+    # The researcher hands off to the writer from inside (Command.PARENT): said here so drawings show it.
+    b.add_node("researcher", _researcher(), destinations=("writer",))
     b.add_node("writer", _writer())
     b.add_edge(START, "supervisor")
     b.add_edge("writer", END)

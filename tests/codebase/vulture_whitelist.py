@@ -24,7 +24,8 @@ _.isolation_level  # engine/checkpoint/sqlite/_saver.py, engine/store/sqlite/_st
 _.set_conditional_entry_point  # engine/graph/_state.py StateGraph
 _.start_ttl_sweeper  # engine/store/base/_store.py BaseStore
 _.with_config  # engine/pregel/_pregel.py Pregel (issue 15 makes it apply its arguments)
-_.xray  # engine/graph/_state.py get_graph(xray=): expands subgraphs, and a graph here has none
+_.xray  # engine/func/_entrypoint.py get_graph(xray=): an entrypoint has no subgraph to expand
+_.aget_graph  # engine/graph/_state.py, engine/func/_entrypoint.py (LangGraph's async twin of get_graph)
 
 # Overrides called by the frameworks: grpc.ServerInterceptor, uvicorn.Server.
 _.intercept_service  # server/_auth.py, server/_errors.py

@@ -131,7 +131,7 @@ def test_get_graph_lists_nodes_and_marks_conditional_edges():
     g.add_conditional_edges("a", lambda s: END, {"again": "a", "next": "b", "stop": END})
     g.add_edge("b", END)
     drawn = g.compile().get_graph()
-    assert drawn.nodes == (START, "a", "b", END)
+    assert list(drawn.nodes) == [START, "a", "b", END]
     conditional = {(e.source, e.target) for e in drawn.edges if e.conditional}
     assert conditional == {("a", "a"), ("a", "b"), ("a", END)}
     assert ("__start__", "a") in {(e.source, e.target) for e in drawn.edges if not e.conditional}

@@ -155,6 +155,8 @@ def test_graph_drawing(inspected: ServerProcess) -> None:
         ("model", "ask_user", True),
         ("model", "tools", True),
         ("model", "__end__", True),
+        ("ask_user", "tools", True),  # its Command[Literal["tools", "model"]] annotation
+        ("ask_user", "model", True),
     }
 
 

@@ -101,6 +101,8 @@ def test_versions_row_with_next_node_labels(page: Page, inspected: ServerProcess
         "model>ask_user": True,
         "model>tools": True,
         "model>__end__": True,
+        "ask_user>tools": True,
+        "ask_user>model": True,
     }
 
     show_thread(page, conversation["thread"])
