@@ -1,11 +1,15 @@
 """Reading graphs and threads: the one path the RPCs and the inspector share.
 
 ``GetState``, ``ListHistory``, ``GetGraph`` and the inspector's JSON API all
-read through :class:`Reads`. It validates arguments the way the RPCs always
-have (INVALID_ARGUMENT naming the field, NOT_FOUND naming the caller's own
-ids, not the storage key) and returns engine values: a caller projects them
-onto its wire (protobuf in :mod:`server.service`, JSON in
-:mod:`server.inspector`). Nothing here knows about gRPC contexts or HTTP.
+read through :class:`Reads`. It takes arguments already checked
+(:mod:`server._requests`) and returns engine values, raising engine errors
+(:class:`~engine.errors.NotFoundError` naming the caller's own ids, never the
+storage key) that the one status table maps, for gRPC and HTTP alike. A
+caller projects the values onto its wire (protobuf in :mod:`server.service`,
+JSON in :mod:`server.inspector`). Nothing here knows about gRPC or HTTP.
+
+Storage keys: a thread's key in the checkpointer names its graph, and its
+tenant when tenants are configured (:func:`thread_key`).
 """
 
 from __future__ import annotations
@@ -13,18 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import grpc
-
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
+from engine.errors import NotFoundError
 from engine.graph._draw import DrawableGraph
 from engine.types import StateSnapshot
-from server._errors import RpcError
 from server._registry import GraphEntry
+from server._requests import config
 from server._tenants import TENANT, TENANT_NAME
 
-__all__ = ["MAX_ID", "Reads", "bad", "ident", "key_of", "owner_of", "thread_key"]
-
-MAX_ID = 512
+__all__ = ["Reads", "key_of", "owner_of", "thread_key"]
 
 
 def thread_key(graph: str, thread_id: str) -> str:
@@ -52,41 +53,6 @@ def owner_of(key: str, graph: str) -> tuple[str | None, str] | None:
     return None
 
 
-def bad(field: str, why: str) -> RpcError:
-    return RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{field}: {why}")
-
-
-def ident(value: str, field: str) -> str:
-    """``value`` when it is a usable id (graph, thread or checkpoint); else INVALID_ARGUMENT."""
-    if not value:
-        raise bad(field, "required")
-    if len(value) > MAX_ID:
-        raise bad(field, f"at most {MAX_ID} characters")
-    if "\x00" in value:
-        raise bad(field, "must not contain NUL")
-    return value
-
-
-def _cfg(key: str, checkpoint_id: str | None = None, checkpoint_ns: str = "") -> dict[str, Any]:
-    configurable: dict[str, Any] = {"thread_id": key}
-    if checkpoint_ns:
-        configurable["checkpoint_ns"] = checkpoint_ns
-    if checkpoint_id:
-        configurable["checkpoint_id"] = checkpoint_id
-    return {"configurable": configurable}
-
-
-def _namespace(checkpoint_ns: str) -> str:
-    """A subgraph's namespace from a request: ``node:task_id`` parts joined with "|" (INVALID_ARGUMENT otherwise)."""
-    if len(checkpoint_ns) > 4 * MAX_ID:
-        raise bad("checkpoint_ns", f"is longer than {4 * MAX_ID} characters")
-    for part in checkpoint_ns.split("|") if checkpoint_ns else ():
-        node, _, task = part.partition(":")
-        if not node or (_ and not task):
-            raise bad("checkpoint_ns", f"{checkpoint_ns!r} is not a subgraph namespace (node:task_id parts joined with '|')")
-    return checkpoint_ns
-
-
 class Reads:
     """Read-only access to the graphs a server runs and their threads."""
 
@@ -95,48 +61,42 @@ class Reads:
         self.checkpointer = checkpointer
         self.max_history = max_history
 
-    def graph(self, name: str, field: str = "graph") -> GraphEntry:
-        ident(name, field)
+    def graph(self, name: str) -> GraphEntry:
         entry = self.graphs.get(name)
         if entry is None:
             known = ", ".join(sorted(self.graphs)) or "none"
-            raise RpcError(grpc.StatusCode.NOT_FOUND, f"unknown graph {name!r} (this server runs: {known})")
+            raise NotFoundError(f"unknown graph {name!r} (this server runs: {known})")
         return entry
 
     def entries(self) -> list[GraphEntry]:
         """Every graph, in name order."""
         return sorted(self.graphs.values(), key=lambda e: e.name)
 
-    def drawing(self, name: str, field: str = "graph") -> tuple[GraphEntry, DrawableGraph]:
-        entry = self.graph(name, field)
+    def drawing(self, name: str) -> tuple[GraphEntry, DrawableGraph]:
+        entry = self.graph(name)
         return entry, entry.graph.get_graph()
 
     async def state(
         self, graph: str, thread_id: str, checkpoint_id: str | None = None, *, subgraphs: bool = False, checkpoint_ns: str = ""
     ) -> tuple[GraphEntry, StateSnapshot]:
-        """One version (the newest when ``checkpoint_id`` is None); NOT_FOUND for an unknown thread or id.
+        """One version (the newest when ``checkpoint_id`` is None); NotFoundError for an unknown thread or id.
 
         ``checkpoint_ns``: a subgraph's version instead; ``subgraphs``: with its subgraphs' snapshots nested.
         """
         entry = self.graph(graph)
-        ident(thread_id, "thread_id")
-        if checkpoint_id is not None:
-            ident(checkpoint_id, "checkpoint_id")
-        config = _cfg(thread_key(entry.name, thread_id), checkpoint_id, _namespace(checkpoint_ns))
-        state = await entry.graph.aget_state(config, subgraphs=subgraphs)
+        cfg = config(thread_key(entry.name, thread_id), checkpoint_id, checkpoint_ns=checkpoint_ns)
+        state = await entry.graph.aget_state(cfg, subgraphs=subgraphs)
         if state.metadata is None:
             where = f" under checkpoint_ns {checkpoint_ns!r}" if checkpoint_ns else ""
-            raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}{where}")
+            raise NotFoundError(f"thread {thread_id!r} does not exist in graph {entry.name!r}{where}")
         return entry, state
 
     async def saved(self, graph: str, thread_id: str, checkpoint_id: str) -> CheckpointTuple:
-        """A version as stored, with its pending writes; NOT_FOUND when it is not there."""
+        """A version as stored, with its pending writes; NotFoundError when it is not there."""
         entry = self.graph(graph)
-        ident(thread_id, "thread_id")
-        ident(checkpoint_id, "checkpoint_id")
-        found = await entry.graph.checkpointer.aget_tuple(_cfg(thread_key(entry.name, thread_id), checkpoint_id))
+        found = await entry.graph.checkpointer.aget_tuple(config(thread_key(entry.name, thread_id), checkpoint_id))
         if found is None:
-            raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
+            raise NotFoundError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
         return found
 
     async def history(
@@ -144,29 +104,22 @@ class Reads:
         graph: str,
         thread_id: str,
         *,
-        filter: Any = None,
+        filter: dict[str, Any] | None = None,
         before: str | None = None,
         limit: int | None = None,
         checkpoint_ns: str = "",
     ) -> list[StateSnapshot]:
         """Versions newest first, every branch; at most ``max_history`` whatever ``limit`` asks."""
         entry = self.graph(graph)
-        ident(thread_id, "thread_id")
-        if filter is not None:
-            if not isinstance(filter, dict):
-                raise bad("filter_json", "must be a JSON object")
-            for k, v in filter.items():
-                if isinstance(v, (dict, list)):
-                    raise bad("filter_json", f"value of {k!r} must be a string, number, boolean or null")
         key = thread_key(entry.name, thread_id)
-        ns = _namespace(checkpoint_ns)
         before_cfg = None
         if before is not None:
-            before_cfg = _cfg(key, ident(before, "before"), ns)
+            before_cfg = config(key, before, checkpoint_ns=checkpoint_ns)
             if await entry.graph.checkpointer.aget_tuple(before_cfg) is None:
-                raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no checkpoint {before!r}")
+                raise NotFoundError(f"thread {thread_id!r} has no checkpoint {before!r}")
         limit = min(limit, self.max_history) if limit else self.max_history
-        return [s async for s in entry.graph.aget_state_history(_cfg(key, None, ns), filter=filter, before=before_cfg, limit=limit)]
+        cfg = config(key, checkpoint_ns=checkpoint_ns)
+        return [s async for s in entry.graph.aget_state_history(cfg, filter=filter, before=before_cfg, limit=limit)]
 
     async def threads(self, graph: str, *, limit: int | None = None) -> list[ThreadInfo]:
         """The graph's threads, most recently written first, with the caller's thread ids.

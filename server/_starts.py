@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable
 from engine import events as ev
 from engine.checkpoint.base import Lease
 
-__all__ = ["Start", "const", "version"]
+__all__ = ["Start", "const"]
 
 Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any], "ev.CheckpointSaved | None"]]]
 
@@ -30,8 +30,3 @@ def const(inp: Any, config: dict[str, Any]) -> Start:
         return inp, config, None
 
     return start
-
-
-def version(key: str, checkpoint_id: str) -> dict[str, Any]:
-    """The config naming one version of the checkpointer's thread ``key``."""
-    return {"configurable": {"thread_id": key, "checkpoint_id": checkpoint_id}}

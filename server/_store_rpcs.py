@@ -38,7 +38,7 @@ from server import _convert as conv
 from server._calls import page
 from server._errors import RpcError
 from server._json import decode_json
-from server._reads import MAX_ID, bad
+from server._requests import MAX_ID, bad
 
 __all__ = ["MAX_LABELS", "MAX_PAGE", "StoreRpcs"]
 

@@ -35,9 +35,9 @@ from server._errors import RpcError
 from server._hub import RunHub
 from server._outbox import Outbox
 from server._reads import thread_key
+from server._requests import config
 from server._registry import GraphEntry
 from server._runs import RunHandle, RunManager
-from server._starts import version
 
 __all__ = ["Streams"]
 
@@ -218,7 +218,7 @@ class Streams:
             s = last_saved
             ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
         elif final.checkpoint_id:
-            ref = conv.snapshot(await entry.graph.aget_state(version(key, final.checkpoint_id))).checkpoint
+            ref = conv.snapshot(await entry.graph.aget_state(config(key, final.checkpoint_id))).checkpoint
         msg = conv.run_event(final, ref, interrupt_nodes)
         msg.seq = seq
         msg.run_id = run_id

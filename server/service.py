@@ -18,26 +18,19 @@ from typing import Any, AsyncIterator, Mapping
 
 import grpc
 
-from engine.checkpoint._helpers import MAX_METADATA_BYTES
 from engine import events as ev
 from engine.checkpoint.base import Lease
-from engine.func._entrypoint import EntrypointGraph
-from engine.pregel._run_context import ContextError, context_from_json
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
-from server._cancel import CancelRelay
+from server import _requests as req
 from server._calls import page, too_large
+from server._cancel import CancelRelay
 from server._errors import RpcError
 from server._hub import RunHub
 from server._leases import ThreadLeases
-from server._json import decode_json
-from server._messages import messages_in
 from server._reads import Reads, thread_key
-from server._reads import bad as _bad
-from server._reads import ident as _ident
 from server._registry import GraphEntry
-from server._resume import prepare_resume
 from server._runs import RunManager
 from server._starts import Start, const
 from server._store_rpcs import StoreRpcs
@@ -46,28 +39,8 @@ from server.config import DEFAULT_MAX_UNSENT_BYTES
 
 __all__ = ["GraphService", "thread_key"]
 
-_DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb.DURABILITY_SYNC: "sync", pb.DURABILITY_EXIT: "exit"}
 # What the server always asks of the engine: it needs them for the final event.
 _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
-
-
-_NO_UPDATE: Any = object()  # a Fork without update_json
-#: the largest context_json a run takes (like run metadata: small values, a user's id or locale)
-MAX_CONTEXT_BYTES = MAX_METADATA_BYTES
-
-
-def run_context(graph: Any, text: str) -> Any:
-    """``RunConfig.context_json`` as the run's context, checked against the graph's ``context_schema``."""
-    size = len(text.encode())
-    if size > MAX_CONTEXT_BYTES:
-        raise RpcError(
-            grpc.StatusCode.RESOURCE_EXHAUSTED, f"config.context_json: {size} bytes; a run's context is at most {MAX_CONTEXT_BYTES}"
-        )
-    data = decode_json(text, "config.context_json")
-    try:
-        return context_from_json(getattr(graph, "context_schema", None), data)
-    except ContextError as e:
-        raise _bad(f"config.context_json.{e.field}" if e.field else "config.context_json", e.reason) from None
 
 
 class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
@@ -96,67 +69,20 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         self.streams = Streams(self.runs, self.hub, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes)
 
     # -- helpers -------------------------------------------------------------
-    def _graph(self, name: str, field: str = "graph") -> GraphEntry:
-        return self.reads.graph(name, field)
+    def _thread(self, request: Any) -> tuple[GraphEntry, str]:
+        """The request's graph and (caller's) thread id."""
+        entry = self.reads.graph(req.ident(request.graph, "graph"))
+        return entry, req.ident(request.thread_id, "thread_id")
 
-    def _config(self, graph: str, thread_id: str, checkpoint_id: str | None = None, rc: pb.RunConfig | None = None) -> dict[str, Any]:
-        configurable: dict[str, Any] = {"thread_id": thread_key(graph, thread_id)}
-        if checkpoint_id:
-            configurable["checkpoint_id"] = _ident(checkpoint_id, "checkpoint_id")
-        config: dict[str, Any] = {"configurable": configurable}
-        if self.default_recursion_limit:
-            config["recursion_limit"] = self.default_recursion_limit
-        if rc is not None:
-            if rc.HasField("recursion_limit"):
-                if rc.recursion_limit < 1:
-                    raise _bad("config.recursion_limit", "must be at least 1")
-                config["recursion_limit"] = rc.recursion_limit
-            if rc.metadata_json:
-                size = len(rc.metadata_json.encode())
-                if size > MAX_METADATA_BYTES:
-                    raise RpcError(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"config.metadata_json: {size} bytes; run metadata is at most {MAX_METADATA_BYTES}",
-                    )
-                meta = decode_json(rc.metadata_json, "config.metadata_json")
-                if meta is not None and not isinstance(meta, dict):
-                    raise _bad("config.metadata_json", "must be a JSON object")
-                config["metadata"] = meta or {}
-        return config
-
-    def _run_options(self, entry: GraphEntry, rc: pb.RunConfig | None, event_kinds: Any) -> dict[str, Any]:
-        opts: dict[str, Any] = {}
-        kinds = set()
-        for k in event_kinds:
-            cls = conv.CLASS_OF.get(k)
-            if cls is None:
-                raise _bad("event_kinds", f"unknown event kind {k}")
-            kinds.add(cls)
-        # What the caller sees: its kinds plus the first and last events (the
-        # engine is asked for _ALWAYS too; see _run_rpc).
-        opts["kinds"] = frozenset(kinds) | {ev.RunStarted, ev.RunFinished} if kinds else None
-        if rc is not None:
-            if rc.durability not in _DURABILITY:
-                raise _bad("config.durability", f"unknown value {rc.durability}")
-            opts["durability"] = _DURABILITY[rc.durability]
-            for field in ("interrupt_before", "interrupt_after"):
-                names = list(getattr(rc, field))
-                for n in names:
-                    if n != "*" and n not in entry.graph.nodes:
-                        raise _bad(f"config.{field}", f"unknown node {n!r}")
-                if names:
-                    opts[field] = names
-            if rc.context_json:
-                opts["context"] = run_context(entry.graph, rc.context_json)
-        return opts
+    def _run_config(self, entry: GraphEntry, thread_id: str, checkpoint_id: str | None, rc: pb.RunConfig | None) -> dict[str, Any]:
+        key = thread_key(entry.name, thread_id)
+        return req.run_config(key, checkpoint_id, rc, default_recursion_limit=self.default_recursion_limit)
 
     async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> None:
         """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
-        entry = self._graph(request.graph)
-        thread_id = _ident(request.thread_id, "thread_id")
+        entry, thread_id = self._thread(request)
         rc = request.config if request.HasField("config") else None
-        opts = self._run_options(entry, rc, request.event_kinds)
-        wanted = opts.pop("kinds")
+        wanted, opts = req.run_options(entry.graph, rc, request.event_kinds)
         engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
         if kind == "invoke":
             start = await self._prepare_invoke(entry, thread_id, request, rc)
@@ -177,32 +103,32 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, run)
 
     async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> Start:
-        inp = messages_in(decode_json(request.input_json, "input_json"), "input_json")
-        if inp is not None and not isinstance(inp, dict) and not isinstance(entry.graph, EntrypointGraph):  # an entrypoint takes any JSON
-            raise _bad("input_json", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
-        config = self._config(entry.name, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
+        inp = req.invoke_input(entry.graph, request)
+        config = self._run_config(entry, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
         if request.HasField("checkpoint_id"):
             await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot, naming the caller's ids
         return const(inp, config)
 
     async def _prepare_resume(self, entry: GraphEntry, thread_id: str, request: pb.ResumeRequest, rc: Any) -> Start:
-        return await prepare_resume(entry, thread_id, request, self._config(entry.name, thread_id, None, rc))
+        """The Resume planned against the thread as it is when the call arrives (what it answers); its run checks it again."""
+        config = self._run_config(entry, thread_id, None, rc)
+        args = req.resume_answers(request)
+        resume = await entry.graph.aplan_resume(config, answers_name="resumes_json", thread_name=thread_id, **args)
+        return const(resume, config)
 
     async def _prepare_fork(self, entry: GraphEntry, thread_id: str, request: pb.ForkRequest, rc: Any) -> Start:
-        cid = _ident(request.checkpoint_id, "checkpoint_id")
-        update = decode_json(request.update_json, "update_json", default=_NO_UPDATE)
-        update = messages_in(update, "update_json") if update is not _NO_UPDATE else update
-        as_node = request.as_node if request.HasField("as_node") else None
-        if as_node is not None and as_node not in entry.graph.nodes:
-            raise _bad("as_node", f"unknown node {as_node!r}")
-        config = self._config(entry.name, thread_id, cid, rc)
-        await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot
-        if update is _NO_UPDATE:
-            return const(None, config)
+        cid = req.ident(request.checkpoint_id, "checkpoint_id")
+        update = req.fork_update(request)
+        as_node = req.as_node(entry.graph, request)
+        config = self._run_config(entry, thread_id, cid, rc)
         graph = entry.graph
+        if update is req.NO_UPDATE:
+            await graph.aget_state(config)  # NOT_FOUND before taking the slot, naming the caller's ids
+            return const(None, config)
 
         async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
-            # Inside the run's slot: the update version and the run are one unit.
+            # Inside the run's slot: the update version and the run are one unit
+            # (an unknown version is the update's NOT_FOUND).
             new = await graph.aupdate_state(config, update, as_node=as_node, lease=lease)
             return None, new, conv.saved_event(await graph.aget_state(new))
 
@@ -220,21 +146,23 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
 
     async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
         cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
-        _, state = await self.reads.state(
-            request.graph, request.thread_id, cid, subgraphs=request.subgraphs, checkpoint_ns=request.checkpoint_ns
-        )
+        entry, thread_id = self._thread(request)
+        cid = req.ident(cid, "checkpoint_id") if cid is not None else None
+        ns = req.namespace(request.checkpoint_ns)
+        _, state = await self.reads.state(entry.name, thread_id, cid, subgraphs=request.subgraphs, checkpoint_ns=ns)
         return conv.snapshot(state)  # one that does not fit in a message: RESOURCE_EXHAUSTED (server._calls)
 
     async def ListHistory(self, request: pb.ListHistoryRequest, context: grpc.aio.ServicerContext) -> pb.ListHistoryResponse:
+        entry, thread_id = self._thread(request)
         history = await self.reads.history(
-            request.graph,
-            request.thread_id,
-            filter=decode_json(request.filter_json, "filter_json"),
-            before=request.before if request.HasField("before") else None,
+            entry.name,
+            thread_id,
+            filter=req.history_filter(request),
+            before=req.ident(request.before, "before") if request.HasField("before") else None,
             limit=request.limit if request.HasField("limit") else None,
-            checkpoint_ns=request.checkpoint_ns,
+            checkpoint_ns=req.namespace(request.checkpoint_ns),
         )
-        limit, thread_id = self.max_response_bytes, request.thread_id
+        limit = self.max_response_bytes
         snapshots = page(
             (conv.snapshot(s) for s in history),
             limit,
@@ -247,18 +175,13 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         return pb.ListHistoryResponse(snapshots=snapshots)
 
     async def UpdateState(self, request: pb.UpdateStateRequest, context: grpc.aio.ServicerContext) -> pb.UpdateStateResponse:
-        entry = self._graph(request.graph)
-        thread_id = _ident(request.thread_id, "thread_id")
-        values = messages_in(decode_json(request.values_json, "values_json"), "values_json")
-        if not isinstance(values, dict):
-            raise _bad("values_json", "required: a JSON object of state keys")
-        as_node = request.as_node if request.HasField("as_node") else None
-        if as_node is not None and as_node not in entry.graph.nodes:
-            raise _bad("as_node", f"unknown node {as_node!r}")
-        cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
+        entry, thread_id = self._thread(request)
+        values = req.update_values(request)
+        as_node = req.as_node(entry.graph, request)
+        cid = req.ident(request.checkpoint_id, "checkpoint_id") if request.HasField("checkpoint_id") else None
         key = thread_key(entry.name, thread_id)
+        config = req.config(key, cid)
         async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
-            config = self._config(entry.name, thread_id, cid)
             new = await entry.graph.aupdate_state(config, values, as_node=as_node, lease=handle.lease)
             state = await entry.graph.aget_state(new)
         return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
@@ -272,23 +195,21 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         return pb.ListGraphsResponse(graphs=infos)
 
     async def GetGraph(self, request: pb.GetGraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphInfo:
-        entry, drawn = self.reads.drawing(request.graph, "graph")
+        entry, drawn = self.reads.drawing(req.ident(request.graph, "graph"))
         return conv.graph_info(entry.name, entry.description, drawn)
 
     async def CancelRun(self, request: pb.CancelRunRequest, context: grpc.aio.ServicerContext) -> pb.CancelRunResponse:
-        entry = self._graph(request.graph)
-        thread_id = _ident(request.thread_id, "thread_id")
+        entry, thread_id = self._thread(request)
         key = thread_key(entry.name, thread_id)
         if self.relay is not None:  # the run may be on another replica
             return pb.CancelRunResponse(cancelled=await self.relay.cancel(key, thread_id, request.run_id))
         return pb.CancelRunResponse(cancelled=self.runs.cancel(key, request.run_id))
 
     async def DeleteThread(self, request: pb.DeleteThreadRequest, context: grpc.aio.ServicerContext) -> pb.DeleteThreadResponse:
-        entry = self._graph(request.graph)
-        thread_id = _ident(request.thread_id, "thread_id")
+        entry, thread_id = self._thread(request)
         key = thread_key(entry.name, thread_id)
         async with self.runs.slot(key, thread_id, "delete", enqueue=False) as handle:
-            if await self.checkpointer.aget_tuple({"configurable": {"thread_id": key}}) is None:
+            if await self.checkpointer.aget_tuple(req.config(key)) is None:
                 raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
             if handle.lease is None:  # a saver without leases (any BaseCheckpointSaver, LangGraph's too)
                 await self.checkpointer.adelete_thread(key)

@@ -50,12 +50,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.errors import CheckpointError
+from engine.errors import CheckpointError, NotFoundError
 from server._auth import Tokens
-from server._errors import RpcError, status_for
+from server._errors import status_for
 from server._hub import RunHub
 from server._json import encode
 from server._reads import Reads
+from server._requests import bad, ident
 from server._tenants import TENANT
 from server.inspector import _views as views
 
@@ -111,10 +112,11 @@ def _api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Aw
 
 
 def _param(request: Request, name: str) -> str:
+    """A query parameter naming a graph, thread or version, checked as the RPCs check ids."""
     value = request.query_params.get(name)
     if value is None:
-        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{name}: required (a query parameter)")
-    return value
+        raise bad(name, "required (a query parameter)")
+    return ident(value, name)
 
 
 def _int_param(request: Request, name: str, default: int) -> int:
@@ -124,9 +126,9 @@ def _int_param(request: Request, name: str, default: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{name}: not an integer: {raw!r}") from None
+        raise bad(name, f"not an integer: {raw!r}") from None
     if value < 1:
-        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{name}: must be at least 1")
+        raise bad(name, "must be at least 1")
     return value
 
 
@@ -201,7 +203,7 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
 
     @_api
     async def graph(request: Request) -> Any:
-        entry, drawn = reads.drawing(_param(request, "name"), "name")
+        entry, drawn = reads.drawing(_param(request, "name"))
         return views.graph_view(entry.name, entry.description, drawn)
 
     @_api
@@ -245,9 +247,8 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
         if parent_id:
             try:
                 parent_saved = await reads.saved(name, thread, parent_id)
-            except RpcError as exc:  # pruned away: the version still shows, without its writes
-                if exc.code != grpc.StatusCode.NOT_FOUND:
-                    raise
+            except NotFoundError:  # pruned away: the version still shows, without its writes
+                pass
             else:
                 parent = entry.graph.snapshot(parent_saved)
         return {"graph": name, "thread_id": thread, **views.version_detail(state, parent, parent_saved)}

@@ -1,0 +1,212 @@
+"""Requests → engine arguments. Pure functions; no I/O.
+
+The server's mirror of the Python client's ``_requests.py`` (its arguments →
+request messages): every field a request carries is checked here, and turned
+into what the engine takes: the run's config dict (:func:`config`, the one
+place the server builds one), its options, its input, a Resume's answers.
+A bad field raises INVALID_ARGUMENT naming it (RESOURCE_EXHAUSTED for one over
+its size); the RPCs (:mod:`server.service`) and the inspector's query
+parameters go through the same checks. What needs the thread (does it
+exist, is anything pending) is the engine's to say, through the reads
+(:mod:`server._reads`) and the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from engine import events as ev
+from engine.checkpoint._helpers import MAX_METADATA_BYTES
+from engine.func._entrypoint import EntrypointGraph
+from engine.pregel._run_context import ContextError, context_from_json
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._convert import CLASS_OF
+from server._errors import RpcError
+from server._json import decode_json
+from server._messages import messages_in
+
+__all__ = [
+    "MAX_CONTEXT_BYTES", "MAX_ID", "NO_UPDATE", "as_node", "bad", "config", "fork_update", "history_filter", "ident",
+    "invoke_input", "namespace", "resume_answers", "run_config", "run_context", "run_options", "update_values",
+]  # fmt: skip
+
+MAX_ID = 512
+#: the largest context_json a run takes (like run metadata: small values, a user's id or locale)
+MAX_CONTEXT_BYTES = MAX_METADATA_BYTES
+#: :func:`fork_update` of a Fork without update_json
+NO_UPDATE: Any = object()
+
+_DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb.DURABILITY_SYNC: "sync", pb.DURABILITY_EXIT: "exit"}
+
+
+def bad(field: str, why: str) -> RpcError:
+    return RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{field}: {why}")
+
+
+def ident(value: str, field: str) -> str:
+    """``value`` when it is a usable id (graph, thread or checkpoint); else INVALID_ARGUMENT."""
+    if not value:
+        raise bad(field, "required")
+    if len(value) > MAX_ID:
+        raise bad(field, f"at most {MAX_ID} characters")
+    if "\x00" in value:
+        raise bad(field, "must not contain NUL")
+    return value
+
+
+def namespace(checkpoint_ns: str) -> str:
+    """A subgraph's namespace from a request: ``node:task_id`` parts joined with "|" (INVALID_ARGUMENT otherwise)."""
+    if len(checkpoint_ns) > 4 * MAX_ID:
+        raise bad("checkpoint_ns", f"is longer than {4 * MAX_ID} characters")
+    for part in checkpoint_ns.split("|") if checkpoint_ns else ():
+        node, _, task = part.partition(":")
+        if not node or (_ and not task):
+            raise bad("checkpoint_ns", f"{checkpoint_ns!r} is not a subgraph namespace (node:task_id parts joined with '|')")
+    return checkpoint_ns
+
+
+def config(
+    key: str,
+    checkpoint_id: str | None = None,
+    *,
+    checkpoint_ns: str = "",
+    recursion_limit: int | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The config of a call on the checkpointer's thread ``key``: the one place the server builds one."""
+    configurable: dict[str, Any] = {"thread_id": key}
+    if checkpoint_ns:
+        configurable["checkpoint_ns"] = checkpoint_ns
+    if checkpoint_id:
+        configurable["checkpoint_id"] = checkpoint_id
+    out: dict[str, Any] = {"configurable": configurable}
+    if recursion_limit:
+        out["recursion_limit"] = recursion_limit
+    if metadata is not None:
+        out["metadata"] = metadata
+    return out
+
+
+def run_config(key: str, checkpoint_id: str | None, rc: pb.RunConfig | None, *, default_recursion_limit: int | None) -> dict[str, Any]:
+    """A run's config: its thread, version, recursion limit and metadata (``RunConfig``'s)."""
+    limit = default_recursion_limit
+    metadata = None
+    if rc is not None:
+        if rc.HasField("recursion_limit"):
+            if rc.recursion_limit < 1:
+                raise bad("config.recursion_limit", "must be at least 1")
+            limit = rc.recursion_limit
+        if rc.metadata_json:
+            size = len(rc.metadata_json.encode())
+            if size > MAX_METADATA_BYTES:
+                raise RpcError(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"config.metadata_json: {size} bytes; run metadata is at most {MAX_METADATA_BYTES}",
+                )
+            meta = decode_json(rc.metadata_json, "config.metadata_json")
+            if meta is not None and not isinstance(meta, dict):
+                raise bad("config.metadata_json", "must be a JSON object")
+            metadata = meta or {}
+    return config(key, ident(checkpoint_id, "checkpoint_id") if checkpoint_id else None, recursion_limit=limit, metadata=metadata)
+
+
+def run_context(graph: Any, text: str) -> Any:
+    """``RunConfig.context_json`` as the run's context, checked against the graph's ``context_schema``."""
+    size = len(text.encode())
+    if size > MAX_CONTEXT_BYTES:
+        raise RpcError(
+            grpc.StatusCode.RESOURCE_EXHAUSTED, f"config.context_json: {size} bytes; a run's context is at most {MAX_CONTEXT_BYTES}"
+        )
+    data = decode_json(text, "config.context_json")
+    try:
+        return context_from_json(getattr(graph, "context_schema", None), data)
+    except ContextError as e:
+        raise bad(f"config.context_json.{e.field}" if e.field else "config.context_json", e.reason) from None
+
+
+def run_options(graph: Any, rc: pb.RunConfig | None, event_kinds: Any) -> tuple[frozenset[type] | None, dict[str, Any]]:
+    """(the event classes the caller wants, None: all; the engine's run options from ``RunConfig``)."""
+    kinds = set()
+    for k in event_kinds:
+        cls = CLASS_OF.get(k)
+        if cls is None:
+            raise bad("event_kinds", f"unknown event kind {k}")
+        kinds.add(cls)
+    # What the caller sees: its kinds plus the first and last events.
+    wanted = frozenset(kinds) | {ev.RunStarted, ev.RunFinished} if kinds else None
+    opts: dict[str, Any] = {}
+    if rc is not None:
+        if rc.durability not in _DURABILITY:
+            raise bad("config.durability", f"unknown value {rc.durability}")
+        opts["durability"] = _DURABILITY[rc.durability]
+        for field in ("interrupt_before", "interrupt_after"):
+            names = list(getattr(rc, field))
+            for n in names:
+                if n != "*" and n not in graph.nodes:
+                    raise bad(f"config.{field}", f"unknown node {n!r}")
+            if names:
+                opts[field] = names
+        if rc.context_json:
+            opts["context"] = run_context(graph, rc.context_json)
+    return wanted, opts
+
+
+def invoke_input(graph: Any, request: pb.InvokeRequest) -> Any:
+    """An Invoke's input: a JSON object of state keys, or null (any JSON for an entrypoint)."""
+    inp = messages_in(decode_json(request.input_json, "input_json"), "input_json")
+    if inp is not None and not isinstance(inp, dict) and not isinstance(graph, EntrypointGraph):
+        raise bad("input_json", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
+    return inp
+
+
+def as_node(graph: Any, request: Any) -> str | None:
+    """The request's ``as_node``: None, or a node of ``graph``."""
+    name = request.as_node if request.HasField("as_node") else None
+    if name is not None and name not in graph.nodes:
+        raise bad("as_node", f"unknown node {name!r}")
+    return name
+
+
+def fork_update(request: pb.ForkRequest) -> Any:
+    """A Fork's update (:data:`NO_UPDATE` without one)."""
+    update = decode_json(request.update_json, "update_json", default=NO_UPDATE)
+    return messages_in(update, "update_json") if update is not NO_UPDATE else update
+
+
+def update_values(request: pb.UpdateStateRequest) -> dict[str, Any]:
+    values = messages_in(decode_json(request.values_json, "values_json"), "values_json")
+    if not isinstance(values, dict):
+        raise bad("values_json", "required: a JSON object of state keys")
+    return values
+
+
+def resume_answers(request: pb.ResumeRequest) -> dict[str, Any]:
+    """A Resume's answers as :meth:`~engine.pregel.Pregel.aplan_resume`'s ``answer=`` or ``answers=``.
+
+    One answer (``resume_json``: the first interrupt pending when the call
+    arrives, or, ``null`` at a static breakpoint, "continue"), or a map of
+    interrupt id to answer (``resumes_json``).
+    """
+    has_one = bool(request.resume_json.strip())
+    if has_one and request.resumes_json:
+        raise bad("resumes_json", "set either resume_json or resumes_json, not both")
+    if not has_one and not request.resumes_json:
+        raise bad("resume_json", 'required (or resumes_json); send "null" for no answer')
+    if request.resumes_json:
+        return {"answers": {k: decode_json(v, f"resumes_json[{k!r}]") for k, v in request.resumes_json.items()}}
+    return {"answer": decode_json(request.resume_json, "resume_json")}
+
+
+def history_filter(request: pb.ListHistoryRequest) -> dict[str, Any] | None:
+    """ListHistory's ``filter_json``: None, or a JSON object of metadata keys to plain values."""
+    found = decode_json(request.filter_json, "filter_json")
+    if found is None:
+        return None
+    if not isinstance(found, dict):
+        raise bad("filter_json", "must be a JSON object")
+    for k, v in found.items():
+        if isinstance(v, (dict, list)):
+            raise bad("filter_json", f"value of {k!r} must be a string, number, boolean or null")
+    return found
