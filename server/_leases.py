@@ -82,8 +82,6 @@ class ThreadLeases:
     def __init__(self, store: LeaseStore, *, ttl: float = DEFAULT_LEASE_SECONDS, owner: str | None = None) -> None:
         if not isinstance(store, LeaseStore):
             raise ValueError(f"{type(store).__name__} has no leases (supports_leases is False)")
-        if not 0 < ttl < 86400:
-            raise ValueError(f"lease_seconds must be above 0 and below a day, got {ttl!r}")
         store.requires_lease = True  # from now on no write of its saver goes unfenced
         self.store = store
         self.ttl = float(ttl)

@@ -43,17 +43,13 @@ from engine.store.base import BaseStore, Op, Result, TTLConfig
 from server._registry import GraphEntry
 from server._specs import resolve_spec
 from server._tenants import TENANT
+from server.config import is_postgres
 
 __all__ = [
-    "TenantCache", "TenantStore", "TtlSweeper", "attach_cache", "attach_store", "is_postgres", "open_cache",
-    "open_store", "root_of",
+    "TenantCache", "TenantStore", "TtlSweeper", "attach_cache", "attach_store", "open_cache", "open_store", "root_of",
 ]  # fmt: skip
 
 log = logging.getLogger("graphwire.server")
-
-
-def is_postgres(spec: str) -> bool:
-    return spec.startswith(("postgresql://", "postgres://"))
 
 
 def root_of(tenant: str) -> str:

@@ -32,8 +32,8 @@ from server._leases import ThreadLeases
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
-from server._store import TtlSweeper, attach_cache, attach_store, is_postgres, open_cache, open_store
-from server.config import DEFAULT_GRAPHS, ServerConfig
+from server._store import TtlSweeper, attach_cache, attach_store, open_cache, open_store
+from server.config import DEFAULT_GRAPHS, ServerConfig, is_postgres
 from server.service import GraphService
 
 if TYPE_CHECKING:
@@ -51,7 +51,9 @@ def open_checkpointer(
     """A saver from a spec: a SQLite path (":memory:" for RAM) or a postgresql:// DSN.
 
     ``pg_schema``: the PostgreSQL schema holding the tables (created and
-    migrated if missing); None uses the connection's current schema.
+    migrated if missing); None uses the connection's current schema. Checked
+    by the config (:func:`server.config.check_postgres`): here it is ignored
+    unless ``spec`` is a DSN (:meth:`ServerConfig.schema_for`).
     ``max_state_bytes``: refuse versions of a thread's state larger than this
     (see :class:`~engine.serde.StateTooLargeError`); None: no limit.
     ``serving``: the saver a server serves from: a SQLite file takes its
@@ -63,14 +65,12 @@ def open_checkpointer(
         CheckpointError: the database cannot be reached, or migrating it
             failed, or (``serving``) another server serves the SQLite file.
     """
-    if spec.startswith(("postgresql://", "postgres://")):
+    if is_postgres(spec):
         try:
             from engine.checkpoint.postgres import PostgresSaver  # type: ignore[attr-defined]
         except ImportError as e:
             raise ValueError(f"the PostgreSQL checkpointer is not available in this build: {e}") from None
         return PostgresSaver.from_dsn(spec, schema=pg_schema, max_state_bytes=max_state_bytes)
-    if pg_schema is not None:
-        raise ValueError("pg_schema applies to a postgresql:// checkpointer only")
     if spec == ":memory:":
         from engine.checkpoint import InMemorySaver
 
@@ -156,9 +156,8 @@ def _open_store(config: ServerConfig, given_saver: bool) -> BaseStore:
     if given_saver and config.store is None:
         return InMemoryStore(ttl=config.store_ttl)  # type: ignore[arg-type]
     spec = config.store_spec()
-    schema = config.pg_schema if is_postgres(spec) else None
     return open_store(
-        spec, pg_schema=schema, ttl=config.store_ttl, index=config.store_index, base_dir=config.config_dir  # type: ignore[arg-type]
+        spec, pg_schema=config.schema_for(spec), ttl=config.store_ttl, index=config.store_index, base_dir=config.config_dir  # type: ignore[arg-type]
     )
 
 
@@ -168,13 +167,13 @@ def _open_cache(config: ServerConfig, given_saver: bool, saver: Any) -> BaseCach
         return None
     if given_saver and config.cache is None:
         return InMemoryCache(serde=saver.serde)
-    return open_cache(spec, pg_schema=config.pg_schema if is_postgres(spec) else None, serde=saver.serde)
+    return open_cache(spec, pg_schema=config.schema_for(spec), serde=saver.serde)
 
 
 async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
     saver = checkpointer if checkpointer is not None else open_checkpointer(
         config.checkpointer,
-        pg_schema=config.pg_schema if is_postgres(config.checkpointer) else None,
+        pg_schema=config.schema_for(config.checkpointer),
         max_state_bytes=config.state_limit(),
         serving=True,
     )
@@ -267,7 +266,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
 
 def _redacted(spec: str) -> str:
     """A checkpointer spec fit for a log: a DSN's password replaced."""
-    if not spec.startswith(("postgresql://", "postgres://")):
+    if not is_postgres(spec):
         return spec
     from urllib.parse import urlsplit, urlunsplit
 

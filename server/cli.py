@@ -117,6 +117,7 @@ def _init(args: argparse.Namespace) -> int:
 def _prune(args: argparse.Namespace) -> int:
     from engine.errors import CheckpointError
     from server._prune import check_scope, parse_age
+    from server.config import ServerConfig, check_postgres, is_postgres
 
     if args.keep_last is None and args.older_than is None:
         print("graphwire prune: say what to keep: --keep-last N and/or --older-than AGE", file=sys.stderr)
@@ -127,19 +128,21 @@ def _prune(args: argparse.Namespace) -> int:
             raise ValueError("--keep-last must be at least 1 (the newest version always stays)")
         check_scope(None if args.all_threads else [args.thread], args.tenant, args.all_tenants)
         spec = args.checkpointer
-        if not spec.startswith(("postgresql://", "postgres://")) and (spec == ":memory:" or not os.path.exists(spec)):
+        if not is_postgres(spec) and (spec == ":memory:" or not os.path.exists(spec)):
             raise ValueError(f"--checkpointer {spec!r}: no such SQLite file")
-        return asyncio.run(_prune_async(args, older_than))
+        config = ServerConfig(checkpointer=spec, pg_schema=args.pg_schema)
+        check_postgres(config)
+        return asyncio.run(_prune_async(args, config, older_than))
     except (ValueError, CheckpointError, NotImplementedError) as e:
         print(f"graphwire prune: {e}", file=sys.stderr)
         return 2
 
 
-async def _prune_async(args: argparse.Namespace, older_than: Any) -> int:
+async def _prune_async(args: argparse.Namespace, config: Any, older_than: Any) -> int:
     from server._prune import prune_threads
     from server.app import open_checkpointer
 
-    saver = open_checkpointer(args.checkpointer, pg_schema=args.pg_schema)
+    saver = open_checkpointer(config.checkpointer, pg_schema=config.schema_for(config.checkpointer))
     try:
         threads = None if args.all_threads else [args.thread]
         tenants = args.tenant is not None or args.all_tenants

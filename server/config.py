@@ -49,14 +49,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "ServerConfig", "load_config", "read_toml", "parse_address", "DEFAULT_GRAPHS", "DEFAULT_MAX_UNSENT_BYTES",
-    "ENV_PREFIX", "MIN_SEND_BYTES", "SETTINGS_KEYS",
+    "ServerConfig", "load_config", "read_toml", "parse_address", "check_postgres", "is_postgres", "DEFAULT_GRAPHS",
+    "DEFAULT_MAX_UNSENT_BYTES", "ENV_PREFIX", "MIN_SEND_BYTES", "SETTINGS_KEYS",
 ]  # fmt: skip
 
 DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
@@ -103,6 +104,10 @@ class ServerConfig:
         if self.cache == "off":
             return None
         return self.checkpointer if self.cache is None else self.cache
+
+    def schema_for(self, spec: str) -> str | None:
+        """The PostgreSQL schema of the saver or store on ``spec``: ``pg_schema`` for a DSN, None otherwise."""
+        return self.pg_schema if is_postgres(spec) else None
 
     def send_limit(self) -> int:
         """The largest message the server sends (a run's final state, a snapshot, a history page)."""
@@ -221,8 +226,28 @@ def _inline_table(text: str) -> dict[str, Any]:
     return value
 
 
-def _postgres(spec: str) -> bool:
+def is_postgres(spec: str) -> bool:
+    """Whether a checkpointer or store spec is a PostgreSQL DSN (else a SQLite path or ":memory:")."""
     return spec.startswith(("postgresql://", "postgres://"))
+
+
+# An unquoted PostgreSQL identifier: what a schema name may be.
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+
+
+def check_postgres(cfg: ServerConfig) -> None:
+    """``pg_schema`` and ``lease_seconds``, checked once for everything that opens a database or leases a thread."""
+    if isinstance(cfg.lease_seconds, bool) or not isinstance(cfg.lease_seconds, (int, float)) or not 0 < cfg.lease_seconds < 86400:
+        raise ValueError(f"lease_seconds must be a number of seconds above 0 and below a day, got {cfg.lease_seconds!r}")
+    if cfg.pg_schema is None:
+        return
+    if not any(is_postgres(s) for s in (cfg.checkpointer, cfg.store_spec(), cfg.cache_spec() or "")):
+        raise ValueError("pg_schema applies to a postgresql:// checkpointer or store or node cache only")
+    if not isinstance(cfg.pg_schema, str) or not _IDENTIFIER.match(cfg.pg_schema):
+        raise ValueError(
+            "pg_schema must be a PostgreSQL identifier (letters, digits, _ and $, not starting with a digit, "
+            f"at most 63 characters), got {cfg.pg_schema!r}"
+        )
 
 
 _TTL_KEYS = {"default_ttl": "minutes", "sweep_interval_minutes": "minutes", "refresh_on_read": "bool", "omit_expired": "bool"}
@@ -288,8 +313,6 @@ def load_config(
             raise ValueError(f"{key} must be a whole number of at least 1, not {value!r}")
     if not cfg.graphs:
         raise ValueError("no graphs configured: add a [graphs] table, e.g. reminders = \"examples.reminders:graph\"")
-    if isinstance(cfg.lease_seconds, bool) or not isinstance(cfg.lease_seconds, (int, float)) or not 0 < cfg.lease_seconds < 86400:
-        raise ValueError(f"lease_seconds must be a number of seconds above 0 and below a day, got {cfg.lease_seconds!r}")
     if not _whole(cfg.max_message_bytes) or cfg.max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be a whole number of bytes above 0, got {cfg.max_message_bytes!r}")
     if not _whole(cfg.max_unsent_bytes) or cfg.max_unsent_bytes < 1:
@@ -298,8 +321,7 @@ def load_config(
         raise ValueError(f"sync_node_threads must be a whole number from 1 to 1024, got {cfg.sync_node_threads!r}")
     if cfg.max_state_bytes is not None and (not _whole(cfg.max_state_bytes) or cfg.max_state_bytes < 0):
         raise ValueError(f"max_state_bytes must be a whole number of bytes (0: no limit), got {cfg.max_state_bytes!r}")
-    if cfg.pg_schema is not None and not any(_postgres(s) for s in (cfg.checkpointer, cfg.store_spec(), cfg.cache_spec() or "")):
-        raise ValueError("pg_schema applies to a postgresql:// checkpointer or store or node cache only")
+    check_postgres(cfg)
     if cfg.cache is not None and not cfg.cache:
         raise ValueError("cache must be a SQLite path, ':memory:', a postgresql:// DSN or \"off\", not ''")
     _check_store(cfg)

@@ -103,5 +103,5 @@ def test_postgres_settings_are_checked_once_in_the_config() -> None:
         load_config(None, {"checkpointer": DSN, "pg_schema": "1; drop"}, environ={})
     with pytest.raises(ValueError, match="lease_seconds"):
         check_postgres(ServerConfig(checkpointer=DSN, lease_seconds=0))
-    with pytest.raises(ValueError, match="pg_schema applies to a postgresql:// checkpointer or store only"):
+    with pytest.raises(ValueError, match="pg_schema applies to a postgresql:// checkpointer or store or node cache only"):
         check_postgres(ServerConfig(checkpointer="x.db", pg_schema="gw"))
