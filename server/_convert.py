@@ -223,10 +223,24 @@ def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
     )
 
 
-def graph_info(name: str, description: str, drawn: Any) -> pb.GraphInfo:
+def graph_info(name: str, description: str, graph: Any, *, full: bool = True) -> pb.GraphInfo:
+    """A compiled graph's drawing; ``full``: with its edges and, nested, its subgraphs' (GetGraph), else
+    its nodes only (ListGraphs)."""
+    drawn = graph.get_graph()
+    subgraphs = dict(graph.get_subgraphs()) if full else {}
+    meta = drawn.metadata
     return pb.GraphInfo(
         name=name,
         description=description,
-        nodes=[pb.GraphNode(name=n, metadata_json=encode(drawn.metadata.get(n, {}))) for n in drawn.nodes],
-        edges=[pb.GraphEdge(source=e.source, target=e.target, conditional=e.conditional, label=e.label or "") for e in drawn.edges],
+        nodes=[
+            pb.GraphNode(
+                name=n,
+                metadata_json=encode(meta.get(n, {})),
+                subgraph=graph_info(subgraphs[n].name, "", subgraphs[n]) if n in subgraphs else None,
+            )
+            for n in drawn.nodes
+        ],
+        edges=[pb.GraphEdge(source=e.source, target=e.target, conditional=e.conditional, label=e.label or "") for e in drawn.edges]
+        if full
+        else [],
     )

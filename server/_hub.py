@@ -135,6 +135,8 @@ class Tracker:
         self._done = False
 
     def __call__(self, e: ev.Event) -> None:
+        if e.ns:  # a subgraph's: its node (the parent's) is what the run is at
+            return
         hub, run = self._hub, self._run
         if isinstance(e, ev.RunStarted):
             self._started = True

@@ -19,7 +19,6 @@ from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
 from engine.errors import NotFoundError
-from engine.graph._draw import DrawableGraph
 from engine.types import StateSnapshot
 from server._registry import GraphEntry
 from server._requests import config
@@ -71,10 +70,6 @@ class Reads:
     def entries(self) -> list[GraphEntry]:
         """Every graph, in name order."""
         return sorted(self.graphs.values(), key=lambda e: e.name)
-
-    def drawing(self, name: str) -> tuple[GraphEntry, DrawableGraph]:
-        entry = self.graph(name)
-        return entry, entry.graph.get_graph()
 
     async def state(
         self, graph: str, thread_id: str, checkpoint_id: str | None = None, *, subgraphs: bool = False, checkpoint_ns: str = ""

@@ -189,14 +189,12 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
     async def ListGraphs(self, request: pb.ListGraphsRequest, context: grpc.aio.ServicerContext) -> pb.ListGraphsResponse:
         infos = []
         for e in self.reads.entries():  # the proto promises name order
-            info = conv.graph_info(e.name, e.description, e.graph.get_graph())
-            del info.edges[:]
-            infos.append(info)
+            infos.append(conv.graph_info(e.name, e.description, e.graph, full=False))
         return pb.ListGraphsResponse(graphs=infos)
 
     async def GetGraph(self, request: pb.GetGraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphInfo:
-        entry, drawn = self.reads.drawing(req.ident(request.graph, "graph"))
-        return conv.graph_info(entry.name, entry.description, drawn)
+        entry = self.reads.graph(req.ident(request.graph, "graph"))
+        return conv.graph_info(entry.name, entry.description, entry.graph)
 
     async def CancelRun(self, request: pb.CancelRunRequest, context: grpc.aio.ServicerContext) -> pb.CancelRunResponse:
         entry, thread_id = self._thread(request)

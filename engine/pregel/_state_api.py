@@ -58,6 +58,33 @@ class StateAPI:
             graph = node.subgraph
         return graph
 
+    def get_subgraphs(self, *, namespace: str | None = None, recurse: bool = False) -> Iterator[tuple[str, Any]]:
+        """The subgraphs of this graph, as ``(namespace, graph)``, as LangGraph's.
+
+        A subgraph is a compiled graph added as a node, unless it was compiled
+        with ``checkpointer=False``. ``namespace``: only the one at that path
+        (``parent|child``, no task ids; a nested one needs ``recurse``);
+        ``recurse``: their subgraphs too, ``node|child``.
+        """
+        for name, node in self.nodes.items():
+            if namespace is not None and namespace != name and not namespace.startswith(name + "|"):
+                continue
+            graph = node.subgraph
+            if graph is None or graph.checkpointer is False:
+                continue
+            if name == namespace:
+                yield name, graph
+                return
+            if namespace is None:
+                yield name, graph
+            if recurse:
+                inner = None if namespace is None else namespace[len(name) + 1 :]
+                yield from ((f"{name}|{n}", s) for n, s in graph.get_subgraphs(namespace=inner, recurse=True))
+
+    async def aget_subgraphs(self, *, namespace: str | None = None, recurse: bool = False) -> AsyncIterator[tuple[str, Any]]:
+        for pair in self.get_subgraphs(namespace=namespace, recurse=recurse):
+            yield pair
+
     def snapshot(self, saved: CheckpointTuple, *, live: bool = False) -> StateSnapshot:
         """The StateSnapshot of a stored checkpoint (pure: no I/O); see :mod:`._snapshot`."""
         return build_snapshot(self.spec, saved, live=live)

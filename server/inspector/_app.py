@@ -6,9 +6,12 @@
     GET /api/graph?name=G                   nodes and edges, for drawing
     GET /api/threads?graph=G[&limit=N]      the graph's threads, most recently written first (each with
                                             the interrupt its newest version waits at, if any)
-    GET /api/history?graph=G&thread=T       the thread's versions, oldest first, every branch
-    GET /api/version?graph=G&thread=T&checkpoint=C
-                                            one version: values, metadata, tasks, writes
+    GET /api/history?graph=G&thread=T[&checkpoint_ns=NS]
+                                            the thread's versions, oldest first, every branch (or
+                                            a subgraph's, under a task's checkpoint_ns)
+    GET /api/version?graph=G&thread=T&checkpoint=C[&checkpoint_ns=NS]
+                                            one version: values, metadata, tasks (a subgraph's
+                                            with its checkpoint_ns), writes
     GET /api/live                           the runs in flight
     GET /api/events                         server-sent events from the run hub
 
@@ -56,7 +59,7 @@ from server._errors import status_for
 from server._hub import RunHub
 from server._json import encode
 from server._reads import Reads
-from server._requests import bad, ident
+from server._requests import bad, ident, namespace
 from server._tenants import TENANT
 from server.inspector import _views as views
 
@@ -203,8 +206,8 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
 
     @_api
     async def graph(request: Request) -> Any:
-        entry, drawn = reads.drawing(_param(request, "name"))
-        return views.graph_view(entry.name, entry.description, drawn)
+        entry = reads.graph(_param(request, "name"))
+        return views.graph_view(entry.name, entry.description, entry.graph)
 
     @_api
     async def threads(request: Request) -> Any:
@@ -229,10 +232,12 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
     @_api
     async def history(request: Request) -> Any:
         name, thread = _param(request, "graph"), _param(request, "thread")
-        versions = await reads.history(name, thread)
+        ns = namespace(request.query_params.get("checkpoint_ns", ""))  # a subgraph's versions
+        versions = await reads.history(name, thread, checkpoint_ns=ns)
         return {
             "graph": name,
             "thread_id": thread,
+            "checkpoint_ns": ns,
             "versions": [views.version_ref(s) for s in reversed(versions)],
             "truncated": len(versions) >= reads.max_history,
             "running": (name, thread) in running(),
@@ -241,10 +246,11 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
     @_api
     async def version(request: Request) -> Any:
         name, thread = _param(request, "graph"), _param(request, "thread")
-        entry, state = await reads.state(name, thread, _param(request, "checkpoint"))
+        ns = namespace(request.query_params.get("checkpoint_ns", ""))  # a subgraph's version
+        entry, state = await reads.state(name, thread, _param(request, "checkpoint"), checkpoint_ns=ns)
         parent = parent_saved = None
         parent_id = views.version_ref(state)["parent_id"]
-        if parent_id:
+        if parent_id and not ns:  # a subgraph's version shows without its writes
             try:
                 parent_saved = await reads.saved(name, thread, parent_id)
             except NotFoundError:  # pruned away: the version still shows, without its writes

@@ -34,11 +34,18 @@ from server._convert import stored_error
 __all__ = ["graph_view", "interrupts", "thread_view", "version_detail", "version_ref", "writes_view"]
 
 
-def graph_view(name: str, description: str, drawn: DrawableGraph) -> dict[str, Any]:
+def graph_view(name: str, description: str, graph: Any) -> dict[str, Any]:
+    """A compiled graph's drawing; a subgraph node carries its graph's, nested (``subgraph``; None otherwise)."""
+    drawn: DrawableGraph = graph.get_graph()
+    subgraphs = dict(graph.get_subgraphs())
+    meta = drawn.metadata
     return {
         "name": name,
         "description": description,
-        "nodes": [{"name": n, "metadata": drawn.metadata.get(n, {})} for n in drawn.nodes],
+        "nodes": [
+            {"name": n, "metadata": meta.get(n, {}), "subgraph": graph_view(subgraphs[n].name, "", subgraphs[n]) if n in subgraphs else None}
+            for n in drawn.nodes
+        ],
         "edges": [
             {"source": e.source, "target": e.target, "conditional": e.conditional, "label": e.label or ""} for e in drawn.edges
         ],
@@ -54,6 +61,14 @@ def thread_view(t: ThreadInfo, running: bool, waiting: dict[str, Any] | None = N
         "running": running,
         "waiting": waiting,
     }
+
+
+def _task_ns(state: Any) -> str | None:
+    """A task's subgraph namespace (its ``state`` is the config naming it, or the subgraph's snapshot)."""
+    config = state.config if isinstance(state, StateSnapshot) else state
+    if not isinstance(config, dict):
+        return None
+    return (config.get("configurable") or {}).get("checkpoint_ns") or None
 
 
 def _id(config: dict[str, Any] | None) -> str | None:
@@ -138,6 +153,8 @@ def version_detail(
                 "error": _error(t.error) if t.error else None,
                 "interrupts": [{"interrupt_id": i.id, "value": i.value} for i in t.interrupts],
                 "result": t.result,
+                # a subgraph's task: the namespace its versions are stored under (GET /api/history&checkpoint_ns=)
+                "checkpoint_ns": _task_ns(t.state),
             }
             for t in s.tasks
         ],

@@ -26,6 +26,7 @@ _.start_ttl_sweeper  # engine/store/base/_store.py BaseStore
 _.with_config  # engine/pregel/_pregel.py Pregel (issue 15 makes it apply its arguments)
 _.xray  # engine/func/_entrypoint.py get_graph(xray=): an entrypoint has no subgraph to expand
 _.aget_graph  # engine/graph/_state.py, engine/func/_entrypoint.py (LangGraph's async twin of get_graph)
+_.aget_subgraphs  # engine/pregel/_state_api.py (LangGraph's async twin of get_subgraphs)
 
 # Overrides called by the frameworks: grpc.ServerInterceptor, uvicorn.Server.
 _.intercept_service  # server/_auth.py, server/_errors.py

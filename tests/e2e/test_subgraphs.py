@@ -3,7 +3,7 @@
 A real server runs ``examples.supervisor``: the agents' tokens arrive with
 their namespace, the writer's interrupt is answered with Resume by id, and
 GetState with ``subgraphs`` nests the writer's snapshot; ListHistory lists a
-subgraph's versions by namespace.
+subgraph's versions by namespace; GetGraph nests each agent's drawing.
 """
 
 from __future__ import annotations
@@ -56,3 +56,21 @@ def test_a_namespace_that_names_no_subgraph_is_not_found(server: Any, thread_id:
         client.invoke("supervisor", thread_id, {"messages": [{"role": "user", "content": "x"}]})
         with pytest.raises(NotFound):
             client.get_state("supervisor", thread_id, checkpoint_ns="nowhere:1234")
+
+
+def test_get_graph_nests_each_agents_drawing_and_list_graphs_does_not(server: Any) -> None:
+    with server.client() as client:
+        info = client.graph("supervisor")
+        listed = next(g for g in client.graphs() if g.name == "supervisor")
+    nodes = {n.name: n for n in info.nodes}
+    assert list(nodes) == ["__start__", "supervisor", "researcher", "writer", "__end__"]
+    assert nodes["supervisor"].subgraph is None and nodes["__start__"].subgraph is None
+    researcher, writer = nodes["researcher"].subgraph, nodes["writer"].subgraph
+    assert researcher is not None and writer is not None
+    assert [n.name for n in researcher.nodes] == ["__start__", "research", "handoff", "__end__"]
+    assert [n.name for n in writer.nodes] == ["__start__", "draft", "approve", "__end__"]
+    assert {(e.source, e.target, e.conditional) for e in writer.edges} == {
+        ("__start__", "draft", False), ("draft", "approve", False), ("approve", "__end__", False),
+    }  # fmt: skip
+    assert ("researcher", "writer", True) in {(e.source, e.target, e.conditional) for e in info.edges}
+    assert all(n.subgraph is None for n in listed.nodes) and listed.edges == ()

@@ -247,3 +247,31 @@ def test_with_tls_the_inspector_serves_https_with_the_same_certificate(tmp_path:
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+def test_a_subgraph_node_carries_its_drawing_and_its_task_its_versions(inspected: ServerProcess) -> None:
+    _, body, _ = api(inspected, "/api/graph" + _q(name="supervisor"))
+    nodes = {n["name"]: n for n in body["nodes"]}
+    assert nodes["supervisor"]["subgraph"] is None
+    writer = nodes["writer"]["subgraph"]
+    assert [n["name"] for n in writer["nodes"]] == ["__start__", "draft", "approve", "__end__"]
+    assert all(n["subgraph"] is None for n in writer["nodes"])
+    assert {"source": "draft", "target": "approve", "conditional": False, "label": ""} in writer["edges"]
+
+    thread = f"api-team-{uuid.uuid4().hex[:6]}"
+    with inspected.client() as client:
+        assert client.invoke("supervisor", thread, {"messages": [{"role": "user", "content": "tidal power"}]}, timeout=30).interrupted
+        head = client.get_state("supervisor", thread)
+    _, v, _ = api(inspected, "/api/version" + _q(graph="supervisor", thread=thread, checkpoint=head.checkpoint.checkpoint_id))
+    [task] = v["tasks"]
+    assert task["node"] == "writer" and task["checkpoint_ns"] == f"writer:{task['task_id']}"
+    _, inner, _ = api(inspected, "/api/history" + _q(graph="supervisor", thread=thread, checkpoint_ns=task["checkpoint_ns"]))
+    assert inner["checkpoint_ns"] == task["checkpoint_ns"]
+    assert [(s["source"], s["next"]) for s in inner["versions"]] == [("input", ["__start__"]), ("loop", ["draft"]), ("loop", ["approve"])]
+    assert [i["node"] for i in inner["versions"][-1]["interrupts"]] == ["approve"]
+    newest = inner["versions"][-1]["checkpoint_id"]
+    _, sv, _ = api(inspected, "/api/version" + _q(graph="supervisor", thread=thread, checkpoint=newest, checkpoint_ns=task["checkpoint_ns"]))
+    assert sv["values"]["messages"][-1]["content"].startswith("Draft: tidal power")
+    assert [t["node"] for t in sv["tasks"]] == ["approve"] and sv["tasks"][0]["checkpoint_ns"] is None
+    status, body, _ = api(inspected, "/api/history" + _q(graph="supervisor", thread=thread, checkpoint_ns="nowhere:1"))
+    assert status == 404

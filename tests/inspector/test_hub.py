@@ -92,6 +92,23 @@ def test_a_watcher_sees_the_run_move() -> None:
     }
 
 
+def test_a_subgraphs_events_leave_the_run_at_its_node() -> None:
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        a_run(track)  # at "work", which runs a subgraph
+        ns = ("work:t-work",)
+        track(ev.CheckpointSaved("s1", None, -1, "input", ("__start__",), ns=ns))
+        track(ev.TaskStarted(0, "t-inner", "inner", ns=ns))
+        track(ev.TaskFinished(0, "t-inner", "inner", update={}, ns=ns))
+        assert hub.live_runs()[0]["nodes"] == ["work"] and hub.live_runs()[0]["checkpoint_id"] == "c2"
+        return drain(sub)
+
+    msgs = run(main())
+    assert [m["type"] for m in msgs][-1] == "node_started" and msgs[-1]["node"] == "work"  # nothing of the subgraph's
+
+
 def test_run_finished_closes_the_run() -> None:
     async def main() -> list[dict[str, Any]]:
         hub = RunHub()

@@ -283,3 +283,40 @@ def test_the_page_asks_for_the_token_it_lacks(page: Page, inspected: ServerProce
     )
     page.wait("() => document.body.dataset.ready === 'true'", what="the page to load with the typed token")
     assert page.eval("() => document.getElementById('token-dialog').hidden")
+
+
+GRAPH_NODES = "() => [...document.querySelectorAll('#graph g.node')].map((g) => g.dataset.node)"
+
+
+def test_a_subgraph_node_expands_in_place_and_its_task_lists_its_versions(page: Page, inspected: ServerProcess) -> None:
+    thread = f"team-{uuid.uuid4().hex[:6]}"
+    with inspected.client() as client:
+        assert client.invoke("supervisor", thread, {"messages": [{"role": "user", "content": "tidal power"}]}, timeout=30).interrupted
+        head = client.get_state("supervisor", thread).checkpoint.checkpoint_id
+    open_page(page, inspected, f"#graph=supervisor&thread={thread}")
+
+    # Collapsed: the agents are one node each, marked as subgraphs.
+    assert sorted(page.eval(GRAPH_NODES)) == sorted(["__start__", "supervisor", "researcher", "writer", "__end__"])
+    assert page.eval("() => [...document.querySelectorAll('#graph g.node.subgraph')].map((g) => g.dataset.node).sort()") == ["researcher", "writer"]
+    # Expanded: the researcher's nodes replace it, in a frame, the parent's edges moved to them.
+    page.click('#graph g.node[data-node="researcher"]')
+    page.wait("() => !!document.querySelector('#graph g.group[data-group=\"researcher\"]')", what="the researcher's frame")
+    assert sorted(page.eval(GRAPH_NODES)) == sorted(["__start__", "supervisor", "researcher:research", "researcher:handoff", "writer", "__end__"])
+    edges = page.eval("() => [...document.querySelectorAll('#graph g.edge')].map((g) => g.dataset.source + '>' + g.dataset.target).sort()")
+    assert {"supervisor>researcher:research", "researcher:research>researcher:handoff", "researcher:handoff>writer"} <= set(edges)
+    page.screenshot(ARTIFACTS / "inspector-subgraph.png")
+    # Collapsed again from the frame's title.
+    page.click('#graph g.group[data-group="researcher"] text.group-title')
+    page.wait("() => !document.querySelector('#graph g.group')", what="the frame to go")
+    assert "researcher" in page.eval(GRAPH_NODES)
+
+    # The newest version waits in the writer: its task opens on the writer's own versions.
+    page.click(f'#versions g.version[data-id="{head}"]')
+    page.wait("(id) => document.getElementById('detail').dataset.version === id", head)
+    page.click("#detail details.subgraph-task summary")
+    page.wait("() => document.querySelector('#detail details.subgraph-task').dataset.loaded === 'true'", what="the writer's versions")
+    nexts = page.eval("() => [...document.querySelectorAll('#detail ol.subversions li [data-field=next]')].map((s) => s.textContent)")
+    assert nexts == ["START", "draft", "approve"]
+    page.click("#detail ol.subversions li:last-child")
+    page.wait("() => !document.querySelector('#detail ol.subversions li:last-child pre').hidden", what="its values")
+    assert "Draft: tidal power" in page.eval("() => document.querySelector('#detail ol.subversions li:last-child pre').textContent")

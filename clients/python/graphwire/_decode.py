@@ -119,7 +119,10 @@ def graph_info(message: pb.GraphInfo) -> GraphInfo:
     return GraphInfo(
         name=message.name,
         description=message.description,
-        nodes=tuple(GraphNode(name=n.name, metadata=decode(n.metadata_json)) for n in message.nodes),
+        nodes=tuple(
+            GraphNode(name=n.name, metadata=decode(n.metadata_json), subgraph=graph_info(n.subgraph) if n.HasField("subgraph") else None)
+            for n in message.nodes
+        ),
         edges=tuple(
             GraphEdge(source=e.source, target=e.target, conditional=e.conditional, label=e.label or None)
             for e in message.edges

@@ -132,10 +132,16 @@ class StateSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class GraphNode:
-    """A node of a graph (``__start__`` and ``__end__`` included)."""
+    """A node of a graph (``__start__`` and ``__end__`` included).
+
+    ``subgraph``: when the node is a subgraph (a compiled graph added as a
+    node), that graph's own nodes and edges (nested); its versions are read
+    with ``get_state(checkpoint_ns=...)`` and ``history(checkpoint_ns=...)``.
+    """
 
     name: str
     metadata: Any
+    subgraph: GraphInfo | None = None
 
 
 @dataclass(frozen=True, slots=True)

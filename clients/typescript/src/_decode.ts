@@ -108,7 +108,11 @@ export class Decoder {
     return {
       name: m.name,
       description: m.description,
-      nodes: m.nodes.map((n) => ({ name: n.name, metadata: this.fromJson(n.metadataJson) })),
+      nodes: m.nodes.map((n) => ({
+        name: n.name,
+        metadata: this.fromJson(n.metadataJson),
+        subgraph: n.subgraph ? this.graphInfo(n.subgraph) : null,
+      })),
       edges: m.edges.map((e) => ({
         source: e.source,
         target: e.target,

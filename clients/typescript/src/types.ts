@@ -130,6 +130,12 @@ export interface StateSnapshot<S = StateValues> {
 export interface GraphNode {
   name: string;
   metadata: unknown;
+  /**
+   * When the node is a subgraph (a compiled graph added as a node): that graph's own nodes and
+   * edges, nested; its versions are read with `getState(…, { checkpointNs })` and
+   * `history(…, { checkpointNs })`. Null otherwise.
+   */
+  subgraph: GraphInfo | null;
 }
 
 /** An edge of a graph; `conditional` when a router may take it. */

@@ -1,7 +1,8 @@
 /**
  * A supervisor with two agent subgraphs over a real server (examples/supervisor,
  * issue 17): the agents' tokens arrive with their namespace, the writer's
- * interrupt is answered by id, getState nests the writer's snapshot.
+ * interrupt is answered by id, getState nests the writer's snapshot, graph() nests each
+ * agent's drawing.
  */
 
 import assert from "node:assert/strict";
@@ -66,5 +67,20 @@ describe("a supervisor with two agents", () => {
     assert.equal(done.reason, FinishReason.END);
     const messages = (done.values as { messages: { content: string }[] }).messages;
     assert.equal(messages.at(-1)?.content, "Published.");
+  });
+
+  test("graph() nests each agent's own drawing in its node", async () => {
+    const graph = await client.graph("supervisor");
+    const byName = new Map(graph.nodes.map((n) => [n.name, n]));
+    assert.equal(byName.get("supervisor")?.subgraph, null);
+    const researcher = byName.get("researcher")?.subgraph;
+    assert.deepEqual(
+      researcher?.nodes.map((n) => n.name),
+      ["__start__", "research", "handoff", "__end__"],
+    );
+    assert.ok(researcher?.edges.some((e) => e.source === "research" && e.target === "handoff" && !e.conditional));
+    assert.ok(graph.edges.some((e) => e.source === "researcher" && e.target === "writer" && e.conditional));
+    const listed = (await client.graphs()).find((g) => g.name === "supervisor");
+    assert.ok(listed?.nodes.every((n) => n.subgraph === null));
   });
 });

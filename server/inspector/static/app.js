@@ -24,6 +24,7 @@ const state = {
   truncated: false, // the history was cut at the server's max_history
   live: new Map(), // run_id -> {graph, thread_id, run_id, nodes}
   stopEvents: null,
+  expanded: new Set(), // ids of the subgraph nodes drawn open
 };
 
 // -- live runs -----------------------------------------------------------------
@@ -52,8 +53,15 @@ function runningNodes(thread) {
 
 // -- rendering -------------------------------------------------------------------
 
+function toggleSubgraph(id) {
+  if (state.expanded.has(id)) {
+    for (const x of [...state.expanded]) if (x === id || x.startsWith(`${id}:`)) state.expanded.delete(x);
+  } else state.expanded.add(id);
+  drawGraph();
+}
+
 function drawGraph() {
-  if (state.drawing) renderGraph($("graph"), state.drawing, liveByNode());
+  if (state.drawing) renderGraph($("graph"), state.drawing, liveByNode(), state.expanded, toggleSubgraph);
 }
 
 function drawThreads() {
@@ -172,6 +180,17 @@ function drawDetail(v) {
       ),
     );
   }
+  const subgraphTasks = v.tasks.filter((t) => t.checkpoint_ns);
+  if (subgraphTasks.length) {
+    parts.push(
+      section(
+        "subgraphs",
+        "Subgraph tasks",
+        ...subgraphTasks.map((t) => subgraphTask(t)),
+        el("p", { class: "note" }, "A subgraph runs as one task of this graph; its own versions are stored in the thread under the task's namespace."),
+      ),
+    );
+  }
   parts.push(section("values", "Values", el("pre", {}, json(v.values))));
   const w = v.writes;
   const how =
@@ -215,6 +234,63 @@ function drawDetail(v) {
   $("detail").dataset.version = v.checkpoint_id;
 }
 
+// A subgraph's task in a version's detail: opened, it lists the subgraph's
+// versions under the task's namespace (oldest first), each with its values.
+function subgraphTask(t) {
+  const list = el("ol", { class: "subversions" });
+  const box = el(
+    "details",
+    { class: "subgraph-task", "data-ns": t.checkpoint_ns },
+    el("summary", {}, el("b", {}, t.node), " · ", el("code", {}, t.checkpoint_ns)),
+    list,
+  );
+  let loaded = false;
+  box.addEventListener("toggle", () => {
+    if (!box.open || loaded) return;
+    loaded = true;
+    list.replaceChildren(el("li", { class: "note" }, "Loading…"));
+    getJson("/api/history", { graph: state.graph, thread: state.thread, checkpoint_ns: t.checkpoint_ns })
+      .then((res) => {
+        list.replaceChildren(
+          ...(res.versions.length
+            ? res.versions.map((sv) => subVersion(t.checkpoint_ns, sv))
+            : [el("li", { class: "note" }, "No versions: the subgraph has not saved one from this task.")]),
+        );
+        box.dataset.loaded = "true";
+      })
+      .catch((err) => {
+        loaded = false;
+        if (err instanceof AuthError) return askToken();
+        list.replaceChildren(el("li", { class: "error" }, `Cannot read its versions: ${err.message}`));
+      });
+  });
+  return box;
+}
+
+function subVersion(ns, sv) {
+  const values = el("pre", { hidden: true });
+  const item = el(
+    "li",
+    { "data-version": sv.checkpoint_id },
+    el("span", { class: `source source-${sv.source}` }, sv.source),
+    el("span", { class: "stepno" }, `step ${sv.step}`),
+    " next ",
+    el("span", { "data-field": "next" }, nextLabel(sv.next)),
+    sv.interrupts.length ? el("span", { class: "waiting" }, ` ? ${sv.interrupts.map((i) => i.node).join(", ")}`) : null,
+    values,
+  );
+  item.addEventListener("click", () => {
+    if (!values.hidden) return void (values.hidden = true);
+    getJson("/api/version", { graph: state.graph, thread: state.thread, checkpoint: sv.checkpoint_id, checkpoint_ns: ns })
+      .then((detail) => {
+        values.textContent = json(detail.values);
+        values.hidden = false;
+      })
+      .catch(fail);
+  });
+  return item;
+}
+
 function drawAll() {
   drawGraph();
   drawThreads();
@@ -249,6 +325,7 @@ async function selectGraph(name, thread = null, version = null) {
   state.thread = null;
   state.versions = [];
   state.selected = null;
+  state.expanded = new Set();
   $("graph-select").value = name;
   const [drawing] = await Promise.all([getJson("/api/graph", { name }), loadThreads()]);
   state.drawing = drawing;

@@ -1,5 +1,12 @@
 // Drawing a graph: a layered layout (top to bottom) and its SVG.
 //
+// A subgraph node (one whose node carries its graph's own drawing,
+// `subgraph`) is drawn collapsed, with a ⊕: clicking it expands it in place.
+// Expanded, its nodes replace it, with ids `node:child` (as LangGraph's
+// xray names them), inside a frame titled with the node's name (click the
+// title to collapse): the edges into the node go to the nodes its START leads
+// to, the edges out of it leave from the nodes that lead to its END.
+//
 // Layers: a depth-first walk from __start__ marks the edges that close a
 // cycle (back edges); on the rest, a node's layer is one more than its
 // deepest predecessor's; __end__ gets a layer of its own at the bottom.
@@ -15,6 +22,37 @@ const NODE_H = 34;
 const LAYER_GAP = 88;
 const NODE_GAP = 36;
 const MARGIN = 24;
+
+// The graph as drawn with the subgraph nodes in `expanded` (a Set of ids)
+// opened: {nodes: [{name (the id), label, subgraph, group}], edges, groups}.
+export function flatten(graph, expanded, prefix = "") {
+  const nodes = [];
+  const edges = [];
+  const groups = [];
+  const entry = new Map(); // id of an opened node -> the ids its edges in go to
+  const exit = new Map(); // ... -> the ids its edges out leave from
+  for (const n of graph.nodes) {
+    const id = prefix + n.name;
+    if (n.subgraph && expanded.has(id)) {
+      const inner = flatten(n.subgraph, expanded, `${id}:`);
+      const start = `${id}:${START}`;
+      const end = `${id}:${END}`;
+      entry.set(id, inner.edges.filter((e) => e.source === start).map((e) => e.target));
+      exit.set(id, inner.edges.filter((e) => e.target === end).map((e) => e.source));
+      nodes.push(...inner.nodes.filter((m) => m.name !== start && m.name !== end));
+      edges.push(...inner.edges.filter((e) => e.source !== start && e.target !== end));
+      groups.push({ id, label: n.name, depth: prefix ? prefix.split(":").length - 1 : 0 }, ...inner.groups);
+    } else {
+      nodes.push({ name: id, label: n.name, subgraph: Boolean(n.subgraph), group: prefix.slice(0, -1) });
+    }
+  }
+  for (const e of graph.edges) {
+    const sources = exit.get(prefix + e.source) || [prefix + e.source];
+    const targets = entry.get(prefix + e.target) || [prefix + e.target];
+    for (const source of sources) for (const target of targets) edges.push({ ...e, source, target });
+  }
+  return { name: graph.name, nodes, edges, groups };
+}
 
 export function layoutGraph(graph) {
   const names = graph.nodes.map((n) => n.name);
@@ -61,7 +99,8 @@ export function layoutGraph(graph) {
   const layers = [];
   for (const n of names) (layers[layer.get(n)] ||= []).push(n);
   const rows = layers.filter(Boolean);
-  const width = new Map(names.map((n) => [n, Math.max(64, textWidth(displayName(n), 13) + 28)]));
+  const labels = new Map(graph.nodes.map((n) => [n.name, displayName(n.label ?? n.name) + (n.subgraph ? "  ⊕" : "")]));
+  const width = new Map(names.map((n) => [n, Math.max(64, textWidth(labels.get(n), 13) + 28)]));
 
   // Positions: each row centred; rows after the first ordered by the mean
   // x of their forward predecessors.
@@ -86,7 +125,10 @@ export function layoutGraph(graph) {
   });
   const nodes = new Map();
   rows.forEach((row, r) => {
-    for (const n of row) nodes.set(n, { name: n, x: x.get(n), y: MARGIN + 18 + r * LAYER_GAP, w: width.get(n), h: NODE_H, layer: r });
+    for (const n of row) {
+      const { subgraph = false, group = "" } = graph.nodes[index.get(n)];
+      nodes.set(n, { name: n, label: labels.get(n), subgraph, group, x: x.get(n), y: MARGIN + 18 + r * LAYER_GAP, w: width.get(n), h: NODE_H, layer: r });
+    }
   });
   const backCount = [...back].length;
   return {
@@ -117,10 +159,34 @@ function edgePath(layout, e, i) {
   return `M ${a.x} ${y0} C ${a.x} ${mid}, ${b.x} ${mid}, ${b.x} ${y1}`;
 }
 
+// The frame round an opened subgraph's nodes (nested ones inside it).
+function groupFrame(layout, group, live, onToggle) {
+  const inside = [...layout.nodes.values()].filter((n) => n.group === group.id || n.group.startsWith(`${group.id}:`));
+  if (!inside.length) return null;
+  const pad = 14 - 4 * Math.min(group.depth, 2);
+  const x0 = Math.min(...inside.map((n) => n.x - n.w / 2)) - pad;
+  const x1 = Math.max(...inside.map((n) => n.x + n.w / 2)) + pad;
+  const y0 = Math.min(...inside.map((n) => n.y - n.h / 2)) - pad - 16;
+  const y1 = Math.max(...inside.map((n) => n.y + n.h / 2)) + pad;
+  const runs = live.get(group.id) || [];
+  const g = svg("g", { class: `group${runs.length ? " lit" : ""}`, "data-group": group.id });
+  const rect = svg("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0, rx: 10 });
+  if (runs.length) rect.style.stroke = runs[0].color;
+  g.append(rect);
+  const title = svg("text", { x: x0 + 10, y: y0 + 14, class: "group-title", tabindex: 0, role: "button" });
+  title.textContent = `${group.label}  ⊖`;
+  title.addEventListener("click", () => onToggle(group.id));
+  title.addEventListener("keydown", (e) => e.key === "Enter" && onToggle(group.id));
+  g.append(title);
+  return g;
+}
+
 // Draws ``graph`` into ``host``. ``live`` maps a node name to the runs at it
 // ([{thread_id, color}]): such a node lights up in the first run's colour,
-// and every run at it gets a chip naming its thread.
-export function renderGraph(host, graph, live) {
+// and every run at it gets a chip naming its thread. ``expanded``: the ids of
+// the subgraph nodes drawn open; ``onToggle(id)`` is called when one is clicked.
+export function renderGraph(host, drawing, live, expanded = new Set(), onToggle = () => {}) {
+  const graph = flatten(drawing, expanded);
   const layout = layoutGraph(graph);
   const root = svg("svg", {
     class: "graph",
@@ -135,6 +201,13 @@ export function renderGraph(host, graph, live) {
   marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }));
   defs.append(marker);
   root.append(defs);
+
+  const groupLayer = svg("g", { class: "groups" });
+  for (const group of graph.groups) {
+    const frame = groupFrame(layout, group, live, onToggle);
+    if (frame) groupLayer.append(frame);
+  }
+  root.append(groupLayer);
 
   const edgeLayer = svg("g", { class: "edges" });
   layout.edges.forEach((e, i) => {
@@ -161,11 +234,18 @@ export function renderGraph(host, graph, live) {
     const runs = live.get(n.name) || [];
     const special = n.name === START || n.name === END;
     const g = svg("g", {
-      class: `node${special ? " terminal" : ""}${runs.length ? " lit" : ""}`,
+      class: `node${special ? " terminal" : ""}${runs.length ? " lit" : ""}${n.subgraph ? " subgraph" : ""}`,
       "data-node": n.name,
       "data-threads": runs.map((r) => r.thread_id).join(" "),
       transform: `translate(${n.x - n.w / 2}, ${n.y - n.h / 2})`,
     });
+    if (n.subgraph) {
+      g.setAttribute("tabindex", 0);
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", `subgraph ${n.label}: expand`);
+      g.addEventListener("click", () => onToggle(n.name));
+      g.addEventListener("keydown", (e) => e.key === "Enter" && onToggle(n.name));
+    }
     const rect = svg("rect", { width: n.w, height: n.h, rx: special ? n.h / 2 : 7 });
     if (runs.length) {
       rect.style.stroke = runs[0].color;
@@ -173,7 +253,7 @@ export function renderGraph(host, graph, live) {
     }
     g.append(rect);
     const label = svg("text", { x: n.w / 2, y: n.h / 2 + 4.5, "text-anchor": "middle" });
-    label.textContent = displayName(n.name);
+    label.textContent = n.label;
     g.append(label);
     // One chip per run at this node, in its thread's colour, under the node
     // (two at most; more are counted on a third chip).

@@ -477,12 +477,14 @@ class GraphInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., nodes: _Optional[_Iterable[_Union[GraphNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[GraphEdge, _Mapping]]] = ...) -> None: ...
 
 class GraphNode(_message.Message):
-    __slots__ = ("name", "metadata_json")
+    __slots__ = ("name", "metadata_json", "subgraph")
     NAME_FIELD_NUMBER: _ClassVar[int]
     METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    SUBGRAPH_FIELD_NUMBER: _ClassVar[int]
     name: str
     metadata_json: str
-    def __init__(self, name: _Optional[str] = ..., metadata_json: _Optional[str] = ...) -> None: ...
+    subgraph: GraphInfo
+    def __init__(self, name: _Optional[str] = ..., metadata_json: _Optional[str] = ..., subgraph: _Optional[_Union[GraphInfo, _Mapping]] = ...) -> None: ...
 
 class GraphEdge(_message.Message):
     __slots__ = ("source", "target", "conditional", "label")
