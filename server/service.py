@@ -20,6 +20,7 @@ import grpc
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
+from engine.errors import NotFoundError
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
@@ -78,6 +79,14 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         key = thread_key(entry.name, thread_id)
         return req.run_config(key, checkpoint_id, rc, default_recursion_limit=self.default_recursion_limit)
 
+    async def _version_exists(self, entry: GraphEntry, thread_id: str, config: dict[str, Any]) -> None:
+        """NOT_FOUND, naming the caller's ids, before the run takes the slot, for a version the request names.
+
+        One row read (no snapshot built); the run reads the version again, inside its slot.
+        """
+        if await entry.graph.checkpointer.aget_tuple(config) is None:
+            raise NotFoundError(f"thread {thread_id!r} has no checkpoint {config['configurable']['checkpoint_id']!r}")
+
     async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> None:
         """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
         entry, thread_id = self._thread(request)
@@ -106,7 +115,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         inp = req.invoke_input(entry.graph, request)
         config = self._run_config(entry, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
         if request.HasField("checkpoint_id"):
-            await entry.graph.aget_state(config)  # NOT_FOUND before taking the slot, naming the caller's ids
+            await self._version_exists(entry, thread_id, config)
         return const(inp, config)
 
     async def _prepare_resume(self, entry: GraphEntry, thread_id: str, request: pb.ResumeRequest, rc: Any) -> Start:
@@ -123,7 +132,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         config = self._run_config(entry, thread_id, cid, rc)
         graph = entry.graph
         if update is req.NO_UPDATE:
-            await graph.aget_state(config)  # NOT_FOUND before taking the slot, naming the caller's ids
+            await self._version_exists(entry, thread_id, config)
             return const(None, config)
 
         async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
