@@ -167,9 +167,23 @@ func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string,
 // GetState reads the thread's newest version, or the one checkpointID names
 // (pass "" for the newest). ErrNotFound for an unknown thread or version.
 func (c *Client) GetState(ctx context.Context, graph, threadID, checkpointID string) (*StateSnapshot, error) {
-	req := &pb.GetStateRequest{Graph: graph, ThreadId: threadID}
-	if checkpointID != "" {
-		req.CheckpointId = &checkpointID
+	return c.GetStateWith(ctx, graph, threadID, GetStateOptions{CheckpointID: checkpointID})
+}
+
+// GetStateOptions say which version GetStateWith reads; the zero value: the newest.
+type GetStateOptions struct {
+	CheckpointID string // a version's id; "" for the newest
+	// Subgraphs fills each subgraph task's State with the subgraph's own snapshot (nested).
+	Subgraphs bool
+	// CheckpointNs reads a subgraph's version instead: a task's TaskState.CheckpointNs.
+	CheckpointNs string
+}
+
+// GetStateWith is GetState with its options: a subgraph's version, or subgraphs' snapshots nested.
+func (c *Client) GetStateWith(ctx context.Context, graph, threadID string, o GetStateOptions) (*StateSnapshot, error) {
+	req := &pb.GetStateRequest{Graph: graph, ThreadId: threadID, Subgraphs: o.Subgraphs, CheckpointNs: o.CheckpointNs}
+	if o.CheckpointID != "" {
+		req.CheckpointId = &o.CheckpointID
 	}
 	m, err := c.stub.GetState(c.ctx(ctx), req)
 	if err != nil {
@@ -184,11 +198,13 @@ type HistoryOptions struct {
 	Limit  uint32         // the most versions to return; 0: all (up to the server's limit)
 	Before string         // only versions older than this one (paging)
 	Filter map[string]any // only versions whose metadata has these keys with equal values
+	// CheckpointNs lists a subgraph's versions instead: a task's TaskState.CheckpointNs.
+	CheckpointNs string
 }
 
 // History lists the thread's versions, newest first, across every branch.
 func (c *Client) History(ctx context.Context, graph, threadID string, o HistoryOptions) ([]StateSnapshot, error) {
-	req := &pb.ListHistoryRequest{Graph: graph, ThreadId: threadID}
+	req := &pb.ListHistoryRequest{Graph: graph, ThreadId: threadID, CheckpointNs: o.CheckpointNs}
 	if o.Limit > 0 {
 		req.Limit = &o.Limit
 	}

@@ -6,10 +6,17 @@ import (
 	pb "graphwire/graphwirepb"
 )
 
-// EventInfo is what every event carries: its place in the run and the run.
+// EventInfo is what every event carries: its place in the run, the run, and
+// where in the graph it happened.
 type EventInfo struct {
 	Seq   uint32 // strictly increasing from 1 within the run (gaps when kinds are filtered)
 	RunID string
+	// Namespace is the subgraph the event comes from, outermost first (one
+	// "node:task_id" per level, or "node" for a subgraph compiled with
+	// checkpointer=True), as LangGraph's stream(subgraphs=True) names it; nil
+	// for the served graph's own events. So a chat server tells a
+	// supervisor's tokens from an agent's.
+	Namespace []string
 }
 
 func (e EventInfo) info() EventInfo { return e }
@@ -185,6 +192,9 @@ func chunkText(chunk json.RawMessage) string {
 // event decodes one RunEvent; nil for a kind this client does not know (a newer server's).
 func event(m *pb.RunEvent) Event {
 	info := EventInfo{Seq: m.GetSeq(), RunID: m.GetRunId()}
+	if ns := m.GetNamespace(); len(ns) > 0 {
+		info.Namespace = append([]string{}, ns...)
+	}
 	switch e := m.GetEvent().(type) {
 	case *pb.RunEvent_RunStarted:
 		v := e.RunStarted
@@ -243,7 +253,13 @@ func snapshot(m *pb.StateSnapshot) StateSnapshot {
 		if t.ResultJson != nil {
 			result = json.RawMessage(t.GetResultJson())
 		}
-		tasks = append(tasks, TaskState{t.GetTaskId(), t.GetNode(), interrupts(t.GetInterrupts()), errorInfo(t.GetError()), result})
+		task := TaskState{TaskID: t.GetTaskId(), Node: t.GetNode(), Interrupts: interrupts(t.GetInterrupts()),
+			Error: errorInfo(t.GetError()), Result: result, CheckpointNs: t.GetCheckpointNs()}
+		if t.GetState() != nil {
+			inner := snapshot(t.GetState())
+			task.State = &inner
+		}
+		tasks = append(tasks, task)
 	}
 	return StateSnapshot{
 		Values:     raw(m.GetValuesJson()),
@@ -258,7 +274,12 @@ func snapshot(m *pb.StateSnapshot) StateSnapshot {
 func graphInfo(m *pb.GraphInfo) GraphInfo {
 	info := GraphInfo{Name: m.GetName(), Description: m.GetDescription()}
 	for _, n := range m.GetNodes() {
-		info.Nodes = append(info.Nodes, GraphNode{n.GetName(), raw(n.GetMetadataJson())})
+		node := GraphNode{Name: n.GetName(), Metadata: raw(n.GetMetadataJson())}
+		if n.GetSubgraph() != nil {
+			inner := graphInfo(n.GetSubgraph())
+			node.Subgraph = &inner
+		}
+		info.Nodes = append(info.Nodes, node)
 	}
 	for _, e := range m.GetEdges() {
 		info.Edges = append(info.Edges, GraphEdge{e.GetSource(), e.GetTarget(), e.GetConditional(), e.GetLabel()})

@@ -80,6 +80,11 @@ type TaskState struct {
 	// Result is the task's writes once it finished (LangGraph's PregelTask.result),
 	// "{}" when it wrote none; nil while it has not finished.
 	Result json.RawMessage
+	// CheckpointNs is, for a subgraph node's task, the namespace its versions
+	// are stored under (read them with GetStateWith and HistoryOptions.CheckpointNs).
+	CheckpointNs string
+	// State is the subgraph's own snapshot, when read with GetStateOptions.Subgraphs.
+	State *StateSnapshot
 }
 
 // StateSnapshot is one version of a thread's state.
@@ -99,6 +104,9 @@ func (s *StateSnapshot) DecodeValues(v any) error { return decode(s.Values, v) }
 type GraphNode struct {
 	Name     string
 	Metadata json.RawMessage
+	// Subgraph is, for a subgraph node (a compiled graph added as a node), that
+	// graph's own nodes and edges, nested; nil otherwise (and from Client.Graphs).
+	Subgraph *GraphInfo
 }
 
 // GraphEdge is an edge of a graph; Conditional when a router may take it.
