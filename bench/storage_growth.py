@@ -1,5 +1,15 @@
 """Storage growth of a chat thread: graphwire's savers next to LangGraph's PostgresSaver.
 
+Two graphs (``--graph``): the chat below, and a supervisor with one agent
+subgraph (issue 17; see :func:`build`), on PostgreSQL in both engines, with
+the same messages per turn. For the supervisor the bytes are also broken
+down by table, the root's rows apart from the subgraphs', since what a
+subgraph stores per call (its input, ``__start__``, holding the whole
+conversation; its output written back to the parent as the agent task's
+pending writes; a per-invocation namespace's first ``messages`` value,
+which has no earlier version in its namespace to be a delta of) grows with
+the conversation, in both engines.
+
 A chat of T turns, for T = 10, 50, 200 by default. Each turn appends a
 ~200-byte user message (the input) and a ~500-byte assistant message and
 runs two nodes: ``model`` appends the assistant's message, ``post`` writes a
@@ -114,7 +124,16 @@ def _id_content(m: Any) -> tuple[Any, Any]:
 
 
 # -- the graphs ----------------------------------------------------------------------------
-def build(StateGraph: Any, START: Any, END: Any, reducer: Any) -> Any:
+def build(StateGraph: Any, START: Any, END: Any, reducer: Any, graph: str = "chat") -> Any:
+    """The chat graph (model, then post), or a supervisor with one agent subgraph.
+
+    ``graph``: "chat"; "supervisor" (``supervisor`` bumps the counter, then
+    ``agent``, a compiled graph added as a node, whose ``model`` appends the
+    reply: the subgraph's versions go to the same thread under a namespace
+    per invocation, ``agent:<task id>``, as LangGraph's default); or
+    "supervisor, stable agent" (the agent compiled with
+    ``checkpointer=True``: one namespace, ``agent``, across the turns).
+    """
     # Functional form: the reducer is a local, which string annotations could not name.
     Chat = TypedDict("Chat", {"messages": Annotated[list, reducer], "turns": int}, total=False)  # type: ignore[misc]
 
@@ -125,11 +144,22 @@ def build(StateGraph: Any, START: Any, END: Any, reducer: Any) -> Any:
         return {"turns": state.get("turns", 0) + 1}
 
     g = StateGraph(Chat)
-    g.add_node("model", model)
-    g.add_node("post", post)
-    g.add_edge(START, "model")
-    g.add_edge("model", "post")
-    g.add_edge("post", END)
+    if graph == "chat":
+        g.add_node("model", model)
+        g.add_node("post", post)
+        g.add_edge(START, "model")
+        g.add_edge("model", "post")
+        g.add_edge("post", END)
+        return g
+    agent = StateGraph(Chat)
+    agent.add_node("model", model)
+    agent.add_edge(START, "model")
+    agent.add_edge("model", END)
+    g.add_node("supervisor", post)
+    g.add_node("agent", agent.compile(checkpointer=True if graph == "supervisor, stable agent" else None))
+    g.add_edge(START, "supervisor")
+    g.add_edge("supervisor", "agent")
+    g.add_edge("agent", END)
     return g
 
 
@@ -142,6 +172,8 @@ class Store:
     size: Callable[[], int]
     close: Callable[[], None]
     baseline: int = 0
+    #: where the bytes are (ours: per table, the root's rows vs the subgraphs'), or None
+    breakdown: Callable[[], dict[str, int]] | None = None
 
 
 @dataclass
@@ -162,12 +194,25 @@ def pg_bytes(schema: str, tables: tuple[str, ...]) -> int:
     return int(row[0]) if row else 0
 
 
+def pg_breakdown(schema: str) -> dict[str, int]:
+    """Stored bytes (the data columns, before TOAST compression) of our tables, the root's rows apart from the subgraphs'."""
+    out: dict[str, int] = {}
+    with psycopg.connect(DSN, autocommit=True) as conn:
+        for table, column in (("checkpoints", "checkpoint"), ("blobs", "data"), ("writes", "data")):
+            q = sql.SQL("SELECT checkpoint_ns = '', coalesce(sum(octet_length({})), 0)::bigint FROM {}.{} GROUP BY 1").format(
+                sql.Identifier(column), sql.Identifier(schema), sql.Identifier(table)
+            )
+            for root, n in conn.execute(q).fetchall():
+                out[f"{table} ({'root' if root else 'subgraphs'})"] = int(n)
+    return out
+
+
 def drop_schema(schema: str) -> None:
     with psycopg.connect(DSN, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
-def ours_pg(delta_fanout: int | None = 32) -> Callable[[str], Store]:
+def ours_pg(delta_fanout: int | None = 32, graph: str = "chat") -> Callable[[str], Store]:
     def open_(name: str) -> Store:
         from engine import END, START, StateGraph, add_messages
         from engine.checkpoint.postgres import PostgresSaver
@@ -175,13 +220,13 @@ def ours_pg(delta_fanout: int | None = 32) -> Callable[[str], Store]:
         # LangChain's messages are on the serializer's allowlist: nothing to register.
         kw: dict[str, Any] = {} if delta_fanout == 32 else {"delta_fanout": delta_fanout}
         saver = PostgresSaver.from_dsn(DSN, schema=name, **kw)
-        graph = build(StateGraph, START, END, add_messages).compile(checkpointer=saver)
+        compiled = build(StateGraph, START, END, add_messages, graph).compile(checkpointer=saver)
 
         def close() -> None:
             saver.close()
             drop_schema(name)
 
-        return Store(saver, graph, lambda: pg_bytes(name, OURS_TABLES), close)
+        return Store(saver, compiled, lambda: pg_bytes(name, OURS_TABLES), close, breakdown=lambda: pg_breakdown(name))
 
     return open_
 
@@ -204,7 +249,7 @@ def ours_sqlite(tmpdir: str) -> Callable[[str], Store]:
     return open_
 
 
-def langgraph_pg(delta: bool) -> Callable[[str], Store]:
+def langgraph_pg(delta: bool, graph: str = "chat") -> Callable[[str], Store]:
     def open_(name: str) -> Store:
         from langgraph.checkpoint.postgres import PostgresSaver
         from langgraph.graph import END, START, StateGraph
@@ -226,13 +271,13 @@ def langgraph_pg(delta: bool) -> Callable[[str], Store]:
             reducer: Any = DeltaChannel(_messages_delta_reducer)
         else:
             reducer = add_messages
-        graph = build(StateGraph, START, END, reducer).compile(checkpointer=saver)
+        compiled = build(StateGraph, START, END, reducer, graph).compile(checkpointer=saver)
 
         def close() -> None:
             conn.close()
             drop_schema(name)
 
-        return Store(saver, graph, lambda: pg_bytes(name, LG_TABLES), close)
+        return Store(saver, compiled, lambda: pg_bytes(name, LG_TABLES), close)
 
     return open_
 
@@ -245,6 +290,7 @@ class Result:
     get_state_ms: float | None = None
     seconds: float = 0.0
     error: str = ""
+    breakdown: dict[str, int] | None = None
 
 
 def run(config: Config, turns: int, keep_open: bool, verbose: bool) -> tuple[Result, Store | None]:
@@ -268,7 +314,7 @@ def run(config: Config, turns: int, keep_open: bool, verbose: bool) -> tuple[Res
         history = list(store.graph.get_state_history(thread))
         if len(history) != 4 * turns or len(history[-2].values.get("messages", [])) != 1:
             raise AssertionError(f"wrong history: {len(history)} versions")
-        result = Result(bytes=store.size(), baseline=baseline, seconds=seconds)
+        result = Result(bytes=store.size(), baseline=baseline, seconds=seconds, breakdown=store.breakdown() if store.breakdown else None)
         if keep_open:
             handed_over = True
             return result, store
@@ -335,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default="", help="comma list of column names to run (default: all)")
     p.add_argument("--messages", choices=("langchain", "dicts"), default="langchain",
                    help="message objects: LangChain's in both engines (default), or plain dicts")  # fmt: skip
+    p.add_argument("--graph", default="chat,supervisor",
+                   help="comma list of graphs: chat, supervisor (default both; see GRAPHS)")  # fmt: skip
     p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of failing cells")
     args = p.parse_args(argv)
     turns = sorted({int(t) for t in args.turns.split(",") if t.strip()})
@@ -355,41 +403,68 @@ def main(argv: list[str] | None = None) -> int:
         print(f"LangGraph's PostgresSaver is not installed ({exc}): its columns read n/a")
 
     with tempfile.TemporaryDirectory(prefix="gw-storage-") as tmpdir:
-        configs = [
-            Config("ours PG", ours_pg()),
-            Config("ours PG, no deltas", ours_pg(None)),
-            Config("ours SQLite", ours_sqlite(tmpdir)),
-            Config("LG PG", langgraph_pg(False)),
-            Config("LG PG+Delta", langgraph_pg(True)),
-        ]
-        if args.only:
-            wanted = {s.strip() for s in args.only.split(",")}
-            configs = [c for c in configs if c.name in wanted]
-        if not have_lg:
-            configs = [c for c in configs if not c.name.startswith("LG")]
+        tables = {
+            "chat": [
+                Config("ours PG", ours_pg()),
+                Config("ours PG, no deltas", ours_pg(None)),
+                Config("ours SQLite", ours_sqlite(tmpdir)),
+                Config("LG PG", langgraph_pg(False)),
+                Config("LG PG+Delta", langgraph_pg(True)),
+            ],
+            "supervisor": [
+                Config("ours PG", ours_pg(graph="supervisor")),
+                Config("ours PG, stable agent", ours_pg(graph="supervisor, stable agent")),
+                Config("LG PG", langgraph_pg(False, "supervisor")),
+                Config("LG PG+Delta", langgraph_pg(True, "supervisor")),
+            ],
+        }
+        graphs = [g.strip() for g in args.graph.split(",") if g.strip()]
+        if unknown := [g for g in graphs if g not in tables]:
+            p.error(f"--graph: unknown {unknown} (known: {', '.join(tables)})")
         versions = _versions()
         print(f"python {sys.version.split()[0]}; PostgreSQL at {DSN}; {versions}")
-        print("each turn: a ~200 B user message in, model appends a ~500 B reply, post bumps a counter "
-              "(4 versions per turn: input, START, model, post)")
         print(f"messages: {MESSAGES}" + (" (LangGraph turns them into LangChain objects)" if MESSAGES == "dicts" else
-              " (the same LangChain objects in both engines)") + "\n")  # fmt: skip
-        results: dict[tuple[str, int], Result] = {}
-        open_stores: dict[str, Store] = {}
-        try:
-            for t in turns:
-                for c in configs:
-                    result, store = run(c, t, keep_open=(t == turns[-1]), verbose=args.verbose)
-                    results[(c.name, t)] = result
-                    if store is not None:
-                        open_stores[c.name] = store
-            measure_get_state(open_stores, {name: results[(name, turns[-1])] for name in open_stores})
-        finally:
-            for store in open_stores.values():
-                close_quietly(store)
-        return report(configs, turns, results)
+              " (the same LangChain objects in both engines)"))  # fmt: skip
+        status = 0
+        for graph in graphs:
+            configs = tables[graph]
+            if args.only:
+                wanted = {s.strip() for s in args.only.split(",")}
+                configs = [c for c in configs if c.name in wanted]
+            if not have_lg:
+                configs = [c for c in configs if not c.name.startswith("LG")]
+            print("\n" + GRAPHS[graph] + "\n")
+            status |= run_table(graph, configs, turns, args.verbose)
+        return status
 
 
-def report(configs: list[Config], turns: list[int], results: dict[tuple[str, int], Result]) -> int:
+GRAPHS = {
+    "chat": "chat: each turn a ~200 B user message in, model appends a ~500 B reply, post bumps a counter "
+    "(4 versions per turn: input, START, model, post)",
+    "supervisor": "supervisor with one agent: each turn a ~200 B user message in, supervisor bumps a counter, "
+    "the agent subgraph's model appends a ~500 B reply (4 versions of the parent per turn, and 3 of the agent: "
+    "under a namespace per invocation, or with checkpointer=True under one, 'stable agent')",
+}
+
+
+def run_table(graph: str, configs: list[Config], turns: list[int], verbose: bool) -> int:
+    results: dict[tuple[str, int], Result] = {}
+    open_stores: dict[str, Store] = {}
+    try:
+        for t in turns:
+            for c in configs:
+                result, store = run(c, t, keep_open=(t == turns[-1]), verbose=verbose)
+                results[(c.name, t)] = result
+                if store is not None:
+                    open_stores[c.name] = store
+        measure_get_state(open_stores, {name: results[(name, turns[-1])] for name in open_stores})
+    finally:
+        for store in open_stores.values():
+            close_quietly(store)
+    return report(configs, turns, results, graph)
+
+
+def report(configs: list[Config], turns: list[int], results: dict[tuple[str, int], Result], graph: str = "chat") -> int:
     names = [c.name for c in configs]
     width = max(14, *(len(n) + 2 for n in names))
     print("bytes on disk (the saver's tables: heap + TOAST + indexes)")
@@ -418,6 +493,23 @@ def report(configs: list[Config], turns: list[int], results: dict[tuple[str, int
     errors = [f"{n} T={t}: {r.error}" for (n, t), r in results.items() if r.error]
     for e in errors:
         print(f"  error: {e}")
+
+    if graph == "supervisor":
+        print("\ntargets (issue 17)")
+        e_raw, e_net = raw.get("ours PG"), net.get("ours PG")
+        verdict = "n/a  " if e_net is None else ("holds" if e_net <= 1.1 else "FAILS")
+        detail = f"net {e_net:.2f}, raw {e_raw:.2f}" if e_net is not None and e_raw is not None else "not measured"
+        print(f"  {verdict}  growth exponent of ours PG (agent per invocation) <= 1.1: {detail}")
+        # Where the bytes go, at each T: what grows with the square of T shows as a share that keeps rising.
+        for n in names:
+            if not all(results[(n, t)].breakdown for t in turns):
+                continue
+            print(f"\nwhere {n}'s bytes are (data columns, before compression), per T")
+            parts = list(results[(n, turns[-1])].breakdown or {})
+            print("".ljust(26) + "".join(f"T={t}".rjust(12) for t in turns))
+            for part in parts:
+                print(part.ljust(26) + "".join(fmt_bytes((results[(n, t)].breakdown or {}).get(part, 0)).rjust(12) for t in turns))
+        return 1 if errors else 0
 
     print("\ntargets (issue 4)")
     ours = results.get(("ours PG", last))
