@@ -55,6 +55,9 @@ class TaskContext:
     attempt: int = 1
     first_attempt_time: float | None = None
     _runtime: Any = None
+    # the node's LangChain run while it is open (engine.pregel._lc_stream.TaskMessages): its
+    # routers run as its children, and the runner closes it once the task's writes are made
+    lc: Any = None
 
     def runtime(self) -> Any:
         """The task's :class:`~engine.runtime.Runtime` (made once per attempt, when first asked for)."""

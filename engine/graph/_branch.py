@@ -14,6 +14,7 @@ import dataclasses
 import logging
 from typing import Any, Callable, Sequence
 
+from engine._internal._task import CURRENT
 from engine.channels import BinaryOperatorAggregate
 from engine.channels.base import MISSING
 from engine.errors import InvalidUpdateError, ParentCommand
@@ -81,6 +82,12 @@ def route_writes(graph: Topology, source: str, dests: Any) -> list[tuple[str, An
     return writes
 
 
+def _run_name(fn: Any) -> str | None:
+    """A router's run name, as LangGraph's: its function's name (none for a lambda)."""
+    name = getattr(fn, "__name__", None)
+    return None if name == "<lambda>" else name
+
+
 def make_writer(
     graph: Topology,
     name: str,
@@ -120,13 +127,23 @@ def make_writer(
             arg = {**result, **arg}
         return arg
 
+    # As LangGraph (a node is a sequence: its function, its update, one write per edge, then
+    # its branches), a router's run for the caller's callbacks is the node run's step number:
+    first = 3 + len(targets) + len(joins)
+    router_names = [_run_name(br.path) for br in branches]
+
+    def call(k: int, br: Branch, arg: Any) -> Any:
+        ctx = CURRENT.get()
+        lc = ctx.lc if ctx is not None else None
+        return br.path(arg) if lc is None else lc.route(br.path, arg, router_names[k], first + k)
+
     if not async_branches:
 
         def writer(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
             update, writes, goto = static(result)
             route(writes, goto)
-            for br in branches:
-                route(writes, br.destinations(br.path(router_input(br, state, update, result)), name))
+            for k, br in enumerate(branches):
+                route(writes, br.destinations(call(k, br, router_input(br, state, update, result)), name))
             return writes
 
         return writer
@@ -134,8 +151,8 @@ def make_writer(
     async def awriter(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
         update, writes, goto = static(result)
         route(writes, goto)
-        for br in branches:
-            r = br.path(router_input(br, state, update, result))
+        for k, br in enumerate(branches):
+            r = call(k, br, router_input(br, state, update, result))
             if br.is_async:
                 r = await r
             route(writes, br.destinations(r, name))

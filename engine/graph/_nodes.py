@@ -178,13 +178,14 @@ def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[...,
     return call
 
 
-def _runnable_proc(name: str, runnable: Any) -> Callable[..., Any]:
+def _runnable_proc(name: str, runnable: Any, *, streams: bool = True) -> Callable[..., Any]:
+    """``runnable`` as a node; ``streams``: for a caller streaming events it runs by ``astream``."""
     from engine.pregel import _lc_stream  # needs langchain-core, which the caller checked
 
     async def call(state: Any, config: Any) -> Any:
-        child, task = _lc_stream.child_config(config, state, runnable=True)
+        child, task = _lc_stream.child_config(config, state)
         try:
-            result = await runnable.ainvoke(state, child)
+            result = await _lc_stream.run_node_runnable(runnable, state, child, task, streams=streams)
         except BaseException as e:
             task.failed(e)
             raise
@@ -197,7 +198,10 @@ def subgraph_call(graph: Any) -> NodeCall:
     """A compiled graph as a node: it runs as a subgraph of the task (see :mod:`engine.pregel._nested`),
     with the task's state as input; its output values are the node's update."""
 
-    async def call(state: Any, config: Any) -> Any:
-        return await graph.ainvoke(state, config)
+    if langchain_messages() is None:
 
-    return NodeCall(call, True, True)
+        async def call(state: Any, config: Any) -> Any:
+            return await graph.ainvoke(state, config)
+
+        return NodeCall(call, True, True)
+    return NodeCall(_runnable_proc("", graph, streams=False), True, True)  # its run nests under the node's

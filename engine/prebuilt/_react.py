@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
+from langchain_core.callbacks import CallbackManager
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableLambda
@@ -124,11 +125,18 @@ def create_react_agent(
             return {"messages": [AIMessage(id=response.id, content=SORRY)]}
         return {"messages": [response]}
 
-    def agent(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        return reply(runnable.invoke(state, config), config)
-
-    async def aagent(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        return reply(await runnable.ainvoke(state, config), config)
+    async def agent(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        # As LangGraph's: a "call_model" run beside the model's, which gets the node's config.
+        run = _traced_call(config, state)
+        try:
+            out = reply(await runnable.ainvoke(state, config), config)
+        except BaseException as e:
+            if run is not None:
+                run.on_chain_error(e)
+            raise
+        if run is not None:
+            run.on_chain_end(out)
+        return out
 
     def should_continue(state: Any) -> Any:
         last = _messages(state)[-1]
@@ -142,7 +150,7 @@ def create_react_agent(
         ]
 
     graph = StateGraph(state_schema or AgentState)
-    graph.add_node("agent", _either(agent, aagent))
+    graph.add_node("agent", agent)
     graph.add_edge(START, "agent")
     if not tool_list:
         graph.add_edge("agent", END)
@@ -168,9 +176,13 @@ def create_react_agent(
     )
 
 
-def _either(sync: Callable[..., Any], asynchronous: Callable[..., Any]) -> Runnable[Any, Any]:
-    """One node with a sync and an async body (the engine awaits the async one)."""
-    return RunnableLambda(sync, afunc=asynchronous, name="agent")
+def _traced_call(config: RunnableConfig, state: Any) -> Any:
+    """The node's "call_model" chain run for the caller's callbacks, or None without callbacks."""
+    callbacks = config.get("callbacks")
+    if not callbacks:
+        return None
+    manager = CallbackManager.configure(callbacks, inheritable_tags=config.get("tags"), inheritable_metadata=config.get("metadata"))
+    return manager.on_chain_start(None, state, name="call_model")
 
 
 create_tool_calling_executor = create_react_agent

@@ -17,7 +17,9 @@ from __future__ import annotations
 import sys
 from typing import Any, AsyncIterator, Mapping
 
+from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
+from engine.pregel._io import propagated_metadata
 
 __all__ = ["merge_configs", "start_graph_run", "reported"]
 
@@ -40,26 +42,34 @@ def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
-def start_graph_run(name: str, input: Any, config: dict[str, Any]) -> Any:
+def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bool = False) -> Any:
     """The run's chain run for the config's LangChain callbacks, or None if there are none.
 
-    ``config["callbacks"]`` becomes the run's child manager, for the nodes.
+    ``config["callbacks"]`` becomes the run's child manager, for the nodes. At
+    the root the caller's ``run_id`` names it; a subgraph's (``nested``) has its own.
     """
     callbacks = config.get("callbacks")
     if not callbacks or "langchain_core" not in sys.modules:
         return None
     from langchain_core.callbacks import CallbackManager
 
-    manager = CallbackManager.configure(
-        callbacks, inheritable_tags=config.get("tags"), inheritable_metadata=config.get("metadata")
-    )
-    run = manager.on_chain_start(None, input, name=config.get("run_name") or name)
+    # As LangGraph: the run's callbacks see the thread (and the other keys it copies) in their metadata.
+    metadata = propagated_metadata(config.get("configurable") or {}, config.get("metadata") or {})
+    metadata.setdefault("ls_integration", "langgraph")
+    manager = CallbackManager.configure(callbacks, inheritable_tags=config.get("tags"), inheritable_metadata=metadata)
+    # The caller's run_id names this run (astream_events finds its events by it).
+    run_id = None if nested else config.get("run_id")
+    run = manager.on_chain_start(None, input, name=config.get("run_name") or name, run_id=run_id)
     config["callbacks"] = run.get_child()
     return run
 
 
-async def reported(run: Any, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
-    """``events``, with the run's end (its values, or its error) reported to ``run``."""
+async def reported(run: Any, events: AsyncIterator[Event], *, nested: bool = False) -> AsyncIterator[Event]:
+    """``events``, with the run's end (its values, or its error) reported to ``run``.
+
+    A subgraph's run (``nested``) stopped by an interrupt ends as its node does, with
+    the GraphInterrupt its parent's task raises (as on LangGraph); the root's ends.
+    """
     told = False
     try:
         async for ev in events:
@@ -67,6 +77,8 @@ async def reported(run: Any, events: AsyncIterator[Event]) -> AsyncIterator[Even
                 told = True
                 if ev.exception is not None:
                     run.on_chain_error(ev.exception)
+                elif nested and ev.interrupts:
+                    run.on_chain_error(GraphInterrupt(ev.interrupts))
                 else:
                     run.on_chain_end(ev.values)
             yield ev

@@ -17,7 +17,7 @@ from engine.types import START, PregelTask
 
 __all__ = [
     "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
-    "saved_event", "finished_event",
+    "saved_event", "finished_event", "propagated_metadata",
 ]
 
 
@@ -66,6 +66,16 @@ _TO_METADATA = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_i
 _RUN_ONLY = ("run_id", "run_name")
 
 
+def propagated_metadata(configurable: Mapping[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """``metadata`` with the configurable keys LangGraph copies into a run's and a node's
+    callbacks metadata (``thread_id``, ``checkpoint_ns``, ...: when set and not there already)."""
+    meta = dict(metadata)
+    for key in _TO_METADATA:
+        if key not in meta and configurable.get(key):
+            meta[key] = configurable[key]
+    return meta
+
+
 def task_config(
     config: Mapping[str, Any],
     configurable: Mapping[str, Any],
@@ -90,10 +100,7 @@ def task_config(
     (tags, callbacks, recursion_limit, ...) are the call's, but for its run's
     ``run_id`` and ``run_name``.
     """
-    meta = dict(metadata)
-    for key in _TO_METADATA:
-        if key not in meta and configurable.get(key):
-            meta[key] = configurable[key]
+    meta = propagated_metadata(configurable, metadata)
     meta["langgraph_step"] = step
     meta["langgraph_node"] = node
     if path[0] == "push":  # a Send's task, as LangGraph names it

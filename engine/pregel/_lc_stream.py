@@ -25,12 +25,14 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, CallbackManager
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.runnables import RunnableSequence
 from langchain_core.runnables.config import var_child_runnable_config
+from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
 from engine._internal._task import CURRENT
 from engine.types import Command
 
-__all__ = ["MessagesHandler", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM"]
+__all__ = ["MessagesHandler", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM", "run_node_runnable", "streams_events", "tap_output"]
 
 NOSTREAM = "nostream"
 Emit = Callable[[Any, "dict[str, Any] | None"], None]
@@ -98,24 +100,31 @@ class MessagesHandler(BaseCallbackHandler):
 
 class TaskMessages:
     """One task's LangChain side: its chain run for the caller's callbacks, and for
-    "messages" mode the message ids it has seen, to send those it returns once."""
+    "messages" mode the message ids it has seen, to send those it returns once.
 
-    __slots__ = ("emit", "seen", "meta", "run")
+    The node's run stays open until the task's writer has run (:meth:`close`,
+    called by the runner): its routers run as its children, as on LangGraph,
+    where a node is a sequence of its function, its writes and its branches.
+    """
+
+    __slots__ = ("emit", "seen", "meta", "run", "result", "config")
 
     def __init__(self, emit: Emit | None, seen: set[str], meta: dict[str, Any], run: Any = None) -> None:
         self.emit = emit
         self.seen = seen
         self.meta = meta
         self.run = run
+        self.result: Any = None
+        self.config: dict[str, Any] = {}  # the node's config (its routers' calls see it)
 
     def failed(self, error: BaseException) -> None:
-        if self.run is not None:
-            self.run.on_chain_error(error)
+        run, self.run = self.run, None
+        if run is not None:
+            run.on_chain_error(error)
 
     def returned(self, result: Any) -> Any:
         """``result`` unchanged, after sending its messages nobody streamed."""
-        if self.run is not None:
-            self.run.on_chain_end(result)
+        self.result = result
         if self.emit is not None:
             for m in _messages_in(result):
                 if m.id is None or m.id not in self.seen:
@@ -123,6 +132,77 @@ class TaskMessages:
                         self.seen.add(m.id)
                     self.emit(m, self.meta)
         return result
+
+    def close(self, error: BaseException | None = None) -> None:
+        """The task's writer ran (or failed): the node's run ends, its output shown to streaming handlers."""
+        if error is not None:
+            self.failed(error)
+            return
+        run, self.run = self.run, None
+        if run is not None:
+            tap_output(run, self.result)
+            run.on_chain_end(self.result)
+
+    def route(self, path: Callable[[Any], Any], arg: Any, name: str, position: int) -> Any:
+        """Call the router ``path`` as a child run of the node (tagged ``seq:step:<position>``)."""
+        run = self.run
+        if run is None:
+            return path(arg)
+        router = run.get_child(f"seq:step:{position}").on_chain_start(None, arg, name=name)
+        token = var_child_runnable_config.set({**self.config, "callbacks": router.get_child()})  # type: ignore[typeddict-item]
+        try:
+            out = path(arg)
+        except BaseException as e:
+            router.on_chain_error(e)
+            raise
+        finally:
+            var_child_runnable_config.reset(token)
+        router.on_chain_end(out)
+        return out
+
+
+def streams_events(run: Any) -> bool:
+    """Whether ``run``'s handlers stream every run's output (``astream_events``, ``astream_log``)."""
+    return any(isinstance(h, _StreamingCallbackHandler) and not isinstance(h, MessagesHandler) for h in run.handlers)
+
+
+async def run_node_runnable(runnable: Any, arg: Any, config: dict[str, Any], task: TaskMessages, *, streams: bool) -> Any:
+    """A Runnable node's body, as LangGraph runs one: under the node's run, a sequence's
+    steps each as its own child (``seq:step:<n>``), anything else as the first; for a
+    caller streaming events (``streams``), the last one by ``astream``, its chunks added
+    up (a chunk that does not add replaces, as in LangChain)."""
+    run = task.run
+    if run is None:
+        return await runnable.ainvoke(arg, config)
+    steps = list(runnable.steps) if isinstance(runnable, RunnableSequence) else [runnable]
+    streamed = streams and streams_events(run)
+    for i, step in enumerate(steps, 1):
+        cfg = {**config, "callbacks": run.get_child(f"seq:step:{i}")}
+        if not (streamed and i == len(steps)):
+            arg = await step.ainvoke(arg, cfg)
+            continue
+        final: Any = None
+        adds = True
+        async for chunk in step.astream(arg, cfg):
+            if final is None:
+                final = chunk
+            elif adds:
+                try:
+                    final = final + chunk
+                except TypeError:
+                    final, adds = chunk, False
+        arg = final
+    return arg
+
+
+def tap_output(run: Any, chunk: Any) -> None:
+    """Show ``chunk`` as output of the chain ``run`` to the caller's streaming handlers
+    (``astream_events``, ``astream_log``): an ``on_chain_stream`` event, as LangGraph
+    sends one for each node's output and each chunk of the graph's stream."""
+    for h in run.handlers:
+        if isinstance(h, _StreamingCallbackHandler) and not isinstance(h, MessagesHandler):
+            for _ in h.tap_output_iter(run.run_id, iter((chunk,))):
+                pass
 
 
 def _messages_in(value: Any) -> list[BaseMessage]:
@@ -154,26 +234,25 @@ def _node_run(child: dict[str, Any], state: Any, name: str, step: int) -> Any:
     manager = CallbackManager.configure(
         child.get("callbacks"), inheritable_tags=child.get("tags"), inheritable_metadata=child.get("metadata")
     )
-    manager.add_tags([f"graph:step:{step}"], inherit=False)
+    manager.tags.insert(0, f"graph:step:{step}")  # first, as LangGraph lists it; not inherited
     run = manager.on_chain_start(None, state, name=name)
     child["callbacks"] = run.get_child("seq:step:1")
     return run
 
 
-def child_config(config: dict[str, Any], state: Any, *, runnable: bool = False) -> tuple[dict[str, Any], TaskMessages]:
+def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], TaskMessages]:
     """The config a node's LangChain calls get, and its LangChain bookkeeping.
 
     The graph run's ``run_id`` and ``run_name`` name the run, not the node's
     calls, so they are left out (a model would otherwise reuse the run's id).
-    A Runnable node is itself the node's run: it runs named after the node.
+    With callbacks, the node's run (named after the node) is the parent of
+    what it calls; a Runnable node or a subgraph runs as its first child.
     """
     child = {k: v for k, v in config.items() if k != "run_id" and k != "run_name"}
     ctx = CURRENT.get()
     if ctx is None:
         return child, _NO_TASK
-    if runnable:
-        child["run_name"] = ctx.node
-    wrap = bool(child.get("callbacks")) and not runnable
+    wrap = bool(child.get("callbacks"))
     emit = ctx.message
     if emit is None:
         if not wrap:
@@ -182,8 +261,8 @@ def child_config(config: dict[str, Any], state: Any, *, runnable: bool = False) 
             child["callbacks"] = child.get("callbacks") or CallbackManager([])
             ctx.config = child
             return child, _NO_TASK
-        task = TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step))
-        ctx.config = child
+        task = ctx.lc = TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step))
+        ctx.config = task.config = child
         return child, task
     configurable = child.get("configurable") or {}
     meta = dict(child.get("metadata") or {})
@@ -198,7 +277,10 @@ def child_config(config: dict[str, Any], state: Any, *, runnable: bool = False) 
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, state, ctx.node, ctx.step) if wrap else None
     ctx.config = child
-    return child, TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
+    task = TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
+    if run is not None:
+        ctx.lc, task.config = task, child
+    return child, task
 
 
 def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:

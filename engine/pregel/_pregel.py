@@ -40,7 +40,22 @@ __all__ = ["Pregel"]
 DEFAULT_RECURSION_LIMIT = int(os.environ.get("LANGGRAPH_DEFAULT_RECURSION_LIMIT", "10007"))
 
 
-class Pregel(StateAPI):
+def _runnable_base() -> type:
+    """LangChain's ``Runnable`` when langchain-core is installed (else ``object``).
+
+    As LangGraph's, a compiled graph is then a Runnable: ``batch``/``abatch``,
+    ``astream_events``, ``with_retry``, ``|`` and the rest come from
+    langchain-core, on top of this class's ``invoke``/``astream`` (which
+    report the run and its nodes to the config's callbacks).
+    """
+    try:
+        from langchain_core.runnables import Runnable
+    except ImportError:
+        return object
+    return Runnable
+
+
+class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
     """A compiled graph. Build one with ``StateGraph(...).compile()``."""
 
     default_recursion_limit = DEFAULT_RECURSION_LIMIT
@@ -230,6 +245,7 @@ class Pregel(StateAPI):
             host.claim(ns)
         config = nested_config(host, merge_configs(self.config, config), ns)
         limit = config.get("recursion_limit")
+        run = start_graph_run(self.name, input, config, nested=True)  # its chain run, under its node's
         loop = RunLoop(
             self.spec,
             input,
@@ -253,7 +269,8 @@ class Pregel(StateAPI):
         )
         if saver is None:
             loop.runner.delegate = host.task  # its questions are its parent task's
-        return forwarded(loop.events(), host, tuple(ns.split("|")), kinds)
+        events = loop.events() if run is None else reported(run, loop.events(), nested=True)
+        return forwarded(events, host, tuple(ns.split("|")), kinds)
 
     async def astream(
         self,

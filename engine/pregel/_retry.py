@@ -58,9 +58,14 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             except ParentCommand as e:
                 # A subgraph this node ran handed its parent (this graph) a Command: as if the node returned it.
                 result = e.command
-            writes = node.writer(result, t.state, ctx.config)
-            if asyncio.iscoroutine(writes):
-                writes = await writes
+            try:
+                writes = node.writer(result, t.state, ctx.config)
+                if asyncio.iscoroutine(writes):
+                    writes = await writes
+            except BaseException as e:
+                _close_run(ctx, e)
+                raise
+            _close_run(ctx, None)
             t.writes = writes
             return
         except GraphInterrupt as e:
@@ -82,6 +87,13 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             return
         finally:
             CURRENT.reset(token)
+
+
+def _close_run(ctx: TaskContext, error: BaseException | None) -> None:
+    """The node's LangChain run (if its callbacks made one) ends after its writer, as LangGraph's."""
+    lc, ctx.lc = ctx.lc, None
+    if lc is not None:
+        lc.close(error)
 
 
 def matching_policy(policies: Sequence[RetryPolicy] | None, exc: Exception) -> RetryPolicy | None:
