@@ -114,7 +114,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
     async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> Start:
         inp = req.invoke_input(entry.graph, request)
         config = self._run_config(entry, thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
-        if request.HasField("checkpoint_id"):
+        if "checkpoint_id" in config["configurable"]:  # an empty one names none, as before
             await self._version_exists(entry, thread_id, config)
         return const(inp, config)
 
