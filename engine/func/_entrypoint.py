@@ -27,11 +27,12 @@ from engine.func._task import policies, refuse_generators
 from engine.graph._allowlist import allow_schema_types
 from engine.graph._draw import DrawableGraph, Edge, Node
 from engine.pregel import Pregel
+from engine.pregel._cache import call_namespace
 from engine.pregel._calls import cancel, settle
 from engine.pregel._context import CURRENT, get_stream_writer
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.pregel._threads import node_threads
-from engine.types import END, START, Command, RetryPolicy, Send
+from engine.types import END, START, CachePolicy, Command, RetryPolicy, Send
 
 __all__ = ["entrypoint", "EntrypointGraph", "PREVIOUS"]
 
@@ -88,14 +89,16 @@ def _injected(fn: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(n for n in _INJECTED if n in names)
 
 
-def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple[RetryPolicy, ...]) -> Callable[..., Any]:
+def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple[RetryPolicy, ...],
+          cache_policy: CachePolicy | None) -> Callable[..., Any]:
     is_async = inspect.iscoroutinefunction(fn)
 
     async def proc(inp: Any, config: dict[str, Any]) -> Any:
         ctx = CURRENT.get()
         assert ctx is not None and ctx.calls is not None
         scope = ctx.calls
-        scope.retry_policy = retry_policy  # the entrypoint's policy is its tasks' default, as in LangGraph
+        scope.retry_policy = retry_policy  # the entrypoint's policies are its tasks' defaults, as in LangGraph
+        scope.cache_policy = cache_policy
         scope.counter = 0  # each attempt calls its tasks in the same order, so under the same ids
         kwargs: dict[str, Any] = {}
         for name in injected:
@@ -137,9 +140,12 @@ class entrypoint:
     Args:
         checkpointer: where the thread's versions and its tasks' results are kept.
         store: the long-term store its tasks and ``store`` parameter get.
+        cache: where the results of the function and of its tasks with a cache policy are kept.
+        cache_policy: with ``cache``, a call of the workflow whose input's key was seen
+            within the ttl returns the cached value without running (and the
+            default policy of its tasks, as in LangGraph).
         retry_policy: retries of the function (and the default of its tasks).
-        cache, context_schema, cache_policy, timeout: not supported yet:
-            NotImplementedError unless left unset.
+        context_schema, timeout: not supported yet: NotImplementedError unless left unset.
     """
 
     final = _Final
@@ -150,16 +156,17 @@ class entrypoint:
         store: Any = None,
         cache: Any = None,
         context_schema: Any = None,
-        cache_policy: Any = None,
+        cache_policy: CachePolicy | None = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
         timeout: Any = None,
         *,
         config_schema: Any = None,
     ) -> None:
-        refuse("entrypoint", cache=cache, context_schema=context_schema, cache_policy=cache_policy, timeout=timeout,
-               config_schema=config_schema)
+        refuse("entrypoint", context_schema=context_schema, timeout=timeout, config_schema=config_schema)
         self.checkpointer = checkpointer
         self.store = store
+        self.cache = cache
+        self.cache_policy = cache_policy
         self.retry_policy = policies(retry_policy)
 
     def __call__(self, func: Callable[..., Any]) -> EntrypointGraph:
@@ -170,12 +177,14 @@ class entrypoint:
             name=name,
             triggers=(START,),
             read=lambda state: state.get(START),
-            proc=_proc(func, injected, self.retry_policy),
+            proc=_proc(func, injected, self.retry_policy, self.cache_policy),
             writer=_write,
             is_async=True,
             accepts_config=True,
             retry_policy=self.retry_policy,
             state_keys=frozenset((END, PREVIOUS)),
+            cache_policy=self.cache_policy,
+            cache_ns=(*call_namespace(func), name),
         )
         channels = {
             START: EphemeralValue(Any, key=START),
@@ -183,8 +192,9 @@ class entrypoint:
             PREVIOUS: LastValue(Any, key=PREVIOUS),
             TASKS: Topic(Send, accumulate=False, key=TASKS),
         }
-        if self.checkpointer is not None:
-            allow_schema_types(self.checkpointer, _annotations(func))
+        for holder in (self.checkpointer, self.cache):
+            if holder is not None:
+                allow_schema_types(holder, _annotations(func))
         return EntrypointGraph(
             entry_name=name,
             builder=None,
@@ -196,6 +206,7 @@ class entrypoint:
             state_keys=frozenset((END, PREVIOUS)),
             checkpointer=self.checkpointer,
             store=self.store,
+            cache=self.cache,
         )
 
 

@@ -14,9 +14,10 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence
 
-from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine._internal._unsupported import refuse
+from engine.pregel._cache import call_namespace
 from engine.pregel._calls import call
-from engine.types import RetryPolicy
+from engine.types import CachePolicy, RetryPolicy
 
 __all__ = ["task", "TaskFunction"]
 
@@ -35,22 +36,28 @@ def refuse_generators(fn: Any, what: str) -> None:
 class TaskFunction:
     """A function made a task by ``@task``; calling it returns a future of its result."""
 
-    def __init__(self, func: Callable[..., Any], *, name: str | None, retry_policy: tuple[RetryPolicy, ...]) -> None:
+    def __init__(self, func: Callable[..., Any], *, name: str | None, retry_policy: tuple[RetryPolicy, ...],
+                 cache_policy: CachePolicy | None = None) -> None:
         refuse_generators(func, "task")
         self.func = func
         self.name = name or getattr(func, "__name__", None) or type(func).__name__
         self.retry_policy = retry_policy
+        self.cache_policy = cache_policy
         self.is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
         functools.update_wrapper(self, func)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return call(self.func, args, kwargs, name=self.name, is_async=self.is_async, retry_policy=self.retry_policy)
+        return call(self.func, args, kwargs, name=self.name, is_async=self.is_async, retry_policy=self.retry_policy,
+                    cache_policy=self.cache_policy)
 
     def clear_cache(self, cache: Any) -> None:
-        raise NotImplementedError(f"task caches are not supported yet; see {WHERE_IT_DIFFERS}")
+        """Forget this task's cached results in ``cache`` (nothing to do for a task without a cache policy)."""
+        if self.cache_policy is not None:
+            cache.clear([call_namespace(self.func)])
 
     async def aclear_cache(self, cache: Any) -> None:
-        self.clear_cache(cache)
+        if self.cache_policy is not None:
+            await cache.aclear([call_namespace(self.func)])
 
 
 def task(
@@ -58,20 +65,22 @@ def task(
     *,
     name: str | None = None,
     retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
-    cache_policy: Any = None,
+    cache_policy: CachePolicy | None = None,
     timeout: Any = None,
     retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
 ) -> Any:
     """Make a function a task, as LangGraph 1.2's ``@task`` (bare, or with options).
 
     ``retry_policy`` retries a call that raises (``retry`` is LangGraph's older
-    name). ``cache_policy`` and ``timeout`` are not supported yet:
-    NotImplementedError unless left unset.
+    name). ``cache_policy``: in a graph with a cache (``entrypoint(cache=)``,
+    ``compile(cache=)``), a call whose ``key_func(*args, **kwargs)`` was seen
+    within the ttl returns the cached result without running. ``timeout`` is
+    not supported yet: NotImplementedError unless left unset.
     """
-    refuse("task", cache_policy=cache_policy, timeout=timeout)
+    refuse("task", timeout=timeout)
     pol = policies(retry_policy if retry_policy is not None else retry)
 
     def decorate(fn: Callable[..., Any]) -> TaskFunction:
-        return TaskFunction(fn, name=name, retry_policy=pol)
+        return TaskFunction(fn, name=name, retry_policy=pol, cache_policy=cache_policy)
 
     return decorate(__func_or_none__) if __func_or_none__ is not None else decorate

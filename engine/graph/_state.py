@@ -27,6 +27,7 @@ from engine.graph._nodes import NodeCall, is_runnable, node_call, subgraph_call
 from engine.graph._schema import SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.pregel import Pregel
+from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.types import END, START, Command, RetryPolicy, Send
 
@@ -402,9 +403,7 @@ def _destinations(node: _Node) -> tuple[tuple[str, str | None], ...]:
 
 def _cache_namespace(name: str, fn: Any) -> tuple[str, ...]:
     """Where a node's cached writes live, as LangGraph names it: the function's module.qualname, and the node."""
-    qualname = getattr(fn, "__qualname__", None)
-    ident = f"{getattr(fn, '__module__', '')}.{qualname}" if qualname else "__dynamic__"
-    return ("__pregel_ns_writes", ident, name)
+    return (*call_namespace(fn), name)
 
 
 def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict[str, BaseChannel]) -> Callable[[dict[str, Any]], Any]:

@@ -7,6 +7,11 @@ tasks up in one ``aget``; a task found there does not run, its cached writes
 are its writes (applied and stored as if it had run). A task that ran and
 finished (no error, no interrupt) has its writes kept by :func:`keep_writes`
 for the policy's ttl.
+
+A call of a ``@task`` function (:mod:`engine.pregel._calls`) is cached the
+same way, as LangGraph's: under ``("__pregel_ns_writes", <the function's
+module.qualname>)`` and the sha256 of ``key_func(*args, **kwargs)``, with the
+task's own policy or else its entrypoint's (``entrypoint(cache_policy=)``).
 """
 
 from __future__ import annotations
@@ -16,15 +21,36 @@ from typing import Any, Sequence
 
 from engine.pregel._algo import Task
 
-__all__ = ["cache_key", "cached_writes", "keep_writes"]
+__all__ = ["cache_key", "call_cache_key", "call_namespace", "cached_writes", "keep_writes"]
+
+#: the namespace root of cached writes (LangGraph's)
+WRITES_NS = "__pregel_ns_writes"
+
+
+def _digest(raw: str | bytes) -> str:
+    return hashlib.sha256(raw.encode() if isinstance(raw, str) else raw).hexdigest()
+
+
+def identifier(fn: Any) -> str:
+    """A function's ``module.qualname`` (``"__dynamic__"`` without a qualname), as LangGraph names cached functions."""
+    qualname = getattr(fn, "__qualname__", None)
+    return f"{getattr(fn, '__module__', '')}.{qualname}" if qualname else "__dynamic__"
+
+
+def call_namespace(fn: Any) -> tuple[str, ...]:
+    """Where the cached results of calls of the task function ``fn`` live."""
+    return (WRITES_NS, identifier(fn))
+
+
+def call_cache_key(fn: Any, policy: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[str, ...], str]:
+    return (call_namespace(fn), _digest(policy.key_func(*args, **kwargs)))
 
 
 def cache_key(t: Task) -> tuple[tuple[str, ...], str] | None:
     policy = t.node.cache_policy
     if policy is None:
         return None
-    raw = policy.key_func(t.input)
-    return (t.node.cache_ns, hashlib.sha256(raw.encode() if isinstance(raw, str) else raw).hexdigest())
+    return (t.node.cache_ns, _digest(policy.key_func(t.input)))
 
 
 async def cached_writes(cache: Any, tasks: Sequence[Task]) -> dict[str, list[tuple[str, Any]]]:

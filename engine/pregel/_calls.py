@@ -15,7 +15,12 @@ as ``update`` (LangGraph's "updates" chunk ``{name: value}``). A call that
 interrupts records its interrupt under its own id and raises it into its
 caller, which then stops with the same interrupt (so the interrupt shows on
 the caller's task, and a resume is answered to the call). A call found
-stored reports nothing. Under ``durability="exit"`` calls' writes are stored
+stored reports nothing. A call with a cache policy (its own, or its
+entrypoint's), in a graph with a cache, whose arguments' key is cached
+within the ttl does not run: the cached result is stored and returned as if
+it had (its TaskFinished marked ``cached``), as in LangGraph; a call that
+returns is cached before its result is handed back, so a later call with the
+same key, in the same run or another, finds it. Under ``durability="exit"`` calls' writes are stored
 when the run ends, if it stops in the step they belong to (an interrupt, an
 error), with the version that step started from.
 """
@@ -34,11 +39,12 @@ from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.checkpoint.base import INTERRUPT
 from engine.errors import GraphInterrupt
 from engine.events import TaskFinished, TaskStarted
+from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel._retry import backoff, matching_policy
 from engine.pregel._status import TaskStatus
 from engine.pregel._threads import node_threads
-from engine.types import RetryPolicy
+from engine.types import CachePolicy, RetryPolicy
 
 __all__ = ["CallScope", "RETURN", "PUSH", "call", "settle", "cancel", "store_held"]
 
@@ -58,6 +64,7 @@ class CallScope:
     statuses: dict[str, TaskStatus]
     state: dict[str, Any]  # the planned task's state values (an entrypoint reads ``previous`` there)
     retry_policy: Sequence[RetryPolicy] = ()  # for calls that have none of their own
+    cache_policy: CachePolicy | None = None  # likewise (an entrypoint's cache_policy)
     counter: int = 0
     started: list[Any] = field(default_factory=list)  # futures of calls not awaited yet
     loop: asyncio.AbstractEventLoop | None = None
@@ -68,7 +75,7 @@ class CallScope:
 
 
 def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, name: str, is_async: bool,
-         retry_policy: Sequence[RetryPolicy]) -> Any:
+         retry_policy: Sequence[RetryPolicy], cache_policy: CachePolicy | None = None) -> Any:
     """Start a call of ``fn`` as a task of the running task; its future.
 
     In a coroutine (an async caller) the future is an asyncio one (await it);
@@ -83,9 +90,13 @@ def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], 
     scope.counter += 1
     call_id = make_task_id(ctx.task_id, "call", idx, name)
     policies = tuple(retry_policy) or tuple(scope.retry_policy)
+    cache = cache_policy or scope.cache_policy
     if scope.inline:
+        # The runner runs no node inline when the graph has a cache (looking it up takes the loop).
+        assert cache is None or scope.runner.cache is None
         return _run_inline(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies)
-    coro = _run(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies)
+    coro = _run(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies,
+                cache_policy=cache)
     assert scope.loop is not None
     try:
         running = asyncio.get_running_loop()
@@ -130,7 +141,7 @@ def _child(scope: CallScope, parent: TaskContext, call_id: str, name: str, st: T
     if st is not None and st.resume:
         ctx.resume = list(st.resume)
     ctx.calls = CallScope(scope.runner, scope.step, scope.parent_id, scope.statuses, scope.state, scope.retry_policy,
-                          loop=scope.loop, inline=scope.inline, held=scope.held)
+                          scope.cache_policy, loop=scope.loop, inline=scope.inline, held=scope.held)
     return ctx
 
 
@@ -185,14 +196,20 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
 
 
 async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable[..., Any], args: tuple[Any, ...],
-               kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy]) -> Any:
+               kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy],
+               cache_policy: CachePolicy | None) -> Any:
     st = scope.statuses.get(call_id)
     if st is not None and st.finished:
         return dict(st.writes).get(RETURN)
     runner = scope.runner
-    ctx = _child(scope, parent, call_id, name, st)
-    if runner.want(TaskStarted):
+    key = call_cache_key(fn, cache_policy, args, kwargs) if cache_policy and runner.cache is not None else None
+    if runner.want(TaskStarted):  # a cache hit too, as LangGraph's "tasks" mode shows
         runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))
+    if key is not None and key in (found := await runner.cache.aget([key])):
+        result = dict(tuple(w) for w in found[key]).get(RETURN)
+        await _finish(scope, call_id, name, result, cached=True)
+        return result
+    ctx = _child(scope, parent, call_id, name, st)
     attempt = 0
     while True:
         ctx.counter = 0
@@ -219,11 +236,18 @@ async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable
                 runner.emit(TaskFinished(scope.step, call_id, name, error=str(e), error_type=type(e).__name__, exception=e))
             raise
         break
+    if key is not None:
+        await runner.cache.aset({key: ([(RETURN, result)], cache_policy.ttl)})  # type: ignore[union-attr]
+    await _finish(scope, call_id, name, result)
+    return result
+
+
+async def _finish(scope: CallScope, call_id: str, name: str, result: Any, *, cached: bool = False) -> None:
+    runner = scope.runner
     if runner.writer.saver is not None:
         await runner.writer.put_call_writes(scope.parent_id, [(RETURN, result)], call_id)
     if runner.want(TaskFinished):
-        runner.emit(TaskFinished(scope.step, call_id, name, update=result))
-    return result
+        runner.emit(TaskFinished(scope.step, call_id, name, update=result, cached=cached))
 
 
 async def _attempt(ctx: TaskContext, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],

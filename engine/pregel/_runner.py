@@ -159,7 +159,8 @@ class StepRunner:
                 self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
         run = [t for t in tasks if t.id not in cached and t.id not in hits]
         yield
-        if len(run) == 1 and not self.live and (run[0].node.is_async or self.inline_sync):
+        # Not a sync node with a cache: the calls it makes look the cache up on the loop.
+        if len(run) == 1 and not self.live and (run[0].node.is_async or (self.inline_sync and self.cache is None)):
             t = run[0]
             self._blocked = not t.node.is_async
             try:

@@ -44,4 +44,4 @@ _.on_llm_error  # engine/pregel/_lc_stream.py MessagesHandler
 _.serialized  # engine/pregel/_lc_stream.py on_chat_model_start's positional parameter (LangChain's signature)
 
 # LangGraph's public API kept so that a program calling it is refused clearly (NotImplementedError).
-_.aclear_cache  # engine/func/_task.py TaskFunction (task caches are not supported yet)
+_.aclear_cache  # engine/func/_task.py TaskFunction (LangGraph's public API)

@@ -249,17 +249,12 @@ def test_a_task_outside_a_run_is_an_error() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: entrypoint(cache=object()),
-        lambda: entrypoint(cache_policy=object()),
         lambda: entrypoint(context_schema=dict),
         lambda: entrypoint(timeout=5),
-        lambda: task(cache_policy=object()),
         lambda: task(timeout=5),
         lambda: entrypoint()(lambda x, runtime: x),
         lambda: entrypoint()(_generator),
         lambda: task(_generator),
-        lambda: task(abs).clear_cache(object()),
-        lambda: asyncio.run(task(abs).aclear_cache(object())),
     ],
 )
 def test_options_not_honoured_are_refused(make: Any) -> None:
