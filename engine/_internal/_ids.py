@@ -47,6 +47,12 @@ def task_id(*parts: object) -> str:
     return _uuid_text((h & ~(0xF000 << 64) & ~(0xC000 << 48)) | (0x4 << 76) | (0x8000 << 48))
 
 
+def random_uuid() -> str:
+    """A random id in UUID version 4 form (a message's id): 122 bits of the private generator."""
+    v = _version_random.getrandbits(128)
+    return _uuid_text((v & ~(0xF000 << 64) & ~(0xC000 << 48)) | (0x4 << 76) | (0x8000 << 48))
+
+
 def _uuid_text(value: int) -> str:
     """``str(uuid.UUID(int=value))``, without building a UUID (ids are made every step)."""
     h = f"{value:032x}"

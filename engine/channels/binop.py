@@ -9,9 +9,25 @@ from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
 from engine.errors import InvalidUpdateError
 from engine.types import Overwrite
 
-__all__ = ["BinaryOperatorAggregate", "as_overwrite"]
+__all__ = ["BinaryOperatorAggregate", "as_overwrite", "fold"]
 
 _OVERWRITE = "__overwrite__"
+
+# The last fold, remembered by identity: a router sees its step's state with its task's
+# writes folded in (engine.graph._branch.fresh_state), and the step's end then folds the
+# same write into the same value; a reducer such as add_messages costs O(state) a call.
+_last: tuple[Any, Any, Any, Any] | None = None
+
+
+def fold(operator: Callable[[Any, Any], Any], current: Any, value: Any) -> Any:
+    """``operator(current, value)``; the same three objects as the last call give its result."""
+    global _last
+    last = _last
+    if last is not None and last[1] is current and last[2] is value and last[0] is operator:
+        return last[3]
+    out = operator(current, value)
+    _last = (operator, current, value, out)
+    return out
 
 
 def as_overwrite(value: Any) -> tuple[bool, Any]:
@@ -75,7 +91,7 @@ class BinaryOperatorAggregate(BaseChannel[Any]):
                 self.value = replacement
                 replaced = True
             elif not replaced:  # as LangGraph: writes after the step's Overwrite are dropped
-                self.value = self.operator(self.value, v)
+                self.value = fold(self.operator, self.value, v)
         return True
 
     def get(self) -> Any:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 from engine._internal._task import CURRENT
 from engine.channels import BinaryOperatorAggregate
+from engine.channels.binop import fold
 from engine.channels.base import MISSING
 from engine.errors import InvalidUpdateError, ParentCommand
 from engine.graph._schema import SchemaInfo
@@ -37,7 +38,7 @@ def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] |
             cur = values.get(k, MISSING)
             if cur is MISSING:
                 cur = ch.from_checkpoint(MISSING).value
-            values[k] = v if cur is MISSING else ch.operator(cur, v)
+            values[k] = v if cur is MISSING else fold(ch.operator, cur, v)
         else:
             values[k] = v
     return values

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import functools
 import operator
-import uuid
 from typing import Annotated, Any, Callable, TypedDict
 
+from engine._internal._ids import random_uuid
 from engine._internal._unsupported import refuse
 
 __all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES", "MessagesState", "langchain_messages"]
@@ -53,9 +53,9 @@ def _get(m: Any, key: str) -> Any:
 def _with_id(m: Any) -> Any:
     if _get(m, "id") is None:
         if isinstance(m, dict):
-            return {**m, "id": str(uuid.uuid4())}
+            return {**m, "id": random_uuid()}
         try:
-            m.id = str(uuid.uuid4())
+            m.id = random_uuid()
         except (AttributeError, TypeError, ValueError):
             pass
     return m
@@ -70,8 +70,11 @@ def _plain(m: Any) -> Any:
 
 
 def _as_list(v: Any) -> list[Any]:
+    """``v`` as a list of messages; a list is itself (the callers only read it)."""
     if v is None:
         return []
+    if type(v) is list:
+        return v
     if isinstance(v, (list, tuple)) and not (isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)):
         return list(v)
     return [v]
@@ -94,7 +97,7 @@ def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
     # The state's own list is whole messages with ids already: nothing to convert
     # (coercion would return each as it is), which keeps a long chat's steps cheap.
     if whole.issuperset(map(type, messages)) and None not in map(_ID, messages):  # both loops in C
-        converted = list(messages)
+        converted = messages  # read only: add_messages copies what it keeps
     else:
         converted = [_with_id(lc.message_chunk_to_message(m)) for m in lc.convert_to_messages(messages)]
     remove = lc.RemoveMessage

@@ -248,7 +248,9 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
     With callbacks, the node's run (named after the node) is the parent of
     what it calls; a Runnable node or a subgraph runs as its first child.
     """
-    child = {k: v for k, v in config.items() if k != "run_id" and k != "run_name"}
+    child = dict(config)
+    child.pop("run_id", None)
+    child.pop("run_name", None)
     ctx = CURRENT.get()
     if ctx is None:
         return child, _NO_TASK

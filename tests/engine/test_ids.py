@@ -7,7 +7,7 @@ older release, so the same parts must always give the same text.
 import hashlib
 import uuid
 
-from engine._internal._ids import checkpoint_id, task_id
+from engine._internal._ids import checkpoint_id, random_uuid, task_id
 
 
 def test_a_task_id_is_the_version_4_uuid_of_its_parts_hash() -> None:
@@ -23,3 +23,11 @@ def test_checkpoint_ids_are_version_6_uuids_in_increasing_order() -> None:
     for text in ids[:5]:
         parsed = uuid.UUID(text)
         assert str(parsed) == text and parsed.version == 6 and parsed.variant == uuid.RFC_4122
+
+
+def test_random_ids_are_distinct_version_4_uuids() -> None:
+    ids = [random_uuid() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    for text in ids[:50]:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122
