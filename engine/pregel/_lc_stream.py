@@ -124,7 +124,8 @@ class TaskMessages:
 
     def returned(self, result: Any) -> Any:
         """``result`` unchanged, after sending its messages nobody streamed."""
-        self.result = result
+        if self.run is not None:  # kept for close() (the shared no-run task keeps nothing)
+            self.result = result
         if self.emit is not None:
             for m in _messages_in(result):
                 if m.id is None or m.id not in self.seen:

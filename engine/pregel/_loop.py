@@ -315,9 +315,10 @@ class RunLoop(InputFolding):
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         _, changed = apply_writes(self.checkpoint, self.channels, tasks, triggers_to_nodes=self.spec.triggers_to_nodes)
-        versions = self.checkpoint["channel_versions"]
-        for c in changed:
-            self.writer.dirty[c] = versions[c]
+        if self.saver is not None:  # what the next stored version's new_versions name
+            versions, dirty = self.checkpoint["channel_versions"], self.writer.dirty
+            for c in changed:
+                dirty[c] = versions[c]
         self.pending_writes = []
         self.step += 1
         self.executed += 1

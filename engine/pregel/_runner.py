@@ -252,7 +252,8 @@ class StepRunner:
         current = tel.make_current(span)
         try:
             await run_attempts(t, ctx, span, inline=inline)
-            await store_held(ctx.calls)
+            if ctx.calls.held:
+                await store_held(ctx.calls)
         finally:
             tel.restore(current)
             self.trace.task_done(span, t.name, started, t.error, [i.id for i in t.interrupts])
