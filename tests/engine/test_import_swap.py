@@ -48,6 +48,8 @@ LANGGRAPH: dict[str, set[str]] = {
     "checkpoint.memory": {"InMemorySaver", "MemorySaver"},
     "checkpoint.sqlite": {"SqliteSaver"},
     "checkpoint.postgres": {"PostgresSaver", "BasePostgresSaver", "ShallowPostgresSaver", "Conn"},
+    "checkpoint.sqlite.aio": {"AsyncSqliteSaver"},
+    "checkpoint.postgres.aio": {"AsyncPostgresSaver", "AsyncShallowPostgresSaver", "Conn"},
 }  # fmt: skip
 
 _STREAM_TYPES = "typed stream-part and payload TypedDicts (LangGraph's v2 stream format): the engine streams v1 tuples"
@@ -94,6 +96,10 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "BasePostgresSaver": "one PostgresSaver (async at heart, with a derived sync face)",
         "ShallowPostgresSaver": "deprecated in LangGraph; durability='exit' keeps one version per call",
         "Conn": "PostgresSaver takes a DSN or a psycopg pool",
+    },
+    "checkpoint.postgres.aio": {
+        "AsyncShallowPostgresSaver": "deprecated in LangGraph; durability='exit' keeps one version per call",
+        "Conn": "AsyncPostgresSaver takes a DSN or a psycopg pool",
     },
 }  # fmt: skip
 

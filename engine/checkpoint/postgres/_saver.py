@@ -56,6 +56,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     storable_text,
 )
+from engine.checkpoint._opening import OpenedByConnString
 from engine.checkpoint.base import (
     LEASE_KEY,
     BaseCheckpointSaver,
@@ -86,7 +87,7 @@ T = TypeVar("T")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
 
 
-class PostgresSaver(BaseCheckpointSaver):
+class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
     """Checkpoints in PostgreSQL.
 
     Args:
@@ -168,7 +169,7 @@ class PostgresSaver(BaseCheckpointSaver):
             CheckpointError: the database cannot be reached, or migrating failed.
         """
         saver = cls(dsn, schema=schema, serde=serde, min_size=min_size, max_size=max_size, **options)
-        saver.setup()
+        PostgresSaver.setup(saver)  # the sync one, whatever a subclass's setup is
         return saver
 
     # -- plumbing -----------------------------------------------------------------
@@ -187,7 +188,7 @@ class PostgresSaver(BaseCheckpointSaver):
     async def asetup(self) -> None:
         """:meth:`setup` without blocking the event loop."""
         if not self._ready:
-            await asyncio.to_thread(self.setup)
+            await asyncio.to_thread(PostgresSaver.setup, self)
 
     async def _run(self, what: str, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T:
         """Run ``work`` on a pooled connection, retrying on connections the server dropped."""

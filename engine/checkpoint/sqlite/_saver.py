@@ -60,6 +60,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     reading,
 )
+from engine.checkpoint._opening import OpenedByConnString
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
     check_chain,
@@ -86,7 +87,7 @@ BUSY_TIMEOUT_MS = 5_000
 _FIRST_PAGE, _MAX_PAGE = 4, 128
 
 
-class SqliteSaver(BaseCheckpointSaver):
+class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
     """Checkpoints in a SQLite database file.
 
     Args:
