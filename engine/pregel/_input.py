@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunStarted
@@ -80,6 +81,13 @@ class InputFolding:
         saved: CheckpointTuple | None = None
         if self.host is not None:
             self.replay = self.host.replay
+        elif self.configurable.get("checkpoint_ns") and self.configurable.get("checkpoint_id"):
+            # LangGraph forks the parent and replays the subgraph from that version (through checkpoint_map).
+            raise NotImplementedError(
+                f"running graph {self.spec.name!r} from a subgraph's version (checkpoint_ns "
+                f"{self.configurable['checkpoint_ns']!r}) is not supported yet: name one of the graph's own "
+                f"versions; see {WHERE_IT_DIFFERS}"
+            )
         if self.saver is not None:
             if self.thread_id is None:
                 raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")

@@ -202,3 +202,14 @@ def test_a_node_error_inside_a_subgraph_beside_finished_siblings_resumes_only_th
     fail[0] = False
     assert g.invoke(None, CFG) == {"log": ["first", "flaky", "ok", "sibling"]}
     assert calls == ["flaky"]
+
+
+def test_running_the_parent_from_a_subgraphs_version_is_refused(checkpointer: Any) -> None:
+    # LangGraph forks the parent and replays the subgraph from that version; README, "Where it differs"
+    seen: list = []
+    g = _build(checkpointer, None, seen, ask=True)
+    g.invoke({"x": 0, "log": []}, CFG)
+    sub = g.get_state(CFG, subgraphs=True).tasks[0].state
+    with pytest.raises(NotImplementedError, match="from a subgraph's version"):
+        g.invoke(None, sub.config)
+    assert g.get_state(CFG).metadata["source"] == "loop"  # nothing was written
