@@ -176,12 +176,15 @@ class StepRunner:
             save_each = len(run) > 1 and self.record
             futs = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
             pending = set(futs)
+            order = {f: i for i, f in enumerate(futs)}
             try:
                 while pending:
                     self._wake = wake = self._loop.create_future()
                     done, pending = await asyncio.wait({*pending, wake}, return_when=asyncio.FIRST_COMPLETED)
                     pending.discard(wake)
-                    for f in done:
+                    # In plan order (``done`` is a set): tasks finishing together report as LangGraph's
+                    # thread pool, which its tasks usually leave in the order they were submitted.
+                    for f in sorted(done, key=lambda f: order.get(f, -1)) if len(done) > 1 else done:
                         if f is wake:
                             continue
                         t = futs[f]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TypedDict
+import operator
+from typing import Annotated, TypedDict
 
 import pytest
 
 from engine import START, Command, StateGraph, get_message_writer, get_stream_writer, interrupt
 from engine.events import CheckpointSaved, RunFinished, RunStarted, StepStarted, TaskFinished, TaskStarted
 from engine.testing import thread
+from engine.types import Send
 
 
 class X(TypedDict):
@@ -118,3 +120,31 @@ def test_node_error_ends_the_event_stream_with_error():
 
     fin = asyncio.run(last())
     assert fin.reason == "ERROR" and fin.error_type == "ZeroDivisionError" and "division" in fin.error_message
+
+
+class M(TypedDict, total=False):
+    items: list
+    out: Annotated[list, operator.add]
+
+
+def test_tasks_finishing_together_stream_in_plan_order(checkpointer):
+    """Map-reduce (tests/sidebyside/map_reduce.py): updates of Send tasks that finish at once come in Send order.
+
+    LangGraph's pool hands back tasks that finish together in the order they
+    were submitted; async nodes that never wait all finish in one turn of the
+    event loop, so one wake sees them all done.
+    """
+
+    async def work(arg: dict) -> dict:
+        return {"out": [arg["i"]]}
+
+    b = StateGraph(M).add_node("work", work)
+    b.add_conditional_edges(START, lambda s: [Send("work", {"i": i}) for i in s["items"]], ["work"])
+    app = b.compile(checkpointer=checkpointer)
+
+    async def run() -> list:
+        cfg = {"configurable": {"thread_id": "map"}}
+        return [c async for c in app.astream({"items": list(range(16))}, cfg, stream_mode="updates")]
+
+    chunks = asyncio.run(run())
+    assert [c["work"]["out"][0] for c in chunks] == list(range(16))
