@@ -255,6 +255,10 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
     ctx = CURRENT.get()
     if ctx is None:
         return child, _NO_TASK
+    # A task of a nested graph: the enclosing task's "messages" handler leaves its model
+    # runs to this task's own (as LangGraph's one handler leaves a subgraph's runs to the
+    # subgraph's stream); what this one sends, the enclosing one counts as sent.
+    outer = _strip_handlers(child)
     wrap = bool(child.get("callbacks"))
     emit = ctx.message
     if emit is None:
@@ -275,7 +279,8 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
         if not k.startswith("__") and k not in meta and k != "checkpoint_ns" and isinstance(v, (str, int, float, bool))
     }
     meta.update(extra)
-    seen = {m.id for m in _messages_in(state) if m.id is not None}
+    seen = _Seen(m.id for m in _messages_in(state) if m.id is not None)
+    seen.outer = outer
     handler = MessagesHandler(emit, seen, extra)
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, state, ctx.node, ctx.step) if wrap else None
@@ -284,6 +289,36 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
     if run is not None:
         ctx.lc, task.config = task, child
     return child, task
+
+
+class _Seen(set):  # type: ignore[type-arg]
+    """Message ids a task's handler sent or received; each also counts as sent for the enclosing tasks."""
+
+    outer: tuple[set[str], ...] = ()
+
+    def add(self, item: Any) -> None:
+        super().add(item)
+        for ids in self.outer:
+            ids.add(item)
+
+
+def _strip_handlers(child: dict[str, Any]) -> tuple[set[str], ...]:
+    """Take enclosing tasks' MessagesHandlers out of ``child``'s callbacks; their ``seen`` sets."""
+    callbacks = child.get("callbacks")
+    if isinstance(callbacks, BaseCallbackManager):
+        found = [h for h in callbacks.handlers if isinstance(h, MessagesHandler)]
+        if found:
+            manager = callbacks.copy()
+            for h in found:
+                manager.remove_handler(h)
+            child["callbacks"] = manager
+    elif isinstance(callbacks, list):
+        found = [h for h in callbacks if isinstance(h, MessagesHandler)]
+        if found:
+            child["callbacks"] = [h for h in callbacks if not isinstance(h, MessagesHandler)]
+    else:
+        return ()
+    return tuple(h.seen for h in found)
 
 
 def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:

@@ -164,3 +164,38 @@ def test_nostream_models_send_no_tokens(checkpointer):
     got = list(b.compile(checkpointer=checkpointer).stream({"messages": [("user", "hi")]}, thread(), stream_mode="messages"))
     # nothing token by token; the node's reply, returned, is still sent once whole
     assert [(type(m).__name__, m.content) for m, _ in got] == [("AIMessage", "quiet please")]
+
+
+def test_messages_mode_through_a_subgraph_node_sends_each_message_once(checkpointer):
+    """As LangGraph (tests/sidebyside/subgraph_messages.py): a subgraph's model tokens go out once.
+
+    With ``subgraphs=True`` under the subgraph's namespace (the parent's task
+    sends nothing more); without, the parent sends the messages its
+    subgraph node returned, whole, as that node's.
+    """
+    model = GenericFakeChatModel(messages=iter([AIMessage("a b", id="m1"), AIMessage("c d", id="m2"), AIMessage("e", id="m3")]))
+
+    def chat(state: MessagesState) -> dict:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    def handmade(state: MessagesState) -> dict:
+        return {"messages": [AIMessage("hand", id="hm")]}
+
+    inner = StateGraph(MessagesState).add_node("inner_chat", chat).add_node("hand", handmade)
+    inner = inner.add_edge(START, "inner_chat").add_edge("inner_chat", "hand").compile()
+    outer = StateGraph(MessagesState).add_node("agent", inner).add_edge(START, "agent").compile(checkpointer=checkpointer)
+    flat = [(c.content, m["langgraph_node"]) for c, m in outer.stream({"messages": [("user", "q")]}, thread("1"), stream_mode="messages")]
+    assert flat == [("a b", "agent"), ("hand", "agent")]
+    nested = [
+        (len(ns), c.content, m["langgraph_node"])
+        for ns, (c, m) in outer.stream({"messages": [("user", "q")]}, thread("2"), stream_mode="messages", subgraphs=True)
+    ]
+    assert nested == [(1, "c", "inner_chat"), (1, " ", "inner_chat"), (1, "d", "inner_chat"), (1, "hand", "hand")]
+
+    async def run() -> list:
+        return [
+            (len(ns), c.content)
+            async for ns, (c, m) in outer.astream({"messages": [("user", "q")]}, thread("3"), stream_mode="messages", subgraphs=True)
+        ]
+
+    assert asyncio.run(run()) == [(1, "e"), (1, "hand")]
