@@ -98,7 +98,7 @@ class InputFolding:
                 saved = await self.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
             if saved is None and self.configurable.get("checkpoint_id"):
                 raise NotFoundError(
-                    f"thread {self.thread_id!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
+                    f"thread {self.thread_name!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
                 )
         if saved is not None:
             self.checkpoint = copy_checkpoint(saved.checkpoint)

@@ -178,17 +178,10 @@ class RunLoop(InputFolding):
 
     def _task_config(self, t: Task, step: int) -> dict[str, Any]:
         return task_config(
-            self.config,
-            self.configurable,
-            self.user_metadata,
-            checkpoint_ns=task_namespace(self.checkpoint_ns, t.name, t.id),
-            parent_ns=self.checkpoint_ns,
-            checkpoint_id=self.parent_id,
-            node=t.name,
-            step=step,
-            triggers=t.triggers,
-            path=t.path,
-        )
+            self.config, self.configurable, self.user_metadata,
+            checkpoint_ns=task_namespace(self.checkpoint_ns, t.name, t.id), parent_ns=self.checkpoint_ns,
+            checkpoint_id=self.parent_id, node=t.name, step=step, triggers=t.triggers, path=t.path,
+        )  # fmt: skip
 
     # -- the run -----------------------------------------------------------
     def events(self) -> AsyncIterator[Event]:
@@ -226,9 +219,12 @@ class RunLoop(InputFolding):
                     reason = "INTERRUPT"
                     break
                 statuses = read_statuses(self.pending_writes) if first and self.pending_writes else None
-                async for _ in self.runner.tick(tasks, self.step + 1, parent_id=self.parent_id, statuses=statuses):
-                    for ev in self.queue.drain():
-                        yield ev
+                if self.runner.runs_alone(tasks, statuses):  # one task: a coroutine, no async generator
+                    await self.runner.run_alone(tasks[0], self.step + 1, parent_id=self.parent_id)
+                else:
+                    async for _ in self.runner.tick(tasks, self.step + 1, parent_id=self.parent_id, statuses=statuses):
+                        for ev in self.queue.drain():
+                            yield ev
                 first = self.resuming = False
                 failed = [t for t in tasks if t.error is not None]
                 waiting = [t for t in tasks if t.interrupts]

@@ -161,17 +161,7 @@ class StepRunner:
         yield
         # Not a sync node with a cache: the calls it makes look the cache up on the loop.
         if len(run) == 1 and not self.live and (run[0].node.is_async or (self.inline_sync and self.cache is None)):
-            t = run[0]
-            self._blocked = not t.node.is_async
-            try:
-                await self._run_task(t, step, inline=True)
-            finally:
-                self._blocked = False
-            self._finished(t, step)
-            if self.record and t.error is None and not t.interrupts:
-                # Stored with the step's version, in the same write: no wait of its own.
-                self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
-                t.saved = True
+            await self._run_inline(run[0], step)
         elif run:
             save_each = len(run) > 1 and self.record
             futs = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
@@ -203,6 +193,38 @@ class StepRunner:
                 for f in pending:
                     f.cancel()
         yield
+
+    def runs_alone(self, tasks: list[Task], statuses: dict[str, TaskStatus] | None) -> bool:
+        """Whether the step is one task :meth:`run_alone` can run: nothing recorded of it, no
+        cache to look in, and no event its caller waits for before it ends (live events, a
+        task's or step's start: those steps run by :meth:`tick`, which yields as they come)."""
+        return (
+            len(tasks) == 1 and not statuses and self.cache is None and not self.live
+            and (tasks[0].node.is_async or self.inline_sync)
+            and not self.want(TaskStarted) and not self.want(StepStarted)
+        )  # fmt: skip
+
+    async def run_alone(self, t: Task, step: int, *, parent_id: str | None) -> None:
+        """:meth:`tick` for a step of one task (see :meth:`runs_alone`), as a plain coroutine:
+        the same events, without an async generator's round trips."""
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._parent_id, self._statuses = parent_id, {}
+        self.trace.step(step)
+        await self._run_inline(t, step)
+
+    async def _run_inline(self, t: Task, step: int) -> None:
+        """A lone task, on the loop's thread (a sync node under the sync face too)."""
+        self._blocked = not t.node.is_async
+        try:
+            await self._run_task(t, step, inline=True)
+        finally:
+            self._blocked = False
+        self._finished(t, step)
+        if self.record and t.error is None and not t.interrupts:
+            # Stored with the step's version, in the same write: no wait of its own.
+            self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+            t.saved = True
 
     def _finished(self, t: Task, step: int, cached: bool = False) -> None:
         err = t.error
