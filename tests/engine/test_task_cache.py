@@ -247,7 +247,9 @@ def test_async_tasks_and_the_tasks_mode(checkpointer, node_cache):
 
     first, again, tasks = asyncio.run(main())
     assert first == [3, 6]
-    assert again == [{"triple": 6, "__metadata__": {"cached": True}}, {"triple": 9}, {"wf": [6, 9]}]
+    # the two tasks run at once: their updates come as each finishes (a hit need not be first)
+    assert sorted(again[:2], key=repr) == [{"triple": 6, "__metadata__": {"cached": True}}, {"triple": 9}]
+    assert again[2:] == [{"wf": [6, 9]}]
     # "tasks" shows a cached call's start, and no result (as LangGraph)
     assert [(c["name"], "input" in c, "result" in c) for c in tasks] == [("wf", True, False), ("triple", True, False),
                                                                       ("wf", False, True)]

@@ -66,7 +66,9 @@ def bulky_request(tid: str, size: int = BULKY_SIZE) -> pb.InvokeRequest:
 async def stalled_call(srv: Server, tid: str) -> tuple[grpc.aio.Channel, Any, str]:
     """An Invoke of ``bulky`` whose caller reads RunStarted, then nothing: (channel, call, run id)."""
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}", options=STALLED)
-    call = pb_grpc.GraphServiceStub(channel).Invoke(bulky_request(tid), timeout=DEADLINE * 2)
+    # A deadline far beyond the test's own waits: the call must end by the server's status
+    # (read only at the end, after every other stalled call), never by the client's clock.
+    call = pb_grpc.GraphServiceStub(channel).Invoke(bulky_request(tid), timeout=DEADLINE * 20)
     first = await call.read()
     assert first.WhichOneof("event") == "run_started"
     return channel, call, first.run_id
