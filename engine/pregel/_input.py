@@ -145,7 +145,6 @@ class InputFolding:
                 # Naming a version (even the newest) continues from a copy of it.
                 await self._fork(saved)
                 mark_interrupt_seen(self.checkpoint)
-                self._emit_values()
             else:
                 self._continue(saved)
         else:
@@ -203,6 +202,7 @@ class InputFolding:
         self.pending_writes = []
         self.step += 1
         self.writer.dirty = dict(self.checkpoint["channel_versions"])
+        self._emit_values()  # before the fork's checkpoint event, as LangGraph streams them
         await self._save("fork")
 
     async def _apply_input(self, inp: Any) -> None:

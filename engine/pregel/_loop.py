@@ -167,12 +167,12 @@ class RunLoop(InputFolding):
         return output_values(self.channels, self.spec.output_keys)
 
     def _emit_values(self, changed: Any = None) -> None:
-        """A values event; after a step of an entrypoint (one channel), only if the step
-        (which changed ``changed``) wrote that channel, as in LangGraph."""
+        """A values event; after a step, only if the step (which changed ``changed``) wrote
+        one of the streamed channels, as in LangGraph (a node returning {} adds no chunk)."""
         if not (self._want(ValuesEvent) and self.channels):
             return
         keys = self.spec.stream_keys
-        if isinstance(keys, str) and changed is not None and keys not in changed:
+        if changed is not None and (keys not in changed if isinstance(keys, str) else changed.isdisjoint(keys)):
             return
         self._emit(ValuesEvent(self.step, self.values()))
 
@@ -318,8 +318,8 @@ class RunLoop(InputFolding):
         self.pending_writes = []
         self.step += 1
         self.executed += 1
+        self._emit_values(changed)  # before the version's checkpoint event, as LangGraph streams them
         await self._save("loop", self.runner.take_writes())
-        self._emit_values(changed)
         if self._want(StepFinished):
             self._emit(StepFinished(self.step))
 

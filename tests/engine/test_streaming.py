@@ -148,3 +148,41 @@ def test_tasks_finishing_together_stream_in_plan_order(checkpointer):
 
     chunks = asyncio.run(run())
     assert [c["work"]["out"][0] for c in chunks] == list(range(16))
+
+
+def test_a_steps_values_come_before_its_checkpoint(checkpointer):
+    """As LangGraph: in a list of modes, a step's values chunk precedes the checkpoint of the version it ends with."""
+    app = ab(checkpointer)
+    modes = [(m, c.get("metadata", {}).get("step") if m == "checkpoints" else c.get("x")) for m, c in app.stream(
+        {"x": 1}, thread("order"), stream_mode=["values", "checkpoints"])]
+    assert modes == [
+        ("checkpoints", -1),
+        ("values", 1),
+        ("checkpoints", 0),
+        ("values", 2),
+        ("checkpoints", 1),
+        ("values", 20),
+        ("checkpoints", 2),
+    ]
+    first = list(app.get_state_history(thread("order")))[-2]  # step 0, "a" next
+    fork = [(m, c.get("metadata", {}).get("step") if m == "checkpoints" else c.get("x")) for m, c in app.stream(
+        None, first.config, stream_mode=["checkpoints", "values"])]
+    assert fork[:4] == [("values", 1), ("checkpoints", 1), ("values", 2), ("checkpoints", 2)]  # values, then the version
+
+
+def test_a_step_that_writes_no_state_key_streams_no_values(checkpointer):
+    """As LangGraph: a values chunk follows a step only if it wrote a state key (a node returning {} or None adds none)."""
+    g = StateGraph(X)
+    g.add_node("a", lambda s: {"x": s["x"] + 1})
+    g.add_node("noop", lambda s: {})
+    g.add_node("none", lambda s: None)
+    g.add_node("b", lambda s: {"x": s["x"] * 10})
+    g.add_edge(START, "a")
+    g.add_edge("a", "noop")
+    g.add_edge("noop", "none")
+    g.add_edge("none", "b")
+    app = g.compile(checkpointer=checkpointer)
+    assert list(app.stream({"x": 1}, thread("noop"), stream_mode="values")) == [{"x": 1}, {"x": 2}, {"x": 20}]
+    assert [m for m, _ in app.stream({"x": 1}, thread("noop2"), stream_mode=["values", "updates"])] == [
+        "values", "updates", "values", "updates", "updates", "updates", "values"
+    ]
