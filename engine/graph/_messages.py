@@ -96,8 +96,9 @@ def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
     whole = _whole_classes()
     # The state's own list is whole messages with ids already: nothing to convert
     # (coercion would return each as it is), which keeps a long chat's steps cheap.
-    if whole.issuperset(map(type, messages)) and None not in map(_ID, messages):  # both loops in C
-        converted = messages  # read only: add_messages copies what it keeps
+    if whole.issuperset(map(type, messages)):  # in C
+        # Whole messages convert to themselves: at most an id to give (a node's new message).
+        converted = messages if None not in map(_ID, messages) else [_with_id(m) for m in messages]
     else:
         converted = [_with_id(lc.message_chunk_to_message(m)) for m in lc.convert_to_messages(messages)]
     remove = lc.RemoveMessage
