@@ -18,7 +18,12 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Annotated, Any, Callable, TypedDict
+from typing import Annotated, Any, Callable
+
+try:  # what LangGraph's MessagesState is: pydantic builds schemas of it (a tool's InjectedState) on Python < 3.12
+    from typing_extensions import TypedDict
+except ImportError:  # pragma: no cover - typing_extensions comes with pydantic and langchain-core
+    from typing import TypedDict
 
 from engine._internal._ids import random_uuid
 from engine._internal._unsupported import refuse

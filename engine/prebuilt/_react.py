@@ -118,6 +118,8 @@ def create_react_agent(
     runnable = _prompt_runnable(prompt) | model
 
     def reply(response: Any, config: RunnableConfig) -> dict[str, Any]:
+        if isinstance(response, AIMessage):
+            response.name = name  # as LangGraph: the agent's name on its replies (None without one)
         has_calls = isinstance(response, AIMessage) and bool(response.tool_calls)
         all_direct = has_calls and all(c["name"] in return_direct for c in response.tool_calls)
         remaining = _remaining_steps(config)

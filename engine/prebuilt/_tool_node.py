@@ -36,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine._internal._task import CURRENT
 from engine._internal._unsupported import refuse
-from engine.types import END, Command
+from engine.types import END, Command, Send
 
 __all__ = ["ToolNode", "tools_condition", "InjectedState", "InjectedStore", "msg_content_output"]
 
@@ -154,6 +154,9 @@ class ToolNode(Runnable[Any, Any]):
         return [{**c, "type": "tool_call"} for c in last.tool_calls], input  # type: ignore[typeddict-item]
 
     def _output(self, results: list[ToolMessage | Command], input: Any) -> Any:
+        parent = _parent_command(results)
+        if parent is not None:
+            return parent
         messages: list[Any] = []
         updates: dict[str, Any] = {}
         gotos: list[Any] = []
@@ -291,3 +294,20 @@ def tools_condition(state: Any, messages_key: str = "messages") -> Literal["tool
     if getattr(last, "tool_calls", None):
         return "tools"
     return END  # type: ignore[return-value]
+
+
+def _parent_command(results: list[Any]) -> Command | None:
+    """The ``Command(graph=Command.PARENT)`` the node hands its graph's parent, if a tool returned one.
+
+    As LangGraph: such a Command ends the node (its other results are not
+    applied, the parent gets the Command); Commands that only send to the
+    parent (``goto`` a list of ``Send``) are merged into one, behind the others.
+    """
+    parents = [r for r in results if isinstance(r, Command) and r.graph == Command.PARENT]
+    if not parents:
+        return None
+    sends = [p for p in parents if isinstance(p.goto, list) and all(isinstance(g, Send) for g in p.goto)]
+    plain = [p for p in parents if p not in sends]
+    if plain:
+        return plain[0]
+    return Command(graph=Command.PARENT, goto=[g for p in sends for g in p.goto])

@@ -144,3 +144,34 @@ def test_react_agent_step_limit_and_interrupt_in_a_tool(checkpointer):
     assert [i.value for i in first["__interrupt__"]] == ["really?"]
     done = agent.invoke(Command(resume="yes"), thread("ask"))
     assert [x.content for x in done["messages"][-2:]] == ["user said yes", "ok then"]
+
+
+def _handoff(agent: str):
+    @tool(f"transfer_to_{agent}")
+    def handoff(state: Annotated[MessagesState, InjectedState], tool_call_id: Annotated[str, InjectedToolCallId]):
+        """Hand the conversation to another agent."""
+        done = ToolMessage(f"to {agent}", name=f"transfer_to_{agent}", tool_call_id=tool_call_id, id=f"t-{agent}")
+        return Command(goto=agent, graph=Command.PARENT, update={"messages": [*state["messages"], done]})
+
+    return handoff
+
+
+def test_a_handoff_tool_inside_an_agent_moves_the_parent_to_another_agent(checkpointer):
+    """The multi-agent how-to (tests/sidebyside/handoff_tools.py): a tool's ``Command(graph=PARENT)``
+    ends its agent's turn and runs the agent it names; replies carry their agent's name."""
+    alice_model = Fake(messages=iter([ai(("add", {"a": 1, "b": 2})), ai(("transfer_to_bob", {}))]))
+    bob_model = Fake(messages=iter([AIMessage("bob says 3")]))
+    alice = create_react_agent(alice_model, [add, _handoff("bob")], name="alice")
+    bob = create_react_agent(bob_model, [_handoff("alice")], name="bob")
+    g = StateGraph(MessagesState).add_node(alice, destinations=("bob",)).add_node(bob, destinations=("alice",))
+    app = g.add_edge(START, "alice").compile(checkpointer=checkpointer)
+    out = app.invoke({"messages": [("user", "1+2?")]}, thread("swarm"))
+    assert [(type(m).__name__, m.content, m.name) for m in out["messages"]] == [
+        ("HumanMessage", "1+2?", None),
+        ("AIMessage", "", "alice"),
+        ("ToolMessage", "3", "add"),
+        ("AIMessage", "", "alice"),
+        ("ToolMessage", "to bob", "transfer_to_bob"),
+        ("AIMessage", "bob says 3", "bob"),
+    ]
+    assert [s.next for s in app.get_state_history(thread("swarm"))] == [(), ("bob",), ("alice",), ("__start__",)]
