@@ -178,11 +178,15 @@ def apply_writes(
     consumed: set[str] = set()
     for t in ordered:
         if t.triggers:
+            consumed.update(t.triggers)
+            if t.triggers == (TASKS,):
+                # As LangGraph: a Send's task marks nothing seen (there it has no trigger
+                # channel), so update_state's "who ran last" sees only pull tasks.
+                continue
             seen = dict(seen_all.get(t.name, ()))
             for c in t.triggers:
                 seen[c] = versions.get(c, 0)
             seen_all[t.name] = seen
-            consumed.update(t.triggers)
     changed: set[str] = set()
     for c in consumed:
         ch = channels.get(c)
