@@ -333,7 +333,11 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         if final.interrupts and current_host(config) is not None:
             raise GraphInterrupt(final.interrupts)  # a subgraph's: its parent's task stops with them
         if isinstance(self.output_keys, str):  # an entrypoint: its value itself
-            return {"__interrupt__": list(final.interrupts)} if final.interrupts else final.values
+            if not final.interrupts:
+                return final.values
+            # As LangGraph: at an interrupt, the value it returned last (if a dict) and the questions.
+            last = final.values if isinstance(final.values, dict) else {}
+            return {**last, "__interrupt__": list(final.interrupts)}
         out: dict[str, Any] = dict(final.values or {})
         if final.interrupts:
             out["__interrupt__"] = list(final.interrupts)

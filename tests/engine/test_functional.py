@@ -324,3 +324,27 @@ def test_tasks_inside_graph_nodes(checkpointer: Any, kind: str) -> None:
     assert list(g.stream(Command(resume="ok"), CFG, stream_mode="updates")) == [{"ask": "ok"}, {"node": {"x": 4, "log": ["ok"]}}]
     assert ran == [2]
     assert [h.metadata["step"] for h in g.get_state_history(CFG)] == [1, 0, -1]
+
+
+def test_an_interrupted_call_returns_the_last_dict_value_with_the_questions(checkpointer: Any) -> None:
+    """As LangGraph 1.2 (tests/sidebyside/func_chat.py): at an interrupt, invoke returns the value
+    the entrypoint returned last, when it is a dict, beside ``__interrupt__``; otherwise only that."""
+
+    @task
+    def ask(x: str) -> Any:
+        return interrupt(f"ok {x}?")
+
+    @entrypoint(checkpointer=checkpointer)
+    def wf(x: Any) -> Any:
+        if x == "ask":
+            return {"answer": ask(x).result()}
+        return {"plain": x} if isinstance(x, str) else x * 2
+
+    cfg = {"configurable": {"thread_id": "dict"}}
+    assert wf.invoke("first", cfg) == {"plain": "first"}
+    asked = wf.invoke("ask", cfg)
+    assert asked["plain"] == "first" and [i.value for i in asked["__interrupt__"]] == ["ok ask?"]
+    assert wf.invoke(Command(resume="y"), cfg) == {"answer": "y"}
+    cfg = {"configurable": {"thread_id": "int"}}
+    assert wf.invoke(3, cfg) == 6
+    assert list(wf.invoke("ask", cfg)) == ["__interrupt__"]
