@@ -12,6 +12,7 @@ import inspect
 import typing
 from typing import Any, Callable, get_type_hints
 
+from engine.managed import is_managed_value, managed_values
 from engine.channels import BinaryOperatorAggregate, LastValue
 from engine.channels.base import BaseChannel
 from engine.errors import GraphDefinitionError
@@ -65,6 +66,8 @@ class SchemaInfo:
     schema: Any
     channels: dict[str, BaseChannel]
     kind: str  # "dict" | "dataclass" | "pydantic"
+    #: keys the run fills in (``engine.managed``): no channels, a value per step
+    managed: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -73,8 +76,11 @@ class SchemaInfo:
     def coerce(self, values: dict[str, Any]) -> Any:
         """The state object a node receives: a dict, or an instance of the schema."""
         if self.kind == "dict":
-            return {k: values[k] for k in self.channels if k in values}
+            out = {k: values[k] for k in self.channels if k in values}
+            return {**out, **managed_values(self.managed)} if self.managed else out
         present = {k: values[k] for k in self.channels if k in values}
+        if self.managed:
+            present.update(managed_values(self.managed))
         return self.schema(**present)
 
     def to_update(self, obj: Any) -> dict[str, Any] | None:
@@ -108,17 +114,21 @@ def read_schema(schema: Any) -> SchemaInfo:
             f"state schema must be a TypedDict, a dataclass or a Pydantic model, not {schema!r}"
         )
     channels: dict[str, BaseChannel] = {}
+    managed: dict[str, Any] = {}
     for key, hint in hints.items():
         hint = _unwrap(hint)
         if typing.get_origin(hint) is typing.Annotated:
             base, *meta = typing.get_args(hint)
+            if found := [m for m in meta if is_managed_value(m)]:
+                managed[key] = found[-1]
+                continue
             red = _reducer(tuple(meta))
             if red is not None:
                 channels[key] = BinaryOperatorAggregate(base, red, key=key)
                 continue
             hint = base
         channels[key] = LastValue(hint, key=key)
-    return SchemaInfo(schema=schema, channels=channels, kind=kind)
+    return SchemaInfo(schema=schema, channels=channels, kind=kind, managed=managed)
 
 
 def is_schema(hint: Any) -> bool:

@@ -26,6 +26,7 @@ from engine.graph._draw import DrawableGraph, command_destinations, draw, litera
 from engine.graph._nodes import NodeCall, is_runnable, node_call, subgraph_call
 from engine.graph._schema import SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
+from engine.managed import with_managed
 from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
@@ -361,7 +362,8 @@ class StateGraph:
                 name=node_name,
                 triggers=(f"branch:to:{node_name}", *node_joins.get(node_name, ())),
                 read=_with_empty_reducers(info.coerce, self.channels),
-                proc=node.call.proc,
+                proc=(with_managed(node.call.proc, info.managed, node.call.is_async)
+                      if info.managed and not isinstance(node.fn, Pregel) else node.call.proc),
                 writer=make_writer(topology, node_name, self.state, join_chans.get(node_name, ()), reads=info),
                 is_async=node.call.is_async,
                 accepts_config=node.call.accepts_config,

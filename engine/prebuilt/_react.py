@@ -19,24 +19,33 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool
-from typing_extensions import TypedDict
+from pydantic import BaseModel
+from typing_extensions import NotRequired, TypedDict
 
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.graph import END, START, StateGraph, add_messages
+from engine.managed import RemainingSteps
 from engine.prebuilt._tool_node import ToolNode
 from engine.types import Send
 
-__all__ = ["AgentState", "create_react_agent", "create_tool_calling_executor"]
+__all__ = ["AgentState", "AgentStatePydantic", "create_react_agent", "create_tool_calling_executor"]
 
 SORRY = "Sorry, need more steps to process this request."
 TOOL_CALL_WITH_CONTEXT = "tool_call_with_context"
 
 
 class AgentState(TypedDict):
-    """The agent's state: its messages. (LangGraph's ``remaining_steps`` is worked out
-    from the run's recursion limit instead of being a state key.)"""
+    """The agent's state: its messages, and the steps the call has left (a managed value, not stored)."""
 
     messages: Annotated[list[AnyMessage], add_messages]
+    remaining_steps: NotRequired[RemainingSteps]
+
+
+class AgentStatePydantic(BaseModel):
+    """:class:`AgentState` as a Pydantic model, as LangGraph's."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    remaining_steps: RemainingSteps = 25
 
 
 def _prompt_runnable(prompt: Any) -> Runnable[Any, Any]:

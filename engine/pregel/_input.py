@@ -111,6 +111,7 @@ class InputFolding:
                 if continues:
                     self.input = inp
         self.stop = self.step + self.recursion_limit + 2
+        self.runner.stop = self.stop  # for the managed values (engine.managed) its tasks read
         self.channels = restore_channels(self.spec.channels, self.checkpoint)
         if self._want(RunStarted):
             self._emit(RunStarted(self.run_id, self.thread_name, self.spec.name, self.parent_id, self.trace.trace_id()))

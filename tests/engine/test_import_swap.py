@@ -49,6 +49,7 @@ LANGGRAPH: dict[str, set[str]] = {
     "checkpoint.sqlite": {"SqliteSaver"},
     "checkpoint.postgres": {"PostgresSaver", "BasePostgresSaver", "ShallowPostgresSaver", "Conn"},
     "checkpoint.sqlite.aio": {"AsyncSqliteSaver"},
+    "managed": {"IsLastStep", "RemainingSteps"},
     "checkpoint.postgres.aio": {"AsyncPostgresSaver", "AsyncShallowPostgresSaver", "Conn"},
 }  # fmt: skip
 
@@ -88,7 +89,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "ValidationNode": "deprecated in LangGraph (structured output through tools)",
     },
     "prebuilt.chat_agent_executor": {
-        "AgentStatePydantic": "create_react_agent(response_format=...) is not supported yet",
         "AgentStateWithStructuredResponse": "create_react_agent(response_format=...) is not supported yet",
         "AgentStateWithStructuredResponsePydantic": "create_react_agent(response_format=...) is not supported yet",
     },
