@@ -45,3 +45,4 @@ _.serialized  # engine/pregel/_lc_stream.py on_chat_model_start's positional par
 
 # LangGraph's public API kept so that a program calling it is refused clearly (NotImplementedError).
 _.aclear_cache  # engine/func/_task.py TaskFunction (LangGraph's public API)
+__getattr__  # engine/constants.py: a module __getattr__ (LangGraph's deprecated Send/Interrupt there)

@@ -50,6 +50,7 @@ LANGGRAPH: dict[str, set[str]] = {
     "checkpoint.postgres": {"PostgresSaver", "BasePostgresSaver", "ShallowPostgresSaver", "Conn"},
     "checkpoint.sqlite.aio": {"AsyncSqliteSaver"},
     "managed": {"IsLastStep", "RemainingSteps"},
+    "constants": {"TAG_NOSTREAM", "TAG_HIDDEN", "START", "END", "CONF", "TASKS", "CONFIG_KEY_CHECKPOINTER"},
     "checkpoint.postgres.aio": {"AsyncPostgresSaver", "AsyncShallowPostgresSaver", "Conn"},
 }  # fmt: skip
 
@@ -97,6 +98,10 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "ShallowPostgresSaver": "deprecated in LangGraph; durability='exit' keeps one version per call",
         "Conn": "PostgresSaver takes a DSN or a psycopg pool",
     },
+    "constants": {
+        "TAG_HIDDEN": "hiding a node from streams and traces is not supported",
+        **{n: "LangGraph's private constants (deprecated there)" for n in ("CONF", "TASKS", "CONFIG_KEY_CHECKPOINTER")},
+    },
     "checkpoint.postgres.aio": {
         "AsyncShallowPostgresSaver": "deprecated in LangGraph; durability='exit' keeps one version per call",
         "Conn": "AsyncPostgresSaver takes a DSN or a psycopg pool",
@@ -132,3 +137,18 @@ def test_kept_names_are_the_same_objects_across_modules() -> None:
     assert engine.types.interrupt is engine.interrupt
     assert engine.graph.add_messages is engine.graph.message.add_messages is engine.add_messages
     assert engine.prebuilt.ToolNode is engine.prebuilt.tool_node.ToolNode
+
+
+def test_constants_module() -> None:
+    import warnings
+
+    import engine.constants
+    import engine.types
+    from engine.pregel._lc_stream import NOSTREAM
+
+    assert (engine.constants.START, engine.constants.END) == (engine.types.START, engine.types.END)
+    assert engine.constants.TAG_NOSTREAM == NOSTREAM
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert engine.constants.Send is engine.types.Send  # deprecated there, still found
+    assert seen and issubclass(seen[0].category, DeprecationWarning)
