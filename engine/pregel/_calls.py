@@ -15,7 +15,7 @@ as ``update`` (LangGraph's "updates" chunk ``{name: value}``). A call that
 interrupts records its interrupt under its own id and raises it into its
 caller, which then stops with the same interrupt (so the interrupt shows on
 the caller's task, and a resume is answered to the call). A call found
-stored reports nothing. A call with a cache policy (its own, or its
+stored reports its start only (as LangGraph's "tasks" mode). A call with a cache policy (its own, or its
 entrypoint's), in a graph with a cache, whose arguments' key is cached
 within the ttl does not run: the cached result is stored and returned as if
 it had (its TaskFinished marked ``cached``), as in LangGraph; a call that
@@ -151,6 +151,8 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
     fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
     st = scope.statuses.get(call_id)
     if st is not None and st.finished:
+        if scope.runner.want(TaskStarted):
+            scope.runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))
         fut.set_result(dict(st.writes).get(RETURN))
         return fut
     if is_async:
@@ -199,9 +201,11 @@ async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable
                kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy],
                cache_policy: CachePolicy | None) -> Any:
     st = scope.statuses.get(call_id)
-    if st is not None and st.finished:
-        return dict(st.writes).get(RETURN)
     runner = scope.runner
+    if st is not None and st.finished:
+        if runner.want(TaskStarted):  # as LangGraph's "tasks" mode: it starts, its stored result is taken
+            runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))
+        return dict(st.writes).get(RETURN)
     key = call_cache_key(fn, cache_policy, args, kwargs) if cache_policy and runner.cache is not None else None
     if runner.want(TaskStarted):  # a cache hit too, as LangGraph's "tasks" mode shows
         runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))

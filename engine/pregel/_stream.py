@@ -31,7 +31,10 @@ from engine.events import (
     TaskStarted,
     ValuesEvent,
 )
-from engine.types import START, Interrupt
+from engine.pregel._spec import TASKS
+from engine.types import END, START, Interrupt
+
+_CALL = "__pregel_push"  # the trigger of a @task call's task (engine.pregel._calls.PUSH)
 
 __all__ = ["kinds_for", "Projector", "STREAM_MODES"]
 
@@ -92,6 +95,18 @@ class Projector:
         self.thread_id = (config.get("configurable") or {}).get("thread_id")
         self.checkpointer = checkpointer
         self.values: dict[str, Any] = {}  # the run's latest values, for an interrupt's values chunk
+        self.calls: set[str] = set()  # ids of the @task calls started (their results are ``__return__`` writes)
+
+    def _result(self, ev: TaskFinished) -> Any:
+        """A finished task's writes, as the tasks and debug modes show them: a call's
+        ``{"__return__": value}``, an entrypoint's ``{"__end__": value}``, a node's update."""
+        if ev.error or ev.interrupts:
+            return ev.update or {}
+        if ev.task_id in self.calls:
+            return {"__return__": ev.update}
+        if self.root:
+            return {END: ev.update}
+        return ev.update or {}
 
     def project(self, ev: Event) -> Iterable[tuple[str, Any]]:
         modes = self.modes
@@ -119,7 +134,7 @@ class Projector:
                 "id": ev.task_id,
                 "name": ev.node,
                 "error": ev.exception if ev.error else None,
-                "result": ev.update or {},
+                "result": self._result(ev),
                 "interrupts": [_interrupt(i) for i in ev.interrupts],
             }
             if "tasks" in modes:
@@ -129,7 +144,12 @@ class Projector:
         elif isinstance(ev, TaskStarted):
             if ev.node == START:
                 return
-            payload = {"id": ev.task_id, "name": ev.node, "input": ev.input, "triggers": tuple(ev.triggers)}
+            triggers = tuple(ev.triggers)
+            if triggers == (_CALL,):
+                self.calls.add(ev.task_id)
+            elif triggers == (TASKS,):
+                triggers = (_CALL,)  # a Send's task, as LangGraph names its trigger
+            payload = {"id": ev.task_id, "name": ev.node, "input": ev.input, "triggers": triggers}
             if "tasks" in modes:
                 yield "tasks", payload
             if "debug" in modes:

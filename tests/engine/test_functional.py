@@ -19,7 +19,7 @@ from typing_extensions import TypedDict
 
 from engine.func import entrypoint, task
 from engine.graph import START, StateGraph
-from engine.types import Command, RetryPolicy, interrupt
+from engine.types import Command, RetryPolicy, Send, interrupt
 
 CFG = {"configurable": {"thread_id": "t"}}
 
@@ -348,3 +348,38 @@ def test_an_interrupted_call_returns_the_last_dict_value_with_the_questions(chec
     cfg = {"configurable": {"thread_id": "int"}}
     assert wf.invoke(3, cfg) == 6
     assert list(wf.invoke("ask", cfg)) == ["__interrupt__"]
+
+
+def test_the_tasks_mode_shows_writes_as_langgraph(checkpointer: Any) -> None:
+    """tests/sidebyside/func_tasks_mode.py: a call's result is ``{"__return__": value}``, the
+    entrypoint's ``{"__end__": value}``; on a resume the stored calls start again (their stored
+    results are taken: no result chunk); a Send's task is triggered by ``__pregel_push``."""
+
+    @task
+    def double(x: int) -> int:
+        return x * 2
+
+    @task
+    def ask(x: int) -> str:
+        return interrupt("q?")
+
+    @entrypoint(checkpointer=checkpointer)
+    def wf(x: int) -> dict:
+        return {"d": double(x).result(), "a": ask(x).result()}
+
+    def shown(chunks: Any) -> list:
+        return [(c["name"], c.get("result", c.get("triggers"))) for c in chunks]
+
+    assert shown(wf.stream(1, CFG, stream_mode="tasks")) == [
+        ("wf", ("__start__",)), ("double", ("__pregel_push",)), ("double", {"__return__": 2}),
+        ("ask", ("__pregel_push",)), ("wf", {}),
+    ]
+    assert shown(wf.stream(Command(resume="yes"), CFG, stream_mode="tasks")) == [
+        ("wf", ("__start__",)), ("double", ("__pregel_push",)), ("ask", ("__pregel_push",)),
+        ("ask", {"__return__": "yes"}), ("wf", {"__end__": {"d": 2, "a": "yes"}}),
+    ]
+    g = StateGraph(S).add_node("sent", lambda a: {"log": [a["i"]]})
+    g.add_conditional_edges(START, lambda s: [Send("sent", {"i": 5})], ["sent"])
+    chunks = list(g.compile(checkpointer=checkpointer).stream({"x": 1, "log": []}, {"configurable": {"thread_id": "g"}},
+                                                              stream_mode="tasks"))
+    assert shown(chunks) == [("sent", ("__pregel_push",)), ("sent", {"log": [5]})]
