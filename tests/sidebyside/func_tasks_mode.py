@@ -5,7 +5,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command, Send, interrupt
 from typing import TypedDict
 
-from observe import call, record
+from observe import record
 
 
 @task
