@@ -17,6 +17,13 @@ from engine import END, START, StateGraph
 from engine.checkpoint import InMemorySaver
 from engine.config import get_store
 from engine.store.base import BaseStore
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from typing_extensions import Annotated
+
+from engine.graph import MessagesState
+from engine.prebuilt import InjectedStore, ToolNode
 
 
 class State(TypedDict):
@@ -84,3 +91,41 @@ def test_a_store_parameter_of_another_type_is_left_alone(store: BaseStore) -> No
 def test_get_store_outside_a_node_raises() -> None:
     with pytest.raises(RuntimeError, match="inside a running node"):
         get_store()
+
+
+
+@tool
+def note(fact: str, config: RunnableConfig, store: Annotated[BaseStore, InjectedStore()]) -> str:
+    """Note a fact."""
+    store.put(("facts", config["configurable"]["user_id"]), fact, {"fact": fact})
+    return "noted"
+
+
+@tool
+def facts(config: RunnableConfig) -> str:
+    """List the facts."""
+    return ",".join(sorted(i.key for i in get_store().search(("facts", config["configurable"]["user_id"]))))
+
+
+def _tool_agent(state: MessagesState) -> dict[str, Any]:
+    text = state["messages"][-1].content
+    name, args = ("note", {"fact": text[5:]}) if text.startswith("note ") else ("facts", {})
+    return {"messages": [AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"c{len(state['messages'])}"}])]}
+
+
+def test_tools_get_the_store_by_injection_and_by_get_store(store: BaseStore) -> None:
+    """As LangGraph (tests/sidebyside/store_tools.py): a ToolNode tool's ``InjectedStore``
+    parameter and ``get_store()`` inside a tool are the graph's store, hidden from the model."""
+    assert set(note.tool_call_schema.model_json_schema()["properties"]) == {"fact"}
+    app = (
+        StateGraph(MessagesState).add_node("agent", _tool_agent).add_node("tools", ToolNode([note, facts]))
+        .add_edge(START, "agent").add_edge("agent", "tools").compile(checkpointer=InMemorySaver(), store=store)
+    )  # fmt: skip
+
+    def say(text: str, thread: str, user: str) -> str:
+        cfg = {"configurable": {"thread_id": thread, "user_id": user}}
+        return app.invoke({"messages": [HumanMessage(text)]}, cfg)["messages"][-1].content
+
+    assert say("note tea", "t1", "ada") == "noted" and say("note rain", "t1", "ada") == "noted"
+    assert say("what?", "t2", "ada") == "rain,tea"
+    assert say("what?", "t3", "bob") == ""

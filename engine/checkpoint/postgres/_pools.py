@@ -224,11 +224,18 @@ class LoopPools:
 
 
 async def _guard(pool: AsyncConnectionPool) -> None:
-    """Wait until cancelled (the loop shuts down, or the saver closes), then close ``pool``."""
+    """Wait until cancelled (the loop shuts down, or the saver closes), then close ``pool``.
+
+    A guard collected with a loop nobody closed (a worker thread's, once the thread is
+    gone) cannot await anything: its pool's connections close as the pool is collected.
+    """
     try:
         await asyncio.get_running_loop().create_future()
-    finally:
+    except GeneratorExit:
+        raise
+    except BaseException:
         await pool.close(timeout=_CLOSE_TIMEOUT)
+        raise
 
 
 async def _stop(guardian: asyncio.Task[None] | None) -> None:
