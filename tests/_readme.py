@@ -19,7 +19,7 @@ import grpc
 from google.protobuf import descriptor_pool, json_format, message_factory
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-__all__ = ["README", "blocks", "grpcurl", "grpcurl_commands", "promises", "promised_in_order", "typescript_project"]
+__all__ = ["README", "blocks", "grpcurl", "grpcurl_commands", "promises", "promised_in_order", "section", "typescript_project"]
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -78,13 +78,17 @@ def typescript_project(project: Path) -> Path:
     return project
 
 
-def blocks(heading: str, lang: str) -> list[str]:
-    """The ``lang`` code blocks of the README section whose heading is ``heading`` (up to the next one)."""
+def section(heading: str) -> str:
+    """The README section whose heading is ``heading`` (up to the next one), prose and code."""
     text = README.read_text("utf-8")
     start = text.index(f"\n## {heading}\n")
     end = text.find("\n## ", start + 1)
-    section = text[start : end if end != -1 else len(text)]
-    return re.findall(rf"```{lang}\n(.*?)```", section, re.DOTALL)
+    return text[start : end if end != -1 else len(text)]
+
+
+def blocks(heading: str, lang: str) -> list[str]:
+    """The ``lang`` code blocks of the README section whose heading is ``heading`` (up to the next one)."""
+    return re.findall(rf"```{lang}\n(.*?)```", section(heading), re.DOTALL)
 
 
 def promises(code: str, marker: str) -> list[str]:

@@ -6,14 +6,16 @@ install are this test run's own): ``graphwire init my-agent``, then
 port, no PYTHONPATH). Then each of its calls, as written, with the README's
 address replaced by the server's: grpcurl (through reflection and the proto3
 JSON mapping, as grpcurl does it), the Python block, the JavaScript block in
-a project that installed the client, the Go program with ``go run``. Every
-output its comments promise must be printed.
+a project that installed the client, the Go program (the README's GOPATH
+link, made at the clone's root, then its ``go run`` line). Every output its
+comments promise must be printed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -24,10 +26,11 @@ import grpc
 import pytest
 
 from tests._go import go, go_env
-from tests._readme import blocks, grpcurl, grpcurl_commands, promised_in_order, promises, typescript_project
+from tests._readme import README, blocks, grpcurl, grpcurl_commands, promised_in_order, promises, section, typescript_project
 
 SECTION = "From a clone to your own graph"
 README_ADDRESS = "127.0.0.1:50051"
+REPO = README.parent
 
 
 def clean_env() -> dict[str, str]:
@@ -89,11 +92,20 @@ def test_javascript(served: str, tmp_path: Path) -> None:
 
 
 def test_go(served: str, tmp_path: Path) -> None:
+    """The README's own commands: the GOPATH link, made at the clone's root, then its `go run` line."""
     (code,) = blocks(SECTION, "go")
-    env = go_env(tmp_path / "gopath")
+    (link,) = [sh for sh in blocks(SECTION, "sh") if "ln -sfn" in sh]
+    run = re.search(r"run it with `([^`]*go run main\.go)`", section(SECTION))
+    assert run is not None, "the first screen says how to run main.go"
+    gopath = tmp_path / "gopath"  # the README's /tmp/gopath, made here
+    # go_env checks that Go and Debian's packages are there (else skips); the README's commands set GOPATH.
+    env = {k: v for k, v in go_env(tmp_path / "unused").items() if k not in ("GOPATH", "GO111MODULE", "PWD")}
+    linked = subprocess.run(["bash", "-ec", link.replace("/tmp/gopath", str(gopath))], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert linked.returncode == 0, linked.stderr
     main = tmp_path / "hello" / "main.go"
     main.parent.mkdir()
     main.write_text(code.replace(README_ADDRESS, served))
-    done = go(env, "go", "run", str(main), cwd=main.parent)
+    done = go(env | {"PWD": str(main.parent)}, "bash", "-ec", run.group(1).replace("/tmp/gopath", str(gopath)), cwd=main.parent)
     assert done.returncode == 0, done.stderr
     assert promised_in_order(done.stdout, promises(code, "//")) == [], done.stdout
