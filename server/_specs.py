@@ -27,11 +27,12 @@ import importlib
 import importlib.util
 import os
 import sys
+import sysconfig
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["SpecError", "resolve_spec", "spec_module"]
+__all__ = ["SpecError", "raised_at", "resolve_spec", "spec_module"]
 
 
 class SpecError(ValueError):
@@ -90,7 +91,34 @@ def _failed_import(name: str, spec: str, where: str, e: BaseException) -> SpecEr
         return SpecError(f"graph {name!r}: {where} was found, but it imports something missing: {e} ({fix})")
     if isinstance(e, SyntaxError):
         return SpecError(f"graph {name!r}: {where} has a syntax error at line {e.lineno}: {e.msg}")
-    return SpecError(f"graph {name!r}: importing {where} raised {type(e).__name__}: {e}")
+    return SpecError(f"graph {name!r}: importing {where} raised {type(e).__name__}: {e}{raised_at(e)}")
+
+
+_LIBRARY_DIRS = tuple(
+    os.path.join(os.path.realpath(d), "")
+    for d in {
+        *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
+        str(Path(__file__).resolve().parents[1] / "engine"),
+        os.path.dirname(os.path.abspath(__file__)),
+    }
+)
+
+
+def raised_at(e: BaseException) -> str:
+    """`` (at FILE, line N)``: the graph author's own line the error came through last, or ``""``.
+
+    The innermost frame outside the standard library, the installed
+    packages, the engine and the server: where the author's code called
+    what raised (their own ``raise``, or a library call).
+    """
+    where = ""
+    tb = e.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith("<") and not os.path.realpath(filename).startswith(_LIBRARY_DIRS):
+            where = f" (at {filename}, line {tb.tb_lineno})"
+        tb = tb.tb_next
+    return where
 
 
 def _import_module(module: str, spec: str, name: str, base_dir: str) -> ModuleType:
@@ -105,8 +133,10 @@ def _import_module(module: str, spec: str, name: str, base_dir: str) -> ModuleTy
             raise _failed_import(name, spec, _origin(module), e) from e
         if top == "examples":
             raise SpecError(
-                f"graph {name!r}: cannot import {module!r}: the examples are not installed: run "
-                "graphwire serve from the repository's root"
+                f"graph {name!r}: cannot import {module!r}: the examples are not installed (they live in a clone "
+                "of the repository, in examples/): run graphwire serve from the repository's root, or serve a "
+                "graph of your own: a [graphs] table in graphwire.toml, or --graph NAME=./file.py:graph "
+                "(`graphwire init` writes a starter)"
             ) from e
         file_hint = module.replace(".", "/") + ".py"
         raise SpecError(

@@ -9,6 +9,7 @@ import asyncio
 import logging
 import os
 import signal
+import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from grpc_reflection.v1alpha import reflection
 from engine.cache.base import BaseCache
 from engine.cache.memory import InMemoryCache
 from engine.checkpoint.base import LeaseStore, MessageBus
+from engine.errors import CacheError
 from engine.pregel import node_threads, set_node_threads
 from engine.store import InMemoryStore
 from engine.store.base import BaseStore
@@ -32,6 +34,7 @@ from server._leases import ThreadLeases
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
+from server._startup import listen_problem, read_tls_files, sqlite_problem
 from server._store import TtlSweeper, attach_cache, attach_store, open_cache, open_store
 from server.config import DEFAULT_GRAPHS, ServerConfig, is_postgres
 from server.service import GraphService
@@ -75,18 +78,12 @@ def open_checkpointer(
         from engine.checkpoint import InMemorySaver
 
         return InMemorySaver(max_state_bytes=max_state_bytes)
-    import sqlite3
-
     from engine.checkpoint import SqliteSaver
 
     try:
         return SqliteSaver(spec, max_state_bytes=max_state_bytes, exclusive=serving)
-    except sqlite3.Error as e:
-        where = os.path.dirname(os.path.abspath(spec))
-        raise ValueError(
-            f"checkpointer {spec!r}: cannot open it as a SQLite file ({e}); its directory {where} must exist "
-            "and be writable"
-        ) from None
+    except (sqlite3.Error, OSError) as e:
+        raise ValueError(sqlite_problem("checkpointer", spec, e)) from None
 
 
 @dataclass
@@ -156,9 +153,12 @@ def _open_store(config: ServerConfig, given_saver: bool) -> BaseStore:
     if given_saver and config.store is None:
         return InMemoryStore(ttl=config.store_ttl)  # type: ignore[arg-type]
     spec = config.store_spec()
-    return open_store(
-        spec, pg_schema=config.schema_for(spec), ttl=config.store_ttl, index=config.store_index, base_dir=config.config_dir  # type: ignore[arg-type]
-    )
+    try:
+        return open_store(
+            spec, pg_schema=config.schema_for(spec), ttl=config.store_ttl, index=config.store_index, base_dir=config.config_dir  # type: ignore[arg-type]
+        )
+    except (sqlite3.Error, OSError) as e:  # SQLite's own, as the checkpointer's (a DSN's are StoreErrors)
+        raise ValueError(sqlite_problem("store", spec, e)) from None
 
 
 def _open_cache(config: ServerConfig, given_saver: bool, saver: Any) -> BaseCache[Any] | None:
@@ -167,7 +167,12 @@ def _open_cache(config: ServerConfig, given_saver: bool, saver: Any) -> BaseCach
         return None
     if given_saver and config.cache is None:
         return InMemoryCache(serde=saver.serde)
-    return open_cache(spec, pg_schema=config.schema_for(spec), serde=saver.serde)
+    try:
+        return open_cache(spec, pg_schema=config.schema_for(spec), serde=saver.serde)
+    except CacheError as e:
+        if is_postgres(spec) or spec == ":memory:":
+            raise
+        raise ValueError(sqlite_problem("cache", spec, e.__cause__ or e)) from None
 
 
 async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
@@ -218,16 +223,16 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     reflection.enable_server_reflection(
         [SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
     )
-    if config.tls_cert:
-        with open(config.tls_cert, "rb") as f:
-            cert = f.read()
-        with open(config.tls_key, "rb") as f:  # type: ignore[arg-type]
-            key = f.read()
-        port = server.add_secure_port(config.address, grpc.ssl_server_credentials([(key, cert)]))
-    else:
-        port = server.add_insecure_port(config.address)
+    try:
+        if config.tls_cert:
+            cert, key = read_tls_files(config.tls_cert, config.tls_key)  # type: ignore[arg-type]
+            port = server.add_secure_port(config.address, grpc.ssl_server_credentials([(key, cert)]))
+        else:
+            port = server.add_insecure_port(config.address)
+    except RuntimeError:  # grpcio raises "Failed to bind to address …"; older ones returned 0
+        port = 0
     if port == 0:
-        raise ValueError(f"cannot listen on {config.address!r}")
+        raise ValueError(listen_problem(config.address))
     if leases is not None and isinstance(saver.messages, MessageBus):
         # CancelRun reaches runs on other replicas through the database.
         service.relay = CancelRelay(saver.messages, service.runs, leases.owner)

@@ -155,16 +155,16 @@ def read_toml(path: str, what: str) -> dict[str, Any]:
         raise ValueError(f"{what} {path!r}: {e}") from None
 
 
-def parse_address(address: str) -> tuple[str, int]:
-    """The inspector's ``HOST:PORT`` (``[v6]:PORT`` for IPv6) → (host, port).
+def parse_address(address: str, *, what: str = "inspector address", example: str = "127.0.0.1:8080") -> tuple[str, int]:
+    """A ``HOST:PORT`` (``[v6]:PORT`` for IPv6) → (host, port); the inspector's unless ``what`` says.
 
     Here rather than in :mod:`server.inspector`, so that checking a config
     does not import the inspector (which imports the server's rooms, which
     import this module).
     """
-    host, sep, port = address.rpartition(":")
+    host, sep, port = address.rpartition(":") if isinstance(address, str) else ("", "", "")
     if not sep or not host or not port.isdigit() or int(port) > 65535:
-        raise ValueError(f"inspector address {address!r}: use HOST:PORT, e.g. 127.0.0.1:8080")
+        raise ValueError(f"{what} {address!r}: use HOST:PORT with a port from 0 to 65535, e.g. {example}")
     return host.strip("[]"), int(port)
 
 
@@ -312,7 +312,11 @@ def load_config(
         if value is not None and (not _whole(value) or value < 1):
             raise ValueError(f"{key} must be a whole number of at least 1, not {value!r}")
     if not cfg.graphs:
-        raise ValueError("no graphs configured: add a [graphs] table, e.g. reminders = \"examples.reminders:graph\"")
+        where = f" (the [graphs] table of {path!r} is empty)" if path is not None and "graphs" in data else ""
+        raise ValueError(
+            f"no graphs configured{where}: name at least one under [graphs], e.g. agent = \"./agent.py:graph\" "
+            "(`graphwire init` writes a starter)"
+        )
     if not _whole(cfg.max_message_bytes) or cfg.max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be a whole number of bytes above 0, got {cfg.max_message_bytes!r}")
     if not _whole(cfg.max_unsent_bytes) or cfg.max_unsent_bytes < 1:
@@ -329,6 +333,9 @@ def load_config(
         raise ValueError("set auth_token (one shared token) or auth_tokens (a file of tenants' tokens), not both")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ValueError("TLS needs both tls_cert and tls_key")
+    if not cfg.address.startswith("unix:"):  # gRPC's own unix:PATH form listens on a socket file
+        # gRPC takes a port past 65535 modulo 65536 and would listen somewhere else than asked.
+        parse_address(cfg.address, what="address", example="127.0.0.1:50051 (0.0.0.0:50051 for every interface)")
     if cfg.inspector is not None:
         parse_address(cfg.inspector)  # a malformed address fails here, before anything starts
     return cfg

@@ -149,7 +149,8 @@ def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_a_cache_that_cannot_be_opened_fails_at_start_up_readably(tmp_path: Path) -> None:
     done = _serve(tmp_path, "--checkpointer", "gw.db", "--cache", str(tmp_path / "no-such-dir" / "cache.db"))
     assert done.returncode == 2, done.stderr
-    assert "graphwire: SQLite cache: cannot open" in done.stderr
+    assert f"graphwire: cache {str(tmp_path / 'no-such-dir' / 'cache.db')!r}: the directory" in done.stderr
+    assert "does not exist" in done.stderr
     assert "Traceback" not in done.stderr
     done = _serve(tmp_path, "--checkpointer", "gw.db", "--cache", "postgresql://root@127.0.0.1:1/test?connect_timeout=2")
     assert done.returncode == 2, done.stderr
