@@ -18,6 +18,7 @@ __all__ = [
     "interrupt",
     "RetryPolicy",
     "StateSnapshot",
+    "StateUpdate",
     "PregelTask",
     "Durability",
     "StreamMode",
@@ -143,6 +144,14 @@ class PregelTask(NamedTuple):
     interrupts: tuple[Interrupt, ...] = ()
     state: Any = None
     result: Any = None
+
+
+class StateUpdate(NamedTuple):
+    """One update of ``bulk_update_state``: ``values`` as if node ``as_node`` returned them."""
+
+    values: dict[str, Any] | None
+    as_node: str | None = None
+    task_id: str | None = None
 
 
 class StateSnapshot(NamedTuple):

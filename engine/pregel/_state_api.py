@@ -9,13 +9,13 @@ graph's saver: the namespace says which node's graph it is.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine._internal._ids import task_id as make_task_id
 from engine._internal._sync import iter_sync, run_sync
-from engine._internal._unsupported import refuse
+from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
 from engine.errors import InvalidUpdateError, NotFoundError
@@ -23,7 +23,7 @@ from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_n
 from engine.pregel._graph_run import merge_configs
 from engine.pregel._io import configurable_metadata
 from engine.pregel._snapshot import build_snapshot
-from engine.pregel._spec import NodeSpec
+from engine.pregel._spec import NO_WRITES, NodeSpec
 from engine.pregel._status import null_writes, read_statuses
 from engine.types import END, START, StateSnapshot
 
@@ -190,9 +190,9 @@ class StateAPI:
         step = int(saved.metadata.get("step", -1)) if saved else -1
         channels = restore_channels(self.channels, ck)
         if as_node == END and values is None:
-            changed = _end_step(self, saved, ck, channels, step) if saved else set()
+            changed, task = (_end_step(self, saved, ck, channels, step) if saved else set()), None
         else:
-            changed = await self._update_as(as_node, values, config, ck, channels, step)
+            changed, task = await self._update_as(as_node, values, config, ck, channels, step)
         ck["id"] = new_checkpoint_id()
         ck["ts"] = now_iso()
         ns = configurable.get("checkpoint_ns") or ""
@@ -205,21 +205,27 @@ class StateAPI:
         user = config.get("metadata") or {}
         metadata = {**user, **configurable_metadata(configurable, user), "source": "update", "step": step + 1, "parents": parents}
         new_versions = {c: ck["channel_versions"][c] for c in changed}
+        if task is not None and saved is not None and task.path == ("pull", task.name):
+            # As LangGraph: the update is the result of the node's task due at the updated
+            # version (history shows it there), stored as that task's writes.
+            await saver.aput_writes(parent, task.writes or [(NO_WRITES, None)], task.id)
         return await saver.aput(parent, ck, metadata, new_versions)
 
     async def _update_as(
         self, as_node: str | None, values: Any, config: Mapping[str, Any], ck: Checkpoint, channels: Mapping[str, BaseChannel], step: int
-    ) -> set[str]:
-        """Apply ``values`` to ``ck`` as if ``as_node`` returned them; the channels changed."""
+    ) -> tuple[set[str], Task]:
+        """Apply ``values`` to ``ck`` as if ``as_node`` returned them; the channels changed, and the
+        task it was applied as (the node's task due at ``ck``, if one is: LangGraph reuses its id)."""
         if as_node is None:
             as_node = _last_writer(ck, self.nodes)
-        if as_node not in self.nodes:
+        if not isinstance(as_node, str) or as_node not in self.nodes:
             raise InvalidUpdateError(f"as_node {as_node!r} is not a node of graph {self.name!r}")
         node = self.nodes[as_node]
+        due = next((t for t in prepare_next_tasks(ck, channels, self.nodes, step + 1) if t.path == ("pull", as_node)), None)
         task = Task(
-            id=make_task_id(ck["id"], step + 1, "update", as_node),
+            id=due.id if due is not None else make_task_id(ck["id"], step + 1, "update", as_node),
             name=as_node,
-            path=("update",),
+            path=due.path if due is not None else ("update",),
             input=None,
             triggers=tuple(c for c in node.triggers if c in ck["channel_versions"]),
             node=node,
@@ -230,7 +236,7 @@ class StateAPI:
             writes = await writes
         task.writes = writes
         try:
-            return apply_writes(ck, channels, [task])[1]
+            return apply_writes(ck, channels, [task])[1], task
         except InvalidUpdateError:
             raise
         except Exception as e:  # a reducer refusing the values: the caller's input is wrong
@@ -246,6 +252,29 @@ class StateAPI:
         lease: Lease | None = None,
     ) -> dict[str, Any]:
         return run_sync(self.aupdate_state(config, values, as_node, task_id, lease=lease))
+
+    async def abulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
+        """Apply ``supersteps`` (each a sequence of :class:`~engine.types.StateUpdate`) one
+        version each, in order, the first on the version ``config`` names; the last one's config.
+
+        A superstep of one update is :meth:`aupdate_state`'s version (LangGraph's
+        ``update_state`` is this with one). Several updates in one superstep (one
+        version written as by several nodes) are not supported yet: NotImplementedError.
+        """
+        if not supersteps:
+            raise ValueError("No supersteps provided")
+        if any(len(u) == 0 for u in supersteps):
+            raise ValueError("No updates provided")
+        if any(len(u) > 1 for u in supersteps):
+            raise NotImplementedError(f"bulk_update_state: several updates in one superstep; see {WHERE_IT_DIFFERS}")
+        out: dict[str, Any] = dict(config)
+        for (update,) in supersteps:
+            values, as_node, task_id = (tuple(update) + (None, None))[:3]
+            out = await self.aupdate_state(out, values, as_node, task_id)
+        return out
+
+    def bulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
+        return run_sync(self.abulk_update_state(config, supersteps))
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._saver().adelete_thread(thread_id)

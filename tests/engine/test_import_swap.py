@@ -62,7 +62,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
     "types": {
         "TimeoutPolicy": "node timeouts: issue 18",
         "TracePolicy": "LangSmith tracing policy: tracing here is OpenTelemetry (README 'Tracing')",
-        "StateUpdate": "bulk update_state: issue 14",
         "PregelExecutableTask": "the loop's own task type, not an authoring name",
         "ensure_valid_checkpointer": "internal to LangGraph's compile",
         "omit_payload": "v2 stream format",
