@@ -33,6 +33,7 @@ Exceptions raised by a node itself reach the caller unchanged.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from engine._internal._interrupt import Interrupt
@@ -197,7 +198,10 @@ class NodeInterrupt(GraphInterrupt):
     """Raised by a node to interrupt with a value (LangGraph's older spelling)."""
 
     def __init__(self, value: Any, id: str | None = None) -> None:
-        super().__init__([Interrupt(value=value, id=id or "")])
+        warnings.warn("NodeInterrupt is deprecated. Please use `langgraph.types.interrupt` instead.",
+                      DeprecationWarning, stacklevel=2)
+        # LangGraph's Interrupt default id: the interrupt has no id of its own (it is not answered by id)
+        super().__init__([Interrupt(value=value, id=id or "placeholder-id")])
 
 
 class ParentCommand(GraphBubbleUp):

@@ -208,3 +208,26 @@ def test_a_refused_version_in_a_batch_stores_the_versions_before_it(kind: str, t
         assert stored == [ids[1], ids[0]]  # newest first; nothing of the refused one or after it
     finally:
         saver.close()
+
+
+def test_node_interrupt_is_langgraphs_older_interrupt(checkpointer):
+    """tests/sidebyside/builder_api.py: ``raise NodeInterrupt(value)`` stops the run with that value, its
+    id LangGraph's placeholder (no answer is matched to it: the node runs again on the next call), deprecated."""
+    import warnings
+
+    from engine.errors import NodeInterrupt
+
+    def guarded(s: dict) -> dict:
+        if s["x"] > 5:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                err = NodeInterrupt("x too big")
+            assert seen and issubclass(seen[0].category, DeprecationWarning)
+            raise err
+        return {"x": s["x"]}
+
+    g = StateGraph(X).add_node("guarded", guarded).add_edge(START, "guarded").compile(checkpointer=checkpointer)
+    out = g.invoke({"x": 10}, thread("ni"))
+    assert [(i.value, i.id) for i in out["__interrupt__"]] == [("x too big", "placeholder-id")]
+    g.update_state(thread("ni"), {"x": 1})
+    assert g.invoke(None, thread("ni")) == {"x": 1}
