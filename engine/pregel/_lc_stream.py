@@ -43,11 +43,9 @@ class MessagesHandler(BaseCallbackHandler):
 
     run_inline = True  # in the model's thread, in order
 
-    def __init__(self, emit: Emit, seen: set[str], extra: dict[str, Any]) -> None:
+    def __init__(self, emit: Emit, seen: set[str]) -> None:
         self.emit = emit
         self.seen = seen
-        # the call's configurable keys, below the model run's metadata (LangGraph's tracing defaults)
-        self.extra = extra
         self.runs: dict[UUID, dict[str, Any]] = {}
         self.streamed: set[UUID] = set()
 
@@ -69,7 +67,11 @@ class MessagesHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         if not tags or NOSTREAM not in tags:
-            self.runs[run_id] = {**self.extra, **(metadata or {}), "tags": list(tags or ())}
+            meta = {**(metadata or {})}
+            # As LangGraph: the caller's tags, without the run tree's seq:step:<n> ones; no key without any
+            if user_tags := [t for t in tags or () if not t.startswith("seq:step")]:
+                meta["tags"] = user_tags
+            self.runs[run_id] = meta
 
     def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kwargs: Any) -> None:
         meta = self.runs.get(run_id)
@@ -271,17 +273,10 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
         task = ctx.lc = TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step))
         ctx.config = task.config = child
         return child, task
-    configurable = child.get("configurable") or {}
     meta = dict(child.get("metadata") or {})
-    extra = {
-        k: v
-        for k, v in configurable.items()
-        if not k.startswith("__") and k not in meta and k != "checkpoint_ns" and isinstance(v, (str, int, float, bool))
-    }
-    meta.update(extra)
     seen = _Seen(m.id for m in _messages_in(state) if m.id is not None)
     seen.outer = outer
-    handler = MessagesHandler(emit, seen, extra)
+    handler = MessagesHandler(emit, seen)
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, state, ctx.node, ctx.step) if wrap else None
     ctx.config = child

@@ -159,7 +159,7 @@ class Projector:
                 yield "custom", ev.payload
         elif isinstance(ev, MessageChunk):
             if "messages" in modes:
-                meta = {"langgraph_step": ev.step, "langgraph_node": ev.node, "task_id": ev.task_id, **ev.metadata}
+                meta = {"langgraph_step": ev.step, "langgraph_node": ev.node, **ev.metadata}
                 yield "messages", (ev.chunk, meta)
         elif isinstance(ev, (CheckpointSaved, CheckpointLoaded)):
             if not self.checkpointer:

@@ -199,3 +199,22 @@ def test_messages_mode_through_a_subgraph_node_sends_each_message_once(checkpoin
         ]
 
     assert asyncio.run(run()) == [(1, "e"), (1, "hand")]
+
+
+def test_messages_mode_metadata_is_langgraphs_key_by_key(checkpointer):
+    """tests/sidebyside/messages_metadata.py: no task_id, no configurable keys but those LangGraph copies
+    (thread_id), the caller's tags without the run tree's seq:step:<n> ones, and no tags key without any."""
+    model = GenericFakeChatModel(messages=iter([AIMessage("a", id="m1"), AIMessage("b", id="m2")]))
+
+    def chat(state: MessagesState) -> dict:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    flat = StateGraph(MessagesState).add_node("chat", chat).add_edge(START, "chat").compile(checkpointer=checkpointer)
+    cfg = {"configurable": {"thread_id": "md", "user": "ann"}, "tags": ["mine"]}
+    (_, meta), = list(flat.stream({"messages": [("user", "q")]}, cfg, stream_mode="messages"))
+    assert "task_id" not in meta and "user" not in meta and meta["thread_id"] == "md"
+    assert meta["tags"] == ["mine"] and meta["langgraph_node"] == "chat"
+    inner = StateGraph(MessagesState).add_node("inner", chat).add_edge(START, "inner").compile()
+    outer = StateGraph(MessagesState).add_node("agent", inner).add_edge(START, "agent").compile(checkpointer=checkpointer)
+    (_, (_, meta)), = list(outer.stream({"messages": [("user", "q")]}, thread("md2"), stream_mode="messages", subgraphs=True))
+    assert "tags" not in meta and meta["langgraph_node"] == "inner"  # the run tree's seq:step:1 is no tag of the caller's
