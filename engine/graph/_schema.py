@@ -164,3 +164,39 @@ def annotated_schema(fn: Any) -> Any:
         return None
     hint = hints.get(params[0])
     return hint if is_schema(hint) else None
+
+
+def json_schema(info: SchemaInfo, name: str) -> dict[str, Any]:
+    """The JSON Schema of ``info``'s schema, as LangGraph's ``get_input_jsonschema`` makes it.
+
+    A Pydantic model's own; a TypedDict's through pydantic's ``TypeAdapter``
+    (titled after it); a dataclass or a dict of keys as a model named ``name``
+    of its keys (a reducer key typed as what it is written with), with their
+    defaults. Needs pydantic.
+    """
+    import pydantic
+
+    schema = info.schema
+    if info.kind == "pydantic":
+        return schema.model_json_schema()
+    if _is_typeddict(schema):
+        return pydantic.TypeAdapter(schema).json_schema()
+    hints = get_type_hints(schema, include_extras=True) if isinstance(schema, type) else dict(schema)
+    fields = {}
+    for key in info.channels:
+        hint = _unwrap(hints.get(key, Any))
+        if typing.get_origin(hint) is typing.Annotated:
+            hint = typing.get_args(hint)[0]
+        fields[key] = (hint, _default(schema, key, hint))
+    return pydantic.create_model(name, **fields).model_json_schema()  # type: ignore[call-overload]
+
+
+def _default(schema: Any, key: str, hint: Any) -> Any:
+    if dataclasses.is_dataclass(schema):
+        for f in dataclasses.fields(schema):
+            if f.name == key and f.default is not dataclasses.MISSING:
+                return f.default
+            if f.name == key and f.default_factory is not dataclasses.MISSING:
+                return f.default_factory()
+    args = typing.get_args(hint)
+    return None if type(None) in args else ...

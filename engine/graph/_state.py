@@ -24,7 +24,7 @@ from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer, route_writes
 from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
 from engine.graph._nodes import NodeCall, is_runnable, node_call, subgraph_call
-from engine.graph._schema import SchemaInfo, annotated_schema, read_schema
+from engine.graph._schema import SchemaInfo, annotated_schema, json_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.managed import with_managed
 from engine.pregel import Pregel
@@ -438,6 +438,14 @@ class CompiledStateGraph(Pregel):
     def __init__(self, *, topology: Topology, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.topology = topology
+
+    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        """The input schema's JSON Schema, as LangGraph makes it (:func:`~engine.graph._schema.json_schema`)."""
+        return json_schema(self.builder.input, self.get_name("Input"))
+
+    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        """The output schema's JSON Schema, as LangGraph makes it."""
+        return json_schema(self.builder.output, self.get_name("Output"))
 
     def get_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
         """The graph's nodes and edges as LangGraph 1.2 draws them (:mod:`engine.graph._draw`).

@@ -182,3 +182,38 @@ def test_annotations_that_are_not_schemas_infer_nothing() -> None:
     g = StateGraph(S).add_sequence([plain, text])
     g.add_edge(START, "plain")
     assert g.compile().invoke({"x": 1}) == {"x": 3}
+
+
+class _JSt(TypedDict, total=False):
+    x: int
+    log: Annotated[list[str], operator.add]
+
+
+class _JIn(TypedDict):
+    x: int
+
+
+@dataclasses.dataclass
+class _JD:
+    name: str
+    n: int = 3
+    note: str | None = None
+
+
+def test_json_schemas_of_input_and_output_as_langgraph():
+    """tests/sidebyside/json_schemas.py: a TypedDict's schema through pydantic (titled after it), a
+    dataclass's as a model named after the graph's input/output with its defaults, a model's own."""
+    from pydantic import BaseModel
+
+    g = StateGraph(_JSt, input_schema=_JIn).add_node("n", lambda s: {"log": ["n"]}).add_edge(START, "n").compile()
+    assert g.get_input_jsonschema() == {"properties": {"x": {"title": "X", "type": "integer"}}, "required": ["x"],
+                                        "title": "_JIn", "type": "object"}
+    assert g.get_output_jsonschema()["properties"]["log"] == {"items": {"type": "string"}, "title": "Log", "type": "array"}
+
+    d = StateGraph(_JD).add_node("n", lambda s: {}).add_edge(START, "n").compile().get_input_jsonschema()
+    assert (d["title"], d["required"], d["properties"]["n"]["default"]) == ("LangGraphInput", ["name"], 3)
+
+    class P(BaseModel):
+        a: int
+
+    assert StateGraph(P).add_node("n", lambda s: {}).add_edge(START, "n").compile().get_output_jsonschema() == P.model_json_schema()
