@@ -213,7 +213,7 @@ def _chat(args: argparse.Namespace) -> int:
     try:
         client = _client(args)
     except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e)}", file=sys.stderr)
+        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
         return 1
     print(f"graphwire chat: graph {args.graph!r}, thread {thread!r} (Ctrl-D to quit)", file=out)
     try:
@@ -256,7 +256,7 @@ def _history(args: argparse.Namespace) -> int:
         with _client(args) as client:
             snaps = client.history(args.graph, args.thread)
     except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e)}", file=sys.stderr)
+        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
         return 1
     print(render_history(snaps))
     return 0
@@ -281,7 +281,7 @@ def _fork(args: argparse.Namespace) -> int:
             cid = _checkpoint(client, args, args.checkpoint)
             result = client.fork(args.graph, args.thread, cid)
     except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e)}", file=sys.stderr)
+        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
         return 1
     print(f"forked {args.thread!r} from {cid}: run ended {result.reason}, newest version {result.checkpoint.checkpoint_id}")
     for intr in result.interrupts:
@@ -290,9 +290,14 @@ def _fork(args: argparse.Namespace) -> int:
     return 0
 
 
-def _failure(e: Exception) -> str:
+def _failure(e: Exception, address: str | None = None) -> str:
     code = getattr(e, "code", None)
-    return f"{code.name}: {e.message}" if code is not None else str(e)  # type: ignore[attr-defined]
+    if code is None:
+        return str(e)
+    said = f"{code.name}: {e.message}"  # type: ignore[attr-defined]
+    if code.name == "UNAVAILABLE" and address and "failed to connect" in e.message:  # type: ignore[attr-defined]
+        said += f" (is `graphwire serve` running on {address}? start it, or name its address with --address)"
+    return said
 
 
 def _state(args: argparse.Namespace) -> int:
@@ -302,7 +307,7 @@ def _state(args: argparse.Namespace) -> int:
         with _client(args) as client:
             s = client.get_state(args.graph, args.thread, _checkpoint(client, args, args.checkpoint))
     except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e)}", file=sys.stderr)
+        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
         return 1
     ref = s.checkpoint
     print(f"checkpoint {ref.checkpoint_id} (step {ref.step}, {ref.source}, parent {ref.parent_id or '-'})")
@@ -417,7 +422,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:  # Ctrl-C at a prompt or while a call runs: a person stopping it, not a bug
+        print(file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,3 +170,46 @@ def test_state_of_unknown_thread_fails(server: Any, tmp_path: Path) -> None:
     done = graphwire(server, "state", "no-such-thread-for-cli", "--graph", "reminders", cwd=tmp_path)
     assert done.returncode == 1
     assert "NOT_FOUND" in done.stderr and "no-such-thread-for-cli" in done.stderr
+
+
+def _refusing_address() -> Any:
+    """An address nothing listens on (bound, never listening: connecting is refused), held for the test."""
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def test_no_server_at_the_address_says_to_start_one(tmp_path: Path) -> None:
+    with _refusing_address() as sock:
+        address = f"127.0.0.1:{sock.getsockname()[1]}"
+        done = graphwire(SimpleNamespace(address=address), "history", "t1", "--graph", "reminders", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith("graphwire: UNAVAILABLE: ")
+    assert f"(is `graphwire serve` running on {address}? start it, or name its address with --address)" in done.stderr
+
+
+def test_ctrl_c_at_the_chat_prompt_ends_it_without_a_traceback(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHWIRE_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    with _refusing_address() as sock:  # --graph given: chat asks the server nothing before its prompt
+        address = f"127.0.0.1:{sock.getsockname()[1]}"
+        proc = subprocess.Popen(
+            [sys.executable, "-u", "-m", "server", "chat", "--graph", "reminders", "--address", address],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env,
+        )  # fmt: skip
+        try:
+            assert proc.stdout is not None and proc.stderr is not None
+            seen = b""
+            while not seen.endswith(b"you: "):  # the prompt: chat waits for a line
+                chunk = proc.stdout.read(1)
+                assert chunk, (seen, proc.stderr.read())
+                seen += chunk
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=30) == 130
+            assert "Traceback" not in proc.stderr.read().decode()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
