@@ -15,9 +15,10 @@ import errno
 import os
 import re
 import socket
+import sqlite3
 import ssl
 
-__all__ = ["listen_problem", "read_tls_files", "sqlite_problem"]
+__all__ = ["foreign_sqlite", "listen_problem", "read_tls_files", "sqlite_problem"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -90,6 +91,33 @@ def sqlite_problem(what: str, spec: str, error: BaseException) -> str:
             "file beside the database); give the server's user write access to it, or name a file elsewhere"
         )
     return f"{what} {spec!r}: cannot open it as a SQLite file ({error})"
+
+
+def foreign_sqlite(what: str, spec: str) -> str | None:
+    """What to say when ``spec`` is a SQLite file of someone else's schema (a LangGraph SqliteSaver's, say).
+
+    graphwire's files carry their schema version in ``PRAGMA user_version``;
+    one at version 0 that already has tables was made by another program,
+    and migrating it fails on the first table name the two share. None when
+    the file is not such a file (the error is then another one).
+    """
+    path = os.path.abspath(spec.removeprefix("file:").partition("?")[0])
+    if not os.path.isfile(path):
+        return None
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    except sqlite3.Error:
+        return None
+    if version != 0 or not tables:
+        return None
+    langgraph = " (LangGraph's SqliteSaver makes these)" if {"checkpoints", "writes"} <= set(tables) else ""
+    return (
+        f"{what} {spec!r}: {path} is a SQLite database another program made (tables {', '.join(tables[:6])}"
+        f"{', …' if len(tables) > 6 else ''}{langgraph}); graphwire keeps its own schema in a file of its own: "
+        "name a new file (graphwire creates it)"
+    )
 
 
 def read_tls_files(cert_path: str, key_path: str) -> tuple[bytes, bytes]:

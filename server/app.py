@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha import reflection
 from engine.cache.base import BaseCache
 from engine.cache.memory import InMemoryCache
 from engine.checkpoint.base import LeaseStore, MessageBus
-from engine.errors import CacheError
+from engine.errors import CacheError, CheckpointError
 from engine.pregel import node_threads, set_node_threads
 from engine.store import InMemoryStore
 from engine.store.base import BaseStore
@@ -34,7 +34,7 @@ from server._leases import ThreadLeases
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
-from server._startup import listen_problem, read_tls_files, sqlite_problem
+from server._startup import foreign_sqlite, listen_problem, read_tls_files, sqlite_problem
 from server._store import TtlSweeper, attach_cache, attach_store, open_cache, open_store
 from server.config import DEFAULT_GRAPHS, ServerConfig, is_postgres
 from server.service import GraphService
@@ -84,6 +84,11 @@ def open_checkpointer(
         return SqliteSaver(spec, max_state_bytes=max_state_bytes, exclusive=serving)
     except (sqlite3.Error, OSError) as e:
         raise ValueError(sqlite_problem("checkpointer", spec, e)) from None
+    except CheckpointError:
+        foreign = foreign_sqlite("checkpointer", spec)
+        if foreign is None:
+            raise
+        raise ValueError(foreign) from None
 
 
 @dataclass

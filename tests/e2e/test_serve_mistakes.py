@@ -7,7 +7,8 @@ an address gRPC would quietly reinterpret, a graph file with a syntax error, a
 graphwire.toml whose [graphs] table is missing or empty, a graph factory that
 raises, a graph that does not compile, a database file that is not SQLite or
 is in a directory that does not exist (checkpointer, store and cache alike),
-and TLS files that are not what they should be.
+a SQLite file of another program's (a LangGraph SqliteSaver's), and TLS files that
+are not what they should be.
 """
 
 from __future__ import annotations
@@ -153,3 +154,15 @@ def test_tls_files_that_are_not_a_certificate_and_its_key(project: Path) -> None
     assert f"tls_cert {str(key)!r}: not a PEM certificate" in said
     said = serve(project, *flags, "--tls-cert", str(cert), "--tls-key", str(other_key))
     assert f"tls_key {str(other_key)!r} is not the private key of tls_cert {str(cert)!r}" in said
+
+
+def test_a_sqlite_file_another_program_made(project: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(project / "checkpoints.sqlite") as conn:  # the tables LangGraph's SqliteSaver makes
+        conn.execute("CREATE TABLE checkpoints (thread_id TEXT, checkpoint_ns TEXT, checkpoint_id TEXT, checkpoint BLOB)")
+        conn.execute("CREATE TABLE writes (thread_id TEXT, checkpoint_ns TEXT, checkpoint_id TEXT, value BLOB)")
+    conn.close()
+    said = serve(project, "--graph", "agent=./agent.py:graph", "--address", "127.0.0.1:0", "--checkpointer", "checkpoints.sqlite")
+    assert f"checkpointer 'checkpoints.sqlite': {project / 'checkpoints.sqlite'} is a SQLite database another program made" in said
+    assert "(tables checkpoints, writes (LangGraph's SqliteSaver makes these))" in said and "name a new file" in said
