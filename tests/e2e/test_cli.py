@@ -15,6 +15,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "Add a reminder to call mom at 5pm?"
 REPLY = "Done: I'll remind you to call mom at 5pm."
@@ -190,6 +192,28 @@ def test_no_server_at_the_address_says_to_start_one(tmp_path: Path) -> None:
     assert f"(is `graphwire serve` running on {address}? start it, or name its address with --address)" in done.stderr
 
 
+def _blocked_reading_a_pipe(pid: int) -> None:
+    """Return once ``pid``'s main thread sleeps in read() on a pipe (its stdin), as the kernel tells.
+
+    A SIGINT that lands between the prompt and the read() is noted but
+    interrupts no read, so the read blocks for good: no person is that fast,
+    and the test must not be either.
+    """
+    import time
+
+    wchan = Path(f"/proc/{pid}/wchan")
+    if not wchan.exists():
+        pytest.skip("this kernel does not show where a process sleeps (/proc/PID/wchan)")
+    deadline, seen = time.monotonic() + 30, set()
+    while "pipe" not in (now := wchan.read_text()):
+        seen.add(now)
+        if time.monotonic() > deadline:
+            if seen <= {"", "0"}:  # "0" while running, and always where the kernel hides it
+                pytest.skip("this kernel does not show where a process sleeps (/proc/PID/wchan is 0)")
+            raise AssertionError(f"chat never waited for its input (it slept in {sorted(seen)})")
+        time.sleep(0.005)  # polling a condition the kernel reports, not waiting a guessed time
+
+
 def test_ctrl_c_at_the_chat_prompt_ends_it_without_a_traceback(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHWIRE_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
@@ -206,6 +230,7 @@ def test_ctrl_c_at_the_chat_prompt_ends_it_without_a_traceback(tmp_path: Path) -
                 chunk = proc.stdout.read(1)
                 assert chunk, (seen, proc.stderr.read())
                 seen += chunk
+            _blocked_reading_a_pipe(proc.pid)  # as a person presses Ctrl-C: while chat waits in read()
             proc.send_signal(signal.SIGINT)
             assert proc.wait(timeout=30) == 130
             assert "Traceback" not in proc.stderr.read().decode()
