@@ -63,15 +63,23 @@ def write_starter(directory: Path, *, name: str = "agent") -> list[Path]:
     """Write ``graphwire.toml`` and ``<name>.py`` into ``directory``; the paths written.
 
     Raises:
-        ValueError: ``name`` is not a Python name, or a file to write exists.
+        ValueError: ``name`` is not a Python name, a file to write exists, or
+            the directory cannot be made or written.
     """
     if not name.isidentifier():
         raise ValueError(f"graph name {name!r}: use a Python name (letters, digits, _), e.g. agent")
     config, graph = directory / "graphwire.toml", directory / f"{name}.py"
     existing = [str(p) for p in (config, graph) if p.exists()]
     if existing:
-        raise ValueError(f"{' and '.join(existing)} already exist(s); graphwire init never overwrites a file")
-    directory.mkdir(parents=True, exist_ok=True)
-    config.write_text(CONFIG.format(name=name, file=graph.name), "utf-8")
-    graph.write_text(GRAPH.format(name=name), "utf-8")
+        verb = "already exists" if len(existing) == 1 else "already exist"
+        raise ValueError(
+            f"{' and '.join(existing)} {verb}; graphwire init never overwrites a file: name another directory "
+            "(graphwire init DIR), or move those files away"
+        )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        config.write_text(CONFIG.format(name=name, file=graph.name), "utf-8")
+        graph.write_text(GRAPH.format(name=name), "utf-8")
+    except OSError as e:
+        raise ValueError(f"cannot write {e.filename or directory}: {e.strerror or e}") from None
     return [config, graph]

@@ -97,6 +97,7 @@ def _health(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
+    import shlex
     from pathlib import Path
 
     from server._starter import write_starter
@@ -108,7 +109,7 @@ def _init(args: argparse.Namespace) -> int:
         print(f"graphwire init: {e}", file=sys.stderr)
         return 2
     print(f"wrote {', '.join(str(p) for p in written)}")
-    where = "" if directory.resolve() == Path.cwd().resolve() else f"cd {directory} && "
+    where = "" if directory.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(str(directory))} && "
     print(f"serve it:  {where}graphwire serve")
     print("talk to it: graphwire chat   (in another terminal; or from any gRPC client, see the README)")
     return 0

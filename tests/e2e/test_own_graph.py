@@ -116,6 +116,16 @@ def test_init_writes_a_graph_that_serves_at_once(start_server: Callable[..., Ser
         timeout=60,
     )  # fmt: skip
     assert again.returncode == 2 and "never overwrites" in again.stderr
+    (tmp_path / "notes.txt").write_text("a file, not a directory\n")
+    (tmp_path / "my project").mkdir()
+    for where, code, said in (
+        ("notes.txt/agent", 2, "graphwire init: cannot write notes.txt/agent: Not a directory"),
+        ("my project", 0, "serve it:  cd 'my project' && graphwire serve"),  # a path a shell can take as it is
+    ):
+        done = subprocess.run([sys.executable, "-m", "server", "init", where], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert done.returncode == code and said in done.stdout + done.stderr, (done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
 
     srv = start_server(config=tmp_path / "starter" / "graphwire.toml", pythonpath=False)
     with srv.client() as client:
