@@ -61,6 +61,20 @@ def test_payload_refuses_what_json_cannot_carry() -> None:
         _payload.encode({"when": datetime.now()})
 
 
+def test_what_json_cannot_carry_is_named_by_its_path_in_the_call() -> None:
+    from graphwire import _requests
+
+    when = {"messages": [{"role": "user", "content": datetime.now(UTC)}]}
+    with pytest.raises(TypeError, match=r"^input\['messages'\]\[0\]\['content'\] is of type datetime, which JSON cannot"):
+        _requests.invoke("g", "t", when, checkpoint_id=None, event_kinds=None, enqueue=False, config=None)
+    with pytest.raises(TypeError, match=r"^answer\[1\] is of type set.*a set: list\(\.\.\.\)"):
+        _requests.resume("g", "t", ["yes", {1}], resumes=None, event_kinds=None, enqueue=False, config=None)
+    with pytest.raises(TypeError, match=r"^values: the key \('a', 1\) is of type tuple"):
+        _requests.update_state("g", "t", {("a", 1): 2}, as_node=None, checkpoint_id=None)
+    with pytest.raises(ValueError, match=r"^input: Out of range float values .*NaN and infinities are not JSON"):
+        _requests.invoke("g", "t", {"x": float("inf")}, checkpoint_id=None, event_kinds=None, enqueue=False, config=None)
+
+
 def test_payload_decoding() -> None:
     assert _payload.decode("") is None  # empty: no value
     assert _payload.decode("[1]") == [1]

@@ -88,9 +88,9 @@ def run_config(
     if recursion_limit is not None:
         config.recursion_limit = recursion_limit
     if run_metadata is not None:
-        config.metadata_json = encode(run_metadata)
+        config.metadata_json = encode(run_metadata, "run_metadata")
     if context is not None:
-        config.context_json = encode(context)
+        config.context_json = encode(context, "context")
     return config if config.ByteSize() else None  # an explicit recursion_limit counts, even 0
 
 
@@ -106,7 +106,7 @@ def invoke(
 ) -> pb.InvokeRequest:
     request = pb.InvokeRequest(graph=graph, thread_id=thread_id, event_kinds=kinds_field(event_kinds), enqueue=enqueue)
     if input is not None:
-        request.input_json = encode(input)
+        request.input_json = encode(input, "input")
     if checkpoint_id is not None:
         request.checkpoint_id = checkpoint_id
     if config is not None:
@@ -132,9 +132,9 @@ def resume(
         if not resumes:
             raise ValueError("resumes is empty: name at least one interrupt id")
         for interrupt_id, value in resumes.items():
-            request.resumes_json[interrupt_id] = encode(value)
+            request.resumes_json[interrupt_id] = encode(value, f"resumes[{interrupt_id!r}]")
     else:
-        request.resume_json = encode(answer)
+        request.resume_json = encode(answer, "answer")
     if config is not None:
         request.config.CopyFrom(config)
     return request
@@ -159,7 +159,7 @@ def fork(
         enqueue=enqueue,
     )
     if update is not None:
-        request.update_json = encode(update)
+        request.update_json = encode(update, "update")
     if as_node is not None:
         request.as_node = as_node
     if config is not None:
@@ -191,7 +191,7 @@ def list_history(
     if before is not None:
         request.before = before
     if filter is not None:
-        request.filter_json = encode(filter)
+        request.filter_json = encode(filter, "filter")
     return request
 
 
@@ -203,7 +203,7 @@ def update_state(
     as_node: str | None,
     checkpoint_id: str | None,
 ) -> pb.UpdateStateRequest:
-    request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=encode(values))
+    request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=encode(values, "values"))
     if as_node is not None:
         request.as_node = as_node
     if checkpoint_id is not None:
@@ -277,7 +277,7 @@ def search_items(
         namespace_prefix=_labels(namespace_prefix, "namespace_prefix"), limit=limit, offset=offset, query=query or ""
     )
     if filter is not None:
-        request.filter_json = encode(filter)
+        request.filter_json = encode(filter, "filter")
     if refresh_ttl is not None:
         request.refresh_ttl = refresh_ttl
     return request
