@@ -152,7 +152,22 @@ def read_toml(path: str, what: str) -> dict[str, Any]:
     except FileNotFoundError:
         raise ValueError(f"{what} {path!r} does not exist") from None
     except tomllib.TOMLDecodeError as e:
-        raise ValueError(f"{what} {path!r}: {e}") from None
+        raise ValueError(f"{what} {path!r}: {e}{_toml_hint(path, str(e))}") from None
+
+
+def _toml_hint(path: str, error: str) -> str:
+    """The line a TOML error points at, and the usual cause (text without quotes) when it fits."""
+    found = re.search(r"at line (\d+)", error)
+    if found is None:
+        return ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            line = f.read().splitlines()[int(found.group(1)) - 1].strip()
+    except (OSError, IndexError):
+        return ""
+    unquoted = error.startswith(("Invalid value", "Expected newline or end of document after a statement"))
+    hint = '; text needs quotes in TOML, e.g. address = "127.0.0.1:50051"' if unquoted and "=" in line else ""
+    return f": {line!r}{hint}"
 
 
 def parse_address(address: str, *, what: str = "inspector address", example: str = "127.0.0.1:8080") -> tuple[str, int]:

@@ -4,11 +4,11 @@ and one line naming what is wrong and what to do, never a traceback.
 Each case runs the real command (``python -m server serve``) in a directory
 of its own, with no ``GRAPHWIRE_*`` variables: a port another process holds,
 an address gRPC would quietly reinterpret, a graph file with a syntax error, a
-graphwire.toml whose [graphs] table is missing or empty, a graph factory that
-raises, a graph that does not compile, a database file that is not SQLite or
-is in a directory that does not exist (checkpointer, store and cache alike),
-a SQLite file of another program's (a LangGraph SqliteSaver's), and TLS files that
-are not what they should be.
+graphwire.toml that is not TOML or whose [graphs] table is missing or empty,
+a graph factory that raises, a graph that does not compile, a database file
+that is not SQLite or is in a directory that does not exist (checkpointer,
+store and cache alike), a SQLite file another program made (a LangGraph
+SqliteSaver's), and TLS files that are not what they should be.
 """
 
 from __future__ import annotations
@@ -166,3 +166,10 @@ def test_a_sqlite_file_another_program_made(project: Path) -> None:
     said = serve(project, "--graph", "agent=./agent.py:graph", "--address", "127.0.0.1:0", "--checkpointer", "checkpoints.sqlite")
     assert f"checkpointer 'checkpoints.sqlite': {project / 'checkpoints.sqlite'} is a SQLite database another program made" in said
     assert "(tables checkpoints, writes (LangGraph's SqliteSaver makes these))" in said and "name a new file" in said
+
+
+def test_a_graphwire_toml_that_is_not_toml_shows_the_line(project: Path) -> None:
+    (project / "graphwire.toml").write_text('address = "127.0.0.1:0"\n[graphs]\nagent = ./agent.py:graph\n')
+    said = serve(project)
+    assert "config file 'graphwire.toml': Invalid value (at line 3, column 9): 'agent = ./agent.py:graph'" in said
+    assert "text needs quotes in TOML" in said
