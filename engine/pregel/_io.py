@@ -94,13 +94,14 @@ def task_config(
     ``configurable``: the call's, plus ``checkpoint_map`` (namespace -> the
     version each enclosing step started from, ``checkpoint_id``), ``checkpoint_id``
     None (the task runs on the newest state) and the task's ``checkpoint_ns``.
-    ``metadata``: the call's, the configurable keys LangGraph copies
-    (``thread_id``, a ``checkpoint_id`` the call named, ...), then ``langgraph_step``,
+    ``metadata``: the call's with the configurable keys LangGraph copies
+    (``thread_id``, a ``checkpoint_id`` the call named, ...: :func:`propagated_metadata`,
+    which the caller makes once a run); the task's adds ``langgraph_step``,
     ``_node``, ``_triggers``, ``_path`` and ``_checkpoint_ns``. The other keys
     (tags, callbacks, recursion_limit, ...) are the call's, but for its run's
     ``run_id`` and ``run_name``.
     """
-    meta = propagated_metadata(configurable, metadata)
+    meta = dict(metadata)
     meta["langgraph_step"] = step
     meta["langgraph_node"] = node
     if path[0] == "push":  # a Send's task, as LangGraph names it

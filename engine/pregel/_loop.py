@@ -57,7 +57,9 @@ from engine.events import (
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, prepare_next_tasks, should_interrupt
 from engine.pregel._input import InputFolding
-from engine.pregel._io import configurable_metadata, finished_event, output_values, saved_event, task_config, task_namespace
+from engine.pregel._io import (
+    configurable_metadata, finished_event, output_values, propagated_metadata, saved_event, task_config, task_namespace,
+)
 from engine.pregel._nested import NestedHost
 from engine.pregel._queue import EventQueue
 from engine.pregel._runner import StepRunner
@@ -125,6 +127,7 @@ class RunLoop(InputFolding):
         if recursion_limit < 1:
             raise ValueError("recursion_limit must be at least 1")
         self.user_metadata = dict(config.get("metadata") or {})
+        self.task_metadata = propagated_metadata(self.configurable, self.user_metadata)  # every task's, made once
         # As LangGraph: every version's metadata also holds the call's plain configurable keys.
         self.version_metadata = {**self.user_metadata, **configurable_metadata(self.configurable, self.user_metadata)}
         self.kinds, self.queue = kinds, EventQueue(kinds)
@@ -178,7 +181,7 @@ class RunLoop(InputFolding):
 
     def _task_config(self, t: Task, step: int) -> dict[str, Any]:
         return task_config(
-            self.config, self.configurable, self.user_metadata,
+            self.config, self.configurable, self.task_metadata,
             checkpoint_ns=task_namespace(self.checkpoint_ns, t.name, t.id), parent_ns=self.checkpoint_ns,
             checkpoint_id=self.parent_id, node=t.name, step=step, triggers=t.triggers, path=t.path,
         )  # fmt: skip

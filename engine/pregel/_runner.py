@@ -66,6 +66,8 @@ class StepRunner:
     ) -> None:
         self._emit_to = emit
         self.want = want
+        # What the run's caller wants never changes during the run: asked once.
+        self._wants = {k: want(k) for k in (StepStarted, TaskStarted, InterruptEvent, TaskFinished, CustomEvent, MessageChunk)}
         self.live = live  # the caller wants events nodes write while they run (custom, messages)
         self.writer = writer
         self.trace = trace
@@ -201,7 +203,7 @@ class StepRunner:
         return (
             len(tasks) == 1 and not statuses and self.cache is None and not self.live
             and (tasks[0].node.is_async or self.inline_sync)
-            and not self.want(TaskStarted) and not self.want(StepStarted)
+            and not self._wants[TaskStarted] and not self._wants[StepStarted]
         )  # fmt: skip
 
     async def run_alone(self, t: Task, step: int, *, parent_id: str | None) -> None:
@@ -229,10 +231,10 @@ class StepRunner:
     def _finished(self, t: Task, step: int, cached: bool = False) -> None:
         err = t.error
         ints = t.interrupts
-        if ints and self.want(InterruptEvent):
+        if ints and self._wants[InterruptEvent]:
             for i in ints:
                 self.emit(InterruptEvent(i.id, t.name, t.id, i.value))
-        if self.want(TaskFinished):
+        if self._wants[TaskFinished]:
             self.emit(
                 TaskFinished(
                     step,
@@ -265,9 +267,9 @@ class StepRunner:
         if self.nest is not None:
             ctx.nest = Lazy(self.nest, t, step, ctx)
         ctx.delegate = self.delegate
-        if self.want(CustomEvent):
+        if self._wants[CustomEvent]:
             ctx.custom = lambda payload: self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
-        if self.want(MessageChunk):
+        if self._wants[MessageChunk]:
             ctx.message = lambda chunk, metadata=None: self.emit_threadsafe(
                 MessageChunk(step, t.id, t.name, chunk, dict(metadata or {}))
             )

@@ -103,13 +103,14 @@ class RunTrace:
     costs a few attribute lookups per step (see :func:`child`).
     """
 
-    __slots__ = ("span", "attrs", "_step")
+    __slots__ = ("span", "attrs", "_step", "_nodes")
 
     def __init__(self, graph: str) -> None:
         self.span: Span = trace.INVALID_SPAN  # until start()
         #: the attributes of every metric the run records
         self.attrs: dict[str, Any] = {"graphwire.graph": graph}
         self._step: Span | None = None
+        self._nodes: dict[str, dict[str, Any]] = {}  # each node's metric attributes, made once
 
     def start(self, attributes: dict[str, Any]) -> None:
         """The run starts: its span, a child of the current one (the caller's)."""
@@ -144,7 +145,10 @@ class RunTrace:
         if interrupt_ids:
             span.set_attribute("graphwire.interrupt_ids", interrupt_ids)
         span.end()
-        NODE_DURATION.record(time.perf_counter() - started, {**self.attrs, "graphwire.node": node})
+        attrs = self._nodes.get(node)
+        if attrs is None:
+            attrs = self._nodes[node] = {**self.attrs, "graphwire.node": node}
+        NODE_DURATION.record(time.perf_counter() - started, attrs)
 
     def finished(self, reason: str, *, steps: int, checkpoint_id: str | None, interrupt_ids: list[str], error: BaseException | None) -> None:
         """How the run ended, on its span and in the runs counter (the span is ended by :meth:`end`)."""
