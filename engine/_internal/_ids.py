@@ -42,9 +42,13 @@ def task_id(*parts: object) -> str:
     Deterministic ids let a resumed run match pending writes to the tasks it
     plans again.
     """
-    h = int.from_bytes(hashlib.blake2b("\x00".join(map(str, parts)).encode(), digest_size=16).digest(), "big")
+    h = hashlib.blake2b("\x00".join(map(str, parts)).encode(), digest_size=16).hexdigest()
     # as uuid.UUID(bytes=h, version=4) sets them: version 4, RFC 4122 variant
-    return _uuid_text((h & ~(0xF000 << 64) & ~(0xC000 << 48)) | (0x4 << 76) | (0x8000 << 48))
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+
+#: a hex digit with its top two bits set to 10 (the RFC 4122 variant)
+_VARIANT = {c: format((int(c, 16) & 0x3) | 0x8, "x") for c in "0123456789abcdef"}
 
 
 def random_uuid() -> str:
@@ -55,7 +59,7 @@ def random_uuid() -> str:
 
 def _uuid_text(value: int) -> str:
     """``str(uuid.UUID(int=value))``, without building a UUID (ids are made every step)."""
-    h = f"{value:032x}"
+    h = value.to_bytes(16, "big").hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 

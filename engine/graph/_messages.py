@@ -93,11 +93,19 @@ def _whole_classes() -> frozenset[type]:
     return frozenset(getattr(lc, n) for n in names)
 
 
+def _is_dict_removal(m: Any) -> bool:
+    return _get(m, "role") == "remove"
+
+
+def _is_lc_removal(m: Any) -> bool:
+    return isinstance(m, langchain_messages().RemoveMessage)
+
+
 def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
     """The messages as this installation keeps them, and how to spot a removal."""
     lc = langchain_messages()
     if lc is None:
-        return [_with_id(_plain(m)) for m in messages], lambda m: _get(m, "role") == "remove"
+        return [_with_id(_plain(m)) for m in messages], _is_dict_removal
     whole = _whole_classes()
     # The state's own list is whole messages with ids already: nothing to convert
     # (coercion would return each as it is), which keeps a long chat's steps cheap.
@@ -106,8 +114,7 @@ def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
         converted = messages if None not in map(_ID, messages) else [_with_id(m) for m in messages]
     else:
         converted = [_with_id(lc.message_chunk_to_message(m)) for m in lc.convert_to_messages(messages)]
-    remove = lc.RemoveMessage
-    return converted, lambda m: isinstance(m, remove)
+    return converted, _is_lc_removal
 
 
 def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:

@@ -167,7 +167,7 @@ def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[...,
         child, task = _lc_stream.child_config(config, state)
         token = _lc_stream.enter(child)
         try:
-            result = fn(state, **_kwargs(injected, child, passed))
+            result = fn(state, **_kwargs(injected, child, passed)) if injected or passed else fn(state)
         except BaseException as e:
             task.failed(e)
             raise

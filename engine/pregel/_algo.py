@@ -149,6 +149,10 @@ def prepare_next_tasks(
 
 
 
+def _sort_key(t: Task) -> Any:
+    return t.sort_key
+
+
 def apply_writes(
     checkpoint: Checkpoint,
     channels: Mapping[str, BaseChannel],
@@ -174,7 +178,7 @@ def apply_writes(
     values = checkpoint["channel_values"]
     if next_version is None:
         next_version = new_next_version(max(versions.values(), default=0))
-    ordered = sorted(tasks, key=lambda t: t.sort_key)
+    ordered = tasks if len(tasks) < 2 else sorted(tasks, key=_sort_key)
     consumed: set[str] = set()
     for t in ordered:
         if t.triggers:

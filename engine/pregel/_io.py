@@ -117,7 +117,9 @@ def task_config(
         "checkpoint_id": None,
         "checkpoint_ns": checkpoint_ns,
     }
-    out = {k: v for k, v in config.items() if k not in _RUN_ONLY}
+    out = dict(config)
+    for key in _RUN_ONLY:
+        out.pop(key, None)
     out["configurable"] = conf
     out["metadata"] = meta
     return out

@@ -60,12 +60,13 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
                 result = e.command
             try:
                 writes = node.writer(result, t.state, ctx.config)
-                if asyncio.iscoroutine(writes):
+                if type(writes) is not list and asyncio.iscoroutine(writes):
                     writes = await writes
             except BaseException as e:
                 _close_run(ctx, e)
                 raise
-            _close_run(ctx, None)
+            if ctx.lc is not None:
+                _close_run(ctx, None)
             t.writes = writes
             return
         except GraphInterrupt as e:

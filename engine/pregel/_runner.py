@@ -276,13 +276,13 @@ class StepRunner:
         # The node's span is current while it runs, so spans it makes (an LLM client's) nest under it.
         span = self.trace.task(t.name, t.id)
         started = time.perf_counter()
-        current = tel.make_current(span)
+        current = tel.make_current(span) if self.trace.traced else None
         try:
             await run_attempts(t, ctx, span, inline=inline)
             if ctx.calls.held:
                 await store_held(ctx.calls)
         finally:
             tel.restore(current)
-            self.trace.task_done(span, t.name, started, t.error, [i.id for i in t.interrupts])
+            self.trace.task_done(span, t.name, started, t.error, t.interrupts)
         if self.cache is not None:
             await keep_writes(self.cache, t)

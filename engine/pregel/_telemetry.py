@@ -103,7 +103,7 @@ class RunTrace:
     costs a few attribute lookups per step (see :func:`child`).
     """
 
-    __slots__ = ("span", "attrs", "_step", "_nodes")
+    __slots__ = ("span", "attrs", "_step", "_nodes", "traced")
 
     def __init__(self, graph: str) -> None:
         self.span: Span = trace.INVALID_SPAN  # until start()
@@ -111,10 +111,14 @@ class RunTrace:
         self.attrs: dict[str, Any] = {"graphwire.graph": graph}
         self._step: Span | None = None
         self._nodes: dict[str, dict[str, Any]] = {}  # each node's metric attributes, made once
+        #: the run has a real span (an SDK is set up; it may still be sampled out): without
+        #: one, its steps and tasks make no spans and nothing is made current
+        self.traced = False
 
     def start(self, attributes: dict[str, Any]) -> None:
         """The run starts: its span, a child of the current one (the caller's)."""
         self.span = tracer.start_span("graphwire.run", attributes={**self.attrs, **attributes})
+        self.traced = self.span.get_span_context().is_valid
 
     def trace_id(self) -> str:
         """The run's trace id (32 hex digits), or "" when it is not traced."""
@@ -125,7 +129,8 @@ class RunTrace:
         """A superstep starts: its span, under the run's."""
         # Only the step: its tasks are its children (a list attribute costs as
         # much as a span's other attributes together).
-        self._step = child("graphwire.step", self.span, {"graphwire.step": step})
+        if self.traced:
+            self._step = child("graphwire.step", self.span, {"graphwire.step": step})
         STEPS.add(1, self.attrs)
 
     def end_step(self, error: BaseException | None) -> None:
@@ -137,14 +142,17 @@ class RunTrace:
 
     def task(self, node: str, task_id: str) -> Span:
         """A task's span, under its step's (the caller ends it)."""
+        if not self.traced:
+            return self.span
         return child(f"node {node}", self._step or self.span, {"graphwire.node": node, "graphwire.task_id": task_id})
 
-    def task_done(self, span: Span, node: str, started: float, error: BaseException | None, interrupt_ids: list[str]) -> None:
-        if error is not None:
-            fail(span, error)
-        if interrupt_ids:
-            span.set_attribute("graphwire.interrupt_ids", interrupt_ids)
-        span.end()
+    def task_done(self, span: Span, node: str, started: float, error: BaseException | None, interrupts: Any) -> None:
+        if self.traced:
+            if error is not None:
+                fail(span, error)
+            if interrupts:
+                span.set_attribute("graphwire.interrupt_ids", [i.id for i in interrupts])
+            span.end()
         attrs = self._nodes.get(node)
         if attrs is None:
             attrs = self._nodes[node] = {**self.attrs, "graphwire.node": node}
