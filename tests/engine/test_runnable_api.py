@@ -160,3 +160,14 @@ def test_a_subgraph_runs_under_its_node_and_an_interrupt_ends_neither_run() -> N
         ("on_chain_end", "sub", 1, ("graph:step:1",)),
     ]
     assert resumed[-1]["data"]["output"] == {"x": 42}
+
+
+def test_a_graph_composes_in_lcel_and_with_config_names_its_run() -> None:
+    """As LangGraph (tests/sidebyside/lcel_graph.py): ``step | graph | step`` runs the graph as
+    one step of a RunnableSequence, and ``with_config(run_name=, tags=)`` names its run."""
+    chain = RunnableLambda(lambda x: {"n": x}) | counter() | RunnableLambda(lambda out: out["n"])
+    assert chain.invoke(3) == 4 and chain.batch([1, 5]) == [2, 6]
+    named = counter().with_config(run_name="counter", tags=["mine"])
+    evs = events(named, {"n": 2}, {}, include_tags=["mine"])
+    assert (evs[0]["event"], evs[0]["name"], evs[0]["tags"]) == ("on_chain_start", "counter", ["mine"])
+    assert evs[-1]["event"] == "on_chain_end" and evs[-1]["data"]["output"] == {"n": 3}
