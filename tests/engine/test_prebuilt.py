@@ -175,3 +175,46 @@ def test_a_handoff_tool_inside_an_agent_moves_the_parent_to_another_agent(checkp
         ("AIMessage", "bob says 3", "bob"),
     ]
     assert [s.next for s in app.get_state_history(thread("swarm"))] == [(), ("bob",), ("alice",), ("__start__",)]
+
+
+@tool
+def _progress_search(q: str) -> str:
+    """Search, writing progress."""
+    from engine.config import get_stream_writer
+
+    for pct in (50, 100):
+        get_stream_writer()({"q": q, "progress": pct})
+    return f"results for {q}"
+
+
+@tool
+async def _async_fetch(url: str) -> str:
+    """Fetch, async only."""
+    return f"page {url}"
+
+
+def _two_calls_graph():
+    def agent(state: MessagesState):
+        return {"messages": [AIMessage("", tool_calls=[
+            {"name": "_progress_search", "args": {"q": "cats"}, "id": "s1"},
+            {"name": "_async_fetch", "args": {"url": "a.com"}, "id": "f1"},
+        ])]}  # fmt: skip
+
+    g = StateGraph(MessagesState)
+    g.add_node("agent", agent)
+    g.add_node("tools", ToolNode([_progress_search, _async_fetch]))
+    g.add_edge(START, "agent")
+    g.add_edge("agent", "tools")
+    return g.compile()
+
+
+def test_tools_write_custom_events_and_an_async_only_tool_runs_under_a_sync_call() -> None:
+    """As LangGraph (tests/sidebyside/tool_streaming.py): a tool's get_stream_writer() events
+    come in "custom" mode; and, a kept difference (tool_async_sync.py, README), an async-only
+    tool runs under a sync invoke, where LangGraph raises NotImplementedError."""
+    app = _two_calls_graph()
+    chunks = list(app.stream({"messages": [HumanMessage("go")]}, stream_mode=["custom", "updates"]))
+    assert sorted(c["progress"] for m, c in chunks if m == "custom") == [50, 100]
+    assert [sorted(c) for m, c in chunks if m == "updates"] == [["agent"], ["tools"]]
+    out = app.invoke({"messages": [HumanMessage("go")]})
+    assert [m.content for m in out["messages"][-2:]] == ["results for cats", "page a.com"]
