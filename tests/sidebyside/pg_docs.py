@@ -3,7 +3,6 @@ setup(), a chat thread, list(); then AsyncPostgresSaver the same way."""
 
 import asyncio
 import os
-import uuid
 
 import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
