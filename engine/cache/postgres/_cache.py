@@ -12,24 +12,16 @@ replicas writing the same keys never deadlock); a lookup is one statement.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import threading
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Sequence
 
-import psycopg
-from psycopg import AsyncConnection
-from psycopg_pool import PoolTimeout
 
 from engine.cache._sql import Row, SqlCache
 from engine.cache.postgres import _queries
 from engine.checkpoint._migration_files import read_migrations, read_schema
-from engine.checkpoint.postgres._migrate import Tables, migrate
-from engine.checkpoint.postgres._pools import LoopPools
-from engine.checkpoint.postgres._saver import _IDENTIFIER
-from engine.errors import CacheError, CheckpointError
+from engine.checkpoint.postgres._migrate import Tables
+from engine.checkpoint.postgres._part import PostgresPart
+from engine.errors import CacheError
 from engine.serde import Serializer
 
 __all__ = ["CACHE_TABLES", "PostgresCache"]
@@ -43,7 +35,7 @@ CACHE_TABLES = Tables(
 )
 
 
-class PostgresCache(SqlCache):
+class PostgresCache(PostgresPart, SqlCache):
     """Cache node writes in PostgreSQL (graphwire's own: LangGraph 1.2 has no such cache).
 
     Args:
@@ -53,6 +45,10 @@ class PostgresCache(SqlCache):
         serde: the serializer of cached values.
         min_size / max_size / timeout: each event loop's pool.
     """
+
+    _tables = CACHE_TABLES
+    _error = CacheError
+    _what = "cache"
 
     def __init__(
         self,
@@ -64,59 +60,9 @@ class PostgresCache(SqlCache):
         max_size: int = 10,
         timeout: float = 5.0,
     ) -> None:
-        if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
-            raise ValueError(f"schema must be a PostgreSQL identifier, got {schema!r}")
+        self._open(dsn, schema, min_size=min_size, max_size=max_size, timeout=timeout)
         super().__init__(serde=serde)
-        self.schema = schema
-        self._dsn = dsn
         self._q = _queries.render(schema)
-        self._pools = LoopPools(dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-cache")
-        self._setup_lock = threading.Lock()
-        self._ready = False
-
-    @classmethod
-    def from_dsn(cls, dsn: str, **options: Any) -> PostgresCache:
-        """A cache on ``dsn`` with its table migrated now (a bad DSN fails here)."""
-        cache = cls(dsn, **options)
-        cache.setup()
-        return cache
-
-    def setup(self) -> None:
-        """Create or migrate the cache's table (idempotent; blocks).
-
-        Raises:
-            CacheError: the database cannot be reached, or migrating failed.
-        """
-        with self._setup_lock:
-            if self._ready:
-                return
-            try:
-                with psycopg.connect(self._dsn, autocommit=True) as conn:
-                    migrate(conn, self.schema, tables=CACHE_TABLES)
-            except CheckpointError as exc:
-                raise CacheError(str(exc)) from exc
-            except psycopg.Error as exc:
-                raise CacheError(f"PostgreSQL: cannot open the cache's database: {exc}") from exc
-            self._ready = True
-
-    async def asetup(self) -> None:
-        if not self._ready:
-            await asyncio.to_thread(self.setup)
-
-    @asynccontextmanager
-    async def _connection(self, transaction: bool = False) -> AsyncIterator[AsyncConnection[Any]]:
-        await self.asetup()
-        try:
-            async with self._pools.connection() as conn:
-                if transaction:
-                    async with conn.transaction():
-                        yield conn
-                else:
-                    yield conn
-        except PoolTimeout as exc:
-            raise CacheError(f"PostgreSQL cache: no connection to the database: {exc}") from exc
-        except psycopg.Error as exc:
-            raise CacheError(f"PostgreSQL cache: {exc}") from exc
 
     # -- the five statements -----------------------------------------------------------
     async def _select(self, keys: Sequence[tuple[str, str]]) -> list[Row]:
@@ -146,6 +92,3 @@ class PostgresCache(SqlCache):
         async with self._connection() as conn:
             cur = await conn.execute(self._q.SWEEP, (now,))
             return cur.rowcount
-
-    async def aclose(self) -> None:
-        await self._pools.aclose()

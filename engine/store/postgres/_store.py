@@ -15,10 +15,8 @@ saying so.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import itertools
-import threading
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -26,13 +24,11 @@ from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection
-from psycopg_pool import PoolTimeout
 
 from engine.checkpoint._migration_files import read_migrations, read_schema
-from engine.checkpoint.postgres._migrate import Tables, migrate
-from engine.checkpoint.postgres._pools import LoopPools
-from engine.checkpoint.postgres._saver import _IDENTIFIER
-from engine.errors import CheckpointError, StoreError
+from engine.checkpoint.postgres._migrate import Tables
+from engine.checkpoint.postgres._part import PostgresPart
+from engine.errors import StoreError
 from engine.store._sql import SqlStore
 from engine.store.base import IndexConfig, TTLConfig
 from engine.store.postgres import _queries
@@ -75,7 +71,7 @@ class _Tx:
             await cur.executemany(sql, params)
 
 
-class PostgresStore(SqlStore):
+class PostgresStore(PostgresPart, SqlStore):
     """Store items in PostgreSQL.
 
     Args:
@@ -86,6 +82,10 @@ class PostgresStore(SqlStore):
         ttl: expiry settings (:class:`~engine.store.base.TTLConfig`).
         min_size / max_size / timeout: each event loop's pool.
     """
+
+    _tables = STORE_TABLES
+    _error = StoreError
+    _what = "store"
 
     def __init__(
         self,
@@ -98,67 +98,26 @@ class PostgresStore(SqlStore):
         max_size: int = 10,
         timeout: float = 5.0,
     ) -> None:
-        if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
-            raise ValueError(f"schema must be a PostgreSQL identifier, got {schema!r}")
+        self._open(dsn, schema, min_size=min_size, max_size=max_size, timeout=timeout)
         super().__init__(index=index, ttl=ttl)
-        self.schema = schema
-        self._dsn = dsn
         self._q = _queries.render(schema)
-        self._pools = LoopPools(dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-store")
-        self._setup_lock = threading.Lock()
-        self._ready = False
 
-    @classmethod
-    def from_dsn(cls, dsn: str, **options: Any) -> PostgresStore:
-        """A store on ``dsn`` with its tables migrated now (a bad DSN fails here)."""
-        store = cls(dsn, **options)
-        store.setup()
-        return store
-
-    def setup(self) -> None:
-        """Create or migrate the store's tables (idempotent; blocks).
-
-        Raises:
-            StoreError: the database cannot be reached, migrating failed, or
-                ``index=`` was given and the database has no ``vector`` extension.
-        """
-        with self._setup_lock:
-            if self._ready:
-                return
-            try:
-                with psycopg.connect(self._dsn, autocommit=True) as conn:
-                    migrate(conn, self.schema, tables=STORE_TABLES)
-                    if self.index_config is not None:
-                        row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-                        if row is None:
-                            raise StoreError(_NO_VECTOR)
-                        raise NotImplementedError(
-                            "semantic search on PostgreSQL through pgvector is not built yet "
-                            "(README, \"Where it differs\"); use the SQLite or in-memory store for it"
-                        )
-            except CheckpointError as exc:
-                raise StoreError(str(exc)) from exc
-            except psycopg.Error as exc:
-                raise StoreError(f"PostgreSQL: cannot open the store's database: {exc}") from exc
-            self._ready = True
-
-    async def asetup(self) -> None:
-        if not self._ready:
-            await asyncio.to_thread(self.setup)
+    def _check(self, conn: psycopg.Connection[Any]) -> None:
+        """Semantic search needs the ``vector`` extension: StoreError without it."""
+        if self.index_config is not None:
+            row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+            if row is None:
+                raise StoreError(_NO_VECTOR)
+            raise NotImplementedError(
+                "semantic search on PostgreSQL through pgvector is not built yet "
+                "(README, \"Where it differs\"); use the SQLite or in-memory store for it"
+            )
 
     def _ts(self, when: datetime) -> datetime:
         return when
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[_Tx]:
-        await self.asetup()
-        try:
-            async with self._pools.connection() as conn, conn.transaction():
-                yield _Tx(conn)
-        except PoolTimeout as exc:
-            raise StoreError(f"PostgreSQL store: no connection to the database: {exc}") from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL store: {exc}") from exc
+        async with self._connection(transaction=True) as conn:
+            yield _Tx(conn)
 
-    async def aclose(self) -> None:
-        await self._pools.aclose()
