@@ -42,8 +42,12 @@ def task_id(*parts: object) -> str:
     Deterministic ids let a resumed run match pending writes to the tasks it
     plans again.
     """
-    h = hashlib.blake2b("\x00".join(map(str, parts)).encode(), digest_size=16).hexdigest()
-    # as uuid.UUID(bytes=h, version=4) sets them: version 4, RFC 4122 variant
+    return _v4_text(hashlib.blake2b("\x00".join(map(str, parts)).encode(), digest_size=16).hexdigest())
+
+
+def _v4_text(h: str) -> str:
+    """32 hex digits as a UUID's text with version 4 and the RFC 4122 variant set, as
+    ``uuid.UUID(hex=h, version=4)`` prints it."""
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
@@ -53,8 +57,7 @@ _VARIANT = {c: format((int(c, 16) & 0x3) | 0x8, "x") for c in "0123456789abcdef"
 
 def random_uuid() -> str:
     """A random id in UUID version 4 form (a message's id): 122 bits of the private generator."""
-    v = _version_random.getrandbits(128)
-    return _uuid_text((v & ~(0xF000 << 64) & ~(0xC000 << 48)) | (0x4 << 76) | (0x8000 << 48))
+    return _v4_text(_version_random.getrandbits(128).to_bytes(16, "big").hex())
 
 
 def _uuid_text(value: int) -> str:
