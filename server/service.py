@@ -90,6 +90,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
     async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> None:
         """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
         entry, thread_id = self._thread(request)
+        req.not_yet(request)
         rc = request.config if request.HasField("config") else None
         wanted, opts = req.run_options(entry.graph, rc, request.event_kinds)
         engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
@@ -185,6 +186,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
 
     async def UpdateState(self, request: pb.UpdateStateRequest, context: grpc.aio.ServicerContext) -> pb.UpdateStateResponse:
         entry, thread_id = self._thread(request)
+        req.not_yet(request)
         values = req.update_values(request)
         as_node = req.as_node(entry.graph, request)
         cid = req.ident(request.checkpoint_id, "checkpoint_id") if request.HasField("checkpoint_id") else None
@@ -211,6 +213,15 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         if self.relay is not None:  # the run may be on another replica
             return pb.CancelRunResponse(cancelled=await self.relay.cancel(key, thread_id, request.run_id))
         return pb.CancelRunResponse(cancelled=self.runs.cancel(key, request.run_id))
+
+    async def JoinRun(self, request: pb.JoinRunRequest, context: grpc.aio.ServicerContext) -> None:
+        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "JoinRun is not implemented by this server yet")
+
+    async def GetRun(self, request: pb.GetRunRequest, context: grpc.aio.ServicerContext) -> pb.RunInfo:
+        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "GetRun is not implemented by this server yet")
+
+    async def ListRuns(self, request: pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
+        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "ListRuns is not implemented by this server yet")
 
     async def DeleteThread(self, request: pb.DeleteThreadRequest, context: grpc.aio.ServicerContext) -> pb.DeleteThreadResponse:
         entry, thread_id = self._thread(request)

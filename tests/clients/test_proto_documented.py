@@ -109,4 +109,8 @@ def test_service_has_the_rpcs_of_the_design(tmp_path: Path) -> None:
         "SearchItems": False,
         "DeleteItem": False,
         "ListNamespaces": False,
+        # Durable turns (issue 20): joining a run's stream, reading run records.
+        "JoinRun": True,
+        "GetRun": False,
+        "ListRuns": False,
     }

@@ -48,6 +48,20 @@ type GraphServiceClient interface {
 	CancelRun(ctx context.Context, in *CancelRunRequest, opts ...grpc.CallOption) (*CancelRunResponse, error)
 	// Deletes a thread and all of its versions. ABORTED while a run is active.
 	DeleteThread(ctx context.Context, in *DeleteThreadRequest, opts ...grpc.CallOption) (*DeleteThreadResponse, error)
+	// Streams a run's events after `after_seq`, from any replica: the events
+	// kept from before (a run's events are kept for the server's retention
+	// window after it ends), then the live ones while it runs, ending with its
+	// `RunFinished`. Only runs started with a `request_id`,
+	// `on_disconnect = ON_DISCONNECT_CONTINUE` or `background` keep their
+	// events; another run is FAILED_PRECONDITION. Unknown run (or one of
+	// another tenant): NOT_FOUND. Leaving a join never cancels its run.
+	JoinRun(ctx context.Context, in *JoinRunRequest, opts ...grpc.CallOption) (GraphService_JoinRunClient, error)
+	// Reads a run's record: its status, call, replica, attempts and outcome.
+	// Unknown run (or one of another tenant): NOT_FOUND.
+	GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*RunInfo, error)
+	// Lists a thread's runs, newest first, from the records every replica
+	// writes.
+	ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error)
 	// Writes an item of the store (long-term memory shared by every thread;
 	// see "The store" below), replacing the item at the same namespace and key.
 	PutItem(ctx context.Context, in *PutItemRequest, opts ...grpc.CallOption) (*PutItemResponse, error)
@@ -229,6 +243,56 @@ func (c *graphServiceClient) DeleteThread(ctx context.Context, in *DeleteThreadR
 	return out, nil
 }
 
+func (c *graphServiceClient) JoinRun(ctx context.Context, in *JoinRunRequest, opts ...grpc.CallOption) (GraphService_JoinRunClient, error) {
+	stream, err := c.cc.NewStream(ctx, &_GraphService_serviceDesc.Streams[3], "/graphwire.v1.GraphService/JoinRun", opts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &graphServiceJoinRunClient{stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+type GraphService_JoinRunClient interface {
+	Recv() (*RunEvent, error)
+	grpc.ClientStream
+}
+
+type graphServiceJoinRunClient struct {
+	grpc.ClientStream
+}
+
+func (x *graphServiceJoinRunClient) Recv() (*RunEvent, error) {
+	m := new(RunEvent)
+	if err := x.ClientStream.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (c *graphServiceClient) GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*RunInfo, error) {
+	out := new(RunInfo)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/GetRun", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error) {
+	out := new(ListRunsResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/ListRuns", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *graphServiceClient) PutItem(ctx context.Context, in *PutItemRequest, opts ...grpc.CallOption) (*PutItemResponse, error) {
 	out := new(PutItemResponse)
 	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/PutItem", in, out, opts...)
@@ -308,6 +372,20 @@ type GraphServiceServer interface {
 	CancelRun(context.Context, *CancelRunRequest) (*CancelRunResponse, error)
 	// Deletes a thread and all of its versions. ABORTED while a run is active.
 	DeleteThread(context.Context, *DeleteThreadRequest) (*DeleteThreadResponse, error)
+	// Streams a run's events after `after_seq`, from any replica: the events
+	// kept from before (a run's events are kept for the server's retention
+	// window after it ends), then the live ones while it runs, ending with its
+	// `RunFinished`. Only runs started with a `request_id`,
+	// `on_disconnect = ON_DISCONNECT_CONTINUE` or `background` keep their
+	// events; another run is FAILED_PRECONDITION. Unknown run (or one of
+	// another tenant): NOT_FOUND. Leaving a join never cancels its run.
+	JoinRun(*JoinRunRequest, GraphService_JoinRunServer) error
+	// Reads a run's record: its status, call, replica, attempts and outcome.
+	// Unknown run (or one of another tenant): NOT_FOUND.
+	GetRun(context.Context, *GetRunRequest) (*RunInfo, error)
+	// Lists a thread's runs, newest first, from the records every replica
+	// writes.
+	ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error)
 	// Writes an item of the store (long-term memory shared by every thread;
 	// see "The store" below), replacing the item at the same namespace and key.
 	PutItem(context.Context, *PutItemRequest) (*PutItemResponse, error)
@@ -356,6 +434,15 @@ func (UnimplementedGraphServiceServer) CancelRun(context.Context, *CancelRunRequ
 }
 func (UnimplementedGraphServiceServer) DeleteThread(context.Context, *DeleteThreadRequest) (*DeleteThreadResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DeleteThread not implemented")
+}
+func (UnimplementedGraphServiceServer) JoinRun(*JoinRunRequest, GraphService_JoinRunServer) error {
+	return status.Errorf(codes.Unimplemented, "method JoinRun not implemented")
+}
+func (UnimplementedGraphServiceServer) GetRun(context.Context, *GetRunRequest) (*RunInfo, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetRun not implemented")
+}
+func (UnimplementedGraphServiceServer) ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListRuns not implemented")
 }
 func (UnimplementedGraphServiceServer) PutItem(context.Context, *PutItemRequest) (*PutItemResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method PutItem not implemented")
@@ -574,6 +661,63 @@ func _GraphService_DeleteThread_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GraphService_JoinRun_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(JoinRunRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(GraphServiceServer).JoinRun(m, &graphServiceJoinRunServer{stream})
+}
+
+type GraphService_JoinRunServer interface {
+	Send(*RunEvent) error
+	grpc.ServerStream
+}
+
+type graphServiceJoinRunServer struct {
+	grpc.ServerStream
+}
+
+func (x *graphServiceJoinRunServer) Send(m *RunEvent) error {
+	return x.ServerStream.SendMsg(m)
+}
+
+func _GraphService_GetRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).GetRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/GetRun",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).GetRun(ctx, req.(*GetRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_ListRuns_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRunsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).ListRuns(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/ListRuns",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).ListRuns(ctx, req.(*ListRunsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _GraphService_PutItem_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(PutItemRequest)
 	if err := dec(in); err != nil {
@@ -697,6 +841,14 @@ var _GraphService_serviceDesc = grpc.ServiceDesc{
 			Handler:    _GraphService_DeleteThread_Handler,
 		},
 		{
+			MethodName: "GetRun",
+			Handler:    _GraphService_GetRun_Handler,
+		},
+		{
+			MethodName: "ListRuns",
+			Handler:    _GraphService_ListRuns_Handler,
+		},
+		{
 			MethodName: "PutItem",
 			Handler:    _GraphService_PutItem_Handler,
 		},
@@ -731,6 +883,11 @@ var _GraphService_serviceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Fork",
 			Handler:       _GraphService_Fork_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "JoinRun",
+			Handler:       _GraphService_JoinRun_Handler,
 			ServerStreams: true,
 		},
 	},

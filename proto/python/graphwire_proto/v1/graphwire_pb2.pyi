@@ -32,6 +32,12 @@ class Durability(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DURABILITY_SYNC: _ClassVar[Durability]
     DURABILITY_EXIT: _ClassVar[Durability]
 
+class OnDisconnect(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ON_DISCONNECT_UNSPECIFIED: _ClassVar[OnDisconnect]
+    ON_DISCONNECT_CANCEL: _ClassVar[OnDisconnect]
+    ON_DISCONNECT_CONTINUE: _ClassVar[OnDisconnect]
+
 class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     FINISH_REASON_UNSPECIFIED: _ClassVar[FinishReason]
@@ -40,6 +46,17 @@ class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FINISH_REASON_ERROR: _ClassVar[FinishReason]
     FINISH_REASON_RECURSION_LIMIT: _ClassVar[FinishReason]
     FINISH_REASON_CANCELLED: _ClassVar[FinishReason]
+
+class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RUN_STATUS_UNSPECIFIED: _ClassVar[RunStatus]
+    RUN_STATUS_PENDING: _ClassVar[RunStatus]
+    RUN_STATUS_RUNNING: _ClassVar[RunStatus]
+    RUN_STATUS_INTERRUPTED: _ClassVar[RunStatus]
+    RUN_STATUS_SUCCESS: _ClassVar[RunStatus]
+    RUN_STATUS_ERROR: _ClassVar[RunStatus]
+    RUN_STATUS_CANCELLED: _ClassVar[RunStatus]
+    RUN_STATUS_RECOVERING: _ClassVar[RunStatus]
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_RUN_STARTED: EventKind
 EVENT_KIND_STEP_STARTED: EventKind
@@ -56,12 +73,23 @@ DURABILITY_UNSPECIFIED: Durability
 DURABILITY_ASYNC: Durability
 DURABILITY_SYNC: Durability
 DURABILITY_EXIT: Durability
+ON_DISCONNECT_UNSPECIFIED: OnDisconnect
+ON_DISCONNECT_CANCEL: OnDisconnect
+ON_DISCONNECT_CONTINUE: OnDisconnect
 FINISH_REASON_UNSPECIFIED: FinishReason
 FINISH_REASON_END: FinishReason
 FINISH_REASON_INTERRUPT: FinishReason
 FINISH_REASON_ERROR: FinishReason
 FINISH_REASON_RECURSION_LIMIT: FinishReason
 FINISH_REASON_CANCELLED: FinishReason
+RUN_STATUS_UNSPECIFIED: RunStatus
+RUN_STATUS_PENDING: RunStatus
+RUN_STATUS_RUNNING: RunStatus
+RUN_STATUS_INTERRUPTED: RunStatus
+RUN_STATUS_SUCCESS: RunStatus
+RUN_STATUS_ERROR: RunStatus
+RUN_STATUS_CANCELLED: RunStatus
+RUN_STATUS_RECOVERING: RunStatus
 
 class RunConfig(_message.Message):
     __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json")
@@ -80,7 +108,7 @@ class RunConfig(_message.Message):
     def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config")
+    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -88,6 +116,9 @@ class InvokeRequest(_message.Message):
     EVENT_KINDS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
+    BACKGROUND_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     input_json: str
@@ -95,10 +126,13 @@ class InvokeRequest(_message.Message):
     event_kinds: _containers.RepeatedScalarFieldContainer[EventKind]
     enqueue: bool
     config: RunConfig
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+    request_id: str
+    on_disconnect: OnDisconnect
+    background: bool
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config")
+    __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background")
     class ResumesJsonEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -113,6 +147,9 @@ class ResumeRequest(_message.Message):
     EVENT_KINDS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
+    BACKGROUND_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     resume_json: str
@@ -120,10 +157,13 @@ class ResumeRequest(_message.Message):
     event_kinds: _containers.RepeatedScalarFieldContainer[EventKind]
     enqueue: bool
     config: RunConfig
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume_json: _Optional[str] = ..., resumes_json: _Optional[_Mapping[str, str]] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+    request_id: str
+    on_disconnect: OnDisconnect
+    background: bool
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume_json: _Optional[str] = ..., resumes_json: _Optional[_Mapping[str, str]] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
 
 class ForkRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "update_json", "as_node", "event_kinds", "enqueue", "config")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "update_json", "as_node", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +172,9 @@ class ForkRequest(_message.Message):
     EVENT_KINDS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
+    BACKGROUND_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
@@ -140,7 +183,10 @@ class ForkRequest(_message.Message):
     event_kinds: _containers.RepeatedScalarFieldContainer[EventKind]
     enqueue: bool
     config: RunConfig
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+    request_id: str
+    on_disconnect: OnDisconnect
+    background: bool
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("seq", "run_id", "namespace", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished")
@@ -401,18 +447,20 @@ class ListHistoryResponse(_message.Message):
     def __init__(self, snapshots: _Optional[_Iterable[_Union[StateSnapshot, _Mapping]]] = ...) -> None: ...
 
 class UpdateStateRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "values_json", "as_node")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "values_json", "as_node", "request_id")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     AS_NODE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
     values_json: str
     as_node: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values_json: _Optional[str] = ..., as_node: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values_json: _Optional[str] = ..., as_node: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class UpdateStateResponse(_message.Message):
     __slots__ = ("checkpoint",)
@@ -447,6 +495,80 @@ class CancelRunResponse(_message.Message):
     CANCELLED_FIELD_NUMBER: _ClassVar[int]
     cancelled: bool
     def __init__(self, cancelled: _Optional[bool] = ...) -> None: ...
+
+class JoinRunRequest(_message.Message):
+    __slots__ = ("run_id", "after_seq", "event_kinds")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    EVENT_KINDS_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    after_seq: int
+    event_kinds: _containers.RepeatedScalarFieldContainer[EventKind]
+    def __init__(self, run_id: _Optional[str] = ..., after_seq: _Optional[int] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ...) -> None: ...
+
+class RunInfo(_message.Message):
+    __slots__ = ("run_id", "thread_id", "graph", "status", "request_id", "replica", "attempts", "started_at", "ended_at", "checkpoint_id", "call", "call_json", "reason", "error", "interrupts", "last_seq", "on_disconnect", "background")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLICA_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_FIELD_NUMBER: _ClassVar[int]
+    CALL_JSON_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
+    BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    thread_id: str
+    graph: str
+    status: RunStatus
+    request_id: str
+    replica: str
+    attempts: int
+    started_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    checkpoint_id: str
+    call: str
+    call_json: str
+    reason: FinishReason
+    error: ErrorInfo
+    interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
+    last_seq: int
+    on_disconnect: OnDisconnect
+    background: bool
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., replica: _Optional[str] = ..., attempts: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_id: _Optional[str] = ..., call: _Optional[str] = ..., call_json: _Optional[str] = ..., reason: _Optional[_Union[FinishReason, str]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., last_seq: _Optional[int] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
+
+class GetRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class ListRunsRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "limit", "before")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    limit: int
+    before: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ...) -> None: ...
+
+class ListRunsResponse(_message.Message):
+    __slots__ = ("runs",)
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[RunInfo]
+    def __init__(self, runs: _Optional[_Iterable[_Union[RunInfo, _Mapping]]] = ...) -> None: ...
 
 class ListGraphsRequest(_message.Message):
     __slots__ = ()

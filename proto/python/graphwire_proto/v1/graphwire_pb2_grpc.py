@@ -86,6 +86,21 @@ class GraphServiceStub:
                 request_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadRequest.SerializeToString,
                 response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadResponse.FromString,
                 _registered_method=True)
+        self.JoinRun = channel.unary_stream(
+                '/graphwire.v1.GraphService/JoinRun',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.JoinRunRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.RunEvent.FromString,
+                _registered_method=True)
+        self.GetRun = channel.unary_unary(
+                '/graphwire.v1.GraphService/GetRun',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.GetRunRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.RunInfo.FromString,
+                _registered_method=True)
+        self.ListRuns = channel.unary_unary(
+                '/graphwire.v1.GraphService/ListRuns',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListRunsRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListRunsResponse.FromString,
+                _registered_method=True)
         self.PutItem = channel.unary_unary(
                 '/graphwire.v1.GraphService/PutItem',
                 request_serializer=graphwire_dot_v1_dot_graphwire__pb2.PutItemRequest.SerializeToString,
@@ -198,6 +213,35 @@ class GraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def JoinRun(self, request, context):
+        """Streams a run's events after `after_seq`, from any replica: the events
+        kept from before (a run's events are kept for the server's retention
+        window after it ends), then the live ones while it runs, ending with its
+        `RunFinished`. Only runs started with a `request_id`,
+        `on_disconnect = ON_DISCONNECT_CONTINUE` or `background` keep their
+        events; another run is FAILED_PRECONDITION. Unknown run (or one of
+        another tenant): NOT_FOUND. Leaving a join never cancels its run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRun(self, request, context):
+        """Reads a run's record: its status, call, replica, attempts and outcome.
+        Unknown run (or one of another tenant): NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRuns(self, request, context):
+        """Lists a thread's runs, newest first, from the records every replica
+        writes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def PutItem(self, request, context):
         """Writes an item of the store (long-term memory shared by every thread;
         see "The store" below), replacing the item at the same namespace and key.
@@ -287,6 +331,21 @@ def add_GraphServiceServicer_to_server(servicer, server):
                     servicer.DeleteThread,
                     request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadRequest.FromString,
                     response_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadResponse.SerializeToString,
+            ),
+            'JoinRun': grpc.unary_stream_rpc_method_handler(
+                    servicer.JoinRun,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.JoinRunRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.RunEvent.SerializeToString,
+            ),
+            'GetRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRun,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.GetRunRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.RunInfo.SerializeToString,
+            ),
+            'ListRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRuns,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListRunsRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListRunsResponse.SerializeToString,
             ),
             'PutItem': grpc.unary_unary_rpc_method_handler(
                     servicer.PutItem,
@@ -586,6 +645,87 @@ class GraphService:
             '/graphwire.v1.GraphService/DeleteThread',
             graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadRequest.SerializeToString,
             graphwire_dot_v1_dot_graphwire__pb2.DeleteThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/graphwire.v1.GraphService/JoinRun',
+            graphwire_dot_v1_dot_graphwire__pb2.JoinRunRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.RunEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/GetRun',
+            graphwire_dot_v1_dot_graphwire__pb2.GetRunRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.RunInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/ListRuns',
+            graphwire_dot_v1_dot_graphwire__pb2.ListRunsRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.ListRunsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -65,7 +65,18 @@
 // Deadlines and cancellation. Cancelling a streaming call, or letting its
 // deadline pass, cancels its run: it stops at the next await point, the
 // versions already saved stay, and the thread accepts its next run.
-// `CancelRun` does the same from another connection.
+// `CancelRun` does the same from another connection. A run started with
+// `on_disconnect = ON_DISCONNECT_CONTINUE` (or `background`) goes on
+// without its caller instead; `JoinRun` reads its events again.
+//
+// Retries. Invoke, Resume, Fork and UpdateState take a `request_id`: a
+// caller-chosen id of one logical call, sent again unchanged with each retry
+// (after UNAVAILABLE, say). A retry never applies its input twice: a call
+// that finished answers with the first attempt's outcome, one still running
+// is joined, and one whose replica died is continued from its last saved
+// version. The same `request_id` with a different request is
+// INVALID_ARGUMENT. Ids are kept for the server's retention window
+// (24 hours by default).
 //
 // Slow readers. A run never waits for its caller to read its events: the
 // thread is free for the next run as soon as the run ends, and its events
@@ -99,7 +110,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file graphwire/v1/graphwire.proto.
  */
 export const file_graphwire_v1_graphwire: GenFile = /*@__PURE__*/
-  fileDesc("ChxncmFwaHdpcmUvdjEvZ3JhcGh3aXJlLnByb3RvEgxncmFwaHdpcmUudjEi2wEKCVJ1bkNvbmZpZxIcCg9yZWN1cnNpb25fbGltaXQYASABKA1IAIgBARIsCgpkdXJhYmlsaXR5GAIgASgOMhguZ3JhcGh3aXJlLnYxLkR1cmFiaWxpdHkSFQoNbWV0YWRhdGFfanNvbhgGIAEoCRIYChBpbnRlcnJ1cHRfYmVmb3JlGAQgAygJEhcKD2ludGVycnVwdF9hZnRlchgFIAMoCRIUCgxjb250ZXh0X2pzb24YByABKAlCEgoQX3JlY3Vyc2lvbl9saW1pdEoECAMQBFIIbWV0YWRhdGEi8AEKDUludm9rZVJlcXVlc3QSDQoFZ3JhcGgYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhIKCmlucHV0X2pzb24YCyABKAkSGgoNY2hlY2twb2ludF9pZBgEIAEoCUgAiAEBEiwKC2V2ZW50X2tpbmRzGAggAygOMhcuZ3JhcGh3aXJlLnYxLkV2ZW50S2luZBIPCgdlbnF1ZXVlGAkgASgIEicKBmNvbmZpZxgKIAEoCzIXLmdyYXBod2lyZS52MS5SdW5Db25maWdCEAoOX2NoZWNrcG9pbnRfaWRKBAgDEARSBWlucHV0UgZzdHJlYW0iywIKDVJlc3VtZVJlcXVlc3QSDQoFZ3JhcGgYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhMKC3Jlc3VtZV9qc29uGAsgASgJEkIKDHJlc3VtZXNfanNvbhgMIAMoCzIsLmdyYXBod2lyZS52MS5SZXN1bWVSZXF1ZXN0LlJlc3VtZXNKc29uRW50cnkSLAoLZXZlbnRfa2luZHMYCCADKA4yFy5ncmFwaHdpcmUudjEuRXZlbnRLaW5kEg8KB2VucXVldWUYCSABKAgSJwoGY29uZmlnGAogASgLMhcuZ3JhcGh3aXJlLnYxLlJ1bkNvbmZpZxoyChBSZXN1bWVzSnNvbkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFKBAgDEARKBAgEEAVSBnJlc3VtZVIHcmVzdW1lc1IGc3RyZWFtIvsBCgtGb3JrUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSFQoNY2hlY2twb2ludF9pZBgDIAEoCRITCgt1cGRhdGVfanNvbhgLIAEoCRIUCgdhc19ub2RlGAUgASgJSACIAQESLAoLZXZlbnRfa2luZHMYCCADKA4yFy5ncmFwaHdpcmUudjEuRXZlbnRLaW5kEg8KB2VucXVldWUYCSABKAgSJwoGY29uZmlnGAogASgLMhcuZ3JhcGh3aXJlLnYxLlJ1bkNvbmZpZ0IKCghfYXNfbm9kZUoECAQQBVIGdXBkYXRlUgZzdHJlYW0i5QQKCFJ1bkV2ZW50EgsKA3NlcRgBIAEoDRIOCgZydW5faWQYAiABKAkSEQoJbmFtZXNwYWNlGAMgAygJEi8KC3J1bl9zdGFydGVkGAogASgLMhguZ3JhcGh3aXJlLnYxLlJ1blN0YXJ0ZWRIABIxCgxzdGVwX3N0YXJ0ZWQYCyABKAsyGS5ncmFwaHdpcmUudjEuU3RlcFN0YXJ0ZWRIABIzCg1zdGVwX2ZpbmlzaGVkGAwgASgLMhouZ3JhcGh3aXJlLnYxLlN0ZXBGaW5pc2hlZEgAEjEKDHRhc2tfc3RhcnRlZBgNIAEoCzIZLmdyYXBod2lyZS52MS5UYXNrU3RhcnRlZEgAEjMKDXRhc2tfZmluaXNoZWQYDiABKAsyGi5ncmFwaHdpcmUudjEuVGFza0ZpbmlzaGVkSAASJgoGdmFsdWVzGA8gASgLMhQuZ3JhcGh3aXJlLnYxLlZhbHVlc0gAEiYKBmN1c3RvbRgQIAEoCzIULmdyYXBod2lyZS52MS5DdXN0b21IABIzCg1tZXNzYWdlX2NodW5rGBEgASgLMhouZ3JhcGh3aXJlLnYxLk1lc3NhZ2VDaHVua0gAEjkKEGNoZWNrcG9pbnRfc2F2ZWQYEiABKAsyHS5ncmFwaHdpcmUudjEuQ2hlY2twb2ludFNhdmVkSAASLAoJaW50ZXJydXB0GBMgASgLMhcuZ3JhcGh3aXJlLnYxLkludGVycnVwdEgAEjEKDHJ1bl9maW5pc2hlZBgUIAEoCzIZLmdyYXBod2lyZS52MS5SdW5GaW5pc2hlZEgAQgcKBWV2ZW50IlUKClJ1blN0YXJ0ZWQSDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRINCgVncmFwaBgDIAEoCRIVCg1jaGVja3BvaW50X2lkGAQgASgJIigKB1Rhc2tSZWYSDwoHdGFza19pZBgBIAEoCRIMCgRub2RlGAIgASgJIk8KC1N0ZXBTdGFydGVkEhEKBHN0ZXAYASABKAVIAIgBARIkCgV0YXNrcxgCIAMoCzIVLmdyYXBod2lyZS52MS5UYXNrUmVmQgcKBV9zdGVwIioKDFN0ZXBGaW5pc2hlZBIRCgRzdGVwGAEgASgFSACIAQFCBwoFX3N0ZXAiewoLVGFza1N0YXJ0ZWQSEQoEc3RlcBgBIAEoBUgAiAEBEg8KB3Rhc2tfaWQYAiABKAkSDAoEbm9kZRgDIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhAKCHRyaWdnZXJzGAUgAygJQgcKBV9zdGVwSgQIBBAFUgVpbnB1dCLRAQoMVGFza0ZpbmlzaGVkEhEKBHN0ZXAYASABKAVIAIgBARIPCgd0YXNrX2lkGAIgASgJEgwKBG5vZGUYAyABKAkSEwoLdXBkYXRlX2pzb24YCCABKAkSJgoFZXJyb3IYBSABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvEisKCmludGVycnVwdHMYBiADKAsyFy5ncmFwaHdpcmUudjEuSW50ZXJydXB0Eg4KBmNhY2hlZBgHIAEoCEIHCgVfc3RlcEoECAQQBVIGdXBkYXRlIkcKBlZhbHVlcxIRCgRzdGVwGAEgASgFSACIAQESEwoLdmFsdWVzX2pzb24YAyABKAlCBwoFX3N0ZXBKBAgCEANSBnZhbHVlcyJoCgZDdXN0b20SEQoEc3RlcBgBIAEoBUgAiAEBEg8KB3Rhc2tfaWQYAiABKAkSDAoEbm9kZRgDIAEoCRIUCgxwYXlsb2FkX2pzb24YBSABKAlCBwoFX3N0ZXBKBAgEEAVSB3BheWxvYWQikQEKDE1lc3NhZ2VDaHVuaxIRCgRzdGVwGAEgASgFSACIAQESDwoHdGFza19pZBgCIAEoCRIMCgRub2RlGAMgASgJEhIKCmNodW5rX2pzb24YBiABKAkSFQoNbWV0YWRhdGFfanNvbhgHIAEoCUIHCgVfc3RlcEoECAQQBUoECAUQBlIFY2h1bmtSCG1ldGFkYXRhIkIKD0NoZWNrcG9pbnRTYXZlZBIvCgpjaGVja3BvaW50GAEgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYiowEKDUNoZWNrcG9pbnRSZWYSFQoNY2hlY2twb2ludF9pZBgBIAEoCRIRCglwYXJlbnRfaWQYAiABKAkSEQoEc3RlcBgDIAEoBUgAiAEBEg4KBnNvdXJjZRgEIAEoCRIMCgRuZXh0GAUgAygJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zdGVwImUKCUludGVycnVwdBIUCgxpbnRlcnJ1cHRfaWQYASABKAkSDAoEbm9kZRgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEhIKCnZhbHVlX2pzb24YBSABKAlKBAgEEAVSAmlkUgV2YWx1ZSLiAQoLUnVuRmluaXNoZWQSKgoGcmVhc29uGAEgASgOMhouZ3JhcGh3aXJlLnYxLkZpbmlzaFJlYXNvbhIvCgpjaGVja3BvaW50GAIgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYSEwoLdmFsdWVzX2pzb24YBiABKAkSJgoFZXJyb3IYBCABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvEisKCmludGVycnVwdHMYBSADKAsyFy5ncmFwaHdpcmUudjEuSW50ZXJydXB0SgQIAxAEUgZ2YWx1ZXMiKgoJRXJyb3JJbmZvEgwKBHR5cGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSKLAQoPR2V0U3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQESEQoJc3ViZ3JhcGhzGAQgASgIEhUKDWNoZWNrcG9pbnRfbnMYBSABKAlCEAoOX2NoZWNrcG9pbnRfaWQi7QEKDVN0YXRlU25hcHNob3QSEwoLdmFsdWVzX2pzb24YByABKAkSDAoEbmV4dBgCIAMoCRIvCgpjaGVja3BvaW50GAMgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYSFQoNbWV0YWRhdGFfanNvbhgIIAEoCRImCgV0YXNrcxgFIAMoCzIXLmdyYXBod2lyZS52MS5UYXNrU3RhdGUSKwoKaW50ZXJydXB0cxgGIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHRKBAgBEAJKBAgEEAVSBnZhbHVlc1IIbWV0YWRhdGEi9gEKCVRhc2tTdGF0ZRIPCgd0YXNrX2lkGAEgASgJEgwKBG5vZGUYAiABKAkSKwoKaW50ZXJydXB0cxgDIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHQSJgoFZXJyb3IYBCABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvEhgKC3Jlc3VsdF9qc29uGAUgASgJSACIAQESFQoNY2hlY2twb2ludF9ucxgGIAEoCRIqCgVzdGF0ZRgHIAEoCzIbLmdyYXBod2lyZS52MS5TdGF0ZVNuYXBzaG90Qg4KDF9yZXN1bHRfanNvblICaWRSBG5hbWUirgEKEkxpc3RIaXN0b3J5UmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSEgoFbGltaXQYAyABKA1IAIgBARITCgZiZWZvcmUYBCABKAlIAYgBARITCgtmaWx0ZXJfanNvbhgGIAEoCRIVCg1jaGVja3BvaW50X25zGAcgASgJQggKBl9saW1pdEIJCgdfYmVmb3JlSgQIBRAGUgZmaWx0ZXIiRQoTTGlzdEhpc3RvcnlSZXNwb25zZRIuCglzbmFwc2hvdHMYASADKAsyGy5ncmFwaHdpcmUudjEuU3RhdGVTbmFwc2hvdCKpAQoSVXBkYXRlU3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQESEwoLdmFsdWVzX2pzb24YBiABKAkSFAoHYXNfbm9kZRgFIAEoCUgBiAEBQhAKDl9jaGVja3BvaW50X2lkQgoKCF9hc19ub2RlSgQIBBAFUgZ2YWx1ZXMiRgoTVXBkYXRlU3RhdGVSZXNwb25zZRIvCgpjaGVja3BvaW50GAEgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYiNwoTRGVsZXRlVGhyZWFkUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkiFgoURGVsZXRlVGhyZWFkUmVzcG9uc2UiRAoQQ2FuY2VsUnVuUmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcnVuX2lkGAMgASgJIiYKEUNhbmNlbFJ1blJlc3BvbnNlEhEKCWNhbmNlbGxlZBgBIAEoCCITChFMaXN0R3JhcGhzUmVxdWVzdCI9ChJMaXN0R3JhcGhzUmVzcG9uc2USJwoGZ3JhcGhzGAEgAygLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoSW5mbyImCg9HZXRHcmFwaFJlcXVlc3QSDQoFZ3JhcGgYASABKAlSBG5hbWUifgoJR3JhcGhJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSJgoFbm9kZXMYAyADKAsyFy5ncmFwaHdpcmUudjEuR3JhcGhOb2RlEiYKBWVkZ2VzGAQgAygLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoRWRnZSJrCglHcmFwaE5vZGUSDAoEbmFtZRgBIAEoCRIVCg1tZXRhZGF0YV9qc29uGAMgASgJEikKCHN1YmdyYXBoGAQgASgLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoSW5mb0oECAIQA1IIbWV0YWRhdGEiTwoJR3JhcGhFZGdlEg4KBnNvdXJjZRgBIAEoCRIOCgZ0YXJnZXQYAiABKAkSEwoLY29uZGl0aW9uYWwYAyABKAgSDQoFbGFiZWwYBCABKAkiuAEKBEl0ZW0SEQoJbmFtZXNwYWNlGAEgAygJEgsKA2tleRgCIAEoCRISCgp2YWx1ZV9qc29uGAMgASgJEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBXNjb3JlGAYgASgBSACIAQFCCAoGX3Njb3JlIpYBCg5QdXRJdGVtUmVxdWVzdBIRCgluYW1lc3BhY2UYASADKAkSCwoDa2V5GAIgASgJEhIKCnZhbHVlX2pzb24YAyABKAkSFAoMaW5kZXhfZmllbGRzGAQgAygJEhAKCG5vX2luZGV4GAUgASgIEhgKC3R0bF9taW51dGVzGAYgASgBSACIAQFCDgoMX3R0bF9taW51dGVzIhEKD1B1dEl0ZW1SZXNwb25zZSJaCg5HZXRJdGVtUmVxdWVzdBIRCgluYW1lc3BhY2UYASADKAkSCwoDa2V5GAIgASgJEhgKC3JlZnJlc2hfdHRsGAMgASgISACIAQFCDgoMX3JlZnJlc2hfdHRsIqoBChJTZWFyY2hJdGVtc1JlcXVlc3QSGAoQbmFtZXNwYWNlX3ByZWZpeBgBIAMoCRITCgtmaWx0ZXJfanNvbhgCIAEoCRISCgVsaW1pdBgDIAEoDUgAiAEBEg4KBm9mZnNldBgEIAEoDRINCgVxdWVyeRgFIAEoCRIYCgtyZWZyZXNoX3R0bBgGIAEoCEgBiAEBQggKBl9saW1pdEIOCgxfcmVmcmVzaF90dGwiOAoTU2VhcmNoSXRlbXNSZXNwb25zZRIhCgVpdGVtcxgBIAMoCzISLmdyYXBod2lyZS52MS5JdGVtIjMKEURlbGV0ZUl0ZW1SZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAMoCRILCgNrZXkYAiABKAkiJQoSRGVsZXRlSXRlbVJlc3BvbnNlEg8KB2RlbGV0ZWQYASABKAgiiwEKFUxpc3ROYW1lc3BhY2VzUmVxdWVzdBIOCgZwcmVmaXgYASADKAkSDgoGc3VmZml4GAIgAygJEhYKCW1heF9kZXB0aBgDIAEoDUgAiAEBEhIKBWxpbWl0GAQgASgNSAGIAQESDgoGb2Zmc2V0GAUgASgNQgwKCl9tYXhfZGVwdGhCCAoGX2xpbWl0IkUKFkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USKwoKbmFtZXNwYWNlcxgBIAMoCzIXLmdyYXBod2lyZS52MS5OYW1lc3BhY2UiGwoJTmFtZXNwYWNlEg4KBmxhYmVscxgBIAMoCSrdAgoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIaChZFVkVOVF9LSU5EX1JVTl9TVEFSVEVEEAESGwoXRVZFTlRfS0lORF9TVEVQX1NUQVJURUQQAhIcChhFVkVOVF9LSU5EX1NURVBfRklOSVNIRUQQAxIbChdFVkVOVF9LSU5EX1RBU0tfU1RBUlRFRBAEEhwKGEVWRU5UX0tJTkRfVEFTS19GSU5JU0hFRBAFEhUKEUVWRU5UX0tJTkRfVkFMVUVTEAYSFQoRRVZFTlRfS0lORF9DVVNUT00QBxIcChhFVkVOVF9LSU5EX01FU1NBR0VfQ0hVTksQCBIfChtFVkVOVF9LSU5EX0NIRUNLUE9JTlRfU0FWRUQQCRIYChRFVkVOVF9LSU5EX0lOVEVSUlVQVBAKEhsKF0VWRU5UX0tJTkRfUlVOX0ZJTklTSEVEEAsqaAoKRHVyYWJpbGl0eRIaChZEVVJBQklMSVRZX1VOU1BFQ0lGSUVEEAASFAoQRFVSQUJJTElUWV9BU1lOQxABEhMKD0RVUkFCSUxJVFlfU1lOQxACEhMKD0RVUkFCSUxJVFlfRVhJVBADKroBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhUKEUZJTklTSF9SRUFTT05fRU5EEAESGwoXRklOSVNIX1JFQVNPTl9JTlRFUlJVUFQQAhIXChNGSU5JU0hfUkVBU09OX0VSUk9SEAMSIQodRklOSVNIX1JFQVNPTl9SRUNVUlNJT05fTElNSVQQBBIbChdGSU5JU0hfUkVBU09OX0NBTkNFTExFRBAFMv4ICgxHcmFwaFNlcnZpY2USPwoGSW52b2tlEhsuZ3JhcGh3aXJlLnYxLkludm9rZVJlcXVlc3QaFi5ncmFwaHdpcmUudjEuUnVuRXZlbnQwARI/CgZSZXN1bWUSGy5ncmFwaHdpcmUudjEuUmVzdW1lUmVxdWVzdBoWLmdyYXBod2lyZS52MS5SdW5FdmVudDABEjsKBEZvcmsSGS5ncmFwaHdpcmUudjEuRm9ya1JlcXVlc3QaFi5ncmFwaHdpcmUudjEuUnVuRXZlbnQwARJGCghHZXRTdGF0ZRIdLmdyYXBod2lyZS52MS5HZXRTdGF0ZVJlcXVlc3QaGy5ncmFwaHdpcmUudjEuU3RhdGVTbmFwc2hvdBJSCgtMaXN0SGlzdG9yeRIgLmdyYXBod2lyZS52MS5MaXN0SGlzdG9yeVJlcXVlc3QaIS5ncmFwaHdpcmUudjEuTGlzdEhpc3RvcnlSZXNwb25zZRJSCgtVcGRhdGVTdGF0ZRIgLmdyYXBod2lyZS52MS5VcGRhdGVTdGF0ZVJlcXVlc3QaIS5ncmFwaHdpcmUudjEuVXBkYXRlU3RhdGVSZXNwb25zZRJPCgpMaXN0R3JhcGhzEh8uZ3JhcGh3aXJlLnYxLkxpc3RHcmFwaHNSZXF1ZXN0GiAuZ3JhcGh3aXJlLnYxLkxpc3RHcmFwaHNSZXNwb25zZRJCCghHZXRHcmFwaBIdLmdyYXBod2lyZS52MS5HZXRHcmFwaFJlcXVlc3QaFy5ncmFwaHdpcmUudjEuR3JhcGhJbmZvEkwKCUNhbmNlbFJ1bhIeLmdyYXBod2lyZS52MS5DYW5jZWxSdW5SZXF1ZXN0Gh8uZ3JhcGh3aXJlLnYxLkNhbmNlbFJ1blJlc3BvbnNlElUKDERlbGV0ZVRocmVhZBIhLmdyYXBod2lyZS52MS5EZWxldGVUaHJlYWRSZXF1ZXN0GiIuZ3JhcGh3aXJlLnYxLkRlbGV0ZVRocmVhZFJlc3BvbnNlEkYKB1B1dEl0ZW0SHC5ncmFwaHdpcmUudjEuUHV0SXRlbVJlcXVlc3QaHS5ncmFwaHdpcmUudjEuUHV0SXRlbVJlc3BvbnNlEjsKB0dldEl0ZW0SHC5ncmFwaHdpcmUudjEuR2V0SXRlbVJlcXVlc3QaEi5ncmFwaHdpcmUudjEuSXRlbRJSCgtTZWFyY2hJdGVtcxIgLmdyYXBod2lyZS52MS5TZWFyY2hJdGVtc1JlcXVlc3QaIS5ncmFwaHdpcmUudjEuU2VhcmNoSXRlbXNSZXNwb25zZRJPCgpEZWxldGVJdGVtEh8uZ3JhcGh3aXJlLnYxLkRlbGV0ZUl0ZW1SZXF1ZXN0GiAuZ3JhcGh3aXJlLnYxLkRlbGV0ZUl0ZW1SZXNwb25zZRJbCg5MaXN0TmFtZXNwYWNlcxIjLmdyYXBod2lyZS52MS5MaXN0TmFtZXNwYWNlc1JlcXVlc3QaJC5ncmFwaHdpcmUudjEuTGlzdE5hbWVzcGFjZXNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChxncmFwaHdpcmUvdjEvZ3JhcGh3aXJlLnByb3RvEgxncmFwaHdpcmUudjEi2wEKCVJ1bkNvbmZpZxIcCg9yZWN1cnNpb25fbGltaXQYASABKA1IAIgBARIsCgpkdXJhYmlsaXR5GAIgASgOMhguZ3JhcGh3aXJlLnYxLkR1cmFiaWxpdHkSFQoNbWV0YWRhdGFfanNvbhgGIAEoCRIYChBpbnRlcnJ1cHRfYmVmb3JlGAQgAygJEhcKD2ludGVycnVwdF9hZnRlchgFIAMoCRIUCgxjb250ZXh0X2pzb24YByABKAlCEgoQX3JlY3Vyc2lvbl9saW1pdEoECAMQBFIIbWV0YWRhdGEiywIKDUludm9rZVJlcXVlc3QSDQoFZ3JhcGgYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhIKCmlucHV0X2pzb24YCyABKAkSGgoNY2hlY2twb2ludF9pZBgEIAEoCUgAiAEBEiwKC2V2ZW50X2tpbmRzGAggAygOMhcuZ3JhcGh3aXJlLnYxLkV2ZW50S2luZBIPCgdlbnF1ZXVlGAkgASgIEicKBmNvbmZpZxgKIAEoCzIXLmdyYXBod2lyZS52MS5SdW5Db25maWcSEgoKcmVxdWVzdF9pZBgMIAEoCRIxCg1vbl9kaXNjb25uZWN0GA0gASgOMhouZ3JhcGh3aXJlLnYxLk9uRGlzY29ubmVjdBISCgpiYWNrZ3JvdW5kGA4gASgIQhAKDl9jaGVja3BvaW50X2lkSgQIAxAEUgVpbnB1dFIGc3RyZWFtIqYDCg1SZXN1bWVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRITCgtyZXN1bWVfanNvbhgLIAEoCRJCCgxyZXN1bWVzX2pzb24YDCADKAsyLC5ncmFwaHdpcmUudjEuUmVzdW1lUmVxdWVzdC5SZXN1bWVzSnNvbkVudHJ5EiwKC2V2ZW50X2tpbmRzGAggAygOMhcuZ3JhcGh3aXJlLnYxLkV2ZW50S2luZBIPCgdlbnF1ZXVlGAkgASgIEicKBmNvbmZpZxgKIAEoCzIXLmdyYXBod2lyZS52MS5SdW5Db25maWcSEgoKcmVxdWVzdF9pZBgNIAEoCRIxCg1vbl9kaXNjb25uZWN0GA4gASgOMhouZ3JhcGh3aXJlLnYxLk9uRGlzY29ubmVjdBISCgpiYWNrZ3JvdW5kGA8gASgIGjIKEFJlc3VtZXNKc29uRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUoECAMQBEoECAQQBVIGcmVzdW1lUgdyZXN1bWVzUgZzdHJlYW0i1gIKC0ZvcmtSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIVCg1jaGVja3BvaW50X2lkGAMgASgJEhMKC3VwZGF0ZV9qc29uGAsgASgJEhQKB2FzX25vZGUYBSABKAlIAIgBARIsCgtldmVudF9raW5kcxgIIAMoDjIXLmdyYXBod2lyZS52MS5FdmVudEtpbmQSDwoHZW5xdWV1ZRgJIAEoCBInCgZjb25maWcYCiABKAsyFy5ncmFwaHdpcmUudjEuUnVuQ29uZmlnEhIKCnJlcXVlc3RfaWQYDCABKAkSMQoNb25fZGlzY29ubmVjdBgNIAEoDjIaLmdyYXBod2lyZS52MS5PbkRpc2Nvbm5lY3QSEgoKYmFja2dyb3VuZBgOIAEoCEIKCghfYXNfbm9kZUoECAQQBVIGdXBkYXRlUgZzdHJlYW0i5QQKCFJ1bkV2ZW50EgsKA3NlcRgBIAEoDRIOCgZydW5faWQYAiABKAkSEQoJbmFtZXNwYWNlGAMgAygJEi8KC3J1bl9zdGFydGVkGAogASgLMhguZ3JhcGh3aXJlLnYxLlJ1blN0YXJ0ZWRIABIxCgxzdGVwX3N0YXJ0ZWQYCyABKAsyGS5ncmFwaHdpcmUudjEuU3RlcFN0YXJ0ZWRIABIzCg1zdGVwX2ZpbmlzaGVkGAwgASgLMhouZ3JhcGh3aXJlLnYxLlN0ZXBGaW5pc2hlZEgAEjEKDHRhc2tfc3RhcnRlZBgNIAEoCzIZLmdyYXBod2lyZS52MS5UYXNrU3RhcnRlZEgAEjMKDXRhc2tfZmluaXNoZWQYDiABKAsyGi5ncmFwaHdpcmUudjEuVGFza0ZpbmlzaGVkSAASJgoGdmFsdWVzGA8gASgLMhQuZ3JhcGh3aXJlLnYxLlZhbHVlc0gAEiYKBmN1c3RvbRgQIAEoCzIULmdyYXBod2lyZS52MS5DdXN0b21IABIzCg1tZXNzYWdlX2NodW5rGBEgASgLMhouZ3JhcGh3aXJlLnYxLk1lc3NhZ2VDaHVua0gAEjkKEGNoZWNrcG9pbnRfc2F2ZWQYEiABKAsyHS5ncmFwaHdpcmUudjEuQ2hlY2twb2ludFNhdmVkSAASLAoJaW50ZXJydXB0GBMgASgLMhcuZ3JhcGh3aXJlLnYxLkludGVycnVwdEgAEjEKDHJ1bl9maW5pc2hlZBgUIAEoCzIZLmdyYXBod2lyZS52MS5SdW5GaW5pc2hlZEgAQgcKBWV2ZW50IlUKClJ1blN0YXJ0ZWQSDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRINCgVncmFwaBgDIAEoCRIVCg1jaGVja3BvaW50X2lkGAQgASgJIigKB1Rhc2tSZWYSDwoHdGFza19pZBgBIAEoCRIMCgRub2RlGAIgASgJIk8KC1N0ZXBTdGFydGVkEhEKBHN0ZXAYASABKAVIAIgBARIkCgV0YXNrcxgCIAMoCzIVLmdyYXBod2lyZS52MS5UYXNrUmVmQgcKBV9zdGVwIioKDFN0ZXBGaW5pc2hlZBIRCgRzdGVwGAEgASgFSACIAQFCBwoFX3N0ZXAiewoLVGFza1N0YXJ0ZWQSEQoEc3RlcBgBIAEoBUgAiAEBEg8KB3Rhc2tfaWQYAiABKAkSDAoEbm9kZRgDIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhAKCHRyaWdnZXJzGAUgAygJQgcKBV9zdGVwSgQIBBAFUgVpbnB1dCLRAQoMVGFza0ZpbmlzaGVkEhEKBHN0ZXAYASABKAVIAIgBARIPCgd0YXNrX2lkGAIgASgJEgwKBG5vZGUYAyABKAkSEwoLdXBkYXRlX2pzb24YCCABKAkSJgoFZXJyb3IYBSABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvEisKCmludGVycnVwdHMYBiADKAsyFy5ncmFwaHdpcmUudjEuSW50ZXJydXB0Eg4KBmNhY2hlZBgHIAEoCEIHCgVfc3RlcEoECAQQBVIGdXBkYXRlIkcKBlZhbHVlcxIRCgRzdGVwGAEgASgFSACIAQESEwoLdmFsdWVzX2pzb24YAyABKAlCBwoFX3N0ZXBKBAgCEANSBnZhbHVlcyJoCgZDdXN0b20SEQoEc3RlcBgBIAEoBUgAiAEBEg8KB3Rhc2tfaWQYAiABKAkSDAoEbm9kZRgDIAEoCRIUCgxwYXlsb2FkX2pzb24YBSABKAlCBwoFX3N0ZXBKBAgEEAVSB3BheWxvYWQikQEKDE1lc3NhZ2VDaHVuaxIRCgRzdGVwGAEgASgFSACIAQESDwoHdGFza19pZBgCIAEoCRIMCgRub2RlGAMgASgJEhIKCmNodW5rX2pzb24YBiABKAkSFQoNbWV0YWRhdGFfanNvbhgHIAEoCUIHCgVfc3RlcEoECAQQBUoECAUQBlIFY2h1bmtSCG1ldGFkYXRhIkIKD0NoZWNrcG9pbnRTYXZlZBIvCgpjaGVja3BvaW50GAEgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYiowEKDUNoZWNrcG9pbnRSZWYSFQoNY2hlY2twb2ludF9pZBgBIAEoCRIRCglwYXJlbnRfaWQYAiABKAkSEQoEc3RlcBgDIAEoBUgAiAEBEg4KBnNvdXJjZRgEIAEoCRIMCgRuZXh0GAUgAygJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zdGVwImUKCUludGVycnVwdBIUCgxpbnRlcnJ1cHRfaWQYASABKAkSDAoEbm9kZRgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEhIKCnZhbHVlX2pzb24YBSABKAlKBAgEEAVSAmlkUgV2YWx1ZSLiAQoLUnVuRmluaXNoZWQSKgoGcmVhc29uGAEgASgOMhouZ3JhcGh3aXJlLnYxLkZpbmlzaFJlYXNvbhIvCgpjaGVja3BvaW50GAIgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYSEwoLdmFsdWVzX2pzb24YBiABKAkSJgoFZXJyb3IYBCABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvEisKCmludGVycnVwdHMYBSADKAsyFy5ncmFwaHdpcmUudjEuSW50ZXJydXB0SgQIAxAEUgZ2YWx1ZXMiKgoJRXJyb3JJbmZvEgwKBHR5cGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSKLAQoPR2V0U3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQESEQoJc3ViZ3JhcGhzGAQgASgIEhUKDWNoZWNrcG9pbnRfbnMYBSABKAlCEAoOX2NoZWNrcG9pbnRfaWQi7QEKDVN0YXRlU25hcHNob3QSEwoLdmFsdWVzX2pzb24YByABKAkSDAoEbmV4dBgCIAMoCRIvCgpjaGVja3BvaW50GAMgASgLMhsuZ3JhcGh3aXJlLnYxLkNoZWNrcG9pbnRSZWYSFQoNbWV0YWRhdGFfanNvbhgIIAEoCRImCgV0YXNrcxgFIAMoCzIXLmdyYXBod2lyZS52MS5UYXNrU3RhdGUSKwoKaW50ZXJydXB0cxgGIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHRKBAgBEAJKBAgEEAVSBnZhbHVlc1IIbWV0YWRhdGEi9gEKCVRhc2tTdGF0ZRIPCgd0YXNrX2lkGAEgASgJEgwKBG5vZGUYAiABKAkSKwoKaW50ZXJydXB0cxgDIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHQSJgoFZXJyb3IYBCABKAsyFy5ncmFwaHdpcmUudjEuRXJyb3JJbmZvEhgKC3Jlc3VsdF9qc29uGAUgASgJSACIAQESFQoNY2hlY2twb2ludF9ucxgGIAEoCRIqCgVzdGF0ZRgHIAEoCzIbLmdyYXBod2lyZS52MS5TdGF0ZVNuYXBzaG90Qg4KDF9yZXN1bHRfanNvblICaWRSBG5hbWUirgEKEkxpc3RIaXN0b3J5UmVxdWVzdBINCgVncmFwaBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSEgoFbGltaXQYAyABKA1IAIgBARITCgZiZWZvcmUYBCABKAlIAYgBARITCgtmaWx0ZXJfanNvbhgGIAEoCRIVCg1jaGVja3BvaW50X25zGAcgASgJQggKBl9saW1pdEIJCgdfYmVmb3JlSgQIBRAGUgZmaWx0ZXIiRQoTTGlzdEhpc3RvcnlSZXNwb25zZRIuCglzbmFwc2hvdHMYASADKAsyGy5ncmFwaHdpcmUudjEuU3RhdGVTbmFwc2hvdCK9AQoSVXBkYXRlU3RhdGVSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIaCg1jaGVja3BvaW50X2lkGAMgASgJSACIAQESEwoLdmFsdWVzX2pzb24YBiABKAkSFAoHYXNfbm9kZRgFIAEoCUgBiAEBEhIKCnJlcXVlc3RfaWQYByABKAlCEAoOX2NoZWNrcG9pbnRfaWRCCgoIX2FzX25vZGVKBAgEEAVSBnZhbHVlcyJGChNVcGRhdGVTdGF0ZVJlc3BvbnNlEi8KCmNoZWNrcG9pbnQYASABKAsyGy5ncmFwaHdpcmUudjEuQ2hlY2twb2ludFJlZiI3ChNEZWxldGVUaHJlYWRSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCSIWChREZWxldGVUaHJlYWRSZXNwb25zZSJEChBDYW5jZWxSdW5SZXF1ZXN0Eg0KBWdyYXBoGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIOCgZydW5faWQYAyABKAkiJgoRQ2FuY2VsUnVuUmVzcG9uc2USEQoJY2FuY2VsbGVkGAEgASgIImEKDkpvaW5SdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIRCglhZnRlcl9zZXEYAiABKA0SLAoLZXZlbnRfa2luZHMYAyADKA4yFy5ncmFwaHdpcmUudjEuRXZlbnRLaW5kIosECgdSdW5JbmZvEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDQoFZ3JhcGgYAyABKAkSJwoGc3RhdHVzGAQgASgOMhcuZ3JhcGh3aXJlLnYxLlJ1blN0YXR1cxISCgpyZXF1ZXN0X2lkGAUgASgJEg8KB3JlcGxpY2EYBiABKAkSEAoIYXR0ZW1wdHMYByABKA0SLgoKc3RhcnRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDWNoZWNrcG9pbnRfaWQYCiABKAkSDAoEY2FsbBgLIAEoCRIRCgljYWxsX2pzb24YDCABKAkSKgoGcmVhc29uGA0gASgOMhouZ3JhcGh3aXJlLnYxLkZpbmlzaFJlYXNvbhImCgVlcnJvchgOIAEoCzIXLmdyYXBod2lyZS52MS5FcnJvckluZm8SKwoKaW50ZXJydXB0cxgPIAMoCzIXLmdyYXBod2lyZS52MS5JbnRlcnJ1cHQSEAoIbGFzdF9zZXEYECABKA0SMQoNb25fZGlzY29ubmVjdBgRIAEoDjIaLmdyYXBod2lyZS52MS5PbkRpc2Nvbm5lY3QSEgoKYmFja2dyb3VuZBgSIAEoCCIfCg1HZXRSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSJxCg9MaXN0UnVuc1JlcXVlc3QSDQoFZ3JhcGgYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhIKBWxpbWl0GAMgASgNSACIAQESEwoGYmVmb3JlGAQgASgJSAGIAQFCCAoGX2xpbWl0QgkKB19iZWZvcmUiNwoQTGlzdFJ1bnNSZXNwb25zZRIjCgRydW5zGAEgAygLMhUuZ3JhcGh3aXJlLnYxLlJ1bkluZm8iEwoRTGlzdEdyYXBoc1JlcXVlc3QiPQoSTGlzdEdyYXBoc1Jlc3BvbnNlEicKBmdyYXBocxgBIAMoCzIXLmdyYXBod2lyZS52MS5HcmFwaEluZm8iJgoPR2V0R3JhcGhSZXF1ZXN0Eg0KBWdyYXBoGAEgASgJUgRuYW1lIn4KCUdyYXBoSW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiYKBW5vZGVzGAMgAygLMhcuZ3JhcGh3aXJlLnYxLkdyYXBoTm9kZRImCgVlZGdlcxgEIAMoCzIXLmdyYXBod2lyZS52MS5HcmFwaEVkZ2UiawoJR3JhcGhOb2RlEgwKBG5hbWUYASABKAkSFQoNbWV0YWRhdGFfanNvbhgDIAEoCRIpCghzdWJncmFwaBgEIAEoCzIXLmdyYXBod2lyZS52MS5HcmFwaEluZm9KBAgCEANSCG1ldGFkYXRhIk8KCUdyYXBoRWRnZRIOCgZzb3VyY2UYASABKAkSDgoGdGFyZ2V0GAIgASgJEhMKC2NvbmRpdGlvbmFsGAMgASgIEg0KBWxhYmVsGAQgASgJIrgBCgRJdGVtEhEKCW5hbWVzcGFjZRgBIAMoCRILCgNrZXkYAiABKAkSEgoKdmFsdWVfanNvbhgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVzY29yZRgGIAEoAUgAiAEBQggKBl9zY29yZSKWAQoOUHV0SXRlbVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgAygJEgsKA2tleRgCIAEoCRISCgp2YWx1ZV9qc29uGAMgASgJEhQKDGluZGV4X2ZpZWxkcxgEIAMoCRIQCghub19pbmRleBgFIAEoCBIYCgt0dGxfbWludXRlcxgGIAEoAUgAiAEBQg4KDF90dGxfbWludXRlcyIRCg9QdXRJdGVtUmVzcG9uc2UiWgoOR2V0SXRlbVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgAygJEgsKA2tleRgCIAEoCRIYCgtyZWZyZXNoX3R0bBgDIAEoCEgAiAEBQg4KDF9yZWZyZXNoX3R0bCKqAQoSU2VhcmNoSXRlbXNSZXF1ZXN0EhgKEG5hbWVzcGFjZV9wcmVmaXgYASADKAkSEwoLZmlsdGVyX2pzb24YAiABKAkSEgoFbGltaXQYAyABKA1IAIgBARIOCgZvZmZzZXQYBCABKA0SDQoFcXVlcnkYBSABKAkSGAoLcmVmcmVzaF90dGwYBiABKAhIAYgBAUIICgZfbGltaXRCDgoMX3JlZnJlc2hfdHRsIjgKE1NlYXJjaEl0ZW1zUmVzcG9uc2USIQoFaXRlbXMYASADKAsyEi5ncmFwaHdpcmUudjEuSXRlbSIzChFEZWxldGVJdGVtUmVxdWVzdBIRCgluYW1lc3BhY2UYASADKAkSCwoDa2V5GAIgASgJIiUKEkRlbGV0ZUl0ZW1SZXNwb25zZRIPCgdkZWxldGVkGAEgASgIIosBChVMaXN0TmFtZXNwYWNlc1JlcXVlc3QSDgoGcHJlZml4GAEgAygJEg4KBnN1ZmZpeBgCIAMoCRIWCgltYXhfZGVwdGgYAyABKA1IAIgBARISCgVsaW1pdBgEIAEoDUgBiAEBEg4KBm9mZnNldBgFIAEoDUIMCgpfbWF4X2RlcHRoQggKBl9saW1pdCJFChZMaXN0TmFtZXNwYWNlc1Jlc3BvbnNlEisKCm5hbWVzcGFjZXMYASADKAsyFy5ncmFwaHdpcmUudjEuTmFtZXNwYWNlIhsKCU5hbWVzcGFjZRIOCgZsYWJlbHMYASADKAkq3QIKCUV2ZW50S2luZBIaChZFVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWRVZFTlRfS0lORF9SVU5fU1RBUlRFRBABEhsKF0VWRU5UX0tJTkRfU1RFUF9TVEFSVEVEEAISHAoYRVZFTlRfS0lORF9TVEVQX0ZJTklTSEVEEAMSGwoXRVZFTlRfS0lORF9UQVNLX1NUQVJURUQQBBIcChhFVkVOVF9LSU5EX1RBU0tfRklOSVNIRUQQBRIVChFFVkVOVF9LSU5EX1ZBTFVFUxAGEhUKEUVWRU5UX0tJTkRfQ1VTVE9NEAcSHAoYRVZFTlRfS0lORF9NRVNTQUdFX0NIVU5LEAgSHwobRVZFTlRfS0lORF9DSEVDS1BPSU5UX1NBVkVEEAkSGAoURVZFTlRfS0lORF9JTlRFUlJVUFQQChIbChdFVkVOVF9LSU5EX1JVTl9GSU5JU0hFRBALKmgKCkR1cmFiaWxpdHkSGgoWRFVSQUJJTElUWV9VTlNQRUNJRklFRBAAEhQKEERVUkFCSUxJVFlfQVNZTkMQARITCg9EVVJBQklMSVRZX1NZTkMQAhITCg9EVVJBQklMSVRZX0VYSVQQAypjCgxPbkRpc2Nvbm5lY3QSHQoZT05fRElTQ09OTkVDVF9VTlNQRUNJRklFRBAAEhgKFE9OX0RJU0NPTk5FQ1RfQ0FOQ0VMEAESGgoWT05fRElTQ09OTkVDVF9DT05USU5VRRACKroBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhUKEUZJTklTSF9SRUFTT05fRU5EEAESGwoXRklOSVNIX1JFQVNPTl9JTlRFUlJVUFQQAhIXChNGSU5JU0hfUkVBU09OX0VSUk9SEAMSIQodRklOSVNIX1JFQVNPTl9SRUNVUlNJT05fTElNSVQQBBIbChdGSU5JU0hfUkVBU09OX0NBTkNFTExFRBAFKtYBCglSdW5TdGF0dXMSGgoWUlVOX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKElJVTl9TVEFUVVNfUEVORElORxABEhYKElJVTl9TVEFUVVNfUlVOTklORxACEhoKFlJVTl9TVEFUVVNfSU5URVJSVVBURUQQAxIWChJSVU5fU1RBVFVTX1NVQ0NFU1MQBBIUChBSVU5fU1RBVFVTX0VSUk9SEAUSGAoUUlVOX1NUQVRVU19DQU5DRUxMRUQQBhIZChVSVU5fU1RBVFVTX1JFQ09WRVJJTkcQBzLKCgoMR3JhcGhTZXJ2aWNlEj8KBkludm9rZRIbLmdyYXBod2lyZS52MS5JbnZva2VSZXF1ZXN0GhYuZ3JhcGh3aXJlLnYxLlJ1bkV2ZW50MAESPwoGUmVzdW1lEhsuZ3JhcGh3aXJlLnYxLlJlc3VtZVJlcXVlc3QaFi5ncmFwaHdpcmUudjEuUnVuRXZlbnQwARI7CgRGb3JrEhkuZ3JhcGh3aXJlLnYxLkZvcmtSZXF1ZXN0GhYuZ3JhcGh3aXJlLnYxLlJ1bkV2ZW50MAESRgoIR2V0U3RhdGUSHS5ncmFwaHdpcmUudjEuR2V0U3RhdGVSZXF1ZXN0GhsuZ3JhcGh3aXJlLnYxLlN0YXRlU25hcHNob3QSUgoLTGlzdEhpc3RvcnkSIC5ncmFwaHdpcmUudjEuTGlzdEhpc3RvcnlSZXF1ZXN0GiEuZ3JhcGh3aXJlLnYxLkxpc3RIaXN0b3J5UmVzcG9uc2USUgoLVXBkYXRlU3RhdGUSIC5ncmFwaHdpcmUudjEuVXBkYXRlU3RhdGVSZXF1ZXN0GiEuZ3JhcGh3aXJlLnYxLlVwZGF0ZVN0YXRlUmVzcG9uc2USTwoKTGlzdEdyYXBocxIfLmdyYXBod2lyZS52MS5MaXN0R3JhcGhzUmVxdWVzdBogLmdyYXBod2lyZS52MS5MaXN0R3JhcGhzUmVzcG9uc2USQgoIR2V0R3JhcGgSHS5ncmFwaHdpcmUudjEuR2V0R3JhcGhSZXF1ZXN0GhcuZ3JhcGh3aXJlLnYxLkdyYXBoSW5mbxJMCglDYW5jZWxSdW4SHi5ncmFwaHdpcmUudjEuQ2FuY2VsUnVuUmVxdWVzdBofLmdyYXBod2lyZS52MS5DYW5jZWxSdW5SZXNwb25zZRJVCgxEZWxldGVUaHJlYWQSIS5ncmFwaHdpcmUudjEuRGVsZXRlVGhyZWFkUmVxdWVzdBoiLmdyYXBod2lyZS52MS5EZWxldGVUaHJlYWRSZXNwb25zZRJBCgdKb2luUnVuEhwuZ3JhcGh3aXJlLnYxLkpvaW5SdW5SZXF1ZXN0GhYuZ3JhcGh3aXJlLnYxLlJ1bkV2ZW50MAESPAoGR2V0UnVuEhsuZ3JhcGh3aXJlLnYxLkdldFJ1blJlcXVlc3QaFS5ncmFwaHdpcmUudjEuUnVuSW5mbxJJCghMaXN0UnVucxIdLmdyYXBod2lyZS52MS5MaXN0UnVuc1JlcXVlc3QaHi5ncmFwaHdpcmUudjEuTGlzdFJ1bnNSZXNwb25zZRJGCgdQdXRJdGVtEhwuZ3JhcGh3aXJlLnYxLlB1dEl0ZW1SZXF1ZXN0Gh0uZ3JhcGh3aXJlLnYxLlB1dEl0ZW1SZXNwb25zZRI7CgdHZXRJdGVtEhwuZ3JhcGh3aXJlLnYxLkdldEl0ZW1SZXF1ZXN0GhIuZ3JhcGh3aXJlLnYxLkl0ZW0SUgoLU2VhcmNoSXRlbXMSIC5ncmFwaHdpcmUudjEuU2VhcmNoSXRlbXNSZXF1ZXN0GiEuZ3JhcGh3aXJlLnYxLlNlYXJjaEl0ZW1zUmVzcG9uc2USTwoKRGVsZXRlSXRlbRIfLmdyYXBod2lyZS52MS5EZWxldGVJdGVtUmVxdWVzdBogLmdyYXBod2lyZS52MS5EZWxldGVJdGVtUmVzcG9uc2USWwoOTGlzdE5hbWVzcGFjZXMSIy5ncmFwaHdpcmUudjEuTGlzdE5hbWVzcGFjZXNSZXF1ZXN0GiQuZ3JhcGh3aXJlLnYxLkxpc3ROYW1lc3BhY2VzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Per-run settings that override the server's defaults and the graph's own.
@@ -238,6 +249,32 @@ export type InvokeRequest = Message<"graphwire.v1.InvokeRequest"> & {
    * @generated from field: graphwire.v1.RunConfig config = 10;
    */
   config?: RunConfig | undefined;
+
+  /**
+   * The id of this logical call, the same in each of its retries (see
+   * "Retries" above): any string of at most 512 characters, such as a
+   * UUID. Empty: the call is not idempotent.
+   *
+   * @generated from field: string request_id = 12;
+   */
+  requestId: string;
+
+  /**
+   * What happens to the run when the caller's stream ends before the run
+   * does (a dropped connection, a cancelled call, a passed deadline).
+   *
+   * @generated from field: graphwire.v1.OnDisconnect on_disconnect = 13;
+   */
+  onDisconnect: OnDisconnect;
+
+  /**
+   * True: the call returns right after `RunStarted` and the run goes on
+   * with no caller, as with ON_DISCONNECT_CONTINUE. Follow it with
+   * `JoinRun` or `GetRun`.
+   *
+   * @generated from field: bool background = 14;
+   */
+  background: boolean;
 };
 
 /**
@@ -316,6 +353,27 @@ export type ResumeRequest = Message<"graphwire.v1.ResumeRequest"> & {
    * @generated from field: graphwire.v1.RunConfig config = 10;
    */
   config?: RunConfig | undefined;
+
+  /**
+   * As `InvokeRequest.request_id`.
+   *
+   * @generated from field: string request_id = 13;
+   */
+  requestId: string;
+
+  /**
+   * As `InvokeRequest.on_disconnect`.
+   *
+   * @generated from field: graphwire.v1.OnDisconnect on_disconnect = 14;
+   */
+  onDisconnect: OnDisconnect;
+
+  /**
+   * As `InvokeRequest.background`.
+   *
+   * @generated from field: bool background = 15;
+   */
+  background: boolean;
 };
 
 /**
@@ -398,6 +456,27 @@ export type ForkRequest = Message<"graphwire.v1.ForkRequest"> & {
    * @generated from field: graphwire.v1.RunConfig config = 10;
    */
   config?: RunConfig | undefined;
+
+  /**
+   * As `InvokeRequest.request_id`.
+   *
+   * @generated from field: string request_id = 12;
+   */
+  requestId: string;
+
+  /**
+   * As `InvokeRequest.on_disconnect`.
+   *
+   * @generated from field: graphwire.v1.OnDisconnect on_disconnect = 13;
+   */
+  onDisconnect: OnDisconnect;
+
+  /**
+   * As `InvokeRequest.background`.
+   *
+   * @generated from field: bool background = 14;
+   */
+  background: boolean;
 };
 
 /**
@@ -1447,6 +1526,14 @@ export type UpdateStateRequest = Message<"graphwire.v1.UpdateStateRequest"> & {
    * @generated from field: optional string as_node = 5;
    */
   asNode?: string | undefined;
+
+  /**
+   * As `InvokeRequest.request_id`: a retry answers with the version the
+   * first attempt saved, and saves nothing.
+   *
+   * @generated from field: string request_id = 7;
+   */
+  requestId: string;
 };
 
 /**
@@ -1581,6 +1668,275 @@ export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE_
   messageDesc(file_graphwire_v1_graphwire, 29);
 
 /**
+ * Joins a run's stream. See `GraphService.JoinRun`.
+ *
+ * @generated from message graphwire.v1.JoinRunRequest
+ */
+export type JoinRunRequest = Message<"graphwire.v1.JoinRunRequest"> & {
+  /**
+   * The run (`RunEvent.run_id`). Required. Its graph and thread come from
+   * its record.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * Send only the events whose `seq` is greater: the last `seq` the caller
+   * received, or 0 for every event from `run_started` on.
+   *
+   * @generated from field: uint32 after_seq = 2;
+   */
+  afterSeq: number;
+
+  /**
+   * As `InvokeRequest.event_kinds`, among the events the run's own caller
+   * asked for (only those are kept). RUN_FINISHED is always sent.
+   *
+   * @generated from field: repeated graphwire.v1.EventKind event_kinds = 3;
+   */
+  eventKinds: EventKind[];
+};
+
+/**
+ * Describes the message graphwire.v1.JoinRunRequest.
+ * Use `create(JoinRunRequestSchema)` to create a new message.
+ */
+export const JoinRunRequestSchema: GenMessage<JoinRunRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 30);
+
+/**
+ * A run's record, written by the replica that runs it.
+ *
+ * @generated from message graphwire.v1.RunInfo
+ */
+export type RunInfo = Message<"graphwire.v1.RunInfo"> & {
+  /**
+   * The run's id (`RunEvent.run_id`).
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * The thread it runs on.
+   *
+   * @generated from field: string thread_id = 2;
+   */
+  threadId: string;
+
+  /**
+   * The graph it runs.
+   *
+   * @generated from field: string graph = 3;
+   */
+  graph: string;
+
+  /**
+   * Where it is.
+   *
+   * @generated from field: graphwire.v1.RunStatus status = 4;
+   */
+  status: RunStatus;
+
+  /**
+   * The `request_id` of the call that started it; empty when none.
+   *
+   * @generated from field: string request_id = 5;
+   */
+  requestId: string;
+
+  /**
+   * The replica running it, or that ran it last (the server's replica id).
+   *
+   * @generated from field: string replica = 6;
+   */
+  replica: string;
+
+  /**
+   * How many times it was started: 1, plus one per recovery after its
+   * replica died.
+   *
+   * @generated from field: uint32 attempts = 7;
+   */
+  attempts: number;
+
+  /**
+   * When it was first started (server clock, UTC).
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 8;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * When it ended; unset while it has not.
+   *
+   * @generated from field: google.protobuf.Timestamp ended_at = 9;
+   */
+  endedAt?: Timestamp | undefined;
+
+  /**
+   * The thread's newest version when it ended (`RunFinished.checkpoint`);
+   * empty while it runs.
+   *
+   * @generated from field: string checkpoint_id = 10;
+   */
+  checkpointId: string;
+
+  /**
+   * The RPC that started it: "Invoke", "Resume", "Fork" or "UpdateState".
+   *
+   * @generated from field: string call = 11;
+   */
+  call: string;
+
+  /**
+   * What the call asked, as a JSON object, for labels: "input" (Invoke),
+   * "resume" or "resumes" (Resume), "checkpoint_id" and "update" (Fork,
+   * UpdateState), "checkpoint_id" (an Invoke from an older version). Strings
+   * longer than 200 characters are cut and end with "…".
+   *
+   * @generated from field: string call_json = 12;
+   */
+  callJson: string;
+
+  /**
+   * Why it ended (as `RunFinished.reason`); unset while it runs.
+   *
+   * @generated from field: graphwire.v1.FinishReason reason = 13;
+   */
+  reason: FinishReason;
+
+  /**
+   * Set when it ended with an error.
+   *
+   * @generated from field: graphwire.v1.ErrorInfo error = 14;
+   */
+  error?: ErrorInfo | undefined;
+
+  /**
+   * The interrupts pending when it ended at one.
+   *
+   * @generated from field: repeated graphwire.v1.Interrupt interrupts = 15;
+   */
+  interrupts: Interrupt[];
+
+  /**
+   * The `seq` of its last event so far (its `RunFinished`, once ended).
+   *
+   * @generated from field: uint32 last_seq = 16;
+   */
+  lastSeq: number;
+
+  /**
+   * As the call's `on_disconnect`.
+   *
+   * @generated from field: graphwire.v1.OnDisconnect on_disconnect = 17;
+   */
+  onDisconnect: OnDisconnect;
+
+  /**
+   * As the call's `background`.
+   *
+   * @generated from field: bool background = 18;
+   */
+  background: boolean;
+};
+
+/**
+ * Describes the message graphwire.v1.RunInfo.
+ * Use `create(RunInfoSchema)` to create a new message.
+ */
+export const RunInfoSchema: GenMessage<RunInfo> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 31);
+
+/**
+ * Reads a run's record. See `GraphService.GetRun`.
+ *
+ * @generated from message graphwire.v1.GetRunRequest
+ */
+export type GetRunRequest = Message<"graphwire.v1.GetRunRequest"> & {
+  /**
+   * The run (`RunEvent.run_id`). Required.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+};
+
+/**
+ * Describes the message graphwire.v1.GetRunRequest.
+ * Use `create(GetRunRequestSchema)` to create a new message.
+ */
+export const GetRunRequestSchema: GenMessage<GetRunRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 32);
+
+/**
+ * Lists a thread's runs. See `GraphService.ListRuns`.
+ *
+ * @generated from message graphwire.v1.ListRunsRequest
+ */
+export type ListRunsRequest = Message<"graphwire.v1.ListRunsRequest"> & {
+  /**
+   * The registered graph. Required.
+   *
+   * @generated from field: string graph = 1;
+   */
+  graph: string;
+
+  /**
+   * The thread. Required; a thread with no run gives an empty list.
+   *
+   * @generated from field: string thread_id = 2;
+   */
+  threadId: string;
+
+  /**
+   * The most runs to return. Unset or 0: all of them (up to the server's
+   * limit on message size).
+   *
+   * @generated from field: optional uint32 limit = 3;
+   */
+  limit?: number | undefined;
+
+  /**
+   * Only runs started before this one (for paging, pass the last
+   * `run_id` of the previous page). Unknown: NOT_FOUND.
+   *
+   * @generated from field: optional string before = 4;
+   */
+  before?: string | undefined;
+};
+
+/**
+ * Describes the message graphwire.v1.ListRunsRequest.
+ * Use `create(ListRunsRequestSchema)` to create a new message.
+ */
+export const ListRunsRequestSchema: GenMessage<ListRunsRequest> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 33);
+
+/**
+ * A thread's runs.
+ *
+ * @generated from message graphwire.v1.ListRunsResponse
+ */
+export type ListRunsResponse = Message<"graphwire.v1.ListRunsResponse"> & {
+  /**
+   * Newest first (by `started_at`).
+   *
+   * @generated from field: repeated graphwire.v1.RunInfo runs = 1;
+   */
+  runs: RunInfo[];
+};
+
+/**
+ * Describes the message graphwire.v1.ListRunsResponse.
+ * Use `create(ListRunsResponseSchema)` to create a new message.
+ */
+export const ListRunsResponseSchema: GenMessage<ListRunsResponse> = /*@__PURE__*/
+  messageDesc(file_graphwire_v1_graphwire, 34);
+
+/**
  * Lists the graphs this server runs.
  *
  * @generated from message graphwire.v1.ListGraphsRequest
@@ -1593,7 +1949,7 @@ export type ListGraphsRequest = Message<"graphwire.v1.ListGraphsRequest"> & {
  * Use `create(ListGraphsRequestSchema)` to create a new message.
  */
 export const ListGraphsRequestSchema: GenMessage<ListGraphsRequest> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 30);
+  messageDesc(file_graphwire_v1_graphwire, 35);
 
 /**
  * The graphs this server runs.
@@ -1614,7 +1970,7 @@ export type ListGraphsResponse = Message<"graphwire.v1.ListGraphsResponse"> & {
  * Use `create(ListGraphsResponseSchema)` to create a new message.
  */
 export const ListGraphsResponseSchema: GenMessage<ListGraphsResponse> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 31);
+  messageDesc(file_graphwire_v1_graphwire, 36);
 
 /**
  * Describes one graph.
@@ -1635,7 +1991,7 @@ export type GetGraphRequest = Message<"graphwire.v1.GetGraphRequest"> & {
  * Use `create(GetGraphRequestSchema)` to create a new message.
  */
 export const GetGraphRequestSchema: GenMessage<GetGraphRequest> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 32);
+  messageDesc(file_graphwire_v1_graphwire, 37);
 
 /**
  * A graph: its nodes and edges.
@@ -1679,7 +2035,7 @@ export type GraphInfo = Message<"graphwire.v1.GraphInfo"> & {
  * Use `create(GraphInfoSchema)` to create a new message.
  */
 export const GraphInfoSchema: GenMessage<GraphInfo> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 33);
+  messageDesc(file_graphwire_v1_graphwire, 38);
 
 /**
  * A node of a graph.
@@ -1723,7 +2079,7 @@ export type GraphNode = Message<"graphwire.v1.GraphNode"> & {
  * Use `create(GraphNodeSchema)` to create a new message.
  */
 export const GraphNodeSchema: GenMessage<GraphNode> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 34);
+  messageDesc(file_graphwire_v1_graphwire, 39);
 
 /**
  * An edge of a graph, for drawing.
@@ -1768,7 +2124,7 @@ export type GraphEdge = Message<"graphwire.v1.GraphEdge"> & {
  * Use `create(GraphEdgeSchema)` to create a new message.
  */
 export const GraphEdgeSchema: GenMessage<GraphEdge> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 35);
+  messageDesc(file_graphwire_v1_graphwire, 40);
 
 /**
  * An item of the store.
@@ -1826,7 +2182,7 @@ export type Item = Message<"graphwire.v1.Item"> & {
  * Use `create(ItemSchema)` to create a new message.
  */
 export const ItemSchema: GenMessage<Item> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 36);
+  messageDesc(file_graphwire_v1_graphwire, 41);
 
 /**
  * Writes an item. See `GraphService.PutItem`.
@@ -1889,7 +2245,7 @@ export type PutItemRequest = Message<"graphwire.v1.PutItemRequest"> & {
  * Use `create(PutItemRequestSchema)` to create a new message.
  */
 export const PutItemRequestSchema: GenMessage<PutItemRequest> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 37);
+  messageDesc(file_graphwire_v1_graphwire, 42);
 
 /**
  * Empty: the item is stored.
@@ -1904,7 +2260,7 @@ export type PutItemResponse = Message<"graphwire.v1.PutItemResponse"> & {
  * Use `create(PutItemResponseSchema)` to create a new message.
  */
 export const PutItemResponseSchema: GenMessage<PutItemResponse> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 38);
+  messageDesc(file_graphwire_v1_graphwire, 43);
 
 /**
  * Reads an item. See `GraphService.GetItem`.
@@ -1940,7 +2296,7 @@ export type GetItemRequest = Message<"graphwire.v1.GetItemRequest"> & {
  * Use `create(GetItemRequestSchema)` to create a new message.
  */
 export const GetItemRequestSchema: GenMessage<GetItemRequest> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 39);
+  messageDesc(file_graphwire_v1_graphwire, 44);
 
 /**
  * Finds items. See `GraphService.SearchItems`.
@@ -2002,7 +2358,7 @@ export type SearchItemsRequest = Message<"graphwire.v1.SearchItemsRequest"> & {
  * Use `create(SearchItemsRequestSchema)` to create a new message.
  */
 export const SearchItemsRequestSchema: GenMessage<SearchItemsRequest> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 40);
+  messageDesc(file_graphwire_v1_graphwire, 45);
 
 /**
  * The items a search found.
@@ -2024,7 +2380,7 @@ export type SearchItemsResponse = Message<"graphwire.v1.SearchItemsResponse"> & 
  * Use `create(SearchItemsResponseSchema)` to create a new message.
  */
 export const SearchItemsResponseSchema: GenMessage<SearchItemsResponse> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 41);
+  messageDesc(file_graphwire_v1_graphwire, 46);
 
 /**
  * Deletes an item. See `GraphService.DeleteItem`.
@@ -2052,7 +2408,7 @@ export type DeleteItemRequest = Message<"graphwire.v1.DeleteItemRequest"> & {
  * Use `create(DeleteItemRequestSchema)` to create a new message.
  */
 export const DeleteItemRequestSchema: GenMessage<DeleteItemRequest> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 42);
+  messageDesc(file_graphwire_v1_graphwire, 47);
 
 /**
  * Whether an item was deleted.
@@ -2073,7 +2429,7 @@ export type DeleteItemResponse = Message<"graphwire.v1.DeleteItemResponse"> & {
  * Use `create(DeleteItemResponseSchema)` to create a new message.
  */
 export const DeleteItemResponseSchema: GenMessage<DeleteItemResponse> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 43);
+  messageDesc(file_graphwire_v1_graphwire, 48);
 
 /**
  * Lists namespaces. See `GraphService.ListNamespaces`.
@@ -2124,7 +2480,7 @@ export type ListNamespacesRequest = Message<"graphwire.v1.ListNamespacesRequest"
  * Use `create(ListNamespacesRequestSchema)` to create a new message.
  */
 export const ListNamespacesRequestSchema: GenMessage<ListNamespacesRequest> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 44);
+  messageDesc(file_graphwire_v1_graphwire, 49);
 
 /**
  * The namespaces that hold items.
@@ -2145,7 +2501,7 @@ export type ListNamespacesResponse = Message<"graphwire.v1.ListNamespacesRespons
  * Use `create(ListNamespacesResponseSchema)` to create a new message.
  */
 export const ListNamespacesResponseSchema: GenMessage<ListNamespacesResponse> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 45);
+  messageDesc(file_graphwire_v1_graphwire, 50);
 
 /**
  * A namespace of the store.
@@ -2166,7 +2522,7 @@ export type Namespace = Message<"graphwire.v1.Namespace"> & {
  * Use `create(NamespaceSchema)` to create a new message.
  */
 export const NamespaceSchema: GenMessage<Namespace> = /*@__PURE__*/
-  messageDesc(file_graphwire_v1_graphwire, 46);
+  messageDesc(file_graphwire_v1_graphwire, 51);
 
 /**
  * Which events a streaming call sends. Used in the `event_kinds` field of
@@ -2312,6 +2668,42 @@ export const DurabilitySchema: GenEnum<Durability> = /*@__PURE__*/
   enumDesc(file_graphwire_v1_graphwire, 1);
 
 /**
+ * What a run does when its caller's stream ends before it does.
+ *
+ * @generated from enum graphwire.v1.OnDisconnect
+ */
+export enum OnDisconnect {
+  /**
+   * The default, which is ON_DISCONNECT_CANCEL.
+   *
+   * @generated from enum value: ON_DISCONNECT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The run is cancelled (it stops at its next await point; the versions
+   * already saved stay).
+   *
+   * @generated from enum value: ON_DISCONNECT_CANCEL = 1;
+   */
+  CANCEL = 1,
+
+  /**
+   * The run goes on; `JoinRun` reads its events, and, should its replica
+   * die, another replica continues it from its last saved version.
+   *
+   * @generated from enum value: ON_DISCONNECT_CONTINUE = 2;
+   */
+  CONTINUE = 2,
+}
+
+/**
+ * Describes the enum graphwire.v1.OnDisconnect.
+ */
+export const OnDisconnectSchema: GenEnum<OnDisconnect> = /*@__PURE__*/
+  enumDesc(file_graphwire_v1_graphwire, 2);
+
+/**
  * Why a run ended.
  *
  * @generated from enum graphwire.v1.FinishReason
@@ -2367,7 +2759,79 @@ export enum FinishReason {
  * Describes the enum graphwire.v1.FinishReason.
  */
 export const FinishReasonSchema: GenEnum<FinishReason> = /*@__PURE__*/
-  enumDesc(file_graphwire_v1_graphwire, 2);
+  enumDesc(file_graphwire_v1_graphwire, 3);
+
+/**
+ * Where a run is.
+ *
+ * @generated from enum graphwire.v1.RunStatus
+ */
+export enum RunStatus {
+  /**
+   * Not a status; never sent.
+   *
+   * @generated from enum value: RUN_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Waiting for its thread (`enqueue`).
+   *
+   * @generated from enum value: RUN_STATUS_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * Running on `RunInfo.replica`.
+   *
+   * @generated from enum value: RUN_STATUS_RUNNING = 2;
+   */
+  RUNNING = 2,
+
+  /**
+   * Ended at an interrupt or a static breakpoint.
+   *
+   * @generated from enum value: RUN_STATUS_INTERRUPTED = 3;
+   */
+  INTERRUPTED = 3,
+
+  /**
+   * Ended at END.
+   *
+   * @generated from enum value: RUN_STATUS_SUCCESS = 4;
+   */
+  SUCCESS = 4,
+
+  /**
+   * Ended with an error (a node raised, the recursion limit, a storage
+   * failure, or too many attempts after its replicas died).
+   *
+   * @generated from enum value: RUN_STATUS_ERROR = 5;
+   */
+  ERROR = 5,
+
+  /**
+   * Cancelled (`CancelRun`, its caller left with ON_DISCONNECT_CANCEL, or
+   * the server shut down).
+   *
+   * @generated from enum value: RUN_STATUS_CANCELLED = 6;
+   */
+  CANCELLED = 6,
+
+  /**
+   * Its replica died; another replica is about to continue it (attempt
+   * `RunInfo.attempts` + 1).
+   *
+   * @generated from enum value: RUN_STATUS_RECOVERING = 7;
+   */
+  RECOVERING = 7,
+}
+
+/**
+ * Describes the enum graphwire.v1.RunStatus.
+ */
+export const RunStatusSchema: GenEnum<RunStatus> = /*@__PURE__*/
+  enumDesc(file_graphwire_v1_graphwire, 4);
 
 /**
  * GraphService runs registered graphs on threads and reads the threads'
@@ -2485,6 +2949,44 @@ export const GraphService: GenService<{
     methodKind: "unary";
     input: typeof DeleteThreadRequestSchema;
     output: typeof DeleteThreadResponseSchema;
+  },
+  /**
+   * Streams a run's events after `after_seq`, from any replica: the events
+   * kept from before (a run's events are kept for the server's retention
+   * window after it ends), then the live ones while it runs, ending with its
+   * `RunFinished`. Only runs started with a `request_id`,
+   * `on_disconnect = ON_DISCONNECT_CONTINUE` or `background` keep their
+   * events; another run is FAILED_PRECONDITION. Unknown run (or one of
+   * another tenant): NOT_FOUND. Leaving a join never cancels its run.
+   *
+   * @generated from rpc graphwire.v1.GraphService.JoinRun
+   */
+  joinRun: {
+    methodKind: "server_streaming";
+    input: typeof JoinRunRequestSchema;
+    output: typeof RunEventSchema;
+  },
+  /**
+   * Reads a run's record: its status, call, replica, attempts and outcome.
+   * Unknown run (or one of another tenant): NOT_FOUND.
+   *
+   * @generated from rpc graphwire.v1.GraphService.GetRun
+   */
+  getRun: {
+    methodKind: "unary";
+    input: typeof GetRunRequestSchema;
+    output: typeof RunInfoSchema;
+  },
+  /**
+   * Lists a thread's runs, newest first, from the records every replica
+   * writes.
+   *
+   * @generated from rpc graphwire.v1.GraphService.ListRuns
+   */
+  listRuns: {
+    methodKind: "unary";
+    input: typeof ListRunsRequestSchema;
+    output: typeof ListRunsResponseSchema;
   },
   /**
    * Writes an item of the store (long-term memory shared by every thread;
