@@ -51,6 +51,19 @@ is stored full instead (the in-memory and SQLite savers check it in the write
 transaction; PostgreSQL's foreign key refuses the delta, and the saver writes
 the put again with full values).
 
+Across namespaces. A subgraph under a new namespace per call has no earlier
+version of its own: its first ``messages`` value would be stored whole, and so
+would its input (a dict holding the conversation) and its output handed back
+to the parent as pending writes. A list that no same-channel value of its
+namespace starts, but that starts with another list the cache remembers for
+the thread (the parent's), is a delta on that one's chain (a
+:class:`~engine.checkpoint._chain.Ref` row, with the seq arithmetic above
+continuing its chain); a dict value or a pending write that repeats one is a
+ref to it plus the rest (:mod:`engine.checkpoint._refs`). Only rows known
+committed are named across namespaces (a batch in flight on another
+connection would not be visible to the foreign key), and the cache keeps at
+most :data:`MAX_LISTS_PER_THREAD` lists per thread.
+
 Reads replay chains with :class:`~engine.checkpoint._chain.ChainReader`,
 which checks every stored row before it is used; retention (which rows a
 prune keeps) is :mod:`engine.checkpoint._retention`.
@@ -71,7 +84,6 @@ measure it.
 
 from __future__ import annotations
 
-import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -80,19 +92,26 @@ from typing import Any
 
 from opentelemetry import metrics
 
-from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, base_seq
+from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, Ref, base_seq
+from engine.checkpoint._refs import extends, longest_prefix, reference
 from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
     "DEFAULT_CACHE_THREADS",
     "DEFAULT_FANOUT",
+    "MAX_LISTS_PER_THREAD",
     "BlobPlan",
     "DeltaCache",
+    "base_key",
     "record_size",
 ]
 
 DEFAULT_FANOUT = 32
 DEFAULT_CACHE_THREADS = 1024
+# Lists remembered per thread (namespace and channel pairs, least recently
+# stored first out): a thread whose subgraph runs under a new namespace per
+# call would otherwise grow its entry by one list per call.
+MAX_LISTS_PER_THREAD = 32
 # A chain longer than this is never extended (a full value is written): a
 # guard against seq numbers written under another fan-out, not a normal path.
 _MAX_LEVELS = 4
@@ -110,19 +129,34 @@ class BlobPlan:
     values: dict[str, Any]  # channel -> value, to write a delta in full after all (see full_row)
     serde: Serializer
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # channel -> (version, bytes), when measured
+    ns: str = ""
+    ref_sizes: dict[str, int] = field(default_factory=dict)  # channel -> bytes of the chain its dict ref names
 
     def full_row(self, row: BlobRow) -> BlobRow:
         """``row`` (a delta) written as a full value: its base was not found in storage."""
         value = self.values[row.channel]
         tag, data = self.serde.dumps_channel(row.channel, value)
-        self.learned[row.channel] = Known(row.version, list(value), (Link(0, row.version, len(value), len(data)),))
+        if type(value) is list:
+            link = Link(0, row.version, len(value), len(data), self.ns, row.channel)
+            self.learned[row.channel] = Known(row.version, list(value), (link,))
         if row.channel in self.sizes:
             self.sizes[row.channel] = (row.version, len(data))
         return BlobRow(row.channel, row.version, tag, data)
 
     def without_missing_bases(self, exists: Callable[[BlobRow], bool]) -> list[BlobRow]:
-        """The rows, with every delta whose base ``exists`` denies replaced by a full row."""
-        return [r if r.base is None or exists(r) else self.full_row(r) for r in self.rows]
+        """The rows, with every delta whose base (or ref) ``exists`` denies replaced by a full row."""
+        return [r if (r.base is None and r.ref is None) or exists(r) else self.full_row(r) for r in self.rows]
+
+    def full(self) -> list[BlobRow]:
+        """Every row as a full value (its bases are gone, or may be)."""
+        return self.without_missing_bases(lambda r: False)
+
+
+def base_key(ns: str, row: BlobRow) -> tuple[str, str, int] | None:
+    """``(ns, channel, version)`` of the row ``row`` (of namespace ``ns``) extends, or None for a full value."""
+    if row.ref is not None:
+        return (row.ref.ns, row.ref.channel, row.ref.version)
+    return None if row.base is None else (ns, row.channel, row.base)
 
 
 @dataclass(slots=True)
@@ -201,10 +235,11 @@ class DeltaCache:
             self._threads.move_to_end(thread_id)
             if keep_known:
                 for channel, known in learned.items():
-                    if known is None:
-                        entry.known.pop((ns, channel), None)
-                    else:
+                    entry.known.pop((ns, channel), None)  # (re)inserted last: the most recent
+                    if known is not None:
                         entry.known[(ns, channel)] = known
+                while len(entry.known) > MAX_LISTS_PER_THREAD:
+                    del entry.known[next(iter(entry.known))]
             if keep_sizes:
                 for channel, size in (sizes or {}).items():
                     entry.sizes[(ns, channel)] = size
@@ -245,6 +280,7 @@ class DeltaCache:
         rows: list[BlobRow] = []
         learned: dict[str, Known | None] = {}
         lists: dict[str, Any] = {}
+        ref_sizes: dict[str, int] = {}
         for channel, version in new_versions.items():
             value = values.get(channel, _MISSING)
             if value is _MISSING:
@@ -252,15 +288,22 @@ class DeltaCache:
                 learned[channel] = None
                 continue
             if type(value) is not list or not self.fanout:
-                tag, data = serde.dumps_channel(channel, value)
-                rows.append(BlobRow(channel, version, tag, data))
+                found = reference(serde, self._lists(thread_id), value) if type(value) is dict and self.fanout else None
+                if found is None:
+                    tag, data = serde.dumps_channel(channel, value)
+                    rows.append(BlobRow(channel, version, tag, data))
+                else:  # a dict holding a list already stored (a subgraph's input): a ref, and the rest
+                    lists[channel] = value
+                    ref_sizes[channel] = found[2]
+                    tag, data = serde.dumps_channel(channel, found[1])
+                    rows.append(BlobRow(channel, version, tag, data, ref=found[0]))
                 learned[channel] = None
                 continue
             lists[channel] = value
             row, known = self._plan_list(serde, thread_id, ns, channel, version, value)
             rows.append(row)
             learned[channel] = known
-        plan = BlobPlan(rows, learned, lists, serde)
+        plan = BlobPlan(rows, learned, lists, serde, ns=ns, ref_sizes=ref_sizes)
         if self.max_state_bytes is not None and versions is not None:
             plan.sizes = self._measure(serde, thread_id, ns, values, versions, plan)
         return plan
@@ -286,7 +329,7 @@ class DeltaCache:
             row = written.get(channel)
             if row is not None:
                 known = plan.learned.get(channel)
-                size = known.chain[0].size if known is not None else len(row.data)
+                size = known.chain[0].size if known is not None else len(row.data) + plan.ref_sizes.get(channel, 0)
             else:
                 found = remembered.get(channel)
                 if found is not None and found[0] == version:
@@ -308,24 +351,47 @@ class DeltaCache:
         self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
     ) -> tuple[BlobRow, Known]:
         known = self._get(thread_id, ns, channel)
+        if known is None or known.version == version or not extends(serde, value, known.items):
+            # Not an extension of this channel's last value: of another list the
+            # thread stored (a subgraph's first value of its parent's conversation)?
+            known = longest_prefix(serde, self._lists(thread_id, skip=(ns, channel)), value)
         # A run past MAX_SEQ starts again (what was read is checked: seq >= 0, so seq here is >= 1).
-        if (
-            known is not None
-            and known.version != version
-            and known.chain[0].seq < MAX_SEQ
-            and _extends(serde, value, known.items)
-        ):
+        if known is not None and known.chain[0].seq < MAX_SEQ:
             seq = known.chain[0].seq + 1
             want = base_seq(seq, self.fanout)
             for i, link in enumerate(known.chain):
                 if link.seq == want:
                     if len(known.chain) - i + 1 <= self.fanout * _MAX_LEVELS:
                         tag, data = serde.dumps_channel(channel, value[link.length :])
-                        chain = (Link(seq, version, len(value), link.size + len(data)), *known.chain[i:])
-                        return BlobRow(channel, version, tag, data, link.version, seq), Known(version, list(value), chain)
+                        chain = (Link(seq, version, len(value), link.size + len(data), ns, channel), *known.chain[i:])
+                        if (link.ns, link.channel) == (ns, channel):
+                            row = BlobRow(channel, version, tag, data, link.version, seq)
+                        else:
+                            row = BlobRow(channel, version, tag, data, None, seq, Ref(link.ns, link.channel, link.version))
+                        return row, Known(version, list(value), chain)
                     break
         tag, data = serde.dumps_channel(channel, value)
-        return BlobRow(channel, version, tag, data), Known(version, list(value), (Link(0, version, len(value), len(data)),))
+        link = Link(0, version, len(value), len(data), ns, channel)
+        return BlobRow(channel, version, tag, data), Known(version, list(value), (link,))
+
+    def _lists(self, thread_id: str, skip: tuple[str, str] | None = None) -> list[Known]:
+        """The thread's remembered lists other namespaces' rows may refer to (committed ones), but ``skip``'s."""
+        with self._lock:
+            entry = self._threads.get(thread_id)
+            if entry is None or not self.fanout:
+                return []
+            return [k for key, k in entry.known.items() if key != skip and k.committed]
+
+    def referrer(self, serde: Serializer, thread_id: str) -> Callable[[Any], tuple[Ref, Any, int] | None]:
+        """For pending writes: ``value -> (ref, rest, bytes of the chain the ref names)`` or None
+        (see :func:`engine.checkpoint._refs.reference`)."""
+
+        def refer(value: Any) -> tuple[Ref, Any, int] | None:
+            if not self.fanout or type(value) not in (list, dict):
+                return None
+            return reference(serde, self._lists(thread_id), value)
+
+        return refer
 
     def commit(self, thread_id: str, ns: str, plan: BlobPlan, inserted: Iterable[str] | None = None) -> None:
         """Learn what a committed put stored.
@@ -336,6 +402,7 @@ class DeltaCache:
                 the cache learns nothing from it (and keeps what it knew).
         """
         record_size(plan, inserted)
+        self.committed(plan)
         if inserted is None:
             self.assume(thread_id, ns, plan)
             return
@@ -350,9 +417,21 @@ class DeltaCache:
         For a batch of puts stored in one transaction (``aput_many``): the
         next version's deltas build on this one's rows, written earlier in the
         same transaction. The caller must :meth:`forget_thread` when the batch
-        does not commit exactly as planned; nothing else undoes this.
+        does not commit exactly as planned; nothing else undoes this, and
+        :meth:`committed` once it does. Until then, no other namespace's row
+        refers to these (another connection's foreign key would not see them).
         """
+        for known in plan.learned.values():
+            if known is not None:
+                known.committed = False
         self._set_many(thread_id, ns, plan.learned, plan.sizes)
+
+    @staticmethod
+    def committed(plan: BlobPlan) -> None:
+        """The batch ``plan`` was assumed in committed as planned: other namespaces may refer to its rows."""
+        for known in plan.learned.values():
+            if known is not None:
+                known.committed = True
 
     def learn(self, thread_id: str, ns: str, reader: ChainReader, versions: Mapping[str, int]) -> None:
         """Remember list values (and, with a size limit, every channel's size) just read.
@@ -365,32 +444,15 @@ class DeltaCache:
         sizes: dict[str, tuple[int, int]] = {}
         for channel, version in versions.items():
             if self.fanout:
-                found = reader.known(channel, version)
+                found = reader.known(channel, version, ns)
                 if found is not None:
                     learned[channel] = found
             if self.max_state_bytes is not None:
-                size = reader.size(channel, version)
+                size = reader.size(channel, version, ns)
                 if size is not None:
                     sizes[channel] = (version, size)
         if learned or sizes:
             self._set_many(thread_id, ns, learned, sizes)
-
-
-def _extends(serde: Serializer, new: list[Any], old: list[Any]) -> bool:
-    """Whether ``new`` starts with exactly the items of ``old``."""
-    if len(new) < len(old):
-        return False
-    if all(map(operator.is_, new, old)):  # zip stops at len(old); the common case, in C
-        return True
-    dumps = serde.dumps_typed
-    for a, b in zip(new, old):
-        if a is not b:
-            try:
-                if dumps(a) != dumps(b):
-                    return False
-            except Exception:  # noqa: BLE001 - an unstorable item fails the put later, with a path
-                return False
-    return True
 
 
 _WRITE_SIZE = metrics.get_meter("graphwire.checkpoint").create_histogram(
@@ -402,4 +464,4 @@ def record_size(plan: BlobPlan, inserted: Iterable[str] | None) -> None:
     """Report the bytes a committed put stored (a no-op without an OpenTelemetry SDK)."""
     done = None if inserted is None else set(inserted)
     size = sum(len(r.data) for r in plan.rows if done is None or r.channel in done)
-    _WRITE_SIZE.record(size, {"graphwire.delta_rows": sum(1 for r in plan.rows if r.base is not None)})
+    _WRITE_SIZE.record(size, {"graphwire.delta_rows": sum(1 for r in plan.rows if r.base is not None or r.ref is not None)})

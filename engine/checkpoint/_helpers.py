@@ -21,17 +21,15 @@ from __future__ import annotations
 import json
 from itertools import chain as _chain
 from operator import methodcaller
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from engine.checkpoint._chain import EMPTY
 from engine.checkpoint.base import (
-    WRITES_IDX_MAP,
     Checkpoint,
     CheckpointMetadata,
-    PendingWrite,
     get_checkpoint_id,
 )
 from engine.errors import CorruptCheckpointError, SerializationError
@@ -40,7 +38,6 @@ from engine.serde import Serializer, StateTooLargeError
 __all__ = [
     "EMPTY",
     "MAX_METADATA_BYTES",
-    "WriteRow",
     "check_list_args",
     "check_row",
     "check_versions",
@@ -48,12 +45,10 @@ __all__ = [
     "check_metadata",
     "dump_meta",
     "dump_metadata",
-    "dump_writes",
     "list_keys",
     "load_checkpoint",
     "load_meta",
     "load_metadata",
-    "load_writes",
     "make_config",
     "metadata_matches",
     "parse_config",
@@ -63,7 +58,6 @@ __all__ = [
     "storable_text",
 ]
 
-WriteRow = tuple[int, str, str, bytes, bool]  # idx, channel, type, data, replaces
 
 # Metadata is copied into every version a run saves and returned by every
 # history read; a caller's run metadata (or a filter) larger than this is
@@ -240,22 +234,6 @@ def check_row(checkpoint_id: Any, parent_id: Any, ts: Any) -> None:
         raise CorruptCheckpointError(f"stored checkpoint time {ts!r:.60} is not ISO 8601") from None
 
 
-def load_writes(serde: Serializer, rows: Iterable[tuple[Any, Any, Any, Any]]) -> list[PendingWrite]:
-    """Decode stored pending writes ``(task_id, channel, type, data)``, checking their columns.
-
-    Raises:
-        CorruptCheckpointError: a task id or channel that is not text, or data that does not decode.
-    """
-    out = []
-    for task_id, channel, tag, data in rows:
-        if type(task_id) is not str or type(channel) is not str:
-            raise CorruptCheckpointError(
-                f"stored pending write: task id {task_id!r:.60} and channel {channel!r:.60} are not both text"
-            )
-        out.append(PendingWrite(task_id, channel, serde.loads_typed((tag, data))))
-    return out
-
-
 def load_checkpoint(checkpoint_id: str, ts: str, meta: Mapping[str, Any], values: Mapping[str, Any]) -> Checkpoint:
     """Rebuild a checkpoint from its decoded meta and its channel values.
 
@@ -272,32 +250,6 @@ def load_checkpoint(checkpoint_id: str, ts: str, meta: Mapping[str, Any], values
         versions_seen=meta.get("versions_seen") or {},
         updated_channels=meta.get("updated_channels"),
     )
-
-
-def dump_writes(
-    serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str, *, max_bytes: int | None = None
-) -> list[WriteRow]:
-    """Serialize a task's writes, giving special channels their fixed index.
-
-    A regular write keeps the first copy stored at its ``(task_id, idx)``
-    (so a retried task does not duplicate it); a special one replaces it.
-
-    Raises:
-        SerializationError: a value outside the allowlist.
-        StateTooLargeError: one write alone is larger than ``max_bytes`` (the
-            saver's ``max_state_bytes``: such a write could never become state).
-    """
-    rows: list[WriteRow] = []
-    for idx, (channel, value) in enumerate(writes):
-        tag, data = serde.dumps_typed(value, path_prefix=f"write of task {task_id!r} to channel {channel!r}")
-        if max_bytes is not None and len(data) > max_bytes:
-            raise StateTooLargeError(
-                f"write of task {task_id!r} to channel {channel!r}: {len(data)} bytes, over the "
-                f"state size limit of {max_bytes} bytes (max_state_bytes)"
-            )
-        special = WRITES_IDX_MAP.get(channel)
-        rows.append((idx if special is None else special, channel, tag, data, special is not None))
-    return rows
 
 
 # -- metadata ------------------------------------------------------------------------

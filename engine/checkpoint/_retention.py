@@ -3,7 +3,8 @@
 Pure planning over what a saver read from its thread's rows; each saver
 deletes the rest in its own transaction (``aprune``). A checkpoint's values
 may be deltas on older versions' rows (:mod:`engine.checkpoint._chain`), so a
-kept checkpoint keeps its whole chain, whichever checkpoint first wrote it.
+kept checkpoint keeps its whole chain, whichever checkpoint (or namespace)
+first wrote it, and so do its pending writes that refer to a stored list.
 """
 
 from __future__ import annotations
@@ -74,12 +75,15 @@ def _parse_ts(ts: str) -> datetime:
 
 
 def blobs_to_keep(
-    referenced: Iterable[tuple[str, str, int]], bases: Mapping[tuple[str, str, int], int | None]
+    referenced: Iterable[tuple[str, str, int]],
+    bases: Mapping[tuple[str, str, int], int | tuple[str, str, int] | None],
 ) -> set[tuple[str, str, int]]:
     """Every ``(ns, channel, version)`` a kept checkpoint needs, with its delta chain.
 
-    ``referenced``: the versions kept checkpoints name; ``bases``: each stored
-    blob's base version (None for a full value).
+    ``referenced``: the versions kept checkpoints name, and the rows their
+    pending writes' refs name; ``bases``: each stored blob's base, a version
+    of the same namespace and channel, or the ``(ns, channel, version)`` of
+    its ref (a chain may pass into another namespace), or None for a full value.
     """
     keep: set[tuple[str, str, int]] = set()
     for key in referenced:
@@ -88,7 +92,5 @@ def blobs_to_keep(
             base = bases[key]
             if base is None:
                 break
-            key = (key[0], key[1], base)
+            key = base if type(base) is tuple else (key[0], key[1], base)  # type: ignore[assignment]
     return keep
-
-

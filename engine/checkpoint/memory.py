@@ -16,15 +16,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from engine.checkpoint._chain import ChainReader
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache
+from engine.checkpoint._chain import ChainReader, Ref
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, base_key
 from engine.checkpoint._retention import blobs_to_keep, check_prune_args, checkpoints_to_prune
 from engine.checkpoint._helpers import (
     check_list_args,
     check_versions,
     dump_meta,
     dump_metadata,
-    dump_writes,
     load_checkpoint,
     load_meta,
     load_metadata,
@@ -45,6 +44,7 @@ from engine.checkpoint.base import (
     ThreadInfo,
     get_checkpoint_id,
 )
+from engine.checkpoint._writes import dump_writes
 from engine.serde import Serializer
 
 __all__ = ["InMemorySaver", "MemorySaver"]
@@ -64,6 +64,13 @@ class _Blob:
     data: bytes
     base: int | None  # None: a full value; else data holds the items appended to base's value
     seq: int
+    ref: Ref | None = None  # a delta on another namespace's or channel's row (see engine.checkpoint._chain.Ref)
+
+    def base_of(self, key: tuple[str, str, int]) -> tuple[str, str, int] | None:
+        """The key of the row this one (stored at ``key``) extends, or None for a full value."""
+        if self.ref is not None:
+            return (self.ref.ns, self.ref.channel, self.ref.version)
+        return None if self.base is None else (key[0], key[1], self.base)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,7 @@ class _Write:
     type: str
     data: bytes
     task_path: str
+    ref: Ref | None = None  # the stored list this write's value extends (data: the rest)
 
 
 @dataclass(slots=True)
@@ -168,7 +176,7 @@ class InMemorySaver(BaseCheckpointSaver):
             ]
         found.sort(key=lambda f: (f[0], f[1], f[2]), reverse=True)
         count = 0
-        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
+        readers: dict[str, ChainReader] = {}  # decoded rows, shared by the whole listing (per thread)
         for cid, thread_id, ns, row, thread in found:
             if limit is not None and count >= limit:
                 return
@@ -177,7 +185,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     if not metadata_matches(load_metadata(row.metadata), wanted):
                         continue
             count += 1
-            reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
+            reader = readers.setdefault(thread_id, ChainReader(self.serde))
             found_tuple = self._tuple(thread, thread_id, ns, cid, row, reader)
             if found_tuple is not None:  # else pruned since the listing began: gone
                 yield found_tuple
@@ -196,23 +204,28 @@ class InMemorySaver(BaseCheckpointSaver):
         with self._lock:
             if checkpoint_id not in thread.checkpoints.get(ns, {}):
                 return None
-            for channel, version in reader.missing(meta["channel_versions"]).items():
-                v: int | None = version
-                while v is not None and not reader.has(channel, v):
-                    blob = thread.blobs.get((ns, channel, v))
+            writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items())
+            wanted = [(ns, ch, v) for ch, v in meta["channel_versions"].items()]
+            wanted += [(w.ref.ns, w.ref.channel, w.ref.version) for _, w in writes if w.ref is not None]
+            for key in wanted:
+                k: tuple[str, str, int] | None = key
+                while k is not None and not reader.has(k[1], k[2], k[0]):
+                    blob = thread.blobs.get(k)
                     if blob is None:
                         break
-                    reader.add(channel, v, blob.type, blob.data, blob.base, blob.seq)
-                    v = blob.base
-            writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items())
-        checkpoint = load_checkpoint(checkpoint_id, row.ts, meta, reader.values(meta["channel_versions"]))
+                    ref = blob.ref
+                    reader.add(k[1], k[2], blob.type, blob.data, blob.base, blob.seq, ns=k[0],
+                               ref_ns=ref and ref.ns, ref_channel=ref and ref.channel,
+                               ref_version=ref and ref.version, ref_key=ref and ref.key)  # fmt: skip
+                    k = blob.base_of(k)
+        checkpoint = load_checkpoint(checkpoint_id, row.ts, meta, reader.values(meta["channel_versions"], ns))
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,
             metadata=load_metadata(row.metadata),
             parent_config=make_config(thread_id, ns, row.parent_id) if row.parent_id else None,
             pending_writes=[
-                PendingWrite(task_id, w.channel, self.serde.loads_typed((w.type, w.data)))
+                PendingWrite(task_id, w.channel, reader.resolve(w.type, w.data, _ref_columns(w.ref)))
                 for (task_id, _), w in writes
             ],
         )
@@ -237,10 +250,10 @@ class InMemorySaver(BaseCheckpointSaver):
         with self._lock:
             thread = self._threads.setdefault(thread_id, _Thread())
             # A delta whose base is gone (pruned since the cache learned it) is written full.
-            for b in plan.without_missing_bases(lambda r: (ns, r.channel, r.base) in thread.blobs):
+            for b in plan.without_missing_bases(lambda r: base_key(ns, r) in thread.blobs):
                 key = (ns, b.channel, b.version)
                 if key not in thread.blobs:  # stored once: an existing (channel, version) is the same value
-                    thread.blobs[key] = _Blob(b.type, b.data, b.base, b.seq)
+                    thread.blobs[key] = _Blob(b.type, b.data, b.base, b.seq, b.ref)
                     inserted.append(b.channel)
             thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
             if checkpoint_id > thread.latest.get(ns, ""):
@@ -256,14 +269,17 @@ class InMemorySaver(BaseCheckpointSaver):
         task_path: str = "",
     ) -> None:
         thread_id, ns, checkpoint_id = parse_write_config(config)
-        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes)
+        refer = self._deltas.referrer(self.serde, thread_id)
+        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
         with self._lock:
             thread = self._threads.setdefault(thread_id, _Thread())
             stored = thread.writes.setdefault((ns, checkpoint_id), {})
-            for idx, channel, tag, data, replaces in rows:
-                key = (task_id, idx)
-                if replaces or key not in stored:
-                    stored[key] = _Write(channel, tag, data, task_path)
+            for r in rows:
+                if r.ref is not None and (r.ref.ns, r.ref.channel, r.ref.version) not in thread.blobs:
+                    r = r.full(self.serde)  # the row it names is gone (pruned since the cache learned it)
+                key = (task_id, r.idx)
+                if r.replaces or key not in stored:
+                    stored[key] = _Write(r.channel, r.type, r.data, task_path, r.ref)
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         with self._lock:
@@ -288,7 +304,10 @@ class InMemorySaver(BaseCheckpointSaver):
                 with reading(thread_id, cid):
                     meta = load_meta(self.serde, cid, thread.checkpoints[ns][cid].meta)
                 referenced.extend((ns, ch, v) for ch, v in meta["channel_versions"].items())
-            keep = blobs_to_keep(referenced, {key: blob.base for key, blob in thread.blobs.items()})
+                for w in thread.writes.get((ns, cid), {}).values():
+                    if w.ref is not None:
+                        referenced.append((w.ref.ns, w.ref.channel, w.ref.version))
+            keep = blobs_to_keep(referenced, {key: blob.base_of(key) for key, blob in thread.blobs.items()})
             for ns, cid in deleted:
                 del thread.checkpoints[ns][cid]
                 thread.writes.pop((ns, cid), None)
@@ -309,6 +328,10 @@ class InMemorySaver(BaseCheckpointSaver):
         found.sort(key=lambda f: f[0], reverse=True)  # newest first; stable, so ties stay in thread-id order
         for cid, thread_id, ts in found[:limit]:
             yield ThreadInfo(thread_id, cid, ts)
+
+
+def _ref_columns(ref: Ref | None) -> tuple[str, str, int, str | None] | None:
+    return None if ref is None else (ref.ns, ref.channel, ref.version, ref.key)
 
 
 MemorySaver = InMemorySaver

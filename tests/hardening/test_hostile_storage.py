@@ -247,6 +247,11 @@ COLUMN_CASES: list[tuple[str, str, str, str, str | None, str]] = [
     ("blobs", "seq", "text", "'abc'", SQLITE_ONLY, "lost"),
     ("blobs", "seq", "fractional", "seq + 0.5", SQLITE_ONLY, "lost"),
     ("blobs", "seq", "past the largest", "2147483648", SQLITE_ONLY, "lost"),
+    # refs (a row extending another namespace's list): on a delta, a ref is a second base
+    ("blobs", "ref_version", "a ref on a delta", "version", "version", "lost"),
+    ("blobs", "ref_key", "a dict ref's key on a delta", "'messages'", "'messages'", "lost"),
+    ("blobs", "ref_ns", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
+    ("blobs", "ref_version", "text", "'abc'", SQLITE_ONLY, "lost"),
     # writes (the newest checkpoint's pending writes: its interrupt)
     ("writes", "thread_id", "another thread", "thread_id || '-moved'", "thread_id || '-moved'", "moved"),
     ("writes", "checkpoint_id", "another checkpoint", "'nope'", "'nope'", "moved"),
@@ -259,6 +264,9 @@ COLUMN_CASES: list[tuple[str, str, str, str, str | None, str]] = [
     ("writes", "data", "text", "'hello'", SQLITE_ONLY, "lost"),
     ("writes", "data", "empty", "X''", "''::bytea", "lost"),
     ("writes", "task_path", "bytes", "X'00ff'", SQLITE_ONLY, "moved"),
+    ("writes", "ref_version", "a ref naming no namespace", "12345", "12345", "lost"),
+    ("writes", "ref_ns", "a ref naming no version", "''", "''", "lost"),
+    ("writes", "ref_ns", "bytes", "X'00ff'", SQLITE_ONLY, "lost"),
 ]
 NOT_NULL = {
     "checkpoints": ("thread_id", "checkpoint_ns", "checkpoint_id", "ts", "type", "checkpoint", "metadata", "versions"),

@@ -32,7 +32,8 @@ _ATTEMPTS = 5
 _RETRY = (psycopg.errors.SerializationFailure, psycopg.errors.ForeignKeyViolation)
 
 Rows = Iterable[tuple[str, str, str, Mapping[str, int]]]  # (ns, checkpoint_id, ts, channel versions)
-Bases = Mapping[tuple[str, str, int], int | None]  # (ns, channel, version) -> base version (None: full value)
+Key = tuple[str, str, int]  # (ns, channel, version) of a blob
+Bases = Mapping[Key, int | Key | None]  # blob -> its base version, or the key its ref names (None: full value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,18 +54,20 @@ class PrunePlan:
 
 def plan_prune(
     rows: Rows, *, keep_last: int | None, older_than: timedelta | None
-) -> Callable[[Bases], PrunePlan] | None:
+) -> Callable[[Bases, Iterable[tuple[str, str, Key]]], PrunePlan] | None:
     """What goes of a thread whose checkpoints are ``rows``: None when nothing
-    does, else a function of the thread's blobs' bases that gives the plan
-    (so the blobs are read only when some checkpoint goes)."""
+    does, else a function of the thread's blobs' bases and its pending writes'
+    refs ``(ns, checkpoint_id, key)`` that gives the plan (so the blobs are
+    read only when some checkpoint goes)."""
     rows = list(rows)
     kept, deleted = checkpoints_to_prune([(ns, cid, ts) for ns, cid, ts, _ in rows], keep_last=keep_last, older_than=older_than)
     if not deleted:
         return None
     referenced = [(ns, ch, v) for ns, cid, _, versions in rows if (ns, cid) in kept for ch, v in versions.items()]
 
-    def with_blobs(bases: Bases) -> PrunePlan:
-        keep = blobs_to_keep(referenced, bases)
+    def with_blobs(bases: Bases, write_refs: Iterable[tuple[str, str, Key]] = ()) -> PrunePlan:
+        kept_refs = [key for ns, cid, key in write_refs if (ns, cid) in kept]
+        keep = blobs_to_keep([*referenced, *kept_refs], bases)
         return PrunePlan(sorted(deleted), [key for key in bases if key not in keep])
 
     return with_blobs
@@ -88,7 +91,9 @@ async def prune(
             if planned is None:
                 return 0
             await cur.execute(queries.SELECT_BLOB_BASES, {"thread_id": thread_id})  # the same snapshot
-            plan = planned({(ns, ch, v): base for ns, ch, v, base in await cur.fetchall()})
+            bases = {(ns, ch, v): base if rv is None else (rns, rch, rv) for ns, ch, v, base, rns, rch, rv in await cur.fetchall()}
+            await cur.execute(queries.SELECT_WRITE_REFS, {"thread_id": thread_id})
+            plan = planned(bases, [(ns, cid, (rns, rch, rv)) for ns, cid, rns, rch, rv in await cur.fetchall()])
             await cur.execute(queries.PRUNE, plan.params(thread_id))
             return len(plan.checkpoints)
 

@@ -24,14 +24,18 @@ __all__ = ["Queries", "render"]
 # One statement: the changed channels' blobs and the checkpoint row. A blob
 # already stored at (channel, version) holds the same value: the first copy
 # stays. RETURNING names the blobs actually inserted (the delta cache learns
-# only those). A delta whose base is missing fails the foreign key, and with
-# it the whole statement: the saver then writes it full.
+# only those). A delta whose base (or ref) is missing fails a foreign key, and
+# with it the whole statement: the saver then writes it full.
 PUT_CHECKPOINT = """
 WITH new_blobs AS (
-    INSERT INTO {blobs} (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq)
-    SELECT %(thread_id)s, %(ns)s, r.channel, r.version, r.type, r.data, r.base_version, r.seq
+    INSERT INTO {blobs} (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq,
+                         ref_ns, ref_channel, ref_version, ref_key)
+    SELECT %(thread_id)s, %(ns)s, r.channel, r.version, r.type, r.data, r.base_version, r.seq,
+           r.ref_ns, r.ref_channel, r.ref_version, r.ref_key
     FROM unnest(%(channels)s::text[], %(versions)s::bigint[], %(types)s::text[], %(datas)b::bytea[],
-                %(bases)s::bigint[], %(seqs)s::integer[]) AS r(channel, version, type, data, base_version, seq)
+                %(bases)s::bigint[], %(seqs)s::integer[], %(ref_nss)s::text[], %(ref_channels)s::text[],
+                %(ref_versions)s::bigint[], %(ref_keys)s::text[])
+        AS r(channel, version, type, data, base_version, seq, ref_ns, ref_channel, ref_version, ref_key)
     ON CONFLICT DO NOTHING
     RETURNING channel
 ), new_checkpoint AS (
@@ -48,13 +52,19 @@ SELECT channel FROM new_blobs
 
 # Regular writes are idempotent per (task_id, idx): the first copy stays.
 # Special channels have fixed negative indexes and replace (see WRITES_IDX_MAP).
+# A write's ref (the stored list its value extends) must exist: the foreign key.
 PUT_WRITES = """
-INSERT INTO {writes} AS w (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path)
-SELECT %(thread_id)s, %(ns)s, %(checkpoint_id)s, %(task_id)s, r.idx, r.channel, r.type, r.data, %(task_path)s
-FROM unnest(%(idxs)s::integer[], %(channels)s::text[], %(types)s::text[], %(datas)b::bytea[])
-    AS r(idx, channel, type, data)
+INSERT INTO {writes} AS w (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path,
+                           ref_ns, ref_channel, ref_version, ref_key)
+SELECT %(thread_id)s, %(ns)s, %(checkpoint_id)s, %(task_id)s, r.idx, r.channel, r.type, r.data, %(task_path)s,
+       r.ref_ns, r.ref_channel, r.ref_version, r.ref_key
+FROM unnest(%(idxs)s::integer[], %(channels)s::text[], %(types)s::text[], %(datas)b::bytea[],
+            %(ref_nss)s::text[], %(ref_channels)s::text[], %(ref_versions)s::bigint[], %(ref_keys)s::text[])
+    AS r(idx, channel, type, data, ref_ns, ref_channel, ref_version, ref_key)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
-    channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path
+    channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path,
+    ref_ns = excluded.ref_ns, ref_channel = excluded.ref_channel, ref_version = excluded.ref_version,
+    ref_key = excluded.ref_key
     WHERE excluded.idx < 0
 """
 
@@ -71,13 +81,17 @@ NO_FLUSH = "SET LOCAL synchronous_commit = off"
 
 _CHECKPOINT = """
 SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata,
-       cp.versions, w.task_ids, w.channels, w.types, w.datas
+       cp.versions, w.task_ids, w.channels, w.types, w.datas, w.ref_nss, w.ref_channels, w.ref_versions, w.ref_keys
 FROM {checkpoints} AS cp
 LEFT JOIN LATERAL (
     SELECT array_agg(w.task_id ORDER BY w.task_id, w.idx) AS task_ids,
            array_agg(w.channel ORDER BY w.task_id, w.idx) AS channels,
            array_agg(w.type ORDER BY w.task_id, w.idx) AS types,
-           array_agg(w.data ORDER BY w.task_id, w.idx) AS datas
+           array_agg(w.data ORDER BY w.task_id, w.idx) AS datas,
+           array_agg(w.ref_ns ORDER BY w.task_id, w.idx) AS ref_nss,
+           array_agg(w.ref_channel ORDER BY w.task_id, w.idx) AS ref_channels,
+           array_agg(w.ref_version ORDER BY w.task_id, w.idx) AS ref_versions,
+           array_agg(w.ref_key ORDER BY w.task_id, w.idx) AS ref_keys
     FROM {writes} AS w
     WHERE w.thread_id = cp.thread_id AND w.checkpoint_ns = cp.checkpoint_ns AND w.checkpoint_id = cp.checkpoint_id
 ) AS w ON true
@@ -89,10 +103,17 @@ SELECT_CHECKPOINT = _CHECKPOINT + _NAMED
 SELECT_LATEST_CHECKPOINT = _CHECKPOINT + _LATEST
 
 
-def _chain(wanted: str, stop: str = "") -> str:
-    """The blob rows of the ``(channel, version)`` pairs that ``wanted`` selects, with their bases.
+# Where a blob row's chain goes on: its ref, or its base in its own namespace and channel.
+_NEXT = """CASE WHEN ref_version IS NULL THEN checkpoint_ns ELSE ref_ns END AS next_ns,
+               CASE WHEN ref_version IS NULL THEN channel ELSE ref_channel END AS next_channel,
+               coalesce(ref_version, base_version) AS next_version"""
 
-    Each wanted pair, then each row's base, recursively, down to full values
+
+def _chain(wanted: str, stop: str = "") -> str:
+    """The blob rows of the ``(ns, channel, version)`` keys that ``wanted`` selects, with their bases.
+
+    Each wanted row, then each row's base (or ref: a chain may pass into
+    another namespace of the thread), recursively, down to full values
     (engine/checkpoint/_delta.py). The recursion carries keys only (UNION
     drops chains that merge); each row's data is read once, at the end. Every
     blob is reached through a LATERAL subquery with LIMIT 1: a fence the
@@ -101,59 +122,81 @@ def _chain(wanted: str, stop: str = "") -> str:
     gets a plan that scans the whole thread at every step of the recursion).
     """
     return f"""
-chain(channel, version, base_version) AS (
-    SELECT b.channel, b.version, b.base_version
+chain(ns, channel, version, next_ns, next_channel, next_version) AS (
+    SELECT b.checkpoint_ns, b.channel, b.version, b.next_ns, b.next_channel, b.next_version
     FROM {wanted}
     CROSS JOIN LATERAL (
-        SELECT channel, version, base_version FROM {{blobs}}
-        WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND channel = want.channel AND version = want.version
+        SELECT checkpoint_ns, channel, version, {_NEXT} FROM {{blobs}}
+        WHERE thread_id = %(thread_id)s AND checkpoint_ns = want.ns AND channel = want.channel AND version = want.version
         LIMIT 1
     ) AS b
   UNION
-    SELECT b.channel, b.version, b.base_version
+    SELECT b.checkpoint_ns, b.channel, b.version, b.next_ns, b.next_channel, b.next_version
     FROM chain AS link
     CROSS JOIN LATERAL (
-        SELECT channel, version, base_version FROM {{blobs}}
-        WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s
-          AND channel = link.channel AND version = link.base_version
+        SELECT checkpoint_ns, channel, version, {_NEXT} FROM {{blobs}}
+        WHERE thread_id = %(thread_id)s AND checkpoint_ns = link.next_ns
+          AND channel = link.next_channel AND version = link.next_version
         LIMIT 1
     ) AS b{stop}
 )
-SELECT b.channel, b.version, b.type, b.data, b.base_version, b.seq
+SELECT b.checkpoint_ns, b.channel, b.version, b.type, b.data, b.base_version, b.seq,
+       b.ref_ns, b.ref_channel, b.ref_version, b.ref_key
 FROM chain AS link
 CROSS JOIN LATERAL (
-    SELECT channel, version, type, data, base_version, seq FROM {{blobs}}
-    WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND channel = link.channel AND version = link.version
+    SELECT checkpoint_ns, channel, version, type, data, base_version, seq, ref_ns, ref_channel, ref_version, ref_key
+    FROM {{blobs}}
+    WHERE thread_id = %(thread_id)s AND checkpoint_ns = link.ns AND channel = link.channel AND version = link.version
     LIMIT 1
 ) AS b
 """
 
 
-# The blob rows of the checkpoint that SELECT_CHECKPOINT / SELECT_LATEST_CHECKPOINT return.
+# The blob rows of the checkpoint that SELECT_CHECKPOINT / SELECT_LATEST_CHECKPOINT return,
+# and of the lists its pending writes extend.
 _THE_CHECKPOINT = """
 WITH RECURSIVE cp AS (
-    SELECT cp.versions FROM {checkpoints} AS cp
+    SELECT cp.checkpoint_id, cp.versions FROM {checkpoints} AS cp
     WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
 """
 # A stored ``versions`` that is not an object of integers selects no blob for
 # the pairs it spoils, instead of failing the statement: load_meta then names
 # the checkpoint as corrupt (DATA_LOSS), where an SQL error would read as the
 # database being unavailable.
-_ITS_VERSIONS = """cp,
-    json_each_text(CASE json_typeof(cp.versions) WHEN 'object' THEN cp.versions ELSE '{{}}' END) AS v,
-    LATERAL (SELECT v.key, CASE WHEN v.value ~ '^-?[0-9]{{1,18}}$' THEN v.value::bigint END) AS want(channel, version)"""
+_ITS_VERSIONS = """(
+    SELECT %(ns)s::text, v.key, CASE WHEN v.value ~ '^-?[0-9]{{1,18}}$' THEN v.value::bigint END
+    FROM cp, json_each_text(CASE json_typeof(cp.versions) WHEN 'object' THEN cp.versions ELSE '{{}}' END) AS v
+  UNION ALL
+    SELECT w.ref_ns, w.ref_channel, w.ref_version
+    FROM cp JOIN {writes} AS w
+      ON w.thread_id = %(thread_id)s AND w.checkpoint_ns = %(ns)s AND w.checkpoint_id = cp.checkpoint_id
+    WHERE w.ref_version IS NOT NULL
+) AS want(ns, channel, version)"""
 SELECT_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _NAMED + ")," + _chain(_ITS_VERSIONS)
 SELECT_LATEST_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _LATEST + ")," + _chain(_ITS_VERSIONS)
 
-# The blob rows for a page of an alist: the (channel, version) pairs of
-# several checkpoints of one thread. ``known``: pairs the caller already
-# decoded (one alist decodes each row once): the walk stops there.
+# The blob rows for a page of an alist: the (ns, channel, version) keys of
+# several checkpoints of one thread, and the lists their pending writes
+# extend. ``known``: rows the caller already decoded (one alist decodes each
+# row once): the walk stops there.
 SELECT_CHAINS = "WITH RECURSIVE" + _chain(
-    "unnest(%(channels)s::text[], %(versions)s::bigint[]) AS want(channel, version)",
+    """(
+    SELECT * FROM unnest(%(nss)s::text[], %(channels)s::text[], %(versions)s::bigint[])
+  UNION ALL
+    SELECT w.ref_ns, w.ref_channel, w.ref_version
+    FROM unnest(%(cp_nss)s::text[], %(cp_ids)s::text[]) AS c(ns, checkpoint_id)
+    CROSS JOIN LATERAL (
+        SELECT ref_ns, ref_channel, ref_version FROM {writes}
+        WHERE thread_id = %(thread_id)s AND checkpoint_ns = c.ns AND checkpoint_id = c.checkpoint_id
+          AND ref_version IS NOT NULL
+        OFFSET 0
+    ) AS w
+) AS want(ns, channel, version)""",
     """
     WHERE NOT EXISTS (
-        SELECT 1 FROM unnest(%(known_channels)s::text[], %(known_versions)s::bigint[]) AS k(channel, version)
-        WHERE k.channel = link.channel AND k.version = link.base_version
+        SELECT 1 FROM unnest(%(known_nss)s::text[], %(known_channels)s::text[], %(known_versions)s::bigint[])
+            AS k(ns, channel, version)
+        WHERE k.ns = link.next_ns AND k.channel = link.next_channel AND k.version = link.next_version
     )""",
 )
 
@@ -170,10 +213,11 @@ WHERE EXISTS (
 )
 """
 SELECT_WRITES_OF = """
-SELECT k.thread_id, k.ns, k.checkpoint_id, w.task_id, w.channel, w.type, w.data
+SELECT k.thread_id, k.ns, k.checkpoint_id, w.task_id, w.channel, w.type, w.data,
+       w.ref_ns, w.ref_channel, w.ref_version, w.ref_key
 FROM unnest(%(thread_ids)s::text[], %(nss)s::text[], %(checkpoint_ids)s::text[]) AS k(thread_id, ns, checkpoint_id)
 CROSS JOIN LATERAL (
-    SELECT task_id, idx, channel, type, data FROM {writes}
+    SELECT task_id, idx, channel, type, data, ref_ns, ref_channel, ref_version, ref_key FROM {writes}
     WHERE thread_id = k.thread_id AND checkpoint_ns = k.ns AND checkpoint_id = k.checkpoint_id
     OFFSET 0
 ) AS w
@@ -211,7 +255,13 @@ SELECT_CHECKPOINT_VERSIONS = """
 SELECT checkpoint_ns, checkpoint_id, ts, versions FROM {checkpoints} WHERE thread_id = %(thread_id)s
 """
 SELECT_BLOB_BASES = """
-SELECT checkpoint_ns, channel, version, base_version FROM {blobs} WHERE thread_id = %(thread_id)s
+SELECT checkpoint_ns, channel, version, base_version, ref_ns, ref_channel, ref_version
+FROM {blobs} WHERE thread_id = %(thread_id)s
+"""
+# The rows pending writes extend: a kept checkpoint's writes keep them.
+SELECT_WRITE_REFS = """
+SELECT checkpoint_ns, checkpoint_id, ref_ns, ref_channel, ref_version
+FROM {writes} WHERE thread_id = %(thread_id)s AND ref_version IS NOT NULL
 """
 # Checkpoints (with their writes) and blobs, by key arrays, in one statement.
 # The blobs' foreign key checks, at the statement's end, that no remaining
@@ -353,6 +403,7 @@ class Queries:
     EXISTING_OF: str
     SELECT_CHECKPOINT_VERSIONS: str
     SELECT_BLOB_BASES: str
+    SELECT_WRITE_REFS: str
     PRUNE: str
     LIST_THREADS: str
     ACQUIRE_LEASE: str

@@ -34,6 +34,7 @@ from engine.checkpoint._helpers import (
     reading,
     storable_text,
 )
+from engine.checkpoint._writes import write_ref
 from engine.checkpoint.base import CheckpointTuple, PendingWrite, ThreadInfo
 from engine.checkpoint.postgres import _queries as q
 from engine.serde import Serializer
@@ -83,30 +84,32 @@ class Reads:
         row, blob_rows = await self._run("get_tuple", work)
         if row is None:
             return None
-        cid, parent_id, ts, meta_type, meta_data, metadata, versions, task_ids, w_channels, w_types, w_datas = row
+        cid, parent_id, ts, meta_type, meta_data, metadata, versions, *write_columns = row
         with reading(thread_id, cid):
             meta = load_meta(self._serde(), cid, (meta_type, meta_data), versions)
             reader = ChainReader(self._serde())
-            for channel, version, tag, data, base, seq in blob_rows:
-                reader.add(channel, version, tag, data, base, seq)
-            loads = self._serde().loads_typed
+            for blob in blob_rows:
+                _add(reader, blob)
             writes = [
-                PendingWrite(t, ch, loads((ty, d)))
-                for t, ch, ty, d in zip(task_ids or (), w_channels or (), w_types or (), w_datas or ())
+                PendingWrite(t, ch, reader.resolve(ty, d, write_ref((t, ch, ty, d, *ref))))
+                for t, ch, ty, d, *ref in zip(*(c or () for c in write_columns))
             ]
             result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
         self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
         return result
 
-    def _chains_params(self, thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader) -> dict[str, Any] | None:
-        """SELECT_CHAINS's parameters for the rows ``reader`` lacks to rebuild the pairs ``wanted`` (None: it lacks none)."""
-        wanted = [(ch, v) for ch, v in wanted if not reader.has(ch, v)]
-        if not wanted:
-            return None
-        known_channels, known_versions = reader.known_pairs()
+    def _chains_params(
+        self, thread_id: str, wanted: Sequence[tuple[str, str, int]], checkpoints: Sequence[tuple[str, str]], reader: ChainReader
+    ) -> dict[str, Any]:
+        """SELECT_CHAINS's parameters: the rows ``reader`` lacks to rebuild the ``(ns, channel, version)``
+        keys ``wanted``, and the lists the pending writes of ``checkpoints`` ``(ns, id)`` extend."""
+        wanted = [(ns, ch, v) for ns, ch, v in wanted if not reader.has(ch, v, ns)]
+        known_nss, known_channels, known_versions = reader.known_keys()
         return {
-            "thread_id": thread_id, "ns": ns, "channels": [ch for ch, _ in wanted], "versions": [v for _, v in wanted],
-            "known_channels": known_channels, "known_versions": known_versions,
+            "thread_id": thread_id, "nss": [k[0] for k in wanted], "channels": [k[1] for k in wanted],
+            "versions": [k[2] for k in wanted], "cp_nss": [c[0] for c in checkpoints],
+            "cp_ids": [c[1] for c in checkpoints], "known_nss": known_nss, "known_channels": known_channels,
+            "known_versions": known_versions,
         }  # fmt: skip
 
     def _tuple(
@@ -124,7 +127,7 @@ class Reads:
         check_row(checkpoint_id, parent_id, ts)
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
-            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
+            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns)),
             metadata=check_metadata(metadata),  # psycopg decoded the jsonb; check its shape
             parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=writes,
@@ -161,7 +164,7 @@ class Reads:
                 return await cur.fetchall()
 
         rows = await self._run("list", list_rows)
-        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
+        readers: dict[str, ChainReader] = {}  # decoded rows, shared by the whole listing (per thread)
         start, size = 0, _FIRST_PAGE
         while start < len(rows):
             page = rows[start : start + size]
@@ -169,7 +172,7 @@ class Reads:
             for item in await self._read_page(page, readers):
                 yield item
 
-    async def _read_page(self, page: list[Any], readers: dict[tuple[str, str], ChainReader]) -> list[CheckpointTuple]:
+    async def _read_page(self, page: list[Any], readers: dict[str, ChainReader]) -> list[CheckpointTuple]:
         """Values and writes of one page of listed checkpoints, from one snapshot in one
         round trip (which of them still exist, a chains query per thread, their writes).
         A checkpoint deleted since the listing began (pruned) is gone: it is skipped."""
@@ -179,10 +182,12 @@ class Reads:
                 metas.append(load_meta(self._serde(), row[2], (row[5], row[6]), row[8]))
         keys = {"thread_ids": [r[0] for r in page], "nss": [r[1] for r in page], "checkpoint_ids": [r[2] for r in page]}
 
-        wanted: dict[tuple[str, str], dict[tuple[str, int], None]] = {}  # per thread and namespace, in order
+        wanted: dict[str, dict[tuple[str, str, int], None]] = {}  # per thread, in order
+        checkpoints: dict[str, list[tuple[str, str]]] = {}
         for row, meta in zip(page, metas):
-            readers.setdefault((row[0], row[1]), ChainReader(self._serde()))
-            wanted.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
+            readers.setdefault(row[0], ChainReader(self._serde()))
+            wanted.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in meta["channel_versions"].items()))
+            checkpoints.setdefault(row[0], []).append((row[1], row[2]))
 
         async def work(conn: AsyncConnection[Any]) -> tuple[set[tuple[str, str, str]], list[Any]]:
             # Every statement in one round trip, on one snapshot.
@@ -191,34 +196,33 @@ class Reads:
                 chains = []
                 await conn.execute(q.BEGIN_SNAPSHOT)
                 await existing_cur.execute(self._q.EXISTING_OF, keys)
-                for (thread_id, ns), pairs in wanted.items():
-                    reader = readers[(thread_id, ns)]
-                    params = self._chains_params(thread_id, ns, list(pairs), reader)
-                    if params is not None:
-                        cur = conn.cursor(binary=True)
-                        await cur.execute(self._q.SELECT_CHAINS, params)
-                        chains.append((reader, cur))
+                for thread_id, keys_wanted in wanted.items():
+                    reader = readers[thread_id]
+                    params = self._chains_params(thread_id, list(keys_wanted), checkpoints[thread_id], reader)
+                    cur = conn.cursor(binary=True)
+                    await cur.execute(self._q.SELECT_CHAINS, params)
+                    chains.append((reader, cur))
                 await writes_cur.execute(self._q.SELECT_WRITES_OF, keys)
                 await conn.execute(q.COMMIT)
                 await pipeline.sync()
                 for reader, cur in chains:
-                    for channel, version, tag, data, base, seq in await cur.fetchall():
-                        reader.add(channel, version, tag, data, base, seq)
+                    for blob in await cur.fetchall():
+                        _add(reader, blob)
                 existing = {(t, ns, cid) for t, ns, cid in await existing_cur.fetchall()}
                 return existing, await writes_cur.fetchall()
 
         existing, write_rows = await self._run("list", work)
         writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
-        loads = self._serde().loads_typed
-        for thread_id, ns, cid, task_id, channel, tag, data in write_rows:
+        for thread_id, ns, cid, task_id, channel, tag, data, *ref in write_rows:
             with reading(thread_id, cid):
-                writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, loads((tag, data))))
+                value = readers[thread_id].resolve(tag, data, write_ref((task_id, channel, tag, data, *ref)))
+                writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, value))
         out = []
         for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas):
             if (t, ns, cid) not in existing:
                 continue
             with reading(t, cid):
-                out.append(self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[(t, ns)], writes.get((t, ns, cid), [])))
+                out.append(self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[t], writes.get((t, ns, cid), [])))
         return out
 
     async def list_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
@@ -233,6 +237,13 @@ class Reads:
 
         for thread_id, checkpoint_id, ts in await self._run("list_threads", work):
             yield ThreadInfo(thread_id, checkpoint_id, ts)
+
+
+def _add(reader: ChainReader, row: Sequence[Any]) -> None:
+    """Feed ``reader`` one row of a chains query."""
+    ns, channel, version, tag, data, base, seq, ref_ns, ref_channel, ref_version, ref_key = row
+    reader.add(channel, version, tag, data, base, seq, ns=ns, ref_ns=ref_ns, ref_channel=ref_channel,
+               ref_version=ref_version, ref_key=ref_key)  # fmt: skip
 
 
 def _storable(*texts: str | None) -> bool:

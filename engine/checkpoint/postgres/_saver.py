@@ -43,20 +43,19 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg_pool import PoolTimeout
 
-from engine.checkpoint._chain import BlobRow
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache, record_size
 from engine.checkpoint._retention import check_prune_args
 from engine.checkpoint._helpers import (
     check_versions,
     dump_meta,
     dump_metadata,
-    dump_writes,
     make_config,
     parse_config,
     parse_write_config,
     storable_text,
 )
 from engine.checkpoint._opening import OpenedByConnString
+from engine.checkpoint._writes import dump_writes
 from engine.checkpoint.base import (
     LEASE_KEY,
     BaseCheckpointSaver,
@@ -74,6 +73,7 @@ from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._reads import Reads
+from engine.checkpoint.postgres._rows import TaskWrites, put_params
 from engine.checkpoint.postgres._migrate import migrate
 from engine.checkpoint.postgres._pools import LoopPools
 from engine.errors import CheckpointError
@@ -302,14 +302,13 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         thread_id, ns, plan, params = self._prepare_put(config, checkpoint, metadata, new_versions)
 
         async def work(conn: AsyncConnection[Any]) -> list[str]:
-            rows = plan.rows
             try:
-                return await self._put(conn, thread_id, config, params, rows)
+                return await self._put(conn, thread_id, config, put_params(params, plan))
             except psycopg.errors.ForeignKeyViolation:
                 # A delta's base is gone (pruned or deleted elsewhere since the
                 # cache learned it): the transaction rolled back; store full values.
                 self._deltas.forget_thread(thread_id)
-                return await self._put(conn, thread_id, config, params, plan.without_missing_bases(lambda r: False))
+                return await self._put(conn, thread_id, config, put_params(params, plan, full=True))
 
         inserted = await self._run("put", work)
         self._deltas.commit(thread_id, ns, plan, inserted)
@@ -338,7 +337,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         check_chain(puts)
         if len(puts) < 2 and not writes:
             return [await self.aput(*put) for put in puts]
-        write_params = [p for p in (self._writes_params(c, w, tid, "") for c, w, tid in writes) if p is not None]
+        task_writes = [p for p in (self._task_writes(c, w, tid, "") for c, w, tid in writes) if p is not None]
         first_config = puts[0][0]
         prepared: list[tuple[BlobPlan, dict[str, Any]]] = []
         thread_id = get_thread_id(first_config)
@@ -361,8 +360,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                 cur = conn.cursor()
                 await cur.executemany(
                     self._q.PUT_CHECKPOINT,
-                    [_put_params(params, plan.without_missing_bases(lambda r: False) if full else plan.rows)
-                     for plan, params in prepared],
+                    [put_params(params, plan, full=full) for plan, params in prepared],
                     returning=True,
                 )  # fmt: skip
                 inserted = []
@@ -370,8 +368,8 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                     inserted.append([r[0] for r in await cur.fetchall()])
                     if not cur.nextset():
                         break
-                if write_params:
-                    await cur.executemany(self._q.PUT_WRITES, write_params)
+                if task_writes:
+                    await cur.executemany(self._q.PUT_WRITES, [w.params(full=full) for w in task_writes])
                 return inserted
 
         async def work(conn: AsyncConnection[Any]) -> list[list[str]]:
@@ -388,6 +386,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             raise
         for (plan, _), channels in zip(prepared, inserted):
             record_size(plan, channels)
+            self._deltas.committed(plan)
         if any(len(channels) != len(plan.rows) for (plan, _), channels in zip(prepared, inserted)):
             # Some rows were there already (a batch stored again after an unknown
             # outcome): they hold what was stored first, which the cache must not assume.
@@ -395,9 +394,8 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         return [make_config(thread_id, ns, params["checkpoint_id"]) for _, params in prepared]
 
     async def _put(
-        self, conn: AsyncConnection[Any], thread_id: str, config: Mapping[str, Any], params: dict[str, Any], rows: list[Any]
+        self, conn: AsyncConnection[Any], thread_id: str, config: Mapping[str, Any], params: dict[str, Any]
     ) -> list[str]:
-        params = _put_params(params, rows)
         head = (params["parent_id"], params["checkpoint_id"]) if params["ns"] == "" else None
         return [r[0] for r in await self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params, head=head)]
 
@@ -408,33 +406,28 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        params = self._writes_params(config, writes, task_id, task_path)
-        if params is None:
+        task_writes = self._task_writes(config, writes, task_id, task_path)
+        if task_writes is None:
             return
-        thread_id = params["thread_id"]
+        thread_id = task_writes.thread_id
 
         async def work(conn: AsyncConnection[Any]) -> None:
-            await self._write(conn, thread_id, config, self._q.PUT_WRITES, params)
+            try:
+                await self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params())
+            except psycopg.errors.ForeignKeyViolation:  # the list a write extends is gone (see aput): store it whole
+                self._deltas.forget_thread(thread_id)
+                await self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params(full=True))
 
         await self._run("put_writes", work)
 
-    def _writes_params(
+    def _task_writes(
         self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
-    ) -> dict[str, Any] | None:
-        """Serialize one task's pending writes (an unstorable value fails here): PUT_WRITES' parameters."""
-        thread_id, ns, checkpoint_id = parse_write_config(config)
-        rows: dict[int, tuple[int, str, str, bytes]] = {}
-        for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
-            if replaces or idx not in rows:  # one statement may not update a row twice: the last special wins
-                rows[idx] = (idx, channel, tag, data)
-        if not rows:
-            return None
-        require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r[1] for r in rows.values()))
-        return {
-            "thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id, "task_id": task_id,
-            "task_path": task_path, "idxs": [r[0] for r in rows.values()], "channels": [r[1] for r in rows.values()],
-            "types": [r[2] for r in rows.values()], "datas": [r[3] for r in rows.values()],
-        }  # fmt: skip
+    ) -> TaskWrites | None:
+        """Serialize one task's pending writes (an unstorable value fails here)."""
+        thread_id = parse_write_config(config)[0]
+        refer = self._deltas.referrer(self.serde, thread_id)
+        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+        return TaskWrites.of(self.serde, config, task_id, task_path, rows)
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         thread_id = str(thread_id)
@@ -466,16 +459,6 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             return await prune(self._run, self._q, thread_id, keep_last=keep_last, older_than=older_than)
         finally:
             self._deltas.forget_thread(thread_id)
-
-
-def _put_params(params: dict[str, Any], rows: list[BlobRow]) -> dict[str, Any]:
-    """PUT_CHECKPOINT's parameters: a put's own, and its blob rows as arrays."""
-    return {
-        **params,
-        "channels": [r.channel for r in rows], "versions": [r.version for r in rows],
-        "types": [r.type for r in rows], "datas": [r.data for r in rows],
-        "bases": [r.base for r in rows], "seqs": [r.seq for r in rows],
-    }  # fmt: skip
 
 
 def _storable(*texts: str | None) -> bool:

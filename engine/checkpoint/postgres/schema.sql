@@ -3,7 +3,7 @@
 -- Must stay equal to applying every file in migrations/ in order: change the
 -- schema by adding a numbered migration AND updating this file
 -- (tests/checkpoint/test_postgres.py compares the two catalogs).
--- See migrations/0001_init.sql and 0002_leases.sql for what each table holds.
+-- See migrations/0001_init.sql, 0002_leases.sql and 0004_refs.sql for what each table holds.
 
 CREATE TABLE checkpoints (
     thread_id text COLLATE "C" NOT NULL,
@@ -27,8 +27,14 @@ CREATE TABLE blobs (
     data bytea NOT NULL,
     base_version bigint,
     seq integer NOT NULL DEFAULT 0,
+    ref_ns text COLLATE "C",
+    ref_channel text COLLATE "C",
+    ref_version bigint,
+    ref_key text,
     PRIMARY KEY (thread_id, checkpoint_ns, channel, version),
     CONSTRAINT blobs_base_fkey FOREIGN KEY (thread_id, checkpoint_ns, channel, base_version)
+        REFERENCES blobs (thread_id, checkpoint_ns, channel, version),
+    CONSTRAINT blobs_ref_fkey FOREIGN KEY (thread_id, ref_ns, ref_channel, ref_version)
         REFERENCES blobs (thread_id, checkpoint_ns, channel, version)
 );
 
@@ -36,6 +42,9 @@ CREATE TABLE blobs (
 -- every deleted blob; full values (most rows but one per run) stay out of it.
 CREATE INDEX blobs_base_idx ON blobs (thread_id, checkpoint_ns, channel, base_version)
     WHERE base_version IS NOT NULL;
+-- The same for rows extending another namespace's or channel's list (0004_refs.sql).
+CREATE INDEX blobs_ref_idx ON blobs (thread_id, ref_ns, ref_channel, ref_version)
+    WHERE ref_version IS NOT NULL;
 
 CREATE TABLE writes (
     thread_id text COLLATE "C" NOT NULL,
@@ -47,8 +56,17 @@ CREATE TABLE writes (
     type text NOT NULL,
     data bytea NOT NULL,
     task_path text NOT NULL DEFAULT '',
-    PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+    ref_ns text COLLATE "C",
+    ref_channel text COLLATE "C",
+    ref_version bigint,
+    ref_key text,
+    PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx),
+    CONSTRAINT writes_ref_fkey FOREIGN KEY (thread_id, ref_ns, ref_channel, ref_version)
+        REFERENCES blobs (thread_id, checkpoint_ns, channel, version)
 );
+
+CREATE INDEX writes_ref_idx ON writes (thread_id, ref_ns, ref_channel, ref_version)
+    WHERE ref_version IS NOT NULL;
 
 -- See migrations/0002_leases.sql and 0003_lease_holder.sql.
 CREATE TABLE leases (

@@ -41,6 +41,7 @@ __all__ = [
     "SELECT_CHECKPOINT_METAS",
     "SELECT_LATEST_CHECKPOINT",
     "SELECT_WRITES",
+    "SELECT_WRITE_REFS",
     "WHERE_BEFORE",
     "WHERE_ID",
     "WHERE_NS",
@@ -63,25 +64,27 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
 # A (channel, version) already stored holds the same value: keep the first.
 INSERT_BLOB = """
-INSERT OR IGNORE INTO blobs (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+INSERT OR IGNORE INTO blobs
+    (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq, ref_ns, ref_channel, ref_version, ref_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
-# Checked in the write transaction before a delta names its base: the cache
-# that chose the base may be older than a prune or delete by another process.
+# Checked in the write transaction before a delta names its base (or a row or
+# a write its ref): the cache that chose it may be older than a prune or
+# delete by another process.
 BLOB_EXISTS = """
 SELECT 1 FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?
 """
 
 # Regular writes: idempotent per (task_id, idx). Special channels: replaced.
 INSERT_WRITE = """
-INSERT OR IGNORE INTO writes
-    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT OR IGNORE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path,
+                              ref_ns, ref_channel, ref_version, ref_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 REPLACE_WRITE = """
-INSERT OR REPLACE INTO writes
-    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT OR REPLACE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path,
+                               ref_ns, ref_channel, ref_version, ref_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 # -- get ----------------------------------------------------------------------------
@@ -98,42 +101,59 @@ ORDER BY checkpoint_id DESC
 LIMIT 1
 """
 # The rows that rebuild a checkpoint's channel values, in one statement
-# whatever the number of channels: each wanted (channel, version), then each
-# row's base, recursively, down to full values (see engine/checkpoint/_delta.py).
-# Parameters: ?1 the wanted versions as a JSON array of [channel, version] pairs;
-# ?2 thread, ?3 namespace; ?4 a JSON array of [channel, version] pairs the
-# caller has already read (an alist decodes each row once): the walk stops there.
-# The recursion carries keys only (UNION drops chains that merge); the data is
-# fetched once per row at the end. CROSS JOIN fixes the loop order (SQLite never
-# reorders it), so every step is a primary-key lookup, never a scan.
-SELECT_CHAINS = """
-WITH RECURSIVE chain(channel, version, base_version) AS (
-    SELECT b.channel, b.version, b.base_version
+# whatever the number of channels: each wanted (ns, channel, version), and each
+# list a wanted checkpoint's pending writes extend, then each row's base (or
+# ref: a chain may pass into another namespace), recursively, down to full
+# values (see engine/checkpoint/_delta.py). Parameters: ?1 the wanted rows as a
+# JSON array of [ns, channel, version]; ?2 the thread; ?3 a JSON array of
+# [ns, channel, version] rows the caller has already read (an alist decodes
+# each row once): the walk stops there; ?4 a JSON array of [ns, checkpoint_id]
+# whose writes' refs are wanted. The recursion carries keys only (UNION drops
+# chains that merge); the data is fetched once per row at the end. CROSS JOIN
+# fixes the loop order (SQLite never reorders it), so every step is a
+# primary-key lookup, never a scan.
+_NEXT = """CASE WHEN b.ref_version IS NULL THEN b.checkpoint_ns ELSE b.ref_ns END,
+           CASE WHEN b.ref_version IS NULL THEN b.channel ELSE b.ref_channel END,
+           coalesce(b.ref_version, b.base_version)"""
+SELECT_CHAINS = f"""
+WITH RECURSIVE want(ns, channel, version) AS (
+    SELECT json_extract(v.value, '$[0]'), json_extract(v.value, '$[1]'), json_extract(v.value, '$[2]')
     FROM json_each(?1) AS v
+  UNION ALL
+    SELECT w.ref_ns, w.ref_channel, w.ref_version
+    FROM json_each(?4) AS k
+    CROSS JOIN writes AS w
+      ON w.thread_id = ?2 AND w.checkpoint_ns = json_extract(k.value, '$[0]')
+     AND w.checkpoint_id = json_extract(k.value, '$[1]')
+    WHERE w.ref_version IS NOT NULL
+), chain(ns, channel, version, next_ns, next_channel, next_version) AS (
+    SELECT b.checkpoint_ns, b.channel, b.version, {_NEXT}
+    FROM want AS v
     CROSS JOIN blobs AS b
-      ON b.thread_id = ?2 AND b.checkpoint_ns = ?3
-     AND b.channel = json_extract(v.value, '$[0]') AND b.version = json_extract(v.value, '$[1]')
+      ON b.thread_id = ?2 AND b.checkpoint_ns = v.ns AND b.channel = v.channel AND b.version = v.version
   UNION
-    SELECT b.channel, b.version, b.base_version
+    SELECT b.checkpoint_ns, b.channel, b.version, {_NEXT}
     FROM chain AS c
     CROSS JOIN blobs AS b
-      ON b.thread_id = ?2 AND b.checkpoint_ns = ?3 AND b.channel = c.channel AND b.version = c.base_version
-    WHERE c.base_version IS NOT NULL
+      ON b.thread_id = ?2 AND b.checkpoint_ns = c.next_ns AND b.channel = c.next_channel AND b.version = c.next_version
+    WHERE c.next_version IS NOT NULL
       AND NOT EXISTS (
-        SELECT 1 FROM json_each(?4) AS k
-        WHERE json_extract(k.value, '$[0]') = c.channel AND json_extract(k.value, '$[1]') = c.base_version
+        SELECT 1 FROM json_each(?3) AS k
+        WHERE json_extract(k.value, '$[0]') = c.next_ns AND json_extract(k.value, '$[1]') = c.next_channel
+          AND json_extract(k.value, '$[2]') = c.next_version
       )
 )
-SELECT b.channel, b.version, b.type, b.data, b.base_version, b.seq
+SELECT b.checkpoint_ns, b.channel, b.version, b.type, b.data, b.base_version, b.seq,
+       b.ref_ns, b.ref_channel, b.ref_version, b.ref_key
 FROM chain AS c
 CROSS JOIN blobs AS b
-  ON b.thread_id = ?2 AND b.checkpoint_ns = ?3 AND b.channel = c.channel AND b.version = c.version
+  ON b.thread_id = ?2 AND b.checkpoint_ns = c.ns AND b.channel = c.channel AND b.version = c.version
 """
 # Whether a listed checkpoint still exists when its page is read (one pruned
 # since the listing began is skipped).
 CHECKPOINT_EXISTS = "SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
 SELECT_WRITES = """
-SELECT task_id, channel, type, data
+SELECT task_id, channel, type, data, ref_ns, ref_channel, ref_version, ref_key
 FROM writes
 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
 ORDER BY task_id, idx
@@ -175,7 +195,14 @@ DELETE_THREAD = (
 SELECT_CHECKPOINT_METAS = """
 SELECT checkpoint_ns, checkpoint_id, ts, type, checkpoint FROM checkpoints WHERE thread_id = ?
 """
-SELECT_BLOB_BASES = "SELECT checkpoint_ns, channel, version, base_version FROM blobs WHERE thread_id = ?"
+SELECT_BLOB_BASES = """
+SELECT checkpoint_ns, channel, version, base_version, ref_ns, ref_channel, ref_version FROM blobs WHERE thread_id = ?
+"""
+# The rows pending writes extend: a kept checkpoint's writes keep them.
+SELECT_WRITE_REFS = """
+SELECT checkpoint_ns, checkpoint_id, ref_ns, ref_channel, ref_version
+FROM writes WHERE thread_id = ? AND ref_version IS NOT NULL
+"""
 DELETE_WRITES = "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
 DELETE_CHECKPOINT = "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
 DELETE_BLOB = "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?"

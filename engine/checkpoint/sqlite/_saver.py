@@ -41,26 +41,25 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from engine.checkpoint._chain import ChainReader
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache
-from engine.checkpoint._retention import blobs_to_keep, check_prune_args, checkpoints_to_prune
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache, base_key
+from engine.checkpoint._retention import check_prune_args
 from engine.checkpoint._helpers import (
     check_list_args,
     check_row,
     check_versions,
     dump_meta,
     dump_metadata,
-    dump_writes,
     list_keys,
     load_checkpoint,
     load_meta,
     load_metadata,
-    load_writes,
     make_config,
     parse_config,
     parse_write_config,
     reading,
 )
 from engine.checkpoint._opening import OpenedByConnString
+from engine.checkpoint._writes import WriteRow, dump_writes, load_writes
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
     check_chain,
@@ -75,6 +74,7 @@ from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._filters import matches, metadata_clause, prefix_end
 from engine.checkpoint.sqlite._lockfile import ServingLock
 from engine.checkpoint.sqlite._migrate import migrate
+from engine.checkpoint.sqlite._prune import prune
 from engine.errors import CheckpointError, CorruptCheckpointError
 from engine.serde import Serializer
 
@@ -259,7 +259,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
             rows = [r for r in rows if matches(r, wanted)]
         if limit is not None:
             rows = rows[:limit]
-        readers: dict[tuple[str, str], ChainReader] = {}  # decoded rows, shared by the whole listing
+        readers: dict[str, ChainReader] = {}  # decoded rows, shared by the whole listing (per thread)
         start, size = 0, _FIRST_PAGE
         while start < len(rows):
             page = rows[start : start + size]
@@ -274,7 +274,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
             return cur.execute(sql, params).fetchall()
 
     def _page(
-        self, page: list[Any], readers: dict[tuple[str, str], ChainReader]
+        self, page: list[Any], readers: dict[str, ChainReader]
     ) -> list[CheckpointTuple | CorruptCheckpointError]:
         """One page of an ``alist``, in one read transaction: each checkpoint, or why it does not read.
 
@@ -289,40 +289,49 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
             for row in page:
                 with reading(row[0], row[2]):
                     metas.append(load_meta(self.serde, row[2], (row[5], row[6])))
-            pairs: dict[tuple[str, str], dict[tuple[str, int], None]] = {}
+            keys: dict[str, dict[tuple[str, str, int], None]] = {}  # per thread, in order
+            checkpoints: dict[str, list[tuple[str, str]]] = {}
             for row, meta in zip(page, metas):
-                pairs.setdefault((row[0], row[1]), {}).update(dict.fromkeys(meta["channel_versions"].items()))
-            for (thread_id, ns), wanted_pairs in pairs.items():
-                reader = readers.setdefault((thread_id, ns), ChainReader(self.serde))
-                self._read_chains(cur, thread_id, ns, list(wanted_pairs), reader)
+                keys.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in meta["channel_versions"].items()))
+                checkpoints.setdefault(row[0], []).append((row[1], row[2]))
+            for thread_id, wanted in keys.items():
+                reader = readers.setdefault(thread_id, ChainReader(self.serde))
+                self._read_chains(cur, thread_id, list(wanted), checkpoints[thread_id], reader)
             writes = [cur.execute(q.SELECT_WRITES, (row[0], row[1], row[2])).fetchall() for row in page]
         out: list[CheckpointTuple | CorruptCheckpointError] = []
         for (thread_id, ns, *row), meta, w in zip(page, metas, writes):
             try:
-                out.append(self._tuple(thread_id, ns, row, meta, readers[(thread_id, ns)], w))
+                out.append(self._tuple(thread_id, ns, row, meta, readers[thread_id], w))
             except CorruptCheckpointError as exc:
                 out.append(exc)
         return out
 
     def _read_chains(
-        self, cur: sqlite3.Cursor, thread_id: str, ns: str, wanted: Sequence[tuple[str, int]], reader: ChainReader
+        self,
+        cur: sqlite3.Cursor,
+        thread_id: str,
+        wanted: Sequence[tuple[str, str, int]],
+        checkpoints: Sequence[tuple[str, str]],
+        reader: ChainReader,
     ) -> None:
-        """Feed ``reader`` the rows it lacks to rebuild the ``(channel, version)`` pairs ``wanted``."""
-        wanted = [(ch, v) for ch, v in wanted if not reader.has(ch, v)]
-        if not wanted:
-            return
-        known = json.dumps([[ch, v] for ch, v in zip(*reader.known_pairs())])
-        for channel, version, tag, data, base, seq in cur.execute(
-            q.SELECT_CHAINS, (json.dumps(wanted), thread_id, ns, known)
+        """Feed ``reader`` the rows it lacks to rebuild the ``(ns, channel, version)`` keys
+        ``wanted``, and the lists the pending writes of ``checkpoints`` ``(ns, id)`` extend."""
+        wanted = [k for k in wanted if not reader.has(k[1], k[2], k[0])]
+        known = json.dumps([list(k) for k in zip(*reader.known_keys())])
+        checkpoints = [c for c in checkpoints if type(c[0]) is str and type(c[1]) is str]  # else check_row fails it
+        params = (json.dumps(wanted), thread_id, known, json.dumps(checkpoints))
+        for ns, channel, version, tag, data, base, seq, ref_ns, ref_channel, ref_version, ref_key in cur.execute(
+            q.SELECT_CHAINS, params
         ):
-            reader.add(channel, version, tag, data, base, seq)
+            reader.add(channel, version, tag, data, base, seq, ns=ns, ref_ns=ref_ns, ref_channel=ref_channel,
+                       ref_version=ref_version, ref_key=ref_key)  # fmt: skip
 
     def _fetch_parts(
         self, cur: sqlite3.Cursor, thread_id: str, ns: str, row: Sequence[Any], reader: ChainReader
     ) -> tuple[dict[str, Any], list[Any]]:
         """Decode the meta, feed ``reader`` the rows of the channel values it lacks, fetch the writes."""
         meta = load_meta(self.serde, row[0], (row[3], row[4]))
-        self._read_chains(cur, thread_id, ns, list(meta["channel_versions"].items()), reader)
+        self._read_chains(cur, thread_id, [(ns, ch, v) for ch, v in meta["channel_versions"].items()], [(ns, row[0])], reader)
         writes = cur.execute(q.SELECT_WRITES, (thread_id, ns, row[0])).fetchall()
         return meta, writes
 
@@ -334,10 +343,10 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
             check_row(checkpoint_id, parent_id, ts)
             return CheckpointTuple(
                 config=make_config(thread_id, ns, checkpoint_id),
-                checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"])),
+                checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns)),
                 metadata=load_metadata(metadata),
                 parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
-                pending_writes=load_writes(self.serde, writes),
+                pending_writes=load_writes(reader, writes),
             )
 
     # -- writes ------------------------------------------------------------------
@@ -358,7 +367,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata)
         )  # fmt: skip
-        (inserted,) = await self._work(self._put, [(thread_id, ns, plan, checkpoint_row)], ([], []))
+        (inserted,) = await self._work(self._put, [(thread_id, ns, plan, checkpoint_row)], [])
         self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint["id"])
 
@@ -390,13 +399,8 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
                 row = (tid, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata))
                 self._deltas.assume(tid, ns, plan)
                 prepared.append((tid, ns, plan, row))
-            regular: list[tuple[Any, ...]] = []
-            special: list[tuple[Any, ...]] = []
-            for config, task_writes, task_id in writes:
-                more_regular, more_special = self._write_rows(config, task_writes, task_id, "")
-                regular += more_regular
-                special += more_special
-            inserted = await self._work(self._put, prepared, (regular, special))
+            rows = [r for config, task_writes, task_id in writes for r in self._write_rows(config, task_writes, task_id, "")]
+            inserted = await self._work(self._put, prepared, rows)
         except BaseException:
             self._deltas.forget_thread(thread_id)
             raise
@@ -405,30 +409,32 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         return [make_config(tid, ns, row[2]) for tid, ns, _, row in prepared]
 
     def _put(
-        self,
-        versions: Sequence[tuple[str, str, BlobPlan, tuple[Any, ...]]],
-        writes: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]],
+        self, versions: Sequence[tuple[str, str, BlobPlan, tuple[Any, ...]]], writes: Sequence[tuple[tuple[str, ...], WriteRow]]
     ) -> list[list[str]]:
         """Store serialized versions, then pending writes, in one transaction: per version, the channels inserted."""
         out: list[list[str]] = []
         with self._transaction(q.BEGIN_WRITE) as cur:
+
+            def exists(thread_id: str, key: tuple[str, str, int] | None) -> bool:
+                return key is None or cur.execute(q.BLOB_EXISTS, (thread_id, *key)).fetchone() is not None
+
             for thread_id, ns, plan, checkpoint_row in versions:
-
-                def base_exists(r: Any, thread_id: str = thread_id, ns: str = ns) -> bool:
-                    return cur.execute(q.BLOB_EXISTS, (thread_id, ns, r.channel, r.base)).fetchone() is not None
-
                 inserted: list[str] = []
-                for b in plan.without_missing_bases(base_exists):
-                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq))
+                for b in plan.without_missing_bases(lambda r, t=thread_id, ns=ns: exists(t, base_key(ns, r))):  # type: ignore[misc]
+                    f = b.ref
+                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq,
+                                                f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
                     if cur.rowcount > 0:
                         inserted.append(b.channel)
                 cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
                 out.append(inserted)
-            regular, special = writes
-            if regular:
-                cur.executemany(q.INSERT_WRITE, regular)
-            if special:
-                cur.executemany(q.REPLACE_WRITE, special)
+            for (thread_id, ns, checkpoint_id, task_id, task_path), w in writes:
+                if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
+                    w = w.full(self.serde)  # the list it extends is gone (pruned since the cache learned it)
+                f = w.ref
+                cur.execute(q.REPLACE_WRITE if w.replaces else q.INSERT_WRITE, (
+                    thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, w.type, w.data, task_path,
+                    f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
         return out
 
     async def aput_writes(
@@ -442,15 +448,12 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
 
     def _write_rows(
         self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
-    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        """A task's writes serialized as rows: ``(regular, special)`` (special channels replace)."""
+    ) -> list[tuple[tuple[str, ...], WriteRow]]:
+        """A task's writes serialized: ``((thread_id, ns, checkpoint_id, task_id, task_path), row)`` each."""
         thread_id, ns, checkpoint_id = parse_write_config(config)
-        regular: list[tuple[Any, ...]] = []
-        special: list[tuple[Any, ...]] = []
-        for idx, channel, tag, data, replaces in dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes):
-            row = (thread_id, ns, checkpoint_id, task_id, idx, channel, tag, data, task_path)
-            (special if replaces else regular).append(row)
-        return regular, special
+        refer = self._deltas.referrer(self.serde, thread_id)
+        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+        return [((thread_id, ns, checkpoint_id, task_id, task_path), r) for r in rows]
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         await self._work(self._delete_thread, str(thread_id))
@@ -472,25 +475,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
 
     def _prune(self, thread_id: str, keep_last: int | None, older_than: timedelta | None) -> int:
         with self._transaction(q.BEGIN_WRITE) as cur:
-            metas = cur.execute(q.SELECT_CHECKPOINT_METAS, (thread_id,)).fetchall()
-            kept, deleted = checkpoints_to_prune(
-                [(ns, cid, ts) for ns, cid, ts, _, _ in metas], keep_last=keep_last, older_than=older_than
-            )
-            if not deleted:
-                return 0
-            referenced: list[tuple[str, str, int]] = []
-            for ns, cid, _, tag, data in metas:
-                if (ns, cid) in kept:
-                    with reading(thread_id, cid):
-                        meta = load_meta(self.serde, cid, (tag, data))
-                    referenced.extend((ns, ch, v) for ch, v in meta["channel_versions"].items())
-            bases = {(ns, ch, v): base for ns, ch, v, base in cur.execute(q.SELECT_BLOB_BASES, (thread_id,))}
-            keep = blobs_to_keep(referenced, bases)
-            gone = [(thread_id, ns, cid) for ns, cid in sorted(deleted)]
-            cur.executemany(q.DELETE_WRITES, gone)
-            cur.executemany(q.DELETE_CHECKPOINT, gone)
-            cur.executemany(q.DELETE_BLOB, [(thread_id, *key) for key in bases if key not in keep])
-        return len(deleted)
+            return prune(cur, self.serde, thread_id, keep_last=keep_last, older_than=older_than)
 
     async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
         if limit is not None and limit < 0:

@@ -25,6 +25,10 @@ CREATE TABLE blobs (
     data BLOB NOT NULL,
     base_version INTEGER,  -- NULL: a full value; else the version whose list value this row's items extend
     seq INTEGER NOT NULL DEFAULT 0,  -- position in the append run (0 = full); picks the next delta's base
+    ref_ns TEXT,  -- ref_*: the row of another namespace or channel whose list this row extends
+    ref_channel TEXT,  -- (migrations/0003_refs.sql)
+    ref_version INTEGER,
+    ref_key TEXT,
     PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
 );
 
@@ -38,5 +42,9 @@ CREATE TABLE writes (
     type TEXT NOT NULL,
     data BLOB NOT NULL,
     task_path TEXT NOT NULL DEFAULT '',
+    ref_ns TEXT,  -- ref_*: the blob row whose list this write's value extends
+    ref_channel TEXT,
+    ref_version INTEGER,
+    ref_key TEXT,
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );

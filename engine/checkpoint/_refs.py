@@ -1,0 +1,84 @@
+"""Which stored list a new value repeats: the write side of refs, for every saver.
+
+A subgraph is handed its parent's conversation and hands it back: its input
+(``__start__``, a dict holding the list), its first ``messages`` value (a new
+namespace has no version of its own to be a delta of), its START task's
+write of it, and its output written back to the parent as a pending write
+all repeat a list the thread already stored. Each is stored as a
+:class:`~engine.checkpoint._chain.Ref` to the longest such list the saver's
+delta cache remembers, and what comes after it, so a subgraph call stores
+what it adds, not the conversation.
+
+Items are compared as :mod:`engine.checkpoint._delta` compares them: by
+identity, then by serialized bytes.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable
+from typing import Any
+
+from engine.checkpoint._chain import Known, Ref
+from engine.serde import Serializer
+
+__all__ = ["extends", "longest_prefix", "reference"]
+
+
+def longest_prefix(serde: Serializer, candidates: Iterable[Known], value: list[Any]) -> Known | None:
+    """The longest of ``candidates`` (non-empty lists as stored) that ``value`` starts with, or None."""
+    if not value:
+        return None
+    fitting = [k for k in candidates if 0 < len(k.items) <= len(value)]
+    fitting.sort(key=lambda k: len(k.items), reverse=True)
+    for known in fitting:
+        if extends(serde, value, known.items):
+            return known
+    return None
+
+
+def reference(serde: Serializer, candidates: list[Known], value: Any) -> tuple[Ref, Any, int] | None:
+    """``value`` (a list, or a dict holding lists) as a ref to one of ``candidates``, what the ref lacks,
+    and the stored bytes of the chain it names; None when it repeats none of them.
+
+    For a list, the ref names the longest candidate it starts with, and the
+    rest is the items after it; for a dict, the same for the one entry that
+    saves the most items, and the rest is the dict with that entry cut to its
+    new items.
+    """
+    if type(value) is list:
+        known = longest_prefix(serde, candidates, value)
+        if known is None:
+            return None
+        link = known.chain[0]
+        return Ref(link.ns, link.channel, link.version), value[link.length :], link.size
+    if type(value) is not dict or not candidates:
+        return None
+    best: tuple[str, Known] | None = None
+    for key, item in value.items():
+        if type(key) is str and type(item) is list and item:
+            known = longest_prefix(serde, candidates, item)
+            if known is not None and (best is None or len(known.items) > len(best[1].items)):
+                best = (key, known)
+    if best is None:
+        return None
+    key, known = best
+    link = known.chain[0]
+    return Ref(link.ns, link.channel, link.version, key), {**value, key: value[key][link.length :]}, link.size
+
+
+def extends(serde: Serializer, new: list[Any], old: list[Any]) -> bool:
+    """Whether ``new`` starts with exactly the items of ``old``."""
+    if len(new) < len(old):
+        return False
+    if all(map(operator.is_, new, old)):  # zip stops at len(old); the common case, in C
+        return True
+    dumps = serde.dumps_typed
+    for a, b in zip(new, old):
+        if a is not b:
+            try:
+                if dumps(a) != dumps(b):
+                    return False
+            except Exception:  # noqa: BLE001 - an unstorable item fails the put later, with a path
+                return False
+    return True

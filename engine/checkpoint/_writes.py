@@ -1,0 +1,118 @@
+"""Pending writes as every saver stores them: serialized rows, and reading them back.
+
+A task's writes are stored one row per write. A write that repeats a list the
+thread already stored (a subgraph's output handing the whole conversation
+back to its parent; a subgraph's START task writing its input) is stored as
+a :class:`~engine.checkpoint._chain.Ref` to that list's row and the items
+after it, so what a subgraph call stores does not grow with the conversation.
+A saver stores such a row only while the row it names exists (the SQL
+savers' foreign key, the in-memory saver's check), and writes it whole
+otherwise (:meth:`WriteRow.full`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.checkpoint._chain import ChainReader, Ref
+from engine.checkpoint.base import WRITES_IDX_MAP, PendingWrite
+from engine.errors import CorruptCheckpointError
+from engine.serde import Serializer, StateTooLargeError
+
+__all__ = ["WriteRow", "dump_writes", "load_writes", "write_ref"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRow:
+    """One serialized pending write: its index, channel, data and, when ``ref``
+    is set, the stored list its value extends (the data then holds the rest)."""
+
+    idx: int
+    channel: str
+    type: str
+    data: bytes
+    replaces: bool  # a special channel's write replaces what its (task, idx) held
+    ref: Ref | None = None
+    value: Any = None  # the value, to store in full after all (ref set only)
+
+    def full(self, serde: Serializer) -> WriteRow:
+        """This write without its ref (the row it names is not stored after all)."""
+        if self.ref is None:
+            return self
+        tag, data = serde.dumps_typed(self.value, path_prefix=f"write to channel {self.channel!r}")
+        return WriteRow(self.idx, self.channel, tag, data, self.replaces)
+
+
+def dump_writes(
+    serde: Serializer,
+    writes: Sequence[tuple[str, Any]],
+    task_id: str,
+    *,
+    max_bytes: int | None = None,
+    refer: Callable[[Any], tuple[Ref, Any, int] | None] | None = None,
+) -> list[WriteRow]:
+    """Serialize a task's writes, giving special channels their fixed index.
+
+    A regular write keeps the first copy stored at its ``(task_id, idx)``
+    (so a retried task does not duplicate it); a special one replaces it.
+    ``refer`` (the saver's delta cache, :meth:`~engine.checkpoint._delta.DeltaCache.referrer`):
+    a write that repeats a list the thread stored (a subgraph's output
+    handing its whole conversation back to the parent) is stored as a ref to
+    it and the rest, not whole.
+
+    Raises:
+        SerializationError: a value outside the allowlist.
+        StateTooLargeError: one write alone is larger than ``max_bytes`` (the
+            saver's ``max_state_bytes``: such a write could never become state).
+    """
+    rows: list[WriteRow] = []
+    for idx, (channel, value) in enumerate(writes):
+        where = f"write of task {task_id!r} to channel {channel!r}"
+        special = WRITES_IDX_MAP.get(channel)
+        found = refer(value) if refer is not None and special is None else None
+        if found is None:
+            tag, data = serde.dumps_typed(value, path_prefix=where)
+            size = len(data)
+        else:
+            tag, data = serde.dumps_typed(found[1], path_prefix=where)
+            size = len(data) + found[2]
+        if max_bytes is not None and size > max_bytes:
+            raise StateTooLargeError(
+                f"{where}: {size} bytes, over the state size limit of {max_bytes} bytes (max_state_bytes)"
+            )
+        ref = None if found is None else found[0]
+        rows.append(WriteRow(idx if special is None else special, channel, tag, data, special is not None, ref,
+                             value if ref is not None else None))  # fmt: skip
+    return rows
+
+
+def load_writes(reader: ChainReader, rows: Iterable[Sequence[Any]]) -> list[PendingWrite]:
+    """Decode stored pending writes, checking their columns.
+
+    A row is ``(task_id, channel, type, data)`` or, from a table with refs,
+    ``(task_id, channel, type, data, ref_ns, ref_channel, ref_version, ref_key)``;
+    a write with a ref extends a list whose rows ``reader`` has read.
+
+    Raises:
+        CorruptCheckpointError: a task id or channel that is not text, data
+            that does not decode, or a ref to nothing ``reader`` holds.
+    """
+    out = []
+    for row in rows:
+        task_id, channel, tag, data = row[:4]
+        if type(task_id) is not str or type(channel) is not str:
+            raise CorruptCheckpointError(
+                f"stored pending write: task id {task_id!r:.60} and channel {channel!r:.60} are not both text"
+            )
+        ref = write_ref(row)
+        out.append(PendingWrite(task_id, channel, reader.resolve(tag, data, ref)))
+    return out
+
+
+def write_ref(row: Sequence[Any]) -> tuple[Any, Any, Any, Any] | None:
+    """The ref columns of a stored pending write (its last four of eight), or None."""
+    if len(row) < 8 or (row[4] is None and row[5] is None and row[6] is None and row[7] is None):
+        return None
+    return (row[4], row[5], row[6], row[7])
