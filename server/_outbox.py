@@ -52,6 +52,7 @@ class Outbox:
         self._ready = asyncio.Event()
         self._sender: asyncio.Task[Any] | None = None  # the handler task, while it sends
         self._cut = False  # the sender was cancelled to end the call with the error
+        self._detached = False  # the reader is gone (or done) and the run goes on: events are dropped
 
     @property
     def overflowed(self) -> bool:
@@ -63,6 +64,8 @@ class Outbox:
 
         ``last``: the run's final event, always taken.
         """
+        if self._detached:
+            return True
         if self._error is not None:
             return False
         if size is None:
@@ -81,8 +84,18 @@ class Outbox:
         self._ready.set()
         return True
 
+    def detach(self) -> None:
+        """The call ends once what waits is sent (``background``), or has ended (the caller left a
+        run that goes on): later events are dropped, and :meth:`close` changes nothing."""
+        if not self._detached:
+            self._detached = True
+            self._closed = True
+            self._ready.set()
+
     def close(self, error: BaseException | None = None) -> None:
         """No more events; the reader gets those queued, then ``error`` if given (or the end)."""
+        if self._detached:
+            return
         self._end = error
         self._closed = True
         self._ready.set()

@@ -29,7 +29,7 @@ from server._messages import messages_in
 
 __all__ = [
     "MAX_CONTEXT_BYTES", "MAX_ID", "NO_UPDATE", "as_node", "bad", "config", "fork_update", "history_filter", "ident",
-    "invoke_input", "namespace", "not_yet", "resume_answers", "run_config", "run_context", "run_options", "update_values",
+    "invoke_input", "namespace", "resume_answers", "run_config", "run_context", "run_options", "update_values",
 ]  # fmt: skip
 
 MAX_ID = 512
@@ -197,19 +197,6 @@ def resume_answers(request: pb.ResumeRequest) -> dict[str, Any]:
     if request.resumes_json:
         return {"answers": {k: decode_json(v, f"resumes_json[{k!r}]") for k, v in request.resumes_json.items()}}
     return {"answer": decode_json(request.resume_json, "resume_json")}
-
-
-def not_yet(request: Any) -> None:
-    """UNIMPLEMENTED naming the first durable-turn field (request_id, on_disconnect, background) set to what is not honoured yet."""
-    if getattr(request, "request_id", ""):
-        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "request_id: idempotent calls are not implemented by this server yet")
-    on_disconnect = getattr(request, "on_disconnect", pb.ON_DISCONNECT_UNSPECIFIED)
-    if on_disconnect not in (pb.ON_DISCONNECT_UNSPECIFIED, pb.ON_DISCONNECT_CANCEL, pb.ON_DISCONNECT_CONTINUE):
-        raise bad("on_disconnect", f"unknown value {on_disconnect}")
-    if on_disconnect == pb.ON_DISCONNECT_CONTINUE:
-        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "on_disconnect: ON_DISCONNECT_CONTINUE is not implemented by this server yet")
-    if getattr(request, "background", False):
-        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "background: background runs are not implemented by this server yet")
 
 
 def history_filter(request: pb.ListHistoryRequest) -> dict[str, Any] | None:

@@ -13,7 +13,16 @@ Each Invoke, Resume or Fork call is two tasks:
 A caller that reads slowly costs at most the outbox's budget
 (``max_unsent_bytes``); one that falls further behind gets RESOURCE_EXHAUSTED
 and its run is cancelled, as a caller that disconnects. A caller that
-disconnects (or whose deadline passes) cancels its run, if it still runs.
+disconnects (or whose deadline passes) cancels its run, if it still runs,
+unless the call asked for ``on_disconnect = CONTINUE`` or ``background``:
+then the run goes on without it (``background`` ends the call right after
+RunStarted).
+
+Each run is recorded (:mod:`server._records`): its record is written once it
+holds its thread and again before its RunFinished goes out; a run that keeps
+its events sends each one only once it is stored. A run continued after its
+replica died (:mod:`server._recovery`) goes through :meth:`Streams.run_detached`
+with its claimed record: no caller, its seq going on from the last stored one.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from typing import Any, AsyncIterator, Callable
 import grpc
 
 from engine import events as ev
+from engine.checkpoint._runs import RunRecord
 from engine.checkpoint.base import Lease
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -35,6 +45,7 @@ from server._errors import RpcError
 from server._hub import RunHub
 from server._outbox import Outbox
 from server._reads import thread_key
+from server._records import Call, EventLog, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
 from server._runs import RunHandle, RunManager
@@ -57,9 +68,13 @@ _DONE = _Done()
 class Streams:
     """Runs whose events stream to their callers, each caller at its own pace."""
 
-    def __init__(self, runs: RunManager, hub: RunHub, *, max_response_bytes: int, max_unsent_bytes: int) -> None:
+    def __init__(
+        self, runs: RunManager, hub: RunHub, records: Records, *, max_response_bytes: int, max_unsent_bytes: int
+    ) -> None:
         self.runs = runs
         self.hub = hub
+        self.records = records
+        self.detached: set[asyncio.Task[None]] = set()  # runs going on without their caller
         self.max_response_bytes = max_response_bytes
         self.max_unsent_bytes = max_unsent_bytes
         self.calls: dict[str, Outbox] = {}  # run id → the outbox of its call, while the call lasts
@@ -73,6 +88,7 @@ class Streams:
         enqueue: bool,
         wanted: frozenset[type] | None,
         start: RunEvents,
+        call: Call,
     ) -> None:
         """Run ``start``'s events on the thread and send them to the caller; raise how the call ends."""
         run_id = str(uuid.uuid4())
@@ -80,16 +96,35 @@ class Streams:
         # The run joins the caller's trace (server._calls entered it): its
         # span's parent is the span named by the request's traceparent metadata.
         run_ctx = contextvars.copy_context()
-        run = asyncio.get_running_loop().create_task(self._run(outbox, entry, thread_id, run_id, enqueue, wanted, start, run_ctx))
+        run = asyncio.get_running_loop().create_task(
+            self._run(outbox, entry, thread_id, run_id, enqueue, wanted, start, run_ctx, call, None)
+        )
         self.calls[run_id] = outbox
         try:
             await outbox.send(context)
         finally:
-            if not run.done():
-                run.cancel()  # the caller left, or fell behind: as a disconnect
-            await asyncio.gather(run, return_exceptions=True)
+            if not run.done() and call.continues:
+                outbox.detach()  # the run goes on; JoinRun reads what it says from here
+                self.detached.add(run)
+                run.add_done_callback(self.detached.discard)
+            else:
+                if not run.done():
+                    run.cancel()  # the caller left, or fell behind: as a disconnect
+                await asyncio.gather(run, return_exceptions=True)
             del self.calls[run_id]
             self.peak_unsent = max(self.peak_unsent, outbox.peak)
+
+    def run_detached(self, entry: GraphEntry, thread_id: str, record: RunRecord, start: RunEvents, call: Call) -> asyncio.Task[None]:
+        """Continue ``record``'s run with no caller: once it holds the thread, this replica claims it
+        (one more attempt, if no other replica claimed it first) and runs ``start``."""
+        outbox = Outbox(self.max_unsent_bytes, f"run {record.run_id} on thread {thread_id!r}")
+        outbox.detach()
+        run = asyncio.get_running_loop().create_task(
+            self._run(outbox, entry, thread_id, record.run_id, True, None, start, contextvars.copy_context(), call, record)
+        )
+        self.detached.add(run)
+        run.add_done_callback(self.detached.discard)
+        return run
 
     async def _run(
         self,
@@ -101,13 +136,22 @@ class Streams:
         wanted: frozenset[type] | None,
         start: RunEvents,
         run_ctx: contextvars.Context,
+        call: Call,
+        orphan: RunRecord | None,
     ) -> None:
         key = thread_key(entry.name, thread_id)
         seen = self.hub.track(entry.name, thread_id, run_id)
         failed: BaseException | None = None
         try:
             async with self.runs.slot(key, thread_id, run_id, enqueue=enqueue) as handle:
-                await self._events(outbox, handle, entry, key, run_id, wanted, start, seen, run_ctx)
+                record = await self._begin(handle, entry, key, thread_id, run_id, call, orphan)
+                try:
+                    await self._events(outbox, handle, entry, key, wanted, start, seen, run_ctx, call, record, orphan is not None)
+                except BaseException as exc:
+                    if record.ended_at is None:  # recorded before the slot goes: a retry sees it ended
+                        status = "CANCELLED" if isinstance(exc, asyncio.CancelledError) else "ERROR"
+                        await asyncio.shield(self._end(record, status, None))
+                    raise
         except BaseException as exc:  # incl. cancellation: the reader's side ends the call with it
             failed = exc
             if not isinstance(exc, Exception):
@@ -117,19 +161,64 @@ class Streams:
             seen.close(failed if failed is not None else (asyncio.CancelledError() if outbox.overflowed else None))
             outbox.close(failed)
 
+    async def _begin(
+        self, handle: RunHandle, entry: GraphEntry, key: str, thread_id: str, run_id: str, call: Call, orphan: RunRecord | None
+    ) -> RunRecord:
+        """The run's record, now that it holds the thread: a new one, or ``orphan`` claimed.
+
+        A claim is one more attempt under this replica and this lease's epoch,
+        written only if the attempt count is still the one read (no other
+        replica claimed it first; then this one stops: ABORTED).
+        """
+        epoch = handle.lease.epoch if handle.lease is not None else None
+        if orphan is not None:
+            attempts = orphan.attempts + 1
+            changes = {"attempts": attempts, "replica": self.records.replica, "epoch": epoch, "status": "RUNNING", "ended_at": None}
+            if not await self.records.store.aupdate(orphan.run_id, orphan.attempts, **changes):
+                raise RpcError(grpc.StatusCode.ABORTED, f"run {run_id} was taken over by another replica")
+            claimed = orphan.copy()
+            claimed.attempts, claimed.replica, claimed.epoch, claimed.status, claimed.ended_at = attempts, self.records.replica, epoch, "RUNNING", None
+            return claimed
+        record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
+        first = await self.records.store.astart(record)
+        if first is not None:  # a concurrent attempt of the same call got in first, and has ended since
+            raise RpcError(
+                grpc.StatusCode.ABORTED,
+                f"request_id {call.request_id!r} started run {first.run_id} meanwhile; send the call again to get its outcome",
+            )
+        return record
+
+    async def _end(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> None:
+        """Write the run's end to its record (unless another replica took the run over meanwhile)."""
+        changes: dict[str, Any] = {"status": status, "ended_at": now(), "last_seq": record.last_seq}
+        if final is not None:
+            changes["finished"] = final.SerializeToString()
+            changes["checkpoint_id"] = final.run_finished.checkpoint.checkpoint_id or None
+        if record.started is not None:
+            changes["started"] = record.started
+        try:
+            await self.records.store.aupdate(record.run_id, record.attempts, **changes)
+        except Exception:  # noqa: BLE001 - the run's own outcome stands; its record stays RUNNING until recovered
+            log.exception("run %s: its record could not be ended", record.run_id)
+            return
+        record.status, record.ended_at = status, changes["ended_at"]
+
     async def _events(
         self,
         outbox: Outbox,
         handle: RunHandle,
         entry: GraphEntry,
         key: str,
-        run_id: str,
         wanted: frozenset[type] | None,
         start: RunEvents,
         seen: Any,
         run_ctx: contextvars.Context,
+        call: Call,
+        record: RunRecord,
+        again: bool,
     ) -> None:
         queue: asyncio.Queue[Any] = asyncio.Queue()
+        run_id = record.run_id
 
         async def pump() -> None:
             try:
@@ -142,7 +231,23 @@ class Streams:
 
         task = asyncio.get_running_loop().create_task(pump(), context=run_ctx)
         handle.task = task
-        seq = 0
+        background = bool(getattr(call.request, "background", False))
+        cut: list[bool] = []  # the caller fell behind, and the run goes with it
+
+        def forward(msg: pb.RunEvent, size: int, metadata: Any) -> None:
+            if not outbox.put(msg, size=size, metadata=metadata) and not call.continues and not cut:
+                cut.append(True)
+                log.warning(
+                    "run %s on thread %r: its caller fell behind by more than max_unsent_bytes (%d); "
+                    "the call ends RESOURCE_EXHAUSTED and the run is cancelled",
+                    run_id, key, outbox.budget,
+                )
+                task.cancel()  # as the caller's disconnect would
+            elif background and msg.HasField("run_started"):
+                outbox.detach()  # the call ends here; the run goes on
+
+        events = EventLog(self.records, record, forward) if record.keeps_events else None
+        seq = record.last_seq
         last_saved: ev.CheckpointSaved | None = None
         interrupt_nodes: dict[str, tuple[str, str]] = {}
         finished = False
@@ -151,6 +256,8 @@ class Streams:
                 item = await queue.get()
                 if item is _DONE:
                     break
+                if events is not None and events.failed is not None:
+                    raise events.failed  # the run's events could not be stored: as a failed checkpoint write
                 if isinstance(item, BaseException):
                     if handle.lost is not None:
                         raise handle.lost
@@ -169,10 +276,18 @@ class Streams:
                 elif isinstance(item, ev.RunFinished):
                     finished = True
                     seq += 1
-                    outbox.put(await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id), last=True)
+                    final = await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id)
+                    record.last_seq = seq
+                    if events is not None:
+                        await events.drain()
+                        await self.records.store.aadd_events(record, [(seq, final.SerializeToString())])
+                    await self._end(record, status_of(item.reason), final)
+                    outbox.put(final, last=True)
                     continue
                 if wanted is not None and type(item) not in wanted:
                     continue
+                if again and isinstance(item, ev.RunStarted):
+                    continue  # a continued run started once, in its first attempt
                 msg = conv.run_event(item)
                 metadata = None
                 if isinstance(item, ev.RunStarted):
@@ -190,18 +305,21 @@ class Streams:
                         run_id, key, seq, msg.WhichOneof("event"), size,
                     )
                     continue
-                if not outbox.put(msg, size=size, metadata=metadata):
-                    log.warning(
-                        "run %s on thread %r: its caller fell behind by more than max_unsent_bytes (%d); "
-                        "the call ends RESOURCE_EXHAUSTED and the run is cancelled",
-                        run_id, key, outbox.budget,
-                    )
-                    task.cancel()  # as the caller's disconnect would
+                if isinstance(item, ev.RunStarted):
+                    record.started = msg.SerializeToString()
+                if events is not None:
+                    events.add(msg, size, metadata)
+                else:
+                    record.last_seq = seq
+                    forward(msg, size, metadata)
+                if cut:
                     break
         finally:
             if not task.done():
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+            if events is not None:
+                await events.close()
 
     async def _finished(
         self,

@@ -31,6 +31,8 @@ from server._cancel import CancelRelay
 from server._tenants import load_tokens
 from server._calls import Calls, RejectMalformed
 from server._leases import ThreadLeases
+from server._records import records_for
+from server._recovery import RunSweeper
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._registry import load_graphs
@@ -126,6 +128,8 @@ class Server:
             await self.service.relay.stop()
         if self.sweeper is not None:
             await self.sweeper.stop()
+        if self.service.run_sweeper is not None:
+            await self.service.run_sweeper.stop()
         await self.service.checkpointer.aclose()
         if self.store is not None:
             await self.store.aclose()
@@ -210,6 +214,7 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         leases=leases,
         max_response_bytes=send_limit - 1024,
         max_unsent_bytes=config.max_unsent_bytes,
+        records=records_for(saver, leases, config),
     )
     service.store = served
     options = [
@@ -248,6 +253,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         if service.relay is not None:
             await service.relay.stop()
         raise
+    service.run_sweeper = RunSweeper(service, min(config.lease_seconds, 5.0) if leases is not None else 5.0)
+    service.run_sweeper.start()
     sweeper = None
     if config.store_ttl is not None:
         sweeper = TtlSweeper(opened, (config.store_ttl or {}).get("sweep_interval_minutes") or 5)

@@ -6,6 +6,8 @@
     cache = "graphwire.db"               # node caches (CachePolicy): as checkpointer (default: the checkpointer's database; "off": none)
     pg_schema = "graphwire"              # PostgreSQL only: the schema of the tables (default: search_path's first)
     lease_seconds = 15.0                 # PostgreSQL only: a thread's lease lasts this long unless renewed
+    run_retention_seconds = 86400.0      # a request_id answers its retries, and a run's events are kept, this long
+    max_run_attempts = 3                 # a run whose replica died is started at most this often, then ends ERROR
     auth_token = "..."                   # or env GRAPHWIRE_AUTH_TOKEN
     auth_tokens = "tokens.toml"          # tenants: tenant = "token" (or a list); instead of auth_token
     tls_cert = "server.crt"              # both set: TLS
@@ -79,6 +81,8 @@ class ServerConfig:
     cache: str | None = None  # the node cache's database; None: the checkpointer's; "off": no cache
     pg_schema: str | None = None  # the PostgreSQL schema; None: the connection's current schema
     lease_seconds: float = 15.0  # PostgreSQL: a run's lease on its thread, renewed every third of it
+    run_retention_seconds: float = 86400.0  # request ids and stored run events (see server._records)
+    max_run_attempts: int = 3  # starts of a run whose replicas died, before it ends ERROR
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
     auth_token: str | None = None
     auth_tokens: str | None = None
@@ -137,8 +141,9 @@ _SETTINGS = "a table of settings"  # [store_ttl], [store_index]: checked key by 
 _KINDS = {
     **dict.fromkeys(("address", "checkpointer", "store", "cache", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
                      "log_level", "inspector"), _TEXT),
-    **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history"), _WHOLE),
-    **dict.fromkeys(("lease_seconds", "grace_seconds"), _SECONDS),
+    **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history",
+                     "max_run_attempts"), _WHOLE),
+    **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds"), _SECONDS),
     "graphs": _TABLE,
     **dict.fromkeys(("store_ttl", "store_index"), _SETTINGS),
 }  # fmt: skip
@@ -322,7 +327,9 @@ def load_config(
     cfg.log_level = cfg.log_level.upper()
     if cfg.log_level not in _LOG_LEVELS:
         raise ValueError(f"log_level must be one of {', '.join(_LOG_LEVELS)}, not {cfg.log_level!r}")
-    for key in ("recursion_limit", "max_history"):
+    if isinstance(cfg.run_retention_seconds, bool) or not isinstance(cfg.run_retention_seconds, (int, float)) or not cfg.run_retention_seconds > 0:
+        raise ValueError(f"run_retention_seconds must be a number of seconds above 0, got {cfg.run_retention_seconds!r}")
+    for key in ("recursion_limit", "max_history", "max_run_attempts"):
         value = getattr(cfg, key)
         if value is not None and (not _whole(value) or value < 1):
             raise ValueError(f"{key} must be a whole number of at least 1, not {value!r}")

@@ -19,6 +19,7 @@ from typing import Any, AsyncIterator, Mapping
 import grpc
 
 from engine import events as ev
+from engine.checkpoint._runs import MemoryRuns, RunRecord
 from engine.checkpoint.base import Lease
 from engine.errors import NotFoundError
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -27,15 +28,17 @@ from server import _convert as conv
 from server import _requests as req
 from server._calls import page, too_large
 from server._cancel import CancelRelay
+from server._durable import DurableRpcs, check_call
 from server._errors import RpcError
 from server._hub import RunHub
-from server._leases import ThreadLeases
+from server._leases import ThreadLeases, replica_id
 from server._reads import Reads, thread_key
+from server._records import Records, now, open_run_store
 from server._registry import GraphEntry
 from server._runs import RunManager
 from server._starts import Start, const
 from server._store_rpcs import StoreRpcs
-from server._stream import Streams
+from server._stream import RunEvents, Streams
 from server.config import DEFAULT_MAX_UNSENT_BYTES
 
 __all__ = ["GraphService", "thread_key"]
@@ -44,7 +47,7 @@ __all__ = ["GraphService", "thread_key"]
 _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
 
 
-class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
+class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
     def __init__(
         self,
         graphs: Mapping[str, GraphEntry],
@@ -56,18 +59,23 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
         leases: ThreadLeases | None = None,
         max_response_bytes: int = 16 * 1024 * 1024 - 1024,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
+        records: Records | None = None,
     ) -> None:
         self.graphs = dict(graphs)
         self.max_response_bytes = max_response_bytes  # under the server's send limit
         self.checkpointer = checkpointer
         self.runs = RunManager(leases)
+        self.records = records if records is not None else Records(open_run_store(checkpointer), leases.owner if leases else replica_id())
         self.relay: CancelRelay | None = None  # set by the server when replicas share leases
+        self.run_sweeper: Any = None  # set by the server: takes over runs of dead replicas (server._recovery)
         self.default_recursion_limit = default_recursion_limit
         self.max_history = max_history
         # Reads shared with the inspector; run progress published to its watchers.
         self.reads = Reads(self.graphs, checkpointer, max_history=max_history)
         self.hub = hub if hub is not None else RunHub()
-        self.streams = Streams(self.runs, self.hub, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes)
+        self.streams = Streams(
+            self.runs, self.hub, self.records, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes
+        )
 
     # -- helpers -------------------------------------------------------------
     def _thread(self, request: Any) -> tuple[GraphEntry, str]:
@@ -90,18 +98,44 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
     async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> None:
         """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
         entry, thread_id = self._thread(request)
-        req.not_yet(request)
+        call = check_call(request)
+        if call.request_id is not None:
+            found = await self.records.find(thread_key(entry.name, thread_id), call.request_id)
+            if found is not None:
+                await self._again(context, entry, thread_id, found, call)
+                return
+        start, wanted = await self._starter(entry, thread_id, request)
+        await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, start, call)
+
+    async def _starter(
+        self, entry: GraphEntry, thread_id: str, request: Any, again: RunRecord | None = None
+    ) -> tuple[RunEvents, frozenset[type] | None]:
+        """What a run of ``request`` streams, and the event kinds its caller wants.
+
+        ``again``: the record of the run being continued (its first attempt
+        stopped): without input from the thread's newest version when that
+        version is the run's own (it saved one: its input is applied), else
+        from ``request`` as first sent.
+        """
         rc = request.config if request.HasField("config") else None
         wanted, opts = req.run_options(entry.graph, rc, request.event_kinds)
         engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
-        if kind == "invoke":
+        graph = entry.graph
+        if again is not None:
+            newest = await graph.checkpointer.aget_tuple(req.config(again.thread_id))
+            if newest is not None and (newest.metadata or {}).get("run_id") == again.run_id:
+                start = const(None, self._run_config(entry, thread_id, None, rc))
+                return self._events_of(graph, thread_id, start, engine_kinds, opts), wanted
+        if isinstance(request, pb.InvokeRequest):
             start = await self._prepare_invoke(entry, thread_id, request, rc)
-        elif kind == "resume":
+        elif isinstance(request, pb.ResumeRequest):
             start = await self._prepare_resume(entry, thread_id, request, rc)
         else:
             start = await self._prepare_fork(entry, thread_id, request, rc)
-        graph = entry.graph
+        return self._events_of(graph, thread_id, start, engine_kinds, opts), wanted
 
+    @staticmethod
+    def _events_of(graph: Any, thread_id: str, start: Start, engine_kinds: Any, opts: dict[str, Any]) -> RunEvents:
         async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
             inp, config, saved = await start(lease)
             events = graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, thread_name=thread_id, **opts)
@@ -110,7 +144,7 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
                 if saved is not None and isinstance(e, ev.RunStarted):
                     yield saved  # the version the start wrote (Fork's update), right after RunStarted
 
-        await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, run)
+        return run
 
     async def _prepare_invoke(self, entry: GraphEntry, thread_id: str, request: pb.InvokeRequest, rc: Any) -> Start:
         inp = req.invoke_input(entry.graph, request)
@@ -186,15 +220,24 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
 
     async def UpdateState(self, request: pb.UpdateStateRequest, context: grpc.aio.ServicerContext) -> pb.UpdateStateResponse:
         entry, thread_id = self._thread(request)
-        req.not_yet(request)
+        call = check_call(request)
         values = req.update_values(request)
         as_node = req.as_node(entry.graph, request)
         cid = req.ident(request.checkpoint_id, "checkpoint_id") if request.HasField("checkpoint_id") else None
         key = thread_key(entry.name, thread_id)
-        config = req.config(key, cid)
         async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
-            new = await entry.graph.aupdate_state(config, values, as_node=as_node, lease=handle.lease)
+            record = None
+            if call.request_id is not None:
+                done, record = await self._update_once(entry, thread_id, call, handle)
+                if done is not None:
+                    return done
+            metadata = {"run_id": record.run_id} if record is not None else None
+            new = await entry.graph.aupdate_state(req.config(key, cid, metadata=metadata), values, as_node=as_node, lease=handle.lease)
             state = await entry.graph.aget_state(new)
+            if record is not None:
+                await self.records.store.aupdate(
+                    record.run_id, record.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=state.config["configurable"]["checkpoint_id"]
+                )
         return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
 
     async def ListGraphs(self, request: pb.ListGraphsRequest, context: grpc.aio.ServicerContext) -> pb.ListGraphsResponse:
@@ -214,15 +257,6 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
             return pb.CancelRunResponse(cancelled=await self.relay.cancel(key, thread_id, request.run_id))
         return pb.CancelRunResponse(cancelled=self.runs.cancel(key, request.run_id))
 
-    async def JoinRun(self, request: pb.JoinRunRequest, context: grpc.aio.ServicerContext) -> None:
-        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "JoinRun is not implemented by this server yet")
-
-    async def GetRun(self, request: pb.GetRunRequest, context: grpc.aio.ServicerContext) -> pb.RunInfo:
-        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "GetRun is not implemented by this server yet")
-
-    async def ListRuns(self, request: pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
-        raise RpcError(grpc.StatusCode.UNIMPLEMENTED, "ListRuns is not implemented by this server yet")
-
     async def DeleteThread(self, request: pb.DeleteThreadRequest, context: grpc.aio.ServicerContext) -> pb.DeleteThreadResponse:
         entry, thread_id = self._thread(request)
         key = thread_key(entry.name, thread_id)
@@ -231,6 +265,8 @@ class GraphService(StoreRpcs, pb_grpc.GraphServiceServicer):
                 raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
             if handle.lease is None:  # a saver without leases (any BaseCheckpointSaver, LangGraph's too)
                 await self.checkpointer.adelete_thread(key)
+                if isinstance(self.records.store, MemoryRuns):  # the SQL stores' rows go with the thread's
+                    self.records.store.forget_thread(key)
             else:  # fenced: a replica that lost the thread meanwhile (paused) deletes nothing
                 await self.checkpointer.adelete_thread(key, lease=handle.lease)
         return pb.DeleteThreadResponse()

@@ -52,6 +52,7 @@ def test_reflection_lists_and_describes_the_service(server: Any) -> None:
             "Invoke", "Resume", "Fork", "GetState", "ListHistory", "UpdateState",
             "ListGraphs", "GetGraph", "CancelRun", "DeleteThread",
             "PutItem", "GetItem", "SearchItems", "DeleteItem", "ListNamespaces",
+            "JoinRun", "GetRun", "ListRuns",
         }  # fmt: skip
 
         # What a generic tool (grpcurl, Postman) does: resolve a method by name.

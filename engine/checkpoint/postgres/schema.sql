@@ -78,3 +78,42 @@ CREATE TABLE leases (
     holder bigint,
     PRIMARY KEY (thread_id)
 );
+
+-- See migrations/0004_runs.sql.
+CREATE TABLE runs (
+    run_id text COLLATE "C" PRIMARY KEY,
+    thread_id text COLLATE "C" NOT NULL,
+    graph text NOT NULL,
+    caller_thread text NOT NULL,
+    call text NOT NULL,
+    status text NOT NULL,
+    replica text NOT NULL,
+    started_at timestamptz NOT NULL,
+    request_id text COLLATE "C",
+    fingerprint bytea,
+    request bytea NOT NULL,
+    call_json text NOT NULL,
+    epoch bigint,
+    attempts integer NOT NULL,
+    durable boolean NOT NULL,
+    keeps_events boolean NOT NULL,
+    on_disconnect integer NOT NULL,
+    background boolean NOT NULL,
+    ended_at timestamptz,
+    checkpoint_id text COLLATE "C",
+    started bytea,
+    finished bytea,
+    last_seq integer NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX runs_request ON runs (thread_id, request_id) WHERE request_id IS NOT NULL;
+CREATE INDEX runs_thread ON runs (thread_id, started_at);
+CREATE INDEX runs_active ON runs (status) WHERE status IN ('PENDING', 'RUNNING', 'RECOVERING');
+
+CREATE TABLE run_events (
+    run_id text COLLATE "C" NOT NULL,
+    seq integer NOT NULL,
+    thread_id text COLLATE "C" NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX run_events_thread ON run_events (thread_id);

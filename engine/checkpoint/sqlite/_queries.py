@@ -186,6 +186,8 @@ LIST_LIMIT = "\nLIMIT ?"
 
 # -- delete -------------------------------------------------------------------------
 DELETE_THREAD = (
+    "DELETE FROM run_events WHERE thread_id = ?",
+    "DELETE FROM runs WHERE thread_id = ?",
     "DELETE FROM writes WHERE thread_id = ?",
     "DELETE FROM blobs WHERE thread_id = ?",
     "DELETE FROM checkpoints WHERE thread_id = ?",

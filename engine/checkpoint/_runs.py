@@ -1,0 +1,249 @@
+"""Run records and their events, kept in the checkpointer's database (durable turns).
+
+A host that runs graphs for callers across a network (the server) records
+each run: which thread and call, its status, the replica running it and the
+attempt, the ``request_id`` that makes its call idempotent, and, for runs that
+can be joined or continued, every event it sent (opaque bytes keyed by
+``run_id`` and ``seq``). The engine never reads them: they are the host's
+memory of its calls, stored beside the threads so that every replica sees
+them, they go with their thread (deleted with it), and no other service is
+needed.
+
+One contract, :class:`RunStore`, three stores: :class:`MemoryRuns` here (one
+process; what a saver without tables of its own gets), SQLite
+(:mod:`engine.checkpoint.sqlite._runs`) and PostgreSQL
+(:mod:`engine.checkpoint.postgres._runs`), each on the saver's connections.
+:func:`runs_of` picks the one for a saver.
+
+Times are UTC datetimes chosen by the host (a replica's clock): they label
+records and bound the retention window, and no decision between replicas
+depends on them (takeover does: the database's lease, see ``aorphans``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+__all__ = ["ACTIVE", "MemoryRuns", "RunRecord", "RunStore", "runs_of"]
+
+#: Statuses of a run that has not ended.
+ACTIVE = ("PENDING", "RUNNING", "RECOVERING")
+
+
+@dataclass(slots=True)
+class RunRecord:
+    """One run of a graph on a thread, as its host recorded it.
+
+    ``thread_id`` is the checkpointer's thread id (the host's storage key);
+    ``caller_thread`` the id the caller named it by. ``request`` is the call
+    as the host can replay it (opaque bytes), ``fingerprint`` what a retry's
+    request must equal. ``epoch``: the lease epoch the run holds its thread
+    by (None without leases). ``durable``: continued by another replica when
+    this one dies. ``keeps_events``: its events are stored (``aadd_events``).
+    ``started``/``finished``: its first and last events, as sent.
+    """
+
+    run_id: str
+    thread_id: str
+    graph: str
+    caller_thread: str
+    call: str
+    status: str
+    replica: str
+    started_at: datetime
+    request_id: str | None = None
+    fingerprint: bytes | None = None
+    request: bytes = b""
+    call_json: str = "{}"
+    epoch: int | None = None
+    attempts: int = 1
+    durable: bool = False
+    keeps_events: bool = False
+    on_disconnect: int = 0
+    background: bool = False
+    ended_at: datetime | None = None
+    checkpoint_id: str | None = None
+    started: bytes | None = None
+    finished: bytes | None = None
+    last_seq: int = 0
+
+    def copy(self) -> RunRecord:
+        return dataclasses.replace(self)
+
+
+#: The columns of a record, in the order the SQL stores keep them.
+FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunRecord))
+#: What :meth:`RunStore.aupdate` may change.
+UPDATABLE = frozenset({
+    "status", "replica", "epoch", "attempts", "request_id", "ended_at", "checkpoint_id", "started", "finished", "last_seq",
+})  # fmt: skip
+
+
+@runtime_checkable
+class RunStore(Protocol):
+    """Runs' records and events, shared by every process using one database."""
+
+    async def astart(self, record: RunRecord) -> RunRecord | None:
+        """Insert ``record``; None when inserted. A record of the same thread with
+        the same ``request_id`` (started after ``record.started_at`` minus the
+        caller's window is the caller's business) wins instead: it is returned
+        and nothing is written.
+
+        Raises:
+            CheckpointError: the store could not be reached.
+        """
+        ...
+
+    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+        """Change fields of ``run_id`` (among :data:`UPDATABLE`) if its ``attempts``
+        is still ``if_attempts`` (no other replica took it over); whether it was."""
+        ...
+
+    async def aget(self, run_id: str) -> RunRecord | None:
+        """The record of ``run_id``, or None."""
+        ...
+
+    async def afind(self, thread_id: str, request_id: str) -> RunRecord | None:
+        """The record of ``thread_id``'s run started with ``request_id``, or None."""
+        ...
+
+    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
+        """``thread_id``'s runs, newest first; ``before``: only runs started before
+        that one (KeyError when it is not a run of the thread)."""
+        ...
+
+    async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
+        """Store events ``(seq, bytes)`` of ``record``'s run and move its ``last_seq``
+        to the last of them (a seq already stored keeps its first copy)."""
+        ...
+
+    async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
+        """Stored events of ``run_id`` with seq > ``after_seq``, in seq order, at most ``limit``."""
+        ...
+
+    async def aorphans(self, replica: str, *, limit: int = 32) -> list[RunRecord]:
+        """Active runs whose replica is gone: on a store with leases, the thread's
+        live lease is not the run's (its replica and epoch); without leases (one
+        process per database), any run not of ``replica``."""
+        ...
+
+    async def aexpire(self, ended_before: datetime) -> int:
+        """Delete the stored events of runs that ended before ``ended_before``; how many events."""
+        ...
+
+    async def aprune(self, thread_id: str, *, ended_before: datetime | None = None, keep_last: int | None = None) -> int:
+        """Delete ended runs of ``thread_id`` (and their events): those that ended before
+        ``ended_before``, or all but the ``keep_last`` newest; how many."""
+        ...
+
+
+class MemoryRuns:
+    """A :class:`RunStore` in this process's memory: for savers without tables
+    (``InMemorySaver``, LangGraph's own savers). Gone with the process, as
+    their threads are; no other process shares it."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, RunRecord] = {}
+        self._events: dict[str, dict[int, bytes]] = {}
+        self._lock = asyncio.Lock()
+
+    async def astart(self, record: RunRecord) -> RunRecord | None:
+        if record.request_id is not None:
+            found = await self.afind(record.thread_id, record.request_id)
+            if found is not None:
+                return found
+        self._runs[record.run_id] = record.copy()
+        return None
+
+    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+        check_changes(changes)
+        found = self._runs.get(run_id)
+        if found is None or found.attempts != if_attempts:
+            return False
+        for k, v in changes.items():
+            setattr(found, k, v)
+        return True
+
+    async def aget(self, run_id: str) -> RunRecord | None:
+        found = self._runs.get(run_id)
+        return None if found is None else found.copy()
+
+    async def afind(self, thread_id: str, request_id: str) -> RunRecord | None:
+        for r in self._runs.values():
+            if r.thread_id == thread_id and r.request_id == request_id:
+                return r.copy()
+        return None
+
+    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
+        mine = sorted((r for r in self._runs.values() if r.thread_id == thread_id), key=lambda r: (r.started_at, r.run_id), reverse=True)
+        if before is not None:
+            ids = [r.run_id for r in mine]
+            if before not in ids:
+                raise KeyError(before)
+            mine = mine[ids.index(before) + 1 :]
+        return [r.copy() for r in (mine[:limit] if limit else mine)]
+
+    async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
+        if not events:
+            return
+        stored = self._events.setdefault(record.run_id, {})
+        for seq, data in events:
+            stored.setdefault(seq, data)
+        found = self._runs.get(record.run_id)
+        if found is not None:
+            found.last_seq = max(found.last_seq, events[-1][0])
+
+    async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
+        stored = self._events.get(run_id, {})
+        return sorted((s, d) for s, d in stored.items() if s > after_seq)[:limit]
+
+    async def aorphans(self, replica: str, *, limit: int = 32) -> list[RunRecord]:
+        found = [r for r in self._runs.values() if r.status in ACTIVE and r.replica != replica]
+        return [r.copy() for r in found[:limit]]
+
+    async def aexpire(self, ended_before: datetime) -> int:
+        gone = [k for k in self._events if (r := self._runs.get(k)) is None or (r.ended_at is not None and r.ended_at < ended_before)]
+        return sum(len(self._events.pop(k)) for k in gone)
+
+    async def aprune(self, thread_id: str, *, ended_before: datetime | None = None, keep_last: int | None = None) -> int:
+        ended = [r for r in await self.alist(thread_id) if r.status not in ACTIVE]
+        gone = prune_choice(ended, ended_before, keep_last)
+        for r in gone:
+            self._runs.pop(r.run_id, None)
+            self._events.pop(r.run_id, None)
+        return len(gone)
+
+    def forget_thread(self, thread_id: str) -> None:
+        """Drop ``thread_id``'s runs (its saver deleted the thread)."""
+        for k in [k for k, r in self._runs.items() if r.thread_id == thread_id]:
+            del self._runs[k]
+            self._events.pop(k, None)
+
+
+def prune_choice(ended_newest_first: list[RunRecord], ended_before: datetime | None, keep_last: int | None) -> list[RunRecord]:
+    """Which ended runs a prune deletes (pure): past ``keep_last``, or ended before ``ended_before``."""
+    gone = []
+    for i, r in enumerate(ended_newest_first):
+        if keep_last is not None and i >= keep_last:
+            gone.append(r)
+        elif ended_before is not None and r.ended_at is not None and r.ended_at < ended_before:
+            gone.append(r)
+    return gone
+
+
+def check_changes(changes: dict[str, Any]) -> None:
+    wrong = set(changes) - UPDATABLE
+    if wrong:
+        raise ValueError(f"a run record's {sorted(wrong)} cannot change")
+
+
+def runs_of(saver: Any) -> RunStore:
+    """The run store of ``saver``: its own tables (``saver.runs``), else one in memory."""
+    found = getattr(saver, "runs", None)
+    if isinstance(found, RunStore):
+        return found
+    return MemoryRuns()

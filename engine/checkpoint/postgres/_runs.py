@@ -1,0 +1,188 @@
+"""Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migration 0004).
+
+A :class:`~engine.checkpoint._runs.RunStore` on a :class:`PostgresSaver`'s
+pooled connections (its retrying runner) and schema. Every write is one
+pipelined transaction whose commit does not wait for the WAL flush, as the
+lease statements' (``_leases.py``): a record or an event matters only beside
+the versions its run writes, and each of those commits flushes the WAL up to
+itself, records and events before it included. A crash that loses an
+unflushed record loses nothing a version depends on.
+
+Which runs are orphans is the database's to say, by the lease: an active
+run whose thread's live lease is not the one it ran under (its
+replica and epoch), because that replica's session ended or its lease lapsed
+(:data:`ORPHANS`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Sequence
+
+from psycopg import AsyncConnection, sql
+
+from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice
+from engine.checkpoint.postgres import _queries as q
+
+__all__ = ["PostgresRuns"]
+
+_COLUMNS = ", ".join(FIELDS)
+_ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
+INSERT = (
+    f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES ({', '.join(f'%({n})s' for n in FIELDS)}) "
+    "ON CONFLICT DO NOTHING RETURNING run_id"
+)
+SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
+FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
+LIST = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s ORDER BY started_at DESC, run_id DESC"
+ADD_EVENTS = """
+WITH added AS (
+    INSERT INTO {run_events} (run_id, seq, thread_id, data)
+    SELECT %(run_id)s, r.seq, %(thread_id)s, r.data FROM unnest(%(seqs)s::integer[], %(datas)s::bytea[]) AS r(seq, data)
+    ON CONFLICT DO NOTHING
+)
+UPDATE {runs} SET last_seq = greatest(last_seq, %(last)s) WHERE run_id = %(run_id)s
+"""
+EVENTS = "SELECT seq, data FROM {run_events} WHERE run_id = %(run_id)s AND seq > %(after)s ORDER BY seq LIMIT %(limit)s"
+# Durable active runs whose thread's live lease is not theirs (see the module's doc).
+ORPHANS = f"""
+SELECT {_COLUMNS} FROM {{runs}} AS r
+WHERE r.status IN ({_ACTIVE}) AND NOT EXISTS (
+    SELECT FROM {{leases}} AS l
+    WHERE l.thread_id = r.thread_id AND l.owner = r.replica AND l.epoch = r.epoch
+      AND l.expires_at > clock_timestamp() AND NOT {q._HOLDER_GONE}
+)
+LIMIT %(limit)s
+"""
+EXPIRE = """
+DELETE FROM {run_events} WHERE run_id IN (SELECT run_id FROM {runs} WHERE ended_at IS NOT NULL AND ended_at < %(before)s)
+"""
+DELETE_RUNS = """
+WITH gone_events AS (DELETE FROM {run_events} WHERE run_id = ANY(%(ids)s::text[]))
+DELETE FROM {runs} WHERE run_id = ANY(%(ids)s::text[])
+"""
+
+
+def _record(row: Sequence[Any]) -> RunRecord:
+    values = dict(zip(FIELDS, row))
+    for name in ("fingerprint", "request", "started", "finished"):
+        if values[name] is not None:
+            values[name] = bytes(values[name])
+    return RunRecord(**values)
+
+
+class PostgresRuns:
+    """Run records in a PostgreSQL saver's schema."""
+
+    def __init__(self, saver: Any) -> None:
+        self._saver = saver
+        tables = saver._q.tables
+        names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
+        self._sql = {
+            k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
+            for k, v in {
+                "INSERT": INSERT, "SELECT": SELECT, "FIND": FIND, "LIST": LIST, "ADD_EVENTS": ADD_EVENTS,
+                "EVENTS": EVENTS, "ORPHANS": ORPHANS,
+                "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
+            }.items()
+        }  # fmt: skip
+
+    async def _write(self, what: str, name: str, params: dict[str, Any]) -> Any:
+        """One statement as a transaction that does not wait for the WAL flush; (rows, rowcount)."""
+        statement = self._sql[name]
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            async with conn.pipeline() as pipeline:
+                await conn.execute(q.BEGIN)
+                await conn.execute(q.NO_FLUSH)
+                cur = await conn.execute(statement, params)
+                await conn.execute(q.COMMIT)
+                await pipeline.sync()
+                return (await cur.fetchall() if cur.description else []), cur.rowcount
+
+        return await self._saver._run(what, work)
+
+    async def _read(self, what: str, name: str, params: dict[str, Any]) -> list[Any]:
+        statement = self._sql[name]
+
+        async def work(conn: AsyncConnection[Any]) -> list[Any]:
+            cur = await conn.execute(statement, params)
+            return await cur.fetchall()
+
+        return await self._saver._run(what, work)
+
+    async def astart(self, record: RunRecord) -> RunRecord | None:
+        rows, _ = await self._write("start_run", "INSERT", {n: getattr(record, n) for n in FIELDS})
+        if rows:
+            return None
+        if record.request_id is not None:
+            found = await self.afind(record.thread_id, record.request_id)
+            if found is not None:
+                return found
+        raise ValueError(f"run {record.run_id!r} is already recorded")
+
+    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+        check_changes(changes)
+        if not changes:
+            return True
+        names = sorted(changes)
+        statement = sql.SQL("UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s").format(
+            runs=sql.SQL(self._saver._q.tables["runs"]),
+            sets=sql.SQL(", ").join(sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names),
+        ).as_string(None)
+        params = {**changes, "run_id": run_id, "attempts__": if_attempts}
+
+        async def work(conn: AsyncConnection[Any]) -> int:
+            async with conn.pipeline() as pipeline:
+                await conn.execute(q.BEGIN)
+                await conn.execute(q.NO_FLUSH)
+                cur = await conn.execute(statement, params)
+                await conn.execute(q.COMMIT)
+                await pipeline.sync()
+                return cur.rowcount
+
+        return await self._saver._run("update_run", work) == 1
+
+    async def aget(self, run_id: str) -> RunRecord | None:
+        rows = await self._read("get_run", "SELECT", {"run_id": run_id})
+        return _record(rows[0]) if rows else None
+
+    async def afind(self, thread_id: str, request_id: str) -> RunRecord | None:
+        rows = await self._read("find_run", "FIND", {"thread_id": thread_id, "request_id": request_id})
+        return _record(rows[0]) if rows else None
+
+    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
+        found = [_record(r) for r in await self._read("list_runs", "LIST", {"thread_id": thread_id})]
+        if before is not None:
+            ids = [r.run_id for r in found]
+            if before not in ids:
+                raise KeyError(before)
+            found = found[ids.index(before) + 1 :]
+        return found[:limit] if limit else found
+
+    async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
+        if not events:
+            return
+        params = {
+            "run_id": record.run_id, "thread_id": record.thread_id, "last": events[-1][0],
+            "seqs": [s for s, _ in events], "datas": [d for _, d in events],
+        }  # fmt: skip
+        await self._write("add_run_events", "ADD_EVENTS", params)
+
+    async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
+        rows = await self._read("run_events", "EVENTS", {"run_id": run_id, "after": after_seq, "limit": limit})
+        return [(int(s), bytes(d)) for s, d in rows]
+
+    async def aorphans(self, replica: str, *, limit: int = 32) -> list[RunRecord]:
+        return [_record(r) for r in await self._read("orphan_runs", "ORPHANS", {"limit": limit})]
+
+    async def aexpire(self, ended_before: datetime) -> int:
+        _, count = await self._write("expire_run_events", "EXPIRE", {"before": ended_before})
+        return max(count, 0)
+
+    async def aprune(self, thread_id: str, *, ended_before: datetime | None = None, keep_last: int | None = None) -> int:
+        ended = [r for r in await self.alist(thread_id) if r.status not in ACTIVE]
+        gone = prune_choice(ended, ended_before, keep_last)
+        if gone:
+            await self._write("prune_runs", "DELETE_RUNS", {"ids": [r.run_id for r in gone]})
+        return len(gone)

@@ -1,0 +1,148 @@
+"""Run records on SQLite: the ``runs`` and ``run_events`` tables (migration 0003).
+
+A :class:`~engine.checkpoint._runs.RunStore` on a :class:`SqliteSaver`'s one
+connection, its lock and its worker thread (so no call blocks the event loop,
+and each is one transaction). One process serves a file (the serving lock),
+so a run that is active in the table and not of this process's replica was
+left by a process that is gone (:meth:`SqliteRuns.aorphans`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice
+
+__all__ = ["SqliteRuns"]
+
+_COLUMNS = ", ".join(FIELDS)
+_ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
+INSERT = f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join('?' for _ in FIELDS)}) ON CONFLICT DO NOTHING"
+SELECT = f"SELECT {_COLUMNS} FROM runs WHERE run_id = ?"
+FIND = f"SELECT {_COLUMNS} FROM runs WHERE thread_id = ? AND request_id = ?"
+LIST = f"SELECT {_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY started_at DESC, run_id DESC"
+ADD_EVENT = "INSERT INTO run_events (run_id, seq, thread_id, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
+MOVE_LAST_SEQ = "UPDATE runs SET last_seq = max(last_seq, ?) WHERE run_id = ?"
+EVENTS = "SELECT seq, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+ORPHANS = f"SELECT {_COLUMNS} FROM runs WHERE status IN ({_ACTIVE}) AND replica != ? LIMIT ?"
+EXPIRE = "DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ?)"
+DELETE_RUN = ("DELETE FROM run_events WHERE run_id = ?", "DELETE FROM runs WHERE run_id = ?")
+
+
+def text_of(t: datetime | None) -> str | None:
+    """A time as the table keeps it: ISO-8601 in UTC, to the microsecond (sorts as text)."""
+    return None if t is None else t.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _row(record: RunRecord) -> tuple[Any, ...]:
+    out = []
+    for name in FIELDS:
+        v = getattr(record, name)
+        out.append(text_of(v) if isinstance(v, datetime) else int(v) if isinstance(v, bool) else v)
+    return tuple(out)
+
+
+def _record(row: Sequence[Any]) -> RunRecord:
+    values = dict(zip(FIELDS, row))
+    for name in ("started_at", "ended_at"):
+        if values[name] is not None:
+            values[name] = datetime.fromisoformat(values[name])
+    for name in ("durable", "keeps_events", "background"):
+        values[name] = bool(values[name])
+    for name in ("fingerprint", "request", "started", "finished"):
+        if values[name] is not None:
+            values[name] = bytes(values[name])
+    return RunRecord(**values)
+
+
+class SqliteRuns:
+    """Run records in a SQLite saver's file."""
+
+    def __init__(self, saver: Any) -> None:
+        self._saver = saver
+
+    async def _write(self, fn: Any, *args: Any) -> Any:
+        def work() -> Any:
+            with self._saver._transaction("BEGIN IMMEDIATE") as cur:
+                return fn(cur, *args)
+
+        return await self._saver._work(work)
+
+    async def _read(self, fn: Any, *args: Any) -> Any:
+        def work() -> Any:
+            with self._saver._transaction("BEGIN") as cur:
+                return fn(cur, *args)
+
+        return await self._saver._work(work)
+
+    async def astart(self, record: RunRecord) -> RunRecord | None:
+        def start(cur: Any) -> RunRecord | None:
+            if record.request_id is not None:
+                row = cur.execute(FIND, (record.thread_id, record.request_id)).fetchone()
+                if row is not None:
+                    return _record(row)
+            cur.execute(INSERT, _row(record))
+            return None
+
+        return await self._write(start)
+
+    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+        check_changes(changes)
+        if not changes:
+            return True
+        names = sorted(changes)
+        sql = f"UPDATE runs SET {', '.join(f'{n} = ?' for n in names)} WHERE run_id = ? AND attempts = ?"  # names: UPDATABLE's
+        params = [text_of(changes[n]) if isinstance(changes[n], datetime) else changes[n] for n in names]
+        return await self._write(lambda cur: cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1)
+
+    async def aget(self, run_id: str) -> RunRecord | None:
+        row = await self._read(lambda cur: cur.execute(SELECT, (run_id,)).fetchone())
+        return None if row is None else _record(row)
+
+    async def afind(self, thread_id: str, request_id: str) -> RunRecord | None:
+        row = await self._read(lambda cur: cur.execute(FIND, (thread_id, request_id)).fetchone())
+        return None if row is None else _record(row)
+
+    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
+        found = [_record(r) for r in await self._read(lambda cur: cur.execute(LIST, (thread_id,)).fetchall())]
+        if before is not None:
+            ids = [r.run_id for r in found]
+            if before not in ids:
+                raise KeyError(before)
+            found = found[ids.index(before) + 1 :]
+        return found[:limit] if limit else found
+
+    async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
+        if not events:
+            return
+
+        def add(cur: Any) -> None:
+            cur.executemany(ADD_EVENT, [(record.run_id, seq, record.thread_id, data) for seq, data in events])
+            cur.execute(MOVE_LAST_SEQ, (events[-1][0], record.run_id))
+
+        await self._write(add)
+
+    async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
+        rows = await self._read(lambda cur: cur.execute(EVENTS, (run_id, after_seq, limit)).fetchall())
+        return [(int(s), bytes(d)) for s, d in rows]
+
+    async def aorphans(self, replica: str, *, limit: int = 32) -> list[RunRecord]:
+        rows = await self._read(lambda cur: cur.execute(ORPHANS, (replica, limit)).fetchall())
+        return [_record(r) for r in rows]
+
+    async def aexpire(self, ended_before: datetime) -> int:
+        return await self._write(lambda cur: cur.execute(EXPIRE, (text_of(ended_before),)).rowcount)
+
+    async def aprune(self, thread_id: str, *, ended_before: datetime | None = None, keep_last: int | None = None) -> int:
+        ended = [r for r in await self.alist(thread_id) if r.status not in ACTIVE]
+        gone = prune_choice(ended, ended_before, keep_last)
+        if not gone:
+            return 0
+
+        def delete(cur: Any) -> None:
+            for statement in DELETE_RUN:
+                cur.executemany(statement, [(r.run_id,) for r in gone])
+
+        await self._write(delete)
+        return len(gone)

@@ -1,0 +1,191 @@
+"""Run records (engine/checkpoint/_runs.py): one contract, kept by memory, SQLite and PostgreSQL alike.
+
+Each test runs on every saver kind (the ``saver`` fixture); the SQL stores use
+the saver's own tables (migrations 0003 on SQLite, 0004 on PostgreSQL), which
+go with their thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+from typing import Any, TypedDict
+
+import pytest
+
+from engine.checkpoint import InMemorySaver, SqliteSaver
+from engine.checkpoint._runs import MemoryRuns, RunRecord, RunStore
+from engine.checkpoint.postgres import PostgresSaver
+from engine.checkpoint.postgres._runs import PostgresRuns
+from engine.checkpoint.sqlite._runs import SqliteRuns
+from engine.graph import StateGraph
+
+class S(TypedDict, total=False):
+    n: int
+
+
+T0 = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=timezone.utc)
+
+
+def store_of(saver: Any) -> RunStore:
+    if isinstance(saver, SqliteSaver):
+        return SqliteRuns(saver)
+    if isinstance(saver, PostgresSaver):
+        return PostgresRuns(saver)
+    assert isinstance(saver, InMemorySaver)
+    return MemoryRuns()
+
+
+def record(run_id: str, thread: str = "g:t", *, at: datetime = T0, **kw: Any) -> RunRecord:
+    base: dict[str, Any] = dict(graph="g", caller_thread="t", call="Invoke", status="RUNNING", replica="r1", started_at=at)
+    base.update(kw)
+    return RunRecord(run_id, thread, **base)
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_start_get_update_and_the_attempt_guard(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        rec = record("run-1", request_id="req", fingerprint=b"\x01\x02", request=b"\x00bytes", call_json='{"input": 1}', epoch=3)
+        assert await runs.astart(rec) is None
+        got = await runs.aget("run-1")
+        assert got == rec
+        assert got.started_at == T0  # microseconds and the zone survive
+        # The update is refused once another replica took the run over (attempts moved on).
+        assert await runs.aupdate("run-1", 1, attempts=2, replica="r2", status="RECOVERING")
+        assert not await runs.aupdate("run-1", 1, status="SUCCESS")
+        assert (await runs.aget("run-1")).status == "RECOVERING"
+        ended = T0 + timedelta(seconds=2)
+        assert await runs.aupdate("run-1", 2, status="SUCCESS", ended_at=ended, checkpoint_id="ck", finished=b"fin", last_seq=9)
+        got = await runs.aget("run-1")
+        assert (got.status, got.ended_at, got.checkpoint_id, got.finished, got.last_seq, got.replica) == (
+            "SUCCESS", ended, "ck", b"fin", 9, "r2",
+        )
+        assert await runs.aget("nope") is None
+        with pytest.raises(ValueError, match="thread_id"):
+            await runs.aupdate("run-1", 2, thread_id="other")
+
+    run(go())
+
+
+def test_a_request_id_is_taken_once_per_thread(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        assert await runs.astart(record("a", request_id="req", fingerprint=b"f1")) is None
+        again = await runs.astart(record("b", request_id="req", fingerprint=b"f2"))
+        assert again is not None and (again.run_id, again.fingerprint) == ("a", b"f1")
+        assert await runs.aget("b") is None  # nothing written
+        # Another thread's request_id is its own; no request_id never conflicts.
+        assert await runs.astart(record("c", "g:other", request_id="req")) is None
+        assert await runs.astart(record("d")) is None and await runs.astart(record("e")) is None
+        assert (await runs.afind("g:t", "req")).run_id == "a"
+        assert await runs.afind("g:t", "other") is None
+
+    run(go())
+
+
+def test_list_newest_first_with_paging(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        for i in range(5):
+            await runs.astart(record(f"r{i}", at=T0 + timedelta(seconds=i)))
+        await runs.astart(record("x", "g:other"))
+        assert [r.run_id for r in await runs.alist("g:t")] == ["r4", "r3", "r2", "r1", "r0"]
+        assert [r.run_id for r in await runs.alist("g:t", limit=2)] == ["r4", "r3"]
+        assert [r.run_id for r in await runs.alist("g:t", limit=2, before="r3")] == ["r2", "r1"]
+        with pytest.raises(KeyError):
+            await runs.alist("g:t", before="x")  # another thread's run
+
+    run(go())
+
+
+def test_events_in_seq_order_first_copy_kept(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        rec = record("run-e", keeps_events=True)
+        await runs.astart(rec)
+        await runs.aadd_events(rec, [(1, b"one"), (2, b"two")])
+        await runs.aadd_events(rec, [(2, b"again"), (3, b"three"), (5, b"five")])
+        assert await runs.aevents("run-e", 0) == [(1, b"one"), (2, b"two"), (3, b"three"), (5, b"five")]
+        assert await runs.aevents("run-e", 2, limit=1) == [(3, b"three")]
+        assert (await runs.aget("run-e")).last_seq == 5
+        assert await runs.aevents("other", 0) == []
+
+    run(go())
+
+
+def test_expiry_drops_events_of_runs_ended_before_the_window(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        old, new, live = record("old"), record("new"), record("live")
+        for r in (old, new, live):
+            await runs.astart(r)
+            await runs.aadd_events(r, [(1, b"x")])
+        await runs.aupdate("old", 1, status="SUCCESS", ended_at=T0 + timedelta(hours=1))
+        await runs.aupdate("new", 1, status="SUCCESS", ended_at=T0 + timedelta(hours=3))
+        assert await runs.aexpire(T0 + timedelta(hours=2)) == 1
+        assert await runs.aevents("old", 0) == []
+        assert await runs.aevents("new", 0) == [(1, b"x")] and await runs.aevents("live", 0) == [(1, b"x")]
+        assert await runs.aget("old") is not None  # the record stays (it goes with the thread's history)
+
+    run(go())
+
+
+def test_prune_keeps_active_runs(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        for i in range(4):
+            await runs.astart(record(f"p{i}", at=T0 + timedelta(seconds=i)))
+            if i < 3:
+                await runs.aupdate(f"p{i}", 1, status="SUCCESS", ended_at=T0 + timedelta(seconds=i, milliseconds=5))
+        assert await runs.aprune("g:t", keep_last=1) == 2  # p0, p1; p2 is the newest ended, p3 is running
+        assert [r.run_id for r in await runs.alist("g:t")] == ["p3", "p2"]
+        assert await runs.aprune("g:t", ended_before=T0 + timedelta(seconds=10)) == 1
+        assert [r.run_id for r in await runs.alist("g:t")] == ["p3"]
+
+    run(go())
+
+
+def test_orphans_are_active_runs_of_a_gone_replica(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        await runs.astart(record("durable", durable=True, replica="gone", epoch=1))
+        await runs.astart(record("plain", "g:t2", durable=False, replica="gone", epoch=1))
+        await runs.astart(record("ended", "g:t3", durable=True, replica="gone", epoch=1, status="SUCCESS"))
+        await runs.astart(record("mine", "g:t4", durable=True, replica="me", epoch=1))
+        found = sorted(r.run_id for r in await runs.aorphans("me"))
+        if isinstance(saver, PostgresSaver):
+            found.remove("mine")  # on PostgreSQL the lease decides, and no lease row says "me" holds g:t4
+        assert found == ["durable", "plain"]
+
+    run(go())
+
+
+def test_the_thread_delete_takes_its_runs(saver: Any) -> None:
+    if isinstance(saver, InMemorySaver):
+        pytest.skip("MemoryRuns is dropped by the host (forget_thread); no tables to share")
+    runs = store_of(saver)
+    graph = StateGraph(S).add_node("a", lambda s: {"n": 1}).set_entry_point("a").compile(checkpointer=saver)  # type: ignore[arg-type]
+
+    async def go() -> None:
+        cfg = {"configurable": {"thread_id": "g:t"}}
+        await graph.ainvoke({}, cfg)
+        rec = record("gone-with-thread")
+        await runs.astart(rec)
+        await runs.aadd_events(rec, [(1, b"x")])
+        await runs.astart(record("kept", "g:t2"))
+        await saver.adelete_thread("g:t")
+        assert await runs.aget("gone-with-thread") is None and await runs.aevents("gone-with-thread", 0) == []
+        assert await runs.aget("kept") is not None
+
+    run(go())
