@@ -1,7 +1,7 @@
 """Run records (engine/checkpoint/_runs.py): one contract, kept by memory, SQLite and PostgreSQL alike.
 
 Each test runs on every saver kind (the ``saver`` fixture); the SQL stores use
-the saver's own tables (migrations 0003 on SQLite, 0004 on PostgreSQL), which
+the saver's own tables (migrations 0004 on SQLite, 0005 on PostgreSQL), which
 go with their thread.
 """
 

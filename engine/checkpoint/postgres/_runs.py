@@ -1,4 +1,4 @@
-"""Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migration 0004).
+"""Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migration 0005).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`PostgresSaver`'s
 pooled connections (its retrying runner) and schema. Every write is one

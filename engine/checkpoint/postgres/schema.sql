@@ -79,7 +79,7 @@ CREATE TABLE leases (
     PRIMARY KEY (thread_id)
 );
 
--- See migrations/0004_runs.sql.
+-- See migrations/0005_runs.sql.
 CREATE TABLE runs (
     run_id text COLLATE "C" PRIMARY KEY,
     thread_id text COLLATE "C" NOT NULL,

@@ -1,4 +1,4 @@
-"""Run records on SQLite: the ``runs`` and ``run_events`` tables (migration 0003).
+"""Run records on SQLite: the ``runs`` and ``run_events`` tables (migration 0004).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`SqliteSaver`'s one
 connection, its lock and its worker thread (so no call blocks the event loop,

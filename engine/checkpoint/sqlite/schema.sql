@@ -49,7 +49,7 @@ CREATE TABLE writes (
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );
 
--- Run records and their events: see migrations/0003_runs.sql.
+-- Run records and their events: see migrations/0004_runs.sql.
 CREATE TABLE runs (
     run_id TEXT PRIMARY KEY,
     thread_id TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- 0004: run records and their events (durable turns; see engine/checkpoint/_runs.py).
+-- 0005: run records and their events (durable turns; see engine/checkpoint/_runs.py).
 --
 -- runs: one row per run a host started (the server: every Invoke, Resume,
 --   Fork and UpdateState). thread_id is the checkpointer's thread id, so the
