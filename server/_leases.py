@@ -127,9 +127,12 @@ class ThreadLeases:
         while True:
             await asyncio.sleep(every)
             asked = loop.time()
+            # A renewal that cannot finish before the lease lapses is as good as failed. One
+            # asked after it lapsed by our clock (this process was paused) is answered by the
+            # database: renewed if nobody took the thread meanwhile, else lost.
+            limit = held_until - asked if held_until > asked else every
             try:
-                # A renewal that cannot finish before the lease lapses is as good as failed.
-                renewed = await asyncio.wait_for(self.store.arenew_lease(lease, ttl=self.ttl), max(held_until - asked, 0.01))
+                renewed = await asyncio.wait_for(self.store.arenew_lease(lease, ttl=self.ttl), limit)
             except (CheckpointError, TimeoutError) as exc:
                 why = str(exc) if isinstance(exc, CheckpointError) else "the database did not answer in time"
                 if loop.time() + every < held_until:

@@ -319,9 +319,9 @@ def test_a_transaction_left_open_by_a_stalled_process_does_not_keep_the_lease_ro
     assert a is not None
 
     async def stall() -> None:
-        async with saver._pools.connection() as conn:
-            await conn.execute("BEGIN")  # a fenced write's transaction, then the process stalls
-            await conn.execute(saver._q.FENCE_WRITES, {"thread_id": T, "owner": "a", "epoch": 1})
+        async with saver._conns.reserved() as conn:  # one of the saver's own connections
+            await conn.run(lambda c: c.execute("BEGIN"))  # a fenced write's transaction, then the process stalls
+            await conn.run(lambda c: c.execute(saver._q.FENCE_WRITES, {"thread_id": T, "owner": "a", "epoch": 1}))
             with psycopg.connect(DSN, autocommit=True) as other:
                 other.execute("SET lock_timeout = '100ms'")
 
@@ -336,8 +336,8 @@ def test_a_transaction_left_open_by_a_stalled_process_does_not_keep_the_lease_ro
                 while not takeover():
                     assert time.monotonic() < deadline, "the stalled transaction kept the lease row"
             with pytest.raises(psycopg.errors.IdleInTransactionSessionTimeout):
-                await conn.execute("COMMIT")  # its session was ended, its transaction rolled back
-            assert conn.broken
+                await conn.run(lambda c: c.execute("COMMIT"))  # its session was ended, its transaction rolled back
+            assert await conn.run(lambda c: c.broken)
 
     asyncio.run(stall())
     assert saver.leases.acquire_lease(T, "b", ttl=60) == Lease(T, "b", 2)

@@ -32,16 +32,16 @@ DEADLINE = 30.0
 class OnConnection(PostgresSaver):
     """The saver's statements, run on the connection ``conn`` (inside its open transaction, if any)."""
 
-    def __init__(self, conn: psycopg.AsyncConnection[Any], schema: str) -> None:
+    def __init__(self, conn: psycopg.Connection[Any], schema: str) -> None:
         super().__init__(DSN, schema=schema)
         self.conn = conn
         self._ready = True
 
-    async def _run(self, what: str, work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[R]]) -> R:
-        return await work(self.conn)
+    async def _run(self, what: str, work: Callable[[psycopg.Connection[Any]], R]) -> R:
+        return work(self.conn)  # blocks the loop a moment: the statements wait for no lock
 
 
-async def _until_blobs_lock_awaited(admin: psycopg.AsyncConnection[Any], schema: str, waiter: asyncio.Task[Any]) -> None:
+async def _until_blobs_lock_awaited(admin: psycopg.Connection[Any], schema: str, waiter: asyncio.Task[Any]) -> None:
     """Return once some session waits for a lock on the schema's ``blobs`` (each poll is a round trip)."""
     query = (
         "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
@@ -50,7 +50,7 @@ async def _until_blobs_lock_awaited(admin: psycopg.AsyncConnection[Any], schema:
     end = time.monotonic() + DEADLINE
     while time.monotonic() < end:
         assert not waiter.done(), f"prune ended without waiting for the lock: {waiter.result()!r}"
-        if (await (await admin.execute(query, (schema,))).fetchone())[0]:  # type: ignore[index]
+        if (await asyncio.to_thread(lambda: admin.execute(query, (schema,)).fetchone()))[0]:  # type: ignore[index]
             return
     raise AssertionError(f"prune did not wait for the lock on blobs within {DEADLINE}s")
 
@@ -64,14 +64,13 @@ async def _write_while_prune_waits(
     """Prune the thread to its newest version while ``write`` (given a saver on the
     lock holder's connection) commits between prune's two reads; prune's result.
     ``learn``: reads for that saver to make first, before the lock is taken."""
-    async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as admin, \
-            await psycopg.AsyncConnection.connect(DSN) as locker:  # fmt: skip
+    with psycopg.connect(DSN, autocommit=True) as admin, psycopg.connect(DSN) as locker:
         writer = OnConnection(admin, schema)
         if learn is not None:
             await learn(writer)
         writer.conn = locker
-        async with locker.transaction():
-            await locker.execute(f'LOCK TABLE "{schema}".blobs IN ACCESS EXCLUSIVE MODE')
+        with locker.transaction():
+            locker.execute(f'LOCK TABLE "{schema}".blobs IN ACCESS EXCLUSIVE MODE')
             prune = asyncio.ensure_future(pg.aprune(T, keep_last=1))
             await _until_blobs_lock_awaited(admin, schema, prune)
             await write(writer)

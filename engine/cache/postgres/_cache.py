@@ -4,9 +4,9 @@ Its table (``cache_entries``) lives in the same schema as the saver's, with a
 version of its own (``cache_migrations``), migrated at :meth:`PostgresCache.setup`
 under an advisory lock, as the saver's and the store's are (replicas starting
 together migrate once). Every replica on the database shares the cache: a
-node one replica ran is a hit on another. Connections come from one pool per
-event loop (:class:`~engine.checkpoint.postgres._pools.LoopPools`, the
-saver's). A write is one transaction, its rows upserted in key order (two
+node one replica ran is a hit on another. Statements run on the cache's own
+connections, each on a worker thread
+(:class:`~engine.checkpoint.postgres._conns.Connections`, as the saver's). A write is one transaction, its rows upserted in key order (two
 replicas writing the same keys never deadlock); a lookup is one statement.
 """
 
@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
+from psycopg import Connection
 
 from engine.cache._sql import Row, SqlCache
 from engine.cache.postgres import _queries
@@ -43,7 +45,7 @@ class PostgresCache(PostgresPart, SqlCache):
         schema: the schema of the table (None: the connection's
             ``search_path``); the checkpointer's ``pg_schema``, usually.
         serde: the serializer of cached values.
-        min_size / max_size / timeout: each event loop's pool.
+        min_size / max_size / timeout: connections kept / at most, seconds to wait for one.
     """
 
     _tables = CACHE_TABLES
@@ -66,29 +68,34 @@ class PostgresCache(PostgresPart, SqlCache):
 
     # -- the five statements -----------------------------------------------------------
     async def _select(self, keys: Sequence[tuple[str, str]]) -> list[Row]:
-        async with self._connection() as conn:
-            cur = await conn.execute(self._q.SELECT, ([ns for ns, _ in keys], [key for _, key in keys]))
-            return list(await cur.fetchall())
+        params = ([ns for ns, _ in keys], [key for _, key in keys])
+        return await self._db(lambda conn: list(conn.execute(self._q.SELECT, params).fetchall()))
 
     async def _delete_expired(self, keys: Sequence[tuple[str, str]], now: float) -> None:
-        async with self._connection(transaction=True) as conn, conn.cursor() as cur:
-            await cur.executemany(self._q.DELETE_EXPIRED, [(ns, key, now) for ns, key in keys])
+        def work(conn: Connection[Any]) -> None:
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(self._q.DELETE_EXPIRED, [(ns, key, now) for ns, key in keys])
+
+        await self._db(work)
 
     async def _upsert(self, rows: Sequence[Row], sweep_at: float | None) -> None:
-        async with self._connection(transaction=True) as conn:
-            async with conn.cursor() as cur:
-                await cur.executemany(self._q.UPSERT, rows)
-            if sweep_at is not None:
-                await conn.execute(self._q.SWEEP, (sweep_at,))
+        def work(conn: Connection[Any]) -> None:
+            with conn.transaction():
+                with conn.cursor() as cur:
+                    cur.executemany(self._q.UPSERT, rows)
+                if sweep_at is not None:
+                    conn.execute(self._q.SWEEP, (sweep_at,))
+
+        await self._db(work)
 
     async def _delete(self, namespaces: Sequence[str] | None) -> None:
-        async with self._connection() as conn:
+        def work(conn: Connection[Any]) -> None:
             if namespaces is None:
-                await conn.execute(self._q.CLEAR_ALL)
+                conn.execute(self._q.CLEAR_ALL)
             else:
-                await conn.execute(self._q.CLEAR_NS, (list(namespaces),))
+                conn.execute(self._q.CLEAR_NS, (list(namespaces),))
+
+        await self._db(work)
 
     async def _sweep(self, now: float) -> int:
-        async with self._connection() as conn:
-            cur = await conn.execute(self._q.SWEEP, (now,))
-            return cur.rowcount
+        return await self._db(lambda conn: conn.execute(self._q.SWEEP, (now,)).rowcount)

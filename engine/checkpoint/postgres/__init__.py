@@ -1,4 +1,4 @@
-"""The PostgreSQL checkpoint saver (psycopg 3, a connection pool per event loop).
+"""The PostgreSQL checkpoint saver (psycopg 3; its connections on worker threads, shared by every event loop).
 
 Named queries are in :mod:`._queries`, numbered migrations in ``migrations/``
 and the current schema in ``schema.sql``.

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import AsyncConnection
+from psycopg import Connection
 
 from engine._internal._sync import run_sync
 from engine.checkpoint._helpers import storable_text
@@ -40,7 +40,7 @@ __all__ = ["PostgresLeases", "Presence", "check_lease_args", "require_storable"]
 log = logging.getLogger("graphwire.checkpoint")
 
 T = TypeVar("T")
-Run = Callable[[str, Callable[[AsyncConnection[Any]], Awaitable[T]]], Awaitable[T]]
+Run = Callable[[str, Callable[[Connection[Any]], T]], Awaitable[T]]
 
 
 class Presence:
@@ -113,7 +113,7 @@ class PostgresLeases:
     """A :class:`~engine.checkpoint._lease.LeaseStore`: acquire, renew, release
     and read threads' leases; fence the saver's writes by them.
 
-    Shares the saver's pooled connections (``run``, the saver's retrying
+    Shares the saver's connections (``run``, the saver's retrying
     runner) and statements (``queries``). The sync methods are derived.
     """
 
@@ -138,8 +138,8 @@ class PostgresLeases:
         require_storable(thread_id, owner)
         params = {"thread_id": thread_id, "owner": owner, "ttl": float(ttl), "holder": await self.presence.akey()}
 
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            return await _without_flush(conn, self._q.ACQUIRE_LEASE, params)
+        def work(conn: Connection[Any]) -> Any:
+            return _without_flush(conn, self._q.ACQUIRE_LEASE, params)
 
         row = await self._run("acquire_lease", work)
         return None if row is None else Lease(thread_id, owner, int(row[0]))
@@ -151,14 +151,14 @@ class PostgresLeases:
             "holder": await self.presence.akey(),  # this process's lock again, after its session was lost
         }  # fmt: skip
 
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            return await _without_flush(conn, self._q.RENEW_LEASE, params)
+        def work(conn: Connection[Any]) -> Any:
+            return _without_flush(conn, self._q.RENEW_LEASE, params)
 
         return await self._run("renew_lease", work) is not None
 
     async def arelease_lease(self, lease: Lease) -> None:
-        async def work(conn: AsyncConnection[Any]) -> None:
-            await _without_flush(conn, self._q.RELEASE_LEASE, {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch})
+        def work(conn: Connection[Any]) -> None:
+            _without_flush(conn, self._q.RELEASE_LEASE, {"thread_id": lease.thread_id, "owner": lease.owner, "epoch": lease.epoch})
 
         await self._run("release_lease", work)
 
@@ -168,15 +168,14 @@ class PostgresLeases:
         if not storable_text(thread_id):
             return None
 
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            cur = await conn.execute(self._q.LEASE_HOLDER, {"thread_id": thread_id})
-            return await cur.fetchone()
+        def work(conn: Connection[Any]) -> Any:
+            return conn.execute(self._q.LEASE_HOLDER, {"thread_id": thread_id}).fetchone()
 
         row = await self._run("lease_holder", work)
         return None if row is None else LeaseHolder(str(row[0]), row[1])
 
-    async def check_fence(
-        self, conn: AsyncConnection[Any], thread_id: str, lease: Any, head: tuple[str | None, str] | None, *, delete: bool = False
+    def check_fence(
+        self, conn: Connection[Any], thread_id: str, lease: Any, head: tuple[str | None, str] | None, *, delete: bool = False
     ) -> None:
         """FENCING: the write's run must still hold the thread; called first in the write's transaction.
 
@@ -198,17 +197,15 @@ class PostgresLeases:
         if head is not None:
             params["parent_id"], params["checkpoint_id"] = head
         sql = self._q.FENCE_DELETE if delete else self._q.FENCE_PUT if head is not None else self._q.FENCE_WRITES
-        cur = await conn.execute(sql, params)
-        if await cur.fetchone() is not None:
+        if conn.execute(sql, params).fetchone() is not None:
             return
-        cur = await conn.execute(self._q.SELECT_LEASE, {"thread_id": thread_id})
-        raise LeaseLostError(_why_fenced(lease, await cur.fetchone(), head, delete))
+        raise LeaseLostError(_why_fenced(lease, conn.execute(self._q.SELECT_LEASE, {"thread_id": thread_id}).fetchone(), head, delete))
 
     def close(self) -> None:
         self.presence.close_now()
 
 
-async def _without_flush(conn: AsyncConnection[Any], sql: str, params: Mapping[str, Any]) -> Any:
+def _without_flush(conn: Connection[Any], sql: str, params: Mapping[str, Any]) -> Any:
     """Run one lease statement as a transaction whose commit does not wait for the WAL
     flush (one round trip, pipelined); its first row, if it returns rows.
 
@@ -220,13 +217,13 @@ async def _without_flush(conn: AsyncConnection[Any], sql: str, params: Mapping[s
     flush would cost an fsync per acquire, renewal and release: most of a
     short run's commits.
     """
-    async with conn.pipeline() as pipeline:
-        await conn.execute(q.BEGIN)
-        await conn.execute(q.NO_FLUSH)
-        cur = await conn.execute(sql, params)
-        await conn.execute(q.COMMIT)
-        await pipeline.sync()
-        return await cur.fetchone() if cur.description else None
+    with conn.pipeline() as pipeline:
+        conn.execute(q.BEGIN)
+        conn.execute(q.NO_FLUSH)
+        cur = conn.execute(sql, params)
+        conn.execute(q.COMMIT)
+        pipeline.sync()
+        return cur.fetchone() if cur.description else None
 
 
 def _why_fenced(lease: Lease, row: Any, head: tuple[str | None, str] | None, delete: bool) -> str:

@@ -11,32 +11,48 @@ processes listening when the sending transaction commits.
 
 A :class:`~engine.checkpoint._lease.MessageBus`, the ``messages`` of a
 :class:`~engine.checkpoint.postgres.PostgresSaver`: it shares the saver's
-pooled connections (its retrying runner), statements, schema and DSN.
+connections (its retrying runner), statements, schema and DSN.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Self
 
 import psycopg
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, Connection
 
 from engine.checkpoint._helpers import storable_text
 from engine.checkpoint.postgres import _queries as q
-from engine.checkpoint.postgres._pools import CleanConnection
 from engine.errors import CheckpointError
 
-__all__ = ["PostgresMessages"]
+__all__ = ["CleanConnection", "PostgresMessages"]
+
+
+class CleanConnection(AsyncConnection[Any]):
+    """An ``AsyncConnection`` whose failed or cancelled connect leaves no session open."""
+
+    @classmethod
+    async def connect(cls, conninfo: str = "", **kwargs: Any) -> Self:
+        try:
+            return await super().connect(conninfo, **kwargs)
+        except BaseException as exc:
+            # The attempt's half-open libpq connection is a local of psycopg's
+            # frames in this traceback; whoever keeps the exception (a log
+            # record) would keep the socket, and the server's session, open.
+            traceback.clear_frames(exc.__traceback__)
+            raise
+
 
 class PostgresMessages:
     """Send to a thread's lease holder or to a process by id; listen for what is sent here."""
 
     def __init__(
         self,
-        run: Callable[[str, Callable[[AsyncConnection[Any]], Awaitable[Any]]], Awaitable[Any]],
+        run: Callable[[str, Callable[[Connection[Any]], Any]], Awaitable[Any]],
         queries: q.Queries,
         dsn: str,
         schema: str | None,
@@ -56,9 +72,8 @@ class PostgresMessages:
             return None  # no lease can be stored under it
         params = {"channel": q.CHANNEL, "schema": self.schema or "", "thread_id": thread_id, "body": json.dumps(body)}
 
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            cur = await conn.execute(self._q.SIGNAL_HOLDER, params)
-            return await cur.fetchone()
+        def work(conn: Connection[Any]) -> Any:
+            return conn.execute(self._q.SIGNAL_HOLDER, params).fetchone()
 
         row = await self._run("signal", work)
         return None if row is None else str(row[0])
@@ -67,8 +82,8 @@ class PostgresMessages:
         """Send ``body`` to the process whose lease owner id is ``to``."""
         payload = json.dumps({"schema": self.schema or "", "to": to, "thread_id": thread_id, "body": body})
 
-        async def work(conn: AsyncConnection[Any]) -> None:
-            await conn.execute(self._q.SEND, {"channel": q.CHANNEL, "payload": payload})
+        def work(conn: Connection[Any]) -> None:
+            conn.execute(self._q.SEND, {"channel": q.CHANNEL, "payload": payload})
 
         await self._run("send", work)
 
@@ -79,7 +94,7 @@ class PostgresMessages:
         On entry the connection listens (messages sent from then on arrive);
         the block gets an iterator of them, which raises CheckpointError when
         the connection is lost (listen again to go on). The connection is
-        its own, not the pool's: it stays open as long as the block.
+        its own, not one of the saver's: it stays open as long as the block.
         """
         await self._setup()
         try:

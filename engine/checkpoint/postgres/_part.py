@@ -2,36 +2,36 @@
 
 A part keeps its tables in the saver's schema (or one named), migrated once
 at :meth:`PostgresPart.setup` (:func:`engine.checkpoint.postgres._migrate.migrate`
-with the part's :class:`~engine.checkpoint.postgres._migrate.Tables`), and takes
-connections from one pool per event loop (:class:`._pools.LoopPools`, the
-saver's). Its failures are its own error class (StoreError, CacheError),
-naming the part.
+with the part's :class:`~engine.checkpoint.postgres._migrate.Tables`), and runs
+its statements on connections of its own, each on a worker thread
+(:class:`._conns.Connections`, as the saver does), whatever event loop calls.
+Its failures are its own error class (StoreError, CacheError), naming the part.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar, TypeVar
 
 import psycopg
-from psycopg import AsyncConnection
-from psycopg_pool import PoolTimeout
+from psycopg import Connection
 
+from engine.checkpoint.postgres._conns import Connections, NoConnection, Reserved
 from engine.checkpoint.postgres._migrate import Tables, migrate
-from engine.checkpoint.postgres._pools import LoopPools
 from engine.checkpoint.postgres._saver import _IDENTIFIER
 from engine.errors import CheckpointError
 
 __all__ = ["PostgresPart"]
 
 P = TypeVar("P", bound="PostgresPart")
+T = TypeVar("T")
 
 
 class PostgresPart:
-    """Set-up, pools and error mapping of a part; subclasses name ``_tables``, ``_error``, ``_what``."""
+    """Set-up, connections and error mapping of a part; subclasses name ``_tables``, ``_error``, ``_what``."""
 
     _tables: ClassVar[Tables]
     _error: ClassVar[type[Exception]]
@@ -42,7 +42,7 @@ class PostgresPart:
             raise ValueError(f"schema must be a PostgreSQL identifier, got {schema!r}")
         self.schema = schema
         self._dsn = dsn
-        self._pools = LoopPools(dsn, min_size=min_size, max_size=max_size, timeout=timeout, name=f"graphwire-{self._what}")
+        self._conns = Connections(dsn, min_size=min_size, max_size=max_size, timeout=timeout, name=f"graphwire-{self._what}")
         self._setup_lock = threading.Lock()
         self._ready = False
 
@@ -76,21 +76,28 @@ class PostgresPart:
         if not self._ready:
             await asyncio.to_thread(self.setup)
 
-    @asynccontextmanager
-    async def _connection(self, transaction: bool = False) -> AsyncIterator[AsyncConnection[Any]]:
-        """A pooled connection (in a transaction, if asked), its failures the part's error."""
+    async def _db(self, work: Callable[[Connection[Any]], T]) -> T:
+        """``work`` (blocking, one transaction at most) on one of the part's connections,
+        its failures the part's error."""
         await self.asetup()
         try:
-            async with self._pools.connection() as conn:
-                if transaction:
-                    async with conn.transaction():
-                        yield conn
-                else:
-                    yield conn
-        except PoolTimeout as exc:
+            return await self._conns.run(work)
+        except NoConnection as exc:
+            raise self._error(f"PostgreSQL {self._what}: no connection to the database: {exc}") from exc
+        except psycopg.Error as exc:
+            raise self._error(f"PostgreSQL {self._what}: {exc}") from exc
+
+    @asynccontextmanager
+    async def _reserved(self) -> AsyncIterator[Reserved]:
+        """One connection for the block's calls, in one transaction; its failures the part's error."""
+        await self.asetup()
+        try:
+            async with self._conns.reserved(transaction=True) as reserved:
+                yield reserved
+        except NoConnection as exc:
             raise self._error(f"PostgreSQL {self._what}: no connection to the database: {exc}") from exc
         except psycopg.Error as exc:
             raise self._error(f"PostgreSQL {self._what}: {exc}") from exc
 
     async def aclose(self) -> None:
-        await self._pools.aclose()
+        await self._conns.aclose()

@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
-from psycopg import AsyncConnection
+from psycopg import Connection
 
 from engine.checkpoint._retention import blobs_to_keep, checkpoints_to_prune
 from engine.checkpoint.postgres import _queries as q
@@ -74,7 +74,7 @@ def plan_prune(
 
 
 async def prune(
-    run: Callable[[str, Callable[[AsyncConnection[Any]], Awaitable[int]]], Awaitable[int]],
+    run: Callable[[str, Callable[[Connection[Any]], int]], Awaitable[int]],
     queries: q.Queries,
     thread_id: str,
     *,
@@ -83,18 +83,18 @@ async def prune(
 ) -> int:
     """Prune ``thread_id`` (``run``: the saver's retrying runner); how many checkpoints went."""
 
-    async def work(conn: AsyncConnection[Any]) -> int:
-        async with conn.transaction(), conn.cursor(binary=True) as cur:
-            await cur.execute(queries.SNAPSHOT)
-            await cur.execute(queries.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
-            planned = plan_prune(await cur.fetchall(), keep_last=keep_last, older_than=older_than)
+    def work(conn: Connection[Any]) -> int:
+        with conn.transaction(), conn.cursor(binary=True) as cur:
+            cur.execute(queries.SNAPSHOT)
+            cur.execute(queries.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
+            planned = plan_prune(cur.fetchall(), keep_last=keep_last, older_than=older_than)
             if planned is None:
                 return 0
-            await cur.execute(queries.SELECT_BLOB_BASES, {"thread_id": thread_id})  # the same snapshot
-            bases = {(ns, ch, v): base if rv is None else (rns, rch, rv) for ns, ch, v, base, rns, rch, rv in await cur.fetchall()}
-            await cur.execute(queries.SELECT_WRITE_REFS, {"thread_id": thread_id})
-            plan = planned(bases, [(ns, cid, (rns, rch, rv)) for ns, cid, rns, rch, rv in await cur.fetchall()])
-            await cur.execute(queries.PRUNE, plan.params(thread_id))
+            cur.execute(queries.SELECT_BLOB_BASES, {"thread_id": thread_id})  # the same snapshot
+            bases = {(ns, ch, v): base if rv is None else (rns, rch, rv) for ns, ch, v, base, rns, rch, rv in cur.fetchall()}
+            cur.execute(queries.SELECT_WRITE_REFS, {"thread_id": thread_id})
+            plan = planned(bases, [(ns, cid, (rns, rch, rv)) for ns, cid, rns, rch, rv in cur.fetchall()])
+            cur.execute(queries.PRUNE, plan.params(thread_id))
             return len(plan.checkpoints)
 
     for attempt in range(_ATTEMPTS):

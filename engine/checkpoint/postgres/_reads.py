@@ -18,7 +18,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from psycopg import AsyncConnection
+from psycopg import Connection
 
 from engine.checkpoint._chain import ChainReader
 from engine.checkpoint._delta import DeltaCache
@@ -50,7 +50,7 @@ class Reads:
 
     def __init__(
         self,
-        run: Callable[[str, Callable[[AsyncConnection[Any]], Awaitable[Any]]], Awaitable[Any]],
+        run: Callable[[str, Callable[[Connection[Any]], Any]], Awaitable[Any]],
         queries: q.Queries,
         deltas: DeltaCache,
         serde: Callable[[], Serializer],
@@ -70,16 +70,16 @@ class Reads:
         row_sql = self._q.SELECT_LATEST_CHECKPOINT if latest else self._q.SELECT_CHECKPOINT
         blobs_sql = self._q.SELECT_LATEST_CHECKPOINT_BLOBS if latest else self._q.SELECT_CHECKPOINT_BLOBS
 
-        async def work(conn: AsyncConnection[Any]) -> tuple[Any, list[Any]]:
+        def work(conn: Connection[Any]) -> tuple[Any, list[Any]]:
             # Both statements in one round trip, on one snapshot.
-            async with conn.pipeline() as pipeline:
+            with conn.pipeline() as pipeline:
                 row_cur, blob_cur = conn.cursor(binary=True), conn.cursor(binary=True)
-                await conn.execute(q.BEGIN_SNAPSHOT)
-                await row_cur.execute(row_sql, params)
-                await blob_cur.execute(blobs_sql, params)
-                await conn.execute(q.COMMIT)
-                await pipeline.sync()
-                return await row_cur.fetchone(), await blob_cur.fetchall()
+                conn.execute(q.BEGIN_SNAPSHOT)
+                row_cur.execute(row_sql, params)
+                blob_cur.execute(blobs_sql, params)
+                conn.execute(q.COMMIT)
+                pipeline.sync()
+                return row_cur.fetchone(), blob_cur.fetchall()
 
         row, blob_rows = await self._run("get_tuple", work)
         if row is None:
@@ -158,10 +158,10 @@ class Reads:
             sql += q.LIST_LIMIT
             params.append(limit)
 
-        async def list_rows(conn: AsyncConnection[Any]) -> list[Any]:
-            async with conn.cursor(binary=True) as cur:
-                await cur.execute(sql, params)
-                return await cur.fetchall()
+        def list_rows(conn: Connection[Any]) -> list[Any]:
+            with conn.cursor(binary=True) as cur:
+                cur.execute(sql, params)
+                return cur.fetchall()
 
         rows = await self._run("list", list_rows)
         readers: dict[str, ChainReader] = {}  # decoded rows, shared by the whole listing (per thread)
@@ -189,27 +189,27 @@ class Reads:
             wanted.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in meta["channel_versions"].items()))
             checkpoints.setdefault(row[0], []).append((row[1], row[2]))
 
-        async def work(conn: AsyncConnection[Any]) -> tuple[set[tuple[str, str, str]], list[Any]]:
+        def work(conn: Connection[Any]) -> tuple[set[tuple[str, str, str]], list[Any]]:
             # Every statement in one round trip, on one snapshot.
-            async with conn.pipeline() as pipeline:
+            with conn.pipeline() as pipeline:
                 existing_cur, writes_cur = conn.cursor(binary=True), conn.cursor(binary=True)
                 chains = []
-                await conn.execute(q.BEGIN_SNAPSHOT)
-                await existing_cur.execute(self._q.EXISTING_OF, keys)
+                conn.execute(q.BEGIN_SNAPSHOT)
+                existing_cur.execute(self._q.EXISTING_OF, keys)
                 for thread_id, keys_wanted in wanted.items():
                     reader = readers[thread_id]
                     params = self._chains_params(thread_id, list(keys_wanted), checkpoints[thread_id], reader)
                     cur = conn.cursor(binary=True)
-                    await cur.execute(self._q.SELECT_CHAINS, params)
+                    cur.execute(self._q.SELECT_CHAINS, params)
                     chains.append((reader, cur))
-                await writes_cur.execute(self._q.SELECT_WRITES_OF, keys)
-                await conn.execute(q.COMMIT)
-                await pipeline.sync()
+                writes_cur.execute(self._q.SELECT_WRITES_OF, keys)
+                conn.execute(q.COMMIT)
+                pipeline.sync()
                 for reader, cur in chains:
-                    for blob in await cur.fetchall():
+                    for blob in cur.fetchall():
                         _add(reader, blob)
-                existing = {(t, ns, cid) for t, ns, cid in await existing_cur.fetchall()}
-                return existing, await writes_cur.fetchall()
+                existing = {(t, ns, cid) for t, ns, cid in existing_cur.fetchall()}
+                return existing, writes_cur.fetchall()
 
         existing, write_rows = await self._run("list", work)
         writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
@@ -231,9 +231,9 @@ class Reads:
         if limit == 0 or not _storable(prefix):
             return
 
-        async def work(conn: AsyncConnection[Any]) -> list[Any]:
-            cur = await conn.execute(self._q.LIST_THREADS, {"prefix": prefix, "limit": limit})
-            return await cur.fetchall()
+        def work(conn: Connection[Any]) -> list[Any]:
+            cur = conn.execute(self._q.LIST_THREADS, {"prefix": prefix, "limit": limit})
+            return cur.fetchall()
 
         for thread_id, checkpoint_id, ts in await self._run("list_threads", work):
             yield ThreadInfo(thread_id, checkpoint_id, ts)

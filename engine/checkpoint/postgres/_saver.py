@@ -1,11 +1,12 @@
-"""The PostgreSQL checkpoint saver: psycopg 3, a connection pool per event loop.
+"""The PostgreSQL checkpoint saver: psycopg 3, one set of connections per saver.
 
-Async at heart: every method is a coroutine on a pooled ``AsyncConnection``
-(autocommit; a write is one transaction). The sync face is the base class's,
-derived mechanically; because it runs coroutines on the calling thread's own
-event loop, connections are pooled per loop (:mod:`._pools`).
+Async at heart: every method is a coroutine, whose statements run on a
+blocking connection (autocommit; a write is one transaction) owned by one
+of the saver's worker threads (:mod:`._conns`), so any event loop can await
+them and no connection belongs to a loop. The sync face is the base class's,
+derived mechanically.
 
-The saver keeps to the checkpoint contract; its parts share its pool by
+The saver keeps to the checkpoint contract; its parts share its connections by
 composition: reads (:mod:`._reads`), pruning (:mod:`._prune`), leases and
 the fence every leased write checks first (:mod:`._leases`, ``saver.leases``),
 messages between the processes sharing the tables (:mod:`._messages`,
@@ -23,7 +24,7 @@ stores (or deletes) nothing. Writes without one stay single statements.
 
 Failures reach callers as :class:`~engine.errors.CheckpointError` with the
 psycopg error as ``__cause__`` (``psycopg.OperationalError``: the database
-could not be reached). A call that finds its pooled connection broken (the
+could not be reached). A call that finds its connection broken (the
 server restarted, or ended a transaction left idle by a stalled process) is
 retried on another: every write is idempotent, so a retry after an unknown
 outcome stores the same rows once (and a fenced write is checked again).
@@ -35,13 +36,12 @@ import asyncio
 import json
 import re
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import AsyncConnection
-from psycopg_pool import PoolTimeout
+from psycopg import Connection
 
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache, record_size
 from engine.checkpoint._retention import check_prune_args
@@ -69,13 +69,13 @@ from engine.checkpoint.base import (
     get_thread_id,
 )
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._conns import Connections, NoConnection
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._reads import Reads
 from engine.checkpoint.postgres._rows import TaskWrites, put_params
 from engine.checkpoint.postgres._migrate import migrate
-from engine.checkpoint.postgres._pools import LoopPools
 from engine.errors import CheckpointError
 from engine.serde import Serializer
 
@@ -97,7 +97,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             (``search_path``). Must be an identifier: letters, digits, ``_``
             and ``$``, not starting with a digit, at most 63 characters.
         serde: the serializer of state values.
-        min_size / max_size: connections per pool (one pool per event loop).
+        min_size / max_size: connections kept open / at most (each on a worker thread of its own).
         timeout: seconds a call waits for a connection before failing.
         delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
         delta_cache_threads: how many threads' last values the delta cache keeps.
@@ -138,11 +138,10 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.schema = schema
         self._dsn = dsn
         self._q = q.render(schema)
-        self._pools = LoopPools(
+        self._conns = Connections(
             dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-checkpoint",
             idle_in_transaction=idle_in_transaction,
         )  # fmt: skip
-        self._attempts = max_size + 1  # enough to skip every stale connection of a pool after a restart
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
         self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde)
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
@@ -190,28 +189,21 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         if not self._ready:
             await asyncio.to_thread(PostgresSaver.setup, self)
 
-    async def _run(self, what: str, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T:
-        """Run ``work`` on a pooled connection, retrying on connections the server dropped."""
+    async def _run(self, what: str, work: Callable[[Connection[Any]], T]) -> T:
+        """Run ``work`` (blocking) on one of the saver's connections; retried on a new
+        connection when the server had dropped the one it got (it restarted, or ended
+        a transaction this process left idle while stalled): every work may run twice."""
         await self.asetup()
-        for attempt in range(self._attempts):
-            conn: AsyncConnection[Any] | None = None
-            try:
-                async with self._pools.connection() as conn:
-                    return await work(conn)
-            except PoolTimeout as exc:
-                raise CheckpointError(f"PostgreSQL: {what} failed: no connection to the database: {exc}") from exc
-            except psycopg.Error as exc:
-                if conn is not None and conn.broken and attempt + 1 < self._attempts:
-                    # The server ended this session (it restarted, or ended a transaction
-                    # this process left idle while stalled): the pool drops the
-                    # connection; run the work again on another.
-                    continue
-                raise CheckpointError(f"PostgreSQL: {what} failed: {exc}") from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            return await self._conns.run(work, retry_broken=2)
+        except NoConnection as exc:
+            raise CheckpointError(f"PostgreSQL: {what} failed: no connection to the database: {exc}") from exc
+        except psycopg.Error as exc:
+            raise CheckpointError(f"PostgreSQL: {what} failed: {exc}") from exc
 
-    async def _write(
+    def _write(
         self,
-        conn: AsyncConnection[Any],
+        conn: Connection[Any],
         thread_id: str,
         config: Mapping[str, Any],
         sql: str,
@@ -229,12 +221,12 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         """
         lease = _lease_of(self, config, thread_id)
         if lease is None:
-            cur = await conn.execute(sql, params)
-            return await cur.fetchall() if cur.description else []
-        async with conn.transaction():
-            await self.leases.check_fence(conn, thread_id, lease, head)
-            cur = await conn.execute(sql, params)
-            return await cur.fetchall() if cur.description else []
+            cur = conn.execute(sql, params)
+            return cur.fetchall() if cur.description else []
+        with conn.transaction():
+            self.leases.check_fence(conn, thread_id, lease, head)
+            cur = conn.execute(sql, params)
+            return cur.fetchall() if cur.description else []
 
     # -- leases ---------------------------------------------------------------------
     @property
@@ -248,7 +240,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
     async def aclose(self) -> None:
         self.leases.close()
-        await self._pools.aclose()
+        await self._conns.aclose()
 
     # -- reads (engine/checkpoint/postgres/_reads.py) ---------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
@@ -301,14 +293,14 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
     ) -> dict[str, Any]:
         thread_id, ns, plan, params = self._prepare_put(config, checkpoint, metadata, new_versions)
 
-        async def work(conn: AsyncConnection[Any]) -> list[str]:
+        def work(conn: Connection[Any]) -> list[str]:
             try:
-                return await self._put(conn, thread_id, config, put_params(params, plan))
+                return self._put(conn, thread_id, config, put_params(params, plan))
             except psycopg.errors.ForeignKeyViolation:
                 # A delta's base is gone (pruned or deleted elsewhere since the
                 # cache learned it): the transaction rolled back; store full values.
                 self._deltas.forget_thread(thread_id)
-                return await self._put(conn, thread_id, config, put_params(params, plan, full=True))
+                return self._put(conn, thread_id, config, put_params(params, plan, full=True))
 
         inserted = await self._run("put", work)
         self._deltas.commit(thread_id, ns, plan, inserted)
@@ -353,31 +345,31 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         ns = prepared[0][1]["ns"]
         head = (prepared[0][1]["parent_id"], prepared[-1][1]["checkpoint_id"]) if ns == "" else None
 
-        async def store(conn: AsyncConnection[Any], full: bool) -> list[list[str]]:
-            async with conn.transaction():
+        def store(conn: Connection[Any], full: bool) -> list[list[str]]:
+            with conn.transaction():
                 if lease is not None:
-                    await self.leases.check_fence(conn, thread_id, lease, head)
+                    self.leases.check_fence(conn, thread_id, lease, head)
                 cur = conn.cursor()
-                await cur.executemany(
+                cur.executemany(
                     self._q.PUT_CHECKPOINT,
                     [put_params(params, plan, full=full) for plan, params in prepared],
                     returning=True,
                 )  # fmt: skip
                 inserted = []
                 while True:
-                    inserted.append([r[0] for r in await cur.fetchall()])
+                    inserted.append([r[0] for r in cur.fetchall()])
                     if not cur.nextset():
                         break
                 if task_writes:
-                    await cur.executemany(self._q.PUT_WRITES, [w.params(full=full) for w in task_writes])
+                    cur.executemany(self._q.PUT_WRITES, [w.params(full=full) for w in task_writes])
                 return inserted
 
-        async def work(conn: AsyncConnection[Any]) -> list[list[str]]:
+        def work(conn: Connection[Any]) -> list[list[str]]:
             try:
-                return await store(conn, full=False)
+                return store(conn, full=False)
             except psycopg.errors.ForeignKeyViolation:  # a base is gone (see aput): store full values
                 self._deltas.forget_thread(thread_id)
-                return await store(conn, full=True)
+                return store(conn, full=True)
 
         try:
             inserted = await self._run("put", work)
@@ -393,11 +385,11 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             self._deltas.forget_thread(thread_id)
         return [make_config(thread_id, ns, params["checkpoint_id"]) for _, params in prepared]
 
-    async def _put(
-        self, conn: AsyncConnection[Any], thread_id: str, config: Mapping[str, Any], params: dict[str, Any]
+    def _put(
+        self, conn: Connection[Any], thread_id: str, config: Mapping[str, Any], params: dict[str, Any]
     ) -> list[str]:
         head = (params["parent_id"], params["checkpoint_id"]) if params["ns"] == "" else None
-        return [r[0] for r in await self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params, head=head)]
+        return [r[0] for r in self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params, head=head)]
 
     async def aput_writes(
         self,
@@ -411,12 +403,12 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             return
         thread_id = task_writes.thread_id
 
-        async def work(conn: AsyncConnection[Any]) -> None:
+        def work(conn: Connection[Any]) -> None:
             try:
-                await self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params())
+                self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params())
             except psycopg.errors.ForeignKeyViolation:  # the list a write extends is gone (see aput): store it whole
                 self._deltas.forget_thread(thread_id)
-                await self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params(full=True))
+                self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params(full=True))
 
         await self._run("put_writes", work)
 
@@ -436,13 +428,13 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         if not _storable(thread_id):
             return
 
-        async def work(conn: AsyncConnection[Any]) -> None:
+        def work(conn: Connection[Any]) -> None:
             if lease is None:
-                await conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
+                conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
                 return
-            async with conn.transaction():
-                await self.leases.check_fence(conn, thread_id, lease, None, delete=True)
-                await conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
+            with conn.transaction():
+                self.leases.check_fence(conn, thread_id, lease, None, delete=True)
+                conn.execute(self._q.DELETE_THREAD, {"thread_id": thread_id})
 
         await self._run("delete_thread", work)
         self._deltas.forget_thread(thread_id)

@@ -1,7 +1,7 @@
 """``AsyncPostgresSaver``, at LangGraph's import path (``langgraph.checkpoint.postgres.aio``).
 
 The engine's :class:`~engine.checkpoint.postgres.PostgresSaver` is async at
-heart (a psycopg ``AsyncConnection`` pool per event loop), so the async saver
+heart (its statements awaited from any event loop, see ``_conns.py``), so the async saver
 is the same saver opened LangGraph's async way: ``async with
 AsyncPostgresSaver.from_conn_string(DB_URI) as saver: await saver.setup()``.
 ``AsyncShallowPostgresSaver`` is left out, as ``ShallowPostgresSaver`` is
@@ -23,7 +23,7 @@ class AsyncPostgresSaver(PostgresSaver):
 
     @classmethod
     def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, serde: Any = None) -> Any:  # type: ignore[override]
-        """``async with AsyncPostgresSaver.from_conn_string(dsn) as saver:`` (its pools closed after the block).
+        """``async with AsyncPostgresSaver.from_conn_string(dsn) as saver:`` (its connections closed after the block).
 
         ``pipeline`` (psycopg's pipeline mode) is not supported: NotImplementedError unless False.
         """

@@ -3,9 +3,10 @@
 Its tables (``store_items``, ``store_vectors``) live in the same schema as
 the saver's, with a version of their own (``store_migrations``), migrated
 at :meth:`PostgresStore.setup` under an advisory lock, as the saver's are
-(replicas starting together migrate once). Connections come from one pool
-per event loop (:class:`~engine.checkpoint.postgres._pools.LoopPools`, the
-saver's). A batch is one transaction; reads stream through a server-side
+(replicas starting together migrate once). Statements run on the store's own
+connections, each on a worker thread
+(:class:`~engine.checkpoint.postgres._conns.Connections`, as the saver's). A
+batch is one transaction on one of them; reads stream through a server-side
 cursor, so a search that stops early reads no further.
 
 Semantic search needs the ``vector`` extension (pgvector): a store given
@@ -23,9 +24,9 @@ from datetime import datetime
 from typing import Any
 
 import psycopg
-from psycopg import AsyncConnection
 
 from engine.checkpoint._migration_files import read_migrations, read_schema
+from engine.checkpoint.postgres._conns import Reserved
 from engine.checkpoint.postgres._migrate import Tables
 from engine.checkpoint.postgres._part import PostgresPart
 from engine.errors import StoreError
@@ -52,23 +53,39 @@ _cursor_names = itertools.count()
 
 
 class _Tx:
-    def __init__(self, conn: AsyncConnection[Any]) -> None:
+    """A batch's transaction: each call runs on its reserved connection."""
+
+    def __init__(self, conn: Reserved) -> None:
         self._conn = conn
 
     async def rows(self, sql: str, params: Sequence[Any]) -> AsyncIterator[Sequence[Any]]:
-        async with self._conn.cursor(name=f"graphwire_store_{next(_cursor_names)}") as cur:
-            await cur.execute(sql, params)
-            while batch := await cur.fetchmany(100):
+        cur: Any = None
+
+        def start(conn: psycopg.Connection[Any]) -> list[Any]:
+            nonlocal cur
+            cur = conn.cursor(name=f"graphwire_store_{next(_cursor_names)}")
+            cur.execute(sql, params)
+            return cur.fetchmany(100)
+
+        try:
+            batch = await self._conn.run(start)
+            while batch:
                 for row in batch:
                     yield row
+                batch = await self._conn.run(lambda conn: cur.fetchmany(100))
+        finally:
+            if cur is not None:
+                await self._conn.run(lambda conn: cur.close())
 
     async def execute(self, sql: str, params: Sequence[Any]) -> int:
-        cur = await self._conn.execute(sql, params)
-        return cur.rowcount
+        return await self._conn.run(lambda conn: conn.execute(sql, params).rowcount)
 
     async def executemany(self, sql: str, params: Sequence[Sequence[Any]]) -> None:
-        async with self._conn.cursor() as cur:
-            await cur.executemany(sql, params)
+        def work(conn: psycopg.Connection[Any]) -> None:
+            with conn.cursor() as cur:
+                cur.executemany(sql, params)
+
+        await self._conn.run(work)
 
 
 class PostgresStore(PostgresPart, SqlStore):
@@ -80,7 +97,7 @@ class PostgresStore(PostgresPart, SqlStore):
             ``search_path``); the checkpointer's ``pg_schema``, usually.
         index: semantic search config; needs the ``vector`` extension.
         ttl: expiry settings (:class:`~engine.store.base.TTLConfig`).
-        min_size / max_size / timeout: each event loop's pool.
+        min_size / max_size / timeout: connections kept / at most, seconds to wait for one.
     """
 
     _tables = STORE_TABLES
@@ -118,6 +135,6 @@ class PostgresStore(PostgresPart, SqlStore):
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[_Tx]:
-        async with self._connection(transaction=True) as conn:
+        async with self._reserved() as conn:
             yield _Tx(conn)
 
