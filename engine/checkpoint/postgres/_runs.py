@@ -1,7 +1,7 @@
 """Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migration 0005).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`PostgresSaver`'s
-pooled connections (its retrying runner) and schema. Every write is one
+connections (its retrying runner) and schema. Every write is one
 pipelined transaction whose commit does not wait for the WAL flush, as the
 lease statements' (``_leases.py``): a record or an event matters only beside
 the versions its run writes, and each of those commits flushes the WAL up to
@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Sequence
 
-from psycopg import AsyncConnection, sql
+from psycopg import Connection, sql
 
 from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice
 from engine.checkpoint.postgres import _queries as q
@@ -91,23 +91,23 @@ class PostgresRuns:
         """One statement as a transaction that does not wait for the WAL flush; (rows, rowcount)."""
         statement = self._sql[name]
 
-        async def work(conn: AsyncConnection[Any]) -> Any:
-            async with conn.pipeline() as pipeline:
-                await conn.execute(q.BEGIN)
-                await conn.execute(q.NO_FLUSH)
-                cur = await conn.execute(statement, params)
-                await conn.execute(q.COMMIT)
-                await pipeline.sync()
-                return (await cur.fetchall() if cur.description else []), cur.rowcount
+        def work(conn: Connection[Any]) -> Any:
+            with conn.pipeline() as pipeline:
+                conn.execute(q.BEGIN)
+                conn.execute(q.NO_FLUSH)
+                cur = conn.execute(statement, params)
+                conn.execute(q.COMMIT)
+                pipeline.sync()
+                return (cur.fetchall() if cur.description else []), cur.rowcount
 
         return await self._saver._run(what, work)
 
     async def _read(self, what: str, name: str, params: dict[str, Any]) -> list[Any]:
         statement = self._sql[name]
 
-        async def work(conn: AsyncConnection[Any]) -> list[Any]:
-            cur = await conn.execute(statement, params)
-            return await cur.fetchall()
+        def work(conn: Connection[Any]) -> list[Any]:
+            cur = conn.execute(statement, params)
+            return cur.fetchall()
 
         return await self._saver._run(what, work)
 
@@ -132,13 +132,13 @@ class PostgresRuns:
         ).as_string(None)
         params = {**changes, "run_id": run_id, "attempts__": if_attempts}
 
-        async def work(conn: AsyncConnection[Any]) -> int:
-            async with conn.pipeline() as pipeline:
-                await conn.execute(q.BEGIN)
-                await conn.execute(q.NO_FLUSH)
-                cur = await conn.execute(statement, params)
-                await conn.execute(q.COMMIT)
-                await pipeline.sync()
+        def work(conn: Connection[Any]) -> int:
+            with conn.pipeline() as pipeline:
+                conn.execute(q.BEGIN)
+                conn.execute(q.NO_FLUSH)
+                cur = conn.execute(statement, params)
+                conn.execute(q.COMMIT)
+                pipeline.sync()
                 return cur.rowcount
 
         return await self._saver._run("update_run", work) == 1
