@@ -9,6 +9,12 @@ pruned version then fails with NOT_FOUND, as for any unknown version), and a
 version a run stores while prune works on its thread keeps every value (the
 savers prune from one snapshot; see ``tests/checkpoint/test_prune_postgres.py``).
 
+Run records (:mod:`server._records`) are pruned with their thread's history:
+with ``older_than``, the runs that ended before the cut; with ``keep_last``
+N, all but the N newest runs (each run writes at least one version and a
+thread's runs follow each other, so the runs of the N kept versions are
+among them). Runs still active are kept.
+
 With tenants (``--auth-tokens``), a server keeps a tenant's threads under
 keys of their own (``tenant/graph:thread``, see :func:`server._reads.key_of`),
 so pruning names whose threads it means: no tenant (the default), one tenant,
@@ -27,6 +33,7 @@ from datetime import timedelta
 from typing import Any
 
 from server._reads import key_of, owner_of
+from server._records import now, open_run_store
 from server._tenants import TENANT_NAME
 
 __all__ = ["Pruned", "check_scope", "parse_age", "prune_threads"]
@@ -52,6 +59,7 @@ class Pruned:
     thread_id: str  # the caller's thread id (without the graph prefix)
     deleted: int  # versions deleted
     tenant: str | None = None  # the thread's tenant (None: a thread of no tenant)
+    runs: int = 0  # run records deleted
 
 
 def check_scope(thread_ids: Sequence[str] | None, tenant: str | None, all_tenants: bool) -> None:
@@ -97,6 +105,9 @@ async def prune_threads(
     else:
         prefix = key_of(tenant, graph, "")
         threads = [(tenant, t.thread_id[len(prefix) :]) async for t in saver.alist_threads(prefix=prefix)]
+    records = open_run_store(saver)
     for owner, thread_id in threads:
-        deleted = await saver.aprune(key_of(owner, graph, thread_id), keep_last=keep_last, older_than=older_than)
-        yield Pruned(thread_id, deleted, owner)
+        key = key_of(owner, graph, thread_id)
+        deleted = await saver.aprune(key, keep_last=keep_last, older_than=older_than)
+        runs = await records.aprune(key, ended_before=now() - older_than if older_than is not None else None, keep_last=keep_last)
+        yield Pruned(thread_id, deleted, owner, runs)

@@ -288,3 +288,40 @@ def test_a_background_run_killed_mid_step_is_finished_after_a_restart(start_serv
         events = list(stub.JoinRun(pb.JoinRunRequest(run_id=started.run_id), timeout=DEADLINE))
         assert events[0] == started and events[-1].run_finished.reason == pb.FINISH_REASON_END
         assert seqs(events) == sorted(set(seqs(events)))
+
+
+def test_prune_takes_run_records_with_the_history(tmp_path: Any) -> None:
+    import asyncio
+    from datetime import timedelta
+
+    from engine.checkpoint import SqliteSaver
+    from engine.checkpoint._runs import RunRecord
+    from server._prune import prune_threads
+    from server._records import now, open_run_store
+
+    saver = SqliteSaver(tmp_path / "p.db")
+    store = open_run_store(saver)
+
+    async def go() -> list[Any]:
+        t0 = now() - timedelta(days=3)
+        for i in range(4):
+            await store.astart(RunRecord(f"r{i}", "g:t", "g", "t", "Invoke", "SUCCESS", "me", t0 + timedelta(days=i),
+                                         ended_at=t0 + timedelta(days=i)))  # fmt: skip
+        await store.astart(RunRecord("live", "g:t", "g", "t", "Invoke", "RUNNING", "me", t0))
+        out = [p async for p in prune_threads(saver, "g", ["t"], older_than=timedelta(days=1, hours=12))]
+        out += [p async for p in prune_threads(saver, "g", ["t"], keep_last=1)]
+        return out
+
+    pruned = asyncio.run(go())
+    assert [p.runs for p in pruned] == [2, 1]  # r0, r1 are older than the cut; then all ended ones but r3
+    assert [r.run_id for r in asyncio.run(store.alist("g:t"))] == ["r3", "live"]
+    saver.close()
+
+
+def test_retention_and_attempts_settings_are_checked() -> None:
+    from server.config import load_config
+
+    assert load_config(None, {"run_retention_seconds": 60, "max_run_attempts": 5}).max_run_attempts == 5
+    for bad in ({"run_retention_seconds": 0}, {"max_run_attempts": 0}, {"run_retention_seconds": "day"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            load_config(None, bad)
