@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.checkpoint._chain import EMPTY
+from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
@@ -126,6 +127,8 @@ def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | Non
     Raises:
         ValueError: a channel version (or one in ``versions_seen``) that is not an int.
     """
+    if type(checkpoint) is MadeCheckpoint and (not new_versions or _INT.issuperset(map(type, new_versions.values()))):
+        return  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
     seen = checkpoint.get("versions_seen") or {}
     if _INT.issuperset(map(type, checkpoint["channel_versions"].values())) and (
         not new_versions or _INT.issuperset(map(type, new_versions.values()))

@@ -50,36 +50,26 @@ from engine.serde import Serializer
 __all__ = ["InMemorySaver", "MemorySaver"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Row:
-    parent_id: str | None
-    ts: str
-    meta: tuple[str, bytes]
-    metadata: str  # JSON
+# Stored rows are plain tuples of strings, bytes and ints: the garbage collector
+# stops tracking such a tuple once it has seen it (not a named tuple's, nor a
+# slotted dataclass's instance: those are walked by every full collection, which
+# cost chain100 ~10 % a step with many threads stored, measured).
+#: a checkpoint: (parent id, ts, meta as (type, bytes), metadata as JSON)
+_Row = tuple[str | None, str, tuple[str, bytes], str]
+#: a blob: (type, data, base, seq, ref); base None: a full value, else data holds the items
+#: appended to base's value; ref: a delta on another namespace's or channel's row
+#: (see engine.checkpoint._chain.Ref), or None
+_Blob = tuple[str, bytes, int | None, int, Ref | None]
+#: a pending write: (channel, type, data, task path, ref: the stored list its value extends, or None)
+_Write = tuple[str, str, bytes, str, Ref | None]
 
 
-@dataclass(frozen=True, slots=True)
-class _Blob:
-    type: str
-    data: bytes
-    base: int | None  # None: a full value; else data holds the items appended to base's value
-    seq: int
-    ref: Ref | None = None  # a delta on another namespace's or channel's row (see engine.checkpoint._chain.Ref)
-
-    def base_of(self, key: tuple[str, str, int]) -> tuple[str, str, int] | None:
-        """The key of the row this one (stored at ``key``) extends, or None for a full value."""
-        if self.ref is not None:
-            return (self.ref.ns, self.ref.channel, self.ref.version)
-        return None if self.base is None else (key[0], key[1], self.base)
-
-
-@dataclass(frozen=True, slots=True)
-class _Write:
-    channel: str
-    type: str
-    data: bytes
-    task_path: str
-    ref: Ref | None = None  # the stored list this write's value extends (data: the rest)
+def _base_of(key: tuple[str, str, int], blob: _Blob) -> tuple[str, str, int] | None:
+    """The key of the row ``blob`` (stored at ``key``) extends, or None for a full value."""
+    _, _, base, _, ref = blob
+    if ref is not None:
+        return (ref.ns, ref.channel, ref.version)
+    return None if base is None else (key[0], key[1], base)
 
 
 @dataclass(slots=True)
@@ -182,7 +172,7 @@ class InMemorySaver(BaseCheckpointSaver):
                 return
             if wanted:
                 with reading(thread_id, cid):
-                    if not metadata_matches(load_metadata(row.metadata), wanted):
+                    if not metadata_matches(load_metadata(row[3]), wanted):
                         continue
             count += 1
             reader = readers.setdefault(thread_id, ChainReader(self.serde))
@@ -200,33 +190,34 @@ class InMemorySaver(BaseCheckpointSaver):
         self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
     ) -> CheckpointTuple | None:
         """The checkpoint ``row`` rebuilt; None when it no longer exists (deleted since it was found)."""
-        meta = load_meta(self.serde, checkpoint_id, row.meta)
+        parent_id, ts, stored_meta, metadata = row
+        meta = load_meta(self.serde, checkpoint_id, stored_meta)
         with self._lock:
             if checkpoint_id not in thread.checkpoints.get(ns, {}):
                 return None
             writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items())
             wanted = [(ns, ch, v) for ch, v in meta["channel_versions"].items()]
-            wanted += [(w.ref.ns, w.ref.channel, w.ref.version) for _, w in writes if w.ref is not None]
+            wanted += [(ref.ns, ref.channel, ref.version) for _, (*_, ref) in writes if ref is not None]
             for key in wanted:
                 k: tuple[str, str, int] | None = key
                 while k is not None and not reader.has(k[1], k[2], k[0]):
                     blob = thread.blobs.get(k)
                     if blob is None:
                         break
-                    ref = blob.ref
-                    reader.add(k[1], k[2], blob.type, blob.data, blob.base, blob.seq, ns=k[0],
+                    tag, data, base, seq, ref = blob
+                    reader.add(k[1], k[2], tag, data, base, seq, ns=k[0],
                                ref_ns=ref and ref.ns, ref_channel=ref and ref.channel,
                                ref_version=ref and ref.version, ref_key=ref and ref.key)  # fmt: skip
-                    k = blob.base_of(k)
-        checkpoint = load_checkpoint(checkpoint_id, row.ts, meta, reader.values(meta["channel_versions"], ns))
+                    k = _base_of(k, blob)
+        checkpoint = load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns))
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,
-            metadata=load_metadata(row.metadata),
-            parent_config=make_config(thread_id, ns, row.parent_id) if row.parent_id else None,
+            metadata=load_metadata(metadata),
+            parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=[
-                PendingWrite(task_id, w.channel, reader.resolve(w.type, w.data, _ref_columns(w.ref)))
-                for (task_id, _), w in writes
+                PendingWrite(task_id, channel, reader.resolve(tag, data, _ref_columns(ref)))
+                for (task_id, _), (channel, tag, data, _path, ref) in writes
             ],
         )
 
@@ -244,7 +235,7 @@ class InMemorySaver(BaseCheckpointSaver):
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        row = _Row(parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(metadata))
+        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(metadata))
         checkpoint_id = checkpoint["id"]
         inserted: list[str] = []
         with self._lock:
@@ -253,7 +244,7 @@ class InMemorySaver(BaseCheckpointSaver):
             for b in plan.without_missing_bases(lambda r: base_key(ns, r) in thread.blobs):
                 key = (ns, b.channel, b.version)
                 if key not in thread.blobs:  # stored once: an existing (channel, version) is the same value
-                    thread.blobs[key] = _Blob(b.type, b.data, b.base, b.seq, b.ref)
+                    thread.blobs[key] = (b.type, b.data, b.base, b.seq, b.ref)
                     inserted.append(b.channel)
             thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
             if checkpoint_id > thread.latest.get(ns, ""):
@@ -279,7 +270,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     r = r.full(self.serde)  # the row it names is gone (pruned since the cache learned it)
                 key = (task_id, r.idx)
                 if r.replaces or key not in stored:
-                    stored[key] = _Write(r.channel, r.type, r.data, task_path, r.ref)
+                    stored[key] = (r.channel, r.type, r.data, task_path, r.ref)
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         with self._lock:
@@ -295,19 +286,19 @@ class InMemorySaver(BaseCheckpointSaver):
             thread = self._threads.get(thread_id)
             if thread is None:
                 return 0
-            rows = [(ns, cid, row.ts) for ns, by_id in thread.checkpoints.items() for cid, row in by_id.items()]
+            rows = [(ns, cid, row[1]) for ns, by_id in thread.checkpoints.items() for cid, row in by_id.items()]
             kept, deleted = checkpoints_to_prune(rows, keep_last=keep_last, older_than=older_than)
             if not deleted:
                 return 0
             referenced: list[tuple[str, str, int]] = []
             for ns, cid in kept:
                 with reading(thread_id, cid):
-                    meta = load_meta(self.serde, cid, thread.checkpoints[ns][cid].meta)
+                    meta = load_meta(self.serde, cid, thread.checkpoints[ns][cid][2])
                 referenced.extend((ns, ch, v) for ch, v in meta["channel_versions"].items())
-                for w in thread.writes.get((ns, cid), {}).values():
-                    if w.ref is not None:
-                        referenced.append((w.ref.ns, w.ref.channel, w.ref.version))
-            keep = blobs_to_keep(referenced, {key: blob.base_of(key) for key, blob in thread.blobs.items()})
+                for *_, ref in thread.writes.get((ns, cid), {}).values():
+                    if ref is not None:
+                        referenced.append((ref.ns, ref.channel, ref.version))
+            keep = blobs_to_keep(referenced, {key: _base_of(key, blob) for key, blob in thread.blobs.items()})
             for ns, cid in deleted:
                 del thread.checkpoints[ns][cid]
                 thread.writes.pop((ns, cid), None)
@@ -320,7 +311,7 @@ class InMemorySaver(BaseCheckpointSaver):
             raise ValueError(f"limit must be >= 0, got {limit}")
         with self._lock:
             found = [
-                (cid, thread_id, thread.checkpoints[""][cid].ts)
+                (cid, thread_id, thread.checkpoints[""][cid][1])
                 for thread_id, thread in self._threads.items()
                 if thread_id.startswith(prefix) and (cid := thread.latest.get("")) is not None
             ]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
+from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, Checkpoint, Lease
 from engine.errors import SerializationError
 from engine.pregel import _telemetry as tel
@@ -47,8 +48,10 @@ MAX_QUEUED = 64
 
 def new_version(ck: Checkpoint) -> Checkpoint:
     """The next version of a run's checkpoint ``ck``, to store: a new id and time,
-    its maps copied (the run goes on changing ``ck``, which takes the new id)."""
-    snapshot = Checkpoint(
+    its maps copied (the run goes on changing ``ck``, which takes the new id).
+
+    A :class:`~engine.checkpoint._made.MadeCheckpoint`: a saver checks only its put's new versions."""
+    snapshot = MadeCheckpoint(
         v=1,
         id=new_checkpoint_id(),
         ts=now_iso(),
@@ -58,7 +61,7 @@ def new_version(ck: Checkpoint) -> Checkpoint:
         updated_channels=ck.get("updated_channels"),
     )
     ck["id"] = snapshot["id"]
-    return snapshot
+    return snapshot  # type: ignore[return-value]
 
 
 @dataclass(slots=True)

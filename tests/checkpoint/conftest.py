@@ -59,7 +59,7 @@ def stored_blob_bytes(saver: BaseCheckpointSaver, thread_id: str) -> int:
     """How many bytes of serialized channel values a saver holds for a thread."""
     if isinstance(saver, InMemorySaver):
         thread = saver._threads.get(thread_id)
-        return 0 if thread is None else sum(len(b.data) for b in thread.blobs.values())
+        return 0 if thread is None else sum(len(data) for _, data, *_ in thread.blobs.values())
     if isinstance(saver, SqliteSaver):
         row = saver._conn.execute("SELECT coalesce(sum(length(data)), 0) FROM blobs WHERE thread_id = ?", (thread_id,))
         return int(row.fetchone()[0])

@@ -32,7 +32,7 @@ def stored(saver: BaseCheckpointSaver, thread: str = THREAD) -> dict[str, int]:
         if t is None:
             return {"bytes": 0, "checkpoints": 0, "blobs": 0, "writes": 0}
         writes = [w for ws in t.writes.values() for w in ws.values()]
-        return {"bytes": sum(len(b.data) for b in t.blobs.values()) + sum(len(w.data) for w in writes),
+        return {"bytes": sum(len(data) for _, data, *_ in t.blobs.values()) + sum(len(data) for _, _, data, *_ in writes),
                 "checkpoints": sum(len(c) for c in t.checkpoints.values()), "blobs": len(t.blobs), "writes": len(writes)}  # fmt: skip
     out: dict[str, int] = {"bytes": 0}
     for table in ("checkpoints", "blobs", "writes"):
