@@ -50,7 +50,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, AsyncIterator, Iterator, Mapping, NamedTuple, Sequence, TypedDict
 
-from engine._internal._ids import next_version
+from engine._internal._ids import checkpoint_id as _new_checkpoint_id
+from engine._internal._ids import next_version, now_iso as _now_iso
 from engine._internal._sync import iter_sync, run_sync
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
 from engine.serde import Serializer
@@ -150,12 +151,10 @@ class ThreadInfo:
 
 
 def empty_checkpoint() -> Checkpoint:
-    from engine._internal._ids import checkpoint_id, now_iso
-
     return Checkpoint(
         v=1,
-        id=checkpoint_id(),
-        ts=now_iso(),
+        id=_new_checkpoint_id(),
+        ts=_now_iso(),
         channel_values={},
         channel_versions={},
         versions_seen={},

@@ -355,6 +355,7 @@ class StateGraph:
             proc=None,
             writer=make_writer(topology, START, self.input, join_chans.get(START, ()), is_input=True),
             state_keys=state_keys,
+            bare=not topology.branches.get(START),
         )
         for node_name, node in self.nodes.items():
             info: SchemaInfo = read_schema(node.input_schema) if node.input_schema is not None else self.state

@@ -12,9 +12,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
-import uuid
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
+from engine._internal._ids import random_uuid
 from engine._internal._sync import iter_sync, run_sync
 from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.channels.base import BaseChannel
@@ -198,7 +198,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             interrupt_before=self.interrupt_before if interrupt_before is None else interrupt_before,
             interrupt_after=self.interrupt_after if interrupt_after is None else interrupt_after,
             # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
-            run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or uuid.uuid4()),
+            run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or random_uuid()),
             lease=lease,
             thread_name=thread_name,
             subgraph_kinds=wanted if subgraphs else frozenset(),

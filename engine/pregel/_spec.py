@@ -54,6 +54,9 @@ class NodeSpec:
     # add_node(cache_policy=): its writes are cached under cache_ns (with compile(cache=))
     cache_policy: CachePolicy | None = None
     cache_ns: tuple[str, ...] = ()
+    # no function and no routers (START without conditional edges): its task's writes are
+    # its writer's of its input, and no user code runs, so the task needs no node context
+    bare: bool = False
 
 
 @dataclass(frozen=True, slots=True)
