@@ -206,8 +206,8 @@ class PostgresLeases:
 
 
 def _without_flush(conn: Connection[Any], sql: str, params: Mapping[str, Any]) -> Any:
-    """Run one lease statement as a transaction whose commit does not wait for the WAL
-    flush (one round trip, pipelined); its first row, if it returns rows.
+    """Run one lease statement, whose commit does not wait for the WAL flush
+    (``RETURNING ... NO_FLUSH``, see :mod:`._queries`); its first row, if any.
 
     A lease change needs no durability of its own: if the database crashes
     before flushing it, every session ends with the crash, so every holder's
@@ -217,13 +217,7 @@ def _without_flush(conn: Connection[Any], sql: str, params: Mapping[str, Any]) -
     flush would cost an fsync per acquire, renewal and release: most of a
     short run's commits.
     """
-    with conn.pipeline() as pipeline:
-        conn.execute(q.BEGIN)
-        conn.execute(q.NO_FLUSH)
-        cur = conn.execute(sql, params)
-        conn.execute(q.COMMIT)
-        pipeline.sync()
-        return cur.fetchone() if cur.description else None
+    return conn.execute(sql, params).fetchone()
 
 
 def _why_fenced(lease: Lease, row: Any, head: tuple[str | None, str] | None, delete: bool) -> str:

@@ -2,8 +2,8 @@
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`PostgresSaver`'s
 connections (its retrying runner) and schema. Every write is one
-pipelined transaction whose commit does not wait for the WAL flush, as the
-lease statements' (``_leases.py``): a record or an event matters only beside
+statement whose commit does not wait for the WAL flush (``RETURNING ...
+NO_FLUSH``, see ``_queries.py``), as the lease statements' (``_leases.py``): a record or an event matters only beside
 the versions its run writes, and each of those commits flushes the WAL up to
 itself, records and events before it included. A crash that loses an
 unflushed record loses nothing a version depends on.
@@ -30,7 +30,7 @@ _COLUMNS = ", ".join(FIELDS)
 _ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
 INSERT = (
     f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES ({', '.join(f'%({n})s' for n in FIELDS)}) "
-    "ON CONFLICT DO NOTHING RETURNING run_id"
+    "ON CONFLICT DO NOTHING RETURNING run_id, " + q.NO_FLUSH
 )
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
@@ -42,6 +42,7 @@ WITH added AS (
     ON CONFLICT DO NOTHING
 )
 UPDATE {runs} SET last_seq = greatest(last_seq, %(last)s) WHERE run_id = %(run_id)s
+RETURNING """ + q.NO_FLUSH + """
 """
 EVENTS = "SELECT seq, data FROM {run_events} WHERE run_id = %(run_id)s AND seq > %(after)s ORDER BY seq LIMIT %(limit)s"
 # Durable active runs whose thread's live lease is not theirs (see the module's doc).
@@ -56,10 +57,12 @@ LIMIT %(limit)s
 """
 EXPIRE = """
 DELETE FROM {run_events} WHERE run_id IN (SELECT run_id FROM {runs} WHERE ended_at IS NOT NULL AND ended_at < %(before)s)
+RETURNING """ + q.NO_FLUSH + """
 """
 DELETE_RUNS = """
 WITH gone_events AS (DELETE FROM {run_events} WHERE run_id = ANY(%(ids)s::text[]))
 DELETE FROM {runs} WHERE run_id = ANY(%(ids)s::text[])
+RETURNING """ + q.NO_FLUSH + """
 """
 
 
@@ -88,17 +91,13 @@ class PostgresRuns:
         }  # fmt: skip
 
     async def _write(self, what: str, name: str, params: dict[str, Any]) -> Any:
-        """One statement as a transaction that does not wait for the WAL flush; (rows, rowcount)."""
+        """One statement whose commit does not wait for the WAL flush (``RETURNING ...
+        NO_FLUSH``, see :mod:`._queries`); (rows, rowcount)."""
         statement = self._sql[name]
 
         def work(conn: Connection[Any]) -> Any:
-            with conn.pipeline() as pipeline:
-                conn.execute(q.BEGIN)
-                conn.execute(q.NO_FLUSH)
-                cur = conn.execute(statement, params)
-                conn.execute(q.COMMIT)
-                pipeline.sync()
-                return (cur.fetchall() if cur.description else []), cur.rowcount
+            cur = conn.execute(statement, params)
+            return cur.fetchall(), cur.rowcount
 
         return await self._saver._run(what, work)
 
@@ -126,20 +125,16 @@ class PostgresRuns:
         if not changes:
             return True
         names = sorted(changes)
-        statement = sql.SQL("UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s").format(
+        statement = sql.SQL(
+            "UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s RETURNING " + q.NO_FLUSH
+        ).format(
             runs=sql.SQL(self._saver._q.tables["runs"]),
             sets=sql.SQL(", ").join(sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names),
         ).as_string(None)
         params = {**changes, "run_id": run_id, "attempts__": if_attempts}
 
         def work(conn: Connection[Any]) -> int:
-            with conn.pipeline() as pipeline:
-                conn.execute(q.BEGIN)
-                conn.execute(q.NO_FLUSH)
-                cur = conn.execute(statement, params)
-                conn.execute(q.COMMIT)
-                pipeline.sync()
-                return cur.rowcount
+            return conn.execute(statement, params).rowcount
 
         return await self._saver._run("update_run", work) == 1
 

@@ -216,17 +216,18 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         Every write is a single statement, atomic on its own: without a
         fencing token to check, it runs as its own transaction (one round
         trip; an explicit BEGIN/COMMIT would double the cost of a put). With
-        one, the check and the write share a transaction. ``head``: for a put
-        in the root namespace, ``(parent id, new id)``.
+        one, the check and the write share a transaction, pipelined: the
+        fence's verdict is one round trip, the write and the commit another.
+        ``head``: for a put in the root namespace, ``(parent id, new id)``.
         """
         lease = _lease_of(self, config, thread_id)
         if lease is None:
             cur = conn.execute(sql, params)
             return cur.fetchall() if cur.description else []
-        with conn.transaction():
+        with conn.pipeline(), conn.transaction():
             self.leases.check_fence(conn, thread_id, lease, head)
             cur = conn.execute(sql, params)
-            return cur.fetchall() if cur.description else []
+        return cur.fetchall() if cur.description else []
 
     # -- leases ---------------------------------------------------------------------
     @property
@@ -346,7 +347,9 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         head = (prepared[0][1]["parent_id"], prepared[-1][1]["checkpoint_id"]) if ns == "" else None
 
         def store(conn: Connection[Any], full: bool) -> list[list[str]]:
-            with conn.transaction():
+            # Pipelined: the fence's verdict is one round trip; the puts, the
+            # writes and the commit another (their rows are read after it).
+            with conn.pipeline(), conn.transaction():
                 if lease is not None:
                     self.leases.check_fence(conn, thread_id, lease, head)
                 cur = conn.cursor()
@@ -355,14 +358,14 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                     [put_params(params, plan, full=full) for plan, params in prepared],
                     returning=True,
                 )  # fmt: skip
-                inserted = []
-                while True:
-                    inserted.append([r[0] for r in cur.fetchall()])
-                    if not cur.nextset():
-                        break
                 if task_writes:
-                    cur.executemany(self._q.PUT_WRITES, [w.params(full=full) for w in task_writes])
-                return inserted
+                    conn.cursor().executemany(self._q.PUT_WRITES, [w.params(full=full) for w in task_writes])
+            inserted = []
+            while True:
+                inserted.append([r[0] for r in cur.fetchall()])
+                if not cur.nextset():
+                    break
+            return inserted
 
         def work(conn: Connection[Any]) -> list[list[str]]:
             try:
