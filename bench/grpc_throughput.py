@@ -40,6 +40,7 @@ Usage::
     python bench/grpc_throughput.py            # full run (~30 s)
     python bench/grpc_throughput.py --quick    # smoke run (a few seconds)
     python bench/grpc_throughput.py --pg ''    # without the PostgreSQL rows
+    python bench/grpc_throughput.py --durable  # only the cost of request_id and CONTINUE (bench/durable_cost.py)
 """
 
 from __future__ import annotations
@@ -354,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, help="most seconds per row (default 5, quick 1)")
     p.add_argument("--pg", default=os.environ.get("GRAPHWIRE_BENCH_PG", "postgresql://root@127.0.0.1:5432/test"),
                    help="the PostgreSQL rows' database ('' for none; env GRAPHWIRE_BENCH_PG)")
+    p.add_argument("--durable", action="store_true", help="only the rows of request_id and CONTINUE against the default")
     p.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_echo:
@@ -361,6 +363,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args.calls = args.calls or (200 if args.quick else 2000)
     args.seconds = args.seconds or (1.0 if args.quick else 5.0)
+    if args.durable:
+        from bench.durable_cost import durable_rows
+
+        with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmp:
+            rounds = 2 if args.quick else 5
+            lines = asyncio.run(durable_rows(_start, _wait_serving, tmp, args.pg, args.calls, rounds))
+        print(f"graphwire Invoke over gRPC, the cost of durable turns: {_versions()}")
+        print("graph: 3 nodes, a new thread per call, default event kinds; variants take turns, "
+              f"{rounds} rounds of {args.calls // rounds} calls each")  # fmt: skip
+        print("\n".join(lines))
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmp:
         try:

@@ -26,7 +26,7 @@ from engine import errors as E
 from engine.serde import StateTooLargeError
 from server._json import PayloadError
 
-__all__ = ["MAX_MESSAGE_BYTES", "RpcError", "cut", "status_for", "TABLE"]
+__all__ = ["MAX_MESSAGE_BYTES", "RpcError", "ThreadBusy", "cut", "status_for", "TABLE"]
 
 
 class RpcError(Exception):
@@ -36,6 +36,13 @@ class RpcError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class ThreadBusy(RpcError):
+    """ABORTED: the thread already has a run (here, or on another replica), and the call did not enqueue."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(grpc.StatusCode.ABORTED, message)
 
 
 # Checked in order: the first matching class wins.

@@ -39,7 +39,7 @@ import grpc
 
 from engine.checkpoint.base import Lease, LeaseHolder, LeaseStore
 from engine.errors import CheckpointError
-from server._errors import RpcError
+from server._errors import RpcError, ThreadBusy
 
 __all__ = ["DEFAULT_LEASE_SECONDS", "ThreadLeases", "replica_id"]
 
@@ -62,8 +62,7 @@ def busy(thread_id: str, holder: LeaseHolder | None) -> RpcError:
         left = (holder.expires_at - datetime.now(timezone.utc)).total_seconds()
         ends = holder.expires_at.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         who = f"held by {holder.owner}, whose lease ends at {ends} (in {max(left, 0):.1f}s) unless renewed"
-    return RpcError(
-        grpc.StatusCode.ABORTED,
+    return ThreadBusy(
         f"thread {thread_id!r} already has a run in progress on another replica ({who}); "
         "wait for it to finish, or set enqueue to wait your turn",
     )

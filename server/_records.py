@@ -32,10 +32,13 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, RunRecord, RunStore
+import grpc
+
 from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._errors import RpcError
 from server._leases import replica_id
 
-__all__ = ["Call", "EventLog", "Records", "call_json", "fingerprint", "now", "open_run_store", "records_for", "status_of"]
+__all__ = ["Call", "Duplicate", "EventLog", "Records", "call_json", "fingerprint", "now", "open_run_store", "records_for", "status_of"]
 
 log = logging.getLogger("graphwire.server")
 
@@ -164,6 +167,23 @@ class Call:
     def keeps_events(self) -> bool:
         return self.continues or self.request_id is not None
 
+    @property
+    def looks_first(self) -> bool:
+        """A retry must be found before the call starts: a Resume (its interrupt is answered once its
+        first attempt ran) and a Fork with an update (written before the run starts). An Invoke or a
+        plain Fork writes nothing before its record goes in, whose insert finds the first attempt."""
+        r = self.request
+        return isinstance(r, pb.ResumeRequest) or (isinstance(r, pb.ForkRequest) and bool(r.update_json))
+
+
+class Duplicate(RpcError):
+    """A run's record could not go in: its call's ``request_id`` already names ``first`` (a retry
+    that missed it when it looked, or that did not look): the call answers as a retry of ``first``."""
+
+    def __init__(self, first: RunRecord) -> None:
+        super().__init__(grpc.StatusCode.ABORTED, f"request_id {first.request_id!r} already started run {first.run_id}")
+        self.first = first
+
 
 class Records:
     """The run records of one replica's runs, and who waits for their events.
@@ -237,12 +257,18 @@ class Records:
 class EventLog:
     """A run's events on their way to the database and then to the caller (``forward``).
 
-    :meth:`add` never waits: events accumulate while a write is in flight,
-    and the next write takes them all. ``forward(message, size, metadata)``
-    gets each after it is stored, in order; :meth:`drain` waits until all
-    are. A write that fails fails the run (:attr:`failed`), as a checkpoint
-    write would: the caller must not see events a joiner could not.
+    :meth:`add` never waits. A write starts a moment after the first event
+    not yet stored (:data:`FLUSH_SECONDS`: the events of that moment go in
+    one statement), and events accumulate while a write is in flight for the
+    next one. ``forward(message, size, metadata)`` gets each after it is
+    stored, in order. :meth:`finish` stores what waits with the run's last
+    event and its record's end, in one transaction: a short run whose caller
+    asked only for RunStarted and RunFinished writes once more than a run that
+    keeps no events. A write that fails fails the run (:attr:`failed`), as a
+    checkpoint write would: the caller must not see events a joiner could not.
     """
+
+    FLUSH_SECONDS = 0.02
 
     def __init__(self, records: Records, record: RunRecord, forward: Callable[[Any, int, Any], None]) -> None:
         self.records = records
@@ -251,6 +277,7 @@ class EventLog:
         self.failed: BaseException | None = None
         self._pending: list[tuple[Any, int, Any]] = []
         self._writer: asyncio.Task[None] | None = None
+        self._writing = False  # the writer's statement is in flight (past its moment's wait)
         self._wake = records.local.setdefault(record.run_id, asyncio.Event())
 
     def add(self, message: Any, size: int, metadata: Any) -> None:
@@ -261,38 +288,53 @@ class EventLog:
             self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
-        while self._pending and self.failed is None:
-            batch, self._pending = self._pending, []
-            try:
-                await self.records.store.aadd_events(self.record, [(m.seq, m.SerializeToString()) for m, _, _ in batch])
-            except BaseException as exc:
-                self.failed = exc
-                raise
-            self.record.last_seq = batch[-1][0].seq
-            for message, size, metadata in batch:
-                self.forward(message, size, metadata)
-            self._notify()
+        await asyncio.sleep(self.FLUSH_SECONDS)
+        self._writing = True
+        try:
+            while self._pending and self.failed is None:
+                batch, self._pending = self._pending, []
+                try:
+                    await self.records.store.aadd_events(self.record, [(m.seq, m.SerializeToString()) for m, _, _ in batch])
+                except BaseException as exc:
+                    self.failed = exc
+                    raise
+                self._sent(batch)
+        finally:
+            self._writing = False
 
-    def _notify(self) -> None:
+    def _sent(self, batch: list[tuple[Any, int, Any]]) -> None:
+        if batch:
+            self.record.last_seq = batch[-1][0].seq
+        for message, size, metadata in batch:
+            self.forward(message, size, metadata)
         self._wake.set()
         self._wake.clear()
 
-    async def drain(self) -> None:
-        """Until every event added is stored and forwarded; raise the write's failure."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
+    async def finish(self, final: Any, **changes: Any) -> bool:
+        """Store what waits, ``final`` and the record's ``changes`` together (then forward what waited,
+        not ``final``: the caller's); whether the record took the changes."""
+        writer = self._writer
+        if writer is not None and not writer.done():
+            if self._writing:
+                await asyncio.shield(writer)
+            else:  # still waiting for its moment: what it would write goes with the end
+                writer.cancel()
+                await asyncio.gather(writer, return_exceptions=True)
         if self.failed is not None:
             raise self.failed
-        if self._pending:  # added after the last write ended
-            self._writer = None
-            self._writer = asyncio.get_running_loop().create_task(self._write())
-            await self.drain()
+        batch, self._pending = self._pending, []
+        events = [(m.seq, m.SerializeToString()) for m, _, _ in batch] + [(final.seq, final.SerializeToString())]
+        ok = await self.records.store.afinish(self.record.run_id, self.record.attempts, self.record, events, **changes)
+        self._sent(batch)
+        self.record.last_seq = final.seq
+        return ok
 
     async def close(self) -> None:
         """The run is over here: wake its joiners a last time and stop tracking it."""
         if self._writer is not None and not self._writer.done():
             self._writer.cancel()
             await asyncio.gather(self._writer, return_exceptions=True)
-        self._notify()
+        self._wake.set()
+        self._wake.clear()
         if self.records.local.get(self.record.run_id) is self._wake:
             del self.records.local[self.record.run_id]

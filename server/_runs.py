@@ -22,10 +22,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
-import grpc
-
 from engine.checkpoint.base import Lease
-from server._errors import RpcError
+from server._errors import RpcError, ThreadBusy
 from server._leases import ThreadLeases
 
 __all__ = ["RunManager", "RunHandle"]
@@ -67,8 +65,7 @@ class RunManager:
         slot = self._slots.setdefault(key, _Slot())
         if slot.lock.locked() and not enqueue:
             active = slot.handle.run_id if slot.handle else "?"
-            raise RpcError(
-                grpc.StatusCode.ABORTED,
+            raise ThreadBusy(
                 f"thread {thread_id!r} already has a run in progress (run {active}); "
                 "wait for it to finish, cancel it with CancelRun, or set enqueue to wait your turn",
             )

@@ -45,7 +45,7 @@ from server._errors import RpcError
 from server._hub import RunHub
 from server._outbox import Outbox
 from server._reads import thread_key
-from server._records import Call, EventLog, Records, now, status_of
+from server._records import Call, Duplicate, EventLog, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
 from server._runs import RunHandle, RunManager
@@ -180,27 +180,29 @@ class Streams:
             claimed.attempts, claimed.replica, claimed.epoch, claimed.status, claimed.ended_at = attempts, self.records.replica, epoch, "RUNNING", None
             return claimed
         record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
-        first = await self.records.store.astart(record)
-        if first is not None:  # a concurrent attempt of the same call got in first, and has ended since
-            raise RpcError(
-                grpc.StatusCode.ABORTED,
-                f"request_id {call.request_id!r} started run {first.run_id} meanwhile; send the call again to get its outcome",
-            )
+        first = await self.records.store.astart(record)  # before the engine starts: before the run writes anything
+        if first is not None:  # the call is a retry: nothing of this run was written, or sent
+            raise Duplicate(first)
         return record
 
-    async def _end(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> None:
-        """Write the run's end to its record (unless another replica took the run over meanwhile)."""
+    async def _end(self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None) -> None:
+        """Write the run's end to its record (unless another replica took the run over meanwhile),
+        with the events that wait to be stored (``events``) and ``final``, when given."""
         changes: dict[str, Any] = {"status": status, "ended_at": now(), "last_seq": record.last_seq}
         if final is not None:
             changes["finished"] = final.SerializeToString()
             changes["checkpoint_id"] = final.run_finished.checkpoint.checkpoint_id or None
+            changes["last_seq"] = final.seq
         if record.started is not None:
             changes["started"] = record.started
-        try:
-            await self.records.store.aupdate(record.run_id, record.attempts, **changes)
-        except Exception:  # noqa: BLE001 - the run's own outcome stands; its record stays RUNNING until recovered
-            log.exception("run %s: its record could not be ended", record.run_id)
-            return
+        if events is not None and final is not None:
+            await events.finish(final, **changes)  # a failure fails the run: its end was not stored
+        else:
+            try:
+                await self.records.store.aupdate(record.run_id, record.attempts, **changes)
+            except Exception:  # noqa: BLE001 - the run's own outcome stands; its record stays RUNNING until recovered
+                log.exception("run %s: its record could not be ended", record.run_id)
+                return
         record.status, record.ended_at = status, changes["ended_at"]
 
     async def _events(
@@ -277,11 +279,8 @@ class Streams:
                     finished = True
                     seq += 1
                     final = await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id)
+                    await self._end(record, status_of(item.reason), final, events)
                     record.last_seq = seq
-                    if events is not None:
-                        await events.drain()
-                        await self.records.store.aadd_events(record, [(seq, final.SerializeToString())])
-                    await self._end(record, status_of(item.reason), final)
                     outbox.put(final, last=True)
                     continue
                 if wanted is not None and type(item) not in wanted:
@@ -305,8 +304,8 @@ class Streams:
                         run_id, key, seq, msg.WhichOneof("event"), size,
                     )
                     continue
-                if isinstance(item, ev.RunStarted):
-                    record.started = msg.SerializeToString()
+                if isinstance(item, ev.RunStarted) and events is not None:
+                    record.started = msg.SerializeToString()  # its record replays it once its events expired
                 if events is not None:
                     events.add(msg, size, metadata)
                 else:

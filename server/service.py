@@ -29,11 +29,11 @@ from server import _requests as req
 from server._calls import page, too_large
 from server._cancel import CancelRelay
 from server._durable import DurableRpcs, check_call
-from server._errors import RpcError
+from server._errors import RpcError, ThreadBusy
 from server._hub import RunHub
 from server._leases import ThreadLeases, replica_id
 from server._reads import Reads, thread_key
-from server._records import Records, now, open_run_store
+from server._records import Duplicate, Records, now, open_run_store
 from server._registry import GraphEntry
 from server._runs import RunManager
 from server._starts import Start, const
@@ -99,13 +99,25 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
         """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
         entry, thread_id = self._thread(request)
         call = check_call(request)
-        if call.request_id is not None:
-            found = await self.records.find(thread_key(entry.name, thread_id), call.request_id)
+        key = thread_key(entry.name, thread_id)
+        if call.request_id is not None and call.looks_first:
+            found = await self.records.find(key, call.request_id)
             if found is not None:
                 await self._again(context, entry, thread_id, found, call)
                 return
         start, wanted = await self._starter(entry, thread_id, request)
-        await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, start, call)
+        try:
+            await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, start, call)
+        except Duplicate as dup:  # a retry (its record's insert found the first attempt's): nothing was sent
+            found = dup.first if dup.first.started_at >= now() - self.records.retention else await self.records.find(key, dup.first.request_id or "")
+            if found is None:
+                raise RpcError(grpc.StatusCode.ABORTED, f"request_id {call.request_id!r} expired just now; send the call again") from None
+            await self._again(context, entry, thread_id, found, call)
+        except ThreadBusy:  # nothing was sent; a retry whose first attempt runs elsewhere joins it
+            found = await self.records.find(key, call.request_id) if call.request_id is not None else None
+            if found is None:
+                raise
+            await self._again(context, entry, thread_id, found, call)
 
     async def _starter(
         self, entry: GraphEntry, thread_id: str, request: Any, again: RunRecord | None = None

@@ -87,11 +87,11 @@ UPDATABLE = frozenset({
 class RunStore(Protocol):
     """Runs' records and events, shared by every process using one database."""
 
-    async def astart(self, record: RunRecord) -> RunRecord | None:
-        """Insert ``record``; None when inserted. A record of the same thread with
-        the same ``request_id`` (started after ``record.started_at`` minus the
-        caller's window is the caller's business) wins instead: it is returned
-        and nothing is written.
+    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+        """Insert ``record`` and its first ``events`` (as :meth:`aadd_events`), in one
+        transaction; None when inserted. A record of the same thread with the
+        same ``request_id`` wins instead: it is returned and nothing is written
+        (whether it is too old to count is the caller's business).
 
         Raises:
             CheckpointError: the store could not be reached.
@@ -101,6 +101,13 @@ class RunStore(Protocol):
     async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
         """Change fields of ``run_id`` (among :data:`UPDATABLE`) if its ``attempts``
         is still ``if_attempts`` (no other replica took it over); whether it was."""
+        ...
+
+    async def afinish(
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+    ) -> bool:
+        """:meth:`aadd_events` (of ``record``) and :meth:`aupdate` in one transaction: a run's
+        last events and its end. The events are stored whether or not the update applies."""
         ...
 
     async def aget(self, run_id: str) -> RunRecord | None:
@@ -151,12 +158,13 @@ class MemoryRuns:
         self._events: dict[str, dict[int, bytes]] = {}
         self._lock = asyncio.Lock()
 
-    async def astart(self, record: RunRecord) -> RunRecord | None:
+    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         if record.request_id is not None:
             found = await self.afind(record.thread_id, record.request_id)
             if found is not None:
                 return found
         self._runs[record.run_id] = record.copy()
+        await self.aadd_events(record, events)
         return None
 
     async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
@@ -167,6 +175,14 @@ class MemoryRuns:
         for k, v in changes.items():
             setattr(found, k, v)
         return True
+
+    async def afinish(
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+    ) -> bool:
+        check_changes(changes)
+        if events and record is not None:
+            await self.aadd_events(record, events)
+        return await self.aupdate(run_id, if_attempts, **changes)
 
     async def aget(self, run_id: str) -> RunRecord | None:
         found = self._runs.get(run_id)

@@ -76,10 +76,11 @@ def test_a_request_id_is_taken_once_per_thread(saver: Any) -> None:
     runs = store_of(saver)
 
     async def go() -> None:
-        assert await runs.astart(record("a", request_id="req", fingerprint=b"f1")) is None
-        again = await runs.astart(record("b", request_id="req", fingerprint=b"f2"))
+        assert await runs.astart(record("a", request_id="req", fingerprint=b"f1"), [(1, b"started")]) is None
+        assert await runs.aevents("a", 0) == [(1, b"started")] and (await runs.aget("a")).last_seq == 1
+        again = await runs.astart(record("b", request_id="req", fingerprint=b"f2"), [(1, b"other")])
         assert again is not None and (again.run_id, again.fingerprint) == ("a", b"f1")
-        assert await runs.aget("b") is None  # nothing written
+        assert await runs.aget("b") is None and await runs.aevents("b", 0) == []  # nothing written
         # Another thread's request_id is its own; no request_id never conflicts.
         assert await runs.astart(record("c", "g:other", request_id="req")) is None
         assert await runs.astart(record("d")) is None and await runs.astart(record("e")) is None

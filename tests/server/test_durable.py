@@ -325,3 +325,16 @@ def test_retention_and_attempts_settings_are_checked() -> None:
     for bad in ({"run_retention_seconds": 0}, {"max_run_attempts": 0}, {"run_retention_seconds": "day"}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             load_config(None, bad)
+
+
+def test_a_retry_while_the_first_attempt_runs_joins_it(server: Any, stub: Any, thread_id: str) -> None:
+    gate = f"joinretry-{uuid.uuid4().hex}"
+    request = pb.InvokeRequest(graph="gated", thread_id=thread_id, input_json=gated_input(gate, "r"), request_id="same")
+    first = stub.Invoke(request, timeout=DEADLINE)
+    head = [next(first)]  # RunStarted: the first attempt holds the thread
+    retry = stub.Invoke(request, timeout=DEADLINE)  # the thread is busy: the retry joins instead of ABORTED
+    server.open_gate(gate)
+    joined = list(retry)
+    assert head + list(first) == joined
+    state = stub.GetState(pb.GetStateRequest(graph="gated", thread_id=thread_id), timeout=DEADLINE)
+    assert json.loads(state.values_json)["log"] == ["hello", "r"]

@@ -28,10 +28,29 @@ __all__ = ["PostgresRuns"]
 
 _COLUMNS = ", ".join(FIELDS)
 _ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
-INSERT = (
-    f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES ({', '.join(f'%({n})s' for n in FIELDS)}) "
-    "ON CONFLICT DO NOTHING RETURNING run_id, " + q.NO_FLUSH
+# The record and its first events, which are written only with it.
+INSERT = f"""
+WITH ins AS (
+    INSERT INTO {{runs}} ({_COLUMNS}) VALUES ({', '.join(f'%({n})s' for n in FIELDS)})
+    ON CONFLICT DO NOTHING RETURNING run_id
+), added AS (
+    INSERT INTO {{run_events}} (run_id, seq, thread_id, data)
+    SELECT %(run_id)s, r.seq, %(thread_id)s, r.data FROM unnest(%(seqs)s::integer[], %(datas)s::bytea[]) AS r(seq, data)
+    WHERE EXISTS (SELECT FROM ins)
+    ON CONFLICT DO NOTHING
 )
+SELECT run_id, {q.NO_FLUSH} FROM ins
+"""
+# Events and a change of the record, in one statement (the events go in whether the change applies or not).
+FINISH = """
+WITH added AS (
+    INSERT INTO {run_events} (run_id, seq, thread_id, data)
+    SELECT %(run_id)s, r.seq, %(thread_id__)s, r.data FROM unnest(%(seqs__)s::integer[], %(datas__)s::bytea[]) AS r(seq, data)
+    ON CONFLICT DO NOTHING
+)
+UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s
+RETURNING """ + q.NO_FLUSH + """
+"""
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
 LIST = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s ORDER BY started_at DESC, run_id DESC"
@@ -110,8 +129,12 @@ class PostgresRuns:
 
         return await self._saver._run(what, work)
 
-    async def astart(self, record: RunRecord) -> RunRecord | None:
-        rows, _ = await self._write("start_run", "INSERT", {n: getattr(record, n) for n in FIELDS})
+    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+        params = {n: getattr(record, n) for n in FIELDS}
+        params["seqs"], params["datas"] = [s for s, _ in events], [d for _, d in events]
+        if events:
+            params["last_seq"] = max(record.last_seq, events[-1][0])
+        rows, _ = await self._write("start_run", "INSERT", params)
         if rows:
             return None
         if record.request_id is not None:
@@ -124,14 +147,25 @@ class PostgresRuns:
         check_changes(changes)
         if not changes:
             return True
-        names = sorted(changes)
-        statement = sql.SQL(
-            "UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s RETURNING " + q.NO_FLUSH
-        ).format(
-            runs=sql.SQL(self._saver._q.tables["runs"]),
-            sets=sql.SQL(", ").join(sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names),
-        ).as_string(None)
-        params = {**changes, "run_id": run_id, "attempts__": if_attempts}
+        return await self.afinish(run_id, if_attempts, None, (), **changes)
+
+    async def afinish(
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+    ) -> bool:
+        check_changes(changes)
+        if record is None:
+            events = ()
+        sets = [sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in sorted(changes)]
+        if events and "last_seq" not in changes:
+            sets.append(sql.SQL("last_seq = greatest(last_seq, {})").format(sql.Placeholder("last__")))
+        statement = sql.SQL(FINISH).format(
+            runs=sql.SQL(self._saver._q.tables["runs"]), run_events=sql.SQL(self._saver._q.tables["run_events"]),
+            sets=sql.SQL(", ").join(sets),
+        ).as_string(None)  # fmt: skip
+        params = {
+            **changes, "run_id": run_id, "attempts__": if_attempts, "thread_id__": record.thread_id if record else "",
+            "seqs__": [s for s, _ in events], "datas__": [d for _, d in events], "last__": events[-1][0] if events else 0,
+        }  # fmt: skip
 
         def work(conn: Connection[Any]) -> int:
             return conn.execute(statement, params).rowcount

@@ -76,13 +76,16 @@ class SqliteRuns:
 
         return await self._saver._work(work)
 
-    async def astart(self, record: RunRecord) -> RunRecord | None:
+    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         def start(cur: Any) -> RunRecord | None:
             if record.request_id is not None:
                 row = cur.execute(FIND, (record.thread_id, record.request_id)).fetchone()
                 if row is not None:
                     return _record(row)
             cur.execute(INSERT, _row(record))
+            if events:
+                cur.executemany(ADD_EVENT, [(record.run_id, seq, record.thread_id, data) for seq, data in events])
+                cur.execute(MOVE_LAST_SEQ, (events[-1][0], record.run_id))
             return None
 
         return await self._write(start)
@@ -91,10 +94,23 @@ class SqliteRuns:
         check_changes(changes)
         if not changes:
             return True
+        return await self.afinish(run_id, if_attempts, None, (), **changes)
+
+    async def afinish(
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+    ) -> bool:
+        check_changes(changes)
         names = sorted(changes)
         sql = f"UPDATE runs SET {', '.join(f'{n} = ?' for n in names)} WHERE run_id = ? AND attempts = ?"  # names: UPDATABLE's
         params = [text_of(changes[n]) if isinstance(changes[n], datetime) else changes[n] for n in names]
-        return await self._write(lambda cur: cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1)
+
+        def finish(cur: Any) -> bool:
+            if events and record is not None:
+                cur.executemany(ADD_EVENT, [(run_id, seq, record.thread_id, data) for seq, data in events])
+                cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))
+            return cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1
+
+        return await self._write(finish)
 
     async def aget(self, run_id: str) -> RunRecord | None:
         row = await self._read(lambda cur: cur.execute(SELECT, (run_id,)).fetchone())
