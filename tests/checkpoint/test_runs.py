@@ -118,6 +118,12 @@ def test_events_in_seq_order_first_copy_kept(saver: Any) -> None:
         assert await runs.aevents("run-e", 2, limit=1) == [(3, b"three")]
         assert (await runs.aget("run-e")).last_seq == 5
         assert await runs.aevents("other", 0) == []
+        # The last events and the end, together; with a stale attempt count the end is refused, the events stay.
+        assert not await runs.afinish("run-e", 7, rec, [(6, b"six")], status="SUCCESS")
+        assert await runs.afinish("run-e", 1, rec, [(7, b"seven")], status="SUCCESS", finished=b"seven")
+        got = await runs.aget("run-e")
+        assert (got.status, got.finished, got.last_seq) == ("SUCCESS", b"seven", 7)
+        assert [s for s, _ in await runs.aevents("run-e", 4)] == [5, 6, 7]
 
     run(go())
 
