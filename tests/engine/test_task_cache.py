@@ -253,4 +253,5 @@ def test_async_tasks_and_the_tasks_mode(checkpointer, node_cache):
     # "tasks" shows a cached call's start, and no result (as LangGraph)
     assert [(c["name"], "input" in c, "result" in c) for c in tasks] == [("wf", True, False), ("triple", True, False),
                                                                       ("wf", False, True)]
-    assert calls == [1, 2, 3, 1]
+    # the first call's two tasks look the cache up at once: either may reach the function first
+    assert sorted(calls[:2]) == [1, 2] and calls[2:] == [3, 1]
