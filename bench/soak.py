@@ -3,6 +3,7 @@
     python bench/soak.py                      # 16 threads for 2 minutes (bounded)
     python bench/soak.py --threads 32 --minutes 5 --rolling
     python bench/soak.py --slow-readers 4 --never-readers 4
+    python bench/soak.py --rolling --durable --kill  # CONTINUE runs with request_ids; the rolled replica is SIGKILLed
 
 N concurrent "users", each on its own thread, loop over turns of the
 reminders agent: a reminder request (INTERRUPT, then Resume "yes": END) or a
@@ -25,6 +26,17 @@ each step's events are megabytes):
   events past ``max_unsent_bytes`` (32 MiB by default), the call ends
   RESOURCE_EXHAUSTED and its run is cancelled; at the end each unread call is
   read and its outcome counted.
+
+With ``--durable`` (issue 20), every user call is a durable turn: a
+request_id per logical call, kept for its retries, and ``on_disconnect =
+CONTINUE``; a call whose stream breaks (UNAVAILABLE, a replica gone) is sent
+again, same request_id, to the next replica, which answers its outcome, joins
+it, or continues it. A logical call counts once, however many attempts it
+took. ``--kill`` rolls the replica with SIGKILL instead of SIGTERM, so runs
+die mid-step and are continued elsewhere. The end then also checks that no
+run is left active (pending, running or recovering) in the run records, and
+that no user message was applied twice (each turn's text is unique: counted
+in the stored state).
 
 Prints, per minute: calls, p50/p99 latency, each replica's RSS; at the end:
 runs started = finished + interrupted + failed (must reconcile exactly),
@@ -134,6 +146,7 @@ class Pool:
 
     def __init__(self) -> None:
         self.clients: list[Any] = []
+        self.channels: list[Any] = []  # raw channels (--durable)
         self.addresses: list[str] = []
         self.i = 0
 
@@ -144,6 +157,10 @@ class Pool:
     def next_address(self) -> str:
         self.i += 1
         return self.addresses[self.i % len(self.addresses)]
+
+    def next_index(self) -> int:
+        self.i += 1
+        return self.i % len(self.addresses)
 
 
 @dataclass
@@ -271,6 +288,71 @@ async def call(pool: Pool, stats: Stats, t0: float, what: str, fn: Any) -> Any:
     return None
 
 
+async def durable_call(pool: Pool, stats: Stats, t0: float, what: str, request: Any) -> Any:
+    """One logical call as a durable turn: the same request (its request_id) to replica after replica
+    until it answers; counted once. The RunFinished, or None."""
+    import grpc
+    from graphwire_proto.v1 import graphwire_pb2 as pb
+    from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+
+    stats.started += 1
+    started = time.perf_counter()
+    for attempt in range(20):
+        stub = pb_grpc.GraphServiceStub(pool.channels[pool.next_index()])
+        method = stub.Invoke if isinstance(request, pb.InvokeRequest) else stub.Resume
+        try:
+            final = None
+            async for e in method(request, timeout=60):
+                if e.HasField("run_finished"):
+                    final = e.run_finished
+        except grpc.aio.AioRpcError as e:
+            if e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.ABORTED):
+                stats.errors[f"{what}: {e.code().name} (retried)"] += 1
+                await asyncio.sleep(0.05 * (attempt + 1))
+                continue
+            stats.failed += 1
+            stats.errors[f"{what}: {e.code().name}"] += 1
+            return None
+        if final is None:
+            stats.errors[f"{what}: stream ended without RunFinished (retried)"] += 1
+            continue
+        stats.latencies[int((time.monotonic() - t0) // 60)].append(time.perf_counter() - started)
+        reason = pb.FinishReason.Name(final.reason).removeprefix("FINISH_REASON_")
+        if reason == "INTERRUPT":
+            stats.interrupted += 1
+        elif reason == "END":
+            stats.finished += 1
+        else:
+            stats.failed += 1
+            stats.errors[f"{what}: run {reason}"] += 1
+        return final
+    stats.failed += 1
+    stats.errors[f"{what}: gave up after 20 attempts"] += 1
+    return None
+
+
+async def durable_user(pool: Pool, stats: Stats, thread: str, deadline: float, max_turns: int, t0: float) -> None:
+    import json
+
+    from graphwire_proto.v1 import graphwire_pb2 as pb
+
+    rng = random.Random(thread)
+    keep = {"on_disconnect": pb.ON_DISCONNECT_CONTINUE}
+    for turn in range(max_turns):
+        if time.monotonic() > deadline:
+            return
+        remind = rng.random() < 0.5
+        text = f"remind me to task {turn} of {thread} at {rng.randint(1, 12)}pm" if remind else f"weather in Oslo ({thread}, turn {turn})"
+        inp = json.dumps({"messages": [{"role": "user", "content": text}]})
+        r = await durable_call(pool, stats, t0, "invoke", pb.InvokeRequest(
+            graph="reminders", thread_id=thread, input_json=inp, request_id=uuid.uuid4().hex, **keep))  # fmt: skip
+        if r is not None and r.reason == pb.FINISH_REASON_INTERRUPT:
+            done = await durable_call(pool, stats, t0, "resume", pb.ResumeRequest(
+                graph="reminders", thread_id=thread, resume_json='"yes"', request_id=uuid.uuid4().hex, **keep))  # fmt: skip
+            if done is not None and done.reason == pb.FINISH_REASON_END:
+                stats.confirmed[thread] += 1
+
+
 async def user(pool: Pool, stats: Stats, thread: str, deadline: float, max_turns: int, t0: float) -> None:
     rng = random.Random(thread)
     for turn in range(max_turns):
@@ -285,6 +367,15 @@ async def user(pool: Pool, stats: Stats, thread: str, deadline: float, max_turns
                     stats.confirmed[thread] += 1
         else:
             await call(pool, stats, t0, "invoke", lambda c: c.invoke("reminders", thread, {"messages": [{"role": "user", "content": "weather in Oslo"}]}, timeout=60))
+
+
+async def runs_of(replica: Replica, thread: str) -> list[Any]:
+    import grpc
+    from graphwire_proto.v1 import graphwire_pb2 as pb
+    from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+
+    async with grpc.aio.insecure_channel(replica.address) as ch:
+        return list((await pb_grpc.GraphServiceStub(ch).ListRuns(pb.ListRunsRequest(graph="reminders", thread_id=thread), timeout=60)).runs)
 
 
 def chain_ok(history: list[Any]) -> bool:
@@ -307,6 +398,9 @@ async def main_async(args: argparse.Namespace) -> int:
     pool = Pool()
     pool.clients = [AsyncClient(r.address) for r in replicas]
     pool.addresses = [r.address for r in replicas]
+    import grpc
+
+    pool.channels = [grpc.aio.insecure_channel(r.address) for r in replicas]
     bad = BadReaders()
     stats = Stats()
     t0 = time.monotonic()
@@ -322,13 +416,15 @@ async def main_async(args: argparse.Namespace) -> int:
     async def rolling() -> None:
         await asyncio.sleep(args.minutes * 30)
         old = replicas[0]
-        old.proc.send_signal(signal.SIGTERM)  # drains: callers on it get UNAVAILABLE and retry elsewhere
+        # SIGTERM drains: callers on it get UNAVAILABLE and retry elsewhere. SIGKILL: its runs die mid-step.
+        old.proc.send_signal(signal.SIGKILL if args.kill else signal.SIGTERM)
         await asyncio.get_running_loop().run_in_executor(None, old.proc.wait)
         new = await asyncio.get_running_loop().run_in_executor(None, start_replica, schema, work)
         replicas[0] = new
         every.append(new)
         pool.clients[0] = AsyncClient(new.address)
         pool.addresses[0] = new.address
+        pool.channels[0] = grpc.aio.insecure_channel(new.address)
         print(f"  rolled replica 0: exit {old.proc.returncode}, new one on {new.address}", flush=True)
 
     threads = [f"soak-{i}" for i in range(args.threads)]
@@ -337,8 +433,9 @@ async def main_async(args: argparse.Namespace) -> int:
         tasks.append(asyncio.ensure_future(rolling()))
     slow = [f"soak-slow-{i}" for i in range(args.slow_readers)]
     never = [f"soak-never-{i}" for i in range(args.never_readers)]
+    turns = durable_user if args.durable else user
     await asyncio.gather(
-        *(user(pool, stats, t, deadline, args.max_turns, t0) for t in threads),
+        *(turns(pool, stats, t, deadline, args.max_turns, t0) for t in threads),
         *(slow_reader(pool, bad, t, deadline, args) for t in slow),
         *(never_reader(pool, bad, t, deadline, args) for t in never),
     )
@@ -364,7 +461,9 @@ async def main_async(args: argparse.Namespace) -> int:
     for what, n in sorted(stats.errors.items()):
         print(f"  error {what}: {n}")
 
-    lost = []
+    lost: list[str] = []
+    twice: list[tuple[str, str]] = []
+    active: list[Any] = []
     async with AsyncClient(replicas[1].address) as client:
         for t in threads:
             history: list[Any] = []
@@ -380,7 +479,14 @@ async def main_async(args: argparse.Namespace) -> int:
             state = await client.get_state("reminders", t, timeout=60)
             if not chain_ok(history) or len(state.values.get("reminders", [])) != stats.confirmed[t]:
                 lost.append(t)
+            said = Counter(m["content"] for m in state.values.get("messages", []) if m.get("type") in ("human", "user") or m.get("role") == "user")
+            twice += [(t, text) for text, n in said.items() if n > 1]
+            if args.durable:
+                active += [r for r in await runs_of(replicas[1], t) if r.status in (1, 2, 7)]  # pending, running, recovering
     print(f"threads checked {len(threads)}: {'nothing lost' if not lost else f'{len(lost)} with a problem: {lost[:5]}'}")
+    print(f"user messages applied twice: {len(twice)}{f' {twice[:3]}' if twice else ''}")
+    if args.durable:
+        print(f"runs left pending, running or recovering: {len(active)}{f' {[r.run_id for r in active[:3]]}' if active else ''}")
     if slow or never:
         print(f"bad readers on bulky: {len(slow)} slow (blob {args.blob_mib:g} MiB, one event per {args.slow_pause:g} s), "
               f"{len(never)} never reading (blob {args.never_blob_mib:g} MiB)")
@@ -400,7 +506,9 @@ async def main_async(args: argparse.Namespace) -> int:
         r.proc.wait(30)
     with psycopg.connect(DSN, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-    return 0 if reconciled and not lost and not any(locked) and not bad.refused else 1
+    for ch in pool.channels:
+        await ch.close()
+    return 0 if reconciled and not lost and not twice and not active and not any(locked) and not bad.refused else 1
 
 
 def main() -> int:
@@ -409,6 +517,8 @@ def main() -> int:
     p.add_argument("--minutes", type=float, default=2.0)
     p.add_argument("--max-turns", type=int, default=10_000, help="per thread; bounds the run by count too")
     p.add_argument("--rolling", action="store_true", help="SIGTERM one replica halfway and start a new one")
+    p.add_argument("--durable", action="store_true", help="user calls are durable turns: request_id and on_disconnect=CONTINUE")
+    p.add_argument("--kill", action="store_true", help="--rolling with SIGKILL instead of SIGTERM")
     p.add_argument("--slow-readers", type=int, default=2, help="callers reading one event per --slow-pause")
     p.add_argument("--slow-pause", type=float, default=0.2, help="seconds a slow reader waits between events")
     p.add_argument("--blob-mib", type=float, default=1.0, help="a slow reader's bulky state, MiB")
