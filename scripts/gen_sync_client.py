@@ -43,6 +43,19 @@ shared by threads.
 ''',
     ),
     (
+        "_async_run.py",
+        "_sync_run.py",
+        '''\
+# Generated from graphwire/_async_run.py by scripts/gen_sync_client.py. DO NOT EDIT.
+"""``Run``: one run's events across retries and re-joins, derived from ``AsyncRun``.
+
+It works as its ``AsyncRun`` twin does, without ``await`` (``for event in
+run``, ``run.result()``); see ``_async_run.py`` for how, and
+``_async_client.py`` for why this file is generated.
+"""
+''',
+    ),
+    (
         "_async_store.py",
         "_sync_store.py",
         '''\
@@ -67,9 +80,14 @@ RULES: list[tuple[str, str]] = [
     (r"\bAsyncIterator\b", "Iterator"),
     (r"\bAsyncClient\b", "Client"),
     (r"\bAsyncStoreClient\b", "StoreClient"),
-    (r"\b_async_(client|store)\b", r"_sync_\1"),
+    (r"\bAsyncRun\b", "Run"),
+    (r"\b_async_(client|store|run)\b", r"_sync_\1"),
     (r"\b__aenter__\b", "__enter__"),
     (r"\b__aexit__\b", "__exit__"),
+    (r"\b__aiter__\b", "__iter__"),
+    (r"\b__anext__\b", "__next__"),
+    (r"\baclose\b", "close"),
+    (r"\basync_pause\b", "pause"),
     (r"\bcontextlib\.aclosing\b", "contextlib.closing"),
     (r"\bfor asyncio code\b", "for blocking code"),
 ]

@@ -12,7 +12,13 @@ EXPECTED = {
     "RunOptions",
     "StoreClient",
     "AsyncStoreClient",
-    # results and values
+    # runs and results
+    "Retry",
+    "Run",
+    "AsyncRun",
+    "RunInfo",
+    "RunStatus",
+    "OnDisconnect",
     "RunResult",
     "StateSnapshot",
     "CheckpointRef",

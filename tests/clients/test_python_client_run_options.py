@@ -56,6 +56,10 @@ def test_options_and_keywords_send_the_same_request(address: str, service: FakeG
         with pytest.raises(TypeError, match="unknown run option"):
             client.invoke("g", "t1", {"x": 1}, kinds=["values"])
     by_options, by_keywords, overridden = service.requests
+    ids = {r.request_id for r in service.requests}
+    assert len(ids) == 3 and all(len(i) == 36 for i in ids)  # a new UUID per logical call
+    for request in service.requests:
+        request.ClearField("request_id")
     assert by_options == by_keywords
     assert by_options.enqueue and by_options.config.recursion_limit == 7
     assert by_options.config.durability == pb.DURABILITY_EXIT

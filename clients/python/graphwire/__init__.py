@@ -13,8 +13,11 @@ which runs LangGraph-style agent graphs, one turn per call::
         print(result.values)
 
 ``invoke``/``resume``/``fork`` return a ``RunResult``; ``stream``,
-``stream_resume`` and ``stream_fork`` yield the run's events (``RunStarted``
-... ``RunFinished``) as they happen. Values are plain Python decoded from
+``stream_resume`` and ``stream_fork`` return a ``Run`` (``AsyncRun``) that
+yields the run's events (``RunStarted`` ... ``RunFinished``) as they happen
+and knows its ``run_id`` and ``seq``; ``join_run`` follows a run from any
+replica. Calls that fail with UNAVAILABLE are retried (``Retry``), each run
+call with one ``request_id`` so the server applies it once. Values are plain Python decoded from
 JSON. Failed calls raise a subclass of ``GraphwireError`` named after the
 gRPC status code; a node's error is not raised but reported in the result.
 ``client.store`` reads and writes the server's store (long-term memory shared
@@ -25,6 +28,7 @@ the distribution ``graphwire-proto`` that this client and the server share.
 """
 
 from graphwire._async_client import AsyncClient
+from graphwire._async_run import AsyncRun
 from graphwire._async_store import AsyncStoreClient
 from graphwire._errors import (
     Aborted,
@@ -62,8 +66,10 @@ from graphwire._events import (
 )
 from graphwire._messages import Message, ToolCall, message_role, message_text, tool_calls, user_message
 from graphwire._options import RunOptions
+from graphwire._retry import Retry
 from graphwire._run import RunResult
 from graphwire._sync_client import Client
+from graphwire._sync_run import Run
 from graphwire._sync_store import StoreClient
 from graphwire._types import (
     CheckpointRef,
@@ -76,6 +82,9 @@ from graphwire._types import (
     GraphNode,
     Interrupt,
     Item,
+    OnDisconnect,
+    RunInfo,
+    RunStatus,
     StateSnapshot,
     TaskState,
 )
@@ -87,9 +96,15 @@ __all__ = [
     "AsyncClient",
     "StoreClient",
     "AsyncStoreClient",
-    # results and values
+    # runs and results
     "RunOptions",
+    "Retry",
+    "Run",
+    "AsyncRun",
     "RunResult",
+    "RunInfo",
+    "RunStatus",
+    "OnDisconnect",
     "StateSnapshot",
     "CheckpointRef",
     "TaskState",

@@ -17,12 +17,14 @@ typed errors of ``graphwire._errors``. The store's methods are ``client.store``
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import time
+from collections.abc import Mapping
 from typing import Any
 
 import grpc
 
 from graphwire import _decode, _requests
+from graphwire._async_run import AsyncRun
 from graphwire._async_store import AsyncStoreClient
 from graphwire._channel import (
     CallMetadata,
@@ -32,15 +34,17 @@ from graphwire._channel import (
     channel_options,
     credentials,
 )
-from graphwire._errors import error_from_rpc
-from graphwire._events import Event
+from graphwire._errors import Unavailable, error_from_rpc
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from graphwire._options import DEFAULT, RunOptions, run_options
-from graphwire._run import RunCollector, RunResult
+from graphwire._retry import DEFAULT_RETRY, NO_RETRY, Retry, async_pause, new_request_id, resolve
+from graphwire._run import RunResult
 from graphwire._types import (
     CheckpointRef,
     EventKind,
     GraphInfo,
+    OnDisconnect,
+    RunInfo,
     StateSnapshot,
 )
 
@@ -79,13 +83,19 @@ class AsyncClient:
             certificates; PEM bytes for TLS with these roots.
         options: gRPC channel options, overriding the client's defaults
             (which accept messages up to 64 MiB).
+        retry: How calls that fail with UNAVAILABLE are retried (see
+            :class:`Retry`): by default 5 tries with backoff from 0.2 s, each
+            run call and ``update_state`` carrying a new ``request_id`` so the
+            server applies it once; False turns retrying (and the generated
+            ids) off. ``RunOptions.retry`` overrides it per call.
 
     Run options (``invoke``, ``resume``, ``fork`` and their ``stream_``
     forms): a :class:`RunOptions` as ``options=``, or its fields as keyword
     arguments (``event_kinds=``, ``enqueue=``, ``recursion_limit=``,
     ``durability=``, ``run_metadata=``, ``interrupt_before=``,
-    ``interrupt_after=``, ``context=``, ``timeout=``, ``metadata=``), which override the
-    fields of ``options``.
+    ``interrupt_after=``, ``context=``, ``timeout=``, ``metadata=``, ``request_id=``,
+    ``on_disconnect=``, ``background=``, ``retry=``), which override the fields
+    of ``options``.
     """
 
     def __init__(
@@ -95,7 +105,9 @@ class AsyncClient:
         token: str | None = None,
         tls: bool | bytes = False,
         options: ChannelOptions = (),
+        retry: Retry | bool = True,
     ) -> None:
+        self.retry = resolve(retry, DEFAULT_RETRY)
         creds = credentials(tls)
         opts = channel_options(options)
         if creds is None:
@@ -131,9 +143,8 @@ class AsyncClient:
         values, checkpoint, interrupts and error); ``stream`` gets every event.
         ``options``, ``overrides``: see :class:`RunOptions`.
         """
-        opts = _result_kinds(run_options(options, overrides))
-        stream = self.stream(graph, thread_id, input, checkpoint_id=checkpoint_id, options=opts)
-        return await self._collect(thread_id, stream)
+        opts = _result_kinds(_no_background(run_options(options, overrides)))
+        return await self.stream(graph, thread_id, input, checkpoint_id=checkpoint_id, options=opts).result()
 
     async def resume(
         self,
@@ -153,9 +164,8 @@ class AsyncClient:
         ``resumes={interrupt.interrupt_id: answer, ...}``. Raises ``FailedPrecondition``
         when nothing is pending. ``options``, ``overrides``: see :class:`RunOptions`.
         """
-        opts = _result_kinds(run_options(options, overrides))
-        stream = self.stream_resume(graph, thread_id, answer, resumes=resumes, options=opts)
-        return await self._collect(thread_id, stream)
+        opts = _result_kinds(_no_background(run_options(options, overrides)))
+        return await self.stream_resume(graph, thread_id, answer, resumes=resumes, options=opts).result()
 
     async def fork(
         self,
@@ -175,9 +185,8 @@ class AsyncClient:
         version with the update applied. The old branch stays in the history.
         ``options``, ``overrides``: see :class:`RunOptions`.
         """
-        opts = _result_kinds(run_options(options, overrides))
-        stream = self.stream_fork(graph, thread_id, checkpoint_id, update=update, as_node=as_node, options=opts)
-        return await self._collect(thread_id, stream)
+        opts = _result_kinds(_no_background(run_options(options, overrides)))
+        return await self.stream_fork(graph, thread_id, checkpoint_id, update=update, as_node=as_node, options=opts).result()
 
     def stream(
         self,
@@ -188,12 +197,16 @@ class AsyncClient:
         checkpoint_id: str | None = None,
         options: RunOptions | None = None,
         **overrides: Any,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncRun:
         """Like ``invoke``, but yield the run's events as they happen.
 
-        The last event is always ``RunFinished``. Leaving the loop early
-        cancels the call, and with it the run (saved versions stay); wrap the
-        stream in ``contextlib.aclosing`` to make that happen at once.
+        Returns an :class:`AsyncRun`: iterate it for the events (the last is
+        always ``RunFinished``), and/or await its ``result()``; its ``run_id``
+        and ``seq`` say where it is. Leaving the loop early cancels the call,
+        and with it the run (saved versions stay) unless it was started with
+        ``on_disconnect="continue"``; ``async with`` (or ``aclose()``) makes
+        that happen at once. With ``background=True`` the call ends after
+        ``RunStarted``; follow the run with ``join_run`` or ``get_run``.
         """
         opts = run_options(options, overrides)
         request = _requests.invoke(
@@ -205,7 +218,7 @@ class AsyncClient:
             enqueue=opts.enqueue,
             config=opts.run_config(),
         )
-        return self._events(self._stub.Invoke, request, opts.timeout, opts.metadata)
+        return self._run(self._stub.Invoke, request, thread_id, opts)
 
     def stream_resume(
         self,
@@ -216,7 +229,7 @@ class AsyncClient:
         resumes: Mapping[str, Any] | None = None,
         options: RunOptions | None = None,
         **overrides: Any,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncRun:
         """Like ``resume``, but yield the run's events as they happen (see ``stream``)."""
         opts = run_options(options, overrides)
         request = _requests.resume(
@@ -228,7 +241,7 @@ class AsyncClient:
             enqueue=opts.enqueue,
             config=opts.run_config(),
         )
-        return self._events(self._stub.Resume, request, opts.timeout, opts.metadata)
+        return self._run(self._stub.Resume, request, thread_id, opts)
 
     def stream_fork(
         self,
@@ -240,7 +253,7 @@ class AsyncClient:
         as_node: str | None = None,
         options: RunOptions | None = None,
         **overrides: Any,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncRun:
         """Like ``fork``, but yield the run's events as they happen (see ``stream``)."""
         opts = run_options(options, overrides)
         request = _requests.fork(
@@ -253,7 +266,7 @@ class AsyncClient:
             enqueue=opts.enqueue,
             config=opts.run_config(),
         )
-        return self._events(self._stub.Fork, request, opts.timeout, opts.metadata)
+        return self._run(self._stub.Fork, request, thread_id, opts)
 
     async def cancel(
         self,
@@ -273,6 +286,66 @@ class AsyncClient:
         request = _requests.cancel_run(graph, thread_id, run_id)
         response = await self._unary(self._stub.CancelRun, request, timeout, metadata)
         return bool(response.cancelled)
+
+    def join_run(
+        self,
+        run_id: str,
+        *,
+        after_seq: int = 0,
+        event_kinds: Any = None,
+        retry: Retry | bool | None = None,
+        timeout: float | None = None,
+        metadata: CallMetadata | None = None,
+    ) -> AsyncRun:
+        """Follow a run from any replica: its events after ``after_seq`` (0: all), to its ``RunFinished``.
+
+        For a run started with a ``request_id`` (the default while retrying
+        is on), ``on_disconnect="continue"`` or ``background``, while it runs
+        and for the server's retention window after it ended. A dropped
+        join is joined again from the last event received. Leaving a join
+        never cancels its run. ``event_kinds``: as in :class:`RunOptions`.
+        """
+        _requests.join_run(run_id, after_seq=after_seq, event_kinds=event_kinds)  # bad arguments fail here
+        return AsyncRun(
+            "",
+            None,
+            join=self._joiner(event_kinds, metadata),
+            retry=resolve(retry, self.retry),
+            rejoin=True,
+            timeout=timeout,
+            request_id=None,
+            run_id=run_id,
+            after_seq=after_seq,
+        )
+
+    async def get_run(
+        self,
+        run_id: str,
+        *,
+        timeout: float | None = None,
+        metadata: CallMetadata | None = None,
+    ) -> RunInfo:
+        """A run's record (status, call, replica, attempts, outcome), from any replica."""
+        response = await self._unary(self._stub.GetRun, _requests.get_run(run_id), timeout, metadata, self.retry)
+        return _decode.run_info(response)
+
+    async def list_runs(
+        self,
+        graph: str,
+        thread_id: str,
+        *,
+        limit: int | None = None,
+        before: str | None = None,
+        timeout: float | None = None,
+        metadata: CallMetadata | None = None,
+    ) -> list[RunInfo]:
+        """A thread's runs, newest first, from the records of every replica.
+
+        ``before`` (a run id) keeps only runs started before it, for paging.
+        """
+        request = _requests.list_runs(graph, thread_id, limit=limit, before=before)
+        response = await self._unary(self._stub.ListRuns, request, timeout, metadata, self.retry)
+        return [_decode.run_info(r) for r in response.runs]
 
     # -- threads -----------------------------------------------------------------
 
@@ -294,7 +367,7 @@ class AsyncClient:
         (``TaskState.checkpoint_ns``, or an event's ``namespace`` joined with "|").
         """
         request = _requests.get_state(graph, thread_id, checkpoint_id, subgraphs=subgraphs, checkpoint_ns=checkpoint_ns)
-        return _decode.state_snapshot(await self._unary(self._stub.GetState, request, timeout, metadata))
+        return _decode.state_snapshot(await self._unary(self._stub.GetState, request, timeout, metadata, self.retry))
 
     async def history(
         self,
@@ -315,7 +388,7 @@ class AsyncClient:
         ``checkpoint_ns`` lists a subgraph's versions instead.
         """
         request = _requests.list_history(graph, thread_id, limit=limit, before=before, filter=filter, checkpoint_ns=checkpoint_ns)
-        response = await self._unary(self._stub.ListHistory, request, timeout, metadata)
+        response = await self._unary(self._stub.ListHistory, request, timeout, metadata, self.retry)
         return [_decode.state_snapshot(s) for s in response.snapshots]
 
     async def update_state(
@@ -326,6 +399,8 @@ class AsyncClient:
         *,
         as_node: str | None = None,
         checkpoint_id: str | None = None,
+        request_id: str | None = None,
+        retry: Retry | bool | None = None,
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
     ) -> CheckpointRef:
@@ -333,9 +408,15 @@ class AsyncClient:
 
         Reducers apply. Nothing runs; what is due next follows from
         ``as_node``. From an older ``checkpoint_id``, this starts a branch.
+        ``request_id``, ``retry``: as in :class:`RunOptions` (a retry after
+        UNAVAILABLE answers with the version the first attempt saved).
         """
-        request = _requests.update_state(graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
-        response = await self._unary(self._stub.UpdateState, request, timeout, metadata)
+        policy = resolve(retry, self.retry)
+        request_id = request_id or (new_request_id() if policy.enabled else None)
+        request = _requests.update_state(
+            graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id, request_id=request_id
+        )
+        response = await self._unary(self._stub.UpdateState, request, timeout, metadata, policy)
         return _decode.checkpoint_ref(response.checkpoint)
 
     async def delete_thread(
@@ -358,7 +439,7 @@ class AsyncClient:
         metadata: CallMetadata | None = None,
     ) -> list[GraphInfo]:
         """The graphs the server runs, by name (without edges)."""
-        response = await self._unary(self._stub.ListGraphs, _requests.list_graphs(), timeout, metadata)
+        response = await self._unary(self._stub.ListGraphs, _requests.list_graphs(), timeout, metadata, self.retry)
         return [_decode.graph_info(g) for g in response.graphs]
 
     async def graph(
@@ -369,7 +450,7 @@ class AsyncClient:
         metadata: CallMetadata | None = None,
     ) -> GraphInfo:
         """One graph with its nodes and edges, enough to draw it."""
-        response = await self._unary(self._stub.GetGraph, _requests.get_graph(graph), timeout, metadata)
+        response = await self._unary(self._stub.GetGraph, _requests.get_graph(graph), timeout, metadata, self.retry)
         return _decode.graph_info(response)
 
     # -- lifecycle ---------------------------------------------------------------
@@ -386,28 +467,70 @@ class AsyncClient:
 
     # -- plumbing ----------------------------------------------------------------
 
-    async def _unary(self, method: Any, request: Any, timeout: float | None, metadata: CallMetadata | None) -> Any:
-        try:
-            return await method(request, timeout=timeout, metadata=call_metadata(self._metadata, metadata))
-        except grpc.RpcError as exc:
-            raise error_from_rpc(exc) from exc
+    async def _unary(
+        self,
+        method: Any,
+        request: Any,
+        timeout: float | None,
+        metadata: CallMetadata | None,
+        retry: Retry = NO_RETRY,
+    ) -> Any:
+        """One unary call, retried on UNAVAILABLE by ``retry`` within ``timeout`` (see ``_retry``)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        full_metadata = call_metadata(self._metadata, metadata)
+        tries = 0
+        while True:
+            tries += 1
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return await method(request, timeout=left, metadata=full_metadata)
+            except grpc.RpcError as exc:
+                error = error_from_rpc(exc)
+                if not isinstance(error, Unavailable) or tries >= retry.attempts:
+                    raise error from exc
+                wait = retry.backoff(tries)
+                if deadline is not None and time.monotonic() + wait >= deadline:
+                    raise error from exc
+            await async_pause(wait)
 
-    async def _events(
-        self, method: Any, request: Any, timeout: float | None, metadata: CallMetadata | None
-    ) -> AsyncIterator[Event]:
-        call = method(request, timeout=timeout, metadata=call_metadata(self._metadata, metadata))
-        try:
-            async for message in call:
-                event = _decode.event(message)
-                if event is not None:  # a kind from a newer server: skip it
-                    yield event
-        except grpc.RpcError as exc:
-            raise error_from_rpc(exc) from exc
-        finally:
-            call.cancel()  # no-op once the call has ended; cancels the run if we left early
+    def _run(self, method: Any, request: Any, thread_id: str, opts: RunOptions) -> AsyncRun:
+        """The ``AsyncRun`` of a run request: its request_id set, its retries and re-joins wired."""
+        policy = resolve(opts.retry, self.retry)
+        request_id = opts.request_id or (new_request_id() if policy.enabled else None)
+        _requests.durable_fields(
+            request, request_id=request_id, on_disconnect=opts.on_disconnect, background=opts.background
+        )
+        full_metadata = call_metadata(self._metadata, opts.metadata)
+        continues = opts.background or (
+            opts.on_disconnect is not None and OnDisconnect(str(opts.on_disconnect).lower()) is OnDisconnect.CONTINUE
+        )
+        return AsyncRun(
+            thread_id,
+            lambda left: method(request, timeout=left, metadata=full_metadata),
+            join=self._joiner(opts.event_kinds, opts.metadata),
+            retry=policy,
+            rejoin=continues,
+            timeout=opts.timeout,
+            request_id=request_id,
+        )
 
-    async def _collect(self, thread_id: str, events: AsyncIterator[Event]) -> RunResult:
-        collector = RunCollector(thread_id)
-        async for event in events:
-            collector.add(event)
-        return collector.result()
+
+    def _joiner(self, event_kinds: Any, metadata: CallMetadata | None) -> Any:
+        """How an ``AsyncRun`` starts a ``JoinRun`` (run id, after seq, seconds left) -> call."""
+        full_metadata = call_metadata(self._metadata, metadata)
+
+        def join(run_id: str, after_seq: int, left: float | None) -> Any:
+            request = _requests.join_run(run_id, after_seq=after_seq, event_kinds=event_kinds)
+            return self._stub.JoinRun(request, timeout=left, metadata=full_metadata)
+
+        return join
+
+
+def _no_background(options: RunOptions) -> RunOptions:
+    """``invoke``/``resume``/``fork`` wait for the run's end, which a background call does not."""
+    if options.background:
+        raise ValueError(
+            "background=True returns right after RunStarted, so invoke/resume/fork would have no result:"
+            " use stream/stream_resume/stream_fork(..., background=True), then join_run(run.run_id) or get_run"
+        )
+    return options

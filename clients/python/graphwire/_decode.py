@@ -33,6 +33,9 @@ from graphwire._types import (
     GraphNode,
     Interrupt,
     Item,
+    OnDisconnect,
+    RunInfo,
+    RunStatus,
     StateSnapshot,
     TaskState,
 )
@@ -45,6 +48,7 @@ __all__ = [
     "interrupt",
     "item",
     "optional_checkpoint_ref",
+    "run_info",
     "state_snapshot",
 ]
 
@@ -55,6 +59,56 @@ _FINISH_REASONS: Mapping[int, FinishReason] = {
     pb.FINISH_REASON_RECURSION_LIMIT: FinishReason.RECURSION_LIMIT,
     pb.FINISH_REASON_CANCELLED: FinishReason.CANCELLED,
 }
+
+
+# Looked up by name: a stub older than the run records has none of these enums.
+_RUN_STATUSES: Mapping[str, RunStatus] = {
+    "RUN_STATUS_PENDING": RunStatus.PENDING,
+    "RUN_STATUS_RUNNING": RunStatus.RUNNING,
+    "RUN_STATUS_INTERRUPTED": RunStatus.INTERRUPTED,
+    "RUN_STATUS_SUCCESS": RunStatus.SUCCESS,
+    "RUN_STATUS_ERROR": RunStatus.ERROR,
+    "RUN_STATUS_CANCELLED": RunStatus.CANCELLED,
+    "RUN_STATUS_RECOVERING": RunStatus.RECOVERING,
+}
+_ON_DISCONNECT: Mapping[str, OnDisconnect] = {
+    "ON_DISCONNECT_CANCEL": OnDisconnect.CANCEL,
+    "ON_DISCONNECT_CONTINUE": OnDisconnect.CONTINUE,
+}
+
+
+def _enum_name(message: Any, field: str) -> str:
+    number = getattr(message, field)
+    values = message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number
+    return values[number].name if number in values else ""
+
+
+def _time(message: Any, field: str) -> Any:
+    return getattr(message, field).ToDatetime(tzinfo=UTC) if message.HasField(field) else None
+
+
+def run_info(message: Any) -> RunInfo:
+    """A ``pb.RunInfo`` as a ``RunInfo``."""
+    return RunInfo(
+        run_id=message.run_id,
+        thread_id=message.thread_id,
+        graph=message.graph,
+        status=_RUN_STATUSES.get(_enum_name(message, "status"), RunStatus.UNSPECIFIED),
+        request_id=message.request_id or None,
+        replica=message.replica,
+        attempts=message.attempts,
+        started_at=_time(message, "started_at"),
+        ended_at=_time(message, "ended_at"),
+        checkpoint_id=message.checkpoint_id or None,
+        call=message.call,
+        call_args=decode(message.call_json),
+        reason=_FINISH_REASONS.get(message.reason, FinishReason.UNSPECIFIED) if message.reason else None,
+        error=error_info(message),
+        interrupts=_interrupts(message.interrupts),
+        last_seq=message.last_seq,
+        on_disconnect=_ON_DISCONNECT.get(_enum_name(message, "on_disconnect")),
+        background=message.background,
+    )
 
 
 def checkpoint_ref(message: pb.CheckpointRef) -> CheckpointRef:

@@ -21,7 +21,8 @@ from typing import Any
 
 from graphwire import _requests
 from graphwire._channel import CallMetadata
-from graphwire._types import Durability, EventKind
+from graphwire._retry import Retry
+from graphwire._types import Durability, EventKind, OnDisconnect
 from graphwire_proto.v1 import graphwire_pb2 as pb
 
 __all__ = ["DEFAULT", "RunOptions", "run_options"]
@@ -51,6 +52,18 @@ class RunOptions:
         timeout: Seconds for the whole call; its deadline cancels the run.
         metadata: Extra call metadata (such as W3C ``traceparent``), sent
             after the client's own.
+        request_id: The id of this logical call, sent with each of its
+            retries so the server applies it once. None: a new UUID per
+            call while retrying is on (none when it is off).
+        on_disconnect: What the run does when the caller's stream drops:
+            ``"cancel"`` (the server's default) or ``"continue"``, with
+            which the client re-joins the run after a dropped connection and
+            the caller sees each event once, in order.
+        background: Return right after ``RunStarted``; the run goes on with
+            no caller (``join_run``, ``get_run`` follow it). Only the
+            ``stream*`` methods take it.
+        retry: How UNAVAILABLE is retried (see :class:`Retry`): None the
+            client's policy, False none, True the defaults.
     """
 
     event_kinds: Iterable[EventKind | str] | None = None
@@ -63,6 +76,10 @@ class RunOptions:
     context: Mapping[str, Any] | None = None
     timeout: float | None = None
     metadata: CallMetadata | None = None
+    request_id: str | None = None
+    on_disconnect: OnDisconnect | str | None = None
+    background: bool = False
+    retry: Retry | bool | None = None
 
     def __post_init__(self) -> None:
         # A value is used again and again: iterables become tuples, once.

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from graphwire._payload import encode
 from graphwire_proto.v1 import graphwire_pb2 as pb
-from graphwire._types import Durability, EventKind
+from graphwire._types import Durability, EventKind, OnDisconnect
 
 __all__ = [
     "cancel_run",
@@ -25,7 +25,10 @@ __all__ = [
     "get_graph",
     "get_state",
     "invoke",
+    "join_run",
+    "get_run",
     "list_graphs",
+    "list_runs",
     "list_history",
     "list_namespaces",
     "put_item",
@@ -54,6 +57,27 @@ _DURABILITIES: Mapping[Durability, pb.Durability] = {
     Durability.SYNC: pb.DURABILITY_SYNC,
     Durability.EXIT: pb.DURABILITY_EXIT,
 }
+
+
+def _on_disconnect(value: OnDisconnect | str | None) -> int:
+    if value is None:
+        return 0  # ON_DISCONNECT_UNSPECIFIED: the server's default, CANCEL
+    kind = OnDisconnect(str(value).lower())
+    return pb.ON_DISCONNECT_CONTINUE if kind is OnDisconnect.CONTINUE else pb.ON_DISCONNECT_CANCEL
+
+
+def durable_fields(
+    request: pb.InvokeRequest | pb.ResumeRequest | pb.ForkRequest,
+    *,
+    request_id: str | None,
+    on_disconnect: OnDisconnect | str | None,
+    background: bool,
+) -> None:
+    """Set what a run request says about retries and its caller leaving."""
+    if request_id:
+        request.request_id = request_id
+    request.on_disconnect = _on_disconnect(on_disconnect)  # type: ignore[assignment]
+    request.background = background
 
 
 def kinds_field(kinds: Iterable[EventKind | str] | None) -> list[pb.EventKind]:
@@ -202,8 +226,11 @@ def update_state(
     *,
     as_node: str | None,
     checkpoint_id: str | None,
+    request_id: str | None = None,
 ) -> pb.UpdateStateRequest:
     request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=encode(values, "values"))
+    if request_id:
+        request.request_id = request_id
     if as_node is not None:
         request.as_node = as_node
     if checkpoint_id is not None:
@@ -221,6 +248,27 @@ def get_graph(graph: str) -> pb.GetGraphRequest:
 
 def cancel_run(graph: str, thread_id: str, run_id: str | None) -> pb.CancelRunRequest:
     return pb.CancelRunRequest(graph=graph, thread_id=thread_id, run_id=run_id or "")
+
+
+def join_run(run_id: str, *, after_seq: int, event_kinds: Iterable[EventKind | str] | None) -> pb.JoinRunRequest:
+    if not run_id:
+        raise ValueError("run_id is empty: name the run to join (Run.run_id, RunStarted.run_id)")
+    if after_seq < 0:
+        raise ValueError(f"after_seq is a seq already received (0: from the start), not {after_seq}")
+    return pb.JoinRunRequest(run_id=run_id, after_seq=after_seq, event_kinds=kinds_field(event_kinds))
+
+
+def get_run(run_id: str) -> pb.GetRunRequest:
+    return pb.GetRunRequest(run_id=run_id)
+
+
+def list_runs(graph: str, thread_id: str, *, limit: int | None, before: str | None) -> pb.ListRunsRequest:
+    request = pb.ListRunsRequest(graph=graph, thread_id=thread_id)
+    if limit is not None:
+        request.limit = limit
+    if before is not None:
+        request.before = before
+    return request
 
 
 def delete_thread(graph: str, thread_id: str) -> pb.DeleteThreadRequest:

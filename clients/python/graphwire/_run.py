@@ -80,7 +80,8 @@ class RunCollector:
         if finished is None:
             raise error_for_status(
                 grpc.StatusCode.UNKNOWN,
-                f"the run's stream ended after {len(self._events)} event(s) without a RunFinished event",
+                f"the run's stream ended after {len(self._events)} event(s) without a RunFinished event"
+                " (a background call ends after RunStarted: follow its run with join_run(run_id))",
             )
         return RunResult(
             run_id=finished.run_id,

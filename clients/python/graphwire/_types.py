@@ -17,6 +17,9 @@ __all__ = [
     "EventKind",
     "FinishReason",
     "Durability",
+    "OnDisconnect",
+    "RunStatus",
+    "RunInfo",
     "ErrorInfo",
     "Interrupt",
     "CheckpointRef",
@@ -66,6 +69,31 @@ class Durability(StrEnum):
     ASYNC = "async"
     SYNC = "sync"
     EXIT = "exit"
+
+
+class OnDisconnect(StrEnum):
+    """What a run does when its caller's stream ends before it does (``on_disconnect=``)."""
+
+    #: The run is cancelled (the server's default); saved versions stay.
+    CANCEL = "cancel"
+    #: The run goes on; the client re-joins it (``JoinRun``) after a dropped
+    #: connection, and another replica continues it should its replica die.
+    CONTINUE = "continue"
+
+
+class RunStatus(StrEnum):
+    """Where a run is, by its record (``get_run``, ``list_runs``)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    INTERRUPTED = "interrupted"
+    SUCCESS = "success"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+    #: Its replica died; another one is about to continue it.
+    RECOVERING = "recovering"
+    #: A status this client does not know (from a newer server).
+    UNSPECIFIED = "unspecified"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +156,47 @@ class StateSnapshot:
     metadata: Any
     tasks: tuple[TaskState, ...]
     interrupts: tuple[Interrupt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """A run's record, as every replica sees it (``get_run``, ``list_runs``).
+
+    Attributes:
+        call: The RPC that started it: ``"Invoke"``, ``"Resume"``, ``"Fork"``
+            or ``"UpdateState"``.
+        call_args: What that call asked (decoded JSON, long strings cut):
+            ``{"input": ...}``, ``{"resume": ...}``, ``{"checkpoint_id": ...}``...
+        replica: The replica running it, or that ran it last.
+        attempts: 1, plus one per recovery after its replica died.
+        reason: Why it ended; None while it has not.
+        checkpoint_id: The thread's newest version when it ended.
+        last_seq: The ``seq`` of its last event so far.
+    """
+
+    run_id: str
+    thread_id: str
+    graph: str
+    status: RunStatus
+    request_id: str | None
+    replica: str
+    attempts: int
+    started_at: datetime | None
+    ended_at: datetime | None
+    checkpoint_id: str | None
+    call: str
+    call_args: Any
+    reason: FinishReason | None
+    error: ErrorInfo | None
+    interrupts: tuple[Interrupt, ...]
+    last_seq: int
+    on_disconnect: OnDisconnect | None
+    background: bool
+
+    @property
+    def ended(self) -> bool:
+        """Whether the run has ended (a run cancelled by its caller leaving may have no ``reason``)."""
+        return self.ended_at is not None or self.reason is not None
 
 
 @dataclass(frozen=True, slots=True)

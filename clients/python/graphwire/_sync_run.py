@@ -1,0 +1,137 @@
+# Generated from graphwire/_async_run.py by scripts/gen_sync_client.py. DO NOT EDIT.
+"""``Run``: one run's events across retries and re-joins, derived from ``AsyncRun``.
+
+It works as its ``AsyncRun`` twin does, without ``await`` (``for event in
+run``, ``run.result()``); see ``_async_run.py`` for how, and
+``_async_client.py`` for why this file is generated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Callable
+from typing import Any
+
+import grpc
+
+from graphwire import _decode
+from graphwire._errors import GraphwireError, Unavailable, error_from_rpc
+from graphwire._events import Event
+from graphwire._retry import Retry, pause
+from graphwire._run import RunCollector, RunResult
+
+__all__ = ["Run"]
+
+#: Starts one gRPC streaming call, given the seconds left of the call's timeout (None: no deadline).
+StartCall = Callable[[float | None], Any]
+#: Starts a ``JoinRun`` of ``run_id`` after ``after_seq``, with the seconds left.
+StartJoin = Callable[[str, int, float | None], Any]
+
+
+class Run:
+    """A run's events as they happen: ``for event in run``, then or instead ``run.result()``.
+
+    Attributes:
+        run_id: The run's id, once its first event arrived (None before).
+        seq: The ``seq`` of the last event received (0 before any): what a
+            later ``client.join_run(run.run_id, after_seq=run.seq)`` continues from.
+        request_id: The id sent with each attempt of the call (None when it had none).
+        calls: The gRPC calls made so far (1, plus one per retry or re-join).
+    """
+
+    def __init__(
+        self,
+        thread_id: str,
+        start: StartCall | None,
+        *,
+        join: StartJoin,
+        retry: Retry,
+        rejoin: bool,
+        timeout: float | None,
+        request_id: str | None,
+        run_id: str | None = None,
+        after_seq: int = 0,
+    ) -> None:
+        # With no ``start`` (a join), ``run_id`` is given and every call is a JoinRun.
+        self.run_id: str | None = run_id
+        self.seq = after_seq
+        self.request_id = request_id
+        self.calls = 0
+        self._collector = RunCollector(thread_id)
+        self._events_gen = self._events(start, join, retry, rejoin, timeout)
+
+    def __iter__(self) -> Run:
+        return self
+
+    def __next__(self) -> Event:
+        return self._events_gen.__next__()
+
+    def close(self) -> None:
+        """Stop reading: cancels the gRPC call (and with it a run that does not continue without its caller)."""
+        self._events_gen.close()
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def result(self) -> RunResult:
+        """Read the rest of the run and return how it ended (events already read count too).
+
+        Raises:
+            Unknown: the stream ended with no ``RunFinished`` (a background
+                run's call ends after ``RunStarted``: join it for its end).
+        """
+        for _event in self:
+            pass
+        return self._collector.result()
+
+    def _events(
+        self, start: StartCall | None, join: StartJoin, retry: Retry, rejoin: bool, timeout: float | None
+    ) -> Iterator[Event]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        fruitless = 0  # tries in a row that brought no event
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if self.run_id is None:
+                assert start is not None
+                call = start(left)
+            else:
+                call = join(self.run_id, self.seq, left)
+            self.calls += 1
+            try:
+                for message in call:
+                    if message.run_id == self.run_id and message.seq <= self.seq:
+                        continue  # already seen, before the connection dropped
+                    self.run_id = message.run_id or self.run_id
+                    self.seq = message.seq
+                    fruitless = 0
+                    event = _decode.event(message)
+                    if event is None:  # a kind from a newer server: skip it
+                        continue
+                    self._collector.add(event)
+                    yield event
+                return
+            except grpc.RpcError as exc:
+                error = error_from_rpc(exc)
+                fruitless += 1
+                wait = self._retry_wait(error, retry, rejoin, fruitless, deadline)
+                if wait is None:
+                    raise error from exc
+            finally:
+                call.cancel()  # no-op once the call has ended; cancels it if we left early
+            pause(wait)
+
+    def _retry_wait(
+        self, error: GraphwireError, retry: Retry, rejoin: bool, fruitless: int, deadline: float | None
+    ) -> float | None:
+        """Seconds to wait before trying again, or None to raise ``error``."""
+        if not isinstance(error, Unavailable) or fruitless >= retry.attempts:
+            return None
+        if self.run_id is not None and not rejoin:
+            return None  # the run was cancelled with its connection
+        wait = retry.backoff(fruitless)
+        if deadline is not None and time.monotonic() + wait >= deadline:
+            return None
+        return wait
