@@ -32,6 +32,9 @@ import {
   type GraphInfo,
   type Interrupt,
   type Item,
+  OnDisconnect,
+  RunStatus,
+  type RunInfo,
   type StateSnapshot,
   type StateValues,
 } from "./types.js";
@@ -42,6 +45,21 @@ const REASONS: ReadonlyMap<number, FinishReason> = new Map([
   [pb.FinishReason.ERROR, FinishReason.ERROR],
   [pb.FinishReason.RECURSION_LIMIT, FinishReason.RECURSION_LIMIT],
   [pb.FinishReason.CANCELLED, FinishReason.CANCELLED],
+]);
+
+const STATUSES: ReadonlyMap<number, RunStatus> = new Map([
+  [pb.RunStatus.PENDING, RunStatus.PENDING],
+  [pb.RunStatus.RUNNING, RunStatus.RUNNING],
+  [pb.RunStatus.INTERRUPTED, RunStatus.INTERRUPTED],
+  [pb.RunStatus.SUCCESS, RunStatus.SUCCESS],
+  [pb.RunStatus.ERROR, RunStatus.ERROR],
+  [pb.RunStatus.CANCELLED, RunStatus.CANCELLED],
+  [pb.RunStatus.RECOVERING, RunStatus.RECOVERING],
+]);
+
+const ON_DISCONNECT: ReadonlyMap<number, OnDisconnect> = new Map([
+  [pb.OnDisconnect.CANCEL, OnDisconnect.CANCEL],
+  [pb.OnDisconnect.CONTINUE, OnDisconnect.CONTINUE],
 ]);
 
 const EMPTY_REF = create(pb.CheckpointRefSchema);
@@ -101,6 +119,29 @@ export class Decoder {
       createdAt: m.createdAt ? timestampDate(m.createdAt) : new Date(0),
       updatedAt: m.updatedAt ? timestampDate(m.updatedAt) : new Date(0),
       score: m.score ?? null,
+    };
+  }
+
+  runInfo(m: pb.RunInfo): RunInfo {
+    return {
+      runId: m.runId,
+      threadId: m.threadId,
+      graph: m.graph,
+      status: STATUSES.get(m.status) ?? RunStatus.UNSPECIFIED,
+      requestId: m.requestId || null,
+      replica: m.replica,
+      attempts: m.attempts,
+      startedAt: m.startedAt ? timestampDate(m.startedAt) : null,
+      endedAt: m.endedAt ? timestampDate(m.endedAt) : null,
+      checkpointId: m.checkpointId || null,
+      call: m.call,
+      callArgs: this.fromJson(m.callJson),
+      reason: m.reason === pb.FinishReason.UNSPECIFIED ? null : (REASONS.get(m.reason) ?? FinishReason.UNSPECIFIED),
+      error: this.errorInfo(m.error),
+      interrupts: m.interrupts.map((i) => this.interrupt(i)),
+      lastSeq: m.lastSeq,
+      onDisconnect: ON_DISCONNECT.get(m.onDisconnect) ?? null,
+      background: m.background,
     };
   }
 

@@ -11,7 +11,8 @@ import { create } from "@bufbuild/protobuf";
 
 import * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import type { JsonCodec } from "./json.js";
-import { Durability, EventKind } from "./types.js";
+import type { RetryPolicy } from "./_retry.js";
+import { Durability, EventKind, OnDisconnect } from "./types.js";
 
 const EVENT_KINDS: ReadonlyMap<string, pb.EventKind> = new Map([
   [EventKind.RUN_STARTED, pb.EventKind.RUN_STARTED],
@@ -58,7 +59,24 @@ export interface RunSettings {
    * bad field). Not stored in the thread's state.
    */
   context?: Record<string, unknown> | undefined;
+  /**
+   * The id of this logical call, sent with each of its retries so the server applies it
+   * once. Omitted: a new UUID per call while retrying is on (none when it is off).
+   */
+  requestId?: string | undefined;
+  /**
+   * What the run does when the caller's stream drops: "cancel" (the server's default) or
+   * "continue", with which the client re-joins the run after a dropped connection and the
+   * caller sees each event once, in order.
+   */
+  onDisconnect?: OnDisconnect | undefined;
+  /** The call ends right after `run_started`; the run goes on with no caller (follow it with `joinRun`, `getRun`). */
+  background?: boolean | undefined;
+  /** How UNAVAILABLE is retried for this call: `false` not at all; omitted: the client's policy. */
+  retry?: RetryPolicy | boolean | undefined;
 }
+
+type RunRequest = pb.InvokeRequest | pb.ResumeRequest | pb.ForkRequest;
 
 export class Encoder {
   constructor(private readonly json: JsonCodec) {}
@@ -86,6 +104,41 @@ export class Encoder {
       kinds.add(kind);
     }
     return [...kinds].sort((a, b) => a - b);
+  }
+
+  /** Sets what a run request says about retries and its caller leaving. */
+  durableFields(request: RunRequest, s: RunSettings, requestId: string | undefined): void {
+    if (requestId !== undefined) request.requestId = requestId;
+    if (s.onDisconnect !== undefined) {
+      if (s.onDisconnect === OnDisconnect.CONTINUE) request.onDisconnect = pb.OnDisconnect.CONTINUE;
+      else if (s.onDisconnect === OnDisconnect.CANCEL) request.onDisconnect = pb.OnDisconnect.CANCEL;
+      else throw new TypeError(`unknown onDisconnect ${JSON.stringify(s.onDisconnect)}; use "cancel" or "continue"`);
+    }
+    if (s.background) request.background = true;
+  }
+
+  joinRun(runId: string, afterSeq: number, eventKinds: readonly EventKind[] | undefined): pb.JoinRunRequest {
+    if (runId === "") throw new TypeError("runId is empty: name the run to join (run.runId, an event's runId)");
+    return create(pb.JoinRunRequestSchema, {
+      runId,
+      afterSeq: uint32("afterSeq", afterSeq),
+      eventKinds: this.eventKinds(eventKinds),
+    });
+  }
+
+  getRun(runId: string): pb.GetRunRequest {
+    return create(pb.GetRunRequestSchema, { runId });
+  }
+
+  listRuns(
+    graph: string,
+    threadId: string,
+    o: { limit?: number | undefined; before?: string | undefined },
+  ): pb.ListRunsRequest {
+    const request = create(pb.ListRunsRequestSchema, { graph, threadId });
+    if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
+    if (o.before !== undefined) request.before = o.before;
+    return request;
   }
 
   runConfig(s: RunSettings): pb.RunConfig | undefined {
@@ -223,8 +276,10 @@ export class Encoder {
     threadId: string,
     values: unknown,
     o: { asNode?: string | undefined; checkpointId?: string | undefined },
+    requestId?: string,
   ): pb.UpdateStateRequest {
     const request = create(pb.UpdateStateRequestSchema, { graph, threadId, valuesJson: this.jsonText(values) });
+    if (requestId !== undefined) request.requestId = requestId;
     if (o.asNode !== undefined) request.asNode = o.asNode;
     if (o.checkpointId !== undefined) request.checkpointId = o.checkpointId;
     return request;

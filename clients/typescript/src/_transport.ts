@@ -38,7 +38,7 @@ export interface TransportOptions {
 /** Run states and histories can be large; the server caps what it sends, so accept up to this. */
 export const DEFAULT_MAX_RECEIVE = 64 * 1024 * 1024;
 
-type Method<I extends DescMessage, O extends DescMessage> = DescMethod & { input: I; output: O };
+export type Method<I extends DescMessage, O extends DescMessage> = DescMethod & { input: I; output: O };
 
 /** Receives a server stream's messages, then exactly one of `error` or `end`. */
 export interface StreamSink<T> {

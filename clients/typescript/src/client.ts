@@ -11,19 +11,32 @@
  * @module
  */
 
+import { randomUUID } from "node:crypto";
+
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type * as grpc from "@grpc/grpc-js";
 
 import { Decoder, decoded } from "./_decode.js";
 import { Encoder, type RunSettings } from "./_requests.js";
-import { Transport, type CallOptions } from "./_transport.js";
+import {
+  DEFAULT_RETRY,
+  policy,
+  resilientStream,
+  retryingUnary,
+  type Policy,
+  type Progress,
+  type RetryPolicy,
+} from "./_retry.js";
+import { Transport, type CallOptions, type Method, type StreamSink } from "./_transport.js";
 import { UnknownError } from "./errors.js";
 import { GraphService } from "./gen/graphwire/v1/graphwire_pb.js";
+import type * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import { standardJson, type JsonCodec } from "./json.js";
 import { Run } from "./run.js";
 import { StoreClient } from "./store.js";
-import type { CheckpointRef, GraphInfo, StateSnapshot, StateValues } from "./types.js";
+import type { CheckpointRef, EventKind, GraphInfo, RunInfo, StateSnapshot, StateValues } from "./types.js";
 
-export type { CallOptions, RunSettings };
+export type { CallOptions, RetryPolicy, RunSettings };
 
 /** How to connect. */
 export interface ClientOptions {
@@ -44,6 +57,12 @@ export interface ClientOptions {
    * messages up to 64 MiB), e.g. `{"grpc.keepalive_time_ms": 30000}`.
    */
   channelOptions?: grpc.ChannelOptions | undefined;
+  /**
+   * How calls that fail with UNAVAILABLE are retried: by default 5 tries with backoff from
+   * 200 ms, each run call and `updateState` carrying a new `requestId` so the server applies
+   * it once; `false` turns retrying (and the generated ids) off. A call's `retry` overrides it.
+   */
+  retry?: RetryPolicy | boolean | undefined;
 }
 
 /** Options of `invoke`. */
@@ -88,8 +107,30 @@ export interface HistoryOptions extends CallOptions {
   checkpointNs?: string | undefined;
 }
 
+/** Options of `joinRun`. */
+export interface JoinRunOptions extends CallOptions {
+  /** Send only the events after this `seq` (0, the default: every event from `run_started` on). */
+  afterSeq?: number | undefined;
+  /** As `RunSettings.eventKinds`, among the kinds the run's own caller asked for. */
+  eventKinds?: readonly EventKind[] | undefined;
+  /** As `RunSettings.retry`. */
+  retry?: RetryPolicy | boolean | undefined;
+}
+
+/** Options of `listRuns`. */
+export interface ListRunsOptions extends CallOptions {
+  /** The most runs to return; omitted: all. */
+  limit?: number | undefined;
+  /** Only runs started before this one (for paging: the last `runId` of the previous page). */
+  before?: string | undefined;
+}
+
 /** Options of `updateState`. */
 export interface UpdateStateOptions extends CallOptions {
+  /** As `RunSettings.requestId`: a retry answers with the version the first attempt saved. */
+  requestId?: string | undefined;
+  /** As `RunSettings.retry`. */
+  retry?: RetryPolicy | boolean | undefined;
   /** The node the update counts as coming from; omitted: the node that last wrote. */
   asNode?: string | undefined;
   /** The version to update; omitted: the newest. An older one starts a branch. */
@@ -122,9 +163,11 @@ export class Client {
   readonly #transport: Transport;
   readonly #encode: Encoder;
   readonly #decode: Decoder;
+  readonly #retry: Policy;
 
   constructor(address: string, options: ClientOptions = {}) {
     this.address = address;
+    this.#retry = policy(options.retry, DEFAULT_RETRY);
     this.#transport = new Transport(address, options);
     const json = options.json ?? standardJson;
     this.#encode = new Encoder(json);
@@ -145,9 +188,7 @@ export class Client {
    */
   invoke<S = StateValues>(graph: string, threadId: string, input: unknown, options: InvokeOptions = {}): Run<S> {
     const request = this.#encode.invoke(graph, threadId, input, options);
-    return new Run<S>(threadId, this.#decode, (sink) =>
-      this.#transport.serverStream(GraphService.method.invoke, request, options, sink),
-    );
+    return this.#run<S, typeof pb.InvokeRequestSchema>(GraphService.method.invoke, request, threadId, options);
   }
 
   /**
@@ -159,9 +200,7 @@ export class Client {
    */
   resume<S = StateValues>(graph: string, threadId: string, answer?: unknown, options: ResumeOptions = {}): Run<S> {
     const request = this.#encode.resume(graph, threadId, answer, options);
-    return new Run<S>(threadId, this.#decode, (sink) =>
-      this.#transport.serverStream(GraphService.method.resume, request, options, sink),
-    );
+    return this.#run<S, typeof pb.ResumeRequestSchema>(GraphService.method.resume, request, threadId, options);
   }
 
   /**
@@ -171,9 +210,7 @@ export class Client {
    */
   fork<S = StateValues>(graph: string, threadId: string, checkpointId: string, options: ForkOptions = {}): Run<S> {
     const request = this.#encode.fork(graph, threadId, checkpointId, options);
-    return new Run<S>(threadId, this.#decode, (sink) =>
-      this.#transport.serverStream(GraphService.method.fork, request, options, sink),
-    );
+    return this.#run<S, typeof pb.ForkRequestSchema>(GraphService.method.fork, request, threadId, options);
   }
 
   /**
@@ -187,6 +224,44 @@ export class Client {
     return response.cancelled;
   }
 
+  /**
+   * Follows a run from any replica: its events after `afterSeq` (default 0: all of them), to
+   * its `run_finished`. For a run started with a `requestId` (the default while retrying is
+   * on), `onDisconnect: "continue"` or `background`, while it runs and for the server's
+   * retention window after it ended. A dropped join is joined again from the last event
+   * received; leaving one never cancels its run.
+   */
+  joinRun<S = StateValues>(runId: string, options: JoinRunOptions = {}): Run<S> {
+    const afterSeq = options.afterSeq ?? 0;
+    this.#encode.joinRun(runId, afterSeq, options.eventKinds); // bad arguments throw here
+    const progress: Progress = { runId, seq: afterSeq, calls: 0 };
+    const start = resilientStream(
+      { start: null, join: this.#joiner(options.eventKinds, options) },
+      policy(options.retry, this.#retry),
+      {
+        rejoin: true,
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        progress,
+      },
+    );
+    return new Run<S>("", this.#decode, start, progress);
+  }
+
+  /** A run's record (status, call, replica, attempts, outcome), from any replica. */
+  async getRun(runId: string, options: CallOptions = {}): Promise<RunInfo> {
+    const request = this.#encode.getRun(runId);
+    const response = await this.#unary(GraphService.method.getRun, request, options, this.#retry);
+    return decoded(() => this.#decode.runInfo(response));
+  }
+
+  /** A thread's runs, newest first, from the records of every replica. */
+  async listRuns(graph: string, threadId: string, options: ListRunsOptions = {}): Promise<RunInfo[]> {
+    const request = this.#encode.listRuns(graph, threadId, options);
+    const response = await this.#unary(GraphService.method.listRuns, request, options, this.#retry);
+    return decoded(() => response.runs.map((r) => this.#decode.runInfo(r)));
+  }
+
   // -- threads ----------------------------------------------------------------
 
   /** A version of the thread: the newest, or `checkpointId`'s. `NotFoundError` for a thread with no version. */
@@ -196,7 +271,7 @@ export class Client {
     options: GetStateOptions = {},
   ): Promise<StateSnapshot<S>> {
     const request = this.#encode.getState(graph, threadId, options.checkpointId, options);
-    const response = await this.#transport.unary(GraphService.method.getState, request, options);
+    const response = await this.#unary(GraphService.method.getState, request, options, this.#retry);
     return decoded(() => this.#decode.stateSnapshot<S>(response));
   }
 
@@ -207,7 +282,7 @@ export class Client {
     options: HistoryOptions = {},
   ): Promise<StateSnapshot<S>[]> {
     const request = this.#encode.listHistory(graph, threadId, options);
-    const response = await this.#transport.unary(GraphService.method.listHistory, request, options);
+    const response = await this.#unary(GraphService.method.listHistory, request, options, this.#retry);
     return decoded(() => response.snapshots.map((s) => this.#decode.stateSnapshot<S>(s)));
   }
 
@@ -221,8 +296,10 @@ export class Client {
     values: unknown,
     options: UpdateStateOptions = {},
   ): Promise<CheckpointRef> {
-    const request = this.#encode.updateState(graph, threadId, values, options);
-    const response = await this.#transport.unary(GraphService.method.updateState, request, options);
+    const retry = policy(options.retry, this.#retry);
+    const requestId = options.requestId ?? (retry.attempts > 1 ? randomUUID() : undefined);
+    const request = this.#encode.updateState(graph, threadId, values, options, requestId);
+    const response = await this.#unary(GraphService.method.updateState, request, options, retry);
     const checkpoint = response.checkpoint;
     if (checkpoint === undefined) throw new UnknownError("the server's UpdateState response names no checkpoint");
     return decoded(() => this.#decode.checkpointRef(checkpoint));
@@ -238,13 +315,18 @@ export class Client {
 
   /** The graphs the server runs, by name (without edges). */
   async graphs(options: CallOptions = {}): Promise<GraphInfo[]> {
-    const response = await this.#transport.unary(GraphService.method.listGraphs, this.#encode.listGraphs(), options);
+    const response = await this.#unary(GraphService.method.listGraphs, this.#encode.listGraphs(), options, this.#retry);
     return decoded(() => response.graphs.map((g) => this.#decode.graphInfo(g)));
   }
 
   /** One graph with its nodes and edges, enough to draw it. */
   async graph(graph: string, options: CallOptions = {}): Promise<GraphInfo> {
-    const response = await this.#transport.unary(GraphService.method.getGraph, this.#encode.getGraph(graph), options);
+    const response = await this.#unary(
+      GraphService.method.getGraph,
+      this.#encode.getGraph(graph),
+      options,
+      this.#retry,
+    );
     return decoded(() => this.#decode.graphInfo(response));
   }
 
@@ -253,5 +335,55 @@ export class Client {
   /** Closes the connection: no new calls; calls in progress finish. */
   close(): void {
     this.#transport.close();
+  }
+
+  // -- plumbing ---------------------------------------------------------------
+
+  /** A run call as a `Run`: its `requestId` set, its retries and re-joins wired (`_retry.ts`). */
+  #run<S, I extends DescMessage>(
+    method: Method<I, typeof pb.RunEventSchema>,
+    request: MessageShape<I> & (pb.InvokeRequest | pb.ResumeRequest | pb.ForkRequest),
+    threadId: string,
+    options: RunSettings & CallOptions,
+  ): Run<S> {
+    const retry = policy(options.retry, this.#retry);
+    const requestId = options.requestId ?? (retry.attempts > 1 ? randomUUID() : undefined);
+    this.#encode.durableFields(request, options, requestId);
+    const progress: Progress = { runId: null, seq: 0, calls: 0 };
+    const start = resilientStream(
+      {
+        start: (sink, timeoutMs) => this.#transport.serverStream(method, request, { ...options, timeoutMs }, sink),
+        join: this.#joiner(options.eventKinds, options),
+      },
+      retry,
+      {
+        rejoin: options.background === true || options.onDisconnect === "continue",
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        progress,
+      },
+    );
+    return new Run<S>(threadId, this.#decode, start, progress, requestId ?? null);
+  }
+
+  #joiner(eventKinds: readonly EventKind[] | undefined, options: CallOptions) {
+    return (runId: string, afterSeq: number, sink: StreamSink<pb.RunEvent>, timeoutMs: number | undefined) =>
+      this.#transport.serverStream(
+        GraphService.method.joinRun,
+        this.#encode.joinRun(runId, afterSeq, eventKinds),
+        { ...options, timeoutMs },
+        sink,
+      );
+  }
+
+  #unary<I extends DescMessage, O extends DescMessage>(
+    method: Method<I, O>,
+    request: MessageShape<I>,
+    options: CallOptions,
+    retry: Policy,
+  ): Promise<MessageShape<O>> {
+    return retryingUnary(retry, options.timeoutMs, options.signal, (timeoutMs) =>
+      this.#transport.unary(method, request, { ...options, timeoutMs }),
+    );
   }
 }

@@ -19,7 +19,10 @@
  * ```
  *
  * `invoke`/`resume`/`fork` return a `Run` (an async iterable of typed
- * events with a `result()` promise); values are plain JSON-decoded
+ * events with a `result()` promise, and its `runId` and `seq`); calls that
+ * fail with UNAVAILABLE are retried with one `requestId`, and a run started
+ * with `onDisconnect: "continue"` is re-joined after a dropped stream
+ * (`joinRun`, `getRun` and `listRuns` follow runs from any replica); values are plain JSON-decoded
  * objects; failed calls throw a subclass of `GraphwireError` named after the
  * gRPC status code; a node's error is not thrown but reported in the result.
  * `client.store` reads and writes the server's store (long-term memory
@@ -38,7 +41,10 @@ export {
   type GetStateOptions,
   type HistoryOptions,
   type InvokeOptions,
+  type JoinRunOptions,
+  type ListRunsOptions,
   type ResumeOptions,
+  type RetryPolicy,
   type RunSettings,
   type UpdateStateOptions,
 } from "./client.js";
@@ -70,6 +76,9 @@ export {
   Durability,
   EventKind,
   FinishReason,
+  OnDisconnect,
+  RunStatus,
+  type RunInfo,
   type CheckpointRef,
   type ErrorInfo,
   type GraphEdge,

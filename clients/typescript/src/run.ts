@@ -11,10 +11,17 @@
  * `result()` still resolves. To stop the run, abort the call's `signal` (or
  * call `client.cancel(graph, threadId)` from anywhere).
  *
+ * A `Run` survives its connection: UNAVAILABLE before the first event is
+ * retried with the call's `requestId`, and a run started with
+ * `onDisconnect: "continue"` is re-joined (`JoinRun`) from `seq` after a
+ * dropped stream, every event reaching the caller once, in order (see
+ * `_retry.ts`).
+ *
  * @module
  */
 
 import type { Decoder } from "./_decode.js";
+import type { Progress } from "./_retry.js";
 import type { StreamSink } from "./_transport.js";
 import { UnknownError, type GraphwireError } from "./errors.js";
 import type { RunEvent, RunFinished } from "./events.js";
@@ -62,6 +69,8 @@ export type StartCall = (sink: StreamSink<pb.RunEvent>) => { cancel(): void };
 export class Run<S = StateValues> implements AsyncIterable<RunEvent<S>> {
   /** The thread the run is on. */
   readonly threadId: string;
+  /** The id sent with each attempt of the call; null when it had none. */
+  readonly requestId: string | null;
 
   readonly #events: RunEvent<S>[] = [];
   readonly #result: Promise<RunResult<S>>;
@@ -70,10 +79,19 @@ export class Run<S = StateValues> implements AsyncIterable<RunEvent<S>> {
   #ended = false;
   #waiting: (() => void)[] = [];
   #settle!: { resolve(result: RunResult<S>): void; reject(error: GraphwireError): void };
+  readonly #progress: Progress;
 
   /** @internal Made by the client; not constructed by callers. */
-  constructor(threadId: string, decoder: Decoder, start: StartCall) {
+  constructor(
+    threadId: string,
+    decoder: Decoder,
+    start: StartCall,
+    progress: Progress = { runId: null, seq: 0, calls: 0 },
+    requestId: string | null = null,
+  ) {
     this.threadId = threadId;
+    this.requestId = requestId;
+    this.#progress = progress;
     this.#result = new Promise<RunResult<S>>((resolve, reject) => {
       this.#settle = { resolve, reject };
     });
@@ -99,6 +117,21 @@ export class Run<S = StateValues> implements AsyncIterable<RunEvent<S>> {
       error: (error) => this.#fail(error),
       end: () => this.#end(),
     });
+  }
+
+  /** The run's id, once its first event arrived (null before). */
+  get runId(): string | null {
+    return this.#progress.runId;
+  }
+
+  /** The `seq` of the last event received (0 before any): where `client.joinRun(run.runId, {afterSeq})` goes on. */
+  get seq(): number {
+    return this.#progress.seq;
+  }
+
+  /** The gRPC calls made so far: 1, plus one per retry or re-join. */
+  get calls(): number {
+    return this.#progress.calls;
   }
 
   /** How the run ended, once it has. Rejects with the `GraphwireError` of a failed call. */
@@ -139,7 +172,10 @@ export class Run<S = StateValues> implements AsyncIterable<RunEvent<S>> {
     const finished = this.#finished;
     if (finished === null) {
       this.#fail(
-        new UnknownError(`the run's stream ended after ${this.#events.length} event(s) without a run_finished event`),
+        new UnknownError(
+          `the run's stream ended after ${this.#events.length} event(s) without a run_finished event` +
+            " (a background call ends after run_started: follow its run with client.joinRun(run.runId))",
+        ),
       );
       return;
     }

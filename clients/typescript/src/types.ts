@@ -59,6 +59,35 @@ export const Durability = {
 
 export type Durability = (typeof Durability)[keyof typeof Durability];
 
+/** What a run does when its caller's stream ends before it does. */
+export const OnDisconnect = {
+  /** The run is cancelled (the server's default); saved versions stay. */
+  CANCEL: "cancel",
+  /**
+   * The run goes on: the client re-joins it (`JoinRun`) after a dropped connection, and
+   * another replica continues it should its replica die.
+   */
+  CONTINUE: "continue",
+} as const;
+
+export type OnDisconnect = (typeof OnDisconnect)[keyof typeof OnDisconnect];
+
+/** Where a run is, by its record (`getRun`, `listRuns`). */
+export const RunStatus = {
+  PENDING: "pending",
+  RUNNING: "running",
+  INTERRUPTED: "interrupted",
+  SUCCESS: "success",
+  ERROR: "error",
+  CANCELLED: "cancelled",
+  /** Its replica died; another one is about to continue it. */
+  RECOVERING: "recovering",
+  /** A status this client does not know (from a newer server). */
+  UNSPECIFIED: "unspecified",
+} as const;
+
+export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
+
 /**
  * A thread's state as the client sees it by default: a JSON object of state
  * keys. Pass your own shape as the type parameter of `invoke`, `getState`,
@@ -124,6 +153,37 @@ export interface StateSnapshot<S = StateValues> {
   tasks: TaskState[];
   /** All pending interrupts of this version. */
   interrupts: Interrupt[];
+}
+
+/** A run's record, as every replica sees it (`getRun`, `listRuns`). */
+export interface RunInfo {
+  runId: string;
+  threadId: string;
+  graph: string;
+  status: RunStatus;
+  /** The `requestId` of the call that started it; null when none. */
+  requestId: string | null;
+  /** The replica running it, or that ran it last. */
+  replica: string;
+  /** 1, plus one per recovery after its replica died. */
+  attempts: number;
+  startedAt: Date | null;
+  /** Null while it runs. */
+  endedAt: Date | null;
+  /** The thread's newest version when it ended. */
+  checkpointId: string | null;
+  /** The RPC that started it: "Invoke", "Resume", "Fork" or "UpdateState". */
+  call: string;
+  /** What that call asked (long strings cut): `{input}`, `{resume}`, `{checkpoint_id}`, ... */
+  callArgs: unknown;
+  /** Why it ended; null while it has not (and for a run cancelled by its caller leaving: `endedAt` says it ended). */
+  reason: FinishReason | null;
+  error: ErrorInfo | null;
+  interrupts: Interrupt[];
+  /** The `seq` of its last event so far. */
+  lastSeq: number;
+  onDisconnect: OnDisconnect | null;
+  background: boolean;
 }
 
 /** A node of a graph (`__start__` and `__end__` included). */
