@@ -114,7 +114,8 @@ func (c *Client) Invoke(ctx context.Context, graph, threadID string, input any, 
 	if err != nil {
 		return nil, err
 	}
-	req := &pb.InvokeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config}
+	req := &pb.InvokeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
 	if req.InputJson, err = jsonText(input, "input"); err != nil {
 		return nil, err
 	}
@@ -133,7 +134,8 @@ func (c *Client) Resume(ctx context.Context, graph, threadID string, answer any,
 	if err != nil {
 		return nil, err
 	}
-	req := &pb.ResumeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config}
+	req := &pb.ResumeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
 	if s.resumes != nil {
 		if answer != nil {
 			return nil, fmt.Errorf("graphwire: pass an answer or WithResumes, not both")
@@ -157,7 +159,8 @@ func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string,
 		return nil, err
 	}
 	req := &pb.ForkRequest{Graph: graph, ThreadId: threadID, CheckpointId: checkpointID, EventKinds: s.kinds,
-		Enqueue: s.enqueue, Config: s.config, UpdateJson: s.update}
+		Enqueue: s.enqueue, Config: s.config, UpdateJson: s.update,
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
 	if s.asNode != "" {
 		req.AsNode = &s.asNode
 	}

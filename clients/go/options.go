@@ -18,6 +18,9 @@ type settings struct {
 	resumes      map[string]string // Resume
 	update       string            // Fork
 	asNode       string            // Fork
+	requestID    string
+	onDisconnect pb.OnDisconnect
+	background   bool
 }
 
 var kinds = map[EventKind]pb.EventKind{
@@ -111,6 +114,38 @@ func WithInterruptBefore(nodes ...string) RunOption {
 // WithInterruptAfter: see WithInterruptBefore.
 func WithInterruptAfter(nodes ...string) RunOption {
 	return func(s *settings) error { s.runConfig().InterruptAfter = nodes; return nil }
+}
+
+// WithRequestID names the logical call: a retry of it (after ErrUnavailable,
+// say) with the same id is never applied twice; the server answers it with the
+// first attempt's outcome, or joins that attempt while it runs. This client
+// does not retry by itself, nor make up ids: without it, no id is sent.
+func WithRequestID(id string) RunOption {
+	return func(s *settings) error { s.requestID = id; return nil }
+}
+
+// WithOnDisconnect says what the run does when its caller's stream ends before
+// it does: OnDisconnectCancel (the server's default) or OnDisconnectContinue
+// (it goes on; JoinRun reads it again, and another replica continues it should
+// its replica die).
+func WithOnDisconnect(d OnDisconnect) RunOption {
+	return func(s *settings) error {
+		v, ok := onDisconnects[d]
+		if !ok {
+			return fmt.Errorf("graphwire: unknown OnDisconnect %q", d)
+		}
+		s.onDisconnect = v
+		return nil
+	}
+}
+
+// WithBackground makes the call return right after RunStarted; the run goes
+// on with no caller (follow it with JoinRun or GetRun, by Run.RunID).
+func WithBackground() RunOption { return func(s *settings) error { s.background = true; return nil } }
+
+var onDisconnects = map[OnDisconnect]pb.OnDisconnect{
+	OnDisconnectCancel:   pb.OnDisconnect_ON_DISCONNECT_CANCEL,
+	OnDisconnectContinue: pb.OnDisconnect_ON_DISCONNECT_CONTINUE,
 }
 
 // WithCheckpoint (Invoke) runs from this older version instead of the newest, on a new branch.

@@ -28,6 +28,8 @@ type Run struct {
 	started  *RunStarted
 	err      error
 	done     bool
+	runID    string
+	seq      uint32
 }
 
 func newRun(threadID string, recv func() (*pb.RunEvent, error), cancel context.CancelFunc) *Run {
@@ -52,6 +54,10 @@ func (r *Run) Next() bool {
 			r.err = fromRPC(err)
 			return false
 		}
+		if m.GetRunId() != "" {
+			r.runID = m.GetRunId()
+		}
+		r.seq = m.GetSeq()
 		ev := event(m)
 		if ev == nil {
 			continue
@@ -69,6 +75,13 @@ func (r *Run) Next() bool {
 	}
 	return false
 }
+
+// RunID is the run's id, once its first event arrived ("" before).
+func (r *Run) RunID() string { return r.runID }
+
+// Seq is the seq of the last event received (0 before any): where a later
+// JoinRun(ctx, run.RunID(), run.Seq()) goes on.
+func (r *Run) Seq() uint32 { return r.seq }
 
 // Event is the event Next moved to.
 func (r *Run) Event() Event { return r.current }
