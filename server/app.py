@@ -264,9 +264,10 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     inspector = None
     if inspector_sock is not None:
         from server.inspector import Inspector, build_app, is_loopback
+        from server.inspector._runs import ServiceRuns
 
         host = inspector_sock.getsockname()[0]
-        app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host))
+        app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service))
         try:
             inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key)
         except BaseException:

@@ -47,6 +47,7 @@ TEST_GRAPHS = {
     "reminders_gated": "tests.graphs:reminders_gated",
     "chain3": "tests.graphs:chain3",
     "gated": "tests.graphs:gated",
+    "gated_question": "tests.graphs:gated_question",
     "failing": "tests.graphs:failing",
     "parallel": "tests.graphs:parallel",
     "questions": "tests.graphs:questions",

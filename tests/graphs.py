@@ -12,6 +12,9 @@ with the repository root as its working directory, so ``tests`` imports).
   of concurrency, queueing, cancellation and shutdown need no sleeps.
 * ``failing``: ``prepare`` → ``explode``; ``explode`` raises
   ``ValueError`` while the state's ``fail`` is true.
+* ``gated_question``: ``gated``'s node, which then asks "Go on with <label>?"
+  (an interrupt) and logs ``<label>: <answer>``: a run that is open for as
+  long as the test wants, then ends at an interrupt; its resume ends at END.
 * ``reminders_gated``: the reminders agent whose ``forecast`` tool waits for
   the gate named after its thread (``forecast-<thread_id>``) instead of sleeping.
 * ``shout``: one node that sends a custom event of the input's ``size``
@@ -60,8 +63,8 @@ from engine.types import CachePolicy
 from examples.reminders import build_graph
 
 __all__ = [
-    "GATE_ENV", "bulky", "cached", "chain3", "failing", "gate_path", "gated", "letters", "memories", "memory_key", "parallel",
-    "questions", "reminders_gated", "runs_path", "shout", "user_memories",
+    "GATE_ENV", "bulky", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "letters", "memories",
+    "memory_key", "parallel", "questions", "reminders_gated", "runs_path", "shout", "user_memories",
 ]  # fmt: skip
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
@@ -147,6 +150,17 @@ def _one_node(state: type, name: str, node: Any) -> StateGraph:
 
 
 gated = _one_node(GatedState, "work", _work)
+
+
+async def _work_then_ask(state: GatedState) -> dict[str, Any]:
+    gate, label = state.get("gate"), state.get("label", "")
+    if gate:
+        await wait_gate(gate)
+    answer = interrupt(f"Go on with {label}?")
+    return {"log": [f"{label}: {answer}"]}
+
+
+gated_question = _one_node(GatedState, "work", _work_then_ask)
 
 # -- failing -------------------------------------------------------------------
 

@@ -12,6 +12,8 @@
     GET /api/version?graph=G&thread=T&checkpoint=C[&checkpoint_ns=NS]
                                             one version: values, metadata, tasks (a subgraph's
                                             with its checkpoint_ns), writes
+    GET /api/runs?graph=G&thread=T          the thread's runs from the run records (every replica's),
+                                            newest first, with this server's replica id and clock
     GET /api/live                           the runs in flight
     GET /api/events                         server-sent events from the run hub
 
@@ -41,9 +43,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 from starlette.applications import Starlette
@@ -63,7 +66,7 @@ from server._requests import bad, ident, namespace
 from server._tenants import TENANT
 from server.inspector import _views as views
 
-__all__ = ["STATIC", "build_app"]
+__all__ = ["STATIC", "RunRecords", "build_app"]
 
 log = logging.getLogger("graphwire.inspector")
 
@@ -88,6 +91,17 @@ _PAGE_HEADERS = {
     "cache-control": "no-cache",
 }
 _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+class RunRecords(Protocol):
+    """Where the calls time line reads runs: the records every replica writes (``ListRuns``'s source)."""
+
+    #: This server's replica id, as run records name it.
+    replica: str
+
+    async def list_runs(self, graph: str, thread_id: str) -> Sequence[Any]:
+        """The thread's runs as ``RunInfo`` messages, newest first (raising as ``ListRuns`` would)."""
+        ...
 
 
 def _json(value: Any, status: int = 200) -> Response:
@@ -187,11 +201,19 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopback: bool = True) -> ASGIApp:
+def build_app(
+    reads: Reads,
+    hub: RunHub,
+    *,
+    tokens: Tokens | None = None,
+    loopback: bool = True,
+    runs: RunRecords | None = None,
+) -> ASGIApp:
     """The inspector as an ASGI app over a server's reads and run hub.
 
     ``tokens``: the tokens the gRPC API accepts (a request is served as its
-    token's tenant); None: no auth.
+    token's tenant); None: no auth. ``runs``: the run records (the calls time
+    line); None: ``/api/runs`` answers 501.
     """
 
     def running() -> set[tuple[str, str]]:
@@ -260,6 +282,21 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
         return {"graph": name, "thread_id": thread, **views.version_detail(state, parent, parent_saved)}
 
     @_api
+    async def runs_of_thread(request: Request) -> Any:
+        name, thread = _param(request, "graph"), _param(request, "thread")
+        if runs is None:
+            raise NotImplementedError("this server keeps no run records, so it cannot draw the calls")
+        reads.graph(name)  # an unknown graph is NOT_FOUND, as the RPCs answer
+        found = await runs.list_runs(name, thread)
+        return {
+            "graph": name,
+            "thread_id": thread,
+            "replica": runs.replica,
+            "now": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+            "runs": [views.run_view(r) for r in found],
+        }
+
+    @_api
     async def live(request: Request) -> Any:
         return {"runs": hub.live_runs()}
 
@@ -293,6 +330,7 @@ def build_app(reads: Reads, hub: RunHub, *, tokens: Tokens | None = None, loopba
             Route("/api/threads", threads),
             Route("/api/history", history),
             Route("/api/version", version),
+            Route("/api/runs", runs_of_thread),
             Route("/api/live", live),
             Route("/api/events", events),
         ]

@@ -24,14 +24,16 @@ versions, not the updates between them:
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
 from engine.graph._draw import DrawableGraph
 from engine.types import StateSnapshot
+from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import stored_error
 
-__all__ = ["graph_view", "interrupts", "thread_view", "version_detail", "version_ref", "writes_view"]
+__all__ = ["graph_view", "interrupts", "run_view", "thread_view", "version_detail", "version_ref", "writes_view"]
 
 
 def graph_view(name: str, description: str, graph: Any) -> dict[str, Any]:
@@ -60,6 +62,54 @@ def thread_view(t: ThreadInfo, running: bool, waiting: dict[str, Any] | None = N
         "updated_at": t.updated_at,
         "running": running,
         "waiting": waiting,
+    }
+
+
+def _enum_suffix(enum: Any, number: int, prefix: str) -> str | None:
+    """``RUN_STATUS_RUNNING`` → ``"RUNNING"``; None for the unspecified value (0) or one this server does not know."""
+    if number == 0:
+        return None
+    try:
+        return enum.Name(number).removeprefix(prefix)
+    except ValueError:
+        return None
+
+
+def _time(message: Any, field: str) -> str | None:
+    return getattr(message, field).ToDatetime().isoformat() + "Z" if message.HasField(field) else None
+
+
+#: Why an ended run returned, by its status, when its record has no RunFinished (its caller left).
+_REASON_OF_STATUS = {"success": "END", "interrupted": "INTERRUPT", "error": "ERROR", "cancelled": "CANCELLED"}
+
+
+def run_view(info: pb.RunInfo) -> dict[str, Any]:
+    """A run's record (the ``RunInfo`` GetRun/ListRuns answer) as the calls time line draws it.
+
+    ``reason`` is None exactly while the run is open.
+    """
+    status = (_enum_suffix(pb.RunStatus, info.status, "RUN_STATUS_") or "UNSPECIFIED").lower()
+    reason = _enum_suffix(pb.FinishReason, info.reason, "FINISH_REASON_")
+    if reason is None and info.HasField("ended_at"):
+        reason = _REASON_OF_STATUS.get(status, "UNSPECIFIED")
+    return {
+        "run_id": info.run_id,
+        "call": info.call,
+        "call_args": json.loads(info.call_json) if info.call_json else {},
+        "status": status,
+        "reason": reason,
+        "error": {"type": info.error.type, "message": info.error.message} if info.HasField("error") else None,
+        "interrupts": [
+            {"interrupt_id": i.interrupt_id, "node": i.node, "value": json.loads(i.value_json) if i.value_json else None}
+            for i in info.interrupts
+        ],
+        "replica": info.replica,
+        "attempts": info.attempts,
+        "started_at": _time(info, "started_at"),
+        "ended_at": _time(info, "ended_at"),
+        "checkpoint_id": info.checkpoint_id or None,
+        "request_id": info.request_id or None,
+        "last_seq": info.last_seq,
     }
 
 

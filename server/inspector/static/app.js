@@ -9,8 +9,10 @@ import { AuthError, getJson, setToken, streamEvents, takeTokenFromUrl } from "./
 import { renderGraph } from "./graph.js";
 import { ago, el, json, nextLabel, shortIds, threadColor } from "./util.js";
 import { renderVersions } from "./versions.js";
+import { CallsPanel } from "./calls.js";
 
 const $ = (id) => document.getElementById(id);
+let calls = null; // the CallsPanel, made at the end of this module (it calls back into it)
 
 const state = {
   graphs: [],
@@ -323,6 +325,7 @@ async function loadThreads() {
 async function selectGraph(name, thread = null, version = null) {
   state.graph = name;
   state.thread = null;
+  calls.show(name, null);
   state.versions = [];
   state.selected = null;
   state.expanded = new Set();
@@ -361,6 +364,7 @@ async function selectThread(thread, version = null) {
   state.selected = null;
   resetDetail();
   drawThreads();
+  calls.show(state.graph, thread);
   await refreshHistory();
   saveHash();
   if (version) await openVersion(version);
@@ -409,6 +413,7 @@ function onEvent(msg) {
   drawGraph();
   drawThreads();
   if (msg.thread_id === state.thread) drawVersions();
+  if (msg.thread_id === state.thread && (msg.type === "run_started" || msg.type === "run_finished")) calls.refresh();
   if (msg.type === "run_finished") {
     reloadThreadsSoon();
     if (msg.thread_id === state.thread) {
@@ -481,5 +486,6 @@ async function start() {
   }
 }
 
+calls = new CallsPanel($("calls"), { getJson, onSelect: (id) => openVersion(id).catch(fail), onError: fail });
 takeTokenFromUrl();
 start();

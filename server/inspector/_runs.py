@@ -1,0 +1,33 @@
+"""The run records the inspector's calls time line reads, over a server's own.
+
+The same records and the same conversion ``ListRuns`` answers with
+(:mod:`server._durable`), for the calling tenant's thread (``thread_key``
+reads the tenant the inspector's guard set), so the page shows every
+replica's runs exactly as a client would list them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._reads import thread_key
+
+__all__ = ["ServiceRuns"]
+
+
+class ServiceRuns:
+    """:class:`server.inspector._app.RunRecords` over a ``GraphService``'s run records."""
+
+    def __init__(self, service: Any) -> None:
+        self._service = service
+
+    @property
+    def replica(self) -> str:
+        return str(self._service.records.replica)
+
+    async def list_runs(self, graph: str, thread_id: str) -> list[pb.RunInfo]:
+        from server._durable import run_info
+
+        found = await self._service.records.store.alist(thread_key(graph, thread_id))
+        return [run_info(r) for r in found]
