@@ -84,7 +84,9 @@ async def _workload(saver: Any, work: list[Script]) -> dict[str, Any]:
     """Run ``work`` on a server over ``saver``; recover after faults stop. Returns per-thread results."""
     srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS)), checkpointer=saver)
     try:
-        async with AsyncClient(f"127.0.0.1:{srv.port}") as client:
+        # retry=False: the callers see each fault's status as the server answers it, and
+        # recover with the scripts' own retries (drive), not the client's.
+        async with AsyncClient(f"127.0.0.1:{srv.port}", retry=False) as client:
             left = await asyncio.gather(*(drive(client, s) for s in work))
             during = {s.thread: list(s.outcomes) for s in work}
             if isinstance(saver, FaultySaver):
