@@ -124,3 +124,31 @@ def test_a_run_of_another_replica_shows_with_its_replica(page: Page, two_replica
         page.goto("about:blank")  # the page stops polling before these servers stop
     assert (first["run"], first["replica"], first["elsewhere"]) == (elsewhere.run_id, their_replica, True)
     assert (second["run"], second["replica"], second["elsewhere"]) == (local.run_id, our_replica, False)
+
+
+def test_a_run_recovered_after_its_server_died_shows_its_attempts(page: Page, start_server: Callable[..., ServerProcess]) -> None:
+    thread = f"recovered-{uuid.uuid4().hex[:6]}"
+    gate = f"gate-{thread}"
+    first = start_server(token=TOKEN, inspector=True)
+    with first.client() as client:
+        run = client.stream("gated_question", thread, {"gate": gate, "label": "the rest"}, background=True)
+        assert [type(e).__name__ for e in run] == ["RunStarted"]
+        wait_until(lambda: client.get_state("gated_question", thread).next == ("work",), "the run to wait at its gate")
+    first.kill()  # mid-step: its run is left RUNNING in the records
+    second = start_server(token=TOKEN, inspector=True, db=first.db, gates=first.gates)
+    open_page(page, second, f"#graph=gated_question&thread={thread}")
+    try:
+        # The restarted server takes the run over (attempt 2); it waits at the same gate, open.
+        page.wait(
+            "() => { const c = document.querySelector('#calls .call'); return c && c.dataset.attempts === '2' && c.dataset.open === 'true'; }",
+            timeout=30,
+            what="the run continued by the restarted server",
+        )
+        (open_run,) = page.eval(CALLS)
+        assert open_run["run"] == run.run_id and "↻ 2 attempts" in page.eval("() => document.querySelector('#calls .call .attempts').textContent")
+        second.open_gate(gate)
+        page.wait("() => document.querySelector('#calls .call').dataset.reason === 'INTERRUPT'", timeout=30, what="the run to end")
+        (ended,) = page.eval(CALLS)
+        assert (ended["attempts"], ended["end"], ended["elsewhere"]) == (2, "INTERRUPT · Go on with the rest?", False)
+    finally:
+        page.goto("about:blank")
