@@ -304,6 +304,8 @@ class AsyncClient:
         and for the server's retention window after it ended. A dropped
         join is joined again from the last event received. Leaving a join
         never cancels its run. ``event_kinds``: as in :class:`RunOptions`.
+        Its ``result().thread_id`` is the one ``RunStarted`` names, so it is
+        empty when that event is not among those read (``after_seq`` > 0).
         """
         _requests.join_run(run_id, after_seq=after_seq, event_kinds=event_kinds)  # bad arguments fail here
         return AsyncRun(

@@ -229,7 +229,8 @@ export class Client {
    * its `run_finished`. For a run started with a `requestId` (the default while retrying is
    * on), `onDisconnect: "continue"` or `background`, while it runs and for the server's
    * retention window after it ended. A dropped join is joined again from the last event
-   * received; leaving one never cancels its run.
+   * received; leaving one never cancels its run. The result's `threadId` is the one `run_started`
+   * names, so it is empty when that event is not among those read (`afterSeq` > 0).
    */
   joinRun<S = StateValues>(runId: string, options: JoinRunOptions = {}): Run<S> {
     const afterSeq = options.afterSeq ?? 0;
