@@ -219,10 +219,9 @@ class ChainReader:
         """The ``(channel, version)`` pairs of namespace ``ns`` not read yet."""
         return {ch: v for ch, v in versions.items() if (ns, ch, v) not in self._segments}
 
-    def known_keys(self) -> tuple[list[str], list[str], list[int]]:
-        """Every ``(ns, channel, version)`` read so far, as three lists (for SQL's stop set)."""
-        keys = list(self._segments)
-        return [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]
+    def known_keys(self) -> list[Key]:
+        """Every ``(ns, channel, version)`` read so far (for SQL's stop set)."""
+        return list(self._segments)
 
     def add(
         self,

@@ -174,9 +174,12 @@ _ITS_VERSIONS = """(
     FROM cp, json_each_text(CASE json_typeof(cp.versions) WHEN 'object' THEN cp.versions ELSE '{{}}' END) AS v
   UNION ALL
     SELECT w.ref_ns, w.ref_channel, w.ref_version
-    FROM cp JOIN {writes} AS w
-      ON w.thread_id = %(thread_id)s AND w.checkpoint_ns = %(ns)s AND w.checkpoint_id = cp.checkpoint_id
-    WHERE w.ref_version IS NOT NULL
+    FROM cp CROSS JOIN LATERAL (  -- a lookup by the writes' key prefix, never a scan of the thread's writes
+        SELECT ref_ns, ref_channel, ref_version FROM {writes}
+        WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND checkpoint_id = cp.checkpoint_id
+          AND ref_version IS NOT NULL
+        OFFSET 0
+    ) AS w
 ) AS want(ns, channel, version)"""
 SELECT_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _NAMED + ")," + _chain(_ITS_VERSIONS)
 SELECT_LATEST_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _LATEST + ")," + _chain(_ITS_VERSIONS)
@@ -185,12 +188,18 @@ SELECT_LATEST_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _LATEST + ")," + _chain(_ITS_
 # several checkpoints of one thread, and the lists their pending writes
 # extend. ``known``: rows the caller already decoded (one alist decodes each
 # row once): the walk stops there.
-SELECT_CHAINS = "WITH RECURSIVE" + _chain(
+# ``wanted`` and ``known`` are JSON texts (arrays of [ns, channel, version]),
+# ``checkpoints`` one of [ns, checkpoint_id]: a listing's stop set grows with
+# every page, and one text goes to the server at C speed where arrays go
+# element by element. Their keys were read from the database: valid text.
+SELECT_CHAINS = """WITH RECURSIVE known(ns, channel, version) AS MATERIALIZED (
+    SELECT k ->> 0, k ->> 1, (k ->> 2)::bigint FROM json_array_elements(%(known)s::json) AS k
+),""" + _chain(
     """(
-    SELECT * FROM unnest(%(nss)s::text[], %(channels)s::text[], %(versions)s::bigint[])
+    SELECT k ->> 0, k ->> 1, (k ->> 2)::bigint FROM json_array_elements(%(wanted)s::json) AS k
   UNION ALL
     SELECT w.ref_ns, w.ref_channel, w.ref_version
-    FROM unnest(%(cp_nss)s::text[], %(cp_ids)s::text[]) AS c(ns, checkpoint_id)
+    FROM (SELECT k ->> 0, k ->> 1 FROM json_array_elements(%(checkpoints)s::json) AS k) AS c(ns, checkpoint_id)
     CROSS JOIN LATERAL (
         SELECT ref_ns, ref_channel, ref_version FROM {writes}
         WHERE thread_id = %(thread_id)s AND checkpoint_ns = c.ns AND checkpoint_id = c.checkpoint_id
@@ -200,8 +209,7 @@ SELECT_CHAINS = "WITH RECURSIVE" + _chain(
 ) AS want(ns, channel, version)""",
     """
     WHERE NOT EXISTS (
-        SELECT 1 FROM unnest(%(known_nss)s::text[], %(known_channels)s::text[], %(known_versions)s::bigint[])
-            AS k(ns, channel, version)
+        SELECT 1 FROM known AS k
         WHERE k.ns = link.next_ns AND k.channel = link.next_channel AND k.version = link.next_version
     )""",
 )

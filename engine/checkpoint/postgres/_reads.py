@@ -104,12 +104,9 @@ class Reads:
         """SELECT_CHAINS's parameters: the rows ``reader`` lacks to rebuild the ``(ns, channel, version)``
         keys ``wanted``, and the lists the pending writes of ``checkpoints`` ``(ns, id)`` extend."""
         wanted = [(ns, ch, v) for ns, ch, v in wanted if not reader.has(ch, v, ns)]
-        known_nss, known_channels, known_versions = reader.known_keys()
         return {
-            "thread_id": thread_id, "nss": [k[0] for k in wanted], "channels": [k[1] for k in wanted],
-            "versions": [k[2] for k in wanted], "cp_nss": [c[0] for c in checkpoints],
-            "cp_ids": [c[1] for c in checkpoints], "known_nss": known_nss, "known_channels": known_channels,
-            "known_versions": known_versions,
+            "thread_id": thread_id, "wanted": json.dumps(wanted), "checkpoints": json.dumps(checkpoints),
+            "known": json.dumps(reader.known_keys()),
         }  # fmt: skip
 
     def _tuple(

@@ -317,7 +317,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         """Feed ``reader`` the rows it lacks to rebuild the ``(ns, channel, version)`` keys
         ``wanted``, and the lists the pending writes of ``checkpoints`` ``(ns, id)`` extend."""
         wanted = [k for k in wanted if not reader.has(k[1], k[2], k[0])]
-        known = json.dumps([list(k) for k in zip(*reader.known_keys())])
+        known = json.dumps(reader.known_keys())
         checkpoints = [c for c in checkpoints if type(c[0]) is str and type(c[1]) is str]  # else check_row fails it
         params = (json.dumps(wanted), thread_id, known, json.dumps(checkpoints))
         for ns, channel, version, tag, data, base, seq, ref_ns, ref_channel, ref_version, ref_key in cur.execute(
