@@ -3,12 +3,12 @@
 Two graphs (``--graph``): the chat below, and a supervisor with one agent
 subgraph (issue 17; see :func:`build`), on PostgreSQL in both engines, with
 the same messages per turn. For the supervisor the bytes are also broken
-down by table, the root's rows apart from the subgraphs', since what a
-subgraph stores per call (its input, ``__start__``, holding the whole
-conversation; its output written back to the parent as the agent task's
-pending writes; a per-invocation namespace's first ``messages`` value,
-which has no earlier version in its namespace to be a delta of) grows with
-the conversation, in both engines.
+down by table, the root's rows apart from the subgraphs': per call a
+subgraph is handed the whole conversation (its input, ``__start__``; a
+per-invocation namespace's first ``messages`` value, which has no earlier
+version in its namespace to be a delta of) and hands it back (its output,
+written to the parent as the agent task's pending writes). LangGraph stores
+each whole; ours stores a reference to the thread's rows and what is new.
 
 A chat of T turns, for T = 10, 50, 200 by default. Each turn appends a
 ~200-byte user message (the input) and a ~500-byte assistant message and

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
@@ -77,8 +77,7 @@ class Ref:
     key: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class BlobRow:
+class BlobRow(NamedTuple):  # a tuple: one is made per stored row, on every put
     """One stored ``(channel, version)``: a full value (``base`` and ``ref`` None),
     a delta on ``base`` (the same namespace and channel), or one on ``ref``."""
 
@@ -91,8 +90,7 @@ class BlobRow:
     ref: Ref | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
     """One version on a chain: its run position, version, the list's length there,
     the stored bytes of its chain (this row and every row below it), and where
     the row is (a chain may pass into another namespace or channel of the thread)."""

@@ -93,7 +93,7 @@ from typing import Any
 from opentelemetry import metrics
 
 from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, Ref, base_seq
-from engine.checkpoint._refs import extends, longest_prefix, reference
+from engine.checkpoint._refs import MIN_ITEMS, extends, longest_prefix, reference
 from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
@@ -288,7 +288,7 @@ class DeltaCache:
                 learned[channel] = None
                 continue
             if type(value) is not list or not self.fanout:
-                found = reference(serde, self._lists(thread_id), value) if type(value) is dict and self.fanout else None
+                found = reference(serde, lambda: self._lists(thread_id), value) if type(value) is dict and self.fanout else None
                 if found is None:
                     tag, data = serde.dumps_channel(channel, value)
                     rows.append(BlobRow(channel, version, tag, data))
@@ -354,7 +354,7 @@ class DeltaCache:
         if known is None or known.version == version or not extends(serde, value, known.items):
             # Not an extension of this channel's last value: of another list the
             # thread stored (a subgraph's first value of its parent's conversation)?
-            known = longest_prefix(serde, self._lists(thread_id, skip=(ns, channel)), value)
+            known = longest_prefix(serde, self._lists(thread_id, skip=(ns, channel)), value) if len(value) >= MIN_ITEMS else None
         # A run past MAX_SEQ starts again (what was read is checked: seq >= 0, so seq here is >= 1).
         if known is not None and known.chain[0].seq < MAX_SEQ:
             seq = known.chain[0].seq + 1
@@ -389,7 +389,7 @@ class DeltaCache:
         def refer(value: Any) -> tuple[Ref, Any, int] | None:
             if not self.fanout or type(value) not in (list, dict):
                 return None
-            return reference(serde, self._lists(thread_id), value)
+            return reference(serde, lambda: self._lists(thread_id), value)
 
         return refer
 

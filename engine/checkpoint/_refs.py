@@ -16,20 +16,24 @@ identity, then by serialized bytes.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.checkpoint._chain import Known, Ref
 from engine.serde import Serializer
 
-__all__ = ["extends", "longest_prefix", "reference"]
+__all__ = ["MIN_ITEMS", "extends", "longest_prefix", "reference"]
+
+#: The shortest list worth a ref: a one-item write (the new message of a step,
+#: the common case) is stored as it is, without looking for one.
+MIN_ITEMS = 2
 
 
 def longest_prefix(serde: Serializer, candidates: Iterable[Known], value: list[Any]) -> Known | None:
     """The longest of ``candidates`` (non-empty lists as stored) that ``value`` starts with, or None."""
-    if not value:
+    if len(value) < MIN_ITEMS:
         return None
-    fitting = [k for k in candidates if 0 < len(k.items) <= len(value)]
+    fitting = [k for k in candidates if MIN_ITEMS <= len(k.items) <= len(value)]
     fitting.sort(key=lambda k: len(k.items), reverse=True)
     for known in fitting:
         if extends(serde, value, known.items):
@@ -37,9 +41,10 @@ def longest_prefix(serde: Serializer, candidates: Iterable[Known], value: list[A
     return None
 
 
-def reference(serde: Serializer, candidates: list[Known], value: Any) -> tuple[Ref, Any, int] | None:
-    """``value`` (a list, or a dict holding lists) as a ref to one of ``candidates``, what the ref lacks,
-    and the stored bytes of the chain it names; None when it repeats none of them.
+def reference(serde: Serializer, candidates: Callable[[], list[Known]], value: Any) -> tuple[Ref, Any, int] | None:
+    """``value`` (a list, or a dict holding lists) as a ref to one of ``candidates()``, what the ref lacks,
+    and the stored bytes of the chain it names; None when it repeats none of them. ``candidates``
+    is called only for a value holding a list of :data:`MIN_ITEMS` or more.
 
     For a list, the ref names the longest candidate it starts with, and the
     rest is the items after it; for a dict, the same for the one entry that
@@ -47,17 +52,19 @@ def reference(serde: Serializer, candidates: list[Known], value: Any) -> tuple[R
     new items.
     """
     if type(value) is list:
-        known = longest_prefix(serde, candidates, value)
+        known = longest_prefix(serde, candidates(), value) if len(value) >= MIN_ITEMS else None
         if known is None:
             return None
         link = known.chain[0]
         return Ref(link.ns, link.channel, link.version), value[link.length :], link.size
-    if type(value) is not dict or not candidates:
+    if type(value) is not dict:
         return None
     best: tuple[str, Known] | None = None
+    lists: list[Known] | None = None
     for key, item in value.items():
-        if type(key) is str and type(item) is list and item:
-            known = longest_prefix(serde, candidates, item)
+        if type(key) is str and type(item) is list and len(item) >= MIN_ITEMS:
+            lists = candidates() if lists is None else lists
+            known = longest_prefix(serde, lists, item)
             if known is not None and (best is None or len(known.items) > len(best[1].items)):
                 best = (key, known)
     if best is None:

@@ -13,10 +13,10 @@ otherwise (:meth:`WriteRow.full`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.checkpoint._chain import ChainReader, Ref
+from engine.checkpoint._refs import MIN_ITEMS
 from engine.checkpoint.base import WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer, StateTooLargeError
@@ -24,8 +24,7 @@ from engine.serde import Serializer, StateTooLargeError
 __all__ = ["WriteRow", "dump_writes", "load_writes", "write_ref"]
 
 
-@dataclass(frozen=True, slots=True)
-class WriteRow:
+class WriteRow(NamedTuple):  # a tuple: one is made per pending write
     """One serialized pending write: its index, channel, data and, when ``ref``
     is set, the stored list its value extends (the data then holds the rest)."""
 
@@ -71,7 +70,10 @@ def dump_writes(
     for idx, (channel, value) in enumerate(writes):
         where = f"write of task {task_id!r} to channel {channel!r}"
         special = WRITES_IDX_MAP.get(channel)
-        found = refer(value) if refer is not None and special is None else None
+        # Only a dict, or a list of MIN_ITEMS or more, can be a ref: the common one-message write skips the look.
+        kind = type(value)
+        worth = kind is dict or (kind is list and len(value) >= MIN_ITEMS)
+        found = refer(value) if worth and refer is not None and special is None else None
         if found is None:
             tag, data = serde.dumps_typed(value, path_prefix=where)
             size = len(data)

@@ -428,13 +428,19 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
                         inserted.append(b.channel)
                 cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
                 out.append(inserted)
+            regular: list[tuple[Any, ...]] = []
+            special: list[tuple[Any, ...]] = []
             for (thread_id, ns, checkpoint_id, task_id, task_path), w in writes:
                 if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
                     w = w.full(self.serde)  # the list it extends is gone (pruned since the cache learned it)
                 f = w.ref
-                cur.execute(q.REPLACE_WRITE if w.replaces else q.INSERT_WRITE, (
+                (special if w.replaces else regular).append((
                     thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, w.type, w.data, task_path,
                     f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
+            if regular:
+                cur.executemany(q.INSERT_WRITE, regular)
+            if special:
+                cur.executemany(q.REPLACE_WRITE, special)
         return out
 
     async def aput_writes(
