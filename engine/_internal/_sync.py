@@ -59,7 +59,8 @@ def _drive(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
     ~13 µs less an invoke, a tenth of a one-node graph's. At its first real
     wait it goes on as a task of the loop, in that same context, and
     everything after is as before. Only ``asyncio.current_task()`` differs
-    before that wait: None rather than a task.
+    before that wait: None rather than a task; so the engine awaits a user's
+    coroutine (an async node or router) through :func:`in_a_task`.
     """
     hooks = _asyncgen_hooks(loop)
     if hooks is None:  # a loop that does not say how it tracks async generators
@@ -114,6 +115,19 @@ class _Rest:
                     waiting = coro.send(None)
                 except StopIteration as done:
                     return done.value
+
+
+async def in_a_task(coro: Coroutine[Any, Any, T]) -> T:
+    """Await a user's coroutine where it sees a task of its own when no task runs the call.
+
+    Under :func:`_drive`'s in-place start no task runs the call yet, and user code
+    asks for one: ``asyncio.timeout()``, ``asyncio.TaskGroup`` and anyio (httpx)
+    raise without it, and cancel the task they find. Such a coroutine goes on a
+    task of the loop (in a copy of this context); otherwise it is awaited here.
+    """
+    if asyncio.current_task() is not None:
+        return await coro
+    return await asyncio.get_running_loop().create_task(coro)
 
 
 def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:

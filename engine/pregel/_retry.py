@@ -20,6 +20,7 @@ import random
 import time
 from typing import Any, Sequence
 
+from engine._internal._sync import in_a_task
 from engine.errors import GraphInterrupt, ParentCommand
 from engine.pregel._algo import Task
 from engine.pregel._context import CURRENT, TaskContext
@@ -49,7 +50,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
                 if proc is None:
                     result = t.input
                 elif node.is_async:
-                    result = await proc(*args)
+                    result = await in_a_task(proc(*args))
                 elif inline:
                     result = proc(*args)
                 else:
@@ -61,7 +62,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             try:
                 writes = node.writer(result, t.state, ctx.config)
                 if type(writes) is not list and asyncio.iscoroutine(writes):
-                    writes = await writes
+                    writes = await in_a_task(writes)
             except BaseException as e:
                 _close_run(ctx, e)
                 raise

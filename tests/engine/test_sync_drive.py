@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import gc
+import operator
+from typing import Annotated, TypedDict
 
 import pytest
 
 from engine._internal._sync import run_sync
+from engine.graph import END, START, StateGraph
 
 VAR: contextvars.ContextVar[str] = contextvars.ContextVar("VAR", default="caller's")
 
@@ -94,3 +97,67 @@ def test_an_async_generator_left_unfinished_is_closed_by_the_loop() -> None:
     gc.collect()
     run_sync(asyncio.sleep(0.001))  # the loop runs again: the finalizer's aclose is done there
     assert closed == ["closed"]
+
+
+# A graph's async code under the sync face (tests/sidebyside/sync_async_nodes.py runs the same
+# nodes under ainvoke on LangGraph and the engine; here the sync call must give what ainvoke gives).
+
+
+class _S(TypedDict):
+    n: int
+    log: Annotated[list, operator.add]
+
+
+async def _first_lines_need_a_task(state: _S) -> dict:
+    seen = asyncio.current_task() is not None  # before any wait: the call was started in place
+    async with asyncio.timeout(5):  # raises "Timeout should be used inside a task" without one
+        async with asyncio.TaskGroup() as group:
+            doubled = group.create_task(asyncio.sleep(0, result=state["n"] * 2))
+    return {"n": doubled.result(), "log": [f"task={seen}"]}
+
+
+async def _route(state: _S) -> str:
+    async with asyncio.timeout(5):
+        return "expires" if state["n"] > 2 else END
+
+
+async def _expires(state: _S) -> dict:
+    try:
+        async with asyncio.timeout(0.001):
+            await asyncio.Event().wait()
+    except TimeoutError:
+        return {"log": ["timed out"]}
+    return {"log": ["not timed out"]}
+
+
+def _graph(checkpointer=None):
+    b = StateGraph(_S)
+    b.add_node("first", _first_lines_need_a_task)
+    b.add_node("expires", _expires)
+    b.add_edge(START, "first")
+    b.add_conditional_edges("first", _route, ["expires", END])
+    b.add_edge("expires", END)
+    return b.compile(checkpointer=checkpointer)
+
+
+def test_async_nodes_and_routers_see_a_task_under_the_sync_face(checkpointer) -> None:
+    expected = {"n": 4, "log": ["task=True", "timed out"]}
+    assert asyncio.run(_graph().ainvoke({"n": 2, "log": []})) == expected
+    assert _graph().invoke({"n": 2, "log": []}) == expected
+    assert _graph(checkpointer).invoke({"n": 2, "log": []}, {"configurable": {"thread_id": "t"}}) == expected
+    updates = list(_graph().stream({"n": 1, "log": []}, stream_mode="updates"))
+    assert updates == [{"first": {"n": 2, "log": ["task=True"]}}]
+
+
+async def _times_out(state: _S) -> dict:
+    async with asyncio.timeout(0.001):
+        await asyncio.Event().wait()
+    return {}
+
+
+def test_an_expired_timeout_in_a_lone_async_node_is_the_nodes_error() -> None:
+    b = StateGraph(_S)
+    b.add_node("times_out", _times_out)
+    b.add_edge(START, "times_out")
+    with pytest.raises(TimeoutError):
+        b.compile().invoke({"n": 0, "log": []})
