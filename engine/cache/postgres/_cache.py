@@ -12,7 +12,9 @@ replicas writing the same keys never deadlock); a lookup is one statement.
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,11 +67,41 @@ class PostgresCache(PostgresPart, SqlCache):
         self._open(dsn, schema, min_size=min_size, max_size=max_size, timeout=timeout)
         super().__init__(serde=serde)
         self._q = _queries.render(schema)
+        # Lookups asked in this turn of each loop (see _select), answered together.
+        self._asked: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Any]] = weakref.WeakKeyDictionary()
 
     # -- the five statements -----------------------------------------------------------
     async def _select(self, keys: Sequence[tuple[str, str]]) -> list[Row]:
-        params = ([ns for ns, _ in keys], [key for _, key in keys])
-        return await self._db(lambda conn: list(conn.execute(self._q.SELECT, params).fetchall()))
+        """The lookups asked in one turn of a loop (a step's tasks, a gather of
+        @task calls) go out as one statement, and come back together in the
+        order they were asked: the tasks then go on in that order, as on the
+        other caches, whichever connection would have answered first."""
+        loop = asyncio.get_running_loop()
+        asked = self._asked.get(loop)
+        if asked is None:
+            asked = self._asked[loop] = []
+            loop.call_soon(self._lookup, loop)
+        future: asyncio.Future[list[Row]] = loop.create_future()
+        asked.append((keys, future))
+        return await future
+
+    def _lookup(self, loop: asyncio.AbstractEventLoop) -> None:
+        asked = self._asked.pop(loop, [])
+        wanted = list(dict.fromkeys(k for keys, _ in asked for k in keys))
+        params = ([ns for ns, _ in wanted], [key for _, key in wanted])
+
+        def answer(done: asyncio.Future[list[Row]]) -> None:
+            for keys, future in asked:
+                if future.done():  # its caller left
+                    continue
+                if done.exception() is not None:
+                    future.set_exception(done.exception())  # type: ignore[arg-type]
+                else:
+                    mine = set(keys)
+                    future.set_result([row for row in done.result() if (row[0], row[1]) in mine])
+
+        rows = asyncio.ensure_future(self._db(lambda conn: list(conn.execute(self._q.SELECT, params).fetchall())))
+        rows.add_done_callback(answer)
 
     async def _delete_expired(self, keys: Sequence[tuple[str, str]], now: float) -> None:
         def work(conn: Connection[Any]) -> None:
