@@ -22,11 +22,13 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
+import grpc
+
 from engine.checkpoint.base import Lease
 from server._errors import RpcError, ThreadBusy
 from server._leases import ThreadLeases
 
-__all__ = ["RunManager", "RunHandle"]
+__all__ = ["Abandoned", "RunManager", "RunHandle"]
 
 
 @dataclass(slots=True)
@@ -36,12 +38,21 @@ class RunHandle:
     task: asyncio.Task | None = None
     lease: Lease | None = None  # the thread's lease in the checkpointer, when it has leases
     lost: RpcError | None = None  # set when the lease was lost mid-run: how the run ends
+    durable: bool = False  # continued by another replica (or this one restarted) if this one stops it
 
     def lose(self, why: RpcError) -> None:
         """The lease is gone: stop the run (its writes are fenced off anyway)."""
         self.lost = why
         if self.task is not None:
             self.task.cancel()
+
+
+class Abandoned(RpcError):
+    """A durable run this replica stopped at shutdown: its record stays active, for another
+    replica (or this one, restarted) to continue it."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(grpc.StatusCode.UNAVAILABLE, f"run {run_id}: the server stopped; the run is continued by another replica")
 
 
 @dataclass(slots=True)
@@ -112,8 +123,14 @@ class RunManager:
         return True
 
     def cancel_all(self) -> int:
+        """Cancel every run (shutdown); a durable one is stopped without an end, to be continued elsewhere."""
         n = 0
         for key in list(self._slots):
+            handle = self.active(key)
+            if handle is not None and handle.durable and handle.task is not None:
+                handle.lose(Abandoned(handle.run_id))
+                n += 1
+                continue
             n += self.cancel(key)
         return n
 

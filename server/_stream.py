@@ -48,7 +48,7 @@ from server._reads import thread_key
 from server._records import Call, Duplicate, EventLog, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
-from server._runs import RunHandle, RunManager
+from server._runs import Abandoned, RunHandle, RunManager
 
 __all__ = ["Streams"]
 
@@ -148,7 +148,7 @@ class Streams:
                 try:
                     await self._events(outbox, handle, entry, key, wanted, start, seen, run_ctx, call, record, orphan is not None)
                 except BaseException as exc:
-                    if record.ended_at is None:  # recorded before the slot goes: a retry sees it ended
+                    if record.ended_at is None and not isinstance(exc, Abandoned):  # before the slot goes: a retry sees it ended
                         status = "CANCELLED" if isinstance(exc, asyncio.CancelledError) else "ERROR"
                         await asyncio.shield(self._end(record, status, None))
                     raise
@@ -233,6 +233,7 @@ class Streams:
 
         task = asyncio.get_running_loop().create_task(pump(), context=run_ctx)
         handle.task = task
+        handle.durable = record.durable
         background = bool(getattr(call.request, "background", False))
         cut: list[bool] = []  # the caller fell behind, and the run goes with it
 

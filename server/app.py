@@ -108,12 +108,15 @@ class Server:
     cache: BaseCache[Any] | None = None  # the node cache the server opened (closed at stop)
 
     async def stop(self, grace: float | None = None) -> None:
-        """Stop accepting calls, let running ones finish within ``grace``, then cancel them.
+        """Stop accepting calls, let running ones finish within ``grace``, then cancel them
+        (a durable one is stopped without an end instead, and continued by another replica).
 
         The inspector keeps serving while runs drain (a watcher sees them
         end), then stops before the checkpointer it reads is closed.
         """
         grace = self.config.grace_seconds if grace is None else grace
+        if self.service.run_sweeper is not None:
+            await self.service.run_sweeper.stop()  # first: a durable run stopped here is another replica's to continue
         await self.health.enter_graceful_shutdown()
         stopping = asyncio.ensure_future(self.grpc_server.stop(grace + 5))
         if not await self.service.runs.wait_idle(grace):
@@ -128,8 +131,6 @@ class Server:
             await self.service.relay.stop()
         if self.sweeper is not None:
             await self.sweeper.stop()
-        if self.service.run_sweeper is not None:
-            await self.service.run_sweeper.stop()
         await self.service.checkpointer.aclose()
         if self.store is not None:
             await self.store.aclose()

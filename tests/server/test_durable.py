@@ -338,3 +338,46 @@ def test_a_retry_while_the_first_attempt_runs_joins_it(server: Any, stub: Any, t
     assert head + list(first) == joined
     state = stub.GetState(pb.GetStateRequest(graph="gated", thread_id=thread_id), timeout=DEADLINE)
     assert json.loads(state.values_json)["log"] == ["hello", "r"]
+
+
+def test_a_durable_run_stopped_by_shutdown_is_continued_after_the_restart(start_server: Any, thread_id: str) -> None:
+    first = start_server(args=["--grace", "0.2"])
+    gate = f"drain-{uuid.uuid4().hex}"
+    with first.channel() as channel:
+        stub = pb_grpc.GraphServiceStub(channel)
+        run_id = invoke(stub, graph="gated", thread_id=thread_id, input_json=gated_input(gate, "d"), background=True)[0].run_id
+        wait_until(lambda: stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE).last_seq >= 1, "the run to start")
+    assert first.terminate() == 0  # past the grace period: stopped, not ended
+    second = start_server(db=first.db, gates=first.gates)
+    second.open_gate(gate)
+    with second.channel() as channel:
+        stub = pb_grpc.GraphServiceStub(channel)
+        done = wait_until(
+            lambda: (r := stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE)).status == pb.RUN_STATUS_SUCCESS and r,
+            "the restarted server to finish the run",
+        )
+        assert done.attempts == 2
+        state = stub.GetState(pb.GetStateRequest(graph="gated", thread_id=thread_id), timeout=DEADLINE)
+        assert json.loads(state.values_json)["log"] == ["hello", "d"]
+
+
+def test_a_run_that_keeps_dying_ends_error_after_max_run_attempts(start_server: Any, thread_id: str) -> None:
+    env = {"GRAPHWIRE_MAX_RUN_ATTEMPTS": "1"}
+    first = start_server(env=env)
+    gate = f"giveup-{uuid.uuid4().hex}"
+    with first.channel() as channel:
+        stub = pb_grpc.GraphServiceStub(channel)
+        run_id = invoke(stub, graph="gated", thread_id=thread_id, input_json=gated_input(gate, "g"), background=True)[0].run_id
+        wait_until(lambda: stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE).last_seq >= 1, "the run to start")
+    first.kill()
+    second = start_server(db=first.db, gates=first.gates, env=env)
+    with second.channel() as channel:
+        stub = pb_grpc.GraphServiceStub(channel)
+        done = wait_until(
+            lambda: (r := stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE)).status == pb.RUN_STATUS_ERROR and r,
+            "the run to be given up",
+        )
+        assert (done.reason, done.error.type, done.attempts) == (pb.FINISH_REASON_ERROR, "RecoveryError", 1)
+        assert "max_run_attempts is 1" in done.error.message
+        events = list(stub.JoinRun(pb.JoinRunRequest(run_id=run_id), timeout=DEADLINE))
+        assert events[-1].run_finished.error.type == "RecoveryError"
