@@ -381,3 +381,25 @@ def test_a_run_that_keeps_dying_ends_error_after_max_run_attempts(start_server: 
         assert "max_run_attempts is 1" in done.error.message
         events = list(stub.JoinRun(pb.JoinRunRequest(run_id=run_id), timeout=DEADLINE))
         assert events[-1].run_finished.error.type == "RecoveryError"
+
+
+def test_runs_are_tenant_isolated(start_server: Any, tmp_path: Any, thread_id: str) -> None:
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text('acme = "acme-token-0123456789"\nbeta = "beta-token-0123456789"\n')
+    srv = start_server(args=["--auth-tokens", str(tokens)])
+    acme, beta = (("authorization", "Bearer acme-token-0123456789"),), (("authorization", "Bearer beta-token-0123456789"),)
+    with srv.channel() as channel:
+        stub = pb_grpc.GraphServiceStub(channel)
+        request = pb.InvokeRequest(graph="chain3", thread_id=thread_id, input_json='{"n": 0}', request_id="t1")
+        run_id = list(stub.Invoke(request, timeout=DEADLINE, metadata=acme))[0].run_id
+        assert stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE, metadata=acme).run_id == run_id
+        for call in (lambda: stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE, metadata=beta),
+                     lambda: list(stub.JoinRun(pb.JoinRunRequest(run_id=run_id), timeout=DEADLINE, metadata=beta))):  # fmt: skip
+            with pytest.raises(grpc.RpcError) as hidden:
+                call()
+            assert hidden.value.code() is grpc.StatusCode.NOT_FOUND
+        listed = stub.ListRuns(pb.ListRunsRequest(graph="chain3", thread_id=thread_id), timeout=DEADLINE, metadata=beta)
+        assert not listed.runs
+        # The same request_id in the other tenant is its own call: it runs.
+        other = list(stub.Invoke(request, timeout=DEADLINE, metadata=beta))
+        assert other[0].run_id != run_id and other[-1].run_finished.reason == pb.FINISH_REASON_END
