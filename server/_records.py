@@ -269,6 +269,10 @@ class EventLog:
     """
 
     FLUSH_SECONDS = 0.02
+    #: How long a RunStarted alone waits for company, in a run whose caller can find it again by its
+    #: request_id (not a background one, whose call returns on it): a run's first and last events in
+    #: one write whenever the run is shorter, at the cost of a later RunStarted for longer runs.
+    ALONE_SECONDS = 1.0
 
     def __init__(self, records: Records, record: RunRecord, forward: Callable[[Any, int, Any], None]) -> None:
         self.records = records
@@ -278,17 +282,33 @@ class EventLog:
         self._pending: list[tuple[Any, int, Any]] = []
         self._writer: asyncio.Task[None] | None = None
         self._writing = False  # the writer's statement is in flight (past its moment's wait)
+        self._more: asyncio.Event | None = None  # set by the next event while a RunStarted waits alone
         self._wake = records.local.setdefault(record.run_id, asyncio.Event())
+
+    def _pending_started_alone(self) -> bool:
+        r = self.record
+        return r.request_id is not None and not r.background and len(self._pending) == 1 and self._pending[0][0].HasField("run_started")
 
     def add(self, message: Any, size: int, metadata: Any) -> None:
         if self.failed is not None:
             return
         self._pending.append((message, size, metadata))
+        if self._more is not None:
+            self._more.set()
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
         await asyncio.sleep(self.FLUSH_SECONDS)
+        if self._pending_started_alone():
+            self._more = asyncio.Event()
+            try:
+                await asyncio.wait_for(self._more.wait(), self.ALONE_SECONDS - self.FLUSH_SECONDS)
+                await asyncio.sleep(self.FLUSH_SECONDS)  # the moment of the event that came
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                self._more = None
         self._writing = True
         try:
             while self._pending and self.failed is None:
