@@ -15,6 +15,7 @@ output values (or the error), and each node's run is its child (see
 from __future__ import annotations
 
 import sys
+from contextlib import aclosing
 from typing import Any, AsyncIterator, Mapping
 
 from engine.errors import GraphInterrupt
@@ -72,16 +73,17 @@ async def reported(run: Any, events: AsyncIterator[Event], *, nested: bool = Fal
     """
     told = False
     try:
-        async for ev in events:
-            if isinstance(ev, RunFinished):
-                told = True
-                if ev.exception is not None:
-                    run.on_chain_error(ev.exception)
-                elif nested and ev.interrupts:
-                    run.on_chain_error(GraphInterrupt(ev.interrupts))
-                else:
-                    run.on_chain_end(ev.values)
-            yield ev
+        async with aclosing(events):  # a caller that stops early closes the run now (it saves what it did)
+            async for ev in events:
+                if isinstance(ev, RunFinished):
+                    told = True
+                    if ev.exception is not None:
+                        run.on_chain_error(ev.exception)
+                    elif nested and ev.interrupts:
+                        run.on_chain_error(GraphInterrupt(ev.interrupts))
+                    else:
+                        run.on_chain_end(ev.values)
+                yield ev
     except BaseException as e:
         if not told:  # a cancelled run raises after its RunFinished
             run.on_chain_error(e)

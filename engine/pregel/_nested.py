@@ -33,6 +33,7 @@ its interrupts (:class:`~engine.errors.GraphInterrupt`), its error, or a
 from __future__ import annotations
 
 import dataclasses
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
 
@@ -220,8 +221,9 @@ def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> t
 
 async def forwarded(events: AsyncIterator[Event], host: NestedHost, ns: tuple[str, ...], kinds: frozenset[type[Event]] | None) -> AsyncIterator[Event]:
     """The nested run's events: each also goes to the parent's queue under ``ns``; the caller gets ``kinds``."""
-    async for ev in events:
-        if not isinstance(ev, (RunStarted, RunFinished)) and host.want(type(ev)):
-            host.emit(ev if ev.ns else dataclasses.replace(ev, ns=ns))
-        if kinds is None or type(ev) in kinds:
-            yield ev
+    async with aclosing(events):
+        async for ev in events:
+            if not isinstance(ev, (RunStarted, RunFinished)) and host.want(type(ev)):
+                host.emit(ev if ev.ns else dataclasses.replace(ev, ns=ns))
+            if kinds is None or type(ev) in kinds:
+                yield ev

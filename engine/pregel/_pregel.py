@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from contextlib import aclosing
 import os
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
@@ -303,17 +304,20 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         checkpointer = self.checkpointer is not None
         root = isinstance(self.output_keys, str)
         projectors = {(): Projector(modes, config or {}, checkpointer=checkpointer, root=root)}
-        async for ev in events:
-            projector = projectors.get(ev.ns)
-            if projector is None:  # a subgraph's first event (asked for with subgraphs=True only)
-                projector = projectors[ev.ns] = Projector(modes, config or {}, checkpointer=checkpointer)
-            for mode, payload in projector.project(ev):
-                if subgraphs:  # as LangGraph: each chunk under its namespace
-                    yield (ev.ns, payload) if single else (ev.ns, mode, payload)
-                else:
-                    yield payload if single else (mode, payload)
-            if isinstance(ev, RunFinished) and ev.exception is not None:
-                raise ev.exception
+        # A caller that breaks out of its loop closes the run there, which stores what it did
+        # (with durability="exit", its newest version), as LangGraph's does on leaving its loop.
+        async with aclosing(events):
+            async for ev in events:
+                projector = projectors.get(ev.ns)
+                if projector is None:  # a subgraph's first event (asked for with subgraphs=True only)
+                    projector = projectors[ev.ns] = Projector(modes, config or {}, checkpointer=checkpointer)
+                for mode, payload in projector.project(ev):
+                    if subgraphs:  # as LangGraph: each chunk under its namespace
+                        yield (ev.ns, payload) if single else (ev.ns, mode, payload)
+                    else:
+                        yield payload if single else (mode, payload)
+                if isinstance(ev, RunFinished) and ev.exception is not None:
+                    raise ev.exception
 
     def stream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
         return iter_sync(self.astream(input, config, _inline_sync=True, **kwargs))

@@ -14,6 +14,7 @@ next step).
 from __future__ import annotations
 
 import time
+from contextlib import aclosing
 from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 from opentelemetry import context as otel_context
@@ -190,8 +191,9 @@ async def traced_run(
         raise
     ACTIVE_RUNS.add(1, run.attrs)
     try:
-        async for ev in events():
-            yield ev
+        async with aclosing(events()) as inner:
+            async for ev in inner:
+                yield ev
     finally:
         ACTIVE_RUNS.add(-1, run.attrs)
         run.end()

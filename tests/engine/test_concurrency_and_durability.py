@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 import threading
 import time
-from typing import TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pytest
 
@@ -188,3 +189,32 @@ def test_bad_durability():
     with pytest.raises(ValueError, match="durability"):
         three(None).invoke({"x": 0}, durability="later")
     _ = time
+
+
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+def _chain(checkpointer: Any) -> Any:
+    g = StateGraph(Log)
+    for name in ["a", "b", "c", "d"]:
+        g.add_node(name, lambda s, name=name: {"log": [name]})
+    g.add_edge(START, "a").add_edge("a", "b").add_edge("b", "c").add_edge("c", "d").add_edge("d", END)
+    return g.compile(checkpointer=checkpointer)
+
+
+@pytest.mark.parametrize("durability", ["async", "sync", "exit"])
+def test_a_stream_left_early_stores_what_it_did_before_the_loop_is_left(checkpointer, durability):
+    """As LangGraph 1.2.22 (tests/sidebyside/stream_break.py): breaking out of ``stream()``
+    closes the run there, so the thread holds the last step's version as soon as the loop is
+    left (with "exit" too: its one version), and the thread goes on from it."""
+    app, config = _chain(checkpointer), thread(f"break-{durability}")
+    for chunk in app.stream({"log": []}, config, stream_mode="updates", durability=durability):
+        if "b" in chunk:
+            break
+    state = app.get_state(config)
+    assert (state.values, state.next) == ({"log": ["a", "b"]}, ("c",))
+    expected = [("loop", 2, ("c",))] if durability == "exit" else [
+        ("loop", 2, ("c",)), ("loop", 1, ("b",)), ("loop", 0, ("a",)), ("input", -1, ("__start__",))]
+    assert history_summary(app, config) == expected
+    assert app.invoke(None, config, durability=durability) == {"log": ["a", "b", "c", "d"]}
