@@ -399,7 +399,8 @@ type RunStatus int32
 const (
 	// Not a status; never sent.
 	RunStatus_RUN_STATUS_UNSPECIFIED RunStatus = 0
-	// Waiting for its thread (`enqueue`).
+	// Waiting for its thread (`enqueue`). Not sent yet: a run is recorded
+	// once it holds its thread.
 	RunStatus_RUN_STATUS_PENDING RunStatus = 1
 	// Running on `RunInfo.replica`.
 	RunStatus_RUN_STATUS_RUNNING RunStatus = 2

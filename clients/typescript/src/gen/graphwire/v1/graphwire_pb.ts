@@ -2775,7 +2775,8 @@ export enum RunStatus {
   UNSPECIFIED = 0,
 
   /**
-   * Waiting for its thread (`enqueue`).
+   * Waiting for its thread (`enqueue`). Not sent yet: a run is recorded
+   * once it holds its thread.
    *
    * @generated from enum value: RUN_STATUS_PENDING = 1;
    */
