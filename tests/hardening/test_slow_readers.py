@@ -187,7 +187,8 @@ def test_the_budget_is_configured_by_file_and_flag(tmp_path: Path, start_server:
     # The flag reaches a real server: its never-reading caller is cut off at 64 KiB.
     srv = start_server(args=["--max-unsent-bytes", "65536"])
     with grpc.insecure_channel(srv.address, options=STALLED) as channel:
-        call = pb_grpc.GraphServiceStub(channel).Invoke(bulky_request(tid, size=256 * 1024), timeout=DEADLINE)
+        # As above: a deadline far beyond the test's waits, so the server's status ends the call
+        call = pb_grpc.GraphServiceStub(channel).Invoke(bulky_request(tid, size=256 * 1024), timeout=DEADLINE * 20)
         assert next(call).WhichOneof("event") == "run_started"
         wait_until(lambda: "fell behind by more than max_unsent_bytes (65536)" in srv.log(), "the call to be cut off")
         with pytest.raises(grpc.RpcError) as cut:
