@@ -213,3 +213,66 @@ def test_running_the_parent_from_a_subgraphs_version_is_refused(checkpointer: An
     with pytest.raises(NotImplementedError, match="from a subgraph's version"):
         g.invoke(None, sub.config)
     assert g.get_state(CFG).metadata["source"] == "loop"  # nothing was written
+
+
+class Chat(TypedDict):
+    messages: Annotated[list, operator.add]
+    turn: int
+
+
+def _chat_with_an_agent(checkpointer: Any) -> Any:
+    """tests/sidebyside/subgraph_fork_resume.py's graph: a subgraph of the parent's own state
+    (no checkpointer of its own) that asks a question; its lists are stored by reference."""
+
+    def approve(state: Chat) -> dict:
+        return {"messages": [f"approved {interrupt({'question': 'ok?', 'seen': len(state['messages'])})}"]}
+
+    sub = StateGraph(Chat)
+    sub.add_node("think", lambda s: {"messages": [f"think {len(s['messages'])}"]})
+    sub.add_node("approve", approve)
+    sub.add_node("reply", lambda s: {"messages": [f"reply to {s['messages'][0]}"]})
+    sub.add_edge(START, "think").add_edge("think", "approve").add_edge("approve", "reply").add_edge("reply", END)
+    parent = StateGraph(Chat)
+    parent.add_node("prepare", lambda s: {"messages": ["prepared"], "turn": s.get("turn", 0) + 1})
+    parent.add_node("agent", sub.compile())
+    parent.add_node("wrap", lambda s: {"messages": [f"wrapped {len(s['messages'])}"]})
+    parent.add_edge(START, "prepare").add_edge("prepare", "agent").add_edge("agent", "wrap").add_edge("wrap", END)
+    return parent.compile(checkpointer=checkpointer)
+
+
+def test_a_subgraph_under_the_parents_saver_forked_edited_and_resumed(checkpointer):
+    """As LangGraph 1.2.22: every version read back after forks, a second turn and an
+    update of an old waiting version holds what it held when written."""
+    app = _chat_with_an_agent(checkpointer)
+    first = ["hello", "prepared"]
+    asked = app.invoke({"messages": ["hello"], "turn": 0}, CFG)
+    assert [i.value for i in asked["__interrupt__"]] == [{"question": "ok?", "seen": 3}]
+    done = first * 2 + ["think 2", "approved yes", "reply to hello", "wrapped 7"]
+    assert app.invoke(Command(resume="yes"), CFG)["messages"] == done
+    before_agent = next(s for s in app.get_state_history(CFG) if s.next == ("agent",))
+    assert app.invoke(None, before_agent.config)["messages"] == first
+    forked = first * 2 + ["think 2", "approved fork", "reply to hello", "wrapped 7"]
+    assert app.invoke(Command(resume="fork"), CFG)["messages"] == forked
+    assert app.invoke({"messages": ["again"]}, CFG)["__interrupt__"][0].value == {"question": "ok?", "seen": 11}
+    second = app.invoke(Command(resume="twice"), CFG)
+    turn2 = [*forked, "again", "prepared"]
+    assert second == {"messages": turn2 * 2 + ["think 10", "approved twice", "reply to hello", "wrapped 23"], "turn": 2}
+    versions = list(app.get_state_history(CFG))
+    assert [(s.metadata["step"], s.next, len(s.values.get("messages", []))) for s in versions] == [
+        (9, (), 24), (8, ("wrap",), 23), (7, ("agent",), 10), (6, ("prepare",), 9), (5, ("__start__",), 8),
+        (4, (), 8), (3, ("wrap",), 7), (2, ("agent",), 2), (3, (), 8), (2, ("wrap",), 7), (1, ("agent",), 2),
+        (0, ("prepare",), 1), (-1, ("__start__",), 0)]
+    oldest_wait = [s for s in versions if s.tasks and s.tasks[0].interrupts][-1]
+    app.update_state(oldest_wait.config, {"messages": ["edited"]})
+    assert app.invoke(None, CFG)["__interrupt__"][0].value == {"question": "ok?", "seen": 4}
+    edited = [*first, "edited"]
+    assert app.invoke(Command(resume="edited"), CFG)["messages"] == edited * 2 + [
+        "think 3", "approved edited", "reply to hello", "wrapped 9"]
+    subs = [app.get_state(s.tasks[0].state).values["messages"] for s in app.get_state_history(CFG)
+            if s.tasks and s.tasks[0].state is not None]
+    assert subs == [
+        [*edited, "think 3", "approved edited", "reply to hello"],
+        [*turn2, "think 10", "approved twice", "reply to hello"],
+        [*first, "think 2", "approved fork", "reply to hello"],
+        [*first, "think 2", "approved yes", "reply to hello"],
+    ]
