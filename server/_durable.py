@@ -8,7 +8,8 @@ is), over the run records of :mod:`server._records`:
   (else INVALID_ARGUMENT). A run that ended answers with its stored events,
   RunStarted to RunFinished, as first sent: the same outcome and final
   checkpoint, and no node runs. A run alive on some replica is joined. A run
-  whose replica is gone (or whose caller left a CANCEL run) is *continued*:
+  whose replica is gone (or whose caller left a CANCEL run, or that stopped on
+  a storage failure, so ended ERROR with no RunFinished) is *continued*:
   claimed (attempts + 1), then run again from the thread's newest version
   without its input when it had saved a version (its versions carry its
   run id), or else from its request as first sent; the caller joins it.
@@ -171,13 +172,14 @@ class DurableRpcs:
             current = await store.aget(run_id)
             if current is None:
                 raise RpcError(grpc.StatusCode.NOT_FOUND, f"run {run_id!r} is gone (its thread was deleted)")
-            if current.status not in ACTIVE and not await store.aevents(run_id, seq, limit=1):
-                await self._replay_end(context, current, seq)  # its events are past the retention window
-                return
-            unclaimed = current.attempts == record.attempts  # the task stopped before it took the run (and nobody else did)
-            if watch is not None and watch.done() and current.status in ACTIVE and unclaimed:
+            # Our task continuing the run has not taken it yet (nobody else did): it is not over.
+            unclaimed = watch is not None and current.attempts == record.attempts
+            if unclaimed and watch.done():  # the task stopped before it took the run
                 exc = watch.exception() if not watch.cancelled() else None
                 raise exc if exc is not None else RpcError(grpc.StatusCode.ABORTED, f"run {run_id} stopped before its end")
+            if current.status not in ACTIVE and not unclaimed and not await store.aevents(run_id, seq, limit=1):
+                await self._replay_end(context, current, seq)  # its events are past the retention window
+                return
             await self.records.wait_events(run_id)
 
     async def _replay_end(self, context: grpc.aio.ServicerContext, record: RunRecord, seq: int) -> None:
@@ -201,7 +203,9 @@ class DurableRpcs:
             )
         wanted = _wanted(call.request.event_kinds) if hasattr(call.request, "event_kinds") else None
         while True:
-            left = found.status == "CANCELLED" and found.finished is None  # its caller left a CANCEL run
+            # Ended without a RunFinished: its caller left a CANCEL run, or storage failed under it
+            # (nothing could record its end). Either way it goes on from its own newest version.
+            left = found.status in ("CANCELLED", "ERROR") and found.finished is None
             if found.status not in ACTIVE and not left:
                 await self._join(context, found, 0, wanted)
                 return

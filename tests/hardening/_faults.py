@@ -65,6 +65,7 @@ __all__ = [
     "recover",
     "reminders",
     "scripts",
+    "turn",
 ]
 
 FAULT_KINDS = ("error", "timeout", "committed")
@@ -95,6 +96,22 @@ def _fanout() -> StateGraph:
 
 
 fanout = _fanout()
+
+
+class TurnState(TypedDict, total=False):
+    log: Annotated[list, operator.add]
+
+
+def _turn() -> StateGraph:
+    """START → reply → END over a list: a chat turn, whose user message must be stored once."""
+    g = StateGraph(TurnState)
+    g.add_node("reply", lambda s: {"log": ["reply"]})
+    g.add_edge(START, "reply")
+    g.add_edge("reply", END)
+    return g
+
+
+turn = _turn()
 
 
 def _thread_of(config: Mapping[str, Any] | None) -> str:

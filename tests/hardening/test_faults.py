@@ -26,6 +26,7 @@ on every run (the fan-out graph's parallel tasks can shift its own).
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ import pytest
 from graphwire import AsyncClient
 
 from engine.checkpoint import InMemorySaver, SqliteSaver
+from engine.errors import CheckpointError
 from server.app import build_server
 from server.config import ServerConfig
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
@@ -203,3 +205,53 @@ def test_every_call_failing_is_unavailable(tmp_path: Path) -> None:
             codes = {o[0] for o in r["during"]}
             assert codes == {"Unavailable"}, f"{kind}: {thread} saw {r['during']}"
             assert r["recovered"]
+
+
+class _FailsOnce(InMemorySaver):
+    """An in-memory saver whose put of the version of step ``fail_step`` fails once, as a
+    disk or a database that went away mid-run would."""
+
+    fail_step: int | None = None
+
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> dict[str, Any]:
+        if self.fail_step is not None and metadata.get("step") == self.fail_step:
+            self.fail_step = None
+            raise CheckpointError("injected fault: the storage went away")
+        return await super().aput(config, checkpoint, metadata, new_versions)
+
+
+def test_a_retry_after_a_storage_failure_mid_run_continues_it_and_applies_the_input_once() -> None:
+    """A run that stopped on a storage failure ended with no RunFinished: a retry with its
+    request_id (once storage is back) continues it from its newest version, without
+    applying the user's message again, and finishes the turn."""
+    from graphwire_proto.v1 import graphwire_pb2 as pb
+    from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+    import grpc
+
+    async def main() -> tuple[Any, list[Any], list[Any], Any]:
+        saver = _FailsOnce()
+        saver.fail_step = 1  # the input and START's versions land; the reply's does not
+        srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs={"turn": "tests.hardening._faults:turn"}),
+                                 checkpointer=saver)  # fmt: skip
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+                rpc = pb_grpc.GraphServiceStub(channel)
+                request = pb.InvokeRequest(graph="turn", thread_id="t", input_json='{"log": ["user message"]}',
+                                           request_id="turn-1")  # fmt: skip
+                first: list[Any] = []
+                with pytest.raises(grpc.aio.AioRpcError) as failed:
+                    async for e in rpc.Invoke(request, timeout=60):
+                        first.append(e)
+                again = [e async for e in rpc.Invoke(request, timeout=60)]
+                state = await rpc.GetState(pb.GetStateRequest(graph="turn", thread_id="t"), timeout=60)
+                run = await rpc.GetRun(pb.GetRunRequest(run_id=again[0].run_id), timeout=60)
+            return failed.value.code(), first, again, (state, run)
+        finally:
+            await srv.stop(0)
+
+    code, first, again, (state, run) = asyncio.run(main())
+    assert code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL)
+    assert not any(e.WhichOneof("event") == "run_finished" for e in first)
+    assert again[-1].run_finished.reason == pb.FINISH_REASON_END
+    assert json.loads(state.values_json) == {"log": ["user message", "reply"]}
+    assert run.attempts == 2 and run.status == pb.RUN_STATUS_SUCCESS
