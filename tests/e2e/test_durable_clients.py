@@ -106,6 +106,28 @@ def test_a_cut_without_continue_cancels_the_run_and_raises(server: ServerProcess
     assert info.status is RunStatus.CANCELLED
 
 
+def test_a_cut_run_says_how_to_finish_it_and_its_request_id_does(server: ServerProcess, proxy: TcpProxy, thread_id: str) -> None:
+    """A user who calls again after a mid-run UNAVAILABLE: with the error's request_id the call
+    continues the stopped run (the input applied once); a fresh call would apply it again."""
+    gate = f"cut-{thread_id}"
+    call = ("gated", thread_id, {"gate": gate, "label": "again", "log": ["user said hi"]})
+    with graphwire.Client(proxy.address, options=CHANNEL, retry=RETRY) as client, server.client() as direct:
+        run = client.stream(*call)
+        with pytest.raises(graphwire.Unavailable) as raised:
+            for event in run:
+                if isinstance(event, CustomEvent):
+                    proxy.cut()
+        error = raised.value
+        assert (error.run_id, error.request_id) == (run.run_id, run.request_id) and error.request_id
+        assert f"request_id={run.request_id!r}" in str(error) and run.run_id in str(error)
+        wait_until(lambda: client.get_run(run.run_id).ended, "the cancelled run's record")
+        server.open_gate(gate)
+        result = client.stream(*call, request_id=error.request_id).result()  # the same call: stream again
+        history = direct.history("gated", thread_id)
+    assert result.reason is FinishReason.END and result.values["log"] == ["user said hi", "again"]
+    assert sum(s.checkpoint.source == "input" for s in history) == 1
+
+
 def test_a_retried_invoke_applies_the_message_once(server: ServerProcess, proxy: TcpProxy, thread_id: str) -> None:
     message = {"role": "user", "content": "remind me to call mom at 5pm"}
     with graphwire.Client(proxy.address, options=CHANNEL, retry=RETRY) as client, server.client() as direct:

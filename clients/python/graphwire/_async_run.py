@@ -134,10 +134,23 @@ class AsyncRun:
                 fruitless += 1
                 wait = self._retry_wait(error, retry, rejoin, fruitless, deadline)
                 if wait is None:
-                    raise error from exc
+                    raise self._failed(error, rejoin) from exc
             finally:
                 call.cancel()  # no-op once the call has ended; cancels it if we left early
             await async_pause(wait)
+
+    def _failed(self, error: GraphwireError, rejoin: bool) -> GraphwireError:
+        """``error`` naming the run and the call; a run stopped by a dropped connection says
+        how to finish it (a call with a new request id would apply its input again)."""
+        error.run_id, error.request_id = self.run_id, self.request_id
+        if isinstance(error, Unavailable) and self.run_id is not None and not rejoin:
+            how = (
+                f"call again with request_id={self.request_id!r} to finish it without applying its input twice"
+                if self.request_id
+                else "pass request_id= to make a call again the same call"
+            )
+            error.message += f" (the connection dropped while run {self.run_id} ran, which stopped with it; {how})"
+        return error
 
     def _retry_wait(
         self, error: GraphwireError, retry: Retry, rejoin: bool, fruitless: int, deadline: float | None

@@ -63,9 +63,14 @@ class GraphwireError(Exception):
         message: The server's readable explanation.
         details: The call's trailing metadata (binary ``-bin`` keys keep
             their bytes), where a server may put machine-readable detail.
+        run_id: The run's id, when a run call fails after its run started.
+        request_id: The call's request id (run calls): calling again with
+            ``request_id=`` this value is the same call, never applied twice.
     """
 
     status: ClassVar[grpc.StatusCode | None] = None
+    run_id: str | None = None
+    request_id: str | None = None
 
     def __init__(
         self,
