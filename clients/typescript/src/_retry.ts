@@ -102,7 +102,13 @@ export interface Calls {
 export function resilientStream(
   calls: Calls,
   p: Policy,
-  o: { rejoin: boolean; timeoutMs?: number | undefined; signal?: AbortSignal | undefined; progress: Progress },
+  o: {
+    rejoin: boolean;
+    timeoutMs?: number | undefined;
+    signal?: AbortSignal | undefined;
+    progress: Progress;
+    requestId?: string | undefined;
+  },
 ): (sink: StreamSink<pb.RunEvent>) => Cancel {
   return (sink) => {
     const progress = o.progress;
@@ -151,7 +157,7 @@ export function resilientStream(
           if (done) return;
           fruitless++;
           const wait = waitBefore(error);
-          if (wait === null) finish(() => sink.error(error));
+          if (wait === null) finish(() => sink.error(stopped(error, progress, o)));
           else timer = setTimeout(attempt, wait);
         },
         end() {
@@ -173,6 +179,27 @@ export function resilientStream(
       },
     };
   };
+}
+
+/**
+ * A run stopped by a dropped connection (one that does not continue without its caller)
+ * raises an UnavailableError naming the run and the call's `requestId`, and saying how to
+ * finish it: the same call with that `requestId` (a call with a new one applies its input again).
+ */
+function stopped(
+  error: GraphwireError,
+  progress: Progress,
+  o: { rejoin: boolean; requestId?: string | undefined },
+): GraphwireError {
+  if (!(error instanceof UnavailableError) || progress.runId === null || o.rejoin) return error;
+  const how =
+    o.requestId !== undefined
+      ? `call again with requestId ${JSON.stringify(o.requestId)} to finish it without applying its input twice`
+      : "pass requestId to make a call again the same call";
+  return new UnavailableError(
+    `${error.message} (the connection dropped while run ${progress.runId} ran, which stopped with it; ${how})`,
+    { metadata: error.metadata, cause: error, runId: progress.runId, requestId: o.requestId ?? null },
+  );
 }
 
 /** A unary call retried on UNAVAILABLE under `p`, within `timeoutMs`. */

@@ -362,6 +362,7 @@ export class Client {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         progress,
+        requestId,
       },
     );
     return new Run<S>(threadId, this.#decode, start, progress, requestId ?? null);

@@ -66,6 +66,10 @@ export interface GraphwireErrorOptions {
   metadata?: ErrorMetadata;
   /** What caused it: the AbortSignal's reason, a decoding failure, ... */
   cause?: unknown;
+  /** The run's id, when a run call fails after its run started. */
+  runId?: string | null;
+  /** The call's `requestId` (run calls): the same call again with it is never applied twice. */
+  requestId?: string | null;
 }
 
 /**
@@ -80,12 +84,18 @@ export class GraphwireError extends Error {
   readonly codeName: CodeName;
   /** The call's trailing metadata. */
   readonly metadata: ErrorMetadata;
+  /** The run's id, when a run stopped by a dropped connection raised this (else null). */
+  readonly runId: string | null;
+  /** That run call's `requestId` (else null): calling again with it is the same call. */
+  readonly requestId: string | null;
 
   constructor(code: Code, message: string, options: GraphwireErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.codeName = NAMES.get(code) ?? "UNKNOWN";
     this.metadata = options.metadata ?? {};
+    this.runId = options.runId ?? null;
+    this.requestId = options.requestId ?? null;
     this.name = new.target.name;
   }
 }

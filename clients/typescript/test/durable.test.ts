@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { Client, FinishReason, OnDisconnect, messageRole, type RunEvent } from "@graphwire/client";
+import { Client, FinishReason, OnDisconnect, UnavailableError, messageRole, type RunEvent } from "@graphwire/client";
 import type { GraphwireServer } from "@graphwire/client/testing";
 
 import { inTools, startGraphwire, user, type ReminderState } from "./helpers.js";
@@ -89,6 +89,40 @@ describe("through a proxy that cuts connections", () => {
       assert.equal(result.reason, FinishReason.END);
       assert.equal(run.seq, events.at(-1)?.seq);
       assert.equal(run.runId, events[0]?.runId);
+    } finally {
+      client.close();
+      await proxy.close();
+    }
+  });
+
+  test("a cut run's error names its requestId, and the same call with it finishes the run once", async () => {
+    const proxy = await TcpProxy.start(server.address);
+    const client = new Client(proxy.address, { channelOptions: CHANNEL, retry: RETRY });
+    try {
+      const thread = "cut-cancel";
+      const run = client.invoke<ReminderState>("reminders", thread, user("weather in Oslo"));
+      const raised = await (async () => {
+        try {
+          for await (const event of run) if (inTools(event)) proxy.cut(); // the run stops with its connection
+        } catch (error) {
+          return error;
+        }
+        return null;
+      })();
+      assert.ok(raised instanceof UnavailableError, String(raised));
+      assert.equal(raised.runId, run.runId);
+      assert.equal(raised.requestId, run.requestId);
+      assert.ok(raised.message.includes(`requestId ${JSON.stringify(run.requestId)}`), raised.message);
+      await waitFor("the cancelled run's record", async () =>
+        (await direct.getRun(run.runId ?? "")).endedAt !== null ? true : null,
+      );
+      writeFileSync(join(gates, `forecast-${thread}`), "");
+      const again = client.invoke<ReminderState>("reminders", thread, user("weather in Oslo"), {
+        requestId: raised.requestId ?? undefined,
+      });
+      assert.equal((await again.result()).reason, FinishReason.END);
+      const history = await direct.history("reminders", thread);
+      assert.equal(history.filter((s) => s.checkpoint.source === "input").length, 1); // the message once
     } finally {
       client.close();
       await proxy.close();
