@@ -17,7 +17,7 @@ import concurrent.futures
 import contextvars
 import sys
 import threading
-from typing import Any, AsyncIterator, Coroutine, Iterator, TypeVar
+from typing import Any, AsyncIterator, Callable, Coroutine, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -33,6 +33,8 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
 
 
 def _in_running_loop() -> bool:
+    if getattr(_local, "off_loop", 0):
+        return True  # a sync node run inline (call_off_loop): this thread's loop is busy up the stack
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -128,6 +130,23 @@ async def in_a_task(coro: Coroutine[Any, Any, T]) -> T:
     if asyncio.current_task() is not None:
         return await coro
     return await asyncio.get_running_loop().create_task(coro)
+
+
+def call_off_loop(fn: Callable[..., T], *args: Any) -> T:
+    """Call a sync node inline on the loop's thread as LangGraph runs one: with no loop running.
+
+    So the node may call ``asyncio.run()`` (an async library from sync code); a sync
+    engine call it makes (another graph's ``invoke``) runs on a worker thread, as
+    from under a running loop, since this thread's loop is busy up the stack.
+    """
+    loop = asyncio._get_running_loop()
+    asyncio._set_running_loop(None)
+    _local.off_loop = getattr(_local, "off_loop", 0) + 1
+    try:
+        return fn(*args)
+    finally:
+        _local.off_loop -= 1
+        asyncio._set_running_loop(loop)
 
 
 def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:

@@ -20,7 +20,7 @@ import random
 import time
 from typing import Any, Sequence
 
-from engine._internal._sync import in_a_task
+from engine._internal._sync import call_off_loop, in_a_task
 from engine.errors import GraphInterrupt, ParentCommand
 from engine.pregel._algo import Task
 from engine.pregel._context import CURRENT, TaskContext
@@ -52,7 +52,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
                 elif node.is_async:
                     result = await in_a_task(proc(*args))
                 elif inline:
-                    result = proc(*args)
+                    result = call_off_loop(proc, *args)
                 else:
                     cvs = contextvars.copy_context()
                     result = await node_threads().run(cvs.run, proc, *args)

@@ -161,3 +161,49 @@ def test_an_expired_timeout_in_a_lone_async_node_is_the_nodes_error() -> None:
     b.add_edge(START, "times_out")
     with pytest.raises(TimeoutError):
         b.compile().invoke({"n": 0, "log": []})
+
+
+# Sync nodes that call async code themselves (tests/sidebyside/sync_nodes_asyncio.py: as LangGraph).
+
+
+async def _fetch(n: int) -> int:
+    async with asyncio.timeout(5):
+        await asyncio.sleep(0)
+        return n * 10
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _calls_async(state: _S) -> dict:
+    return {"log": [f"fetched {asyncio.run(_fetch(state['n']))} loop={_loop_running()}"]}
+
+
+def _calls_a_graph(state: _S) -> dict:
+    b = StateGraph(_S)
+    b.add_node("double", lambda s: {"n": s["n"] * 2, "log": ["inner"]})
+    b.add_edge(START, "double")
+    out = b.compile().invoke({"n": state["n"], "log": []})
+    return {"log": [f"inner gave {out['n']} loop={_loop_running()}"]}
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_sync_node_sees_no_running_loop_and_may_call_asyncio_run(checkpointer, parallel: bool) -> None:
+    """A lone sync node runs inline on the sync face's loop thread, but as on LangGraph no loop
+    runs for it: ``asyncio.run()`` works there, and so does another graph's ``invoke``."""
+    b = StateGraph(_S)
+    b.add_node("calls_async", _calls_async)
+    b.add_node("calls_a_graph", _calls_a_graph)
+    b.add_edge(START, "calls_async")
+    b.add_edge(START if parallel else "calls_async", "calls_a_graph")
+    app = b.compile(checkpointer=checkpointer)
+    out = app.invoke({"n": 4, "log": []}, {"configurable": {"thread_id": "t"}})
+    assert sorted(out["log"]) == ["fetched 40 loop=False", "inner gave 8 loop=False"]
+    assert not _loop_running()  # the caller's thread as it was
+    chunks = list(b.compile().stream({"n": 1, "log": []}, stream_mode="updates"))
+    assert sorted(next(iter(c.values()))["log"][0] for c in chunks) == ["fetched 10 loop=False", "inner gave 2 loop=False"]
