@@ -282,7 +282,9 @@ class EventLog:
         self._pending: list[tuple[Any, int, Any]] = []
         self._writer: asyncio.Task[None] | None = None
         self._writing = False  # the writer's statement is in flight (past its moment's wait)
-        self._more: asyncio.Event | None = None  # set by the next event while a RunStarted waits alone
+        # While a RunStarted waits alone for company: the timer that writes it anyway. No task
+        # runs meanwhile, so a short run (RunStarted, then its end) costs one write and no task.
+        self._alone: asyncio.TimerHandle | None = None
         self._wake = records.local.setdefault(record.run_id, asyncio.Event())
 
     def _pending_started_alone(self) -> bool:
@@ -293,22 +295,21 @@ class EventLog:
         if self.failed is not None:
             return
         self._pending.append((message, size, metadata))
-        if self._more is not None:
-            self._more.set()
+        if self._alone is not None:  # company came: they are written together, a moment later
+            self._alone.cancel()
+            self._alone = None
         if self._writer is None or self._writer.done():
-            self._writer = asyncio.get_running_loop().create_task(self._write())
+            if self._pending_started_alone():
+                self._alone = asyncio.get_running_loop().call_later(self.ALONE_SECONDS - self.FLUSH_SECONDS, self._start)
+            else:
+                self._start()
+
+    def _start(self) -> None:
+        self._alone = None
+        self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
         await asyncio.sleep(self.FLUSH_SECONDS)
-        if self._pending_started_alone():
-            self._more = asyncio.Event()
-            try:
-                await asyncio.wait_for(self._more.wait(), self.ALONE_SECONDS - self.FLUSH_SECONDS)
-                await asyncio.sleep(self.FLUSH_SECONDS)  # the moment of the event that came
-            except asyncio.TimeoutError:
-                pass
-            finally:
-                self._more = None
         self._writing = True
         try:
             while self._pending and self.failed is None:
@@ -333,6 +334,9 @@ class EventLog:
     async def finish(self, final: Any, **changes: Any) -> bool:
         """Store what waits, ``final`` and the record's ``changes`` together (then forward what waited,
         not ``final``: the caller's); whether the record took the changes."""
+        if self._alone is not None:  # what waited alone goes with the end
+            self._alone.cancel()
+            self._alone = None
         writer = self._writer
         if writer is not None and not writer.done():
             if self._writing:
@@ -351,6 +355,9 @@ class EventLog:
 
     async def close(self) -> None:
         """The run is over here: wake its joiners a last time and stop tracking it."""
+        if self._alone is not None:
+            self._alone.cancel()
+            self._alone = None
         if self._writer is not None and not self._writer.done():
             self._writer.cancel()
             await asyncio.gather(self._writer, return_exceptions=True)
