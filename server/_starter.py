@@ -45,7 +45,7 @@ class State(TypedDict):
 
 def reply(state: State) -> dict[str, Any]:
     last = state["messages"][-1]
-    text = last["content"] if isinstance(last, dict) else getattr(last, "content", "")
+    text = last.get("content", "") if isinstance(last, dict) else getattr(last, "content", "")
     return {{"messages": [{{"role": "assistant", "content": f"You said: {{text}}"}}]}}
 
 
