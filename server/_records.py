@@ -269,9 +269,9 @@ class EventLog:
     """
 
     FLUSH_SECONDS = 0.02
-    #: How long a RunStarted alone waits for company, in a run whose caller can find it again by its
-    #: request_id (not a background one, whose call returns on it): a run's first and last events in
-    #: one write whenever the run is shorter, at the cost of a later RunStarted for longer runs.
+    #: How long a RunStarted alone waits for company, in a run with a caller (not a background one,
+    #: whose call returns on it): a run's first and last events in one write whenever the run is
+    #: shorter, at the cost of a later RunStarted for longer runs with nothing else to send.
     ALONE_SECONDS = 1.0
 
     def __init__(self, records: Records, record: RunRecord, forward: Callable[[Any, int, Any], None]) -> None:
@@ -289,7 +289,7 @@ class EventLog:
 
     def _pending_started_alone(self) -> bool:
         r = self.record
-        return r.request_id is not None and not r.background and len(self._pending) == 1 and self._pending[0][0].HasField("run_started")
+        return not r.background and len(self._pending) == 1 and self._pending[0][0].HasField("run_started")
 
     def add(self, message: Any, size: int, metadata: Any) -> None:
         if self.failed is not None:
