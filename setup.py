@@ -19,6 +19,7 @@ setup(
         "protobuf>=7.35.1,<8",
         "msgpack>=1.0",
         "psycopg[binary]>=3.1",
+        "psycopg-pool>=3.2",
         "opentelemetry-api>=1.24",
         "opentelemetry-sdk>=1.24",
         "opentelemetry-exporter-otlp>=1.24",

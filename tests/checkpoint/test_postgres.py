@@ -347,7 +347,7 @@ def test_a_connection_still_opening_when_asyncio_run_ends_is_closed_with_the_sav
 ) -> None:
     """A call's connection may still be opening, its session already started on
     the server, when the loop that awaits the call ends. The connection
-    belongs to the saver's worker, not to that loop: it stays the saver's, and
+    belongs to the saver's pool, not to that loop: it stays the saver's, and
     closing the saver ends its session (the connect gives up after the
     saver's ``timeout``: libpq's connect_timeout)."""
     app = f"gw_test_{uuid.uuid4().hex[:8]}"
@@ -356,7 +356,8 @@ def test_a_connection_still_opening_when_asyncio_run_ends_is_closed_with_the_sav
         # No SSL or GSS negotiation: the session's start goes out at once, and the server answers it.
         dsn = make_conninfo(require_pg(), host="127.0.0.1", port=str(proxy.port), application_name=app,
                             sslmode="disable", gssencmode="disable")  # fmt: skip
-        saver = PostgresSaver.from_dsn(dsn, schema=schema, max_size=2, timeout=2)
+        # min_size=0: the pool opens no connection of its own at once, only the one the call asks for.
+        saver = PostgresSaver.from_dsn(dsn, schema=schema, min_size=0, max_size=2, timeout=2)
         proxy.stall_next()  # the saver's first connection stays half-open
 
         async def use_then_end() -> None:

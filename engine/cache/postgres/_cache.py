@@ -5,7 +5,7 @@ version of its own (``cache_migrations``), migrated at :meth:`PostgresCache.setu
 under an advisory lock, as the saver's and the store's are (replicas starting
 together migrate once). Every replica on the database shares the cache: a
 node one replica ran is a hit on another. Statements run on the cache's own
-connections, each on a worker thread
+connections (a pool of its own), used on worker threads
 (:class:`~engine.checkpoint.postgres._conns.Connections`, as the saver's). A write is one transaction, its rows upserted in key order (two
 replicas writing the same keys never deadlock); a lookup is one statement.
 """

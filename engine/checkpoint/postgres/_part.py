@@ -3,7 +3,7 @@
 A part keeps its tables in the saver's schema (or one named), migrated once
 at :meth:`PostgresPart.setup` (:func:`engine.checkpoint.postgres._migrate.migrate`
 with the part's :class:`~engine.checkpoint.postgres._migrate.Tables`), and runs
-its statements on connections of its own, each on a worker thread
+its statements on connections of its own (a pool), used on worker threads
 (:class:`._conns.Connections`, as the saver does), whatever event loop calls.
 Its failures are its own error class (StoreError, CacheError), naming the part.
 """

@@ -1,8 +1,8 @@
 """The PostgreSQL checkpoint saver: psycopg 3, one set of connections per saver.
 
 Async at heart: every method is a coroutine, whose statements run on a
-blocking connection (autocommit; a write is one transaction) owned by one
-of the saver's worker threads (:mod:`._conns`), so any event loop can await
+blocking connection (autocommit; a write is one transaction) of the saver's
+pool, used on one of its worker threads (:mod:`._conns`), so any event loop can await
 them and no connection belongs to a loop. The sync face is the base class's,
 derived mechanically.
 
@@ -97,7 +97,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             (``search_path``). Must be an identifier: letters, digits, ``_``
             and ``$``, not starting with a digit, at most 63 characters.
         serde: the serializer of state values.
-        min_size / max_size: connections kept open / at most (each on a worker thread of its own).
+        min_size / max_size: connections kept open / at most (psycopg-pool's; as many worker threads use them).
         timeout: seconds a call waits for a connection before failing.
         delta_fanout: ``K`` of :mod:`engine.checkpoint._delta` (None: no deltas).
         delta_cache_threads: how many threads' last values the delta cache keeps.

@@ -4,7 +4,7 @@ Its tables (``store_items``, ``store_vectors``) live in the same schema as
 the saver's, with a version of their own (``store_migrations``), migrated
 at :meth:`PostgresStore.setup` under an advisory lock, as the saver's are
 (replicas starting together migrate once). Statements run on the store's own
-connections, each on a worker thread
+connections (a pool of its own), used on worker threads
 (:class:`~engine.checkpoint.postgres._conns.Connections`, as the saver's). A
 batch is one transaction on one of them; reads stream through a server-side
 cursor, so a search that stops early reads no further.
