@@ -202,23 +202,18 @@ class DurableRpcs:
                 "a retry must send the same request",
             )
         wanted = _wanted(call.request.event_kinds) if hasattr(call.request, "event_kinds") else None
-        while True:
-            # Ended without a RunFinished: its caller left a CANCEL run, or storage failed under it
-            # (nothing could record its end). Either way it goes on from its own newest version.
-            left = found.status in ("CANCELLED", "ERROR") and found.finished is None
-            if found.status not in ACTIVE and not left:
-                await self._join(context, found, 0, wanted)
-                return
-            if not left and await self.records.alive(found):
-                await self._join(context, found, 0, wanted)
-                return
-            task = await self._continue(entry, thread_id, found)
-            try:
-                await self._join(context, found, 0, wanted, watch=task)
-            finally:
-                if not found.durable and not task.done():
-                    task.cancel()  # the retry of a CANCEL call left, as its first caller did
+        # Ended without a RunFinished: its caller left a CANCEL run, or storage failed under it
+        # (nothing could record its end). Either way it goes on from its own newest version.
+        left = found.status in ("CANCELLED", "ERROR") and found.finished is None
+        if not left and (found.status not in ACTIVE or await self.records.alive(found)):
+            await self._join(context, found, 0, wanted)  # its stored events, or the run live
             return
+        task = await self._continue(entry, thread_id, found)
+        try:
+            await self._join(context, found, 0, wanted, watch=task)
+        finally:
+            if not found.durable and not task.done():
+                task.cancel()  # the retry of a CANCEL call left, as its first caller did
 
     async def _update_once(self, entry: Any, thread_id: str, call: Call, handle: Any) -> tuple[pb.UpdateStateResponse | None, RunRecord]:
         """An UpdateState with a request_id, inside the thread's slot: the first attempt's answer

@@ -95,7 +95,7 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
         if await entry.graph.checkpointer.aget_tuple(config) is None:
             raise NotFoundError(f"thread {thread_id!r} has no checkpoint {config['configurable']['checkpoint_id']!r}")
 
-    async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext, kind: str) -> None:
+    async def _run_rpc(self, request: Any, context: grpc.aio.ServicerContext) -> None:
         """Run a graph for Invoke, Resume or Fork; its events are written to ``context`` (see :mod:`server._stream`)."""
         entry, thread_id = self._thread(request)
         call = check_call(request)
@@ -192,13 +192,13 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
 
     # -- RPCs ----------------------------------------------------------------
     async def Invoke(self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext) -> None:
-        await self._run_rpc(request, context, "invoke")
+        await self._run_rpc(request, context)
 
     async def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> None:
-        await self._run_rpc(request, context, "resume")
+        await self._run_rpc(request, context)
 
     async def Fork(self, request: pb.ForkRequest, context: grpc.aio.ServicerContext) -> None:
-        await self._run_rpc(request, context, "fork")
+        await self._run_rpc(request, context)
 
     async def GetState(self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext) -> pb.StateSnapshot:
         cid = request.checkpoint_id if request.HasField("checkpoint_id") else None
