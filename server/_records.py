@@ -218,7 +218,8 @@ class Records:
         return RunRecord(
             run_id, key, graph, thread_id, call.name, "RUNNING", self.replica, now(),
             request_id=call.request_id, fingerprint=fingerprint(r) if call.request_id else None,
-            request=r.SerializeToString(deterministic=True), call_json=call_json(r), epoch=epoch,
+            # the call as it can be run again: only a retried or continued run ever is
+            request=r.SerializeToString(deterministic=True) if call.keeps_events else b"", call_json=call_json(r), epoch=epoch,
             durable=call.continues, keeps_events=call.keeps_events,
             on_disconnect=int(getattr(r, "on_disconnect", 0)), background=bool(getattr(r, "background", False)),
         )  # fmt: skip

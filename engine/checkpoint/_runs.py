@@ -77,6 +77,15 @@ class RunRecord:
 
 #: The columns of a record, in the order the SQL stores keep them.
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunRecord))
+_BYTES = ("fingerprint", "request", "started", "finished")
+
+
+def record_of(values: dict[str, Any]) -> RunRecord:
+    """A record from a SQL row's values by field name (its binary columns as ``bytes``)."""
+    for name in _BYTES:
+        if values[name] is not None:
+            values[name] = bytes(values[name])
+    return RunRecord(**values)
 #: What :meth:`RunStore.aupdate` may change.
 UPDATABLE = frozenset({
     "status", "replica", "epoch", "attempts", "request_id", "ended_at", "checkpoint_id", "started", "finished", "last_seq",

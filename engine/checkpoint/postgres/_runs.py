@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from psycopg import Connection, sql
 
-from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice
+from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice, record_of
 from engine.checkpoint.postgres import _queries as q
 
 __all__ = ["PostgresRuns"]
@@ -86,11 +86,7 @@ RETURNING """ + q.NO_FLUSH + """
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
-    values = dict(zip(FIELDS, row))
-    for name in ("fingerprint", "request", "started", "finished"):
-        if values[name] is not None:
-            values[name] = bytes(values[name])
-    return RunRecord(**values)
+    return record_of(dict(zip(FIELDS, row)))
 
 
 class PostgresRuns:

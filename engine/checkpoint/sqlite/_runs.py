@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice
+from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice, record_of
 
 __all__ = ["SqliteRuns"]
 
@@ -50,10 +50,7 @@ def _record(row: Sequence[Any]) -> RunRecord:
             values[name] = datetime.fromisoformat(values[name])
     for name in ("durable", "keeps_events", "background"):
         values[name] = bool(values[name])
-    for name in ("fingerprint", "request", "started", "finished"):
-        if values[name] is not None:
-            values[name] = bytes(values[name])
-    return RunRecord(**values)
+    return record_of(values)
 
 
 class SqliteRuns:
