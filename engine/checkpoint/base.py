@@ -174,10 +174,6 @@ def copy_checkpoint(c: Checkpoint) -> Checkpoint:
     )
 
 
-def get_thread_id(config: Mapping[str, Any]) -> str:
-    return config["configurable"]["thread_id"]
-
-
 def get_checkpoint_id(config: Mapping[str, Any]) -> str | None:
     return config.get("configurable", {}).get("checkpoint_id")
 

@@ -183,23 +183,43 @@ class PostgresLeases:
         ``FENCE_PUT`` in :mod:`._queries`), so no takeover can come between
         this check and the write. A put of the root namespace must also
         continue the head version this lease last wrote, and becomes the head.
-        ``delete``: the write deletes the thread (its head is then none).
+        ``delete``: the write deletes the thread (its head is then none). (A
+        put and pending writes carry their fence in their one statement: see
+        :meth:`fence_params`.)
 
         Raises:
             LeaseLostError: the lease was taken over, lapsed or released, or the
                 put does not continue its head. The transaction rolls back.
         """
+        params = self.fence_params(thread_id, lease, head)
+        sql = self._q.FENCE_DELETE if delete else self._q.FENCE_PUT if head is not None else self._q.FENCE_WRITES
+        if conn.execute(sql, params).fetchone() is not None:
+            return
+        raise self.refusal(conn, lease, head, delete=delete)
+
+    @staticmethod
+    def fence_params(thread_id: str, lease: Any, head: tuple[str | None, str] | None) -> dict[str, Any]:
+        """The parameters of a fence (``FENCE_*``, and the fenced ``PUT``s) on ``lease``; ``head``: of a
+        root-namespace put, ``(its parent, the new head)``.
+
+        Raises:
+            TypeError / ValueError: ``lease`` is not a :class:`Lease`, or one of another thread.
+        """
         if not isinstance(lease, Lease):
             raise TypeError(f"config['configurable'][LEASE_KEY] must be a Lease from acquire_lease, not {type(lease).__name__}")
         if lease.thread_id != thread_id:
             raise ValueError(f"the lease is on thread {lease.thread_id!r}, the write on thread {thread_id!r}")
-        params = {"thread_id": thread_id, "owner": lease.owner, "epoch": lease.epoch}
+        params: dict[str, Any] = {"thread_id": thread_id, "owner": lease.owner, "epoch": lease.epoch}
         if head is not None:
             params["parent_id"], params["checkpoint_id"] = head
-        sql = self._q.FENCE_DELETE if delete else self._q.FENCE_PUT if head is not None else self._q.FENCE_WRITES
-        if conn.execute(sql, params).fetchone() is not None:
-            return
-        raise LeaseLostError(_why_fenced(lease, conn.execute(self._q.SELECT_LEASE, {"thread_id": thread_id}).fetchone(), head, delete))
+        return params
+
+    def refusal(
+        self, conn: Connection[Any], lease: Lease, head: tuple[str | None, str] | None, *, delete: bool = False
+    ) -> LeaseLostError:
+        """The error of a write whose fence matched nothing, saying what the lease row says now."""
+        row = conn.execute(self._q.SELECT_LEASE, {"thread_id": lease.thread_id}).fetchone()
+        return LeaseLostError(_why_fenced(lease, row, head, delete))
 
     def close(self) -> None:
         self.presence.close_now()

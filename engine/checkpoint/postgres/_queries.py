@@ -20,59 +20,61 @@ from psycopg import sql
 
 __all__ = ["Queries", "render"]
 
-# -- put ----------------------------------------------------------------------------
-# One statement: the changed channels' blobs and the checkpoint row. A blob
-# already stored at (channel, version) holds the same value: the first copy
-# stays. RETURNING names the blobs actually inserted (the delta cache learns
-# only those). A delta whose base (or ref) is missing fails a foreign key, and
-# with it the whole statement: the saver then writes it full.
-PUT_CHECKPOINT = """
-WITH new_blobs AS (
-    INSERT INTO {blobs} (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq,
+# -- put: versions and pending writes, one statement ------------------------------------
+# A batch (checkpoint rows, their blobs, pending writes: any may be none) is
+# one statement, atomic on its own: no transaction around it, one round trip.
+# Each kind of row is one JSON array of arrays (columns by position, see
+# _rows.py), every row's bytes a slice (1-based offset, length) of one bytea:
+# a parameter per column, as arrays, cost psycopg ~20 µs each to adapt.
+# A blob already stored at (channel, version) holds the same value: the first
+# copy stays; RETURNING names those inserted (the delta cache learns only
+# those). A delta whose base (or ref) is missing fails a foreign key, checked
+# at the statement's end (a base the statement inserts counts), and with it
+# the statement: the saver then writes it full. A checkpoint stored again is
+# replaced. Regular writes are idempotent per (task_id, idx): the first copy
+# stays; special channels have fixed negative indexes and replace.
+_PUT = """
+WITH bytes AS MATERIALIZED (SELECT %(bytes)b::bytea AS all_bytes),{fence}
+new_blobs AS (
+    INSERT INTO {{blobs}} (thread_id, checkpoint_ns, channel, version, type, data, base_version, seq,
                          ref_ns, ref_channel, ref_version, ref_key)
-    SELECT %(thread_id)s, %(ns)s, r.channel, r.version, r.type, r.data, r.base_version, r.seq,
-           r.ref_ns, r.ref_channel, r.ref_version, r.ref_key
-    FROM unnest(%(channels)s::text[], %(versions)s::bigint[], %(types)s::text[], %(datas)b::bytea[],
-                %(bases)s::bigint[], %(seqs)s::integer[], %(ref_nss)s::text[], %(ref_channels)s::text[],
-                %(ref_versions)s::bigint[], %(ref_keys)s::text[])
-        AS r(channel, version, type, data, base_version, seq, ref_ns, ref_channel, ref_version, ref_key)
+    SELECT %(thread_id)s, %(ns)s, b ->> 0, (b ->> 1)::bigint, b ->> 2,
+           substring(bytes.all_bytes FROM (b ->> 3)::integer FOR (b ->> 4)::integer),
+           (b ->> 5)::bigint, (b ->> 6)::integer, b ->> 7, b ->> 8, (b ->> 9)::bigint, b ->> 10
+    FROM json_array_elements(%(blobs)s::json) AS b, bytes{fenced}
     ON CONFLICT DO NOTHING
-    RETURNING channel
-), new_checkpoint AS (
-    INSERT INTO {checkpoints}
+    RETURNING channel, version
+), new_checkpoints AS (
+    INSERT INTO {{checkpoints}}
         (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions)
-    VALUES (%(thread_id)s, %(ns)s, %(checkpoint_id)s, %(parent_id)s, %(ts)s, %(type)s, %(checkpoint)b,
-            %(metadata)s::jsonb, %(cp_versions)s::json)
+    SELECT %(thread_id)s, %(ns)s, c ->> 0, c ->> 1, c ->> 2, c ->> 3,
+           substring(bytes.all_bytes FROM (c ->> 4)::integer FOR (c ->> 5)::integer), (c -> 6)::jsonb, c -> 7
+    FROM json_array_elements(%(checkpoints)s::json) AS c, bytes{fenced}
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
         parent_checkpoint_id = excluded.parent_checkpoint_id, ts = excluded.ts, type = excluded.type,
         checkpoint = excluded.checkpoint, metadata = excluded.metadata, versions = excluded.versions
+), new_writes AS (
+    INSERT INTO {{writes}} AS w (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data,
+                               task_path, ref_ns, ref_channel, ref_version, ref_key)
+    SELECT w ->> 0, w ->> 1, w ->> 2, w ->> 3, (w ->> 4)::integer, w ->> 5, w ->> 6,
+           substring(bytes.all_bytes FROM (w ->> 7)::integer FOR (w ->> 8)::integer),
+           w ->> 9, w ->> 10, w ->> 11, (w ->> 12)::bigint, w ->> 13
+    FROM json_array_elements(%(writes)s::json) AS w, bytes{fenced}
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+        channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path,
+        ref_ns = excluded.ref_ns, ref_channel = excluded.ref_channel, ref_version = excluded.ref_version,
+        ref_key = excluded.ref_key
+        WHERE excluded.idx < 0
 )
-SELECT channel FROM new_blobs
+SELECT channel, version FROM new_blobs{fence_row}
 """
-
-# Regular writes are idempotent per (task_id, idx): the first copy stays.
-# Special channels have fixed negative indexes and replace (see WRITES_IDX_MAP).
-# A write's ref (the stored list its value extends) must exist: the foreign key.
-PUT_WRITES = """
-INSERT INTO {writes} AS w (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path,
-                           ref_ns, ref_channel, ref_version, ref_key)
-SELECT %(thread_id)s, %(ns)s, %(checkpoint_id)s, %(task_id)s, r.idx, r.channel, r.type, r.data, %(task_path)s,
-       r.ref_ns, r.ref_channel, r.ref_version, r.ref_key
-FROM unnest(%(idxs)s::integer[], %(channels)s::text[], %(types)s::text[], %(datas)b::bytea[],
-            %(ref_nss)s::text[], %(ref_channels)s::text[], %(ref_versions)s::bigint[], %(ref_keys)s::text[])
-    AS r(idx, channel, type, data, ref_ns, ref_channel, ref_version, ref_key)
-ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
-    channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path,
-    ref_ns = excluded.ref_ns, ref_channel = excluded.ref_channel, ref_version = excluded.ref_version,
-    ref_key = excluded.ref_key
-    WHERE excluded.idx < 0
-"""
-
 # -- get ------------------------------------------------------------------------------
-# A get is two statements sent together (one round trip, pipelined) in one
-# REPEATABLE READ READ ONLY transaction, so both see the same snapshot: the
-# checkpoint row with its pending writes (ordered by task, then index), and
-# the blob rows that rebuild its channel values.
+# A get is one statement, so it reads one snapshot in one round trip (no
+# transaction around it): the checkpoint row with its pending writes (ordered
+# by task, then index) and the blob rows that rebuild its channel values, the
+# last two as arrays, one per column (psycopg decodes them in C). No row: no
+# such checkpoint. (A listing's pages are read in a transaction of several
+# statements, on one snapshot.)
 BEGIN_SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 COMMIT = "COMMIT"
 # A statement (its own transaction, in autocommit) whose commit need not wait
@@ -85,28 +87,8 @@ COMMIT = "COMMIT"
 # psycopg's work.
 NO_FLUSH = "set_config('synchronous_commit', 'off', true)"
 
-_CHECKPOINT = """
-SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata,
-       cp.versions, w.task_ids, w.channels, w.types, w.datas, w.ref_nss, w.ref_channels, w.ref_versions, w.ref_keys
-FROM {checkpoints} AS cp
-LEFT JOIN LATERAL (
-    SELECT array_agg(w.task_id ORDER BY w.task_id, w.idx) AS task_ids,
-           array_agg(w.channel ORDER BY w.task_id, w.idx) AS channels,
-           array_agg(w.type ORDER BY w.task_id, w.idx) AS types,
-           array_agg(w.data ORDER BY w.task_id, w.idx) AS datas,
-           array_agg(w.ref_ns ORDER BY w.task_id, w.idx) AS ref_nss,
-           array_agg(w.ref_channel ORDER BY w.task_id, w.idx) AS ref_channels,
-           array_agg(w.ref_version ORDER BY w.task_id, w.idx) AS ref_versions,
-           array_agg(w.ref_key ORDER BY w.task_id, w.idx) AS ref_keys
-    FROM {writes} AS w
-    WHERE w.thread_id = cp.thread_id AND w.checkpoint_ns = cp.checkpoint_ns AND w.checkpoint_id = cp.checkpoint_id
-) AS w ON true
-WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
-"""
 _NAMED = "  AND cp.checkpoint_id = %(checkpoint_id)s\n"
 _LATEST = "ORDER BY cp.checkpoint_id DESC\nLIMIT 1\n"
-SELECT_CHECKPOINT = _CHECKPOINT + _NAMED
-SELECT_LATEST_CHECKPOINT = _CHECKPOINT + _LATEST
 
 
 # Where a blob row's chain goes on: its ref, or its base in its own namespace and channel.
@@ -115,8 +97,8 @@ _NEXT = """CASE WHEN ref_version IS NULL THEN checkpoint_ns ELSE ref_ns END AS n
                coalesce(ref_version, base_version) AS next_version"""
 
 
-def _chain(wanted: str, stop: str = "") -> str:
-    """The blob rows of the ``(ns, channel, version)`` keys that ``wanted`` selects, with their bases.
+def _chain_cte(wanted: str, stop: str = "") -> str:
+    """``chain``: the keys of the blob rows of the ``(ns, channel, version)`` keys that ``wanted`` selects, with their bases.
 
     Each wanted row, then each row's base (or ref: a chain may pass into
     another namespace of the thread), recursively, down to full values
@@ -146,25 +128,39 @@ chain(ns, channel, version, next_ns, next_channel, next_version) AS (
         LIMIT 1
     ) AS b{stop}
 )
-SELECT b.checkpoint_ns, b.channel, b.version, b.type, b.data, b.base_version, b.seq,
+"""
+
+
+# The blob rows the keys in ``chain`` name, each row's data read once.
+_CHAIN_ROWS = """SELECT b.checkpoint_ns, b.channel, b.version, b.type, b.data, b.base_version, b.seq,
        b.ref_ns, b.ref_channel, b.ref_version, b.ref_key
 FROM chain AS link
 CROSS JOIN LATERAL (
     SELECT checkpoint_ns, channel, version, type, data, base_version, seq, ref_ns, ref_channel, ref_version, ref_key
-    FROM {{blobs}}
+    FROM {blobs}
     WHERE thread_id = %(thread_id)s AND checkpoint_ns = link.ns AND channel = link.channel AND version = link.version
     LIMIT 1
 ) AS b
 """
 
 
-# The blob rows of the checkpoint that SELECT_CHECKPOINT / SELECT_LATEST_CHECKPOINT return,
-# and of the lists its pending writes extend.
+def _chain(wanted: str, stop: str = "") -> str:
+    """The blob rows of the ``(ns, channel, version)`` keys that ``wanted`` selects, with their bases."""
+    return _chain_cte(wanted, stop) + _CHAIN_ROWS
+
+
+# The checkpoint a get reads (then _NAMED or _LATEST): its row, its pending
+# writes, and the blob rows of its versions and of the lists its writes extend.
 _THE_CHECKPOINT = """
-WITH RECURSIVE cp AS (
-    SELECT cp.checkpoint_id, cp.versions FROM {checkpoints} AS cp
+WITH RECURSIVE cp AS MATERIALIZED (
+    SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata, cp.versions
+    FROM {checkpoints} AS cp
     WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
 """
+_ITS_WRITES = """), w AS MATERIALIZED (  -- a lookup by the writes' key prefix
+    SELECT task_id, idx, channel, type, data, ref_ns, ref_channel, ref_version, ref_key FROM {writes}
+    WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND checkpoint_id = (SELECT checkpoint_id FROM cp)
+),"""
 # A stored ``versions`` that is not an object of integers selects no blob for
 # the pairs it spoils, instead of failing the statement: load_meta then names
 # the checkpoint as corrupt (DATA_LOSS), where an SQL error would read as the
@@ -173,16 +169,31 @@ _ITS_VERSIONS = """(
     SELECT %(ns)s::text, v.key, CASE WHEN v.value ~ '^-?[0-9]{{1,18}}$' THEN v.value::bigint END
     FROM cp, json_each_text(CASE json_typeof(cp.versions) WHEN 'object' THEN cp.versions ELSE '{{}}' END) AS v
   UNION ALL
-    SELECT w.ref_ns, w.ref_channel, w.ref_version
-    FROM cp CROSS JOIN LATERAL (  -- a lookup by the writes' key prefix, never a scan of the thread's writes
-        SELECT ref_ns, ref_channel, ref_version FROM {writes}
-        WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND checkpoint_id = cp.checkpoint_id
-          AND ref_version IS NOT NULL
-        OFFSET 0
-    ) AS w
+    SELECT ref_ns, ref_channel, ref_version FROM w WHERE ref_version IS NOT NULL
 ) AS want(ns, channel, version)"""
-SELECT_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _NAMED + ")," + _chain(_ITS_VERSIONS)
-SELECT_LATEST_CHECKPOINT_BLOBS = _THE_CHECKPOINT + _LATEST + ")," + _chain(_ITS_VERSIONS)
+# The row: the checkpoint's columns, then its writes' (task_id, channel, type,
+# data, ref_ns, ref_channel, ref_version, ref_key) and its blob rows' (as
+# _CHAIN_ROWS has them) as arrays, by position.
+_GOT = """, blob_rows AS (
+""" + _CHAIN_ROWS + """)
+SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata, cp.versions, w.*, b.*
+FROM cp
+CROSS JOIN (
+    SELECT array_agg(task_id ORDER BY task_id, idx), array_agg(channel ORDER BY task_id, idx),
+           array_agg(type ORDER BY task_id, idx), array_agg(data ORDER BY task_id, idx),
+           array_agg(ref_ns ORDER BY task_id, idx), array_agg(ref_channel ORDER BY task_id, idx),
+           array_agg(ref_version ORDER BY task_id, idx), array_agg(ref_key ORDER BY task_id, idx)
+    FROM w
+) AS w
+CROSS JOIN (  -- one aggregate node: the arrays are in the same order
+    SELECT array_agg(checkpoint_ns), array_agg(channel), array_agg(version), array_agg(type), array_agg(data),
+           array_agg(base_version), array_agg(seq), array_agg(ref_ns), array_agg(ref_channel),
+           array_agg(ref_version), array_agg(ref_key)
+    FROM blob_rows
+) AS b
+"""
+SELECT_TUPLE = _THE_CHECKPOINT + _NAMED + _ITS_WRITES + _chain_cte(_ITS_VERSIONS) + _GOT
+SELECT_LATEST_TUPLE = _THE_CHECKPOINT + _LATEST + _ITS_WRITES + _chain_cte(_ITS_VERSIONS) + _GOT
 
 # The blob rows for a page of an alist: the (ns, channel, version) keys of
 # several checkpoints of one thread, and the lists their pending writes
@@ -374,6 +385,23 @@ FENCE_WRITES = """
 SELECT epoch FROM {leases}""" + _THE_LEASE + """
 FOR SHARE
 """
+# A fenced batch (see _PUT): the fence is the statement's first part, every
+# insert takes rows only if it matched, and the statement returns its row
+# (channel NULL, the epoch) beside the inserted blobs: none means fenced off,
+# and nothing was written. Same row locks as a fence in a transaction of its
+# own: held until the statement commits.
+def _fenced(fence: str) -> str:
+    return _PUT.format(
+        fence=f"\nfence AS ({fence}),",
+        fenced="\n    WHERE EXISTS (SELECT FROM fence)",
+        fence_row="\nUNION ALL\nSELECT NULL, epoch FROM fence",
+    )
+
+
+PUT = _PUT.format(fence="", fenced="", fence_row="")
+PUT_FENCED = _fenced(FENCE_WRITES)  # pending writes, puts in other namespaces: the lease holds
+PUT_FENCED_HEAD = _fenced(FENCE_PUT)  # a root-namespace chain: it continues the lease's head, and moves it
+
 # Why a fence matched nothing (only read then, to word the error).
 SELECT_LEASE = """
 SELECT owner, epoch, expires_at <= clock_timestamp(), head FROM {leases} WHERE thread_id = %(thread_id)s
@@ -406,12 +434,11 @@ COUNT_BLOBS = "SELECT count(*) FROM {blobs} WHERE thread_id = %s"
 class Queries:
     """The statements above, with one schema's table names filled in."""
 
-    PUT_CHECKPOINT: str
-    PUT_WRITES: str
-    SELECT_CHECKPOINT: str
-    SELECT_LATEST_CHECKPOINT: str
-    SELECT_CHECKPOINT_BLOBS: str
-    SELECT_LATEST_CHECKPOINT_BLOBS: str
+    PUT: str
+    PUT_FENCED: str
+    PUT_FENCED_HEAD: str
+    SELECT_TUPLE: str
+    SELECT_LATEST_TUPLE: str
     SELECT_CHAINS: str
     SELECT_WRITES_OF: str
     LIST_CHECKPOINTS: str
@@ -446,6 +473,23 @@ def render(schema: str | None) -> Queries:
     for f in fields(Queries):
         if f.name == "tables":
             continue
-        text = globals()[f.name]
+        text = _compact(globals()[f.name])
         out[f.name] = sql.SQL(text).format(**idents).as_string(None) if "{" in text else text  # type: ignore[arg-type]
     return Queries(**out, tables=tables)
+
+
+def _compact(text: str) -> str:
+    """``text`` without indentation and comments: what the server needs of it.
+
+    psycopg parses a statement's placeholders once and remembers it, if the
+    statement is at most 4,096 bytes long; a longer one (the get, indented)
+    is parsed again on every call. No literal here holds ``--`` or spans lines.
+    """
+    lines = []
+    for line in text.splitlines():
+        code, dashes, _ = line.partition("--")
+        if dashes and code.count("'") % 2:  # "--" inside a literal: keep the line whole
+            code = line
+        if code.strip():
+            lines.append(code.strip())
+    return "\n".join(lines)

@@ -1,8 +1,8 @@
 """Reading checkpoints back from PostgreSQL: get, list, list threads.
 
-A get is two statements sent together, one round trip on one snapshot (the
-checkpoint row with its pending writes; every channel's delta chain through
-a recursive query); a listing is one statement for the rows and then one
+A get is one statement, one round trip on one snapshot (the checkpoint row
+with its pending writes and every channel's delta chain, through a recursive
+query); a listing is one statement for the rows and then one
 round trip per page of checkpoints, on one snapshot (which still exist,
 their chains, their writes). What is read teaches the saver's delta cache
 the thread's last values (``deltas.learn``).
@@ -66,29 +66,22 @@ class Reads:
             return None  # no such key can have been stored
 
         params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
-        latest = checkpoint_id is None
-        row_sql = self._q.SELECT_LATEST_CHECKPOINT if latest else self._q.SELECT_CHECKPOINT
-        blobs_sql = self._q.SELECT_LATEST_CHECKPOINT_BLOBS if latest else self._q.SELECT_CHECKPOINT_BLOBS
+        sql = self._q.SELECT_LATEST_TUPLE if checkpoint_id is None else self._q.SELECT_TUPLE
 
-        def work(conn: Connection[Any]) -> tuple[Any, list[Any]]:
-            # Both statements in one round trip, on one snapshot.
-            with conn.pipeline() as pipeline:
-                row_cur, blob_cur = conn.cursor(binary=True), conn.cursor(binary=True)
-                conn.execute(q.BEGIN_SNAPSHOT)
-                row_cur.execute(row_sql, params)
-                blob_cur.execute(blobs_sql, params)
-                conn.execute(q.COMMIT)
-                pipeline.sync()
-                return row_cur.fetchone(), blob_cur.fetchall()
+        def work(conn: Connection[Any]) -> Any:
+            with conn.cursor(binary=True) as cur:  # one statement: one snapshot, one round trip
+                cur.execute(sql, params)
+                return cur.fetchone()
 
-        row, blob_rows = await self._run("get_tuple", work)
+        row = await self._run("get_tuple", work)
         if row is None:
             return None
-        cid, parent_id, ts, meta_type, meta_data, metadata, versions, *write_columns = row
+        cid, parent_id, ts, meta_type, meta_data, metadata, versions, *columns = row
+        write_columns, blob_columns = columns[:8], columns[8:]
         with reading(thread_id, cid):
             meta = load_meta(self._serde(), cid, (meta_type, meta_data), versions)
             reader = ChainReader(self._serde())
-            for blob in blob_rows:
+            for blob in zip(*(c or () for c in blob_columns)):
                 _add(reader, blob)
             writes = [
                 PendingWrite(t, ch, reader.resolve(ty, d, write_ref((t, ch, ty, d, *ref))))

@@ -13,14 +13,16 @@ messages between the processes sharing the tables (:mod:`._messages`,
 ``saver.messages``). Named SQL is in :mod:`._queries`, numbered migrations
 in ``migrations/``, applied at start-up by :mod:`._migrate`.
 
-A put is one statement (blobs and checkpoint row, atomic on its own);
-``aput_many`` sends a chain of puts in one transaction, pipelined (one round
-trip and one commit flush for versions that queued up behind a write). A
-write carrying a :class:`~engine.checkpoint.base.Lease` (the run's fencing
-token, ``config["configurable"][LEASE_KEY]``), and a delete given one, is a
-transaction whose first statement checks and locks the thread's lease row;
-one whose lease was lost raises :class:`~engine.errors.LeaseLostError` and
-stores (or deletes) nothing. Writes without one stay single statements.
+Every write is one statement, atomic on its own (no transaction around it:
+one round trip): a put (blobs and checkpoint row), ``aput_many``'s chain of
+puts with the pending writes that go with them (one commit flush for
+versions that queued up behind a write), a task's pending writes
+(:mod:`._rows` builds its few parameters). A write carrying a
+:class:`~engine.checkpoint.base.Lease` (the run's fencing token,
+``config["configurable"][LEASE_KEY]``) checks and locks the thread's lease
+row in the same statement, before it stores anything; a delete given one is
+a transaction whose first statement does. One whose lease was lost raises
+:class:`~engine.errors.LeaseLostError` and stores (or deletes) nothing.
 
 Failures reach callers as :class:`~engine.errors.CheckpointError` with the
 psycopg error as ``__cause__`` (``psycopg.OperationalError``: the database
@@ -43,7 +45,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import Connection
 
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache, record_size
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, record_size
 from engine.checkpoint._retention import check_prune_args
 from engine.checkpoint._helpers import (
     check_versions,
@@ -66,7 +68,6 @@ from engine.checkpoint.base import (
     Lease,
     ThreadInfo,
     check_chain,
-    get_thread_id,
 )
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._conns import Connections, NoConnection
@@ -74,12 +75,14 @@ from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._reads import Reads
-from engine.checkpoint.postgres._rows import TaskWrites, put_params
+from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites
 from engine.checkpoint.postgres._migrate import migrate
 from engine.errors import CheckpointError
 from engine.serde import Serializer
 
 __all__ = ["PostgresSaver"]
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 T = TypeVar("T")
 
@@ -201,34 +204,6 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         except psycopg.Error as exc:
             raise CheckpointError(f"PostgreSQL: {what} failed: {exc}") from exc
 
-    def _write(
-        self,
-        conn: Connection[Any],
-        thread_id: str,
-        config: Mapping[str, Any],
-        sql: str,
-        params: Mapping[str, Any],
-        *,
-        head: tuple[str | None, str] | None = None,
-    ) -> list[Any]:
-        """Run one write statement of a thread, as the write transaction; return its rows.
-
-        Every write is a single statement, atomic on its own: without a
-        fencing token to check, it runs as its own transaction (one round
-        trip; an explicit BEGIN/COMMIT would double the cost of a put). With
-        one, the check and the write share a transaction, pipelined: the
-        fence's verdict is one round trip, the write and the commit another.
-        ``head``: for a put in the root namespace, ``(parent id, new id)``.
-        """
-        lease = _lease_of(self, config, thread_id)
-        if lease is None:
-            cur = conn.execute(sql, params)
-            return cur.fetchall() if cur.description else []
-        with conn.pipeline(), conn.transaction():
-            self.leases.check_fence(conn, thread_id, lease, head)
-            cur = conn.execute(sql, params)
-        return cur.fetchall() if cur.description else []
-
     # -- leases ---------------------------------------------------------------------
     @property
     def requires_lease(self) -> bool:  # type: ignore[override]
@@ -267,23 +242,19 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         checkpoint: Checkpoint,
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
-    ) -> tuple[str, str, BlobPlan, dict[str, Any]]:
-        """Serialize a put (an unstorable value fails here, before any transaction): (thread, ns, plan, params)."""
+    ) -> tuple[str, str, Put]:
+        """Serialize a put (an unstorable value fails here, before any statement): (thread, ns, put)."""
         thread_id, ns, parent_id = parse_config(config)
         check_versions(checkpoint, new_versions)
         require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        meta_type, meta = dump_meta(self.serde, checkpoint, versions=False)  # they go to columns
+        meta_type, meta = dump_meta(self.serde, checkpoint, versions=False)  # they go to a column
         versions = checkpoint["channel_versions"]
         require_storable(*versions)
-        params = {
-            "thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint["id"], "parent_id": parent_id,
-            "ts": checkpoint["ts"], "type": meta_type, "checkpoint": meta, "metadata": dump_metadata(metadata),
-            "cp_versions": json.dumps(versions, ensure_ascii=False),
-        }  # fmt: skip
-        return thread_id, ns, plan, params
+        put = Put(checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata), _dumps(versions), plan)
+        return thread_id, ns, put
 
     async def aput(
         self,
@@ -292,19 +263,10 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> dict[str, Any]:
-        thread_id, ns, plan, params = self._prepare_put(config, checkpoint, metadata, new_versions)
-
-        def work(conn: Connection[Any]) -> list[str]:
-            try:
-                return self._put(conn, thread_id, config, put_params(params, plan))
-            except psycopg.errors.ForeignKeyViolation:
-                # A delta's base is gone (pruned or deleted elsewhere since the
-                # cache learned it): the transaction rolled back; store full values.
-                self._deltas.forget_thread(thread_id)
-                return self._put(conn, thread_id, config, put_params(params, plan, full=True))
-
-        inserted = await self._run("put", work)
-        self._deltas.commit(thread_id, ns, plan, inserted)
+        thread_id, ns, put = self._prepare_put(config, checkpoint, metadata, new_versions)
+        store = self._storer(Batch(thread_id, ns, [put], []), config)
+        inserted = (await self._run("put", store))[0]
+        self._deltas.commit(thread_id, ns, put.plan, inserted)
         return make_config(thread_id, ns, checkpoint["id"])
 
     async def aput_many(
@@ -314,85 +276,48 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
     ) -> list[dict[str, Any]]:
         """Store a chain of versions of one thread, and pending writes of them, in one
-        transaction: one commit for all of them.
+        statement: all or none, one commit for all of them.
 
-        Each version's deltas may build on the version before it (written
-        earlier in the same transaction), so the cache learns each plan
-        before the next is made, and forgets the thread unless the batch
-        commits exactly as planned. With a lease, the fence is checked once,
-        for the chain as a whole: its first parent must be the head, and its
-        last version becomes the head.
+        Each version's deltas may build on the version before it (written by
+        the same statement), so the cache learns each plan before the next is
+        made, and forgets the thread unless the batch commits exactly as
+        planned. With a lease, the fence is checked once, for the chain as a
+        whole: its first parent must be the head, and its last version
+        becomes the head.
 
         Raises:
             ValueError: the puts are not one chain of one thread and namespace
                 (see :func:`~engine.checkpoint.base.check_chain`).
         """
         check_chain(puts)
-        if len(puts) < 2 and not writes:
+        if (len(puts) < 2 and not writes) or len({cp["id"] for _, cp, _, _ in puts}) < len(puts):
+            # One put; or a chain naming a version twice, which one statement cannot store twice.
             return [await self.aput(*put) for put in puts]
         task_writes = [p for p in (self._task_writes(c, w, tid, "") for c, w, tid in writes) if p is not None]
-        first_config = puts[0][0]
-        prepared: list[tuple[BlobPlan, dict[str, Any]]] = []
-        thread_id = get_thread_id(first_config)
-        lease = _lease_of(self, first_config, thread_id)
+        first_config = puts[0][0] if puts else writes[0][0]
+        thread_id, ns, _ = parse_config(first_config)
+        prepared: list[Put] = []
         try:
             for config, checkpoint, metadata, new_versions in puts:
-                tid, ns, plan, params = self._prepare_put(config, checkpoint, metadata, new_versions)
-                self._deltas.assume(tid, ns, plan)
-                prepared.append((plan, params))
+                tid, ns, put = self._prepare_put(config, checkpoint, metadata, new_versions)
+                self._deltas.assume(tid, ns, put.plan)
+                prepared.append(put)
         except BaseException:
             self._deltas.forget_thread(thread_id)
             raise
-        ns = prepared[0][1]["ns"]
-        head = (prepared[0][1]["parent_id"], prepared[-1][1]["checkpoint_id"]) if ns == "" else None
-
-        def store(conn: Connection[Any], full: bool) -> list[list[str]]:
-            # Pipelined: the fence's verdict is one round trip; the puts, the
-            # writes and the commit another (their rows are read after it).
-            with conn.pipeline(), conn.transaction():
-                if lease is not None:
-                    self.leases.check_fence(conn, thread_id, lease, head)
-                cur = conn.cursor()
-                cur.executemany(
-                    self._q.PUT_CHECKPOINT,
-                    [put_params(params, plan, full=full) for plan, params in prepared],
-                    returning=True,
-                )  # fmt: skip
-                if task_writes:
-                    conn.cursor().executemany(self._q.PUT_WRITES, [w.params(full=full) for w in task_writes])
-            inserted = []
-            while True:
-                inserted.append([r[0] for r in cur.fetchall()])
-                if not cur.nextset():
-                    break
-            return inserted
-
-        def work(conn: Connection[Any]) -> list[list[str]]:
-            try:
-                return store(conn, full=False)
-            except psycopg.errors.ForeignKeyViolation:  # a base is gone (see aput): store full values
-                self._deltas.forget_thread(thread_id)
-                return store(conn, full=True)
-
         try:
-            inserted = await self._run("put", work)
+            inserted = await self._run("put", self._storer(Batch(thread_id, ns, prepared, task_writes), first_config))
         except BaseException:
             self._deltas.forget_thread(thread_id)
             raise
-        for (plan, _), channels in zip(prepared, inserted):
-            record_size(plan, channels)
-            self._deltas.committed(plan)
-        if any(len(channels) != len(plan.rows) for (plan, _), channels in zip(prepared, inserted)):
+        for put, channels in zip(prepared, inserted):
+            record_size(put.plan, channels)
+            self._deltas.committed(put.plan)
+        if any(len(channels) != len(put.plan.rows) for put, channels in zip(prepared, inserted)):
             # Some rows were there already (a batch stored again after an unknown
             # outcome): they hold what was stored first, which the cache must not assume.
             self._deltas.forget_thread(thread_id)
-        return [make_config(thread_id, ns, params["checkpoint_id"]) for _, params in prepared]
-
-    def _put(
-        self, conn: Connection[Any], thread_id: str, config: Mapping[str, Any], params: dict[str, Any]
-    ) -> list[str]:
-        head = (params["parent_id"], params["checkpoint_id"]) if params["ns"] == "" else None
-        return [r[0] for r in self._write(conn, thread_id, config, self._q.PUT_CHECKPOINT, params, head=head)]
+        return [make_config(thread_id, ns, put.checkpoint_id) for put in prepared]
 
     async def aput_writes(
         self,
@@ -404,16 +329,55 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         task_writes = self._task_writes(config, writes, task_id, task_path)
         if task_writes is None:
             return
-        thread_id = task_writes.thread_id
+        thread_id, ns = task_writes.keys[:2]
+        await self._run("put_writes", self._storer(Batch(thread_id, ns, [], [task_writes]), config))
 
-        def work(conn: Connection[Any]) -> None:
+    def _storer(self, batch: Batch, config: Mapping[str, Any]) -> Callable[[Connection[Any]], list[list[str]]]:
+        """The work that stores ``batch`` (one statement), returning the channels of each put's
+        blob rows actually inserted.
+
+        With a fencing token in ``config``, the statement checks it first and
+        stores nothing unless it holds (a put chain of the root namespace must
+        continue the lease's head, and moves it). A delta whose base is gone
+        (pruned or deleted elsewhere since the cache learned it) fails the
+        statement: it is sent again with every value whole.
+        """
+        thread_id = batch.thread_id
+        lease = _lease_of(self, config, thread_id)
+        head = (batch.puts[0].parent_id, batch.puts[-1].checkpoint_id) if batch.puts and batch.ns == "" else None
+        if lease is None:
+            sql, fence = self._q.PUT, None
+        else:
+            fence = self.leases.fence_params(thread_id, lease, head)
+            sql = self._q.PUT_FENCED_HEAD if head is not None else self._q.PUT_FENCED
+
+        def store(conn: Connection[Any], full: bool) -> list[list[str]]:
+            params = batch.params(full=full)
+            if fence is not None:
+                params.update(fence)
+            rows = conn.execute(sql, params).fetchall()
+            if fence is not None and not any(channel is None for channel, _ in rows):
+                raise self.leases.refusal(conn, lease, head)
+            left = {(channel, version) for channel, version in rows if channel is not None}
+            inserted = []
+            for put in batch.puts:
+                channels = []
+                for r in put.plan.rows:  # a row written whole has the delta's channel and version
+                    if (r.channel, r.version) in left:
+                        left.discard((r.channel, r.version))  # a key twice in one batch is stored once
+                        channels.append(r.channel)
+                inserted.append(channels)
+            return inserted
+
+        def work(conn: Connection[Any]) -> list[list[str]]:
             try:
-                self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params())
-            except psycopg.errors.ForeignKeyViolation:  # the list a write extends is gone (see aput): store it whole
+                return store(conn, full=False)
+            except psycopg.errors.ForeignKeyViolation:
+                # A base is gone: the statement stored nothing; store full values.
                 self._deltas.forget_thread(thread_id)
-                self._write(conn, thread_id, config, self._q.PUT_WRITES, task_writes.params(full=True))
+                return store(conn, full=True)
 
-        await self._run("put_writes", work)
+        return work
 
     def _task_writes(
         self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
