@@ -281,6 +281,7 @@ class RunLoop(InputFolding):
         cancelled = reason == "CANCELLED"
         ids = [getattr(i, "id", "") for i in interrupts]
         self.trace.finished(reason, steps=self.executed, checkpoint_id=checkpoint_id, interrupt_ids=ids, error=None if cancelled else error)
+        self.runner.task_config = self.runner.nest = None  # type: ignore[assignment]  # no cycle: refcounting frees the run
         # With a saver: the last version that landed (a failed write names none), and its values.
         yield finished_event(reason, error, interrupts, checkpoint_id, self.output() if values is _LIVE else values)
         if cancelled:

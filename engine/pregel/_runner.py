@@ -294,5 +294,6 @@ class StepRunner:
         finally:
             tel.restore(current)
             self.trace.task_done(span, t.name, started, t.error, t.interrupts)
+            ctx.nest = None  # its Lazy holds ctx: no cycle left for the collector
         if self.cache is not None:
             await keep_writes(self.cache, t)
