@@ -25,12 +25,14 @@ superstep loop.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._unsupported import WHERE_IT_DIFFERS
-from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
+from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint, empty_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
-from engine.events import CheckpointLoaded, RunStarted
+from engine.events import CheckpointLoaded, RunFinished, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes
@@ -100,7 +102,9 @@ class InputFolding:
                 raise NotFoundError(
                     f"thread {self.thread_name!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
                 )
-        if saved is not None:
+        if saved is None:
+            self.checkpoint = empty_checkpoint()
+        else:
             self.checkpoint = copy_checkpoint(saved.checkpoint)
             self.step = int(saved.metadata.get("step", -1))
             self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
@@ -150,6 +154,21 @@ class InputFolding:
                 self._continue(saved)
         else:
             await self._apply_input(inp)
+
+    def _folds_start(self) -> bool:
+        """Whether nothing can see the input step's version or START's: no saver stores
+        them, no event shows them (``invoke`` asks for RunFinished only), no breakpoint or
+        span marks them, and START's task is its writer alone (no routers)."""
+        return (self.saver is None and self.host is None and self.kinds is not None and not self.kinds - {RunFinished}
+                and not self.interrupt_before and not self.interrupt_after and not self.trace.traced
+                and getattr(self.spec.nodes.get(START), "bare", False))
+
+    def _start_writes(self, inp: Any) -> list[tuple[str, Any]] | None:
+        """START's writes of ``inp``; None if it is not the graph's input (the unfolded run reports that)."""
+        try:
+            return self.spec.nodes[START].writer(inp, {}, {})  # type: ignore[no-any-return]
+        except Exception:
+            return None
 
     def _apply_nulls(self, writes: list[tuple[str, Any]]) -> None:
         for c in apply_null_writes(self.checkpoint, self.channels, writes):
@@ -207,9 +226,23 @@ class InputFolding:
         await self._save("fork")
 
     async def _apply_input(self, inp: Any) -> None:
-        # Whatever was due at this checkpoint (an interrupted turn) is dropped.
-        discard = prepare_next_tasks(self.checkpoint, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
+        # Whatever was due at this checkpoint (an interrupted turn) is dropped; a new thread has nothing due.
+        discard = (
+            prepare_next_tasks(self.checkpoint, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
+            if self.checkpoint["channel_versions"] else []
+        )  # fmt: skip
         start = Task(id="", name=START, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
+        started = time.perf_counter()
+        if self._folds_start() and (writes := self._start_writes(inp)) is not None:
+            # START's writes are made with the input step's: one plan, one step's writes and one id less.
+            start.writes = writes
+            apply_writes(self.checkpoint, self.channels, [*discard, start])
+            self.step += 2
+            self.executed += 1
+            self.trace.step(0)
+            self.trace.task_done(self.trace.span, START, started, None, ())
+            self.checkpoint["id"] = self.parent_id = new_checkpoint_id()
+            return
         start.writes = input_writes(inp)
         _, changed = apply_writes(self.checkpoint, self.channels, [*discard, start])
         self.pending_writes = []

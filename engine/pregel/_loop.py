@@ -8,7 +8,8 @@ thread's checkpoint (the newest, or the one the config names) and folding
 the call's input into it (:mod:`._input`):
 
 * new input → the tasks due at that checkpoint are discarded, the input is
-  written to the START channel, and an "input" version is saved;
+  written to the START channel, and an "input" version is saved (no saver and
+  no events but RunFinished: START's writes are made with it, one step less);
 * ``Command(resume=...)`` → the answers are saved as pending writes of the
   interrupted tasks; no version is saved;
 * ``None`` naming a checkpoint id → a "fork" version, a copy of it, is saved
@@ -44,7 +45,7 @@ import asyncio
 from typing import Any, AsyncIterator, Mapping
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
-from engine.checkpoint.base import Checkpoint, Lease, empty_checkpoint, run_lease
+from engine.checkpoint.base import Lease, run_lease
 from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
 from engine.events import (
     CheckpointSaved,
@@ -152,7 +153,6 @@ class RunLoop(InputFolding):
             nest=lambda t, step, ctx: NestedHost.of_task(self, t, ctx),
         )
         # state of the run
-        self.checkpoint: Checkpoint = empty_checkpoint()
         self.channels: dict[str, Any] = {}
         self.step = -2  # step number of the newest version (-2: none yet, so the input is -1)
         self.stop = 0  # the last superstep number this call may run (set once the thread is loaded)
