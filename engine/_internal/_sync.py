@@ -42,6 +42,13 @@ def _in_running_loop() -> bool:
     return True
 
 
+def on_sync_loop() -> bool:
+    """Whether the running loop is this thread's own, driven by a sync call (``invoke``,
+    ``get_state``): that call's coroutines are all it runs, so a saver may block on its
+    I/O right here, as LangGraph's sync savers do, rather than hop to a worker thread and back."""
+    return asyncio._get_running_loop() is getattr(_local, "loop", None) is not None
+
+
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion from sync code and return its result."""
     if not _in_running_loop():
