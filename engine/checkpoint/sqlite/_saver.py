@@ -2,13 +2,16 @@
 
 One connection, shared by every thread and guarded by a lock (sqlite3 objects
 are not safe for concurrent use; ``check_same_thread=False`` only lifts the
-same-thread check). The async methods never touch sqlite3 on the event loop's
-thread: their SQL runs on the saver's one worker thread. Each call is usually
-tens of microseconds of work on a local file, but another process holding the
-file (``graphwire prune``, a backup, an ``sqlite3`` shell in a transaction)
-can make it wait up to ``busy_timeout``, and the loop must keep serving other
-threads and health checks meanwhile. Values are serialized on the caller's
-thread, before the hop (a state is not read while the next step changes it).
+same-thread check). Called from async code, the methods never touch sqlite3 on
+the event loop's thread: their SQL runs on the saver's one worker thread. Each
+call is usually tens of microseconds of work on a local file, but another
+process holding the file (``graphwire prune``, a backup, an ``sqlite3`` shell
+in a transaction) can make it wait up to ``busy_timeout``, and the loop must
+keep serving other threads and health checks meanwhile. Under a sync call
+(``invoke``, ``get_state``: the loop is the calling thread's own, serving that
+call alone) the SQL runs in place, as LangGraph's sync saver runs it: the hop
+there and back cost more CPU than the statements. Values are serialized on the
+caller's thread, before any hop (a state is not read while the next step changes it).
 A wait past ``busy_timeout`` fails with :class:`~engine.errors.CheckpointError`
 ("database is locked": UNAVAILABLE to a gRPC caller, who may retry).
 
