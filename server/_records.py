@@ -9,8 +9,8 @@ the outcome.
 
 A run with a ``request_id``, ``on_disconnect = CONTINUE`` or ``background``
 also *keeps its events*: each goes to the database before it goes to the
-caller (:class:`EventLog`, which writes whatever accumulated while the
-previous write was in flight, in one statement). So a stored event is
+caller (:mod:`server._eventlog`: whatever every run of the replica has to
+store goes in one write, and what comes while it is in flight in the next). So a stored event is
 exactly a sent one, ``JoinRun`` reads them by seq from any replica with no
 gap and no repeat, and a replica continuing the run after its first one died
 goes on from the last stored seq, above anything a caller saw.
@@ -36,9 +36,10 @@ import grpc
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
+from server._eventlog import EventWriter
 from server._leases import replica_id
 
-__all__ = ["Call", "Duplicate", "EventLog", "Records", "call_json", "fingerprint", "now", "open_run_store", "records_for", "status_of"]
+__all__ = ["Call", "Duplicate", "Records", "call_json", "fingerprint", "now", "open_run_store", "records_for", "status_of"]
 
 log = logging.getLogger("graphwire.server")
 
@@ -212,6 +213,7 @@ class Records:
         self.max_attempts = max_attempts
         self.alive_elsewhere = alive_elsewhere
         self.local: dict[str, asyncio.Event] = {}  # run id → set at each stored batch, while the run is on this replica
+        self.writer = EventWriter(store)  # stores the events of this replica's runs (server._eventlog)
 
     def new(self, run_id: str, key: str, graph: str, thread_id: str, call: Call, epoch: int | None) -> RunRecord:
         r = call.request
@@ -253,116 +255,3 @@ class Records:
             await asyncio.wait_for(event.wait(), POLL_SECONDS * 5)
         except asyncio.TimeoutError:
             pass
-
-
-class EventLog:
-    """A run's events on their way to the database and then to the caller (``forward``).
-
-    :meth:`add` never waits. A write starts a moment after the first event
-    not yet stored (:data:`FLUSH_SECONDS`: the events of that moment go in
-    one statement), and events accumulate while a write is in flight for the
-    next one. ``forward(message, size, metadata)`` gets each after it is
-    stored, in order. :meth:`finish` stores what waits with the run's last
-    event and its record's end, in one transaction: a short run whose caller
-    asked only for RunStarted and RunFinished writes once more than a run that
-    keeps no events. A write that fails fails the run (:attr:`failed`), as a
-    checkpoint write would: the caller must not see events a joiner could not.
-    """
-
-    FLUSH_SECONDS = 0.02
-    #: How long a RunStarted alone waits for company, in a run with a caller (not a background one,
-    #: whose call returns on it): a run's first and last events in one write whenever the run is
-    #: shorter, at the cost of a later RunStarted for longer runs with nothing else to send.
-    ALONE_SECONDS = 1.0
-
-    def __init__(self, records: Records, record: RunRecord, forward: Callable[[Any, int, Any], None]) -> None:
-        self.records = records
-        self.record = record
-        self.forward = forward
-        self.failed: BaseException | None = None
-        self._pending: list[tuple[Any, int, Any]] = []
-        self._writer: asyncio.Task[None] | None = None
-        self._writing = False  # the writer's statement is in flight (past its moment's wait)
-        # While a RunStarted waits alone for company: the timer that writes it anyway. No task
-        # runs meanwhile, so a short run (RunStarted, then its end) costs one write and no task.
-        self._alone: asyncio.TimerHandle | None = None
-        self._wake = records.local.setdefault(record.run_id, asyncio.Event())
-
-    def _pending_started_alone(self) -> bool:
-        r = self.record
-        return not r.background and len(self._pending) == 1 and self._pending[0][0].HasField("run_started")
-
-    def add(self, message: Any, size: int, metadata: Any) -> None:
-        if self.failed is not None:
-            return
-        self._pending.append((message, size, metadata))
-        if self._alone is not None:  # company came: they are written together, a moment later
-            self._alone.cancel()
-            self._alone = None
-        if self._writer is None or self._writer.done():
-            if self._pending_started_alone():
-                self._alone = asyncio.get_running_loop().call_later(self.ALONE_SECONDS - self.FLUSH_SECONDS, self._start)
-            else:
-                self._start()
-
-    def _start(self) -> None:
-        self._alone = None
-        self._writer = asyncio.get_running_loop().create_task(self._write())
-
-    async def _write(self) -> None:
-        await asyncio.sleep(self.FLUSH_SECONDS)
-        self._writing = True
-        try:
-            while self._pending and self.failed is None:
-                batch, self._pending = self._pending, []
-                try:
-                    await self.records.store.aadd_events(self.record, [(m.seq, m.SerializeToString()) for m, _, _ in batch])
-                except BaseException as exc:
-                    self.failed = exc
-                    raise
-                self._sent(batch)
-        finally:
-            self._writing = False
-
-    def _sent(self, batch: list[tuple[Any, int, Any]]) -> None:
-        if batch:
-            self.record.last_seq = batch[-1][0].seq
-        for message, size, metadata in batch:
-            self.forward(message, size, metadata)
-        self._wake.set()
-        self._wake.clear()
-
-    async def finish(self, final: Any, **changes: Any) -> bool:
-        """Store what waits, ``final`` and the record's ``changes`` together (then forward what waited,
-        not ``final``: the caller's); whether the record took the changes."""
-        if self._alone is not None:  # what waited alone goes with the end
-            self._alone.cancel()
-            self._alone = None
-        writer = self._writer
-        if writer is not None and not writer.done():
-            if self._writing:
-                await asyncio.shield(writer)
-            else:  # still waiting for its moment: what it would write goes with the end
-                writer.cancel()
-                await asyncio.gather(writer, return_exceptions=True)
-        if self.failed is not None:
-            raise self.failed
-        batch, self._pending = self._pending, []
-        events = [(m.seq, m.SerializeToString()) for m, _, _ in batch] + [(final.seq, final.SerializeToString())]
-        ok = await self.records.store.afinish(self.record.run_id, self.record.attempts, self.record, events, **changes)
-        self._sent(batch)
-        self.record.last_seq = final.seq
-        return ok
-
-    async def close(self) -> None:
-        """The run is over here: wake its joiners a last time and stop tracking it."""
-        if self._alone is not None:
-            self._alone.cancel()
-            self._alone = None
-        if self._writer is not None and not self._writer.done():
-            self._writer.cancel()
-            await asyncio.gather(self._writer, return_exceptions=True)
-        self._wake.set()
-        self._wake.clear()
-        if self.records.local.get(self.record.run_id) is self._wake:
-            del self.records.local[self.record.run_id]

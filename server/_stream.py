@@ -45,7 +45,8 @@ from server._errors import RpcError
 from server._hub import RunHub
 from server._outbox import Outbox
 from server._reads import thread_key
-from server._records import Call, Duplicate, EventLog, Records, now, status_of
+from server._eventlog import EventLog
+from server._records import Call, Duplicate, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
 from server._runs import Abandoned, RunHandle, RunManager

@@ -137,6 +137,11 @@ class RunStore(Protocol):
         to the last of them (a seq already stored keeps its first copy)."""
         ...
 
+    async def aadd_event_batches(self, batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> None:
+        """:meth:`aadd_events` of several runs at once, in one transaction (a host's runs
+        streaming together cost one write, not one each)."""
+        ...
+
     async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
         """Stored events of ``run_id`` with seq > ``after_seq``, in seq order, at most ``limit``."""
         ...
@@ -221,6 +226,10 @@ class MemoryRuns:
         found = self._runs.get(record.run_id)
         if found is not None:
             found.last_seq = max(found.last_seq, events[-1][0])
+
+    async def aadd_event_batches(self, batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> None:
+        for record, events in batches:
+            await self.aadd_events(record, events)
 
     async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
         stored = self._events.get(run_id, {})

@@ -54,13 +54,16 @@ RETURNING """ + q.NO_FLUSH + """
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
 LIST = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s ORDER BY started_at DESC, run_id DESC"
+# Events of several runs (rows of run id, seq, thread id, data), and each run's last seq (run ids sorted:
+# two replicas' writes lock the records they share, if any, in one order).
 ADD_EVENTS = """
 WITH added AS (
     INSERT INTO {run_events} (run_id, seq, thread_id, data)
-    SELECT %(run_id)s, r.seq, %(thread_id)s, r.data FROM unnest(%(seqs)s::integer[], %(datas)s::bytea[]) AS r(seq, data)
+    SELECT * FROM unnest(%(run_ids)s::text[], %(seqs)s::integer[], %(thread_ids)s::text[], %(datas)s::bytea[])
     ON CONFLICT DO NOTHING
 )
-UPDATE {runs} SET last_seq = greatest(last_seq, %(last)s) WHERE run_id = %(run_id)s
+UPDATE {runs} AS r SET last_seq = greatest(r.last_seq, u.last)
+FROM unnest(%(last_ids)s::text[], %(lasts)s::integer[]) AS u(run_id, last) WHERE r.run_id = u.run_id
 RETURNING """ + q.NO_FLUSH + """
 """
 EVENTS = "SELECT seq, data FROM {run_events} WHERE run_id = %(run_id)s AND seq > %(after)s ORDER BY seq LIMIT %(limit)s"
@@ -186,11 +189,16 @@ class PostgresRuns:
         return found[:limit] if limit else found
 
     async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
-        if not events:
+        await self.aadd_event_batches([(record, events)])
+
+    async def aadd_event_batches(self, batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> None:
+        batches = sorted(((r, events) for r, events in batches if events), key=lambda b: b[0].run_id)
+        if not batches:
             return
+        rows = [(r.run_id, seq, r.thread_id, data) for r, events in batches for seq, data in events]
         params = {
-            "run_id": record.run_id, "thread_id": record.thread_id, "last": events[-1][0],
-            "seqs": [s for s, _ in events], "datas": [d for _, d in events],
+            "run_ids": [x[0] for x in rows], "seqs": [x[1] for x in rows], "thread_ids": [x[2] for x in rows],
+            "datas": [x[3] for x in rows], "last_ids": [r.run_id for r, _ in batches], "lasts": [e[-1][0] for _, e in batches],
         }  # fmt: skip
         await self._write("add_run_events", "ADD_EVENTS", params)
 

@@ -127,12 +127,16 @@ class SqliteRuns:
         return found[:limit] if limit else found
 
     async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
-        if not events:
+        await self.aadd_event_batches([(record, events)])
+
+    async def aadd_event_batches(self, batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> None:
+        batches = [(r, events) for r, events in batches if events]
+        if not batches:
             return
 
         def add(cur: Any) -> None:
-            cur.executemany(ADD_EVENT, [(record.run_id, seq, record.thread_id, data) for seq, data in events])
-            cur.execute(MOVE_LAST_SEQ, (events[-1][0], record.run_id))
+            cur.executemany(ADD_EVENT, [(r.run_id, seq, r.thread_id, data) for r, events in batches for seq, data in events])
+            cur.executemany(MOVE_LAST_SEQ, [(events[-1][0], r.run_id) for r, events in batches])
 
         await self._write(add)
 
