@@ -37,10 +37,13 @@ from engine.checkpoint._helpers import (
 from engine.checkpoint._writes import write_ref
 from engine.checkpoint.base import CheckpointTuple, PendingWrite, ThreadInfo
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._conns import kept_cursor
 from engine.serde import Serializer
 
 __all__ = ["Reads"]
 
+# A get's result up to this size stays with its connection's kept cursor until the next statement.
+_KEEP_RESULT_BYTES = 1 << 20
 # alist pages: small first (a caller often wants one or two), then larger.
 _FIRST_PAGE, _MAX_PAGE = 4, 128
 
@@ -69,9 +72,12 @@ class Reads:
         sql = self._q.SELECT_LATEST_TUPLE if checkpoint_id is None else self._q.SELECT_TUPLE
 
         def work(conn: Connection[Any]) -> Any:
-            with conn.cursor(binary=True) as cur:  # one statement: one snapshot, one round trip
-                cur.execute(sql, params)
-                return cur.fetchone()
+            cur = kept_cursor(conn)
+            cur.execute(sql, params)  # one statement: one snapshot, one round trip
+            row = cur.fetchone()
+            if row is not None and _size(row) > _KEEP_RESULT_BYTES:
+                cur.close()  # its result is not kept with the connection
+            return row
 
         row = await self._run("get_tuple", work)
         if row is None:
@@ -227,6 +233,11 @@ class Reads:
 
         for thread_id, checkpoint_id, ts in await self._run("list_threads", work):
             yield ThreadInfo(thread_id, checkpoint_id, ts)
+
+
+def _size(row: Sequence[Any]) -> int:
+    """About how many bytes a get's row holds (its meta and the writes' and blobs' data)."""
+    return len(row[4]) + sum(map(len, row[10] or ())) + sum(map(len, row[19] or ()))
 
 
 def _add(reader: ChainReader, row: Sequence[Any]) -> None:

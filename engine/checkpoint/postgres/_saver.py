@@ -70,7 +70,7 @@ from engine.checkpoint.base import (
     check_chain,
 )
 from engine.checkpoint.postgres import _queries as q
-from engine.checkpoint.postgres._conns import Connections, NoConnection
+from engine.checkpoint.postgres._conns import Connections, NoConnection, kept_cursor
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
@@ -355,7 +355,9 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             params = batch.params(full=full)
             if fence is not None:
                 params.update(fence)
-            rows = conn.execute(sql, params).fetchall()
+            cur = kept_cursor(conn)
+            cur.execute(sql, params)
+            rows = cur.fetchall()
             if fence is not None and not any(channel is None for channel, _ in rows):
                 raise self.leases.refusal(conn, lease, head)
             left = {(channel, version) for channel, version in rows if channel is not None}
