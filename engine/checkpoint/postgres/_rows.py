@@ -95,25 +95,23 @@ class Batch:
         return [p.plan.full() if full else p.plan.rows for p in self.puts]
 
     def params(self, *, full: bool = False) -> dict[str, Any]:
-        chunks: list[bytes] = []
+        chunks: list[bytes] = []  # every row's bytes; a row names its slice: (start, length)
         at = 1  # substring() counts from 1
-
-        def place(data: bytes) -> tuple[int, int]:
-            nonlocal at
-            chunks.append(data)
-            start, at = at, at + len(data)
-            return start, len(data)
-
         checkpoints = []
         blobs = []
         for p, rows in zip(self.puts, self.blob_rows(full=full)):
-            start, size = place(p.checkpoint)
-            head = _dumps([p.checkpoint_id, p.parent_id, p.ts, p.type, start, size])
+            chunks.append(p.checkpoint)
+            head = _dumps([p.checkpoint_id, p.parent_id, p.ts, p.type, at, len(p.checkpoint)])
+            at += len(p.checkpoint)
             checkpoints.append(f"{head[:-1]},{p.metadata},{p.versions}]")  # metadata and versions are JSON already
             for r in rows:
+                chunks.append(r.data)
                 f = r.ref
-                blobs.append([r.channel, r.version, r.type, *place(r.data), r.base, r.seq,
-                              f and f.ns, f and f.channel, f and f.version, f and f.key])  # fmt: skip
+                if f is None:
+                    blobs.append([r.channel, r.version, r.type, at, len(r.data), r.base, r.seq, None, None, None, None])
+                else:
+                    blobs.append([r.channel, r.version, r.type, at, len(r.data), r.base, r.seq, f.ns, f.channel, f.version, f.key])
+                at += len(r.data)
         writes: dict[tuple[Any, ...], list[Any]] = {}
         for tw in self.writes:
             thread_id, ns, checkpoint_id, task_id, task_path = tw.keys
@@ -121,9 +119,11 @@ class Batch:
                 key = (thread_id, ns, checkpoint_id, task_id, r.idx)
                 if key in writes and not r.replaces:
                     continue
+                chunks.append(r.data)
                 f = r.ref
-                writes[key] = [thread_id, ns, checkpoint_id, task_id, r.idx, r.channel, r.type, *place(r.data),
-                               task_path, f and f.ns, f and f.channel, f and f.version, f and f.key]  # fmt: skip
+                writes[key] = [thread_id, ns, checkpoint_id, task_id, r.idx, r.channel, r.type, at, len(r.data), task_path,
+                               *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
+                at += len(r.data)
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),
