@@ -3,7 +3,8 @@
 Async at heart: every method is a coroutine, whose statements run on a
 blocking connection (autocommit; a write is one transaction) of the saver's
 pool, used on one of its worker threads (:mod:`._conns`), so any event loop can await
-them and no connection belongs to a loop. The sync face is the base class's,
+them and no connection belongs to a loop; under a sync call, on the calling
+thread, as LangGraph's sync saver does. The sync face is the base class's,
 derived mechanically.
 
 The saver keeps to the checkpoint contract; its parts share its connections by
