@@ -64,6 +64,8 @@ def _serve(args: argparse.Namespace) -> int:
                 "max_unsent_bytes": args.max_unsent_bytes,
                 "sync_node_threads": args.sync_node_threads,
                 "grace_seconds": args.grace,
+                "run_retention_seconds": args.run_retention_seconds,
+                "max_run_attempts": args.max_run_attempts,
                 "log_level": args.log_level,
                 "inspector": args.inspector,
             },
@@ -354,6 +356,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="threads for the sync nodes of live runs; a cancelled run's node gives its thread up (default: min(32, CPUs + 4))",
     )
     s.add_argument("--grace", type=float, help="seconds running calls get to finish on SIGTERM (default 10)")
+    s.add_argument(
+        "--run-retention-seconds",
+        type=float,
+        help="how long a request_id answers its retries, and a run's events are kept after it ended (default 86400: 24 h)",
+    )
+    s.add_argument(
+        "--max-run-attempts",
+        type=int,
+        help="how often a run whose replica died is started before it ends ERROR (default 3)",
+    )
     s.add_argument("--log-level", help="DEBUG, INFO, WARNING… (default INFO)")
     s.add_argument(
         "--inspector",

@@ -8,7 +8,8 @@ graphwire.toml that is not TOML or whose [graphs] table is missing or empty,
 a graph factory that raises, a graph that does not compile, a database file
 that is not SQLite or is in a directory that does not exist (checkpointer,
 store and cache alike), a SQLite file another program made (a LangGraph
-SqliteSaver's), and TLS files that are not what they should be.
+SqliteSaver's), TLS files that are not what they should be, and durable-turn
+settings out of range (``--run-retention-seconds``, ``--max-run-attempts``).
 """
 
 from __future__ import annotations
@@ -86,6 +87,13 @@ def test_an_address_gRPC_would_reinterpret_is_refused(project: Path) -> None:
 def test_a_host_that_is_not_this_machines(project: Path) -> None:
     said = serve(project, "--graph", "agent=./agent.py:graph", *MEMORY, "--address", "192.0.2.7:50051")  # TEST-NET-1
     assert "192.0.2.7 is not an address of this machine; use 127.0.0.1" in said
+
+
+def test_durable_turn_settings_out_of_range(project: Path) -> None:
+    said = serve(project, "--graph", "agent=./agent.py:graph", *MEMORY, "--run-retention-seconds", "0")
+    assert said == "graphwire: run_retention_seconds must be a number of seconds above 0, got 0.0"
+    said = serve(project, "--graph", "agent=./agent.py:graph", *MEMORY, "--max-run-attempts", "0")
+    assert said == "graphwire: max_run_attempts must be a whole number of at least 1, not 0"
 
 
 def test_a_graph_file_with_a_syntax_error(project: Path) -> None:
