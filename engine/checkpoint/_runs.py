@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import struct
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 __all__ = ["ACTIVE", "MemoryRuns", "RunRecord", "RunStore", "runs_of"]
 
@@ -78,6 +79,60 @@ class RunRecord:
 #: The columns of a record, in the order the SQL stores keep them.
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunRecord))
 _BYTES = ("fingerprint", "request", "started", "finished")
+
+
+#: A packed event's head: its seq and its length, 4 bytes each, big-endian.
+_HEAD = struct.Struct(">II")
+
+
+def pack_events(events: Sequence[tuple[int, bytes]]) -> tuple[int, int, bytes]:
+    """The stored row of one write's ``events`` (in seq order): (first seq, last seq, data).
+
+    One event is stored as it is; several are packed, each as its :data:`_HEAD` and its bytes:
+    a write of many events is one row (a row costs more to insert than its bytes to copy).
+    """
+    if len(events) == 1:
+        seq, data = events[0]
+        return seq, seq, bytes(data)
+    return events[0][0], events[-1][0], b"".join(_HEAD.pack(s, len(d)) + d for s, d in events)
+
+
+def unpack_events(seq: int, last_seq: int, data: bytes) -> list[tuple[int, bytes]]:
+    """The events of a stored row (see :func:`pack_events`)."""
+    if last_seq == seq:
+        return [(seq, data)]
+    out, at, view = [], 0, memoryview(data)
+    while at < len(data):
+        s, n = _HEAD.unpack_from(data, at)
+        at += _HEAD.size
+        out.append((s, bytes(view[at : at + n])))
+        at += n
+    return out
+
+
+def events_of_rows(
+    fetch: Callable[[int, int], Sequence[tuple[int, int, bytes]]], after_seq: int, limit: int
+) -> list[tuple[int, bytes]]:
+    """Events after ``after_seq`` (at most ``limit``, in seq order) from stored rows, each seq once.
+
+    ``fetch(start, n)``: at most ``n`` rows ``(seq, last_seq, data)`` of the run holding an event
+    after ``after_seq`` whose first seq is above ``start``, in seq order. Where two rows hold
+    one seq (two writers of one run: a replica taken over while still writing), the one that
+    starts lower gives it.
+    """
+    out: list[tuple[int, bytes]] = []
+    last, start = after_seq, -1
+    while len(out) < limit:
+        rows = fetch(start, limit)
+        for seq, last_seq, data in rows:
+            for s, d in unpack_events(int(seq), int(last_seq), bytes(data)):
+                if s > last:
+                    out.append((s, d))
+                    last = s
+        if len(rows) < limit:
+            break
+        start = int(rows[-1][0])
+    return out[:limit]
 
 
 def record_of(values: dict[str, Any]) -> RunRecord:
@@ -134,7 +189,9 @@ class RunStore(Protocol):
 
     async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
         """Store events ``(seq, bytes)`` of ``record``'s run and move its ``last_seq``
-        to the last of them (a seq already stored keeps its first copy)."""
+        to the last of them (a seq stored twice reads once, from its first copy but in a
+        race of two writers, see :func:`events_of_rows`). The SQL stores keep them in one
+        row (:func:`pack_events`)."""
         ...
 
     async def aadd_event_batches(self, batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> None:

@@ -128,6 +128,28 @@ def test_events_in_seq_order_first_copy_kept(saver: Any) -> None:
     run(go())
 
 
+def test_events_of_one_write_and_of_many_runs_read_back_each_seq_once(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        a, b = record("run-a", keeps_events=True), record("run-b", keeps_events=True)
+        for r in (a, b):
+            await runs.astart(r)
+        await runs.aadd_event_batches([(a, [(1, b"a1"), (2, b"a2"), (3, b"a3")]), (b, [(1, b"b1")])])
+        # A second writer of run a (taken over while still writing) writes from seq 1 again and on:
+        # the first copies stay, and what only it wrote is kept.
+        await runs.aadd_event_batches([(a, [(1, b"again"), (4, b"a4")]), (b, [(2, b"b2"), (3, b"b3")])])
+        assert await runs.aevents("run-a", 0) == [(1, b"a1"), (2, b"a2"), (3, b"a3"), (4, b"a4")]
+        assert await runs.aevents("run-a", 1, limit=2) == [(2, b"a2"), (3, b"a3")]
+        assert await runs.aevents("run-a", 3) == [(4, b"a4")]
+        assert await runs.aevents("run-b", 0) == [(1, b"b1"), (2, b"b2"), (3, b"b3")]
+        assert [(await runs.aget(r)).last_seq for r in ("run-a", "run-b")] == [4, 3]
+        assert await runs.afinish("run-b", 1, b, [(3, b"dup"), (4, b"b4"), (5, b"b5")], status="SUCCESS")
+        assert await runs.aevents("run-b", 2) == [(3, b"b3"), (4, b"b4"), (5, b"b5")]
+
+    run(go())
+
+
 def test_expiry_drops_events_of_runs_ended_before_the_window(saver: Any) -> None:
     runs = store_of(saver)
 

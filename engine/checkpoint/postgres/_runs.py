@@ -1,4 +1,4 @@
-"""Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migration 0005).
+"""Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migrations 0005, 0006).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`PostgresSaver`'s
 connections (its retrying runner) and schema. Every write is one
@@ -21,52 +21,69 @@ from typing import Any, Sequence
 
 from psycopg import Connection, sql
 
-from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice, record_of
+from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, events_of_rows, pack_events, prune_choice, record_of
 from engine.checkpoint.postgres import _queries as q
 
 __all__ = ["PostgresRuns"]
 
 _COLUMNS = ", ".join(FIELDS)
 _ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
-# The record and its first events, which are written only with it.
+# The record and its first events (one row, engine.checkpoint._runs.pack_events), written only with it.
 INSERT = f"""
 WITH ins AS (
     INSERT INTO {{runs}} ({_COLUMNS}) VALUES ({', '.join(f'%({n})s' for n in FIELDS)})
     ON CONFLICT DO NOTHING RETURNING run_id
 ), added AS (
-    INSERT INTO {{run_events}} (run_id, seq, thread_id, data)
-    SELECT %(run_id)s, r.seq, %(thread_id)s, r.data FROM unnest(%(seqs)s::integer[], %(datas)s::bytea[]) AS r(seq, data)
-    WHERE EXISTS (SELECT FROM ins)
+    INSERT INTO {{run_events}} (run_id, seq, last_seq, thread_id, data)
+    SELECT %(run_id)s, %(first__)s::integer, %(last__)s::integer, %(thread_id)s, %(data__)s::bytea
+    WHERE EXISTS (SELECT FROM ins) AND %(first__)s::integer IS NOT NULL
     ON CONFLICT DO NOTHING
 )
 SELECT run_id, {q.NO_FLUSH} FROM ins
 """
-# Events and a change of the record, in one statement (the events go in whether the change applies or not).
+# A run's last events (one row) and a change of its record, in one statement (the events go in
+# whether the change applies or not): (records changed, event rows added).
 FINISH = """
 WITH added AS (
-    INSERT INTO {run_events} (run_id, seq, thread_id, data)
-    SELECT %(run_id)s, r.seq, %(thread_id__)s, r.data FROM unnest(%(seqs__)s::integer[], %(datas__)s::bytea[]) AS r(seq, data)
-    ON CONFLICT DO NOTHING
+    INSERT INTO {run_events} (run_id, seq, last_seq, thread_id, data)
+    SELECT %(run_id)s, %(first__)s::integer, %(last__)s::integer, %(thread_id__)s, %(data__)s::bytea
+    WHERE %(first__)s::integer IS NOT NULL
+    ON CONFLICT DO NOTHING RETURNING run_id
+), changed AS (
+    UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s RETURNING run_id
 )
-UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s
-RETURNING """ + q.NO_FLUSH + """
+SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
 """
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
 LIST = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s ORDER BY started_at DESC, run_id DESC"
-# Events of several runs (rows of run id, seq, thread id, data), and each run's last seq (run ids sorted:
-# two replicas' writes lock the records they share, if any, in one order).
+# Events of several runs, a row each (run id, first seq, last seq, thread id, data), and each run's
+# last seq (run ids sorted: two replicas' writes lock the records they share, if any, in one order);
+# the run ids whose row went in.
 ADD_EVENTS = """
 WITH added AS (
-    INSERT INTO {run_events} (run_id, seq, thread_id, data)
-    SELECT * FROM unnest(%(run_ids)s::text[], %(seqs)s::integer[], %(thread_ids)s::text[], %(datas)s::bytea[])
-    ON CONFLICT DO NOTHING
+    INSERT INTO {run_events} (run_id, seq, last_seq, thread_id, data)
+    SELECT * FROM unnest(%(run_ids)s::text[], %(firsts)s::integer[], %(lasts)s::integer[], %(thread_ids)s::text[], %(datas)s::bytea[])
+    ON CONFLICT DO NOTHING RETURNING run_id
+), moved AS (
+    UPDATE {runs} AS r SET last_seq = greatest(r.last_seq, u.last)
+    FROM unnest(%(run_ids)s::text[], %(lasts)s::integer[]) AS u(run_id, last) WHERE r.run_id = u.run_id
 )
-UPDATE {runs} AS r SET last_seq = greatest(r.last_seq, u.last)
-FROM unnest(%(last_ids)s::text[], %(lasts)s::integer[]) AS u(run_id, last) WHERE r.run_id = u.run_id
+SELECT array(SELECT run_id FROM added), """ + q.NO_FLUSH + """
+"""
+# Events whose row did not go in (a row of the run starts at that seq: a second writer of it), one
+# row each, so that no seq the other row lacks is lost.
+ADD_ONE_EACH = """
+INSERT INTO {run_events} (run_id, seq, last_seq, thread_id, data)
+SELECT r.run_id, r.seq, r.seq, r.thread_id, r.data
+FROM unnest(%(run_ids)s::text[], %(seqs)s::integer[], %(thread_ids)s::text[], %(datas)s::bytea[]) AS r(run_id, seq, thread_id, data)
+ON CONFLICT DO NOTHING
 RETURNING """ + q.NO_FLUSH + """
 """
-EVENTS = "SELECT seq, data FROM {run_events} WHERE run_id = %(run_id)s AND seq > %(after)s ORDER BY seq LIMIT %(limit)s"
+EVENTS = """
+SELECT seq, last_seq, data FROM {run_events} WHERE run_id = %(run_id)s AND last_seq > %(after)s AND seq > %(start)s
+ORDER BY seq LIMIT %(limit)s
+"""
 # Durable active runs whose thread's live lease is not theirs (see the module's doc).
 ORPHANS = f"""
 SELECT {_COLUMNS} FROM {{runs}} AS r
@@ -88,6 +105,12 @@ RETURNING """ + q.NO_FLUSH + """
 """
 
 
+def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> dict[str, Any]:
+    """:data:`ADD_ONE_EACH`'s parameters: every event of ``batches``."""
+    rows = [(r.run_id, seq, r.thread_id, data) for r, events in batches for seq, data in events]
+    return {"run_ids": [x[0] for x in rows], "seqs": [x[1] for x in rows], "thread_ids": [x[2] for x in rows], "datas": [x[3] for x in rows]}
+
+
 def _record(row: Sequence[Any]) -> RunRecord:
     return record_of(dict(zip(FIELDS, row)))
 
@@ -102,7 +125,7 @@ class PostgresRuns:
         self._sql = {
             k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
             for k, v in {
-                "INSERT": INSERT, "SELECT": SELECT, "FIND": FIND, "LIST": LIST, "ADD_EVENTS": ADD_EVENTS,
+                "INSERT": INSERT, "SELECT": SELECT, "FIND": FIND, "LIST": LIST, "ADD_EVENTS": ADD_EVENTS, "ADD_ONE_EACH": ADD_ONE_EACH,
                 "EVENTS": EVENTS, "ORPHANS": ORPHANS,
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()
@@ -130,7 +153,7 @@ class PostgresRuns:
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         params = {n: getattr(record, n) for n in FIELDS}
-        params["seqs"], params["datas"] = [s for s, _ in events], [d for _, d in events]
+        params["first__"], params["last__"], params["data__"] = pack_events(events) if events else (None, None, None)
         if events:
             params["last_seq"] = max(record.last_seq, events[-1][0])
         rows, _ = await self._write("start_run", "INSERT", params)
@@ -161,13 +184,18 @@ class PostgresRuns:
             runs=sql.SQL(self._saver._q.tables["runs"]), run_events=sql.SQL(self._saver._q.tables["run_events"]),
             sets=sql.SQL(", ").join(sets),
         ).as_string(None)  # fmt: skip
+        first, last, data = pack_events(events) if events else (None, None, None)
         params = {
             **changes, "run_id": run_id, "attempts__": if_attempts, "thread_id__": record.thread_id if record else "",
-            "seqs__": [s for s, _ in events], "datas__": [d for _, d in events], "last__": events[-1][0] if events else 0,
+            "first__": first, "last__": last, "data__": data,
         }  # fmt: skip
+        one_each = self._sql["ADD_ONE_EACH"]
 
         def work(conn: Connection[Any]) -> int:
-            return conn.execute(statement, params).rowcount
+            changed, added, _ = conn.execute(statement, params).fetchone()
+            if events and not added and record is not None:
+                conn.execute(one_each, _one_each([(record, events)]))
+            return changed
 
         return await self._saver._run("update_run", work) == 1
 
@@ -195,16 +223,31 @@ class PostgresRuns:
         batches = sorted(((r, events) for r, events in batches if events), key=lambda b: b[0].run_id)
         if not batches:
             return
-        rows = [(r.run_id, seq, r.thread_id, data) for r, events in batches for seq, data in events]
+        packed = [(r.run_id, *pack_events(events), r.thread_id) for r, events in batches]
         params = {
-            "run_ids": [x[0] for x in rows], "seqs": [x[1] for x in rows], "thread_ids": [x[2] for x in rows],
-            "datas": [x[3] for x in rows], "last_ids": [r.run_id for r, _ in batches], "lasts": [e[-1][0] for _, e in batches],
+            "run_ids": [p[0] for p in packed], "firsts": [p[1] for p in packed], "lasts": [p[2] for p in packed],
+            "datas": [p[3] for p in packed], "thread_ids": [p[4] for p in packed],
         }  # fmt: skip
-        await self._write("add_run_events", "ADD_EVENTS", params)
+        statement, one_each = self._sql["ADD_EVENTS"], self._sql["ADD_ONE_EACH"]
+
+        def work(conn: Connection[Any]) -> None:
+            added = set(conn.execute(statement, params).fetchone()[0])
+            missed = [(r, events) for r, events in batches if r.run_id not in added]
+            if missed:
+                conn.execute(one_each, _one_each(missed))
+
+        await self._saver._run("add_run_events", work)
 
     async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
-        rows = await self._read("run_events", "EVENTS", {"run_id": run_id, "after": after_seq, "limit": limit})
-        return [(int(s), bytes(d)) for s, d in rows]
+        statement = self._sql["EVENTS"]
+
+        def work(conn: Connection[Any]) -> list[tuple[int, bytes]]:
+            def fetch(start: int, n: int) -> list[Any]:
+                return conn.execute(statement, {"run_id": run_id, "after": after_seq, "start": start, "limit": n}).fetchall()
+
+            return events_of_rows(fetch, after_seq, limit)
+
+        return await self._saver._run("run_events", work)
 
     async def aorphans(self, replica: str, *, limit: int = 32) -> list[RunRecord]:
         return [_record(r) for r in await self._read("orphan_runs", "ORPHANS", {"limit": limit})]

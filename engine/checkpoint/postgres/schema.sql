@@ -109,11 +109,13 @@ CREATE UNIQUE INDEX runs_request ON runs (thread_id, request_id) WHERE request_i
 CREATE INDEX runs_thread ON runs (thread_id, started_at);
 CREATE INDEX runs_active ON runs (status) WHERE status IN ('PENDING', 'RUNNING', 'RECOVERING');
 
+-- A row: the events of one write, seq to last_seq, packed (migration 0006).
 CREATE TABLE run_events (
     run_id text COLLATE "C" NOT NULL,
     seq integer NOT NULL,
     thread_id text COLLATE "C" NOT NULL,
     data bytea NOT NULL,
+    last_seq integer NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX run_events_thread ON run_events (thread_id);

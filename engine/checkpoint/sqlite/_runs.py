@@ -1,4 +1,4 @@
-"""Run records on SQLite: the ``runs`` and ``run_events`` tables (migration 0004).
+"""Run records on SQLite: the ``runs`` and ``run_events`` tables (migrations 0004, 0005).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`SqliteSaver`'s one
 connection, its lock and its worker thread (so no call blocks the event loop,
@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, prune_choice, record_of
+from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, events_of_rows, pack_events, prune_choice, record_of
 
 __all__ = ["SqliteRuns"]
 
@@ -22,9 +22,10 @@ INSERT = f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join('?' for _ in FIELDS)
 SELECT = f"SELECT {_COLUMNS} FROM runs WHERE run_id = ?"
 FIND = f"SELECT {_COLUMNS} FROM runs WHERE thread_id = ? AND request_id = ?"
 LIST = f"SELECT {_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY started_at DESC, run_id DESC"
-ADD_EVENT = "INSERT INTO run_events (run_id, seq, thread_id, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
+# A write's events: one row (engine.checkpoint._runs.pack_events).
+ADD_EVENTS = "INSERT INTO run_events (run_id, seq, last_seq, thread_id, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 MOVE_LAST_SEQ = "UPDATE runs SET last_seq = max(last_seq, ?) WHERE run_id = ?"
-EVENTS = "SELECT seq, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+EVENTS = "SELECT seq, last_seq, data FROM run_events WHERE run_id = ? AND last_seq > ? AND seq > ? ORDER BY seq LIMIT ?"
 ORPHANS = f"SELECT {_COLUMNS} FROM runs WHERE status IN ({_ACTIVE}) AND replica != ? LIMIT ?"
 EXPIRE = "DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ?)"
 DELETE_RUN = ("DELETE FROM run_events WHERE run_id = ?", "DELETE FROM runs WHERE run_id = ?")
@@ -41,6 +42,17 @@ def _row(record: RunRecord) -> tuple[Any, ...]:
         v = getattr(record, name)
         out.append(text_of(v) if isinstance(v, datetime) else int(v) if isinstance(v, bool) else v)
     return tuple(out)
+
+
+def _add_events(cur: Any, run_id: str, thread_id: str, events: Sequence[tuple[int, bytes]]) -> None:
+    """Store ``events`` of a run in one row; if a row of it starts at the same seq (a second
+    writer of the run), one row each, so that no seq the other row lacks is lost."""
+    if not events:
+        return
+    first, last, data = pack_events(events)
+    if cur.execute(ADD_EVENTS, (run_id, first, last, thread_id, data)).rowcount == 0:
+        cur.executemany(ADD_EVENTS, [(run_id, seq, seq, thread_id, data) for seq, data in events])
+    cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
@@ -80,9 +92,7 @@ class SqliteRuns:
                 if row is not None:
                     return _record(row)
             cur.execute(INSERT, _row(record))
-            if events:
-                cur.executemany(ADD_EVENT, [(record.run_id, seq, record.thread_id, data) for seq, data in events])
-                cur.execute(MOVE_LAST_SEQ, (events[-1][0], record.run_id))
+            _add_events(cur, record.run_id, record.thread_id, events)
             return None
 
         return await self._write(start)
@@ -102,9 +112,8 @@ class SqliteRuns:
         params = [text_of(changes[n]) if isinstance(changes[n], datetime) else changes[n] for n in names]
 
         def finish(cur: Any) -> bool:
-            if events and record is not None:
-                cur.executemany(ADD_EVENT, [(run_id, seq, record.thread_id, data) for seq, data in events])
-                cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))
+            if record is not None:
+                _add_events(cur, run_id, record.thread_id, events)
             return cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1
 
         return await self._write(finish)
@@ -135,14 +144,16 @@ class SqliteRuns:
             return
 
         def add(cur: Any) -> None:
-            cur.executemany(ADD_EVENT, [(r.run_id, seq, r.thread_id, data) for r, events in batches for seq, data in events])
-            cur.executemany(MOVE_LAST_SEQ, [(events[-1][0], r.run_id) for r, events in batches])
+            for r, events in batches:
+                _add_events(cur, r.run_id, r.thread_id, events)
 
         await self._write(add)
 
     async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
-        rows = await self._read(lambda cur: cur.execute(EVENTS, (run_id, after_seq, limit)).fetchall())
-        return [(int(s), bytes(d)) for s, d in rows]
+        def read(cur: Any) -> list[tuple[int, bytes]]:
+            return events_of_rows(lambda start, n: cur.execute(EVENTS, (run_id, after_seq, start, n)).fetchall(), after_seq, limit)
+
+        return await self._read(read)
 
     async def aorphans(self, replica: str, *, limit: int = 32) -> list[RunRecord]:
         rows = await self._read(lambda cur: cur.execute(ORPHANS, (replica, limit)).fetchall())

@@ -79,11 +79,13 @@ CREATE UNIQUE INDEX runs_request ON runs (thread_id, request_id) WHERE request_i
 CREATE INDEX runs_thread ON runs (thread_id, started_at);
 CREATE INDEX runs_active ON runs (status) WHERE status IN ('PENDING', 'RUNNING', 'RECOVERING');
 
+-- A row: the events of one write, seq to last_seq, packed (migration 0005).
 CREATE TABLE run_events (
     run_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     thread_id TEXT NOT NULL,
     data BLOB NOT NULL,
+    last_seq INTEGER,
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX run_events_thread ON run_events (thread_id);
