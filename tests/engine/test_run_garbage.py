@@ -15,6 +15,7 @@ import asyncio
 import gc
 import operator
 import uuid
+from collections import Counter
 from typing import Annotated, Any, TypedDict
 
 import pytest
@@ -59,18 +60,24 @@ def _graph(checkpointer: Any, *, ask: bool = False, parallel: bool = False) -> A
 _RUN_MODULES = ("engine.pregel.", "engine.channels.", "engine._internal.", "engine.graph.")
 
 
+CALLS = 10
+
+
 def _garbage_of(calls: Any) -> list[str]:
     """The kinds of a run's objects (its loop's, tasks' and channels') the collector finds
-    unreachable after three ``calls()``. Savers are left out: one an earlier test closed
-    may become garbage at any time, when its last worker thread ends."""
+    unreachable at least once per call over :data:`CALLS` ``calls()``: what a cycle made by
+    every run leaves. Less is not the runs': a node thread that ran an earlier test's
+    failing task lets go of its traceback's cycle when it takes its next task, and a saver
+    an earlier test closed becomes garbage when its last worker thread ends."""
     calls()  # warm: first calls import and cache what later calls reuse
     gc.collect()  # and what is garbage already is freed before the collector starts keeping it
     gc.set_debug(gc.DEBUG_SAVEALL)  # the collector keeps what it finds, to be looked at
     try:
-        for _ in range(3):
+        for _ in range(CALLS):
             calls()
         gc.collect()
-        return sorted({type(o).__qualname__ for o in gc.garbage if type(o).__module__.startswith(_RUN_MODULES)})
+        kinds = Counter(type(o).__qualname__ for o in gc.garbage if type(o).__module__.startswith(_RUN_MODULES))
+        return sorted(k for k, n in kinds.items() if n >= CALLS)
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
