@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._unsupported import WHERE_IT_DIFFERS
-from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint, empty_checkpoint
+from engine.checkpoint.base import RESUME, Checkpoint, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunFinished, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
@@ -102,8 +102,9 @@ class InputFolding:
                 raise NotFoundError(
                     f"thread {self.thread_name!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
                 )
-        if saved is None:
-            self.checkpoint = empty_checkpoint()
+        if saved is None:  # a new thread: the version before its first, never stored, needs no id or time
+            self.checkpoint = Checkpoint(v=1, id="", ts="", channel_values={}, channel_versions={}, versions_seen={},
+                                         updated_channels=None)  # fmt: skip
         else:
             self.checkpoint = copy_checkpoint(saved.checkpoint)
             self.step = int(saved.metadata.get("step", -1))

@@ -6,8 +6,9 @@ older release, so the same parts must always give the same text.
 
 import hashlib
 import uuid
+from datetime import datetime, timedelta, timezone
 
-from engine._internal._ids import checkpoint_id, random_uuid, task_id
+from engine._internal._ids import checkpoint_id, iso_of, now_iso, random_uuid, task_id
 
 
 def test_a_task_id_is_the_version_4_uuid_of_its_parts_hash() -> None:
@@ -31,3 +32,15 @@ def test_random_ids_are_distinct_version_4_uuids() -> None:
     for text in ids[:50]:
         parsed = uuid.UUID(text)
         assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+def test_a_version_time_is_written_as_datetime_writes_it() -> None:
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    base = 1_795_000_000 * 10**9  # 2026
+    for ns in [base, base + 1_000, base + 999_999_999, base + 10**9, base + 123_456_789, base + 5 * 10**9 + 999, 0]:
+        expected = (epoch + timedelta(microseconds=ns // 1000)).isoformat()  # no ".000000" on a whole second
+        assert iso_of(ns) == expected
+        assert iso_of(ns) == expected  # the second's text made on the first call is reused
+    before = datetime.now(timezone.utc)
+    now = datetime.fromisoformat(now_iso())
+    assert before <= now <= datetime.now(timezone.utc)
