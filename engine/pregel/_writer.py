@@ -7,7 +7,10 @@ a writer task stores the queue, every version that waited in it in one call
 (``aput_many``: one transaction, one commit flush, on savers that have one).
 So steps faster than a commit do not wait for one each; the queue is bounded
 (:data:`MAX_QUEUED`), so a saver slower than the graph slows the run down
-instead of filling memory. A version is *saved* (:attr:`VersionWriter.last_saved_id`,
+instead of filling memory. A call the sync face started in place has no loop
+to run that task until it first waits: its writer starts then, beside it, and
+a call that never waits (the in-memory saver, SQLite under a sync call) stores
+its queue itself when it flushes, with no task at all. A version is *saved* (:attr:`VersionWriter.last_saved_id`,
 what ``RunFinished`` names) only once its write returned.
 
 The writer also stores the run's other pending writes (a task's writes as
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
+from engine._internal._sync import at_first_wait, forget_first_wait
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, Checkpoint, Lease
 from engine.errors import SerializationError
@@ -106,6 +110,8 @@ class VersionWriter:
         self._unsaved: Version | None = None  # "exit": the newest version, not written yet
         self._queued: list[Version] = []
         self._task: asyncio.Task[None] | None = None
+        self._deferred = False  # the task waits for the call's first wait (see put)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._held: list[tuple[str | None, list[tuple[str, Any]], str]] = []  # "exit": calls' writes (put_call_writes)
 
     def config(self, checkpoint_id: str | None) -> dict[str, Any]:
@@ -140,11 +146,25 @@ class VersionWriter:
             await self._store([item])
             return
         task = self._task
-        if task is not None and (task.done() or len(self._queued) >= MAX_QUEUED):
+        if len(self._queued) >= MAX_QUEUED or (task is not None and task.done()):
             await self.written()  # a failed write ends the run here; a full queue waits
         self._queued.append(item)
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._write_queued())
+        if self._task is None and not self._deferred:
+            if asyncio.current_task() is None:
+                # The sync face started the call in place: no loop runs a task until the
+                # call first waits (then the writer starts, beside it), or the call
+                # stores the queue itself first (written()): no task, no loop turn.
+                self._deferred = True
+                self._loop = asyncio.get_running_loop()
+                at_first_wait(self._start)
+            else:
+                self._task = asyncio.ensure_future(self._write_queued())
+
+    def _start(self) -> None:
+        """The deferred writer task starts (the call started in place now waits)."""
+        self._deferred = False
+        if self._task is None and self._queued:
+            self._task = self._loop.create_task(self._write_queued())
 
     async def _write_queued(self) -> None:
         """The writer task: store what is queued, all of it at once, until nothing is."""
@@ -159,11 +179,14 @@ class VersionWriter:
         version that is not stored, so storing it would leave a gap in the chain.
         """
         task, self._task = self._task, None
-        if task is None:
+        if self._deferred:  # stored here, in place: the writer need not start
+            self._deferred = False
+            forget_first_wait(self._start)
+        if task is None and not self._queued:
             return
         landed = False
         try:
-            await task
+            await (task if task is not None else self._write_queued())
             landed = True
         finally:
             if not landed:
