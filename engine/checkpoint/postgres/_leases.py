@@ -33,6 +33,7 @@ from engine._internal._sync import run_sync
 from engine.checkpoint._helpers import storable_text
 from engine.checkpoint._lease import Lease, LeaseHolder
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._conns import kept_cursor
 from engine.errors import LeaseLostError
 
 __all__ = ["PostgresLeases", "Presence", "check_lease_args", "require_storable"]
@@ -169,7 +170,9 @@ class PostgresLeases:
             return None
 
         def work(conn: Connection[Any]) -> Any:
-            return conn.execute(self._q.LEASE_HOLDER, {"thread_id": thread_id}).fetchone()
+            cur = kept_cursor(conn)
+            cur.execute(self._q.LEASE_HOLDER, {"thread_id": thread_id})
+            return cur.fetchone()
 
         row = await self._run("lease_holder", work)
         return None if row is None else LeaseHolder(str(row[0]), row[1])
@@ -237,7 +240,9 @@ def _without_flush(conn: Connection[Any], sql: str, params: Mapping[str, Any]) -
     flush would cost an fsync per acquire, renewal and release: most of a
     short run's commits.
     """
-    return conn.execute(sql, params).fetchone()
+    cur = kept_cursor(conn)
+    cur.execute(sql, params)
+    return cur.fetchone()
 
 
 def _why_fenced(lease: Lease, row: Any, head: tuple[str | None, str] | None, delete: bool) -> str:
