@@ -10,51 +10,26 @@ their loop.
 from __future__ import annotations
 
 import asyncio
-import operator
 import threading
 import uuid
-from typing import Annotated, Any, TypedDict
+from typing import Any
 
 import psycopg
 import pytest
 
-from engine import END, START, StateGraph
 from engine.checkpoint.postgres import PostgresSaver
-from engine.types import Command, interrupt
+from engine.types import Command
+from tests.checkpoint._in_place import graph_on
 from tests.checkpoint._pg import dsn_named
 from tests.checkpoint.test_postgres import wait_for_no_connections
 
 pytestmark = pytest.mark.usefixtures("pg_dsn")
 
 
-class State(TypedDict):
-    n: int
-    log: Annotated[list, operator.add]
-
-
-def _inc(state: State) -> dict:
-    return {"n": state["n"] + 1, "log": ["inc"]}
-
-
-def _ask(state: State) -> dict:
-    return {"log": [interrupt("go on?")]}
-
-
-def _graph(saver: PostgresSaver, *, ask: bool = False) -> Any:
-    g = StateGraph(State)
-    g.add_node("a", _inc)
-    g.add_edge(START, "a")
-    if ask:
-        g.add_node("ask", _ask)
-        g.add_edge("a", "ask")
-    g.add_edge("ask" if ask else "a", END)
-    return g.compile(checkpointer=saver)
-
-
 def test_statements_run_in_place_under_a_sync_call_and_on_a_worker_under_async(pg_schema: str) -> None:
     saver = PostgresSaver.from_dsn(dsn_named("gw_in_place"), schema=pg_schema)
     try:
-        graph = _graph(saver)
+        graph = graph_on(saver)
         config = {"configurable": {"thread_id": f"t-{uuid.uuid4().hex}"}}
         assert graph.invoke({"n": 0, "log": []}, config)["n"] == 1
         assert graph.get_state(config).values["n"] == 1
@@ -70,7 +45,7 @@ def test_sync_callers_on_many_threads_share_one_saver_and_its_connections(pg_sch
     """Four threads, two connections: each caller waits for one of the pool's; every history is whole."""
     app = f"gw_test_{uuid.uuid4().hex[:8]}"
     saver = PostgresSaver.from_dsn(dsn_named(app), schema=pg_schema, max_size=2, timeout=30)
-    graph = _graph(saver, ask=True)
+    graph = graph_on(saver, ask=True)
     errors: list[BaseException] = []
 
     def caller(k: int) -> None:
@@ -102,7 +77,7 @@ def test_a_sync_call_whose_connection_the_server_dropped_goes_on_on_another(
     app = f"gw_test_{uuid.uuid4().hex[:8]}"
     saver = PostgresSaver.from_dsn(dsn_named(app), schema=pg_schema, min_size=1, max_size=1)
     try:
-        graph = _graph(saver)
+        graph = graph_on(saver)
         config = {"configurable": {"thread_id": f"t-{uuid.uuid4().hex}"}}
         graph.invoke({"n": 0, "log": []}, config)
         pg_admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", (app,))

@@ -9,43 +9,18 @@ on the worker, off the event loop. The saver's lock serializes them either way.
 from __future__ import annotations
 
 import asyncio
-import operator
 import threading
-from typing import Annotated, Any, TypedDict
+from typing import Any
 
-from engine import END, START, StateGraph
 from engine.checkpoint import SqliteSaver
-from engine.types import Command, interrupt
-
-
-class State(TypedDict):
-    n: int
-    log: Annotated[list, operator.add]
-
-
-def _inc(state: State) -> dict:
-    return {"n": state["n"] + 1, "log": ["inc"]}
-
-
-def _ask(state: State) -> dict:
-    return {"log": [interrupt("go on?")]}
-
-
-def _graph(saver: SqliteSaver, *, ask: bool = False) -> Any:
-    g = StateGraph(State)
-    g.add_node("a", _inc)
-    g.add_edge(START, "a")
-    if ask:
-        g.add_node("ask", _ask)
-        g.add_edge("a", "ask")
-    g.add_edge("ask" if ask else "a", END)
-    return g.compile(checkpointer=saver)
+from engine.types import Command
+from tests.checkpoint._in_place import graph_on
 
 
 def test_sqlite_statements_run_in_place_under_a_sync_call_and_on_the_worker_under_async(tmp_path: Any) -> None:
     saver = SqliteSaver(str(tmp_path / "in_place.db"))
     try:
-        graph = _graph(saver)
+        graph = graph_on(saver)
         config = {"configurable": {"thread_id": "t"}}
         assert graph.invoke({"n": 0, "log": []}, config)["n"] == 1
         assert graph.get_state(config).values["n"] == 1
@@ -61,7 +36,7 @@ def test_sqlite_statements_run_in_place_under_a_sync_call_and_on_the_worker_unde
 def test_sync_callers_on_many_threads_share_one_sqlite_saver(tmp_path: Any) -> None:
     """Each caller's statements run on its own thread, one at a time: every thread's history is whole."""
     saver = SqliteSaver(str(tmp_path / "shared.db"))
-    graph = _graph(saver, ask=True)
+    graph = graph_on(saver, ask=True)
     errors: list[BaseException] = []
 
     def caller(k: int) -> None:
