@@ -87,18 +87,18 @@ def _drive(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
         sys.set_asyncgen_hooks(*caller_hooks)
     rest = loop.create_task(_go_on(coro, waiting), context=context)
     for start in _local.__dict__.pop("at_wait", ()):
-        start()  # what the call put off while nothing else could run starts now, beside it
+        start(loop)  # what the call put off while nothing else could run starts now, beside it
     return loop.run_until_complete(rest)
 
 
-def at_first_wait(start: Callable[[], None]) -> None:
-    """Have ``start()`` called when a call started in place (:func:`_drive`) first waits:
+def at_first_wait(start: Callable[[asyncio.AbstractEventLoop], None]) -> None:
+    """Have ``start(loop)`` called when a call started in place (:func:`_drive`) first waits:
     work it would give a task of its own (a version writer's) has no loop to run it before
     then. Code running in a task (``asyncio.current_task()``) starts its tasks itself."""
     _local.__dict__.setdefault("at_wait", []).append(start)
 
 
-def forget_first_wait(start: Callable[[], None]) -> None:
+def forget_first_wait(start: Callable[[asyncio.AbstractEventLoop], None]) -> None:
     """Undo :func:`at_first_wait` (the work was done in place meanwhile)."""
     waiting = _local.__dict__.get("at_wait")
     if waiting and start in waiting:

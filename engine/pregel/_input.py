@@ -28,7 +28,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.checkpoint.base import RESUME, Checkpoint, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
@@ -242,7 +241,7 @@ class InputFolding:
             self.executed += 1
             self.trace.step(0)
             self.trace.task_done(self.trace.span, START, started, None, ())
-            self.checkpoint["id"] = self.parent_id = new_checkpoint_id()
+            await self._save("loop")  # no saver, nobody watching: the version gets its id only
             return
         start.writes = input_writes(inp)
         _, changed = apply_writes(self.checkpoint, self.channels, [*discard, start])

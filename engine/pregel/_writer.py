@@ -111,7 +111,6 @@ class VersionWriter:
         self._queued: list[Version] = []
         self._task: asyncio.Task[None] | None = None
         self._deferred = False  # the task waits for the call's first wait (see put)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._held: list[tuple[str | None, list[tuple[str, Any]], str]] = []  # "exit": calls' writes (put_call_writes)
 
     def config(self, checkpoint_id: str | None) -> dict[str, Any]:
@@ -155,16 +154,15 @@ class VersionWriter:
                 # call first waits (then the writer starts, beside it), or the call
                 # stores the queue itself first (written()): no task, no loop turn.
                 self._deferred = True
-                self._loop = asyncio.get_running_loop()
                 at_first_wait(self._start)
             else:
                 self._task = asyncio.ensure_future(self._write_queued())
 
-    def _start(self) -> None:
-        """The deferred writer task starts (the call started in place now waits)."""
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The deferred writer task starts on ``loop`` (the call started in place now waits)."""
         self._deferred = False
         if self._task is None and self._queued:
-            self._task = self._loop.create_task(self._write_queued())
+            self._task = loop.create_task(self._write_queued())
 
     async def _write_queued(self) -> None:
         """The writer task: store what is queued, all of it at once, until nothing is."""
