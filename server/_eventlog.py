@@ -68,21 +68,20 @@ class EventWriter:
             if not batches:
                 continue
             self._carried = dict.fromkeys(log for log, _ in batches)
-            self._written = asyncio.get_running_loop().create_future()
+            written = self._written = asyncio.get_running_loop().create_future()
             try:
                 await self.store.aadd_event_batches([(log.record, log.encoded(items)) for log, items in batches])
             except BaseException as exc:
                 for log, _ in batches:
                     log.failed = exc
-                self._written.set_result(None)
-                self._carried = {}
                 if not isinstance(exc, Exception):
                     raise
-                continue
-            for log, items in batches:
-                log.sent(items)
-            self._written.set_result(None)
-            self._carried = {}
+            else:
+                for log, items in batches:
+                    log.sent(items)
+            finally:
+                written.set_result(None)
+                self._carried = {}
 
 
 class EventLog:
@@ -143,6 +142,9 @@ class EventLog:
         if not self._closed:
             for message, size, metadata in items:
                 self.forward(message, size, metadata)
+        self._wake_joiners()
+
+    def _wake_joiners(self) -> None:
         self._wake.set()
         self._wake.clear()
 
@@ -171,7 +173,6 @@ class EventLog:
         self._stop_waiting()
         self._closed = True  # a write in flight still stores ours; nothing more is forwarded
         self._pending = []
-        self._wake.set()
-        self._wake.clear()
+        self._wake_joiners()
         if self.records.local.get(self.record.run_id) is self._wake:
             del self.records.local[self.record.run_id]
