@@ -13,7 +13,8 @@ rule) or by :func:`set_node_threads` (the server's ``sync_node_threads``):
 
 * up to ``size`` threads run the sync nodes of live runs; a node beyond that
   waits for a thread, and the first wait of a busy spell logs a warning
-  ("saturated");
+  ("saturated"), at most once per :data:`WARN_EVERY_SECONDS` (a server under
+  steady load has many short spells a second: the next warning counts them);
 * a node whose run was cancelled no longer counts: its thread is replaced, so
   live runs keep ``size`` threads. At most ``size`` threads more may be held
   by such nodes; past that they count again, and a warning says so. So the
@@ -28,6 +29,7 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from collections import deque
 from typing import Any, Callable
 
@@ -37,6 +39,9 @@ log = logging.getLogger("graphwire.engine")
 
 #: Threads for the sync nodes of live runs, unless set otherwise (the default executor's size).
 DEFAULT_SIZE = min(32, (os.cpu_count() or 1) + 4)
+#: The saturation warning is logged at most this often.
+WARN_EVERY_SECONDS = 60.0
+_clock = time.monotonic  # a module global: a test moves it on
 
 _QUEUED, _RUNNING, _DROPPED = 0, 1, 2
 
@@ -71,6 +76,8 @@ class NodeThreads:
         self._idle = 0  # threads asleep waiting for a job, not yet claimed by one
         self._abandoned = 0  # threads running the node of a cancelled run
         self._saturated = False
+        self._spells = 0  # busy spells since the last saturation warning
+        self._warned_at: float | None = None  # when it was (time.monotonic)
         self._over = False
         self._closed = False
 
@@ -120,10 +127,15 @@ class NodeThreads:
             self._start()
         elif not self._saturated:
             self._saturated = True
-            log.warning(
-                "all %d sync node threads are busy (%d more held by nodes of cancelled runs): "
-                "sync nodes wait for a thread", self.size, self._abandoned,
-            )  # fmt: skip
+            self._spells += 1
+            at = _clock()
+            if self._warned_at is None or at - self._warned_at >= WARN_EVERY_SECONDS:
+                since = f"; {self._spells} busy spells since the last warning" if self._warned_at is not None else ""
+                self._warned_at, self._spells = at, 0
+                log.warning(
+                    "all %d sync node threads are busy (%d more held by nodes of cancelled runs): "
+                    "sync nodes wait for a thread%s", self.size, self._abandoned, since,
+                )  # fmt: skip
 
     def _abandon(self, job: _Job) -> None:
         """The run of a running job was cancelled: its thread stops counting, if the cap allows."""

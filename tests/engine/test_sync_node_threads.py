@@ -18,7 +18,7 @@ from typing import Any, TypedDict
 import pytest
 
 from engine import START, StateGraph
-from engine.pregel import NodeThreads, node_threads, set_node_threads
+from engine.pregel import NodeThreads, _threads, node_threads, set_node_threads
 from engine.pregel._threads import DEFAULT_SIZE
 
 DEADLINE = 30.0
@@ -105,6 +105,42 @@ def test_a_saturated_pool_says_so_and_catches_up(caplog: pytest.LogCaptureFixtur
         assert threads.threads == 2  # the third waits for a thread; none more is started
         release.set()
         assert await asyncio.gather(*jobs) == [True, True, True]
+
+    with caplog.at_level(logging.WARNING, logger="graphwire.engine"):
+        asyncio.run(body())
+    threads.close()
+
+
+def test_busy_spells_warn_at_most_once_a_minute_and_the_next_warning_counts_them(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server under steady load has many short busy spells a second: one warning a minute, not one each."""
+    clock = [1000.0]
+    monkeypatch.setattr(_threads, "_clock", lambda: clock[0])
+    threads = NodeThreads(1)
+
+    async def spell() -> None:
+        gates = [threading.Event(), threading.Event()]
+        jobs = [asyncio.ensure_future(threads.run(g.wait, DEADLINE)) for g in gates]
+        await until(lambda: threads._saturated, "the pool to saturate")
+        for g in gates:
+            g.set()
+        assert await asyncio.gather(*jobs) == [True, True]
+        await until(lambda: threads._idle == 1, "the thread to go idle (the spell's end)")
+
+    def warnings() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "sync node threads are busy" in r.getMessage()]
+
+    async def body() -> None:
+        await spell()
+        assert len(warnings()) == 1 and "since the last warning" not in warnings()[0]
+        for _ in range(3):
+            await spell()
+        assert len(warnings()) == 1  # within the minute: counted, not logged
+        clock[0] += _threads.WARN_EVERY_SECONDS
+        await spell()
+        assert len(warnings()) == 2
+        assert warnings()[1].endswith("; 4 busy spells since the last warning")
 
     with caplog.at_level(logging.WARNING, logger="graphwire.engine"):
         asyncio.run(body())
