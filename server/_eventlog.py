@@ -162,7 +162,7 @@ class EventLog:
         if self.failed is not None:
             raise self.failed
         items = self.take()
-        events = self.encoded(items) + [(final.seq, final.SerializeToString())]
+        events = self.encoded(items) + [(final.seq, changes.get("finished") or final.SerializeToString())]  # stored twice, made once
         ok = await self.records.store.afinish(self.record.run_id, self.record.attempts, self.record, events, **changes)
         self.sent(items)
         self.record.last_seq = final.seq
