@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from engine.checkpoint._runs import ACTIVE, MemoryRuns, RunRecord, RunStore
 import grpc
 
+from engine.checkpoint._runs import ACTIVE, MemoryRuns, RunRecord, RunStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
 from server._eventlog import EventWriter

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from contextlib import aclosing
 import os
+from contextlib import aclosing
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine._internal._ids import random_uuid
