@@ -7,11 +7,15 @@ on PostgreSQL, the thread's live lease is not the run's; on SQLite, whose
 file one process serves, a run of an earlier process). Then:
 
 * a durable one (``on_disconnect = CONTINUE`` or ``background``) is continued
-  here: its thread's slot and lease are taken (waiting while the thread is
-  busy), the record is claimed with one more attempt (another replica that
-  claimed it first wins), and it runs from its last stored version without
-  applying its input again (:meth:`server._durable.DurableRpcs._continue`).
-  After ``max_run_attempts`` starts it ends ERROR instead;
+  here: its record says RECOVERING at once (its replica and attempts as they
+  were), then its thread's slot and lease are taken (waiting while the
+  thread is busy), the record is claimed with one more attempt (RUNNING,
+  this replica), and it runs from its last stored version without applying
+  its input again (:meth:`server._durable.DurableRpcs._continue`). Both
+  writes apply only while the attempts are the ones read: another replica
+  that claimed it first wins, and a replica that dies while the run is
+  RECOVERING leaves it an orphan still, for the next sweep of any replica.
+  After ``max_run_attempts`` starts it ends ERROR instead (never RECOVERING);
 * any other one is recorded CANCELLED, as its caller's stream went with its
   replica: a retry with its request_id continues it then.
 
@@ -87,6 +91,10 @@ class RunSweeper:
         if entry is None or owner is None:
             return False  # a graph this replica does not serve: left to one that does
         tenant, thread_id = owner
+        if record.attempts < records.max_attempts:  # it will be continued (not given up): say so before waiting for its thread
+            if not await records.store.aupdate(record.run_id, record.attempts, status="RECOVERING"):
+                return False  # another replica claimed it since it was read
+            record.status = "RECOVERING"
         log.info("run %s on thread %r: its replica %s is gone; continuing it (attempt %d)", record.run_id, thread_id,
                  record.replica, record.attempts + 1)  # fmt: skip
         token = TENANT.set(tenant)  # the run's tasks are the tenant's (its store, its hub watchers)

@@ -1,0 +1,99 @@
+"""A run being taken over reads RECOVERING until its new replica claims it (issue 20), on SQLite.
+
+A durable run whose server died is continued by the next sweep of a server
+on the same file (:mod:`server._recovery`). The sweep's decision comes first;
+the claim (one more attempt, RUNNING) only once the continuation holds the
+thread, which waits while the thread is busy: at a restart, a caller's call
+can take the thread before the first sweep does. Between the two, GetRun
+and ListRuns say RECOVERING, with the dead replica and its attempts.
+
+The window is held open by the test, deterministically: the server runs in
+the test's event loop (:func:`tests.hardening.conftest.in_process`), the test
+holds the thread's slot as such a call would, and it looks at the record
+once the continuation waits for that slot
+(:meth:`server._runs.RunManager.waiting`). The dead server's record is the
+one a server writes for a background Invoke (:meth:`server._records.Records.new`),
+under another replica's name: on SQLite one process serves a file, so no
+second server can leave one while this one runs (the replicas' version,
+with a replica SIGKILLed, is ``tests/replicas/test_recovering.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+
+from engine.checkpoint import SqliteSaver
+from server._reads import key_of
+from server._records import Call
+from tests.hardening.conftest import in_process
+
+DEADLINE = 60.0
+GONE = "a-server-that-died:1:0badc0de"
+
+
+async def until(condition: Callable[[], Any], what: str) -> Any:
+    """Poll ``condition`` (a coroutine function or a plain one) until it is truthy, or fail after :data:`DEADLINE`."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + DEADLINE
+    while True:
+        got = condition()
+        if asyncio.iscoroutine(got):
+            got = await got
+        if got:
+            return got
+        if loop.time() > give_up:
+            raise AssertionError(f"timed out after {DEADLINE}s waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def test_a_run_reads_recovering_from_the_sweep_to_the_claim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gates = tmp_path / "gates"
+    gates.mkdir()
+    monkeypatch.setenv("GRAPHWIRE_TEST_GATES", str(gates))
+    tid, gate, run_id = f"recovering-{uuid.uuid4().hex[:8]}", "gate", str(uuid.uuid4())
+    key = key_of(None, "gated", tid)
+    request = pb.InvokeRequest(graph="gated", thread_id=tid, input_json=json.dumps({"gate": gate, "label": "reply", "log": ["hi"]}), background=True)
+
+    async def body() -> None:
+        async with in_process(SqliteSaver(str(tmp_path / "gw.db"))) as srv:
+            service = srv.service
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+                stub = pb_grpc.GraphServiceStub(channel)
+
+                async def info() -> pb.RunInfo:
+                    return await stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE)
+
+                async with service.runs.slot(key, tid, "held-by-the-test", enqueue=False):
+                    dead = service.records.new(run_id, key, "gated", tid, Call(request), None)
+                    dead.replica = GONE  # started by a server that died before the run took its first step
+                    assert await service.records.store.astart(dead) is None
+                    await until(lambda: service.runs.waiting(key) == 1, "the sweep's continuation to wait for the thread")
+                    seen = await info()
+                    assert (seen.status, seen.attempts, seen.replica) == (pb.RUN_STATUS_RECOVERING, 1, GONE)
+                    (listed,) = (await stub.ListRuns(pb.ListRunsRequest(graph="gated", thread_id=tid), timeout=DEADLINE)).runs
+                    assert listed.status == pb.RUN_STATUS_RECOVERING and not listed.HasField("ended_at")
+                # The thread is free: the continuation claims the run (attempt 2, this server) and runs it.
+                claimed = await until(lambda: _status(info, pb.RUN_STATUS_RUNNING), "the claim")
+                assert (claimed.attempts, claimed.replica) == (2, service.records.replica)
+                (gates / gate).touch()
+                done = await until(lambda: _status(info, pb.RUN_STATUS_SUCCESS), "the run to end")
+                assert (done.attempts, done.reason) == (2, pb.FINISH_REASON_END)
+                state = await stub.GetState(pb.GetStateRequest(graph="gated", thread_id=tid), timeout=DEADLINE)
+                assert json.loads(state.values_json)["log"] == ["hi", "reply"]  # its call, run once
+
+    asyncio.run(body())
+
+
+async def _status(info: Callable[[], Any], status: int) -> pb.RunInfo | None:
+    got = await info()
+    return got if got.status == status else None
