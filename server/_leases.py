@@ -131,7 +131,10 @@ class ThreadLeases:
             # database: renewed if nobody took the thread meanwhile, else lost.
             limit = held_until - asked if held_until > asked else every
             try:
-                renewed = await asyncio.wait_for(self.store.arenew_lease(lease, ttl=self.ttl), limit)
+                # Not asyncio.wait_for: on Python 3.11 it drops a cancellation that comes as the renewal
+                # answers, and this loop would renew on while the release waits for it (see _release).
+                async with asyncio.timeout(limit):
+                    renewed = await self.store.arenew_lease(lease, ttl=self.ttl)
             except (CheckpointError, TimeoutError) as exc:
                 why = str(exc) if isinstance(exc, CheckpointError) else "the database did not answer in time"
                 if loop.time() + every < held_until:
@@ -155,7 +158,8 @@ class ThreadLeases:
     async def _release(self, lease: Lease) -> None:
         # Bounded: the call that ends here waits for it. A lease not released lapses by itself.
         try:
-            await asyncio.wait_for(self.store.arelease_lease(lease), _RELEASE_TIMEOUT)
+            async with asyncio.timeout(_RELEASE_TIMEOUT):  # (not wait_for: see _heartbeat)
+                await self.store.arelease_lease(lease)
         except CheckpointError as exc:
             log.warning("releasing the lease on %r failed; it lapses by itself: %s", lease.thread_id, exc)
         except TimeoutError:

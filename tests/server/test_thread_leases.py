@@ -189,3 +189,39 @@ def test_a_short_outage_within_the_lease_does_not_stop_the_run() -> None:
             handle.task.cancel()
 
     asyncio.run(body())
+
+
+class AnsweredOnCue(LeasingSaver):
+    """Each renewal waits until the test lets it answer (``answer``); ``asked`` counts them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answer: asyncio.Event | None = None
+        self.asked = 0
+
+    async def arenew_lease(self, lease: Lease, *, ttl: float) -> bool:
+        self.asked += 1
+        assert self.answer is not None
+        await self.answer.wait()
+        return await super().arenew_lease(lease, ttl=ttl)
+
+
+def test_a_release_that_meets_a_renewal_as_it_answers_ends_the_heartbeat() -> None:
+    """The run ends (the heartbeat is cancelled) in the loop step where a renewal's answer comes: the
+    cancellation must win. Python 3.11's ``asyncio.wait_for`` dropped a cancellation whose inner call
+    had just finished, so the heartbeat went on renewing and the release waited for it forever: the
+    thread stayed leased, its slot held, and the run's caller never saw its stream end."""
+
+    async def body() -> None:
+        saver = AnsweredOnCue()
+        saver.answer = asyncio.Event()
+        leases = ThreadLeases(saver, ttl=TTL, owner="me")
+        async with asyncio.timeout(DEADLINE):
+            async with leases.hold("g:t", "t", enqueue=False, on_lost=lambda why: None):
+                await until(lambda: saver.asked == 1, "a renewal to be asked")
+                saver.answer.set()  # it answers in the next loop step, as the block ends here
+        assert saver.leases["g:t"] == ("me", 1, False)  # released
+        assert saver.asked == 1  # and the heartbeat ended: no renewal after the end
+        assert not [t for t in asyncio.all_tasks() if t.get_name().startswith("graphwire-lease-")]
+
+    asyncio.run(body())
