@@ -84,8 +84,9 @@ class CancelRelay:
             if holder is None or holder == self.owner:
                 return False  # no run anywhere (or ours, and it ended before the check above)
             try:
-                return await asyncio.wait_for(answer, self.answer_within)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(self.answer_within):  # not wait_for: see server._leases
+                    return await answer
+            except TimeoutError:
                 raise RpcError(
                     grpc.StatusCode.UNAVAILABLE,
                     f"the run on thread {thread_id!r} is on replica {holder}, which did not answer the cancel "

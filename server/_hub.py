@@ -95,7 +95,8 @@ class Subscription:
         """The next message; None once closed. Raises TimeoutError after ``timeout`` seconds of quiet."""
         if self.closed and self._queue.empty():
             return None
-        item = await asyncio.wait_for(self._queue.get(), timeout)
+        async with asyncio.timeout(timeout):  # not wait_for: a watcher's cancellation must not be lost (server._leases)
+            item = await self._queue.get()
         if item is _CLOSED:
             self.closed = True
             return None

@@ -252,6 +252,7 @@ class Records:
             await asyncio.sleep(POLL_SECONDS)
             return
         try:
-            await asyncio.wait_for(event.wait(), POLL_SECONDS * 5)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(POLL_SECONDS * 5):  # not wait_for: a joiner's cancellation must not be lost (server._leases)
+                await event.wait()
+        except TimeoutError:
             pass

@@ -136,9 +136,10 @@ class RunManager:
 
     async def wait_idle(self, timeout: float) -> bool:
         try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: see server._leases
+                await self._idle.wait()
             return True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
 
     def __len__(self) -> int:
