@@ -22,10 +22,18 @@ each step's events are megabytes):
 * ``--never-readers``: each starts a run, reads nothing (its channel has
   HTTP/2 BDP probing off, so the transport takes only its 64 KiB window) and
   keeps the call open until the end, then starts the next on the same
-  thread: a thread still held by a finished run answers ABORTED. With
+  thread (``--never-pause`` seconds after the last one started). With
   events past ``max_unsent_bytes`` (32 MiB by default), the call ends
   RESOURCE_EXHAUSTED and its run is cancelled; at the end each unread call is
-  read and its outcome counted.
+  read and its outcome counted. A next call answered ABORTED is legitimate
+  while the thread's last run still runs (a 4 MiB run can take longer than
+  the pause on a loaded machine) and for a moment after its record ended
+  (the thread is let go once the engine has unwound and the lease's release,
+  a database round trip given up after 2 s, is done): the thread's newest
+  run record (``ListRuns``) says which. Only a refusal that comes more than
+  ``HELD_AFTER_END`` seconds after that run ended counts as a thread held by
+  a finished run, and fails the soak (as does a refusal with another code,
+  UNAVAILABLE from the replica being rolled away excepted).
 
 With ``--durable`` (issue 20), every user call is a durable turn: a
 request_id per logical call, kept for its retries, and ``on_disconnect =
@@ -34,14 +42,19 @@ again, same request_id, to the next replica, which answers its outcome, joins
 it, or continues it. A logical call counts once, however many attempts it
 took. ``--kill`` rolls the replica with SIGKILL instead of SIGTERM, so runs
 die mid-step and are continued elsewhere. The end then also checks that no
-run is left active (pending, running or recovering) in the run records, and
+run is left active (pending, running or recovering) in the run records,
 that no user message was applied twice (each turn's text is unique: counted
-in the stored state).
+in the stored state), and that no logical call failed for good: every
+attempt refused, or an error that is not retried (a call whose stream never
+ends, its run over, is DEADLINE_EXCEEDED after its 60 s).
 
 Prints, per minute: calls, p50/p99 latency, each replica's RSS; at the end:
 runs started = finished + interrupted + failed (must reconcile exactly),
-errors by status code, and checks that nothing was lost: every thread's
-history is one chain and holds exactly the reminders its user confirmed.
+errors by status code (with --durable, each call that failed for good, with
+its run records), and checks that nothing was lost: every thread's history
+is one chain (its versions' ids and parents, read from the schema: reading
+every version's values through ListHistory took half a minute) and its state
+holds exactly the reminders its user confirmed.
 Then, per replica, its peak RSS, its RSS once the runs are over while the
 unread calls are still open, and the number of threads still locked after
 their runs ended (every bad reader's thread is tried on every replica while
@@ -63,6 +76,7 @@ import time
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +86,8 @@ sys.path.insert(0, str(ROOT))
 DSN = os.environ.get("GRAPHWIRE_TEST_PG_DSN", "postgresql://root@127.0.0.1:5432/test")
 #: A thread answering ABORTED this long after the load stopped is held by a run that ended (runs take < 1 s).
 LOCK_GRACE = 10.0
+#: A thread is let go this long at most after its run's record ended (the lease's release is given up after 2 s).
+HELD_AFTER_END = 3.0
 #: A never-reader's channel: no BDP probing, so HTTP/2 buffers no more than its initial window.
 STALLED = [("grpc.http2.bdp_probe", 0), ("grpc.max_receive_message_length", 64 * 1024 * 1024)]
 
@@ -139,6 +155,7 @@ class Stats:
     errors: Counter[str] = field(default_factory=Counter)
     latencies: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     confirmed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (thread, request_id, how) of each durable call failed for good
 
 
 class Pool:
@@ -171,7 +188,8 @@ class BadReaders:
     slow_events: int = 0
     unread: list[tuple[Any, Any]] = field(default_factory=list)  # (channel, call) of each call never read
     never: Counter[str] = field(default_factory=Counter)  # outcome of each unread call, read at the end
-    refused: Counter[str] = field(default_factory=Counter)  # a never-reader's new call refused (ABORTED: its thread still held)
+    refused: Counter[str] = field(default_factory=Counter)  # a never-reader's new call refused, by status code
+    held: list[str] = field(default_factory=list)  # refusals that failed the soak (see the module's doc), said in words
 
 
 def outcome_of(e: Any) -> str:
@@ -207,16 +225,42 @@ async def never_reader(pool: Pool, bad: BadReaders, thread: str, deadline: float
         if time.monotonic() > deadline:
             return
         channel = grpc.aio.insecure_channel(pool.next_address(), options=STALLED)
+        sent = datetime.now(timezone.utc)
         call = pb_grpc.GraphServiceStub(channel).Invoke(request, timeout=args.minutes * 60 + 300)
         try:
             first = await call.read()  # RunStarted; then nothing is read until the end
         except grpc.aio.AioRpcError as e:
             bad.refused[e.code().name] += 1
+            if e.code() == grpc.StatusCode.ABORTED:
+                try:
+                    newest = (await pb_grpc.GraphServiceStub(channel).ListRuns(
+                        pb.ListRunsRequest(graph="bulky", thread_id=thread, limit=1), timeout=60)).runs  # fmt: skip
+                except grpc.aio.AioRpcError as gone:  # the replica went away since it answered
+                    why = None if gone.code() == grpc.StatusCode.UNAVAILABLE and args.rolling else f"ListRuns: {gone.code().name}"
+                else:
+                    why = held_after_end(newest[0] if newest else None, sent)
+                if why is not None:
+                    bad.held.append(f"{thread}: {why}; the refusal: {e.details()}")
+            elif not (e.code() == grpc.StatusCode.UNAVAILABLE and args.rolling):
+                bad.held.append(f"{thread}: {e.code().name} {e.details()}")
             await channel.close()
         else:
             assert first is not grpc.aio.EOF
             bad.unread.append((channel, call))
         await asyncio.sleep(args.never_pause)  # its run ends meanwhile (it never waits for this reader)
+
+
+def held_after_end(newest: Any, sent: datetime) -> str | None:
+    """Why a call sent at ``sent`` and refused ABORTED shows its thread held by a finished run, or None
+    when the refusal is legitimate: the thread's newest run (its ``RunInfo``) had not ended, or only just."""
+    if newest is None:
+        return "ABORTED on a thread with no run recorded"
+    if not newest.HasField("ended_at"):
+        return None  # still running (or, on a replica that died, not yet swept): it holds the thread
+    ended = newest.ended_at.ToDatetime().replace(tzinfo=timezone.utc)
+    if ended > sent - timedelta(seconds=HELD_AFTER_END):
+        return None
+    return f"its newest run {newest.run_id} ended {(sent - ended).total_seconds():.1f}s before the call was sent"
 
 
 async def still_locked(replicas: list[Replica], threads: list[str]) -> list[int]:
@@ -312,6 +356,7 @@ async def durable_call(pool: Pool, stats: Stats, t0: float, what: str, request: 
                 continue
             stats.failed += 1
             stats.errors[f"{what}: {e.code().name}"] += 1
+            stats.failures.append((request.thread_id, request.request_id, f"{what}: {e.code().name} {e.details()}"))
             return None
         if final is None:
             stats.errors[f"{what}: stream ended without RunFinished (retried)"] += 1
@@ -328,6 +373,7 @@ async def durable_call(pool: Pool, stats: Stats, t0: float, what: str, request: 
         return final
     stats.failed += 1
     stats.errors[f"{what}: gave up after 20 attempts"] += 1
+    stats.failures.append((request.thread_id, request.request_id, f"{what}: gave up after 20 attempts"))
     return None
 
 
@@ -378,11 +424,29 @@ async def runs_of(replica: Replica, thread: str) -> list[Any]:
         return list((await pb_grpc.GraphServiceStub(ch).ListRuns(pb.ListRunsRequest(graph="reminders", thread_id=thread), timeout=60)).runs)
 
 
-def chain_ok(history: list[Any]) -> bool:
-    ids = {s.checkpoint.checkpoint_id for s in history}
-    kids = Counter(s.checkpoint.parent_id for s in history if s.checkpoint.parent_id)
-    roots = [s for s in history if s.checkpoint.parent_id is None]
+def chain_ok(versions: list[tuple[str, str | None]]) -> bool:
+    """Whether a thread's versions ``(id, parent id)`` form one chain: one root, every parent stored, one child each."""
+    ids = {v for v, _ in versions}
+    kids = Counter(p for _, p in versions if p)
+    roots = [v for v, p in versions if p is None]
     return len(roots) == 1 and all(p in ids for p in kids) and all(n == 1 for n in kids.values())
+
+
+def versions_of(schema: str, graph: str, threads: list[str]) -> dict[str, list[tuple[str, str | None]]]:
+    """Each thread's versions (root namespace) as ``(id, parent id)``, read from the schema in one query."""
+    import psycopg
+    from psycopg import sql
+
+    out: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+    with psycopg.connect(DSN, autocommit=True) as conn:
+        rows = conn.execute(
+            sql.SQL("SELECT thread_id, checkpoint_id, parent_checkpoint_id FROM {} WHERE checkpoint_ns = '' AND thread_id = ANY(%s)").format(
+                sql.Identifier(schema, "checkpoints")),
+            ([f"{graph}:{t}" for t in threads],),
+        ).fetchall()  # fmt: skip
+    for key, cid, parent in rows:
+        out[key.partition(":")[2]].append((cid, parent))
+    return out
 
 
 async def main_async(args: argparse.Namespace) -> int:
@@ -425,7 +489,7 @@ async def main_async(args: argparse.Namespace) -> int:
         pool.clients[0] = AsyncClient(new.address)
         pool.addresses[0] = new.address
         pool.channels[0] = grpc.aio.insecure_channel(new.address)
-        print(f"  rolled replica 0: exit {old.proc.returncode}, new one on {new.address}", flush=True)
+        print(f"  rolled replica 0 at {time.monotonic() - t0:.1f}s: exit {old.proc.returncode}, new one on {new.address}", flush=True)
 
     threads = [f"soak-{i}" for i in range(args.threads)]
     tasks = [asyncio.ensure_future(sample())]
@@ -439,12 +503,14 @@ async def main_async(args: argparse.Namespace) -> int:
         *(slow_reader(pool, bad, t, deadline, args) for t in slow),
         *(never_reader(pool, bad, t, deadline, args) for t in never),
     )
+    ended = time.monotonic()
     for r in replicas:
         r.rss_kib()
     # Every bad reader's thread, on every replica, while the unread calls are still open.
     locked = await still_locked(replicas, slow + never)
     held = [r.rss_kib() for r in replicas]  # the runs are over; the unread calls are still open
     await read_unread(bad)
+    read = time.monotonic()
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -464,25 +530,25 @@ async def main_async(args: argparse.Namespace) -> int:
     lost: list[str] = []
     twice: list[tuple[str, str]] = []
     active: list[Any] = []
+    versions = versions_of(schema, "reminders", threads)
     async with AsyncClient(replicas[1].address) as client:
         for t in threads:
-            history: list[Any] = []
-            while True:  # pages: a long thread's full history is larger than one message
-                page = await client.history(
-                    "reminders", t, limit=20, before=history[-1].checkpoint.checkpoint_id if history else None, timeout=60
-                )
-                history += page
-                if len(page) < 20:
-                    break
-            if not history:
+            if not versions[t]:
                 continue
             state = await client.get_state("reminders", t, timeout=60)
-            if not chain_ok(history) or len(state.values.get("reminders", [])) != stats.confirmed[t]:
+            if not chain_ok(versions[t]) or len(state.values.get("reminders", [])) != stats.confirmed[t]:
                 lost.append(t)
             said = Counter(m["content"] for m in state.values.get("messages", []) if m.get("type") in ("human", "user") or m.get("role") == "user")
             twice += [(t, text) for text, n in said.items() if n > 1]
             if args.durable:
                 active += [r for r in await runs_of(replicas[1], t) if r.status in (1, 2, 7)]  # pending, running, recovering
+    for t, request_id, how in stats.failures:
+        mine = [r for r in await runs_of(replicas[1], t) if r.request_id == request_id]
+        print(f"  failed for good: {t} request {request_id}: {how}; its runs: " + ("; ".join(
+            f"{r.run_id} status {r.status} attempts {r.attempts} replica {r.replica} last_seq {r.last_seq}"
+            f"{'' if r.HasField('ended_at') else ' (not ended)'}" for r in mine) or "none"))  # fmt: skip
+    print(f"end phase: {ended - t0 - args.minutes * 60:.1f}s past the deadline for the last calls, {read - ended:.1f}s checking locks "
+          f"and reading the unread calls, {time.monotonic() - read:.1f}s checking the threads")
     print(f"threads checked {len(threads)}: {'nothing lost' if not lost else f'{len(lost)} with a problem: {lost[:5]}'}")
     print(f"user messages applied twice: {len(twice)}{f' {twice[:3]}' if twice else ''}")
     if args.durable:
@@ -492,7 +558,10 @@ async def main_async(args: argparse.Namespace) -> int:
               f"{len(never)} never reading (blob {args.never_blob_mib:g} MiB)")
         print(f"  slow readers: {sum(bad.slow.values())} calls, {bad.slow_events} events read: {dict(bad.slow)}")
         print(f"  never readers: {len(bad.unread)} calls left unread, then read: {dict(bad.never)}; "
-              f"new calls refused while earlier ones were unread: {dict(bad.refused) or 0}")
+              f"new calls refused while earlier ones were unread: {dict(bad.refused) or 0}, "
+              f"of which by a thread held after its run ended (or another failure): {len(bad.held)}")
+        for why in bad.held:
+            print(f"    {why}")
     for r in every:
         live = r in replicas
         n = locked[replicas.index(r)] if live else None
@@ -508,7 +577,8 @@ async def main_async(args: argparse.Namespace) -> int:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
     for ch in pool.channels:
         await ch.close()
-    return 0 if reconciled and not lost and not twice and not active and not any(locked) and not bad.refused else 1
+    ok = reconciled and not lost and not twice and not active and not any(locked) and not bad.held
+    return 0 if ok and not (args.durable and stats.failures) else 1
 
 
 def main() -> int:
