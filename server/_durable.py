@@ -11,8 +11,11 @@ is), over the run records of :mod:`server._records`:
   whose replica is gone (or whose caller left a CANCEL run, or that stopped on
   a storage failure, so ended ERROR with no RunFinished) is *continued*:
   claimed (attempts + 1), then run again from the thread's newest version
-  without its input when it had saved a version (its versions carry its
-  run id), or else from its request as first sent; the caller joins it.
+  without its input when that version is its own (its versions carry its
+  run id), from its request as first sent when it saved none, and not at all
+  (ERROR) when another run went on from the thread after its versions
+  (:meth:`server.service.GraphService._continued`, decided once it holds the
+  thread); the caller joins it.
 * **JoinRun** streams a run's stored events after a seq, waiting for more
   while it runs (woken by this replica's run, or polling another's).
 * **GetRun / ListRuns** read the records, tenant-isolated: another tenant's

@@ -47,6 +47,13 @@ __all__ = ["GraphService", "thread_key"]
 _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
 
 
+async def _saved_any(saver: Any, config: dict[str, Any], run_id: str) -> bool:
+    """Whether some version of the thread was saved by run ``run_id``."""
+    async for _ in saver.alist(config, filter={"run_id": run_id}, limit=1):
+        return True
+    return False
+
+
 class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
     def __init__(
         self,
@@ -125,26 +132,55 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
         """What a run of ``request`` streams, and the event kinds its caller wants.
 
         ``again``: the record of the run being continued (its first attempt
-        stopped): without input from the thread's newest version when that
-        version is the run's own (it saved one: its input is applied), else
-        from ``request`` as first sent.
+        stopped); see :meth:`_continued`.
         """
         rc = request.config if request.HasField("config") else None
         wanted, opts = req.run_options(entry.graph, rc, request.event_kinds)
         engine_kinds = wanted | _ALWAYS | self.hub.engine_kinds() if wanted is not None else None
-        graph = entry.graph
         if again is not None:
-            newest = await graph.checkpointer.aget_tuple(req.config(again.thread_id))
+            return self._continued(entry, thread_id, request, rc, again, engine_kinds, opts), wanted
+        start = await self._prepare(entry, thread_id, request, rc)
+        return self._events_of(entry.graph, thread_id, start, engine_kinds, opts), wanted
+
+    def _continued(
+        self, entry: GraphEntry, thread_id: str, request: Any, rc: Any, again: RunRecord, engine_kinds: Any, opts: dict[str, Any]
+    ) -> RunEvents:
+        """A continued run's events, decided once it holds the thread (another call may take the
+        thread between the decision to continue it and then), from what its first attempt saved:
+
+        * the thread's newest version is the run's own: on from there, without input;
+        * it saved none: from ``request`` as first sent (its input was never applied);
+        * it saved some, and another run went on from the thread after them: not run again
+          (its input is in the thread; running it would apply it twice): RunFinished ERROR.
+        """
+        graph = entry.graph
+
+        async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
+            config = req.config(again.thread_id)
+            newest = await graph.checkpointer.aget_tuple(config)
             if newest is not None and (newest.metadata or {}).get("run_id") == again.run_id:
                 start = const(None, self._run_config(entry, thread_id, None, rc))
-                return self._events_of(graph, thread_id, start, engine_kinds, opts), wanted
+            elif newest is not None and await _saved_any(graph.checkpointer, config, again.run_id):
+                cid = newest.config["configurable"]["checkpoint_id"]
+                yield ev.RunFinished("ERROR", cid, error_type="RecoveryError", error_message=(
+                    f"run {again.run_id} stopped after applying its input, and run {(newest.metadata or {}).get('run_id')} "
+                    f"went on from the thread (version {cid}) before it could be continued; it is not run again, "
+                    "which would apply its input twice"
+                ))  # fmt: skip
+                return
+            else:
+                start = await self._prepare(entry, thread_id, request, rc)
+            async for e in self._events_of(graph, thread_id, start, engine_kinds, opts)(run_id, lease):
+                yield e
+
+        return run
+
+    async def _prepare(self, entry: GraphEntry, thread_id: str, request: Any, rc: Any) -> Start:
         if isinstance(request, pb.InvokeRequest):
-            start = await self._prepare_invoke(entry, thread_id, request, rc)
-        elif isinstance(request, pb.ResumeRequest):
-            start = await self._prepare_resume(entry, thread_id, request, rc)
-        else:
-            start = await self._prepare_fork(entry, thread_id, request, rc)
-        return self._events_of(graph, thread_id, start, engine_kinds, opts), wanted
+            return await self._prepare_invoke(entry, thread_id, request, rc)
+        if isinstance(request, pb.ResumeRequest):
+            return await self._prepare_resume(entry, thread_id, request, rc)
+        return await self._prepare_fork(entry, thread_id, request, rc)
 
     @staticmethod
     def _events_of(graph: Any, thread_id: str, start: Start, engine_kinds: Any, opts: dict[str, Any]) -> RunEvents:

@@ -1,4 +1,5 @@
-"""A run being taken over reads RECOVERING until its new replica claims it (issue 20), on SQLite.
+"""A run being taken over reads RECOVERING until its new replica claims it (issue 20), on SQLite;
+and one whose thread went on without it is not run again.
 
 A durable run whose server died is continued by the next sweep of a server
 on the same file (:mod:`server._recovery`). The sweep's decision comes first;
@@ -97,3 +98,43 @@ def test_a_run_reads_recovering_from_the_sweep_to_the_claim(tmp_path: Path, monk
 async def _status(info: Callable[[], Any], status: int) -> pb.RunInfo | None:
     got = await info()
     return got if got.status == status else None
+
+
+def test_a_run_whose_thread_went_on_without_it_is_not_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its first attempt applied its input, then another call went on from the thread before the sweep
+    came: continuing it with its input would apply that twice, and on from its own version would fork
+    the thread's past. It ends ERROR (RecoveryError), the thread as the other call left it."""
+    monkeypatch.setenv("GRAPHWIRE_TEST_GATES", str(tmp_path))
+    tid, run_id = f"went-on-{uuid.uuid4().hex[:8]}", str(uuid.uuid4())
+    key = key_of(None, "gated", tid)
+    first = {"gate": None, "label": "reply", "log": ["hi"]}
+    request = pb.InvokeRequest(graph="gated", thread_id=tid, input_json=json.dumps(first), background=True)
+
+    async def body() -> None:
+        async with in_process(SqliteSaver(str(tmp_path / "gw.db"))) as srv:
+            service = srv.service
+            graph = service.graphs.get("gated").graph
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+                stub = pb_grpc.GraphServiceStub(channel)
+                async with service.runs.slot(key, tid, "held-by-the-test", enqueue=False):
+                    # The dead server's run applied its input (a version under its run id), then died ...
+                    config = {"configurable": {"thread_id": key}, "metadata": {"run_id": run_id}}
+                    await graph.ainvoke(first, config, interrupt_before=["work"])
+                    # ... and a call on another server went on from the thread.
+                    await graph.ainvoke({"label": "next", "log": ["more"]}, {"configurable": {"thread_id": key}})
+                    dead = service.records.new(run_id, key, "gated", tid, Call(request), None)
+                    dead.replica = GONE
+                    assert await service.records.store.astart(dead) is None
+                    await until(lambda: service.runs.waiting(key) == 1, "the sweep's continuation to wait for the thread")
+
+                async def ended() -> pb.RunInfo | None:
+                    got = await stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE)
+                    return got if got.ended_at.seconds else None
+
+                done = await until(ended, "the continued run to end")
+                state = await stub.GetState(pb.GetStateRequest(graph="gated", thread_id=tid), timeout=DEADLINE)
+                assert json.loads(state.values_json)["log"] == ["hi", "more", "next"]  # "hi" once, nothing after the other call
+                assert (done.status, done.reason, done.error.type) == (pb.RUN_STATUS_ERROR, pb.FINISH_REASON_ERROR, "RecoveryError")
+                assert "would apply its input twice" in done.error.message
+
+    asyncio.run(body())
