@@ -413,13 +413,13 @@ def main(argv: list[str] | None = None) -> int:
     args.calls = args.calls or (200 if args.quick else 2000)
     args.seconds = args.seconds or (1.0 if args.quick else 5.0)
     if args.durable:
-        from bench.durable_cost import durable_rows, round_size
+        from bench.durable_cost import MIN_ROUNDS, durable_rows, round_size
 
         with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmp:
             lines = asyncio.run(durable_rows(_start, _wait_serving, tmp, args.pg, args.calls))
         print(f"graphwire Invoke over gRPC, the cost of durable turns: {_versions()}")
         print("graph: 3 nodes, a new thread per call; variants take turns, rounds of "
-              f"{round_size(1)} calls each (1 caller) / {round_size(32)} (32 callers), {args.calls} calls or 8 rounds per row")  # fmt: skip
+              f"{round_size(1)} calls each (1 caller) / {round_size(32)} (32 callers), {args.calls} calls or {MIN_ROUNDS} rounds per row")  # fmt: skip
         print("\n".join(lines))
         return 0
 
