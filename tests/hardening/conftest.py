@@ -16,11 +16,12 @@ tests that watch what the server holds (its run slots) while calls wait.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,22 @@ async def in_process(saver: Any, **config: Any) -> AsyncIterator[Server]:
         yield srv
     finally:
         await srv.stop(grace=5)
+
+
+async def until(condition: Callable[[], Any], what: str, deadline: float = 60.0) -> Any:
+    """Poll ``condition`` (its result awaited when it is a coroutine), yielding the loop, until it is
+    truthy, and return that; fail after ``deadline`` seconds."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + deadline
+    while True:
+        got = condition()
+        if asyncio.iscoroutine(got):
+            got = await got
+        if got:
+            return got
+        if loop.time() > give_up:
+            raise AssertionError(f"timed out after {deadline}s waiting for {what}")
+        await asyncio.sleep(0.01)
 
 
 def rss_kib(pid: int) -> int:

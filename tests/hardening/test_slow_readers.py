@@ -40,23 +40,12 @@ from server.config import ServerConfig, load_config
 from server._reads import key_of
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
 from tests.graphs import BULKY_SIZE
-from tests.hardening.conftest import in_process
+from tests.hardening.conftest import in_process, until
 from tests.replicas.conftest import wait_until
 
 DEADLINE = 60.0
 #: A stalled reader's channel: no BDP probing, so HTTP/2 buffers no more than its initial window.
 STALLED = [("grpc.http2.bdp_probe", 0), ("grpc.max_receive_message_length", 64 * 1024 * 1024)]
-
-
-async def until(condition: Callable[[], Any], what: str) -> Any:
-    """Poll ``condition`` (yielding the loop) until it is truthy, or fail after :data:`DEADLINE`."""
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + DEADLINE
-    while not (got := condition()):
-        if loop.time() > give_up:
-            raise AssertionError(f"timed out after {DEADLINE}s waiting for {what}")
-        await asyncio.sleep(0.01)
-    return got
 
 
 def bulky_request(tid: str, size: int = BULKY_SIZE) -> pb.InvokeRequest:

@@ -19,9 +19,7 @@ for the thread's lease, held by the other replica.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from graphwire import AsyncClient, FailedPrecondition, FinishReason, RunResult
@@ -30,20 +28,9 @@ from engine.checkpoint import SqliteSaver
 from server.app import Server
 from server._reads import key_of
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
-from tests.hardening.conftest import in_process
+from tests.hardening.conftest import in_process, until
 
 DEADLINE = 60.0
-
-
-async def until(condition: Callable[[], Any], what: str) -> Any:
-    """Poll ``condition`` (yielding the loop) until it is truthy, or fail after :data:`DEADLINE`."""
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + DEADLINE
-    while not (got := condition()):
-        if loop.time() > give_up:
-            raise AssertionError(f"timed out after {DEADLINE}s waiting for {what}")
-        await asyncio.sleep(0.01)
-    return got
 
 
 async def two_answers(holder: Server, a_srv: Server, b_srv: Server, tid: str, *, by_id: bool) -> None:

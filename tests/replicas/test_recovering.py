@@ -26,25 +26,10 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
 from server._reads import key_of
-from tests.hardening.conftest import in_process
+from tests.hardening.conftest import in_process, until
 from tests.replicas.conftest import LEASE_SECONDS, Cluster, wait_until
 
 DEADLINE = 60.0
-
-
-async def until(condition: Callable[[], Any], what: str) -> Any:
-    """Poll ``condition`` (its result awaited when it is a coroutine) until it is truthy, or fail after :data:`DEADLINE`."""
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + DEADLINE
-    while True:
-        got = condition()
-        if asyncio.iscoroutine(got):
-            got = await got
-        if got:
-            return got
-        if loop.time() > give_up:
-            raise AssertionError(f"timed out after {DEADLINE}s waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def test_a_run_reads_recovering_while_its_taker_waits_for_the_thread(

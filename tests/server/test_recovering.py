@@ -36,25 +36,10 @@ from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from engine.checkpoint import SqliteSaver
 from server._reads import key_of
 from server._records import Call
-from tests.hardening.conftest import in_process
+from tests.hardening.conftest import in_process, until
 
 DEADLINE = 60.0
 GONE = "a-server-that-died:1:0badc0de"
-
-
-async def until(condition: Callable[[], Any], what: str) -> Any:
-    """Poll ``condition`` (a coroutine function or a plain one) until it is truthy, or fail after :data:`DEADLINE`."""
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + DEADLINE
-    while True:
-        got = condition()
-        if asyncio.iscoroutine(got):
-            got = await got
-        if got:
-            return got
-        if loop.time() > give_up:
-            raise AssertionError(f"timed out after {DEADLINE}s waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def test_a_run_reads_recovering_from_the_sweep_to_the_claim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
