@@ -32,7 +32,8 @@ from typing import Any
 
 _ROOT = str(Path(__file__).resolve().parent.parent)
 if not any(Path(p or ".").resolve() == Path(_ROOT) for p in sys.path):
-    sys.path.insert(1, _ROOT)
+    _n_env = len([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    sys.path.insert(min(1 + _n_env, len(sys.path)), _ROOT)  # after PYTHONPATH: an engine named there is the one measured
 
 from engine.checkpoint import SqliteSaver  # noqa: E402
 from engine.checkpoint._runs import RunRecord  # noqa: E402

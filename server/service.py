@@ -158,12 +158,13 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
         async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
             config = req.config(again.thread_id)
             newest = await graph.checkpointer.aget_tuple(config)
-            if newest is not None and (newest.metadata or {}).get("run_id") == again.run_id:
+            by = (newest.metadata or {}).get("run_id") if newest is not None else None  # the run that saved it
+            if newest is not None and by == again.run_id:
                 start = const(None, self._run_config(entry, thread_id, None, rc))
             elif newest is not None and await _saved_any(graph.checkpointer, config, again.run_id):
                 cid = newest.config["configurable"]["checkpoint_id"]
                 yield ev.RunFinished("ERROR", cid, error_type="RecoveryError", error_message=(
-                    f"run {again.run_id} stopped after applying its input, and run {(newest.metadata or {}).get('run_id')} "
+                    f"run {again.run_id} stopped after applying its input, and run {by} "
                     f"went on from the thread (version {cid}) before it could be continued; it is not run again, "
                     "which would apply its input twice"
                 ))  # fmt: skip

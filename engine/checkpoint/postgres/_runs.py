@@ -257,7 +257,7 @@ class PostgresRuns:
             added = set(cur.fetchone()[0])
             missed = [(r, events) for r, events in batches if r.run_id not in added]
             if missed:
-                conn.execute(one_each, _one_each(missed))
+                cur.execute(one_each, _one_each(missed))
 
         await self._saver._run("add_run_events", work)
 
