@@ -46,3 +46,7 @@ _.serialized  # engine/pregel/_lc_stream.py on_chat_model_start's positional par
 # LangGraph's public API kept so that a program calling it is refused clearly (NotImplementedError).
 _.aclear_cache  # engine/func/_task.py TaskFunction (LangGraph's public API)
 __getattr__  # engine/constants.py: a module __getattr__ (LangGraph's deprecated Send/Interrupt there)
+
+# importlib's loader protocol: the import system calls them (engine/swap.py _Alias).
+_.create_module  # engine/swap.py
+_.exec_module  # engine/swap.py
