@@ -18,9 +18,9 @@ config names) and folding the call's input into it, as LangGraph 1.2 does:
   loaded version (:func:`~engine.pregel._resume.check_resume`), then its
   answers by id, or with none the run continues (a static breakpoint).
 
-:class:`InputFolding` is a part of :class:`~engine.pregel._loop.RunLoop`
-(its attributes are the loop's); it lives here so the loop reads as the
-superstep loop.
+:class:`InputFolder` does this for :class:`~engine.pregel._loop.RunLoop`
+before its first step, on the run's :class:`~engine.pregel._run.RunState`;
+the loop then runs supersteps from where the folding left the run.
 """
 
 from __future__ import annotations
@@ -29,104 +29,95 @@ import time
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from engine._internal._unsupported import WHERE_IT_DIFFERS
-from engine.checkpoint.base import RESUME, Checkpoint, CheckpointTuple, copy_checkpoint
+from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunFinished, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes
-from engine.pregel._nested import NestedHost, Replay, resume_input
+from engine.pregel._nested import Replay, resume_input
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
-from engine.pregel._spec import NULL_TASK_ID, GraphSpec
+from engine.pregel._spec import NULL_TASK_ID
 from engine.pregel._status import null_writes, read_statuses
 from engine.types import START, Command, StateSnapshot
 
 if TYPE_CHECKING:
+    from engine.pregel._queue import EventQueue
+    from engine.pregel._run import RunSettings, RunState
     from engine.pregel._telemetry import RunTrace
+    from engine.pregel._versions import RunVersions
     from engine.pregel._writer import VersionWriter
 
-__all__ = ["InputFolding"]
+__all__ = ["InputFolder"]
 
 
-class InputFolding:
-    """The loop's set-up: load the thread, fold the call's input in."""
+class InputFolder:
+    """The run's set-up: load the thread, fold the call's input in (on the run's :class:`RunState`)."""
 
-    # attributes and methods of RunLoop these use
-    spec: GraphSpec
-    saver: Any
-    writer: VersionWriter
-    trace: RunTrace
-    input: Any
-    configurable: dict[str, Any]
-    thread_id: Any
-    thread_name: str  # the caller's name of the thread, for messages
-    checkpoint: Any
-    channels: Any
-    step: int
-    stop: int
-    recursion_limit: int
-    parent_id: str | None
-    pending_writes: list[Any]
-    kinds: Any
-    run_id: str
-    _planned: Any
-    host: NestedHost | None
-    stable_ns: bool
-    resuming: bool
-    resume_map: dict[str, Any]
-    #: this run went back in time (a root's fork), or its host's did: where subgraphs start from
-    replay: Replay | None = None
+    def __init__(
+        self, settings: RunSettings, state: RunState, versions: RunVersions, *, configurable: Mapping[str, Any],
+        thread_id: Any, thread_name: str, writer: VersionWriter, queue: EventQueue, trace: RunTrace,
+    ) -> None:  # fmt: skip
+        self.settings = settings
+        self.state = state
+        self.versions = versions
+        self.configurable = configurable
+        self.thread_id = thread_id
+        #: the caller's name of the thread, for messages
+        self.thread_name = thread_name
+        self.writer = writer
+        self.queue = queue
+        self.trace = trace
 
-    async def _setup(self) -> None:
+    async def setup(self) -> None:
+        """Load the thread and fold the call's input in; the run then stands where its first step starts."""
+        settings, state = self.settings, self.state
         saved: CheckpointTuple | None = None
-        if self.host is not None:
-            self.replay = self.host.replay
+        if settings.host is not None:
+            state.replay = settings.host.replay
         elif self.configurable.get("checkpoint_ns") and self.configurable.get("checkpoint_id"):
             # LangGraph forks the parent and replays the subgraph from that version (through checkpoint_map).
             raise NotImplementedError(
-                f"running graph {self.spec.name!r} from a subgraph's version (checkpoint_ns "
+                f"running graph {settings.spec.name!r} from a subgraph's version (checkpoint_ns "
                 f"{self.configurable['checkpoint_ns']!r}) is not supported yet: name one of the graph's own "
                 f"versions; see {WHERE_IT_DIFFERS}"
             )
-        if self.saver is not None:
+        if settings.saver is not None:
             if self.thread_id is None:
                 raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
-            replayed = self.replay is not None and self.replay.first(self.checkpoint_ns)
+            replayed = state.replay is not None and state.replay.first(settings.checkpoint_ns)
             if replayed:  # a subgraph of a run that went back in time: from its version of then
-                saved = await self.replay.load(self.saver, {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.checkpoint_ns}})
+                saved = await state.replay.load(settings.saver, {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": settings.checkpoint_ns}})
             else:
-                saved = await self.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
+                saved = await settings.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
             if saved is None and self.configurable.get("checkpoint_id"):
                 raise NotFoundError(
                     f"thread {self.thread_name!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
                 )
-        if saved is None:  # a new thread: the version before its first, never stored, needs no id or time
-            self.checkpoint = Checkpoint(v=1, id="", ts="", channel_values={}, channel_versions={}, versions_seen={},
-                                         updated_channels=None)  # fmt: skip
-        else:
-            self.checkpoint = copy_checkpoint(saved.checkpoint)
-            self.step = int(saved.metadata.get("step", -1))
-            self.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
-            self.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
-            if self.host is not None and not replayed:
+        # A new thread keeps the state's blank version (before its first, never stored: no id or time).
+        if saved is not None:
+            state.checkpoint = copy_checkpoint(saved.checkpoint)
+            state.step = int(saved.metadata.get("step", -1))
+            state.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
+            state.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
+            if settings.host is not None and not replayed:
                 # A subgraph whose task runs again continues its own version.
-                continues, inp = resume_input(self.host, saved, stable=self.stable_ns)
+                continues, inp = resume_input(settings.host, saved, stable=settings.stable_ns)
                 if continues:
-                    self.input = inp
-        self.stop = self.step + self.recursion_limit + 2
-        self.runner.stop = self.stop  # for the managed values (engine.managed) its tasks read
-        self.channels = restore_channels(self.spec.channels, self.checkpoint)
-        if self._want(RunStarted):
-            self._emit(RunStarted(self.run_id, self.thread_name, self.spec.name, self.parent_id, self.trace.trace_id()))
+                    state.input = inp
+        state.stop = state.step + settings.recursion_limit + 2
+        state.channels = restore_channels(settings.spec.channels, state.checkpoint)
+        if self.queue.want(RunStarted):
+            self.queue.emit(RunStarted(settings.run_id, self.thread_name, settings.spec.name, state.parent_id, self.trace.trace_id()))
         # As LangGraph: the step's input writes (a Command's) stored on this
         # version apply before anything else, whatever this call brings.
-        if self.pending_writes and (nulls := null_writes(self.pending_writes)):
+        if state.pending_writes and (nulls := null_writes(state.pending_writes)):
             self._apply_nulls(nulls)
-        inp = self.input
+        inp = state.input
         by_id = isinstance(inp, Resume)  # a host's answers: a map by interrupt id, whatever its shape
         if by_id:
-            live = build_snapshot(self.spec, saved, live=True) if saved else StateSnapshot({}, (), {}, None, None, None, (), ())
+            live = build_snapshot(settings.spec, saved, live=True) if saved else StateSnapshot({}, (), {}, None, None, None, (), ())
             check_resume(inp, live, thread=self.thread_name)
             inp = Command(resume=dict(inp.answers)) if inp.at is None else None
         cmd = inp if isinstance(inp, Command) else None
@@ -137,7 +128,7 @@ class InputFolding:
             # edges not taken; its update and goto are the step's input writes.
             if cmd.resume is not None:
                 await self._apply_resume(cmd.resume, keyed=by_id)
-            if writes := self.spec.command_writes(cmd):
+            if writes := settings.spec.command_writes(cmd):
                 await self._put_nulls(writes)
             self._continue(saved)
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
@@ -145,11 +136,11 @@ class InputFolding:
                 raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
             if self.configurable.get("checkpoint_id"):
                 # Back in time: the subgraphs start from their versions of then.
-                self.replay = Replay.of(saved)
+                state.replay = Replay.of(saved)
             if self.configurable.get("checkpoint_id") and not await self._continues(saved):
                 # Naming a version (even the newest) continues from a copy of it.
                 await self._fork(saved)
-                mark_interrupt_seen(self.checkpoint)
+                mark_interrupt_seen(state.checkpoint)
             else:
                 self._continue(saved)
         else:
@@ -159,20 +150,22 @@ class InputFolding:
         """Whether nothing can see the input step's version or START's: no saver stores
         them, no event shows them (``invoke`` asks for RunFinished only), no breakpoint or
         span marks them, and START's task is its writer alone (no routers)."""
-        return (self.saver is None and self.host is None and self.kinds is not None and not self.kinds - {RunFinished}
-                and not self.interrupt_before and not self.interrupt_after and not self.trace.traced
-                and getattr(self.spec.nodes.get(START), "bare", False))
+        settings = self.settings
+        return (settings.saver is None and settings.host is None and settings.kinds is not None and not settings.kinds - {RunFinished}
+                and not settings.interrupt_before and not settings.interrupt_after and not self.trace.traced
+                and getattr(settings.spec.nodes.get(START), "bare", False))
 
     def _start_writes(self, inp: Any) -> list[tuple[str, Any]] | None:
         """START's writes of ``inp``; None if it is not the graph's input (the unfolded run reports that)."""
         try:
-            return self.spec.nodes[START].writer(inp, {}, {})  # type: ignore[no-any-return]
+            return self.settings.spec.nodes[START].writer(inp, {}, {})  # type: ignore[no-any-return]
         except Exception:
             return None
 
     def _apply_nulls(self, writes: list[tuple[str, Any]]) -> None:
-        for c in apply_null_writes(self.checkpoint, self.channels, writes):
-            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
+        state = self.state
+        for c in apply_null_writes(state.checkpoint, state.channels, writes):
+            self.writer.dirty[c] = state.checkpoint["channel_versions"][c]
 
     async def _put_nulls(self, writes: list[tuple[str, Any]]) -> None:
         """Store a Command's update and goto on the version the run continues, then apply them.
@@ -181,32 +174,34 @@ class InputFolding:
         their places: a saver keys a write by its index), and stay there until a
         step runs from this version.
         """
-        stored = null_writes(self.pending_writes)
-        await self.writer.put_writes(self.parent_id, [*stored, *writes], NULL_TASK_ID)
-        self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
+        state = self.state
+        stored = null_writes(state.pending_writes)
+        await self.writer.put_writes(state.parent_id, [*stored, *writes], NULL_TASK_ID)
+        state.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
         self._apply_nulls(writes)
 
     def _continue(self, saved: CheckpointTuple) -> None:
         """The run goes on from the loaded version itself (no version saved first)."""
-        self.resuming = True
-        mark_interrupt_seen(self.checkpoint)
-        self._emit_values()
-        if self.kinds is None or CheckpointLoaded not in self.kinds:
+        settings, state = self.settings, self.state
+        state.resuming = True
+        mark_interrupt_seen(state.checkpoint)
+        self.versions.emit_values()
+        if settings.kinds is None or CheckpointLoaded not in settings.kinds:
             return  # only to callers that ask for it by kind (the stream's checkpoints mode)
-        planned = self._plan()
-        self._planned = (self.checkpoint["id"], planned)
-        statuses = read_statuses(self.pending_writes)
-        self._emit(
+        planned = self.versions.plan()
+        state.planned = (state.checkpoint["id"], planned)
+        statuses = read_statuses(state.pending_writes)
+        self.queue.emit(
             CheckpointLoaded(
                 saved.checkpoint["id"],
                 (saved.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
-                self.step,
+                state.step,
                 str(saved.metadata.get("source", "")),
                 tuple(t.name for t in planned),
-                self.values(),
+                self.versions.values(),
                 dict(saved.metadata),
                 saved.checkpoint.get("ts", ""),
-                tasks=task_states(planned, statuses, self.spec.stream_keys, live=False),
+                tasks=task_states(planned, statuses, settings.spec.stream_keys, live=False),
             )
         )
 
@@ -215,45 +210,48 @@ class InputFolding:
         that the run continues from directly, without another fork copy."""
         if saved.metadata.get("source") not in ("update", "fork"):
             return False
-        head = await self.saver.aget_tuple(self.writer.config(None))
+        head = await self.settings.saver.aget_tuple(self.writer.config(None))
         return head is not None and head.checkpoint["id"] == saved.checkpoint["id"]
 
     async def _fork(self, saved: CheckpointTuple) -> None:
-        self.pending_writes = []
-        self.step += 1
-        self.writer.dirty = dict(self.checkpoint["channel_versions"])
-        self._emit_values()  # before the fork's checkpoint event, as LangGraph streams them
-        await self._save("fork")
+        state = self.state
+        state.pending_writes = []
+        state.step += 1
+        self.writer.dirty = dict(state.checkpoint["channel_versions"])
+        self.versions.emit_values()  # before the fork's checkpoint event, as LangGraph streams them
+        await self.versions.save("fork")
 
     async def _apply_input(self, inp: Any) -> None:
+        settings, state = self.settings, self.state
         # Whatever was due at this checkpoint (an interrupted turn) is dropped; a new thread has nothing due.
         discard = (
-            prepare_next_tasks(self.checkpoint, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
-            if self.checkpoint["channel_versions"] else []
+            prepare_next_tasks(state.checkpoint, state.channels, settings.spec.nodes, state.step + 1, settings.spec.triggers_to_nodes)
+            if state.checkpoint["channel_versions"] else []
         )  # fmt: skip
         start = Task(id="", name=START, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
         started = time.perf_counter()
         if self._folds_start() and (writes := self._start_writes(inp)) is not None:
             # START's writes are made with the input step's: one plan, one step's writes and one id less.
             start.writes = writes
-            apply_writes(self.checkpoint, self.channels, [*discard, start])
-            self.step += 2
-            self.executed += 1
+            apply_writes(state.checkpoint, state.channels, [*discard, start])
+            state.step += 2
+            state.executed += 1
             self.trace.step(0)
             self.trace.task_done(self.trace.span, START, started, None, ())
-            await self._save("loop")  # no saver, nobody watching: the version gets its id only
+            await self.versions.save("loop")  # no saver, nobody watching: the version gets its id only
             return
         start.writes = input_writes(inp)
-        _, changed = apply_writes(self.checkpoint, self.channels, [*discard, start])
-        self.pending_writes = []
-        self.step += 1
+        _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
+        state.pending_writes = []
+        state.step += 1
         for c in changed:
-            self.writer.dirty[c] = self.checkpoint["channel_versions"][c]
-        await self._save("input")
+            self.writer.dirty[c] = state.checkpoint["channel_versions"][c]
+        await self.versions.save("input")
 
     async def _apply_resume(self, resume: Any, *, keyed: bool) -> None:
+        state = self.state
         # As LangGraph: only an unfinished task's interrupt waits for an answer.
-        statuses = read_statuses(self.pending_writes)
+        statuses = read_statuses(state.pending_writes)
         waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
         answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
         if not waiting:
@@ -275,13 +273,13 @@ class InputFolding:
                 f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
             )
         # Nested runs (subgraphs) pick their answers by interrupt id.
-        self.resume_map = {k: v for k, v in resume.items() if k in by_id}
+        state.resume_map = {k: v for k, v in resume.items() if k in by_id}
         for tid, answer in chosen.items():
             new = [*answers.get(tid, []), answer]
-            await self.writer.put_writes(self.parent_id, [(RESUME, new)], tid)
+            await self.writer.put_writes(state.parent_id, [(RESUME, new)], tid)
             # Its interrupt stays on record (LangGraph's history shows it, answered).
-            self.pending_writes = [w for w in self.pending_writes if not (w[0] == tid and w[1] == RESUME)]
-            self.pending_writes.append((tid, RESUME, new))
+            state.pending_writes = [w for w in state.pending_writes if not (w[0] == tid and w[1] == RESUME)]
+            state.pending_writes.append((tid, RESUME, new))
 
 
 def _askers(waiting: Mapping[str, Sequence[Any]], answers: Mapping[str, Sequence[Any]]) -> dict[str, str]:

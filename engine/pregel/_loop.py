@@ -2,8 +2,15 @@
 
 Theory of operation
 -------------------
-A run is one call (invoke, resume, fork) of a compiled graph, described by
-a frozen :class:`~engine.pregel._spec.GraphSpec`. It starts by loading the
+A run is one call (invoke, resume, fork) of a compiled graph. What it is
+(the graph's frozen :class:`~engine.pregel._spec.GraphSpec`, its saver,
+durability, limits, the kinds of events its caller wants) is one frozen
+:class:`~engine.pregel._run.RunSettings`, decided by ``Pregel`` before it
+starts; where it stands (the checkpoint, channels, step, pending writes) is
+one :class:`~engine.pregel._run.RunState`, which the loop and its parts
+share: the input folding (:class:`~engine.pregel._input.InputFolder`), the
+versions (:class:`~engine.pregel._versions.RunVersions`: plan, show and save
+the version the run stands on) and the step runner. It starts by loading the
 thread's checkpoint (the newest, or the one the config names) and folding
 the call's input into it (:mod:`._input`):
 
@@ -44,161 +51,115 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Mapping
 
-from engine._internal._ids import checkpoint_id as new_checkpoint_id
-from engine.checkpoint.base import Lease, run_lease
+from engine.checkpoint.base import run_lease
 from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
-from engine.events import (
-    CheckpointSaved,
-    CustomEvent,
-    Event,
-    MessageChunk,
-    StepFinished,
-    ValuesEvent,
-)
+from engine.events import CustomEvent, Event, MessageChunk, StepFinished
 from engine.pregel import _telemetry as tel
-from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, prepare_next_tasks, should_interrupt
-from engine.pregel._input import InputFolding
-from engine.pregel._io import (
-    configurable_metadata, finished_event, output_values, propagated_metadata, saved_event, task_config, task_namespace,
-)
+from engine._internal._task import TaskContext
+from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
+from engine.pregel._input import InputFolder
+from engine.pregel._io import configurable_metadata, finished_event, propagated_metadata, task_config, task_namespace
 from engine.pregel._nested import NestedHost
 from engine.pregel._queue import EventQueue
+from engine.pregel._run import RunSettings, RunState
 from engine.pregel._runner import StepRunner
-from engine.pregel._spec import GraphSpec
 from engine.pregel._status import read_statuses
-from engine.pregel._writer import VersionWriter, new_version
+from engine.pregel._versions import RunVersions
+from engine.pregel._writer import VersionWriter
 
 __all__ = ["RunLoop"]
 
 _LIVE: Any = object()  # RunFinished reports the channels as they are
 
 
-class RunLoop(InputFolding):
+class RunLoop:
     """One run of a compiled graph; :meth:`events` drives it."""
 
-    def __init__(
-        self,
-        spec: GraphSpec,
-        input: Any,
-        config: Mapping[str, Any],
-        *,
-        saver: Any,
-        store: Any,
-        durability: str,
-        kinds: frozenset[type[Event]] | None,
-        inline_sync: bool,
-        interrupt_before: Any,
-        interrupt_after: Any,
-        run_id: str,
-        recursion_limit: int,
-        lease: Lease | None = None,
-        checkpoint_ns: str = "",
-        thread_name: str | None = None,
-        host: NestedHost | None = None,
-        subgraph_kinds: frozenset[type[Event]] | None = None,
-        stable_ns: bool = False,
-        context: Any = None,
-        cache: Any = None,
-    ) -> None:
-        self.spec = spec
-        self.input = input
+    def __init__(self, settings: RunSettings, input: Any, config: Mapping[str, Any]) -> None:
+        self.settings = settings
+        self.state = state = RunState(input)
         self.config = dict(config)
         self.configurable = dict(config.get("configurable") or {})
         self.thread_id = self.configurable.get("thread_id")
+        host, saver = settings.host, settings.saver
+        self.lease = lease = run_lease(saver, self.thread_id, self.configurable, settings.lease)
+        user_metadata = dict(config.get("metadata") or {})
+        self.task_metadata = propagated_metadata(self.configurable, user_metadata)  # every task's, made once
+        self.queue = queue = EventQueue(settings.kinds)
+        self.trace = tel.RunTrace(settings.spec.name)
+        self.writer = writer = VersionWriter(
+            saver, thread_id=self.thread_id, checkpoint_ns=settings.checkpoint_ns, lease=lease,
+            durability=settings.durability, trace=self.trace,
+        )  # fmt: skip
+        self.versions = RunVersions(
+            settings, state, writer, queue,
+            # As LangGraph: every version's metadata also holds the call's plain configurable keys.
+            version_metadata={**user_metadata, **configurable_metadata(self.configurable, user_metadata)},
+            parents=dict(host.parents) if host is not None else {},
+        )  # fmt: skip
         # The caller's name of the thread (RunStarted, messages); a host's storage key may differ.
-        self.thread_name = self.thread_id if thread_name is None else thread_name
-        self.saver = saver
-        self.store = store
-        self.checkpoint_ns = checkpoint_ns
-        #: a subgraph's run: what its parent's task lends it (None at the root)
-        self.host = host
-        self.stable_ns = stable_ns  # a checkpointer=True subgraph: its namespace outlives its tasks
-        #: ns -> id of the parents' versions, for this run's versions' metadata
-        self.parents: dict[str, str] = dict(host.parents) if host is not None else {}
-        #: the kinds the runs nested in this run's tasks forward (None: all)
-        self.subgraph_kinds = subgraph_kinds
-        self.resume_map: dict[str, Any] = {}  # this call's answers by interrupt id, for nested runs
-        self.resuming = False  # the first step continues the loaded version's step
-        self.lease = lease = run_lease(saver, self.thread_id, self.configurable, lease)
-        self.durability = durability
-        self.interrupt_before = interrupt_before
-        self.interrupt_after = interrupt_after
-        self.run_id = run_id
-        self.recursion_limit = recursion_limit
-        if recursion_limit < 1:
-            raise ValueError("recursion_limit must be at least 1")
-        self.user_metadata = dict(config.get("metadata") or {})
-        self.task_metadata = propagated_metadata(self.configurable, self.user_metadata)  # every task's, made once
-        # As LangGraph: every version's metadata also holds the call's plain configurable keys.
-        self.version_metadata = {**self.user_metadata, **configurable_metadata(self.configurable, self.user_metadata)}
-        self.kinds, self.queue = kinds, EventQueue(kinds)
-        self._want, self._emit = self.queue.want, self.queue.emit
-        self.trace = tel.RunTrace(spec.name)
-        self.writer = VersionWriter(
-            saver, thread_id=self.thread_id, checkpoint_ns=checkpoint_ns, lease=lease, durability=durability, trace=self.trace
-        )
+        thread_name = self.thread_id if settings.thread_name is None else settings.thread_name
+        self.folder = InputFolder(
+            settings, state, self.versions, configurable=self.configurable, thread_id=self.thread_id,
+            thread_name=thread_name, writer=writer, queue=queue, trace=self.trace,
+        )  # fmt: skip
+        kinds, spec = settings.kinds, settings.spec
         self.runner = StepRunner(
-            emit=self.queue.emit,
-            want=self.queue.want,
+            emit=queue.emit,
+            want=queue.want,
             live=kinds is None or bool(kinds & {CustomEvent, MessageChunk}),
-            writer=self.writer,
+            writer=writer,
             trace=self.trace,
             task_config=self._task_config,
             state_keys=spec.stream_keys if isinstance(spec.stream_keys, str) else spec.state_keys,
-            store=store,
-            context=context,
-            run_id=run_id,
-            cache=cache,
-            inline_sync=inline_sync,
-            nest=lambda t, step, ctx: NestedHost.of_task(self, t, ctx),
+            store=settings.store,
+            context=settings.context,
+            run_id=settings.run_id,
+            cache=settings.cache,
+            inline_sync=settings.inline_sync,
+            nest=self._nest,
         )
-        # state of the run
-        self.channels: dict[str, Any] = {}
-        self.step = -2  # step number of the newest version (-2: none yet, so the input is -1)
-        self.stop = 0  # the last superstep number this call may run (set once the thread is loaded)
-        self.parent_id: str | None = None  # id of the newest version (saved or not)
-        self.pending_writes: list[tuple[str, str, Any]] = []
-        self.executed = 0
-        self._planned: tuple[str, list[Task]] | None = None  # (checkpoint id, its next tasks)
 
-    def values(self) -> dict[str, Any]:
-        """The whole state (what the values and checkpoints streams show)."""
-        return output_values(self.channels, self.spec.stream_keys)
-
-    def output(self) -> dict[str, Any]:
-        """The output schema's keys (what the call returns)."""
-        return output_values(self.channels, self.spec.output_keys)
-
-    def _emit_values(self, changed: Any = None) -> None:
-        """A values event; after a step, only if the step (which changed ``changed``) wrote
-        one of the streamed channels, as in LangGraph (a node returning {} adds no chunk)."""
-        if not (self._want(ValuesEvent) and self.channels):
-            return
-        keys = self.spec.stream_keys
-        if changed is not None and (keys not in changed if isinstance(keys, str) else changed.isdisjoint(keys)):
-            return
-        self._emit(ValuesEvent(self.step, self.values()))
+    def _nest(self, t: Task, step: int, ctx: TaskContext) -> NestedHost:
+        """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested)."""
+        settings, state, parents = self.settings, self.state, self.versions.parents
+        parents = {**parents, settings.checkpoint_ns: state.parent_id} if state.parent_id else dict(parents)
+        return NestedHost(
+            saver=settings.saver, store=settings.store, thread_id=self.thread_id, lease=self.lease,
+            durability=settings.durability, config=self.config, run_id=settings.run_id,
+            recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync,
+            emit=self.runner.emit_threadsafe, kinds=settings.subgraph_kinds, parent_ns=settings.checkpoint_ns,
+            node=t.name, task_id=t.id, parents=parents, resuming=state.resuming, resume_map=state.resume_map,
+            task=ctx, replay=state.replay,
+        )  # fmt: skip
 
     def _task_config(self, t: Task, step: int) -> dict[str, Any]:
+        ns = self.settings.checkpoint_ns
         return task_config(
             self.config, self.configurable, self.task_metadata,
-            checkpoint_ns=task_namespace(self.checkpoint_ns, t.name, t.id), parent_ns=self.checkpoint_ns,
-            checkpoint_id=self.parent_id, node=t.name, step=step, triggers=t.triggers, path=t.path,
+            checkpoint_ns=task_namespace(ns, t.name, t.id), parent_ns=ns,
+            checkpoint_id=self.state.parent_id, node=t.name, step=step, triggers=t.triggers, path=t.path,
         )  # fmt: skip
 
     # -- the run -----------------------------------------------------------
     def events(self) -> AsyncIterator[Event]:
         """The run's events, the run traced as a ``graphwire.run`` span."""
+        settings = self.settings
         attributes = {
             "graphwire.thread_id": str(self.thread_id or ""),
-            "graphwire.run_id": self.run_id,
-            "graphwire.recursion_limit": self.recursion_limit,
-            "graphwire.durability": self.durability,
+            "graphwire.run_id": settings.run_id,
+            "graphwire.recursion_limit": settings.recursion_limit,
+            "graphwire.durability": settings.durability,
         }
         return tel.traced_run(self.trace, attributes, self._setup, self._run)
 
+    async def _setup(self) -> None:
+        await self.folder.setup()
+        self.runner.stop = self.state.stop  # for the managed values (engine.managed) its tasks read
+
     async def _run(self) -> AsyncIterator[Event]:
-        for ev in self.queue.drain():
+        settings, state, queue, writer, runner = self.settings, self.state, self.queue, self.writer, self.runner
+        for ev in queue.drain():
             yield ev
         reason, error, interrupts = "END", None, ()
         values: Any = _LIVE
@@ -209,32 +170,32 @@ class RunLoop(InputFolding):
                 # (S + limit + 2, S the step of the version the call loaded): new
                 # input gets START's step and `limit` node steps, a continuing call
                 # limit + 2; checked before "nothing left to do".
-                if self.step + 1 > self.stop:
+                if state.step + 1 > state.stop:
                     raise GraphRecursionError(
-                        f"Recursion limit of {self.recursion_limit} reached without hitting a stop condition. "
+                        f"Recursion limit of {settings.recursion_limit} reached without hitting a stop condition. "
                         f"Raise it with the config key 'recursion_limit' if the graph loops on purpose."
                     )
-                tasks = self._plan()
+                tasks = self.versions.plan()
                 if not tasks:
                     break
-                if self.interrupt_before and should_interrupt(self.checkpoint, self.interrupt_before, tasks):
-                    mark_interrupt_seen(self.checkpoint)
+                if settings.interrupt_before and should_interrupt(state.checkpoint, settings.interrupt_before, tasks):
+                    mark_interrupt_seen(state.checkpoint)
                     reason = "INTERRUPT"
                     break
-                statuses = read_statuses(self.pending_writes) if first and self.pending_writes else None
-                if self.runner.runs_alone(tasks, statuses):  # one task: a coroutine, no async generator
-                    await self.runner.run_alone(tasks[0], self.step + 1, parent_id=self.parent_id)
+                statuses = read_statuses(state.pending_writes) if first and state.pending_writes else None
+                if runner.runs_alone(tasks, statuses):  # one task: a coroutine, no async generator
+                    await runner.run_alone(tasks[0], state.step + 1, parent_id=state.parent_id)
                 else:
-                    async for _ in self.runner.tick(tasks, self.step + 1, parent_id=self.parent_id, statuses=statuses):
-                        for ev in self.queue.drain():
+                    async for _ in runner.tick(tasks, state.step + 1, parent_id=state.parent_id, statuses=statuses):
+                        for ev in queue.drain():
                             yield ev
-                first = self.resuming = False
+                first = state.resuming = False
                 failed = [t for t in tasks if t.error is not None]
                 waiting = [t for t in tasks if t.interrupts]
                 if failed or waiting:
                     self.trace.end_step(failed[0].error if failed else None)
-                    if self.saver is not None:
-                        await self.writer.save_stopped(self.parent_id, tasks)
+                    if settings.saver is not None:
+                        await writer.save_stopped(state.parent_id, tasks)
                     if failed:
                         error = failed[0].error
                         reason = "ERROR"
@@ -247,103 +208,78 @@ class RunLoop(InputFolding):
                     break
                 await self._finish_step(tasks)
                 self.trace.end_step(None)
-                for ev in self.queue.drain():
+                for ev in queue.drain():
                     yield ev
-                if self.interrupt_after and should_interrupt(self.checkpoint, self.interrupt_after, tasks):
-                    mark_interrupt_seen(self.checkpoint)
+                if settings.interrupt_after and should_interrupt(state.checkpoint, settings.interrupt_after, tasks):
+                    mark_interrupt_seen(state.checkpoint)
                     reason = "INTERRUPT"
                     break
-            await self.writer.flush()
+            await writer.flush()
         except GraphRecursionError as e:
-            await self.writer.flush()
+            await writer.flush()
             reason, error = "RECURSION_LIMIT", e
         except (asyncio.CancelledError, GeneratorExit) as e:
             # Saved versions stay; a pending async put is allowed to land. A
             # cancelled run still ends with RunFinished (then the cancellation
             # goes on); a closed one has nobody to tell.
-            await asyncio.shield(self.writer.flush_quietly())
+            await asyncio.shield(writer.flush_quietly())
             if isinstance(e, GeneratorExit):
-                self.trace.finished("CANCELLED", steps=self.executed, checkpoint_id=None, interrupt_ids=[], error=None)
+                self.trace.finished("CANCELLED", steps=state.executed, checkpoint_id=None, interrupt_ids=[], error=None)
                 raise
             reason, error = "CANCELLED", e
             values = await self._stored_values()
         except CheckpointError as e:  # storage failed: nothing can record how the run ended, so it raises
-            await self.writer.flush_quietly()
-            self.trace.finished("ERROR", steps=self.executed, checkpoint_id=self.writer.last_saved_id, interrupt_ids=[], error=e)
+            await writer.flush_quietly()
+            self.trace.finished("ERROR", steps=state.executed, checkpoint_id=writer.last_saved_id, interrupt_ids=[], error=e)
             raise
         except Exception as e:  # a failed write (serialization) ends the run too
-            await self.writer.flush_quietly()
+            await writer.flush_quietly()
             reason, error = "ERROR", e
             values = await self._stored_values()
-        for ev in self.queue.drain():
+        for ev in queue.drain():
             yield ev
-        checkpoint_id = self.writer.last_saved_id if self.saver is not None else self.parent_id
+        checkpoint_id = writer.last_saved_id if settings.saver is not None else state.parent_id
         cancelled = reason == "CANCELLED"
         ids = [getattr(i, "id", "") for i in interrupts]
-        self.trace.finished(reason, steps=self.executed, checkpoint_id=checkpoint_id, interrupt_ids=ids, error=None if cancelled else error)
-        self.runner.task_config = self.runner.nest = None  # type: ignore[assignment]  # no cycle: refcounting frees the run
+        self.trace.finished(reason, steps=state.executed, checkpoint_id=checkpoint_id, interrupt_ids=ids, error=None if cancelled else error)
+        runner.task_config = runner.nest = None  # type: ignore[assignment]  # no cycle: refcounting frees the run
         # With a saver: the last version that landed (a failed write names none), and its values.
-        yield finished_event(reason, error, interrupts, checkpoint_id, self.output() if values is _LIVE else values)
+        yield finished_event(reason, error, interrupts, checkpoint_id, self.versions.output() if values is _LIVE else values)
         if cancelled:
             raise error  # type: ignore[misc]
 
     async def _stored_values(self) -> Any:
         """What the thread holds after the run stopped early: its last saved version's values."""
-        return await self.writer.last_saved_values(self.spec) if self.saver is not None else self.output()
+        settings = self.settings
+        return await self.writer.last_saved_values(settings.spec) if settings.saver is not None else self.versions.output()
 
     # -- one superstep -----------------------------------------------------
-    def _plan(self) -> list[Task]:
-        """The next step's tasks; reuses the plan made for the last CheckpointSaved event."""
-        planned, self._planned = self._planned, None
-        if planned is not None and planned[0] == self.checkpoint["id"]:
-            return planned[1]
-        return prepare_next_tasks(self.checkpoint, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
-
     def _apply_finished(self, tasks: list[Task], *, emit: bool) -> InvalidUpdateError | None:
         """A step that stopped: the run's values get its finished tasks' writes
         (:func:`apply_stopped`; a last values event at an interrupt). The error if they conflict."""
+        spec, state = self.settings.spec, self.state
         try:
-            applied = apply_stopped(self.spec.channels, self.checkpoint, tasks)
+            applied = apply_stopped(spec.channels, state.checkpoint, tasks)
         except InvalidUpdateError as e:
             return e
         if applied is not None:
-            self.channels, updated = applied
-            keys = self.spec.stream_keys
+            state.channels, updated = applied
+            keys = spec.stream_keys
             if emit and not updated.isdisjoint((keys,) if isinstance(keys, str) else keys):
-                self._emit_values()
+                self.versions.emit_values()
         return None
 
     async def _finish_step(self, tasks: list[Task]) -> None:
-        _, changed = apply_writes(self.checkpoint, self.channels, tasks, triggers_to_nodes=self.spec.triggers_to_nodes)
-        if self.saver is not None:  # what the next stored version's new_versions name
-            versions, dirty = self.checkpoint["channel_versions"], self.writer.dirty
+        state, settings = self.state, self.settings
+        _, changed = apply_writes(state.checkpoint, state.channels, tasks, triggers_to_nodes=settings.spec.triggers_to_nodes)
+        if settings.saver is not None:  # what the next stored version's new_versions name
+            versions, dirty = state.checkpoint["channel_versions"], self.writer.dirty
             for c in changed:
                 dirty[c] = versions[c]
-        self.pending_writes = []
-        self.step += 1
-        self.executed += 1
-        self._emit_values(changed)  # before the version's checkpoint event, as LangGraph streams them
-        await self._save("loop", self.runner.take_writes())
-        if self._want(StepFinished):
-            self._emit(StepFinished(self.step))
-
-    # -- saving versions ---------------------------------------------------
-    async def _save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
-        if self.saver is None and not self._want(CheckpointSaved):
-            # Nothing stores or shows the version: it only needs its id (task ids derive from it).
-            self.checkpoint["id"] = self.parent_id = new_checkpoint_id()
-            return
-        snapshot = new_version(self.checkpoint)
-        # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
-        metadata = {"run_id": self.run_id, **self.version_metadata, "source": source, "step": self.step, "parents": dict(self.parents)}
-        parent = self.parent_id
-        self.parent_id = snapshot["id"]
-        if self._want(CheckpointSaved):
-            # Planned once: the event reports the names, the next step runs the tasks.
-            planned = prepare_next_tasks(snapshot, self.channels, self.spec.nodes, self.step + 1, self.spec.triggers_to_nodes)
-            self._planned = (snapshot["id"], planned)
-            # "exit": the version the one version written is stored under
-            under = self.writer.parent_of_next(parent) if self.saver is not None else parent
-            self._emit(saved_event(snapshot, under, self.step, source, planned, self.values(), metadata))
-        if self.saver is not None:
-            await self.writer.put(parent, snapshot, metadata, parent_writes or [])
+        state.pending_writes = []
+        state.step += 1
+        state.executed += 1
+        self.versions.emit_values(changed)  # before the version's checkpoint event, as LangGraph streams them
+        await self.versions.save("loop", self.runner.take_writes())
+        if self.queue.want(StepFinished):
+            self.queue.emit(StepFinished(state.step))

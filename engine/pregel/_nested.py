@@ -2,7 +2,8 @@
 
 A compiled graph added as a node, or invoked from inside a node function,
 runs as a loop of its own inside the parent's task, with what the task lends
-it (:class:`NestedHost`, built lazily by the task's ``nest()``):
+it (:class:`NestedHost`, built lazily by the task's ``nest()``, which the
+parent's loop gives its runner):
 
 * the parent's saver and thread, under its own ``checkpoint_ns``: the task's
   ``node:task_id`` under the parent's namespace (``a:id|b:id``), or
@@ -81,18 +82,6 @@ class NestedHost:
     #: the parent run went back in time: where its subgraphs start from
     replay: Replay | None = None
     used: list[str] = field(default_factory=list)
-
-    @classmethod
-    def of_task(cls, run: Any, t: Any, ctx: TaskContext) -> NestedHost:
-        """What a graph run nested in task ``t`` of ``run`` (a RunLoop) borrows from it."""
-        parents = {**run.parents, run.checkpoint_ns: run.parent_id} if run.parent_id else dict(run.parents)
-        return cls(
-            saver=run.saver, store=run.store, thread_id=run.thread_id, lease=run.lease, durability=run.durability,
-            config=run.config, run_id=run.run_id, recursion_limit=run.recursion_limit,
-            inline_sync=run.runner.inline_sync, emit=run.runner.emit_threadsafe, kinds=run.subgraph_kinds,
-            parent_ns=run.checkpoint_ns, node=t.name, task_id=t.id, parents=parents, resuming=run.resuming,
-            resume_map=run.resume_map, task=ctx, replay=run.replay,
-        )
 
     def want(self, kind: type[Event]) -> bool:
         return self.kinds is None or kind in self.kinds

@@ -30,6 +30,7 @@ from engine.pregel._loop import RunLoop
 from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, subgraph_ns
 from engine.pregel._options import durability_of
 from engine.pregel._resume import NO_ANSWER, Resume, plan_resume
+from engine.pregel._run import RunSettings
 from engine.pregel._state_api import StateAPI
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec, NodeSpec
@@ -186,26 +187,25 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         config = merge_configs(self.config, config)
         limit = config.get("recursion_limit")
         run = start_graph_run(self.name, input, config)
-        loop = RunLoop(
-            self.spec,
-            input,
-            config,
+        settings = RunSettings(
+            spec=self.spec,
             saver=self.checkpointer,
             store=self.store,
-            recursion_limit=self.default_recursion_limit if limit is None else int(limit),
+            cache=self.cache,
             durability=durability or "async",
             kinds=wanted,
+            subgraph_kinds=wanted if subgraphs else frozenset(),
             inline_sync=_inline_sync,
             interrupt_before=self.interrupt_before if interrupt_before is None else interrupt_before,
             interrupt_after=self.interrupt_after if interrupt_after is None else interrupt_after,
             # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
             run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or random_uuid()),
+            recursion_limit=self.default_recursion_limit if limit is None else int(limit),
+            context=context,
             lease=lease,
             thread_name=thread_name,
-            subgraph_kinds=wanted if subgraphs else frozenset(),
-            context=context,
-            cache=self.cache,
         )
+        loop = RunLoop(settings, input, config)
         return loop.events() if run is None else reported(run, loop.events())
 
     async def aplan_resume(
@@ -247,27 +247,26 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         config = nested_config(host, merge_configs(self.config, config), ns)
         limit = config.get("recursion_limit")
         run = start_graph_run(self.name, input, config, nested=True)  # its chain run, under its node's
-        loop = RunLoop(
-            self.spec,
-            input,
-            config,
+        settings = RunSettings(
+            spec=self.spec,
             saver=saver,
             store=self.store if self.store is not None else host.store,
-            recursion_limit=host.recursion_limit if limit is None else int(limit),
+            cache=self.cache,
             durability=durability or host.durability,
             kinds=None if kinds is None or host.kinds is None else kinds | host.kinds,
+            subgraph_kinds=host.kinds,
             inline_sync=host.inline_sync,
             interrupt_before=(),
             interrupt_after=(),
             run_id=host.run_id,
+            recursion_limit=host.recursion_limit if limit is None else int(limit),
+            context=host.task.context,  # as LangGraph: a subgraph's nodes see the parent run's context
             lease=host.lease if saver is host.saver else None,
             checkpoint_ns=ns,
             host=host,
-            subgraph_kinds=host.kinds,
             stable_ns=stable,
-            context=host.task.context,  # as LangGraph: a subgraph's nodes see the parent run's context
-            cache=self.cache,
         )
+        loop = RunLoop(settings, input, config)
         if saver is None:
             loop.runner.delegate = host.task  # its questions are its parent task's
         events = loop.events() if run is None else reported(run, loop.events(), nested=True)

@@ -1,0 +1,91 @@
+"""A run's versions as its caller sees them: the values of the one it stands on, the plan from it, the next saved.
+
+The loop (:mod:`._loop`) and the input folding (:mod:`._input`) both plan
+from the version the run stands on and save new ones; :class:`RunVersions`
+does that for both, on the run's :class:`~engine.pregel._run.RunState`,
+through its :class:`~engine.pregel._writer.VersionWriter`, reporting to its
+:class:`~engine.pregel._queue.EventQueue`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine._internal._ids import checkpoint_id as new_checkpoint_id
+from engine.events import CheckpointSaved, ValuesEvent
+from engine.pregel._algo import Task, prepare_next_tasks
+from engine.pregel._io import output_values, saved_event
+from engine.pregel._queue import EventQueue
+from engine.pregel._run import RunSettings, RunState
+from engine.pregel._writer import VersionWriter, new_version
+
+__all__ = ["RunVersions"]
+
+
+class RunVersions:
+    """Plans from, shows and saves the versions of one run."""
+
+    __slots__ = ("settings", "state", "writer", "queue", "version_metadata", "parents")
+
+    def __init__(
+        self, settings: RunSettings, state: RunState, writer: VersionWriter, queue: EventQueue, *,
+        version_metadata: dict[str, Any], parents: dict[str, str],
+    ) -> None:  # fmt: skip
+        self.settings = settings
+        self.state = state
+        self.writer = writer
+        self.queue = queue
+        #: every version's metadata: the caller's, and (as LangGraph) the call's plain configurable keys
+        self.version_metadata = version_metadata
+        #: ns -> id of the parents' versions, for this run's versions' metadata
+        self.parents = parents
+
+    def values(self) -> dict[str, Any]:
+        """The whole state (what the values and checkpoints streams show)."""
+        return output_values(self.state.channels, self.settings.spec.stream_keys)  # type: ignore[no-any-return]
+
+    def output(self) -> Any:
+        """The output schema's keys (what the call returns)."""
+        return output_values(self.state.channels, self.settings.spec.output_keys)
+
+    def emit_values(self, changed: Any = None) -> None:
+        """A values event; after a step, only if the step (which changed ``changed``) wrote
+        one of the streamed channels, as in LangGraph (a node returning {} adds no chunk)."""
+        if not (self.queue.want(ValuesEvent) and self.state.channels):
+            return
+        keys = self.settings.spec.stream_keys
+        if changed is not None and (keys not in changed if isinstance(keys, str) else changed.isdisjoint(keys)):
+            return
+        self.queue.emit(ValuesEvent(self.state.step, self.values()))
+
+    def plan(self) -> list[Task]:
+        """The next step's tasks; reuses the plan made for the last CheckpointSaved event."""
+        state, spec = self.state, self.settings.spec
+        planned, state.planned = state.planned, None
+        if planned is not None and planned[0] == state.checkpoint["id"]:
+            return planned[1]
+        return prepare_next_tasks(state.checkpoint, state.channels, spec.nodes, state.step + 1, spec.triggers_to_nodes)
+
+    async def save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
+        """Save the version the run stands on as a new one (``source``: input, loop, fork)."""
+        state, settings, want = self.state, self.settings, self.queue.want
+        if settings.saver is None and not want(CheckpointSaved):
+            # Nothing stores or shows the version: it only needs its id (task ids derive from it).
+            state.checkpoint["id"] = state.parent_id = new_checkpoint_id()
+            return
+        snapshot = new_version(state.checkpoint)
+        # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
+        metadata = {"run_id": settings.run_id, **self.version_metadata, "source": source, "step": state.step,
+                    "parents": dict(self.parents)}  # fmt: skip
+        parent = state.parent_id
+        state.parent_id = snapshot["id"]
+        if want(CheckpointSaved):
+            # Planned once: the event reports the names, the next step runs the tasks.
+            spec = settings.spec
+            planned = prepare_next_tasks(snapshot, state.channels, spec.nodes, state.step + 1, spec.triggers_to_nodes)
+            state.planned = (snapshot["id"], planned)
+            # "exit": the version the one version written is stored under
+            under = self.writer.parent_of_next(parent) if settings.saver is not None else parent
+            self.queue.emit(saved_event(snapshot, under, state.step, source, planned, self.values(), metadata))
+        if settings.saver is not None:
+            await self.writer.put(parent, snapshot, metadata, parent_writes or [])
