@@ -54,6 +54,7 @@ from engine._internal._ids import checkpoint_id as _new_checkpoint_id
 from engine._internal._ids import next_version, now_iso as _now_iso
 from engine._internal._sync import iter_sync, run_sync
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
+from engine.checkpoint.serde.base import SerializerProtocol
 from engine.serde import Serializer
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "LeaseHolder",
     "LeaseStore",
     "MessageBus",
+    "SerializerProtocol",
     "ThreadInfo",
     "run_lease",
 ]

@@ -14,6 +14,7 @@ one of them through would fail the test that reads there.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,11 @@ from engine.cache._scoped import ScopedCache
 from engine.cache.base import BaseCache
 from engine.cache.memory import InMemoryCache
 from engine.cache.postgres import PostgresCache
+from engine.cache.redis import RedisCache
 from engine.cache.sqlite import SqliteCache
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, pg_admin, pg_dsn  # noqa: F401 - fixtures
 
-CACHE_KINDS = ["memory", "sqlite", "postgres", "memory scoped", "sqlite scoped", "postgres scoped"]
+CACHE_KINDS = ["memory", "sqlite", "postgres", "redis", "memory scoped", "sqlite scoped", "postgres scoped", "redis scoped"]
 
 #: Where neighbours are put: namespaces the tests use, and the keys they use there.
 NEIGHBOUR_NAMESPACES = [("n",), ("a",), ("a", "b"), ("a,b",), ("m",)]
@@ -60,6 +62,23 @@ def cache_schema(pg_dsn: str) -> Iterator[str]:
         drop_schema(name)
 
 
+@pytest.fixture
+def redis_client() -> Iterator[Any]:
+    """A client of the machine's Redis (127.0.0.1:6379); the keys a test made are deleted after it."""
+    redis = pytest.importorskip("redis")
+    client = redis.Redis(host="127.0.0.1", port=6379, socket_timeout=5)
+    try:
+        client.ping()
+    except redis.RedisError as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI=true but Redis at 127.0.0.1:6379 cannot be reached: {e}")
+        pytest.skip(f"no Redis at 127.0.0.1:6379: {e}")
+    yield client
+    for key in client.scan_iter(match="test:*", count=500):
+        client.delete(key)
+    client.close()
+
+
 @pytest.fixture(params=CACHE_KINDS)
 def cache_kind(request: pytest.FixtureRequest) -> str:
     return request.param
@@ -86,6 +105,8 @@ def new_cache(cache_kind: str, tmp_path: Path, request: pytest.FixtureRequest, c
             cache: BaseCache[Any] = InMemoryCache()
         elif backend == "sqlite":
             cache = SqliteCache(path=tmp_path / "cache.db")
+        elif backend == "redis":
+            cache = RedisCache(request.getfixturevalue("redis_client"), prefix=f"test:{id(made)}:")
         else:
             cache = PostgresCache.from_dsn(DSN, schema=schema, max_size=4)
         cache._now = clock  # type: ignore[method-assign]

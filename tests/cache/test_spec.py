@@ -87,6 +87,14 @@ def test_clear_forgets_the_named_namespaces_only(cache: BaseCache[Any]) -> None:
     assert len(cache.get([(other, "k"), (("a",), "k")])) == 2
 
 
+def test_clear_of_a_namespace_leaves_the_namespaces_under_it(cache: BaseCache[Any]) -> None:
+    cache.set({(("a",), "k"): (1, None), (("a", "b"), "k"): (2, None), (("a:b",), "k"): (3, None), (("a",), "b:k"): (4, None)})
+    cache.clear([("a",)])
+    assert cache.get([(("a",), "k"), (("a", "b"), "k"), (("a:b",), "k"), (("a",), "b:k")]) == {
+        (("a", "b"), "k"): 2, (("a:b",), "k"): 3,
+    }
+
+
 def test_clear_without_namespaces_forgets_everything(cache: BaseCache[Any]) -> None:
     cache.set({(NS, "k"): (1, None), (("a",), "k"): (2, None)})
     if isinstance(cache, ScopedCache):

@@ -75,10 +75,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "EmptyChannelError", "ErrorCode", "GraphDrained", "NodeCancelledError", "NodeError",
         "NodeTimeoutError", "TaskNotFound", "UnknownInterruptError", "is_invalid_resume",
     )},
-    "cache.redis": {
-        "RedisCache": "no Redis: the database is graphwire's only coordinator; engine.cache.postgres.PostgresCache "
-        "shares a cache across replicas",
-    },
     "runtime": {
         "BaseUser": "LangGraph Server's authenticated user (langgraph_sdk); graphwire's tenants are its own",
         "RunControl": "cooperative draining (invoke(control=)) is not supported yet",
