@@ -369,9 +369,17 @@ class BaseCheckpointSaver(abc.ABC):
     async def aclose(self) -> None:
         """Release resources (connections, files)."""
 
+    async def aget(self, config: Mapping[str, Any]) -> Checkpoint | None:
+        """The checkpoint :meth:`aget_tuple` finds, alone (None if there is none)."""
+        found = await self.aget_tuple(config)
+        return None if found is None else found.checkpoint
+
     # -- the sync face, derived ------------------------------------------
     def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         return run_sync(self.aget_tuple(config))
+
+    def get(self, config: Mapping[str, Any]) -> Checkpoint | None:
+        return run_sync(self.aget(config))
 
     def list(
         self,

@@ -11,7 +11,9 @@ could not read back unchanged, fails here too.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -44,10 +46,11 @@ from engine.checkpoint.base import (
     ThreadInfo,
     get_checkpoint_id,
 )
+from engine.checkpoint._persistent import PersistentDict
 from engine.checkpoint._writes import dump_writes
 from engine.serde import Serializer
 
-__all__ = ["InMemorySaver", "MemorySaver"]
+__all__ = ["InMemorySaver", "MemorySaver", "PersistentDict"]
 
 
 # Stored rows are plain tuples of strings, bytes and ints: the garbage collector
@@ -103,14 +106,28 @@ class InMemorySaver(BaseCheckpointSaver):
         self,
         *,
         serde: Serializer | None = None,
+        factory: Callable[..., Any] = defaultdict,
         delta_fanout: int | None = DEFAULT_FANOUT,
         delta_cache_threads: int = DEFAULT_CACHE_THREADS,
         max_state_bytes: int | None = None,
     ) -> None:
         super().__init__(serde=serde)
-        self._threads: dict[str, _Thread] = {}
+        #: closes what the saver holds (a PersistentDict writes itself to its file), as LangGraph's does
+        self.stack = ExitStack()
+        self._threads: dict[str, _Thread] = {} if factory is defaultdict else factory()
+        if hasattr(self._threads, "__exit__"):
+            self.stack.enter_context(self._threads)  # type: ignore[arg-type]
         self._lock = threading.Lock()
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
+
+    async def aclose(self) -> None:
+        self.stack.close()
+
+    def __enter__(self) -> InMemorySaver:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stack.close()
 
     # -- reads ---------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
