@@ -3,9 +3,10 @@
 ``START`` and ``END`` are the graph's entry and exit; a chat model tagged
 ``TAG_NOSTREAM`` sends nothing to stream mode "messages". ``Send`` and
 ``Interrupt`` are still found here, with LangGraph's deprecation warning
-(import them from :mod:`engine.types`). LangGraph's ``TAG_HIDDEN`` (a node
-hidden from streams and traces) is not supported, nor are its private
-constants (``CONF``, ``TASKS``, ``CONFIG_KEY_CHECKPOINTER``).
+(import them from :mod:`engine.types`). ``CONF`` is the config's
+``configurable`` key and ``TASKS`` the channel that carries ``Send`` packets,
+as in LangGraph. LangGraph's ``TAG_HIDDEN`` (a node hidden from streams and
+traces) and ``CONFIG_KEY_CHECKPOINTER`` are not supported yet.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from engine.pregel._spec import TASKS
 from engine.types import END, START
 
-__all__ = ["TAG_NOSTREAM", "START", "END"]
+__all__ = ["CONF", "TAG_NOSTREAM", "TASKS", "START", "END"]
 
 TAG_NOSTREAM = "nostream"  # engine.pregel._lc_stream.NOSTREAM
+CONF = "configurable"
 
 
 def __getattr__(name: str) -> Any:

@@ -8,4 +8,8 @@ from __future__ import annotations
 
 from engine.store.postgres._store import PostgresStore
 
-__all__ = ["PostgresStore"]
+__all__ = ["AsyncPostgresStore", "PostgresStore"]
+
+
+class AsyncPostgresStore(PostgresStore):
+    """LangGraph's async store class name: the engine's store is async at heart, so it is the same store."""
