@@ -10,8 +10,10 @@ has LangGraph and its test dependencies:
 * ``langgraph``: as shipped, on LangGraph itself;
 * ``engine``: with ``-p _swap_plugin`` (bench/_swap_plugin.py), so every
   ``langgraph`` import the suite, its conftest and the code under test make
-  is served by ``engine`` (engine/swap.py). The suite's own SQLite and
-  PostgreSQL savers, stores and caches are then graphwire's.
+  is served by ``engine`` (as engine/swap.py serves it). The suite's own
+  SQLite and PostgreSQL savers, stores and caches are then graphwire's. A
+  name the engine lacks is a stand-in there that fails the tests that use
+  it, not every test of the file that imports it.
 
 Per file it prints: tests run, passed on LangGraph, passed on both, and the
 engine's failures among LangGraph's passes by cause:
@@ -230,6 +232,10 @@ def cause_of(message: str) -> str:
     head = re.sub(r"^E\s+", "", message.strip().splitlines()[0]) if message.strip() else ""
     kind = head.split(":", 1)[0].rsplit(".", 1)[-1]
     text = message[:4000]
+    if kind == "InternalsUsed" or "InternalsUsed:" in text:
+        return "internals"
+    if kind == "PublicNameMissing" or "PublicNameMissing:" in text:
+        return "missing"
     if kind in ("ImportError", "ModuleNotFoundError", "AttributeError", "LangGraphNameMissing") or "cannot import name" in text:
         name = _NAME.search(text)
         if name and any(part.startswith("_") for part in name.group(1).split(".")):
