@@ -189,6 +189,25 @@ def listed_columns(empty_bytes: str) -> str:
     return ", ".join(special.get(n, n) for n in FIELDS)
 
 
+def listing_sql(runs: str, param: Callable[[str], str], empty_bytes: str) -> dict[tuple[bool, bool], str]:
+    """The SQL of :meth:`RunStore.alist`, by (``full``, ``before`` given), for a SQL store.
+
+    A page of a thread's runs, newest first: the index ``runs_listing`` (thread_id, started_at,
+    run_id) read backwards from the top, or from the run named by ``before`` (a row value compared
+    on the index: no row before it is read), at most ``limit`` rows. ``runs``: the table's name;
+    ``param(name)``: the dialect's placeholder for parameter ``name``; ``empty_bytes``: its empty
+    binary literal. Parameters: thread_id, before, limit (all of them: the dialect's "no limit").
+    """
+    out = {}
+    for full in (False, True):
+        head = f"SELECT {', '.join(FIELDS) if full else listed_columns(empty_bytes)} FROM {runs} WHERE thread_id = {param('thread_id')}"
+        order = f"ORDER BY started_at DESC, run_id DESC LIMIT {param('limit')}"
+        after = f"(SELECT started_at, run_id FROM {runs} WHERE run_id = {param('before')} AND thread_id = {param('thread_id')})"
+        out[full, False] = f"{head} {order}"
+        out[full, True] = f"{head} AND (started_at, run_id) < {after} {order}"
+    return out
+
+
 @runtime_checkable
 class RunStore(Protocol):
     """Runs' records and events, shared by every process using one database."""

@@ -23,8 +23,8 @@ from typing import Any, Sequence
 from psycopg import Connection, sql
 
 from engine.checkpoint._runs import (
-    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, outlined, outlined_record,
-    pack_events, prune_choice, record_of,
+    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
+    outlined_record, pack_events, prune_choice, record_of,
 )  # fmt: skip
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._conns import kept_cursor
@@ -62,18 +62,7 @@ SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
 _LISTED = listed_columns("''::bytea")  # a listing's columns (engine.checkpoint._runs.slim)
-# A page of a thread's runs, newest first: the index runs_listing (thread_id, started_at, run_id),
-# read backwards from the top (LIST) or from the run named by ``before`` (LIST_BEFORE), at most
-# ``limit`` rows either way (LIMIT NULL: all).
-_ORDER = "ORDER BY started_at DESC, run_id DESC LIMIT %(limit)s"
-LIST = {
-    full: f"SELECT {_COLUMNS if full else _LISTED} FROM {{runs}} WHERE thread_id = %(thread_id)s {_ORDER}" for full in (False, True)
-}
-LIST_BEFORE = {
-    full: f"SELECT {_COLUMNS if full else _LISTED} FROM {{runs}} WHERE thread_id = %(thread_id)s AND (started_at, run_id) < "
-    f"(SELECT started_at, run_id FROM {{runs}} WHERE run_id = %(before)s AND thread_id = %(thread_id)s) {_ORDER}"
-    for full in (False, True)
-}
+LIST = listing_sql("{runs}", lambda name: f"%({name})s", "''::bytea")  # by (full, before given); LIMIT NULL: all
 IS_RUN_OF = "SELECT 1 FROM {runs} WHERE run_id = %(before)s AND thread_id = %(thread_id)s"
 ACTIVE_OF = f"SELECT {_LISTED} FROM {{runs}} WHERE thread_id = %(thread_id)s AND status IN ({_ACTIVE})"
 # Events of several runs, a row each: one JSON array of (run id, first seq, last seq, thread id,
@@ -148,8 +137,8 @@ class PostgresRuns:
         self._sql = {
             k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
             for k, v in {
-                "INSERT": INSERT, "SELECT": SELECT, "FIND": FIND, "LIST": LIST[False], "LIST_FULL": LIST[True],
-                "LIST_BEFORE": LIST_BEFORE[False], "LIST_BEFORE_FULL": LIST_BEFORE[True], "IS_RUN_OF": IS_RUN_OF,
+                "INSERT": INSERT, "SELECT": SELECT, "FIND": FIND, "LIST": LIST[False, False], "LIST_FULL": LIST[True, False],
+                "LIST_BEFORE": LIST[False, True], "LIST_BEFORE_FULL": LIST[True, True], "IS_RUN_OF": IS_RUN_OF,
                 "ACTIVE_OF": ACTIVE_OF, "ADD_EVENTS": ADD_EVENTS, "ADD_ONE_EACH": ADD_ONE_EACH, "EVENTS": EVENTS, "ORPHANS": ORPHANS,
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()

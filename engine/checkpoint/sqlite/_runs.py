@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from engine.checkpoint._runs import (
-    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, outlined, outlined_record,
-    pack_events, prune_choice, record_of,
+    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
+    outlined_record, pack_events, prune_choice, record_of,
 )  # fmt: skip
 
 __all__ = ["SqliteRuns"]
@@ -25,18 +25,7 @@ INSERT = f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join('?' for _ in FIELDS)
 SELECT = f"SELECT {_COLUMNS} FROM runs WHERE run_id = ?"
 FIND = f"SELECT {_COLUMNS} FROM runs WHERE thread_id = ? AND request_id = ?"
 _LISTED = listed_columns("X''")  # a listing's columns (engine.checkpoint._runs.slim)
-# A page of a thread's runs, newest first: the index runs_listing (thread_id, started_at, run_id),
-# read backwards from the top (LIST) or from the run named by ``before`` (LIST_BEFORE), at most
-# ``limit`` rows either way (LIMIT -1: all).
-_ORDER = "ORDER BY started_at DESC, run_id DESC LIMIT :limit"
-LIST = {
-    full: f"SELECT {_COLUMNS if full else _LISTED} FROM runs WHERE thread_id = :thread_id {_ORDER}" for full in (False, True)
-}
-LIST_BEFORE = {
-    full: f"SELECT {_COLUMNS if full else _LISTED} FROM runs WHERE thread_id = :thread_id AND (started_at, run_id) < "
-    f"(SELECT started_at, run_id FROM runs WHERE run_id = :before AND thread_id = :thread_id) {_ORDER}"
-    for full in (False, True)
-}
+LIST = listing_sql("runs", lambda name: f":{name}", "X''")  # by (full, before given); LIMIT -1: all
 IS_RUN_OF = "SELECT 1 FROM runs WHERE run_id = ? AND thread_id = ?"
 ACTIVE_OF = f"SELECT {_LISTED} FROM runs WHERE thread_id = ? AND status IN ({_ACTIVE})"
 # A write's events: one row (engine.checkpoint._runs.pack_events).
@@ -152,11 +141,9 @@ class SqliteRuns:
         params = {"thread_id": thread_id, "before": before, "limit": limit or -1}
 
         def read(cur: Any) -> list[Any] | None:
-            if before is None:
-                return cur.execute(LIST[full], params).fetchall()
-            rows = cur.execute(LIST_BEFORE[full], params).fetchall()
-            if not rows and cur.execute(IS_RUN_OF, (before, thread_id)).fetchone() is None:
-                return None
+            rows = cur.execute(LIST[full, before is not None], params).fetchall()
+            if not rows and before is not None and cur.execute(IS_RUN_OF, (before, thread_id)).fetchone() is None:
+                return None  # not a run of the thread (an empty page after the last run is one)
             return rows
 
         rows = await self._read(read)
