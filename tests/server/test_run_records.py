@@ -126,6 +126,11 @@ def test_a_run_longer_than_the_window_answers_its_retry_after_its_end(new_saver:
             assert json.loads(state.values_json)["log"] == ["user message", "reply"]  # applied once
             runs = (await stub.ListRuns(pb.ListRunsRequest(graph="gated", thread_id=thread), timeout=DEADLINE)).runs
             assert [r.run_id for r in runs] == [head[0].run_id]
+            # Past the window after its end, the id is free: the same call is a new one, and runs (not refused).
+            ended = runs[0].ended_at.ToDatetime(tzinfo=timezone.utc)
+            await until(lambda: datetime.now(timezone.utc) - ended > timedelta(seconds=WINDOW * 1.5), "the window to pass")
+            later = [e async for e in stub.Invoke(request, timeout=DEADLINE)]
+            assert later[0].run_id != head[0].run_id and later[-1].run_finished.reason == pb.FINISH_REASON_END
 
     asyncio.run(body())
 
