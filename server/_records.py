@@ -36,6 +36,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, RunRecord, RunStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -81,8 +82,14 @@ def request_expired(record: RunRecord, at: datetime, retention: timedelta) -> bo
 
 def outcome_of(finished: bytes) -> bytes:
     """A run's RunFinished as a listing reads it (the record's ``outcome``): without the final state,
-    which GetRun (and ListRuns with ``include_values``) reads from the whole event."""
-    event = pb.RunEvent.FromString(finished)
+    which GetRun (and ListRuns with ``include_values``) reads from the whole event. Bytes that are
+    no event (none of ours) are kept whole: a run's end is stored whatever it carries."""
+    try:
+        event = pb.RunEvent.FromString(finished)
+    except DecodeError:
+        return finished
+    if not event.run_finished.values_json:
+        return finished  # nothing to leave out
     event.run_finished.ClearField("values_json")
     return event.SerializeToString()
 

@@ -35,7 +35,7 @@ from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
 from engine.checkpoint import SqliteSaver
 from engine.checkpoint._runs import RunRecord
-from server._records import request_expired
+from server._records import outcome_of, request_expired
 from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
 from tests.hardening.conftest import in_process, until
 
@@ -215,6 +215,17 @@ async def _events(stream: Any) -> list[pb.RunEvent]:
 
 
 # -- ListRuns: pages, and the final state only when asked for ---------------------------------------
+
+
+def test_a_listing_keeps_a_runs_end_without_its_state() -> None:
+    end = pb.RunEvent(seq=7, run_id="r", run_finished=pb.RunFinished(
+        reason=pb.FINISH_REASON_INTERRUPT, values_json='{"log": ["large"]}', interrupts=[pb.Interrupt(interrupt_id="i", value_json='"ok?"')],
+        checkpoint=pb.CheckpointRef(checkpoint_id="c"),
+    ))  # fmt: skip
+    kept = pb.RunEvent.FromString(outcome_of(end.SerializeToString()))
+    end.run_finished.ClearField("values_json")
+    assert kept == end  # all but the state
+    assert outcome_of(b"\xff not an event") == b"\xff not an event"  # kept whole: a run's end is stored whatever it is
 
 
 def test_list_runs_pages_and_leaves_the_final_state_out(new_saver: Any) -> None:
