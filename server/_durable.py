@@ -16,17 +16,23 @@ is), over the run records of :mod:`server._records`:
   (ERROR) when another run went on from the thread after its versions
   (:meth:`server.service.GraphService._continued`, decided once it holds the
   thread); the caller joins it.
+  A copy of a call that finds the thread busy before its twin (the same call,
+  sent at once, to this replica or another) recorded its run waits for that
+  record, then joins it (:meth:`DurableRpcs._twin`).
 * **JoinRun** streams a run's stored events after a seq, waiting for more
-  while it runs (woken by this replica's run, or polling another's).
+  while it runs (woken by this replica's run, or polling another's), and
+  always ends with the run's RunFinished, even for a seq at or past it.
 * **GetRun / ListRuns** read the records, tenant-isolated: another tenant's
-  run reads as one that does not exist.
+  run reads as one that does not exist. ListRuns reads a page (at most its
+  ``limit`` of rows, from the run named by ``before``) without the runs'
+  final states unless asked for; GetRun returns the final state.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -39,9 +45,14 @@ from server._calls import page
 from server._errors import RpcError
 from server._reads import key_of, thread_key
 from server._records import Call, Records, fingerprint, now
+from server._runs import RunManager
 from server._tenants import TENANT
 
 __all__ = ["DurableRpcs", "check_call", "run_info"]
+
+#: How often a copy of a call that found its thread busy looks for its twin's record (see
+#: :meth:`DurableRpcs._twin`): the twin records its run right after it takes the thread.
+TWIN_POLL_SECONDS = 0.01
 
 _REQUESTS = {"Invoke": pb.InvokeRequest, "Resume": pb.ResumeRequest, "Fork": pb.ForkRequest, "UpdateState": pb.UpdateStateRequest}
 _STATUS = {
@@ -77,8 +88,8 @@ def _ts(t: Any) -> Timestamp:
     return out
 
 
-def run_info(r: RunRecord) -> pb.RunInfo:
-    """A record on the wire."""
+def run_info(r: RunRecord, *, values: bool = False) -> pb.RunInfo:
+    """A record on the wire; ``values``: with the final state (a record read whole: ``finished``)."""
     info = pb.RunInfo(
         run_id=r.run_id, thread_id=r.caller_thread, graph=r.graph, status=_STATUS[r.status], request_id=r.request_id or "",
         replica=r.replica, attempts=r.attempts, started_at=_ts(r.started_at), checkpoint_id=r.checkpoint_id or "",
@@ -86,8 +97,11 @@ def run_info(r: RunRecord) -> pb.RunInfo:
     )  # fmt: skip
     if r.ended_at is not None:
         info.ended_at.CopyFrom(_ts(r.ended_at))
-    if r.finished is not None:
-        fin = pb.RunEvent.FromString(r.finished).run_finished
+    last = r.finished if r.finished is not None else r.outcome  # a listing reads the outcome alone
+    if last is not None:
+        fin = pb.RunEvent.FromString(last).run_finished
+        if values:
+            info.values_json = fin.values_json
         info.reason = fin.reason
         if fin.HasField("error"):
             info.error.CopyFrom(fin.error)
@@ -110,6 +124,7 @@ class DurableRpcs:
     """Retries, JoinRun, GetRun and ListRuns of the GraphService (see the module's doc)."""
 
     records: Records
+    runs: RunManager
     max_response_bytes: int
 
     # -- reading records ------------------------------------------------------------
@@ -122,23 +137,27 @@ class DurableRpcs:
         return found
 
     async def GetRun(self, request: pb.GetRunRequest, context: grpc.aio.ServicerContext) -> pb.RunInfo:
-        return run_info(await self._record(request.run_id))
+        return run_info(await self._record(request.run_id), values=True)
 
     async def ListRuns(self, request: pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
         entry, thread_id = self._thread(request)  # type: ignore[attr-defined]
         before = req.ident(request.before, "before") if request.HasField("before") else None
+        want = request.limit or None  # 0, as unset: all
+        full = request.include_values
         try:
+            # One row past the page: whether another page follows (next_before).
             found = await self.records.store.alist(
-                thread_key(entry.name, thread_id), limit=request.limit if request.HasField("limit") else None, before=before
+                thread_key(entry.name, thread_id), limit=want + 1 if want else None, before=before, full=full
             )
         except KeyError:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no run {before!r}") from None
+        more = want is not None and len(found) > want
         limit = self.max_response_bytes
         runs = page(
-            (run_info(r) for r in found), limit,
+            (run_info(r, values=full) for r in found[:want]), limit,
             over=lambda n: f"the {n + 1} newest runs of thread {thread_id!r} take more than {limit} bytes; ask for fewer with limit and page with before",
         )  # fmt: skip
-        return pb.ListRunsResponse(runs=runs)
+        return pb.ListRunsResponse(runs=runs, next_before=runs[-1].run_id if more else "")
 
     # -- joining ----------------------------------------------------------------------
     async def JoinRun(self, request: pb.JoinRunRequest, context: grpc.aio.ServicerContext) -> None:
@@ -181,19 +200,21 @@ class DurableRpcs:
                 exc = watch.exception() if not watch.cancelled() else None
                 raise exc if exc is not None else RpcError(grpc.StatusCode.ABORTED, f"run {run_id} stopped before its end")
             if current.status not in ACTIVE and not unclaimed and not await store.aevents(run_id, seq, limit=1):
-                await self._replay_end(context, current, seq)  # its events are past the retention window
+                # Ended, and nothing stored after seq: its events are past the retention window, or
+                # the caller has them all (a seq at or past the end).
+                await self._replay_end(context, current, seq, wanted)
                 return
             await self.records.wait_events(run_id)
 
-    async def _replay_end(self, context: grpc.aio.ServicerContext, record: RunRecord, seq: int) -> None:
-        """A run's first and last events from its record alone (``seq``: what the caller has)."""
-        for data in (record.started, record.finished):
-            if data is not None:
-                msg = pb.RunEvent.FromString(data)
-                if msg.seq > seq:
-                    await context.write(msg)
+    async def _replay_end(self, context: grpc.aio.ServicerContext, record: RunRecord, seq: int, wanted: set[str] | None) -> None:
+        """An ended run's first and last events from its record alone (``seq``: what the caller has):
+        its RunStarted if the caller lacks it, and its RunFinished always (a stream ends with one)."""
+        started = pb.RunEvent.FromString(record.started) if record.started is not None else None
+        if started is not None and started.seq > seq and (wanted is None or "run_started" in wanted):
+            await context.write(started)
         if record.finished is None:
             raise RpcError(grpc.StatusCode.ABORTED, f"run {record.run_id} ended {record.status} without a RunFinished")
+        await context.write(pb.RunEvent.FromString(record.finished))
 
     # -- retries -----------------------------------------------------------------------
     async def _again(self, context: grpc.aio.ServicerContext, entry: Any, thread_id: str, found: RunRecord, call: Call) -> None:
@@ -208,7 +229,7 @@ class DurableRpcs:
         # Ended without a RunFinished: its caller left a CANCEL run, or storage failed under it
         # (nothing could record its end). Either way it goes on from its own newest version.
         left = found.status in ("CANCELLED", "ERROR") and found.finished is None
-        if not left and (found.status not in ACTIVE or await self.records.alive(found)):
+        if not left and (found.status not in ACTIVE or await self._running(found)):
             await self._join(context, found, 0, wanted)  # its stored events, or the run live
             return
         task = await self._continue(entry, thread_id, found)
@@ -217,6 +238,49 @@ class DurableRpcs:
         finally:
             if not found.durable and not task.done():
                 task.cancel()  # the retry of a CANCEL call left, as its first caller did
+
+    async def _running(self, record: RunRecord) -> bool:
+        """Whether some replica runs ``record``'s run now: this one holds its thread for it (which it
+        does before the run's events start, its twin's join wakes on), or :meth:`Records.alive`."""
+        handle = self.runs.active(record.thread_id)
+        return (handle is not None and handle.run_id == record.run_id) or await self.records.alive(record)
+
+    async def _twin(self, key: str, request_id: str) -> RunRecord | Literal["busy", "free"]:
+        """After a call with ``request_id`` found thread ``key`` busy: the run to join, the record of its
+        twin (the same call sent twice at once, to this replica or another), else whether the thread
+        is still ``"busy"`` (with another run: the call fails ABORTED) or ``"free"`` (it may start).
+
+        The holder may be the twin after it took the thread and before its record went in: a
+        record is written only once the thread is held. So while the holder has recorded no run,
+        this waits for it to (a moment: its next write), looking for the twin's record after
+        each look at the holder (a holder that has recorded, with no twin's record seen after,
+        is another run).
+        """
+        while True:
+            holder = await self._holder(key)
+            found = await self.records.find(key, request_id)
+            if found is not None:
+                return found
+            if holder != "starting":
+                return holder
+            await asyncio.sleep(TWIN_POLL_SECONDS)
+
+    async def _holder(self, key: str) -> Literal["busy", "free", "starting"]:
+        """Who holds thread ``key``: a run that has recorded itself (``"busy"``), nobody (``"free"``),
+        or anything else (``"starting"``): a run yet to record itself, here or on another replica,
+        or what never will (an UpdateState, a DeleteThread: a moment, then the thread is free)."""
+        leases = self.runs.leases
+        handle = self.runs.active(key)
+        if handle is not None and (leases is None or handle.lease is not None):  # this replica holds it
+            return "busy" if await self.records.store.aget(handle.run_id) is not None else "starting"
+        if leases is None:
+            return "free"
+        # Held on another replica, or about to be here (a holder of the slot waiting for the lease).
+        lease = await leases.store.alease_holder(key)
+        if lease is None or lease.owner == self.records.replica:
+            return "starting" if handle is not None else "free"
+        active = await self.records.store.aactive(key)
+        return "busy" if any(r.replica == lease.owner for r in active) else "starting"
 
     async def _update_once(self, entry: Any, thread_id: str, call: Call, handle: Any) -> tuple[pb.UpdateStateResponse | None, RunRecord]:
         """An UpdateState with a request_id, inside the thread's slot: the first attempt's answer
@@ -242,7 +306,11 @@ class DurableRpcs:
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint), found
         claimed = await self._claim(found, handle.lease.epoch if handle.lease else None)
         if claimed is None:
-            raise RpcError(grpc.StatusCode.ABORTED, f"request_id {call.request_id!r}: another call is applying it; retry")
+            raise RpcError(
+                grpc.StatusCode.ABORTED,
+                f"request_id {call.request_id!r}: another call with it is applying the update; a retry with the same "
+                "request_id answers with the version it writes (the update is applied once)",
+            )
         return None, claimed
 
     async def _claim(self, found: RunRecord, epoch: int | None) -> RunRecord | None:

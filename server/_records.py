@@ -15,9 +15,13 @@ exactly a sent one, ``JoinRun`` reads them by seq from any replica with no
 gap and no repeat, and a replica continuing the run after its first one died
 goes on from the last stored seq, above anything a caller saw.
 
+A ``request_id`` answers its retries for the retention window after its run
+*ended* (:func:`request_expired`): a run longer than the window keeps its id
+while it runs, and a retry right after its end is still a retry.
+
 The other parts: :func:`fingerprint` (what a retry's request must equal),
 :func:`call_json` (the call's label for the inspector), :func:`status_of`
-(a finish reason's status).
+(a finish reason's status), :func:`outcome_of` (a run's end as listings read it).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, RunRecord, RunStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -39,7 +44,10 @@ from server._errors import RpcError
 from server._eventlog import EventWriter
 from server._leases import replica_id
 
-__all__ = ["Call", "Duplicate", "Records", "call_json", "fingerprint", "now", "open_run_store", "records_for", "status_of"]
+__all__ = [
+    "Call", "Duplicate", "Records", "call_json", "fingerprint", "now", "open_run_store", "outcome_of", "records_for", "request_expired",
+    "status_of",
+]  # fmt: skip
 
 log = logging.getLogger("graphwire.server")
 
@@ -62,6 +70,30 @@ def status_of(reason: str) -> str:
     return _STATUS[reason]
 
 
+def request_expired(record: RunRecord, at: datetime, retention: timedelta) -> bool:
+    """Whether ``record``'s request_id no longer answers retries at time ``at`` (pure).
+
+    The window counts from the run's end: a run that has not ended (or whose end has no
+    time, which no writer leaves) keeps its id, however long it has run, so no retry of a
+    call whose input was applied is ever taken for a new call while it can still be answered.
+    """
+    return record.status not in ACTIVE and record.ended_at is not None and record.ended_at < at - retention
+
+
+def outcome_of(finished: bytes) -> bytes:
+    """A run's RunFinished as a listing reads it (the record's ``outcome``): without the final state,
+    which GetRun (and ListRuns with ``include_values``) reads from the whole event. Bytes that are
+    no event (none of ours) are kept whole: a run's end is stored whatever it carries."""
+    try:
+        event = pb.RunEvent.FromString(finished)
+    except DecodeError:
+        return finished
+    if not event.run_finished.values_json:
+        return finished  # nothing to leave out
+    event.run_finished.ClearField("values_json")
+    return event.SerializeToString()
+
+
 def open_run_store(saver: Any) -> RunStore:
     """The run store on ``saver``'s database: its tables on SQLite and PostgreSQL, else this process's memory."""
     from engine.checkpoint import SqliteSaver
@@ -69,7 +101,7 @@ def open_run_store(saver: Any) -> RunStore:
     if isinstance(saver, SqliteSaver):
         from engine.checkpoint.sqlite._runs import SqliteRuns
 
-        return SqliteRuns(saver)
+        return SqliteRuns(saver, outline=outcome_of)
     try:
         from engine.checkpoint.postgres import PostgresSaver
     except ImportError:  # pragma: no cover - a build without psycopg
@@ -77,8 +109,8 @@ def open_run_store(saver: Any) -> RunStore:
     if PostgresSaver is not None and isinstance(saver, PostgresSaver):
         from engine.checkpoint.postgres._runs import PostgresRuns
 
-        return PostgresRuns(saver)
-    return MemoryRuns()
+        return PostgresRuns(saver, outline=outcome_of)
+    return MemoryRuns(outline=outcome_of)
 
 
 def records_for(saver: Any, leases: Any, config: Any) -> Records:
@@ -192,7 +224,7 @@ class Records:
     Args:
         store: the checkpointer's run store (:func:`open_run_store`).
         replica: this replica's id (its lease owner id with leases).
-        retention: how long a request_id answers its retries, and events stay after their run ended.
+        retention: how long after its run ended a request_id answers its retries, and its events stay.
         max_attempts: how many times a run is started before it ends ERROR (recovery).
         alive_elsewhere: given a record of another replica, whether that replica still runs it
             (with leases: it holds the thread's live lease); None: no other replica shares the store.
@@ -227,11 +259,11 @@ class Records:
         )  # fmt: skip
 
     async def find(self, key: str, request_id: str) -> RunRecord | None:
-        """The run started on thread ``key`` with ``request_id`` within the retention window."""
+        """The run started on thread ``key`` with ``request_id``, unless its id expired (:func:`request_expired`)."""
         found = await self.store.afind(key, request_id)
         if found is None:
             return None
-        if found.started_at < now() - self.retention and found.status not in ACTIVE:
+        if request_expired(found, now(), self.retention):
             # Past its window: the id is free again (the record stays, without it).
             await self.store.aupdate(found.run_id, found.attempts, request_id=None)
             return None

@@ -33,7 +33,7 @@ from server._errors import RpcError, ThreadBusy
 from server._hub import RunHub
 from server._leases import ThreadLeases, replica_id
 from server._reads import Reads, thread_key
-from server._records import Duplicate, Records, now, open_run_store
+from server._records import Duplicate, Records, now, open_run_store, request_expired
 from server._registry import GraphEntry
 from server._runs import RunManager
 from server._starts import Start, const
@@ -45,6 +45,9 @@ __all__ = ["GraphService", "thread_key"]
 
 # What the server always asks of the engine: it needs them for the final event.
 _ALWAYS = frozenset({ev.RunStarted, ev.RunFinished, ev.CheckpointSaved, ev.InterruptEvent})
+# How many times a call with a request_id starts (see _run_rpc): again when its thread, found busy,
+# came free before any twin recorded a run, or when its id expired as it started.
+_STARTS = 3
 
 
 async def _saved_any(saver: Any, config: dict[str, Any], run_id: str) -> bool:
@@ -113,18 +116,28 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
                 await self._again(context, entry, thread_id, found, call)
                 return
         start, wanted = await self._starter(entry, thread_id, request)
-        try:
-            await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, start, call)
-        except Duplicate as dup:  # a retry (its record's insert found the first attempt's): nothing was sent
-            found = dup.first if dup.first.started_at >= now() - self.records.retention else await self.records.find(key, dup.first.request_id or "")
-            if found is None:
-                raise RpcError(grpc.StatusCode.ABORTED, f"request_id {call.request_id!r} expired just now; send the call again") from None
-            await self._again(context, entry, thread_id, found, call)
-        except ThreadBusy:  # nothing was sent; a retry whose first attempt runs elsewhere joins it
-            found = await self.records.find(key, call.request_id) if call.request_id is not None else None
-            if found is None:
-                raise
-            await self._again(context, entry, thread_id, found, call)
+        for starts_left in reversed(range(_STARTS)):
+            found = None
+            try:
+                await self.streams.serve(context, entry, thread_id, request.enqueue, wanted, start, call)
+                return
+            except Duplicate as dup:  # a retry (its record's insert found the first attempt's): nothing was sent
+                found = dup.first
+                if request_expired(found, now(), self.records.retention):  # its run ended longer ago than the window:
+                    found = await self.records.find(key, found.request_id or "")  # the id is free, and this a new call
+            except ThreadBusy:  # nothing was sent; a retry whose first attempt runs, or is starting, anywhere joins it
+                twin = await self._twin(key, call.request_id) if call.request_id is not None else "busy"
+                if twin == "busy" or (twin == "free" and not starts_left):
+                    raise
+                found = twin if isinstance(twin, RunRecord) else None  # "free": the thread is, start again
+            if found is not None:
+                await self._again(context, entry, thread_id, found, call)
+                return
+        raise RpcError(
+            grpc.StatusCode.ABORTED,
+            f"request_id {call.request_id!r}: thread {thread_id!r} changed hands {_STARTS} times as the call started; "
+            "nothing of it was applied, and a retry with the same request_id is safe",
+        )
 
     async def _starter(
         self, entry: GraphEntry, thread_id: str, request: Any, again: RunRecord | None = None

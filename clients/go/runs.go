@@ -2,6 +2,7 @@ package graphwire
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	pb "graphwire/graphwirepb"
@@ -55,6 +56,25 @@ type RunInfo struct {
 	Interrupts             []Interrupt
 	LastSeq                uint32 // the seq of its last event so far
 	Background             bool
+	// Values is the thread's state when it ended (JSON), read by GetRun and by
+	// ListRunsPage with IncludeValues; nil otherwise, and while it runs.
+	Values json.RawMessage
+}
+
+// DecodeValues unmarshals the run's final state (Values) into v.
+func (r *RunInfo) DecodeValues(v any) error { return decode(r.Values, v) }
+
+// ListRunsOptions picks a page of a thread's runs (ListRunsPage).
+type ListRunsOptions struct {
+	Limit         uint32 // the most runs to return; 0: all of them
+	Before        string // only the runs after this one, newest first (a page's NextBefore); "": from the newest
+	IncludeValues bool   // with each run's final state (RunInfo.Values), which the server otherwise does not read
+}
+
+// RunPage is a page of a thread's runs, newest first.
+type RunPage struct {
+	Runs       []RunInfo
+	NextBefore string // where the next page starts (ListRunsOptions.Before); "" on the last page
 }
 
 // Ended reports whether the run has ended (a run cancelled by its caller
@@ -71,6 +91,9 @@ func runInfo(m *pb.RunInfo) RunInfo {
 		CheckpointID: m.GetCheckpointId(), Call: m.GetCall(), CallJSON: []byte(m.GetCallJson()),
 		Error: errorInfo(m.GetError()), Interrupts: interrupts(m.GetInterrupts()), LastSeq: m.GetLastSeq(),
 		Background: m.GetBackground()}
+	if m.GetValuesJson() != "" {
+		info.Values = json.RawMessage(m.GetValuesJson())
+	}
 	if m.GetStartedAt() != nil {
 		info.StartedAt = m.GetStartedAt().AsTime()
 	}
@@ -115,17 +138,32 @@ func (c *Client) GetRun(ctx context.Context, runID string) (*RunInfo, error) {
 // ListRuns lists a thread's runs, newest first, from the records of every
 // replica; limit 0 lists them all.
 func (c *Client) ListRuns(ctx context.Context, graph, threadID string, limit uint32) ([]RunInfo, error) {
-	req := &pb.ListRunsRequest{Graph: graph, ThreadId: threadID}
-	if limit > 0 {
-		req.Limit = &limit
+	page, err := c.ListRunsPage(ctx, graph, threadID, ListRunsOptions{Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	return page.Runs, nil
+}
+
+// ListRunsPage reads a page of a thread's runs (at most opts.Limit, newest
+// first, after opts.Before) and where the next one starts. The server reads
+// only the runs it returns, so paging to the end reads each run once.
+// ErrNotFound when Before is not a run of the thread.
+func (c *Client) ListRunsPage(ctx context.Context, graph, threadID string, opts ListRunsOptions) (*RunPage, error) {
+	req := &pb.ListRunsRequest{Graph: graph, ThreadId: threadID, IncludeValues: opts.IncludeValues}
+	if opts.Limit > 0 {
+		req.Limit = &opts.Limit
+	}
+	if opts.Before != "" {
+		req.Before = &opts.Before
 	}
 	resp, err := c.stub.ListRuns(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
-	out := make([]RunInfo, 0, len(resp.GetRuns()))
+	page := &RunPage{Runs: make([]RunInfo, 0, len(resp.GetRuns())), NextBefore: resp.GetNextBefore()}
 	for _, m := range resp.GetRuns() {
-		out = append(out, runInfo(m))
+		page.Runs = append(page.Runs, runInfo(m))
 	}
-	return out, nil
+	return page, nil
 }

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
-__all__ = ["ACTIVE", "MemoryRuns", "RunRecord", "RunStore", "runs_of"]
+__all__ = ["ACTIVE", "MemoryRuns", "Outline", "RunRecord", "RunStore", "runs_of"]
 
 #: Statuses of a run that has not ended.
 ACTIVE = ("PENDING", "RUNNING", "RECOVERING")
@@ -45,7 +45,9 @@ class RunRecord:
     request must equal. ``epoch``: the lease epoch the run holds its thread
     by (None without leases). ``durable``: continued by another replica when
     this one dies. ``keeps_events``: its events are stored (``aadd_events``).
-    ``started``/``finished``: its first and last events, as sent.
+    ``started``/``finished``: its first and last events, as sent. ``outcome``: the last
+    event as a listing reads it (the store's ``outline`` of ``finished``: without the final
+    state, say), so that listing a thread's runs does not read every run's final state.
     """
 
     run_id: str
@@ -71,6 +73,7 @@ class RunRecord:
     started: bytes | None = None
     finished: bytes | None = None
     last_seq: int = 0
+    outcome: bytes | None = None
 
     def copy(self) -> RunRecord:
         return dataclasses.replace(self)
@@ -78,7 +81,10 @@ class RunRecord:
 
 #: The columns of a record, in the order the SQL stores keep them.
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunRecord))
-_BYTES = ("fingerprint", "request", "started", "finished")
+_BYTES = ("fingerprint", "request", "started", "finished", "outcome")
+#: Makes a record's ``outcome`` from its ``finished`` (see :class:`RunRecord`); a store given
+#: none keeps no outcome, and its listings read ``finished`` in its place.
+Outline = Callable[[bytes], bytes]
 
 
 #: A packed event's head: its seq and its length, 4 bytes each, big-endian.
@@ -141,10 +147,65 @@ def record_of(values: dict[str, Any]) -> RunRecord:
         if values[name] is not None:
             values[name] = bytes(values[name])
     return RunRecord(**values)
+
+
 #: What :meth:`RunStore.aupdate` may change.
 UPDATABLE = frozenset({
     "status", "replica", "epoch", "attempts", "request_id", "ended_at", "checkpoint_id", "started", "finished", "last_seq",
+    "outcome",
 })  # fmt: skip
+
+
+def outlined(changes: dict[str, Any], outline: Outline | None) -> dict[str, Any]:
+    """``changes`` (checked: :data:`UPDATABLE`) with the ``outcome`` of the ``finished`` they set."""
+    check_changes(changes)
+    if outline is not None and changes.get("finished") is not None and "outcome" not in changes:
+        return {**changes, "outcome": outline(changes["finished"])}
+    return changes
+
+
+def outlined_record(record: RunRecord, outline: Outline | None) -> RunRecord:
+    """``record`` with the ``outcome`` of its ``finished``, if it has one (a record seldom starts ended)."""
+    if outline is not None and record.finished is not None and record.outcome is None:
+        record = record.copy()
+        record.outcome = outline(record.finished)
+    return record
+
+
+def slim(record: RunRecord) -> RunRecord:
+    """``record`` as a listing gives it, unless asked for all (``alist(full=True)``): without
+    what may be large and a listing does not show (the call as it can be replayed, the last
+    event with the final state), ``outcome`` standing in for ``finished``."""
+    out = record.copy()
+    if out.outcome is None:
+        out.outcome = out.finished  # a record written before outcomes were kept, or by a store without an outline
+    out.request, out.finished = b"", None
+    return out
+
+
+def listed_columns(empty_bytes: str) -> str:
+    """The SQL select list of a listing, as :func:`slim` (``empty_bytes``: the dialect's empty binary literal)."""
+    special = {"request": f"{empty_bytes} AS request", "finished": "NULL AS finished", "outcome": "coalesce(outcome, finished) AS outcome"}
+    return ", ".join(special.get(n, n) for n in FIELDS)
+
+
+def listing_sql(runs: str, param: Callable[[str], str], empty_bytes: str) -> dict[tuple[bool, bool], str]:
+    """The SQL of :meth:`RunStore.alist`, by (``full``, ``before`` given), for a SQL store.
+
+    A page of a thread's runs, newest first: the index ``runs_listing`` (thread_id, started_at,
+    run_id) read backwards from the top, or from the run named by ``before`` (a row value compared
+    on the index: no row before it is read), at most ``limit`` rows. ``runs``: the table's name;
+    ``param(name)``: the dialect's placeholder for parameter ``name``; ``empty_bytes``: its empty
+    binary literal. Parameters: thread_id, before, limit (all of them: the dialect's "no limit").
+    """
+    out = {}
+    for full in (False, True):
+        head = f"SELECT {', '.join(FIELDS) if full else listed_columns(empty_bytes)} FROM {runs} WHERE thread_id = {param('thread_id')}"
+        order = f"ORDER BY started_at DESC, run_id DESC LIMIT {param('limit')}"
+        after = f"(SELECT started_at, run_id FROM {runs} WHERE run_id = {param('before')} AND thread_id = {param('thread_id')})"
+        out[full, False] = f"{head} {order}"
+        out[full, True] = f"{head} AND (started_at, run_id) < {after} {order}"
+    return out
 
 
 @runtime_checkable
@@ -182,9 +243,18 @@ class RunStore(Protocol):
         """The record of ``thread_id``'s run started with ``request_id``, or None."""
         ...
 
-    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
-        """``thread_id``'s runs, newest first; ``before``: only runs started before
-        that one (KeyError when it is not a run of the thread)."""
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None, full: bool = False
+    ) -> list[RunRecord]:
+        """``thread_id``'s runs, newest first (by ``started_at``, then ``run_id``), at most
+        ``limit`` of them, reading no more rows than that (a page costs the same on a thread of
+        any length); ``before``: only the runs after that one in this order (KeyError when it is
+        not a run of the thread). Without ``full``, each record is :func:`slim`: its
+        ``request`` and ``finished`` are not read."""
+        ...
+
+    async def aactive(self, thread_id: str) -> list[RunRecord]:
+        """``thread_id``'s runs that have not ended (:data:`ACTIVE`), :func:`slim`."""
         ...
 
     async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
@@ -224,22 +294,23 @@ class MemoryRuns:
     (``InMemorySaver``, LangGraph's own savers). Gone with the process, as
     their threads are; no other process shares it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, outline: Outline | None = None) -> None:
         self._runs: dict[str, RunRecord] = {}
         self._events: dict[str, dict[int, bytes]] = {}
         self._lock = asyncio.Lock()
+        self._outline = outline
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         if record.request_id is not None:
             found = await self.afind(record.thread_id, record.request_id)
             if found is not None:
                 return found
-        self._runs[record.run_id] = record.copy()
+        self._runs[record.run_id] = outlined_record(record, self._outline).copy()
         await self.aadd_events(record, events)
         return None
 
     async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
-        check_changes(changes)
+        changes = outlined(changes, self._outline)
         found = self._runs.get(run_id)
         if found is None or found.attempts != if_attempts:
             return False
@@ -250,7 +321,7 @@ class MemoryRuns:
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
     ) -> bool:
-        check_changes(changes)
+        changes = outlined(changes, self._outline)  # checked before anything is stored
         if events and record is not None:
             await self.aadd_events(record, events)
         return await self.aupdate(run_id, if_attempts, **changes)
@@ -265,14 +336,19 @@ class MemoryRuns:
                 return r.copy()
         return None
 
-    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None, full: bool = False
+    ) -> list[RunRecord]:
         mine = sorted((r for r in self._runs.values() if r.thread_id == thread_id), key=lambda r: (r.started_at, r.run_id), reverse=True)
         if before is not None:
             ids = [r.run_id for r in mine]
             if before not in ids:
                 raise KeyError(before)
             mine = mine[ids.index(before) + 1 :]
-        return [r.copy() for r in (mine[:limit] if limit else mine)]
+        return [r.copy() if full else slim(r) for r in (mine[:limit] if limit else mine)]
+
+    async def aactive(self, thread_id: str) -> list[RunRecord]:
+        return [slim(r) for r in self._runs.values() if r.thread_id == thread_id and r.status in ACTIVE]
 
     async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
         if not events:

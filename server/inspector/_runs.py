@@ -3,7 +3,10 @@
 The same records and the same conversion ``ListRuns`` answers with
 (:mod:`server._durable`), for the calling tenant's thread (``thread_key``
 reads the tenant the inspector's guard set), so the page shows every
-replica's runs exactly as a client would list them.
+replica's runs exactly as a client would list them. The page reads them
+every second while a run is open, so it asks for what it draws: the newest
+:data:`DRAWN` runs, without their final states (a listing's page reads no
+more rows than it returns, whatever the thread's length).
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ from typing import Any
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._reads import thread_key
 
-__all__ = ["ServiceRuns"]
+__all__ = ["DRAWN", "ServiceRuns"]
+
+#: How many of a thread's runs the calls time line draws, newest first.
+DRAWN = 200
 
 
 class ServiceRuns:
@@ -29,5 +35,5 @@ class ServiceRuns:
     async def list_runs(self, graph: str, thread_id: str) -> list[pb.RunInfo]:
         from server._durable import run_info
 
-        found = await self._service.records.store.alist(thread_key(graph, thread_id))
+        found = await self._service.records.store.alist(thread_key(graph, thread_id), limit=DRAWN)
         return [run_info(r) for r in found]

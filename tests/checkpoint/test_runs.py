@@ -27,13 +27,13 @@ class S(TypedDict, total=False):
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=timezone.utc)
 
 
-def store_of(saver: Any) -> RunStore:
+def store_of(saver: Any, outline: Any = None) -> RunStore:
     if isinstance(saver, SqliteSaver):
-        return SqliteRuns(saver)
+        return SqliteRuns(saver, outline=outline)
     if isinstance(saver, PostgresSaver):
-        return PostgresRuns(saver)
+        return PostgresRuns(saver, outline=outline)
     assert isinstance(saver, InMemorySaver)
-    return MemoryRuns()
+    return MemoryRuns(outline=outline)
 
 
 def record(run_id: str, thread: str = "g:t", *, at: datetime = T0, **kw: Any) -> RunRecord:
@@ -102,6 +102,44 @@ def test_list_newest_first_with_paging(saver: Any) -> None:
         assert [r.run_id for r in await runs.alist("g:t", limit=2, before="r3")] == ["r2", "r1"]
         with pytest.raises(KeyError):
             await runs.alist("g:t", before="x")  # another thread's run
+        with pytest.raises(KeyError):
+            await runs.alist("g:t", limit=2, before="nope")
+        assert await runs.alist("g:t", before="r0") == []
+        # Runs started at one time are ordered by run id, and paging goes through them all once.
+        for name in "cabed":
+            await runs.astart(record(name, "g:same"))
+        pages, before = [], None
+        while page := [r.run_id for r in await runs.alist("g:same", limit=2, before=before)]:
+            pages.append(page)
+            before = page[-1]
+        assert pages == [["e", "d"], ["c", "b"], ["a"]]
+
+    run(go())
+
+
+def test_a_listing_leaves_the_request_and_final_state_out_unless_asked(saver: Any) -> None:
+    runs = store_of(saver, outline=lambda finished: b"outline of " + finished[:5])
+
+    async def go() -> None:
+        await runs.astart(record("done", request=b"the call", at=T0))
+        assert await runs.aupdate("done", 1, status="SUCCESS", ended_at=T0, finished=b"final state, large")
+        await runs.astart(record("live", request=b"another call", at=T0 + timedelta(seconds=1)))
+        # A row written before outcomes were kept (or by a store with no outline) lists its last event.
+        await runs.astart(record("old", request=b"old call", at=T0 - timedelta(seconds=1)))
+        assert await runs.aupdate("old", 1, status="SUCCESS", ended_at=T0, finished=b"old final", outcome=None)
+        listed = {r.run_id: r for r in await runs.alist("g:t")}
+        assert [(r.request, r.finished, r.outcome) for r in listed.values()] == [
+            (b"", None, None), (b"", None, b"outline of final"), (b"", None, b"old final"),
+        ]  # fmt: skip
+        assert listed["done"].status == "SUCCESS" and listed["done"].ended_at == T0  # the rest as stored
+        full = {r.run_id: r for r in await runs.alist("g:t", full=True)}
+        assert (full["done"].request, full["done"].finished, full["done"].outcome) == (b"the call", b"final state, large", b"outline of final")
+        assert (await runs.aget("done")).finished == b"final state, large"
+        # A record that starts ended gets its outcome too; the active ones are listed alone by aactive.
+        await runs.astart(record("ended", at=T0, status="ERROR", finished=b"finished at start"))
+        assert (await runs.aget("ended")).outcome == b"outline of finis"
+        assert [r.run_id for r in await runs.aactive("g:t")] == ["live"]
+        assert (await runs.aactive("g:t"))[0].request == b""
 
     run(go())
 

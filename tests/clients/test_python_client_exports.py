@@ -17,6 +17,7 @@ EXPECTED = {
     "Run",
     "AsyncRun",
     "RunInfo",
+    "RunPage",
     "RunStatus",
     "OnDisconnect",
     "RunResult",

@@ -51,7 +51,8 @@ type GraphServiceClient interface {
 	// Streams a run's events after `after_seq`, from any replica: the events
 	// kept from before (a run's events are kept for the server's retention
 	// window after it ends), then the live ones while it runs, ending with its
-	// `RunFinished`. Only runs started with a `request_id`,
+	// `RunFinished`, which is always sent: an `after_seq` at or past it still
+	// gets it (once the run ends, when it is running). Only runs started with a `request_id`,
 	// `on_disconnect = ON_DISCONNECT_CONTINUE` or `background` keep their
 	// events; another run is FAILED_PRECONDITION. Unknown run (or one of
 	// another tenant): NOT_FOUND. Leaving a join never cancels its run.
@@ -60,7 +61,9 @@ type GraphServiceClient interface {
 	// Unknown run (or one of another tenant): NOT_FOUND.
 	GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*RunInfo, error)
 	// Lists a thread's runs, newest first, from the records every replica
-	// writes.
+	// writes, a page at a time (`limit`, `before`, `next_before`): a page reads
+	// no more runs than it returns, and leaves their final states out unless
+	// asked for (`include_values`).
 	ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error)
 	// Writes an item of the store (long-term memory shared by every thread;
 	// see "The store" below), replacing the item at the same namespace and key.
@@ -375,7 +378,8 @@ type GraphServiceServer interface {
 	// Streams a run's events after `after_seq`, from any replica: the events
 	// kept from before (a run's events are kept for the server's retention
 	// window after it ends), then the live ones while it runs, ending with its
-	// `RunFinished`. Only runs started with a `request_id`,
+	// `RunFinished`, which is always sent: an `after_seq` at or past it still
+	// gets it (once the run ends, when it is running). Only runs started with a `request_id`,
 	// `on_disconnect = ON_DISCONNECT_CONTINUE` or `background` keep their
 	// events; another run is FAILED_PRECONDITION. Unknown run (or one of
 	// another tenant): NOT_FOUND. Leaving a join never cancels its run.
@@ -384,7 +388,9 @@ type GraphServiceServer interface {
 	// Unknown run (or one of another tenant): NOT_FOUND.
 	GetRun(context.Context, *GetRunRequest) (*RunInfo, error)
 	// Lists a thread's runs, newest first, from the records every replica
-	// writes.
+	// writes, a page at a time (`limit`, `before`, `next_before`): a page reads
+	// no more runs than it returns, and leaves their final states out unless
+	// asked for (`include_values`).
 	ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error)
 	// Writes an item of the store (long-term memory shared by every thread;
 	// see "The store" below), replacing the item at the same namespace and key.

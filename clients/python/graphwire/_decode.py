@@ -35,6 +35,7 @@ from graphwire._types import (
     Item,
     OnDisconnect,
     RunInfo,
+    RunPage,
     RunStatus,
     StateSnapshot,
     TaskState,
@@ -49,6 +50,7 @@ __all__ = [
     "item",
     "optional_checkpoint_ref",
     "run_info",
+    "run_page",
     "state_snapshot",
 ]
 
@@ -108,7 +110,13 @@ def run_info(message: Any) -> RunInfo:
         last_seq=message.last_seq,
         on_disconnect=_ON_DISCONNECT.get(_enum_name(message, "on_disconnect")),
         background=message.background,
+        values=decode(message.values_json) if message.values_json else None,
     )
+
+
+def run_page(message: pb.ListRunsResponse) -> RunPage:
+    """A ``pb.ListRunsResponse`` as a ``RunPage``."""
+    return RunPage(runs=tuple(run_info(r) for r in message.runs), next_before=message.next_before or None)
 
 
 def checkpoint_ref(message: pb.CheckpointRef) -> CheckpointRef:

@@ -262,8 +262,8 @@ def get_run(run_id: str) -> pb.GetRunRequest:
     return pb.GetRunRequest(run_id=run_id)
 
 
-def list_runs(graph: str, thread_id: str, *, limit: int | None, before: str | None) -> pb.ListRunsRequest:
-    request = pb.ListRunsRequest(graph=graph, thread_id=thread_id)
+def list_runs(graph: str, thread_id: str, *, limit: int | None, before: str | None, include_values: bool) -> pb.ListRunsRequest:
+    request = pb.ListRunsRequest(graph=graph, thread_id=thread_id, include_values=include_values)
     if limit is not None:
         request.limit = limit
     if before is not None:

@@ -36,6 +36,7 @@ from graphwire._types import (
     GraphInfo,
     OnDisconnect,
     RunInfo,
+    RunPage,
     StateSnapshot,
 )
 
@@ -329,16 +330,37 @@ class Client:
         *,
         limit: int | None = None,
         before: str | None = None,
+        include_values: bool = False,
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
     ) -> list[RunInfo]:
         """A thread's runs, newest first, from the records of every replica.
 
-        ``before`` (a run id) keeps only runs started before it, for paging.
+        ``before`` (a run id) keeps only runs started before it, for paging (``list_runs_page``
+        says where the next page starts). ``include_values``: with each run's final state
+        (``RunInfo.values``), which the server otherwise does not read.
         """
-        request = _requests.list_runs(graph, thread_id, limit=limit, before=before)
+        return list((self.list_runs_page(
+            graph, thread_id, limit=limit, before=before, include_values=include_values, timeout=timeout, metadata=metadata,
+        )).runs)  # fmt: skip
+
+    def list_runs_page(
+        self,
+        graph: str,
+        thread_id: str,
+        *,
+        limit: int | None = None,
+        before: str | None = None,
+        include_values: bool = False,
+        timeout: float | None = None,
+        metadata: CallMetadata | None = None,
+    ) -> RunPage:
+        """A page of a thread's runs (at most ``limit``, newest first, after ``before``), and where
+        the next one starts (``RunPage.next_before``, None on the last). The server reads only the
+        runs it returns, so paging to the end reads each run once."""
+        request = _requests.list_runs(graph, thread_id, limit=limit, before=before, include_values=include_values)
         response = self._unary(self._stub.ListRuns, request, timeout, metadata, self.retry)
-        return [_decode.run_info(r) for r in response.runs]
+        return _decode.run_page(response)
 
     # -- threads -----------------------------------------------------------------
 

@@ -20,6 +20,7 @@ __all__ = [
     "OnDisconnect",
     "RunStatus",
     "RunInfo",
+    "RunPage",
     "ErrorInfo",
     "Interrupt",
     "CheckpointRef",
@@ -172,6 +173,8 @@ class RunInfo:
         reason: Why it ended; None while it has not.
         checkpoint_id: The thread's newest version when it ended.
         last_seq: The ``seq`` of its last event so far.
+        values: The thread's state when it ended (decoded JSON), read by ``get_run`` and by
+            ``list_runs(include_values=True)``; None otherwise, and while it runs.
     """
 
     run_id: str
@@ -192,11 +195,25 @@ class RunInfo:
     last_seq: int
     on_disconnect: OnDisconnect | None
     background: bool
+    values: Any = None
 
     @property
     def ended(self) -> bool:
         """Whether the run has ended (a run cancelled by its caller leaving may have no ``reason``)."""
         return self.ended_at is not None or self.reason is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RunPage:
+    """A page of a thread's runs, newest first (``list_runs_page``).
+
+    Attributes:
+        runs: This page's runs.
+        next_before: Where the next page starts (pass it as ``before``); None on the last page.
+    """
+
+    runs: tuple[RunInfo, ...]
+    next_before: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ import {
   OnDisconnect,
   RunStatus,
   type RunInfo,
+  type RunPage,
   type StateSnapshot,
   type StateValues,
 } from "./types.js";
@@ -142,7 +143,12 @@ export class Decoder {
       lastSeq: m.lastSeq,
       onDisconnect: ON_DISCONNECT.get(m.onDisconnect) ?? null,
       background: m.background,
+      values: m.valuesJson ? this.fromJson(m.valuesJson) : null,
     };
+  }
+
+  runPage(m: pb.ListRunsResponse): RunPage {
+    return { runs: m.runs.map((r) => this.runInfo(r)), nextBefore: m.nextBefore || null };
   }
 
   graphInfo(m: pb.GraphInfo): GraphInfo {

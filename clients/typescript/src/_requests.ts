@@ -133,9 +133,9 @@ export class Encoder {
   listRuns(
     graph: string,
     threadId: string,
-    o: { limit?: number | undefined; before?: string | undefined },
+    o: { limit?: number | undefined; before?: string | undefined; includeValues?: boolean | undefined },
   ): pb.ListRunsRequest {
-    const request = create(pb.ListRunsRequestSchema, { graph, threadId });
+    const request = create(pb.ListRunsRequestSchema, { graph, threadId, includeValues: o.includeValues ?? false });
     if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
     if (o.before !== undefined) request.before = o.before;
     return request;

@@ -34,7 +34,7 @@ import type * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import { standardJson, type JsonCodec } from "./json.js";
 import { Run } from "./run.js";
 import { StoreClient } from "./store.js";
-import type { CheckpointRef, EventKind, GraphInfo, RunInfo, StateSnapshot, StateValues } from "./types.js";
+import type { CheckpointRef, EventKind, GraphInfo, RunInfo, RunPage, StateSnapshot, StateValues } from "./types.js";
 
 export type { CallOptions, RetryPolicy, RunSettings };
 
@@ -121,8 +121,10 @@ export interface JoinRunOptions extends CallOptions {
 export interface ListRunsOptions extends CallOptions {
   /** The most runs to return; omitted: all. */
   limit?: number | undefined;
-  /** Only runs started before this one (for paging: the last `runId` of the previous page). */
+  /** Only runs started before this one (for paging: the previous page's `nextBefore`, its last `runId`). */
   before?: string | undefined;
+  /** With each run's final state (`RunInfo.values`), which the server otherwise does not read. */
+  includeValues?: boolean | undefined;
 }
 
 /** Options of `updateState`. */
@@ -258,9 +260,18 @@ export class Client {
 
   /** A thread's runs, newest first, from the records of every replica. */
   async listRuns(graph: string, threadId: string, options: ListRunsOptions = {}): Promise<RunInfo[]> {
+    return (await this.listRunsPage(graph, threadId, options)).runs;
+  }
+
+  /**
+   * A page of a thread's runs (at most `limit`, newest first, after `before`), and where the next
+   * one starts (`nextBefore`, null on the last). The server reads only the runs it returns, so
+   * paging to the end reads each run once.
+   */
+  async listRunsPage(graph: string, threadId: string, options: ListRunsOptions = {}): Promise<RunPage> {
     const request = this.#encode.listRuns(graph, threadId, options);
     const response = await this.#unary(GraphService.method.listRuns, request, options, this.#retry);
-    return decoded(() => response.runs.map((r) => this.#decode.runInfo(r)));
+    return decoded(() => this.#decode.runPage(response));
   }
 
   // -- threads ----------------------------------------------------------------

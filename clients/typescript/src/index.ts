@@ -79,6 +79,7 @@ export {
   OnDisconnect,
   RunStatus,
   type RunInfo,
+  type RunPage,
   type CheckpointRef,
   type ErrorInfo,
   type GraphEdge,

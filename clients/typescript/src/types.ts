@@ -184,6 +184,18 @@ export interface RunInfo {
   lastSeq: number;
   onDisconnect: OnDisconnect | null;
   background: boolean;
+  /**
+   * The thread's state when it ended, read by `getRun` and by `listRuns` with `includeValues`;
+   * null otherwise, and while it runs.
+   */
+  values: unknown;
+}
+
+/** A page of a thread's runs, newest first (`listRunsPage`). */
+export interface RunPage {
+  runs: RunInfo[];
+  /** Where the next page starts (pass it as `before`); null on the last page. */
+  nextBefore: string | null;
 }
 
 /** A node of a graph (`__start__` and `__end__` included). */

@@ -1,4 +1,4 @@
-"""Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migrations 0005, 0006).
+"""Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migrations 0005, 0006, 0007).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`PostgresSaver`'s
 connections (its retrying runner) and schema. Every write is one
@@ -22,7 +22,10 @@ from typing import Any, Sequence
 
 from psycopg import Connection, sql
 
-from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, events_of_rows, pack_events, prune_choice, record_of
+from engine.checkpoint._runs import (
+    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
+    outlined_record, pack_events, prune_choice, record_of,
+)  # fmt: skip
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._conns import kept_cursor
 
@@ -58,7 +61,10 @@ SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_
 """
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
-LIST = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s ORDER BY started_at DESC, run_id DESC"
+_LISTED = listed_columns("''::bytea")  # a listing's columns (engine.checkpoint._runs.slim)
+LIST = listing_sql("{runs}", lambda name: f"%({name})s", "''::bytea")  # by (full, before given); LIMIT NULL: all
+IS_RUN_OF = "SELECT 1 FROM {runs} WHERE run_id = %(before)s AND thread_id = %(thread_id)s"
+ACTIVE_OF = f"SELECT {_LISTED} FROM {{runs}} WHERE thread_id = %(thread_id)s AND status IN ({_ACTIVE})"
 # Events of several runs, a row each: one JSON array of (run id, first seq, last seq, thread id,
 # 1-based offset, length) and every row's data a slice of one bytea (array parameters cost
 # psycopg ~20 µs each to adapt, bytea arrays more), in run id order (two replicas' writes lock the
@@ -123,15 +129,17 @@ def _record(row: Sequence[Any]) -> RunRecord:
 class PostgresRuns:
     """Run records in a PostgreSQL saver's schema."""
 
-    def __init__(self, saver: Any) -> None:
+    def __init__(self, saver: Any, *, outline: Outline | None = None) -> None:
         self._saver = saver
+        self._outline = outline  # see engine.checkpoint._runs.RunRecord
         tables = saver._q.tables
         names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
         self._sql = {
             k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
             for k, v in {
-                "INSERT": INSERT, "SELECT": SELECT, "FIND": FIND, "LIST": LIST, "ADD_EVENTS": ADD_EVENTS, "ADD_ONE_EACH": ADD_ONE_EACH,
-                "EVENTS": EVENTS, "ORPHANS": ORPHANS,
+                "INSERT": INSERT, "SELECT": SELECT, "FIND": FIND, "LIST": LIST[False, False], "LIST_FULL": LIST[True, False],
+                "LIST_BEFORE": LIST[False, True], "LIST_BEFORE_FULL": LIST[True, True], "IS_RUN_OF": IS_RUN_OF,
+                "ACTIVE_OF": ACTIVE_OF, "ADD_EVENTS": ADD_EVENTS, "ADD_ONE_EACH": ADD_ONE_EACH, "EVENTS": EVENTS, "ORPHANS": ORPHANS,
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()
         }  # fmt: skip
@@ -160,6 +168,7 @@ class PostgresRuns:
         return await self._saver._run(what, work)
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+        record = outlined_record(record, self._outline)
         params = {n: getattr(record, n) for n in FIELDS}
         params["first__"], params["last__"], params["data__"] = pack_events(events) if events else (None, None, None)
         if events:
@@ -182,7 +191,7 @@ class PostgresRuns:
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
     ) -> bool:
-        check_changes(changes)
+        changes = outlined(changes, self._outline)
         if record is None:
             events = ()
         statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes)
@@ -226,14 +235,29 @@ class PostgresRuns:
         rows = await self._read("find_run", "FIND", {"thread_id": thread_id, "request_id": request_id})
         return _record(rows[0]) if rows else None
 
-    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
-        found = [_record(r) for r in await self._read("list_runs", "LIST", {"thread_id": thread_id})]
-        if before is not None:
-            ids = [r.run_id for r in found]
-            if before not in ids:
-                raise KeyError(before)
-            found = found[ids.index(before) + 1 :]
-        return found[:limit] if limit else found
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None, full: bool = False
+    ) -> list[RunRecord]:
+        params = {"thread_id": thread_id, "before": before, "limit": limit or None}
+        suffix = "_FULL" if full else ""
+        if before is None:
+            return [_record(r) for r in await self._read("list_runs", "LIST" + suffix, params)]
+        page, is_run_of = self._sql["LIST_BEFORE" + suffix], self._sql["IS_RUN_OF"]
+
+        def work(conn: Connection[Any]) -> list[Any] | None:
+            cur = kept_cursor(conn)
+            rows = cur.execute(page, params).fetchall()
+            if not rows and not cur.execute(is_run_of, params).fetchall():
+                return None
+            return rows
+
+        rows = await self._saver._run("list_runs", work)
+        if rows is None:
+            raise KeyError(before)
+        return [_record(r) for r in rows]
+
+    async def aactive(self, thread_id: str) -> list[RunRecord]:
+        return [_record(r) for r in await self._read("active_runs", "ACTIVE_OF", {"thread_id": thread_id})]
 
     async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
         await self.aadd_event_batches([(record, events)])

@@ -103,10 +103,11 @@ CREATE TABLE runs (
     checkpoint_id text COLLATE "C",
     started bytea,
     finished bytea,
-    last_seq integer NOT NULL DEFAULT 0
+    last_seq integer NOT NULL DEFAULT 0,
+    outcome bytea
 );
 CREATE UNIQUE INDEX runs_request ON runs (thread_id, request_id) WHERE request_id IS NOT NULL;
-CREATE INDEX runs_thread ON runs (thread_id, started_at);
+CREATE INDEX runs_listing ON runs (thread_id, started_at, run_id);  -- migration 0007
 CREATE INDEX runs_active ON runs (status) WHERE status IN ('PENDING', 'RUNNING', 'RECOVERING');
 
 -- A row: the events of one write, seq to last_seq, packed (migration 0006).

@@ -1,4 +1,4 @@
-"""Run records on SQLite: the ``runs`` and ``run_events`` tables (migrations 0004, 0005).
+"""Run records on SQLite: the ``runs`` and ``run_events`` tables (migrations 0004, 0005, 0006).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`SqliteSaver`'s one
 connection, its lock and its worker thread (so no call blocks the event loop,
@@ -12,7 +12,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from engine.checkpoint._runs import ACTIVE, FIELDS, RunRecord, check_changes, events_of_rows, pack_events, prune_choice, record_of
+from engine.checkpoint._runs import (
+    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
+    outlined_record, pack_events, prune_choice, record_of,
+)  # fmt: skip
 
 __all__ = ["SqliteRuns"]
 
@@ -21,7 +24,10 @@ _ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
 INSERT = f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join('?' for _ in FIELDS)}) ON CONFLICT DO NOTHING"
 SELECT = f"SELECT {_COLUMNS} FROM runs WHERE run_id = ?"
 FIND = f"SELECT {_COLUMNS} FROM runs WHERE thread_id = ? AND request_id = ?"
-LIST = f"SELECT {_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY started_at DESC, run_id DESC"
+_LISTED = listed_columns("X''")  # a listing's columns (engine.checkpoint._runs.slim)
+LIST = listing_sql("runs", lambda name: f":{name}", "X''")  # by (full, before given); LIMIT -1: all
+IS_RUN_OF = "SELECT 1 FROM runs WHERE run_id = ? AND thread_id = ?"
+ACTIVE_OF = f"SELECT {_LISTED} FROM runs WHERE thread_id = ? AND status IN ({_ACTIVE})"
 # A write's events: one row (engine.checkpoint._runs.pack_events).
 ADD_EVENTS = "INSERT INTO run_events (run_id, seq, last_seq, thread_id, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 MOVE_LAST_SEQ = "UPDATE runs SET last_seq = max(last_seq, ?) WHERE run_id = ?"
@@ -66,10 +72,11 @@ def _record(row: Sequence[Any]) -> RunRecord:
 
 
 class SqliteRuns:
-    """Run records in a SQLite saver's file."""
+    """Run records in a SQLite saver's file (``outline``: see :class:`~engine.checkpoint._runs.RunRecord`)."""
 
-    def __init__(self, saver: Any) -> None:
+    def __init__(self, saver: Any, *, outline: Outline | None = None) -> None:
         self._saver = saver
+        self._outline = outline
 
     async def _write(self, fn: Any, *args: Any) -> Any:
         def work() -> Any:
@@ -86,6 +93,8 @@ class SqliteRuns:
         return await self._saver._work(work)
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+        record = outlined_record(record, self._outline)
+
         def start(cur: Any) -> RunRecord | None:
             if record.request_id is not None:
                 row = cur.execute(FIND, (record.thread_id, record.request_id)).fetchone()
@@ -106,7 +115,7 @@ class SqliteRuns:
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
     ) -> bool:
-        check_changes(changes)
+        changes = outlined(changes, self._outline)
         names = sorted(changes)
         sql = f"UPDATE runs SET {', '.join(f'{n} = ?' for n in names)} WHERE run_id = ? AND attempts = ?"  # names: UPDATABLE's
         params = [text_of(changes[n]) if isinstance(changes[n], datetime) else changes[n] for n in names]
@@ -126,14 +135,24 @@ class SqliteRuns:
         row = await self._read(lambda cur: cur.execute(FIND, (thread_id, request_id)).fetchone())
         return None if row is None else _record(row)
 
-    async def alist(self, thread_id: str, *, limit: int | None = None, before: str | None = None) -> list[RunRecord]:
-        found = [_record(r) for r in await self._read(lambda cur: cur.execute(LIST, (thread_id,)).fetchall())]
-        if before is not None:
-            ids = [r.run_id for r in found]
-            if before not in ids:
-                raise KeyError(before)
-            found = found[ids.index(before) + 1 :]
-        return found[:limit] if limit else found
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None, full: bool = False
+    ) -> list[RunRecord]:
+        params = {"thread_id": thread_id, "before": before, "limit": limit or -1}
+
+        def read(cur: Any) -> list[Any] | None:
+            rows = cur.execute(LIST[full, before is not None], params).fetchall()
+            if not rows and before is not None and cur.execute(IS_RUN_OF, (before, thread_id)).fetchone() is None:
+                return None  # not a run of the thread (an empty page after the last run is one)
+            return rows
+
+        rows = await self._read(read)
+        if rows is None:
+            raise KeyError(before)
+        return [_record(r) for r in rows]
+
+    async def aactive(self, thread_id: str) -> list[RunRecord]:
+        return [_record(r) for r in await self._read(lambda cur: cur.execute(ACTIVE_OF, (thread_id,)).fetchall())]
 
     async def aadd_events(self, record: RunRecord, events: Sequence[tuple[int, bytes]]) -> None:
         await self.aadd_event_batches([(record, events)])

@@ -49,7 +49,9 @@ CREATE TABLE writes (
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );
 
--- Run records and their events: see migrations/0004_runs.sql.
+-- Run records and their events: see migrations/0004_runs.sql; request and
+-- finished (large) come last so that a listing reads no overflow page of
+-- theirs (migration 0006).
 CREATE TABLE runs (
     run_id TEXT PRIMARY KEY,
     thread_id TEXT NOT NULL,
@@ -61,7 +63,6 @@ CREATE TABLE runs (
     started_at TEXT NOT NULL,
     request_id TEXT,
     fingerprint BLOB,
-    request BLOB NOT NULL,
     call_json TEXT NOT NULL,
     epoch INTEGER,
     attempts INTEGER NOT NULL,
@@ -72,11 +73,13 @@ CREATE TABLE runs (
     ended_at TEXT,
     checkpoint_id TEXT,
     started BLOB,
-    finished BLOB,
-    last_seq INTEGER NOT NULL DEFAULT 0
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    outcome BLOB,
+    request BLOB NOT NULL,
+    finished BLOB
 );
 CREATE UNIQUE INDEX runs_request ON runs (thread_id, request_id) WHERE request_id IS NOT NULL;
-CREATE INDEX runs_thread ON runs (thread_id, started_at);
+CREATE INDEX runs_listing ON runs (thread_id, started_at, run_id);  -- migration 0006
 CREATE INDEX runs_active ON runs (status) WHERE status IN ('PENDING', 'RUNNING', 'RECOVERING');
 
 -- A row: the events of one write, seq to last_seq, packed (migration 0005).

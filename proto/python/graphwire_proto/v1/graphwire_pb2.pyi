@@ -507,7 +507,7 @@ class JoinRunRequest(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., after_seq: _Optional[int] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ...) -> None: ...
 
 class RunInfo(_message.Message):
-    __slots__ = ("run_id", "thread_id", "graph", "status", "request_id", "replica", "attempts", "started_at", "ended_at", "checkpoint_id", "call", "call_json", "reason", "error", "interrupts", "last_seq", "on_disconnect", "background")
+    __slots__ = ("run_id", "thread_id", "graph", "status", "request_id", "replica", "attempts", "started_at", "ended_at", "checkpoint_id", "call", "call_json", "reason", "error", "interrupts", "last_seq", "on_disconnect", "background", "values_json")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     GRAPH_FIELD_NUMBER: _ClassVar[int]
@@ -526,6 +526,7 @@ class RunInfo(_message.Message):
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
     ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
     BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     thread_id: str
     graph: str
@@ -544,7 +545,8 @@ class RunInfo(_message.Message):
     last_seq: int
     on_disconnect: OnDisconnect
     background: bool
-    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., replica: _Optional[str] = ..., attempts: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_id: _Optional[str] = ..., call: _Optional[str] = ..., call_json: _Optional[str] = ..., reason: _Optional[_Union[FinishReason, str]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., last_seq: _Optional[int] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
+    values_json: str
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., replica: _Optional[str] = ..., attempts: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_id: _Optional[str] = ..., call: _Optional[str] = ..., call_json: _Optional[str] = ..., reason: _Optional[_Union[FinishReason, str]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., last_seq: _Optional[int] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., values_json: _Optional[str] = ...) -> None: ...
 
 class GetRunRequest(_message.Message):
     __slots__ = ("run_id",)
@@ -553,22 +555,26 @@ class GetRunRequest(_message.Message):
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "limit", "before")
+    __slots__ = ("graph", "thread_id", "limit", "before", "include_values")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     BEFORE_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VALUES_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     limit: int
     before: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ...) -> None: ...
+    include_values: bool
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ..., include_values: _Optional[bool] = ...) -> None: ...
 
 class ListRunsResponse(_message.Message):
-    __slots__ = ("runs",)
+    __slots__ = ("runs", "next_before")
     RUNS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     runs: _containers.RepeatedCompositeFieldContainer[RunInfo]
-    def __init__(self, runs: _Optional[_Iterable[_Union[RunInfo, _Mapping]]] = ...) -> None: ...
+    next_before: str
+    def __init__(self, runs: _Optional[_Iterable[_Union[RunInfo, _Mapping]]] = ..., next_before: _Optional[str] = ...) -> None: ...
 
 class ListGraphsRequest(_message.Message):
     __slots__ = ()

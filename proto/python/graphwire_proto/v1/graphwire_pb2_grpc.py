@@ -217,7 +217,8 @@ class GraphServiceServicer:
         """Streams a run's events after `after_seq`, from any replica: the events
         kept from before (a run's events are kept for the server's retention
         window after it ends), then the live ones while it runs, ending with its
-        `RunFinished`. Only runs started with a `request_id`,
+        `RunFinished`, which is always sent: an `after_seq` at or past it still
+        gets it (once the run ends, when it is running). Only runs started with a `request_id`,
         `on_disconnect = ON_DISCONNECT_CONTINUE` or `background` keep their
         events; another run is FAILED_PRECONDITION. Unknown run (or one of
         another tenant): NOT_FOUND. Leaving a join never cancels its run.
@@ -236,7 +237,9 @@ class GraphServiceServicer:
 
     def ListRuns(self, request, context):
         """Lists a thread's runs, newest first, from the records every replica
-        writes.
+        writes, a page at a time (`limit`, `before`, `next_before`): a page reads
+        no more runs than it returns, and leaves their final states out unless
+        asked for (`include_values`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
