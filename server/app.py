@@ -264,13 +264,15 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     inspector = None
     if inspector_sock is not None:
-        from server.inspector import Inspector, build_app, is_loopback
+        from server.inspector import Inspector, Limits, build_app, is_loopback
         from server.inspector._runs import ServiceRuns
 
         host = inspector_sock.getsockname()[0]
         app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service))
+        limits = Limits(config.inspector_max_connections, config.inspector_request_seconds, config.inspector_keepalive_seconds)
         try:
-            inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key)
+            # Last, after gRPC and storage opened: its connection limit is capped by the descriptors still free.
+            inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits)
         except BaseException:
             await server.stop(None)
             if service.relay is not None:

@@ -68,6 +68,9 @@ def _serve(args: argparse.Namespace) -> int:
                 "max_run_attempts": args.max_run_attempts,
                 "log_level": args.log_level,
                 "inspector": args.inspector,
+                "inspector_max_connections": args.inspector_max_connections,
+                "inspector_request_seconds": args.inspector_request_seconds,
+                "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
             },
         )
     except ValueError as e:
@@ -371,6 +374,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--inspector",
         metavar="HOST:PORT",
         help="also serve the inspector web page there (off by default; same auth token as the gRPC API)",
+    )
+    s.add_argument(
+        "--inspector-max-connections",
+        type=int,
+        help="the inspector's connections at once; past it a new one gets 503 (default 100, and at most half the "
+        "descriptors free at start: the rest stay for gRPC)",
+    )
+    s.add_argument(
+        "--inspector-request-seconds",
+        type=float,
+        help="an inspector request's line, headers and body must arrive within this, else the connection is closed (default 10)",
+    )
+    s.add_argument(
+        "--inspector-keepalive-seconds", type=float, help="an idle kept-alive inspector connection is closed after this (default 5)"
     )
     s.set_defaults(func=_serve)
 
