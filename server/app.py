@@ -222,6 +222,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", send_limit),
         ("grpc.so_reuseport", 0),
+        # A connection that never completes its handshake holds a descriptor until this ends (gRPC's own: 120 s).
+        ("grpc.server_handshake_timeout_ms", int(config.handshake_seconds * 1000)),
     ]
     auth = [TokenAuth(tokens)] if tokens is not None else []
     # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them;

@@ -62,6 +62,7 @@ def _serve(args: argparse.Namespace) -> int:
                 "max_message_bytes": args.max_message_bytes,
                 "max_state_bytes": args.max_state_bytes,
                 "max_unsent_bytes": args.max_unsent_bytes,
+                "handshake_seconds": args.handshake_seconds,
                 "sync_node_threads": args.sync_node_threads,
                 "grace_seconds": args.grace,
                 "run_retention_seconds": args.run_retention_seconds,
@@ -352,6 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-unsent-bytes",
         type=int,
         help="per call, most bytes of events waiting for a slow reader: RESOURCE_EXHAUSTED past it, and the run is cancelled (default 32 MiB)",
+    )
+    s.add_argument(
+        "--handshake-seconds",
+        type=float,
+        help="a new gRPC connection's TLS and HTTP/2 handshake must end within this, else it is closed (default 10)",
     )
     s.add_argument(
         "--sync-node-threads",

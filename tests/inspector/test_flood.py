@@ -2,7 +2,7 @@
 
 The inspector runs in the gRPC server's process: its connections spend the
 descriptors gRPC calls need. These servers run with the descriptor limit
-lowered (:mod:`tests.inspector._few_fds`) and are flooded with more
+lowered (:mod:`tests.hardening._few_fds`) and are flooded with more
 connections than that limit, each of which sent half a request line: gRPC
 calls and health checks go on, the inspector refuses what it may not hold
 (503), closes what it holds once the request has not arrived in
@@ -12,6 +12,7 @@ before the flood, outlives it.
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import os
 import re
@@ -33,6 +34,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
 from tests.conftest import ServerProcess, start_server_process
+from tests.hardening.conftest import until
 from tests.inspector.conftest import ROOT, TOKEN, EventStream
 
 #: The servers' descriptor limit: the flood opens more connections than this.
@@ -50,11 +52,8 @@ FRESH = ("grpc.use_local_subchannel_pool", 1)
 
 
 def wait_until(condition: Callable[[], Any], what: str, timeout: float = DEADLINE) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (got := condition()):
-        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
-        time.sleep(0.02)  # polling sockets for what the server did, not waiting a guessed time
-    return got
+    """The house's until(), from a test that is not a coroutine."""
+    return asyncio.run(until(condition, what, timeout))
 
 
 class Flood:
@@ -129,7 +128,7 @@ def few_fds(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerPr
             tmp_path,
             token=TOKEN,
             inspector=True,
-            module="tests.inspector._few_fds",
+            module="tests.hardening._few_fds",
             env={"GRAPHWIRE_TEST_NOFILE": str(NOFILE)},
             args=["--inspector-max-connections", "1000000", "--inspector-request-seconds", str(REQUEST_SECONDS)],
             **pg,

@@ -1,4 +1,4 @@
-"""``python -m tests.inspector._few_fds serve ...``: graphwire's CLI in a process that may open only
+"""``python -m tests.hardening._few_fds serve ...``: graphwire's CLI in a process that may open only
 ``GRAPHWIRE_TEST_NOFILE`` descriptors (RLIMIT_NOFILE, soft and hard), as a server started under a low
 ``ulimit -n`` would be. The limit is set before anything opens, so the server starts with it."""
 
