@@ -222,6 +222,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", send_limit),
         ("grpc.so_reuseport", 0),
+        # A connection that never completes its handshake holds a descriptor until this ends (gRPC's own: 120 s).
+        ("grpc.server_handshake_timeout_ms", int(config.handshake_seconds * 1000)),
     ]
     auth = [TokenAuth(tokens)] if tokens is not None else []
     # Malformed request bytes get INVALID_ARGUMENT before anything else looks at them;
@@ -264,13 +266,15 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     inspector = None
     if inspector_sock is not None:
-        from server.inspector import Inspector, build_app, is_loopback
+        from server.inspector import Inspector, Limits, build_app, is_loopback
         from server.inspector._runs import ServiceRuns
 
         host = inspector_sock.getsockname()[0]
         app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service))
+        limits = Limits(config.inspector_max_connections, config.inspector_request_seconds, config.inspector_keepalive_seconds)
         try:
-            inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key)
+            # Last, after gRPC and storage opened: its connection limit is capped by the descriptors still free.
+            inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits)
         except BaseException:
             await server.stop(None)
             if service.relay is not None:

@@ -62,12 +62,16 @@ def _serve(args: argparse.Namespace) -> int:
                 "max_message_bytes": args.max_message_bytes,
                 "max_state_bytes": args.max_state_bytes,
                 "max_unsent_bytes": args.max_unsent_bytes,
+                "handshake_seconds": args.handshake_seconds,
                 "sync_node_threads": args.sync_node_threads,
                 "grace_seconds": args.grace,
                 "run_retention_seconds": args.run_retention_seconds,
                 "max_run_attempts": args.max_run_attempts,
                 "log_level": args.log_level,
                 "inspector": args.inspector,
+                "inspector_max_connections": args.inspector_max_connections,
+                "inspector_request_seconds": args.inspector_request_seconds,
+                "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
             },
         )
     except ValueError as e:
@@ -351,6 +355,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="per call, most bytes of events waiting for a slow reader: RESOURCE_EXHAUSTED past it, and the run is cancelled (default 32 MiB)",
     )
     s.add_argument(
+        "--handshake-seconds",
+        type=float,
+        help="a new gRPC connection's TLS and HTTP/2 handshake must end within this, else it is closed (default 10)",
+    )
+    s.add_argument(
         "--sync-node-threads",
         type=int,
         help="threads for the sync nodes of live runs; a cancelled run's node gives its thread up (default: min(32, CPUs + 4))",
@@ -371,6 +380,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--inspector",
         metavar="HOST:PORT",
         help="also serve the inspector web page there (off by default; same auth token as the gRPC API)",
+    )
+    s.add_argument(
+        "--inspector-max-connections",
+        type=int,
+        help="the inspector's connections at once; past it a new one gets 503 (default 100, and at most half the "
+        "descriptors free at start: the rest stay for gRPC)",
+    )
+    s.add_argument(
+        "--inspector-request-seconds",
+        type=float,
+        help="an inspector request's line, headers and body must arrive within this, else the connection is closed (default 10)",
+    )
+    s.add_argument(
+        "--inspector-keepalive-seconds", type=float, help="an idle kept-alive inspector connection is closed after this (default 5)"
     )
     s.set_defaults(func=_serve)
 

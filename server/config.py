@@ -15,10 +15,14 @@
     max_message_bytes = 4194304
     max_state_bytes = 8388608            # refuse a thread state larger than this (default: half the send limit; 0: none)
     max_unsent_bytes = 33554432          # per call, events waiting for a slow reader; past it the call ends RESOURCE_EXHAUSTED
+    handshake_seconds = 10.0             # a new gRPC connection's TLS and HTTP/2 handshake must end within this
     sync_node_threads = 6                # threads for sync nodes of live runs (default: min(32, CPUs + 4))
     grace_seconds = 10.0
     recursion_limit = 10007
     inspector = "127.0.0.1:8080"         # serve the inspector page there (off when unset)
+    inspector_max_connections = 100      # the inspector's connections at once (at most half the descriptors free at start)
+    inspector_request_seconds = 10.0     # an inspector request's line, headers and body must all arrive within this
+    inspector_keepalive_seconds = 5.0    # an idle kept-alive inspector connection is closed after this
 
     [graphs]
     reminders = "examples.reminders:graph"
@@ -93,12 +97,16 @@ class ServerConfig:
     max_message_bytes: int = 4 * 1024 * 1024
     max_state_bytes: int | None = None  # None: half the send limit (see state_limit); 0: no limit
     max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES  # per call: events waiting for the reader
+    handshake_seconds: float = 10.0  # gRPC's server_handshake_timeout_ms (its own default: 120 s)
     sync_node_threads: int | None = None  # None: the engine's default (see engine.pregel.NodeThreads)
     grace_seconds: float = 10.0
     recursion_limit: int | None = None
     max_history: int = 1000
     log_level: str = "INFO"
     inspector: str | None = None  # HOST:PORT of the inspector page; None: off
+    inspector_max_connections: int = 100  # see server.inspector._gate: a flood of its port must not take gRPC's descriptors
+    inspector_request_seconds: float = 10.0  # to receive a request's line, headers and body
+    inspector_keepalive_seconds: float = 5.0  # an idle kept-alive connection's life
     config_dir: str | None = None  # the config file's directory (graph file specs are relative to it); not a key
 
     def store_spec(self) -> str:
@@ -144,8 +152,9 @@ _KINDS = {
     **dict.fromkeys(("address", "checkpointer", "store", "cache", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
                      "log_level", "inspector"), _TEXT),
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history",
-                     "max_run_attempts"), _WHOLE),
-    **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds"), _SECONDS),
+                     "max_run_attempts", "inspector_max_connections"), _WHOLE),
+    **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",
+                     "inspector_keepalive_seconds"), _SECONDS),
     "graphs": _TABLE,
     **dict.fromkeys(("store_ttl", "store_index"), _SETTINGS),
 }  # fmt: skip
@@ -364,4 +373,18 @@ def load_config(
         parse_address(cfg.address, what="address", example="127.0.0.1:50051 (0.0.0.0:50051 for every interface)")
     if cfg.inspector is not None:
         parse_address(cfg.inspector)  # a malformed address fails here, before anything starts
+    _check_connection_limits(cfg)
     return cfg
+
+
+def _check_connection_limits(cfg: ServerConfig) -> None:
+    """How long connections may take and how many the inspector holds: each must bound something
+    (no 0 for "none"; a flood of either port must end)."""
+    if not _whole(cfg.inspector_max_connections) or not 0 < cfg.inspector_max_connections <= 1_000_000:
+        raise ValueError(
+            f"inspector_max_connections must be a whole number from 1 to 1000000, got {cfg.inspector_max_connections!r}"
+        )
+    for key in ("handshake_seconds", "inspector_request_seconds", "inspector_keepalive_seconds"):
+        value = getattr(cfg, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3600:
+            raise ValueError(f"{key} must be a number of seconds above 0 and at most 3600, got {value!r}")

@@ -5,9 +5,12 @@ threads' versions and branches, and the runs in flight.
 graphwire.toml) starts it in the server's own process and event loop, beside
 the gRPC server: a uvicorn server driven through its programmatic API, whose
 signal handling is left to graphwire's :func:`server.app.serve`, which stops
-both on SIGTERM. The app itself is in :mod:`server.inspector._app`; the page
-is plain HTML, CSS and JS under ``static/`` (no build step, nothing loaded
-from elsewhere).
+both on SIGTERM. Its connections are accepted by :class:`server.inspector._gate.Gate`,
+not by uvicorn: they are bounded in number and in the time a request may take
+to arrive, so that a flood of the inspector's port never takes the
+descriptors the gRPC server needs. The app itself is in
+:mod:`server.inspector._app`; the page is plain HTML, CSS and JS under
+``static/`` (no build step, nothing loaded from elsewhere).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import contextlib
 import ipaddress
 import logging
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +28,9 @@ import uvicorn
 
 from server.config import parse_address
 from server.inspector._app import STATIC, build_app
+from server.inspector._gate import BoundedH11, Gate, Limits, connection_cap, free_descriptors
 
-__all__ = ["STATIC", "Inspector", "bind", "build_app", "parse_address"]
+__all__ = ["STATIC", "Inspector", "Limits", "bind", "build_app", "parse_address"]
 
 log = logging.getLogger("graphwire.inspector")
 
@@ -64,6 +68,37 @@ def bind(address: str) -> socket.socket:
 
 
 class _Uvicorn(uvicorn.Server):
+    """uvicorn's server with graphwire's gate in front instead of an asyncio server of its own."""
+
+    def __init__(self, config: uvicorn.Config, sock: socket.socket, limits: Limits, max_connections: int) -> None:
+        super().__init__(config)
+        config.load()  # its SSL context, for the gate
+        self.gate = Gate(
+            sock,
+            max_connections=max_connections,
+            request_seconds=limits.request_seconds,
+            tls=config.ssl,
+            protocol=self._protocol,
+        )
+        self._request_seconds = limits.request_seconds
+
+    def _protocol(self, released: Callable[[], None]) -> BoundedH11:
+        return BoundedH11(
+            self.config, self.server_state, self.lifespan.state, request_seconds=self._request_seconds, released=released
+        )
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        # uvicorn's own startup would put loop.create_server() on the socket, which accepts
+        # without limit (see server.inspector._gate); the rest of its serve loop is kept.
+        await self.lifespan.startup()  # lifespan="off": a no-op, kept so the state is uvicorn's
+        self.servers = []
+        self.gate.start()
+        self.started = True
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await self.gate.close()  # first: nothing new comes in while open responses end
+        await super().shutdown(sockets)
+
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         # graphwire's serve() owns SIGTERM/SIGINT: it drains gRPC runs first,
@@ -87,14 +122,27 @@ class Inspector:
         return f"{'https' if self.tls else 'http'}://{host}:{self.port}/"
 
     @classmethod
-    async def start(cls, sock: socket.socket, app: Any, *, tls_cert: str | None = None, tls_key: str | None = None) -> Inspector:
+    async def start(
+        cls, sock: socket.socket, app: Any, *, tls_cert: str | None = None, tls_key: str | None = None, limits: Limits
+    ) -> Inspector:
         """Serve ``app`` on ``sock`` (from :func:`bind`) in the running event loop.
 
         With ``tls_cert``/``tls_key`` (the gRPC server's), it serves HTTPS: the
         token must not cross the network in clear text where gRPC's does not.
+        Start it last: its connection limit is capped by the descriptors free
+        then (:func:`server.inspector._gate.connection_cap`).
         """
+        soft, open_now = free_descriptors()
+        max_connections = connection_cap(limits.max_connections, soft, open_now)
+        if max_connections < limits.max_connections:
+            log.warning(
+                "inspector: at most %d connections at once, not %d: the process may open %d descriptors and has %d "
+                "open, and half of those free stay for gRPC and storage (raise `ulimit -n` to allow more)",
+                max_connections, limits.max_connections, soft, open_now,
+            )  # fmt: skip
         config = uvicorn.Config(
             app,
+            http="h11",  # the protocol the gate's BoundedH11 extends, whatever else is installed
             lifespan="off",
             log_config=None,  # keep graphwire's logging setup
             access_log=False,  # a ?token= in a URL must not reach a log
@@ -102,10 +150,11 @@ class Inspector:
             ws="none",
             ssl_certfile=tls_cert,
             ssl_keyfile=tls_key,
+            timeout_keep_alive=limits.keepalive_seconds,  # type: ignore[arg-type]  # uvicorn's call_later takes a float
         )
         # uvicorn's "Started server process" would name a process graphwire already announced.
         logging.getLogger("uvicorn.error").setLevel(max(logging.WARNING, logging.getLogger("uvicorn.error").level))
-        server = _Uvicorn(config)
+        server = _Uvicorn(config, sock, limits, max_connections)
         task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]), name="graphwire-inspector")
         host, port = sock.getsockname()[:2]
         deadline = asyncio.get_running_loop().time() + START_DEADLINE
