@@ -14,6 +14,8 @@ except ImportError as e:  # pragma: no cover - exercised by tests/engine/test_wi
     ) from e
 
 from engine.prebuilt._react import AgentState, create_react_agent
-from engine.prebuilt._tool_node import InjectedState, InjectedStore, ToolNode, tools_condition
+from engine.prebuilt._tool_node import InjectedState, InjectedStore, ToolNode, ToolRuntime, tools_condition
 
-__all__ = ["ToolNode", "tools_condition", "create_react_agent", "InjectedState", "InjectedStore", "AgentState"]
+__all__ = [
+    "ToolNode", "tools_condition", "create_react_agent", "InjectedState", "InjectedStore", "ToolRuntime", "AgentState",
+]  # fmt: skip

@@ -13,49 +13,36 @@ Written from LangGraph 1.2's observed behaviour (tests/sidebyside/tool_node.py):
   ``handle_tool_errors`` says so (True: LangGraph's "Error: ...  Please fix
   your mistakes."; a string: that text; a callable: what it returns; an
   exception class or tuple: those classes), otherwise it propagates.
-* Arguments annotated ``InjectedState`` (the whole state, or
-  ``InjectedState("key")`` one key) and LangChain's ``InjectedToolCallId`` are
-  filled in, never shown to the model; ``InjectedStore`` receives the graph's
-  store (``compile(store=...)``; None without one).
+* Arguments the graph fills (``InjectedState``, ``InjectedStore``,
+  ``ToolRuntime``, LangChain's ``InjectedToolCallId``, any ``InjectedToolArg``)
+  are never shown to the model, and a model's values for them never reach the
+  tool (engine.prebuilt._injected says how each is filled).
 """
 
 from __future__ import annotations
 
 import asyncio
-import typing
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import get_executor_for_config
-from langchain_core.tools import BaseTool, InjectedToolArg
+from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as create_tool
-from langchain_core.tools.base import get_all_basemodel_annotations
 from pydantic import BaseModel, ValidationError
 
-from engine._internal._task import CURRENT
 from engine._internal._unsupported import refuse
+from engine.prebuilt._injected import InjectedState, InjectedStore, Injections, ToolRuntime, inject, injections_of, runtime_for
 from engine.types import END, Command, Send
 
-__all__ = ["ToolNode", "tools_condition", "InjectedState", "InjectedStore", "msg_content_output"]
+__all__ = ["ToolNode", "tools_condition", "InjectedState", "InjectedStore", "ToolRuntime", "msg_content_output"]
 
 INVALID_TOOL_NAME_ERROR_TEMPLATE = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
 TOOL_CALL_ERROR_TEMPLATE = "Error: {error}\n Please fix your mistakes."
 TOOL_INVOCATION_ERROR_TEMPLATE = (
     "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n {error}\n Please fix the error and try again."
 )
-
-
-class InjectedState(InjectedToolArg):
-    """Marks a tool argument filled with the graph's state (or one key of it)."""
-
-    def __init__(self, field: str | None = None) -> None:
-        self.field = field
-
-
-class InjectedStore(InjectedToolArg):
-    """Marks a tool argument filled with the graph's store (None when it was compiled without one)."""
 
 
 ErrorHandling = bool | str | Callable[..., str] | type[Exception] | tuple[type[Exception], ...]
@@ -75,31 +62,18 @@ def msg_content_output(output: Any) -> str | list[Any]:
         return str(output)
 
 
-def _injections(tool: BaseTool) -> tuple[dict[str, str | None], list[str]]:
-    """``{arg: state key or None}`` for InjectedState arguments, and InjectedStore arguments."""
-    state: dict[str, str | None] = {}
-    store: list[str] = []
-    try:
-        hints = get_all_basemodel_annotations(tool.get_input_schema())
-    except Exception:  # a tool without a pydantic schema takes nothing injected
-        return state, store
-    for name, hint in hints.items():
-        for meta in typing.get_args(hint)[1:] if typing.get_origin(hint) is typing.Annotated else ():
-            if meta is InjectedState or isinstance(meta, InjectedState):
-                state[name] = meta.field if isinstance(meta, InjectedState) else None
-            elif meta is InjectedStore or isinstance(meta, InjectedStore):
-                store.append(name)
-    return state, store
+def _invocation_error(tool: BaseTool, call: ToolCall, e: ValidationError, filled: frozenset[str]) -> str:
+    """The message a model reads when its arguments fail the tool's schema.
 
-
-def _invocation_error(tool: BaseTool, call: ToolCall, e: ValidationError, hidden: set[str]) -> str:
+    It shows the arguments the model sent and the errors it can fix: none
+    about a parameter the node fills, and none without a location.
+    """
     lines = [
         f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
         for err in e.errors()
-        if not err["loc"] or str(err["loc"][0]) not in hidden
+        if err["loc"] and str(err["loc"][0]) not in filled
     ]
-    kwargs = {k: v for k, v in call["args"].items() if k not in hidden}
-    return TOOL_INVOCATION_ERROR_TEMPLATE.format(tool_name=tool.name, tool_kwargs=kwargs, error="\n".join(lines))
+    return TOOL_INVOCATION_ERROR_TEMPLATE.format(tool_name=tool.name, tool_kwargs=call["args"], error="\n".join(lines))
 
 
 class ToolNode(Runnable[Any, Any]):
@@ -129,11 +103,11 @@ class ToolNode(Runnable[Any, Any]):
         self.handle_tool_errors = handle_tool_errors
         self.messages_key = messages_key
         self.tools_by_name: dict[str, BaseTool] = {}
-        self._injected: dict[str, tuple[dict[str, str | None], list[str]]] = {}
+        self._injected: dict[str, Injections] = {}
         for t in tools:
             made = t if isinstance(t, BaseTool) else create_tool(t)
             self.tools_by_name[made.name] = made
-            self._injected[made.name] = _injections(made)
+            self._injected[made.name] = injections_of(made)
 
     # -- input and output --------------------------------------------------
     def _calls(self, input: Any) -> tuple[list[ToolCall], Any]:
@@ -178,22 +152,13 @@ class ToolNode(Runnable[Any, Any]):
         return Command(update={self.messages_key: messages, **updates}, goto=gotos)
 
     # -- one call ------------------------------------------------------------
-    def _prepare(self, call: ToolCall, input: Any) -> tuple[BaseTool | None, ToolCall, set[str]]:
+    def _prepare(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> tuple[BaseTool | None, ToolCall]:
+        """The tool and the call as it receives it: the model's arguments less injected ones, plus the graph's."""
         tool = self.tools_by_name.get(call["name"])
         if tool is None:
-            return None, call, set()
-        state_args, store_args = self._injected[tool.name]
-        args = dict(call["args"])
-        for arg, key in state_args.items():
-            if key is None:
-                args[arg] = input
-            else:
-                args[arg] = input[key] if isinstance(input, dict) else getattr(input, key)
-        if store_args:
-            ctx = CURRENT.get()
-            for arg in store_args:
-                args[arg] = ctx.store if ctx is not None else None
-        return tool, {**call, "args": args}, {*state_args, *store_args}
+            return None, call
+        args = inject(call["args"], self._injected[tool.name], runtime, tool.name, self.messages_key)
+        return tool, {**call, "args": args}
 
     def _unknown(self, call: ToolCall) -> ToolMessage:
         content = INVALID_TOOL_NAME_ERROR_TEMPLATE.format(
@@ -201,11 +166,11 @@ class ToolNode(Runnable[Any, Any]):
         )
         return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
 
-    def _failed(self, tool: BaseTool, call: ToolCall, e: Exception, hidden: set[str]) -> ToolMessage:
-        """The ToolMessage for a failed call, or the exception raised again."""
+    def _failed(self, tool: BaseTool, call: ToolCall, e: Exception) -> ToolMessage:
+        """The ToolMessage for a failed call (``call`` as the model made it), or the exception raised again."""
         flag = self.handle_tool_errors
         if isinstance(e, ValidationError) and flag is not False:
-            content = _invocation_error(tool, call, e, hidden)
+            content = _invocation_error(tool, call, e, self._injected[tool.name].filled)
         elif flag is None or flag is False:
             raise e
         elif flag is True:
@@ -233,27 +198,31 @@ class ToolNode(Runnable[Any, Any]):
             return out
         return ToolMessage(msg_content_output(out), name=call["name"], tool_call_id=call["id"])
 
-    def _run_one(self, call: ToolCall, input: Any, config: RunnableConfig) -> ToolMessage | Command:
-        tool, prepared, hidden = self._prepare(call, input)
+    def _run_one(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> ToolMessage | Command:
+        tool, prepared = self._prepare(call, runtime)
         if tool is None:
             return self._unknown(call)
         try:
-            return self._done(tool.invoke(prepared, config), call)
+            return self._done(tool.invoke(prepared, runtime.config), call)
         except Exception as e:
             if _is_control_flow(e):
                 raise
-            return self._failed(tool, prepared, e, hidden)
+            return self._failed(tool, call, e)
 
-    async def _arun_one(self, call: ToolCall, input: Any, config: RunnableConfig) -> ToolMessage | Command:
-        tool, prepared, hidden = self._prepare(call, input)
+    async def _arun_one(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> ToolMessage | Command:
+        tool, prepared = self._prepare(call, runtime)
         if tool is None:
             return self._unknown(call)
         try:
-            return self._done(await tool.ainvoke(prepared, config), call)
+            return self._done(await tool.ainvoke(prepared, runtime.config), call)
         except Exception as e:
             if _is_control_flow(e):
                 raise
-            return self._failed(tool, prepared, e, hidden)
+            return self._failed(tool, call, e)
+
+    def _runtimes(self, calls: list[ToolCall], state: Any, config: RunnableConfig) -> list[ToolRuntime[Any, Any]]:
+        tools = list(self.tools_by_name.values())
+        return [runtime_for(c["id"], state, config, tools) for c in calls]
 
     # -- the Runnable ----------------------------------------------------------
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
@@ -262,14 +231,15 @@ class ToolNode(Runnable[Any, Any]):
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         calls, input = self._calls(input)
         cfg: RunnableConfig = config or {}
+        runtimes = self._runtimes(calls, input, cfg)
         with get_executor_for_config(cfg) as executor:
-            results = list(executor.map(lambda c: self._run_one(c, input, cfg), calls))
+            results = list(executor.map(self._run_one, calls, runtimes))
         return self._output(results, input)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         calls, input = self._calls(input)
         cfg: RunnableConfig = config or {}
-        results = await asyncio.gather(*(self._arun_one(c, input, cfg) for c in calls))
+        results = await asyncio.gather(*(self._arun_one(c, rt) for c, rt in zip(calls, self._runtimes(calls, input, cfg))))
         return self._output(list(results), input)
 
 

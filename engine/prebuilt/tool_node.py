@@ -8,6 +8,7 @@ from engine.prebuilt._tool_node import (
     InjectedState,
     InjectedStore,
     ToolNode,
+    ToolRuntime,
     msg_content_output,
     tools_condition,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "tools_condition",
     "InjectedState",
     "InjectedStore",
+    "ToolRuntime",
     "msg_content_output",
     "INVALID_TOOL_NAME_ERROR_TEMPLATE",
     "TOOL_CALL_ERROR_TEMPLATE",

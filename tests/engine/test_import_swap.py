@@ -43,7 +43,7 @@ LANGGRAPH: dict[str, set[str]] = {
         "AgentState", "AgentStatePydantic", "AgentStateWithStructuredResponse",
         "AgentStateWithStructuredResponsePydantic", "create_react_agent", "create_tool_calling_executor",
     },
-    "prebuilt.tool_node": {"InjectedState", "InjectedStore", "ToolNode", "tools_condition", "msg_content_output"},
+    "prebuilt.tool_node": {"InjectedState", "InjectedStore", "ToolNode", "ToolRuntime", "tools_condition", "msg_content_output"},
     "func": {"entrypoint", "task"},
     "checkpoint.memory": {"InMemorySaver", "MemorySaver"},
     "checkpoint.sqlite": {"SqliteSaver"},
@@ -80,7 +80,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "RunControl": "cooperative draining (invoke(control=)) is not supported yet",
     },
     "prebuilt": {
-        "ToolRuntime": "a tool's Runtime: not supported yet",
         "ToolCallTransformer": "LangGraph's v2 streaming of tool calls",
         "ValidationNode": "deprecated in LangGraph (structured output through tools)",
     },
@@ -132,6 +131,7 @@ def test_kept_names_are_the_same_objects_across_modules() -> None:
     assert engine.types.interrupt is engine.interrupt
     assert engine.graph.add_messages is engine.graph.message.add_messages is engine.add_messages
     assert engine.prebuilt.ToolNode is engine.prebuilt.tool_node.ToolNode
+    assert engine.prebuilt.ToolRuntime is engine.prebuilt.tool_node.ToolRuntime
 
 
 def test_constants_module() -> None:
