@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import grpc
 
 from engine.errors import InvalidNamespaceError, StoreError
-from engine.store import check_ops
+from engine.store import MAX_TTL_MINUTES, check_ops
 from engine.store.base import (
     NOT_PROVIDED,
     BaseStore,
@@ -129,8 +129,12 @@ class StoreRpcs:
         ttl: Any = NOT_PROVIDED  # the store's default
         if request.HasField("ttl_minutes"):
             minutes = request.ttl_minutes
-            if not math.isfinite(minutes) or minutes < 0:
-                raise bad("ttl_minutes", f"a number of minutes >= 0 (0: never expires), got {minutes!r}")
+            if not math.isfinite(minutes) or not 0 <= minutes <= MAX_TTL_MINUTES:
+                raise bad(
+                    "ttl_minutes",
+                    f"a number of minutes >= 0 and at most {MAX_TTL_MINUTES:,.0f} (about 1,900 years; 0: never expires), "
+                    f"got {minutes!r}",
+                )
             ttl = minutes or None
         _checked(PutOp(namespace, key, value), "namespace")
         await self._store_call(self.store.aput(namespace, key, value, index, ttl=ttl))

@@ -57,6 +57,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.store import MAX_TTL_MINUTES
+
 __all__ = [
     "ServerConfig", "load_config", "read_toml", "parse_address", "check_postgres", "is_postgres", "DEFAULT_GRAPHS",
     "DEFAULT_MAX_UNSENT_BYTES", "ENV_PREFIX", "MIN_SEND_BYTES", "SETTINGS_KEYS",
@@ -289,6 +291,8 @@ def _check_store(cfg: ServerConfig) -> None:
             raise ValueError(f"store_ttl.{key} must be true or false, got {value!r}")
         if kind == "minutes" and not _minutes(value):
             raise ValueError(f"store_ttl.{key} must be a number of minutes above 0, got {value!r}")
+        if key == "default_ttl" and value > MAX_TTL_MINUTES:  # else every put naming no TTL would fail
+            raise ValueError(f"store_ttl.default_ttl must be at most {MAX_TTL_MINUTES:,.0f} minutes, got {value!r}")
     if cfg.store_index is not None:
         index = cfg.store_index
         if not isinstance(index.get("embed"), str):

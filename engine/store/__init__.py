@@ -13,8 +13,8 @@ keeps tenants' namespaces apart.
 from __future__ import annotations
 
 from engine.store.base import BaseStore, Item, SearchItem
-from engine.store._logic import check_ops
+from engine.store._logic import MAX_TTL_MINUTES, check_ops
 from engine.store._scoped import ScopedStore, StoreView, is_scoped
 from engine.store.memory import InMemoryStore
 
-__all__ = ["BaseStore", "InMemoryStore", "Item", "ScopedStore", "SearchItem", "StoreView", "check_ops", "is_scoped"]
+__all__ = ["MAX_TTL_MINUTES", "BaseStore", "InMemoryStore", "Item", "ScopedStore", "SearchItem", "StoreView", "check_ops", "is_scoped"]

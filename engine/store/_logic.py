@@ -38,6 +38,7 @@ from engine.store.base._types import (
 )
 
 __all__ = [
+    "MAX_TTL_MINUTES",
     "Batch",
     "check_ops",
     "Fields",
@@ -56,6 +57,10 @@ __all__ = [
     "texts_to_embed",
     "under",
 ]
+
+#: The longest TTL (about 1,900 years). An expiry is a datetime, which ends at year 9999: a longer TTL
+#: (1e308, say) cannot be one, so it is refused as a bad argument rather than overflowing inside the store.
+MAX_TTL_MINUTES = 1e9
 
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
@@ -104,8 +109,13 @@ def _check_put(op: PutOp) -> None:
         if isinstance(op.index, str) or not all(isinstance(p, str) for p in op.index):
             raise TypeError(f"index must be False, None or a list of field paths, got {op.index!r}")
     if op.ttl is not None:
-        if isinstance(op.ttl, bool) or not isinstance(op.ttl, (int, float)) or not math.isfinite(op.ttl) or op.ttl <= 0:
+        if isinstance(op.ttl, bool) or not isinstance(op.ttl, (int, float)) or not math.isfinite(op.ttl):
             raise ValueError(f"ttl is a number of minutes > 0 (or None: never expire), got {op.ttl!r}")
+        if not 0 < op.ttl <= MAX_TTL_MINUTES:
+            raise ValueError(
+                f"ttl is a number of minutes > 0 and at most {MAX_TTL_MINUTES:,.0f} (about 1,900 years; "
+                f"None: never expire), got {op.ttl!r}"
+            )
 
 
 def plan(ops: Iterable[Op], *, check_namespaces: bool = True) -> Batch:

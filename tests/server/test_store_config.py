@@ -65,6 +65,7 @@ def test_store_settings_from_the_file_the_environment_and_the_flag(tmp_path: Pat
         ({"store_ttl": {"default": 5}}, "store_ttl: unknown key 'default'"),
         ({"store_ttl": {"default_ttl": 0}}, "store_ttl.default_ttl must be a number of minutes above 0"),
         ({"store_ttl": {"sweep_interval_minutes": "5"}}, "store_ttl.sweep_interval_minutes"),
+        ({"store_ttl": {"default_ttl": 1e308}}, "store_ttl.default_ttl must be at most 1,000,000,000 minutes"),
         ({"store_ttl": {"refresh_on_read": 1}}, "store_ttl.refresh_on_read must be true or false"),
         ({"store_index": {"dims": 3}}, "store_index needs embed"),
         ({"store_index": {"embed": "m:f", "dims": 0}}, "store_index.dims"),

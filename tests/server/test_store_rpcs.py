@@ -76,6 +76,7 @@ def test_the_store_lives_in_the_checkpointers_file(server: Any, ns: tuple[str, .
         (lambda s, ns: s.put_item(ns, "a\x00b", {}), "key"),
         (lambda s, ns: s.put_item(ns, "k", {}, ttl=-1), "ttl_minutes"),
         (lambda s, ns: s.put_item(ns, "k", {}, ttl=float("inf")), "ttl_minutes"),
+        (lambda s, ns: s.put_item(ns, "k", {}, ttl=1e308), "ttl_minutes"),  # issue 28 item 5c: was INTERNAL
         (lambda s, ns: s.get_item(("a.b",), "k"), "namespace"),
         (lambda s, ns: s.get_item(ns, "x" * 513), "key"),
         (lambda s, ns: s.search_items(("a\x00",)), "namespace_prefix"),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from engine.store import MAX_TTL_MINUTES
 from engine.store.base import BaseStore
 
 
@@ -86,3 +87,20 @@ def test_bad_ttls_are_refused(store: BaseStore, ttl: Any) -> None:
     with pytest.raises((ValueError, TypeError)):
         store.put(("n",), "k", {"v": 1}, ttl=ttl)
     assert store.get(("n",), "k") is None
+
+
+@pytest.mark.parametrize("ttl", [1e308, MAX_TTL_MINUTES * 2, 1e12])
+def test_a_ttl_too_long_for_a_date_is_a_value_error(store: BaseStore, ttl: float) -> None:
+    """Issue 28 item 5c: an expiry past year 9999 used to overflow inside the store (OverflowError)."""
+    with pytest.raises(ValueError, match=r"ttl is a number of minutes > 0 and at most 1,000,000,000 \(about 1,900 years"):
+        store.put(("n",), "k", {"v": 1}, ttl=ttl)
+    assert store.get(("n",), "k") is None
+
+
+def test_the_longest_ttl_is_kept_and_refreshed(new_store: Callable[..., BaseStore], clock: Any) -> None:
+    store = new_store()
+    store.put(("n",), "k", {"v": 1}, ttl=MAX_TTL_MINUTES)
+    clock.advance(10)
+    assert store.get(("n",), "k") is not None  # a read refreshes it: its expiry is computed again
+    clock.advance(MAX_TTL_MINUTES - 1)
+    assert store.sweep_ttl() == 0 and store.get(("n",), "k", refresh_ttl=False) is not None
