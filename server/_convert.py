@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import logging
 import re
 from datetime import datetime
 from typing import Any
@@ -10,12 +11,15 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import events as ev
+from engine.checkpoint._helpers import is_unicode
 from engine.store.base import Item
 from engine.types import Interrupt, StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 
 __all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "item", "saved_event", "stored_error", "KIND_OF"]
+
+log = logging.getLogger("graphwire.server")
 
 # engine event class → the EventKind a caller filters on
 KIND_OF: dict[type, int] = {
@@ -122,6 +126,30 @@ def stored_error(text: Any) -> pb.ErrorInfo:
     return pb.ErrorInfo(type=name, message=message)
 
 
+def _sendable(value: Any, what: str) -> str:
+    """``value`` as JSON for a run event, or "" (no value) when it cannot cross the wire.
+
+    A node can put in an event what JSON cannot carry: NaN, a map with tuple
+    keys, a lone surrogate, a value nested deeper than Python's recursion
+    limit. The server's saver refuses such a state value (the run then ends
+    ERROR with SerializationError), but a step's events are sent before its
+    version is written, and custom events and message chunks are never
+    stored. Failing the call for one of them would end the stream without
+    its RunFinished (and the run with it); the event goes without that value
+    instead, as RunFinished goes without values too large to send, and the
+    log says why.
+    """
+    try:
+        text = encode(value)
+    except (ValueError, TypeError, RecursionError) as exc:
+        log.warning("a run event's %s cannot cross the wire as JSON (%s: %.200s); sent without it", what, type(exc).__name__, exc)
+        return ""
+    if not is_unicode(text):  # a lone surrogate: protobuf would refuse the string field
+        log.warning("a run event's %s holds a lone surrogate, which UTF-8 cannot carry; sent without it", what)
+        return ""
+    return text
+
+
 def run_event(e: ev.Event, final_ref: pb.CheckpointRef | None = None, interrupt_nodes: dict[str, tuple[str, str]] | None = None) -> pb.RunEvent:
     """The RunEvent for one engine event (``seq``/``run_id`` set by the caller), with its namespace."""
     msg = _run_event(e, final_ref, interrupt_nodes)
@@ -139,7 +167,7 @@ def _run_event(e: ev.Event, final_ref: pb.CheckpointRef | None, interrupt_nodes:
         return pb.RunEvent(step_finished=pb.StepFinished(step=e.step))
     if isinstance(e, ev.TaskStarted):
         return pb.RunEvent(
-            task_started=pb.TaskStarted(step=e.step, task_id=e.task_id, node=e.node, input_json=encode(e.input), triggers=list(e.triggers))
+            task_started=pb.TaskStarted(step=e.step, task_id=e.task_id, node=e.node, input_json=_sendable(e.input, "task input"), triggers=list(e.triggers))
         )
     if isinstance(e, ev.TaskFinished):
         return pb.RunEvent(
@@ -147,32 +175,32 @@ def _run_event(e: ev.Event, final_ref: pb.CheckpointRef | None, interrupt_nodes:
                 step=e.step,
                 task_id=e.task_id,
                 node=e.node,
-                update_json=encode(e.update) if e.update is not None else "",
+                update_json=_sendable(e.update, "update") if e.update is not None else "",
                 error=_err(e.error_type, e.error),
                 interrupts=[interrupt(i, e.node, e.task_id) for i in e.interrupts],
                 cached=e.cached,
             )
         )
     if isinstance(e, ev.ValuesEvent):
-        return pb.RunEvent(values=pb.Values(step=e.step, values_json=encode(e.values)))
+        return pb.RunEvent(values=pb.Values(step=e.step, values_json=_sendable(e.values, "values")))
     if isinstance(e, ev.CustomEvent):
-        return pb.RunEvent(custom=pb.Custom(step=e.step, task_id=e.task_id, node=e.node, payload_json=encode(e.payload)))
+        return pb.RunEvent(custom=pb.Custom(step=e.step, task_id=e.task_id, node=e.node, payload_json=_sendable(e.payload, "custom payload")))
     if isinstance(e, ev.MessageChunk):
         return pb.RunEvent(
-            message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk_json=encode(e.chunk), metadata_json=encode(e.metadata))
+            message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk_json=_sendable(e.chunk, "message chunk"), metadata_json=_sendable(e.metadata, "chunk metadata"))
         )
     if isinstance(e, ev.CheckpointSaved):
         ref = checkpoint_ref(e.checkpoint_id, e.parent_id, e.step, e.source, e.next, e.created_at)
         return pb.RunEvent(checkpoint_saved=pb.CheckpointSaved(checkpoint=ref))
     if isinstance(e, ev.InterruptEvent):
-        return pb.RunEvent(interrupt=pb.Interrupt(interrupt_id=e.interrupt_id, node=e.node, task_id=e.task_id, value_json=encode(e.value)))
+        return pb.RunEvent(interrupt=pb.Interrupt(interrupt_id=e.interrupt_id, node=e.node, task_id=e.task_id, value_json=_sendable(e.value, "interrupt value")))
     if isinstance(e, ev.RunFinished):
         nodes = interrupt_nodes or {}
         return pb.RunEvent(
             run_finished=pb.RunFinished(
                 reason=REASONS[e.reason],
                 checkpoint=final_ref,
-                values_json=encode(e.values) if e.values is not None else "",
+                values_json=_sendable(e.values, "final values") if e.values is not None else "",
                 error=_err(e.error_type, e.error_message),
                 interrupts=[interrupt(i, *nodes.get(getattr(i, "id", ""), ("", ""))) for i in e.interrupts],
             )

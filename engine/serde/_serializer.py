@@ -29,6 +29,7 @@ import msgpack  # type: ignore[import-untyped]
 
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import _langchain
+from engine.serde._depth import pack_top
 from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
 from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
 from engine.serde._wire import int_too_long, may_be_unsendable
@@ -206,7 +207,7 @@ class Serializer:
             packer = getattr(local, "packer", None)
             if packer is None:
                 packer = local.packer = msgpack.Packer(default=self._default, **_PACK_OPTIONS)
-        return packer.pack(value)
+        return pack_top(packer.pack, value)
 
     def _pack_nested(self, value: Any) -> bytes:
         options = _JSON_SAFE_PACK_OPTIONS if self.json_safe else _PACK_OPTIONS

@@ -3,7 +3,8 @@
 Values cross graphwire's wire as JSON text, so a value the store can hold
 but JSON cannot (NaN, an infinity, an integer longer than Python's
 int-to-str limit, a string with a lone surrogate, a map key that is not a
-string) would be stored and then fail every read of its thread. A serializer
+string, nesting past :data:`~engine.serde._depth.WIRE_DEPTH` levels)
+would be stored and then fail every read of its thread. A serializer
 with ``json_safe`` set refuses such values at write time instead, with the
 path to them, like a type outside the allowlist: nothing is stored, the
 thread keeps its last version.
@@ -12,7 +13,8 @@ The check costs little on the hot path: strings are encoded strictly by
 msgpack's C code (a lone surrogate fails the pack), long integers are seen
 by the packer's callback anyway, and what is left is read from the packed
 bytes: one regular-expression scan for floats with an all-ones exponent (the
-encoding of NaN and the infinities), and, when the bytes may hold a map, one
+encoding of NaN and the infinities), and, when the bytes may hold a map (or
+containers nested too deep: read behind a prefix, see :mod:`engine.serde._depth`), one
 unpack of them by msgpack's C code with ``strict_map_key`` (keys must be
 text; an ext key such as a tuple comes back as None, which is not), about
 what reading the value back costs. msgpack's strict mode lets byte-string
@@ -31,6 +33,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
+from engine.serde._depth import could_nest_past_wire, wire_prefix
 from engine.serde._ext import Code
 
 __all__ = ["int_too_long", "json_problem", "key_problem", "may_be_unsendable"]
@@ -69,17 +72,20 @@ def _unpack(data: bytes) -> None:
 
 
 def may_be_unsendable(data: bytes) -> bool:
-    """Whether packed bytes may hold a non-finite float or a map key that is not a string.
+    """Whether packed bytes may hold a non-finite float, a map key that is not a string, or nest too deep.
 
-    False is certain; True means "look at the value" (:func:`json_problem`).
+    False is certain; True means "look at the value" (:func:`json_problem`,
+    and the depth the walk counts). Too deep is past :data:`~engine.serde._depth.WIRE_DEPTH`,
+    found by the same unpack (see :mod:`engine.serde._depth`).
     """
     if _NON_FINITE.search(data) is not None:
         return True
-    if _MAP_MARKER.search(data) is None:
+    deep = could_nest_past_wire(data)
+    if not deep and _MAP_MARKER.search(data) is None:
         return False
     try:
-        _unpack(data)
-    except (_BadKey, ValueError):  # ValueError: strict_map_key refused a key
+        _unpack(wire_prefix() + data if deep else data)
+    except (_BadKey, ValueError):  # ValueError: strict_map_key refused a key, or StackError (too deep)
         return True
     return False
 

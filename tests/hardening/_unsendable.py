@@ -14,6 +14,13 @@ from engine import END, START, StateGraph
 
 __all__ = ["KINDS", "unsendable"]
 
+def _nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
 #: kind -> (the value, where in ``value`` the wire fails: the path the error names)
 KINDS: dict[str, tuple[Any, str]] = {
     "nan": ({"x": [1.0, float("nan")]}, "['x'][1]"),
@@ -25,6 +32,9 @@ KINDS: dict[str, tuple[Any, str]] = {
     "tuple key": ({"x": {(1, 2): "pair"}}, "['x']<key>"),
     "int key": ({1: "one"}, "<key>"),
     "nan in a tuple": ({"x": (1, float("nan"))}, "['x'][1]"),
+    # issue 28 item 5d: 2,000 levels (past msgpack's limit) and 600 (within it, past the serializer's 500)
+    "2000 deep": ({"x": _nested(2000)}, "['x']['a']['a']"),
+    "600 deep": ({"x": _nested(600)}, "['x']['a']['a']"),
 }
 
 

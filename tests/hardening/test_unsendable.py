@@ -46,3 +46,24 @@ def test_a_value_the_wire_cannot_carry_is_refused_and_the_thread_stays_readable(
         # The next turn runs on from there (the append-only list holds nothing unsendable).
         again = client.invoke("unsendable", tid, {"kind": "fine"}, timeout=30)
         assert again.reason is FinishReason.END and again.values["items"] == ["fine", "fine"]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_stream_of_every_event_ends_with_run_finished(hardened: Hardened, tid: str, kind: str) -> None:
+    """Issue 28 item 5d: a node value nested 2,000 deep ended the call INTERNAL (RecursionError), and with
+    every event kind asked for, any value here did (its TaskFinished and Values events failed to encode,
+    before the saver refused the value): no RunFinished. Such an event now goes without that value."""
+    with hardened.client() as client:
+        assert client.invoke("unsendable", tid, {"kind": "fine"}, timeout=30).reason is FinishReason.END
+        events = list(client.stream("unsendable", tid, {"kind": kind}, timeout=30))
+        last = events[-1]
+        assert type(last).__name__ == "RunFinished" and last.reason is FinishReason.ERROR, events
+        assert last.error is not None and last.error.type == "SerializationError", last.error
+        assert KINDS[kind][1] in last.error.message, last.error.message
+        # (JSON writes an int key as text, and 600 levels are within its reach: those updates go)
+        if kind not in ("int key", "600 deep"):
+            finished = [e for e in events if type(e).__name__ == "TaskFinished" and e.node == "make"]
+            assert [e.update for e in finished] == [None]  # the update the wire cannot carry is left out
+        assert client.get_state("unsendable", tid, timeout=10).values["items"] == ["fine"]
+        again = client.invoke("unsendable", tid, {"kind": "fine"}, timeout=30)
+        assert again.reason is FinishReason.END and again.values["items"] == ["fine", "fine"]
