@@ -39,7 +39,10 @@ StructuredResponseSchema = dict | type[BaseModel]
     category=LangGraphDeprecatedSinceV10,
 )
 class AgentState(TypedDict):
-    """The agent's state: its messages, and the steps the call has left (a managed value, not stored)."""
+    """The state of the agent."""
+
+    # The docstrings of these states are LangGraph's words: they are the "description" of the
+    # graph's input and output JSON schemas. remaining_steps is a managed value (never stored).
 
     messages: Annotated[Sequence[BaseMessage], add_messages]
     remaining_steps: NotRequired[RemainingSteps]
@@ -50,7 +53,7 @@ class AgentState(TypedDict):
     category=LangGraphDeprecatedSinceV10,
 )
 class AgentStatePydantic(BaseModel):
-    """:class:`AgentState` as a Pydantic model."""
+    """The state of the agent."""
 
     messages: Annotated[Sequence[BaseMessage], add_messages]
     remaining_steps: RemainingSteps = 25
@@ -64,7 +67,7 @@ with warnings.catch_warnings():  # deriving from the deprecated states is ours, 
         category=LangGraphDeprecatedSinceV10,
     )
     class AgentStateWithStructuredResponse(AgentState):
-        """:class:`AgentState` with the structured answer ``response_format`` asks for."""
+        """The state of the agent with a structured response."""
 
         structured_response: StructuredResponse
 
@@ -73,7 +76,7 @@ with warnings.catch_warnings():  # deriving from the deprecated states is ours, 
         category=LangGraphDeprecatedSinceV10,
     )
     class AgentStateWithStructuredResponsePydantic(AgentStatePydantic):
-        """:class:`AgentStatePydantic` with the structured answer ``response_format`` asks for."""
+        """The state of the agent with a structured response."""
 
         structured_response: StructuredResponse
 
