@@ -92,7 +92,7 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "RunControl": "cooperative draining (invoke(control=)) is not supported yet",
     },
     "prebuilt": {
-        "ToolCallTransformer": "LangGraph's v2 streaming of tool calls",
+        "ToolCallTransformer": "a transformer of LangGraph's v3 streaming protocol (stream_events(version='v3')): not built",
     },
     "checkpoint.postgres": {
         "BasePostgresSaver": "one PostgresSaver (async at heart, with a derived sync face)",
