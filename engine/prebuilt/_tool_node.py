@@ -144,10 +144,22 @@ class ToolNode(Runnable[Any, Any]):
         args = inject(call["args"], inj, request.runtime, call["name"], self._messages_key)
         return tool, {**call, "args": args, "type": "tool_call"}
 
-    def _invalid(self, request: ToolCallRequest, tool: BaseTool, e: ValidationError) -> ToolInvocationError:
-        call = request.tool_call
-        inj = self._injected.get(call["name"]) or injections_of(tool)
-        return ToolInvocationError(call["name"], e, call["args"], model_errors(e, inj.filled))
+    def _caught(self, request: ToolCallRequest, tool: BaseTool, e: Exception) -> ToolMessage:
+        """What a call whose tool raised ``e`` answers: an error ToolMessage, or ``e`` raised on.
+
+        Control flow (an interrupt, a Command for the parent) always leaves the
+        node. A schema's ValidationError is the model's bad arguments
+        (a ToolInvocationError), unless it refuses a resume answer.
+        """
+        if isinstance(e, GraphBubbleUp):
+            raise e
+        if isinstance(e, ValidationError) and not is_invalid_resume(e):
+            call = request.tool_call
+            inj = self._injected.get(call["name"]) or injections_of(tool)
+            invalid = ToolInvocationError(call["name"], e, call["args"], model_errors(e, inj.filled))
+            invalid.__cause__ = e
+            e = invalid
+        return self._failed(request, e)
 
     def _failed(self, request: ToolCallRequest, e: Exception) -> ToolMessage:
         """The error ToolMessage for ``e``, or ``e`` raised again when ``handle_tool_errors`` does not cover it."""
@@ -157,45 +169,35 @@ class ToolNode(Runnable[Any, Any]):
         content = error_content(e, self._handle_tool_errors)
         return ToolMessage(content=content, name=call["name"], tool_call_id=call["id"], status="error")
 
+    def _answer(self, request: ToolCallRequest, tool: BaseTool, response: Any, input_type: InputType) -> Result | list[Result]:
+        try:
+            return normalize(response, request.tool_call, input_type, self._messages_key)
+        except Exception as e:  # a malformed answer is the tool's failure, handled as one
+            return self._caught(request, tool, e)
+
+    # The unknown-name answer and the injection happen before the handled part, as LangGraph's:
+    # the graph failing to fill an argument (no store, a missing state key) is no tool error.
     def _execute(self, request: ToolCallRequest, input_type: InputType) -> Result | list[Result]:
-        # Outside the handled block, as LangGraph's: an unknown name is answered, and
-        # the graph failing to fill an argument (no store, a missing state key) is no tool error.
         prepared = self._prepared(request)
         if isinstance(prepared, ToolMessage):
             return prepared
         tool, call = prepared
         try:
-            try:
-                response = tool.invoke(call, request.runtime.config)
-            except ValidationError as e:
-                if is_invalid_resume(e):
-                    raise
-                raise self._invalid(request, tool, e) from e
-            return normalize(response, request.tool_call, input_type, self._messages_key)
-        except GraphBubbleUp:
-            raise
+            response = tool.invoke(call, request.runtime.config)
         except Exception as e:
-            return self._failed(request, e)
+            return self._caught(request, tool, e)
+        return self._answer(request, tool, response, input_type)
 
     async def _aexecute(self, request: ToolCallRequest, input_type: InputType) -> Result | list[Result]:
-        # Outside the handled block, as LangGraph's: an unknown name is answered, and
-        # the graph failing to fill an argument (no store, a missing state key) is no tool error.
         prepared = self._prepared(request)
         if isinstance(prepared, ToolMessage):
             return prepared
         tool, call = prepared
         try:
-            try:
-                response = await tool.ainvoke(call, request.runtime.config)
-            except ValidationError as e:
-                if is_invalid_resume(e):
-                    raise
-                raise self._invalid(request, tool, e) from e
-            return normalize(response, request.tool_call, input_type, self._messages_key)
-        except GraphBubbleUp:
-            raise
+            response = await tool.ainvoke(call, request.runtime.config)
         except Exception as e:
-            return self._failed(request, e)
+            return self._caught(request, tool, e)
+        return self._answer(request, tool, response, input_type)
 
     def _request(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> ToolCallRequest:
         return ToolCallRequest(tool_call=call, tool=self._tools_by_name.get(call["name"]), state=runtime.state, runtime=runtime)
