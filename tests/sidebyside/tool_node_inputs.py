@@ -2,7 +2,7 @@
 Pydantic states, a tool answering with a list, a Command without its answer; a node returning several Commands."""
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
