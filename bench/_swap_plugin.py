@@ -61,8 +61,22 @@ class _StandIn:
     __iter__ = __getitem__ = __eq__ = __hash__ = __bool__ = __or__ = __ror__ = _fail  # type: ignore[assignment]
 
 
-def _fallback(name: str, real: str | None, previous: Callable[[str], Any] | None) -> Callable[[str], Any]:
-    """A module ``__getattr__``: the module's own first, then its submodule, then a stand-in for a name it lacks."""
+def _asked_by_engine() -> bool:
+    """Whether the code looking the name up is the engine's own (past the import machinery's frames)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("importlib"):
+        frame = frame.f_back
+    caller = frame.f_globals.get("__name__", "") if frame is not None else ""
+    return caller == "engine" or caller.startswith("engine.")
+
+
+def _fallback(name: str, previous: Callable[[str], Any] | None, engine_name: str | None = None) -> Callable[[str], Any]:
+    """A module ``__getattr__``: the module's own first, then its submodule, then a stand-in for a name it lacks.
+
+    The engine's own look-ups (``from engine.pregel import _lc_stream`` before
+    that submodule was imported, ``getattr(module, name, None)``) must see the
+    engine as it is, so they get the submodule or an AttributeError, never a stand-in.
+    """
 
     def __getattr__(attr: str) -> Any:
         if previous is not None:
@@ -72,12 +86,14 @@ def _fallback(name: str, real: str | None, previous: Callable[[str], Any] | None
                 pass
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
-        if real is not None:  # `from engine.pregel import _lc_stream` asks the package before importing the submodule
+        if engine_name is not None:
             try:
-                return importlib.import_module(f"{real}.{attr}")
+                return importlib.import_module(f"{engine_name}.{attr}")
             except ModuleNotFoundError as e:
-                if e.name != f"{real}.{attr}":
+                if e.name != f"{engine_name}.{attr}":
                     raise
+        if _asked_by_engine():
+            raise AttributeError(f"module {engine_name or name!r} has no attribute {attr!r}")
         return _StandIn(f"{name}.{attr}")
 
     __getattr__.bench_fallback = True  # type: ignore[attr-defined]
@@ -101,11 +117,11 @@ class _Swap(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 raise  # a dependency of the engine is missing, not the module itself
             module = ModuleType(spec.name)
             module.__path__ = []  # a package: its submodules stand in too
-            module.__getattr__ = _fallback(spec.name, None, None)  # type: ignore[method-assign]
+            module.__getattr__ = _fallback(spec.name, None)  # type: ignore[method-assign]
             return module
         current = module.__dict__.get("__getattr__")
         if not getattr(current, "bench_fallback", False):
-            module.__getattr__ = _fallback(spec.name, to, current)  # type: ignore[method-assign]
+            module.__getattr__ = _fallback(spec.name, current, to)  # type: ignore[method-assign]
         spec.loader_state = module.__spec__
         return module
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextvars
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from engine._internal._ids import task_id as _hash_id
 from engine._internal._interrupt import Interrupt
@@ -54,6 +54,10 @@ class TaskContext:
     run_id: str | None = None
     attempt: int = 1
     first_attempt_time: float | None = None
+    # the channel values the task was planned with (read-only) and the graph's state keys among them:
+    # what a ToolNode given bare tool calls shows its tools as the state (engine.prebuilt._injected.graph_state)
+    state: Mapping[str, Any] | None = None
+    state_keys: frozenset[str] = frozenset()
     _runtime: Any = None
     # the node's LangChain run while it is open (engine.pregel._lc_stream.TaskMessages): its
     # routers run as its children, and the runner closes it once the task's writes are made

@@ -29,10 +29,10 @@ __all__ = ["make_writer", "fresh_state", "route_writes"]
 log = logging.getLogger(__name__)
 
 
-def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] | None) -> dict[str, Any]:
-    """``state`` with one task's ``update`` applied through the keys' reducers."""
+def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] | Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
+    """``state`` with one task's ``update`` (a dict, or its writes in order) applied through the keys' reducers."""
     values = {k: state[k] for k in graph.channels if k in state}
-    for k, v in (update or {}).items():
+    for k, v in (update.items() if isinstance(update, dict) else update or ()):
         ch = graph.channels[k]
         if isinstance(ch, BinaryOperatorAggregate):
             cur = values.get(k, MISSING)
@@ -104,8 +104,25 @@ def make_writer(
     keys = info.keys if is_input else frozenset(graph.channels)  # a set: looked up per key written
     async_branches = any(b.is_async for b in branches)
 
-    def static(result: Any) -> tuple[dict[str, Any], list[tuple[str, Any]], Sequence[Any]]:
+    def several(results: Sequence[Any]) -> tuple[list[tuple[str, Any]], list[Any]]:
+        # As LangGraph: a list holding Commands is several updates, applied in order, and their gotos;
+        # its first Command for the parent graph ends the node (the parent applies it).
+        pairs: list[tuple[str, Any]] = []
+        goto: list[Any] = []
+        for r in results:
+            if isinstance(r, Command):
+                if r.graph == Command.PARENT:
+                    raise ParentCommand(dataclasses.replace(r, graph=None))
+                goto += [r.goto] if isinstance(r.goto, (str, Send)) else list(r.goto or ())
+                r = r.update
+            pairs += _update_dict(name, info, r, keys, is_input).items()
+        return pairs, goto
+
+    def static(result: Any) -> tuple[dict[str, Any] | list[tuple[str, Any]], list[tuple[str, Any]], Sequence[Any]]:
         goto: Any = ()
+        if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
+            pairs, goto = several(result)
+            return pairs, pairs + [(f"branch:to:{t}", None) for t in targets] + [(j, name) for j in joins], goto
         if isinstance(result, Command):
             if result.graph == Command.PARENT:
                 raise ParentCommand(dataclasses.replace(result, graph=None))  # for the graph this one runs in
@@ -121,7 +138,7 @@ def make_writer(
     def route(writes: list[tuple[str, Any]], dests: Sequence[Any]) -> None:
         writes += route_writes(graph, name, dests)
 
-    def router_input(br: Branch, state: dict[str, Any], update: dict[str, Any], result: Any) -> Any:
+    def router_input(br: Branch, state: dict[str, Any], update: dict[str, Any] | list[tuple[str, Any]], result: Any) -> Any:
         arg = (br.reads or reads or graph.state).coerce(fresh_state(graph, state, update))
         if br.reads is None and isinstance(arg, dict) and isinstance(result, dict):
             # as LangGraph: a router of its node's schema also sees the other keys the node returned

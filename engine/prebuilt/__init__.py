@@ -1,4 +1,4 @@
-"""Prebuilt agent parts, as ``langgraph.prebuilt``: ToolNode, tools_condition, create_react_agent.
+"""Prebuilt agent parts, as ``langgraph.prebuilt``: ToolNode, tools_condition, create_react_agent, ValidationNode.
 
 They are built on langchain-core's messages and tools, so this package needs
 the ``langchain`` extra (``pip install 'graphwire-server[langchain]'``).
@@ -13,9 +13,13 @@ except ImportError as e:  # pragma: no cover - exercised by tests/engine/test_wi
         "engine.prebuilt needs langchain-core: install the langchain extra (pip install 'graphwire-server[langchain]')"
     ) from e
 
-from engine.prebuilt._react import AgentState, create_react_agent
-from engine.prebuilt._tool_node import InjectedState, InjectedStore, ToolNode, ToolRuntime, tools_condition
+from engine.prebuilt._agent_parts import AgentState
+from engine.prebuilt._react import create_react_agent
+from engine.prebuilt._injected import InjectedState, InjectedStore, ToolRuntime
+from engine.prebuilt._tool_node import ToolNode, tools_condition
+from engine.prebuilt.tool_validator import ValidationNode
 
 __all__ = [
     "ToolNode", "tools_condition", "create_react_agent", "InjectedState", "InjectedStore", "ToolRuntime", "AgentState",
+    "ValidationNode",
 ]  # fmt: skip

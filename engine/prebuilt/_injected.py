@@ -33,10 +33,13 @@ from typing_extensions import TypeVar
 from engine._internal._runtime import ExecutionInfo, ServerInfo
 from engine._internal._task import CURRENT
 
-__all__ = ["InjectedState", "InjectedStore", "ToolRuntime", "Injections", "injections_of", "runtime_for", "inject"]
+__all__ = ["InjectedState", "InjectedStore", "ToolRuntime", "Injections", "injections_of", "runtime_for", "graph_state", "inject"]
 
 StateT = TypeVar("StateT", default=dict)
 ContextT = TypeVar("ContextT", default=None)
+
+#: where LangGraph's nodes find their Runtime in a config (a ToolNode run outside a graph reads it)
+RUNTIME_KEY = "__pregel_runtime"
 
 NO_STORE = "Cannot inject store into tools with InjectedStore annotations - please compile your graph with a store."
 
@@ -167,16 +170,34 @@ def injections_of(tool: BaseTool) -> Injections:
 
 
 def runtime_for(call_id: str | None, state: Any, config: RunnableConfig, tools: list[BaseTool]) -> ToolRuntime[Any, Any]:
-    """The ToolRuntime of one tool call: the running node's Runtime, the call's state, id and config."""
+    """The ToolRuntime of one tool call: the node's Runtime, the call's state, id and config.
+
+    In a graph the Runtime is the running task's. A ToolNode invoked on its
+    own takes the one a caller put in its config where LangGraph's nodes look
+    for it (``configurable["__pregel_runtime"]``), else none: no context, no store.
+    """
     ctx = CURRENT.get()
-    if ctx is None:  # a ToolNode invoked on its own, outside a graph
+    rt = ctx.runtime() if ctx is not None else (config.get("configurable") or {}).get(RUNTIME_KEY)
+    if rt is None:
         return ToolRuntime(state=state, context=None, config=config, stream_writer=_no_writer,
                            tool_call_id=call_id, store=None, tools=tools)  # fmt: skip
-    rt = ctx.runtime()
     return ToolRuntime(
         state=state, context=rt.context, config=config, stream_writer=rt.stream_writer, tool_call_id=call_id,
         store=rt.store, tools=tools, execution_info=rt.execution_info, server_info=rt.server_info,
     )  # fmt: skip
+
+
+def graph_state() -> dict[str, Any]:
+    """The state of the graph running the current task, as its channels hold it (empty outside a graph).
+
+    What a ToolNode given bare tool calls (``Send("tools", [call])``, as
+    LangChain's ``create_agent`` sends them) shows its tools: as LangGraph
+    1.2's, every state key with a value when the task was planned, as a dict.
+    """
+    ctx = CURRENT.get()
+    if ctx is None or ctx.state is None:
+        return {}
+    return {k: ctx.state[k] for k in ctx.state_keys if k in ctx.state}
 
 
 def _state_values(inj: Injections, state: Any, tool_name: str, messages_key: str) -> dict[str, Any]:

@@ -1,22 +1,23 @@
 """ToolNode and tools_condition: the tools half of a tool-calling agent.
 
-Written from LangGraph 1.2's observed behaviour (tests/sidebyside/tool_node.py):
+Written from LangGraph 1.2.22 / langgraph-prebuilt 1.1.3's observed
+behaviour (tests/sidebyside/tool_node.py, tool_wrappers.py):
 
-* :class:`ToolNode` runs every tool call of the last AIMessage in the state
-  (``messages_key``, default "messages"; or a list of messages), all at once,
-  and returns their ToolMessages in call order: ``{"messages": [...]}`` (a list
-  for list input). A tool returning a ``Command`` contributes its update and
-  goto; the node then returns one Command with everything.
-* Errors become ToolMessages (``status="error"``) the model can read: an
-  unknown tool name, and arguments that fail the tool's schema, always (unless
-  ``handle_tool_errors=False``); an exception the tool raises only when
-  ``handle_tool_errors`` says so (True: LangGraph's "Error: ...  Please fix
-  your mistakes."; a string: that text; a callable: what it returns; an
-  exception class or tuple: those classes), otherwise it propagates.
-* Arguments the graph fills (``InjectedState``, ``InjectedStore``,
-  ``ToolRuntime``, LangChain's ``InjectedToolCallId``, any ``InjectedToolArg``)
-  are never shown to the model, and a model's values for them never reach the
-  tool (engine.prebuilt._injected says how each is filled).
+* Input: a state (dict or object) whose ``messages_key`` holds messages, a
+  list of messages (the calls of the last AIMessage run), a list of tool-call
+  dicts (those calls run; in a graph, e.g. a ``Send("tools", [call])``, the
+  tools see the graph's state), or create_react_agent's one call with the
+  state it was made in.
+* Every call runs at once (threads for ``invoke``, tasks for ``ainvoke``),
+  each with its own :class:`ToolRuntime`, and results come back in call order
+  (engine.prebuilt._tool_output says in what shape).
+* ``wrap_tool_call`` / ``awrap_tool_call`` wrap each call
+  (engine.prebuilt._tool_call); an async run uses the sync wrapper when it
+  has no async one.
+* Errors: engine.prebuilt._tool_errors. An interrupt (or a Command for the
+  parent graph) raised inside a tool is never a tool error: it leaves the node.
+* Arguments the graph fills are never shown to the model and a model's values
+  for them never reach the tool (engine.prebuilt._injected).
 """
 
 from __future__ import annotations
@@ -27,64 +28,42 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.runnables.config import get_executor_for_config
+from langchain_core.runnables.config import get_config_list, get_executor_for_config
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as create_tool
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from engine._internal._unsupported import refuse
-from engine.prebuilt._injected import InjectedState, InjectedStore, Injections, ToolRuntime, inject, injections_of, runtime_for
-from engine.types import END, Command, Send
-
-__all__ = ["ToolNode", "tools_condition", "InjectedState", "InjectedStore", "ToolRuntime", "msg_content_output"]
-
-INVALID_TOOL_NAME_ERROR_TEMPLATE = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
-TOOL_CALL_ERROR_TEMPLATE = "Error: {error}\n Please fix your mistakes."
-TOOL_INVOCATION_ERROR_TEMPLATE = (
-    "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n {error}\n Please fix the error and try again."
+from engine.errors import GraphBubbleUp
+from engine.prebuilt._injected import Injections, ToolRuntime, graph_state, inject, injections_of, runtime_for
+from engine.prebuilt._tool_call import TOOL_CALL_WITH_CONTEXT, AsyncToolCallWrapper, ToolCallRequest, ToolCallWrapper
+from engine.prebuilt._tool_errors import (
+    INVALID_TOOL_NAME_ERROR_TEMPLATE,
+    ErrorHandling,
+    ToolInvocationError,
+    default_handle_tool_errors,
+    error_content,
+    handles,
+    is_invalid_resume,
+    model_errors,
 )
+from engine.prebuilt._tool_output import InputType, Result, combine, normalize
+from engine.types import END
 
-
-ErrorHandling = bool | str | Callable[..., str] | type[Exception] | tuple[type[Exception], ...]
-
-
-def msg_content_output(output: Any) -> str | list[Any]:
-    """A tool's return value as ToolMessage content: text, content blocks, or JSON."""
-    import json
-
-    if isinstance(output, str):
-        return output
-    if isinstance(output, list) and all(isinstance(b, dict) and "type" in b for b in output):
-        return output
-    try:
-        return json.dumps(output, ensure_ascii=False)
-    except Exception:  # not JSON: its text
-        return str(output)
-
-
-def _invocation_error(tool: BaseTool, call: ToolCall, e: ValidationError, filled: frozenset[str]) -> str:
-    """The message a model reads when its arguments fail the tool's schema.
-
-    It shows the arguments the model sent and the errors it can fix: none
-    about a parameter the node fills, and none without a location.
-    """
-    lines = [
-        f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-        for err in e.errors()
-        if err["loc"] and str(err["loc"][0]) not in filled
-    ]
-    return TOOL_INVOCATION_ERROR_TEMPLATE.format(tool_name=tool.name, tool_kwargs=call["args"], error="\n".join(lines))
+__all__ = ["ToolNode", "tools_condition"]
 
 
 class ToolNode(Runnable[Any, Any]):
-    """A node that runs the tool calls of the last AIMessage.
+    """A node that runs tool calls (see the module).
 
     Args:
         tools: LangChain tools, or plain functions (made tools with ``@tool``'s rules).
         name: the node's name when added without one.
         tags: tags of its runs.
-        handle_tool_errors: which exceptions raised by a tool become ToolMessages (see module).
-        messages_key: the state key holding the messages.
+        handle_tool_errors: which exceptions become error ToolMessages
+            (engine.prebuilt._tool_errors); by default, bad arguments only.
+        messages_key: the state key holding the messages, and the key of its update.
+        wrap_tool_call: ``(request, execute) -> ToolMessage | Command`` around each call.
+        awrap_tool_call: its async twin, for ``ainvoke``.
     """
 
     def __init__(
@@ -93,191 +72,203 @@ class ToolNode(Runnable[Any, Any]):
         *,
         name: str = "tools",
         tags: list[str] | None = None,
-        handle_tool_errors: ErrorHandling | None = None,
+        handle_tool_errors: ErrorHandling = default_handle_tool_errors,
         messages_key: str = "messages",
-        **kwargs: Any,
+        wrap_tool_call: ToolCallWrapper | None = None,
+        awrap_tool_call: AsyncToolCallWrapper | None = None,
     ) -> None:
-        refuse("ToolNode", **kwargs)
         self.name = name
         self.tags = tags
-        self.handle_tool_errors = handle_tool_errors
-        self.messages_key = messages_key
-        self.tools_by_name: dict[str, BaseTool] = {}
+        # LangGraph's attribute names: langgraph-supervisor copies a ToolNode through them
+        self._handle_tool_errors = handle_tool_errors
+        self._messages_key = messages_key
+        self._wrap_tool_call = wrap_tool_call
+        self._awrap_tool_call = awrap_tool_call
+        self._tools_by_name: dict[str, BaseTool] = {}
         self._injected: dict[str, Injections] = {}
         for t in tools:
             made = t if isinstance(t, BaseTool) else create_tool(t)
-            self.tools_by_name[made.name] = made
+            self._tools_by_name[made.name] = made
             self._injected[made.name] = injections_of(made)
 
-    # -- input and output --------------------------------------------------
-    def _calls(self, input: Any) -> tuple[list[ToolCall], Any]:
-        if isinstance(input, dict) and input.get("__type") == "tool_call_with_context":
-            # one call sent by create_react_agent, with the state it was made in
-            return [{**input["tool_call"], "type": "tool_call"}], input["state"]
+    @property
+    def tools_by_name(self) -> dict[str, BaseTool]:
+        """The node's tools by name."""
+        return self._tools_by_name
+
+    # -- input -------------------------------------------------------------
+    def _parse(self, input: Any) -> tuple[list[ToolCall], InputType]:
         if isinstance(input, list):
-            messages = input
-        elif isinstance(input, dict):
-            messages = input.get(self.messages_key, [])
-        elif isinstance(input, BaseModel):
-            messages = getattr(input, self.messages_key, [])
+            if input and isinstance(input[-1], dict) and input[-1].get("type") == "tool_call":
+                return list(input), "tool_calls"
+            messages, input_type = input, "list"
+        elif isinstance(input, dict) and input.get("__type") == TOOL_CALL_WITH_CONTEXT:
+            return [input["tool_call"]], "tool_calls"
+        elif isinstance(input, dict) and (messages := input.get(self._messages_key, [])):
+            input_type = "dict"
+        elif messages := getattr(input, self._messages_key, []):
+            input_type = "dict"
         else:
-            raise ValueError(f"ToolNode: no messages found in input of type {type(input).__name__}")
+            raise ValueError("No message found in input")
         last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
         if last is None:
-            raise ValueError("ToolNode: no AIMessage found in input")
-        return [{**c, "type": "tool_call"} for c in last.tool_calls], input  # type: ignore[typeddict-item]
+            raise ValueError("No AIMessage found in input")
+        return list(last.tool_calls), input_type
 
-    def _output(self, results: list[ToolMessage | Command], input: Any) -> Any:
-        parent = _parent_command(results)
-        if parent is not None:
-            return parent
-        messages: list[Any] = []
-        updates: dict[str, Any] = {}
-        gotos: list[Any] = []
-        commands = False
-        for r in results:
-            if isinstance(r, Command):
-                commands = True
-                update = dict(r.update or {}) if isinstance(r.update, dict) else {}
-                messages.extend(update.pop(self.messages_key, []) or [])
-                updates.update(update)
-                goto = r.goto
-                gotos.extend(goto if isinstance(goto, (list, tuple)) else [goto] if goto else [])
-            else:
-                messages.append(r)
-        if isinstance(input, list) and not commands:
-            return messages
-        if not commands:
-            return {self.messages_key: messages}
-        return Command(update={self.messages_key: messages, **updates}, goto=gotos)
+    def _state(self, input: Any) -> Any:
+        """The state the calls were made in: what came with them, else (for bare tool calls) the graph's."""
+        if isinstance(input, dict) and input.get("__type") == TOOL_CALL_WITH_CONTEXT:
+            return input["state"]
+        if isinstance(input, list) and input and isinstance(input[-1], dict) and input[-1].get("type") == "tool_call":
+            return graph_state()
+        return input
+
+    def _runtimes(self, input: Any, calls: list[ToolCall], config: RunnableConfig) -> list[ToolRuntime[Any, Any]]:
+        state = self._state(input)
+        tools = list(self._tools_by_name.values())
+        configs = get_config_list(config, len(calls))
+        return [runtime_for(c["id"], state, cfg, tools) for c, cfg in zip(calls, configs)]
 
     # -- one call ------------------------------------------------------------
-    def _prepare(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> tuple[BaseTool | None, ToolCall]:
-        """The tool and the call as it receives it: the model's arguments less injected ones, plus the graph's."""
-        tool = self.tools_by_name.get(call["name"])
+    def _prepared(self, request: ToolCallRequest) -> tuple[BaseTool, dict[str, Any]] | ToolMessage:
+        """The tool and the call it receives (injected arguments added), or the unknown-name error."""
+        call, tool = request.tool_call, request.tool
         if tool is None:
-            return None, call
-        args = inject(call["args"], self._injected[tool.name], runtime, tool.name, self.messages_key)
-        return tool, {**call, "args": args}
+            if call["name"] in self._tools_by_name:  # a wrapper took the tool away from a known name
+                raise TypeError(f"Tool {call['name']} is not registered with ToolNode")
+            content = INVALID_TOOL_NAME_ERROR_TEMPLATE.format(
+                requested_tool=call["name"], available_tools=", ".join(self._tools_by_name)
+            )
+            return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
+        inj = self._injected.get(call["name"]) or injections_of(tool)  # a wrapper's own tool: found now
+        args = inject(call["args"], inj, request.runtime, call["name"], self._messages_key)
+        return tool, {**call, "args": args, "type": "tool_call"}
 
-    def _unknown(self, call: ToolCall) -> ToolMessage:
-        content = INVALID_TOOL_NAME_ERROR_TEMPLATE.format(
-            requested_tool=call["name"], available_tools=", ".join(self.tools_by_name)
-        )
-        return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
+    def _caught(self, request: ToolCallRequest, tool: BaseTool, e: Exception) -> ToolMessage:
+        """What a call whose tool raised ``e`` answers: an error ToolMessage, or ``e`` raised on.
 
-    def _failed(self, tool: BaseTool, call: ToolCall, e: Exception) -> ToolMessage:
-        """The ToolMessage for a failed call (``call`` as the model made it), or the exception raised again."""
-        flag = self.handle_tool_errors
-        if isinstance(e, ValidationError) and flag is not False:
-            content = _invocation_error(tool, call, e, self._injected[tool.name].filled)
-        elif flag is None or flag is False:
+        Control flow (an interrupt, a Command for the parent) always leaves the
+        node. A schema's ValidationError is the model's bad arguments
+        (a ToolInvocationError), unless it refuses a resume answer.
+        """
+        if isinstance(e, GraphBubbleUp):
             raise e
-        elif flag is True:
-            content = TOOL_CALL_ERROR_TEMPLATE.format(error=repr(e))
-        elif isinstance(flag, str):
-            content = flag
-        elif isinstance(flag, type) and issubclass(flag, Exception) or isinstance(flag, tuple):
-            if not isinstance(e, flag):
-                raise e
-            content = TOOL_CALL_ERROR_TEMPLATE.format(error=repr(e))
-        elif callable(flag):
-            content = flag(e)
-        else:
+        if isinstance(e, ValidationError) and not is_invalid_resume(e):
+            call = request.tool_call
+            inj = self._injected.get(call["name"]) or injections_of(tool)
+            invalid = ToolInvocationError(call["name"], e, call["args"], model_errors(e, inj.filled))
+            invalid.__cause__ = e
+            e = invalid
+        return self._failed(request, e)
+
+    def _failed(self, request: ToolCallRequest, e: Exception) -> ToolMessage:
+        """The error ToolMessage for ``e``, or ``e`` raised again when ``handle_tool_errors`` does not cover it."""
+        if is_invalid_resume(e) or not handles(self._handle_tool_errors, e):
             raise e
-        return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
+        call = request.tool_call
+        content = error_content(e, self._handle_tool_errors)
+        return ToolMessage(content=content, name=call["name"], tool_call_id=call["id"], status="error")
 
-    def _done(self, out: Any, call: ToolCall) -> ToolMessage | Command:
-        if isinstance(out, Command):
-            update = out.update if isinstance(out.update, dict) else {}
-            for m in update.get(self.messages_key) or ():
-                if isinstance(m, ToolMessage) and m.name is None and m.tool_call_id == call["id"]:
-                    m.name = call["name"]  # its answer is named after the tool, as any other
-            return out
-        if isinstance(out, ToolMessage):
-            return out
-        return ToolMessage(msg_content_output(out), name=call["name"], tool_call_id=call["id"])
-
-    def _run_one(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> ToolMessage | Command:
-        tool, prepared = self._prepare(call, runtime)
-        if tool is None:
-            return self._unknown(call)
+    def _answer(self, request: ToolCallRequest, tool: BaseTool, response: Any, input_type: InputType) -> Result | list[Result]:
         try:
-            return self._done(tool.invoke(prepared, runtime.config), call)
-        except Exception as e:
-            if _is_control_flow(e):
-                raise
-            return self._failed(tool, call, e)
+            return normalize(response, request.tool_call, input_type, self._messages_key)
+        except Exception as e:  # a malformed answer is the tool's failure, handled as one
+            return self._caught(request, tool, e)
 
-    async def _arun_one(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> ToolMessage | Command:
-        tool, prepared = self._prepare(call, runtime)
-        if tool is None:
-            return self._unknown(call)
+    # The unknown-name answer and the injection happen before the handled part, as LangGraph's:
+    # the graph failing to fill an argument (no store, a missing state key) is no tool error.
+    def _execute(self, request: ToolCallRequest, input_type: InputType) -> Result | list[Result]:
+        prepared = self._prepared(request)
+        if isinstance(prepared, ToolMessage):
+            return prepared
+        tool, call = prepared
         try:
-            return self._done(await tool.ainvoke(prepared, runtime.config), call)
+            response = tool.invoke(call, request.runtime.config)
         except Exception as e:
-            if _is_control_flow(e):
-                raise
-            return self._failed(tool, call, e)
+            return self._caught(request, tool, e)
+        return self._answer(request, tool, response, input_type)
 
-    def _runtimes(self, calls: list[ToolCall], state: Any, config: RunnableConfig) -> list[ToolRuntime[Any, Any]]:
-        tools = list(self.tools_by_name.values())
-        return [runtime_for(c["id"], state, config, tools) for c in calls]
+    async def _aexecute(self, request: ToolCallRequest, input_type: InputType) -> Result | list[Result]:
+        prepared = self._prepared(request)
+        if isinstance(prepared, ToolMessage):
+            return prepared
+        tool, call = prepared
+        try:
+            response = await tool.ainvoke(call, request.runtime.config)
+        except Exception as e:
+            return self._caught(request, tool, e)
+        return self._answer(request, tool, response, input_type)
+
+    def _request(self, call: ToolCall, runtime: ToolRuntime[Any, Any]) -> ToolCallRequest:
+        return ToolCallRequest(tool_call=call, tool=self._tools_by_name.get(call["name"]), state=runtime.state, runtime=runtime)
+
+    def _run_one(self, call: ToolCall, input_type: InputType, runtime: ToolRuntime[Any, Any]) -> Result | list[Result]:
+        request = self._request(call, runtime)
+        if self._wrap_tool_call is None:
+            return self._execute(request, input_type)
+        try:
+            return self._wrap_tool_call(request, lambda req: self._execute(req, input_type))  # type: ignore[arg-type,return-value]
+        except GraphBubbleUp:
+            raise
+        except Exception as e:  # the wrapper's own failure: handled as the tool's would be
+            return self._wrapper_failed(request, e)
+
+    async def _arun_one(self, call: ToolCall, input_type: InputType, runtime: ToolRuntime[Any, Any]) -> Result | list[Result]:
+        request = self._request(call, runtime)
+        try:
+            if self._awrap_tool_call is not None:
+
+                async def execute(req: ToolCallRequest) -> Any:
+                    return await self._aexecute(req, input_type)
+
+                return await self._awrap_tool_call(request, execute)
+            if self._wrap_tool_call is not None:
+                return self._wrap_tool_call(request, lambda req: self._execute(req, input_type))  # type: ignore[arg-type,return-value]
+        except GraphBubbleUp:
+            raise
+        except Exception as e:
+            return self._wrapper_failed(request, e)
+        return await self._aexecute(request, input_type)
+
+    def _wrapper_failed(self, request: ToolCallRequest, e: Exception) -> ToolMessage:
+        # As LangGraph: any handle_tool_errors but False covers a wrapper's exception
+        # (the default handler then raises all but bad arguments again).
+        if not self._handle_tool_errors or is_invalid_resume(e):
+            raise e
+        call = request.tool_call
+        content = error_content(e, self._handle_tool_errors)
+        return ToolMessage(content=content, name=call["name"], tool_call_id=call["id"], status="error")
 
     # -- the Runnable ----------------------------------------------------------
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         return name or self.name
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        calls, input = self._calls(input)
+        calls, input_type = self._parse(input)
         cfg: RunnableConfig = config or {}
-        runtimes = self._runtimes(calls, input, cfg)
+        runtimes = self._runtimes(input, calls, cfg)
         with get_executor_for_config(cfg) as executor:
-            results = list(executor.map(self._run_one, calls, runtimes))
-        return self._output(results, input)
+            outputs = list(executor.map(self._run_one, calls, [input_type] * len(calls), runtimes))
+        return combine(outputs, input_type, self._messages_key)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        calls, input = self._calls(input)
+        calls, input_type = self._parse(input)
         cfg: RunnableConfig = config or {}
-        results = await asyncio.gather(*(self._arun_one(c, rt) for c, rt in zip(calls, self._runtimes(calls, input, cfg))))
-        return self._output(list(results), input)
-
-
-def _is_control_flow(e: BaseException) -> bool:
-    # interrupt() inside a tool stops the run; it is not the tool failing.
-    from engine.errors import GraphInterrupt
-
-    return isinstance(e, GraphInterrupt)
+        runtimes = self._runtimes(input, calls, cfg)
+        outputs = await asyncio.gather(*(self._arun_one(c, input_type, rt) for c, rt in zip(calls, runtimes)))
+        return combine(list(outputs), input_type, self._messages_key)
 
 
 def tools_condition(state: Any, messages_key: str = "messages") -> Literal["tools", "__end__"]:
     """"tools" when the last message asks for tool calls, else END."""
     if isinstance(state, list):
-        messages: Any = state
-    elif isinstance(state, dict):
-        messages = state.get(messages_key, [])
+        last: AnyMessage = state[-1]
+    elif (isinstance(state, dict) and (messages := state.get(messages_key, []))) or (
+        messages := getattr(state, messages_key, [])
+    ):
+        last = messages[-1]
     else:
-        messages = getattr(state, messages_key, [])
-    if not messages:
         raise ValueError(f"No messages found in input state to tool_edge: {state}")
-    last: AnyMessage = messages[-1]
     if getattr(last, "tool_calls", None):
         return "tools"
     return END  # type: ignore[return-value]
-
-
-def _parent_command(results: list[Any]) -> Command | None:
-    """The ``Command(graph=Command.PARENT)`` the node hands its graph's parent, if a tool returned one.
-
-    As LangGraph: such a Command ends the node (its other results are not
-    applied, the parent gets the Command); Commands that only send to the
-    parent (``goto`` a list of ``Send``) are merged into one, behind the others.
-    """
-    parents = [r for r in results if isinstance(r, Command) and r.graph == Command.PARENT]
-    if not parents:
-        return None
-    sends = [p for p in parents if isinstance(p.goto, list) and all(isinstance(g, Send) for g in p.goto)]
-    plain = [p for p in parents if p not in sends]
-    if plain:
-        return plain[0]
-    return Command(graph=Command.PARENT, goto=[g for p in sends for g in p.goto])

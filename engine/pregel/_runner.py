@@ -269,6 +269,8 @@ class StepRunner:
             context=self.context,
             checkpoint_id=self._parent_id or "",
             run_id=self.run_id,
+            state=t.state,
+            state_keys=t.node.state_keys,
         )
         if t.resume:
             ctx.resume = list(t.resume)

@@ -50,3 +50,12 @@ __getattr__  # engine/constants.py: a module __getattr__ (LangGraph's deprecated
 # importlib's loader protocol: the import system calls them (engine/swap.py _Alias).
 _.create_module  # engine/swap.py
 _.exec_module  # engine/swap.py
+
+# Keys of LangGraph's prebuilt state schemas and TypedDicts: read by programs and by the graph's channels.
+_.structured_response  # engine/prebuilt/_agent_parts.py AgentStateWithStructuredResponse(Pydantic)
+_.llm_input_messages  # engine/prebuilt/_react.py the agent node's input with a pre_model_hook
+_.allow_ignore  # engine/prebuilt/interrupt.py HumanInterruptConfig
+_.allow_respond  # engine/prebuilt/interrupt.py HumanInterruptConfig
+_.allow_edit  # engine/prebuilt/interrupt.py HumanInterruptConfig
+_.allow_accept  # engine/prebuilt/interrupt.py HumanInterruptConfig
+_.action_request  # engine/prebuilt/interrupt.py HumanInterrupt

@@ -42,8 +42,20 @@ LANGGRAPH: dict[str, set[str]] = {
     "prebuilt.chat_agent_executor": {
         "AgentState", "AgentStatePydantic", "AgentStateWithStructuredResponse",
         "AgentStateWithStructuredResponsePydantic", "create_react_agent", "create_tool_calling_executor",
+        "StructuredResponse", "StructuredResponseSchema", "StateSchemaType", "Prompt",
     },
-    "prebuilt.tool_node": {"InjectedState", "InjectedStore", "ToolNode", "ToolRuntime", "tools_condition", "msg_content_output"},
+    "prebuilt.tool_node": {
+        "InjectedState", "InjectedStore", "ToolNode", "ToolRuntime", "tools_condition", "msg_content_output",
+        "ToolCallRequest", "ToolCallWrapper", "AsyncToolCallWrapper", "ToolCallWithContext", "ToolInvocationError",
+        "INVALID_TOOL_NAME_ERROR_TEMPLATE", "TOOL_CALL_ERROR_TEMPLATE", "TOOL_EXECUTION_ERROR_TEMPLATE",
+        "TOOL_INVOCATION_ERROR_TEMPLATE",
+    },
+    "prebuilt.tool_validator": {"ValidationNode"},
+    "prebuilt.interrupt": {"HumanInterruptConfig", "ActionRequest", "HumanInterrupt", "HumanResponse"},
+    "warnings": {
+        "LangGraphDeprecationWarning", "LangGraphDeprecatedSinceV05", "LangGraphDeprecatedSinceV10",
+        "LangGraphDeprecatedSinceV11",
+    },
     "func": {"entrypoint", "task"},
     "checkpoint.memory": {"InMemorySaver", "MemorySaver"},
     "checkpoint.sqlite": {"SqliteSaver"},
@@ -80,12 +92,7 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         "RunControl": "cooperative draining (invoke(control=)) is not supported yet",
     },
     "prebuilt": {
-        "ToolCallTransformer": "LangGraph's v2 streaming of tool calls",
-        "ValidationNode": "deprecated in LangGraph (structured output through tools)",
-    },
-    "prebuilt.chat_agent_executor": {
-        "AgentStateWithStructuredResponse": "create_react_agent(response_format=...) is not supported yet",
-        "AgentStateWithStructuredResponsePydantic": "create_react_agent(response_format=...) is not supported yet",
+        "ToolCallTransformer": "a transformer of LangGraph's v3 streaming protocol (stream_events(version='v3')): not built",
     },
     "checkpoint.postgres": {
         "BasePostgresSaver": "one PostgresSaver (async at heart, with a derived sync face)",

@@ -159,7 +159,9 @@ def _handoff(agent: str):
 def test_a_handoff_tool_inside_an_agent_moves_the_parent_to_another_agent(checkpointer):
     """The multi-agent how-to (tests/sidebyside/handoff_tools.py): a tool's ``Command(graph=PARENT)``
     ends its agent's turn and runs the agent it names; replies carry their agent's name."""
-    alice_model = Fake(messages=iter([ai(("add", {"a": 1, "b": 2})), ai(("transfer_to_bob", {}))]))
+    # distinct call ids: a tool's Command names every answer to its call id after the tool (as LangGraph's)
+    handoff_call = AIMessage("", tool_calls=[{"name": "transfer_to_bob", "args": {}, "id": "c1"}])
+    alice_model = Fake(messages=iter([ai(("add", {"a": 1, "b": 2})), handoff_call]))
     bob_model = Fake(messages=iter([AIMessage("bob says 3")]))
     alice = create_react_agent(alice_model, [add, _handoff("bob")], name="alice")
     bob = create_react_agent(bob_model, [_handoff("alice")], name="bob")
