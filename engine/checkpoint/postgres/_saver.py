@@ -40,14 +40,13 @@ import json
 import re
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from datetime import timedelta
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import Connection
 
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, record_size
-from engine.checkpoint._retention import check_prune_args
+from engine.checkpoint._retention import Choose
 from engine.checkpoint._helpers import (
     check_versions,
     dump_meta,
@@ -409,16 +408,11 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         await self._run("delete_thread", work)
         self._deltas.forget_thread(thread_id)
 
-    async def aprune(
-        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
-    ) -> int:
-        check_prune_args(keep_last, older_than)
-        thread_id = str(thread_id)
+    async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
         if not _storable(thread_id):
             return 0
-
         try:
-            return await prune(self._run, self._q, thread_id, keep_last=keep_last, older_than=older_than)
+            return await prune(self._run, self._q, thread_id, choose)
         finally:
             self._deltas.forget_thread(thread_id)
 
