@@ -61,8 +61,8 @@ class _StandIn:
     __iter__ = __getitem__ = __eq__ = __hash__ = __bool__ = __or__ = __ror__ = _fail  # type: ignore[assignment]
 
 
-def _fallback(name: str, previous: Callable[[str], Any] | None) -> Callable[[str], Any]:
-    """A module ``__getattr__``: the module's own first, then a stand-in for a name it lacks."""
+def _fallback(name: str, real: str | None, previous: Callable[[str], Any] | None) -> Callable[[str], Any]:
+    """A module ``__getattr__``: the module's own first, then its submodule, then a stand-in for a name it lacks."""
 
     def __getattr__(attr: str) -> Any:
         if previous is not None:
@@ -72,6 +72,12 @@ def _fallback(name: str, previous: Callable[[str], Any] | None) -> Callable[[str
                 pass
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
+        if real is not None:  # `from engine.pregel import _lc_stream` asks the package before importing the submodule
+            try:
+                return importlib.import_module(f"{real}.{attr}")
+            except ModuleNotFoundError as e:
+                if e.name != f"{real}.{attr}":
+                    raise
         return _StandIn(f"{name}.{attr}")
 
     __getattr__.bench_fallback = True  # type: ignore[attr-defined]
@@ -95,11 +101,11 @@ class _Swap(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 raise  # a dependency of the engine is missing, not the module itself
             module = ModuleType(spec.name)
             module.__path__ = []  # a package: its submodules stand in too
-            module.__getattr__ = _fallback(spec.name, None)  # type: ignore[method-assign]
+            module.__getattr__ = _fallback(spec.name, None, None)  # type: ignore[method-assign]
             return module
         current = module.__dict__.get("__getattr__")
         if not getattr(current, "bench_fallback", False):
-            module.__getattr__ = _fallback(spec.name, current)  # type: ignore[method-assign]
+            module.__getattr__ = _fallback(spec.name, to, current)  # type: ignore[method-assign]
         spec.loader_state = module.__spec__
         return module
 
