@@ -25,6 +25,9 @@ fresh SQLite file):
 * ``ours PG``: graphwire's PostgresSaver (deltas on, the default);
 * ``ours PG, no deltas``: the same with ``delta_fanout=None`` (what deltas buy);
 * ``ours SQLite``: graphwire's SqliteSaver (file plus WAL, checkpointed);
+* ``LG on ours PG``: real LangGraph running the same graph with graphwire's
+  PostgresSaver as its checkpointer (issue 31 item 2: our savers are
+  LangGraph checkpointers, and keep their storage under LangGraph);
 * ``LG PG``: LangGraph's PostgresSaver, default channels;
 * ``LG PG+Delta``: LangGraph's PostgresSaver with DeltaChannel.
 
@@ -231,6 +234,27 @@ def ours_pg(delta_fanout: int | None = 32, graph: str = "chat") -> Callable[[str
     return open_
 
 
+def langgraph_on_ours_pg(graph: str = "chat") -> Callable[[str], Store]:
+    """Real LangGraph's graph, compiled with graphwire's PostgresSaver."""
+
+    def open_(name: str) -> Store:
+        from langgraph.graph import END, START, StateGraph
+        from langgraph.graph.message import add_messages
+
+        from engine.checkpoint.postgres import PostgresSaver
+
+        saver = PostgresSaver.from_dsn(DSN, schema=name)
+        compiled = build(StateGraph, START, END, add_messages, graph).compile(checkpointer=saver)
+
+        def close() -> None:
+            saver.close()
+            drop_schema(name)
+
+        return Store(saver, compiled, lambda: pg_bytes(name, OURS_TABLES), close, breakdown=lambda: pg_breakdown(name))
+
+    return open_
+
+
 def ours_sqlite(tmpdir: str) -> Callable[[str], Store]:
     def open_(name: str) -> Store:
         from engine import END, START, StateGraph, add_messages
@@ -408,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
                 Config("ours PG", ours_pg()),
                 Config("ours PG, no deltas", ours_pg(None)),
                 Config("ours SQLite", ours_sqlite(tmpdir)),
+                Config("LG on ours PG", langgraph_on_ours_pg()),
                 Config("LG PG", langgraph_pg(False)),
                 Config("LG PG+Delta", langgraph_pg(True)),
             ],
@@ -530,6 +555,15 @@ def report(configs: list[Config], turns: list[int], results: dict[tuple[str, int
               f"{fmt_bytes(ours.bytes)} vs {fmt_bytes(lgd.bytes)} ({lgd.bytes / ours.bytes:.2f}x)")  # fmt: skip
     else:
         check(f"ours PG <= LG PG+Delta at T={last}", None, "not measured")
+    on_ours = results.get(("LG on ours PG", last))
+    if on_ours and on_ours.bytes is not None and lg and lg.bytes is not None:
+        check(f"LG on ours PG <= 1/20 of LG PG at T={last} (issue 31)", on_ours.bytes * 20 <= lg.bytes,
+              f"{fmt_bytes(on_ours.bytes)} vs {fmt_bytes(lg.bytes)} ({lg.bytes / on_ours.bytes:.1f}x smaller)")  # fmt: skip
+    else:
+        check(f"LG on ours PG <= 1/20 of LG PG at T={last} (issue 31)", None, "not measured")
+    lo_raw, lo_net = raw.get("LG on ours PG"), net.get("LG on ours PG")
+    check("growth exponent of LG on ours PG <= 1.1 (issue 31)", None if lo_net is None else lo_net <= 1.1,
+          f"net {lo_net:.2f}, raw {lo_raw:.2f}" if lo_net is not None and lo_raw is not None else "not measured")  # fmt: skip
     e_raw, e_net = raw.get("ours PG"), net.get("ours PG")
     check("growth exponent of ours PG <= 1.1", None if e_net is None else e_net <= 1.1,
           f"net {e_net:.2f}, raw {e_raw:.2f}" if e_net is not None and e_raw is not None else "not measured")  # fmt: skip

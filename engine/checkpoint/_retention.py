@@ -9,12 +9,45 @@ first wrote it, and so do its pending writes that refer to a stored list.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from engine.errors import CorruptCheckpointError
 
-__all__ = ["blobs_to_keep", "check_prune_args", "checkpoints_to_prune"]
+__all__ = ["Choose", "blobs_to_keep", "check_prune_args", "checkpoints_to_prune", "only", "prune_rule"]
+
+#: How a saver's prune primitive is told what goes: rows ``(ns, checkpoint_id, ts)`` of a thread
+#: in, ``(kept, deleted)`` sets of ``(ns, checkpoint_id)`` out.
+Choose = Callable[[Sequence[tuple[str, str, str]]], tuple[set[tuple[str, str]], set[tuple[str, str]]]]
+
+
+def prune_rule(strategy: str | None, keep_last: int | None, older_than: timedelta | None) -> Choose | None:
+    """The :data:`Choose` of an ``aprune`` call: ours (``keep_last``, ``older_than``) or LangGraph's
+    (``strategy="keep_latest"``, the default without a rule: ``keep_last=1``); None for LangGraph's
+    ``strategy="delete"`` (every checkpoint goes: the saver deletes the thread).
+
+    Raises:
+        ValueError: an unknown strategy, a strategy with a rule, or a bad rule (:func:`check_prune_args`).
+    """
+    if strategy is None and keep_last is None and older_than is None:
+        strategy = "keep_latest"
+    if strategy is not None:
+        if strategy not in ("keep_latest", "delete") or keep_last is not None or older_than is not None:
+            raise ValueError(
+                f'prune takes strategy "keep_latest" or "delete" alone, or keep_last / older_than; got strategy={strategy!r}'
+            )
+        if strategy == "delete":
+            return None
+        keep_last = 1
+    check_prune_args(keep_last, older_than)
+    return functools.partial(checkpoints_to_prune, keep_last=keep_last, older_than=older_than)
+
+
+def only(gone: set[tuple[str, str]], rows: Sequence[tuple[str, str, str]]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """A :data:`Choose` that lets exactly ``gone`` go (``delete_for_runs``), the newest included."""
+    every = {(ns, cid) for ns, cid, _ in rows}
+    return every - gone, every & gone
 
 
 def check_prune_args(keep_last: int | None, older_than: timedelta | None) -> None:

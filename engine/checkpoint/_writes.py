@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from engine.checkpoint._chain import ChainReader, Ref
 from engine.checkpoint._refs import MIN_ITEMS
-from engine.checkpoint.base import WRITES_IDX_MAP, PendingWrite
+from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer, StateTooLargeError
 
@@ -70,6 +70,8 @@ def dump_writes(
     for idx, (channel, value) in enumerate(writes):
         where = f"write of task {task_id!r} to channel {channel!r}"
         special = WRITES_IDX_MAP.get(channel)
+        if channel == ERROR and isinstance(value, BaseException):
+            value = repr(value)  # what LangGraph (which hands the exception itself) stores, and the engine writes
         # Only a dict, or a list of MIN_ITEMS or more, can be a ref: the common one-message write skips the look.
         kind = type(value)
         worth = kind is dict or (kind is list and len(value) >= MIN_ITEMS)

@@ -45,15 +45,38 @@ host's process-local business.
 
 from __future__ import annotations
 
-import abc
-from dataclasses import dataclass, field
+import functools
+from collections.abc import Collection
 from datetime import timedelta
-from typing import Any, AsyncIterator, Iterator, Mapping, NamedTuple, Sequence, TypedDict
+from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
-from engine._internal._ids import checkpoint_id as _new_checkpoint_id
-from engine._internal._ids import next_version, now_iso as _now_iso
+from engine._internal._ids import next_version
 from engine._internal._sync import iter_sync, run_sync
+from engine.checkpoint._langgraph import (
+    LangGraphSlot,
+    adopt_langgraph_base,
+    allow_named,
+    copy_thread,
+    delta_channel_history,
+    langgraph_entries,
+)
+from engine.checkpoint._shapes import (
+    ERROR,
+    INTERRUPT,
+    RESUME,
+    SCHEDULED,
+    WRITES_IDX_MAP,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    PendingWrite,
+    ThreadInfo,
+    copy_checkpoint,
+    empty_checkpoint,
+)
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
+from engine.checkpoint._retention import Choose, only, prune_rule
 from engine.checkpoint.serde.base import SerializerProtocol
 from engine.serde import Serializer
 
@@ -81,99 +104,8 @@ __all__ = [
     "run_lease",
 ]
 
-ChannelVersions = dict[str, int]
-
-
-# Special channels used in pending writes.
-ERROR = "__error__"
-INTERRUPT = "__interrupt__"
-RESUME = "__resume__"
-SCHEDULED = "__scheduled__"
-# Special writes are stored at fixed negative indexes so that a task writing
-# them twice replaces, rather than appends (e.g. an updated resume list).
-WRITES_IDX_MAP = {ERROR: -1, SCHEDULED: -2, INTERRUPT: -3, RESUME: -4}
-
-
-class Checkpoint(TypedDict):
-    """One version of a thread's state."""
-
-    v: int
-    id: str
-    ts: str
-    channel_values: dict[str, Any]
-    channel_versions: ChannelVersions
-    versions_seen: dict[str, ChannelVersions]
-    updated_channels: list[str] | None
-
-
-class CheckpointMetadata(TypedDict, total=False):
-    """What the loop records beside a checkpoint.
-
-    ``source``: "input" | "loop" | "update" | "fork"; ``step``: -1 for the
-    input version, then 0, 1, …; ``parents``: checkpoint ids of parent
-    graphs by namespace (empty for a root graph); ``run_id``: the run that
-    wrote it. Callers may add their own keys through the config's
-    ``metadata``.
-    """
-
-    source: str
-    step: int
-    parents: dict[str, str]
-    run_id: str
-
-
-class PendingWrite(NamedTuple):
-    task_id: str
-    channel: str
-    value: Any
-
-
-@dataclass(frozen=True, slots=True)
-class CheckpointTuple:
-    """A checkpoint as read back: the version, its metadata, and its writes."""
-
-    config: dict[str, Any]
-    checkpoint: Checkpoint
-    metadata: CheckpointMetadata
-    parent_config: dict[str, Any] | None = None
-    pending_writes: list[PendingWrite] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadInfo:
-    """A thread as :meth:`BaseCheckpointSaver.alist_threads` lists it.
-
-    ``checkpoint_id`` and ``updated_at`` are those of the thread's newest
-    checkpoint in the root namespace (its id and ``ts``).
-    """
-
-    thread_id: str
-    checkpoint_id: str
-    updated_at: str
-
-
-def empty_checkpoint() -> Checkpoint:
-    return Checkpoint(
-        v=1,
-        id=_new_checkpoint_id(),
-        ts=_now_iso(),
-        channel_values={},
-        channel_versions={},
-        versions_seen={},
-        updated_channels=None,
-    )
-
-
-def copy_checkpoint(c: Checkpoint) -> Checkpoint:
-    return Checkpoint(
-        v=c["v"],
-        id=c["id"],
-        ts=c["ts"],
-        channel_values=dict(c["channel_values"]),
-        channel_versions=dict(c["channel_versions"]),
-        versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
-        updated_channels=c.get("updated_channels"),
-    )
+def _missing(saver: object, method: str) -> str:
+    return f"{type(saver).__name__} does not implement {method} (a BaseCheckpointSaver method)"
 
 
 def get_checkpoint_id(config: Mapping[str, Any]) -> str | None:
@@ -193,8 +125,16 @@ def check_chain(puts: Sequence[tuple[Mapping[str, Any], Checkpoint, Any, Any]]) 
             raise ValueError("aput_many takes one chain: one thread, each put's parent the checkpoint put before it")
 
 
-class BaseCheckpointSaver(abc.ABC):
+class BaseCheckpointSaver(LangGraphSlot):
     """The async contract; the sync methods are derived, never overridden.
+
+    It is LangGraph's ``BaseCheckpointSaver`` too: it has every method of
+    LangGraph's (``copy_thread``, ``delete_for_runs``, ``prune`` by
+    strategy, ``get_delta_channel_history``, ``with_allowlist``...), its
+    unimplemented ones raise NotImplementedError as LangGraph's do (a
+    subclass may implement only what it needs), and once LangGraph itself is
+    imported, a saver built is an instance of LangGraph's class as well
+    (:mod:`engine.checkpoint._langgraph`), so real LangGraph runs on it.
 
     Implementations must:
 
@@ -244,14 +184,25 @@ class BaseCheckpointSaver(abc.ABC):
     requires_lease: bool = False
 
     def __init__(self, *, serde: Serializer | None = None) -> None:
+        adopt_langgraph_base(BaseCheckpointSaver)
         self.serde = serde or Serializer()
 
+    @property  # type: ignore[no-redef]
+    def serde(self) -> Serializer:
+        """The serializer of values; one set here also stores LangGraph's own types once LangGraph is imported."""
+        return self._serde
+
+    @serde.setter
+    def serde(self, value: Serializer) -> None:
+        if hasattr(value, "allow_entries"):
+            value.allow_entries(*langgraph_entries())
+        self._serde = value
+
     # -- the contract ----------------------------------------------------
-    @abc.abstractmethod
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         """The named checkpoint, or the thread's newest when none is named."""
+        raise NotImplementedError(_missing(self, "aget_tuple"))
 
-    @abc.abstractmethod
     def alist(
         self,
         config: Mapping[str, Any] | None,
@@ -261,8 +212,8 @@ class BaseCheckpointSaver(abc.ABC):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """The thread's checkpoints, newest first."""
+        raise NotImplementedError(_missing(self, "alist"))
 
-    @abc.abstractmethod
     async def aput(
         self,
         config: Mapping[str, Any],
@@ -274,6 +225,7 @@ class BaseCheckpointSaver(abc.ABC):
 
         Returns the config naming the stored checkpoint.
         """
+        raise NotImplementedError(_missing(self, "aput"))
 
     async def aput_many(
         self,
@@ -306,7 +258,6 @@ class BaseCheckpointSaver(abc.ABC):
             await self.aput_writes(config, task_writes, task_id)
         return out
 
-    @abc.abstractmethod
     async def aput_writes(
         self,
         config: Mapping[str, Any],
@@ -315,8 +266,8 @@ class BaseCheckpointSaver(abc.ABC):
         task_path: str = "",
     ) -> None:
         """Store pending writes of a task against ``config``'s checkpoint."""
+        raise NotImplementedError(_missing(self, "aput_writes"))
 
-    @abc.abstractmethod
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         """Delete every checkpoint and write of a thread.
 
@@ -325,24 +276,81 @@ class BaseCheckpointSaver(abc.ABC):
         :class:`~engine.errors.LeaseLostError`, nothing deleted), as a fenced
         write does. Savers without leases ignore it.
         """
+        raise NotImplementedError(_missing(self, "adelete_thread"))
 
-    @abc.abstractmethod
     async def aprune(
-        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
+        self,
+        thread_ids: str | Sequence[str],
+        *,
+        strategy: str | None = None,
+        keep_last: int | None = None,
+        older_than: timedelta | None = None,
     ) -> int:
-        """Delete a thread's old checkpoints, their writes, and the values only they used.
+        """Delete old checkpoints of a thread (or of each of ``thread_ids``), their writes, and the values only they used.
 
         Per namespace, keeps the newest ``keep_last`` checkpoints and those
         younger than ``older_than`` (with both, a checkpoint goes only when
         both rules let it go), and always the newest one: pruning removes
-        history, not the thread (:meth:`adelete_thread` does that). Kept
-        checkpoints read back exactly as before, delta chains included, and
-        so does a checkpoint another writer stores while this runs.
-        Returns how many checkpoints were deleted.
+        history, not the thread. Kept checkpoints read back exactly as
+        before, delta chains included, and so does a checkpoint another
+        writer stores while this runs. LangGraph's way is accepted too:
+        ``strategy="keep_latest"`` (the default without a rule: ``keep_last=1``)
+        or ``strategy="delete"`` (:meth:`adelete_thread` of each).
+        Returns how many checkpoints were deleted (``"delete"``: 0, uncounted).
 
         Raises:
-            ValueError: neither rule given, ``keep_last < 1``, or a negative ``older_than``.
+            ValueError: an unknown strategy, a strategy with a rule, ``keep_last < 1``, or a negative ``older_than``.
         """
+        threads = [thread_ids] if isinstance(thread_ids, str) else [str(t) for t in thread_ids]
+        choose = prune_rule(strategy, keep_last, older_than)
+        if choose is None:  # strategy="delete"
+            for thread_id in threads:
+                await self.adelete_thread(thread_id)
+            return 0
+        return sum([await self._aprune_thread(thread_id, choose) for thread_id in threads])
+
+    async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
+        """Delete the checkpoints of ``thread_id`` that ``choose`` lets go, with their writes and
+        the values only they used (a saver's one primitive under :meth:`aprune` and
+        :meth:`adelete_for_runs`). ``choose`` splits rows ``(ns, id, ts)`` into ``(kept, deleted)``."""
+        raise NotImplementedError(_missing(self, "aprune"))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete every checkpoint whose metadata ``run_id`` is one of ``run_ids`` (LangGraph's), with its
+        writes; values other checkpoints read stay (their children keep naming them as parents)."""
+        doomed: dict[str, set[tuple[str, str]]] = {}
+        for run_id in {str(r) for r in run_ids}:
+            async for t in self.alist(None, filter={"run_id": run_id}):
+                conf = t.config["configurable"]
+                doomed.setdefault(conf["thread_id"], set()).add((conf.get("checkpoint_ns", ""), conf["checkpoint_id"]))
+        for thread_id, gone in doomed.items():
+            await self._aprune_thread(thread_id, functools.partial(only, gone))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy every checkpoint and pending write of one thread to another (LangGraph's; see
+        :func:`engine.checkpoint._langgraph.copy_thread`)."""
+        await copy_thread(self, str(source_thread_id), str(target_thread_id))
+
+    async def aget_delta_channel_history(self, *, config: Mapping[str, Any], channels: Sequence[str]) -> Mapping[str, Any]:
+        """LangGraph's walk of ``channels``' writes up the parent chain (:func:`~engine.checkpoint._langgraph.delta_channel_history`)."""
+        return await delta_channel_history(self, config, channels)
+
+    @property
+    def config_specs(self) -> list[Any]:
+        """LangGraph's configurable fields of a saver: none."""
+        return []
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> BaseCheckpointSaver:
+        """Allow the classes named ``(module, name)`` on this saver's serializer, and return it.
+
+        What LangGraph's strict mode calls with the state schema's classes.
+        Only classes of modules already imported are found (stored bytes
+        never name a module to import); the serializer is this saver's own,
+        not a clone's (the classes a schema names are allowed by the engine
+        anyway).
+        """
+        allow_named(self.serde, extra_allowlist)
+        return self
 
     def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
         """The threads whose id starts with ``prefix``, most recently written first.
@@ -420,8 +428,24 @@ class BaseCheckpointSaver(abc.ABC):
     def delete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         return run_sync(self.adelete_thread(thread_id) if lease is None else self.adelete_thread(thread_id, lease=lease))
 
-    def prune(self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None) -> int:
-        return run_sync(self.aprune(thread_id, keep_last=keep_last, older_than=older_than))
+    def prune(
+        self,
+        thread_ids: str | Sequence[str],
+        *,
+        strategy: str | None = None,
+        keep_last: int | None = None,
+        older_than: timedelta | None = None,
+    ) -> int:
+        return run_sync(self.aprune(thread_ids, strategy=strategy, keep_last=keep_last, older_than=older_than))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        return run_sync(self.adelete_for_runs(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        return run_sync(self.acopy_thread(source_thread_id, target_thread_id))
+
+    def get_delta_channel_history(self, *, config: Mapping[str, Any], channels: Sequence[str]) -> Mapping[str, Any]:
+        return run_sync(self.aget_delta_channel_history(config=config, channels=channels))
 
     def list_threads(self, *, prefix: str = "", limit: int | None = None) -> Iterator[ThreadInfo]:
         return iter_sync(self.alist_threads(prefix=prefix, limit=limit))

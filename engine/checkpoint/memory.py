@@ -15,12 +15,11 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from engine.checkpoint._chain import ChainReader, Ref
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, base_key
-from engine.checkpoint._retention import blobs_to_keep, check_prune_args, checkpoints_to_prune
+from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._helpers import (
     check_list_args,
     check_versions,
@@ -294,17 +293,13 @@ class InMemorySaver(BaseCheckpointSaver):
             self._threads.pop(str(thread_id), None)
             self._deltas.forget_thread(str(thread_id))
 
-    async def aprune(
-        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
-    ) -> int:
-        check_prune_args(keep_last, older_than)
-        thread_id = str(thread_id)
+    async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
         with self._lock:
             thread = self._threads.get(thread_id)
             if thread is None:
                 return 0
             rows = [(ns, cid, row[1]) for ns, by_id in thread.checkpoints.items() for cid, row in by_id.items()]
-            kept, deleted = checkpoints_to_prune(rows, keep_last=keep_last, older_than=older_than)
+            kept, deleted = choose(rows)
             if not deleted:
                 return 0
             referenced: list[tuple[str, str, int]] = []

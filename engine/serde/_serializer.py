@@ -138,6 +138,13 @@ class Serializer:
             self._by_name[entry.name] = entry
             self._by_type[entry.cls] = entry
 
+    def allow_entries(self, *entries: Entry) -> None:
+        """:meth:`allow` for classes taken apart by an entry made elsewhere (a slotted class
+        such as LangGraph's own ``Send``: see :mod:`engine.checkpoint._langgraph`)."""
+        for entry in entries:
+            self._by_name[entry.name] = entry
+            self._by_type[entry.cls] = entry
+
     def _langchain_entries(self) -> dict[type, Entry]:
         """Allow LangChain's message classes (on first sight of one: importing them costs)."""
         entries = _langchain.entries()

@@ -1,17 +1,12 @@
 """LangGraph's own checkpointer conformance suite (``langgraph-checkpoint-conformance``), on our savers.
 
 Each test function of the suite's spec modules runs as one pytest test, on
-the memory, SQLite and PostgreSQL savers, through the thin adapter in
-:mod:`tests.checkpoint._langgraph_adapter`. Every capability our savers
-implement is run (put, put_writes, get_tuple, list, delete_thread, prune);
-``delete_for_runs`` and ``copy_thread`` are not part of our contract, and
-the suite's capability detection leaves them out likewise
-(:func:`test_the_suite_detects_what_the_savers_implement`).
-
-One test is skipped on purpose: ``test_prune_delete_all`` prunes with
-LangGraph's ``strategy="delete"``, but our prune keeps a thread's newest
-version always (``adelete_thread`` removes a thread; see
-``BaseCheckpointSaver.aprune``).
+the memory, SQLite and PostgreSQL savers, through the public classes
+themselves: they are LangGraph checkpointers (``BaseCheckpointSaver`` has
+LangGraph's methods, and once LangGraph is imported a saver is an instance
+of LangGraph's class; :mod:`engine.checkpoint._langgraph`). Every capability
+the suite knows is detected and run, ``copy_thread``, ``delete_for_runs``
+and ``prune(strategy="delete")`` included (issue 31 item 2).
 """
 
 from __future__ import annotations
@@ -24,8 +19,11 @@ import pytest
 
 pytest.importorskip("langgraph.checkpoint.conformance", reason="pip install -e '.[test]' installs the suite")
 
-from langgraph.checkpoint.conformance.capabilities import Capability, DetectedCapabilities  # noqa: E402
+from langgraph.checkpoint.base import BaseCheckpointSaver as LangGraphSaver  # noqa: E402
+from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES, DetectedCapabilities  # noqa: E402
 from langgraph.checkpoint.conformance.spec import (  # noqa: E402
+    test_copy_thread,
+    test_delete_for_runs,
     test_delete_thread,
     test_get_tuple,
     test_list,
@@ -35,7 +33,6 @@ from langgraph.checkpoint.conformance.spec import (  # noqa: E402
 )
 
 from engine.checkpoint import BaseCheckpointSaver  # noqa: E402
-from tests.checkpoint._langgraph_adapter import LangGraphFace  # noqa: E402
 
 SUITES = {
     "put": test_put.ALL_PUT_TESTS,
@@ -44,24 +41,21 @@ SUITES = {
     "list": test_list.ALL_LIST_TESTS,
     "delete_thread": test_delete_thread.ALL_DELETE_THREAD_TESTS,
     "prune": test_prune.ALL_PRUNE_TESTS,
-}
-SKIPPED = {
-    "test_prune_delete_all": "a graphwire prune always keeps the thread's newest version (adelete_thread removes a thread)",
+    "copy_thread": test_copy_thread.ALL_COPY_THREAD_TESTS,
+    "delete_for_runs": test_delete_for_runs.ALL_DELETE_FOR_RUNS_TESTS,
 }
 CASES = [pytest.param(fn, id=f"{cap}:{fn.__name__}") for cap, fns in SUITES.items() for fn in fns]
 
 
 @pytest.mark.parametrize("spec", CASES)
 def test_langgraph_conformance(saver: BaseCheckpointSaver, spec: Callable[[Any], Any]) -> None:
-    if spec.__name__ in SKIPPED:
-        pytest.skip(SKIPPED[spec.__name__])
-    asyncio.run(spec(LangGraphFace(saver)))
+    asyncio.run(spec(saver))
 
 
-def test_the_suite_detects_what_the_savers_implement(saver: BaseCheckpointSaver) -> None:
-    detected = DetectedCapabilities.from_instance(LangGraphFace(saver)).detected
-    assert {c.value for c in detected} == set(SUITES)
-    assert Capability.DELETE_FOR_RUNS not in detected and Capability.COPY_THREAD not in detected
+def test_the_savers_are_langgraph_checkpointers_with_every_capability(saver: BaseCheckpointSaver) -> None:
+    assert isinstance(saver, LangGraphSaver)
+    detected = DetectedCapabilities.from_instance(saver).detected
+    assert detected == ALL_CAPABILITIES and {c.value for c in detected} == set(SUITES)
 
 
 # -- what running the suite found (issue 14 items 15, 16) -------------------------------

@@ -105,14 +105,30 @@ async def test_prune_is_per_namespace_and_per_thread(new_saver: Any) -> None:
 
 @async_test
 async def test_prune_rejects_bad_arguments_and_ignores_unknown_threads(saver: BaseCheckpointSaver) -> None:
-    with pytest.raises(ValueError, match="keep_last, older_than"):
-        await saver.aprune("t1")
+    with pytest.raises(ValueError, match='strategy "keep_latest" or "delete" alone'):
+        await saver.aprune("t1", strategy="keep_all")
+    with pytest.raises(ValueError, match='strategy "keep_latest" or "delete" alone'):
+        await saver.aprune("t1", strategy="delete", keep_last=2)
     with pytest.raises(ValueError, match="keep_last"):
         await saver.aprune("t1", keep_last=0)
     with pytest.raises(ValueError, match="older_than"):
         await saver.aprune("t1", older_than=timedelta(seconds=-1))
     assert await saver.aprune("nobody", keep_last=1) == 0
     assert saver.prune("nobody", older_than=timedelta(days=1)) == 0  # the sync face
+
+
+@async_test
+async def test_prune_takes_langgraphs_threads_and_strategies(saver: BaseCheckpointSaver) -> None:
+    """LangGraph's ``prune(thread_ids, strategy=)``: "keep_latest" (its default) keeps each namespace's
+    newest version, "delete" removes the threads; other threads stay (issue 31 item 2)."""
+    for thread in ("t1", "t2", "t3"):
+        await grow(saver, 4, config=cfg(thread))
+        await grow(saver, 3, config=cfg(thread, ns="child:1"))
+    await saver.aprune(["t1"])  # LangGraph's default strategy
+    assert len(await collect(saver, cfg("t1", ns=None))) == 2
+    saver.prune(["t2"], strategy="delete")  # the sync face
+    assert await collect(saver, cfg("t2", ns=None)) == []
+    assert len(await collect(saver, cfg("t3", ns=None))) == 7
 
 
 @async_test

@@ -54,6 +54,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from engine._internal._sync import on_sync_loop
+from engine.checkpoint.postgres._given import Borrowed, Fresh
 
 __all__ = ["Connections", "NoConnection", "Reserved", "kept_cursor"]
 
@@ -166,6 +167,9 @@ class Connections:
         name: the threads' names, and ``application_name`` unless the DSN sets one.
         idle_in_transaction: seconds a connection may sit idle inside a
             transaction before the server ends its session (None: the server's setting).
+        borrowed: the caller's connection or pool to use instead of a pool of
+            our own (:mod:`._given`): its sessions' settings are left as they are.
+        keep_idle: False: close each connection when its call is done (see :mod:`._given`).
     """
 
     def __init__(
@@ -177,6 +181,8 @@ class Connections:
         timeout: float,
         name: str,
         idle_in_transaction: float | None = None,
+        borrowed: Borrowed | None = None,
+        keep_idle: bool = True,
     ) -> None:
         if max_size < 1 or min_size < 0 or min_size > max_size:
             raise ValueError(f"need 0 <= min_size <= max_size and max_size >= 1, got {min_size} and {max_size}")
@@ -200,7 +206,9 @@ class Connections:
             settings += f"; SET idle_in_transaction_session_timeout = {max(1, round(idle_in_transaction * 1000))}"
         self._settings = settings
         self._connection_class: type[_Connection] = type("Connection", (_Connection,), {})
-        self._pool: ConnectionPool[_Connection] = ConnectionPool(
+        if borrowed is None and not keep_idle:
+            borrowed = Fresh(conninfo, kwargs)
+        self._pool: ConnectionPool[_Connection] | Borrowed | Fresh = borrowed or ConnectionPool(
             conninfo, connection_class=self._connection_class, kwargs=kwargs, min_size=min_size,
             max_size=max_size, open=False, configure=self._configure, name=name, timeout=timeout,
             max_idle=_IDLE_SECONDS,
@@ -411,7 +419,7 @@ class Connections:
         with self._lock:
             self._returned.wait_for(lambda: not self._out, _CLOSE_TIMEOUT)
             left = list(self._out)
-        for conn in left:  # a worker still stuck in a statement: its socket goes now
+        for conn in left if isinstance(self._pool, ConnectionPool) else ():  # a worker still stuck in a statement: its socket goes now
             try:
                 conn.pgconn.finish()
             except Exception:  # noqa: BLE001, S110 - already gone

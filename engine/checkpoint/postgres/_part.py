@@ -20,6 +20,7 @@ import psycopg
 from psycopg import Connection
 
 from engine.checkpoint.postgres._conns import Connections, NoConnection, Reserved
+from engine.checkpoint.postgres._given import Pipe, given
 from engine.checkpoint.postgres._migrate import Tables, migrate
 from engine.checkpoint.postgres._saver import _IDENTIFIER
 from engine.errors import CheckpointError
@@ -37,20 +38,31 @@ class PostgresPart:
     _error: ClassVar[type[Exception]]
     _what: ClassVar[str]  # "store", "cache"
 
-    def _open(self, dsn: str, schema: str | None, *, min_size: int, max_size: int, timeout: float) -> None:
+    def _open(
+        self, conn: Any, schema: str | None, *, min_size: int, max_size: int, timeout: float, pipe: Any = None
+    ) -> None:
+        """``conn``: a DSN or LangGraph's psycopg objects (:mod:`._given`); ``pipe``: a pipeline of the given connection."""
         if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
             raise ValueError(f"schema must be a PostgreSQL identifier, got {schema!r}")
         self.schema = schema
-        self._dsn = dsn
-        self._conns = Connections(dsn, min_size=min_size, max_size=max_size, timeout=timeout, name=f"graphwire-{self._what}")
+        found = given(conn)
+        self.conn, self._borrowed = conn, found.borrowed
+        self.pipe = pipe
+        self._dsn = found.dsn
+        self._conns = Connections(
+            found.dsn, min_size=min_size, max_size=max_size, timeout=timeout, name=f"graphwire-{self._what}",
+            borrowed=found.borrowed, keep_idle=found.keep,
+        )  # fmt: skip
         self._setup_lock = threading.Lock()
         self._ready = False
+
+    pipe = Pipe()
 
     @classmethod
     def from_dsn(cls: type[P], dsn: str, **options: Any) -> P:
         """One on ``dsn`` with its tables migrated now (a bad DSN fails here)."""
         part = cls(dsn, **options)
-        part.setup()
+        PostgresPart.setup(part)
         return part
 
     def _check(self, conn: psycopg.Connection[Any]) -> None:
@@ -74,7 +86,7 @@ class PostgresPart:
 
     async def asetup(self) -> None:
         if not self._ready:
-            await asyncio.to_thread(self.setup)
+            await asyncio.to_thread(PostgresPart.setup, self)  # the sync one, whatever a subclass's setup is
 
     async def _db(self, work: Callable[[Connection[Any]], T]) -> T:
         """``work`` (blocking, one transaction at most) on one of the part's connections,

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import psycopg
 from psycopg import Connection
 
-from engine.checkpoint._retention import blobs_to_keep, checkpoints_to_prune
+from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint.postgres import _queries as q
 from engine.errors import CheckpointError
 
@@ -52,15 +51,13 @@ class PrunePlan:
         }  # fmt: skip
 
 
-def plan_prune(
-    rows: Rows, *, keep_last: int | None, older_than: timedelta | None
-) -> Callable[[Bases, Iterable[tuple[str, str, Key]]], PrunePlan] | None:
+def plan_prune(rows: Rows, choose: Choose) -> Callable[[Bases, Iterable[tuple[str, str, Key]]], PrunePlan] | None:
     """What goes of a thread whose checkpoints are ``rows``: None when nothing
     does, else a function of the thread's blobs' bases and its pending writes'
     refs ``(ns, checkpoint_id, key)`` that gives the plan (so the blobs are
     read only when some checkpoint goes)."""
     rows = list(rows)
-    kept, deleted = checkpoints_to_prune([(ns, cid, ts) for ns, cid, ts, _ in rows], keep_last=keep_last, older_than=older_than)
+    kept, deleted = choose([(ns, cid, ts) for ns, cid, ts, _ in rows])
     if not deleted:
         return None
     referenced = [(ns, ch, v) for ns, cid, _, versions in rows if (ns, cid) in kept for ch, v in versions.items()]
@@ -77,17 +74,15 @@ async def prune(
     run: Callable[[str, Callable[[Connection[Any]], int]], Awaitable[int]],
     queries: q.Queries,
     thread_id: str,
-    *,
-    keep_last: int | None,
-    older_than: timedelta | None,
+    choose: Choose,
 ) -> int:
-    """Prune ``thread_id`` (``run``: the saver's retrying runner); how many checkpoints went."""
+    """Prune ``thread_id`` by ``choose`` (``run``: the saver's retrying runner); how many checkpoints went."""
 
     def work(conn: Connection[Any]) -> int:
         with conn.transaction(), conn.cursor(binary=True) as cur:
             cur.execute(queries.SNAPSHOT)
             cur.execute(queries.SELECT_CHECKPOINT_VERSIONS, {"thread_id": thread_id})
-            planned = plan_prune(cur.fetchall(), keep_last=keep_last, older_than=older_than)
+            planned = plan_prune(cur.fetchall(), choose)
             if planned is None:
                 return 0
             cur.execute(queries.SELECT_BLOB_BASES, {"thread_id": thread_id})  # the same snapshot

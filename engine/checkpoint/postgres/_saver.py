@@ -39,15 +39,15 @@ import asyncio
 import json
 import re
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from datetime import timedelta
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import Connection
 
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, record_size
-from engine.checkpoint._retention import check_prune_args
+from engine.checkpoint._retention import Choose
 from engine.checkpoint._helpers import (
     check_versions,
     dump_meta,
@@ -72,6 +72,7 @@ from engine.checkpoint.base import (
 )
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._conns import Connections, NoConnection, kept_cursor
+from engine.checkpoint.postgres._given import Pipe, given, opened
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
@@ -95,7 +96,13 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
     """Checkpoints in PostgreSQL.
 
     Args:
-        dsn: a libpq connection string or ``postgresql://`` URL.
+        conn: a libpq connection string or ``postgresql://`` URL, or (as
+            LangGraph's saver takes) a psycopg ``Connection``,
+            ``ConnectionPool``, ``AsyncConnection`` or ``AsyncConnectionPool``
+            the caller made (autocommit) and closes: see :mod:`._given`.
+        pipe: LangGraph's: a pipeline of the ``Connection`` given, in which
+            the saver's statements then run (settable later, as LangGraph's
+            test suite does: ``saver.pipe = saver.conn.pipeline()``).
         schema: the PostgreSQL schema holding the tables (created if
             missing); None uses the connection's current schema
             (``search_path``). Must be an identifier: letters, digits, ``_``
@@ -121,7 +128,8 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
     def __init__(
         self,
-        dsn: str,
+        conn: Any,
+        pipe: Any = None,
         *,
         schema: str | None = None,
         serde: Serializer | None = None,
@@ -140,11 +148,14 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                 f"with a digit, at most 63 characters), got {schema!r}"
             )
         self.schema = schema
-        self._dsn = dsn
+        found = given(conn)
+        self.conn, self._borrowed = conn, found.borrowed
+        self._dsn = dsn = found.dsn
+        self.pipe = pipe
         self._q = q.render(schema)
         self._conns = Connections(
             dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-checkpoint",
-            idle_in_transaction=idle_in_transaction,
+            idle_in_transaction=idle_in_transaction, borrowed=found.borrowed, keep_idle=found.keep,
         )  # fmt: skip
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
         self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde)
@@ -174,6 +185,18 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         saver = cls(dsn, schema=schema, serde=serde, min_size=min_size, max_size=max_size, **options)
         PostgresSaver.setup(saver)  # the sync one, whatever a subclass's setup is
         return saver
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(
+        cls, conn_string: str, *, pipeline: bool = False, serde: Serializer | None = None
+    ) -> Iterator[PostgresSaver]:
+        """LangGraph's opening: a saver on one connection to ``conn_string`` (in a pipeline if
+        ``pipeline``), for the ``with`` block; the connection is closed after it."""
+        with opened(lambda conn: cls(conn, serde=serde), conn_string, pipeline=pipeline) as saver:
+            yield saver
+
+    pipe = Pipe()
 
     # -- plumbing -----------------------------------------------------------------
     def setup(self) -> None:
@@ -409,16 +432,11 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         await self._run("delete_thread", work)
         self._deltas.forget_thread(thread_id)
 
-    async def aprune(
-        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
-    ) -> int:
-        check_prune_args(keep_last, older_than)
-        thread_id = str(thread_id)
+    async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
         if not _storable(thread_id):
             return 0
-
         try:
-            return await prune(self._run, self._q, thread_id, keep_last=keep_last, older_than=older_than)
+            return await prune(self._run, self._q, thread_id, choose)
         finally:
             self._deltas.forget_thread(thread_id)
 

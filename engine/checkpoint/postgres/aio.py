@@ -10,24 +10,34 @@ AsyncPostgresSaver.from_conn_string(DB_URI) as saver: await saver.setup()``.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
-from engine.checkpoint._opening import aopened
+from engine.checkpoint.postgres._given import aopened
+
 from engine.checkpoint.postgres._saver import PostgresSaver
 
 __all__ = ["AsyncPostgresSaver"]
 
 
 class AsyncPostgresSaver(PostgresSaver):
-    """A :class:`PostgresSaver` opened with ``async with AsyncPostgresSaver.from_conn_string(dsn)``."""
+    """A :class:`PostgresSaver` opened with ``async with AsyncPostgresSaver.from_conn_string(dsn)``,
+    or given LangGraph's ``AsyncConnection`` / ``AsyncConnectionPool`` (see ``_given.py``)."""
 
     @classmethod
-    def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, serde: Any = None) -> Any:  # type: ignore[override]
-        """``async with AsyncPostgresSaver.from_conn_string(dsn) as saver:`` (its connections closed after the block).
+    @asynccontextmanager
+    async def from_conn_string(  # type: ignore[override]
+        cls, conn_string: str, *, pipeline: bool = False, serde: Any = None
+    ) -> AsyncIterator[AsyncPostgresSaver]:
+        """LangGraph's opening: a saver whose ``conn`` is an ``AsyncConnection`` to ``conn_string``
+        (in a pipeline if ``pipeline``), for the ``async with`` block; closed after it.
 
-        ``pipeline`` (psycopg's pipeline mode) is not supported: NotImplementedError unless False.
+        The statements run on the saver's own blocking connections to the
+        same database (``_given.py`` says why), closed after the block too.
         """
-        return aopened(cls, conn_string, pipeline=pipeline, serde=serde)
+        async with aopened(lambda conn: cls(conn, serde=serde), conn_string, pipeline=pipeline) as saver:
+            yield saver
 
     async def setup(self) -> None:  # type: ignore[override]
         """Create or migrate the schema without blocking the event loop (idempotent)."""

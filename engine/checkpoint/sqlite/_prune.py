@@ -9,22 +9,20 @@ blob row no kept checkpoint reads, nor any pending write of one refers to
 from __future__ import annotations
 
 import sqlite3
-from datetime import timedelta
 
 from engine.checkpoint._helpers import load_meta, reading
-from engine.checkpoint._retention import blobs_to_keep, checkpoints_to_prune
+from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint.sqlite import _queries as q
 from engine.serde import Serializer
 
 __all__ = ["prune"]
 
 
-def prune(
-    cur: sqlite3.Cursor, serde: Serializer, thread_id: str, *, keep_last: int | None, older_than: timedelta | None
-) -> int:
-    """Prune ``thread_id`` inside the caller's write transaction; how many checkpoints went."""
+def prune(cur: sqlite3.Cursor, serde: Serializer, thread_id: str, choose: Choose) -> int:
+    """Prune ``thread_id`` inside the caller's write transaction, deleting what ``choose`` lets
+    go (:mod:`engine.checkpoint._retention`); how many checkpoints went."""
     metas = cur.execute(q.SELECT_CHECKPOINT_METAS, (thread_id,)).fetchall()
-    kept, deleted = checkpoints_to_prune([(ns, cid, ts) for ns, cid, ts, _, _ in metas], keep_last=keep_last, older_than=older_than)
+    kept, deleted = choose([(ns, cid, ts) for ns, cid, ts, _, _ in metas])
     if not deleted:
         return 0
     referenced: list[tuple[str, str, int]] = []

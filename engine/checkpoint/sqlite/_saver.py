@@ -40,13 +40,12 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from datetime import timedelta
 from typing import Any, TypeVar
 
 from engine._internal._sync import on_sync_loop
 from engine.checkpoint._chain import ChainReader
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, BlobPlan, DeltaCache, base_key
-from engine.checkpoint._retention import check_prune_args
+from engine.checkpoint._retention import Choose
 from engine.checkpoint._helpers import (
     check_list_args,
     check_row,
@@ -478,18 +477,14 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
             for statement in q.DELETE_THREAD:
                 cur.execute(statement, (thread_id,))
 
-    async def aprune(
-        self, thread_id: str, *, keep_last: int | None = None, older_than: timedelta | None = None
-    ) -> int:
-        check_prune_args(keep_last, older_than)
-        thread_id = str(thread_id)
-        pruned = await self._work(self._prune, thread_id, keep_last, older_than)
+    async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
+        pruned = await self._work(self._prune, thread_id, choose)
         self._deltas.forget_thread(thread_id)
         return pruned
 
-    def _prune(self, thread_id: str, keep_last: int | None, older_than: timedelta | None) -> int:
+    def _prune(self, thread_id: str, choose: Choose) -> int:
         with self._transaction(q.BEGIN_WRITE) as cur:
-            return prune(cur, self.serde, thread_id, keep_last=keep_last, older_than=older_than)
+            return prune(cur, self.serde, thread_id, choose)
 
     async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
         if limit is not None and limit < 0:

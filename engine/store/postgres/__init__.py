@@ -7,9 +7,6 @@ and the current tables in ``schema.sql``.
 from __future__ import annotations
 
 from engine.store.postgres._store import PostgresStore
+from engine.store.postgres.aio import AsyncPostgresStore
 
 __all__ = ["AsyncPostgresStore", "PostgresStore"]
-
-
-class AsyncPostgresStore(PostgresStore):
-    """LangGraph's async store class name: the engine's store is async at heart, so it is the same store."""

@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from typing import Any
 
 import psycopg
+from psycopg_pool import ConnectionPool
 
+from engine._internal._unsupported import refuse
 from engine.checkpoint._migration_files import read_migrations, read_schema
 from engine.checkpoint.postgres._conns import Reserved
+from engine.checkpoint.postgres._given import opened
 from engine.checkpoint.postgres._migrate import Tables
 from engine.checkpoint.postgres._part import PostgresPart
 from engine.errors import StoreError
@@ -34,7 +37,7 @@ from engine.store._sql import SqlStore
 from engine.store.base import IndexConfig, TTLConfig
 from engine.store.postgres import _queries
 
-__all__ = ["STORE_TABLES", "PostgresStore"]
+__all__ = ["STORE_TABLES", "PostgresStore", "pool_options"]
 
 STORE_TABLES = Tables(
     "store",
@@ -52,6 +55,14 @@ _NO_VECTOR = (
 _cursor_names = itertools.count()
 
 
+def pool_options(pool_config: dict[str, Any]) -> dict[str, Any]:
+    """A psycopg pool's arguments from LangGraph's ``pool_config`` (its sizes, its connections'
+    ``kwargs``), its connections in autocommit mode as LangGraph makes them."""
+    options = dict(pool_config)
+    kwargs = {"autocommit": True, "prepare_threshold": 0, **(options.pop("kwargs", None) or {})}
+    return {"min_size": options.pop("min_size", 1), "max_size": options.pop("max_size", None), "kwargs": kwargs, **options}
+
+
 class _Tx:
     """A batch's transaction: each call runs on its reserved connection."""
 
@@ -63,7 +74,10 @@ class _Tx:
 
         def start(conn: psycopg.Connection[Any]) -> list[Any]:
             nonlocal cur
-            cur = conn.cursor(name=f"graphwire_store_{next(_cursor_names)}")
+            # A server-side cursor reads no further than asked; a pipeline (the caller's, given
+            # to LangGraph's PostgresStore) has none, and reads the query's rows whole.
+            named = not conn.pgconn.pipeline_status
+            cur = conn.cursor(name=f"graphwire_store_{next(_cursor_names)}") if named else conn.cursor()
             cur.execute(sql, params)
             return cur.fetchmany(100)
 
@@ -92,7 +106,10 @@ class PostgresStore(PostgresPart, SqlStore):
     """Store items in PostgreSQL.
 
     Args:
-        dsn: the libpq connection string (the checkpointer's, usually).
+        conn: the libpq connection string (the checkpointer's, usually), or
+            LangGraph's: a psycopg connection or pool (see
+            :mod:`engine.checkpoint.postgres._given`).
+        pipe: LangGraph's: a pipeline of the ``Connection`` given.
         schema: the schema of the tables (None: the connection's
             ``search_path``); the checkpointer's ``pg_schema``, usually.
         index: semantic search config; needs the ``vector`` extension.
@@ -106,18 +123,45 @@ class PostgresStore(PostgresPart, SqlStore):
 
     def __init__(
         self,
-        dsn: str,
+        conn: Any,
         *,
+        pipe: Any = None,
         schema: str | None = None,
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
         min_size: int = 1,
         max_size: int = 10,
         timeout: float = 5.0,
+        deserializer: Any = None,
     ) -> None:
-        self._open(dsn, schema, min_size=min_size, max_size=max_size, timeout=timeout)
+        refuse("PostgresStore", deserializer=deserializer)
+        self._open(conn, schema, min_size=min_size, max_size=max_size, timeout=timeout, pipe=pipe)
         super().__init__(index=index, ttl=ttl)
         self._q = _queries.render(schema)
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(
+        cls,
+        conn_string: str,
+        *,
+        pipeline: bool = False,
+        pool_config: dict[str, Any] | None = None,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+    ) -> Iterator[PostgresStore]:
+        """LangGraph's opening: on a ``ConnectionPool`` made from ``pool_config`` when given (it
+        overrides ``pipeline``), else on one connection (in a pipeline if ``pipeline``); closed after the block."""
+        if pool_config is not None:
+            with ConnectionPool(conn_string, **pool_options(pool_config)) as pool:
+                store = cls(pool, index=index, ttl=ttl)
+                try:
+                    yield store
+                finally:
+                    store.close()
+            return
+        with opened(lambda conn: cls(conn, index=index, ttl=ttl), conn_string, pipeline=pipeline) as store:
+            yield store
 
     def _check(self, conn: psycopg.Connection[Any]) -> None:
         """Semantic search needs the ``vector`` extension: StoreError without it."""
