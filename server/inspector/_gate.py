@@ -135,6 +135,15 @@ class BoundedH11(H11Protocol):
         if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
             self._disarm()  # the request is here whole (or the connection is ending): the app's time now
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self._deadline is None and not self.transport.is_closing() and self.conn.their_state is h11.IDLE \
+                and self.conn.trailing_data[0]:
+            # Part of a pipelined request arrived with the last one: its clock runs from now, and it, not
+            # the keep-alive of an idle connection, decides when the connection ends (with a 408).
+            self._unset_keepalive_if_required()
+            self._arm()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         try:

@@ -82,17 +82,8 @@ def test_async_savers_from_conn_string(tmp_path: Any, database: str) -> None:
         ]
 
 
-def test_what_is_not_supported_is_refused(tmp_path: Any, database: str) -> None:
-    with pytest.raises(NotImplementedError, match="pipeline"):
-        with PostgresSaver.from_conn_string(database, pipeline=True):
-            pass
-
-    async def pipelined() -> None:
-        async with AsyncPostgresSaver.from_conn_string(database, pipeline=True):
-            pass
-
-    with pytest.raises(NotImplementedError, match="pipeline"):
-        asyncio.run(pipelined())
+def test_the_async_sqlite_saver_takes_a_sqlite3_connection(tmp_path: Any) -> None:
+    # (psycopg's pipeline mode, refused here before, is LangGraph's opening now: tests/checkpoint/test_postgres_openings.py)
     conn = sqlite3.connect(str(tmp_path / "d.db"), check_same_thread=False)
     saver = AsyncSqliteSaver(conn)  # a sqlite3 connection is taken, as by SqliteSaver
     assert _graph(saver).invoke({"n": 1, "log": []}, CFG) == {"n": 2, "log": ["inc"]}
