@@ -51,6 +51,7 @@ from server import _convert as conv
 from server import _telemetry as telemetry
 from server._errors import RpcError
 from server._hub import RunHub
+from server._malloc import TRIM_AFTER_BYTES, Trimmer, glibc_trim
 from server._outbox import Outbox
 from server._reads import thread_key
 from server._eventlog import EventLog
@@ -82,6 +83,7 @@ class Streams:
         self.max_unsent_bytes = max_unsent_bytes
         self.calls: dict[str, Outbox] = {}  # run id → the outbox of its call, while the call lasts
         self.peak_unsent = 0  # the most bytes that waited for one reader, over every call so far
+        self.trimmer = Trimmer(glibc_trim())
 
     async def serve(
         self,
@@ -116,6 +118,8 @@ class Streams:
                 await asyncio.gather(run, return_exceptions=True)
             del self.calls[run_id]
             self.peak_unsent = max(self.peak_unsent, outbox.peak)
+            if outbox.peak >= TRIM_AFTER_BYTES:
+                self.trimmer.soon()  # the pages its events took are free now: back to the system
 
     def run_detached(self, entry: GraphEntry, thread_id: str, record: RunRecord, start: RunEvents, call: Call) -> asyncio.Task[None]:
         """Continue ``record``'s run with no caller: once it holds the thread, this replica claims it
@@ -324,6 +328,8 @@ class Streams:
             finally:  # also when the call's end cancels this wait
                 if events is not None:
                     await events.close()
+                if lag.peak >= TRIM_AFTER_BYTES:
+                    self.trimmer.soon()
 
     async def _finished(
         self,
