@@ -89,13 +89,6 @@ def serve(tmp_path: Path) -> Iterator[Callable[[str], ServerProcess]]:
             drop_schema(schema)
 
 
-def peak_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmHWM for process {pid}")
-
-
 def reset_peak(pid: int) -> bool:
     """Start ``VmHWM`` again from the current RSS (``clear_refs`` 5); False where that is not allowed."""
     try:
@@ -151,7 +144,7 @@ def burst_while_unread(srv: ServerProcess, threads: list[str], count: int, **opt
     wait_until(lambda: all((srv.gates / f"runs-{t}").exists() for t in threads), "every burst's node to end", timeout=DEADLINE)
     most = max(most, rss_kib(srv.pid))
     if hwm:
-        most = max(most, peak_kib(srv.pid))
+        most = max(most, rss_kib(srv.pid, "VmHWM"))
     print(f"\nserver RSS: {before} KiB before, at most {most} KiB while {len(threads)} bursts ran")
     for e in ends:
         assert e.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and f"max_unsent_bytes ({BUDGET} bytes" in (e.details() or ""), e
