@@ -83,10 +83,15 @@ def serve(tmp_path: Path) -> Iterator[Callable[[str], ServerProcess]]:
     try:
         yield start
     finally:
-        for srv in started:
-            assert srv.terminate() == 0, srv.log()
-        for schema in schemas:
-            drop_schema(schema)
+        try:
+            for srv in started:
+                assert srv.terminate() == 0, srv.log()
+        finally:
+            for srv in started:
+                if srv.alive():  # it did not stop on SIGTERM: the assertion above says so
+                    srv.kill()
+            for schema in schemas:
+                drop_schema(schema)
 
 
 def reset_peak(pid: int) -> bool:
