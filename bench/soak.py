@@ -4,6 +4,7 @@
     python bench/soak.py --threads 32 --minutes 5 --rolling
     python bench/soak.py --slow-readers 4 --never-readers 4
     python bench/soak.py --rolling --durable --kill  # CONTINUE runs with request_ids; the rolled replica is SIGKILLed
+    python bench/soak.py --threads 4 --never-readers 2 --bursts --max-unsent-mib 8   # issue 28 item 2
 
 N concurrent "users", each on its own thread, loop over turns of the
 reminders agent: a reminder request (INTERRUPT, then Resume "yes": END) or a
@@ -34,6 +35,13 @@ each step's events are megabytes):
   ``HELD_AFTER_END`` seconds after that run ended counts as a thread held by
   a finished run, and fails the soak (as does a refusal with another code,
   UNAVAILABLE from the replica being rolled away excepted).
+
+With ``--bursts`` (issue 28 item 2), the never-readers call ``burst``
+instead (bench/_bursts.py: one sync node writing ``--burst-mib`` of custom
+events in a tight loop), in ``--rounds`` rounds of ``--never-readers`` unread
+calls on each replica, and the end prints each round's peak RSS and RSS once
+its calls ended, per replica, against the budgets plus a fixed overhead and
+10% above the RSS before the first round (see that module).
 
 With ``--durable`` (issue 20), every user call is a durable turn: a
 request_id per logical call, kept for its retries, and ``on_disconnect =
@@ -83,6 +91,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _bursts import burst_rounds  # noqa: E402  (bench/, the script's directory)
+
 DSN = os.environ.get("GRAPHWIRE_TEST_PG_DSN", "postgresql://root@127.0.0.1:5432/test")
 #: A thread answering ABORTED this long after the load stopped is held by a run that ended (runs take < 1 s).
 LOCK_GRACE = 10.0
@@ -131,10 +141,13 @@ class Replica:
         return 0
 
 
-def start_replica(schema: str, workdir: Path) -> Replica:
+def start_replica(schema: str, workdir: Path, max_unsent_mib: float | None = None) -> Replica:
     cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", DSN,
            "--pg-schema", schema, "--lease-seconds", "5", "--grace", "5", "--log-level", "WARNING",
-           "--graph", "reminders=examples.reminders:graph", "--graph", f"bulky={Path(__file__).resolve()}:bulky"]  # fmt: skip
+           "--graph", "reminders=examples.reminders:graph", "--graph", f"bulky={Path(__file__).resolve()}:bulky",
+           "--graph", f"burst={Path(__file__).resolve().parent / '_bursts.py'}:burst"]  # fmt: skip
+    if max_unsent_mib is not None:
+        cmd += ["--max-unsent-bytes", str(int(max_unsent_mib * 1024 * 1024))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), "GRAPHWIRE_FORECAST_DELAY": "0.05"}
     env.pop("GRAPHWIRE_AUTH_TOKEN", None)
     log = open(workdir / f"replica-{uuid.uuid4().hex[:6]}.log", "wb")
@@ -457,7 +470,7 @@ async def main_async(args: argparse.Namespace) -> int:
 
     schema = f"soak_{uuid.uuid4().hex[:8]}"
     work = Path(tempfile.mkdtemp(prefix="gw-soak-"))
-    replicas = [start_replica(schema, work), start_replica(schema, work)]
+    replicas = [start_replica(schema, work, args.max_unsent_mib), start_replica(schema, work, args.max_unsent_mib)]
     every = list(replicas)  # also those rolled away, for their peak RSS
     pool = Pool()
     pool.clients = [AsyncClient(r.address) for r in replicas]
@@ -483,7 +496,7 @@ async def main_async(args: argparse.Namespace) -> int:
         # SIGTERM drains: callers on it get UNAVAILABLE and retry elsewhere. SIGKILL: its runs die mid-step.
         old.proc.send_signal(signal.SIGKILL if args.kill else signal.SIGTERM)
         await asyncio.get_running_loop().run_in_executor(None, old.proc.wait)
-        new = await asyncio.get_running_loop().run_in_executor(None, start_replica, schema, work)
+        new = await asyncio.get_running_loop().run_in_executor(None, start_replica, schema, work, args.max_unsent_mib)
         replicas[0] = new
         every.append(new)
         pool.clients[0] = AsyncClient(new.address)
@@ -496,13 +509,15 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.rolling:
         tasks.append(asyncio.ensure_future(rolling()))
     slow = [f"soak-slow-{i}" for i in range(args.slow_readers)]
-    never = [f"soak-never-{i}" for i in range(args.never_readers)]
+    never = [] if args.bursts else [f"soak-never-{i}" for i in range(args.never_readers)]
     turns = durable_user if args.durable else user
+    bursting = asyncio.ensure_future(burst_rounds(replicas, args)) if args.bursts else None
     await asyncio.gather(
         *(turns(pool, stats, t, deadline, args.max_turns, t0) for t in threads),
         *(slow_reader(pool, bad, t, deadline, args) for t in slow),
         *(never_reader(pool, bad, t, deadline, args) for t in never),
     )
+    bursts = await bursting if bursting is not None else None
     ended = time.monotonic()
     for r in replicas:
         r.rss_kib()
@@ -538,9 +553,9 @@ async def main_async(args: argparse.Namespace) -> int:
             state = await client.get_state("reminders", t, timeout=60)
             if not chain_ok(versions[t]) or len(state.values.get("reminders", [])) != stats.confirmed[t]:
                 lost.append(t)
-            said = Counter(m["content"] for m in state.values.get("messages", []) if m.get("type") in ("human", "user") or m.get("role") == "user")
-            twice += [(t, text) for text, n in said.items() if n > 1]
-            if args.durable:
+            if args.durable:  # only durable users' turns are unique ("weather in Oslo" is asked again and again)
+                said = Counter(m["content"] for m in state.values.get("messages", []) if m.get("type") in ("human", "user") or m.get("role") == "user")
+                twice += [(t, text) for text, n in said.items() if n > 1]
                 active += [r for r in await runs_of(replicas[1], t) if r.status in (1, 2, 7)]  # pending, running, recovering
     for t, request_id, how in stats.failures:
         mine = [r for r in await runs_of(replicas[1], t) if r.request_id == request_id]
@@ -562,6 +577,8 @@ async def main_async(args: argparse.Namespace) -> int:
               f"of which by a thread held after its run ended (or another failure): {len(bad.held)}")
         for why in bad.held:
             print(f"    {why}")
+    if bursts is not None:
+        bursts.print([r.address for r in replicas])
     for r in every:
         live = r in replicas
         n = locked[replicas.index(r)] if live else None
@@ -577,7 +594,7 @@ async def main_async(args: argparse.Namespace) -> int:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
     for ch in pool.channels:
         await ch.close()
-    ok = reconciled and not lost and not twice and not active and not any(locked) and not bad.held
+    ok = reconciled and not lost and not twice and not active and not any(locked) and not bad.held and (bursts is None or bursts.ok())
     return 0 if ok and not (args.durable and stats.failures) else 1
 
 
@@ -596,7 +613,19 @@ def main() -> int:
     p.add_argument("--never-blob-mib", type=float, default=4.0, help="a never-reader's bulky state, MiB (4: past the budget)")
     p.add_argument("--never-calls", type=int, default=3, help="unread calls each never-reader leaves open")
     p.add_argument("--never-pause", type=float, default=2.0, help="seconds between a never-reader's calls")
-    return asyncio.run(main_async(p.parse_args()))
+    p.add_argument("--max-unsent-mib", type=float, default=None, help="the replicas' max_unsent_bytes, MiB (default: theirs, 32)")
+    p.add_argument("--bursts", action="store_true", help="never-readers call the bursting graph, in rounds (bench/_bursts.py)")
+    p.add_argument("--rounds", type=int, default=5, help="--bursts: rounds of unread calls")
+    p.add_argument("--burst-mib", type=float, default=140.0, help="--bursts: MiB of custom events each run writes")
+    p.add_argument("--burst-event-bytes", type=int, default=1000, help="--bursts: characters per event")
+    p.add_argument("--burst-warmup", type=float, default=30.0, help="--bursts: seconds of the other load before the RSS before")
+    p.add_argument("--settle", type=float, default=2.0, help="--bursts: seconds after a round's calls ended before the RSS after")
+    args = p.parse_args()
+    if args.bursts and args.rolling:
+        p.error("--bursts measures each replica from its first round: not with --rolling")
+    if args.bursts and args.max_unsent_mib is None:
+        args.max_unsent_mib = 32.0  # the replicas' default, for the budgets
+    return asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

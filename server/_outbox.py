@@ -84,9 +84,13 @@ class Outbox:
         self._ready.set()
         return True
 
-    def detach(self) -> None:
+    def detach(self, *, drop: bool = False) -> None:
         """The call ends once what waits is sent (``background``), or has ended (the caller left a
-        run that goes on): later events are dropped, and :meth:`close` changes nothing."""
+        run that goes on: ``drop`` what waits, nobody sends it): later events are dropped, and
+        :meth:`close` changes nothing."""
+        if drop:
+            self._items.clear()
+            self.unsent = 0
         if not self._detached:
             self._detached = True
             self._closed = True

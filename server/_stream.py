@@ -12,7 +12,15 @@ Each Invoke, Resume or Fork call is two tasks:
 
 A caller that reads slowly costs at most the outbox's budget
 (``max_unsent_bytes``); one that falls further behind gets RESOURCE_EXHAUSTED
-and its run is cancelled, as a caller that disconnects. A caller that
+and its run is cancelled, as a caller that disconnects. Between the engine
+and the outbox events wait in a :class:`~server._transit.Transit`, and for a
+run that keeps its events, in its event log until stored: both are bounded,
+and a node that writes faster than they empty waits (see
+:mod:`server._transit` and :mod:`engine.pregel._queue`). Why the run is cut
+at the budget rather than paused: a paused run would hold its thread, its
+lease and its node's thread for as long as its caller does not read, up to
+its deadline, and the conversation's next turn could not run; the run waits
+only for the server and the database, never for the reader. A caller that
 disconnects (or whose deadline passes) cancels its run, if it still runs,
 unless the call asked for ``on_disconnect = CONTINUE`` or ``background``:
 then the run goes on without it (``background`` ends the call right after
@@ -43,6 +51,7 @@ from server import _convert as conv
 from server import _telemetry as telemetry
 from server._errors import RpcError
 from server._hub import RunHub
+from server._malloc import TRIM_AFTER_BYTES, Trimmer, glibc_trim
 from server._outbox import Outbox
 from server._reads import thread_key
 from server._eventlog import EventLog
@@ -50,6 +59,7 @@ from server._records import Call, Duplicate, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
 from server._runs import Abandoned, RunHandle, RunManager
+from server._transit import DONE, StoreLag, Transit
 
 __all__ = ["Streams"]
 
@@ -57,13 +67,6 @@ log = logging.getLogger("graphwire.server")
 
 # What the engine runs: events of one run, given its id and lease.
 RunEvents = Callable[[str, Lease | None], AsyncIterator[ev.Event]]
-
-
-class _Done:
-    __slots__ = ()
-
-
-_DONE = _Done()
 
 
 class Streams:
@@ -80,6 +83,7 @@ class Streams:
         self.max_unsent_bytes = max_unsent_bytes
         self.calls: dict[str, Outbox] = {}  # run id → the outbox of its call, while the call lasts
         self.peak_unsent = 0  # the most bytes that waited for one reader, over every call so far
+        self.trimmer = Trimmer(glibc_trim())
 
     async def serve(
         self,
@@ -105,7 +109,7 @@ class Streams:
             await outbox.send(context)
         finally:
             if not run.done() and call.continues:
-                outbox.detach()  # the run goes on; JoinRun reads what it says from here
+                outbox.detach(drop=True)  # the run goes on; JoinRun reads what it says from here
                 self.detached.add(run)
                 run.add_done_callback(self.detached.discard)
             else:
@@ -114,6 +118,8 @@ class Streams:
                 await asyncio.gather(run, return_exceptions=True)
             del self.calls[run_id]
             self.peak_unsent = max(self.peak_unsent, outbox.peak)
+            if outbox.peak >= TRIM_AFTER_BYTES:
+                self.trimmer.soon()  # the pages its events took are free now: back to the system
 
     def run_detached(self, entry: GraphEntry, thread_id: str, record: RunRecord, start: RunEvents, call: Call) -> asyncio.Task[None]:
         """Continue ``record``'s run with no caller: once it holds the thread, this replica claims it
@@ -220,19 +226,9 @@ class Streams:
         record: RunRecord,
         again: bool,
     ) -> None:
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        transit = Transit()
         run_id = record.run_id
-
-        async def pump() -> None:
-            try:
-                async for e in start(run_id, handle.lease):
-                    queue.put_nowait(e)
-            except BaseException as exc:  # incl. cancellation: reported as an item
-                queue.put_nowait(exc)
-            finally:
-                queue.put_nowait(_DONE)
-
-        task = asyncio.get_running_loop().create_task(pump(), context=run_ctx)
+        task = asyncio.get_running_loop().create_task(transit.pump(start(run_id, handle.lease)), context=run_ctx)
         handle.task = task
         handle.durable = record.durable
         background = bool(getattr(call.request, "background", False))
@@ -250,15 +246,21 @@ class Streams:
             elif background and msg.HasField("run_started"):
                 outbox.detach()  # the call ends here; the run goes on
 
-        events = EventLog(self.records, record, forward) if record.keeps_events else None
+        lag = StoreLag(outbox.budget, lambda: events.failed if events is not None else None)
+
+        def stored(msg: pb.RunEvent, size: int, metadata: Any) -> None:
+            lag.stored(size)
+            forward(msg, size, metadata)
+
+        events = EventLog(self.records, record, stored) if record.keeps_events else None
         seq = record.last_seq
         last_saved: ev.CheckpointSaved | None = None
         interrupt_nodes: dict[str, tuple[str, str]] = {}
         finished = False
         try:
             while True:
-                item = await queue.get()
-                if item is _DONE:
+                item = await transit.get()
+                if item is DONE:
                     break
                 if events is not None and events.failed is not None:
                     raise events.failed  # the run's events could not be stored: as a failed checkpoint write
@@ -309,6 +311,8 @@ class Streams:
                 if isinstance(item, ev.RunStarted) and events is not None:
                     record.started = msg.SerializeToString()  # its record replays it once its events expired
                 if events is not None:
+                    await lag.room(size, lambda: outbox.unsent, transit)  # the store is behind: the run waits for it
+                    lag.added(size)
                     events.add(msg, size, metadata)
                 else:
                     record.last_seq = seq
@@ -316,11 +320,16 @@ class Streams:
                 if cut:
                     break
         finally:
+            transit.close()  # nothing takes them now; frames an exception keeps must not keep them
             if not task.done():
                 task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            if events is not None:
-                await events.close()
+            try:
+                await asyncio.gather(task, return_exceptions=True)
+            finally:  # also when the call's end cancels this wait
+                if events is not None:
+                    await events.close()
+                if lag.peak >= TRIM_AFTER_BYTES:
+                    self.trimmer.soon()
 
     async def _finished(
         self,

@@ -44,6 +44,12 @@ with the repository root as its working directory, so ``tests`` imports).
 * ``bulky``: START → a → b → c → END, each node setting ``blob`` to the
   input's ``size`` copies of its name (2 MB by default): three steps whose
   events are megabytes each, for callers that read slowly or not at all.
+* ``burst``: one sync node, ``stream``, that writes the input's ``count``
+  custom events of ``size`` characters each (``{"i": i, "token": ...}``) as
+  fast as it can, in a tight loop, as a model's token stream does (its
+  default, 24,000 of 1,000: 24 MB), then stores ``n`` (how many it wrote).
+  With a ``label``, it then records its end as ``parallel``'s ``fast`` does
+  (a sync node goes on to its end when its run was cancelled).
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ from engine.types import CachePolicy
 from examples.reminders import build_graph
 
 __all__ = [
-    "GATE_ENV", "bulky", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "letters", "memories",
+    "BURST_COUNT", "BURST_SIZE", "GATE_ENV", "bulky", "burst", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "letters", "memories",
     "memory_key", "parallel", "questions", "reminders_gated", "runs_path", "shout", "user_memories",
 ]  # fmt: skip
 
@@ -381,3 +387,32 @@ cached = StateGraph(CachedState)
 cached.add_node("lookup", _lookup, cache_policy=CachePolicy(key_func=_city, ttl=600))
 cached.add_node("reply", lambda s: {"log": [s["forecast"]]})
 cached.add_edge(START, "lookup").add_edge("lookup", "reply").add_edge("reply", END)
+
+
+# -- burst ---------------------------------------------------------------------
+
+#: ``burst``'s default: 24,000 events of 1,000 characters, about 24 MB of events from one node.
+BURST_COUNT = 24_000
+BURST_SIZE = 1_000
+
+
+class BurstState(TypedDict, total=False):
+    count: int
+    size: int
+    label: str
+    n: int
+
+
+def _stream(state: BurstState) -> dict[str, Any]:
+    write = get_stream_writer()
+    token = "t" * state.get("size", BURST_SIZE)
+    count = state.get("count", BURST_COUNT)
+    for i in range(count):
+        write({"i": i, "token": token})
+    if state.get("label"):  # the node is done writing, even when its run was cancelled long before
+        with open(runs_path(state["label"]), "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+    return {"n": count}
+
+
+burst = _one_node(BurstState, "stream", _stream)

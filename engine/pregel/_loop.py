@@ -105,8 +105,7 @@ class RunLoop:
         )  # fmt: skip
         kinds, spec = settings.kinds, settings.spec
         self.runner = StepRunner(
-            emit=queue.emit,
-            want=queue.want,
+            queue=queue,
             live=kinds is None or bool(kinds & {CustomEvent, MessageChunk}),
             writer=writer,
             trace=self.trace,
@@ -151,7 +150,7 @@ class RunLoop:
             "graphwire.recursion_limit": settings.recursion_limit,
             "graphwire.durability": settings.durability,
         }
-        return tel.traced_run(self.trace, attributes, self._setup, self._run)
+        return tel.traced_run(self.trace, attributes, self._setup, lambda: self.queue.closing(self._run()))
 
     async def _setup(self) -> None:
         await self.folder.setup()

@@ -1,12 +1,13 @@
 """Running one superstep's tasks: concurrently, each with its retries, events as they go.
 
 :meth:`StepRunner.tick` runs the tasks the loop planned and fills each in
-(its writes, interrupts or error); it reports what happens through the
-``emit`` callable it was given (StepStarted, TaskStarted, InterruptEvent,
-TaskFinished, and the custom events and message chunks nodes write, from
-whatever thread they run on), and yields whenever something was emitted, so
-the loop can pass events on while tasks still run. It never applies writes:
-that is the loop's, at the step's end.
+(its writes, interrupts or error); it reports what happens to the run's
+:class:`~engine.pregel._queue.EventQueue` (StepStarted, TaskStarted,
+InterruptEvent, TaskFinished, and the custom events and message chunks nodes
+write, from whatever thread they run on: a thread is paced by the queue), and
+yields whenever something was emitted, so the loop can pass events on while
+tasks still run. It never applies writes: that is the loop's, at the step's
+end.
 
 A task whose writes the step already recorded (an earlier attempt of the
 step, or a resume whose sibling finished) is not run again: it reports its
@@ -33,6 +34,7 @@ from engine.pregel._cache import cached_writes, keep_writes
 from engine.pregel._context import TaskContext
 from engine.pregel._io import task_update
 from engine.pregel._nested import Lazy
+from engine.pregel._queue import EventQueue
 from engine.pregel._retry import run_attempts
 from engine.pregel._spec import NO_WRITES
 from engine.pregel._status import TaskStatus
@@ -50,8 +52,7 @@ class StepRunner:
     def __init__(
         self,
         *,
-        emit: Callable[[Event], None],
-        want: Callable[[type[Event]], bool],
+        queue: EventQueue,
         live: bool,
         writer: VersionWriter,
         trace: tel.RunTrace,
@@ -64,8 +65,9 @@ class StepRunner:
         run_id: str | None = None,
         cache: Any = None,
     ) -> None:
-        self._emit_to = emit
-        self.want = want
+        self._queue = queue
+        self._emit_to = queue.emit
+        self.want = want = queue.want
         # What the run's caller wants never changes during the run: asked once.
         self._wants = {k: want(k) for k in (StepStarted, TaskStarted, InterruptEvent, TaskFinished, CustomEvent, MessageChunk)}
         self.live = live  # the caller wants events nodes write while they run (custom, messages)
@@ -98,16 +100,27 @@ class StepRunner:
             w.set_result(None)
 
     def emit_threadsafe(self, ev: Event) -> None:
-        """:meth:`emit` from any thread: a sync node's, a model callback's."""
+        """:meth:`emit` from any thread: a sync node's, a model callback's.
+
+        Another thread waits first while the run's consumer has not taken what
+        it handed over (:meth:`EventQueue.room`), so a node writing in a tight
+        loop goes at the consumer's pace; once the run is over, it drops ``ev``.
+        """
         if threading.get_ident() == self._thread:
             self.emit(ev)
         elif self._blocked:
             # The loop's thread is inside the node (a subgraph it invoked runs on
             # another thread): nothing drains the queue until the node returns.
             self._emit_to(ev)
-        else:
+        elif self._queue.room(ev):
             assert self._loop is not None
-            self._loop.call_soon_threadsafe(self.emit, ev)
+            self._loop.call_soon_threadsafe(self._arrive, ev)
+
+    def _arrive(self, ev: Event) -> None:
+        self._queue.arrive(ev)
+        w = self._wake
+        if w is not None and not w.done():
+            w.set_result(None)
 
     def take_writes(self) -> StepWrites:
         """The finished tasks' writes not stored yet, for the step's version (and forget them)."""
@@ -172,6 +185,10 @@ class StepRunner:
             try:
                 while pending:
                     self._wake = wake = self._loop.create_future()
+                    if self._queue.holds():
+                        # Events came while the run's consumer had the last ones: take them now (a paced
+                        # thread writes no more, to wake this, until they are taken).
+                        wake.set_result(None)
                     done, pending = await asyncio.wait({*pending, wake}, return_when=asyncio.FIRST_COMPLETED)
                     pending.discard(wake)
                     # In plan order (``done`` is a set): tasks finishing together report as LangGraph's

@@ -71,12 +71,12 @@ async def until(condition: Callable[[], Any], what: str, deadline: float = 60.0)
         await asyncio.sleep(0.01)
 
 
-def rss_kib(pid: int) -> int:
-    """The resident set size of process ``pid`` in KiB (``VmRSS`` of /proc/PID/status)."""
+def rss_kib(pid: int, which: str = "VmRSS") -> int:
+    """The resident set size of process ``pid`` in KiB (``VmRSS`` of /proc/PID/status; ``VmHWM``: its peak)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{which}:"):
             return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for process {pid}")
+    raise RuntimeError(f"no {which} for process {pid}")
 
 
 def _plain(value: Any) -> Any:
