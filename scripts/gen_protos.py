@@ -69,6 +69,10 @@ class Target:
     tool_version: Callable[[], str]
 
 
+class GeneratorMissing(RuntimeError):
+    """A target's generator (a protoc plugin, Node.js) is not on this machine: said in one line."""
+
+
 def proto_files() -> list[Path]:
     """Every ``.proto`` under ``proto/``, relative to it, in a fixed order."""
     return sorted(p.relative_to(PROTO_ROOT) for p in PROTO_ROOT.rglob("*.proto"))
@@ -185,11 +189,11 @@ def _protoc_gen_es() -> Path:
     package = REPO / TYPESCRIPT_PACKAGE
     plugin = package / "node_modules" / ".bin" / "protoc-gen-es"
     if shutil.which("node") is None:
-        raise RuntimeError("gen_protos: the TypeScript target needs Node.js (`node` is not on PATH)")
+        raise GeneratorMissing("gen_protos: the TypeScript target needs Node.js (`node` is not on PATH)")
     if not plugin.exists():
         npm = shutil.which("npm")
         if npm is None:
-            raise RuntimeError("gen_protos: the TypeScript target needs npm to install protoc-gen-es")
+            raise GeneratorMissing("gen_protos: the TypeScript target needs npm to install protoc-gen-es")
         print(f"gen_protos: installing {TYPESCRIPT_PACKAGE}'s dev tools (npm ci)", file=sys.stderr)
         subprocess.run(
             [npm, "ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"],
@@ -243,7 +247,7 @@ def _go_plugins() -> dict[str, str]:
     found = {name: shutil.which(name) for name in GO_PLUGINS}
     missing = [name for name, path in found.items() if path is None]
     if missing:
-        raise RuntimeError(
+        raise GeneratorMissing(
             f"gen_protos: the Go target needs {' and '.join(missing)} on PATH "
             "(Debian: apt-get install protoc-gen-go protoc-gen-go-grpc)"
         )
@@ -353,7 +357,11 @@ def main(argv: list[str] | None = None) -> int:
     stale = False
     for name in args.target or sorted(TARGETS):
         target = TARGETS[name]
-        files = target.generate(protos)
+        try:
+            files = target.generate(protos)
+        except GeneratorMissing as e:  # a plugin or tool this machine lacks: one line, no traceback
+            print(e, file=sys.stderr)
+            return 2
         out_dir = root / target.out_dir
         if args.check:
             problems = diff(files, existing_files(out_dir), target.out_dir)

@@ -127,3 +127,16 @@ def test_dependency_floors_are_the_stubs_generator_versions() -> None:
     assert floors(stubs) == expected
     assert floors(client) == expected
     assert floors(server) == expected
+
+
+def test_a_missing_plugin_is_said_in_one_line(tmp_path: Path) -> None:
+    bare = tmp_path / "bin"  # a PATH with this Python and nothing else: no protoc plugins, no node
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    for target, needs in (("go", "protoc-gen-go"), ("typescript", "Node.js")):
+        done = subprocess.run(
+            [str(bare / "python"), str(SCRIPT), "--target", target, "--out", str(tmp_path / "out")],
+            capture_output=True, text=True, cwd=REPO, env={"PATH": str(bare)},
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and needs in done.stderr and "Traceback" not in done.stderr
