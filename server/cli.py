@@ -72,6 +72,7 @@ def _serve(args: argparse.Namespace) -> int:
                 "inspector_max_connections": args.inspector_max_connections,
                 "inspector_request_seconds": args.inspector_request_seconds,
                 "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
+                "import_swap": args.import_swap,
             },
         )
     except ValueError as e:
@@ -330,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("serve", help="start the server (default: the reminders demo on SQLite ./graphwire.db)")
-    s.add_argument("--config", help="graphwire.toml (default: ./graphwire.toml if present)")
+    s.add_argument("--config", help="graphwire.toml or langgraph.json (default: ./graphwire.toml, else ./langgraph.json, if present)")
     s.add_argument("--address", help="host:port to listen on (default 127.0.0.1:50051; port 0 picks one)")
     s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or a postgresql:// DSN")
     s.add_argument("--store", help="the Store's database, as --checkpointer (default: the checkpointer's)")
@@ -394,6 +395,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument(
         "--inspector-keepalive-seconds", type=float, help="an idle kept-alive inspector connection is closed after this (default 5)"
+    )
+    s.add_argument(
+        "--import-swap",
+        action=argparse.BooleanOptionalAction,
+        help="the graphs' `langgraph` imports get graphwire's engine, process-wide (default: on; --no-import-swap: off)",
     )
     s.set_defaults(func=_serve)
 
