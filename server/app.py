@@ -35,6 +35,7 @@ from server._records import records_for
 from server._recovery import RunSweeper
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
+from server._prepare import prepare_process
 from server._registry import load_graphs
 from server._startup import foreign_sqlite, listen_problem, read_tls_files, sqlite_problem
 from server._store import TtlSweeper, attach_cache, attach_store, open_cache, open_store
@@ -195,7 +196,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     # The wire is JSON: a value it cannot carry is refused when stored, not after (engine/serde/_wire.py).
     saver.serde.json_safe = True
     opened = store if store is not None else _open_store(config, checkpointer is not None)
-    graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)
+    descriptions = config.project.descriptions if config.project is not None else None
+    graphs = await load_graphs(config.graphs, saver, base_dir=config.config_dir, descriptions=descriptions)
     cache = _open_cache(config, checkpointer is not None, saver)
     if config.sync_node_threads is not None:
         set_node_threads(config.sync_node_threads)  # the process's: one server per process
@@ -306,6 +308,7 @@ def _redacted(spec: str) -> str:
 async def serve(config: ServerConfig, *, ready: Any = None) -> None:
     """Run until SIGTERM/SIGINT, then stop gracefully."""
     fix_mmap_threshold()  # a large state's megabytes go back to the system once freed
+    prepare_process(config)  # the project's env and dependencies, and the import swap: before any graph loads
     shutdown_telemetry = setup_telemetry()
     try:
         await _serve(config, ready)
