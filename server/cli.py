@@ -29,9 +29,10 @@ from server._cli_client import chat, fork, history, state
 
 __all__ = ["main"]
 
+
 def _serve(args: argparse.Namespace) -> int:
     from server.app import serve
-    from server.config import load_config
+    from server.config import find_config, load_config
 
     graphs = None
     if args.graph:
@@ -76,6 +77,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.reload:
+        from server._reload import serve_reloading
+
+        return serve_reloading(config, find_config(args.config), [a for a in args.argv if a != "--reload"])
     from engine.errors import CacheError, CheckpointError, StoreError
 
     try:
@@ -255,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="the graphs' `langgraph` imports get graphwire's engine, process-wide (default: on; --no-import-swap: off)",
     )
+    s.add_argument(
+        "--reload",
+        action="store_true",
+        help="for development: serve again whenever a graph module (a .py file of the project) or the config changes",
+    )
     s.set_defaults(func=_serve)
 
     h = sub.add_parser(
@@ -319,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # serve --reload runs serve again with them
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:  # Ctrl-C at a prompt or while a call runs: a person stopping it, not a bug

@@ -69,7 +69,7 @@ from engine.store import MAX_TTL_MINUTES
 from server._langgraph_json import Project, read_langgraph_json
 
 __all__ = [
-    "ServerConfig", "load_config", "read_toml", "parse_address", "check_postgres", "is_postgres", "DEFAULT_GRAPHS",
+    "ServerConfig", "find_config", "load_config", "read_toml", "parse_address", "check_postgres", "is_postgres", "DEFAULT_GRAPHS",
     "DEFAULT_MAX_UNSENT_BYTES", "ENV_PREFIX", "MIN_SEND_BYTES", "SETTINGS_KEYS",
 ]  # fmt: skip
 
@@ -336,6 +336,15 @@ def _check_store(cfg: ServerConfig) -> None:
             raise ValueError(f"store_index.fields must be a list of paths into the value, e.g. [\"text\"], got {fields!r}")
 
 
+def find_config(path: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The config file to read: ``path``, else env GRAPHWIRE_CONFIG, else ./graphwire.toml, else ./langgraph.json."""
+    env = os.environ if environ is None else environ
+    path = path or env.get(ENV_PREFIX + "CONFIG") or None
+    if path is None:
+        path = next((p for p in ("graphwire.toml", "langgraph.json") if os.path.exists(p)), None)
+    return path
+
+
 def load_config(
     path: str | None = None, overrides: dict[str, Any] | None = None, *, environ: Mapping[str, str] | None = None
 ) -> ServerConfig:
@@ -348,9 +357,7 @@ def load_config(
     env = os.environ if environ is None else environ
     data: dict[str, Any] = {}
     project: Project | None = None
-    path = path or env.get(ENV_PREFIX + "CONFIG") or None
-    if path is None:
-        path = next((p for p in ("graphwire.toml", "langgraph.json") if os.path.exists(p)), None)
+    path = find_config(path, env)
     if path is not None:
         where = f"config file {path!r}: "
         if path.endswith(".json"):
