@@ -1,8 +1,9 @@
 """``graphwire``: serve graphs, or talk to a running server from a terminal.
 
     graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
-    graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
-                    [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
+    graphwire serve [--config graphwire.toml|langgraph.json] [--address HOST:PORT] [--checkpointer PATH|DSN]
+                    [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT]
+                    [--no-import-swap] [--reload] ...
     graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
                     (--thread ID | --all-threads) [--tenant NAME | --all-tenants]
@@ -11,6 +12,9 @@
     graphwire history THREAD [--graph NAME]
     graphwire state THREAD [--graph NAME] [--checkpoint ID]
     graphwire fork THREAD CHECKPOINT [--graph NAME]
+
+The last four find the server as ``health`` does (``--config``, ``--address``,
+else serve's configured address) and take ``--token``.
 
 Wherever a checkpoint id is taken, any prefix of it that names one version of
 the thread will do (``history`` shows ids that short).
