@@ -2,7 +2,7 @@
 
 ``langgraph_app/`` is a LangGraph project: a ``langgraph.json`` naming its
 graph in the dict form, a ``.env``, a local dependency in the src layout
-(``./libs/fares``), a key graphwire builds nothing from (``image_distro``), and
+(``./libs/fares``, itself importing ``langgraph``), a key graphwire builds nothing from (``image_distro``), and
 ``agent.py`` with its ``langgraph`` imports unchanged (MessagesState, ToolNode,
 tools_condition, an ``interrupt()`` before booking) around a scripted chat
 model that streams its answer. The project is copied into a temporary
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from graphwire import EventKind, FinishReason, MessageChunk, message_text, tool_calls, user_message
+from graphwire import CustomEvent, EventKind, FinishReason, MessageChunk, message_text, tool_calls, user_message
 
 from tests.conftest import STOP_DEADLINE, ServerProcess, _read_listening_line
 
@@ -89,8 +89,11 @@ def test_a_langgraph_project_serves_unchanged(tmp_path: Path, serve_app: object,
         assert (graph.name, graph.description) == ("travel", "Quotes and books flights, asking before it books.")
 
         # A tool turn (the fare, from the local dependency and the .env's currency), then the question.
-        first = client.invoke("travel", "trip-1", {"messages": [user_message("Fly me to Oslo")]}, timeout=30)
+        first = client.invoke("travel", "trip-1", {"messages": [user_message("Fly me to Oslo")]},
+                              event_kinds=list(EventKind), timeout=30)  # fmt: skip
         assert first.reason is FinishReason.INTERRUPT
+        # the dependency's own `langgraph` import is served too: its writer reaches the caller
+        assert [e.payload for e in first.events if isinstance(e, CustomEvent)] == [{"fare_lookup": "Oslo"}]
         assert [i.value for i in first.interrupts] == [{"question": "Book the flight to Oslo?"}]
         said = [(m["type"], message_text(m)) for m in first.values["messages"]]
         assert said == [("human", "Fly me to Oslo"), ("ai", ""), ("tool", "110 EUR"), ("ai", "")]
@@ -132,7 +135,7 @@ def test_the_swap_off_says_what_serves_langgraph(tmp_path: Path) -> None:
         )
     said = _refused([str(GRAPHWIRE), "serve"], project, environment(tmp_path, "not installed", GRAPHWIRE_IMPORT_SWAP="false"))
     assert said == (
-        "graphwire: graph 'travel': agent imports 'langgraph', but LangGraph is not installed and the import "
+        "graphwire: graph 'travel': fares imports 'langgraph', but LangGraph is not installed and the import "
         "swap is off: turn it on (import_swap = true, or leave it unset) so graphwire's engine serves langgraph"
     )
 
