@@ -29,7 +29,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from server.config import ServerConfig
@@ -111,10 +111,22 @@ class _Child:
             log.warning("graphwire serve exited with status %d; waiting for a change to start it again", self.proc.returncode)
 
 
-def serve_reloading(config: ServerConfig, config_file: str | None, argv: Sequence[str]) -> int:
-    """Run ``graphwire serve ARGV`` and run it again on every change, until SIGINT or SIGTERM."""
+def _watched(config: ServerConfig, config_file: str | None) -> tuple[list[str], list[Path]]:
+    """The files watched by name (the config file, its .env) and the directories whose .py files are."""
     files = [os.path.abspath(f) for f in (config_file, config.project.env_file if config.project else None) if f]
-    roots = watched_roots(config)
+    return files, watched_roots(config)
+
+
+def serve_reloading(
+    config: ServerConfig, read_again: Callable[[], ServerConfig], config_file: str | None, argv: Sequence[str]
+) -> int:
+    """Run ``graphwire serve ARGV`` and run it again on every change, until SIGINT or SIGTERM.
+
+    ``read_again``: the configuration read anew, at each change (a dependency
+    added to langgraph.json is watched from then on; a configuration that no
+    longer reads keeps the last one's watch, and the child says what is wrong).
+    """
+    files, roots = _watched(config, config_file)
     before = snapshot(files, roots)
     log.info("watching %d file(s): %s and the .py files under %s", len(before), ", ".join(files) or "no config file",
              ", ".join(map(str, roots)))  # fmt: skip
@@ -135,7 +147,11 @@ def serve_reloading(config: ServerConfig, config_file: str | None, argv: Sequenc
             more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
             log.info("%s changed%s: serving again", os.path.relpath(changed[0]), more)
             child.stop()
-            before = after
+            try:
+                files, roots = _watched(read_again(), config_file)
+            except ValueError:
+                pass  # the child, starting, says what is wrong with it
+            before = snapshot(files, roots)
             child.start()
     finally:
         child.stop()

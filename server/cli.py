@@ -46,45 +46,46 @@ def _serve(args: argparse.Namespace) -> int:
             if not sep:
                 raise SystemExit(f"--graph {item!r}: use NAME=package.module:attribute")
             graphs[name] = spec
+    overrides = {
+        "address": args.address,
+        "checkpointer": args.checkpointer,
+        "store": args.store,
+        "cache": args.cache,
+        "pg_schema": args.pg_schema,
+        "lease_seconds": args.lease_seconds,
+        "graphs": graphs,
+        "auth_token": args.auth_token,
+        "auth_tokens": args.auth_tokens,
+        "tls_cert": args.tls_cert,
+        "tls_key": args.tls_key,
+        "max_message_bytes": args.max_message_bytes,
+        "max_state_bytes": args.max_state_bytes,
+        "max_unsent_bytes": args.max_unsent_bytes,
+        "handshake_seconds": args.handshake_seconds,
+        "sync_node_threads": args.sync_node_threads,
+        "grace_seconds": args.grace,
+        "run_retention_seconds": args.run_retention_seconds,
+        "max_run_attempts": args.max_run_attempts,
+        "log_level": args.log_level,
+        "inspector": args.inspector,
+        "inspector_max_connections": args.inspector_max_connections,
+        "inspector_request_seconds": args.inspector_request_seconds,
+        "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
+        "import_swap": args.import_swap,
+    }  # fmt: skip
     try:
-        config = load_config(
-            args.config,
-            {
-                "address": args.address,
-                "checkpointer": args.checkpointer,
-                "store": args.store,
-                "cache": args.cache,
-                "pg_schema": args.pg_schema,
-                "lease_seconds": args.lease_seconds,
-                "graphs": graphs,
-                "auth_token": args.auth_token,
-                "auth_tokens": args.auth_tokens,
-                "tls_cert": args.tls_cert,
-                "tls_key": args.tls_key,
-                "max_message_bytes": args.max_message_bytes,
-                "max_state_bytes": args.max_state_bytes,
-                "max_unsent_bytes": args.max_unsent_bytes,
-                "handshake_seconds": args.handshake_seconds,
-                "sync_node_threads": args.sync_node_threads,
-                "grace_seconds": args.grace,
-                "run_retention_seconds": args.run_retention_seconds,
-                "max_run_attempts": args.max_run_attempts,
-                "log_level": args.log_level,
-                "inspector": args.inspector,
-                "inspector_max_connections": args.inspector_max_connections,
-                "inspector_request_seconds": args.inspector_request_seconds,
-                "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
-                "import_swap": args.import_swap,
-            },
-        )
+        config = load_config(args.config, overrides)
     except ValueError as e:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.reload:
+        from functools import partial
+
         from server._reload import serve_reloading
 
-        return serve_reloading(config, find_config(args.config), [a for a in args.argv if a != "--reload"])
+        again = partial(load_config, args.config, overrides)  # read anew at each start: what it names is watched
+        return serve_reloading(config, again, find_config(args.config), [a for a in args.argv if a != "--reload"])
     from engine.errors import CacheError, CheckpointError, StoreError
 
     try:
