@@ -96,7 +96,8 @@ def prepare_process(config: ServerConfig) -> SwapChoice:
         for directory in project.import_paths:
             if directory not in sys.path:
                 sys.path.append(directory)  # after the installed packages, as graph directories are
-    imported = next((n for n, m in sorted(sys.modules.items()) if n.split(".")[0] == swap.FROM and not _is_engine(m)), None)
+    loaded = sys.modules.copy()  # a copy: another thread may import while this looks
+    imported = next((n for n, m in sorted(loaded.items()) if n.split(".")[0] == swap.FROM and not _is_engine(m)), None)
     choice = swap_choice(config.import_swap, langgraph_imported=imported)
     if choice.on:
         swap.install()

@@ -110,7 +110,7 @@ def _langgraph_import(e: ImportError) -> str | None:
     Under the import swap a LangGraph name or module the engine lacks fails
     here; without it, a LangGraph that is not installed does.
     """
-    explained = swap.explain(e)
+    explained = swap.explain(e) if swap.installed() else None  # without the swap, engine.X was imported by that name
     if explained is not None:
         return str(explained)
     missing = getattr(e, "name", None) or ""
