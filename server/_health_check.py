@@ -26,7 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from server.config import ServerConfig
 
-__all__ = ["HealthResult", "check", "target"]
+__all__ = ["HealthResult", "cert_name", "check", "target"]
 
 _WILDCARDS = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]", "": "127.0.0.1", "*": "127.0.0.1"}
 
@@ -47,7 +47,7 @@ def target(address: str) -> str:
     return f"{_WILDCARDS.get(host, host)}:{port}"
 
 
-def _cert_name(cert_path: str) -> str | None:
+def cert_name(cert_path: str) -> str | None:
     """The first name the certificate is issued for (a DNS or IP subjectAltName, else its CN)."""
     try:
         decoded = ssl._ssl._test_decode_cert(cert_path)  # type: ignore[attr-defined]  # the stdlib's PEM reader
@@ -90,7 +90,7 @@ def check(config: ServerConfig, *, timeout: float = 3.0) -> HealthResult:
             pem = f.read()
     except OSError as e:
         raise ValueError(f"tls_cert {config.tls_cert!r}: {e.strerror}") from None
-    name = _cert_name(config.tls_cert)
+    name = cert_name(config.tls_cert)
     own = _ask(where, grpc.ssl_channel_credentials(root_certificates=pem), name, timeout)
     if own.serving:
         return own

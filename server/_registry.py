@@ -2,17 +2,22 @@
 
 A spec names a ``StateGraph`` builder (compiled here with the server's
 checkpointer), an already compiled graph (given the server's checkpointer),
-or a zero-argument function returning either.
+or a function returning either, as langgraph.json's graph factories are: it
+takes no arguments or a config, and may be async. A factory is called once,
+at start: LangGraph's server calls it per run with the run's config, which
+graphwire does not (the graph served is one graph).
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from engine import swap
 from engine.errors import GraphDefinitionError
 from engine.graph import StateGraph
 from engine.pregel import Pregel
@@ -20,6 +25,7 @@ from server._specs import SpecError, raised_at, resolve_spec, spec_module
 
 __all__ = ["GraphEntry", "load_graphs", "GRAPH_NAME"]
 
+log = logging.getLogger("graphwire.server")
 GRAPH_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 
@@ -31,52 +37,110 @@ class GraphEntry:
     description: str
 
 
-def load_graphs(specs: Mapping[str, str], checkpointer: Any, *, base_dir: str | None = None) -> dict[str, GraphEntry]:
-    """Import and compile each graph; ``base_dir`` (the config file's directory) anchors the specs."""
+async def load_graphs(
+    specs: Mapping[str, str],
+    checkpointer: Any,
+    *,
+    base_dir: str | None = None,
+    descriptions: Mapping[str, str] | None = None,
+) -> dict[str, GraphEntry]:
+    """Import and compile each graph; ``base_dir`` (the config file's directory) anchors the specs.
+
+    ``descriptions``: a graph's description as its configuration gives it
+    (langgraph.json's dict form), instead of its docstring.
+    """
     out: dict[str, GraphEntry] = {}
     for name, spec in specs.items():
         if not GRAPH_NAME.match(name):
             raise ValueError(f"graph name {name!r}: use letters, digits, '_', '.', '-' (at most 128)")
         obj = resolve_spec(spec, name=name, base_dir=base_dir)
-        if callable(obj) and not isinstance(obj, (StateGraph, Pregel)):
-            _check_no_arguments(obj, name, spec)
-            try:
-                obj = obj()
-            except Exception as e:  # the author's code: say which graph and where, not a traceback
-                call = f"{getattr(obj, '__name__', spec.partition(':')[2])}()"
-                raise SpecError(f"graph {name!r}: {call} (spec {spec!r}) raised {type(e).__name__}: {e}{raised_at(e)}") from e
-        if isinstance(obj, StateGraph):
-            try:
-                graph = obj.compile(checkpointer=checkpointer, name=name)
-            except (GraphDefinitionError, NotImplementedError) as e:
-                raise SpecError(f"graph {name!r} (spec {spec!r}) does not compile: {e}") from e
-        elif isinstance(obj, Pregel):
-            graph = copy.copy(obj)
-            graph.checkpointer = checkpointer
-            graph.name = name
-        else:
-            raise ValueError(
-                f"graph {name!r}: spec {spec!r} names a {type(obj).__name__}, not a StateGraph builder, a "
-                "compiled graph, or a function returning one"
-            )
+        made, what = obj, f"spec {spec!r} names"
+        if callable(obj) and not isinstance(obj, (StateGraph, Pregel)) and not _built_with_langgraph(obj):
+            made, what = await _call_factory(obj, name, spec)
+        graph = _compiled(made, checkpointer, name, spec, what)
         doc = (getattr(obj, "__doc__", None) or "") if not isinstance(obj, (StateGraph, Pregel)) else ""
         module_doc = (spec_module(spec, name=name, base_dir=base_dir).__doc__ or "").strip()
-        out[name] = GraphEntry(name, spec, graph, (doc or module_doc).split("\n\n")[0].strip())
+        description = (descriptions or {}).get(name) or (doc or module_doc).split("\n\n")[0].strip()
+        out[name] = GraphEntry(name, spec, graph, description)
     return out
 
 
-def _check_no_arguments(factory: Any, name: str, spec: str) -> None:
-    """A spec naming a function: graphwire calls it with no arguments, so it must take none."""
+#: What a factory taking a config gets: the run's config is not known at start (see README, "langgraph.json").
+FACTORY_CONFIG: dict[str, Any] = {"configurable": {}}
+
+
+async def _call_factory(factory: Any, name: str, spec: str) -> tuple[Any, str]:
+    """What a function a spec names returns (called with no arguments or a config, awaited if async),
+    and how to name it in a message."""
+    wants_config = _check_arguments(factory, name, spec)
+    call = f"{getattr(factory, '__name__', spec.partition(':')[2])}({'config' if wants_config else ''})"
+    if wants_config:  # said, because a factory that reads the run's config gets none here
+        log.info("graph %r: %s is called once, at start, with config %s (LangGraph's server calls it per run)", name, call, FACTORY_CONFIG)
+    try:
+        made = factory(dict(FACTORY_CONFIG)) if wants_config else factory()
+        if inspect.isawaitable(made):
+            made = await made
+    except Exception as e:  # the author's code: say which graph and where, not a traceback
+        raise SpecError(f"graph {name!r}: {call} (spec {spec!r}) raised {type(e).__name__}: {e}{raised_at(e)}") from e
+    if hasattr(made, "__enter__") or hasattr(made, "__aenter__"):
+        raise SpecError(
+            f"graph {name!r}: {call} (spec {spec!r}) returned a context manager; graphwire does not enter one: "
+            "return the graph (or its builder) itself"
+        )
+    return made, f"{call} (spec {spec!r}) returned"
+
+
+def _compiled(obj: Any, checkpointer: Any, name: str, spec: str, what: str) -> Pregel:
+    """The graph to serve: a builder compiled with the server's checkpointer, or a compiled graph given it.
+
+    ``what``: how a message names where ``obj`` came from (``spec '...' names``, ``make() ... returned``).
+    """
+    if isinstance(obj, StateGraph):
+        try:
+            return obj.compile(checkpointer=checkpointer, name=name)
+        except (GraphDefinitionError, NotImplementedError) as e:
+            raise SpecError(f"graph {name!r} (spec {spec!r}) does not compile: {e}") from e
+    if isinstance(obj, Pregel):
+        graph = copy.copy(obj)
+        graph.checkpointer = checkpointer
+        graph.name = name
+        return graph
+    if _built_with_langgraph(obj):
+        kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
+        state = "on" if swap.installed() else "off in this process"
+        raise SpecError(
+            f"graph {name!r}: {what} a graph built with LangGraph itself ({kind}); serve it with "
+            f"graphwire's engine by leaving the import swap on (import_swap unset or true; it is {state}), or with "
+            'runtime = "langgraph" (not yet available)'
+        )
+    raise SpecError(
+        f"graph {name!r}: {what} a {type(obj).__name__}, not a StateGraph builder, a compiled graph, "
+        "or a function returning one"
+    )
+
+
+def _built_with_langgraph(obj: Any) -> bool:
+    """Whether ``obj`` is one of real LangGraph's graphs (the engine's own answer to ``engine.``, swapped or not)."""
+    return any(c.__module__.split(".")[0] == swap.FROM for c in type(obj).__mro__)
+
+
+def _check_arguments(factory: Any, name: str, spec: str) -> bool:
+    """Whether a function a spec names takes a config (LangGraph's graph factories do) or nothing.
+
+    One required parameter gets the config; none, no arguments; more cannot be called.
+    """
     try:
         signature = inspect.signature(factory)
     except (TypeError, ValueError):  # a builtin or C callable: calling it will tell
-        return
+        return False
     required = [
         p.name for p in signature.parameters.values()
         if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]  # fmt: skip
-    if required:
+    if len(required) > 1 or (required and signature.parameters[required[0]].kind is inspect.Parameter.KEYWORD_ONLY):
         raise SpecError(
             f"graph {name!r}: spec {spec!r} names a function that needs {', '.join(required)}; graphwire calls it "
-            "with no arguments: give them defaults, or name the graph (the builder or the compiled graph) instead"
+            "with a config (one parameter) or with no arguments: give the others defaults, or name the graph "
+            "(the builder or the compiled graph) instead"
         )
+    return bool(required)

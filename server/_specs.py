@@ -32,6 +32,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from engine import swap
+
 __all__ = ["SpecError", "raised_at", "resolve_spec", "spec_module"]
 
 
@@ -58,6 +60,11 @@ def _import_file(path: Path, spec: str, name: str) -> ModuleType:
         raise SpecError(
             f"graph {name!r}: the file {path} does not exist (spec {spec!r}; a file path is relative to "
             "the config file's directory, or to the current directory without one)"
+        )
+    if path.suffix != ".py":
+        raise SpecError(
+            f"graph {name!r}: {path} is not a Python file (spec {spec!r}); graphwire serves Python graphs, "
+            "not langgraph.json's JavaScript or TypeScript ones"
         )
     module_name = path.stem
     if not module_name.isidentifier():
@@ -86,6 +93,9 @@ def _import_file(path: Path, spec: str, name: str) -> ModuleType:
 def _failed_import(name: str, spec: str, where: str, e: BaseException) -> SpecError:
     """The module was found but running it failed (a missing dependency, a syntax error, ...)."""
     if isinstance(e, ImportError):
+        said = _langgraph_import(e)
+        if said is not None:
+            return SpecError(f"graph {name!r}: {said}")
         missing = getattr(e, "name", None)
         fix = f"install {missing!r} where the server runs" if missing else "fix that import"
         return SpecError(f"graph {name!r}: {where} was found, but it imports something missing: {e} ({fix})")
@@ -94,6 +104,47 @@ def _failed_import(name: str, spec: str, where: str, e: BaseException) -> SpecEr
     return SpecError(f"graph {name!r}: importing {where} raised {type(e).__name__}: {e}{raised_at(e)}")
 
 
+def _langgraph_import(e: ImportError) -> str | None:
+    """A failed ``langgraph`` import said in LangGraph's names, with the module that made it; None for others.
+
+    Under the import swap a LangGraph name or module the engine lacks fails
+    here; without it, a LangGraph that is not installed does.
+    """
+    explained = swap.explain(e) if swap.installed() else None  # without the swap, engine.X was imported by that name
+    if explained is not None:
+        return str(explained)
+    missing = getattr(e, "name", None) or ""
+    if missing.split(".")[0] != swap.FROM:
+        return None
+    importer = _importer(e)
+    if swap.installed():
+        return f"{importer} imports {missing!r}, a module graphwire's engine does not have (the import swap serves langgraph with it)"
+    return (
+        f"{importer} imports {missing!r}, but LangGraph is not installed and the import swap is off: turn it on "
+        "(import_swap = true, or leave it unset) so graphwire's engine serves langgraph"
+    )
+
+
+def _importer(e: BaseException) -> str:
+    """The module whose line made the failed import: the innermost frame outside the import machinery
+    (importlib's frames, any meta-path finder's or loader's methods) and the engine."""
+    found = "a module"
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        filename = code.co_filename
+        if (
+            not filename.startswith("<")
+            and code.co_name not in _IMPORT_MACHINERY
+            and not os.path.realpath(filename).startswith(_ENGINE_DIR)
+        ):
+            found = str(tb.tb_frame.f_globals.get("__name__") or filename)
+        tb = tb.tb_next
+    return found
+
+
+_IMPORT_MACHINERY = frozenset({"find_spec", "find_module", "create_module", "exec_module", "load_module"})
+_ENGINE_DIR = os.path.join(str(Path(__file__).resolve().parents[1] / "engine"), "")
 _LIBRARY_DIRS = tuple(
     os.path.join(os.path.realpath(d), "")
     for d in {

@@ -18,7 +18,7 @@ import socket
 import sqlite3
 import ssl
 
-__all__ = ["foreign_sqlite", "listen_problem", "read_tls_files", "sqlite_problem"]
+__all__ = ["container_note", "foreign_sqlite", "listen_problem", "read_tls_files", "sqlite_problem"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -155,3 +155,24 @@ def read_tls_files(cert_path: str, key_path: str) -> tuple[bytes, bytes]:
             raise ValueError(f"tls_key {key_path!r} is not the private key of tls_cert {cert_path!r}") from None
         raise ValueError(f"tls_cert {cert_path!r} and tls_key {key_path!r}: OpenSSL cannot load them ({e.reason or e})") from None
     return cert, key
+
+
+_CONTAINER_FILES = ("/.dockerenv", "/run/.containerenv")  # Docker's and Podman's marks
+
+
+def container_note(host: str, port: int, *, in_container: bool | None = None) -> str | None:
+    """What to do if clients outside the container must connect, when a server inside one listens on loopback.
+
+    A note, not a warning: loopback is right for a sidecar or a test, and
+    only the operator knows whether outside clients exist. None when it does
+    not apply. ``in_container``: whether this is a container (default: look
+    for Docker's and Podman's marks).
+    """
+    if in_container is None:
+        in_container = any(os.path.exists(p) for p in _CONTAINER_FILES)
+    if not in_container or host not in ("127.0.0.1", "localhost", "[::1]"):
+        return None
+    return (
+        f"listening on {host} inside a container; if clients outside it must connect, listen on every interface: "
+        f'address = "0.0.0.0:{port}" (or GRAPHWIRE_ADDRESS=0.0.0.0:{port})'
+    )

@@ -7,7 +7,7 @@ PostgreSQL database and ``pg_schema``), whose store tables have migrations
 of their own, applied as the store opens. ``[store_ttl]`` configures TTLs
 (a :class:`TtlSweeper` then deletes expired items), ``[store_index]``
 semantic search (``embed`` names an embedding function as a graph spec
-names a graph).
+names a graph, or a ``provider:model`` LangChain's ``init_embeddings`` makes).
 
 Every graph the server runs gets the store unless it was compiled with one
 of its own, and every graph's store is a :class:`TenantStore`: what a node
@@ -57,10 +57,22 @@ def root_of(tenant: str) -> str:
     return f"tenant.{tenant}"
 
 
+def _names_a_provider(embed: str) -> bool:
+    """``provider:model`` (as langgraph.json's ``store.index.embed`` may be), not ``module:function``.
+
+    A model's name is no Python attribute path (``text-embedding-3-small``,
+    ``nomic-ai/nomic-embed-text-v1.5``), and a provider is no file.
+    """
+    module, _, attr = embed.partition(":")
+    return bool(attr) and "/" not in module and not module.endswith(".py") and not all(p.isidentifier() for p in attr.split("."))
+
+
 def _index(config: Mapping[str, Any] | None, base_dir: str | None) -> dict[str, Any] | None:
     if not config:
         return None
     index = dict(config)
+    if _names_a_provider(index["embed"]):
+        return index  # "openai:text-embedding-3-small": LangChain's init_embeddings makes it (engine.store)
     embed = resolve_spec(index["embed"], name="store_index.embed", base_dir=base_dir)
     if not callable(embed) and not hasattr(embed, "aembed_documents"):
         raise ValueError(f"store_index.embed {index['embed']!r} is a {type(embed).__name__}, not an embedding function")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sqlite3
 from dataclasses import dataclass
@@ -35,8 +34,9 @@ from server._records import records_for
 from server._recovery import RunSweeper
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
+from server._prepare import prepare_process
 from server._registry import load_graphs
-from server._startup import foreign_sqlite, listen_problem, read_tls_files, sqlite_problem
+from server._startup import container_note, foreign_sqlite, listen_problem, read_tls_files, sqlite_problem
 from server._store import TtlSweeper, attach_cache, attach_store, open_cache, open_store
 from server.config import DEFAULT_GRAPHS, ServerConfig, is_postgres
 from server.service import GraphService
@@ -195,7 +195,8 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     # The wire is JSON: a value it cannot carry is refused when stored, not after (engine/serde/_wire.py).
     saver.serde.json_safe = True
     opened = store if store is not None else _open_store(config, checkpointer is not None)
-    graphs = load_graphs(config.graphs, saver, base_dir=config.config_dir)
+    descriptions = config.project.descriptions if config.project is not None else None
+    graphs = await load_graphs(config.graphs, saver, base_dir=config.config_dir, descriptions=descriptions)
     cache = _open_cache(config, checkpointer is not None, saver)
     if config.sync_node_threads is not None:
         set_node_threads(config.sync_node_threads)  # the process's: one server per process
@@ -306,6 +307,7 @@ def _redacted(spec: str) -> str:
 async def serve(config: ServerConfig, *, ready: Any = None) -> None:
     """Run until SIGTERM/SIGINT, then stop gracefully."""
     fix_mmap_threshold()  # a large state's megabytes go back to the system once freed
+    prepare_process(config)  # the project's env and dependencies, and the import swap: before any graph loads
     shutdown_telemetry = setup_telemetry()
     try:
         await _serve(config, ready)
@@ -342,8 +344,9 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
         needs_token = config.auth_token or config.auth_tokens
         log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if needs_token else "")
         print(f"graphwire inspector on {srv.inspector.url}", flush=True)
-    if host in ("127.0.0.1", "localhost", "[::1]") and any(os.path.exists(p) for p in ("/.dockerenv", "/run/.containerenv")):
-        log.warning("listening on %s inside a container: nothing outside it can connect; set address = \"0.0.0.0:%d\"", host, srv.port)
+    note = container_note(host, srv.port)
+    if note is not None:
+        log.info("%s", note)
     if config.graphs == DEFAULT_GRAPHS:
         log.info("the demo: run `graphwire chat` and type \"remind me to call mom at 5pm\" or \"weather in Oslo\"")
     print(f"graphwire listening on {host}:{srv.port}", flush=True)

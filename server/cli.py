@@ -1,8 +1,9 @@
 """``graphwire``: serve graphs, or talk to a running server from a terminal.
 
     graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
-    graphwire serve [--config graphwire.toml] [--address HOST:PORT] [--checkpointer PATH|DSN]
-                    [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] ...
+    graphwire serve [--config graphwire.toml|langgraph.json] [--address HOST:PORT] [--checkpointer PATH|DSN]
+                    [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT]
+                    [--no-import-swap] [--reload] ...
     graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
                     (--thread ID | --all-threads) [--tenant NAME | --all-tenants]
@@ -12,6 +13,9 @@
     graphwire state THREAD [--graph NAME] [--checkpoint ID]
     graphwire fork THREAD CHECKPOINT [--graph NAME]
 
+The last four find the server as ``health`` does (``--config``, ``--address``,
+else serve's configured address) and take ``--token``.
+
 Wherever a checkpoint id is taken, any prefix of it that names one version of
 the thread will do (``history`` shows ids that short).
 """
@@ -20,21 +24,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import sys
-import uuid
 from typing import Any, Sequence
 
-__all__ = ["main"]
+from server._cli_client import chat, fork, history, state
 
-DEFAULT_ADDRESS = os.environ.get("GRAPHWIRE_ADDRESS", "127.0.0.1:50051")
+__all__ = ["main"]
 
 
 def _serve(args: argparse.Namespace) -> int:
     from server.app import serve
-    from server.config import load_config
+    from server.config import find_config, load_config
 
     graphs = None
     if args.graph:
@@ -44,40 +46,46 @@ def _serve(args: argparse.Namespace) -> int:
             if not sep:
                 raise SystemExit(f"--graph {item!r}: use NAME=package.module:attribute")
             graphs[name] = spec
+    overrides = {
+        "address": args.address,
+        "checkpointer": args.checkpointer,
+        "store": args.store,
+        "cache": args.cache,
+        "pg_schema": args.pg_schema,
+        "lease_seconds": args.lease_seconds,
+        "graphs": graphs,
+        "auth_token": args.auth_token,
+        "auth_tokens": args.auth_tokens,
+        "tls_cert": args.tls_cert,
+        "tls_key": args.tls_key,
+        "max_message_bytes": args.max_message_bytes,
+        "max_state_bytes": args.max_state_bytes,
+        "max_unsent_bytes": args.max_unsent_bytes,
+        "handshake_seconds": args.handshake_seconds,
+        "sync_node_threads": args.sync_node_threads,
+        "grace_seconds": args.grace,
+        "run_retention_seconds": args.run_retention_seconds,
+        "max_run_attempts": args.max_run_attempts,
+        "log_level": args.log_level,
+        "inspector": args.inspector,
+        "inspector_max_connections": args.inspector_max_connections,
+        "inspector_request_seconds": args.inspector_request_seconds,
+        "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
+        "import_swap": args.import_swap,
+    }  # fmt: skip
     try:
-        config = load_config(
-            args.config,
-            {
-                "address": args.address,
-                "checkpointer": args.checkpointer,
-                "store": args.store,
-                "cache": args.cache,
-                "pg_schema": args.pg_schema,
-                "lease_seconds": args.lease_seconds,
-                "graphs": graphs,
-                "auth_token": args.auth_token,
-                "auth_tokens": args.auth_tokens,
-                "tls_cert": args.tls_cert,
-                "tls_key": args.tls_key,
-                "max_message_bytes": args.max_message_bytes,
-                "max_state_bytes": args.max_state_bytes,
-                "max_unsent_bytes": args.max_unsent_bytes,
-                "handshake_seconds": args.handshake_seconds,
-                "sync_node_threads": args.sync_node_threads,
-                "grace_seconds": args.grace,
-                "run_retention_seconds": args.run_retention_seconds,
-                "max_run_attempts": args.max_run_attempts,
-                "log_level": args.log_level,
-                "inspector": args.inspector,
-                "inspector_max_connections": args.inspector_max_connections,
-                "inspector_request_seconds": args.inspector_request_seconds,
-                "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
-            },
-        )
+        config = load_config(args.config, overrides)
     except ValueError as e:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.reload:
+        from functools import partial
+
+        from server._reload import serve_reloading
+
+        again = partial(load_config, args.config, overrides)  # read anew at each start: what it names is watched
+        return serve_reloading(config, again, find_config(args.config), [a for a in args.argv if a != "--reload"])
     from engine.errors import CacheError, CheckpointError, StoreError
 
     try:
@@ -182,155 +190,12 @@ def _pruned_line(done: Any, tenants: bool) -> str:
     return f"{owner}, thread {done.thread_id}: {done.deleted} version(s) deleted"
 
 
-def _client(args: argparse.Namespace) -> Any:
-    """A client of the server at ``--address``; without ``--graph``, the server's one graph is the graph."""
-    from graphwire import Client
-
-    client = Client(args.address, token=args.token or os.environ.get("GRAPHWIRE_AUTH_TOKEN"))
-    if args.graph is None:
-        try:
-            names = [g.name for g in client.graphs(timeout=30)]
-        except BaseException:
-            client.close()
-            raise
-        if len(names) != 1:
-            client.close()
-            raise ValueError(f"the server runs {len(names)} graphs ({', '.join(names)}): pick one with --graph NAME")
-        args.graph = names[0]
-    return client
-
-
-def _print_reply(result: Any, out: Any) -> None:
-    msgs = (result.values or {}).get("messages") if isinstance(result.values, dict) else None
-    if result.reason == "ERROR" or result.reason == "RECURSION_LIMIT":
-        print(f"[run ended: {result.reason}: {result.error.type}: {result.error.message}]", file=out)
-    elif msgs:
-        from graphwire import message_role, message_text
-
-        last = msgs[-1]
-        if isinstance(last, dict) and message_role(last) == "assistant" and message_text(last):
-            print(f"assistant: {message_text(last)}", file=out)
-
-
-def _chat(args: argparse.Namespace) -> int:
-    from graphwire import GraphwireError
-
-    thread = args.thread or f"cli-{uuid.uuid4().hex[:8]}"
-    out = sys.stdout
-    try:
-        client = _client(args)
-    except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
-        return 1
-    print(f"graphwire chat: graph {args.graph!r}, thread {thread!r} (Ctrl-D to quit)", file=out)
-    try:
-        description = client.graph(args.graph, timeout=30).description
-    except GraphwireError:
-        description = ""  # an unknown graph: the first message says so
-    if description:
-        print(description, file=out)
-    with client:
-        while True:
-            try:
-                line = input("you: ")
-            except EOFError:
-                print(file=out)
-                return 0
-            if not line.strip():
-                continue
-            try:
-                result = client.invoke(args.graph, thread, {"messages": [{"role": "user", "content": line}]})
-                while result.interrupted:
-                    for intr in result.interrupts:
-                        print(f"? {intr.value}", file=out)
-                    try:
-                        answer = input("answer: ")
-                    except EOFError:
-                        print(file=out)
-                        return 0
-                    result = client.resume(args.graph, thread, answer)
-                _print_reply(result, out)
-            except GraphwireError as e:
-                print(f"[error {e.code.name}: {e.message}]", file=out)
-
-
-def _history(args: argparse.Namespace) -> int:
-    from graphwire import GraphwireError
-
-    from server._cli_history import render_history
-
-    try:
-        with _client(args) as client:
-            snaps = client.history(args.graph, args.thread)
-    except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
-        return 1
-    print(render_history(snaps))
-    return 0
-
-
-def _checkpoint(client: Any, args: argparse.Namespace, prefix: str | None) -> str | None:
-    """The full id of the thread's version ``prefix`` names (``history`` shows ids shortened)."""
-    from server._cli_history import resolve_checkpoint
-
-    if prefix is None:
-        return None
-    return resolve_checkpoint(
-        prefix, args.thread, lambda: [s.checkpoint.checkpoint_id for s in client.history(args.graph, args.thread)]
-    )
-
-
-def _fork(args: argparse.Namespace) -> int:
-    from graphwire import GraphwireError
-
-    try:
-        with _client(args) as client:
-            cid = _checkpoint(client, args, args.checkpoint)
-            result = client.fork(args.graph, args.thread, cid)
-    except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
-        return 1
-    print(f"forked {args.thread!r} from {cid}: run ended {result.reason}, newest version {result.checkpoint.checkpoint_id}")
-    for intr in result.interrupts:
-        print(f"? {intr.value}")
-    _print_reply(result, sys.stdout)
-    return 0
-
-
-def _failure(e: Exception, address: str | None = None) -> str:
-    code = getattr(e, "code", None)
-    if code is None:
-        return str(e)
-    said = f"{code.name}: {e.message}"  # type: ignore[attr-defined]
-    if code.name == "UNAVAILABLE" and address and "failed to connect" in e.message:  # type: ignore[attr-defined]
-        said += f" (is `graphwire serve` running on {address}? start it, or name its address with --address)"
-    return said
-
-
-def _state(args: argparse.Namespace) -> int:
-    from graphwire import GraphwireError
-
-    try:
-        with _client(args) as client:
-            s = client.get_state(args.graph, args.thread, _checkpoint(client, args, args.checkpoint))
-    except (GraphwireError, ValueError) as e:
-        print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
-        return 1
-    ref = s.checkpoint
-    print(f"checkpoint {ref.checkpoint_id} (step {ref.step}, {ref.source}, parent {ref.parent_id or '-'})")
-    print(f"next: {', '.join(s.next) or 'END'}")
-    for i in s.interrupts:
-        print(f"pending interrupt {i.interrupt_id} at {i.node}: {json.dumps(i.value, ensure_ascii=False)}")
-    print(json.dumps(s.values, indent=2, ensure_ascii=False))
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="graphwire", description="Run LangGraph-style agent graphs as a gRPC service.")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("serve", help="start the server (default: the reminders demo on SQLite ./graphwire.db)")
-    s.add_argument("--config", help="graphwire.toml (default: ./graphwire.toml if present)")
+    s.add_argument("--config", help="graphwire.toml or langgraph.json (default: ./graphwire.toml, else ./langgraph.json, if present)")
     s.add_argument("--address", help="host:port to listen on (default 127.0.0.1:50051; port 0 picks one)")
     s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or a postgresql:// DSN")
     s.add_argument("--store", help="the Store's database, as --checkpointer (default: the checkpointer's)")
@@ -395,6 +260,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--inspector-keepalive-seconds", type=float, help="an idle kept-alive inspector connection is closed after this (default 5)"
     )
+    s.add_argument(
+        "--import-swap",
+        action=argparse.BooleanOptionalAction,
+        help="the graphs' `langgraph` imports get graphwire's engine, process-wide (default: on; --no-import-swap: off)",
+    )
+    s.add_argument(
+        "--reload",
+        action="store_true",
+        help="for development: serve again whenever a graph module (a .py file of the project) or the config changes",
+    )
     s.set_defaults(func=_serve)
 
     h = sub.add_parser(
@@ -435,14 +310,15 @@ def build_parser() -> argparse.ArgumentParser:
     pr.set_defaults(func=_prune)
 
     for name, func, help_ in (
-        ("chat", _chat, "chat with a graph on a running server"),
-        ("history", _history, "print a thread's versions, one row per branch"),
-        ("state", _state, "print one version of a thread"),
-        ("fork", _fork, "run a thread again from an older version (regenerate an answer)"),
+        ("chat", chat, "chat with a graph on a running server"),
+        ("history", history, "print a thread's versions, one row per branch"),
+        ("state", state, "print one version of a thread"),
+        ("fork", fork, "run a thread again from an older version (regenerate an answer)"),
     ):
         c = sub.add_parser(name, help=help_)
-        c.add_argument("--address", default=DEFAULT_ADDRESS, help=f"server address (default {DEFAULT_ADDRESS})")
-        c.add_argument("--token", help="bearer token (env GRAPHWIRE_AUTH_TOKEN)")
+        c.add_argument("--config", help="where serve's settings are (default: as serve: GRAPHWIRE_CONFIG, ./graphwire.toml, ./langgraph.json)")
+        c.add_argument("--address", help="server address (default: the configured one, as serve reads it: 127.0.0.1:50051 unless set)")
+        c.add_argument("--token", help="bearer token (default: env GRAPHWIRE_AUTH_TOKEN, or the configured auth_token)")
         c.add_argument("--graph", help="graph name (default: the server's graph, when it runs just one)")
         if name == "chat":
             c.add_argument("--thread", help="thread id (default: a new one)")
@@ -458,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # serve --reload runs serve again with them
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:  # Ctrl-C at a prompt or while a call runs: a person stopping it, not a bug

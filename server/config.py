@@ -23,6 +23,7 @@
     inspector_max_connections = 100      # the inspector's connections at once (at most half the descriptors free at start)
     inspector_request_seconds = 10.0     # an inspector request's line, headers and body must all arrive within this
     inspector_keepalive_seconds = 5.0    # an idle kept-alive inspector connection is closed after this
+    import_swap = true                   # graph modules' `langgraph` imports get graphwire's engine (see server._prepare)
 
     [graphs]
     reminders = "examples.reminders:graph"
@@ -47,8 +48,11 @@ mounted file or from ``-e``. Graph specs that are file paths are relative to
 the config file's directory (:mod:`server._specs`); the other paths (SQLite
 file, certificates, tokens file) to the current directory.
 
-With no file and no flags it serves the reminders example on
-127.0.0.1:50051 with SQLite in ./graphwire.db.
+Without ``graphwire.toml``, a ``langgraph.json`` in the current directory
+is read instead (or the file ``--config`` names, when it ends in ``.json``):
+its graphs, store and ``graphwire`` section become these settings
+(:mod:`server._langgraph_json`). With no file and no flags it serves the
+reminders example on 127.0.0.1:50051 with SQLite in ./graphwire.db.
 """
 
 from __future__ import annotations
@@ -62,9 +66,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.store import MAX_TTL_MINUTES
+from server._langgraph_json import Project, read_langgraph_json
 
 __all__ = [
-    "ServerConfig", "load_config", "read_toml", "parse_address", "check_postgres", "is_postgres", "DEFAULT_GRAPHS",
+    "ServerConfig", "find_config", "load_config", "read_toml", "parse_address", "check_postgres", "is_postgres", "DEFAULT_GRAPHS",
     "DEFAULT_MAX_UNSENT_BYTES", "ENV_PREFIX", "MIN_SEND_BYTES", "SETTINGS_KEYS",
 ]  # fmt: skip
 
@@ -107,7 +112,9 @@ class ServerConfig:
     inspector_max_connections: int = 100  # see server.inspector._gate: a flood of its port must not take gRPC's descriptors
     inspector_request_seconds: float = 10.0  # to receive a request's line, headers and body
     inspector_keepalive_seconds: float = 5.0  # an idle kept-alive connection's life
+    import_swap: bool | None = None  # None: on, unless a graph runs on LangGraph itself (server._prepare.swap_choice)
     config_dir: str | None = None  # the config file's directory (graph file specs are relative to it); not a key
+    project: Project | None = None  # what a langgraph.json asks of the process (env, dependencies); not a key
 
     def store_spec(self) -> str:
         """The store's database: ``store``, or the checkpointer's."""
@@ -140,12 +147,13 @@ class ServerConfig:
         return self.max_state_bytes or None
 
 
-_FIELDS = {f.name for f in dataclasses.fields(ServerConfig)} - {"config_dir"}
+_FIELDS = {f.name for f in dataclasses.fields(ServerConfig)} - {"config_dir", "project"}
 #: The keys a config file (or a GRAPHWIRE_<KEY> variable) may set.
 SETTINGS_KEYS = frozenset(_FIELDS)
 ENV_PREFIX = "GRAPHWIRE_"
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _TEXT, _WHOLE, _SECONDS, _TABLE = "text", "a whole number", "a number of seconds", 'a table of name = "spec"'
+_BOOL = "true or false"
 _SETTINGS = "a table of settings"  # [store_ttl], [store_index]: checked key by key in _check_store
 #: What each key holds.
 _KINDS = {
@@ -157,7 +165,9 @@ _KINDS = {
                      "inspector_keepalive_seconds"), _SECONDS),
     "graphs": _TABLE,
     **dict.fromkeys(("store_ttl", "store_index"), _SETTINGS),
+    "import_swap": _BOOL,
 }  # fmt: skip
+_TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
 
 
 def read_toml(path: str, what: str) -> dict[str, Any]:
@@ -214,6 +224,8 @@ def _check(key: str, value: Any, where: str) -> None:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     elif kind == _SETTINGS:
         ok = isinstance(value, dict)
+    elif kind == _BOOL:
+        ok = isinstance(value, bool)
     else:
         ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
     if not ok:
@@ -230,9 +242,11 @@ def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
             continue
         kind = _KINDS[key]
         try:
-            data[key] = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env, _SETTINGS: _inline_table}.get(kind, str)(text)
+            parse = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env, _SETTINGS: _inline_table, _BOOL: _bool}
+            data[key] = parse.get(kind, str)(text)
         except ValueError:
-            example = {_TABLE: "name=package.module:attribute,other=./file.py:graph", _SETTINGS: "a TOML inline table, {key = value, ...}"}.get(kind, kind)
+            example = {_TABLE: "name=package.module:attribute,other=./file.py:graph", _SETTINGS: "a TOML inline table, {key = value, ...}",
+                       _BOOL: "true or false (1 or 0, on or off)"}.get(kind, kind)
             raise ValueError(f"{var} must be {example}, not {text!r}") from None
     return data
 
@@ -245,6 +259,12 @@ def _graphs_from_env(text: str) -> dict[str, str]:
             raise ValueError(item)
         graphs[name.strip()] = spec.strip()
     return graphs
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in _TRUE + _FALSE:
+        return text.lower() in _TRUE
+    raise ValueError(text)
 
 
 def _inline_table(text: str) -> dict[str, Any]:
@@ -316,27 +336,47 @@ def _check_store(cfg: ServerConfig) -> None:
             raise ValueError(f"store_index.fields must be a list of paths into the value, e.g. [\"text\"], got {fields!r}")
 
 
+def find_config(path: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The config file to read: ``path``, else env GRAPHWIRE_CONFIG, else ./graphwire.toml, else ./langgraph.json."""
+    env = os.environ if environ is None else environ
+    path = path or env.get(ENV_PREFIX + "CONFIG") or None
+    if path is None:
+        path = next((p for p in ("graphwire.toml", "langgraph.json") if os.path.exists(p)), None)
+    return path
+
+
 def load_config(
     path: str | None = None, overrides: dict[str, Any] | None = None, *, environ: Mapping[str, str] | None = None
 ) -> ServerConfig:
-    """Defaults ← the file (``path``, env GRAPHWIRE_CONFIG, or ./graphwire.toml if present) ← env ← ``overrides``."""
+    """Defaults ← the file ← env ← ``overrides``.
+
+    The file: ``path``, else env GRAPHWIRE_CONFIG, else ./graphwire.toml, else
+    ./langgraph.json, whichever is there first. A ``.json`` file is read as a
+    ``langgraph.json`` (:mod:`server._langgraph_json`).
+    """
     env = os.environ if environ is None else environ
     data: dict[str, Any] = {}
-    path = path or env.get(ENV_PREFIX + "CONFIG") or None
-    if path is None and os.path.exists("graphwire.toml"):
-        path = "graphwire.toml"
+    project: Project | None = None
+    path = find_config(path, env)
     if path is not None:
-        data = read_toml(path, "config file")
+        where = f"config file {path!r}: "
+        if path.endswith(".json"):
+            data, project = read_langgraph_json(path)
+            data.setdefault("graphs", {})  # a project names its graphs: never the demo in their place
+            where = f"langgraph.json {path!r}: the graphwire section's "
+        else:
+            data = read_toml(path, "config file")
         unknown = sorted(set(data) - _FIELDS)
         if unknown:
-            raise ValueError(f"config file {path!r}: unknown key(s) {unknown}; known: {sorted(_FIELDS)}")
+            raise ValueError(f"{where}unknown key(s) {unknown}; known: {sorted(_FIELDS)}")
         for key, value in data.items():
-            _check(key, value, f"config file {path!r}: ")
+            _check(key, value, where)
     data.update(_from_env(env))
     for k, v in (overrides or {}).items():
         if v is not None:
             data[k] = v
-    cfg = ServerConfig(**data, config_dir=os.path.dirname(os.path.abspath(path)) if path is not None else None)
+    config_dir = os.path.dirname(os.path.abspath(path)) if path is not None else None
+    cfg = ServerConfig(**data, config_dir=config_dir, project=project)
     cfg.log_level = cfg.log_level.upper()
     if cfg.log_level not in _LOG_LEVELS:
         raise ValueError(f"log_level must be one of {', '.join(_LOG_LEVELS)}, not {cfg.log_level!r}")
@@ -348,6 +388,10 @@ def load_config(
             raise ValueError(f"{key} must be a whole number of at least 1, not {value!r}")
     if not cfg.graphs:
         where = f" (the [graphs] table of {path!r} is empty)" if path is not None and "graphs" in data else ""
+        if project is not None:
+            raise ValueError(
+                f'no graphs configured: langgraph.json {path!r} names none; add "graphs": {{"agent": "./agent.py:graph"}}'
+            )
         raise ValueError(
             f"no graphs configured{where}: name at least one under [graphs], e.g. agent = \"./agent.py:graph\" "
             "(`graphwire init` writes a starter)"

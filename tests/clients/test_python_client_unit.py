@@ -451,3 +451,19 @@ def test_an_rpc_error_without_accessors_is_unknown() -> None:
 def test_errors_can_be_built_for_a_status() -> None:
     error = error_for_status(grpc.StatusCode.ABORTED, "thread 't1' is busy")
     assert isinstance(error, graphwire.Aborted) and error.details == {}
+
+
+@pytest.mark.parametrize(
+    ("chunk", "text"),
+    [
+        ({"type": "AIMessageChunk", "content": "Hel"}, "Hel"),
+        ({"content": ["lo", {"type": "text", "text": ", wor"}, {"type": "tool_use", "text": "no"}, {"text": "ld"}]}, "lo, world"),
+        ("a bare string", "a bare string"),
+        ({"content": None}, ""),
+        (42, ""),
+    ],
+)
+def test_a_message_chunk_has_its_text(chunk: object, text: str) -> None:
+    """As the TypeScript and Go clients' ``text``: a stream prints without knowing content's shapes."""
+    event = graphwire.MessageChunk(seq=1, run_id="r", step=0, task_id="t", node="model", chunk=chunk, metadata={})
+    assert event.text == text

@@ -174,6 +174,27 @@ def test_state_of_unknown_thread_fails(server: Any, tmp_path: Path) -> None:
     assert "NOT_FOUND" in done.stderr and "no-such-thread-for-cli" in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("graphwire.toml", 'address = "127.0.0.1:{port}"\n'),
+     ("langgraph.json", '{{"graphs": {{"a": "./a.py:graph"}}, "graphwire": {{"address": "0.0.0.0:{port}"}}}}')],
+)  # fmt: skip
+def test_the_client_commands_find_the_configured_server(
+    server: Any, thread_id: str, tmp_path: Path, name: str, text: str
+) -> None:
+    """As ``health``: no --address, the address serve reads (a wildcard one reached through loopback)."""
+    with server.client() as client:
+        client.invoke("reminders", thread_id, {"messages": [{"role": "user", "content": "hi"}]}, timeout=30)
+    (tmp_path / name).write_text(text.format(port=server.address.rpartition(":")[2]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHWIRE_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    for command in (["history", thread_id], ["state", thread_id]):
+        done = subprocess.run([sys.executable, "-m", "server", *command, "--graph", "reminders"],
+                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert '"content": "hi"' in done.stdout
+
+
 def _refusing_address() -> Any:
     """An address nothing listens on (bound, never listening: connecting is refused), held for the test."""
     import socket

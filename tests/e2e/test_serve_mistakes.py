@@ -120,7 +120,10 @@ def test_a_graph_factory_that_raises_names_the_line(project: Path) -> None:
     assert "graph 'agent': make() (spec './factory.py:make') raised KeyError: 'MY_MODEL_KEY'" in said
     assert f"(at {project / 'factory.py'}, line 4)" in said
     said = serve(project, "--graph", "agent=./factory.py:make_with", *MEMORY)
-    assert "names a function that needs config; graphwire calls it with no arguments" in said
+    assert said == (
+        "graphwire: graph 'agent': make_with(config) (spec './factory.py:make_with') returned a NoneType, not a "
+        "StateGraph builder, a compiled graph, or a function returning one"
+    )
 
 
 def test_a_graph_that_does_not_compile_is_named(project: Path) -> None:

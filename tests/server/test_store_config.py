@@ -223,3 +223,18 @@ def test_a_store_whose_database_is_down_is_unavailable_until_it_is_back(start_se
         private_pg.start()
         assert client.store.get_item(("m",), "k", timeout=30).value == {"v": 1}  # type: ignore[union-attr]
         assert client.store.get_item(("m",), "k2", timeout=30) is None
+
+
+def test_an_embedding_provider_by_name_goes_to_langchain() -> None:
+    """langgraph.json's ``"embed": "openai:text-embedding-3-small"`` is a provider and model, not a module spec."""
+    from server._store import open_store
+    from server._specs import SpecError
+
+    try:
+        store = open_store(":memory:", index={"embed": "openai:text-embedding-3-small", "dims": 3})
+    except SpecError as e:  # before: imported as the module 'openai', attribute 'text-embedding-3-small'
+        pytest.fail(f"taken for a module spec: {e}")
+    except (ValueError, ImportError) as e:  # what LangChain's init_embeddings (or its absence) says
+        assert "openai" in str(e) or "langchain" in str(e)
+    else:
+        asyncio.run(store.aclose())

@@ -163,6 +163,28 @@ class MessageChunk(Event):
     chunk: Any
     metadata: Any
 
+    @property
+    def text(self) -> str:
+        """The chunk's text, so a token stream prints without knowing content's shapes.
+
+        ``content`` when it is a string (or the chunk itself, when a node
+        wrote a bare string), the ``text`` of its text parts when it is a list
+        of content blocks, else ``""``: concatenating a message's chunks'
+        ``text`` in ``seq`` order gives the message's text. (The TypeScript
+        and Go clients' ``text`` is the same.)
+        """
+        content = self.chunk.get("content") if isinstance(self.chunk, dict) else self.chunk
+        if isinstance(content, str):
+            return content
+        if not isinstance(content, list):
+            return ""
+        return "".join(
+            part if isinstance(part, str) else part["text"]
+            for part in content
+            if isinstance(part, str)
+            or (isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str))
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class CheckpointSaved(Event):

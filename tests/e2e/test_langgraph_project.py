@@ -1,0 +1,175 @@
+"""A LangGraph project served as its author wrote it: ``graphwire serve`` in its directory, nothing else.
+
+``langgraph_app/`` is a LangGraph project: a ``langgraph.json`` naming its
+graph in the dict form, a ``.env``, a local dependency in the src layout
+(``./libs/fares``, itself importing ``langgraph``), a key graphwire builds nothing from (``image_distro``), and
+``agent.py`` with its ``langgraph`` imports unchanged (MessagesState, ToolNode,
+tools_condition, an ``interrupt()`` before booking) around a scripted chat
+model that streams its answer. The project is copied into a temporary
+directory and served there by the installed ``graphwire serve`` with no
+argument and no PYTHONPATH (only ``GRAPHWIRE_ADDRESS`` picks a free port), on
+an environment with LangGraph installed and on one where it is not importable.
+The Python client drives a tool turn, the interrupt, the resume and history.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from graphwire import CustomEvent, EventKind, FinishReason, MessageChunk, message_text, tool_calls, user_message
+
+from tests.conftest import STOP_DEADLINE, ServerProcess, _read_listening_line
+
+APP = Path(__file__).resolve().parent / "langgraph_app"
+GRAPHWIRE = Path(sys.executable).parent / "graphwire"
+#: A ``sitecustomize`` that makes ``import langgraph`` fail as on a machine without it (the swap's finder,
+#: installed later at the front, still answers).
+HIDE_LANGGRAPH = """
+import sys
+
+class _Hide:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "langgraph":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, _Hide())
+"""
+
+
+def copy_app(tmp_path: Path) -> Path:
+    project = tmp_path / "travel-app"
+    shutil.copytree(APP, project, ignore=shutil.ignore_patterns("__pycache__"))
+    return project
+
+
+def environment(tmp_path: Path, langgraph: str, **extra: str) -> dict[str, str]:
+    """The user's environment: no GRAPHWIRE_* settings, no PYTHONPATH, unless ``langgraph`` is to be hidden."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHWIRE_") and k != "PYTHONPATH"}
+    env.update(PYTHONUNBUFFERED="1", GRAPHWIRE_ADDRESS="127.0.0.1:0", **extra)
+    if langgraph == "not installed":
+        hider = tmp_path / "hide-langgraph"
+        hider.mkdir()
+        (hider / "sitecustomize.py").write_text(HIDE_LANGGRAPH)
+        env["PYTHONPATH"] = str(hider)
+    return env
+
+
+@pytest.fixture
+def serve_app(tmp_path: Path) -> Iterator[object]:
+    """Start ``graphwire serve`` (no arguments) in a project directory; SIGTERM at the end, exit 0."""
+    started: list[ServerProcess] = []
+
+    def start(project: Path, env: dict[str, str]) -> ServerProcess:
+        log_path = project.parent / f"server-{len(started)}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen([str(GRAPHWIRE), "serve"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=log)
+        srv = ServerProcess(proc, _read_listening_line(proc, log_path), project / "graphwire.db", project, log_path)
+        started.append(srv)
+        return srv
+
+    yield start
+    for srv in started:
+        assert srv.terminate(STOP_DEADLINE) == 0, srv.log()
+
+
+@pytest.mark.parametrize("langgraph", ["installed", "not installed"])
+def test_a_langgraph_project_serves_unchanged(tmp_path: Path, serve_app: object, langgraph: str) -> None:
+    if langgraph == "installed":
+        pytest.importorskip("langgraph", reason="LangGraph is not installed here (the test extra installs it)")
+    project = copy_app(tmp_path)
+    srv = serve_app(project, environment(tmp_path, langgraph))  # type: ignore[operator]
+    with srv.client() as client:
+        [graph] = client.graphs(timeout=30)
+        assert (graph.name, graph.description) == ("travel", "Quotes and books flights, asking before it books.")
+
+        # A tool turn (the fare, from the local dependency and the .env's currency), then the question.
+        first = client.invoke("travel", "trip-1", {"messages": [user_message("Fly me to Oslo")]},
+                              event_kinds=list(EventKind), timeout=30)  # fmt: skip
+        assert first.reason is FinishReason.INTERRUPT
+        # the dependency's own `langgraph` import is served too: its writer reaches the caller
+        assert [e.payload for e in first.events if isinstance(e, CustomEvent)] == [{"fare_lookup": "Oslo"}]
+        assert [i.value for i in first.interrupts] == [{"question": "Book the flight to Oslo?"}]
+        said = [(m["type"], message_text(m)) for m in first.values["messages"]]
+        assert said == [("human", "Fly me to Oslo"), ("ai", ""), ("tool", "110 EUR"), ("ai", "")]
+        assert tool_calls(first.values["messages"][-1])[0]["name"] == "book"
+
+        # The resume books (the .env's agency), and the model streams its answer.
+        done = client.resume("travel", "trip-1", "yes", event_kinds=list(EventKind), timeout=30)
+        assert done.reason is FinishReason.END
+        answer = "All set: booked Oslo with Fjord Travel."
+        assert [message_text(m) for m in done.values["messages"][-2:]] == ["booked Oslo with Fjord Travel", answer]
+        chunks = [e for e in done.events if isinstance(e, MessageChunk) and e.node == "agent"]
+        assert len(chunks) > 3 and "".join(c.text for c in chunks) == answer
+
+        # History: every version, newest first, the one that asked waiting on the tools node.
+        history = client.history("travel", "trip-1", timeout=30)
+        assert history[0].checkpoint.checkpoint_id == done.checkpoint.checkpoint_id
+        assert [s.checkpoint.step for s in history] == list(range(history[0].checkpoint.step, -2, -1))
+        asked = next(s for s in history if s.checkpoint.checkpoint_id == first.checkpoint.checkpoint_id)
+        assert asked.next == ("tools",) and len(asked.values["messages"]) == 4
+    log = srv.log()
+    assert "import swap on: the graphs' `langgraph` and `langgraph.X` imports get graphwire's engine" in log
+    assert log.count("langgraph.json image_distro: not honoured: graphwire serve builds no image") == 1
+    assert "2 variable(s) from .env set for the graphs" in log
+    assert "not installed here" not in log  # langchain-core, its one named package, is
+    assert "WARNING graphwire.server: listening on" not in log  # in a container, loopback is a note (INFO), not a warning
+
+
+def test_the_swap_off_says_what_serves_langgraph(tmp_path: Path) -> None:
+    """Off, a module with ``langgraph`` imports gets LangGraph itself: refused clearly, installed or not."""
+    project = copy_app(tmp_path)
+    args = [str(GRAPHWIRE), "serve", "--no-import-swap"]
+    env = environment(tmp_path, "installed")
+    if _langgraph_installed():
+        said = _refused(args, project, env)
+        assert said == (
+            "graphwire: graph 'travel': spec './agent.py:graph' names a graph built with LangGraph itself "
+            "(langgraph.graph.state.CompiledStateGraph); serve it with graphwire's engine by leaving the import swap on "
+            '(import_swap unset or true; it is off in this process), or with runtime = "langgraph" (not yet available)'
+        )
+    said = _refused([str(GRAPHWIRE), "serve"], project, environment(tmp_path, "not installed", GRAPHWIRE_IMPORT_SWAP="false"))
+    assert said == (
+        "graphwire: graph 'travel': fares imports 'langgraph', but LangGraph is not installed and the import "
+        "swap is off: turn it on (import_swap = true, or leave it unset) so graphwire's engine serves langgraph"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("from langgraph.graph import NoSuchGraph",
+         "graph 'travel': agent imports 'NoSuchGraph' from 'langgraph.graph', which graphwire's engine does not have "
+         "('engine.graph' has no 'NoSuchGraph')"),
+        ("import langgraph.no_such_module",
+         "graph 'travel': agent imports 'langgraph.no_such_module', a module graphwire's engine does not have "
+         "(the import swap serves langgraph with it)"),
+    ],
+    ids=["a name", "a module"],
+)  # fmt: skip
+def test_a_langgraph_name_the_engine_lacks_fails_in_one_line(tmp_path: Path, line: str, said: str) -> None:
+    project = copy_app(tmp_path)
+    agent = project / "agent.py"
+    agent.write_text(agent.read_text().replace("import os\n", f"import os\n{line}\n", 1))
+    assert _refused([str(GRAPHWIRE), "serve"], project, environment(tmp_path, "installed")) == f"graphwire: {said}"
+
+
+def _langgraph_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("langgraph") is not None
+
+
+def _refused(args: list[str], cwd: Path, env: dict[str, str]) -> str:
+    """The one line a start that must fail says (status 2, no traceback)."""
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("graphwire: ")]
+    assert len(lines) == 1, done.stderr
+    return lines[0]
