@@ -37,7 +37,7 @@ from typing import Any, Literal
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from engine.checkpoint._runs import ACTIVE, RunRecord
+from engine.host import ACTIVE, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
 from server import _requests as req

@@ -24,7 +24,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from engine.checkpoint._runs import RunRecord, RunStore
+from engine.host import RunRecord, RunStore
 
 __all__ = ["EventLog", "EventWriter"]
 

@@ -38,7 +38,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from engine.checkpoint._runs import ACTIVE, MemoryRuns, RunRecord, RunStore
+from engine.host import ACTIVE, RunRecord, RunStore, runs_of
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
 from server._eventlog import EventWriter
@@ -95,22 +95,9 @@ def outcome_of(finished: bytes) -> bytes:
 
 
 def open_run_store(saver: Any) -> RunStore:
-    """The run store on ``saver``'s database: its tables on SQLite and PostgreSQL, else this process's memory."""
-    from engine.checkpoint import SqliteSaver
-
-    if isinstance(saver, SqliteSaver):
-        from engine.checkpoint.sqlite._runs import SqliteRuns
-
-        return SqliteRuns(saver, outline=outcome_of)
-    try:
-        from engine.checkpoint.postgres import PostgresSaver
-    except ImportError:  # pragma: no cover - a build without psycopg
-        PostgresSaver = None  # type: ignore[assignment,misc]  # noqa: N806
-    if PostgresSaver is not None and isinstance(saver, PostgresSaver):
-        from engine.checkpoint.postgres._runs import PostgresRuns
-
-        return PostgresRuns(saver, outline=outcome_of)
-    return MemoryRuns(outline=outcome_of)
+    """The run store of ``saver`` (its own tables on SQLite and PostgreSQL, else this process's
+    memory: :func:`engine.host.runs_of`), keeping each run's :func:`outcome_of` for listings."""
+    return runs_of(saver).outlined(outcome_of)
 
 
 def records_for(saver: Any, leases: Any, config: Any) -> Records:

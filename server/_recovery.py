@@ -30,7 +30,7 @@ import asyncio
 import logging
 from typing import Any
 
-from engine.checkpoint._runs import RunRecord
+from engine.host import RunRecord
 from server._reads import owner_of
 from server._records import now
 from server._tenants import TENANT

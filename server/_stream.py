@@ -44,7 +44,7 @@ from typing import Any, AsyncIterator, Callable
 import grpc
 
 from engine import events as ev
-from engine.checkpoint._runs import RunRecord
+from engine.host import RunRecord
 from engine.checkpoint.base import Lease
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv

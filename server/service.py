@@ -19,7 +19,7 @@ from typing import Any, AsyncIterator, Mapping
 import grpc
 
 from engine import events as ev
-from engine.checkpoint._runs import MemoryRuns, RunRecord
+from engine.host import MemoryRuns, RunRecord
 from engine.checkpoint.base import Lease
 from engine.errors import NotFoundError
 from graphwire_proto.v1 import graphwire_pb2 as pb
