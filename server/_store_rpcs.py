@@ -92,10 +92,16 @@ def _page(request: Any, default: int) -> tuple[int, int]:
 
 
 class StoreRpcs:
-    """The store RPCs of :class:`server.service.GraphService` (a mixin; the server sets ``store``)."""
+    """The store RPCs of :class:`server.service.GraphService`.
 
-    store: BaseStore = None  # type: ignore[assignment]  # the server's TenantStore
-    max_response_bytes: int
+    Args:
+        store: the server's store, scoped to the calling tenant (its :class:`~server._store.TenantStore`).
+        max_response_bytes: the largest response sent (a page of items is cut to it).
+    """
+
+    def __init__(self, store: BaseStore, *, max_response_bytes: int) -> None:
+        self.store = store
+        self.max_response_bytes = max_response_bytes
 
     def _needs_index(self, field: str, what: str) -> None:
         if getattr(self.store, "index_config", None) is None:
