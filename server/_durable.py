@@ -152,7 +152,7 @@ class DurableRpcs:
                 raise RpcError(grpc.StatusCode.NOT_FOUND, f"run {run_id!r} is gone (its thread was deleted)")
             # Our task continuing the run has not taken it yet (nobody else did): it is not over.
             unclaimed = watch is not None and current.attempts == record.attempts
-            if unclaimed and watch.done():  # the task stopped before it took the run
+            if watch is not None and unclaimed and watch.done():  # the task stopped before it took the run
                 exc = watch.exception() if not watch.cancelled() else None
                 raise exc if exc is not None else RpcError(grpc.StatusCode.ABORTED, f"run {run_id} stopped before its end")
             if current.status not in ACTIVE and not unclaimed and not await store.aevents(run_id, seq, limit=1):

@@ -81,7 +81,8 @@ def outcome_of(finished: bytes) -> bytes:
     if not event.run_finished.values_json:
         return finished  # nothing to leave out
     event.run_finished.ClearField("values_json")
-    return event.SerializeToString()
+    outline: bytes = event.SerializeToString()
+    return outline
 
 
 def open_run_store(saver: Any) -> RunStore:

@@ -74,6 +74,10 @@ class RunSweeper:
                 log.warning("sweeping runs failed; trying again in %.1fs", self.interval, exc_info=True)
             await asyncio.sleep(self.interval)
 
+    def _track(self, run_id: str, task: asyncio.Task[None]) -> None:
+        self._taking.add(run_id)
+        task.add_done_callback(lambda _: self._taking.discard(run_id))
+
     async def sweep(self) -> int:
         """One sweep: how many orphans were taken over or closed."""
         records = self.records
@@ -84,7 +88,6 @@ class RunSweeper:
                 continue
             taken = await self.take(record)
             if isinstance(taken, asyncio.Task):
-                self._taking.add(record.run_id)
-                taken.add_done_callback(lambda _, run_id=record.run_id: self._taking.discard(run_id))
+                self._track(record.run_id, taken)
             n += bool(taken)
         return n

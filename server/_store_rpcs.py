@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import grpc
 
@@ -198,14 +198,16 @@ class StoreRpcs:
         self, request: pb.ListNamespacesRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListNamespacesResponse:
         conditions = []
-        for field in ("prefix", "suffix"):
+        fields: tuple[Literal["prefix"], Literal["suffix"]] = ("prefix", "suffix")
+        for field in fields:
             path = _labels(getattr(request, field), field)
             if path:
-                condition = MatchCondition(field, path)  # type: ignore[arg-type]
+                condition = MatchCondition(field, path)
                 _checked(ListNamespacesOp(match_conditions=(condition,)), field)
                 conditions.append(condition)
         limit, offset = _page(request, 100)
         max_depth = request.max_depth if request.HasField("max_depth") else None
         op = ListNamespacesOp(match_conditions=tuple(conditions), max_depth=max_depth, limit=limit, offset=offset)
         (found,) = await self._store_call(self.store.abatch([op]))
-        return pb.ListNamespacesResponse(namespaces=[pb.Namespace(labels=list(ns)) for ns in found])
+        namespaces = cast(list[tuple[str, ...]], found)  # a ListNamespacesOp's result
+        return pb.ListNamespacesResponse(namespaces=[pb.Namespace(labels=list(ns)) for ns in namespaces])

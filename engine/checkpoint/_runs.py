@@ -172,9 +172,10 @@ def outlined(changes: dict[str, Any], outline: Outline | None) -> dict[str, Any]
 
 def outlined_record(record: RunRecord, outline: Outline | None) -> RunRecord:
     """``record`` with the ``outcome`` of its ``finished``, if it has one (a record seldom starts ended)."""
-    if outline is not None and record.finished is not None and record.outcome is None:
+    finished = record.finished
+    if outline is not None and finished is not None and record.outcome is None:
         record = record.copy()
-        record.outcome = outline(record.finished)
+        record.outcome = outline(finished)
     return record
 
 

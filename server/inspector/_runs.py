@@ -34,10 +34,7 @@ class ServiceRuns:
 
     def __init__(self, service: HasRecords) -> None:
         self._records = service.records
-
-    @property
-    def replica(self) -> str:
-        return self._records.replica
+        self.replica = service.records.replica
 
     async def list_runs(self, graph: str, thread_id: str) -> list[pb.RunInfo]:
         from server._durable import run_info

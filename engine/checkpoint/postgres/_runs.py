@@ -221,7 +221,9 @@ class PostgresRuns:
         def work(conn: Connection[Any]) -> int:
             cur = kept_cursor(conn)
             cur.execute(statement, params)
-            changed, added, _ = cur.fetchone()
+            row = cur.fetchone()
+            assert row is not None  # the statement's one row
+            changed, added, _ = row
             if events and not added and record is not None:
                 cur.execute(one_each, _one_each([(record, events)]))
             return changed
@@ -294,7 +296,9 @@ class PostgresRuns:
         def work(conn: Connection[Any]) -> None:
             cur = kept_cursor(conn)
             cur.execute(statement, params)
-            added = set(cur.fetchone()[0])
+            row = cur.fetchone()
+            assert row is not None  # the statement's one row
+            added = set(row[0])
             missed = [(r, events) for r, events in batches if r.run_id not in added]
             if missed:
                 cur.execute(one_each, _one_each(missed))
