@@ -67,9 +67,12 @@ def _own(name: str, classes: dict[str, tuple[int, list[str], Path]]) -> str | No
     return matches[0] if len(matches) == 1 else None
 
 
-def _is_contract(bases: list[str]) -> bool:
-    """A contract (an abstract base or a Protocol): an interface the class implements, not a part of its body."""
-    return any(b.rpartition(".")[2] in ("ABC", "Protocol") for b in bases)
+def _is_contract(name: str, bases: list[str]) -> bool:
+    """A contract: an interface the class implements, not a part of its body moved elsewhere. An abstract
+    base or a Protocol, or a family's base in its package's ``base`` module (STYLE 15: the contract,
+    ``base/``), as ``BaseCheckpointSaver`` (whose derived sync face and LangGraph face every saver shares)."""
+    module = name.rpartition(".")[0]
+    return any(b.rpartition(".")[2] in ("ABC", "Protocol") for b in bases) or module.endswith(".base") or ".base." in module
 
 
 def class_lines(name: str, classes: dict[str, tuple[int, list[str], Path]]) -> int:
@@ -77,7 +80,7 @@ def class_lines(name: str, classes: dict[str, tuple[int, list[str], Path]]) -> i
     lines, bases, _ = classes[name]
     for base in bases:
         own = _own(base, classes)
-        if own is not None and own != name and not _is_contract(classes[own][1]):
+        if own is not None and own != name and not _is_contract(own, classes[own][1]):
             lines += class_lines(own, classes)
     return lines
 
