@@ -20,7 +20,9 @@ rearrange its rooms without breaking one.
   (a run's metadata, and its context), :func:`is_unicode` (text a store and
   the wire can carry), :func:`context_from_json` (a run's context from JSON,
   checked against the graph's ``context_schema``; :class:`ContextError` says
-  which field is wrong).
+  which field is wrong); and on a run's events waiting for their consumer:
+  :data:`MAX_WAITING_EVENTS`, :data:`MAX_WAITING_BYTES`, as :func:`weigh_event`
+  weighs an event (a host's own buffers hold to the engine's).
 * **Shapes a host tells apart**: :class:`EntrypointGraph` (a functional-API
   graph, whose input may be any value), :class:`ScopedCache` (a node cache
   under one namespace: a tenant's), :func:`langchain_messages` (LangChain's
@@ -35,10 +37,11 @@ from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.func._entrypoint import EntrypointGraph
 from engine.graph._messages import langchain_messages
+from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "MAX_METADATA_BYTES", "ContextError", "EntrypointGraph", "Lease", "LeaseHolder", "LeaseStore", "MemoryRuns",
-    "MessageBus", "Outline", "RunRecord", "RunStore", "ScopedCache", "context_from_json", "is_unicode", "langchain_messages",
-    "runs_of",
+    "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "ContextError", "EntrypointGraph", "Lease",
+    "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RunRecord", "RunStore", "ScopedCache",
+    "context_from_json", "is_unicode", "langchain_messages", "runs_of", "weigh_event",
 ]  # fmt: skip
