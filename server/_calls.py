@@ -20,6 +20,7 @@ Handlers raise and never catch. :class:`Calls` wraps each GraphService method
 from __future__ import annotations
 
 import logging
+from contextvars import Token
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -86,7 +87,7 @@ async def _abort(context: grpc.aio.ServicerContext, exc: Exception) -> None:
     await context.abort(code, message)
 
 
-def _attach(context: grpc.aio.ServicerContext) -> object | None:
+def _attach(context: grpc.aio.ServicerContext) -> Token[otel_context.Context] | None:
     """Enter the caller's trace context, when its metadata names one; the token to leave it."""
     metadata = context.invocation_metadata() or ()
     fields = propagate.get_global_textmap().fields

@@ -11,7 +11,7 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import events as ev
-from engine.checkpoint._helpers import is_unicode
+from engine.host import is_unicode
 from engine.store.base import Item
 from engine.types import Interrupt, StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from engine.checkpoint._runs import RunRecord, RunStore
+from engine.host import RunRecord, RunStore
 
 __all__ = ["EventLog", "EventWriter"]
 
@@ -84,6 +84,15 @@ class EventWriter:
                 self._carried = {}
 
 
+class LogRecords(Protocol):
+    """What a run's log uses of the replica's records (:class:`server._records.Records`, which
+    holds the replica's :class:`EventWriter`, so it is named here by what it offers)."""
+
+    store: RunStore
+    writer: EventWriter
+    local: dict[str, asyncio.Event]
+
+
 class EventLog:
     """One run's events on their way to the database and then to the caller (``forward``).
 
@@ -100,7 +109,7 @@ class EventLog:
     #: shorter, at the cost of a later RunStarted for longer runs with nothing else to send.
     ALONE_SECONDS = 1.0
 
-    def __init__(self, records: Any, record: RunRecord, forward: Callable[[Any, int, Any], None]) -> None:
+    def __init__(self, records: LogRecords, record: RunRecord, forward: Callable[[Any, int, Any], None]) -> None:
         """``records``: the replica's :class:`server._records.Records` (its writer, store and local runs)."""
         self.records = records
         self.record = record

@@ -24,7 +24,7 @@ import math
 import uuid
 from typing import Any
 
-from engine.checkpoint._helpers import is_unicode
+from engine.host import is_unicode
 
 __all__ = ["encode", "decode_json", "PayloadError", "MAX_DEPTH"]
 

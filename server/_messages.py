@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.graph._messages import langchain_messages
+from engine.host import langchain_messages
 from server._json import PayloadError
 
 __all__ = ["messages_in"]

@@ -16,8 +16,8 @@ gap and no repeat, and a replica continuing the run after its first one died
 goes on from the last stored seq, above anything a caller saw.
 
 A ``request_id`` answers its retries for the retention window after its run
-*ended* (:func:`request_expired`): a run longer than the window keeps its id
-while it runs, and a retry right after its end is still a retry.
+*ended* (:func:`server._going_on.request_expired`): a run longer than the
+window keeps its id while it runs, and a retry right after its end is still a retry.
 
 The other parts: :func:`fingerprint` (what a retry's request must equal),
 :func:`call_json` (the call's label for the inspector), :func:`status_of`
@@ -38,15 +38,15 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from engine.checkpoint._runs import ACTIVE, MemoryRuns, RunRecord, RunStore
+from engine.host import MemoryRuns, RunRecord, RunStore, runs_of
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
+from server._going_on import claim_of, request_expired
 from server._eventlog import EventWriter
 from server._leases import replica_id
 
 __all__ = [
-    "Call", "Duplicate", "Records", "call_json", "fingerprint", "now", "open_run_store", "outcome_of", "records_for", "request_expired",
-    "status_of",
+    "Call", "Duplicate", "Records", "call_json", "fingerprint", "now", "open_run_store", "outcome_of", "records_for", "status_of",
 ]  # fmt: skip
 
 log = logging.getLogger("graphwire.server")
@@ -70,16 +70,6 @@ def status_of(reason: str) -> str:
     return _STATUS[reason]
 
 
-def request_expired(record: RunRecord, at: datetime, retention: timedelta) -> bool:
-    """Whether ``record``'s request_id no longer answers retries at time ``at`` (pure).
-
-    The window counts from the run's end: a run that has not ended (or whose end has no
-    time, which no writer leaves) keeps its id, however long it has run, so no retry of a
-    call whose input was applied is ever taken for a new call while it can still be answered.
-    """
-    return record.status not in ACTIVE and record.ended_at is not None and record.ended_at < at - retention
-
-
 def outcome_of(finished: bytes) -> bytes:
     """A run's RunFinished as a listing reads it (the record's ``outcome``): without the final state,
     which GetRun (and ListRuns with ``include_values``) reads from the whole event. Bytes that are
@@ -91,26 +81,14 @@ def outcome_of(finished: bytes) -> bytes:
     if not event.run_finished.values_json:
         return finished  # nothing to leave out
     event.run_finished.ClearField("values_json")
-    return event.SerializeToString()
+    outline: bytes = event.SerializeToString()
+    return outline
 
 
 def open_run_store(saver: Any) -> RunStore:
-    """The run store on ``saver``'s database: its tables on SQLite and PostgreSQL, else this process's memory."""
-    from engine.checkpoint import SqliteSaver
-
-    if isinstance(saver, SqliteSaver):
-        from engine.checkpoint.sqlite._runs import SqliteRuns
-
-        return SqliteRuns(saver, outline=outcome_of)
-    try:
-        from engine.checkpoint.postgres import PostgresSaver
-    except ImportError:  # pragma: no cover - a build without psycopg
-        PostgresSaver = None  # type: ignore[assignment,misc]  # noqa: N806
-    if PostgresSaver is not None and isinstance(saver, PostgresSaver):
-        from engine.checkpoint.postgres._runs import PostgresRuns
-
-        return PostgresRuns(saver, outline=outcome_of)
-    return MemoryRuns(outline=outcome_of)
+    """The run store of ``saver`` (its own tables on SQLite and PostgreSQL, else this process's
+    memory: :func:`engine.host.runs_of`), keeping each run's :func:`outcome_of` for listings."""
+    return runs_of(saver).outlined(outcome_of)
 
 
 def records_for(saver: Any, leases: Any, config: Any) -> Records:
@@ -268,6 +246,36 @@ class Records:
             await self.store.aupdate(found.run_id, found.attempts, request_id=None)
             return None
         return found
+
+    async def current(self, first: RunRecord) -> RunRecord | None:
+        """The run ``first``'s request_id names now: ``first``, unless the id expired since
+        (then it was freed, and a run started since may hold it)."""
+        if not request_expired(first, now(), self.retention):
+            return first
+        return await self.find(first.thread_id, first.request_id or "")
+
+    @staticmethod
+    def same_call(found: RunRecord, call: Call) -> None:
+        """INVALID_ARGUMENT unless ``call`` is a retry of the call that started ``found`` (its fingerprint)."""
+        if found.fingerprint != fingerprint(call.request):
+            raise RpcError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"request_id: {call.request_id!r} was used by a different request (run {found.run_id}); "
+                "a retry must send the same request",
+            )
+
+    async def claim(self, found: RunRecord, epoch: int | None) -> RunRecord | None:
+        """Take ``found``'s run over for one more attempt, here, under lease ``epoch`` (holding its
+        thread): the record as claimed, or None when another replica claimed it first."""
+        changes, claimed = claim_of(found, self.replica, epoch)
+        if not await self.store.aupdate(found.run_id, found.attempts, **changes):
+            return None
+        return claimed
+
+    def forget_thread(self, key: str) -> None:
+        """Thread ``key`` was deleted: its runs go with it (a SQL store's rows went with the thread's)."""
+        if isinstance(self.store, MemoryRuns):
+            self.store.forget_thread(key)
 
     async def alive(self, record: RunRecord) -> bool:
         """Whether some replica is running ``record``'s run now."""

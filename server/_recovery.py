@@ -11,7 +11,8 @@ file one process serves, a run of an earlier process). Then:
   were), then its thread's slot and lease are taken (waiting while the
   thread is busy), the record is claimed with one more attempt (RUNNING,
   this replica), and it runs from its last stored version without applying
-  its input again (:meth:`server._durable.DurableRpcs._continue`). Both
+  its input again (:meth:`server._continuing.Continuations.take_orphan`, on the
+  decision of :mod:`server._going_on`). Both
   writes apply only while the attempts are the ones read: another replica
   that claimed it first wins, and a replica that dies while the run is
   RECOVERING leaves it an orphan still, for the next sweep of any replica.
@@ -28,28 +29,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
 
-from engine.checkpoint._runs import RunRecord
-from server._reads import owner_of
-from server._records import now
-from server._tenants import TENANT
+from engine.host import RunRecord
+from server._records import Records, now
 
 __all__ = ["RunSweeper"]
 
 log = logging.getLogger("graphwire.server")
+
+#: Acts on an orphan: the task continuing it here, True when it was closed, False when it was left.
+Take = Callable[[RunRecord], Awaitable["asyncio.Task[None] | bool"]]
 
 
 class RunSweeper:
     """Takes over a replica's orphaned runs and expires old events, periodically.
 
     Args:
-        service: the GraphService (its records, graphs, and how it continues a run).
+        records: the replica's run records (their store, retention and replica).
+        take: acts on an orphan (:meth:`server._continuing.Continuations.take_orphan`).
         interval: seconds between sweeps.
     """
 
-    def __init__(self, service: Any, interval: float) -> None:
-        self.service = service
+    def __init__(self, records: Records, take: Take, interval: float) -> None:
+        self.records = records
+        self.take = take
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
         self._taking: set[str] = set()  # runs being taken over here
@@ -70,38 +74,20 @@ class RunSweeper:
                 log.warning("sweeping runs failed; trying again in %.1fs", self.interval, exc_info=True)
             await asyncio.sleep(self.interval)
 
+    def _track(self, run_id: str, task: asyncio.Task[None]) -> None:
+        self._taking.add(run_id)
+        task.add_done_callback(lambda _: self._taking.discard(run_id))
+
     async def sweep(self) -> int:
         """One sweep: how many orphans were taken over or closed."""
-        records = self.service.records
+        records = self.records
         await records.store.aexpire(now() - records.retention)
         n = 0
         for record in await records.store.aorphans(records.replica):
             if record.run_id in self._taking:
                 continue
-            if await self._take(record):
-                n += 1
+            taken = await self.take(record)
+            if isinstance(taken, asyncio.Task):
+                self._track(record.run_id, taken)
+            n += bool(taken)
         return n
-
-    async def _take(self, record: RunRecord) -> bool:
-        records = self.service.records
-        if not record.durable:
-            return await records.store.aupdate(record.run_id, record.attempts, status="CANCELLED", ended_at=now())
-        entry = self.service.graphs.get(record.graph)
-        owner = owner_of(record.thread_id, record.graph)
-        if entry is None or owner is None:
-            return False  # a graph this replica does not serve: left to one that does
-        tenant, thread_id = owner
-        if record.attempts < records.max_attempts:  # it will be continued (not given up): say so before waiting for its thread
-            if not await records.store.aupdate(record.run_id, record.attempts, status="RECOVERING"):
-                return False  # another replica claimed it since it was read
-            record.status = "RECOVERING"
-        log.info("run %s on thread %r: its replica %s is gone; continuing it (attempt %d)", record.run_id, thread_id,
-                 record.replica, record.attempts + 1)  # fmt: skip
-        token = TENANT.set(tenant)  # the run's tasks are the tenant's (its store, its hub watchers)
-        try:
-            task = await self.service._continue(entry, thread_id, record)
-        finally:
-            TENANT.reset(token)
-        self._taking.add(record.run_id)
-        task.add_done_callback(lambda _: self._taking.discard(record.run_id))
-        return True

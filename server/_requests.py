@@ -18,9 +18,7 @@ from typing import Any
 import grpc
 
 from engine import events as ev
-from engine.checkpoint._helpers import MAX_METADATA_BYTES
-from engine.func._entrypoint import EntrypointGraph
-from engine.pregel._run_context import ContextError, context_from_json
+from engine.host import MAX_METADATA_BYTES, ContextError, EntrypointGraph, context_from_json
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import CLASS_OF
 from server._errors import RpcError

@@ -35,7 +35,7 @@ __all__ = ["Abandoned", "RunManager", "RunHandle"]
 class RunHandle:
     run_id: str
     thread_id: str
-    task: asyncio.Task | None = None
+    task: asyncio.Task[None] | None = None
     lease: Lease | None = None  # the thread's lease in the checkpointer, when it has leases
     lost: RpcError | None = None  # set when the lease was lost mid-run: how the run ends
     durable: bool = False  # continued by another replica (or this one restarted) if this one stops it

@@ -3,22 +3,32 @@
 A start returns ``(input, config, saved)``: ``saved`` is the CheckpointSaved
 event of a version the start itself wrote (a Fork's update), or None.
 
-The RPCs that run a graph (Invoke, Resume, Fork) check their request before
-they wait for the thread, and return a :data:`Start`; the run calls it once it
-holds the thread (its slot, and its lease when the checkpointer has leases),
-so whatever it reads or writes there (a Resume's second check, a Fork's update
-version) cannot race another run on the thread. The lease itself is never put
-in a config: the start and the run pass it to the engine as ``lease=``.
+A run call (:class:`server._parse.RunCall`, checked whole before it waits for
+the thread) is prepared (:func:`prepare`: what needs the thread as the call
+arrives, a Resume's plan, a named version's existence) into a :data:`Start`;
+the run calls it once it holds the thread (its slot, and its lease when the
+checkpointer has leases), so whatever it reads or writes there (a Resume's
+second check, a Fork's update version) cannot race another run on the thread.
+:func:`events_of` is the run itself: the engine's events from that start. The
+lease itself is never put in a config: the start and the run pass it to the
+engine as ``lease=``.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, Awaitable, Callable
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
+from engine.errors import NotFoundError
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server import _convert as conv
+from server import _requests as req
+from server._parse import RunCall
+from server._stream import RunEvents
 
-__all__ = ["Start", "const"]
+__all__ = ["Start", "const", "events_of", "prepare"]
 
 Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any], "ev.CheckpointSaved | None"]]]
 
@@ -30,3 +40,51 @@ def const(inp: Any, config: dict[str, Any]) -> Start:
         return inp, config, None
 
     return start
+
+
+async def _version_exists(run: RunCall) -> None:
+    """NOT_FOUND, naming the caller's ids, before the run takes the slot, for a version the request names.
+
+    One row read (no snapshot built); the run reads the version again, inside its slot.
+    """
+    if await run.entry.graph.checkpointer.aget_tuple(run.config) is None:
+        raise NotFoundError(f"thread {run.thread_id!r} has no checkpoint {run.config['configurable']['checkpoint_id']!r}")
+
+
+async def prepare(run: RunCall) -> Start:
+    """``run``'s start, planned against the thread as it is when the call arrives."""
+    graph, config = run.entry.graph, run.config
+    if isinstance(run.request, pb.ResumeRequest):  # what it answers; its run checks it again
+        resume = await graph.aplan_resume(config, answers_name="resumes_json", thread_name=run.thread_id, **run.answers)
+        return const(resume, config)
+    if isinstance(run.request, pb.InvokeRequest):
+        if "checkpoint_id" in config["configurable"]:  # an empty one names none, as before
+            await _version_exists(run)
+        return const(run.input, config)
+    if run.input is req.NO_UPDATE:
+        await _version_exists(run)
+        return const(None, config)
+    update, as_node = run.input, run.as_node
+
+    async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
+        # Inside the run's slot: the update version and the run are one unit
+        # (an unknown version is the update's NOT_FOUND).
+        new = await graph.aupdate_state(config, update, as_node=as_node, lease=lease)
+        return None, new, conv.saved_event(await graph.aget_state(new))
+
+    return start
+
+
+def events_of(run: RunCall, start: Start) -> RunEvents:
+    """The engine's events of ``run`` from ``start``, given its run id and lease."""
+    graph = run.entry.graph
+
+    async def events(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
+        inp, config, saved = await start(lease)
+        found = graph.aevents(inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, **run.options)
+        async for e in found:
+            yield e
+            if saved is not None and isinstance(e, ev.RunStarted):
+                yield saved  # the version the start wrote (Fork's update), right after RunStarted
+
+    return events

@@ -34,7 +34,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.cache._scoped import ScopedCache
+from engine.host import ScopedCache
 from engine.cache.base import BaseCache, FullKey, Namespace
 from engine.cache.memory import InMemoryCache
 from engine.serde import Serializer

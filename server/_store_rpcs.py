@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import grpc
 
@@ -92,10 +92,16 @@ def _page(request: Any, default: int) -> tuple[int, int]:
 
 
 class StoreRpcs:
-    """The store RPCs of :class:`server.service.GraphService` (a mixin; the server sets ``store``)."""
+    """The store RPCs of :class:`server.service.GraphService`.
 
-    store: BaseStore = None  # type: ignore[assignment]  # the server's TenantStore
-    max_response_bytes: int
+    Args:
+        store: the server's store, scoped to the calling tenant (its :class:`~server._store.TenantStore`).
+        max_response_bytes: the largest response sent (a page of items is cut to it).
+    """
+
+    def __init__(self, store: BaseStore, *, max_response_bytes: int) -> None:
+        self.store = store
+        self.max_response_bytes = max_response_bytes
 
     def _needs_index(self, field: str, what: str) -> None:
         if getattr(self.store, "index_config", None) is None:
@@ -192,14 +198,16 @@ class StoreRpcs:
         self, request: pb.ListNamespacesRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListNamespacesResponse:
         conditions = []
-        for field in ("prefix", "suffix"):
+        fields: tuple[Literal["prefix"], Literal["suffix"]] = ("prefix", "suffix")
+        for field in fields:
             path = _labels(getattr(request, field), field)
             if path:
-                condition = MatchCondition(field, path)  # type: ignore[arg-type]
+                condition = MatchCondition(field, path)
                 _checked(ListNamespacesOp(match_conditions=(condition,)), field)
                 conditions.append(condition)
         limit, offset = _page(request, 100)
         max_depth = request.max_depth if request.HasField("max_depth") else None
         op = ListNamespacesOp(match_conditions=tuple(conditions), max_depth=max_depth, limit=limit, offset=offset)
         (found,) = await self._store_call(self.store.abatch([op]))
-        return pb.ListNamespacesResponse(namespaces=[pb.Namespace(labels=list(ns)) for ns in found])
+        namespaces = cast(list[tuple[str, ...]], found)  # a ListNamespacesOp's result
+        return pb.ListNamespacesResponse(namespaces=[pb.Namespace(labels=list(ns)) for ns in namespaces])

@@ -44,7 +44,7 @@ from typing import Any, AsyncIterator, Callable
 import grpc
 
 from engine import events as ev
-from engine.checkpoint._runs import RunRecord
+from engine.host import RunRecord
 from engine.checkpoint.base import Lease
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -179,12 +179,9 @@ class Streams:
         """
         epoch = handle.lease.epoch if handle.lease is not None else None
         if orphan is not None:
-            attempts = orphan.attempts + 1
-            changes = {"attempts": attempts, "replica": self.records.replica, "epoch": epoch, "status": "RUNNING", "ended_at": None}
-            if not await self.records.store.aupdate(orphan.run_id, orphan.attempts, **changes):
+            claimed = await self.records.claim(orphan, epoch)
+            if claimed is None:
                 raise RpcError(grpc.StatusCode.ABORTED, f"run {run_id} was taken over by another replica")
-            claimed = orphan.copy()
-            claimed.attempts, claimed.replica, claimed.epoch, claimed.status, claimed.ended_at = attempts, self.records.replica, epoch, "RUNNING", None
             return claimed
         record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
         first = await self.records.store.astart(record)  # before the engine starts: before the run writes anything

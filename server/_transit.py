@@ -42,7 +42,7 @@ from collections import deque
 from typing import Any, AsyncIterator, Callable
 
 from engine.events import Event
-from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
+from engine.host import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
 
 __all__ = ["DONE", "StoreLag", "Transit"]
 

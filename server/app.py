@@ -9,6 +9,7 @@ import asyncio
 import logging
 import signal
 import sqlite3
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from grpc_reflection.v1alpha import reflection
 
 from engine.cache.base import BaseCache
 from engine.cache.memory import InMemoryCache
-from engine.checkpoint.base import LeaseStore, MessageBus
+from engine.checkpoint.base import LeaseStore
 from engine.errors import CacheError, CheckpointError
 from engine.pregel import node_threads, set_node_threads
 from engine.store import InMemoryStore
@@ -26,12 +27,10 @@ from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server._auth import TokenAuth, Tokens
-from server._cancel import CancelRelay
 from server._tenants import load_tokens
 from server._calls import Calls, RejectMalformed
 from server._leases import ThreadLeases
 from server._records import records_for
-from server._recovery import RunSweeper
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._prepare import prepare_process
@@ -95,28 +94,38 @@ def open_checkpointer(
 
 @dataclass
 class Server:
-    """A started server: its port, service and health, and a way to stop it."""
+    """A started server: its port, service and health, and a way to stop it.
+
+    Everything it started or opened is torn down through one exit stack
+    (``stack``), in the reverse of the order :func:`build_server` entered it:
+    the run sweeper first (a durable run stopped here is another replica's to
+    continue), then the drain (stop accepting calls, let running ones finish
+    within the grace period, then cancel them: a durable one is stopped without
+    an end instead, and continued by another replica), the hub (which ends the
+    inspector's event streams), the inspector (it keeps serving while runs
+    drain, so a watcher sees them end, and stops before the checkpointer it
+    reads is closed), the relay and the store's TTL sweeper, then storage.
+    """
 
     grpc_server: grpc.aio.Server
     service: GraphService
     health: health.aio.HealthServicer
     port: int
     config: ServerConfig
+    stack: AsyncExitStack
     inspector: Inspector | None = None
     store: BaseStore | None = None  # the store the server opened (closed at stop)
     sweeper: TtlSweeper | None = None
     cache: BaseCache[Any] | None = None  # the node cache the server opened (closed at stop)
+    grace: float | None = None  # the stop's grace period (None: the config's)
 
     async def stop(self, grace: float | None = None) -> None:
-        """Stop accepting calls, let running ones finish within ``grace``, then cancel them
-        (a durable one is stopped without an end instead, and continued by another replica).
+        """Stop serving: unwind :attr:`stack` (see the class's doc), runs given ``grace`` seconds."""
+        self.grace = grace
+        await self.stack.aclose()
 
-        The inspector keeps serving while runs drain (a watcher sees them
-        end), then stops before the checkpointer it reads is closed.
-        """
-        grace = self.config.grace_seconds if grace is None else grace
-        if self.service.run_sweeper is not None:
-            await self.service.run_sweeper.stop()  # first: a durable run stopped here is another replica's to continue
+    async def _drain(self) -> None:
+        grace = self.config.grace_seconds if self.grace is None else self.grace
         await self.health.enter_graceful_shutdown()
         stopping = asyncio.ensure_future(self.grpc_server.stop(grace + 5))
         if not await self.service.runs.wait_idle(grace):
@@ -124,18 +133,6 @@ class Server:
             log.warning("grace period over: cancelled %d run(s)", n)
             await self.service.runs.wait_idle(5)
         await stopping
-        self.service.hub.close()  # ends the inspector's event streams
-        if self.inspector is not None:
-            await self.inspector.stop()
-        if self.service.relay is not None:
-            await self.service.relay.stop()
-        if self.sweeper is not None:
-            await self.sweeper.stop()
-        await self.service.checkpointer.aclose()
-        if self.store is not None:
-            await self.store.aclose()
-        if self.cache is not None:
-            await self.cache.aclose()
 
 
 async def build_server(config: ServerConfig, *, checkpointer: Any = None, store: BaseStore | None = None) -> Server:
@@ -186,18 +183,32 @@ def _open_cache(config: ServerConfig, given_saver: bool, saver: Any) -> BaseCach
 
 
 async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
+    async with AsyncExitStack() as stack:  # a failure part-way unwinds what was entered so far
+        server = await _enter(stack, config, checkpointer, inspector_sock, store)
+        server.stack = stack.pop_all()
+        return server
+
+
+async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
+    """Open, build and start the server's parts, each torn down by ``stack`` (see :class:`Server`)."""
     saver = checkpointer if checkpointer is not None else open_checkpointer(
         config.checkpointer,
         pg_schema=config.schema_for(config.checkpointer),
         max_state_bytes=config.state_limit(),
         serving=True,
     )
+    built = False  # a checkpointer given to the server is closed by its stop, not by a failed start
+    stack.push_async_callback(lambda: saver.aclose() if checkpointer is None or built else asyncio.sleep(0))
     # The wire is JSON: a value it cannot carry is refused when stored, not after (engine/serde/_wire.py).
     saver.serde.json_safe = True
     opened = store if store is not None else _open_store(config, checkpointer is not None)
+    if store is None:
+        stack.push_async_callback(opened.aclose)
     descriptions = config.project.descriptions if config.project is not None else None
     graphs = await load_graphs(config.graphs, saver, base_dir=config.config_dir, descriptions=descriptions)
     cache = _open_cache(config, checkpointer is not None, saver)
+    if cache is not None:
+        stack.push_async_callback(cache.aclose)
     if config.sync_node_threads is not None:
         set_node_threads(config.sync_node_threads)  # the process's: one server per process
     # With a shared store (PostgreSQL), one run per thread across replicas is the database's to enforce.
@@ -211,14 +222,14 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
     service = GraphService(
         graphs,
         saver,
+        store=served,
+        records=records_for(saver, leases, config),
+        leases=leases,
         default_recursion_limit=config.recursion_limit,
         max_history=config.max_history,
-        leases=leases,
         max_response_bytes=send_limit - 1024,
         max_unsent_bytes=config.max_unsent_bytes,
-        records=records_for(saver, leases, config),
     )
-    service.store = served
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", send_limit),
@@ -247,22 +258,16 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         port = 0
     if port == 0:
         raise ValueError(listen_problem(config.address))
-    if leases is not None and isinstance(saver.messages, MessageBus):
-        # CancelRun reaches runs on other replicas through the database.
-        service.relay = CancelRelay(saver.messages, service.runs, leases.owner)
+    if service.relay is not None:
         await service.relay.start()
-    try:
-        await server.start()
-    except BaseException:
-        if service.relay is not None:
-            await service.relay.stop()
-        raise
-    service.run_sweeper = RunSweeper(service, min(config.lease_seconds, 5.0) if leases is not None else 5.0)
-    service.run_sweeper.start()
+        stack.push_async_callback(service.relay.stop)
     sweeper = None
     if config.store_ttl is not None:
         sweeper = TtlSweeper(opened, (config.store_ttl or {}).get("sweep_interval_minutes") or 5)
         sweeper.start()
+        stack.push_async_callback(sweeper.stop)
+    await server.start()
+    stack.push_async_callback(server.stop, None)  # at once, when the start fails after here (else stopped by the drain)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     inspector = None
@@ -273,19 +278,18 @@ async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, s
         host = inspector_sock.getsockname()[0]
         app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service))
         limits = Limits(config.inspector_max_connections, config.inspector_request_seconds, config.inspector_keepalive_seconds)
-        try:
-            # Last, after gRPC and storage opened: its connection limit is capped by the descriptors still free.
-            inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits)
-        except BaseException:
-            await server.stop(None)
-            if service.relay is not None:
-                await service.relay.stop()
-            if sweeper is not None:
-                await sweeper.stop()
-            raise
-    return Server(
-        server, service, health_servicer, port, config, inspector, None if store is not None else opened, sweeper, cache
+        # Last, after gRPC and storage opened: its connection limit is capped by the descriptors still free.
+        inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits)
+        stack.push_async_callback(inspector.stop)
+    stack.callback(service.hub.close)  # ends the inspector's event streams
+    started = Server(
+        server, service, health_servicer, port, config, stack, inspector, None if store is not None else opened, sweeper, cache
     )
+    stack.push_async_callback(started._drain)
+    service.sweeper.start()
+    stack.push_async_callback(service.sweeper.stop)  # first: a durable run stopped here is another replica's to continue
+    built = True
+    return started
 
 
 def _redacted(spec: str) -> str:

@@ -12,8 +12,12 @@ needed.
 One contract, :class:`RunStore`, three stores: :class:`MemoryRuns` here (one
 process; what a saver without tables of its own gets), SQLite
 (:mod:`engine.checkpoint.sqlite._runs`) and PostgreSQL
-(:mod:`engine.checkpoint.postgres._runs`), each on the saver's connections.
-:func:`runs_of` picks the one for a saver.
+(:mod:`engine.checkpoint.postgres._runs`). Each SQL saver carries its own
+(``saver.runs``) on its connections, as it carries its leases and messages,
+handed the saver's means to run SQL (never the saver itself); :func:`runs_of`
+is how a host gets it (one in memory for any other saver). A host that keeps
+an outline of each run's end (see :class:`RunRecord`) asks the store for a
+view that makes it (:meth:`RunStore.outlined`).
 
 Times are UTC datetimes chosen by the host (a replica's clock): they label
 records and bound the retention window, and no decision between replicas
@@ -23,13 +27,14 @@ depends on them (takeover does: the database's lease, see ``aorphans``).
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import struct
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
 
-__all__ = ["ACTIVE", "MemoryRuns", "Outline", "RunRecord", "RunStore", "runs_of"]
+__all__ = ["ACTIVE", "MemoryRuns", "Outline", "RunRecord", "RunStore", "runs_of", "with_outline"]
 
 #: Statuses of a run that has not ended.
 ACTIVE = ("PENDING", "RUNNING", "RECOVERING")
@@ -85,6 +90,7 @@ _BYTES = ("fingerprint", "request", "started", "finished", "outcome")
 #: Makes a record's ``outcome`` from its ``finished`` (see :class:`RunRecord`); a store given
 #: none keeps no outcome, and its listings read ``finished`` in its place.
 Outline = Callable[[bytes], bytes]
+_S = TypeVar("_S")
 
 
 #: A packed event's head: its seq and its length, 4 bytes each, big-endian.
@@ -166,9 +172,10 @@ def outlined(changes: dict[str, Any], outline: Outline | None) -> dict[str, Any]
 
 def outlined_record(record: RunRecord, outline: Outline | None) -> RunRecord:
     """``record`` with the ``outcome`` of its ``finished``, if it has one (a record seldom starts ended)."""
-    if outline is not None and record.finished is not None and record.outcome is None:
+    finished = record.finished
+    if outline is not None and finished is not None and record.outcome is None:
         record = record.copy()
-        record.outcome = outline(record.finished)
+        record.outcome = outline(finished)
     return record
 
 
@@ -208,9 +215,22 @@ def listing_sql(runs: str, param: Callable[[str], str], empty_bytes: str) -> dic
     return out
 
 
+def with_outline(store: _S, outline: Outline | None) -> _S:
+    """``store`` as a view that outlines each ``finished`` it writes with ``outline``: the same
+    tables (or memory) and connections, shared; only the outline differs."""
+    view = copy.copy(store)
+    view._outline = outline  # type: ignore[attr-defined]  # every store of this module keeps its outline there
+    return view
+
+
 @runtime_checkable
 class RunStore(Protocol):
     """Runs' records and events, shared by every process using one database."""
+
+    def outlined(self, outline: Outline | None) -> RunStore:
+        """This store, keeping ``outline(finished)`` as the ``outcome`` of every record it ends
+        (see :class:`RunRecord`): a view on the same data."""
+        ...
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         """Insert ``record`` and its first ``events`` (as :meth:`aadd_events`), in one
@@ -299,6 +319,9 @@ class MemoryRuns:
         self._events: dict[str, dict[int, bytes]] = {}
         self._lock = asyncio.Lock()
         self._outline = outline
+
+    def outlined(self, outline: Outline | None) -> MemoryRuns:
+        return with_outline(self, outline)
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         if record.request_id is not None:
@@ -409,7 +432,8 @@ def check_changes(changes: dict[str, Any]) -> None:
 
 
 def runs_of(saver: Any) -> RunStore:
-    """The run store of ``saver``: its own tables (``saver.runs``), else one in memory."""
+    """The run store of ``saver``: its own (``saver.runs``: the SQL savers' tables), else a new
+    one in this process's memory (the in-memory saver, LangGraph's own savers)."""
     found = getattr(saver, "runs", None)
     if isinstance(found, RunStore):
         return found

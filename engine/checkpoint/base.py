@@ -77,6 +77,7 @@ from engine.checkpoint._shapes import (
 )
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
 from engine.checkpoint._retention import Choose, only, prune_rule
+from engine.checkpoint._runs import RunStore
 from engine.checkpoint.serde.base import SerializerProtocol
 from engine.serde import Serializer
 
@@ -177,6 +178,9 @@ class BaseCheckpointSaver(LangGraphSlot):
     #: own, sharing the saver's connections; None where the saver has none.
     leases: LeaseStore | None = None
     messages: MessageBus | None = None
+    #: The host's run records, kept in the saver's database (:mod:`engine.checkpoint._runs`);
+    #: None where the saver has no tables for them (a host keeps them in memory then).
+    runs: RunStore | None = None
     #: True once a host leases this saver's threads (it sets its lease store's
     #: ``requires_lease``): then every run must be given its lease
     #: (:func:`run_lease`) and every checkpoint write must carry it; one

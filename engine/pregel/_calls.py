@@ -32,19 +32,22 @@ import concurrent.futures
 import contextvars
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from engine._internal._ids import task_id as make_task_id
 from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.checkpoint.base import INTERRUPT
 from engine.errors import GraphInterrupt
-from engine.events import TaskFinished, TaskStarted
+from engine.events import Event, TaskFinished, TaskStarted
 from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel._retry import backoff, matching_policy
 from engine.pregel._status import TaskStatus
 from engine.pregel._threads import node_threads
 from engine.types import CachePolicy, RetryPolicy
+
+if TYPE_CHECKING:
+    from engine.pregel._writer import VersionWriter
 
 __all__ = ["CallScope", "RETURN", "PUSH", "call", "settle", "cancel", "store_held"]
 
@@ -54,11 +57,23 @@ RETURN = "__return__"
 PUSH = "__pregel_push"
 
 
+class CallsRunner(Protocol):
+    """What a task's calls use of their step's :class:`~engine.pregel._runner.StepRunner` (which
+    imports this module, so it is named here by what it offers)."""
+
+    writer: VersionWriter
+    cache: Any  # the graph's node cache (a BaseCache), or None
+
+    def want(self, kind: type[Event]) -> bool: ...
+
+    def emit(self, ev: Event) -> None: ...
+
+
 @dataclass(slots=True)
 class CallScope:
     """What the calls of one running task need of their step: how to find, run and record them."""
 
-    runner: Any  # the step's StepRunner (its emit, want and writer), which imports this module
+    runner: CallsRunner  # the step's StepRunner
     step: int
     parent_id: str | None  # the version the step started from: calls' writes are stored there
     statuses: dict[str, TaskStatus]

@@ -57,7 +57,7 @@ class InputFolder:
 
     def __init__(
         self, settings: RunSettings, state: RunState, versions: RunVersions, *, configurable: Mapping[str, Any],
-        thread_id: Any, thread_name: str, writer: VersionWriter, queue: EventQueue, trace: RunTrace,
+        thread_id: Any, thread_name: str | None, writer: VersionWriter, queue: EventQueue, trace: RunTrace,
     ) -> None:  # fmt: skip
         self.settings = settings
         self.state = state
@@ -86,9 +86,10 @@ class InputFolder:
         if settings.saver is not None:
             if self.thread_id is None:
                 raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
-            replayed = state.replay is not None and state.replay.first(settings.checkpoint_ns)
-            if replayed:  # a subgraph of a run that went back in time: from its version of then
-                saved = await state.replay.load(settings.saver, {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": settings.checkpoint_ns}})
+            replay = state.replay if state.replay is not None and state.replay.first(settings.checkpoint_ns) else None
+            replayed = replay is not None
+            if replay is not None:  # a subgraph of a run that went back in time: from its version of then
+                saved = await replay.load(settings.saver, {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": settings.checkpoint_ns}})
             else:
                 saved = await settings.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
             if saved is None and self.configurable.get("checkpoint_id"):
@@ -100,7 +101,7 @@ class InputFolder:
             state.checkpoint = copy_checkpoint(saved.checkpoint)
             state.step = int(saved.metadata.get("step", -1))
             state.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
-            state.pending_writes = [tuple(w) for w in saved.pending_writes]  # type: ignore[misc]
+            state.pending_writes = [(w[0], w[1], w[2]) for w in saved.pending_writes]
             if settings.host is not None and not replayed:
                 # A subgraph whose task runs again continues its own version.
                 continues, inp = resume_input(settings.host, saved, stable=settings.stable_ns)
@@ -118,7 +119,7 @@ class InputFolder:
         by_id = isinstance(inp, Resume)  # a host's answers: a map by interrupt id, whatever its shape
         if by_id:
             live = build_snapshot(settings.spec, saved, live=True) if saved else StateSnapshot({}, (), {}, None, None, None, (), ())
-            check_resume(inp, live, thread=self.thread_name)
+            check_resume(inp, live, thread=str(self.thread_name))
             inp = Command(resume=dict(inp.answers)) if inp.at is None else None
         cmd = inp if isinstance(inp, Command) else None
         if cmd is not None and cmd.resume is not None and saved is None:
@@ -158,7 +159,8 @@ class InputFolder:
     def _start_writes(self, inp: Any) -> list[tuple[str, Any]] | None:
         """START's writes of ``inp``; None if it is not the graph's input (the unfolded run reports that)."""
         try:
-            return self.settings.spec.nodes[START].writer(inp, {}, {})  # type: ignore[no-any-return]
+            writes: list[tuple[str, Any]] | None = self.settings.spec.nodes[START].writer(inp, {}, {})
+            return writes
         except Exception:
             return None
 

@@ -160,7 +160,9 @@ class RunLoop:
         settings, state, queue, writer, runner = self.settings, self.state, self.queue, self.writer, self.runner
         for ev in queue.drain():
             yield ev
-        reason, error, interrupts = "END", None, ()
+        error: BaseException | None = None
+        interrupts: tuple[Any, ...] = ()
+        reason = "END"
         values: Any = _LIVE
         try:
             first = True

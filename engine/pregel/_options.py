@@ -1,10 +1,11 @@
 """LangGraph 1.2's run options (``invoke``/``stream`` and their async twins) beyond those the loop takes.
 
 ``checkpoint_during`` (LangGraph's older form of ``durability``) is mapped
-as LangGraph maps it; ``subgraphs`` is honoured by ``astream`` (a graph here
-has no subgraphs: ``add_node`` refuses a compiled graph, so every chunk
-comes from the root namespace, ``()``); the others are refused unless left
-at their defaults (:mod:`engine._internal._unsupported`).
+as LangGraph maps it; ``subgraphs`` is honoured by ``astream`` (the chunks
+of subgraphs running in its tasks come too, each as ``(namespace, chunk)``:
+``()`` for the root graph's, ``("node:task_id", ...)`` for a subgraph's);
+the others are refused unless left at their defaults
+(:mod:`engine._internal._unsupported`).
 """
 
 from __future__ import annotations

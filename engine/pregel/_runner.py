@@ -91,6 +91,7 @@ class StepRunner:
         self._thread = 0
         self._parent_id: str | None = None
         self._statuses: dict[str, TaskStatus] = {}
+        self.stop = 0  # the call's last step: the loop's, which the managed values its tasks read (engine.managed)
 
     # -- events --------------------------------------------------------------
     def emit(self, ev: Event) -> None:
@@ -179,7 +180,7 @@ class StepRunner:
             await self._run_inline(run[0], step)
         elif run:
             save_each = len(run) > 1 and self.record
-            futs = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
+            futs: dict[asyncio.Future[Any], Task] = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
             pending = set(futs)
             order = {f: i for i, f in enumerate(futs)}
             try:

@@ -245,7 +245,8 @@ class VersionWriter:
             return None
         if saved is None:
             return None
-        return output_values(restore_channels(spec.channels, saved.checkpoint), spec.output_keys)
+        values: dict[str, Any] | None = output_values(restore_channels(spec.channels, saved.checkpoint), spec.output_keys)
+        return values
 
     async def flush_quietly(self) -> None:
         try:

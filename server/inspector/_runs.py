@@ -11,9 +11,10 @@ more rows than it returns, whatever the thread's length).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._records import Records
 from server._reads import thread_key
 
 __all__ = ["DRAWN", "ServiceRuns"]
@@ -22,18 +23,21 @@ __all__ = ["DRAWN", "ServiceRuns"]
 DRAWN = 200
 
 
+class HasRecords(Protocol):
+    """What the inspector reads a service's runs from (a ``GraphService``)."""
+
+    records: Records
+
+
 class ServiceRuns:
     """:class:`server.inspector._app.RunRecords` over a ``GraphService``'s run records."""
 
-    def __init__(self, service: Any) -> None:
-        self._service = service
-
-    @property
-    def replica(self) -> str:
-        return str(self._service.records.replica)
+    def __init__(self, service: HasRecords) -> None:
+        self._records = service.records
+        self.replica = service.records.replica
 
     async def list_runs(self, graph: str, thread_id: str) -> list[pb.RunInfo]:
         from server._durable import run_info
 
-        found = await self._service.records.store.alist(thread_key(graph, thread_id), limit=DRAWN)
+        found = await self._records.store.alist(thread_key(graph, thread_id), limit=DRAWN)
         return [run_info(r) for r in found]

@@ -28,7 +28,7 @@ import json
 from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
-from engine.graph._draw import DrawableGraph
+from engine.graph import DrawableGraph
 from engine.types import StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import stored_error

@@ -29,9 +29,11 @@ T0 = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=timezone.utc)
 
 def store_of(saver: Any, outline: Any = None) -> RunStore:
     if isinstance(saver, SqliteSaver):
-        return SqliteRuns(saver, outline=outline)
+        assert isinstance(saver.runs, SqliteRuns)  # each SQL saver carries its run store
+        return saver.runs.outlined(outline)
     if isinstance(saver, PostgresSaver):
-        return PostgresRuns(saver, outline=outline)
+        assert isinstance(saver.runs, PostgresRuns)
+        return saver.runs.outlined(outline)
     assert isinstance(saver, InMemorySaver)
     return MemoryRuns(outline=outline)
 

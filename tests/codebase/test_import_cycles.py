@@ -1,4 +1,4 @@
-"""No import cycles among the modules of engine/ and server/.
+"""No import cycles among the modules of engine/, server/ and the Python client (``graphwire``).
 
 The graph is read from the source with ``ast``, nothing is imported. An edge
 ``a -> b`` is any import statement in ``a`` that names module ``b`` of these
@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("engine", "server")
+#: (the directory a package is in, the package): its modules are named from there.
+PACKAGES = ((ROOT, "engine"), (ROOT, "server"), (ROOT / "clients" / "python", "graphwire"))
 
 #: Cycles known and scheduled, each one set of modules, with what removes it (none now).
 KNOWN: set[frozenset[str]] = set()
@@ -33,9 +34,9 @@ KNOWN: set[frozenset[str]] = set()
 
 def _modules() -> dict[str, Path]:
     found = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for base, package in PACKAGES:
+        for path in sorted((base / package).rglob("*.py")):
+            parts = list(path.relative_to(base).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path
@@ -121,7 +122,7 @@ def _describe(component: list[str], graph: dict[str, set[str]]) -> str:
     return "\n".join(f"  {a} -> {b}" for a in component for b in sorted(graph[a] & inside))
 
 
-def test_engine_and_server_have_no_import_cycles() -> None:
+def test_engine_server_and_the_python_client_have_no_import_cycles() -> None:
     graph = import_graph()
     unexpected = [c for c in cycles(graph) if frozenset(c) not in KNOWN]
     assert not unexpected, "import cycles:\n" + "\n\n".join(_describe(c, graph) for c in unexpected)
@@ -139,4 +140,5 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     assert "engine.graph._topology" in graph["engine.graph._branch"]  # module level
     assert "engine.channels.base" in graph["engine.pregel._spec"]  # under TYPE_CHECKING
     assert "server.app" in graph["server.cli"]  # inside a function
+    assert "graphwire._async_store" in graph["graphwire._async_client"]  # the Python client's modules are read
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -46,3 +46,10 @@ def test_no_name_is_kept_alive_by_an_underscore_assignment() -> None:
             ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: _ = {ast.unparse(node.value)}")
     assert not found, "\n".join(found)
+
+
+def test_the_documents_name_no_path_of_one_machine() -> None:
+    """A reader's checkout is not ours: no document names an absolute path of the machine it was written on."""
+    documents = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "tests").rglob("README.md"))]
+    found = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in documents for line in p.read_text("utf-8").splitlines() if "/work/" in line]
+    assert not found, "\n".join(found)

@@ -35,7 +35,8 @@ from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
 from engine.checkpoint import SqliteSaver
 from engine.checkpoint._runs import RunRecord
-from server._records import outcome_of, request_expired
+from server._going_on import request_expired
+from server._records import outcome_of
 from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
 from tests.hardening.conftest import in_process, until
 

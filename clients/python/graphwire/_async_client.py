@@ -119,7 +119,7 @@ class AsyncClient:
         self._metadata = auth_metadata(token)
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
-        self.store = AsyncStoreClient(self)
+        self.store = AsyncStoreClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 
@@ -490,6 +490,10 @@ class AsyncClient:
         await self.close()
 
     # -- plumbing ----------------------------------------------------------------
+
+    async def _unary_of(self, method: str, request: Any, timeout: float | None, metadata: CallMetadata | None) -> Any:
+        """A unary call of the stub's ``method`` (by name): what the store's face calls through."""
+        return await self._unary(getattr(self._stub, method), request, timeout, metadata)
 
     async def _unary(
         self,

@@ -16,17 +16,18 @@ typed errors.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from graphwire import _decode, _requests
 from graphwire._channel import CallMetadata
 from graphwire._errors import NotFound
 from graphwire._types import Item
 
-if TYPE_CHECKING:
-    from graphwire._async_client import AsyncClient
+class Unary(Protocol):
+    """One unary call through the client (its channel, metadata and deadline):
+    ``unary("PutItem", request, timeout, metadata)`` is the response."""
 
-__all__ = ["AsyncStoreClient"]
+    async def __call__(self, method: str, request: Any, timeout: float | None, metadata: CallMetadata | None) -> Any: ...
 
 
 class AsyncStoreClient:
@@ -41,8 +42,8 @@ class AsyncStoreClient:
     With per-tenant tokens, each tenant sees only its own namespaces.
     """
 
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
+    def __init__(self, unary: Unary) -> None:
+        self._unary = unary
 
     async def put_item(
         self,
@@ -63,7 +64,7 @@ class AsyncStoreClient:
         item expires (None: the server's default; 0: never).
         """
         request = _requests.put_item(namespace, key, value, index=index, ttl=ttl)
-        await self._client._unary(self._client._stub.PutItem, request, timeout, metadata)
+        await self._unary("PutItem", request, timeout, metadata)
 
     async def get_item(
         self,
@@ -82,7 +83,7 @@ class AsyncStoreClient:
         """
         request = _requests.get_item(namespace, key, refresh_ttl=refresh_ttl)
         try:
-            response = await self._client._unary(self._client._stub.GetItem, request, timeout, metadata)
+            response = await self._unary("GetItem", request, timeout, metadata)
         except NotFound:
             return None
         return _decode.item(response)
@@ -110,7 +111,7 @@ class AsyncStoreClient:
         request = _requests.search_items(
             namespace_prefix, filter=filter, limit=limit, offset=offset, query=query, refresh_ttl=refresh_ttl
         )
-        response = await self._client._unary(self._client._stub.SearchItems, request, timeout, metadata)
+        response = await self._unary("SearchItems", request, timeout, metadata)
         return [_decode.item(i) for i in response.items]
 
     async def delete_item(
@@ -124,7 +125,7 @@ class AsyncStoreClient:
     ) -> bool:
         """Delete the item at ``(namespace, key)``; whether there was one."""
         request = _requests.delete_item(namespace, key)
-        response = await self._client._unary(self._client._stub.DeleteItem, request, timeout, metadata)
+        response = await self._unary("DeleteItem", request, timeout, metadata)
         return bool(response.deleted)
 
     async def list_namespaces(
@@ -143,5 +144,5 @@ class AsyncStoreClient:
         ``max_depth`` cuts each namespace to that many labels (listed once).
         """
         request = _requests.list_namespaces(prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset)
-        response = await self._client._unary(self._client._stub.ListNamespaces, request, timeout, metadata)
+        response = await self._unary("ListNamespaces", request, timeout, metadata)
         return [tuple(ns.labels) for ns in response.namespaces]

@@ -110,7 +110,7 @@ class Client:
         self._metadata = auth_metadata(token)
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
-        self.store = StoreClient(self)
+        self.store = StoreClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 
@@ -481,6 +481,10 @@ class Client:
         self.close()
 
     # -- plumbing ----------------------------------------------------------------
+
+    def _unary_of(self, method: str, request: Any, timeout: float | None, metadata: CallMetadata | None) -> Any:
+        """A unary call of the stub's ``method`` (by name): what the store's face calls through."""
+        return self._unary(getattr(self._stub, method), request, timeout, metadata)
 
     def _unary(
         self,

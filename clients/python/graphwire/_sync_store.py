@@ -8,17 +8,18 @@ see ``_async_client.py`` for why this file is generated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from graphwire import _decode, _requests
 from graphwire._channel import CallMetadata
 from graphwire._errors import NotFound
 from graphwire._types import Item
 
-if TYPE_CHECKING:
-    from graphwire._sync_client import Client
+class Unary(Protocol):
+    """One unary call through the client (its channel, metadata and deadline):
+    ``unary("PutItem", request, timeout, metadata)`` is the response."""
 
-__all__ = ["StoreClient"]
+    def __call__(self, method: str, request: Any, timeout: float | None, metadata: CallMetadata | None) -> Any: ...
 
 
 class StoreClient:
@@ -33,8 +34,8 @@ class StoreClient:
     With per-tenant tokens, each tenant sees only its own namespaces.
     """
 
-    def __init__(self, client: Client) -> None:
-        self._client = client
+    def __init__(self, unary: Unary) -> None:
+        self._unary = unary
 
     def put_item(
         self,
@@ -55,7 +56,7 @@ class StoreClient:
         item expires (None: the server's default; 0: never).
         """
         request = _requests.put_item(namespace, key, value, index=index, ttl=ttl)
-        self._client._unary(self._client._stub.PutItem, request, timeout, metadata)
+        self._unary("PutItem", request, timeout, metadata)
 
     def get_item(
         self,
@@ -74,7 +75,7 @@ class StoreClient:
         """
         request = _requests.get_item(namespace, key, refresh_ttl=refresh_ttl)
         try:
-            response = self._client._unary(self._client._stub.GetItem, request, timeout, metadata)
+            response = self._unary("GetItem", request, timeout, metadata)
         except NotFound:
             return None
         return _decode.item(response)
@@ -102,7 +103,7 @@ class StoreClient:
         request = _requests.search_items(
             namespace_prefix, filter=filter, limit=limit, offset=offset, query=query, refresh_ttl=refresh_ttl
         )
-        response = self._client._unary(self._client._stub.SearchItems, request, timeout, metadata)
+        response = self._unary("SearchItems", request, timeout, metadata)
         return [_decode.item(i) for i in response.items]
 
     def delete_item(
@@ -116,7 +117,7 @@ class StoreClient:
     ) -> bool:
         """Delete the item at ``(namespace, key)``; whether there was one."""
         request = _requests.delete_item(namespace, key)
-        response = self._client._unary(self._client._stub.DeleteItem, request, timeout, metadata)
+        response = self._unary("DeleteItem", request, timeout, metadata)
         return bool(response.deleted)
 
     def list_namespaces(
@@ -135,5 +136,5 @@ class StoreClient:
         ``max_depth`` cuts each namespace to that many labels (listed once).
         """
         request = _requests.list_namespaces(prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset)
-        response = self._client._unary(self._client._stub.ListNamespaces, request, timeout, metadata)
+        response = self._unary("ListNamespaces", request, timeout, metadata)
         return [tuple(ns.labels) for ns in response.namespaces]

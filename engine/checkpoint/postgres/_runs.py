@@ -1,7 +1,8 @@
 """Run records on PostgreSQL: the ``runs`` and ``run_events`` tables (migrations 0005, 0006, 0007).
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`PostgresSaver`'s
-connections (its retrying runner) and schema. Every write is one
+connections (its retrying runner) and schema: the saver carries one
+(``saver.runs``), handed its runner and its rendered queries, as its leases are. Every write is one
 statement whose commit does not wait for the WAL flush (``RETURNING ...
 NO_FLUSH``, see ``_queries.py``), as the lease statements' (``_leases.py``): a record or an event matters only beside
 the versions its run writes, and each of those commits flushes the WAL up to
@@ -17,6 +18,7 @@ replica and epoch), because that replica's session ended or its lease lapsed
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -24,7 +26,7 @@ from psycopg import Connection, sql
 
 from engine.checkpoint._runs import (
     ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
-    outlined_record, pack_events, prune_choice, record_of,
+    outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._conns import kept_cursor
@@ -116,6 +118,10 @@ RETURNING """ + q.NO_FLUSH + """
 """
 
 
+#: The saver's runner (see :class:`PostgresRuns`).
+Run = Callable[[str, Callable[[Connection[Any]], Any]], Awaitable[Any]]
+
+
 def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> dict[str, Any]:
     """:data:`ADD_ONE_EACH`'s parameters: every event of ``batches``."""
     rows = [(r.run_id, seq, r.thread_id, data) for r, events in batches for seq, data in events]
@@ -127,12 +133,18 @@ def _record(row: Sequence[Any]) -> RunRecord:
 
 
 class PostgresRuns:
-    """Run records in a PostgreSQL saver's schema."""
+    """Run records in a PostgreSQL saver's schema.
 
-    def __init__(self, saver: Any, *, outline: Outline | None = None) -> None:
-        self._saver = saver
-        self._outline = outline  # see engine.checkpoint._runs.RunRecord
-        tables = saver._q.tables
+    Args:
+        run: the saver's runner: ``run(what, work)`` runs ``work(conn)`` on one of its connections.
+        queries: the saver's queries rendered for its schema (their ``tables``).
+        outline: see :class:`~engine.checkpoint._runs.RunRecord`.
+    """
+
+    def __init__(self, run: Run, queries: Any, *, outline: Outline | None = None) -> None:
+        self._run = run
+        self._outline = outline
+        tables = queries.tables
         names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
         self._sql = {
             k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
@@ -144,6 +156,10 @@ class PostgresRuns:
             }.items()
         }  # fmt: skip
         self._finishes: dict[tuple[tuple[str, ...], bool], str] = {}  # see _finish_sql
+        self._tables = tables
+
+    def outlined(self, outline: Outline | None) -> PostgresRuns:
+        return with_outline(self, outline)
 
     async def _write(self, what: str, name: str, params: dict[str, Any]) -> Any:
         """One statement whose commit does not wait for the WAL flush (``RETURNING ...
@@ -155,7 +171,7 @@ class PostgresRuns:
             cur.execute(statement, params)
             return cur.fetchall(), cur.rowcount
 
-        return await self._saver._run(what, work)
+        return await self._run(what, work)
 
     async def _read(self, what: str, name: str, params: dict[str, Any]) -> list[Any]:
         statement = self._sql[name]
@@ -165,7 +181,7 @@ class PostgresRuns:
             cur.execute(statement, params)
             return cur.fetchall()
 
-        return await self._saver._run(what, work)
+        return await self._run(what, work)
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         record = outlined_record(record, self._outline)
@@ -205,12 +221,14 @@ class PostgresRuns:
         def work(conn: Connection[Any]) -> int:
             cur = kept_cursor(conn)
             cur.execute(statement, params)
-            changed, added, _ = cur.fetchone()
+            row = cur.fetchone()
+            assert row is not None  # the statement's one row
+            changed, added, _ = row
             if events and not added and record is not None:
                 cur.execute(one_each, _one_each([(record, events)]))
             return changed
 
-        return await self._saver._run("update_run", work) == 1
+        return await self._run("update_run", work) == 1
 
     def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool) -> str:
         """:data:`FINISH` setting the columns ``names`` (and ``last_seq`` to the events' last, if
@@ -222,7 +240,7 @@ class PostgresRuns:
             if moves_last_seq:
                 sets.append(sql.SQL("last_seq = greatest(last_seq, {})").format(sql.Placeholder("last__")))
             statement = self._finishes[key] = sql.SQL(FINISH).format(
-                runs=sql.SQL(self._saver._q.tables["runs"]), run_events=sql.SQL(self._saver._q.tables["run_events"]),
+                runs=sql.SQL(self._tables["runs"]), run_events=sql.SQL(self._tables["run_events"]),
                 sets=sql.SQL(", ").join(sets),
             ).as_string(None)  # fmt: skip
         return statement
@@ -251,7 +269,7 @@ class PostgresRuns:
                 return None
             return rows
 
-        rows = await self._saver._run("list_runs", work)
+        rows = await self._run("list_runs", work)
         if rows is None:
             raise KeyError(before)
         return [_record(r) for r in rows]
@@ -278,12 +296,14 @@ class PostgresRuns:
         def work(conn: Connection[Any]) -> None:
             cur = kept_cursor(conn)
             cur.execute(statement, params)
-            added = set(cur.fetchone()[0])
+            row = cur.fetchone()
+            assert row is not None  # the statement's one row
+            added = set(row[0])
             missed = [(r, events) for r, events in batches if r.run_id not in added]
             if missed:
                 cur.execute(one_each, _one_each(missed))
 
-        await self._saver._run("add_run_events", work)
+        await self._run("add_run_events", work)
 
     async def aevents(self, run_id: str, after_seq: int, *, limit: int = 256) -> list[tuple[int, bytes]]:
         statement = self._sql["EVENTS"]
@@ -294,7 +314,7 @@ class PostgresRuns:
 
             return events_of_rows(fetch, after_seq, limit)
 
-        return await self._saver._run("run_events", work)
+        return await self._run("run_events", work)
 
     async def aorphans(self, replica: str, *, limit: int = 32) -> list[RunRecord]:
         return [_record(r) for r in await self._read("orphan_runs", "ORPHANS", {"limit": limit})]

@@ -76,6 +76,7 @@ from engine.checkpoint.postgres._given import Pipe, given, opened
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
+from engine.checkpoint.postgres._runs import PostgresRuns
 from engine.checkpoint.postgres._reads import Reads
 from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites
 from engine.checkpoint.postgres._migrate import migrate
@@ -161,6 +162,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde)
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
+        self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
         self._setup_lock = threading.Lock()
         self._ready = False
 

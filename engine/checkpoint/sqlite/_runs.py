@@ -2,19 +2,22 @@
 
 A :class:`~engine.checkpoint._runs.RunStore` on a :class:`SqliteSaver`'s one
 connection, its lock and its worker thread (so no call blocks the event loop,
-and each is one transaction). One process serves a file (the serving lock),
+and each is one transaction): the saver carries one (``saver.runs``), handed
+its means to run SQL, ``work`` and ``transaction``. One process serves a file (the serving lock),
 so a run that is active in the table and not of this process's replica was
 left by a process that is gone (:meth:`SqliteRuns.aorphans`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from engine.checkpoint._runs import (
     ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
-    outlined_record, pack_events, prune_choice, record_of,
+    outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
 
 __all__ = ["SqliteRuns"]
@@ -71,26 +74,37 @@ def _record(row: Sequence[Any]) -> RunRecord:
     return record_of(values)
 
 
-class SqliteRuns:
-    """Run records in a SQLite saver's file (``outline``: see :class:`~engine.checkpoint._runs.RunRecord`)."""
+#: Runs a blocking function on the saver's worker thread (or in place under a sync call).
+Work = Callable[[Callable[[], Any]], Awaitable[Any]]
+#: Holds the saver's lock and a transaction begun with the given statement; commits or rolls back.
+Transaction = Callable[[str], AbstractContextManager[Any]]
 
-    def __init__(self, saver: Any, *, outline: Outline | None = None) -> None:
-        self._saver = saver
+
+class SqliteRuns:
+    """Run records in a SQLite saver's file, on its ``work`` and ``transaction``
+    (``outline``: see :class:`~engine.checkpoint._runs.RunRecord`)."""
+
+    def __init__(self, work: Work, transaction: Transaction, *, outline: Outline | None = None) -> None:
+        self._work = work
+        self._transaction = transaction
         self._outline = outline
+
+    def outlined(self, outline: Outline | None) -> SqliteRuns:
+        return with_outline(self, outline)
 
     async def _write(self, fn: Any, *args: Any) -> Any:
         def work() -> Any:
-            with self._saver._transaction("BEGIN IMMEDIATE") as cur:
+            with self._transaction("BEGIN IMMEDIATE") as cur:
                 return fn(cur, *args)
 
-        return await self._saver._work(work)
+        return await self._work(work)
 
     async def _read(self, fn: Any, *args: Any) -> Any:
         def work() -> Any:
-            with self._saver._transaction("BEGIN") as cur:
+            with self._transaction("BEGIN") as cur:
                 return fn(cur, *args)
 
-        return await self._saver._work(work)
+        return await self._work(work)
 
     async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
         record = outlined_record(record, self._outline)

@@ -78,13 +78,13 @@ from engine.checkpoint.sqlite._filters import matches, metadata_clause, prefix_e
 from engine.checkpoint.sqlite._lockfile import ServingLock
 from engine.checkpoint.sqlite._migrate import migrate
 from engine.checkpoint.sqlite._prune import prune
+from engine.checkpoint.sqlite._runs import SqliteRuns
 from engine.errors import CheckpointError, CorruptCheckpointError
 from engine.serde import Serializer
 
 __all__ = ["SqliteSaver"]
 
 T = TypeVar("T")
-
 BUSY_TIMEOUT_MS = 5_000
 # alist pages: small first (a caller often wants one or two), then larger.
 _FIRST_PAGE, _MAX_PAGE = 4, 128
@@ -160,6 +160,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
             raise
         # One cursor for every statement: saves creating one per call.
         self._cur = conn.cursor()
+        self.runs: SqliteRuns = SqliteRuns(self._work, self._transaction)  # a host's run records, in this file
 
     @classmethod
     @contextmanager

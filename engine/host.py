@@ -1,0 +1,47 @@
+"""The engine's one door for hosts: what a program serving graphs to callers uses beyond the graph API.
+
+A host (graphwire's server, or any program that runs graphs for callers across
+a network) needs more of the engine than a graph author does: where its run
+records live, how it holds a thread across processes, how processes sharing a
+database talk, and the limits the engine sets on what a caller may send. They
+are here, under public names, so that a host imports no private module of the
+engine (``tests/codebase`` enforces it for ``server/``) and the engine may
+rearrange its rooms without breaking one.
+
+* **Run records** (durable turns): :class:`RunRecord`, :class:`RunStore` and
+  :data:`ACTIVE`. A SQL saver carries its store (``saver.runs``), as it
+  carries its leases and messages; :func:`runs_of` gives any saver's (one in
+  memory, :class:`MemoryRuns`, for a saver without tables).
+* **Leases and messages** (one run per thread across processes):
+  :class:`Lease`, :class:`LeaseHolder`, :class:`LeaseStore` (``saver.leases``)
+  and :class:`MessageBus` (``saver.messages``); see
+  :mod:`engine.checkpoint.base` for how a host, the engine and a saver use a lease.
+* **Limits and checks** on what a caller sends: :data:`MAX_METADATA_BYTES`
+  (a run's metadata, and its context), :func:`is_unicode` (text a store and
+  the wire can carry), :func:`context_from_json` (a run's context from JSON,
+  checked against the graph's ``context_schema``; :class:`ContextError` says
+  which field is wrong); and on a run's events waiting for their consumer:
+  :data:`MAX_WAITING_EVENTS`, :data:`MAX_WAITING_BYTES`, as :func:`weigh_event`
+  weighs an event (a host's own buffers hold to the engine's).
+* **Shapes a host tells apart**: :class:`EntrypointGraph` (a functional-API
+  graph, whose input may be any value), :class:`ScopedCache` (a node cache
+  under one namespace: a tenant's), :func:`langchain_messages` (LangChain's
+  message module, when installed).
+"""
+
+from __future__ import annotations
+
+from engine.cache._scoped import ScopedCache
+from engine.checkpoint._helpers import MAX_METADATA_BYTES, is_unicode
+from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
+from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
+from engine.func._entrypoint import EntrypointGraph
+from engine.graph._messages import langchain_messages
+from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
+from engine.pregel._run_context import ContextError, context_from_json
+
+__all__ = [
+    "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "ContextError", "EntrypointGraph", "Lease",
+    "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RunRecord", "RunStore", "ScopedCache",
+    "context_from_json", "is_unicode", "langchain_messages", "runs_of", "weigh_event",
+]  # fmt: skip
