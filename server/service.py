@@ -200,7 +200,7 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
     def _events_of(graph: Any, thread_id: str, start: Start, engine_kinds: Any, opts: dict[str, Any]) -> RunEvents:
         async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
             inp, config, saved = await start(lease)
-            events = graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, thread_name=thread_id, **opts)
+            events = graph.aevents(inp, config, kinds=engine_kinds, run_id=run_id, lease=lease, thread_name=thread_id, strict=True, **opts)
             async for e in events:
                 yield e
                 if saved is not None and isinstance(e, ev.RunStarted):
