@@ -76,7 +76,7 @@ class GraphRunError(GraphwireError):
     """A run could not go on."""
 
 
-class InvalidUpdateError(GraphRunError, ValueError):
+class InvalidUpdateError(GraphRunError):
     """A write that the state's channels reject."""
 
 
@@ -92,7 +92,7 @@ class InvalidRouteError(InvalidUpdateError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-class EmptyInputError(GraphRunError, ValueError):
+class EmptyInputError(GraphRunError):
     """A run was started with no input and nothing to resume."""
 
 

@@ -81,8 +81,10 @@ class Reads:
         entry = self.graph(graph)
         cfg = config(thread_key(entry.name, thread_id), checkpoint_id, checkpoint_ns=checkpoint_ns)
         state = await entry.graph.aget_state(cfg, subgraphs=subgraphs)
-        if state.metadata is None:
+        if state.metadata is None:  # the engine reads an unknown thread or version as empty, as LangGraph
             where = f" under checkpoint_ns {checkpoint_ns!r}" if checkpoint_ns else ""
+            if checkpoint_id:
+                raise NotFoundError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}{where}")
             raise NotFoundError(f"thread {thread_id!r} does not exist in graph {entry.name!r}{where}")
         return entry, state
 

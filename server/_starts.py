@@ -81,7 +81,9 @@ def events_of(run: RunCall, start: Start) -> RunEvents:
 
     async def events(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
         inp, config, saved = await start(lease)
-        found = graph.aevents(inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, **run.options)
+        found = graph.aevents(
+            inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, strict=True, **run.options
+        )
         async for e in found:
             yield e
             if saved is not None and isinstance(e, ev.RunStarted):

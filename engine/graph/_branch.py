@@ -21,7 +21,7 @@ from engine.channels.base import MISSING
 from engine.errors import InvalidUpdateError, ParentCommand
 from engine.graph._schema import SchemaInfo
 from engine.graph._topology import Branch, Topology
-from engine.pregel._spec import TASKS
+from engine.pregel._spec import TASKS, WRITTEN_BEFORE
 from engine.types import END, Command, Send
 
 __all__ = ["make_writer", "fresh_state", "route_writes"]
@@ -81,6 +81,17 @@ def route_writes(graph: Topology, source: str, dests: Any) -> list[tuple[str, An
         else:
             log.warning("node %r routed to unknown node %r; ignoring it", source, d)
     return writes
+
+
+def written_before(e: Exception, writes: list[tuple[str, Any]]) -> Exception:
+    """``e``, carrying the writes its node made before the router raised.
+
+    As LangGraph (a node is a sequence of writers, its branches last), a
+    router that raises leaves the node's update and edge writes made: the
+    task fails with the router's error, and its version records both.
+    """
+    setattr(e, WRITTEN_BEFORE, list(writes))
+    return e
 
 
 def _run_name(fn: Any) -> str | None:
@@ -160,8 +171,11 @@ def make_writer(
         def writer(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
             update, writes, goto = static(result)
             route(writes, goto)
-            for k, br in enumerate(branches):
-                route(writes, br.destinations(call(k, br, router_input(br, state, update, result)), name))
+            try:
+                for k, br in enumerate(branches):
+                    route(writes, br.destinations(call(k, br, router_input(br, state, update, result)), name))
+            except Exception as e:
+                raise written_before(e, writes) from None
             return writes
 
         return writer
@@ -169,11 +183,14 @@ def make_writer(
     async def awriter(result: Any, state: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, Any]]:
         update, writes, goto = static(result)
         route(writes, goto)
-        for k, br in enumerate(branches):
-            r = call(k, br, router_input(br, state, update, result))
-            if br.is_async:
-                r = await r
-            route(writes, br.destinations(r, name))
+        try:
+            for k, br in enumerate(branches):
+                r = call(k, br, router_input(br, state, update, result))
+                if br.is_async:
+                    r = await r
+                route(writes, br.destinations(r, name))
+        except Exception as e:
+            raise written_before(e, writes) from None
         return writes
 
     return awriter

@@ -93,9 +93,13 @@ class InputFolder:
             else:
                 saved = await settings.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
             if saved is None and self.configurable.get("checkpoint_id"):
-                raise NotFoundError(
-                    f"thread {self.thread_name!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
-                )
+                if settings.strict:
+                    raise NotFoundError(
+                        f"thread {self.thread_name!r} has no checkpoint {self.configurable['checkpoint_id']!r}"
+                    )
+                # As LangGraph in process: a version the thread does not have is no version (None as
+                # input is then EmptyInputError); new input starts from nothing, its version naming it as parent.
+                state.parent_id = self.configurable["checkpoint_id"]
         # A new thread keeps the state's blank version (before its first, never stored: no id or time).
         if saved is not None:
             state.checkpoint = copy_checkpoint(saved.checkpoint)
@@ -123,7 +127,14 @@ class InputFolder:
             inp = Command(resume=dict(inp.answers)) if inp.at is None else None
         cmd = inp if isinstance(inp, Command) else None
         if cmd is not None and cmd.resume is not None and saved is None:
-            raise InvalidResumeError(f"thread {self.thread_name!r} does not exist, so there is nothing to resume")
+            if settings.saver is None:
+                raise InvalidResumeError("Cannot use Command(resume=...) without checkpointer")
+            if settings.strict:
+                raise InvalidResumeError(f"thread {self.thread_name!r} does not exist, so there is nothing to resume")
+            # As LangGraph in process: a new thread's run, from START, with nothing written to the state.
+            inp, cmd = None, None
+            await self._apply_input(None)
+            return
         if cmd is not None and saved is not None and (cmd.resume is not None or cmd.update or cmd.goto):
             # A Command continues the thread's version: no input version, START's
             # edges not taken; its update and goto are the step's input writes.
@@ -257,7 +268,9 @@ class InputFolder:
         waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
         answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
         if not waiting:
-            raise InvalidResumeError(f"thread {self.thread_name!r} has no pending interrupt to resume")
+            if self.settings.strict:
+                raise InvalidResumeError(f"thread {self.thread_name!r} has no pending interrupt to resume")
+            return  # as LangGraph in process: nothing to answer, and the run goes on from the version
         by_id = _askers(waiting, answers)
         if keyed or is_resume_map(resume):
             # As LangGraph 1.2: ids not pending (already answered, say) answer

@@ -148,6 +148,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         run_id: str | None = None,
         lease: Lease | None = None,
         thread_name: str | None = None,
+        strict: bool = False,
         subgraphs: bool = True,
         context: Any = None,
         _inline_sync: bool = False,
@@ -167,6 +168,10 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         :mod:`engine.checkpoint.base`); every write of the run carries it.
         ``thread_name``: the caller's name of the thread, when the host stores
         it under another key (RunStarted and messages use it).
+        ``strict``: refuse what LangGraph lets pass in process (a host's choice:
+        the server's): a ``checkpoint_id`` the thread does not have raises
+        NotFoundError, a ``Command(resume=...)`` with nothing to answer
+        InvalidResumeError.
         ``langgraph_options``: the rest of LangGraph's run options
         (:func:`~engine.pregel._options.durability_of`).
         ``subgraphs``: the events of subgraphs running in its tasks come too,
@@ -204,6 +209,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             context=context,
             lease=lease,
             thread_name=thread_name,
+            strict=strict,
         )
         loop = RunLoop(settings, input, config)
         return loop.events() if run is None else reported(run, loop.events())

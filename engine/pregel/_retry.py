@@ -24,6 +24,7 @@ from engine._internal._sync import call_off_loop, in_a_task
 from engine.errors import GraphInterrupt, ParentCommand
 from engine.pregel._algo import Task
 from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel._spec import WRITTEN_BEFORE
 from engine.pregel._threads import node_threads
 from engine.types import RetryPolicy
 
@@ -86,6 +87,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
                 await asyncio.sleep(backoff(policy, attempt))
                 continue
             t.error = e
+            t.writes = getattr(e, WRITTEN_BEFORE, None)  # a router that raised: what its node wrote before it
             return
         finally:
             CURRENT.reset(token)

@@ -58,6 +58,9 @@ class RunSettings:
     host: NestedHost | None = None
     #: a checkpointer=True subgraph: its namespace outlives its tasks
     stable_ns: bool = False
+    #: a host's run refuses what LangGraph lets pass in process: a version the thread does not have
+    #: (NotFoundError), a resume with nothing to answer (InvalidResumeError)
+    strict: bool = False
 
     def __post_init__(self) -> None:
         if self.recursion_limit < 1:

@@ -10,7 +10,7 @@ from engine.types import CachePolicy, Command, RetryPolicy
 if TYPE_CHECKING:
     from engine.channels.base import BaseChannel
 
-__all__ = ["GraphSpec", "NodeSpec", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "Writer"]
+__all__ = ["GraphSpec", "NodeSpec", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "WRITTEN_BEFORE", "Writer"]
 
 # Topic channel that carries Send packets to the next step.
 TASKS = "__pregel_tasks"
@@ -20,6 +20,8 @@ INTERRUPT_SEEN = "__interrupt__"
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 # pending write of a task that finished without writing anything (so it reads as finished).
 NO_WRITES = "__no_writes__"
+# attribute of an exception a node's router raised: the writes the node made before it (its update, its edges)
+WRITTEN_BEFORE = "__graphwire_written_before__"
 
 # writer(result, state, config) -> [(channel, value), ...] (or an awaitable of it);
 # ``state`` is the state as the task saw it when planned.

@@ -103,9 +103,7 @@ class StateAPI:
 
     async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
-        if saved is None:
-            if (config.get("configurable") or {}).get("checkpoint_id"):
-                raise NotFoundError(f"no checkpoint {config['configurable']['checkpoint_id']!r}")
+        if saved is None:  # as LangGraph: an unknown thread, or a version it does not have, reads as empty
             return StateSnapshot({}, (), dict(config), None, None, None, (), ())
         # Without a checkpoint id it is the live view: what the step so far did.
         snap = self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"))

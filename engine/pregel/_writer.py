@@ -218,14 +218,16 @@ class VersionWriter:
     async def save_stopped(self, parent: str | None, tasks: list[Task]) -> None:
         """A step that did not finish: what its tasks did, as pending writes of ``parent``.
 
-        Errors and interrupts are recorded as such; a finished task's writes
+        Errors and interrupts are recorded as such (a failed task with the writes its node made
+        before a router raised, if any); a finished task's writes
         (at least :data:`~engine.pregel._spec.NO_WRITES`) unless already stored.
         """
         await self.flush()
         cfg = self.config(parent)
         for t in sorted(tasks, key=lambda t: t.sort_key):
             if t.error is not None:
-                await self.saver.aput_writes(cfg, [(ERROR, repr(t.error))], t.id)
+                # A router that raised leaves its node's writes made (as LangGraph's): stored beside the error.
+                await self.saver.aput_writes(cfg, [*(t.writes or ()), (ERROR, repr(t.error))], t.id)
             elif t.interrupts:
                 await self.saver.aput_writes(cfg, [(INTERRUPT, list(t.interrupts))], t.id)
             elif not t.saved:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import operator
 from typing import Annotated, TypedDict
 
 import pytest
 
 from engine import START, InvalidUpdateError, StateGraph
-from engine.errors import NotFoundError
+from engine.errors import EmptyInputError, NotFoundError
 from engine.testing import checkpoint_ids, history_summary, thread
 
 
@@ -68,13 +70,26 @@ def test_new_input_on_an_older_version_starts_a_branch_from_it(checkpointer):
     assert not any(h.metadata["source"] == "fork" for h in hist)
 
 
-def test_unknown_checkpoint_is_not_found(checkpointer):
+def test_an_unknown_checkpoint_is_no_version_in_process_and_not_found_for_a_host(checkpointer):
+    # As LangGraph 1.2 (tests/sidebyside/inprocess_leniency.py): get_state reads it as empty, None as
+    # input is EmptyInputError, and new input starts from nothing, its version naming it as parent.
     app = two_steps(checkpointer)
     app.invoke({"x": 0}, thread())
+    unknown = thread(checkpoint_id="1f000000-0000-6000-8000-000000000000")
+    empty = app.get_state(unknown)
+    assert (empty.values, empty.next, empty.metadata, empty.config) == ({}, (), None, unknown)
+    with pytest.raises(EmptyInputError):
+        app.invoke(None, unknown)
+    assert app.invoke({"x": 10}, unknown) == app.invoke({"x": 10}, thread("fresh"))  # as on a new thread
+    first = list(app.get_state_history(thread()))[3]
+    assert first.metadata["source"] == "input" and first.parent_config["configurable"]["checkpoint_id"] == unknown["configurable"]["checkpoint_id"]
+
+    async def as_a_host() -> None:  # the server's runs are strict: NOT_FOUND over the wire
+        async for _ in app.aevents(None, unknown, strict=True):
+            pass
+
     with pytest.raises(NotFoundError):
-        app.invoke(None, thread(checkpoint_id="1f000000-0000-6000-8000-000000000000"))
-    with pytest.raises(NotFoundError):
-        app.get_state(thread(checkpoint_id="1f000000-0000-6000-8000-000000000000"))
+        asyncio.run(as_a_host())
 
 
 def test_update_state_as_node_writes_an_update_version(checkpointer):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import operator
 from typing import Annotated, TypedDict
 
@@ -138,14 +140,27 @@ def test_a_dict_answer_whose_keys_are_not_interrupt_ids_is_one_plain_answer(chec
     assert app.invoke(Command(resume={"city": "Oslo"}), thread()) == {"log": [{"city": "Oslo"}]}
 
 
-def test_resume_with_nothing_pending_is_refused(checkpointer):
-    app = asking_graph(checkpointer, [])
-    with pytest.raises(InvalidResumeError):
-        app.invoke(Command(resume="x"), thread("new"))
+def test_resume_with_nothing_pending_runs_on_in_process_and_is_refused_for_a_host(checkpointer):
+    # As LangGraph 1.2 (tests/sidebyside/inprocess_leniency.py): on a new thread the graph runs from
+    # START with nothing written to its state; on a thread with nothing pending it runs on (here: to END).
+    calls: list = []
+    app = asking_graph(checkpointer, calls)
     app.invoke({"x": 1}, thread())
-    app.invoke(Command(resume="y"), thread())
+    done = app.invoke(Command(resume="y"), thread())
+    versions = len(list(app.get_state_history(thread())))
+    assert app.invoke(Command(resume="again"), thread()) == done
+    assert len(list(app.get_state_history(thread()))) == versions  # nothing ran, nothing was written
+
+    async def as_a_host(config: dict) -> None:  # the server's runs are strict: FAILED_PRECONDITION over the wire
+        async for _ in app.aevents(Command(resume="x"), config, strict=True):
+            pass
+
     with pytest.raises(InvalidResumeError, match="no pending interrupt"):
-        app.invoke(Command(resume="again"), thread())
+        asyncio.run(as_a_host(thread()))
+    with pytest.raises(InvalidResumeError, match="does not exist"):
+        asyncio.run(as_a_host(thread("new")))
+    with pytest.raises(InvalidResumeError, match="without checkpointer"):
+        asking_graph(None, calls).invoke(Command(resume="x"))
 
 
 def test_new_input_on_a_waiting_thread_drops_the_interrupt(checkpointer):

@@ -118,7 +118,13 @@ class EngineThreads:
         self.graph.invoke(input, self._cfg(thread, checkpoint_id))
 
     def resume(self, thread: str, answer: str) -> None:
-        self.graph.invoke(Command(resume=answer), self._cfg(thread))
+        # As a host runs it (strict): a resume with nothing to answer is refused, as the server refuses it.
+        # (In process, LangGraph's invoke runs on instead: tests/engine/test_interrupts.py.)
+        async def run() -> None:
+            async for _ in self.graph.aevents(Command(resume=answer), self._cfg(thread), strict=True):
+                pass
+
+        asyncio.run(run())
 
     def update(self, thread: str, values: Any, as_node: str) -> None:
         self.graph.update_state(self._cfg(thread), values, as_node=as_node)
