@@ -56,7 +56,7 @@ _CHECKPOINTER = {
     "ttl": "threads do not expire on their own; delete old versions with `graphwire prune --older-than`",
     "path": "graphwire serves with its own saver: set checkpointer in the graphwire section (a SQLite path or a "
     "postgresql:// DSN)",
-    "serde": "graphwire's serializer is an allowlist of its own (README, \"Where it differs\")",
+    "serde": "graphwire's serializer is an allowlist of its own (docs/porting.md, \"Where it differs\")",
 }
 _STORE_TTL_KEYS = ("default_ttl", "refresh_on_read", "sweep_interval_minutes")
 _INDEX_KEYS = ("embed", "dims", "fields")

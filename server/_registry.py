@@ -65,7 +65,7 @@ async def load_graphs(
     return out
 
 
-#: What a factory taking a config gets: the run's config is not known at start (see README, "langgraph.json").
+#: What a factory taking a config gets: the run's config is not known at start (see docs/configuration.md, "A LangGraph project").
 FACTORY_CONFIG: dict[str, Any] = {"configurable": {}}
 
 

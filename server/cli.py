@@ -125,7 +125,7 @@ def _init(args: argparse.Namespace) -> int:
     print(f"wrote {', '.join(str(p) for p in written)}")
     where = "" if directory.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(str(directory))} && "
     print(f"serve it:  {where}graphwire serve")
-    print("talk to it: graphwire chat   (in another terminal; or from any gRPC client, see the README)")
+    print("talk to it: graphwire chat   (in another terminal; or from any gRPC client, see docs/quickstart.md)")
     return 0
 
 

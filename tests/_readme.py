@@ -19,7 +19,7 @@ import grpc
 from google.protobuf import descriptor_pool, json_format, message_factory
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-__all__ = ["README", "blocks", "grpcurl", "grpcurl_commands", "promises", "promised_in_order", "section", "typescript_project"]
+__all__ = ["README", "pages", "blocks", "grpcurl", "grpcurl_commands", "promises", "promised_in_order", "section", "typescript_project"]
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -78,16 +78,24 @@ def typescript_project(project: Path) -> Path:
     return project
 
 
+def pages() -> list[Path]:
+    """The README and the documentation site's pages (docs/), README first, then in name order."""
+    return [README, *sorted((README.parent / "docs").glob("*.md"))]
+
+
 def section(heading: str) -> str:
-    """The README section whose heading is ``heading`` (up to the next one), prose and code."""
-    text = README.read_text("utf-8")
-    start = text.index(f"\n## {heading}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else len(text)]
+    """The section headed ``## heading`` (up to the next one), prose and code, in the README or a docs page."""
+    for page in pages():
+        text = page.read_text("utf-8")
+        start = text.find(f"\n## {heading}\n")
+        if start != -1:
+            end = text.find("\n## ", start + 1)
+            return text[start : end if end != -1 else len(text)]
+    raise ValueError(f"no section '## {heading}' in README.md or docs/*.md")
 
 
 def blocks(heading: str, lang: str) -> list[str]:
-    """The ``lang`` code blocks of the README section whose heading is ``heading`` (up to the next one)."""
+    """The ``lang`` code blocks of the section headed ``heading`` (up to the next one)."""
     return re.findall(rf"```{lang}\n(.*?)```", section(heading), re.DOTALL)
 
 

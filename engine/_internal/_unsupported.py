@@ -1,7 +1,7 @@
 """LangGraph options the engine takes but does not honour yet: refused, never ignored.
 
 A ported program that sets one of them would behave differently here, so a
-non-default value raises NotImplementedError naming README's list of
+non-default value raises NotImplementedError naming the docs' list of
 differences (the porting promise: a program runs the same, or fails saying
 why). The options themselves stay in the signatures, so a program that
 leaves them at their defaults runs unchanged.
@@ -13,7 +13,7 @@ from typing import Any
 
 __all__ = ["WHERE_IT_DIFFERS", "refuse"]
 
-WHERE_IT_DIFFERS = 'graphwire\'s README, "Where it differs"'
+WHERE_IT_DIFFERS = 'graphwire\'s docs, "Where it differs" (docs/porting.md)'
 
 
 def _default(value: Any) -> bool:

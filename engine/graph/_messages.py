@@ -122,7 +122,7 @@ def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
 
     Called with no lists (``add_messages(format=...)``), returns the reducer
     itself, as LangGraph's does; the ``format`` option itself is not supported
-    (README "Where it differs").
+    (docs/porting.md, "Where it differs").
     """
     if kwargs:
         if set(kwargs) != {"format"}:

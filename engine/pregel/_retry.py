@@ -87,7 +87,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
                 await asyncio.sleep(backoff(policy, attempt))
                 continue
             t.error = e
-            t.writes = getattr(e, WRITTEN_BEFORE, None)  # a router that raised: what its node wrote before it
+            t.writes = getattr(e, WRITTEN_BEFORE, t.writes)  # a router that raised: what its node wrote before it
             return
         finally:
             CURRENT.reset(token)

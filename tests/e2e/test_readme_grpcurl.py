@@ -1,4 +1,4 @@
-"""The README's grpcurl commands, run as grpcurl runs them: the descriptors
+"""The grpcurl commands of the README and the docs, run as grpcurl runs them: the descriptors
 come from the server's reflection service (no stubs), the request is the
 README's JSON body parsed with the proto3 JSON mapping, and each response is
 printed with that mapping. Values must read as JSON text on the way in and
@@ -10,14 +10,14 @@ import json
 import re
 from typing import Any
 
-from tests._readme import README, blocks, grpcurl, grpcurl_commands
+from tests._readme import blocks, grpcurl, grpcurl_commands, pages
 
 FIRST_SCREEN = "From a clone to your own graph"  # its grpcurl call: tests/e2e/test_readme_first_screen.py
 
 
 def readme_grpcurl_commands() -> list[tuple[str, str]]:
-    """The grpcurl commands of every section but the first screen, in README order."""
-    headings = re.findall(r"^## (.+)$", README.read_text("utf-8"), re.MULTILINE)
+    """The grpcurl commands of every section but the first screen, in README then docs order."""
+    headings = [h for page in pages() for h in re.findall(r"^## (.+)$", page.read_text("utf-8"), re.MULTILINE)]
     return [c for h in headings if h != FIRST_SCREEN for code in blocks(h, "sh") for c in grpcurl_commands(code)]
 
 

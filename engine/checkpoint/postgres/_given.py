@@ -19,7 +19,7 @@ the same, besides a connection string:
   are closed after each call, not kept: the caller's object is the only
   thing that says how long the database is in use (LangGraph's suite drops
   the database right after closing its pool), so nothing of ours may
-  outlive it. That costs a connection per call; README, "Where it differs",
+  outlive it. That costs a connection per call; docs/porting.md, "Where it differs",
   says so.
 
 Either way the part's own extra connections (set-up, lease presence,

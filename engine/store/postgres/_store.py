@@ -171,7 +171,7 @@ class PostgresStore(PostgresPart, SqlStore):
                 raise StoreError(_NO_VECTOR)
             raise NotImplementedError(
                 "semantic search on PostgreSQL through pgvector is not built yet "
-                "(README, \"Where it differs\"); use the SQLite or in-memory store for it"
+                "(docs/porting.md, \"Where it differs\"); use the SQLite or in-memory store for it"
             )
 
     def _ts(self, when: datetime) -> datetime:
