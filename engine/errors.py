@@ -57,6 +57,7 @@ __all__ = [
     "CacheError",
     "InvalidNamespaceError",
     "GraphBubbleUp",
+    "EmptyChannelError",
     "GraphInterrupt",
     "NodeInterrupt",
     "ParentCommand",
@@ -177,6 +178,10 @@ class SerializationError(GraphwireError, TypeError):
     The message names the state key and the path inside it, e.g.
     ``state key 'messages' at [3].content: cannot store object of type Foo``.
     """
+
+
+class EmptyChannelError(Exception):
+    """Read of a channel that holds no value yet (control flow, not a failure: outside the tree)."""
 
 
 class GraphBubbleUp(Exception):

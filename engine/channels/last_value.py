@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
 from engine.errors import InvalidUpdateError
 
-__all__ = ["LastValue"]
+__all__ = ["LastValue", "LastValueAfterFinish"]
 
 
 class LastValue(BaseChannel[Any]):
@@ -40,3 +40,6 @@ class LastValue(BaseChannel[Any]):
 
     def checkpoint(self) -> Any:
         return self.value
+
+
+from engine.channels.after_finish import LastValueAfterFinish  # noqa: E402  (LangGraph's path; after_finish imports nothing of this module)

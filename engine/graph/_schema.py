@@ -7,10 +7,11 @@ reducer channel; any other key keeps its last value.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import typing
-from typing import Any, Callable, get_type_hints
+from typing import Any, Callable, Sequence, get_type_hints
 
 from engine.managed import is_managed_value, managed_values
 from engine.channels import BinaryOperatorAggregate, LastValue
@@ -56,6 +57,21 @@ def _reducer(meta: tuple[Any, ...]) -> Callable[[Any, Any], Any] | None:
                 return m
             if len(params) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params):
                 return m
+    return None
+
+
+def _channel(base: Any, meta: Sequence[Any], key: str) -> BaseChannel | None:
+    """A channel the annotation names, as LangGraph reads it: ``Annotated[T, UntrackedValue]``
+    (a channel class, made for ``T``) or ``Annotated[T, EphemeralValue(T)]`` (an instance, keyed here)."""
+    for m in meta:
+        if isinstance(m, BaseChannel):
+            chan = copy.copy(m)
+            chan.key = key
+            return chan
+        if isinstance(m, type) and issubclass(m, BaseChannel):
+            chan = m(base)  # type: ignore[call-arg]
+            chan.key = key
+            return chan
     return None
 
 
@@ -121,6 +137,9 @@ def read_schema(schema: Any) -> SchemaInfo:
             base, *meta = typing.get_args(hint)
             if found := [m for m in meta if is_managed_value(m)]:
                 managed[key] = found[-1]
+                continue
+            if (chan := _channel(base, meta, key)) is not None:
+                channels[key] = chan
                 continue
             red = _reducer(tuple(meta))
             if red is not None:

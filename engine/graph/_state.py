@@ -341,7 +341,7 @@ class StateGraph:
         for sources, target in self.joins:
             key = f"join:{'+'.join(sources)}:{target}"
             deferred = target in self.nodes and self.nodes[target].defer
-            channels[key] = (NamedBarrierValueAfterFinish if deferred else NamedBarrierValue)(set(sources), key=key)
+            channels[key] = (NamedBarrierValueAfterFinish if deferred else NamedBarrierValue)(str, set(sources), key=key)
             for s in sources:
                 join_chans.setdefault(s, []).append(key)
             node_joins.setdefault(target, []).append(key)

@@ -225,11 +225,14 @@ def apply_writes(
                     ready.add(chan)
     for chan in changed:
         versions[chan] = next_version
-        v = channels[chan].checkpoint()
-        if v is MISSING:
-            values.pop(chan, None)
-        else:
+        ch = channels[chan]
+        v = ch.checkpoint()
+        if v is not MISSING:
             values[chan] = v
+        elif not ch.tracked and ch.is_available():
+            values[chan] = ch.get()  # an UntrackedValue: tasks read it; the writer stores none
+        else:
+            values.pop(chan, None)
     checkpoint["updated_channels"] = sorted(ready)
     return updated, changed
 

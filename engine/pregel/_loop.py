@@ -89,7 +89,7 @@ class RunLoop:
         self.trace = tel.RunTrace(settings.spec.name)
         self.writer = writer = VersionWriter(
             saver, thread_id=self.thread_id, checkpoint_ns=settings.checkpoint_ns, lease=lease,
-            durability=settings.durability, trace=self.trace,
+            durability=settings.durability, trace=self.trace, untracked=settings.spec.untracked,
         )  # fmt: skip
         self.versions = RunVersions(
             settings, state, writer, queue,

@@ -107,6 +107,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             output_keys=self.output_keys,
             state_keys=state_keys,
             command_writes=self.map_command,
+            untracked=frozenset(k for k, c in channels.items() if not c.tracked),
             stream_keys=(
                 tuple(k for k in channels if k in state_keys)
                 if stream_keys is None

@@ -85,3 +85,5 @@ class GraphSpec:
     #: the whole state, private keys included, as LangGraph's stream channels
     #: (one channel's name: the graph's values are that channel's value, as an entrypoint's END)
     stream_keys: tuple[str, ...] | str = ()
+    #: channels no version stores (UntrackedValue): the writer leaves them and writes to them out
+    untracked: frozenset[str] = frozenset()

@@ -53,7 +53,7 @@ SPECS = {
     "branch:to:a": EphemeralValue(None, guard=False, key="branch:to:a"),
     "branch:to:b": EphemeralValue(None, guard=False, key="branch:to:b"),
     "branch:to:c": EphemeralValue(None, guard=False, key="branch:to:c"),
-    "join:a+b:c": NamedBarrierValue({"a", "b"}, key="join:a+b:c"),
+    "join:a+b:c": NamedBarrierValue(str, {"a", "b"}, key="join:a+b:c"),
     TASKS: Topic(Send, key=TASKS),
     START: EphemeralValue(Any, key=START),
 }
