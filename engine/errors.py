@@ -34,6 +34,7 @@ Exceptions raised by a node itself reach the caller unchanged.
 from __future__ import annotations
 
 import warnings
+from enum import Enum
 from typing import Any, Sequence
 
 from engine._internal._interrupt import Interrupt
@@ -58,11 +59,28 @@ __all__ = [
     "InvalidNamespaceError",
     "GraphBubbleUp",
     "EmptyChannelError",
+    "ErrorCode",
+    "create_error_message",
     "GraphInterrupt",
     "NodeInterrupt",
     "ParentCommand",
     "MultipleSubgraphsError",
 ]
+
+
+class ErrorCode(Enum):
+    """LangGraph's error codes: the last part of the troubleshooting link its messages end with."""
+
+    GRAPH_RECURSION_LIMIT = "GRAPH_RECURSION_LIMIT"
+    INVALID_CONCURRENT_GRAPH_UPDATE = "INVALID_CONCURRENT_GRAPH_UPDATE"
+    INVALID_GRAPH_NODE_RETURN_VALUE = "INVALID_GRAPH_NODE_RETURN_VALUE"
+    MULTIPLE_SUBGRAPHS = "MULTIPLE_SUBGRAPHS"
+    INVALID_CHAT_HISTORY = "INVALID_CHAT_HISTORY"
+
+
+def create_error_message(*, message: str, error_code: ErrorCode) -> str:
+    """``message`` and LangGraph's troubleshooting link for ``error_code``, as its errors read."""
+    return f"{message}\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/{error_code.value}"
 
 
 class GraphwireError(Exception):

@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import BaseChannel
+from engine.channels.ephemeral import EphemeralValue
 
 __all__ = ["AnyValue"]
 
 
-class AnyValue(BaseChannel[Any]):
+class AnyValue(EphemeralValue):
     """Holds the last write; a step with no write clears it.
 
     Unlike :class:`~engine.channels.LastValue`, several writes in one step
-    are no error: the writers are assumed to agree, and the last one is kept.
+    are no error: the writers are assumed to agree, and the last one is kept
+    (an :class:`EphemeralValue` with ``guard=False``).
     """
 
-    __slots__ = ("value",)
+    __slots__ = ()
 
     def __init__(self, typ: Any = Any, key: str = "") -> None:
-        super().__init__(typ, key)
-        self.value: Any = MISSING
+        super().__init__(typ, guard=False, key=key)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, AnyValue)
@@ -31,23 +32,3 @@ class AnyValue(BaseChannel[Any]):
         ch = AnyValue(self.typ, self.key)
         ch.value = checkpoint
         return ch
-
-    def update(self, values: Sequence[Any]) -> bool:
-        if not values:
-            if self.value is MISSING:
-                return False
-            self.value = MISSING
-            return True
-        self.value = values[-1]
-        return True
-
-    def get(self) -> Any:
-        if self.value is MISSING:
-            raise EmptyChannelError(self.key)
-        return self.value
-
-    def is_available(self) -> bool:
-        return self.value is not MISSING
-
-    def checkpoint(self) -> Any:
-        return self.value

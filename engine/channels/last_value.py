@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
-from engine.errors import InvalidUpdateError
+from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 
 __all__ = ["LastValue", "LastValueAfterFinish"]
 
@@ -27,8 +27,10 @@ class LastValue(BaseChannel[Any]):
             return False
         if len(values) != 1:
             raise InvalidUpdateError(
-                f"state key {self.key!r} got {len(values)} writes in one step; it holds one value. "
-                f"Give the key a reducer (Annotated[type, reducer]) to combine writes."
+                create_error_message(
+                    message=f"At key '{self.key}': Can receive only one value per step. Use an Annotated key to handle multiple values.",
+                    error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+                )
             )
         self.value = values[-1]
         return True

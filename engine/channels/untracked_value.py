@@ -9,27 +9,22 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
-from engine.errors import InvalidUpdateError
+from engine.channels.base import MISSING, BaseChannel
+from engine.channels.ephemeral import EphemeralValue
 
 __all__ = ["UntrackedValue"]
 
 
-class UntrackedValue(BaseChannel[Any]):
-    """The last value written, never checkpointed.
+class UntrackedValue(EphemeralValue):
+    """The last value written, never checkpointed; unlike an EphemeralValue, a step with no write keeps it.
 
     ``guard=True`` (the default) takes one write per step, as a plain key does.
     """
 
-    __slots__ = ("value", "guard")
+    __slots__ = ()
 
     #: the run's versions leave it out (engine.pregel._algo keeps its live value apart)
     tracked = False
-
-    def __init__(self, typ: Any = Any, guard: bool = True, key: str = "") -> None:
-        super().__init__(typ, key)
-        self.guard = guard
-        self.value: Any = MISSING
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, UntrackedValue) and other.guard == self.guard
@@ -46,20 +41,7 @@ class UntrackedValue(BaseChannel[Any]):
         return UntrackedValue(self.typ, self.guard, self.key)
 
     def update(self, values: Sequence[Any]) -> bool:
-        if not values:
-            return False
-        if len(values) != 1 and self.guard:
-            raise InvalidUpdateError(
-                f"At key '{self.key}': UntrackedValue(guard=True) can receive only one value per step. "
-                f"Use guard=False if you want to store any one of multiple values."
-            )
-        self.value = values[-1]
-        return True
-
-    def get(self) -> Any:
-        if self.value is MISSING:
-            raise EmptyChannelError(self.key)
-        return self.value
+        return bool(values) and super().update(values)
 
     def is_available(self) -> bool:
         return self.value is not MISSING

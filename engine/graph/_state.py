@@ -321,8 +321,7 @@ class StateGraph:
         name: str | None = None,
     ) -> "CompiledStateGraph":
         """The runnable graph. ``cache``: where nodes with a ``cache_policy`` keep their writes
-        (:mod:`engine.cache`). ``debug`` is not supported yet: NotImplementedError unless left unset."""
-        refuse("compile", debug=debug)
+        (:mod:`engine.cache`). ``debug``: every call prints its "updates" and "values" chunks, as LangGraph's."""
         ib = interrupt_before or ()
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
@@ -376,7 +375,7 @@ class StateGraph:
                 cache_policy=node.cache_policy,
                 cache_ns=_cache_namespace(node_name, node.fn),
             )
-        return CompiledStateGraph(
+        compiled = CompiledStateGraph(
             builder=self,
             topology=topology,
             nodes=specs,
@@ -392,6 +391,8 @@ class StateGraph:
             context_schema=self.context_schema,
             cache=cache,
         )
+        compiled.debug = bool(debug)  # its streams print "updates" and "values", as LangGraph's
+        return compiled
 
 
 def _destinations(node: _Node) -> tuple[tuple[str, str | None], ...]:
@@ -468,6 +469,7 @@ class CompiledStateGraph(Pregel):
             interrupt_before=self.interrupt_before,
             interrupt_after=self.interrupt_after,
             subgraphs=subgraphs,
+            runs={n: node.fn for n, node in self.builder.nodes.items()},
         )
 
     async def aget_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:

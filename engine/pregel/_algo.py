@@ -23,7 +23,7 @@ from engine._internal._ids import next_version as new_next_version
 from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import MISSING, BaseChannel
 from engine.checkpoint.base import Checkpoint, copy_checkpoint
-from engine.pregel._spec import INTERRUPT_SEEN, TASKS, NodeSpec
+from engine.pregel._spec import INTERRUPT_SEEN, PULL, PUSH, TASKS, NodeSpec
 from engine.types import START, Send
 
 __all__ = [
@@ -60,7 +60,7 @@ class Task:
     def sort_key(self) -> tuple[Any, ...]:
         # As LangGraph: node tasks by name first, then Sends by their index, so
         # map-reduce merges in Send order whatever order the tasks finished in.
-        if self.path[0] == "push":
+        if self.path[0] == PUSH:
             return (1, "", self.path[1])
         return (0, self.name, 0)
 
@@ -106,7 +106,7 @@ def prepare_next_tasks(
                 Task(
                     id=make_task_id(cid, step, "push", idx, packet.node),
                     name=packet.node,
-                    path=("push", idx),
+                    path=(PUSH, idx),
                     input=packet.arg,
                     triggers=(TASKS,),
                     node=node,
@@ -137,7 +137,7 @@ def prepare_next_tasks(
             Task(
                 id=make_task_id(cid, step, "pull", name),
                 name=name,
-                path=("pull", name),
+                path=(PULL, name),
                 input=node.read(state),
                 triggers=fired,
                 node=node,

@@ -240,7 +240,7 @@ class InputFolder:
             self.trace.task_done(self.trace.span, START, started, None, ())
             await self.versions.save("loop")  # no saver, nobody watching: the version gets its id only
             return
-        start.writes = input_writes(inp)
+        start.writes = (settings.spec.input_writes or input_writes)(inp)
         _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
         state.pending_writes = []
         state.step += 1

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from engine.channels.base import BaseChannel
 from engine.events import CheckpointSaved, RunFinished
+from engine.pregel._spec import PULL, PUSH
 from engine.types import START, PregelTask
 
 __all__ = [
@@ -104,12 +105,12 @@ def task_config(
     meta = dict(metadata)
     meta["langgraph_step"] = step
     meta["langgraph_node"] = node
-    if path[0] == "push":  # a Send's task, as LangGraph names it
-        meta["langgraph_triggers"] = ("__pregel_push",)
-        meta["langgraph_path"] = ("__pregel_push", path[1], False)
+    if path[0] == PUSH:  # a Send's task, as LangGraph names it
+        meta["langgraph_triggers"] = (PUSH,)
+        meta["langgraph_path"] = (PUSH, path[1], False)
     else:
         meta["langgraph_triggers"] = triggers
-        meta["langgraph_path"] = ("__pregel_pull", *path[1:])
+        meta["langgraph_path"] = path if path[0] == PULL else (PULL, *path[1:])
     meta["langgraph_checkpoint_ns"] = checkpoint_ns
     conf = {
         **configurable,

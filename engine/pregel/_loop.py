@@ -52,7 +52,7 @@ import asyncio
 from typing import Any, AsyncIterator, Mapping
 
 from engine.checkpoint.base import run_lease
-from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
+from engine.errors import CheckpointError, ErrorCode, GraphRecursionError, InvalidUpdateError, create_error_message
 from engine.events import CustomEvent, Event, MessageChunk, StepFinished
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
@@ -171,8 +171,11 @@ class RunLoop:
                 # limit + 2; checked before "nothing left to do".
                 if state.step + 1 > state.stop:
                     raise GraphRecursionError(
-                        f"Recursion limit of {settings.recursion_limit} reached without hitting a stop condition. "
-                        f"Raise it with the config key 'recursion_limit' if the graph loops on purpose."
+                        create_error_message(
+                            message=f"Recursion limit of {settings.recursion_limit} reached without hitting a stop condition. "
+                            f"You can increase the limit by setting the `recursion_limit` config key.",
+                            error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+                        )
                     )
                 tasks = self.versions.plan()
                 if not tasks:

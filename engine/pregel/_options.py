@@ -20,9 +20,6 @@ __all__ = ["durability_of"]
 def durability_of(
     durability: str | None,
     *,
-    print_mode: Any = (),
-    output_keys: Any = None,
-    debug: bool | None = None,
     control: Any = None,
     version: str = "v1",
     checkpoint_during: bool | None = None,
@@ -30,9 +27,6 @@ def durability_of(
     """The durability a run uses; NotImplementedError for an option the engine does not honour yet."""
     refuse(
         "invoke/stream",
-        print_mode=print_mode,
-        output_keys=output_keys,
-        debug=debug,
         control=control,
         version=None if version == "v1" else version,
     )

@@ -23,7 +23,7 @@ from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_n
 from engine.pregel._graph_run import merge_configs
 from engine.pregel._io import configurable_metadata
 from engine.pregel._snapshot import build_snapshot
-from engine.pregel._spec import NO_WRITES, NodeSpec
+from engine.pregel._spec import NO_WRITES, PULL, NodeSpec
 from engine.pregel._status import null_writes, read_statuses
 from engine.types import END, START, StateSnapshot
 
@@ -193,6 +193,9 @@ class StateAPI:
             changed, task = (_end_step(self, saved, ck, channels, step) if saved else set()), None
         else:
             changed, task = await self._update_as(as_node, values, config, ck, channels, step)
+        # As LangGraph: an update's version names no updated channels, so the run that continues
+        # from it plans every node (a join the update did not write to is still due).
+        ck["updated_channels"] = None
         ck["id"] = new_checkpoint_id()
         ck["ts"] = now_iso()
         ns = configurable.get("checkpoint_ns") or ""
@@ -205,7 +208,7 @@ class StateAPI:
         user = config.get("metadata") or {}
         metadata = {**user, **configurable_metadata(configurable, user), "source": "update", "step": step + 1, "parents": parents}
         new_versions = {c: ck["channel_versions"][c] for c in changed}
-        if task is not None and saved is not None and task.path == ("pull", task.name):
+        if task is not None and saved is not None and task.path == (PULL, task.name):
             # As LangGraph: the update is the result of the node's task due at the updated
             # version (history shows it there), stored as that task's writes.
             await saver.aput_writes(parent, task.writes or [(NO_WRITES, None)], task.id)
@@ -221,7 +224,7 @@ class StateAPI:
         if not isinstance(as_node, str) or as_node not in self.nodes:
             raise InvalidUpdateError(f"as_node {as_node!r} is not a node of graph {self.name!r}")
         node = self.nodes[as_node]
-        due = next((t for t in prepare_next_tasks(ck, channels, self.nodes, step + 1) if t.path == ("pull", as_node)), None)
+        due = next((t for t in prepare_next_tasks(ck, channels, self.nodes, step + 1) if t.path == (PULL, as_node)), None)
         task = Task(
             id=due.id if due is not None else make_task_id(ck["id"], step + 1, "update", as_node),
             name=as_node,

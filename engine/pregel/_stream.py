@@ -17,6 +17,8 @@ yields nothing.
 
 from __future__ import annotations
 
+import dataclasses
+
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -36,7 +38,7 @@ from engine.types import END, START, Interrupt
 
 _CALL = "__pregel_push"  # the trigger of a @task call's task (engine.pregel._calls.PUSH)
 
-__all__ = ["kinds_for", "Projector", "STREAM_MODES"]
+__all__ = ["kinds_for", "Projector", "STREAM_MODES", "print_chunk", "with_output_keys"]
 
 STREAM_MODES = ("values", "updates", "custom", "messages", "checkpoints", "tasks", "debug")
 
@@ -50,6 +52,23 @@ _KINDS: dict[str, frozenset[type[Event]]] = {
     "tasks": frozenset({TaskStarted, TaskFinished}),
     "debug": _CHECKPOINTS | {TaskStarted, TaskFinished},
 }
+
+
+def print_chunk(mode: str, payload: Any, ns: tuple[str, ...]) -> None:
+    """One chunk of a printed mode (``print_mode``, ``debug=True``), as LangGraph prints it: bold mode, yellow graph."""
+    parts = [f"\033[1m[{mode}]\033[0m"]
+    if ns:
+        parts.append(f"\033[1;33m[graph={ns}]\033[0m")
+    print(" ".join([*parts, repr(payload)]))
+
+
+def with_output_keys(spec: Any, keys: str | Sequence[str]) -> Any:
+    """``spec`` whose values (a call's, and the values stream's) are ``keys``' (``output_keys=``), checked as LangGraph does."""
+    for k in [keys] if isinstance(keys, str) else keys:
+        if k not in spec.channels:
+            raise ValueError(f"Key {k} not in channels")
+    keys = keys if isinstance(keys, str) else tuple(keys)
+    return dataclasses.replace(spec, output_keys=keys, stream_keys=keys)
 
 
 def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:

@@ -182,3 +182,39 @@ def test_interrupt_after_stops_after_the_node(checkpointer):
 
 def test_breakpoint_works_without_a_checkpointer():
     assert chain_abc(None, interrupt_before=["b"]).invoke({"x": 0}) == {"x": 1}
+
+
+def test_an_update_at_a_breakpoint_before_a_join_then_continuing_runs_the_join(checkpointer):
+    """The update's version plans every node (as LangGraph's): the join, full before the update, still runs."""
+
+    class Docs(TypedDict):
+        docs: Annotated[list, operator.add]
+        answer: str
+
+    g = StateGraph(Docs)
+    g.add_node("one", lambda s: {"docs": ["1"]})
+    g.add_node("two", lambda s: {"docs": ["2"]})
+    g.add_node("qa", lambda s: {"answer": ",".join(s["docs"])})
+    g.add_edge(START, "one")
+    g.add_edge(START, "two")
+    g.add_edge(["one", "two"], "qa")
+    app = g.compile(checkpointer=checkpointer, interrupt_before=["qa"])
+    config = thread("join")
+    app.invoke({"docs": []}, config)
+    app.update_state(config, {"docs": ["5"]}, as_node="one")
+    assert app.get_state(config).next == ("qa",)
+    assert list(app.stream(None, config, stream_mode="updates")) == [{"qa": {"answer": "1,2,5"}}]
+
+
+def test_a_router_at_start_reads_reducer_keys_never_written_as_empty():
+    class Steps(TypedDict, total=False):
+        input: str
+        steps: Annotated[list, operator.add]
+
+    def route(s: Steps) -> str:
+        return "a" if s["steps"] == [] else END
+
+    g = StateGraph(Steps)
+    g.add_node("a", lambda s: {"steps": ["a"]})
+    g.add_conditional_edges(START, route, ["a", END])
+    assert g.compile().invoke({"input": "x"}) == {"input": "x", "steps": ["a"]}
