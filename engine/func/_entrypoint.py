@@ -186,10 +186,11 @@ class entrypoint:
             cache_policy=self.cache_policy,
             cache_ns=(*call_namespace(func), name),
         )
+        in_type, out_type, save_type = _types(func)
         channels = {
-            START: EphemeralValue(Any, key=START),
-            END: LastValue(Any, key=END),
-            PREVIOUS: LastValue(Any, key=PREVIOUS),
+            START: EphemeralValue(in_type, key=START),
+            END: LastValue(out_type, key=END),
+            PREVIOUS: LastValue(save_type, key=PREVIOUS),
             TASKS: Topic(Send, accumulate=False, key=TASKS),
         }
         for holder in (self.checkpointer, self.cache):
@@ -208,6 +209,24 @@ class entrypoint:
             store=self.store,
             cache=self.cache,
         )
+
+
+def _types(fn: Callable[..., Any]) -> tuple[Any, Any, Any]:
+    """The entrypoint's input, output and saved types, from its annotations as LangGraph reads them
+    (``-> entrypoint.final[R, S]``: R returned, S saved), for its input and output schemas."""
+    try:
+        sig = inspect.signature(fn, eval_str=True)
+    except Exception:  # an annotation that does not resolve: taken as written
+        sig = inspect.signature(fn)
+    first = next(iter(sig.parameters.values()))
+    in_type = Any if first.annotation is first.empty else first.annotation
+    ret = sig.return_annotation
+    if ret is sig.empty or ret is _Final:
+        return in_type, Any, Any
+    if getattr(ret, "__origin__", None) is _Final:
+        out_type, save_type = ret.__args__
+        return in_type, out_type, save_type
+    return in_type, ret, ret
 
 
 def _annotations(fn: Callable[..., Any]) -> list[Any]:

@@ -2,7 +2,10 @@
 
 A schema is a TypedDict, a dataclass, or (when pydantic is installed) a
 Pydantic model. A key annotated ``Annotated[T, reducer]`` becomes a
-reducer channel; any other key keeps its last value.
+reducer channel; any other key keeps its last value. Anything else with no
+annotations (``list[str]``, ``Annotated[list, operator.add]``, a plain
+class) is, as in LangGraph, a *root* state: one channel, ``__root__``, whose
+value the nodes take and return whole.
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from engine.channels import BinaryOperatorAggregate, LastValue
 from engine.channels.base import BaseChannel
 from engine.errors import GraphDefinitionError
 
-__all__ = ["SchemaInfo", "read_schema", "annotated_schema"]
+__all__ = ["ROOT", "SchemaInfo", "read_schema", "annotated_schema"]
+
+#: the one channel of a root state (a schema with no keys)
+ROOT = "__root__"
 
 
 def _is_pydantic(schema: Any) -> bool:
@@ -81,7 +87,7 @@ class SchemaInfo:
 
     schema: Any
     channels: dict[str, BaseChannel]
-    kind: str  # "dict" | "dataclass" | "pydantic"
+    kind: str  # "dict" | "dataclass" | "pydantic" | "root"
     #: keys the run fills in (``engine.managed``): no channels, a value per step
     managed: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -90,7 +96,9 @@ class SchemaInfo:
         return tuple(self.channels)
 
     def coerce(self, values: dict[str, Any]) -> Any:
-        """The state object a node receives: a dict, or an instance of the schema."""
+        """The state object a node receives: a dict, an instance of the schema, or a root state's value."""
+        if self.kind == "root":
+            return values.get(ROOT)
         if self.kind == "dict":
             out = {k: values[k] for k in self.channels if k in values}
             return {**out, **managed_values(self.managed)} if self.managed else out
@@ -101,6 +109,8 @@ class SchemaInfo:
 
     def to_update(self, obj: Any) -> dict[str, Any] | None:
         """A node's return value of this schema's type, as a dict of writes."""
+        if self.kind == "root":
+            return {ROOT: obj}
         if isinstance(obj, dict):
             return obj
         if self.kind == "dataclass" and dataclasses.is_dataclass(obj):
@@ -125,9 +135,11 @@ def read_schema(schema: Any) -> SchemaInfo:
         hints = get_type_hints(schema, include_extras=True)
     elif isinstance(schema, dict):
         kind, hints = "dict", dict(schema)
+    elif schema is not None and not hasattr(schema, "__annotations__"):
+        kind, hints = "root", {ROOT: schema}
     else:
         raise GraphDefinitionError(
-            f"state schema must be a TypedDict, a dataclass or a Pydantic model, not {schema!r}"
+            f"state schema must be a TypedDict, a dataclass, a Pydantic model or a type with no keys, not {schema!r}"
         )
     channels: dict[str, BaseChannel] = {}
     managed: dict[str, Any] = {}

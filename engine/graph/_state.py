@@ -24,13 +24,13 @@ from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer, route_writes
 from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
 from engine.graph._nodes import NodeCall, is_runnable, node_call, subgraph_call
-from engine.graph._schema import SchemaInfo, annotated_schema, json_schema, read_schema
+from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, json_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.managed import with_managed
 from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
-from engine.types import END, START, Command, RetryPolicy, Send
+from engine.types import END, START, Command, RetryPolicy, Send, ensure_valid_checkpointer
 
 __all__ = ["StateGraph", "CompiledStateGraph"]
 
@@ -322,6 +322,7 @@ class StateGraph:
     ) -> "CompiledStateGraph":
         """The runnable graph. ``cache``: where nodes with a ``cache_policy`` keep their writes
         (:mod:`engine.cache`). ``debug``: every call prints its "updates" and "values" chunks, as LangGraph's."""
+        ensure_valid_checkpointer(checkpointer)
         ib = interrupt_before or ()
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
@@ -381,7 +382,9 @@ class StateGraph:
             nodes=specs,
             channels=channels,
             input_keys=self.input.keys,
-            output_keys=self.output.keys,
+            # As LangGraph: a root state's graph returns and streams the value itself.
+            output_keys=ROOT if self.output.keys == (ROOT,) else self.output.keys,
+            stream_keys=ROOT if set(self.channels) == {ROOT} else None,
             state_keys=state_keys,
             checkpointer=checkpointer,
             store=store,

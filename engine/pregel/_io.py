@@ -50,8 +50,12 @@ def task_update(writes: Iterable[tuple[str, Any]], state_keys: frozenset[str] | 
     ``state_keys`` one channel's name: the value written to it (an entrypoint's return value).
     """
     if isinstance(state_keys, str):
-        return next((v for k, v in writes if k == state_keys), None)
+        values = [v for k, v in writes if k == state_keys]
+        return values[0] if len(values) == 1 else values or None  # as LangGraph: several writes, their list
     upd = {k: v for k, v in writes if k in state_keys}
+    if upd and len(upd) < sum(1 for k, _ in writes if k in state_keys):
+        # As LangGraph: several writes to one key, each its own ``{key: value}``, in order.
+        return [{k: v} for k, v in writes if k in state_keys]
     return upd or None
 
 

@@ -37,7 +37,7 @@ from engine.pregel._state_api import StateAPI
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec, NodeSpec
 from engine.pregel._stream import Projector, kinds_for, print_chunk, with_output_keys
-from engine.types import Command
+from engine.types import START, Command
 
 __all__ = ["Pregel"]
 
@@ -167,6 +167,8 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
     def InputType(self) -> Any:  # noqa: N802 - LangChain's name
         """What a call takes: one input channel's write type (else anything)."""
         inputs = self.input_channels if self.input_channels is not None else self.input_keys
+        if not isinstance(inputs, str) and len(inputs) == 1 and inputs[0] == START:
+            inputs = START  # an entrypoint's: its one input channel
         return self.channels[inputs].UpdateType if isinstance(inputs, str) and inputs in self.channels else Any
 
     @property

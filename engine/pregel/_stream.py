@@ -34,6 +34,7 @@ from engine.events import (
     ValuesEvent,
 )
 from engine.pregel._spec import TASKS
+from engine.pregel._status import task_result
 from engine.types import END, START, Interrupt
 
 _CALL = "__pregel_push"  # the trigger of a @task call's task (engine.pregel._calls.PUSH)
@@ -125,6 +126,9 @@ class Projector:
             return {"__return__": ev.update}
         if self.root:
             return {END: ev.update}
+        if isinstance(ev.update, list):  # several writes to one key: {key: {"$writes": [...]}}
+            pairs = [kv for one in ev.update for kv in one.items()]
+            return task_result(pairs, {k for k, _ in pairs})
         return ev.update or {}
 
     def project(self, ev: Event) -> Iterable[tuple[str, Any]]:

@@ -8,7 +8,8 @@ from typing import Annotated, TypedDict
 
 import pytest
 
-from engine import END, START, GraphwireError, StateGraph
+from engine import END, START, Command, GraphwireError, StateGraph
+from engine.checkpoint import InMemorySaver
 from engine.errors import EmptyInputError, GraphDefinitionError
 
 
@@ -106,7 +107,24 @@ def test_duplicate_and_reserved_names():
     with pytest.raises(GraphDefinitionError, match="reserved"):
         g.add_node(END, lambda s: s)
     with pytest.raises(GraphDefinitionError):
-        StateGraph(int)
+        StateGraph(None)
+
+
+def test_a_schema_with_no_keys_is_a_root_state():
+    """As LangGraph: ``StateGraph(int)`` or ``StateGraph(Annotated[list, add])`` has one channel, the value itself."""
+    g = StateGraph(int)
+    g.add_node("inc", lambda n: n + 1)
+    g.add_edge(START, "inc")
+    assert g.compile().invoke(1) == 2
+    logs = StateGraph(Annotated[list, operator.add])
+    logs.add_node("a", lambda log: ["a"])
+    logs.add_node("b", lambda log: [Command(update=["b"]), ["c"]])
+    logs.add_edge(START, "a")
+    logs.add_edge("a", "b")
+    app = logs.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "root"}}
+    assert list(app.stream(["in"], config, stream_mode="updates")) == [{"a": ["a"]}, {"b": [["b"], ["c"]]}]
+    assert app.get_state(config).values == ["in", "a", "b", "c"]
 
 
 def test_empty_input_on_a_new_thread():
@@ -159,3 +177,28 @@ def test_a_builder_changed_after_compile_leaves_the_compiled_graph_as_it_was(cap
     assert app.invoke({"x": 1}) == {"x": 2}
     assert app.get_graph() == drawn
     assert g.compile().invoke({"x": 1}) == {"x": 20}  # the builder itself did change
+
+
+def test_compile_refuses_a_checkpointer_that_is_no_saver_and_a_command_shows_its_set_fields():
+    g = StateGraph(X)
+    g.add_node("a", lambda s: s)
+    g.add_edge(START, "a")
+    with pytest.raises(TypeError, match="Invalid checkpointer provided"):
+        g.compile(checkpointer=object())
+    assert repr(Command(goto="a")) == "Command(goto='a')"
+
+
+def test_a_node_returning_several_commands_writes_each_update_in_order():
+    class Foo(TypedDict):
+        foo: Annotated[str, operator.add]
+
+    g = StateGraph(Foo)
+    g.add_node("a", lambda s: [Command(update={"foo": "a1"}), Command(update=[("foo", "a2"), ("foo", "a3")], goto="b")])
+    g.add_node("b", lambda s: {"foo": "b"})
+    g.add_edge(START, "a")
+    app = g.compile()
+    assert app.invoke({"foo": ""}) == {"foo": "a1a2a3b"}
+    assert list(app.stream({"foo": ""}, stream_mode="updates")) == [
+        {"a": [{"foo": "a1"}, {"foo": "a2"}, {"foo": "a3"}]},
+        {"b": {"foo": "b"}},
+    ]

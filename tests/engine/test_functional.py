@@ -383,3 +383,14 @@ def test_the_tasks_mode_shows_writes_as_langgraph(checkpointer: Any) -> None:
     chunks = list(g.compile(checkpointer=checkpointer).stream({"x": 1, "log": []}, {"configurable": {"thread_id": "g"}},
                                                               stream_mode="tasks"))
     assert shown(chunks) == [("sent", ("__pregel_push",)), ("sent", {"log": [5]})]
+
+
+def test_an_entrypoints_schemas_come_from_its_annotations():
+    """As LangGraph: the input schema is the first parameter's type, the output ``entrypoint.final``'s value type."""
+    @entrypoint()
+    def count(items: list[int], *, previous: Any = None) -> entrypoint.final[int, list[str]]:
+        return entrypoint.final(value=len(items), save=[])
+
+    assert count.get_input_jsonschema() == {"items": {"type": "integer"}, "title": "LangGraphInput", "type": "array"}
+    assert count.get_output_jsonschema() == {"title": "LangGraphOutput", "type": "integer"}
+    assert count.invoke([1, 2]) == 2
