@@ -147,11 +147,11 @@ class StateGraph:
         if not isinstance(node, str) or not node:
             raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
         if node in (START, END):
-            raise GraphDefinitionError(f"node name {node!r} is reserved")
+            raise GraphDefinitionError(f"Node `{node}` is reserved.")
         if self.compiled:
             log.warning(_LATE.format("a node"))  # compile() froze its own copy (as LangGraph warns)
         if node in self.nodes:
-            raise GraphDefinitionError(f"node {node!r} already exists")
+            raise GraphDefinitionError(f"Node `{node}` already present.")
         for ch in (":", "|"):
             if ch in node:
                 raise GraphDefinitionError(f"node name {node!r} must not contain {ch!r}")
@@ -199,9 +199,9 @@ class StateGraph:
             log.warning(_LATE.format("an edge"))
         if isinstance(start_key, str):
             if start_key == END:
-                raise GraphDefinitionError("END cannot be the start of an edge")
+                raise GraphDefinitionError("END cannot be a start node")
             if end_key == START:
-                raise GraphDefinitionError("START cannot be the end of an edge")
+                raise GraphDefinitionError("START cannot be an end node")
             if (start_key, end_key) not in self.edges:
                 self.edges.add((start_key, end_key))
                 self.edge_order.append((start_key, end_key))
@@ -280,32 +280,30 @@ class StateGraph:
         known = set(self.nodes)
         for s, e in self.edges:
             if s != START and s not in known:
-                raise GraphDefinitionError(f"edge {s!r} -> {e!r}: unknown node {s!r}")
+                raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
             if e != END and e not in known:
-                raise GraphDefinitionError(f"edge {s!r} -> {e!r}: unknown node {e!r}")
+                raise GraphDefinitionError(f"Found edge ending at unknown node `{e}`")
         for sources, e in self.joins:
             for s in sources:
                 if s != START and s not in known:
-                    raise GraphDefinitionError(f"join edge {list(sources)} -> {e!r}: unknown node {s!r}")
+                    raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
             if e != END and e not in known:
-                raise GraphDefinitionError(f"join edge {list(sources)} -> {e!r}: unknown node {e!r}")
+                raise GraphDefinitionError(f"Found edge ending at unknown node `{e}`")
         for s, brs in self.branches.items():
             if s != START and s not in known:
-                raise GraphDefinitionError(f"conditional edge from unknown node {s!r}")
+                raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
             for br in brs:
                 for dest in (br.path_map or {}).values():
                     if dest != END and dest not in known:
-                        raise GraphDefinitionError(f"conditional edge from {s!r}: unknown node {dest!r} in path_map")
+                        cond = getattr(br.path, "__name__", "condition")
+                        raise GraphDefinitionError(f"At '{s}' node, '{cond}' branch found unknown target '{dest}'")
         if not any(s == START for s, _ in self.edges) and START not in self.branches and not any(
             START in srcs for srcs, _ in self.joins
         ):
-            raise GraphDefinitionError(
-                "the graph has no entry point: add an edge from START (graph.add_edge(START, 'node')) "
-                "or call set_entry_point()"
-            )
+            raise GraphDefinitionError("Graph must have an entrypoint: add at least one edge from START to another node")
         for name in interrupt:
             if name != "*" and name not in known:
-                raise GraphDefinitionError(f"interrupt_before/after names unknown node {name!r}")
+                raise GraphDefinitionError(f"Interrupt node `{name}` not found")
         # As LangGraph, a node no edge leads to is allowed: a Command's goto
         # (from a node, or as input) can reach it.
 

@@ -79,9 +79,11 @@ def test_async_nodes_and_config_argument():
 @pytest.mark.parametrize(
     "build,match",
     [
-        (lambda g: g.add_edge(START, "missing"), "unknown node 'missing'"),
-        (lambda g: (g.add_node("a", lambda s: s), g.add_edge("a", END)), "no entry point"),
-        (lambda g: (g.add_node("a", lambda s: s), g.add_edge(START, "a"), g.add_conditional_edges("a", lambda s: "x", ["zzz"])), "unknown node 'zzz'"),
+        # LangGraph's messages
+        (lambda g: g.add_edge(START, "missing"), "Found edge ending at unknown node `missing`"),
+        (lambda g: (g.add_node("a", lambda s: s), g.add_edge("a", END)), "Graph must have an entrypoint"),
+        (lambda g: (g.add_node("a", lambda s: s), g.add_edge(START, "a"), g.add_conditional_edges("a", lambda s: "x", ["zzz"])),
+         "At 'a' node, '<lambda>' branch found unknown target 'zzz'"),
     ],
 )
 def test_validation_errors_are_clear(build, match):
@@ -102,7 +104,7 @@ def test_compile_name():
 def test_duplicate_and_reserved_names():
     g = StateGraph(X)
     g.add_node("a", lambda s: s)
-    with pytest.raises(GraphDefinitionError, match="already exists"):
+    with pytest.raises(GraphDefinitionError, match="already present"):
         g.add_node("a", lambda s: s)
     with pytest.raises(GraphDefinitionError, match="reserved"):
         g.add_node(END, lambda s: s)

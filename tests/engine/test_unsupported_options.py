@@ -54,7 +54,6 @@ REFUSED: dict[str, Callable[[], Any]] = {
     "invoke/stream(version=": lambda: list(_app().stream({"x": 1}, CFG, version="v2")),
     "draw_mermaid(node_colors=": lambda: _app().get_graph().draw_mermaid(node_colors={"a": "red"}),
     "Pregel(step_timeout=": lambda: Pregel(nodes={}, channels={}, input_channels="x", output_channels="x", step_timeout=1.0),
-    "update_state(task_id=": lambda: _app().update_state(CFG, {"x": 5}, as_node="inc", task_id="t1"),
 }
 
 
