@@ -103,7 +103,7 @@ class DrawableGraph:
             item: dict[str, Any] = {"id": node.id}
             if node.lc_id is not None:
                 item["type"] = "runnable"
-                item["data"] = {"id": list(node.lc_id), "name": node.name}
+                item["data"] = {"id": list(node.lc_id), "name": node.id}  # LangChain names a node's data by its id
             if node.metadata is not None:
                 item["metadata"] = node.metadata
             nodes.append(item)

@@ -23,7 +23,7 @@ from engine.errors import GraphDefinitionError, InvalidUpdateError
 from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer, route_writes
 from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
-from engine.graph._nodes import NodeCall, is_runnable, node_call, subgraph_call
+from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, subgraph_call
 from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, json_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.managed import with_managed
@@ -370,7 +370,7 @@ class StateGraph:
                 retry_policy=node.retry_policy,
                 metadata=node.metadata,
                 state_keys=state_keys,
-                subgraph=node.fn if isinstance(node.fn, Pregel) else None,
+                subgraph=node.fn if isinstance(node.fn, Pregel) else called_subgraph(node.fn),
                 cache_policy=node.cache_policy,
                 cache_ns=_cache_namespace(node_name, node.fn),
             )

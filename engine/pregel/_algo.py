@@ -53,6 +53,8 @@ class Task:
     # filled in by the loop while the task runs
     error: Exception | None = None
     interrupts: tuple[Any, ...] = ()
+    #: stopped by a subgraph's static breakpoint (an interrupt with no question): not finished, nothing to answer
+    paused: bool = False
     resume: list[Any] | None = None
     saved: bool = False
 
@@ -247,7 +249,7 @@ def apply_stopped(
     (the channels, the channels updated), None when no task finished with
     writes; raises InvalidUpdateError when the writes conflict.
     """
-    done = [t for t in tasks if t.error is None and not t.interrupts and t.writes]
+    done = [t for t in tasks if t.error is None and not t.interrupts and not t.paused and t.writes]
     if not done:
         return None
     ck = copy_checkpoint(checkpoint)

@@ -119,14 +119,17 @@ class RunLoop:
             nest=self._nest,
         )
 
-    def _nest(self, t: Task, step: int, ctx: TaskContext) -> NestedHost:
-        """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested)."""
+    def _nest(self, t: Task, step: int, ctx: TaskContext, alone: bool) -> NestedHost:
+        """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested).
+
+        Its sync nodes run on the caller's thread only when ``t`` runs alone (``alone``): beside
+        sibling tasks they take node threads, so a slow one does not hold the siblings' reports back."""
         settings, state, parents = self.settings, self.state, self.versions.parents
         parents = {**parents, settings.checkpoint_ns: state.parent_id} if state.parent_id else dict(parents)
         return NestedHost(
             saver=settings.saver, store=settings.store, thread_id=self.thread_id, lease=self.lease,
             durability=settings.durability, config=self.config, run_id=settings.run_id,
-            recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync,
+            recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync and alone,
             emit=self.runner.emit_threadsafe, kinds=settings.subgraph_kinds, parent_ns=settings.checkpoint_ns,
             node=t.name, task_id=t.id, parents=parents, resuming=state.resuming, resume_map=state.resume_map,
             task=ctx, replay=state.replay,
@@ -193,7 +196,7 @@ class RunLoop:
                             yield ev
                 first = state.resuming = False
                 failed = [t for t in tasks if t.error is not None]
-                waiting = [t for t in tasks if t.interrupts]
+                waiting = [t for t in tasks if t.interrupts or t.paused]
                 if failed or waiting:
                     self.trace.end_step(failed[0].error if failed else None)
                     if settings.saver is not None:
@@ -216,6 +219,10 @@ class RunLoop:
                     mark_interrupt_seen(state.checkpoint)
                     reason = "INTERRUPT"
                     break
+            if reason == "END" and settings.host is not None and settings.durability == "exit" and not settings.stable_ns:
+                # As LangGraph: with "exit", a subgraph that ran to its end in its task keeps no version
+                # (only its parent's call stores one); a stopped one's is kept, to go on from.
+                writer.discard_unsaved()
             await writer.flush()
         except GraphRecursionError as e:
             await writer.flush()

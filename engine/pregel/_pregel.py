@@ -323,14 +323,11 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         """This graph run as a subgraph, inside the task ``host`` belongs to (see :mod:`._nested`)."""
         ib = self.interrupt_before if interrupt_before is None else interrupt_before
         ia = self.interrupt_after if interrupt_after is None else interrupt_after
-        if ib or ia:
-            raise NotImplementedError(f"interrupt_before/interrupt_after on a subgraph are not supported yet; see {WHERE_IT_DIFFERS}")
         own = self.checkpointer
         saver = None if own is False else (host.saver if own is None or own is True else own)
         stable = own is True
         ns = subgraph_ns(host.parent_ns, host.node, host.task_id, stable=stable)
-        if saver is not None:
-            host.claim(ns)
+        ns = host.claim(ns)
         config = nested_config(host, merge_configs(self.config, config), ns)
         limit = config.get("recursion_limit")
         run = start_graph_run(self.name, input, config, nested=True)  # its chain run, under its node's
@@ -343,8 +340,9 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             kinds=None if kinds is None or host.kinds is None else kinds | host.kinds,
             subgraph_kinds=host.kinds,
             inline_sync=host.inline_sync,
-            interrupt_before=(),
-            interrupt_after=(),
+            # its static breakpoints stop its parent's task (GraphInterrupt with no question), as LangGraph's
+            interrupt_before=ib,
+            interrupt_after=ia,
             run_id=host.run_id,
             recursion_limit=host.recursion_limit if limit is None else int(limit),
             context=host.task.context,  # as LangGraph: a subgraph's nodes see the parent run's context
@@ -447,8 +445,8 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         assert final is not None
         if final.exception is not None:
             raise final.exception
-        if final.interrupts and current_host(config) is not None:
-            raise GraphInterrupt(final.interrupts)  # a subgraph's: its parent's task stops with them
+        if final.reason == "INTERRUPT" and current_host(config) is not None:
+            raise GraphInterrupt(final.interrupts)  # a subgraph's (a breakpoint's: none): its parent's task stops with them
         if root:  # an entrypoint, a low-level graph's one output channel: its value itself
             if not final.interrupts:
                 return final.values

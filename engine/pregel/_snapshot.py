@@ -32,7 +32,7 @@ from engine.pregel._spec import GraphSpec
 from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
 from engine.types import PregelTask, StateSnapshot
 
-__all__ = ["build_snapshot", "task_states"]
+__all__ = ["build_snapshot", "subgraph_configs", "task_states"]
 
 _NOT_RUN = TaskStatus()
 
@@ -50,7 +50,7 @@ def task_states(
     return tuple(out)
 
 
-def _subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config: dict[str, Any]) -> tuple[PregelTask, ...]:
+def subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config: dict[str, Any]) -> tuple[PregelTask, ...]:
     """As LangGraph: a subgraph node's task carries, as its ``state``, the config naming its subgraph's namespace."""
     conf = config.get("configurable") or {}
     out = []
@@ -87,7 +87,7 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> S
             values = output_values(channels, graph.stream_keys)
     tasks = task_states(planned, statuses, graph.stream_keys, live=live)
     if any(t.node.subgraph is not None for t in planned):
-        tasks = _subgraph_configs(tasks, planned, saved.config)
+        tasks = subgraph_configs(tasks, planned, saved.config)
     done = {t.id for t in finished} if live else set()
     return StateSnapshot(
         values=values,

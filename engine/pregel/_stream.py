@@ -81,10 +81,10 @@ def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:
     return frozenset(out)
 
 
-def _cfg(thread_id: Any, cid: str | None) -> dict[str, Any] | None:
+def _cfg(thread_id: Any, cid: str | None, ns: str = "") -> dict[str, Any] | None:
     if cid is None:
         return None
-    return {"configurable": {"checkpoint_ns": "", "thread_id": thread_id, "checkpoint_id": cid}}
+    return {"configurable": {"checkpoint_ns": ns, "thread_id": thread_id, "checkpoint_id": cid}}
 
 
 def _now() -> str:
@@ -187,9 +187,10 @@ class Projector:
         elif isinstance(ev, (CheckpointSaved, CheckpointLoaded)):
             if not self.checkpointer:
                 return
+            ns = "|".join(ev.ns)  # a subgraph's versions are stored under its namespace
             payload = {
-                "config": _cfg(self.thread_id, ev.checkpoint_id),
-                "parent_config": _cfg(self.thread_id, ev.parent_id),
+                "config": _cfg(self.thread_id, ev.checkpoint_id, ns),
+                "parent_config": _cfg(self.thread_id, ev.parent_id, ns),
                 "values": ev.values,
                 "metadata": ev.metadata,
                 "next": list(ev.next),

@@ -9,6 +9,7 @@ through its :class:`~engine.pregel._writer.VersionWriter`, reporting to its
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
@@ -17,6 +18,7 @@ from engine.pregel._algo import Task, prepare_next_tasks
 from engine.pregel._io import output_values, saved_event
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
+from engine.pregel._snapshot import subgraph_configs
 from engine.pregel._writer import VersionWriter, new_version
 
 __all__ = ["RunVersions"]
@@ -86,6 +88,10 @@ class RunVersions:
             state.planned = (snapshot["id"], planned)
             # "exit": the version the one version written is stored under
             under = self.writer.parent_of_next(parent) if settings.saver is not None else parent
-            self.queue.emit(saved_event(snapshot, under, state.step, source, planned, self.values(), metadata))
+            event = saved_event(snapshot, under, state.step, source, planned, self.values(), metadata)
+            if any(t.node.subgraph is not None for t in planned):  # as a snapshot's: subgraph tasks name their namespace
+                run = {"configurable": {"thread_id": self.writer.thread_id, "checkpoint_ns": settings.checkpoint_ns}}
+                event = dataclasses.replace(event, tasks=subgraph_configs(event.tasks, planned, run))
+            self.queue.emit(event)
         if settings.saver is not None:
             await self.writer.put(parent, snapshot, metadata, parent_writes or [])

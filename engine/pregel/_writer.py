@@ -226,6 +226,11 @@ class VersionWriter:
             out.append((chan, value))
         return out
 
+    def discard_unsaved(self) -> None:
+        """``"exit"``: forget the version (and calls' writes) not written yet, so :meth:`flush` writes none."""
+        self._unsaved = None
+        self._held = []
+
     async def put_call_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
         """The writes of a task a node called (``@task``): stored now, or with ``"exit"`` at the
         end, if the version they belong to (the one the step started from) is the one written."""
@@ -252,6 +257,8 @@ class VersionWriter:
                 await self.saver.aput_writes(cfg, [(ERROR, repr(t.error))], t.id)
             elif t.interrupts:
                 await self.saver.aput_writes(cfg, [(INTERRUPT, list(t.interrupts))], t.id)
+            elif t.paused:
+                continue  # as LangGraph: nothing recorded, so the task is due again (its subgraph goes on)
             elif not t.saved:
                 await self.saver.aput_writes(cfg, self.tracked(t.writes) or [(NO_WRITES, None)], t.id)
 
