@@ -61,6 +61,7 @@ __all__ = [
     "EmptyChannelError",
     "ErrorCode",
     "create_error_message",
+    "is_invalid_resume",
     "GraphInterrupt",
     "NodeInterrupt",
     "ParentCommand",
@@ -81,6 +82,20 @@ class ErrorCode(Enum):
 def create_error_message(*, message: str, error_code: ErrorCode) -> str:
     """``message`` and LangGraph's troubleshooting link for ``error_code``, as its errors read."""
     return f"{message}\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/{error_code.value}"
+
+
+_INVALID_RESUME = "_langgraph_invalid_resume"
+
+
+def mark_invalid_resume(error: BaseException) -> None:
+    """Mark ``error`` as an answer that did not match its question's ``response_schema``."""
+    setattr(error, _INVALID_RESUME, True)
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether ``error`` was raised because a resume value did not match its interrupt's ``response_schema``
+    (LangGraph's: such a run can be resumed again with a valid answer)."""
+    return getattr(error, _INVALID_RESUME, False) is True
 
 
 class GraphwireError(Exception):

@@ -15,10 +15,15 @@ __all__ = ["Interrupt"]
 
 @dataclass(frozen=True, slots=True)
 class Interrupt:
-    """A pending question raised by ``interrupt(value)`` in a node."""
+    """A pending question raised by ``interrupt(value)`` in a node.
+
+    ``response_schema``: the JSON Schema of the answer the node expects
+    (``interrupt(value, response_schema=...)``), or None.
+    """
 
     value: Any
     id: str = ""
+    response_schema: Any = None
 
 
 # Public as engine.types.Interrupt; stored checkpoints name it so.

@@ -34,8 +34,8 @@ from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine._internal._sync import at_first_wait, forget_first_wait
 from engine.checkpoint._made import MadeCheckpoint
-from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, Checkpoint, Lease
-from engine.errors import SerializationError
+from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, RESUME, Checkpoint, Lease
+from engine.errors import SerializationError, is_invalid_resume
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
 from engine.pregel._io import output_values
@@ -253,7 +253,12 @@ class VersionWriter:
         await self.flush()
         cfg = self.config(parent)
         for t in sorted(tasks, key=lambda t: t.sort_key):
-            if t.error is not None:
+            if t.error is not None and is_invalid_resume(t.error):
+                # As LangGraph: an answer its question's response_schema refused is not kept,
+                # so the question is pending again (the answers before it stay).
+                kept = (t.resume or [])[: getattr(t.error, "graphwire_answered", 0)]
+                await self.saver.aput_writes(cfg, [(RESUME, kept)], t.id)
+            elif t.error is not None:
                 await self.saver.aput_writes(cfg, [(ERROR, repr(t.error))], t.id)
             elif t.interrupts:
                 await self.saver.aput_writes(cfg, [(INTERRUPT, list(t.interrupts))], t.id)

@@ -218,3 +218,31 @@ def test_a_router_at_start_reads_reducer_keys_never_written_as_empty():
     g.add_node("a", lambda s: {"steps": ["a"]})
     g.add_conditional_edges(START, route, ["a", END])
     assert g.compile().invoke({"input": "x"}) == {"input": "x", "steps": ["a"]}
+
+
+def test_an_interrupts_response_schema_checks_the_answer_and_a_refused_one_can_be_given_again(checkpointer):
+    import pydantic
+
+    from engine.errors import is_invalid_resume
+
+    class Decision(pydantic.BaseModel):
+        approved: bool
+
+    class Answer(TypedDict):
+        answer: object
+
+    def ask(s):
+        return {"answer": interrupt("approve?", response_schema=Decision)}
+
+    g = StateGraph(Answer)
+    g.add_node("ask", ask)
+    g.add_edge(START, "ask")
+    app = g.compile(checkpointer=checkpointer)
+    config = thread("schema")
+    (pending,) = app.invoke({"answer": None}, config)["__interrupt__"]
+    assert pending.response_schema["properties"]["approved"]["type"] == "boolean"
+    with pytest.raises(pydantic.ValidationError) as refused:
+        app.invoke(Command(resume={"approved": "nope"}), config)
+    assert is_invalid_resume(refused.value) and not is_invalid_resume(ValueError())
+    assert app.get_state(config).interrupts[0].id == pending.id
+    assert app.invoke(Command(resume={"approved": False}), config) == {"answer": Decision(approved=False)}
