@@ -59,6 +59,7 @@ __all__ = [
     "InvalidNamespaceError",
     "GraphBubbleUp",
     "EmptyChannelError",
+    "GraphDrained",
     "ErrorCode",
     "create_error_message",
     "is_invalid_resume",
@@ -219,6 +220,15 @@ class EmptyChannelError(Exception):
 
 class GraphBubbleUp(Exception):
     """Control flow that leaves a node for the graph around it: an interrupt, or a Command for the parent graph."""
+
+
+class GraphDrained(GraphBubbleUp):
+    """A run stopped at a superstep's start because its ``RunControl.request_drain()`` was called
+    (LangGraph's): its version is saved, so ``invoke(None, config)`` goes on from there."""
+
+    def __init__(self, reason: str = "shutdown") -> None:
+        self.reason = reason
+        super().__init__(f"Graph drained: {reason}")
 
 
 class GraphInterrupt(GraphBubbleUp):

@@ -53,6 +53,8 @@ class TaskContext:
     checkpoint_id: str = ""
     run_id: str | None = None
     attempt: int = 1
+    #: the run's RunControl (``runtime.control``), or None
+    control: Any = None
     first_attempt_time: float | None = None
     # the channel values the task was planned with (read-only) and the graph's state keys among them:
     # what a ToolNode given bare tool calls shows its tools as the state (engine.prebuilt._injected.graph_state)
@@ -65,7 +67,7 @@ class TaskContext:
 
     def runtime(self) -> Any:
         """The task's :class:`~engine.runtime.Runtime` (made once per attempt, when first asked for)."""
-        from engine._internal._runtime import ExecutionInfo, Runtime
+        from engine._internal._runtime import ExecutionInfo, Runtime, server_info
 
         rt = self._runtime
         if rt is None or rt.execution_info.node_attempt != self.attempt:
@@ -80,7 +82,8 @@ class TaskContext:
                 node_first_attempt_time=self.first_attempt_time,
             )
             rt = self._runtime = Runtime(
-                context=self.context, store=self.store, stream_writer=self.custom or _noop, execution_info=info
+                context=self.context, store=self.store, stream_writer=self.custom or _noop, execution_info=info,
+                control=self.control, server_info=server_info(configurable),
             )
         return rt
 

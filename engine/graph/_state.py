@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import types
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, Mapping, Sequence
@@ -19,18 +20,19 @@ from engine._internal._unsupported import refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
 from engine.channels.base import MISSING, BaseChannel
-from engine.errors import GraphDefinitionError, InvalidUpdateError
+from engine.errors import GraphDefinitionError
 from engine.graph._allowlist import allow_schema_types
-from engine.graph._branch import make_writer, route_writes
-from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
+from engine.graph._branch import make_writer
+from engine.graph._compiled import CompiledStateGraph
+from engine.graph._draw import command_destinations, literal_names, return_annotation
 from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, subgraph_call
-from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, json_schema, read_schema
+from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.managed import with_managed
 from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
-from engine.types import END, START, Command, RetryPolicy, Send, ensure_valid_checkpointer
+from engine.types import END, START, RetryPolicy, Send, ensure_valid_checkpointer
 
 __all__ = ["StateGraph", "CompiledStateGraph"]
 
@@ -59,7 +61,8 @@ def _is_async(fn: Any) -> bool:
 
 
 class StateGraph:
-    """A graph whose nodes read and update a shared state.
+    """A graph whose nodes read and update a shared state (``StateGraph[State, Context, Input, Output]``
+    subscripts as LangGraph's generic class does, for type checkers).
 
     Args:
         state_schema: TypedDict, dataclass or Pydantic model of the state.
@@ -95,6 +98,9 @@ class StateGraph:
         self.joins: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, list[Branch]] = {}
         self.compiled = False
+
+    def __class_getitem__(cls, params: Any) -> Any:
+        return types.GenericAlias(cls, params)
 
     # -- nodes ---------------------------------------------------------------
     def add_node(
@@ -431,68 +437,3 @@ def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict
         return coerce({**state, **missing} if missing else state)
 
     return read
-
-
-class CompiledStateGraph(Pregel):
-    """A compiled StateGraph: run it with invoke/stream/ainvoke/astream."""
-
-    stream_mode = "updates"  # LangGraph's CompiledStateGraph default
-
-    def __init__(self, *, topology: Topology, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.topology = topology
-
-    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
-        """The input schema's JSON Schema, as LangGraph makes it (:func:`~engine.graph._schema.json_schema`)."""
-        return json_schema(self.builder.input, self.get_name("Input"))
-
-    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
-        """The output schema's JSON Schema, as LangGraph makes it."""
-        return json_schema(self.builder.output, self.get_name("Output"))
-
-    def get_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
-        """The graph's nodes and edges as LangGraph 1.2 draws them (:mod:`engine.graph._draw`).
-
-        ``xray``: draw the nodes of subgraphs (``True``: at every depth; a
-        number: that many levels). ``config`` changes nothing drawn, as in LangGraph.
-        """
-        subgraphs = {}
-        if xray:
-            deeper = xray if isinstance(xray, bool) or xray <= 0 else xray - 1
-            for name, node in self.nodes.items():
-                if node.subgraph is not None and node.subgraph.checkpointer is not False:
-                    subgraphs[name] = node.subgraph.get_graph(config, xray=deeper)
-        return draw(
-            self.topology,
-            nodes=self.nodes,
-            channels=self.channels,
-            index=self.spec.triggers_to_nodes,
-            interrupt_before=self.interrupt_before,
-            interrupt_after=self.interrupt_after,
-            subgraphs=subgraphs,
-            runs={n: node.fn for n, node in self.builder.nodes.items()},
-        )
-
-    async def aget_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
-        return self.get_graph(config, xray=xray)
-
-    def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
-        """A ``Command`` given as input on a thread with state: its update and goto as writes.
-
-        As LangGraph's: ``update`` (a dict, or a list of ``(key, value)``)
-        writes state keys (others are ignored), ``goto`` a node's trigger or a
-        ``Send``; a destination that names no node leads nowhere.
-        """
-        if cmd.graph == Command.PARENT:
-            raise InvalidUpdateError("Command(graph=PARENT) as input: there is no parent graph")
-        writes = route_writes(self.topology, "input", cmd.goto)
-        update = cmd.update
-        if update:
-            pairs = update.items() if isinstance(update, dict) else update
-            try:
-                writes += [(k, v) for k, v in pairs if k in self.state_keys]
-            except (TypeError, ValueError):
-                raise InvalidUpdateError(
-                    f"Command(update=...) takes a dict of state keys or a list of (key, value) pairs, not {update!r:.80}"
-                ) from None
-        return writes

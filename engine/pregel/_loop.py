@@ -52,7 +52,7 @@ import asyncio
 from typing import Any, AsyncIterator, Mapping
 
 from engine.checkpoint.base import run_lease
-from engine.errors import CheckpointError, ErrorCode, GraphRecursionError, InvalidUpdateError, create_error_message
+from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
 from engine.events import CustomEvent, Event, MessageChunk, StepFinished
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
@@ -158,6 +158,7 @@ class RunLoop:
     async def _setup(self) -> None:
         await self.folder.setup()
         self.runner.stop = self.state.stop  # for the managed values (engine.managed) its tasks read
+        self.runner.control = self.settings.control
 
     async def _run(self) -> AsyncIterator[Event]:
         settings, state, queue, writer, runner = self.settings, self.state, self.queue, self.writer, self.runner
@@ -186,6 +187,10 @@ class RunLoop:
                 if settings.interrupt_before and should_interrupt(state.checkpoint, settings.interrupt_before, tasks):
                     mark_interrupt_seen(state.checkpoint)
                     reason = "INTERRUPT"
+                    break
+                if settings.control is not None and settings.control.drain_requested:
+                    # As LangGraph: after the breakpoint check (a resume passes it), before the tasks run.
+                    reason, error = "ERROR", GraphDrained(settings.control.drain_reason or "shutdown")
                     break
                 statuses = read_statuses(state.pending_writes) if first and state.pending_writes else None
                 if runner.runs_alone(tasks, statuses):  # one task: a coroutine, no async generator

@@ -10,7 +10,6 @@ at their defaults (:mod:`engine._internal._unsupported`).
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 from engine._internal._unsupported import refuse
 
@@ -20,14 +19,12 @@ __all__ = ["durability_of"]
 def durability_of(
     durability: str | None,
     *,
-    control: Any = None,
     version: str = "v1",
     checkpoint_during: bool | None = None,
 ) -> str | None:
     """The durability a run uses; NotImplementedError for an option the engine does not honour yet."""
     refuse(
         "invoke/stream",
-        control=control,
         version=None if version == "v1" else version,
     )
     if checkpoint_during is None:

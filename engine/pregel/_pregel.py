@@ -263,6 +263,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         (a dict is coerced into the graph's ``context_schema``, as in LangGraph).
         """
         output_keys = langgraph_options.pop("output_keys", None)
+        control = langgraph_options.pop("control", None)
         durability = durability_of(durability, **langgraph_options)
         context = coerce_context(self.context_schema, context)
         if durability not in (None, "sync", "async", "exit"):
@@ -291,6 +292,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             context=context,
             lease=lease,
             thread_name=thread_name,
+            control=control,
         )
         loop = RunLoop(settings, input, config)
         return loop.events() if run is None else reported(run, loop.events())
@@ -350,6 +352,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             checkpoint_ns=ns,
             host=host,
             stable_ns=stable,
+            control=host.task.control,  # as LangGraph: a drain stops the subgraph's run too
         )
         loop = RunLoop(settings, input, config)
         if saver is None:

@@ -81,6 +81,7 @@ class StepRunner:
         self.cache = cache  # compile(cache=...): where nodes with a cache policy keep their writes
         self.inline_sync = inline_sync
         self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
+        self.control: Any = None  # the run's RunControl, which its tasks' runtime shows
         #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
         self.delegate: TaskContext | None = None
         self._blocked = False  # a sync node runs inline: the loop's thread waits for it
@@ -286,6 +287,7 @@ class StepRunner:
             context=self.context,
             checkpoint_id=self._parent_id or "",
             run_id=self.run_id,
+            control=self.control,
             state=t.state,
             state_keys=t.node.state_keys,
         )
