@@ -23,6 +23,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels import EphemeralValue, LastValue, Topic
+from engine.errors import GraphInterrupt
 from engine.func._task import policies, refuse_generators
 from engine.graph._allowlist import allow_schema_types
 from engine.graph._draw import DrawableGraph, Edge, Node
@@ -120,6 +121,11 @@ def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple
                 # tasks it waits for can run on the event loop meanwhile.
                 result = await node_threads().run(contextvars.copy_context().run, lambda: fn(inp, **kwargs))
             await settle(scope)
+        except GraphInterrupt:
+            # As LangGraph: an interrupt is no failure; the calls already started run to their end
+            # (their results stored), so the resumed entrypoint gets them without running them again.
+            await settle(scope, quiet=True)
+            raise
         except BaseException:
             cancel(scope)
             raise

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence, get_type_hints
 
 from engine.managed import is_managed_value, managed_values
 from engine.channels import BinaryOperatorAggregate, LastValue
-from engine.channels.base import BaseChannel
+from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError
 
 __all__ = ["ROOT", "SchemaInfo", "read_schema", "annotated_schema"]
@@ -113,11 +113,36 @@ class SchemaInfo:
             return {ROOT: obj}
         if isinstance(obj, dict):
             return obj
-        if self.kind == "dataclass" and dataclasses.is_dataclass(obj):
-            return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-        if self.kind == "pydantic" and isinstance(obj, self.schema):
-            return {k: getattr(obj, k) for k in obj.model_fields_set}
+        return object_update(obj)
+
+
+def _annotated_keys(cls: type) -> tuple[str, ...]:
+    keys: list[str] = []
+    for base in reversed(cls.__mro__):
+        ann = base.__dict__.get("__annotations__")
+        if isinstance(ann, dict):
+            keys.extend(k for k in ann if k not in keys)
+    return tuple(keys)
+
+
+def object_update(obj: Any) -> dict[str, Any] | None:
+    """An object a node returned as its update (any class with annotated keys: a dataclass, a Pydantic
+    model, whatever its schema), as LangGraph reads it: each key the object has; of a Pydantic model,
+    those not None, set, or whose default is not None. None for an object with no annotated keys."""
+    keys = _annotated_keys(type(obj))
+    if not keys:
         return None
+    fields = getattr(type(obj), "model_fields", None)
+    kept = getattr(obj, "model_fields_set", None) if isinstance(fields, dict) else None
+    out = {}
+    for k in keys:
+        value = getattr(obj, k, MISSING)
+        if value is MISSING:
+            continue
+        if kept is not None and value is None and k not in kept and getattr(fields.get(k), "default", None) is None:
+            continue
+        out[k] = value
+    return out
 
 
 def read_schema(schema: Any) -> SchemaInfo:

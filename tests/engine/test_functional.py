@@ -394,3 +394,24 @@ def test_an_entrypoints_schemas_come_from_its_annotations():
     assert count.get_input_jsonschema() == {"items": {"type": "integer"}, "title": "LangGraphInput", "type": "array"}
     assert count.get_output_jsonschema() == {"title": "LangGraphOutput", "type": "integer"}
     assert count.invoke([1, 2]) == 2
+
+
+def test_a_task_started_before_the_entrypoint_interrupts_runs_once(checkpointer: Any) -> None:
+    """As LangGraph: the interrupt waits for the calls already started; the resume gets their stored results."""
+    calls: list[int] = []
+
+    @task
+    def slow(x: int) -> int:
+        calls.append(x)
+        return x * 10
+
+    @entrypoint(checkpointer=checkpointer)
+    def flow(x: int) -> int:
+        fut = slow(x)
+        answer = interrupt("go?")
+        return fut.result() + answer
+
+    config = {"configurable": {"thread_id": "once"}}
+    flow.invoke(2, config)
+    assert flow.invoke(Command(resume=1), config) == 21
+    assert calls == [2]
