@@ -38,6 +38,7 @@ import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine.checkpoint._runs import ACTIVE, RunRecord
+from engine.pregel._io import RUN_KEY
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
 from server import _requests as req
@@ -298,11 +299,11 @@ class DurableRpcs:
         cid = found.checkpoint_id
         if cid is None:  # its attempt stopped: did it write? (we hold the thread: nobody else is writing)
             newest = await entry.graph.checkpointer.aget_tuple(req.config(key))
-            if newest is not None and (newest.metadata or {}).get("run_id") == found.run_id:
+            if newest is not None and (newest.metadata or {}).get(RUN_KEY) == found.run_id:
                 cid = newest.config["configurable"]["checkpoint_id"]
                 await self.records.store.aupdate(found.run_id, found.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=cid)
         if cid is not None:
-            state = await entry.graph.aget_state(req.config(key, cid))
+            state = await entry.graph.aget_state(req.config(key, cid), run_ids=True)
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint), found
         claimed = await self._claim(found, handle.lease.epoch if handle.lease else None)
         if claimed is None:
@@ -332,7 +333,7 @@ class DurableRpcs:
 
     async def _give_up(self, entry: Any, claimed: RunRecord) -> None:
         """End a run started ``max_run_attempts`` times: ERROR, with the thread's newest version as its checkpoint."""
-        state = await entry.graph.aget_state(req.config(claimed.thread_id))
+        state = await entry.graph.aget_state(req.config(claimed.thread_id), run_ids=True)
         ref = conv.snapshot(state).checkpoint if state.config else None
         error = pb.ErrorInfo(
             type="RecoveryError",

@@ -22,6 +22,7 @@ from engine import events as ev
 from engine.checkpoint._runs import MemoryRuns, RunRecord
 from engine.checkpoint.base import Lease
 from engine.errors import NotFoundError
+from engine.pregel._io import RUN_KEY
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 from server import _convert as conv
@@ -52,7 +53,7 @@ _STARTS = 3
 
 async def _saved_any(saver: Any, config: dict[str, Any], run_id: str) -> bool:
     """Whether some version of the thread was saved by run ``run_id``."""
-    async for _ in saver.alist(config, filter={"run_id": run_id}, limit=1):
+    async for _ in saver.alist(config, filter={RUN_KEY: run_id}, limit=1):
         return True
     return False
 
@@ -171,7 +172,7 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
         async def run(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
             config = req.config(again.thread_id)
             newest = await graph.checkpointer.aget_tuple(config)
-            by = (newest.metadata or {}).get("run_id") if newest is not None else None  # the run that saved it
+            by = (newest.metadata or {}).get(RUN_KEY) if newest is not None else None  # the run that saved it
             if newest is not None and by == again.run_id:
                 start = const(None, self._run_config(entry, thread_id, None, rc))
             elif newest is not None and await _saved_any(graph.checkpointer, config, again.run_id):
@@ -236,7 +237,7 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
             # Inside the run's slot: the update version and the run are one unit
             # (an unknown version is the update's NOT_FOUND).
             new = await graph.aupdate_state(config, update, as_node=as_node, lease=lease)
-            return None, new, conv.saved_event(await graph.aget_state(new))
+            return None, new, conv.saved_event(await graph.aget_state(new, run_ids=True))
 
         return start
 
@@ -293,9 +294,9 @@ class GraphService(StoreRpcs, DurableRpcs, pb_grpc.GraphServiceServicer):
                 done, record = await self._update_once(entry, thread_id, call, handle)
                 if done is not None:
                     return done
-            metadata = {"run_id": record.run_id} if record is not None else None
+            metadata = {RUN_KEY: record.run_id} if record is not None else None  # the run beside the version
             new = await entry.graph.aupdate_state(req.config(key, cid, metadata=metadata), values, as_node=as_node, lease=handle.lease)
-            state = await entry.graph.aget_state(new)
+            state = await entry.graph.aget_state(new, run_ids=True)
             if record is not None:
                 await self.records.store.aupdate(
                     record.run_id, record.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=state.config["configurable"]["checkpoint_id"]

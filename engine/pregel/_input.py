@@ -34,7 +34,7 @@ from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunFinished, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
-from engine.pregel._io import input_writes
+from engine.pregel._io import input_writes, shown_metadata
 from engine.pregel._nested import Replay, resume_input
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
@@ -199,7 +199,7 @@ class InputFolder:
                 str(saved.metadata.get("source", "")),
                 tuple(t.name for t in planned),
                 self.versions.values(),
-                dict(saved.metadata),
+                shown_metadata(saved.metadata),
                 saved.checkpoint.get("ts", ""),
                 tasks=task_states(planned, statuses, settings.spec.stream_keys, live=False),
             )

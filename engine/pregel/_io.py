@@ -17,9 +17,25 @@ from engine.pregel._spec import PULL, PUSH
 from engine.types import START, PregelTask
 
 __all__ = [
-    "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
+    "RUN_KEY", "shown_metadata", "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
     "saved_event", "finished_event", "propagated_metadata",
 ]
+
+
+#: where a version records the run that wrote it, beside the caller's metadata: the server groups versions
+#: by run and continues a run from its own; what a LangGraph program reads of the version (snapshots,
+#: streams) does not show it (:func:`shown_metadata`), as LangGraph's metadata has no such key
+RUN_KEY = "__graphwire_run_id__"
+
+
+def shown_metadata(metadata: Mapping[str, Any], *, run_ids: bool = False) -> dict[str, Any]:
+    """A version's metadata as callers read it: without :data:`RUN_KEY`; with ``run_ids`` (a host's
+    view, such as the server's) the run that wrote it as ``run_id``."""
+    out = dict(metadata)
+    run = out.pop(RUN_KEY, None)
+    if run_ids and run is not None:
+        out["run_id"] = run
+    return out
 
 
 def input_writes(inp: Any) -> list[tuple[str, Any]]:

@@ -26,7 +26,7 @@ from typing import Any
 from engine.checkpoint.base import CheckpointTuple, copy_checkpoint
 from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
-from engine.pregel._io import output_values
+from engine.pregel._io import output_values, shown_metadata
 from engine.pregel._nested import subgraph_ns
 from engine.pregel._spec import GraphSpec
 from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
@@ -63,8 +63,9 @@ def subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config:
     return tuple(out)
 
 
-def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> StateSnapshot:
-    """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``)."""
+def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_ids: bool = False) -> StateSnapshot:
+    """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``); ``run_ids``:
+    its metadata names the run that wrote it (``run_id``, a host's view: :func:`~engine.pregel._io.shown_metadata`)."""
     ck = copy_checkpoint(saved.checkpoint)
     channels = restore_channels(graph.channels, ck)
     step = int(saved.metadata.get("step", -1))
@@ -93,7 +94,7 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> S
         values=values,
         next=tuple(t.name for t in planned if t.id not in done),
         config=saved.config,
-        metadata=dict(saved.metadata),
+        metadata=shown_metadata(saved.metadata, run_ids=run_ids),
         created_at=saved.checkpoint.get("ts"),
         parent_config=saved.parent_config,
         tasks=tasks,

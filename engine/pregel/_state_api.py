@@ -79,30 +79,30 @@ class StateAPI:
         for pair in self.get_subgraphs(namespace=namespace, recurse=recurse):
             yield pair
 
-    def snapshot(self, saved: CheckpointTuple, *, live: bool = False) -> StateSnapshot:
+    def snapshot(self, saved: CheckpointTuple, *, live: bool = False, run_ids: bool = False) -> StateSnapshot:
         """The StateSnapshot of a stored checkpoint (pure: no I/O); see :mod:`._snapshot`."""
-        return build_snapshot(self.spec, saved, live=live)
+        return build_snapshot(self.spec, saved, live=live, run_ids=run_ids)
 
-    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
         """The newest version of the thread (or the one ``config`` names).
 
         ``subgraphs``: each task of a subgraph node whose namespace holds a
         version gets that subgraph's snapshot as its ``state`` (nested, as
         LangGraph); otherwise a subgraph task's ``state`` is the config that
-        names its namespace.
+        names its namespace. ``run_ids`` (a host's view): the metadata names the run that wrote the version.
         """
         config = merge_configs(self.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await self._graph_at(ns)._read_state(self._saver(), config, subgraphs)
+        return await self._graph_at(ns)._read_state(self._saver(), config, subgraphs, run_ids)
 
-    async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool) -> StateSnapshot:
+    async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool, run_ids: bool = False) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
         if saved is None:
             if (config.get("configurable") or {}).get("checkpoint_id"):
                 raise NotFoundError(f"no checkpoint {config['configurable']['checkpoint_id']!r}")
             return StateSnapshot({}, (), dict(config), None, None, None, (), ())
         # Without a checkpoint id it is the live view: what the step so far did.
-        snap = self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"))
+        snap = self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"), run_ids=run_ids)
         if not subgraphs or not any(t.state for t in snap.tasks):
             return snap
         tasks = []
@@ -110,14 +110,14 @@ class StateAPI:
             if t.state:
                 sub = self.nodes[t.name].subgraph
                 own = sub.checkpointer if sub.checkpointer not in (None, True, False) else saver
-                inner = await sub._read_state(own, t.state, True)
+                inner = await sub._read_state(own, t.state, True, run_ids)
                 if inner.config is not t.state and inner.metadata is not None:
                     t = t._replace(state=inner)
             tasks.append(t)
         return snap._replace(tasks=tuple(tasks))
 
-    def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
-        return run_sync(self.aget_state(config, subgraphs=subgraphs))
+    def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
+        return run_sync(self.aget_state(config, subgraphs=subgraphs, run_ids=run_ids))
 
     async def aget_state_history(
         self,
@@ -126,6 +126,7 @@ class StateAPI:
         filter: Mapping[str, Any] | None = None,
         before: Mapping[str, Any] | None = None,
         limit: int | None = None,
+        run_ids: bool = False,
     ) -> AsyncIterator[StateSnapshot]:
         """The thread's versions, newest first; with a ``checkpoint_id``, only that one.
 
@@ -143,7 +144,7 @@ class StateAPI:
         graph = self._graph_at(ns)
         configurable = {**configurable, "checkpoint_ns": ns}
         async for saved in self._saver().alist({"configurable": configurable}, filter=filter, before=before, limit=limit):
-            yield graph.snapshot(saved)
+            yield graph.snapshot(saved, run_ids=run_ids)
 
     def get_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
         return iter_sync(self.aget_state_history(config, **kwargs))

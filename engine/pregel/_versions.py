@@ -15,7 +15,7 @@ from typing import Any
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine.events import CheckpointSaved, ValuesEvent
 from engine.pregel._algo import Task, prepare_next_tasks
-from engine.pregel._io import output_values, saved_event
+from engine.pregel._io import RUN_KEY, output_values, saved_event, shown_metadata
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
 from engine.pregel._snapshot import subgraph_configs
@@ -76,8 +76,8 @@ class RunVersions:
             state.checkpoint["id"] = state.parent_id = new_checkpoint_id()
             return
         snapshot = new_version(state.checkpoint)
-        # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
-        metadata = {"run_id": settings.run_id, **self.version_metadata, "source": source, "step": state.step,
+        # The caller's metadata and LangGraph's keys; the run that wrote it beside them (RUN_KEY).
+        metadata = {**self.version_metadata, RUN_KEY: settings.run_id, "source": source, "step": state.step,
                     "parents": dict(self.parents)}  # fmt: skip
         parent = state.parent_id
         state.parent_id = snapshot["id"]
@@ -88,7 +88,7 @@ class RunVersions:
             state.planned = (snapshot["id"], planned)
             # "exit": the version the one version written is stored under
             under = self.writer.parent_of_next(parent) if settings.saver is not None else parent
-            event = saved_event(snapshot, under, state.step, source, planned, self.values(), metadata)
+            event = saved_event(snapshot, under, state.step, source, planned, self.values(), shown_metadata(metadata))
             if any(t.node.subgraph is not None for t in planned):  # as a snapshot's: subgraph tasks name their namespace
                 run = {"configurable": {"thread_id": self.writer.thread_id, "checkpoint_ns": settings.checkpoint_ns}}
                 event = dataclasses.replace(event, tasks=subgraph_configs(event.tasks, planned, run))
