@@ -246,8 +246,10 @@ class NodeInterrupt(GraphInterrupt):
     """Raised by a node to interrupt with a value (LangGraph's older spelling)."""
 
     def __init__(self, value: Any, id: str | None = None) -> None:
+        from engine.warnings import LangGraphDeprecatedSinceV10
+
         warnings.warn("NodeInterrupt is deprecated. Please use `langgraph.types.interrupt` instead.",
-                      DeprecationWarning, stacklevel=2)
+                      LangGraphDeprecatedSinceV10, stacklevel=2)
         # LangGraph's Interrupt default id: the interrupt has no id of its own (it is not answered by id)
         super().__init__([Interrupt(value=value, id=id or "placeholder-id")])
 

@@ -25,6 +25,16 @@ class Interrupt:
     id: str = ""
     response_schema: Any = None
 
+    @property
+    def interrupt_id(self) -> str:
+        """LangGraph's older name of ``id`` (deprecated there)."""
+        import warnings
+
+        from engine.warnings import LangGraphDeprecatedSinceV10
+
+        warnings.warn("`interrupt_id` is deprecated. Use `id` instead.", LangGraphDeprecatedSinceV10, stacklevel=2)
+        return self.id
+
 
 # Public as engine.types.Interrupt; stored checkpoints name it so.
 Interrupt.__module__ = "engine.types"

@@ -21,7 +21,9 @@ import dataclasses
 import inspect
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
+from engine._internal._deprecated import renamed
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine.warnings import LangGraphDeprecatedSinceV10
 from engine.channels import EphemeralValue, LastValue, Topic
 from engine.errors import GraphInterrupt
 from engine.func._task import policies, refuse_generators
@@ -42,7 +44,7 @@ PREVIOUS = "__previous__"
 
 R = TypeVar("R")
 S = TypeVar("S")
-_INJECTED = ("previous", "config", "store", "writer")
+_INJECTED = ("previous", "config", "store", "writer", "runtime")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -85,8 +87,6 @@ def _injected(fn: Callable[..., Any]) -> tuple[str, ...]:
     if not params:
         raise ValueError("Entrypoint function must have at least one parameter")
     names = {p.name for p in params[1:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    if "runtime" in names:
-        raise NotImplementedError(f"an entrypoint taking 'runtime': Runtime is not supported yet; see {WHERE_IT_DIFFERS}")
     return tuple(n for n in _INJECTED if n in names)
 
 
@@ -109,6 +109,8 @@ def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple
                 kwargs[name] = config
             elif name == "store":
                 kwargs[name] = ctx.store
+            elif name == "runtime":  # the run's context, store and writer, and the previous return value
+                kwargs[name] = dataclasses.replace(ctx.runtime(), previous=scope.state.get(PREVIOUS))
             else:
                 kwargs[name] = get_stream_writer()
         try:
@@ -151,7 +153,8 @@ class entrypoint:
             within the ttl returns the cached value without running (and the
             default policy of its tasks, as in LangGraph).
         retry_policy: retries of the function (and the default of its tasks).
-        context_schema, timeout: not supported yet: NotImplementedError unless left unset.
+        context_schema: what a call's ``context=`` is coerced into (``runtime.context``).
+        timeout: not supported yet: NotImplementedError unless left unset.
     """
 
     final = _Final
@@ -167,8 +170,17 @@ class entrypoint:
         timeout: Any = None,
         *,
         config_schema: Any = None,
+        retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
     ) -> None:
-        refuse("entrypoint", context_schema=context_schema, timeout=timeout, config_schema=config_schema)
+        refuse("entrypoint", timeout=timeout)
+        if config_schema is not None:  # LangGraph's older names, taken with its warnings
+            renamed("config_schema", "context_schema", since=LangGraphDeprecatedSinceV10)
+            context_schema = context_schema if context_schema is not None else config_schema
+        if retry is not None:
+            renamed("retry", "retry_policy")
+            retry_policy = retry_policy if retry_policy is not None else retry
+        #: what a call's ``context=`` is coerced into; the entrypoint reads it as ``runtime.context``
+        self.context_schema = context_schema
         self.checkpointer = checkpointer
         self.store = store
         self.cache = cache
@@ -214,6 +226,7 @@ class entrypoint:
             checkpointer=self.checkpointer,
             store=self.store,
             cache=self.cache,
+            context_schema=self.context_schema,
         )
 
 

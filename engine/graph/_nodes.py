@@ -23,6 +23,7 @@ model streamed are sent to "messages" mode too, as LangGraph sends them.
 from __future__ import annotations
 
 import inspect
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -76,6 +77,12 @@ def _injected(fn: Any, name: str) -> dict[str, str]:
         text = "" if empty else _annotation_names(p)
         if kw == "config" and (empty or "RunnableConfig" in text):
             out[kw] = "config"
+        elif kw == "config":  # as LangGraph: not filled in, and a warning (it used to take any type)
+            warnings.warn(
+                f"The 'config' parameter should be typed as 'RunnableConfig' or 'RunnableConfig | None', not '{p.annotation}'. ",
+                UserWarning,
+                stacklevel=5,
+            )
         elif kw == "writer" and (empty or "StreamWriter" in text or p.annotation == StreamWriter):
             out[kw] = "writer"
         elif kw in ("runtime", "previous"):  # as LangGraph: by name, whatever the annotation

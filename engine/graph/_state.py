@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
+from engine._internal._deprecated import renamed
 from engine._internal._unsupported import refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
@@ -33,6 +34,7 @@ from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.types import END, START, RetryPolicy, Send, ensure_valid_checkpointer
+from engine.warnings import LangGraphDeprecatedSinceV10
 
 __all__ = ["StateGraph", "CompiledStateGraph"]
 
@@ -82,7 +84,16 @@ class StateGraph:
         output_schema: Any = None,
         input: Any = None,
         output: Any = None,
+        config_schema: Any = None,
     ) -> None:
+        # LangGraph's older names, taken with its warnings
+        if input is not None:
+            renamed("input", "input_schema")
+        if output is not None:
+            renamed("output", "output_schema")
+        if config_schema is not None:
+            renamed("config_schema", "context_schema", since=LangGraphDeprecatedSinceV10)
+            context_schema = context_schema if context_schema is not None else config_schema
         #: what a call's ``context=`` is coerced into (a dataclass, TypedDict or Pydantic model)
         self.context_schema = context_schema
         self.state = read_schema(state_schema)
@@ -141,6 +152,10 @@ class StateGraph:
             timeout=timeout,
             trace_policy=trace_policy,
         )
+        if input is not None:
+            renamed("input", "input_schema")
+        if retry is not None:
+            renamed("retry", "retry_policy")
         input_schema = input_schema if input_schema is not None else input
         if action is None:
             if isinstance(node, str):

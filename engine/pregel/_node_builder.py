@@ -430,6 +430,8 @@ def context_jsonschema(schema: Any) -> dict[str, Any] | None:
 
     if inspect.isclass(schema) and issubclass(schema, BaseModel):
         return schema.model_json_schema()
-    if typing.is_typeddict(schema) or dc.is_dataclass(schema):
+    # typing_extensions' TypedDicts too (typing.is_typeddict refuses them on Python 3.11)
+    typeddict = typing.is_typeddict(schema) or (isinstance(schema, type) and issubclass(schema, dict) and hasattr(schema, "__total__"))
+    if typeddict or dc.is_dataclass(schema):
         return TypeAdapter(schema).json_schema()
     raise ValueError(f"Invalid context schema type: {schema}. Must be a BaseModel, TypedDict or dataclass.")

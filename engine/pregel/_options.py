@@ -29,9 +29,11 @@ def durability_of(
     )
     if checkpoint_during is None:
         return durability
+    from engine.warnings import LangGraphDeprecatedSinceV10
+
     warnings.warn(
         "`checkpoint_during` is deprecated and will be removed. Please use `durability` instead.",
-        DeprecationWarning,
+        LangGraphDeprecatedSinceV10,
         stacklevel=4,
     )
     if durability is not None:

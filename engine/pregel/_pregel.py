@@ -17,7 +17,9 @@ from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine._internal._ids import random_uuid
 from engine._internal._sync import iter_sync, run_sync
+from engine._internal._deprecated import deprecated, renamed
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine.warnings import LangGraphDeprecatedSinceV10
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import (
     Lease,
@@ -88,6 +90,9 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         """A compiled graph. ``StateGraph.compile()`` and ``@entrypoint`` make one from their
         nodes; LangGraph's low-level form (``Pregel(nodes={name: NodeBuilder()...},
         channels=, input_channels=, output_channels=, ...)``) is taken too (:mod:`._node_builder`)."""
+        if (config_type := lowlevel.pop("config_type", None)) is not None:
+            renamed("config_type", "context_schema", since=LangGraphDeprecatedSinceV10)
+            context_schema = context_schema if context_schema is not None else config_type
         if builder is None and (lowlevel or not all(isinstance(n, NodeSpec) for n in nodes.values())):
             nodes, channels, input_keys, output_keys, state_keys, stream_keys, interrupt_before, interrupt_after = (
                 self._lowlevel(nodes, channels, interrupt_before, interrupt_after, lowlevel)
@@ -188,6 +193,15 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         if self.output_channels is None or isinstance(self.output_channels, str):
             return super().get_output_schema(config)  # type: ignore[misc]
         return channels_model(self.get_name("Output"), self.channels, self.output_channels, update=False)
+
+    def config_schema(self, *, include: Sequence[str] | None = None) -> Any:
+        """LangChain's config schema (LangGraph deprecates it for :meth:`get_context_jsonschema`)."""
+        deprecated("`config_schema` is deprecated. Use `get_context_jsonschema` for the relevant schema instead.")
+        return super().config_schema(include=include)  # type: ignore[misc]
+
+    def get_config_jsonschema(self, *, include: Sequence[str] | None = None) -> dict[str, Any]:
+        deprecated("`get_config_jsonschema` is deprecated. Use `get_context_jsonschema` instead.")
+        return super().config_schema(include=include).model_json_schema()  # type: ignore[misc,no-any-return]
 
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """The JSON Schema of the graph's ``context_schema`` (None without one), as LangGraph's."""
