@@ -110,6 +110,11 @@ class StateGraph:
         self.branches: dict[str, list[Branch]] = {}
         self.compiled = False
 
+    @property
+    def managed(self) -> dict[str, Any]:
+        """The state's managed keys (``RemainingSteps``, ``IsLastStep``: filled in per step, never stored), as LangGraph's."""
+        return {k: m for info in (self.state, self.input, self.output) for k, m in info.managed.items()}
+
     def __class_getitem__(cls, params: Any) -> Any:
         return types.GenericAlias(cls, params)
 
