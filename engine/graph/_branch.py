@@ -31,12 +31,11 @@ log = logging.getLogger(__name__)
 
 def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] | Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
     """``state`` with one task's ``update`` (a dict, or its writes in order) applied through the keys' reducers."""
-    values = {}
-    for k, ch in graph.channels.items():
-        if k in state:
-            values[k] = state[k]
-        elif isinstance(ch, BinaryOperatorAggregate) and (empty := ch.from_checkpoint(MISSING).value) is not MISSING:
-            values[k] = empty  # as LangGraph: a reducer key never written reads as its empty value
+    values = {k: state[k] for k in graph.channels if k in state}
+    if len(values) < len(graph.channels):  # rare past a thread's first step: keys never written
+        for k, ch in graph.channels.items():
+            if k not in values and isinstance(ch, BinaryOperatorAggregate) and (empty := ch.from_checkpoint(MISSING).value) is not MISSING:
+                values[k] = empty  # as LangGraph: a reducer key never written reads as its empty value
     for k, v in (update.items() if isinstance(update, dict) else update or ()):
         ch = graph.channels[k]
         if isinstance(ch, BinaryOperatorAggregate):

@@ -68,10 +68,10 @@ def task_update(writes: Iterable[tuple[str, Any]], state_keys: frozenset[str] | 
     if isinstance(state_keys, str):
         values = [v for k, v in writes if k == state_keys]
         return values[0] if len(values) == 1 else values or None  # as LangGraph: several writes, their list
-    upd = {k: v for k, v in writes if k in state_keys}
-    if upd and len(upd) < sum(1 for k, _ in writes if k in state_keys):
-        # As LangGraph: several writes to one key, each its own ``{key: value}``, in order.
-        return [{k: v} for k, v in writes if k in state_keys]
+    pairs = [(k, v) for k, v in writes if k in state_keys]
+    upd = dict(pairs)
+    if len(upd) < len(pairs):  # as LangGraph: several writes to one key, each its own ``{key: value}``, in order
+        return [{k: v} for k, v in pairs]
     return upd or None
 
 
