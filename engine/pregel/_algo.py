@@ -108,7 +108,7 @@ def prepare_next_tasks(
                 Task(
                     id=make_task_id(cid, step, "push", idx, packet.node),
                     name=packet.node,
-                    path=(PUSH, idx),
+                    path=(PUSH, idx, False),  # as LangGraph names a Send's task (False: not a call)
                     input=packet.arg,
                     triggers=(TASKS,),
                     node=node,

@@ -127,7 +127,7 @@ def task_config(
     meta["langgraph_node"] = node
     if path[0] == PUSH:  # a Send's task, as LangGraph names it
         meta["langgraph_triggers"] = (PUSH,)
-        meta["langgraph_path"] = (PUSH, path[1], False)
+        meta["langgraph_path"] = path
     else:
         meta["langgraph_triggers"] = triggers
         meta["langgraph_path"] = path if path[0] == PULL else (PULL, *path[1:])

@@ -14,7 +14,7 @@ __all__ = ["GraphSpec", "NodeSpec", "PULL", "PUSH", "TASKS", "INTERRUPT_SEEN", "
 
 # Topic channel that carries Send packets to the next step.
 TASKS = "__pregel_tasks"
-# first part of a task's path, as LangGraph's: a node's task (PULL, name), a Send's (PUSH, index)
+# first part of a task's path, as LangGraph's: a node's task (PULL, name), a Send's (PUSH, index, False)
 PULL = "__pregel_pull"
 PUSH = "__pregel_push"
 # versions_seen key recording channel versions at the last static breakpoint.

@@ -127,6 +127,8 @@ def test_a_schema_with_no_keys_is_a_root_state():
     config = {"configurable": {"thread_id": "root"}}
     assert list(app.stream(["in"], config, stream_mode="updates")) == [{"a": ["a"]}, {"b": [["b"], ["c"]]}]
     assert app.get_state(config).values == ["in", "a", "b", "c"]
+    # history shows the task's several writes to the root as LangGraph does
+    assert [t.result for s in app.get_state_history(config) for t in s.tasks if t.name == "b"] == [{"$writes": [["b"], ["c"]]}]
 
 
 def test_empty_input_on_a_new_thread():

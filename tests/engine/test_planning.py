@@ -130,9 +130,9 @@ def test_sends_are_planned_first_in_send_order_and_unknown_nodes_are_left_out() 
     ck = checkpoint(values={TASKS: sends, "branch:to:a": None}, versions={TASKS: 2, "branch:to:a": 2}, updated=[TASKS, "branch:to:a"])
     tasks = plan(ck)
     assert [(t.name, t.path, t.input) for t in tasks] == [
-        ("b", (PUSH, 0), {"i": 0}),
-        ("a", (PUSH, 2), {"i": 2}),
-        ("b", (PUSH, 3), {"i": 3}),
+        ("b", (PUSH, 0, False), {"i": 0}),
+        ("a", (PUSH, 2, False), {"i": 2}),
+        ("b", (PUSH, 3, False), {"i": 3}),
         ("a", (PULL, "a"), {"branch:to:a": None, TASKS: sends}),
     ]
     assert all(t.triggers == (TASKS,) for t in tasks[:3])
