@@ -269,8 +269,9 @@ class InputFolder:
             resume = {first: resume}
         else:
             raise InvalidResumeError(
-                f"thread {self.thread_name!r} has {len(by_id)} pending interrupts; resume with a map of "
-                f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
+                "When there are multiple pending interrupts, you must specify the interrupt id when resuming. "
+                f"(thread {self.thread_name!r} has {len(by_id)}: resume with a map of interrupt id to answer; "
+                f"ids: {', '.join(sorted(by_id))})"
             )
         # Nested runs (subgraphs) pick their answers by interrupt id.
         state.resume_map = {k: v for k, v in resume.items() if k in by_id}

@@ -84,7 +84,7 @@ def test_parallel_interrupts_resume_by_id_map(checkpointer):
     app = g.compile(checkpointer=checkpointer)
     ints = app.invoke({"log": []}, thread())["__interrupt__"]
     assert [i.value for i in ints] == ["q-p", "q-q"]
-    with pytest.raises(InvalidResumeError, match="2 pending interrupts"):
+    with pytest.raises(InvalidResumeError, match="multiple pending interrupts, you must specify the interrupt id"):
         app.invoke(Command(resume="plain"), thread())
     by_value = {i.value: i.id for i in ints}
     out = app.invoke(Command(resume={by_value["q-p"]: "A", by_value["q-q"]: "B"}), thread())
@@ -246,3 +246,19 @@ def test_an_interrupts_response_schema_checks_the_answer_and_a_refused_one_can_b
     assert is_invalid_resume(refused.value) and not is_invalid_resume(ValueError())
     assert app.get_state(config).interrupts[0].id == pending.id
     assert app.invoke(Command(resume={"approved": False}), config) == {"answer": Decision(approved=False)}
+
+
+def test_a_single_answer_to_several_pending_interrupts_is_refused_in_langgraphs_words(checkpointer):
+    def ask(s):
+        return {"log": [interrupt("q?")]}
+
+    g = StateGraph(Log)
+    g.add_node("a", ask)
+    g.add_node("b", ask)
+    g.add_edge(START, "a")
+    g.add_edge(START, "b")
+    app = g.compile(checkpointer=checkpointer)
+    config = thread("several")
+    app.invoke({"log": []}, config)
+    with pytest.raises(RuntimeError, match="When there are multiple pending interrupts, you must specify the interrupt id"):
+        app.invoke(Command(resume="one answer"), config)

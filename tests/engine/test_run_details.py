@@ -246,7 +246,7 @@ def test_refused_resumes_are_runtime_errors(checkpointer):
     g.add_edge(START, "q")
     app = g.compile(checkpointer=checkpointer)
     app.invoke({"log": []}, thread())
-    with pytest.raises(RuntimeError, match="2 pending interrupts"):
+    with pytest.raises(RuntimeError, match="multiple pending interrupts, you must specify the interrupt id"):
         app.invoke(Command(resume="plain"), thread())
     with pytest.raises(RuntimeError):
         g.compile().invoke(Command(resume="x"))
