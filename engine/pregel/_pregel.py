@@ -150,7 +150,8 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         before = options.pop("interrupt_before_nodes", interrupt_before) or ()
         after = options.pop("interrupt_after_nodes", interrupt_after) or ()
         retry = options.pop("retry_policy", ())
-        refuse("Pregel", debug=options.pop("debug", None), step_timeout=options.pop("step_timeout", None))
+        refuse("Pregel", step_timeout=options.pop("step_timeout", None))
+        self.debug = bool(options.pop("debug", None))  # as compile(debug=True): calls print their updates and values
         self.stream_mode = options.pop("stream_mode", "values")
         self.config = options.pop("config", None)
         validate = options.pop("auto_validate", True)

@@ -61,6 +61,12 @@ class NodeSpec:
     # its writer's of its input, and no user code runs, so the task needs no node context
     bare: bool = False
 
+    def copy(self, update: Mapping[str, Any] | None = None) -> "NodeSpec":
+        """A copy with ``update``'s fields replaced (LangGraph's ``PregelNode.copy``)."""
+        import dataclasses
+
+        return dataclasses.replace(self, **(update or {}))
+
 
 @dataclass(frozen=True, slots=True)
 class GraphSpec:

@@ -132,3 +132,12 @@ def test_a_nodes_retry_and_cache_policies_and_the_graphs_context_schema():
     assert app.get_context_jsonschema() == {
         "properties": {"user": {"title": "User", "type": "string"}}, "required": ["user"], "title": "Ctx", "type": "object",
     }  # fmt: skip
+
+
+def test_a_low_level_graph_in_debug_prints_and_a_node_copies(capsys: pytest.CaptureFixture[str]):
+    one = NodeBuilder().subscribe_only("input").do(_add_one).write_to("output")
+    app = Pregel(nodes={"one": one}, channels={"input": LastValue(int), "output": LastValue(int)},
+                 input_channels="input", output_channels="output", debug=True)  # fmt: skip
+    assert app.invoke(1) == 2 and "[updates]" in capsys.readouterr().out
+    copied = app.nodes["one"].copy({"metadata": {"k": 1}})
+    assert copied.metadata == {"k": 1} and app.nodes["one"].metadata == {}
