@@ -57,6 +57,27 @@ class _Node:
     # add_node(destinations=): where its Commands go, for drawing only (as LangGraph)
     destinations: Any = None
 
+    @property
+    def runnable(self) -> Any:
+        """What the node runs, as LangGraph's node spec gives it: a Runnable as it is, a function
+        as its callable (``.func`` the function, ``.invoke`` / ``.ainvoke`` calling it with the state)."""
+        return self.fn if is_runnable(self.fn) or hasattr(self.fn, "invoke") else _Callable(self.fn, self.name)
+
+
+class _Callable:
+    """A node's function seen as LangGraph's RunnableCallable (``func``, ``name``, ``invoke``)."""
+
+    def __init__(self, func: Callable[..., Any], name: str) -> None:
+        self.func = func
+        self.name = name
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return self.func(input)
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        out = self.func(input)
+        return await out if inspect.isawaitable(out) else out
+
 
 def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))

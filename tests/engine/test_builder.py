@@ -206,3 +206,24 @@ def test_a_node_returning_several_commands_writes_each_update_in_order():
         {"a": [{"foo": "a1"}, {"foo": "a2"}, {"foo": "a3"}]},
         {"b": {"foo": "b"}},
     ]
+
+
+def test_a_builders_node_shows_what_it_runs_as_langgraphs_node_spec():
+    import asyncio
+
+    class Counter:
+        def __init__(self) -> None:
+            self.ticks = 0
+
+        def __call__(self, s: X) -> dict:
+            self.ticks += 1
+            return {"x": s["x"] + 1}
+
+    counter = Counter()
+    g = StateGraph(X)
+    g.add_node("count", counter)
+    g.add_edge(START, "count")
+    g.compile().invoke({"x": 1})
+    runnable = g.nodes["count"].runnable
+    assert runnable.func is counter and counter.ticks == 1
+    assert runnable.invoke({"x": 1}) == {"x": 2} and asyncio.run(runnable.ainvoke({"x": 2})) == {"x": 3}
