@@ -24,14 +24,26 @@ CONF = "configurable"
 
 
 def __getattr__(name: str) -> Any:
+    from engine.warnings import LangGraphDeprecatedSinceV10
+
     if name in ("Send", "Interrupt"):
         warnings.warn(
             f"Importing {name} from langgraph.constants is deprecated. "
             f"Please use 'from langgraph.types import {name}' instead.",
-            DeprecationWarning,
+            LangGraphDeprecatedSinceV10,
             stacklevel=2,
         )
         from engine import types
 
         return getattr(types, name)
+    from engine._internal import _constants
+
+    if hasattr(_constants, name):  # as LangGraph: its private constants, with a warning
+        warnings.warn(
+            f"Importing {name} from langgraph.constants is deprecated. This constant is now private and should "
+            "not be used directly. Please let the LangGraph team know if you need this value.",
+            LangGraphDeprecatedSinceV10,
+            stacklevel=2,
+        )
+        return getattr(_constants, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

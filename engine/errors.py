@@ -34,6 +34,7 @@ Exceptions raised by a node itself reach the caller unchanged.
 from __future__ import annotations
 
 import warnings
+from enum import Enum
 from typing import Any, Sequence
 
 from engine._internal._interrupt import Interrupt
@@ -57,11 +58,45 @@ __all__ = [
     "CacheError",
     "InvalidNamespaceError",
     "GraphBubbleUp",
+    "EmptyChannelError",
+    "GraphDrained",
+    "ErrorCode",
+    "create_error_message",
+    "is_invalid_resume",
     "GraphInterrupt",
     "NodeInterrupt",
     "ParentCommand",
     "MultipleSubgraphsError",
 ]
+
+
+class ErrorCode(Enum):
+    """LangGraph's error codes: the last part of the troubleshooting link its messages end with."""
+
+    GRAPH_RECURSION_LIMIT = "GRAPH_RECURSION_LIMIT"
+    INVALID_CONCURRENT_GRAPH_UPDATE = "INVALID_CONCURRENT_GRAPH_UPDATE"
+    INVALID_GRAPH_NODE_RETURN_VALUE = "INVALID_GRAPH_NODE_RETURN_VALUE"
+    MULTIPLE_SUBGRAPHS = "MULTIPLE_SUBGRAPHS"
+    INVALID_CHAT_HISTORY = "INVALID_CHAT_HISTORY"
+
+
+def create_error_message(*, message: str, error_code: ErrorCode) -> str:
+    """``message`` and LangGraph's troubleshooting link for ``error_code``, as its errors read."""
+    return f"{message}\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/{error_code.value}"
+
+
+_INVALID_RESUME = "_langgraph_invalid_resume"
+
+
+def mark_invalid_resume(error: BaseException) -> None:
+    """Mark ``error`` as an answer that did not match its question's ``response_schema``."""
+    setattr(error, _INVALID_RESUME, True)
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether ``error`` was raised because a resume value did not match its interrupt's ``response_schema``
+    (LangGraph's: such a run can be resumed again with a valid answer)."""
+    return getattr(error, _INVALID_RESUME, False) is True
 
 
 class GraphwireError(Exception):
@@ -179,8 +214,21 @@ class SerializationError(GraphwireError, TypeError):
     """
 
 
+class EmptyChannelError(Exception):
+    """Read of a channel that holds no value yet (control flow, not a failure: outside the tree)."""
+
+
 class GraphBubbleUp(Exception):
     """Control flow that leaves a node for the graph around it: an interrupt, or a Command for the parent graph."""
+
+
+class GraphDrained(GraphBubbleUp):
+    """A run stopped at a superstep's start because its ``RunControl.request_drain()`` was called
+    (LangGraph's): its version is saved, so ``invoke(None, config)`` goes on from there."""
+
+    def __init__(self, reason: str = "shutdown") -> None:
+        self.reason = reason
+        super().__init__(f"Graph drained: {reason}")
 
 
 class GraphInterrupt(GraphBubbleUp):
@@ -198,8 +246,10 @@ class NodeInterrupt(GraphInterrupt):
     """Raised by a node to interrupt with a value (LangGraph's older spelling)."""
 
     def __init__(self, value: Any, id: str | None = None) -> None:
+        from engine.warnings import LangGraphDeprecatedSinceV10
+
         warnings.warn("NodeInterrupt is deprecated. Please use `langgraph.types.interrupt` instead.",
-                      DeprecationWarning, stacklevel=2)
+                      LangGraphDeprecatedSinceV10, stacklevel=2)
         # LangGraph's Interrupt default id: the interrupt has no id of its own (it is not answered by id)
         super().__init__([Interrupt(value=value, id=id or "placeholder-id")])
 

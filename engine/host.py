@@ -23,6 +23,10 @@ rearrange its rooms without breaking one.
   which field is wrong); and on a run's events waiting for their consumer:
   :data:`MAX_WAITING_EVENTS`, :data:`MAX_WAITING_BYTES`, as :func:`weigh_event`
   weighs an event (a host's own buffers hold to the engine's).
+* **Which run wrote a version**: :data:`RUN_KEY`, the key under which a
+  version records the run that wrote it, beside its metadata (a LangGraph
+  program never sees it; ``get_state(..., run_ids=True)`` shows it to a host
+  as ``metadata["run_id"]``; a host filters a listing on it).
 * **Shapes a host tells apart**: :class:`EntrypointGraph` (a functional-API
   graph, whose input may be any value), :class:`ScopedCache` (a node cache
   under one namespace: a tenant's), :func:`langchain_messages` (LangChain's
@@ -37,11 +41,12 @@ from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.func._entrypoint import EntrypointGraph
 from engine.graph._messages import langchain_messages
+from engine.pregel._io import RUN_KEY
 from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
     "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "ContextError", "EntrypointGraph", "Lease",
-    "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RunRecord", "RunStore", "ScopedCache",
+    "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RUN_KEY", "RunRecord", "RunStore", "ScopedCache",
     "context_from_json", "is_unicode", "langchain_messages", "runs_of", "weigh_event",
 ]  # fmt: skip

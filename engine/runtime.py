@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine._internal._runtime import ExecutionInfo, Runtime, ServerInfo
+from engine._internal._runtime import ExecutionInfo, RunControl, Runtime, ServerInfo
 from engine._internal._task import runtime_of_task
 
-__all__ = ["ExecutionInfo", "Runtime", "ServerInfo", "get_runtime"]
+__all__ = ["ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"]
 
 
 def get_runtime(context_schema: Any = None) -> Runtime[Any]:

@@ -10,6 +10,7 @@ from engine._internal._interrupt import Interrupt
 from engine._internal._task import interrupt
 
 __all__ = [
+    "ensure_valid_checkpointer",
     "START",
     "END",
     "Send",
@@ -84,6 +85,11 @@ class Command(Generic[N], *_tool_output_bases()):  # type: ignore[misc]
     goto: str | Send | Sequence[str | Send] = ()
 
     PARENT = "__parent__"
+
+    def __repr__(self) -> str:
+        # As LangGraph's: only the fields that are set (a router's Send argument shows it).
+        contents = ", ".join(f"{k}={v!r}" for k in ("graph", "update", "resume", "goto") if (v := getattr(self, k)))
+        return f"Command({contents})"
 
 
 @dataclass(slots=True)
@@ -167,3 +173,19 @@ class StateSnapshot(NamedTuple):
     interrupts: tuple[Interrupt, ...] = ()
 
 
+
+
+def ensure_valid_checkpointer(checkpointer: Any) -> Any:
+    """``checkpointer`` if it is one a graph takes (a saver, True, False or None), else LangGraph's TypeError.
+
+    A saver is known by the contract it keeps (``aget_tuple``, ``aput``,
+    ``aput_writes``: what a run calls), so this module need not import the
+    savers, which import it.
+    """
+    saver = all(callable(getattr(checkpointer, m, None)) for m in ("aget_tuple", "aput", "aput_writes"))
+    if checkpointer not in (None, True, False) and not saver:
+        raise TypeError(
+            "Invalid checkpointer provided. Expected an instance of `BaseCheckpointSaver`, `True`, `False`, or `None`. "
+            f"Received {type(checkpointer).__name__!s}. Pass a proper saver (e.g., InMemorySaver, AsyncPostgresSaver)."
+        )
+    return checkpointer

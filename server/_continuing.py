@@ -36,7 +36,7 @@ import grpc
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
-from engine.host import RunRecord
+from engine.host import RUN_KEY, RunRecord
 from engine.pregel import Pregel
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -75,10 +75,10 @@ async def thread_seen(graph: Pregel, record: RunRecord) -> ThreadSeen:
     newest = await graph.checkpointer.aget_tuple(thread)
     if newest is None:
         return ThreadSeen(None, None, False)
-    by = (newest.metadata or {}).get("run_id")
+    by = (newest.metadata or {}).get(RUN_KEY)  # the run that saved it, recorded beside its metadata
     saved_any = by == record.run_id
     if not saved_any:
-        async for _ in graph.checkpointer.alist(thread, filter={"run_id": record.run_id}, limit=1):
+        async for _ in graph.checkpointer.alist(thread, filter={RUN_KEY: record.run_id}, limit=1):
             saved_any = True
     return ThreadSeen(newest.config["configurable"]["checkpoint_id"], by, saved_any)
 
@@ -187,7 +187,7 @@ class Continuations:
     async def _end(self, record: RunRecord, why: str) -> None:
         """End ``record``'s run ERROR with a RecoveryError saying ``why``: its RunFinished after its last
         event, the thread's newest version its checkpoint (unless another replica took it meanwhile)."""
-        state = await self.graphs[record.graph].graph.aget_state(config(record.thread_id))
+        state = await self.graphs[record.graph].graph.aget_state(config(record.thread_id), run_ids=True)
         ref = conv.snapshot(state).checkpoint if state.config else None
         error = pb.ErrorInfo(type="RecoveryError", message=why)
         final = pb.RunEvent(seq=record.last_seq + 1, run_id=record.run_id,

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
 from engine.errors import NotFoundError
+from engine.host import RUN_KEY
 from engine.types import StateSnapshot
 from server._registry import GraphEntry
 from server._requests import config
@@ -80,7 +81,7 @@ class Reads:
         """
         entry = self.graph(graph)
         cfg = config(thread_key(entry.name, thread_id), checkpoint_id, checkpoint_ns=checkpoint_ns)
-        state = await entry.graph.aget_state(cfg, subgraphs=subgraphs)
+        state = await entry.graph.aget_state(cfg, subgraphs=subgraphs, run_ids=True)
         if state.metadata is None:  # the engine reads an unknown thread or version as empty, as LangGraph
             where = f" under checkpoint_ns {checkpoint_ns!r}" if checkpoint_ns else ""
             if checkpoint_id:
@@ -116,7 +117,9 @@ class Reads:
                 raise NotFoundError(f"thread {thread_id!r} has no checkpoint {before!r}")
         limit = min(limit, self.max_history) if limit else self.max_history
         cfg = config(key, checkpoint_ns=checkpoint_ns)
-        return [s async for s in entry.graph.aget_state_history(cfg, filter=filter, before=before_cfg, limit=limit)]
+        if filter and "run_id" in filter:  # the run that wrote a version is recorded beside its metadata (RUN_KEY)
+            filter = {**{k: v for k, v in filter.items() if k != "run_id"}, RUN_KEY: filter["run_id"]}
+        return [s async for s in entry.graph.aget_state_history(cfg, filter=filter, before=before_cfg, limit=limit, run_ids=True)]
 
     async def threads(self, graph: str, *, limit: int | None = None) -> list[ThreadInfo]:
         """The graph's threads, most recently written first, with the caller's thread ids.

@@ -70,7 +70,7 @@ async def prepare(run: RunCall) -> Start:
         # Inside the run's slot: the update version and the run are one unit
         # (an unknown version is the update's NOT_FOUND).
         new = await graph.aupdate_state(config, update, as_node=as_node, lease=lease)
-        return None, new, conv.saved_event(await graph.aget_state(new))
+        return None, new, conv.saved_event(await graph.aget_state(new, run_ids=True))
 
     return start
 

@@ -343,7 +343,7 @@ class Streams:
             s = last_saved
             ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
         elif final.checkpoint_id:
-            ref = conv.snapshot(await entry.graph.aget_state(config(key, final.checkpoint_id))).checkpoint
+            ref = conv.snapshot(await entry.graph.aget_state(config(key, final.checkpoint_id), run_ids=True)).checkpoint
         msg = conv.run_event(final, ref, interrupt_nodes)
         msg.seq = seq
         msg.run_id = run_id

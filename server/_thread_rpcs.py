@@ -15,7 +15,7 @@ import uuid
 
 import grpc
 
-from engine.host import RunRecord
+from engine.host import RUN_KEY, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
 from server import _requests as req
@@ -96,9 +96,9 @@ class ThreadRpcs:
                 done, record = await self._update_once(entry, thread_id, call, handle)
                 if done is not None:
                     return done
-            metadata = {"run_id": record.run_id} if record is not None else None
+            metadata = {RUN_KEY: record.run_id} if record is not None else None  # the run, beside the version
             new = await entry.graph.aupdate_state(req.config(key, cid, metadata=metadata), values, as_node=as_node, lease=handle.lease)
-            state = await entry.graph.aget_state(new)
+            state = await entry.graph.aget_state(new, run_ids=True)
             if record is not None:
                 await self.records.store.aupdate(
                     record.run_id, record.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=state.config["configurable"]["checkpoint_id"]
@@ -123,11 +123,11 @@ class ThreadRpcs:
         cid = found.checkpoint_id
         if cid is None:  # its attempt stopped: did it write? (we hold the thread: nobody else is writing)
             newest = await entry.graph.checkpointer.aget_tuple(req.config(key))
-            if newest is not None and (newest.metadata or {}).get("run_id") == found.run_id:
+            if newest is not None and (newest.metadata or {}).get(RUN_KEY) == found.run_id:
                 cid = newest.config["configurable"]["checkpoint_id"]
                 await self.records.store.aupdate(found.run_id, found.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=cid)
         if cid is not None:
-            state = await entry.graph.aget_state(req.config(key, cid))
+            state = await entry.graph.aget_state(req.config(key, cid), run_ids=True)
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint), found
         claimed = await self.records.claim(found, epoch)
         if claimed is None:

@@ -10,7 +10,42 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generic, TypeVar
 
-__all__ = ["Runtime", "ExecutionInfo", "ServerInfo"]
+__all__ = ["Runtime", "ExecutionInfo", "RunControl", "ServerInfo", "server_info"]
+
+
+def server_info(configurable: Any) -> Any:
+    """The ``ServerInfo`` a call's ``configurable`` gives (None without those keys), as LangGraph reads it:
+    the user is anything with an ``identity`` (its server's proxy of ``BaseUser``)."""
+    user = configurable.get("langgraph_auth_user")
+    if user is not None and not hasattr(user, "identity"):
+        user = None
+    assistant_id, graph_id = configurable.get("assistant_id"), configurable.get("graph_id")
+    if assistant_id is None and graph_id is None and user is None:
+        return None
+    return ServerInfo(assistant_id=str(assistant_id) if assistant_id else "", graph_id=str(graph_id) if graph_id else "", user=user)
+
+
+class RunControl:
+    """A run's cooperative stop (LangGraph's): ``request_drain()``, from any thread, and the run
+    stops before its next superstep, its version saved, raising ``GraphDrained`` (resume it later
+    with ``invoke(None, config)``). One per run: a drained control stays drained."""
+
+    __slots__ = ("_drain_reason",)
+
+    def __init__(self) -> None:
+        self._drain_reason: str | None = None
+
+    def request_drain(self, reason: str = "shutdown") -> None:
+        # one attribute write: safe from any thread without a lock
+        self._drain_reason = reason
+
+    @property
+    def drain_requested(self) -> bool:
+        return self._drain_reason is not None
+
+    @property
+    def drain_reason(self) -> str | None:
+        return self._drain_reason
 
 ContextT = TypeVar("ContextT")
 
@@ -41,7 +76,8 @@ class ExecutionInfo:
 
 @dataclass(frozen=True, slots=True)
 class ServerInfo:
-    """LangGraph Server's assistant and graph ids; always None here (graphwire is not LangGraph Server)."""
+    """LangGraph Server's assistant and graph ids and the caller's user: as LangGraph, built from the call's
+    ``configurable`` keys ``assistant_id``, ``graph_id`` and ``langgraph_auth_user`` (None when none is set)."""
 
     assistant_id: str
     graph_id: str
@@ -57,7 +93,8 @@ class Runtime(Generic[ContextT]):
     model, as LangGraph does); ``store`` the graph's store; ``stream_writer``
     the custom-event writer; ``previous`` the functional API's previous
     return value (None in a StateGraph). ``heartbeat`` is a no-op (node
-    timeouts are not supported); ``server_info`` and ``control`` are None.
+    timeouts are not supported); ``server_info`` comes from the call's
+    configurable keys and ``control`` is the call's ``control=``, as LangGraph's.
     """
 
     context: ContextT = field(default=None)  # type: ignore[assignment]

@@ -53,6 +53,8 @@ class TaskContext:
     checkpoint_id: str = ""
     run_id: str | None = None
     attempt: int = 1
+    #: the run's RunControl (``runtime.control``), or None
+    control: Any = None
     first_attempt_time: float | None = None
     # the channel values the task was planned with (read-only) and the graph's state keys among them:
     # what a ToolNode given bare tool calls shows its tools as the state (engine.prebuilt._injected.graph_state)
@@ -65,7 +67,7 @@ class TaskContext:
 
     def runtime(self) -> Any:
         """The task's :class:`~engine.runtime.Runtime` (made once per attempt, when first asked for)."""
-        from engine._internal._runtime import ExecutionInfo, Runtime
+        from engine._internal._runtime import ExecutionInfo, Runtime, server_info
 
         rt = self._runtime
         if rt is None or rt.execution_info.node_attempt != self.attempt:
@@ -80,7 +82,8 @@ class TaskContext:
                 node_first_attempt_time=self.first_attempt_time,
             )
             rt = self._runtime = Runtime(
-                context=self.context, store=self.store, stream_writer=self.custom or _noop, execution_info=info
+                context=self.context, store=self.store, stream_writer=self.custom or _noop, execution_info=info,
+                control=self.control, server_info=server_info(configurable),
             )
         return rt
 
@@ -99,22 +102,53 @@ def interrupt_id(task_id: str, index: int) -> str:
     return _hash_id("interrupt", task_id, index).replace("-", "")
 
 
-def interrupt(value: Any) -> Any:
+def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     """Stop the run and ask the caller for input; return the answer on resume.
 
     The first time, this raises :class:`~engine.errors.GraphInterrupt`: the run
     stops and reports ``value``. Resuming with ``Command(resume=answer)`` runs
     the node again from its first line, and this call returns ``answer``.
     Several calls in one node are matched to answers by order.
+
+    ``response_schema`` (as LangGraph's): the type of the answer expected (a
+    Pydantic model, TypedDict, dataclass...: the answer is validated into it,
+    and a ``pydantic.ValidationError`` that :func:`engine.errors.is_invalid_resume`
+    recognises fails the run, so the question can be answered again), or a
+    JSON Schema dict (shown, not checked). The interrupt carries it as JSON Schema.
     """
     ctx = _ctx("interrupt()")
     while ctx.delegate is not None:  # a subgraph without checkpoints: its node's questions are its parent task's
         ctx = ctx.delegate
+    adapter = None
+    if response_schema is not None and not isinstance(response_schema, dict):
+        from pydantic import TypeAdapter  # only a node asking for a typed answer needs pydantic
+
+        from engine.graph._allowlist import allow_schema_types
+
+        adapter = TypeAdapter(response_schema)
+        # The answer's type is named by the graph's code, as a state schema's are: its saver may store it.
+        allow_schema_types(getattr(getattr(getattr(ctx.calls, "runner", None), "writer", None), "saver", None), [response_schema])
     idx = ctx.counter
     ctx.counter += 1
     if idx < len(ctx.resume):
-        return ctx.resume[idx]
-    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, idx))])
+        return ctx.resume[idx] if adapter is None else _validated(adapter, ctx.resume[idx], idx)
+    schema = adapter.json_schema() if adapter is not None else response_schema
+    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, idx), response_schema=schema)])
+
+
+def _validated(adapter: Any, answer: Any, idx: int) -> Any:
+    """``answer`` validated into the type the question asked for; a refusal is marked as an invalid
+    resume, with the question's index (its answers from there on are not kept: it is asked again)."""
+    from pydantic import ValidationError
+
+    from engine.errors import mark_invalid_resume
+
+    try:
+        return adapter.validate_python(answer)
+    except ValidationError as e:
+        mark_invalid_resume(e)
+        e.__dict__["graphwire_answered"] = idx
+        raise
 
 
 def _noop(*_: Any) -> None:

@@ -72,12 +72,12 @@ class NamedBarrierValueAfterFinish(NamedBarrierValue):
 
     __slots__ = ("finished",)
 
-    def __init__(self, names: frozenset[str] | set[str], key: str = "") -> None:
-        super().__init__(names, key)
+    def __init__(self, typ: Any, names: frozenset[Any] | set[Any], key: str = "") -> None:
+        super().__init__(typ, names, key)
         self.finished = False
 
     def from_checkpoint(self, checkpoint: Any) -> "NamedBarrierValueAfterFinish":
-        ch = NamedBarrierValueAfterFinish(self.names, self.key)
+        ch = NamedBarrierValueAfterFinish(self.typ, self.names, self.key)
         if checkpoint is not MISSING:
             seen, ch.finished = checkpoint
             ch.seen = set(seen)

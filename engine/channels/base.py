@@ -13,6 +13,8 @@ from __future__ import annotations
 import abc
 from typing import Any, Generic, Sequence, TypeVar
 
+from engine.errors import EmptyChannelError
+
 __all__ = ["BaseChannel", "EmptyChannelError", "MISSING"]
 
 V = TypeVar("V")
@@ -31,12 +33,11 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class EmptyChannelError(Exception):
-    """Read of a channel that holds no value yet (control flow, not an error)."""
-
-
 class BaseChannel(Generic[V], abc.ABC):
     __slots__ = ("key", "typ")
+
+    #: whether versions store the channel's value (an UntrackedValue's lives only in the run)
+    tracked = True
 
     def __init__(self, typ: Any = Any, key: str = "") -> None:
         self.typ = typ
@@ -57,6 +58,16 @@ class BaseChannel(Generic[V], abc.ABC):
     @abc.abstractmethod
     def checkpoint(self) -> Any:
         """The value to store, or MISSING when empty."""
+
+    @property
+    def ValueType(self) -> Any:  # noqa: N802 - LangGraph's name
+        """The type of the value the channel holds (LangGraph's ``ValueType``)."""
+        return self.typ
+
+    @property
+    def UpdateType(self) -> Any:  # noqa: N802 - LangGraph's name
+        """The type of one write to the channel (LangGraph's ``UpdateType``)."""
+        return self.typ
 
     def is_available(self) -> bool:
         try:

@@ -6,7 +6,7 @@ import collections.abc
 from typing import Any, Callable, Sequence
 
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
-from engine.errors import InvalidUpdateError
+from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 from engine.types import Overwrite
 
 __all__ = ["BinaryOperatorAggregate", "as_overwrite", "fold"]
@@ -86,7 +86,10 @@ class BinaryOperatorAggregate(BaseChannel[Any]):
             if is_overwrite:
                 if replaced:
                     raise InvalidUpdateError(
-                        f"state key {self.key!r} got two Overwrite writes in one step; it takes one per step"
+                        create_error_message(
+                            message="Can receive only one Overwrite value per super-step.",
+                            error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+                        )
                     )
                 self.value = replacement
                 replaced = True

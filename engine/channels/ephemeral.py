@@ -37,7 +37,10 @@ class EphemeralValue(BaseChannel[Any]):
             self.value = MISSING
             return True
         if len(values) != 1 and self.guard:
-            raise InvalidUpdateError(f"channel {self.key!r} got {len(values)} writes in one step; it accepts one.")
+            raise InvalidUpdateError(
+                f"At key '{self.key}': {type(self).__name__}(guard=True) can receive only one value per step. "
+                f"Use guard=False if you want to store any one of multiple values."
+            )
         self.value = values[-1]
         return True
 

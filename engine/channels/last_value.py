@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
-from engine.errors import InvalidUpdateError
+from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 
-__all__ = ["LastValue"]
+__all__ = ["LastValue", "LastValueAfterFinish"]
 
 
 class LastValue(BaseChannel[Any]):
@@ -27,8 +27,10 @@ class LastValue(BaseChannel[Any]):
             return False
         if len(values) != 1:
             raise InvalidUpdateError(
-                f"state key {self.key!r} got {len(values)} writes in one step; it holds one value. "
-                f"Give the key a reducer (Annotated[type, reducer]) to combine writes."
+                create_error_message(
+                    message=f"At key '{self.key}': Can receive only one value per step. Use an Annotated key to handle multiple values.",
+                    error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+                )
             )
         self.value = values[-1]
         return True
@@ -40,3 +42,6 @@ class LastValue(BaseChannel[Any]):
 
     def checkpoint(self) -> Any:
         return self.value
+
+
+from engine.channels.after_finish import LastValueAfterFinish  # noqa: E402  (LangGraph's path; after_finish imports nothing of this module)

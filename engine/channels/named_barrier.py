@@ -13,13 +13,14 @@ __all__ = ["NamedBarrierValue"]
 class NamedBarrierValue(BaseChannel[None]):
     __slots__ = ("names", "seen")
 
-    def __init__(self, names: frozenset[str] | set[str], key: str = "") -> None:
-        super().__init__(None, key)
+    def __init__(self, typ: Any, names: frozenset[Any] | set[Any], key: str = "") -> None:
+        # As LangGraph: NamedBarrierValue(typ, names), typ the names' type.
+        super().__init__(typ, key)
         self.names = frozenset(names)
         self.seen: set[str] = set()
 
     def from_checkpoint(self, checkpoint: Any) -> "NamedBarrierValue":
-        ch = NamedBarrierValue(self.names, self.key)
+        ch = NamedBarrierValue(self.typ, self.names, self.key)
         if checkpoint is not MISSING:
             ch.seen = set(checkpoint)
         return ch

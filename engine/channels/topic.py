@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any, Union
 
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
 
@@ -22,6 +23,14 @@ class Topic(BaseChannel[list]):
         super().__init__(typ, key)
         self.accumulate = accumulate
         self.values: list[Any] = []
+
+    @property
+    def ValueType(self) -> Any:  # noqa: N802 - LangGraph's name
+        return Sequence[self.typ]  # type: ignore[name-defined]
+
+    @property
+    def UpdateType(self) -> Any:  # noqa: N802 - LangGraph's name
+        return Union[self.typ, list[self.typ]]  # type: ignore[name-defined]
 
     def from_checkpoint(self, checkpoint: Any) -> "Topic":
         ch = Topic(self.typ, self.accumulate, self.key)

@@ -21,8 +21,11 @@ import dataclasses
 import inspect
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
+from engine._internal._deprecated import renamed
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine.warnings import LangGraphDeprecatedSinceV10
 from engine.channels import EphemeralValue, LastValue, Topic
+from engine.errors import GraphInterrupt
 from engine.func._task import policies, refuse_generators
 from engine.graph._allowlist import allow_schema_types
 from engine.graph._draw import DrawableGraph, Edge, Node
@@ -41,7 +44,7 @@ PREVIOUS = "__previous__"
 
 R = TypeVar("R")
 S = TypeVar("S")
-_INJECTED = ("previous", "config", "store", "writer")
+_INJECTED = ("previous", "config", "store", "writer", "runtime")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -84,8 +87,6 @@ def _injected(fn: Callable[..., Any]) -> tuple[str, ...]:
     if not params:
         raise ValueError("Entrypoint function must have at least one parameter")
     names = {p.name for p in params[1:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    if "runtime" in names:
-        raise NotImplementedError(f"an entrypoint taking 'runtime': Runtime is not supported yet; see {WHERE_IT_DIFFERS}")
     return tuple(n for n in _INJECTED if n in names)
 
 
@@ -108,6 +109,8 @@ def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple
                 kwargs[name] = config
             elif name == "store":
                 kwargs[name] = ctx.store
+            elif name == "runtime":  # the run's context, store and writer, and the previous return value
+                kwargs[name] = dataclasses.replace(ctx.runtime(), previous=scope.state.get(PREVIOUS))
             else:
                 kwargs[name] = get_stream_writer()
         try:
@@ -120,6 +123,11 @@ def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple
                 # tasks it waits for can run on the event loop meanwhile.
                 result = await node_threads().run(contextvars.copy_context().run, lambda: fn(inp, **kwargs))
             await settle(scope)
+        except GraphInterrupt:
+            # As LangGraph: an interrupt is no failure; the calls already started run to their end
+            # (their results stored), so the resumed entrypoint gets them without running them again.
+            await settle(scope, quiet=True)
+            raise
         except BaseException:
             cancel(scope)
             raise
@@ -145,7 +153,8 @@ class entrypoint:
             within the ttl returns the cached value without running (and the
             default policy of its tasks, as in LangGraph).
         retry_policy: retries of the function (and the default of its tasks).
-        context_schema, timeout: not supported yet: NotImplementedError unless left unset.
+        context_schema: what a call's ``context=`` is coerced into (``runtime.context``).
+        timeout: not supported yet: NotImplementedError unless left unset.
     """
 
     final = _Final
@@ -161,8 +170,17 @@ class entrypoint:
         timeout: Any = None,
         *,
         config_schema: Any = None,
+        retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
     ) -> None:
-        refuse("entrypoint", context_schema=context_schema, timeout=timeout, config_schema=config_schema)
+        refuse("entrypoint", timeout=timeout)
+        if config_schema is not None:  # LangGraph's older names, taken with its warnings
+            renamed("config_schema", "context_schema", since=LangGraphDeprecatedSinceV10)
+            context_schema = context_schema if context_schema is not None else config_schema
+        if retry is not None:
+            renamed("retry", "retry_policy")
+            retry_policy = retry_policy if retry_policy is not None else retry
+        #: what a call's ``context=`` is coerced into; the entrypoint reads it as ``runtime.context``
+        self.context_schema = context_schema
         self.checkpointer = checkpointer
         self.store = store
         self.cache = cache
@@ -186,10 +204,11 @@ class entrypoint:
             cache_policy=self.cache_policy,
             cache_ns=(*call_namespace(func), name),
         )
+        in_type, out_type, save_type = _types(func)
         channels = {
-            START: EphemeralValue(Any, key=START),
-            END: LastValue(Any, key=END),
-            PREVIOUS: LastValue(Any, key=PREVIOUS),
+            START: EphemeralValue(in_type, key=START),
+            END: LastValue(out_type, key=END),
+            PREVIOUS: LastValue(save_type, key=PREVIOUS),
             TASKS: Topic(Send, accumulate=False, key=TASKS),
         }
         for holder in (self.checkpointer, self.cache):
@@ -207,7 +226,26 @@ class entrypoint:
             checkpointer=self.checkpointer,
             store=self.store,
             cache=self.cache,
+            context_schema=self.context_schema,
         )
+
+
+def _types(fn: Callable[..., Any]) -> tuple[Any, Any, Any]:
+    """The entrypoint's input, output and saved types, from its annotations as LangGraph reads them
+    (``-> entrypoint.final[R, S]``: R returned, S saved), for its input and output schemas."""
+    try:
+        sig = inspect.signature(fn, eval_str=True)
+    except Exception:  # an annotation that does not resolve: taken as written
+        sig = inspect.signature(fn)
+    first = next(iter(sig.parameters.values()))
+    in_type = Any if first.annotation is first.empty else first.annotation
+    ret = sig.return_annotation
+    if ret is sig.empty or ret is _Final:
+        return in_type, Any, Any
+    if getattr(ret, "__origin__", None) is _Final:
+        out_type, save_type = ret.__args__
+        return in_type, out_type, save_type
+    return in_type, ret, ret
 
 
 def _annotations(fn: Callable[..., Any]) -> list[Any]:

@@ -14,6 +14,7 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence
 
+from engine._internal._deprecated import renamed
 from engine._internal._unsupported import refuse
 from engine.pregel._cache import call_namespace
 from engine.pregel._calls import call
@@ -78,6 +79,8 @@ def task(
     not supported yet: NotImplementedError unless left unset.
     """
     refuse("task", timeout=timeout)
+    if retry is not None:
+        renamed("retry", "retry_policy")
     pol = policies(retry_policy if retry_policy is not None else retry)
 
     def decorate(fn: Callable[..., Any]) -> TaskFunction:

@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] | Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
     """``state`` with one task's ``update`` (a dict, or its writes in order) applied through the keys' reducers."""
     values = {k: state[k] for k in graph.channels if k in state}
+    if len(values) < len(graph.channels):  # rare past a thread's first step: keys never written
+        for k, ch in graph.channels.items():
+            if k not in values and isinstance(ch, BinaryOperatorAggregate) and (empty := ch.from_checkpoint(MISSING).value) is not MISSING:
+                values[k] = empty  # as LangGraph: a reducer key never written reads as its empty value
     for k, v in (update.items() if isinstance(update, dict) else update or ()):
         ch = graph.channels[k]
         if isinstance(ch, BinaryOperatorAggregate):
@@ -57,6 +61,25 @@ def _update_dict(name: str, info: SchemaInfo, value: Any, keys: Any, is_input: b
         )
     # Keys outside the schema are ignored, as LangGraph does.
     return {k: v for k, v in upd.items() if k in keys}
+
+
+def _commands(name: str, info: SchemaInfo, items: Sequence[Any], keys: Any) -> tuple[list[tuple[str, Any]], list[Any]]:
+    """The state writes and destinations of a node's Commands (and plain updates among them), in order."""
+    writes: list[tuple[str, Any]] = []
+    goto: list[Any] = []
+    for item in items:
+        if not isinstance(item, Command):
+            writes += _update_dict(name, info, item, keys, False).items()
+            continue
+        if item.graph == Command.PARENT:
+            raise ParentCommand(dataclasses.replace(item, graph=None))  # for the graph this one runs in
+        upd = item.update
+        if type(upd) in (list, tuple) and all(type(t) is tuple and len(t) == 2 and isinstance(t[0], str) for t in upd):
+            writes += [(k, v) for k, v in upd if k in keys]  # (key, value) pairs: each a write of its own
+        else:
+            writes += _update_dict(name, info, upd, keys, False).items()
+        goto += [item.goto] if isinstance(item.goto, (str, Send)) else list(item.goto or ())
+    return writes, goto
 
 
 def route_writes(graph: Topology, source: str, dests: Any) -> list[tuple[str, Any]]:
@@ -115,31 +138,19 @@ def make_writer(
     keys = info.keys if is_input else frozenset(graph.channels)  # a set: looked up per key written
     async_branches = any(b.is_async for b in branches)
 
-    def several(results: Sequence[Any]) -> tuple[list[tuple[str, Any]], list[Any]]:
-        # As LangGraph: a list holding Commands is several updates, applied in order, and their gotos;
-        # its first Command for the parent graph ends the node (the parent applies it).
-        pairs: list[tuple[str, Any]] = []
-        goto: list[Any] = []
-        for r in results:
-            if isinstance(r, Command):
-                if r.graph == Command.PARENT:
-                    raise ParentCommand(dataclasses.replace(r, graph=None))
-                goto += [r.goto] if isinstance(r.goto, (str, Send)) else list(r.goto or ())
-                r = r.update
-            pairs += _update_dict(name, info, r, keys, is_input).items()
-        return pairs, goto
-
     def static(result: Any) -> tuple[dict[str, Any] | list[tuple[str, Any]], list[tuple[str, Any]], Sequence[Any]]:
         goto: Any = ()
-        if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
-            pairs, goto = several(result)
-            return pairs, pairs + [(f"branch:to:{t}", None) for t in targets] + [(j, name) for j in joins], goto
-        if isinstance(result, Command):
-            if result.graph == Command.PARENT:
-                raise ParentCommand(dataclasses.replace(result, graph=None))  # for the graph this one runs in
-            goto, result = result.goto, result.update
-        update = _update_dict(name, info, result, keys, is_input)
-        writes: list[tuple[str, Any]] = list(update.items())
+        update: dict[str, Any] | list[tuple[str, Any]]
+        if isinstance(result, Command) or (
+            type(result) in (list, tuple) and result and any(isinstance(i, Command) for i in result)
+        ):
+            # As LangGraph: a Command, or a list of Commands and updates, each applied in order
+            # (several writes to one key in one task, as a reducer folds them; routers see them all).
+            update, goto = _commands(name, info, (result,) if isinstance(result, Command) else result, keys)
+            writes = list(update)
+        else:
+            update = _update_dict(name, info, result, keys, is_input)
+            writes = list(update.items())
         writes += [(f"branch:to:{t}", None) for t in targets]
         writes += [(j, name) for j in joins]
         if isinstance(goto, (str, Send)):

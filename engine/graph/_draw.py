@@ -30,6 +30,8 @@ from engine.checkpoint.base import empty_checkpoint
 from engine.graph._mermaid import mermaid
 from engine.graph._topology import Topology
 from engine.pregel._algo import Task, apply_writes, restore_channels
+from engine._internal._unsupported import refuse
+from engine.pregel._spec import PULL
 from engine.types import END, START, Command
 
 __all__ = ["DrawableGraph", "Edge", "Node", "draw", "literal_names", "return_annotation", "command_destinations"]
@@ -45,6 +47,8 @@ class Node:
     name: str
     data: Any = None
     metadata: dict[str, Any] | None = None
+    #: what LangGraph's ``to_json`` names the node's runnable (its LangChain id); None for END
+    lc_id: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +84,61 @@ class DrawableGraph:
         """The one node no edge leaves (None if none or several)."""
         return _only(self, {e.source for e in self.edges})
 
-    def draw_mermaid(self) -> str:
-        """The graph as a Mermaid flowchart, in the form LangGraph's ``draw_mermaid()`` writes."""
-        return mermaid(self)
+    def draw_mermaid(
+        self, *, with_styles: bool = True, curve_style: Any = None, node_colors: Any = None,
+        wrap_label_n_words: int = 9, frontmatter_config: Any = None,
+    ) -> str:  # fmt: skip
+        """The graph as a Mermaid flowchart, in the form LangGraph's ``draw_mermaid()`` writes.
+
+        ``curve_style``, ``node_colors`` and ``frontmatter_config`` are not supported yet:
+        NotImplementedError unless left at their defaults."""
+        style = getattr(curve_style, "value", curve_style)
+        refuse("draw_mermaid", curve_style=None if style == "linear" else style, node_colors=node_colors, frontmatter_config=frontmatter_config)
+        return mermaid(self, with_styles=with_styles, wrap_label_n_words=wrap_label_n_words)
+
+    def to_json(self, *, with_schemas: bool = False) -> dict[str, list[dict[str, Any]]]:
+        """The graph as LangChain's ``Graph.to_json`` gives LangGraph's: nodes (id, and what runs there) and edges."""
+        nodes = []
+        for node in self.nodes.values():
+            item: dict[str, Any] = {"id": node.id}
+            if node.lc_id is not None:
+                item["type"] = "runnable"
+                item["data"] = {"id": list(node.lc_id), "name": node.id}  # LangChain names a node's data by its id
+            if node.metadata is not None:
+                item["metadata"] = node.metadata
+            nodes.append(item)
+        edges = []
+        for e in self.edges:
+            edge: dict[str, Any] = {"source": e.source, "target": e.target}
+            if e.data is not None:
+                edge["data"] = e.data
+            if e.conditional:
+                edge["conditional"] = True
+            edges.append(edge)
+        return {"nodes": nodes, "edges": edges}
+
+
+_CALLABLE = ("langgraph", "_internal", "_runnable", "RunnableCallable")
+
+
+def lc_id(runs: Any) -> tuple[str, ...]:
+    """The LangChain id LangGraph's drawing gives a node running ``runs``: a function's
+    (RunnableCallable's), a Runnable's own, or an engine class's under LangGraph's module path."""
+    if runs is None or not hasattr(runs, "invoke"):
+        return _CALLABLE
+    module = type(runs).__module__
+    if module.startswith("engine."):
+        public = [part.lstrip("_") for part in module.split(".")[1:]]
+        if public[:2] == ["pregel", "pregel"] or public[:2] == ["func", "entrypoint"]:
+            public = ["pregel", "main"]
+        return ("langgraph", *public, type(runs).__name__)
+    try:
+        from langchain_core.runnables import RunnableSerializable
+    except ImportError:
+        RunnableSerializable = ()  # type: ignore[assignment,misc]  # noqa: N806
+    if isinstance(runs, RunnableSerializable):
+        return tuple(runs.lc_id())
+    return (*module.split("."), type(runs).__name__)  # as LangChain names a Runnable it cannot serialise
 
 
 def _only(graph: DrawableGraph, ids: set[str], exclude: str | None = None) -> Node | None:
@@ -206,7 +262,7 @@ def _due(checkpoint: Any, channels: Mapping[str, Any], nodes: Mapping[str, Any],
         seen = seen_all.get(name, {})
         fired = tuple(c for c in nodes[name].triggers if versions.get(c, 0) > seen.get(c, 0) and channels[c].is_available())
         if fired:
-            out.append(Task(id="", name=name, path=("pull", name), input=None, triggers=fired, node=nodes[name]))
+            out.append(Task(id="", name=name, path=(PULL, name), input=None, triggers=fired, node=nodes[name]))
     return out
 
 
@@ -219,10 +275,12 @@ def draw(
     interrupt_before: Any = (),
     interrupt_after: Any = (),
     subgraphs: Mapping[str, DrawableGraph] | None = None,
+    runs: Mapping[str, Any] | None = None,
 ) -> DrawableGraph:
-    """The compiled graph's drawing (see the module's doc); ``subgraphs``: node → its drawing, to expand."""
+    """The compiled graph's drawing (see the module's doc); ``subgraphs``: node → its drawing, to expand;
+    ``runs``: node → what it runs (a function, a Runnable, a compiled graph), for ``to_json``."""
     found, last_step, deferred = _walk(topology, nodes, channels, index)
-    drawn: dict[str, Node] = {START: Node(START, START)}
+    drawn: dict[str, Node] = {START: Node(START, START, lc_id=lc_id(None))}
     for name, meta in topology.nodes.items():
         m = dict(meta)
         if name in deferred:
@@ -232,7 +290,7 @@ def draw(
             m["__interrupt"] = "before,after" if before and after else "before" if before else "after"
         if tools := topology.tools.get(name):
             m["__tools"] = list(tools)
-        drawn[name] = Node(name, name, None, m or None)
+        drawn[name] = Node(name, name, None, m or None, lc_id((runs or {}).get(name)))
     edges: list[Edge] = []
 
     def add(source: str, target: str, label: str | None = None, conditional: bool = False) -> None:

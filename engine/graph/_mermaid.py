@@ -50,18 +50,19 @@ def _meta_value(value: Any) -> str | None:
     return None
 
 
-def _edge_line(e: Edge) -> str:
+def _edge_line(e: Edge, wrap: int) -> str:
     if e.data is not None:
         words = str(e.data).split()
-        text = "&nbsp<br>&nbsp".join(" ".join(words[i : i + 9]) for i in range(0, len(words), 9)) if len(words) > 9 else e.data
+        text = "&nbsp<br>&nbsp".join(" ".join(words[i : i + wrap]) for i in range(0, len(words), wrap)) if len(words) > wrap else e.data
         arrow = f" -. &nbsp;{text}&nbsp; .-> " if e.conditional else f" -- &nbsp;{text}&nbsp; --> "
     else:
         arrow = " -.-> " if e.conditional else " --> "
     return f"\t{_safe_id(e.source)}{arrow}{_safe_id(e.target)};\n"
 
 
-def mermaid(graph: DrawableGraph) -> str:
-    """``graph`` as Mermaid text (see the module's doc)."""
+def mermaid(graph: DrawableGraph, *, with_styles: bool = True, wrap_label_n_words: int = 9) -> str:
+    """``graph`` as Mermaid text (see the module's doc). ``with_styles=False``: as LangGraph's, no
+    front matter, no node lines and no class definitions, only the edges (and subgraph blocks)."""
     first, last = graph.first_node(), graph.last_node()
     formats = {"": "{0}({1})"}
     if first is not None:
@@ -78,11 +79,11 @@ def mermaid(graph: DrawableGraph) -> str:
         return "\t" + formats.get(key, formats[""]).format(_safe_id(key), label) + "\n"
 
     grouped: dict[str, dict[str, Node]] = {}
-    out = ["---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;\n"]
+    out = ["---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;\n" if with_styles else "graph TD;\n"]
     for key, node in graph.nodes.items():
         if ":" in key:
             grouped.setdefault(key.rsplit(":", 1)[0], {})[key] = node
-        else:
+        elif with_styles:
             out.append(node_line(key, node))
     by_prefix: dict[str, list[Edge]] = {}
     for e in graph.edges:
@@ -101,8 +102,9 @@ def mermaid(graph: DrawableGraph) -> str:
                 )
             seen.add(name)
             out.append(f"\tsubgraph {name}\n")
-            out.extend(node_line(k, n) for k, n in grouped.get(prefix, {}).items())
-        out.extend(_edge_line(e) for e in edges)
+            if with_styles:
+                out.extend(node_line(k, n) for k, n in grouped.get(prefix, {}).items())
+        out.extend(_edge_line(e, wrap_label_n_words) for e in edges)
         for nested, inner in by_prefix.items():
             if nested.startswith(prefix + ":") and nested != prefix and ":" not in nested[len(prefix) + 1 :]:
                 block(inner, nested)
@@ -115,8 +117,9 @@ def mermaid(graph: DrawableGraph) -> str:
             block(edges, prefix)
             seen.add(prefix)
     for prefix, nodes in grouped.items():  # subgraphs with no edge inside
-        if ":" not in prefix and prefix not in seen:
+        if with_styles and ":" not in prefix and prefix not in seen:
             out += [f"\tsubgraph {prefix}\n", *(node_line(k, n) for k, n in nodes.items()), "\tend\n"]
             seen.add(prefix)
-    out.append(_STYLES)
+    if with_styles:
+        out.append(_STYLES)
     return "".join(out)

@@ -26,7 +26,6 @@ except ImportError:  # pragma: no cover - typing_extensions comes with pydantic 
     from typing import TypedDict
 
 from engine._internal._ids import random_uuid
-from engine._internal._unsupported import refuse
 
 __all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES", "MessagesState", "langchain_messages"]
 
@@ -120,16 +119,21 @@ def _coerce(messages: list[Any]) -> tuple[list[Any], Callable[[Any], bool]]:
 def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
     """Merge ``right`` into ``left`` by message id (replace same id, append new).
 
-    Called with no lists (``add_messages(format=...)``), returns the reducer
-    itself, as LangGraph's does; the ``format`` option itself is not supported
-    (docs/porting.md, "Where it differs").
+    ``format="langchain-openai"`` (LangGraph's): the merged messages come back
+    with their contents in OpenAI's shapes (strings, text and image_url blocks),
+    through langchain-core; called with no lists, ``add_messages(format=...)``
+    is the reducer that does so, as LangGraph's.
     """
     if kwargs:
         if set(kwargs) != {"format"}:
             raise TypeError(f"add_messages() got unexpected arguments {sorted(kwargs)}")
-        refuse("add_messages", format=kwargs["format"])
+        fmt = kwargs["format"]
+        if fmt not in (None, "langchain-openai"):
+            raise ValueError(f"Unrecognized format={fmt!r}. Expected one of 'langchain-openai', None.")
         if left is None and right is None:
-            return add_messages
+            return add_messages if fmt is None else _openai_formatted
+        merged = add_messages(left, right)
+        return merged if fmt is None else _openai(merged)
     old, _ = _coerce(_as_list(left))
     new, is_remove = _coerce(_as_list(right))
     ident = _ID if langchain_messages() is not None else _dict_id
@@ -143,7 +147,7 @@ def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
         mid = ident(m)
         if is_remove(m):
             if mid not in index:
-                raise ValueError(f"cannot remove message {mid!r}: no message has that id")
+                raise ValueError(f"Attempting to delete a message with an ID that doesn't exist ('{mid}')")
             removed.add(mid)
             continue
         if mid in index:
@@ -155,6 +159,18 @@ def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
     if removed:
         merged = [m for m in merged if ident(m) not in removed]
     return merged
+
+
+def _openai(messages: list[Any]) -> list[Any]:
+    """``messages`` with OpenAI-shaped contents, as LangGraph's ``format="langchain-openai"``."""
+    from langchain_core.messages import convert_to_messages, convert_to_openai_messages
+
+    return convert_to_messages(convert_to_openai_messages(messages))
+
+
+def _openai_formatted(left: Any, right: Any) -> Any:
+    """``add_messages(format="langchain-openai")``: merge, then format."""
+    return _openai(add_messages(left, right))
 
 
 _ID = operator.attrgetter("id")  # LangChain messages: every one has an id by now

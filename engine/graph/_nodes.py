@@ -23,6 +23,7 @@ model streamed are sent to "messages" mode too, as LangGraph sends them.
 from __future__ import annotations
 
 import inspect
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -31,7 +32,7 @@ from engine.errors import GraphDefinitionError
 from engine.graph._messages import langchain_messages
 from engine.types import StreamWriter
 
-__all__ = ["NodeCall", "node_call", "is_runnable", "subgraph_call"]
+__all__ = ["NodeCall", "called_subgraph", "node_call", "is_runnable", "subgraph_call"]
 
 
 
@@ -76,6 +77,12 @@ def _injected(fn: Any, name: str) -> dict[str, str]:
         text = "" if empty else _annotation_names(p)
         if kw == "config" and (empty or "RunnableConfig" in text):
             out[kw] = "config"
+        elif kw == "config":  # as LangGraph: not filled in, and a warning (it used to take any type)
+            warnings.warn(
+                f"The 'config' parameter should be typed as 'RunnableConfig' or 'RunnableConfig | None', not '{p.annotation}'. ",
+                UserWarning,
+                stacklevel=5,
+            )
         elif kw == "writer" and (empty or "StreamWriter" in text or p.annotation == StreamWriter):
             out[kw] = "writer"
         elif kw in ("runtime", "previous"):  # as LangGraph: by name, whatever the annotation
@@ -192,6 +199,30 @@ def _runnable_proc(name: str, runnable: Any, *, streams: bool = True) -> Callabl
         return task.returned(result)
 
     return call
+
+
+def called_subgraph(fn: Any) -> Any:
+    """The compiled graph a node function calls (one its code names: a global or a closure's), or None.
+
+    As LangGraph finds a node's subgraph from the names its function uses: such
+    a node's task then names the subgraph's namespace in ``get_state``
+    (``subgraphs=True`` reads it) and ``get_subgraphs`` lists it. A graph
+    compiled with ``checkpointer=False`` keeps no state there, so it is none.
+    """
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return None
+    cells = dict(zip(code.co_freevars, target.__closure__ or ()))
+    found = [getattr(target, "__globals__", {}).get(n) for n in code.co_names]
+    for name, cell in cells.items():
+        try:
+            found.append(cell.cell_contents)
+        except ValueError:  # a cell not filled yet
+            continue
+    # a compiled graph (engine.pregel's Pregel, known by what it runs with: this module is below engine.pregel)
+    return next((g for g in found if g is not None and callable(getattr(g, "aevents", None)) and hasattr(g, "spec")
+                 and g.checkpointer is not False), None)  # fmt: skip
 
 
 def subgraph_call(graph: Any) -> NodeCall:

@@ -2,22 +2,29 @@
 
 A schema is a TypedDict, a dataclass, or (when pydantic is installed) a
 Pydantic model. A key annotated ``Annotated[T, reducer]`` becomes a
-reducer channel; any other key keeps its last value.
+reducer channel; any other key keeps its last value. Anything else with no
+annotations (``list[str]``, ``Annotated[list, operator.add]``, a plain
+class) is, as in LangGraph, a *root* state: one channel, ``__root__``, whose
+value the nodes take and return whole.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import typing
-from typing import Any, Callable, get_type_hints
+from typing import Any, Callable, Sequence, get_type_hints
 
 from engine.managed import is_managed_value, managed_values
 from engine.channels import BinaryOperatorAggregate, LastValue
-from engine.channels.base import BaseChannel
+from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError
 
-__all__ = ["SchemaInfo", "read_schema", "annotated_schema"]
+__all__ = ["ROOT", "SchemaInfo", "read_schema", "annotated_schema"]
+
+#: the one channel of a root state (a schema with no keys)
+ROOT = "__root__"
 
 
 def _is_pydantic(schema: Any) -> bool:
@@ -59,13 +66,28 @@ def _reducer(meta: tuple[Any, ...]) -> Callable[[Any, Any], Any] | None:
     return None
 
 
+def _channel(base: Any, meta: Sequence[Any], key: str) -> BaseChannel | None:
+    """A channel the annotation names, as LangGraph reads it: ``Annotated[T, UntrackedValue]``
+    (a channel class, made for ``T``) or ``Annotated[T, EphemeralValue(T)]`` (an instance, keyed here)."""
+    for m in meta:
+        if isinstance(m, BaseChannel):
+            chan = copy.copy(m)
+            chan.key = key
+            return chan
+        if isinstance(m, type) and issubclass(m, BaseChannel):
+            chan = m(base)  # type: ignore[call-arg]
+            chan.key = key
+            return chan
+    return None
+
+
 @dataclasses.dataclass(slots=True)
 class SchemaInfo:
     """What the builder needs to know about one schema."""
 
     schema: Any
     channels: dict[str, BaseChannel]
-    kind: str  # "dict" | "dataclass" | "pydantic"
+    kind: str  # "dict" | "dataclass" | "pydantic" | "root"
     #: keys the run fills in (``engine.managed``): no channels, a value per step
     managed: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -74,7 +96,9 @@ class SchemaInfo:
         return tuple(self.channels)
 
     def coerce(self, values: dict[str, Any]) -> Any:
-        """The state object a node receives: a dict, or an instance of the schema."""
+        """The state object a node receives: a dict, an instance of the schema, or a root state's value."""
+        if self.kind == "root":
+            return values.get(ROOT)
         if self.kind == "dict":
             out = {k: values[k] for k in self.channels if k in values}
             return {**out, **managed_values(self.managed)} if self.managed else out
@@ -85,13 +109,40 @@ class SchemaInfo:
 
     def to_update(self, obj: Any) -> dict[str, Any] | None:
         """A node's return value of this schema's type, as a dict of writes."""
+        if self.kind == "root":
+            return {ROOT: obj}
         if isinstance(obj, dict):
             return obj
-        if self.kind == "dataclass" and dataclasses.is_dataclass(obj):
-            return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-        if self.kind == "pydantic" and isinstance(obj, self.schema):
-            return {k: getattr(obj, k) for k in obj.model_fields_set}
+        return object_update(obj)
+
+
+def _annotated_keys(cls: type) -> tuple[str, ...]:
+    keys: list[str] = []
+    for base in reversed(cls.__mro__):
+        ann = base.__dict__.get("__annotations__")
+        if isinstance(ann, dict):
+            keys.extend(k for k in ann if k not in keys)
+    return tuple(keys)
+
+
+def object_update(obj: Any) -> dict[str, Any] | None:
+    """An object a node returned as its update (any class with annotated keys: a dataclass, a Pydantic
+    model, whatever its schema), as LangGraph reads it: each key the object has; of a Pydantic model,
+    those not None, set, or whose default is not None. None for an object with no annotated keys."""
+    keys = _annotated_keys(type(obj))
+    if not keys:
         return None
+    fields = getattr(type(obj), "model_fields", None)
+    kept = getattr(obj, "model_fields_set", None) if isinstance(fields, dict) else None
+    out = {}
+    for k in keys:
+        value = getattr(obj, k, MISSING)
+        if value is MISSING:
+            continue
+        if kept is not None and value is None and k not in kept and getattr((fields or {}).get(k), "default", None) is None:
+            continue
+        out[k] = value
+    return out
 
 
 def read_schema(schema: Any) -> SchemaInfo:
@@ -109,9 +160,11 @@ def read_schema(schema: Any) -> SchemaInfo:
         hints = get_type_hints(schema, include_extras=True)
     elif isinstance(schema, dict):
         kind, hints = "dict", dict(schema)
+    elif schema is not None and not hasattr(schema, "__annotations__"):
+        kind, hints = "root", {ROOT: schema}
     else:
         raise GraphDefinitionError(
-            f"state schema must be a TypedDict, a dataclass or a Pydantic model, not {schema!r}"
+            f"state schema must be a TypedDict, a dataclass, a Pydantic model or a type with no keys, not {schema!r}"
         )
     channels: dict[str, BaseChannel] = {}
     managed: dict[str, Any] = {}
@@ -121,6 +174,9 @@ def read_schema(schema: Any) -> SchemaInfo:
             base, *meta = typing.get_args(hint)
             if found := [m for m in meta if is_managed_value(m)]:
                 managed[key] = found[-1]
+                continue
+            if (chan := _channel(base, meta, key)) is not None:
+                channels[key] = chan
                 continue
             red = _reducer(tuple(meta))
             if red is not None:

@@ -11,26 +11,30 @@ from __future__ import annotations
 
 import inspect
 import logging
+import types
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
+from engine._internal._deprecated import renamed
 from engine._internal._unsupported import refuse
 from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
 from engine.channels.base import MISSING, BaseChannel
-from engine.errors import GraphDefinitionError, InvalidUpdateError
+from engine.errors import GraphDefinitionError
 from engine.graph._allowlist import allow_schema_types
-from engine.graph._branch import make_writer, route_writes
-from engine.graph._draw import DrawableGraph, command_destinations, draw, literal_names, return_annotation
-from engine.graph._nodes import NodeCall, is_runnable, node_call, subgraph_call
-from engine.graph._schema import SchemaInfo, annotated_schema, json_schema, read_schema
+from engine.graph._branch import make_writer
+from engine.graph._compiled import CompiledStateGraph
+from engine.graph._draw import command_destinations, literal_names, return_annotation
+from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, subgraph_call
+from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.managed import with_managed
 from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
-from engine.types import END, START, Command, RetryPolicy, Send
+from engine.types import END, START, RetryPolicy, Send, ensure_valid_checkpointer
+from engine.warnings import LangGraphDeprecatedSinceV10
 
 __all__ = ["StateGraph", "CompiledStateGraph"]
 
@@ -53,13 +57,35 @@ class _Node:
     # add_node(destinations=): where its Commands go, for drawing only (as LangGraph)
     destinations: Any = None
 
+    @property
+    def runnable(self) -> Any:
+        """What the node runs, as LangGraph's node spec gives it: a Runnable as it is, a function
+        as its callable (``.func`` the function, ``.invoke`` / ``.ainvoke`` calling it with the state)."""
+        return self.fn if is_runnable(self.fn) or hasattr(self.fn, "invoke") else _Callable(self.fn, self.name)
+
+
+class _Callable:
+    """A node's function seen as LangGraph's RunnableCallable (``func``, ``name``, ``invoke``)."""
+
+    def __init__(self, func: Callable[..., Any], name: str) -> None:
+        self.func = func
+        self.name = name
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return self.func(input)
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        out = self.func(input)
+        return await out if inspect.isawaitable(out) else out
+
 
 def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
 class StateGraph:
-    """A graph whose nodes read and update a shared state.
+    """A graph whose nodes read and update a shared state (``StateGraph[State, Context, Input, Output]``
+    subscripts as LangGraph's generic class does, for type checkers).
 
     Args:
         state_schema: TypedDict, dataclass or Pydantic model of the state.
@@ -79,7 +105,16 @@ class StateGraph:
         output_schema: Any = None,
         input: Any = None,
         output: Any = None,
+        config_schema: Any = None,
     ) -> None:
+        # LangGraph's older names, taken with its warnings
+        if input is not None:
+            renamed("input", "input_schema")
+        if output is not None:
+            renamed("output", "output_schema")
+        if config_schema is not None:
+            renamed("config_schema", "context_schema", since=LangGraphDeprecatedSinceV10)
+            context_schema = context_schema if context_schema is not None else config_schema
         #: what a call's ``context=`` is coerced into (a dataclass, TypedDict or Pydantic model)
         self.context_schema = context_schema
         self.state = read_schema(state_schema)
@@ -95,6 +130,14 @@ class StateGraph:
         self.joins: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, list[Branch]] = {}
         self.compiled = False
+
+    @property
+    def managed(self) -> dict[str, Any]:
+        """The state's managed keys (``RemainingSteps``, ``IsLastStep``: filled in per step, never stored), as LangGraph's."""
+        return {k: m for info in (self.state, self.input, self.output) for k, m in info.managed.items()}
+
+    def __class_getitem__(cls, params: Any) -> Any:
+        return types.GenericAlias(cls, params)
 
     # -- nodes ---------------------------------------------------------------
     def add_node(
@@ -135,6 +178,10 @@ class StateGraph:
             timeout=timeout,
             trace_policy=trace_policy,
         )
+        if input is not None:
+            renamed("input", "input_schema")
+        if retry is not None:
+            renamed("retry", "retry_policy")
         input_schema = input_schema if input_schema is not None else input
         if action is None:
             if isinstance(node, str):
@@ -147,11 +194,11 @@ class StateGraph:
         if not isinstance(node, str) or not node:
             raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
         if node in (START, END):
-            raise GraphDefinitionError(f"node name {node!r} is reserved")
+            raise GraphDefinitionError(f"Node `{node}` is reserved.")
         if self.compiled:
             log.warning(_LATE.format("a node"))  # compile() froze its own copy (as LangGraph warns)
         if node in self.nodes:
-            raise GraphDefinitionError(f"node {node!r} already exists")
+            raise GraphDefinitionError(f"Node `{node}` already present.")
         for ch in (":", "|"):
             if ch in node:
                 raise GraphDefinitionError(f"node name {node!r} must not contain {ch!r}")
@@ -199,9 +246,9 @@ class StateGraph:
             log.warning(_LATE.format("an edge"))
         if isinstance(start_key, str):
             if start_key == END:
-                raise GraphDefinitionError("END cannot be the start of an edge")
+                raise GraphDefinitionError("END cannot be a start node")
             if end_key == START:
-                raise GraphDefinitionError("START cannot be the end of an edge")
+                raise GraphDefinitionError("START cannot be an end node")
             if (start_key, end_key) not in self.edges:
                 self.edges.add((start_key, end_key))
                 self.edge_order.append((start_key, end_key))
@@ -280,32 +327,30 @@ class StateGraph:
         known = set(self.nodes)
         for s, e in self.edges:
             if s != START and s not in known:
-                raise GraphDefinitionError(f"edge {s!r} -> {e!r}: unknown node {s!r}")
+                raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
             if e != END and e not in known:
-                raise GraphDefinitionError(f"edge {s!r} -> {e!r}: unknown node {e!r}")
+                raise GraphDefinitionError(f"Found edge ending at unknown node `{e}`")
         for sources, e in self.joins:
             for s in sources:
                 if s != START and s not in known:
-                    raise GraphDefinitionError(f"join edge {list(sources)} -> {e!r}: unknown node {s!r}")
+                    raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
             if e != END and e not in known:
-                raise GraphDefinitionError(f"join edge {list(sources)} -> {e!r}: unknown node {e!r}")
+                raise GraphDefinitionError(f"Found edge ending at unknown node `{e}`")
         for s, brs in self.branches.items():
             if s != START and s not in known:
-                raise GraphDefinitionError(f"conditional edge from unknown node {s!r}")
+                raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
             for br in brs:
                 for dest in (br.path_map or {}).values():
                     if dest != END and dest not in known:
-                        raise GraphDefinitionError(f"conditional edge from {s!r}: unknown node {dest!r} in path_map")
+                        cond = getattr(br.path, "__name__", "condition")
+                        raise GraphDefinitionError(f"At '{s}' node, '{cond}' branch found unknown target '{dest}'")
         if not any(s == START for s, _ in self.edges) and START not in self.branches and not any(
             START in srcs for srcs, _ in self.joins
         ):
-            raise GraphDefinitionError(
-                "the graph has no entry point: add an edge from START (graph.add_edge(START, 'node')) "
-                "or call set_entry_point()"
-            )
+            raise GraphDefinitionError("Graph must have an entrypoint: add at least one edge from START to another node")
         for name in interrupt:
             if name != "*" and name not in known:
-                raise GraphDefinitionError(f"interrupt_before/after names unknown node {name!r}")
+                raise GraphDefinitionError(f"Interrupt node `{name}` not found")
         # As LangGraph, a node no edge leads to is allowed: a Command's goto
         # (from a node, or as input) can reach it.
 
@@ -321,8 +366,8 @@ class StateGraph:
         name: str | None = None,
     ) -> "CompiledStateGraph":
         """The runnable graph. ``cache``: where nodes with a ``cache_policy`` keep their writes
-        (:mod:`engine.cache`). ``debug`` is not supported yet: NotImplementedError unless left unset."""
-        refuse("compile", debug=debug)
+        (:mod:`engine.cache`). ``debug``: every call prints its "updates" and "values" chunks, as LangGraph's."""
+        ensure_valid_checkpointer(checkpointer)
         ib = interrupt_before or ()
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
@@ -341,7 +386,7 @@ class StateGraph:
         for sources, target in self.joins:
             key = f"join:{'+'.join(sources)}:{target}"
             deferred = target in self.nodes and self.nodes[target].defer
-            channels[key] = (NamedBarrierValueAfterFinish if deferred else NamedBarrierValue)(set(sources), key=key)
+            channels[key] = (NamedBarrierValueAfterFinish if deferred else NamedBarrierValue)(str, set(sources), key=key)
             for s in sources:
                 join_chans.setdefault(s, []).append(key)
             node_joins.setdefault(target, []).append(key)
@@ -372,17 +417,19 @@ class StateGraph:
                 retry_policy=node.retry_policy,
                 metadata=node.metadata,
                 state_keys=state_keys,
-                subgraph=node.fn if isinstance(node.fn, Pregel) else None,
+                subgraph=node.fn if isinstance(node.fn, Pregel) else called_subgraph(node.fn),
                 cache_policy=node.cache_policy,
                 cache_ns=_cache_namespace(node_name, node.fn),
             )
-        return CompiledStateGraph(
+        compiled = CompiledStateGraph(
             builder=self,
             topology=topology,
             nodes=specs,
             channels=channels,
             input_keys=self.input.keys,
-            output_keys=self.output.keys,
+            # As LangGraph: a root state's graph returns and streams the value itself.
+            output_keys=ROOT if self.output.keys == (ROOT,) else self.output.keys,
+            stream_keys=ROOT if set(self.channels) == {ROOT} else None,
             state_keys=state_keys,
             checkpointer=checkpointer,
             store=store,
@@ -392,6 +439,8 @@ class StateGraph:
             context_schema=self.context_schema,
             cache=cache,
         )
+        compiled.debug = bool(debug)  # its streams print "updates" and "values", as LangGraph's
+        return compiled
 
 
 def _destinations(node: _Node) -> tuple[tuple[str, str | None], ...]:
@@ -429,67 +478,3 @@ def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict
         return coerce({**state, **missing} if missing else state)
 
     return read
-
-
-class CompiledStateGraph(Pregel):
-    """A compiled StateGraph: run it with invoke/stream/ainvoke/astream."""
-
-    stream_mode = "updates"  # LangGraph's CompiledStateGraph default
-
-    def __init__(self, *, topology: Topology, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.topology = topology
-
-    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
-        """The input schema's JSON Schema, as LangGraph makes it (:func:`~engine.graph._schema.json_schema`)."""
-        return json_schema(self.builder.input, self.get_name("Input"))
-
-    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
-        """The output schema's JSON Schema, as LangGraph makes it."""
-        return json_schema(self.builder.output, self.get_name("Output"))
-
-    def get_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
-        """The graph's nodes and edges as LangGraph 1.2 draws them (:mod:`engine.graph._draw`).
-
-        ``xray``: draw the nodes of subgraphs (``True``: at every depth; a
-        number: that many levels). ``config`` changes nothing drawn, as in LangGraph.
-        """
-        subgraphs = {}
-        if xray:
-            deeper = xray if isinstance(xray, bool) or xray <= 0 else xray - 1
-            for name, node in self.nodes.items():
-                if node.subgraph is not None and node.subgraph.checkpointer is not False:
-                    subgraphs[name] = node.subgraph.get_graph(config, xray=deeper)
-        return draw(
-            self.topology,
-            nodes=self.nodes,
-            channels=self.channels,
-            index=self.spec.triggers_to_nodes,
-            interrupt_before=self.interrupt_before,
-            interrupt_after=self.interrupt_after,
-            subgraphs=subgraphs,
-        )
-
-    async def aget_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
-        return self.get_graph(config, xray=xray)
-
-    def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
-        """A ``Command`` given as input on a thread with state: its update and goto as writes.
-
-        As LangGraph's: ``update`` (a dict, or a list of ``(key, value)``)
-        writes state keys (others are ignored), ``goto`` a node's trigger or a
-        ``Send``; a destination that names no node leads nowhere.
-        """
-        if cmd.graph == Command.PARENT:
-            raise InvalidUpdateError("Command(graph=PARENT) as input: there is no parent graph")
-        writes = route_writes(self.topology, "input", cmd.goto)
-        update = cmd.update
-        if update:
-            pairs = update.items() if isinstance(update, dict) else update
-            try:
-                writes += [(k, v) for k, v in pairs if k in self.state_keys]
-            except (TypeError, ValueError):
-                raise InvalidUpdateError(
-                    f"Command(update=...) takes a dict of state keys or a list of (key, value) pairs, not {update!r:.80}"
-                ) from None
-        return writes

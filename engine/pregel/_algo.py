@@ -23,7 +23,7 @@ from engine._internal._ids import next_version as new_next_version
 from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import MISSING, BaseChannel
 from engine.checkpoint.base import Checkpoint, copy_checkpoint
-from engine.pregel._spec import INTERRUPT_SEEN, TASKS, NodeSpec
+from engine.pregel._spec import INTERRUPT_SEEN, PULL, PUSH, TASKS, NodeSpec
 from engine.types import START, Send
 
 __all__ = [
@@ -53,6 +53,8 @@ class Task:
     # filled in by the loop while the task runs
     error: Exception | None = None
     interrupts: tuple[Any, ...] = ()
+    #: stopped by a subgraph's static breakpoint (an interrupt with no question): not finished, nothing to answer
+    paused: bool = False
     resume: list[Any] | None = None
     saved: bool = False
 
@@ -60,7 +62,7 @@ class Task:
     def sort_key(self) -> tuple[Any, ...]:
         # As LangGraph: node tasks by name first, then Sends by their index, so
         # map-reduce merges in Send order whatever order the tasks finished in.
-        if self.path[0] == "push":
+        if self.path[0] == PUSH:
             return (1, "", self.path[1])
         return (0, self.name, 0)
 
@@ -106,7 +108,7 @@ def prepare_next_tasks(
                 Task(
                     id=make_task_id(cid, step, "push", idx, packet.node),
                     name=packet.node,
-                    path=("push", idx),
+                    path=(PUSH, idx, False),  # as LangGraph names a Send's task (False: not a call)
                     input=packet.arg,
                     triggers=(TASKS,),
                     node=node,
@@ -137,7 +139,7 @@ def prepare_next_tasks(
             Task(
                 id=make_task_id(cid, step, "pull", name),
                 name=name,
-                path=("pull", name),
+                path=(PULL, name),
                 input=node.read(state),
                 triggers=fired,
                 node=node,
@@ -225,11 +227,14 @@ def apply_writes(
                     ready.add(chan)
     for chan in changed:
         versions[chan] = next_version
-        v = channels[chan].checkpoint()
-        if v is MISSING:
-            values.pop(chan, None)
-        else:
+        ch = channels[chan]
+        v = ch.checkpoint()
+        if v is not MISSING:
             values[chan] = v
+        elif not ch.tracked and ch.is_available():
+            values[chan] = ch.get()  # an UntrackedValue: tasks read it; the writer stores none
+        else:
+            values.pop(chan, None)
     checkpoint["updated_channels"] = sorted(ready)
     return updated, changed
 
@@ -244,7 +249,7 @@ def apply_stopped(
     (the channels, the channels updated), None when no task finished with
     writes; raises InvalidUpdateError when the writes conflict.
     """
-    done = [t for t in tasks if t.error is None and not t.interrupts and t.writes]
+    done = [t for t in tasks if t.error is None and not t.interrupts and not t.paused and t.writes]
     if not done:
         return None
     ck = copy_checkpoint(checkpoint)

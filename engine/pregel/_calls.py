@@ -125,15 +125,23 @@ def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], 
     return fut
 
 
-async def settle(scope: CallScope) -> None:
+async def settle(scope: CallScope, *, quiet: bool = False) -> None:
     """Wait for the calls a task started and did not wait for (as LangGraph's step waits for them).
 
-    An interrupt or error of one of them, unseen by the caller, is raised here.
+    An interrupt or error of one of them, unseen by the caller, is raised here
+    (``quiet``: not: the caller is stopping with its own interrupt, and what
+    its calls finished is stored, so its next run does not run them again).
     """
     while scope.started:
         fut = scope.started.pop(0)
         waited = fut if isinstance(fut, asyncio.Future) else asyncio.wrap_future(fut)
-        await waited
+        if not quiet:
+            await waited
+            continue
+        try:
+            await waited
+        except Exception:  # a call's interrupt or error: recorded with the call, seen when it is waited for
+            pass
 
 
 def cancel(scope: CallScope) -> None:

@@ -34,7 +34,7 @@ from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunFinished, RunStarted
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
-from engine.pregel._io import input_writes
+from engine.pregel._io import input_writes, shown_metadata
 from engine.pregel._nested import Replay, resume_input
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
@@ -212,7 +212,7 @@ class InputFolder:
                 str(saved.metadata.get("source", "")),
                 tuple(t.name for t in planned),
                 self.versions.values(),
-                dict(saved.metadata),
+                shown_metadata(saved.metadata),
                 saved.checkpoint.get("ts", ""),
                 tasks=task_states(planned, statuses, settings.spec.stream_keys, live=False),
             )
@@ -253,7 +253,7 @@ class InputFolder:
             self.trace.task_done(self.trace.span, START, started, None, ())
             await self.versions.save("loop")  # no saver, nobody watching: the version gets its id only
             return
-        start.writes = input_writes(inp)
+        start.writes = (settings.spec.input_writes or input_writes)(inp)
         _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
         state.pending_writes = []
         state.step += 1
@@ -284,8 +284,9 @@ class InputFolder:
             resume = {first: resume}
         else:
             raise InvalidResumeError(
-                f"thread {self.thread_name!r} has {len(by_id)} pending interrupts; resume with a map of "
-                f"interrupt id to answer (ids: {', '.join(sorted(by_id))})"
+                "When there are multiple pending interrupts, you must specify the interrupt id when resuming. "
+                f"(thread {self.thread_name!r} has {len(by_id)}: resume with a map of interrupt id to answer; "
+                f"ids: {', '.join(sorted(by_id))})"
             )
         # Nested runs (subgraphs) pick their answers by interrupt id.
         state.resume_map = {k: v for k, v in resume.items() if k in by_id}

@@ -13,12 +13,29 @@ from typing import Any, Iterable, Mapping
 
 from engine.channels.base import BaseChannel
 from engine.events import CheckpointSaved, RunFinished
+from engine.pregel._spec import PULL, PUSH
 from engine.types import START, PregelTask
 
 __all__ = [
-    "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
+    "RUN_KEY", "shown_metadata", "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
     "saved_event", "finished_event", "propagated_metadata",
 ]
+
+
+#: where a version records the run that wrote it, beside the caller's metadata: the server groups versions
+#: by run and continues a run from its own; what a LangGraph program reads of the version (snapshots,
+#: streams) does not show it (:func:`shown_metadata`), as LangGraph's metadata has no such key
+RUN_KEY = "__graphwire_run_id__"
+
+
+def shown_metadata(metadata: Mapping[str, Any], *, run_ids: bool = False) -> dict[str, Any]:
+    """A version's metadata as callers read it: without :data:`RUN_KEY`; with ``run_ids`` (a host's
+    view, such as the server's) the run that wrote it as ``run_id``."""
+    out = dict(metadata)
+    run = out.pop(RUN_KEY, None)
+    if run_ids and run is not None:
+        out["run_id"] = run
+    return out
 
 
 def input_writes(inp: Any) -> list[tuple[str, Any]]:
@@ -49,8 +66,12 @@ def task_update(writes: Iterable[tuple[str, Any]], state_keys: frozenset[str] | 
     ``state_keys`` one channel's name: the value written to it (an entrypoint's return value).
     """
     if isinstance(state_keys, str):
-        return next((v for k, v in writes if k == state_keys), None)
-    upd = {k: v for k, v in writes if k in state_keys}
+        values = [v for k, v in writes if k == state_keys]
+        return values[0] if len(values) == 1 else values or None  # as LangGraph: several writes, their list
+    pairs = [(k, v) for k, v in writes if k in state_keys]
+    upd = dict(pairs)
+    if len(upd) < len(pairs):  # as LangGraph: several writes to one key, each its own ``{key: value}``, in order
+        return [{k: v} for k, v in pairs]
     return upd or None
 
 
@@ -104,12 +125,12 @@ def task_config(
     meta = dict(metadata)
     meta["langgraph_step"] = step
     meta["langgraph_node"] = node
-    if path[0] == "push":  # a Send's task, as LangGraph names it
-        meta["langgraph_triggers"] = ("__pregel_push",)
-        meta["langgraph_path"] = ("__pregel_push", path[1], False)
+    if path[0] == PUSH:  # a Send's task, as LangGraph names it
+        meta["langgraph_triggers"] = (PUSH,)
+        meta["langgraph_path"] = path
     else:
         meta["langgraph_triggers"] = triggers
-        meta["langgraph_path"] = ("__pregel_pull", *path[1:])
+        meta["langgraph_path"] = path if path[0] == PULL else (PULL, *path[1:])
     meta["langgraph_checkpoint_ns"] = checkpoint_ns
     conf = {
         **configurable,

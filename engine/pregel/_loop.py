@@ -52,7 +52,7 @@ import asyncio
 from typing import Any, AsyncIterator, Mapping
 
 from engine.checkpoint.base import run_lease
-from engine.errors import CheckpointError, GraphRecursionError, InvalidUpdateError
+from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
 from engine.events import CustomEvent, Event, MessageChunk, StepFinished
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
@@ -89,7 +89,7 @@ class RunLoop:
         self.trace = tel.RunTrace(settings.spec.name)
         self.writer = writer = VersionWriter(
             saver, thread_id=self.thread_id, checkpoint_ns=settings.checkpoint_ns, lease=lease,
-            durability=settings.durability, trace=self.trace,
+            durability=settings.durability, trace=self.trace, untracked=settings.spec.untracked,
         )  # fmt: skip
         self.versions = RunVersions(
             settings, state, writer, queue,
@@ -119,14 +119,17 @@ class RunLoop:
             nest=self._nest,
         )
 
-    def _nest(self, t: Task, step: int, ctx: TaskContext) -> NestedHost:
-        """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested)."""
+    def _nest(self, t: Task, step: int, ctx: TaskContext, alone: bool) -> NestedHost:
+        """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested).
+
+        Its sync nodes run on the caller's thread only when ``t`` runs alone (``alone``): beside
+        sibling tasks they take node threads, so a slow one does not hold the siblings' reports back."""
         settings, state, parents = self.settings, self.state, self.versions.parents
         parents = {**parents, settings.checkpoint_ns: state.parent_id} if state.parent_id else dict(parents)
         return NestedHost(
             saver=settings.saver, store=settings.store, thread_id=self.thread_id, lease=self.lease,
             durability=settings.durability, config=self.config, run_id=settings.run_id,
-            recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync,
+            recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync and alone,
             emit=self.runner.emit_threadsafe, kinds=settings.subgraph_kinds, parent_ns=settings.checkpoint_ns,
             node=t.name, task_id=t.id, parents=parents, resuming=state.resuming, resume_map=state.resume_map,
             task=ctx, replay=state.replay,
@@ -155,6 +158,7 @@ class RunLoop:
     async def _setup(self) -> None:
         await self.folder.setup()
         self.runner.stop = self.state.stop  # for the managed values (engine.managed) its tasks read
+        self.runner.control = self.settings.control
 
     async def _run(self) -> AsyncIterator[Event]:
         settings, state, queue, writer, runner = self.settings, self.state, self.queue, self.writer, self.runner
@@ -173,8 +177,11 @@ class RunLoop:
                 # limit + 2; checked before "nothing left to do".
                 if state.step + 1 > state.stop:
                     raise GraphRecursionError(
-                        f"Recursion limit of {settings.recursion_limit} reached without hitting a stop condition. "
-                        f"Raise it with the config key 'recursion_limit' if the graph loops on purpose."
+                        create_error_message(
+                            message=f"Recursion limit of {settings.recursion_limit} reached without hitting a stop condition. "
+                            f"You can increase the limit by setting the `recursion_limit` config key.",
+                            error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+                        )
                     )
                 tasks = self.versions.plan()
                 if not tasks:
@@ -182,6 +189,10 @@ class RunLoop:
                 if settings.interrupt_before and should_interrupt(state.checkpoint, settings.interrupt_before, tasks):
                     mark_interrupt_seen(state.checkpoint)
                     reason = "INTERRUPT"
+                    break
+                if settings.control is not None and settings.control.drain_requested:
+                    # As LangGraph: after the breakpoint check (a resume passes it), before the tasks run.
+                    reason, error = "ERROR", GraphDrained(settings.control.drain_reason or "shutdown")
                     break
                 statuses = read_statuses(state.pending_writes) if first and state.pending_writes else None
                 if runner.runs_alone(tasks, statuses):  # one task: a coroutine, no async generator
@@ -192,7 +203,7 @@ class RunLoop:
                             yield ev
                 first = state.resuming = False
                 failed = [t for t in tasks if t.error is not None]
-                waiting = [t for t in tasks if t.interrupts]
+                waiting = [t for t in tasks if t.interrupts or t.paused]
                 if failed or waiting:
                     self.trace.end_step(failed[0].error if failed else None)
                     if settings.saver is not None:
@@ -215,6 +226,10 @@ class RunLoop:
                     mark_interrupt_seen(state.checkpoint)
                     reason = "INTERRUPT"
                     break
+            if reason == "END" and settings.host is not None and settings.durability == "exit" and not settings.stable_ns:
+                # As LangGraph: with "exit", a subgraph that ran to its end in its task keeps no version
+                # (only its parent's call stores one); a stopped one's is kept, to go on from.
+                writer.discard_unsaved()
             await writer.flush()
         except GraphRecursionError as e:
             await writer.flush()

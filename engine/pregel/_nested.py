@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import dataclasses
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
 
 from engine._internal._task import CURRENT, TaskContext
-from engine.errors import MultipleSubgraphsError
 from engine.events import Event, RunFinished, RunStarted
 from engine.pregel._status import read_statuses
 from engine.types import Command
@@ -81,19 +80,17 @@ class NestedHost:
     task: TaskContext
     #: the parent run went back in time: where its subgraphs start from
     replay: Replay | None = None
-    used: list[str] = field(default_factory=list)
+    #: graph runs nested in this task so far (the second and later get a numbered namespace)
+    nested: int = 0
 
     def want(self, kind: type[Event]) -> bool:
         return self.kinds is None or kind in self.kinds
 
-    def claim(self, ns: str) -> None:
-        """A second nested run with a saver under one namespace in one task is refused, as LangGraph does."""
-        if ns in self.used:
-            raise MultipleSubgraphsError(
-                f"node {self.node!r} ran a second subgraph with checkpoints in one task (namespace {ns!r}); "
-                "give each subgraph its own node, or compile it with checkpointer=False"
-            )
-        self.used.append(ns)
+    def claim(self, ns: str) -> str:
+        """The namespace of the next graph run nested in this task: ``ns``, and for the n-th after
+        the first ``ns|n``, as LangGraph numbers them (a task that runs again numbers them alike)."""
+        count, self.nested = self.nested, self.nested + 1
+        return f"{ns}|{count}" if count else ns
 
 
 class Replay:

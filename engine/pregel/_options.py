@@ -11,7 +11,6 @@ the others are refused unless left at their defaults
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 from engine._internal._unsupported import refuse
 
@@ -21,27 +20,21 @@ __all__ = ["durability_of"]
 def durability_of(
     durability: str | None,
     *,
-    print_mode: Any = (),
-    output_keys: Any = None,
-    debug: bool | None = None,
-    control: Any = None,
     version: str = "v1",
     checkpoint_during: bool | None = None,
 ) -> str | None:
     """The durability a run uses; NotImplementedError for an option the engine does not honour yet."""
     refuse(
         "invoke/stream",
-        print_mode=print_mode,
-        output_keys=output_keys,
-        debug=debug,
-        control=control,
         version=None if version == "v1" else version,
     )
     if checkpoint_during is None:
         return durability
+    from engine.warnings import LangGraphDeprecatedSinceV10
+
     warnings.warn(
         "`checkpoint_during` is deprecated and will be removed. Please use `durability` instead.",
-        DeprecationWarning,
+        LangGraphDeprecatedSinceV10,
         stacklevel=4,
     )
     if durability is not None:

@@ -73,6 +73,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             return
         except GraphInterrupt as e:
             t.interrupts = e.interrupts
+            t.paused = not e.interrupts  # a subgraph stopped at one of its static breakpoints
             return
         except ParentCommand as e:  # this node's Command(graph=PARENT): for the graph above, never retried
             t.error = e

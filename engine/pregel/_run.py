@@ -54,6 +54,8 @@ class RunSettings:
     checkpoint_ns: str = ""
     #: the caller's name of the thread, when a host stores it under another key
     thread_name: str | None = None
+    #: LangGraph's RunControl: a drain requested stops the run before its next step
+    control: Any = None
     #: a subgraph's run: what its parent's task lends it (None at the root)
     host: NestedHost | None = None
     #: a checkpointer=True subgraph: its namespace outlives its tasks

@@ -60,7 +60,7 @@ class StepRunner:
         state_keys: frozenset[str] | str,
         store: Any,
         inline_sync: bool,
-        nest: Callable[[Task, int, TaskContext], Any] | None = None,
+        nest: Callable[[Task, int, TaskContext, bool], Any] | None = None,
         context: Any = None,
         run_id: str | None = None,
         cache: Any = None,
@@ -81,6 +81,7 @@ class StepRunner:
         self.cache = cache  # compile(cache=...): where nodes with a cache policy keep their writes
         self.inline_sync = inline_sync
         self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
+        self.control: Any = None  # the run's RunControl, which its tasks' runtime shows
         #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
         self.delegate: TaskContext | None = None
         self._blocked = False  # a sync node runs inline: the loop's thread waits for it
@@ -199,7 +200,7 @@ class StepRunner:
                             continue
                         t = futs[f]
                         self._finished(t, step)
-                        if t.error is not None or t.interrupts or not self.record:
+                        if t.error is not None or t.interrupts or t.paused or not self.record:
                             continue
                         if save_each:
                             # Kept as each finishes, so an error or a crash does not run it again.
@@ -241,7 +242,7 @@ class StepRunner:
         finally:
             self._blocked = False
         self._finished(t, step)
-        if self.record and t.error is None and not t.interrupts:
+        if self.record and t.error is None and not t.interrupts and not t.paused:
             # Stored with the step's version, in the same write: no wait of its own.
             self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
             t.saved = True
@@ -252,7 +253,7 @@ class StepRunner:
         if ints and self._wants[InterruptEvent]:
             for i in ints:
                 self.emit(InterruptEvent(i.id, t.name, t.id, i.value))
-        if self._wants[TaskFinished]:
+        if self._wants[TaskFinished] and not t.paused:  # a subgraph's breakpoint: the task has not finished
             self.emit(
                 TaskFinished(
                     step,
@@ -287,6 +288,7 @@ class StepRunner:
             context=self.context,
             checkpoint_id=self._parent_id or "",
             run_id=self.run_id,
+            control=self.control,
             state=t.state,
             state_keys=t.node.state_keys,
         )
@@ -295,7 +297,7 @@ class StepRunner:
         ctx.calls = CallScope(self, step, self._parent_id, self._statuses, t.state, loop=self._loop,
                               inline=inline and not t.node.is_async)
         if self.nest is not None:
-            ctx.nest = Lazy(self.nest, t, step, ctx)
+            ctx.nest = Lazy(self.nest, t, step, ctx, inline)
         ctx.delegate = self.delegate
         if self._wants[CustomEvent]:
             ctx.custom = lambda payload: self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))

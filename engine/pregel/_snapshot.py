@@ -26,13 +26,13 @@ from typing import Any
 from engine.checkpoint.base import CheckpointTuple, copy_checkpoint
 from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
-from engine.pregel._io import output_values
+from engine.pregel._io import output_values, shown_metadata
 from engine.pregel._nested import subgraph_ns
 from engine.pregel._spec import GraphSpec
 from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
 from engine.types import PregelTask, StateSnapshot
 
-__all__ = ["build_snapshot", "task_states"]
+__all__ = ["build_snapshot", "subgraph_configs", "task_states"]
 
 _NOT_RUN = TaskStatus()
 
@@ -50,7 +50,7 @@ def task_states(
     return tuple(out)
 
 
-def _subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config: dict[str, Any]) -> tuple[PregelTask, ...]:
+def subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config: dict[str, Any]) -> tuple[PregelTask, ...]:
     """As LangGraph: a subgraph node's task carries, as its ``state``, the config naming its subgraph's namespace."""
     conf = config.get("configurable") or {}
     out = []
@@ -63,8 +63,9 @@ def _subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config
     return tuple(out)
 
 
-def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> StateSnapshot:
-    """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``)."""
+def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_ids: bool = False) -> StateSnapshot:
+    """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``); ``run_ids``:
+    its metadata names the run that wrote it (``run_id``, a host's view: :func:`~engine.pregel._io.shown_metadata`)."""
     ck = copy_checkpoint(saved.checkpoint)
     channels = restore_channels(graph.channels, ck)
     step = int(saved.metadata.get("step", -1))
@@ -87,13 +88,13 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool) -> S
             values = output_values(channels, graph.stream_keys)
     tasks = task_states(planned, statuses, graph.stream_keys, live=live)
     if any(t.node.subgraph is not None for t in planned):
-        tasks = _subgraph_configs(tasks, planned, saved.config)
+        tasks = subgraph_configs(tasks, planned, saved.config)
     done = {t.id for t in finished} if live else set()
     return StateSnapshot(
         values=values,
         next=tuple(t.name for t in planned if t.id not in done),
         config=saved.config,
-        metadata=dict(saved.metadata),
+        metadata=shown_metadata(saved.metadata, run_ids=run_ids),
         created_at=saved.checkpoint.get("ts"),
         parent_config=saved.parent_config,
         tasks=tasks,

@@ -10,10 +10,13 @@ from engine.types import CachePolicy, Command, RetryPolicy
 if TYPE_CHECKING:
     from engine.channels.base import BaseChannel
 
-__all__ = ["GraphSpec", "NodeSpec", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "WRITTEN_BEFORE", "Writer"]
+__all__ = ["GraphSpec", "NodeSpec", "PULL", "PUSH", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "WRITTEN_BEFORE", "Writer"]
 
 # Topic channel that carries Send packets to the next step.
 TASKS = "__pregel_tasks"
+# first part of a task's path, as LangGraph's: a node's task (PULL, name), a Send's (PUSH, index, False)
+PULL = "__pregel_pull"
+PUSH = "__pregel_push"
 # versions_seen key recording channel versions at the last static breakpoint.
 INTERRUPT_SEEN = "__interrupt__"
 # task id under which a resume answer meant for "whichever task is waiting" is stored.
@@ -60,6 +63,12 @@ class NodeSpec:
     # its writer's of its input, and no user code runs, so the task needs no node context
     bare: bool = False
 
+    def copy(self, update: Mapping[str, Any] | None = None) -> "NodeSpec":
+        """A copy with ``update``'s fields replaced (LangGraph's ``PregelNode.copy``)."""
+        import dataclasses
+
+        return dataclasses.replace(self, **(update or {}))
+
 
 @dataclass(frozen=True, slots=True)
 class GraphSpec:
@@ -87,3 +96,7 @@ class GraphSpec:
     #: the whole state, private keys included, as LangGraph's stream channels
     #: (one channel's name: the graph's values are that channel's value, as an entrypoint's END)
     stream_keys: tuple[str, ...] | str = ()
+    #: a call's new input as channel writes (a StateGraph's: all of it to START)
+    input_writes: Callable[[Any], "list[tuple[str, Any]]"] | None = None
+    #: channels no version stores (UntrackedValue): the writer leaves them and writes to them out
+    untracked: frozenset[str] = frozenset()

@@ -11,21 +11,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Sequence
 
-from engine._internal._ids import checkpoint_id as new_checkpoint_id
-from engine._internal._ids import now_iso
-from engine._internal._ids import task_id as make_task_id
 from engine._internal._sync import iter_sync, run_sync
-from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.channels.base import BaseChannel
-from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
-from engine.errors import InvalidUpdateError, NotFoundError
-from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
+from engine.checkpoint.base import CheckpointTuple, Lease
+from engine.errors import NotFoundError
 from engine.pregel._graph_run import merge_configs
-from engine.pregel._io import configurable_metadata
 from engine.pregel._snapshot import build_snapshot
-from engine.pregel._spec import NO_WRITES, NodeSpec
-from engine.pregel._status import null_writes, read_statuses
-from engine.types import END, START, StateSnapshot
+from engine.pregel._spec import NodeSpec
+from engine.pregel._updates import apply_updates
+from engine.types import StateSnapshot
 
 if TYPE_CHECKING:
     from engine.pregel._spec import GraphSpec
@@ -85,28 +79,28 @@ class StateAPI:
         for pair in self.get_subgraphs(namespace=namespace, recurse=recurse):
             yield pair
 
-    def snapshot(self, saved: CheckpointTuple, *, live: bool = False) -> StateSnapshot:
+    def snapshot(self, saved: CheckpointTuple, *, live: bool = False, run_ids: bool = False) -> StateSnapshot:
         """The StateSnapshot of a stored checkpoint (pure: no I/O); see :mod:`._snapshot`."""
-        return build_snapshot(self.spec, saved, live=live)
+        return build_snapshot(self.spec, saved, live=live, run_ids=run_ids)
 
-    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
         """The newest version of the thread (or the one ``config`` names).
 
         ``subgraphs``: each task of a subgraph node whose namespace holds a
         version gets that subgraph's snapshot as its ``state`` (nested, as
         LangGraph); otherwise a subgraph task's ``state`` is the config that
-        names its namespace.
+        names its namespace. ``run_ids`` (a host's view): the metadata names the run that wrote the version.
         """
         config = merge_configs(self.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await self._graph_at(ns)._read_state(self._saver(), config, subgraphs)
+        return await self._graph_at(ns)._read_state(self._saver(), config, subgraphs, run_ids)
 
-    async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool) -> StateSnapshot:
+    async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool, run_ids: bool = False) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
         if saved is None:  # as LangGraph: an unknown thread, or a version it does not have, reads as empty
             return StateSnapshot({}, (), dict(config), None, None, None, (), ())
         # Without a checkpoint id it is the live view: what the step so far did.
-        snap = self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"))
+        snap = self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"), run_ids=run_ids)
         if not subgraphs or not any(t.state for t in snap.tasks):
             return snap
         tasks = []
@@ -114,14 +108,14 @@ class StateAPI:
             if t.state:
                 sub = self.nodes[t.name].subgraph
                 own = sub.checkpointer if sub.checkpointer not in (None, True, False) else saver
-                inner = await sub._read_state(own, t.state, True)
+                inner = await sub._read_state(own, t.state, True, run_ids)
                 if inner.config is not t.state and inner.metadata is not None:
                     t = t._replace(state=inner)
             tasks.append(t)
         return snap._replace(tasks=tuple(tasks))
 
-    def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
-        return run_sync(self.aget_state(config, subgraphs=subgraphs))
+    def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
+        return run_sync(self.aget_state(config, subgraphs=subgraphs, run_ids=run_ids))
 
     async def aget_state_history(
         self,
@@ -130,6 +124,7 @@ class StateAPI:
         filter: Mapping[str, Any] | None = None,
         before: Mapping[str, Any] | None = None,
         limit: int | None = None,
+        run_ids: bool = False,
     ) -> AsyncIterator[StateSnapshot]:
         """The thread's versions, newest first; with a ``checkpoint_id``, only that one.
 
@@ -147,7 +142,7 @@ class StateAPI:
         graph = self._graph_at(ns)
         configurable = {**configurable, "checkpoint_ns": ns}
         async for saved in self._saver().alist({"configurable": configurable}, filter=filter, before=before, limit=limit):
-            yield graph.snapshot(saved)
+            yield graph.snapshot(saved, run_ids=run_ids)
 
     def get_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
         return iter_sync(self.aget_state_history(config, **kwargs))
@@ -161,84 +156,22 @@ class StateAPI:
         *,
         lease: Lease | None = None,
     ) -> dict[str, Any]:
-        """Write an "update" version: ``values`` as if node ``as_node`` returned them.
+        """Write an "update" version: ``values`` as if node ``as_node`` returned them (:mod:`._updates`).
 
         Reducers apply; the edges out of ``as_node`` decide what runs next.
-        ``values=None`` with ``as_node=END`` ends the step due instead (it
-        cancels a pending interrupt): see :func:`_end_step`. The new version's parent is the checkpoint ``config`` names (or the
-        newest), so updating an older version starts a branch. A config
-        naming a subgraph's ``checkpoint_ns`` updates that subgraph's state
-        (``as_node`` then names one of its nodes). ``task_id``
-        (LangGraph: the id of the task the update is written as) is not
-        supported yet: NotImplementedError unless None. ``lease``: as for
-        :meth:`aevents`.
+        ``as_node`` may also be LangGraph's ``"__input__"`` (the values are the
+        graph's input), ``"__copy__"`` (the version copied as a fork) or ``END``
+        with ``values=None`` (the step due ends, cancelling a pending
+        interrupt). The new version's parent is the checkpoint ``config``
+        names (or the newest), so updating an older version starts a branch.
+        A config naming a subgraph's ``checkpoint_ns`` updates that subgraph's
+        state (``as_node`` then names one of its nodes). ``task_id``: the id
+        of the task the update is written as (default: the id of ``as_node``'s
+        task due). ``lease``: as for :meth:`aevents`.
         """
-        refuse("update_state", task_id=task_id)
         config = merge_configs(self.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await self._graph_at(ns)._update(self._saver(), config, values, as_node, lease)
-
-    async def _update(self, saver: Any, config: dict[str, Any], values: Any, as_node: str | None, lease: Lease | None) -> dict[str, Any]:
-        configurable = dict(config.get("configurable") or {})
-        lease = run_lease(saver, configurable.get("thread_id"), configurable, lease)
-        saved = await saver.aget_tuple(config)
-        if saved is None and configurable.get("checkpoint_id"):
-            raise NotFoundError(f"no checkpoint {configurable['checkpoint_id']!r}")
-        ck = copy_checkpoint(saved.checkpoint) if saved else empty_checkpoint()
-        step = int(saved.metadata.get("step", -1)) if saved else -1
-        channels = restore_channels(self.channels, ck)
-        if as_node == END and values is None:
-            changed, task = (_end_step(self, saved, ck, channels, step) if saved else set()), None
-        else:
-            changed, task = await self._update_as(as_node, values, config, ck, channels, step)
-        ck["id"] = new_checkpoint_id()
-        ck["ts"] = now_iso()
-        ns = configurable.get("checkpoint_ns") or ""
-        parent = {"configurable": {**configurable, "checkpoint_ns": ns, "checkpoint_id": saved.checkpoint["id"]}} if saved else {
-            "configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}
-        }
-        if lease is not None:
-            parent["configurable"][LEASE_KEY] = lease  # the saver's side: the write carries its fencing token
-        parents = dict(saved.metadata.get("parents") or {}) if saved else {}
-        user = config.get("metadata") or {}
-        metadata = {**user, **configurable_metadata(configurable, user), "source": "update", "step": step + 1, "parents": parents}
-        new_versions = {c: ck["channel_versions"][c] for c in changed}
-        if task is not None and saved is not None and task.path == ("pull", task.name):
-            # As LangGraph: the update is the result of the node's task due at the updated
-            # version (history shows it there), stored as that task's writes.
-            await saver.aput_writes(parent, task.writes or [(NO_WRITES, None)], task.id)
-        return await saver.aput(parent, ck, metadata, new_versions)
-
-    async def _update_as(
-        self, as_node: str | None, values: Any, config: Mapping[str, Any], ck: Checkpoint, channels: Mapping[str, BaseChannel], step: int
-    ) -> tuple[set[str], Task]:
-        """Apply ``values`` to ``ck`` as if ``as_node`` returned them; the channels changed, and the
-        task it was applied as (the node's task due at ``ck``, if one is: LangGraph reuses its id)."""
-        if as_node is None:
-            as_node = _last_writer(ck, self.nodes)
-        if not isinstance(as_node, str) or as_node not in self.nodes:
-            raise InvalidUpdateError(f"as_node {as_node!r} is not a node of graph {self.name!r}")
-        node = self.nodes[as_node]
-        due = next((t for t in prepare_next_tasks(ck, channels, self.nodes, step + 1) if t.path == ("pull", as_node)), None)
-        task = Task(
-            id=due.id if due is not None else make_task_id(ck["id"], step + 1, "update", as_node),
-            name=as_node,
-            path=due.path if due is not None else ("update",),
-            input=None,
-            triggers=tuple(c for c in node.triggers if c in ck["channel_versions"]),
-            node=node,
-            state=ck["channel_values"],
-        )
-        writes = node.writer(values, ck["channel_values"], dict(config))
-        if hasattr(writes, "__await__"):
-            writes = await writes
-        task.writes = writes
-        try:
-            return apply_writes(ck, channels, [task])[1], task
-        except InvalidUpdateError:
-            raise
-        except Exception as e:  # a reducer refusing the values: the caller's input is wrong
-            raise InvalidUpdateError(f"update_state: the state's reducers rejected {values!r:.200}: {type(e).__name__}: {e}") from e
+        return await apply_updates(self._graph_at(ns), self._saver(), config, [(values, as_node, task_id)], lease)
 
     def update_state(
         self,
@@ -255,20 +188,20 @@ class StateAPI:
         """Apply ``supersteps`` (each a sequence of :class:`~engine.types.StateUpdate`) one
         version each, in order, the first on the version ``config`` names; the last one's config.
 
-        A superstep of one update is :meth:`aupdate_state`'s version (LangGraph's
-        ``update_state`` is this with one). Several updates in one superstep (one
-        version written as by several nodes) are not supported yet: NotImplementedError.
+        A superstep of several updates is one version written as by several
+        nodes at once (:mod:`._updates`), as LangGraph's.
         """
         if not supersteps:
             raise ValueError("No supersteps provided")
         if any(len(u) == 0 for u in supersteps):
             raise ValueError("No updates provided")
-        if any(len(u) > 1 for u in supersteps):
-            raise NotImplementedError(f"bulk_update_state: several updates in one superstep; see {WHERE_IT_DIFFERS}")
+        config = merge_configs(self.config, config)
+        ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
+        graph, saver = self._graph_at(ns), self._saver()
         out: dict[str, Any] = dict(config)
-        for (update,) in supersteps:
-            values, as_node, task_id = (tuple(update) + (None, None))[:3]
-            out = await self.aupdate_state(out, values, as_node, task_id)
+        for superstep in supersteps:
+            updates = [tuple((tuple(u) + (None, None))[:3]) for u in superstep]
+            out = await apply_updates(graph, saver, {**config, **out}, updates, None)  # type: ignore[arg-type]
         return out
 
     def bulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
@@ -276,37 +209,3 @@ class StateAPI:
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._saver().adelete_thread(thread_id)
-
-
-def _end_step(graph: StateAPI, saved: CheckpointTuple, ck: Checkpoint, channels: Mapping[str, BaseChannel], step: int) -> set[str]:
-    """``update_state(config, None, as_node=END)``: the step due at ``saved`` ends here.
-
-    As LangGraph: its input writes and the writes of its finished tasks are
-    applied, and every task due is marked as run, so the new version has no
-    next node and no pending interrupt. Returns the channels changed.
-    """
-    planned = prepare_next_tasks(ck, channels, graph.nodes, step + 1)
-    changed: set[str] = set()
-    if nulls := null_writes(saved.pending_writes):
-        changed |= apply_null_writes(ck, channels, nulls)
-    statuses = read_statuses(saved.pending_writes)
-    for t in planned:
-        st = statuses.get(t.id)
-        t.writes = st.writes if st is not None and st.finished else []
-    return changed | apply_writes(ck, channels, planned)[1]
-
-
-def _last_writer(ck: Checkpoint, nodes: Mapping[str, NodeSpec]) -> str:
-    """The node that ran last, for update_state without ``as_node``."""
-    best: list[tuple[int, str]] = []
-    for name, seen in ck["versions_seen"].items():
-        if name in nodes and name != START and seen:
-            best.append((max(seen.values()), name))
-    if not best:
-        return START
-    best.sort(reverse=True)
-    if len(best) > 1 and best[0][0] == best[1][0]:
-        raise InvalidUpdateError(
-            f"ambiguous update: nodes {best[0][1]!r} and {best[1][1]!r} ran last together; pass as_node="
-        )
-    return best[0][1]

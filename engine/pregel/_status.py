@@ -88,8 +88,9 @@ def task_result(writes: Iterable[tuple[str, Any]], keys: Iterable[str] | str) ->
     one task become ``{key: {"$writes": [v1, v2, ...]}}``; ``{}`` when it
     wrote none.
     """
-    if isinstance(keys, str):  # one channel (an entrypoint's END): the value written to it
-        return next((v for k, v in writes if k == keys), None)
+    if isinstance(keys, str):  # one channel (an entrypoint's END, a root state): the value written to it
+        values = [v for k, v in writes if k == keys]
+        return values[0] if len(values) == 1 else {"$writes": values} if values else None
     wanted = keys if isinstance(keys, (set, frozenset, dict)) else frozenset(keys)
     result: dict[str, Any] = {}
     many: set[str] = set()

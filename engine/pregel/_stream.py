@@ -17,6 +17,8 @@ yields nothing.
 
 from __future__ import annotations
 
+import dataclasses
+
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -32,11 +34,12 @@ from engine.events import (
     ValuesEvent,
 )
 from engine.pregel._spec import TASKS
+from engine.pregel._status import task_result
 from engine.types import END, START, Interrupt
 
 _CALL = "__pregel_push"  # the trigger of a @task call's task (engine.pregel._calls.PUSH)
 
-__all__ = ["kinds_for", "Projector", "STREAM_MODES"]
+__all__ = ["kinds_for", "Projector", "STREAM_MODES", "print_chunk", "with_output_keys"]
 
 STREAM_MODES = ("values", "updates", "custom", "messages", "checkpoints", "tasks", "debug")
 
@@ -52,6 +55,23 @@ _KINDS: dict[str, frozenset[type[Event]]] = {
 }
 
 
+def print_chunk(mode: str, payload: Any, ns: tuple[str, ...]) -> None:
+    """One chunk of a printed mode (``print_mode``, ``debug=True``), as LangGraph prints it: bold mode, yellow graph."""
+    parts = [f"\033[1m[{mode}]\033[0m"]
+    if ns:
+        parts.append(f"\033[1;33m[graph={ns}]\033[0m")
+    print(" ".join([*parts, repr(payload)]))
+
+
+def with_output_keys(spec: Any, keys: str | Sequence[str]) -> Any:
+    """``spec`` whose values (a call's, and the values stream's) are ``keys``' (``output_keys=``), checked as LangGraph does."""
+    for k in [keys] if isinstance(keys, str) else keys:
+        if k not in spec.channels:
+            raise ValueError(f"Key {k} not in channels")
+    keys = keys if isinstance(keys, str) else tuple(keys)
+    return dataclasses.replace(spec, output_keys=keys, stream_keys=keys)
+
+
 def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:
     out: set[type[Event]] = {RunFinished}
     for m in modes:
@@ -61,10 +81,10 @@ def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:
     return frozenset(out)
 
 
-def _cfg(thread_id: Any, cid: str | None) -> dict[str, Any] | None:
+def _cfg(thread_id: Any, cid: str | None, ns: str = "") -> dict[str, Any] | None:
     if cid is None:
         return None
-    return {"configurable": {"checkpoint_ns": "", "thread_id": thread_id, "checkpoint_id": cid}}
+    return {"configurable": {"checkpoint_ns": ns, "thread_id": thread_id, "checkpoint_id": cid}}
 
 
 def _now() -> str:
@@ -106,6 +126,9 @@ class Projector:
             return {"__return__": ev.update}
         if self.root:
             return {END: ev.update}
+        if isinstance(ev.update, list):  # several writes to one key: {key: {"$writes": [...]}}
+            pairs = [kv for one in ev.update for kv in one.items()]
+            return task_result(pairs, {k for k, _ in pairs})
         return ev.update or {}
 
     def project(self, ev: Event) -> Iterable[tuple[str, Any]]:
@@ -164,9 +187,10 @@ class Projector:
         elif isinstance(ev, (CheckpointSaved, CheckpointLoaded)):
             if not self.checkpointer:
                 return
+            ns = "|".join(ev.ns)  # a subgraph's versions are stored under its namespace
             payload = {
-                "config": _cfg(self.thread_id, ev.checkpoint_id),
-                "parent_config": _cfg(self.thread_id, ev.parent_id),
+                "config": _cfg(self.thread_id, ev.checkpoint_id, ns),
+                "parent_config": _cfg(self.thread_id, ev.parent_id, ns),
                 "values": ev.values,
                 "metadata": ev.metadata,
                 "next": list(ev.next),

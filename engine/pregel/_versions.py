@@ -9,14 +9,16 @@ through its :class:`~engine.pregel._writer.VersionWriter`, reporting to its
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine.events import CheckpointSaved, ValuesEvent
 from engine.pregel._algo import Task, prepare_next_tasks
-from engine.pregel._io import output_values, saved_event
+from engine.pregel._io import RUN_KEY, output_values, saved_event, shown_metadata
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
+from engine.pregel._snapshot import subgraph_configs
 from engine.pregel._writer import VersionWriter, new_version
 
 __all__ = ["RunVersions"]
@@ -74,8 +76,8 @@ class RunVersions:
             state.checkpoint["id"] = state.parent_id = new_checkpoint_id()
             return
         snapshot = new_version(state.checkpoint)
-        # The caller's metadata, LangGraph's keys, and the run's id unless the caller named one.
-        metadata = {"run_id": settings.run_id, **self.version_metadata, "source": source, "step": state.step,
+        # The caller's metadata and LangGraph's keys; the run that wrote it beside them (RUN_KEY).
+        metadata = {**self.version_metadata, RUN_KEY: settings.run_id, "source": source, "step": state.step,
                     "parents": dict(self.parents)}  # fmt: skip
         parent = state.parent_id
         state.parent_id = snapshot["id"]
@@ -86,6 +88,10 @@ class RunVersions:
             state.planned = (snapshot["id"], planned)
             # "exit": the version the one version written is stored under
             under = self.writer.parent_of_next(parent) if settings.saver is not None else parent
-            self.queue.emit(saved_event(snapshot, under, state.step, source, planned, self.values(), metadata))
+            event = saved_event(snapshot, under, state.step, source, planned, self.values(), shown_metadata(metadata))
+            if any(t.node.subgraph is not None for t in planned):  # as a snapshot's: subgraph tasks name their namespace
+                run = {"configurable": {"thread_id": self.writer.thread_id, "checkpoint_ns": settings.checkpoint_ns}}
+                event = dataclasses.replace(event, tasks=subgraph_configs(event.tasks, planned, run))
+            self.queue.emit(event)
         if settings.saver is not None:
             await self.writer.put(parent, snapshot, metadata, parent_writes or [])

@@ -34,12 +34,13 @@ from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine._internal._sync import at_first_wait, forget_first_wait
 from engine.checkpoint._made import MadeCheckpoint
-from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, Checkpoint, Lease
-from engine.errors import SerializationError
+from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, RESUME, Checkpoint, Lease
+from engine.errors import SerializationError, is_invalid_resume
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
 from engine.pregel._io import output_values
-from engine.pregel._spec import NO_WRITES, GraphSpec
+from engine.pregel._spec import NO_WRITES, TASKS, GraphSpec
+from engine.types import Send
 
 if TYPE_CHECKING:
     from engine.pregel._algo import Task
@@ -97,8 +98,11 @@ class VersionWriter:
         lease: Lease | None = None,
         durability: str,
         trace: tel.RunTrace,
+        untracked: frozenset[str] = frozenset(),
     ) -> None:
         self.saver = saver
+        #: channels no version stores (UntrackedValue): left out of versions and writes
+        self.untracked = untracked
         self.durability = durability
         self.thread_id = thread_id
         self.checkpoint_ns = checkpoint_ns
@@ -134,6 +138,13 @@ class VersionWriter:
         parent_writes: list[tuple[str, list[tuple[str, Any]]]],
     ) -> None:
         """Hand over the next version (and the pending writes of ``parent`` that go with it)."""
+        if self.untracked:
+            values = checkpoint["channel_values"]
+            for k in self.untracked:
+                values.pop(k, None)
+            if TASKS in values:
+                values[TASKS] = [v for _, v in self.tracked([(TASKS, send) for send in values[TASKS]])]
+            parent_writes = [(tid, self.tracked(w)) for tid, w in parent_writes]
         if self.durability == "exit":
             # Only the last version is written, under the last saved one; the
             # writes of steps in between belong to versions never stored.
@@ -202,6 +213,24 @@ class VersionWriter:
             if parent == self.last_saved_id:  # the version they belong to is the one written
                 await self.saver.aput_writes(self.config(parent), writes, task_id)
 
+    def tracked(self, writes: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """``writes`` as stored: none to an untracked channel, and a Send's dict argument without its untracked keys."""
+        if not self.untracked:
+            return writes
+        out = []
+        for chan, value in writes:
+            if chan in self.untracked:
+                continue
+            if chan == TASKS and isinstance(value, Send) and isinstance(value.arg, dict):
+                value = Send(value.node, {k: v for k, v in value.arg.items() if k not in self.untracked})
+            out.append((chan, value))
+        return out
+
+    def discard_unsaved(self) -> None:
+        """``"exit"``: forget the version (and calls' writes) not written yet, so :meth:`flush` writes none."""
+        self._unsaved = None
+        self._held = []
+
     async def put_call_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
         """The writes of a task a node called (``@task``): stored now, or with ``"exit"`` at the
         end, if the version they belong to (the one the step started from) is the one written."""
@@ -213,7 +242,7 @@ class VersionWriter:
     async def put_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
         """Store pending writes of version ``parent`` now (after what is queued: they attach to a version that landed)."""
         await self.written()
-        await self.saver.aput_writes(self.config(parent), writes, task_id)
+        await self.saver.aput_writes(self.config(parent), self.tracked(writes), task_id)
 
     async def save_stopped(self, parent: str | None, tasks: list[Task]) -> None:
         """A step that did not finish: what its tasks did, as pending writes of ``parent``.
@@ -225,13 +254,20 @@ class VersionWriter:
         await self.flush()
         cfg = self.config(parent)
         for t in sorted(tasks, key=lambda t: t.sort_key):
-            if t.error is not None:
+            if t.error is not None and is_invalid_resume(t.error):
+                # As LangGraph: an answer its question's response_schema refused is not kept,
+                # so the question is pending again (the answers before it stay).
+                kept = (t.resume or [])[: getattr(t.error, "graphwire_answered", 0)]
+                await self.saver.aput_writes(cfg, [(RESUME, kept)], t.id)
+            elif t.error is not None:
                 # A router that raised leaves its node's writes made (as LangGraph's): stored beside the error.
-                await self.saver.aput_writes(cfg, [*(t.writes or ()), (ERROR, repr(t.error))], t.id)
+                await self.saver.aput_writes(cfg, [*self.tracked(t.writes or []), (ERROR, repr(t.error))], t.id)
             elif t.interrupts:
                 await self.saver.aput_writes(cfg, [(INTERRUPT, list(t.interrupts))], t.id)
+            elif t.paused:
+                continue  # as LangGraph: nothing recorded, so the task is due again (its subgraph goes on)
             elif not t.saved:
-                await self.saver.aput_writes(cfg, t.writes or [(NO_WRITES, None)], t.id)
+                await self.saver.aput_writes(cfg, self.tracked(t.writes) or [(NO_WRITES, None)], t.id)
 
     async def last_saved_values(self, spec: GraphSpec) -> dict[str, Any] | None:
         """The values of the last version that landed, read back (None: none did, or it cannot be read now).

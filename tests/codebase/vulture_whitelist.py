@@ -47,6 +47,15 @@ _.serialized  # engine/pregel/_lc_stream.py on_chat_model_start's positional par
 _.aclear_cache  # engine/func/_task.py TaskFunction (LangGraph's public API)
 __getattr__  # engine/constants.py: a module __getattr__ (LangGraph's deprecated Send/Interrupt there)
 
+# LangGraph's public API, for programs written against it (engine.errors.ErrorCode's members name its messages' links).
+_.INVALID_GRAPH_NODE_RETURN_VALUE  # engine/errors.py ErrorCode
+_.MULTIPLE_SUBGRAPHS  # engine/errors.py ErrorCode
+_.INVALID_CHAT_HISTORY  # engine/errors.py ErrorCode
+__class_getitem__  # engine/graph/_state.py StateGraph: Python calls it for StateGraph[State, ...] (LangGraph's generic class)
+_.InputType  # engine/pregel/_pregel.py Pregel: langchain-core's Runnable.get_input_schema reads it
+_.OutputType  # engine/pregel/_pregel.py Pregel: langchain-core's Runnable.get_output_schema reads it
+with_schemas  # engine/graph/_draw.py DrawableGraph.to_json (LangChain's signature: the engine draws no schema nodes)
+
 # importlib's loader protocol: the import system calls them (engine/swap.py _Alias).
 _.create_module  # engine/swap.py
 _.exec_module  # engine/swap.py

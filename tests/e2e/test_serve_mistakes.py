@@ -129,7 +129,7 @@ def test_a_graph_factory_that_raises_names_the_line(project: Path) -> None:
 def test_a_graph_that_does_not_compile_is_named(project: Path) -> None:
     (project / "agent.py").write_text(AGENT.replace('.add_edge(START, "reply")', ""))
     said = serve(project, "--graph", "agent=./agent.py:graph", *MEMORY)
-    assert "graph 'agent' (spec './agent.py:graph') does not compile: the graph has no entry point" in said
+    assert "graph 'agent' (spec './agent.py:graph') does not compile: Graph must have an entrypoint" in said
 
 
 @pytest.mark.parametrize("setting", ["checkpointer", "store", "cache"])

@@ -8,7 +8,8 @@ from typing import Annotated, TypedDict
 
 import pytest
 
-from engine import END, START, GraphwireError, StateGraph
+from engine import END, START, Command, GraphwireError, StateGraph
+from engine.checkpoint import InMemorySaver
 from engine.errors import EmptyInputError, GraphDefinitionError
 
 
@@ -78,9 +79,11 @@ def test_async_nodes_and_config_argument():
 @pytest.mark.parametrize(
     "build,match",
     [
-        (lambda g: g.add_edge(START, "missing"), "unknown node 'missing'"),
-        (lambda g: (g.add_node("a", lambda s: s), g.add_edge("a", END)), "no entry point"),
-        (lambda g: (g.add_node("a", lambda s: s), g.add_edge(START, "a"), g.add_conditional_edges("a", lambda s: "x", ["zzz"])), "unknown node 'zzz'"),
+        # LangGraph's messages
+        (lambda g: g.add_edge(START, "missing"), "Found edge ending at unknown node `missing`"),
+        (lambda g: (g.add_node("a", lambda s: s), g.add_edge("a", END)), "Graph must have an entrypoint"),
+        (lambda g: (g.add_node("a", lambda s: s), g.add_edge(START, "a"), g.add_conditional_edges("a", lambda s: "x", ["zzz"])),
+         "At 'a' node, '<lambda>' branch found unknown target 'zzz'"),
     ],
 )
 def test_validation_errors_are_clear(build, match):
@@ -101,12 +104,31 @@ def test_compile_name():
 def test_duplicate_and_reserved_names():
     g = StateGraph(X)
     g.add_node("a", lambda s: s)
-    with pytest.raises(GraphDefinitionError, match="already exists"):
+    with pytest.raises(GraphDefinitionError, match="already present"):
         g.add_node("a", lambda s: s)
     with pytest.raises(GraphDefinitionError, match="reserved"):
         g.add_node(END, lambda s: s)
     with pytest.raises(GraphDefinitionError):
-        StateGraph(int)
+        StateGraph(None)
+
+
+def test_a_schema_with_no_keys_is_a_root_state():
+    """As LangGraph: ``StateGraph(int)`` or ``StateGraph(Annotated[list, add])`` has one channel, the value itself."""
+    g = StateGraph(int)
+    g.add_node("inc", lambda n: n + 1)
+    g.add_edge(START, "inc")
+    assert g.compile().invoke(1) == 2
+    logs = StateGraph(Annotated[list, operator.add])
+    logs.add_node("a", lambda log: ["a"])
+    logs.add_node("b", lambda log: [Command(update=["b"]), ["c"]])
+    logs.add_edge(START, "a")
+    logs.add_edge("a", "b")
+    app = logs.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "root"}}
+    assert list(app.stream(["in"], config, stream_mode="updates")) == [{"a": ["a"]}, {"b": [["b"], ["c"]]}]
+    assert app.get_state(config).values == ["in", "a", "b", "c"]
+    # history shows the task's several writes to the root as LangGraph does
+    assert [t.result for s in app.get_state_history(config) for t in s.tasks if t.name == "b"] == [{"$writes": [["b"], ["c"]]}]
 
 
 def test_empty_input_on_a_new_thread():
@@ -159,3 +181,49 @@ def test_a_builder_changed_after_compile_leaves_the_compiled_graph_as_it_was(cap
     assert app.invoke({"x": 1}) == {"x": 2}
     assert app.get_graph() == drawn
     assert g.compile().invoke({"x": 1}) == {"x": 20}  # the builder itself did change
+
+
+def test_compile_refuses_a_checkpointer_that_is_no_saver_and_a_command_shows_its_set_fields():
+    g = StateGraph(X)
+    g.add_node("a", lambda s: s)
+    g.add_edge(START, "a")
+    with pytest.raises(TypeError, match="Invalid checkpointer provided"):
+        g.compile(checkpointer=object())
+    assert repr(Command(goto="a")) == "Command(goto='a')"
+
+
+def test_a_node_returning_several_commands_writes_each_update_in_order():
+    class Foo(TypedDict):
+        foo: Annotated[str, operator.add]
+
+    g = StateGraph(Foo)
+    g.add_node("a", lambda s: [Command(update={"foo": "a1"}), Command(update=[("foo", "a2"), ("foo", "a3")], goto="b")])
+    g.add_node("b", lambda s: {"foo": "b"})
+    g.add_edge(START, "a")
+    app = g.compile()
+    assert app.invoke({"foo": ""}) == {"foo": "a1a2a3b"}
+    assert list(app.stream({"foo": ""}, stream_mode="updates")) == [
+        {"a": [{"foo": "a1"}, {"foo": "a2"}, {"foo": "a3"}]},
+        {"b": {"foo": "b"}},
+    ]
+
+
+def test_a_builders_node_shows_what_it_runs_as_langgraphs_node_spec():
+    import asyncio
+
+    class Counter:
+        def __init__(self) -> None:
+            self.ticks = 0
+
+        def __call__(self, s: X) -> dict:
+            self.ticks += 1
+            return {"x": s["x"] + 1}
+
+    counter = Counter()
+    g = StateGraph(X)
+    g.add_node("count", counter)
+    g.add_edge(START, "count")
+    g.compile().invoke({"x": 1})
+    runnable = g.nodes["count"].runnable
+    assert runnable.func is counter and counter.ticks == 1
+    assert runnable.invoke({"x": 1}) == {"x": 2} and asyncio.run(runnable.ainvoke({"x": 2})) == {"x": 3}

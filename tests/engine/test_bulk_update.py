@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import pytest
 from typing_extensions import TypedDict
 
+from engine.errors import InvalidUpdateError
 from engine.graph import START, StateGraph
 from engine.testing import thread
 from engine.types import StateUpdate
@@ -54,5 +55,42 @@ def test_bulk_update_state_applies_each_superstep(checkpointer):
         g.bulk_update_state(cfg, [])
     with pytest.raises(ValueError, match="No updates"):
         g.bulk_update_state(cfg, [[]])
-    with pytest.raises(NotImplementedError, match="several updates"):
+    with pytest.raises(InvalidUpdateError, match="At key 'x': Can receive only one value per step"):
         g.bulk_update_state(cfg, [[StateUpdate({"x": 1}, "a"), StateUpdate({"x": 2}, "b")]])
+    # As LangGraph: several updates in one superstep are one version, written as by those nodes at once.
+    g.bulk_update_state(cfg, [[StateUpdate({"x": 5}, "a"), StateUpdate({"log": ["both"]}, "b")]])
+    assert g.get_state(cfg).values == {"x": 5, "log": ["a", "b", "u1", "u3", "both"]}
+    assert [s.metadata["source"] for s in g.get_state_history(cfg)][:2] == ["update", "update"]
+
+
+def test_a_thread_rebuilt_by_updates_as_input_start_and_nodes_has_the_runs_history(checkpointer):
+    """``__input__`` writes an "input" version (START due), ``__start__`` START's step: the same history a run writes."""
+    g = _graph(checkpointer)
+    g.invoke({"x": 1, "log": []}, thread("ran"))
+    ran = [(s.values, s.next, s.metadata["step"], s.metadata["source"]) for s in g.get_state_history(thread("ran"))]
+    g.bulk_update_state(thread("built"), [
+        [StateUpdate({"x": 1, "log": []}, "__input__")],
+        [StateUpdate({"x": 1, "log": []}, "__start__")],
+        [StateUpdate({"log": ["a"]}, "a")],
+        [StateUpdate({"log": ["b"]}, "b")],
+    ])  # fmt: skip
+    built = [(s.values, s.next, s.metadata["step"], s.metadata["source"]) for s in g.get_state_history(thread("built"))]
+    assert [r[:3] for r in built] == [r[:3] for r in ran]
+    assert built[-1][3] == "input" and {r[3] for r in built[:-1]} == {"update"}
+    with pytest.raises(InvalidUpdateError, match="Cannot apply multiple updates when updating as input"):
+        g.bulk_update_state(thread("built"), [[StateUpdate({"x": 1}, "__input__"), StateUpdate({"x": 2}, "__input__")]])
+
+
+def test_a_copy_is_a_fork_beside_the_version_and_takes_updates_as_one_superstep(checkpointer):
+    g = _graph(checkpointer)
+    cfg = thread("copy")
+    g.invoke({"x": 1, "log": []}, cfg)
+    first = [s for s in g.get_state_history(cfg) if s.next == ("b",)][0]
+    out = g.update_state(first.config, [({"log": ["b1"]}, "b")], as_node="__copy__")
+    head = g.get_state(cfg)
+    assert head.config["configurable"]["checkpoint_id"] == out["configurable"]["checkpoint_id"]
+    assert head.values == {"x": 1, "log": ["a", "b1"]}
+    fork = g.get_state({"configurable": {**cfg["configurable"], "checkpoint_id": head.parent_config["configurable"]["checkpoint_id"]}})
+    assert fork.metadata["source"] == "fork" and fork.parent_config == first.parent_config
+    with pytest.raises(InvalidUpdateError, match="Cannot copy a non-existent checkpoint"):
+        g.update_state(thread("none"), None, as_node="__copy__")

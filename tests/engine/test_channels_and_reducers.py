@@ -52,7 +52,7 @@ def test_ephemeral_lives_one_step_and_barrier_waits_for_all():
     e.update([5])
     assert e.get() == 5
     assert e.update([]) and not e.is_available()
-    b = NamedBarrierValue({"a", "b"})
+    b = NamedBarrierValue(str, {"a", "b"})
     b.update(["a"])
     assert not b.is_available()
     b.update(["b"])

@@ -77,3 +77,16 @@ def test_add_node_destinations_are_drawn_as_langgraph_draws_them():
     assert {("a", "b", True, "go b"), ("a", "c", True, None)} <= edges
     t = StateGraph(D).add_node("a", a, destinations=("b",)).add_node("b", lambda s: {}).add_edge(START, "a")
     assert ("a", "b", True, None) in {(e.source, e.target, e.conditional, e.data) for e in t.compile().get_graph().edges}
+
+
+def test_mermaid_without_styles_and_the_json_drawing_are_langgraphs():
+    """``draw_mermaid(with_styles=False)``: edges only; ``to_json()``: LangChain's node data (a function is a RunnableCallable)."""
+    drawn = _graph().compile().get_graph()
+    text = drawn.draw_mermaid(with_styles=False)
+    assert text.startswith("graph TD;\n") and "classDef" not in text and "curve" not in text
+    assert "\t__start__ -.-> a;\n" in text
+    data = drawn.to_json()
+    start = next(n for n in data["nodes"] if n["id"] == START)
+    assert start == {"id": START, "type": "runnable", "data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": START}}
+    assert {"id": END} in data["nodes"]
+    assert {"source": START, "target": "a", "conditional": True} in data["edges"]

@@ -249,10 +249,8 @@ def test_a_task_outside_a_run_is_an_error() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: entrypoint(context_schema=dict),
         lambda: entrypoint(timeout=5),
         lambda: task(timeout=5),
-        lambda: entrypoint()(lambda x, runtime: x),
         lambda: entrypoint()(_generator),
         lambda: task(_generator),
     ],
@@ -383,3 +381,57 @@ def test_the_tasks_mode_shows_writes_as_langgraph(checkpointer: Any) -> None:
     chunks = list(g.compile(checkpointer=checkpointer).stream({"x": 1, "log": []}, {"configurable": {"thread_id": "g"}},
                                                               stream_mode="tasks"))
     assert shown(chunks) == [("sent", ("__pregel_push",)), ("sent", {"log": [5]})]
+
+
+def test_an_entrypoints_schemas_come_from_its_annotations():
+    """As LangGraph: the input schema is the first parameter's type, the output ``entrypoint.final``'s value type."""
+    @entrypoint()
+    def count(items: list[int], *, previous: Any = None) -> entrypoint.final[int, list[str]]:
+        return entrypoint.final(value=len(items), save=[])
+
+    assert count.get_input_jsonschema() == {"items": {"type": "integer"}, "title": "LangGraphInput", "type": "array"}
+    assert count.get_output_jsonschema() == {"title": "LangGraphOutput", "type": "integer"}
+    assert count.invoke([1, 2]) == 2
+
+
+def test_a_task_started_before_the_entrypoint_interrupts_runs_once(checkpointer: Any) -> None:
+    """As LangGraph: the interrupt waits for the calls already started; the resume gets their stored results."""
+    calls: list[int] = []
+
+    @task
+    def slow(x: int) -> int:
+        calls.append(x)
+        return x * 10
+
+    @entrypoint(checkpointer=checkpointer)
+    def flow(x: int) -> int:
+        fut = slow(x)
+        answer = interrupt("go?")
+        return fut.result() + answer
+
+    config = {"configurable": {"thread_id": "once"}}
+    flow.invoke(2, config)
+    assert flow.invoke(Command(resume=1), config) == 21
+    assert calls == [2]
+
+
+def test_an_entrypoint_reads_its_context_through_runtime_and_langgraphs_old_names_warn() -> None:
+    from engine.runtime import Runtime
+    from engine.warnings import LangGraphDeprecatedSinceV05, LangGraphDeprecatedSinceV10
+
+    class Ctx(TypedDict):
+        model: str
+
+    @entrypoint(context_schema=Ctx)
+    def flow(x: int, runtime: Runtime[Ctx]) -> str:
+        return f"{runtime.context['model']}:{x}:{runtime.previous}"
+
+    assert flow.invoke(1, context={"model": "m"}) == "m:1:None"
+    assert flow.get_context_jsonschema()["required"] == ["model"]
+    with pytest.warns(LangGraphDeprecatedSinceV10, match="`config_schema` is deprecated and will be removed"):
+        old = entrypoint(config_schema=Ctx)(lambda x: x)
+    assert old.context_schema is Ctx
+    with pytest.warns(LangGraphDeprecatedSinceV10, match="`get_config_jsonschema` is deprecated"):
+        old.get_config_jsonschema()
+    with pytest.warns(LangGraphDeprecatedSinceV05, match="`retry` is deprecated and will be removed. Please use `retry_policy`"):
+        task(retry=RetryPolicy())(lambda x: x)

@@ -86,7 +86,7 @@ def test_parallel_interrupts_resume_by_id_map(checkpointer):
     app = g.compile(checkpointer=checkpointer)
     ints = app.invoke({"log": []}, thread())["__interrupt__"]
     assert [i.value for i in ints] == ["q-p", "q-q"]
-    with pytest.raises(InvalidResumeError, match="2 pending interrupts"):
+    with pytest.raises(InvalidResumeError, match="multiple pending interrupts, you must specify the interrupt id"):
         app.invoke(Command(resume="plain"), thread())
     by_value = {i.value: i.id for i in ints}
     out = app.invoke(Command(resume={by_value["q-p"]: "A", by_value["q-q"]: "B"}), thread())
@@ -197,3 +197,83 @@ def test_interrupt_after_stops_after_the_node(checkpointer):
 
 def test_breakpoint_works_without_a_checkpointer():
     assert chain_abc(None, interrupt_before=["b"]).invoke({"x": 0}) == {"x": 1}
+
+
+def test_an_update_at_a_breakpoint_before_a_join_then_continuing_runs_the_join(checkpointer):
+    """The update's version plans every node (as LangGraph's): the join, full before the update, still runs."""
+
+    class Docs(TypedDict):
+        docs: Annotated[list, operator.add]
+        answer: str
+
+    g = StateGraph(Docs)
+    g.add_node("one", lambda s: {"docs": ["1"]})
+    g.add_node("two", lambda s: {"docs": ["2"]})
+    g.add_node("qa", lambda s: {"answer": ",".join(s["docs"])})
+    g.add_edge(START, "one")
+    g.add_edge(START, "two")
+    g.add_edge(["one", "two"], "qa")
+    app = g.compile(checkpointer=checkpointer, interrupt_before=["qa"])
+    config = thread("join")
+    app.invoke({"docs": []}, config)
+    app.update_state(config, {"docs": ["5"]}, as_node="one")
+    assert app.get_state(config).next == ("qa",)
+    assert list(app.stream(None, config, stream_mode="updates")) == [{"qa": {"answer": "1,2,5"}}]
+
+
+def test_a_router_at_start_reads_reducer_keys_never_written_as_empty():
+    class Steps(TypedDict, total=False):
+        input: str
+        steps: Annotated[list, operator.add]
+
+    def route(s: Steps) -> str:
+        return "a" if s["steps"] == [] else END
+
+    g = StateGraph(Steps)
+    g.add_node("a", lambda s: {"steps": ["a"]})
+    g.add_conditional_edges(START, route, ["a", END])
+    assert g.compile().invoke({"input": "x"}) == {"input": "x", "steps": ["a"]}
+
+
+def test_an_interrupts_response_schema_checks_the_answer_and_a_refused_one_can_be_given_again(checkpointer):
+    import pydantic
+
+    from engine.errors import is_invalid_resume
+
+    class Decision(pydantic.BaseModel):
+        approved: bool
+
+    class Answer(TypedDict):
+        answer: object
+
+    def ask(s):
+        return {"answer": interrupt("approve?", response_schema=Decision)}
+
+    g = StateGraph(Answer)
+    g.add_node("ask", ask)
+    g.add_edge(START, "ask")
+    app = g.compile(checkpointer=checkpointer)
+    config = thread("schema")
+    (pending,) = app.invoke({"answer": None}, config)["__interrupt__"]
+    assert pending.response_schema["properties"]["approved"]["type"] == "boolean"
+    with pytest.raises(pydantic.ValidationError) as refused:
+        app.invoke(Command(resume={"approved": "nope"}), config)
+    assert is_invalid_resume(refused.value) and not is_invalid_resume(ValueError())
+    assert app.get_state(config).interrupts[0].id == pending.id
+    assert app.invoke(Command(resume={"approved": False}), config) == {"answer": Decision(approved=False)}
+
+
+def test_a_single_answer_to_several_pending_interrupts_is_refused_in_langgraphs_words(checkpointer):
+    def ask(s):
+        return {"log": [interrupt("q?")]}
+
+    g = StateGraph(Log)
+    g.add_node("a", ask)
+    g.add_node("b", ask)
+    g.add_edge(START, "a")
+    g.add_edge(START, "b")
+    app = g.compile(checkpointer=checkpointer)
+    config = thread("several")
+    app.invoke({"log": []}, config)
+    with pytest.raises(RuntimeError, match="When there are multiple pending interrupts, you must specify the interrupt id"):
+        app.invoke(Command(resume="one answer"), config)

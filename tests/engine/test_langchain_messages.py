@@ -41,10 +41,18 @@ def test_add_messages_coerces_as_langgraph_does():
     assert add_messages([], [lc.HumanMessage("a", id="mine")])[0].id == "mine"
 
 
-def test_add_messages_format_is_refused_not_ignored():
+def test_add_messages_in_openais_format_and_an_unknown_format():
+    """As LangGraph: ``format="langchain-openai"`` gives contents in OpenAI's shapes; another format is refused."""
     assert add_messages(format=None) is add_messages
-    with pytest.raises(NotImplementedError, match="Where it differs"):
-        add_messages(format="langchain-openai")
+    reducer = add_messages(format="langchain-openai")
+    block = {"type": "text", "text": "hi"}
+    merged = reducer([], [lc.HumanMessage(content=[block], id="1"), lc.AIMessage("yo", id="2")])
+    # (langchain-core's conversion, as LangGraph's: one text block becomes a string)
+    assert [(type(m).__name__, m.content) for m in merged] == [("HumanMessage", "hi"), ("AIMessage", "yo")]
+    with pytest.raises(ValueError, match="Unrecognized format="):
+        add_messages([], [], format="invalid")
+    with pytest.raises(ValueError, match="Attempting to delete a message with an ID that doesn't exist"):
+        add_messages([], [lc.RemoveMessage(id="nope")])
 
 
 def test_every_message_class_is_known():

@@ -15,7 +15,7 @@ import operator
 from typing import Annotated, Any
 
 from pydantic import BaseModel
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, Required, TypedDict
 
 from engine.graph import END, START, StateGraph
 from engine.managed import IsLastStep, RemainingSteps
@@ -76,3 +76,17 @@ def test_dataclass_and_pydantic_states(checkpointer):
     assert p.compile(checkpointer=checkpointer).invoke({"log": []}, {**thread("p"), "recursion_limit": 2}) == {
         "log": [(1, True)]
     }
+
+
+def test_the_builder_lists_its_managed_keys_required_or_not():
+    class Plain(TypedDict):
+        remaining_steps: RemainingSteps
+
+    class Optional_(TypedDict):
+        remaining_steps: NotRequired[RemainingSteps]
+
+    class Needed(TypedDict):
+        remaining_steps: Required[RemainingSteps]
+
+    for schema in (Plain, Optional_, Needed):
+        assert "remaining_steps" in StateGraph(schema).managed

@@ -55,7 +55,7 @@ def test_the_channel_replaces_and_refuses_a_second_overwrite() -> None:
     assert ch.update([{"__overwrite__": [1]}]) and ch.get() == [1]
     assert ch.update([{"type": "__overwrite__", "value": [2]}]) and ch.get() == [2]
     assert ch.update([[{"type": "other", "value": [3]}]]) and ch.get() == [2, {"type": "other", "value": [3]}]
-    with pytest.raises(InvalidUpdateError, match="'log'.*two Overwrite"):
+    with pytest.raises(InvalidUpdateError, match="Can receive only one Overwrite value per super-step"):
         ch.update([Overwrite([]), Overwrite([])])
 
 
@@ -79,7 +79,7 @@ def test_in_one_step_writes_after_the_overwrite_are_dropped() -> None:
 
 def test_two_overwrites_in_one_step_fail_the_run(checkpointer: Any) -> None:
     graph = _graph([(START, "b"), (START, "d")], checkpointer)
-    with pytest.raises(InvalidUpdateError, match="two Overwrite"):
+    with pytest.raises(InvalidUpdateError, match="Can receive only one Overwrite value per super-step"):
         graph.invoke({"log": ["S"]}, {"configurable": {"thread_id": "t"}})
 
 

@@ -30,7 +30,7 @@ from engine.pregel._algo import (
     should_interrupt,
     trigger_index,
 )
-from engine.pregel._spec import TASKS, NodeSpec
+from engine.pregel._spec import PULL, PUSH, TASKS, NodeSpec
 from engine.types import START, Send
 
 
@@ -53,7 +53,7 @@ SPECS = {
     "branch:to:a": EphemeralValue(None, guard=False, key="branch:to:a"),
     "branch:to:b": EphemeralValue(None, guard=False, key="branch:to:b"),
     "branch:to:c": EphemeralValue(None, guard=False, key="branch:to:c"),
-    "join:a+b:c": NamedBarrierValue({"a", "b"}, key="join:a+b:c"),
+    "join:a+b:c": NamedBarrierValue(str, {"a", "b"}, key="join:a+b:c"),
     TASKS: Topic(Send, key=TASKS),
     START: EphemeralValue(Any, key=START),
 }
@@ -121,7 +121,7 @@ def test_a_task_fires_on_the_triggers_that_changed_and_reads_the_state() -> None
     ck = checkpoint(values={"count": 5, "join:a+b:c": ["a", "b"]}, versions={"count": 1, "join:a+b:c": 4},
                     seen={"c": {"branch:to:c": 0, "join:a+b:c": 1}}, updated=["join:a+b:c"])
     (t,) = plan(ck, nodes)
-    assert t.triggers == ("join:a+b:c",) and t.path == ("pull", "c")
+    assert t.triggers == ("join:a+b:c",) and t.path == (PULL, "c")
     assert t.input["count"] == 5 and t.state is ck["channel_values"]
 
 
@@ -130,10 +130,10 @@ def test_sends_are_planned_first_in_send_order_and_unknown_nodes_are_left_out() 
     ck = checkpoint(values={TASKS: sends, "branch:to:a": None}, versions={TASKS: 2, "branch:to:a": 2}, updated=[TASKS, "branch:to:a"])
     tasks = plan(ck)
     assert [(t.name, t.path, t.input) for t in tasks] == [
-        ("b", ("push", 0), {"i": 0}),
-        ("a", ("push", 2), {"i": 2}),
-        ("b", ("push", 3), {"i": 3}),
-        ("a", ("pull", "a"), {"branch:to:a": None, TASKS: sends}),
+        ("b", (PUSH, 0, False), {"i": 0}),
+        ("a", (PUSH, 2, False), {"i": 2}),
+        ("b", (PUSH, 3, False), {"i": 3}),
+        ("a", (PULL, "a"), {"branch:to:a": None, TASKS: sends}),
     ]
     assert all(t.triggers == (TASKS,) for t in tasks[:3])
 
@@ -237,7 +237,7 @@ def test_input_writes_consume_no_trigger_and_keep_the_due_tasks_due() -> None:
 def test_a_static_breakpoint_fires_once_per_change() -> None:
     ck = checkpoint(values={"branch:to:a": None}, versions={"branch:to:a": 2}, updated=["branch:to:a"])
     (a,) = plan(ck)
-    start = Task(id="s", name=START, path=("pull", START), input=None, triggers=(), node=node(START))
+    start = Task(id="s", name=START, path=(PULL, START), input=None, triggers=(), node=node(START))
     assert should_interrupt(ck, ["a"], [a]) and should_interrupt(ck, "*", [a])
     assert not should_interrupt(ck, ["b"], [a]) and not should_interrupt(ck, (), [a])
     assert not should_interrupt(ck, "*", [start])  # "*" is every node but the hidden START task

@@ -34,7 +34,9 @@ def chain_ab(checkpointer, **kw):
 
 
 # -- item 2: metadata ----------------------------------------------------------
-def test_metadata_keeps_a_callers_run_id_and_adds_one_otherwise(checkpointer):
+def test_metadata_keeps_a_callers_run_id_and_a_host_reads_the_run_beside_it(checkpointer):
+    """As LangGraph: the metadata holds the caller's keys (its run_id too) and no run id of the engine's;
+    the run that wrote each version is recorded beside it, and a host (the server) reads it with run_ids=True."""
     app = chain_ab(checkpointer)
     cfg = thread(metadata={"user": "ann", "run_id": "mine"})
     app.invoke({"x": 1}, cfg)
@@ -42,8 +44,13 @@ def test_metadata_keeps_a_callers_run_id_and_adds_one_otherwise(checkpointer):
     assert {m["run_id"] for m in metas} == {"mine"}
     assert all(m["user"] == "ann" and set(m) == {"source", "step", "parents", "user", "run_id"} for m in metas)
     app.invoke({"x": 1}, thread("other"))
-    [run_id] = {s.metadata["run_id"] for s in app.get_state_history(thread("other"))}
+    assert all(set(s.metadata) == {"source", "step", "parents"} for s in app.get_state_history(thread("other")))
+    assert set(app.get_state(thread("other")).metadata) == {"source", "step", "parents"}
+    [run_id] = {s.metadata["run_id"] for s in app.get_state_history(thread("other"), run_ids=True)}
     assert run_id and run_id != "mine"
+    assert app.get_state(thread("other"), run_ids=True).metadata["run_id"] == run_id
+    chunks = list(app.stream({"x": 1}, thread("third"), stream_mode="checkpoints"))
+    assert chunks and all("run_id" not in c["metadata"] and not any(k.startswith("__") for k in c["metadata"]) for c in chunks)
 
 
 def test_the_runs_id_is_the_callers_metadata_run_id(checkpointer):
@@ -238,7 +245,7 @@ def test_refused_resumes_are_runtime_errors(checkpointer):
     g.add_edge(START, "q")
     app = g.compile(checkpointer=checkpointer)
     app.invoke({"log": []}, thread())
-    with pytest.raises(RuntimeError, match="2 pending interrupts"):
+    with pytest.raises(RuntimeError, match="multiple pending interrupts, you must specify the interrupt id"):
         app.invoke(Command(resume="plain"), thread())
     with pytest.raises(RuntimeError):
         g.compile().invoke(Command(resume="x"))

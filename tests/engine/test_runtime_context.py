@@ -161,3 +161,49 @@ def test_a_previous_parameter_is_none_in_a_state_graph():
         return {"seen": [previous]}
 
     assert _graph(node).invoke({}) == {"seen": [None]}
+
+
+def test_a_drain_requested_stops_the_run_before_its_next_step_and_it_goes_on_later():
+    from engine.checkpoint import InMemorySaver
+    from engine.errors import GraphDrained
+    from engine.runtime import RunControl
+
+    class Steps(TypedDict, total=False):
+        first: str
+        second: str
+
+    control = RunControl()
+    seen: list[object] = []
+
+    def first(state: Steps, runtime: Runtime) -> dict:
+        seen.append(runtime.control)
+        control.request_drain("sigterm")
+        return {"first": "done"}
+
+    g = StateGraph(Steps)
+    g.add_node("first", first)
+    g.add_node("second", lambda s: {"second": "done"})
+    g.add_edge(START, "first")
+    g.add_edge("first", "second")
+    app = g.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "drain", "assistant_id": "a1"}}
+    with pytest.raises(GraphDrained, match="sigterm"):
+        app.invoke({}, config, control=control, durability="exit")
+    assert seen == [control]
+    assert app.get_state(config).values == {"first": "done"} and app.get_state(config).next == ("second",)
+    assert app.invoke(None, config) == {"first": "done", "second": "done"}
+
+
+def test_server_info_comes_from_the_calls_configurable():
+    class M(TypedDict):
+        message: str
+
+    got: list[object] = []
+    g = StateGraph(M)
+    g.add_node("n", lambda s, runtime: got.append(runtime.server_info) or {})
+    g.add_edge(START, "n")
+    app = g.compile()
+    app.invoke({"message": "hi"}, {"configurable": {"assistant_id": "a1", "graph_id": "g1"}})
+    app.invoke({"message": "hi"})
+    assert got[0].assistant_id == "a1" and got[0].graph_id == "g1" and got[0].user is None
+    assert got[1] is None

@@ -217,3 +217,24 @@ def test_json_schemas_of_input_and_output_as_langgraph():
         a: int
 
     assert StateGraph(P).add_node("n", lambda s: {}).add_edge(START, "n").compile().get_output_jsonschema() == P.model_json_schema()
+
+
+def test_a_node_may_return_any_object_with_annotated_keys_as_its_update() -> None:
+    """As LangGraph: an object of another class (a Pydantic model here) updates the keys it has; of a
+    Pydantic model, those set, not None, or whose default is not None."""
+    import pydantic
+
+    class State(TypedDict, total=False):
+        query: str
+        answer: str
+        docs: list
+
+    class Update(pydantic.BaseModel):
+        query: str | None = None
+        answer: str | None = None
+        docs: list = []
+
+    g = StateGraph(State)
+    g.add_node("n", lambda s: Update(query="q2"))
+    g.add_edge(START, "n")
+    assert g.compile().invoke({"query": "q", "answer": "a", "docs": [1]}) == {"query": "q2", "answer": "a", "docs": []}

@@ -13,7 +13,6 @@ import pytest
 
 from engine.checkpoint import InMemorySaver
 from engine.config import get_config
-from engine.errors import MultipleSubgraphsError
 from engine.graph import START, StateGraph
 from engine.types import Command, interrupt
 
@@ -233,35 +232,46 @@ def test_a_node_error_inside_a_subgraph_ends_the_call_and_resumes_without_rerunn
     assert calls == ["first", "flaky", "flaky"]
 
 
-def test_two_subgraphs_with_checkpoints_in_one_task_are_refused() -> None:
+def test_two_subgraph_runs_in_one_task_each_keep_their_versions() -> None:
+    """As LangGraph 1.2: the second run of a subgraph in one task is stored under ``<task ns>|1``."""
     sub = _sub()
 
     def twice(state: Parent) -> dict:
         sub.invoke({"x": 1, "log": []})
-        sub.invoke({"x": 1, "log": []})
+        sub.invoke({"x": 2, "log": []})
         return {}
 
     b = StateGraph(Parent)
     b.add_node("twice", twice)
     b.add_edge(START, "twice")
-    with pytest.raises(MultipleSubgraphsError):
-        b.compile(checkpointer=InMemorySaver()).invoke({"x": 1, "log": []}, _cfg())
-    # without a saver they share nothing, so both run
+    saver = InMemorySaver()
+    assert b.compile(checkpointer=saver).invoke({"x": 1, "log": []}, _cfg()) == {"x": 1, "log": []}
+    namespaces = {t.config["configurable"]["checkpoint_ns"] for t in saver.list(None)}
+    first = next(ns for ns in namespaces if ns.startswith("twice:") and "|" not in ns)
+    assert namespaces == {"", first, f"{first}|1"}
     assert b.compile().invoke({"x": 1, "log": []}) == {"x": 1, "log": []}
 
 
-def test_interrupt_before_on_a_subgraph_is_refused() -> None:
+def test_a_subgraphs_static_breakpoint_stops_its_parent_which_then_goes_on() -> None:
     class S(TypedDict):
-        x: int
+        log: Annotated[list, operator.add]
 
     inner = StateGraph(S)
-    inner.add_node("leaf", lambda s: {})
-    inner.add_edge(START, "leaf")
+    inner.add_node("first", lambda s: {"log": ["first"]})
+    inner.add_node("leaf", lambda s: {"log": ["leaf"]})
+    inner.add_edge(START, "first")
+    inner.add_edge("first", "leaf")
     outer = StateGraph(S)
     outer.add_node("child", inner.compile(interrupt_before=["leaf"]))
+    outer.add_node("side", lambda s: {"log": ["side"]})
     outer.add_edge(START, "child")
-    with pytest.raises(NotImplementedError, match="subgraph"):
-        outer.compile().invoke({"x": 1})
+    outer.add_edge(START, "side")
+    app = outer.compile(checkpointer=InMemorySaver())
+    assert app.invoke({"log": []}, _cfg()) == {"log": ["side"]}
+    state = app.get_state(_cfg())
+    assert state.next == ("child",) and state.interrupts == ()
+    # as LangGraph: the step ends with both tasks, applied by node name (child, then side)
+    assert app.invoke(None, _cfg()) == {"log": ["first", "leaf", "side"]}
 
 
 class Team(TypedDict):
@@ -313,3 +323,29 @@ def test_command_parent_from_the_root_graph_raises_parent_command() -> None:
     with pytest.raises(ParentCommand) as raised:
         b.compile().invoke({"log": []})
     assert isinstance(raised.value, GraphBubbleUp)
+
+
+def test_a_node_function_calling_a_subgraph_names_its_namespace_and_exit_keeps_no_subgraph_version() -> None:
+    """As LangGraph: the called graph counts as the node's subgraph (get_state's task state, the checkpoints
+    stream's tasks, under its namespace); with durability "exit" a subgraph that finished stores nothing."""
+    sub = _sub()
+
+    def calls(state: Parent) -> dict:
+        out = sub.invoke({"x": state["x"], "log": []})
+        return {"x": out["x"]}
+
+    b = StateGraph(Parent)
+    b.add_node("calls", calls)
+    b.add_edge(START, "calls")
+    saver = InMemorySaver()
+    app = b.compile(checkpointer=saver, interrupt_before=["calls"])
+    chunks = list(app.stream({"x": 1, "log": []}, _cfg(), stream_mode="checkpoints"))
+    task = chunks[-1]["tasks"][0]
+    assert task["name"] == "calls" and task["state"] == {"configurable": {"thread_id": "t", "checkpoint_ns": f"calls:{task['id']}"}}
+    assert app.get_state(_cfg()).tasks[0].state == task["state"]
+    chunks = list(app.stream(None, _cfg(), stream_mode="checkpoints", subgraphs=True))
+    assert {ns for ns, _ in chunks} == {(), (f"calls:{task['id']}",)}
+    inner = [c for ns, c in chunks if ns]
+    assert inner and all(c["config"]["configurable"]["checkpoint_ns"] == f"calls:{task['id']}" for c in inner)
+    app.invoke({"x": 5, "log": []}, _cfg("exit"), durability="exit")
+    assert {t.config["configurable"]["checkpoint_ns"] for t in saver.list(_cfg("exit"))} == {""}

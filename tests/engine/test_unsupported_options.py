@@ -19,6 +19,7 @@ import pytest
 
 from engine import END, START, StateGraph
 from engine.checkpoint import InMemorySaver
+from engine.pregel import Pregel
 
 DIFFERS_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "porting.md").read_text()
 
@@ -49,13 +50,9 @@ REFUSED: dict[str, Callable[[], Any]] = {
     "add_node(error_handler=": lambda: _builder().add_node("c", _inc, error_handler=_inc),
     "add_node(timeout=": lambda: _builder().add_node("c", _inc, timeout=5.0),
     "add_node(trace_policy=": lambda: _builder().add_node("c", _inc, trace_policy=object()),
-    "compile(debug=": lambda: _builder().compile(debug=True),
-    "invoke/stream(print_mode=": lambda: list(_app().stream({"x": 1}, CFG, print_mode="updates")),
-    "invoke/stream(output_keys=": lambda: _app().invoke({"x": 1}, CFG, output_keys=["x"]),
-    "invoke/stream(debug=": lambda: list(_app().stream({"x": 1}, CFG, debug=True)),
-    "invoke/stream(control=": lambda: _app().invoke({"x": 1}, CFG, control=object()),
     "invoke/stream(version=": lambda: list(_app().stream({"x": 1}, CFG, version="v2")),
-    "update_state(task_id=": lambda: _app().update_state(CFG, {"x": 5}, as_node="inc", task_id="t1"),
+    "draw_mermaid(node_colors=": lambda: _app().get_graph().draw_mermaid(node_colors={"a": "red"}),
+    "Pregel(step_timeout=": lambda: Pregel(nodes={}, channels={}, input_channels="x", output_channels="x", step_timeout=1.0),
 }
 
 
