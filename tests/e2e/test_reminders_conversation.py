@@ -142,12 +142,13 @@ def test_wire_state_equals_in_process_engine(server: Any, thread_id: str, in_pro
         assert first.interrupted
         config = {"configurable": {"thread_id": thread_key("reminders", thread_id)}}
 
-        # At the interrupt: the pending question is in both views.
-        assert wire_view(client.get_state("reminders", thread_id)) == engine_view(in_process.get_state(config))
+        # At the interrupt: the pending question is in both views. The engine is read as a host reads
+        # it (run_ids=True): the wire shows, in each version's metadata, the run that wrote it.
+        assert wire_view(client.get_state("reminders", thread_id)) == engine_view(in_process.get_state(config, run_ids=True))
 
         assert client.resume("reminders", thread_id, "yes", timeout=30).reason is FinishReason.END
         wire_history = [wire_view(s) for s in client.history("reminders", thread_id)]
-        engine_history = [engine_view(s) for s in in_process.get_state_history(config)]
+        engine_history = [engine_view(s) for s in in_process.get_state_history(config, run_ids=True)]
 
     assert wire_history == engine_history
     assert [(h["source"], h["step"], h["next"]) for h in wire_history] == [
