@@ -102,23 +102,6 @@ def test_an_unreachable_store_fails_at_start_up_readably(tmp_path: Path) -> None
     assert "Traceback" not in done.stderr
 
 
-def test_an_index_on_postgresql_without_pgvector_fails_at_start_up_readably(tmp_path: Path) -> None:
-    dsn = require_pg()
-    with psycopg.connect(dsn) as conn:
-        if conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone() is not None:
-            pytest.skip("this PostgreSQL has pgvector")
-    toml = tmp_path / "graphwire.toml"
-    schema = new_schema_name()
-    toml.write_text(f'checkpointer = "{dsn}"\npg_schema = "{schema}"\n[store_index]\nembed = "tests.graphs:letters"\ndims = 3\n')
-    try:
-        done = _serve(tmp_path, "--config", str(toml))
-    finally:
-        drop_schema(schema)
-    assert done.returncode == 2, done.stderr
-    assert "semantic search on PostgreSQL needs the 'vector' extension" in done.stderr
-    assert "Traceback" not in done.stderr
-
-
 # -- where it lives -----------------------------------------------------------------
 def test_store_flag_puts_the_store_in_its_own_file(start_server: Any, tmp_path: Path) -> None:
     own = tmp_path / "memories.db"
@@ -150,10 +133,20 @@ def test_on_postgresql_the_store_is_migrated_into_the_checkpointers_schema(start
         drop_schema(schema)
 
 
-def test_semantic_search_through_the_configured_index(start_server: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_semantic_search_through_the_configured_index(start_server: Any, tmp_path: Path, kind: str) -> None:
     toml = tmp_path / "graphwire.toml"
     toml.write_text('[store_index]\nembed = "tests.graphs:letters"\ndims = 3\nfields = ["text"]\n')
-    srv = start_server(graphs=GRAPHS, args=["--config", str(toml)])
+    schema = new_schema_name()
+    pg = {"pg_dsn": require_pg(), "pg_schema": schema} if kind == "postgres" else {}
+    try:
+        _search_through(start_server(graphs=GRAPHS, args=["--config", str(toml)], **pg))
+    finally:
+        if pg:
+            drop_schema(schema)
+
+
+def _search_through(srv: Any) -> None:
     with srv.client() as client:
         store = client.store
         store.put_item(("d",), "a", {"text": "aaa"})

@@ -1,4 +1,4 @@
-"""Semantic search with a user-supplied embedding function (memory and SQLite; PostgreSQL needs pgvector)."""
+"""Semantic search with a user-supplied embedding function: every store ranks exactly, by cosine."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from engine.errors import StoreError
 from engine.store.base import BaseStore, PutOp, SearchOp
 
 
@@ -24,9 +23,7 @@ class Embedder:
 
 
 @pytest.fixture
-def indexed(new_store: Callable[..., BaseStore], store_kind: str) -> Callable[..., BaseStore]:
-    if store_kind == "postgres":
-        pytest.skip("semantic search on PostgreSQL needs the vector extension: see test_postgres_without_pgvector")
+def indexed(new_store: Callable[..., BaseStore]) -> Callable[..., BaseStore]:
     return new_store
 
 
@@ -105,10 +102,12 @@ def test_a_failing_embedding_stores_nothing(indexed: Callable[..., BaseStore]) -
     assert store.get(("d",), "k") is None
 
 
-def test_postgres_without_pgvector_says_semantic_search_needs_it(new_store: Callable[..., BaseStore], store_kind: str, pg_admin: Any) -> None:
-    if store_kind != "postgres":
-        pytest.skip("PostgreSQL only")
-    if pg_admin.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone() is not None:
-        pytest.skip("this PostgreSQL has pgvector")
-    with pytest.raises(StoreError, match="needs the 'vector' extension"):
-        new_store(index={"embed": Embedder(), "dims": 3})
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [({"distance_type": "l2"}, "cosine similarity only"), ({"ann_index_config": {"kind": "hnsw"}}, "no approximate")],
+)
+def test_postgres_refuses_the_pgvector_options_it_cannot_honour(option: dict[str, Any], message: str) -> None:
+    from engine.store.postgres import PostgresStore
+
+    with pytest.raises(NotImplementedError, match=message):
+        PostgresStore("postgresql://root@127.0.0.1:5432/test", index={"embed": Embedder(), "dims": 3, **option})  # type: ignore[typeddict-unknown-key]

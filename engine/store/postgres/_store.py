@@ -9,9 +9,13 @@ connections (a pool of its own), used on worker threads
 batch is one transaction on one of them; reads stream through a server-side
 cursor, so a search that stops early reads no further.
 
-Semantic search needs the ``vector`` extension (pgvector): a store given
-``index=`` checks for it at setup and, without it, fails with a message
-saying so.
+Semantic search (``index=``) needs no extension: vectors are stored as
+float64s (``store_vectors``, as the SQLite store keeps them) and a search
+ranks the items under its namespace prefix exactly, by cosine similarity,
+in Python, with the SQLite and in-memory stores' code and scores. It reads
+the vectors of the whole prefix: exact, not approximate (there is no ANN
+index, so LangGraph's ``ann_index_config`` and a ``distance_type`` other
+than cosine are refused rather than ignored).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from engine._internal._unsupported import refuse
+from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
 from engine.checkpoint._migration_files import read_migrations, read_schema
 from engine.checkpoint.postgres._conns import Reserved
 from engine.checkpoint.postgres._given import opened
@@ -47,12 +51,22 @@ STORE_TABLES = Tables(
     functools.cache(lambda: read_schema("engine.store.postgres")),
 )
 
-_NO_VECTOR = (
-    "semantic search on PostgreSQL needs the 'vector' extension (pgvector), which this database "
-    "does not offer (pg_available_extensions has no 'vector'): install pgvector on the database "
-    "server, or use the store without index= (or the SQLite or in-memory store, which rank in Python)"
-)
 _cursor_names = itertools.count()
+
+
+def _exact_only(index: IndexConfig) -> None:
+    """Refuse the pgvector options of LangGraph's index config: this store ranks exactly, by cosine."""
+    options: dict[str, Any] = dict(index)
+    if options.get("distance_type", "cosine") != "cosine":
+        raise NotImplementedError(
+            f"PostgresStore(index={{'distance_type': {options['distance_type']!r}}}): this store ranks by cosine "
+            f"similarity only (as the SQLite and in-memory stores); see {WHERE_IT_DIFFERS}"
+        )
+    if options.get("ann_index_config"):
+        raise NotImplementedError(
+            "PostgresStore(index={'ann_index_config': ...}): this store ranks exactly, with no approximate "
+            f"(pgvector) index to configure; leave it out, see {WHERE_IT_DIFFERS}"
+        )
 
 
 def pool_options(pool_config: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +126,7 @@ class PostgresStore(PostgresPart, SqlStore):
         pipe: LangGraph's: a pipeline of the ``Connection`` given.
         schema: the schema of the tables (None: the connection's
             ``search_path``); the checkpointer's ``pg_schema``, usually.
-        index: semantic search config; needs the ``vector`` extension.
+        index: semantic search config (``embed``, ``dims``, ``fields``); exact cosine ranking.
         ttl: expiry settings (:class:`~engine.store.base.TTLConfig`).
         min_size / max_size / timeout: connections kept / at most, seconds to wait for one.
     """
@@ -135,6 +149,8 @@ class PostgresStore(PostgresPart, SqlStore):
         deserializer: Any = None,
     ) -> None:
         refuse("PostgresStore", deserializer=deserializer)
+        if index:
+            _exact_only(index)
         self._open(conn, schema, min_size=min_size, max_size=max_size, timeout=timeout, pipe=pipe)
         super().__init__(index=index, ttl=ttl)
         self._q = _queries.render(schema)
@@ -162,17 +178,6 @@ class PostgresStore(PostgresPart, SqlStore):
             return
         with opened(lambda conn: cls(conn, index=index, ttl=ttl), conn_string, pipeline=pipeline) as store:
             yield store
-
-    def _check(self, conn: psycopg.Connection[Any]) -> None:
-        """Semantic search needs the ``vector`` extension: StoreError without it."""
-        if self.index_config is not None:
-            row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-            if row is None:
-                raise StoreError(_NO_VECTOR)
-            raise NotImplementedError(
-                "semantic search on PostgreSQL through pgvector is not built yet "
-                "(docs/porting.md, \"Where it differs\"); use the SQLite or in-memory store for it"
-            )
 
     def _ts(self, when: datetime) -> datetime:
         return when
