@@ -29,6 +29,7 @@ import os
 import sys
 from typing import Any, Sequence
 
+from server._check import add_parser as add_check_parser
 from server._cli_client import chat, fork, history, state
 
 __all__ = ["main"]
@@ -329,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "fork":
             c.add_argument("checkpoint", help="the version to go back to: its id or a prefix of it, as history shows")
         c.set_defaults(func=func)
+    add_check_parser(sub)
     return p
 
 
