@@ -16,7 +16,7 @@ from engine.cache.sqlite import SqliteCache
 from engine.cache.sqlite import _migrate as sqlite_migrate
 from engine.checkpoint import SqliteSaver
 from engine.checkpoint.postgres import PostgresSaver
-from engine.checkpoint.sqlite._migrate import run_script
+from engine._sql.sqlite import run_script
 from engine.errors import CacheError
 from engine.store.sqlite import SqliteStore
 from tests.checkpoint._pg import drop_schema, new_schema_name

@@ -11,6 +11,7 @@ import pytest
 
 from engine.checkpoint import SqliteSaver
 from engine.checkpoint.base import PendingWrite
+from engine._sql.sqlite import run_script
 from engine.checkpoint.sqlite import _migrate, _queries
 from engine.errors import CheckpointError, SerializationError
 from tests.checkpoint._util import cfg, make_cp
@@ -50,10 +51,10 @@ def test_migrations_are_numbered_and_a_fresh_file_gets_the_latest(tmp_path: Path
 
 def test_applying_every_migration_equals_the_fresh_schema(tmp_path: Path) -> None:
     fresh, migrated = connect(tmp_path / "fresh.db"), connect(tmp_path / "migrated.db")
-    _migrate.run_script(fresh, _migrate.fresh_schema())
+    run_script(fresh, _migrate.fresh_schema())
     fresh.execute(f"PRAGMA user_version = {_migrate.latest_version()}")
     for number, sql in _migrate.migrations():
-        _migrate.run_script(migrated, sql)
+        run_script(migrated, sql)
         migrated.execute(f"PRAGMA user_version = {number}")
     assert schema_of(fresh)["checkpoints"]["columns"]  # the comparison below compares something
     assert schema_of(migrated) == schema_of(fresh)

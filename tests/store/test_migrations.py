@@ -12,7 +12,7 @@ from psycopg import sql
 
 from engine.checkpoint import SqliteSaver
 from engine.checkpoint.postgres import PostgresSaver
-from engine.checkpoint.sqlite._migrate import run_script
+from engine._sql.sqlite import run_script
 from engine.errors import StoreError
 from engine.store.postgres import PostgresStore
 from engine.store.postgres._store import STORE_TABLES

@@ -6,7 +6,7 @@ under an advisory lock, as the saver's and the store's are (replicas starting
 together migrate once). Every replica on the database shares the cache: a
 node one replica ran is a hit on another. Statements run on the cache's own
 connections (a pool of its own), used on worker threads
-(:class:`~engine.checkpoint.postgres._conns.Connections`, as the saver's). A write is one transaction, its rows upserted in key order (two
+(:class:`~engine._sql.postgres.conns.Connections`, as the saver's). A write is one transaction, its rows upserted in key order (two
 replicas writing the same keys never deadlock); a lookup is one statement.
 """
 
@@ -22,9 +22,9 @@ from psycopg import Connection
 
 from engine.cache._sql import Row, SqlCache
 from engine.cache.postgres import _queries
-from engine.checkpoint._migration_files import read_migrations, read_schema
-from engine.checkpoint.postgres._migrate import Tables
-from engine.checkpoint.postgres._part import PostgresPart
+from engine._sql.files import read_migrations, read_schema
+from engine._sql.postgres.migrate import Tables
+from engine._sql.postgres.part import PostgresPart
 from engine.errors import CacheError
 from engine.serde import Serializer
 

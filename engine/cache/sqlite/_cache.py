@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 
 from engine.cache._sql import Row, SqlCache
 from engine.cache.sqlite import _queries as q
-from engine.cache.sqlite._migrate import migrate
-from engine.checkpoint.sqlite._saver import BUSY_TIMEOUT_MS
+from engine.cache.sqlite._migrate import TABLES
+from engine._sql import sqlite as sql
 from engine.errors import CacheError
 from engine.serde import Serializer
 
@@ -61,16 +61,11 @@ class SqliteCache(SqlCache):
     @staticmethod
     def _open(path: str) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(
-                path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, uri=path.startswith("file:")
-            )
+            conn = sql.connect(path)
         except sqlite3.Error as exc:
             raise CacheError(f"SQLite cache: cannot open {path!r}: {exc}") from exc
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            migrate(conn)
+            sql.prepare(conn, TABLES)
         except BaseException as exc:
             conn.close()
             if isinstance(exc, sqlite3.Error):

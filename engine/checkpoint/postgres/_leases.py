@@ -33,7 +33,7 @@ from engine._internal._sync import run_sync
 from engine.checkpoint._helpers import storable_text
 from engine.checkpoint._lease import Lease, LeaseHolder
 from engine.checkpoint.postgres import _queries as q
-from engine.checkpoint.postgres._conns import kept_cursor
+from engine._sql.postgres.conns import kept_cursor
 from engine.errors import LeaseLostError
 
 __all__ = ["PostgresLeases", "Presence", "check_lease_args", "require_storable"]

@@ -1,41 +1,21 @@
-"""Bringing a PostgreSQL schema to the saver's current version, at start-up.
+"""The checkpoint saver's tables in PostgreSQL (checkpoints, writes, runs, leases, messages): their migrations.
 
-Applied versions are rows of ``graphwire_checkpoint_migrations`` in the
-saver's schema. A new schema gets ``schema.sql`` in one go; an older one gets
-every numbered file of ``migrations/`` above its version, in order. Both paths
-must end at the same catalog, which a test checks.
-
-Everything runs in one transaction (PostgreSQL's DDL is transactional) that
-first takes an advisory lock named after the schema, then re-reads the
-version: two replicas starting at once migrate once, the second waiting for
-the first and then finding nothing to do, and a failed migration leaves the
-schema as it was. A schema already at the current version costs one query
-and takes no lock.
+Versions are rows of ``graphwire_checkpoint_migrations`` in the saver's
+schema; :func:`engine._sql.postgres.migrate.migrate` applies them, as it does
+the store's and the cache's.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
 
-import psycopg
-from psycopg import sql
+from engine._sql.files import read_migrations, read_schema
+from engine._sql.postgres.migrate import Tables, create_table
 
-from engine.checkpoint._migration_files import read_migrations, read_schema
-from engine.errors import CheckpointError
-
-__all__ = ["CHECKPOINT_TABLES", "MIGRATIONS_TABLE", "Tables", "fresh_schema", "latest_version", "migrate", "migrations"]
+__all__ = ["CHECKPOINT_TABLES", "MIGRATIONS_TABLE", "fresh_schema", "latest_version", "migrations"]
 
 MIGRATIONS_TABLE = "graphwire_checkpoint_migrations"
-
-_CREATE_BOOKKEEPING = """
-CREATE TABLE IF NOT EXISTS {table} (
-    version integer PRIMARY KEY,
-    applied_at timestamptz NOT NULL DEFAULT now()
-)
-"""
-_CREATE_TABLE = _CREATE_BOOKKEEPING.format(table=MIGRATIONS_TABLE)
+_CREATE_TABLE = create_table(MIGRATIONS_TABLE)
 
 
 @functools.cache
@@ -53,78 +33,6 @@ def fresh_schema() -> str:
 def latest_version() -> int:
     """The schema version this code writes."""
     return len(migrations())
-
-
-def _current(conn: psycopg.Connection, table: sql.Composable) -> int | None:
-    """The applied version, or None when the bookkeeping table does not exist yet."""
-    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table.as_string(conn),)).fetchone()
-    if not exists or not exists[0]:
-        return None
-    row = conn.execute(sql.SQL("SELECT coalesce(max(version), 0) FROM {}").format(table)).fetchone()
-    return int(row[0]) if row else 0
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """What one set of tables migrates with: its bookkeeping table, a table only it has, and its files."""
-
-    what: str  # "checkpoint", "store": names the tables in messages and the advisory lock
-    bookkeeping: str
-    marker: str  # a table a schema holds when these tables exist (a pre-bookkeeping install)
-    migrations: Callable[[], tuple[tuple[int, str], ...]]
-    fresh_schema: Callable[[], str]
-
-
-def migrate(conn: psycopg.Connection, schema: str | None, *, tables: Tables | None = None) -> None:
-    """Bring ``schema``'s tables (None: the connection's current schema) to their latest version.
-
-    ``tables``: which set (default: the checkpoint saver's). ``conn`` must be
-    in autocommit mode; the work happens in a transaction of its own.
-
-    Raises:
-        CheckpointError: the schema is from a newer graphwire, or a migration failed.
-    """
-    t = tables or CHECKPOINT_TABLES
-    latest = len(t.migrations())
-    try:
-        if schema is None:
-            row = conn.execute("SELECT current_schema()").fetchone()
-            if row is None or row[0] is None:
-                raise CheckpointError("PostgreSQL has no current schema (search_path is empty); pass schema=")
-            schema = str(row[0])
-        table = sql.Identifier(schema, t.bookkeeping)
-        if _current(conn, table) == latest:
-            return  # the common case: no lock, no DDL
-        with conn.transaction():
-            # Two replicas starting at once: the second waits here, then finds the work done.
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"graphwire.{t.what}.migrate:{schema}",))
-            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
-            conn.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(schema)))
-            current = _current(conn, table)
-            has_tables = conn.execute("SELECT to_regclass(%s) IS NOT NULL",
-                                      (sql.Identifier(schema, t.marker).as_string(conn),)).fetchone()  # fmt: skip
-            conn.execute(sql.SQL(_CREATE_BOOKKEEPING).format(table=sql.Identifier(t.bookkeeping)))
-            current = current or 0
-            if current > latest:
-                raise CheckpointError(
-                    f"the {t.what} schema {schema!r} is at version {current}, newer than this "
-                    f"graphwire knows ({latest}); upgrade graphwire"
-                )
-            if current == 0 and not (has_tables and has_tables[0]):
-                conn.execute(t.fresh_schema())
-                applied = list(range(1, latest + 1))
-            else:
-                applied = []
-                for number, text in t.migrations():
-                    if number > current:
-                        conn.execute(text)
-                        applied.append(number)
-            for number in applied:
-                conn.execute(sql.SQL("INSERT INTO {} (version) VALUES (%s)").format(table), (number,))
-    except CheckpointError:
-        raise
-    except psycopg.Error as exc:
-        raise CheckpointError(f"migrating the PostgreSQL {t.what} schema failed: {exc}") from exc
 
 
 # Looked up at call time, so a test can swap the module's migrations.

@@ -37,7 +37,7 @@ from engine.checkpoint._helpers import (
 from engine.checkpoint._writes import write_ref
 from engine.checkpoint.base import CheckpointTuple, PendingWrite, ThreadInfo
 from engine.checkpoint.postgres import _queries as q
-from engine.checkpoint.postgres._conns import kept_cursor
+from engine._sql.postgres.conns import kept_cursor
 from engine.serde import Serializer
 
 __all__ = ["Reads"]

@@ -29,7 +29,7 @@ from engine.checkpoint._runs import (
     outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
 from engine.checkpoint.postgres import _queries as q
-from engine.checkpoint.postgres._conns import kept_cursor
+from engine._sql.postgres.conns import kept_cursor
 
 __all__ = ["PostgresRuns"]
 

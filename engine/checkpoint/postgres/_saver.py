@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -71,15 +70,16 @@ from engine.checkpoint.base import (
     check_chain,
 )
 from engine.checkpoint.postgres import _queries as q
-from engine.checkpoint.postgres._conns import Connections, NoConnection, kept_cursor
-from engine.checkpoint.postgres._given import Pipe, given, opened
+from engine._sql.postgres.conns import Connections, NoConnection, kept_cursor
+from engine._sql.postgres.given import Pipe, given, opened
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._runs import PostgresRuns
 from engine.checkpoint.postgres._reads import Reads
 from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites
-from engine.checkpoint.postgres._migrate import migrate
+from engine._sql.postgres.migrate import IDENTIFIER, migrate
+from engine.checkpoint.postgres._migrate import CHECKPOINT_TABLES
 from engine.errors import CheckpointError
 from engine.serde import Serializer
 
@@ -90,7 +90,6 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 T = TypeVar("T")
 
 # An unquoted PostgreSQL identifier: what a schema name may be (it is quoted anyway).
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
 
 
 class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
@@ -143,7 +142,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         max_state_bytes: int | None = None,
     ) -> None:
         super().__init__(serde=serde)
-        if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
+        if schema is not None and (type(schema) is not str or not IDENTIFIER.match(schema)):
             raise ValueError(
                 f"schema must be a PostgreSQL identifier (letters, digits, _ and $, not starting "
                 f"with a digit, at most 63 characters), got {schema!r}"
@@ -208,7 +207,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                 return
             try:
                 with psycopg.connect(self._dsn, autocommit=True) as conn:
-                    migrate(conn, self.schema)
+                    migrate(conn, self.schema, tables=CHECKPOINT_TABLES)
             except psycopg.Error as exc:
                 raise CheckpointError(f"PostgreSQL: cannot open the checkpoint database: {exc}") from exc
             self._ready = True

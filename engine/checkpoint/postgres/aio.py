@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from engine.checkpoint.postgres._given import aopened
+from engine._sql.postgres.given import aopened
 
 from engine.checkpoint.postgres._saver import PostgresSaver
 

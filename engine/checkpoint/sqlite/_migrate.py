@@ -1,16 +1,11 @@
-"""Bringing a database file to the current schema, at open time.
+"""The checkpointer's tables in a SQLite file (checkpoints, writes, runs, leases): their migrations.
 
-The schema version lives in SQLite's own header (``PRAGMA user_version``).
-A new database gets ``schema.sql`` in one go; an older one gets every
-numbered file of ``migrations/`` above its version, in order. Both paths must
-end at the same schema, which a test checks, so a migration that forgets
-something (or a schema.sql that drifts) fails in CI rather than in a
-customer's database.
-
-Everything runs in one ``BEGIN IMMEDIATE`` transaction, the version re-read
-inside it: two processes opening the same old file at once migrate it once,
-and a failed migration leaves the file as it was (SQLite's DDL and
-``user_version`` are transactional).
+The version is the file's own ``PRAGMA user_version``; a new file gets
+``schema.sql`` in one go, an older one every numbered file of ``migrations/``
+above its version, in order, by :func:`engine._sql.sqlite.migrate` (which
+migrates the store's and the cache's tables too). Both paths must end at the
+same schema, which a test checks, so a migration that forgets something (or
+a schema.sql that drifts) fails in CI rather than in a customer's database.
 """
 
 from __future__ import annotations
@@ -18,10 +13,11 @@ from __future__ import annotations
 import functools
 import sqlite3
 
-from engine.checkpoint._migration_files import read_migrations, read_schema
+from engine._sql import sqlite as sql
+from engine._sql.files import read_migrations, read_schema
 from engine.errors import CheckpointError
 
-__all__ = ["fresh_schema", "latest_version", "migrate", "migrations", "run_script"]
+__all__ = ["TABLES", "fresh_schema", "latest_version", "migrate", "migrations"]
 
 
 @functools.cache
@@ -41,60 +37,17 @@ def latest_version() -> int:
     return len(migrations())
 
 
-def _user_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+# Looked up at call time, so a test can swap the module's migrations.
+TABLES = sql.Tables(
+    bookkeeping=None,
+    migrations=lambda: migrations(),
+    fresh_schema=lambda: fresh_schema(),
+    error=CheckpointError,
+    newer="the checkpoint database is at schema version {current}, newer than this graphwire knows ({latest}); upgrade graphwire",
+    failed="migrating the checkpoint database failed: {exc}",
+)
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    """Bring ``conn``'s database to :func:`latest_version` (no-op when it is there).
-
-    ``conn`` must be in autocommit mode (``isolation_level=None``).
-
-    Raises:
-        CheckpointError: the file is from a newer graphwire, or a migration failed.
-    """
-    latest = latest_version()
-    if _user_version(conn) == latest:
-        return  # the common case: one pragma read, no lock
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        current = _user_version(conn)
-        if current > latest:
-            raise CheckpointError(
-                f"the checkpoint database is at schema version {current}, newer than this "
-                f"graphwire knows ({latest}); upgrade graphwire"
-            )
-        has_tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-        if current == 0 and not has_tables:
-            run_script(conn, fresh_schema())
-        else:
-            for number, sql in migrations():
-                if number > current:
-                    run_script(conn, sql)
-        # An int we computed, not input: formatting it in is safe (PRAGMA takes no parameters).
-        conn.execute(f"PRAGMA user_version = {int(latest)}")
-        conn.execute("COMMIT")
-    except BaseException as exc:
-        conn.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.Error):
-            raise CheckpointError(f"migrating the checkpoint database failed: {exc}") from exc
-        raise
-
-
-def run_script(conn: sqlite3.Connection, sql: str) -> None:
-    """Execute a multi-statement script inside the caller's transaction.
-
-    ``executescript`` would COMMIT first, so statements are split with
-    :func:`sqlite3.complete_statement` (which understands triggers' inner
-    semicolons) and executed one by one.
-    """
-    statement = ""
-    for line in sql.splitlines(keepends=True):
-        statement += line
-        if sqlite3.complete_statement(statement):
-            conn.execute(statement)
-            statement = ""
-    if statement.strip() and not all(
-        not ln.strip() or ln.lstrip().startswith("--") for ln in statement.splitlines()
-    ):
-        raise CheckpointError(f"incomplete SQL statement at the end of a migration: {statement.strip()[:80]!r}")
+    """Bring ``conn``'s checkpoint tables to :func:`latest_version` (``conn`` in autocommit mode)."""
+    sql.migrate(conn, TABLES)

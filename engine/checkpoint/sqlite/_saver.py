@@ -76,7 +76,9 @@ from engine.checkpoint.base import (
 from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._filters import matches, metadata_clause, prefix_end
 from engine.checkpoint.sqlite._lockfile import ServingLock
-from engine.checkpoint.sqlite._migrate import migrate
+from engine._sql import sqlite as sql
+from engine._sql.sqlite import BUSY_TIMEOUT_MS
+from engine.checkpoint.sqlite._migrate import TABLES
 from engine.checkpoint.sqlite._prune import prune
 from engine.checkpoint.sqlite._runs import SqliteRuns
 from engine.errors import CheckpointError, CorruptCheckpointError
@@ -85,7 +87,6 @@ from engine.serde import Serializer
 __all__ = ["SqliteSaver"]
 
 T = TypeVar("T")
-BUSY_TIMEOUT_MS = 5_000
 # alist pages: small first (a caller often wants one or two), then larger.
 _FIRST_PAGE, _MAX_PAGE = 4, 128
 
@@ -137,22 +138,11 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
             path = os.fspath(path_or_conn)
             if exclusive:
                 self._serving = ServingLock(path.removeprefix("file:").partition("?")[0])
-            conn = sqlite3.connect(
-                path,
-                check_same_thread=False,
-                isolation_level=None,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                uri=path.startswith("file:"),
-            )
-            self._owns_conn = True
-        conn.isolation_level = None  # we issue BEGIN/COMMIT ourselves
+            conn, self._owns_conn = sql.connect(path), True
         self._conn = conn
         self._lock = threading.Lock()
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            migrate(conn)
+            sql.prepare(conn, TABLES)
         except BaseException:
             if self._owns_conn:
                 conn.close()

@@ -5,7 +5,7 @@ the saver's, with a version of their own (``store_migrations``), migrated
 at :meth:`PostgresStore.setup` under an advisory lock, as the saver's are
 (replicas starting together migrate once). Statements run on the store's own
 connections (a pool of its own), used on worker threads
-(:class:`~engine.checkpoint.postgres._conns.Connections`, as the saver's). A
+(:class:`~engine._sql.postgres.conns.Connections`, as the saver's). A
 batch is one transaction on one of them; reads stream through a server-side
 cursor, so a search that stops early reads no further.
 
@@ -31,11 +31,11 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
-from engine.checkpoint._migration_files import read_migrations, read_schema
-from engine.checkpoint.postgres._conns import Reserved
-from engine.checkpoint.postgres._given import opened
-from engine.checkpoint.postgres._migrate import Tables
-from engine.checkpoint.postgres._part import PostgresPart
+from engine._sql.files import read_migrations, read_schema
+from engine._sql.postgres.conns import Reserved
+from engine._sql.postgres.given import opened
+from engine._sql.postgres.migrate import Tables
+from engine._sql.postgres.part import PostgresPart
 from engine.errors import StoreError
 from engine.store._sql import SqlStore
 from engine.store.base import IndexConfig, TTLConfig
@@ -122,7 +122,7 @@ class PostgresStore(PostgresPart, SqlStore):
     Args:
         conn: the libpq connection string (the checkpointer's, usually), or
             LangGraph's: a psycopg connection or pool (see
-            :mod:`engine.checkpoint.postgres._given`).
+            :mod:`engine._sql.postgres.given`).
         pipe: LangGraph's: a pipeline of the ``Connection`` given.
         schema: the schema of the tables (None: the connection's
             ``search_path``); the checkpointer's ``pg_schema``, usually.

@@ -5,7 +5,7 @@ loop), so the async store is the same store opened LangGraph's async way:
 ``async with AsyncPostgresStore.from_conn_string(DB_URI) as store: await
 store.setup()``, or given an ``AsyncConnection`` / ``AsyncConnectionPool``
 (whose database it then uses through connections of its own: see
-:mod:`engine.checkpoint.postgres._given`).
+:mod:`engine._sql.postgres.given`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
-from engine.checkpoint.postgres._given import aopened
+from engine._sql.postgres.given import aopened
 from engine.store.base import IndexConfig, TTLConfig
 from engine.store.postgres._store import PostgresStore, pool_options
 

@@ -1,6 +1,6 @@
 """The store's tables in a SQLite file brought to the current version, at open: its version kept
 apart in ``store_migrations`` (the file may be the checkpointer's), as
-:mod:`engine.checkpoint.sqlite._apart` migrates such parts.
+:func:`engine._sql.sqlite.migrate` migrates every part.
 """
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from __future__ import annotations
 import functools
 import sqlite3
 
-from engine.checkpoint._migration_files import read_migrations, read_schema
-from engine.checkpoint.sqlite._apart import create_table, migrate_apart
+from engine._sql import sqlite as sql
+from engine._sql.files import read_migrations, read_schema
 from engine.errors import StoreError
 
-__all__ = ["MIGRATIONS_TABLE", "fresh_schema", "latest_version", "migrate", "migrations"]
+__all__ = ["MIGRATIONS_TABLE", "TABLES", "fresh_schema", "latest_version", "migrate", "migrations"]
 
 MIGRATIONS_TABLE = "store_migrations"
-_CREATE = create_table(MIGRATIONS_TABLE)
+_CREATE = sql.create_table(MIGRATIONS_TABLE)
 
 
 @functools.cache
@@ -33,18 +33,21 @@ def latest_version() -> int:
     return len(migrations())
 
 
+# Looked up at call time, so a test can swap the module's migrations.
+TABLES = sql.Tables(
+    bookkeeping=MIGRATIONS_TABLE,
+    migrations=lambda: migrations(),
+    fresh_schema=lambda: fresh_schema(),
+    error=StoreError,
+    newer="the store's tables are at version {current}, newer than this graphwire knows ({latest}); upgrade graphwire",
+    failed="migrating the SQLite store's tables failed: {exc}",
+)
+
+
 def migrate(conn: sqlite3.Connection) -> None:
     """Bring the store's tables to :func:`latest_version` (``conn`` in autocommit mode).
 
     Raises:
         StoreError: the store's tables are from a newer graphwire, or a migration failed.
     """
-    migrate_apart(
-        conn,
-        table=MIGRATIONS_TABLE,
-        migrations=migrations(),
-        fresh_schema=fresh_schema,
-        error=StoreError,
-        newer="the store's tables are at version {current}, newer than this graphwire knows ({latest}); upgrade graphwire",
-        failed="migrating the SQLite store's tables failed: {exc}",
-    )
+    sql.migrate(conn, TABLES)

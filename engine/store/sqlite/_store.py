@@ -24,12 +24,12 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from engine.checkpoint.sqlite._saver import BUSY_TIMEOUT_MS
+from engine._sql import sqlite as sql
 from engine.errors import StoreError
 from engine.store._sql import SqlStore
 from engine.store.base import IndexConfig, TTLConfig
 from engine.store.sqlite import _queries
-from engine.store.sqlite._migrate import migrate
+from engine.store.sqlite._migrate import TABLES
 
 __all__ = ["SqliteStore"]
 
@@ -78,19 +78,11 @@ class SqliteStore(SqlStore):
         if isinstance(path_or_conn, sqlite3.Connection):
             conn, self._owns_conn = path_or_conn, False
         else:
-            path = os.fspath(path_or_conn)
-            conn = sqlite3.connect(
-                path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, uri=path.startswith("file:")
-            )
-            self._owns_conn = True
-        conn.isolation_level = None
+            conn, self._owns_conn = sql.connect(path_or_conn), True
         self._conn = conn
         self._lock = threading.Lock()
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            migrate(conn)
+            sql.prepare(conn, TABLES)
         except BaseException:
             if self._owns_conn:
                 conn.close()

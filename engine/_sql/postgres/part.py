@@ -1,8 +1,8 @@
 """What a part beside the saver on a PostgreSQL database shares (the store, the node cache).
 
 A part keeps its tables in the saver's schema (or one named), migrated once
-at :meth:`PostgresPart.setup` (:func:`engine.checkpoint.postgres._migrate.migrate`
-with the part's :class:`~engine.checkpoint.postgres._migrate.Tables`), and runs
+at :meth:`PostgresPart.setup` (:func:`engine._sql.postgres.migrate.migrate`
+with the part's :class:`~engine._sql.postgres.migrate.Tables`), and runs
 its statements on connections of its own (a pool), used on worker threads
 (:class:`._conns.Connections`, as the saver does), whatever event loop calls.
 Its failures are its own error class (StoreError, CacheError), naming the part.
@@ -19,10 +19,9 @@ from typing import Any, ClassVar, TypeVar
 import psycopg
 from psycopg import Connection
 
-from engine.checkpoint.postgres._conns import Connections, NoConnection, Reserved
-from engine.checkpoint.postgres._given import Pipe, given
-from engine.checkpoint.postgres._migrate import Tables, migrate
-from engine.checkpoint.postgres._saver import _IDENTIFIER
+from engine._sql.postgres.conns import Connections, NoConnection, Reserved
+from engine._sql.postgres.given import Pipe, given
+from engine._sql.postgres.migrate import IDENTIFIER, Tables, migrate
 from engine.errors import CheckpointError
 
 __all__ = ["PostgresPart"]
@@ -42,7 +41,7 @@ class PostgresPart:
         self, conn: Any, schema: str | None, *, min_size: int, max_size: int, timeout: float, pipe: Any = None
     ) -> None:
         """``conn``: a DSN or LangGraph's psycopg objects (:mod:`._given`); ``pipe``: a pipeline of the given connection."""
-        if schema is not None and (type(schema) is not str or not _IDENTIFIER.match(schema)):
+        if schema is not None and (type(schema) is not str or not IDENTIFIER.match(schema)):
             raise ValueError(f"schema must be a PostgreSQL identifier, got {schema!r}")
         self.schema = schema
         found = given(conn)

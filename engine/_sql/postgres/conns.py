@@ -54,7 +54,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from engine._internal._sync import on_sync_loop
-from engine.checkpoint.postgres._given import Borrowed, Fresh
+from engine._sql.postgres.given import Borrowed, Fresh
 
 __all__ = ["Connections", "NoConnection", "Reserved", "kept_cursor"]
 
