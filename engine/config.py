@@ -18,6 +18,6 @@ from engine.types import StreamWriter
 try:
     from langchain_core.runnables import RunnableConfig
 except ImportError:  # pragma: no cover - exercised by tests/engine/test_without_langchain.py
-    RunnableConfig = dict[str, Any]  # type: ignore[misc]
+    RunnableConfig = dict[str, Any]  # type: ignore[misc,assignment]
 
 __all__ = ["get_config", "get_store", "get_stream_writer", "RunnableConfig", "StreamWriter"]

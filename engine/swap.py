@@ -49,7 +49,7 @@ class _Alias:
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if not _is_under(fullname, FROM):
             return None
-        return importlib.machinery.ModuleSpec(fullname, self, loader_state=TO + fullname[len(FROM) :])
+        return importlib.machinery.ModuleSpec(fullname, self, loader_state=TO + fullname[len(FROM) :])  # type: ignore[arg-type]  # a loader by protocol (create_module, exec_module), as importlib takes it
 
     def create_module(self, spec: Any) -> ModuleType:
         to = spec.loader_state
@@ -68,7 +68,9 @@ class _Alias:
 
     def exec_module(self, module: ModuleType) -> None:
         # module_from_spec gave the engine's module our spec; give it back its own.
-        module.__spec__ = module.__spec__.loader_state
+        spec = module.__spec__
+        assert spec is not None  # module_from_spec set it
+        module.__spec__ = spec.loader_state
 
 
 def installed() -> bool:

@@ -42,7 +42,8 @@ def said(message: Any) -> tuple[str | None, Any]:
     "assistant", ...). Roles come back in the dict spelling.
     """
     if isinstance(message, dict):
-        role = message.get("role") or _ROLES.get(message.get("type"), message.get("type"))
+        kind = message.get("type")
+        role = message.get("role") or _ROLES.get(str(kind), kind)
         return role, message.get("content")
     kind = getattr(message, "type", None)
-    return getattr(message, "role", None) or _ROLES.get(kind, kind), getattr(message, "content", None)
+    return getattr(message, "role", None) or _ROLES.get(str(kind), kind), getattr(message, "content", None)

@@ -61,7 +61,7 @@ import dataclasses
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -242,7 +242,7 @@ def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
             continue
         kind = _KINDS[key]
         try:
-            parse = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env, _SETTINGS: _inline_table, _BOOL: _bool}
+            parse: dict[str, Callable[[str], Any]] = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env, _SETTINGS: _inline_table, _BOOL: _bool}
             data[key] = parse.get(kind, str)(text)
         except ValueError:
             example = {_TABLE: "name=package.module:attribute,other=./file.py:graph", _SETTINGS: "a TOML inline table, {key = value, ...}",

@@ -269,7 +269,7 @@ class ChainReader:
                 want = list if seg.key is None else dict
                 if value is _MISSING or value.__class__ is not want:
                     raise CorruptCheckpointError(f"{_where(key)}: a delta that is not a {want.__name__}")
-                if seg.key is not None and value.get(seg.key, _MISSING).__class__ is not list:
+                if seg.key is not None and (not isinstance(value, dict) or value.get(seg.key, _MISSING).__class__ is not list):
                     raise CorruptCheckpointError(f"{_where(key)}: a dict ref whose {seg.key!r} is not a list")
             seg.value = value
         return value

@@ -51,7 +51,7 @@ def schema_types(schemas: Iterable[Any]) -> list[type]:
             found[t] = None
         elif _is_model(t):
             found[t] = None
-            for field in t.model_fields.values():
+            for field in t.model_fields.values():  # type: ignore[attr-defined]  # a pydantic model (_is_model)
                 visit(field.annotation)
         elif dataclasses.is_dataclass(t):
             found[t] = None

@@ -337,8 +337,9 @@ def _expand(graph: DrawableGraph, name: str, sub: DrawableGraph) -> DrawableGrap
     nodes = {k: n for k, n in graph.nodes.items() if k != name}
     nodes.update({f"{name}:{k}": replace(n, id=f"{name}:{k}") for k, n in sub.nodes.items()})
     first, last = sub.first_node(), sub.last_node()
-    first_id = f"{name}:{first.id}" if first else None
-    last_id = f"{name}:{last.id}" if last else None
+    if first is None or last is None:  # trimmed to nothing to enter or leave by: drawn as one node
+        return graph
+    first_id, last_id = f"{name}:{first.id}", f"{name}:{last.id}"
     edges = []
     for e in graph.edges:
         if e.source == name:

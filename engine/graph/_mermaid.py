@@ -12,10 +12,39 @@ a ``subgraph parent`` block with the edges between them.
 from __future__ import annotations
 
 import string
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
-# The drawing's types (engine.graph._draw's DrawableGraph, Node, Edge), which import this module.
-DrawableGraph = Edge = Node = Any
+
+# What this module reads of a drawing (engine.graph._draw's DrawableGraph, Node and Edge, which
+# import this module): described here, so the two stay apart.
+class Node(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def metadata(self) -> dict[str, Any] | None: ...
+
+
+class Edge(Protocol):
+    @property
+    def source(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def conditional(self) -> bool: ...
+    @property
+    def data(self) -> str | None: ...
+
+
+class DrawableGraph(Protocol):
+    @property
+    def nodes(self) -> Mapping[str, Node]: ...
+    @property
+    def edges(self) -> Iterable[Edge]: ...
+    def first_node(self) -> Node | None: ...
+    def last_node(self) -> Node | None: ...
 
 __all__ = ["mermaid"]
 

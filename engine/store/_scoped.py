@@ -104,13 +104,14 @@ class ScopedStore(StoreView):
         plan(ops)  # the caller's ops, by the caller's rules: nothing runs if one is bad
         if self.root is None:
             return await self._outside(ops)
-        inner = [self._into(op) for op in ops]
+        inner = [self._into(op, self.root) for op in ops]
         results = await self.store._run(plan(inner, check_namespaces=False))  # type: ignore[attr-defined]
         return [self._out(result) for result in results]
 
     # -- into and out of a scope -------------------------------------------------
-    def _into(self, op: Op) -> Op:
-        root = (self.root,)
+    @staticmethod
+    def _into(op: Op, label: str) -> Op:
+        root = (label,)
         if isinstance(op, (GetOp, PutOp)):
             return op._replace(namespace=root + op.namespace)
         if isinstance(op, SearchOp):

@@ -15,7 +15,7 @@ yielding a :class:`Tx`), its queries, and how it binds and reads times.
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, aclosing
 from datetime import datetime
 from typing import Any, Protocol
@@ -43,7 +43,7 @@ __all__ = ["SqlStore", "Tx"]
 class Tx(Protocol):
     """A transaction: statements run in it, all committed together or none."""
 
-    def rows(self, sql: str, params: Sequence[Any]) -> AsyncIterator[Sequence[Any]]:
+    def rows(self, sql: str, params: Sequence[Any]) -> AsyncGenerator[Sequence[Any], None]:
         """The rows of a query, read as they are consumed (the caller may stop early)."""
         ...
 
@@ -93,24 +93,24 @@ class SqlStore(BaseStore):
             now = self._now()
             hide = self._omit_after(now)
             refresh: dict[tuple[str, str], float] = {}
-            for i, op in batch.gets:
-                results[i] = await self._get(tx, op.namespace, op.key, hide, refresh if op.refresh_ttl else None)
-            for i, op in batch.searches:
-                query = queries.get(op.query) if op.query else None
-                results[i] = await self._search(tx, op, query, hide, refresh if op.refresh_ttl else None)
-            for i, op in batch.lists:
-                page = NamespacePage(op)
-                sql, params = self._pick("NAMESPACES", literal_prefix(op.match_conditions))
+            for i, get in batch.gets:
+                results[i] = await self._get(tx, get.namespace, get.key, hide, refresh if get.refresh_ttl else None)
+            for i, search in batch.searches:
+                query = queries.get(search.query) if search.query else None
+                results[i] = await self._search(tx, search, query, hide, refresh if search.refresh_ttl else None)
+            for i, listing in batch.lists:
+                page = NamespacePage(listing)
+                sql, params = self._pick("NAMESPACES", literal_prefix(listing.match_conditions))
                 async with aclosing(tx.rows(sql, (*params, hide, hide))) as rows:
                     async for (ns_text,) in rows:
                         if not page.feed(decode_ns(ns_text)):
                             break
                 results[i] = page.out
             if refresh:
-                params = [(self._ts(expires_at(now, ttl)), ns, key) for (ns, key), ttl in refresh.items()]  # type: ignore[arg-type]
-                await tx.executemany(self._q.REFRESH, params)
-            for (ns, key), op in batch.puts.items():
-                await self._put(tx, ns, key, values.get((ns, key)), op.ttl, vectors.get((ns, key), {}), now)
+                refreshed = [(self._ts(expires_at(now, ttl)), ns, key) for (ns, key), ttl in refresh.items()]  # type: ignore[arg-type]
+                await tx.executemany(self._q.REFRESH, refreshed)
+            for (ns, key), put in batch.puts.items():
+                await self._put(tx, ns, key, values.get((ns, key)), put.ttl, vectors.get((ns, key), {}), now)
         return results
 
     # -- reads ------------------------------------------------------------------

@@ -112,21 +112,21 @@ class InMemoryStore(BaseStore):
         results = batch.results()
         with self._lock:
             now, omit = self._now(), self._omit()
-            for i, op in batch.gets:
-                record = self._data.get(op.namespace, {}).get(op.key)
+            for i, get in batch.gets:
+                record = self._data.get(get.namespace, {}).get(get.key)
                 if record is not None and self._live(record, now, omit):
-                    self._touch(record, op.refresh_ttl, now)
+                    self._touch(record, get.refresh_ttl, now)
                     results[i] = record.item
-            for i, op in batch.searches:
-                results[i] = self._search(op, queries.get(op.query) if op.query else None, now, omit)
-            for i, op in batch.lists:
-                page = NamespacePage(op)
+            for i, search in batch.searches:
+                results[i] = self._search(search, queries.get(search.query) if search.query else None, now, omit)
+            for i, listing in batch.lists:
+                page = NamespacePage(listing)
                 for ns in sorted(self._data):
                     if any(self._live(r, now, omit) for r in self._data[ns].values()) and not page.feed(ns):
                         break
                 results[i] = page.out
-            for (ns, key), op in batch.puts.items():
-                self._apply(ns, key, op.value, op.ttl, put_vectors.get((ns, key), {}), now)
+            for (ns, key), put in batch.puts.items():
+                self._apply(ns, key, put.value, put.ttl, put_vectors.get((ns, key), {}), now)
         return results
 
     def _apply(

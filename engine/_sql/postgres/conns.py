@@ -47,7 +47,7 @@ import time
 import traceback
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -206,9 +206,10 @@ class Connections:
             settings += f"; SET idle_in_transaction_session_timeout = {max(1, round(idle_in_transaction * 1000))}"
         self._settings = settings
         self._connection_class: type[_Connection] = type("Connection", (_Connection,), {})
-        if borrowed is None and not keep_idle:
-            borrowed = Fresh(conninfo, kwargs)
-        self._pool: ConnectionPool[_Connection] | Borrowed | Fresh = borrowed or ConnectionPool(
+        handed: Borrowed | Fresh | None = borrowed
+        if handed is None and not keep_idle:
+            handed = Fresh(conninfo, kwargs)
+        self._pool: ConnectionPool[_Connection] | Borrowed | Fresh = handed or ConnectionPool(
             conninfo, connection_class=self._connection_class, kwargs=kwargs, min_size=min_size,
             max_size=max_size, open=False, configure=self._configure, name=name, timeout=timeout,
             max_idle=_IDLE_SECONDS,
@@ -404,7 +405,7 @@ class Connections:
             self._out.discard(conn)
             if self._closed and not self._out:
                 self._returned.notify_all()
-        self._pool.putconn(conn)  # the pool rolls back a transaction left open, drops a broken one
+        self._pool.putconn(cast(_Connection, conn))  # the pool rolls back a transaction left open, drops a broken one
 
     def close(self) -> None:
         """Stop every worker and close every connection (blocks, a few seconds at most)."""

@@ -60,7 +60,8 @@ class PostgresPart:
     @classmethod
     def from_dsn(cls: type[P], dsn: str, **options: Any) -> P:
         """One on ``dsn`` with its tables migrated now (a bad DSN fails here)."""
-        part = cls(dsn, **options)
+        make: Callable[..., P] = cls  # a part's own __init__ (the store's, the cache's) takes the DSN
+        part = make(dsn, **options)
         PostgresPart.setup(part)
         return part
 

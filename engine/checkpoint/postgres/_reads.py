@@ -14,6 +14,8 @@ cache and serializer.
 
 from __future__ import annotations
 
+import builtins  # the class's method named list hides the type inside it
+
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
@@ -154,7 +156,7 @@ class Reads:
             sql += q.LIST_LIMIT
             params.append(limit)
 
-        def list_rows(conn: Connection[Any]) -> list[Any]:
+        def list_rows(conn: Connection[Any]) -> builtins.list[Any]:
             with conn.cursor(binary=True) as cur:
                 cur.execute(sql, params)
                 return cur.fetchall()
@@ -168,7 +170,7 @@ class Reads:
             for item in await self._read_page(page, readers):
                 yield item
 
-    async def _read_page(self, page: list[Any], readers: dict[str, ChainReader]) -> list[CheckpointTuple]:
+    async def _read_page(self, page: builtins.list[Any], readers: dict[str, ChainReader]) -> builtins.list[CheckpointTuple]:
         """Values and writes of one page of listed checkpoints, from one snapshot in one
         round trip (which of them still exist, a chains query per thread, their writes).
         A checkpoint deleted since the listing began (pruned) is gone: it is skipped."""
@@ -179,13 +181,13 @@ class Reads:
         keys = {"thread_ids": [r[0] for r in page], "nss": [r[1] for r in page], "checkpoint_ids": [r[2] for r in page]}
 
         wanted: dict[str, dict[tuple[str, str, int], None]] = {}  # per thread, in order
-        checkpoints: dict[str, list[tuple[str, str]]] = {}
+        checkpoints: dict[str, builtins.list[tuple[str, str]]] = {}
         for row, meta in zip(page, metas):
             readers.setdefault(row[0], ChainReader(self._serde()))
             wanted.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in meta["channel_versions"].items()))
             checkpoints.setdefault(row[0], []).append((row[1], row[2]))
 
-        def work(conn: Connection[Any]) -> tuple[set[tuple[str, str, str]], list[Any]]:
+        def work(conn: Connection[Any]) -> tuple[set[tuple[str, str, str]], builtins.list[Any]]:
             # Every statement in one round trip, on one snapshot.
             with conn.pipeline() as pipeline:
                 existing_cur, writes_cur = conn.cursor(binary=True), conn.cursor(binary=True)
@@ -208,7 +210,7 @@ class Reads:
                 return existing, writes_cur.fetchall()
 
         existing, write_rows = await self._run("list", work)
-        writes: dict[tuple[str, str, str], list[PendingWrite]] = {}
+        writes: dict[tuple[str, str, str], builtins.list[PendingWrite]] = {}
         for thread_id, ns, cid, task_id, channel, tag, data, *ref in write_rows:
             with reading(thread_id, cid):
                 value = readers[thread_id].resolve(tag, data, write_ref((task_id, channel, tag, data, *ref)))

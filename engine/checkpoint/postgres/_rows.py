@@ -115,15 +115,15 @@ class Batch:
         writes: dict[tuple[Any, ...], list[Any]] = {}
         for tw in self.writes:
             thread_id, ns, checkpoint_id, task_id, task_path = tw.keys
-            for r in tw.rows_to_send(full=full):
-                key = (thread_id, ns, checkpoint_id, task_id, r.idx)
-                if key in writes and not r.replaces:
+            for w in tw.rows_to_send(full=full):
+                key = (thread_id, ns, checkpoint_id, task_id, w.idx)
+                if key in writes and not w.replaces:
                     continue
-                chunks.append(r.data)
-                f = r.ref
-                writes[key] = [thread_id, ns, checkpoint_id, task_id, r.idx, r.channel, r.type, at, len(r.data), task_path,
+                chunks.append(w.data)
+                f = w.ref
+                writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, w.type, at, len(w.data), task_path,
                                *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
-                at += len(r.data)
+                at += len(w.data)
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),

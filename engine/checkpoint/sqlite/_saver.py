@@ -154,9 +154,9 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
 
     @classmethod
     @contextmanager
-    def from_conn_string(cls, path: str, *, serde: Serializer | None = None) -> Iterator[SqliteSaver]:
-        """Open a saver on ``path`` for the ``with`` block, closing it after."""
-        saver = cls(path, serde=serde)
+    def from_conn_string(cls, conn_string: str, *, serde: Serializer | None = None) -> Iterator[SqliteSaver]:  # type: ignore[override]  # no pipeline mode in SQLite
+        """Open a saver on ``conn_string`` (a path, or a ``file:`` URI) for the ``with`` block, closing it after."""
+        saver = cls(conn_string, serde=serde)
         try:
             yield saver
         finally:
@@ -262,10 +262,10 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         while start < len(rows):
             page = rows[start : start + size]
             start, size = start + size, min(size * 2, _MAX_PAGE)
-            for found in await self._work(self._page, page, readers):
-                if isinstance(found, CorruptCheckpointError):
-                    raise found
-                yield found
+            for item in await self._work(self._page, page, readers):
+                if isinstance(item, CorruptCheckpointError):
+                    raise item
+                yield item
 
     def _fetch_all(self, sql: str, params: Sequence[Any]) -> list[Any]:
         with self._transaction(q.BEGIN_READ) as cur:

@@ -39,6 +39,6 @@ class AsyncSqliteSaver(SqliteSaver):
         """``async with AsyncSqliteSaver.from_conn_string(path) as saver:`` (closed after the block)."""
         return aopened(cls, conn_string, serde=serde)
 
-    async def setup(self) -> None:
+    async def setup(self) -> None:  # type: ignore[override]  # LangGraph's async saver's setup is awaited
         """Nothing to do: the schema is migrated when the file opens (kept for LangGraph's programs)."""
 

@@ -193,7 +193,7 @@ class PutOp(NamedTuple):
     namespace: tuple[str, ...]
     key: str
     value: Mapping[str, Any] | None
-    index: Literal[False] | list[str] | None = None
+    index: Literal[False] | list[str] | None = None  # type: ignore[assignment]  # LangGraph's field, beside tuple.index
     ttl: float | None = None
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from typing import Any
@@ -83,7 +83,7 @@ class _Tx:
     def __init__(self, conn: Reserved) -> None:
         self._conn = conn
 
-    async def rows(self, sql: str, params: Sequence[Any]) -> AsyncIterator[Sequence[Any]]:
+    async def rows(self, sql: str, params: Sequence[Any]) -> AsyncGenerator[Sequence[Any], None]:
         cur: Any = None
 
         def start(conn: psycopg.Connection[Any]) -> list[Any]:

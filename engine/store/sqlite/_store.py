@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -38,7 +38,7 @@ class _Tx:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
-    async def rows(self, sql: str, params: Sequence[Any]) -> AsyncIterator[Sequence[Any]]:
+    async def rows(self, sql: str, params: Sequence[Any]) -> AsyncGenerator[Sequence[Any], None]:
         cursor = self._conn.execute(sql, params)
         try:
             while batch := cursor.fetchmany(64):
