@@ -7,6 +7,7 @@ from typing import Any, Callable, Generic, Literal, NamedTuple, Sequence, TypeVa
 
 from engine._internal._cache_key import default_cache_key
 from engine._internal._interrupt import Interrupt
+from engine._internal._retry import default_retry_on
 from engine._internal._task import interrupt
 
 __all__ = [
@@ -129,7 +130,9 @@ class RetryPolicy:
 
     Attempt ``n`` (from 1) waits ``initial_interval * backoff_factor**(n-1)``
     seconds, capped at ``max_interval``, plus up to 25% jitter when ``jitter``.
-    ``retry_on`` is an exception class, a tuple of them, or a predicate.
+    ``retry_on`` is an exception class, a sequence of them, or a predicate; by
+    default, as LangGraph's, every exception but a programming error's
+    (:func:`engine._internal._retry.default_retry_on`).
     """
 
     initial_interval: float = 0.5
@@ -137,7 +140,7 @@ class RetryPolicy:
     max_interval: float = 128.0
     max_attempts: int = 3
     jitter: bool = True
-    retry_on: type[BaseException] | tuple[type[BaseException], ...] | Callable[[BaseException], bool] = Exception
+    retry_on: type[BaseException] | Sequence[type[BaseException]] | Callable[[Exception], bool] = default_retry_on
 
 
 class PregelTask(NamedTuple):

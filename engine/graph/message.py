@@ -1,7 +1,35 @@
-"""``langgraph.graph.message``'s names: the message reducer and state."""
+"""``langgraph.graph.message``'s names: the message reducer and state, and ``push_message``."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from engine._internal._task import _ctx
 from engine.graph._messages import REMOVE_ALL_MESSAGES, MessagesState, RemoveMessage, add_messages
 
-__all__ = ["add_messages", "MessagesState", "REMOVE_ALL_MESSAGES", "RemoveMessage"]
+__all__ = ["add_messages", "MessagesState", "push_message", "REMOVE_ALL_MESSAGES", "RemoveMessage"]
+
+
+def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
+    """Send ``message`` to the caller now, in the "messages" stream mode, and write it to ``state_key``.
+
+    For a node that makes a whole message itself (not through a chat model's
+    callbacks) and wants it streamed before the node returns. The message
+    (anything LangChain's ``convert_to_messages`` takes: a message, a chunk,
+    a ``(role, text)`` pair, a dict) must have an id; it is sent once even if
+    the node also returns it. Unless ``state_key`` is None the message is also
+    one of the node's writes to that key, made before those of its return
+    value (a retried attempt pushes again, from nothing). Returns the message
+    as sent. Called outside a node, it raises as ``get_config()`` does.
+    """
+    from langchain_core.messages import convert_to_messages
+
+    ctx = _ctx("push_message()")
+    pushed = convert_to_messages([message])[0]
+    if pushed.id is None:
+        raise ValueError("Message ID is required")
+    if ctx.messages is not None:
+        ctx.messages.pushed(pushed)
+    if state_key:
+        ctx.pushed.append((state_key, pushed))
+    return pushed

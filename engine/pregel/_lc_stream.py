@@ -119,6 +119,12 @@ class TaskMessages:
         self.result: Any = None
         self.config: dict[str, Any] = {}  # the node's config (its routers' calls see it)
 
+    def pushed(self, message: Any) -> None:
+        """Send ``message`` now (``push_message``), whether or not it was sent before; not again on return."""
+        if self.emit is not None:
+            self.seen.add(message.id)
+            self.emit(message, self.meta)
+
     def failed(self, error: BaseException) -> None:
         run, self.run = self.run, None
         if run is not None:
@@ -280,7 +286,7 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, state, ctx.node, ctx.step) if wrap else None
     ctx.config = child
-    task = TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
+    task = ctx.messages = TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
     if run is not None:
         ctx.lc, task.config = task, child
     return child, task

@@ -42,6 +42,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
     ctx.first_attempt_time = time.time()
     while True:
         ctx.counter = 0
+        ctx.pushed = []  # a retried attempt pushes its messages again
         ctx.attempt = attempt + 1
         token = CURRENT.set(ctx)
         try:
@@ -69,7 +70,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
                 raise
             if ctx.lc is not None:
                 _close_run(ctx, None)
-            t.writes = writes
+            t.writes = ctx.pushed + writes if ctx.pushed else writes
             return
         except GraphInterrupt as e:
             t.interrupts = e.interrupts
@@ -105,8 +106,8 @@ def matching_policy(policies: Sequence[RetryPolicy] | None, exc: Exception) -> R
     """The first policy whose ``retry_on`` (exception classes, or a predicate) matches ``exc``."""
     for p in policies or ():
         r = p.retry_on
-        if isinstance(r, type) or isinstance(r, tuple):
-            if isinstance(exc, r):
+        if isinstance(r, type) or isinstance(r, Sequence):
+            if isinstance(exc, r if isinstance(r, type) else tuple(r)):
                 return p
         elif callable(r) and r(exc):
             return p
@@ -116,4 +117,4 @@ def matching_policy(policies: Sequence[RetryPolicy] | None, exc: Exception) -> R
 def backoff(p: RetryPolicy, attempt: int) -> float:
     """Seconds to wait before retry number ``attempt`` (1-based), jitter included."""
     wait = min(p.max_interval, p.initial_interval * p.backoff_factor ** (attempt - 1))
-    return wait + (random.uniform(0, wait / 4) if p.jitter else 0.0)
+    return wait + (random.uniform(0, 1) if p.jitter else 0.0)  # as LangGraph's: up to a second more

@@ -115,6 +115,47 @@ def test_retry_policy_retries_then_succeeds():
     assert len(attempts) == 1  # not a ValueError: no retry
 
 
+@pytest.mark.parametrize(
+    ("error", "retried"),
+    [(ValueError("a bug"), False), (KeyError("k"), False), (OSError("disk"), False), (RuntimeError("x"), False),
+     (ConnectionError("reset"), True), (TimeoutError("slow"), False), (Exception("other"), True)],
+)  # fmt: skip
+def test_by_default_a_programming_error_is_not_retried_and_a_network_one_is(error: Exception, retried: bool) -> None:
+    """RetryPolicy's default retry_on is LangGraph's default_retry_on."""
+    attempts = []
+
+    def fails_once(s):
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise error
+        return {"x": 1}
+
+    g = StateGraph(X)
+    g.add_node("n", fails_once, retry_policy=RetryPolicy(initial_interval=0, jitter=False, max_attempts=2))
+    g.add_edge(START, "n")
+    if retried:
+        assert g.compile().invoke({"x": 0}) == {"x": 1}
+    else:
+        with pytest.raises(type(error)):
+            g.compile().invoke({"x": 0})
+    assert len(attempts) == (2 if retried else 1)
+
+
+def test_retry_on_takes_a_list_of_classes():
+    attempts = []
+
+    def flaky(s):
+        attempts.append(1)
+        if len(attempts) < 2:
+            raise KeyError("k")
+        return {"x": 2}
+
+    g = StateGraph(X)
+    g.add_node("n", flaky, retry_policy=RetryPolicy(initial_interval=0, jitter=False, retry_on=[ValueError, KeyError]))
+    g.add_edge(START, "n")
+    assert g.compile().invoke({"x": 0}) == {"x": 2}
+
+
 class Blob(TypedDict, total=False):
     n: int
     blob: str

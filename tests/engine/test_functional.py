@@ -138,7 +138,7 @@ def test_the_entrypoints_retry_policy_runs_it_again(checkpointer: Any) -> None:
         runs.append("wf")
         y = add_one(x).result()
         if runs.count("wf") == 1:
-            raise ValueError("once")
+            raise ConnectionError("once")  # retried by default (a ValueError is not: test_errors.py)
         return y
 
     assert wf.invoke(3, CFG) == 4
