@@ -18,7 +18,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from engine._internal._deprecated import renamed
 from engine._internal._unsupported import refuse
-from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
+from engine.channels import BinaryOperatorAggregate, DeltaChannel, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
 from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError
@@ -468,7 +468,7 @@ def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict
     empties = [
         (k, ch)
         for k, ch in channels.items()
-        if isinstance(ch, BinaryOperatorAggregate) and ch.from_checkpoint(MISSING).value is not MISSING
+        if isinstance(ch, (BinaryOperatorAggregate, DeltaChannel)) and ch.from_checkpoint(MISSING).value is not MISSING
     ]
     if not empties:
         return coerce
