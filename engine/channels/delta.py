@@ -80,7 +80,7 @@ class DeltaChannel(BaseChannel[Any]):
     followed by before the next one.
     """
 
-    __slots__ = ("value", "reducer", "snapshot_frequency")
+    __slots__ = ("value", "reducer", "snapshot_frequency", "replaced")
 
     #: versions store it as writes (engine.pregel._delta); the run keeps the live value
     delta = True
@@ -96,6 +96,8 @@ class DeltaChannel(BaseChannel[Any]):
         self.reducer = reducer
         self.snapshot_frequency = snapshot_frequency
         self.value: Any = MISSING
+        #: an Overwrite replaced the value since the last stored version (which then snapshots it)
+        self.replaced = False
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -163,6 +165,7 @@ class DeltaChannel(BaseChannel[Any]):
                 overwrite = (replacement,)
         if overwrite is not None:
             self.value = self._empty() if overwrite[0] is None else _copy.copy(overwrite[0])
+            self.replaced = True
             return True
         base = self._empty() if self.value is MISSING else self.value
         self.value = self.reducer(base, list(values))

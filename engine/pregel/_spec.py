@@ -100,3 +100,5 @@ class GraphSpec:
     input_writes: Callable[[Any], "list[tuple[str, Any]]"] | None = None
     #: channels no version stores (UntrackedValue): the writer leaves them and writes to them out
     untracked: frozenset[str] = frozenset()
+    #: DeltaChannel keys: versions store their writes and snapshots (engine.pregel._delta)
+    deltas: tuple[str, ...] = ()

@@ -32,6 +32,7 @@ from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
 from engine.errors import InvalidUpdateError, NotFoundError
+from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stored_values
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import configurable_metadata, input_writes
 from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
@@ -69,6 +70,8 @@ async def apply_updates(
     saved = await saver.aget_tuple(config)
     if saved is None and configurable.get("checkpoint_id"):
         raise NotFoundError(f"no checkpoint {configurable['checkpoint_id']!r}")
+    if saved is not None:
+        saved = await hydrate(saver, saved, graph.channels)
     values, as_node = updates[0][:2]
     if as_node == COPY:
         return await _copy(graph, saver, config, saved, values, len(updates), lease)
@@ -108,13 +111,40 @@ async def apply_updates(
     user = config.get("metadata") or {}
     metadata = {**user, **configurable_metadata(configurable, user), "source": source, "step": next_step, "parents": parents}
     new_versions = {c: ck["channel_versions"][c] for c in changed}
-    if saved is not None:
-        for task in tasks:
-            if task.path[0] in (PULL, PUSH):
-                # As LangGraph: the update is the result of the node's task due at the updated
-                # version (history shows it there), stored as that task's writes.
-                await saver.aput_writes(parent, task.writes or [(NO_WRITES, None)], task.id)
+    stored = [t for t in tasks if t.path[0] in (PULL, PUSH)] if saved is not None else []
+    if graph.spec.deltas:
+        deltas = graph.spec.deltas
+        book = DeltaBook(deltas, saved.metadata if saved else None)
+        if saved is not None and await _superseded(saver, configurable, saved):
+            # A version with children: they would read the writes stored on it too, so the
+            # update's version snapshots the channels it writes, and those of another branch.
+            book.force_pending(saved.pending_writes or ())
+            book.forced.update(c for t in tasks for c, _ in t.writes if c in deltas)
+            book.forced.update(c for c in changed if c in deltas and as_node == INPUT)
+        elif saved is not None:
+            # As LangGraph: the writes an update makes as a node no task of which was due are
+            # stored on the version it updates as well, where reading the new one finds them.
+            for t in tasks:
+                if t not in stored and (mine := [(c, v) for c, v in t.writes if c in deltas]):
+                    await saver.aput_writes(parent, mine, t.id)
+            if as_node == INPUT:
+                book.forced.update(c for c in changed if c in deltas)
+        snap, counters = book.store(ck, channels, new_versions, fresh=saved is None)
+        metadata = {**metadata, COUNTERS: counters} if counters else metadata
+        ck["channel_values"] = stored_values(ck["channel_values"], deltas, snap)
+    for task in stored:
+        # As LangGraph: the update is the result of the node's task due at the updated
+        # version (history shows it there), stored as that task's writes.
+        await saver.aput_writes(parent, task.writes or [(NO_WRITES, None)], task.id)
     return await saver.aput(parent, ck, metadata, new_versions)  # type: ignore[no-any-return]
+
+
+async def _superseded(saver: Any, configurable: Mapping[str, Any], saved: CheckpointTuple) -> bool:
+    """Whether the thread has moved past ``saved``, the version the update names (it has a child)."""
+    if not configurable.get("checkpoint_id"):
+        return False
+    head = await saver.aget_tuple({"configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}})
+    return head is not None and head.checkpoint["id"] != saved.checkpoint["id"]
 
 
 def _apply(ck: Checkpoint, channels: Mapping[str, BaseChannel], tasks: list[Task], updates: Sequence[Update]) -> set[str]:

@@ -38,6 +38,7 @@ from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, RESUME, Checkpoi
 from engine.errors import SerializationError, is_invalid_resume
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
+from engine.pregel._delta import hydrate
 from engine.pregel._io import output_values
 from engine.pregel._spec import NO_WRITES, TASKS, GraphSpec
 from engine.types import Send
@@ -282,6 +283,10 @@ class VersionWriter:
         except Exception:  # the store failed too; the caller reads the thread later
             return None
         if saved is None:
+            return None
+        try:
+            saved = await hydrate(self.saver, saved, spec.channels)
+        except Exception:  # its delta channels' history cannot be read now either
             return None
         values: dict[str, Any] | None = output_values(restore_channels(spec.channels, saved.checkpoint), spec.output_keys)
         return values
