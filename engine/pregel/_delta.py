@@ -31,14 +31,33 @@ from engine.channels.base import MISSING, BaseChannel
 from engine.channels.binop import BinaryOperatorAggregate
 from engine.channels.delta import MAX_STEPS_WITHOUT_SNAPSHOT, DeltaChannel
 from engine.checkpoint.base import Checkpoint, CheckpointTuple
+from engine.graph._delta_messages import messages_delta_reducer, with_message_ids
 from engine.types import DeltaSnapshot
 
-__all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stored_values"]
+__all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values"]
 
 #: the metadata key of the counters (LangGraph's)
 COUNTERS = "counters_since_delta_snapshot"
 
 _INPUT_NS = uuid.UUID("6f1c3a52-29d1-4a8e-9b0e-5d3f0c2a7e11")
+
+
+def stamp_ids(channels: Mapping[str, BaseChannel], writes: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``writes`` (changed in place) with ids given to the messages written to delta channels.
+
+    A delta channel's value is folded again from its stored writes on every
+    read, so a message must have its id before it is stored, or each read
+    would give it another (and nothing could name it to replace or remove it).
+    As LangGraph: in a channel reduced by ``_messages_delta_reducer`` every
+    message-like becomes a message with an id; in another only messages do.
+    """
+    for i, (c, v) in enumerate(writes):
+        ch = channels.get(c)
+        if ch is not None and ch.delta:
+            new = with_message_ids(v, messages_reducer=ch.reducer is messages_delta_reducer)  # type: ignore[attr-defined]
+            if new is not v:
+                writes[i] = (c, new)
+    return writes
 
 
 def input_task_id(checkpoint_id: str) -> str:
@@ -163,7 +182,10 @@ async def hydrate(saver: Any, saved: CheckpointTuple, specs: Mapping[str, BaseCh
         histories = await saver.aget_delta_channel_history(config=saved.config, channels=replay)
         for k in replay:
             history = histories.get(k) or {"writes": []}
-            ch = specs[k].from_checkpoint(history.get("seed", MISSING))
+            seed = history.get("seed", MISSING)
+            if isinstance(seed, DeltaSnapshot) and not specs[k].delta:  # a key that is a plain reducer key now
+                seed = seed.value
+            ch = specs[k].from_checkpoint(seed)
             if isinstance(ch, DeltaChannel):
                 ch.replay_writes(history["writes"])
             else:

@@ -32,7 +32,7 @@ from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunFinished, RunStarted
-from engine.pregel._delta import DeltaBook, hydrate, input_task_id
+from engine.pregel._delta import DeltaBook, hydrate, input_task_id, stamp_ids
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes, shown_metadata
@@ -192,6 +192,8 @@ class InputFolder:
         step runs from this version.
         """
         state = self.state
+        if self.writer.delta_channels:
+            writes = stamp_ids(self.writer.delta_channels, list(writes))
         stored = null_writes(state.pending_writes)
         await self.writer.put_writes(state.parent_id, [*stored, *writes], NULL_TASK_ID)
         state.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
@@ -260,6 +262,8 @@ class InputFolder:
             await self.versions.save("loop")  # no saver, nobody watching: the version gets its id only
             return
         start.writes = (settings.spec.input_writes or input_writes)(inp)
+        if self.writer.delta_channels:
+            start.writes = stamp_ids(self.writer.delta_channels, list(start.writes))
         if state.delta is not None:
             await self._store_delta_input(start.writes)
         _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])

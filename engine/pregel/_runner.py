@@ -28,6 +28,7 @@ from typing import Any, AsyncIterator, Callable
 
 from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, StepStarted, TaskFinished, TaskStarted
 from engine.pregel import _telemetry as tel
+from engine.pregel._delta import stamp_ids
 from engine.pregel._algo import Task
 from engine.pregel._calls import CallScope, store_held
 from engine.pregel._cache import cached_writes, keep_writes
@@ -248,6 +249,8 @@ class StepRunner:
             t.saved = True
 
     def _finished(self, t: Task, step: int, cached: bool = False) -> None:
+        if self.writer.delta_channels and t.writes:  # messages to a DeltaChannel get their ids before they are stored
+            t.writes = stamp_ids(self.writer.delta_channels, list(t.writes))
         err = t.error
         ints = t.interrupts
         if ints and self._wants[InterruptEvent]:

@@ -32,7 +32,7 @@ from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
 from engine.errors import InvalidUpdateError, NotFoundError
-from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stored_values
+from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import configurable_metadata, input_writes
 from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
@@ -88,6 +88,8 @@ async def apply_updates(
         if len(updates) > 1:
             raise InvalidUpdateError("Cannot apply multiple updates when updating as input")
         writes = (graph.spec.input_writes or input_writes)(values)
+        if graph.spec.deltas:
+            writes = stamp_ids(graph.channels, list(writes))
         if not writes:
             raise InvalidUpdateError(f"Received no input writes for {graph.spec.name!r}")
         start = Task(id="", name=INPUT, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
@@ -189,7 +191,7 @@ async def _as_nodes(
         writes = node.writer(values, ck["channel_values"], dict(config))
         if hasattr(writes, "__await__"):
             writes = await writes
-        task.writes = writes
+        task.writes = stamp_ids(graph.channels, list(writes)) if graph.spec.deltas else writes
         tasks.append(task)
     return tasks
 

@@ -104,6 +104,8 @@ class VersionWriter:
         self.saver = saver
         #: channels no version stores (UntrackedValue): left out of versions and writes
         self.untracked = untracked
+        #: the graph's DeltaChannels (name -> channel): messages written to them get ids before they are stored
+        self.delta_channels: dict[str, Any] = {}
         self.durability = durability
         self.thread_id = thread_id
         self.checkpoint_ns = checkpoint_ns
