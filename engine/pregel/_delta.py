@@ -34,7 +34,7 @@ from engine.checkpoint.base import Checkpoint, CheckpointTuple
 from engine.graph._delta_messages import messages_delta_reducer, with_message_ids
 from engine.types import DeltaSnapshot
 
-__all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values"]
+__all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values", "task_path_str"]
 
 #: the metadata key of the counters (LangGraph's)
 COUNTERS = "counters_since_delta_snapshot"
@@ -58,6 +58,16 @@ def stamp_ids(channels: Mapping[str, BaseChannel], writes: list[tuple[str, Any]]
             if new is not v:
                 writes[i] = (c, new)
     return writes
+
+
+def task_path_str(path: Any) -> str:
+    """A task's path as savers order writes by (LangGraph's form): ``~__pregel_pull, node`` sorts a
+    step's node tasks by name before its Sends, by index, the order the step applies them in."""
+    if isinstance(path, (tuple, list)):
+        return "~" + ", ".join(task_path_str(p) for p in path)
+    if isinstance(path, int) and not isinstance(path, bool):
+        return f"{path:010d}"
+    return str(path)
 
 
 def input_task_id(checkpoint_id: str) -> str:

@@ -69,7 +69,7 @@ class RunVersions:
             return planned[1]
         return prepare_next_tasks(state.checkpoint, state.channels, spec.nodes, state.step + 1, spec.triggers_to_nodes)
 
-    async def save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
+    async def save(self, source: str, parent_writes: list[tuple[Any, ...]] | None = None) -> None:
         """Save the version the run stands on as a new one (``source``: input, loop, fork)."""
         state, settings, want = self.state, self.settings, self.queue.want
         if settings.saver is None and not want(CheckpointSaved):
