@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine._internal._ids import next_version
@@ -105,6 +105,7 @@ class DeltaBook:
         exiting: bool = False,
         fresh: bool = False,
         fork: bool = False,
+        triggers: Mapping[str, Sequence[str]] | None = None,
     ) -> tuple[set[str], dict[str, list[int]]]:
         """Decide what the next version (of ``ck``, about to be copied and stored) keeps of each
         delta channel: returns (the channels it snapshots, the counters for its metadata).
@@ -116,6 +117,9 @@ class DeltaBook:
         this version of the run is stored (durability "exit"), so every channel that
         moved snapshots. ``fresh``: an update of a new thread: every channel written snapshots.
         ``fork``: a copy of a stored version, whose versions are that one's: what snapshots gets a new version.
+        A channel never written on the branch that must snapshot (a fork from before its first
+        write, with the other branch's writes pending) gets a version too, and its snapshot (empty)
+        stops the walk there; ``triggers`` (channel -> nodes) names who is moved on to it.
         """
         versions = ck["channel_versions"]
         snap: set[str] = set()
@@ -130,8 +134,8 @@ class DeltaBook:
             s += 1
             if k in dirty:
                 u += 1
-            if k not in versions or not ch.is_available():
-                counters[k] = (u, s)
+            if not ch.is_available() or (k not in versions and not (replaced or k in self.forced)):
+                counters[k] = (u, s)  # never written on this branch: nothing to store
                 continue
             freq = ch.snapshot_frequency  # type: ignore[attr-defined]
             if (
@@ -145,16 +149,24 @@ class DeltaBook:
         self.forced -= snap
         bump = [k for k in snap if fork or k not in dirty]
         if bump:
-            _bump(ck, bump, dirty)
+            _bump(ck, channels, bump, dirty, triggers)
         self.counters = counters
         return snap, {k: [u, s] for k, (u, s) in counters.items() if (u, s) != (0, 0)}
 
 
-def _bump(ck: Checkpoint, names: list[str], dirty: dict[str, Any]) -> None:
-    versions, seen_all = ck["channel_versions"], ck["versions_seen"]
+def _bump(
+    ck: Checkpoint, channels: Mapping[str, BaseChannel], names: list[str], dirty: dict[str, Any],
+    triggers: Mapping[str, Sequence[str]] | None,
+) -> None:  # fmt: skip
+    """New versions for ``names``, written by nobody: whoever had seen the old one is moved on to it."""
+    versions, seen_all, values = ck["channel_versions"], ck["versions_seen"], ck["channel_values"]
     new = next_version(max(versions.values(), default=0))
     for k in names:
-        old = versions[k]
+        old = versions.get(k)
+        if old is None:
+            values[k] = channels[k].get()
+            for node in (triggers or {}).get(k, ()):
+                seen_all.setdefault(node, {})
         versions[k] = dirty[k] = new
         for node, seen in list(seen_all.items()):
             if seen.get(k) == old:

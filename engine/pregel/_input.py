@@ -144,7 +144,15 @@ class InputFolder:
             # edges not taken; its update and goto are the step's input writes.
             if cmd.resume is not None:
                 await self._apply_resume(cmd.resume, keyed=by_id)
-            if writes := settings.spec.command_writes(cmd):
+            writes = settings.spec.command_writes(cmd)
+            if writes and cmd.resume is None and await self._moved_past(saved):
+                # A delta channel folds the writes stored on a version's ancestors: a Command from a
+                # version the thread moved past runs on a copy of it (a fork), as a new branch.
+                await self._fork(saved)
+                mark_interrupt_seen(state.checkpoint)
+                await self._put_nulls(writes)
+                return
+            if writes:
                 await self._put_nulls(writes)
             self._continue(saved)
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
@@ -198,6 +206,13 @@ class InputFolder:
         await self.writer.put_writes(state.parent_id, [*stored, *writes], NULL_TASK_ID)
         state.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
         self._apply_nulls(writes)
+
+    async def _moved_past(self, saved: CheckpointTuple) -> bool:
+        """Whether the graph has delta channels and the call named ``saved``, a version the thread moved past."""
+        if self.state.delta is None or not self.configurable.get("checkpoint_id"):
+            return False
+        head = await self.settings.saver.aget_tuple(self.writer.config(None))
+        return head is not None and head.checkpoint["id"] != saved.checkpoint["id"]
 
     def _continue(self, saved: CheckpointTuple) -> None:
         """The run goes on from the loaded version itself (no version saved first)."""

@@ -131,7 +131,7 @@ async def apply_updates(
                     await saver.aput_writes(parent, mine, t.id)
             if as_node == INPUT:
                 book.forced.update(c for c in changed if c in deltas)
-        snap, counters = book.store(ck, channels, new_versions, fresh=saved is None)
+        snap, counters = book.store(ck, channels, new_versions, fresh=saved is None, triggers=graph.spec.triggers_to_nodes)
         metadata = {**metadata, COUNTERS: counters} if counters else metadata
         ck["channel_values"] = stored_values(ck["channel_values"], deltas, snap)
     for task in stored:

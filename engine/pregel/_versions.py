@@ -79,7 +79,8 @@ class RunVersions:
         book = state.delta
         if book is not None:  # what the saver keeps of the delta channels (engine.pregel._delta)
             snap, counters = book.store(state.checkpoint, state.channels, self.writer.dirty,
-                                        exiting=settings.durability == "exit", fork=source == "fork")  # fmt: skip
+                                        exiting=settings.durability == "exit", fork=source == "fork",
+                                        triggers=settings.spec.triggers_to_nodes)  # fmt: skip
         snapshot = new_version(state.checkpoint)
         # The caller's metadata and LangGraph's keys; the run that wrote it beside them (RUN_KEY).
         metadata = {**self.version_metadata, RUN_KEY: settings.run_id, "source": source, "step": state.step,
