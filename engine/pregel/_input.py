@@ -147,7 +147,9 @@ class InputFolder:
             writes = settings.spec.command_writes(cmd)
             if writes and cmd.resume is None and await self._moved_past(saved):
                 # A delta channel folds the writes stored on a version's ancestors: a Command from a
-                # version the thread moved past runs on a copy of it (a fork), as a new branch.
+                # version the thread moved past runs on a copy of it (a fork), as a new branch, its
+                # writes stored on the copy (LangGraph keeps them in the run only: an interrupt in
+                # the step would lose them).
                 await self._fork(saved)
                 mark_interrupt_seen(state.checkpoint)
                 await self._put_nulls(writes)
