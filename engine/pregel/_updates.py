@@ -23,6 +23,7 @@ it plans every node.
 
 from __future__ import annotations
 
+import inspect
 from collections import defaultdict
 from typing import Any, Mapping, Protocol, Sequence
 
@@ -32,7 +33,7 @@ from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
 from engine.errors import InvalidUpdateError, NotFoundError
-from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values
+from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values, task_path_str
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import configurable_metadata, input_writes
 from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
@@ -126,9 +127,9 @@ async def apply_updates(
         elif saved is not None:
             # As LangGraph: the writes an update makes as a node no task of which was due are
             # stored on the version it updates as well, where reading the new one finds them.
-            for t in tasks:
+            for i, t in enumerate(tasks):
                 if t not in stored and (mine := [(c, v) for c, v in t.writes if c in deltas]):
-                    await saver.aput_writes(parent, mine, t.id)
+                    await _put_writes(saver, parent, mine, t.id, task_path_str(("update", i)))
             if as_node == INPUT:
                 book.forced.update(c for c in changed if c in deltas)
         snap, counters = book.store(ck, channels, new_versions, fresh=saved is None, triggers=graph.spec.triggers_to_nodes)
@@ -137,8 +138,16 @@ async def apply_updates(
     for task in stored:
         # As LangGraph: the update is the result of the node's task due at the updated
         # version (history shows it there), stored as that task's writes.
-        await saver.aput_writes(parent, task.writes or [(NO_WRITES, None)], task.id)
+        await _put_writes(saver, parent, task.writes or [(NO_WRITES, None)], task.id, task_path_str(task.path))
     return await saver.aput(parent, ck, metadata, new_versions)  # type: ignore[no-any-return]
+
+
+async def _put_writes(saver: Any, config: Mapping[str, Any], writes: list[tuple[str, Any]], task_id: str, path: str) -> None:
+    """A task's writes, with its path when the saver takes one (it orders a version's writes)."""
+    if "task_path" in inspect.signature(saver.aput_writes).parameters:
+        await saver.aput_writes(config, writes, task_id, path)
+    else:
+        await saver.aput_writes(config, writes, task_id)
 
 
 async def _superseded(saver: Any, configurable: Mapping[str, Any], saved: CheckpointTuple) -> bool:
