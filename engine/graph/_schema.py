@@ -72,9 +72,9 @@ def _channel(base: Any, meta: Sequence[Any], key: str) -> BaseChannel | None:
     (a channel class, made for ``T``) or ``Annotated[T, EphemeralValue(T)]`` (an instance, keyed here)."""
     for m in meta:
         if isinstance(m, DeltaChannel):  # as LangGraph: its value type is the key's
-            chan = m.retyped(base)
-            chan.key = key
-            return chan
+            typed = m.retyped(base)
+            typed.key = key
+            return typed
         if isinstance(m, BaseChannel):
             chan = copy.copy(m)
             chan.key = key
