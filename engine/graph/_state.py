@@ -132,6 +132,11 @@ class StateGraph:
         self.compiled = False
 
     @property
+    def state_schema(self) -> Any:
+        """The state schema the builder was made with (LangGraph's attribute)."""
+        return self.state.schema
+
+    @property
     def managed(self) -> dict[str, Any]:
         """The state's managed keys (``RemainingSteps``, ``IsLastStep``: filled in per step, never stored), as LangGraph's."""
         return {k: m for info in (self.state, self.input, self.output) for k, m in info.managed.items()}
