@@ -225,6 +225,12 @@ async def _copy(
         parent["configurable"][LEASE_KEY] = lease
     step = int(saved.metadata.get("step", -1))
     metadata = {"source": "fork", "step": step + 1, "parents": dict(saved.metadata.get("parents") or {})}
+    if graph.spec.deltas:
+        # The copy has the same parent and versions: its delta channels read back as the
+        # original's, so it stores what that one stored of them and keeps its counters.
+        ck["channel_values"] = stored_values(ck["channel_values"], graph.spec.deltas, set())
+        if counters := saved.metadata.get(COUNTERS):
+            metadata[COUNTERS] = counters
     out = await saver.aput(parent, ck, metadata, dict(ck["channel_versions"]))
     if not (isinstance(values, list) and values):
         return out  # type: ignore[no-any-return]
