@@ -22,6 +22,7 @@ snapshot up its parent chain with the writes since folded in (the saver's
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -34,7 +35,7 @@ from engine.checkpoint.base import Checkpoint, CheckpointTuple
 from engine.graph._delta_messages import messages_delta_reducer, with_message_ids
 from engine.types import DeltaSnapshot
 
-__all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values", "task_path_str"]
+__all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values", "takes_task_path", "task_path_str"]
 
 #: the metadata key of the counters (LangGraph's)
 COUNTERS = "counters_since_delta_snapshot"
@@ -58,6 +59,18 @@ def stamp_ids(channels: Mapping[str, BaseChannel], writes: list[tuple[str, Any]]
             if new is not v:
                 writes[i] = (c, new)
     return writes
+
+
+_TAKES_PATH: dict[type, bool] = {}
+
+
+def takes_task_path(saver: Any) -> bool:
+    """Whether ``saver.aput_writes`` takes a ``task_path`` (savers written before it existed do not); known per class."""
+    cls = type(saver)
+    found = _TAKES_PATH.get(cls)
+    if found is None:
+        found = _TAKES_PATH[cls] = "task_path" in inspect.signature(saver.aput_writes).parameters
+    return found
 
 
 def task_path_str(path: Any) -> str:

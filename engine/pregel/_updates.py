@@ -23,7 +23,6 @@ it plans every node.
 
 from __future__ import annotations
 
-import inspect
 from collections import defaultdict
 from typing import Any, Mapping, Protocol, Sequence
 
@@ -33,7 +32,7 @@ from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
 from engine.errors import InvalidUpdateError, NotFoundError
-from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values, task_path_str
+from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values, takes_task_path, task_path_str
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import configurable_metadata, input_writes
 from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
@@ -144,7 +143,7 @@ async def apply_updates(
 
 async def _put_writes(saver: Any, config: Mapping[str, Any], writes: list[tuple[str, Any]], task_id: str, path: str) -> None:
     """A task's writes, with its path when the saver takes one (it orders a version's writes)."""
-    if "task_path" in inspect.signature(saver.aput_writes).parameters:
+    if takes_task_path(saver):
         await saver.aput_writes(config, writes, task_id, path)
     else:
         await saver.aput_writes(config, writes, task_id)

@@ -27,7 +27,6 @@ version, all or none on savers with transactions.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +38,7 @@ from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, RESUME, Checkpoi
 from engine.errors import SerializationError, is_invalid_resume
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
-from engine.pregel._delta import hydrate, task_path_str
+from engine.pregel._delta import hydrate, takes_task_path, task_path_str
 from engine.pregel._io import output_values
 from engine.pregel._spec import NO_WRITES, TASKS, GraphSpec
 from engine.types import Send
@@ -108,7 +107,7 @@ class VersionWriter:
         #: the graph's DeltaChannels (name -> channel): messages written to them get ids before they are stored
         self.delta_channels: dict[str, Any] = {}
         #: the saver's put_writes takes a task path (a saver written before the parameter existed does not)
-        self.takes_paths = saver is not None and "task_path" in inspect.signature(saver.aput_writes).parameters
+        self.takes_paths = saver is not None and takes_task_path(saver)
         self.durability = durability
         self.thread_id = thread_id
         self.checkpoint_ns = checkpoint_ns
