@@ -127,12 +127,19 @@ def with_message_ids(value: Any, *, messages_reducer: bool) -> Any:
     and message dicts get one (its data may be anything else).
     """
     is_ow, replacement = as_overwrite(value)
+    lc = langchain_messages()
     if is_ow:
-        if isinstance(replacement, (list, tuple)):
-            items = _many(replacement, convert=messages_reducer)
-            if items is not replacement:
-                return Overwrite(items)
-        return value
+        if not isinstance(replacement, (list, tuple)):
+            return value
+        if not messages_reducer:  # another channel's data: its message objects get ids, nothing is converted
+            for item in replacement:
+                if lc is not None and isinstance(item, lc.BaseMessage):
+                    _stamp(item)
+            return value
+        items = _many(replacement, convert=True)
+        return Overwrite(items) if items is not replacement else value
     if isinstance(value, list):
         return _many(value, convert=messages_reducer)
+    if not messages_reducer and _message_dict(value):  # a bare message dict stays a dict, with an id
+        return value if value.get("id") else {**value, "id": random_uuid()}
     return _one(value, convert=messages_reducer)
