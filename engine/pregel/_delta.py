@@ -7,7 +7,7 @@ versions sees what it sees there):
 * a version stores the channel's value only as a
   :class:`~engine.types.DeltaSnapshot`, when :class:`DeltaBook` says so (its
   updates since the last snapshot reached ``snapshot_frequency``, its steps
-  :data:`~engine.channels.delta.MAX_STEPS_WITHOUT_SNAPSHOT`, an ``Overwrite``
+  :data:`~engine.pregel._checkpoint.DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT`, an ``Overwrite``
   replaced it, or the branch is new); otherwise not at all;
 * its metadata's ``counters_since_delta_snapshot`` holds, for each delta
   channel not just snapshotted, ``[updates, steps]`` since its last snapshot;
@@ -30,9 +30,10 @@ from typing import Any
 from engine._internal._ids import next_version
 from engine.channels.base import MISSING, BaseChannel
 from engine.channels.binop import BinaryOperatorAggregate
-from engine.channels.delta import MAX_STEPS_WITHOUT_SNAPSHOT, DeltaChannel
+from engine.channels.delta import DeltaChannel
 from engine.checkpoint.base import Checkpoint, CheckpointTuple
 from engine.graph._delta_messages import messages_delta_reducer, with_message_ids
+from engine.pregel import _checkpoint
 from engine.types import DeltaSnapshot
 
 __all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values", "takes_task_path", "task_path_str"]
@@ -152,7 +153,7 @@ class DeltaBook:
                 continue
             freq = ch.snapshot_frequency  # type: ignore[attr-defined]
             if (
-                replaced or k in self.forced or u >= freq or s >= MAX_STEPS_WITHOUT_SNAPSHOT
+                replaced or k in self.forced or u >= freq or s >= _checkpoint.DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT
                 or fresh or (exiting and k in dirty)
             ):  # fmt: skip
                 snap.add(k)
