@@ -111,6 +111,15 @@ class Overwrite:
 
 
 @dataclass(frozen=True, slots=True)
+class DeltaSnapshot:
+    """A :class:`~engine.channels.delta.DeltaChannel`'s value as a version stores it, when it
+    stores one (LangGraph's ``langgraph.checkpoint.serde.types._DeltaSnapshot``): reading the
+    channel's history back stops at the nearest one."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
 class CachePolicy:
     """Cache a node's writes (``add_node(cache_policy=...)``, with ``compile(cache=...)``).
 

@@ -4,6 +4,7 @@ from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValue
 from engine.channels.any_value import AnyValue
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
 from engine.channels.binop import BinaryOperatorAggregate
+from engine.channels.delta import DeltaChannel
 from engine.channels.ephemeral import EphemeralValue
 from engine.channels.last_value import LastValue
 from engine.channels.named_barrier import NamedBarrierValue
@@ -19,6 +20,7 @@ __all__ = [
     "LastValueAfterFinish",
     "UntrackedValue",
     "BinaryOperatorAggregate",
+    "DeltaChannel",
     "Topic",
     "EphemeralValue",
     "NamedBarrierValue",

@@ -38,6 +38,8 @@ class BaseChannel(Generic[V], abc.ABC):
 
     #: whether versions store the channel's value (an UntrackedValue's lives only in the run)
     tracked = True
+    #: whether versions store its writes rather than its value (DeltaChannel): the run keeps the live value
+    delta = False
 
     def __init__(self, typ: Any = Any, key: str = "") -> None:
         self.typ = typ

@@ -91,7 +91,24 @@ def langgraph_entries() -> list[Entry]:
     send = getattr(types, "Send", None)
     if isinstance(send, type):
         entries.append(Entry(type_name(send), send, "dataclass", _send_dump, _send_loader(send)))
+    # A DeltaChannel's snapshot (a named tuple of one value), as LangGraph's savers store it.
+    snapshot = getattr(real_langgraph("langgraph.checkpoint.serde.types"), "_DeltaSnapshot", None)
+    if isinstance(snapshot, type):
+        entries.append(Entry(type_name(snapshot), snapshot, "dataclass", _snapshot_dump, _snapshot_loader(snapshot)))
     return entries
+
+
+def _snapshot_dump(value: Any) -> dict[str, Any]:
+    return {"value": value.value}
+
+
+def _snapshot_loader(cls: type) -> Any:
+    def load(data: Any) -> Any:
+        if not isinstance(data, dict) or set(data) != {"value"}:
+            raise ValueError(f"a stored DeltaChannel snapshot must be a map of value, got {data!r:.80}")
+        return cls(data["value"])
+
+    return load
 
 
 def allow_named(serde: Any, pairs: Collection[tuple[str, ...]]) -> None:

@@ -235,7 +235,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         self,
         puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
         *,
-        writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
+        writes: Sequence[tuple[Any, ...]] = (),
     ) -> list[dict[str, Any]]:
         """Store several checkpoints of one thread, in order, each the parent of the next,
         and pending writes of them (or of the first one's parent).
@@ -243,7 +243,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         ``puts`` holds ``aput``'s arguments: a run's versions that queued up
         while its previous write was in flight (``durability="async"``).
         ``writes`` holds ``aput_writes``' arguments ``(config, writes,
-        task_id)``: what the tasks of each step wrote, stored on the version
+        task_id)`` (or ``(config, writes, task_id, task_path)``): what the tasks of each step wrote, stored on the version
         the step started from (stored after the puts, so a write may name a
         version of the same call). Returns ``aput``'s return values, in order.
         This default calls ``aput`` for each put, then ``aput_writes`` for
@@ -258,8 +258,8 @@ class BaseCheckpointSaver(LangGraphSlot):
         """
         check_chain(puts)
         out = [await self.aput(*put) for put in puts]
-        for config, task_writes, task_id in writes:
-            await self.aput_writes(config, task_writes, task_id)
+        for config, task_writes, task_id, *path in writes:
+            await self.aput_writes(config, task_writes, task_id, *path)
         return out
 
     async def aput_writes(

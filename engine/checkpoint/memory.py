@@ -66,6 +66,11 @@ _Blob = tuple[str, bytes, int | None, int, Ref | None]
 _Write = tuple[str, str, bytes, str, Ref | None]
 
 
+def _write_order(item: tuple[tuple[str, int], tuple[Any, ...]]) -> tuple[Any, ...]:
+    (task_id, idx), row = item
+    return (row[3], task_id, idx)
+
+
 def _base_of(key: tuple[str, str, int], blob: _Blob) -> tuple[str, str, int] | None:
     """The key of the row ``blob`` (stored at ``key``) extends, or None for a full value."""
     _, _, base, _, ref = blob
@@ -211,7 +216,8 @@ class InMemorySaver(BaseCheckpointSaver):
         with self._lock:
             if checkpoint_id not in thread.checkpoints.get(ns, {}):
                 return None
-            writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items())
+            # As LangGraph's contract: by (task_path, task_id, idx), the order a step applies them in.
+            writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items(), key=_write_order)
             wanted = [(ns, ch, v) for ch, v in meta["channel_versions"].items()]
             wanted += [(ref.ns, ref.channel, ref.version) for _, (*_, ref) in writes if ref is not None]
             for key in wanted:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence, get_type_hints
 from engine.managed import is_managed_value, managed_values
 from engine.channels import BinaryOperatorAggregate, LastValue
 from engine.channels.base import MISSING, BaseChannel
+from engine.channels.delta import DeltaChannel
 from engine.errors import GraphDefinitionError
 
 __all__ = ["ROOT", "SchemaInfo", "read_schema", "annotated_schema"]
@@ -70,6 +71,10 @@ def _channel(base: Any, meta: Sequence[Any], key: str) -> BaseChannel | None:
     """A channel the annotation names, as LangGraph reads it: ``Annotated[T, UntrackedValue]``
     (a channel class, made for ``T``) or ``Annotated[T, EphemeralValue(T)]`` (an instance, keyed here)."""
     for m in meta:
+        if isinstance(m, DeltaChannel):  # as LangGraph: its value type is the key's
+            typed = m.retyped(base)
+            typed.key = key
+            return typed
         if isinstance(m, BaseChannel):
             chan = copy.copy(m)
             chan.key = key

@@ -18,7 +18,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from engine._internal._deprecated import renamed
 from engine._internal._unsupported import refuse
-from engine.channels import BinaryOperatorAggregate, EphemeralValue, NamedBarrierValue, Topic
+from engine.channels import BinaryOperatorAggregate, DeltaChannel, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
 from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError
@@ -130,6 +130,11 @@ class StateGraph:
         self.joins: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, list[Branch]] = {}
         self.compiled = False
+
+    @property
+    def state_schema(self) -> Any:
+        """The state schema the builder was made with (LangGraph's attribute)."""
+        return self.state.schema
 
     @property
     def managed(self) -> dict[str, Any]:
@@ -468,7 +473,7 @@ def _with_empty_reducers(coerce: Callable[[dict[str, Any]], Any], channels: dict
     empties = [
         (k, ch)
         for k, ch in channels.items()
-        if isinstance(ch, BinaryOperatorAggregate) and ch.from_checkpoint(MISSING).value is not MISSING
+        if isinstance(ch, (BinaryOperatorAggregate, DeltaChannel)) and ch.from_checkpoint(MISSING).value is not MISSING
     ]
     if not empties:
         return coerce

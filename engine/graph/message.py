@@ -1,13 +1,15 @@
-"""``langgraph.graph.message``'s names: the message reducer and state, and ``push_message``."""
+"""``langgraph.graph.message``'s names: the message reducers and state, and ``push_message``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from engine._internal._task import _ctx
+from engine.graph._delta_messages import messages_delta_reducer as _messages_delta_reducer
 from engine.graph._messages import REMOVE_ALL_MESSAGES, MessagesState, RemoveMessage, add_messages
 
-__all__ = ["add_messages", "MessagesState", "push_message", "REMOVE_ALL_MESSAGES", "RemoveMessage"]
+# ``_messages_delta_reducer``: LangGraph's experimental batch reducer for a DeltaChannel of messages, under its name.
+__all__ = ["add_messages", "MessagesState", "push_message", "REMOVE_ALL_MESSAGES", "RemoveMessage", "_messages_delta_reducer"]
 
 
 def push_message(message: Any, *, state_key: str | None = "messages") -> Any:

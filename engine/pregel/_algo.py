@@ -231,8 +231,9 @@ def apply_writes(
         v = ch.checkpoint()
         if v is not MISSING:
             values[chan] = v
-        elif not ch.tracked and ch.is_available():
-            values[chan] = ch.get()  # an UntrackedValue: tasks read it; the writer stores none
+        elif (ch.delta or not ch.tracked) and ch.is_available():
+            # an UntrackedValue or a DeltaChannel: tasks read it; the writer stores none (or its writes)
+            values[chan] = ch.get()
         else:
             values.pop(chan, None)
     checkpoint["updated_channels"] = sorted(ready)
@@ -279,11 +280,14 @@ def apply_null_writes(
         version = new_next_version(max(versions.values(), default=0))
         for chan in updated:
             versions[chan] = version
-            v = channels[chan].checkpoint()
-            if v is MISSING:
-                values.pop(chan, None)
-            else:
+            ch = channels[chan]
+            v = ch.checkpoint()
+            if v is not MISSING:
                 values[chan] = v
+            elif (ch.delta or not ch.tracked) and ch.is_available():
+                values[chan] = ch.get()
+            else:
+                values.pop(chan, None)
         checkpoint["updated_channels"] = sorted({*(checkpoint.get("updated_channels") or ()), *updated})
     return updated
 

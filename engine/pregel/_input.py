@@ -32,6 +32,7 @@ from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunFinished, RunStarted
+from engine.pregel._delta import DeltaBook, hydrate, input_task_id, stamp_ids
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes, shown_metadata
@@ -100,8 +101,11 @@ class InputFolder:
                 # As LangGraph in process: a version the thread does not have is no version (None as
                 # input is then EmptyInputError); new input starts from nothing, its version naming it as parent.
                 state.parent_id = self.configurable["checkpoint_id"]
+        if settings.saver is not None and settings.spec.deltas:
+            state.delta = DeltaBook(settings.spec.deltas, saved.metadata if saved is not None else None)
         # A new thread keeps the state's blank version (before its first, never stored: no id or time).
         if saved is not None:
+            saved = await hydrate(settings.saver, saved, settings.spec.channels)
             state.checkpoint = copy_checkpoint(saved.checkpoint)
             state.step = int(saved.metadata.get("step", -1))
             state.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
@@ -140,7 +144,17 @@ class InputFolder:
             # edges not taken; its update and goto are the step's input writes.
             if cmd.resume is not None:
                 await self._apply_resume(cmd.resume, keyed=by_id)
-            if writes := settings.spec.command_writes(cmd):
+            writes = settings.spec.command_writes(cmd)
+            if writes and cmd.resume is None and await self._moved_past(saved):
+                # A delta channel folds the writes stored on a version's ancestors: a Command from a
+                # version the thread moved past runs on a copy of it (a fork), as a new branch, its
+                # writes stored on the copy (LangGraph keeps them in the run only: an interrupt in
+                # the step would lose them).
+                await self._fork(saved)
+                mark_interrupt_seen(state.checkpoint)
+                await self._put_nulls(writes)
+                return
+            if writes:
                 await self._put_nulls(writes)
             self._continue(saved)
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
@@ -188,10 +202,19 @@ class InputFolder:
         step runs from this version.
         """
         state = self.state
+        if self.writer.delta_channels:
+            writes = stamp_ids(self.writer.delta_channels, list(writes))
         stored = null_writes(state.pending_writes)
         await self.writer.put_writes(state.parent_id, [*stored, *writes], NULL_TASK_ID)
         state.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in writes)
         self._apply_nulls(writes)
+
+    async def _moved_past(self, saved: CheckpointTuple) -> bool:
+        """Whether the graph has delta channels and the call named ``saved``, a version the thread moved past."""
+        if self.state.delta is None or not self.configurable.get("checkpoint_id"):
+            return False
+        head = await self.settings.saver.aget_tuple(self.writer.config(None))
+        return head is not None and head.checkpoint["id"] != saved.checkpoint["id"]
 
     def _continue(self, saved: CheckpointTuple) -> None:
         """The run goes on from the loaded version itself (no version saved first)."""
@@ -228,6 +251,8 @@ class InputFolder:
 
     async def _fork(self, saved: CheckpointTuple) -> None:
         state = self.state
+        if state.delta is not None:  # a new branch: what the old one went on with is not its history
+            state.delta.force_pending(state.pending_writes)
         state.pending_writes = []
         state.step += 1
         self.writer.dirty = dict(state.checkpoint["channel_versions"])
@@ -254,12 +279,32 @@ class InputFolder:
             await self.versions.save("loop")  # no saver, nobody watching: the version gets its id only
             return
         start.writes = (settings.spec.input_writes or input_writes)(inp)
+        if self.writer.delta_channels:
+            start.writes = stamp_ids(self.writer.delta_channels, list(start.writes))
+        if state.delta is not None:
+            await self._store_delta_input(start.writes)
         _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
         state.pending_writes = []
         state.step += 1
         for c in changed:
             self.writer.dirty[c] = state.checkpoint["channel_versions"][c]
         await self.versions.save("input")
+
+    async def _store_delta_input(self, writes: list[tuple[str, Any]]) -> None:
+        """As LangGraph: a new input's delta writes are stored on the version it continues (the
+        thread's newest), as pending writes of their own task, so reading the input version folds
+        them; on a new thread, or an older version (whose children would read them too), the input
+        version snapshots those channels instead. What that version had pending belongs to
+        another branch now: the channels it touched snapshot too."""
+        state, book = self.state, self.state.delta
+        book.force_pending(state.pending_writes)
+        mine = [(c, v) for c, v in writes if c in book.names]
+        if not mine:
+            return
+        if state.parent_id is not None and state.checkpoint["id"] and not self.configurable.get("checkpoint_id"):
+            await self.writer.put_writes(state.parent_id, mine, input_task_id(state.parent_id))
+        else:
+            book.forced.update(c for c, _ in mine)
 
     async def _apply_resume(self, resume: Any, *, keyed: bool) -> None:
         state = self.state

@@ -91,6 +91,8 @@ class RunLoop:
             saver, thread_id=self.thread_id, checkpoint_ns=settings.checkpoint_ns, lease=lease,
             durability=settings.durability, trace=self.trace, untracked=settings.spec.untracked,
         )  # fmt: skip
+        if settings.spec.deltas:
+            writer.delta_channels = {k: settings.spec.channels[k] for k in settings.spec.deltas}
         self.versions = RunVersions(
             settings, state, writer, queue,
             # As LangGraph: every version's metadata also holds the call's plain configurable keys.

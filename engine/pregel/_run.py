@@ -100,3 +100,5 @@ class RunState:
     replay: Replay | None = None
     #: (checkpoint id, its next tasks): the plan made for a CheckpointSaved event, reused by the next step
     planned: tuple[str, list[Task]] | None = None
+    #: the delta channels' bookkeeping (engine.pregel._delta.DeltaBook), when the graph has any and a saver
+    delta: Any = None

@@ -28,6 +28,7 @@ from typing import Any, AsyncIterator, Callable
 
 from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, StepStarted, TaskFinished, TaskStarted
 from engine.pregel import _telemetry as tel
+from engine.pregel._delta import stamp_ids, task_path_str
 from engine.pregel._algo import Task
 from engine.pregel._calls import CallScope, store_held
 from engine.pregel._cache import cached_writes, keep_writes
@@ -43,7 +44,8 @@ from engine.pregel._writer import VersionWriter
 __all__ = ["StepRunner"]
 
 #: (task id, writes) of one step's finished tasks, for the version that follows
-StepWrites = list[tuple[str, list[tuple[str, Any]]]]
+#: (task id, its writes, its task path) of a step
+StepWrites = list[tuple[str, list[tuple[str, Any]], str]]
 
 
 class StepRunner:
@@ -173,7 +175,7 @@ class StepRunner:
                 self._finished(t, step, cached=True)
             if t.id in hits and self.record:
                 # Stored with the step's version; if the step stops, as a stopped step's finished task.
-                self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+                self._writes.append((t.id, t.writes or [(NO_WRITES, None)], task_path_str(t.path)))
         run = [t for t in tasks if t.id not in cached and t.id not in hits]
         yield
         # Not a sync node with a cache: the calls it makes look the cache up on the loop.
@@ -204,9 +206,9 @@ class StepRunner:
                             continue
                         if save_each:
                             # Kept as each finishes, so an error or a crash does not run it again.
-                            await self.writer.put_writes(parent_id, t.writes or [(NO_WRITES, None)], t.id)
+                            await self.writer.put_writes(parent_id, t.writes or [(NO_WRITES, None)], t.id, task_path_str(t.path))
                         else:
-                            self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+                            self._writes.append((t.id, t.writes or [(NO_WRITES, None)], task_path_str(t.path)))
                         t.saved = True
                     yield
             finally:
@@ -244,10 +246,12 @@ class StepRunner:
         self._finished(t, step)
         if self.record and t.error is None and not t.interrupts and not t.paused:
             # Stored with the step's version, in the same write: no wait of its own.
-            self._writes.append((t.id, t.writes or [(NO_WRITES, None)]))
+            self._writes.append((t.id, t.writes or [(NO_WRITES, None)], task_path_str(t.path)))
             t.saved = True
 
     def _finished(self, t: Task, step: int, cached: bool = False) -> None:
+        if self.writer.delta_channels and t.writes:  # messages to a DeltaChannel get their ids before they are stored
+            t.writes = stamp_ids(self.writer.delta_channels, list(t.writes))
         err = t.error
         ints = t.interrupts
         if ints and self._wants[InterruptEvent]:

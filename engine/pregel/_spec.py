@@ -100,3 +100,8 @@ class GraphSpec:
     input_writes: Callable[[Any], "list[tuple[str, Any]]"] | None = None
     #: channels no version stores (UntrackedValue): the writer leaves them and writes to them out
     untracked: frozenset[str] = frozenset()
+    #: DeltaChannel keys: versions store their writes and snapshots (engine.pregel._delta); from ``channels``
+    deltas: tuple[str, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deltas", tuple(k for k, c in self.channels.items() if c.delta))

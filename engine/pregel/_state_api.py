@@ -17,6 +17,7 @@ from engine.checkpoint.base import CheckpointTuple, Lease
 from engine.errors import NotFoundError
 from engine.pregel._graph_run import merge_configs
 from engine.pregel._snapshot import build_snapshot
+from engine.pregel._delta import hydrate
 from engine.pregel._spec import NodeSpec
 from engine.pregel._updates import apply_updates
 from engine.types import StateSnapshot
@@ -99,6 +100,7 @@ class StateAPI:
         saved = await saver.aget_tuple(config)
         if saved is None:  # as LangGraph: an unknown thread, or a version it does not have, reads as empty
             return StateSnapshot({}, (), dict(config), None, None, None, (), ())
+        saved = await hydrate(saver, saved, self.spec.channels)
         # Without a checkpoint id it is the live view: what the step so far did.
         snap = self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"), run_ids=run_ids)
         if not subgraphs or not any(t.state for t in snap.tasks):
@@ -141,8 +143,9 @@ class StateAPI:
         ns = configurable.get("checkpoint_ns") or ""
         graph = self._graph_at(ns)
         configurable = {**configurable, "checkpoint_ns": ns}
-        async for saved in self._saver().alist({"configurable": configurable}, filter=filter, before=before, limit=limit):
-            yield graph.snapshot(saved, run_ids=run_ids)
+        saver = self._saver()
+        async for saved in saver.alist({"configurable": configurable}, filter=filter, before=before, limit=limit):
+            yield graph.snapshot(await hydrate(saver, saved, graph.spec.channels), run_ids=run_ids)
 
     def get_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
         return iter_sync(self.aget_state_history(config, **kwargs))

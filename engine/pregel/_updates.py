@@ -32,6 +32,7 @@ from engine._internal._ids import task_id as make_task_id
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
 from engine.errors import InvalidUpdateError, NotFoundError
+from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values, takes_task_path, task_path_str
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import configurable_metadata, input_writes
 from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
@@ -69,6 +70,8 @@ async def apply_updates(
     saved = await saver.aget_tuple(config)
     if saved is None and configurable.get("checkpoint_id"):
         raise NotFoundError(f"no checkpoint {configurable['checkpoint_id']!r}")
+    if saved is not None:
+        saved = await hydrate(saver, saved, graph.channels)
     values, as_node = updates[0][:2]
     if as_node == COPY:
         return await _copy(graph, saver, config, saved, values, len(updates), lease)
@@ -85,6 +88,8 @@ async def apply_updates(
         if len(updates) > 1:
             raise InvalidUpdateError("Cannot apply multiple updates when updating as input")
         writes = (graph.spec.input_writes or input_writes)(values)
+        if graph.spec.deltas:
+            writes = stamp_ids(graph.channels, list(writes))
         if not writes:
             raise InvalidUpdateError(f"Received no input writes for {graph.spec.name!r}")
         start = Task(id="", name=INPUT, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
@@ -108,13 +113,48 @@ async def apply_updates(
     user = config.get("metadata") or {}
     metadata = {**user, **configurable_metadata(configurable, user), "source": source, "step": next_step, "parents": parents}
     new_versions = {c: ck["channel_versions"][c] for c in changed}
-    if saved is not None:
-        for task in tasks:
-            if task.path[0] in (PULL, PUSH):
-                # As LangGraph: the update is the result of the node's task due at the updated
-                # version (history shows it there), stored as that task's writes.
-                await saver.aput_writes(parent, task.writes or [(NO_WRITES, None)], task.id)
+    stored = [t for t in tasks if t.path[0] in (PULL, PUSH)] if saved is not None else []
+    if graph.spec.deltas:
+        deltas = graph.spec.deltas
+        book = DeltaBook(deltas, saved.metadata if saved else None)
+        if saved is not None and await _superseded(saver, configurable, saved):
+            # A version with children: they would read the writes stored on it too, so the
+            # update's version snapshots the channels it writes, and those of another branch.
+            book.force_pending(saved.pending_writes or ())
+            book.forced.update(c for t in tasks for c, _ in t.writes if c in deltas)
+            book.forced.update(c for c in changed if c in deltas and as_node == INPUT)
+        elif saved is not None:
+            # As LangGraph: the writes an update makes as a node no task of which was due are
+            # stored on the version it updates as well, where reading the new one finds them.
+            for i, t in enumerate(tasks):
+                if t not in stored and (mine := [(c, v) for c, v in t.writes if c in deltas]):
+                    await _put_writes(saver, parent, mine, t.id, task_path_str(("update", i)))
+            if as_node == INPUT:
+                book.forced.update(c for c in changed if c in deltas)
+        snap, counters = book.store(ck, channels, new_versions, fresh=saved is None, triggers=graph.spec.triggers_to_nodes)
+        metadata = {**metadata, COUNTERS: counters} if counters else metadata
+        ck["channel_values"] = stored_values(ck["channel_values"], deltas, snap)
+    for task in stored:
+        # As LangGraph: the update is the result of the node's task due at the updated
+        # version (history shows it there), stored as that task's writes.
+        await _put_writes(saver, parent, task.writes or [(NO_WRITES, None)], task.id, task_path_str(task.path))
     return await saver.aput(parent, ck, metadata, new_versions)  # type: ignore[no-any-return]
+
+
+async def _put_writes(saver: Any, config: Mapping[str, Any], writes: list[tuple[str, Any]], task_id: str, path: str) -> None:
+    """A task's writes, with its path when the saver takes one (it orders a version's writes)."""
+    if takes_task_path(saver):
+        await saver.aput_writes(config, writes, task_id, path)
+    else:
+        await saver.aput_writes(config, writes, task_id)
+
+
+async def _superseded(saver: Any, configurable: Mapping[str, Any], saved: CheckpointTuple) -> bool:
+    """Whether the thread has moved past ``saved``, the version the update names (it has a child)."""
+    if not configurable.get("checkpoint_id"):
+        return False
+    head = await saver.aget_tuple({"configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}})
+    return head is not None and head.checkpoint["id"] != saved.checkpoint["id"]
 
 
 def _apply(ck: Checkpoint, channels: Mapping[str, BaseChannel], tasks: list[Task], updates: Sequence[Update]) -> set[str]:
@@ -159,7 +199,7 @@ async def _as_nodes(
         writes = node.writer(values, ck["channel_values"], dict(config))
         if hasattr(writes, "__await__"):
             writes = await writes
-        task.writes = writes
+        task.writes = stamp_ids(graph.channels, list(writes)) if graph.spec.deltas else writes
         tasks.append(task)
     return tasks
 
@@ -184,6 +224,12 @@ async def _copy(
         parent["configurable"][LEASE_KEY] = lease
     step = int(saved.metadata.get("step", -1))
     metadata = {"source": "fork", "step": step + 1, "parents": dict(saved.metadata.get("parents") or {})}
+    if graph.spec.deltas:
+        # The copy has the same parent and versions: its delta channels read back as the
+        # original's, so it stores what that one stored of them and keeps its counters.
+        ck["channel_values"] = stored_values(ck["channel_values"], graph.spec.deltas, set())
+        if counters := saved.metadata.get(COUNTERS):
+            metadata[COUNTERS] = counters
     out = await saver.aput(parent, ck, metadata, dict(ck["channel_versions"]))
     if not (isinstance(values, list) and values):
         return out  # type: ignore[no-any-return]

@@ -15,6 +15,7 @@ from typing import Any
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine.events import CheckpointSaved, ValuesEvent
 from engine.pregel._algo import Task, prepare_next_tasks
+from engine.pregel._delta import COUNTERS, stored_values
 from engine.pregel._io import RUN_KEY, output_values, saved_event, shown_metadata
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
@@ -68,17 +69,24 @@ class RunVersions:
             return planned[1]
         return prepare_next_tasks(state.checkpoint, state.channels, spec.nodes, state.step + 1, spec.triggers_to_nodes)
 
-    async def save(self, source: str, parent_writes: list[tuple[str, list[tuple[str, Any]]]] | None = None) -> None:
+    async def save(self, source: str, parent_writes: list[tuple[Any, ...]] | None = None) -> None:
         """Save the version the run stands on as a new one (``source``: input, loop, fork)."""
         state, settings, want = self.state, self.settings, self.queue.want
         if settings.saver is None and not want(CheckpointSaved):
             # Nothing stores or shows the version: it only needs its id (task ids derive from it).
             state.checkpoint["id"] = state.parent_id = new_checkpoint_id()
             return
+        book = state.delta
+        if book is not None:  # what the saver keeps of the delta channels (engine.pregel._delta)
+            snap, counters = book.store(state.checkpoint, state.channels, self.writer.dirty,
+                                        exiting=settings.durability == "exit", fork=source == "fork",
+                                        triggers=settings.spec.triggers_to_nodes)  # fmt: skip
         snapshot = new_version(state.checkpoint)
         # The caller's metadata and LangGraph's keys; the run that wrote it beside them (RUN_KEY).
         metadata = {**self.version_metadata, RUN_KEY: settings.run_id, "source": source, "step": state.step,
                     "parents": dict(self.parents)}  # fmt: skip
+        if book is not None and counters:
+            metadata[COUNTERS] = counters
         parent = state.parent_id
         state.parent_id = snapshot["id"]
         if want(CheckpointSaved):
@@ -94,4 +102,6 @@ class RunVersions:
                 event = dataclasses.replace(event, tasks=subgraph_configs(event.tasks, planned, run))
             self.queue.emit(event)
         if settings.saver is not None:
+            if book is not None:
+                snapshot["channel_values"] = stored_values(snapshot["channel_values"], book.names, snap)
             await self.writer.put(parent, snapshot, metadata, parent_writes or [])

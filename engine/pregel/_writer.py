@@ -38,6 +38,7 @@ from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, RESUME, Checkpoi
 from engine.errors import SerializationError, is_invalid_resume
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
+from engine.pregel._delta import hydrate, takes_task_path, task_path_str
 from engine.pregel._io import output_values
 from engine.pregel._spec import NO_WRITES, TASKS, GraphSpec
 from engine.types import Send
@@ -77,8 +78,8 @@ class Version:
     checkpoint: Checkpoint
     metadata: dict[str, Any]
     new_versions: dict[str, int]
-    # (task id, writes) of tasks of the step that started at ``parent``
-    parent_writes: list[tuple[str, list[tuple[str, Any]]]] = field(default_factory=list)
+    # (task id, writes[, task path]) of tasks of the step that started at ``parent``
+    parent_writes: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class VersionWriter:
@@ -103,6 +104,10 @@ class VersionWriter:
         self.saver = saver
         #: channels no version stores (UntrackedValue): left out of versions and writes
         self.untracked = untracked
+        #: the graph's DeltaChannels (name -> channel): messages written to them get ids before they are stored
+        self.delta_channels: dict[str, Any] = {}
+        #: the saver's put_writes takes a task path (a saver written before the parameter existed does not)
+        self.takes_paths = saver is not None and takes_task_path(saver)
         self.durability = durability
         self.thread_id = thread_id
         self.checkpoint_ns = checkpoint_ns
@@ -135,7 +140,7 @@ class VersionWriter:
         parent: str | None,
         checkpoint: Checkpoint,
         metadata: dict[str, Any],
-        parent_writes: list[tuple[str, list[tuple[str, Any]]]],
+        parent_writes: list[tuple[Any, ...]],
     ) -> None:
         """Hand over the next version (and the pending writes of ``parent`` that go with it)."""
         if self.untracked:
@@ -144,7 +149,7 @@ class VersionWriter:
                 values.pop(k, None)
             if TASKS in values:
                 values[TASKS] = [v for _, v in self.tracked([(TASKS, send) for send in values[TASKS]])]
-            parent_writes = [(tid, self.tracked(w)) for tid, w in parent_writes]
+            parent_writes = [(tid, self.tracked(w), *path) for tid, w, *path in parent_writes]
         if self.durability == "exit":
             # Only the last version is written, under the last saved one; the
             # writes of steps in between belong to versions never stored.
@@ -239,10 +244,16 @@ class VersionWriter:
         else:
             await self.put_writes(parent, writes, task_id)
 
-    async def put_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
-        """Store pending writes of version ``parent`` now (after what is queued: they attach to a version that landed)."""
+    async def put_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
+        """Store pending writes of version ``parent`` now (after what is queued: they attach to a version that landed).
+
+        ``task_path`` (the task's :func:`~engine.pregel._delta.task_path_str`) orders a
+        version's writes as the step applied them, when the saver takes it."""
         await self.written()
-        await self.saver.aput_writes(self.config(parent), self.tracked(writes), task_id)
+        if task_path and self.takes_paths:
+            await self.saver.aput_writes(self.config(parent), self.tracked(writes), task_id, task_path)
+        else:
+            await self.saver.aput_writes(self.config(parent), self.tracked(writes), task_id)
 
     async def save_stopped(self, parent: str | None, tasks: list[Task]) -> None:
         """A step that did not finish: what its tasks did, as pending writes of ``parent``.
@@ -258,16 +269,22 @@ class VersionWriter:
                 # As LangGraph: an answer its question's response_schema refused is not kept,
                 # so the question is pending again (the answers before it stay).
                 kept = (t.resume or [])[: getattr(t.error, "graphwire_answered", 0)]
-                await self.saver.aput_writes(cfg, [(RESUME, kept)], t.id)
+                await self._aput(cfg, [(RESUME, kept)], t)
             elif t.error is not None:
                 # A router that raised leaves its node's writes made (as LangGraph's): stored beside the error.
-                await self.saver.aput_writes(cfg, [*self.tracked(t.writes or []), (ERROR, repr(t.error))], t.id)
+                await self._aput(cfg, [*self.tracked(t.writes or []), (ERROR, repr(t.error))], t)
             elif t.interrupts:
-                await self.saver.aput_writes(cfg, [(INTERRUPT, list(t.interrupts))], t.id)
+                await self._aput(cfg, [(INTERRUPT, list(t.interrupts))], t)
             elif t.paused:
                 continue  # as LangGraph: nothing recorded, so the task is due again (its subgraph goes on)
             elif not t.saved:
-                await self.saver.aput_writes(cfg, self.tracked(t.writes) or [(NO_WRITES, None)], t.id)
+                await self._aput(cfg, self.tracked(t.writes) or [(NO_WRITES, None)], t)
+
+    async def _aput(self, cfg: dict[str, Any], writes: list[tuple[str, Any]], t: Task) -> None:
+        if self.takes_paths:
+            await self.saver.aput_writes(cfg, writes, t.id, task_path_str(t.path))
+        else:
+            await self.saver.aput_writes(cfg, writes, t.id)
 
     async def last_saved_values(self, spec: GraphSpec) -> dict[str, Any] | None:
         """The values of the last version that landed, read back (None: none did, or it cannot be read now).
@@ -282,6 +299,10 @@ class VersionWriter:
         except Exception:  # the store failed too; the caller reads the thread later
             return None
         if saved is None:
+            return None
+        try:
+            saved = await hydrate(self.saver, saved, spec.channels)
+        except Exception:  # its delta channels' history cannot be read now either
             return None
         values: dict[str, Any] | None = output_values(restore_channels(spec.channels, saved.checkpoint), spec.output_keys)
         return values
@@ -327,7 +348,8 @@ class VersionWriter:
                 for v in batch
             ]
         cfg = self.config
-        writes = [(cfg(v.parent), w, tid) for v in batch for tid, w in v.parent_writes]
+        paths = self.takes_paths
+        writes = [(cfg(v.parent), w, tid, *(path if paths else ())) for v in batch for tid, w, *path in v.parent_writes]
         if len(batch) == 1 and not writes:
             v = batch[0]
             coro: Any = self.saver.aput(cfg(v.parent), v.checkpoint, v.metadata, v.new_versions)

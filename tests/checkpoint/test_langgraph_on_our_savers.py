@@ -25,7 +25,9 @@ import pytest
 pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
 
 from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
+from langgraph.channels.delta import DeltaChannel  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver as LangGraphMemory  # noqa: E402
+from langgraph.checkpoint.serde.types import _DeltaSnapshot  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
 from langgraph.types import Command, Send, interrupt  # noqa: E402
@@ -150,3 +152,26 @@ def test_a_lost_lease_refuses_langgraphs_writes(pg: Any) -> None:
     with pytest.raises(LeaseLostError):
         app.invoke(Command(resume="yes"), cfg)
     assert len(list(app.get_state_history({"configurable": {"thread_id": "t"}}))) == written
+
+
+def test_a_delta_channel_runs_on_our_saver_as_on_its_own(saver: BaseCheckpointSaver) -> None:
+    """LangGraph's DeltaChannel (issue 29): its snapshots (a named tuple of LangGraph's) are
+    stored and read back as that class, so values, history and stored versions match."""
+    def concat(state: list, writes: list) -> list:
+        return [*state, *(i for w in writes for i in (w if isinstance(w, list) else [w]))]
+
+    D = TypedDict("D", {"log": Annotated[list, DeltaChannel(concat, snapshot_frequency=2)]})  # type: ignore[misc]
+
+    def seen(checkpointer: Any) -> list[Any]:
+        app = StateGraph(D).add_node("a", lambda s: {"log": ["a"]}).add_edge(START, "a").compile(checkpointer=checkpointer)
+        cfg = {"configurable": {"thread_id": "d"}}
+        for i in range(3):
+            app.invoke({"log": [f"in{i}"]}, cfg)
+        return [
+            (s.values, type(checkpointer.get_tuple(s.config).checkpoint["channel_values"].get("log")).__name__)
+            for s in app.get_state_history(cfg)
+        ]
+
+    ours, theirs = seen(saver), seen(LangGraphMemory())
+    assert ours == theirs
+    assert ours[0] == ({"log": ["in0", "a", "in1", "a", "in2", "a"]}, _DeltaSnapshot.__name__)

@@ -158,7 +158,7 @@ WITH RECURSIVE cp AS MATERIALIZED (
     WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
 """
 _ITS_WRITES = """), w AS MATERIALIZED (  -- a lookup by the writes' key prefix
-    SELECT task_id, idx, channel, type, data, ref_ns, ref_channel, ref_version, ref_key FROM {writes}
+    SELECT task_id, idx, task_path, channel, type, data, ref_ns, ref_channel, ref_version, ref_key FROM {writes}
     WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s AND checkpoint_id = (SELECT checkpoint_id FROM cp)
 ),"""
 # A stored ``versions`` that is not an object of integers selects no blob for
@@ -179,10 +179,10 @@ _GOT = """, blob_rows AS (
 SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata, cp.versions, w.*, b.*
 FROM cp
 CROSS JOIN (
-    SELECT array_agg(task_id ORDER BY task_id, idx), array_agg(channel ORDER BY task_id, idx),
-           array_agg(type ORDER BY task_id, idx), array_agg(data ORDER BY task_id, idx),
-           array_agg(ref_ns ORDER BY task_id, idx), array_agg(ref_channel ORDER BY task_id, idx),
-           array_agg(ref_version ORDER BY task_id, idx), array_agg(ref_key ORDER BY task_id, idx)
+    SELECT array_agg(task_id ORDER BY task_path, task_id, idx), array_agg(channel ORDER BY task_path, task_id, idx),
+           array_agg(type ORDER BY task_path, task_id, idx), array_agg(data ORDER BY task_path, task_id, idx),
+           array_agg(ref_ns ORDER BY task_path, task_id, idx), array_agg(ref_channel ORDER BY task_path, task_id, idx),
+           array_agg(ref_version ORDER BY task_path, task_id, idx), array_agg(ref_key ORDER BY task_path, task_id, idx)
     FROM w
 ) AS w
 CROSS JOIN (  -- one aggregate node: the arrays are in the same order
@@ -242,11 +242,11 @@ SELECT k.thread_id, k.ns, k.checkpoint_id, w.task_id, w.channel, w.type, w.data,
        w.ref_ns, w.ref_channel, w.ref_version, w.ref_key
 FROM unnest(%(thread_ids)s::text[], %(nss)s::text[], %(checkpoint_ids)s::text[]) AS k(thread_id, ns, checkpoint_id)
 CROSS JOIN LATERAL (
-    SELECT task_id, idx, channel, type, data, ref_ns, ref_channel, ref_version, ref_key FROM {writes}
+    SELECT task_id, idx, task_path, channel, type, data, ref_ns, ref_channel, ref_version, ref_key FROM {writes}
     WHERE thread_id = k.thread_id AND checkpoint_ns = k.ns AND checkpoint_id = k.checkpoint_id
     OFFSET 0
 ) AS w
-ORDER BY k.thread_id, k.ns, k.checkpoint_id, w.task_id, w.idx
+ORDER BY k.thread_id, k.ns, k.checkpoint_id, w.task_path, w.task_id, w.idx
 """
 
 # -- list: LIST_CHECKPOINTS [WHERE clause AND clause ...] LIST_ORDER [LIST_LIMIT] -----

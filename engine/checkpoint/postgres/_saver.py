@@ -298,7 +298,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self,
         puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
         *,
-        writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
+        writes: Sequence[tuple[Any, ...]] = (),
     ) -> list[dict[str, Any]]:
         """Store a chain of versions of one thread, and pending writes of them, in one
         statement: all or none, one commit for all of them.
@@ -318,7 +318,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         if (len(puts) < 2 and not writes) or len({cp["id"] for _, cp, _, _ in puts}) < len(puts):
             # One put; or a chain naming a version twice, which one statement cannot store twice.
             return [await self.aput(*put) for put in puts]
-        task_writes = [p for p in (self._task_writes(c, w, tid, "") for c, w, tid in writes) if p is not None]
+        task_writes = [p for p in (self._task_writes(c, w, tid, path[0] if path else "") for c, w, tid, *path in writes) if p is not None]
         first_config = puts[0][0] if puts else writes[0][0]
         thread_id, ns, _ = parse_config(first_config)
         prepared: list[Put] = []

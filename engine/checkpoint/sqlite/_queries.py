@@ -156,7 +156,7 @@ SELECT_WRITES = """
 SELECT task_id, channel, type, data, ref_ns, ref_channel, ref_version, ref_key
 FROM writes
 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
-ORDER BY task_id, idx
+ORDER BY task_path, task_id, idx
 """
 
 # -- list: LIST_CHECKPOINTS [WHERE clause AND clause ...] LIST_ORDER [LIST_LIMIT] -----

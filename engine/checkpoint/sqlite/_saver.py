@@ -373,7 +373,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         self,
         puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
         *,
-        writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
+        writes: Sequence[tuple[Any, ...]] = (),
     ) -> list[dict[str, Any]]:
         """Store a chain of versions of one thread, and pending writes of them, in one transaction.
 
@@ -397,7 +397,10 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
                 row = (tid, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata))
                 self._deltas.assume(tid, ns, plan)
                 prepared.append((tid, ns, plan, row))
-            rows = [r for config, task_writes, task_id in writes for r in self._write_rows(config, task_writes, task_id, "")]
+            rows = [
+                r for config, task_writes, task_id, *path in writes
+                for r in self._write_rows(config, task_writes, task_id, path[0] if path else "")
+            ]  # fmt: skip
             inserted = await self._work(self._put, prepared, rows)
         except BaseException:
             self._deltas.forget_thread(thread_id)
