@@ -22,7 +22,7 @@ from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
 from engine.pregel._io import propagated_metadata
 
-__all__ = ["merge_configs", "start_graph_run", "reported"]
+__all__ = ["lifecycle", "merge_configs", "start_graph_run", "reported"]
 
 
 def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -88,3 +88,42 @@ async def reported(run: Any, events: AsyncIterator[Event], *, nested: bool = Fal
         if not told:  # a cancelled run raises after its RunFinished
             run.on_chain_error(e)
         raise
+
+
+def lifecycle(run: Any, loop: Any, input: Any, config: Mapping[str, Any], ns: tuple[str, ...] | None = None) -> AsyncIterator[Event]:
+    """The run's events, its graph lifecycle handlers (:mod:`engine.callbacks`) told as it resumes and stops.
+
+    ``loop`` is the run's :class:`~engine.pregel._loop.RunLoop`; ``config``'s callbacks, the
+    run's child manager. Without a :class:`~engine.callbacks.GraphCallbackHandler` among them,
+    the events themselves. A subgraph's run (``ns``, its namespace) tells its resume only, as
+    LangGraph's: its stop is its parent's.
+    """
+    from engine.callbacks import get_async_graph_callback_manager_for_config
+
+    manager = get_async_graph_callback_manager_for_config(config, run_id=run.run_id)
+    if not manager.handlers:
+        return loop.events()  # type: ignore[no-any-return]
+    return _told(manager, loop, input, (config.get("metadata") or {}).get("run_id"), ns)
+
+
+async def _told(manager: Any, loop: Any, input: Any, run_id: Any, ns: tuple[str, ...] | None) -> AsyncIterator[Event]:
+    from engine.callbacks import GraphInterruptEvent, GraphResumeEvent
+    from engine.types import Command
+
+    state = loop.state
+
+    async def set_up() -> None:  # the input is folded in: whether the run continues a saved version
+        saved = state.loaded
+        if saved is not None and saved.checkpoint["channel_versions"] and (
+            state.continued if ns is not None
+            else input is None or isinstance(input, Command) or (run_id is not None and run_id == saved.metadata.get("run_id"))
+        ):  # fmt: skip
+            await manager.on_resume(GraphResumeEvent(manager.run_id, "pending", state.checkpoint["id"], ns or ()))
+
+    loop.set_up = set_up
+    async with aclosing(loop.events()) as events:
+        async for ev in events:
+            if ns is None and isinstance(ev, RunFinished) and ev.reason == "INTERRUPT":
+                status = state.breakpoint or "pending"
+                await manager.on_interrupt(GraphInterruptEvent(manager.run_id, status, ev.checkpoint_id or state.checkpoint["id"], (), tuple(ev.interrupts)))
+            yield ev

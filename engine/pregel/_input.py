@@ -105,7 +105,7 @@ class InputFolder:
             state.delta = DeltaBook(settings.spec.deltas, saved.metadata if saved is not None else None)
         # A new thread keeps the state's blank version (before its first, never stored: no id or time).
         if saved is not None:
-            saved = await hydrate(settings.saver, saved, settings.spec.channels)
+            saved = state.loaded = await hydrate(settings.saver, saved, settings.spec.channels)
             state.checkpoint = copy_checkpoint(saved.checkpoint)
             state.step = int(saved.metadata.get("step", -1))
             state.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
@@ -219,7 +219,7 @@ class InputFolder:
     def _continue(self, saved: CheckpointTuple) -> None:
         """The run goes on from the loaded version itself (no version saved first)."""
         settings, state = self.settings, self.state
-        state.resuming = True
+        state.resuming = state.continued = True
         mark_interrupt_seen(state.checkpoint)
         self.versions.emit_values()
         if settings.kinds is None or CheckpointLoaded not in settings.kinds:

@@ -49,7 +49,7 @@ parent's task, on the parent's saver.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Mapping
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 from engine.checkpoint.base import run_lease
 from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
@@ -78,6 +78,7 @@ class RunLoop:
     def __init__(self, settings: RunSettings, input: Any, config: Mapping[str, Any]) -> None:
         self.settings = settings
         self.state = state = RunState(input)
+        self.set_up: Callable[[], Awaitable[None]] | None = None  # told once the input is folded in
         self.config = dict(config)
         self.configurable = dict(config.get("configurable") or {})
         self.thread_id = self.configurable.get("thread_id")
@@ -159,6 +160,8 @@ class RunLoop:
 
     async def _setup(self) -> None:
         await self.folder.setup()
+        if self.set_up is not None:
+            await self.set_up()
         self.runner.stop = self.state.stop  # for the managed values (engine.managed) its tasks read
         self.runner.control = self.settings.control
 
@@ -190,7 +193,7 @@ class RunLoop:
                     break
                 if settings.interrupt_before and should_interrupt(state.checkpoint, settings.interrupt_before, tasks):
                     mark_interrupt_seen(state.checkpoint)
-                    reason = "INTERRUPT"
+                    reason, state.breakpoint = "INTERRUPT", "interrupt_before"
                     break
                 if settings.control is not None and settings.control.drain_requested:
                     # As LangGraph: after the breakpoint check (a resume passes it), before the tasks run.
@@ -226,7 +229,7 @@ class RunLoop:
                     yield ev
                 if settings.interrupt_after and should_interrupt(state.checkpoint, settings.interrupt_after, tasks):
                     mark_interrupt_seen(state.checkpoint)
-                    reason = "INTERRUPT"
+                    reason, state.breakpoint = "INTERRUPT", "interrupt_after"
                     break
             if reason == "END" and settings.host is not None and settings.durability == "exit" and not settings.stable_ns:
                 # As LangGraph: with "exit", a subgraph that ran to its end in its task keeps no version

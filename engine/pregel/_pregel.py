@@ -27,7 +27,7 @@ from engine.checkpoint.base import (
 from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
 from engine.pregel._algo import trigger_index
-from engine.pregel._graph_run import merge_configs, reported, start_graph_run
+from engine.pregel._graph_run import lifecycle, merge_configs, reported, start_graph_run
 from engine.pregel._loop import RunLoop
 from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_graph
 from engine.pregel._io import input_writes
@@ -316,7 +316,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             control=control,
         )
         loop = RunLoop(settings, input, config)
-        return loop.events() if run is None else reported(run, loop.events())
+        return loop.events() if run is None else reported(run, lifecycle(run, loop, input, config))
 
     async def aplan_resume(
         self,
@@ -378,7 +378,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         loop = RunLoop(settings, input, config)
         if saver is None:
             loop.runner.delegate = host.task  # its questions are its parent task's
-        events = loop.events() if run is None else reported(run, loop.events(), nested=True)
+        events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config, tuple(ns.split("|"))), nested=True)
         return forwarded(events, host, tuple(ns.split("|")), kinds)
 
     async def astream(

@@ -100,5 +100,11 @@ class RunState:
     replay: Replay | None = None
     #: (checkpoint id, its next tasks): the plan made for a CheckpointSaved event, reused by the next step
     planned: tuple[str, list[Task]] | None = None
+    #: the saved version the call loaded, if any; whether the run went on from it (not reset as
+    #: ``resuming`` is); the breakpoint it stopped at, if it did ("interrupt_before",
+    #: "interrupt_after"): what graph lifecycle callbacks are told (engine.callbacks)
+    loaded: Any = None
+    continued: bool = False
+    breakpoint: str | None = None
     #: the delta channels' bookkeeping (engine.pregel._delta.DeltaBook), when the graph has any and a saver
     delta: Any = None
