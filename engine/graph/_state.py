@@ -26,6 +26,7 @@ from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer
 from engine.graph._compiled import CompiledStateGraph
 from engine.graph._draw import command_destinations, literal_names, return_annotation
+from engine.graph._builder_views import BuilderViews
 from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, router_function, subgraph_call
 from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
@@ -83,7 +84,7 @@ def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
-class StateGraph:
+class StateGraph(BuilderViews):
     """A graph whose nodes read and update a shared state (``StateGraph[State, Context, Input, Output]``
     subscripts as LangGraph's generic class does, for type checkers).
 
