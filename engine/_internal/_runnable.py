@@ -104,7 +104,11 @@ class RunnableCallable(Runnable[Any, Any]):
         config = self._config(config)
         args, kw = self._call_args(input, config, kwargs)
         if self.trace:
-            out = self._call_with_config(lambda i, c: self.func(*args, **{**kw, **({"config": c} if "config" in kw else {})}), input, config)  # type: ignore[misc]
+
+            def body(_: Any, config: RunnableConfig) -> Any:  # its config: the run's child (named ``config`` so LangChain passes it)
+                return self.func(*args, **({**kw, "config": config} if "config" in kw else kw))  # type: ignore[misc]
+
+            out = self._call_with_config(body, input, config)
         else:
             token = var_child_runnable_config.set(config)
             try:
@@ -121,11 +125,11 @@ class RunnableCallable(Runnable[Any, Any]):
         config = self._config(config)
         args, kw = self._call_args(input, config, kwargs)
 
-        async def call(i: Any, c: RunnableConfig) -> Any:
-            return await self.afunc(*args, **{**kw, **({"config": c} if "config" in kw else {})})  # type: ignore[misc]
+        async def body(_: Any, config: RunnableConfig) -> Any:
+            return await self.afunc(*args, **({**kw, "config": config} if "config" in kw else kw))  # type: ignore[misc]
 
         if self.trace:
-            out = await self._acall_with_config(call, input, config)
+            out = await self._acall_with_config(body, input, config)
         else:
             token = var_child_runnable_config.set(config)
             try:

@@ -1,0 +1,144 @@
+"""LangGraph's private names that LangChain 1.x's agents and langgraph-supervisor/-swarm import (issue 29
+item 2): ``_internal._runnable.RunnableCallable`` as a node, a router and a Runnable; ``add_node(trace_policy=)``
+honoured in the node's callback run; ``compile(transformers=)``; the v3 stream's names refused when made;
+``patch_configurable``; ``RemoteGraph``; the builder's ``schemas``."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, Any, TypedDict
+from uuid import UUID
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.runnables import RunnableConfig
+
+from engine._internal._config import patch_configurable
+from engine._internal._runnable import RunnableCallable
+from engine.graph import START, StateGraph
+from engine.prebuilt import ToolCallTransformer
+from engine.pregel.remote import RemoteGraph
+from engine.runtime import Runtime
+from engine.stream import StreamChannel, StreamTransformer, SubgraphRunStream
+from engine.stream._mux import StreamMux
+from engine.types import TracePolicy, omit_payload
+
+
+class S(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+class Recorder(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.starts: dict[UUID, tuple[str, Any]] = {}
+        self.ends: dict[str, Any] = {}
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self.starts[run_id] = (kwargs.get("name") or "", inputs)
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self.ends[self.starts[run_id][0]] = outputs
+
+
+def test_a_runnable_callable_node_runs_its_sync_function_under_a_sync_call_with_what_it_asks_for() -> None:
+    seen: list[Any] = []
+
+    def sync(state: S, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+        seen.append((config["configurable"]["thread_id"], runtime.context))
+        return {"log": ["sync"]}
+
+    async def asynchronous(state: S) -> dict[str, Any]:
+        return {"log": ["async"]}
+
+    g = StateGraph(S)
+    g.add_node("n", RunnableCallable(sync, asynchronous, trace=False))
+    g.add_conditional_edges("n", RunnableCallable(lambda s: "end" if s["log"] else "n", trace=False), {"end": "__end__", "n": "n"})
+    g.add_edge(START, "n")
+    app = g.compile()
+    assert app.invoke({"log": []}, {"configurable": {"thread_id": "t"}}, context={"k": 1}) == {"log": ["sync"]}
+    assert seen == [("t", {"k": 1})]
+
+
+def test_a_runnable_callable_with_only_an_async_function_runs_it() -> None:
+    async def asynchronous(state: S) -> dict[str, Any]:
+        return {"log": ["async"]}
+
+    g = StateGraph(S)
+    g.add_node("n", RunnableCallable(None, asynchronous))
+    g.add_edge(START, "n")
+    assert asyncio.run(g.compile().ainvoke({"log": []})) == {"log": ["async"]}
+    assert g.compile().invoke({"log": []}) == {"log": ["async"]}
+
+
+def test_a_runnable_callable_invoked_directly() -> None:
+    def f(x: int, runtime: Runtime) -> Any:
+        return (x, runtime.context)
+
+    rc = RunnableCallable(f, name="f")
+    assert rc.invoke(1) == (1, None)  # outside a graph: an empty Runtime, as LangGraph gives there
+    assert asyncio.run(rc.ainvoke(2)) == (2, None)  # no async function: the sync one, in a thread
+    rec = Recorder()
+    rc.invoke(3, {"callbacks": [rec]})
+    assert [name for name, _ in rec.starts.values()] == ["f"]  # trace=True: a run of its own
+    rec = Recorder()
+    RunnableCallable(f, trace=False).invoke(3, {"callbacks": [rec]})
+    assert rec.starts == {}
+    assert RunnableCallable(lambda x, y: x + y, explode_args=True).invoke(((1,), {"y": 2})) == 3
+    with pytest.raises(ValueError, match="At least one of func or afunc"):
+        RunnableCallable(None)
+    with pytest.raises(TypeError, match="No synchronous function"):
+        RunnableCallable(None, f).invoke(1)  # type: ignore[arg-type]
+
+
+def test_a_trace_policy_shapes_what_the_nodes_run_records_not_what_it_gets() -> None:
+    got: list[Any] = []
+
+    def node(state: S) -> dict[str, Any]:
+        got.append(state)
+        return {"log": ["out"]}
+
+    g = StateGraph(S)
+    g.add_node("hidden", node, trace_policy=TracePolicy(process_inputs=omit_payload, process_outputs=lambda o: {"n": len(o["log"])}))
+    g.add_node("shown", node)
+    g.add_edge(START, "hidden").add_edge("hidden", "shown")
+    rec = Recorder()
+    assert g.compile().invoke({"log": ["in"]}, {"callbacks": [rec]}) == {"log": ["in", "out", "out"]}
+    inputs = {name: i for name, i in rec.starts.values()}
+    assert inputs["hidden"] == {} and inputs["shown"] == {"log": ["in", "out"]}
+    assert rec.ends["hidden"] == {"n": 1} and rec.ends["shown"] == {"log": ["out"]}
+    assert got == [{"log": ["in"]}, {"log": ["in", "out"]}]
+
+
+def test_transformers_are_kept_for_the_v3_stream_which_is_refused() -> None:
+    g = StateGraph(S)
+    g.add_node("n", lambda s: {"log": ["x"]})
+    g.add_edge(START, "n")
+    app = g.compile(transformers=[ToolCallTransformer])
+    assert app.stream_transformers == (ToolCallTransformer,)
+    assert app.invoke({"log": []}) == {"log": ["x"]}
+    for make in (ToolCallTransformer, StreamMux, SubgraphRunStream):
+        with pytest.raises(NotImplementedError, match="v3 streaming protocol"):
+            make(())
+
+    class Mine(StreamTransformer):
+        def init(self) -> dict[str, Any]:
+            return {"mine": StreamChannel("mine")}
+
+    assert Mine(("a",)).scope == ("a",) and Mine().process({"type": "event", "method": "values", "params": {}}) is True  # type: ignore[typeddict-item]
+    ch: StreamChannel[int] = StreamChannel("c")
+    ch.push(1)
+    ch.push(2)
+    ch.close()
+    assert list(ch) == [1, 2]
+
+
+def test_patch_configurable_remote_graph_and_the_builders_schemas() -> None:
+    config = {"tags": ["t"], "configurable": {"thread_id": "1", "x": 1}}
+    assert patch_configurable(config, {"thread_id": "2"}) == {"tags": ["t"], "configurable": {"thread_id": "2", "x": 1}}
+    assert config["configurable"]["thread_id"] == "1"
+    assert patch_configurable(None, {"a": 1}) == {"configurable": {"a": 1}}
+    with pytest.raises(NotImplementedError, match="RemoteGraph\\('agent'\\)"):
+        RemoteGraph("agent")
+    g = StateGraph(S)
+    assert g.state_schema is S and list(g.schemas[g.state_schema]) == ["log"]
