@@ -108,7 +108,7 @@ class RunnableCallable(Runnable[Any, Any]):
             def body(_: Any, config: RunnableConfig) -> Any:  # its config: the run's child (named ``config`` so LangChain passes it)
                 return self.func(*args, **({**kw, "config": config} if "config" in kw else kw))  # type: ignore[misc]
 
-            out = self._call_with_config(body, input, config)
+            out = self._call_with_config(body, input, config)  # type: ignore[arg-type]  # it passes a ``config`` parameter
         else:
             token = var_child_runnable_config.set(config)
             try:
@@ -129,7 +129,7 @@ class RunnableCallable(Runnable[Any, Any]):
             return await self.afunc(*args, **({**kw, "config": config} if "config" in kw else kw))  # type: ignore[misc]
 
         if self.trace:
-            out = await self._acall_with_config(body, input, config)
+            out = await self._acall_with_config(body, input, config)  # type: ignore[arg-type]
         else:
             token = var_child_runnable_config.set(config)
             try:
