@@ -142,3 +142,37 @@ def test_patch_configurable_remote_graph_and_the_builders_schemas() -> None:
         RemoteGraph("agent")
     g = StateGraph(S)
     assert g.state_schema is S and list(g.schemas[g.state_schema]) == ["log"]
+
+
+def test_a_tool_nodes_sync_wrapper_runs_under_a_sync_call_and_its_async_twin_under_an_async_one() -> None:
+    """As LangGraph's sync run calls ToolNode.invoke: create_agent gives both wrappers, and a middleware
+    with only a sync ``wrap_tool_call`` raises from the async one."""
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+
+    from engine.graph import MessagesState
+    from engine.prebuilt import ToolNode
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    used: list[str] = []
+
+    def wrap(request: Any, execute: Any) -> Any:
+        used.append("sync")
+        return execute(request)
+
+    async def awrap(request: Any, execute: Any) -> Any:
+        used.append("async")
+        return await execute(request)
+
+    g = StateGraph(MessagesState)
+    g.add_node("agent", lambda s: {"messages": [AIMessage("", tool_calls=[{"name": "echo", "args": {"text": "hi"}, "id": "1"}])]})
+    g.add_node("tools", ToolNode([echo], wrap_tool_call=wrap, awrap_tool_call=awrap))
+    g.add_edge(START, "agent").add_edge("agent", "tools")
+    app = g.compile()
+    assert app.invoke({"messages": []})["messages"][-1].content == "hi"
+    assert asyncio.run(app.ainvoke({"messages": []}))["messages"][-1].content == "hi"
+    assert used == ["sync", "async"]
