@@ -2,6 +2,8 @@
 reject and respond decisions; the per-call mode (an interrupt per tool call, answers checked against the
 decision's schema, a refused answer asked again); the snapshots and the history."""
 
+import asyncio
+
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -80,3 +82,14 @@ record("two: asked", [i.value for i in asked])
 record("two: one answered", a.invoke(Command(resume={asked[0].id: {"type": "approve"}}), config)["messages"])
 record("two: other answered", a.invoke(Command(resume={asked[1].id: {"type": "reject", "message": "no"}}), config))
 record("two: state", a.get_state(config).values)
+
+
+async def asynchronously():
+    a = agent(calls("ai-1", *two))
+    config = {"configurable": {"thread_id": "async"}}
+    asked = await a.ainvoke({"messages": [("user", "mail ann")]}, config)
+    resumed = await a.ainvoke(Command(resume={"decisions": [{"type": "approve"}]}), config)
+    return asked, resumed, [s async for s in a.aget_state_history(config)]
+
+
+record("async", asyncio.run(asynchronously()))
