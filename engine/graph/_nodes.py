@@ -22,6 +22,7 @@ model streamed are sent to "messages" mode too, as LangGraph sends them.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from dataclasses import dataclass
@@ -113,6 +114,32 @@ def _callable_function(action: Any) -> Any:
     return action.func if action.func is not None else action.afunc
 
 
+def _invoking_returned_runnables(fn: Any) -> Any:
+    """``fn``, and a Runnable it returns invoked on the same input with the task's config (a
+    ``RunnableCallable``'s ``recurse=True``); its signature stays ``fn``'s (parameters filled in by name)."""
+    from engine._internal._task import CURRENT
+
+    def config() -> Any:
+        ctx = CURRENT.get()
+        return None if ctx is None else ctx.config
+
+    if _is_async(fn):
+
+        @functools.wraps(fn)
+        async def arun(state: Any, *args: Any, **kwargs: Any) -> Any:
+            out = await fn(state, *args, **kwargs)
+            return await out.ainvoke(state, config()) if is_runnable(out) else out
+
+        return arun
+
+    @functools.wraps(fn)
+    def run(state: Any, *args: Any, **kwargs: Any) -> Any:
+        out = fn(state, *args, **kwargs)
+        return out.invoke(state, config()) if is_runnable(out) else out
+
+    return run
+
+
 def router_function(path: Any) -> Any:
     """What a conditional edge calls for ``path``: a ``RunnableCallable``'s function (its ``invoke``
     when the function takes parameters filled in by name), anything else as it is."""
@@ -125,7 +152,8 @@ def router_function(path: Any) -> Any:
 def node_call(name: str, action: Any, trace: Any = None) -> NodeCall:
     """How the loop calls the node ``action`` (a function or a Runnable); ``trace``: its
     :class:`~engine.types.TracePolicy` (what its run records in the caller's callbacks)."""
-    action = _callable_function(action) or action
+    if (fn := _callable_function(action)) is not None:
+        action = _invoking_returned_runnables(fn) if action.recurse else fn
     if is_runnable(action):
         return NodeCall(_runnable_proc(name, action, trace=trace), True, True)
     if not callable(action):

@@ -176,3 +176,19 @@ def test_a_tool_nodes_sync_wrapper_runs_under_a_sync_call_and_its_async_twin_und
     assert app.invoke({"messages": []})["messages"][-1].content == "hi"
     assert asyncio.run(app.ainvoke({"messages": []}))["messages"][-1].content == "hi"
     assert used == ["sync", "async"]
+
+
+def test_a_runnable_callable_node_returning_a_runnable_has_it_invoked_unless_recurse_is_off() -> None:
+    from langchain_core.runnables import RunnableLambda
+
+    def pick(state: S, config: RunnableConfig) -> Any:
+        return RunnableLambda(lambda s: {"log": [f"picked {len(s['log'])}"]})
+
+    g = StateGraph(S)
+    g.add_node("n", RunnableCallable(pick))
+    g.add_edge(START, "n")
+    assert g.compile().invoke({"log": ["a"]}) == {"log": ["a", "picked 1"]}
+    off = StateGraph(S)
+    off.add_node("n", RunnableCallable(pick, recurse=False))
+    off.add_edge(START, "n")
+    assert off.compile().invoke({"log": ["a"]}) == {"log": ["a"]}  # as LangGraph: the Runnable is no update
