@@ -80,3 +80,21 @@ for mode in ("last_message", "full_history"):
 
 app, _ = build("last_message")
 record("updates", [sorted(chunk) for chunk in app.stream({"messages": [("user", "go")]}, {"configurable": {"thread_id": "s"}}, stream_mode="updates")])
+
+# agents made by create_react_agent (the package's own examples), and the forward-message tool
+import warnings  # noqa: E402
+
+from langgraph.prebuilt import create_react_agent  # noqa: E402
+from langgraph_supervisor import create_forward_message_tool  # noqa: E402
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    math = create_react_agent(Fake(messages=iter([AIMessage("5", id="m1")]), seen=[]), [add], name="math_expert")
+    boss = Fake(
+        messages=iter([call("b1", "transfer_to_math_expert", {}, "h1"), call("b2", "forward_message", {"from_agent": "math_expert"}, "f1")]),
+        seen=[],
+    )
+    app = create_supervisor([math], model=boss, tools=[create_forward_message_tool("supervisor")]).compile(checkpointer=InMemorySaver())
+config = {"configurable": {"thread_id": "react"}}
+record("react agents", app.invoke({"messages": [{"role": "user", "content": "2+3?", "id": "u1"}]}, config))
+history(app, config, "react agents history")
