@@ -82,3 +82,4 @@ _.afinalize  # engine/stream/_types.py StreamTransformer
 _.afail  # engine/stream/_types.py StreamTransformer
 _.graph_name  # engine/stream/transformers.py LifecyclePayload
 _.trigger_call_id  # engine/stream/transformers.py LifecyclePayload
+_._native  # engine/prebuilt/_tool_call_transformer.py ToolCallTransformer (a v3 run stream reads it)
