@@ -29,6 +29,8 @@ __all__ = [
     "Checkpointer",
     "Overwrite",
     "CachePolicy",
+    "TracePolicy",
+    "omit_payload",
 ]
 
 START = "__start__"
@@ -201,3 +203,18 @@ def ensure_valid_checkpointer(checkpointer: Any) -> Any:
             f"Received {type(checkpointer).__name__!s}. Pass a proper saver (e.g., InMemorySaver, AsyncPostgresSaver)."
         )
     return checkpointer
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TracePolicy:
+    """What a node's own run records in the caller's callbacks (tracers): ``process_inputs`` is given
+    the node's input and ``process_outputs`` its output, and what they return is recorded instead
+    (``add_node(trace_policy=)``). The node itself still gets and returns the real values."""
+
+    process_inputs: Callable[[Any], Any] | None = None
+    process_outputs: Callable[[Any], Any] | None = None
+
+
+def omit_payload(_value: Any) -> dict[str, Any]:
+    """A :class:`TracePolicy` processor recording an empty payload (the run and its timing stay)."""
+    return {}

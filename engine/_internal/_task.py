@@ -60,6 +60,9 @@ class TaskContext:
     # what a ToolNode given bare tool calls shows its tools as the state (engine.prebuilt._injected.graph_state)
     state: Mapping[str, Any] | None = None
     state_keys: frozenset[str] = frozenset()
+    #: the run was called synchronously (invoke/stream): a Runnable with a sync face of its own uses it
+    #: where LangGraph's sync run calls ``invoke`` (the engine's ToolNode: its sync wrappers)
+    sync_call: bool = False
     _runtime: Any = None
     # the node's LangChain run while it is open (engine.pregel._lc_stream.TaskMessages): its
     # routers run as its children, and the runner closes it once the task's writes are made

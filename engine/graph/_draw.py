@@ -22,6 +22,7 @@ expands N levels, ``True`` all.
 from __future__ import annotations
 
 import typing
+import inspect
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, NamedTuple
 
@@ -290,7 +291,10 @@ def draw(
             m["__interrupt"] = "before,after" if before and after else "before" if before else "after"
         if tools := topology.tools.get(name):
             m["__tools"] = list(tools)
-        drawn[name] = Node(name, name, None, m or None, lc_id((runs or {}).get(name)))
+        run = (runs or {}).get(name)
+        # as LangGraph's: a node's data is what it runs (a ToolNode, a Runnable, a graph); functions are left out
+        data = None if inspect.isfunction(run) or inspect.ismethod(run) else run
+        drawn[name] = Node(name, name, data, m or None, lc_id(run))
     edges: list[Edge] = []
 
     def add(source: str, target: str, label: str | None = None, conditional: bool = False) -> None:

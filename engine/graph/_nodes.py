@@ -22,6 +22,7 @@ model streamed are sent to "messages" mode too, as LangGraph sends them.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from engine.errors import GraphDefinitionError
 from engine.graph._messages import langchain_messages
 from engine.types import StreamWriter
 
-__all__ = ["NodeCall", "called_subgraph", "node_call", "is_runnable", "subgraph_call"]
+__all__ = ["NodeCall", "called_subgraph", "node_call", "is_runnable", "router_function", "subgraph_call"]
 
 
 
@@ -104,10 +105,57 @@ def _accepts_store(fn: Any) -> bool:
     return param.annotation in (param.empty, BaseStore, "BaseStore", BaseStore | None, "Optional[BaseStore]", "BaseStore | None")
 
 
-def node_call(name: str, action: Any) -> NodeCall:
-    """How the loop calls the node ``action`` (a function or a Runnable)."""
+def _callable_function(action: Any) -> Any:
+    """The function of a LangGraph ``RunnableCallable`` (``engine._internal._runnable``) to run as a node
+    function (its sync one if it has one, as LangGraph's sync calls run), or None: not one, or one that
+    passes extra arguments or explodes its input (run as a Runnable)."""
+    if type(action).__module__ != "engine._internal._runnable" or action.kwargs or action.explode_args:
+        return None
+    return action.func if action.func is not None else action.afunc
+
+
+def _invoking_returned_runnables(fn: Any) -> Any:
+    """``fn``, and a Runnable it returns invoked on the same input with the task's config (a
+    ``RunnableCallable``'s ``recurse=True``); its signature stays ``fn``'s (parameters filled in by name)."""
+    from engine._internal._task import CURRENT
+
+    def config() -> Any:
+        ctx = CURRENT.get()
+        return None if ctx is None else ctx.config
+
+    if _is_async(fn):
+
+        @functools.wraps(fn)
+        async def arun(state: Any, *args: Any, **kwargs: Any) -> Any:
+            out = await fn(state, *args, **kwargs)
+            return await out.ainvoke(state, config()) if is_runnable(out) else out
+
+        return arun
+
+    @functools.wraps(fn)
+    def run(state: Any, *args: Any, **kwargs: Any) -> Any:
+        out = fn(state, *args, **kwargs)
+        return out.invoke(state, config()) if is_runnable(out) else out
+
+    return run
+
+
+def router_function(path: Any) -> Any:
+    """What a conditional edge calls for ``path``: a ``RunnableCallable``'s function (its ``invoke``
+    when the function takes parameters filled in by name), anything else as it is."""
+    fn = _callable_function(path)
+    if fn is None:
+        return path
+    return path.invoke if path.func_accepts else fn
+
+
+def node_call(name: str, action: Any, trace: Any = None) -> NodeCall:
+    """How the loop calls the node ``action`` (a function or a Runnable); ``trace``: its
+    :class:`~engine.types.TracePolicy` (what its run records in the caller's callbacks)."""
+    if (fn := _callable_function(action)) is not None:
+        action = _invoking_returned_runnables(fn) if action.recurse else fn
     if is_runnable(action):
-        return NodeCall(_runnable_proc(name, action), True, True)
+        return NodeCall(_runnable_proc(name, action, trace=trace), True, True)
     if not callable(action):
         raise GraphDefinitionError(f"node {name!r} must be a function or a Runnable, not {type(action).__name__}")
     injected = _injected(action, name)
@@ -118,7 +166,7 @@ def node_call(name: str, action: Any) -> NodeCall:
         if not extra:
             return NodeCall(action, is_async, "config" in injected, store)
         return NodeCall(_with_kwargs(action, injected, is_async), is_async, True, store)
-    return NodeCall(_lc_proc(action, injected, is_async), is_async, True, store)
+    return NodeCall(_lc_proc(action, injected, is_async, trace), is_async, True, store)
 
 
 def _kwargs(injected: dict[str, str], config: Any, passed: dict[str, Any]) -> dict[str, Any]:
@@ -150,14 +198,14 @@ def _with_kwargs(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[
     return call
 
 
-def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[..., Any]:
+def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool, trace: Any = None) -> Callable[..., Any]:
     """``fn`` run under LangChain's current config, its new messages sent to "messages" mode."""
     from engine.pregel import _lc_stream  # needs langchain-core, which the caller checked
 
     if is_async:
 
         async def acall(state: Any, config: Any, **passed: Any) -> Any:
-            child, task = _lc_stream.child_config(config, state)
+            child, task = _lc_stream.child_config(config, state, trace)
             token = _lc_stream.enter(child)
             try:
                 result = await fn(state, **_kwargs(injected, child, passed))
@@ -171,7 +219,7 @@ def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[...,
         return acall
 
     def call(state: Any, config: Any, **passed: Any) -> Any:
-        child, task = _lc_stream.child_config(config, state)
+        child, task = _lc_stream.child_config(config, state, trace)
         token = _lc_stream.enter(child)
         try:
             result = fn(state, **_kwargs(injected, child, passed)) if injected or passed else fn(state)
@@ -185,12 +233,12 @@ def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[...,
     return call
 
 
-def _runnable_proc(name: str, runnable: Any, *, streams: bool = True) -> Callable[..., Any]:
+def _runnable_proc(name: str, runnable: Any, *, streams: bool = True, trace: Any = None) -> Callable[..., Any]:
     """``runnable`` as a node; ``streams``: for a caller streaming events it runs by ``astream``."""
     from engine.pregel import _lc_stream  # needs langchain-core, which the caller checked
 
     async def call(state: Any, config: Any) -> Any:
-        child, task = _lc_stream.child_config(config, state)
+        child, task = _lc_stream.child_config(config, state, trace)
         try:
             result = await _lc_stream.run_node_runnable(runnable, state, child, task, streams=streams)
         except BaseException as e:
@@ -209,6 +257,7 @@ def called_subgraph(fn: Any) -> Any:
     (``subgraphs=True`` reads it) and ``get_subgraphs`` lists it. A graph
     compiled with ``checkpointer=False`` keeps no state there, so it is none.
     """
+    fn = _callable_function(fn) or fn
     target = getattr(fn, "__func__", fn)
     code = getattr(target, "__code__", None)
     if code is None:
@@ -225,7 +274,7 @@ def called_subgraph(fn: Any) -> Any:
                  and g.checkpointer is not False), None)  # fmt: skip
 
 
-def subgraph_call(graph: Any) -> NodeCall:
+def subgraph_call(graph: Any, trace: Any = None) -> NodeCall:
     """A compiled graph as a node: it runs as a subgraph of the task (see :mod:`engine.pregel._nested`),
     with the task's state as input; its output values are the node's update."""
 
@@ -235,4 +284,4 @@ def subgraph_call(graph: Any) -> NodeCall:
             return await graph.ainvoke(state, config)
 
         return NodeCall(call, True, True)
-    return NodeCall(_runnable_proc("", graph, streams=False), True, True)  # its run nests under the node's
+    return NodeCall(_runnable_proc("", graph, streams=False, trace=trace), True, True)  # its run nests under the node's

@@ -26,7 +26,8 @@ from engine.graph._allowlist import allow_schema_types
 from engine.graph._branch import make_writer
 from engine.graph._compiled import CompiledStateGraph
 from engine.graph._draw import command_destinations, literal_names, return_annotation
-from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, subgraph_call
+from engine.graph._builder_views import BuilderViews
+from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, router_function, subgraph_call
 from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.managed import with_managed
@@ -83,7 +84,7 @@ def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
-class StateGraph:
+class StateGraph(BuilderViews):
     """A graph whose nodes read and update a shared state (``StateGraph[State, Context, Input, Output]``
     subscripts as LangGraph's generic class does, for type checkers).
 
@@ -170,8 +171,9 @@ class StateGraph:
         different lengths runs once). ``cache_policy`` (a
         :class:`~engine.types.CachePolicy`): with ``compile(cache=...)``, a task
         whose input was seen within the ttl gets the cached writes instead of
-        running. ``error_handler``,
-        ``timeout`` and ``trace_policy`` are not supported yet:
+        running. ``trace_policy`` (a :class:`~engine.types.TracePolicy`):
+        what the node's run records of its input and output in the caller's
+        callbacks. ``error_handler`` and ``timeout`` are not supported yet:
         NotImplementedError unless left at their defaults. A compiled graph
         as the node is a subgraph (:mod:`engine.pregel._nested`): it
         runs as one task, reading the state keys it shares with this graph
@@ -181,7 +183,6 @@ class StateGraph:
             "add_node",
             error_handler=error_handler,
             timeout=timeout,
-            trace_policy=trace_policy,
         )
         if input is not None:
             renamed("input", "input_schema")
@@ -213,7 +214,7 @@ class StateGraph:
             input_schema = annotated_schema(action)
         if input_schema is not None:
             self._add_schema(input_schema)
-        call = subgraph_call(action) if isinstance(action, Pregel) else node_call(node, action)
+        call = subgraph_call(action, trace_policy) if isinstance(action, Pregel) else node_call(node, action, trace_policy)
         self.nodes[node] = _Node(
             node, action, call, policies, input_schema, dict(metadata or {}), defer=bool(defer),
             cache_policy=cache_policy, destinations=destinations,
@@ -280,6 +281,7 @@ class StateGraph:
         """
         if self.compiled:
             log.warning(_LATE.format("an edge"))
+        path = router_function(path)
         if isinstance(path_map, (list, tuple)):
             path_map = {p: p for p in path_map}
         elif path_map is None:
@@ -369,9 +371,12 @@ class StateGraph:
         interrupt_after: Sequence[str] | str | None = None,
         debug: bool = False,
         name: str | None = None,
+        transformers: Sequence[Callable[[tuple[str, ...]], Any]] | None = None,
     ) -> "CompiledStateGraph":
         """The runnable graph. ``cache``: where nodes with a ``cache_policy`` keep their writes
-        (:mod:`engine.cache`). ``debug``: every call prints its "updates" and "values" chunks, as LangGraph's."""
+        (:mod:`engine.cache`). ``debug``: every call prints its "updates" and "values" chunks, as LangGraph's.
+        ``transformers``: kept as ``stream_transformers`` for the v3 stream, the only one LangGraph gives
+        them to (which the engine refuses: :mod:`engine.stream`)."""
         ensure_valid_checkpointer(checkpointer)
         ib = interrupt_before or ()
         ia = interrupt_after or ()
@@ -445,6 +450,7 @@ class StateGraph:
             cache=cache,
         )
         compiled.debug = bool(debug)  # its streams print "updates" and "values", as LangGraph's
+        compiled.stream_transformers = tuple(transformers or ())
         return compiled
 
 

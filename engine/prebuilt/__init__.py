@@ -19,10 +19,11 @@ except ImportError as e:  # pragma: no cover - exercised by tests/engine/test_wi
 from engine.prebuilt._agent_parts import AgentState
 from engine.prebuilt._react import create_react_agent
 from engine.prebuilt._injected import InjectedState, InjectedStore, ToolRuntime
+from engine.prebuilt._tool_call_transformer import ToolCallTransformer
 from engine.prebuilt._tool_node import ToolNode, tools_condition
 from engine.prebuilt.tool_validator import ValidationNode
 
 __all__ = [
     "ToolNode", "tools_condition", "create_react_agent", "InjectedState", "InjectedStore", "ToolRuntime", "AgentState",
-    "ValidationNode",
+    "ValidationNode", "ToolCallTransformer",
 ]  # fmt: skip

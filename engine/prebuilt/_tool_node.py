@@ -33,6 +33,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as create_tool
 from pydantic import ValidationError
 
+from engine._internal._task import CURRENT
 from engine.errors import GraphBubbleUp
 from engine.prebuilt._injected import Injections, ToolRuntime, graph_state, inject, injections_of, runtime_for
 from engine.prebuilt._tool_call import TOOL_CALL_WITH_CONTEXT, AsyncToolCallWrapper, ToolCallRequest, ToolCallWrapper
@@ -252,6 +253,10 @@ class ToolNode(Runnable[Any, Any]):
         return combine(outputs, input_type, self._messages_key)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        ctx = CURRENT.get()
+        if ctx is not None and ctx.sync_call and self._wrap_tool_call is not None:
+            # a node of a graph called synchronously: as LangGraph's sync run, the sync wrapper (in a thread)
+            return await asyncio.to_thread(self.invoke, input, config, **kwargs)
         calls, input_type = self._parse(input)
         cfg: RunnableConfig = config or {}
         runtimes = self._runtimes(input, calls, cfg)

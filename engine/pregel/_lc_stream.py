@@ -109,7 +109,7 @@ class TaskMessages:
     where a node is a sequence of its function, its writes and its branches.
     """
 
-    __slots__ = ("emit", "seen", "meta", "run", "result", "config")
+    __slots__ = ("emit", "seen", "meta", "run", "result", "config", "shown")
 
     def __init__(self, emit: Emit | None, seen: set[str], meta: dict[str, Any], run: Any = None) -> None:
         self.emit = emit
@@ -118,6 +118,8 @@ class TaskMessages:
         self.run = run
         self.result: Any = None
         self.config: dict[str, Any] = {}  # the node's config (its routers' calls see it)
+        # what the node's run records of its output (add_node(trace_policy=)'s process_outputs)
+        self.shown: Callable[[Any], Any] | None = None
 
     def pushed(self, message: Any) -> None:
         """Send ``message`` now (``push_message``), whether or not it was sent before; not again on return."""
@@ -150,7 +152,7 @@ class TaskMessages:
         run, self.run = self.run, None
         if run is not None:
             tap_output(run, self.result)
-            run.on_chain_end(self.result)
+            run.on_chain_end(self.result if self.shown is None else self.shown(self.result))
 
     def route(self, path: Callable[[Any], Any], arg: Any, name: str, position: int) -> Any:
         """Call the router ``path`` as a child run of the node (tagged ``seq:step:<position>``)."""
@@ -249,13 +251,15 @@ def _node_run(child: dict[str, Any], state: Any, name: str, step: int) -> Any:
     return run
 
 
-def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], TaskMessages]:
+def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple[dict[str, Any], TaskMessages]:
     """The config a node's LangChain calls get, and its LangChain bookkeeping.
 
     The graph run's ``run_id`` and ``run_name`` name the run, not the node's
     calls, so they are left out (a model would otherwise reuse the run's id).
     With callbacks, the node's run (named after the node) is the parent of
     what it calls; a Runnable node or a subgraph runs as its first child.
+    ``trace``: the node's :class:`~engine.types.TracePolicy`, what its run records of
+    its input and output.
     """
     child = dict(config)
     child.pop("run_id", None)
@@ -276,7 +280,8 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
             child["callbacks"] = child.get("callbacks") or CallbackManager([])
             ctx.config = child
             return child, _NO_TASK
-        task = ctx.lc = TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step))
+        task = ctx.lc = TaskMessages(None, set(), {}, _node_run(child, _shown(trace, state), ctx.node, ctx.step))
+        task.shown = getattr(trace, "process_outputs", None)
         ctx.config = task.config = child
         return child, task
     meta = dict(child.get("metadata") or {})
@@ -284,12 +289,19 @@ def child_config(config: dict[str, Any], state: Any) -> tuple[dict[str, Any], Ta
     seen.outer = outer
     handler = MessagesHandler(emit, seen)
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
-    run = _node_run(child, state, ctx.node, ctx.step) if wrap else None
+    run = _node_run(child, _shown(trace, state), ctx.node, ctx.step) if wrap else None
     ctx.config = child
     task = ctx.messages = TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
     if run is not None:
         ctx.lc, task.config = task, child
+        task.shown = getattr(trace, "process_outputs", None)
     return child, task
+
+
+def _shown(trace: Any, state: Any) -> Any:
+    """What the node's run records as its input (``trace_policy.process_inputs`` of it, if set)."""
+    process = getattr(trace, "process_inputs", None)
+    return state if process is None else process(state)
 
 
 class _Seen(set):  # type: ignore[type-arg]

@@ -295,6 +295,7 @@ class StepRunner:
             control=self.control,
             state=t.state,
             state_keys=t.node.state_keys,
+            sync_call=self.inline_sync,
         )
         if t.resume:
             ctx.resume = list(t.resume)

@@ -9,6 +9,7 @@ graph's saver: the namespace says which node's graph it is.
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine._internal._sync import iter_sync, run_sync
@@ -37,6 +38,10 @@ class StateAPI:
     channels: dict[str, BaseChannel]
     nodes: dict[str, NodeSpec]
     name: str
+
+    def __class_getitem__(cls, params: Any) -> Any:
+        # ``Pregel[State]`` / ``CompiledStateGraph[State, Context, Input, Output]`` in annotations, as LangGraph's generics
+        return types.GenericAlias(cls, params)
 
     def _saver(self) -> Any:
         if self.checkpointer is None or isinstance(self.checkpointer, bool):

@@ -267,9 +267,9 @@ class VersionWriter:
         for t in sorted(tasks, key=lambda t: t.sort_key):
             if t.error is not None and is_invalid_resume(t.error):
                 # As LangGraph: an answer its question's response_schema refused is not kept,
-                # so the question is pending again (the answers before it stay).
+                # so the question is pending again (the answers before it stay); the task shows the error.
                 kept = (t.resume or [])[: getattr(t.error, "graphwire_answered", 0)]
-                await self._aput(cfg, [(RESUME, kept)], t)
+                await self._aput(cfg, [(RESUME, kept), (ERROR, repr(t.error))], t)
             elif t.error is not None:
                 # A router that raised leaves its node's writes made (as LangGraph's): stored beside the error.
                 await self._aput(cfg, [*self.tracked(t.writes or []), (ERROR, repr(t.error))], t)

@@ -68,3 +68,18 @@ _.allow_respond  # engine/prebuilt/interrupt.py HumanInterruptConfig
 _.allow_edit  # engine/prebuilt/interrupt.py HumanInterruptConfig
 _.allow_accept  # engine/prebuilt/interrupt.py HumanInterruptConfig
 _.action_request  # engine/prebuilt/interrupt.py HumanInterrupt
+
+# LangGraph's v3 streaming protocol (engine/stream): what a transformer subclass sets and overrides, and
+# the event's keys; LangChain 1.x's agents subclass StreamTransformer, and the engine runs no v3 stream.
+_.timestamp  # engine/stream/_types.py ProtocolEvent params
+_.event_id  # engine/stream/_types.py ProtocolEvent
+_.requires_async  # engine/stream/_types.py StreamTransformer
+_.supports_sync  # engine/stream/_types.py StreamTransformer
+_.required_stream_modes  # engine/stream/_types.py StreamTransformer
+_.before_builtins  # engine/stream/_types.py StreamTransformer
+_.aprocess  # engine/stream/_types.py StreamTransformer
+_.afinalize  # engine/stream/_types.py StreamTransformer
+_.afail  # engine/stream/_types.py StreamTransformer
+_.graph_name  # engine/stream/transformers.py LifecyclePayload
+_.trigger_call_id  # engine/stream/transformers.py LifecyclePayload
+_._native  # engine/prebuilt/_tool_call_transformer.py ToolCallTransformer (a v3 run stream reads it)

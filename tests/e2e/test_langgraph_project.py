@@ -14,6 +14,7 @@ The Python client drives a tool turn, the interrupt, the resume and history.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -173,3 +174,26 @@ def _refused(args: list[str], cwd: Path, env: dict[str, str]) -> str:
     lines = [line for line in done.stderr.splitlines() if line.startswith("graphwire: ")]
     assert len(lines) == 1, done.stderr
     return lines[0]
+
+
+def test_a_langchain_agent_project_serves_unchanged(tmp_path: Path, serve_app: object) -> None:
+    """LangChain 1.x's create_agent with HumanInTheLoopMiddleware (issue 29 item 2): served by ``graphwire
+    serve`` through the import swap, the middleware's question and an edited call answered over gRPC."""
+    if importlib.util.find_spec("langchain") is None:
+        pytest.skip("langchain 1.x is not installed here (the test extra installs it)")
+    project = tmp_path / "mailer"
+    shutil.copytree(Path(__file__).resolve().parent / "langchain_agent_app", project, ignore=shutil.ignore_patterns("__pycache__"))
+    srv = serve_app(project, environment(tmp_path, "installed"))  # type: ignore[operator]
+    with srv.client() as client:
+        first = client.invoke("mailer", "t1", {"messages": [user_message("mail ann")]}, timeout=60)
+        assert first.reason is FinishReason.INTERRUPT
+        [asked] = [i.value for i in first.interrupts]
+        assert asked["action_requests"][0]["args"] == {"to": "ann", "body": "hi"}
+        assert asked["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject", "respond"]
+        edit = {"type": "edit", "edited_action": {"name": "send_email", "args": {"to": "ann", "body": "hello"}}}
+        done = client.resume("mailer", "t1", {"decisions": [edit]}, timeout=60)
+        assert done.reason is FinishReason.END
+        said = [(m["type"], message_text(m)) for m in done.values["messages"]]
+        assert [t for t, _ in said] == ["human", "ai", "tool", "ai"] and said[-1][1] == "mail sent"
+        assert said[2][1].endswith("Tool response:\nsent to ann: hello")  # the reviewer's call ran
+        assert len(client.history("mailer", "t1", timeout=30)) == 7

@@ -64,6 +64,23 @@ LANGGRAPH: dict[str, set[str]] = {
     "managed": {"IsLastStep", "RemainingSteps"},
     "constants": {"TAG_NOSTREAM", "TAG_HIDDEN", "START", "END", "CONF", "TASKS", "CONFIG_KEY_CHECKPOINTER"},
     "checkpoint.postgres.aio": {"AsyncPostgresSaver", "AsyncShallowPostgresSaver", "Conn"},
+    "typing": {
+        "StateT", "StateT_co", "StateT_contra", "ContextT", "ContextT_contra", "InputT", "OutputT", "NodeInputT",
+        "NodeInputT_contra",
+    },
+    "stream": {
+        "AsyncGraphRunStream", "AsyncSubgraphRunStream", "CheckpointsTransformer", "CustomTransformer",
+        "DebugTransformer", "GraphRunStream", "LifecyclePayload", "LifecycleTransformer", "ProtocolEvent",
+        "StreamChannel", "StreamTransformer", "SubgraphRunStream", "SubgraphStatus", "SubgraphTransformer",
+        "TasksTransformer", "UpdatesTransformer",
+    },
+    "stream._mux": {"StreamMux", "TransformerFactory"},
+    "stream.transformers": {"SubgraphStatus", "_TasksLifecycleBase"},
+    "pregel.remote": {"RemoteGraph"},
+    # LangGraph's private names that LangChain 1.x's agents, langgraph-supervisor and langgraph-swarm import
+    "_internal._runnable": {"RunnableCallable", "RunnableLike"},
+    "_internal._config": {"patch_configurable"},
+    "_internal._typing": {"DeprecatedKwargs", "MISSING"},
 }  # fmt: skip
 
 _STREAM_TYPES = "typed stream-part and payload TypedDicts (LangGraph's v2 stream format): the engine streams v1 tuples"
@@ -73,10 +90,8 @@ LEFT_OUT: dict[str, dict[str, str]] = {
     "graph.message": {"MessageGraph": "deprecated in LangGraph; see graph.MessageGraph"},
     "types": {
         "TimeoutPolicy": "node timeouts: issue 18",
-        "TracePolicy": "LangSmith tracing policy: tracing here is OpenTelemetry (README 'Tracing')",
         "PregelExecutableTask": "the loop's own task type, not an authoring name",
         "ensure_valid_checkpointer": "internal to LangGraph's compile",
-        "omit_payload": "v2 stream format",
         **{n: _STREAM_TYPES for n in (
             "CheckpointPayload", "CheckpointStreamPart", "CheckpointTask", "CustomStreamPart", "DebugPayload",
             "DebugStreamPart", "GraphOutput", "MessagesStreamPart", "StreamPart", "TaskPayload", "TaskResultPayload",
@@ -90,9 +105,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
     "runtime": {
         "BaseUser": "LangGraph Server's authenticated user (langgraph_sdk); graphwire's tenants are its own",
         "RunControl": "cooperative draining (invoke(control=)) is not supported yet",
-    },
-    "prebuilt": {
-        "ToolCallTransformer": "a transformer of LangGraph's v3 streaming protocol (stream_events(version='v3')): not built",
     },
     "checkpoint.postgres": {
         "BasePostgresSaver": "one PostgresSaver (async at heart, with a derived sync face)",

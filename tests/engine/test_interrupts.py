@@ -259,7 +259,10 @@ def test_an_interrupts_response_schema_checks_the_answer_and_a_refused_one_can_b
     with pytest.raises(pydantic.ValidationError) as refused:
         app.invoke(Command(resume={"approved": "nope"}), config)
     assert is_invalid_resume(refused.value) and not is_invalid_resume(ValueError())
-    assert app.get_state(config).interrupts[0].id == pending.id
+    waiting = app.get_state(config)
+    assert waiting.interrupts[0].id == pending.id
+    # as LangGraph's: the task shows the refusal beside its question, asked again
+    assert waiting.tasks[0].interrupts[0].id == pending.id and "validation error for Decision" in waiting.tasks[0].error
     assert app.invoke(Command(resume={"approved": False}), config) == {"answer": Decision(approved=False)}
 
 

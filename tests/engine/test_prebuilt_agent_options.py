@@ -8,6 +8,7 @@ Each expectation was observed on LangGraph 1.2.22 / langgraph-prebuilt 1.1.3
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -161,8 +162,11 @@ def test_a_model_by_name_is_made_by_langchains_init_chat_model() -> None:
     except ImportError:
         with pytest.raises(ImportError, match=r"Please install langchain \(`pip install langchain`\)"):
             create_react_agent("openai:gpt-4o", [])
-    else:  # pragma: no cover - langchain is not a test dependency here
-        pytest.skip("langchain is installed: init_chat_model needs a provider package and a key")
+    else:  # langchain (a test dependency): its init_chat_model names the provider package it needs, as on LangGraph
+        if importlib.util.find_spec("langchain_openai") is not None:  # pragma: no cover - not a test dependency
+            pytest.skip("langchain-openai is installed: the model would be made (and need a key)")
+        with pytest.raises(ImportError, match="Initializing ChatOpenAI requires the langchain-openai package"):
+            create_react_agent("openai:gpt-4o", [])
 
 
 def test_a_history_with_an_unanswered_tool_call_is_refused() -> None:
