@@ -103,10 +103,11 @@ def test_a_run_whose_thread_went_on_without_it_is_not_run_again(tmp_path: Path, 
                 stub = pb_grpc.GraphServiceStub(channel)
                 async with service.runs.slot(key, tid, "held-by-the-test", enqueue=False):
                     # The dead server's run applied its input (a version under its run id), then died ...
-                    config = {"configurable": {"thread_id": key}, "metadata": {"run_id": run_id}}
+                    # (the served graph calls the thread by the caller's id; its checkpointer stores it under key)
+                    config = {"configurable": {"thread_id": tid}, "metadata": {"run_id": run_id}}
                     await graph.ainvoke(first, config, interrupt_before=["work"])
                     # ... and a call on another server went on from the thread.
-                    await graph.ainvoke({"label": "next", "log": ["more"]}, {"configurable": {"thread_id": key}})
+                    await graph.ainvoke({"label": "next", "log": ["more"]}, {"configurable": {"thread_id": tid}})
                     dead = service.records.new(run_id, key, "gated", tid, Call(request), None)
                     dead.replica = GONE
                     assert await service.records.store.astart(dead) is None
