@@ -353,7 +353,7 @@ class Streams:
             log.warning(
                 "run %s on thread %r: its final state takes %d bytes as JSON, more than one message may; "
                 "RunFinished is sent without values",
-                run_id, key, len(msg.run_finished.values_json.encode()),
+                run_id, thread_id, len(msg.run_finished.values_json.encode()),
             )
             msg.run_finished.ClearField("values_json")
         return msg
