@@ -33,9 +33,7 @@ rearrange its rooms without breaking one.
   message module, when installed).
 * **Thread ids a graph sees vs. storage keys**: :class:`ScopedSaver` (a
   checkpointer through which a graph sees its caller's thread ids while the
-  rows carry the host's storage keys, e.g. one naming the graph) and
-  :func:`storage_thread` (the key a thread id is stored under, which its
-  lease names).
+  rows, and the leases, carry the host's storage keys, e.g. one naming the graph).
 """
 
 from __future__ import annotations
@@ -43,7 +41,7 @@ from __future__ import annotations
 from engine.cache._scoped import ScopedCache
 from engine.checkpoint._helpers import MAX_METADATA_BYTES, is_unicode
 from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
-from engine.checkpoint._scoped import ScopedSaver, storage_thread
+from engine.checkpoint._scoped import ScopedSaver
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.func._entrypoint import EntrypointGraph
 from engine.graph._messages import langchain_messages
@@ -54,5 +52,5 @@ from engine.pregel._run_context import ContextError, context_from_json
 __all__ = [
     "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "ContextError", "EntrypointGraph", "Lease",
     "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RUN_KEY", "RunRecord", "RunStore", "ScopedCache",
-    "ScopedSaver", "context_from_json", "is_unicode", "langchain_messages", "runs_of", "storage_thread", "weigh_event",
+    "ScopedSaver", "context_from_json", "is_unicode", "langchain_messages", "runs_of", "weigh_event",
 ]  # fmt: skip

@@ -11,7 +11,7 @@ the saver alone; the rows carry the storage key, as before.
 
 What is not a checkpoint call passes through unchanged and keeps storage keys:
 leases (a :class:`~engine.checkpoint._lease.Lease` names the storage key, and
-:func:`storage_thread` says which key a run's thread id is stored under), the
+:meth:`ScopedSaver.stored_thread` says which key a run's thread id is stored under), the
 message bus, run records. A listing of every thread (``alist(None)``,
 ``alist_threads``) shows only the scope's threads. The scope does not own the
 saver: closing it closes nothing.
@@ -31,12 +31,7 @@ from engine.checkpoint._shapes import ChannelVersions, Checkpoint, CheckpointMet
 from engine.checkpoint.base import BaseCheckpointSaver
 from engine.serde import Serializer
 
-__all__ = ["ScopedSaver", "storage_thread"]
-
-
-def storage_thread(saver: Any, thread_id: Any) -> Any:
-    """The id ``saver`` stores thread ``thread_id`` under (itself but for a :class:`ScopedSaver`)."""
-    return saver.key(str(thread_id)) if isinstance(saver, ScopedSaver) and thread_id is not None else thread_id
+__all__ = ["ScopedSaver"]
 
 
 class ScopedSaver(BaseCheckpointSaver):
@@ -53,6 +48,11 @@ class ScopedSaver(BaseCheckpointSaver):
         self.key = key
         self.name = name
         super().__init__(serde=saver.serde)
+        # what is not a checkpoint call: the saver's own, under storage keys
+        self.supports_leases = saver.supports_leases
+        self.leases: LeaseStore | None = saver.leases
+        self.messages: MessageBus | None = saver.messages
+        self.runs: RunStore | None = saver.runs
 
     # -- what passes through --------------------------------------------------
     @property  # type: ignore[override]
@@ -63,25 +63,13 @@ class ScopedSaver(BaseCheckpointSaver):
     def serde(self, value: Serializer) -> None:
         self.saver.serde = value
 
-    @property  # type: ignore[override]
-    def supports_leases(self) -> bool:
-        return self.saver.supports_leases
-
-    @property  # type: ignore[override]
-    def leases(self) -> LeaseStore | None:
-        return self.saver.leases
-
-    @property  # type: ignore[override]
-    def messages(self) -> MessageBus | None:
-        return self.saver.messages
-
-    @property  # type: ignore[override]
-    def runs(self) -> RunStore | None:
-        return self.saver.runs
-
-    @property  # type: ignore[override]
-    def requires_lease(self) -> bool:
+    @property
+    def requires_lease(self) -> bool:  # type: ignore[override]  # the saver's, which its lease store sets
         return self.saver.requires_lease
+
+    def stored_thread(self, thread_id: str) -> str:
+        """The id the saver stores thread ``thread_id`` under (its lease names it)."""
+        return self.key(str(thread_id))
 
     @property
     def config_specs(self) -> list[Any]:
