@@ -13,8 +13,9 @@ TypeScript and Go clients' tests), as ``seen=tests.configurable_graph:graph``:
   for the ``whoami`` tool;
 * ``tools`` (a ``ToolNode``) runs ``whoami``, which takes a ``RunnableConfig``
   and answers with what it saw, as JSON;
-* ``route`` (a conditional edge after ``look``) reads ``configurable["skip_model"]``
-  (through ``get_config()``): true ends the run after ``look``.
+* ``route`` (a conditional edge after ``look``, taking ``config``) reads
+  ``configurable["skip_model"]``: true ends the run after ``look`` (also when an
+  UpdateState applies an update as ``look``).
 
 Needs langchain-core (the ``langchain`` extra).
 """
@@ -30,7 +31,6 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import ConfigurableField, RunnableConfig
 from langchain_core.tools import tool
 
-from engine import get_config
 from engine.graph import END, START, MessagesState, StateGraph
 from engine.prebuilt import ToolNode
 
@@ -64,8 +64,8 @@ def look(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"seen": [{"where": "node", **_seen(config)}]}
 
 
-def route(state: State) -> str:  # get_config(): the engine calls a router with its state only
-    return END if (get_config().get("configurable") or {}).get("skip_model") else "model"
+def route(state: State, config: RunnableConfig) -> str:
+    return END if (config.get("configurable") or {}).get("skip_model") else "model"
 
 
 def model(state: State) -> dict[str, Any]:

@@ -243,8 +243,9 @@ func (c *Client) UpdateState(ctx context.Context, graph, threadID string, values
 type UpdateStateOptions struct {
 	AsNode       string // the node the update counts as coming from; "": the node that last wrote
 	CheckpointID string // the version to update; "": the newest (an older one starts a branch)
-	// Configurable is the update's configurable, as WithConfigurable's (its
-	// plain values are copied into the new version's metadata); nil: none.
+	// Configurable is the update's configurable, as WithConfigurable's
+	// (AsNode's routers read it; its plain values are copied into the new
+	// version's metadata); nil: none.
 	Configurable map[string]any
 }
 

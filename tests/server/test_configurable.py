@@ -84,6 +84,11 @@ def test_fork_and_update_state_take_configurable(srv: Any) -> None:
         # A router reads it too: skip_model ends the run after look.
         skipped = client.invoke("seen", "skip-1", HI, configurable={"skip_model": True})
         assert [m["content"] for m in skipped.values["messages"]] == ["hi"]
+        # An update as look runs look's router with the update's configurable.
+        client.update_state("seen", "upd-1", {"seen": []}, as_node="look", configurable={"skip_model": True})
+        assert client.get_state("seen", "upd-1").next == ()
+        client.update_state("seen", "upd-2", {"seen": []}, as_node="look")
+        assert client.get_state("seen", "upd-2").next == ("model",)
         # An update's plain values are in its version's metadata, as LangGraph's.
         ref = client.update_state("seen", "fork-1", {"seen": []}, as_node="tools", configurable={"user_id": "updater"})
         newest = client.history("seen", "fork-1", limit=1)[0]

@@ -2822,8 +2822,9 @@ type UpdateStateRequest struct {
 	// first attempt saved, and saves nothing.
 	RequestId string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// As `RunConfig.configurable_json`: the `configurable` the update is
-	// applied with, as LangGraph's `update_state(config, ...)` takes it (its
-	// plain values are copied into the new version's metadata, where
+	// applied with, as LangGraph's `update_state(config, ...)` takes it (the
+	// routers of `as_node`'s conditional edges read it, and its plain values
+	// are copied into the new version's metadata, where
 	// `ListHistoryRequest.filter_json` finds them). Same reserved keys and
 	// limits.
 	ConfigurableJson string `protobuf:"bytes,8,opt,name=configurable_json,json=configurableJson,proto3" json:"configurable_json,omitempty"`

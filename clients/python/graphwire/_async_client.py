@@ -435,7 +435,8 @@ class AsyncClient:
         ``as_node``. From an older ``checkpoint_id``, this starts a branch.
         ``request_id``, ``retry``: as in :class:`RunOptions` (a retry after
         UNAVAILABLE answers with the version the first attempt saved).
-        ``configurable``: as in :class:`RunOptions` (its plain values are
+        ``configurable``: as in :class:`RunOptions` (the routers of
+        ``as_node``'s conditional edges read it, and its plain values are
         copied into the new version's metadata, as LangGraph does).
         """
         policy = resolve(retry, self.retry)

@@ -427,7 +427,8 @@ class Client:
         ``request_id``, ``retry``: as in :class:`RunOptions` (a retry after
         UNAVAILABLE answers with the version the first attempt saved).
         ``configurable``: as in :class:`RunOptions` (the routers of
-        ``as_node``'s conditional edges read it).
+        ``as_node``'s conditional edges read it, and its plain values are
+        copied into the new version's metadata, as LangGraph does).
         """
         policy = resolve(retry, self.retry)
         request_id = request_id or (new_request_id() if policy.enabled else None)

@@ -137,7 +137,7 @@ export interface UpdateStateOptions extends CallOptions {
   asNode?: string | undefined;
   /** The version to update; omitted: the newest. An older one starts a branch. */
   checkpointId?: string | undefined;
-  /** As `RunSettings.configurable` (its plain values are copied into the new version's metadata). */
+  /** As `RunSettings.configurable` (`asNode`'s routers read it; its plain values go into the new version's metadata). */
   configurable?: Record<string, unknown> | undefined;
 }
 

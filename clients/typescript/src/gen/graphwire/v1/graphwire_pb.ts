@@ -1553,8 +1553,9 @@ export type UpdateStateRequest = Message<"graphwire.v1.UpdateStateRequest"> & {
 
   /**
    * As `RunConfig.configurable_json`: the `configurable` the update is
-   * applied with, as LangGraph's `update_state(config, ...)` takes it (its
-   * plain values are copied into the new version's metadata, where
+   * applied with, as LangGraph's `update_state(config, ...)` takes it (the
+   * routers of `as_node`'s conditional edges read it, and its plain values
+   * are copied into the new version's metadata, where
    * `ListHistoryRequest.filter_json` finds them). Same reserved keys and
    * limits.
    *
