@@ -152,3 +152,36 @@ def test_reads_show_the_callers_thread_id_and_graphs_stay_apart(srv: Any) -> Non
     with sqlite3.connect(srv.db) as db:
         keys = {row[0] for row in db.execute("SELECT DISTINCT thread_id FROM checkpoints")}
     assert "seen:shared" in keys and "also:shared" not in keys and "shared" not in keys
+
+
+def _cli(srv: Any, *args: str, stdin: str = "") -> Any:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k not in ("GRAPHWIRE_AUTH_TOKEN", "GRAPHWIRE_ADDRESS", "GRAPHWIRE_CONFIG")}
+    env["PYTHONPATH"] = str(root)
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args, "--address", srv.address],
+        input=stdin, capture_output=True, text=True, cwd=srv.log_path.parent, env=env, timeout=60,
+    )  # fmt: skip
+
+
+def test_the_cli_sends_configurable(srv: Any) -> None:
+    chat = _cli(srv, "chat", "--graph", "seen", "--thread", "cli-1", "--configurable", '{"user_id": "cli-user"}', stdin="hi\n")
+    assert chat.returncode == 0, chat.stderr
+    with srv.client() as client:
+        state = client.get_state("seen", "cli-1")
+        assert state.values["seen"] == [{"where": "node", "thread_id": "cli-1", "user_id": "cli-user"}]
+        root = client.history("seen", "cli-1")[-1].checkpoint.checkpoint_id
+    fork = _cli(srv, "fork", "--graph", "seen", "cli-1", root, "--configurable", '{"user_id": "cli-fork"}')
+    assert fork.returncode == 0, fork.stderr
+    with srv.client() as client:
+        assert _tool_said(client.get_state("seen", "cli-1").values)["user_id"] == "cli-fork"
+    refused = _cli(srv, "chat", "--graph", "seen", "--thread", "cli-2", "--configurable", '{"thread_id": "x"}', stdin="hi\n")
+    assert "[error INVALID_ARGUMENT: config.configurable_json.thread_id:" in refused.stdout
+    for text, why in (("{nope", "not JSON"), ("[1]", "must be a JSON object, not list")):
+        bad = _cli(srv, "chat", "--graph", "seen", "--configurable", text)
+        assert bad.returncode == 2 and f"argument --configurable: {why}" in bad.stderr, bad.stderr
