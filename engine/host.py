@@ -31,6 +31,9 @@ rearrange its rooms without breaking one.
   graph, whose input may be any value), :class:`ScopedCache` (a node cache
   under one namespace: a tenant's), :func:`langchain_messages` (LangChain's
   message module, when installed).
+* **Thread ids a graph sees vs. storage keys**: :class:`ScopedSaver` (a
+  checkpointer through which a graph sees its caller's thread ids while the
+  rows, and the leases, carry the host's storage keys, e.g. one naming the graph).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from __future__ import annotations
 from engine.cache._scoped import ScopedCache
 from engine.checkpoint._helpers import MAX_METADATA_BYTES, is_unicode
 from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
+from engine.checkpoint._scoped import ScopedSaver
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.func._entrypoint import EntrypointGraph
 from engine.graph._messages import langchain_messages
@@ -48,5 +52,5 @@ from engine.pregel._run_context import ContextError, context_from_json
 __all__ = [
     "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "ContextError", "EntrypointGraph", "Lease",
     "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RUN_KEY", "RunRecord", "RunStore", "ScopedCache",
-    "context_from_json", "is_unicode", "langchain_messages", "runs_of", "weigh_event",
+    "ScopedSaver", "context_from_json", "is_unicode", "langchain_messages", "runs_of", "weigh_event",
 ]  # fmt: skip

@@ -16,7 +16,7 @@ import sys
 import uuid
 from typing import Any
 
-__all__ = ["chat", "fork", "history", "state"]
+__all__ = ["chat", "configurable_arg", "fork", "history", "state"]
 
 
 def _reach(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
@@ -55,6 +55,17 @@ def _client(args: argparse.Namespace) -> Any:
             raise ValueError(f"the server runs {len(names)} graphs ({', '.join(names)}): pick one with --graph NAME")
         args.graph = names[0]
     return client
+
+
+def configurable_arg(text: str) -> dict[str, Any]:
+    """``--configurable``'s value: a JSON object (argparse names the option when this raises)."""
+    try:
+        found = json.loads(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not JSON: {e}") from None
+    if not isinstance(found, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object, not {type(found).__name__}")
+    return found
 
 
 def _print_reply(result: Any, out: Any) -> None:
@@ -96,7 +107,8 @@ def chat(args: argparse.Namespace) -> int:
             if not line.strip():
                 continue
             try:
-                result = client.invoke(args.graph, thread, {"messages": [{"role": "user", "content": line}]})
+                turn = {"messages": [{"role": "user", "content": line}]}
+                result = client.invoke(args.graph, thread, turn, configurable=args.configurable)
                 while result.interrupted:
                     for intr in result.interrupts:
                         print(f"? {intr.value}", file=out)
@@ -105,7 +117,7 @@ def chat(args: argparse.Namespace) -> int:
                     except EOFError:
                         print(file=out)
                         return 0
-                    result = client.resume(args.graph, thread, answer)
+                    result = client.resume(args.graph, thread, answer, configurable=args.configurable)
                 _print_reply(result, out)
             except GraphwireError as e:
                 print(f"[error {e.code.name}: {e.message}]", file=out)
@@ -143,7 +155,7 @@ def fork(args: argparse.Namespace) -> int:
     try:
         with _client(args) as client:
             cid = _checkpoint(client, args, args.checkpoint)
-            result = client.fork(args.graph, args.thread, cid)
+            result = client.fork(args.graph, args.thread, cid, configurable=args.configurable)
     except (GraphwireError, ValueError) as e:
         print(f"graphwire: {_failure(e, args.address)}", file=sys.stderr)
         return 1

@@ -71,7 +71,7 @@ class Join(Protocol):
 
 async def thread_seen(graph: Pregel, record: RunRecord) -> ThreadSeen:
     """``record``'s thread as the decision needs it (read while holding the thread)."""
-    thread = config(record.thread_id)
+    thread = config(record.caller_thread)  # the graph's checkpointer reads it under its storage key
     newest = await graph.checkpointer.aget_tuple(thread)
     if newest is None:
         return ThreadSeen(None, None, False)
@@ -187,7 +187,7 @@ class Continuations:
     async def _end(self, record: RunRecord, why: str) -> None:
         """End ``record``'s run ERROR with a RecoveryError saying ``why``: its RunFinished after its last
         event, the thread's newest version its checkpoint (unless another replica took it meanwhile)."""
-        state = await self.graphs[record.graph].graph.aget_state(config(record.thread_id), run_ids=True)
+        state = await self.graphs[record.graph].graph.aget_state(config(record.caller_thread), run_ids=True)
         ref = conv.snapshot(state).checkpoint if state.config else None
         error = pb.ErrorInfo(type="RecoveryError", message=why)
         final = pb.RunEvent(seq=record.last_seq + 1, run_id=record.run_id,

@@ -81,7 +81,7 @@ class RunCall:
     engine_kinds: frozenset[type] | None
     #: The engine's run options (durability, breakpoints, context).
     options: dict[str, Any]
-    #: The run's config: its thread, the version it names (if any), recursion limit, metadata.
+    #: The run's config: its (caller's) thread, the version it names (if any), recursion limit, metadata, configurable.
     config: dict[str, Any]
     #: Invoke: its input. Fork: its update (``req.NO_UPDATE`` without one).
     input: Any = None
@@ -96,7 +96,8 @@ class RunCall:
 
     def on_newest(self) -> dict[str, Any]:
         """Its config on the thread's newest version (a continued run going on from its own)."""
-        return {**self.config, "configurable": {"thread_id": self.key}}
+        kept = {k: v for k, v in self.config["configurable"].items() if k != "checkpoint_id"}
+        return {**self.config, "configurable": kept}
 
 
 class Parser:
@@ -118,8 +119,8 @@ class Parser:
         entry = self.reads.graph(req.ident(request.graph, "graph"))
         return entry, req.ident(request.thread_id, "thread_id")
 
-    def config(self, key: str, checkpoint_id: str | None, rc: pb.RunConfig | None) -> dict[str, Any]:
-        return req.run_config(key, checkpoint_id, rc, default_recursion_limit=self.default_recursion_limit)
+    def config(self, thread_id: str, checkpoint_id: str | None, rc: pb.RunConfig | None) -> dict[str, Any]:
+        return req.run_config(thread_id, checkpoint_id, rc, default_recursion_limit=self.default_recursion_limit)
 
     def run(self, request: RunRequest) -> RunCall:
         """``request`` checked whole: INVALID_ARGUMENT naming the first bad field, NOT_FOUND for an unknown graph."""
@@ -134,15 +135,15 @@ class Parser:
         as_node = None
         if isinstance(request, pb.InvokeRequest):
             inp = req.invoke_input(entry.graph, request)
-            config = self.config(key, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
+            config = self.config(thread_id, request.checkpoint_id if request.HasField("checkpoint_id") else None, rc)
         elif isinstance(request, pb.ResumeRequest):
-            config = self.config(key, None, rc)
+            config = self.config(thread_id, None, rc)
             answers = req.resume_answers(request)
         else:
             cid = req.ident(request.checkpoint_id, "checkpoint_id")
             inp = req.fork_update(request)
             as_node = req.as_node(entry.graph, request)
-            config = self.config(key, cid, rc)
+            config = self.config(thread_id, cid, rc)
         return RunCall(
             request, entry, thread_id, key, call, wanted, engine_kinds, options, config, input=inp, answers=answers, as_node=as_node
         )

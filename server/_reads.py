@@ -9,7 +9,11 @@ caller projects the values onto its wire (protobuf in :mod:`server.service`,
 JSON in :mod:`server.inspector`). Nothing here knows about gRPC or HTTP.
 
 Storage keys: a thread's key in the checkpointer names its graph, and its
-tenant when tenants are configured (:func:`thread_key`).
+tenant when tenants are configured (:func:`thread_key`). A graph never sees
+it: each graph's checkpointer is the server's seen through
+:func:`scope_threads` (an :class:`engine.host.ScopedSaver`), so the graph, its
+events and spans, and every read carry the caller's thread id, while leases,
+run records and messages name the storage key.
 """
 
 from __future__ import annotations
@@ -19,13 +23,13 @@ from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
 from engine.errors import NotFoundError
-from engine.host import RUN_KEY
+from engine.host import RUN_KEY, ScopedSaver
 from engine.types import StateSnapshot
 from server._registry import GraphEntry
 from server._requests import config
 from server._tenants import TENANT, TENANT_NAME
 
-__all__ = ["Reads", "key_of", "owner_of", "thread_key"]
+__all__ = ["Reads", "key_of", "owner_of", "scope_threads", "thread_key"]
 
 
 def thread_key(graph: str, thread_id: str) -> str:
@@ -51,6 +55,20 @@ def owner_of(key: str, graph: str) -> tuple[str | None, str] | None:
     if slash and TENANT_NAME.match(tenant) and key.startswith(prefix := key_of(tenant, graph, "")):
         return tenant, key[len(prefix) :]
     return None
+
+
+def scope_threads(graphs: Mapping[str, GraphEntry], saver: Any) -> None:
+    """Give each graph ``saver`` seen through its storage keys: the graph calls a thread by its caller's id."""
+    for entry in graphs.values():
+        entry.graph.checkpointer = _scoped(saver, entry.name)
+
+
+def _scoped(saver: Any, graph: str) -> ScopedSaver:
+    def name(key: str) -> str | None:
+        found = owner_of(key, graph)
+        return found[1] if found is not None and found[0] == TENANT.get() else None
+
+    return ScopedSaver(saver, lambda thread_id: thread_key(graph, thread_id), name)
 
 
 class Reads:
@@ -80,7 +98,7 @@ class Reads:
         ``checkpoint_ns``: a subgraph's version instead; ``subgraphs``: with its subgraphs' snapshots nested.
         """
         entry = self.graph(graph)
-        cfg = config(thread_key(entry.name, thread_id), checkpoint_id, checkpoint_ns=checkpoint_ns)
+        cfg = config(thread_id, checkpoint_id, checkpoint_ns=checkpoint_ns)
         state = await entry.graph.aget_state(cfg, subgraphs=subgraphs, run_ids=True)
         if state.metadata is None:  # the engine reads an unknown thread or version as empty, as LangGraph
             where = f" under checkpoint_ns {checkpoint_ns!r}" if checkpoint_ns else ""
@@ -92,7 +110,7 @@ class Reads:
     async def saved(self, graph: str, thread_id: str, checkpoint_id: str) -> CheckpointTuple:
         """A version as stored, with its pending writes; NotFoundError when it is not there."""
         entry = self.graph(graph)
-        found = await entry.graph.checkpointer.aget_tuple(config(thread_key(entry.name, thread_id), checkpoint_id))
+        found = await entry.graph.checkpointer.aget_tuple(config(thread_id, checkpoint_id))
         if found is None:
             raise NotFoundError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
         return found
@@ -109,14 +127,13 @@ class Reads:
     ) -> list[StateSnapshot]:
         """Versions newest first, every branch; at most ``max_history`` whatever ``limit`` asks."""
         entry = self.graph(graph)
-        key = thread_key(entry.name, thread_id)
         before_cfg = None
         if before is not None:
-            before_cfg = config(key, before, checkpoint_ns=checkpoint_ns)
+            before_cfg = config(thread_id, before, checkpoint_ns=checkpoint_ns)
             if await entry.graph.checkpointer.aget_tuple(before_cfg) is None:
                 raise NotFoundError(f"thread {thread_id!r} has no checkpoint {before!r}")
         limit = min(limit, self.max_history) if limit else self.max_history
-        cfg = config(key, checkpoint_ns=checkpoint_ns)
+        cfg = config(thread_id, checkpoint_ns=checkpoint_ns)
         if filter and "run_id" in filter:  # the run that wrote a version is recorded beside its metadata (RUN_KEY)
             filter = {**{k: v for k, v in filter.items() if k != "run_id"}, RUN_KEY: filter["run_id"]}
         return [s async for s in entry.graph.aget_state_history(cfg, filter=filter, before=before_cfg, limit=limit, run_ids=True)]
@@ -127,9 +144,4 @@ class Reads:
         Raises NotImplementedError when the checkpointer cannot list threads.
         """
         entry = self.graph(graph)
-        prefix = thread_key(entry.name, "")
-        saver = entry.graph.checkpointer
-        return [
-            ThreadInfo(t.thread_id[len(prefix) :], t.checkpoint_id, t.updated_at)
-            async for t in saver.alist_threads(prefix=prefix, limit=limit)
-        ]
+        return [t async for t in entry.graph.checkpointer.alist_threads(limit=limit)]  # its scope: the caller's ids

@@ -26,8 +26,9 @@ from server._json import decode_json
 from server._messages import messages_in
 
 __all__ = [
-    "MAX_CONTEXT_BYTES", "MAX_ID", "NO_UPDATE", "as_node", "bad", "config", "fork_update", "history_filter", "ident",
-    "invoke_input", "namespace", "resume_answers", "run_config", "run_context", "run_options", "update_values",
+    "MAX_CONTEXT_BYTES", "MAX_ID", "NO_UPDATE", "RESERVED_CONFIGURABLE", "as_node", "bad", "config", "configurable",
+    "fork_update", "history_filter", "ident", "invoke_input", "namespace", "resume_answers", "run_config", "run_context",
+    "run_options", "update_values",
 ]  # fmt: skip
 
 MAX_ID = 512
@@ -35,6 +36,8 @@ MAX_ID = 512
 MAX_CONTEXT_BYTES = MAX_METADATA_BYTES
 #: :func:`fork_update` of a Fork without update_json
 NO_UPDATE: Any = object()
+#: The ``configurable`` keys the service sets itself (besides every key starting with "__", the engine's)
+RESERVED_CONFIGURABLE = ("thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map")
 
 _DURABILITY = {pb.DURABILITY_UNSPECIFIED: None, pb.DURABILITY_ASYNC: "async", pb.DURABILITY_SYNC: "sync", pb.DURABILITY_EXIT: "exit"}
 
@@ -72,9 +75,13 @@ def config(
     checkpoint_ns: str = "",
     recursion_limit: int | None = None,
     metadata: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The config of a call on the checkpointer's thread ``key``: the one place the server builds one."""
-    configurable: dict[str, Any] = {"thread_id": key}
+    """The config of a call on thread ``key``: the one place the server builds one.
+
+    ``extra``: the caller's own ``configurable`` keys (:func:`configurable`), beside the thread's.
+    """
+    configurable: dict[str, Any] = {**(extra or {}), "thread_id": key}
     if checkpoint_ns:
         configurable["checkpoint_ns"] = checkpoint_ns
     if checkpoint_id:
@@ -88,10 +95,12 @@ def config(
 
 
 def run_config(key: str, checkpoint_id: str | None, rc: pb.RunConfig | None, *, default_recursion_limit: int | None) -> dict[str, Any]:
-    """A run's config: its thread, version, recursion limit and metadata (``RunConfig``'s)."""
+    """A run's config: its thread, version, recursion limit, metadata and configurable (``RunConfig``'s)."""
     limit = default_recursion_limit
     metadata = None
+    extra = None
     if rc is not None:
+        extra = configurable(rc.configurable_json, "config.configurable_json")
         if rc.HasField("recursion_limit"):
             if rc.recursion_limit < 1:
                 raise bad("config.recursion_limit", "must be at least 1")
@@ -107,7 +116,28 @@ def run_config(key: str, checkpoint_id: str | None, rc: pb.RunConfig | None, *, 
             if meta is not None and not isinstance(meta, dict):
                 raise bad("config.metadata_json", "must be a JSON object")
             metadata = meta or {}
-    return config(key, ident(checkpoint_id, "checkpoint_id") if checkpoint_id else None, recursion_limit=limit, metadata=metadata)
+    cid = ident(checkpoint_id, "checkpoint_id") if checkpoint_id else None
+    return config(key, cid, recursion_limit=limit, metadata=metadata, extra=extra)
+
+
+def configurable(text: str, field: str) -> dict[str, Any] | None:
+    """A request's ``configurable_json``: None when empty, else a JSON object with none of the
+    service's keys (INVALID_ARGUMENT naming the key; RESOURCE_EXHAUSTED over run metadata's limit)."""
+    if not text:
+        return None
+    size = len(text.encode())
+    if size > MAX_METADATA_BYTES:
+        raise RpcError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{field}: {size} bytes; a run's configurable is at most {MAX_METADATA_BYTES}")
+    found = decode_json(text, field)
+    if found is None:
+        return None
+    if not isinstance(found, dict):
+        raise bad(field, f"must be a JSON object, not {type(found).__name__}")
+    for k in found:
+        if k in RESERVED_CONFIGURABLE or k.startswith("__"):
+            why = "is the service's own" if k in RESERVED_CONFIGURABLE else "starts with '__', which the engine's keys use"
+            raise bad(f"{field}.{k}", f"the key {k!r} {why}: a caller cannot set it (the thread and version have fields of their own)")
+    return found
 
 
 def run_context(graph: Any, text: str) -> Any:

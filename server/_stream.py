@@ -279,7 +279,7 @@ class Streams:
                 elif isinstance(item, ev.RunFinished):
                     finished = True
                     seq += 1
-                    final = await self._finished(entry, key, item, last_saved, interrupt_nodes, seq, run_id)
+                    final = await self._finished(entry, record.caller_thread, item, last_saved, interrupt_nodes, seq, run_id)
                     await self._end(record, status_of(item.reason), final, events)
                     record.last_seq = seq
                     outbox.put(final, last=True)
@@ -331,7 +331,7 @@ class Streams:
     async def _finished(
         self,
         entry: GraphEntry,
-        key: str,
+        thread_id: str,
         final: ev.RunFinished,
         last_saved: ev.CheckpointSaved | None,
         interrupt_nodes: dict[str, tuple[str, str]],
@@ -343,7 +343,7 @@ class Streams:
             s = last_saved
             ref = conv.checkpoint_ref(s.checkpoint_id, s.parent_id, s.step, s.source, s.next, s.created_at)
         elif final.checkpoint_id:
-            ref = conv.snapshot(await entry.graph.aget_state(config(key, final.checkpoint_id), run_ids=True)).checkpoint
+            ref = conv.snapshot(await entry.graph.aget_state(config(thread_id, final.checkpoint_id), run_ids=True)).checkpoint
         msg = conv.run_event(final, ref, interrupt_nodes)
         msg.seq = seq
         msg.run_id = run_id
@@ -353,7 +353,7 @@ class Streams:
             log.warning(
                 "run %s on thread %r: its final state takes %d bytes as JSON, more than one message may; "
                 "RunFinished is sent without values",
-                run_id, key, len(msg.run_finished.values_json.encode()),
+                run_id, thread_id, len(msg.run_finished.values_json.encode()),
             )
             msg.run_finished.ClearField("values_json")
         return msg

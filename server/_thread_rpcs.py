@@ -89,6 +89,7 @@ class ThreadRpcs:
         values = req.update_values(request)
         as_node = req.as_node(entry.graph, request)
         cid = req.ident(request.checkpoint_id, "checkpoint_id") if request.HasField("checkpoint_id") else None
+        extra = req.configurable(request.configurable_json, "configurable_json")
         key = thread_key(entry.name, thread_id)
         async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
             record = None
@@ -97,7 +98,8 @@ class ThreadRpcs:
                 if done is not None:
                     return done
             metadata = {RUN_KEY: record.run_id} if record is not None else None  # the run, beside the version
-            new = await entry.graph.aupdate_state(req.config(key, cid, metadata=metadata), values, as_node=as_node, lease=handle.lease)
+            cfg = req.config(thread_id, cid, metadata=metadata, extra=extra)
+            new = await entry.graph.aupdate_state(cfg, values, as_node=as_node, lease=handle.lease)
             state = await entry.graph.aget_state(new, run_ids=True)
             if record is not None:
                 await self.records.store.aupdate(
@@ -122,12 +124,12 @@ class ThreadRpcs:
         self.records.same_call(found, call)
         cid = found.checkpoint_id
         if cid is None:  # its attempt stopped: did it write? (we hold the thread: nobody else is writing)
-            newest = await entry.graph.checkpointer.aget_tuple(req.config(key))
+            newest = await entry.graph.checkpointer.aget_tuple(req.config(thread_id))
             if newest is not None and (newest.metadata or {}).get(RUN_KEY) == found.run_id:
                 cid = newest.config["configurable"]["checkpoint_id"]
                 await self.records.store.aupdate(found.run_id, found.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=cid)
         if cid is not None:
-            state = await entry.graph.aget_state(req.config(key, cid), run_ids=True)
+            state = await entry.graph.aget_state(req.config(thread_id, cid), run_ids=True)
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint), found
         claimed = await self.records.claim(found, epoch)
         if claimed is None:

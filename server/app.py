@@ -34,6 +34,7 @@ from server._records import records_for
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._prepare import prepare_process
+from server._reads import scope_threads
 from server._registry import load_graphs
 from server._startup import container_note, foreign_sqlite, listen_problem, read_tls_files, sqlite_problem
 from server._store import TtlSweeper, attach_cache, attach_store, open_cache, open_store
@@ -206,6 +207,7 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         stack.push_async_callback(opened.aclose)
     descriptions = config.project.descriptions if config.project is not None else None
     graphs = await load_graphs(config.graphs, saver, base_dir=config.config_dir, descriptions=descriptions)
+    scope_threads(graphs, saver)  # each graph sees its callers' thread ids; the rows carry storage keys
     cache = _open_cache(config, checkpointer is not None, saver)
     if cache is not None:
         stack.push_async_callback(cache.aclose)

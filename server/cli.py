@@ -30,7 +30,7 @@ import sys
 from typing import Any, Sequence
 
 from server._check import add_parser as add_check_parser
-from server._cli_client import chat, fork, history, state
+from server._cli_client import chat, configurable_arg, fork, history, state
 
 __all__ = ["main"]
 
@@ -329,6 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
             c.add_argument("--checkpoint", help="checkpoint id or a prefix of it, as history shows (default: the newest)")
         if name == "fork":
             c.add_argument("checkpoint", help="the version to go back to: its id or a prefix of it, as history shows")
+        if name in ("chat", "fork"):
+            c.add_argument(
+                "--configurable", type=configurable_arg, metavar="JSON",
+                help="each run's configurable, a JSON object (what LangGraph's config={'configurable': ...} passes), "
+                "e.g. '{\"model\": \"small\"}'",
+            )  # fmt: skip
         c.set_defaults(func=func)
     add_check_parser(sub)
     return p

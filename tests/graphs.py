@@ -297,10 +297,9 @@ parallel = _parallel()
 
 def _reminders_gated() -> StateGraph:
     async def forecast_wait() -> None:
-        # The hook gets no arguments; the gate is named after the thread. The
-        # engine's thread id is the server's "graph:thread" key.
-        thread_key = get_config()["configurable"]["thread_id"]
-        await wait_gate("forecast-" + thread_key.partition(":")[2])
+        # The hook gets no arguments; the gate is named after the thread (the
+        # caller's id, as the graph sees it, not the server's storage key).
+        await wait_gate("forecast-" + get_config()["configurable"]["thread_id"])
 
     return build_graph(forecast_wait=forecast_wait)
 

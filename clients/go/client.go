@@ -235,16 +235,37 @@ func (c *Client) History(ctx context.Context, graph, threadID string, o HistoryO
 // (reducers apply); "" for asNode: the node that last wrote. checkpointID ""
 // updates the newest version. It returns the new version.
 func (c *Client) UpdateState(ctx context.Context, graph, threadID string, values any, asNode, checkpointID string) (*CheckpointRef, error) {
+	return c.UpdateStateWith(ctx, graph, threadID, values, UpdateStateOptions{AsNode: asNode, CheckpointID: checkpointID})
+}
+
+// UpdateStateOptions are UpdateState's; the zero value updates the newest
+// version as the node that last wrote.
+type UpdateStateOptions struct {
+	AsNode       string // the node the update counts as coming from; "": the node that last wrote
+	CheckpointID string // the version to update; "": the newest (an older one starts a branch)
+	// Configurable is the update's configurable, as WithConfigurable's
+	// (AsNode's routers read it; its plain values are copied into the new
+	// version's metadata); nil: none.
+	Configurable map[string]any
+}
+
+// UpdateStateWith is UpdateState with its options, a configurable among them.
+func (c *Client) UpdateStateWith(ctx context.Context, graph, threadID string, values any, o UpdateStateOptions) (*CheckpointRef, error) {
 	text, err := jsonText(values, "values")
 	if err != nil {
 		return nil, err
 	}
 	req := &pb.UpdateStateRequest{Graph: graph, ThreadId: threadID, ValuesJson: text}
-	if asNode != "" {
-		req.AsNode = &asNode
+	if o.AsNode != "" {
+		req.AsNode = &o.AsNode
 	}
-	if checkpointID != "" {
-		req.CheckpointId = &checkpointID
+	if o.CheckpointID != "" {
+		req.CheckpointId = &o.CheckpointID
+	}
+	if o.Configurable != nil {
+		if req.ConfigurableJson, err = jsonText(o.Configurable, "configurable"); err != nil {
+			return nil, err
+		}
 	}
 	m, err := c.stub.UpdateState(c.ctx(ctx), req)
 	if err != nil {

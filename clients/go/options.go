@@ -105,6 +105,20 @@ func WithRunMetadata(metadata map[string]any) RunOption {
 	}
 }
 
+// WithConfigurable passes the run's configurable (a JSON object such as
+// {"model": "small", "user_id": "u1"}): what LangGraph's
+// config={"configurable": ...} passes. Nodes, tools and chat models read it
+// from their config["configurable"], beside the thread id. The keys
+// thread_id, checkpoint_id, checkpoint_ns, checkpoint_map and any starting
+// with "__" are the service's: InvalidArgument naming the key.
+func WithConfigurable(configurable map[string]any) RunOption {
+	return func(s *settings) error {
+		text, err := jsonText(configurable, "configurable")
+		s.runConfig().ConfigurableJson = text
+		return err
+	}
+}
+
 // WithInterruptBefore and WithInterruptAfter pause the run before/after these
 // nodes ("*": every node), replacing the graph's own breakpoints.
 func WithInterruptBefore(nodes ...string) RunOption {

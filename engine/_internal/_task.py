@@ -97,6 +97,9 @@ class TaskContext:
 
 
 CURRENT: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("graphwire_task", default=None)
+#: The config of a graph's writers run outside a task (``update_state`` applying an update as a
+#: node: its routers run), which :func:`get_config` gives there, as LangGraph's does.
+OUTSIDE_CONFIG: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("graphwire_outside_config", default=None)
 
 
 def _ctx(what: str) -> TaskContext:
@@ -194,5 +197,7 @@ def get_store() -> Any:
 
 
 def get_config() -> dict[str, Any]:
-    """The running task's config (thread id, checkpoint ns, run metadata)."""
-    return _ctx("get_config()").config
+    """The running task's config (thread id, checkpoint ns, run metadata); in a router that
+    ``update_state`` runs, the update's."""
+    outside = OUTSIDE_CONFIG.get() if CURRENT.get() is None else None
+    return outside if outside is not None else _ctx("get_config()").config

@@ -135,6 +135,7 @@ def run_lease(saver: Any, thread_id: Any, configurable: Mapping[str, Any], lease
         return None
     if not isinstance(lease, Lease):
         raise TypeError(f"lease must be a Lease from acquire_lease, not {type(lease).__name__}")
-    if lease.thread_id != thread_id:
+    stored = getattr(saver, "stored_thread", None)  # a ScopedSaver's storage key (engine.checkpoint._scoped)
+    if lease.thread_id != (stored(thread_id) if stored is not None else thread_id):
         raise ValueError(f"the lease is on thread {lease.thread_id!r}, the run on thread {thread_id!r}")
     return lease

@@ -11,6 +11,8 @@ node just wrote, but not what sibling tasks wrote in the same step).
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import logging
 from typing import Any, Callable, Sequence
 
@@ -123,6 +125,19 @@ def _run_name(fn: Any) -> str | None:
     return None if name == "<lambda>" else name
 
 
+def _takes_config(fn: Any) -> bool:
+    """Whether router ``fn`` takes the node's config, as LangGraph gives it: a ``config``
+    parameter, untyped or typed ``RunnableConfig`` (``Optional`` too)."""
+    try:
+        param = inspect.signature(fn).parameters.get("config")
+    except (TypeError, ValueError):
+        return False
+    if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+        return False
+    a = param.annotation
+    return a is param.empty or "RunnableConfig" in (a if isinstance(a, str) else f"{getattr(a, '__name__', '')} {a!r}")
+
+
 def make_writer(
     graph: Topology,
     name: str,
@@ -171,11 +186,13 @@ def make_writer(
     # its branches), a router's run for the caller's callbacks is the node run's step number:
     first = 3 + len(targets) + len(joins)
     router_names = [_run_name(br.path) for br in branches]
+    with_config = [_takes_config(br.path) for br in branches]
 
-    def call(k: int, br: Branch, arg: Any) -> Any:
+    def call(k: int, br: Branch, arg: Any, config: dict[str, Any]) -> Any:
         ctx = CURRENT.get()
         lc = ctx.lc if ctx is not None else None
-        return br.path(arg) if lc is None else lc.route(br.path, arg, router_names[k], first + k)
+        path = functools.partial(br.path, config=config) if with_config[k] else br.path  # as LangGraph: the node's config
+        return path(arg) if lc is None else lc.route(path, arg, router_names[k], first + k)
 
     if not async_branches:
 
@@ -184,7 +201,7 @@ def make_writer(
             route(writes, goto)
             try:
                 for k, br in enumerate(branches):
-                    route(writes, br.destinations(call(k, br, router_input(br, state, update, result)), name))
+                    route(writes, br.destinations(call(k, br, router_input(br, state, update, result), config), name))
             except Exception as e:
                 raise written_before(e, writes) from None
             return writes
@@ -196,7 +213,7 @@ def make_writer(
         route(writes, goto)
         try:
             for k, br in enumerate(branches):
-                r = call(k, br, router_input(br, state, update, result))
+                r = call(k, br, router_input(br, state, update, result), config)
                 if br.is_async:
                     r = await r
                 route(writes, br.destinations(r, name))

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Protocol, Sequence
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine._internal._ids import task_id as make_task_id
+from engine._internal._task import OUTSIDE_CONFIG
 from engine.channels.base import BaseChannel
 from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
 from engine.errors import InvalidUpdateError, NotFoundError
@@ -196,9 +197,13 @@ async def _as_nodes(
             node=node,
             state=ck["channel_values"],
         )
-        writes = node.writer(values, ck["channel_values"], dict(config))
-        if hasattr(writes, "__await__"):
-            writes = await writes
+        token = OUTSIDE_CONFIG.set(dict(config))  # its routers' get_config(), as LangGraph's
+        try:
+            writes = node.writer(values, ck["channel_values"], dict(config))
+            if hasattr(writes, "__await__"):
+                writes = await writes
+        finally:
+            OUTSIDE_CONFIG.reset(token)
         task.writes = stamp_ids(graph.channels, list(writes)) if graph.spec.deltas else writes
         tasks.append(task)
     return tasks

@@ -103,10 +103,11 @@ def test_a_run_whose_thread_went_on_without_it_is_not_run_again(tmp_path: Path, 
                 stub = pb_grpc.GraphServiceStub(channel)
                 async with service.runs.slot(key, tid, "held-by-the-test", enqueue=False):
                     # The dead server's run applied its input (a version under its run id), then died ...
-                    config = {"configurable": {"thread_id": key}, "metadata": {"run_id": run_id}}
+                    # (the served graph calls the thread by the caller's id; its checkpointer stores it under key)
+                    config = {"configurable": {"thread_id": tid}, "metadata": {"run_id": run_id}}
                     await graph.ainvoke(first, config, interrupt_before=["work"])
                     # ... and a call on another server went on from the thread.
-                    await graph.ainvoke({"label": "next", "log": ["more"]}, {"configurable": {"thread_id": key}})
+                    await graph.ainvoke({"label": "next", "log": ["more"]}, {"configurable": {"thread_id": tid}})
                     dead = service.records.new(run_id, key, "gated", tid, Call(request), None)
                     dead.replica = GONE
                     assert await service.records.store.astart(dead) is None
@@ -121,5 +122,52 @@ def test_a_run_whose_thread_went_on_without_it_is_not_run_again(tmp_path: Path, 
                 assert json.loads(state.values_json)["log"] == ["hi", "more", "next"]  # "hi" once, nothing after the other call
                 assert (done.status, done.reason, done.error.type) == (pb.RUN_STATUS_ERROR, pb.FINISH_REASON_ERROR, "RecoveryError")
                 assert "would apply its input twice" in done.error.message
+
+    asyncio.run(body())
+
+
+def test_a_continued_run_keeps_its_configurable(tmp_path: Path) -> None:
+    """A durable run carries its request's configurable to the replica that continues it (issue 32):
+    its dead server had run its first steps (under its run id), the continuation runs on from there,
+    and the steps it runs see the configurable the call sent."""
+    from server.app import build_server
+    from server.config import ServerConfig
+
+    pytest.importorskip("langchain_core")
+    tid, run_id = f"conf-{uuid.uuid4().hex[:8]}", str(uuid.uuid4())
+    key = key_of(None, "seen", tid)
+    conf = {"user_id": "recovered", "replies": ["from the request"]}
+    hi = {"messages": [{"role": "user", "content": "hi"}]}
+    config_pb = pb.RunConfig(configurable_json=json.dumps(conf))
+    request = pb.InvokeRequest(graph="seen", thread_id=tid, input_json=json.dumps(hi), background=True, config=config_pb)
+
+    async def body() -> None:
+        graphs = {"seen": "tests.configurable_graph:graph"}
+        srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=graphs), checkpointer=SqliteSaver(str(tmp_path / "gw.db")))
+        try:
+            service = srv.service
+            graph = service.graphs.get("seen").graph
+            async with service.runs.slot(key, tid, "held-by-the-test", enqueue=False):
+                # The dead server's run took its first step (look), under its run id, then died.
+                first = {"configurable": {"thread_id": tid, **conf}, "metadata": {"run_id": run_id}}
+                await graph.ainvoke(hi, first, interrupt_before=["model"])
+                dead = service.records.new(run_id, key, "seen", tid, Call(request), None)
+                dead.replica = GONE
+                assert await service.records.store.astart(dead) is None
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+                stub = pb_grpc.GraphServiceStub(channel)
+
+                async def ended() -> pb.RunInfo | None:
+                    got = await stub.GetRun(pb.GetRunRequest(run_id=run_id), timeout=DEADLINE)
+                    return got if got.ended_at.seconds else None
+
+                done = await until(ended, "the continued run to end")
+                assert (done.status, done.attempts) == (pb.RUN_STATUS_SUCCESS, 2)
+                state = json.loads((await stub.GetState(pb.GetStateRequest(graph="seen", thread_id=tid), timeout=DEADLINE)).values_json)
+            assert len(state["seen"]) == 1  # look ran once, in the first attempt
+            assert state["messages"][1]["content"] == "from the request"  # the model, in the continuation
+            assert json.loads(state["messages"][2]["content"]) == {"thread_id": tid, "user_id": "recovered"}  # the tool
+        finally:
+            await srv.stop(grace=5)
 
     asyncio.run(body())

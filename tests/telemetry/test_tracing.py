@@ -114,7 +114,7 @@ def test_reminders_conversation_is_one_trace_tree(traced_server: Any, receiver: 
     assert run.parent_span_id == caller_span
     attrs = _attrs(run)
     assert attrs["graphwire.graph"] == "reminders" and attrs["graphwire.finish_reason"] == "INTERRUPT"
-    assert attrs["graphwire.interrupt_ids"] and attrs["graphwire.thread_id"] == "reminders:tr-1"
+    assert attrs["graphwire.interrupt_ids"] and attrs["graphwire.thread_id"] == "tr-1"  # the caller's id, not the storage key
     assert run.status.code != trace_pb2.Status.STATUS_CODE_ERROR  # an interrupt is not an error
 
     steps = sorted((s for s in first if s.name == "graphwire.step"), key=lambda s: s.start_time_unix_nano)
@@ -185,5 +185,5 @@ def test_a_sampler_from_the_environment_traces_only_the_runs_it_samples(
     # run ended before the second began: had it been recorded, it would be here.
     assert {s.trace_id for s in spans} == {trace_id}
     [run] = [s for s in spans if s.name == "graphwire.run"]
-    assert run.parent_span_id == caller_span and _attrs(run)["graphwire.thread_id"] == "reminders:sm-2"
+    assert run.parent_span_id == caller_span and _attrs(run)["graphwire.thread_id"] == "sm-2"
     assert any(s.name.startswith("node ") for s in spans)

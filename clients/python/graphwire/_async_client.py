@@ -94,7 +94,7 @@ class AsyncClient:
     forms): a :class:`RunOptions` as ``options=``, or its fields as keyword
     arguments (``event_kinds=``, ``enqueue=``, ``recursion_limit=``,
     ``durability=``, ``run_metadata=``, ``interrupt_before=``,
-    ``interrupt_after=``, ``context=``, ``timeout=``, ``metadata=``, ``request_id=``,
+    ``interrupt_after=``, ``context=``, ``configurable=``, ``timeout=``, ``metadata=``, ``request_id=``,
     ``on_disconnect=``, ``background=``, ``retry=``), which override the fields
     of ``options``.
     """
@@ -424,6 +424,7 @@ class AsyncClient:
         as_node: str | None = None,
         checkpoint_id: str | None = None,
         request_id: str | None = None,
+        configurable: Mapping[str, Any] | None = None,
         retry: Retry | bool | None = None,
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
@@ -434,11 +435,15 @@ class AsyncClient:
         ``as_node``. From an older ``checkpoint_id``, this starts a branch.
         ``request_id``, ``retry``: as in :class:`RunOptions` (a retry after
         UNAVAILABLE answers with the version the first attempt saved).
+        ``configurable``: as in :class:`RunOptions` (the routers of
+        ``as_node``'s conditional edges read it, and its plain values are
+        copied into the new version's metadata, as LangGraph does).
         """
         policy = resolve(retry, self.retry)
         request_id = request_id or (new_request_id() if policy.enabled else None)
         request = _requests.update_state(
-            graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id, request_id=request_id
+            graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id, request_id=request_id,
+            configurable=configurable,
         )
         response = await self._unary(self._stub.UpdateState, request, timeout, metadata, policy)
         return _decode.checkpoint_ref(response.checkpoint)

@@ -49,6 +49,13 @@ class RunOptions:
             ``{"user_id": "u1"}``): what the graph's nodes read as
             ``runtime.context``, checked against its ``context_schema``
             (``InvalidArgument`` naming a bad field). Not stored in state.
+        configurable: The run's ``configurable`` (a JSON object, such as
+            ``{"model": "small", "user_id": "u1"}``): what LangGraph's
+            ``config={"configurable": ...}`` passes; nodes, tools and chat
+            models read it from their ``config["configurable"]``, beside the
+            thread id. ``thread_id``, ``checkpoint_id``, ``checkpoint_ns``,
+            ``checkpoint_map`` and keys starting with ``__`` are the
+            service's (``InvalidArgument`` naming the key).
         timeout: Seconds for the whole call; its deadline cancels the run.
         metadata: Extra call metadata (such as W3C ``traceparent``), sent
             after the client's own.
@@ -74,6 +81,7 @@ class RunOptions:
     interrupt_before: Sequence[str] | None = None
     interrupt_after: Sequence[str] | None = None
     context: Mapping[str, Any] | None = None
+    configurable: Mapping[str, Any] | None = None
     timeout: float | None = None
     metadata: CallMetadata | None = None
     request_id: str | None = None
@@ -104,6 +112,7 @@ class RunOptions:
             interrupt_before=self.interrupt_before,
             interrupt_after=self.interrupt_after,
             context=self.context,
+            configurable=self.configurable,
         )
 
 

@@ -100,6 +100,7 @@ def run_config(
     interrupt_before: Sequence[str] | None,
     interrupt_after: Sequence[str] | None,
     context: Mapping[str, Any] | None = None,
+    configurable: Mapping[str, Any] | None = None,
 ) -> pb.RunConfig | None:
     """The per-run overrides, or None when there are none."""
     config = pb.RunConfig(
@@ -115,6 +116,8 @@ def run_config(
         config.metadata_json = encode(run_metadata, "run_metadata")
     if context is not None:
         config.context_json = encode(context, "context")
+    if configurable is not None:
+        config.configurable_json = encode(configurable, "configurable")
     return config if config.ByteSize() else None  # an explicit recursion_limit counts, even 0
 
 
@@ -227,8 +230,11 @@ def update_state(
     as_node: str | None,
     checkpoint_id: str | None,
     request_id: str | None = None,
+    configurable: Mapping[str, Any] | None = None,
 ) -> pb.UpdateStateRequest:
     request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=encode(values, "values"))
+    if configurable is not None:
+        request.configurable_json = encode(configurable, "configurable")
     if request_id:
         request.request_id = request_id
     if as_node is not None:

@@ -60,6 +60,14 @@ export interface RunSettings {
    */
   context?: Record<string, unknown> | undefined;
   /**
+   * The run's `configurable`, e.g. `{ model: "small", user_id: "u1" }`: what LangGraph's
+   * `config: { configurable }` passes; nodes, tools and chat models read it from their
+   * `config["configurable"]`, beside the thread id. `thread_id`, `checkpoint_id`,
+   * `checkpoint_ns`, `checkpoint_map` and keys starting with `__` are the service's
+   * (`InvalidArgumentError` naming the key).
+   */
+  configurable?: Record<string, unknown> | undefined;
+  /**
    * The id of this logical call, sent with each of its retries so the server applies it
    * once. Omitted: a new UUID per call while retrying is on (none when it is off).
    */
@@ -170,6 +178,10 @@ export class Encoder {
       config.contextJson = this.jsonText(s.context);
       set = true;
     }
+    if (s.configurable !== undefined) {
+      config.configurableJson = this.jsonText(s.configurable);
+      set = true;
+    }
     return set ? config : undefined;
   }
 
@@ -275,13 +287,18 @@ export class Encoder {
     graph: string,
     threadId: string,
     values: unknown,
-    o: { asNode?: string | undefined; checkpointId?: string | undefined },
+    o: {
+      asNode?: string | undefined;
+      checkpointId?: string | undefined;
+      configurable?: Record<string, unknown> | undefined;
+    },
     requestId?: string,
   ): pb.UpdateStateRequest {
     const request = create(pb.UpdateStateRequestSchema, { graph, threadId, valuesJson: this.jsonText(values) });
     if (requestId !== undefined) request.requestId = requestId;
     if (o.asNode !== undefined) request.asNode = o.asNode;
     if (o.checkpointId !== undefined) request.checkpointId = o.checkpointId;
+    if (o.configurable !== undefined) request.configurableJson = this.jsonText(o.configurable);
     return request;
   }
 

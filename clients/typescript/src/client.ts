@@ -137,6 +137,8 @@ export interface UpdateStateOptions extends CallOptions {
   asNode?: string | undefined;
   /** The version to update; omitted: the newest. An older one starts a branch. */
   checkpointId?: string | undefined;
+  /** As `RunSettings.configurable` (`asNode`'s routers read it; its plain values go into the new version's metadata). */
+  configurable?: Record<string, unknown> | undefined;
 }
 
 /** Options of `cancel`. */

@@ -92,20 +92,22 @@ RUN_STATUS_CANCELLED: RunStatus
 RUN_STATUS_RECOVERING: RunStatus
 
 class RunConfig(_message.Message):
-    __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json")
+    __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json", "configurable_json")
     RECURSION_LIMIT_FIELD_NUMBER: _ClassVar[int]
     DURABILITY_FIELD_NUMBER: _ClassVar[int]
     METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_AFTER_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
+    CONFIGURABLE_JSON_FIELD_NUMBER: _ClassVar[int]
     recursion_limit: int
     durability: Durability
     metadata_json: str
     interrupt_before: _containers.RepeatedScalarFieldContainer[str]
     interrupt_after: _containers.RepeatedScalarFieldContainer[str]
     context_json: str
-    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ...) -> None: ...
+    configurable_json: str
+    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ..., configurable_json: _Optional[str] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
     __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background")
@@ -447,20 +449,22 @@ class ListHistoryResponse(_message.Message):
     def __init__(self, snapshots: _Optional[_Iterable[_Union[StateSnapshot, _Mapping]]] = ...) -> None: ...
 
 class UpdateStateRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "values_json", "as_node", "request_id")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "values_json", "as_node", "request_id", "configurable_json")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     AS_NODE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIGURABLE_JSON_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
     values_json: str
     as_node: str
     request_id: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values_json: _Optional[str] = ..., as_node: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    configurable_json: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values_json: _Optional[str] = ..., as_node: _Optional[str] = ..., request_id: _Optional[str] = ..., configurable_json: _Optional[str] = ...) -> None: ...
 
 class UpdateStateResponse(_message.Message):
     __slots__ = ("checkpoint",)
