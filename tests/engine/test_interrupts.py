@@ -280,3 +280,14 @@ def test_a_single_answer_to_several_pending_interrupts_is_refused_in_langgraphs_
     app.invoke({"log": []}, config)
     with pytest.raises(RuntimeError, match="When there are multiple pending interrupts, you must specify the interrupt id"):
         app.invoke(Command(resume="one answer"), config)
+
+
+def test_an_interrupt_takes_langgraphs_older_arguments_and_refuses_unknown_ones() -> None:
+    from engine.types import Interrupt
+
+    assert Interrupt("x").id == "placeholder-id"
+    derived = Interrupt(value="abc", resumable=True, when="during", ns=["a:b", "c:d"])
+    assert derived.id == Interrupt("other", ns=["a:b", "c:d"]).id != "placeholder-id"  # from ns alone
+    assert Interrupt("v", "given", ns=["a:b"]).id == "given"
+    with pytest.raises(TypeError, match="'bogus'"):
+        Interrupt("v", bogus=1)
