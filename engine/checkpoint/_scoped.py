@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Collection
-from datetime import timedelta
 from typing import Any, AsyncIterator, Mapping, Sequence
 
 from engine.checkpoint._lease import Lease, LeaseStore, MessageBus
@@ -161,19 +160,8 @@ class ScopedSaver(BaseCheckpointSaver):
         key = self.key(str(thread_id))
         await (self.saver.adelete_thread(key) if lease is None else self.saver.adelete_thread(key, lease=lease))
 
-    async def aprune(
-        self,
-        thread_ids: str | Sequence[str],
-        *,
-        strategy: str | None = None,
-        keep_last: int | None = None,
-        older_than: timedelta | None = None,
-    ) -> int:
-        keys = self.key(thread_ids) if isinstance(thread_ids, str) else [self.key(str(t)) for t in thread_ids]
-        return await self.saver.aprune(keys, strategy=strategy, keep_last=keep_last, older_than=older_than)
-
     async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
-        # adelete_for_runs (the base's, over this scope's alist) prunes here
+        # the base's aprune and adelete_for_runs (over this scope's alist) prune through here
         return await self.saver._aprune_thread(self.key(thread_id), choose)
 
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
