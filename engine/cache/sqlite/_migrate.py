@@ -6,13 +6,12 @@ apart in ``cache_migrations`` (the file may be the checkpointer's), as
 from __future__ import annotations
 
 import functools
-import sqlite3
 
 from engine._sql import sqlite as sql
 from engine._sql.files import read_migrations, read_schema
 from engine.errors import CacheError
 
-__all__ = ["MIGRATIONS_TABLE", "TABLES", "fresh_schema", "latest_version", "migrate", "migrations"]
+__all__ = ["MIGRATIONS_TABLE", "TABLES", "fresh_schema", "migrations"]
 
 MIGRATIONS_TABLE = "cache_migrations"
 _CREATE = sql.create_table(MIGRATIONS_TABLE)
@@ -29,10 +28,6 @@ def fresh_schema() -> str:
     return read_schema("engine.cache.sqlite")
 
 
-def latest_version() -> int:
-    return len(migrations())
-
-
 # Looked up at call time, so a test can swap the module's migrations.
 TABLES = sql.Tables(
     bookkeeping=MIGRATIONS_TABLE,
@@ -43,11 +38,3 @@ TABLES = sql.Tables(
     failed="migrating the SQLite cache's table failed: {exc}",
 )
 
-
-def migrate(conn: sqlite3.Connection) -> None:
-    """Bring the cache's table to :func:`latest_version` (``conn`` in autocommit mode).
-
-    Raises:
-        CacheError: the cache's table is from a newer graphwire, or a migration failed.
-    """
-    sql.migrate(conn, TABLES)

@@ -11,13 +11,12 @@ a schema.sql that drifts) fails in CI rather than in a customer's database.
 from __future__ import annotations
 
 import functools
-import sqlite3
 
 from engine._sql import sqlite as sql
 from engine._sql.files import read_migrations, read_schema
 from engine.errors import CheckpointError
 
-__all__ = ["TABLES", "fresh_schema", "latest_version", "migrate", "migrations"]
+__all__ = ["TABLES", "fresh_schema", "latest_version", "migrations"]
 
 
 @functools.cache
@@ -47,7 +46,3 @@ TABLES = sql.Tables(
     failed="migrating the checkpoint database failed: {exc}",
 )
 
-
-def migrate(conn: sqlite3.Connection) -> None:
-    """Bring ``conn``'s checkpoint tables to :func:`latest_version` (``conn`` in autocommit mode)."""
-    sql.migrate(conn, TABLES)
