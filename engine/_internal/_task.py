@@ -70,8 +70,9 @@ class TaskContext:
     # the node's "messages" mode sender (engine.pregel._lc_stream.TaskMessages) when the call streams
     # messages: push_message sends through it, and what it sent is not sent again when the node returns
     messages: Any = None
-    # writes push_message made during this attempt: the task's writes, before those of its return value
-    pushed: list[tuple[str, Any]] = field(default_factory=list)
+    # writes push_message made during this attempt (None: none, the common case, no list made):
+    # the task's writes, before those of its return value
+    pushed: list[tuple[str, Any]] | None = None
 
     def runtime(self) -> Any:
         """The task's :class:`~engine.runtime.Runtime` (made once per attempt, when first asked for)."""

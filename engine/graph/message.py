@@ -33,5 +33,5 @@ def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
     if ctx.messages is not None:
         ctx.messages.pushed(pushed)
     if state_key:
-        ctx.pushed.append((state_key, pushed))
+        ctx.pushed = [*(ctx.pushed or ()), (state_key, pushed)]
     return pushed

@@ -42,7 +42,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
     ctx.first_attempt_time = time.time()
     while True:
         ctx.counter = 0
-        ctx.pushed = []  # a retried attempt pushes its messages again
+        ctx.pushed = None  # a retried attempt pushes its messages again
         ctx.attempt = attempt + 1
         token = CURRENT.set(ctx)
         try:
