@@ -20,6 +20,7 @@ from contextlib import AbstractAsyncContextManager, aclosing
 from datetime import datetime
 from typing import Any, Protocol
 
+from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.store._logic import (
     Batch,
     NamespacePage,
@@ -54,6 +55,21 @@ class Tx(Protocol):
     async def executemany(self, sql: str, params: Sequence[Sequence[Any]]) -> None: ...
 
 
+def _exact_only(store: str, index: IndexConfig) -> None:
+    """Refuse the vector-extension options of LangGraph's SQL stores' index config: these rank exactly, by cosine."""
+    options: dict[str, Any] = dict(index)
+    if options.get("distance_type", "cosine") != "cosine":
+        raise NotImplementedError(
+            f"{store}(index={{'distance_type': {options['distance_type']!r}}}): this store ranks by cosine "
+            f"similarity only, as every graphwire store; see {WHERE_IT_DIFFERS}"
+        )
+    if options.get("ann_index_config"):
+        raise NotImplementedError(
+            f"{store}(index={{'ann_index_config': ...}}): this store ranks exactly, with no approximate "
+            f"(pgvector) index to configure; leave it out, see {WHERE_IT_DIFFERS}"
+        )
+
+
 class SqlStore(BaseStore):
     """The batch logic of a store in SQL tables (``store_items``, ``store_vectors``)."""
 
@@ -61,6 +77,8 @@ class SqlStore(BaseStore):
     _q: Any  # the backend's _queries module
 
     def __init__(self, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None) -> None:
+        if index:
+            _exact_only(type(self).__name__, index)
         self.index_config: dict[str, Any] | None = dict(index) if index else None
         self.embeddings: Embeddings | None = ensure_embeddings(index.get("embed")) if index else None
         self._fields = index_fields(index.get("fields")) if index else []

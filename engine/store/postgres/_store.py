@@ -15,7 +15,8 @@ ranks the items under its namespace prefix exactly, by cosine similarity,
 in Python, with the SQLite and in-memory stores' code and scores. It reads
 the vectors of the whole prefix: exact, not approximate (there is no ANN
 index, so LangGraph's ``ann_index_config`` and a ``distance_type`` other
-than cosine are refused rather than ignored).
+than cosine are refused rather than ignored, as :class:`~engine.store._sql.SqlStore`
+refuses them for both SQL stores).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine._internal._unsupported import refuse
 from engine._sql.files import read_migrations, read_schema
 from engine._sql.postgres.conns import Reserved
 from engine._sql.postgres.given import opened
@@ -52,21 +53,6 @@ STORE_TABLES = Tables(
 )
 
 _cursor_names = itertools.count()
-
-
-def _exact_only(index: IndexConfig) -> None:
-    """Refuse the pgvector options of LangGraph's index config: this store ranks exactly, by cosine."""
-    options: dict[str, Any] = dict(index)
-    if options.get("distance_type", "cosine") != "cosine":
-        raise NotImplementedError(
-            f"PostgresStore(index={{'distance_type': {options['distance_type']!r}}}): this store ranks by cosine "
-            f"similarity only (as the SQLite and in-memory stores); see {WHERE_IT_DIFFERS}"
-        )
-    if options.get("ann_index_config"):
-        raise NotImplementedError(
-            "PostgresStore(index={'ann_index_config': ...}): this store ranks exactly, with no approximate "
-            f"(pgvector) index to configure; leave it out, see {WHERE_IT_DIFFERS}"
-        )
 
 
 def pool_options(pool_config: dict[str, Any]) -> dict[str, Any]:
@@ -149,10 +135,8 @@ class PostgresStore(PostgresPart, SqlStore):
         deserializer: Any = None,
     ) -> None:
         refuse("PostgresStore", deserializer=deserializer)
-        if index:
-            _exact_only(index)
+        super().__init__(index=index, ttl=ttl)  # before opening: an index option it refuses opens nothing
         self._open(conn, schema, min_size=min_size, max_size=max_size, timeout=timeout, pipe=pipe)
-        super().__init__(index=index, ttl=ttl)
         self._q = _queries.render(schema)
 
     @classmethod
