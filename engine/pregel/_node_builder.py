@@ -23,6 +23,7 @@ import inspect
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from engine._internal._sync import call_off_loop
+from engine._internal._unsupported import refuse
 from engine.channels.base import MISSING, BaseChannel
 from engine.channels.binop import BinaryOperatorAggregate
 from engine.channels.topic import Topic
@@ -31,7 +32,7 @@ from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.types import CachePolicy, RetryPolicy, Send
 
-__all__ = ["ChannelWrite", "ChannelWriteEntry", "NodeBuilder", "PASSTHROUGH", "PregelNode", "copied", "lowlevel_graph"]
+__all__ = ["ChannelWrite", "ChannelWriteEntry", "NodeBuilder", "PASSTHROUGH", "PregelNode", "copied", "lowlevel_graph", "lowlevel_options"]
 
 
 def copied(obj: Any, update: Mapping[str, Any] | None) -> Any:
@@ -435,3 +436,34 @@ def context_jsonschema(schema: Any) -> dict[str, Any] | None:
     if typeddict or dc.is_dataclass(schema):
         return TypeAdapter(schema).json_schema()
     raise ValueError(f"Invalid context schema type: {schema}. Must be a BaseModel, TypedDict or dataclass.")
+
+
+def lowlevel_options(graph: Any, nodes: Any, channels: Any, interrupt_before: Any, interrupt_after: Any, options: dict[str, Any]) -> tuple[Any, ...]:
+    """LangGraph's ``Pregel(nodes=, channels=, input_channels=, output_channels=, ...)``, as the loop's parts;
+    the options that are the graph's own (``debug``, ``stream_mode``, ``config``...) set on ``graph``."""
+    missing = [k for k in ("input_channels", "output_channels") if k not in options]
+    if missing:
+        raise TypeError(f"Pregel() missing required keyword arguments: {', '.join(map(repr, missing))}")
+    inputs, outputs = options.pop("input_channels"), options.pop("output_channels")
+    streams = options.pop("stream_channels", None)
+    before = options.pop("interrupt_before_nodes", interrupt_before) or ()
+    after = options.pop("interrupt_after_nodes", interrupt_after) or ()
+    retry = options.pop("retry_policy", ())
+    refuse("Pregel", step_timeout=options.pop("step_timeout", None))
+    graph.debug = bool(options.pop("debug", None))  # as compile(debug=True): calls print their updates and values
+    graph.stream_mode = options.pop("stream_mode", "values")
+    graph.config = options.pop("config", None)
+    validate = options.pop("auto_validate", True)
+    cache_policy = options.pop("cache_policy", None)
+    for unused in ("stream_eager", "trigger_to_nodes"):
+        options.pop(unused, None)
+    if options:
+        raise TypeError(f"Pregel() got unexpected keyword arguments: {', '.join(sorted(options))}")
+    _, chans, specs, stream_keys = lowlevel_graph(
+        nodes, channels, input_channels=inputs, output_channels=outputs, stream_channels=streams,
+        interrupt_before=before, interrupt_after=after, retry_policy=retry, cache_policy=cache_policy, validate=validate,
+    )  # fmt: skip
+    graph.input_channels, graph.output_channels, graph.stream_channels = inputs, outputs, streams
+    graph.retry_policy = retry
+    keys = frozenset([stream_keys] if isinstance(stream_keys, str) else stream_keys)
+    return specs, chans, inputs, outputs, keys, stream_keys, before, after

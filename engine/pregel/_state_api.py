@@ -1,7 +1,9 @@
 """Reading and updating a thread's state: ``get_state``, ``get_state_history``, ``update_state``.
 
-A part of :class:`~engine.pregel.Pregel` (the mixin :class:`StateAPI`); the
-running half is in ``_pregel``. A config whose ``checkpoint_ns`` names a
+:class:`StateAPI` is an object over one compiled graph, made by
+:class:`~engine.pregel.Pregel`'s state methods on each call (a graph copied
+by ``with_config`` reads with its own defaults); the running half is
+:mod:`._launch`. A config whose ``checkpoint_ns`` names a
 subgraph's namespace (``node:task_id``, nested with ``|``) reads or updates
 that subgraph's versions, as the subgraph's own graph sees them, on this
 graph's saver: the namespace says which node's graph it is.
@@ -9,48 +11,37 @@ graph's saver: the namespace says which node's graph it is.
 
 from __future__ import annotations
 
-import types
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Sequence
 
-from engine._internal._sync import iter_sync, run_sync
-from engine.channels.base import BaseChannel
-from engine.checkpoint.base import CheckpointTuple, Lease
+from engine.checkpoint.base import Lease
 from engine.errors import NotFoundError
 from engine.pregel._graph_run import merge_configs
-from engine.pregel._snapshot import build_snapshot
 from engine.pregel._delta import hydrate
-from engine.pregel._spec import NodeSpec
 from engine.pregel._updates import apply_updates
 from engine.types import StateSnapshot
 
 if TYPE_CHECKING:
-    from engine.pregel._spec import GraphSpec
+    from engine.pregel._graph_face import CompiledGraph
 
 __all__ = ["StateAPI"]
 
 
 class StateAPI:
-    """``get_state``, ``get_state_history``, ``update_state`` of a compiled graph."""
+    """``get_state``, ``get_state_history``, ``update_state`` of one compiled graph."""
 
-    checkpointer: Any
-    config: dict[str, Any] | None
-    spec: GraphSpec
-    channels: dict[str, BaseChannel]
-    nodes: dict[str, NodeSpec]
-    name: str
+    __slots__ = ("graph",)
 
-    def __class_getitem__(cls, params: Any) -> Any:
-        # ``Pregel[State]`` / ``CompiledStateGraph[State, Context, Input, Output]`` in annotations, as LangGraph's generics
-        return types.GenericAlias(cls, params)
+    def __init__(self, graph: CompiledGraph) -> None:
+        self.graph = graph
 
     def _saver(self) -> Any:
-        if self.checkpointer is None or isinstance(self.checkpointer, bool):
+        if self.graph.checkpointer is None or isinstance(self.graph.checkpointer, bool):
             raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
-        return self.checkpointer
+        return self.graph.checkpointer
 
-    def _graph_at(self, ns: str) -> "StateAPI":
+    def _graph_at(self, ns: str) -> CompiledGraph:
         """The graph whose versions are stored under ``ns``: this one at "", else the subgraph it names."""
-        graph: StateAPI = self
+        graph = self.graph
         for part in ns.split("|") if ns else ():
             node = graph.nodes.get(part.split(":", 1)[0])
             if node is None or node.subgraph is None:
@@ -66,7 +57,7 @@ class StateAPI:
         (``parent|child``, no task ids; a nested one needs ``recurse``);
         ``recurse``: their subgraphs too, ``node|child``.
         """
-        for name, node in self.nodes.items():
+        for name, node in self.graph.nodes.items():
             if namespace is not None and namespace != name and not namespace.startswith(name + "|"):
                 continue
             graph = node.subgraph
@@ -81,14 +72,6 @@ class StateAPI:
                 inner = None if namespace is None else namespace[len(name) + 1 :]
                 yield from ((f"{name}|{n}", s) for n, s in graph.get_subgraphs(namespace=inner, recurse=True))
 
-    async def aget_subgraphs(self, *, namespace: str | None = None, recurse: bool = False) -> AsyncIterator[tuple[str, Any]]:
-        for pair in self.get_subgraphs(namespace=namespace, recurse=recurse):
-            yield pair
-
-    def snapshot(self, saved: CheckpointTuple, *, live: bool = False, run_ids: bool = False) -> StateSnapshot:
-        """The StateSnapshot of a stored checkpoint (pure: no I/O); see :mod:`._snapshot`."""
-        return build_snapshot(self.spec, saved, live=live, run_ids=run_ids)
-
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
         """The newest version of the thread (or the one ``config`` names).
 
@@ -97,32 +80,29 @@ class StateAPI:
         LangGraph); otherwise a subgraph task's ``state`` is the config that
         names its namespace. ``run_ids`` (a host's view): the metadata names the run that wrote the version.
         """
-        config = merge_configs(self.config, config)
+        config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await self._graph_at(ns)._read_state(self._saver(), config, subgraphs, run_ids)
+        return await StateAPI(self._graph_at(ns))._read_state(self._saver(), config, subgraphs, run_ids)
 
     async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool, run_ids: bool = False) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
         if saved is None:  # as LangGraph: an unknown thread, or a version it does not have, reads as empty
             return StateSnapshot({}, (), dict(config), None, None, None, (), ())
-        saved = await hydrate(saver, saved, self.spec.channels)
+        saved = await hydrate(saver, saved, self.graph.spec.channels)
         # Without a checkpoint id it is the live view: what the step so far did.
-        snap = self.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"), run_ids=run_ids)
+        snap = self.graph.snapshot(saved, live=not (config.get("configurable") or {}).get("checkpoint_id"), run_ids=run_ids)
         if not subgraphs or not any(t.state for t in snap.tasks):
             return snap
         tasks = []
         for t in snap.tasks:
             if t.state:
-                sub = self.nodes[t.name].subgraph
+                sub = self.graph.nodes[t.name].subgraph
                 own = sub.checkpointer if sub.checkpointer not in (None, True, False) else saver
-                inner = await sub._read_state(own, t.state, True, run_ids)
+                inner = await StateAPI(sub)._read_state(own, t.state, True, run_ids)
                 if inner.config is not t.state and inner.metadata is not None:
                     t = t._replace(state=inner)
             tasks.append(t)
         return snap._replace(tasks=tuple(tasks))
-
-    def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
-        return run_sync(self.aget_state(config, subgraphs=subgraphs, run_ids=run_ids))
 
     async def aget_state_history(
         self,
@@ -141,7 +121,7 @@ class StateAPI:
         The versions are the root graph's, or a subgraph's when the config
         names its ``checkpoint_ns``.
         """
-        config = merge_configs(self.config, config)
+        config = merge_configs(self.graph.config, config)
         configurable = config.get("configurable") or {}
         if configurable.get("thread_id") is None:
             raise KeyError("get_state_history needs config['configurable']['thread_id']")
@@ -151,9 +131,6 @@ class StateAPI:
         saver = self._saver()
         async for saved in saver.alist({"configurable": configurable}, filter=filter, before=before, limit=limit):
             yield graph.snapshot(await hydrate(saver, saved, graph.spec.channels), run_ids=run_ids)
-
-    def get_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
-        return iter_sync(self.aget_state_history(config, **kwargs))
 
     async def aupdate_state(
         self,
@@ -177,20 +154,9 @@ class StateAPI:
         of the task the update is written as (default: the id of ``as_node``'s
         task due). ``lease``: as for :meth:`aevents`.
         """
-        config = merge_configs(self.config, config)
+        config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
         return await apply_updates(self._graph_at(ns), self._saver(), config, [(values, as_node, task_id)], lease)
-
-    def update_state(
-        self,
-        config: Mapping[str, Any],
-        values: Any,
-        as_node: str | None = None,
-        task_id: str | None = None,
-        *,
-        lease: Lease | None = None,
-    ) -> dict[str, Any]:
-        return run_sync(self.aupdate_state(config, values, as_node, task_id, lease=lease))
 
     async def abulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """Apply ``supersteps`` (each a sequence of :class:`~engine.types.StateUpdate`) one
@@ -203,7 +169,7 @@ class StateAPI:
             raise ValueError("No supersteps provided")
         if any(len(u) == 0 for u in supersteps):
             raise ValueError("No updates provided")
-        config = merge_configs(self.config, config)
+        config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
         graph, saver = self._graph_at(ns), self._saver()
         out: dict[str, Any] = dict(config)
@@ -211,9 +177,6 @@ class StateAPI:
             updates = [tuple((tuple(u) + (None, None))[:3]) for u in superstep]
             out = await apply_updates(graph, saver, {**config, **out}, updates, None)  # type: ignore[arg-type]
         return out
-
-    def bulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
-        return run_sync(self.abulk_update_state(config, supersteps))
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._saver().adelete_thread(thread_id)

@@ -1,0 +1,155 @@
+"""Starting a run of a compiled graph: its one frozen :class:`RunSettings`, built here, and its loop.
+
+``Pregel.aevents`` is the one run driver; what it does with its options is
+this module's. A run is either top-level (the graph's own saver, store and
+cache; a new run id unless the caller names one) or nested: called from
+inside a running node, the graph runs as a subgraph of that node's run
+(:mod:`._nested`), on its host's saver, store, run id, durability and lease
+unless it was compiled with its own.
+
+The options:
+
+* ``durability``: "sync", "async" (default) or "exit" (LangGraph's); the rest
+  of LangGraph's run options (``checkpoint_during``...) are read by
+  :func:`~engine.pregel._options.durability_of`.
+* ``kinds``: the event kinds the caller wants (None: all); RunFinished comes always.
+* ``interrupt_before``/``interrupt_after``: this call's breakpoints instead of the graph's.
+* ``run_id``: the run's id (else the config's ``metadata.run_id``, else a new one).
+* ``lease``: the thread's lease, for a host that leases threads
+  (:mod:`engine.checkpoint.base`); every write of the run carries it.
+* ``thread_name``: the caller's name of the thread, when the host stores it
+  under another key (RunStarted and messages use it).
+* ``strict``: refuse what LangGraph lets pass in process (a host's choice:
+  the server's): a ``checkpoint_id`` the thread does not have raises
+  NotFoundError, a ``Command(resume=...)`` with nothing to answer
+  InvalidResumeError.
+* ``subgraphs``: the events of subgraphs running in its tasks come too, each
+  with its namespace (``Event.ns``).
+* ``context``: the run's context, which nodes read as ``runtime.context``
+  (a dict is coerced into the graph's ``context_schema``, as in LangGraph).
+* ``output_keys`` (LangGraph's): the channels the run's values are read from.
+* ``control``: a :class:`~engine.runtime.RunControl` that may drain the run (LangGraph's).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, Sequence
+
+from engine._internal._ids import random_uuid
+from engine.checkpoint.base import Lease
+from engine.events import Event, RunFinished
+from engine.pregel._graph_run import lifecycle, merge_configs, reported, start_graph_run
+from engine.pregel._loop import RunLoop
+from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, subgraph_ns
+from engine.pregel._options import durability_of
+from engine.pregel._run import RunSettings
+from engine.pregel._run_context import coerce_context
+from engine.pregel._stream import with_output_keys
+
+if TYPE_CHECKING:
+    from engine.pregel._graph_face import CompiledGraph
+
+__all__ = ["launch"]
+
+
+def launch(
+    graph: CompiledGraph,
+    input: Any,
+    config: Mapping[str, Any] | None,
+    *,
+    durability: str | None,
+    kinds: frozenset[type[Event]] | set[type[Event]] | None,
+    interrupt_before: Sequence[str] | str | None,
+    interrupt_after: Sequence[str] | str | None,
+    run_id: str | None,
+    lease: Lease | None,
+    thread_name: str | None,
+    strict: bool,
+    subgraphs: bool,
+    context: Any,
+    inline_sync: bool,
+    langgraph_options: dict[str, Any],
+) -> AsyncIterator[Event]:
+    """The events of a run of ``graph`` (the options: the module's docstring), ending with RunFinished."""
+    output_keys = langgraph_options.pop("output_keys", None)
+    control = langgraph_options.pop("control", None)
+    durability = durability_of(durability, **langgraph_options)
+    context = coerce_context(graph.context_schema, context)
+    if durability not in (None, "sync", "async", "exit"):
+        raise ValueError(f"durability must be 'sync', 'async' or 'exit', not {durability!r}")
+    wanted = frozenset(kinds) | {RunFinished} if kinds is not None else None
+    host = current_host(config)
+    if host is not None:
+        return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after)
+    config = merge_configs(graph.config, config)
+    limit = config.get("recursion_limit")
+    run = start_graph_run(graph.name, input, config)
+    settings = RunSettings(
+        spec=graph.spec if output_keys is None else with_output_keys(graph.spec, output_keys),
+        saver=graph.checkpointer,
+        store=graph.store,
+        cache=graph.cache,
+        durability=durability or "async",
+        kinds=wanted,
+        subgraph_kinds=wanted if subgraphs else frozenset(),
+        inline_sync=inline_sync,
+        interrupt_before=graph.interrupt_before if interrupt_before is None else interrupt_before,
+        interrupt_after=graph.interrupt_after if interrupt_after is None else interrupt_after,
+        # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
+        run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or random_uuid()),
+        recursion_limit=graph.default_recursion_limit if limit is None else int(limit),
+        context=context,
+        lease=lease,
+        thread_name=thread_name,
+        strict=strict,
+        control=control,
+    )
+    loop = RunLoop(settings, input, config)
+    return loop.events() if run is None else reported(run, lifecycle(run, loop, input, config))
+
+
+def _nested(
+    graph: CompiledGraph,
+    host: NestedHost,
+    input: Any,
+    config: Mapping[str, Any] | None,
+    kinds: frozenset[type[Event]] | None,
+    durability: str | None,
+    interrupt_before: Any,
+    interrupt_after: Any,
+) -> AsyncIterator[Event]:
+    """``graph`` run as a subgraph, inside the task ``host`` belongs to (see :mod:`._nested`)."""
+    own = graph.checkpointer
+    saver = None if own is False else (host.saver if own is None or own is True else own)
+    stable = own is True
+    ns = subgraph_ns(host.parent_ns, host.node, host.task_id, stable=stable)
+    ns = host.claim(ns)
+    config = nested_config(host, merge_configs(graph.config, config), ns)
+    limit = config.get("recursion_limit")
+    run = start_graph_run(graph.name, input, config, nested=True)  # its chain run, under its node's
+    settings = RunSettings(
+        spec=graph.spec,
+        saver=saver,
+        store=graph.store if graph.store is not None else host.store,
+        cache=graph.cache,
+        durability=durability or host.durability,
+        kinds=None if kinds is None or host.kinds is None else kinds | host.kinds,
+        subgraph_kinds=host.kinds,
+        inline_sync=host.inline_sync,
+        # its static breakpoints stop its parent's task (GraphInterrupt with no question), as LangGraph's
+        interrupt_before=graph.interrupt_before if interrupt_before is None else interrupt_before,
+        interrupt_after=graph.interrupt_after if interrupt_after is None else interrupt_after,
+        run_id=host.run_id,
+        recursion_limit=host.recursion_limit if limit is None else int(limit),
+        context=host.task.context,  # as LangGraph: a subgraph's nodes see the parent run's context
+        lease=host.lease if saver is host.saver else None,
+        checkpoint_ns=ns,
+        host=host,
+        stable_ns=stable,
+        control=host.task.control,  # as LangGraph: a drain stops the subgraph's run too
+    )
+    loop = RunLoop(settings, input, config)
+    if saver is None:
+        loop.runner.delegate = host.task  # its questions are its parent task's
+    events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config, tuple(ns.split("|"))), nested=True)
+    return forwarded(events, host, tuple(ns.split("|")), kinds)
