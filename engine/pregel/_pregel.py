@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import types
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
+from engine._internal._config import DEFAULT_RECURSION_LIMIT
 from engine._internal._sync import iter_sync, run_sync
 from engine._internal._deprecated import deprecated, renamed
 from engine._internal._unsupported import WHERE_IT_DIFFERS
@@ -38,7 +38,6 @@ from engine.types import START, Command, StateSnapshot
 
 __all__ = ["Pregel"]
 
-DEFAULT_RECURSION_LIMIT = int(os.environ.get("LANGGRAPH_DEFAULT_RECURSION_LIMIT", "10007"))
 
 
 def _runnable_base() -> type:

@@ -79,7 +79,7 @@ LANGGRAPH: dict[str, set[str]] = {
     "pregel.remote": {"RemoteGraph"},
     # LangGraph's private names that LangChain 1.x's agents, langgraph-supervisor and langgraph-swarm import
     "_internal._runnable": {"RunnableCallable", "RunnableLike"},
-    "_internal._config": {"patch_configurable"},
+    "_internal._config": {"patch_configurable", "DEFAULT_RECURSION_LIMIT", "get_async_callback_manager_for_config", "get_callback_manager_for_config"},
     "_internal._typing": {"DeprecatedKwargs", "MISSING"},
 }  # fmt: skip
 
