@@ -32,7 +32,7 @@ import concurrent.futures
 import contextvars
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sequence
 
 from engine._internal._ids import task_id as make_task_id
 from engine._internal._unsupported import WHERE_IT_DIFFERS
@@ -63,6 +63,7 @@ class CallsRunner(Protocol):
 
     writer: VersionWriter
     cache: Any  # the graph's node cache (a BaseCache), or None
+    gate: asyncio.Semaphore | None  # the run's max_concurrency, or None
 
     def want(self, kind: type[Event]) -> bool: ...
 
@@ -87,6 +88,9 @@ class CallScope:
     # lone sync node inline): its calls run there and then, their writes held until it returns
     inline: bool = False
     held: list[tuple[str, list[tuple[str, Any]]]] = field(default_factory=list)
+    # the caller runs within one of the run's max_concurrency slots: its calls run in it too
+    # (a call taking a slot of its own while its caller holds one could wait for ever)
+    gated: bool = False
 
 
 def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, name: str, is_async: bool,
@@ -112,6 +116,8 @@ def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], 
         return _run_inline(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies)
     coro = _run(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies,
                 cache_policy=cache)
+    if scope.runner.gate is not None and not scope.gated:  # config["max_concurrency"], as LangGraph's executor
+        coro = within(scope.runner.gate, coro)
     assert scope.loop is not None
     try:
         running = asyncio.get_running_loop()
@@ -123,6 +129,12 @@ def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], 
         fut = asyncio.run_coroutine_threadsafe(coro, scope.loop)
     scope.started.append(fut)
     return fut
+
+
+async def within(gate: asyncio.Semaphore, coro: Awaitable[Any]) -> Any:
+    """``coro`` run once ``gate`` has a slot (the run's ``max_concurrency``)."""
+    async with gate:
+        return await coro
 
 
 async def settle(scope: CallScope, *, quiet: bool = False) -> None:
@@ -164,7 +176,8 @@ def _child(scope: CallScope, parent: TaskContext, call_id: str, name: str, st: T
     if st is not None and st.resume:
         ctx.resume = list(st.resume)
     ctx.calls = CallScope(scope.runner, scope.step, scope.parent_id, scope.statuses, scope.state, scope.retry_policy,
-                          scope.cache_policy, loop=scope.loop, inline=scope.inline, held=scope.held)
+                          scope.cache_policy, loop=scope.loop, inline=scope.inline, held=scope.held,
+                          gated=scope.gated or scope.runner.gate is not None)
     return ctx
 
 

@@ -120,6 +120,7 @@ class RunLoop:
             cache=settings.cache,
             inline_sync=settings.inline_sync,
             nest=self._nest,
+            max_concurrency=self.config.get("max_concurrency"),
         )
 
     def _nest(self, t: Task, step: int, ctx: TaskContext, alone: bool) -> NestedHost:

@@ -66,6 +66,7 @@ class StepRunner:
         context: Any = None,
         run_id: str | None = None,
         cache: Any = None,
+        max_concurrency: int | None = None,
     ) -> None:
         self._queue = queue
         self._emit_to = queue.emit
@@ -82,6 +83,8 @@ class StepRunner:
         self.run_id = run_id
         self.cache = cache  # compile(cache=...): where nodes with a cache policy keep their writes
         self.inline_sync = inline_sync
+        #: config["max_concurrency"]: how many of a step's tasks (and their calls) run at once (LangGraph's)
+        self.gate = asyncio.Semaphore(max_concurrency) if max_concurrency else None
         self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
         self.control: Any = None  # the run's RunControl, which its tasks' runtime shows
         #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
@@ -183,7 +186,7 @@ class StepRunner:
             await self._run_inline(run[0], step)
         elif run:
             save_each = len(run) > 1 and self.record
-            futs: dict[asyncio.Future[Any], Task] = {asyncio.ensure_future(self._run_task(t, step, inline=False)): t for t in run}
+            futs: dict[asyncio.Future[Any], Task] = {asyncio.ensure_future(self._gated(t, step)): t for t in run}
             pending = set(futs)
             order = {f: i for i, f in enumerate(futs)}
             try:
@@ -272,7 +275,14 @@ class StepRunner:
                 )
             )
 
-    async def _run_task(self, t: Task, step: int, *, inline: bool) -> None:
+    async def _gated(self, t: Task, step: int) -> None:
+        """A task beside others in its step, within the run's ``max_concurrency`` if it has one."""
+        if self.gate is None:
+            return await self._run_task(t, step, inline=False)
+        async with self.gate:
+            return await self._run_task(t, step, inline=False, gated=True)
+
+    async def _run_task(self, t: Task, step: int, *, inline: bool, gated: bool = False) -> None:
         if t.node.bare and not self.trace.traced:
             # START's task: its input's writes; no user code runs, so no context (~8 µs a run).
             # Traced, it takes the full path: its span is the run's first node span.
@@ -300,7 +310,7 @@ class StepRunner:
         if t.resume:
             ctx.resume = list(t.resume)
         ctx.calls = CallScope(self, step, self._parent_id, self._statuses, t.state, loop=self._loop,
-                              inline=inline and not t.node.is_async)
+                              inline=inline and not t.node.is_async, gated=gated)
         if self.nest is not None:
             ctx.nest = Lazy(self.nest, t, step, ctx, inline)
         ctx.delegate = self.delegate
