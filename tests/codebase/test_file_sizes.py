@@ -37,8 +37,6 @@ KNOWN_LARGE: dict[str, str] = {
     "engine.pregel._pregel.Pregel": "StateAPI, a part-of mixin, composed into Pregel as an object of its own",
     "engine.graph._compiled.CompiledStateGraph": "Pregel under the limit",
     "engine.func._entrypoint.EntrypointGraph": "Pregel under the limit",
-    "engine.checkpoint.sqlite._saver.SqliteSaver": "its reads and writes split into parts of their own, as PostgresSaver's",
-    "engine.checkpoint.sqlite.aio.AsyncSqliteSaver": "SqliteSaver under the limit",
 }
 
 
