@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import sys
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, AsyncGenerator, Mapping
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Mapping, Protocol
+from uuid import UUID
 
 from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
@@ -26,7 +27,17 @@ if TYPE_CHECKING:
     from engine.callbacks import _AsyncGraphCallbackManager
     from engine.pregel._loop import RunLoop
 
-__all__ = ["lifecycle", "merge_configs", "start_graph_run", "reported"]
+__all__ = ["ChainRun", "lifecycle", "merge_configs", "start_graph_run", "reported"]
+
+
+class ChainRun(Protocol):
+    """What a run uses of its LangChain chain run (langchain-core's ``CallbackManagerForChainRun``)."""
+
+    run_id: UUID
+
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None: ...
+
+    def on_chain_error(self, error: BaseException, **kwargs: Any) -> None: ...
 
 
 def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -47,7 +58,7 @@ def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
-def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bool = False) -> Any:
+def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bool = False) -> ChainRun | None:
     """The run's chain run for the config's LangChain callbacks, or None if there are none.
 
     ``config["callbacks"]`` becomes the run's child manager, for the nodes. At
@@ -69,7 +80,7 @@ def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bo
     return run
 
 
-async def reported(run: Any, events: AsyncGenerator[Event, None], *, nested: bool = False) -> AsyncGenerator[Event, None]:
+async def reported(run: ChainRun, events: AsyncGenerator[Event, None], *, nested: bool = False) -> AsyncGenerator[Event, None]:
     """``events``, with the run's end (its values, or its error) reported to ``run``.
 
     A subgraph's run (``nested``) stopped by an interrupt ends as its node does, with
@@ -95,7 +106,7 @@ async def reported(run: Any, events: AsyncGenerator[Event, None], *, nested: boo
 
 
 def lifecycle(
-    run: Any, loop: RunLoop, input: Any, config: Mapping[str, Any], ns: tuple[str, ...] | None = None
+    run: ChainRun, loop: RunLoop, input: Any, config: Mapping[str, Any], ns: tuple[str, ...] | None = None
 ) -> AsyncGenerator[Event, None]:
     """The run's events, its graph lifecycle handlers (:mod:`engine.callbacks`) told as it resumes and stops.
 
