@@ -74,7 +74,7 @@ class ScopedSaver(BaseCheckpointSaver):
     def config_specs(self) -> list[Any]:
         return self.saver.config_specs
 
-    def get_next_version(self, current: int | None, channel: Any = None) -> int:
+    def get_next_version(self, current: int | None, channel: object = None) -> int:
         return self.saver.get_next_version(current, channel)
 
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> BaseCheckpointSaver:

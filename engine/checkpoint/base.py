@@ -45,6 +45,7 @@ host's process-local business.
 
 from __future__ import annotations
 
+import builtins
 import functools
 from collections.abc import Collection
 from datetime import timedelta
@@ -110,10 +111,11 @@ def _missing(saver: object, method: str) -> str:
 
 
 def get_checkpoint_id(config: Mapping[str, Any]) -> str | None:
-    return config.get("configurable", {}).get("checkpoint_id")
+    checkpoint_id: str | None = config.get("configurable", {}).get("checkpoint_id")
+    return checkpoint_id
 
 
-def check_chain(puts: Sequence[tuple[Mapping[str, Any], Checkpoint, Any, Any]]) -> None:
+def check_chain(puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]]) -> None:
     """Raise ValueError unless ``puts`` (``aput_many``'s) are one chain: one thread and
     namespace, each put's parent (its config's checkpoint id) the checkpoint before it."""
     for (prev_cfg, prev_cp, _, _), (cfg, _, _, _) in zip(puts, puts[1:]):
@@ -374,7 +376,7 @@ class BaseCheckpointSaver(LangGraphSlot):
             "BaseCheckpointSaver.alist_threads (open a thread by its id instead)"
         )
 
-    def get_next_version(self, current: int | None, channel: Any = None) -> int:
+    def get_next_version(self, current: int | None, channel: object = None) -> int:
         """The version after ``current`` (see :func:`engine._internal._ids.next_version`)."""
         return next_version(current)
 
@@ -417,7 +419,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
         *,
         writes: Sequence[tuple[Mapping[str, Any], Sequence[tuple[str, Any]], str]] = (),
-    ) -> list[dict[str, Any]]:
+    ) -> builtins.list[dict[str, Any]]:  # the method list above hides the type
         return run_sync(self.aput_many(puts, writes=writes))
 
     def put_writes(

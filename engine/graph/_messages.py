@@ -93,7 +93,8 @@ def _whole_classes() -> frozenset[type]:
 
 
 def _is_dict_removal(m: Any) -> bool:
-    return _get(m, "role") == "remove"
+    role: object = _get(m, "role")
+    return role == "remove"
 
 
 def _is_lc_removal(m: Any) -> bool:
@@ -184,7 +185,7 @@ def _messages_state() -> Any:
     lc = langchain_messages()
     item: Any = lc.AnyMessage if lc is not None else Any
     # The functional form: the annotation must be a real type, not this module's string.
-    state = TypedDict("MessagesState", {"messages": Annotated[list[item], add_messages]})  # type: ignore[misc]
+    state = TypedDict("MessagesState", {"messages": Annotated[list[item], add_messages]})  # type: ignore[name-match]
     state.__module__ = __name__
     state.__doc__ = "A state of one key, ``messages``, merged by :func:`add_messages`."
     return state

@@ -47,10 +47,13 @@ from engine.pregel._threads import node_threads
 from engine.types import CachePolicy, RetryPolicy
 
 if TYPE_CHECKING:
+    from engine.cache.base import BaseCache
     from engine.pregel._writer import VersionWriter
 
 __all__ = ["CallScope", "RETURN", "PUSH", "call", "settle", "cancel", "store_held"]
 
+#: a call's future: an asyncio one for an async caller, a ``concurrent.futures`` one for a sync caller
+Future = asyncio.Future[Any] | concurrent.futures.Future[Any]
 #: the pending write a finished call's return value is stored under
 RETURN = "__return__"
 #: the trigger a call's task reports (LangGraph's)
@@ -62,7 +65,7 @@ class CallsRunner(Protocol):
     imports this module, so it is named here by what it offers)."""
 
     writer: VersionWriter
-    cache: Any  # the graph's node cache (a BaseCache), or None
+    cache: BaseCache[Any] | None  # the graph's node cache
     gate: asyncio.Semaphore | None  # the run's max_concurrency, or None
 
     def want(self, kind: type[Event]) -> bool: ...
@@ -82,7 +85,7 @@ class CallScope:
     retry_policy: Sequence[RetryPolicy] = ()  # for calls that have none of their own
     cache_policy: CachePolicy | None = None  # likewise (an entrypoint's cache_policy)
     counter: int = 0
-    started: list[Any] = field(default_factory=list)  # futures of calls not awaited yet
+    started: list[Future] = field(default_factory=list)  # futures of calls not awaited yet
     loop: asyncio.AbstractEventLoop | None = None
     # the caller is sync code running on the event loop's own thread (the sync face runs a
     # lone sync node inline): its calls run there and then, their writes held until it returns
@@ -94,7 +97,7 @@ class CallScope:
 
 
 def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, name: str, is_async: bool,
-         retry_policy: Sequence[RetryPolicy], cache_policy: CachePolicy | None = None) -> Any:
+         retry_policy: Sequence[RetryPolicy], cache_policy: CachePolicy | None = None) -> Future:
     """Start a call of ``fn`` as a task of the running task; its future.
 
     In a coroutine (an async caller) the future is an asyncio one (await it);
@@ -102,9 +105,9 @@ def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], 
     (``.result()`` waits for it).
     """
     ctx = CURRENT.get()
-    scope = ctx.calls if ctx is not None else None
-    if scope is None:
+    if ctx is None or ctx.calls is None:
         raise RuntimeError(f"task {name!r} can only be called from inside a running entrypoint, node or task")
+    scope: CallScope = ctx.calls
     idx = scope.counter  # taken here, in the caller's order, so ids do not depend on timing
     scope.counter += 1
     call_id = make_task_id(ctx.task_id, "call", idx, name)
@@ -124,7 +127,7 @@ def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], 
     except RuntimeError:
         running = None
     if running is scope.loop:
-        fut: Any = asyncio.ensure_future(coro)
+        fut: Future = asyncio.ensure_future(coro)
     else:
         fut = asyncio.run_coroutine_threadsafe(coro, scope.loop)
     scope.started.append(fut)
@@ -182,7 +185,8 @@ def _child(scope: CallScope, parent: TaskContext, call_id: str, name: str, st: T
 
 
 def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable[..., Any], args: tuple[Any, ...],
-                kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy]) -> Any:
+                kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy]
+                ) -> concurrent.futures.Future[Any]:
     """A call from sync code on the loop's thread: run now, on this thread; a finished future."""
     fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
     st = scope.statuses.get(call_id)
@@ -242,10 +246,11 @@ async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable
         if runner.want(TaskStarted):  # as LangGraph's "tasks" mode: it starts, its stored result is taken
             runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))
         return dict(st.writes).get(RETURN)
-    key = call_cache_key(fn, cache_policy, args, kwargs) if cache_policy and runner.cache is not None else None
+    cache = runner.cache if cache_policy else None
+    key = call_cache_key(fn, cache_policy, args, kwargs) if cache is not None else None
     if runner.want(TaskStarted):  # a cache hit too, as LangGraph's "tasks" mode shows
         runner.emit(TaskStarted(scope.step, call_id, name, (args, kwargs), (PUSH,)))
-    if key is not None and key in (found := await runner.cache.aget([key])):
+    if cache is not None and key is not None and key in (found := await cache.aget([key])):
         result = dict(tuple(w) for w in found[key]).get(RETURN)
         await _finish(scope, call_id, name, result, cached=True)
         return result
@@ -276,8 +281,8 @@ async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable
                 runner.emit(TaskFinished(scope.step, call_id, name, error=str(e), error_type=type(e).__name__, exception=e))
             raise
         break
-    if key is not None:
-        await runner.cache.aset({key: ([(RETURN, result)], cache_policy.ttl)})  # type: ignore[union-attr]
+    if cache is not None and cache_policy is not None and key is not None:
+        await cache.aset({key: ([(RETURN, result)], cache_policy.ttl)})
     await _finish(scope, call_id, name, result)
     return result
 

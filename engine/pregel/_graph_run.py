@@ -16,13 +16,28 @@ from __future__ import annotations
 
 import sys
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Mapping, Protocol
+from uuid import UUID
 
 from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
 from engine.pregel._io import propagated_metadata
 
-__all__ = ["lifecycle", "merge_configs", "start_graph_run", "reported"]
+if TYPE_CHECKING:
+    from engine.callbacks import _AsyncGraphCallbackManager
+    from engine.pregel._loop import RunLoop
+
+__all__ = ["ChainRun", "lifecycle", "merge_configs", "start_graph_run", "reported"]
+
+
+class ChainRun(Protocol):
+    """What a run uses of its LangChain chain run (langchain-core's ``CallbackManagerForChainRun``)."""
+
+    run_id: UUID
+
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None: ...
+
+    def on_chain_error(self, error: BaseException, **kwargs: Any) -> None: ...
 
 
 def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -43,7 +58,7 @@ def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
-def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bool = False) -> Any:
+def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bool = False) -> ChainRun | None:
     """The run's chain run for the config's LangChain callbacks, or None if there are none.
 
     ``config["callbacks"]`` becomes the run's child manager, for the nodes. At
@@ -65,7 +80,7 @@ def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bo
     return run
 
 
-async def reported(run: Any, events: AsyncIterator[Event], *, nested: bool = False) -> AsyncIterator[Event]:
+async def reported(run: ChainRun, events: AsyncGenerator[Event, None], *, nested: bool = False) -> AsyncGenerator[Event, None]:
     """``events``, with the run's end (its values, or its error) reported to ``run``.
 
     A subgraph's run (``nested``) stopped by an interrupt ends as its node does, with
@@ -90,7 +105,9 @@ async def reported(run: Any, events: AsyncIterator[Event], *, nested: bool = Fal
         raise
 
 
-def lifecycle(run: Any, loop: Any, input: Any, config: Mapping[str, Any], ns: tuple[str, ...] | None = None) -> AsyncIterator[Event]:
+def lifecycle(
+    run: ChainRun, loop: RunLoop, input: Any, config: Mapping[str, Any], ns: tuple[str, ...] | None = None
+) -> AsyncGenerator[Event, None]:
     """The run's events, its graph lifecycle handlers (:mod:`engine.callbacks`) told as it resumes and stops.
 
     ``loop`` is the run's :class:`~engine.pregel._loop.RunLoop`; ``config``'s callbacks, the
@@ -102,11 +119,13 @@ def lifecycle(run: Any, loop: Any, input: Any, config: Mapping[str, Any], ns: tu
 
     manager = get_async_graph_callback_manager_for_config(config, run_id=run.run_id)
     if not manager.handlers:
-        return loop.events()  # type: ignore[no-any-return]
+        return loop.events()
     return _told(manager, loop, input, (config.get("metadata") or {}).get("run_id"), ns)
 
 
-async def _told(manager: Any, loop: Any, input: Any, run_id: Any, ns: tuple[str, ...] | None) -> AsyncIterator[Event]:
+async def _told(
+    manager: _AsyncGraphCallbackManager, loop: RunLoop, input: Any, run_id: Any, ns: tuple[str, ...] | None
+) -> AsyncGenerator[Event, None]:
     from engine.callbacks import GraphInterruptEvent, GraphResumeEvent
     from engine.types import Command
 

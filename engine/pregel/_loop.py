@@ -49,7 +49,7 @@ parent's task, on the parent's saver.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 
 from engine.checkpoint.base import run_lease
 from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
@@ -148,7 +148,7 @@ class RunLoop:
         )  # fmt: skip
 
     # -- the run -----------------------------------------------------------
-    def events(self) -> AsyncIterator[Event]:
+    def events(self) -> AsyncGenerator[Event, None]:
         """The run's events, the run traced as a ``graphwire.run`` span."""
         settings = self.settings
         attributes = {
@@ -166,7 +166,7 @@ class RunLoop:
         self.runner.stop = self.state.stop  # for the managed values (engine.managed) its tasks read
         self.runner.control = self.settings.control
 
-    async def _run(self) -> AsyncIterator[Event]:
+    async def _run(self) -> AsyncGenerator[Event, None]:
         settings, state, queue, writer, runner = self.settings, self.state, self.queue, self.writer, self.runner
         for ev in queue.drain():
             yield ev

@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Generic, Mapping, TypeVar
 
 from engine._internal._task import CURRENT, TaskContext
 from engine.events import Event, RunFinished, RunStarted
@@ -44,19 +44,22 @@ from engine.pregel._status import read_statuses
 from engine.types import Command
 
 if TYPE_CHECKING:
-    from engine.checkpoint.base import CheckpointTuple
+    from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, Lease
+    from engine.store.base import BaseStore
 
 __all__ = ["Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "resume_input", "subgraph_ns"]
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
 class NestedHost:
     """What a parent run's task lends a graph run nested in it."""
 
-    saver: Any
-    store: Any
-    thread_id: Any
-    lease: Any
+    saver: BaseCheckpointSaver | None
+    store: BaseStore | None
+    thread_id: Any  # the caller's configurable thread_id, as given
+    lease: Lease | None
     durability: str
     #: the parent run's config (its caller's metadata, configurable, callbacks)
     config: Mapping[str, Any]
@@ -127,27 +130,28 @@ class Replay:
         self.seen.add(key)
         return True
 
-    async def load(self, saver: Any, config: Mapping[str, Any]) -> CheckpointTuple | None:
+    async def load(self, saver: BaseCheckpointSaver, config: Mapping[str, Any]) -> CheckpointTuple | None:
         """The namespace's newest version older than the bound (None: it starts afresh)."""
         async for saved in saver.alist(config, before={"configurable": {"checkpoint_id": self.bound}}, limit=1):
             return saved
         return None
 
 
-class Lazy:
+class Lazy(Generic[T]):
     """``fn(*args)``, made on the first call and kept (a task's host costs nothing unless a graph nests in it)."""
 
     __slots__ = ("fn", "args", "value")
 
-    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+    def __init__(self, fn: Callable[..., T], *args: Any) -> None:
         self.fn = fn
         self.args = args
-        self.value: Any = None
+        self.value: T | None = None
 
-    def __call__(self) -> Any:
-        if self.value is None:
-            self.value = self.fn(*self.args)
-        return self.value
+    def __call__(self) -> T:
+        value = self.value
+        if value is None:
+            value = self.value = self.fn(*self.args)
+        return value
 
 
 def subgraph_ns(parent_ns: str, node: str, task_id: str, *, stable: bool) -> str:
@@ -205,7 +209,9 @@ def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> t
     return True, Command(resume=answers) if answers else None
 
 
-async def forwarded(events: AsyncIterator[Event], host: NestedHost, ns: tuple[str, ...], kinds: frozenset[type[Event]] | None) -> AsyncIterator[Event]:
+async def forwarded(
+    events: AsyncGenerator[Event, None], host: NestedHost, ns: tuple[str, ...], kinds: frozenset[type[Event]] | None
+) -> AsyncGenerator[Event, None]:
     """The nested run's events: each also goes to the parent's queue under ``ns``; the caller gets ``kinds``."""
     async with aclosing(events):
         async for ev in events:

@@ -66,7 +66,7 @@ class Pregel(_runnable_base()):  # type: ignore[misc]
         self,
         *,
         nodes: dict[str, Any],
-        channels: dict[str, BaseChannel] | None,
+        channels: dict[str, BaseChannel[Any]] | None,
         builder: Any = None,
         input_keys: Sequence[str] = (),
         output_keys: Sequence[str] | str = (),
@@ -151,23 +151,23 @@ class Pregel(_runnable_base()):  # type: ignore[misc]
     def get_input_schema(self, config: Any = None) -> Any:
         """A low-level graph with several input channels: a model of them (LangGraph's); else LangChain's, of ``InputType``."""
         if self.input_channels is None or isinstance(self.input_channels, str):
-            return super().get_input_schema(config)  # type: ignore[misc]
+            return super().get_input_schema(config)
         return channels_model(self.get_name("Input"), self.channels, self.input_channels, update=True)
 
     def get_output_schema(self, config: Any = None) -> Any:
         """A low-level graph with several output channels: a model of them; else LangChain's, of ``OutputType``."""
         if self.output_channels is None or isinstance(self.output_channels, str):
-            return super().get_output_schema(config)  # type: ignore[misc]
+            return super().get_output_schema(config)
         return channels_model(self.get_name("Output"), self.channels, self.output_channels, update=False)
 
     def config_schema(self, *, include: Sequence[str] | None = None) -> Any:
         """LangChain's config schema (LangGraph deprecates it for :meth:`get_context_jsonschema`)."""
         deprecated("`config_schema` is deprecated. Use `get_context_jsonschema` for the relevant schema instead.")
-        return super().config_schema(include=include)  # type: ignore[misc]
+        return super().config_schema(include=include)
 
     def get_config_jsonschema(self, *, include: Sequence[str] | None = None) -> dict[str, Any]:
         deprecated("`get_config_jsonschema` is deprecated. Use `get_context_jsonschema` instead.")
-        return super().config_schema(include=include).model_json_schema()  # type: ignore[misc,no-any-return]
+        return super().config_schema(include=include).model_json_schema()  # type: ignore[no-any-return]
 
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """The JSON Schema of the graph's ``context_schema`` (None without one), as LangGraph's."""
@@ -185,7 +185,7 @@ class Pregel(_runnable_base()):  # type: ignore[misc]
     def name(self, value: str) -> None:  # a host serving a compiled graph under its own name
         self.spec = dataclasses.replace(self.spec, name=value)
 
-    def map_command(self, cmd: Command) -> list[tuple[str, Any]]:
+    def map_command(self, cmd: Command[Any]) -> list[tuple[str, Any]]:
         """A ``Command`` given as input: its update and goto as channel writes."""
         raise NotImplementedError(f"{type(self).__name__} takes no Command input; see {WHERE_IT_DIFFERS}")
 

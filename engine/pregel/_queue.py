@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -186,10 +186,10 @@ class EventQueue:
             self._room.notify_all()
         self._out.clear()
 
-    async def closing(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    async def closing(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
         """``events`` (the run's), then :meth:`close`, however the run ends."""
         try:
-            async with aclosing(events):  # type: ignore[type-var]
+            async with aclosing(events):
                 async for ev in events:
                     yield ev
         finally:

@@ -12,7 +12,7 @@ same two values and nothing of each other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import Checkpoint, Lease
@@ -105,6 +105,6 @@ class RunState:
     #: "interrupt_after"): what graph lifecycle callbacks are told (engine.callbacks)
     loaded: Any = None
     continued: bool = False
-    breakpoint: str | None = None
+    breakpoint: Literal["interrupt_before", "interrupt_after"] | None = None
     #: the delta channels' bookkeeping (engine.pregel._delta.DeltaBook), when the graph has any and a saver
     delta: Any = None

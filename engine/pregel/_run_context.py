@@ -104,7 +104,7 @@ def context_from_json(schema: Any, data: Any) -> Any:
             errors = getattr(e, "errors", None)
             first = errors()[0] if callable(errors) and errors() else {}
             raise ContextError(".".join(str(p) for p in first.get("loc", ())), first.get("msg", str(e))) from None
-    if dataclasses.is_dataclass(schema):
+    if isinstance(schema, type) and dataclasses.is_dataclass(schema):
         fields = {f.name: f for f in dataclasses.fields(schema) if f.init}
         hints = {k: v for k, v in typing.get_type_hints(schema).items() if k in fields}
         required = {

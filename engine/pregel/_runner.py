@@ -34,7 +34,7 @@ from engine.pregel._calls import CallScope, store_held
 from engine.pregel._cache import cached_writes, keep_writes
 from engine.pregel._context import TaskContext
 from engine.pregel._io import task_update
-from engine.pregel._nested import Lazy
+from engine.pregel._nested import Lazy, NestedHost
 from engine.pregel._queue import EventQueue
 from engine.pregel._retry import run_attempts
 from engine.pregel._spec import NO_WRITES
@@ -62,7 +62,7 @@ class StepRunner:
         state_keys: frozenset[str] | str,
         store: Any,
         inline_sync: bool,
-        nest: Callable[[Task, int, TaskContext, bool], Any] | None = None,
+        nest: Callable[[Task, int, TaskContext, bool], NestedHost] | None = None,
         context: Any = None,
         run_id: str | None = None,
         cache: Any = None,

@@ -175,7 +175,7 @@ class StateAPI:
         out: dict[str, Any] = dict(config)
         for superstep in supersteps:
             updates = [tuple((tuple(u) + (None, None))[:3]) for u in superstep]
-            out = await apply_updates(graph, saver, {**config, **out}, updates, None)  # type: ignore[arg-type]
+            out = await apply_updates(graph, saver, {**config, **out}, updates, None)
         return out
 
     async def adelete_thread(self, thread_id: str) -> None:

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import time
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Awaitable, Callable, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, Status, StatusCode
+
+if TYPE_CHECKING:
+    from engine._internal._interrupt import Interrupt
 
 __all__ = [
     "traced_run",
@@ -147,7 +151,7 @@ class RunTrace:
             return self.span
         return child(f"node {node}", self._step or self.span, {"graphwire.node": node, "graphwire.task_id": task_id})
 
-    def task_done(self, span: Span, node: str, started: float, error: BaseException | None, interrupts: Any) -> None:
+    def task_done(self, span: Span, node: str, started: float, error: BaseException | None, interrupts: Sequence[Interrupt]) -> None:
         if self.traced:
             if error is not None:
                 fail(span, error)
@@ -178,8 +182,8 @@ class RunTrace:
 
 
 async def traced_run(
-    run: RunTrace, attributes: dict[str, Any], setup: Callable[[], Awaitable[None]], events: Callable[[], AsyncIterator[Any]]
-) -> AsyncIterator[Any]:
+    run: RunTrace, attributes: dict[str, Any], setup: Callable[[], Awaitable[None]], events: Callable[[], AsyncGenerator[T, None]]
+) -> AsyncGenerator[T, None]:
     """A run's ``events()`` under its span: ``setup`` (a failure there ends the span with it),
     then the events, counted in the active runs while they come."""
     run.start(attributes)

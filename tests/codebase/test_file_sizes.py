@@ -34,8 +34,6 @@ CLASS_LIMIT = 400
 
 #: Classes over the limit when the rule came, each with what removes it (the list only shrinks).
 KNOWN_LARGE: dict[str, str] = {
-    "engine.checkpoint.sqlite._saver.SqliteSaver": "its reads and writes split into parts of their own, as PostgresSaver's",
-    "engine.checkpoint.sqlite.aio.AsyncSqliteSaver": "SqliteSaver under the limit",
 }
 
 

@@ -1,0 +1,169 @@
+"""Writing checkpoints to SQLite: puts, a chain of puts, pending writes, deleting and pruning a thread.
+
+Values are serialized on the caller's thread before any statement (an
+unstorable value fails before the transaction, and a state is not read while
+the next step changes it); each write is then one write transaction on the
+saver's file. The delta cache plans each version's rows from the thread's
+last values and learns what was stored (``deltas.commit``), or forgets the
+thread when a write fails.
+
+:class:`Writes` is part of :class:`~engine.checkpoint.sqlite.SqliteSaver` by
+composition: it shares the saver's file (:class:`~._file.SaverFile`), delta
+cache and serializer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
+from engine.checkpoint._helpers import check_versions, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
+from engine.checkpoint._retention import Choose
+from engine.checkpoint._writes import WriteRow, dump_writes
+from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
+from engine.checkpoint.sqlite import _queries as q
+from engine.checkpoint.sqlite._file import SaverFile
+from engine.checkpoint.sqlite._prune import prune
+from engine.serde import Serializer
+
+__all__ = ["Writes"]
+
+#: One version ready to store: (thread_id, ns, its blobs' plan, its checkpoint row).
+Prepared = tuple[str, str, BlobPlan, tuple[Any, ...]]
+#: One pending write ready to store: ((thread_id, ns, checkpoint_id, task_id, task_path), its row).
+KeyedWrite = tuple[tuple[str, ...], WriteRow]
+
+
+class Writes:
+    """The saver's writes (``put``, ``put_many``, ``put_writes``, ``delete_thread``, ``prune_thread``)."""
+
+    def __init__(self, file: SaverFile, deltas: DeltaCache, serde: Callable[[], Serializer]) -> None:
+        self._file = file
+        self._deltas = deltas
+        self._serde = serde
+
+    def _prepare(
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
+    ) -> Prepared:
+        """Serialize one version (an unstorable value fails here, before any statement)."""
+        serde = self._serde()
+        thread_id, ns, parent_id = parse_config(config)
+        check_versions(checkpoint, new_versions)
+        plan = self._deltas.plan(
+            serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
+        )
+        meta_type, meta = dump_meta(serde, checkpoint)
+        checkpoint_row = (
+            thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata)
+        )  # fmt: skip
+        return thread_id, ns, plan, checkpoint_row
+
+    async def put(
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
+    ) -> dict[str, Any]:
+        prepared = thread_id, ns, plan, _ = self._prepare(config, checkpoint, metadata, new_versions)
+        (inserted,) = await self._file.work(self._put, [prepared], [])
+        self._deltas.commit(thread_id, ns, plan, inserted)
+        return make_config(thread_id, ns, checkpoint["id"])
+
+    async def put_many(
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Any, ...]] = (),
+    ) -> list[dict[str, Any]]:
+        """Store a chain of versions of one thread, and pending writes of them, in one transaction.
+
+        All or none: a run's writer counts the batch as saved only once it
+        landed, so a refused version must not leave the ones before it stored.
+        The cache assumes each plan before the next (whose deltas may build
+        on it), and forgets the thread if the batch fails.
+        """
+        check_chain(puts)
+        if len(puts) < 2 and not writes:
+            return [await self.put(*put) for put in puts]
+        thread_id = parse_config(puts[0][0])[0]
+        prepared: list[Prepared] = []
+        try:
+            for put in puts:
+                version = self._prepare(*put)
+                self._deltas.assume(version[0], version[1], version[2])
+                prepared.append(version)
+            rows = [
+                r for config, task_writes, task_id, *path in writes
+                for r in self.write_rows(config, task_writes, task_id, path[0] if path else "")
+            ]  # fmt: skip
+            inserted = await self._file.work(self._put, prepared, rows)
+        except BaseException:
+            self._deltas.forget_thread(thread_id)
+            raise
+        for (tid, ns, plan, _), channels in zip(prepared, inserted):
+            self._deltas.commit(tid, ns, plan, channels)
+        return [make_config(tid, ns, row[2]) for tid, ns, _, row in prepared]
+
+    def _put(self, versions: Sequence[Prepared], writes: Sequence[KeyedWrite]) -> list[list[str]]:
+        """Store serialized versions, then pending writes, in one transaction: per version, the channels inserted."""
+        out: list[list[str]] = []
+        with self._file.transaction(q.BEGIN_WRITE) as cur:
+
+            def exists(thread_id: str, key: tuple[str, str, int] | None) -> bool:
+                return key is None or cur.execute(q.BLOB_EXISTS, (thread_id, *key)).fetchone() is not None
+
+            for thread_id, ns, plan, checkpoint_row in versions:
+                inserted: list[str] = []
+                for b in plan.without_missing_bases(lambda r, t=thread_id, ns=ns: exists(t, base_key(ns, r))):  # type: ignore[misc]
+                    f = b.ref
+                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq,
+                                                f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
+                    if cur.rowcount > 0:
+                        inserted.append(b.channel)
+                cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
+                out.append(inserted)
+            regular: list[tuple[Any, ...]] = []
+            special: list[tuple[Any, ...]] = []
+            for (thread_id, ns, checkpoint_id, task_id, task_path), w in writes:
+                if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
+                    w = w.full(self._serde())  # the list it extends is gone (pruned since the cache learned it)
+                f = w.ref
+                (special if w.replaces else regular).append((
+                    thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, w.type, w.data, task_path,
+                    f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
+            if regular:
+                cur.executemany(q.INSERT_WRITE, regular)
+            if special:
+                cur.executemany(q.REPLACE_WRITE, special)
+        return out
+
+    async def put_writes(
+        self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
+    ) -> None:
+        await self._file.work(self._put, [], self.write_rows(config, writes, task_id, task_path))
+
+    def write_rows(
+        self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
+    ) -> list[KeyedWrite]:
+        """A task's writes serialized: ``((thread_id, ns, checkpoint_id, task_id, task_path), row)`` each."""
+        serde = self._serde()
+        thread_id, ns, checkpoint_id = parse_write_config(config)
+        refer = self._deltas.referrer(serde, thread_id)
+        rows = dump_writes(serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+        return [((thread_id, ns, checkpoint_id, task_id, task_path), r) for r in rows]
+
+    async def delete_thread(self, thread_id: str) -> None:
+        await self._file.work(self._delete_thread, thread_id)
+        self._deltas.forget_thread(thread_id)
+
+    def _delete_thread(self, thread_id: str) -> None:
+        with self._file.transaction(q.BEGIN_WRITE) as cur:
+            for statement in q.DELETE_THREAD:
+                cur.execute(statement, (thread_id,))
+
+    async def prune_thread(self, thread_id: str, choose: Choose) -> int:
+        pruned = await self._file.work(self._prune, thread_id, choose)
+        self._deltas.forget_thread(thread_id)
+        return pruned
+
+    def _prune(self, thread_id: str, choose: Choose) -> int:
+        with self._file.transaction(q.BEGIN_WRITE) as cur:
+            return prune(cur, self._serde(), thread_id, choose)
