@@ -29,6 +29,7 @@ from typing import Any
 from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.base import (
+    RUN_KEY,
     Checkpoint,
     CheckpointMetadata,
     get_checkpoint_id,
@@ -335,8 +336,8 @@ def _refuse(obj: Any) -> Any:
     )
 
 
-def load_metadata(text: str) -> CheckpointMetadata:
-    """Parse stored metadata JSON: plain data, never revived into objects.
+def load_metadata(text: str, *, keep_run: bool = False) -> CheckpointMetadata:
+    """Parse stored metadata JSON: plain data, never revived into objects; ``keep_run``: see :func:`check_metadata`.
 
     Raises:
         CorruptCheckpointError: not JSON, or not metadata (see :func:`check_metadata`).
@@ -345,11 +346,14 @@ def load_metadata(text: str) -> CheckpointMetadata:
         md = json.loads(text)
     except (ValueError, TypeError, RecursionError) as exc:
         raise CorruptCheckpointError(f"stored metadata is not JSON: {exc}") from exc
-    return check_metadata(md)
+    return check_metadata(md, keep_run=keep_run)
 
 
-def check_metadata(md: Any) -> CheckpointMetadata:
+def check_metadata(md: Any, *, keep_run: bool = False) -> CheckpointMetadata:
     """``md``, decoded stored metadata, if it is shaped like metadata (for a saver whose driver decodes JSON).
+
+    The run that wrote the version (:data:`~engine.checkpoint.base.RUN_KEY`) is taken out
+    unless ``keep_run`` (a saver read by a host: ``keeps_run_ids``; a filter's match).
 
     Raises:
         CorruptCheckpointError: not an object, or a ``step`` / ``source`` of
@@ -361,6 +365,8 @@ def check_metadata(md: Any) -> CheckpointMetadata:
         raise CorruptCheckpointError(f"stored metadata has a step that is not an integer: {md['step']!r:.40}")
     if "source" in md and type(md["source"]) is not str:
         raise CorruptCheckpointError(f"stored metadata has a source that is not a string: {md['source']!r:.40}")
+    if not keep_run:
+        md.pop(RUN_KEY, None)
     return md  # type: ignore[return-value]
 
 

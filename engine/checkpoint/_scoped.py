@@ -52,6 +52,9 @@ class ScopedSaver(BaseCheckpointSaver):
         self.leases: LeaseStore | None = saver.leases
         self.messages: MessageBus | None = saver.messages
         self.runs: RunStore | None = saver.runs
+        # a host reads which run wrote each version (RUN_KEY); a LangGraph program's reads do not
+        saver.keeps_run_ids = True
+        self.keeps_run_ids = True
 
     # -- what passes through --------------------------------------------------
     @property  # type: ignore[override]

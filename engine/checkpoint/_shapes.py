@@ -90,7 +90,7 @@ class ThreadInfo:
 
 def empty_checkpoint() -> Checkpoint:
     return Checkpoint(
-        v=1,
+        v=2,  # langgraph.checkpoint.base.empty_checkpoint's (its LATEST_VERSION)
         id=_new_checkpoint_id(),
         ts=_now_iso(),
         channel_values={},

@@ -104,7 +104,13 @@ __all__ = [
     "SerializerProtocol",
     "ThreadInfo",
     "run_lease",
+    "RUN_KEY",
 ]
+
+#: Where a version records the run that wrote it, stored with its metadata: a host (the server) groups
+#: versions by run and continues a run from its own. A saver's reads leave it out (LangGraph's metadata
+#: has no such key) unless the saver ``keeps_run_ids`` (a host's saver: ``engine.host.ScopedSaver`` sets it).
+RUN_KEY = "__graphwire_run_id__"
 
 def _missing(saver: object, method: str) -> str:
     return f"{type(saver).__name__} does not implement {method} (a BaseCheckpointSaver method)"
@@ -188,6 +194,10 @@ class BaseCheckpointSaver(LangGraphSlot):
     #: (:func:`run_lease`) and every checkpoint write must carry it; one
     #: without raises rather than write unfenced. Only with ``supports_leases``.
     requires_lease: bool = False
+    #: Whether reads return the run that wrote each version in its metadata (:data:`RUN_KEY`): a
+    #: host's view. False (a LangGraph program's): the metadata as LangGraph's, without it; a
+    #: ``filter`` on RUN_KEY matches either way.
+    keeps_run_ids: bool = False
 
     def __init__(self, *, serde: Serializer | None = None) -> None:
         adopt_langgraph_base(BaseCheckpointSaver)

@@ -193,7 +193,7 @@ class InMemorySaver(BaseCheckpointSaver):
                 return
             if wanted:
                 with reading(thread_id, cid):
-                    if not metadata_matches(load_metadata(row[3]), wanted):
+                    if not metadata_matches(load_metadata(row[3], keep_run=True), wanted):
                         continue
             count += 1
             reader = readers.setdefault(thread_id, ChainReader(self.serde))
@@ -235,7 +235,7 @@ class InMemorySaver(BaseCheckpointSaver):
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,
-            metadata=load_metadata(metadata),
+            metadata=load_metadata(metadata, keep_run=self.keeps_run_ids),
             parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=[
                 PendingWrite(task_id, channel, reader.resolve(tag, data, _ref_columns(ref)))

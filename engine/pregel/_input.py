@@ -39,7 +39,7 @@ from engine.pregel._io import input_writes, shown_metadata
 from engine.pregel._nested import Replay, resume_input
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
-from engine.pregel._spec import NULL_TASK_ID
+from engine.pregel._spec import INPUT_SEEN, NULL_TASK_ID
 from engine.pregel._status import null_writes, read_statuses
 from engine.types import START, Command, StateSnapshot
 
@@ -267,6 +267,7 @@ class InputFolder:
             if state.checkpoint["channel_versions"] else []
         )  # fmt: skip
         start = Task(id="", name=START, path=("input",), input=None, triggers=(), node=None)  # type: ignore[arg-type]
+        state.checkpoint["versions_seen"].setdefault(INPUT_SEEN, {})
         started = time.perf_counter()
         if self._folds_start() and (writes := self._start_writes(inp)) is not None:
             # START's writes are made with the input step's: one plan, one step's writes and one id less.

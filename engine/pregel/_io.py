@@ -12,20 +12,17 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from engine.channels.base import BaseChannel
+from engine.checkpoint.base import RUN_KEY
 from engine.events import CheckpointSaved, RunFinished
 from engine.pregel._spec import PULL, PUSH
 from engine.types import START, PregelTask
 
 __all__ = [
-    "RUN_KEY", "shown_metadata", "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
+    "shown_metadata", "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
     "saved_event", "finished_event", "propagated_metadata",
 ]
 
 
-#: where a version records the run that wrote it, beside the caller's metadata: the server groups versions
-#: by run and continues a run from its own; what a LangGraph program reads of the version (snapshots,
-#: streams) does not show it (:func:`shown_metadata`), as LangGraph's metadata has no such key
-RUN_KEY = "__graphwire_run_id__"
 
 
 def shown_metadata(metadata: Mapping[str, Any], *, run_ids: bool = False) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from engine.pregel._spec import CHECKPOINT_FORMAT
+
 if TYPE_CHECKING:
     from engine.checkpoint.base import Checkpoint, Lease
     from engine.events import Event
@@ -71,7 +73,7 @@ class RunSettings:
 
 def _blank() -> Checkpoint:
     """A new thread's version before its first: never stored, so it needs no id or time."""
-    return {"v": 1, "id": "", "ts": "", "channel_values": {}, "channel_versions": {}, "versions_seen": {}, "updated_channels": None}
+    return {"v": CHECKPOINT_FORMAT, "id": "", "ts": "", "channel_values": {}, "channel_versions": {}, "versions_seen": {}, "updated_channels": None}
 
 
 @dataclass(slots=True)

@@ -19,6 +19,10 @@ PULL = "__pregel_pull"
 PUSH = "__pregel_push"
 # versions_seen key recording channel versions at the last static breakpoint.
 INTERRUPT_SEEN = "__interrupt__"
+# versions_seen key of a call's input (it has no triggers: always {}), as LangGraph's checkpoints hold it.
+INPUT_SEEN = "__input__"
+# a run's checkpoints' "v": LangGraph 1.x's format (sends as the tasks channel's values, no pending_sends)
+CHECKPOINT_FORMAT = 4
 # task id under which a resume answer meant for "whichever task is waiting" is stored.
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 # pending write of a task that finished without writing anything (so it reads as finished).

@@ -35,9 +35,10 @@ class StateAPI:
         self.graph = graph
 
     def _saver(self) -> Any:
-        if self.graph.checkpointer is None or isinstance(self.graph.checkpointer, bool):
+        saver = self.graph.checkpointer
+        if saver is None or isinstance(saver, bool):
             raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
-        return self.graph.checkpointer
+        return saver
 
     def _graph_at(self, ns: str) -> CompiledGraph:
         """The graph whose versions are stored under ``ns``: this one at "", else the subgraph it names."""
@@ -78,7 +79,8 @@ class StateAPI:
         ``subgraphs``: each task of a subgraph node whose namespace holds a
         version gets that subgraph's snapshot as its ``state`` (nested, as
         LangGraph); otherwise a subgraph task's ``state`` is the config that
-        names its namespace. ``run_ids`` (a host's view): the metadata names the run that wrote the version.
+        names its namespace. ``run_ids`` (a host's view): the metadata names the run that wrote the version
+        (where the saver keeps it: ``keeps_run_ids``, a host's saver).
         """
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""

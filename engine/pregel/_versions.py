@@ -16,7 +16,8 @@ from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine.events import CheckpointSaved, ValuesEvent
 from engine.pregel._algo import Task, prepare_next_tasks
 from engine.pregel._delta import COUNTERS, stored_values
-from engine.pregel._io import RUN_KEY, output_values, saved_event, shown_metadata
+from engine.checkpoint.base import RUN_KEY
+from engine.pregel._io import output_values, saved_event, shown_metadata
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
 from engine.pregel._snapshot import subgraph_configs

@@ -40,7 +40,7 @@ from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
 from engine.pregel._delta import hydrate, takes_task_path, task_path_str
 from engine.pregel._io import output_values
-from engine.pregel._spec import NO_WRITES, TASKS, GraphSpec
+from engine.pregel._spec import CHECKPOINT_FORMAT, NO_WRITES, TASKS, GraphSpec
 from engine.types import Send
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def new_version(ck: Checkpoint) -> Checkpoint:
 
     A :class:`~engine.checkpoint._made.MadeCheckpoint`: a saver checks only its put's new versions."""
     snapshot = MadeCheckpoint(
-        v=1,
+        v=CHECKPOINT_FORMAT,
         id=new_checkpoint_id(),
         ts=now_iso(),
         channel_values=dict(ck["channel_values"]),

@@ -42,8 +42,9 @@ ALL_KINDS = list(EventKind)
 
 @pytest.fixture
 def in_process(server: Any) -> Iterator[Any]:
-    """The reminders graph compiled in this process on the server's SQLite file."""
+    """The reminders graph compiled in this process on the server's SQLite file, read as a host reads it."""
     saver = SqliteSaver(str(server.db))
+    saver.keeps_run_ids = True  # as the server's saver (engine.host.ScopedSaver sets it): which run wrote each version
     yield reminders_builder.compile(checkpointer=saver)
     saver.close()
 

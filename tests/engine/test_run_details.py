@@ -46,6 +46,9 @@ def test_metadata_keeps_a_callers_run_id_and_a_host_reads_the_run_beside_it(chec
     app.invoke({"x": 1}, thread("other"))
     assert all(set(s.metadata) == {"source", "step", "parents"} for s in app.get_state_history(thread("other")))
     assert set(app.get_state(thread("other")).metadata) == {"source", "step", "parents"}
+    assert all(set(t.metadata) == {"source", "step", "parents"} for t in checkpointer.list(thread("other")))  # the saver's own reads too
+    assert "run_id" not in app.get_state(thread("other"), run_ids=True).metadata  # not kept: nothing to show
+    checkpointer.keeps_run_ids = True  # a host's saver (engine.host.ScopedSaver sets it)
     [run_id] = {s.metadata["run_id"] for s in app.get_state_history(thread("other"), run_ids=True)}
     assert run_id and run_id != "mine"
     assert app.get_state(thread("other"), run_ids=True).metadata["run_id"] == run_id

@@ -59,7 +59,9 @@ class Reads:
         queries: q.Queries,
         deltas: DeltaCache,
         serde: Callable[[], Serializer],
+        keeps_runs: Callable[[], bool],
     ) -> None:
+        self._keeps_runs = keeps_runs  # the saver's keeps_run_ids
         self._run = run
         self._q = queries
         self._deltas = deltas
@@ -126,7 +128,7 @@ class Reads:
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns)),
-            metadata=check_metadata(metadata),  # psycopg decoded the jsonb; check its shape
+            metadata=check_metadata(metadata, keep_run=self._keeps_runs()),  # psycopg decoded the jsonb; check its shape
             parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=writes,
         )

@@ -158,7 +158,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             idle_in_transaction=idle_in_transaction, borrowed=found.borrowed, keep_idle=found.keep,
         )  # fmt: skip
         self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
-        self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde)
+        self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde, lambda: self.keeps_run_ids)
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q)

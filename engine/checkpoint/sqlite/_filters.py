@@ -35,7 +35,7 @@ def prefix_end(prefix: str) -> str | None:
 def matches(row: Sequence[Any], wanted: Mapping[str, Any]) -> bool:
     """Whether a listed row's metadata matches the filter exactly (decoding it as hostile)."""
     with reading(row[0], row[2]):
-        return metadata_matches(load_metadata(row[7]), wanted)
+        return metadata_matches(load_metadata(row[7], keep_run=True), wanted)
 
 
 def metadata_clause(key: str, value: Any) -> tuple[str, tuple[Any, ...]] | None:

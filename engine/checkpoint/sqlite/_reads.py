@@ -49,8 +49,9 @@ _FIRST_PAGE, _MAX_PAGE = 4, 128
 class Reads:
     """The saver's reads (``get_tuple``, ``list``, ``list_threads``)."""
 
-    def __init__(self, file: SaverFile, deltas: DeltaCache, serde: Callable[[], Serializer]) -> None:
+    def __init__(self, file: SaverFile, deltas: DeltaCache, serde: Callable[[], Serializer], keeps_runs: Callable[[], bool]) -> None:
         self._file = file
+        self._keeps_runs = keeps_runs  # the saver's keeps_run_ids
         self._deltas = deltas
         self._serde = serde
 
@@ -167,7 +168,7 @@ class Reads:
             return CheckpointTuple(
                 config=make_config(thread_id, ns, checkpoint_id),
                 checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns)),
-                metadata=load_metadata(metadata),
+                metadata=load_metadata(metadata, keep_run=self._keeps_runs()),
                 parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
                 pending_writes=load_writes(reader, writes),
             )

@@ -109,7 +109,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         self._file = file = SaverFile(path_or_conn, exclusive=exclusive)
         self._conn = file.conn  # for a caller's own look at the file (tests, tools)
         self._worker = file.worker
-        self._reads = Reads(file, deltas, lambda: self.serde)
+        self._reads = Reads(file, deltas, lambda: self.serde, lambda: self.keeps_run_ids)
         self._writes = Writes(file, deltas, lambda: self.serde)
         self.runs: SqliteRuns = SqliteRuns(file.work, file.transaction)  # a host's run records, in this file
 
