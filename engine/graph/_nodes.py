@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from engine._internal._task import get_stream_writer, node_error_of_task, runtime_of_task
-from engine.errors import GraphDefinitionError
+from engine.errors import GraphDefinitionError, NodeError
 from engine.graph._messages import langchain_messages
 from engine.types import StreamWriter
 
@@ -89,7 +89,7 @@ def _injected(fn: Any, name: str) -> dict[str, str]:
             out[kw] = "writer"
         elif kw in ("runtime", "previous"):  # as LangGraph: by name, whatever the annotation
             out[kw] = kw
-        elif kw == "error" and "NodeError" in text:  # an error handler's failure (None in another node)
+        elif kw == "error" and p.annotation in (NodeError, "NodeError"):  # an error handler's failure (None elsewhere)
             out[kw] = kw
     return out
 

@@ -20,6 +20,14 @@ class L(TypedDict):
     log: Annotated[list, operator.add]
 
 
+def default_handler(state: L, error: NodeError) -> L:
+    return {"log": [f"default:{error.node}"]}
+
+
+def sub_handler(state: S, error: NodeError) -> S:
+    return {"foo": f"{error.node}:{error.error}"}
+
+
 def boom(state):
     raise ValueError("boom")
 
@@ -90,7 +98,7 @@ graph = (
     StateGraph(L)
     .set_node_defaults(
         retry_policy=RetryPolicy(max_attempts=2, initial_interval=0, jitter=False, retry_on=ValueError),
-        error_handler=lambda s, error: {"log": [f"default:{error.node}"]},
+        error_handler=default_handler,
     )
     .add_node("a", flaky)
     .add_node("b", boom, error_handler=lambda s: {"log": ["own handler"]})
@@ -125,7 +133,7 @@ call("default handler name taken", compile_taken)
 sub = StateGraph(S).add_node("inner", boom).add_edge(START, "inner").compile()
 graph = (
     StateGraph(S)
-    .add_node("sub", sub, error_handler=lambda s, error: {"foo": f"{error.node}:{error.error}"})
+    .add_node("sub", sub, error_handler=sub_handler)
     .add_edge(START, "sub")
     .compile()
 )

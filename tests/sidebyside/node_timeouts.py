@@ -1,0 +1,197 @@
+"""Node timeouts (issue 29): TimeoutPolicy, NodeTimeoutError, retried then failing or succeeding, a Send's own
+timeout, @task / @entrypoint timeouts, an error handler taking a timeout over, sync nodes refused.
+
+A node that must time out waits on an event nobody sets; one that must not returns at once under a
+generous limit: no outcome depends on how fast the machine is."""
+
+import asyncio
+import re
+from datetime import timedelta
+from typing import TypedDict
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import NodeError, NodeTimeoutError
+from langgraph.func import entrypoint, task
+from langgraph.graph import START, StateGraph
+from langgraph.types import RetryPolicy, Send, TimeoutPolicy
+
+from observe import call, record
+
+
+class S(TypedDict):
+    x: int
+
+
+def timeout_fields(e):
+    return {"node": e.node, "kind": e.kind, "timeout": e.timeout, "run_timeout": e.run_timeout,
+            "idle_timeout": e.idle_timeout, "retryable": isinstance(e, TimeoutError) is False}
+
+
+async def forever():
+    await asyncio.Event().wait()
+
+
+record("policy", [repr(TimeoutPolicy.coerce(0.5)), repr(TimeoutPolicy.coerce(timedelta(milliseconds=250))),
+                  repr(TimeoutPolicy.coerce(TimeoutPolicy(idle_timeout=2, refresh_on="heartbeat"))),
+                  repr(Send("n", 1, timeout=1)), repr(Send("n", 1))])
+for bad in (0, -1, TimeoutPolicy(idle_timeout=0), TimeoutPolicy(run_timeout=1, refresh_on="never")):
+    call(f"coerce {bad!r}", TimeoutPolicy.coerce, bad)
+call("send 0", Send, "n", 1, timeout=0)
+call("add_node 0", lambda: StateGraph(S).add_node("n", lambda s: s, timeout=0))
+
+# 1. A timeout retried, then failing: every attempt runs, the last one's NodeTimeoutError is raised.
+attempts = []
+
+
+async def stuck(state: S):
+    attempts.append(1)
+    await forever()
+
+
+policy = RetryPolicy(max_attempts=3, initial_interval=0, jitter=False, retry_on=NodeTimeoutError)
+graph = (
+    StateGraph(S).add_node("stuck", stuck, timeout=TimeoutPolicy(run_timeout=0.05, idle_timeout=5), retry_policy=policy)
+    .add_edge(START, "stuck").compile(checkpointer=InMemorySaver())
+)
+config = {"configurable": {"thread_id": "fails"}}
+try:
+    asyncio.run(graph.ainvoke({"x": 1}, config))
+except NodeTimeoutError as e:
+    record("retried then failed", timeout_fields(e))
+record("attempts", len(attempts))
+record("failed history", [  # the elapsed time in the stored error's text left out
+    (s.metadata["step"], s.next, [(t.name, re.sub(r"elapsed: [0-9.]+s", "elapsed", str(t.error))) for t in s.tasks])
+    for s in graph.get_state_history(config)
+])
+
+# 2. The first attempt times out, the second returns.
+attempts.clear()
+
+
+async def second_time(state: S):
+    attempts.append(1)
+    if len(attempts) == 1:
+        await forever()
+    return {"x": state["x"] + 1}
+
+
+graph = (
+    StateGraph(S).add_node("n", second_time, timeout=TimeoutPolicy(idle_timeout=0.05), retry_policy=policy)
+    .add_edge(START, "n").compile()
+)
+record("retried then succeeded", asyncio.run(graph.ainvoke({"x": 1})))
+record("attempts then", len(attempts))
+
+# 3. Under a generous limit a node that heartbeats and streams runs to its end.
+
+
+async def busy(state: S, runtime):
+    for i in range(3):
+        runtime.heartbeat()
+        runtime.stream_writer({"i": i})
+    return {"x": 7}
+
+
+graph = StateGraph(S).add_node("busy", busy, timeout=5).add_edge(START, "busy").compile()
+
+
+async def chunks():
+    return [c async for c in graph.astream({"x": 0}, stream_mode=["custom", "updates"])]
+
+
+record("within the limit", asyncio.run(chunks()))
+
+# 4. A Send's own timeout replaces its node's.
+
+
+async def slow(state: S):
+    await forever()
+
+
+graph = (
+    StateGraph(S).add_node("slow", slow, timeout=TimeoutPolicy(idle_timeout=60))
+    .add_conditional_edges(START, lambda s: [Send("slow", s, timeout=TimeoutPolicy(idle_timeout=0.05))]).compile()
+)
+try:
+    asyncio.run(graph.ainvoke({"x": 1}))
+except NodeTimeoutError as e:
+    record("send timeout", timeout_fields(e))
+
+# 5. An error handler takes a timeout over.
+
+
+def handler(state: S, error: NodeError):
+    return {"x": -1 if isinstance(error.error, NodeTimeoutError) else -2}
+
+
+graph = StateGraph(S).add_node("slow", slow, timeout=0.05, error_handler=handler).add_edge(START, "slow").compile()
+record("handled timeout", asyncio.run(graph.ainvoke({"x": 1})))
+
+# 6. set_node_defaults(timeout=), a node's own winning.
+
+
+async def quick(state: S):
+    return {"x": 2}
+
+
+graph = (
+    StateGraph(S).set_node_defaults(timeout=TimeoutPolicy(run_timeout=0.05)).add_node("slow", slow)
+    .add_node("quick", quick, timeout=60).add_edge(START, "quick").add_edge("quick", "slow").compile()
+)
+try:
+    asyncio.run(graph.ainvoke({"x": 1}))
+except NodeTimeoutError as e:
+    record("default timeout", timeout_fields(e))
+
+# 7. @task and @entrypoint.
+
+
+@task(timeout=TimeoutPolicy(idle_timeout=0.05))
+async def slow_task(x: int) -> int:
+    await forever()
+
+
+@task(timeout=60)
+async def echo(*, timeout: int) -> int:
+    return timeout
+
+
+@entrypoint()
+async def workflow(x: int) -> int:
+    got = await echo(timeout=x)
+    return await slow_task(got)
+
+
+try:
+    asyncio.run(workflow.ainvoke(3))
+except NodeTimeoutError as e:
+    record("task timeout", timeout_fields(e))
+
+
+@entrypoint(timeout=TimeoutPolicy(idle_timeout=0.05))
+async def slow_workflow(x: int) -> int:
+    await forever()
+
+
+try:
+    asyncio.run(slow_workflow.ainvoke(1))
+except NodeTimeoutError as e:
+    record("entrypoint timeout", timeout_fields(e))
+
+# 8. Sync nodes cannot be stopped: refused as they are declared or compiled.
+
+
+def sync_node(state: S):
+    return state
+
+
+def refused(fn):
+    try:
+        fn()
+    except ValueError as e:
+        return str(e)
+
+
+record("sync node", refused(lambda: StateGraph(S).add_node("n", sync_node, timeout=1).add_edge(START, "n").compile()))
+record("sync task", refused(lambda: task(timeout=1)(lambda x: x)))
+record("sync entrypoint", refused(lambda: entrypoint(timeout=1)(sync_node)))
