@@ -100,13 +100,24 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1
                 span.add_event("retry", {"attempt": attempt, "exception.type": type(e).__name__, "exception.message": str(e)})
-                await asyncio.sleep(backoff(policy, attempt))
+                await _wait(backoff(policy, attempt), node.is_async or not ctx.sync_call, inline)
                 continue
             t.error = e
             t.writes = getattr(e, WRITTEN_BEFORE, t.writes)  # a router that raised: what its node wrote before it
             return
         finally:
             CURRENT.reset(token)
+
+
+async def _wait(seconds: float, on_loop: bool, inline: bool) -> None:
+    """The backoff before a retry. A sync node under the sync face waits in ``time.sleep`` on its
+    thread, as LangGraph's sync runner does (so a test patching ``time.sleep`` sees the waits)."""
+    if on_loop:
+        await asyncio.sleep(seconds)
+    elif inline:
+        time.sleep(seconds)
+    else:
+        await node_threads().run(time.sleep, seconds)
 
 
 def _cancelled_from_outside() -> bool:
