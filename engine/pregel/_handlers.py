@@ -42,11 +42,13 @@ def failure_writes(t: Task) -> list[tuple[str, Any]]:
     return [(ERROR, repr(t.error)), (ERROR_SOURCE_NODE, t.name)]
 
 
-def take_over(t: Task) -> None:
-    """``t`` as a finished task that wrote nothing: its failure is its handler's now."""
+def take_over(t: Task, record: list[tuple[str, Any]] | None = None) -> None:
+    """``t`` as a finished task that wrote nothing: its failure is its handler's now. ``record``: its
+    :func:`failure_writes` when they are not stored yet (durability "exit": stored if the step stops),
+    which applying the step's writes passes over (no channel has their names)."""
     t.error = None
-    t.writes = []
-    t.saved = True  # its record (failure_writes) is stored already, or nothing is recorded
+    t.writes = record or []
+    t.saved = record is None
 
 
 def handler_task(failed: Task, error: Any, checkpoint_id: str | None, step: int) -> Task:

@@ -276,10 +276,11 @@ class StepRunner:
     async def _hand_over(self, t: Task, step: int, tasks: list[Task]) -> Task:
         """``t`` failed and its node's error handler takes over (engine.pregel._handlers): its failure
         is stored first (a resume runs the handler, not the node), then the handler's task joins the step."""
+        record = failure_writes(t)
         if self.record:
-            await self.writer.put_writes(self._parent_id, failure_writes(t), t.id, task_path_str(t.path))
+            await self.writer.put_writes(self._parent_id, record, t.id, task_path_str(t.path))
         h = handler_task(t, t.error, self._parent_id, step)
-        take_over(t)
+        take_over(t, None if self.record else record)
         tasks.append(h)
         return h
 

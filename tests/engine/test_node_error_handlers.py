@@ -81,7 +81,8 @@ def test_the_handler_gets_the_failure_after_the_retries_and_routes_on() -> None:
     ]  # fmt: skip
 
 
-def test_a_failing_handler_fails_the_run_and_a_resume_runs_the_handler_not_the_node() -> None:
+@pytest.mark.parametrize("durability", ["sync", "async", "exit"])
+def test_a_failing_handler_fails_the_run_and_a_resume_runs_the_handler_not_the_node(durability: str) -> None:
     calls = {"node": 0, "handler": 0}
     crash = [True]
     errors: list[Any] = []
@@ -100,11 +101,11 @@ def test_a_failing_handler_fails_the_run_and_a_resume_runs_the_handler_not_the_n
     graph = StateGraph(S).add_node("n", node, error_handler=handler).add_edge(START, "n").compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
     with pytest.raises(RuntimeError, match="handler crash"):
-        graph.invoke({"foo": ""}, config)
+        graph.invoke({"foo": ""}, config, durability=durability)
     assert calls == {"node": 1, "handler": 1}
     assert isinstance(errors[0], RuntimeError)
     crash[0] = False
-    assert graph.invoke(None, config) == {"foo": "recovered"}
+    assert graph.invoke(None, config, durability=durability) == {"foo": "recovered"}
     assert calls == {"node": 1, "handler": 2}
     assert errors[1] == "RuntimeError('node failed')"  # what was stored of it, as LangGraph's resume gives it
 
