@@ -230,7 +230,7 @@ class StepRunner:
                         self._finished(t, step)
                         if handled_by(t):  # its error handler's task runs in this step, beside the others
                             h = await self._hand_over(t, step, tasks)
-                            f = asyncio.ensure_future(self._run_task(h, step, inline=False))
+                            f = asyncio.ensure_future(self._gated(h, step))
                             futs[f], order[f] = h, len(order)
                             pending.add(f)
                             continue
