@@ -41,7 +41,7 @@ from engine.errors import GraphInterrupt
 from engine.events import Event, TaskFinished, TaskStarted
 from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
-from engine.pregel._retry import backoff, matching_policy
+from engine.pregel._retry import backoff, cancelled_from_outside, matching_policy
 from engine.pregel._status import TaskStatus
 from engine.pregel._threads import node_threads
 from engine.pregel._timeout import timed
@@ -147,17 +147,19 @@ async def settle(scope: CallScope, *, quiet: bool = False) -> None:
     An interrupt or error of one of them, unseen by the caller, is raised here
     (``quiet``: not: the caller is stopping with its own interrupt, and what
     its calls finished is stored, so its next run does not run them again).
+    A call the caller cancelled is not waited for, as in LangGraph.
     """
     while scope.started:
         fut = scope.started.pop(0)
         waited = fut if isinstance(fut, asyncio.Future) else asyncio.wrap_future(fut)
-        if not quiet:
-            await waited
-            continue
         try:
             await waited
+        except asyncio.CancelledError:
+            if not fut.cancelled() or cancelled_from_outside():
+                raise
         except Exception:  # a call's interrupt or error: recorded with the call, seen when it is waited for
-            pass
+            if not quiet:
+                raise
 
 
 def cancel(scope: CallScope) -> None:

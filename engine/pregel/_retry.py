@@ -32,7 +32,7 @@ from engine.pregel._threads import node_threads
 from engine.pregel._timeout import sync_timeout_refused, timed
 from engine.types import RetryPolicy
 
-__all__ = ["run_attempts", "matching_policy", "backoff"]
+__all__ = ["run_attempts", "matching_policy", "backoff", "cancelled_from_outside"]
 
 
 async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) -> None:
@@ -89,7 +89,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             t.error = e
             return
         except asyncio.CancelledError as e:
-            if _cancelled_from_outside():
+            if cancelled_from_outside():
                 raise
             # As LangGraph: the node raised CancelledError itself, a failure like any other.
             t.error = NodeCancelledError(t.name)
@@ -120,7 +120,7 @@ async def _wait(seconds: float, on_loop: bool, inline: bool) -> None:
         await node_threads().run(time.sleep, seconds)
 
 
-def _cancelled_from_outside() -> bool:
+def cancelled_from_outside() -> bool:
     """Whether the running task is being cancelled (the run is), rather than a node raising CancelledError."""
     task = asyncio.current_task()
     cancelling = getattr(task, "cancelling", None)

@@ -196,3 +196,41 @@ def test_a_node_raising_cancelled_error_fails_the_run() -> None:
     with pytest.raises(NodeCancelledError) as raised:
         asyncio.run(graph.ainvoke({"x": 0}))
     assert raised.value.node == "boom"
+
+
+def test_a_call_its_entrypoint_cancelled_is_not_waited_for() -> None:
+    from engine.checkpoint import InMemorySaver
+    from engine.types import Command, interrupt
+
+    runs = {"calls": 0, "cancelled": 0}
+    started: list[asyncio.Event] = []
+
+    @task()
+    async def mapper(i: int) -> str:
+        runs["calls"] += 1
+        try:
+            if i:
+                started[-1].set()
+                await forever()
+        except asyncio.CancelledError:
+            runs["cancelled"] += 1
+            raise
+        return str(i) * 2
+
+    @entrypoint(checkpointer=InMemorySaver())
+    async def cancelling(inp: list[int]) -> list[str]:
+        started.append(asyncio.Event())
+        futures = [mapper(i) for i in inp]
+        await started[-1].wait()
+        futures.pop().cancel()
+        mapped = await asyncio.gather(*futures)
+        return [m + interrupt("question") for m in mapped]
+
+    async def run() -> Any:
+        config = {"configurable": {"thread_id": "c"}}
+        first = [list(c) for c in [c async for c in cancelling.astream([0, 1], config)]]
+        assert runs == {"calls": 2, "cancelled": 1}
+        return first, await cancelling.ainvoke(Command(resume="!"), config)
+
+    assert asyncio.run(run()) == ([["mapper"], ["__interrupt__"]], ["00!"])
+    assert runs == {"calls": 3, "cancelled": 2}

@@ -195,3 +195,61 @@ def refused(fn):
 record("sync node", refused(lambda: StateGraph(S).add_node("n", sync_node, timeout=1).add_edge(START, "n").compile()))
 record("sync task", refused(lambda: task(timeout=1)(lambda x: x)))
 record("sync entrypoint", refused(lambda: entrypoint(timeout=1)(sync_node)))
+
+# 9. Cancellation: a node raising CancelledError itself fails the run with NodeCancelledError; a @task call
+# its entrypoint cancels is not waited for (the entrypoint goes on to its interrupt, and its resume).
+from langgraph.checkpoint.memory import InMemorySaver as Saver  # noqa: E402
+from langgraph.errors import NodeCancelledError  # noqa: E402
+from langgraph.types import Command, interrupt  # noqa: E402
+
+
+async def cancels(state: S):
+    raise asyncio.CancelledError("raised by the node")
+
+
+async def fine(state: S):
+    return {"x": 1}
+
+
+graph = StateGraph(S).add_node("ok", fine).add_node("boom", cancels).add_edge(START, "ok").add_edge(START, "boom").compile()
+try:
+    asyncio.run(graph.ainvoke({"x": 0}))
+except NodeCancelledError as e:
+    record("node cancelled", {"node": e.node, "message": str(e)})
+
+mapper_runs = {"calls": 0, "cancelled": 0}
+started: list[asyncio.Event] = []
+
+
+@task()
+async def mapper(i: int) -> str:
+    mapper_runs["calls"] += 1
+    try:
+        if i:
+            started[-1].set()
+            await forever()
+    except asyncio.CancelledError:
+        mapper_runs["cancelled"] += 1
+        raise
+    return str(i) * 2
+
+
+@entrypoint(checkpointer=Saver())
+async def cancelling(inp: list[int]) -> list[str]:
+    started.append(asyncio.Event())
+    futures = [mapper(i) for i in inp]
+    await started[-1].wait()  # the call to be cancelled has started
+    futures.pop().cancel()
+    mapped = await asyncio.gather(*futures)
+    return [m + interrupt("question") for m in mapped]
+
+
+async def cancelled_call():
+    config = {"configurable": {"thread_id": "c"}}
+    first = [list(c) for c in [c async for c in cancelling.astream([0, 1], config)]]
+    record("mapper runs", dict(mapper_runs))
+    return first, await cancelling.ainvoke(Command(resume="!"), config)
+
+
+record("cancelled call", asyncio.run(cancelled_call()))
+record("mapper runs after the resume", mapper_runs)
