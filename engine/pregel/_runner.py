@@ -40,6 +40,7 @@ from engine.pregel._queue import EventQueue
 from engine.pregel._retry import run_attempts
 from engine.pregel._spec import NO_WRITES
 from engine.pregel._status import TaskStatus
+from engine.pregel._timeout import stale
 from engine.pregel._writer import VersionWriter
 
 __all__ = ["StepRunner"]
@@ -361,11 +362,19 @@ class StepRunner:
             ctx.nest = Lazy(self.nest, t, step, ctx, inline)
         ctx.delegate = self.delegate
         if self._wants[CustomEvent]:
-            ctx.custom = lambda payload: self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
+
+            def custom(payload: Any) -> None:
+                if not stale():  # an attempt that timed out and goes on sends nothing (engine.pregel._timeout)
+                    self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
+
+            ctx.custom = custom
         if self._wants[MessageChunk]:
-            ctx.message = lambda chunk, metadata=None: self.emit_threadsafe(
-                MessageChunk(step, t.id, t.name, chunk, dict(metadata or {}))
-            )
+
+            def message(chunk: Any, metadata: dict[str, Any] | None = None) -> None:
+                if not stale():
+                    self.emit_threadsafe(MessageChunk(step, t.id, t.name, chunk, dict(metadata or {})))
+
+            ctx.message = message
         # The node's span is current while it runs, so spans it makes (an LLM client's) nest under it.
         span = self.trace.task(t.name, t.id)
         started = time.perf_counter()

@@ -8,7 +8,9 @@ Past either, the attempt's task is cancelled and the attempt fails with
 :class:`~engine.errors.NodeTimeoutError`, which the node's retry policy may
 retry and its error handler may take over. What the attempt would have
 written is lost with it (its writes are made from what it returns), and a
-node that catches the cancellation and returns anyway still times out.
+node that catches the cancellation and goes on still times out: what it
+sends after that (custom events, message chunks, ``push_message``) is
+dropped (:func:`stale`), as LangGraph closes a timed-out attempt's writers.
 
 Only async nodes take a timeout: a sync function cannot be stopped in the
 process, so a sync node (or ``@task``, ``@entrypoint``) with one is refused
@@ -20,15 +22,16 @@ the loop back.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import time
 from datetime import timedelta
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Callable, Coroutine, Literal
 
 from engine.errors import NodeTimeoutError
 from engine.types import TimeoutPolicy
 
-__all__ = ["runs_sync", "sync_timeout_refused", "timed"]
+__all__ = ["runs_sync", "stale", "sync_timeout_refused", "timed"]
 
 _SYNC = "Node timeouts are only supported for async nodes because sync Python execution cannot be safely cancelled in-process."
 
@@ -58,15 +61,27 @@ def runs_sync(step: Any) -> bool:
 
 
 class _Beat:
-    """The last sign of progress of one attempt (monotonic seconds)."""
+    """One timed attempt: its last sign of progress (monotonic seconds); ``closed`` once it timed out."""
 
-    __slots__ = ("last",)
+    __slots__ = ("last", "closed")
 
     def __init__(self) -> None:
         self.last = time.monotonic()
+        self.closed = False
 
     def __call__(self) -> None:
         self.last = time.monotonic()
+
+
+#: the timed attempt the running code belongs to (its task's context, and the tasks and threads it starts)
+_ATTEMPT: contextvars.ContextVar[_Beat | None] = contextvars.ContextVar("graphwire_timed_attempt", default=None)
+
+
+def stale() -> bool:
+    """Whether the running code is an attempt that timed out and goes on anyway: what it sends (custom
+    events, message chunks, ``push_message``) is dropped, as LangGraph closes a timed-out attempt's writers."""
+    attempt = _ATTEMPT.get()
+    return attempt is not None and attempt.closed
 
 
 def _refreshing(send: Callable[..., None] | None, beat: _Beat) -> Callable[..., None]:
@@ -78,7 +93,7 @@ def _refreshing(send: Callable[..., None] | None, beat: _Beat) -> Callable[..., 
     return refresh
 
 
-async def timed(aw: Awaitable[Any], policy: TimeoutPolicy, node: str, ctx: Any) -> Any:
+async def timed(aw: Coroutine[Any, Any, Any], policy: TimeoutPolicy, node: str, ctx: Any) -> Any:
     """Await ``aw`` (an attempt of ``node``, whose task context is ``ctx``) within ``policy``.
 
     Raises:
@@ -92,7 +107,9 @@ async def timed(aw: Awaitable[Any], policy: TimeoutPolicy, node: str, ctx: Any) 
         ctx.custom = _refreshing(ctx.custom, beat)
         if ctx.message is not None:
             ctx.message = _refreshing(ctx.message, beat)
-    task = asyncio.ensure_future(aw)
+    context = contextvars.copy_context()
+    context.run(_ATTEMPT.set, beat)
+    task = asyncio.get_running_loop().create_task(aw, context=context)
     run, idle = policy.run_timeout, policy.idle_timeout
     assert not isinstance(run, timedelta) and not isinstance(idle, timedelta)  # TimeoutPolicy.coerce gave seconds
     try:
@@ -109,6 +126,7 @@ async def timed(aw: Awaitable[Any], policy: TimeoutPolicy, node: str, ctx: Any) 
                 kind = "idle"
             else:
                 continue  # progress since: the idle deadline moved
+            beat.closed = True
             task.cancel()
             task.add_done_callback(_retrieve)  # a node that outlives its cancellation is not awaited
             raise NodeTimeoutError(node, now - started, kind=kind, idle_timeout=idle, run_timeout=run)

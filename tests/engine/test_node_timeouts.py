@@ -234,3 +234,43 @@ def test_a_call_its_entrypoint_cancelled_is_not_waited_for() -> None:
 
     assert asyncio.run(run()) == ([["mapper"], ["__interrupt__"]], ["00!"])
     assert runs == {"calls": 3, "cancelled": 2}
+
+
+def test_what_an_attempt_sends_after_its_timeout_is_dropped() -> None:
+    """A node that swallows its cancellation and goes on: its custom events, pushed messages and return
+    value after the timeout are not the task's (the next attempt's are), as LangGraph closes its writers."""
+    from langchain_core.messages import AIMessage
+
+    from engine.config import get_stream_writer
+    from engine.graph import MessagesState
+    from engine.graph.message import push_message
+
+    done = asyncio.Event()
+    attempts: list[int] = []
+
+    async def stubborn(state: Any) -> Any:
+        attempts.append(1)
+        if len(attempts) == 1:
+            try:
+                await forever()
+            except asyncio.CancelledError:
+                get_stream_writer()("stale")
+                push_message(AIMessage("stale", id="stale"))
+                done.set()
+                return {"messages": [AIMessage("stale return", id="late")]}
+        await done.wait()  # the stale attempt has sent what it sends
+        get_stream_writer()("fresh")
+        return {"messages": [AIMessage("fresh", id="fresh")]}
+
+    graph = (
+        StateGraph(MessagesState).add_node("n", stubborn, timeout=TimeoutPolicy(idle_timeout=0.05), retry_policy=RETRY)
+        .add_edge(START, "n").compile()
+    )
+
+    async def run() -> list[Any]:
+        return [c async for c in graph.astream({"messages": []}, stream_mode=["custom", "values"])]
+
+    chunks = asyncio.run(run())
+    assert [c for mode, c in chunks if mode == "custom"] == ["fresh"]
+    assert [m.id for m in chunks[-1][1]["messages"]] == ["fresh"]
+    assert len(attempts) == 2

@@ -253,3 +253,42 @@ async def cancelled_call():
 
 record("cancelled call", asyncio.run(cancelled_call()))
 record("mapper runs after the resume", mapper_runs)
+
+# 10. An attempt that swallows its cancellation and goes on: what it sends after its timeout is dropped.
+from langchain_core.messages import AIMessage  # noqa: E402
+from langgraph.graph import MessagesState  # noqa: E402
+from langgraph.graph.message import push_message  # noqa: E402
+from langgraph.config import get_stream_writer  # noqa: E402
+
+stubborn_done: list[asyncio.Event] = []
+stubborn_attempts = []
+
+
+async def stubborn(state: MessagesState):
+    stubborn_attempts.append(1)
+    if len(stubborn_attempts) == 1:
+        try:
+            await forever()
+        except asyncio.CancelledError:
+            get_stream_writer()("stale")
+            push_message(AIMessage("stale", id="stale"))
+            stubborn_done[-1].set()
+            return {"messages": [AIMessage("stale return", id="late")]}
+    await stubborn_done[-1].wait()
+    get_stream_writer()("fresh")
+    return {"messages": [AIMessage("fresh", id="fresh")]}
+
+
+graph = (
+    StateGraph(MessagesState).add_node("n", stubborn, timeout=TimeoutPolicy(idle_timeout=0.05), retry_policy=policy)
+    .add_edge(START, "n").compile()
+)
+
+
+async def stubborn_run():
+    stubborn_done.append(asyncio.Event())
+    return [c async for c in graph.astream({"messages": []}, stream_mode=["custom", "updates", "values"])]
+
+
+record("stubborn", asyncio.run(stubborn_run()))
+record("stubborn attempts", len(stubborn_attempts))
