@@ -3,7 +3,8 @@
 As LangGraph 1.2's: the attempt runs as a task of its own beside a watch;
 ``run_timeout`` caps the attempt's whole time, ``idle_timeout`` the time
 since its last sign of progress: a ``runtime.heartbeat()`` call, and with
-``refresh_on="auto"`` also a custom event or a message chunk it streams.
+``refresh_on="auto"`` also a custom event or a message chunk it streams, or
+any callback event of the LangChain calls it makes (a model's tokens).
 Past either, the attempt's task is cancelled and the attempt fails with
 :class:`~engine.errors.NodeTimeoutError`, which the node's retry policy may
 retry and its error handler may take over. What the attempt would have
@@ -63,11 +64,12 @@ def runs_sync(step: Any) -> bool:
 class _Beat:
     """One timed attempt: its last sign of progress (monotonic seconds); ``closed`` once it timed out."""
 
-    __slots__ = ("last", "closed")
+    __slots__ = ("last", "closed", "auto")
 
-    def __init__(self) -> None:
+    def __init__(self, auto: bool = True) -> None:
         self.last = time.monotonic()
         self.closed = False
+        self.auto = auto  # refresh_on="auto": a LangChain callback event is progress too (engine.pregel._lc_stream)
 
     def __call__(self) -> None:
         self.last = time.monotonic()
@@ -99,7 +101,7 @@ async def timed(aw: Coroutine[Any, Any, Any], policy: TimeoutPolicy, node: str, 
     Raises:
         NodeTimeoutError: the attempt ran past ``policy``; it was cancelled.
     """
-    beat = _Beat()
+    beat = _Beat(policy.refresh_on == "auto")
     started = beat.last
     saved = ctx.custom, ctx.message, ctx.beat
     ctx.beat = beat

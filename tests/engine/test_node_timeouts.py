@@ -274,3 +274,29 @@ def test_what_an_attempt_sends_after_its_timeout_is_dropped() -> None:
     assert [c for mode, c in chunks if mode == "custom"] == ["fresh"]
     assert [m.id for m in chunks[-1][1]["messages"]] == ["fresh"]
     assert len(attempts) == 2
+
+
+@pytest.mark.parametrize("refresh_on", ["auto", "heartbeat"])
+def test_a_models_callback_events_are_progress_only_under_auto(refresh_on: str) -> None:
+    """With refresh_on="auto" every callback event of the node's LangChain calls (a model's start, its
+    tokens) moves the idle clock on, though the caller streams none of them; with "heartbeat" none does."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from engine._internal._task import CURRENT
+    from engine.graph import MessagesState
+
+    model = GenericFakeChatModel(messages=iter([AIMessage("a b c")]))
+    moved: list[bool] = []
+
+    async def call_model(state: Any) -> Any:
+        beat = CURRENT.get().beat  # type: ignore[union-attr]
+        before = beat.last
+        text = "".join([str(c.content) async for c in model.astream(state["messages"])])
+        moved.append(beat.last > before)
+        return {"messages": [AIMessage(text)]}
+
+    policy = TimeoutPolicy(idle_timeout=60, refresh_on=refresh_on)  # type: ignore[arg-type]
+    graph = StateGraph(MessagesState).add_node("m", call_model, timeout=policy).add_edge(START, "m").compile()
+    assert asyncio.run(graph.ainvoke({"messages": [HumanMessage("hi")]}))["messages"][-1].content == "a b c"
+    assert moved == [refresh_on == "auto"]

@@ -292,3 +292,39 @@ async def stubborn_run():
 
 record("stubborn", asyncio.run(stubborn_run()))
 record("stubborn attempts", len(stubborn_attempts))
+
+
+# 11. refresh_on="auto": a model's callback events (its tokens) reset the idle clock, though nobody streams
+# them; with "heartbeat" only runtime.heartbeat() does. (Gaps of 0.1s under an idle timeout of 0.25s.)
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessageChunk, HumanMessage  # noqa: E402
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult  # noqa: E402
+
+
+class SlowModel(GenericFakeChatModel):
+    async def _astream(self, messages, stop=None, run_manager=None, **kwargs):
+        for i in range(4):
+            await asyncio.sleep(0.1)
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=str(i), chunk_position="last" if i == 3 else None))
+            if run_manager:
+                await run_manager.on_llm_new_token(str(i), chunk=chunk)
+            yield chunk
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=""))])
+
+
+slow_model = SlowModel(messages=iter([]))
+
+
+async def call_model(state: MessagesState):
+    return {"messages": [AIMessage("".join([c.content async for c in slow_model.astream(state["messages"])]))]}
+
+
+for refresh in ("auto", "heartbeat"):
+    graph = (
+        StateGraph(MessagesState).add_node("m", call_model, timeout=TimeoutPolicy(idle_timeout=0.25, refresh_on=refresh))
+        .add_edge(START, "m").compile()
+    )
+    call(f"model tokens refresh {refresh}",
+         lambda: asyncio.run(graph.ainvoke({"messages": [HumanMessage("hi")]}))["messages"][-1].content)
