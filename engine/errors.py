@@ -11,6 +11,8 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     │   ├── GraphRecursionError   the run hit ``recursion_limit`` (also a ``RecursionError``)
     │   ├── InvalidResumeError    a resume with nothing pending, or naming an unknown interrupt
     │   │                         (also a ``RuntimeError``, as LangGraph's refused resumes are)
+    │   ├── NodeTimeoutError      a node's attempt ran past its ``TimeoutPolicy`` (retryable)
+    │   ├── NodeCancelledError    a node raised ``asyncio.CancelledError`` itself
     │   └── MultipleSubgraphsError  a node ran two subgraphs that would share one namespace
     ├── NotFoundError             an unknown thread or checkpoint (also a ``LookupError``)
     ├── CheckpointError           the saver failed to read or write
@@ -28,14 +30,17 @@ Interrupts are control flow, not failures: :class:`GraphInterrupt` derives from
 swallows one; nor :class:`ParentCommand`, a subgraph's node handing a
 ``Command(graph=Command.PARENT)`` to the graph it runs in (raised by a root
 graph's call, as LangGraph's is, since it has no parent).
-Exceptions raised by a node itself reach the caller unchanged.
+Exceptions raised by a node itself reach the caller unchanged. :class:`NodeError`
+is no exception: it is what a node's error handler is given (the failed node
+and its exception).
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from engine._internal._interrupt import Interrupt
 
@@ -57,6 +62,9 @@ __all__ = [
     "CorruptItemError",
     "CacheError",
     "InvalidNamespaceError",
+    "NodeError",
+    "NodeTimeoutError",
+    "NodeCancelledError",
     "GraphBubbleUp",
     "EmptyChannelError",
     "GraphDrained",
@@ -151,6 +159,63 @@ class MultipleSubgraphsError(GraphRunError):
 
     As LangGraph: give each its own node, or compile them with ``checkpointer=False``.
     """
+
+
+class NodeTimeoutError(GraphRunError):
+    """A node's attempt ran past its :class:`~engine.types.TimeoutPolicy` and was cancelled.
+
+    Not a built-in ``TimeoutError`` (an ``OSError``), so the default
+    ``RetryPolicy`` retries it, as LangGraph's. ``run_timeout`` and
+    ``idle_timeout`` are the policy's (None when unset); ``kind`` says which
+    one fired and ``timeout`` is its value; ``elapsed`` the attempt's seconds.
+    """
+
+    def __init__(
+        self,
+        node: str,
+        elapsed: float,
+        *,
+        kind: Literal["idle", "run"],
+        idle_timeout: float | None = None,
+        run_timeout: float | None = None,
+    ) -> None:
+        if kind == "idle":
+            if idle_timeout is None:
+                raise ValueError("idle_timeout is required when kind='idle'")
+            self.timeout: float = idle_timeout
+            message = (f"Node '{node}' exceeded its idle timeout of {idle_timeout:.3f}s without making progress "
+                       f"(elapsed: {elapsed:.3f}s).")  # fmt: skip
+        elif kind == "run":
+            if run_timeout is None:
+                raise ValueError("run_timeout is required when kind='run'")
+            self.timeout = run_timeout
+            message = f"Node '{node}' exceeded its run timeout of {run_timeout:.3f}s (elapsed: {elapsed:.3f}s)."
+        else:
+            raise ValueError("kind must be 'idle' or 'run'")
+        super().__init__(message)
+        self.node = node
+        self.elapsed = elapsed
+        self.kind = kind
+        self.idle_timeout = idle_timeout
+        self.run_timeout = run_timeout
+
+
+class NodeCancelledError(GraphRunError):
+    """A node raised ``asyncio.CancelledError`` itself (not the run being cancelled): a failure of
+    the node like any other, as LangGraph reports it, rather than a silent stop."""
+
+    def __init__(self, node: str, message: str | None = None) -> None:
+        super().__init__(message or f"Node {node!r} raised asyncio.CancelledError")
+        self.node = node
+
+
+@dataclass(frozen=True, slots=True)
+class NodeError:
+    """What a node's error handler (``add_node(..., error_handler=...)``) is given in its ``error``
+    parameter: the failed node's name and the exception it raised after its retries."""
+
+    node: str
+    error: BaseException
 
 
 class NotFoundError(GraphwireError, LookupError):

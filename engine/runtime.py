@@ -21,7 +21,10 @@ from typing import Any
 from engine._internal._runtime import ExecutionInfo, RunControl, Runtime, ServerInfo
 from engine._internal._task import runtime_of_task
 
-__all__ = ["ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"]
+__all__ = ["DEFAULT_RUNTIME", "ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"]
+
+#: A Runtime with nothing set (LangGraph's): its stream writer and heartbeat do nothing.
+DEFAULT_RUNTIME: Runtime[Any] = Runtime()
 
 
 def get_runtime(context_schema: Any = None) -> Runtime[Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
 
 from engine._internal._cache_key import default_cache_key
@@ -19,6 +20,7 @@ __all__ = [
     "Interrupt",
     "interrupt",
     "RetryPolicy",
+    "TimeoutPolicy",
     "StateSnapshot",
     "StateUpdate",
     "PregelTask",
@@ -47,16 +49,85 @@ StreamWriter = Callable[[Any], None]
 StreamMode = Literal["values", "updates", "custom", "messages", "checkpoints", "tasks", "debug"]
 
 
+def _seconds(value: float | timedelta | None, field: str) -> float | None:
+    if value is None:
+        return None
+    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    if seconds <= 0:
+        raise ValueError(f"{field} must be greater than 0")
+    return seconds
+
+
 @dataclass(frozen=True, slots=True)
+class TimeoutPolicy:
+    """How long one attempt of a node may run (``add_node(timeout=...)``, ``@task(timeout=...)``).
+
+    ``run_timeout``: seconds an attempt may take in all, whatever it does.
+    ``idle_timeout``: seconds it may go without a sign of progress; with
+    ``refresh_on="auto"`` any custom event, message chunk, LangChain callback
+    or ``runtime.heartbeat()`` is one, with ``"heartbeat"`` only the latter.
+    An attempt over either is cancelled and fails with
+    :class:`~engine.errors.NodeTimeoutError` (which a ``RetryPolicy`` may retry).
+    Only async nodes take one, as in LangGraph: a sync function cannot be
+    stopped, so a sync node with a timeout is refused when the graph is built.
+    Cancellation is cooperative: an async node that blocks the event loop
+    (``time.sleep``) is not stopped until it gives it back.
+    """
+
+    run_timeout: float | timedelta | None = None
+    idle_timeout: float | timedelta | None = None
+    refresh_on: Literal["auto", "heartbeat"] = "auto"
+
+    @classmethod
+    def coerce(cls, value: "float | timedelta | TimeoutPolicy | None") -> "TimeoutPolicy | None":
+        """``value`` as a policy in seconds (a number or a timedelta is a ``run_timeout``); None for none.
+
+        Raises:
+            ValueError: a timeout of 0 or less, or an unknown ``refresh_on``.
+        """
+        if value is None:
+            return None
+        if not isinstance(value, TimeoutPolicy):
+            value = cls(run_timeout=value)
+        elif _coerced(value):
+            return value
+        if value.refresh_on not in ("auto", "heartbeat"):
+            raise ValueError("refresh_on must be 'auto' or 'heartbeat'")
+        run, idle = _seconds(value.run_timeout, "run_timeout"), _seconds(value.idle_timeout, "idle_timeout")
+        if run is None and idle is None:
+            return None
+        return cls(run_timeout=run, idle_timeout=idle, refresh_on=value.refresh_on)
+
+
+def _coerced(p: TimeoutPolicy) -> bool:
+    """Whether ``p`` is already in seconds (``coerce`` gives it back as it is)."""
+    ok = [t is None or (type(t) is float and t > 0) for t in (p.run_timeout, p.idle_timeout)]
+    return all(ok) and p.refresh_on in ("auto", "heartbeat") and (p.run_timeout is not None or p.idle_timeout is not None)
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class Send:
     """Run ``node`` once with ``arg`` as its input, in the next superstep.
 
     A router returning several Sends fans out (map); their results are applied
-    in Send order whatever order the tasks finish in (reduce).
+    in Send order whatever order the tasks finish in (reduce). ``timeout``:
+    the task's own :class:`TimeoutPolicy` (a number or a timedelta is a
+    ``run_timeout``), instead of its node's.
     """
 
     node: str
     arg: Any
+    timeout: TimeoutPolicy | None
+
+    def __init__(self, node: str, arg: Any, timeout: "float | timedelta | TimeoutPolicy | None" = None) -> None:
+        object.__setattr__(self, "node", node)
+        object.__setattr__(self, "arg", arg)
+        object.__setattr__(self, "timeout", TimeoutPolicy.coerce(timeout))
+
+    def __repr__(self) -> str:
+        if self.timeout is None:
+            return f"Send(node={self.node!r}, arg={self.arg!r})"
+        return f"Send(node={self.node!r}, arg={self.arg!r}, timeout={self.timeout!r})"
 
 
 N = TypeVar("N")

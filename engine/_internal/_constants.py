@@ -1,8 +1,8 @@
 """LangGraph's private constants (``langgraph._internal._constants``) that name what the engine stores and shows.
 
 Only those whose value means the same here: the special pending-write
-channels of a saved version (``ERROR``, ``INTERRUPT``, ``RESUME``,
-``NO_WRITES``), the Send channel, a task's path kinds (``PULL``, ``PUSH``),
+channels of a saved version (``ERROR``, ``ERROR_SOURCE_NODE``, ``INTERRUPT``,
+``RESUME``, ``NO_WRITES``), the Send channel, a task's path kinds (``PULL``, ``PUSH``),
 the namespace separators, the null task's id and the Overwrite marker.
 Code written against LangGraph reads a thread's pending writes and task
 paths with them.
@@ -13,11 +13,11 @@ from __future__ import annotations
 from engine.channels.binop import _OVERWRITE as OVERWRITE
 from engine.checkpoint.base import ERROR, INTERRUPT, RESUME
 from engine.func._entrypoint import PREVIOUS
-from engine.pregel._spec import NO_WRITES, NULL_TASK_ID, PULL, PUSH, TASKS
+from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID, PULL, PUSH, TASKS
 from engine.types import END, START
 
 __all__ = [
-    "CONF", "END", "ERROR", "INPUT", "INTERRUPT", "NO_WRITES", "NS_END", "NS_SEP", "NULL_TASK_ID",
+    "CONF", "END", "ERROR", "ERROR_SOURCE_NODE", "INPUT", "INTERRUPT", "NO_WRITES", "NS_END", "NS_SEP", "NULL_TASK_ID",
     "OVERWRITE", "PREVIOUS", "PULL", "PUSH", "RESUME", "START", "TASKS",
 ]
 

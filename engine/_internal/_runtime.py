@@ -92,8 +92,8 @@ class Runtime(Generic[ContextT]):
     the graph's ``context_schema`` when that is a dataclass or a Pydantic
     model, as LangGraph does); ``store`` the graph's store; ``stream_writer``
     the custom-event writer; ``previous`` the functional API's previous
-    return value (None in a StateGraph). ``heartbeat`` is a no-op (node
-    timeouts are not supported); ``server_info`` comes from the call's
+    return value (None in a StateGraph). ``heartbeat()`` tells a node's
+    ``idle_timeout`` that it makes progress (a no-op without one); ``server_info`` comes from the call's
     configurable keys and ``control`` is the call's ``control=``, as LangGraph's.
     """
 

@@ -19,7 +19,7 @@ from engine._internal._ids import task_id as _hash_id
 from engine._internal._interrupt import Interrupt
 from engine.errors import GraphInterrupt
 
-__all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "get_store", "runtime_of_task", "CURRENT"]
+__all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "get_store", "runtime_of_task", "node_error_of_task", "CURRENT"]
 
 
 @dataclass(slots=True)
@@ -73,6 +73,10 @@ class TaskContext:
     # writes push_message made during this attempt (None: none, the common case, no list made):
     # the task's writes, before those of its return value
     pushed: list[tuple[str, Any]] | None = None
+    # an error handler's task: the failure it handles (engine.errors.NodeError), its ``error`` parameter
+    node_error: Any = None
+    # an attempt under a node timeout: what ``runtime.heartbeat()`` calls (engine.pregel._timeout)
+    beat: Callable[[], None] | None = None
 
     def runtime(self) -> Any:
         """The task's :class:`~engine.runtime.Runtime` (made once per attempt, when first asked for)."""
@@ -92,7 +96,7 @@ class TaskContext:
             )
             rt = self._runtime = Runtime(
                 context=self.context, store=self.store, stream_writer=self.custom or _noop, execution_info=info,
-                control=self.control, server_info=server_info(configurable),
+                control=self.control, server_info=server_info(configurable), **({"heartbeat": self.beat} if self.beat else {}),
             )
         return rt
 
@@ -190,6 +194,11 @@ def get_message_writer() -> Callable[..., None]:
 def runtime_of_task() -> Any:
     """The running task's Runtime (``engine.runtime.get_runtime``)."""
     return _ctx("get_runtime()").runtime()
+
+
+def node_error_of_task() -> Any:
+    """An error handler's failure (``engine.errors.NodeError``); None in another node, as LangGraph's."""
+    return _ctx("an error handler").node_error
 
 
 def get_store() -> Any:

@@ -22,7 +22,7 @@ import inspect
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from engine._internal._deprecated import renamed
-from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse
+from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.warnings import LangGraphDeprecatedSinceV10
 from engine.channels import EphemeralValue, LastValue, Topic
 from engine.errors import GraphInterrupt
@@ -35,7 +35,8 @@ from engine.pregel._calls import cancel, settle
 from engine.pregel._context import CURRENT, get_stream_writer
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.pregel._threads import node_threads
-from engine.types import END, START, CachePolicy, Command, RetryPolicy, Send
+from engine.pregel._timeout import sync_timeout_refused
+from engine.types import END, START, CachePolicy, Command, RetryPolicy, Send, TimeoutPolicy
 
 __all__ = ["entrypoint", "EntrypointGraph", "PREVIOUS"]
 
@@ -154,7 +155,8 @@ class entrypoint:
             default policy of its tasks, as in LangGraph).
         retry_policy: retries of the function (and the default of its tasks).
         context_schema: what a call's ``context=`` is coerced into (``runtime.context``).
-        timeout: not supported yet: NotImplementedError unless left unset.
+        timeout: a :class:`~engine.types.TimeoutPolicy` (or seconds) for each attempt of an async
+            function (:mod:`engine.pregel._timeout`); a sync one with a timeout is refused.
     """
 
     final = _Final
@@ -172,7 +174,7 @@ class entrypoint:
         config_schema: Any = None,
         retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
     ) -> None:
-        refuse("entrypoint", timeout=timeout)
+        self.timeout = TimeoutPolicy.coerce(timeout)
         if config_schema is not None:  # LangGraph's older names, taken with its warnings
             renamed("config_schema", "context_schema", since=LangGraphDeprecatedSinceV10)
             context_schema = context_schema if context_schema is not None else config_schema
@@ -191,6 +193,8 @@ class entrypoint:
         refuse_generators(func, "entrypoint")
         injected = _injected(func)
         name = getattr(func, "__name__", None) or type(func).__name__
+        if self.timeout is not None and not inspect.iscoroutinefunction(func):
+            raise sync_timeout_refused(name)
         node = NodeSpec(
             name=name,
             triggers=(START,),
@@ -203,6 +207,7 @@ class entrypoint:
             state_keys=frozenset((END, PREVIOUS)),
             cache_policy=self.cache_policy,
             cache_ns=(*call_namespace(func), name),
+            timeout=self.timeout,
         )
         in_type, out_type, save_type = _types(func)
         channels = {

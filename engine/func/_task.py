@@ -15,10 +15,10 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from engine._internal._deprecated import renamed
-from engine._internal._unsupported import refuse
 from engine.pregel._cache import call_namespace
 from engine.pregel._calls import call
-from engine.types import CachePolicy, RetryPolicy
+from engine.pregel._timeout import sync_timeout_refused
+from engine.types import CachePolicy, RetryPolicy, TimeoutPolicy
 
 __all__ = ["task", "TaskFunction"]
 
@@ -38,18 +38,21 @@ class TaskFunction:
     """A function made a task by ``@task``; calling it returns a future of its result."""
 
     def __init__(self, func: Callable[..., Any], *, name: str | None, retry_policy: tuple[RetryPolicy, ...],
-                 cache_policy: CachePolicy | None = None) -> None:
+                 cache_policy: CachePolicy | None = None, timeout: TimeoutPolicy | None = None) -> None:
         refuse_generators(func, "task")
         self.func = func
         self.name = name or getattr(func, "__name__", None) or type(func).__name__
         self.retry_policy = retry_policy
         self.cache_policy = cache_policy
         self.is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
+        if timeout is not None and not self.is_async:
+            raise sync_timeout_refused(self.name, kind="Task")
+        self.timeout = timeout
         functools.update_wrapper(self, func)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return call(self.func, args, kwargs, name=self.name, is_async=self.is_async, retry_policy=self.retry_policy,
-                    cache_policy=self.cache_policy)
+                    cache_policy=self.cache_policy, timeout=self.timeout)
 
     def clear_cache(self, cache: Any) -> None:
         """Forget this task's cached results in ``cache`` (nothing to do for a task without a cache policy)."""
@@ -75,15 +78,17 @@ def task(
     ``retry_policy`` retries a call that raises (``retry`` is LangGraph's older
     name). ``cache_policy``: in a graph with a cache (``entrypoint(cache=)``,
     ``compile(cache=)``), a call whose ``key_func(*args, **kwargs)`` was seen
-    within the ttl returns the cached result without running. ``timeout`` is
-    not supported yet: NotImplementedError unless left unset.
+    within the ttl returns the cached result without running. ``timeout`` (a
+    :class:`~engine.types.TimeoutPolicy`, or seconds): each attempt of an async
+    task's call is cancelled past it (:mod:`engine.pregel._timeout`); a sync
+    task with one is refused.
     """
-    refuse("task", timeout=timeout)
+    limit = TimeoutPolicy.coerce(timeout)
     if retry is not None:
         renamed("retry", "retry_policy")
     pol = policies(retry_policy if retry_policy is not None else retry)
 
     def decorate(fn: Callable[..., Any]) -> TaskFunction:
-        return TaskFunction(fn, name=name, retry_policy=pol, cache_policy=cache_policy)
+        return TaskFunction(fn, name=name, retry_policy=pol, cache_policy=cache_policy, timeout=limit)
 
     return decorate(__func_or_none__) if __func_or_none__ is not None else decorate

@@ -4,8 +4,9 @@ LangGraph 1.2 takes a plain or async function of the state, optionally with
 parameters it fills in by name: ``config`` (the task's RunnableConfig, when
 unannotated or annotated ``RunnableConfig``), ``writer`` (the custom stream
 writer), ``runtime`` (the task's :class:`~engine.runtime.Runtime`, whatever
-its annotation), ``previous`` (``runtime.previous``: None in a StateGraph) and
-``store`` (the graph's store, passed by the loop). Any
+its annotation), ``previous`` (``runtime.previous``: None in a StateGraph),
+``store`` (the graph's store, passed by the loop) and ``error`` annotated
+``NodeError`` (in an error handler, the failure it handles). Any
 langchain-core Runnable (an LCEL chain, a ``RunnableLambda``, a chat model
 with tools bound) is a node too, invoked with the task's config. This module
 turns each into a :class:`NodeCall`: ``proc(input, config)`` (or
@@ -28,8 +29,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from engine._internal._task import get_stream_writer, runtime_of_task
-from engine.errors import GraphDefinitionError
+from engine._internal._task import get_stream_writer, node_error_of_task, runtime_of_task
+from engine.errors import GraphDefinitionError, NodeError
 from engine.graph._messages import langchain_messages
 from engine.types import StreamWriter
 
@@ -87,6 +88,8 @@ def _injected(fn: Any, name: str) -> dict[str, str]:
         elif kw == "writer" and (empty or "StreamWriter" in text or p.annotation == StreamWriter):
             out[kw] = "writer"
         elif kw in ("runtime", "previous"):  # as LangGraph: by name, whatever the annotation
+            out[kw] = kw
+        elif kw == "error" and p.annotation in (NodeError, "NodeError"):  # an error handler's failure (None elsewhere)
             out[kw] = kw
     return out
 
@@ -181,6 +184,8 @@ def _kwargs(injected: dict[str, str], config: Any, passed: dict[str, Any]) -> di
             out[kw] = runtime_of_task()
         elif what == "previous":  # the functional API's previous return value; None in a StateGraph
             out[kw] = runtime_of_task().previous
+        elif what == "error":
+            out[kw] = node_error_of_task()
     return out
 
 

@@ -17,7 +17,6 @@ from types import MappingProxyType
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from engine._internal._deprecated import renamed
-from engine._internal._unsupported import refuse
 from engine.channels import BinaryOperatorAggregate, DeltaChannel, EphemeralValue, NamedBarrierValue, Topic
 from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
 from engine.channels.base import MISSING, BaseChannel
@@ -28,13 +27,14 @@ from engine.graph._compiled import CompiledStateGraph
 from engine.graph._draw import command_destinations, literal_names, return_annotation
 from engine.graph._builder_views import BuilderViews
 from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, router_function, subgraph_call
+from engine.graph._policies import NodeDefaults, add_error_handler, effective_nodes, link_handlers, set_defaults
 from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
 from engine.managed import with_managed
 from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
-from engine.types import END, START, RetryPolicy, Send, ensure_valid_checkpointer
+from engine.types import END, START, RetryPolicy, Send, TimeoutPolicy, ensure_valid_checkpointer
 from engine.warnings import LangGraphDeprecatedSinceV10
 
 __all__ = ["StateGraph", "CompiledStateGraph"]
@@ -57,6 +57,10 @@ class _Node:
     cache_policy: Any = None
     # add_node(destinations=): where its Commands go, for drawing only (as LangGraph)
     destinations: Any = None
+    # add_node(error_handler=, timeout=) (engine.graph._policies): its handler's node; is it one
+    error_handler: str | None = None
+    is_error_handler: bool = False
+    timeout: TimeoutPolicy | None = None
 
     @property
     def runnable(self) -> Any:
@@ -131,6 +135,7 @@ class StateGraph(BuilderViews):
         self.joins: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, list[Branch]] = {}
         self.compiled = False
+        self.node_defaults = NodeDefaults()
 
     @property
     def state_schema(self) -> Any:
@@ -173,17 +178,10 @@ class StateGraph(BuilderViews):
         whose input was seen within the ttl gets the cached writes instead of
         running. ``trace_policy`` (a :class:`~engine.types.TracePolicy`):
         what the node's run records of its input and output in the caller's
-        callbacks. ``error_handler`` and ``timeout`` are not supported yet:
-        NotImplementedError unless left at their defaults. A compiled graph
-        as the node is a subgraph (:mod:`engine.pregel._nested`): it
-        runs as one task, reading the state keys it shares with this graph
-        and writing its output keys back.
+        callbacks. ``error_handler``, ``timeout``: :mod:`engine.graph._policies`. A
+        compiled graph as the node is a subgraph (:mod:`engine.pregel._nested`).
         """
-        refuse(
-            "add_node",
-            error_handler=error_handler,
-            timeout=timeout,
-        )
+        timeout = TimeoutPolicy.coerce(timeout)
         if input is not None:
             renamed("input", "input_schema")
         if retry is not None:
@@ -215,10 +213,17 @@ class StateGraph(BuilderViews):
         if input_schema is not None:
             self._add_schema(input_schema)
         call = subgraph_call(action, trace_policy) if isinstance(action, Pregel) else node_call(node, action, trace_policy)
+        handler = None if error_handler is None else add_error_handler(self.nodes, node, error_handler, input_schema, _Node)
         self.nodes[node] = _Node(
             node, action, call, policies, input_schema, dict(metadata or {}), defer=bool(defer),
-            cache_policy=cache_policy, destinations=destinations,
+            cache_policy=cache_policy, destinations=destinations, error_handler=handler, timeout=timeout,
         )
+        return self
+
+    def set_node_defaults(self, *, retry_policy: Any = None, cache_policy: Any = None, error_handler: Any = None,
+                          timeout: Any = None) -> "StateGraph":
+        """Policies for the nodes that set none of their own, as LangGraph 1.2's (:mod:`engine.graph._policies`)."""
+        set_defaults(self.node_defaults, retry_policy=retry_policy, cache_policy=cache_policy, error_handler=error_handler, timeout=timeout)
         return self
 
     def _add_schema(self, schema: Any) -> SchemaInfo:
@@ -388,7 +393,8 @@ class StateGraph(BuilderViews):
         channels: dict[str, BaseChannel] = dict(self.channels)
         channels[START] = EphemeralValue(Any, key=START)
         channels[TASKS] = Topic(Send, accumulate=False, key=TASKS)
-        for n, spec in self.nodes.items():
+        nodes = effective_nodes(self.nodes, self.node_defaults, _Node)
+        for n, spec in nodes.items():
             key = f"branch:to:{n}"
             channels[key] = LastValueAfterFinish(None, key=key) if spec.defer else EphemeralValue(None, guard=False, key=key)
         join_chans: dict[str, list[str]] = {}  # source -> join channels it writes
@@ -412,7 +418,7 @@ class StateGraph(BuilderViews):
             state_keys=state_keys,
             bare=not topology.branches.get(START),
         )
-        for node_name, node in self.nodes.items():
+        for node_name, node in nodes.items():
             info: SchemaInfo = read_schema(node.input_schema) if node.input_schema is not None else self.state
             specs[node_name] = NodeSpec(
                 name=node_name,
@@ -430,7 +436,9 @@ class StateGraph(BuilderViews):
                 subgraph=node.fn if isinstance(node.fn, Pregel) else called_subgraph(node.fn),
                 cache_policy=node.cache_policy,
                 cache_ns=_cache_namespace(node_name, node.fn),
+                timeout=node.timeout,
             )
+        link_handlers(specs, nodes)
         compiled = CompiledStateGraph(
             builder=self,
             topology=topology,

@@ -7,6 +7,7 @@ from typing import Any
 from engine._internal._task import _ctx
 from engine.graph._delta_messages import messages_delta_reducer as _messages_delta_reducer
 from engine.graph._messages import REMOVE_ALL_MESSAGES, MessagesState, RemoveMessage, add_messages
+from engine.pregel._timeout import stale
 
 # ``_messages_delta_reducer``: LangGraph's experimental batch reducer for a DeltaChannel of messages, under its name.
 __all__ = ["add_messages", "MessagesState", "push_message", "REMOVE_ALL_MESSAGES", "RemoveMessage", "_messages_delta_reducer"]
@@ -30,6 +31,8 @@ def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
     pushed = convert_to_messages([message])[0]
     if pushed.id is None:
         raise ValueError("Message ID is required")
+    if stale():  # an attempt that timed out and goes on: what it sends is dropped (engine.pregel._timeout)
+        return pushed
     if ctx.messages is not None:
         ctx.messages.pushed(pushed)
     if state_key:

@@ -57,6 +57,10 @@ class Task:
     paused: bool = False
     resume: list[Any] | None = None
     saved: bool = False
+    #: an error handler's task: the failure it handles (engine.errors.NodeError), its ``error`` parameter
+    node_error: Any = None
+    #: a Send's own timeout (engine.types.TimeoutPolicy), instead of its node's
+    timeout: Any = None
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -113,6 +117,7 @@ def prepare_next_tasks(
                     triggers=(TASKS,),
                     node=node,
                     state=state,
+                    timeout=packet.timeout,
                 )
             )
     versions = checkpoint["channel_versions"]

@@ -41,10 +41,11 @@ from engine.errors import GraphInterrupt
 from engine.events import Event, TaskFinished, TaskStarted
 from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
-from engine.pregel._retry import backoff, matching_policy
+from engine.pregel._retry import backoff, cancelled_from_outside, matching_policy
 from engine.pregel._status import TaskStatus
 from engine.pregel._threads import node_threads
-from engine.types import CachePolicy, RetryPolicy
+from engine.pregel._timeout import timed
+from engine.types import CachePolicy, RetryPolicy, TimeoutPolicy
 
 if TYPE_CHECKING:
     from engine.cache.base import BaseCache
@@ -97,7 +98,7 @@ class CallScope:
 
 
 def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, name: str, is_async: bool,
-         retry_policy: Sequence[RetryPolicy], cache_policy: CachePolicy | None = None) -> Future:
+         retry_policy: Sequence[RetryPolicy], cache_policy: CachePolicy | None = None, timeout: TimeoutPolicy | None = None) -> Future:
     """Start a call of ``fn`` as a task of the running task; its future.
 
     In a coroutine (an async caller) the future is an asyncio one (await it);
@@ -118,7 +119,7 @@ def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], 
         assert cache is None or scope.runner.cache is None
         return _run_inline(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies)
     coro = _run(scope, ctx, call_id, fn, args, kwargs, name=name, is_async=is_async, retry_policy=policies,
-                cache_policy=cache)
+                cache_policy=cache, timeout=timeout)
     if scope.runner.gate is not None and not scope.gated:  # config["max_concurrency"], as LangGraph's executor
         coro = within(scope.runner.gate, coro)
     assert scope.loop is not None
@@ -146,17 +147,19 @@ async def settle(scope: CallScope, *, quiet: bool = False) -> None:
     An interrupt or error of one of them, unseen by the caller, is raised here
     (``quiet``: not: the caller is stopping with its own interrupt, and what
     its calls finished is stored, so its next run does not run them again).
+    A call the caller cancelled is not waited for, as in LangGraph.
     """
     while scope.started:
         fut = scope.started.pop(0)
         waited = fut if isinstance(fut, asyncio.Future) else asyncio.wrap_future(fut)
-        if not quiet:
-            await waited
-            continue
         try:
             await waited
+        except asyncio.CancelledError:
+            if not fut.cancelled() or cancelled_from_outside():
+                raise
         except Exception:  # a call's interrupt or error: recorded with the call, seen when it is waited for
-            pass
+            if not quiet:
+                raise
 
 
 def cancel(scope: CallScope) -> None:
@@ -239,7 +242,7 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
 
 async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable[..., Any], args: tuple[Any, ...],
                kwargs: dict[str, Any], *, name: str, is_async: bool, retry_policy: Sequence[RetryPolicy],
-               cache_policy: CachePolicy | None) -> Any:
+               cache_policy: CachePolicy | None, timeout: TimeoutPolicy | None = None) -> Any:
     st = scope.statuses.get(call_id)
     runner = scope.runner
     if st is not None and st.finished:
@@ -260,7 +263,8 @@ async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable
         ctx.counter = 0
         ctx.calls.counter = 0
         try:
-            result = await _attempt(ctx, fn, args, kwargs, is_async)
+            attempt_ = _attempt(ctx, fn, args, kwargs, is_async)
+            result = await (attempt_ if timeout is None else timed(attempt_, timeout, name, ctx))  # an async task's
             await settle(ctx.calls)
         except GraphInterrupt as e:
             cancel(ctx.calls)

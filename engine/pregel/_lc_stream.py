@@ -267,6 +267,8 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     ctx = CURRENT.get()
     if ctx is None:
         return child, _NO_TASK
+    if ctx.beat is not None and ctx.beat.auto:  # an idle timeout that any callback event refreshes (engine.pregel._timeout)
+        child["callbacks"] = _with_handler(child.get("callbacks"), Progress(ctx.beat))
     # A task of a nested graph: the enclosing task's "messages" handler leaves its model
     # runs to this task's own (as LangGraph's one handler leaves a subgraph's runs to the
     # subgraph's stream); what this one sends, the enclosing one counts as sent.
@@ -332,6 +334,24 @@ def _strip_handlers(child: dict[str, Any]) -> tuple[set[str], ...]:
     else:
         return ()
     return tuple(h.seen for h in found)
+
+
+class Progress(BaseCallbackHandler):
+    """Any callback event of a timed attempt's LangChain calls is progress for its idle timeout, as
+    LangGraph's ``refresh_on="auto"`` counts it (a model streaming tokens nobody streams further)."""
+
+    run_inline = True
+
+    def __init__(self, beat: Callable[[], None]) -> None:
+        self.beat = beat
+
+
+for _event in (
+    "on_llm_start", "on_chat_model_start", "on_llm_new_token", "on_llm_end", "on_llm_error", "on_chain_start",
+    "on_chain_end", "on_chain_error", "on_tool_start", "on_tool_end", "on_tool_error", "on_text", "on_retry",
+    "on_agent_action", "on_agent_finish", "on_retriever_start", "on_retriever_end", "on_retriever_error", "on_custom_event",
+):  # fmt: skip
+    setattr(Progress, _event, lambda self, *args, **kwargs: self.beat())
 
 
 def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:

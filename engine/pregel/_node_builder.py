@@ -30,7 +30,8 @@ from engine.channels.topic import Topic
 from engine.errors import EmptyInputError
 from engine.pregel._cache import call_namespace
 from engine.pregel._spec import TASKS, NodeSpec
-from engine.types import CachePolicy, RetryPolicy, Send
+from engine.pregel._timeout import runs_sync, sync_timeout_refused
+from engine.types import CachePolicy, RetryPolicy, Send, TimeoutPolicy
 
 __all__ = ["ChannelWrite", "ChannelWriteEntry", "NodeBuilder", "PASSTHROUGH", "PregelNode", "copied", "lowlevel_graph", "lowlevel_options"]
 
@@ -109,6 +110,7 @@ class PregelNode:
         bound: Any = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
         cache_policy: CachePolicy | None = None,
+        timeout: Any = None,
     ) -> None:
         self.channels = channels
         self.triggers = list(triggers)
@@ -119,6 +121,7 @@ class PregelNode:
         self.bound = bound
         self.retry_policy = [retry_policy] if isinstance(retry_policy, RetryPolicy) else list(retry_policy or ())
         self.cache_policy = cache_policy
+        self.timeout = TimeoutPolicy.coerce(timeout)  # engine.pregel._timeout: async steps only
 
     def copy(self, update: Mapping[str, Any] | None = None) -> "PregelNode":
         """A copy of this node, with ``update``'s attributes replaced."""
@@ -165,6 +168,7 @@ class NodeBuilder:
         self._steps: list[Any] = []
         self._retry_policy: list[RetryPolicy] = []
         self._cache_policy: CachePolicy | None = None
+        self._timeout: TimeoutPolicy | None = None
 
     def subscribe_only(self, channel: str) -> "NodeBuilder":
         """Run when ``channel`` is written; the node's input is that channel's value."""
@@ -217,6 +221,11 @@ class NodeBuilder:
         self._cache_policy = policy
         return self
 
+    def set_timeout(self, timeout: Any) -> "NodeBuilder":
+        """Each attempt's :class:`~engine.types.TimeoutPolicy` (or seconds: a run timeout)."""
+        self._timeout = TimeoutPolicy.coerce(timeout)
+        return self
+
     def build(self) -> PregelNode:
         steps = self._steps
         return PregelNode(
@@ -228,6 +237,7 @@ class NodeBuilder:
             bound=None if not steps else steps[0] if len(steps) == 1 else _Steps(steps),
             retry_policy=self._retry_policy,
             cache_policy=self._cache_policy,
+            timeout=self._timeout,
         )
 
 
@@ -264,13 +274,14 @@ def _reader(node: PregelNode, channels: Mapping[str, BaseChannel]) -> Callable[[
     return read_many
 
 
-def _proc(name: str, steps: Sequence[Any]) -> tuple[Callable[..., Any] | None, bool, bool]:
-    """``(proc, is_async, accepts_config)`` of a node's functions run one after the other."""
+def _proc(name: str, steps: Sequence[Any], *, timed: bool = False) -> tuple[Callable[..., Any] | None, bool, bool]:
+    """``(proc, is_async, accepts_config)`` of a node's functions run one after the other
+    (``timed``: with a timeout, a RunnableCallable with both faces runs its async one)."""
     if not steps:
         return None, False, False  # the loop passes the input on as the result
     from engine.graph._nodes import node_call  # engine.graph imports this package: called once it is loaded
 
-    calls = [node_call(name, s) for s in steps]
+    calls = [node_call(name, copied(s, {"func": None}) if timed and not runs_sync(s) and _callable(s) else s) for s in steps]
     if len(calls) == 1:
         c = calls[0]
         return c.proc, c.is_async, c.accepts_config
@@ -301,7 +312,7 @@ def node_spec(
 ) -> NodeSpec:  # fmt: skip
     """The loop's :class:`NodeSpec` of a low-level node."""
     steps = node._steps()
-    proc, is_async, accepts_config = _proc(name, steps)
+    proc, is_async, accepts_config = _proc(name, steps, timed=node.timeout is not None)
     writers = node.flat_writers
 
     def writer(result: Any, state: Any, config: Any) -> list[tuple[str, Any]]:
@@ -320,7 +331,12 @@ def node_spec(
         state_keys=state_keys,
         cache_policy=node.cache_policy or cache_policy,
         cache_ns=(*call_namespace(steps[0]), name) if steps else (name,),
+        timeout=node.timeout,
     )
+
+
+def _callable(step: Any) -> bool:
+    return type(step).__module__ == "engine._internal._runnable"
 
 
 def _validate(
@@ -339,6 +355,8 @@ def _validate(
         if not isinstance(node, PregelNode):
             raise TypeError(f"Invalid node type {type(node)}, expected PregelNode or NodeBuilder")
         subscribed.update(node.triggers)
+        if node.timeout is not None and any(runs_sync(s) for s in [*node._steps(), *node.writers]):
+            raise sync_timeout_refused(name)
         for chan in [node.channels] if isinstance(node.channels, str) else node.channels:
             if chan not in channels:
                 raise ValueError(f"Node {name} reads channel '{chan}' not in known channels: '{known}'")

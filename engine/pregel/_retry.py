@@ -5,7 +5,10 @@ A node's result becomes the task's writes (through the node's writer); an
 matches is retried after a backoff, up to the policy's ``max_attempts``, and
 otherwise becomes the task's error. Each attempt runs with a fresh
 interrupt counter, so a retried node asks its questions again from the
-first. Cancellation is never caught. A node returning
+first; under a timeout (:mod:`engine.pregel._timeout`) an attempt that runs
+too long fails with ``NodeTimeoutError``. The run's cancellation is never
+caught; a node that raises ``CancelledError`` itself fails with
+``NodeCancelledError``, as LangGraph's. A node returning
 ``Command(graph=Command.PARENT)`` ends its task with a
 :class:`~engine.errors.ParentCommand` (its run, a subgraph's, stops there);
 a node whose subgraph raised one applies the command as its own result.
@@ -21,14 +24,15 @@ import time
 from typing import Any, Sequence
 
 from engine._internal._sync import call_off_loop, in_a_task
-from engine.errors import GraphInterrupt, ParentCommand
+from engine.errors import GraphInterrupt, NodeCancelledError, ParentCommand
 from engine.pregel._algo import Task
 from engine.pregel._context import CURRENT, TaskContext
 from engine.pregel._spec import WRITTEN_BEFORE
 from engine.pregel._threads import node_threads
+from engine.pregel._timeout import sync_timeout_refused, timed
 from engine.types import RetryPolicy
 
-__all__ = ["run_attempts", "matching_policy", "backoff"]
+__all__ = ["run_attempts", "matching_policy", "backoff", "cancelled_from_outside"]
 
 
 async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) -> None:
@@ -38,6 +42,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
     alone) rather than on the engine's node threads.
     """
     node = t.node
+    timeout = t.timeout or node.timeout
     attempt = 0
     ctx.first_attempt_time = time.time()
     while True:
@@ -51,6 +56,10 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             try:
                 if proc is None:
                     result = t.input
+                elif timeout is not None:
+                    if not node.is_async:  # a Send's timeout to a sync node (add_node's is refused at compile)
+                        raise sync_timeout_refused(t.name)
+                    result = await timed(proc(*args), timeout, t.name, ctx)
                 elif node.is_async:
                     result = await in_a_task(proc(*args))
                 elif inline:
@@ -79,20 +88,43 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
         except ParentCommand as e:  # this node's Command(graph=PARENT): for the graph above, never retried
             t.error = e
             return
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as e:
+            if cancelled_from_outside():
+                raise
+            # As LangGraph: the node raised CancelledError itself, a failure like any other.
+            t.error = NodeCancelledError(t.name)
+            t.error.__cause__ = e
+            return
         except Exception as e:
             policy = matching_policy(node.retry_policy, e)
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1
                 span.add_event("retry", {"attempt": attempt, "exception.type": type(e).__name__, "exception.message": str(e)})
-                await asyncio.sleep(backoff(policy, attempt))
+                await _wait(backoff(policy, attempt), node.is_async or not ctx.sync_call, inline)
                 continue
             t.error = e
             t.writes = getattr(e, WRITTEN_BEFORE, t.writes)  # a router that raised: what its node wrote before it
             return
         finally:
             CURRENT.reset(token)
+
+
+async def _wait(seconds: float, on_loop: bool, inline: bool) -> None:
+    """The backoff before a retry. A sync node under the sync face waits in ``time.sleep`` on its
+    thread, as LangGraph's sync runner does (so a test patching ``time.sleep`` sees the waits)."""
+    if on_loop:
+        await asyncio.sleep(seconds)
+    elif inline:
+        time.sleep(seconds)
+    else:
+        await node_threads().run(time.sleep, seconds)
+
+
+def cancelled_from_outside() -> bool:
+    """Whether the running task is being cancelled (the run is), rather than a node raising CancelledError."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return task is not None and (cancelling is None or cancelling() > 0)
 
 
 def _close_run(ctx: TaskContext, error: BaseException | None) -> None:

@@ -33,12 +33,14 @@ from engine.pregel._algo import Task
 from engine.pregel._calls import CallScope, store_held
 from engine.pregel._cache import cached_writes, keep_writes
 from engine.pregel._context import TaskContext
+from engine.pregel._handlers import failure_writes, handled_by, handler_task, take_over
 from engine.pregel._io import task_update
 from engine.pregel._nested import Lazy, NestedHost
 from engine.pregel._queue import EventQueue
 from engine.pregel._retry import run_attempts
 from engine.pregel._spec import NO_WRITES
 from engine.pregel._status import TaskStatus
+from engine.pregel._timeout import stale
 from engine.pregel._writer import VersionWriter
 
 __all__ = ["StepRunner"]
@@ -145,13 +147,24 @@ class StepRunner:
         self._thread = threading.get_ident()
         self._parent_id, self._statuses = parent_id, statuses or {}
         cached: set[str] = set()
+        taken: set[str] = set()
         if statuses:
             # As LangGraph: a task with an output write finished (it is not run
             # again, even when it was resumed); one without takes its answers.
-            for t in tasks:
+            for t in list(tasks):
                 st = statuses.get(t.id)
                 if st is None:
                     continue
+                if st.handled and t.node.error_handler is not None:
+                    # Its error handler took its failure over: the handler runs (again), not the node.
+                    h = handler_task(t, st.error, parent_id, step)
+                    take_over(t)
+                    cached.add(t.id)
+                    taken.add(t.id)
+                    tasks.append(h)
+                    t = h
+                    if (st := statuses.get(h.id)) is None:
+                        continue
                 if st.finished:
                     t.writes = st.writes
                     t.saved = True
@@ -174,6 +187,8 @@ class StepRunner:
                 if t.id not in hits:  # as LangGraph's "tasks" mode: a cache hit did not start
                     self.emit(TaskStarted(step, t.id, t.name, t.input, t.triggers))
         for t in tasks:
+            if t.id in taken:
+                continue  # a failure its handler took over: no result to report again
             if t.id in cached or t.id in hits:
                 self._finished(t, step, cached=True)
             if t.id in hits and self.record:
@@ -181,9 +196,18 @@ class StepRunner:
                 self._writes.append((t.id, t.writes or [(NO_WRITES, None)], task_path_str(t.path)))
         run = [t for t in tasks if t.id not in cached and t.id not in hits]
         yield
-        # Not a sync node with a cache: the calls it makes look the cache up on the loop.
-        if len(run) == 1 and not self.live and (run[0].node.is_async or (self.inline_sync and self.cache is None)):
+        if len(run) == 1 and self._inline(run[0]):
             await self._run_inline(run[0], step)
+            if handled_by(run[0]):
+                h = await self._hand_over(run[0], step, tasks)
+                if self._inline(h):
+                    await self._run_inline(h, step)
+                else:
+                    await self._run_task(h, step, inline=False)
+                    self._finished(h, step)
+                    if self.record and h.error is None and not h.interrupts and not h.paused:
+                        self._writes.append((h.id, h.writes or [(NO_WRITES, None)], task_path_str(h.path)))
+                        h.saved = True
         elif run:
             save_each = len(run) > 1 and self.record
             futs: dict[asyncio.Future[Any], Task] = {asyncio.ensure_future(self._gated(t, step)): t for t in run}
@@ -205,6 +229,12 @@ class StepRunner:
                             continue
                         t = futs[f]
                         self._finished(t, step)
+                        if handled_by(t):  # its error handler's task runs in this step, beside the others
+                            h = await self._hand_over(t, step, tasks)
+                            f = asyncio.ensure_future(self._gated(h, step))
+                            futs[f], order[f] = h, len(order)
+                            pending.add(f)
+                            continue
                         if t.error is not None or t.interrupts or t.paused or not self.record:
                             continue
                         if save_each:
@@ -226,7 +256,7 @@ class StepRunner:
         task's or step's start: those steps run by :meth:`tick`, which yields as they come)."""
         return (
             len(tasks) == 1 and not statuses and self.cache is None and not self.live
-            and (tasks[0].node.is_async or self.inline_sync)
+            and (tasks[0].node.is_async or self.inline_sync) and tasks[0].node.error_handler is None
             and not self._wants[TaskStarted] and not self._wants[StepStarted]
         )  # fmt: skip
 
@@ -238,6 +268,22 @@ class StepRunner:
         self._parent_id, self._statuses = parent_id, {}
         self.trace.step(step)
         await self._run_inline(t, step)
+
+    def _inline(self, t: Task) -> bool:
+        """Whether ``t``, alone in its step, runs on the loop's thread (:meth:`_run_inline`). Not a sync
+        node with a cache: the calls it makes look the cache up on the loop."""
+        return not self.live and (t.node.is_async or (self.inline_sync and self.cache is None))
+
+    async def _hand_over(self, t: Task, step: int, tasks: list[Task]) -> Task:
+        """``t`` failed and its node's error handler takes over (engine.pregel._handlers): its failure
+        is stored first (a resume runs the handler, not the node), then the handler's task joins the step."""
+        record = failure_writes(t)
+        if self.record:
+            await self.writer.put_writes(self._parent_id, record, t.id, task_path_str(t.path))
+        h = handler_task(t, t.error, self._parent_id, step)
+        take_over(t, None if self.record else record)
+        tasks.append(h)
+        return h
 
     async def _run_inline(self, t: Task, step: int) -> None:
         """A lone task, on the loop's thread (a sync node under the sync face too)."""
@@ -306,6 +352,7 @@ class StepRunner:
             state=t.state,
             state_keys=t.node.state_keys,
             sync_call=self.inline_sync,
+            node_error=t.node_error,
         )
         if t.resume:
             ctx.resume = list(t.resume)
@@ -315,11 +362,19 @@ class StepRunner:
             ctx.nest = Lazy(self.nest, t, step, ctx, inline)
         ctx.delegate = self.delegate
         if self._wants[CustomEvent]:
-            ctx.custom = lambda payload: self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
+
+            def custom(payload: Any) -> None:
+                if not stale():  # an attempt that timed out and goes on sends nothing (engine.pregel._timeout)
+                    self.emit_threadsafe(CustomEvent(step, t.id, t.name, payload))
+
+            ctx.custom = custom
         if self._wants[MessageChunk]:
-            ctx.message = lambda chunk, metadata=None: self.emit_threadsafe(
-                MessageChunk(step, t.id, t.name, chunk, dict(metadata or {}))
-            )
+
+            def message(chunk: Any, metadata: dict[str, Any] | None = None) -> None:
+                if not stale():
+                    self.emit_threadsafe(MessageChunk(step, t.id, t.name, chunk, dict(metadata or {})))
+
+            ctx.message = message
         # The node's span is current while it runs, so spans it makes (an LLM client's) nest under it.
         span = self.trace.task(t.name, t.id)
         started = time.perf_counter()

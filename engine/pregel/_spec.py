@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from engine.types import CachePolicy, Command, RetryPolicy
+from engine.types import CachePolicy, Command, RetryPolicy, TimeoutPolicy
 
 if TYPE_CHECKING:
     from engine.channels.base import BaseChannel
 
-__all__ = ["GraphSpec", "NodeSpec", "PULL", "PUSH", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "WRITTEN_BEFORE", "Writer"]
+__all__ = [
+    "GraphSpec", "NodeSpec", "PULL", "PUSH", "TASKS", "INTERRUPT_SEEN", "NULL_TASK_ID", "NO_WRITES", "WRITTEN_BEFORE",
+    "ERROR_SOURCE_NODE", "Writer",
+]  # fmt: skip
 
 # Topic channel that carries Send packets to the next step.
 TASKS = "__pregel_tasks"
@@ -27,6 +30,9 @@ CHECKPOINT_FORMAT = 4
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 # pending write of a task that finished without writing anything (so it reads as finished).
 NO_WRITES = "__no_writes__"
+# pending write beside a failed task's error when its node's error handler took the failure over
+# (its value: the node's name), as LangGraph's: a resumed step runs the handler, not the node again
+ERROR_SOURCE_NODE = "__error_source_node__"
 # attribute of an exception a node's router raised: the writes the node made before it (its update, its edges)
 WRITTEN_BEFORE = "__graphwire_written_before__"
 
@@ -66,6 +72,10 @@ class NodeSpec:
     # no function and no routers (START without conditional edges): its task's writes are
     # its writer's of its input, and no user code runs, so the task needs no node context
     bare: bool = False
+    # add_node(error_handler=): the node that runs in this one's step once it failed past its retries
+    # (engine.pregel._handlers); add_node(timeout=): how long an attempt may run (engine.pregel._timeout)
+    error_handler: "NodeSpec | None" = None
+    timeout: TimeoutPolicy | None = None
 
     def copy(self, update: Mapping[str, Any] | None = None) -> "NodeSpec":
         """A copy with ``update``'s fields replaced (LangGraph's ``PregelNode.copy``)."""

@@ -5,7 +5,8 @@ every task that finished records its writes there (at least the
 :data:`~engine.pregel._spec.NO_WRITES` marker, so a task that wrote nothing
 still reads as finished); a task that stopped records only *control* writes:
 ``__interrupt__`` (its latest question), ``__resume__`` (the answers it has
-received), ``__error__``. Writes under
+received), ``__error__`` (with ``__error_source_node__`` when its node's error
+handler took the failure over). Writes under
 :data:`~engine.pregel._spec.NULL_TASK_ID` are input to the step (a
 ``Command``'s update and goto), not a task's.
 
@@ -21,12 +22,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from engine.checkpoint.base import ERROR, INTERRUPT, RESUME, SCHEDULED
-from engine.pregel._spec import NO_WRITES, NULL_TASK_ID
+from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID
 
 __all__ = ["CONTROL", "TaskStatus", "read_statuses", "null_writes", "task_result"]
 
 #: Channels that say what happened to a task rather than what it produced.
-CONTROL = frozenset((ERROR, INTERRUPT, RESUME, SCHEDULED))
+CONTROL = frozenset((ERROR, INTERRUPT, RESUME, SCHEDULED, ERROR_SOURCE_NODE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,7 @@ class TaskStatus:
     interrupts: tuple[Any, ...] = ()  # the latest interrupts it raised, answered or not
     error: Any = None  # the stored error, if it failed
     resume: tuple[Any, ...] | None = None  # the answers it has received, in order
+    handled: bool = False  # failed, and its node's error handler took the failure over (ERROR_SOURCE_NODE)
 
     @property
     def finished(self) -> bool:
@@ -58,6 +60,7 @@ def read_statuses(pending_writes: Iterable[Sequence[Any]]) -> dict[str, TaskStat
     interrupts: dict[str, tuple[Any, ...]] = {}
     errors: dict[str, Any] = {}
     resumes: dict[str, tuple[Any, ...]] = {}
+    handled: set[str] = set()
     for task_id, channel, value in pending_writes:
         if task_id == NULL_TASK_ID:
             continue
@@ -66,12 +69,14 @@ def read_statuses(pending_writes: Iterable[Sequence[Any]]) -> dict[str, TaskStat
             interrupts[task_id] = tuple(value) if isinstance(value, (list, tuple)) else (value,)
         elif channel == ERROR:
             errors.setdefault(task_id, value)
+        elif channel == ERROR_SOURCE_NODE:
+            handled.add(task_id)
         elif channel == RESUME:
             resumes[task_id] = tuple(value) if isinstance(value, (list, tuple)) else (value,)
         elif channel not in CONTROL:
             out.append((channel, value))
     return {
-        tid: TaskStatus(tuple(out), interrupts.get(tid, ()), errors.get(tid), resumes.get(tid))
+        tid: TaskStatus(tuple(out), interrupts.get(tid, ()), errors.get(tid), resumes.get(tid), tid in handled)
         for tid, out in output.items()
     }
 

@@ -34,7 +34,7 @@ from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
 from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
 from engine.serde._wire import int_too_long, may_be_unsendable
 from engine.serde._registry import Entry, make_entry
-from engine.types import Command, DeltaSnapshot, Interrupt, Overwrite, Send
+from engine.types import Command, DeltaSnapshot, Interrupt, Overwrite, Send, TimeoutPolicy
 
 __all__ = ["TAG", "Codec", "Serializer"]
 
@@ -78,7 +78,7 @@ class Serializer:
     (keys of any allowed hashable type), set, frozenset, datetime, date, time,
     timedelta, UUID, Decimal; members of registered Enum classes; instances of
     registered dataclasses and Pydantic models; the engine's own
-    ``Interrupt``, ``Send``, ``Command``, ``Overwrite`` and ``DeltaSnapshot``, always registered; and every
+    ``Interrupt``, ``Send``, ``Command``, ``Overwrite``, ``DeltaSnapshot`` and ``TimeoutPolicy``, always registered; and every
     message class of ``langchain_core.messages`` when langchain-core is
     installed (:mod:`engine.serde._langchain`). ``bytearray``
     and ``memoryview`` are stored (and come back) as bytes.
@@ -103,7 +103,7 @@ class Serializer:
         self._codec = codec
         self._tag = TAG if codec is None else f"{TAG}+{_codec_name(codec)}"
         self._local = threading.local()
-        self.register(Interrupt, Send, Command, Overwrite, DeltaSnapshot)
+        self.register(Interrupt, Send, Command, Overwrite, DeltaSnapshot, TimeoutPolicy)
         self.register(*types)
 
     # -- configuration -----------------------------------------------------

@@ -156,6 +156,43 @@ def test_retry_on_takes_a_list_of_classes():
     assert g.compile().invoke({"x": 0}) == {"x": 2}
 
 
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_sync_nodes_retries_wait_in_time_sleep_under_the_sync_face(monkeypatch: pytest.MonkeyPatch, parallel: bool) -> None:
+    """As LangGraph's sync runner: the backoff is ``time.sleep`` on the node's thread (a test patching it sees
+    0.01, 0.02), jitter from ``random.uniform(0, 1)``; an async call of the graph waits on the loop instead."""
+    import asyncio
+    import random
+    import time
+
+    waits: list[float] = []
+    monkeypatch.setattr(time, "sleep", waits.append)
+    monkeypatch.setattr(random, "uniform", lambda a, b: 0.5)
+    attempts = []
+
+    def flaky(s):
+        attempts.append(1)
+        if len(attempts) % 3:
+            raise ValueError("not yet")
+        return {"x": len(attempts)}
+
+    def graph(policy: RetryPolicy):
+        g = StateGraph(X)
+        g.add_node("flaky", flaky, retry_policy=policy)
+        g.add_edge(START, "flaky")
+        if parallel:
+            g.add_node("other", lambda s: {})
+            g.add_edge(START, "other")
+        return g.compile()
+
+    assert graph(RetryPolicy(initial_interval=0.01, jitter=False, retry_on=ValueError)).invoke({"x": 0}) == {"x": 3}
+    assert waits == [0.01, 0.02]
+    assert graph(RetryPolicy(initial_interval=0.01, jitter=True, retry_on=ValueError)).invoke({"x": 0}) == {"x": 6}
+    assert waits[2:] == [0.51, 0.52]
+    on_loop = graph(RetryPolicy(initial_interval=0.01, jitter=False, retry_on=ValueError))
+    assert asyncio.run(on_loop.ainvoke({"x": 0})) == {"x": 9}
+    assert len(waits) == 4  # an async call waits on the loop (asyncio.sleep), not in time.sleep
+
+
 class Blob(TypedDict, total=False):
     n: int
     blob: str

@@ -249,8 +249,6 @@ def test_a_task_outside_a_run_is_an_error() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: entrypoint(timeout=5),
-        lambda: task(timeout=5),
         lambda: entrypoint()(_generator),
         lambda: task(_generator),
     ],

@@ -47,8 +47,6 @@ def _app() -> Any:
 CFG = {"configurable": {"thread_id": "t"}}
 
 REFUSED: dict[str, Callable[[], Any]] = {
-    "add_node(error_handler=": lambda: _builder().add_node("c", _inc, error_handler=_inc),
-    "add_node(timeout=": lambda: _builder().add_node("c", _inc, timeout=5.0),
     "invoke/stream(version=": lambda: list(_app().stream({"x": 1}, CFG, version="v2")),
     "draw_mermaid(node_colors=": lambda: _app().get_graph().draw_mermaid(node_colors={"a": "red"}),
     "Pregel(step_timeout=": lambda: Pregel(nodes={}, channels={}, input_channels="x", output_channels="x", step_timeout=1.0),
