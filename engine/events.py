@@ -30,6 +30,7 @@ __all__ = [
     "ValuesEvent",
     "CustomEvent",
     "MessageChunk",
+    "ToolEvent",
     "CheckpointSaved",
     "CheckpointLoaded",
     "InterruptEvent",
@@ -122,6 +123,23 @@ class MessageChunk(Event):
     node: str
     chunk: Any
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEvent(Event):
+    """A LangChain tool call's progress inside a task (LangGraph's stream mode "tools").
+
+    ``payload`` is LangGraph's: ``{"event": "tool-started", "tool_call_id",
+    "tool_name", "input"}``, then any number of ``{"event": "tool-output-delta",
+    "tool_call_id", "delta"}`` (``ToolRuntime.emit_output_delta``), then
+    ``{"event": "tool-finished", "tool_call_id", "output"}`` or
+    ``{"event": "tool-error", "tool_call_id", "message"}``.
+    """
+
+    step: int
+    task_id: str
+    node: str
+    payload: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,7 +160,7 @@ async def store_held(scope: CallScope) -> None:
 def _child(scope: CallScope, parent: TaskContext, call_id: str, name: str, st: TaskStatus | None) -> TaskContext:
     config = {**parent.config, "metadata": {**parent.config.get("metadata", {}), "langgraph_node": name}}
     ctx = TaskContext(task_id=call_id, node=name, step=scope.step, config=config, store=parent.store,
-                      custom=parent.custom, message=parent.message)
+                      custom=parent.custom, message=parent.message, tools=parent.tools)
     if st is not None and st.resume:
         ctx.resume = list(st.resume)
     ctx.calls = CallScope(scope.runner, scope.step, scope.parent_id, scope.statuses, scope.state, scope.retry_policy,
