@@ -291,7 +291,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         wanted = frozenset(kinds) | {RunFinished} if kinds is not None else None
         host = current_host(config)
         if host is not None:
-            return self._nested_events(host, input, config, wanted, durability, interrupt_before, interrupt_after)
+            return self._nested_events(host, input, config, wanted, durability, interrupt_before, interrupt_after, control)
         config = merge_configs(self.config, config)
         limit = config.get("recursion_limit")
         run = start_graph_run(self.name, input, config)
@@ -341,9 +341,9 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
         kinds: frozenset[type[Event]] | None,
         durability: str | None,
         interrupt_before: Any,
-        interrupt_after: Any,
+        interrupt_after: Any, control: Any,
     ) -> AsyncIterator[Event]:
-        """This graph run as a subgraph, inside the task ``host`` belongs to (see :mod:`._nested`)."""
+        """This graph run as a subgraph, inside the task ``host`` belongs to (see :mod:`._nested`), its ``control`` the call's, else its parent's."""
         ib = self.interrupt_before if interrupt_before is None else interrupt_before
         ia = self.interrupt_after if interrupt_after is None else interrupt_after
         own = self.checkpointer
@@ -373,7 +373,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             checkpoint_ns=ns,
             host=host,
             stable_ns=stable,
-            control=host.task.control,  # as LangGraph: a drain stops the subgraph's run too
+            control=control or host.task.control,  # as LangGraph: a drain of its parent's stops it too
         )
         loop = RunLoop(settings, input, config)
         if saver is None:

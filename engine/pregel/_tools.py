@@ -41,11 +41,11 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
-from engine.constants import TAG_NOSTREAM
 from engine.errors import GraphDrained, GraphInterrupt
 
 __all__ = ["ToolsHandler", "emit_output_delta"]
 
+TAG_NOSTREAM = "nostream"  # engine.constants.TAG_NOSTREAM (that module's imports would make a cycle here)
 T = TypeVar("T")
 Writer = Callable[[Any], None]
 
