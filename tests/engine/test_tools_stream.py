@@ -1,6 +1,6 @@
 """Stream mode "tools" and ToolRuntime.emit_output_delta (engine.pregel._tools): each tool call's
-start, output deltas, end or error, as LangGraph 1.2 streams them (tests/sidebyside/tools_stream.py
-compares them with LangGraph)."""
+start, output deltas, end or error, as LangGraph 1.2 streams them; the functional API's tasks under
+LangChain's config (engine.pregel._lc_calls). tests/sidebyside/tools_stream.py compares them with LangGraph."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
+from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel, GenericFakeChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
 from langchain_core.tools import tool  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
 
 from engine.errors import GraphDrained  # noqa: E402
+from engine.func import entrypoint, task  # noqa: E402
 from engine.graph import END, START, StateGraph  # noqa: E402
 from engine.graph.message import add_messages  # noqa: E402
 from engine.prebuilt import ToolNode, ToolRuntime, create_react_agent  # noqa: E402
@@ -247,3 +249,59 @@ def test_emit_output_delta_outside_a_streamed_call_does_nothing() -> None:
     out = ToolNode([spell]).invoke({"messages": [AIMessage("", tool_calls=[{"name": "spell", "args": {"word": "q"}, "id": "o1"}])]})
     assert out == {"messages": [ToolMessage("Q", name="spell", tool_call_id="o1")]}
     assert _tool_call_writer.get() is None
+
+
+@task
+def chat_and_echo(text: str) -> str:
+    plain.invoke({"text": text})
+    return GenericFakeChatModel(messages=iter(["one two"])).invoke("hi").content
+
+
+@entrypoint()
+def workflow(inputs: dict[str, Any]) -> str:
+    return chat_and_echo(inputs["text"]).result()
+
+
+@task
+async def achat_and_echo(text: str) -> str:
+    await plain.ainvoke({"text": text})
+    return (await GenericFakeChatModel(messages=iter(["one two"])).ainvoke("hi")).content
+
+
+@entrypoint()
+async def aworkflow(inputs: dict[str, Any]) -> str:
+    return await achat_and_echo(inputs["text"])
+
+
+def summary(chunks: Any) -> list[Any]:
+    return [(mode, payload["event"] if mode == "tools" else (payload[0].content, payload[1]["langgraph_node"])) for mode, payload in chunks]
+
+
+def test_a_functional_tasks_tool_calls_and_tokens_stream() -> None:
+    expected = [
+        ("tools", "tool-started"),
+        ("tools", "tool-finished"),
+        ("messages", ("one", "chat_and_echo")),
+        ("messages", (" ", "chat_and_echo")),
+        ("messages", ("two", "chat_and_echo")),
+    ]
+    assert summary(workflow.stream({"text": "t"}, stream_mode=["tools", "messages"])) == expected
+
+    async def run() -> list[Any]:
+        return summary([c async for c in aworkflow.astream({"text": "t"}, stream_mode=["tools", "messages"])])
+
+    assert asyncio.run(run()) == [(mode, (p[0], "achat_and_echo") if mode == "messages" else p) for mode, p in expected]
+
+
+def test_callbacks_see_an_entrypoints_and_its_tasks_runs() -> None:
+    seen: list[Any] = []
+
+    class Seen(BaseCallbackHandler):
+        def on_chain_start(self, serialized: Any, inputs: Any, *, name: str | None = None, **kwargs: Any) -> None:
+            seen.append(("chain", name))
+
+        def on_tool_start(self, serialized: Any, input_str: str, **kwargs: Any) -> None:
+            seen.append(("tool", serialized.get("name")))
+
+    assert workflow.invoke({"text": "u"}, {"callbacks": [Seen()]}) == "one two"
+    assert seen == [("chain", "LangGraph"), ("chain", "workflow"), ("chain", "chat_and_echo"), ("tool", "plain")]

@@ -1,14 +1,17 @@
 """Stream mode "tools": tool calls' starts, output deltas (ToolRuntime.emit_output_delta), ends and errors,
 through create_react_agent and a ToolNode in a graph, beside "updates" and "messages", sync and async,
-an interrupt and a resume, a subgraph's namespace, a tool called by hand, a nostream tool."""
+an interrupt and a resume, a subgraph's namespace, a tool called by hand, a nostream tool; the functional
+API's tasks (their tools and models' tokens, their runs told to callbacks)."""
 
 import asyncio
 from typing import Annotated
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.func import entrypoint, task
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode, ToolRuntime, create_react_agent
@@ -175,3 +178,56 @@ def quiet(state: State) -> dict:
 
 record("nostream", list(StateGraph(State).add_node("quiet", quiet).add_edge(START, "quiet").compile().stream({"messages": []}, stream_mode="tools")))
 record("no tools mode", list(graph(calling(("spell", {"word": "z"}, "n1")), [spell]).stream({"messages": []}, stream_mode="updates")))
+
+
+# the functional API: a task's tool call and model tokens, a callback handler told of the task's run
+@task
+def chat_and_echo(text: str) -> str:
+    plain.invoke({"text": text})
+    return GenericFakeChatModel(messages=iter(["one two"])).invoke("hi").content
+
+
+@entrypoint()
+def workflow(inputs: dict) -> str:
+    return chat_and_echo(inputs["text"]).result()
+
+
+@task
+async def achat_and_echo(text: str) -> str:
+    await plain.ainvoke({"text": text})
+    return (await GenericFakeChatModel(messages=iter(["one two"])).ainvoke("hi")).content
+
+
+@entrypoint()
+async def aworkflow(inputs: dict) -> str:
+    return await achat_and_echo(inputs["text"])
+
+
+def summary(chunks):
+    return [[mode, payload["event"] if mode == "tools" else [payload[0].content, payload[1]["langgraph_node"]]] for mode, payload in chunks]
+
+
+record("functional", summary(workflow.stream({"text": "t"}, stream_mode=["tools", "messages"])))
+
+
+async def afunctional():
+    return summary([c async for c in aworkflow.astream({"text": "t"}, stream_mode=["tools", "messages"])])
+
+
+record("functional async", asyncio.run(afunctional()))
+
+
+class Seen(BaseCallbackHandler):
+    def __init__(self):
+        self.seen = []
+
+    def on_chain_start(self, serialized, inputs, *, name=None, **kwargs):
+        self.seen.append(["chain", name])
+
+    def on_tool_start(self, serialized, input_str, **kwargs):
+        self.seen.append(["tool", serialized.get("name")])
+
+
+handler = Seen()
+workflow.invoke({"text": "u"}, {"callbacks": [handler]})
+record("functional callbacks", handler.seen)
