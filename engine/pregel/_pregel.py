@@ -31,7 +31,7 @@ from engine.pregel._graph_run import lifecycle, merge_configs, reported, start_g
 from engine.pregel._loop import RunLoop
 from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_graph
 from engine.pregel._io import input_writes
-from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, subgraph_ns
+from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, nested_kinds, subgraph_ns
 from engine.pregel._options import durability_of
 from engine.pregel._resume import NO_ANSWER, Resume, plan_resume
 from engine.pregel._run import RunSettings
@@ -360,7 +360,7 @@ class Pregel(StateAPI, _runnable_base()):  # type: ignore[misc]
             store=self.store if self.store is not None else host.store,
             cache=self.cache,
             durability=durability or host.durability,
-            kinds=None if kinds is None or host.kinds is None else kinds | host.kinds,
+            kinds=nested_kinds(kinds, host.kinds),
             subgraph_kinds=host.kinds,
             inline_sync=host.inline_sync,
             # its static breakpoints stop its parent's task (GraphInterrupt with no question), as LangGraph's

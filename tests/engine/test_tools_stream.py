@@ -18,6 +18,7 @@ from langchain_core.tools import tool  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
 
 from engine.errors import GraphDrained  # noqa: E402
+from engine.events import ToolEvent  # noqa: E402
 from engine.func import entrypoint, task  # noqa: E402
 from engine.graph import END, START, StateGraph  # noqa: E402
 from engine.graph.message import add_messages  # noqa: E402
@@ -305,3 +306,32 @@ def test_callbacks_see_an_entrypoints_and_its_tasks_runs() -> None:
 
     assert workflow.invoke({"text": "u"}, {"callbacks": [Seen()]}) == "one two"
     assert seen == [("chain", "LangGraph"), ("chain", "workflow"), ("chain", "chat_and_echo"), ("tool", "plain")]
+
+
+def test_tool_events_go_only_to_a_caller_naming_them() -> None:
+    g = graph(calling(("spell", {"word": "ab"}, "k1")), [spell])
+
+    async def kinds_seen(kinds: Any) -> list[str]:
+        return [type(ev).__name__ async for ev in g.aevents({"messages": []}, kinds=kinds)]
+
+    every = asyncio.run(kinds_seen(None))  # a host taking every event: the wire has no form for these
+    assert "ToolEvent" not in every and "TaskFinished" in every
+    assert asyncio.run(kinds_seen(frozenset({ToolEvent}))) == ["ToolEvent"] * 4 + ["RunFinished"]
+
+
+def test_a_node_streaming_tools_of_a_graph_gets_them_under_a_caller_taking_every_event() -> None:
+    child = graph(calling(("spell", {"word": "c"}, "k2")), [spell])
+    received: list[Any] = []
+
+    async def node(state: State) -> dict[str, Any]:
+        received.extend([p async for p in child.astream({"messages": []}, stream_mode="tools")])
+        return {}
+
+    parent = StateGraph(State).add_node("node", node).add_edge(START, "node").compile()
+
+    async def run() -> list[Any]:
+        return [ev async for ev in parent.aevents({"messages": []}, kinds=None, subgraphs=True)]
+
+    events = asyncio.run(run())
+    assert [p["event"] for p in received] == ["tool-started", "tool-output-delta", "tool-finished"]
+    assert not any(isinstance(ev, ToolEvent) for ev in events)
