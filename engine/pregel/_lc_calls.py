@@ -14,6 +14,7 @@ Without langchain-core there is nothing to set up: :func:`open_call` returns Non
 from __future__ import annotations
 
 import contextvars
+import functools
 from typing import Any
 
 __all__ = ["LangChainCall", "called", "open_call"]
@@ -44,15 +45,24 @@ class LangChainCall:
         self.task.failed(error)
 
 
-def open_call(config: dict[str, Any], shown: Any, *, ends: bool) -> LangChainCall | None:
-    """The running task's LangChain side (``shown``: its input, as its run records it; ``ends``: its run
-    ends when it returns, else when the runner has made its writes); None without langchain-core."""
+@functools.cache
+def _lc_stream() -> Any:
+    """:mod:`engine.pregel._lc_stream`, imported when first needed (None without langchain-core)."""
     try:
         from engine.pregel import _lc_stream
     except ImportError:
         return None
-    child, task = _lc_stream.child_config(config, shown)
-    return LangChainCall(child, task, _lc_stream.enter(child), _lc_stream.leave, ends)
+    return _lc_stream
+
+
+def open_call(config: dict[str, Any], shown: Any, *, ends: bool) -> LangChainCall | None:
+    """The running task's LangChain side (``shown``: its input, as its run records it; ``ends``: its run
+    ends when it returns, else when the runner has made its writes); None without langchain-core."""
+    lc = _lc_stream()
+    if lc is None:
+        return None
+    child, task = lc.child_config(config, shown)
+    return LangChainCall(child, task, lc.enter(child), lc.leave, ends)
 
 
 def called(lc: LangChainCall | None, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
