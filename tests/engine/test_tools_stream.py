@@ -22,7 +22,7 @@ from engine.events import ToolEvent  # noqa: E402
 from engine.func import entrypoint, task  # noqa: E402
 from engine.graph import END, START, StateGraph  # noqa: E402
 from engine.graph.message import add_messages  # noqa: E402
-from engine.prebuilt import ToolNode, ToolRuntime, create_react_agent  # noqa: E402
+from engine.prebuilt import InjectedState, ToolNode, ToolRuntime, create_react_agent  # noqa: E402
 from engine.pregel._stream import STREAM_MODES  # noqa: E402
 from engine.pregel._tools import _tool_call_writer  # noqa: E402
 from engine.runtime import RunControl  # noqa: E402
@@ -335,3 +335,29 @@ def test_a_node_streaming_tools_of_a_graph_gets_them_under_a_caller_taking_every
     events = asyncio.run(run())
     assert [p["event"] for p in received] == ["tool-started", "tool-output-delta", "tool-finished"]
     assert not any(isinstance(ev, ToolEvent) for ev in events)
+
+
+def test_bad_arguments_are_a_tool_error_and_an_unknown_tool_no_run() -> None:
+    @tool
+    def num(n: int) -> int:
+        """A number."""
+        return n
+
+    chunks = list(graph(calling(("num", {"n": "x"}, "m1"), ("nope", {}, "m2")), [num]).stream({"messages": []}, stream_mode=["tools", "updates"]))
+    tools = [payload for mode, payload in chunks if mode == "tools"]
+    assert [(p["event"], p["tool_call_id"]) for p in tools] == [("tool-started", "m1"), ("tool-error", "m1")]
+    assert "valid integer" in tools[1]["message"]
+    answers = chunks[-1][1]["tools"]["messages"]  # the ToolNode answers both, as errors
+    assert [(m.tool_call_id, m.status) for m in answers] == [("m1", "error"), ("m2", "error")]
+
+
+def test_a_tool_answering_with_a_command_finishes_with_it_its_injected_state_not_in_the_input() -> None:
+    @tool
+    def commands(x: str, state: Annotated[dict, InjectedState]) -> Command:
+        """Answers with a Command."""
+        return Command(update={"messages": [ToolMessage(f"seen {len(state['messages'])}", tool_call_id="m3")]})
+
+    chunks = list(graph(calling(("commands", {"x": "1"}, "m3")), [commands]).stream({"messages": []}, stream_mode="tools"))
+    assert chunks[0] == started("m3", "commands", {"x": "1"})
+    assert chunks[1]["event"] == "tool-finished" and isinstance(chunks[1]["output"], Command)
+    assert [m.content for m in chunks[1]["output"].update["messages"]] == ["seen 1"]

@@ -14,7 +14,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.func import entrypoint, task
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
-from langgraph.prebuilt import ToolNode, ToolRuntime, create_react_agent
+from langchain_core.messages import ToolMessage
+from langgraph.prebuilt import InjectedState, ToolNode, ToolRuntime, create_react_agent
 from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
@@ -178,6 +179,24 @@ def quiet(state: State) -> dict:
 
 record("nostream", list(StateGraph(State).add_node("quiet", quiet).add_edge(START, "quiet").compile().stream({"messages": []}, stream_mode="tools")))
 record("no tools mode", list(graph(calling(("spell", {"word": "z"}, "n1")), [spell]).stream({"messages": []}, stream_mode="updates")))
+
+
+# bad arguments (a tool-error, then the ToolNode's error message), an unknown tool (no tool run);
+# a tool answering with a Command, its injected state left out of the input
+@tool
+def num(n: int) -> int:
+    """A number."""
+    return n
+
+
+@tool
+def commands(x: str, state: Annotated[dict, InjectedState]) -> Command:
+    """Answers with a Command."""
+    return Command(update={"messages": [ToolMessage(f"via command, {len(state['messages'])} seen", tool_call_id="m3")]})
+
+
+record("bad arguments", list(graph(calling(("num", {"n": "x"}, "m1"), ("nope", {}, "m2")), [num]).stream({"messages": []}, stream_mode=["tools", "updates"])))
+record("command", list(graph(calling(("commands", {"x": "1"}, "m3")), [commands]).stream({"messages": []}, stream_mode=["tools", "updates"])))
 
 
 # the functional API: a task's tool call and model tokens, a callback handler told of the task's run
