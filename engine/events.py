@@ -30,11 +30,15 @@ __all__ = [
     "ValuesEvent",
     "CustomEvent",
     "MessageChunk",
+    "ToolEvent",
     "CheckpointSaved",
     "CheckpointLoaded",
     "InterruptEvent",
     "RunFinished",
     "FinishReason",
+    "NAMED_ONLY",
+    "EVERY",
+    "wants",
 ]
 
 FinishReason = Literal["END", "INTERRUPT", "ERROR", "RECURSION_LIMIT", "CANCELLED"]
@@ -125,6 +129,24 @@ class MessageChunk(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolEvent(Event):
+    """A LangChain tool call's progress inside a task (LangGraph's stream mode "tools").
+
+    ``payload`` is LangGraph's: ``{"event": "tool-started", "tool_call_id",
+    "tool_name", "input"}``, then any number of ``{"event": "tool-output-delta",
+    "tool_call_id", "delta"}`` (``ToolRuntime.emit_output_delta``), then
+    ``{"event": "tool-finished", "tool_call_id", "output"}`` or
+    ``{"event": "tool-error", "tool_call_id", "message"}``. Sent only to a caller
+    that names it in its ``kinds`` (:data:`NAMED_ONLY`).
+    """
+
+    step: int
+    task_id: str
+    node: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointSaved(Event):
     checkpoint_id: str
     parent_id: str | None
@@ -179,3 +201,19 @@ class RunFinished(Event):
     interrupts: tuple[Any, ...] = ()
     # the exception itself, for in-process callers (invoke re-raises it)
     exception: BaseException | None = field(default=None, compare=False, repr=False)
+
+
+#: What a run sends only to a caller that names it in its ``kinds``; a caller taking every event
+#: (``kinds=None``, as a host streaming to the wire does) gets none of these: the version a run
+#: continues from (a save is reported as CheckpointSaved), and tool calls' progress (no wire form).
+NAMED_ONLY: frozenset[type[Event]] = frozenset({CheckpointLoaded, ToolEvent})
+#: What ``kinds=None`` stands for: every event but the named-only ones.
+EVERY: frozenset[type[Event]] = frozenset({
+    RunStarted, StepStarted, StepFinished, TaskStarted, TaskFinished, ValuesEvent, CustomEvent, MessageChunk,
+    CheckpointSaved, InterruptEvent, RunFinished,
+})  # fmt: skip
+
+
+def wants(kinds: frozenset[type[Event]] | None, kind: type[Event]) -> bool:
+    """Whether a caller asking for ``kinds`` (None: every event but the named-only ones) gets events of ``kind``."""
+    return kind in kinds if kinds is not None else kind not in NAMED_ONLY

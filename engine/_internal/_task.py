@@ -38,6 +38,8 @@ class TaskContext:
     counter: int = 0
     custom: Callable[[Any], None] | None = None
     message: Callable[[Any, dict[str, Any] | None], None] | None = None
+    # sends a "tools" mode payload (engine.pregel._tools) when the call streams tool calls
+    tools: Callable[[dict[str, Any]], None] | None = None
     # the graph's store (compile(store=...)), for get_store(), a node's ``store`` parameter
     # and its Runtime's ``store``
     store: Any = None

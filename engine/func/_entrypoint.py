@@ -33,6 +33,7 @@ from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._calls import cancel, settle
 from engine.pregel._context import CURRENT, get_stream_writer
+from engine.pregel._lc_calls import open_call
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.pregel._threads import node_threads
 from engine.pregel._timeout import sync_timeout_refused
@@ -102,12 +103,13 @@ def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple
         scope.retry_policy = retry_policy  # the entrypoint's policies are its tasks' defaults, as in LangGraph
         scope.cache_policy = cache_policy
         scope.counter = 0  # each attempt calls its tasks in the same order, so under the same ids
+        lc = open_call(config, inp, ends=False)  # its models and tools under the run's callbacks
         kwargs: dict[str, Any] = {}
         for name in injected:
             if name == "previous":
                 kwargs[name] = scope.state.get(PREVIOUS)
             elif name == "config":
-                kwargs[name] = config
+                kwargs[name] = config if lc is None else lc.config
             elif name == "store":
                 kwargs[name] = ctx.store
             elif name == "runtime":  # the run's context, store and writer, and the previous return value
@@ -124,15 +126,19 @@ def _proc(fn: Callable[..., Any], injected: tuple[str, ...], retry_policy: tuple
                 # tasks it waits for can run on the event loop meanwhile.
                 result = await node_threads().run(contextvars.copy_context().run, lambda: fn(inp, **kwargs))
             await settle(scope)
-        except GraphInterrupt:
+        except GraphInterrupt as e:
             # As LangGraph: an interrupt is no failure; the calls already started run to their end
             # (their results stored), so the resumed entrypoint gets them without running them again.
+            if lc is not None:
+                lc.failed(e)
             await settle(scope, quiet=True)
             raise
-        except BaseException:
+        except BaseException as e:
+            if lc is not None:
+                lc.failed(e)
             cancel(scope)
             raise
-        return result
+        return result if lc is None else lc.returned(result)
 
     return proc
 

@@ -32,6 +32,7 @@ from typing_extensions import TypeVar
 
 from engine._internal._runtime import ExecutionInfo, ServerInfo
 from engine._internal._task import CURRENT
+from engine.pregel._tools import emit_output_delta
 
 __all__ = ["InjectedState", "InjectedStore", "ToolRuntime", "Injections", "injections_of", "runtime_for", "graph_state", "inject"]
 
@@ -81,13 +82,10 @@ class ToolRuntime(_DirectlyInjectedToolArg, Generic[ContextT, StateT]):
     server_info: ServerInfo | None = None
 
     def emit_output_delta(self, delta: Any) -> None:
-        """Send a partial output on LangGraph's "tools" stream mode: a no-op, as LangGraph's without that mode.
-
-        The engine has no "tools" mode (asking for it is refused), so there is
-        never a reader; LangGraph drops the delta the same way when the mode
-        was not asked for, so tools may call this unconditionally.
-        """
-        return None
+        """Send ``delta`` as a partial output of this tool call on the "tools" stream mode (a
+        ``tool-output-delta`` payload); nothing when the run does not stream "tools", so tools
+        may call this unconditionally (:mod:`engine.pregel._tools`)."""
+        emit_output_delta(delta)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from engine.errors import GraphInterrupt
 from engine.events import Event, TaskFinished, TaskStarted
 from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel._lc_calls import called, open_call
 from engine.pregel._retry import backoff, cancelled_from_outside, matching_policy
 from engine.pregel._status import TaskStatus
 from engine.pregel._threads import node_threads
@@ -178,7 +179,7 @@ async def store_held(scope: CallScope) -> None:
 def _child(scope: CallScope, parent: TaskContext, call_id: str, name: str, st: TaskStatus | None) -> TaskContext:
     config = {**parent.config, "metadata": {**parent.config.get("metadata", {}), "langgraph_node": name}}
     ctx = TaskContext(task_id=call_id, node=name, step=scope.step, config=config, store=parent.store,
-                      custom=parent.custom, message=parent.message)
+                      custom=parent.custom, message=parent.message, tools=parent.tools)
     if st is not None and st.resume:
         ctx.resume = list(st.resume)
     ctx.calls = CallScope(scope.runner, scope.step, scope.parent_id, scope.statuses, scope.state, scope.retry_policy,
@@ -212,8 +213,9 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
         ctx.counter = 0
         ctx.calls.counter = 0
         token = CURRENT.set(ctx)
+        lc = open_call(ctx.config, (args, kwargs), ends=True)
         try:
-            result = fn(*args, **kwargs)
+            result = called(lc, fn, args, kwargs)
         except GraphInterrupt as e:
             if runner.writer.saver is not None:
                 scope.held.append((call_id, [(INTERRUPT, list(e.interrupts))]))
@@ -302,10 +304,17 @@ async def _finish(scope: CallScope, call_id: str, name: str, result: Any, *, cac
 async def _attempt(ctx: TaskContext, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                    is_async: bool) -> Any:
     token = CURRENT.set(ctx)
+    lc = open_call(ctx.config, (args, kwargs), ends=True)  # its models and tools under the run's callbacks
     try:
         if is_async:
-            return await fn(*args, **kwargs)
-        cvs = contextvars.copy_context()
-        return await node_threads().run(cvs.run, lambda: fn(*args, **kwargs))
+            result = await fn(*args, **kwargs)
+        else:
+            cvs = contextvars.copy_context()
+            result = await node_threads().run(cvs.run, lambda: fn(*args, **kwargs))
+    except BaseException as e:
+        if lc is not None:
+            lc.failed(e)
+        raise
     finally:
         CURRENT.reset(token)
+    return result if lc is None else lc.returned(result)

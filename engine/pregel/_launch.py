@@ -40,7 +40,7 @@ from engine.checkpoint.base import Lease
 from engine.events import Event, RunFinished
 from engine.pregel._graph_run import lifecycle, merge_configs, reported, start_graph_run
 from engine.pregel._loop import RunLoop
-from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, subgraph_ns
+from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, nested_kinds, subgraph_ns
 from engine.pregel._options import durability_of
 from engine.pregel._run import RunSettings
 from engine.pregel._run_context import coerce_context
@@ -80,7 +80,7 @@ def launch(
     wanted = frozenset(kinds) | {RunFinished} if kinds is not None else None
     host = current_host(config)
     if host is not None:
-        return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after)
+        return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after, control)
     config = merge_configs(graph.config, config)
     limit = config.get("recursion_limit")
     run = start_graph_run(graph.name, input, config)
@@ -117,8 +117,10 @@ def _nested(
     durability: str | None,
     interrupt_before: Any,
     interrupt_after: Any,
+    control: Any,
 ) -> AsyncIterator[Event]:
-    """``graph`` run as a subgraph, inside the task ``host`` belongs to (see :mod:`._nested`)."""
+    """``graph`` run as a subgraph, inside the task ``host`` belongs to (see :mod:`._nested`); its ``control``
+    the call's, else its parent's."""
     own = graph.checkpointer
     saver = None if own is False else (host.saver if own is None or own is True else own)
     stable = own is True
@@ -133,7 +135,7 @@ def _nested(
         store=graph.store if graph.store is not None else host.store,
         cache=graph.cache,
         durability=durability or host.durability,
-        kinds=None if kinds is None or host.kinds is None else kinds | host.kinds,
+        kinds=nested_kinds(kinds, host.kinds),
         subgraph_kinds=host.kinds,
         inline_sync=host.inline_sync,
         # its static breakpoints stop its parent's task (GraphInterrupt with no question), as LangGraph's
@@ -146,7 +148,7 @@ def _nested(
         checkpoint_ns=ns,
         host=host,
         stable_ns=stable,
-        control=host.task.control,  # as LangGraph: a drain stops the subgraph's run too
+        control=control or host.task.control,  # as LangGraph: a drain of its parent's stops it too
     )
     loop = RunLoop(settings, input, config)
     if saver is None:

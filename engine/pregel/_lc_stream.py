@@ -30,6 +30,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
 from engine._internal._task import CURRENT
+from engine.pregel._tools import ToolsHandler
 from engine.types import Command
 
 __all__ = ["MessagesHandler", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM", "run_node_runnable", "streams_events", "tap_output"]
@@ -98,6 +99,10 @@ class MessagesHandler(BaseCallbackHandler):
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self.runs.pop(run_id, None)
         self.streamed.discard(run_id)
+
+
+#: the handlers of a task's stream modes ("messages", "tools"), not a caller's streaming handlers
+_MODES = (MessagesHandler, ToolsHandler)
 
 
 class TaskMessages:
@@ -174,7 +179,7 @@ class TaskMessages:
 
 def streams_events(run: Any) -> bool:
     """Whether ``run``'s handlers stream every run's output (``astream_events``, ``astream_log``)."""
-    return any(isinstance(h, _StreamingCallbackHandler) and not isinstance(h, MessagesHandler) for h in run.handlers)
+    return any(isinstance(h, _StreamingCallbackHandler) and not isinstance(h, _MODES) for h in run.handlers)
 
 
 async def run_node_runnable(runnable: Any, arg: Any, config: dict[str, Any], task: TaskMessages, *, streams: bool) -> Any:
@@ -211,7 +216,7 @@ def tap_output(run: Any, chunk: Any) -> None:
     (``astream_events``, ``astream_log``): an ``on_chain_stream`` event, as LangGraph
     sends one for each node's output and each chunk of the graph's stream."""
     for h in run.handlers:
-        if isinstance(h, _StreamingCallbackHandler) and not isinstance(h, MessagesHandler):
+        if isinstance(h, _StreamingCallbackHandler) and not isinstance(h, _MODES):
             for _ in h.tap_output_iter(run.run_id, iter((chunk,))):
                 pass
 
@@ -274,6 +279,8 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     # subgraph's stream); what this one sends, the enclosing one counts as sent.
     outer = _strip_handlers(child)
     wrap = bool(child.get("callbacks"))
+    if ctx.tools is not None:  # stream mode "tools" (engine.pregel._tools)
+        child["callbacks"] = _with_handler(child.get("callbacks") or CallbackManager([]), ToolsHandler(ctx.tools))
     emit = ctx.message
     if emit is None:
         if not wrap:
@@ -318,22 +325,22 @@ class _Seen(set):  # type: ignore[type-arg]
 
 
 def _strip_handlers(child: dict[str, Any]) -> tuple[set[str], ...]:
-    """Take enclosing tasks' MessagesHandlers out of ``child``'s callbacks; their ``seen`` sets."""
+    """Take enclosing tasks' stream mode handlers out of ``child``'s callbacks; their MessagesHandlers' ``seen`` sets."""
     callbacks = child.get("callbacks")
     if isinstance(callbacks, BaseCallbackManager):
-        found = [h for h in callbacks.handlers if isinstance(h, MessagesHandler)]
+        found = [h for h in callbacks.handlers if isinstance(h, _MODES)]
         if found:
             manager = callbacks.copy()
             for h in found:
                 manager.remove_handler(h)
             child["callbacks"] = manager
     elif isinstance(callbacks, list):
-        found = [h for h in callbacks if isinstance(h, MessagesHandler)]
+        found = [h for h in callbacks if isinstance(h, _MODES)]
         if found:
-            child["callbacks"] = [h for h in callbacks if not isinstance(h, MessagesHandler)]
+            child["callbacks"] = [h for h in callbacks if not isinstance(h, _MODES)]
     else:
         return ()
-    return tuple(h.seen for h in found)
+    return tuple(h.seen for h in found if isinstance(h, MessagesHandler))
 
 
 class Progress(BaseCallbackHandler):

@@ -53,7 +53,7 @@ from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 
 from engine.checkpoint.base import run_lease
 from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
-from engine.events import CustomEvent, Event, MessageChunk, StepFinished
+from engine.events import CustomEvent, Event, MessageChunk, StepFinished, ToolEvent
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
@@ -109,7 +109,7 @@ class RunLoop:
         kinds, spec = settings.kinds, settings.spec
         self.runner = StepRunner(
             queue=queue,
-            live=kinds is None or bool(kinds & {CustomEvent, MessageChunk}),
+            live=kinds is None or bool(kinds & {CustomEvent, MessageChunk, ToolEvent}),
             writer=writer,
             trace=self.trace,
             task_config=self._task_config,

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Generic, Mapping, TypeVar
 
 from engine._internal._task import CURRENT, TaskContext
-from engine.events import Event, RunFinished, RunStarted
+from engine.events import EVERY, NAMED_ONLY, Event, RunFinished, RunStarted, wants
 from engine.pregel._status import read_statuses
 from engine.types import Command
 
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, Lease
     from engine.store.base import BaseStore
 
-__all__ = ["Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "resume_input", "subgraph_ns"]
+__all__ = ["Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "nested_kinds", "resume_input", "subgraph_ns"]
 
 T = TypeVar("T")
 
@@ -68,7 +68,7 @@ class NestedHost:
     inline_sync: bool
     #: emits an event to the parent run's queue (from any thread)
     emit: Callable[[Event], None]
-    #: the kinds the parent's caller wants from subgraphs (None: all, empty: none)
+    #: the kinds the parent's caller wants from subgraphs (None: all but the named-only ones, empty: none)
     kinds: frozenset[type[Event]] | None
     #: the parent run's checkpoint_ns ("" at the root)
     parent_ns: str
@@ -87,7 +87,7 @@ class NestedHost:
     nested: int = 0
 
     def want(self, kind: type[Event]) -> bool:
-        return self.kinds is None or kind in self.kinds
+        return wants(self.kinds, kind)
 
     def claim(self, ns: str) -> str:
         """The namespace of the next graph run nested in this task: ``ns``, and for the n-th after
@@ -177,6 +177,16 @@ def current_host(config: Mapping[str, Any] | None) -> NestedHost | None:
     return host
 
 
+def nested_kinds(kinds: frozenset[type[Event]] | None, host: frozenset[type[Event]] | None) -> frozenset[type[Event]] | None:
+    """What a nested run makes: what its own caller asked for (``kinds``) and what its host's caller takes
+    from subgraphs; None (every event but the named-only ones) if either takes all, with the named-only
+    kinds the other names."""
+    if kinds is not None and host is not None:
+        return kinds | host
+    named = ((kinds or frozenset()) | (host or frozenset())) & NAMED_ONLY
+    return EVERY | named if named else None
+
+
 def nested_config(host: NestedHost, config: Mapping[str, Any] | None, checkpoint_ns: str) -> dict[str, Any]:
     """The nested run's config: the parent run's, the call's on top, addressing the subgraph's namespace.
 
@@ -217,5 +227,5 @@ async def forwarded(
         async for ev in events:
             if not isinstance(ev, (RunStarted, RunFinished)) and host.want(type(ev)):
                 host.emit(ev if ev.ns else dataclasses.replace(ev, ns=ns))
-            if kinds is None or type(ev) in kinds:
+            if wants(kinds, type(ev)):
                 yield ev

@@ -39,7 +39,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
-from engine.events import Event
+from engine.events import Event, wants
 
 __all__ = ["MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "EventQueue", "weigh", "weigh_event"]
 
@@ -100,7 +100,7 @@ class EventQueue:
     """The events of one run not yet yielded, and which kinds its caller wants.
 
     Args:
-        kinds: the kinds the caller asked for (None: all).
+        kinds: the kinds the caller asked for (None: all but :data:`engine.events.NAMED_ONLY`).
         max_events: :data:`MAX_WAITING_EVENTS`, for this queue.
         max_bytes: :data:`MAX_WAITING_BYTES`, for this queue.
     """
@@ -128,7 +128,7 @@ class EventQueue:
         self._stalled_at = -1  # _arrived when the loop was last found stalled (no pacing until it moves)
 
     def want(self, kind: type[Event]) -> bool:
-        return self.kinds is None or kind in self.kinds
+        return wants(self.kinds, kind)
 
     def emit(self, ev: Event) -> None:
         """Queue ``ev`` (on the loop's thread, or while the loop's thread is inside a node)."""

@@ -26,7 +26,7 @@ import threading
 import time
 from typing import Any, AsyncIterator, Callable
 
-from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, StepStarted, TaskFinished, TaskStarted
+from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, StepStarted, TaskFinished, TaskStarted, ToolEvent
 from engine.pregel import _telemetry as tel
 from engine.pregel._delta import stamp_ids, task_path_str
 from engine.pregel._algo import Task
@@ -74,8 +74,8 @@ class StepRunner:
         self._emit_to = queue.emit
         self.want = want = queue.want
         # What the run's caller wants never changes during the run: asked once.
-        self._wants = {k: want(k) for k in (StepStarted, TaskStarted, InterruptEvent, TaskFinished, CustomEvent, MessageChunk)}
-        self.live = live  # the caller wants events nodes write while they run (custom, messages)
+        self._wants = {k: want(k) for k in (StepStarted, TaskStarted, InterruptEvent, TaskFinished, CustomEvent, MessageChunk, ToolEvent)}
+        self.live = live  # the caller wants events nodes write while they run (custom, messages, tools)
         self.writer = writer
         self.trace = trace
         self.task_config = task_config
@@ -375,6 +375,13 @@ class StepRunner:
                     self.emit_threadsafe(MessageChunk(step, t.id, t.name, chunk, dict(metadata or {})))
 
             ctx.message = message
+        if self._wants[ToolEvent]:
+
+            def tools(payload: Any) -> None:
+                if not stale():
+                    self.emit_threadsafe(ToolEvent(step, t.id, t.name, payload))
+
+            ctx.tools = tools
         # The node's span is current while it runs, so spans it makes (an LLM client's) nest under it.
         span = self.trace.task(t.name, t.id)
         started = time.perf_counter()

@@ -12,7 +12,8 @@ at the end); a task whose writes came from pending writes yields its update
 with ``"__metadata__": {"cached": True}``; the "checkpoints" mode yields
 each version a run saves and, first, the one it continues from, with its
 tasks (their results and errors once known); without a checkpointer it
-yields nothing.
+yields nothing. The "tools" mode yields each LangChain tool call's start,
+partial outputs, end or error (:mod:`engine.pregel._tools`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from engine.events import (
     RunFinished,
     TaskFinished,
     TaskStarted,
+    ToolEvent,
     ValuesEvent,
 )
 from engine.pregel._spec import TASKS
@@ -41,7 +43,7 @@ _CALL = "__pregel_push"  # the trigger of a @task call's task (engine.pregel._ca
 
 __all__ = ["kinds_for", "Projector", "STREAM_MODES", "print_chunk", "with_output_keys"]
 
-STREAM_MODES = ("values", "updates", "custom", "messages", "checkpoints", "tasks", "debug")
+STREAM_MODES = ("values", "updates", "custom", "messages", "checkpoints", "tasks", "debug", "tools")
 
 _CHECKPOINTS = frozenset({CheckpointSaved, CheckpointLoaded})
 _KINDS: dict[str, frozenset[type[Event]]] = {
@@ -49,6 +51,7 @@ _KINDS: dict[str, frozenset[type[Event]]] = {
     "updates": frozenset({TaskFinished}),
     "custom": frozenset({CustomEvent}),
     "messages": frozenset({MessageChunk}),
+    "tools": frozenset({ToolEvent}),
     "checkpoints": _CHECKPOINTS,
     "tasks": frozenset({TaskStarted, TaskFinished}),
     "debug": _CHECKPOINTS | {TaskStarted, TaskFinished},
@@ -184,6 +187,9 @@ class Projector:
             if "messages" in modes:
                 meta = {"langgraph_step": ev.step, "langgraph_node": ev.node, **ev.metadata}
                 yield "messages", (ev.chunk, meta)
+        elif isinstance(ev, ToolEvent):
+            if "tools" in modes:
+                yield "tools", ev.payload
         elif isinstance(ev, (CheckpointSaved, CheckpointLoaded)):
             if not self.checkpointer:
                 return

@@ -42,6 +42,10 @@ _.on_llm_new_token  # engine/pregel/_lc_stream.py MessagesHandler
 _.on_llm_end  # engine/pregel/_lc_stream.py MessagesHandler
 _.on_llm_error  # engine/pregel/_lc_stream.py MessagesHandler
 _.serialized  # engine/pregel/_lc_stream.py on_chat_model_start's positional parameter (LangChain's signature)
+_.on_tool_start  # engine/pregel/_tools.py ToolsHandler (LangChain's callbacks)
+_.on_tool_end  # engine/pregel/_tools.py ToolsHandler
+_.on_tool_error  # engine/pregel/_tools.py ToolsHandler
+_.input_str  # engine/pregel/_tools.py on_tool_start's positional parameter (LangChain's signature)
 
 # LangGraph's public API kept so that a program calling it is refused clearly (NotImplementedError).
 _.aclear_cache  # engine/func/_task.py TaskFunction (LangGraph's public API)

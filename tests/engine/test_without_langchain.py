@@ -78,6 +78,19 @@ def test_engine_runs_without_langchain_core(request, tmp_path):
     with pytest.raises(CorruptCheckpointError, match="install langchain-core"):
         Serializer().loads(bytes.fromhex(STORED_AI_MESSAGE))
 
+    from engine.func import entrypoint, task
+
+    @task
+    def double(x: int) -> int:
+        return x * 2
+
+    @entrypoint()
+    def doubled(x: int) -> int:
+        return double(x).result()
+
+    assert doubled.invoke(21) == 42  # its calls run with no LangChain config to set up (engine.pregel._lc_calls)
+    assert list(doubled.stream(2, stream_mode=["tools", "updates"])) == [("updates", {"double": 4}), ("updates", {"doubled": 4})]
+
     with pytest.raises(ImportError, match="langchain"):
         import engine.prebuilt  # noqa: F401
 

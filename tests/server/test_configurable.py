@@ -17,7 +17,7 @@ from typing import Any
 
 import grpc
 import pytest
-from graphwire import InvalidArgument, MessageChunk, ResourceExhausted
+from graphwire import FinishReason, InvalidArgument, MessageChunk, ResourceExhausted
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
@@ -55,6 +55,18 @@ def test_configurable_reaches_node_tool_and_chat_model(srv: Any) -> None:
     assert values["messages"][1]["content"] == "hello from config"  # the chat model's configurable field
     assert _tool_said(values) == {"thread_id": "user-7", "user_id": "u-1", "model": "small", "flags": {"beta": True}}
     assert chunks and {c.metadata.get("thread_id") for c in chunks} == {"user-7"}  # the stream's metadata too
+
+
+def test_a_caller_taking_every_event_kind_gets_the_tool_run_without_its_tools_events(srv: Any) -> None:
+    # The engine's tool-call events (stream mode "tools") have no wire form: a run asked for every
+    # kind (event_kinds unset) must not make them (engine.events.NAMED_ONLY), or the stream would fail.
+    with srv.client() as client:
+        with client.stream("seen", "all-kinds", HI, configurable={"replies": ["ok"]}) as run:
+            kinds = {type(e).__name__ for e in run}
+            result = run.result()
+    assert result.reason is FinishReason.END
+    assert _tool_said(result.values)["thread_id"] == "all-kinds"
+    assert {"TaskFinished", "MessageChunk", "RunFinished"} <= kinds
 
 
 def test_each_run_has_its_own_configurable(srv: Any) -> None:
