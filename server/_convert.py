@@ -12,6 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import events as ev
 from engine.host import is_unicode
+from engine.pregel import Pregel
 from engine.store.base import Item
 from engine.types import Interrupt, StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -251,7 +252,7 @@ def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
     )
 
 
-def graph_info(name: str, description: str, graph: Any, *, full: bool = True) -> pb.GraphInfo:
+def graph_info(name: str, description: str, graph: Pregel, *, full: bool = True) -> pb.GraphInfo:
     """A compiled graph's drawing; ``full``: with its edges and, nested, its subgraphs' (GetGraph), else
     its nodes only (ListGraphs)."""
     drawn = graph.get_graph()

@@ -33,17 +33,22 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.protobuf.message import DecodeError
 
+from engine.checkpoint.base import BaseCheckpointSaver
 from engine.host import MemoryRuns, RunRecord, RunStore, runs_of
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
 from server._going_on import claim_of, request_expired
 from server._eventlog import EventWriter
 from server._leases import replica_id
+
+if TYPE_CHECKING:
+    from server._leases import ThreadLeases
+    from server.config import ServerConfig
 
 __all__ = [
     "Call", "Duplicate", "Records", "call_json", "fingerprint", "now", "open_run_store", "outcome_of", "records_for", "status_of",
@@ -85,13 +90,13 @@ def outcome_of(finished: bytes) -> bytes:
     return outline
 
 
-def open_run_store(saver: Any) -> RunStore:
+def open_run_store(saver: BaseCheckpointSaver) -> RunStore:
     """The run store of ``saver`` (its own tables on SQLite and PostgreSQL, else this process's
     memory: :func:`engine.host.runs_of`), keeping each run's :func:`outcome_of` for listings."""
     return runs_of(saver).outlined(outcome_of)
 
 
-def records_for(saver: Any, leases: Any, config: Any) -> Records:
+def records_for(saver: BaseCheckpointSaver, leases: ThreadLeases | None, config: ServerConfig) -> Records:
     """The records of a server on ``saver`` (``leases``: its ThreadLeases, or None), as ``config`` sets them."""
     alive = None
     if leases is not None:

@@ -19,6 +19,7 @@ import grpc
 
 from engine import events as ev
 from engine.host import MAX_METADATA_BYTES, ContextError, EntrypointGraph, context_from_json
+from engine.pregel import Pregel
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import CLASS_OF
 from server._errors import RpcError
@@ -140,7 +141,7 @@ def configurable(text: str, field: str) -> dict[str, Any] | None:
     return found
 
 
-def run_context(graph: Any, text: str) -> Any:
+def run_context(graph: Pregel, text: str) -> Any:
     """``RunConfig.context_json`` as the run's context, checked against the graph's ``context_schema``."""
     size = len(text.encode())
     if size > MAX_CONTEXT_BYTES:
@@ -149,12 +150,12 @@ def run_context(graph: Any, text: str) -> Any:
         )
     data = decode_json(text, "config.context_json")
     try:
-        return context_from_json(getattr(graph, "context_schema", None), data)
+        return context_from_json(graph.context_schema, data)
     except ContextError as e:
         raise bad(f"config.context_json.{e.field}" if e.field else "config.context_json", e.reason) from None
 
 
-def run_options(graph: Any, rc: pb.RunConfig | None, event_kinds: Any) -> tuple[frozenset[type] | None, dict[str, Any]]:
+def run_options(graph: Pregel, rc: pb.RunConfig | None, event_kinds: Any) -> tuple[frozenset[type] | None, dict[str, Any]]:
     """(the event classes the caller wants, None: all; the engine's run options from ``RunConfig``)."""
     kinds = set()
     for k in event_kinds:
@@ -181,7 +182,7 @@ def run_options(graph: Any, rc: pb.RunConfig | None, event_kinds: Any) -> tuple[
     return wanted, opts
 
 
-def invoke_input(graph: Any, request: pb.InvokeRequest) -> Any:
+def invoke_input(graph: Pregel, request: pb.InvokeRequest) -> Any:
     """An Invoke's input: a JSON object of state keys, or null (any JSON for an entrypoint)."""
     inp = messages_in(decode_json(request.input_json, "input_json"), "input_json")
     if inp is not None and not isinstance(inp, dict) and not isinstance(graph, EntrypointGraph):
@@ -189,7 +190,7 @@ def invoke_input(graph: Any, request: pb.InvokeRequest) -> Any:
     return inp
 
 
-def as_node(graph: Any, request: Any) -> str | None:
+def as_node(graph: Pregel, request: pb.UpdateStateRequest | pb.ForkRequest) -> str | None:
     """The request's ``as_node``: None, or a node of ``graph``."""
     name = request.as_node if request.HasField("as_node") else None
     if name is not None and name not in graph.nodes:

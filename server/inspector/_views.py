@@ -29,6 +29,7 @@ from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
 from engine.graph import DrawableGraph
+from engine.pregel import Pregel
 from engine.types import StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import stored_error
@@ -36,7 +37,7 @@ from server._convert import stored_error
 __all__ = ["graph_view", "interrupts", "run_view", "thread_view", "version_detail", "version_ref", "writes_view"]
 
 
-def graph_view(name: str, description: str, graph: Any) -> dict[str, Any]:
+def graph_view(name: str, description: str, graph: Pregel) -> dict[str, Any]:
     """A compiled graph's drawing; a subgraph node carries its graph's, nested (``subgraph``; None otherwise)."""
     drawn: DrawableGraph = graph.get_graph()
     subgraphs = dict(graph.get_subgraphs())
