@@ -73,7 +73,7 @@ def _asked_by_engine() -> bool:
 def _fallback(name: str, previous: Callable[[str], Any] | None, engine_name: str | None = None) -> Callable[[str], Any]:
     """A module ``__getattr__``: the module's own first, then its submodule, then a stand-in for a name it lacks.
 
-    The engine's own look-ups (``from engine.pregel import _lc_stream`` before
+    The engine's own look-ups (``from engine._langchain import stream as _lc_stream`` before
     that submodule was imported, ``getattr(module, name, None)``) must see the
     engine as it is, so they get the submodule or an AttributeError, never a stand-in.
     """

@@ -10,14 +10,8 @@ langchain-core), for annotating a node's ``config`` parameter.
 
 from __future__ import annotations
 
-from typing import Any
-
+from engine._langchain import RunnableConfig
 from engine.pregel._context import get_config, get_store, get_stream_writer
 from engine.types import StreamWriter
-
-try:
-    from langchain_core.runnables import RunnableConfig
-except ImportError:  # pragma: no cover - exercised by tests/engine/test_without_langchain.py
-    RunnableConfig = dict[str, Any]  # type: ignore[misc,assignment]
 
 __all__ = ["get_config", "get_store", "get_stream_writer", "RunnableConfig", "StreamWriter"]

@@ -19,7 +19,7 @@ from engine.types import END, START
 
 __all__ = ["CONF", "TAG_NOSTREAM", "TASKS", "START", "END"]
 
-TAG_NOSTREAM = "nostream"  # engine.pregel._lc_stream.NOSTREAM
+TAG_NOSTREAM = "nostream"  # engine._langchain.stream.NOSTREAM
 CONF = "configurable"
 
 

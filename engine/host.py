@@ -44,7 +44,7 @@ from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._scoped import ScopedSaver
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.func._entrypoint import EntrypointGraph
-from engine.graph._messages import langchain_messages
+from engine._langchain import messages as langchain_messages
 from engine.checkpoint.base import RUN_KEY
 from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
 from engine.pregel._run_context import ContextError, context_from_json

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
 
+from engine._langchain import tool_output_bases
 from engine._internal._cache_key import default_cache_key
 from engine._internal._interrupt import Interrupt
 from engine._internal._retry import default_retry_on
@@ -133,18 +134,9 @@ class Send:
 N = TypeVar("N")
 
 
-def _tool_output_bases() -> tuple[type, ...]:
-    """LangChain's ToolOutputMixin when installed: a tool returning a Command returns it
-    as it is (instead of as a ToolMessage of its text), as LangGraph's Command does."""
-    try:
-        from langchain_core.messages.tool import ToolOutputMixin
-    except ImportError:
-        return ()
-    return (ToolOutputMixin,)
-
-
+# LangChain's ToolOutputMixin when installed: a tool returning a Command returns it as it is (LangGraph's)
 @dataclass(frozen=True, slots=True)
-class Command(Generic[N], *_tool_output_bases()):  # type: ignore[misc]
+class Command(Generic[N], *tool_output_bases()):  # type: ignore[misc]
     """Returned by a node (``update``, ``goto``) or passed as input (``resume``).
 
     ``resume`` answers the pending interrupt; with several pending, a mapping

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from engine._langchain import async_callback_manager, callback_manager
+
 if TYPE_CHECKING:
     from langchain_core.callbacks.manager import AsyncCallbackManager, CallbackManager
 
@@ -73,15 +75,11 @@ def _manager(kind: Any, config: Mapping[str, Any], tags: Sequence[str] | None) -
 
 def get_callback_manager_for_config(config: Mapping[str, Any], tags: Sequence[str] | None = None) -> CallbackManager:
     """LangChain's sync callback manager for ``config`` (needs langchain-core)."""
-    from langchain_core.callbacks.manager import CallbackManager
-
-    manager: CallbackManager = _manager(CallbackManager, config, tags)
+    manager: CallbackManager = _manager(callback_manager(), config, tags)
     return manager
 
 
 def get_async_callback_manager_for_config(config: Mapping[str, Any], tags: Sequence[str] | None = None) -> AsyncCallbackManager:
     """LangChain's async callback manager for ``config`` (needs langchain-core)."""
-    from langchain_core.callbacks.manager import AsyncCallbackManager
-
-    manager: AsyncCallbackManager = _manager(AsyncCallbackManager, config, tags)
+    manager: AsyncCallbackManager = _manager(async_callback_manager(), config, tags)
     return manager

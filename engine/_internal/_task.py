@@ -38,7 +38,7 @@ class TaskContext:
     counter: int = 0
     custom: Callable[[Any], None] | None = None
     message: Callable[[Any, dict[str, Any] | None], None] | None = None
-    # sends a "tools" mode payload (engine.pregel._tools) when the call streams tool calls
+    # sends a "tools" mode payload (engine._langchain.tools) when the call streams tool calls
     tools: Callable[[dict[str, Any]], None] | None = None
     # the graph's store (compile(store=...)), for get_store(), a node's ``store`` parameter
     # and its Runtime's ``store``
@@ -66,10 +66,10 @@ class TaskContext:
     #: where LangGraph's sync run calls ``invoke`` (the engine's ToolNode: its sync wrappers)
     sync_call: bool = False
     _runtime: Any = None
-    # the node's LangChain run while it is open (engine.pregel._lc_stream.TaskMessages): its
+    # the node's LangChain run while it is open (engine._langchain.stream.TaskMessages): its
     # routers run as its children, and the runner closes it once the task's writes are made
     lc: Any = None
-    # the node's "messages" mode sender (engine.pregel._lc_stream.TaskMessages) when the call streams
+    # the node's "messages" mode sender (engine._langchain.stream.TaskMessages) when the call streams
     # messages: push_message sends through it, and what it sent is not sent again when the node returns
     messages: Any = None
     # writes push_message made during this attempt (None: none, the common case, no list made):

@@ -33,7 +33,7 @@ from engine.pregel import Pregel
 from engine.pregel._cache import call_namespace
 from engine.pregel._calls import cancel, settle
 from engine.pregel._context import CURRENT, get_stream_writer
-from engine.pregel._lc_calls import open_call
+from engine._langchain.calls import open_call
 from engine.pregel._spec import TASKS, NodeSpec
 from engine.pregel._threads import node_threads
 from engine.pregel._timeout import sync_timeout_refused

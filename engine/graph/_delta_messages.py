@@ -18,7 +18,7 @@ from typing import Any
 
 from engine._internal._ids import random_uuid
 from engine.channels.binop import as_overwrite
-from engine.graph._messages import langchain_messages
+from engine._langchain import messages as langchain_messages
 from engine.types import Overwrite
 
 __all__ = ["messages_delta_reducer", "with_message_ids"]

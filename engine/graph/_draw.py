@@ -26,6 +26,7 @@ import inspect
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, NamedTuple
 
+from engine._langchain import serializable_runnable_class
 from engine.channels.after_finish import LastValueAfterFinish
 from engine.checkpoint.base import empty_checkpoint
 from engine.graph._mermaid import mermaid
@@ -133,11 +134,8 @@ def lc_id(runs: Any) -> tuple[str, ...]:
         if public[:2] == ["pregel", "pregel"] or public[:2] == ["func", "entrypoint"]:
             public = ["pregel", "main"]
         return ("langgraph", *public, type(runs).__name__)
-    try:
-        from langchain_core.runnables import RunnableSerializable
-    except ImportError:
-        RunnableSerializable = ()  # type: ignore[assignment,misc]  # noqa: N806
-    if isinstance(runs, RunnableSerializable):
+    serializable = serializable_runnable_class()
+    if serializable is not None and isinstance(runs, serializable):
         return tuple(runs.lc_id())
     return (*module.split("."), type(runs).__name__)  # as LangChain names a Runnable it cannot serialise
 

@@ -26,20 +26,11 @@ except ImportError:  # pragma: no cover - typing_extensions comes with pydantic 
     from typing import TypedDict
 
 from engine._internal._ids import random_uuid
+from engine._langchain import messages as langchain_messages
 
-__all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES", "MessagesState", "langchain_messages"]
+__all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES", "MessagesState"]
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
-
-
-@functools.cache
-def langchain_messages() -> Any:
-    """``langchain_core.messages``, or None when langchain-core is not installed."""
-    try:
-        import langchain_core.messages as module
-    except ImportError:
-        return None
-    return module
 
 
 def RemoveMessage(id: str, **kwargs: Any) -> Any:
@@ -164,9 +155,9 @@ def add_messages(left: Any = None, right: Any = None, **kwargs: Any) -> Any:
 
 def _openai(messages: list[Any]) -> list[Any]:
     """``messages`` with OpenAI-shaped contents, as LangGraph's ``format="langchain-openai"``."""
-    from langchain_core.messages import convert_to_messages, convert_to_openai_messages
-
-    return convert_to_messages(convert_to_openai_messages(messages))
+    lc = langchain_messages()
+    converted: list[Any] = lc.convert_to_messages(lc.convert_to_openai_messages(messages))
+    return converted
 
 
 def _openai_formatted(left: Any, right: Any) -> Any:

@@ -16,7 +16,7 @@ With langchain-core installed, every node runs with the task's config as
 LangChain's current config (``var_child_runnable_config``), so a chat model
 or chain called inside a plain function, without passing ``config``, still
 gets the run's callbacks, tags and metadata, and in stream mode "messages"
-the engine's handler (:mod:`engine.pregel._lc_stream`) that turns its tokens
+the engine's handler (:mod:`engine._langchain.stream`) that turns its tokens
 into message chunks, as LangGraph's does. Messages a node returns that no
 model streamed are sent to "messages" mode too, as LangGraph sends them.
 """
@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from engine._internal._task import get_stream_writer, node_error_of_task, runtime_of_task
 from engine.errors import GraphDefinitionError, NodeError
-from engine.graph._messages import langchain_messages
+from engine._langchain import messages as langchain_messages, runnable_class
 from engine.types import StreamWriter
 
 __all__ = ["NodeCall", "called_subgraph", "node_call", "is_runnable", "router_function", "subgraph_call"]
@@ -53,11 +53,8 @@ def _is_async(fn: Any) -> bool:
 
 def is_runnable(action: Any) -> bool:
     """Whether ``action`` is a langchain-core Runnable (False without langchain-core)."""
-    if langchain_messages() is None:
-        return False
-    from langchain_core.runnables import Runnable
-
-    return isinstance(action, Runnable)
+    runnable = runnable_class()
+    return runnable is not None and isinstance(action, runnable)
 
 
 def _annotation_names(p: inspect.Parameter) -> str:
@@ -205,7 +202,7 @@ def _with_kwargs(fn: Any, injected: dict[str, str], is_async: bool) -> Callable[
 
 def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool, trace: Any = None) -> Callable[..., Any]:
     """``fn`` run under LangChain's current config, its new messages sent to "messages" mode."""
-    from engine.pregel import _lc_stream  # needs langchain-core, which the caller checked
+    from engine._langchain import stream as _lc_stream  # needs langchain-core, which the caller checked
 
     if is_async:
 
@@ -240,7 +237,7 @@ def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool, trace: Any = Non
 
 def _runnable_proc(name: str, runnable: Any, *, streams: bool = True, trace: Any = None) -> Callable[..., Any]:
     """``runnable`` as a node; ``streams``: for a caller streaming events it runs by ``astream``."""
-    from engine.pregel import _lc_stream  # needs langchain-core, which the caller checked
+    from engine._langchain import stream as _lc_stream  # needs langchain-core, which the caller checked
 
     async def call(state: Any, config: Any) -> Any:
         child, task = _lc_stream.child_config(config, state, trace)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine._internal._task import _ctx
+from engine._langchain import messages as langchain_messages
 from engine.graph._delta_messages import messages_delta_reducer as _messages_delta_reducer
 from engine.graph._messages import REMOVE_ALL_MESSAGES, MessagesState, RemoveMessage, add_messages
 from engine.pregel._timeout import stale
@@ -25,10 +26,11 @@ def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
     value (a retried attempt pushes again, from nothing). Returns the message
     as sent. Called outside a node, it raises as ``get_config()`` does.
     """
-    from langchain_core.messages import convert_to_messages
-
+    lc = langchain_messages()
+    if lc is None:
+        raise ImportError("push_message() needs langchain-core: pip install 'langchain-core>=1,<2'")
     ctx = _ctx("push_message()")
-    pushed = convert_to_messages([message])[0]
+    pushed = lc.convert_to_messages([message])[0]
     if pushed.id is None:
         raise ValueError("Message ID is required")
     if stale():  # an attempt that timed out and goes on: what it sends is dropped (engine.pregel._timeout)

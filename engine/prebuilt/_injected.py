@@ -32,7 +32,7 @@ from typing_extensions import TypeVar
 
 from engine._internal._runtime import ExecutionInfo, ServerInfo
 from engine._internal._task import CURRENT
-from engine.pregel._tools import emit_output_delta
+from engine._langchain.tools import emit_output_delta
 
 __all__ = ["InjectedState", "InjectedStore", "ToolRuntime", "Injections", "injections_of", "runtime_for", "graph_state", "inject"]
 
@@ -84,7 +84,7 @@ class ToolRuntime(_DirectlyInjectedToolArg, Generic[ContextT, StateT]):
     def emit_output_delta(self, delta: Any) -> None:
         """Send ``delta`` as a partial output of this tool call on the "tools" stream mode (a
         ``tool-output-delta`` payload); nothing when the run does not stream "tools", so tools
-        may call this unconditionally (:mod:`engine.pregel._tools`)."""
+        may call this unconditionally (:mod:`engine._langchain.tools`)."""
         emit_output_delta(delta)
 
 

@@ -41,7 +41,7 @@ from engine.errors import GraphInterrupt
 from engine.events import Event, TaskFinished, TaskStarted
 from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
-from engine.pregel._lc_calls import called, open_call
+from engine._langchain.calls import called, open_call
 from engine.pregel._retry import backoff, cancelled_from_outside, matching_policy
 from engine.pregel._status import TaskStatus
 from engine.pregel._threads import node_threads

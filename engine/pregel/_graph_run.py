@@ -9,7 +9,7 @@ With langchain-core installed and callbacks in the call's config, the run is
 one chain run named after the graph (``run_name`` overrides), as on
 LangGraph: the callbacks see it start with the input and end with the
 output values (or the error), and each node's run is its child (see
-:mod:`engine.pregel._lc_stream`).
+:mod:`engine._langchain.stream`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Mapping, Protocol
 from uuid import UUID
 
+from engine._langchain import callback_manager
 from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
 from engine.pregel._io import propagated_metadata
@@ -67,7 +68,7 @@ def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bo
     callbacks = config.get("callbacks")
     if not callbacks or "langchain_core" not in sys.modules:
         return None
-    from langchain_core.callbacks import CallbackManager
+    CallbackManager = callback_manager()  # noqa: N806 - LangChain's class
 
     # As LangGraph: the run's callbacks see the thread (and the other keys it copies) in their metadata.
     metadata = propagated_metadata(config.get("configurable") or {}, config.get("metadata") or {})

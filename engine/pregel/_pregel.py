@@ -17,6 +17,7 @@ import types
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine._internal._config import DEFAULT_RECURSION_LIMIT
+from engine._langchain import runnable_class
 from engine._internal._sync import iter_sync, run_sync
 from engine._internal._deprecated import deprecated, renamed
 from engine._internal._unsupported import WHERE_IT_DIFFERS
@@ -40,22 +41,9 @@ __all__ = ["Pregel"]
 
 
 
-def _runnable_base() -> type:
-    """LangChain's ``Runnable`` when langchain-core is installed (else ``object``).
-
-    As LangGraph's, a compiled graph is then a Runnable: ``batch``/``abatch``,
-    ``astream_events``, ``with_retry``, ``|`` and the rest come from
-    langchain-core, on top of this class's ``invoke``/``astream`` (which
-    report the run and its nodes to the config's callbacks).
-    """
-    try:
-        from langchain_core.runnables import Runnable
-    except ImportError:
-        return object
-    return Runnable
-
-
-class Pregel(_runnable_base()):  # type: ignore[misc]
+# LangChain's Runnable when installed: as LangGraph's, a compiled graph is then a Runnable (batch, astream_events,
+# with_retry, | and the rest come from langchain-core, on top of this class's invoke/astream)
+class Pregel(runnable_class() or object):  # type: ignore[misc]
     """A compiled graph. Build one with ``StateGraph(...).compile()``."""
 
     default_recursion_limit = DEFAULT_RECURSION_LIMIT

@@ -13,7 +13,7 @@ with ``"__metadata__": {"cached": True}``; the "checkpoints" mode yields
 each version a run saves and, first, the one it continues from, with its
 tasks (their results and errors once known); without a checkpointer it
 yields nothing. The "tools" mode yields each LangChain tool call's start,
-partial outputs, end or error (:mod:`engine.pregel._tools`).
+partial outputs, end or error (:mod:`engine._langchain.tools`).
 """
 
 from __future__ import annotations

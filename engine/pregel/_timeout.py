@@ -69,7 +69,7 @@ class _Beat:
     def __init__(self, auto: bool = True) -> None:
         self.last = time.monotonic()
         self.closed = False
-        self.auto = auto  # refresh_on="auto": a LangChain callback event is progress too (engine.pregel._lc_stream)
+        self.auto = auto  # refresh_on="auto": a LangChain callback event is progress too (engine._langchain.stream)
 
     def __call__(self) -> None:
         self.last = time.monotonic()

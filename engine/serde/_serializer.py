@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgpack  # type: ignore[import-untyped]
 
 from engine.errors import CorruptCheckpointError, SerializationError
-from engine.serde import _langchain
+from engine._langchain import serde as _langchain
 from engine.serde._depth import pack_top
 from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
 from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
@@ -80,7 +80,7 @@ class Serializer:
     registered dataclasses and Pydantic models; the engine's own
     ``Interrupt``, ``Send``, ``Command``, ``Overwrite``, ``DeltaSnapshot`` and ``TimeoutPolicy``, always registered; and every
     message class of ``langchain_core.messages`` when langchain-core is
-    installed (:mod:`engine.serde._langchain`). ``bytearray``
+    installed (:mod:`engine._langchain.serde`). ``bytearray``
     and ``memoryview`` are stored (and come back) as bytes.
 
     Args:

@@ -34,18 +34,18 @@ _.capture_signals  # server/inspector/__init__.py
 _.should_exit  # server/inspector/__init__.py (uvicorn's serve loop reads it)
 
 # A LangChain callback handler's hooks and flags, called and read by langchain-core's callback managers.
-_.run_inline  # engine/pregel/_lc_stream.py MessagesHandler
-_.tap_output_aiter  # engine/pregel/_lc_stream.py MessagesHandler (LangChain's _StreamingCallbackHandler protocol)
-_.tap_output_iter  # engine/pregel/_lc_stream.py MessagesHandler
-_.on_chat_model_start  # engine/pregel/_lc_stream.py MessagesHandler
-_.on_llm_new_token  # engine/pregel/_lc_stream.py MessagesHandler
-_.on_llm_end  # engine/pregel/_lc_stream.py MessagesHandler
-_.on_llm_error  # engine/pregel/_lc_stream.py MessagesHandler
-_.serialized  # engine/pregel/_lc_stream.py on_chat_model_start's positional parameter (LangChain's signature)
-_.on_tool_start  # engine/pregel/_tools.py ToolsHandler (LangChain's callbacks)
-_.on_tool_end  # engine/pregel/_tools.py ToolsHandler
-_.on_tool_error  # engine/pregel/_tools.py ToolsHandler
-_.input_str  # engine/pregel/_tools.py on_tool_start's positional parameter (LangChain's signature)
+_.run_inline  # engine/_langchain/stream.py MessagesHandler
+_.tap_output_aiter  # engine/_langchain/stream.py MessagesHandler (LangChain's _StreamingCallbackHandler protocol)
+_.tap_output_iter  # engine/_langchain/stream.py MessagesHandler
+_.on_chat_model_start  # engine/_langchain/stream.py MessagesHandler
+_.on_llm_new_token  # engine/_langchain/stream.py MessagesHandler
+_.on_llm_end  # engine/_langchain/stream.py MessagesHandler
+_.on_llm_error  # engine/_langchain/stream.py MessagesHandler
+_.serialized  # engine/_langchain/stream.py on_chat_model_start's positional parameter (LangChain's signature)
+_.on_tool_start  # engine/_langchain/tools.py ToolsHandler (LangChain's callbacks)
+_.on_tool_end  # engine/_langchain/tools.py ToolsHandler
+_.on_tool_error  # engine/_langchain/tools.py ToolsHandler
+_.input_str  # engine/_langchain/tools.py on_tool_start's positional parameter (LangChain's signature)
 
 # LangGraph's public API kept so that a program calling it is refused clearly (NotImplementedError).
 _.aclear_cache  # engine/func/_task.py TaskFunction (LangGraph's public API)

@@ -158,7 +158,7 @@ def test_constants_module() -> None:
 
     import engine.constants
     import engine.types
-    from engine.pregel._lc_stream import NOSTREAM
+    from engine._langchain.stream import NOSTREAM
 
     assert (engine.constants.START, engine.constants.END) == (engine.types.START, engine.types.END)
     assert engine.constants.TAG_NOSTREAM == NOSTREAM

@@ -21,7 +21,7 @@ from engine import END, START, Command, StateGraph, add_messages
 from engine.graph import MessagesState
 from engine.graph.message import REMOVE_ALL_MESSAGES
 from engine.serde import Serializer
-from engine.serde._langchain import MESSAGE_CLASSES
+from engine._langchain.serde import MESSAGE_CLASSES
 from engine.testing import thread
 
 

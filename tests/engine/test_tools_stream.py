@@ -1,6 +1,6 @@
-"""Stream mode "tools" and ToolRuntime.emit_output_delta (engine.pregel._tools): each tool call's
+"""Stream mode "tools" and ToolRuntime.emit_output_delta (engine._langchain.tools): each tool call's
 start, output deltas, end or error, as LangGraph 1.2 streams them; the functional API's tasks under
-LangChain's config (engine.pregel._lc_calls). tests/sidebyside/tools_stream.py compares them with LangGraph."""
+LangChain's config (engine._langchain.calls). tests/sidebyside/tools_stream.py compares them with LangGraph."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from engine.graph import END, START, StateGraph  # noqa: E402
 from engine.graph.message import add_messages  # noqa: E402
 from engine.prebuilt import InjectedState, ToolNode, ToolRuntime, create_react_agent  # noqa: E402
 from engine.pregel._stream import STREAM_MODES  # noqa: E402
-from engine.pregel._tools import _tool_call_writer  # noqa: E402
+from engine._langchain.tools import _tool_call_writer  # noqa: E402
 from engine.runtime import RunControl  # noqa: E402
 from engine.types import Command, interrupt  # noqa: E402
 

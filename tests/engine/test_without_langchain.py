@@ -88,7 +88,7 @@ def test_engine_runs_without_langchain_core(request, tmp_path):
     def doubled(x: int) -> int:
         return double(x).result()
 
-    assert doubled.invoke(21) == 42  # its calls run with no LangChain config to set up (engine.pregel._lc_calls)
+    assert doubled.invoke(21) == 42  # its calls run with no LangChain config to set up (engine._langchain.calls)
     assert list(doubled.stream(2, stream_mode=["tools", "updates"])) == [("updates", {"double": 4}), ("updates", {"doubled": 4})]
 
     with pytest.raises(ImportError, match="langchain"):

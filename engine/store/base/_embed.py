@@ -13,37 +13,17 @@ when the ``langchain`` package is installed.
 
 from __future__ import annotations
 
-import abc
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from engine._langchain import Embeddings, init_embeddings
+
 __all__ = ["AEmbeddingsFunc", "Embeddings", "EmbeddingsFunc", "ensure_embeddings"]
 
 EmbeddingsFunc = Callable[[Sequence[str]], list[list[float]]]
 AEmbeddingsFunc = Callable[[Sequence[str]], Awaitable[list[list[float]]]]
-
-try:
-    from langchain_core.embeddings import Embeddings
-except ImportError:  # the engine runs without LangChain
-
-    class Embeddings(abc.ABC):  # type: ignore[no-redef]
-        """LangChain's embedding interface, for when langchain-core is not installed."""
-
-        @abc.abstractmethod
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            """One vector per text."""
-
-        @abc.abstractmethod
-        def embed_query(self, text: str) -> list[float]:
-            """The vector of one query."""
-
-        async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-            return await asyncio.to_thread(self.embed_documents, texts)
-
-        async def aembed_query(self, text: str) -> list[float]:
-            return await asyncio.to_thread(self.embed_query, text)
 
 
 def _is_async(fn: Any) -> bool:
@@ -90,14 +70,13 @@ def ensure_embeddings(embed: Any) -> Embeddings:
         raise ValueError("the index config needs 'embed': an embedding function or a LangChain Embeddings")
     if isinstance(embed, str):
         try:
-            from langchain.embeddings import init_embeddings  # type: ignore[import-not-found]
+            return init_embeddings(embed)
         except ImportError:
             raise ValueError(
                 f"embed={embed!r} names a provider, which needs the 'langchain' package "
                 "(pip install langchain and the provider's package); or pass an embedding "
                 "function or a LangChain Embeddings instead"
             ) from None
-        return init_embeddings(embed)  # type: ignore[no-any-return]
     if isinstance(embed, Embeddings):
         return embed
     if hasattr(embed, "aembed_documents") and hasattr(embed, "aembed_query"):

@@ -30,7 +30,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
 from engine._internal._task import CURRENT
-from engine.pregel._tools import ToolsHandler
+from engine._langchain.tools import ToolsHandler
 from engine.types import Command
 
 __all__ = ["MessagesHandler", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM", "run_node_runnable", "streams_events", "tap_output"]
@@ -279,7 +279,7 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     # subgraph's stream); what this one sends, the enclosing one counts as sent.
     outer = _strip_handlers(child)
     wrap = bool(child.get("callbacks"))
-    if ctx.tools is not None:  # stream mode "tools" (engine.pregel._tools)
+    if ctx.tools is not None:  # stream mode "tools" (engine._langchain.tools)
         child["callbacks"] = _with_handler(child.get("callbacks") or CallbackManager([]), ToolsHandler(ctx.tools))
     emit = ctx.message
     if emit is None:

@@ -1,7 +1,7 @@
 """Stream mode "tools": the LangChain tool calls a task makes, as LangGraph 1.2 streams them.
 
 When a run streams "tools", each task runs with a :class:`ToolsHandler`
-among its config's callbacks (put there by :mod:`engine.pregel._lc_stream`
+among its config's callbacks (put there by :mod:`engine._langchain.stream`
 beside the "messages" handler, and, like it, taken out of the config of
 tasks nested deeper, which have their own). Every tool the task runs
 through LangChain (``tool.invoke``, a ``ToolNode``'s calls) reports:

@@ -1,6 +1,6 @@
 """The functional API's entrypoint and ``@task`` calls under LangChain, as a StateGraph's function nodes.
 
-A function node runs with the config :func:`engine.pregel._lc_stream.child_config`
+A function node runs with the config :func:`engine._langchain.stream.child_config`
 makes (``engine.graph._nodes``): LangChain's current config while it runs,
 so the models and tools it calls get the run's callbacks, among them the
 task's "messages" and "tools" stream mode handlers, and its run named after
@@ -47,9 +47,9 @@ class LangChainCall:
 
 @functools.cache
 def _lc_stream() -> Any:
-    """:mod:`engine.pregel._lc_stream`, imported when first needed (None without langchain-core)."""
+    """:mod:`engine._langchain.stream`, imported when first needed (None without langchain-core)."""
     try:
-        from engine.pregel import _lc_stream
+        from engine._langchain import stream as _lc_stream
     except ImportError:
         return None
     return _lc_stream

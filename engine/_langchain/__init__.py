@@ -1,0 +1,137 @@
+"""The engine's one door to LangChain (langchain-core, optional: the ``langchain`` extra).
+
+LangGraph is built on LangChain's runnables, callbacks and messages; the
+engine runs without them and uses them when they are installed. Every part
+of the engine that needs LangChain reaches it through this package, and
+nowhere else (tests/codebase/test_langchain_door.py keeps it so):
+
+* this module: what LangChain offers, looked up when first asked for and
+  None (or a stand-in) when it is not installed: :func:`messages`,
+  :func:`runnable_class`, :func:`tool_output_bases`, :func:`callback_manager` (and async),
+  :func:`init_embeddings`, ``RunnableConfig``, ``Embeddings``;
+* :mod:`.stream`: the callback handlers of the "messages" stream mode and the
+  config a node runs with (its LangChain run, the run's callbacks);
+* :mod:`.tools`: the "tools" stream mode's handler (a task's tool calls);
+* :mod:`.calls`: the functional API's entrypoint and task calls under LangChain's config;
+* :mod:`.serde`: the message classes the serializer stores by name.
+
+Outside it, three places are LangChain by nature and import it themselves:
+``engine/prebuilt`` (tool nodes and agents made of LangChain's tools and
+models, as LangGraph's prebuilt), and the two modules at the paths LangGraph's
+ecosystem imports by name, ``engine/callbacks.py`` (``langgraph.callbacks``)
+and ``engine/_internal/_runnable.py`` (``langgraph._internal._runnable``).
+This module imports nothing of the engine, so any module may use it.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import functools
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "Embeddings",
+    "RunnableConfig",
+    "async_callback_manager",
+    "callback_manager",
+    "init_embeddings",
+    "messages",
+    "runnable_class",
+    "serializable_runnable_class",
+    "tool_output_bases",
+]
+
+
+@functools.cache
+def messages() -> Any:
+    """``langchain_core.messages`` (a module), or None when langchain-core is not installed."""
+    try:
+        import langchain_core.messages as module
+    except ImportError:
+        return None
+    return module
+
+
+def runnable_class() -> type | None:
+    """LangChain's ``Runnable`` (a compiled graph is one, and a node may be one), or None without langchain-core."""
+    if messages() is None:
+        return None
+    from langchain_core.runnables import Runnable
+
+    return Runnable
+
+
+def serializable_runnable_class() -> Any:
+    """LangChain's ``RunnableSerializable`` (a drawn node's data), or None without langchain-core."""
+    if messages() is None:
+        return None
+    from langchain_core.runnables import RunnableSerializable
+
+    return RunnableSerializable
+
+
+def tool_output_bases() -> tuple[type, ...]:
+    """LangChain's ``ToolOutputMixin`` when installed (a tool returning a Command returns it as it is)."""
+    if messages() is None:
+        return ()
+    from langchain_core.messages.tool import ToolOutputMixin
+
+    return (ToolOutputMixin,)
+
+
+def callback_manager() -> type[CallbackManager]:
+    """LangChain's ``CallbackManager`` class; only asked for when a call's config has callbacks,
+    which means langchain-core is installed."""
+    from langchain_core.callbacks import CallbackManager
+
+    return CallbackManager
+
+
+def async_callback_manager() -> type[AsyncCallbackManager]:
+    """LangChain's ``AsyncCallbackManager`` class (needs langchain-core)."""
+    from langchain_core.callbacks import AsyncCallbackManager
+
+    return AsyncCallbackManager
+
+
+def init_embeddings(provider: str) -> Any:
+    """LangChain's ``init_embeddings(provider)`` (the ``langchain`` package, not only langchain-core).
+
+    Raises:
+        ImportError: ``langchain`` is not installed.
+    """
+    from langchain.embeddings import init_embeddings as make  # type: ignore[import-not-found]
+
+    return make(provider)
+
+
+if TYPE_CHECKING:
+    from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.runnables import RunnableConfig
+else:
+    try:
+        from langchain_core.runnables import RunnableConfig
+    except ImportError:  # exercised by tests/engine/test_without_langchain.py
+        RunnableConfig = dict[str, Any]
+    try:
+        from langchain_core.embeddings import Embeddings
+    except ImportError:
+
+        class Embeddings(abc.ABC):
+            """LangChain's embedding interface, for when langchain-core is not installed."""
+
+            @abc.abstractmethod
+            def embed_documents(self, texts: list[str]) -> list[list[float]]:
+                """One vector per text."""
+
+            @abc.abstractmethod
+            def embed_query(self, text: str) -> list[float]:
+                """The vector of one query."""
+
+            async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+                return await asyncio.to_thread(self.embed_documents, texts)
+
+            async def aembed_query(self, text: str) -> list[float]:
+                return await asyncio.to_thread(self.embed_query, text)
