@@ -13,13 +13,22 @@ from __future__ import annotations
 
 import contextvars
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Protocol
 
 from engine._internal._ids import task_id as _hash_id
 from engine._internal._interrupt import Interrupt
 from engine.errors import GraphInterrupt
 
 __all__ = ["TaskContext", "interrupt", "get_stream_writer", "get_message_writer", "get_config", "get_store", "runtime_of_task", "node_error_of_task", "CURRENT"]
+
+
+class Heartbeat(Protocol):
+    """An attempt's idle clock under a node timeout (engine.pregel._timeout): calling it is progress."""
+
+    #: refresh_on="auto": a LangChain callback event is progress too
+    auto: bool
+
+    def __call__(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -78,7 +87,7 @@ class TaskContext:
     # an error handler's task: the failure it handles (engine.errors.NodeError), its ``error`` parameter
     node_error: Any = None
     # an attempt under a node timeout: what ``runtime.heartbeat()`` calls (engine.pregel._timeout)
-    beat: Callable[[], None] | None = None
+    beat: Heartbeat | None = None
 
     def runtime(self) -> Any:
         """The task's :class:`~engine.runtime.Runtime` (made once per attempt, when first asked for)."""

@@ -19,13 +19,13 @@ Only imported where langchain-core is (by :mod:`engine.graph._nodes`).
 from __future__ import annotations
 
 import contextvars
-from typing import Any, Callable
+from typing import Any, Callable, cast
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, CallbackManager
 from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatGenerationChunk
-from langchain_core.runnables import RunnableSequence
+from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
+from langchain_core.runnables import RunnableConfig, RunnableSequence
 from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
@@ -74,7 +74,16 @@ class MessagesHandler(BaseCallbackHandler):
                 meta["tags"] = user_tags
             self.runs[run_id] = meta
 
-    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kwargs: Any) -> None:
+    def on_llm_new_token(
+        self,
+        token: str | list[str | dict[str, Any]],
+        *,
+        chunk: GenerationChunk | ChatGenerationChunk | None = None,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         meta = self.runs.get(run_id)
         if meta is None or not isinstance(chunk, ChatGenerationChunk):
             return
@@ -165,7 +174,7 @@ class TaskMessages:
         if run is None:
             return path(arg)
         router = run.get_child(f"seq:step:{position}").on_chain_start(None, arg, name=name)
-        token = var_child_runnable_config.set({**self.config, "callbacks": router.get_child()})  # type: ignore[typeddict-item]
+        token = var_child_runnable_config.set(cast(RunnableConfig, {**self.config, "callbacks": router.get_child()}))
         try:
             out = path(arg)
         except BaseException as e:
@@ -189,11 +198,11 @@ async def run_node_runnable(runnable: Any, arg: Any, config: dict[str, Any], tas
     up (a chunk that does not add replaces, as in LangChain)."""
     run = task.run
     if run is None:
-        return await runnable.ainvoke(arg, config)
+        return await runnable.ainvoke(arg, cast(RunnableConfig, config))
     steps = list(runnable.steps) if isinstance(runnable, RunnableSequence) else [runnable]
     streamed = streams and streams_events(run)
     for i, step in enumerate(steps, 1):
-        cfg = {**config, "callbacks": run.get_child(f"seq:step:{i}")}
+        cfg = cast(RunnableConfig, {**config, "callbacks": run.get_child(f"seq:step:{i}")})
         if not (streamed and i == len(steps)):
             arg = await step.ainvoke(arg, cfg)
             continue

@@ -26,7 +26,9 @@ __all__ = ["task", "TaskFunction"]
 def policies(policy: RetryPolicy | Sequence[RetryPolicy] | None) -> tuple[RetryPolicy, ...]:
     if policy is None:
         return ()
-    return tuple(policy) if isinstance(policy, (list, tuple)) else (policy,)
+    if isinstance(policy, RetryPolicy):
+        return (policy,)
+    return tuple(policy)
 
 
 def refuse_generators(fn: Any, what: str) -> None:

@@ -194,7 +194,7 @@ class StateGraph(BuilderViews):
             if isinstance(action, Pregel):
                 node = action.name
             else:
-                node = action.get_name() if is_runnable(action) else getattr(action, "__name__", None) or type(action).__name__
+                node = action.get_name() if is_runnable(action) else getattr(action, "__name__", None) or type(action).__name__  # type: ignore[attr-defined]
         if not isinstance(node, str) or not node:
             raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
         if node in (START, END):
@@ -287,12 +287,12 @@ class StateGraph(BuilderViews):
         if self.compiled:
             log.warning(_LATE.format("an edge"))
         path = router_function(path)
-        if isinstance(path_map, (list, tuple)):
-            path_map = {p: p for p in path_map}
-        elif path_map is None:
+        if path_map is None:
             # As LangGraph: a router annotated -> Literal[...] names where it may go.
             names = literal_names(return_annotation(path))
             path_map = {n: n for n in names} if names else None
+        elif not isinstance(path_map, Mapping):  # a list of node names
+            path_map = {p: p for p in path_map}
         schema = annotated_schema(path)  # a router annotated with a schema reads that schema's keys
         self.branches.setdefault(source, []).append(
             Branch(
