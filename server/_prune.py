@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+
 from server._reads import key_of, owner_of
 from server._records import now, open_run_store
 from server._tenants import TENANT_NAME

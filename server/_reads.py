@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.checkpoint.base import CheckpointTuple, ThreadInfo
+from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, ThreadInfo
 from engine.errors import NotFoundError
 from engine.host import RUN_KEY, ScopedSaver
 from engine.types import StateSnapshot
@@ -74,7 +74,7 @@ def _scoped(saver: Any, graph: str) -> ScopedSaver:
 class Reads:
     """Read-only access to the graphs a server runs and their threads."""
 
-    def __init__(self, graphs: Mapping[str, GraphEntry], checkpointer: Any, *, max_history: int) -> None:
+    def __init__(self, graphs: Mapping[str, GraphEntry], checkpointer: BaseCheckpointSaver, *, max_history: int) -> None:
         self.graphs = graphs
         self.checkpointer = checkpointer
         self.max_history = max_history

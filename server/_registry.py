@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from engine.checkpoint.base import BaseCheckpointSaver
 from engine import swap
 from engine.errors import GraphDefinitionError
 from engine.graph import StateGraph
@@ -39,7 +40,7 @@ class GraphEntry:
 
 async def load_graphs(
     specs: Mapping[str, str],
-    checkpointer: Any,
+    checkpointer: BaseCheckpointSaver | None,
     *,
     base_dir: str | None = None,
     descriptions: Mapping[str, str] | None = None,

@@ -28,10 +28,11 @@ exit stack. Handlers raise and never catch: :class:`server._calls.Calls`
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Mapping
+from typing import Mapping
 
 import grpc
 
+from engine.checkpoint.base import BaseCheckpointSaver
 from engine.host import MessageBus, RunRecord
 from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -78,7 +79,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
     def __init__(
         self,
         graphs: Mapping[str, GraphEntry],
-        checkpointer: Any,
+        checkpointer: BaseCheckpointSaver,
         *,
         store: BaseStore,
         records: Records,
