@@ -1,10 +1,9 @@
 """``stream_events(version="v3")`` / ``astream_events(version="v3")``: a run as an :mod:`engine.stream` run stream.
 
-The run is the graph's own ``stream`` with ``subgraphs=True`` and the stream
-modes the run's transformers ask for (their ``required_stream_modes``), each
-chunk made the stream part LangGraph's ``version="v2"`` stream yields
-(``{"type", "ns", "data"}``, a "values" part's interrupts apart in
-``"interrupts"``). The transformers: the four built-ins, then the graph's
+The run is the graph's own ``stream(..., version="v2")`` (:mod:`._v2`), with
+``subgraphs=True`` and the stream modes the run's transformers ask for (their
+``required_stream_modes``); its "messages" handler forwards a chat model's
+protocol events (``MESSAGES_V2`` in the run's configurable). The transformers: the four built-ins, then the graph's
 (``compile(transformers=)``), then the call's; each given as a callable of
 the scope, so that subgraphs get their own. The scope is the namespace the
 call runs in: ``()`` at the top, a node's own namespace for a graph streamed
@@ -13,18 +12,17 @@ inside a node, so that its projections still show its own level.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from engine.pregel._graph_run import merge_configs
+from engine.pregel._v2 import MESSAGES_V2
 
 if TYPE_CHECKING:
     from engine.stream._mux import StreamMux
     from engine.stream.run_stream import AsyncGraphRunStream, GraphRunStream
 
-__all__ = ["MESSAGES_V2", "astream_events_v3", "stream_events_v3"]
+__all__ = ["astream_events_v3", "stream_events_v3"]
 
-#: the configurable key that makes a run's "messages" handler forward a chat model's protocol events
-MESSAGES_V2 = "__pregel_stream_messages_v2"
 _OWNED = ("stream_mode", "subgraphs")
 _INTERRUPT = "__interrupt__"
 Factory = Callable[["tuple[str, ...]"], Any]
@@ -83,56 +81,33 @@ def _modes(mux: StreamMux) -> list[str]:
     return list(modes)
 
 
+def _options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with LangGraph's v3 defaults for the options it always passes on (None: the graph's own)."""
+    _refuse_owned(kwargs)
+    return {"interrupt_before": None, "interrupt_after": None, "control": None, **kwargs}
+
+
 def _flagged(config: Mapping[str, Any] | None) -> dict[str, Any]:
     config = dict(config or {})
     config["configurable"] = {**(config.get("configurable") or {}), MESSAGES_V2: True}
     return config
 
 
-def stream_part(ns: tuple[str, ...], mode: str, payload: Any) -> dict[str, Any]:
-    """A ``(namespace, mode, chunk)`` of the engine's stream as LangGraph's ``version="v2"`` part."""
-    if mode != "values":
-        return {"type": mode, "ns": ns, "data": payload}
-    interrupts: tuple[Any, ...] = ()
-    if isinstance(payload, dict) and _INTERRUPT in payload:
-        interrupts = tuple(payload[_INTERRUPT])
-        payload = {k: v for k, v in payload.items() if k != _INTERRUPT}
-    return {"type": mode, "ns": ns, "data": payload, "interrupts": interrupts}
-
-
-def _parts(chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
-    try:
-        for ns, mode, payload in chunks:
-            yield stream_part(ns, mode, payload)
-    finally:  # closing the parts (an aborted run) closes the graph's stream, which stops the run
-        if (close := getattr(chunks, "close", None)) is not None:
-            close()
-
-
-async def _aparts(chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
-    try:
-        async for ns, mode, payload in chunks:
-            yield stream_part(ns, mode, payload)
-    finally:
-        if (aclose := getattr(chunks, "aclose", None)) is not None:
-            await aclose()
-
-
 def stream_events_v3(graph: Any, input: Any, config: Mapping[str, Any] | None, transformers: Sequence[Any] | None, kwargs: dict[str, Any]) -> GraphRunStream:
     """The sync v3 run stream of ``graph`` (``kwargs``: the graph's ``stream`` options, but the modes and subgraphs)."""
     from engine.stream.run_stream import GraphRunStream
 
-    _refuse_owned(kwargs)
+    kwargs = _options(kwargs)
     mux = _mux(graph, config, transformers, is_async=False)
-    chunks = graph.stream(input, _flagged(config), stream_mode=_modes(mux), subgraphs=True, **kwargs)
-    return GraphRunStream(_parts(chunks), mux)
+    parts = graph.stream(input, _flagged(config), stream_mode=_modes(mux), subgraphs=True, version="v2", **kwargs)
+    return GraphRunStream(iter(parts), mux)
 
 
 async def astream_events_v3(graph: Any, input: Any, config: Mapping[str, Any] | None, transformers: Sequence[Any] | None, kwargs: dict[str, Any]) -> AsyncGraphRunStream:
     """The async v3 run stream of ``graph`` (awaited, as LangGraph's)."""
     from engine.stream.run_stream import AsyncGraphRunStream
 
-    _refuse_owned(kwargs)
+    kwargs = _options(kwargs)
     mux = _mux(graph, config, transformers, is_async=True)
-    chunks = graph.astream(input, _flagged(config), stream_mode=_modes(mux), subgraphs=True, **kwargs)
-    return AsyncGraphRunStream(_aparts(chunks.__aiter__()), mux)
+    parts = graph.astream(input, _flagged(config), stream_mode=_modes(mux), subgraphs=True, version="v2", **kwargs)
+    return AsyncGraphRunStream(parts.__aiter__(), mux)

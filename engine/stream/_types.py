@@ -108,7 +108,7 @@ class StreamTransformer(ABC):
             asyncio.get_running_loop()
         except RuntimeError:
             raise RuntimeError(
-                f"{type(self).__name__}.schedule() needs a running event loop: run this transformer under "
+                f"{type(self).__name__}.schedule() requires a running event loop: run this transformer under "
                 "astream_events(version='v3'), not stream_events; set requires_async=True on the class so that "
                 "a sync run refuses it when it is registered"
             ) from None
