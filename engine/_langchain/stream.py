@@ -346,8 +346,11 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
         ctx.config = task.config = child
         return child, task
     meta = dict(child.get("metadata") or {})
-    seen = _Seen(m.id for m in _messages_in(state) if m.id is not None)
+    seen = _Seen()
     seen.outer = outer
+    for m in _messages_in(state):  # counted as sent by the enclosing tasks too, as by LangGraph's one handler
+        if m.id is not None:
+            seen.add(m.id)
     if (child.get("configurable") or {}).get(MESSAGES_V2):  # a v3 run's
         emit = _without_tool_messages(emit)
         handler: MessagesHandler = MessagesHandlerV2(emit, seen)

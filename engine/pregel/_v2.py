@@ -15,7 +15,7 @@ The graph's own chunks are coerced only: a subgraph's state is of another
 schema. The v3 stream (:mod:`._v3`) is read from a v2 stream, which is also
 the only one whose "messages" handler forwards a chat model's protocol events
 (``MESSAGES_V2`` in the configurable; a v1 stream made inside such a run
-drops it, so that it keeps the chunks of the v1 shape).
+turns it off, so that it keeps the chunks of the v1 shape).
 """
 
 from __future__ import annotations
@@ -51,9 +51,10 @@ def _mappers(graph: Any) -> tuple[Mapper | None, Mapper | None]:
 def own_config(config: Mapping[str, Any] | None, version: str) -> Mapping[str, Any] | None:
     """``config`` for a stream of ``version``: a v1 stream does not take a v3 run's "messages" protocol events."""
     conf = (config or {}).get("configurable") or {}
-    if version == "v2" or MESSAGES_V2 not in conf:
+    if version == "v2" or not conf.get(MESSAGES_V2):
         return config
-    return {**(config or {}), "configurable": {k: v for k, v in conf.items() if k != MESSAGES_V2}}
+    # False, not absent: a graph run inside a node takes its host's configurable under its caller's
+    return {**(config or {}), "configurable": {**conf, MESSAGES_V2: False}}
 
 
 class Parts:

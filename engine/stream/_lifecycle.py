@@ -18,12 +18,12 @@ metadata) is named after the agent, and, when a tool call started it, its
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal, Union
+from typing import Any, Union
 
 from typing_extensions import NotRequired, TypedDict
 
 from engine.errors import GraphDrained, GraphInterrupt
-from engine.stream._types import ProtocolEvent, StreamTransformer
+from engine.stream._types import ProtocolEvent, StreamTransformer, SubgraphStatus
 from engine.stream.run_stream import AsyncSubgraphRunStream, SubgraphRunStream
 from engine.stream.stream_channel import StreamChannel
 
@@ -31,8 +31,6 @@ __all__ = ["LifecyclePayload", "LifecycleTransformer", "SubgraphStatus", "Subgra
 
 _log = logging.getLogger(__name__)
 
-#: Where a subgraph's run is.
-SubgraphStatus = Literal["started", "completed", "failed", "interrupted", "drained"]
 _Handle = Union[SubgraphRunStream, AsyncSubgraphRunStream]
 _Transition = tuple["tuple[str, ...]", SubgraphStatus, "str | None"]
 

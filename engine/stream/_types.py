@@ -15,9 +15,12 @@ from typing import Any, ClassVar, Coroutine, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["ProtocolEvent", "StreamTransformer", "transformer_requires_async"]
+__all__ = ["ProtocolEvent", "StreamTransformer", "SubgraphStatus", "transformer_requires_async"]
 
 _log = logging.getLogger(__name__)
+
+#: Where a subgraph of a v3 run is (a lifecycle event's ``event``, a subgraph handle's ``status``).
+SubgraphStatus = Literal["started", "completed", "failed", "interrupted", "drained"]
 
 
 class _ProtocolEventParams(TypedDict):
@@ -122,7 +125,8 @@ class StreamTransformer(ABC):
         # made on first use: a subclass need not call super().__init__()
         tasks: set[asyncio.Task[Any]] | None = getattr(self, "_stream_scheduled_tasks", None)
         if tasks is None:
-            tasks = self._stream_scheduled_tasks = set()
+            tasks = set()
+            self._stream_scheduled_tasks: set[asyncio.Task[Any]] = tasks
         return tasks
 
 

@@ -16,16 +16,14 @@ reading it drives the root run.
 from __future__ import annotations
 
 import asyncio
-from types import MappingProxyType, TracebackType
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterator, Mapping, NoReturn
+from types import MappingProxyType
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Mapping, NoReturn
 
 from engine.stream._convert import convert_to_protocol_event
 from engine.stream._mux import StreamMux
-from engine.stream._types import ProtocolEvent
+from engine.stream._types import ProtocolEvent, SubgraphStatus
 from engine.stream.stream_channel import StreamChannel
 
-if TYPE_CHECKING:
-    from engine.stream.transformers import SubgraphStatus
 
 __all__ = ["AsyncGraphRunStream", "AsyncSubgraphRunStream", "GraphRunStream", "SubgraphRunStream"]
 
@@ -131,7 +129,7 @@ class GraphRunStream(_RunState):
     def __enter__(self) -> GraphRunStream:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.abort()
 
     def _run_out(self) -> None:
@@ -296,7 +294,7 @@ class AsyncGraphRunStream(_RunState):
     async def __aenter__(self) -> AsyncGraphRunStream:
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.abort()
 
     async def _run_out(self) -> None:

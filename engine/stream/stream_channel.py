@@ -18,24 +18,30 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Generic, Iterator, TypeVar
-
-if TYPE_CHECKING:
-    from engine.stream._mux import StreamMux
+from typing import AsyncIterator, Awaitable, Callable, Generic, Iterator, Protocol, TypeVar
 
 __all__ = ["StreamChannel"]
 
 T = TypeVar("T")
 
 
+class _Stamps(Protocol):
+    """What a channel needs of its mux: the next push stamp (the mux: :class:`engine.stream._mux.StreamMux`)."""
+
+    def _next_push_seq(self) -> int: ...
+
+
 class StreamChannel(Generic[T]):
-    """Items a transformer pushes, read once each by one subscriber (``tee``/``atee`` for more)."""
+    """Items a transformer pushes, read once each by one subscriber (``tee``/``atee`` for more).
+
+    ``maxlen`` is checked and not used, as in LangGraph: the caller-driven pump
+    (one graph event per pull) already bounds what a subscribed channel holds.
+    """
 
     def __init__(self, name: str | None = None, *, maxlen: int | None = None) -> None:
         if maxlen is not None and maxlen <= 0:
             raise ValueError("StreamChannel maxlen must be a positive int or None")
         self.name = name
-        self._maxlen = maxlen  # accepted as LangGraph's is; reading one event at a time bounds the buffer
         self._items: deque[tuple[int, T]] = deque()  # (push stamp, item): the stamps order interleave()
         self._closed = False
         self._error: BaseException | None = None
@@ -44,10 +50,10 @@ class StreamChannel(Generic[T]):
         self._request_more: Callable[[], bool] | None = None
         self._arequest_more: Callable[[], Awaitable[bool]] | None = None
         self._wire_fn: Callable[[T], None] | None = None
-        self._mux: StreamMux | None = None
+        self._mux: _Stamps | None = None
 
     # -- set up by the mux -------------------------------------------------------
-    def _bind_mux(self, mux: StreamMux) -> None:
+    def _bind_mux(self, mux: _Stamps) -> None:
         self._mux = mux
 
     def _bind(self, *, is_async: bool) -> None:
