@@ -273,7 +273,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         """``version="v3"``: the run as a :class:`~engine.stream.GraphRunStream` (:mod:`._v3`); else LangChain's."""
         if version == "v3":
             return stream_events_v3(self, input, config, transformers, kwargs)
-        return super().stream_events(input, config, version=version, **kwargs)  # type: ignore[misc]
+        return super().stream_events(input, config, version=version, **kwargs)
 
     def astream_events(
         self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2",
@@ -282,7 +282,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         """``version="v3"``: awaits to an :class:`~engine.stream.AsyncGraphRunStream`; else LangChain's event stream."""
         if version == "v3":
             return astream_events_v3(self, input, config, transformers, kwargs)
-        return super().astream_events(input, config, version=version, **kwargs)  # type: ignore[misc]
+        return super().astream_events(input, config, version=version, **kwargs)
 
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         return await invoke_value(self, input, config, False, kwargs)

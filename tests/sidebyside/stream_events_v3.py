@@ -6,7 +6,7 @@ own with a named channel, transformers=[UpdatesTransformer]; and the v2 parts be
 
 import asyncio
 import operator
-from typing import Annotated, Any
+from typing import Annotated
 
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
