@@ -50,6 +50,8 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     default_recursion_limit = DEFAULT_RECURSION_LIMIT
     #: what ``stream()`` yields without a ``stream_mode`` (a compiled StateGraph: "updates")
     stream_mode: str = "values"
+    #: the transformer factories every ``stream_events(version="v3")`` run of the graph adds (``compile(transformers=)``)
+    stream_transformers: tuple[Any, ...] = ()
 
     def __init__(
         self,

@@ -185,3 +185,15 @@ def test_a_v1_stream_inside_a_v3_run_keeps_v1_chunks() -> None:
 
     outer = StateGraph(O).add_node("n", outer_node).add_edge(START, "n").compile()
     assert outer.stream_events({}, version="v3").output == {"kinds": ["AIMessageChunk"]}
+
+
+def test_a_low_level_graph_s_stream_transformers() -> None:
+    from engine.channels import LastValue
+    from engine.pregel import NodeBuilder, Pregel
+
+    node = NodeBuilder().subscribe_only("a").do(lambda x: x + 1).write_to("b")
+    app = Pregel(nodes={"n": node}, channels={"a": LastValue(int), "b": LastValue(int)}, input_channels="a",
+                 output_channels="b", stream_transformers=[UpdatesTransformer])  # fmt: skip
+    run = app.stream_events(1, version="v3")
+    assert list(run.updates) == [{"n": {"b": 2}}]
+    assert run.output == {"a": 1, "b": 2}

@@ -158,3 +158,12 @@ out = plain.invoke({"log": []}, version="v2")
 record("v2 invoke", (type(out).__name__, out.value, out.interrupts))
 call("stream_mode refused", plain.stream_events, {"log": []}, version="v3", stream_mode="values")
 call("an instance refused", plain.stream_events, {"log": []}, version="v3", transformers=[Counter()])
+
+from langgraph.channels import LastValue  # noqa: E402
+from langgraph.pregel import NodeBuilder, Pregel  # noqa: E402
+
+node = NodeBuilder().subscribe_only("a").do(lambda x: x + 1).write_to("b")
+low = Pregel(nodes={"n": node}, channels={"a": LastValue(int), "b": LastValue(int)}, input_channels="a", output_channels="b",
+             stream_transformers=[UpdatesTransformer])
+run = low.stream_events(1, version="v3")
+record("low-level Pregel(stream_transformers=)", (list(run.updates), run.output))
