@@ -197,3 +197,37 @@ def test_a_low_level_graph_s_stream_transformers() -> None:
     run = app.stream_events(1, version="v3")
     assert list(run.updates) == [{"n": {"b": 2}}]
     assert run.output == {"a": 1, "b": 2}
+
+
+class LogState(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+def _nested() -> Any:
+    def leaf(name: str) -> Any:
+        return lambda s: {"log": [name]}
+
+    g3 = StateGraph(LogState).add_node("deep", leaf("deep")).add_edge(START, "deep").compile()
+    g2 = StateGraph(LogState).add_node("mid", leaf("mid")).add_node("g3", g3).add_edge(START, "mid").add_edge("mid", "g3").compile()
+    return StateGraph(LogState).add_node("start", leaf("start")).add_node("g2", g2).add_edge(START, "start").add_edge("start", "g2").compile()
+
+
+def test_a_subgraph_of_a_subgraph() -> None:
+    run = _nested().stream_events({"log": []}, version="v3", transformers=[UpdatesTransformer])
+    lifecycle = [(e["params"]["data"]["event"], _ns(e["params"]["data"]["namespace"])) for e in run if e["method"] == "lifecycle"]
+    assert lifecycle == [("started", ["g2"]), ("started", ["g2", "g3"]), ("completed", ["g2", "g3"]), ("completed", ["g2"])]
+
+    def walk(h: Any, depth: int) -> list[Any]:
+        out: list[Any] = [(depth, _ns(h.path), h.graph_name)]
+        for name, item in h.interleave("values", "subgraphs"):
+            out.extend(walk(item, depth + 1) if name == "subgraphs" else [sorted(item["log"])])
+        return [*out, h.status]
+
+    run = _nested().stream_events({"log": []}, version="v3")
+    tree = [x for h in run.subgraphs for x in walk(h, 1)]
+    assert tree == [
+        (1, ["g2"], "g2"), ["mid", "start"],
+        (2, ["g2", "g3"], "g3"), ["deep", "mid", "start"], "completed",
+        ["deep", "mid", "mid", "start", "start"], "completed",
+    ]  # fmt: skip
+    assert sorted(run.output["log"]) == ["deep", "mid", "mid", "start", "start", "start"]
