@@ -109,17 +109,15 @@ def test_a_trace_policy_shapes_what_the_nodes_run_records_not_what_it_gets() -> 
     assert got == [{"log": ["in"]}, {"log": ["in", "out"]}]
 
 
-def test_transformers_are_kept_for_the_v3_stream_which_refuses_tool_calls() -> None:
+def test_transformers_are_kept_for_the_v3_stream() -> None:
     g = StateGraph(S)
     g.add_node("n", lambda s: {"log": ["x"]})
     g.add_edge(START, "n")
     app = g.compile(transformers=[ToolCallTransformer])
     assert app.stream_transformers == (ToolCallTransformer,)
     assert app.invoke({"log": []}) == {"log": ["x"]}
-    with pytest.raises(NotImplementedError, match='stream_mode="tools"'):
-        ToolCallTransformer(())
-    with pytest.raises(NotImplementedError, match="ToolCallTransformer"):
-        app.stream_events({"log": []}, version="v3")
+    run = app.stream_events({"log": []}, version="v3")
+    assert list(run.tool_calls) == [] and run.output == {"log": ["x"]}
 
     class Mine(StreamTransformer):
         def init(self) -> dict[str, Any]:
