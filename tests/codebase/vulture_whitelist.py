@@ -95,3 +95,4 @@ _.schedule  # engine/stream/_types.py StreamTransformer (a transformer's async w
 _.interleave  # engine/stream/run_stream.py GraphRunStream
 _.tee  # engine/stream/stream_channel.py StreamChannel
 _.atee  # engine/stream/stream_channel.py StreamChannel
+_.output_deltas  # engine/prebuilt/_tool_call_stream.py ToolCallStream (a caller reads a call's partial outputs)
