@@ -118,10 +118,22 @@ class MessagesHandlerV2(MessagesHandler, _V2StreamingCallbackHandler):
     ``run_id`` in the metadata, which the v3 stream's MessagesTransformer routes by. A streamed
     reply's final message counts as sent (the node returning it sends nothing more)."""
 
-    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kwargs: Any) -> None:
+    def on_llm_new_token(
+        self,
+        token: str | list[str | dict[str, Any]],
+        *,
+        chunk: GenerationChunk | ChatGenerationChunk | None = None,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         return None  # a v3 run takes protocol events only (a model called by .stream() still sends tokens)
 
-    def on_stream_event(self, event: dict[str, Any], *, run_id: UUID, **kwargs: Any) -> None:
+    def on_stream_event(
+        self, event: Any, *, run_id: UUID, parent_run_id: UUID | None = None, tags: list[str] | None = None, **kwargs: Any
+    ) -> None:
+        """A chat model's protocol event (a ``MessagesData`` dict), sent as it is."""
         meta = self.runs.get(run_id)
         if meta is None:
             return

@@ -6,14 +6,16 @@ protocol events (``message-start``, content blocks, ``message-finish``) as
 this transformer routes them by that id to one stream per call. A message a
 node returns whole (not streamed) arrives as a message and becomes a stream
 replayed from it. Token chunks of the v1 shape, tool results and other
-levels' messages are left out. langchain-core is imported when a stream is
-made: the engine runs without it, and then no model streams.
+levels' messages are left out. LangChain's part (the streams, replaying a
+message) is :mod:`engine._langchain.chat_streams`, imported when a stream is
+made: the engine runs without langchain-core, and then no model streams.
 """
 
 from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
+from engine._langchain import messages as _messages
 from engine.stream._types import ProtocolEvent, StreamTransformer
 from engine.stream.stream_channel import StreamChannel
 
@@ -50,14 +52,14 @@ class MessagesTransformer(StreamTransformer):
         self._apump_fn = fn
 
     def _make_stream(self, *, namespace: list[str], node: str | None, message_id: str | None) -> Any:
-        from langchain_core.language_models.chat_model_stream import AsyncChatModelStream, ChatModelStream
+        from engine._langchain.chat_streams import make_stream
 
         if self._apump_fn is not None or self._pump_fn is None:
-            astream = AsyncChatModelStream(namespace=namespace, node=node, message_id=message_id)
+            astream = make_stream(is_async=True, namespace=namespace, node=node, message_id=message_id)
             if self._apump_fn is not None:
                 astream.set_arequest_more(self._apump_fn)
             return astream
-        stream = ChatModelStream(namespace=namespace, node=node, message_id=message_id)
+        stream = make_stream(is_async=False, namespace=namespace, node=node, message_id=message_id)
         stream.set_request_more(self._pump_fn)
         return stream
 
@@ -94,10 +96,10 @@ class MessagesTransformer(StreamTransformer):
                 del self._by_run[run_id]
 
     def _replay(self, message: Any, *, node: str | None) -> None:
-        from langchain_core.language_models._compat_bridge import message_to_events
+        from engine._langchain.chat_streams import replayed
 
         stream = self._make_stream(namespace=[], node=node, message_id=message.id)
-        for part in message_to_events(message, message_id=message.id):
+        for part in replayed(message):
             stream.dispatch(part)
         self._log.push(stream)
 
@@ -113,9 +115,10 @@ class MessagesTransformer(StreamTransformer):
 
 
 def _is_whole_reply(payload: Any) -> bool:
-    """A whole message (not a chunk, not a tool's result): replayed as a stream."""
-    try:
-        from langchain_core.messages import AIMessageChunk, BaseMessage, ToolMessage
-    except ImportError:  # pragma: no cover - without langchain-core messages are dicts
+    """A whole message (not a chunk, not a tool's result): replayed as a stream. Without langchain-core
+    (no message classes, no model streams) nothing is."""
+    if _messages() is None:
         return False
-    return isinstance(payload, BaseMessage) and not isinstance(payload, (AIMessageChunk, ToolMessage))
+    from engine._langchain.chat_streams import is_whole_reply
+
+    return is_whole_reply(payload)
