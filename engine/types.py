@@ -34,6 +34,8 @@ __all__ = [
     "CachePolicy",
     "TracePolicy",
     "omit_payload",
+    "GraphOutput",
+    "StreamPart",
 ]
 
 START = "__start__"
@@ -281,3 +283,51 @@ class TracePolicy:
 def omit_payload(_value: Any) -> dict[str, Any]:
     """A :class:`TracePolicy` processor recording an empty payload (the run and its timing stay)."""
     return {}
+
+
+#: A chunk of ``stream(..., version="v2")`` (LangGraph's ``StreamPart``): a dict with the mode
+#: (``"type"``), the namespace (``"ns"``) and the chunk (``"data"``); a "values" part has its
+#: interrupts apart (``"interrupts"``). ``StreamPart[StateT, OutputT]`` annotates as LangGraph's does.
+StreamPart = dict
+
+
+@dataclass(frozen=True)
+class GraphOutput(Generic[N]):
+    """What ``invoke(..., version="v2")`` returns: the output (``value``, a dict or the output schema's
+    instance) and the interrupts the run stopped at."""
+
+    value: N
+    interrupts: tuple[Interrupt, ...] = ()
+
+    def __getitem__(self, key: str) -> Any:
+        """The old, dict-like reading (deprecated, as in LangGraph): ``"__interrupt__"`` or a key of ``value``."""
+        _deprecated_access("result[key]")
+        if key == "__interrupt__":
+            return self.interrupts
+        if isinstance(self.value, dict):
+            return self.value[key]
+        try:
+            return getattr(self.value, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def __contains__(self, key: object) -> bool:
+        _deprecated_access("key in result")
+        if key == "__interrupt__":
+            return bool(self.interrupts)
+        if isinstance(self.value, dict):
+            return key in self.value
+        return isinstance(key, str) and hasattr(self.value, key)
+
+
+def _deprecated_access(how: str) -> None:
+    import warnings
+
+    from engine.warnings import LangGraphDeprecatedSinceV11
+
+    warnings.warn(
+        f"Accessing GraphOutput via `{how}` is deprecated. Use `result.value` to access the output value directly, "
+        "or `result.interrupts` for interrupts.",
+        LangGraphDeprecatedSinceV11,
+        stacklevel=3,
+    )

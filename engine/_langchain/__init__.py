@@ -13,6 +13,7 @@ nowhere else (tests/codebase/test_langchain_door.py keeps it so):
   config a node runs with (its LangChain run, the run's callbacks);
 * :mod:`.tools`: the "tools" stream mode's handler (a task's tool calls);
 * :mod:`.calls`: the functional API's entrypoint and task calls under LangChain's config;
+* :mod:`.chat_streams`: the chat model streams of a v3 run's ``run.messages`` (:mod:`engine.stream`);
 * :mod:`.serde`: the message classes the serializer stores by name.
 
 Outside it, three places are LangChain by nature and import it themselves:

@@ -20,20 +20,21 @@ from __future__ import annotations
 
 import contextvars
 from typing import Any, Callable, cast
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, CallbackManager
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.runnables import RunnableConfig, RunnableSequence
 from langchain_core.runnables.config import var_child_runnable_config
-from langchain_core.tracers._streaming import _StreamingCallbackHandler
+from langchain_core.tracers._streaming import _StreamingCallbackHandler, _V2StreamingCallbackHandler
 
 from engine._internal._task import CURRENT
 from engine._langchain.tools import ToolsHandler
+from engine.pregel._v2 import MESSAGES_V2
 from engine.types import Command
 
-__all__ = ["MessagesHandler", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM", "run_node_runnable", "streams_events", "tap_output"]
+__all__ = ["MessagesHandler", "MessagesHandlerV2", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM", "run_node_runnable", "streams_events", "tap_output"]
 
 NOSTREAM = "nostream"
 Emit = Callable[[Any, "dict[str, Any] | None"], None]
@@ -108,6 +109,60 @@ class MessagesHandler(BaseCallbackHandler):
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self.runs.pop(run_id, None)
         self.streamed.discard(run_id)
+
+
+class MessagesHandlerV2(MessagesHandler, _V2StreamingCallbackHandler):
+    """The "messages" handler of a v3 run (``stream_events(version="v3")``): a LangChain v2 streaming
+    handler, so a chat model sends its protocol events (``on_stream_event``: message-start, content
+    blocks, message-finish) instead of tokens; each goes out as it is, with the model call's
+    ``run_id`` in the metadata, which the v3 stream's MessagesTransformer routes by. A streamed
+    reply's final message counts as sent (the node returning it sends nothing more)."""
+
+    def on_llm_new_token(
+        self,
+        token: str | list[str | dict[str, Any]],
+        *,
+        chunk: GenerationChunk | ChatGenerationChunk | None = None,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        return None  # a v3 run takes protocol events only (a model called by .stream() still sends tokens)
+
+    def on_stream_event(
+        self, event: Any, *, run_id: UUID, parent_run_id: UUID | None = None, tags: list[str] | None = None, **kwargs: Any
+    ) -> None:
+        """A chat model's protocol event (a ``MessagesData`` dict), sent as it is."""
+        meta = self.runs.get(run_id)
+        if meta is None:
+            return
+        if event.get("event") == "message-start":
+            self.streamed.add(run_id)
+            if message_id := event.get("message_id"):
+                self.seen.add(message_id)
+        self.emit(event, {**meta, "run_id": str(run_id)})
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        if run_id in self.streamed:
+            for generations in getattr(response, "generations", ()) or ():
+                for g in generations[:1]:
+                    message = getattr(g, "message", None)
+                    if isinstance(message, BaseMessage):
+                        if message.id is None:
+                            message.id = str(uuid4())
+                        self.seen.add(message.id)
+        super().on_llm_end(response, run_id=run_id, **kwargs)
+
+
+def _without_tool_messages(emit: Emit) -> Emit:
+    """``emit`` leaving out tool results: a v3 run shows them on the state and the tools mode, not as messages."""
+
+    def send(message: Any, meta: dict[str, Any] | None) -> None:
+        if not isinstance(message, ToolMessage):
+            emit(message, meta)
+
+    return send
 
 
 #: the handlers of a task's stream modes ("messages", "tools"), not a caller's streaming handlers
@@ -303,9 +358,16 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
         ctx.config = task.config = child
         return child, task
     meta = dict(child.get("metadata") or {})
-    seen = _Seen(m.id for m in _messages_in(state) if m.id is not None)
+    seen = _Seen()
     seen.outer = outer
-    handler = MessagesHandler(emit, seen)
+    for m in _messages_in(state):  # counted as sent by the enclosing tasks too, as by LangGraph's one handler
+        if m.id is not None:
+            seen.add(m.id)
+    if (child.get("configurable") or {}).get(MESSAGES_V2):  # a v3 run's
+        emit = _without_tool_messages(emit)
+        handler: MessagesHandler = MessagesHandlerV2(emit, seen)
+    else:
+        handler = MessagesHandler(emit, seen)
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, _shown(trace, state), ctx.node, ctx.step) if wrap else None
     ctx.config = child

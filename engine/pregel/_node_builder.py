@@ -471,6 +471,7 @@ def lowlevel_options(graph: Any, nodes: Any, channels: Any, interrupt_before: An
     graph.debug = bool(options.pop("debug", None))  # as compile(debug=True): calls print their updates and values
     graph.stream_mode = options.pop("stream_mode", "values")
     graph.config = options.pop("config", None)
+    graph.stream_transformers = tuple(options.pop("stream_transformers", None) or ())  # for stream_events(version="v3")
     validate = options.pop("auto_validate", True)
     cache_policy = options.pop("cache_policy", None)
     for unused in ("stream_eager", "trigger_to_nodes"):

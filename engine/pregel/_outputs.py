@@ -16,6 +16,7 @@ from engine.events import Event, RunFinished
 from engine.pregel._graph_run import merge_configs
 from engine.pregel._nested import current_host
 from engine.pregel._stream import Projector, kinds_for, print_chunk
+from engine.pregel._v2 import Parts, graph_output, own_config
 
 if TYPE_CHECKING:
     from engine.pregel._graph_face import CompiledGraph
@@ -42,8 +43,13 @@ async def stream_chunks(
     inline_sync: bool,
     run_options: dict[str, Any],
 ) -> AsyncIterator[Any]:
-    """LangGraph's ``stream``: each chunk as ``payload``, ``(mode, payload)`` for several modes, with its namespace first under ``subgraphs``."""
-    config = merge_configs(graph.config, config)
+    """LangGraph's ``stream``: each chunk as ``payload``, ``(mode, payload)`` for several modes, with its namespace
+    first under ``subgraphs``; with ``version="v2"``, as a part dict (:mod:`._v2`)."""
+    version = run_options.pop("version", "v1")
+    if version not in ("v1", "v2"):
+        run_options["version"] = version  # refused by the run's options
+    config = own_config(merge_configs(graph.config, config), version)
+    parts = Parts(graph) if version == "v2" else None  # LangGraph's typed parts (:mod:`._v2`)
     stream_mode = graph.stream_mode if stream_mode is None else stream_mode
     streamed = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
     printed = printed_modes(graph, print_mode, debug)
@@ -66,7 +72,9 @@ async def stream_chunks(
                     print_chunk(mode, payload, ev.ns if subgraphs else ())
                     if mode not in streamed:
                         continue
-                if subgraphs:  # as LangGraph: each chunk under its namespace
+                if parts is not None:
+                    yield parts(ev.ns, mode, payload)
+                elif subgraphs:  # as LangGraph: each chunk under its namespace
                     yield (ev.ns, payload) if single else (ev.ns, mode, payload)
                 else:
                     yield payload if single else (mode, payload)
@@ -77,6 +85,10 @@ async def stream_chunks(
 async def invoke_value(graph: CompiledGraph, input: Any, config: Mapping[str, Any] | None, inline: bool, kwargs: dict[str, Any]) -> Any:
     """LangGraph's ``invoke``: the run's last values (with ``__interrupt__`` at an interrupt); for a
     ``stream_mode`` other than "values", the list of its chunks."""
+    if kwargs.get("version") == "v2" and kwargs.get("stream_mode", "values") == "values":
+        del kwargs["version"]
+        value = await invoke_value(graph, input, config, inline, kwargs)
+        return graph_output(graph, value, tuple(value.get("__interrupt__", ())) if isinstance(value, dict) else ())
     stream_mode = kwargs.pop("stream_mode", "values")
     if stream_mode != "values":  # as LangGraph: then the list of chunks
         return [chunk async for chunk in graph.astream(input, config, stream_mode=stream_mode, _inline_sync=inline, **kwargs)]

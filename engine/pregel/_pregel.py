@@ -31,6 +31,7 @@ from engine.pregel._launch import launch
 from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_options
 from engine.pregel._io import input_writes
 from engine.pregel._outputs import invoke_value, stream_chunks
+from engine.pregel._v3 import astream_events_v3, stream_events_v3
 from engine.pregel._resume import NO_ANSWER, Resume, plan_resume
 from engine.pregel._snapshot import build_snapshot
 from engine.pregel._state_api import StateAPI
@@ -49,6 +50,8 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     default_recursion_limit = DEFAULT_RECURSION_LIMIT
     #: what ``stream()`` yields without a ``stream_mode`` (a compiled StateGraph: "updates")
     stream_mode: str = "values"
+    #: the transformer factories every ``stream_events(version="v3")`` run of the graph adds (``compile(transformers=)``)
+    stream_transformers: tuple[Any, ...] = ()
 
     def __init__(
         self,
@@ -264,6 +267,24 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
 
     def stream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
         return iter_sync(self.astream(input, config, _inline_sync=True, **kwargs))
+
+    def stream_events(
+        self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2",
+        transformers: Sequence[Any] | None = None, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        """``version="v3"``: the run as a :class:`~engine.stream.GraphRunStream` (:mod:`._v3`); else LangChain's."""
+        if version == "v3":
+            return stream_events_v3(self, input, config, transformers, kwargs)
+        return super().stream_events(input, config, version=version, **kwargs)
+
+    def astream_events(
+        self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2",
+        transformers: Sequence[Any] | None = None, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        """``version="v3"``: awaits to an :class:`~engine.stream.AsyncGraphRunStream`; else LangChain's event stream."""
+        if version == "v3":
+            return astream_events_v3(self, input, config, transformers, kwargs)
+        return super().astream_events(input, config, version=version, **kwargs)
 
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         return await invoke_value(self, input, config, False, kwargs)

@@ -1,11 +1,13 @@
-"""LangGraph's v3 streaming protocol's names (``langgraph.stream``).
+"""LangGraph's v3 streaming protocol (``langgraph.stream``): ``stream_events(version="v3")``.
 
-Code built on it imports and subclasses these (LangChain 1.x's ``create_agent``
-compiles its graph with ``transformers=[ToolCallTransformer, ...]``), so they
-exist; the protocol itself is not run by the engine: making a run stream, a
-mux or a built-in transformer raises NotImplementedError, and a graph's
-compiled-in transformers are kept (``stream_transformers``) for that stream
-only, as LangGraph uses them nowhere else.
+A v3 run is a layer over the graph's own stream: each part the graph streams
+(mode, namespace, data) becomes a :class:`ProtocolEvent`, goes through a chain
+of :class:`StreamTransformer` objects owned by a mux (:mod:`._mux`), and lands
+in the run's main log; the transformers build projections out of the events
+(``run.values``, ``run.messages``, ``run.lifecycle``, ``run.subgraphs``, and
+those of the transformers a graph is compiled with or a call names). Reading
+any of them drives the run (:mod:`.run_stream`). The engine's Pregel starts
+such a run in :mod:`engine.pregel._v3`.
 """
 
 from engine.stream._types import ProtocolEvent, StreamTransformer

@@ -47,7 +47,7 @@ def _app() -> Any:
 CFG = {"configurable": {"thread_id": "t"}}
 
 REFUSED: dict[str, Callable[[], Any]] = {
-    "invoke/stream(version=": lambda: list(_app().stream({"x": 1}, CFG, version="v2")),
+    "invoke/stream(version=": lambda: list(_app().stream({"x": 1}, CFG, version="v3")),
     "draw_mermaid(node_colors=": lambda: _app().get_graph().draw_mermaid(node_colors={"a": "red"}),
     "Pregel(step_timeout=": lambda: Pregel(nodes={}, channels={}, input_channels="x", output_channels="x", step_timeout=1.0),
 }
