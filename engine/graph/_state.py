@@ -437,6 +437,7 @@ class StateGraph(BuilderViews):
                 cache_policy=node.cache_policy,
                 cache_ns=_cache_namespace(node_name, node.fn),
                 timeout=node.timeout,
+                action=node.fn,
             )
         link_handlers(specs, nodes)
         compiled = CompiledStateGraph(
