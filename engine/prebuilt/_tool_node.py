@@ -103,6 +103,7 @@ class ToolNode(Runnable[Any, Any]):
 
     # -- input -------------------------------------------------------------
     def _parse(self, input: Any) -> tuple[list[ToolCall], InputType]:
+        input_type: InputType
         if isinstance(input, list):
             if input and isinstance(input[-1], dict) and input[-1].get("type") == "tool_call":
                 return list(input), "tool_calls"
@@ -256,7 +257,7 @@ class ToolNode(Runnable[Any, Any]):
 
     # -- the Runnable ----------------------------------------------------------
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
-        return name or self.name
+        return name or self.name or "tools"  # self.name: always a str here (Runnable's is optional)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         calls, input_type = self._parse(input)
