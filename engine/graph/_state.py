@@ -154,7 +154,7 @@ class StateGraph(BuilderViews):
     def add_node(
         self,
         node: str | Callable[..., Any],
-        action: Callable[..., Any] | None = None,
+        action: Any = None,  # a function, a Runnable or a compiled graph
         *,
         defer: bool = False,
         metadata: dict[str, Any] | None = None,
