@@ -91,6 +91,11 @@ class NodeSpec:
             self._bound = RunnableCallable(_identity) if action is None else coerce_to_runnable(action, name=self.name, trace=False)
         return self._bound
 
+    @property
+    def subgraphs(self) -> list[Any]:
+        """The compiled graphs the node runs (LangGraph's ``PregelNode.subgraphs``): itself one, or one it calls."""
+        return [] if self.subgraph is None else [self.subgraph]
+
     def _config(self, config: Any) -> Any:
         from langchain_core.runnables import RunnableConfig
         from langchain_core.runnables.config import merge_configs

@@ -1,6 +1,6 @@
 """A compiled graph's nodes as LangGraph's PregelNodes (issue 29, prebuilt's ``agent.nodes["tools"].invoke``):
 ``.bound`` is the node as a Runnable and ``.invoke`` / ``.ainvoke`` / ``.stream`` run it alone, with the node's
-metadata in the config. Observed on LangGraph 1.2.22 by tests/sidebyside/node_bound.py."""
+metadata in the config; ``.subgraphs`` the graphs it runs. Observed on LangGraph 1.2.22 by tests/sidebyside/node_bound.py."""
 
 from __future__ import annotations
 
@@ -99,3 +99,18 @@ def test_an_entrypoints_node_alone() -> None:
         return x + 1
 
     assert plus_one.nodes["plus_one"].invoke(1) == 2
+
+
+def test_subgraphs_a_node_runs() -> None:
+    _, sub = _graph()
+
+    def calls_sub(state: S) -> Any:
+        return sub.invoke(state)
+
+    caller = (
+        StateGraph(S).add_node("calls", calls_sub).add_node("is", sub).add_node("plain", double)
+        .add_edge(START, "calls").add_edge("calls", "is").add_edge("is", "plain").compile()
+    )  # fmt: skip
+    assert {k: [s is sub for s in n.subgraphs] for k, n in caller.nodes.items()} == {
+        START: [], "calls": [True], "is": [True], "plain": [],
+    }  # fmt: skip

@@ -1,6 +1,6 @@
 """A compiled graph's nodes as LangGraph's PregelNodes: ``.bound`` (a function as a RunnableCallable with its
 ``func`` or ``afunc``, a Runnable or a subgraph as it is, START's the identity) and ``.invoke`` / ``.ainvoke`` /
-``.stream`` running the node alone, with its metadata in the config; create_react_agent's tools node and an
+``.stream`` running the node alone, with its metadata in the config; ``.subgraphs``; create_react_agent's tools node and an
 entrypoint's node invoked directly."""
 
 import asyncio
@@ -59,6 +59,15 @@ record("inc streamed", list(nodes["inc"].stream({"x": 1})))
 record("start alone", nodes["__start__"].invoke({"x": 5}))
 call("sync call of an async node", nodes["triple"].invoke, {"x": 1})
 record("the graph still runs", asyncio.run(g.ainvoke({"x": 1})))
+
+
+def calls_sub(state):
+    return sub.invoke(state)
+
+
+caller = StateGraph(S).add_node("calls", calls_sub).add_node("is", sub).add_node("plain", double)
+caller = caller.add_edge(START, "calls").add_edge("calls", "is").add_edge("is", "plain").compile()
+record("subgraphs", {k: [s is sub for s in n.subgraphs] for k, n in caller.nodes.items()})
 
 
 @tool
