@@ -93,8 +93,10 @@ class NodeSpec:
 
     @property
     def subgraphs(self) -> list[Any]:
-        """The compiled graphs the node runs (LangGraph's ``PregelNode.subgraphs``): itself one, or one it calls."""
-        return [] if self.subgraph is None else [self.subgraph]
+        """The compiled graphs the node runs (LangGraph's ``PregelNode.subgraphs``): itself one, or one it calls;
+        as LangGraph's, not one compiled with ``checkpointer=False`` (it keeps no state of its own)."""
+        sub = self.subgraph
+        return [] if sub is None or getattr(sub, "checkpointer", None) is False else [sub]
 
     def _config(self, config: Any) -> Any:
         from langchain_core.runnables import RunnableConfig

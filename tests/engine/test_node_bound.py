@@ -107,10 +107,12 @@ def test_subgraphs_a_node_runs() -> None:
     def calls_sub(state: S) -> Any:
         return sub.invoke(state)
 
+    stateless = StateGraph(S).add_node("inner", triple).add_edge(START, "inner").compile(checkpointer=False)
     caller = (
         StateGraph(S).add_node("calls", calls_sub).add_node("is", sub).add_node("plain", double)
-        .add_edge(START, "calls").add_edge("calls", "is").add_edge("is", "plain").compile()
+        .add_node("stateless", stateless).add_edge(START, "calls").add_edge("calls", "is").add_edge("is", "plain")
+        .add_edge("plain", "stateless").compile()
     )  # fmt: skip
     assert {k: [s is sub for s in n.subgraphs] for k, n in caller.nodes.items()} == {
-        START: [], "calls": [True], "is": [True], "plain": [],
+        START: [], "calls": [True], "is": [True], "plain": [], "stateless": [],
     }  # fmt: skip

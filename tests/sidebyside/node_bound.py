@@ -65,8 +65,10 @@ def calls_sub(state):
     return sub.invoke(state)
 
 
+stateless = StateGraph(S).add_node("inner", triple).add_edge(START, "inner").compile(checkpointer=False)
 caller = StateGraph(S).add_node("calls", calls_sub).add_node("is", sub).add_node("plain", double)
-caller = caller.add_edge(START, "calls").add_edge("calls", "is").add_edge("is", "plain").compile()
+caller = caller.add_node("stateless", stateless).add_edge(START, "calls").add_edge("calls", "is").add_edge("is", "plain")
+caller = caller.add_edge("plain", "stateless").compile()
 record("subgraphs", {k: [s is sub for s in n.subgraphs] for k, n in caller.nodes.items()})
 
 
