@@ -21,7 +21,7 @@ from langchain_core.runnables.config import ensure_config, run_in_executor, var_
 
 from engine._internal._task import CURRENT
 
-__all__ = ["RunnableCallable", "RunnableLike", "coerce_to_runnable", "injected_parameters"]
+__all__ = ["RunnableCallable", "RunnableLike", "coerce_to_runnable", "injected_parameters", "node_config"]
 
 #: What a node may be given as (LangGraph's alias): a Runnable or a function of the state.
 RunnableLike = Union[Runnable[Any, Any], Callable[..., Any], Callable[..., Awaitable[Any]]]
@@ -167,3 +167,12 @@ def coerce_to_runnable(thing: Any, *, name: str | None, trace: bool) -> Any:
     if isinstance(thing, dict):
         return RunnableParallel(thing)
     raise TypeError(f"Expected a Runnable, callable or dict. Instead got an unsupported type: {type(thing)}")
+
+
+def node_config(metadata: dict[str, Any] | None, config: RunnableConfig | None) -> RunnableConfig:
+    """``config`` under a node's own metadata, as LangGraph's ``PregelNode.invoke`` merges them
+    (``engine.pregel._spec.NodeSpec.invoke``: a node run alone)."""
+    from langchain_core.runnables.config import merge_configs
+
+    own: RunnableConfig = {"metadata": metadata} if metadata else {}
+    return merge_configs(own, config)

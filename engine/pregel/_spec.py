@@ -99,11 +99,9 @@ class NodeSpec:
         return [] if sub is None or getattr(sub, "checkpointer", None) is False else [sub]
 
     def _config(self, config: Any) -> Any:
-        from langchain_core.runnables import RunnableConfig
-        from langchain_core.runnables.config import merge_configs
+        from engine._internal._runnable import node_config
 
-        own: RunnableConfig = {"metadata": self.metadata} if self.metadata else {}
-        return merge_configs(own, config)
+        return node_config(self.metadata, config)
 
     # LangGraph's PregelNode.invoke & co.: the node's function alone on ``input`` (no channels read, nothing written)
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
