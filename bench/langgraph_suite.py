@@ -31,9 +31,11 @@ its public API. ``--details FILE`` writes every failure (test id, cause,
 first line of its message) as JSON, the work list for the engine.
 
 Savers: ``--savers memory`` (default) runs the suite's in-memory and SQLite
-parametrisations (LangGraph's ``NO_DOCKER=true``); ``--savers all`` adds
-PostgreSQL (the suite's URI pointed at ``GRAPHWIRE_BENCH_PG_DSN``, default
-the local server) and Redis (127.0.0.1:6379).
+parametrisations (LangGraph's ``NO_DOCKER=true``; langgraph-prebuilt's
+``LANGGRAPH_TEST_FAST=true`` runs its in-memory ones only); ``--savers all``
+adds PostgreSQL (the suite's URI pointed at ``GRAPHWIRE_BENCH_PG_DSN``, default
+the local server), Redis (127.0.0.1:6379) and langgraph-prebuilt's SQLite and
+PostgreSQL savers and stores (``LANGGRAPH_TEST_FAST=false``).
 
 Usage::
 
@@ -188,6 +190,8 @@ def _side(python: str, cache: Path, root: Path, test_file: Path, side: str, args
     if not (reuse and out.exists()):
         out.parent.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, NO_DOCKER="true" if args.savers == "memory" else "false")
+        # langgraph-prebuilt's conftest picks its savers by LANGGRAPH_TEST_FAST (memory only unless "false")
+        env["LANGGRAPH_TEST_FAST"] = "true" if args.savers == "memory" else "false"
         env["PYTHONPATH"] = os.pathsep.join([str(root), str(BENCH), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         cmd = [
             python, "-m", "pytest", str(test_file.relative_to(root)), "-q", "-p", "no:cacheprovider", "-o", "addopts=",

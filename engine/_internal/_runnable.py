@@ -21,7 +21,7 @@ from langchain_core.runnables.config import ensure_config, run_in_executor, var_
 
 from engine._internal._task import CURRENT
 
-__all__ = ["RunnableCallable", "RunnableLike", "injected_parameters"]
+__all__ = ["RunnableCallable", "RunnableLike", "coerce_to_runnable", "injected_parameters", "node_config"]
 
 #: What a node may be given as (LangGraph's alias): a Runnable or a function of the state.
 RunnableLike = Union[Runnable[Any, Any], Callable[..., Any], Callable[..., Awaitable[Any]]]
@@ -145,3 +145,34 @@ class RunnableCallable(Runnable[Any, Any]):
         if self.tags:
             config["tags"] = [*config.get("tags", []), *self.tags]
         return config
+
+
+def coerce_to_runnable(thing: Any, *, name: str | None, trace: bool) -> Any:
+    """``thing`` (a node or a router as given) as a Runnable, as LangGraph's own helper of that name makes it:
+    a Runnable (or anything with ``invoke``, such as a compiled graph) as it is, a generator function as a
+    ``RunnableLambda``, another function as a :class:`RunnableCallable` (an async one as its ``afunc``), a
+    dict as a ``RunnableParallel``."""
+    import inspect
+
+    from langchain_core.runnables import RunnableLambda, RunnableParallel
+
+    if isinstance(thing, Runnable) or hasattr(thing, "invoke"):
+        return thing
+    if inspect.isasyncgenfunction(thing) or inspect.isgeneratorfunction(thing):
+        return RunnableLambda(thing, name=name)
+    if callable(thing):
+        if inspect.iscoroutinefunction(thing) or inspect.iscoroutinefunction(getattr(thing, "__call__", None)):
+            return RunnableCallable(None, thing, name=name, trace=trace)
+        return RunnableCallable(thing, name=name, trace=trace)
+    if isinstance(thing, dict):
+        return RunnableParallel(thing)
+    raise TypeError(f"Expected a Runnable, callable or dict. Instead got an unsupported type: {type(thing)}")
+
+
+def node_config(metadata: dict[str, Any] | None, config: RunnableConfig | None) -> RunnableConfig:
+    """``config`` under a node's own metadata, as LangGraph's ``PregelNode.invoke`` merges them
+    (``engine.pregel._spec.NodeSpec.invoke``: a node run alone)."""
+    from langchain_core.runnables.config import merge_configs
+
+    own: RunnableConfig = {"metadata": metadata} if metadata else {}
+    return merge_configs(own, config)

@@ -214,6 +214,7 @@ class entrypoint:
             cache_policy=self.cache_policy,
             cache_ns=(*call_namespace(func), name),
             timeout=self.timeout,
+            action=func,
         )
         in_type, out_type, save_type = _types(func)
         channels = {

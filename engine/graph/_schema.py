@@ -1,7 +1,8 @@
 """Reading a state schema: its keys, their channels, and how to build a state object.
 
 A schema is a TypedDict, a dataclass, or (when pydantic is installed) a
-Pydantic model. A key annotated ``Annotated[T, reducer]`` becomes a
+Pydantic model; a ``pydantic.v1`` model is read as LangGraph reads it, as
+a TypedDict of its annotations (nodes get dicts, not instances). A key annotated ``Annotated[T, reducer]`` becomes a
 reducer channel; any other key keeps its last value. Anything else with no
 annotations (``list[str]``, ``Annotated[list, operator.add]``, a plain
 class) is, as in LangGraph, a *root* state: one channel, ``__root__``, whose
@@ -13,6 +14,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import sys
 import typing
 from typing import Any, Callable, Sequence, get_type_hints
 
@@ -30,6 +32,12 @@ ROOT = "__root__"
 
 def _is_pydantic(schema: Any) -> bool:
     return isinstance(schema, type) and hasattr(schema, "model_fields") and hasattr(schema, "model_validate")
+
+
+def _is_pydantic_v1(schema: Any) -> bool:
+    """A ``pydantic.v1`` model (pydantic 2's compatibility module: loaded if such a model exists)."""
+    v1 = sys.modules.get("pydantic.v1")
+    return v1 is not None and isinstance(schema, type) and issubclass(schema, v1.BaseModel)
 
 
 _WRAPPERS = {"Required", "NotRequired", "ReadOnly"}
@@ -165,6 +173,9 @@ def read_schema(schema: Any) -> SchemaInfo:
         hints = get_type_hints(schema, include_extras=True)
     elif isinstance(schema, dict):
         kind, hints = "dict", dict(schema)
+    elif _is_pydantic_v1(schema):  # as LangGraph's: its annotated keys, and nodes read the state as a dict
+        hints = get_type_hints(schema, include_extras=True)
+        kind, hints = "dict", {k: v for k, v in hints.items() if k != "__slots__"}  # BaseModel's own annotation
     elif schema is not None and not hasattr(schema, "__annotations__"):
         kind, hints = "root", {ROOT: schema}
     else:

@@ -154,7 +154,7 @@ class StateGraph(BuilderViews):
     def add_node(
         self,
         node: str | Callable[..., Any],
-        action: Callable[..., Any] | None = None,
+        action: Any = None,  # a function, a Runnable or a compiled graph
         *,
         defer: bool = False,
         metadata: dict[str, Any] | None = None,
@@ -437,6 +437,7 @@ class StateGraph(BuilderViews):
                 cache_policy=node.cache_policy,
                 cache_ns=_cache_namespace(node_name, node.fn),
                 timeout=node.timeout,
+                action=node.fn,
             )
         link_handlers(specs, nodes)
         compiled = CompiledStateGraph(

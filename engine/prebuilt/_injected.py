@@ -133,6 +133,12 @@ def _mark(hint: Any, kind: type) -> Any:
     return True if _marks(hint, kind) else None
 
 
+def _model_fields(schema: Any) -> dict[str, Any]:
+    """A tool's input schema's fields (a ``pydantic.v1`` schema has none of that name: AttributeError, as on LangGraph)."""
+    fields: dict[str, Any] = schema.model_fields
+    return fields
+
+
 def injections_of(tool: BaseTool) -> Injections:
     """Find ``tool``'s injected parameters in its input schema and its function's annotations.
 
@@ -157,7 +163,7 @@ def injections_of(tool: BaseTool) -> Injections:
         if mark := _mark(hint, InjectedState):
             key = mark.field if isinstance(mark, InjectedState) else None
             state[name] = key
-            info = schema.model_fields.get(name) if key else None
+            info = _model_fields(schema).get(name) if key else None
             if info is not None and not info.is_required():
                 optional.add(name)
         if _mark(hint, InjectedStore):

@@ -157,7 +157,8 @@ def error_content(e: Exception, flag: ErrorHandling) -> str:
     if isinstance(flag, str):
         return flag
     if callable(flag):
-        return flag(e)  # type: ignore[no-any-return]
+        handler: Callable[..., Any] = flag  # a function (or a class that is no exception: called as LangGraph calls it)
+        return handler(e)
     raise ValueError(f"Got unexpected type of `handle_tool_error`. Expected bool, str or callable. Received: {flag}")
 
 

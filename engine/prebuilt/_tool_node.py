@@ -52,6 +52,10 @@ from engine.types import END
 
 __all__ = ["ToolNode", "tools_condition"]
 
+# the config keys of LangGraph's state readers (its ``langgraph._internal._constants``); the engine sets neither
+_READ_STATE = "__pregel_read_state"
+_READ = "__pregel_read"
+
 
 class ToolNode(Runnable[Any, Any]):
     """A node that runs tool calls (see the module).
@@ -99,6 +103,7 @@ class ToolNode(Runnable[Any, Any]):
 
     # -- input -------------------------------------------------------------
     def _parse(self, input: Any) -> tuple[list[ToolCall], InputType]:
+        input_type: InputType
         if isinstance(input, list):
             if input and isinstance(input[-1], dict) and input[-1].get("type") == "tool_call":
                 return list(input), "tool_calls"
@@ -116,16 +121,26 @@ class ToolNode(Runnable[Any, Any]):
             raise ValueError("No AIMessage found in input")
         return list(last.tool_calls), input_type
 
-    def _state(self, input: Any) -> Any:
-        """The state the calls were made in: what came with them, else (for bare tool calls) the graph's."""
+    def _state(self, input: Any, config: RunnableConfig) -> Any:
+        """The state the calls were made in: what came with them, else (for bare tool calls) the graph's.
+
+        Bare calls invoked outside a graph with LangGraph's state readers in the config
+        (``__pregel_read_state``, or ``__pregel_read``: a partial of Pregel's ``local_read`` whose second
+        argument is the channels) read the state from them, as langgraph-prebuilt's ToolNode does.
+        """
         if isinstance(input, dict) and input.get("__type") == TOOL_CALL_WITH_CONTEXT:
             return input["state"]
         if isinstance(input, list) and input and isinstance(input[-1], dict) and input[-1].get("type") == "tool_call":
+            conf = config.get("configurable") or {}
+            if (read_state := conf.get(_READ_STATE)) is not None:
+                return read_state()
+            if (read := conf.get(_READ)) is not None:
+                return read(list(read.args[1]), True)
             return graph_state()
         return input
 
     def _runtimes(self, input: Any, calls: list[ToolCall], config: RunnableConfig) -> list[ToolRuntime[Any, Any]]:
-        state = self._state(input)
+        state = self._state(input, config)
         tools = list(self._tools_by_name.values())
         configs = get_config_list(config, len(calls))
         return [runtime_for(c["id"], state, cfg, tools) for c, cfg in zip(calls, configs)]
@@ -242,7 +257,7 @@ class ToolNode(Runnable[Any, Any]):
 
     # -- the Runnable ----------------------------------------------------------
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
-        return name or self.name
+        return name or self.name or "tools"  # self.name: always a str here (Runnable's is optional)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         calls, input_type = self._parse(input)

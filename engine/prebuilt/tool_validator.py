@@ -87,7 +87,7 @@ class ValidationNode(Runnable[Any, Any]):
         self.schemas_by_name: dict[str, Schema] = dict(_schema_of(s) for s in schemas)
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
-        return name or self.name
+        return name or self.name or "validation"  # self.name: always a str here (Runnable's is optional)
 
     def _last_message(self, input: list[AnyMessage] | dict[str, Any]) -> tuple[bool, AIMessage]:
         if isinstance(input, list):

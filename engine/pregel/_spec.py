@@ -76,12 +76,56 @@ class NodeSpec:
     # (engine.pregel._handlers); add_node(timeout=): how long an attempt may run (engine.pregel._timeout)
     error_handler: "NodeSpec | None" = None
     timeout: TimeoutPolicy | None = None
+    # the node as it was added (a function, a Runnable, a compiled graph): what ``bound`` shows
+    action: Any = None
+    _bound: Any = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def bound(self) -> Any:
+        """The node as a Runnable, as LangGraph's ``PregelNode.bound`` (a function made a
+        ``RunnableCallable``; START's: the identity). The loop runs ``proc``, never this. Needs langchain-core."""
+        if self._bound is None:
+            from engine._internal._runnable import RunnableCallable, coerce_to_runnable
+
+            action = self.action
+            self._bound = RunnableCallable(_identity) if action is None else coerce_to_runnable(action, name=self.name, trace=False)
+        return self._bound
+
+    @property
+    def subgraphs(self) -> list[Any]:
+        """The compiled graphs the node runs (LangGraph's ``PregelNode.subgraphs``): itself one, or one it calls;
+        as LangGraph's, not one compiled with ``checkpointer=False`` (it keeps no state of its own)."""
+        sub = self.subgraph
+        return [] if sub is None or getattr(sub, "checkpointer", None) is False else [sub]
+
+    def _config(self, config: Any) -> Any:
+        from engine._internal._runnable import node_config
+
+        return node_config(self.metadata, config)
+
+    # LangGraph's PregelNode.invoke & co.: the node's function alone on ``input`` (no channels read, nothing written)
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return self.bound.invoke(input, self._config(config), **kwargs)
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return await self.bound.ainvoke(input, self._config(config), **kwargs)
+
+    def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        yield from self.bound.stream(input, self._config(config), **kwargs)
+
+    async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        async for item in self.bound.astream(input, self._config(config), **kwargs):
+            yield item
 
     def copy(self, update: Mapping[str, Any] | None = None) -> "NodeSpec":
         """A copy with ``update``'s fields replaced (LangGraph's ``PregelNode.copy``)."""
         import dataclasses
 
         return dataclasses.replace(self, **(update or {}))
+
+
+def _identity(input: Any) -> Any:
+    return input
 
 
 @dataclass(frozen=True, slots=True)
