@@ -61,6 +61,12 @@ def is_message_type(cls: type) -> bool:
     return cls.__module__.startswith("langchain_core.messages")
 
 
+def is_text(cls: type) -> bool:
+    """Whether ``cls`` is LangChain's ``TextAccessor`` (what ``message.text`` returns): a str, stored
+    as the str it is, as LangGraph's serializer stores it (and reads it back as a plain str)."""
+    return cls.__name__ == "TextAccessor" and cls.__module__ == "langchain_core.messages.base" and issubclass(cls, str)
+
+
 def entries() -> list[Entry]:
     """Registry entries of every message class; imports ``langchain_core.messages``.
 

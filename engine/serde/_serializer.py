@@ -240,6 +240,8 @@ class Serializer:
                 entry = self._langchain_entries().get(t)
             if entry is not None:
                 return msgpack.ExtType(Code.REGISTERED, self._pack_nested([entry.name, entry.dump(obj)]))
+            if _langchain.is_text(t):
+                return str.__str__(obj)  # msgpack packs the plain str
             raise TypeError(f"cannot store a value of type {t.__name__} {UNSTORABLE_HINT}")
         finally:
             local.depth = depth
