@@ -31,6 +31,17 @@ def printed_modes(graph: CompiledGraph, print_mode: str | Sequence[str], debug: 
     return [print_mode] if isinstance(print_mode, str) else list(print_mode)
 
 
+def node_metadata(graph: CompiledGraph, ns: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """The nodes' own metadata (``add_node(metadata=)``) of the graph running at namespace ``ns``:
+    ``graph``'s at (), a subgraph node's graph below it; {} where the namespace names no declared subgraph."""
+    for part in ns:
+        node = graph.nodes.get(part.split(":", 1)[0])
+        if node is None or node.subgraph is None:
+            return {}
+        graph = node.subgraph
+    return {name: spec.metadata for name, spec in graph.nodes.items() if spec.metadata}
+
+
 async def stream_chunks(
     graph: CompiledGraph,
     input: Any,
@@ -59,14 +70,16 @@ async def stream_chunks(
     events = cast(AsyncGenerator[Event, None], graph.aevents(input, config, kinds=kinds_for(modes), subgraphs=subgraphs, _inline_sync=inline_sync, **run_options))
     checkpointer = graph.checkpointer is not None
     root = isinstance(graph.output_keys, str)
-    projectors: dict[tuple[str, ...], Projector] = {(): Projector(modes, config or {}, checkpointer=checkpointer, root=root)}
+    own = node_metadata(graph, ())
+    projectors: dict[tuple[str, ...], Projector] = {(): Projector(modes, config or {}, checkpointer=checkpointer, root=root, node_metadata=own)}
     # A caller that breaks out of its loop closes the run there, which stores what it did
     # (with durability="exit", its newest version), as LangGraph's does on leaving its loop.
     async with aclosing(events):
         async for ev in events:
             projector = projectors.get(ev.ns)
             if projector is None:  # a subgraph's first event (asked for with subgraphs=True only)
-                projector = projectors[ev.ns] = Projector(modes, config or {}, checkpointer=checkpointer)
+                own = node_metadata(graph, ev.ns)
+                projector = projectors[ev.ns] = Projector(modes, config or {}, checkpointer=checkpointer, node_metadata=own)
             for mode, payload in projector.project(ev):
                 if mode in printed:
                     print_chunk(mode, payload, ev.ns if subgraphs else ())
@@ -99,7 +112,10 @@ async def invoke_value(graph: CompiledGraph, input: Any, config: Mapping[str, An
     if printed and keys is None:  # as LangGraph: what invoke streams (and prints) is its output's
         kwargs["output_keys"] = graph.output_keys
     # As LangGraph's invoke(debug=True): the printed modes' chunks are printed as they come.
-    projector = Projector(printed, merge_configs(graph.config, config), checkpointer=graph.checkpointer is not None, root=root) if printed else None
+    own = node_metadata(graph, ())
+    projector = Projector(
+        printed, merge_configs(graph.config, config), checkpointer=graph.checkpointer is not None, root=root, node_metadata=own
+    ) if printed else None
     final: RunFinished | None = None
     async for ev in graph.aevents(input, config, kinds=kinds_for(printed) if printed else frozenset(), _inline_sync=inline, **kwargs):
         if projector is not None and not ev.ns:

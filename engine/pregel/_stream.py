@@ -36,6 +36,7 @@ from engine.events import (
     ValuesEvent,
 )
 from engine.pregel._spec import TASKS
+from engine.pregel.debug import task_metadata
 from engine.pregel._status import task_result
 from engine.types import END, START, Interrupt
 
@@ -112,8 +113,21 @@ def _task(t: Any) -> dict[str, Any]:
 class Projector:
     """Turns one run's events into LangGraph stream chunks."""
 
-    def __init__(self, modes: Sequence[str], config: Mapping[str, Any], *, checkpointer: bool, root: bool = False) -> None:
+    def __init__(
+        self,
+        modes: Sequence[str],
+        config: Mapping[str, Any],
+        *,
+        checkpointer: bool,
+        root: bool = False,
+        node_metadata: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         self.modes = frozenset(modes)
+        # What a started task shows as its metadata (LangGraph's tasks and debug modes): the caller's
+        # metadata and tags, with its node's own metadata (``add_node(metadata=)``) where known.
+        self.metadata = config.get("metadata") or {}
+        self.tags = config.get("tags")
+        self.node_metadata = node_metadata or {}
         self.root = root  # the values are one channel's (an entrypoint's): an interrupt's values chunk holds only it
         self.thread_id = (config.get("configurable") or {}).get("thread_id")
         self.checkpointer = checkpointer
@@ -176,6 +190,9 @@ class Projector:
             elif triggers == (TASKS,):
                 triggers = (_CALL,)  # a Send's task, as LangGraph names its trigger
             payload = {"id": ev.task_id, "name": ev.node, "input": ev.input, "triggers": triggers}
+            own = self.node_metadata.get(ev.node)
+            if shown := task_metadata({**self.metadata, **own} if own else self.metadata, self.tags):
+                payload["metadata"] = shown
             if "tasks" in modes:
                 yield "tasks", payload
             if "debug" in modes:

@@ -77,6 +77,7 @@ LANGGRAPH: dict[str, set[str]] = {
     "stream._mux": {"StreamMux", "TransformerFactory"},
     "stream.transformers": {"SubgraphStatus", "_TasksLifecycleBase"},
     "pregel.remote": {"RemoteGraph"},
+    "pregel.debug": {"map_debug_tasks", "map_task_result_writes", "rm_pregel_keys", "get_colored_text", "get_bolded_text"},
     # LangGraph's private names that LangChain 1.x's agents, langgraph-supervisor and langgraph-swarm import
     "_internal._runnable": {"RunnableCallable", "RunnableLike"},
     "_internal._config": {"patch_configurable", "DEFAULT_RECURSION_LIMIT", "get_async_callback_manager_for_config", "get_callback_manager_for_config"},
