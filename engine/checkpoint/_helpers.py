@@ -31,6 +31,7 @@ from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.base import (
     RUN_KEY,
+    ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     get_checkpoint_id,
@@ -156,9 +157,7 @@ _TASKS = "__pregel_tasks"
 _LANGGRAPH_VERSION = re.compile(r"(\d{32})\.(\d+\.\d+|\d+(?:\.\d+)?e-\d+)")
 
 
-def take_checkpoint(
-    checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None
-) -> tuple[Checkpoint, Mapping[str, Any] | None]:
+def take_checkpoint(checkpoint: Checkpoint, new_versions: ChannelVersions) -> tuple[Checkpoint, ChannelVersions]:
     """The checkpoint and new versions a saver stores: LangGraph's string versions read as their
     counters, and an older LangGraph checkpoint's ``pending_sends`` kept.
 
@@ -187,23 +186,23 @@ def take_checkpoint(
         checkpoint["versions_seen"] = {
             node: _counters(seen) for node, seen in (checkpoint.get("versions_seen") or {}).items()
         }
-        new_versions = None if new_versions is None else _counters(new_versions)
+        new_versions = _counters(new_versions)
     check_versions(checkpoint, new_versions)
     if checkpoint.get("pending_sends") and checkpoint["v"] < 4 and checkpoint["channel_versions"]:
         checkpoint = checkpoint.copy()
-        sends = list(checkpoint.pop("pending_sends"))  # type: ignore[misc]
+        sends = list(checkpoint.pop("pending_sends"))  # type: ignore[typeddict-item]
         version = max(checkpoint["channel_versions"].values())
         checkpoint["channel_values"] = {**checkpoint["channel_values"], _TASKS: sends}
         checkpoint["channel_versions"] = {**checkpoint["channel_versions"], _TASKS: version}
-        new_versions = {**(new_versions or {}), _TASKS: version}
+        new_versions = {**new_versions, _TASKS: version}
     return checkpoint, new_versions
 
 
-def _has_langgraph_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None) -> bool:
+def _has_langgraph_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any]) -> bool:
     seen = checkpoint.get("versions_seen") or {}
     found = _chain(
         checkpoint["channel_versions"].values(),
-        (new_versions or {}).values(),
+        new_versions.values(),
         _chain.from_iterable(map(_values, seen.values())),
     )
     return any(type(v) is str for v in found)

@@ -107,7 +107,7 @@ class RunLoop:
             thread_name=thread_name, writer=writer, queue=queue, trace=self.trace,
         )  # fmt: skip
         kinds, spec = settings.kinds, settings.spec
-        self.runner = StepRunner(
+        self.runner = runner = StepRunner(
             queue=queue,
             live=kinds is None or bool(kinds & {CustomEvent, MessageChunk, ToolEvent}),
             writer=writer,
@@ -122,6 +122,7 @@ class RunLoop:
             nest=self._nest,
             max_concurrency=self.config.get("max_concurrency"),
         )
+        runner.null_resume = state.null_resume
 
     def _nest(self, t: Task, step: int, ctx: TaskContext, alone: bool) -> NestedHost:
         """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested).
@@ -208,6 +209,7 @@ class RunLoop:
                         for ev in queue.drain():
                             yield ev
                 first = state.resuming = False
+                state.null_resume.clear()  # as LangGraph's, the answer belongs to the version the step ran from
                 failed = [t for t in tasks if t.error is not None]
                 waiting = [t for t in tasks if t.interrupts or t.paused]
                 if failed or waiting:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.checkpoint.base import CheckpointTuple, copy_checkpoint
+from engine.checkpoint.base import CheckpointTuple
+from engine.pregel._migrate import adopt_task_ids, copy_migrated
 from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import output_values, shown_metadata
@@ -66,11 +67,11 @@ def subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config:
 def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_ids: bool = False) -> StateSnapshot:
     """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``); ``run_ids``:
     its metadata names the run that wrote it (``run_id``, a host's view: :func:`~engine.pregel._io.shown_metadata`)."""
-    ck = copy_checkpoint(saved.checkpoint)
+    ck = copy_migrated(saved.checkpoint, graph)
     channels = restore_channels(graph.channels, ck)
     step = int(saved.metadata.get("step", -1))
     planned = prepare_next_tasks(ck, channels, graph.nodes, step + 1)
-    writes = saved.pending_writes
+    writes = adopt_task_ids(ck, saved.pending_writes, graph, step + 1, saved.config["configurable"].get("checkpoint_ns", ""))
     statuses = read_statuses(writes) if writes else {}
     nulls = null_writes(writes) if writes else []
     if nulls:
