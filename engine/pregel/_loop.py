@@ -96,8 +96,9 @@ class RunLoop:
             writer.delta_channels = {k: settings.spec.channels[k] for k in settings.spec.deltas}
         self.versions = RunVersions(
             settings, state, writer, queue,
-            # As LangGraph: every version's metadata also holds the call's plain configurable keys.
-            version_metadata={**user_metadata, **configurable_metadata(self.configurable, user_metadata)},
+            # As LangGraph: every version's metadata holds the call's plain metadata and configurable keys
+            # (not the thread's, namespace's or node's a subgraph's call carries in its metadata).
+            version_metadata={**configurable_metadata(user_metadata, {}), **configurable_metadata(self.configurable, user_metadata)},
             parents=dict(host.parents) if host is not None else {},
         )  # fmt: skip
         # The caller's name of the thread (RunStarted, messages); a host's storage key may differ.

@@ -21,6 +21,7 @@ no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple
@@ -94,10 +95,20 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_
     return StateSnapshot(
         values=values,
         next=tuple(t.name for t in planned if t.id not in done),
-        config=saved.config,
+        config=with_checkpoint_map(saved.config, saved.metadata),
         metadata=shown_metadata(saved.metadata, run_ids=run_ids),
         created_at=saved.checkpoint.get("ts"),
-        parent_config=saved.parent_config,
+        parent_config=with_checkpoint_map(saved.parent_config, saved.metadata),
         tasks=tasks,
         interrupts=tuple(i for t in tasks for i in t.interrupts),
     )
+
+
+def with_checkpoint_map(config: dict[str, Any] | None, metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A subgraph's version's config as LangGraph's snapshots show it: naming, in ``checkpoint_map``,
+    the versions of the namespaces above it (its metadata's ``parents``) and its own."""
+    parents = (metadata or {}).get("parents")
+    if config is None or not parents:
+        return config
+    conf = config["configurable"]
+    return {**config, "configurable": {**conf, "checkpoint_map": {**parents, conf.get("checkpoint_ns", ""): conf.get("checkpoint_id")}}}
