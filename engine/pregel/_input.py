@@ -285,8 +285,9 @@ class InputFolder:
         if self._folds_start() and (writes := self._start_writes(inp)) is not None:
             # START's writes are made with the input step's: one plan, one step's writes and one id less.
             start.writes = writes
-            apply_writes(state.checkpoint, state.channels, [*discard, start])
+            _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
             state.step += 2
+            self.versions.emit_values(changed)  # START's step's (none is wanted: whether one was due)
             state.executed += 1
             self.trace.step(0)
             self.trace.task_done(self.trace.span, START, started, None, ())

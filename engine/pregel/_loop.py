@@ -222,6 +222,7 @@ class RunLoop:
                         reason = "ERROR"
                     else:
                         interrupts = tuple(i for t in waiting for i in t.interrupts)
+                        state.shown = state.shown or bool(interrupts)  # as LangGraph's: a values chunk with them
                         reason = "INTERRUPT"
                     conflict = self._apply_finished(tasks, emit=not failed)
                     if conflict is not None and not failed:
@@ -289,9 +290,8 @@ class RunLoop:
             return e
         if applied is not None:
             state.channels, updated = applied
-            keys = spec.stream_keys
-            if emit and not updated.isdisjoint((keys,) if isinstance(keys, str) else keys):
-                self.versions.emit_values()
+            if emit:
+                self.versions.emit_values(updated)
         return None
 
     async def _finish_step(self, tasks: list[Task]) -> None:
