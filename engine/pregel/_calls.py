@@ -213,7 +213,7 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
         ctx.counter = 0
         ctx.calls.counter = 0
         token = CURRENT.set(ctx)
-        lc = open_call(ctx.config, (args, kwargs), ends=True)
+        lc = open_call(ctx.config, (args, kwargs), ends=True, fn=fn)
         try:
             result = called(lc, fn, args, kwargs)
         except GraphInterrupt as e:
@@ -304,7 +304,7 @@ async def _finish(scope: CallScope, call_id: str, name: str, result: Any, *, cac
 async def _attempt(ctx: TaskContext, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                    is_async: bool) -> Any:
     token = CURRENT.set(ctx)
-    lc = open_call(ctx.config, (args, kwargs), ends=True)  # its models and tools under the run's callbacks
+    lc = open_call(ctx.config, (args, kwargs), ends=True, fn=fn)  # its models and tools under the run's callbacks
     try:
         if is_async:
             result = await fn(*args, **kwargs)
