@@ -115,7 +115,9 @@ class Projector:
     def __init__(self, modes: Sequence[str], config: Mapping[str, Any], *, checkpointer: bool, root: bool = False) -> None:
         self.modes = frozenset(modes)
         self.root = root  # the values are one channel's (an entrypoint's): an interrupt's values chunk holds only it
-        self.thread_id = (config.get("configurable") or {}).get("thread_id")
+        thread_id = (config.get("configurable") or {}).get("thread_id")
+        # as LangGraph's checkpoint configs: the thread's id as text (a UUID given becomes its string)
+        self.thread_id = thread_id if thread_id is None or isinstance(thread_id, str) else str(thread_id)
         self.checkpointer = checkpointer
         self.values: dict[str, Any] = {}  # the run's latest values, for an interrupt's values chunk
         self.calls: set[str] = set()  # ids of the @task calls started (their results are ``__return__`` writes)
