@@ -21,14 +21,13 @@ no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple
 from engine.pregel._migrate import adopt_task_ids, copy_migrated
 from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
-from engine.pregel._io import output_values, shown_metadata
+from engine.pregel._io import output_values, shown_metadata, with_checkpoint_map
 from engine.pregel._nested import subgraph_ns
 from engine.pregel._spec import GraphSpec
 from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
@@ -102,13 +101,3 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_
         tasks=tasks,
         interrupts=tuple(i for t in tasks for i in t.interrupts),
     )
-
-
-def with_checkpoint_map(config: dict[str, Any] | None, metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A subgraph's version's config as LangGraph's snapshots show it: naming, in ``checkpoint_map``,
-    the versions of the namespaces above it (its metadata's ``parents``) and its own."""
-    parents = (metadata or {}).get("parents")
-    if config is None or not parents:
-        return config
-    conf = config["configurable"]
-    return {**config, "configurable": {**conf, "checkpoint_map": {**parents, conf.get("checkpoint_ns", ""): conf.get("checkpoint_id")}}}

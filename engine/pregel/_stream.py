@@ -35,6 +35,7 @@ from engine.events import (
     ToolEvent,
     ValuesEvent,
 )
+from engine.pregel._io import with_checkpoint_map
 from engine.pregel._spec import TASKS
 from engine.pregel._status import task_result
 from engine.types import END, START, Interrupt
@@ -197,8 +198,8 @@ class Projector:
                 return
             ns = "|".join(ev.ns)  # a subgraph's versions are stored under its namespace
             payload = {
-                "config": _cfg(self.thread_id, ev.checkpoint_id, ns),
-                "parent_config": _cfg(self.thread_id, ev.parent_id, ns),
+                "config": with_checkpoint_map(_cfg(self.thread_id, ev.checkpoint_id, ns), ev.metadata),
+                "parent_config": with_checkpoint_map(_cfg(self.thread_id, ev.parent_id, ns), ev.metadata),
                 "values": ev.values,
                 "metadata": ev.metadata,
                 "next": list(ev.next),

@@ -65,3 +65,16 @@ def test_version_metadata_keeps_the_callers_plain_metadata_only() -> None:
     meta = graph.get_state(config).metadata
     assert {k: meta[k] for k in ("tag", "n", "user")} == {"tag": "t", "n": 2, "user": "u"}
     assert "obj" not in meta and "__hidden" not in meta
+
+
+def test_checkpoint_chunks_of_a_subgraph_name_the_versions_above_it_as_history_does() -> None:
+    graph, config = _graph(), {"configurable": {"thread_id": "s"}}
+    chunks = [(ns, c) for ns, mode, c in graph.stream({"k": "x"}, config, stream_mode=["checkpoints"], subgraphs=True)]
+    inner = [c for ns, c in chunks if len(ns) == 2]
+    assert inner and all("checkpoint_map" in c["config"]["configurable"] for c in inner)
+    history = {s.config["configurable"]["checkpoint_id"]: s for s in graph.get_state_history(
+        {"configurable": {"thread_id": "s", "checkpoint_ns": inner[-1]["config"]["configurable"]["checkpoint_ns"]}})}
+    for c in inner:
+        snap = history[c["config"]["configurable"]["checkpoint_id"]]
+        assert c["config"] == snap.config
+        assert c["parent_config"] == snap.parent_config

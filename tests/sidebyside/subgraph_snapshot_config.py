@@ -76,3 +76,19 @@ config = {"configurable": {"thread_id": "1", "user": "u"}}
 graph.invoke({"k": "x"}, {**config, "metadata": {"tag": "t", "n": 2, "obj": {"a": 1}, "__hidden": "h"}})
 record("metadata", ids(graph.get_state(config).metadata))
 record("subgraph metadata", shape(graph.get_state(config, subgraphs=True)))
+
+
+def chunk_configs(chunks):
+    out = []
+    for ns, mode, chunk in chunks:
+        payload = chunk["payload"] if mode == "debug" else chunk
+        if mode == "debug" and chunk["type"] != "checkpoint":
+            continue
+        out.append([mode, ids(list(ns)), ids(payload["config"]), ids(payload["parent_config"])])
+    return out
+
+
+# the checkpoints and debug streams show a subgraph's versions' configs as its snapshots do
+graph = top.compile(checkpointer=InMemorySaver())
+config = {"configurable": {"thread_id": "s"}}
+record("chunks", chunk_configs(graph.stream({"k": "x"}, config, stream_mode=["checkpoints", "debug"], subgraphs=True)))
