@@ -148,7 +148,7 @@ def prepare_next_tasks(
                 name=name,
                 path=(PULL, name),
                 input=node.read(state),
-                triggers=fired,
+                triggers=fired if len(node.triggers) == 1 else tuple(sorted(node.triggers)),  # as LangGraph: all, sorted
                 node=node,
                 state=state,
             )
