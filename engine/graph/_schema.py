@@ -167,6 +167,10 @@ def read_schema(schema: Any) -> SchemaInfo:
         kind, hints = "dict", dict(schema)
     elif schema is not None and not hasattr(schema, "__annotations__"):
         kind, hints = "root", {ROOT: schema}
+    elif isinstance(schema, type) and _annotated_keys(schema):
+        # as LangGraph: a plain class's annotations are its keys, its states dicts (never instances)
+        kind = "dict"
+        hints = get_type_hints(schema, include_extras=True)
     else:
         raise GraphDefinitionError(
             f"state schema must be a TypedDict, a dataclass, a Pydantic model or a type with no keys, not {schema!r}"
