@@ -67,6 +67,21 @@ def _reducer(meta: tuple[Any, ...]) -> Callable[[Any, Any], Any] | None:
     return None
 
 
+def _check_reducer(m: Any) -> None:
+    """As LangGraph: a function last in a key's annotation is its reducer, and must take two
+    values by position (a plain function taking another number of them, or ``*args``, is
+    refused, not ignored).
+
+    Raises:
+        GraphDefinitionError: ("Invalid reducer signature") a ValueError, as LangGraph's.
+    """
+    if not inspect.isfunction(m):
+        return
+    params = inspect.signature(m).parameters.values()
+    if sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) != 2:
+        raise GraphDefinitionError(f"Invalid reducer signature. Expected (a, b) -> c. Got {inspect.signature(m)}")
+
+
 def _channel(base: Any, meta: Sequence[Any], key: str) -> BaseChannel | None:
     """A channel the annotation names, as LangGraph reads it: ``Annotated[T, UntrackedValue]``
     (a channel class, made for ``T``) or ``Annotated[T, EphemeralValue(T)]`` (an instance, keyed here)."""
@@ -187,6 +202,8 @@ def read_schema(schema: Any) -> SchemaInfo:
             if (chan := _channel(base, meta, key)) is not None:
                 channels[key] = chan
                 continue
+            if meta:
+                _check_reducer(meta[-1])
             red = _reducer(tuple(meta))
             if red is not None:
                 channels[key] = BinaryOperatorAggregate(base, red, key=key)
