@@ -229,8 +229,9 @@ def _messages_in(value: Any) -> list[BaseMessage]:
             item = item.update
         if isinstance(item, BaseMessage):
             out.append(item)
-        elif isinstance(item, dict):
-            for v in item.values():
+        elif isinstance(item, dict) or (hasattr(item, "__dict__") and not isinstance(item, type)):
+            # a Pydantic or dataclass state too (its fields), as LangGraph's handler reads them
+            for v in (item if isinstance(item, dict) else vars(item)).values():
                 if isinstance(v, BaseMessage):
                     out.append(v)
                 elif isinstance(v, (list, tuple)):
@@ -296,6 +297,8 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     meta = dict(child.get("metadata") or {})
     seen = _Seen(m.id for m in _messages_in(state) if m.id is not None)
     seen.outer = outer
+    for ids in outer:  # as LangGraph's one handler: what a subgraph's task received counts as seen above too
+        ids.update(seen)
     handler = MessagesHandler(emit, seen)
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, _shown(trace, state), ctx.node, ctx.step) if wrap else None
