@@ -94,7 +94,7 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_
     return StateSnapshot(
         values=values,
         next=tuple(t.name for t in planned if t.id not in done),
-        config=with_checkpoint_map(saved.config, saved.metadata),
+        config=with_checkpoint_map(saved.config, saved.metadata) or saved.config,
         metadata=shown_metadata(saved.metadata, run_ids=run_ids),
         created_at=saved.checkpoint.get("ts"),
         parent_config=with_checkpoint_map(saved.parent_config, saved.metadata),
