@@ -190,6 +190,8 @@ def read_schema(schema: Any) -> SchemaInfo:
         raise GraphDefinitionError(
             f"state schema must be a TypedDict, a dataclass, a Pydantic model or a type with no keys, not {schema!r}"
         )
+    if kind == "dict" and list(hints) == [ROOT]:
+        kind = "root"  # as LangGraph: a schema whose one key is __root__ holds the state's value itself
     channels: dict[str, BaseChannel] = {}
     managed: dict[str, Any] = {}
     for key, hint in hints.items():
