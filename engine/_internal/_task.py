@@ -45,6 +45,11 @@ class TaskContext:
     config: dict[str, Any]
     resume: list[Any] = field(default_factory=list)
     counter: int = 0
+    #: the run's answer no waiting task took (at most one; engine.pregel._run.RunState.null_resume), shared
+    #: by the step's tasks: the first ``interrupt()`` past this task's own answers takes it
+    null_resume: list[Any] | None = None
+    #: this task took the null answer (its answers are stored with its next interrupt)
+    took_null: bool = False
     custom: Callable[[Any], None] | None = None
     message: Callable[[Any, dict[str, Any] | None], None] | None = None
     # sends a "tools" mode payload (engine._langchain.tools) when the call streams tool calls
@@ -157,6 +162,9 @@ def interrupt(value: Any, *, response_schema: Any = None) -> Any:
         allow_schema_types(getattr(getattr(getattr(ctx.calls, "runner", None), "writer", None), "saver", None), [response_schema])
     idx = ctx.counter
     ctx.counter += 1
+    if idx == len(ctx.resume) and ctx.null_resume:
+        ctx.resume.append(ctx.null_resume.pop())
+        ctx.took_null = True
     if idx < len(ctx.resume):
         return ctx.resume[idx] if adapter is None else _validated(adapter, ctx.resume[idx], idx)
     schema = adapter.json_schema() if adapter is not None else response_schema

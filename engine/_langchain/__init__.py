@@ -7,7 +7,7 @@ nowhere else (tests/codebase/test_langchain_door.py keeps it so):
 
 * this module: what LangChain offers, looked up when first asked for and
   None (or a stand-in) when it is not installed: :func:`messages`,
-  :func:`runnable_class`, :func:`tool_output_bases`, :func:`callback_manager` (and async),
+  :func:`runnable_class`, :func:`runnables`, :func:`tool_output_bases`, :func:`callback_manager` (and async),
   :func:`init_embeddings`, ``RunnableConfig``, ``Embeddings``;
 * :mod:`.stream`: the callback handlers of the "messages" stream mode and the
   config a node runs with (its LangChain run, the run's callbacks);
@@ -39,6 +39,7 @@ __all__ = [
     "init_embeddings",
     "messages",
     "runnable_class",
+    "runnables",
     "serializable_runnable_class",
     "tool_output_bases",
 ]
@@ -61,6 +62,15 @@ def runnable_class() -> type | None:
     from langchain_core.runnables import Runnable
 
     return Runnable
+
+
+def runnables() -> Any:
+    """``langchain_core.runnables`` (a module), or None when langchain-core is not installed."""
+    if messages() is None:
+        return None
+    import langchain_core.runnables as module
+
+    return module
 
 
 def serializable_runnable_class() -> Any:

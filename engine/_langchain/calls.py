@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
 from typing import Any
 
-__all__ = ["LangChainCall", "called", "open_call"]
+__all__ = ["LangChainCall", "call_inputs", "called", "open_call"]
 
 
 class LangChainCall:
@@ -55,12 +56,18 @@ def _lc_stream() -> Any:
     return _lc_stream
 
 
-def open_call(config: dict[str, Any], shown: Any, *, ends: bool) -> LangChainCall | None:
+def open_call(config: dict[str, Any], shown: Any, *, ends: bool, fn: Any = None) -> LangChainCall | None:
     """The running task's LangChain side (``shown``: its input, as its run records it; ``ends``: its run
-    ends when it returns, else when the runner has made its writes); None without langchain-core."""
+    ends when it returns, else when the runner has made its writes); None without langchain-core.
+
+    ``fn``: a ``@task`` call's function, ``shown`` its ``(args, kwargs)``: its run records them
+    by parameter name, defaults filled in, as LangGraph's (``{"input": 0}``).
+    """
     lc = _lc_stream()
     if lc is None:
         return None
+    if fn is not None:
+        shown = call_inputs(fn, *shown)
     child, task = lc.child_config(config, shown)
     return LangChainCall(child, task, lc.enter(child), lc.leave, ends)
 
@@ -75,3 +82,41 @@ def called(lc: LangChainCall | None, fn: Any, args: tuple[Any, ...], kwargs: dic
         lc.failed(e)
         raise
     return lc.returned(result)
+
+
+def call_inputs(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A call's arguments by parameter name, defaults filled in, ``**kwargs`` flattened (``self``
+    and ``cls`` left out); ``(args, kwargs)`` as they are when they do not fit the signature."""
+    sig = _signature(fn)
+    if sig is None:
+        return (args, kwargs)
+    try:
+        bound = sig.bind_partial(*args, **kwargs)
+    except TypeError:
+        return (args, kwargs)
+    bound.apply_defaults()
+    out = dict(bound.arguments)
+    out.pop("self", None)
+    out.pop("cls", None)
+    for name, param in sig.parameters.items():
+        if param.kind is inspect.Parameter.VAR_KEYWORD and name in out:
+            out.update(out.pop(name))
+    return out
+
+
+def _signature(fn: Any) -> inspect.Signature | None:
+    try:
+        return _cached_signature(fn)
+    except TypeError:  # not hashable
+        try:
+            return inspect.signature(fn)
+        except (TypeError, ValueError):
+            return None
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_signature(fn: Any) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None

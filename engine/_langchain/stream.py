@@ -293,8 +293,9 @@ def _messages_in(value: Any) -> list[BaseMessage]:
             item = item.update
         if isinstance(item, BaseMessage):
             out.append(item)
-        elif isinstance(item, dict):
-            for v in item.values():
+        elif isinstance(item, dict) or (hasattr(item, "__dict__") and not isinstance(item, type)):
+            # a Pydantic or dataclass state too (its fields), as LangGraph's handler reads them
+            for v in (item if isinstance(item, dict) else vars(item)).values():
                 if isinstance(v, BaseMessage):
                     out.append(v)
                 elif isinstance(v, (list, tuple)):

@@ -19,6 +19,7 @@ message name the thread and the checkpoint, so an operator can find the row.
 from __future__ import annotations
 
 import json
+import re
 from itertools import chain as _chain
 from operator import methodcaller
 from collections.abc import Iterator, Mapping
@@ -30,6 +31,7 @@ from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.base import (
     RUN_KEY,
+    ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     get_checkpoint_id,
@@ -43,6 +45,7 @@ __all__ = [
     "check_list_args",
     "check_row",
     "check_versions",
+    "take_checkpoint",
     "json_equal",
     "check_metadata",
     "dump_meta",
@@ -145,6 +148,80 @@ def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | Non
                     f"({type(version).__name__}); channel versions are integers "
                     "(BaseCheckpointSaver.get_next_version makes them)"
                 )
+
+
+# LangGraph's savers' versions: a zero-padded 32-digit counter, a dot, a random float in [0, 1)
+# formatted zero-padded to 16 (``langgraph.checkpoint.memory.InMemorySaver.get_next_version``'s form).
+#: the channel of the Sends due next step (engine.pregel._spec.TASKS)
+_TASKS = "__pregel_tasks"
+_LANGGRAPH_VERSION = re.compile(r"(\d{32})\.(\d+\.\d+|\d+(?:\.\d+)?e-\d+)")
+
+
+def take_checkpoint(checkpoint: Checkpoint, new_versions: ChannelVersions) -> tuple[Checkpoint, ChannelVersions]:
+    """The checkpoint and new versions a saver stores: LangGraph's string versions read as their
+    counters, and an older LangGraph checkpoint's ``pending_sends`` kept.
+
+    A checkpoint LangGraph's own savers made (moved into ours, or a test's
+    fixture) carries string versions such as
+    ``"00000000000000000000000000000002.0.6697367414225304"``. The counter
+    is what orders them (LangGraph's ``get_next_version`` increments it; the
+    random tail only breaks ties between writers), so it is taken as the
+    integer version, in ``channel_versions``, ``versions_seen`` and
+    ``new_versions`` alike, which keeps every comparison between them as it
+    was. Any other non-integer version is still refused by :func:`check_versions`.
+
+    A checkpoint of LangGraph before ``"v"`` 4 kept the Sends due next step
+    in ``pending_sends``, which our savers do not store (only the channels,
+    ``versions_seen`` and ``updated_channels``): they are stored as
+    LangGraph reads them, as the ``__pregel_tasks`` channel's value, at the
+    newest version of the checkpoint. The caller's dicts are not changed:
+    a copy is returned.
+
+    Raises:
+        ValueError: a version that is neither an int nor of LangGraph's form.
+    """
+    if type(checkpoint) is not MadeCheckpoint and _has_langgraph_versions(checkpoint, new_versions):
+        checkpoint = checkpoint.copy()
+        checkpoint["channel_versions"] = _counters(checkpoint["channel_versions"])
+        checkpoint["versions_seen"] = {
+            node: _counters(seen) for node, seen in (checkpoint.get("versions_seen") or {}).items()
+        }
+        new_versions = _counters(new_versions)
+    check_versions(checkpoint, new_versions)
+    if checkpoint.get("pending_sends") and checkpoint["v"] < 4 and checkpoint["channel_versions"]:
+        checkpoint = checkpoint.copy()
+        sends = list(checkpoint.pop("pending_sends"))  # type: ignore[typeddict-item]
+        version = max(checkpoint["channel_versions"].values())
+        checkpoint["channel_values"] = {**checkpoint["channel_values"], _TASKS: sends}
+        checkpoint["channel_versions"] = {**checkpoint["channel_versions"], _TASKS: version}
+        new_versions = {**new_versions, _TASKS: version}
+    return checkpoint, new_versions
+
+
+def _has_langgraph_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any]) -> bool:
+    seen = checkpoint.get("versions_seen") or {}
+    found = _chain(
+        checkpoint["channel_versions"].values(),
+        new_versions.values(),
+        _chain.from_iterable(map(_values, seen.values())),
+    )
+    return any(type(v) is str for v in found)
+
+
+def _is_fraction(text: str) -> bool:
+    try:
+        return 0 <= float(text) < 1
+    except ValueError:
+        return False
+
+
+def _counters(versions: Mapping[str, Any]) -> dict[str, Any]:
+    """``versions`` with each string of LangGraph's form replaced by its counter (others kept, to be refused)."""
+    out = dict(versions)
+    for channel, version in versions.items():
+        if type(version) is str and (match := _LANGGRAPH_VERSION.fullmatch(version)) and _is_fraction(match[2]):
+            out[channel] = int(match[1])
+    return out
 
 
 def dump_meta(serde: Serializer, checkpoint: Checkpoint, *, versions: bool = True) -> tuple[str, bytes]:

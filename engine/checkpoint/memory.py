@@ -22,7 +22,7 @@ from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, Delt
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._helpers import (
     check_list_args,
-    check_versions,
+    take_checkpoint,
     dump_meta,
     dump_metadata,
     load_checkpoint,
@@ -252,7 +252,7 @@ class InMemorySaver(BaseCheckpointSaver):
         new_versions: ChannelVersions,
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
-        check_versions(checkpoint, new_versions)
+        checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]

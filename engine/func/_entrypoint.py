@@ -70,7 +70,7 @@ class EntrypointGraph(Pregel):
         """START -> the function -> END (the end drawn as conditional, as LangGraph draws it); ``xray`` has nothing to expand."""
         name = self.entry_name
         nodes = {START: Node(START, START), name: Node(name, name), END: Node(END, END)}
-        return DrawableGraph(nodes, (Edge(START, name), Edge(name, END, True)))
+        return DrawableGraph(nodes, [Edge(START, name), Edge(name, END, conditional=True)])
 
     async def aget_graph(self, config: Any = None, *, xray: int | bool = False) -> DrawableGraph:
         return self.get_graph(config, xray=xray)

@@ -43,7 +43,8 @@ class TaskFunction:
                  cache_policy: CachePolicy | None = None, timeout: TimeoutPolicy | None = None) -> None:
         refuse_generators(func, "task")
         self.func = func
-        self.name = name or getattr(func, "__name__", None) or type(func).__name__
+        # as LangGraph's: a functools.partial is named after the function it wraps
+        self.name = name or getattr(func, "__name__", None) or getattr(getattr(func, "func", None), "__name__", None) or type(func).__name__
         self.retry_policy = retry_policy
         self.cache_policy = cache_policy
         self.is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))

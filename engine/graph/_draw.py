@@ -53,17 +53,19 @@ class Node:
     lc_id: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
+class Edge(NamedTuple):
+    """A drawn edge, LangChain's ``Edge`` field for field (LangGraph's ``get_graph().edges`` are
+    those): equal to one with the same source, target, data (its label) and conditional."""
+
     source: str
     target: str
+    data: str | None = None
     conditional: bool = False
-    label: str | None = None
 
     @property
-    def data(self) -> str | None:
-        """LangGraph's name for the label."""
-        return self.label
+    def label(self) -> str | None:
+        """The edge's label (LangChain's ``data``)."""
+        return self.data
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +73,8 @@ class DrawableGraph:
     """Nodes by id (in LangGraph's order) and edges; ``draw_mermaid()`` writes it as LangGraph does."""
 
     nodes: dict[str, Node]
-    edges: tuple[Edge, ...]
+    #: a list, as LangChain's ``Graph.edges``
+    edges: list[Edge]
 
     @property
     def metadata(self) -> dict[str, dict[str, Any]]:
@@ -300,7 +303,7 @@ def draw(
             return
         if target == END and END not in drawn:
             drawn[END] = Node(END, END)
-        edges.append(Edge(source, target, conditional, label))
+        edges.append(Edge(source, target, label, conditional))
 
     for src, dest, cond, label in sorted(found, key=_key):
         add(src, dest, label if label != dest else None, cond)
@@ -310,7 +313,7 @@ def draw(
             add(src, END)
     elif len(last_step) == 1 and not any(e[1] == END for e in found):
         add(next(iter(last_step)), END, conditional=True)
-    graph = DrawableGraph(drawn, tuple(edges))
+    graph = DrawableGraph(drawn, edges)
     for name, sub in (subgraphs or {}).items():
         graph = _expand(graph, name, sub)
     return graph
@@ -327,7 +330,7 @@ def _trimmed(graph: DrawableGraph) -> DrawableGraph:
         mine = [e for e in graph.edges if getattr(e, end) == edge_node.id]
         if _only(graph, rest, exclude=edge_node.id) is not None and len(set(mine)) == 1:
             nodes = {k: n for k, n in graph.nodes.items() if k != edge_node.id}
-            graph = DrawableGraph(nodes, tuple(e for e in graph.edges if edge_node.id not in (e.source, e.target)))
+            graph = DrawableGraph(nodes, [e for e in graph.edges if edge_node.id not in (e.source, e.target)])
     return graph
 
 
@@ -345,9 +348,9 @@ def _expand(graph: DrawableGraph, name: str, sub: DrawableGraph) -> DrawableGrap
     edges = []
     for e in graph.edges:
         if e.source == name:
-            e = replace(e, source=last_id)
+            e = e._replace(source=last_id)
         if e.target == name:
-            e = replace(e, target=first_id)
+            e = e._replace(target=first_id)
         edges.append(e)
-    edges += [replace(e, source=f"{name}:{e.source}", target=f"{name}:{e.target}") for e in sub.edges]
-    return DrawableGraph(nodes, tuple(edges))
+    edges += [e._replace(source=f"{name}:{e.source}", target=f"{name}:{e.target}") for e in sub.edges]
+    return DrawableGraph(nodes, edges)

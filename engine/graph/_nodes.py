@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from engine._internal._task import get_stream_writer, node_error_of_task, runtime_of_task
 from engine.errors import GraphDefinitionError, NodeError
-from engine._langchain import messages as langchain_messages, runnable_class
+from engine._langchain import messages as langchain_messages, runnable_class, runnables
 from engine.types import StreamWriter
 
 __all__ = ["NodeCall", "called_subgraph", "node_call", "is_runnable", "router_function", "subgraph_call"]
@@ -149,11 +149,22 @@ def router_function(path: Any) -> Any:
     return path.invoke if path.func_accepts else fn
 
 
+def _runnable_map(name: str, action: dict[str, Any]) -> Any:
+    """A dict of Runnables (or functions) as a node, as LangGraph coerces it: LangChain's
+    ``RunnableParallel``, which runs each on the input and returns a dict of their results."""
+    lc = runnables()
+    if lc is None:
+        raise GraphDefinitionError(f"node {name!r} is a dict: a map of Runnables needs langchain-core: pip install 'langchain-core>=1,<2'")
+    return lc.RunnableParallel(action)
+
+
 def node_call(name: str, action: Any, trace: Any = None) -> NodeCall:
     """How the loop calls the node ``action`` (a function or a Runnable); ``trace``: its
     :class:`~engine.types.TracePolicy` (what its run records in the caller's callbacks)."""
     if (fn := _callable_function(action)) is not None:
         action = _invoking_returned_runnables(fn) if action.recurse else fn
+    if isinstance(action, dict):
+        action = _runnable_map(name, action)
     if is_runnable(action):
         return NodeCall(_runnable_proc(name, action, trace=trace), True, True)
     if not callable(action):

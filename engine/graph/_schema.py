@@ -75,6 +75,21 @@ def _reducer(meta: tuple[Any, ...]) -> Callable[[Any, Any], Any] | None:
     return None
 
 
+def _check_reducer(m: Any) -> None:
+    """As LangGraph: a function last in a key's annotation is its reducer, and must take two
+    values by position (a plain function taking another number of them, or ``*args``, is
+    refused, not ignored).
+
+    Raises:
+        GraphDefinitionError: ("Invalid reducer signature") a ValueError, as LangGraph's.
+    """
+    if not inspect.isfunction(m):
+        return
+    params = inspect.signature(m).parameters.values()
+    if sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) != 2:
+        raise GraphDefinitionError(f"Invalid reducer signature. Expected (a, b) -> c. Got {inspect.signature(m)}")
+
+
 def _channel(base: Any, meta: Sequence[Any], key: str) -> BaseChannel | None:
     """A channel the annotation names, as LangGraph reads it: ``Annotated[T, UntrackedValue]``
     (a channel class, made for ``T``) or ``Annotated[T, EphemeralValue(T)]`` (an instance, keyed here)."""
@@ -178,10 +193,16 @@ def read_schema(schema: Any) -> SchemaInfo:
         kind, hints = "dict", {k: v for k, v in hints.items() if k != "__slots__"}  # BaseModel's own annotation
     elif schema is not None and not hasattr(schema, "__annotations__"):
         kind, hints = "root", {ROOT: schema}
+    elif isinstance(schema, type) and _annotated_keys(schema):
+        # as LangGraph: a plain class's annotations are its keys, its states dicts (never instances)
+        kind = "dict"
+        hints = get_type_hints(schema, include_extras=True)
     else:
         raise GraphDefinitionError(
             f"state schema must be a TypedDict, a dataclass, a Pydantic model or a type with no keys, not {schema!r}"
         )
+    if kind == "dict" and list(hints) == [ROOT]:
+        kind = "root"  # as LangGraph: a schema whose one key is __root__ holds the state's value itself
     channels: dict[str, BaseChannel] = {}
     managed: dict[str, Any] = {}
     for key, hint in hints.items():
@@ -194,6 +215,8 @@ def read_schema(schema: Any) -> SchemaInfo:
             if (chan := _channel(base, meta, key)) is not None:
                 channels[key] = chan
                 continue
+            if meta:
+                _check_reducer(meta[-1])
             red = _reducer(tuple(meta))
             if red is not None:
                 channels[key] = BinaryOperatorAggregate(base, red, key=key)

@@ -1,6 +1,6 @@
 """``ToolCallTransformer``: ``run.tool_calls`` of a v3 run, one :class:`ToolCallStream` per tool call.
 
-It reads stream mode "tools" (:mod:`engine.pregel._tools`) at its own scope:
+It reads stream mode "tools" (:mod:`engine._langchain.tools`) at its own scope:
 ``tool-started`` makes a stream (pushed to ``run.tool_calls``),
 ``tool-output-delta`` feeds it, ``tool-finished`` (its output: a ToolMessage's
 content) or ``tool-error`` ends it; the run's end ends those still open. The

@@ -56,6 +56,8 @@ class Task:
     #: stopped by a subgraph's static breakpoint (an interrupt with no question): not finished, nothing to answer
     paused: bool = False
     resume: list[Any] | None = None
+    #: it took the run's null answer (RunState.null_resume): its answers are stored with its next question
+    took_null: bool = False
     saved: bool = False
     #: an error handler's task: the failure it handles (engine.errors.NodeError), its ``error`` parameter
     node_error: Any = None
@@ -146,7 +148,7 @@ def prepare_next_tasks(
                 name=name,
                 path=(PULL, name),
                 input=node.read(state),
-                triggers=fired,
+                triggers=fired if len(node.triggers) == 1 else tuple(sorted(node.triggers)),  # as LangGraph: all, sorted
                 node=node,
                 state=state,
             )

@@ -145,10 +145,12 @@ async def within(gate: asyncio.Semaphore, coro: Awaitable[Any]) -> Any:
 async def settle(scope: CallScope, *, quiet: bool = False) -> None:
     """Wait for the calls a task started and did not wait for (as LangGraph's step waits for them).
 
-    An interrupt or error of one of them, unseen by the caller, is raised here
+    An interrupt of one of them is raised here, seen by the caller or not
     (``quiet``: not: the caller is stopping with its own interrupt, and what
     its calls finished is stored, so its next run does not run them again).
-    A call the caller cancelled is not waited for, as in LangGraph.
+    A call's error is not: as in LangGraph, it is raised into its caller,
+    which waits for it (and may catch it) or not. A call the caller
+    cancelled is not waited for, as in LangGraph.
     """
     while scope.started:
         fut = scope.started.pop(0)
@@ -158,9 +160,11 @@ async def settle(scope: CallScope, *, quiet: bool = False) -> None:
         except asyncio.CancelledError:
             if not fut.cancelled() or cancelled_from_outside():
                 raise
-        except Exception:  # a call's interrupt or error: recorded with the call, seen when it is waited for
+        except GraphInterrupt:  # recorded with the call
             if not quiet:
                 raise
+        except Exception:  # recorded with the call; its caller had it to see
+            continue
 
 
 def cancel(scope: CallScope) -> None:
@@ -213,7 +217,7 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
         ctx.counter = 0
         ctx.calls.counter = 0
         token = CURRENT.set(ctx)
-        lc = open_call(ctx.config, (args, kwargs), ends=True)
+        lc = open_call(ctx.config, (args, kwargs), ends=True, fn=fn)
         try:
             result = called(lc, fn, args, kwargs)
         except GraphInterrupt as e:
@@ -304,7 +308,7 @@ async def _finish(scope: CallScope, call_id: str, name: str, result: Any, *, cac
 async def _attempt(ctx: TaskContext, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                    is_async: bool) -> Any:
     token = CURRENT.set(ctx)
-    lc = open_call(ctx.config, (args, kwargs), ends=True)  # its models and tools under the run's callbacks
+    lc = open_call(ctx.config, (args, kwargs), ends=True, fn=fn)  # its models and tools under the run's callbacks
     try:
         if is_async:
             result = await fn(*args, **kwargs)

@@ -29,7 +29,8 @@ import time
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from engine._internal._unsupported import WHERE_IT_DIFFERS
-from engine.checkpoint.base import RESUME, CheckpointTuple, copy_checkpoint
+from engine.checkpoint.base import INTERRUPT, RESUME, CheckpointTuple
+from engine.pregel._migrate import adopt_task_ids, copy_migrated, moved_channels
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
 from engine.events import CheckpointLoaded, RunFinished, RunStarted
 from engine.pregel._delta import DeltaBook, hydrate, input_task_id, stamp_ids
@@ -106,10 +107,13 @@ class InputFolder:
         # A new thread keeps the state's blank version (before its first, never stored: no id or time).
         if saved is not None:
             saved = state.loaded = await hydrate(settings.saver, saved, settings.spec.channels)
-            state.checkpoint = copy_checkpoint(saved.checkpoint)
+            state.checkpoint = copy_migrated(saved.checkpoint, settings.spec)
+            self.writer.dirty.update(moved_channels(saved.checkpoint, state.checkpoint))
             state.step = int(saved.metadata.get("step", -1))
             state.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
-            state.pending_writes = [(w[0], w[1], w[2]) for w in saved.pending_writes]
+            state.pending_writes = adopt_task_ids(
+                state.checkpoint, [(w[0], w[1], w[2]) for w in saved.pending_writes], settings.spec, state.step + 1, settings.checkpoint_ns
+            )
             if settings.host is not None and not replayed:
                 # A subgraph whose task runs again continues its own version.
                 continues, inp = resume_input(settings.host, saved, stable=settings.stable_ns)
@@ -142,6 +146,11 @@ class InputFolder:
         if cmd is not None and saved is not None and (cmd.resume is not None or cmd.update or cmd.goto):
             # A Command continues the thread's version: no input version, START's
             # edges not taken; its update and goto are the step's input writes.
+            if cmd.resume is not None and self.configurable.get("checkpoint_id") and await self._superseded(saved):
+                # As LangGraph 1.2: a resume at a version the thread has moved past runs that
+                # step's finished tasks again (their stored outputs are not taken back); the
+                # answers already given stay.
+                state.pending_writes = [w for w in state.pending_writes if w[0] == NULL_TASK_ID or w[1] in (RESUME, INTERRUPT)]
             if cmd.resume is not None:
                 await self._apply_resume(cmd.resume, keyed=by_id)
             writes = settings.spec.command_writes(cmd)
@@ -213,6 +222,10 @@ class InputFolder:
         """Whether the graph has delta channels and the call named ``saved``, a version the thread moved past."""
         if self.state.delta is None or not self.configurable.get("checkpoint_id"):
             return False
+        return await self._superseded(saved)
+
+    async def _superseded(self, saved: CheckpointTuple) -> bool:
+        """Whether the thread's newest version (in this namespace) is not ``saved``."""
         head = await self.settings.saver.aget_tuple(self.writer.config(None))
         return head is not None and head.checkpoint["id"] != saved.checkpoint["id"]
 
@@ -272,8 +285,9 @@ class InputFolder:
         if self._folds_start() and (writes := self._start_writes(inp)) is not None:
             # START's writes are made with the input step's: one plan, one step's writes and one id less.
             start.writes = writes
-            apply_writes(state.checkpoint, state.channels, [*discard, start])
+            _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
             state.step += 2
+            self.versions.emit_values(changed)  # START's step's (none is wanted: whether one was due)
             state.executed += 1
             self.trace.step(0)
             self.trace.task_done(self.trace.span, START, started, None, ())
@@ -307,16 +321,27 @@ class InputFolder:
         else:
             book.forced.update(c for c, _ in mine)
 
+    def _planned_ids(self) -> set[str]:
+        settings, state = self.settings, self.state
+        spec = settings.spec
+        return {t.id for t in prepare_next_tasks(state.checkpoint, state.channels, spec.nodes, state.step + 1, spec.triggers_to_nodes)}
+
     async def _apply_resume(self, resume: Any, *, keyed: bool) -> None:
         state = self.state
         # As LangGraph: only an unfinished task's interrupt waits for an answer.
         statuses = read_statuses(state.pending_writes)
         waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
         answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
+        if waiting and not keyed and not is_resume_map(resume) and self._planned_ids().isdisjoint(waiting):
+            waiting = {}  # as LangGraph: questions of tasks the step does not plan (another version's) wait for nothing
         if not waiting:
             if self.settings.strict:
                 raise InvalidResumeError(f"thread {self.thread_name!r} has no pending interrupt to resume")
-            return  # as LangGraph in process: nothing to answer, and the run goes on from the version
+            if not keyed and not is_resume_map(resume):
+                # As LangGraph in process: the run goes on from the version, and the first question
+                # a task of its step asks beyond its own answers takes this one.
+                state.null_resume[:] = [resume]
+            return
         by_id = _askers(waiting, answers)
         if keyed or is_resume_map(resume):
             # As LangGraph 1.2: ids not pending (already answered, say) answer

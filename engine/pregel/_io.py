@@ -19,7 +19,7 @@ from engine.types import START, PregelTask
 
 __all__ = [
     "shown_metadata", "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
-    "saved_event", "finished_event", "propagated_metadata",
+    "saved_event", "finished_event", "propagated_metadata", "with_checkpoint_map",
 ]
 
 
@@ -190,3 +190,13 @@ def finished_event(reason: str, error: BaseException | None, interrupts: tuple[A
         interrupts=interrupts,
         exception=error,
     )
+
+
+def with_checkpoint_map(config: dict[str, Any] | None, metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A subgraph's version's config as LangGraph's snapshots and checkpoint chunks show it: naming, in ``checkpoint_map``,
+    the versions of the namespaces above it (its metadata's ``parents``) and its own."""
+    parents = (metadata or {}).get("parents")
+    if config is None or not parents:
+        return config
+    conf = config["configurable"]
+    return {**config, "configurable": {**conf, "checkpoint_map": {**parents, conf.get("checkpoint_ns", ""): conf.get("checkpoint_id")}}}

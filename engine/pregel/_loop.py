@@ -96,8 +96,9 @@ class RunLoop:
             writer.delta_channels = {k: settings.spec.channels[k] for k in settings.spec.deltas}
         self.versions = RunVersions(
             settings, state, writer, queue,
-            # As LangGraph: every version's metadata also holds the call's plain configurable keys.
-            version_metadata={**user_metadata, **configurable_metadata(self.configurable, user_metadata)},
+            # As LangGraph: every version's metadata holds the call's plain metadata and configurable keys
+            # (not the thread's, namespace's or node's a subgraph's call carries in its metadata).
+            version_metadata={**configurable_metadata(user_metadata, {}), **configurable_metadata(self.configurable, user_metadata)},
             parents=dict(host.parents) if host is not None else {},
         )  # fmt: skip
         # The caller's name of the thread (RunStarted, messages); a host's storage key may differ.
@@ -107,7 +108,7 @@ class RunLoop:
             thread_name=thread_name, writer=writer, queue=queue, trace=self.trace,
         )  # fmt: skip
         kinds, spec = settings.kinds, settings.spec
-        self.runner = StepRunner(
+        self.runner = runner = StepRunner(
             queue=queue,
             live=kinds is None or bool(kinds & {CustomEvent, MessageChunk, ToolEvent}),
             writer=writer,
@@ -122,6 +123,7 @@ class RunLoop:
             nest=self._nest,
             max_concurrency=self.config.get("max_concurrency"),
         )
+        runner.null_resume = state.null_resume
 
     def _nest(self, t: Task, step: int, ctx: TaskContext, alone: bool) -> NestedHost:
         """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested).
@@ -208,6 +210,7 @@ class RunLoop:
                         for ev in queue.drain():
                             yield ev
                 first = state.resuming = False
+                state.null_resume.clear()  # as LangGraph's, the answer belongs to the version the step ran from
                 failed = [t for t in tasks if t.error is not None]
                 waiting = [t for t in tasks if t.interrupts or t.paused]
                 if failed or waiting:
@@ -219,6 +222,7 @@ class RunLoop:
                         reason = "ERROR"
                     else:
                         interrupts = tuple(i for t in waiting for i in t.interrupts)
+                        state.shown = state.shown or bool(interrupts)  # as LangGraph's: a values chunk with them
                         reason = "INTERRUPT"
                     conflict = self._apply_finished(tasks, emit=not failed)
                     if conflict is not None and not failed:
@@ -286,9 +290,8 @@ class RunLoop:
             return e
         if applied is not None:
             state.channels, updated = applied
-            keys = spec.stream_keys
-            if emit and not updated.isdisjoint((keys,) if isinstance(keys, str) else keys):
-                self.versions.emit_values()
+            if emit:
+                self.versions.emit_values(updated)
         return None
 
     async def _finish_step(self, tasks: list[Task]) -> None:

@@ -112,6 +112,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
             command_writes=self.map_command,
             input_writes=input_mapper(input_keys if isinstance(input_keys, str) else tuple(input_keys)) if self.input_channels is not None else input_writes,
             untracked=frozenset(k for k, c in channels.items() if not c.tracked),
+            edges=tuple(sorted(getattr(builder, "edges", ()))),
             stream_keys=(
                 tuple(k for k in channels if k in state_keys)
                 if stream_keys is None

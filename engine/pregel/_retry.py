@@ -83,6 +83,8 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             return
         except GraphInterrupt as e:
             t.interrupts = e.interrupts
+            if ctx.took_null:  # its answers so far, the run's null answer among them, are kept with its question
+                t.resume, t.took_null = list(ctx.resume), True
             t.paused = not e.interrupts  # a subgraph stopped at one of its static breakpoints
             return
         except ParentCommand as e:  # this node's Command(graph=PARENT): for the graph above, never retried

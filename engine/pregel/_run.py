@@ -98,6 +98,11 @@ class RunState:
     resuming: bool = False
     #: this call's answers by interrupt id, for nested runs
     resume_map: dict[str, Any] = field(default_factory=dict)
+    #: an answer no waiting task took (``Command(resume=)`` with no interrupt pending): as LangGraph's
+    #: null resume, the first ``interrupt()`` of the step with no answer of its own takes it
+    null_resume: list[Any] = field(default_factory=list)
+    #: a values chunk was due in this run (with one output channel, invoke returns the last one's)
+    shown: bool = False
     #: this run went back in time (a root's fork), or its host's did: where subgraphs start from
     replay: Replay | None = None
     #: (checkpoint id, its next tasks): the plan made for a CheckpointSaved event, reused by the next step

@@ -84,6 +84,8 @@ class StepRunner:
         self.context = context
         self.run_id = run_id
         self.cache = cache  # compile(cache=...): where nodes with a cache policy keep their writes
+        #: the run's answer no waiting task took (RunState.null_resume, the same list), or none
+        self.null_resume: list[Any] = []
         self.inline_sync = inline_sync
         #: config["max_concurrency"]: how many of a step's tasks (and their calls) run at once (LangGraph's)
         self.gate = asyncio.Semaphore(max_concurrency) if max_concurrency else None
@@ -356,6 +358,7 @@ class StepRunner:
         )
         if t.resume:
             ctx.resume = list(t.resume)
+        ctx.null_resume = self.null_resume
         ctx.calls = CallScope(self, step, self._parent_id, self._statuses, t.state, loop=self._loop,
                               inline=inline and not t.node.is_async, gated=gated)
         if self.nest is not None:

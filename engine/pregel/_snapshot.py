@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.checkpoint.base import CheckpointTuple, copy_checkpoint
+from engine.checkpoint.base import CheckpointTuple
+from engine.pregel._migrate import adopt_task_ids, copy_migrated
 from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
-from engine.pregel._io import output_values, shown_metadata
+from engine.pregel._io import output_values, shown_metadata, with_checkpoint_map
 from engine.pregel._nested import subgraph_ns
 from engine.pregel._spec import GraphSpec
 from engine.pregel._status import TaskStatus, null_writes, read_statuses, task_result
@@ -66,11 +67,11 @@ def subgraph_configs(tasks: tuple[PregelTask, ...], planned: list[Task], config:
 def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_ids: bool = False) -> StateSnapshot:
     """The ``StateSnapshot`` of a stored version (see the module docstring for ``live``); ``run_ids``:
     its metadata names the run that wrote it (``run_id``, a host's view: :func:`~engine.pregel._io.shown_metadata`)."""
-    ck = copy_checkpoint(saved.checkpoint)
+    ck = copy_migrated(saved.checkpoint, graph)
     channels = restore_channels(graph.channels, ck)
     step = int(saved.metadata.get("step", -1))
     planned = prepare_next_tasks(ck, channels, graph.nodes, step + 1)
-    writes = saved.pending_writes
+    writes = adopt_task_ids(ck, saved.pending_writes, graph, step + 1, saved.config["configurable"].get("checkpoint_ns", ""))
     statuses = read_statuses(writes) if writes else {}
     nulls = null_writes(writes) if writes else []
     if nulls:
@@ -93,10 +94,10 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_
     return StateSnapshot(
         values=values,
         next=tuple(t.name for t in planned if t.id not in done),
-        config=saved.config,
+        config=with_checkpoint_map(saved.config, saved.metadata) or saved.config,
         metadata=shown_metadata(saved.metadata, run_ids=run_ids),
         created_at=saved.checkpoint.get("ts"),
-        parent_config=saved.parent_config,
+        parent_config=with_checkpoint_map(saved.parent_config, saved.metadata),
         tasks=tasks,
         interrupts=tuple(i for t in tasks for i in t.interrupts),
     )

@@ -158,6 +158,8 @@ class GraphSpec:
     input_writes: Callable[[Any], "list[tuple[str, Any]]"] | None = None
     #: channels no version stores (UntrackedValue): the writer leaves them and writes to them out
     untracked: frozenset[str] = frozenset()
+    #: a StateGraph's plain edges ``(source, target)``: what migrating LangGraph's "v" 1 checkpoints needs
+    edges: tuple[tuple[str, str], ...] = ()
     #: DeltaChannel keys: versions store their writes and snapshots (engine.pregel._delta); from ``channels``
     deltas: tuple[str, ...] = field(init=False, default=())
 

@@ -35,6 +35,7 @@ from engine.events import (
     ToolEvent,
     ValuesEvent,
 )
+from engine.pregel._io import with_checkpoint_map
 from engine.pregel._spec import TASKS
 from engine.pregel.debug import task_metadata
 from engine.pregel._status import task_result
@@ -129,7 +130,9 @@ class Projector:
         self.tags = config.get("tags")
         self.node_metadata = node_metadata or {}
         self.root = root  # the values are one channel's (an entrypoint's): an interrupt's values chunk holds only it
-        self.thread_id = (config.get("configurable") or {}).get("thread_id")
+        thread_id = (config.get("configurable") or {}).get("thread_id")
+        # as LangGraph's checkpoint configs: the thread's id as text (a UUID given becomes its string)
+        self.thread_id = thread_id if thread_id is None or isinstance(thread_id, str) else str(thread_id)
         self.checkpointer = checkpointer
         self.values: dict[str, Any] = {}  # the run's latest values, for an interrupt's values chunk
         self.calls: set[str] = set()  # ids of the @task calls started (their results are ``__return__`` writes)
@@ -212,8 +215,8 @@ class Projector:
                 return
             ns = "|".join(ev.ns)  # a subgraph's versions are stored under its namespace
             payload = {
-                "config": _cfg(self.thread_id, ev.checkpoint_id, ns),
-                "parent_config": _cfg(self.thread_id, ev.parent_id, ns),
+                "config": with_checkpoint_map(_cfg(self.thread_id, ev.checkpoint_id, ns), ev.metadata),
+                "parent_config": with_checkpoint_map(_cfg(self.thread_id, ev.parent_id, ns), ev.metadata),
                 "values": ev.values,
                 "metadata": ev.metadata,
                 "next": list(ev.next),

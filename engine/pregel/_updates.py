@@ -31,7 +31,8 @@ from engine._internal._ids import now_iso
 from engine._internal._ids import task_id as make_task_id
 from engine._internal._task import OUTSIDE_CONFIG
 from engine.channels.base import BaseChannel
-from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, copy_checkpoint, empty_checkpoint, run_lease
+from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease, empty_checkpoint, run_lease
+from engine.pregel._migrate import copy_migrated, moved_channels
 from engine.errors import InvalidUpdateError, NotFoundError
 from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values, takes_task_path, task_path_str
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
@@ -76,7 +77,7 @@ async def apply_updates(
     values, as_node = updates[0][:2]
     if as_node == COPY:
         return await _copy(graph, saver, config, saved, values, len(updates), lease)
-    ck = copy_checkpoint(saved.checkpoint) if saved else empty_checkpoint()
+    ck = copy_migrated(saved.checkpoint, graph.spec) if saved else empty_checkpoint()
     step = int(saved.metadata.get("step", -1)) if saved else -1
     channels = restore_channels(graph.channels, ck)
     tasks: list[Task] = []
@@ -113,7 +114,7 @@ async def apply_updates(
     parents = dict(saved.metadata.get("parents") or {}) if saved else {}
     user = config.get("metadata") or {}
     metadata = {**user, **configurable_metadata(configurable, user), "source": source, "step": next_step, "parents": parents}
-    new_versions = {c: ck["channel_versions"][c] for c in changed}
+    new_versions = {**(moved_channels(saved.checkpoint, ck) if saved else {}), **{c: ck["channel_versions"][c] for c in changed}}
     stored = [t for t in tasks if t.path[0] in (PULL, PUSH)] if saved is not None else []
     if graph.spec.deltas:
         deltas = graph.spec.deltas
@@ -219,7 +220,7 @@ async def _copy(
         raise InvalidUpdateError("Cannot copy checkpoint with multiple updates")
     if saved is None:
         raise InvalidUpdateError("Cannot copy a non-existent checkpoint")
-    ck = copy_checkpoint(saved.checkpoint)
+    ck = copy_migrated(saved.checkpoint, graph.spec)
     ck["id"] = new_checkpoint_id()
     ck["ts"] = now_iso()
     configurable = dict(saved.config.get("configurable") or {})

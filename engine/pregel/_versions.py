@@ -49,13 +49,27 @@ class RunVersions:
         return output_values(self.state.channels, self.settings.spec.stream_keys)  # type: ignore[no-any-return]
 
     def output(self) -> Any:
-        """The output schema's keys (what the call returns)."""
-        return output_values(self.state.channels, self.settings.spec.output_keys)
+        """The output schema's keys (what the call returns).
+
+        A graph with one output channel (an entrypoint, a low-level graph's) returns, as
+        LangGraph's invoke, its last values chunk's: None if the run streamed none (it stopped
+        before writing the channel, which may hold an older run's value).
+        """
+        keys = self.settings.spec.output_keys
+        if isinstance(keys, str) and not self.state.shown:
+            return None
+        return output_values(self.state.channels, keys)
 
     def emit_values(self, changed: Any = None) -> None:
         """A values event; after a step, only if the step (which changed ``changed``) wrote
-        one of the streamed channels, as in LangGraph (a node returning {} adds no chunk)."""
-        if not (self.queue.want(ValuesEvent) and self.state.channels):
+        one of the streamed channels, as in LangGraph (a node returning {} adds no chunk).
+        Also notes whether LangGraph's invoke would take a value from this point (see output())."""
+        if not self.state.channels:
+            return
+        out = self.settings.spec.output_keys
+        if isinstance(out, str) and (changed is None or out in changed):
+            self.state.shown = True  # what invoke returns (see output())
+        if not self.queue.want(ValuesEvent):
             return
         keys = self.settings.spec.stream_keys
         if changed is not None and (keys not in changed if isinstance(keys, str) else changed.isdisjoint(keys)):

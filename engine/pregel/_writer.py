@@ -274,7 +274,8 @@ class VersionWriter:
                 # A router that raised leaves its node's writes made (as LangGraph's): stored beside the error.
                 await self._aput(cfg, [*self.tracked(t.writes or []), (ERROR, repr(t.error))], t)
             elif t.interrupts:
-                await self._aput(cfg, [(INTERRUPT, list(t.interrupts))], t)
+                answered = [(RESUME, list(t.resume))] if t.took_null and t.resume else []
+                await self._aput(cfg, [*answered, (INTERRUPT, list(t.interrupts))], t)
             elif t.paused:
                 continue  # as LangGraph: nothing recorded, so the task is due again (its subgraph goes on)
             elif not t.saved:

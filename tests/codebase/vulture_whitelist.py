@@ -89,7 +89,7 @@ _.trigger_call_id  # engine/stream/transformers.py LifecyclePayload
 _._native  # engine/prebuilt/_tool_call_transformer.py ToolCallTransformer (a v3 run stream reads it)
 
 # LangGraph's v3 streaming protocol (engine/stream): API a caller or a transformer calls, and a LangChain hook.
-_.on_stream_event  # engine/pregel/_lc_stream.py MessagesHandlerV2 (langchain-core's v2 streaming callback)
+_.on_stream_event  # engine/_langchain/stream.py MessagesHandlerV2 (langchain-core's v2 streaming callback)
 _.transformer_by_key  # engine/stream/_mux.py StreamMux
 _.schedule  # engine/stream/_types.py StreamTransformer (a transformer's async work)
 _.interleave  # engine/stream/run_stream.py GraphRunStream

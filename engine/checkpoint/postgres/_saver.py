@@ -48,7 +48,7 @@ from psycopg import Connection
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, record_size
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._helpers import (
-    check_versions,
+    take_checkpoint,
     dump_meta,
     dump_metadata,
     make_config,
@@ -270,7 +270,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
     ) -> tuple[str, str, Put]:
         """Serialize a put (an unstorable value fails here, before any statement): (thread, ns, put)."""
         thread_id, ns, parent_id = parse_config(config)
-        check_versions(checkpoint, new_versions)
+        checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]

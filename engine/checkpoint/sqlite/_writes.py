@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
-from engine.checkpoint._helpers import check_versions, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
+from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._writes import WriteRow, dump_writes
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
@@ -49,7 +49,7 @@ class Writes:
         """Serialize one version (an unstorable value fails here, before any statement)."""
         serde = self._serde()
         thread_id, ns, parent_id = parse_config(config)
-        check_versions(checkpoint, new_versions)
+        checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         plan = self._deltas.plan(
             serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
