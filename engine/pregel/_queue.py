@@ -39,7 +39,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
-from engine.events import Event, wants
+from engine.events import NAMED_ONLY, Event
 
 __all__ = ["MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "EventQueue", "weigh", "weigh_event"]
 
@@ -128,7 +128,8 @@ class EventQueue:
         self._stalled_at = -1  # _arrived when the loop was last found stalled (no pacing until it moves)
 
     def want(self, kind: type[Event]) -> bool:
-        return wants(self.kinds, kind)
+        # engine.events.wants, inlined: asked several times a step
+        return kind in self.kinds if self.kinds is not None else kind not in NAMED_ONLY
 
     def emit(self, ev: Event) -> None:
         """Queue ``ev`` (on the loop's thread, or while the loop's thread is inside a node)."""
