@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine.checkpoint.base import Lease
-from engine.errors import NotFoundError
 from engine.pregel._graph_run import merge_configs
 from engine.pregel._delta import hydrate
 from engine.pregel._updates import apply_updates
@@ -40,13 +39,20 @@ class StateAPI:
             raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
         return saver
 
-    def _graph_at(self, ns: str) -> CompiledGraph:
-        """The graph whose versions are stored under ``ns``: this one at "", else the subgraph it names."""
+    def _graph_at(self, ns: str, *, for_update: bool = False) -> CompiledGraph:
+        """The graph whose versions are stored under ``ns``: this one at "", else the subgraph it names.
+
+        As LangGraph's: a namespace that names no subgraph this graph declares (a graph a
+        node's function invokes, a tool's) is read with this graph's channels, and an update
+        there raises ValueError, as this graph's nodes would write the wrong state into it.
+        """
         graph = self.graph
         for part in ns.split("|") if ns else ():
             node = graph.nodes.get(part.split(":", 1)[0])
             if node is None or node.subgraph is None:
-                raise NotFoundError(f"checkpoint_ns {ns!r}: graph {graph.name!r} has no subgraph node {part.split(':', 1)[0]!r}")
+                if for_update:
+                    raise ValueError(f"Subgraph {'|'.join(p.split(':', 1)[0] for p in ns.split('|'))} not found")
+                return self.graph
             graph = node.subgraph
         return graph
 
@@ -158,7 +164,7 @@ class StateAPI:
         """
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await apply_updates(self._graph_at(ns), self._saver(), config, [(values, as_node, task_id)], lease)
+        return await apply_updates(self._graph_at(ns, for_update=True), self._saver(), config, [(values, as_node, task_id)], lease)
 
     async def abulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """Apply ``supersteps`` (each a sequence of :class:`~engine.types.StateUpdate`) one
@@ -173,7 +179,7 @@ class StateAPI:
             raise ValueError("No updates provided")
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        graph, saver = self._graph_at(ns), self._saver()
+        graph, saver = self._graph_at(ns, for_update=True), self._saver()
         out: dict[str, Any] = dict(config)
         for superstep in supersteps:
             updates = [tuple((tuple(u) + (None, None))[:3]) for u in superstep]
