@@ -136,7 +136,11 @@ class Reads:
         cfg = config(thread_id, checkpoint_ns=checkpoint_ns)
         if filter and "run_id" in filter:  # the run that wrote a version is recorded beside its metadata (RUN_KEY)
             filter = {**{k: v for k, v in filter.items() if k != "run_id"}, RUN_KEY: filter["run_id"]}
-        return [s async for s in entry.graph.aget_state_history(cfg, filter=filter, before=before_cfg, limit=limit, run_ids=True)]
+        found = [s async for s in entry.graph.aget_state_history(cfg, filter=filter, before=before_cfg, limit=limit, run_ids=True)]
+        if checkpoint_ns and not found and not filter and before is None:
+            # a namespace with no versions is none of the thread's subgraphs (the engine reads any namespace)
+            raise NotFoundError(f"thread {thread_id!r} has no versions under checkpoint_ns {checkpoint_ns!r}")
+        return found
 
     async def threads(self, graph: str, *, limit: int | None = None) -> list[ThreadInfo]:
         """The graph's threads, most recently written first, with the caller's thread ids.
