@@ -38,6 +38,16 @@ class _RunState:
     """What both lanes' handles keep of a run: its mux, its last values at its own level, its interrupts."""
 
     _mux: StreamMux
+    # the native projections, set from the mux's extensions by _start
+    values: StreamChannel[dict[str, Any]]
+    messages: StreamChannel[Any]
+    lifecycle: StreamChannel[Any]
+    subgraphs: StreamChannel[Any]
+    updates: StreamChannel[dict[str, Any]]
+    custom: StreamChannel[Any]
+    checkpoints: StreamChannel[dict[str, Any]]
+    debug: StreamChannel[dict[str, Any]]
+    tasks: StreamChannel[dict[str, Any]]
 
     def _start(self, mux: StreamMux) -> None:
         self._mux = mux
@@ -77,16 +87,6 @@ class GraphRunStream(_RunState):
     its projections; ``output``, ``interrupted`` and ``interrupts`` run it to
     its end first.
     """
-
-    values: StreamChannel[dict[str, Any]]
-    messages: StreamChannel[Any]
-    lifecycle: StreamChannel[Any]
-    subgraphs: StreamChannel[Any]
-    updates: StreamChannel[dict[str, Any]]
-    custom: StreamChannel[Any]
-    checkpoints: StreamChannel[dict[str, Any]]
-    debug: StreamChannel[dict[str, Any]]
-    tasks: StreamChannel[dict[str, Any]]
 
     def __init__(self, graph_iter: Iterator[Any] | None, mux: StreamMux, *, wire_pump: bool = True) -> None:
         self._graph_iter = graph_iter
@@ -203,16 +203,6 @@ class AsyncGraphRunStream(_RunState):
     ``interrupted()`` and ``interrupts()`` are coroutines. ``async with``
     aborts the run on the way out.
     """
-
-    values: StreamChannel[dict[str, Any]]
-    messages: StreamChannel[Any]
-    lifecycle: StreamChannel[Any]
-    subgraphs: StreamChannel[Any]
-    updates: StreamChannel[dict[str, Any]]
-    custom: StreamChannel[Any]
-    checkpoints: StreamChannel[dict[str, Any]]
-    debug: StreamChannel[dict[str, Any]]
-    tasks: StreamChannel[dict[str, Any]]
 
     def __init__(self, graph_aiter: AsyncIterator[Any] | None, mux: StreamMux, *, wire_pump: bool = True) -> None:
         self._graph_aiter = graph_aiter
