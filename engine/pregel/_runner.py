@@ -24,13 +24,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Coroutine
 
 from engine.events import CustomEvent, Event, InterruptEvent, MessageChunk, StepStarted, TaskFinished, TaskStarted, ToolEvent
 from engine.pregel import _telemetry as tel
 from engine.pregel._delta import stamp_ids, task_path_str
 from engine.pregel._algo import Task
-from engine.pregel._calls import CallScope, store_held
+from engine.pregel._calls import CallScope, store_held, within
 from engine.pregel._cache import cached_writes, keep_writes
 from engine.pregel._context import TaskContext
 from engine.pregel._handlers import failure_writes, handled_by, handler_task, take_over
@@ -323,12 +323,10 @@ class StepRunner:
                 )
             )
 
-    async def _gated(self, t: Task, step: int) -> None:
+    def _gated(self, t: Task, step: int) -> Coroutine[Any, Any, Any]:
         """A task beside others in its step, within the run's ``max_concurrency`` if it has one."""
-        if self.gate is None:
-            return await self._run_task(t, step, inline=False)
-        async with self.gate:
-            return await self._run_task(t, step, inline=False, gated=True)
+        run = self._run_task(t, step, inline=False, gated=self.gate is not None)
+        return run if self.gate is None else within(self.gate, run)
 
     async def _run_task(self, t: Task, step: int, *, inline: bool, gated: bool = False) -> None:
         if t.node.bare and not self.trace.traced:
