@@ -15,6 +15,7 @@ from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
 from engine.pregel._graph_run import merge_configs
 from engine.pregel._nested import current_host
+from engine.pregel._state_api import subgraph_at
 from engine.pregel._stream import Projector, kinds_for, print_chunk
 from engine.pregel._v2 import Parts, graph_output, own_config
 
@@ -32,14 +33,10 @@ def printed_modes(graph: CompiledGraph, print_mode: str | Sequence[str], debug: 
 
 
 def node_metadata(graph: CompiledGraph, ns: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """The nodes' own metadata (``add_node(metadata=)``) of the graph running at namespace ``ns``:
-    ``graph``'s at (), a subgraph node's graph below it; {} where the namespace names no declared subgraph."""
-    for part in ns:
-        node = graph.nodes.get(part.split(":", 1)[0])
-        if node is None or node.subgraph is None:
-            return {}
-        graph = node.subgraph
-    return {name: spec.metadata for name, spec in graph.nodes.items() if spec.metadata}
+    """The nodes' own metadata (``add_node(metadata=)``) of the graph running at namespace ``ns``
+    (:func:`~engine.pregel._state_api.subgraph_at`); {} where the namespace names no declared subgraph."""
+    found = subgraph_at(graph, "|".join(ns))
+    return {} if found is None else {name: spec.metadata for name, spec in found.nodes.items() if spec.metadata}
 
 
 async def stream_chunks(

@@ -22,7 +22,18 @@ from engine.types import StateSnapshot
 if TYPE_CHECKING:
     from engine.pregel._graph_face import CompiledGraph
 
-__all__ = ["StateAPI"]
+__all__ = ["StateAPI", "subgraph_at"]
+
+
+def subgraph_at(graph: CompiledGraph, ns: str) -> CompiledGraph | None:
+    """The graph running at namespace ``ns`` (``node:task_id`` parts joined by ``|``) under ``graph``:
+    ``graph`` itself at "", the declared subgraph each part names below; None where one names none."""
+    for part in ns.split("|") if ns else ():
+        node = graph.nodes.get(part.split(":", 1)[0])
+        if node is None or node.subgraph is None:
+            return None
+        graph = node.subgraph
+    return graph
 
 
 class StateAPI:
@@ -46,15 +57,12 @@ class StateAPI:
         node's function invokes, a tool's) is read with this graph's channels, and an update
         there raises ValueError, as this graph's nodes would write the wrong state into it.
         """
-        graph = self.graph
-        for part in ns.split("|") if ns else ():
-            node = graph.nodes.get(part.split(":", 1)[0])
-            if node is None or node.subgraph is None:
-                if for_update:
-                    raise ValueError(f"Subgraph {'|'.join(p.split(':', 1)[0] for p in ns.split('|'))} not found")
-                return self.graph
-            graph = node.subgraph
-        return graph
+        found = subgraph_at(self.graph, ns)
+        if found is not None:
+            return found
+        if for_update:
+            raise ValueError(f"Subgraph {'|'.join(p.split(':', 1)[0] for p in ns.split('|'))} not found")
+        return self.graph
 
     def get_subgraphs(self, *, namespace: str | None = None, recurse: bool = False) -> Iterator[tuple[str, Any]]:
         """The subgraphs of this graph, as ``(namespace, graph)``, as LangGraph's.
