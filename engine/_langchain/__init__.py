@@ -57,11 +57,8 @@ def messages() -> Any:
 
 def runnable_class() -> type | None:
     """LangChain's ``Runnable`` (a compiled graph is one, and a node may be one), or None without langchain-core."""
-    if messages() is None:
-        return None
-    from langchain_core.runnables import Runnable
-
-    return Runnable
+    lc = runnables()
+    return None if lc is None else lc.Runnable
 
 
 def runnables() -> Any:
@@ -75,11 +72,8 @@ def runnables() -> Any:
 
 def serializable_runnable_class() -> Any:
     """LangChain's ``RunnableSerializable`` (a drawn node's data), or None without langchain-core."""
-    if messages() is None:
-        return None
-    from langchain_core.runnables import RunnableSerializable
-
-    return RunnableSerializable
+    lc = runnables()
+    return None if lc is None else lc.RunnableSerializable
 
 
 def tool_output_bases() -> tuple[type, ...]:
