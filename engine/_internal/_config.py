@@ -9,13 +9,17 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from engine._langchain import async_callback_manager, callback_manager
+from engine._langchain import ambient_config, async_callback_manager, callback_manager
+from engine.pregel._io import propagated_metadata
 
 if TYPE_CHECKING:
     from langchain_core.callbacks.manager import AsyncCallbackManager, CallbackManager
 
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
+    "ensure_config",
+    "merge_configs",
+    "merge_metadata",
     "get_async_callback_manager_for_config",
     "get_callback_manager_for_config",
     "patch_configurable",
@@ -31,6 +35,93 @@ class _DefaultRecursionLimit(int):
 
 
 DEFAULT_RECURSION_LIMIT = _DefaultRecursionLimit(os.environ.get("LANGGRAPH_DEFAULT_RECURSION_LIMIT", "10007"))
+
+def _given(value: Any) -> bool:
+    """Set: a non-empty container, or any other value but None."""
+    return len(value) > 0 if isinstance(value, (list, tuple, dict)) else value is not None
+
+
+def merge_metadata(base: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``new``'s metadata over ``base``'s, neither changed: later keys win, except ``lc_versions``,
+    whose package versions join (one level). Mapping values are copied one level, as LangGraph copies them."""
+    out = {key: dict(value) if isinstance(value, Mapping) else value for key, value in (base or {}).items()}
+    for key, value in (new or {}).items():
+        if key == "lc_versions" and isinstance(out.get(key), Mapping) and isinstance(value, Mapping):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = dict(value) if isinstance(value, Mapping) else value
+    return out
+
+
+def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The configs folded left to right, as LangGraph folds them: None and empty containers skipped, later ones win,
+    except ``metadata`` (:func:`merge_metadata`), ``configurable`` (key by key), ``tags`` (joined in order),
+    ``callbacks`` (lists joined) and a ``recursion_limit`` that is only the default (never overrides)."""
+    out: dict[str, Any] = {}
+    for config in configs:
+        for key, value in (config or {}).items():
+            if not _given(value):  # LangGraph's skips any falsy value; a run keeps a 0 limit, to refuse it
+                continue
+            if key == "metadata":
+                out[key] = merge_metadata(out.get(key), value)
+            elif key == "configurable":
+                out[key] = {**(out.get(key) or {}), **value}
+            elif key == "tags":
+                out[key] = [*(out.get(key) or ()), *value]
+            elif key == "callbacks" and isinstance(value, list) and isinstance(out.get(key), list):
+                out[key] = [*out[key], *value]
+            elif key == "recursion_limit" and isinstance(value, _DefaultRecursionLimit):
+                continue  # filled in by ensure_config, not chosen: a chosen one stands
+            else:
+                out[key] = value
+    out.setdefault("configurable", {})
+    return out
+
+
+#: the keys of a config proper; any other key given to :func:`ensure_config` goes into its configurable
+_CONFIG_KEYS = ("tags", "metadata", "callbacks", "run_name", "max_concurrency", "recursion_limit", "configurable", "run_id")
+#: configurable keys that address a checkpoint lineage of their own
+_COORDINATES = ("thread_id", "checkpoint_ns", "checkpoint_id", "checkpoint_map")
+
+
+def ensure_config(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A config with every key, LangChain's ambient config (a caller's run) under ``configs`` folded in.
+
+    As LangGraph's: tags join (the ambient ones not repeated), metadata merges as :func:`merge_metadata`,
+    configurables merge key by key, except that a config addressing its own checkpoint (a thread id, a
+    namespace, a checkpoint id or map) starts from no ambient configurable; keys outside a config's own
+    go into its configurable; the configurable's ids (thread_id, checkpoint_ns, ...) are copied into the
+    metadata where it has none.
+    """
+    out: dict[str, Any] = {"tags": [], "metadata": {}, "callbacks": None, "recursion_limit": DEFAULT_RECURSION_LIMIT, "configurable": {}}
+    ambient = ambient_config()
+    if ambient:
+        out.update({k: v.copy() if isinstance(v, (list, dict)) else v for k, v in ambient.items() if _given(v)})
+    inherited = set(out["tags"]) if ambient else set()
+    if out.get("configurable") and any(
+        _given((c.get("configurable") or {}).get(k)) for c in configs if c for k in _COORDINATES
+    ):
+        out["configurable"] = {}
+    for config in configs:
+        for key, value in (config or {}).items():
+            if not _given(value):
+                continue
+            if key not in _CONFIG_KEYS:
+                out["configurable"] = {**out["configurable"], key: value}
+            elif key == "configurable":
+                out[key] = {**(out.get(key) or {}), **value}
+            elif key == "metadata":
+                out[key] = merge_metadata(out.get(key), value)
+            elif key == "tags":
+                out[key] = [*(out.get(key) or ()), *(t for t in value if t not in inherited)]
+            elif key == "callbacks" and isinstance(value, list) and isinstance(out.get(key), list):
+                out[key] = [*out[key], *value]
+            else:
+                out[key] = value
+    if out["configurable"]:
+        out["metadata"] = propagated_metadata(out["configurable"], out["metadata"])
+    return out
+
 
 #: configurable keys never copied into a tracer's metadata (they may hold credentials)
 _PRIVATE_WORDS = ("key", "token", "secret", "password", "auth")

@@ -7,7 +7,7 @@ nowhere else (tests/codebase/test_langchain_door.py keeps it so):
 
 * this module: what LangChain offers, looked up when first asked for and
   None (or a stand-in) when it is not installed: :func:`messages`,
-  :func:`runnable_class`, :func:`runnables`, :func:`tool_output_bases`, :func:`callback_manager` (and async),
+  :func:`ambient_config`, :func:`runnable_class`, :func:`runnables`, :func:`tool_output_bases`, :func:`callback_manager` (and async),
   :func:`init_embeddings`, ``RunnableConfig``, ``Embeddings``;
 * :mod:`.stream`: the callback handlers of the "messages" stream mode and the
   config a node runs with (its LangChain run, the run's callbacks);
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "Embeddings",
     "RunnableConfig",
+    "ambient_config",
     "async_callback_manager",
     "callback_manager",
     "init_embeddings",
@@ -53,6 +54,16 @@ def messages() -> Any:
     except ImportError:
         return None
     return module
+
+
+def ambient_config() -> dict[str, Any] | None:
+    """The config LangChain's runnables see as their caller's (its ``var_child_runnable_config``), if any."""
+    if messages() is None:
+        return None
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    found: Any = var_child_runnable_config.get()
+    return found
 
 
 def runnable_class() -> type | None:

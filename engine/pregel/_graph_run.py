@@ -1,9 +1,5 @@
-"""A run's configuration: ``with_config`` defaults, and its chain run for LangChain callbacks.
-
-``merge_configs`` folds a compiled graph's ``with_config`` defaults and the
-call's config together, as LangChain does: ``metadata`` and ``configurable``
-merge key by key, ``tags`` join, ``callbacks`` lists join, and anything else
-set later wins.
+"""A run's chain run for LangChain callbacks (its config's ``with_config`` defaults are folded in by
+:func:`engine._internal._config.merge_configs`).
 
 With langchain-core installed and callbacks in the call's config, the run is
 one chain run named after the graph (``run_name`` overrides), as on
@@ -28,7 +24,7 @@ if TYPE_CHECKING:
     from engine.callbacks import _AsyncGraphCallbackManager
     from engine.pregel._loop import RunLoop
 
-__all__ = ["ChainRun", "lifecycle", "merge_configs", "start_graph_run", "reported"]
+__all__ = ["ChainRun", "lifecycle", "start_graph_run", "reported"]
 
 
 class ChainRun(Protocol):
@@ -39,24 +35,6 @@ class ChainRun(Protocol):
     def on_chain_end(self, outputs: Any, **kwargs: Any) -> None: ...
 
     def on_chain_error(self, error: BaseException, **kwargs: Any) -> None: ...
-
-
-def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The configs folded left to right (later ones win)."""
-    out: dict[str, Any] = {}
-    for config in configs:
-        for key, value in (config or {}).items():
-            if value is None:
-                continue
-            if key in ("metadata", "configurable") and isinstance(value, Mapping):
-                out[key] = {**(out.get(key) or {}), **value}
-            elif key == "tags":
-                out[key] = sorted({*(out.get(key) or ()), *value})
-            elif key == "callbacks" and isinstance(value, list) and isinstance(out.get(key), list):
-                out[key] = [*out[key], *value]
-            else:
-                out[key] = value
-    return out
 
 
 def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bool = False) -> ChainRun | None:

@@ -19,7 +19,7 @@ from engine.types import START, PregelTask
 
 __all__ = [
     "shown_metadata", "input_writes", "output_values", "task_update", "task_config", "task_namespace", "configurable_metadata",
-    "saved_event", "finished_event", "propagated_metadata", "with_checkpoint_map",
+    "saved_event", "finished_event", "propagated_metadata", "with_checkpoint_map", "DURABILITY_KEY",
 ]
 
 
@@ -78,6 +78,8 @@ def task_namespace(parent_ns: str, node: str, task_id: str) -> str:
     return f"{parent_ns}|{own}" if parent_ns else own
 
 
+#: a task's configurable key holding its run's durability ("sync", "async" or "exit"), LangGraph's name
+DURABILITY_KEY = "__pregel_durability"
 #: keys of the call's ``configurable`` LangGraph copies into a node's metadata (when set and not there already)
 _TO_METADATA = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
 #: the run's names for its callbacks, not the node's (LangGraph's node config has neither)

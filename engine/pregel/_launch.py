@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, Sequence
 from engine._internal._ids import random_uuid
 from engine.checkpoint.base import Lease
 from engine.events import Event, RunFinished
-from engine.pregel._graph_run import lifecycle, merge_configs, reported, start_graph_run
+from engine._internal._config import merge_configs
+from engine.pregel._graph_run import lifecycle, reported, start_graph_run
+from engine.pregel._io import DURABILITY_KEY
 from engine.pregel._loop import RunLoop
 from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, nested_kinds, subgraph_ns
 from engine.pregel._options import durability_of
@@ -82,6 +84,10 @@ def launch(
     if host is not None:
         return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after, control)
     config = merge_configs(graph.config, config)
+    if durability is not None:  # as LangGraph: the nodes' configs carry a durability the call chose
+        config["configurable"] = {**config["configurable"], DURABILITY_KEY: durability}
+    else:
+        durability = config["configurable"].get(DURABILITY_KEY)
     limit = config.get("recursion_limit")
     run = start_graph_run(graph.name, input, config)
     settings = RunSettings(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Mapping, S
 
 from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
-from engine.pregel._graph_run import merge_configs
+from engine._internal._config import merge_configs
 from engine.pregel._nested import current_host
 from engine.pregel._state_api import subgraph_at
 from engine.pregel._stream import Projector, kinds_for, print_chunk
@@ -56,7 +56,8 @@ async def stream_chunks(
     version = run_options.pop("version", "v1")
     if version not in ("v1", "v2"):
         run_options["version"] = version  # refused by the run's options
-    config = own_config(merge_configs(graph.config, config), version)
+    config = own_config(config, version)
+    merged = merge_configs(graph.config, config)  # what the chunks show; the run folds the graph's in itself
     parts = Parts(graph) if version == "v2" else None  # LangGraph's typed parts (:mod:`._v2`)
     stream_mode = graph.stream_mode if stream_mode is None else stream_mode
     streamed = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
@@ -68,7 +69,7 @@ async def stream_chunks(
     checkpointer = graph.checkpointer is not None
     root = isinstance(graph.output_keys, str)
     own = node_metadata(graph, ())
-    projectors: dict[tuple[str, ...], Projector] = {(): Projector(modes, config or {}, checkpointer=checkpointer, root=root, node_metadata=own)}
+    projectors: dict[tuple[str, ...], Projector] = {(): Projector(modes, merged, checkpointer=checkpointer, root=root, node_metadata=own)}
     # A caller that breaks out of its loop closes the run there, which stores what it did
     # (with durability="exit", its newest version), as LangGraph's does on leaving its loop.
     async with aclosing(events):
@@ -76,7 +77,7 @@ async def stream_chunks(
             projector = projectors.get(ev.ns)
             if projector is None:  # a subgraph's first event (asked for with subgraphs=True only)
                 own = node_metadata(graph, ev.ns)
-                projector = projectors[ev.ns] = Projector(modes, config or {}, checkpointer=checkpointer, node_metadata=own)
+                projector = projectors[ev.ns] = Projector(modes, merged, checkpointer=checkpointer, node_metadata=own)
             for mode, payload in projector.project(ev):
                 if mode in printed:
                     print_chunk(mode, payload, ev.ns if subgraphs else ())

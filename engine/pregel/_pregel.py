@@ -26,7 +26,7 @@ from engine.channels.base import BaseChannel
 from engine.checkpoint.base import CheckpointTuple, Lease
 from engine.events import Event
 from engine.pregel._algo import trigger_index
-from engine.pregel._graph_run import merge_configs
+from engine._internal._config import merge_configs
 from engine.pregel._launch import launch
 from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_options
 from engine.pregel._io import input_writes

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine.checkpoint.base import Lease
-from engine.pregel._graph_run import merge_configs
+from engine._internal._config import merge_configs
 from engine.pregel._delta import hydrate
 from engine.pregel._updates import apply_updates
 from engine.types import StateSnapshot

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
-from engine.pregel._graph_run import merge_configs
+from engine._internal._config import merge_configs
 from engine.pregel._v2 import MESSAGES_V2
 
 if TYPE_CHECKING:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any, TypedDict
+
 from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
 
 from engine._internal._config import (
     DEFAULT_RECURSION_LIMIT,
     _tracer_metadata,
+    ensure_config,
+    merge_configs,
     get_async_callback_manager_for_config,
     get_callback_manager_for_config,
 )
@@ -44,3 +48,50 @@ def test_with_config_keeps_a_bound_recursion_limit_equal_to_the_default() -> Non
     builder.add_edge("__start__", "node")
     graph = builder.compile().with_config(recursion_limit=int(DEFAULT_RECURSION_LIMIT) + 1)
     assert graph.with_config(recursion_limit=int(DEFAULT_RECURSION_LIMIT)).config["recursion_limit"] == DEFAULT_RECURSION_LIMIT
+
+
+def test_merge_configs_joins_lc_versions_one_level_and_copies_what_it_keeps() -> None:
+    a_versions = {"langgraph": "1.2.4", "nested": {"a": 1}}
+    a = {"metadata": {"lc_versions": a_versions, "mode": "bound"}, "tags": ["x", "y"]}
+    b = {"metadata": {"lc_versions": {"langchain-core": "1.2.0", "nested": {"b": 2}}, "mode": {"from": "b"}}, "tags": ["x"]}
+    merged = merge_configs(a, b)
+    assert merged["metadata"] == {
+        "lc_versions": {"langgraph": "1.2.4", "langchain-core": "1.2.0", "nested": {"b": 2}},  # one level, later wins
+        "mode": {"from": "b"},
+    }
+    assert merged["tags"] == ["x", "y", "x"]  # joined in order, as LangGraph's
+    assert merged["configurable"] == {}
+    merged["metadata"]["lc_versions"]["langgraph"] = "changed"
+    assert a_versions["langgraph"] == "1.2.4"  # the inputs are not changed
+    assert merge_configs({"metadata": {"lc_versions": "runtime"}}, {"metadata": {"lc_versions": {"x": "1"}}})["metadata"] == {
+        "lc_versions": {"x": "1"}
+    }
+
+
+def test_merge_configs_keeps_a_chosen_limit_over_the_filled_in_default() -> None:
+    assert merge_configs({"recursion_limit": 50}, ensure_config())["recursion_limit"] == 50
+    assert merge_configs({"recursion_limit": 50}, {"recursion_limit": 10007})["recursion_limit"] == 10007
+
+
+def test_ensure_config_fills_every_key_and_puts_unknown_keys_in_the_configurable() -> None:
+    out = ensure_config({"tags": ["a"], "metadata": {"lc_versions": {"p": "1"}}}, {"tags": ["b"], "thread_id": "t1"})
+    assert out["tags"] == ["a", "b"] and out["callbacks"] is None and out["recursion_limit"] == DEFAULT_RECURSION_LIMIT
+    assert out["configurable"] == {"thread_id": "t1"}
+    assert out["metadata"] == {"lc_versions": {"p": "1"}, "thread_id": "t1"}  # the ids a tracer groups by
+
+
+def test_ensure_config_inside_a_node_starts_from_the_callers_config_unless_a_thread_is_named() -> None:
+    seen: dict[str, Any] = {}
+
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        seen["ambient"] = ensure_config({"tags": ["mine"]})
+        seen["own"] = ensure_config({"configurable": {"thread_id": "other"}})
+        return {}
+
+    g = StateGraph(TypedDict("S", {"x": int}))  # type: ignore[operator]
+    g.add_node("node", node)
+    g.set_entry_point("node")
+    g.compile().invoke({"x": 1}, {"configurable": {"user": "u1"}, "tags": ["call"]})
+    assert seen["ambient"]["configurable"]["user"] == "u1"
+    assert seen["ambient"]["tags"].count("call") == 1 and seen["ambient"]["tags"][-1] == "mine"
+    assert seen["own"]["configurable"] == {"thread_id": "other"}  # a lineage of its own: no ambient configurable

@@ -93,3 +93,26 @@ def test_a_call_naming_a_version_puts_its_id_in_the_metadata(checkpointer):
     older = list(app.get_state_history({"configurable": {"thread_id": "t1"}}))[-2].config
     app.invoke(None, older)
     assert SEEN[-2][0]["metadata"]["checkpoint_id"] == older["configurable"]["checkpoint_id"]
+
+
+def test_a_nodes_config_carries_its_runs_durability_under_langgraphs_key() -> None:
+    """As LangGraph's nodes find it: ``configurable["__pregel_durability"]``, when the call chose one
+    (``checkpoint_during`` maps onto it); absent otherwise."""
+    import warnings
+
+    seen: list[str] = []
+
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        seen.append(get_config()["configurable"].get("__pregel_durability"))
+        return {}
+
+    g = StateGraph(TypedDict("D", {"x": int}))  # type: ignore[operator]
+    g.add_node("node", node)
+    g.add_edge(START, "node")
+    graph = g.compile()
+    graph.invoke({"x": 1})
+    graph.invoke({"x": 1}, durability="exit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        graph.invoke({"x": 1}, checkpoint_during=False)
+    assert seen == [None, "exit", "exit"]
