@@ -3,11 +3,13 @@
 from engine.graph._draw import DrawableGraph, Edge
 from engine.graph._messages import REMOVE_ALL_MESSAGES, MessagesState, RemoveMessage, add_messages
 from engine.graph._state import CompiledStateGraph, StateGraph
+from engine.graph.message import MessageGraph
 from engine.types import END, START
 
 __all__ = [
     "StateGraph",
     "CompiledStateGraph",
+    "MessageGraph",
     "add_messages",
     "MessagesState",
     "RemoveMessage",

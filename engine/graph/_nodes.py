@@ -23,8 +23,10 @@ model streamed are sent to "messages" mode too, as LangGraph sends them.
 
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
+import types
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -32,7 +34,7 @@ from typing import Any, Callable
 from engine._internal._task import get_stream_writer, node_error_of_task, runtime_of_task
 from engine.errors import GraphDefinitionError, NodeError
 from engine._langchain import messages as langchain_messages, runnable_class, runnables
-from engine.types import StreamWriter
+from engine.types import END, START, StreamWriter
 
 __all__ = ["NodeCall", "called_subgraph", "node_call", "is_runnable", "router_function", "subgraph_call"]
 
@@ -262,29 +264,91 @@ def _runnable_proc(name: str, runnable: Any, *, streams: bool = True, trace: Any
     return call
 
 
-def called_subgraph(fn: Any) -> Any:
-    """The compiled graph a node function calls (one its code names: a global or a closure's), or None.
+#: values no graph hides in: when every name a function reaches holds one, its code is not walked
+_LEAVES = (str, bytes, int, float, bool, complex, type(None))
 
-    As LangGraph finds a node's subgraph from the names its function uses: such
+
+def _reached(fn: Any) -> list[Any]:
+    """The values ``fn`` reaches from outside its own scope: its closure's cells, the globals it names,
+    and each value along an attribute path its code (or a nested def's, lambda's or comprehension's)
+    loads from one of those (``CHAIN.payload.payload``). As LangGraph's, it over-approximates."""
+    fn = getattr(fn, "__func__", fn)
+    wrapped = getattr(fn, "__wrapped__", None)
+    if callable(wrapped):
+        fn = getattr(wrapped, "__func__", wrapped)
+    code = getattr(fn, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return []
+    cells: dict[str, Any] = {}
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            cells[name] = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+    named = getattr(fn, "__globals__", {})
+    globals_ = {n: named[n] for n in code.co_names if n in named}
+    found = list(cells.values())
+    if all(type(v) in _LEAVES for v in (*cells.values(), *globals_.values())):
+        return found
+    found.extend(globals_.values())
+    codes = [code]
+    for c in codes:
+        codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        value: Any = None
+        for ins in dis.get_instructions(c):
+            if ins.opname == "LOAD_GLOBAL":
+                value = globals_.get(ins.argval)
+            elif ins.opname == "LOAD_DEREF":
+                value = cells.get(ins.argval)
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and value is not None:
+                try:
+                    value = getattr(value, ins.argval, None)
+                except Exception:  # a property that fails: no path through it
+                    value = None
+                if value is not None:
+                    found.append(value)
+            else:
+                value = None  # anything else ends a path: ``a, b.c`` is not ``a.c``
+    return found
+
+
+def named_node(node: Any, action: Any) -> tuple[str, Any]:
+    """``add_node``'s name and action: ``add_node(fn)`` names the node after ``fn`` (a compiled graph
+    after its name); a name is a non-empty string, not START or END, without the namespace separators."""
+    if action is None:
+        if isinstance(node, str):
+            raise GraphDefinitionError(f"add_node({node!r}) needs a function")
+        action = node
+        if _is_compiled(action):
+            node = action.name
+        else:
+            node = action.get_name() if is_runnable(action) else getattr(action, "__name__", None) or type(action).__name__
+    if not isinstance(node, str) or not node:
+        raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
+    if node in (START, END):
+        raise GraphDefinitionError(f"Node `{node}` is reserved.")
+    for ch in (":", "|"):
+        if ch in node:
+            raise GraphDefinitionError(f"node name {node!r} must not contain {ch!r}")
+    return node, action
+
+
+def _is_compiled(g: Any) -> bool:
+    """Whether ``g`` is a compiled graph (engine.pregel's Pregel, known by what it runs with: this module is below engine.pregel)."""
+    return callable(getattr(g, "aevents", None)) and hasattr(g, "spec")
+
+
+def called_subgraph(fn: Any) -> Any:
+    """The compiled graph a node function calls (one its code reaches: a global, a closure's cell, or an
+    attribute path from one; through ``__wrapped__``), or None.
+
+    As LangGraph finds a node's subgraph from what its function reaches: such
     a node's task then names the subgraph's namespace in ``get_state``
     (``subgraphs=True`` reads it) and ``get_subgraphs`` lists it. A graph
     compiled with ``checkpointer=False`` keeps no state there, so it is none.
     """
     fn = _callable_function(fn) or fn
-    target = getattr(fn, "__func__", fn)
-    code = getattr(target, "__code__", None)
-    if code is None:
-        return None
-    cells = dict(zip(code.co_freevars, target.__closure__ or ()))
-    found = [getattr(target, "__globals__", {}).get(n) for n in code.co_names]
-    for name, cell in cells.items():
-        try:
-            found.append(cell.cell_contents)
-        except ValueError:  # a cell not filled yet
-            continue
-    # a compiled graph (engine.pregel's Pregel, known by what it runs with: this module is below engine.pregel)
-    return next((g for g in found if g is not None and callable(getattr(g, "aevents", None)) and hasattr(g, "spec")
-                 and g.checkpointer is not False), None)  # fmt: skip
+    return next((g for g in _reached(fn) if _is_compiled(g) and g.checkpointer is not False), None)
 
 
 def subgraph_call(graph: Any, trace: Any = None) -> NodeCall:

@@ -265,7 +265,7 @@ def json_schema(info: SchemaInfo, name: str) -> dict[str, Any]:
     """The JSON Schema of ``info``'s schema, as LangGraph's ``get_input_jsonschema`` makes it.
 
     A Pydantic model's own; a TypedDict's through pydantic's ``TypeAdapter``
-    (titled after it); a dataclass or a dict of keys as a model named ``name``
+    (titled after it); a root state's type as a root model named ``name``; a dataclass or a dict of keys as a model named ``name``
     of its keys (a reducer key typed as what it is written with), with their
     defaults. Needs pydantic.
     """
@@ -276,6 +276,11 @@ def json_schema(info: SchemaInfo, name: str) -> dict[str, Any]:
         return schema.model_json_schema()
     if _is_typeddict(schema):
         return pydantic.TypeAdapter(schema).json_schema()
+    if info.kind == "root":  # the whole state is one value: its type, as a root model named ``name``
+        inner = typing.get_args(schema)[0] if typing.get_origin(schema) is typing.Annotated else schema
+        base: Any = pydantic.RootModel[inner]  # type: ignore[valid-type]
+        root: Any = pydantic.create_model(name, __base__=base, root=(inner, None))
+        return root.model_json_schema()  # type: ignore[no-any-return]
     hints = get_type_hints(schema, include_extras=True) if isinstance(schema, type) else dict(schema)
     fields = {}
     for key in info.channels:

@@ -26,7 +26,7 @@ from engine.graph._branch import make_writer
 from engine.graph._compiled import CompiledStateGraph
 from engine.graph._draw import command_destinations, literal_names, return_annotation
 from engine.graph._builder_views import BuilderViews
-from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, node_call, router_function, subgraph_call
+from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, named_node, node_call, router_function, subgraph_call
 from engine.graph._policies import NodeDefaults, add_error_handler, effective_nodes, link_handlers, set_defaults
 from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
@@ -187,25 +187,11 @@ class StateGraph(BuilderViews):
         if retry is not None:
             renamed("retry", "retry_policy")
         input_schema = input_schema if input_schema is not None else input
-        if action is None:
-            if isinstance(node, str):
-                raise GraphDefinitionError(f"add_node({node!r}) needs a function")
-            action = node
-            if isinstance(action, Pregel):
-                node = action.name
-            else:
-                node = action.get_name() if is_runnable(action) else getattr(action, "__name__", None) or type(action).__name__  # type: ignore[attr-defined]
-        if not isinstance(node, str) or not node:
-            raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
-        if node in (START, END):
-            raise GraphDefinitionError(f"Node `{node}` is reserved.")
+        node, action = named_node(node, action)
         if self.compiled:
             log.warning(_LATE.format("a node"))  # compile() froze its own copy (as LangGraph warns)
         if node in self.nodes:
             raise GraphDefinitionError(f"Node `{node}` already present.")
-        for ch in (":", "|"):
-            if ch in node:
-                raise GraphDefinitionError(f"node name {node!r} must not contain {ch!r}")
         policy = retry_policy or retry
         policies = tuple(policy) if isinstance(policy, (list, tuple)) else ((policy,) if policy else ())
         if input_schema is None:  # as LangGraph: the first parameter's annotation, adding its keys (private state)

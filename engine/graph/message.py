@@ -1,17 +1,20 @@
-"""``langgraph.graph.message``'s names: the message reducers and state, and ``push_message``."""
+"""``langgraph.graph.message``'s names: the message reducers and state, ``push_message`` and ``MessageGraph``."""
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Annotated, Any
 
 from engine._internal._task import _ctx
 from engine._langchain import messages as langchain_messages
 from engine.graph._delta_messages import messages_delta_reducer as _messages_delta_reducer
 from engine.graph._messages import REMOVE_ALL_MESSAGES, MessagesState, RemoveMessage, add_messages
+from engine.graph._state import StateGraph
 from engine.pregel._timeout import stale
+from engine.warnings import LangGraphDeprecatedSinceV10
 
 # ``_messages_delta_reducer``: LangGraph's experimental batch reducer for a DeltaChannel of messages, under its name.
-__all__ = ["add_messages", "MessagesState", "push_message", "REMOVE_ALL_MESSAGES", "RemoveMessage", "_messages_delta_reducer"]
+__all__ = ["add_messages", "MessageGraph", "MessagesState", "push_message", "REMOVE_ALL_MESSAGES", "RemoveMessage", "_messages_delta_reducer"]
 
 
 def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
@@ -40,3 +43,23 @@ def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
     if state_key:
         ctx.pushed = [*(ctx.pushed or ()), (state_key, pushed)]
     return pushed
+
+
+class MessageGraph(StateGraph):
+    """A graph whose state is one message list, merged by ``add_messages`` (deprecated in LangGraph 1.0)."""
+
+    def __init__(self) -> None:
+        warnings.warn(_MESSAGE_GRAPH, category=LangGraphDeprecatedSinceV10, stacklevel=2)
+        super().__init__(_message_list())
+
+
+_MESSAGE_GRAPH = (
+    "MessageGraph is deprecated in LangGraph v1.0.0, to be removed in v2.0.0. "
+    "Please use StateGraph with a `messages` key instead."
+)
+
+
+def _message_list() -> Any:
+    """The state of a :class:`MessageGraph` (what new code writes instead: ``StateGraph(Annotated[list, add_messages])``)."""
+    lc = langchain_messages()
+    return Annotated[list, add_messages] if lc is None else Annotated[list[lc.AnyMessage], add_messages]  # type: ignore[name-defined]

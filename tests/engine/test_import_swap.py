@@ -87,8 +87,6 @@ LANGGRAPH: dict[str, set[str]] = {
 _STREAM_TYPES = "typed stream-part and payload TypedDicts (LangGraph's v2 stream format): the engine streams v1 tuples"
 _ERRORS = "engine/errors.py keeps its own tree (GraphwireError); the rest of LangGraph's run errors: issue 14"
 LEFT_OUT: dict[str, dict[str, str]] = {
-    "graph": {"MessageGraph": "deprecated in LangGraph; a graph whose whole state is one message list (no root channel here)"},
-    "graph.message": {"MessageGraph": "deprecated in LangGraph; see graph.MessageGraph"},
     "types": {
         "TimeoutPolicy": "node timeouts: issue 18",
         "PregelExecutableTask": "the loop's own task type, not an authoring name",

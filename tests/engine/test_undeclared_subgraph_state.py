@@ -56,3 +56,48 @@ def test_a_graph_built_as_the_node_runs_is_read_with_the_parents_channels_and_re
     with pytest.raises(ValueError, match="Subgraph caller not found"):
         g.update_state(at, {"x": 99})
     assert g.get_state(at).values == {"x": 11}  # nothing written
+
+
+class _Holder:
+    def __init__(self, payload: Any) -> None:
+        self.payload = payload
+
+
+def test_a_graph_reached_through_an_attribute_path_or_a_wrapper_is_the_nodes_subgraph() -> None:
+    """As LangGraph 1.2.22: the values a node function reaches include attribute paths from its globals and
+    cells (nested defs too) and what ``__wrapped__`` reaches; a path the code never loads reaches nothing."""
+    from engine.graph._nodes import called_subgraph
+
+    def leaf(tag: str) -> Any:
+        b = StateGraph(TypedDict("L", {"x": int}))  # type: ignore[operator]
+        b.add_node(tag, lambda s: {})
+        b.set_entry_point(tag)
+        graph = b.compile()
+        graph.name = tag
+        return graph
+
+    holder = _Holder(_Holder(leaf("chain")))
+
+    def chain(state: Any) -> Any:
+        def inner() -> Any:
+            return holder.payload.payload.invoke(state)
+
+        return inner()
+
+    wrapped_graph = leaf("wrapped")
+
+    def inner_fn(state: Any) -> Any:
+        return wrapped_graph.invoke(state)
+
+    def wrapper(state: Any) -> Any:
+        return {}
+
+    wrapper.__wrapped__ = inner_fn  # type: ignore[attr-defined]
+    other = _Holder("a string: no graph at its end")
+
+    def broken(state: Any) -> Any:
+        return other.payload.missing
+
+    assert called_subgraph(chain).name == "chain"
+    assert called_subgraph(wrapper).name == "wrapped"
+    assert called_subgraph(broken) is None
