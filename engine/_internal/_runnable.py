@@ -39,14 +39,39 @@ def injected_parameters(fn: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(n for n in _BY_NAME if n in names)
 
 
-def _value(name: str, config: RunnableConfig) -> Any:
+#: where LangGraph's nodes find their Runtime in a config (how a caller gives one to a RunnableCallable outside a graph)
+_RUNTIME_KEY = "__pregel_runtime"
+#: the Runtime's attribute behind each parameter
+_ATTRIBUTE = {"writer": "stream_writer", "store": "store", "previous": "previous"}
+
+
+def _required(fn: Callable[..., Any]) -> frozenset[str]:
+    """The injected parameters of ``fn`` with no fallback outside a graph: ``runtime``, ``previous``, and
+    a ``store`` that admits no None (as LangGraph's: a missing one is the caller's error)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return frozenset()
+    out = {"runtime", "previous"}
+    store = params.get("store")
+    if store is not None and store.default is store.empty and "None" not in str(store.annotation) and "Optional" not in str(store.annotation):
+        out.add("store")
+    return frozenset(out)
+
+
+def _value(name: str, config: RunnableConfig, required: frozenset[str], owner: str | None) -> Any:
     ctx = CURRENT.get()
     if name == "config":
         return config
-    if ctx is None:  # outside a running graph: what LangGraph gives there
-        from engine._internal._runtime import Runtime
-
-        return {"writer": lambda _: None, "store": None, "runtime": Runtime(), "previous": None}[name]
+    if ctx is None:  # outside a running graph: the Runtime the config carries, as LangGraph reads it there
+        runtime = (config.get("configurable") or {}).get(_RUNTIME_KEY)
+        if runtime is not None:
+            return runtime if name == "runtime" else getattr(runtime, _ATTRIBUTE[name])
+        if name in required:
+            raise ValueError(f"Missing required config key '{_ATTRIBUTE.get(name, 'N/A')}' for '{owner}'.")
+        return (lambda _: None) if name == "writer" else None
     if name == "writer":
         return ctx.runtime().stream_writer
     if name == "store":
@@ -87,12 +112,13 @@ class RunnableCallable(Runnable[Any, Any]):
         self.trace, self.recurse, self.explode_args = trace, recurse, explode_args
         self.kwargs = kwargs
         self.func_accepts = injected_parameters(fn)  # type: ignore[arg-type]
+        self.func_requires = _required(fn)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"{self.get_name()}(tags={self.tags!r}, recurse={self.recurse!r}, explode_args={self.explode_args!r})"
 
     def _call_args(self, input: Any, config: RunnableConfig, extra: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        kwargs = {**self.kwargs, **extra, **{n: _value(n, config) for n in self.func_accepts if n not in extra}}
+        kwargs = {**self.kwargs, **extra, **{n: _value(n, config, self.func_requires, self.name) for n in self.func_accepts if n not in extra}}
         if self.explode_args:
             args, more = input
             return tuple(args), {**more, **kwargs}

@@ -75,13 +75,16 @@ def test_a_runnable_callable_invoked_directly() -> None:
         return (x, runtime.context)
 
     rc = RunnableCallable(f, name="f")
-    assert rc.invoke(1) == (1, None)  # outside a graph: an empty Runtime, as LangGraph gives there
-    assert asyncio.run(rc.ainvoke(2)) == (2, None)  # no async function: the sync one, in a thread
+    with pytest.raises(ValueError, match="Missing required config key 'N/A' for 'f'"):
+        rc.invoke(1)  # outside a graph, a Runtime only from the config (as LangGraph 1.2.22)
+    given = {"configurable": {"__pregel_runtime": Runtime(context="ctx")}}
+    assert rc.invoke(1, given) == (1, "ctx")
+    assert asyncio.run(rc.ainvoke(2, given)) == (2, "ctx")  # no async function: the sync one, in a thread
     rec = Recorder()
-    rc.invoke(3, {"callbacks": [rec]})
+    rc.invoke(3, {**given, "callbacks": [rec]})
     assert [name for name, _ in rec.starts.values()] == ["f"]  # trace=True: a run of its own
     rec = Recorder()
-    RunnableCallable(f, trace=False).invoke(3, {"callbacks": [rec]})
+    RunnableCallable(f, trace=False).invoke(3, {**given, "callbacks": [rec]})
     assert rec.starts == {}
     assert RunnableCallable(lambda x, y: x + y, explode_args=True).invoke(((1,), {"y": 2})) == 3
     with pytest.raises(ValueError, match="At least one of func or afunc"):
