@@ -347,12 +347,10 @@ class InputFolder:
             # As LangGraph 1.2: ids not pending (already answered, say) answer
             # nothing; if none is pending, the waiting tasks run again and ask again.
             chosen = {by_id[k]: v for k, v in resume.items() if k in by_id}
-        elif len(set(by_id.values())) == 1:
-            tid = next(iter(by_id.values()))
+        elif len(by_id) == 1:  # as LangGraph: one pending question (a subgraph's task waiting on two is ambiguous)
+            ((only, tid),) = by_id.items()
             chosen = {tid: resume}
-            first = next(iter(by_id))  # a subgraph's task may wait on several: the first is answered
-            by_id = {first: tid}
-            resume = {first: resume}
+            resume = {only: resume}
         else:
             raise InvalidResumeError(
                 "When there are multiple pending interrupts, you must specify the interrupt id when resuming. "

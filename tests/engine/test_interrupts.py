@@ -93,6 +93,26 @@ def test_parallel_interrupts_resume_by_id_map(checkpointer):
     assert out == {"log": ["p:A", "q:B"]}
 
 
+def test_a_subgraph_waiting_on_two_parallel_questions_needs_answers_by_id(checkpointer):
+    """As LangGraph 1.2.22: two pending questions under one parent task are ambiguous to a bare answer."""
+    child = StateGraph(Log)
+    child.add_node("a", lambda s: {"log": ["a:" + interrupt("A")]})
+    child.add_node("b", lambda s: {"log": ["b:" + interrupt("B")]})
+    child.add_edge(START, "a")
+    child.add_edge(START, "b")
+    g = StateGraph(Log)
+    g.add_node("child", child.compile())
+    g.add_edge(START, "child")
+    app = g.compile(checkpointer=checkpointer)
+    ints = app.invoke({"log": []}, thread())["__interrupt__"]
+    assert sorted(i.value for i in ints) == ["A", "B"]
+    with pytest.raises(InvalidResumeError, match="multiple pending interrupts"):
+        app.invoke(Command(resume="ambiguous"), thread())
+    by_value = {i.value: i.id for i in ints}
+    out = app.invoke(Command(resume={by_value["A"]: "x", by_value["B"]: "y"}), thread())
+    assert sorted(out["log"]) == ["a:x", "b:y"]
+
+
 def two_questions(checkpointer, runs):
     """ask → ask2, each asking one question (as LangGraph's resume-map checks use)."""
 
