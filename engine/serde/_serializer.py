@@ -20,6 +20,7 @@ becomes :class:`~engine.errors.CorruptCheckpointError`.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
@@ -95,6 +96,20 @@ class Serializer:
     """
 
     __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_tag", "json_safe")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own ``dumps_typed(self, value)`` (LangGraph's signature, no ``path_prefix``) is
+        called as it is written: the savers' ``path_prefix`` (for error messages) is dropped for it."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("dumps_typed")
+        if own is None or "path_prefix" in inspect.signature(own).parameters:
+            return
+
+        @functools.wraps(own)
+        def dumps_typed(self: Any, value: Any, *, path_prefix: str = "") -> tuple[str, bytes]:
+            return own(self, value)  # type: ignore[no-any-return]
+
+        cls.dumps_typed = dumps_typed  # type: ignore[method-assign]
 
     def __init__(self, *, types: Iterable[type] = (), codec: Codec | None = None, json_safe: bool = False) -> None:
         self.json_safe = json_safe

@@ -411,3 +411,20 @@ def test_msgpack_timestamps_decode_to_an_allowed_type() -> None:
     # msgpack decodes its own timestamp ext before any hook sees it; it yields a datetime.
     got = Serializer().loads(b"\xd6\xff\x00\x00\x00\x01")
     assert got == datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)
+
+
+def test_a_subclass_dumps_typed_without_path_prefix_is_called_as_written() -> None:
+    """LangGraph's ``dumps_typed(self, obj)``: the savers' error-message prefix is dropped for it, its error is the caller's."""
+
+    class Faulty(Serializer):
+        def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+            raise ValueError("Faulty serializer")
+
+    class Wrapped(Serializer):
+        def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+            tag, data = super().dumps_typed(obj)
+            return tag, data
+
+    with pytest.raises(ValueError, match="Faulty serializer"):
+        Faulty().dumps_typed(1, path_prefix="state key 'x'")
+    assert Wrapped().loads_typed(Wrapped().dumps_typed({"a": 1}, path_prefix="p")) == {"a": 1}
