@@ -13,6 +13,7 @@ import os
 import random
 import threading
 import time
+import uuid
 from datetime import datetime, timezone
 
 _lock = threading.Lock()
@@ -56,8 +57,14 @@ _VARIANT = {c: format((int(c, 16) & 0x3) | 0x8, "x") for c in "0123456789abcdef"
 
 
 def random_uuid() -> str:
-    """A random id in UUID version 4 form (a message's id): 122 bits of the private generator."""
+    """A random id in UUID version 4 form (a run's id): 122 bits of the private generator."""
     return _v4_text(_version_random.getrandbits(128).to_bytes(16, "big").hex())
+
+
+def message_id() -> str:
+    """A new message's id, made as LangGraph's ``add_messages`` makes it: ``str(uuid.uuid4())`` (so a
+    program that patches ``uuid.uuid4`` for stable ids gets them)."""
+    return str(uuid.uuid4())
 
 
 def _uuid_text(value: int) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine._internal._ids import random_uuid
+from engine._internal._ids import message_id
 from engine.channels.binop import as_overwrite
 from engine._langchain import messages as langchain_messages
 from engine.types import Overwrite
@@ -87,7 +87,7 @@ def messages_delta_reducer(state: list[Any], writes: list[Any]) -> list[Any]:
 def _stamp(m: Any) -> None:
     if getattr(m, "id", "x") in (None, ""):
         try:
-            m.id = random_uuid()
+            m.id = message_id()
         except (AttributeError, TypeError, ValueError):
             pass
 
@@ -102,7 +102,7 @@ def _one(item: Any, *, convert: bool) -> Any:
     if _message_dict(item) or (convert and (isinstance(item, str) or (isinstance(item, tuple) and len(item) == 2))):
         if lc is None:
             plain = _convert([item])[0]
-            return plain if plain.get("id") else {**plain, "id": random_uuid()}
+            return plain if plain.get("id") else {**plain, "id": message_id()}
         try:
             (m,) = lc.convert_to_messages([item])
         except Exception:
@@ -141,5 +141,5 @@ def with_message_ids(value: Any, *, messages_reducer: bool) -> Any:
     if isinstance(value, list):
         return _many(value, convert=messages_reducer)
     if not messages_reducer and _message_dict(value):  # a bare message dict stays a dict, with an id
-        return value if value.get("id") else {**value, "id": random_uuid()}
+        return value if value.get("id") else {**value, "id": message_id()}
     return _one(value, convert=messages_reducer)

@@ -25,7 +25,7 @@ try:  # what LangGraph's MessagesState is: pydantic builds schemas of it (a tool
 except ImportError:  # pragma: no cover - typing_extensions comes with pydantic and langchain-core
     from typing import TypedDict
 
-from engine._internal._ids import random_uuid
+from engine._internal._ids import message_id
 from engine._langchain import messages as langchain_messages
 
 __all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES", "MessagesState"]
@@ -48,9 +48,9 @@ def _get(m: Any, key: str) -> Any:
 def _with_id(m: Any) -> Any:
     if _get(m, "id") is None:
         if isinstance(m, dict):
-            return {**m, "id": random_uuid()}
+            return {**m, "id": message_id()}
         try:
-            m.id = random_uuid()
+            m.id = message_id()
         except (AttributeError, TypeError, ValueError):
             pass
     return m

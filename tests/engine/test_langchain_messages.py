@@ -230,3 +230,17 @@ def test_a_pydantic_state_of_messages_models_and_enums(checkpointer):
     values = app.get_state(thread()).values
     assert [(type(m).__name__, m.content) for m in values["messages"]] == [("HumanMessage", "hi"), ("AIMessage", "1 so far")]
     assert values["cards"] == [Card(title="c", at=Point(1, Color.BLUE))] and values["color"] is Color.BLUE
+
+
+def test_a_new_messages_id_is_made_by_uuid4_as_langgraph_makes_it(monkeypatch) -> None:
+    """A program (LangGraph's own tests) patching ``uuid.uuid4`` for stable ids gets them from add_messages."""
+    import uuid
+
+    from langchain_core.messages import HumanMessage
+
+    from engine.graph.message import add_messages
+
+    fixed = uuid.UUID(int=4, version=4)
+    monkeypatch.setattr(uuid, "uuid4", lambda: fixed)
+    (msg,) = add_messages([], [HumanMessage("hi")])
+    assert msg.id == str(fixed)
