@@ -19,6 +19,8 @@ Only imported where langchain-core is (by :mod:`engine.graph._nodes`).
 from __future__ import annotations
 
 import contextvars
+import copy
+import logging
 from typing import Any, Callable, cast
 from uuid import UUID, uuid4
 
@@ -27,12 +29,15 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.runnables import RunnableConfig, RunnableSequence
 from langchain_core.runnables.config import var_child_runnable_config
+from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers._streaming import _StreamingCallbackHandler, _V2StreamingCallbackHandler
 
 from engine._internal._task import CURRENT
 from engine._langchain.tools import ToolsHandler
 from engine.pregel._v2 import MESSAGES_V2
 from engine.types import Command
+
+log = logging.getLogger(__name__)
 
 __all__ = ["MessagesHandler", "MessagesHandlerV2", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM", "run_node_runnable", "streams_events", "tap_output"]
 
@@ -221,7 +226,14 @@ class TaskMessages:
         run, self.run = self.run, None
         if run is not None:
             tap_output(run, self.result)
-            run.on_chain_end(self.result if self.shown is None else self.shown(self.result))
+            out = self.result
+            recorded = _recorded(out, self.shown)
+            if recorded is out:
+                run.on_chain_end(out)
+            else:  # the tracers record what the node's trace policy makes of it; the others get it as it is
+                real, tracers = _split(run)
+                tracers.on_chain_end(recorded)
+                real.on_chain_end(out)
 
     def route(self, path: Callable[[Any], Any], arg: Any, name: str, position: int) -> Any:
         """Call the router ``path`` as a child run of the node (tagged ``seq:step:<position>``)."""
@@ -278,9 +290,10 @@ async def run_node_runnable(runnable: Any, arg: Any, config: dict[str, Any], tas
 def tap_output(run: Any, chunk: Any) -> None:
     """Show ``chunk`` as output of the chain ``run`` to the caller's streaming handlers
     (``astream_events``, ``astream_log``): an ``on_chain_stream`` event, as LangGraph
-    sends one for each node's output and each chunk of the graph's stream."""
+    sends one for each node's output and each chunk of the graph's stream). A handler is one by
+    inheritance, as LangGraph tells them (a custom handler that merely has the tap methods is not)."""
     for h in run.handlers:
-        if isinstance(h, _StreamingCallbackHandler) and not isinstance(h, _MODES):
+        if _StreamingCallbackHandler in type(h).__mro__ and not isinstance(h, _MODES):
             for _ in h.tap_output_iter(run.run_id, iter((chunk,))):
                 pass
 
@@ -306,17 +319,26 @@ def _messages_in(value: Any) -> list[BaseMessage]:
 _NO_TASK = TaskMessages(None, set(), {})
 
 
-def _node_run(child: dict[str, Any], state: Any, name: str, step: int) -> Any:
+def _node_run(child: dict[str, Any], state: Any, name: str, step: int, trace: Any = None) -> Any:
     """The node's chain run, as LangGraph reports one per task to the caller's callbacks.
 
     The node's own calls are its children, tagged ``seq:step:1`` (on LangGraph
-    a node is a sequence whose first step is the function).
+    a node is a sequence whose first step is the function). With a trace policy
+    (``trace``) whose ``process_inputs`` records something else, the tracers start
+    the run with that and the other handlers with ``state`` itself, as LangGraph's.
     """
     manager = CallbackManager.configure(
         child.get("callbacks"), inheritable_tags=child.get("tags"), inheritable_metadata=child.get("metadata")
     )
     manager.tags.insert(0, f"graph:step:{step}")  # first, as LangGraph lists it; not inherited
-    run = manager.on_chain_start(None, state, name=name)
+    recorded = _recorded(state, getattr(trace, "process_inputs", None))
+    if recorded is state:
+        run = manager.on_chain_start(None, state, name=name)
+    else:
+        real, tracers = _split(manager)
+        run = real.on_chain_start(None, state, name=name)
+        tracers.on_chain_start(None, recorded, name=name, run_id=run.run_id)
+        run.handlers = manager.handlers
     child["callbacks"] = run.get_child("seq:step:1")
     return run
 
@@ -354,7 +376,7 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
             child["callbacks"] = child.get("callbacks") or CallbackManager([])
             ctx.config = child
             return child, _NO_TASK
-        task = ctx.lc = TaskMessages(None, set(), {}, _node_run(child, _shown(trace, state), ctx.node, ctx.step))
+        task = ctx.lc = TaskMessages(None, set(), {}, _node_run(child, state, ctx.node, ctx.step, trace))
         task.shown = getattr(trace, "process_outputs", None)
         ctx.config = task.config = child
         return child, task
@@ -370,7 +392,7 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     else:
         handler = MessagesHandler(emit, seen)
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
-    run = _node_run(child, _shown(trace, state), ctx.node, ctx.step) if wrap else None
+    run = _node_run(child, state, ctx.node, ctx.step, trace) if wrap else None
     ctx.config = child
     task = ctx.messages = TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
     if run is not None:
@@ -379,10 +401,26 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     return child, task
 
 
-def _shown(trace: Any, state: Any) -> Any:
-    """What the node's run records as its input (``trace_policy.process_inputs`` of it, if set)."""
-    process = getattr(trace, "process_inputs", None)
-    return state if process is None else process(state)
+def _recorded(value: Any, process: Callable[[Any], Any] | None) -> Any:
+    """What a node's run records of ``value`` for the tracers: ``process(value)`` (a trace policy's
+    processor), or ``value`` itself when there is none or it fails (it never fails the node)."""
+    if process is None:
+        return value
+    try:
+        return process(value)
+    except Exception:
+        log.exception("a trace policy's processor raised; the run records the value as it is")
+        return value
+
+
+def _split(manager: Any) -> tuple[Any, Any]:
+    """``manager`` as two: its tracers (what a trace policy's recorded payloads are for: tracer ingest),
+    and every other handler (custom handlers, and the streams of ``astream_events``/``astream_log``,
+    which get the real payloads)."""
+    real, tracers = copy.copy(manager), copy.copy(manager)
+    tracers.handlers = [h for h in manager.handlers if isinstance(h, BaseTracer) and _StreamingCallbackHandler not in type(h).__mro__]
+    real.handlers = [h for h in manager.handlers if h not in tracers.handlers]
+    return real, tracers
 
 
 class _Seen(set):  # type: ignore[type-arg]

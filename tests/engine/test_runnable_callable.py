@@ -12,6 +12,7 @@ from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.tracers.base import BaseTracer
 from langchain_core.runnables import RunnableConfig
 
 from engine._internal._config import patch_configurable
@@ -93,23 +94,50 @@ def test_a_runnable_callable_invoked_directly() -> None:
         RunnableCallable(None, f).invoke(1)  # type: ignore[arg-type]
 
 
-def test_a_trace_policy_shapes_what_the_nodes_run_records_not_what_it_gets() -> None:
+class TracerRecorder(BaseTracer):
+    """A tracer: what a trace policy's recorded payloads are for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inputs: dict[str, Any] = {}
+        self.outputs: dict[str, Any] = {}
+
+    def _persist_run(self, run: Any) -> None:
+        pass
+
+    def _on_chain_start(self, run: Any) -> None:
+        self.inputs[run.name] = run.inputs
+
+    def _on_chain_end(self, run: Any) -> None:
+        self.outputs[run.name] = run.outputs
+
+
+def test_a_trace_policy_shapes_what_the_nodes_run_records_for_tracers_not_what_it_gets() -> None:
+    """As LangGraph 1.2.22: tracers record the processed payloads; other handlers, and the node, get the real ones;
+    a processor that raises records the payload as it is."""
     got: list[Any] = []
 
     def node(state: S) -> dict[str, Any]:
         got.append(state)
         return {"log": ["out"]}
 
+    def boom(_: Any) -> Any:
+        raise RuntimeError("processor failed")
+
     g = StateGraph(S)
     g.add_node("hidden", node, trace_policy=TracePolicy(process_inputs=omit_payload, process_outputs=lambda o: {"n": len(o["log"])}))
     g.add_node("shown", node)
-    g.add_edge(START, "hidden").add_edge("hidden", "shown")
-    rec = Recorder()
-    assert g.compile().invoke({"log": ["in"]}, {"callbacks": [rec]}) == {"log": ["in", "out", "out"]}
+    g.add_node("failing", node, trace_policy=TracePolicy(process_inputs=boom))
+    g.add_edge(START, "hidden").add_edge("hidden", "shown").add_edge("shown", "failing")
+    rec, tracer = Recorder(), TracerRecorder()
+    out = g.compile().invoke({"log": ["in"]}, {"callbacks": [rec, tracer]})
+    assert out == {"log": ["in", "out", "out", "out"]}
+    assert tracer.inputs["hidden"] == {} and tracer.outputs["hidden"] == {"n": 1}
+    assert tracer.inputs["shown"] == {"log": ["in", "out"]} and tracer.outputs["shown"] == {"log": ["out"]}
+    assert tracer.inputs["failing"] == {"log": ["in", "out", "out"]}
     inputs = {name: i for name, i in rec.starts.values()}
-    assert inputs["hidden"] == {} and inputs["shown"] == {"log": ["in", "out"]}
-    assert rec.ends["hidden"] == {"n": 1} and rec.ends["shown"] == {"log": ["out"]}
-    assert got == [{"log": ["in"]}, {"log": ["in", "out"]}]
+    assert inputs["hidden"] == {"log": ["in"]} and rec.ends["hidden"] == {"log": ["out"]}
+    assert got == [{"log": ["in"]}, {"log": ["in", "out"]}, {"log": ["in", "out", "out"]}]
 
 
 def test_transformers_are_kept_for_the_v3_stream() -> None:
