@@ -47,7 +47,10 @@ if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, Lease
     from engine.store.base import BaseStore
 
-__all__ = ["Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "nested_kinds", "resume_input", "subgraph_ns"]
+__all__ = [
+    "Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "nested_kinds", "resume_input",
+    "root_config", "subgraph_ns", "travel_target",
+]
 
 T = TypeVar("T")
 
@@ -202,6 +205,26 @@ def nested_config(host: NestedHost, config: Mapping[str, Any] | None, checkpoint
     meta = {**(host.config.get("metadata") or {}), **((config or {}).get("metadata") or {})}
     out["metadata"] = {k: v for k, v in meta.items() if not k.startswith("langgraph_") and k != "checkpoint_ns"}
     return out
+
+
+def root_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A top-level run's config: one naming a subgraph's version (its ``checkpoint_ns``, as
+    ``get_state(subgraphs=True)`` gives) runs the graph itself, as LangGraph 1.2 does, from
+    the version of the graph that subgraph version belongs to (``checkpoint_map[""]``); the
+    map stays in the config, for the subgraph's run to start from the version named
+    (:func:`travel_target`)."""
+    conf = config.get("configurable") or {}
+    if not conf.get("checkpoint_ns"):
+        return config
+    at = (conf.get("checkpoint_map") or {}).get("")
+    return {**config, "configurable": {**conf, "checkpoint_ns": "", "checkpoint_id": at}}
+
+
+def travel_target(configurable: Mapping[str, Any], ns: str) -> str | None:
+    """The version a nested run in ``ns`` goes back to: the one its call's ``checkpoint_map``
+    names for ``ns`` (a run from a subgraph's version, :func:`root_config`), else None."""
+    target = (configurable.get("checkpoint_map") or {}).get(ns)
+    return target if isinstance(target, str) and target else None
 
 
 def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> tuple[bool, Any]:
