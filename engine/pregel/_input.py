@@ -14,6 +14,11 @@ config names) and folding the call's input into it, as LangGraph 1.2 does:
 * ``None`` naming a checkpoint id → a "fork" version, a copy of it, is saved
   and the run continues from the copy;
 * ``None`` without a checkpoint id → the run continues where it stopped;
+* a config naming a subgraph's version → the graph's run loads the version
+  that one belongs to (``checkpoint_map[""]``,
+  :func:`~engine.pregel._nested.root_configurable`), and the subgraph's run
+  goes back to the version named, as to a named version of its own, its
+  answers there dropped (:meth:`InputFolder._travel`);
 * a host's :class:`~engine.pregel._resume.Resume` → checked against the
   loaded version (:func:`~engine.pregel._resume.check_resume`), then its
   answers by id, or with none the run continues (a static breakpoint).
@@ -110,7 +115,8 @@ class InputFolder:
                 state.checkpoint, [(w[0], w[1], w[2]) for w in saved.pending_writes], settings.spec, state.step + 1, settings.checkpoint_ns
             )
             if travel is not None and settings.host is not None:
-                state.input = self._travel(saved, settings.host)
+                self._travel(saved, settings.host)
+                state.input = None  # it continues from (a copy of) the version, its task's input aside
             elif settings.host is not None and not replayed:
                 # A subgraph whose task runs again continues its own version.
                 continues, inp = resume_input(settings.host, saved, stable=settings.stable_ns)
@@ -193,7 +199,6 @@ class InputFolder:
         if answers:
             state.null_resume[:] = answers[:1]
         state.pending_writes = [w for w in state.pending_writes if w[1] != RESUME]
-        return None
 
     def _folds_start(self) -> bool:
         """Whether nothing can see the input step's version or START's: no saver stores

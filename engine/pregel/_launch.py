@@ -40,7 +40,7 @@ from engine.checkpoint.base import Lease
 from engine.events import Event, RunFinished
 from engine.pregel._graph_run import lifecycle, merge_configs, reported, start_graph_run
 from engine.pregel._loop import RunLoop
-from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, nested_kinds, root_config, subgraph_ns
+from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, nested_kinds, subgraph_ns
 from engine.pregel._options import durability_of
 from engine.pregel._run import RunSettings
 from engine.pregel._run_context import coerce_context
@@ -81,7 +81,7 @@ def launch(
     host = current_host(config)
     if host is not None:
         return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after, control)
-    config = merge_configs(graph.config, root_config(config or {}))
+    config = merge_configs(graph.config, config)
     limit = config.get("recursion_limit")
     run = start_graph_run(graph.name, input, config)
     settings = RunSettings(
