@@ -228,6 +228,22 @@ def test_running_the_parent_from_a_subgraphs_version(checkpointer: Any, mode: An
     ]
 
 
+def test_an_update_without_as_node_where_start_ran_last_is_starts(checkpointer: Any) -> None:
+    # As LangGraph 1.2.22: START is one of the nodes update_state picks from, so an update at
+    # the version of call 2's input step leaves p1 due; the run from it takes the subgraph back.
+    seen: list = []
+    g = _build(checkpointer, True, seen)
+    for i in range(2):
+        g.invoke({"x": 10 * i, "log": []}, CFG)
+    before = [h for h in g.get_state_history(CFG) if h.next == ("p1",)][0]
+    up = g.update_state(before.config, {"log": ["edited"]})
+    state = g.get_state(up)
+    assert (state.next, state.values, state.metadata["source"]) == (("p1",), {"x": 10, "log": ["edited"]}, "update")
+    seen.clear()
+    assert g.invoke(None, up) == {"x": 11, "log": ["edited", "edited"]}
+    assert seen == [(1, 11)]
+
+
 class Chat(TypedDict):
     messages: Annotated[list, operator.add]
     turn: int
