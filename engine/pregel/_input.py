@@ -84,7 +84,7 @@ class InputFolder:
         # A subgraph's run, in a call from one of its versions, goes back to that version.
         travel = travel_target(self.configurable, settings.checkpoint_ns) if settings.host is not None else None
         if settings.host is not None:
-            state.replay = settings.host.replay
+            state.replay, state.fresh = settings.host.replay, settings.host.fresh
         if settings.saver is not None:
             if self.thread_id is None:
                 raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
@@ -114,7 +114,7 @@ class InputFolder:
             state.pending_writes = adopt_task_ids(
                 state.checkpoint, [(w[0], w[1], w[2]) for w in saved.pending_writes], settings.spec, state.step + 1, settings.checkpoint_ns
             )
-            if travel is not None and settings.host is not None:
+            if travel is not None and settings.host is not None and not settings.host.fresh:
                 self._travel(saved, settings.host)
                 state.input = None  # it continues from (a copy of) the version, its task's input aside
             elif settings.host is not None and not replayed:
@@ -293,6 +293,7 @@ class InputFolder:
 
     async def _apply_input(self, inp: Any) -> None:
         settings, state = self.settings, self.state
+        state.fresh = state.fresh or settings.host is None
         # Whatever was due at this checkpoint (an interrupted turn) is dropped; a new thread has nothing due.
         discard = (
             prepare_next_tasks(state.checkpoint, state.channels, settings.spec.nodes, state.step + 1, settings.spec.triggers_to_nodes)

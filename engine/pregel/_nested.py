@@ -89,6 +89,8 @@ class NestedHost:
     task: TaskContext
     #: the parent run went back in time: where its subgraphs start from
     replay: Replay | None = None
+    #: the call brought the root graph new input (RunState.fresh)
+    fresh: bool = False
     #: graph runs nested in this task so far (the second and later get a numbered namespace)
     nested: int = 0
 

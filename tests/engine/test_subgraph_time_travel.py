@@ -138,3 +138,25 @@ def test_the_stream_of_a_run_from_a_subgraphs_version(checkpointer: Any, mode: A
         (0, "values", {"value": ["before"], **asked}),
     ]
     assert called == (["ask_1"] if mode else ["step_a", "ask_1"])
+
+
+@pytest.mark.parametrize("mode", [True, None])
+def test_new_input_with_a_subgraphs_version(checkpointer: Any, mode: Any) -> None:
+    # As LangGraph: the graph takes the input at the parent version, and a checkpointer=True
+    # subgraph its task's input at the version named (from START again, on that state).
+    called: list = []
+    g = _build(checkpointer, mode, called)
+    g.invoke({"value": []}, CFG)
+    at_first = g.get_state(CFG, subgraphs=True).tasks[0].state
+    g.invoke(Command(resume="answer_1"), CFG)
+    g.invoke(Command(resume="answer_2"), CFG)
+    assert _ran(called, g.invoke, {"value": ["new"]}, at_first.config) == (
+        {"value": ["before", "new", "before"]}, ["Question 1?"], ["before", "step_a", "ask_1"]
+    )  # fmt: skip
+    if mode:
+        sub = {"configurable": {"thread_id": "t", "checkpoint_ns": "executor"}}
+        assert _history(g, sub)[:3] == [
+            ("loop", ("ask_1",), ["before", "step_a", "before", "new", "before", "step_a"]),
+            ("loop", ("step_a",), ["before", "step_a", "before", "new", "before"]),
+            ("input", ("__start__",), ["before", "step_a"]),
+        ]

@@ -9,7 +9,8 @@ belongs to, the subgraph goes back to the version named and asks its first
 question again (nothing before it runs again); both questions answered anew.
 Then a resume given with the subgraph's config itself, an ``update_state`` of
 that version (its config names the parents' versions) run from, the stream
-of a run from it (values, updates, subgraphs) and both histories.
+of a run from it (values, updates, subgraphs), new input with its config
+(the subgraph takes its task's input at that version) and both histories.
 """
 
 import operator
@@ -106,6 +107,8 @@ for mode in (True, None):
     chunks = list(g.stream(None, at_first.config, stream_mode=["values", "updates"], subgraphs=True))
     record(f"{mode}: stream", [(len(ns), ns[0].split(":")[0] if ns else "", mode_, chunk) for ns, mode_, chunk in chunks])
     record(f"{mode}: stream ran", list(called))
+    # new input with that config: the subgraph takes its task's input at the version named
+    record(f"{mode}: new input at its version", ran(g.invoke, {"value": ["new"]}, at_first.config))
     history(g, cfg, f"{mode}: final history")
     if mode is True:
         history(g, {"configurable": {"thread_id": f"t-{mode}", "checkpoint_ns": "executor"}}, "True: the subgraph's history")
