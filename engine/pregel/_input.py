@@ -14,6 +14,11 @@ config names) and folding the call's input into it, as LangGraph 1.2 does:
 * ``None`` naming a checkpoint id → a "fork" version, a copy of it, is saved
   and the run continues from the copy;
 * ``None`` without a checkpoint id → the run continues where it stopped;
+* a config naming a subgraph's version → the graph's run loads the version
+  that one belongs to (``checkpoint_map[""]``,
+  :func:`~engine.pregel._nested.root_configurable`), and the subgraph's run
+  goes back to the version named, as to a named version of its own, its
+  answers there dropped (:meth:`InputFolder._travel`);
 * a host's :class:`~engine.pregel._resume.Resume` → checked against the
   loaded version (:func:`~engine.pregel._resume.check_resume`), then its
   answers by id, or with none the run continues (a static breakpoint).
@@ -28,7 +33,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.checkpoint.base import INTERRUPT, RESUME, CheckpointTuple
 from engine.pregel._migrate import adopt_task_ids, copy_migrated, moved_channels
 from engine.errors import EmptyInputError, InvalidResumeError, NotFoundError
@@ -37,7 +41,7 @@ from engine.pregel._delta import DeltaBook, hydrate, input_task_id, stamp_ids
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_interrupt_seen, prepare_next_tasks, restore_channels
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes, shown_metadata
-from engine.pregel._nested import Replay, resume_input
+from engine.pregel._nested import Replay, resume_input, travel_target
 from engine.pregel._resume import Resume, check_resume, is_resume_map
 from engine.pregel._snapshot import build_snapshot, task_states
 from engine.pregel._spec import INPUT_SEEN, NULL_TASK_ID
@@ -45,6 +49,7 @@ from engine.pregel._status import null_writes, read_statuses
 from engine.types import START, Command, StateSnapshot
 
 if TYPE_CHECKING:
+    from engine.pregel._nested import NestedHost
     from engine.pregel._queue import EventQueue
     from engine.pregel._run import RunSettings, RunState
     from engine.pregel._telemetry import RunTrace
@@ -76,24 +81,19 @@ class InputFolder:
         """Load the thread and fold the call's input in; the run then stands where its first step starts."""
         settings, state = self.settings, self.state
         saved: CheckpointTuple | None = None
+        # A subgraph's run, in a call from one of its versions, goes back to that version.
+        travel = travel_target(self.configurable, settings.checkpoint_ns) if settings.host is not None else None
         if settings.host is not None:
-            state.replay = settings.host.replay
-        elif self.configurable.get("checkpoint_ns") and self.configurable.get("checkpoint_id"):
-            # LangGraph forks the parent and replays the subgraph from that version (through checkpoint_map).
-            raise NotImplementedError(
-                f"running graph {settings.spec.name!r} from a subgraph's version (checkpoint_ns "
-                f"{self.configurable['checkpoint_ns']!r}) is not supported yet: name one of the graph's own "
-                f"versions; see {WHERE_IT_DIFFERS}"
-            )
+            state.replay, state.fresh = settings.host.replay, settings.host.fresh
         if settings.saver is not None:
             if self.thread_id is None:
                 raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
-            replay = state.replay if state.replay is not None and state.replay.first(settings.checkpoint_ns) else None
-            replayed = replay is not None
+            replay = None if travel else state.replay if state.replay is not None and state.replay.first(settings.checkpoint_ns) else None
+            replayed = replay is not None or travel is not None
             if replay is not None:  # a subgraph of a run that went back in time: from its version of then
                 saved = await replay.load(settings.saver, {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": settings.checkpoint_ns}})
             else:
-                saved = await settings.saver.aget_tuple(self.writer.config(self.configurable.get("checkpoint_id")))
+                saved = await settings.saver.aget_tuple(self.writer.config(travel or self.configurable.get("checkpoint_id")))
             if saved is None and self.configurable.get("checkpoint_id"):
                 if settings.strict:
                     raise NotFoundError(
@@ -114,7 +114,10 @@ class InputFolder:
             state.pending_writes = adopt_task_ids(
                 state.checkpoint, [(w[0], w[1], w[2]) for w in saved.pending_writes], settings.spec, state.step + 1, settings.checkpoint_ns
             )
-            if settings.host is not None and not replayed:
+            if travel is not None and settings.host is not None and not settings.host.fresh:
+                self._travel(saved, settings.host)
+                state.input = None  # it continues from (a copy of) the version, its task's input aside
+            elif settings.host is not None and not replayed:
                 # A subgraph whose task runs again continues its own version.
                 continues, inp = resume_input(settings.host, saved, stable=settings.stable_ns)
                 if continues:
@@ -169,10 +172,11 @@ class InputFolder:
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
             if saved is None:
                 raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
-            if self.configurable.get("checkpoint_id"):
+            named = self.configurable.get("checkpoint_id") or travel
+            if named and settings.host is None:
                 # Back in time: the subgraphs start from their versions of then.
                 state.replay = Replay.of(saved)
-            if self.configurable.get("checkpoint_id") and not await self._continues(saved):
+            if named and not await self._continues(saved):
                 # Naming a version (even the newest) continues from a copy of it.
                 await self._fork(saved)
                 mark_interrupt_seen(state.checkpoint)
@@ -180,6 +184,21 @@ class InputFolder:
                 self._continue(saved)
         else:
             await self._apply_input(inp)
+
+    def _travel(self, saved: CheckpointTuple, host: NestedHost) -> None:
+        """A subgraph's run going back to its version ``saved`` (:func:`travel_target`), as LangGraph 1.2:
+        the answers given there are dropped (its questions are asked again), and the run continues
+        from a copy of it. An answer this call gave one of its waiting questions (or, alone, its
+        parent task's) goes to the first question asked: the copy's tasks have new ids, so their
+        questions new interrupt ids (LangGraph hands a resume to the first ``interrupt()`` too)."""
+        state = self.state
+        waiting = [i.id for st in read_statuses(state.pending_writes).values() for i in st.pending_interrupts]
+        answers = [host.resume_map[k] for k in waiting if k in host.resume_map]
+        if not answers and host.resuming and len(host.resume_map) == 1:
+            answers = list(host.resume_map.values())  # the answer to its parent's task, asked at another version
+        if answers:
+            state.null_resume[:] = answers[:1]
+        state.pending_writes = [w for w in state.pending_writes if w[1] != RESUME]
 
     def _folds_start(self) -> bool:
         """Whether nothing can see the input step's version or START's: no saver stores
@@ -274,6 +293,7 @@ class InputFolder:
 
     async def _apply_input(self, inp: Any) -> None:
         settings, state = self.settings, self.state
+        state.fresh = state.fresh or settings.host is None
         # Whatever was due at this checkpoint (an interrupted turn) is dropped; a new thread has nothing due.
         discard = (
             prepare_next_tasks(state.checkpoint, state.channels, settings.spec.nodes, state.step + 1, settings.spec.triggers_to_nodes)

@@ -59,7 +59,7 @@ from engine._internal._task import TaskContext
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
 from engine.pregel._input import InputFolder
 from engine.pregel._io import configurable_metadata, finished_event, propagated_metadata, task_config, task_namespace
-from engine.pregel._nested import NestedHost
+from engine.pregel._nested import NestedHost, root_configurable
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
 from engine.pregel._runner import StepRunner
@@ -86,6 +86,8 @@ class RunLoop:
         self.lease = lease = run_lease(saver, self.thread_id, self.configurable, settings.lease)
         user_metadata = dict(config.get("metadata") or {})
         self.task_metadata = propagated_metadata(self.configurable, user_metadata)  # every task's, made once
+        if host is None:  # (the caller's keys above, as LangGraph's; the version the run loads below)
+            self.configurable = root_configurable(self.configurable)
         self.queue = queue = EventQueue(settings.kinds)
         self.trace = tel.RunTrace(settings.spec.name)
         self.writer = writer = VersionWriter(
@@ -138,7 +140,7 @@ class RunLoop:
             recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync and alone,
             emit=self.runner.emit_threadsafe, kinds=settings.subgraph_kinds, parent_ns=settings.checkpoint_ns,
             node=t.name, task_id=t.id, parents=parents, resuming=state.resuming, resume_map=state.resume_map,
-            task=ctx, replay=state.replay,
+            task=ctx, replay=state.replay, fresh=state.fresh,
         )  # fmt: skip
 
     def _task_config(self, t: Task, step: int) -> dict[str, Any]:

@@ -25,6 +25,9 @@ parent's loop gives its runner):
   version older than the version the parent went back to, as LangGraph 1.2
   does; so a ``checkpointer=True`` subgraph forks with its parent. (A
   per-task namespace has no such version: the fork's tasks have new ids.)
+  A call from one of a subgraph's versions (its config's ``checkpoint_map``)
+  takes that subgraph, the namespace the map names, back to that version
+  (:func:`root_configurable`, :func:`travel_target`).
 
 The nested run ends as a node does: with its output values, or by raising
 its interrupts (:class:`~engine.errors.GraphInterrupt`), its error, or a
@@ -47,7 +50,10 @@ if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, Lease
     from engine.store.base import BaseStore
 
-__all__ = ["Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "nested_kinds", "resume_input", "subgraph_ns"]
+__all__ = [
+    "Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "nested_kinds", "resume_input",
+    "root_configurable", "subgraph_ns", "travel_target",
+]
 
 T = TypeVar("T")
 
@@ -83,6 +89,8 @@ class NestedHost:
     task: TaskContext
     #: the parent run went back in time: where its subgraphs start from
     replay: Replay | None = None
+    #: the call brought the root graph new input (RunState.fresh)
+    fresh: bool = False
     #: graph runs nested in this task so far (the second and later get a numbered namespace)
     nested: int = 0
 
@@ -202,6 +210,25 @@ def nested_config(host: NestedHost, config: Mapping[str, Any] | None, checkpoint
     meta = {**(host.config.get("metadata") or {}), **((config or {}).get("metadata") or {})}
     out["metadata"] = {k: v for k, v in meta.items() if not k.startswith("langgraph_") and k != "checkpoint_ns"}
     return out
+
+
+def root_configurable(configurable: Mapping[str, Any]) -> dict[str, Any]:
+    """A top-level run's configurable, as its versions are loaded: one naming a subgraph's
+    version (its ``checkpoint_ns``, as ``get_state(subgraphs=True)`` gives) runs the graph
+    itself, as LangGraph 1.2 does, from the version of the graph that subgraph version
+    belongs to (``checkpoint_map[""]``); the map stays, for the subgraph's run to start
+    from the version named (:func:`travel_target`)."""
+    if not configurable.get("checkpoint_ns"):
+        return dict(configurable)
+    at = (configurable.get("checkpoint_map") or {}).get("")
+    return {**configurable, "checkpoint_ns": "", "checkpoint_id": at}
+
+
+def travel_target(configurable: Mapping[str, Any], ns: str) -> str | None:
+    """The version a nested run in ``ns`` goes back to: the one its call's ``checkpoint_map``
+    names for ``ns`` (a run from a subgraph's version, :func:`root_configurable`), else None."""
+    target = (configurable.get("checkpoint_map") or {}).get(ns)
+    return target if isinstance(target, str) and target else None
 
 
 def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> tuple[bool, Any]:

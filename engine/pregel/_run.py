@@ -105,6 +105,10 @@ class RunState:
     shown: bool = False
     #: this run went back in time (a root's fork), or its host's did: where subgraphs start from
     replay: Replay | None = None
+    #: the call brought its graph new input (the root run's, its hosts' for a nested run): a
+    #: subgraph sent back to a version of its own (engine.pregel._nested.travel_target) takes its
+    #: task's input there, as LangGraph's
+    fresh: bool = False
     #: (checkpoint id, its next tasks): the plan made for a CheckpointSaved event, reused by the next step
     planned: tuple[str, list[Task]] | None = None
     #: the saved version the call loaded, if any; whether the run went on from it (not reset as

@@ -36,7 +36,7 @@ from engine.pregel._migrate import copy_migrated, moved_channels
 from engine.errors import InvalidUpdateError, NotFoundError
 from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values, takes_task_path, task_path_str
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
-from engine.pregel._io import configurable_metadata, input_writes
+from engine.pregel._io import configurable_metadata, input_writes, with_checkpoint_map
 from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
 from engine.pregel._status import null_writes, read_statuses
 from engine.types import END, START
@@ -140,7 +140,8 @@ async def apply_updates(
         # As LangGraph: the update is the result of the node's task due at the updated
         # version (history shows it there), stored as that task's writes.
         await _put_writes(saver, parent, task.writes or [(NO_WRITES, None)], task.id, task_path_str(task.path))
-    return await saver.aput(parent, ck, metadata, new_versions)  # type: ignore[no-any-return]
+    # As LangGraph: a subgraph's version's config names its parents' versions (checkpoint_map).
+    return with_checkpoint_map(await saver.aput(parent, ck, metadata, new_versions), metadata)  # type: ignore[return-value]
 
 
 async def _put_writes(saver: Any, config: Mapping[str, Any], writes: list[tuple[str, Any]], task_id: str, path: str) -> None:
@@ -238,7 +239,7 @@ async def _copy(
             metadata[COUNTERS] = counters
     out = await saver.aput(parent, ck, metadata, dict(ck["channel_versions"]))
     if not (isinstance(values, list) and values):
-        return out  # type: ignore[no-any-return]
+        return with_checkpoint_map(out, metadata)  # type: ignore[return-value]
     updates = []
     for item in values:
         if not isinstance(item, Sequence) or isinstance(item, (str, bytes)):
@@ -266,12 +267,15 @@ def _end_step(graph: Graph, saved: CheckpointTuple, ck: Checkpoint, channels: Ma
 
 
 def _last_writer(ck: Checkpoint, nodes: Mapping[str, NodeSpec]) -> str:
-    """The node that ran last, for update_state without ``as_node`` (a graph of one node: that one)."""
+    """The node that ran last, for update_state without ``as_node`` (a graph of one node: that one).
+
+    As LangGraph, START is one of the nodes: at a version its input step made (the first
+    node due), the update is START's, so the nodes START's writes trigger stay due."""
     if len(nodes) == 1:
         return next(iter(nodes))
     best: list[tuple[int, str]] = []
     for name, seen in ck["versions_seen"].items():
-        if name in nodes and name != START and seen:
+        if name in nodes and seen:
             best.append((max(seen.values()), name))
     if not best:
         return START

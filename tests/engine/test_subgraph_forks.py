@@ -204,15 +204,44 @@ def test_a_node_error_inside_a_subgraph_beside_finished_siblings_resumes_only_th
     assert calls == ["flaky"]
 
 
-def test_running_the_parent_from_a_subgraphs_version_is_refused(checkpointer: Any) -> None:
-    # LangGraph forks the parent and replays the subgraph from that version; README, "Where it differs"
+@pytest.mark.parametrize("mode", [None, True])
+def test_running_the_parent_from_a_subgraphs_version(checkpointer: Any, mode: Any) -> None:
+    # As LangGraph 1.2.22: the parent forks the version that subgraph version belongs to; a
+    # per-task subgraph (new task ids, no version of then) starts afresh, a checkpointer=True
+    # one goes back to the version named; either asks again, and a resume from the same
+    # config answers it.
     seen: list = []
-    g = _build(checkpointer, None, seen, ask=True)
+    g = _build(checkpointer, mode, seen, ask=True)
     g.invoke({"x": 0, "log": []}, CFG)
     sub = g.get_state(CFG, subgraphs=True).tasks[0].state
-    with pytest.raises(NotImplementedError, match="from a subgraph's version"):
-        g.invoke(None, sub.config)
-    assert g.get_state(CFG).metadata["source"] == "loop"  # nothing was written
+    out = g.invoke(None, sub.config)
+    assert [i.value for i in out.pop("__interrupt__")] == ["q"]
+    assert out == {"x": 1, "log": []}
+    assert seen == ([(None, 1), (None, 1)] if mode is None else [(None, 1)])
+    assert g.invoke(Command(resume="a"), sub.config) == {"x": 1, "log": ["ans:a"]}
+    assert [(h.metadata["source"], h.next, h.values) for h in g.get_state_history(CFG)] == [
+        ("loop", (), {"x": 1, "log": ["ans:a"]}),
+        ("fork", ("child",), {"x": 1, "log": []}),
+        ("loop", ("child",), {"x": 1, "log": []}),
+        ("loop", ("p1",), {"x": 0, "log": []}),
+        ("input", ("__start__",), {"log": []}),
+    ]
+
+
+def test_an_update_without_as_node_where_start_ran_last_is_starts(checkpointer: Any) -> None:
+    # As LangGraph 1.2.22: START is one of the nodes update_state picks from, so an update at
+    # the version of call 2's input step leaves p1 due; the run from it takes the subgraph back.
+    seen: list = []
+    g = _build(checkpointer, True, seen)
+    for i in range(2):
+        g.invoke({"x": 10 * i, "log": []}, CFG)
+    before = [h for h in g.get_state_history(CFG) if h.next == ("p1",)][0]
+    up = g.update_state(before.config, {"log": ["edited"]})
+    state = g.get_state(up)
+    assert (state.next, state.values, state.metadata["source"]) == (("p1",), {"x": 10, "log": ["edited"]}, "update")
+    seen.clear()
+    assert g.invoke(None, up) == {"x": 11, "log": ["edited", "edited"]}
+    assert seen == [(1, 11)]
 
 
 class Chat(TypedDict):

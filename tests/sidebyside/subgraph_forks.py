@@ -8,7 +8,8 @@ back to (for an update: the update's parent). A checkpointer=True subgraph
 per-invocation subgraph's fork tasks have new ids, so it starts afresh, and
 one interrupted inside asks again. New input on an older version, a plain
 call after the fork, and a second run of the subgraph in the same call read
-its newest version. A node failing inside a subgraph beside finished
+its newest version. An update_state without as_node at an input step's
+version is START's (the first node stays due). A node failing inside a subgraph beside finished
 siblings (in the subgraph and in the parent) fails the call; invoke(None)
 runs only the failed node again.
 """
@@ -112,6 +113,18 @@ g.invoke({"x": 0, "log": []}, cfg)
 first_due = [h for h in g.get_state_history(cfg) if h.next == ("child",)][-1]
 record("loop: fork", g.invoke(None, first_due.config))
 record("loop: saw", list(seen))
+
+# an update without as_node at call 2's input step version: START's (p1 stays due), then run from
+g, saver = build(True)
+seen.clear()
+for i in range(2):
+    g.invoke({"x": 10 * i, "log": []}, cfg)
+before = [h for h in g.get_state_history(cfg) if h.next == ("p1",)][0]
+up = g.update_state(before.config, {"log": ["edited"]})
+record("update as START", g.get_state(up))
+seen.clear()
+record("update as START: run", g.invoke(None, up))
+record("update as START: saw", list(seen))
 
 # two deep: a per-invocation graph around a checkpointer=True one, and a checkpointer=True one around it
 for outer_mode in (None, True):
