@@ -34,6 +34,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     reading,
 )
+from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
     ChannelVersions,
@@ -257,7 +258,7 @@ class InMemorySaver(BaseCheckpointSaver):
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(metadata))
+        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         inserted: list[str] = []
         with self._lock:

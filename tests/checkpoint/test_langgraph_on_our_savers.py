@@ -67,15 +67,16 @@ def _graph() -> StateGraph:
 
 
 def _turns(app: Any, *, run: Callable[..., Any]) -> list[Any]:
-    """Two turns with an interrupt and its resume each; what the program sees."""
-    cfg = {"configurable": {"thread_id": "t"}}
+    """Two turns with an interrupt and its resume each; what the program sees (the call's metadata and
+    plain configurable keys land in each version's metadata, as LangGraph's savers put them)."""
+    cfg = {"configurable": {"thread_id": "t", "user": "u1", "__private": 1}, "metadata": {"mine": 1, "__hidden": 2}}
     seen = []
     for turn in range(2):
         out = run(app.invoke, {"messages": [HumanMessage(f"hi {turn}", id=f"h{turn}")]}, cfg)
         seen.append((out["items"], [i.value for i in out["__interrupt__"]]))
         seen.append(run(app.invoke, Command(resume=f"yes {turn}"), cfg))
     state = app.get_state(cfg)
-    history = [(s.metadata["source"], s.metadata["step"], s.next, s.values) for s in app.get_state_history(cfg)]
+    history = [(s.metadata, s.next, s.values) for s in app.get_state_history(cfg)]
     return [*seen, state.values, state.next, history]
 
 
@@ -92,7 +93,8 @@ def test_langgraph_runs_on_our_saver_as_on_its_own(saver: BaseCheckpointSaver, r
     ours = _turns(_graph().compile(checkpointer=saver), run=run)
     theirs = _turns(_graph().compile(checkpointer=LangGraphMemory()), run=run)
     assert ours == theirs
-    assert ours[-1][0][0] == "loop" and len(ours[-1]) == len(theirs[-1]) == 10
+    assert ours[-1][0][0]["source"] == "loop" and len(ours[-1]) == len(theirs[-1]) == 10
+    assert {k: ours[-1][0][0][k] for k in ("mine", "user")} == {"mine": 1, "user": "u1"} and "__hidden" not in ours[-1][0][0]
 
 
 def test_a_failing_node_is_recorded_as_langgraph_records_it(saver: BaseCheckpointSaver) -> None:

@@ -56,6 +56,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     storable_text,
 )
+from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint._opening import OpenedByConnString
 from engine.checkpoint._writes import dump_writes
 from engine.checkpoint.base import (
@@ -278,7 +279,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         meta_type, meta = dump_meta(self.serde, checkpoint, versions=False)  # they go to a column
         versions = checkpoint["channel_versions"]
         require_storable(*versions)
-        put = Put(checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata), _dumps(versions), plan)
+        put = Put(checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata)), _dumps(versions), plan)
         return thread_id, ns, put
 
     async def aput(

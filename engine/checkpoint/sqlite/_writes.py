@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
+from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._writes import WriteRow, dump_writes
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
@@ -55,7 +56,7 @@ class Writes:
         )
         meta_type, meta = dump_meta(serde, checkpoint)
         checkpoint_row = (
-            thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(metadata)
+            thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata))
         )  # fmt: skip
         return thread_id, ns, plan, checkpoint_row
 

@@ -1,0 +1,44 @@
+"""The metadata a put stores: the version's own, and what LangGraph's savers add from the put's config."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.checkpoint.base import RUN_KEY
+
+__all__ = ["put_metadata"]
+
+#: configurable keys a version's metadata never takes from its config (LangGraph's list)
+_NOT_FROM_CONFIG = frozenset({
+    "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "langgraph_step", "langgraph_node",
+    "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns",
+})  # fmt: skip
+
+
+def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The metadata a put stores: ``metadata``, and what LangGraph's savers add from the put's config.
+
+    As LangGraph's ``get_checkpoint_metadata``: the plain values (str, int,
+    float, bool) of ``config["metadata"]`` then ``config["configurable"]``, for
+    keys the metadata lacks, not private (``__``) and not the thread's or
+    checkpoint's ids. A run LangGraph itself drives (on one of these savers)
+    gets its call's metadata in its versions so, as on its own savers; the
+    engine's loop puts them in itself. The run that wrote the version
+    (:data:`~engine.checkpoint.base.RUN_KEY`), private, is taken from the
+    config's metadata too: a host running LangGraph names it there.
+    """
+    found = [m for m in (config.get("metadata"), config.get("configurable")) if m]
+    if not found:
+        return metadata
+    out = dict(metadata)
+    for given in found:
+        for key, value in given.items():
+            if key in out or key in _NOT_FROM_CONFIG or key.startswith("__"):
+                continue
+            if isinstance(value, (str, int, float, bool)):
+                out[key] = value
+    run = (config.get("metadata") or {}).get(RUN_KEY)
+    if run is not None and RUN_KEY not in out:
+        out[RUN_KEY] = run
+    return out
