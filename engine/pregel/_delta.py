@@ -34,6 +34,7 @@ from engine.channels.delta import DeltaChannel
 from engine.checkpoint.base import Checkpoint, CheckpointTuple
 from engine.graph._delta_messages import messages_delta_reducer, with_message_ids
 from engine.pregel import _checkpoint
+from engine.pregel._spec import NULL_TASK_ID
 from engine.types import DeltaSnapshot
 
 __all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values", "takes_task_path", "task_path_str"]
@@ -110,13 +111,17 @@ class DeltaBook:
         names = self.names
         self.forced.update(w[1] for w in pending_writes if w[1] in names)
 
+    def force_unclaimed(self, loaded: Iterable[Any], claimed: set[str]) -> None:
+        """A continued version's first step: its loaded task writes that no task of the step
+        claims (``claimed``: the ids of those that do) belong to no child: their channels snapshot."""
+        self.force_pending(w for w in loaded if w[0] != NULL_TASK_ID and w[0] not in claimed)
+
     def store(
         self,
         ck: Checkpoint,
         channels: Mapping[str, BaseChannel],
         dirty: dict[str, Any],
         *,
-        exiting: bool = False,
         fresh: bool = False,
         fork: bool = False,
         triggers: Mapping[str, Sequence[str]] | None = None,
@@ -127,9 +132,7 @@ class DeltaBook:
         ``dirty``: the channels whose version moved since the last stored version
         (what the saver stores anew). A channel that must snapshot without having
         moved gets a new version (as LangGraph's bump), which every node that had
-        seen the old one is moved on to, so it triggers nothing. ``exiting``: only
-        this version of the run is stored (durability "exit"), so every channel that
-        moved snapshots. ``fresh``: an update of a new thread: every channel written snapshots.
+        seen the old one is moved on to, so it triggers nothing. ``fresh``: an update of a new thread: every channel written snapshots.
         ``fork``: a copy of a stored version, whose versions are that one's: what snapshots gets a new version.
         A channel never written on the branch that must snapshot (a fork from before its first
         write, with the other branch's writes pending) gets a version too, and its snapshot (empty)
@@ -154,7 +157,7 @@ class DeltaBook:
             freq = ch.snapshot_frequency  # type: ignore[attr-defined]
             if (
                 replaced or k in self.forced or u >= freq or s >= _checkpoint.DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT
-                or fresh or (exiting and k in dirty)
+                or fresh
             ):  # fmt: skip
                 snap.add(k)
                 counters[k] = (0, 0)

@@ -100,7 +100,7 @@ async def apply_updates(
         source, next_step = "input", step + 1 if saved else -1
     else:
         tasks = await _as_nodes(graph, saved, ck, channels, step, updates, config)
-        changed = _apply(ck, channels, tasks, updates)
+        changed = _apply(ck, channels, tasks, updates, graph.spec.triggers_to_nodes)
     # As LangGraph: no updated channels named, so the run that continues plans every node.
     ck["updated_channels"] = None
     ck["id"] = new_checkpoint_id()
@@ -158,9 +158,13 @@ async def _superseded(saver: Any, configurable: Mapping[str, Any], saved: Checkp
     return head is not None and head.checkpoint["id"] != saved.checkpoint["id"]
 
 
-def _apply(ck: Checkpoint, channels: Mapping[str, BaseChannel], tasks: list[Task], updates: Sequence[Update]) -> set[str]:
+def _apply(
+    ck: Checkpoint, channels: Mapping[str, BaseChannel], tasks: list[Task], updates: Sequence[Update],
+    triggers: Mapping[str, Sequence[str]],
+) -> set[str]:  # fmt: skip
     try:
-        return apply_writes(ck, channels, tasks)[1]
+        # As LangGraph: an update that triggers no node is tentatively the last step (a deferred node becomes due).
+        return apply_writes(ck, channels, tasks, triggers_to_nodes=triggers)[1]
     except InvalidUpdateError:
         raise
     except Exception as e:  # a reducer refusing the values: the caller's input is wrong

@@ -93,8 +93,11 @@ class RunVersions:
             return
         book = state.delta
         if book is not None:  # what the saver keeps of the delta channels (engine.pregel._delta)
-            snap, counters = book.store(state.checkpoint, state.channels, self.writer.dirty,
-                                        exiting=settings.durability == "exit", fork=source == "fork",
+            if (exit_deltas := self.writer.exit) is not None and exit_deltas.addressed:
+                # As LangGraph: "exit" from a version the call named, which other children may
+                # read: the channels the run wrote snapshot, and nothing is stored on it.
+                book.forced.update(exit_deltas.channels())
+            snap, counters = book.store(state.checkpoint, state.channels, self.writer.dirty, fork=source == "fork",
                                         triggers=settings.spec.triggers_to_nodes)  # fmt: skip
         snapshot = new_version(state.checkpoint)
         # The caller's metadata and LangGraph's keys; the run that wrote it beside them (RUN_KEY).
