@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine._internal._ids import next_version
@@ -125,6 +125,7 @@ class DeltaBook:
         fresh: bool = False,
         fork: bool = False,
         triggers: Mapping[str, Sequence[str]] | None = None,
+        tentative: Collection[str] | None = None,
     ) -> tuple[set[str], dict[str, list[int]]]:
         """Decide what the next version (of ``ck``, about to be copied and stored) keeps of each
         delta channel: returns (the channels it snapshots, the counters for its metadata).
@@ -137,20 +138,27 @@ class DeltaBook:
         A channel never written on the branch that must snapshot (a fork from before its first
         write, with the other branch's writes pending) gets a version too, and its snapshot (empty)
         stops the walk there; ``triggers`` (channel -> nodes) names who is moved on to it.
+
+        ``tentative`` (durability "exit": only the run's last version is stored): the channels
+        the step updated; ``ck`` is then a copy of the run's version, which only the last
+        is: nothing snapshots for the book (its counters go on, what it must snapshot stays).
         """
         versions = ck["channel_versions"]
         snap: set[str] = set()
         counters: dict[str, tuple[int, int]] = {}
+        raw: dict[str, tuple[int, int]] = {}
         for k in self.names:
             ch = channels.get(k)
             if ch is None:
                 continue
             replaced = ch.replaced  # type: ignore[attr-defined]
-            ch.replaced = False  # type: ignore[attr-defined]
+            if tentative is None:
+                ch.replaced = False  # type: ignore[attr-defined]
             u, s = self.counters.get(k, (0, 0))
             s += 1
-            if k in dirty:
+            if k in (dirty if tentative is None else tentative):
                 u += 1
+            raw[k] = (u, s)
             if not ch.is_available() or (k not in versions and not (replaced or k in self.forced)):
                 counters[k] = (u, s)  # never written on this branch: nothing to store
                 continue
@@ -163,11 +171,14 @@ class DeltaBook:
                 counters[k] = (0, 0)
             else:
                 counters[k] = (u, s)
-        self.forced -= snap
         bump = [k for k in snap if fork or k not in dirty]
         if bump:
             _bump(ck, channels, bump, dirty, triggers)
-        self.counters = counters
+        if tentative is None:
+            self.forced -= snap
+            self.counters = counters
+        else:
+            self.counters = raw
         return snap, {k: [u, s] for k, (u, s) in counters.items() if (u, s) != (0, 0)}
 
 

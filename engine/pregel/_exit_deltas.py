@@ -53,7 +53,7 @@ def late_task_id(step: int, task_id: str) -> str:
 class ExitDeltas:
     """One ``"exit"`` run's delta writes, kept until it stores its version."""
 
-    __slots__ = ("names", "writes", "first_step", "loaded", "addressed", "stub_id")
+    __slots__ = ("names", "writes", "first_step", "loaded", "addressed", "stub_id", "seen")
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = frozenset(names)
@@ -66,6 +66,8 @@ class ExitDeltas:
         self.loaded: set[tuple[str, str]] = set()
         #: the run continues a version the call named: its other children read what is stored on it
         self.addressed = False
+        #: the channel versions of the run's last version
+        self.seen: dict[str, Any] = {}
 
     def add_input(self, step: int, writes: Iterable[tuple[str, Any]]) -> None:
         self.writes.extend((step, NULL_TASK_ID, "", c, v) for c, v in writes if c in self.names)
@@ -82,6 +84,12 @@ class ExitDeltas:
                     if path is None:
                         path = task_path_str(t.path)
                     self.writes.append((step, t.id, path, c, v))
+
+    def step_updates(self, versions: dict[str, Any], dirty: dict[str, Any]) -> set[str]:
+        """The channels whose version moved since the run's last version (``dirty`` holds what
+        moved since the last one stored); ``versions``: this version's."""
+        seen, self.seen = self.seen, dict(versions)
+        return {k for k, v in dirty.items() if seen.get(k) != v}
 
     def channels(self) -> set[str]:
         return {w[3] for w in self.writes}

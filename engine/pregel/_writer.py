@@ -144,8 +144,11 @@ class VersionWriter:
         checkpoint: Checkpoint,
         metadata: dict[str, Any],
         parent_writes: list[tuple[Any, ...]],
+        new_versions: dict[str, Any] | None = None,
     ) -> None:
-        """Hand over the next version (and the pending writes of ``parent`` that go with it)."""
+        """Hand over the next version (and the pending writes of ``parent`` that go with it).
+
+        ``new_versions`` ("exit"): what the version stores anew, when not :attr:`dirty`."""
         if self.untracked:
             values = checkpoint["channel_values"]
             for k in self.untracked:
@@ -156,7 +159,7 @@ class VersionWriter:
         if self.durability == "exit":
             # Only the last version is written, under the last saved one; the
             # writes of steps in between belong to versions never stored.
-            self._unsaved = Version(self.last_saved_id, checkpoint, metadata, dict(self.dirty))
+            self._unsaved = Version(self.last_saved_id, checkpoint, metadata, dict(self.dirty) if new_versions is None else new_versions)
             return
         new_versions, self.dirty = self.dirty, {}
         item = Version(parent, checkpoint, metadata, new_versions, parent_writes)
