@@ -31,7 +31,7 @@ from engine._internal._ids import next_version
 from engine.channels.base import MISSING, BaseChannel
 from engine.channels.binop import BinaryOperatorAggregate
 from engine.channels.delta import DeltaChannel
-from engine.checkpoint.base import Checkpoint, CheckpointTuple
+from engine.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointTuple
 from engine.graph._delta_messages import messages_delta_reducer, with_message_ids
 from engine.pregel import _checkpoint
 from engine.pregel._spec import NULL_TASK_ID
@@ -73,6 +73,25 @@ def takes_task_path(saver: Any) -> bool:
     if found is None:
         found = _TAKES_PATH[cls] = "task_path" in inspect.signature(saver.aput_writes).parameters
     return found
+
+
+_SYNC_HISTORY: dict[type, bool] = {}
+
+
+async def _history(saver: Any, config: Any, channels: list[str]) -> Mapping[str, Any]:
+    """The saver's walk of ``channels``' history: through ``get_delta_channel_history`` when a
+    subclass of an engine saver overrides that (LangGraph's in-memory saver calls it from the
+    async one too, so such a subclass sees every walk), else ``aget_delta_channel_history``."""
+    cls = type(saver)
+    found = _SYNC_HISTORY.get(cls)
+    if found is None:
+        found = _SYNC_HISTORY[cls] = (
+            isinstance(saver, BaseCheckpointSaver)
+            and cls.get_delta_channel_history is not BaseCheckpointSaver.get_delta_channel_history
+        )
+    if found:
+        return saver.get_delta_channel_history(config=config, channels=channels)  # type: ignore[no-any-return]
+    return await saver.aget_delta_channel_history(config=config, channels=channels)  # type: ignore[no-any-return]
 
 
 def task_path_str(path: Any) -> str:
@@ -229,7 +248,7 @@ async def hydrate(saver: Any, saved: CheckpointTuple, specs: Mapping[str, BaseCh
         return saved
     live = {k: (v.value if isinstance(v, DeltaSnapshot) else v) for k, v in values.items()}
     if replay:
-        histories = await saver.aget_delta_channel_history(config=saved.config, channels=replay)
+        histories = await _history(saver, saved.config, replay)
         for k in replay:
             history = histories.get(k) or {"writes": []}
             seed = history.get("seed", MISSING)
