@@ -335,14 +335,13 @@ class InputFolder:
 
     async def _apply_resume(self, resume: Any, *, keyed: bool, then: list[tuple[str, Any]]) -> None:
         state = self.state
-        planned = self._planned_ids()
         if then:
             await self._put_nulls(then)
         # As LangGraph: only an unfinished task's interrupt waits for an answer.
         statuses = read_statuses(state.pending_writes)
         waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
         answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
-        if waiting and not keyed and not is_resume_map(resume) and (planned if not then else self._planned_ids()).isdisjoint(waiting):
+        if waiting and not keyed and not is_resume_map(resume) and self._planned_ids().isdisjoint(waiting):
             waiting = {}  # as LangGraph: questions of tasks the step does not plan (another version's) wait for nothing
         if not waiting:
             if self.settings.strict:
