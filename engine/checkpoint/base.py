@@ -256,11 +256,13 @@ class BaseCheckpointSaver(LangGraphSlot):
         while its previous write was in flight (``durability="async"``).
         ``writes`` holds ``aput_writes``' arguments ``(config, writes,
         task_id)`` (or ``(config, writes, task_id, task_path)``): what the tasks of each step wrote, stored on the version
-        the step started from (stored after the puts, so a write may name a
-        version of the same call). Returns ``aput``'s return values, in order.
-        This default calls ``aput`` for each put, then ``aput_writes`` for
-        each write, so a failure can leave the first few stored (each whole: a
-        prefix of the chain, never a gap). A saver whose commit waits for a
+        the step started from (a write may name a version of the same call).
+        Returns ``aput``'s return values, in order. This default calls, for
+        each put, ``aput_writes`` for the writes of its parent, then ``aput``
+        (as LangGraph stores a step's writes before the version after it: a
+        version is never stored without the writes its delta channels read),
+        then ``aput_writes`` for the rest; so a failure can leave the first few
+        stored (each whole: a prefix of the chain, never a gap). A saver whose commit waits for a
         disk flush overrides it to store the lot in one transaction, all or
         none: one flush instead of one per version.
 
@@ -269,8 +271,20 @@ class BaseCheckpointSaver(LangGraphSlot):
                 (nothing is stored).
         """
         check_chain(puts)
-        out = [await self.aput(*put) for put in puts]
-        for config, task_writes, task_id, *path in writes:
+        rest = list(writes)
+        out = []
+        for put in puts:
+            parent = put[0].get("configurable", {}).get("checkpoint_id")
+            mine: list[tuple[Any, ...]] = []
+            if parent:
+                later: list[tuple[Any, ...]] = []
+                for w in rest:
+                    (mine if w[0].get("configurable", {}).get("checkpoint_id") == parent else later).append(w)
+                rest = later
+            for config, task_writes, task_id, *path in mine:
+                await self.aput_writes(config, task_writes, task_id, *path)
+            out.append(await self.aput(*put))
+        for config, task_writes, task_id, *path in rest:
             await self.aput_writes(config, task_writes, task_id, *path)
         return out
 

@@ -295,7 +295,8 @@ def apply_null_writes(
                 values[chan] = ch.get()
             else:
                 values.pop(chan, None)
-        checkpoint["updated_channels"] = sorted({*(checkpoint.get("updated_channels") or ()), *updated})
+        if (before := checkpoint.get("updated_channels")) is not None:  # None: every node is planned, as it stays
+            checkpoint["updated_channels"] = sorted({*before, *updated})
     return updated
 
 

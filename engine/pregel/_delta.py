@@ -24,16 +24,17 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine._internal._ids import next_version
 from engine.channels.base import MISSING, BaseChannel
 from engine.channels.binop import BinaryOperatorAggregate
 from engine.channels.delta import DeltaChannel
-from engine.checkpoint.base import Checkpoint, CheckpointTuple
+from engine.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointTuple
 from engine.graph._delta_messages import messages_delta_reducer, with_message_ids
 from engine.pregel import _checkpoint
+from engine.pregel._spec import NULL_TASK_ID
 from engine.types import DeltaSnapshot
 
 __all__ = ["COUNTERS", "DeltaBook", "hydrate", "input_task_id", "stamp_ids", "stored_values", "takes_task_path", "task_path_str"]
@@ -74,6 +75,25 @@ def takes_task_path(saver: Any) -> bool:
     return found
 
 
+_SYNC_HISTORY: dict[type, bool] = {}
+
+
+async def _history(saver: Any, config: Any, channels: list[str]) -> Mapping[str, Any]:
+    """The saver's walk of ``channels``' history: through ``get_delta_channel_history`` when a
+    subclass of an engine saver overrides that (LangGraph's in-memory saver calls it from the
+    async one too, so such a subclass sees every walk), else ``aget_delta_channel_history``."""
+    cls = type(saver)
+    found = _SYNC_HISTORY.get(cls)
+    if found is None:
+        found = _SYNC_HISTORY[cls] = (
+            isinstance(saver, BaseCheckpointSaver)
+            and cls.get_delta_channel_history is not BaseCheckpointSaver.get_delta_channel_history
+        )
+    if found:
+        return saver.get_delta_channel_history(config=config, channels=channels)  # type: ignore[no-any-return]
+    return await saver.aget_delta_channel_history(config=config, channels=channels)  # type: ignore[no-any-return]
+
+
 def task_path_str(path: Any) -> str:
     """A task's path as savers order writes by (LangGraph's form): ``~__pregel_pull, node`` sorts a
     step's node tasks by name before its Sends, by index, the order the step applies them in."""
@@ -110,16 +130,21 @@ class DeltaBook:
         names = self.names
         self.forced.update(w[1] for w in pending_writes if w[1] in names)
 
+    def force_unclaimed(self, loaded: Iterable[Any], claimed: set[str]) -> None:
+        """A continued version's first step: its loaded task writes that no task of the step
+        claims (``claimed``: the ids of those that do) belong to no child: their channels snapshot."""
+        self.force_pending(w for w in loaded if w[0] != NULL_TASK_ID and w[0] not in claimed)
+
     def store(
         self,
         ck: Checkpoint,
         channels: Mapping[str, BaseChannel],
         dirty: dict[str, Any],
         *,
-        exiting: bool = False,
         fresh: bool = False,
         fork: bool = False,
         triggers: Mapping[str, Sequence[str]] | None = None,
+        tentative: Collection[str] | None = None,
     ) -> tuple[set[str], dict[str, list[int]]]:
         """Decide what the next version (of ``ck``, about to be copied and stored) keeps of each
         delta channel: returns (the channels it snapshots, the counters for its metadata).
@@ -127,44 +152,52 @@ class DeltaBook:
         ``dirty``: the channels whose version moved since the last stored version
         (what the saver stores anew). A channel that must snapshot without having
         moved gets a new version (as LangGraph's bump), which every node that had
-        seen the old one is moved on to, so it triggers nothing. ``exiting``: only
-        this version of the run is stored (durability "exit"), so every channel that
-        moved snapshots. ``fresh``: an update of a new thread: every channel written snapshots.
+        seen the old one is moved on to, so it triggers nothing. ``fresh``: an update of a new thread: every channel written snapshots.
         ``fork``: a copy of a stored version, whose versions are that one's: what snapshots gets a new version.
         A channel never written on the branch that must snapshot (a fork from before its first
         write, with the other branch's writes pending) gets a version too, and its snapshot (empty)
         stops the walk there; ``triggers`` (channel -> nodes) names who is moved on to it.
+
+        ``tentative`` (durability "exit": only the run's last version is stored): the channels
+        the step updated; ``ck`` is then a copy of the run's version, which only the last
+        is: nothing snapshots for the book (its counters go on, what it must snapshot stays).
         """
         versions = ck["channel_versions"]
         snap: set[str] = set()
         counters: dict[str, tuple[int, int]] = {}
+        raw: dict[str, tuple[int, int]] = {}
         for k in self.names:
             ch = channels.get(k)
             if ch is None:
                 continue
             replaced = ch.replaced  # type: ignore[attr-defined]
-            ch.replaced = False  # type: ignore[attr-defined]
+            if tentative is None:
+                ch.replaced = False  # type: ignore[attr-defined]
             u, s = self.counters.get(k, (0, 0))
             s += 1
-            if k in dirty:
+            if k in (dirty if tentative is None else tentative):
                 u += 1
+            raw[k] = (u, s)
             if not ch.is_available() or (k not in versions and not (replaced or k in self.forced)):
                 counters[k] = (u, s)  # never written on this branch: nothing to store
                 continue
             freq = ch.snapshot_frequency  # type: ignore[attr-defined]
             if (
                 replaced or k in self.forced or u >= freq or s >= _checkpoint.DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT
-                or fresh or (exiting and k in dirty)
+                or fresh
             ):  # fmt: skip
                 snap.add(k)
                 counters[k] = (0, 0)
             else:
                 counters[k] = (u, s)
-        self.forced -= snap
         bump = [k for k in snap if fork or k not in dirty]
         if bump:
             _bump(ck, channels, bump, dirty, triggers)
-        self.counters = counters
+        if tentative is None:
+            self.forced -= snap
+            self.counters = counters
+        else:
+            self.counters = raw
         return snap, {k: [u, s] for k, (u, s) in counters.items() if (u, s) != (0, 0)}
 
 
@@ -215,7 +248,7 @@ async def hydrate(saver: Any, saved: CheckpointTuple, specs: Mapping[str, BaseCh
         return saved
     live = {k: (v.value if isinstance(v, DeltaSnapshot) else v) for k, v in values.items()}
     if replay:
-        histories = await saver.aget_delta_channel_history(config=saved.config, channels=replay)
+        histories = await _history(saver, saved.config, replay)
         for k in replay:
             history = histories.get(k) or {"writes": []}
             seed = history.get("seed", MISSING)

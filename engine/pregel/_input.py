@@ -111,6 +111,8 @@ class InputFolder:
             self.writer.dirty.update(moved_channels(saved.checkpoint, state.checkpoint))
             state.step = int(saved.metadata.get("step", -1))
             state.parent_id = self.writer.last_saved_id = saved.checkpoint["id"]
+            if self.writer.exit is not None and self.configurable.get("checkpoint_id"):
+                self.writer.exit.addressed = True
             state.pending_writes = adopt_task_ids(
                 state.checkpoint, [(w[0], w[1], w[2]) for w in saved.pending_writes], settings.spec, state.step + 1, settings.checkpoint_ns
             )
@@ -154,9 +156,11 @@ class InputFolder:
                 # step's finished tasks again (their stored outputs are not taken back); the
                 # answers already given stay.
                 state.pending_writes = [w for w in state.pending_writes if w[0] == NULL_TASK_ID or w[1] in (RESUME, INTERRUPT)]
-            if cmd.resume is not None:
-                await self._apply_resume(cmd.resume, keyed=by_id)
             writes = settings.spec.command_writes(cmd)
+            if cmd.resume is not None:
+                # As LangGraph: one answer goes to the first question asked by a task of the step
+                # the Command's goto and update leave due (applied first; they stay stored after it).
+                await self._apply_resume(cmd.resume, keyed=by_id, then=writes)
             if writes and cmd.resume is None and await self._moved_past(saved):
                 # A delta channel folds the writes stored on a version's ancestors: a Command from a
                 # version the thread moved past runs on a copy of it (a fork), as a new branch, its
@@ -166,7 +170,7 @@ class InputFolder:
                 mark_interrupt_seen(state.checkpoint)
                 await self._put_nulls(writes)
                 return
-            if writes:
+            if writes and cmd.resume is None:
                 await self._put_nulls(writes)
             self._continue(saved)
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
@@ -336,6 +340,9 @@ class InputFolder:
         mine = [(c, v) for c, v in writes if c in book.names]
         if not mine:
             return
+        if self.writer.exit is not None:  # "exit": stored with the run's version (engine.pregel._exit_deltas)
+            self.writer.exit.add_input(state.step + 1, mine)
+            return
         if state.parent_id is not None and state.checkpoint["id"] and not self.configurable.get("checkpoint_id"):
             await self.writer.put_writes(state.parent_id, mine, input_task_id(state.parent_id))
         else:
@@ -346,8 +353,10 @@ class InputFolder:
         spec = settings.spec
         return {t.id for t in prepare_next_tasks(state.checkpoint, state.channels, spec.nodes, state.step + 1, spec.triggers_to_nodes)}
 
-    async def _apply_resume(self, resume: Any, *, keyed: bool) -> None:
+    async def _apply_resume(self, resume: Any, *, keyed: bool, then: list[tuple[str, Any]]) -> None:
         state = self.state
+        if then:
+            await self._put_nulls(then)
         # As LangGraph: only an unfinished task's interrupt waits for an answer.
         statuses = read_statuses(state.pending_writes)
         waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}

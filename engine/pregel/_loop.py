@@ -57,6 +57,7 @@ from engine.events import CustomEvent, Event, MessageChunk, StepFinished, ToolEv
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
+from engine.pregel._exit_deltas import ExitDeltas
 from engine.pregel._input import InputFolder
 from engine.pregel._io import configurable_metadata, finished_event, propagated_metadata, task_config, task_namespace
 from engine.pregel._nested import NestedHost, root_configurable
@@ -96,6 +97,8 @@ class RunLoop:
         )  # fmt: skip
         if settings.spec.deltas:
             writer.delta_channels = {k: settings.spec.channels[k] for k in settings.spec.deltas}
+            if saver is not None and settings.durability == "exit":
+                writer.exit = ExitDeltas(settings.spec.deltas)
         self.versions = RunVersions(
             settings, state, writer, queue,
             # As LangGraph: every version's metadata holds the call's plain metadata and configurable keys
@@ -205,6 +208,12 @@ class RunLoop:
                     reason, error = "ERROR", GraphDrained(settings.control.drain_reason or "shutdown")
                     break
                 statuses = read_statuses(state.pending_writes) if first and state.pending_writes else None
+                if statuses and state.delta is not None:
+                    # As LangGraph: loaded writes no task of the step takes back (a Send a goto
+                    # replaced, a task run again) are no child's history: their channels snapshot.
+                    state.delta.force_unclaimed(state.pending_writes, {t.id for t in tasks if t.id in statuses})
+                    if writer.exit is not None:  # ...and those it takes back are stored already
+                        writer.exit.loaded = {(w[0], w[1]) for w in state.pending_writes}
                 if runner.runs_alone(tasks, statuses):  # one task: a coroutine, no async generator
                     await runner.run_alone(tasks[0], state.step + 1, parent_id=state.parent_id)
                 else:
@@ -303,6 +312,8 @@ class RunLoop:
             versions, dirty = state.checkpoint["channel_versions"], self.writer.dirty
             for c in changed:
                 dirty[c] = versions[c]
+        if self.writer.exit is not None:
+            self.writer.exit.add_step(state.step + 1, tasks)
         state.pending_writes = []
         state.step += 1
         state.executed += 1

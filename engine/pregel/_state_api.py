@@ -46,6 +46,8 @@ class StateAPI:
 
     def _saver(self) -> Any:
         saver = self.graph.checkpointer
+        if saver is True:  # as LangGraph: a subgraph's "use the parent's saver", read as a root graph
+            raise RuntimeError("checkpointer=True cannot be used for root graphs.")
         if saver is None or isinstance(saver, bool):
             raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
         return saver

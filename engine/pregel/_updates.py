@@ -100,7 +100,7 @@ async def apply_updates(
         source, next_step = "input", step + 1 if saved else -1
     else:
         tasks = await _as_nodes(graph, saved, ck, channels, step, updates, config)
-        changed = _apply(ck, channels, tasks, updates)
+        changed = _apply(ck, channels, tasks, updates, graph.spec.triggers_to_nodes)
     # As LangGraph: no updated channels named, so the run that continues plans every node.
     ck["updated_channels"] = None
     ck["id"] = new_checkpoint_id()
@@ -115,31 +115,30 @@ async def apply_updates(
     user = config.get("metadata") or {}
     metadata = {**user, **configurable_metadata(configurable, user), "source": source, "step": next_step, "parents": parents}
     new_versions = {**(moved_channels(saved.checkpoint, ck) if saved else {}), **{c: ck["channel_versions"][c] for c in changed}}
-    stored = [t for t in tasks if t.path[0] in (PULL, PUSH)] if saved is not None else []
+    # As LangGraph: an update's writes are stored on the version it updates, as the writes of
+    # the node's task due there (history shows them as its result) or of an update task, where
+    # reading the new version folds its delta channels from; unless the thread has moved past
+    # that version: its other children would read them too, so nothing is stored on it.
+    superseded = saved is not None and await _superseded(saver, configurable, saved)
     if graph.spec.deltas:
         deltas = graph.spec.deltas
         book = DeltaBook(deltas, saved.metadata if saved else None)
-        if saved is not None and await _superseded(saver, configurable, saved):
-            # A version with children: they would read the writes stored on it too, so the
-            # update's version snapshots the channels it writes, and those of another branch.
-            book.force_pending(saved.pending_writes or ())
+        if superseded:
+            # The update's version snapshots the channels it writes, and those of another branch.
+            book.force_pending(saved.pending_writes or ())  # type: ignore[union-attr]
             book.forced.update(c for t in tasks for c, _ in t.writes if c in deltas)
             book.forced.update(c for c in changed if c in deltas and as_node == INPUT)
-        elif saved is not None:
-            # As LangGraph: the writes an update makes as a node no task of which was due are
-            # stored on the version it updates as well, where reading the new one finds them.
-            for i, t in enumerate(tasks):
-                if t not in stored and (mine := [(c, v) for c, v in t.writes if c in deltas]):
-                    await _put_writes(saver, parent, mine, t.id, task_path_str(("update", i)))
-            if as_node == INPUT:
-                book.forced.update(c for c in changed if c in deltas)
+        elif saved is not None and as_node == INPUT:
+            book.forced.update(c for c in changed if c in deltas)
         snap, counters = book.store(ck, channels, new_versions, fresh=saved is None, triggers=graph.spec.triggers_to_nodes)
         metadata = {**metadata, COUNTERS: counters} if counters else metadata
         ck["channel_values"] = stored_values(ck["channel_values"], deltas, snap)
-    for task in stored:
-        # As LangGraph: the update is the result of the node's task due at the updated
-        # version (history shows it there), stored as that task's writes.
-        await _put_writes(saver, parent, task.writes or [(NO_WRITES, None)], task.id, task_path_str(task.path))
+    if saved is not None and not superseded:
+        for i, task in enumerate(tasks):
+            due = task.path[0] in (PULL, PUSH)
+            if task.writes or due:
+                path = task_path_str(task.path if due else ("update", i))
+                await _put_writes(saver, parent, task.writes or [(NO_WRITES, None)], task.id, path)
     # As LangGraph: a subgraph's version's config names its parents' versions (checkpoint_map).
     return with_checkpoint_map(await saver.aput(parent, ck, metadata, new_versions), metadata)  # type: ignore[return-value]
 
@@ -160,9 +159,13 @@ async def _superseded(saver: Any, configurable: Mapping[str, Any], saved: Checkp
     return head is not None and head.checkpoint["id"] != saved.checkpoint["id"]
 
 
-def _apply(ck: Checkpoint, channels: Mapping[str, BaseChannel], tasks: list[Task], updates: Sequence[Update]) -> set[str]:
+def _apply(
+    ck: Checkpoint, channels: Mapping[str, BaseChannel], tasks: list[Task], updates: Sequence[Update],
+    triggers: Mapping[str, Sequence[str]],
+) -> set[str]:  # fmt: skip
     try:
-        return apply_writes(ck, channels, tasks)[1]
+        # As LangGraph: an update that triggers no node is tentatively the last step (a deferred node becomes due).
+        return apply_writes(ck, channels, tasks, triggers_to_nodes=triggers)[1]
     except InvalidUpdateError:
         raise
     except Exception as e:  # a reducer refusing the values: the caller's input is wrong

@@ -91,12 +91,21 @@ class RunVersions:
             # Nothing stores or shows the version: it only needs its id (task ids derive from it).
             state.checkpoint["id"] = state.parent_id = new_checkpoint_id()
             return
-        book = state.delta
-        if book is not None:  # what the saver keeps of the delta channels (engine.pregel._delta)
-            snap, counters = book.store(state.checkpoint, state.channels, self.writer.dirty,
-                                        exiting=settings.durability == "exit", fork=source == "fork",
+        book, exit_deltas, new_versions = state.delta, self.writer.exit, None
+        if book is not None and exit_deltas is None:  # what the saver keeps of the delta channels (engine.pregel._delta)
+            snap, counters = book.store(state.checkpoint, state.channels, self.writer.dirty, fork=source == "fork",
                                         triggers=settings.spec.triggers_to_nodes)  # fmt: skip
         snapshot = new_version(state.checkpoint)
+        if book is not None and exit_deltas is not None:
+            # "exit": this version is stored only if it is the run's last; decided on its copy.
+            if exit_deltas.addressed:
+                # As LangGraph: from a version the call named, which other children may read:
+                # the channels the run wrote snapshot, and nothing is stored on it.
+                book.forced.update(exit_deltas.channels())
+            new_versions = dict(self.writer.dirty)
+            updated = exit_deltas.step_updates(snapshot["channel_versions"], new_versions)
+            snap, counters = book.store(snapshot, state.channels, new_versions, fork=source == "fork",
+                                        triggers=settings.spec.triggers_to_nodes, tentative=updated)  # fmt: skip
         # The caller's metadata and LangGraph's keys; the run that wrote it beside them (RUN_KEY).
         metadata = {**self.version_metadata, RUN_KEY: settings.run_id, "source": source, "step": state.step,
                     "parents": dict(self.parents)}  # fmt: skip
@@ -119,4 +128,4 @@ class RunVersions:
         if settings.saver is not None:
             if book is not None:
                 snapshot["channel_values"] = stored_values(snapshot["channel_values"], book.names, snap)
-            await self.writer.put(parent, snapshot, metadata, parent_writes or [])
+            await self.writer.put(parent, snapshot, metadata, parent_writes or [], new_versions)

@@ -34,14 +34,15 @@ from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
 from engine._internal._sync import at_first_wait, forget_first_wait
 from engine.checkpoint._made import MadeCheckpoint
-from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, RESUME, Checkpoint, Lease
+from engine.checkpoint.base import ERROR, INTERRUPT, LEASE_KEY, RESUME, Checkpoint, Lease, empty_checkpoint
 from engine.errors import SerializationError, is_invalid_resume
 from engine.pregel import _telemetry as tel
 from engine.pregel._algo import restore_channels
 from engine.pregel._delta import hydrate, takes_task_path, task_path_str
+from engine.pregel._exit_deltas import ExitDeltas
 from engine.pregel._io import output_values
 from engine.pregel._spec import CHECKPOINT_FORMAT, NO_WRITES, TASKS, GraphSpec
-from engine.types import Send
+from engine.types import DeltaSnapshot, Send
 
 if TYPE_CHECKING:
     from engine.pregel._algo import Task
@@ -121,6 +122,8 @@ class VersionWriter:
         self._task: asyncio.Task[None] | None = None
         self._deferred = False  # the task waits for the call's first wait (see put)
         self._held: list[tuple[str | None, list[tuple[str, Any]], str]] = []  # "exit": calls' writes (put_call_writes)
+        #: "exit" with delta channels: their writes, stored with the one version (engine.pregel._exit_deltas)
+        self.exit: ExitDeltas | None = None
 
     def config(self, checkpoint_id: str | None) -> dict[str, Any]:
         """The config naming the run's thread (and a version of it) on the saver."""
@@ -141,8 +144,11 @@ class VersionWriter:
         checkpoint: Checkpoint,
         metadata: dict[str, Any],
         parent_writes: list[tuple[Any, ...]],
+        new_versions: dict[str, Any] | None = None,
     ) -> None:
-        """Hand over the next version (and the pending writes of ``parent`` that go with it)."""
+        """Hand over the next version (and the pending writes of ``parent`` that go with it).
+
+        ``new_versions`` ("exit"): what the version stores anew, when not :attr:`dirty`."""
         if self.untracked:
             values = checkpoint["channel_values"]
             for k in self.untracked:
@@ -153,7 +159,7 @@ class VersionWriter:
         if self.durability == "exit":
             # Only the last version is written, under the last saved one; the
             # writes of steps in between belong to versions never stored.
-            self._unsaved = Version(self.last_saved_id, checkpoint, metadata, {})
+            self._unsaved = Version(self.last_saved_id, checkpoint, metadata, dict(self.dirty) if new_versions is None else new_versions)
             return
         new_versions, self.dirty = self.dirty, {}
         item = Version(parent, checkpoint, metadata, new_versions, parent_writes)
@@ -211,12 +217,32 @@ class VersionWriter:
         await self.written()
         if self._unsaved is not None:
             item, self._unsaved = self._unsaved, None
-            item.new_versions, self.dirty = self.dirty, {}
+            if self.exit is not None:
+                await self._store_exit_deltas(item)
+            self.dirty = {}  # (what changed after the version was made is in no stored version)
             await self._store([item])
         held, self._held = self._held, []
         for parent, writes, task_id in held:
             if parent == self.last_saved_id:  # the version they belong to is the one written
                 await self.saver.aput_writes(self.config(parent), writes, task_id)
+
+    async def _store_exit_deltas(self, item: Version) -> None:
+        """``"exit"``: the run's writes to the delta channels its version does not snapshot, stored
+        on the version's parent first (a stub version's on a new thread), where reading it folds them."""
+        exit_deltas, self.exit = self.exit, None
+        assert exit_deltas is not None
+        values = item.checkpoint["channel_values"]
+        rows = exit_deltas.rows({k for k in exit_deltas.names if isinstance(values.get(k), DeltaSnapshot)})
+        if not rows:
+            return
+        if item.parent is None:
+            stub = empty_checkpoint()
+            stub["id"] = exit_deltas.stub_id
+            stub["ts"] = now_iso()
+            await self.saver.aput(self.config(None), stub, {"step": -2}, {})
+            item.parent = stub["id"]
+        for (task_id, path), writes in rows.items():
+            await self.put_writes(item.parent, writes, task_id, path)
 
     def tracked(self, writes: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
         """``writes`` as stored: none to an untracked channel, and a Send's dict argument without its untracked keys."""
@@ -235,6 +261,8 @@ class VersionWriter:
         """``"exit"``: forget the version (and calls' writes) not written yet, so :meth:`flush` writes none."""
         self._unsaved = None
         self._held = []
+        if self.exit is not None:
+            self.exit.clear()
 
     async def put_call_writes(self, parent: str | None, writes: list[tuple[str, Any]], task_id: str) -> None:
         """The writes of a task a node called (``@task``): stored now, or with ``"exit"`` at the

@@ -22,7 +22,8 @@ class InMemoryCache(BaseCache[Any]):
         self._cache: dict[Namespace, dict[str, tuple[tuple[str, bytes], float | None]]] = {}
         self._lock = threading.RLock()
 
-    async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, Any]:
+    # Sync at heart, as LangGraph's: the async methods call these (a subclass overriding them sees every call).
+    def get(self, keys: Sequence[FullKey]) -> dict[FullKey, Any]:
         now = self._now()
         out: dict[FullKey, Any] = {}
         with self._lock:
@@ -37,17 +38,26 @@ class InMemoryCache(BaseCache[Any]):
                 out[(ns, key)] = self._load(stored)
         return out
 
-    async def aset(self, pairs: Mapping[FullKey, tuple[Any, int | None]]) -> None:
+    async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, Any]:
+        return self.get(keys)
+
+    def set(self, pairs: Mapping[FullKey, tuple[Any, int | None]]) -> None:
         now = self._now()
         dumped = {full: (self._dump(value), None if ttl is None else now + ttl) for full, (value, ttl) in pairs.items()}
         with self._lock:
             for (ns, key), entry in dumped.items():
                 self._cache.setdefault(ns, {})[key] = entry
 
-    async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
+    async def aset(self, pairs: Mapping[FullKey, tuple[Any, int | None]]) -> None:
+        self.set(pairs)
+
+    def clear(self, namespaces: Sequence[Namespace] | None = None) -> None:
         with self._lock:
             if namespaces is None:
                 self._cache.clear()
             else:
                 for ns in namespaces:
                     self._cache.pop(ns, None)
+
+    async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
+        self.clear(namespaces)
