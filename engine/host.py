@@ -31,6 +31,12 @@ rearrange its rooms without breaking one.
   graph, whose input may be any value), :class:`ScopedCache` (a node cache
   under one namespace: a tenant's), :func:`langchain_messages` (LangChain's
   message module, when installed).
+* **Resumes planned for another runtime** (a graph LangGraph itself runs behind
+  the host's seam): :class:`Resume`, :func:`plan_resume` (what a resume arriving
+  now answers, from the thread's snapshot), :func:`check_resume` (whether it
+  still applies once the run holds the thread) and :data:`NO_ANSWER`.
+* **A saver LangGraph itself runs on** (a graph served on LangGraph): :func:`serve_langgraph`
+  (a saver built before LangGraph was imported becomes one of its checkpointers).
 * **Thread ids a graph sees vs. storage keys**: :class:`ScopedSaver` (a
   checkpointer through which a graph sees its caller's thread ids while the
   rows, and the leases, carry the host's storage keys, e.g. one naming the graph).
@@ -38,19 +44,33 @@ rearrange its rooms without breaking one.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.cache._scoped import ScopedCache
 from engine.checkpoint._helpers import MAX_METADATA_BYTES, is_unicode
+from engine.checkpoint._langgraph import adopt_langgraph_base, langgraph_entries
 from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._scoped import ScopedSaver
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.func._entrypoint import EntrypointGraph
 from engine._langchain import messages as langchain_messages
-from engine.checkpoint.base import RUN_KEY
+from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver
 from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
+from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "ContextError", "EntrypointGraph", "Lease",
-    "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RUN_KEY", "RunRecord", "RunStore", "ScopedCache",
-    "ScopedSaver", "context_from_json", "is_unicode", "langchain_messages", "runs_of", "weigh_event",
+    "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph",
+    "Lease", "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord", "RunStore",
+    "ScopedCache", "ScopedSaver", "check_resume", "context_from_json", "is_unicode", "langchain_messages", "plan_resume",
+    "runs_of", "serve_langgraph", "weigh_event",
 ]  # fmt: skip
+
+
+def serve_langgraph(saver: Any) -> None:
+    """Make ``saver`` (built before LangGraph itself was imported) one LangGraph runs on: its class a
+    LangGraph checkpointer (every saver's: the base is shared) and its serializer storing LangGraph's types."""
+    adopt_langgraph_base(BaseCheckpointSaver)
+    allow = getattr(getattr(saver, "serde", None), "allow_entries", None)
+    if allow is not None:
+        allow(*langgraph_entries())

@@ -19,9 +19,9 @@ which a program may call inside a process of its own:
 
 The swap's setting is ``import_swap`` (graphwire.toml, ``GRAPHWIRE_IMPORT_SWAP``,
 ``--import-swap`` / ``--no-import-swap``): unset, it is on unless a graph
-runs on LangGraph itself. No graph can yet (issue 31's ``runtime =
-"langgraph"``); when one can, it passes its graphs' names to
-:func:`swap_choice`, which turns the swap off for the process and says why.
+runs on LangGraph itself (``[runtimes]``: a graph named ``"langgraph"``):
+then :func:`swap_choice` turns the swap off for the process and says why, as
+every module must see one LangGraph.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def swap_choice(
 
     Args:
         setting: ``import_swap`` as configured (None: unset).
-        langgraph_graphs: the graphs served by LangGraph itself (none yet).
+        langgraph_graphs: the graphs served by LangGraph itself.
         langgraph_imported: a module of real LangGraph already imported in
             this process (the swap can no longer give one LangGraph to all).
 
@@ -98,7 +98,8 @@ def prepare_process(config: ServerConfig) -> SwapChoice:
                 sys.path.append(directory)  # after the installed packages, as graph directories are
     loaded = sys.modules.copy()  # a copy: another thread may import while this looks
     imported = next((n for n, m in sorted(loaded.items()) if n.split(".")[0] == swap.FROM and not _is_engine(m)), None)
-    choice = swap_choice(config.import_swap, langgraph_imported=imported)
+    on_langgraph = sorted(n for n, r in config.runtimes.items() if r == "langgraph")
+    choice = swap_choice(config.import_swap, langgraph_graphs=on_langgraph, langgraph_imported=imported)
     if choice.on:
         swap.install()
     log.info("%s", _swap_line(choice))

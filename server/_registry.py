@@ -6,6 +6,13 @@ or a function returning either, as langgraph.json's graph factories are: it
 takes no arguments or a config, and may be async. A factory is called once,
 at start: LangGraph's server calls it per run with the run's config, which
 graphwire does not (the graph served is one graph).
+
+A graph runs on graphwire's engine, or on LangGraph itself (``runtimes``: a
+graph named ``"langgraph"`` there, or one a module built with LangGraph's own
+classes while the import swap is off): then its builder is compiled by
+LangGraph, with the server's saver, and served through
+:class:`server._langgraph_runtime.LangGraphGraph`, the seam the engine's graphs
+are driven by.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from engine import swap
 from engine.errors import GraphDefinitionError
 from engine.graph import StateGraph
 from engine.pregel import Pregel
+from server._langgraph_runtime import LangGraphGraph, built_with_langgraph, load_langgraph
 from server._specs import SpecError, raised_at, resolve_spec, spec_module
 
 __all__ = ["GraphEntry", "load_graphs", "GRAPH_NAME"]
@@ -34,8 +42,10 @@ GRAPH_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 class GraphEntry:
     name: str
     spec: str
+    #: the engine's compiled graph, or LangGraph's behind the same seam (:class:`LangGraphGraph`)
     graph: Pregel
     description: str
+    runtime: str = "engine"
 
 
 async def load_graphs(
@@ -44,11 +54,13 @@ async def load_graphs(
     *,
     base_dir: str | None = None,
     descriptions: Mapping[str, str] | None = None,
+    runtimes: Mapping[str, str] | None = None,
 ) -> dict[str, GraphEntry]:
     """Import and compile each graph; ``base_dir`` (the config file's directory) anchors the specs.
 
     ``descriptions``: a graph's description as its configuration gives it
-    (langgraph.json's dict form), instead of its docstring.
+    (langgraph.json's dict form), instead of its docstring. ``runtimes``: the
+    graphs LangGraph itself runs (``"langgraph"``); the others run on the engine.
     """
     out: dict[str, GraphEntry] = {}
     for name, spec in specs.items():
@@ -56,13 +68,16 @@ async def load_graphs(
             raise ValueError(f"graph name {name!r}: use letters, digits, '_', '.', '-' (at most 128)")
         obj = resolve_spec(spec, name=name, base_dir=base_dir)
         made, what = obj, f"spec {spec!r} names"
-        if callable(obj) and not isinstance(obj, (StateGraph, Pregel)) and not _built_with_langgraph(obj):
+        if callable(obj) and not isinstance(obj, (StateGraph, Pregel)) and not built_with_langgraph(obj):
             made, what = await _call_factory(obj, name, spec)
-        graph = _compiled(made, checkpointer, name, spec, what)
-        doc = (getattr(obj, "__doc__", None) or "") if not isinstance(obj, (StateGraph, Pregel)) else ""
+        on_langgraph = (runtimes or {}).get(name) == "langgraph" or (built_with_langgraph(made) and not swap.installed())
+        graph = _on_langgraph(made, checkpointer, name, spec, what) if on_langgraph else _compiled(made, checkpointer, name, spec, what)
+        doc = (getattr(obj, "__doc__", None) or "") if not isinstance(obj, (StateGraph, Pregel)) and not built_with_langgraph(obj) else ""
         module_doc = (spec_module(spec, name=name, base_dir=base_dir).__doc__ or "").strip()
         description = (descriptions or {}).get(name) or (doc or module_doc).split("\n\n")[0].strip()
-        out[name] = GraphEntry(name, spec, graph, description)
+        out[name] = GraphEntry(name, spec, graph, description, "langgraph" if on_langgraph else "engine")
+        if on_langgraph:
+            log.info("graph %r runs on LangGraph itself (%s)", name, "runtimes" if (runtimes or {}).get(name) else "built with its classes, the import swap off")
     return out
 
 
@@ -106,13 +121,12 @@ def _compiled(obj: Any, checkpointer: Any, name: str, spec: str, what: str) -> P
         graph.checkpointer = checkpointer
         graph.name = name
         return graph
-    if _built_with_langgraph(obj):
+    if built_with_langgraph(obj):
         kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
-        state = "on" if swap.installed() else "off in this process"
         raise SpecError(
-            f"graph {name!r}: {what} a graph built with LangGraph itself ({kind}); serve it with "
-            f"graphwire's engine by leaving the import swap on (import_swap unset or true; it is {state}), or with "
-            'runtime = "langgraph" (not yet available)'
+            f"graph {name!r}: {what} a graph built with LangGraph itself ({kind}) while the import swap is on; "
+            f'serve it on LangGraph ([runtimes] {name} = "langgraph"), or with graphwire\'s engine by letting the swap '
+            "give its module the engine (LangGraph imported before the server started keeps it from doing so)"
         )
     raise SpecError(
         f"graph {name!r}: {what} a {type(obj).__name__}, not a StateGraph builder, a compiled graph, "
@@ -120,9 +134,29 @@ def _compiled(obj: Any, checkpointer: Any, name: str, spec: str, what: str) -> P
     )
 
 
-def _built_with_langgraph(obj: Any) -> bool:
-    """Whether ``obj`` is one of real LangGraph's graphs (the engine's own answer to ``engine.``, swapped or not)."""
-    return any(c.__module__.split(".")[0] == swap.FROM for c in type(obj).__mro__)
+def _on_langgraph(obj: Any, checkpointer: Any, name: str, spec: str, what: str) -> Pregel:
+    """A graph LangGraph itself runs: its builder compiled by LangGraph (a compiled graph copied), with the
+    server's saver, behind the server's seam."""
+    if not built_with_langgraph(obj):
+        raise SpecError(
+            f"graph {name!r} runs on LangGraph itself (runtimes), but {what} a {type(obj).__module__}.{type(obj).__qualname__}: "
+            "build it with LangGraph's classes (with the import swap off, `langgraph` imports get LangGraph itself)"
+        )
+    try:
+        load_langgraph(checkpointer)  # the saver one of LangGraph's checkpointers (said at start when named)
+    except ValueError as e:
+        raise SpecError(f"graph {name!r}: {e}") from None
+    try:
+        if hasattr(obj, "compile") and not hasattr(obj, "astream"):
+            compiled = obj.compile(checkpointer=checkpointer, name=name)
+        else:
+            compiled = copy.copy(obj)
+            compiled.checkpointer = checkpointer
+            compiled.name = name
+    except Exception as e:  # LangGraph's own refusal of the graph: the author's to fix
+        raise SpecError(f"graph {name!r} (spec {spec!r}) does not compile on LangGraph: {type(e).__name__}: {e}") from e
+    served: Any = LangGraphGraph(compiled, name)
+    return served  # typed as the engine's graph: the server drives both through the same calls
 
 
 def _check_arguments(factory: Any, name: str, spec: str) -> bool:

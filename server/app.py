@@ -35,6 +35,7 @@ from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._prepare import prepare_process
 from server._reads import scope_threads
+from server._langgraph_runtime import load_langgraph
 from server._registry import load_graphs
 from server._startup import container_note, foreign_sqlite, listen_problem, read_tls_files, sqlite_problem
 from server._store import TtlSweeper, attach_cache, attach_store, open_cache, open_store
@@ -157,6 +158,13 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None, store:
         raise
 
 
+def _with_langgraph(config: ServerConfig, saver: Any) -> None:
+    """LangGraph itself imported for the graphs ``runtimes`` names, and the saver one of its checkpointers."""
+    version = load_langgraph(saver)
+    named = sorted(n for n, r in config.runtimes.items() if r == "langgraph")
+    log.info("graph(s) %s run on LangGraph %s itself", ", ".join(named), version)
+
+
 def _open_store(config: ServerConfig, given_saver: bool) -> BaseStore:
     if given_saver and config.store is None:
         return InMemoryStore(ttl=config.store_ttl)  # type: ignore[arg-type]
@@ -206,7 +214,9 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
     if store is None:
         stack.push_async_callback(opened.aclose)
     descriptions = config.project.descriptions if config.project is not None else None
-    graphs = await load_graphs(config.graphs, saver, base_dir=config.config_dir, descriptions=descriptions)
+    if "langgraph" in config.runtimes.values():
+        _with_langgraph(config, saver)
+    graphs = await load_graphs(config.graphs, saver, base_dir=config.config_dir, descriptions=descriptions, runtimes=config.runtimes)
     scope_threads(graphs, saver)  # each graph sees its callers' thread ids; the rows carry storage keys
     cache = _open_cache(config, checkpointer is not None, saver)
     if cache is not None:

@@ -35,6 +35,20 @@ from server._cli_client import chat, configurable_arg, fork, history, state
 __all__ = ["main"]
 
 
+def _runtimes(given: list[str], graphs: dict[str, str] | None) -> dict[str, str]:
+    """``--runtime`` flags as the ``runtimes`` setting: ``NAME=RUNTIME``, or ``RUNTIME`` for every ``--graph``."""
+    out: dict[str, str] = {}
+    for item in given:
+        name, sep, runtime = item.rpartition("=")
+        if sep:
+            out[name] = runtime
+        elif not graphs:
+            raise SystemExit(f"--runtime {item!r} alone applies to the --graph flags of the command; give NAME={item}")
+        else:
+            out.update(dict.fromkeys(graphs, runtime))
+    return out
+
+
 def _serve(args: argparse.Namespace) -> int:
     from server.app import serve
     from server.config import find_config, load_config
@@ -47,6 +61,7 @@ def _serve(args: argparse.Namespace) -> int:
             if not sep:
                 raise SystemExit(f"--graph {item!r}: use NAME=package.module:attribute")
             graphs[name] = spec
+    runtimes = _runtimes(args.runtime, graphs) if args.runtime else None
     overrides = {
         "address": args.address,
         "checkpointer": args.checkpointer,
@@ -55,6 +70,7 @@ def _serve(args: argparse.Namespace) -> int:
         "pg_schema": args.pg_schema,
         "lease_seconds": args.lease_seconds,
         "graphs": graphs,
+        "runtimes": runtimes,
         "auth_token": args.auth_token,
         "auth_tokens": args.auth_tokens,
         "tls_cert": args.tls_cert,
@@ -208,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="PostgreSQL: how long a run's lease on its thread lasts unless renewed (default 15; renewed every third)",
     )
     s.add_argument("--graph", action="append", metavar="NAME=MODULE:ATTR", help="a graph to serve (repeatable)")
+    s.add_argument("--runtime", action="append", metavar="[NAME=]RUNTIME",
+                   help="who runs a graph: engine (default) or langgraph (LangGraph itself); "
+                        "RUNTIME alone: every --graph of the command (repeatable)")
     s.add_argument("--auth-token", help="require 'authorization: Bearer TOKEN' (env GRAPHWIRE_AUTH_TOKEN)")
     s.add_argument("--auth-tokens", metavar="FILE",
                    help="tenants: a TOML file of tenant = \"token\"; each tenant sees only its own threads")

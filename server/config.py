@@ -28,6 +28,9 @@
     [graphs]
     reminders = "examples.reminders:graph"
 
+    [runtimes]                           # who runs a graph: "engine" (the default) or "langgraph" (LangGraph itself)
+    reminders = "engine"
+
     [store_ttl]                          # store items expire (minutes); a sweeper deletes them
     default_ttl = 10080
     refresh_on_read = true
@@ -70,7 +73,7 @@ from server._langgraph_json import Project, read_langgraph_json
 
 __all__ = [
     "ServerConfig", "find_config", "load_config", "read_toml", "parse_address", "check_postgres", "is_postgres", "DEFAULT_GRAPHS",
-    "DEFAULT_MAX_UNSENT_BYTES", "ENV_PREFIX", "MIN_SEND_BYTES", "SETTINGS_KEYS",
+    "DEFAULT_MAX_UNSENT_BYTES", "ENV_PREFIX", "MIN_SEND_BYTES", "RUNTIMES", "SETTINGS_KEYS",
 ]  # fmt: skip
 
 DEFAULT_GRAPHS = {"reminders": "examples.reminders:graph"}
@@ -95,6 +98,8 @@ class ServerConfig:
     run_retention_seconds: float = 86400.0  # request ids and stored run events (see server._records)
     max_run_attempts: int = 3  # starts of a run whose replicas died, before it ends ERROR
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
+    #: graph name -> who runs it: "engine" (graphwire's, the default) or "langgraph" (LangGraph itself, issue 31)
+    runtimes: dict[str, str] = field(default_factory=dict)
     auth_token: str | None = None
     auth_tokens: str | None = None
     tls_cert: str | None = None
@@ -164,10 +169,13 @@ _KINDS = {
     **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",
                      "inspector_keepalive_seconds"), _SECONDS),
     "graphs": _TABLE,
+    "runtimes": _TABLE,
     **dict.fromkeys(("store_ttl", "store_index"), _SETTINGS),
     "import_swap": _BOOL,
 }  # fmt: skip
 _TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
+#: who may run a graph: graphwire's engine (the default), or LangGraph itself (installed beside the server)
+RUNTIMES = ("engine", "langgraph")
 
 
 def read_toml(path: str, what: str) -> dict[str, Any]:
@@ -396,6 +404,11 @@ def load_config(
             f"no graphs configured{where}: name at least one under [graphs], e.g. agent = \"./agent.py:graph\" "
             "(`graphwire init` writes a starter)"
         )
+    for name, runtime in cfg.runtimes.items():
+        if name not in cfg.graphs:
+            raise ValueError(f"runtimes: {name!r} is not one of the graphs ({', '.join(sorted(cfg.graphs))})")
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtimes: graph {name!r} runs on {' or '.join(map(repr, RUNTIMES))}, not {runtime!r}")
     if not _whole(cfg.max_message_bytes) or cfg.max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be a whole number of bytes above 0, got {cfg.max_message_bytes!r}")
     if not _whole(cfg.max_unsent_bytes) or cfg.max_unsent_bytes < 1:

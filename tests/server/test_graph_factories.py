@@ -109,15 +109,18 @@ def test_what_cannot_be_served_is_said(project: Path, attr: str, said: str) -> N
     assert said in str(failed.value)
 
 
-def test_a_graph_built_with_langgraph_itself_is_named_as_such(project: Path) -> None:
+def test_a_graph_built_with_langgraph_itself_is_served_by_langgraph_while_the_swap_is_off(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 31: with the import swap off (as in this process), a module that builds its graph with
+    LangGraph's classes gets it run by LangGraph itself, said at start; a builder or a factory's too."""
     pytest.importorskip("langgraph.graph", reason="LangGraph is not installed here")
+    from server._langgraph_runtime import LangGraphGraph
+
     (project / "real_langgraph.py").write_text(GRAPHS.replace("from engine.graph", "from langgraph.graph"))
-    with pytest.raises(SpecError) as failed:
-        load(project, {"g": "./real_langgraph.py:compiled"})
-    assert str(failed.value) == (
-        "graph 'g': spec './real_langgraph.py:compiled' names a graph built with LangGraph itself "
-        "(langgraph.graph.state.CompiledStateGraph); serve it with graphwire's engine by leaving the import swap on "
-        '(import_swap unset or true; it is off in this process), or with runtime = "langgraph" (not yet available)'
-    )
-    with pytest.raises(SpecError, match=r"plain\(\) \(spec '\./real_langgraph.py:plain'\) returned a graph built with LangGraph itself \(langgraph.graph.state.StateGraph\)"):
-        load(project, {"g": "./real_langgraph.py:plain"})
+    with caplog.at_level("INFO", logger="graphwire.server"):
+        graphs = load(project, {"g": "./real_langgraph.py:compiled", "p": "./real_langgraph.py:plain"})
+    assert {n: (e.runtime, type(e.graph)) for n, e in graphs.items()} == {"g": ("langgraph", LangGraphGraph), "p": ("langgraph", LangGraphGraph)}
+    assert "graph 'g' runs on LangGraph itself (built with its classes, the import swap off)" in caplog.text
+    compiled = graphs["p"].graph.graph  # LangGraph's own compiled graph, with the server's saver
+    assert type(compiled).__module__.startswith("langgraph.") and compiled.invoke({"text": "hi"}, {"configurable": {"thread_id": "t"}}) == {"text": "hi plain"}

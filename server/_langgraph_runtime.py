@@ -1,0 +1,367 @@
+"""A graph built with LangGraph itself, served through the seam the server drives the engine by (issue 31).
+
+The server drives a graph through a handful of calls: start a run and take its
+events (``aevents``), plan a resume (``aplan_resume``), read and update its
+thread (``aget_state``, ``aget_state_history``, ``aupdate_state``), and show
+its drawing (``get_graph``, ``get_subgraphs``, ``nodes``). The engine's
+:class:`~engine.pregel.Pregel` has them; :class:`LangGraphGraph` gives them to
+a graph LangGraph compiled (with graphwire's saver as its checkpointer, so its
+versions land in the service's database, linear and fenced), so every RPC, the
+run records, leases, tenants and the inspector work the same for both
+runtimes.
+
+What LangGraph runs, it runs: its own loop, durability modes, retries, caches
+and store. A run is LangGraph's ``astream`` with the modes that carry what the
+engine's events say (``checkpoints``, ``tasks``, ``values``, ``custom``,
+``messages``) and ``subgraphs=True``, each chunk mapped onto one of
+:mod:`engine.events`:
+
+* a saved version (``checkpoints``) is a ``CheckpointSaved``, and the step it
+  plans begins (``StepStarted``; the step before it ends, ``StepFinished``);
+* a task's start and result (``tasks``) are ``TaskStarted`` / ``TaskFinished``,
+  its interrupts ``InterruptEvent``\\ s;
+* ``values``, ``custom`` and ``messages`` chunks are ``ValuesEvent``,
+  ``CustomEvent`` and ``MessageChunk`` (a chunk's node and task from its
+  LangGraph metadata);
+* the run ends with one ``RunFinished``: at an interrupt (the thread's pending
+  interrupts, or a breakpoint's nodes due), at END, on an error (the
+  recursion limit apart) or cancelled.
+
+The run's lease rides in the config (:data:`engine.checkpoint.base.LEASE_KEY`),
+where graphwire's savers look for it in every write LangGraph makes, and its
+id in the metadata (:data:`engine.host.RUN_KEY`), which LangGraph copies into
+every version it saves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from engine import events as ev
+from engine.checkpoint.base import LEASE_KEY, Lease
+from engine import swap
+from engine.host import NO_ANSWER, RUN_KEY, Resume, check_resume, plan_resume, serve_langgraph
+from engine.types import Interrupt, PregelTask, StateSnapshot
+
+__all__ = ["LangGraphGraph", "built_with_langgraph", "load_langgraph"]
+
+#: LangGraph's stream modes whose chunks carry what the engine's events say
+_MODES = ["checkpoints", "tasks", "values", "custom", "messages"]
+
+
+def load_langgraph(saver: Any) -> str:
+    """Import LangGraph itself for the graphs it runs, and make ``saver`` one of its checkpointers; its version.
+
+    Raises:
+        ValueError: LangGraph is not installed, or the import swap (on in this process) serves
+            ``langgraph`` imports with the engine.
+    """
+    if swap.installed():
+        raise ValueError(
+            "a graph runs on LangGraph itself, but the import swap is on in this process (`langgraph` imports get "
+            "graphwire's engine); serve it from a process without the swap (graphwire serve turns it off for such graphs)"
+        )
+    try:
+        import langgraph.checkpoint.base  # noqa: F401 - its BaseCheckpointSaver becomes a base of graphwire's savers
+        import langgraph.checkpoint.serde.types  # noqa: F401
+        import langgraph.types  # noqa: F401 - the types its checkpoints hold
+        from langgraph.version import __version__
+    except ImportError as e:
+        raise ValueError(f"a graph runs on LangGraph itself, which is not installed here ({e}): pip install langgraph") from None
+    if saver is not None:
+        serve_langgraph(saver)
+    return str(__version__)
+
+
+def built_with_langgraph(obj: Any) -> bool:
+    """Whether ``obj`` is one of real LangGraph's objects (a builder or a compiled graph), not the engine's."""
+    return any(c.__module__.split(".")[0] == "langgraph" for c in type(obj).__mro__)
+
+
+class LangGraphGraph:
+    """A LangGraph compiled graph behind the server's seam (see the module's docstring).
+
+    Args:
+        graph: LangGraph's compiled graph (``CompiledStateGraph`` or ``Pregel``),
+            compiled with graphwire's saver.
+        name: the name the server serves it under.
+    """
+
+    runtime = "langgraph"
+
+    def __init__(self, graph: Any, name: str) -> None:
+        self.graph = graph
+        self.name = name
+
+    # -- what the server reads of a graph ----------------------------------------
+    @property
+    def checkpointer(self) -> Any:
+        return self.graph.checkpointer
+
+    @checkpointer.setter
+    def checkpointer(self, value: Any) -> None:
+        self.graph.checkpointer = value
+
+    @property
+    def store(self) -> Any:
+        return self.graph.store
+
+    @store.setter
+    def store(self, value: Any) -> None:
+        self.graph.store = value
+
+    @property
+    def cache(self) -> Any:
+        return self.graph.cache
+
+    @cache.setter
+    def cache(self, value: Any) -> None:
+        self.graph.cache = value
+
+    @property
+    def nodes(self) -> Mapping[str, Any]:
+        return self.graph.nodes  # type: ignore[no-any-return]
+
+    @property
+    def context_schema(self) -> Any:
+        return getattr(self.graph, "context_schema", None)
+
+    def get_graph(self) -> _Drawn:
+        """The drawing, as the engine's (``nodes`` by id with their metadata, ``edges`` with labels)."""
+        drawn = self.graph.get_graph()
+        return _Drawn(dict(drawn.nodes), [_Edge(e.source, e.target, e.data, e.conditional) for e in drawn.edges])
+
+    def get_subgraphs(self) -> list[tuple[str, LangGraphGraph]]:
+        return [(name, LangGraphGraph(sub, sub.name)) for name, sub in self.graph.get_subgraphs()]
+
+    # -- the thread ---------------------------------------------------------------
+    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
+        """LangGraph's snapshot of the thread, as the engine's; ``run_ids``: its metadata names the run as ``run_id``."""
+        return _snapshot(await self.graph.aget_state(dict(config), subgraphs=subgraphs), run_ids)
+
+    async def aget_state_history(self, config: Mapping[str, Any], *, run_ids: bool = False, **kwargs: Any) -> AsyncIterator[StateSnapshot]:
+        async for snap in self.graph.aget_state_history(dict(config), **kwargs):
+            yield _snapshot(snap, run_ids)
+
+    async def aupdate_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None, *, lease: Lease | None = None) -> Any:
+        return await self.graph.aupdate_state(_leased(config, lease), values, as_node=as_node)
+
+    async def aplan_resume(
+        self, config: Mapping[str, Any], *, answer: Any = NO_ANSWER, answers: Mapping[str, Any] | None = None,
+        answers_name: str = "answers", thread_name: str | None = None,
+    ) -> Resume:  # fmt: skip
+        state = await self.aget_state(config)
+        thread = thread_name if thread_name is not None else str((config.get("configurable") or {}).get("thread_id"))
+        return plan_resume(state, thread=thread, graph=self.name, answer=answer, answers=answers, answers_name=answers_name)
+
+    # -- a run ----------------------------------------------------------------------
+    async def aevents(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        kinds: frozenset[type[ev.Event]] | None = None,
+        run_id: str | None = None,
+        lease: Lease | None = None,
+        thread_name: str | None = None,
+        strict: bool = False,
+        durability: str | None = None,
+        interrupt_before: Any = None,
+        interrupt_after: Any = None,
+        context: Any = None,
+    ) -> AsyncIterator[ev.Event]:
+        """Run the graph on LangGraph and yield the run as the engine's events, ending with one RunFinished."""
+        run_id = run_id or str(_uuid())
+        config = _leased(config or {}, lease)
+        config["metadata"] = {**(config.get("metadata") or {}), RUN_KEY: run_id}
+        thread = thread_name if thread_name is not None else (config.get("configurable") or {}).get("thread_id")
+        if isinstance(input, Resume):  # planned when the call came: checked again now the run holds the thread
+            check_resume(input, await self.aget_state(config), thread=str(thread))
+            input = None if input.at is not None else _command(resume=dict(input.answers))
+        head = await self.checkpointer.aget_tuple(config) if self.checkpointer is not None else None
+        mapper = _Mapper(kinds)
+        yield ev.RunStarted(run_id, thread, self.name, head.config["configurable"]["checkpoint_id"] if head else None)
+        options: dict[str, Any] = {"durability": durability, "interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
+        if context is not None:
+            options["context"] = context
+        try:
+            async for ns, mode, chunk in self.graph.astream(
+                input, config, stream_mode=_MODES, subgraphs=True, **{k: v for k, v in options.items() if v is not None}
+            ):
+                for e in mapper.map(tuple(ns), mode, chunk):
+                    yield e
+        except asyncio.CancelledError:
+            yield await self._finished(config, mapper, "CANCELLED")
+            raise
+        except Exception as exc:  # the run's error: its RunFinished says it, as the engine's does
+            reason = "RECURSION_LIMIT" if type(exc).__name__ == "GraphRecursionError" else "ERROR"
+            for e in mapper.close(()):
+                yield e
+            yield await self._finished(config, mapper, reason, exc)
+            return
+        for e in mapper.close(()):
+            yield e
+        yield await self._finished(config, mapper, None)
+
+    async def _finished(self, config: Mapping[str, Any], mapper: _Mapper, reason: str | None, exc: BaseException | None = None) -> ev.RunFinished:
+        """The run's RunFinished, from the thread as the run left it (its newest version)."""
+        state = await self.graph.aget_state({"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}})
+        cid = (state.config.get("configurable") or {}).get("checkpoint_id") if state.metadata is not None else mapper.last_id
+        values = dict(state.values) if isinstance(state.values, Mapping) else state.values
+        if reason is None:
+            reason = "INTERRUPT" if state.interrupts or state.next else "END"
+        if exc is not None:
+            return ev.RunFinished(reason, cid, values, type(exc).__name__, str(exc), exception=exc)  # type: ignore[arg-type]
+        return ev.RunFinished(reason, cid, values, interrupts=tuple(map(_interrupt, state.interrupts)) if reason == "INTERRUPT" else ())  # type: ignore[arg-type]
+
+
+class _Mapper:
+    """LangGraph's stream chunks → the engine's events, step by step, per namespace."""
+
+    def __init__(self, kinds: frozenset[type[ev.Event]] | None) -> None:
+        self.kinds = kinds
+        self.steps: dict[tuple[str, ...], int] = {}  # the step running at each namespace
+        self.seen: set[tuple[str, ...]] = set()  # namespaces that reported a version in this run
+        self.last_id: str | None = None
+
+    def _want(self, e: ev.Event) -> bool:
+        return ev.wants(self.kinds, type(e))
+
+    def map(self, ns: tuple[str, ...], mode: str, chunk: Any) -> list[ev.Event]:
+        out = self._events(ns, mode, chunk)
+        return [e for e in out if self._want(e)]
+
+    def close(self, ns: tuple[str, ...]) -> list[ev.Event]:
+        """The step still open at ``ns`` ends (the run stopped)."""
+        step = self.steps.pop(ns, None)
+        return [] if step is None or not self._want(ev.StepFinished(step)) else [ev.StepFinished(step, ns=ns)]
+
+    def _events(self, ns: tuple[str, ...], mode: str, chunk: Any) -> list[ev.Event]:
+        step = self.steps.get(ns, 0)
+        if mode == "checkpoints":
+            return self._saved(ns, chunk)
+        if mode == "tasks":
+            if "input" in chunk:
+                return [ev.TaskStarted(step, chunk["id"], chunk["name"], chunk["input"], tuple(chunk.get("triggers") or ()), ns=ns)]
+            interrupts = tuple(_interrupt(i) for i in chunk.get("interrupts") or ())
+            error = chunk.get("error")
+            out: list[ev.Event] = [ev.InterruptEvent(i.id, chunk["name"], chunk["id"], i.value, ns=ns) for i in interrupts]
+            result = chunk.get("result")
+            update = dict(result) if isinstance(result, Mapping) and result else (result if result not in ({}, None) else None)
+            out.append(ev.TaskFinished(
+                step, chunk["id"], chunk["name"], None if interrupts or error is not None else update,
+                None if error is None else str(error), None if error is None else type(error).__name__, interrupts,
+                ns=ns, exception=error if isinstance(error, BaseException) else None,
+            ))  # fmt: skip
+            return out
+        if mode == "values":
+            if isinstance(chunk, Mapping) and "__interrupt__" in chunk:
+                return []  # LangGraph's values at an interrupt: the same values again, with the questions
+            return [ev.ValuesEvent(step, dict(chunk) if isinstance(chunk, Mapping) else chunk, ns=ns)]
+        if mode == "custom":
+            return [ev.CustomEvent(step, "", "", chunk, ns=ns)]
+        if mode == "messages":
+            message, meta = chunk
+            task_ns = str(meta.get("langgraph_checkpoint_ns") or "").split("|")[-1]
+            return [ev.MessageChunk(int(meta.get("langgraph_step", step)), task_ns.partition(":")[2], str(meta.get("langgraph_node", "")), message, dict(meta), ns=ns)]
+        return []
+
+    def _saved(self, ns: tuple[str, ...], chunk: Mapping[str, Any]) -> list[ev.Event]:
+        conf = chunk["config"]["configurable"]
+        parent = (chunk.get("parent_config") or {}).get("configurable", {}).get("checkpoint_id")
+        meta = dict(chunk.get("metadata") or {})
+        meta.pop(RUN_KEY, None)
+        step = int(meta.get("step", -1))
+        values = chunk.get("values")
+        if not ns:
+            self.last_id = conf["checkpoint_id"]
+        source = str(meta.get("source", ""))
+        # LangGraph's first version at a namespace, unless the run saved it with its input, is the one
+        # the run continues from (a resume, a call with no input), shown again: loaded, not saved.
+        loaded = ns not in self.seen and source != "input"
+        self.seen.add(ns)
+        out: list[ev.Event] = self.close(ns)
+        kind = ev.CheckpointLoaded if loaded else ev.CheckpointSaved
+        out.append(kind(
+            conf["checkpoint_id"], parent, step, source, tuple(chunk.get("next") or ()),
+            dict(values) if isinstance(values, Mapping) else {}, meta, _now(), ns=ns,
+        ))  # fmt: skip
+        tasks = tuple((t["id"], t["name"]) for t in chunk.get("tasks") or ())
+        if tasks:
+            self.steps[ns] = step + 1
+            out.append(ev.StepStarted(step + 1, tasks, ns=ns))
+        return out
+
+
+class _Edge:
+    """A drawn edge as the server reads one (LangChain's ``data`` is its label)."""
+
+    __slots__ = ("source", "target", "label", "conditional")
+
+    def __init__(self, source: str, target: str, label: Any, conditional: bool) -> None:
+        self.source, self.target, self.conditional = source, target, conditional
+        self.label = None if label is None else str(label)
+
+
+class _Drawn:
+    """LangChain's drawing of a LangGraph graph, as the engine's ``DrawableGraph`` is read."""
+
+    def __init__(self, nodes: dict[str, Any], edges: list[_Edge]) -> None:
+        self.nodes, self.edges = nodes, edges
+
+    @property
+    def metadata(self) -> dict[str, dict[str, Any]]:
+        return {k: dict(getattr(n, "metadata", None) or {}) for k, n in self.nodes.items()}
+
+
+def _leased(config: Mapping[str, Any], lease: Lease | None) -> dict[str, Any]:
+    """``config`` with the run's lease where graphwire's savers look for it in each write."""
+    out = dict(config)
+    if lease is not None:
+        out["configurable"] = {**(config.get("configurable") or {}), LEASE_KEY: lease}
+    return out
+
+
+def _snapshot(snap: Any, run_ids: bool) -> StateSnapshot:
+    """LangGraph's StateSnapshot as the engine's (its tasks and interrupts too, a subgraph's state nested);
+    the run that wrote it named ``run_id`` in its metadata with ``run_ids``, else left out."""
+    meta = snap.metadata
+    if meta is not None and RUN_KEY in meta:
+        meta = {k: v for k, v in meta.items() if k != RUN_KEY} | ({"run_id": meta[RUN_KEY]} if run_ids else {})
+    tasks = tuple(
+        PregelTask(
+            t.id, t.name, tuple(t.path), t.error, tuple(map(_interrupt, t.interrupts)),
+            _snapshot(t.state, run_ids) if hasattr(t.state, "tasks") else t.state, t.result,
+        )
+        for t in snap.tasks
+    )  # fmt: skip
+    values = dict(snap.values) if isinstance(snap.values, Mapping) else snap.values
+    return StateSnapshot(
+        values, tuple(snap.next), snap.config, meta, snap.created_at, snap.parent_config, tasks, tuple(map(_interrupt, snap.interrupts))
+    )
+
+
+def _interrupt(found: Any) -> Interrupt:
+    """One of LangGraph's interrupts (its Interrupt, or the dict of its tasks mode) as the engine's."""
+    if isinstance(found, Mapping):
+        return Interrupt(value=found.get("value"), id=found["id"])
+    return Interrupt(value=found.value, id=found.id)
+
+
+def _command(**kwargs: Any) -> Any:
+    from langgraph.types import Command
+
+    return Command(**kwargs)
+
+
+def _uuid() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
