@@ -11,6 +11,8 @@ nowhere else (tests/codebase/test_langchain_door.py keeps it so):
   :func:`init_embeddings`, ``RunnableConfig``, ``Embeddings``;
 * :mod:`.stream`: the callback handlers of the "messages" stream mode and the
   config a node runs with (its LangChain run, the run's callbacks);
+* :mod:`.runs`: a node's run as its tracers record it (a trace policy's payloads)
+  and as LangSmith's current run while the node's code runs;
 * :mod:`.tools`: the "tools" stream mode's handler (a task's tool calls);
 * :mod:`.calls`: the functional API's entrypoint and task calls under LangChain's config;
 * :mod:`.chat_streams`: the chat model streams of a v3 run's ``run.messages`` (:mod:`engine.stream`);

@@ -13,7 +13,6 @@ Without langchain-core there is nothing to set up: :func:`open_call` returns Non
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import inspect
 from typing import Any
@@ -26,7 +25,7 @@ class LangChainCall:
 
     __slots__ = ("config", "task", "token", "leave", "ends")
 
-    def __init__(self, config: dict[str, Any], task: Any, token: contextvars.Token[Any], leave: Any, ends: bool) -> None:
+    def __init__(self, config: dict[str, Any], task: Any, token: Any, leave: Any, ends: bool) -> None:
         self.config = config  # what the function gets as its ``config`` (and get_config() returns)
         self.task = task
         self.token = token
@@ -69,7 +68,7 @@ def open_call(config: dict[str, Any], shown: Any, *, ends: bool, fn: Any = None)
     if fn is not None:
         shown = call_inputs(fn, *shown)
     child, task = lc.child_config(config, shown)
-    return LangChainCall(child, task, lc.enter(child), lc.leave, ends)
+    return LangChainCall(child, task, lc.enter(child, task), lc.leave, ends)
 
 
 def called(lc: LangChainCall | None, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

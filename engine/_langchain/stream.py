@@ -18,9 +18,6 @@ Only imported where langchain-core is (by :mod:`engine.graph._nodes`).
 
 from __future__ import annotations
 
-import contextvars
-import copy
-import logging
 from typing import Any, Callable, cast
 from uuid import UUID, uuid4
 
@@ -29,15 +26,14 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.runnables import RunnableConfig, RunnableSequence
 from langchain_core.runnables.config import var_child_runnable_config
-from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers._streaming import _StreamingCallbackHandler, _V2StreamingCallbackHandler
 
 from engine._internal._task import CURRENT
 from engine._langchain.tools import ToolsHandler
+from engine._langchain.runs import enter, leave, recorded, split
 from engine.pregel._v2 import MESSAGES_V2
 from engine.types import Command
 
-log = logging.getLogger(__name__)
 
 __all__ = ["MessagesHandler", "MessagesHandlerV2", "TaskMessages", "child_config", "enter", "leave", "NOSTREAM", "run_node_runnable", "streams_events", "tap_output"]
 
@@ -227,12 +223,12 @@ class TaskMessages:
         if run is not None:
             tap_output(run, self.result)
             out = self.result
-            recorded = _recorded(out, self.shown)
-            if recorded is out:
+            shown = recorded(out, self.shown)
+            if shown is out:
                 run.on_chain_end(out)
             else:  # the tracers record what the node's trace policy makes of it; the others get it as it is
-                real, tracers = _split(run)
-                tracers.on_chain_end(recorded)
+                real, tracers = split(run)
+                tracers.on_chain_end(shown)
                 real.on_chain_end(out)
 
     def route(self, path: Callable[[Any], Any], arg: Any, name: str, position: int) -> Any:
@@ -331,13 +327,13 @@ def _node_run(child: dict[str, Any], state: Any, name: str, step: int, trace: An
         child.get("callbacks"), inheritable_tags=child.get("tags"), inheritable_metadata=child.get("metadata")
     )
     manager.tags.insert(0, f"graph:step:{step}")  # first, as LangGraph lists it; not inherited
-    recorded = _recorded(state, getattr(trace, "process_inputs", None))
-    if recorded is state:
+    shown = recorded(state, getattr(trace, "process_inputs", None))
+    if shown is state:
         run = manager.on_chain_start(None, state, name=name)
     else:
-        real, tracers = _split(manager)
+        real, tracers = split(manager)
         run = real.on_chain_start(None, state, name=name)
-        tracers.on_chain_start(None, recorded, name=name, run_id=run.run_id)
+        tracers.on_chain_start(None, shown, name=name, run_id=run.run_id)
         run.handlers = manager.handlers
     child["callbacks"] = run.get_child("seq:step:1")
     return run
@@ -401,28 +397,6 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     return child, task
 
 
-def _recorded(value: Any, process: Callable[[Any], Any] | None) -> Any:
-    """What a node's run records of ``value`` for the tracers: ``process(value)`` (a trace policy's
-    processor), or ``value`` itself when there is none or it fails (it never fails the node)."""
-    if process is None:
-        return value
-    try:
-        return process(value)
-    except Exception:
-        log.exception("a trace policy's processor raised; the run records the value as it is")
-        return value
-
-
-def _split(manager: Any) -> tuple[Any, Any]:
-    """``manager`` as two: its tracers (what a trace policy's recorded payloads are for: tracer ingest),
-    and every other handler (custom handlers, and the streams of ``astream_events``/``astream_log``,
-    which get the real payloads)."""
-    real, tracers = copy.copy(manager), copy.copy(manager)
-    tracers.handlers = [h for h in manager.handlers if isinstance(h, BaseTracer) and _StreamingCallbackHandler not in type(h).__mro__]
-    real.handlers = [h for h in manager.handlers if h not in tracers.handlers]
-    return real, tracers
-
-
 class _Seen(set):  # type: ignore[type-arg]
     """Message ids a task's handler sent or received; each also counts as sent for the enclosing tasks."""
 
@@ -481,12 +455,3 @@ def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:
         manager.add_handler(handler, inherit=True)
         return manager
     return [callbacks, handler]
-
-
-def enter(config: dict[str, Any]) -> contextvars.Token[Any]:
-    """Make ``config`` LangChain's current config (what ``ensure_config()`` reads)."""
-    return var_child_runnable_config.set(config)  # type: ignore[arg-type]
-
-
-def leave(token: contextvars.Token[Any]) -> None:
-    var_child_runnable_config.reset(token)

@@ -221,7 +221,7 @@ def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool, trace: Any = Non
 
         async def acall(state: Any, config: Any, **passed: Any) -> Any:
             child, task = _lc_stream.child_config(config, state, trace)
-            token = _lc_stream.enter(child)
+            token = _lc_stream.enter(child, task)
             try:
                 result = await fn(state, **_kwargs(injected, child, passed))
             except BaseException as e:
@@ -235,7 +235,7 @@ def _lc_proc(fn: Any, injected: dict[str, str], is_async: bool, trace: Any = Non
 
     def call(state: Any, config: Any, **passed: Any) -> Any:
         child, task = _lc_stream.child_config(config, state, trace)
-        token = _lc_stream.enter(child)
+        token = _lc_stream.enter(child, task)
         try:
             result = fn(state, **_kwargs(injected, child, passed)) if injected or passed else fn(state)
         except BaseException as e:

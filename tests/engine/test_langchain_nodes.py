@@ -218,3 +218,29 @@ def test_messages_mode_metadata_is_langgraphs_key_by_key(checkpointer):
     outer = StateGraph(MessagesState).add_node("agent", inner).add_edge(START, "agent").compile(checkpointer=checkpointer)
     (_, (_, meta)), = list(outer.stream({"messages": [("user", "q")]}, thread("md2"), stream_mode="messages", subgraphs=True))
     assert "tags" not in meta and meta["langgraph_node"] == "inner"  # the run tree's seq:step:1 is no tag of the caller's
+
+
+def test_a_node_traced_by_langsmith_runs_under_its_run() -> None:
+    """With LangSmith's tracer among the callbacks, a node's code sees its node's run as LangSmith's
+    current one (``get_current_run_tree()``; a ``@traceable`` call nests under it), as on LangGraph."""
+    from unittest.mock import MagicMock
+
+    import langsmith
+    from langchain_core.tracers import LangChainTracer
+    from langsmith import get_current_run_tree
+
+    seen: list[Any] = []
+
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        run = get_current_run_tree()
+        seen.append(None if run is None else (run.name, run.id))
+        return {}
+
+    g = StateGraph(TypedDict("T", {"x": int}))  # type: ignore[operator]
+    g.add_node("node", node)
+    g.add_edge(START, "node")
+    tracer = LangChainTracer(client=MagicMock(spec=langsmith.Client))
+    g.compile().invoke({"x": 1}, {"callbacks": [tracer]})
+    g.compile().invoke({"x": 1})
+    assert seen[0] is not None and seen[0][0] == "node" and seen[1] is None
+    assert get_current_run_tree() is None  # left as it was after the node
