@@ -201,19 +201,16 @@ class Serializer:
         return self.dumps_typed(value, path_prefix=path_prefix)[1]
 
     def _pack(self, value: Any) -> bytes:
-        local = self._local
-        if getattr(local, "depth", 0):
+        state = self._local.__dict__  # this thread's: plain dict look-ups, the hot path of every write
+        if state.get("depth"):
             # Re-entered from inside a pack (a model's dump calling us): the
             # cached packer is busy.
             return self._pack_nested(value)
-        if self.json_safe:
-            packer = getattr(local, "safe_packer", None)
-            if packer is None:
-                packer = local.safe_packer = msgpack.Packer(default=self._default, **_JSON_SAFE_PACK_OPTIONS)
-        else:
-            packer = getattr(local, "packer", None)
-            if packer is None:
-                packer = local.packer = msgpack.Packer(default=self._default, **_PACK_OPTIONS)
+        key = "safe_packer" if self.json_safe else "packer"
+        packer = state.get(key)
+        if packer is None:
+            options = _JSON_SAFE_PACK_OPTIONS if self.json_safe else _PACK_OPTIONS
+            packer = state[key] = msgpack.Packer(default=self._default, **options)
         return pack_top(packer.pack, value)
 
     def _pack_nested(self, value: Any) -> bytes:
