@@ -159,7 +159,7 @@ class RunLoop:
             "graphwire.recursion_limit": settings.recursion_limit,
             "graphwire.durability": settings.durability,
         }
-        return tel.traced_run(self.trace, attributes, self._setup, lambda: self.queue.closing(self._run()))
+        return tel.traced_run(self.trace, attributes, self._setup, self._run, self.queue.close)
 
     async def _setup(self) -> None:
         await self.folder.setup()

@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import AsyncGenerator
-from contextlib import aclosing
 from typing import Any
 
 from engine.events import NAMED_ONLY, Event
@@ -198,12 +196,3 @@ class EventQueue:
             if self._room is not None:  # threads may wait on it
                 self._room.notify_all()
         self._out.clear()
-
-    async def closing(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
-        """``events`` (the run's), then :meth:`close`, however the run ends."""
-        try:
-            async with aclosing(events):
-                async for ev in events:
-                    yield ev
-        finally:
-            self.close()
