@@ -411,6 +411,8 @@ class _Seen(set):  # type: ignore[type-arg]
 def _strip_handlers(child: dict[str, Any]) -> tuple[set[str], ...]:
     """Take enclosing tasks' stream mode handlers out of ``child``'s callbacks; their MessagesHandlers' ``seen`` sets."""
     callbacks = child.get("callbacks")
+    if callbacks is None:  # the common case, before an isinstance of an ABC
+        return ()
     if isinstance(callbacks, BaseCallbackManager):
         found = [h for h in callbacks.handlers if isinstance(h, _MODES)]
         if found:

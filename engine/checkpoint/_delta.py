@@ -463,5 +463,10 @@ _WRITE_SIZE = metrics.get_meter("graphwire.checkpoint").create_histogram(
 def record_size(plan: BlobPlan, inserted: Iterable[str] | None) -> None:
     """Report the bytes a committed put stored (a no-op without an OpenTelemetry SDK)."""
     done = None if inserted is None else set(inserted)
-    size = sum(len(r.data) for r in plan.rows if done is None or r.channel in done)
-    _WRITE_SIZE.record(size, {"graphwire.delta_rows": sum(1 for r in plan.rows if r.base is not None or r.ref is not None)})
+    size = deltas = 0
+    for r in plan.rows:  # one pass: every put of every step comes here
+        if done is None or r.channel in done:
+            size += len(r.data)
+        if r.base is not None or r.ref is not None:
+            deltas += 1
+    _WRITE_SIZE.record(size, {"graphwire.delta_rows": deltas})

@@ -29,13 +29,8 @@ from typing import Any
 
 from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
-from engine.checkpoint.base import (
-    RUN_KEY,
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
-    get_checkpoint_id,
-)
+from engine.checkpoint._json import compact_json
+from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import Serializer, StateTooLargeError
 
@@ -348,7 +343,7 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
         StateTooLargeError: the JSON is over :data:`MAX_METADATA_BYTES`.
     """
     try:
-        text = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_refuse)
+        text = compact_json(metadata, _refuse)  # json.dumps(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except SerializationError:
         raise
     except (TypeError, ValueError, RecursionError) as exc:

@@ -53,7 +53,7 @@ from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 
 from engine.checkpoint.base import run_lease
 from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
-from engine.events import CustomEvent, Event, MessageChunk, StepFinished, ToolEvent
+from engine.events import CheckpointSaved, CustomEvent, Event, MessageChunk, StepFinished, ToolEvent
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
@@ -103,7 +103,9 @@ class RunLoop:
             settings, state, writer, queue,
             # As LangGraph: every version's metadata holds the call's plain metadata and configurable keys
             # (not the thread's, namespace's or node's a subgraph's call carries in its metadata).
-            version_metadata={**configurable_metadata(user_metadata, {}), **configurable_metadata(self.configurable, user_metadata)},
+            # Read only when a version is stored or shown (RunVersions.save): not made for a run with neither.
+            version_metadata={**configurable_metadata(user_metadata, {}), **configurable_metadata(self.configurable, user_metadata)}
+            if saver is not None or settings.kinds is None or CheckpointSaved in settings.kinds else {},
             parents=dict(host.parents) if host is not None else {},
         )  # fmt: skip
         # The caller's name of the thread (RunStarted, messages); a host's storage key may differ.
@@ -164,7 +166,7 @@ class RunLoop:
             "graphwire.recursion_limit": settings.recursion_limit,
             "graphwire.durability": settings.durability,
         }
-        return tel.traced_run(self.trace, attributes, self._setup, lambda: self.queue.closing(self._run()))
+        return tel.traced_run(self.trace, attributes, self._setup, self._run, self.queue.close)
 
     async def _setup(self) -> None:
         await self.folder.setup()

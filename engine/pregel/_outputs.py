@@ -110,9 +110,9 @@ async def invoke_value(graph: CompiledGraph, input: Any, config: Mapping[str, An
     if printed and keys is None:  # as LangGraph: what invoke streams (and prints) is its output's
         kwargs["output_keys"] = graph.output_keys
     # As LangGraph's invoke(debug=True): the printed modes' chunks are printed as they come.
-    own = node_metadata(graph, ())
     projector = Projector(
-        printed, merge_configs(graph.config, config), checkpointer=graph.checkpointer is not None, root=root, node_metadata=own
+        printed, merge_configs(graph.config, config), checkpointer=graph.checkpointer is not None, root=root,
+        node_metadata=node_metadata(graph, ()),
     ) if printed else None
     final: RunFinished | None = None
     async for ev in graph.aevents(input, config, kinds=kinds_for(printed) if printed else frozenset(), _inline_sync=inline, **kwargs):

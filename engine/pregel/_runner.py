@@ -49,6 +49,9 @@ __all__ = ["StepRunner"]
 #: (task id, its writes, its task path) of a step
 StepWrites = list[tuple[str, list[tuple[str, Any]], str]]
 
+#: the kinds a runner asks its queue about once, when it is made
+_ASKED = (StepStarted, TaskStarted, InterruptEvent, TaskFinished, CustomEvent, MessageChunk, ToolEvent)
+
 
 class StepRunner:
     """Runs the steps of one run, one :meth:`tick` each."""
@@ -74,7 +77,10 @@ class StepRunner:
         self._emit_to = queue.emit
         self.want = want = queue.want
         # What the run's caller wants never changes during the run: asked once.
-        self._wants = {k: want(k) for k in (StepStarted, TaskStarted, InterruptEvent, TaskFinished, CustomEvent, MessageChunk, ToolEvent)}
+        kinds = queue.kinds
+        self._wants = (
+            {k: k in kinds for k in _ASKED} if kinds is not None else {k: want(k) for k in _ASKED}
+        )  # fmt: skip
         self.live = live  # the caller wants events nodes write while they run (custom, messages, tools)
         self.writer = writer
         self.trace = trace

@@ -182,10 +182,12 @@ class RunTrace:
 
 
 async def traced_run(
-    run: RunTrace, attributes: dict[str, Any], setup: Callable[[], Awaitable[None]], events: Callable[[], AsyncGenerator[T, None]]
+    run: RunTrace, attributes: dict[str, Any], setup: Callable[[], Awaitable[None]], events: Callable[[], AsyncGenerator[T, None]],
+    done: Callable[[], None],
 ) -> AsyncGenerator[T, None]:
     """A run's ``events()`` under its span: ``setup`` (a failure there ends the span with it),
-    then the events, counted in the active runs while they come."""
+    then the events, counted in the active runs while they come; ``done()`` once they end,
+    however they do (the run's queue closes: one generator less than a wrapper of its own)."""
     run.start(attributes)
     try:
         await setup()
@@ -195,9 +197,12 @@ async def traced_run(
         raise
     ACTIVE_RUNS.add(1, run.attrs)
     try:
-        async with aclosing(events()) as inner:
-            async for ev in inner:
-                yield ev
+        try:
+            async with aclosing(events()) as inner:
+                async for ev in inner:
+                    yield ev
+        finally:
+            done()
     finally:
         ACTIVE_RUNS.add(-1, run.attrs)
         run.end()

@@ -81,9 +81,17 @@ def stored_depth() -> int:
     return min(packs, reads - 1)  # a container at level n is the (n+1)-th the reader holds
 
 
+@functools.cache
+def _pad() -> int:
+    """How many one-item lists :func:`pack_top` packs a value in: the packer's limit less :func:`stored_depth`."""
+    return _limits()[0] - stored_depth()
+
+
 def pack_top(pack: Callable[[Any], bytes], value: Any) -> bytes:
     """``pack(value)``, refused by msgpack (ValueError) when a part of ``value`` sits past :func:`stored_depth`."""
-    pad = _limits()[0] - stored_depth()
+    pad = _pad()  # found once: every value stored (a step's several) comes through here
+    if pad == 1:  # msgpack 1.1 and later
+        return pack([value])[1:]
     if not pad:
         return pack(value)
     for _ in range(pad):
