@@ -9,7 +9,8 @@ model that streams its answer. The project is copied into a temporary
 directory and served there by the installed ``graphwire serve`` with no
 argument and no PYTHONPATH (only ``GRAPHWIRE_ADDRESS`` picks a free port), on
 an environment with LangGraph installed and on one where it is not importable.
-The Python client drives a tool turn, the interrupt, the resume and history.
+The Python client drives a tool turn, the interrupt, the resume and history;
+with the import swap off, LangGraph itself runs the project (issue 31), the same.
 """
 
 from __future__ import annotations
@@ -79,12 +80,15 @@ def serve_app(tmp_path: Path) -> Iterator[object]:
         assert srv.terminate(STOP_DEADLINE) == 0, srv.log()
 
 
-@pytest.mark.parametrize("langgraph", ["installed", "not installed"])
+@pytest.mark.parametrize("langgraph", ["installed", "not installed", "running it"])
 def test_a_langgraph_project_serves_unchanged(tmp_path: Path, serve_app: object, langgraph: str) -> None:
-    if langgraph == "installed":
+    """The engine serves the project, LangGraph installed or not; with the import swap off, LangGraph
+    itself runs it (issue 31), behind the same calls."""
+    if langgraph != "not installed":
         pytest.importorskip("langgraph", reason="LangGraph is not installed here (the test extra installs it)")
     project = copy_app(tmp_path)
-    srv = serve_app(project, environment(tmp_path, langgraph))  # type: ignore[operator]
+    env = environment(tmp_path, "installed", GRAPHWIRE_IMPORT_SWAP="false") if langgraph == "running it" else environment(tmp_path, langgraph)
+    srv = serve_app(project, env)  # type: ignore[operator]
     with srv.client() as client:
         [graph] = client.graphs(timeout=30)
         assert (graph.name, graph.description) == ("travel", "Quotes and books flights, asking before it books.")
@@ -115,25 +119,21 @@ def test_a_langgraph_project_serves_unchanged(tmp_path: Path, serve_app: object,
         asked = next(s for s in history if s.checkpoint.checkpoint_id == first.checkpoint.checkpoint_id)
         assert asked.next == ("tools",) and len(asked.values["messages"]) == 4
     log = srv.log()
-    assert "import swap on: the graphs' `langgraph` and `langgraph.X` imports get graphwire's engine" in log
+    if langgraph == "running it":
+        assert "import swap off (import_swap is false)" in log
+        assert "graph 'travel' runs on LangGraph itself (built with its classes, the import swap off)" in log
+    else:
+        assert "import swap on: the graphs' `langgraph` and `langgraph.X` imports get graphwire's engine" in log
     assert log.count("langgraph.json image_distro: not honoured: graphwire serve builds no image") == 1
     assert "2 variable(s) from .env set for the graphs" in log
     assert "not installed here" not in log  # langchain-core, its one named package, is
     assert "WARNING graphwire.server: listening on" not in log  # in a container, loopback is a note (INFO), not a warning
 
 
-def test_the_swap_off_says_what_serves_langgraph(tmp_path: Path) -> None:
-    """Off, a module with ``langgraph`` imports gets LangGraph itself: refused clearly, installed or not."""
+def test_the_swap_off_without_langgraph_says_what_serves_langgraph(tmp_path: Path) -> None:
+    """Off, a module with ``langgraph`` imports gets LangGraph itself (served by it, above); not installed,
+    the start is refused clearly."""
     project = copy_app(tmp_path)
-    args = [str(GRAPHWIRE), "serve", "--no-import-swap"]
-    env = environment(tmp_path, "installed")
-    if _langgraph_installed():
-        said = _refused(args, project, env)
-        assert said == (
-            "graphwire: graph 'travel': spec './agent.py:graph' names a graph built with LangGraph itself "
-            "(langgraph.graph.state.CompiledStateGraph); serve it with graphwire's engine by leaving the import swap on "
-            '(import_swap unset or true; it is off in this process), or with runtime = "langgraph" (not yet available)'
-        )
     said = _refused([str(GRAPHWIRE), "serve"], project, environment(tmp_path, "not installed", GRAPHWIRE_IMPORT_SWAP="false"))
     assert said == (
         "graphwire: graph 'travel': fares imports 'langgraph', but LangGraph is not installed and the import "
@@ -158,12 +158,6 @@ def test_a_langgraph_name_the_engine_lacks_fails_in_one_line(tmp_path: Path, lin
     agent = project / "agent.py"
     agent.write_text(agent.read_text().replace("import os\n", f"import os\n{line}\n", 1))
     assert _refused([str(GRAPHWIRE), "serve"], project, environment(tmp_path, "installed")) == f"graphwire: {said}"
-
-
-def _langgraph_installed() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("langgraph") is not None
 
 
 def _refused(args: list[str], cwd: Path, env: dict[str, str]) -> str:
