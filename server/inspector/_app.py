@@ -278,7 +278,7 @@ def build_app(
             except NotFoundError:  # pruned away: the version still shows, without its writes
                 pass
             else:
-                parent = entry.graph.snapshot(parent_saved)
+                parent = await entry.graph.aget_state(parent_saved.config)  # either runtime's graph reads it
         return {"graph": name, "thread_id": thread, **views.version_detail(state, parent, parent_saved)}
 
     @_api
