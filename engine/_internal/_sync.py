@@ -3,7 +3,8 @@
 The engine's loop and the checkpointer contract are written once, as
 coroutines. A sync call runs the coroutine on an event loop owned by the
 calling thread (created on first use and kept: creating a loop costs ~80 µs,
-reusing one ~6 µs). When the calling thread already runs an event loop (a sync
+reusing one ~6 µs; when the thread ends its loop is kept for the next thread
+that needs one). When the calling thread already runs an event loop (a sync
 API called from async code), the coroutine runs on a short-lived worker
 thread instead, because one thread cannot run two loops at once; it runs in a
 copy of the caller's context, so context variables (the running task's
@@ -23,12 +24,57 @@ T = TypeVar("T")
 
 _local = threading.local()
 
+# Loops of threads that ended, idle, for the next thread that needs one. A thread
+# pool made for one call (LangGraph's sync loop makes one per invoke and calls a
+# saver's sync face from its workers) would otherwise build a loop per worker per
+# call (~80 µs, a socket pair and an epoll handle each) and leave it to the garbage.
+_spare: list[asyncio.AbstractEventLoop] = []
+_SPARE_MAX = 32
+
+
+class _Keeper:
+    """Held in a thread's locals beside its loop: when the thread ends, its locals go, and
+    the loop goes back to the spares (when nothing is left on it; else it is closed)."""
+
+    __slots__ = ("loop",)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+
+    def __del__(self) -> None:
+        loop = self.loop
+        try:
+            if loop.is_closed() or loop.is_running():
+                return
+            if _idle(loop) and len(_spare) < _SPARE_MAX:
+                _spare.append(loop)
+            else:
+                loop.close()
+        except Exception:  # at interpreter shutdown, or a loop of another kind: leave it
+            pass
+
+
+def _idle(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether nothing waits on ``loop``: no task, no callback due or scheduled."""
+    return not getattr(loop, "_ready", True) and not getattr(loop, "_scheduled", True) and not asyncio.all_tasks(loop)
+
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_local, "loop", None)
     if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
+        loop = None
+        while _spare:
+            try:
+                loop = _spare.pop()
+            except IndexError:  # another thread took the last one
+                break
+            if not loop.is_closed():
+                break
+            loop = None
+        if loop is None:
+            loop = asyncio.new_event_loop()
         _local.loop = loop
+        _local.keeper = _Keeper(loop)
     return loop
 
 
