@@ -22,7 +22,16 @@ from typing import Any, AsyncIterator, Callable, Coroutine, Iterator, TypeVar
 
 T = TypeVar("T")
 
-_local = threading.local()
+
+class _Locals(threading.local):
+    """A thread's own: its loop, and how many sync nodes run inline up its stack. The class's
+    values are a new thread's (read without the AttributeError a missing one costs)."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+    off_loop = 0
+
+
+_local = _Locals()
 
 # Loops of threads that ended, idle, for the next thread that needs one. A thread
 # pool made for one call (LangGraph's sync loop makes one per invoke and calls a
@@ -60,7 +69,7 @@ def _idle(loop: asyncio.AbstractEventLoop) -> bool:
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
-    loop = getattr(_local, "loop", None)
+    loop = _local.loop
     if loop is None or loop.is_closed():
         loop = None
         while _spare:
@@ -79,7 +88,7 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
 
 
 def _in_running_loop() -> bool:
-    if getattr(_local, "off_loop", 0):
+    if _local.off_loop:
         return True  # a sync node run inline (call_off_loop): this thread's loop is busy up the stack
     return asyncio._get_running_loop() is not None  # get_running_loop() raises when there is none: ~1 µs a call
 
@@ -88,7 +97,7 @@ def on_sync_loop() -> bool:
     """Whether the running loop is this thread's own, driven by a sync call (``invoke``,
     ``get_state``): that call's coroutines are all it runs, so a saver may block on its
     I/O right here, as LangGraph's sync savers do, rather than hop to a worker thread and back."""
-    return asyncio._get_running_loop() is getattr(_local, "loop", None) is not None
+    return asyncio._get_running_loop() is _local.loop is not None
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -207,7 +216,7 @@ def call_off_loop(fn: Callable[..., T], *args: Any) -> T:
     """
     loop = asyncio._get_running_loop()
     asyncio._set_running_loop(None)
-    _local.off_loop = getattr(_local, "off_loop", 0) + 1
+    _local.off_loop += 1
     try:
         return fn(*args)
     finally:
