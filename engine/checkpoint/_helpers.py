@@ -142,13 +142,11 @@ def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | Non
 
 
 def _all_int(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None) -> bool:
-    """Whether every version of ``checkpoint`` (and ``new_versions``) is an int: what every put checks,
-    in loops that run in C."""
-    if not new_versions or _INT.issuperset(map(type, new_versions.values())):
-        if type(checkpoint) is MadeCheckpoint:
-            return True  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
-    else:
+    """Whether every version of ``checkpoint`` and ``new_versions`` is an int (every put asks; loops in C)."""
+    if new_versions and not _INT.issuperset(map(type, new_versions.values())):
         return False
+    if type(checkpoint) is MadeCheckpoint:
+        return True  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
     seen = checkpoint.get("versions_seen") or {}
     return _INT.issuperset(map(type, checkpoint["channel_versions"].values())) and _INT.issuperset(
         map(type, _chain.from_iterable(map(_values, seen.values())))
