@@ -576,8 +576,7 @@ def main(argv: list[str] | None = None) -> int:
     errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmpdir:
         if args.only != "lg-savers":
-            present = {impl: ms for impl, ms in impls.items() if ms is not None}
-            errors += pair_table(present, ("ours", "LangGraph", "ours/LangGraph"), rows, savers, tmpdir, warmup, reps, min_time,
+            errors += pair_table(impls, ("ours", "LangGraph", "ours/LangGraph"), rows, savers, tmpdir, warmup, reps, min_time,
                                  args.verbose)  # fmt: skip
         lg, ours = impls["langgraph"], impls["ours"]
         if args.only in ("both", "lg-savers") and lg is not None and ours is not None:
@@ -599,7 +598,7 @@ def pair_table(impls: dict[str, ModuleSet | None], titles: tuple[str, str, str],
     """Print a table of two engines' µs per step (``impls``: its first two keys, in that order,
     headed ``titles[:2]``; either may be None, its column then n/a) and their ratio (headed
     ``titles[2]``, the first's over the second's); return the errors."""
-    (a_key, a_ms), (b_key, b_ms) = impls.items()
+    a_key, b_key = impls
     present = {k: ms for k, ms in impls.items() if ms is not None}
     header = ("row", "steps", "saver", f"{titles[0]} µs/step", f"{titles[1]} µs/step", titles[2])
     widths = (9, 5, 8, max(13, len(header[3])), max(18, len(header[4])), max(14, len(header[5])))
