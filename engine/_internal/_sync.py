@@ -109,6 +109,21 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(context.run, lambda: _thread_loop().run_until_complete(coro)).result()
 
 
+def run_inline(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro``, which never waits, to its end right here, with no event loop.
+
+    For a saver whose coroutines do no I/O (the in-memory one): its sync face
+    then costs a coroutine's creation, not a loop's set-up (about 3 µs a call,
+    more on a thread's first). Raises RuntimeError, the coroutine closed, if it waits.
+    """
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coro.close()
+    raise RuntimeError(f"{getattr(coro, '__qualname__', coro)!r} waited: it cannot run inline")
+
+
 def _drive(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` on ``loop``, starting it right here, as the loop's own step would.
 
