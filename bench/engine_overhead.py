@@ -25,6 +25,12 @@ Rows:
 * ``agent20_dicts``: the same loop over plain dict messages merged by
   ``operator.add`` (the engine without the langchain extra).
 
+A second table, "LangGraph on graphwire's savers", runs LangGraph itself
+(real ``langgraph``: this script never installs the import swap) compiled
+with our savers (``engine.checkpoint``'s memory, SQLite and PostgreSQL ones,
+LangGraph checkpointers once LangGraph is imported) beside the same LangGraph
+on its own savers: the same rows, the two taking turns invoke by invoke.
+
 Each run's final state is checked, so an engine that returns early or wrong
 shows as an error rather than as a fast figure. This prints figures; it
 asserts no timings.
@@ -36,6 +42,7 @@ Usage::
     python bench/engine_overhead.py --only langgraph --rows chain10,agent20
     python bench/engine_overhead.py --only ours --tracing   # + tracing off vs on
     python bench/engine_overhead.py --only ours --json-safe # ours with the serializer a server sets
+    python bench/engine_overhead.py --only lg-savers         # LangGraph on its own savers vs on ours
 
 LangGraph is optional: when it is not installed its column reads ``n/a``.
 Install it with ``pip install -r bench/requirements.txt``.
@@ -198,6 +205,23 @@ def load_ours() -> tuple[ModuleSet | None, str]:
 
     where = getattr(engine, "__file__", None) or next(iter(getattr(engine, "__path__", [])), "?")
     return ModuleSet("ours", StateGraph, START, END, InMemorySaver, make_sqlite, make_postgres, add_messages), f"engine from {where}"
+
+
+def langgraph_on_ours(lg: ModuleSet, ours: ModuleSet) -> ModuleSet:
+    """LangGraph itself (its StateGraph, START, END, add_messages) with graphwire's savers.
+
+    Our savers are LangGraph checkpointers once LangGraph is imported: building
+    one adds LangGraph's ``BaseCheckpointSaver`` to our base's bases
+    (``engine.checkpoint._langgraph.adopt_langgraph_base``). This script never
+    installs the import swap, so ``langgraph`` here is LangGraph itself.
+    """
+    return ModuleSet(LG_ON_OURS, lg.StateGraph, lg.START, lg.END, ours.make_memory, ours.make_sqlite,
+                     ours.make_postgres, lg.add_messages)  # fmt: skip
+
+
+LG_ON_OURS = "langgraph_on_ours"
+# Module sets whose savers are ours (--json-safe sets their serializer).
+OUR_SAVERS = ("ours", LG_ON_OURS)
 
 
 # PostgreSQL for the "postgres" saver column: each cell gets a fresh schema, dropped after.
@@ -374,7 +398,7 @@ def open_cell(ms: ModuleSet, row: Row, saver_kind: str, tmpdir: str) -> tuple[Ca
     else:
         path = os.path.join(tmpdir, f"{ms.name}-{row.name}-{uuid.uuid4().hex[:8]}.sqlite")
         saver, close = ms.make_sqlite(path)
-    if JSON_SAFE and ms.name == "ours" and saver is not None:
+    if JSON_SAFE and ms.name in OUR_SAVERS and saver is not None:
         saver.serde.json_safe = True  # as graphwire serve sets it
     graph = row.build(ms).compile(checkpointer=saver)
     limit = row.steps + 10  # both engines need > steps (LangGraph: >= k+1 for a k-chain)
@@ -490,7 +514,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="smoke run: 1 warm-up, 3 repetitions")
     p.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                    help="time runs by the wall clock (default) or by the process's CPU time (steadier on a busy machine)")
-    p.add_argument("--only", choices=("both", "ours", "langgraph"), default="both")
+    p.add_argument("--only", choices=("both", "ours", "langgraph", "lg-savers"), default="both",
+                   help="both (default): ours vs LangGraph, then LangGraph on its own savers vs on ours; "
+                        "lg-savers: that second table alone")
     p.add_argument("--rows", default=",".join(ROWS), help=f"comma list of {', '.join(ROWS)}")
     p.add_argument("--savers", default=",".join(SAVERS), help=f"comma list of {', '.join(SAVERS)}")
     p.add_argument("--reps", type=int, help="minimum repetitions per cell (default 7, quick 3)")
@@ -523,10 +549,10 @@ def main(argv: list[str] | None = None) -> int:
 
     impls: dict[str, ModuleSet | None] = {"ours": None, "langgraph": None}
     notes: list[str] = []
-    if args.only in ("both", "ours"):
+    if args.only in ("both", "ours", "lg-savers"):
         impls["ours"], info = load_ours()
         notes.append(f"ours: {info}")
-    if args.only in ("both", "langgraph"):
+    if args.only in ("both", "langgraph", "lg-savers"):
         impls["langgraph"], info = load_langgraph()
         notes.append(f"langgraph: {info}" if impls["langgraph"] is None else f"langgraph {info}")
 
@@ -547,32 +573,52 @@ def main(argv: list[str] | None = None) -> int:
     for n in notes:
         print(f"  {n}")
 
-    header = ("row", "steps", "saver", "ours µs/step", "LangGraph µs/step", "ours/LangGraph")
-    widths = (9, 5, 8, 13, 18, 14)
-    print()
-    print("  ".join(h.ljust(w) if i < 3 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
-    print("  ".join("-" * w for w in widths))
     errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmpdir:
-        for rname in rows:
-            row = ROWS[rname]
-            for sk in savers:
-                present = {impl: ms for impl, ms in impls.items() if ms is not None}
-                cells: dict[str, Cell] = measure_cells(present, row, sk, tmpdir, warmup, reps, min_time, args.verbose)
-                for impl, c in cells.items():
-                    if c.us_per_step is None:
-                        errors.append(f"{impl} {rname}/{sk}: {c.note}")
-                o, l = cells.get("ours"), cells.get("langgraph")
-                ratio = (f"{o.us_per_step / l.us_per_step:.2f}x"
-                         if o and l and o.us_per_step and l.us_per_step else "n/a")
-                vals = (rname, str(row.steps), sk, fmt(o), fmt(l), ratio)
-                print("  ".join(v.ljust(w) if i < 3 else v.rjust(w)
-                                for i, (v, w) in enumerate(zip(vals, widths))), flush=True)
+        if args.only != "lg-savers":
+            errors += pair_table(impls, ("ours", "LangGraph", "ours/LangGraph"), rows, savers, tmpdir, warmup, reps, min_time,
+                                 args.verbose)  # fmt: skip
+        lg, ours = impls["langgraph"], impls["ours"]
+        if args.only in ("both", "lg-savers") and lg is not None and ours is not None:
+            print()
+            print("LangGraph on graphwire's savers: LangGraph itself compiled with its own saver "
+                  "and with ours (engine.checkpoint), taking turns invoke by invoke")
+            pairs = {LG_ON_OURS: langgraph_on_ours(lg, ours), "langgraph": lg}
+            errors += pair_table(pairs, ("LG on ours", "LG on its own", "ours/own"), rows, [s for s in savers if s != "none"],
+                                 tmpdir, warmup, reps, min_time, args.verbose)  # fmt: skip
         if args.tracing and impls["ours"] is not None:
             errors += tracing_table(impls["ours"], rows, savers, tmpdir, warmup, reps, min_time, args.verbose)
     for e in errors:
         print(f"  {e}")
     return 1 if errors else 0
+
+
+def pair_table(impls: dict[str, ModuleSet | None], titles: tuple[str, str, str], rows: list[str], savers: list[str],
+               tmpdir: str, warmup: int, reps: int, min_time: float, verbose: bool) -> list[str]:
+    """Print a table of two engines' µs per step (``impls``: its first two keys, in that order,
+    headed ``titles[:2]``; either may be None, its column then n/a) and their ratio (headed
+    ``titles[2]``, the first's over the second's); return the errors."""
+    a_key, b_key = impls
+    present = {k: ms for k, ms in impls.items() if ms is not None}
+    header = ("row", "steps", "saver", f"{titles[0]} µs/step", f"{titles[1]} µs/step", titles[2])
+    widths = (9, 5, 8, max(13, len(header[3])), max(18, len(header[4])), max(14, len(header[5])))
+    print()
+    print("  ".join(h.ljust(w) if i < 3 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
+    print("  ".join("-" * w for w in widths))
+    errors: list[str] = []
+    for rname in rows:
+        row = ROWS[rname]
+        for sk in savers:
+            cells: dict[str, Cell] = measure_cells(present, row, sk, tmpdir, warmup, reps, min_time, verbose)
+            for impl, c in cells.items():
+                if c.us_per_step is None:
+                    errors.append(f"{impl} {rname}/{sk}: {c.note}")
+            a, b = cells.get(a_key), cells.get(b_key)
+            ratio = f"{a.us_per_step / b.us_per_step:.2f}x" if a and b and a.us_per_step and b.us_per_step else "n/a"
+            vals = (rname, str(row.steps), sk, fmt(a), fmt(b), ratio)
+            print("  ".join(v.ljust(w) if i < 3 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths))),
+                  flush=True)  # fmt: skip
+    return errors
 
 
 async def _model_1ms(state: AgentState) -> dict:

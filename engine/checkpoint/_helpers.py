@@ -126,13 +126,9 @@ def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | Non
     Raises:
         ValueError: a channel version (or one in ``versions_seen``) that is not an int.
     """
-    if type(checkpoint) is MadeCheckpoint and (not new_versions or _INT.issuperset(map(type, new_versions.values()))):
-        return  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
+    if _all_int(checkpoint, new_versions):
+        return
     seen = checkpoint.get("versions_seen") or {}
-    if _INT.issuperset(map(type, checkpoint["channel_versions"].values())) and (
-        not new_versions or _INT.issuperset(map(type, new_versions.values()))
-    ) and _INT.issuperset(map(type, _chain.from_iterable(map(_values, seen.values())))):
-        return  # every put checks this: the loops above run in C; the one below names what is wrong
     where = [("channel_versions", checkpoint["channel_versions"]), ("new_versions", new_versions or {})]
     where += [(f"versions_seen[{node!r}]", s) for node, s in seen.items()]
     for name, versions in where:
@@ -143,6 +139,18 @@ def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | Non
                     f"({type(version).__name__}); channel versions are integers "
                     "(BaseCheckpointSaver.get_next_version makes them)"
                 )
+
+
+def _all_int(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None) -> bool:
+    """Whether every version of ``checkpoint`` and ``new_versions`` is an int (every put asks; loops in C)."""
+    if new_versions and not _INT.issuperset(map(type, new_versions.values())):
+        return False
+    if type(checkpoint) is MadeCheckpoint:
+        return True  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
+    seen = checkpoint.get("versions_seen") or {}
+    return _INT.issuperset(map(type, checkpoint["channel_versions"].values())) and _INT.issuperset(
+        map(type, _chain.from_iterable(map(_values, seen.values())))
+    )
 
 
 # LangGraph's savers' versions: a zero-padded 32-digit counter, a dot, a random float in [0, 1)
@@ -175,14 +183,15 @@ def take_checkpoint(checkpoint: Checkpoint, new_versions: ChannelVersions) -> tu
     Raises:
         ValueError: a version that is neither an int nor of LangGraph's form.
     """
-    if type(checkpoint) is not MadeCheckpoint and _has_langgraph_versions(checkpoint, new_versions):
-        checkpoint = checkpoint.copy()
-        checkpoint["channel_versions"] = _counters(checkpoint["channel_versions"])
-        checkpoint["versions_seen"] = {
-            node: _counters(seen) for node, seen in (checkpoint.get("versions_seen") or {}).items()
-        }
-        new_versions = _counters(new_versions)
-    check_versions(checkpoint, new_versions)
+    if not _all_int(checkpoint, new_versions):  # the versions of our savers and of the engine: nothing to do
+        if type(checkpoint) is not MadeCheckpoint and _has_langgraph_versions(checkpoint, new_versions):
+            checkpoint = checkpoint.copy()
+            checkpoint["channel_versions"] = _counters(checkpoint["channel_versions"])
+            checkpoint["versions_seen"] = {
+                node: _counters(seen) for node, seen in (checkpoint.get("versions_seen") or {}).items()
+            }
+            new_versions = _counters(new_versions)
+        check_versions(checkpoint, new_versions)
     if checkpoint.get("pending_sends") and checkpoint["v"] < 4 and checkpoint["channel_versions"]:
         checkpoint = checkpoint.copy()
         sends = list(checkpoint.pop("pending_sends"))  # type: ignore[typeddict-item]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,8 @@ def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapp
         return metadata
     out = dict(metadata)
     for given in found:
+        if isinstance(given, ChainMap):  # LangGraph's run config's metadata: read as one dict (in C)
+            given = _flat(given)
         for key, value in given.items():
             if key in out or key in _NOT_FROM_CONFIG or key.startswith("__"):
                 continue
@@ -41,4 +44,12 @@ def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapp
     run = (config.get("metadata") or {}).get(RUN_KEY)
     if run is not None and RUN_KEY not in out:
         out[RUN_KEY] = run
+    return out
+
+
+def _flat(chain: ChainMap[str, Any]) -> dict[str, Any]:
+    """``chain`` as one dict: a key's value from the first map that has it, as ``chain[key]``."""
+    out: dict[str, Any] = {}
+    for m in reversed(chain.maps):
+        out.update(m)
     return out

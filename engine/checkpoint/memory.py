@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine._internal._sync import run_inline
 from engine.checkpoint._chain import ChainReader, Ref
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, base_key
 from engine.checkpoint._retention import Choose, blobs_to_keep
@@ -133,6 +134,26 @@ class InMemorySaver(BaseCheckpointSaver):
 
     def __exit__(self, *exc_info: Any) -> None:
         self.stack.close()
+
+    # -- the sync face: nothing here waits, so a call runs inline, with no event loop (LangGraph
+    # calls put and put_writes from the workers of a thread pool it makes per invoke). A subclass's
+    # own coroutine may wait: it goes through the base's sync face.
+    def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        if type(self).aget_tuple is not InMemorySaver.aget_tuple:
+            return super().get_tuple(config)
+        return run_inline(self.aget_tuple(config))
+
+    def put(
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
+    ) -> dict[str, Any]:
+        if type(self).aput is not InMemorySaver.aput:
+            return super().put(config, checkpoint, metadata, new_versions)
+        return run_inline(self.aput(config, checkpoint, metadata, new_versions))
+
+    def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
+        if type(self).aput_writes is not InMemorySaver.aput_writes:
+            return super().put_writes(config, writes, task_id, task_path)
+        return run_inline(self.aput_writes(config, writes, task_id, task_path))
 
     # -- reads ---------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:

@@ -96,3 +96,6 @@ _.interleave  # engine/stream/run_stream.py GraphRunStream
 _.tee  # engine/stream/stream_channel.py StreamChannel
 _.atee  # engine/stream/stream_channel.py StreamChannel
 _.output_deltas  # engine/prebuilt/_tool_call_stream.py ToolCallStream (a caller reads a call's partial outputs)
+
+# Held in a thread's locals for its finalizer alone: when the thread ends it hands the loop on.
+_.keeper  # engine/_internal/_sync.py _thread_loop (_Keeper)
