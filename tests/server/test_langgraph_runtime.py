@@ -22,6 +22,7 @@ import pytest
 pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
 
 from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg  # noqa: E402
+from tests.inspector.conftest import api  # noqa: E402
 
 GRAPH = '''
 """A two-step graph with a subgraph that asks a question (LangGraph's own imports)."""
@@ -108,6 +109,7 @@ def test_a_langgraph_graph_served_over_grpc_runs_as_in_process(start_server: Any
     srv = start_server(
         graphs={"lg": f"{tmp_path}/lg_graph.py:graph", "echo": f"{tmp_path}/engine_graph.py:graph"},
         args=["--runtime", "lg=langgraph"],
+        inspector=True,
         **backend,
     )
     log = srv.log()
@@ -125,6 +127,15 @@ def test_a_langgraph_graph_served_over_grpc_runs_as_in_process(start_server: Any
         assert all(s.metadata.get("run_id") in (first.run_id, second.run_id) for s in client.history("lg", "t"))
         # the engine serves its own graph beside it, in the same process
         assert client.invoke("echo", "t", {"text": "hi"}).values == {"text": "hi!"}
+        drawn = client.graph("lg")
+        assert [n.name for n in drawn.nodes] == ["__start__", "first", "sub", "last", "__end__"]
+    # the inspector draws it and opens its versions, as an engine graph's
+    status, graph, _ = api(srv, "/api/graph?name=lg", token=None)
+    assert status == 200 and [n["name"] for n in graph["nodes"]][1:4] == ["first", "sub", "last"]
+    asked = next(h for h in expected["history"] if h[0] == "loop" and h[2] == ["sub"])
+    found = [v for v in api(srv, "/api/history?graph=lg&thread=t", token=None)[1]["versions"] if v["step"] == asked[1]]
+    status, version, _ = api(srv, f"/api/version?graph=lg&thread=t&checkpoint={found[0]['checkpoint_id']}", token=None)
+    assert status == 200 and version["values"] == asked[3] and version["writes"]["ran"] == ["first"]
 
 
 def test_a_graph_named_for_langgraph_must_be_built_with_it(start_server: Any, tmp_path: Path) -> None:
