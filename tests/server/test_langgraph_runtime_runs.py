@@ -39,7 +39,8 @@ from tests.conftest import ServerProcess, start_server_process  # noqa: E402
 
 #: LangGraph-built graphs (LangGraph's own imports only): ``ask`` (first → a subgraph that asks → last),
 #: ``gated`` (``work`` waits for the gate its input names, then logs its label), ``flaky`` (``boom`` fails
-#: until the gate ``fixed-<label>`` is open) and ``loop`` (``spin`` forever).
+#: until the gate ``fixed-<label>`` is open), ``loop`` (``spin`` forever) and ``parallel`` (``fast``, which
+#: counts its runs in the file ``runs-<label>``, beside ``slow``, which waits for the gate its input names).
 GRAPHS = '''
 import asyncio
 import operator
@@ -115,13 +116,32 @@ flaky.add_node("boom", boom)
 flaky.add_edge(START, "before")
 flaky.add_edge("before", "boom")
 
+
+
+def fast(state):
+    with _gate("runs-" + state["label"]).open("a") as f:
+        f.write("fast\\n")
+    return {"log": ["fast"]}
+
+
+async def slow(state):
+    await wait_gate(state["gate"])
+    return {"log": ["slow"]}
+
+
+parallel = StateGraph(State)
+parallel.add_node("fast", fast)
+parallel.add_node("slow", slow)
+parallel.add_edge(START, "fast")
+parallel.add_edge(START, "slow")
+
 loop = StateGraph(State)
 loop.add_node("spin", lambda s: {"log": ["spin"]})
 loop.add_edge(START, "spin")
 loop.add_edge("spin", "spin")
 '''
 
-NAMES = ("ask", "gated", "flaky", "loop")
+NAMES = ("ask", "gated", "flaky", "loop", "parallel")
 NEVER = "never-opened"
 
 
