@@ -40,7 +40,8 @@ from tests.conftest import ServerProcess, start_server_process  # noqa: E402
 #: LangGraph-built graphs (LangGraph's own imports only): ``ask`` (first → a subgraph that asks → last),
 #: ``gated`` (``work`` waits for the gate its input names, then logs its label), ``flaky`` (``boom`` fails
 #: until the gate ``fixed-<label>`` is open), ``loop`` (``spin`` forever) and ``parallel`` (``fast``, which
-#: counts its runs in the file ``runs-<label>``, beside ``slow``, which waits for the gate its input names).
+#: counts its runs in the file ``runs-<label>``, beside ``slow``, which waits for the gate its input names)
+#: and ``configured`` (``who`` logs its ``configurable``'s ``who`` and its context's ``user``).
 GRAPHS = '''
 import asyncio
 import operator
@@ -50,6 +51,7 @@ from typing import Annotated, TypedDict
 
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 
@@ -135,13 +137,27 @@ parallel.add_node("slow", slow)
 parallel.add_edge(START, "fast")
 parallel.add_edge(START, "slow")
 
+
+
+class Ctx(TypedDict, total=False):
+    user: str
+
+
+def who(state, config, runtime: Runtime[Ctx]):
+    return {"log": [str(config["configurable"].get("who")), str((runtime.context or {}).get("user"))]}
+
+
+configured = StateGraph(State, context_schema=Ctx)
+configured.add_node("who", who)
+configured.add_edge(START, "who")
+
 loop = StateGraph(State)
 loop.add_node("spin", lambda s: {"log": ["spin"]})
 loop.add_edge(START, "spin")
 loop.add_edge("spin", "spin")
 '''
 
-NAMES = ("ask", "gated", "flaky", "loop", "parallel")
+NAMES = ("ask", "gated", "flaky", "loop", "parallel", "configured")
 NEVER = "never-opened"
 
 

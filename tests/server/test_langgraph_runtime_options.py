@@ -1,0 +1,93 @@
+"""A LangGraph-run graph's run options and thread calls over gRPC (issue 31 item 1).
+
+The graphs and the server are tests/server/test_langgraph_runtime_runs.py's:
+breakpoints, event kinds, run metadata, ``configurable`` and context,
+durability, answering an interrupt by its id, a subgraph's state and history,
+leaving a stream, ListRuns and DeleteThread, as for the engine's graphs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
+
+from graphwire import CheckpointSaved, FailedPrecondition, FinishReason, NotFound, RunFinished, RunStarted, RunStatus  # noqa: E402
+
+from tests.conftest import ServerProcess  # noqa: E402
+from tests.server.test_langgraph_runtime_runs import NEVER, _until, _working, lg  # noqa: E402, F401 - the module's server
+
+__all__: list[str] = []
+
+
+def test_a_static_breakpoint_and_continue(lg: ServerProcess, thread_id: str) -> None:
+    with lg.client() as client:
+        paused = client.invoke("gated", thread_id, {"label": "x"}, interrupt_before=["work"], timeout=30)
+        assert paused.reason is FinishReason.INTERRUPT and paused.interrupts == ()
+        assert paused.checkpoint.next == ("work",) and paused.values["log"] == ["prepare"]
+        done = client.invoke("gated", thread_id, None, timeout=30)
+    assert done.reason is FinishReason.END and done.values["log"] == ["prepare", "x"]
+
+
+def test_event_kinds_and_run_metadata(lg: ServerProcess, thread_id: str) -> None:
+    with lg.client() as client:
+        result = client.invoke("gated", thread_id, {"label": "x"}, event_kinds=["task_finished"], run_metadata={"tag": "t1"}, timeout=30)
+        tagged = client.history("gated", thread_id, filter={"tag": "t1"})
+    assert isinstance(result.events[0], RunStarted) and isinstance(result.events[-1], RunFinished)
+    middle = result.events[1:-1]
+    assert {type(e).__name__ for e in middle} == {"TaskFinished"}
+    assert [(e.node, e.update) for e in middle if e.node != "__start__"] == [("prepare", {"log": ["prepare"]}), ("work", {"log": ["x"]})]
+    assert tagged and {s.metadata["tag"] for s in tagged} == {"t1"}
+    assert {s.metadata["run_id"] for s in tagged} == {result.run_id}
+
+
+def test_configurable_and_context_reach_the_node(lg: ServerProcess, thread_id: str) -> None:
+    with lg.client() as client:
+        result = client.invoke("configured", thread_id, {"log": []}, configurable={"who": "me"}, context={"user": "u1"}, timeout=30)
+    assert result.reason is FinishReason.END and result.values["log"] == ["me", "u1"]
+
+
+def test_durability_exit_saves_only_the_end(lg: ServerProcess, thread_id: str) -> None:
+    with lg.client() as client:
+        result = client.stream("gated", thread_id, {"label": "x"}, durability="exit", timeout=30).result()
+        history = client.history("gated", thread_id)
+    assert result.reason is FinishReason.END and result.values["log"] == ["prepare", "x"]
+    assert len(history) == 1 and history[0].checkpoint.checkpoint_id == result.checkpoint.checkpoint_id
+    # each version is reported as it is made, as the engine's runs do; only the last is stored
+    saved = [e.checkpoint.checkpoint_id for e in result.events if isinstance(e, CheckpointSaved) and not e.namespace]
+    assert len(saved) == 4 and saved[-1] == history[0].checkpoint.checkpoint_id
+
+
+def test_answer_by_id_a_subgraphs_state_and_nothing_to_resume(lg: ServerProcess, thread_id: str) -> None:
+    with lg.client() as client:
+        paused = client.invoke("ask", thread_id, {"log": []}, timeout=30)
+        (question,) = paused.interrupts
+        nested = client.get_state("ask", thread_id, subgraphs=True)
+        (task,) = nested.tasks
+        assert task.node == "sub"
+        ns = next(e.namespace for e in client.stream("ask", f"{thread_id}-b", {"log": []}, timeout=30) if e.namespace)
+        inner = client.history("ask", f"{thread_id}-b", checkpoint_ns="|".join(ns))
+        assert inner and inner[0].next == ("ask",)
+        done = client.resume("ask", thread_id, resumes={question.interrupt_id: "by id"}, timeout=30)
+        assert done.reason is FinishReason.END and "ask:by id" in done.values["log"]
+        with pytest.raises(FailedPrecondition):
+            client.resume("ask", thread_id, "again", timeout=30)
+
+
+def test_leaving_the_stream_cancels_the_run_then_list_runs_and_delete(lg: ServerProcess, thread_id: str) -> None:
+    with lg.client() as client:
+        stream = client.stream("gated", thread_id, {"gate": NEVER, "label": "left"}, timeout=30)
+        run_id = _until(stream, _working)[0].run_id
+        stream.close()
+        after = client.invoke("gated", thread_id, {"gate": None, "label": "after"}, enqueue=True, timeout=30)
+        assert after.reason is FinishReason.END and after.values["log"] == ["prepare", "prepare", "after"]
+        runs = client.list_runs("gated", thread_id)
+        assert [r.run_id for r in runs] == [after.run_id, run_id]
+        assert [r.status for r in runs] == [RunStatus.SUCCESS, RunStatus.CANCELLED]
+        client.delete_thread("gated", thread_id)
+        with pytest.raises(NotFound):
+            client.get_state("gated", thread_id)
+        fresh: Any = client.invoke("gated", thread_id, {"label": "fresh"}, timeout=30)
+    assert fresh.events[0].checkpoint_id is None and fresh.values["log"] == ["prepare", "fresh"]
