@@ -35,6 +35,7 @@ from graphwire import (  # noqa: E402
     ValuesEvent,
 )
 
+from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg  # noqa: E402
 from tests.conftest import ServerProcess, start_server_process  # noqa: E402
 
 #: LangGraph-built graphs (LangGraph's own imports only): ``ask`` (first → a subgraph that asks → last),
@@ -168,14 +169,22 @@ def graph_args(directory: Path) -> tuple[dict[str, str], list[str]]:
     return graphs, [arg for name in NAMES for arg in ("--runtime", f"{name}=langgraph")]
 
 
-@pytest.fixture(scope="module")
-def lg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def lg(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The module's server, on a SQLite file and on PostgreSQL (a schema of its own)."""
     directory = tmp_path_factory.mktemp("lg")
     graphs, args = graph_args(directory)
-    srv = start_server_process(directory / "srv", graphs=graphs, args=args)
-    yield srv
-    code = srv.terminate()
-    assert code == 0, f"server exited with {code} on SIGTERM:\n{srv.log()}"
+    backend: dict[str, Any] = {}
+    if request.param == "postgres":
+        backend = {"pg_dsn": require_pg(), "pg_schema": new_schema_name()}
+    try:
+        srv = start_server_process(directory / "srv", graphs=graphs, args=args, **backend)
+        yield srv
+        code = srv.terminate()
+        assert code == 0, f"server exited with {code} on SIGTERM:\n{srv.log()}"
+    finally:
+        if backend:
+            drop_schema(backend["pg_schema"])
 
 
 def _until(events: Iterator[Any], match: Any) -> list[Any]:
