@@ -16,13 +16,17 @@ engine's events say (``checkpoints``, ``tasks``, ``values``, ``custom``,
 ``messages``) and ``subgraphs=True``, each chunk mapped onto one of
 :mod:`engine.events`:
 
-* a saved version (``checkpoints``) is a ``CheckpointSaved``, and the step it
-  plans begins (``StepStarted``; the step before it ends, ``StepFinished``);
+* a saved version (``checkpoints``) is a ``CheckpointSaved``; the step that
+  made it ends (``StepFinished``), and the step it plans begins
+  (``StepStarted``) with the first chunk that step gives. As in the engine's
+  runs, a step an interrupt or an error stopped has no ``StepFinished``, and
+  one that never ran (the recursion limit, a breakpoint) no ``StepStarted``;
 * a task's start and result (``tasks``) are ``TaskStarted`` / ``TaskFinished``,
   its interrupts ``InterruptEvent``\\ s;
 * ``values``, ``custom`` and ``messages`` chunks are ``ValuesEvent``,
-  ``CustomEvent`` and ``MessageChunk`` (a chunk's node and task from its
-  LangGraph metadata);
+  ``CustomEvent`` and ``MessageChunk`` (a message's node and task from its
+  LangGraph metadata; a custom chunk's, the one task running at its namespace,
+  none when several run);
 * the run ends with one ``RunFinished``: at an interrupt (the thread's pending
   interrupts, or a breakpoint's nodes due), at END, on an error (the
   recursion limit apart) or cancelled.
@@ -183,6 +187,8 @@ class LangGraphGraph:
             input = None if input.at is not None else _command(resume=dict(input.answers))
         head = await self.checkpointer.aget_tuple(config) if self.checkpointer is not None else None
         mapper = _Mapper(kinds)
+        if head is not None:  # LangGraph's values of the version a run goes on from come before that version
+            mapper.base_step = int((head.metadata or {}).get("step", 0))
         yield ev.RunStarted(run_id, thread, self.name, head.config["configurable"]["checkpoint_id"] if head else None)
         options: dict[str, Any] = {"durability": durability, "interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
         if context is not None:
@@ -198,12 +204,9 @@ class LangGraphGraph:
             raise
         except Exception as exc:  # the run's error: its RunFinished says it, as the engine's does
             reason = "RECURSION_LIMIT" if type(exc).__name__ == "GraphRecursionError" else "ERROR"
-            for e in mapper.close(()):
-                yield e
             yield await self._finished(config, mapper, reason, exc)
             return
-        for e in mapper.close(()):
-            yield e
+        # a step that saved no version after it (an interrupt, an error) did not finish, as in the engine's runs
         yield await self._finished(config, mapper, None)
 
     async def _finished(self, config: Mapping[str, Any], mapper: _Mapper, reason: str | None, exc: BaseException | None = None) -> ev.RunFinished:
@@ -225,27 +228,38 @@ class _Mapper:
         self.kinds = kinds
         self.steps: dict[tuple[str, ...], int] = {}  # the step running at each namespace
         self.seen: set[tuple[str, ...]] = set()  # namespaces that reported a version in this run
+        self.running: dict[tuple[str, ...], dict[str, str]] = {}  # the tasks started and not finished, per namespace
+        self.planned: dict[tuple[str, ...], ev.StepStarted] = {}  # a step planned, not begun yet, per namespace
         self.last_id: str | None = None
+        self.base_step = 0  # the step of the version the run starts from, until the run's first
 
     def _want(self, e: ev.Event) -> bool:
         return ev.wants(self.kinds, type(e))
 
     def map(self, ns: tuple[str, ...], mode: str, chunk: Any) -> list[ev.Event]:
-        out = self._events(ns, mode, chunk)
+        # A planned step begins with the first thing it says: LangGraph saves the version that plans
+        # a step it will not run (the recursion limit, a breakpoint before it), which the engine's runs
+        # do not start.
+        planned = self.planned.pop(ns, None)
+        out = ([planned] if planned is not None else []) + self._events(ns, mode, chunk)
         return [e for e in out if self._want(e)]
 
     def close(self, ns: tuple[str, ...]) -> list[ev.Event]:
-        """The step still open at ``ns`` ends (the run stopped)."""
+        """The step open at ``ns`` ends (the version it made was saved)."""
+        self.planned.pop(ns, None)
         step = self.steps.pop(ns, None)
         return [] if step is None or not self._want(ev.StepFinished(step)) else [ev.StepFinished(step, ns=ns)]
 
     def _events(self, ns: tuple[str, ...], mode: str, chunk: Any) -> list[ev.Event]:
-        step = self.steps.get(ns, 0)
+        step = self.steps.get(ns, self.base_step if not ns and not self.seen else 0)
         if mode == "checkpoints":
             return self._saved(ns, chunk)
         if mode == "tasks":
+            running = self.running.setdefault(ns, {})
             if "input" in chunk:
+                running[chunk["id"]] = chunk["name"]
                 return [ev.TaskStarted(step, chunk["id"], chunk["name"], chunk["input"], tuple(chunk.get("triggers") or ()), ns=ns)]
+            running.pop(chunk["id"], None)
             interrupts = tuple(_interrupt(i) for i in chunk.get("interrupts") or ())
             error = chunk.get("error")
             out: list[ev.Event] = [ev.InterruptEvent(i.id, chunk["name"], chunk["id"], i.value, ns=ns) for i in interrupts]
@@ -262,7 +276,10 @@ class _Mapper:
                 return []  # LangGraph's values at an interrupt: the same values again, with the questions
             return [ev.ValuesEvent(step, dict(chunk) if isinstance(chunk, Mapping) else chunk, ns=ns)]
         if mode == "custom":
-            return [ev.CustomEvent(step, "", "", chunk, ns=ns)]
+            # LangGraph's chunk names no task: the one task running at its namespace wrote it (several: unknown)
+            running = self.running.get(ns) or {}
+            task_id, node = next(iter(running.items())) if len(running) == 1 else ("", "")
+            return [ev.CustomEvent(step, task_id, node, chunk, ns=ns)]
         if mode == "messages":
             message, meta = chunk
             task_ns = str(meta.get("langgraph_checkpoint_ns") or "").split("|")[-1]
@@ -283,16 +300,16 @@ class _Mapper:
         # the run continues from (a resume, a call with no input), shown again: loaded, not saved.
         loaded = ns not in self.seen and source != "input"
         self.seen.add(ns)
-        out: list[ev.Event] = self.close(ns)
         kind = ev.CheckpointLoaded if loaded else ev.CheckpointSaved
-        out.append(kind(
+        out: list[ev.Event] = [kind(
             conf["checkpoint_id"], parent, step, source, tuple(chunk.get("next") or ()),
             dict(values) if isinstance(values, Mapping) else {}, meta, _now(), ns=ns,
-        ))  # fmt: skip
+        )]  # fmt: skip
+        out += self.close(ns)  # the step that made this version ends with it, as in the engine's runs
         tasks = tuple((t["id"], t["name"]) for t in chunk.get("tasks") or ())
         if tasks:
             self.steps[ns] = step + 1
-            out.append(ev.StepStarted(step + 1, tasks, ns=ns))
+            self.planned[ns] = ev.StepStarted(step + 1, tasks, ns=ns)
         return out
 
 

@@ -91,3 +91,51 @@ def test_leaving_the_stream_cancels_the_run_then_list_runs_and_delete(lg: Server
             client.get_state("gated", thread_id)
         fresh: Any = client.invoke("gated", thread_id, {"label": "fresh"}, timeout=30)
     assert fresh.events[0].checkpoint_id is None and fresh.values["log"] == ["prepare", "fresh"]
+
+
+def _shape(events: list[Any]) -> list[tuple[Any, ...]]:
+    """A run's events as (kind, namespace's node, node, step, reason), ids and times aside; the engine's
+    ``__start__`` tasks left out (LangGraph's tasks stream hides them)."""
+    out: list[tuple[Any, ...]] = []
+    for e in events:
+        node = getattr(e, "node", None)
+        kind = type(e).__name__
+        if node == "__start__" and kind in ("TaskStarted", "TaskFinished"):
+            continue
+        ns = tuple(part.partition(":")[0] for part in e.namespace)
+        out.append((kind, ns, node, getattr(e, "step", None), getattr(e, "reason", None)))
+        # the tasks of a step start and finish in the order they happen to: each run of them sorted
+        run = len(out) - 1
+        while run > 0 and out[run - 1][:2] == out[-1][:2] and kind in ("TaskStarted", "TaskFinished"):
+            run -= 1
+        out[run:] = sorted(out[run:], key=str)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("graph", "run"),
+    [
+        ("ask", {"log": []}),
+        ("parallel", {"gate": "", "label": "shape"}),
+        ("flaky", {"label": "shape"}),
+        ("gated", {"gate": "", "label": "shape"}),
+        ("loop", {"log": []}),
+        ("breakpoint", {"gate": "", "label": "shape"}),
+    ],
+)
+def test_a_run_streams_the_same_events_in_the_same_order_as_on_the_engine(lg: ServerProcess, thread_id: str, graph: str, run: Any) -> None:
+    """The same module served on both runtimes (tests/server/test_langgraph_runtime_runs.py's graph_args)."""
+    options: dict[str, Any] = {"recursion_limit": 4, "timeout": 30}
+    if graph == "breakpoint":
+        graph, options["interrupt_before"] = "gated", ["work"]
+    with lg.client() as client:
+        on_langgraph = list(client.stream(graph, thread_id, run, **options))
+        on_engine = list(client.stream(f"engine_{graph}", thread_id, run, **options))
+        if options.get("interrupt_before"):  # and the run that goes on from there
+            on_langgraph += list(client.stream(graph, thread_id, None, timeout=30))
+            on_engine += list(client.stream(f"engine_{graph}", thread_id, None, timeout=30))
+        elif on_langgraph[-1].reason is FinishReason.INTERRUPT:
+            on_langgraph += list(client.stream_resume(graph, thread_id, "yes", timeout=30))
+            on_engine += list(client.stream_resume(f"engine_{graph}", thread_id, "yes", timeout=30))
+    assert _shape(on_langgraph) == _shape(on_engine)
+    assert on_langgraph[-1].values == on_engine[-1].values

@@ -163,9 +163,18 @@ NEVER = "never-opened"
 
 
 def graph_args(directory: Path) -> tuple[dict[str, str], list[str]]:
-    """The ``--graph`` specs of :data:`GRAPHS` (written to ``directory``) and the ``--runtime`` flags."""
+    """The ``--graph`` specs of :data:`GRAPHS` (written to ``directory``) and the ``--runtime`` flags.
+
+    Each graph is served twice: on LangGraph under its name, and on the engine (the same module,
+    importing the engine's classes) as ``engine_<name>``.
+    """
     (directory / "lg_graphs.py").write_text(GRAPHS)
-    graphs = {name: f"{directory}/lg_graphs.py:{'ask_graph' if name == 'ask' else name}" for name in NAMES}
+    (directory / "engine_graphs.py").write_text(GRAPHS.replace("from langgraph.", "from engine."))
+    graphs = {}
+    for name in NAMES:
+        attr = "ask_graph" if name == "ask" else name
+        graphs[name] = f"{directory}/lg_graphs.py:{attr}"
+        graphs[f"engine_{name}"] = f"{directory}/engine_graphs.py:{attr}"
     return graphs, [arg for name in NAMES for arg in ("--runtime", f"{name}=langgraph")]
 
 
@@ -197,7 +206,7 @@ def _until(events: Iterator[Any], match: Any) -> list[Any]:
 
 
 def _working(e: Any) -> bool:
-    return isinstance(e, CustomEvent) and e.node in ("", "work")
+    return isinstance(e, CustomEvent) and e.node == "work"
 
 
 def test_a_streamed_run_gives_its_events_in_order_with_subgraph_namespaces(lg: ServerProcess, thread_id: str) -> None:
