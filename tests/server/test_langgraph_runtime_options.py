@@ -14,7 +14,17 @@ import pytest
 
 pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
 
-from graphwire import CheckpointSaved, FailedPrecondition, FinishReason, NotFound, RunFinished, RunStarted, RunStatus  # noqa: E402
+from graphwire import (  # noqa: E402
+    CheckpointSaved,
+    FailedPrecondition,
+    FinishReason,
+    InterruptEvent,
+    NotFound,
+    RunFinished,
+    RunStarted,
+    RunStatus,
+    TaskFinished,
+)
 
 from tests.conftest import ServerProcess  # noqa: E402
 from tests.server.test_langgraph_runtime_runs import NEVER, _until, _working, lg  # noqa: E402, F401 - the module's server
@@ -137,5 +147,33 @@ def test_a_run_streams_the_same_events_in_the_same_order_as_on_the_engine(lg: Se
         elif on_langgraph[-1].reason is FinishReason.INTERRUPT:
             on_langgraph += list(client.stream_resume(graph, thread_id, "yes", timeout=30))
             on_engine += list(client.stream_resume(f"engine_{graph}", thread_id, "yes", timeout=30))
+        histories = [_history(client.history(name, thread_id)) for name in (graph, f"engine_{graph}")]
+        states = [_state(client.get_state(name, thread_id, subgraphs=True)) for name in (graph, f"engine_{graph}")]
     assert _shape(on_langgraph) == _shape(on_engine)
-    assert on_langgraph[-1].values == on_engine[-1].values
+    assert _details(on_langgraph) == _details(on_engine)
+    assert histories[0] == histories[1]
+    assert states[0] == states[1]
+
+
+def _details(events: list[Any]) -> list[Any]:
+    """What the events say beside their kinds: tasks' updates and errors, questions, each run's end."""
+    out: list[Any] = []
+    for e in events:
+        if isinstance(e, TaskFinished) and e.node != "__start__":
+            out.append((e.node, e.update, e.error, [(i.node, i.value) for i in e.interrupts]))
+        elif isinstance(e, InterruptEvent):
+            out.append((e.node, e.value))
+        elif isinstance(e, RunFinished):
+            ref = e.checkpoint
+            out.append((e.reason, e.values, e.error and e.error.type, [(i.node, i.value) for i in e.interrupts],
+                        ref and (ref.source, ref.step, ref.next)))  # fmt: skip
+    return sorted(out, key=str)
+
+
+def _state(snap: Any) -> Any:
+    tasks = [(t.node, t.error, [(i.node, i.value) for i in t.interrupts], t.result, t.state and _state(t.state)) for t in snap.tasks]
+    return (snap.values, snap.next, snap.checkpoint.source, snap.checkpoint.step, tasks, [(i.node, i.value) for i in snap.interrupts])
+
+
+def _history(snaps: list[Any]) -> list[Any]:
+    return [(s.values, s.next, s.checkpoint.source, s.checkpoint.step, {k: v for k, v in s.metadata.items() if k != "run_id"}) for s in snaps]
