@@ -20,8 +20,9 @@ import pytest
 pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
 
 from graphwire_proto.v1 import graphwire_pb2 as pb  # noqa: E402
+from graphwire import Aborted, FinishReason, RunStarted, TaskStarted  # noqa: E402
 
-from tests.replicas.conftest import Cluster, assert_single_chain, wait_until  # noqa: E402
+from tests.replicas.conftest import Call, Cluster, assert_single_chain, wait_until  # noqa: E402
 from tests.replicas.test_durable_turns import TIMEOUT, fast_write_saved, get_run, seqs, stub_of  # noqa: E402
 from tests.server.test_langgraph_runtime_runs import graph_args  # noqa: E402
 
@@ -82,6 +83,45 @@ def test_a_retry_on_another_replica_after_a_kill_applies_the_input_once(cluster:
     assert (info.status, info.attempts) == (pb.RUN_STATUS_SUCCESS, 2)
     history = stub_of(b).ListHistory(pb.ListHistoryRequest(graph="gated", thread_id=thread_id), timeout=TIMEOUT).snapshots
     assert [s.checkpoint.source for s in history].count("input") == 1
+
+
+def test_a_paused_replica_past_its_lease_cannot_write_after_another_took_over(cluster: Cluster, thread_id: str, tmp_path: Path) -> None:
+    a, b = replicas(cluster, tmp_path)
+    gate = f"{thread_id}-gate"
+    stalled = Call(a, lambda c: c.stream("gated", thread_id, {"gate": gate, "label": "a"}, timeout=120))
+    stalled.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the node to run on the first replica")
+    first_run = next(e.run_id for e in stalled.events if isinstance(e, RunStarted))
+    wait_until(  # the versions before the node (input, steps 0 and 1), so no write of the first replica is half done
+        lambda: len(cluster.query("SELECT 1 FROM {checkpoints} WHERE thread_id = %s", (f"gated:{thread_id}",))) == 3,
+        "the first replica's versions before the node to be stored",
+    )
+    a.pause()
+    try:
+        takeover = Call(b, lambda c: c.stream("gated", thread_id, None, enqueue=True, timeout=60))
+        takeover.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the node to run on the second replica")
+        _, epoch, live = cluster.lease("gated", thread_id)  # type: ignore[misc]
+        assert epoch == 2 and live
+        cluster.open_gate(gate)
+        done = takeover.finish()
+        assert done.reason is FinishReason.END and done.values["log"] == ["prepare", "a"]
+        with b.client() as client:
+            before = client.history("gated", thread_id, timeout=30)
+    finally:
+        a.resume()
+    # Continued, the first replica's node returns: LangGraph's writes through graphwire's saver are refused.
+    _, error = stalled.outcome()
+    assert isinstance(error, Aborted), error
+    assert "lease" in error.message
+    with b.client() as client:
+        after = client.history("gated", thread_id, timeout=30)
+    assert [(s.checkpoint, s.values, s.metadata) for s in after] == [(s.checkpoint, s.values, s.metadata) for s in before]
+    chain = assert_single_chain(after)
+    runs = [s.metadata["run_id"] for s in chain]
+    assert runs[0] == first_run and runs[-1] == done.run_id and set(runs) == {first_run, done.run_id}
+    with a.client() as client:
+        again = client.invoke("gated", thread_id, {"gate": None, "label": "again"}, timeout=60)
+        assert again.reason is FinishReason.END and again.values["log"] == ["prepare", "a", "prepare", "again"]
+    assert cluster.lease("gated", thread_id)[1] == 3  # type: ignore[index]
 
 
 class _Ref:
