@@ -3,7 +3,9 @@
 As for the engine's graphs (test_durable_turns.py, test_failover.py): a
 background run whose replica is SIGKILLed mid-step is taken over and finished
 by the other replica, its finished sibling's stored write used, not run again;
-and a call's retry on the other replica after a kill applies its input once.
+a call's retry on the other replica after a kill applies its input once; a
+replica paused past its lease has its late writes refused once another took
+the thread over; a run is joined and cancelled from the other replica.
 The graphs are tests/server/test_langgraph_runtime_runs.py's (LangGraph's own
 imports), their gates in the cluster's shared directory.
 """
@@ -122,6 +124,28 @@ def test_a_paused_replica_past_its_lease_cannot_write_after_another_took_over(cl
         again = client.invoke("gated", thread_id, {"gate": None, "label": "again"}, timeout=60)
         assert again.reason is FinishReason.END and again.values["log"] == ["prepare", "a", "prepare", "again"]
     assert cluster.lease("gated", thread_id)[1] == 3  # type: ignore[index]
+
+
+def test_a_cancel_and_a_join_sent_to_another_replica(cluster: Cluster, thread_id: str, tmp_path: Path) -> None:
+    a, b = replicas(cluster, tmp_path)
+    gate = f"{thread_id}-gate"
+    first = Call(a, lambda c: c.stream("gated", thread_id, {"gate": gate, "label": "a"}, on_disconnect="continue", timeout=60))
+    started = first.until(lambda e: isinstance(e, RunStarted), "the run to start")
+    first.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the node to run")
+    joined = Call(b, lambda c: c.join_run(started.run_id, timeout=60))
+    joined.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the join to catch up")
+    cluster.open_gate(gate)
+    assert first.finish().reason is FinishReason.END
+    assert [e.seq for e in joined.outcome()[0]] == [e.seq for e in first.events]
+    # a run on a, cancelled from b: its lease goes with it, and b runs the thread at once
+    doomed = Call(a, lambda c: c.stream("gated", thread_id, {"gate": f"{gate}-never", "label": "x"}, timeout=60))
+    run_id = doomed.until(lambda e: isinstance(e, RunStarted), "the run to start").run_id
+    doomed.until(lambda e: isinstance(e, TaskStarted) and e.node == "work", "the node to run")
+    with b.client() as client:
+        assert client.cancel("gated", thread_id, run_id=run_id, timeout=30) is True
+        assert doomed.finish().reason is FinishReason.CANCELLED
+        again = client.invoke("gated", thread_id, {"gate": None, "label": "b"}, timeout=30)
+    assert again.reason is FinishReason.END and again.values["log"] == ["prepare", "a", "prepare", "prepare", "b"]
 
 
 class _Ref:
