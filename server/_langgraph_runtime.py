@@ -22,7 +22,9 @@ engine's events say (``checkpoints``, ``tasks``, ``values``, ``custom``,
   runs, a step an interrupt or an error stopped has no ``StepFinished``, and
   one that never ran (the recursion limit, a breakpoint) no ``StepStarted``;
 * a task's start and result (``tasks``) are ``TaskStarted`` / ``TaskFinished``,
-  its interrupts ``InterruptEvent``\\ s;
+  its interrupts ``InterruptEvent``\\ s; the ``__start__`` task, which that
+  stream hides, is reported as the engine reports it (its input, the state's
+  keys of it written) when its step begins;
 * ``values``, ``custom`` and ``messages`` chunks are ``ValuesEvent``,
   ``CustomEvent`` and ``MessageChunk`` (a message's node and task from its
   LangGraph metadata; a custom chunk's, the one task running at its namespace,
@@ -187,6 +189,8 @@ class LangGraphGraph:
             input = None if input.at is not None else _command(resume=dict(input.answers))
         head = await self.checkpointer.aget_tuple(config) if self.checkpointer is not None else None
         mapper = _Mapper(kinds)
+        if input is not None and type(input).__name__ != "Command":
+            mapper.inputs[()] = input  # what the run's __start__ task takes
         if head is not None:  # LangGraph's values of the version a run goes on from come before that version
             mapper.base_step = int((head.metadata or {}).get("step", 0))
         yield ev.RunStarted(run_id, thread, self.name, head.config["configurable"]["checkpoint_id"] if head else None)
@@ -230,6 +234,7 @@ class _Mapper:
         self.seen: set[tuple[str, ...]] = set()  # namespaces that reported a version in this run
         self.running: dict[tuple[str, ...], dict[str, str]] = {}  # the tasks started and not finished, per namespace
         self.planned: dict[tuple[str, ...], ev.StepStarted] = {}  # a step planned, not begun yet, per namespace
+        self.inputs: dict[Any, Any] = {}  # the run's input (at ``()``) and each started task's (by its id)
         self.last_id: str | None = None
         self.base_step = 0  # the step of the version the run starts from, until the run's first
 
@@ -241,8 +246,23 @@ class _Mapper:
         # a step it will not run (the recursion limit, a breakpoint before it), which the engine's runs
         # do not start.
         planned = self.planned.pop(ns, None)
-        out = ([planned] if planned is not None else []) + self._events(ns, mode, chunk)
+        out = [] if planned is None else [planned, *self._hidden_start(ns, planned, chunk if mode == "values" else None)]
+        out += self._events(ns, mode, chunk)
         return [e for e in out if self._want(e)]
+
+    def _hidden_start(self, ns: tuple[str, ...], step: ev.StepStarted, values: Any) -> list[ev.Event]:
+        """The ``__start__`` task LangGraph's tasks stream leaves out (it is hidden), as the engine reports it:
+        it takes the input (the run's, or a subgraph's from its parent's task) and writes the state's keys of it."""
+        task_id = next((tid for tid, name in step.tasks if name == "__start__"), None)
+        key: Any = ns[-1].rpartition(":")[2] if ns else ()
+        if task_id is None or key not in self.inputs:
+            return []
+        given = self.inputs[key]
+        update = {k: v for k, v in given.items() if k in values} if isinstance(given, Mapping) and isinstance(values, Mapping) else given
+        return [
+            ev.TaskStarted(step.step, task_id, "__start__", given, ("__start__",), ns=ns),
+            ev.TaskFinished(step.step, task_id, "__start__", update, None, None, (), ns=ns),
+        ]
 
     def close(self, ns: tuple[str, ...]) -> list[ev.Event]:
         """The step open at ``ns`` ends (the version it made was saved)."""
@@ -258,8 +278,10 @@ class _Mapper:
             running = self.running.setdefault(ns, {})
             if "input" in chunk:
                 running[chunk["id"]] = chunk["name"]
+                self.inputs[chunk["id"]] = chunk["input"]  # a subgraph's __start__ takes it, under this task's namespace
                 return [ev.TaskStarted(step, chunk["id"], chunk["name"], chunk["input"], tuple(chunk.get("triggers") or ()), ns=ns)]
             running.pop(chunk["id"], None)
+            self.inputs.pop(chunk["id"], None)
             interrupts = tuple(_interrupt(i) for i in chunk.get("interrupts") or ())
             error = chunk.get("error")
             out: list[ev.Event] = [ev.InterruptEvent(i.id, chunk["name"], chunk["id"], i.value, ns=ns) for i in interrupts]

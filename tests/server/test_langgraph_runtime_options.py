@@ -24,6 +24,7 @@ from graphwire import (  # noqa: E402
     RunStarted,
     RunStatus,
     TaskFinished,
+    TaskStarted,
 )
 
 from tests.conftest import ServerProcess  # noqa: E402
@@ -104,14 +105,11 @@ def test_leaving_the_stream_cancels_the_run_then_list_runs_and_delete(lg: Server
 
 
 def _shape(events: list[Any]) -> list[tuple[Any, ...]]:
-    """A run's events as (kind, namespace's node, node, step, reason), ids and times aside; the engine's
-    ``__start__`` tasks left out (LangGraph's tasks stream hides them)."""
+    """A run's events as (kind, namespace's node, node, step, reason), ids and times aside."""
     out: list[tuple[Any, ...]] = []
     for e in events:
         node = getattr(e, "node", None)
         kind = type(e).__name__
-        if node == "__start__" and kind in ("TaskStarted", "TaskFinished"):
-            continue
         ns = tuple(part.partition(":")[0] for part in e.namespace)
         out.append((kind, ns, node, getattr(e, "step", None), getattr(e, "reason", None)))
         # the tasks of a step start and finish in the order they happen to: each run of them sorted
@@ -159,8 +157,10 @@ def _details(events: list[Any]) -> list[Any]:
     """What the events say beside their kinds: tasks' updates and errors, questions, each run's end."""
     out: list[Any] = []
     for e in events:
-        if isinstance(e, TaskFinished) and e.node != "__start__":
+        if isinstance(e, TaskFinished):
             out.append((e.node, e.update, e.error, [(i.node, i.value) for i in e.interrupts]))
+        elif isinstance(e, TaskStarted):
+            out.append((e.node, e.input, e.triggers))
         elif isinstance(e, InterruptEvent):
             out.append((e.node, e.value))
         elif isinstance(e, RunFinished):
