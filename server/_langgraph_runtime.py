@@ -21,7 +21,9 @@ engine's events say (``checkpoints``, ``tasks``, ``values``, ``custom``,
   (``StepStarted``) with the first chunk that step gives. As in the engine's
   runs, a step an interrupt or an error stopped has no ``StepFinished``, and
   one that never ran (the recursion limit, a breakpoint) no ``StepStarted``;
-* a task's start and result (``tasks``) are ``TaskStarted`` / ``TaskFinished``,
+* a task's start and result (``tasks``) are ``TaskStarted`` / ``TaskFinished``
+  (a task the node cache answered, which that stream gives no result, a
+  ``TaskFinished`` with ``cached`` from its ``updates`` chunk),
   its interrupts ``InterruptEvent``\\ s; the ``__start__`` task, which that
   stream hides, is reported as the engine reports it (its input, the state's
   keys of it written) when its step begins;
@@ -42,11 +44,14 @@ every version it saves.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 from engine import events as ev
+from engine.cache.base import BaseCache, FullKey, Namespace
 from engine.checkpoint.base import LEASE_KEY, Lease
 from engine import swap
 from engine.host import NO_ANSWER, RUN_KEY, Resume, check_resume, plan_resume, serve_langgraph
@@ -54,8 +59,10 @@ from engine.types import Interrupt, PregelTask, StateSnapshot
 
 __all__ = ["LangGraphGraph", "built_with_langgraph", "load_langgraph"]
 
+log = logging.getLogger("graphwire.server")
+
 #: LangGraph's stream modes whose chunks carry what the engine's events say
-_MODES = ["checkpoints", "tasks", "values", "custom", "messages"]
+_MODES = ["checkpoints", "tasks", "values", "custom", "messages", "updates"]
 
 
 def load_langgraph(saver: Any) -> str:
@@ -125,7 +132,7 @@ class LangGraphGraph:
 
     @cache.setter
     def cache(self, value: Any) -> None:
-        self.graph.cache = value
+        self.graph.cache = None if value is None or isinstance(value, _TaskWritesCache) else _TaskWritesCache(value)
 
     @property
     def nodes(self) -> Mapping[str, Any]:
@@ -136,9 +143,28 @@ class LangGraphGraph:
         return getattr(self.graph, "context_schema", None)
 
     def get_graph(self) -> _Drawn:
-        """The drawing, as the engine's (``nodes`` by id with their metadata, ``edges`` with labels)."""
-        drawn = self.graph.get_graph()
+        """The drawing, as the engine's (``nodes`` by id with their metadata, ``edges`` with labels).
+
+        LangGraph draws by planning steps on made-up state, which runs the graph's own functions (a
+        cache policy's key function, say); one that fails there leaves the builder's nodes and edges,
+        with its routers' edges to the targets they name, drawn without running anything."""
+        try:
+            drawn = self.graph.get_graph()
+        except Exception as e:  # noqa: BLE001 - the graph's own code failed on LangGraph's made-up state
+            log.warning("graph %r: LangGraph could not draw it (%s: %s); drawn from its builder", self.name, type(e).__name__, e)
+            return self._drawn_from_builder()
         return _Drawn(dict(drawn.nodes), [_Edge(e.source, e.target, e.data, e.conditional) for e in drawn.edges])
+
+    def _drawn_from_builder(self) -> _Drawn:
+        builder = getattr(self.graph, "builder", None)
+        names = [n for n in getattr(builder, "nodes", self.graph.nodes) if n not in ("__start__", "__end__")]
+        edges = [_Edge(a, b, None, False) for a, b in sorted(getattr(builder, "edges", ()))]
+        for source, branches in (getattr(builder, "branches", None) or {}).items():
+            for branch in branches.values():
+                edges += [_Edge(source, target, label, True) for label, target in (getattr(branch, "ends", None) or {}).items()]
+        ends = {e.source for e in edges}
+        edges += [_Edge(n, "__end__", None, False) for n in names if n not in ends]
+        return _Drawn({n: None for n in ("__start__", *names, "__end__")}, edges)
 
     def get_subgraphs(self) -> list[tuple[str, LangGraphGraph]]:
         return [(name, LangGraphGraph(sub, sub.name)) for name, sub in self.graph.get_subgraphs()]
@@ -245,6 +271,8 @@ class _Mapper:
         # A planned step begins with the first thing it says: LangGraph saves the version that plans
         # a step it will not run (the recursion limit, a breakpoint before it), which the engine's runs
         # do not start.
+        if mode == "updates" and not (isinstance(chunk, Mapping) and (chunk.get("__metadata__") or {}).get("cached")):
+            return []  # only the tasks the node cache answered: LangGraph's tasks stream gives them no result
         planned = self.planned.pop(ns, None)
         out = [] if planned is None else [planned, *self._hidden_start(ns, planned, chunk if mode == "values" else None)]
         out += self._events(ns, mode, chunk)
@@ -297,6 +325,8 @@ class _Mapper:
             if isinstance(chunk, Mapping) and "__interrupt__" in chunk:
                 return []  # LangGraph's values at an interrupt: the same values again, with the questions
             return [ev.ValuesEvent(step, dict(chunk) if isinstance(chunk, Mapping) else chunk, ns=ns)]
+        if mode == "updates":
+            return self._cached(ns, step, chunk)
         if mode == "custom":
             # LangGraph's chunk names no task: the one task running at its namespace wrote it (several: unknown)
             running = self.running.get(ns) or {}
@@ -307,6 +337,17 @@ class _Mapper:
             task_ns = str(meta.get("langgraph_checkpoint_ns") or "").split("|")[-1]
             return [ev.MessageChunk(int(meta.get("langgraph_step", step)), task_ns.partition(":")[2], str(meta.get("langgraph_node", "")), message, dict(meta), ns=ns)]
         return []
+
+    def _cached(self, ns: tuple[str, ...], step: int, chunk: Mapping[str, Any]) -> list[ev.Event]:
+        running = self.running.get(ns) or {}
+        out: list[ev.Event] = []
+        for node, update in chunk.items():
+            task_id = next((tid for tid, name in running.items() if name == node), None)
+            if task_id is None or node == "__metadata__":
+                continue
+            del running[task_id]
+            out.append(ev.TaskFinished(step, task_id, node, dict(update) if isinstance(update, Mapping) else update, cached=True, ns=ns))
+        return out
 
     def _saved(self, ns: tuple[str, ...], chunk: Mapping[str, Any]) -> list[ev.Event]:
         conf = chunk["config"]["configurable"]
@@ -333,6 +374,24 @@ class _Mapper:
             self.steps[ns] = step + 1
             self.planned[ns] = ev.StepStarted(step + 1, tasks, ns=ns)
         return out
+
+
+class _TaskWritesCache(BaseCache[Any]):
+    """The server's node cache as LangGraph's loop uses it: a task's writes, which LangGraph keeps in a
+    deque the server's serializer does not store, are stored as a list (a hit extends the task's writes with it)."""
+
+    def __init__(self, cache: BaseCache[Any]) -> None:
+        super().__init__(serde=cache.serde)
+        self.cache = cache
+
+    async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, Any]:
+        return await self.cache.aget(keys)
+
+    async def aset(self, pairs: Mapping[FullKey, tuple[Any, int | None]]) -> None:
+        await self.cache.aset({k: (list(v) if isinstance(v, deque) else v, ttl) for k, (v, ttl) in pairs.items()})
+
+    async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
+        await self.cache.aclear(namespaces)
 
 
 class _Edge:

@@ -26,7 +26,7 @@ from graphwire import Aborted, FinishReason, RunStarted, TaskStarted  # noqa: E4
 
 from tests.replicas.conftest import Call, Cluster, assert_single_chain, wait_until  # noqa: E402
 from tests.replicas.test_durable_turns import TIMEOUT, fast_write_saved, get_run, seqs, stub_of  # noqa: E402
-from tests.server.test_langgraph_runtime_runs import graph_args  # noqa: E402
+from tests.server._langgraph_graphs import graph_args  # noqa: E402
 
 
 def replicas(cluster: Cluster, directory: Path) -> tuple[Any, Any]:

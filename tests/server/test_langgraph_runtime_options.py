@@ -28,7 +28,8 @@ from graphwire import (  # noqa: E402
 )
 
 from tests.conftest import ServerProcess  # noqa: E402
-from tests.server.test_langgraph_runtime_runs import NEVER, _until, _working, lg  # noqa: E402, F401 - the module's server
+from tests.server._langgraph_graphs import NEVER  # noqa: E402
+from tests.server.test_langgraph_runtime_runs import _until, _working, lg  # noqa: E402, F401 - the module's server
 
 __all__: list[str] = []
 
