@@ -53,6 +53,7 @@ from typing import Any
 from engine import events as ev
 from engine.cache.base import BaseCache, FullKey, Namespace
 from engine.checkpoint.base import LEASE_KEY, Lease
+from engine.errors import CheckpointError, SerializationError
 from engine import swap
 from engine.host import NO_ANSWER, RUN_KEY, Resume, check_resume, plan_resume, serve_langgraph
 from engine.types import Interrupt, PregelTask, StateSnapshot
@@ -233,15 +234,25 @@ class LangGraphGraph:
             yield await self._finished(config, mapper, "CANCELLED")
             raise
         except Exception as exc:  # the run's error: its RunFinished says it, as the engine's does
+            refused = isinstance(exc, SerializationError) and durability == "sync" and not await self._stored(config, head)
+            if isinstance(exc, CheckpointError) or refused:
+                # As the engine's runs: storage failed (nothing can record how the run ended), or the
+                # run's first version, written before it went on, was refused (too large, not storable).
+                raise
             reason = "RECURSION_LIMIT" if type(exc).__name__ == "GraphRecursionError" else "ERROR"
             yield await self._finished(config, mapper, reason, exc)
             return
         # a step that saved no version after it (an interrupt, an error) did not finish, as in the engine's runs
         yield await self._finished(config, mapper, None)
 
+    async def _stored(self, config: Mapping[str, Any], head: Any) -> bool:
+        """Whether the thread has a version newer than ``head`` (the newest when the run began)."""
+        now = await self.checkpointer.aget_tuple(_newest(config)) if self.checkpointer is not None else None
+        return now is not None and (head is None or now.config["configurable"]["checkpoint_id"] != head.config["configurable"]["checkpoint_id"])
+
     async def _finished(self, config: Mapping[str, Any], mapper: _Mapper, reason: str | None, exc: BaseException | None = None) -> ev.RunFinished:
         """The run's RunFinished, from the thread as the run left it (its newest version)."""
-        state = await self.graph.aget_state({"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}})
+        state = await self.graph.aget_state(_newest(config))
         cid = (state.config.get("configurable") or {}).get("checkpoint_id") if state.metadata is not None else mapper.last_id
         values = dict(state.values) if isinstance(state.values, Mapping) else state.values
         if reason is None:
@@ -413,6 +424,11 @@ class _Drawn:
     @property
     def metadata(self) -> dict[str, dict[str, Any]]:
         return {k: dict(getattr(n, "metadata", None) or {}) for k, n in self.nodes.items()}
+
+
+def _newest(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The thread's newest version's config (``config`` without the version it names)."""
+    return {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
 
 
 def _leased(config: Mapping[str, Any], lease: Lease | None) -> dict[str, Any]:

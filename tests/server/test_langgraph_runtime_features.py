@@ -7,15 +7,17 @@ tests/server/_langgraph_graphs.py's, each also served on the engine as
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
 
-from graphwire import FinishReason, InvalidArgument, MessageChunk, TaskFinished  # noqa: E402
+from graphwire import FinishReason, InvalidArgument, MessageChunk, ResourceExhausted, TaskFinished  # noqa: E402
 
 from tests.conftest import ServerProcess  # noqa: E402
+from tests.server._langgraph_graphs import graph_args  # noqa: E402
 from tests.server.test_langgraph_runtime_runs import lg  # noqa: E402, F401 - the module's server
 
 __all__: list[str] = []
@@ -90,3 +92,21 @@ def test_a_graph_langgraph_cannot_draw_is_drawn_from_its_builder(lg: ServerProce
     assert [n.name for n in drawn.nodes] == ["__start__", "lookup", "__end__"]
     assert {(e.source, e.target, e.conditional) for e in drawn.edges} == {("__start__", "lookup", False), ("lookup", "__end__", False)}
     assert "LangGraph could not draw it (KeyError" in lg.log()
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_a_state_over_max_state_bytes_ends_the_call_as_on_the_engine(start_server: Any, tmp_path: Path, thread_id: str, durability: str) -> None:
+    """A version over ``max_state_bytes``: the run's first one fails the call (RESOURCE_EXHAUSTED), a later one ends it ERROR."""
+    graphs, args = graph_args(tmp_path)
+    srv = start_server(graphs=graphs, args=[*args, "--max-state-bytes", "20000"])
+    outcomes = {}
+    with srv.client() as client:
+        for name in ("gated", "engine_gated"):
+            client.invoke(name, thread_id, {"gate": None, "label": "small"}, timeout=30)
+            try:
+                done = client.invoke(name, thread_id, {"label": "x" * 30_000}, durability=durability, timeout=30)
+                outcomes[name] = (done.reason, done.error and done.error.type, done.checkpoint and done.checkpoint.step)
+            except ResourceExhausted as e:
+                outcomes[name] = ("RESOURCE_EXHAUSTED", "max_state_bytes" in e.message, None)
+            assert client.get_state(name, thread_id).values["log"] == ["prepare", "small"]  # the thread keeps its last version
+    assert outcomes["gated"] == outcomes["engine_gated"]
