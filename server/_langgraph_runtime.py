@@ -53,7 +53,7 @@ from typing import Any
 from engine import events as ev
 from engine.cache.base import BaseCache, FullKey, Namespace
 from engine.checkpoint.base import LEASE_KEY, Lease
-from engine.errors import CheckpointError, SerializationError
+from engine.errors import CheckpointError, EmptyInputError, SerializationError
 from engine import swap
 from engine.host import NO_ANSWER, RUN_KEY, Resume, check_resume, plan_resume, serve_langgraph
 from engine.types import Interrupt, PregelTask, StateSnapshot
@@ -215,6 +215,8 @@ class LangGraphGraph:
             check_resume(input, await self.aget_state(config), thread=str(thread))
             input = None if input.at is not None else _command(resume=dict(input.answers))
         head = await self.checkpointer.aget_tuple(config) if self.checkpointer is not None else None
+        if input is None and head is None:  # as the engine refuses it (LangGraph's run would end ERROR)
+            raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
         mapper = _Mapper(kinds)
         if input is not None and type(input).__name__ != "Command":
             mapper.inputs[()] = input  # what the run's __start__ task takes

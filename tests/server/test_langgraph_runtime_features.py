@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
 
-from graphwire import FinishReason, InvalidArgument, MessageChunk, ResourceExhausted, TaskFinished  # noqa: E402
+from graphwire import FailedPrecondition, FinishReason, InvalidArgument, MessageChunk, ResourceExhausted, TaskFinished  # noqa: E402
 
 from tests.conftest import ServerProcess  # noqa: E402
 from tests.server._langgraph_graphs import graph_args  # noqa: E402
@@ -110,3 +110,11 @@ def test_a_state_over_max_state_bytes_ends_the_call_as_on_the_engine(start_serve
                 outcomes[name] = ("RESOURCE_EXHAUSTED", "max_state_bytes" in e.message, None)
             assert client.get_state(name, thread_id).values["log"] == ["prepare", "small"]  # the thread keeps its last version
     assert outcomes["gated"] == outcomes["engine_gated"]
+
+
+def test_no_input_on_a_new_thread_is_refused_as_on_the_engine(lg: ServerProcess, thread_id: str) -> None:
+    with lg.client() as client:
+        for name in ("gated", "engine_gated"):
+            with pytest.raises(FailedPrecondition, match="no input, and the thread has no checkpoint"):
+                client.invoke(name, thread_id, None, timeout=30)
+            assert client.history(name, thread_id) == []
