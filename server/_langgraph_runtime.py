@@ -45,22 +45,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from engine import events as ev
-from engine.cache.base import BaseCache, FullKey, Namespace
 from engine.checkpoint.base import LEASE_KEY, Lease
 from engine.errors import CheckpointError, EmptyInputError, SerializationError
 from engine import swap
 from engine.host import NO_ANSWER, RUN_KEY, Resume, check_resume, plan_resume, serve_langgraph
 from engine.types import Interrupt, PregelTask, StateSnapshot
+from server._langgraph_parts import Drawn, Edge, TaskWritesCache, drawn_from_builder
 
 __all__ = ["LangGraphGraph", "built_with_langgraph", "load_langgraph"]
 
 log = logging.getLogger("graphwire.server")
+
+#: the trigger LangGraph gives a pushed task (a Send's, a @task call's), and the engine's for a Send's
+_PUSH, _SENT = "__pregel_push", "__pregel_tasks"
+#: the channels a @task's and an entrypoint's value are written to, in LangGraph's task results
+_RETURNS = ("__return__", "__end__")
 
 #: LangGraph's stream modes whose chunks carry what the engine's events say
 _MODES = ["checkpoints", "tasks", "values", "custom", "messages", "updates"]
@@ -109,6 +113,7 @@ class LangGraphGraph:
     def __init__(self, graph: Any, name: str) -> None:
         self.graph = graph
         self.name = name
+        self._nodes: frozenset[str] | None = None
 
     # -- what the server reads of a graph ----------------------------------------
     @property
@@ -133,7 +138,7 @@ class LangGraphGraph:
 
     @cache.setter
     def cache(self, value: Any) -> None:
-        self.graph.cache = None if value is None or isinstance(value, _TaskWritesCache) else _TaskWritesCache(value)
+        self.graph.cache = None if value is None or isinstance(value, TaskWritesCache) else TaskWritesCache(value)
 
     @property
     def nodes(self) -> Mapping[str, Any]:
@@ -143,7 +148,7 @@ class LangGraphGraph:
     def context_schema(self) -> Any:
         return getattr(self.graph, "context_schema", None)
 
-    def get_graph(self) -> _Drawn:
+    def get_graph(self) -> Drawn:
         """The drawing, as the engine's (``nodes`` by id with their metadata, ``edges`` with labels).
 
         LangGraph draws by planning steps on made-up state, which runs the graph's own functions (a
@@ -153,19 +158,14 @@ class LangGraphGraph:
             drawn = self.graph.get_graph()
         except Exception as e:  # noqa: BLE001 - the graph's own code failed on LangGraph's made-up state
             log.warning("graph %r: LangGraph could not draw it (%s: %s); drawn from its builder", self.name, type(e).__name__, e)
-            return self._drawn_from_builder()
-        return _Drawn(dict(drawn.nodes), [_Edge(e.source, e.target, e.data, e.conditional) for e in drawn.edges])
+            return drawn_from_builder(self.graph)
+        return Drawn(dict(drawn.nodes), [Edge(e.source, e.target, e.data, e.conditional) for e in drawn.edges])
 
-    def _drawn_from_builder(self) -> _Drawn:
-        builder = getattr(self.graph, "builder", None)
-        names = [n for n in getattr(builder, "nodes", self.graph.nodes) if n not in ("__start__", "__end__")]
-        edges = [_Edge(a, b, None, False) for a, b in sorted(getattr(builder, "edges", ()))]
-        for source, branches in (getattr(builder, "branches", None) or {}).items():
-            for branch in branches.values():
-                edges += [_Edge(source, target, label, True) for label, target in (getattr(branch, "ends", None) or {}).items()]
-        ends = {e.source for e in edges}
-        edges += [_Edge(n, "__end__", None, False) for n in names if n not in ends]
-        return _Drawn({n: None for n in ("__start__", *names, "__end__")}, edges)
+    def _node_names(self) -> frozenset[str]:
+        if self._nodes is None:
+            graphs = [self.graph, *(sub for _, sub in self.graph.get_subgraphs(recurse=True))]
+            self._nodes = frozenset(name for g in graphs for name in g.nodes)
+        return self._nodes
 
     def get_subgraphs(self) -> list[tuple[str, LangGraphGraph]]:
         return [(name, LangGraphGraph(sub, sub.name)) for name, sub in self.graph.get_subgraphs()]
@@ -217,11 +217,12 @@ class LangGraphGraph:
         head = await self.checkpointer.aget_tuple(config) if self.checkpointer is not None else None
         if input is None and head is None:  # as the engine refuses it (LangGraph's run would end ERROR)
             raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
-        mapper = _Mapper(kinds)
+        mapper = _Mapper(kinds, self._node_names())
         if input is not None and type(input).__name__ != "Command":
             mapper.inputs[()] = input  # what the run's __start__ task takes
         if head is not None:  # LangGraph's values of the version a run goes on from come before that version
             mapper.base_step = int((head.metadata or {}).get("step", 0))
+            mapper.head_id = head.config["configurable"]["checkpoint_id"]
         yield ev.RunStarted(run_id, thread, self.name, head.config["configurable"]["checkpoint_id"] if head else None)
         options: dict[str, Any] = {"durability": durability, "interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
         if context is not None:
@@ -267,8 +268,9 @@ class LangGraphGraph:
 class _Mapper:
     """LangGraph's stream chunks → the engine's events, step by step, per namespace."""
 
-    def __init__(self, kinds: frozenset[type[ev.Event]] | None) -> None:
+    def __init__(self, kinds: frozenset[type[ev.Event]] | None, nodes: frozenset[str] = frozenset()) -> None:
         self.kinds = kinds
+        self.nodes = nodes  # the graph's nodes and its subgraphs' (a pushed task of one of them is a Send's)
         self.steps: dict[tuple[str, ...], int] = {}  # the step running at each namespace
         self.seen: set[tuple[str, ...]] = set()  # namespaces that reported a version in this run
         self.running: dict[tuple[str, ...], dict[str, str]] = {}  # the tasks started and not finished, per namespace
@@ -276,6 +278,7 @@ class _Mapper:
         self.inputs: dict[Any, Any] = {}  # the run's input (at ``()``) and each started task's (by its id)
         self.last_id: str | None = None
         self.base_step = 0  # the step of the version the run starts from, until the run's first
+        self.head_id: str | None = None  # that version's id
 
     def _want(self, e: ev.Event) -> bool:
         return ev.wants(self.kinds, type(e))
@@ -320,7 +323,10 @@ class _Mapper:
             if "input" in chunk:
                 running[chunk["id"]] = chunk["name"]
                 self.inputs[chunk["id"]] = chunk["input"]  # a subgraph's __start__ takes it, under this task's namespace
-                return [ev.TaskStarted(step, chunk["id"], chunk["name"], chunk["input"], tuple(chunk.get("triggers") or ()), ns=ns)]
+                triggers = tuple(chunk.get("triggers") or ())
+                if triggers == (_PUSH,) and chunk["name"] in self.nodes:
+                    triggers = (_SENT,)  # a Send's task (a @task call's keeps LangGraph's trigger), as the engine names it
+                return [ev.TaskStarted(step, chunk["id"], chunk["name"], chunk["input"], triggers, ns=ns)]
             running.pop(chunk["id"], None)
             self.inputs.pop(chunk["id"], None)
             interrupts = tuple(_interrupt(i) for i in chunk.get("interrupts") or ())
@@ -328,6 +334,8 @@ class _Mapper:
             out: list[ev.Event] = [ev.InterruptEvent(i.id, chunk["name"], chunk["id"], i.value, ns=ns) for i in interrupts]
             result = chunk.get("result")
             update = dict(result) if isinstance(result, Mapping) and result else (result if result not in ({}, None) else None)
+            if isinstance(update, dict) and len(update) == 1 and next(iter(update)) in _RETURNS:
+                update = next(iter(update.values()))  # a @task's or an entrypoint's value, as the engine reports it
             out.append(ev.TaskFinished(
                 step, chunk["id"], chunk["name"], None if interrupts or error is not None else update,
                 None if error is None else str(error), None if error is None else type(error).__name__, interrupts,
@@ -373,8 +381,9 @@ class _Mapper:
             self.last_id = conf["checkpoint_id"]
         source = str(meta.get("source", ""))
         # LangGraph's first version at a namespace, unless the run saved it with its input, is the one
-        # the run continues from (a resume, a call with no input), shown again: loaded, not saved.
-        loaded = ns not in self.seen and source != "input"
+        # the run continues from (a resume, a call with no input), shown again: loaded, not saved; at
+        # the root, that is the thread's newest version when the run began (an input version too).
+        loaded = ns not in self.seen and (source != "input" or (not ns and conf["checkpoint_id"] == self.head_id))
         self.seen.add(ns)
         kind = ev.CheckpointLoaded if loaded else ev.CheckpointSaved
         out: list[ev.Event] = [kind(
@@ -387,45 +396,6 @@ class _Mapper:
             self.steps[ns] = step + 1
             self.planned[ns] = ev.StepStarted(step + 1, tasks, ns=ns)
         return out
-
-
-class _TaskWritesCache(BaseCache[Any]):
-    """The server's node cache as LangGraph's loop uses it: a task's writes, which LangGraph keeps in a
-    deque the server's serializer does not store, are stored as a list (a hit extends the task's writes with it)."""
-
-    def __init__(self, cache: BaseCache[Any]) -> None:
-        super().__init__(serde=cache.serde)
-        self.cache = cache
-
-    async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, Any]:
-        return await self.cache.aget(keys)
-
-    async def aset(self, pairs: Mapping[FullKey, tuple[Any, int | None]]) -> None:
-        await self.cache.aset({k: (list(v) if isinstance(v, deque) else v, ttl) for k, (v, ttl) in pairs.items()})
-
-    async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
-        await self.cache.aclear(namespaces)
-
-
-class _Edge:
-    """A drawn edge as the server reads one (LangChain's ``data`` is its label)."""
-
-    __slots__ = ("source", "target", "label", "conditional")
-
-    def __init__(self, source: str, target: str, label: Any, conditional: bool) -> None:
-        self.source, self.target, self.conditional = source, target, conditional
-        self.label = None if label is None else str(label)
-
-
-class _Drawn:
-    """LangChain's drawing of a LangGraph graph, as the engine's ``DrawableGraph`` is read."""
-
-    def __init__(self, nodes: dict[str, Any], edges: list[_Edge]) -> None:
-        self.nodes, self.edges = nodes, edges
-
-    @property
-    def metadata(self) -> dict[str, dict[str, Any]]:
-        return {k: dict(getattr(n, "metadata", None) or {}) for k, n in self.nodes.items()}
 
 
 def _newest(config: Mapping[str, Any]) -> dict[str, Any]:

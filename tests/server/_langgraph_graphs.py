@@ -18,7 +18,9 @@ __all__ = ["GRAPHS", "NAMES", "NEVER", "graph_args"]
 #: ``configured`` (``who`` logs its ``configurable``'s ``who`` and its context's ``user``), ``memo`` (puts an
 #: item in the store under ``("notes", label)`` and logs how many are there), ``chat`` (a fake chat model's
 #: reply, streamed), ``two_questions`` (two parallel nodes that each ask) and ``cached`` (``lookup``, cached by
-#: label, counts its runs in the file ``lookups-<label>``).
+#: label, counts its runs in the file ``lookups-<label>``), ``fanout`` (a Send per comma-separated part of
+#: the label), ``commander`` (``choose`` goes to ``yes`` or ``no`` with a Command) and ``functional`` (an
+#: entrypoint whose task doubles the label, then asks).
 GRAPHS = '''
 import asyncio
 import operator
@@ -29,7 +31,10 @@ from typing import Annotated, TypedDict
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import CachePolicy, interrupt
+from typing import Literal
+
+from langgraph.func import entrypoint, task
+from langgraph.types import CachePolicy, Command, Send, interrupt
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
@@ -177,13 +182,47 @@ cached = StateGraph(State)
 cached.add_node("lookup", lookup, cache_policy=CachePolicy(key_func=lambda s: s["label"], ttl=600))
 cached.add_edge(START, "lookup")
 
+
+
+def split(state):
+    return [Send("each", {"label": part}) for part in state["label"].split(",")]
+
+
+fanout = StateGraph(State)
+fanout.add_node("each", lambda s: {"log": ["each:" + s["label"]]})
+fanout.add_conditional_edges(START, split, ["each"])
+
+
+def choose(state) -> Command[Literal["yes", "no"]]:
+    return Command(update={"log": ["chose"]}, goto="yes" if state["label"] == "y" else "no")
+
+
+commander = StateGraph(State)
+commander.add_node("choose", choose)
+commander.add_node("yes", lambda s: {"log": ["yes"]})
+commander.add_node("no", lambda s: {"log": ["no"]})
+commander.add_edge(START, "choose")
+
+
+@task
+def double(text):
+    return text + text
+
+
+@entrypoint()
+def functional(inputs):
+    doubled = double(inputs["label"]).result()
+    answer = interrupt("ok " + doubled + "?")
+    return {"log": [doubled, answer]}
+
+
 loop = StateGraph(State)
 loop.add_node("spin", lambda s: {"log": ["spin"]})
 loop.add_edge(START, "spin")
 loop.add_edge("spin", "spin")
 '''
 
-NAMES = ("ask", "gated", "flaky", "loop", "parallel", "configured", "memo", "chat", "two_questions", "cached")
+NAMES = ("ask", "gated", "flaky", "loop", "parallel", "configured", "memo", "chat", "two_questions", "cached", "fanout", "commander", "functional")
 #: a gate no test opens: the run waits until it is cancelled
 NEVER = "never-opened"
 

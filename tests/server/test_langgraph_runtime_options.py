@@ -130,6 +130,9 @@ def _shape(events: list[Any]) -> list[tuple[Any, ...]]:
         ("gated", {"gate": "", "label": "shape"}),
         ("loop", {"log": []}),
         ("breakpoint", {"gate": "", "label": "shape"}),
+        ("fanout", {"label": "a,b,c"}),
+        ("commander", {"label": "y"}),
+        ("functional", {"label": "ab"}),
     ],
 )
 def test_a_run_streams_the_same_events_in_the_same_order_as_on_the_engine(lg: ServerProcess, thread_id: str, graph: str, run: Any) -> None:
