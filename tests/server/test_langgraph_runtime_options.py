@@ -133,6 +133,9 @@ def _shape(events: list[Any]) -> list[tuple[Any, ...]]:
         ("fanout", {"label": "a,b,c"}),
         ("commander", {"label": "y"}),
         ("functional", {"label": "ab"}),
+        ("after", {"gate": "", "label": "shape"}),
+        ("ask_exit", {"log": []}),
+        ("parallel_sync", {"gate": "", "label": "sync"}),
     ],
 )
 def test_a_run_streams_the_same_events_in_the_same_order_as_on_the_engine(lg: ServerProcess, thread_id: str, graph: str, run: Any) -> None:
@@ -140,10 +143,14 @@ def test_a_run_streams_the_same_events_in_the_same_order_as_on_the_engine(lg: Se
     options: dict[str, Any] = {"recursion_limit": 4, "timeout": 30}
     if graph == "breakpoint":
         graph, options["interrupt_before"] = "gated", ["work"]
+    elif graph == "after":
+        graph, options["interrupt_after"] = "gated", ["prepare"]
+    elif graph in ("ask_exit", "parallel_sync"):
+        graph, _, options["durability"] = graph.partition("_")
     with lg.client() as client:
         on_langgraph = list(client.stream(graph, thread_id, run, **options))
         on_engine = list(client.stream(f"engine_{graph}", thread_id, run, **options))
-        if options.get("interrupt_before"):  # and the run that goes on from there
+        if options.get("interrupt_before") or options.get("interrupt_after"):  # and the run that goes on from there
             on_langgraph += list(client.stream(graph, thread_id, None, timeout=30))
             on_engine += list(client.stream(f"engine_{graph}", thread_id, None, timeout=30))
         elif on_langgraph[-1].reason is FinishReason.INTERRUPT:
