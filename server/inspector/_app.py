@@ -278,7 +278,9 @@ def build_app(
             except NotFoundError:  # pruned away: the version still shows, without its writes
                 pass
             else:
-                parent = entry.graph.snapshot(parent_saved)
+                # the engine's graph reads the stored version it is given; LangGraph's reads it again
+                snapshot = getattr(entry.graph, "snapshot", None)
+                parent = snapshot(parent_saved) if snapshot is not None else await entry.graph.aget_state(parent_saved.config)
         return {"graph": name, "thread_id": thread, **views.version_detail(state, parent, parent_saved)}
 
     @_api
