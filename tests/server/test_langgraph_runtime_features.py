@@ -118,3 +118,13 @@ def test_no_input_on_a_new_thread_is_refused_as_on_the_engine(lg: ServerProcess,
             with pytest.raises(FailedPrecondition, match="no input, and the thread has no checkpoint"):
                 client.invoke(name, thread_id, None, timeout=30)
             assert client.history(name, thread_id) == []
+
+
+def test_a_spec_naming_no_attribute_lists_the_langgraph_graphs_there(start_server: Any, tmp_path: Path) -> None:
+    graphs, args = graph_args(tmp_path)
+    with pytest.raises(RuntimeError) as info:
+        start_server(graphs={"gated": graphs["gated"].replace(":gated", ":gatd")}, args=["--runtime", "gated=langgraph"])
+    assert "has no attribute 'gatd'" in str(info.value)
+    listed = str(info.value).partition("it has ")[2].split("\n")[0]
+    assert listed.startswith("sub, ask_graph, gated, flaky")  # LangGraph's builders and graphs, as the engine's are listed
+    assert "double" not in listed  # a @task is no graph
