@@ -8,6 +8,11 @@ UpdateState and Fork, a node's error and the retry, the recursion limit,
 CancelRun, JoinRun, background runs and a second call on a busy thread
 (refused, or queued with ``enqueue``). Gates (files in the server's gates
 directory) hold a node where a test needs it, as tests/graphs.py's do.
+
+The module's server (:func:`lg`, on SQLite and on PostgreSQL) serves the graphs
+of tests/server/_langgraph_graphs.py on LangGraph and, as ``engine_<name>``,
+on the engine; test_langgraph_runtime_options.py and
+test_langgraph_runtime_features.py use it too.
 """
 
 from __future__ import annotations
