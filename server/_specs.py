@@ -242,8 +242,14 @@ def _graph_like(module: ModuleType) -> list[str]:
     from engine.graph import StateGraph
     from engine.pregel import Pregel
 
+    from server._langgraph_runtime import built_with_langgraph
+
     public = {k: v for k, v in vars(module).items() if not k.startswith("_")}
-    graphs = [k for k, v in public.items() if isinstance(v, (StateGraph, Pregel))]
+    graphs = [
+        k for k, v in public.items()
+        if isinstance(v, (StateGraph, Pregel))
+        or (not isinstance(v, type) and built_with_langgraph(v) and (hasattr(v, "compile") or hasattr(v, "astream")))
+    ]  # fmt: skip
     if graphs:
         return graphs
     return [  # no graph at import time: perhaps a function that builds one
