@@ -70,6 +70,15 @@ _RETURNS = ("__return__", "__end__")
 _MODES = ["checkpoints", "tasks", "values", "custom", "messages", "updates"]
 
 
+def _modes(kinds: frozenset[type[ev.Event]] | None) -> list[str]:
+    """The stream modes a run asks LangGraph for: "messages" and "custom" only for a caller that takes their
+    events (LangGraph streams a chat model's tokens only when asked, as the engine does)."""
+    skip = {"messages"} if not ev.wants(kinds, ev.MessageChunk) else set()
+    if not ev.wants(kinds, ev.CustomEvent):
+        skip.add("custom")
+    return [m for m in _MODES if m not in skip]
+
+
 def load_langgraph(saver: Any) -> str:
     """Import LangGraph itself for the graphs it runs, and make ``saver`` one of its checkpointers; its version.
 
@@ -229,7 +238,7 @@ class LangGraphGraph:
             options["context"] = context
         try:
             async for ns, mode, chunk in self.graph.astream(
-                input, config, stream_mode=_MODES, subgraphs=True, **{k: v for k, v in options.items() if v is not None}
+                input, config, stream_mode=_modes(kinds), subgraphs=True, **{k: v for k, v in options.items() if v is not None}
             ):
                 for e in mapper.map(tuple(ns), mode, chunk):
                     yield e
