@@ -53,6 +53,21 @@ def merge_metadata(base: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     return out
 
 
+def _fold(out: dict[str, Any], key: str, value: Any) -> None:
+    """``value`` of a config's ``key`` folded into ``out``, as LangGraph merges configs: metadata by
+    :func:`merge_metadata`, the configurable key by key, tags and callback lists joined, the rest replaced."""
+    if key == "metadata":
+        out[key] = merge_metadata(out.get(key), value)
+    elif key == "configurable":
+        out[key] = {**(out.get(key) or {}), **value}
+    elif key == "tags":
+        out[key] = [*(out.get(key) or ()), *value]
+    elif key == "callbacks" and isinstance(value, list) and isinstance(out.get(key), list):
+        out[key] = [*out[key], *value]
+    else:
+        out[key] = value
+
+
 def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
     """The configs folded left to right, as LangGraph folds them: None and empty containers skipped, later ones win,
     except ``metadata`` (:func:`merge_metadata`), ``configurable`` (key by key), ``tags`` (joined in order),
@@ -60,20 +75,10 @@ def merge_configs(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for config in configs:
         for key, value in (config or {}).items():
-            if not _given(value):  # LangGraph's skips any falsy value; a run keeps a 0 limit, to refuse it
-                continue
-            if key == "metadata":
-                out[key] = merge_metadata(out.get(key), value)
-            elif key == "configurable":
-                out[key] = {**(out.get(key) or {}), **value}
-            elif key == "tags":
-                out[key] = [*(out.get(key) or ()), *value]
-            elif key == "callbacks" and isinstance(value, list) and isinstance(out.get(key), list):
-                out[key] = [*out[key], *value]
-            elif key == "recursion_limit" and isinstance(value, _DefaultRecursionLimit):
-                continue  # filled in by ensure_config, not chosen: a chosen one stands
-            else:
-                out[key] = value
+            # LangGraph's skips any falsy value; a run keeps a 0 limit, to refuse it. A limit that is
+            # only the default (filled in by ensure_config, not chosen) never overrides a chosen one.
+            if _given(value) and not (key == "recursion_limit" and isinstance(value, _DefaultRecursionLimit)):
+                _fold(out, key, value)
     out.setdefault("configurable", {})
     return out
 
@@ -108,16 +113,8 @@ def ensure_config(*configs: Mapping[str, Any] | None) -> dict[str, Any]:
                 continue
             if key not in _CONFIG_KEYS:
                 out["configurable"] = {**out["configurable"], key: value}
-            elif key == "configurable":
-                out[key] = {**(out.get(key) or {}), **value}
-            elif key == "metadata":
-                out[key] = merge_metadata(out.get(key), value)
-            elif key == "tags":
-                out[key] = [*(out.get(key) or ()), *(t for t in value if t not in inherited)]
-            elif key == "callbacks" and isinstance(value, list) and isinstance(out.get(key), list):
-                out[key] = [*out[key], *value]
             else:
-                out[key] = value
+                _fold(out, key, [t for t in value if t not in inherited] if key == "tags" else value)
     if out["configurable"]:
         out["metadata"] = propagated_metadata(out["configurable"], out["metadata"])
     return out
