@@ -8,8 +8,13 @@ too (as ``engine_<name>``), so a test can compare the two runtimes.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable, Iterator
 
-__all__ = ["GRAPHS", "NAMES", "NEVER", "graph_args"]
+import pytest
+
+from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
+
+__all__ = ["GRAPHS", "NAMES", "NEVER", "backend", "graph_args", "served"]
 
 #: LangGraph-built graphs (LangGraph's own imports only): ``ask`` (first → a subgraph that asks → last),
 #: ``gated`` (``work`` waits for the gate its input names, then logs its label), ``flaky`` (``boom`` fails
@@ -241,3 +246,28 @@ def graph_args(directory: Path) -> tuple[dict[str, str], list[str]]:
         graphs[name] = f"{directory}/lg_graphs.py:{attr}"
         graphs[f"engine_{name}"] = f"{directory}/engine_graphs.py:{attr}"
     return graphs, [arg for name in NAMES for arg in ("--runtime", f"{name}=langgraph")]
+
+
+@pytest.fixture(params=["langgraph", "engine"])
+def served(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """The name a graph of :data:`GRAPHS` is served by on the runtime under test (LangGraph, then the engine).
+
+    A test that takes it runs once per runtime: the same calls on the same module's graph, built with
+    LangGraph's classes and with the engine's (``engine_<name>``), and the same assertions.
+    """
+    if request.param == "langgraph":
+        return lambda name: name
+    return lambda name: f"engine_{name}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    """A test server's storage: a SQLite file (no options), then PostgreSQL (a schema of its own, dropped after)."""
+    if request.param == "sqlite":
+        yield {}
+        return
+    schema = new_schema_name()
+    try:
+        yield {"pg_dsn": require_pg(), "pg_schema": schema}
+    finally:
+        drop_schema(schema)

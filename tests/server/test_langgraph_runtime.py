@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("langgraph.graph", reason="the test extra installs langgraph==1.2.22")
 
-from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg  # noqa: E402
+from tests.server._langgraph_graphs import backend  # noqa: E402, F401 - SQLite, then PostgreSQL
 from tests.inspector.conftest import api  # noqa: E402
 
 GRAPH = '''
@@ -91,16 +91,6 @@ def _in_process(directory: Path) -> dict[str, Any]:
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend(request: pytest.FixtureRequest) -> Any:
-    if request.param == "sqlite":
-        yield {}
-        return
-    schema = new_schema_name()
-    try:
-        yield {"pg_dsn": require_pg(), "pg_schema": schema}
-    finally:
-        drop_schema(schema)
 
 
 def test_a_langgraph_graph_served_over_grpc_runs_as_in_process(start_server: Any, tmp_path: Path, backend: dict[str, Any]) -> None:

@@ -4,11 +4,15 @@ The graphs and the server are tests/server/test_langgraph_runtime_runs.py's:
 breakpoints, event kinds, run metadata, ``configurable`` and context,
 durability, answering an interrupt by its id, a subgraph's state and history,
 leaving a stream, ListRuns and DeleteThread, as for the engine's graphs.
+
+Each test that takes ``served`` runs twice, for each runtime: on the graph built with
+LangGraph's classes (served by LangGraph) and on the same module built with the
+engine's (``engine_<name>``), with the same calls and the same assertions.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -28,25 +32,25 @@ from graphwire import (  # noqa: E402
 )
 
 from tests.conftest import ServerProcess  # noqa: E402
-from tests.server._langgraph_graphs import NEVER  # noqa: E402
+from tests.server._langgraph_graphs import NEVER, served  # noqa: E402, F401 - served: the runtime under test
 from tests.server.test_langgraph_runtime_runs import _until, _working, lg  # noqa: E402, F401 - the module's server
 
 __all__: list[str] = []
 
 
-def test_a_static_breakpoint_and_continue(lg: ServerProcess, thread_id: str) -> None:
+def test_a_static_breakpoint_and_continue(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        paused = client.invoke("gated", thread_id, {"label": "x"}, interrupt_before=["work"], timeout=30)
+        paused = client.invoke(served("gated"), thread_id, {"label": "x"}, interrupt_before=["work"], timeout=30)
         assert paused.reason is FinishReason.INTERRUPT and paused.interrupts == ()
         assert paused.checkpoint.next == ("work",) and paused.values["log"] == ["prepare"]
-        done = client.invoke("gated", thread_id, None, timeout=30)
+        done = client.invoke(served("gated"), thread_id, None, timeout=30)
     assert done.reason is FinishReason.END and done.values["log"] == ["prepare", "x"]
 
 
-def test_event_kinds_and_run_metadata(lg: ServerProcess, thread_id: str) -> None:
+def test_event_kinds_and_run_metadata(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        result = client.invoke("gated", thread_id, {"label": "x"}, event_kinds=["task_finished"], run_metadata={"tag": "t1"}, timeout=30)
-        tagged = client.history("gated", thread_id, filter={"tag": "t1"})
+        result = client.invoke(served("gated"), thread_id, {"label": "x"}, event_kinds=["task_finished"], run_metadata={"tag": "t1"}, timeout=30)
+        tagged = client.history(served("gated"), thread_id, filter={"tag": "t1"})
     assert isinstance(result.events[0], RunStarted) and isinstance(result.events[-1], RunFinished)
     middle = result.events[1:-1]
     assert {type(e).__name__ for e in middle} == {"TaskFinished"}
@@ -55,16 +59,16 @@ def test_event_kinds_and_run_metadata(lg: ServerProcess, thread_id: str) -> None
     assert {s.metadata["run_id"] for s in tagged} == {result.run_id}
 
 
-def test_configurable_and_context_reach_the_node(lg: ServerProcess, thread_id: str) -> None:
+def test_configurable_and_context_reach_the_node(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        result = client.invoke("configured", thread_id, {"log": []}, configurable={"who": "me"}, context={"user": "u1"}, timeout=30)
+        result = client.invoke(served("configured"), thread_id, {"log": []}, configurable={"who": "me"}, context={"user": "u1"}, timeout=30)
     assert result.reason is FinishReason.END and result.values["log"] == ["me", "u1"]
 
 
-def test_durability_exit_saves_only_the_end(lg: ServerProcess, thread_id: str) -> None:
+def test_durability_exit_saves_only_the_end(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        result = client.stream("gated", thread_id, {"label": "x"}, durability="exit", timeout=30).result()
-        history = client.history("gated", thread_id)
+        result = client.stream(served("gated"), thread_id, {"label": "x"}, durability="exit", timeout=30).result()
+        history = client.history(served("gated"), thread_id)
     assert result.reason is FinishReason.END and result.values["log"] == ["prepare", "x"]
     assert len(history) == 1 and history[0].checkpoint.checkpoint_id == result.checkpoint.checkpoint_id
     # each version is reported as it is made, as the engine's runs do; only the last is stored
@@ -72,36 +76,36 @@ def test_durability_exit_saves_only_the_end(lg: ServerProcess, thread_id: str) -
     assert len(saved) == 4 and saved[-1] == history[0].checkpoint.checkpoint_id
 
 
-def test_answer_by_id_a_subgraphs_state_and_nothing_to_resume(lg: ServerProcess, thread_id: str) -> None:
+def test_answer_by_id_a_subgraphs_state_and_nothing_to_resume(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        paused = client.invoke("ask", thread_id, {"log": []}, timeout=30)
+        paused = client.invoke(served("ask"), thread_id, {"log": []}, timeout=30)
         (question,) = paused.interrupts
-        nested = client.get_state("ask", thread_id, subgraphs=True)
+        nested = client.get_state(served("ask"), thread_id, subgraphs=True)
         (task,) = nested.tasks
         assert task.node == "sub"
-        ns = next(e.namespace for e in client.stream("ask", f"{thread_id}-b", {"log": []}, timeout=30) if e.namespace)
-        inner = client.history("ask", f"{thread_id}-b", checkpoint_ns="|".join(ns))
+        ns = next(e.namespace for e in client.stream(served("ask"), f"{thread_id}-b", {"log": []}, timeout=30) if e.namespace)
+        inner = client.history(served("ask"), f"{thread_id}-b", checkpoint_ns="|".join(ns))
         assert inner and inner[0].next == ("ask",)
-        done = client.resume("ask", thread_id, resumes={question.interrupt_id: "by id"}, timeout=30)
+        done = client.resume(served("ask"), thread_id, resumes={question.interrupt_id: "by id"}, timeout=30)
         assert done.reason is FinishReason.END and "ask:by id" in done.values["log"]
         with pytest.raises(FailedPrecondition):
-            client.resume("ask", thread_id, "again", timeout=30)
+            client.resume(served("ask"), thread_id, "again", timeout=30)
 
 
-def test_leaving_the_stream_cancels_the_run_then_list_runs_and_delete(lg: ServerProcess, thread_id: str) -> None:
+def test_leaving_the_stream_cancels_the_run_then_list_runs_and_delete(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        stream = client.stream("gated", thread_id, {"gate": NEVER, "label": "left"}, timeout=30)
+        stream = client.stream(served("gated"), thread_id, {"gate": NEVER, "label": "left"}, timeout=30)
         run_id = _until(stream, _working)[0].run_id
         stream.close()
-        after = client.invoke("gated", thread_id, {"gate": None, "label": "after"}, enqueue=True, timeout=30)
+        after = client.invoke(served("gated"), thread_id, {"gate": None, "label": "after"}, enqueue=True, timeout=30)
         assert after.reason is FinishReason.END and after.values["log"] == ["prepare", "prepare", "after"]
-        runs = client.list_runs("gated", thread_id)
+        runs = client.list_runs(served("gated"), thread_id)
         assert [r.run_id for r in runs] == [after.run_id, run_id]
         assert [r.status for r in runs] == [RunStatus.SUCCESS, RunStatus.CANCELLED]
-        client.delete_thread("gated", thread_id)
+        client.delete_thread(served("gated"), thread_id)
         with pytest.raises(NotFound):
-            client.get_state("gated", thread_id)
-        fresh: Any = client.invoke("gated", thread_id, {"label": "fresh"}, timeout=30)
+            client.get_state(served("gated"), thread_id)
+        fresh: Any = client.invoke(served("gated"), thread_id, {"label": "fresh"}, timeout=30)
     assert fresh.events[0].checkpoint_id is None and fresh.values["log"] == ["prepare", "fresh"]
 
 

@@ -13,12 +13,16 @@ The module's server (:func:`lg`, on SQLite and on PostgreSQL) serves the graphs
 of tests/server/_langgraph_graphs.py on LangGraph and, as ``engine_<name>``,
 on the engine; test_langgraph_runtime_options.py and
 test_langgraph_runtime_features.py use it too.
+
+Each test that takes ``served`` runs twice, for each runtime: on the graph built with
+LangGraph's classes (served by LangGraph) and on the same module built with the
+engine's (``engine_<name>``), with the same calls and the same assertions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -41,7 +45,7 @@ from graphwire import (  # noqa: E402
 
 from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg  # noqa: E402
 from tests.conftest import ServerProcess, start_server_process  # noqa: E402
-from tests.server._langgraph_graphs import NAMES, NEVER, graph_args  # noqa: E402
+from tests.server._langgraph_graphs import NAMES, NEVER, graph_args, served  # noqa: E402, F401 - served: the runtime under test
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def lg(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
@@ -74,9 +78,9 @@ def _working(e: Any) -> bool:
     return isinstance(e, CustomEvent) and e.node == "work"
 
 
-def test_a_streamed_run_gives_its_events_in_order_with_subgraph_namespaces(lg: ServerProcess, thread_id: str) -> None:
+def test_a_streamed_run_gives_its_events_in_order_with_subgraph_namespaces(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        events = list(client.stream("ask", thread_id, {"log": []}, timeout=30))
+        events = list(client.stream(served("ask"), thread_id, {"log": []}, timeout=30))
     assert isinstance(events[0], RunStarted) and events[0].checkpoint_id is None
     finished = events[-1]
     assert isinstance(finished, RunFinished) and finished.reason is FinishReason.INTERRUPT
@@ -113,25 +117,25 @@ def test_a_streamed_run_gives_its_events_in_order_with_subgraph_namespaces(lg: S
     assert events.index(questions[0]) < len(events) - 1
 
 
-def test_state_history_and_the_drawing(lg: ServerProcess, thread_id: str) -> None:
+def test_state_history_and_the_drawing(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        paused = client.invoke("ask", thread_id, {"log": []}, timeout=30)
-        state = client.get_state("ask", thread_id)
+        paused = client.invoke(served("ask"), thread_id, {"log": []}, timeout=30)
+        state = client.get_state(served("ask"), thread_id)
         assert state.values == {"log": ["first"]} and state.next == ("sub",)
         assert state.checkpoint.checkpoint_id == paused.checkpoint.checkpoint_id
         assert [i.value for i in state.interrupts] == [{"question": "go on?", "seen": 1}]
         assert [t.node for t in state.tasks] == ["sub"]
-        done = client.resume("ask", thread_id, "yes", timeout=30)
+        done = client.resume(served("ask"), thread_id, "yes", timeout=30)
         # (the subgraph returns its whole state, so LangGraph adds "first" again, as in process)
         assert done.reason is FinishReason.END and done.values == {"log": ["first", "first", "ask:yes", "last"]}
-        history = client.history("ask", thread_id)
+        history = client.history(served("ask"), thread_id)
         assert [(s.checkpoint.source, s.next) for s in history] == [
             ("loop", ()), ("loop", ("last",)), ("loop", ("sub",)), ("loop", ("first",)), ("input", ("__start__",)),
         ]  # fmt: skip
         assert history[0].checkpoint.checkpoint_id == done.checkpoint.checkpoint_id
         assert {s.metadata["run_id"] for s in history} == {paused.run_id, done.run_id}
-        assert len(client.history("ask", thread_id, limit=2)) == 2
-        drawn = client.graph("ask")
+        assert len(client.history(served("ask"), thread_id, limit=2)) == 2
+        drawn = client.graph(served("ask"))
         listed = {g.name: g for g in client.graphs()}
     assert set(NAMES) <= set(listed)
     assert {n.name for n in drawn.nodes} == {"__start__", "first", "sub", "last", "__end__"}
@@ -142,68 +146,68 @@ def test_state_history_and_the_drawing(lg: ServerProcess, thread_id: str) -> Non
     assert sub.subgraph is not None and "ask" in {n.name for n in sub.subgraph.nodes}
 
 
-def test_update_state_then_fork_from_an_older_version(lg: ServerProcess, thread_id: str) -> None:
+def test_update_state_then_fork_from_an_older_version(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        client.invoke("gated", thread_id, {"label": "one"}, timeout=30)
-        ref = client.update_state("gated", thread_id, {"log": ["edited"]}, as_node="work")
+        client.invoke(served("gated"), thread_id, {"label": "one"}, timeout=30)
+        ref = client.update_state(served("gated"), thread_id, {"log": ["edited"]}, as_node="work")
         assert ref.source == "update"
-        state = client.get_state("gated", thread_id)
+        state = client.get_state(served("gated"), thread_id)
         assert state.values["log"] == ["prepare", "one", "edited"] and state.checkpoint.checkpoint_id == ref.checkpoint_id
-        older = next(s for s in client.history("gated", thread_id) if s.next == ("work",))
-        forked = client.fork("gated", thread_id, older.checkpoint.checkpoint_id, update={"label": "two"}, as_node="prepare", timeout=30)
+        older = next(s for s in client.history(served("gated"), thread_id) if s.next == ("work",))
+        forked = client.fork(served("gated"), thread_id, older.checkpoint.checkpoint_id, update={"label": "two"}, as_node="prepare", timeout=30)
         assert forked.reason is FinishReason.END
         assert forked.values["log"] == ["prepare", "two"]
-        newest = client.get_state("gated", thread_id)
+        newest = client.get_state(served("gated"), thread_id)
     assert newest.checkpoint.checkpoint_id == forked.checkpoint.checkpoint_id
     assert newest.values == forked.values
 
 
-def test_a_node_that_raises_ends_the_run_with_its_error_and_a_retry_goes_on(lg: ServerProcess, thread_id: str) -> None:
+def test_a_node_that_raises_ends_the_run_with_its_error_and_a_retry_goes_on(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     label = thread_id
     with lg.client() as client:
-        failed = client.invoke("flaky", thread_id, {"label": label}, timeout=30)
+        failed = client.invoke(served("flaky"), thread_id, {"label": label}, timeout=30)
         assert failed.reason is FinishReason.ERROR
         assert failed.error is not None and failed.error.type == "ValueError" and "not fixed yet" in failed.error.message
         assert failed.values["log"] == ["before"]  # the step that ran stays
         lg.open_gate(f"fixed-{label}")
-        again = client.invoke("flaky", thread_id, None, timeout=30)
+        again = client.invoke(served("flaky"), thread_id, None, timeout=30)
     assert again.reason is FinishReason.END and again.values["log"] == ["before", "boom"]
 
 
-def test_the_recursion_limit(lg: ServerProcess, thread_id: str) -> None:
+def test_the_recursion_limit(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as client:
-        result = client.invoke("loop", thread_id, {"log": []}, recursion_limit=3, timeout=30)
+        result = client.invoke(served("loop"), thread_id, {"log": []}, recursion_limit=3, timeout=30)
     assert result.reason is FinishReason.RECURSION_LIMIT
     assert result.error is not None and result.error.type == "GraphRecursionError"
     assert result.values["log"] == ["spin"] * 3
 
 
-def test_cancel_run_from_another_client(lg: ServerProcess, thread_id: str) -> None:
+def test_cancel_run_from_another_client(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     with lg.client() as runner, lg.client() as other:
-        stream = runner.stream("gated", thread_id, {"gate": NEVER, "label": "doomed"}, timeout=30)
+        stream = runner.stream(served("gated"), thread_id, {"gate": NEVER, "label": "doomed"}, timeout=30)
         run_id = _until(stream, _working)[0].run_id
-        assert other.cancel("gated", thread_id, run_id="not-this-run") is False
-        assert other.cancel("gated", thread_id, run_id=run_id) is True
+        assert other.cancel(served("gated"), thread_id, run_id="not-this-run") is False
+        assert other.cancel(served("gated"), thread_id, run_id=run_id) is True
         finished = list(stream)[-1]
         assert isinstance(finished, RunFinished) and finished.reason is FinishReason.CANCELLED
         assert finished.checkpoint is not None and finished.checkpoint.next == ("work",)
         assert finished.values["log"] == ["prepare"]
-        assert other.cancel("gated", thread_id) is False
-        again = runner.invoke("gated", thread_id, {"gate": None, "label": "again"}, timeout=30)
+        assert other.cancel(served("gated"), thread_id) is False
+        again = runner.invoke(served("gated"), thread_id, {"gate": None, "label": "again"}, timeout=30)
     assert again.reason is FinishReason.END and again.values["log"] == ["prepare", "prepare", "again"]
 
 
-def test_a_busy_thread_refuses_a_second_call_or_queues_it(lg: ServerProcess, thread_id: str) -> None:
+def test_a_busy_thread_refuses_a_second_call_or_queues_it(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     gate = f"{thread_id}-gate"
     with lg.client() as first, lg.client() as other:
-        stream = first.stream("gated", thread_id, {"gate": gate, "label": "first"}, timeout=30)
+        stream = first.stream(served("gated"), thread_id, {"gate": gate, "label": "first"}, timeout=30)
         head = _until(stream, _working)
         with pytest.raises(Aborted) as busy:
-            other.invoke("gated", thread_id, {"label": "second"}, timeout=10)
+            other.invoke(served("gated"), thread_id, {"label": "second"}, timeout=10)
         assert head[0].run_id in busy.value.message
         with pytest.raises(Aborted):
-            other.update_state("gated", thread_id, {"log": ["x"]}, as_node="work", timeout=10)
-        queued = other.stream("gated", thread_id, {"label": "second"}, enqueue=True, timeout=30)
+            other.update_state(served("gated"), thread_id, {"log": ["x"]}, as_node="work", timeout=10)
+        queued = other.stream(served("gated"), thread_id, {"label": "second"}, enqueue=True, timeout=30)
         lg.open_gate(gate)
         rest = list(stream)
         second = list(queued)
@@ -213,10 +217,10 @@ def test_a_busy_thread_refuses_a_second_call_or_queues_it(lg: ServerProcess, thr
     assert second[-1].values["log"] == ["prepare", "first", "prepare", "second"]
 
 
-def test_join_a_running_run_and_a_background_run(lg: ServerProcess, thread_id: str) -> None:
+def test_join_a_running_run_and_a_background_run(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
     gate = f"{thread_id}-gate"
     with lg.client() as client, lg.client() as joiner:
-        started = list(client.stream("gated", thread_id, {"gate": gate, "label": "bg"}, background=True, timeout=30))
+        started = list(client.stream(served("gated"), thread_id, {"gate": gate, "label": "bg"}, background=True, timeout=30))
         assert [type(e) for e in started] == [RunStarted]
         run_id = started[0].run_id
         joined = joiner.join_run(run_id, timeout=30)
