@@ -231,6 +231,8 @@ class DeltaCache:
         with self._lock:
             entry = self._threads.get(thread_id)
             if entry is None:
+                if not keep_sizes and not any(learned.values()):
+                    return  # nothing to learn, nothing to forget: no entry made (a put of no list)
                 entry = self._threads[thread_id] = _ThreadEntry()
             self._threads.move_to_end(thread_id)
             if keep_known:

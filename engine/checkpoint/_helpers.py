@@ -148,9 +148,9 @@ def _all_int(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None) -> 
     if type(checkpoint) is MadeCheckpoint:
         return True  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
     seen = checkpoint.get("versions_seen") or {}
-    return _INT.issuperset(map(type, checkpoint["channel_versions"].values())) and _INT.issuperset(
-        map(type, _chain.from_iterable(map(_values, seen.values())))
-    )
+    # versions_seen (an entry per node): a set comprehension, half the time of a chained map (measured)
+    return _INT.issuperset(map(type, checkpoint["channel_versions"].values())) and {
+        type(v) for s in seen.values() for v in s.values()} <= _INT  # fmt: skip
 
 
 # LangGraph's savers' versions: a zero-padded 32-digit counter, a dot, a random float in [0, 1)
