@@ -11,7 +11,8 @@ The saver keeps to the checkpoint contract; its parts share its connections by
 composition: reads (:mod:`._reads`), pruning (:mod:`._prune`), leases and
 the fence every leased write checks first (:mod:`._leases`, ``saver.leases``),
 messages between the processes sharing the tables (:mod:`._messages`,
-``saver.messages``). Named SQL is in :mod:`._queries`, numbered migrations
+``saver.messages``), a host's run and thread records (:mod:`._runs`,
+``saver.runs``; :mod:`._threads`, ``saver.threads``). Named SQL is in :mod:`._queries`, numbered migrations
 in ``migrations/``, applied at start-up by :mod:`._migrate`.
 
 Every write is one statement, atomic on its own (no transaction around it:
@@ -77,6 +78,7 @@ from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._runs import PostgresRuns
+from engine.checkpoint.postgres._threads import PostgresThreads
 from engine.checkpoint.postgres._reads import Reads
 from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites
 from engine._sql.postgres.migrate import IDENTIFIER, migrate
@@ -163,6 +165,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
+        self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
         self._setup_lock = threading.Lock()
         self._ready = False
 
