@@ -26,6 +26,7 @@ from engine.store import InMemoryStore
 from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+from server._ages import parse_thread_ttl
 from server._auth import TokenAuth, Tokens
 from server._tenants import load_tokens
 from server._calls import Calls, RejectMalformed
@@ -241,6 +242,8 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         max_history=config.max_history,
         max_response_bytes=send_limit - 1024,
         max_unsent_bytes=config.max_unsent_bytes,
+        thread_ttl=parse_thread_ttl(config.thread_ttl, config.graphs),
+        thread_sweep_seconds=config.thread_sweep_seconds,
     )
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
@@ -298,6 +301,8 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         server, service, health_servicer, port, config, stack, inspector, None if store is not None else opened, sweeper, cache
     )
     stack.push_async_callback(started._drain)
+    service.thread_sweeper.start()
+    stack.push_async_callback(service.thread_sweeper.stop)
     service.sweeper.start()
     stack.push_async_callback(service.sweeper.stop)  # first: a durable run stopped here is another replica's to continue
     built = True

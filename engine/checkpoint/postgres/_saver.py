@@ -74,6 +74,7 @@ from engine.checkpoint.base import (
 from engine.checkpoint.postgres import _queries as q
 from engine._sql.postgres.conns import Connections, NoConnection, kept_cursor
 from engine._sql.postgres.given import Pipe, given, opened
+from engine.checkpoint.postgres._copy import copy_thread
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
@@ -436,6 +437,20 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
         await self._run("delete_thread", work)
         self._deltas.forget_thread(thread_id)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str, *, lease: Lease | None = None) -> None:
+        """Copy every version and pending write of the source thread to the target (their ids kept),
+        in one statement. ``lease``: the target's (a saver that requires leases requires it); the
+        copy is fenced as a delete is, and the target's next version may continue any of them."""
+        source, target = str(source_thread_id), str(target_thread_id)
+        if lease is None and self.requires_lease:
+            raise ValueError(f"thread {target!r}: a copy without the thread's lease, on a checkpointer that requires one")
+        if not _storable(source, target):
+            return
+
+        fence = None if lease is None else (lambda conn: self.leases.check_fence(conn, target, lease, None, delete=True))
+        await copy_thread(self._run, self._q.tables, fence, source, target)
+        self._deltas.forget_thread(target)
 
     async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
         if not _storable(thread_id):

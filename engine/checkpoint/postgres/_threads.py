@@ -84,7 +84,8 @@ def _record(row: Sequence[Any]) -> ThreadRecord:
 
 def where_of(query: ThreadQuery) -> tuple[str, dict[str, Any]]:
     """The WHERE clause of ``query``'s filter (no page), and its parameters."""
-    parts, params = ["tenant = %(tenant)s"], {"tenant": query.tenant}
+    parts: list[str] = ["tenant = %(tenant)s"]
+    params: dict[str, Any] = {"tenant": query.tenant}
     if query.graph is not None:
         parts.append("graph = %(graph)s")
         params["graph"] = query.graph

@@ -103,7 +103,8 @@ def _item_sql(value: Any, e: str) -> tuple[str, list[Any]]:
 
 def where_of(query: ThreadQuery) -> tuple[str, list[Any]]:
     """The WHERE clause of ``query``'s filter (no page), and its parameters."""
-    parts, params = ["tenant = ?"], [query.tenant]
+    parts: list[str] = ["tenant = ?"]
+    params: list[Any] = [query.tenant]
     if query.graph is not None:
         parts.append("graph = ?")
         params.append(query.graph)
