@@ -162,13 +162,6 @@ def expiry(updated_at: datetime, ttl_seconds: int | None) -> datetime | None:
     return None if ttl_seconds is None else updated_at + timedelta(seconds=ttl_seconds)
 
 
-def check_ttl(ttl_seconds: int | None, strategy: str | None) -> None:
-    if ttl_seconds is not None and (type(ttl_seconds) is not int or ttl_seconds < 1):
-        raise ValueError(f"a thread's ttl is a whole number of seconds of at least 1, not {ttl_seconds!r}")
-    if strategy is not None and strategy not in STRATEGIES:
-        raise ValueError(f"a thread's ttl strategy is {' or '.join(STRATEGIES)}, not {strategy!r}")
-
-
 #: "Leave the TTL as it is" (:meth:`ThreadStore.aupdate`).
 KEEP: Any = object()
 

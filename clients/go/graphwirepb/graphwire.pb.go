@@ -5495,11 +5495,13 @@ type ThreadFilter struct {
 	Statuses []ThreadStatus `protobuf:"varint,3,rep,packed,name=statuses,proto3,enum=graphwire.v1.ThreadStatus" json:"statuses,omitempty"`
 	// Any of these thread ids. Empty: any.
 	ThreadIds []string `protobuf:"bytes,4,rep,name=thread_ids,json=threadIds,proto3" json:"thread_ids,omitempty"`
-	// Created strictly after / before these times.
-	CreatedAfter  *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Created strictly after this time. Unset: any.
+	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Created strictly before this time. Unset: any.
 	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
-	// Updated strictly after / before these times.
-	UpdatedAfter  *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_after,json=updatedAfter,proto3" json:"updated_after,omitempty"`
+	// Updated strictly after this time. Unset: any.
+	UpdatedAfter *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_after,json=updatedAfter,proto3" json:"updated_after,omitempty"`
+	// Updated strictly before this time. Unset: any.
 	UpdatedBefore *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_before,json=updatedBefore,proto3" json:"updated_before,omitempty"`
 }
 

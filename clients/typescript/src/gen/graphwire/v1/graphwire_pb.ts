@@ -2864,25 +2864,29 @@ export type ThreadFilter = Message<"graphwire.v1.ThreadFilter"> & {
   threadIds: string[];
 
   /**
-   * Created strictly after / before these times.
+   * Created strictly after this time. Unset: any.
    *
    * @generated from field: google.protobuf.Timestamp created_after = 5;
    */
   createdAfter?: Timestamp | undefined;
 
   /**
+   * Created strictly before this time. Unset: any.
+   *
    * @generated from field: google.protobuf.Timestamp created_before = 6;
    */
   createdBefore?: Timestamp | undefined;
 
   /**
-   * Updated strictly after / before these times.
+   * Updated strictly after this time. Unset: any.
    *
    * @generated from field: google.protobuf.Timestamp updated_after = 7;
    */
   updatedAfter?: Timestamp | undefined;
 
   /**
+   * Updated strictly before this time. Unset: any.
+   *
    * @generated from field: google.protobuf.Timestamp updated_before = 8;
    */
   updatedBefore?: Timestamp | undefined;
