@@ -278,7 +278,8 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         stack.push_async_callback(service.relay.stop)
     sweeper = None
     if config.store_ttl is not None:
-        sweeper = TtlSweeper(opened, (config.store_ttl or {}).get("sweep_interval_minutes") or 5)
+        minutes = (config.store_ttl or {}).get("sweep_interval_minutes") or 5
+        sweeper = TtlSweeper(opened, minutes, leases=leases.store if leases is not None else None, owner=service.records.replica)
         sweeper.start()
         stack.push_async_callback(sweeper.stop)
     await server.start()
