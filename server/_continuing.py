@@ -146,8 +146,8 @@ class Continuations:
         decision = self._decide(record, caller=False)
         if decision.way is Way.CLOSE:
             closed = await self.records.store.aupdate(record.run_id, record.attempts, status="CANCELLED", ended_at=now())
-            if closed and self.threads is not None:  # thread record hook (issue 33)
-                await self.threads.ended(record, "CANCELLED", None)
+            if closed:
+                await self._thread_ended(record, "CANCELLED", None)
             return closed
         owner = owner_of(record.thread_id, record.graph)
         if decision.way is Way.JOIN or record.graph not in self.graphs or owner is None:
@@ -202,8 +202,14 @@ class Continuations:
             record.run_id, record.attempts, record, [(final.seq, data)], status="ERROR", ended_at=now(), finished=data,
             last_seq=final.seq, checkpoint_id=ref.checkpoint_id if ref is not None else None,
         )  # fmt: skip
-        if self.threads is not None:  # thread record hook (issue 33)
-            await self.threads.ended(record, "ERROR", final)
+        await self._thread_ended(record, "ERROR", final)
+
+    async def _thread_ended(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> None:
+        """Thread record hook (issue 33): ``record``'s run was ended here, not by its stream; its
+        thread's status follows unless another run has started on it since (that run's own)."""
+        if self.threads is None or any(r.run_id != record.run_id for r in await self.records.store.aactive(record.thread_id)):
+            return
+        await self.threads.ended(record, status, final)
 
     # -- twins --------------------------------------------------------------------------
     async def twin(self, key: str, request_id: str) -> RunRecord | Literal["busy", "free"]:

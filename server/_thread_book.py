@@ -74,8 +74,12 @@ class ThreadBook:
         return ThreadRecord(key, graph, caller, at, at, tenant=tenant or "", metadata=dict(metadata or {}), ttl_seconds=seconds, ttl_strategy=strategy)
 
     async def busy(self, graph: str, key: str) -> None:
-        """A run holds the thread now."""
-        await self.store.amark(self.template(graph, key), now(), status="busy", interrupts=b"")
+        """A run holds the thread now. A failure is logged, as :meth:`ended`'s: the run goes on (its
+        record is written already, and would be left RUNNING by a failure here)."""
+        try:
+            await self.store.amark(self.template(graph, key), now(), status="busy", interrupts=b"")
+        except Exception:  # noqa: BLE001 - see the doc
+            log.exception("thread %r: its record could not be marked busy", key)
 
     async def ended(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> None:
         """``record``'s run ended with ``status`` (its RunFinished ``final``, when it sent one). A failure is
