@@ -222,3 +222,39 @@ def test_migration_backfills_threads_of_the_server_form(tmp_path: Any) -> None:
     assert set(got) == {"g:t1"} and got["g:t1"].caller_thread == "t1" and got["g:t1"].graph == "g"
     assert got["g:t1"].created_at.day == 1 and got["g:t1"].updated_at.day == 2 and got["g:t1"].status == "idle"
     assert [(r.graph, r.caller_thread) for r in ten] == [("g", "a/b")]
+
+
+def test_postgres_migration_backfills_threads_of_the_server_form() -> None:
+    """A schema at version 7 with threads gets their records at 0008 (the server's keys only)."""
+    import psycopg
+    from psycopg import sql
+
+    from engine.checkpoint.postgres import _migrate as pg_migrate
+    from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
+
+    dsn, schema = require_pg(), new_schema_name()
+    try:
+        with psycopg.connect(dsn, autocommit=True) as admin, admin.transaction():
+            admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+            admin.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(schema)))
+            admin.execute(pg_migrate._CREATE_TABLE)
+            for number, text in pg_migrate.migrations()[:7]:
+                admin.execute(text)
+                admin.execute(sql.SQL("INSERT INTO {} (version) VALUES (%s)").format(sql.Identifier(pg_migrate.MIGRATIONS_TABLE)), (number,))
+            for tid, cid, ts in [("g:t1", "1", "2026-01-01T00:00:00.000000+00:00"), ("g:t1", "2", "2026-01-02T00:00:00.000000+00:00"),
+                                 ("ten/g:a/b", "1", "2026-01-03T00:00:00.000000+00:00"), ("plain", "1", "2026-01-04T00:00:00+00:00")]:  # fmt: skip
+                admin.execute(
+                    "INSERT INTO checkpoints (thread_id, checkpoint_id, ts, type, checkpoint, versions) VALUES (%s, %s, %s, 'x', '\\x00', '{}')",
+                    (tid, cid, ts),
+                )
+        saver = PostgresSaver.from_dsn(dsn, schema=schema)
+        try:
+            got = {r.thread_id: r for r in run(saver.threads.asearch(ThreadQuery(limit=10)))}
+            ten = run(saver.threads.asearch(ThreadQuery(tenant="ten")))
+        finally:
+            saver.close()
+    finally:
+        drop_schema(schema)
+    assert set(got) == {"g:t1"} and (got["g:t1"].graph, got["g:t1"].caller_thread, got["g:t1"].status) == ("g", "t1", "idle")
+    assert got["g:t1"].created_at.day == 1 and got["g:t1"].updated_at.day == 2
+    assert [(r.graph, r.caller_thread) for r in ten] == [("g", "a/b")]
