@@ -289,10 +289,13 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
     inspector = None
     if inspector_sock is not None:
         from server.inspector import Inspector, Limits, build_app, is_loopback
-        from server.inspector._runs import ServiceRuns
+        from server.inspector._runs import ServiceRuns, ServiceThreads
 
         host = inspector_sock.getsockname()[0]
-        app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service))
+        app = build_app(
+            service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service),
+            records=ServiceThreads(service.threads),
+        )  # fmt: skip
         limits = Limits(config.inspector_max_connections, config.inspector_request_seconds, config.inspector_keepalive_seconds)
         # Last, after gRPC and storage opened: its connection limit is capped by the descriptors still free.
         inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits)
