@@ -12,6 +12,9 @@ rearrange its rooms without breaking one.
   :data:`ACTIVE`. A SQL saver carries its store (``saver.runs``), as it
   carries its leases and messages; :func:`runs_of` gives any saver's (one in
   memory, :class:`MemoryRuns`, for a saver without tables).
+* **Thread records**: :class:`ThreadRecord`, :class:`ThreadStore`, :class:`ThreadQuery` (a search)
+  and :data:`KEEP`; a SQL saver carries its store (``saver.threads``), :func:`threads_of` gives any
+  saver's (:class:`MemoryThreads` for a saver without tables).
 * **Leases and messages** (one run per thread across processes):
   :class:`Lease`, :class:`LeaseHolder`, :class:`LeaseStore` (``saver.leases``)
   and :class:`MessageBus` (``saver.messages``); see
@@ -52,6 +55,7 @@ from engine.checkpoint._langgraph import adopt_langgraph_base, langgraph_entries
 from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._scoped import ScopedSaver
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
+from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadQuery, ThreadRecord, ThreadStore, threads_of
 from engine.func._entrypoint import EntrypointGraph
 from engine._langchain import messages as langchain_messages
 from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver
@@ -60,10 +64,11 @@ from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph",
-    "Lease", "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord", "RunStore",
-    "ScopedCache", "ScopedSaver", "check_resume", "context_from_json", "is_unicode", "langchain_messages", "plan_resume",
-    "runs_of", "serve_langgraph", "weigh_event",
+    "ACTIVE", "KEEP", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError",
+    "EntrypointGraph", "Lease", "LeaseHolder", "LeaseStore", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY",
+    "Resume", "RunRecord", "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore",
+    "check_resume", "context_from_json", "is_unicode", "langchain_messages", "plan_resume", "runs_of", "serve_langgraph",
+    "threads_of", "weigh_event",
 ]  # fmt: skip
 
 

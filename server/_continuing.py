@@ -40,6 +40,7 @@ from engine.host import RUN_KEY, RunRecord
 from engine.pregel import Pregel
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
+from server._thread_book import ThreadBook
 from server._going_on import Decision, ThreadSeen, Way, claim_of, decide
 from server._parse import RunCall, RunRequest, joined_kinds
 from server._reads import owner_of
@@ -111,6 +112,7 @@ class Continuations:
         self.parse = parse
         self.detach = detach
         self.join = join
+        self.threads: ThreadBook | None = None  # thread records, marked when an orphan is closed (set by the service)
 
     def _decide(self, record: RunRecord, *, running: bool = False, caller: bool = True, thread: ThreadSeen | None = None) -> Decision:
         return decide(record, max_attempts=self.records.max_attempts, running=running, caller=caller, thread=thread)
@@ -143,7 +145,10 @@ class Continuations:
         True when it was closed, False when it was left (another replica's to take)."""
         decision = self._decide(record, caller=False)
         if decision.way is Way.CLOSE:
-            return await self.records.store.aupdate(record.run_id, record.attempts, status="CANCELLED", ended_at=now())
+            closed = await self.records.store.aupdate(record.run_id, record.attempts, status="CANCELLED", ended_at=now())
+            if closed:
+                await self._thread_ended(record, "CANCELLED", None)
+            return closed
         owner = owner_of(record.thread_id, record.graph)
         if decision.way is Way.JOIN or record.graph not in self.graphs or owner is None:
             return False  # a graph this replica does not serve: left to one that does
@@ -197,6 +202,14 @@ class Continuations:
             record.run_id, record.attempts, record, [(final.seq, data)], status="ERROR", ended_at=now(), finished=data,
             last_seq=final.seq, checkpoint_id=ref.checkpoint_id if ref is not None else None,
         )  # fmt: skip
+        await self._thread_ended(record, "ERROR", final)
+
+    async def _thread_ended(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> None:
+        """Thread record hook (issue 33): ``record``'s run was ended here, not by its stream; its
+        thread's status follows unless another run has started on it since (that run's own)."""
+        if self.threads is None or any(r.run_id != record.run_id for r in await self.records.store.aactive(record.thread_id)):
+            return
+        await self.threads.ended(record, status, final)
 
     # -- twins --------------------------------------------------------------------------
     async def twin(self, key: str, request_id: str) -> RunRecord | Literal["busy", "free"]:

@@ -52,7 +52,7 @@ def run_info(r: RunRecord, *, values: bool = False) -> pb.RunInfo:
     info = pb.RunInfo(
         run_id=r.run_id, thread_id=r.caller_thread, graph=r.graph, status=_STATUS[r.status], request_id=r.request_id or "",
         replica=r.replica, attempts=r.attempts, started_at=_ts(r.started_at), checkpoint_id=r.checkpoint_id or "",
-        call=r.call, call_json=r.call_json, last_seq=r.last_seq, on_disconnect=r.on_disconnect, background=r.background,
+        call=r.call, call_json=r.call_json, last_seq=r.last_seq, on_disconnect=pb.OnDisconnect.ValueType(r.on_disconnect), background=r.background,
     )  # fmt: skip
     if r.ended_at is not None:
         info.ended_at.CopyFrom(_ts(r.ended_at))

@@ -53,7 +53,8 @@ _NOT_HONOURED = {
     "ui": "graphwire serves no generative UI components",
 }
 _CHECKPOINTER = {
-    "ttl": "threads do not expire on their own; delete old versions with `graphwire prune --older-than`",
+    "ttl": "give each graph's threads a TTL with [thread_ttl] in graphwire.toml (docs/threads.md), or delete old "
+    "versions with `graphwire prune --older-than`",
     "path": "graphwire serves with its own saver: set checkpointer in the graphwire section (a SQLite path or a "
     "postgresql:// DSN)",
     "serde": "graphwire's serializer is an allowlist of its own (docs/porting.md, \"Where it differs\")",

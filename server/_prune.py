@@ -26,34 +26,19 @@ unambiguous, since neither tenant nor graph names contain ``/`` or ``:``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 
+from engine.host import RunStore
+from server._ages import parse_age
 from server._reads import key_of, owner_of
 from server._records import now, open_run_store
 from server._tenants import TENANT_NAME
 
-__all__ = ["Pruned", "check_scope", "parse_age", "prune_threads"]
-
-_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_age(text: str) -> timedelta:
-    """``"7d"``, ``"12h"``, ``"30m"``, ``"90s"``, ``"2w"`` → a timedelta.
-
-    Raises:
-        ValueError: anything else.
-    """
-    match = _AGE.match(text)
-    if not match:
-        raise ValueError(f"an age looks like 30s, 15m, 12h, 7d or 2w, not {text!r}")
-    return timedelta(seconds=float(match.group(1)) * _UNIT[match.group(2)])
-
+__all__ = ["Pruned", "check_scope", "parse_age", "prune_one", "prune_threads"]
 
 @dataclass(frozen=True, slots=True)
 class Pruned:
@@ -108,7 +93,15 @@ async def prune_threads(
         threads = [(tenant, t.thread_id[len(prefix) :]) async for t in saver.alist_threads(prefix=prefix)]
     records = open_run_store(saver)
     for owner, thread_id in threads:
-        key = key_of(owner, graph, thread_id)
-        deleted = await saver.aprune(key, keep_last=keep_last, older_than=older_than)
-        runs = await records.aprune(key, ended_before=now() - older_than if older_than is not None else None, keep_last=keep_last)
+        deleted, runs = await prune_one(saver, records, key_of(owner, graph, thread_id), keep_last=keep_last, older_than=older_than)
         yield Pruned(thread_id, deleted, owner, runs)
+
+
+async def prune_one(
+    saver: Any, records: RunStore, key: str, *, keep_last: int | None = None, older_than: timedelta | None = None
+) -> tuple[int, int]:
+    """Prune thread ``key``'s versions and its ended runs (see the module's doc): (versions, runs) deleted.
+    The one prune of ``graphwire prune``, the PruneThread RPC and the thread sweeper's ``keep_latest``."""
+    deleted = await saver.aprune(key, keep_last=keep_last, older_than=older_than)
+    runs = await records.aprune(key, ended_before=now() - older_than if older_than is not None else None, keep_last=keep_last)
+    return deleted, runs

@@ -34,7 +34,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.host import ScopedCache
+from engine.host import LeaseStore, ScopedCache
 from engine.cache.base import BaseCache, FullKey, Namespace
 from engine.cache.memory import InMemoryCache
 from engine.serde import Serializer
@@ -44,6 +44,9 @@ from server._registry import GraphEntry
 from server._specs import resolve_spec
 from server._tenants import TENANT
 from server.config import is_postgres
+
+#: The lease the replica sweeping the store's expired items holds (no thread's key: a graph name is never empty).
+SWEEPER_KEY = ":sweeper:store"
 
 __all__ = [
     "TenantCache", "TenantStore", "TtlSweeper", "attach_cache", "attach_store", "open_cache", "open_store", "root_of",
@@ -170,11 +173,17 @@ def attach_store(graphs: Mapping[str, GraphEntry], store: BaseStore, *, tenants:
 
 
 class TtlSweeper:
-    """Delete the store's expired items every ``minutes``, in a task of the server's loop, until stopped."""
+    """Delete the store's expired items every ``minutes``, in a task of the server's loop, until stopped.
 
-    def __init__(self, store: BaseStore, minutes: float) -> None:
+    ``leases``: the checkpointer's lease store, when replicas share it: a sweep takes the lease
+    :data:`SWEEPER_KEY` first (as owner ``owner``), so one replica at a time sweeps, as the thread
+    sweeper does (:mod:`server._thread_sweep`); a replica that finds it held skips that sweep.
+    """
+
+    def __init__(self, store: BaseStore, minutes: float, *, leases: LeaseStore | None = None, owner: str = "") -> None:
         self.store = store
         self.minutes = minutes
+        self.leases, self.owner = leases, owner
         self.sweeps = 0  # sweeps finished (successful or not), for tests to wait on
         self._done = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
@@ -186,14 +195,26 @@ class TtlSweeper:
         while True:
             await asyncio.sleep(self.minutes * 60)
             try:
-                gone = await self.store.asweep_ttl()
-                if gone:
-                    log.info("store: %d expired item(s) deleted", gone)
+                await self._sweep()
             except Exception:  # a failed sweep (the database down) is retried at the next one
                 log.exception("store: the TTL sweep failed")
             async with self._done:
                 self.sweeps += 1
                 self._done.notify_all()
+
+    async def _sweep(self) -> None:
+        lease = None
+        if self.leases is not None:
+            lease = await self.leases.aacquire_lease(SWEEPER_KEY, self.owner, ttl=max(self.minutes * 120, 30.0))
+            if lease is None:
+                return  # another replica sweeps now
+        try:
+            gone = await self.store.asweep_ttl()
+            if gone:
+                log.info("store: %d expired item(s) deleted", gone)
+        finally:
+            if lease is not None and self.leases is not None:
+                await self.leases.arelease_lease(lease)
 
     @property
     def running(self) -> bool:

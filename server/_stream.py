@@ -59,6 +59,7 @@ from server._records import Call, Duplicate, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
 from server._runs import Abandoned, RunHandle, RunManager
+from server._thread_book import ThreadBook
 from server._transit import DONE, StoreLag, Transit
 
 __all__ = ["Streams"]
@@ -73,9 +74,17 @@ class Streams:
     """Runs whose events stream to their callers, each caller at its own pace."""
 
     def __init__(
-        self, runs: RunManager, hub: RunHub, records: Records, *, max_response_bytes: int, max_unsent_bytes: int
+        self,
+        runs: RunManager,
+        hub: RunHub,
+        records: Records,
+        *,
+        max_response_bytes: int,
+        max_unsent_bytes: int,
+        threads: ThreadBook | None = None,
     ) -> None:
         self.runs = runs
+        self.threads = threads  # thread records: marked busy at a run's start, and at its end (server._thread_book)
         self.hub = hub
         self.records = records
         self.detached: set[asyncio.Task[None]] = set()  # runs going on without their caller
@@ -182,11 +191,15 @@ class Streams:
             claimed = await self.records.claim(orphan, epoch)
             if claimed is None:
                 raise RpcError(grpc.StatusCode.ABORTED, f"run {run_id} was taken over by another replica")
+            if self.threads is not None:  # thread record hook (issue 33)
+                await self.threads.busy(entry.name, key)
             return claimed
         record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
         first = await self.records.store.astart(record)  # before the engine starts: before the run writes anything
         if first is not None:  # the call is a retry: nothing of this run was written, or sent
             raise Duplicate(first)
+        if self.threads is not None:  # thread record hook (issue 33)
+            await self.threads.busy(entry.name, key)
         return record
 
     async def _end(self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None) -> None:
@@ -208,6 +221,8 @@ class Streams:
                 log.exception("run %s: its record could not be ended", record.run_id)
                 return
         record.status, record.ended_at = status, changes["ended_at"]
+        if self.threads is not None:  # thread record hook (issue 33)
+            await self.threads.ended(record, status, final)
 
     async def _events(
         self,

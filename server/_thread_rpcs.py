@@ -27,6 +27,7 @@ from server._reads import Reads, thread_key
 from server._records import Call, Records, now
 from server._registry import GraphEntry
 from server._runs import RunHandle, RunManager
+from server._thread_book import ThreadBook
 
 __all__ = ["ThreadRpcs"]
 
@@ -44,8 +45,17 @@ class ThreadRpcs:
     """
 
     def __init__(
-        self, parse: Parser, reads: Reads, runs: RunManager, records: Records, *, relay: CancelRelay | None, max_response_bytes: int
+        self,
+        parse: Parser,
+        reads: Reads,
+        runs: RunManager,
+        records: Records,
+        *,
+        relay: CancelRelay | None,
+        max_response_bytes: int,
+        threads: ThreadBook | None = None,
     ) -> None:
+        self.threads = threads  # thread records (server._thread_book): touched by UpdateState, deleted with the thread
         self.parse = parse
         self.reads = reads
         self.runs = runs
@@ -105,6 +115,8 @@ class ThreadRpcs:
                 await self.records.store.aupdate(
                     record.run_id, record.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=state.config["configurable"]["checkpoint_id"]
                 )
+            if self.threads is not None:  # thread record hook (issue 33)
+                await self.threads.touched(entry.name, key)
         return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
 
     async def _update_once(
@@ -162,11 +174,14 @@ class ThreadRpcs:
         key = thread_key(entry.name, thread_id)
         saver = self.reads.checkpointer
         async with self.runs.slot(key, thread_id, "delete", enqueue=False) as handle:
-            if await saver.aget_tuple(req.config(key)) is None:
+            recorded = self.threads is not None and await self.threads.store.aget(key) is not None
+            if not recorded and await saver.aget_tuple(req.config(key)) is None:  # a thread made by CreateThread has no version yet
                 raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} does not exist in graph {entry.name!r}")
             if handle.lease is None:  # a saver without leases (any BaseCheckpointSaver, LangGraph's too)
                 await saver.adelete_thread(key)
                 self.records.forget_thread(key)
+                if self.threads is not None:
+                    await self.threads.forget(key)
             else:  # fenced: a replica that lost the thread meanwhile (paused) deletes nothing
                 await saver.adelete_thread(key, lease=handle.lease)
         return pb.DeleteThreadResponse()

@@ -26,6 +26,7 @@ from engine.store import InMemoryStore
 from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+from server._ages import parse_thread_ttl
 from server._auth import TokenAuth, Tokens
 from server._tenants import load_tokens
 from server._calls import Calls, RejectMalformed
@@ -241,6 +242,8 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         max_history=config.max_history,
         max_response_bytes=send_limit - 1024,
         max_unsent_bytes=config.max_unsent_bytes,
+        thread_ttl=parse_thread_ttl(config.thread_ttl, config.graphs),
+        thread_sweep_seconds=config.thread_sweep_seconds,
     )
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
@@ -275,7 +278,8 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         stack.push_async_callback(service.relay.stop)
     sweeper = None
     if config.store_ttl is not None:
-        sweeper = TtlSweeper(opened, (config.store_ttl or {}).get("sweep_interval_minutes") or 5)
+        minutes = (config.store_ttl or {}).get("sweep_interval_minutes") or 5
+        sweeper = TtlSweeper(opened, minutes, leases=leases.store if leases is not None else None, owner=service.records.replica)
         sweeper.start()
         stack.push_async_callback(sweeper.stop)
     await server.start()
@@ -285,10 +289,13 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
     inspector = None
     if inspector_sock is not None:
         from server.inspector import Inspector, Limits, build_app, is_loopback
-        from server.inspector._runs import ServiceRuns
+        from server.inspector._runs import ServiceRuns, ServiceThreads
 
         host = inspector_sock.getsockname()[0]
-        app = build_app(service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service))
+        app = build_app(
+            service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service),
+            records=ServiceThreads(service.threads),
+        )  # fmt: skip
         limits = Limits(config.inspector_max_connections, config.inspector_request_seconds, config.inspector_keepalive_seconds)
         # Last, after gRPC and storage opened: its connection limit is capped by the descriptors still free.
         inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits)
@@ -298,6 +305,8 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         server, service, health_servicer, port, config, stack, inspector, None if store is not None else opened, sweeper, cache
     )
     stack.push_async_callback(started._drain)
+    service.thread_sweeper.start()
+    stack.push_async_callback(service.thread_sweeper.stop)
     service.sweeper.start()
     stack.push_async_callback(service.sweeper.stop)  # first: a durable run stopped here is another replica's to continue
     built = True

@@ -30,6 +30,7 @@ import sys
 from typing import Any, Sequence
 
 from server._check import add_parser as add_check_parser
+from server._cli_threads import add_parser as add_threads_parser
 from server._cli_client import chat, configurable_arg, fork, history, state
 
 __all__ = ["main"]
@@ -356,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
             )  # fmt: skip
         c.set_defaults(func=func)
     add_check_parser(sub)
+    add_threads_parser(sub)
     return p
 
 

@@ -36,6 +36,9 @@
     refresh_on_read = true
     sweep_interval_minutes = 60
 
+    [thread_ttl]                         # threads expire this long after their last update (swept while serving)
+    reminders = "7d"                     # or { ttl = "7d", strategy = "keep_latest" } (keep the newest version only)
+
     [store_index]                        # semantic search in the store
     embed = "mymodule:embed"             # a function texts -> vectors (or a LangChain Embeddings)
     dims = 1536
@@ -69,6 +72,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.store import MAX_TTL_MINUTES
+from server._ages import parse_thread_ttl
 from server._langgraph_json import Project, read_langgraph_json
 
 __all__ = [
@@ -100,6 +104,8 @@ class ServerConfig:
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
     #: graph name -> who runs it: "engine" (graphwire's, the default) or "langgraph" (LangGraph itself, issue 31)
     runtimes: dict[str, str] = field(default_factory=dict)
+    thread_ttl: dict[str, Any] = field(default_factory=dict)  # graph name -> its threads' TTL (server._ages.parse_thread_ttl)
+    thread_sweep_seconds: float = 60.0  # how often expired threads are swept
     auth_token: str | None = None
     auth_tokens: str | None = None
     tls_cert: str | None = None
@@ -167,10 +173,10 @@ _KINDS = {
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history",
                      "max_run_attempts", "inspector_max_connections"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",
-                     "inspector_keepalive_seconds"), _SECONDS),
+                     "inspector_keepalive_seconds", "thread_sweep_seconds"), _SECONDS),
     "graphs": _TABLE,
     "runtimes": _TABLE,
-    **dict.fromkeys(("store_ttl", "store_index"), _SETTINGS),
+    **dict.fromkeys(("store_ttl", "store_index", "thread_ttl"), _SETTINGS),
     "import_swap": _BOOL,
 }  # fmt: skip
 _TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
@@ -421,6 +427,7 @@ def load_config(
     if cfg.cache is not None and not cfg.cache:
         raise ValueError("cache must be a SQLite path, ':memory:', a postgresql:// DSN or \"off\", not ''")
     _check_store(cfg)
+    parse_thread_ttl(cfg.thread_ttl, cfg.graphs)
     if cfg.auth_token and cfg.auth_tokens:
         raise ValueError("set auth_token (one shared token) or auth_tokens (a file of tenants' tokens), not both")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):

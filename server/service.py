@@ -7,6 +7,9 @@ whole, each handed what it needs, and its methods are one line each.
   once, :mod:`server._parse`; its run streamed, :mod:`server._stream`);
 * :class:`~server._thread_rpcs.ThreadRpcs`: GetState, ListHistory,
   UpdateState, ListGraphs, GetGraph, CancelRun, DeleteThread;
+* :class:`~server._thread_record_rpcs.ThreadRecordRpcs`: CreateThread, GetThread,
+  UpdateThread, SearchThreads, CountThreads, CopyThread, PruneThread (the records
+  of :class:`~server._thread_book.ThreadBook`, which the runs keep current);
 * :class:`~server._durable.DurableRpcs`: GetRun, ListRuns, JoinRun;
 * :class:`~server._store_rpcs.StoreRpcs`: the store's items;
 * :class:`~server._continuing.Continuations`: a retried or orphaned durable
@@ -33,7 +36,7 @@ from typing import Mapping
 import grpc
 
 from engine.checkpoint.base import BaseCheckpointSaver
-from engine.host import MessageBus, RunRecord
+from engine.host import MessageBus, RunRecord, threads_of
 from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
@@ -51,7 +54,10 @@ from server._run_rpcs import RunRpcs
 from server._runs import RunManager
 from server._store_rpcs import StoreRpcs
 from server._stream import RunEvents, Streams
+from server._thread_book import ThreadBook, TtlRule
+from server._thread_record_rpcs import ThreadRecordRpcs
 from server._thread_rpcs import ThreadRpcs
+from server._thread_sweep import ThreadSweeper
 from server.config import DEFAULT_MAX_UNSENT_BYTES
 
 __all__ = ["GraphService", "thread_key"]
@@ -74,6 +80,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
         max_history: the most versions ListHistory returns.
         max_response_bytes: the largest response sent (under the server's send limit).
         max_unsent_bytes: how far a caller may fall behind its run's events.
+        thread_ttl: each graph's default thread TTL (``[thread_ttl]``).
+        thread_sweep_seconds: seconds between sweeps of expired threads.
     """
 
     def __init__(
@@ -89,6 +97,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
         max_history: int = 1000,
         max_response_bytes: int = 16 * 1024 * 1024 - 1024,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
+        thread_ttl: Mapping[str, TtlRule] | None = None,
+        thread_sweep_seconds: float = 60.0,
     ) -> None:
         self.graphs = dict(graphs)
         self.checkpointer = checkpointer
@@ -98,8 +108,10 @@ class GraphService(pb_grpc.GraphServiceServicer):
         self.hub = hub if hub is not None else RunHub()
         # Reads shared with the inspector; run progress published to its watchers.
         self.reads = Reads(self.graphs, checkpointer, max_history=max_history)
+        # Thread records, in the checkpointer's database (one store for the service: a memory one is per opening).
+        self.threads = ThreadBook(threads_of(checkpointer), thread_ttl)
         self.streams = Streams(
-            self.runs, self.hub, records, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes
+            self.runs, self.hub, records, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes, threads=self.threads
         )
         messages = getattr(checkpointer, "messages", None)
         # CancelRun reaches runs on other replicas through the database.
@@ -110,10 +122,18 @@ class GraphService(pb_grpc.GraphServiceServicer):
             records, self.runs, graphs=self.graphs, parse=parse.run, detach=self._detach, join=self.durable.join
         )
         self.run_rpcs = RunRpcs(parse, records, self.streams, self.continuations)
-        self.thread_rpcs = ThreadRpcs(parse, self.reads, self.runs, records, relay=self.relay, max_response_bytes=max_response_bytes)
+        self.continuations.threads = self.threads
+        self.thread_rpcs = ThreadRpcs(
+            parse, self.reads, self.runs, records, relay=self.relay, max_response_bytes=max_response_bytes, threads=self.threads
+        )
+        self.thread_records = ThreadRecordRpcs(parse, self.reads, self.runs, records, self.threads)
         self.store_rpcs = StoreRpcs(store, max_response_bytes=max_response_bytes)
         sweep = min(leases.ttl, SWEEP_SECONDS) if leases is not None else SWEEP_SECONDS
         self.sweeper = RunSweeper(records, self.continuations.take_orphan, sweep)
+        self.thread_sweeper = ThreadSweeper(
+            self.threads, self.runs, records, checkpointer, leases=leases.store if leases is not None else None,
+            owner=records.replica, interval=thread_sweep_seconds,
+        )  # fmt: skip
 
     def _detach(self, run: RunCall, record: RunRecord, events: RunEvents) -> asyncio.Task[None]:
         return self.streams.run_detached(run.entry, run.thread_id, record, events, run.call)
@@ -149,6 +169,28 @@ class GraphService(pb_grpc.GraphServiceServicer):
 
     async def DeleteThread(self, request: pb.DeleteThreadRequest, context: grpc.aio.ServicerContext) -> pb.DeleteThreadResponse:
         return await self.thread_rpcs.DeleteThread(request, context)
+
+    # -- thread records -------------------------------------------------------------------------
+    async def CreateThread(self, request: pb.CreateThreadRequest, context: grpc.aio.ServicerContext) -> pb.ThreadInfo:
+        return await self.thread_records.CreateThread(request, context)
+
+    async def GetThread(self, request: pb.GetThreadRequest, context: grpc.aio.ServicerContext) -> pb.ThreadInfo:
+        return await self.thread_records.GetThread(request, context)
+
+    async def UpdateThread(self, request: pb.UpdateThreadRequest, context: grpc.aio.ServicerContext) -> pb.ThreadInfo:
+        return await self.thread_records.UpdateThread(request, context)
+
+    async def SearchThreads(self, request: pb.SearchThreadsRequest, context: grpc.aio.ServicerContext) -> pb.SearchThreadsResponse:
+        return await self.thread_records.SearchThreads(request, context)
+
+    async def CountThreads(self, request: pb.CountThreadsRequest, context: grpc.aio.ServicerContext) -> pb.CountThreadsResponse:
+        return await self.thread_records.CountThreads(request, context)
+
+    async def CopyThread(self, request: pb.CopyThreadRequest, context: grpc.aio.ServicerContext) -> pb.ThreadInfo:
+        return await self.thread_records.CopyThread(request, context)
+
+    async def PruneThread(self, request: pb.PruneThreadRequest, context: grpc.aio.ServicerContext) -> pb.PruneThreadResponse:
+        return await self.thread_records.PruneThread(request, context)
 
     # -- durable turns --------------------------------------------------------------------------
     async def GetRun(self, request: pb.GetRunRequest, context: grpc.aio.ServicerContext) -> pb.RunInfo:

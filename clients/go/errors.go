@@ -42,6 +42,7 @@ var (
 	ErrInvalidArgument    = &Error{Code: codes.InvalidArgument}    // malformed request; the message names the field
 	ErrFailedPrecondition = &Error{Code: codes.FailedPrecondition} // Resume with nothing pending
 	ErrAborted            = &Error{Code: codes.Aborted}            // the thread has a run already
+	ErrAlreadyExists      = &Error{Code: codes.AlreadyExists}      // CreateThread, CopyThread: the thread exists
 	ErrResourceExhausted  = &Error{Code: codes.ResourceExhausted}  // over a size limit
 	ErrUnauthenticated    = &Error{Code: codes.Unauthenticated}    // missing or wrong token
 	ErrPermissionDenied   = &Error{Code: codes.PermissionDenied}

@@ -4,8 +4,11 @@
     GET /static/...                         its CSS and JS
     GET /api/graphs                         [{name, description}] in name order
     GET /api/graph?name=G                   nodes and edges, for drawing
-    GET /api/threads?graph=G[&limit=N]      the graph's threads, most recently written first (each with
-                                            the interrupt its newest version waits at, if any)
+    GET /api/threads?graph=G[&limit=N][&metadata=JSON][&status=S...]
+                                            the graph's threads, most recently written first (each with
+                                            the interrupt its newest version waits at, if any, and its
+                                            record's status and metadata); with metadata (contained in
+                                            theirs) or status: the records matching, most recently updated first
     GET /api/history?graph=G&thread=T[&checkpoint_ns=NS]
                                             the thread's versions, oldest first, every branch (or
                                             a subgraph's, under a task's checkpoint_ns)
@@ -56,6 +59,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine.checkpoint.base import ThreadInfo
 from engine.errors import CheckpointError, NotFoundError
 from server._auth import Tokens
 from server._errors import status_for
@@ -101,6 +105,19 @@ class RunRecords(Protocol):
 
     async def list_runs(self, graph: str, thread_id: str) -> Sequence[Any]:
         """The thread's runs as ``RunInfo`` messages, newest first (raising as ``ListRuns`` would)."""
+        ...
+
+
+class ThreadRecords(Protocol):
+    """Where the thread list reads threads' status and metadata, and searches them: their records."""
+
+    async def records_of(self, graph: str, thread_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The records of these threads of ``graph`` (those that have one), by thread id."""
+        ...
+
+    async def search(self, graph: str, *, metadata: dict[str, Any] | None, statuses: tuple[str, ...], limit: int) -> list[dict[str, Any]]:
+        """``graph``'s threads whose metadata contains ``metadata`` and status is one of ``statuses``
+        (empty: any), most recently updated first: ``{thread_id, updated_at, status, metadata}``."""
         ...
 
 
@@ -208,12 +225,14 @@ def build_app(
     tokens: Tokens | None = None,
     loopback: bool = True,
     runs: RunRecords | None = None,
+    records: ThreadRecords | None = None,
 ) -> ASGIApp:
     """The inspector as an ASGI app over a server's reads and run hub.
 
     ``tokens``: the tokens the gRPC API accepts (a request is served as its
     token's tenant); None: no auth. ``runs``: the run records (the calls time
-    line); None: ``/api/runs`` answers 501.
+    line); None: ``/api/runs`` answers 501. ``records``: the thread records (each listed thread's
+    status and metadata, and the list's search); None: the list shows neither and cannot search.
     """
 
     def running() -> set[tuple[str, str]]:
@@ -234,12 +253,24 @@ def build_app(
     @_api
     async def threads(request: Request) -> Any:
         name = _param(request, "graph")
-        found = await reads.threads(name, limit=_int_param(request, "limit", DEFAULT_THREADS))
+        limit = _int_param(request, "limit", DEFAULT_THREADS)
+        metadata, statuses = views.thread_filter(request.query_params.get("metadata", ""), request.query_params.getlist("status"))
+        if metadata is not None or statuses:  # a search: the records say which threads
+            if records is None:
+                raise NotImplementedError("this server keeps no thread records, so it cannot search threads")
+            reads.graph(name)  # an unknown graph is NOT_FOUND, as the RPCs answer
+            matched = await records.search(name, metadata=metadata, statuses=statuses, limit=limit)
+            found = [ThreadInfo(r["thread_id"], "", r["updated_at"]) for r in matched]
+        else:
+            found = await reads.threads(name, limit=limit)
         live = running()
         waiting = await asyncio.gather(*(_waiting(name, t.thread_id) for t in found))
+        known = await records.records_of(name, [t.thread_id for t in found]) if records is not None else {}
         return {
             "graph": name,
-            "threads": [views.thread_view(t, (name, t.thread_id) in live, w) for t, w in zip(found, waiting)],
+            "threads": [
+                views.thread_view(t, (name, t.thread_id) in live, w, known.get(t.thread_id)) for t, w in zip(found, waiting)
+            ],
         }
 
     async def _waiting(graph: str, thread_id: str) -> dict[str, Any] | None:
@@ -247,6 +278,8 @@ def build_app(
         try:
             _, state = await reads.state(graph, thread_id)
         except CheckpointError:  # unreadable or unreachable: the version row says why when opened
+            return None
+        except NotFoundError:  # a thread found by its record has no version yet (CreateThread)
             return None
         pending = views.interrupts(state)
         return pending[0] if pending else None

@@ -27,12 +27,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import grpc
+
 from engine.checkpoint.base import CheckpointTuple, ThreadInfo
 from engine.graph import DrawableGraph
 from engine.pregel import Pregel
 from engine.types import StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import stored_error
+from server._errors import RpcError
 
 __all__ = ["graph_view", "interrupts", "run_view", "thread_view", "version_detail", "version_ref", "writes_view"]
 
@@ -55,15 +58,38 @@ def graph_view(name: str, description: str, graph: Pregel) -> dict[str, Any]:
     }
 
 
-def thread_view(t: ThreadInfo, running: bool, waiting: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A thread in the list; ``waiting`` is the interrupt its newest version waits at, if any."""
+def thread_view(
+    t: ThreadInfo, running: bool, waiting: dict[str, Any] | None = None, record: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A thread in the list; ``waiting`` is the interrupt its newest version waits at, if any; ``record``
+    its thread record (its ``status`` and ``metadata``; None without one). A thread found by a search
+    has no ``checkpoint_id`` (null)."""
     return {
         "thread_id": t.thread_id,
-        "checkpoint_id": t.checkpoint_id,
+        "checkpoint_id": t.checkpoint_id or None,
         "updated_at": t.updated_at,
         "running": running,
         "waiting": waiting,
+        "status": record["status"] if record is not None else None,
+        "metadata": record["metadata"] if record is not None else None,
     }
+
+
+def thread_filter(metadata: str, statuses: list[str]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+    """The thread list's search from its query: ``metadata`` a JSON object (empty: none), ``statuses``
+    among idle, busy, interrupted, error; INVALID_ARGUMENT (400) naming what is wrong."""
+    wrong = [s for s in statuses if s not in ("idle", "busy", "interrupted", "error")]
+    if wrong:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: idle, busy, interrupted or error, not {', '.join(map(repr, wrong))}")
+    if not metadata.strip():
+        return None, tuple(statuses)
+    try:
+        found = json.loads(metadata)
+    except ValueError as e:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"metadata: not JSON: {e}") from None
+    if not isinstance(found, dict):
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"metadata: a JSON object, e.g. {{\"user\": \"u1\"}}, not {type(found).__name__}")
+    return found, tuple(statuses)
 
 
 def _enum_suffix(enum: Any, number: int, prefix: str) -> str | None:

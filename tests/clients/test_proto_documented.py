@@ -113,4 +113,12 @@ def test_service_has_the_rpcs_of_the_design(tmp_path: Path) -> None:
         "JoinRun": True,
         "GetRun": False,
         "ListRuns": False,
+        # Thread records (issue 33): search, metadata, status, copy, prune.
+        "CreateThread": False,
+        "GetThread": False,
+        "UpdateThread": False,
+        "SearchThreads": False,
+        "CountThreads": False,
+        "CopyThread": False,
+        "PruneThread": False,
     }

@@ -12,6 +12,12 @@ EXPECTED = {
     "RunOptions",
     "StoreClient",
     "AsyncStoreClient",
+    "ThreadsClient",
+    "AsyncThreadsClient",
+    # thread records
+    "Thread",
+    "ThreadPage",
+    "ThreadStatus",
     # runs and results
     "Retry",
     "Run",

@@ -77,6 +77,25 @@ type GraphServiceClient interface {
 	DeleteItem(ctx context.Context, in *DeleteItemRequest, opts ...grpc.CallOption) (*DeleteItemResponse, error)
 	// Lists the namespaces that hold items, sorted.
 	ListNamespaces(ctx context.Context, in *ListNamespacesRequest, opts ...grpc.CallOption) (*ListNamespacesResponse, error)
+	// Creates a thread's record (no version yet). `if_exists`: ALREADY_EXISTS
+	// (the default) or the existing thread.
+	CreateThread(ctx context.Context, in *CreateThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error)
+	// Reads a thread's record (and, with `include_values`, its newest values).
+	// Unknown thread (or one of another tenant): NOT_FOUND.
+	GetThread(ctx context.Context, in *GetThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error)
+	// Merges metadata into a thread's record and sets its TTL.
+	UpdateThread(ctx context.Context, in *UpdateThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error)
+	// Finds threads by metadata, status, graph, ids and times, a page at a
+	// time (keyset paging: a page deep in the listing costs what the first does).
+	SearchThreads(ctx context.Context, in *SearchThreadsRequest, opts ...grpc.CallOption) (*SearchThreadsResponse, error)
+	// Counts the threads a search's filter matches.
+	CountThreads(ctx context.Context, in *CountThreadsRequest, opts ...grpc.CallOption) (*CountThreadsResponse, error)
+	// Copies a thread: a new thread with the same history (every version, the
+	// same ids) and the same metadata.
+	CopyThread(ctx context.Context, in *CopyThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error)
+	// Deletes a thread's older versions, keeping the newest `keep_last`.
+	// Fenced like DeleteThread: ABORTED while a run is active.
+	PruneThread(ctx context.Context, in *PruneThreadRequest, opts ...grpc.CallOption) (*PruneThreadResponse, error)
 }
 
 type graphServiceClient struct {
@@ -341,6 +360,69 @@ func (c *graphServiceClient) ListNamespaces(ctx context.Context, in *ListNamespa
 	return out, nil
 }
 
+func (c *graphServiceClient) CreateThread(ctx context.Context, in *CreateThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error) {
+	out := new(ThreadInfo)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/CreateThread", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) GetThread(ctx context.Context, in *GetThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error) {
+	out := new(ThreadInfo)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/GetThread", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) UpdateThread(ctx context.Context, in *UpdateThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error) {
+	out := new(ThreadInfo)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/UpdateThread", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) SearchThreads(ctx context.Context, in *SearchThreadsRequest, opts ...grpc.CallOption) (*SearchThreadsResponse, error) {
+	out := new(SearchThreadsResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/SearchThreads", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) CountThreads(ctx context.Context, in *CountThreadsRequest, opts ...grpc.CallOption) (*CountThreadsResponse, error) {
+	out := new(CountThreadsResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/CountThreads", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) CopyThread(ctx context.Context, in *CopyThreadRequest, opts ...grpc.CallOption) (*ThreadInfo, error) {
+	out := new(ThreadInfo)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/CopyThread", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) PruneThread(ctx context.Context, in *PruneThreadRequest, opts ...grpc.CallOption) (*PruneThreadResponse, error) {
+	out := new(PruneThreadResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/PruneThread", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GraphServiceServer is the server API for GraphService service.
 // All implementations must embed UnimplementedGraphServiceServer
 // for forward compatibility
@@ -404,6 +486,25 @@ type GraphServiceServer interface {
 	DeleteItem(context.Context, *DeleteItemRequest) (*DeleteItemResponse, error)
 	// Lists the namespaces that hold items, sorted.
 	ListNamespaces(context.Context, *ListNamespacesRequest) (*ListNamespacesResponse, error)
+	// Creates a thread's record (no version yet). `if_exists`: ALREADY_EXISTS
+	// (the default) or the existing thread.
+	CreateThread(context.Context, *CreateThreadRequest) (*ThreadInfo, error)
+	// Reads a thread's record (and, with `include_values`, its newest values).
+	// Unknown thread (or one of another tenant): NOT_FOUND.
+	GetThread(context.Context, *GetThreadRequest) (*ThreadInfo, error)
+	// Merges metadata into a thread's record and sets its TTL.
+	UpdateThread(context.Context, *UpdateThreadRequest) (*ThreadInfo, error)
+	// Finds threads by metadata, status, graph, ids and times, a page at a
+	// time (keyset paging: a page deep in the listing costs what the first does).
+	SearchThreads(context.Context, *SearchThreadsRequest) (*SearchThreadsResponse, error)
+	// Counts the threads a search's filter matches.
+	CountThreads(context.Context, *CountThreadsRequest) (*CountThreadsResponse, error)
+	// Copies a thread: a new thread with the same history (every version, the
+	// same ids) and the same metadata.
+	CopyThread(context.Context, *CopyThreadRequest) (*ThreadInfo, error)
+	// Deletes a thread's older versions, keeping the newest `keep_last`.
+	// Fenced like DeleteThread: ABORTED while a run is active.
+	PruneThread(context.Context, *PruneThreadRequest) (*PruneThreadResponse, error)
 	mustEmbedUnimplementedGraphServiceServer()
 }
 
@@ -464,6 +565,27 @@ func (UnimplementedGraphServiceServer) DeleteItem(context.Context, *DeleteItemRe
 }
 func (UnimplementedGraphServiceServer) ListNamespaces(context.Context, *ListNamespacesRequest) (*ListNamespacesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ListNamespaces not implemented")
+}
+func (UnimplementedGraphServiceServer) CreateThread(context.Context, *CreateThreadRequest) (*ThreadInfo, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CreateThread not implemented")
+}
+func (UnimplementedGraphServiceServer) GetThread(context.Context, *GetThreadRequest) (*ThreadInfo, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetThread not implemented")
+}
+func (UnimplementedGraphServiceServer) UpdateThread(context.Context, *UpdateThreadRequest) (*ThreadInfo, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UpdateThread not implemented")
+}
+func (UnimplementedGraphServiceServer) SearchThreads(context.Context, *SearchThreadsRequest) (*SearchThreadsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SearchThreads not implemented")
+}
+func (UnimplementedGraphServiceServer) CountThreads(context.Context, *CountThreadsRequest) (*CountThreadsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CountThreads not implemented")
+}
+func (UnimplementedGraphServiceServer) CopyThread(context.Context, *CopyThreadRequest) (*ThreadInfo, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CopyThread not implemented")
+}
+func (UnimplementedGraphServiceServer) PruneThread(context.Context, *PruneThreadRequest) (*PruneThreadResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PruneThread not implemented")
 }
 func (UnimplementedGraphServiceServer) mustEmbedUnimplementedGraphServiceServer() {}
 
@@ -814,6 +936,132 @@ func _GraphService_ListNamespaces_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GraphService_CreateThread_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateThreadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).CreateThread(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/CreateThread",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).CreateThread(ctx, req.(*CreateThreadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_GetThread_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetThreadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).GetThread(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/GetThread",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).GetThread(ctx, req.(*GetThreadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_UpdateThread_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateThreadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).UpdateThread(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/UpdateThread",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).UpdateThread(ctx, req.(*UpdateThreadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_SearchThreads_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchThreadsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).SearchThreads(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/SearchThreads",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).SearchThreads(ctx, req.(*SearchThreadsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_CountThreads_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CountThreadsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).CountThreads(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/CountThreads",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).CountThreads(ctx, req.(*CountThreadsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_CopyThread_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CopyThreadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).CopyThread(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/CopyThread",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).CopyThread(ctx, req.(*CopyThreadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_PruneThread_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PruneThreadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).PruneThread(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/PruneThread",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).PruneThread(ctx, req.(*PruneThreadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _GraphService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "graphwire.v1.GraphService",
 	HandlerType: (*GraphServiceServer)(nil),
@@ -873,6 +1121,34 @@ var _GraphService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListNamespaces",
 			Handler:    _GraphService_ListNamespaces_Handler,
+		},
+		{
+			MethodName: "CreateThread",
+			Handler:    _GraphService_CreateThread_Handler,
+		},
+		{
+			MethodName: "GetThread",
+			Handler:    _GraphService_GetThread_Handler,
+		},
+		{
+			MethodName: "UpdateThread",
+			Handler:    _GraphService_UpdateThread_Handler,
+		},
+		{
+			MethodName: "SearchThreads",
+			Handler:    _GraphService_SearchThreads_Handler,
+		},
+		{
+			MethodName: "CountThreads",
+			Handler:    _GraphService_CountThreads_Handler,
+		},
+		{
+			MethodName: "CopyThread",
+			Handler:    _GraphService_CopyThread_Handler,
+		},
+		{
+			MethodName: "PruneThread",
+			Handler:    _GraphService_PruneThread_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

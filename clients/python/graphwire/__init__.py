@@ -30,6 +30,7 @@ the distribution ``graphwire-proto`` that this client and the server share.
 from graphwire._async_client import AsyncClient
 from graphwire._async_run import AsyncRun
 from graphwire._async_store import AsyncStoreClient
+from graphwire._async_threads import AsyncThreadsClient
 from graphwire._errors import (
     Aborted,
     AlreadyExists,
@@ -71,6 +72,7 @@ from graphwire._run import RunResult
 from graphwire._sync_client import Client
 from graphwire._sync_run import Run
 from graphwire._sync_store import StoreClient
+from graphwire._sync_threads import ThreadsClient
 from graphwire._types import (
     CheckpointRef,
     Durability,
@@ -88,6 +90,9 @@ from graphwire._types import (
     RunStatus,
     StateSnapshot,
     TaskState,
+    Thread,
+    ThreadPage,
+    ThreadStatus,
 )
 from graphwire._version import __version__
 
@@ -97,6 +102,12 @@ __all__ = [
     "AsyncClient",
     "StoreClient",
     "AsyncStoreClient",
+    "ThreadsClient",
+    "AsyncThreadsClient",
+    # thread records
+    "Thread",
+    "ThreadPage",
+    "ThreadStatus",
     # runs and results
     "RunOptions",
     "Retry",

@@ -12,7 +12,7 @@ Every method accepts ``timeout=`` (seconds, for the whole call; for a run,
 its deadline cancels the run) and ``metadata=`` (extra call metadata, such as
 W3C ``traceparent``, sent after the client's own). Failed calls raise the
 typed errors of ``graphwire._errors``. The store's methods are ``client.store``
-(``_async_store.py``).
+(``_async_store.py``), the thread records' ``client.threads`` (``_async_threads.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import grpc
 from graphwire import _decode, _requests
 from graphwire._async_run import AsyncRun
 from graphwire._async_store import AsyncStoreClient
+from graphwire._async_threads import AsyncThreadsClient
 from graphwire._channel import (
     CallMetadata,
     ChannelOptions,
@@ -120,6 +121,8 @@ class AsyncClient:
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
         self.store = AsyncStoreClient(self._unary_of)
+        #: The server's thread records (search, metadata, status, TTL): ``client.threads.search_page(...)``.
+        self.threads = AsyncThreadsClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 

@@ -25,6 +25,8 @@ from graphwire._events import (
 from graphwire._payload import decode
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._types import (
+    Thread,
+    ThreadStatus,
     CheckpointRef,
     ErrorInfo,
     FinishReason,
@@ -296,4 +298,27 @@ def item(message: pb.Item) -> Item:
         created_at=message.created_at.ToDatetime(tzinfo=UTC),
         updated_at=message.updated_at.ToDatetime(tzinfo=UTC),
         score=message.score if message.HasField("score") else None,
+    )
+
+
+_THREAD_STATUSES = {f"THREAD_STATUS_{s.name}": s for s in ThreadStatus if s is not ThreadStatus.UNSPECIFIED}
+_TTL_STRATEGIES = {"TTL_STRATEGY_DELETE": "delete", "TTL_STRATEGY_KEEP_LATEST": "keep_latest", "TTL_STRATEGY_UNSPECIFIED": "delete"}
+
+
+def thread(message: pb.ThreadInfo) -> Thread:
+    """A ``pb.ThreadInfo`` as a ``Thread``."""
+    ttl = None
+    if message.HasField("ttl"):
+        ttl = (message.ttl.seconds, _TTL_STRATEGIES.get(_enum_name(message.ttl, "strategy"), "delete"))
+    return Thread(
+        thread_id=message.thread_id,
+        graph=message.graph,
+        metadata=decode(message.metadata_json) if message.metadata_json else {},
+        created_at=_time(message, "created_at"),
+        updated_at=_time(message, "updated_at"),
+        status=_THREAD_STATUSES.get(_enum_name(message, "status"), ThreadStatus.UNSPECIFIED),
+        interrupts=tuple(interrupt(i) for i in message.interrupts),
+        values=decode(message.values_json) if message.values_json else None,
+        ttl=ttl,
+        expires_at=_time(message, "expires_at"),
     )

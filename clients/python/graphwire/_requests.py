@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from graphwire._payload import encode
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._types import Durability, EventKind, OnDisconnect
@@ -355,3 +357,85 @@ def list_namespaces(
     if max_depth is not None:
         request.max_depth = max_depth
     return request
+
+
+# -- thread records ----------------------------------------------------------------
+
+_IF_EXISTS = {"raise": pb.IF_EXISTS_RAISE, "do_nothing": pb.IF_EXISTS_DO_NOTHING}
+_STRATEGIES = {"delete": pb.TTL_STRATEGY_DELETE, "keep_latest": pb.TTL_STRATEGY_KEEP_LATEST}
+_THREAD_STATUSES = {
+    "idle": pb.THREAD_STATUS_IDLE, "busy": pb.THREAD_STATUS_BUSY, "interrupted": pb.THREAD_STATUS_INTERRUPTED,
+    "error": pb.THREAD_STATUS_ERROR,
+}  # fmt: skip
+
+
+def _metadata_json(metadata: Mapping[str, Any] | None) -> str:
+    if metadata is None:
+        return ""
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"a thread's metadata is a dict (a JSON object), not {type(metadata).__name__}")
+    return encode(metadata)
+
+
+def thread_ttl(ttl: float | None, strategy: str) -> pb.ThreadTtl | None:
+    """``ttl``: seconds (0: none); None: not set."""
+    if ttl is None:
+        return None
+    if strategy not in _STRATEGIES:
+        raise ValueError(f'a thread\'s ttl strategy is "delete" or "keep_latest", not {strategy!r}')
+    return pb.ThreadTtl(seconds=int(ttl), strategy=_STRATEGIES[strategy])
+
+
+def create_thread(
+    graph: str, thread_id: str | None, metadata: Mapping[str, Any] | None, if_exists: str, ttl: float | None, ttl_strategy: str
+) -> pb.CreateThreadRequest:
+    if if_exists not in _IF_EXISTS:
+        raise ValueError(f'if_exists is "raise" or "do_nothing", not {if_exists!r}')
+    return pb.CreateThreadRequest(
+        graph=graph, thread_id=thread_id or "", metadata_json=_metadata_json(metadata), if_exists=_IF_EXISTS[if_exists],
+        ttl=thread_ttl(ttl, ttl_strategy),
+    )  # fmt: skip
+
+
+def update_thread(
+    graph: str, thread_id: str, metadata: Mapping[str, Any] | None, ttl: float | None, ttl_strategy: str
+) -> pb.UpdateThreadRequest:
+    return pb.UpdateThreadRequest(graph=graph, thread_id=thread_id, metadata_json=_metadata_json(metadata), ttl=thread_ttl(ttl, ttl_strategy))
+
+
+def _stamp(value: Any) -> Any:
+    if value is None:
+        return None
+    out = Timestamp()
+    out.FromDatetime(value)
+    return out
+
+
+def thread_filter(
+    graph: str | None, metadata: Mapping[str, Any] | None, status: Sequence[str] | str | None, thread_ids: Sequence[str] | None,
+    created_after: Any, created_before: Any, updated_after: Any, updated_before: Any,
+) -> pb.ThreadFilter:  # fmt: skip
+    statuses = [status] if isinstance(status, str) else list(status or ())
+    wrong = [s for s in statuses if s not in _THREAD_STATUSES]
+    if wrong:
+        raise ValueError(f"thread statuses are {', '.join(_THREAD_STATUSES)}; not {', '.join(map(repr, wrong))}")
+    return pb.ThreadFilter(
+        graph=graph or "", metadata_json=_metadata_json(metadata), statuses=[_THREAD_STATUSES[s] for s in statuses],
+        thread_ids=list(thread_ids or ()), created_after=_stamp(created_after), created_before=_stamp(created_before),
+        updated_after=_stamp(updated_after), updated_before=_stamp(updated_before),
+    )  # fmt: skip
+
+
+def search_threads(
+    where: pb.ThreadFilter, sort_by: str, sort_order: str, limit: int, page_token: str | None, include_values: bool
+) -> pb.SearchThreadsRequest:
+    if sort_by not in ("created_at", "updated_at"):
+        raise ValueError(f'sort_by is "created_at" or "updated_at", not {sort_by!r}')
+    if sort_order not in ("desc", "asc"):
+        raise ValueError(f'sort_order is "desc" or "asc", not {sort_order!r}')
+    return pb.SearchThreadsRequest(
+        filter=where,
+        sort_by=pb.THREAD_SORT_BY_UPDATED_AT if sort_by == "updated_at" else pb.THREAD_SORT_BY_CREATED_AT,
+        sort_order=pb.SORT_ORDER_ASC if sort_order == "asc" else pb.SORT_ORDER_DESC,
+        limit=limit, page_token=page_token or "", include_values=include_values,
+    )  # fmt: skip

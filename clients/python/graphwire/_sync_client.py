@@ -17,6 +17,7 @@ import grpc
 from graphwire import _decode, _requests
 from graphwire._sync_run import Run
 from graphwire._sync_store import StoreClient
+from graphwire._sync_threads import ThreadsClient
 from graphwire._channel import (
     CallMetadata,
     ChannelOptions,
@@ -111,6 +112,8 @@ class Client:
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
         self.store = StoreClient(self._unary_of)
+        #: The server's thread records (search, metadata, status, TTL): ``client.threads.search_page(...)``.
+        self.threads = ThreadsClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 

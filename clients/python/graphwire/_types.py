@@ -265,3 +265,56 @@ class Item:
     created_at: datetime
     updated_at: datetime
     score: float | None = None
+
+
+class ThreadStatus(StrEnum):
+    """Where a thread is, by its record (``client.threads``)."""
+
+    #: No run holds it; its last run ended at END, was cancelled, or it never ran.
+    IDLE = "idle"
+    #: A run holds it.
+    BUSY = "busy"
+    #: Its last run stopped at an interrupt (``Thread.interrupts`` are pending).
+    INTERRUPTED = "interrupted"
+    #: Its last run ended with an error.
+    ERROR = "error"
+    #: A status this client does not know (from a newer server).
+    UNSPECIFIED = "unspecified"
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A thread's record (``client.threads``).
+
+    Attributes:
+        metadata: Its metadata (a dict; ``update`` merges top-level keys into it).
+        interrupts: Pending when ``status`` is INTERRUPTED.
+        values: Its newest values, when asked for (``include_values=True``); None otherwise.
+        ttl: Seconds after ``updated_at`` at which it expires, and what happens then
+            (``"delete"`` or ``"keep_latest"``); None when it never expires.
+        expires_at: When it expires; None when it does not.
+    """
+
+    thread_id: str
+    graph: str
+    metadata: dict[str, Any]
+    created_at: datetime | None
+    updated_at: datetime | None
+    status: ThreadStatus
+    interrupts: tuple[Interrupt, ...]
+    values: Any = None
+    ttl: tuple[int, str] | None = None
+    expires_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadPage:
+    """A page of a thread search (``client.threads.search_page``).
+
+    Attributes:
+        threads: This page's threads.
+        next_page_token: Where the next page starts (pass it as ``page_token``); None on the last page.
+    """
+
+    threads: tuple[Thread, ...]
+    next_page_token: str | None

@@ -34,6 +34,7 @@ import type * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import { standardJson, type JsonCodec } from "./json.js";
 import { Run } from "./run.js";
 import { StoreClient } from "./store.js";
+import { ThreadsClient } from "./threads.js";
 import type { CheckpointRef, EventKind, GraphInfo, RunInfo, RunPage, StateSnapshot, StateValues } from "./types.js";
 
 export type { CallOptions, RetryPolicy, RunSettings };
@@ -164,6 +165,8 @@ export class Client {
   readonly address: string;
   /** The server's store (long-term memory shared by threads): `client.store.putItem(...)`. */
   readonly store: StoreClient;
+  /** The server's thread records (search, metadata, status, TTL): `client.threads.search(...)`. */
+  readonly threads: ThreadsClient;
   readonly #transport: Transport;
   readonly #encode: Encoder;
   readonly #decode: Decoder;
@@ -177,6 +180,7 @@ export class Client {
     this.#encode = new Encoder(json);
     this.#decode = new Decoder(json);
     this.store = new StoreClient(this.#transport, this.#encode, this.#decode);
+    this.threads = new ThreadsClient(this.#transport, this.#encode, this.#decode);
   }
 
   // -- runs -------------------------------------------------------------------

@@ -56,6 +56,17 @@ export {
   type PutItemOptions,
   type SearchItemsOptions,
 } from "./store.js";
+export {
+  ThreadsClient,
+  type CreateThreadOptions,
+  type SearchThreadsOptions,
+  type Thread,
+  type ThreadFilterOptions,
+  type ThreadPage,
+  type ThreadStatus,
+  type TtlStrategy,
+  type UpdateThreadOptions,
+} from "./threads.js";
 export type {
   CheckpointSaved,
   CustomEvent,

@@ -270,6 +270,7 @@ DELETE_THREAD = """
 WITH gone_writes AS (DELETE FROM {writes} WHERE thread_id = %(thread_id)s),
      gone_events AS (DELETE FROM {run_events} WHERE thread_id = %(thread_id)s),
      gone_runs AS (DELETE FROM {runs} WHERE thread_id = %(thread_id)s),
+     gone_record AS (DELETE FROM {threads} WHERE thread_id = %(thread_id)s),
      gone_blobs AS (DELETE FROM {blobs} WHERE thread_id = %(thread_id)s)
 DELETE FROM {checkpoints} WHERE thread_id = %(thread_id)s
 """
@@ -466,7 +467,7 @@ class Queries:
 
 def render(schema: str | None) -> Queries:
     """The statements for tables in ``schema`` (None: unqualified, found through ``search_path``)."""
-    names = ("checkpoints", "blobs", "writes", "leases", "runs", "run_events")
+    names = ("checkpoints", "blobs", "writes", "leases", "runs", "run_events", "threads")
     idents = {n: sql.Identifier(schema, n) if schema is not None else sql.Identifier(n) for n in names}
     tables = {n: i.as_string(None) for n, i in idents.items()}
     out = {}

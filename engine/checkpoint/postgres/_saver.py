@@ -11,7 +11,8 @@ The saver keeps to the checkpoint contract; its parts share its connections by
 composition: reads (:mod:`._reads`), pruning (:mod:`._prune`), leases and
 the fence every leased write checks first (:mod:`._leases`, ``saver.leases``),
 messages between the processes sharing the tables (:mod:`._messages`,
-``saver.messages``). Named SQL is in :mod:`._queries`, numbered migrations
+``saver.messages``), a host's run and thread records (:mod:`._runs`,
+``saver.runs``; :mod:`._threads`, ``saver.threads``). Named SQL is in :mod:`._queries`, numbered migrations
 in ``migrations/``, applied at start-up by :mod:`._migrate`.
 
 Every write is one statement, atomic on its own (no transaction around it:
@@ -73,10 +74,12 @@ from engine.checkpoint.base import (
 from engine.checkpoint.postgres import _queries as q
 from engine._sql.postgres.conns import Connections, NoConnection, kept_cursor
 from engine._sql.postgres.given import Pipe, given, opened
+from engine.checkpoint.postgres._copy import copy_thread
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._runs import PostgresRuns
+from engine.checkpoint.postgres._threads import PostgresThreads
 from engine.checkpoint.postgres._reads import Reads
 from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites
 from engine._sql.postgres.migrate import IDENTIFIER, migrate
@@ -163,6 +166,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
+        self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
         self._setup_lock = threading.Lock()
         self._ready = False
 
@@ -433,6 +437,20 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
         await self._run("delete_thread", work)
         self._deltas.forget_thread(thread_id)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str, *, lease: Lease | None = None) -> None:
+        """Copy every version and pending write of the source thread to the target (their ids kept),
+        in one statement. ``lease``: the target's (a saver that requires leases requires it); the
+        copy is fenced as a delete is, and the target's next version may continue any of them."""
+        source, target = str(source_thread_id), str(target_thread_id)
+        if lease is None and self.requires_lease:
+            raise ValueError(f"thread {target!r}: a copy without the thread's lease, on a checkpointer that requires one")
+        if not _storable(source, target):
+            return
+
+        fence = None if lease is None else (lambda conn: self.leases.check_fence(conn, target, lease, None, delete=True))
+        await copy_thread(self._run, self._q.tables, fence, source, target)
+        self._deltas.forget_thread(target)
 
     async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
         if not _storable(thread_id):

@@ -120,3 +120,23 @@ CREATE TABLE run_events (
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX run_events_thread ON run_events (thread_id);
+
+-- See migrations/0008_threads.sql.
+CREATE TABLE threads (
+    thread_id text COLLATE "C" PRIMARY KEY,
+    graph text NOT NULL,
+    caller_thread text COLLATE "C" NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    tenant text COLLATE "C" NOT NULL DEFAULT '',
+    metadata jsonb NOT NULL DEFAULT '{}',
+    status text NOT NULL DEFAULT 'idle',
+    interrupts bytea NOT NULL DEFAULT '',
+    ttl_seconds integer,
+    ttl_strategy text,
+    expires_at timestamptz
+);
+CREATE INDEX threads_created ON threads (tenant, created_at, thread_id);
+CREATE INDEX threads_updated ON threads (tenant, updated_at, thread_id);
+CREATE INDEX threads_metadata ON threads USING gin (metadata jsonb_path_ops);
+CREATE INDEX threads_expiry ON threads (expires_at) WHERE expires_at IS NOT NULL;

@@ -188,6 +188,7 @@ LIST_LIMIT = "\nLIMIT ?"
 DELETE_THREAD = (
     "DELETE FROM run_events WHERE thread_id = ?",
     "DELETE FROM runs WHERE thread_id = ?",
+    "DELETE FROM threads WHERE thread_id = ?",
     "DELETE FROM writes WHERE thread_id = ?",
     "DELETE FROM blobs WHERE thread_id = ?",
     "DELETE FROM checkpoints WHERE thread_id = ?",

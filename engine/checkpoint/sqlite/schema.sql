@@ -92,3 +92,22 @@ CREATE TABLE run_events (
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX run_events_thread ON run_events (thread_id);
+
+-- Thread records: see migrations/0007_threads.sql.
+CREATE TABLE threads (
+    thread_id TEXT PRIMARY KEY,
+    graph TEXT NOT NULL,
+    caller_thread TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    tenant TEXT NOT NULL DEFAULT '',
+    metadata TEXT NOT NULL DEFAULT '{}',
+    status TEXT NOT NULL DEFAULT 'idle',
+    interrupts BLOB NOT NULL DEFAULT X'',
+    ttl_seconds INTEGER,
+    ttl_strategy TEXT,
+    expires_at TEXT
+);
+CREATE INDEX threads_created ON threads (tenant, created_at, thread_id);
+CREATE INDEX threads_updated ON threads (tenant, updated_at, thread_id);
+CREATE INDEX threads_expiry ON threads (expires_at) WHERE expires_at IS NOT NULL;

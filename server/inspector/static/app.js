@@ -18,7 +18,8 @@ const state = {
   graphs: [],
   graph: null, // name
   drawing: null,
-  threads: [], // [{thread_id, checkpoint_id, updated_at, running, waiting: {interrupt_id, node, value} | null}]
+  threads: [], // [{thread_id, checkpoint_id, updated_at, running, waiting: {interrupt_id, node, value} | null, status, metadata}]
+  search: { metadata: "", status: "" }, // the thread list's search (metadata JSON contained in theirs, a status)
   listable: true,
   thread: null,
   versions: [], // refs, oldest first
@@ -92,6 +93,10 @@ function drawThreads() {
         : t.waiting
           ? el("span", { class: "waiting", title: json(t.waiting.value) }, `? waiting at ${t.waiting.node}`)
           : el("span", { class: "when" }, ago(t.updated_at)),
+      t.status && !at && !t.waiting ? el("span", { class: `status ${t.status}` }, t.status) : null,
+      t.metadata && Object.keys(t.metadata).length
+        ? el("span", { class: "meta", title: json(t.metadata) }, json(t.metadata))
+        : null,
     );
     return li;
   });
@@ -100,7 +105,9 @@ function drawThreads() {
     ? "This checkpointer cannot list threads: open one by its id above."
     : items.length
       ? ""
-      : "No threads yet.";
+      : state.search.metadata || state.search.status
+        ? "No thread matches."
+        : "No threads yet.";
 }
 
 function drawVersions() {
@@ -311,7 +318,10 @@ function saveHash() {
 
 async function loadThreads() {
   try {
-    const res = await getJson("/api/threads", { graph: state.graph });
+    const params = { graph: state.graph };
+    if (state.search.metadata) params.metadata = state.search.metadata;
+    if (state.search.status) params.status = state.search.status;
+    const res = await getJson("/api/threads", params);
     state.threads = res.threads;
     state.listable = true;
   } catch (err) {
@@ -457,6 +467,20 @@ $("token-dialog")
   });
 
 $("graph-select").addEventListener("change", (e) => selectGraph(e.target.value).catch(fail));
+function searchThreads(form) {
+  state.search = { metadata: form.elements.metadata.value.trim(), status: form.elements.status.value };
+  loadThreads()
+    .then(drawThreads)
+    .catch((err) => {
+      if (err.status === 400) $("threads-note").textContent = err.message;
+      else fail(err);
+    });
+}
+$("search-threads").addEventListener("submit", (e) => {
+  e.preventDefault();
+  searchThreads(e.target);
+});
+$("search-threads").elements.status.addEventListener("change", (e) => searchThreads(e.target.form));
 $("open-thread").addEventListener("submit", (e) => {
   e.preventDefault();
   const id = e.target.elements.thread.value.trim();

@@ -57,6 +57,38 @@ class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_STATUS_ERROR: _ClassVar[RunStatus]
     RUN_STATUS_CANCELLED: _ClassVar[RunStatus]
     RUN_STATUS_RECOVERING: _ClassVar[RunStatus]
+
+class ThreadStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    THREAD_STATUS_UNSPECIFIED: _ClassVar[ThreadStatus]
+    THREAD_STATUS_IDLE: _ClassVar[ThreadStatus]
+    THREAD_STATUS_BUSY: _ClassVar[ThreadStatus]
+    THREAD_STATUS_INTERRUPTED: _ClassVar[ThreadStatus]
+    THREAD_STATUS_ERROR: _ClassVar[ThreadStatus]
+
+class TtlStrategy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TTL_STRATEGY_UNSPECIFIED: _ClassVar[TtlStrategy]
+    TTL_STRATEGY_DELETE: _ClassVar[TtlStrategy]
+    TTL_STRATEGY_KEEP_LATEST: _ClassVar[TtlStrategy]
+
+class IfExists(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    IF_EXISTS_UNSPECIFIED: _ClassVar[IfExists]
+    IF_EXISTS_RAISE: _ClassVar[IfExists]
+    IF_EXISTS_DO_NOTHING: _ClassVar[IfExists]
+
+class ThreadSortBy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    THREAD_SORT_BY_UNSPECIFIED: _ClassVar[ThreadSortBy]
+    THREAD_SORT_BY_CREATED_AT: _ClassVar[ThreadSortBy]
+    THREAD_SORT_BY_UPDATED_AT: _ClassVar[ThreadSortBy]
+
+class SortOrder(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SORT_ORDER_UNSPECIFIED: _ClassVar[SortOrder]
+    SORT_ORDER_DESC: _ClassVar[SortOrder]
+    SORT_ORDER_ASC: _ClassVar[SortOrder]
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_RUN_STARTED: EventKind
 EVENT_KIND_STEP_STARTED: EventKind
@@ -90,6 +122,23 @@ RUN_STATUS_SUCCESS: RunStatus
 RUN_STATUS_ERROR: RunStatus
 RUN_STATUS_CANCELLED: RunStatus
 RUN_STATUS_RECOVERING: RunStatus
+THREAD_STATUS_UNSPECIFIED: ThreadStatus
+THREAD_STATUS_IDLE: ThreadStatus
+THREAD_STATUS_BUSY: ThreadStatus
+THREAD_STATUS_INTERRUPTED: ThreadStatus
+THREAD_STATUS_ERROR: ThreadStatus
+TTL_STRATEGY_UNSPECIFIED: TtlStrategy
+TTL_STRATEGY_DELETE: TtlStrategy
+TTL_STRATEGY_KEEP_LATEST: TtlStrategy
+IF_EXISTS_UNSPECIFIED: IfExists
+IF_EXISTS_RAISE: IfExists
+IF_EXISTS_DO_NOTHING: IfExists
+THREAD_SORT_BY_UNSPECIFIED: ThreadSortBy
+THREAD_SORT_BY_CREATED_AT: ThreadSortBy
+THREAD_SORT_BY_UPDATED_AT: ThreadSortBy
+SORT_ORDER_UNSPECIFIED: SortOrder
+SORT_ORDER_DESC: SortOrder
+SORT_ORDER_ASC: SortOrder
 
 class RunConfig(_message.Message):
     __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json", "configurable_json")
@@ -737,3 +786,153 @@ class Namespace(_message.Message):
     LABELS_FIELD_NUMBER: _ClassVar[int]
     labels: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, labels: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ThreadTtl(_message.Message):
+    __slots__ = ("seconds", "strategy")
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    seconds: int
+    strategy: TtlStrategy
+    def __init__(self, seconds: _Optional[int] = ..., strategy: _Optional[_Union[TtlStrategy, str]] = ...) -> None: ...
+
+class ThreadInfo(_message.Message):
+    __slots__ = ("thread_id", "graph", "metadata_json", "created_at", "updated_at", "status", "interrupts", "values_json", "ttl", "expires_at")
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
+    TTL_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    thread_id: str
+    graph: str
+    metadata_json: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    status: ThreadStatus
+    interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
+    values_json: str
+    ttl: ThreadTtl
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., metadata_json: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ThreadStatus, str]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., values_json: _Optional[str] = ..., ttl: _Optional[_Union[ThreadTtl, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreateThreadRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "metadata_json", "if_exists", "ttl")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    IF_EXISTS_FIELD_NUMBER: _ClassVar[int]
+    TTL_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    metadata_json: str
+    if_exists: IfExists
+    ttl: ThreadTtl
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., metadata_json: _Optional[str] = ..., if_exists: _Optional[_Union[IfExists, str]] = ..., ttl: _Optional[_Union[ThreadTtl, _Mapping]] = ...) -> None: ...
+
+class GetThreadRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "include_values")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VALUES_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    include_values: bool
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., include_values: _Optional[bool] = ...) -> None: ...
+
+class UpdateThreadRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "metadata_json", "ttl")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    TTL_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    metadata_json: str
+    ttl: ThreadTtl
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., metadata_json: _Optional[str] = ..., ttl: _Optional[_Union[ThreadTtl, _Mapping]] = ...) -> None: ...
+
+class ThreadFilter(_message.Message):
+    __slots__ = ("graph", "metadata_json", "statuses", "thread_ids", "created_after", "created_before", "updated_after", "updated_before")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    STATUSES_FIELD_NUMBER: _ClassVar[int]
+    THREAD_IDS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    metadata_json: str
+    statuses: _containers.RepeatedScalarFieldContainer[ThreadStatus]
+    thread_ids: _containers.RepeatedScalarFieldContainer[str]
+    created_after: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    updated_after: _timestamp_pb2.Timestamp
+    updated_before: _timestamp_pb2.Timestamp
+    def __init__(self, graph: _Optional[str] = ..., metadata_json: _Optional[str] = ..., statuses: _Optional[_Iterable[_Union[ThreadStatus, str]]] = ..., thread_ids: _Optional[_Iterable[str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SearchThreadsRequest(_message.Message):
+    __slots__ = ("filter", "sort_by", "sort_order", "limit", "page_token", "include_values")
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    SORT_BY_FIELD_NUMBER: _ClassVar[int]
+    SORT_ORDER_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VALUES_FIELD_NUMBER: _ClassVar[int]
+    filter: ThreadFilter
+    sort_by: ThreadSortBy
+    sort_order: SortOrder
+    limit: int
+    page_token: str
+    include_values: bool
+    def __init__(self, filter: _Optional[_Union[ThreadFilter, _Mapping]] = ..., sort_by: _Optional[_Union[ThreadSortBy, str]] = ..., sort_order: _Optional[_Union[SortOrder, str]] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ..., include_values: _Optional[bool] = ...) -> None: ...
+
+class SearchThreadsResponse(_message.Message):
+    __slots__ = ("threads", "next_page_token")
+    THREADS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    threads: _containers.RepeatedCompositeFieldContainer[ThreadInfo]
+    next_page_token: str
+    def __init__(self, threads: _Optional[_Iterable[_Union[ThreadInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class CountThreadsRequest(_message.Message):
+    __slots__ = ("filter",)
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    filter: ThreadFilter
+    def __init__(self, filter: _Optional[_Union[ThreadFilter, _Mapping]] = ...) -> None: ...
+
+class CountThreadsResponse(_message.Message):
+    __slots__ = ("count",)
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    def __init__(self, count: _Optional[int] = ...) -> None: ...
+
+class CopyThreadRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "new_thread_id")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    NEW_THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    new_thread_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., new_thread_id: _Optional[str] = ...) -> None: ...
+
+class PruneThreadRequest(_message.Message):
+    __slots__ = ("graph", "thread_id", "keep_last")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    KEEP_LAST_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    thread_id: str
+    keep_last: int
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., keep_last: _Optional[int] = ...) -> None: ...
+
+class PruneThreadResponse(_message.Message):
+    __slots__ = ("deleted",)
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    deleted: int
+    def __init__(self, deleted: _Optional[int] = ...) -> None: ...

@@ -126,6 +126,41 @@ class GraphServiceStub:
                 request_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesRequest.SerializeToString,
                 response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesResponse.FromString,
                 _registered_method=True)
+        self.CreateThread = channel.unary_unary(
+                '/graphwire.v1.GraphService/CreateThread',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.CreateThreadRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+                _registered_method=True)
+        self.GetThread = channel.unary_unary(
+                '/graphwire.v1.GraphService/GetThread',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.GetThreadRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+                _registered_method=True)
+        self.UpdateThread = channel.unary_unary(
+                '/graphwire.v1.GraphService/UpdateThread',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.UpdateThreadRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+                _registered_method=True)
+        self.SearchThreads = channel.unary_unary(
+                '/graphwire.v1.GraphService/SearchThreads',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.SearchThreadsRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.SearchThreadsResponse.FromString,
+                _registered_method=True)
+        self.CountThreads = channel.unary_unary(
+                '/graphwire.v1.GraphService/CountThreads',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.CountThreadsRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.CountThreadsResponse.FromString,
+                _registered_method=True)
+        self.CopyThread = channel.unary_unary(
+                '/graphwire.v1.GraphService/CopyThread',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.CopyThreadRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+                _registered_method=True)
+        self.PruneThread = channel.unary_unary(
+                '/graphwire.v1.GraphService/PruneThread',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadResponse.FromString,
+                _registered_method=True)
 
 
 class GraphServiceServicer:
@@ -282,6 +317,64 @@ class GraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateThread(self, request, context):
+        """-- Thread records (issue 33): every thread has one, kept beside its
+        versions; the first run on an unknown thread creates it, as CreateThread
+        does. See "Thread records" below.
+
+        Creates a thread's record (no version yet). `if_exists`: ALREADY_EXISTS
+        (the default) or the existing thread.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetThread(self, request, context):
+        """Reads a thread's record (and, with `include_values`, its newest values).
+        Unknown thread (or one of another tenant): NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateThread(self, request, context):
+        """Merges metadata into a thread's record and sets its TTL.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SearchThreads(self, request, context):
+        """Finds threads by metadata, status, graph, ids and times, a page at a
+        time (keyset paging: a page deep in the listing costs what the first does).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CountThreads(self, request, context):
+        """Counts the threads a search's filter matches.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CopyThread(self, request, context):
+        """Copies a thread: a new thread with the same history (every version, the
+        same ids) and the same metadata.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PruneThread(self, request, context):
+        """Deletes a thread's older versions, keeping the newest `keep_last`.
+        Fenced like DeleteThread: ABORTED while a run is active.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GraphServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -374,6 +467,41 @@ def add_GraphServiceServicer_to_server(servicer, server):
                     servicer.ListNamespaces,
                     request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesRequest.FromString,
                     response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesResponse.SerializeToString,
+            ),
+            'CreateThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateThread,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.CreateThreadRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.SerializeToString,
+            ),
+            'GetThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetThread,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.GetThreadRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.SerializeToString,
+            ),
+            'UpdateThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateThread,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.UpdateThreadRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.SerializeToString,
+            ),
+            'SearchThreads': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchThreads,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.SearchThreadsRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.SearchThreadsResponse.SerializeToString,
+            ),
+            'CountThreads': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountThreads,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.CountThreadsRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.CountThreadsResponse.SerializeToString,
+            ),
+            'CopyThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.CopyThread,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.CopyThreadRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.SerializeToString,
+            ),
+            'PruneThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.PruneThread,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -864,6 +992,195 @@ class GraphService:
             '/graphwire.v1.GraphService/ListNamespaces',
             graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesRequest.SerializeToString,
             graphwire_dot_v1_dot_graphwire__pb2.ListNamespacesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/CreateThread',
+            graphwire_dot_v1_dot_graphwire__pb2.CreateThreadRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/GetThread',
+            graphwire_dot_v1_dot_graphwire__pb2.GetThreadRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/UpdateThread',
+            graphwire_dot_v1_dot_graphwire__pb2.UpdateThreadRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchThreads(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/SearchThreads',
+            graphwire_dot_v1_dot_graphwire__pb2.SearchThreadsRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.SearchThreadsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountThreads(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/CountThreads',
+            graphwire_dot_v1_dot_graphwire__pb2.CountThreadsRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.CountThreadsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CopyThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/CopyThread',
+            graphwire_dot_v1_dot_graphwire__pb2.CopyThreadRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.ThreadInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PruneThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/PruneThread',
+            graphwire_dot_v1_dot_graphwire__pb2.PruneThreadRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.PruneThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,
