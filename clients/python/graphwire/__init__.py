@@ -81,13 +81,16 @@ from graphwire._types import (
     GraphInfo,
     GraphNode,
     Interrupt,
+    IfInterrupted,
     Item,
+    MultitaskStrategy,
     OnDisconnect,
     RunInfo,
     RunPage,
     RunStatus,
     StateSnapshot,
     TaskState,
+    TurnRefused,
 )
 from graphwire._version import __version__
 
@@ -107,6 +110,9 @@ __all__ = [
     "RunPage",
     "RunStatus",
     "OnDisconnect",
+    "MultitaskStrategy",
+    "IfInterrupted",
+    "TurnRefused",
     "StateSnapshot",
     "CheckpointRef",
     "TaskState",
