@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -82,8 +83,15 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
 
 @contextlib.asynccontextmanager
 async def serving(backend: Backend) -> AsyncIterator[Any]:
+    async with serving_with(backend) as (_, stub):
+        yield stub
+
+
+@contextlib.asynccontextmanager
+async def serving_with(backend: Backend) -> AsyncIterator[tuple[Any, Any]]:
+    """A server in this loop, and a raw stub to it."""
     async with in_process(backend.make()) as srv, grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
-        yield pb_grpc.GraphServiceStub(channel)
+        yield srv, pb_grpc.GraphServiceStub(channel)
 
 
 def tid() -> str:
@@ -219,6 +227,37 @@ def test_expect_checkpoint_id_refuses_a_stale_caller_and_accepts_a_fresh_one(bac
             assert (await refused(stub, stale))[1].interrupts[0].interrupt_id == asked[-1].run_finished.interrupts[0].interrupt_id
             ok = pb.ResumeRequest(graph="gated_question", thread_id=q, resume_json='"y"', expect_checkpoint_id=at)
             assert (await run(stub, ok))[-1].run_finished.reason == pb.FINISH_REASON_END
+
+    asyncio.run(body())
+
+
+def test_the_check_is_made_after_the_wait_for_the_thread(backend: Backend) -> None:
+    """A queued call whose caller saw the version before the running turn is refused once its turn comes."""
+    thread, gate = tid(), f"gate-{uuid.uuid4().hex[:6]}"
+
+    async def body() -> None:
+        async with serving_with(backend) as (srv, stub):
+            first = await run(stub, pb.InvokeRequest(graph="gated", thread_id=thread, input_json=gated(None, "first")))
+            seen = first[-1].run_finished.checkpoint.checkpoint_id
+            held = stub.Invoke(pb.InvokeRequest(graph="gated", thread_id=thread, input_json=gated(gate, "held")), timeout=DEADLINE)
+            async for e in held:
+                if e.HasField("custom"):
+                    break
+            # Sent while the thread is busy, with the version its caller saw (still the newest... for now).
+            queued = asyncio.ensure_future(
+                refused(
+                    stub,
+                    pb.InvokeRequest(
+                        graph="gated", thread_id=thread, input_json=gated(None, "late"), enqueue=True, expect_checkpoint_id=seen
+                    ),
+                )
+            )
+            await until(lambda: srv.service.runs.waiting(f"gated:{thread}"), "the queued call to wait", deadline=DEADLINE)
+            Path(os.environ["GRAPHWIRE_TEST_GATES"], gate).touch()
+            ended = [e async for e in held]
+            message, why = await queued
+            assert why.checkpoint_id == ended[-1].run_finished.checkpoint.checkpoint_id != seen
+            assert len(await runs_of(stub, "gated", thread)) == 2
 
     asyncio.run(body())
 
