@@ -353,3 +353,37 @@ def test_rollback_deletes_every_version_of_the_cancelled_run(backend: Backend) -
             assert got.status == pb.RUN_STATUS_ROLLED_BACK and got.replaced_by == third[0].run_id
 
     asyncio.run(body())
+
+
+def test_rollback_of_a_fork_deletes_its_update_version_too(backend: Backend) -> None:
+    """A Fork's update version is written by its run (named in its metadata): a rollback deletes it with the rest."""
+    thread = tid()
+
+    async def body() -> None:
+        async with serving(backend) as stub:
+            first = await run(stub, pb.InvokeRequest(graph="gated", thread_id=thread, input_json=gated(None, "first")))
+            end = first[-1].run_finished.checkpoint.checkpoint_id
+            fork = pb.ForkRequest(
+                graph="gated", thread_id=thread, checkpoint_id=end, update_json=gated("never-opened-f", "forked"), as_node="__start__"
+            )
+            held = stub.Fork(fork, timeout=DEADLINE)
+            head = []
+            async for e in held:
+                head.append(e)
+                if e.HasField("custom"):
+                    break
+            held_id = head[0].run_id
+            update = next(e.checkpoint_saved.checkpoint for e in head if e.HasField("checkpoint_saved"))
+            assert update.source == "update" and backend.rows(held_id) >= 1
+            third = await run(
+                stub,
+                pb.InvokeRequest(
+                    graph="gated", thread_id=thread, input_json=gated(None, "third"), multitask_strategy=pb.MULTITASK_STRATEGY_ROLLBACK
+                ),
+            )
+            assert [e async for e in held][-1].run_finished.reason == pb.FINISH_REASON_CANCELLED
+            ids = {s.checkpoint.checkpoint_id for s in await history(stub, "gated", thread)}
+            assert update.checkpoint_id not in ids and backend.rows(held_id) == 0
+            assert third[0].run_started.checkpoint_id == end  # it started where the fork had started from
+
+    asyncio.run(body())
