@@ -387,3 +387,22 @@ def test_rollback_of_a_fork_deletes_its_update_version_too(backend: Backend) -> 
             assert third[0].run_started.checkpoint_id == end  # it started where the fork had started from
 
     asyncio.run(body())
+
+
+def test_a_static_breakpoint_is_not_refused_as_an_interrupt(backend: Backend) -> None:
+    thread = tid()
+
+    async def body() -> None:
+        async with serving(backend) as stub:
+            paused = await run(
+                stub,
+                pb.InvokeRequest(
+                    graph="chain3", thread_id=thread, input_json='{"n": 0}', config=pb.RunConfig(interrupt_before=["b"])
+                ),
+            )
+            assert paused[-1].run_finished.reason == pb.FINISH_REASON_INTERRUPT
+            assert list((await newest(stub, "chain3", thread)).next) == ["b"]
+            again = pb.InvokeRequest(graph="chain3", thread_id=thread, input_json='{"n": 5}', if_interrupted=pb.IF_INTERRUPTED_REJECT)
+            assert (await run(stub, again))[-1].run_finished.reason == pb.FINISH_REASON_END
+
+    asyncio.run(body())

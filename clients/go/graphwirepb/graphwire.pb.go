@@ -346,7 +346,8 @@ const (
 	IfInterrupted_IF_INTERRUPTED_DROP IfInterrupted = 1
 	// Refuse: FAILED_PRECONDITION, with the pending interrupts in
 	// `TurnRefused`. Nothing is written. A chat server then answers the
-	// interrupt (`Resume`) or asks the user.
+	// interrupt (`Resume`) or asks the user. A static breakpoint
+	// (`interrupt_before`/`interrupt_after`) is no interrupt: not refused.
 	IfInterrupted_IF_INTERRUPTED_REJECT IfInterrupted = 2
 )
 

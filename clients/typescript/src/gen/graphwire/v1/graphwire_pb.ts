@@ -2925,7 +2925,8 @@ export enum IfInterrupted {
   /**
    * Refuse: FAILED_PRECONDITION, with the pending interrupts in
    * `TurnRefused`. Nothing is written. A chat server then answers the
-   * interrupt (`Resume`) or asks the user.
+   * interrupt (`Resume`) or asks the user. A static breakpoint
+   * (`interrupt_before`/`interrupt_after`) is no interrupt: not refused.
    *
    * @generated from enum value: IF_INTERRUPTED_REJECT = 2;
    */
