@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import grpc
 import pytest
 from graphwire_proto.v1 import graphwire_pb2 as pb
 
+from engine.host import RunRecord
 from server._errors import RpcError
+from server._going_on import Way, decide
 from server._turns import REFUSED_KEY, Turn, refusal, turn_of
 
 
@@ -59,3 +63,13 @@ def test_refusal() -> None:
     assert stale.refused.checkpoint_id == "c3" and list(stale.refused.interrupts) == waiting and "'c3'" in stale.message
     empty = refusal(Turn(expect_checkpoint_id="c2"), "t", None, [])
     assert empty is not None and empty.refused.checkpoint_id == "" and "no version yet" in empty.message
+
+
+def test_a_replaced_run_is_not_continued_by_a_retry() -> None:
+    """A run cancelled before its RunFinished is continued by its call's retry, unless another call replaced it."""
+    left = RunRecord("r1", "g:t", "g", "t", "Invoke", "CANCELLED", "me", datetime(2026, 1, 1, tzinfo=timezone.utc), request_id="q")
+    assert decide(left, max_attempts=3).way is Way.TAKE
+    left.replaced_by = "r2"
+    assert decide(left, max_attempts=3).way is Way.JOIN
+    left.status = "ROLLED_BACK"
+    assert decide(left, max_attempts=3).way is Way.JOIN
