@@ -84,7 +84,8 @@ async def _abort(context: grpc.aio.ServicerContext, exc: Exception) -> None:
     code, message = status_for(exc)
     if code == grpc.StatusCode.INTERNAL:
         log.exception("internal error", exc_info=exc)
-    await context.abort(code, message)
+    trailers = exc.trailers if isinstance(exc, RpcError) else ()
+    await context.abort(code, message, trailing_metadata=trailers)
 
 
 def _attach(context: grpc.aio.ServicerContext) -> Token[otel_context.Context] | None:

@@ -37,7 +37,7 @@ __all__ = ["DurableRpcs", "run_info"]
 _STATUS = {
     "PENDING": pb.RUN_STATUS_PENDING, "RUNNING": pb.RUN_STATUS_RUNNING, "INTERRUPTED": pb.RUN_STATUS_INTERRUPTED,
     "SUCCESS": pb.RUN_STATUS_SUCCESS, "ERROR": pb.RUN_STATUS_ERROR, "CANCELLED": pb.RUN_STATUS_CANCELLED,
-    "RECOVERING": pb.RUN_STATUS_RECOVERING,
+    "RECOVERING": pb.RUN_STATUS_RECOVERING, "ROLLED_BACK": pb.RUN_STATUS_ROLLED_BACK,
 }  # fmt: skip
 
 
@@ -54,6 +54,7 @@ def run_info(r: RunRecord, *, values: bool = False) -> pb.RunInfo:
         replica=r.replica, attempts=r.attempts, started_at=_ts(r.started_at), checkpoint_id=r.checkpoint_id or "",
         call=r.call, call_json=r.call_json, last_seq=r.last_seq, on_disconnect=pb.OnDisconnect.ValueType(r.on_disconnect), background=r.background,
     )  # fmt: skip
+    info.replaces, info.replaced_by = r.replaces or "", r.replaced_by or ""
     if r.ended_at is not None:
         info.ended_at.CopyFrom(_ts(r.ended_at))
     last = r.finished if r.finished is not None else r.outcome  # a listing reads the outcome alone

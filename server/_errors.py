@@ -32,6 +32,9 @@ __all__ = ["MAX_MESSAGE_BYTES", "RpcError", "ThreadBusy", "cut", "status_for", "
 class RpcError(Exception):
     """A failure the handler already knows the status code of."""
 
+    #: Trailing metadata sent with the status (machine-readable detail, e.g. a refused turn's).
+    trailers: tuple[tuple[str, bytes], ...] = ()
+
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
         super().__init__(message)
         self.code = code

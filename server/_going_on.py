@@ -5,8 +5,10 @@ A run that keeps its events (``request_id``, ``on_disconnect = CONTINUE``,
 sweep after the replica running it died. What happens then is decided here
 and nowhere else (:class:`server._continuing.Continuations` acts on it):
 
-* **join**: it runs somewhere, or it ended with its RunFinished stored: the
-  caller reads its events (the stored ones, then the live ones);
+* **join**: it runs somewhere, or it ended with its RunFinished stored, or
+  another call replaced it (``multitask_strategy`` INTERRUPT or ROLLBACK: its
+  record names that run): the caller reads its events (the stored ones, then
+  the live ones);
 * **close** (a sweep, for a run no caller continues: neither ``background``
   nor ``on_disconnect = CONTINUE``): recorded CANCELLED, as its caller's
   stream went with its replica; a retry with its request_id continues it then;
@@ -87,8 +89,9 @@ def decide(record: RunRecord, *, max_attempts: int, running: bool = False, calle
         thread: its thread, read while holding it; None before (then a run to continue is TAKE).
     """
     # Ended without a RunFinished: its caller left a CANCEL run, or storage failed under it (nothing
-    # could record its end). Either way it goes on from its own newest version.
-    left = record.status in ("CANCELLED", "ERROR") and record.finished is None
+    # could record its end). Either way it goes on from its own newest version; unless another call
+    # cancelled it to run in its place (double texting): that one stands.
+    left = record.status in ("CANCELLED", "ERROR") and record.finished is None and record.replaced_by is None
     if not left and (record.status not in ACTIVE or running):
         return Decision(Way.JOIN)
     if not caller and not record.durable:

@@ -26,6 +26,7 @@ from server import _requests as req
 from server._reads import Reads, thread_key
 from server._records import Call
 from server._registry import GraphEntry
+from server._turns import Turn, turn_of
 
 __all__ = ["ALWAYS", "Parser", "RunCall", "RunRequest", "check_call", "joined_kinds"]
 
@@ -89,10 +90,8 @@ class RunCall:
     answers: dict[str, Any] = field(default_factory=dict)
     #: Fork: the node its update is written as.
     as_node: str | None = None
-
-    @property
-    def enqueue(self) -> bool:
-        return bool(self.request.enqueue)
+    #: What it asks of a busy or waiting thread (multitask strategy, chat-safe checks).
+    turn: Turn = Turn()
 
     def on_newest(self) -> dict[str, Any]:
         """Its config on the thread's newest version (a continued run going on from its own)."""
@@ -126,6 +125,7 @@ class Parser:
         """``request`` checked whole: INVALID_ARGUMENT naming the first bad field, NOT_FOUND for an unknown graph."""
         entry, thread_id = self.thread(request)
         call = check_call(request)
+        turn = turn_of(request)
         key = thread_key(entry.name, thread_id)
         rc = request.config if request.HasField("config") else None
         wanted, options = req.run_options(entry.graph, rc, request.event_kinds)
@@ -145,5 +145,6 @@ class Parser:
             as_node = req.as_node(entry.graph, request)
             config = self.config(thread_id, cid, rc)
         return RunCall(
-            request, entry, thread_id, key, call, wanted, engine_kinds, options, config, input=inp, answers=answers, as_node=as_node
-        )
+            request, entry, thread_id, key, call, wanted, engine_kinds, options, config,
+            input=inp, answers=answers, as_node=as_node, turn=turn,
+        )  # fmt: skip

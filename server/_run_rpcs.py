@@ -62,7 +62,7 @@ class RunRpcs:
         for starts_left in reversed(range(_STARTS)):
             found = None
             try:
-                await self.streams.serve(context, run.entry, run.thread_id, run.enqueue, run.wanted, start, call)
+                await self.streams.serve(context, run.entry, run.thread_id, run.turn, run.wanted, start, call)
                 return
             except Duplicate as dup:  # a retry (its record's insert found the first attempt's): nothing was sent
                 found = await self.records.current(dup.first)  # past its window, the id is free: a new call

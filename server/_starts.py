@@ -1,7 +1,9 @@
 """What a run starts from, computed inside the run's slot, given its lease.
 
-A start returns ``(input, config, saved)``: ``saved`` is the CheckpointSaved
-event of a version the start itself wrote (a Fork's update), or None.
+A start, given the run's lease and id, returns ``(input, config, saved)``:
+``saved`` is the CheckpointSaved event of a version the start itself wrote (a
+Fork's update, which names the run in its metadata as the run's own versions
+do, so a ROLLBACK of the run deletes it too), or None.
 
 A run call (:class:`server._parse.RunCall`, checked whole before it waits for
 the thread) is prepared (:func:`prepare`: what needs the thread as the call
@@ -21,6 +23,7 @@ from typing import Any, Awaitable, Callable
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
+from engine.host import RUN_KEY
 from engine.errors import NotFoundError
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -30,13 +33,13 @@ from server._stream import RunEvents
 
 __all__ = ["Start", "const", "events_of", "prepare"]
 
-Start = Callable[[Lease | None], Awaitable[tuple[Any, dict[str, Any], "ev.CheckpointSaved | None"]]]
+Start = Callable[[Lease | None, str], Awaitable[tuple[Any, dict[str, Any], "ev.CheckpointSaved | None"]]]
 
 
 def const(inp: Any, config: dict[str, Any]) -> Start:
     """A start that needs nothing from the thread: this input and config."""
 
-    async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
+    async def start(lease: Lease | None, run_id: str) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
         return inp, config, None
 
     return start
@@ -66,10 +69,11 @@ async def prepare(run: RunCall) -> Start:
         return const(None, config)
     update, as_node = run.input, run.as_node
 
-    async def start(lease: Lease | None) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
+    async def start(lease: Lease | None, run_id: str) -> tuple[Any, dict[str, Any], ev.CheckpointSaved | None]:
         # Inside the run's slot: the update version and the run are one unit
         # (an unknown version is the update's NOT_FOUND).
-        new = await graph.aupdate_state(config, update, as_node=as_node, lease=lease)
+        mine = {**config, "metadata": {**(config.get("metadata") or {}), RUN_KEY: run_id}}
+        new = await graph.aupdate_state(mine, update, as_node=as_node, lease=lease)
         return None, new, conv.saved_event(await graph.aget_state(new, run_ids=True))
 
     return start
@@ -80,7 +84,7 @@ def events_of(run: RunCall, start: Start) -> RunEvents:
     graph = run.entry.graph
 
     async def events(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
-        inp, config, saved = await start(lease)
+        inp, config, saved = await start(lease, run_id)
         found = graph.aevents(
             inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, strict=True, **run.options
         )

@@ -58,9 +58,11 @@ from server._eventlog import EventLog
 from server._records import Call, Duplicate, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
+from server._replace import TurnKeeper
 from server._runs import Abandoned, RunHandle, RunManager
 from server._thread_book import ThreadBook
 from server._transit import DONE, StoreLag, Transit
+from server._turns import ENQUEUE, Turn
 
 __all__ = ["Streams"]
 
@@ -78,6 +80,7 @@ class Streams:
         runs: RunManager,
         hub: RunHub,
         records: Records,
+        turns: TurnKeeper,
         *,
         max_response_bytes: int,
         max_unsent_bytes: int,
@@ -87,6 +90,7 @@ class Streams:
         self.threads = threads  # thread records: marked busy at a run's start, and at its end (server._thread_book)
         self.hub = hub
         self.records = records
+        self.turns = turns  # replaces a running run (INTERRUPT, ROLLBACK); makes the chat-safe checks
         self.detached: set[asyncio.Task[None]] = set()  # runs going on without their caller
         self.max_response_bytes = max_response_bytes
         self.max_unsent_bytes = max_unsent_bytes
@@ -99,7 +103,7 @@ class Streams:
         context: grpc.aio.ServicerContext,
         entry: GraphEntry,
         thread_id: str,
-        enqueue: bool,
+        turn: Turn,
         wanted: frozenset[type] | None,
         start: RunEvents,
         call: Call,
@@ -111,7 +115,7 @@ class Streams:
         # span's parent is the span named by the request's traceparent metadata.
         run_ctx = contextvars.copy_context()
         run = asyncio.get_running_loop().create_task(
-            self._run(outbox, entry, thread_id, run_id, enqueue, wanted, start, run_ctx, call, None)
+            self._run(outbox, entry, thread_id, run_id, turn, wanted, start, run_ctx, call, None)
         )
         self.calls[run_id] = outbox
         try:
@@ -136,7 +140,7 @@ class Streams:
         outbox = Outbox(self.max_unsent_bytes, f"run {record.run_id} on thread {thread_id!r}")
         outbox.detach()
         run = asyncio.get_running_loop().create_task(
-            self._run(outbox, entry, thread_id, record.run_id, True, None, start, contextvars.copy_context(), call, record)
+            self._run(outbox, entry, thread_id, record.run_id, ENQUEUE, None, start, contextvars.copy_context(), call, record)
         )
         self.detached.add(run)
         run.add_done_callback(self.detached.discard)
@@ -148,7 +152,7 @@ class Streams:
         entry: GraphEntry,
         thread_id: str,
         run_id: str,
-        enqueue: bool,
+        turn: Turn,
         wanted: frozenset[type] | None,
         start: RunEvents,
         run_ctx: contextvars.Context,
@@ -159,8 +163,14 @@ class Streams:
         seen = self.hub.track(entry.name, thread_id, run_id)
         failed: BaseException | None = None
         try:
-            async with self.runs.slot(key, thread_id, run_id, enqueue=enqueue) as handle:
-                record = await self._begin(handle, entry, key, thread_id, run_id, call, orphan)
+            replaced = await self.turns.cancel_running(key, thread_id) if turn.replaces else None
+            async with self.runs.slot(key, thread_id, run_id, enqueue=turn.waits) as handle:
+                if replaced is not None and turn.strategy == "rollback":
+                    await self.turns.roll_back(replaced)
+                await self.turns.check(entry, thread_id, turn)  # a refusal: no record, nothing written
+                record = await self._begin(handle, entry, key, thread_id, run_id, call, orphan, replaced)
+                if replaced is not None:
+                    await self.turns.link(replaced, run_id)
                 try:
                     await self._events(outbox, handle, entry, key, wanted, start, seen, run_ctx, call, record, orphan is not None)
                 except BaseException as exc:
@@ -178,9 +188,18 @@ class Streams:
             outbox.close(failed)
 
     async def _begin(
-        self, handle: RunHandle, entry: GraphEntry, key: str, thread_id: str, run_id: str, call: Call, orphan: RunRecord | None
+        self,
+        handle: RunHandle,
+        entry: GraphEntry,
+        key: str,
+        thread_id: str,
+        run_id: str,
+        call: Call,
+        orphan: RunRecord | None,
+        replaced: RunRecord | None = None,
     ) -> RunRecord:
-        """The run's record, now that it holds the thread: a new one, or ``orphan`` claimed.
+        """The run's record, now that it holds the thread: a new one (``replaced``: the run it
+        cancelled, named in its ``replaces``), or ``orphan`` claimed.
 
         A claim is one more attempt under this replica and this lease's epoch,
         written only if the attempt count is still the one read (no other
@@ -195,6 +214,7 @@ class Streams:
                 await self.threads.busy(entry.name, key)
             return claimed
         record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
+        record.replaces = replaced.run_id if replaced is not None else None
         first = await self.records.store.astart(record)  # before the engine starts: before the run writes anything
         if first is not None:  # the call is a retry: nothing of this run was written, or sent
             raise Duplicate(first)

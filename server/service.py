@@ -50,6 +50,7 @@ from server._reads import Reads, thread_key
 from server._records import Records
 from server._recovery import RunSweeper
 from server._registry import GraphEntry
+from server._replace import TurnKeeper
 from server._run_rpcs import RunRpcs
 from server._runs import RunManager
 from server._store_rpcs import StoreRpcs
@@ -110,12 +111,14 @@ class GraphService(pb_grpc.GraphServiceServicer):
         self.reads = Reads(self.graphs, checkpointer, max_history=max_history)
         # Thread records, in the checkpointer's database (one store for the service: a memory one is per opening).
         self.threads = ThreadBook(threads_of(checkpointer), thread_ttl)
-        self.streams = Streams(
-            self.runs, self.hub, records, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes, threads=self.threads
-        )
         messages = getattr(checkpointer, "messages", None)
-        # CancelRun reaches runs on other replicas through the database.
+        # CancelRun (and a run call's INTERRUPT or ROLLBACK) reaches runs on other replicas through the database.
         self.relay = CancelRelay(messages, self.runs, leases.owner) if leases is not None and isinstance(messages, MessageBus) else None
+        turns = TurnKeeper(records, self.runs, checkpointer, self.relay)
+        self.streams = Streams(
+            self.runs, self.hub, records, turns, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes,
+            threads=self.threads,
+        )  # fmt: skip
         parse = Parser(self.reads, default_recursion_limit=default_recursion_limit, watched_kinds=self.hub.engine_kinds)
         self.durable = DurableRpcs(records, parse, max_response_bytes=max_response_bytes)
         self.continuations = Continuations(

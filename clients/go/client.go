@@ -94,7 +94,10 @@ func jsonText(v any, field string) (string, error) {
 	return string(b), nil
 }
 
-type stream interface{ Recv() (*pb.RunEvent, error) }
+type stream interface {
+	Recv() (*pb.RunEvent, error)
+	Trailer() metadata.MD
+}
 
 func (c *Client) start(ctx context.Context, threadID string, open func(context.Context) (stream, error)) (*Run, error) {
 	ctx, cancel := context.WithCancel(c.ctx(ctx))
@@ -103,7 +106,7 @@ func (c *Client) start(ctx context.Context, threadID string, open func(context.C
 		cancel()
 		return nil, fromRPC(err)
 	}
-	return newRun(threadID, s.Recv, cancel), nil
+	return newRun(threadID, s.Recv, s.Trailer, cancel), nil
 }
 
 // Invoke starts a run of graph on threadID with a new input (usually a map
@@ -115,7 +118,8 @@ func (c *Client) Invoke(ctx context.Context, graph, threadID string, input any, 
 		return nil, err
 	}
 	req := &pb.InvokeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
-		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background,
+		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect, IfInterrupted: s.ifInterrupt}
 	if req.InputJson, err = jsonText(input, "input"); err != nil {
 		return nil, err
 	}
@@ -134,8 +138,12 @@ func (c *Client) Resume(ctx context.Context, graph, threadID string, answer any,
 	if err != nil {
 		return nil, err
 	}
+	if err := s.noInterruptOption("Resume"); err != nil {
+		return nil, err
+	}
 	req := &pb.ResumeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
-		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background,
+		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect}
 	if s.resumes != nil {
 		if answer != nil {
 			return nil, fmt.Errorf("graphwire: pass an answer or WithResumes, not both")
@@ -158,9 +166,13 @@ func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string,
 	if err != nil {
 		return nil, err
 	}
+	if err := s.noInterruptOption("Fork"); err != nil {
+		return nil, err
+	}
 	req := &pb.ForkRequest{Graph: graph, ThreadId: threadID, CheckpointId: checkpointID, EventKinds: s.kinds,
 		Enqueue: s.enqueue, Config: s.config, UpdateJson: s.update,
-		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background,
+		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect}
 	if s.asNode != "" {
 		req.AsNode = &s.asNode
 	}

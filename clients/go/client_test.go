@@ -23,6 +23,7 @@ var testGraphs = []string{
 	"--graph", "reminders=examples.reminders:graph",
 	"--graph", "chain3=tests.graphs:chain3",
 	"--graph", "gated=tests.graphs:gated",
+	"--graph", "gated_question=tests.graphs:gated_question",
 }
 
 // shared is one server (with the test graphs, and a gates directory for

@@ -5,7 +5,11 @@ import (
 	"errors"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	pb "graphwire/graphwirepb"
 )
 
 // Error is a failed call: the gRPC status code and the server's readable
@@ -13,6 +17,53 @@ import (
 type Error struct {
 	Code    codes.Code
 	Message string
+	// Refused says why a chat-safe turn was refused (WithRejectInterrupted,
+	// WithExpectCheckpoint): nil for any other error. See RefusedOf.
+	Refused *TurnRefused
+}
+
+// TurnRefused is why the server refused a chat-safe turn, decoded from the
+// call's trailing metadata (graphwire-turn-refused-bin).
+type TurnRefused struct {
+	Reason       string // "interrupted" or "stale_checkpoint"
+	CheckpointID string // the thread's newest version; "" when it has none
+	Interrupts   []Interrupt
+}
+
+// RefusedOf is the refusal err carries (a run call's ErrFailedPrecondition
+// from a chat-safe check), or nil.
+func RefusedOf(err error) *TurnRefused {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Refused
+	}
+	return nil
+}
+
+const turnRefusedKey = "graphwire-turn-refused-bin"
+
+var refusals = map[pb.TurnRefusedReason]string{
+	pb.TurnRefusedReason_TURN_REFUSED_REASON_INTERRUPTED:      "interrupted",
+	pb.TurnRefusedReason_TURN_REFUSED_REASON_STALE_CHECKPOINT: "stale_checkpoint",
+}
+
+// withTrailer adds to err what the call's trailing metadata says about it.
+func withTrailer(err error, md metadata.MD) error {
+	var e *Error
+	values := md.Get(turnRefusedKey)
+	if len(values) == 0 || !errors.As(err, &e) || e.Code != codes.FailedPrecondition {
+		return err
+	}
+	var m pb.TurnRefused
+	if proto.Unmarshal([]byte(values[0]), &m) != nil {
+		return err
+	}
+	reason, ok := refusals[m.GetReason()]
+	if !ok {
+		reason = "unspecified"
+	}
+	e.Refused = &TurnRefused{Reason: reason, CheckpointID: m.GetCheckpointId(), Interrupts: interrupts(m.GetInterrupts())}
+	return e
 }
 
 func (e *Error) Error() string { return e.Code.String() + ": " + e.Message }

@@ -21,6 +21,9 @@ type settings struct {
 	requestID    string
 	onDisconnect pb.OnDisconnect
 	background   bool
+	multitask    pb.MultitaskStrategy
+	expect       string           // expect_checkpoint_id
+	ifInterrupt  pb.IfInterrupted // Invoke
 }
 
 var kinds = map[EventKind]pb.EventKind{
@@ -156,6 +159,58 @@ func WithOnDisconnect(d OnDisconnect) RunOption {
 // WithBackground makes the call return right after RunStarted; the run goes
 // on with no caller (follow it with JoinRun or GetRun, by Run.RunID).
 func WithBackground() RunOption { return func(s *settings) error { s.background = true; return nil } }
+
+// MultitaskStrategy says what a run call does when its thread already has a run.
+type MultitaskStrategy string
+
+const (
+	MultitaskReject    MultitaskStrategy = "reject"    // fail at once with ErrAborted (the default without WithEnqueue)
+	MultitaskEnqueue   MultitaskStrategy = "enqueue"   // wait for the running run, then run (as WithEnqueue)
+	MultitaskInterrupt MultitaskStrategy = "interrupt" // cancel the running run, keep its versions, then run
+	MultitaskRollback  MultitaskStrategy = "rollback"  // cancel the running run, delete its versions, then run
+)
+
+var strategies = map[MultitaskStrategy]pb.MultitaskStrategy{
+	MultitaskReject:    pb.MultitaskStrategy_MULTITASK_STRATEGY_REJECT,
+	MultitaskEnqueue:   pb.MultitaskStrategy_MULTITASK_STRATEGY_ENQUEUE,
+	MultitaskInterrupt: pb.MultitaskStrategy_MULTITASK_STRATEGY_INTERRUPT,
+	MultitaskRollback:  pb.MultitaskStrategy_MULTITASK_STRATEGY_ROLLBACK,
+}
+
+// WithMultitaskStrategy says what the call does when the thread already has
+// a run (double texting). With WithEnqueue, only MultitaskEnqueue agrees.
+func WithMultitaskStrategy(m MultitaskStrategy) RunOption {
+	return func(s *settings) error {
+		v, ok := strategies[m]
+		if !ok {
+			return fmt.Errorf("graphwire: unknown MultitaskStrategy %q", m)
+		}
+		s.multitask = v
+		return nil
+	}
+}
+
+// WithExpectCheckpoint runs only if the thread's newest version is
+// checkpointID (the one the caller displayed); otherwise the call fails with
+// ErrFailedPrecondition and RefusedOf(err) names the newest.
+func WithExpectCheckpoint(checkpointID string) RunOption {
+	return func(s *settings) error { s.expect = checkpointID; return nil }
+}
+
+// WithRejectInterrupted (Invoke) refuses a thread waiting at an interrupt
+// (ErrFailedPrecondition; RefusedOf(err).Interrupts are the pending ones)
+// instead of dropping the interrupt and starting a new turn.
+func WithRejectInterrupted() RunOption {
+	return func(s *settings) error { s.ifInterrupt = pb.IfInterrupted_IF_INTERRUPTED_REJECT; return nil }
+}
+
+// noInterruptOption is the error of WithRejectInterrupted on a Resume or Fork.
+func (s *settings) noInterruptOption(call string) error {
+	if s.ifInterrupt != pb.IfInterrupted_IF_INTERRUPTED_UNSPECIFIED {
+		return fmt.Errorf("graphwire: WithRejectInterrupted is an Invoke option, not %s's", call)
+	}
+	return nil
+}
 
 var onDisconnects = map[OnDisconnect]pb.OnDisconnect{
 	OnDisconnectCancel:   pb.OnDisconnect_ON_DISCONNECT_CANCEL,

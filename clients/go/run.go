@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 
+	"google.golang.org/grpc/metadata"
+
 	pb "graphwire/graphwirepb"
 )
 
@@ -22,6 +24,7 @@ import (
 type Run struct {
 	threadID string
 	recv     func() (*pb.RunEvent, error)
+	trailer  func() metadata.MD
 	cancel   context.CancelFunc
 	current  Event
 	finished *RunFinished
@@ -32,8 +35,8 @@ type Run struct {
 	seq      uint32
 }
 
-func newRun(threadID string, recv func() (*pb.RunEvent, error), cancel context.CancelFunc) *Run {
-	return &Run{threadID: threadID, recv: recv, cancel: cancel}
+func newRun(threadID string, recv func() (*pb.RunEvent, error), trailer func() metadata.MD, cancel context.CancelFunc) *Run {
+	return &Run{threadID: threadID, recv: recv, trailer: trailer, cancel: cancel}
 }
 
 // Next waits for the next event and reports whether there is one. It returns
@@ -51,7 +54,7 @@ func (r *Run) Next() bool {
 				}
 				return false
 			}
-			r.err = fromRPC(err)
+			r.err = withTrailer(fromRPC(err), r.trailer())
 			return false
 		}
 		if m.GetRunId() != "" {

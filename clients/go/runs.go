@@ -27,6 +27,7 @@ const (
 	RunError       RunStatus = "error"
 	RunCancelled   RunStatus = "cancelled"
 	RunRecovering  RunStatus = "recovering"  // its replica died; another one is about to continue it
+	RunRolledBack  RunStatus = "rolled_back" // cancelled by a MultitaskRollback call; its versions were deleted
 	RunUnspecified RunStatus = "unspecified" // a status this client does not know (a newer server)
 )
 
@@ -38,6 +39,7 @@ var statuses = map[pb.RunStatus]RunStatus{
 	pb.RunStatus_RUN_STATUS_ERROR:       RunError,
 	pb.RunStatus_RUN_STATUS_CANCELLED:   RunCancelled,
 	pb.RunStatus_RUN_STATUS_RECOVERING:  RunRecovering,
+	pb.RunStatus_RUN_STATUS_ROLLED_BACK: RunRolledBack,
 }
 
 // RunInfo is a run's record, as every replica sees it.
@@ -59,6 +61,9 @@ type RunInfo struct {
 	// Values is the thread's state when it ended (JSON), read by GetRun and by
 	// ListRunsPage with IncludeValues; nil otherwise, and while it runs.
 	Values json.RawMessage
+	// ReplacedBy is the run that cancelled this one (MultitaskInterrupt or
+	// MultitaskRollback), Replaces the run this one cancelled; "" when none.
+	ReplacedBy, Replaces string
 }
 
 // DecodeValues unmarshals the run's final state (Values) into v.
@@ -90,7 +95,7 @@ func runInfo(m *pb.RunInfo) RunInfo {
 		RequestID: m.GetRequestId(), Replica: m.GetReplica(), Attempts: m.GetAttempts(),
 		CheckpointID: m.GetCheckpointId(), Call: m.GetCall(), CallJSON: []byte(m.GetCallJson()),
 		Error: errorInfo(m.GetError()), Interrupts: interrupts(m.GetInterrupts()), LastSeq: m.GetLastSeq(),
-		Background: m.GetBackground()}
+		Background: m.GetBackground(), ReplacedBy: m.GetReplacedBy(), Replaces: m.GetReplaces()}
 	if m.GetValuesJson() != "" {
 		info.Values = json.RawMessage(m.GetValuesJson())
 	}

@@ -53,6 +53,8 @@ class RunRecord:
     ``started``/``finished``: its first and last events, as sent. ``outcome``: the last
     event as a listing reads it (the store's ``outline`` of ``finished``: without the final
     state, say), so that listing a thread's runs does not read every run's final state.
+    ``replaces``/``replaced_by``: the run this one cancelled as it started, and the run that
+    cancelled this one (a host's double-texting strategies), else None.
     """
 
     run_id: str
@@ -79,6 +81,8 @@ class RunRecord:
     finished: bytes | None = None
     last_seq: int = 0
     outcome: bytes | None = None
+    replaces: str | None = None
+    replaced_by: str | None = None
 
     def copy(self) -> RunRecord:
         return dataclasses.replace(self)
@@ -158,7 +162,7 @@ def record_of(values: dict[str, Any]) -> RunRecord:
 #: What :meth:`RunStore.aupdate` may change.
 UPDATABLE = frozenset({
     "status", "replica", "epoch", "attempts", "request_id", "ended_at", "checkpoint_id", "started", "finished", "last_seq",
-    "outcome",
+    "outcome", "replaced_by",
 })  # fmt: skip
 
 

@@ -356,6 +356,17 @@ class BaseCheckpointSaver(LangGraphSlot):
         for thread_id, gone in doomed.items():
             await self._aprune_thread(thread_id, functools.partial(only, gone))
 
+    async def adelete_run_versions(self, thread_id: str, run_id: str) -> int:
+        """Delete the versions of ``thread_id`` that run ``run_id`` wrote (:data:`RUN_KEY`), every namespace,
+        with their writes and the values only they used (a host rolling a cancelled run back); how many."""
+        gone: set[tuple[str, str]] = set()
+        async for t in self.alist({"configurable": {"thread_id": thread_id}}, filter={RUN_KEY: run_id}):
+            conf = t.config["configurable"]
+            gone.add((conf.get("checkpoint_ns", ""), conf["checkpoint_id"]))
+        if not gone:
+            return 0
+        return await self._aprune_thread(thread_id, functools.partial(only, gone))
+
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy every checkpoint and pending write of one thread to another (LangGraph's; see
         :func:`engine.checkpoint._langgraph.copy_thread`)."""

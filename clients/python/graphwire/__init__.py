@@ -83,7 +83,9 @@ from graphwire._types import (
     GraphInfo,
     GraphNode,
     Interrupt,
+    IfInterrupted,
     Item,
+    MultitaskStrategy,
     OnDisconnect,
     RunInfo,
     RunPage,
@@ -93,6 +95,7 @@ from graphwire._types import (
     Thread,
     ThreadPage,
     ThreadStatus,
+    TurnRefused,
 )
 from graphwire._version import __version__
 
@@ -118,6 +121,9 @@ __all__ = [
     "RunPage",
     "RunStatus",
     "OnDisconnect",
+    "MultitaskStrategy",
+    "IfInterrupted",
+    "TurnRefused",
     "StateSnapshot",
     "CheckpointRef",
     "TaskState",

@@ -41,6 +41,7 @@ from graphwire._types import (
     RunStatus,
     StateSnapshot,
     TaskState,
+    TurnRefused,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "run_info",
     "run_page",
     "state_snapshot",
+    "turn_refused",
 ]
 
 _FINISH_REASONS: Mapping[int, FinishReason] = {
@@ -74,6 +76,7 @@ _RUN_STATUSES: Mapping[str, RunStatus] = {
     "RUN_STATUS_ERROR": RunStatus.ERROR,
     "RUN_STATUS_CANCELLED": RunStatus.CANCELLED,
     "RUN_STATUS_RECOVERING": RunStatus.RECOVERING,
+    "RUN_STATUS_ROLLED_BACK": RunStatus.ROLLED_BACK,
 }
 _ON_DISCONNECT: Mapping[str, OnDisconnect] = {
     "ON_DISCONNECT_CANCEL": OnDisconnect.CANCEL,
@@ -113,6 +116,8 @@ def run_info(message: Any) -> RunInfo:
         on_disconnect=_ON_DISCONNECT.get(_enum_name(message, "on_disconnect")),
         background=message.background,
         values=decode(message.values_json) if message.values_json else None,
+        replaced_by=message.replaced_by or None,
+        replaces=message.replaces or None,
     )
 
 
@@ -155,6 +160,13 @@ def interrupt(message: pb.Interrupt) -> Interrupt:
 
 def _interrupts(messages: Any) -> tuple[Interrupt, ...]:
     return tuple(interrupt(m) for m in messages)
+
+
+def turn_refused(data: bytes) -> TurnRefused:
+    """A refused turn's trailing ``TurnRefused`` (serialized) as a ``TurnRefused``."""
+    message = pb.TurnRefused.FromString(data)
+    reason = pb.TurnRefusedReason.Name(message.reason).removeprefix("TURN_REFUSED_REASON_").lower()
+    return TurnRefused(reason=reason, checkpoint_id=message.checkpoint_id or None, interrupts=_interrupts(message.interrupts))
 
 
 def state_snapshot(message: pb.StateSnapshot) -> StateSnapshot:

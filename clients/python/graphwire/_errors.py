@@ -28,9 +28,12 @@ for calls that failed as calls.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import grpc
+
+if TYPE_CHECKING:
+    from graphwire._types import TurnRefused
 
 __all__ = [
     "GraphwireError",
@@ -100,9 +103,21 @@ class InvalidArgument(GraphwireError):
 
 
 class FailedPrecondition(GraphwireError):
-    """The thread is not in a state that allows the call (e.g. nothing to resume)."""
+    """The thread is not in a state that allows the call (e.g. nothing to resume, or a
+    chat-safe turn refused: see :attr:`refused`)."""
 
     status = grpc.StatusCode.FAILED_PRECONDITION
+
+    @property
+    def refused(self) -> TurnRefused | None:
+        """Why a chat-safe turn was refused (``if_interrupted="reject"``, ``expect_checkpoint_id``):
+        the thread's newest version and its pending interrupts; None for any other failed precondition."""
+        data = self.details.get(TURN_REFUSED_KEY)
+        if not isinstance(data, bytes):
+            return None
+        from graphwire._decode import turn_refused  # the errors module imports no decoding at load
+
+        return turn_refused(data)
 
 
 class Aborted(GraphwireError):
@@ -182,6 +197,9 @@ class Unknown(GraphwireError):
 
     status = grpc.StatusCode.UNKNOWN
 
+
+#: The trailing metadata key of a refused chat-safe turn (a serialized ``graphwire.v1.TurnRefused``).
+TURN_REFUSED_KEY = "graphwire-turn-refused-bin"
 
 _BY_STATUS: Mapping[grpc.StatusCode, type[GraphwireError]] = {
     cls.status: cls for cls in GraphwireError.__subclasses__() if cls.status is not None

@@ -22,7 +22,7 @@ from typing import Any
 from graphwire import _requests
 from graphwire._channel import CallMetadata
 from graphwire._retry import Retry
-from graphwire._types import Durability, EventKind, OnDisconnect
+from graphwire._types import Durability, EventKind, IfInterrupted, MultitaskStrategy, OnDisconnect
 from graphwire_proto.v1 import graphwire_pb2 as pb
 
 __all__ = ["DEFAULT", "RunOptions", "run_options"]
@@ -69,6 +69,17 @@ class RunOptions:
         background: Return right after ``RunStarted``; the run goes on with
             no caller (``join_run``, ``get_run`` follow it). Only the
             ``stream*`` methods take it.
+        multitask_strategy: What to do when the thread already has a run:
+            ``"reject"`` (``Aborted``), ``"enqueue"`` (wait; as
+            ``enqueue=True``), ``"interrupt"`` (cancel it, keep its versions,
+            run) or ``"rollback"`` (cancel it, delete its versions, run).
+            None: ``enqueue`` decides.
+        expect_checkpoint_id: Run only if the thread's newest version is this
+            one (the one the caller displayed); else ``FailedPrecondition``
+            whose ``refused`` names the newest.
+        if_interrupted: ``invoke`` only: ``"reject"`` refuses a thread waiting
+            at an interrupt (``FailedPrecondition``, ``refused.interrupts``)
+            instead of dropping it (``"drop"``, the server's default).
         retry: How UNAVAILABLE is retried (see :class:`Retry`): None the
             client's policy, False none, True the defaults.
     """
@@ -88,6 +99,9 @@ class RunOptions:
     on_disconnect: OnDisconnect | str | None = None
     background: bool = False
     retry: Retry | bool | None = None
+    multitask_strategy: MultitaskStrategy | str | None = None
+    expect_checkpoint_id: str | None = None
+    if_interrupted: IfInterrupted | str | None = None
 
     def __post_init__(self) -> None:
         # A value is used again and again: iterables become tuples, once.

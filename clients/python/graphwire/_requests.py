@@ -15,7 +15,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from graphwire._payload import encode
 from graphwire_proto.v1 import graphwire_pb2 as pb
-from graphwire._types import Durability, EventKind, OnDisconnect
+from graphwire._types import Durability, EventKind, IfInterrupted, MultitaskStrategy, OnDisconnect
 
 __all__ = [
     "cancel_run",
@@ -80,6 +80,34 @@ def durable_fields(
         request.request_id = request_id
     request.on_disconnect = _on_disconnect(on_disconnect)  # type: ignore[assignment]
     request.background = background
+
+
+_STRATEGIES: Mapping[MultitaskStrategy, int] = {
+    MultitaskStrategy.REJECT: pb.MULTITASK_STRATEGY_REJECT,
+    MultitaskStrategy.ENQUEUE: pb.MULTITASK_STRATEGY_ENQUEUE,
+    MultitaskStrategy.INTERRUPT: pb.MULTITASK_STRATEGY_INTERRUPT,
+    MultitaskStrategy.ROLLBACK: pb.MULTITASK_STRATEGY_ROLLBACK,
+}
+
+_IF_INTERRUPTED: Mapping[IfInterrupted, int] = {IfInterrupted.DROP: pb.IF_INTERRUPTED_DROP, IfInterrupted.REJECT: pb.IF_INTERRUPTED_REJECT}
+
+
+def turn_fields(
+    request: pb.InvokeRequest | pb.ResumeRequest | pb.ForkRequest,
+    *,
+    multitask_strategy: MultitaskStrategy | str | None,
+    expect_checkpoint_id: str | None,
+    if_interrupted: IfInterrupted | str | None,
+) -> None:
+    """Set what a run request asks of a busy thread and of the version it runs on."""
+    if multitask_strategy is not None:
+        request.multitask_strategy = _STRATEGIES[MultitaskStrategy(str(multitask_strategy).lower())]  # type: ignore[assignment]
+    if expect_checkpoint_id:
+        request.expect_checkpoint_id = expect_checkpoint_id
+    if if_interrupted is not None:
+        if not isinstance(request, pb.InvokeRequest):
+            raise ValueError("if_interrupted is an invoke option (resume answers the interrupt; fork names its version)")
+        request.if_interrupted = _IF_INTERRUPTED[IfInterrupted(str(if_interrupted).lower())]  # type: ignore[assignment]
 
 
 def kinds_field(kinds: Iterable[EventKind | str] | None) -> list[pb.EventKind]:
@@ -362,7 +390,7 @@ def list_namespaces(
 # -- thread records ----------------------------------------------------------------
 
 _IF_EXISTS = {"raise": pb.IF_EXISTS_RAISE, "do_nothing": pb.IF_EXISTS_DO_NOTHING}
-_STRATEGIES = {"delete": pb.TTL_STRATEGY_DELETE, "keep_latest": pb.TTL_STRATEGY_KEEP_LATEST}
+_TTL_STRATEGIES = {"delete": pb.TTL_STRATEGY_DELETE, "keep_latest": pb.TTL_STRATEGY_KEEP_LATEST}
 _THREAD_STATUSES = {
     "idle": pb.THREAD_STATUS_IDLE, "busy": pb.THREAD_STATUS_BUSY, "interrupted": pb.THREAD_STATUS_INTERRUPTED,
     "error": pb.THREAD_STATUS_ERROR,
@@ -381,9 +409,9 @@ def thread_ttl(ttl: float | None, strategy: str) -> pb.ThreadTtl | None:
     """``ttl``: seconds (0: none); None: not set."""
     if ttl is None:
         return None
-    if strategy not in _STRATEGIES:
+    if strategy not in _TTL_STRATEGIES:
         raise ValueError(f'a thread\'s ttl strategy is "delete" or "keep_latest", not {strategy!r}')
-    return pb.ThreadTtl(seconds=int(ttl), strategy=_STRATEGIES[strategy])
+    return pb.ThreadTtl(seconds=int(ttl), strategy=_TTL_STRATEGIES[strategy])
 
 
 def create_thread(

@@ -527,6 +527,12 @@ class Client:
         _requests.durable_fields(
             request, request_id=request_id, on_disconnect=opts.on_disconnect, background=opts.background
         )
+        _requests.turn_fields(
+            request,
+            multitask_strategy=opts.multitask_strategy,
+            expect_checkpoint_id=opts.expect_checkpoint_id,
+            if_interrupted=opts.if_interrupted,
+        )
         full_metadata = call_metadata(self._metadata, opts.metadata)
         continues = opts.background or (
             opts.on_disconnect is not None and OnDisconnect(str(opts.on_disconnect).lower()) is OnDisconnect.CONTINUE

@@ -18,6 +18,9 @@ __all__ = [
     "FinishReason",
     "Durability",
     "OnDisconnect",
+    "MultitaskStrategy",
+    "IfInterrupted",
+    "TurnRefused",
     "RunStatus",
     "RunInfo",
     "RunPage",
@@ -82,6 +85,28 @@ class OnDisconnect(StrEnum):
     CONTINUE = "continue"
 
 
+class MultitaskStrategy(StrEnum):
+    """What a run call does when its thread already has a run (``multitask_strategy=``)."""
+
+    #: Fail at once with ``Aborted`` (the default without ``enqueue``).
+    REJECT = "reject"
+    #: Wait for the running run to end, then run (as ``enqueue=True``).
+    ENQUEUE = "enqueue"
+    #: Cancel the running run, keep the versions it saved, then run.
+    INTERRUPT = "interrupt"
+    #: Cancel the running run, delete the versions it saved, then run.
+    ROLLBACK = "rollback"
+
+
+class IfInterrupted(StrEnum):
+    """What an ``invoke`` does when the thread waits at an interrupt (``if_interrupted=``)."""
+
+    #: Start a new turn; the interrupt is dropped (the server's default).
+    DROP = "drop"
+    #: Refuse with ``FailedPrecondition``, whose ``refused`` carries the pending interrupts.
+    REJECT = "reject"
+
+
 class RunStatus(StrEnum):
     """Where a run is, by its record (``get_run``, ``list_runs``)."""
 
@@ -93,6 +118,8 @@ class RunStatus(StrEnum):
     CANCELLED = "cancelled"
     #: Its replica died; another one is about to continue it.
     RECOVERING = "recovering"
+    #: Cancelled by a call with ``multitask_strategy="rollback"``; its versions were deleted.
+    ROLLED_BACK = "rolled_back"
     #: A status this client does not know (from a newer server).
     UNSPECIFIED = "unspecified"
 
@@ -196,6 +223,10 @@ class RunInfo:
     on_disconnect: OnDisconnect | None
     background: bool
     values: Any = None
+    #: The run that cancelled this one (``multitask_strategy`` interrupt or rollback), if any.
+    replaced_by: str | None = None
+    #: The run this one cancelled as it started, if any.
+    replaces: str | None = None
 
     @property
     def ended(self) -> bool:
@@ -318,3 +349,20 @@ class ThreadPage:
 
     threads: tuple[Thread, ...]
     next_page_token: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRefused:
+    """Why the server refused a chat-safe turn (``FailedPrecondition.refused``).
+
+    Attributes:
+        reason: ``"interrupted"`` (``if_interrupted="reject"`` and an interrupt
+            is pending) or ``"stale_checkpoint"`` (``expect_checkpoint_id`` is
+            not the thread's newest version).
+        checkpoint_id: The thread's newest version; None when it has none.
+        interrupts: The interrupts pending on that version.
+    """
+
+    reason: str
+    checkpoint_id: str | None
+    interrupts: tuple[Interrupt, ...]

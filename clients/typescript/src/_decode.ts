@@ -37,6 +37,7 @@ import {
   type RunInfo,
   type RunPage,
   type StateSnapshot,
+  type TurnRefused,
   type StateValues,
 } from "./types.js";
 
@@ -56,6 +57,12 @@ const STATUSES: ReadonlyMap<number, RunStatus> = new Map([
   [pb.RunStatus.ERROR, RunStatus.ERROR],
   [pb.RunStatus.CANCELLED, RunStatus.CANCELLED],
   [pb.RunStatus.RECOVERING, RunStatus.RECOVERING],
+  [pb.RunStatus.ROLLED_BACK, RunStatus.ROLLED_BACK],
+]);
+
+const REFUSALS: ReadonlyMap<number, TurnRefused["reason"]> = new Map([
+  [pb.TurnRefusedReason.INTERRUPTED, "interrupted"],
+  [pb.TurnRefusedReason.STALE_CHECKPOINT, "stale_checkpoint"],
 ]);
 
 const ON_DISCONNECT: ReadonlyMap<number, OnDisconnect> = new Map([
@@ -144,6 +151,16 @@ export class Decoder {
       onDisconnect: ON_DISCONNECT.get(m.onDisconnect) ?? null,
       background: m.background,
       values: m.valuesJson ? this.fromJson(m.valuesJson) : null,
+      replacedBy: m.replacedBy || null,
+      replaces: m.replaces || null,
+    };
+  }
+
+  turnRefused(m: pb.TurnRefused): TurnRefused {
+    return {
+      reason: REFUSALS.get(m.reason) ?? "unspecified",
+      checkpointId: m.checkpointId || null,
+      interrupts: m.interrupts.map((i) => this.interrupt(i)),
     };
   }
 

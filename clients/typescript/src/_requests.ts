@@ -12,7 +12,7 @@ import { create } from "@bufbuild/protobuf";
 import * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import type { JsonCodec } from "./json.js";
 import type { RetryPolicy } from "./_retry.js";
-import { Durability, EventKind, OnDisconnect } from "./types.js";
+import { Durability, EventKind, IfInterrupted, MultitaskStrategy, OnDisconnect } from "./types.js";
 
 const EVENT_KINDS: ReadonlyMap<string, pb.EventKind> = new Map([
   [EventKind.RUN_STARTED, pb.EventKind.RUN_STARTED],
@@ -82,7 +82,35 @@ export interface RunSettings {
   background?: boolean | undefined;
   /** How UNAVAILABLE is retried for this call: `false` not at all; omitted: the client's policy. */
   retry?: RetryPolicy | boolean | undefined;
+  /**
+   * What to do when the thread already has a run: "reject" (`AbortedError`), "enqueue" (wait; as
+   * `enqueue: true`), "interrupt" (cancel it, keep its versions, run) or "rollback" (cancel it,
+   * delete its versions, run). Omitted: `enqueue` decides.
+   */
+  multitaskStrategy?: MultitaskStrategy | undefined;
+  /**
+   * Run only if the thread's newest version is this one (the one the caller displayed); else
+   * `FailedPreconditionError`, whose `client.turnRefused(error)` names the newest.
+   */
+  expectCheckpointId?: string | undefined;
+  /**
+   * `invoke` only: "reject" refuses a thread waiting at an interrupt (`FailedPreconditionError`;
+   * `client.turnRefused(error).interrupts`) instead of dropping it ("drop", the server's default).
+   */
+  ifInterrupted?: IfInterrupted | undefined;
 }
+
+const STRATEGIES: ReadonlyMap<string, pb.MultitaskStrategy> = new Map([
+  [MultitaskStrategy.REJECT, pb.MultitaskStrategy.REJECT],
+  [MultitaskStrategy.ENQUEUE, pb.MultitaskStrategy.ENQUEUE],
+  [MultitaskStrategy.INTERRUPT, pb.MultitaskStrategy.INTERRUPT],
+  [MultitaskStrategy.ROLLBACK, pb.MultitaskStrategy.ROLLBACK],
+]);
+
+const IF_INTERRUPTED: ReadonlyMap<string, pb.IfInterrupted> = new Map([
+  [IfInterrupted.DROP, pb.IfInterrupted.DROP],
+  [IfInterrupted.REJECT, pb.IfInterrupted.REJECT],
+]);
 
 type RunRequest = pb.InvokeRequest | pb.ResumeRequest | pb.ForkRequest;
 
@@ -123,6 +151,29 @@ export class Encoder {
       else throw new TypeError(`unknown onDisconnect ${JSON.stringify(s.onDisconnect)}; use "cancel" or "continue"`);
     }
     if (s.background) request.background = true;
+  }
+
+  /** Sets what a run request asks of a busy thread and of the version it runs on. */
+  turnFields(request: RunRequest, s: RunSettings): void {
+    if (s.multitaskStrategy !== undefined) {
+      const strategy = STRATEGIES.get(s.multitaskStrategy);
+      if (strategy === undefined) {
+        throw new TypeError(
+          `unknown multitaskStrategy ${JSON.stringify(s.multitaskStrategy)}; use one of: ${[...STRATEGIES.keys()].join(", ")}`,
+        );
+      }
+      request.multitaskStrategy = strategy;
+    }
+    if (s.expectCheckpointId) request.expectCheckpointId = s.expectCheckpointId;
+    if (s.ifInterrupted !== undefined) {
+      const kind = IF_INTERRUPTED.get(s.ifInterrupted);
+      if (kind === undefined)
+        throw new TypeError(`unknown ifInterrupted ${JSON.stringify(s.ifInterrupted)}; use "drop" or "reject"`);
+      if (request.$typeName !== "graphwire.v1.InvokeRequest") {
+        throw new TypeError("ifInterrupted is an invoke option (resume answers the interrupt; fork names its version)");
+      }
+      request.ifInterrupted = kind;
+    }
   }
 
   joinRun(runId: string, afterSeq: number, eventKinds: readonly EventKind[] | undefined): pb.JoinRunRequest {

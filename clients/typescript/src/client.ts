@@ -13,7 +13,7 @@
 
 import { randomUUID } from "node:crypto";
 
-import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { fromBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import type * as grpc from "@grpc/grpc-js";
 
 import { Decoder, decoded } from "./_decode.js";
@@ -28,14 +28,26 @@ import {
   type RetryPolicy,
 } from "./_retry.js";
 import { Transport, type CallOptions, type Method, type StreamSink } from "./_transport.js";
-import { UnknownError } from "./errors.js";
-import { GraphService } from "./gen/graphwire/v1/graphwire_pb.js";
+import { FailedPreconditionError, UnknownError } from "./errors.js";
+import { GraphService, TurnRefusedSchema } from "./gen/graphwire/v1/graphwire_pb.js";
 import type * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import { standardJson, type JsonCodec } from "./json.js";
 import { Run } from "./run.js";
 import { StoreClient } from "./store.js";
 import { ThreadsClient } from "./threads.js";
-import type { CheckpointRef, EventKind, GraphInfo, RunInfo, RunPage, StateSnapshot, StateValues } from "./types.js";
+import type {
+  CheckpointRef,
+  EventKind,
+  GraphInfo,
+  RunInfo,
+  RunPage,
+  StateSnapshot,
+  StateValues,
+  TurnRefused,
+} from "./types.js";
+
+/** The trailing metadata key of a refused chat-safe turn (a serialized `graphwire.v1.TurnRefused`). */
+const TURN_REFUSED_KEY = "graphwire-turn-refused-bin";
 
 export type { CallOptions, RetryPolicy, RunSettings };
 
@@ -257,6 +269,18 @@ export class Client {
     return new Run<S>("", this.#decode, start, progress);
   }
 
+  /**
+   * Why the server refused a chat-safe turn (`ifInterrupted: "reject"`, `expectCheckpointId`): the
+   * thread's newest version and its pending interrupts, decoded from `error`'s trailing metadata with
+   * this client's JSON codec. Null for any other error.
+   */
+  turnRefused(error: unknown): TurnRefused | null {
+    if (!(error instanceof FailedPreconditionError)) return null;
+    const data = error.metadata[TURN_REFUSED_KEY];
+    if (!(data instanceof Uint8Array)) return null;
+    return decoded(() => this.#decode.turnRefused(fromBinary(TurnRefusedSchema, data)));
+  }
+
   /** A run's record (status, call, replica, attempts, outcome), from any replica. */
   async getRun(runId: string, options: CallOptions = {}): Promise<RunInfo> {
     const request = this.#encode.getRun(runId);
@@ -367,6 +391,7 @@ export class Client {
     const retry = policy(options.retry, this.#retry);
     const requestId = options.requestId ?? (retry.attempts > 1 ? randomUUID() : undefined);
     this.#encode.durableFields(request, options, requestId);
+    this.#encode.turnFields(request, options);
     const progress: Progress = { runId: null, seq: 0, calls: 0 };
     const start = resilientStream(
       {

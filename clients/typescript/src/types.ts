@@ -72,6 +72,40 @@ export const OnDisconnect = {
 
 export type OnDisconnect = (typeof OnDisconnect)[keyof typeof OnDisconnect];
 
+/** What a run call does when its thread already has a run (`multitaskStrategy`). */
+export const MultitaskStrategy = {
+  /** Fail at once with `AbortedError` (the default without `enqueue`). */
+  REJECT: "reject",
+  /** Wait for the running run to end, then run (as `enqueue: true`). */
+  ENQUEUE: "enqueue",
+  /** Cancel the running run, keep the versions it saved, then run. */
+  INTERRUPT: "interrupt",
+  /** Cancel the running run, delete the versions it saved, then run. */
+  ROLLBACK: "rollback",
+} as const;
+
+export type MultitaskStrategy = (typeof MultitaskStrategy)[keyof typeof MultitaskStrategy];
+
+/** What `invoke` does when the thread waits at an interrupt (`ifInterrupted`). */
+export const IfInterrupted = {
+  /** Start a new turn; the interrupt is dropped (the server's default). */
+  DROP: "drop",
+  /** Refuse with `FailedPreconditionError`; `client.turnRefused(error)` gives the pending interrupts. */
+  REJECT: "reject",
+} as const;
+
+export type IfInterrupted = (typeof IfInterrupted)[keyof typeof IfInterrupted];
+
+/** Why the server refused a chat-safe turn (`client.turnRefused(error)`). */
+export interface TurnRefused {
+  /** "interrupted" (`ifInterrupted: "reject"` and an interrupt is pending) or "stale_checkpoint" (`expectCheckpointId` is not the newest). */
+  reason: "interrupted" | "stale_checkpoint" | "unspecified";
+  /** The thread's newest version; null when it has none. */
+  checkpointId: string | null;
+  /** The interrupts pending on that version. */
+  interrupts: Interrupt[];
+}
+
 /** Where a run is, by its record (`getRun`, `listRuns`). */
 export const RunStatus = {
   PENDING: "pending",
@@ -82,6 +116,8 @@ export const RunStatus = {
   CANCELLED: "cancelled",
   /** Its replica died; another one is about to continue it. */
   RECOVERING: "recovering",
+  /** Cancelled by a call with `multitaskStrategy: "rollback"`; its versions were deleted. */
+  ROLLED_BACK: "rolled_back",
   /** A status this client does not know (from a newer server). */
   UNSPECIFIED: "unspecified",
 } as const;
@@ -189,6 +225,10 @@ export interface RunInfo {
    * null otherwise, and while it runs.
    */
   values: unknown;
+  /** The run that cancelled this one (`multitaskStrategy` "interrupt" or "rollback"); null when none did. */
+  replacedBy: string | null;
+  /** The run this one cancelled as it started; null when none. */
+  replaces: string | null;
 }
 
 /** A page of a thread's runs, newest first (`listRunsPage`). */

@@ -104,7 +104,9 @@ CREATE TABLE runs (
     started bytea,
     finished bytea,
     last_seq integer NOT NULL DEFAULT 0,
-    outcome bytea
+    outcome bytea,
+    replaces text COLLATE "C",  -- migration 0009
+    replaced_by text COLLATE "C"
 );
 CREATE UNIQUE INDEX runs_request ON runs (thread_id, request_id) WHERE request_id IS NOT NULL;
 CREATE INDEX runs_listing ON runs (thread_id, started_at, run_id);  -- migration 0007

@@ -75,6 +75,8 @@ CREATE TABLE runs (
     started BLOB,
     last_seq INTEGER NOT NULL DEFAULT 0,
     outcome BLOB,
+    replaces TEXT,  -- migration 0008
+    replaced_by TEXT,
     request BLOB NOT NULL,
     finished BLOB
 );

@@ -38,6 +38,26 @@ class OnDisconnect(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ON_DISCONNECT_CANCEL: _ClassVar[OnDisconnect]
     ON_DISCONNECT_CONTINUE: _ClassVar[OnDisconnect]
 
+class IfInterrupted(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    IF_INTERRUPTED_UNSPECIFIED: _ClassVar[IfInterrupted]
+    IF_INTERRUPTED_DROP: _ClassVar[IfInterrupted]
+    IF_INTERRUPTED_REJECT: _ClassVar[IfInterrupted]
+
+class MultitaskStrategy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MULTITASK_STRATEGY_UNSPECIFIED: _ClassVar[MultitaskStrategy]
+    MULTITASK_STRATEGY_REJECT: _ClassVar[MultitaskStrategy]
+    MULTITASK_STRATEGY_ENQUEUE: _ClassVar[MultitaskStrategy]
+    MULTITASK_STRATEGY_INTERRUPT: _ClassVar[MultitaskStrategy]
+    MULTITASK_STRATEGY_ROLLBACK: _ClassVar[MultitaskStrategy]
+
+class TurnRefusedReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TURN_REFUSED_REASON_UNSPECIFIED: _ClassVar[TurnRefusedReason]
+    TURN_REFUSED_REASON_INTERRUPTED: _ClassVar[TurnRefusedReason]
+    TURN_REFUSED_REASON_STALE_CHECKPOINT: _ClassVar[TurnRefusedReason]
+
 class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     FINISH_REASON_UNSPECIFIED: _ClassVar[FinishReason]
@@ -57,6 +77,7 @@ class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_STATUS_ERROR: _ClassVar[RunStatus]
     RUN_STATUS_CANCELLED: _ClassVar[RunStatus]
     RUN_STATUS_RECOVERING: _ClassVar[RunStatus]
+    RUN_STATUS_ROLLED_BACK: _ClassVar[RunStatus]
 
 class ThreadStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -108,6 +129,17 @@ DURABILITY_EXIT: Durability
 ON_DISCONNECT_UNSPECIFIED: OnDisconnect
 ON_DISCONNECT_CANCEL: OnDisconnect
 ON_DISCONNECT_CONTINUE: OnDisconnect
+IF_INTERRUPTED_UNSPECIFIED: IfInterrupted
+IF_INTERRUPTED_DROP: IfInterrupted
+IF_INTERRUPTED_REJECT: IfInterrupted
+MULTITASK_STRATEGY_UNSPECIFIED: MultitaskStrategy
+MULTITASK_STRATEGY_REJECT: MultitaskStrategy
+MULTITASK_STRATEGY_ENQUEUE: MultitaskStrategy
+MULTITASK_STRATEGY_INTERRUPT: MultitaskStrategy
+MULTITASK_STRATEGY_ROLLBACK: MultitaskStrategy
+TURN_REFUSED_REASON_UNSPECIFIED: TurnRefusedReason
+TURN_REFUSED_REASON_INTERRUPTED: TurnRefusedReason
+TURN_REFUSED_REASON_STALE_CHECKPOINT: TurnRefusedReason
 FINISH_REASON_UNSPECIFIED: FinishReason
 FINISH_REASON_END: FinishReason
 FINISH_REASON_INTERRUPT: FinishReason
@@ -122,6 +154,7 @@ RUN_STATUS_SUCCESS: RunStatus
 RUN_STATUS_ERROR: RunStatus
 RUN_STATUS_CANCELLED: RunStatus
 RUN_STATUS_RECOVERING: RunStatus
+RUN_STATUS_ROLLED_BACK: RunStatus
 THREAD_STATUS_UNSPECIFIED: ThreadStatus
 THREAD_STATUS_IDLE: ThreadStatus
 THREAD_STATUS_BUSY: ThreadStatus
@@ -159,7 +192,7 @@ class RunConfig(_message.Message):
     def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ..., configurable_json: _Optional[str] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background")
+    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "if_interrupted", "expect_checkpoint_id", "multitask_strategy")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -170,6 +203,9 @@ class InvokeRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
     BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    IF_INTERRUPTED_FIELD_NUMBER: _ClassVar[int]
+    EXPECT_CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    MULTITASK_STRATEGY_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     input_json: str
@@ -180,10 +216,13 @@ class InvokeRequest(_message.Message):
     request_id: str
     on_disconnect: OnDisconnect
     background: bool
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
+    if_interrupted: IfInterrupted
+    expect_checkpoint_id: str
+    multitask_strategy: MultitaskStrategy
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., if_interrupted: _Optional[_Union[IfInterrupted, str]] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background")
+    __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "expect_checkpoint_id", "multitask_strategy")
     class ResumesJsonEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -201,6 +240,8 @@ class ResumeRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
     BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    EXPECT_CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    MULTITASK_STRATEGY_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     resume_json: str
@@ -211,10 +252,12 @@ class ResumeRequest(_message.Message):
     request_id: str
     on_disconnect: OnDisconnect
     background: bool
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume_json: _Optional[str] = ..., resumes_json: _Optional[_Mapping[str, str]] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
+    expect_checkpoint_id: str
+    multitask_strategy: MultitaskStrategy
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume_json: _Optional[str] = ..., resumes_json: _Optional[_Mapping[str, str]] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ...) -> None: ...
 
 class ForkRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "update_json", "as_node", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "update_json", "as_node", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "expect_checkpoint_id", "multitask_strategy")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +269,8 @@ class ForkRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
     BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    EXPECT_CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    MULTITASK_STRATEGY_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
@@ -237,7 +282,19 @@ class ForkRequest(_message.Message):
     request_id: str
     on_disconnect: OnDisconnect
     background: bool
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ...) -> None: ...
+    expect_checkpoint_id: str
+    multitask_strategy: MultitaskStrategy
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ...) -> None: ...
+
+class TurnRefused(_message.Message):
+    __slots__ = ("reason", "checkpoint_id", "interrupts")
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    reason: TurnRefusedReason
+    checkpoint_id: str
+    interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
+    def __init__(self, reason: _Optional[_Union[TurnRefusedReason, str]] = ..., checkpoint_id: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("seq", "run_id", "namespace", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished")
@@ -560,7 +617,7 @@ class JoinRunRequest(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., after_seq: _Optional[int] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ...) -> None: ...
 
 class RunInfo(_message.Message):
-    __slots__ = ("run_id", "thread_id", "graph", "status", "request_id", "replica", "attempts", "started_at", "ended_at", "checkpoint_id", "call", "call_json", "reason", "error", "interrupts", "last_seq", "on_disconnect", "background", "values_json")
+    __slots__ = ("run_id", "thread_id", "graph", "status", "request_id", "replica", "attempts", "started_at", "ended_at", "checkpoint_id", "call", "call_json", "reason", "error", "interrupts", "last_seq", "on_disconnect", "background", "values_json", "replaced_by", "replaces")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     GRAPH_FIELD_NUMBER: _ClassVar[int]
@@ -580,6 +637,8 @@ class RunInfo(_message.Message):
     ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
     BACKGROUND_FIELD_NUMBER: _ClassVar[int]
     VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
+    REPLACED_BY_FIELD_NUMBER: _ClassVar[int]
+    REPLACES_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     thread_id: str
     graph: str
@@ -599,7 +658,9 @@ class RunInfo(_message.Message):
     on_disconnect: OnDisconnect
     background: bool
     values_json: str
-    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., replica: _Optional[str] = ..., attempts: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_id: _Optional[str] = ..., call: _Optional[str] = ..., call_json: _Optional[str] = ..., reason: _Optional[_Union[FinishReason, str]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., last_seq: _Optional[int] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., values_json: _Optional[str] = ...) -> None: ...
+    replaced_by: str
+    replaces: str
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., replica: _Optional[str] = ..., attempts: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_id: _Optional[str] = ..., call: _Optional[str] = ..., call_json: _Optional[str] = ..., reason: _Optional[_Union[FinishReason, str]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., last_seq: _Optional[int] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., values_json: _Optional[str] = ..., replaced_by: _Optional[str] = ..., replaces: _Optional[str] = ...) -> None: ...
 
 class GetRunRequest(_message.Message):
     __slots__ = ("run_id",)
