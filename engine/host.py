@@ -12,6 +12,10 @@ rearrange its rooms without breaking one.
   :data:`ACTIVE`. A SQL saver carries its store (``saver.runs``), as it
   carries its leases and messages; :func:`runs_of` gives any saver's (one in
   memory, :class:`MemoryRuns`, for a saver without tables).
+* **Assistants** (named, versioned configurations of a graph):
+  :class:`AssistantRecord`, :class:`AssistantStore` (``saver.assistants``,
+  or one in memory from :func:`assistants_of`), :class:`AssistantSearch`,
+  :class:`AssistantConflict` and :func:`default_assistant_id`.
 * **Leases and messages** (one run per thread across processes):
   :class:`Lease`, :class:`LeaseHolder`, :class:`LeaseStore` (``saver.leases``)
   and :class:`MessageBus` (``saver.messages``); see
@@ -51,6 +55,8 @@ from engine.checkpoint._helpers import MAX_METADATA_BYTES, is_unicode
 from engine.checkpoint._langgraph import adopt_langgraph_base, langgraph_entries
 from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._scoped import ScopedSaver
+from engine.checkpoint._assistants import AssistantRecord, AssistantStore, MemoryAssistants, assistants_of, default_assistant_id
+from engine.checkpoint._assistants import Conflict as AssistantConflict, Search as AssistantSearch
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.func._entrypoint import EntrypointGraph
 from engine._langchain import messages as langchain_messages
@@ -60,7 +66,8 @@ from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph",
+    "ACTIVE", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "MemoryAssistants", "assistants_of",
+    "default_assistant_id", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph",
     "Lease", "LeaseHolder", "LeaseStore", "MemoryRuns", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord", "RunStore",
     "ScopedCache", "ScopedSaver", "check_resume", "context_from_json", "is_unicode", "langchain_messages", "plan_resume",
     "runs_of", "serve_langgraph", "weigh_event",

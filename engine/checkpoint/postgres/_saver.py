@@ -76,6 +76,7 @@ from engine._sql.postgres.given import Pipe, given, opened
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
+from engine.checkpoint.postgres._assistants import PostgresAssistants
 from engine.checkpoint.postgres._runs import PostgresRuns
 from engine.checkpoint.postgres._reads import Reads
 from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites
@@ -163,6 +164,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
+        self.assistants: PostgresAssistants = PostgresAssistants(self._run, self._q)
         self._setup_lock = threading.Lock()
         self._ready = False
 

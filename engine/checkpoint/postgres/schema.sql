@@ -120,3 +120,36 @@ CREATE TABLE run_events (
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX run_events_thread ON run_events (thread_id);
+
+-- Assistants: each one's current version, and all its versions (migration 0008).
+CREATE TABLE assistants (
+    tenant text COLLATE "C" NOT NULL,
+    assistant_id text COLLATE "C" NOT NULL,
+    version integer NOT NULL,
+    graph text NOT NULL,
+    name text NOT NULL,
+    description text,
+    config jsonb NOT NULL,
+    context jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    PRIMARY KEY (tenant, assistant_id)
+);
+CREATE INDEX assistants_graph ON assistants (tenant, graph);
+CREATE INDEX assistants_created ON assistants (tenant, created_at);
+CREATE INDEX assistants_updated ON assistants (tenant, updated_at);
+CREATE INDEX assistants_metadata ON assistants USING gin (metadata jsonb_path_ops);
+CREATE TABLE assistant_versions (
+    tenant text COLLATE "C" NOT NULL,
+    assistant_id text COLLATE "C" NOT NULL,
+    version integer NOT NULL,
+    graph text NOT NULL,
+    name text NOT NULL,
+    description text,
+    config jsonb NOT NULL,
+    context jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (tenant, assistant_id, version)
+);

@@ -92,3 +92,35 @@ CREATE TABLE run_events (
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX run_events_thread ON run_events (thread_id);
+
+-- Assistants: each one's current version, and all its versions (migration 0007).
+CREATE TABLE assistants (
+    tenant TEXT NOT NULL,
+    assistant_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    graph TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    config TEXT NOT NULL,
+    context TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, assistant_id)
+);
+CREATE INDEX assistants_graph ON assistants (tenant, graph);
+CREATE INDEX assistants_created ON assistants (tenant, created_at);
+CREATE INDEX assistants_updated ON assistants (tenant, updated_at);
+CREATE TABLE assistant_versions (
+    tenant TEXT NOT NULL,
+    assistant_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    graph TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    config TEXT NOT NULL,
+    context TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, assistant_id, version)
+);
