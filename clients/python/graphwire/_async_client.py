@@ -25,6 +25,7 @@ import grpc
 
 from graphwire import _decode, _requests
 from graphwire._async_run import AsyncRun
+from graphwire._async_assistants import AsyncAssistantsClient
 from graphwire._async_store import AsyncStoreClient
 from graphwire._channel import (
     CallMetadata,
@@ -120,6 +121,8 @@ class AsyncClient:
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
         self.store = AsyncStoreClient(self._unary_of)
+        #: The server's assistants (configurations of its graphs): ``client.assistants.create(...)``.
+        self.assistants = AsyncAssistantsClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 
@@ -533,6 +536,8 @@ class AsyncClient:
         _requests.durable_fields(
             request, request_id=request_id, on_disconnect=opts.on_disconnect, background=opts.background
         )
+        if opts.assistant_id is not None:
+            request.assistant_id = opts.assistant_id
         full_metadata = call_metadata(self._metadata, opts.metadata)
         continues = opts.background or (
             opts.on_disconnect is not None and OnDisconnect(str(opts.on_disconnect).lower()) is OnDisconnect.CONTINUE

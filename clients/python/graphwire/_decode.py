@@ -25,6 +25,7 @@ from graphwire._events import (
 from graphwire._payload import decode
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._types import (
+    Assistant,
     CheckpointRef,
     ErrorInfo,
     FinishReason,
@@ -297,3 +298,19 @@ def item(message: pb.Item) -> Item:
         updated_at=message.updated_at.ToDatetime(tzinfo=UTC),
         score=message.score if message.HasField("score") else None,
     )
+
+
+def assistant(message: pb.Assistant) -> Assistant:
+    return Assistant(
+        assistant_id=message.assistant_id,
+        graph=message.graph,
+        name=message.name,
+        description=message.description if message.HasField("description") else None,
+        config=decode(message.config_json),
+        context=decode(message.context_json),
+        metadata=decode(message.metadata_json),
+        version=message.version,
+        created_at=message.created_at.ToDatetime(tzinfo=UTC),
+        updated_at=message.updated_at.ToDatetime(tzinfo=UTC),
+    )
+

@@ -71,6 +71,11 @@ class RunOptions:
             ``stream*`` methods take it.
         retry: How UNAVAILABLE is retried (see :class:`Retry`): None the
             client's policy, False none, True the defaults.
+        assistant_id: Run as this assistant (``client.assistants``): its
+            graph, with its config and context as defaults (this call's own
+            values win, key by key). The graph argument may then be ``""``
+            (or must name the assistant's graph). A graph's name stands for
+            its default assistant.
     """
 
     event_kinds: Iterable[EventKind | str] | None = None
@@ -88,6 +93,7 @@ class RunOptions:
     on_disconnect: OnDisconnect | str | None = None
     background: bool = False
     retry: Retry | bool | None = None
+    assistant_id: str | None = None
 
     def __post_init__(self) -> None:
         # A value is used again and again: iterables become tuples, once.

@@ -16,6 +16,7 @@ import grpc
 
 from graphwire import _decode, _requests
 from graphwire._sync_run import Run
+from graphwire._sync_assistants import AssistantsClient
 from graphwire._sync_store import StoreClient
 from graphwire._channel import (
     CallMetadata,
@@ -111,6 +112,8 @@ class Client:
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
         self.store = StoreClient(self._unary_of)
+        #: The server's assistants (configurations of its graphs): ``client.assistants.create(...)``.
+        self.assistants = AssistantsClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 
@@ -524,6 +527,8 @@ class Client:
         _requests.durable_fields(
             request, request_id=request_id, on_disconnect=opts.on_disconnect, background=opts.background
         )
+        if opts.assistant_id is not None:
+            request.assistant_id = opts.assistant_id
         full_metadata = call_metadata(self._metadata, opts.metadata)
         continues = opts.background or (
             opts.on_disconnect is not None and OnDisconnect(str(opts.on_disconnect).lower()) is OnDisconnect.CONTINUE
