@@ -6,7 +6,8 @@
  * methods (`invoke`, `resume`, `fork`) return a `Run` at once; the others
  * return promises. Every method accepts `signal`, `timeoutMs` and
  * `metadata` (see `CallOptions`), and fails with a `GraphwireError`. The
- * store's methods are `client.store` (`store.ts`).
+ * store's methods are `client.store` (`store.ts`), the assistants'
+ * `client.assistants` (`assistants.ts`).
  *
  * @module
  */
@@ -33,6 +34,7 @@ import { GraphService } from "./gen/graphwire/v1/graphwire_pb.js";
 import type * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import { standardJson, type JsonCodec } from "./json.js";
 import { Run } from "./run.js";
+import { AssistantsClient } from "./assistants.js";
 import { StoreClient } from "./store.js";
 import type { CheckpointRef, EventKind, GraphInfo, RunInfo, RunPage, StateSnapshot, StateValues } from "./types.js";
 
@@ -164,6 +166,8 @@ export class Client {
   readonly address: string;
   /** The server's store (long-term memory shared by threads): `client.store.putItem(...)`. */
   readonly store: StoreClient;
+  /** The server's assistants (versioned configurations of its graphs): `client.assistants.create(...)`. */
+  readonly assistants: AssistantsClient;
   readonly #transport: Transport;
   readonly #encode: Encoder;
   readonly #decode: Decoder;
@@ -177,6 +181,7 @@ export class Client {
     this.#encode = new Encoder(json);
     this.#decode = new Decoder(json);
     this.store = new StoreClient(this.#transport, this.#encode, this.#decode);
+    this.assistants = new AssistantsClient(this.#transport, this.#encode, this.#decode);
   }
 
   // -- runs -------------------------------------------------------------------
