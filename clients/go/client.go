@@ -115,7 +115,7 @@ func (c *Client) Invoke(ctx context.Context, graph, threadID string, input any, 
 		return nil, err
 	}
 	req := &pb.InvokeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
-		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background, AssistantId: s.assistantID}
 	if req.InputJson, err = jsonText(input, "input"); err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (c *Client) Resume(ctx context.Context, graph, threadID string, answer any,
 		return nil, err
 	}
 	req := &pb.ResumeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
-		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background, AssistantId: s.assistantID}
 	if s.resumes != nil {
 		if answer != nil {
 			return nil, fmt.Errorf("graphwire: pass an answer or WithResumes, not both")
@@ -160,7 +160,7 @@ func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string,
 	}
 	req := &pb.ForkRequest{Graph: graph, ThreadId: threadID, CheckpointId: checkpointID, EventKinds: s.kinds,
 		Enqueue: s.enqueue, Config: s.config, UpdateJson: s.update,
-		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background}
+		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background, AssistantId: s.assistantID}
 	if s.asNode != "" {
 		req.AsNode = &s.asNode
 	}

@@ -39,6 +39,7 @@ func (e *Error) Unwrap() error {
 // "Errors" section); match them with errors.Is.
 var (
 	ErrNotFound           = &Error{Code: codes.NotFound}           // unknown graph, thread or checkpoint
+	ErrAlreadyExists      = &Error{Code: codes.AlreadyExists}      // CreateAssistant with an id that is taken
 	ErrInvalidArgument    = &Error{Code: codes.InvalidArgument}    // malformed request; the message names the field
 	ErrFailedPrecondition = &Error{Code: codes.FailedPrecondition} // Resume with nothing pending
 	ErrAborted            = &Error{Code: codes.Aborted}            // the thread has a run already
