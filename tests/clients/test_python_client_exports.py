@@ -12,6 +12,9 @@ EXPECTED = {
     "RunOptions",
     "StoreClient",
     "AsyncStoreClient",
+    "AssistantsClient",
+    "AsyncAssistantsClient",
+    "Assistant",
     # runs and results
     "Retry",
     "Run",
