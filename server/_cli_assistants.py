@@ -47,6 +47,17 @@ def _common() -> argparse.ArgumentParser:
     return p
 
 
+def _count(text: str) -> int:
+    """A ``--limit`` or ``--offset``: a whole number, 0 or more (argparse names the option when this raises)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
+    return n
+
+
 def _object_flags(p: argparse.ArgumentParser, *, metadata_help: str) -> None:
     p.add_argument("--name", help="its name")
     p.add_argument("--description", help="its description")
@@ -70,8 +81,8 @@ def add_parser(sub: Any) -> None:
     ls.add_argument("--graph", help="only the assistants of this graph")
     ls.add_argument("--name", help="only those whose name contains this text (ignoring case)")
     ls.add_argument("--metadata", type=configurable_arg, metavar="JSON", help="only those whose metadata contains this object")
-    ls.add_argument("--limit", type=int, default=10, help="the most to print (default 10, at most 1000)")
-    ls.add_argument("--offset", type=int, default=0, help="how many to skip, for paging")
+    ls.add_argument("--limit", type=_count, default=10, help="the most to print (default 10, at most 1000)")
+    ls.add_argument("--offset", type=_count, default=0, help="how many to skip, for paging")
     ls.add_argument("--sort-by", choices=SORT_BY, help="the order (default created_at)")
     ls.add_argument("--asc", action="store_true", help="ascending (default: descending, newest first)")
     ls.set_defaults(func=_list)
@@ -96,8 +107,8 @@ def add_parser(sub: Any) -> None:
     vs = actions.add_parser("versions", parents=[common], help="list an assistant's versions, newest first")
     vs.add_argument("id", help="the assistant's id")
     vs.add_argument("--metadata", type=configurable_arg, metavar="JSON", help="only versions whose metadata contains this object")
-    vs.add_argument("--limit", type=int, default=10, help="the most to print (default 10, at most 1000)")
-    vs.add_argument("--offset", type=int, default=0, help="how many to skip, for paging")
+    vs.add_argument("--limit", type=_count, default=10, help="the most to print (default 10, at most 1000)")
+    vs.add_argument("--offset", type=_count, default=0, help="how many to skip, for paging")
     vs.set_defaults(func=_versions)
 
     sv = actions.add_parser("set-version", parents=[common], help="make one of an assistant's versions the current one")

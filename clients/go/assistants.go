@@ -124,8 +124,8 @@ func (c *Client) GetAssistant(ctx context.Context, assistantID string) (*Assista
 // keeps the current version's. At least one must be set.
 type UpdateAssistantOptions struct {
 	Graph       *string          // another registered graph
-	Name        *string          //
-	Description *string          //
+	Name        *string          // a new name ("": "Untitled")
+	Description *string          // a new description
 	Config      *AssistantConfig // replaces the current config whole
 	Context     any              // replaces the current context whole
 	Metadata    map[string]any   // merged into the current metadata, key by key

@@ -143,3 +143,6 @@ def test_bad_input_says_what_is_wrong(cli: Any, capsys: pytest.CaptureFixture[st
         with pytest.raises(SystemExit) as stopped:
             cli("create", "questions", "--context", text)
         assert stopped.value.code == 2 and f"argument --context: {why}" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        cli("list", "--limit", "-1")
+    assert stopped.value.code == 2 and "argument --limit: must be 0 or more, not -1" in capsys.readouterr().err
