@@ -155,9 +155,15 @@ class AssistantRpcs:
         )  # fmt: skip
         if request.if_exists not in (pb.IF_EXISTS_UNSPECIFIED, pb.IF_EXISTS_RAISE, pb.IF_EXISTS_DO_NOTHING):
             raise req.bad("if_exists", f"unknown value {request.if_exists}")
+        do_nothing = request.if_exists == pb.IF_EXISTS_DO_NOTHING
+        shared = await self.store.aget("", assistant_id) if record.tenant else None
         try:
-            made = await self.store.acreate(record, if_exists="do_nothing" if request.if_exists == pb.IF_EXISTS_DO_NOTHING else "raise")
+            if shared is not None:  # a tenant's id may not hide a shared one (a graph's default assistant)
+                raise AssistantConflict(assistant_id)
+            made = await self.store.acreate(record, if_exists="do_nothing" if do_nothing else "raise")
         except AssistantConflict:
+            if shared is not None and do_nothing:
+                return to_pb(shared)
             raise RpcError(grpc.StatusCode.ALREADY_EXISTS, f"assistant {assistant_id!r} exists (if_exists = IF_EXISTS_DO_NOTHING returns it)") from None
         return to_pb(made)
 

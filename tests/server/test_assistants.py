@@ -152,6 +152,9 @@ def test_tenants_have_their_own_assistants_and_share_the_defaults(
             beta.assistants.update(default, name="taken over")
         with pytest.raises(PermissionDenied):
             beta.assistants.delete(default)
+        with pytest.raises(AlreadyExists):  # a tenant's own may not hide a shared one
+            beta.assistants.create("ask", assistant_id=default)
+        assert beta.assistants.create("ask", assistant_id=default, if_exists="do_nothing").graph == "gated"
         ran = beta.invoke("", "t1", {"gate": None, "label": "b"}, assistant_id=default, timeout=30)
         assert ran.reason is FinishReason.END
         assert acme.assistants.delete("shared-name") is True
