@@ -15,6 +15,10 @@ rearrange its rooms without breaking one.
 * **Thread records**: :class:`ThreadRecord`, :class:`ThreadStore`, :class:`ThreadQuery` (a search)
   and :data:`KEEP`; a SQL saver carries its store (``saver.threads``), :func:`threads_of` gives any
   saver's (:class:`MemoryThreads` for a saver without tables).
+* **Assistants** (named, versioned configurations of a graph):
+  :class:`AssistantRecord`, :class:`AssistantStore` (``saver.assistants``,
+  or one in memory from :func:`assistants_of`), :class:`AssistantSearch`,
+  :class:`AssistantConflict` and :func:`default_assistant_id`.
 * **Leases and messages** (one run per thread across processes):
   :class:`Lease`, :class:`LeaseHolder`, :class:`LeaseStore` (``saver.leases``)
   and :class:`MessageBus` (``saver.messages``); see
@@ -54,6 +58,8 @@ from engine.checkpoint._helpers import MAX_METADATA_BYTES, is_unicode
 from engine.checkpoint._langgraph import adopt_langgraph_base, langgraph_entries
 from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._scoped import ScopedSaver
+from engine.checkpoint._assistants import AssistantRecord, AssistantStore, MemoryAssistants, assistants_of, default_assistant_id
+from engine.checkpoint._assistants import Conflict as AssistantConflict, Search as AssistantSearch
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadQuery, ThreadRecord, ThreadStore, threads_of
 from engine.func._entrypoint import EntrypointGraph
@@ -64,10 +70,11 @@ from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "KEEP", "MAX_METADATA_BYTES", "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError",
-    "EntrypointGraph", "Lease", "LeaseHolder", "LeaseStore", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY",
-    "Resume", "RunRecord", "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore",
-    "check_resume", "context_from_json", "is_unicode", "langchain_messages", "plan_resume", "runs_of", "serve_langgraph",
+    "ACTIVE", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "KEEP", "MAX_METADATA_BYTES",
+    "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Lease", "LeaseHolder",
+    "LeaseStore", "MemoryAssistants", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
+    "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
+    "context_from_json", "default_assistant_id", "is_unicode", "langchain_messages", "plan_resume", "runs_of", "serve_langgraph",
     "threads_of", "weigh_event",
 ]  # fmt: skip
 

@@ -3,7 +3,7 @@
 
 Usage::
 
-    python scripts/gen_sync_client.py           # rewrite _sync_client.py, _sync_store.py and _sync_threads.py
+    python scripts/gen_sync_client.py           # rewrite the _sync_*.py files
     python scripts/gen_sync_client.py --check   # exit 1 if either is stale
 
 ``clients/python/graphwire/_async_client.py`` (and ``_async_store.py``, the
@@ -79,6 +79,18 @@ see ``_async_client.py`` for why this file is generated.
 """
 ''',
     ),
+    (
+        "_async_assistants.py",
+        "_sync_assistants.py",
+        '''\
+# Generated from graphwire/_async_assistants.py by scripts/gen_sync_client.py. DO NOT EDIT.
+"""``AssistantsClient``: the blocking ``client.assistants``, derived from ``AsyncAssistantsClient``.
+
+Each method works as its ``AsyncAssistantsClient`` twin does, without ``await``;
+see ``_async_client.py`` for why this file is generated.
+"""
+''',
+    ),
 ]
 
 # (pattern, replacement), applied in order to everything after the module
@@ -93,8 +105,9 @@ RULES: list[tuple[str, str]] = [
     (r"\bAsyncClient\b", "Client"),
     (r"\bAsyncStoreClient\b", "StoreClient"),
     (r"\bAsyncThreadsClient\b", "ThreadsClient"),
+    (r"\bAsyncAssistantsClient\b", "AssistantsClient"),
     (r"\bAsyncRun\b", "Run"),
-    (r"\b_async_(client|store|run|threads)\b", r"_sync_\1"),
+    (r"\b_async_(client|store|run|threads|assistants)\b", r"_sync_\1"),
     (r"\b__aenter__\b", "__enter__"),
     (r"\b__aexit__\b", "__exit__"),
     (r"\b__aiter__\b", "__iter__"),

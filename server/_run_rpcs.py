@@ -1,6 +1,8 @@
 """Invoke, Resume and Fork: a request parsed once, then its run streamed to the caller.
 
-Each run RPC is one line of work: parse the request whole
+Each run RPC is one line of work: resolve the assistant it names, if any,
+to its graph and defaults (:meth:`server._assistant_rpcs.AssistantRpcs.resolve`),
+parse the request whole
 (:meth:`server._parse.Parser.run`: INVALID_ARGUMENT naming the first bad
 field), answer it as a retry when its ``request_id`` names a run already
 (:class:`server._continuing.Continuations`), else prepare its start
@@ -16,6 +18,8 @@ twice at once): it joins the twin once the twin has recorded its run.
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 import grpc
 
@@ -41,9 +45,14 @@ class RunRpcs:
         records: the replica's run records.
         streams: runs and their callers' streams.
         continuations: answers a retry of a call whose run exists.
+        resolve: the request as it runs (one naming an assistant: naming its graph, with its defaults).
     """
 
-    def __init__(self, parse: Parser, records: Records, streams: Streams, continuations: Continuations) -> None:
+    def __init__(
+        self, parse: Parser, records: Records, streams: Streams, continuations: Continuations,
+        *, resolve: Callable[[RunRequest], Awaitable[RunRequest]],
+    ) -> None:  # fmt: skip
+        self.resolve = resolve
         self.parse = parse
         self.records = records
         self.streams = streams
@@ -51,7 +60,7 @@ class RunRpcs:
 
     async def serve(self, request: RunRequest, context: grpc.aio.ServicerContext) -> None:
         """Run ``request``'s graph; its events are written to ``context`` (see :mod:`server._stream`)."""
-        run = self.parse.run(request)
+        run = self.parse.run(await self.resolve(request))
         call = run.call
         if call.request_id is not None and call.looks_first:
             found = await self.records.find(run.key, call.request_id)

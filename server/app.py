@@ -273,6 +273,7 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
         port = 0
     if port == 0:
         raise ValueError(listen_problem(config.address))
+    await service.assistants.ensure_defaults()
     if service.relay is not None:
         await service.relay.start()
         stack.push_async_callback(service.relay.stop)

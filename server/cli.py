@@ -12,9 +12,12 @@
     graphwire history THREAD [--graph NAME]
     graphwire state THREAD [--graph NAME] [--checkpoint ID]
     graphwire fork THREAD CHECKPOINT [--graph NAME]
+    graphwire assistants list|get|create|update|versions|set-version|delete ... [--json]
 
-The last four find the server as ``health`` does (``--config``, ``--address``,
-else serve's configured address) and take ``--token``.
+The last five find the server as ``health`` does (``--config``, ``--address``,
+else serve's configured address) and take ``--token``; ``assistants`` names
+serve's settings ``--server-config``, its ``--config`` being an assistant's
+(see server/_cli_assistants.py).
 
 Wherever a checkpoint id is taken, any prefix of it that names one version of
 the thread will do (``history`` shows ids that short).
@@ -31,6 +34,7 @@ from typing import Any, Sequence
 
 from server._check import add_parser as add_check_parser
 from server._cli_threads import add_parser as add_threads_parser
+from server._cli_assistants import add_parser as add_assistants_parser
 from server._cli_client import chat, configurable_arg, fork, history, state
 
 __all__ = ["main"]
@@ -358,6 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
         c.set_defaults(func=func)
     add_check_parser(sub)
     add_threads_parser(sub)
+    add_assistants_parser(sub)
     return p
 
 

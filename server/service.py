@@ -12,6 +12,8 @@ whole, each handed what it needs, and its methods are one line each.
   of :class:`~server._thread_book.ThreadBook`, which the runs keep current);
 * :class:`~server._durable.DurableRpcs`: GetRun, ListRuns, JoinRun;
 * :class:`~server._store_rpcs.StoreRpcs`: the store's items;
+* :class:`~server._assistant_rpcs.AssistantRpcs`: assistants, and the run
+  calls that name one (resolved to their graph before they are parsed);
 * :class:`~server._continuing.Continuations`: a retried or orphaned durable
   run, joined, continued or ended, on the one decision of
   :mod:`server._going_on` (the :class:`~server._recovery.RunSweeper` finds the
@@ -36,10 +38,11 @@ from typing import Mapping
 import grpc
 
 from engine.checkpoint.base import BaseCheckpointSaver
-from engine.host import MessageBus, RunRecord, threads_of
+from engine.host import MessageBus, RunRecord, assistants_of, threads_of
 from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+from server._assistant_rpcs import AssistantRpcs
 from server._cancel import CancelRelay
 from server._continuing import Continuations
 from server._durable import DurableRpcs
@@ -124,7 +127,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
         self.continuations = Continuations(
             records, self.runs, graphs=self.graphs, parse=parse.run, detach=self._detach, join=self.durable.join
         )
-        self.run_rpcs = RunRpcs(parse, records, self.streams, self.continuations)
+        self.assistants = AssistantRpcs(assistants_of(checkpointer), lambda: sorted(self.graphs), max_response_bytes=max_response_bytes)
+        self.run_rpcs = RunRpcs(parse, records, self.streams, self.continuations, resolve=self.assistants.resolve)
         self.continuations.threads = self.threads
         self.thread_rpcs = ThreadRpcs(
             parse, self.reads, self.runs, records, relay=self.relay, max_response_bytes=max_response_bytes, threads=self.threads
@@ -222,3 +226,30 @@ class GraphService(pb_grpc.GraphServiceServicer):
         self, request: pb.ListNamespacesRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListNamespacesResponse:
         return await self.store_rpcs.ListNamespaces(request, context)
+
+    # -- assistants -----------------------------------------------------------------------------
+    async def CreateAssistant(self, request: pb.CreateAssistantRequest, context: grpc.aio.ServicerContext) -> pb.Assistant:
+        return await self.assistants.CreateAssistant(request, context)
+
+    async def GetAssistant(self, request: pb.GetAssistantRequest, context: grpc.aio.ServicerContext) -> pb.Assistant:
+        return await self.assistants.GetAssistant(request, context)
+
+    async def UpdateAssistant(self, request: pb.UpdateAssistantRequest, context: grpc.aio.ServicerContext) -> pb.Assistant:
+        return await self.assistants.UpdateAssistant(request, context)
+
+    async def SetAssistantVersion(self, request: pb.SetAssistantVersionRequest, context: grpc.aio.ServicerContext) -> pb.Assistant:
+        return await self.assistants.SetAssistantVersion(request, context)
+
+    async def ListAssistantVersions(
+        self, request: pb.ListAssistantVersionsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListAssistantVersionsResponse:
+        return await self.assistants.ListAssistantVersions(request, context)
+
+    async def SearchAssistants(self, request: pb.SearchAssistantsRequest, context: grpc.aio.ServicerContext) -> pb.SearchAssistantsResponse:
+        return await self.assistants.SearchAssistants(request, context)
+
+    async def CountAssistants(self, request: pb.CountAssistantsRequest, context: grpc.aio.ServicerContext) -> pb.CountAssistantsResponse:
+        return await self.assistants.CountAssistants(request, context)
+
+    async def DeleteAssistant(self, request: pb.DeleteAssistantRequest, context: grpc.aio.ServicerContext) -> pb.DeleteAssistantResponse:
+        return await self.assistants.DeleteAssistant(request, context)

@@ -119,7 +119,7 @@ func (c *Client) Invoke(ctx context.Context, graph, threadID string, input any, 
 	}
 	req := &pb.InvokeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
 		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background,
-		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect, IfInterrupted: s.ifInterrupt}
+		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect, IfInterrupted: s.ifInterrupt, AssistantId: s.assistantID}
 	if req.InputJson, err = jsonText(input, "input"); err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (c *Client) Resume(ctx context.Context, graph, threadID string, answer any,
 	}
 	req := &pb.ResumeRequest{Graph: graph, ThreadId: threadID, EventKinds: s.kinds, Enqueue: s.enqueue, Config: s.config,
 		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background,
-		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect}
+		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect, AssistantId: s.assistantID}
 	if s.resumes != nil {
 		if answer != nil {
 			return nil, fmt.Errorf("graphwire: pass an answer or WithResumes, not both")
@@ -172,7 +172,7 @@ func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string,
 	req := &pb.ForkRequest{Graph: graph, ThreadId: threadID, CheckpointId: checkpointID, EventKinds: s.kinds,
 		Enqueue: s.enqueue, Config: s.config, UpdateJson: s.update,
 		RequestId: s.requestID, OnDisconnect: s.onDisconnect, Background: s.background,
-		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect}
+		MultitaskStrategy: s.multitask, ExpectCheckpointId: s.expect, AssistantId: s.assistantID}
 	if s.asNode != "" {
 		req.AsNode = &s.asNode
 	}

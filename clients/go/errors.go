@@ -90,10 +90,10 @@ func (e *Error) Unwrap() error {
 // "Errors" section); match them with errors.Is.
 var (
 	ErrNotFound           = &Error{Code: codes.NotFound}           // unknown graph, thread or checkpoint
+	ErrAlreadyExists      = &Error{Code: codes.AlreadyExists}      // CreateThread, CopyThread, CreateAssistant: the id is taken
 	ErrInvalidArgument    = &Error{Code: codes.InvalidArgument}    // malformed request; the message names the field
 	ErrFailedPrecondition = &Error{Code: codes.FailedPrecondition} // Resume with nothing pending
 	ErrAborted            = &Error{Code: codes.Aborted}            // the thread has a run already
-	ErrAlreadyExists      = &Error{Code: codes.AlreadyExists}      // CreateThread, CopyThread: the thread exists
 	ErrResourceExhausted  = &Error{Code: codes.ResourceExhausted}  // over a size limit
 	ErrUnauthenticated    = &Error{Code: codes.Unauthenticated}    // missing or wrong token
 	ErrPermissionDenied   = &Error{Code: codes.PermissionDenied}

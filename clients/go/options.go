@@ -24,6 +24,7 @@ type settings struct {
 	multitask    pb.MultitaskStrategy
 	expect       string           // expect_checkpoint_id
 	ifInterrupt  pb.IfInterrupted // Invoke
+	assistantID  string
 }
 
 var kinds = map[EventKind]pb.EventKind{
@@ -215,6 +216,15 @@ func (s *settings) noInterruptOption(call string) error {
 var onDisconnects = map[OnDisconnect]pb.OnDisconnect{
 	OnDisconnectCancel:   pb.OnDisconnect_ON_DISCONNECT_CANCEL,
 	OnDisconnectContinue: pb.OnDisconnect_ON_DISCONNECT_CONTINUE,
+}
+
+// WithAssistant runs as this assistant (see CreateAssistant): its graph, with
+// its config and context as the run's defaults (the run's own WithConfigurable
+// keys and WithRecursionLimit win), and its id in the metadata
+// of the versions the run saves. The graph argument may then be "" (or must be
+// the assistant's graph). A graph's name stands for its default assistant.
+func WithAssistant(assistantID string) RunOption {
+	return func(s *settings) error { s.assistantID = assistantID; return nil }
 }
 
 // WithCheckpoint (Invoke) runs from this older version instead of the newest, on a new branch.

@@ -147,3 +147,29 @@ func decode(raw json.RawMessage, v any) error {
 	}
 	return json.Unmarshal(raw, v)
 }
+
+// AssistantConfig is an assistant's config, in LangGraph's shape: the
+// defaults of the runs that name the assistant (a run's own configurable keys
+// and recursion limit win).
+type AssistantConfig struct {
+	Configurable   map[string]any `json:"configurable,omitempty"`    // as WithConfigurable
+	RecursionLimit uint32         `json:"recursion_limit,omitempty"` // as WithRecursionLimit; 0: none
+}
+
+// Assistant is one version of an assistant: a named, versioned configuration
+// of a registered graph, as in LangGraph's Agent Server. A run that names it
+// (WithAssistant) takes its Config and Context as defaults. Each graph has a
+// default assistant, made by the server with the id LangGraph's Agent Server
+// gives it (metadata {"created_by": "system"}).
+type Assistant struct {
+	AssistantID string
+	Graph       string // the registered graph it runs
+	Name        string // "Untitled" unless one was given
+	Description string // empty when it has none
+	Config      AssistantConfig
+	Context     json.RawMessage // a JSON object, the runs' runtime.context; {} when none
+	Metadata    json.RawMessage // a JSON object, the caller's own
+	Version     int             // this version's number: 1, 2, ...
+	CreatedAt   time.Time       // when the assistant was created
+	UpdatedAt   time.Time       // when this version was made current
+}

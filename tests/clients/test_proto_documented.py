@@ -121,4 +121,13 @@ def test_service_has_the_rpcs_of_the_design(tmp_path: Path) -> None:
         "CountThreads": False,
         "CopyThread": False,
         "PruneThread": False,
+        # Assistants (issue 33 item 5): versioned configurations of the graphs.
+        "CreateAssistant": False,
+        "GetAssistant": False,
+        "UpdateAssistant": False,
+        "SetAssistantVersion": False,
+        "ListAssistantVersions": False,
+        "SearchAssistants": False,
+        "CountAssistants": False,
+        "DeleteAssistant": False,
     }

@@ -18,6 +18,9 @@ EXPECTED = {
     "Thread",
     "ThreadPage",
     "ThreadStatus",
+    "AssistantsClient",
+    "AsyncAssistantsClient",
+    "Assistant",
     # runs and results
     "Retry",
     "Run",

@@ -53,6 +53,9 @@ def test_reflection_lists_and_describes_the_service(server: Any) -> None:
             "ListGraphs", "GetGraph", "CancelRun", "DeleteThread",
             "PutItem", "GetItem", "SearchItems", "DeleteItem", "ListNamespaces",
             "JoinRun", "GetRun", "ListRuns",
+            "CreateThread", "GetThread", "UpdateThread", "SearchThreads", "CountThreads", "CopyThread", "PruneThread",
+            "CreateAssistant", "GetAssistant", "UpdateAssistant", "SetAssistantVersion", "ListAssistantVersions",
+            "SearchAssistants", "CountAssistants", "DeleteAssistant",
         }  # fmt: skip
 
         # What a generic tool (grpcurl, Postman) does: resolve a method by name.

@@ -96,6 +96,27 @@ type GraphServiceClient interface {
 	// Deletes a thread's older versions, keeping the newest `keep_last`.
 	// Fenced like DeleteThread: ABORTED while a run is active.
 	PruneThread(ctx context.Context, in *PruneThreadRequest, opts ...grpc.CallOption) (*PruneThreadResponse, error)
+	// --- Assistants (see "Assistants" below) -------------------------------
+	// Creates an assistant of a registered graph: version 1, current.
+	// ALREADY_EXISTS when the id is taken (unless `if_exists` says
+	// IF_EXISTS_DO_NOTHING); NOT_FOUND for an unknown graph.
+	CreateAssistant(ctx context.Context, in *CreateAssistantRequest, opts ...grpc.CallOption) (*Assistant, error)
+	// Reads an assistant's current version. NOT_FOUND when there is none.
+	GetAssistant(ctx context.Context, in *GetAssistantRequest, opts ...grpc.CallOption) (*Assistant, error)
+	// Changes an assistant: a new version, current from now. The fields set
+	// replace the current version's; metadata is merged into it key by key.
+	UpdateAssistant(ctx context.Context, in *UpdateAssistantRequest, opts ...grpc.CallOption) (*Assistant, error)
+	// Makes an older (or newer) version of an assistant the current one.
+	// NOT_FOUND for an unknown assistant or version.
+	SetAssistantVersion(ctx context.Context, in *SetAssistantVersionRequest, opts ...grpc.CallOption) (*Assistant, error)
+	// Lists an assistant's versions, newest first.
+	ListAssistantVersions(ctx context.Context, in *ListAssistantVersionsRequest, opts ...grpc.CallOption) (*ListAssistantVersionsResponse, error)
+	// Finds assistants (their current versions) by graph, name and metadata.
+	SearchAssistants(ctx context.Context, in *SearchAssistantsRequest, opts ...grpc.CallOption) (*SearchAssistantsResponse, error)
+	// Counts the assistants a search would find (its order and page aside).
+	CountAssistants(ctx context.Context, in *CountAssistantsRequest, opts ...grpc.CallOption) (*CountAssistantsResponse, error)
+	// Deletes an assistant and all its versions (threads are not touched).
+	DeleteAssistant(ctx context.Context, in *DeleteAssistantRequest, opts ...grpc.CallOption) (*DeleteAssistantResponse, error)
 }
 
 type graphServiceClient struct {
@@ -423,6 +444,78 @@ func (c *graphServiceClient) PruneThread(ctx context.Context, in *PruneThreadReq
 	return out, nil
 }
 
+func (c *graphServiceClient) CreateAssistant(ctx context.Context, in *CreateAssistantRequest, opts ...grpc.CallOption) (*Assistant, error) {
+	out := new(Assistant)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/CreateAssistant", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) GetAssistant(ctx context.Context, in *GetAssistantRequest, opts ...grpc.CallOption) (*Assistant, error) {
+	out := new(Assistant)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/GetAssistant", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) UpdateAssistant(ctx context.Context, in *UpdateAssistantRequest, opts ...grpc.CallOption) (*Assistant, error) {
+	out := new(Assistant)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/UpdateAssistant", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) SetAssistantVersion(ctx context.Context, in *SetAssistantVersionRequest, opts ...grpc.CallOption) (*Assistant, error) {
+	out := new(Assistant)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/SetAssistantVersion", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) ListAssistantVersions(ctx context.Context, in *ListAssistantVersionsRequest, opts ...grpc.CallOption) (*ListAssistantVersionsResponse, error) {
+	out := new(ListAssistantVersionsResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/ListAssistantVersions", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) SearchAssistants(ctx context.Context, in *SearchAssistantsRequest, opts ...grpc.CallOption) (*SearchAssistantsResponse, error) {
+	out := new(SearchAssistantsResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/SearchAssistants", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) CountAssistants(ctx context.Context, in *CountAssistantsRequest, opts ...grpc.CallOption) (*CountAssistantsResponse, error) {
+	out := new(CountAssistantsResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/CountAssistants", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) DeleteAssistant(ctx context.Context, in *DeleteAssistantRequest, opts ...grpc.CallOption) (*DeleteAssistantResponse, error) {
+	out := new(DeleteAssistantResponse)
+	err := c.cc.Invoke(ctx, "/graphwire.v1.GraphService/DeleteAssistant", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GraphServiceServer is the server API for GraphService service.
 // All implementations must embed UnimplementedGraphServiceServer
 // for forward compatibility
@@ -505,6 +598,27 @@ type GraphServiceServer interface {
 	// Deletes a thread's older versions, keeping the newest `keep_last`.
 	// Fenced like DeleteThread: ABORTED while a run is active.
 	PruneThread(context.Context, *PruneThreadRequest) (*PruneThreadResponse, error)
+	// --- Assistants (see "Assistants" below) -------------------------------
+	// Creates an assistant of a registered graph: version 1, current.
+	// ALREADY_EXISTS when the id is taken (unless `if_exists` says
+	// IF_EXISTS_DO_NOTHING); NOT_FOUND for an unknown graph.
+	CreateAssistant(context.Context, *CreateAssistantRequest) (*Assistant, error)
+	// Reads an assistant's current version. NOT_FOUND when there is none.
+	GetAssistant(context.Context, *GetAssistantRequest) (*Assistant, error)
+	// Changes an assistant: a new version, current from now. The fields set
+	// replace the current version's; metadata is merged into it key by key.
+	UpdateAssistant(context.Context, *UpdateAssistantRequest) (*Assistant, error)
+	// Makes an older (or newer) version of an assistant the current one.
+	// NOT_FOUND for an unknown assistant or version.
+	SetAssistantVersion(context.Context, *SetAssistantVersionRequest) (*Assistant, error)
+	// Lists an assistant's versions, newest first.
+	ListAssistantVersions(context.Context, *ListAssistantVersionsRequest) (*ListAssistantVersionsResponse, error)
+	// Finds assistants (their current versions) by graph, name and metadata.
+	SearchAssistants(context.Context, *SearchAssistantsRequest) (*SearchAssistantsResponse, error)
+	// Counts the assistants a search would find (its order and page aside).
+	CountAssistants(context.Context, *CountAssistantsRequest) (*CountAssistantsResponse, error)
+	// Deletes an assistant and all its versions (threads are not touched).
+	DeleteAssistant(context.Context, *DeleteAssistantRequest) (*DeleteAssistantResponse, error)
 	mustEmbedUnimplementedGraphServiceServer()
 }
 
@@ -586,6 +700,30 @@ func (UnimplementedGraphServiceServer) CopyThread(context.Context, *CopyThreadRe
 }
 func (UnimplementedGraphServiceServer) PruneThread(context.Context, *PruneThreadRequest) (*PruneThreadResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method PruneThread not implemented")
+}
+func (UnimplementedGraphServiceServer) CreateAssistant(context.Context, *CreateAssistantRequest) (*Assistant, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CreateAssistant not implemented")
+}
+func (UnimplementedGraphServiceServer) GetAssistant(context.Context, *GetAssistantRequest) (*Assistant, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetAssistant not implemented")
+}
+func (UnimplementedGraphServiceServer) UpdateAssistant(context.Context, *UpdateAssistantRequest) (*Assistant, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UpdateAssistant not implemented")
+}
+func (UnimplementedGraphServiceServer) SetAssistantVersion(context.Context, *SetAssistantVersionRequest) (*Assistant, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetAssistantVersion not implemented")
+}
+func (UnimplementedGraphServiceServer) ListAssistantVersions(context.Context, *ListAssistantVersionsRequest) (*ListAssistantVersionsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListAssistantVersions not implemented")
+}
+func (UnimplementedGraphServiceServer) SearchAssistants(context.Context, *SearchAssistantsRequest) (*SearchAssistantsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SearchAssistants not implemented")
+}
+func (UnimplementedGraphServiceServer) CountAssistants(context.Context, *CountAssistantsRequest) (*CountAssistantsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CountAssistants not implemented")
+}
+func (UnimplementedGraphServiceServer) DeleteAssistant(context.Context, *DeleteAssistantRequest) (*DeleteAssistantResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DeleteAssistant not implemented")
 }
 func (UnimplementedGraphServiceServer) mustEmbedUnimplementedGraphServiceServer() {}
 
@@ -1062,6 +1200,150 @@ func _GraphService_PruneThread_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GraphService_CreateAssistant_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateAssistantRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).CreateAssistant(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/CreateAssistant",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).CreateAssistant(ctx, req.(*CreateAssistantRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_GetAssistant_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAssistantRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).GetAssistant(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/GetAssistant",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).GetAssistant(ctx, req.(*GetAssistantRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_UpdateAssistant_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateAssistantRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).UpdateAssistant(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/UpdateAssistant",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).UpdateAssistant(ctx, req.(*UpdateAssistantRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_SetAssistantVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetAssistantVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).SetAssistantVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/SetAssistantVersion",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).SetAssistantVersion(ctx, req.(*SetAssistantVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_ListAssistantVersions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAssistantVersionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).ListAssistantVersions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/ListAssistantVersions",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).ListAssistantVersions(ctx, req.(*ListAssistantVersionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_SearchAssistants_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchAssistantsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).SearchAssistants(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/SearchAssistants",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).SearchAssistants(ctx, req.(*SearchAssistantsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_CountAssistants_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CountAssistantsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).CountAssistants(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/CountAssistants",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).CountAssistants(ctx, req.(*CountAssistantsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_DeleteAssistant_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteAssistantRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).DeleteAssistant(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/graphwire.v1.GraphService/DeleteAssistant",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).DeleteAssistant(ctx, req.(*DeleteAssistantRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _GraphService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "graphwire.v1.GraphService",
 	HandlerType: (*GraphServiceServer)(nil),
@@ -1149,6 +1431,38 @@ var _GraphService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PruneThread",
 			Handler:    _GraphService_PruneThread_Handler,
+		},
+		{
+			MethodName: "CreateAssistant",
+			Handler:    _GraphService_CreateAssistant_Handler,
+		},
+		{
+			MethodName: "GetAssistant",
+			Handler:    _GraphService_GetAssistant_Handler,
+		},
+		{
+			MethodName: "UpdateAssistant",
+			Handler:    _GraphService_UpdateAssistant_Handler,
+		},
+		{
+			MethodName: "SetAssistantVersion",
+			Handler:    _GraphService_SetAssistantVersion_Handler,
+		},
+		{
+			MethodName: "ListAssistantVersions",
+			Handler:    _GraphService_ListAssistantVersions_Handler,
+		},
+		{
+			MethodName: "SearchAssistants",
+			Handler:    _GraphService_SearchAssistants_Handler,
+		},
+		{
+			MethodName: "CountAssistants",
+			Handler:    _GraphService_CountAssistants_Handler,
+		},
+		{
+			MethodName: "DeleteAssistant",
+			Handler:    _GraphService_DeleteAssistant_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

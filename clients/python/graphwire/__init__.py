@@ -29,6 +29,7 @@ the distribution ``graphwire-proto`` that this client and the server share.
 
 from graphwire._async_client import AsyncClient
 from graphwire._async_run import AsyncRun
+from graphwire._async_assistants import AsyncAssistantsClient
 from graphwire._async_store import AsyncStoreClient
 from graphwire._async_threads import AsyncThreadsClient
 from graphwire._errors import (
@@ -71,9 +72,11 @@ from graphwire._retry import Retry
 from graphwire._run import RunResult
 from graphwire._sync_client import Client
 from graphwire._sync_run import Run
+from graphwire._sync_assistants import AssistantsClient
 from graphwire._sync_store import StoreClient
 from graphwire._sync_threads import ThreadsClient
 from graphwire._types import (
+    Assistant,
     CheckpointRef,
     Durability,
     ErrorInfo,
@@ -111,6 +114,9 @@ __all__ = [
     "Thread",
     "ThreadPage",
     "ThreadStatus",
+    "AssistantsClient",
+    "AsyncAssistantsClient",
+    "Assistant",
     # runs and results
     "RunOptions",
     "Retry",

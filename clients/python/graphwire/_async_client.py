@@ -25,6 +25,7 @@ import grpc
 
 from graphwire import _decode, _requests
 from graphwire._async_run import AsyncRun
+from graphwire._async_assistants import AsyncAssistantsClient
 from graphwire._async_store import AsyncStoreClient
 from graphwire._async_threads import AsyncThreadsClient
 from graphwire._channel import (
@@ -123,6 +124,8 @@ class AsyncClient:
         self.store = AsyncStoreClient(self._unary_of)
         #: The server's thread records (search, metadata, status, TTL): ``client.threads.search_page(...)``.
         self.threads = AsyncThreadsClient(self._unary_of)
+        #: The server's assistants (configurations of its graphs): ``client.assistants.create(...)``.
+        self.assistants = AsyncAssistantsClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 
@@ -542,6 +545,8 @@ class AsyncClient:
             expect_checkpoint_id=opts.expect_checkpoint_id,
             if_interrupted=opts.if_interrupted,
         )
+        if opts.assistant_id is not None:
+            request.assistant_id = opts.assistant_id
         full_metadata = call_metadata(self._metadata, opts.metadata)
         continues = opts.background or (
             opts.on_disconnect is not None and OnDisconnect(str(opts.on_disconnect).lower()) is OnDisconnect.CONTINUE

@@ -27,6 +27,7 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire._types import (
     Thread,
     ThreadStatus,
+    Assistant,
     CheckpointRef,
     ErrorInfo,
     FinishReason,
@@ -334,3 +335,19 @@ def thread(message: pb.ThreadInfo) -> Thread:
         ttl=ttl,
         expires_at=_time(message, "expires_at"),
     )
+
+
+def assistant(message: pb.Assistant) -> Assistant:
+    return Assistant(
+        assistant_id=message.assistant_id,
+        graph=message.graph,
+        name=message.name,
+        description=message.description if message.HasField("description") else None,
+        config=decode(message.config_json),
+        context=decode(message.context_json),
+        metadata=decode(message.metadata_json),
+        version=message.version,
+        created_at=message.created_at.ToDatetime(tzinfo=UTC),
+        updated_at=message.updated_at.ToDatetime(tzinfo=UTC),
+    )
+

@@ -82,6 +82,11 @@ class RunOptions:
             instead of dropping it (``"drop"``, the server's default).
         retry: How UNAVAILABLE is retried (see :class:`Retry`): None the
             client's policy, False none, True the defaults.
+        assistant_id: Run as this assistant (``client.assistants``): its
+            graph, with its config and context as defaults (this call's own
+            values win, key by key). The graph argument may then be ``""``
+            (or must name the assistant's graph). A graph's name stands for
+            its default assistant.
     """
 
     event_kinds: Iterable[EventKind | str] | None = None
@@ -102,6 +107,7 @@ class RunOptions:
     multitask_strategy: MultitaskStrategy | str | None = None
     expect_checkpoint_id: str | None = None
     if_interrupted: IfInterrupted | str | None = None
+    assistant_id: str | None = None
 
     def __post_init__(self) -> None:
         # A value is used again and again: iterables become tuples, once.

@@ -16,6 +16,7 @@ import grpc
 
 from graphwire import _decode, _requests
 from graphwire._sync_run import Run
+from graphwire._sync_assistants import AssistantsClient
 from graphwire._sync_store import StoreClient
 from graphwire._sync_threads import ThreadsClient
 from graphwire._channel import (
@@ -114,6 +115,8 @@ class Client:
         self.store = StoreClient(self._unary_of)
         #: The server's thread records (search, metadata, status, TTL): ``client.threads.search_page(...)``.
         self.threads = ThreadsClient(self._unary_of)
+        #: The server's assistants (configurations of its graphs): ``client.assistants.create(...)``.
+        self.assistants = AssistantsClient(self._unary_of)
 
     # -- runs ------------------------------------------------------------------
 
@@ -533,6 +536,8 @@ class Client:
             expect_checkpoint_id=opts.expect_checkpoint_id,
             if_interrupted=opts.if_interrupted,
         )
+        if opts.assistant_id is not None:
+            request.assistant_id = opts.assistant_id
         full_metadata = call_metadata(self._metadata, opts.metadata)
         continues = opts.background or (
             opts.on_disconnect is not None and OnDisconnect(str(opts.on_disconnect).lower()) is OnDisconnect.CONTINUE

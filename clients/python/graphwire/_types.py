@@ -366,3 +366,25 @@ class TurnRefused:
     reason: str
     checkpoint_id: str | None
     interrupts: tuple[Interrupt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Assistant:
+    """An assistant: a named, versioned configuration of a registered graph (one version of it).
+
+    ``config`` is LangGraph's shape (``{"configurable": {...}, "recursion_limit": N}``), the
+    defaults of the runs that name it, as is ``context``; ``metadata`` is the caller's own.
+    ``version`` is this version's number; ``updated_at`` when it was made current.
+    """
+
+    assistant_id: str
+    graph: str
+    name: str
+    description: str | None
+    config: dict[str, Any]
+    context: dict[str, Any]
+    metadata: dict[str, Any]
+    version: int
+    created_at: datetime
+    updated_at: datetime
+

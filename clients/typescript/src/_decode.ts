@@ -27,6 +27,8 @@ import * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import type { JsonCodec } from "./json.js";
 import {
   FinishReason,
+  type Assistant,
+  type AssistantConfig,
   type CheckpointRef,
   type ErrorInfo,
   type GraphInfo,
@@ -127,6 +129,21 @@ export class Decoder {
       createdAt: m.createdAt ? timestampDate(m.createdAt) : new Date(0),
       updatedAt: m.updatedAt ? timestampDate(m.updatedAt) : new Date(0),
       score: m.score ?? null,
+    };
+  }
+
+  assistant(m: pb.Assistant): Assistant {
+    return {
+      assistantId: m.assistantId,
+      graph: m.graph,
+      name: m.name,
+      description: m.description ?? null,
+      config: (this.fromJson(m.configJson) ?? {}) as AssistantConfig,
+      context: (this.fromJson(m.contextJson) ?? {}) as Record<string, unknown>,
+      metadata: (this.fromJson(m.metadataJson) ?? {}) as Record<string, unknown>,
+      version: m.version,
+      createdAt: m.createdAt ? timestampDate(m.createdAt) : new Date(0),
+      updatedAt: m.updatedAt ? timestampDate(m.updatedAt) : new Date(0),
     };
   }
 

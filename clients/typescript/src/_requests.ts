@@ -98,6 +98,13 @@ export interface RunSettings {
    * `client.turnRefused(error).interrupts`) instead of dropping it ("drop", the server's default).
    */
   ifInterrupted?: IfInterrupted | undefined;
+  /**
+   * Run as this assistant (`client.assistants`): its graph, with its config and context as this
+   * call's defaults (this call's `configurable`, `context` and `recursionLimit` win, key by key),
+   * and its id in the metadata of the versions the run saves. The `graph` argument may then be
+   * `""` (or must be the assistant's graph). A graph's name stands for its default assistant.
+   */
+  assistantId?: string | undefined;
 }
 
 const STRATEGIES: ReadonlyMap<string, pb.MultitaskStrategy> = new Map([
@@ -113,6 +120,43 @@ const IF_INTERRUPTED: ReadonlyMap<string, pb.IfInterrupted> = new Map([
 ]);
 
 type RunRequest = pb.InvokeRequest | pb.ResumeRequest | pb.ForkRequest;
+
+/** What an assistant's create or update may set. */
+interface AssistantFields {
+  name?: string | undefined;
+  description?: string | undefined;
+  config?: object | undefined;
+  context?: object | undefined;
+  metadata?: object | undefined;
+}
+
+/** What a search or a count of assistants filters by. */
+interface AssistantFilter {
+  graph?: string | undefined;
+  name?: string | undefined;
+  metadata?: object | undefined;
+}
+
+/** A page of a listing. */
+interface AssistantPage {
+  metadata?: object | undefined;
+  limit?: number | undefined;
+  offset?: number | undefined;
+}
+
+const IF_EXISTS: ReadonlyMap<string, pb.IfExists> = new Map([
+  ["raise", pb.IfExists.RAISE],
+  ["do_nothing", pb.IfExists.DO_NOTHING],
+]);
+
+const SORT_BY: ReadonlyMap<string, pb.AssistantSortBy> = new Map([
+  ["assistant_id", pb.AssistantSortBy.ASSISTANT_ID],
+  ["graph", pb.AssistantSortBy.GRAPH],
+  ["graph_id", pb.AssistantSortBy.GRAPH],
+  ["name", pb.AssistantSortBy.NAME],
+  ["created_at", pb.AssistantSortBy.CREATED_AT],
+  ["updated_at", pb.AssistantSortBy.UPDATED_AT],
+]);
 
 export class Encoder {
   constructor(private readonly json: JsonCodec) {}
@@ -250,6 +294,7 @@ export class Encoder {
     });
     request.inputJson = this.optionalJsonText(input);
     if (s.checkpointId !== undefined) request.checkpointId = s.checkpointId;
+    if (s.assistantId !== undefined) request.assistantId = s.assistantId;
     const config = this.runConfig(s);
     if (config !== undefined) request.config = config;
     return request;
@@ -278,6 +323,7 @@ export class Encoder {
     } else {
       request.resumeJson = this.jsonText(answer ?? null);
     }
+    if (s.assistantId !== undefined) request.assistantId = s.assistantId;
     const config = this.runConfig(s);
     if (config !== undefined) request.config = config;
     return request;
@@ -298,6 +344,7 @@ export class Encoder {
     });
     request.updateJson = this.optionalJsonText(s.update);
     if (s.asNode !== undefined) request.asNode = s.asNode;
+    if (s.assistantId !== undefined) request.assistantId = s.assistantId;
     const config = this.runConfig(s);
     if (config !== undefined) request.config = config;
     return request;
@@ -437,6 +484,108 @@ export class Encoder {
     if (o.maxDepth !== undefined) request.maxDepth = uint32("maxDepth", o.maxDepth);
     if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
     return request;
+  }
+
+  // -- assistants ------------------------------------------------------------
+
+  createAssistant(
+    graph: string,
+    o: AssistantFields & { assistantId?: string | undefined; ifExists?: string | undefined },
+  ): pb.CreateAssistantRequest {
+    const request = create(pb.CreateAssistantRequestSchema, {
+      graph,
+      assistantId: o.assistantId ?? "",
+      name: o.name ?? "",
+    });
+    if (o.description !== undefined) request.description = o.description;
+    if (o.config !== undefined) request.configJson = this.object("config", o.config);
+    if (o.context !== undefined) request.contextJson = this.object("context", o.context);
+    if (o.metadata !== undefined) request.metadataJson = this.object("metadata", o.metadata);
+    if (o.ifExists !== undefined) {
+      const ifExists = IF_EXISTS.get(o.ifExists);
+      if (ifExists === undefined)
+        throw new TypeError(`unknown ifExists ${JSON.stringify(o.ifExists)}; use "raise" or "do_nothing"`);
+      request.ifExists = ifExists;
+    }
+    return request;
+  }
+
+  getAssistant(assistantId: string): pb.GetAssistantRequest {
+    return create(pb.GetAssistantRequestSchema, { assistantId });
+  }
+
+  deleteAssistant(assistantId: string): pb.DeleteAssistantRequest {
+    return create(pb.DeleteAssistantRequestSchema, { assistantId });
+  }
+
+  updateAssistant(assistantId: string, o: AssistantFields & { graph?: string | undefined }): pb.UpdateAssistantRequest {
+    const request = create(pb.UpdateAssistantRequestSchema, { assistantId });
+    if (o.graph !== undefined) request.graph = o.graph;
+    if (o.name !== undefined) request.name = o.name;
+    if (o.description !== undefined) request.description = o.description;
+    if (o.config !== undefined) request.configJson = this.object("config", o.config);
+    if (o.context !== undefined) request.contextJson = this.object("context", o.context);
+    if (o.metadata !== undefined) request.metadataJson = this.object("metadata", o.metadata);
+    return request;
+  }
+
+  setAssistantVersion(assistantId: string, version: number): pb.SetAssistantVersionRequest {
+    if (!Number.isInteger(version) || version < 1 || version > 0x7fffffff) {
+      throw new RangeError(`version must be an integer from 1 to 2^31 - 1, not ${version}`);
+    }
+    return create(pb.SetAssistantVersionRequestSchema, { assistantId, version });
+  }
+
+  listAssistantVersions(assistantId: string, o: AssistantPage): pb.ListAssistantVersionsRequest {
+    const request = create(pb.ListAssistantVersionsRequestSchema, {
+      assistantId,
+      offset: uint32("offset", o.offset ?? 0),
+    });
+    if (o.metadata !== undefined) request.metadataJson = this.object("metadata", o.metadata);
+    if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
+    return request;
+  }
+
+  searchAssistants(
+    o: AssistantFilter & AssistantPage & { sortBy?: string | undefined; sortOrder?: string | undefined },
+  ): pb.SearchAssistantsRequest {
+    const request = create(pb.SearchAssistantsRequestSchema, this.assistantFilter(o));
+    request.offset = uint32("offset", o.offset ?? 0);
+    if (o.limit !== undefined) request.limit = uint32("limit", o.limit);
+    if (o.sortBy !== undefined) {
+      const sortBy = SORT_BY.get(o.sortBy);
+      if (sortBy === undefined) {
+        throw new TypeError(
+          `unknown sortBy ${JSON.stringify(o.sortBy)}; use one of: ${[...SORT_BY.keys()].join(", ")}`,
+        );
+      }
+      request.sortBy = sortBy;
+    }
+    if (o.sortOrder !== undefined && o.sortOrder !== "asc" && o.sortOrder !== "desc") {
+      throw new TypeError(`unknown sortOrder ${JSON.stringify(o.sortOrder)}; use "asc" or "desc"`);
+    }
+    request.sortOrder = o.sortOrder === "asc" ? pb.SortOrder.ASC : pb.SortOrder.DESC;
+    return request;
+  }
+
+  countAssistants(o: AssistantFilter): pb.CountAssistantsRequest {
+    return create(pb.CountAssistantsRequestSchema, this.assistantFilter(o));
+  }
+
+  /** A search's or a count's filters. */
+  private assistantFilter(o: AssistantFilter): { graph: string; name: string; metadataJson: string } {
+    const metadataJson = o.metadata === undefined ? "" : this.object("metadata", o.metadata);
+    return { graph: o.graph ?? "", name: o.name ?? "", metadataJson };
+  }
+
+  /** An object field's JSON text; a TypeError naming `name` for anything but a plain object. */
+  private object(name: string, value: unknown): string {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new TypeError(
+        `${name} is an object (a JSON object), not ${Array.isArray(value) ? "an array" : String(value)}`,
+      );
+    }
+    return this.jsonText(value);
   }
 }
 

@@ -6,7 +6,8 @@
  * methods (`invoke`, `resume`, `fork`) return a `Run` at once; the others
  * return promises. Every method accepts `signal`, `timeoutMs` and
  * `metadata` (see `CallOptions`), and fails with a `GraphwireError`. The
- * store's methods are `client.store` (`store.ts`).
+ * store's methods are `client.store` (`store.ts`), the assistants'
+ * `client.assistants` (`assistants.ts`).
  *
  * @module
  */
@@ -33,6 +34,7 @@ import { GraphService, TurnRefusedSchema } from "./gen/graphwire/v1/graphwire_pb
 import type * as pb from "./gen/graphwire/v1/graphwire_pb.js";
 import { standardJson, type JsonCodec } from "./json.js";
 import { Run } from "./run.js";
+import { AssistantsClient } from "./assistants.js";
 import { StoreClient } from "./store.js";
 import { ThreadsClient } from "./threads.js";
 import type {
@@ -179,6 +181,8 @@ export class Client {
   readonly store: StoreClient;
   /** The server's thread records (search, metadata, status, TTL): `client.threads.search(...)`. */
   readonly threads: ThreadsClient;
+  /** The server's assistants (versioned configurations of its graphs): `client.assistants.create(...)`. */
+  readonly assistants: AssistantsClient;
   readonly #transport: Transport;
   readonly #encode: Encoder;
   readonly #decode: Decoder;
@@ -193,6 +197,7 @@ export class Client {
     this.#decode = new Decoder(json);
     this.store = new StoreClient(this.#transport, this.#encode, this.#decode);
     this.threads = new ThreadsClient(this.#transport, this.#encode, this.#decode);
+    this.assistants = new AssistantsClient(this.#transport, this.#encode, this.#decode);
   }
 
   // -- runs -------------------------------------------------------------------

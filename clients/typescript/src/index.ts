@@ -27,7 +27,10 @@
  * gRPC status code; a node's error is not thrown but reported in the result.
  * `client.store` reads and writes the server's store (long-term memory
  * shared by threads): `putItem`, `getItem`, `searchItems`, `deleteItem`,
- * `listNamespaces`, as in LangGraph's SDK.
+ * `listNamespaces`, as in LangGraph's SDK. `client.assistants` keeps
+ * assistants, versioned configurations of the server's graphs that a run
+ * names with `assistantId`: `create`, `get`, `update`, `setLatest`,
+ * `getVersions`, `search`, `count`, `delete`, as in LangGraph's SDK.
  *
  * @module
  */
@@ -49,6 +52,15 @@ export {
   type UpdateStateOptions,
 } from "./client.js";
 export type { Run, RunResult } from "./run.js";
+export {
+  AssistantsClient,
+  type AssistantSortBy,
+  type CountAssistantsParams,
+  type CreateAssistantParams,
+  type GetAssistantVersionsParams,
+  type SearchAssistantsParams,
+  type UpdateAssistantParams,
+} from "./assistants.js";
 export {
   StoreClient,
   type GetItemOptions,
@@ -92,6 +104,8 @@ export {
   OnDisconnect,
   RunStatus,
   type TurnRefused,
+  type Assistant,
+  type AssistantConfig,
   type RunInfo,
   type RunPage,
   type CheckpointRef,

@@ -283,3 +283,40 @@ export interface Item<V = Record<string, unknown>> {
   /** Only from a search with a `query`: the similarity of the item's best-matching embedded field; null otherwise. */
   score: number | null;
 }
+
+/**
+ * An assistant's config, in LangGraph's shape: the defaults of the runs that name the assistant
+ * (a run's own `configurable` keys and `recursionLimit` win).
+ */
+export interface AssistantConfig {
+  /** As a run's `configurable`. */
+  configurable?: Record<string, unknown> | undefined;
+  /** The most supersteps a run may take. */
+  recursion_limit?: number | undefined;
+}
+
+/**
+ * An assistant (one version of it): a named, versioned configuration of a registered graph, as in
+ * LangGraph's Agent Server. A run naming it (`assistantId`) takes its `config` and `context` as
+ * defaults. Each graph has a default assistant, made by the server (metadata
+ * `{created_by: "system"}`), whose id is the one LangGraph's Agent Server gives it.
+ */
+export interface Assistant {
+  assistantId: string;
+  /** The registered graph it runs. */
+  graph: string;
+  /** "Untitled" unless one was given. */
+  name: string;
+  description: string | null;
+  config: AssistantConfig;
+  /** As a run's `context`; `{}`: none. */
+  context: Record<string, unknown>;
+  /** The caller's own; `{}`: none. */
+  metadata: Record<string, unknown>;
+  /** This version's number: 1, 2, ... */
+  version: number;
+  /** When the assistant was created (the same in all its versions). */
+  createdAt: Date;
+  /** When this version was made current. */
+  updatedAt: Date;
+}

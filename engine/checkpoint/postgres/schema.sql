@@ -142,3 +142,36 @@ CREATE INDEX threads_created ON threads (tenant, created_at, thread_id);
 CREATE INDEX threads_updated ON threads (tenant, updated_at, thread_id);
 CREATE INDEX threads_metadata ON threads USING gin (metadata jsonb_path_ops);
 CREATE INDEX threads_expiry ON threads (expires_at) WHERE expires_at IS NOT NULL;
+
+-- Assistants: each one's current version, and all its versions (migration 0010).
+CREATE TABLE assistants (
+    tenant text COLLATE "C" NOT NULL,
+    assistant_id text COLLATE "C" NOT NULL,
+    version integer NOT NULL,
+    graph text NOT NULL,
+    name text NOT NULL,
+    description text,
+    config jsonb NOT NULL,
+    context jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    PRIMARY KEY (tenant, assistant_id)
+);
+CREATE INDEX assistants_graph ON assistants (tenant, graph);
+CREATE INDEX assistants_created ON assistants (tenant, created_at);
+CREATE INDEX assistants_updated ON assistants (tenant, updated_at);
+CREATE INDEX assistants_metadata ON assistants USING gin (metadata jsonb_path_ops);
+CREATE TABLE assistant_versions (
+    tenant text COLLATE "C" NOT NULL,
+    assistant_id text COLLATE "C" NOT NULL,
+    version integer NOT NULL,
+    graph text NOT NULL,
+    name text NOT NULL,
+    description text,
+    config jsonb NOT NULL,
+    context jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (tenant, assistant_id, version)
+);

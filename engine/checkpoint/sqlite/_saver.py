@@ -33,7 +33,8 @@ The saver keeps to the checkpoint contract, a thin face over parts of its
 own, each built whole by the constructor: the file (:mod:`._file`: the
 connection, its lock, the worker thread, the serving lock), reads
 (:mod:`._reads`), writes (:mod:`._writes`, pruning by :mod:`._prune`) and the
-host's run and thread records (:mod:`._runs`, ``saver.runs``; :mod:`._threads`, ``saver.threads``), all running their SQL
+host's run and thread records (:mod:`._runs`, ``saver.runs``; :mod:`._threads`, ``saver.threads``) and assistants
+(:mod:`._assistants`, ``saver.assistants``), all running their SQL
 through the file's ``work`` and ``transaction``. Named SQL is in
 :mod:`._queries`.
 """
@@ -60,6 +61,7 @@ from engine.checkpoint.base import (
 )
 from engine.checkpoint.sqlite._file import SaverFile
 from engine.checkpoint.sqlite._reads import Reads
+from engine.checkpoint.sqlite._assistants import SqliteAssistants
 from engine.checkpoint.sqlite._runs import SqliteRuns
 from engine.checkpoint.sqlite._threads import SqliteThreads
 from engine.checkpoint.sqlite._writes import Writes
@@ -114,6 +116,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         self._writes = Writes(file, deltas, lambda: self.serde)
         self.runs: SqliteRuns = SqliteRuns(file.work, file.transaction)  # a host's run records, in this file
         self.threads: SqliteThreads = SqliteThreads(file.work, file.transaction)  # and its thread records
+        self.assistants: SqliteAssistants = SqliteAssistants(file.work, file.transaction)  # and its assistants
 
     @classmethod
     @contextmanager

@@ -113,3 +113,35 @@ CREATE TABLE threads (
 CREATE INDEX threads_created ON threads (tenant, created_at, thread_id);
 CREATE INDEX threads_updated ON threads (tenant, updated_at, thread_id);
 CREATE INDEX threads_expiry ON threads (expires_at) WHERE expires_at IS NOT NULL;
+
+-- Assistants: each one's current version, and all its versions (migration 0009).
+CREATE TABLE assistants (
+    tenant TEXT NOT NULL,
+    assistant_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    graph TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    config TEXT NOT NULL,
+    context TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, assistant_id)
+);
+CREATE INDEX assistants_graph ON assistants (tenant, graph);
+CREATE INDEX assistants_created ON assistants (tenant, created_at);
+CREATE INDEX assistants_updated ON assistants (tenant, updated_at);
+CREATE TABLE assistant_versions (
+    tenant TEXT NOT NULL,
+    assistant_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    graph TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    config TEXT NOT NULL,
+    context TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, assistant_id, version)
+);

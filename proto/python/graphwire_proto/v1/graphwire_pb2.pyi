@@ -110,6 +110,15 @@ class SortOrder(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SORT_ORDER_UNSPECIFIED: _ClassVar[SortOrder]
     SORT_ORDER_DESC: _ClassVar[SortOrder]
     SORT_ORDER_ASC: _ClassVar[SortOrder]
+
+class AssistantSortBy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ASSISTANT_SORT_BY_UNSPECIFIED: _ClassVar[AssistantSortBy]
+    ASSISTANT_SORT_BY_ASSISTANT_ID: _ClassVar[AssistantSortBy]
+    ASSISTANT_SORT_BY_GRAPH: _ClassVar[AssistantSortBy]
+    ASSISTANT_SORT_BY_NAME: _ClassVar[AssistantSortBy]
+    ASSISTANT_SORT_BY_CREATED_AT: _ClassVar[AssistantSortBy]
+    ASSISTANT_SORT_BY_UPDATED_AT: _ClassVar[AssistantSortBy]
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_RUN_STARTED: EventKind
 EVENT_KIND_STEP_STARTED: EventKind
@@ -172,6 +181,12 @@ THREAD_SORT_BY_UPDATED_AT: ThreadSortBy
 SORT_ORDER_UNSPECIFIED: SortOrder
 SORT_ORDER_DESC: SortOrder
 SORT_ORDER_ASC: SortOrder
+ASSISTANT_SORT_BY_UNSPECIFIED: AssistantSortBy
+ASSISTANT_SORT_BY_ASSISTANT_ID: AssistantSortBy
+ASSISTANT_SORT_BY_GRAPH: AssistantSortBy
+ASSISTANT_SORT_BY_NAME: AssistantSortBy
+ASSISTANT_SORT_BY_CREATED_AT: AssistantSortBy
+ASSISTANT_SORT_BY_UPDATED_AT: AssistantSortBy
 
 class RunConfig(_message.Message):
     __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json", "configurable_json")
@@ -192,7 +207,7 @@ class RunConfig(_message.Message):
     def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ..., configurable_json: _Optional[str] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "if_interrupted", "expect_checkpoint_id", "multitask_strategy")
+    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "if_interrupted", "expect_checkpoint_id", "multitask_strategy", "assistant_id")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -206,6 +221,7 @@ class InvokeRequest(_message.Message):
     IF_INTERRUPTED_FIELD_NUMBER: _ClassVar[int]
     EXPECT_CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     MULTITASK_STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     input_json: str
@@ -219,10 +235,11 @@ class InvokeRequest(_message.Message):
     if_interrupted: IfInterrupted
     expect_checkpoint_id: str
     multitask_strategy: MultitaskStrategy
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., if_interrupted: _Optional[_Union[IfInterrupted, str]] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ...) -> None: ...
+    assistant_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., if_interrupted: _Optional[_Union[IfInterrupted, str]] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ..., assistant_id: _Optional[str] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "expect_checkpoint_id", "multitask_strategy")
+    __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "expect_checkpoint_id", "multitask_strategy", "assistant_id")
     class ResumesJsonEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -242,6 +259,7 @@ class ResumeRequest(_message.Message):
     BACKGROUND_FIELD_NUMBER: _ClassVar[int]
     EXPECT_CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     MULTITASK_STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     resume_json: str
@@ -254,10 +272,11 @@ class ResumeRequest(_message.Message):
     background: bool
     expect_checkpoint_id: str
     multitask_strategy: MultitaskStrategy
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume_json: _Optional[str] = ..., resumes_json: _Optional[_Mapping[str, str]] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ...) -> None: ...
+    assistant_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., resume_json: _Optional[str] = ..., resumes_json: _Optional[_Mapping[str, str]] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ..., assistant_id: _Optional[str] = ...) -> None: ...
 
 class ForkRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "update_json", "as_node", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "expect_checkpoint_id", "multitask_strategy")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "update_json", "as_node", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "expect_checkpoint_id", "multitask_strategy", "assistant_id")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -271,6 +290,7 @@ class ForkRequest(_message.Message):
     BACKGROUND_FIELD_NUMBER: _ClassVar[int]
     EXPECT_CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     MULTITASK_STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
@@ -284,7 +304,8 @@ class ForkRequest(_message.Message):
     background: bool
     expect_checkpoint_id: str
     multitask_strategy: MultitaskStrategy
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ...) -> None: ...
+    assistant_id: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., update_json: _Optional[str] = ..., as_node: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ..., assistant_id: _Optional[str] = ...) -> None: ...
 
 class TurnRefused(_message.Message):
     __slots__ = ("reason", "checkpoint_id", "interrupts")
@@ -997,3 +1018,149 @@ class PruneThreadResponse(_message.Message):
     DELETED_FIELD_NUMBER: _ClassVar[int]
     deleted: int
     def __init__(self, deleted: _Optional[int] = ...) -> None: ...
+
+class Assistant(_message.Message):
+    __slots__ = ("assistant_id", "graph", "name", "description", "config_json", "context_json", "metadata_json", "version", "created_at", "updated_at")
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    assistant_id: str
+    graph: str
+    name: str
+    description: str
+    config_json: str
+    context_json: str
+    metadata_json: str
+    version: int
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, assistant_id: _Optional[str] = ..., graph: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., config_json: _Optional[str] = ..., context_json: _Optional[str] = ..., metadata_json: _Optional[str] = ..., version: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreateAssistantRequest(_message.Message):
+    __slots__ = ("graph", "assistant_id", "name", "description", "config_json", "context_json", "metadata_json", "if_exists")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    IF_EXISTS_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    assistant_id: str
+    name: str
+    description: str
+    config_json: str
+    context_json: str
+    metadata_json: str
+    if_exists: IfExists
+    def __init__(self, graph: _Optional[str] = ..., assistant_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., config_json: _Optional[str] = ..., context_json: _Optional[str] = ..., metadata_json: _Optional[str] = ..., if_exists: _Optional[_Union[IfExists, str]] = ...) -> None: ...
+
+class GetAssistantRequest(_message.Message):
+    __slots__ = ("assistant_id",)
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    assistant_id: str
+    def __init__(self, assistant_id: _Optional[str] = ...) -> None: ...
+
+class UpdateAssistantRequest(_message.Message):
+    __slots__ = ("assistant_id", "graph", "name", "description", "config_json", "context_json", "metadata_json")
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    assistant_id: str
+    graph: str
+    name: str
+    description: str
+    config_json: str
+    context_json: str
+    metadata_json: str
+    def __init__(self, assistant_id: _Optional[str] = ..., graph: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., config_json: _Optional[str] = ..., context_json: _Optional[str] = ..., metadata_json: _Optional[str] = ...) -> None: ...
+
+class SetAssistantVersionRequest(_message.Message):
+    __slots__ = ("assistant_id", "version")
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    assistant_id: str
+    version: int
+    def __init__(self, assistant_id: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class ListAssistantVersionsRequest(_message.Message):
+    __slots__ = ("assistant_id", "metadata_json", "limit", "offset")
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    assistant_id: str
+    metadata_json: str
+    limit: int
+    offset: int
+    def __init__(self, assistant_id: _Optional[str] = ..., metadata_json: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+
+class ListAssistantVersionsResponse(_message.Message):
+    __slots__ = ("versions",)
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    versions: _containers.RepeatedCompositeFieldContainer[Assistant]
+    def __init__(self, versions: _Optional[_Iterable[_Union[Assistant, _Mapping]]] = ...) -> None: ...
+
+class SearchAssistantsRequest(_message.Message):
+    __slots__ = ("graph", "name", "metadata_json", "sort_by", "sort_order", "limit", "offset")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    SORT_BY_FIELD_NUMBER: _ClassVar[int]
+    SORT_ORDER_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    name: str
+    metadata_json: str
+    sort_by: AssistantSortBy
+    sort_order: SortOrder
+    limit: int
+    offset: int
+    def __init__(self, graph: _Optional[str] = ..., name: _Optional[str] = ..., metadata_json: _Optional[str] = ..., sort_by: _Optional[_Union[AssistantSortBy, str]] = ..., sort_order: _Optional[_Union[SortOrder, str]] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+
+class SearchAssistantsResponse(_message.Message):
+    __slots__ = ("assistants",)
+    ASSISTANTS_FIELD_NUMBER: _ClassVar[int]
+    assistants: _containers.RepeatedCompositeFieldContainer[Assistant]
+    def __init__(self, assistants: _Optional[_Iterable[_Union[Assistant, _Mapping]]] = ...) -> None: ...
+
+class CountAssistantsRequest(_message.Message):
+    __slots__ = ("graph", "name", "metadata_json")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    graph: str
+    name: str
+    metadata_json: str
+    def __init__(self, graph: _Optional[str] = ..., name: _Optional[str] = ..., metadata_json: _Optional[str] = ...) -> None: ...
+
+class CountAssistantsResponse(_message.Message):
+    __slots__ = ("count",)
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    def __init__(self, count: _Optional[int] = ...) -> None: ...
+
+class DeleteAssistantRequest(_message.Message):
+    __slots__ = ("assistant_id",)
+    ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    assistant_id: str
+    def __init__(self, assistant_id: _Optional[str] = ...) -> None: ...
+
+class DeleteAssistantResponse(_message.Message):
+    __slots__ = ("deleted",)
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    deleted: bool
+    def __init__(self, deleted: _Optional[bool] = ...) -> None: ...

@@ -161,6 +161,46 @@ class GraphServiceStub:
                 request_serializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadRequest.SerializeToString,
                 response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadResponse.FromString,
                 _registered_method=True)
+        self.CreateAssistant = channel.unary_unary(
+                '/graphwire.v1.GraphService/CreateAssistant',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.CreateAssistantRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+                _registered_method=True)
+        self.GetAssistant = channel.unary_unary(
+                '/graphwire.v1.GraphService/GetAssistant',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.GetAssistantRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+                _registered_method=True)
+        self.UpdateAssistant = channel.unary_unary(
+                '/graphwire.v1.GraphService/UpdateAssistant',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.UpdateAssistantRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+                _registered_method=True)
+        self.SetAssistantVersion = channel.unary_unary(
+                '/graphwire.v1.GraphService/SetAssistantVersion',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.SetAssistantVersionRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+                _registered_method=True)
+        self.ListAssistantVersions = channel.unary_unary(
+                '/graphwire.v1.GraphService/ListAssistantVersions',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListAssistantVersionsRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListAssistantVersionsResponse.FromString,
+                _registered_method=True)
+        self.SearchAssistants = channel.unary_unary(
+                '/graphwire.v1.GraphService/SearchAssistants',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.SearchAssistantsRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.SearchAssistantsResponse.FromString,
+                _registered_method=True)
+        self.CountAssistants = channel.unary_unary(
+                '/graphwire.v1.GraphService/CountAssistants',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.CountAssistantsRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.CountAssistantsResponse.FromString,
+                _registered_method=True)
+        self.DeleteAssistant = channel.unary_unary(
+                '/graphwire.v1.GraphService/DeleteAssistant',
+                request_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteAssistantRequest.SerializeToString,
+                response_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteAssistantResponse.FromString,
+                _registered_method=True)
 
 
 class GraphServiceServicer:
@@ -375,6 +415,67 @@ class GraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateAssistant(self, request, context):
+        """--- Assistants (see "Assistants" below) -------------------------------
+        Creates an assistant of a registered graph: version 1, current.
+        ALREADY_EXISTS when the id is taken (unless `if_exists` says
+        IF_EXISTS_DO_NOTHING); NOT_FOUND for an unknown graph.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAssistant(self, request, context):
+        """Reads an assistant's current version. NOT_FOUND when there is none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateAssistant(self, request, context):
+        """Changes an assistant: a new version, current from now. The fields set
+        replace the current version's; metadata is merged into it key by key.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetAssistantVersion(self, request, context):
+        """Makes an older (or newer) version of an assistant the current one.
+        NOT_FOUND for an unknown assistant or version.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAssistantVersions(self, request, context):
+        """Lists an assistant's versions, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SearchAssistants(self, request, context):
+        """Finds assistants (their current versions) by graph, name and metadata.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CountAssistants(self, request, context):
+        """Counts the assistants a search would find (its order and page aside).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteAssistant(self, request, context):
+        """Deletes an assistant and all its versions (threads are not touched).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GraphServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -502,6 +603,46 @@ def add_GraphServiceServicer_to_server(servicer, server):
                     servicer.PruneThread,
                     request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadRequest.FromString,
                     response_serializer=graphwire_dot_v1_dot_graphwire__pb2.PruneThreadResponse.SerializeToString,
+            ),
+            'CreateAssistant': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateAssistant,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.CreateAssistantRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.SerializeToString,
+            ),
+            'GetAssistant': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAssistant,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.GetAssistantRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.SerializeToString,
+            ),
+            'UpdateAssistant': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateAssistant,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.UpdateAssistantRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.SerializeToString,
+            ),
+            'SetAssistantVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetAssistantVersion,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.SetAssistantVersionRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.Assistant.SerializeToString,
+            ),
+            'ListAssistantVersions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAssistantVersions,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.ListAssistantVersionsRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.ListAssistantVersionsResponse.SerializeToString,
+            ),
+            'SearchAssistants': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchAssistants,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.SearchAssistantsRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.SearchAssistantsResponse.SerializeToString,
+            ),
+            'CountAssistants': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountAssistants,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.CountAssistantsRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.CountAssistantsResponse.SerializeToString,
+            ),
+            'DeleteAssistant': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteAssistant,
+                    request_deserializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteAssistantRequest.FromString,
+                    response_serializer=graphwire_dot_v1_dot_graphwire__pb2.DeleteAssistantResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1181,6 +1322,222 @@ class GraphService:
             '/graphwire.v1.GraphService/PruneThread',
             graphwire_dot_v1_dot_graphwire__pb2.PruneThreadRequest.SerializeToString,
             graphwire_dot_v1_dot_graphwire__pb2.PruneThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateAssistant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/CreateAssistant',
+            graphwire_dot_v1_dot_graphwire__pb2.CreateAssistantRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAssistant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/GetAssistant',
+            graphwire_dot_v1_dot_graphwire__pb2.GetAssistantRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateAssistant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/UpdateAssistant',
+            graphwire_dot_v1_dot_graphwire__pb2.UpdateAssistantRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetAssistantVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/SetAssistantVersion',
+            graphwire_dot_v1_dot_graphwire__pb2.SetAssistantVersionRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.Assistant.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAssistantVersions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/ListAssistantVersions',
+            graphwire_dot_v1_dot_graphwire__pb2.ListAssistantVersionsRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.ListAssistantVersionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchAssistants(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/SearchAssistants',
+            graphwire_dot_v1_dot_graphwire__pb2.SearchAssistantsRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.SearchAssistantsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountAssistants(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/CountAssistants',
+            graphwire_dot_v1_dot_graphwire__pb2.CountAssistantsRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.CountAssistantsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteAssistant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphwire.v1.GraphService/DeleteAssistant',
+            graphwire_dot_v1_dot_graphwire__pb2.DeleteAssistantRequest.SerializeToString,
+            graphwire_dot_v1_dot_graphwire__pb2.DeleteAssistantResponse.FromString,
             options,
             channel_credentials,
             insecure,
