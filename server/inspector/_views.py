@@ -34,7 +34,7 @@ from engine.types import StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import stored_error
 
-__all__ = ["graph_view", "interrupts", "run_view", "thread_view", "version_detail", "version_ref", "writes_view"]
+__all__ = ["graph_view", "interrupts", "run_view", "thread_label", "thread_view", "version_detail", "version_ref", "writes_view"]
 
 
 def graph_view(name: str, description: str, graph: Pregel) -> dict[str, Any]:
@@ -55,10 +55,27 @@ def graph_view(name: str, description: str, graph: Pregel) -> dict[str, Any]:
     }
 
 
+def thread_label(t: ThreadInfo) -> str | None:
+    """What the page calls a thread: its metadata's ``user`` or ``title``, when it has them.
+
+    The one place that knows where a thread's label comes from: the listing's
+    threads carry no metadata yet (thread records do, on their own branch),
+    so this reads it only where a listed thread has it; None: the page shows
+    the id.
+    """
+    meta = getattr(t, "metadata", None)
+    if isinstance(meta, dict):
+        for key in ("user", "title"):
+            if isinstance(meta.get(key), str) and meta[key]:
+                return str(meta[key])
+    return None
+
+
 def thread_view(t: ThreadInfo, running: bool, waiting: dict[str, Any] | None = None) -> dict[str, Any]:
     """A thread in the list; ``waiting`` is the interrupt its newest version waits at, if any."""
     return {
         "thread_id": t.thread_id,
+        "label": thread_label(t),
         "checkpoint_id": t.checkpoint_id,
         "updated_at": t.updated_at,
         "running": running,

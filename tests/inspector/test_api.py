@@ -186,7 +186,9 @@ def test_the_event_stream_follows_a_run_from_any_client(inspected: ServerProcess
         rest = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "run_finished")
         assert run.result().reason is FinishReason.END
     kinds = [m["type"] for m in rest if m.get("thread_id") == thread]
-    assert kinds == ["node_finished", "checkpoint_saved", "run_finished"]
+    assert kinds == ["node_finished", "values", "checkpoint_saved", "run_finished"]
+    # The values the run held after its step, for the page's "held while a call runs".
+    assert [m["values"]["log"] for m in rest if m["type"] == "values" and m.get("thread_id") == thread] == [["x"]]
     assert rest[-1]["reason"] == "END" and rest[-1]["nodes"] == []
     assert rest[-1]["checkpoint_id"] == run.result().checkpoint.checkpoint_id
     assert api(inspected, "/api/live")[1]["runs"] == []

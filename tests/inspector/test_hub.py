@@ -54,7 +54,7 @@ def test_a_watcher_sees_the_run_move() -> None:
     async def main() -> list[dict[str, Any]]:
         hub = RunHub()
         sub = hub.subscribe()
-        assert hub.engine_kinds() == {ev.TaskStarted, ev.TaskFinished}
+        assert hub.engine_kinds() == {ev.TaskStarted, ev.TaskFinished, ev.ValuesEvent, ev.MessageChunk, ev.ToolEvent}
         track = hub.track("g", "t1", "r1")
         a_run(track)
         track(ev.TaskFinished(0, "t-work", "work", update={"log": ["x"]}))
@@ -106,7 +106,13 @@ def test_a_subgraphs_events_leave_the_run_at_its_node() -> None:
         return drain(sub)
 
     msgs = run(main())
-    assert [m["type"] for m in msgs][-1] == "node_started" and msgs[-1]["node"] == "work"  # nothing of the subgraph's
+    # The run stays at "work"; the subgraph's tasks come as what work calls ("inner"), nothing else of it.
+    *before, started, finished = msgs
+    assert before[-1]["type"] == "node_started" and before[-1]["node"] == "work"
+    assert [(m["type"], m["kind"], m["ns"], m["node"], m["nodes"]) for m in (started, finished)] == [
+        ("inner", "task_started", ["work:t-work"], "inner", ["work"]),
+        ("inner", "task_finished", ["work:t-work"], "inner", ["work"]),
+    ]
 
 
 def test_run_finished_closes_the_run() -> None:
