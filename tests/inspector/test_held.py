@@ -1,0 +1,69 @@
+"""The state a running call holds, beside the graph (issue 35, item 4).
+
+While a run of the gated reminders agent waits in its forecast tool (the gate
+is a file the test creates), its thread's card shows the node it is at, the
+values as of its last step (the model's tool call, written after its input),
+and the tool it is waiting on; once the call returns the card is gone: between
+calls the state lives in the checkpointer alone. No sleeps: the test waits on
+page conditions.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from graphwire import FinishReason
+
+from tests.conftest import ServerProcess
+from tests.inspector._browser import Page
+from tests.inspector.conftest import TOKEN
+
+CARD = """(t) => {
+  const c = document.querySelector(`#held .held-card[data-thread="${t}"]`);
+  return c && {
+    node: c.querySelector('.held-node').textContent,
+    roles: [...c.querySelectorAll('.transcript li.msg')].map((m) => m.dataset.role),
+    calls: [...c.querySelectorAll('.transcript .tool-call')].map((x) => x.textContent),
+    waiting: [...c.querySelectorAll('li.inner.tool.waiting')].map((x) => x.dataset.tool),
+    border: getComputedStyle(c).borderTopColor,
+  };
+}"""
+
+
+@pytest.fixture(autouse=True)
+def no_page_problems(page: Page) -> Iterator[None]:
+    page.problems()
+    yield
+    assert page.problems() == []
+
+
+def test_a_running_threads_state_fills_then_empties_when_its_call_returns(page: Page, inspected: ServerProcess) -> None:
+    thread = f"held-{uuid.uuid4().hex[:6]}"
+    page.goto(f"{inspected.inspector_url}?token={TOKEN}#graph=reminders_gated")
+    page.wait("() => document.body.dataset.ready === 'true'", what="the page to load")
+    page.wait("() => document.getElementById('events-status').dataset.state === 'open'", what="the event stream")
+    assert page.eval("() => document.querySelectorAll('#held .held-card').length") == 0
+    ask = {"messages": [{"role": "user", "content": "weather in Oslo"}]}
+    with ThreadPoolExecutor(1) as pool, inspected.client() as client:
+        run = pool.submit(client.invoke, "reminders_gated", thread, ask, timeout=60)
+        page.wait(
+            "(t) => document.querySelector('#graph g.node[data-node=\"tools\"]').dataset.threads === t", thread, what="tools lit"
+        )
+        page.wait(f"(t) => ({CARD})(t)?.roles.length === 2", thread, what="the model's step in the held state")
+        card = page.eval(CARD, thread)
+        assert card["node"] == "tools"
+        assert card["roles"] == ["user", "assistant"]  # the reply was written by the model's step, not the input
+        assert len(card["calls"]) == 1 and card["calls"][0].startswith("→ forecast(city: Oslo")
+        assert card["waiting"] == ["forecast"]  # the tool it waits on, under the node
+        swatch = page.eval(
+            "(t) => getComputedStyle(document.querySelector(`#threads li[data-thread=\"${t}\"] .swatch`)).backgroundColor", thread
+        )
+        assert card["border"] == swatch
+
+        inspected.open_gate(f"forecast-{thread}")
+        assert run.result(timeout=60).reason is FinishReason.END
+    page.wait("(t) => !document.querySelector(`#held .held-card[data-thread=\"${t}\"]`)", thread, what="the card to go")
+    assert "the state lives in the checkpointer alone" in page.eval("() => document.getElementById('held').textContent")
