@@ -1,4 +1,4 @@
-"""The state a running call holds, beside the graph (issue 35, item 4).
+"""The state a running call holds, beside the graph, and its call in its thread's lane (issue 35, items 4 and 2).
 
 While a run of the gated reminders agent waits in its forecast tool (the gate
 is a file the test creates), its thread's card shows the node it is at, the
@@ -62,8 +62,15 @@ def test_a_running_threads_state_fills_then_empties_when_its_call_returns(page: 
             "(t) => getComputedStyle(document.querySelector(`#threads li[data-thread=\"${t}\"] .swatch`)).backgroundColor", thread
         )
         assert card["border"] == swatch
+        # Its call: an open bar in its thread's lane, on the time line every thread shares, its edge moving.
+        lane = f'#threads li[data-thread="{thread}"] .lane'
+        page.wait(f"() => document.querySelector('{lane} .seg.open')", what="the open call in the thread's lane")
+        until = page.eval(f"() => +document.querySelector('{lane} .seg.open').dataset.until")
+        page.wait(f"(u) => +document.querySelector('{lane} .seg.open')?.dataset.until > u + 500", until, what="its edge to move")
+        assert page.eval(f"() => getComputedStyle(document.querySelector('{lane} .seg.open')).backgroundColor") == swatch
 
         inspected.open_gate(f"forecast-{thread}")
         assert run.result(timeout=60).reason is FinishReason.END
     page.wait("(t) => !document.querySelector(`#held .held-card[data-thread=\"${t}\"]`)", thread, what="the card to go")
     assert "the state lives in the checkpointer alone" in page.eval("() => document.getElementById('held').textContent")
+    page.wait(f"() => document.querySelector('{lane} .seg[data-reason=\"END\"]') && !document.querySelector('{lane} .seg.open')", what="the call closed")

@@ -12,12 +12,14 @@ import { colourThreads, el, shortIds, threadColor } from "./util.js";
 import { CallsPanel } from "./calls.js";
 import { drawDetail } from "./detail.js";
 import { HeldPanel } from "./held.js";
+import { Lanes } from "./lanes.js";
 import { ThreadRows, threadLabel } from "./rows.js";
 
 const $ = (id) => document.getElementById(id);
 let calls = null; // the CallsPanel, made at the end of this module (it calls back into it)
 let rows = null; // the ThreadRows, likewise
 let held = null;
+let lanes = null;
 
 const state = {
   graphs: [],
@@ -146,6 +148,7 @@ async function selectGraph(name, thread = null, version = null) {
   state.selected = null;
   state.expanded = new Set();
   rows.reset();
+  lanes.reset();
   $("graph-select").value = name;
   const [drawing] = await Promise.all([getJson("/api/graph", { name }), loadThreads()]);
   state.drawing = drawing;
@@ -234,6 +237,7 @@ function onEvent(msg) {
   if (msg.type === "run_started" && !shownThreads().some((t) => t.thread_id === msg.thread_id)) drawThreads();
   else if (msg.type === "run_started" && !rows.blocks.has(msg.thread_id)) drawThreads();
   rows.redraw(msg.thread_id);
+  if (msg.type === "run_started" || msg.type === "run_finished") lanes.refresh(msg.thread_id);
   if (msg.thread_id === state.thread && (msg.type === "run_started" || msg.type === "run_finished")) calls.refresh();
   if (msg.type === "run_finished") {
     reloadThreadsSoon();
@@ -309,6 +313,7 @@ async function start() {
 
 calls = new CallsPanel($("calls"), { getJson, onSelect: (id) => openVersion(id).catch(fail), onError: fail, versionName });
 held = new HeldPanel($("held"), { label: labelOf });
+lanes = new Lanes({ getJson, graph: () => state.graph, inView: () => rows.inView(), laneOf: (t) => rows.laneOf(t), onError: fail });
 rows = new ThreadRows($("threads"), $("threads-scroll"), {
   getJson,
   graph: () => state.graph,

@@ -154,9 +154,9 @@ export class ThreadRows {
 
   seen(entries) {
     for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
       const b = [...this.blocks.values()].find((x) => x.li === entry.target);
-      if (b && !b.refs && !b.reading) this.read(b);
+      if (b) b.visible = entry.isIntersecting;
+      if (b && entry.isIntersecting && !b.refs && !b.reading) this.read(b);
     }
   }
 
@@ -195,6 +195,16 @@ export class ThreadRows {
   }
 
   // -- what live events change -------------------------------------------------
+
+  // The threads whose blocks are in view (or nearly).
+  inView() {
+    return [...this.blocks.values()].filter((b) => b.visible).map((b) => b.id);
+  }
+
+  laneOf(thread) {
+    const b = this.blocks.get(thread);
+    return b ? b.calls : null;
+  }
 
   versionsOf(thread) {
     const b = this.blocks.get(thread);
