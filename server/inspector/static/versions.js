@@ -84,7 +84,7 @@ export function renderVersions(host, versions, opts, layout = layoutVersions(ver
   const ghost = opts.running && layout.latest ? layout.placed.get(layout.latest) : null;
   const cols = layout.cols - from + (ghost ? 1 : 0);
   const width = LEFT * 2 + Math.max(cols - 1, 0) * COL_W + 40;
-  const height = TOP + (layout.rows - 1) * ROW_H + 12 + (opts.compact ? 26 : 40);
+  const height = TOP + (layout.rows - 1) * ROW_H + 12 + (opts.compact ? 34 : 44);
   const xOf = (col) => LEFT + (col - from) * COL_W;
   const yOf = (row) => TOP + (layout.rows - 1 - row) * ROW_H + 12;
   const shown = (id) => layout.placed.get(id).col >= from;
