@@ -11,7 +11,7 @@ page conditions.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -74,3 +74,36 @@ def test_a_running_threads_state_fills_then_empties_when_its_call_returns(page: 
     page.wait("(t) => !document.querySelector(`#held .held-card[data-thread=\"${t}\"]`)", thread, what="the card to go")
     assert "the state lives in the checkpointer alone" in page.eval("() => document.getElementById('held').textContent")
     page.wait(f"() => document.querySelector('{lane} .seg[data-reason=\"END\"]') && !document.querySelector('{lane} .seg.open')", what="the call closed")
+
+
+INNER = """(t) => [...document.querySelectorAll(`#held .held-card[data-thread="${t}"] li.inner`)].map((li) => ({
+  kind: li.dataset.kind, tool: li.dataset.tool ?? null, from: li.dataset.from ?? null, state: ['waiting', 'returned', 'error'].find((c) => li.classList.contains(c)),
+  text: li.textContent,
+}))"""
+
+
+def test_what_a_running_node_calls_shows_under_it(page: Page, start_server: Callable[..., ServerProcess]) -> None:
+    """The LangChain agent: the chat model's streamed tokens under its step, then the tool
+    the tools node runs, with its arguments, visibly waiting (its gate shut), then gone."""
+    srv = start_server(token=TOKEN, inspector=True, graphs={"agent": "tests.graphs:reminders_langchain_gated"})
+    thread = f"calls-{uuid.uuid4().hex[:6]}"
+    page.goto(f"{srv.inspector_url}?token={TOKEN}#graph=agent")
+    page.wait("() => document.body.dataset.ready === 'true'", what="the page to load")
+    page.wait("() => document.getElementById('events-status').dataset.state === 'open'", what="the event stream")
+    ask = {"messages": [{"role": "user", "content": "weather in Oslo"}]}
+    with ThreadPoolExecutor(1) as pool, srv.client() as client:
+        run = pool.submit(client.invoke, "agent", thread, ask, timeout=60)
+        page.wait(
+            f"(t) => ({INNER})(t).some((c) => c.kind === 'tool' && c.state === 'waiting')", thread, what="the tool waiting"
+        )
+        inner = page.eval(INNER, thread)
+        model = [c for c in inner if c["kind"] == "model"]
+        tools = [c for c in inner if c["kind"] == "tool"]
+        assert [c["text"] for c in model] == ["chat model Let me look that up."]  # its tokens, joined as they came
+        assert [(c["tool"], c["state"], c["from"]) for c in tools] == [("forecast", "waiting", "event")]  # LangGraph's tool events
+        assert "(city: Oslo)" in tools[0]["text"] and "… waiting" in tools[0]["text"]
+        assert page.eval("(t) => document.querySelector(`#held .held-card[data-thread=\"${t}\"] .held-node`).textContent", thread) == "tools"
+        srv.open_gate(f"forecast-{thread}")
+        assert run.result(timeout=60).reason is FinishReason.END
+    page.wait("(t) => !document.querySelector(`#held .held-card[data-thread=\"${t}\"]`)", thread, what="the card to go")
+    page.goto("about:blank")  # leave before this test's server stops

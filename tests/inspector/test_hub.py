@@ -92,6 +92,36 @@ def test_a_watcher_sees_the_run_move() -> None:
     }
 
 
+def test_a_watcher_sees_the_state_held_and_what_a_node_calls() -> None:
+    """Values per step, a chat model's tokens and a tool's progress, each naming the node (issue 35, items 3 and 4)."""
+
+    class Chunk:  # what a chat model streams: something with a ``content``
+        def __init__(self, content: Any) -> None:
+            self.content = content
+
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        a_run(track)
+        track(ev.ValuesEvent(0, {"messages": ["hi"]}))
+        track(ev.MessageChunk(0, "t-work", "work", Chunk("Let me ")))
+        track(ev.MessageChunk(0, "t-work", "work", Chunk([{"type": "text", "text": "look"}, "."])))
+        started = {"event": "tool-started", "tool_call_id": "c1", "tool_name": "forecast", "input": {"city": "Oslo"}}
+        track(ev.ToolEvent(0, "t-work", "work", started))
+        assert hub.live_runs()[0]["nodes"] == ["work"]  # none of it moves the run
+        return drain(sub)
+
+    msgs = run(main())[-4:]
+    assert [m["type"] for m in msgs] == ["values", "inner", "inner", "inner"]
+    assert (msgs[0]["step"], msgs[0]["values"], msgs[0]["nodes"]) == (0, {"messages": ["hi"]}, ["work"])
+    assert [(m["kind"], m["node"], m["task_id"], m["ns"]) for m in msgs[1:]] == [("message", "work", "t-work", [])] * 2 + [
+        ("tool", "work", "t-work", [])
+    ]
+    assert [m["text"] for m in msgs[1:3]] == ["Let me ", "look."]
+    assert msgs[3]["payload"]["input"] == {"city": "Oslo"}
+
+
 def test_a_subgraphs_events_leave_the_run_at_its_node() -> None:
     async def main() -> list[dict[str, Any]]:
         hub = RunHub()

@@ -72,7 +72,7 @@ export class HeldPanel {
     } else if (msg.kind === "tool") {
       const p = msg.payload || {};
       const key = `t:${p.tool_call_id}`;
-      const c = r.calls.get(key) || { kind: "tool", node, name: p.tool_name, args: p.input, done: false };
+      const c = r.calls.get(key) || { kind: "tool", node, name: p.tool_name, args: p.input, done: false, from: "event" };
       if (p.event === "tool-finished") Object.assign(c, { result: outputText(p.output), returned: true });
       if (p.event === "tool-error") Object.assign(c, { result: p.message, returned: true, error: true });
       r.calls.set(key, c);
@@ -93,7 +93,7 @@ export class HeldPanel {
     return last.tool_calls
       .map((c) => (c.function ? { name: c.function.name, args: c.function.arguments } : { name: c.name, args: c.args }))
       .filter((c) => !known.has(c.name))
-      .map((c) => ({ kind: "tool", node: "tools", ...c, done: false }));
+      .map((c) => ({ kind: "tool", node: "tools", ...c, done: false, from: "message" }));
   }
 
   callView(c) {
@@ -102,7 +102,8 @@ export class HeldPanel {
     if (c.kind === "subgraph") return el("li", { class: `inner subgraph ${state}`, "data-kind": "subgraph" }, el("b", {}, "subgraph"), ` ${c.ns.join(" › ")} › ${c.inner}`);
     return el(
       "li",
-      { class: `inner tool ${state}`, "data-kind": "tool", "data-tool": c.name },
+      // from: "event" (the tool's own events), "message" (the tool calls the last reply asked for, no event yet)
+      { class: `inner tool ${state}`, "data-kind": "tool", "data-tool": c.name, "data-from": c.from },
       el("b", {}, `tool ${c.name}`),
       `(${argsText(c.args)})`,
       state === "waiting" ? el("span", { class: "wait" }, " … waiting") : el("span", { class: "result" }, ` → ${c.result ?? ""}`),
