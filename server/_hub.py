@@ -55,7 +55,7 @@ from server._tenants import TENANT
 
 __all__ = ["RunHub", "Subscription", "Tracker"]
 
-_TASK_KINDS: frozenset[type] = frozenset({ev.TaskStarted, ev.TaskFinished, ev.ValuesEvent, ev.MessageChunk, ev.ToolEvent})
+_WATCHED_KINDS: frozenset[type] = frozenset({ev.TaskStarted, ev.TaskFinished, ev.ValuesEvent, ev.MessageChunk, ev.ToolEvent})
 _NONE: frozenset[type] = frozenset()
 _CLOSED = object()
 _RESYNC = object()
@@ -249,7 +249,7 @@ class RunHub:
 
     def engine_kinds(self) -> frozenset[type]:
         """Event kinds the engine must emit, beyond what the caller asked, for the watchers."""
-        return _TASK_KINDS if self._subscribers else _NONE
+        return _WATCHED_KINDS if self._subscribers else _NONE
 
     def track(self, graph: str, thread_id: str, run_id: str) -> Tracker:
         """A tracker for one run of the calling tenant (``thread_id`` as that tenant names it)."""

@@ -68,12 +68,15 @@ def test_a_running_threads_state_fills_then_empties_when_its_call_returns(page: 
         until = page.eval(f"() => +document.querySelector('{lane} .seg.open').dataset.until")
         page.wait(f"(u) => +document.querySelector('{lane} .seg.open')?.dataset.until > u + 500", until, what="its edge to move")
         assert page.eval(f"() => getComputedStyle(document.querySelector('{lane} .seg.open')).backgroundColor") == swatch
+        # Beside the track, the newest call in words: its arguments, and where it is.
+        assert page.eval(f"() => document.querySelector('{lane} .caption').textContent") == "Invoke weather in Oslo → running"
 
         inspected.open_gate(f"forecast-{thread}")
         assert run.result(timeout=60).reason is FinishReason.END
     page.wait("(t) => !document.querySelector(`#held .held-card[data-thread=\"${t}\"]`)", thread, what="the card to go")
     assert "the state lives in the checkpointer alone" in page.eval("() => document.getElementById('held').textContent")
     page.wait(f"() => document.querySelector('{lane} .seg[data-reason=\"END\"]') && !document.querySelector('{lane} .seg.open')", what="the call closed")
+    assert page.eval(f"() => document.querySelector('{lane} .caption').textContent") == "Invoke weather in Oslo → END"
 
 
 INNER = """(t) => [...document.querySelectorAll(`#held .held-card[data-thread="${t}"] li.inner`)].map((li) => ({
@@ -94,7 +97,9 @@ def test_what_a_running_node_calls_shows_under_it(page: Page, start_server: Call
     with ThreadPoolExecutor(1) as pool, srv.client() as client:
         run = pool.submit(client.invoke, "agent", thread, ask, timeout=60)
         page.wait(
-            f"(t) => ({INNER})(t).some((c) => c.kind === 'tool' && c.state === 'waiting')", thread, what="the tool waiting"
+            f"(t) => ({INNER})(t).some((c) => c.kind === 'tool' && c.state === 'waiting' && c.from === 'event')",
+            thread,
+            what="the tool's start, from its events",
         )
         inner = page.eval(INNER, thread)
         model = [c for c in inner if c["kind"] == "model"]

@@ -42,7 +42,11 @@ def test_screenshot_of_six_users(page: Page, inspected: ServerProcess) -> None:
             what="both weather questions waiting in their tool",
         )
         page.wait("(n) => document.querySelectorAll('#threads li .lane .seg').length >= n", 8, what="the calls")
-        page.wait("() => document.querySelectorAll('#threads li g.version').length > 20", what="the rows")
+        page.wait(
+            "() => [...document.querySelectorAll('#threads li')].filter((li) => li.getBoundingClientRect().top < innerHeight)"
+            "  .every((li) => li.querySelector('g.version'))",
+            what="the rows in view",
+        )
         shot = page.screenshot(ARTIFACTS / "inspector-users.png")
         for t in (oslo, rome):
             inspected.open_gate(f"forecast-{t}")

@@ -198,8 +198,8 @@ async function openVersion(id, thread = state.thread) {
 
 // How a call names the version it went back to: "step 2 · agent" (the step and
 // the node due next, as the row shows it) and the row's short id.
-function versionName(id) {
-  const versions = rows.versionsOf(state.thread);
+function versionName(id, thread = state.thread) {
+  const versions = rows.versionsOf(thread);
   const v = versions.find((x) => x.checkpoint_id === id);
   if (!v) return null;
   const next = v.next && v.next.length ? v.next.join(", ") : "END";
@@ -313,7 +313,14 @@ async function start() {
 
 calls = new CallsPanel($("calls"), { getJson, onSelect: (id) => openVersion(id).catch(fail), onError: fail, versionName });
 held = new HeldPanel($("held"), { label: labelOf });
-lanes = new Lanes({ getJson, graph: () => state.graph, inView: () => rows.inView(), laneOf: (t) => rows.laneOf(t), onError: fail });
+lanes = new Lanes({
+  getJson,
+  graph: () => state.graph,
+  inView: () => rows.inView(),
+  laneOf: (t) => rows.laneOf(t),
+  versionName: (t, id) => versionName(id, t),
+  onError: fail,
+});
 rows = new ThreadRows($("threads"), $("threads-scroll"), {
   getJson,
   graph: () => state.graph,

@@ -1,7 +1,8 @@
 // Every shown thread's calls on one shared time line, each in its thread's
 // block beside its label: a run is a bar from its call to its return (an
 // open one reaches "now" and its edge moves with the clock), coloured in its
-// thread's colour, titled with the call and why it returned (calls.js's words).
+// thread's colour, titled with the call and why it returned (calls.js's words);
+// the newest call is written out beside the track, with its arguments.
 //
 // Runs come from /api/runs (the run records, so every replica's show): read
 // for a thread when its block is seen, again when this server's events say
@@ -16,7 +17,8 @@ const READ_EVERY = 12; // ticks between re-reads of the blocks in view (3 s)
 const MIN_SPAN_MS = 1000;
 
 export class Lanes {
-  // ctx: {getJson, graph(), inView() → thread ids, laneOf(thread) → element | null, onError}
+  // ctx: {getJson, graph(), inView() → thread ids, laneOf(thread) → element | null,
+  //       versionName(thread, id) → {text, short} | null (calls.js), onError}
   constructor(ctx) {
     this.ctx = ctx;
     this.runs = new Map(); // thread -> runs (newest first)
@@ -79,8 +81,17 @@ export class Lanes {
         });
         return seg;
       });
-      lane.replaceChildren(...segs);
+      // The newest call in words beside the track: what it asked, and where it is or why it returned.
+      const newest = this.runs.get(thread)[0];
+      const name = (id) => this.ctx.versionName(thread, id);
+      const asked = newest ? `${newest.call} ${callLabel(newest, name)}` : "";
+      const ended = newest ? `→ ${endLabel(newest)}` : "";
+      lane.replaceChildren(
+        el("div", { class: "track" }, ...segs),
+        el("span", { class: "caption", title: `${asked} ${ended}` }, el("span", { class: "asked" }, asked), " ", el("span", { class: "ended" }, ended)),
+      );
       lane.dataset.runs = String(segs.length);
+      lane.dataset.reason = newest ? newest.reason || "open" : "";
     }
   }
 }
