@@ -15,6 +15,7 @@ with the repository root as its working directory, so ``tests`` imports).
 * ``gated_question``: ``gated``'s node, which then asks "Go on with <label>?"
   (an interrupt) and logs ``<label>: <answer>``: a run that is open for as
   long as the test wants, then ends at an interrupt; its resume ends at END.
+* ``gated_subgraph``: one node, ``team``, that runs ``gated`` as its subgraph.
 * ``reminders_gated``: the reminders agent whose ``forecast`` tool waits for
   the gate named after its thread (``forecast-<thread_id>``) instead of sleeping.
 * ``reminders_langchain_gated``: the same on LangChain (a chat model that streams
@@ -72,7 +73,7 @@ from engine.types import CachePolicy
 from examples.reminders import build_graph
 
 __all__ = [
-    "BURST_COUNT", "BURST_SIZE", "GATE_ENV", "bulky", "burst", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "letters", "memories",
+    "BURST_COUNT", "BURST_SIZE", "GATE_ENV", "bulky", "burst", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "gated_subgraph", "letters", "memories",
     "memory_key", "parallel", "questions", "reminders_gated", "reminders_langchain_gated", "runs_path", "shout", "user_memories",
 ]  # fmt: skip
 
@@ -170,6 +171,9 @@ async def _work_then_ask(state: GatedState) -> dict[str, Any]:
 
 
 gated_question = _one_node(GatedState, "work", _work_then_ask)
+
+#: ``gated`` as a subgraph: the node ``team`` runs it (its ``work`` holds at the gate).
+gated_subgraph = _one_node(GatedState, "team", gated.compile())
 
 # -- failing -------------------------------------------------------------------
 

@@ -112,3 +112,24 @@ def test_what_a_running_node_calls_shows_under_it(page: Page, start_server: Call
         assert run.result(timeout=60).reason is FinishReason.END
     page.wait("(t) => !document.querySelector(`#held .held-card[data-thread=\"${t}\"]`)", thread, what="the card to go")
     page.goto("about:blank")  # leave before this test's server stops
+
+
+def test_a_subgraphs_nodes_show_under_the_node_that_runs_it(page: Page, start_server: Callable[..., ServerProcess]) -> None:
+    srv = start_server(token=TOKEN, inspector=True, graphs={"nested": "tests.graphs:gated_subgraph"})
+    thread = f"nested-{uuid.uuid4().hex[:6]}"
+    page.goto(f"{srv.inspector_url}?token={TOKEN}#graph=nested")
+    page.wait("() => document.body.dataset.ready === 'true'", what="the page to load")
+    page.wait("() => document.getElementById('events-status').dataset.state === 'open'", what="the event stream")
+    with ThreadPoolExecutor(1) as pool, srv.client() as client:
+        run = pool.submit(client.invoke, "nested", thread, {"gate": f"gate-{thread}", "label": "inner"}, timeout=60)
+        page.wait(
+            f"(t) => ({INNER})(t).some((c) => c.kind === 'subgraph' && c.text.endsWith('› work') && c.state === 'waiting')",
+            thread,
+            what="the subgraph's work node under team",
+        )
+        assert page.eval("(t) => document.querySelector(`#held .held-card[data-thread=\"${t}\"] .held-node`).textContent", thread) == "team"
+        assert page.eval("() => document.querySelector('#graph g.node[data-node=\"team\"]').classList.contains('lit')")
+        srv.open_gate(f"gate-{thread}")
+        assert run.result(timeout=60).reason is FinishReason.END
+    page.wait("(t) => !document.querySelector(`#held .held-card[data-thread=\"${t}\"]`)", thread, what="the card to go")
+    page.goto("about:blank")  # leave before this test's server stops
