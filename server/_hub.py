@@ -11,6 +11,8 @@ receives plain JSON-ready dicts, one per step of progress::
                                                      "source", "next", "created_at"}}
     {"type": "interrupt",        ..., "node", "interrupt_id"}
     {"type": "values",           ..., "step", "values"}          the state the run holds, per step
+                                 (``values`` None and ``values_bytes`` its size when its JSON
+                                 is over :data:`VALUES_LIMIT`)
     {"type": "inner",            ..., "ns", "kind", "node", "task_id", ...}
                                  what a running node calls: "message" (a chat model's
                                  token, "text"), "tool" (LangGraph's tool event,
@@ -26,9 +28,11 @@ runs in flight when it started, each with its ``nodes``.
 Costs when nobody watches: a dict insert and delete per run and a type test
 per event the run produces anyway; no message is built. The engine is asked
 for task, values and message events (:meth:`engine_kinds`) only while someone
-watches (tool events too, when the caller named its kinds): a watcher
-that arrives mid-run sees where the run is from its last saved version's
-``next`` until the next run starts.
+watches (tool events too, when the caller named its kinds); while one does,
+each step's values are encoded once more, to keep a bulky state out of the
+watchers' queues (:data:`VALUES_LIMIT`). A watcher that arrives mid-run
+sees where the run is from its last saved version's ``next`` until the next
+run starts.
 
 A slow watcher never slows a run: each subscription holds at most
 ``max_pending`` messages; past that it drops them and its next message is
@@ -51,12 +55,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import events as ev
+from server._json import encode
 from server._tenants import TENANT
 
-__all__ = ["RunHub", "Subscription", "Tracker"]
+__all__ = ["VALUES_LIMIT", "RunHub", "Subscription", "Tracker"]
 
 _WATCHED_KINDS: frozenset[type] = frozenset({ev.TaskStarted, ev.TaskFinished, ev.ValuesEvent, ev.MessageChunk, ev.ToolEvent})
 _NONE: frozenset[type] = frozenset()
+#: The largest state (its JSON, in characters) a "values" message carries: a watcher's queue
+#: holds up to ``max_pending`` messages, which must not each hold a bulky state.
+VALUES_LIMIT = 64 * 1024
 _CLOSED = object()
 _RESYNC = object()
 
@@ -177,7 +185,7 @@ class Tracker:
                 hub._publish(run.tenant, {**run.head("checkpoint_saved"), "checkpoint": _ref(e)})
         elif isinstance(e, ev.ValuesEvent):
             if hub._subscribers:
-                hub._publish(run.tenant, {**run.head("values"), "step": e.step, "values": e.values})
+                hub._publish(run.tenant, {**run.head("values"), "step": e.step, **_values(e.values)})
         elif isinstance(e, ev.InterruptEvent):
             if hub._subscribers:
                 hub._publish(run.tenant, {**run.head("interrupt"), "node": e.node, "interrupt_id": e.interrupt_id})
@@ -198,6 +206,12 @@ class Tracker:
         """The run's call is over: a run that started and never reported its end finished now."""
         reason = "ERROR" if exc is not None and not isinstance(exc, (asyncio.CancelledError, GeneratorExit)) else "CANCELLED"
         self._finish(reason, None)
+
+
+def _values(values: dict[str, Any]) -> dict[str, Any]:
+    """A step's values for a "values" message: whole, or only their size when over the limit."""
+    size = len(encode(values))
+    return {"values": values} if size <= VALUES_LIMIT else {"values": None, "values_bytes": size}
 
 
 def _text(chunk: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine import events as ev
-from server._hub import RunHub
+from server._hub import VALUES_LIMIT, RunHub
 from server._tenants import TENANT
 
 
@@ -120,6 +120,21 @@ def test_a_watcher_sees_the_state_held_and_what_a_node_calls() -> None:
     ]
     assert [m["text"] for m in msgs[1:3]] == ["Let me ", "look."]
     assert msgs[3]["payload"]["input"] == {"city": "Oslo"}
+
+
+def test_a_bulky_state_is_sent_as_its_size() -> None:
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        a_run(track)
+        track(ev.ValuesEvent(0, {"blob": "x" * VALUES_LIMIT}))
+        track(ev.ValuesEvent(1, {"blob": "x" * 10}))
+        return drain(sub)
+
+    big, small = [m for m in run(main()) if m["type"] == "values"]
+    assert (big["values"], big["values_bytes"]) == (None, VALUES_LIMIT + len('{"blob":""}'))
+    assert small["values"] == {"blob": "x" * 10} and "values_bytes" not in small
 
 
 def test_a_subgraphs_events_leave_the_run_at_its_node() -> None:

@@ -51,6 +51,7 @@ export class HeldPanel {
     const r = this.run(msg);
     if (msg.type === "values") {
       r.values = msg.values;
+      r.bytes = msg.values_bytes || null; // too large to send: only its size came
       r.step = msg.step;
     } else if (msg.type === "inner") this.inner(r, msg);
     else if (msg.type === "node_started") {
@@ -123,7 +124,7 @@ export class HeldPanel {
       el("p", { class: "held-head" }, el("span", { class: "swatch", style: `background:${color}` }), el("b", {}, this.label(r.thread_id)), " ▶ ", el("span", { class: "held-node" }, nodes.join(", "))),
       calls.length ? el("ul", { class: "inner-calls" }, ...calls.map((c) => this.callView(c))) : null,
       values === null
-        ? el("p", { class: "note" }, "no step yet")
+        ? el("p", { class: "note" }, r.bytes ? `its values: ${r.bytes} characters of JSON, too large to send here (open the version)` : "no step yet")
         : el(
             "div",
             { class: "held-values", "data-step": String(r.step) },
