@@ -277,3 +277,19 @@ def test_a_subgraph_node_carries_its_drawing_and_its_task_its_versions(inspected
     assert [t["node"] for t in sv["tasks"]] == ["approve"] and sv["tasks"][0]["checkpoint_ns"] is None
     status, body, _ = api(inspected, "/api/history" + _q(graph="supervisor", thread=thread, checkpoint_ns="nowhere:1"))
     assert status == 404
+
+
+def test_a_threads_label_is_its_metadatas_user_or_title() -> None:
+    """The one place the page's thread label comes from (thread records bring the metadata)."""
+    from types import SimpleNamespace
+
+    from server.inspector._views import thread_label, thread_view
+
+    def thread(**meta: Any) -> Any:
+        return SimpleNamespace(thread_id="t1", checkpoint_id="c1", updated_at="", **meta)
+
+    assert thread_label(thread(metadata={"user": "ada", "title": "Trip"})) == "ada"
+    assert thread_label(thread(metadata={"title": "Trip"})) == "Trip"
+    assert thread_label(thread(metadata={"user": ""})) is None
+    assert thread_label(thread()) is None  # a listing without metadata: the page shows the id
+    assert thread_view(thread(metadata={"title": "Trip"}), False)["label"] == "Trip"

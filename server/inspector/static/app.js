@@ -234,8 +234,7 @@ function onEvent(msg) {
   if (msg.type === "values" || msg.type === "inner") return; // the run's nodes did not move
   if (msg.type === "checkpoint_saved") rows.saved(msg.thread_id, msg.checkpoint);
   drawGraph();
-  if (msg.type === "run_started" && !shownThreads().some((t) => t.thread_id === msg.thread_id)) drawThreads();
-  else if (msg.type === "run_started" && !rows.blocks.has(msg.thread_id)) drawThreads();
+  if (msg.type === "run_started" && !rows.blocks.has(msg.thread_id)) drawThreads(); // a thread not shown yet
   rows.redraw(msg.thread_id);
   if (msg.type === "run_started" || msg.type === "run_finished") lanes.refresh(msg.thread_id);
   if (msg.thread_id === state.thread && (msg.type === "run_started" || msg.type === "run_finished")) calls.refresh();
