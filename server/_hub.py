@@ -10,6 +10,14 @@ receives plain JSON-ready dicts, one per step of progress::
     {"type": "checkpoint_saved", ..., "checkpoint": {"checkpoint_id", "parent_id", "step",
                                                      "source", "next", "created_at"}}
     {"type": "interrupt",        ..., "node", "interrupt_id"}
+    {"type": "values",           ..., "step", "values"}          the state the run holds, per step
+                                 (``values`` None and ``values_bytes`` its size when its JSON
+                                 is over :data:`VALUES_LIMIT`)
+    {"type": "inner",            ..., "ns", "kind", "node", "task_id", ...}
+                                 what a running node calls: "message" (a chat model's
+                                 token, "text"), "tool" (LangGraph's tool event,
+                                 "payload"), "task_started"/"task_finished" (a subgraph's
+                                 node, under ``ns``)
     {"type": "run_finished",     ..., "reason", "checkpoint_id"}
 
 Every run message carries ``nodes``: the nodes the run is at after that
@@ -19,9 +27,12 @@ runs in flight when it started, each with its ``nodes``.
 
 Costs when nobody watches: a dict insert and delete per run and a type test
 per event the run produces anyway; no message is built. The engine is asked
-for task events (:meth:`engine_kinds`) only while someone watches: a watcher
-that arrives mid-run sees where the run is from its last saved version's
-``next`` until the next run starts.
+for task, values and message events (:meth:`engine_kinds`) only while someone
+watches (tool events too, when the caller named its kinds); while one does,
+each step's values are encoded once more, to keep a bulky state out of the
+watchers' queues (:data:`VALUES_LIMIT`). A watcher that arrives mid-run
+sees where the run is from its last saved version's ``next`` until the next
+run starts.
 
 A slow watcher never slows a run: each subscription holds at most
 ``max_pending`` messages; past that it drops them and its next message is
@@ -44,12 +55,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import events as ev
+from server._json import encode
 from server._tenants import TENANT
 
-__all__ = ["RunHub", "Subscription", "Tracker"]
+__all__ = ["VALUES_LIMIT", "RunHub", "Subscription", "Tracker"]
 
-_TASK_KINDS: frozenset[type] = frozenset({ev.TaskStarted, ev.TaskFinished})
+_WATCHED_KINDS: frozenset[type] = frozenset({ev.TaskStarted, ev.TaskFinished, ev.ValuesEvent, ev.MessageChunk, ev.ToolEvent})
 _NONE: frozenset[type] = frozenset()
+#: The largest state (its JSON, in characters) a "values" message carries: a watcher's queue
+#: holds up to ``max_pending`` messages, which must not each hold a bulky state.
+VALUES_LIMIT = 64 * 1024
 _CLOSED = object()
 _RESYNC = object()
 
@@ -136,9 +151,15 @@ class Tracker:
         self._done = False
 
     def __call__(self, e: ev.Event) -> None:
-        if e.ns:  # a subgraph's: its node (the parent's) is what the run is at
-            return
         hub, run = self._hub, self._run
+        if e.ns or isinstance(e, (ev.MessageChunk, ev.ToolEvent)):
+            # What a node calls: a subgraph's events (its node, the parent's, is what
+            # the run is at), a chat model's tokens, a tool's progress.
+            if hub._subscribers and self._started:
+                inner = _inner(e)
+                if inner is not None:
+                    hub._publish(run.tenant, {**run.head("inner"), "ns": list(e.ns), **inner})
+            return
         if isinstance(e, ev.RunStarted):
             self._started = True
             run.checkpoint_id = e.checkpoint_id
@@ -162,6 +183,9 @@ class Tracker:
             run.checkpoint_id = e.checkpoint_id
             if hub._subscribers:
                 hub._publish(run.tenant, {**run.head("checkpoint_saved"), "checkpoint": _ref(e)})
+        elif isinstance(e, ev.ValuesEvent):
+            if hub._subscribers:
+                hub._publish(run.tenant, {**run.head("values"), "step": e.step, **_values(e.values)})
         elif isinstance(e, ev.InterruptEvent):
             if hub._subscribers:
                 hub._publish(run.tenant, {**run.head("interrupt"), "node": e.node, "interrupt_id": e.interrupt_id})
@@ -182,6 +206,35 @@ class Tracker:
         """The run's call is over: a run that started and never reported its end finished now."""
         reason = "ERROR" if exc is not None and not isinstance(exc, (asyncio.CancelledError, GeneratorExit)) else "CANCELLED"
         self._finish(reason, None)
+
+
+def _values(values: dict[str, Any]) -> dict[str, Any]:
+    """A step's values for a "values" message: whole, or only their size when over the limit."""
+    size = len(encode(values))
+    return {"values": values} if size <= VALUES_LIMIT else {"values": None, "values_bytes": size}
+
+
+def _text(chunk: Any) -> str:
+    """A message chunk's text (a LangChain chunk's ``content``, a string or a list of parts)."""
+    content = getattr(chunk, "content", chunk.get("content") if isinstance(chunk, dict) else chunk)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p if isinstance(p, str) else str(p.get("text", "")) if isinstance(p, dict) else "" for p in content)
+    return ""
+
+
+def _inner(e: ev.Event) -> dict[str, Any] | None:
+    """An event inside a node, as the watcher draws it under the node; None for the rest."""
+    if isinstance(e, ev.MessageChunk):
+        return {"kind": "message", "node": e.node, "task_id": e.task_id, "text": _text(e.chunk)}
+    if isinstance(e, ev.ToolEvent):
+        return {"kind": "tool", "node": e.node, "task_id": e.task_id, "payload": e.payload}
+    if isinstance(e, ev.TaskStarted):
+        return {"kind": "task_started", "node": e.node, "task_id": e.task_id}
+    if isinstance(e, ev.TaskFinished):
+        return {"kind": "task_finished", "node": e.node, "task_id": e.task_id, "error": e.error_type}
+    return None
 
 
 def _ref(e: ev.CheckpointSaved) -> dict[str, Any]:
@@ -210,7 +263,7 @@ class RunHub:
 
     def engine_kinds(self) -> frozenset[type]:
         """Event kinds the engine must emit, beyond what the caller asked, for the watchers."""
-        return _TASK_KINDS if self._subscribers else _NONE
+        return _WATCHED_KINDS if self._subscribers else _NONE
 
     def track(self, graph: str, thread_id: str, run_id: str) -> Tracker:
         """A tracker for one run of the calling tenant (``thread_id`` as that tenant names it)."""

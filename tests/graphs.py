@@ -15,8 +15,12 @@ with the repository root as its working directory, so ``tests`` imports).
 * ``gated_question``: ``gated``'s node, which then asks "Go on with <label>?"
   (an interrupt) and logs ``<label>: <answer>``: a run that is open for as
   long as the test wants, then ends at an interrupt; its resume ends at END.
+* ``gated_subgraph``: one node, ``team``, that runs ``gated`` as its subgraph.
 * ``reminders_gated``: the reminders agent whose ``forecast`` tool waits for
   the gate named after its thread (``forecast-<thread_id>``) instead of sleeping.
+* ``reminders_langchain_gated``: the same on LangChain (a chat model that streams
+  its words as tokens, a ``ToolNode``), its forecast tool held by the same gate; its
+  model says "Let me look that up." along with a tool call.
 * ``shout``: one node that sends a custom event of the input's ``size``
   characters, then stores ``size``: a test sends an event larger than the
   server's send limit.
@@ -69,8 +73,8 @@ from engine.types import CachePolicy
 from examples.reminders import build_graph
 
 __all__ = [
-    "BURST_COUNT", "BURST_SIZE", "GATE_ENV", "bulky", "burst", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "letters", "memories",
-    "memory_key", "parallel", "questions", "reminders_gated", "runs_path", "shout", "user_memories",
+    "BURST_COUNT", "BURST_SIZE", "GATE_ENV", "bulky", "burst", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "gated_subgraph", "letters", "memories",
+    "memory_key", "parallel", "questions", "reminders_gated", "reminders_langchain_gated", "runs_path", "shout", "user_memories",
 ]  # fmt: skip
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
@@ -167,6 +171,9 @@ async def _work_then_ask(state: GatedState) -> dict[str, Any]:
 
 
 gated_question = _one_node(GatedState, "work", _work_then_ask)
+
+#: ``gated`` as a subgraph: the node ``team`` runs it (its ``work`` holds at the gate).
+gated_subgraph = _one_node(GatedState, "team", gated.compile())
 
 # -- failing -------------------------------------------------------------------
 
@@ -305,6 +312,27 @@ def _reminders_gated() -> StateGraph:
 
 
 reminders_gated = _reminders_gated()
+
+
+def _reminders_langchain_gated() -> StateGraph:
+    """The LangChain reminders agent (a chat model streaming tokens, a ToolNode) with its
+    forecast tool waiting for the gate ``forecast-<thread_id>``, as ``reminders_gated``'s;
+    its model says "Let me look that up." with a tool call (tokens streamed before the tool)."""
+    from examples.reminders_langchain import ScriptedChatModel
+    from examples.reminders_langchain import build_graph as build_langchain
+
+    class Narrating(ScriptedChatModel):
+        def _reply(self, messages: list[Any]) -> Any:
+            reply = super()._reply(messages)
+            return reply.model_copy(update={"content": "Let me look that up."}) if reply.tool_calls and not reply.content else reply
+
+    async def forecast_wait() -> None:
+        await wait_gate("forecast-" + get_config()["configurable"]["thread_id"])
+
+    return build_langchain(model=Narrating(), forecast_wait=forecast_wait)
+
+
+reminders_langchain_gated = _reminders_langchain_gated()
 
 
 # -- shout ---------------------------------------------------------------------

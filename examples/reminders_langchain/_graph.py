@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import operator
 import os
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -39,14 +40,20 @@ def add_reminder(text: str, at: str, tool_call_id: Annotated[str, InjectedToolCa
     return Command(update={"reminders": [{"text": text, "at": at}], "messages": [done]})
 
 
-def build_graph(*, model: Any = None, forecast_delay: float | None = None) -> StateGraph:
-    """The agent's builder; compile it with a checkpointer."""
+def build_graph(
+    *, model: Any = None, forecast_delay: float | None = None, forecast_wait: Callable[[], Awaitable[Any]] | None = None
+) -> StateGraph:
+    """The agent's builder; compile it with a checkpointer.
+
+    ``forecast_wait``, when given, is awaited instead of sleeping: tests use it
+    to hold the slow tool until something else has happened.
+    """
     delay = float(os.environ.get("GRAPHWIRE_FORECAST_DELAY", "0.2")) if forecast_delay is None else forecast_delay
 
     @tool
     async def forecast(city: str) -> str:
         """The weather forecast for ``city`` (slow on purpose)."""
-        await asyncio.sleep(delay)
+        await (forecast_wait() if forecast_wait is not None else asyncio.sleep(delay))
         return forecast_text(city)
 
     tools = [add_reminder, forecast]

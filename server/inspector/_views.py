@@ -37,7 +37,7 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import stored_error
 from server._errors import RpcError
 
-__all__ = ["graph_view", "interrupts", "run_view", "thread_view", "version_detail", "version_ref", "writes_view"]
+__all__ = ["graph_view", "interrupts", "run_view", "thread_label", "thread_view", "version_detail", "version_ref", "writes_view"]
 
 
 def graph_view(name: str, description: str, graph: Pregel) -> dict[str, Any]:
@@ -58,14 +58,26 @@ def graph_view(name: str, description: str, graph: Pregel) -> dict[str, Any]:
     }
 
 
+def thread_label(metadata: Any) -> str | None:
+    """What the page calls a thread: its record's metadata's ``user`` or ``title``, when it has
+    one (the one place that knows where a label comes from); None: the page shows the id."""
+    if isinstance(metadata, dict):
+        for key in ("user", "title"):
+            if isinstance(metadata.get(key), str) and metadata[key]:
+                return str(metadata[key])
+    return None
+
+
 def thread_view(
     t: ThreadInfo, running: bool, waiting: dict[str, Any] | None = None, record: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """A thread in the list; ``waiting`` is the interrupt its newest version waits at, if any; ``record``
     its thread record (its ``status`` and ``metadata``; None without one). A thread found by a search
     has no ``checkpoint_id`` (null)."""
+    metadata = record["metadata"] if record is not None else None
     return {
         "thread_id": t.thread_id,
+        "label": thread_label(metadata),
         "checkpoint_id": t.checkpoint_id or None,
         "updated_at": t.updated_at,
         "running": running,

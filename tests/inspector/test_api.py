@@ -186,7 +186,9 @@ def test_the_event_stream_follows_a_run_from_any_client(inspected: ServerProcess
         rest = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "run_finished")
         assert run.result().reason is FinishReason.END
     kinds = [m["type"] for m in rest if m.get("thread_id") == thread]
-    assert kinds == ["node_finished", "checkpoint_saved", "run_finished"]
+    assert kinds == ["node_finished", "values", "checkpoint_saved", "run_finished"]
+    # The values the run held after its step, for the page's "held while a call runs".
+    assert [m["values"]["log"] for m in rest if m["type"] == "values" and m.get("thread_id") == thread] == [["x"]]
     assert rest[-1]["reason"] == "END" and rest[-1]["nodes"] == []
     assert rest[-1]["checkpoint_id"] == run.result().checkpoint.checkpoint_id
     assert api(inspected, "/api/live")[1]["runs"] == []
@@ -275,3 +277,18 @@ def test_a_subgraph_node_carries_its_drawing_and_its_task_its_versions(inspected
     assert [t["node"] for t in sv["tasks"]] == ["approve"] and sv["tasks"][0]["checkpoint_ns"] is None
     status, body, _ = api(inspected, "/api/history" + _q(graph="supervisor", thread=thread, checkpoint_ns="nowhere:1"))
     assert status == 404
+
+
+def test_a_threads_label_is_its_records_metadata_user_or_title() -> None:
+    """The one place the page's thread label comes from: the thread record's metadata."""
+    from types import SimpleNamespace
+
+    from server.inspector._views import thread_label, thread_view
+
+    listed = SimpleNamespace(thread_id="t1", checkpoint_id="c1", updated_at="")
+    assert thread_label({"user": "ada", "title": "Trip"}) == "ada"
+    assert thread_label({"title": "Trip"}) == "Trip"
+    assert thread_label({"user": ""}) is None
+    assert thread_label(None) is None  # no record: the page shows the id
+    assert thread_view(listed, False, None, {"status": "idle", "metadata": {"title": "Trip"}})["label"] == "Trip"
+    assert thread_view(listed, False)["label"] is None

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine import events as ev
-from server._hub import RunHub
+from server._hub import VALUES_LIMIT, RunHub
 from server._tenants import TENANT
 
 
@@ -54,7 +54,7 @@ def test_a_watcher_sees_the_run_move() -> None:
     async def main() -> list[dict[str, Any]]:
         hub = RunHub()
         sub = hub.subscribe()
-        assert hub.engine_kinds() == {ev.TaskStarted, ev.TaskFinished}
+        assert hub.engine_kinds() == {ev.TaskStarted, ev.TaskFinished, ev.ValuesEvent, ev.MessageChunk, ev.ToolEvent}
         track = hub.track("g", "t1", "r1")
         a_run(track)
         track(ev.TaskFinished(0, "t-work", "work", update={"log": ["x"]}))
@@ -92,6 +92,51 @@ def test_a_watcher_sees_the_run_move() -> None:
     }
 
 
+def test_a_watcher_sees_the_state_held_and_what_a_node_calls() -> None:
+    """Values per step, a chat model's tokens and a tool's progress, each naming the node (issue 35, items 3 and 4)."""
+
+    class Chunk:  # what a chat model streams: something with a ``content``
+        def __init__(self, content: Any) -> None:
+            self.content = content
+
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        a_run(track)
+        track(ev.ValuesEvent(0, {"messages": ["hi"]}))
+        track(ev.MessageChunk(0, "t-work", "work", Chunk("Let me ")))
+        track(ev.MessageChunk(0, "t-work", "work", Chunk([{"type": "text", "text": "look"}, "."])))
+        started = {"event": "tool-started", "tool_call_id": "c1", "tool_name": "forecast", "input": {"city": "Oslo"}}
+        track(ev.ToolEvent(0, "t-work", "work", started))
+        assert hub.live_runs()[0]["nodes"] == ["work"]  # none of it moves the run
+        return drain(sub)
+
+    msgs = run(main())[-4:]
+    assert [m["type"] for m in msgs] == ["values", "inner", "inner", "inner"]
+    assert (msgs[0]["step"], msgs[0]["values"], msgs[0]["nodes"]) == (0, {"messages": ["hi"]}, ["work"])
+    assert [(m["kind"], m["node"], m["task_id"], m["ns"]) for m in msgs[1:]] == [("message", "work", "t-work", [])] * 2 + [
+        ("tool", "work", "t-work", [])
+    ]
+    assert [m["text"] for m in msgs[1:3]] == ["Let me ", "look."]
+    assert msgs[3]["payload"]["input"] == {"city": "Oslo"}
+
+
+def test_a_bulky_state_is_sent_as_its_size() -> None:
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        a_run(track)
+        track(ev.ValuesEvent(0, {"blob": "x" * VALUES_LIMIT}))
+        track(ev.ValuesEvent(1, {"blob": "x" * 10}))
+        return drain(sub)
+
+    big, small = [m for m in run(main()) if m["type"] == "values"]
+    assert (big["values"], big["values_bytes"]) == (None, VALUES_LIMIT + len('{"blob":""}'))
+    assert small["values"] == {"blob": "x" * 10} and "values_bytes" not in small
+
+
 def test_a_subgraphs_events_leave_the_run_at_its_node() -> None:
     async def main() -> list[dict[str, Any]]:
         hub = RunHub()
@@ -106,7 +151,13 @@ def test_a_subgraphs_events_leave_the_run_at_its_node() -> None:
         return drain(sub)
 
     msgs = run(main())
-    assert [m["type"] for m in msgs][-1] == "node_started" and msgs[-1]["node"] == "work"  # nothing of the subgraph's
+    # The run stays at "work"; the subgraph's tasks come as what work calls ("inner"), nothing else of it.
+    *before, started, finished = msgs
+    assert before[-1]["type"] == "node_started" and before[-1]["node"] == "work"
+    assert [(m["type"], m["kind"], m["ns"], m["node"], m["nodes"]) for m in (started, finished)] == [
+        ("inner", "task_started", ["work:t-work"], "inner", ["work"]),
+        ("inner", "task_finished", ["work:t-work"], "inner", ["work"]),
+    ]
 
 
 def test_run_finished_closes_the_run() -> None:

@@ -28,7 +28,7 @@ CONVERSATION_LABELS = ["START", "model", "ask_user", "tools", "model", "END"]
 
 # -- what the page shows, read in the page ------------------------------------------
 
-ROWS = """() => [...document.querySelectorAll('#versions g.version')]
+ROWS = """() => [...document.querySelectorAll('#threads li.selected g.version')]
   .map((g) => ({
     id: g.dataset.id, row: +g.dataset.row, col: +g.dataset.col, step: +g.dataset.step,
     source: g.dataset.source, label: g.querySelector('.next-label').textContent,
@@ -37,13 +37,13 @@ ROWS = """() => [...document.querySelectorAll('#versions g.version')]
   .sort((a, b) => a.row - b.row || a.col - b.col)"""
 
 MAIN_ROW_IS = """(want) => {
-  const row = [...document.querySelectorAll('#versions g.version[data-row="0"]')]
+  const row = [...document.querySelectorAll('#threads li.selected g.version[data-row="0"]')]
     .sort((a, b) => a.dataset.col - b.dataset.col)
     .map((g) => g.querySelector('.next-label').textContent);
   return JSON.stringify(row) === JSON.stringify(want);
 }"""
 
-LINKS = """() => [...document.querySelectorAll('#versions path.link[data-from]')]
+LINKS = """() => [...document.querySelectorAll('#threads li.selected path.link[data-from]')]
   .map((p) => ({ from: p.dataset.from, to: p.dataset.to, fork: p.classList.contains('fork-link') }))"""
 
 NODE_THREADS = """(node) => {
@@ -61,7 +61,7 @@ def open_page(page: Page, srv: ServerProcess, fragment: str = "") -> None:
 
 
 def show_thread(page: Page, thread: str) -> None:
-    page.click(f'#threads li[data-thread="{thread}"]')
+    page.click(f'#threads li[data-thread="{thread}"] .row-head')
     page.wait("(t) => location.hash.includes('thread=' + encodeURIComponent(t))", thread, what=f"thread {thread}")
 
 
@@ -130,7 +130,7 @@ def test_clicking_a_version_shows_its_values(page: Page, inspected: ServerProces
     page.wait(MAIN_ROW_IS, CONVERSATION_LABELS, what="the conversation's versions")
     asked = next(s for s in conversation["history"] if s.checkpoint.step == 1)  # model asked; ask_user is due
 
-    page.click(f'#versions g.version[data-id="{asked.checkpoint.checkpoint_id}"]')
+    page.click(f'#threads li.selected g.version[data-id="{asked.checkpoint.checkpoint_id}"]')
     page.wait("(id) => document.getElementById('detail').dataset.version === id", asked.checkpoint.checkpoint_id)
     detail = page.eval(
         """() => Object.fromEntries([...document.querySelectorAll('#detail section')].map((s) => [s.dataset.section, s.innerText]))"""
@@ -158,7 +158,7 @@ def test_a_regenerate_appears_as_a_fork_above_the_row(page: Page, inspected: Ser
         assert client.fork("reminders", thread, before_reply.checkpoint_id, timeout=30).reason is FinishReason.END
 
     page.wait(MAIN_ROW_IS, [*CONVERSATION_LABELS[:-1], "model", "END"], what="the regenerated branch in the row")
-    page.wait("() => document.querySelectorAll('#versions g.version.off-branch').length === 1", what="the old branch above")
+    page.wait("() => document.querySelectorAll('#threads li.selected g.version.off-branch').length === 1", what="the old branch above")
     rows = page.eval(ROWS)
     above = [r for r in rows if r["row"] > 0]
     assert [(r["id"], r["row"], r["label"]) for r in above] == [(old_reply.checkpoint_id, 1, "END")]
@@ -207,13 +207,13 @@ def test_live_runs_light_their_node_in_each_threads_colour(page: Page, inspected
         # The first thread's versions appear as they are saved, the run's node beside them.
         show_thread(page, first)
         page.wait(MAIN_ROW_IS, ["START", "work"], what="the versions saved so far")
-        assert page.eval("() => document.querySelector('#versions .ghost .next-label').textContent") == "running work"
+        assert page.eval("() => document.querySelector('#threads li.selected .ghost .next-label').textContent") == "running work"
 
         inspected.open_gate(f"gate-{first}")
         assert runs[first].result().reason is FinishReason.END
         page.wait(MAIN_ROW_IS, ["START", "work", "END"], what="the first run's last version")
         page.wait("(t) => document.querySelector('#graph g.node[data-node=\"work\"]').dataset.threads === t", second)
-        assert page.eval("() => document.querySelector('#versions .ghost')") is None
+        page.wait("() => document.querySelector('#threads li.selected .ghost') === null", what="the run's ghost to go")
 
         inspected.open_gate(f"gate-{second}")
         assert runs[second].result().reason is FinishReason.END
@@ -311,7 +311,7 @@ def test_a_subgraph_node_expands_in_place_and_its_task_lists_its_versions(page: 
     assert "researcher" in page.eval(GRAPH_NODES)
 
     # The newest version waits in the writer: its task opens on the writer's own versions.
-    page.click(f'#versions g.version[data-id="{head}"]')
+    page.click(f'#threads li.selected g.version[data-id="{head}"]')
     page.wait("(id) => document.getElementById('detail').dataset.version === id", head)
     page.click("#detail details.subgraph-task summary")
     page.wait("() => document.querySelector('#detail details.subgraph-task').dataset.loaded === 'true'", what="the writer's versions")

@@ -3,28 +3,33 @@
 //
 // Where the page is lives in the URL's hash (#graph=…&thread=…&version=…), so
 // a link opens the same view. Live runs come from /api/events: every run
-// message carries the nodes the run is at, which is all the page keeps.
+// message carries the nodes the run is at, which is all the page keeps of a
+// run, but for the state it holds (held.js).
 
 import { AuthError, getJson, setToken, streamEvents, takeTokenFromUrl } from "./api.js";
 import { renderGraph } from "./graph.js";
-import { ago, el, json, nextLabel, shortIds, threadColor } from "./util.js";
-import { renderVersions } from "./versions.js";
+import { colourThreads, el, shortIds, threadColor } from "./util.js";
 import { CallsPanel } from "./calls.js";
+import { drawDetail } from "./detail.js";
+import { HeldPanel } from "./held.js";
+import { Lanes } from "./lanes.js";
+import { ThreadRows, threadLabel } from "./rows.js";
 
 const $ = (id) => document.getElementById(id);
 let calls = null; // the CallsPanel, made at the end of this module (it calls back into it)
+let rows = null; // the ThreadRows, likewise
+let held = null;
+let lanes = null;
 
 const state = {
   graphs: [],
   graph: null, // name
   drawing: null,
-  threads: [], // [{thread_id, checkpoint_id, updated_at, running, waiting: {interrupt_id, node, value} | null, status, metadata}]
+  threads: [], // [{thread_id, label, checkpoint_id, updated_at, running, waiting: {interrupt_id, node, value} | null, status, metadata}]
   search: { metadata: "", status: "" }, // the thread list's search (metadata JSON contained in theirs, a status)
   listable: true,
   thread: null,
-  versions: [], // refs, oldest first
   selected: null, // opened version id
-  truncated: false, // the history was cut at the server's max_history
   live: new Map(), // run_id -> {graph, thread_id, run_id, nodes}
   stopEvents: null,
   expanded: new Set(), // ids of the subgraph nodes drawn open
@@ -54,6 +59,10 @@ function runningNodes(thread) {
   return [...new Set(runs.flatMap((r) => r.nodes))];
 }
 
+function labelOf(thread) {
+  return threadLabel(state.threads.find((t) => t.thread_id === thread) || { thread_id: thread });
+}
+
 // -- rendering -------------------------------------------------------------------
 
 function toggleSubgraph(id) {
@@ -67,243 +76,49 @@ function drawGraph() {
   if (state.drawing) renderGraph($("graph"), state.drawing, liveByNode(), state.expanded, toggleSubgraph);
 }
 
-function drawThreads() {
-  const list = $("threads");
+// The threads on show: those listed, and before them any running now but not
+// listed yet (no version saved yet, or listing is off) or opened by id.
+function shownThreads() {
   const known = new Set(state.threads.map((t) => t.thread_id));
-  // Threads running now but not listed yet (their first version is not saved, or listing is off).
-  const extra = runsOf(state.graph)
-    .filter((r) => !known.has(r.thread_id))
-    .map((r) => ({ thread_id: r.thread_id, updated_at: null }));
-  const items = [...extra, ...state.threads].map((t) => {
-    const { color } = threadColor(t.thread_id);
-    const at = runningNodes(t.thread_id);
-    const li = el(
-      "li",
-      {
-        class: `${t.thread_id === state.thread ? "selected" : ""}${at ? " running" : t.waiting ? " waiting" : ""}`,
-        "data-thread": t.thread_id,
-        tabindex: 0,
-        onclick: () => selectThread(t.thread_id),
-        onkeydown: (e) => e.key === "Enter" && selectThread(t.thread_id),
-      },
-      el("span", { class: "swatch", style: `background:${color}` }),
-      el("span", { class: "thread-id" }, t.thread_id),
-      at
-        ? el("span", { class: "at", style: `color:${color}` }, `▶ ${at.join(", ") || "starting"}`)
-        : t.waiting
-          ? el("span", { class: "waiting", title: json(t.waiting.value) }, `? waiting at ${t.waiting.node}`)
-          : el("span", { class: "when" }, ago(t.updated_at)),
-      t.status && !at && !t.waiting ? el("span", { class: `status ${t.status}` }, t.status) : null,
-      t.metadata && Object.keys(t.metadata).length
-        ? el("span", { class: "meta", title: json(t.metadata) }, json(t.metadata))
-        : null,
-    );
-    return li;
-  });
-  list.replaceChildren(...items);
+  const extra = [];
+  for (const id of [...runsOf(state.graph).map((r) => r.thread_id), state.thread]) {
+    if (id && !known.has(id)) {
+      known.add(id);
+      extra.push({ thread_id: id, updated_at: null });
+    }
+  }
+  return [...extra, ...state.threads];
+}
+
+function drawThreads() {
+  const shown = shownThreads();
+  colourThreads(shown.map((t) => t.thread_id));
+  rows.show(shown);
   $("threads-note").textContent = !state.listable
     ? "This checkpointer cannot list threads: open one by its id above."
-    : items.length
+    : shown.length
       ? ""
       : state.search.metadata || state.search.status
         ? "No thread matches."
         : "No threads yet.";
 }
 
-function drawVersions() {
-  const host = $("versions");
+function drawTitle() {
   if (!state.thread) {
-    $("thread-title").textContent = "Versions";
-    host.replaceChildren(el("p", { class: "note" }, "Pick a thread."));
+    $("calls-title").replaceChildren("Calls ", el("span", { class: "legend" }, "pick a thread"));
     return;
   }
   const { color } = threadColor(state.thread);
-  $("thread-title").replaceChildren(
-    "Versions of ",
+  $("calls-title").replaceChildren(
+    "Calls of ",
     el("span", { class: "swatch", style: `background:${color}` }),
-    el("code", {}, state.thread),
+    el("code", {}, labelOf(state.thread)),
   );
-  if (!state.versions.length) {
-    host.replaceChildren(el("p", { class: "note" }, runningNodes(state.thread) ? "Running: no version saved yet." : "No versions."));
-    return;
-  }
-  const atEnd = host.scrollLeft + host.clientWidth >= host.scrollWidth - 4;
-  renderVersions(host, state.versions, {
-    color,
-    selected: state.selected,
-    running: runningNodes(state.thread),
-    short: shortIds(state.versions.map((v) => v.checkpoint_id)),
-    onSelect: openVersion,
-  });
-  if (state.truncated) host.prepend(el("p", { class: "note" }, `Only the newest ${state.versions.length} versions are shown (the server's max_history).`));
-  if (atEnd) host.scrollLeft = host.scrollWidth;
-}
-
-function section(name, title, ...body) {
-  return el("section", { "data-section": name }, el("h3", {}, title), ...body);
-}
-
-const SOURCES = {
-  input: "The caller's input, applied to its parent (or to an empty state).",
-  fork: "A copy of its parent: a run restarted from that version. Nothing was written.",
-  update: "Written by update_state (as if a node had returned the values).",
-};
-
-function drawDetail(v) {
-  const short = shortIds(state.versions.map((x) => x.checkpoint_id));
-  const parts = [
-    el(
-      "h2",
-      {},
-      "Version ",
-      el("code", {}, short.get(v.checkpoint_id) || v.checkpoint_id.slice(0, 8)),
-      el("span", { class: `source source-${v.source}` }, v.source),
-      el("span", { class: "stepno" }, `step ${v.step}`),
-    ),
-    el(
-      "dl",
-      {},
-      el("dt", {}, "id"),
-      el("dd", {}, el("code", {}, v.checkpoint_id)),
-      el("dt", {}, "parent"),
-      el(
-        "dd",
-        {},
-        v.parent_id ? el("a", { href: "#", onclick: (e) => (e.preventDefault(), openVersion(v.parent_id)) }, el("code", {}, v.parent_id)) : "none (the first version)",
-      ),
-      el("dt", {}, "saved"),
-      el("dd", {}, v.created_at || ""),
-      el("dt", {}, "next"),
-      el("dd", { "data-field": "next" }, nextLabel(v.next)),
-    ),
-  ];
-  if (v.interrupts.length) {
-    // Pending until a run goes on from this version; after that it was answered.
-    const answered = state.versions.some((x) => x.parent_id === v.checkpoint_id);
-    parts.push(
-      section(
-        "interrupts",
-        answered ? "Interrupt · answered" : "Pending interrupt",
-        ...v.interrupts.map((i) => el("div", { class: "interrupt" }, el("p", {}, "at ", el("b", {}, i.node), " · id ", el("code", {}, i.interrupt_id)), el("pre", {}, json(i.value)))),
-        answered ? el("p", { class: "note" }, "A run went on from this version: this question has its answer.") : null,
-      ),
-    );
-  }
-  const subgraphTasks = v.tasks.filter((t) => t.checkpoint_ns);
-  if (subgraphTasks.length) {
-    parts.push(
-      section(
-        "subgraphs",
-        "Subgraph tasks",
-        ...subgraphTasks.map((t) => subgraphTask(t)),
-        el("p", { class: "note" }, "A subgraph runs as one task of this graph; its own versions are stored in the thread under the task's namespace."),
-      ),
-    );
-  }
-  parts.push(section("values", "Values", el("pre", {}, json(v.values))));
-  const w = v.writes;
-  const how =
-    v.source === "loop"
-      ? el("p", {}, "Ran: ", ...(w.ran.length ? w.ran.map((n, i) => [i ? ", " : "", el("b", {}, n)]).flat() : ["(nothing)"]), ".")
-      : el("p", {}, SOURCES[v.source] || "");
-  const changes = w.changes.length
-    ? w.changes.map((c) => el("div", { class: "change" }, el("p", {}, el("code", {}, c.key), " ", el("span", { class: `kind kind-${c.kind}` }, c.kind)), c.kind === "removed" ? null : el("pre", {}, json(c.value))))
-    : [el("p", { class: "note" }, "No value changed.")];
-  const results = (w.results || []).length
-    ? [
-        el("h4", {}, "Task results"),
-        ...w.results.map((r) => el("div", { class: "change", "data-field": "result" }, el("p", {}, el("b", {}, r.node)), el("pre", {}, json(r.result)))),
-      ]
-    : [];
-  const pending = w.pending_writes.length
-    ? [
-        el("h4", {}, "Pending writes stored on the parent"),
-        ...w.pending_writes.map((p) => el("div", { class: "change" }, el("p", {}, el("b", {}, p.node || p.task_id.slice(0, 8)), " → ", el("code", {}, p.channel)), el("pre", {}, json(p.value)))),
-      ]
-    : [];
-  parts.push(
-    section(
-      "writes",
-      "Writes that produced it",
-      how,
-      ...changes,
-      ...results,
-      ...pending,
-      el(
-        "p",
-        { class: "note" },
-        "Changes compare this version's values with its parent's (a list that grew shows the appended items). " +
-          "Task results are what each task of the parent's step wrote to the state. " +
-          "Pending writes are what the checkpointer keeps on the parent: every finished task's writes, and interrupt/resume records.",
-      ),
-    ),
-  );
-  parts.push(section("metadata", "Metadata", el("pre", {}, json(v.metadata))));
-  $("detail").replaceChildren(...parts);
-  $("detail").dataset.version = v.checkpoint_id;
-}
-
-// A subgraph's task in a version's detail: opened, it lists the subgraph's
-// versions under the task's namespace (oldest first), each with its values.
-function subgraphTask(t) {
-  const list = el("ol", { class: "subversions" });
-  const box = el(
-    "details",
-    { class: "subgraph-task", "data-ns": t.checkpoint_ns },
-    el("summary", {}, el("b", {}, t.node), " · ", el("code", {}, t.checkpoint_ns)),
-    list,
-  );
-  let loaded = false;
-  box.addEventListener("toggle", () => {
-    if (!box.open || loaded) return;
-    loaded = true;
-    list.replaceChildren(el("li", { class: "note" }, "Loading…"));
-    getJson("/api/history", { graph: state.graph, thread: state.thread, checkpoint_ns: t.checkpoint_ns })
-      .then((res) => {
-        list.replaceChildren(
-          ...(res.versions.length
-            ? res.versions.map((sv) => subVersion(t.checkpoint_ns, sv))
-            : [el("li", { class: "note" }, "No versions: the subgraph has not saved one from this task.")]),
-        );
-        box.dataset.loaded = "true";
-      })
-      .catch((err) => {
-        loaded = false;
-        if (err instanceof AuthError) return askToken();
-        list.replaceChildren(el("li", { class: "error" }, `Cannot read its versions: ${err.message}`));
-      });
-  });
-  return box;
-}
-
-function subVersion(ns, sv) {
-  const values = el("pre", { hidden: true });
-  const item = el(
-    "li",
-    { "data-version": sv.checkpoint_id },
-    el("span", { class: `source source-${sv.source}` }, sv.source),
-    el("span", { class: "stepno" }, `step ${sv.step}`),
-    " next ",
-    el("span", { "data-field": "next" }, nextLabel(sv.next)),
-    sv.interrupts.length ? el("span", { class: "waiting" }, ` ? ${sv.interrupts.map((i) => i.node).join(", ")}`) : null,
-    values,
-  );
-  item.addEventListener("click", () => {
-    if (!values.hidden) return void (values.hidden = true);
-    getJson("/api/version", { graph: state.graph, thread: state.thread, checkpoint: sv.checkpoint_id, checkpoint_ns: ns })
-      .then((detail) => {
-        values.textContent = json(detail.values);
-        values.hidden = false;
-      })
-      .catch(fail);
-  });
-  return item;
 }
 
 function drawAll() {
   drawGraph();
   drawThreads();
-  drawVersions();
 }
 
 // -- navigation ----------------------------------------------------------------
@@ -336,15 +151,18 @@ async function selectGraph(name, thread = null, version = null) {
   state.graph = name;
   state.thread = null;
   calls.show(name, null);
-  state.versions = [];
   state.selected = null;
   state.expanded = new Set();
+  rows.reset();
+  lanes.reset();
   $("graph-select").value = name;
   const [drawing] = await Promise.all([getJson("/api/graph", { name }), loadThreads()]);
   state.drawing = drawing;
   $("graph-description").textContent = drawing.description || "";
   resetDetail();
   drawAll();
+  drawTitle();
+  held.sync(runsOf(name));
   saveHash();
   if (thread) await selectThread(thread, version);
 }
@@ -354,43 +172,44 @@ function resetDetail() {
   delete $("detail").dataset.version;
 }
 
-async function refreshHistory() {
-  const thread = state.thread;
-  try {
-    const res = await getJson("/api/history", { graph: state.graph, thread });
-    if (thread !== state.thread) return;
-    state.versions = res.versions;
-    state.truncated = res.truncated;
-  } catch (err) {
-    if (err.status === 404 && thread === state.thread) state.versions = [];
-    else throw err;
-  }
-  drawVersions();
-}
-
 async function selectThread(thread, version = null) {
   state.thread = thread;
-  state.versions = [];
   state.selected = null;
   resetDetail();
   drawThreads();
+  drawTitle();
   calls.show(state.graph, thread);
-  await refreshHistory();
+  await rows.ensure(thread);
+  rows.redraw(thread);
+  if (thread === state.thread) calls.draw(); // its calls name versions as the row does, now known
   saveHash();
   if (version) await openVersion(version);
 }
 
-async function openVersion(id) {
+async function openVersion(id, thread = state.thread) {
+  if (thread !== state.thread) return selectThread(thread, id);
   state.selected = id;
-  drawVersions();
+  rows.redrawAll();
   saveHash();
   try {
-    const v = await getJson("/api/version", { graph: state.graph, thread: state.thread, checkpoint: id });
-    if (state.selected === id) drawDetail(v);
+    const v = await getJson("/api/version", { graph: state.graph, thread, checkpoint: id });
+    if (state.selected === id && state.thread === thread) {
+      drawDetail($("detail"), v, { graph: state.graph, thread, versions: rows.versionsOf(thread), openVersion, getJson, onError: fail });
+    }
   } catch (err) {
     if (err instanceof AuthError) return askToken();
     $("detail").replaceChildren(el("p", { class: "error" }, `Cannot read version ${id}: ${err.message}`));
   }
+}
+
+// How a call names the version it went back to: "step 2 · agent" (the step and
+// the node due next, as the row shows it) and the row's short id.
+function versionName(id, thread = state.thread) {
+  const versions = rows.versionsOf(thread);
+  const v = versions.find((x) => x.checkpoint_id === id);
+  if (!v) return null;
+  const next = v.next && v.next.length ? v.next.join(", ") : "END";
+  return { text: `step ${v.step} · ${next}`, short: shortIds(versions.map((x) => x.checkpoint_id)).get(id) };
 }
 
 // -- live events ----------------------------------------------------------------
@@ -408,31 +227,32 @@ function reloadThreadsSoon() {
 function onEvent(msg) {
   if (msg.type === "live" || msg.type === "resync") {
     state.live = new Map(msg.runs.map((r) => [r.run_id, r]));
+    held.sync(runsOf(state.graph));
     drawAll();
-    if (msg.type === "resync" && state.thread) refreshHistory().catch(fail);
+    if (msg.type === "resync" && state.thread) rows.reread(state.thread).catch(fail);
     return;
   }
   const run = { graph: msg.graph, thread_id: msg.thread_id, run_id: msg.run_id, nodes: msg.nodes };
   if (msg.type === "run_finished") state.live.delete(msg.run_id);
   else state.live.set(msg.run_id, run);
   if (msg.graph !== state.graph) return;
-  if (msg.type === "checkpoint_saved" && msg.thread_id === state.thread) {
-    const ref = msg.checkpoint;
-    if (!state.versions.some((v) => v.checkpoint_id === ref.checkpoint_id)) state.versions.push({ ...ref, interrupts: [] });
-  }
+  held.take(msg);
+  if (msg.type === "values" || msg.type === "inner") return; // the run's nodes did not move
+  if (msg.type === "checkpoint_saved") rows.saved(msg.thread_id, msg.checkpoint);
   drawGraph();
-  drawThreads();
-  if (msg.thread_id === state.thread) drawVersions();
+  if (msg.type === "run_started" && !rows.blocks.has(msg.thread_id)) drawThreads(); // a thread not shown yet
+  rows.redraw(msg.thread_id);
+  if (msg.type === "run_started" || msg.type === "run_finished") lanes.refresh(msg.thread_id);
   if (msg.thread_id === state.thread && (msg.type === "run_started" || msg.type === "run_finished")) calls.refresh();
   if (msg.type === "run_finished") {
     reloadThreadsSoon();
-    if (msg.thread_id === state.thread) {
-      refreshHistory()
-        .then(() => {
-          if (state.selected && state.selected === (state.versions.at(-1) || {}).checkpoint_id) openVersion(state.selected);
-        })
-        .catch(fail);
-    }
+    rows
+      .reread(msg.thread_id)
+      .then(() => {
+        const last = rows.versionsOf(state.thread).at(-1);
+        if (msg.thread_id === state.thread && state.selected && state.selected === (last || {}).checkpoint_id) openVersion(state.selected);
+      })
+      .catch(fail);
   } else if (msg.type === "run_started" && !state.threads.some((t) => t.thread_id === msg.thread_id)) {
     reloadThreadsSoon();
   }
@@ -445,7 +265,7 @@ function onEventsStatus(status) {
   if (status === "unauthorized") askToken();
   if (status === "open" && state.graph) {
     // Caught up by the "live" message; versions saved while away come from a re-read.
-    if (state.thread) refreshHistory().catch(fail);
+    if (state.thread) rows.reread(state.thread).catch(fail);
   }
 }
 
@@ -510,6 +330,25 @@ async function start() {
   }
 }
 
-calls = new CallsPanel($("calls"), { getJson, onSelect: (id) => openVersion(id).catch(fail), onError: fail });
+calls = new CallsPanel($("calls"), { getJson, onSelect: (id) => openVersion(id).catch(fail), onError: fail, versionName });
+held = new HeldPanel($("held"), { label: labelOf });
+lanes = new Lanes({
+  getJson,
+  graph: () => state.graph,
+  inView: () => rows.inView(),
+  laneOf: (t) => rows.laneOf(t),
+  versionName: (t, id) => versionName(id, t),
+  onError: fail,
+});
+rows = new ThreadRows($("threads"), $("threads-scroll"), {
+  getJson,
+  graph: () => state.graph,
+  selected: () => state.thread,
+  selectedVersion: () => state.selected,
+  runningNodes,
+  onSelectThread: (t) => (t === state.thread ? null : selectThread(t).catch(fail)),
+  onSelectVersion: (t, id) => openVersion(id, t).catch(fail),
+  onError: fail,
+});
 takeTokenFromUrl();
 start();

@@ -31,16 +31,24 @@ function valueText(value) {
   return lastMessageText(value) ?? JSON.stringify(value);
 }
 
+// A version a call names, as the rows name it: "step 2 · agent" when the
+// thread's versions are known (`name(id)` → {text, short} or null), else its
+// id (whose first characters every version of a thread shares: ids are time-ordered).
+function versionText(id, name) {
+  const known = id && name ? name(id) : null;
+  return known ? known.text : String(id || "");
+}
+
 // What the call asked, in a few words.
-export function callLabel(run) {
+export function callLabel(run, name = null) {
   const a = run.call_args || {};
   switch (run.call) {
     case "Invoke":
-      return a.input === undefined || a.input === null ? (a.checkpoint_id ? `from ${a.checkpoint_id.slice(0, 8)}` : "continue") : valueText(a.input);
+      return a.input === undefined || a.input === null ? (a.checkpoint_id ? `from ${versionText(a.checkpoint_id, name)}` : "continue") : valueText(a.input);
     case "Resume":
       return a.resumes ? Object.values(a.resumes).map(valueText).join(", ") : valueText(a.resume);
     case "Fork":
-      return [`from ${String(a.checkpoint_id || "").slice(0, 8)}`, a.update !== undefined && a.update !== null ? `with ${valueText(a.update)}` : null]
+      return [`from ${versionText(a.checkpoint_id, name)}`, a.update !== undefined && a.update !== null ? `with ${valueText(a.update)}` : null]
         .filter(Boolean)
         .join(" ");
     case "UpdateState":
@@ -73,7 +81,7 @@ function took(ms) {
 }
 
 // `runs` newest first (as the API lists them); `now` the server's clock in ms.
-export function renderCalls(host, runs, { now, replica, onSelect }) {
+export function renderCalls(host, runs, { now, replica, onSelect, versionName }) {
   if (!runs.length) {
     host.replaceChildren(el("p", { class: "note" }, "No calls recorded for this thread."));
     return;
@@ -87,7 +95,7 @@ export function renderCalls(host, runs, { now, replica, onSelect }) {
   const rows = ordered.map((r) => {
     const open = !r.reason;
     const here = !replica || r.replica === replica;
-    const label = callLabel(r);
+    const label = callLabel(r, versionName);
     const bar = el("div", {
       class: `bar${open ? " open" : ""}`,
       style: `left:${pct(start(r))};width:calc(${pct(end(r))} - ${pct(start(r))})`,
@@ -129,8 +137,8 @@ export function renderCalls(host, runs, { now, replica, onSelect }) {
 // every few seconds (a run on another replica sends this server no event);
 // while a run is open its edge is redrawn four times a second.
 export class CallsPanel {
-  constructor(host, { getJson, onSelect, onError }) {
-    Object.assign(this, { host, getJson, onSelect, onError });
+  constructor(host, { getJson, onSelect, onError, versionName }) {
+    Object.assign(this, { host, getJson, onSelect, onError, versionName });
     this.runs = [];
     this.key = null;
     this.skew = 0; // the server's clock minus this page's
@@ -171,7 +179,7 @@ export class CallsPanel {
 
   draw() {
     if (!this.key) return;
-    renderCalls(this.host, this.runs, { now: Date.now() + this.skew, replica: this.replica, onSelect: this.onSelect });
+    renderCalls(this.host, this.runs, { now: Date.now() + this.skew, replica: this.replica, onSelect: this.onSelect, versionName: this.versionName });
     this.host.dataset.runs = String(this.runs.length);
   }
 

@@ -12,7 +12,8 @@
 // deepest predecessor's; __end__ gets a layer of its own at the bottom.
 // Within a layer nodes keep the graph's definition order, then one pass
 // orders them by their predecessors' mean position, which untangles the
-// usual fan-outs. Forward edges run down, back edges loop round the right.
+// usual fan-outs. Forward edges run down, back edges up the right; both are
+// routed round the node boxes (see route()).
 
 import { svg, displayName, textWidth } from "./util.js";
 
@@ -133,30 +134,109 @@ export function layoutGraph(graph) {
   const backCount = [...back].length;
   return {
     nodes,
+    rowY: rows.map((_, r) => MARGIN + 18 + r * LAYER_GAP),
     edges: edges.map((e) => ({ ...e, back: back.has(e) || e.source === e.target })),
-    width: maxWidth + MARGIN * 2 + (backCount ? 60 : 0),
+    width: maxWidth + MARGIN * 2 + (backCount ? 80 : 0),
     height: MARGIN * 2 + 18 + (rows.length - 1) * LAYER_GAP + NODE_H + 8 + 40,
   };
 }
 
-function edgePath(layout, e, i) {
+// Edges are routed round the node boxes, never through them. The bands
+// between layers hold no node, so a curve from one layer to the next is
+// clear; an edge that spans several layers passes each layer in between
+// through a gap between its nodes (the gap nearest its straight line), and a
+// back edge leaves its source downwards into the band below, runs up the
+// right of every node it passes, and enters its target from the band above
+// (or from the side, when nothing stands right of either end).
+const CLEAR = 8; // the least room kept between an edge and a box it passes
+
+function layerBoxes(layout, layer) {
+  return [...layout.nodes.values()].filter((n) => n.layer === layer).sort((p, q) => p.x - q.x);
+}
+
+// An x at which a vertical line passes `layer` without entering a node box.
+function gapX(layout, layer, want) {
+  const row = layerBoxes(layout, layer);
+  const hit = row.find((n) => want > n.x - n.w / 2 - CLEAR && want < n.x + n.w / 2 + CLEAR);
+  if (!hit) return want;
+  const i = row.indexOf(hit);
+  const left = i > 0 ? (row[i - 1].x + row[i - 1].w / 2 + hit.x - hit.w / 2) / 2 : hit.x - hit.w / 2 - NODE_GAP / 2;
+  const right = i < row.length - 1 ? (hit.x + hit.w / 2 + row[i + 1].x - row[i + 1].w / 2) / 2 : hit.x + hit.w / 2 + NODE_GAP / 2;
+  return Math.abs(want - left) <= Math.abs(right - want) ? left : right;
+}
+
+// A smooth path through points joined by vertical-tangent curves (each stays
+// inside the box of its two ends) and straight runs.
+function through(points) {
+  let d = `M ${points[0][0]} ${points[0][1]}`;
+  for (let k = 1; k < points.length; k++) {
+    const [x0, y0] = points[k - 1];
+    const [x1, y1] = points[k];
+    if (x0 === x1 || y0 === y1) d += ` L ${x1} ${y1}`;
+    else {
+      const mid = (y0 + y1) / 2;
+      d += ` C ${x0} ${mid}, ${x1} ${mid}, ${x1} ${y1}`;
+    }
+  }
+  return d;
+}
+
+// Rounded corners on an orthogonal route (each corner cut inside the free band it turns in).
+function orthogonal(points, r = 8) {
+  let d = `M ${points[0][0]} ${points[0][1]}`;
+  for (let k = 1; k < points.length - 1; k++) {
+    const [xp, yp] = points[k - 1];
+    const [x, y] = points[k];
+    const [xn, yn] = points[k + 1];
+    const a = Math.min(r, Math.hypot(x - xp, y - yp) / 2);
+    const b = Math.min(r, Math.hypot(xn - x, yn - y) / 2);
+    const ux = Math.sign(x - xp), uy = Math.sign(y - yp), vx = Math.sign(xn - x), vy = Math.sign(yn - y);
+    d += ` L ${x - ux * a} ${y - uy * a} Q ${x} ${y}, ${x + vx * b} ${y + vy * b}`;
+  }
+  const [xl, yl] = points.at(-1);
+  return `${d} L ${xl} ${yl}`;
+}
+
+function rightmost(layout, node) {
+  return !layerBoxes(layout, node.layer).some((n) => n.x > node.x);
+}
+
+// The edge's path, and a point to put its label at.
+function route(layout, e, i) {
   const a = layout.nodes.get(e.source);
   const b = layout.nodes.get(e.target);
   if (e.source === e.target) {
     const x0 = a.x + a.w / 2;
-    return `M ${x0} ${a.y - 6} C ${x0 + 34} ${a.y - 22}, ${x0 + 34} ${a.y + 22}, ${x0} ${a.y + 6}`;
+    return { d: `M ${x0} ${a.y - 6} C ${x0 + 30} ${a.y - 20}, ${x0 + 30} ${a.y + 20}, ${x0} ${a.y + 6}`, at: [x0 + 26, a.y] };
   }
   if (e.back) {
-    // Round the right of both nodes, further out for each back edge.
-    const x0 = a.x + a.w / 2;
-    const x1 = b.x + b.w / 2;
-    const bend = Math.max(x0, x1) + 40 + 14 * (i % 3);
-    return `M ${x0} ${a.y} C ${bend} ${a.y}, ${bend} ${b.y}, ${x1 + 4} ${b.y}`;
+    const lo = Math.min(a.layer, b.layer);
+    const hi = Math.max(a.layer, b.layer);
+    const passed = [...layout.nodes.values()].filter((n) => n.layer >= lo && n.layer <= hi);
+    const lane = Math.max(...passed.map((n) => n.x + n.w / 2)) + 22 + 12 * (i % 3);
+    const points = [];
+    if (rightmost(layout, a)) points.push([a.x + a.w / 2, a.y]);
+    else points.push([a.x, a.y + a.h / 2], [a.x, a.y + a.h / 2 + 14 + 4 * (i % 3)]);
+    points.push([lane, points.at(-1)[1]]);
+    if (rightmost(layout, b)) points.push([lane, b.y], [b.x + b.w / 2 + 4, b.y]);
+    else {
+      const above = b.y - b.h / 2 - 16 - 4 * (i % 3);
+      points.push([lane, above], [b.x + 10, above], [b.x + 10, b.y - b.h / 2 - 4]);
+    }
+    return { d: orthogonal(points), at: [lane + 4, (points[1][1] + points.at(-2)[1]) / 2] };
   }
-  const y0 = a.y + a.h / 2;
-  const y1 = b.y - b.h / 2 - 4;
-  const mid = (y0 + y1) / 2;
-  return `M ${a.x} ${y0} C ${a.x} ${mid}, ${b.x} ${mid}, ${b.x} ${y1}`;
+  // Forward: down through each layer in between at a gap, then into the target's top.
+  const points = [[a.x, a.y + a.h / 2]];
+  const span = b.layer - a.layer;
+  for (let l = a.layer + 1; l < b.layer; l++) {
+    const want = a.x + ((b.x - a.x) * (l - a.layer)) / span;
+    const top = layout.rowY[l] - NODE_H / 2 - CLEAR;
+    const x = gapX(layout, l, want);
+    points.push([x, top], [x, top + NODE_H + 2 * CLEAR]);
+  }
+  points.push([b.x, b.y - b.h / 2 - 4]);
+  const m = Math.floor((points.length - 1) / 2);
+  return { d: through(points), at: [(points[m][0] + points[m + 1][0]) / 2 + 6, (points[m][1] + points[m + 1][1]) / 2] };
 }
 
 // The frame round an opened subgraph's nodes (nested ones inside it).
@@ -216,12 +296,10 @@ export function renderGraph(host, drawing, live, expanded = new Set(), onToggle 
       "data-source": e.source,
       "data-target": e.target,
     });
-    const d = edgePath(layout, e, i);
+    const { d, at } = route(layout, e, i);
     g.append(svg("path", { d, "marker-end": "url(#arrow)" }));
     if (e.label) {
-      const a = layout.nodes.get(e.source);
-      const b = layout.nodes.get(e.target);
-      const t = svg("text", { x: (a.x + b.x) / 2 + 6, y: (a.y + b.y) / 2, class: "edge-label" });
+      const t = svg("text", { x: at[0], y: at[1], class: "edge-label" });
       t.textContent = e.label;
       g.append(t);
     }

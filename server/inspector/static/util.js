@@ -39,17 +39,27 @@ export function textWidth(text, size) {
   return Math.ceil(ctx.measureText(text).width);
 }
 
-// A thread's colour: one of twelve well-separated hues, picked from its id,
-// so it is the same on every page load (two threads may share one: 1 in 12).
-const HUES = [212, 4, 140, 32, 275, 180, 330, 95, 245, 18, 160, 300];
+// A thread's colour. The threads on show get distinct colours: twelve
+// well-separated hues for the first twelve threads this page meets (in the
+// order it lists them), then hues stepped by the golden angle at other
+// lightnesses. A thread keeps its colour for the page's life.
+const HUES = [212, 4, 140, 32, 275, 180, 330, 95, 245, 55, 160, 300];
+const assigned = new Map();
 export function threadColor(threadId) {
-  let h = 2166136261;
-  for (let i = 0; i < threadId.length; i++) {
-    h ^= threadId.charCodeAt(i);
-    h = Math.imul(h, 16777619);
+  let i = assigned.get(threadId);
+  if (i === undefined) {
+    i = assigned.size;
+    assigned.set(threadId, i);
   }
-  const hue = HUES[(h >>> 0) % HUES.length];
-  return { color: `hsl(${hue} 68% 42%)`, tint: `hsl(${hue} 80% 93%)` };
+  if (i < HUES.length) return { color: `hsl(${HUES[i]} 68% 42%)`, tint: `hsl(${HUES[i]} 80% 93%)` };
+  const hue = Math.round((HUES[i % HUES.length] + (i * 137.508)) % 360);
+  const light = [34, 50, 42][Math.floor(i / HUES.length) % 3];
+  return { color: `hsl(${hue} 62% ${light}%)`, tint: `hsl(${hue} 75% 93%)` };
+}
+
+// Gives the threads of a list their colours in its order (the first listed, the first hues).
+export function colourThreads(ids) {
+  for (const id of ids) threadColor(id);
 }
 
 // The shortest prefix (8+ characters) that tells an id apart from the others:

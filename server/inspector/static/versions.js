@@ -9,10 +9,10 @@
 
 import { svg, nextLabel } from "./util.js";
 
-const COL_W = 100;
-const ROW_H = 78;
+const COL_W = 92;
+const ROW_H = 64;
 const R = 11;
-const LEFT = 52;
+const LEFT = 40;
 const TOP = 30;
 
 export function layoutVersions(versions) {
@@ -76,15 +76,18 @@ export function layoutVersions(versions) {
 
 // Draws the rows into ``host``. ``opts``: color/tint of the thread,
 // ``selected`` (the opened version's id), ``running`` (nodes a live run of
-// this thread is at, or null), ``short`` (id → short id), ``onSelect(id)``.
-export function renderVersions(host, versions, opts) {
-  const layout = layoutVersions(versions);
+// this thread is at, or null), ``short`` (id → short id), ``onSelect(id)``,
+// ``fromCol`` (draw only the columns from this one on: a long row collapsed
+// to its newest versions), ``compact`` (no short ids: a row not selected).
+export function renderVersions(host, versions, opts, layout = layoutVersions(versions)) {
+  const from = opts.fromCol || 0;
   const ghost = opts.running && layout.latest ? layout.placed.get(layout.latest) : null;
-  const cols = layout.cols + (ghost ? 1 : 0);
+  const cols = layout.cols - from + (ghost ? 1 : 0);
   const width = LEFT * 2 + Math.max(cols - 1, 0) * COL_W + 40;
-  const height = TOP + layout.rows * ROW_H + 10;
-  const xOf = (col) => LEFT + col * COL_W;
+  const height = TOP + (layout.rows - 1) * ROW_H + 12 + (opts.compact ? 34 : 44);
+  const xOf = (col) => LEFT + (col - from) * COL_W;
   const yOf = (row) => TOP + (layout.rows - 1 - row) * ROW_H + 12;
+  const shown = (id) => layout.placed.get(id).col >= from;
 
   const root = svg("svg", { class: "versions", width, height, viewBox: `0 0 ${width} ${height}` });
   const defs = svg("defs");
@@ -95,6 +98,7 @@ export function renderVersions(host, versions, opts) {
 
   const linkLayer = svg("g", { class: "links" });
   for (const link of layout.links) {
+    if (!shown(link.from) || !shown(link.to)) continue;
     const a = layout.placed.get(link.from);
     const b = layout.placed.get(link.to);
     const x0 = xOf(a.col);
@@ -118,6 +122,7 @@ export function renderVersions(host, versions, opts) {
 
   const nodeLayer = svg("g", { class: "version-nodes" });
   for (const [id, p] of layout.placed) {
+    if (p.col < from) continue;
     const v = p.ref;
     const isLatest = id === layout.latest;
     const classes = ["version", p.row === 0 ? "current" : "off-branch"];
@@ -152,9 +157,11 @@ export function renderVersions(host, versions, opts) {
     const label = svg("text", { class: "next-label", y: R + 17, "text-anchor": "middle" });
     label.textContent = nextLabel(v.next);
     g.append(label);
-    const short = svg("text", { class: "short-id", y: R + 30, "text-anchor": "middle" });
-    short.textContent = (opts.short && opts.short.get(id)) || id.slice(0, 8);
-    g.append(short);
+    if (!opts.compact) {
+      const short = svg("text", { class: "short-id", y: R + 30, "text-anchor": "middle" });
+      short.textContent = (opts.short && opts.short.get(id)) || id.slice(0, 8);
+      g.append(short);
+    }
     if (v.interrupts && v.interrupts.length) {
       const badge = svg("g", { class: "badge", transform: `translate(${R - 1}, ${-R + 1})` });
       badge.append(svg("circle", { r: 6.5 }));
