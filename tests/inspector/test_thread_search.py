@@ -29,6 +29,7 @@ def test_the_list_shows_status_and_metadata_and_searches(inspected: ServerProces
     listed = {t["thread_id"]: t for t in api(inspected, "/api/threads" + _q(graph="chain3", limit="1000"))[1]["threads"]}
     assert listed[f"a-{tag}"]["status"] == "idle" and listed[f"a-{tag}"]["metadata"] == {"tag": tag, "user": "ann"}
     assert listed[f"a-{tag}"]["checkpoint_id"]  # the listing of versions, as before
+    assert listed[f"a-{tag}"]["label"] == "ann"  # the record's metadata names the thread on the page
     status, body, _ = api(inspected, "/api/threads" + _q(graph="chain3", metadata=json.dumps({"tag": tag})))
     assert status == 200 and [t["thread_id"] for t in body["threads"]] == [f"b-{tag}", f"a-{tag}"]  # newest update first
     assert body["threads"][0]["checkpoint_id"] is None and body["threads"][0]["metadata"]["user"] == "bob"
@@ -54,6 +55,7 @@ def test_the_page_searches_threads_by_metadata_and_shows_their_status(page: Page
     item = f'#threads li[data-thread="ann-{tag}"]'
     page.wait(f"() => document.querySelector('{item} .meta')?.textContent.includes('ann')", what="its metadata")
     assert page.eval(f"() => document.querySelector('{item} .status').textContent") == "idle"
+    assert page.eval(f"() => document.querySelector('{item} .thread-id').textContent") == "ann"  # its label, not its id
     search = json.dumps({"tag": tag, "user": "bob"})
     page.eval(
         "(q) => { const f = document.getElementById('search-threads'); f.elements.metadata.value = q; f.requestSubmit(); }", search
