@@ -24,6 +24,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from graphwire import InvalidArgument
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -95,7 +96,7 @@ def field_values(field: FieldDescriptor, depth: int) -> st.SearchStrategy[Any]:
 
 def messages(descriptor: Any, depth: int = 0) -> st.SearchStrategy[Any]:
     """Well-formed messages of ``descriptor``'s type, each field set or not, at random."""
-    cls = {"RunConfig": pb.RunConfig}.get(descriptor.name) or getattr(pb, descriptor.name)
+    cls = message_factory.GetMessageClass(descriptor)  # ours, and the well-known ones they hold (Timestamp)
     fields = [f for f in descriptor.fields]
 
     @st.composite
