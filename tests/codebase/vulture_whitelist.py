@@ -30,8 +30,8 @@ _.aget_subgraphs  # engine/pregel/_state_api.py (LangGraph's async twin of get_s
 
 # Overrides called by the frameworks: grpc.ServerInterceptor, uvicorn.Server.
 _.intercept_service  # server/_auth.py, server/_errors.py
-_.capture_signals  # server/inspector/__init__.py
-_.should_exit  # server/inspector/__init__.py (uvicorn's serve loop reads it)
+_.capture_signals  # server/_web.py
+_.should_exit  # server/_web.py (uvicorn's serve loop reads it)
 
 # A LangChain callback handler's hooks and flags, called and read by langchain-core's callback managers.
 _.run_inline  # engine/_langchain/stream.py MessagesHandler
