@@ -23,7 +23,7 @@ from server._tenants import TENANT
 from server.http import _errors
 from server.service import GraphService
 
-__all__ = ["ROUTES", "TokenGuard", "build_http_app", "not_served"]
+__all__ = ["ROUTES", "TokenGuard", "build_http_app"]
 
 log = logging.getLogger("graphwire.http")
 
@@ -34,29 +34,6 @@ ROUTES = ("server.http._assistants", "server.http._threads", "server.http._state
           "server.http._runs", "server.http._crons")  # fmt: skip
 #: Paths open without a token: they tell nothing of any tenant's data.
 OPEN = ("/ok", "/info", "/openapi.json", "/docs", "/docs/oauth2-redirect")
-#: What LangGraph's platform serves and graphwire does not, by path prefix.
-_NOT_SERVED = {
-    "/runs": "runs are not served by this server's HTTP API yet (use the gRPC API's Invoke)",
-    "/crons": "crons are not served by graphwire's HTTP API yet",
-    "/a2a": "graphwire does not serve the A2A protocol",
-    "/mcp": "graphwire does not serve MCP",
-    "/ui": "graphwire does not serve LangGraph Studio's UI (its inspector page is `graphwire serve --inspector`)",
-    "/studio": "graphwire does not serve LangGraph Studio's UI (its inspector page is `graphwire serve --inspector`)",
-    "/langsmith": "graphwire has no LangSmith integration",
-}
-
-
-def not_served(path: str) -> str:
-    """The 404 message for ``path``, which no route serves."""
-    if path.startswith("/threads/") and ("/runs" in path or path.endswith("/stream")):
-        why: str | None = _NOT_SERVED["/runs"]
-    else:
-        why = next((w for p, w in _NOT_SERVED.items() if path == p or path.startswith(p + "/")), None)
-    if why is not None:
-        return f"{path}: {why} (docs/http.md lists the routes served)"
-    return f"{path}: no such route in graphwire's HTTP API (docs/http.md lists the routes served, /openapi.json too)"
-
-
 class TokenGuard:
     """Every request but :data:`OPEN`'s needs an accepted token; the tenant is set while it is served.
 

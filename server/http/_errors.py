@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 
 from server._errors import status_for
 
-__all__ = ["HTTP_STATUS", "HttpError", "http_error", "install"]
+__all__ = ["HTTP_STATUS", "HttpError", "http_error", "install", "not_served"]
 
 log = logging.getLogger("graphwire.http")
 
@@ -36,6 +36,29 @@ HTTP_STATUS: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.UNAVAILABLE: 503,
 }
 """Every other status (INTERNAL, DATA_LOSS, UNKNOWN...) is 500."""
+
+
+#: What LangGraph's platform serves and graphwire does not, by path prefix.
+_NOT_SERVED = {
+    "/runs": "runs are not served by this server's HTTP API yet (use the gRPC API's Invoke)",
+    "/crons": "crons are not served by graphwire's HTTP API yet",
+    "/a2a": "graphwire does not serve the A2A protocol",
+    "/mcp": "graphwire does not serve MCP",
+    "/ui": "graphwire does not serve LangGraph Studio's UI (its inspector page is `graphwire serve --inspector`)",
+    "/studio": "graphwire does not serve LangGraph Studio's UI (its inspector page is `graphwire serve --inspector`)",
+    "/langsmith": "graphwire has no LangSmith integration",
+}
+
+
+def not_served(path: str) -> str:
+    """The 404 message for ``path``, which no route serves."""
+    if path.startswith("/threads/") and ("/runs" in path or path.endswith("/stream")):
+        why: str | None = _NOT_SERVED["/runs"]
+    else:
+        why = next((w for p, w in _NOT_SERVED.items() if path == p or path.startswith(p + "/")), None)
+    if why is not None:
+        return f"{path}: {why} (docs/http.md lists the routes served)"
+    return f"{path}: no such route in graphwire's HTTP API (docs/http.md lists the routes served, /openapi.json too)"
 
 
 class HttpError(Exception):
@@ -86,8 +109,6 @@ async def _on_invalid(request: Request, exc: Exception) -> JSONResponse:
 async def _on_starlette(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404 and exc.detail == "Not Found":  # no route matched: say what is not served
-        from server.http._app import not_served
-
         return JSONResponse({"detail": not_served(request.url.path)}, status_code=404)
     return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 

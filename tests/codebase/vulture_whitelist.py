@@ -28,6 +28,10 @@ _.xray  # engine/func/_entrypoint.py get_graph(xray=): an entrypoint has no subg
 _.aget_graph  # engine/graph/_state.py, engine/func/_entrypoint.py (LangGraph's async twin of get_graph)
 _.aget_subgraphs  # engine/pregel/_state_api.py (LangGraph's async twin of get_subgraphs)
 
+# Read by pydantic: a request body's settings, and a field LangGraph's SDK sends back as the server gave it.
+_.model_config  # server/http/_common.py Body (extra="forbid")
+_.checkpoint_map  # server/http/_state.py Checkpoint (graphwire answers null; the SDK echoes it)
+
 # Overrides called by the frameworks: grpc.ServerInterceptor, uvicorn.Server.
 _.intercept_service  # server/_auth.py, server/_errors.py
 _.capture_signals  # server/_web.py
