@@ -33,7 +33,7 @@ log = logging.getLogger("graphwire.http")
 ROUTES = ("server.http._assistants", "server.http._threads", "server.http._state", "server.http._store",
           "server.http._runs", "server.http._crons")  # fmt: skip
 #: Paths open without a token: they tell nothing of any tenant's data.
-OPEN = ("/ok", "/info", "/openapi.json", "/docs", "/docs/oauth2-redirect")
+OPEN = ("/ok", "/info", "/openapi.json")
 class TokenGuard:
     """Every request but :data:`OPEN`'s needs an accepted token; the tenant is set while it is served.
 
@@ -75,7 +75,7 @@ def _version() -> str:
 def build_http_app(service: GraphService, *, tokens: Tokens | None = None) -> FastAPI:
     """The HTTP API over ``service``; ``tokens``: the accepted ones (None: open, as the gRPC API is then)."""
     app = FastAPI(
-        title="graphwire", version=_version(), docs_url="/docs", redoc_url=None,
+        title="graphwire", version=_version(), docs_url=None, redoc_url=None,  # those pages load scripts from elsewhere
         description="LangGraph's Agent Server HTTP API, served by graphwire beside its gRPC API (docs/http.md).",
     )  # fmt: skip
     app.state.service = service
