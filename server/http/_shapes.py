@@ -17,7 +17,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 
-__all__ = ["assistant", "checkpoint", "drawing", "item", "iso", "state", "thread"]
+__all__ = ["assistant", "checkpoint", "drawing", "empty_state", "item", "iso", "state", "thread"]
 
 _STATUS = {
     pb.THREAD_STATUS_IDLE: "idle", pb.THREAD_STATUS_BUSY: "busy", pb.THREAD_STATUS_INTERRUPTED: "interrupted",
@@ -61,7 +61,7 @@ def thread(t: pb.ThreadInfo) -> dict[str, Any]:
     return out
 
 
-def checkpoint(thread_id: str, checkpoint_id: str, ns: str = "") -> dict[str, Any]:
+def checkpoint(thread_id: str, checkpoint_id: str | None, ns: str = "") -> dict[str, Any]:
     return {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id, "checkpoint_map": None}
 
 
@@ -83,6 +83,14 @@ def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
         "metadata": _json(s.metadata_json, {}), "created_at": iso(c.created_at),
         "parent_checkpoint": checkpoint(thread_id, c.parent_id, ns) if c.parent_id else None, "tasks": tasks,
         "interrupts": [interrupt(i) for i in s.interrupts],
+    }  # fmt: skip
+
+
+def empty_state(thread_id: str) -> dict[str, Any]:
+    """The state of a thread that has no version yet (created, never run): empty, as LangGraph's server answers."""
+    return {
+        "values": {}, "next": [], "checkpoint": checkpoint(thread_id, None), "metadata": {}, "created_at": None,
+        "parent_checkpoint": None, "tasks": [], "interrupts": [],
     }  # fmt: skip
 
 

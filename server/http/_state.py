@@ -59,7 +59,13 @@ async def _state(request: Request, thread_id: str, checkpoint_id: str | None, ns
     message = pb.GetStateRequest(graph=graph, thread_id=thread_id, subgraphs=subgraphs, checkpoint_ns=ns)
     if checkpoint_id is not None:
         message.checkpoint_id = checkpoint_id
-    return shape.state(thread_id, await call(svc.thread_rpcs.GetState, message), ns)
+    try:
+        found = await call(svc.thread_rpcs.GetState, message)
+    except HttpError as e:
+        if e.status != 404 or checkpoint_id is not None or ns:
+            raise
+        return shape.empty_state(thread_id)  # a thread with a record and no version yet, as LangGraph reads one
+    return shape.state(thread_id, found, ns)
 
 
 @router.get("/threads/{thread_id}/state")

@@ -39,7 +39,10 @@ def test_thread_records(http_server: ServerProcess) -> None:
     assert client.threads.create(thread_id=tid, graph_id="gated", if_exists="do_nothing")["metadata"]["graph_id"] == "chain3"
     patched = client.threads.update(tid, metadata={"user": "bob"})
     assert patched["metadata"] == {"team": team, "user": "bob", "graph_id": "chain3"} and patched["updated_at"] > made["updated_at"]
-    other = client.threads.create(graph_id="gated", metadata={"team": team})["thread_id"]
+    other_made = client.threads.create(graph_id="gated", metadata={"team": team}, ttl=90)
+    other = other_made["thread_id"]
+    assert other_made["ttl"] == {"ttl": 90, "strategy": "delete"}  # minutes, as LangGraph's
+    assert client.threads.update(other, metadata={}, ttl={"ttl": 30, "strategy": "keep_latest"})["ttl"] == {"ttl": 30, "strategy": "keep_latest"}
     assert {t["thread_id"] for t in client.threads.search(metadata={"team": team})} == {tid, other}
     assert [t["thread_id"] for t in client.threads.search(metadata={"team": team, "user": "bob"})] == [tid]
     assert [t["thread_id"] for t in client.threads.search(metadata={"team": team}, sort_by="created_at", sort_order="asc", limit=1, offset=1)] == [other]
@@ -56,8 +59,11 @@ def test_thread_records(http_server: ServerProcess) -> None:
 def test_state_history_copy(http_server: ServerProcess) -> None:
     client = sync_client(http_server)
     tid = client.threads.create(graph_id="chain3")["thread_id"]
+    empty = client.threads.get_state(tid)  # no version yet: empty, as LangGraph's server reads it
+    assert empty["values"] == {} and empty["next"] == [] and empty["checkpoint"]["checkpoint_id"] is None
+    assert client.threads.get_history(tid) == []
     with pytest.raises(NotFoundError):
-        client.threads.get_state(tid)  # no version yet
+        client.threads.get_state(tid, checkpoint_id="1f1f0865-4bb3-6c93-a8b3-2953a67926b3")
     first = client.threads.update_state(tid, {"log": ["one"]}, as_node="a")["checkpoint"]
     assert first["thread_id"] == tid and first["checkpoint_ns"] == "" and first["checkpoint_id"]
     second = client.threads.update_state(tid, {"log": ["two"]}, as_node="b")["checkpoint"]
