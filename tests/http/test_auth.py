@@ -3,7 +3,7 @@
 A missing or wrong token is 401 (``{"detail": ...}``); ``/ok`` stays open.
 With tenants, each sees only its own threads, assistants and store items
 (another's are 404, as to a gRPC call), and may not change the shared
-default assistants (403).
+default assistants (403); on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -19,6 +20,7 @@ from langgraph_sdk.errors import AuthenticationError, NotFoundError, PermissionD
 from engine.host import default_assistant_id
 from tests.conftest import ServerProcess
 from tests.http.conftest import GRAPHS, sdk_url, sync_client
+from tests.server._langgraph_graphs import backend  # noqa: F401  (the fixture)
 
 TOKEN = "http-token-0123456789"
 ANN, BOB = "ann-token-0123456789", "bob-token-0123456789"
@@ -38,10 +40,10 @@ def test_one_token(start_server: Callable[..., ServerProcess]) -> None:
     assert httpx.get(f"{sdk_url(srv)}/ok").json() == {"ok": True}
 
 
-def test_tenants_isolated(start_server: Callable[..., ServerProcess], tmp_path: Path) -> None:
+def test_tenants_isolated(start_server: Callable[..., ServerProcess], tmp_path: Path, backend: dict[str, Any]) -> None:  # noqa: F811
     tokens = tmp_path / "tokens.toml"
     tokens.write_text(f'ann = "{ANN}"\nbob = "{BOB}"\n')
-    srv = start_server(graphs={"chain3": GRAPHS["chain3"]}, http=True, args=["--auth-tokens", str(tokens)])
+    srv = start_server(graphs={"chain3": GRAPHS["chain3"]}, http=True, args=["--auth-tokens", str(tokens)], **backend)
     ann, bob = sync_client(srv, api_key=ANN), sync_client(srv, headers={"Authorization": f"Bearer {BOB}"})
     tid = str(uuid.uuid4())
     ann.threads.create(thread_id=tid, metadata={"who": "ann"})
