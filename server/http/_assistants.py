@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request, Response
 from engine.host import default_assistant_id
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, call, dumps, service
+from server.http._common import Body, Limit, Offset, call, dumps, service
 from server.http._errors import HttpError
 from server.service import GraphService
 
@@ -55,8 +55,8 @@ class SearchAssistants(Body):
     metadata: dict[str, Any] | None = None
     graph_id: str | None = None
     name: str | None = None
-    limit: int = 10
-    offset: int = 0
+    limit: Limit = 10
+    offset: Offset = 0
     sort_by: SortBy | None = None
     sort_order: Literal["asc", "desc"] | None = None
     select: list[Fields] | None = None
@@ -70,19 +70,12 @@ class CountAssistants(Body):
 
 class Versions(Body):
     metadata: dict[str, Any] | None = None
-    limit: int = 10
-    offset: int = 0
+    limit: Limit = 10
+    offset: Offset = 0
 
 
 class Latest(Body):
     version: int
-
-
-def _page(limit: int, offset: int) -> None:
-    if limit < 1:
-        raise HttpError(422, "limit: at least 1")
-    if offset < 0:
-        raise HttpError(422, "offset: at least 0")
 
 
 @router.post("/assistants")
@@ -131,7 +124,6 @@ async def delete_assistant(assistant_id: str, request: Request, delete_threads: 
 
 @router.post("/assistants/search")
 async def search_assistants(body: SearchAssistants, request: Request, response: Response) -> list[dict[str, Any]]:
-    _page(body.limit, body.offset)
     message = pb.SearchAssistantsRequest(
         graph=body.graph_id or "", name=body.name or "", metadata_json=dumps(body.metadata), sort_by=_SORT[body.sort_by],
         sort_order=_ORDER[body.sort_order], limit=body.limit, offset=body.offset,
@@ -153,7 +145,6 @@ async def count_assistants(body: CountAssistants, request: Request) -> int:
 
 @router.post("/assistants/{assistant_id}/versions")
 async def assistant_versions(assistant_id: str, body: Versions, request: Request) -> list[dict[str, Any]]:
-    _page(body.limit, body.offset)
     message = pb.ListAssistantVersionsRequest(assistant_id=assistant_id, metadata_json=dumps(body.metadata), limit=body.limit, offset=body.offset)
     found = await call(service(request).assistants.ListAssistantVersions, message)
     return [shape.assistant(v) for v in found.versions]

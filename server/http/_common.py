@@ -16,19 +16,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Request
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http._errors import HttpError, http_error
 from server.service import GraphService
 
-__all__ = ["Body", "call", "dumps", "graph_for_new", "graph_of", "service"]
+__all__ = ["Body", "Limit", "Offset", "call", "dumps", "graph_for_new", "graph_of", "service"]
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
+#: A page's size and start: checked here for their sign and width (the gRPC fields are uint32),
+#: by the gRPC side for its own bounds.
+Limit = Annotated[int, Field(ge=1, le=2**32 - 1)]
+Offset = Annotated[int, Field(ge=0, le=2**32 - 1)]
 
 
 class Body(BaseModel):

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, call, dumps, graph_of, service
+from server.http._common import Body, Limit, call, dumps, graph_of, service
 from server.http._errors import HttpError
 
 __all__ = ["router"]
@@ -43,7 +43,7 @@ class UpdateState(Body):
 
 
 class History(Body):
-    limit: int = 10
+    limit: Limit = 10
     before: str | Checkpoint | None = None
     metadata: dict[str, Any] | None = None
     checkpoint: Checkpoint | None = None
@@ -96,8 +96,6 @@ async def update_state(thread_id: str, body: UpdateState, request: Request) -> d
 
 
 async def _history(request: Request, thread_id: str, limit: int, before: str | None, metadata: dict[str, Any] | None, ns: str) -> list[dict[str, Any]]:
-    if limit < 1:
-        raise HttpError(422, "limit: at least 1")
     svc = service(request)
     graph = await graph_of(svc, thread_id)
     message = pb.ListHistoryRequest(graph=graph, thread_id=thread_id, limit=limit, filter_json=dumps(metadata or None), checkpoint_ns=ns)
@@ -108,7 +106,7 @@ async def _history(request: Request, thread_id: str, limit: int, before: str | N
 
 
 @router.get("/threads/{thread_id}/history")
-async def get_history(thread_id: str, request: Request, limit: int = 10, before: str | None = None) -> list[dict[str, Any]]:
+async def get_history(thread_id: str, request: Request, limit: Limit = 10, before: str | None = None) -> list[dict[str, Any]]:
     return await _history(request, thread_id, limit, before, None, "")
 
 

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request, Response
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, call, dumps, service
+from server.http._common import Body, Limit, Offset, call, dumps, service
 
 __all__ = ["router"]
 
@@ -36,8 +36,8 @@ class DeleteItem(Body):
 class SearchItems(Body):
     namespace_prefix: list[str]
     filter: dict[str, Any] | None = None
-    limit: int = 10
-    offset: int = 0
+    limit: Limit = 10
+    offset: Offset = 0
     query: str | None = None
     refresh_ttl: bool | None = None
 
@@ -46,8 +46,8 @@ class ListNamespaces(Body):
     prefix: list[str] | None = None
     suffix: list[str] | None = None
     max_depth: int | None = None
-    limit: int = 100
-    offset: int = 0
+    limit: Limit = 100
+    offset: Offset = 0
 
 
 @router.put("/store/items", status_code=204)

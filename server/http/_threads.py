@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request, Response
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, call, dumps, graph_for_new, graph_of, service
+from server.http._common import Body, Limit, Offset, call, dumps, graph_for_new, graph_of, service
 from server.http._errors import HttpError
 
 __all__ = ["router"]
@@ -52,8 +52,8 @@ class CountThreads(Body):
 
 class SearchThreads(CountThreads):
     ids: list[str] | None = None
-    limit: int = 10
-    offset: int = 0
+    limit: Limit = 10
+    offset: Offset = 0
     sort_by: Literal["created_at", "updated_at"] | None = None
     sort_order: Literal["asc", "desc"] | None = None
     select: list[Fields] | None = None
@@ -130,8 +130,8 @@ async def delete_thread(thread_id: str, request: Request) -> Response:
 
 @router.post("/threads/search")
 async def search_threads(body: SearchThreads, request: Request) -> list[dict[str, Any]]:
-    if body.limit < 1 or body.offset < 0 or body.limit + body.offset > MAX_READ:
-        raise HttpError(422, f"limit: at least 1, and offset at least 0, with limit + offset at most {MAX_READ}")
+    if body.limit + body.offset > MAX_READ:
+        raise HttpError(422, f"limit: with offset, at most {MAX_READ} (graphwire pages threads by keyset over gRPC)")
     message = pb.SearchThreadsRequest(
         filter=_filter(body, body.ids), sort_by=_SORT[body.sort_by],
         sort_order=pb.SORT_ORDER_ASC if body.sort_order == "asc" else pb.SORT_ORDER_DESC, limit=body.limit + body.offset,

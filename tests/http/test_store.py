@@ -42,6 +42,9 @@ def test_refused(served: ServerProcess) -> None:
     with pytest.raises(UnprocessableEntityError) as extra:
         client.http.put("/store/items", json={"namespace": ["x"], "key": "k", "value": {}, "embed": True})
     assert extra.value.body["detail"].startswith("body.embed: unknown field")
+    with pytest.raises(UnprocessableEntityError) as negative:
+        client.store.search_items(["x"], offset=-1)
+    assert negative.value.body["detail"].startswith("body.offset: Input should be greater than or equal to 0")
     with pytest.raises(UnprocessableEntityError) as no_key:  # the gRPC side's own check
         client.store.put_item(["x"], "", {"v": 1})
     assert "key" in no_key.value.body["detail"]

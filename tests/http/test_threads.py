@@ -86,6 +86,9 @@ def test_state_history_copy(http_server: ServerProcess) -> None:
     assert [h["checkpoint"]["checkpoint_id"] for h in older] == [first["checkpoint_id"]]
     assert len(client.threads.get_history(tid, metadata={"source": "update"})) == 3
     assert client.threads.get_history(tid, metadata={"source": "loop"}) == []
+    with pytest.raises(UnprocessableEntityError) as zero:
+        client.http.get(f"/threads/{tid}/history", params={"limit": 0})
+    assert zero.value.body["detail"].startswith("query.limit: ")
     got = client.http.get(f"/threads/{tid}/history", params={"limit": 2})
     assert [h["checkpoint"]["checkpoint_id"] for h in got] == [branch["checkpoint_id"], second["checkpoint_id"]]
     copy = client.threads.copy(tid)
