@@ -1,7 +1,7 @@
 """Building and running the gRPC server: the service, health, reflection,
 auth, TLS, message limits, the store and the node cache beside the checkpointer
-(the store with its TTL sweeper), the inspector page when asked for, and a
-graceful stop on SIGTERM."""
+(the store with its TTL sweeper), the inspector page and LangGraph's HTTP API
+when asked for (:mod:`server._web`), and a graceful stop on SIGTERM."""
 
 from __future__ import annotations
 
@@ -105,9 +105,10 @@ class Server:
     continue), then the drain (stop accepting calls, let running ones finish
     within the grace period, then cancel them: a durable one is stopped without
     an end instead, and continued by another replica), the hub (which ends the
-    inspector's event streams), the inspector (it keeps serving while runs
-    drain, so a watcher sees them end, and stops before the checkpointer it
-    reads is closed), the relay and the store's TTL sweeper, then storage.
+    inspector's event streams), the web ports, the inspector and the HTTP API
+    (they keep serving while runs drain, so a watcher sees them end, and stop
+    before the checkpointer they read is closed), the relay and the store's TTL
+    sweeper, then storage.
     """
 
     grpc_server: grpc.aio.Server
