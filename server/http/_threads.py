@@ -75,6 +75,12 @@ def _filter(body: CountThreads, ids: list[str] | None = None) -> pb.ThreadFilter
 @router.post("/threads")
 async def create_thread(body: CreateThread, request: Request) -> dict[str, Any]:
     svc = service(request)
+    if body.thread_id:  # an id is one thread over HTTP, whatever graph it is in
+        found = await call(svc.thread_records.SearchThreads, pb.SearchThreadsRequest(filter=pb.ThreadFilter(thread_ids=[body.thread_id]), limit=1))
+        if found.threads and body.if_exists == "do_nothing":
+            return await _get(request, body.thread_id)
+        if found.threads:
+            raise HttpError(409, f"thread {body.thread_id!r} already exists (if_exists=\"do_nothing\" returns it)")
     graph = graph_for_new(svc, body.metadata)
     metadata = {**(body.metadata or {}), "graph_id": graph}  # as LangGraph's server records a thread's graph
     message = pb.CreateThreadRequest(
@@ -83,12 +89,6 @@ async def create_thread(body: CreateThread, request: Request) -> dict[str, Any]:
     )  # fmt: skip
     if body.ttl is not None:
         message.ttl.CopyFrom(_ttl(body.ttl))
-    if body.thread_id:  # an id is one thread over HTTP, whatever graph it is in
-        found = await call(svc.thread_records.SearchThreads, pb.SearchThreadsRequest(filter=pb.ThreadFilter(thread_ids=[body.thread_id]), limit=1))
-        if found.threads and body.if_exists == "do_nothing":
-            return await _get(request, body.thread_id)
-        if found.threads:
-            raise HttpError(409, f"thread {body.thread_id!r} already exists (if_exists=\"do_nothing\" returns it)")
     return shape.thread(await call(svc.thread_records.CreateThread, message))
 
 

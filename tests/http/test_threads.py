@@ -37,6 +37,7 @@ def test_thread_records(http_server: ServerProcess) -> None:
     with pytest.raises(ConflictError):
         client.threads.create(thread_id=tid, graph_id="chain3")
     assert client.threads.create(thread_id=tid, graph_id="gated", if_exists="do_nothing")["metadata"]["graph_id"] == "chain3"
+    assert client.threads.create(thread_id=tid, if_exists="do_nothing")["thread_id"] == tid  # no graph needed to find it
     patched = client.threads.update(tid, metadata={"user": "bob"})
     assert patched["metadata"] == {"team": team, "user": "bob", "graph_id": "chain3"} and patched["updated_at"] > made["updated_at"]
     other_made = client.threads.create(graph_id="gated", metadata={"team": team}, ttl=90)
