@@ -38,10 +38,13 @@ HTTP_STATUS: dict[grpc.StatusCode, int] = {
 """Every other status (INTERNAL, DATA_LOSS, UNKNOWN...) is 500."""
 
 
-#: What LangGraph's platform serves and graphwire does not, by path prefix.
+#: What LangGraph's platform serves and graphwire does not, by path prefix; the runs' and crons'
+#: while their route modules are absent (server.http._app.ROUTES).
+_NOT_YET = {
+    "/runs": ("server.http._runs", "runs are not served by this server's HTTP API yet (use the gRPC API's Invoke)"),
+    "/crons": ("server.http._crons", "crons are not served by graphwire's HTTP API yet"),
+}
 _NOT_SERVED = {
-    "/runs": "runs are not served by this server's HTTP API yet (use the gRPC API's Invoke)",
-    "/crons": "crons are not served by graphwire's HTTP API yet",
     "/a2a": "graphwire does not serve the A2A protocol",
     "/mcp": "graphwire does not serve MCP",
     "/ui": "graphwire does not serve LangGraph Studio's UI (its inspector page is `graphwire serve --inspector`)",
@@ -50,12 +53,13 @@ _NOT_SERVED = {
 }
 
 
-def not_served(path: str) -> str:
-    """The 404 message for ``path``, which no route serves."""
+def not_served(path: str, served: tuple[str, ...] = ()) -> str:
+    """The 404 message for ``path``, which no route serves; ``served``: the route modules included."""
+    known = {**_NOT_SERVED, **{p: why for p, (module, why) in _NOT_YET.items() if module not in served}}
     if path.startswith("/threads/") and ("/runs" in path or path.endswith("/stream")):
-        why: str | None = _NOT_SERVED["/runs"]
+        why: str | None = known.get("/runs")
     else:
-        why = next((w for p, w in _NOT_SERVED.items() if path == p or path.startswith(p + "/")), None)
+        why = next((w for p, w in known.items() if path == p or path.startswith(p + "/")), None)
     if why is not None:
         return f"{path}: {why} (docs/http.md lists the routes served)"
     return f"{path}: no such route in graphwire's HTTP API (docs/http.md lists the routes served, /openapi.json too)"
@@ -109,7 +113,7 @@ async def _on_invalid(request: Request, exc: Exception) -> JSONResponse:
 async def _on_starlette(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404 and exc.detail == "Not Found":  # no route matched: say what is not served
-        return JSONResponse({"detail": not_served(request.url.path)}, status_code=404)
+        return JSONResponse({"detail": not_served(request.url.path, request.app.state.route_modules)}, status_code=404)
     return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
 

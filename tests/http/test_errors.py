@@ -56,3 +56,6 @@ def test_not_served_messages() -> None:
     assert "runs are not served" in not_served("/threads/t/stream")
     assert "A2A" in not_served("/a2a/x") and "MCP" in not_served("/mcp")
     assert "no such route" in not_served("/threadsx") and "no such route" in not_served("/threads/t/nothing")
+    # Once the runs' routes are there, a run route none of them serves is only unknown.
+    assert "no such route" in not_served("/threads/t/runs/x", ("server.http._runs",))
+    assert "crons are not served" in not_served("/crons/search", ("server.http._runs",))
