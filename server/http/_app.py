@@ -10,7 +10,6 @@ caller's tenant set for the request (:data:`server._tenants.TENANT`).
 from __future__ import annotations
 
 import importlib
-import logging
 from importlib import metadata as dist
 from typing import Any
 
@@ -25,8 +24,6 @@ from server.service import GraphService
 
 __all__ = ["ROUTES", "TokenGuard", "build_http_app"]
 
-log = logging.getLogger("graphwire.http")
-
 #: The route modules, each exposing ``router: fastapi.APIRouter``. The runs (``_runs``) and crons
 #: (``_crons``) are written separately (issue 34): a module not present is skipped, and its paths
 #: answer 404 saying they are not served yet.
@@ -34,6 +31,8 @@ ROUTES = ("server.http._assistants", "server.http._threads", "server.http._state
           "server.http._runs", "server.http._crons")  # fmt: skip
 #: Paths open without a token: they tell nothing of any tenant's data.
 OPEN = ("/ok", "/info", "/openapi.json")
+
+
 class TokenGuard:
     """Every request but :data:`OPEN`'s needs an accepted token; the tenant is set while it is served.
 
