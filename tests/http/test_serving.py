@@ -1,17 +1,22 @@
 """The HTTP API's own routes and its 404s: ``/ok``, ``/info``, ``/openapi.json``; what is not served says so.
 
 Also the setting: ``http = "HOST:PORT"`` in graphwire.toml turns it on, as
-``--http`` does, and a bad address fails the start naming it.
+``--http`` does, a bad address fails the start naming it, and with the gRPC
+server's certificate the port serves HTTPS only.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import ssl
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import ROOT, ServerProcess
 from tests.http.conftest import sdk_url
@@ -56,3 +61,24 @@ def test_bad_address_fails_the_start(tmp_path: Path) -> None:
         cwd=tmp_path, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode != 0 and "http address" in done.stderr, done.stderr
+
+
+def test_https_with_the_grpc_servers_certificate(tmp_path: Path, certs: tuple[Path, Path]) -> None:
+    cert, key = certs
+    cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", str(tmp_path / "gw.db"),
+           "--graph", "chain3=tests.graphs:chain3", "--tls-cert", str(cert), "--tls-key", str(key), "--http", "127.0.0.1:0"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().decode().strip()
+        assert first.startswith("graphwire http on https://127.0.0.1:"), first
+        url = first.removeprefix("graphwire http on ").rstrip("/")
+        assert "listening on" in proc.stdout.readline().decode()
+        trusted = ssl.create_default_context(cafile=str(cert))
+        assert httpx.get(f"{url}/ok", verify=trusted).json() == {"ok": True}
+        assert [a["graph_id"] for a in httpx.post(f"{url}/assistants/search", json={}, verify=trusted).json()] == ["chain3"]
+        with pytest.raises(httpx.HTTPError):  # plain HTTP is not answered
+            httpx.get(url.replace("https://", "http://") + "/ok", timeout=5)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
