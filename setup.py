@@ -25,6 +25,9 @@ setup(
         "opentelemetry-exporter-otlp>=1.24",
         "starlette>=0.40",
         "uvicorn>=0.30",
+        # LangGraph's Agent Server HTTP API (server/http), with its OpenAPI document, request bodies checked by pydantic v2.
+        "fastapi>=0.115",
+        "pydantic>=2",
         *build_backend.siblings({"graphwire-proto": "proto/python", "graphwire": "clients/python"}, Path(__file__).parent),
     ],
 )

@@ -1,7 +1,7 @@
 """Building and running the gRPC server: the service, health, reflection,
 auth, TLS, message limits, the store and the node cache beside the checkpointer
-(the store with its TTL sweeper), the inspector page when asked for, and a
-graceful stop on SIGTERM."""
+(the store with its TTL sweeper), the inspector page and LangGraph's HTTP API
+when asked for (:mod:`server._web`), and a graceful stop on SIGTERM."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import signal
 import sqlite3
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -34,6 +34,8 @@ from server._leases import ThreadLeases
 from server._records import records_for
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
+from server._gate import Limits
+from server._web import WebServer, is_loopback
 from server._prepare import prepare_process
 from server._reads import scope_threads
 from server._langgraph_runtime import load_langgraph
@@ -43,8 +45,6 @@ from server._store import TtlSweeper, attach_cache, attach_store, open_cache, op
 from server.config import DEFAULT_GRAPHS, ServerConfig, is_postgres
 from server.service import GraphService
 
-if TYPE_CHECKING:
-    from server.inspector import Inspector
 
 __all__ = ["Server", "open_checkpointer", "build_server", "serve"]
 
@@ -105,9 +105,10 @@ class Server:
     continue), then the drain (stop accepting calls, let running ones finish
     within the grace period, then cancel them: a durable one is stopped without
     an end instead, and continued by another replica), the hub (which ends the
-    inspector's event streams), the inspector (it keeps serving while runs
-    drain, so a watcher sees them end, and stops before the checkpointer it
-    reads is closed), the relay and the store's TTL sweeper, then storage.
+    inspector's event streams), the web ports, the inspector and the HTTP API
+    (they keep serving while runs drain, so a watcher sees them end, and stop
+    before the checkpointer they read is closed), the relay and the store's TTL
+    sweeper, then storage.
     """
 
     grpc_server: grpc.aio.Server
@@ -116,7 +117,8 @@ class Server:
     port: int
     config: ServerConfig
     stack: AsyncExitStack
-    inspector: Inspector | None = None
+    inspector: WebServer | None = None
+    http: WebServer | None = None  # LangGraph's HTTP API (server.http), when asked for
     store: BaseStore | None = None  # the store the server opened (closed at stop)
     sweeper: TtlSweeper | None = None
     cache: BaseCache[Any] | None = None  # the node cache the server opened (closed at stop)
@@ -146,16 +148,19 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None, store:
     ``store`` in the config, gets an ``InMemoryStore``; likewise an
     ``InMemoryCache`` without ``cache`` in the config).
     """
-    inspector_sock = None
-    if config.inspector:
-        from server.inspector import bind
+    from server._web import bind
 
-        inspector_sock = bind(config.inspector)  # first: a taken port fails before anything starts
+    socks: dict[str, Any] = {}
     try:
-        return await _build(config, checkpointer, inspector_sock, store)
+        # First: a taken port fails before anything starts.
+        if config.inspector:
+            socks["inspector"] = bind(config.inspector, what="inspector address")
+        if config.http:
+            socks["http"] = bind(config.http, what="http address")
+        return await _build(config, checkpointer, socks, store)
     except BaseException:
-        if inspector_sock is not None:
-            inspector_sock.close()
+        for sock in socks.values():
+            sock.close()
         raise
 
 
@@ -192,14 +197,14 @@ def _open_cache(config: ServerConfig, given_saver: bool, saver: Any) -> BaseCach
         raise ValueError(sqlite_problem("cache", spec, e.__cause__ or e)) from None
 
 
-async def _build(config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
+async def _build(config: ServerConfig, checkpointer: Any, socks: dict[str, Any], store: BaseStore | None) -> Server:
     async with AsyncExitStack() as stack:  # a failure part-way unwinds what was entered so far
-        server = await _enter(stack, config, checkpointer, inspector_sock, store)
+        server = await _enter(stack, config, checkpointer, socks, store)
         server.stack = stack.pop_all()
         return server
 
 
-async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any, inspector_sock: Any, store: BaseStore | None) -> Server:
+async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any, socks: dict[str, Any], store: BaseStore | None) -> Server:
     """Open, build and start the server's parts, each torn down by ``stack`` (see :class:`Server`)."""
     saver = checkpointer if checkpointer is not None else open_checkpointer(
         config.checkpointer,
@@ -287,24 +292,19 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
     stack.push_async_callback(server.stop, None)  # at once, when the start fails after here (else stopped by the drain)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    inspector = None
-    if inspector_sock is not None:
-        from server.inspector import Inspector, Limits, build_app, is_loopback
-        from server.inspector._runs import ServiceRuns, ServiceThreads
-
-        host = inspector_sock.getsockname()[0]
-        app = build_app(
-            service.reads, service.hub, tokens=tokens, loopback=is_loopback(host), runs=ServiceRuns(service),
-            records=ServiceThreads(service.threads),
-        )  # fmt: skip
-        limits = Limits(config.inspector_max_connections, config.inspector_request_seconds, config.inspector_keepalive_seconds)
-        # Last, after gRPC and storage opened: its connection limit is capped by the descriptors still free.
-        inspector = await Inspector.start(inspector_sock, app, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits)
-        stack.push_async_callback(inspector.stop)
+    # Last, after gRPC and storage opened: a web port's connection limit is capped by the descriptors still free.
+    limits = Limits(config.inspector_max_connections, config.inspector_request_seconds, config.inspector_keepalive_seconds)
+    web: dict[str, WebServer] = {}
+    for name, sock in socks.items():
+        web[name] = await WebServer.start(
+            sock, _web_app(name, service, tokens, sock), name=name, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits
+        )
+        stack.push_async_callback(web[name].stop)
     stack.callback(service.hub.close)  # ends the inspector's event streams
     started = Server(
-        server, service, health_servicer, port, config, stack, inspector, None if store is not None else opened, sweeper, cache
-    )
+        server, service, health_servicer, port, config, stack, web.get("inspector"), web.get("http"),
+        None if store is not None else opened, sweeper, cache,
+    )  # fmt: skip
     stack.push_async_callback(started._drain)
     service.thread_sweeper.start()
     stack.push_async_callback(service.thread_sweeper.stop)
@@ -312,6 +312,21 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
     stack.push_async_callback(service.sweeper.stop)  # first: a durable run stopped here is another replica's to continue
     built = True
     return started
+
+
+def _web_app(name: str, service: GraphService, tokens: Tokens | None, sock: Any) -> Any:
+    """The app a web port serves: the inspector's page, or LangGraph's HTTP API (server.http)."""
+    if name == "http":
+        from server.http import build_http_app
+
+        return build_http_app(service, tokens=tokens)
+    from server.inspector import build_app
+    from server.inspector._runs import ServiceRuns, ServiceThreads
+
+    return build_app(
+        service.reads, service.hub, tokens=tokens, loopback=is_loopback(sock.getsockname()[0]), runs=ServiceRuns(service),
+        records=ServiceThreads(service.threads),
+    )  # fmt: skip
 
 
 def _redacted(spec: str) -> str:
@@ -366,10 +381,13 @@ async def _serve(config: ServerConfig, ready: Any) -> None:
             "off" if limit is None else limit,
             config.send_limit(),
         )
+    needs_token = config.auth_token or config.auth_tokens
     if srv.inspector is not None:
-        needs_token = config.auth_token or config.auth_tokens
         log.info("inspector on %s%s", srv.inspector.url, " (token required: open it with ?token=…)" if needs_token else "")
         print(f"graphwire inspector on {srv.inspector.url}", flush=True)
+    if srv.http is not None:
+        log.info("LangGraph's HTTP API on %s%s", srv.http.url, " (token required: x-api-key or Authorization: Bearer)" if needs_token else "")
+        print(f"graphwire http on {srv.http.url}", flush=True)
     note = container_note(host, srv.port)
     if note is not None:
         log.info("%s", note)

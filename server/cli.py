@@ -2,7 +2,7 @@
 
     graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
     graphwire serve [--config graphwire.toml|langgraph.json] [--address HOST:PORT] [--checkpointer PATH|DSN]
-                    [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT]
+                    [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] [--http HOST:PORT]
                     [--no-import-swap] [--reload] ...
     graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
@@ -90,6 +90,7 @@ def _serve(args: argparse.Namespace) -> int:
         "max_run_attempts": args.max_run_attempts,
         "log_level": args.log_level,
         "inspector": args.inspector,
+        "http": args.http,
         "inspector_max_connections": args.inspector_max_connections,
         "inspector_request_seconds": args.inspector_request_seconds,
         "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
@@ -270,6 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--inspector",
         metavar="HOST:PORT",
         help="also serve the inspector web page there (off by default; same auth token as the gRPC API)",
+    )
+    s.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="also serve LangGraph's Agent Server HTTP API there, for the langgraph-sdk clients (off by default; "
+        "same tokens as the gRPC API; see docs/http.md)",
     )
     s.add_argument(
         "--inspector-max-connections",

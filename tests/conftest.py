@@ -72,6 +72,7 @@ class ServerProcess:
     log_path: Path
     token: str | None = None
     inspector_url: str | None = None  # "http://127.0.0.1:PORT/" when started with inspector=True
+    http_url: str | None = None  # LangGraph's HTTP API, "http://127.0.0.1:PORT/", when started with http=True
     stdout_rest: list[bytes] = field(default_factory=list)
 
     # -- talking to it ---------------------------------------------------------
@@ -187,6 +188,7 @@ def start_server_process(
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
     inspector: bool = False,
+    http: bool = False,
     pg_dsn: str | None = None,
     pg_schema: str | None = None,
     lease_seconds: float | None = None,
@@ -201,7 +203,7 @@ def start_server_process(
     wiring before running the same CLI, e.g. ``tests.hardening._serve``).
 
     With ``inspector``, the inspector page is served too (on 127.0.0.1:0); its
-    URL is ``inspector_url``. With ``pg_dsn``, the checkpointer is PostgreSQL
+    URL is ``inspector_url``. With ``http``, LangGraph's HTTP API likewise (``http_url``). With ``pg_dsn``, the checkpointer is PostgreSQL
     (in ``pg_schema``, with leases of ``lease_seconds``) instead of a SQLite
     file. ``gates``: the gates directory (default: one of its own), e.g. one
     that several replicas share. With ``config``, the server reads that file
@@ -235,6 +237,8 @@ def start_server_process(
         cmd += ["--auth-token", token]
     if inspector:
         cmd += ["--inspector", "127.0.0.1:0"]
+    if http:
+        cmd += ["--http", "127.0.0.1:0"]
     cmd += list(args)
     # The developer's own settings (GRAPHWIRE_AUTH_TOKEN, GRAPHWIRE_CONFIG, ...) must not reach a test server.
     full_env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARS}
@@ -252,6 +256,11 @@ def start_server_process(
     address = _read_listening_line(proc, log_path, before)
     urls = [line.removeprefix("graphwire inspector on ") for line in before if line.startswith("graphwire inspector on ")]
     srv = ServerProcess(proc, address, db, gates, log_path, token, urls[0] if urls else None)
+    https = [line.removeprefix("graphwire http on ") for line in before if line.startswith("graphwire http on ")]
+    srv.http_url = https[0] if https else None
+    if http and srv.http_url is None:
+        proc.kill()
+        raise RuntimeError(f"server printed no 'graphwire http on' line:\n{log_path.read_text(errors='replace')}")
     if inspector and srv.inspector_url is None:
         proc.kill()
         raise RuntimeError(f"server printed no 'graphwire inspector on' line:\n{log_path.read_text(errors='replace')}")

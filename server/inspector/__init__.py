@@ -3,177 +3,27 @@ threads' versions and branches, and the runs in flight.
 
 ``graphwire serve --inspector 127.0.0.1:8080`` (or ``inspector = "..."`` in
 graphwire.toml) starts it in the server's own process and event loop, beside
-the gRPC server: a uvicorn server driven through its programmatic API, whose
-signal handling is left to graphwire's :func:`server.app.serve`, which stops
-both on SIGTERM. Its connections are accepted by :class:`server.inspector._gate.Gate`,
-not by uvicorn: they are bounded in number and in the time a request may take
-to arrive, so that a flood of the inspector's port never takes the
-descriptors the gRPC server needs. The app itself is in
+the gRPC server, as every web port of graphwire's is (:mod:`server._web`:
+uvicorn behind graphwire's connection gate, stopped by
+:func:`server.app.serve` on SIGTERM). The app itself is in
 :mod:`server.inspector._app`; the page is plain HTML, CSS and JS under
 ``static/`` (no build step, nothing loaded from elsewhere).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import ipaddress
-import logging
 import socket
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
 
-import uvicorn
-
+from server._gate import Limits
+from server._web import is_loopback
+from server._web import bind as _bind
 from server.config import parse_address
 from server.inspector._app import STATIC, build_app
-from server.inspector._gate import BoundedH11, Gate, Limits, connection_cap, free_descriptors
 
-__all__ = ["STATIC", "Inspector", "Limits", "bind", "build_app", "parse_address"]
-
-log = logging.getLogger("graphwire.inspector")
-
-START_DEADLINE = 10.0
-#: How long open responses (event streams) get to end on shutdown before they are cancelled.
-SHUTDOWN_GRACE = 3
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+__all__ = ["STATIC", "Limits", "bind", "build_app", "is_loopback", "parse_address"]
 
 
 def bind(address: str) -> socket.socket:
-    """A listening socket on ``address`` (port 0 picks a free one); ValueError when it cannot be had."""
-    host, port = parse_address(address)
-    try:
-        family, type_, proto, _, sockaddr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        sock = socket.socket(family, type_, proto)
-    except OSError as e:
-        raise ValueError(f"inspector address {address!r}: {e}") from None
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(sockaddr)
-        sock.listen(128)
-        sock.setblocking(False)
-    except OSError as e:
-        sock.close()
-        raise ValueError(f"cannot listen on inspector address {address!r}: {e.strerror or e}") from None
-    return sock
+    """A listening socket on the inspector's ``address`` (port 0 picks a free one); ValueError when it cannot be had."""
+    return _bind(address, what="inspector address")
 
-
-class _Uvicorn(uvicorn.Server):
-    """uvicorn's server with graphwire's gate in front instead of an asyncio server of its own."""
-
-    def __init__(self, config: uvicorn.Config, sock: socket.socket, limits: Limits, max_connections: int) -> None:
-        super().__init__(config)
-        config.load()  # its SSL context, for the gate
-        self.gate = Gate(
-            sock,
-            max_connections=max_connections,
-            request_seconds=limits.request_seconds,
-            tls=config.ssl,
-            protocol=self._protocol,
-        )
-        self._request_seconds = limits.request_seconds
-
-    def _protocol(self, released: Callable[[], None]) -> BoundedH11:
-        return BoundedH11(
-            self.config, self.server_state, self.lifespan.state, request_seconds=self._request_seconds, released=released
-        )
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        # uvicorn's own startup would put loop.create_server() on the socket, which accepts
-        # without limit (see server.inspector._gate); the rest of its serve loop is kept.
-        await self.lifespan.startup()  # lifespan="off": a no-op, kept so the state is uvicorn's
-        self.servers = []
-        self.gate.start()
-        self.started = True
-
-    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        await self.gate.close()  # first: nothing new comes in while open responses end
-        await super().shutdown(sockets)
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        # graphwire's serve() owns SIGTERM/SIGINT: it drains gRPC runs first,
-        # then stops this server (uvicorn would otherwise take the signals).
-        yield
-
-
-@dataclass
-class Inspector:
-    """A running inspector: its address, and a way to stop it."""
-
-    host: str
-    port: int
-    tls: bool
-    _server: _Uvicorn
-    _task: asyncio.Task[None]
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{'https' if self.tls else 'http'}://{host}:{self.port}/"
-
-    @classmethod
-    async def start(
-        cls, sock: socket.socket, app: Any, *, tls_cert: str | None = None, tls_key: str | None = None, limits: Limits
-    ) -> Inspector:
-        """Serve ``app`` on ``sock`` (from :func:`bind`) in the running event loop.
-
-        With ``tls_cert``/``tls_key`` (the gRPC server's), it serves HTTPS: the
-        token must not cross the network in clear text where gRPC's does not.
-        Start it last: its connection limit is capped by the descriptors free
-        then (:func:`server.inspector._gate.connection_cap`).
-        """
-        soft, open_now = free_descriptors()
-        max_connections = connection_cap(limits.max_connections, soft, open_now)
-        if max_connections < limits.max_connections:
-            log.warning(
-                "inspector: at most %d connections at once, not %d: the process may open %d descriptors and has %d "
-                "open, and half of those free stay for gRPC and storage (raise `ulimit -n` to allow more)",
-                max_connections, limits.max_connections, soft, open_now,
-            )  # fmt: skip
-        config = uvicorn.Config(
-            app,
-            http="h11",  # the protocol the gate's BoundedH11 extends, whatever else is installed
-            lifespan="off",
-            log_config=None,  # keep graphwire's logging setup
-            access_log=False,  # a ?token= in a URL must not reach a log
-            timeout_graceful_shutdown=SHUTDOWN_GRACE,
-            ws="none",
-            ssl_certfile=tls_cert,
-            ssl_keyfile=tls_key,
-            timeout_keep_alive=limits.keepalive_seconds,  # type: ignore[arg-type]  # uvicorn's call_later takes a float
-        )
-        # uvicorn's "Started server process" would name a process graphwire already announced.
-        logging.getLogger("uvicorn.error").setLevel(max(logging.WARNING, logging.getLogger("uvicorn.error").level))
-        server = _Uvicorn(config, sock, limits, max_connections)
-        task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]), name="graphwire-inspector")
-        host, port = sock.getsockname()[:2]
-        deadline = asyncio.get_running_loop().time() + START_DEADLINE
-        # The socket already listens, so nothing is refused meanwhile; this
-        # only surfaces a failed start (uvicorn has no "started" future).
-        while not server.started:
-            if task.done():
-                task.result()
-                raise RuntimeError("the inspector stopped while starting")
-            if asyncio.get_running_loop().time() > deadline:
-                task.cancel()
-                raise RuntimeError(f"the inspector did not start in {START_DEADLINE}s")
-            await asyncio.sleep(0.01)
-        return cls(host, port, bool(tls_cert), server, task)
-
-    async def stop(self) -> None:
-        """Stop accepting, let open responses end (event streams end when the hub closes), then return."""
-        self._server.should_exit = True
-        try:
-            await self._task
-        except Exception:
-            log.exception("inspector: error while stopping")

@@ -28,10 +28,14 @@ _.xray  # engine/func/_entrypoint.py get_graph(xray=): an entrypoint has no subg
 _.aget_graph  # engine/graph/_state.py, engine/func/_entrypoint.py (LangGraph's async twin of get_graph)
 _.aget_subgraphs  # engine/pregel/_state_api.py (LangGraph's async twin of get_subgraphs)
 
+# Read by pydantic: a request body's settings, and a field LangGraph's SDK sends back as the server gave it.
+_.model_config  # server/http/_common.py Body (extra="forbid")
+_.checkpoint_map  # server/http/_state.py Checkpoint (graphwire answers null; the SDK echoes it)
+
 # Overrides called by the frameworks: grpc.ServerInterceptor, uvicorn.Server.
 _.intercept_service  # server/_auth.py, server/_errors.py
-_.capture_signals  # server/inspector/__init__.py
-_.should_exit  # server/inspector/__init__.py (uvicorn's serve loop reads it)
+_.capture_signals  # server/_web.py
+_.should_exit  # server/_web.py (uvicorn's serve loop reads it)
 
 # A LangChain callback handler's hooks and flags, called and read by langchain-core's callback managers.
 _.run_inline  # engine/_langchain/stream.py MessagesHandler

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from server.config import ServerConfig, load_config
-from server.inspector._gate import connection_cap, free_descriptors
+from server._gate import connection_cap, free_descriptors
 
 
 @pytest.fixture(autouse=True)

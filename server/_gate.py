@@ -1,6 +1,7 @@
-"""The inspector's front door: how many connections it holds, and how long a request may take to arrive.
+"""The front door of graphwire's web ports (the inspector's, the HTTP API's): how many connections
+each holds, and how long a request may take to arrive.
 
-The inspector runs in the gRPC server's process, so every descriptor one of
+Both run in the gRPC server's process, so every descriptor one of
 its connections holds is one the gRPC server, the saver's pool and the
 SQLite files cannot have. uvicorn (0.55) alone leaves that open: a
 connection that sends nothing, or half a request line, is held forever
@@ -11,15 +12,15 @@ connection is not its business until the handshake ends (asyncio waits up
 to 60 s). 1,100 half-sent request lines took all 1,024 descriptors of a
 server and no gRPC call or health check got through.
 
-So the inspector accepts its connections itself (:class:`Gate`), and feeds
+So a web port accepts its connections itself (:class:`Gate`), and feeds
 each to uvicorn's own HTTP/1.1 protocol:
 
 - It holds at most ``max_connections`` at once, counted from accept() to
   close (a TLS handshake included, an event stream included). Past that a
   new connection is answered 503 in one write and closed at once: it costs
-  a descriptor for microseconds, and the inspector is refused before
+  a descriptor for microseconds, and the port is refused before
   anything else in the process is. The limit is also capped by
-  :func:`connection_cap`: half the descriptors free when the inspector
+  :func:`connection_cap`: half the descriptors free when the port
   starts, so that the other half stays for gRPC and storage whatever the
   setting says.
 - A TLS handshake must end within ``request_seconds``.
@@ -50,9 +51,9 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
-__all__ = ["BoundedH11", "Gate", "Limits", "connection_cap", "free_descriptors"]
+__all__ = ["BoundedH11", "Gate", "Limits", "busy", "connection_cap", "free_descriptors"]
 
-log = logging.getLogger("graphwire.inspector")
+log = logging.getLogger("graphwire.web")
 
 #: Seconds to wait before accepting again when the process is out of descriptors (asyncio waits as long).
 ACCEPT_RETRY_SECONDS = 1.0
@@ -60,12 +61,15 @@ ACCEPT_RETRY_SECONDS = 1.0
 WARN_EVERY_SECONDS = 60.0
 _OUT_OF_DESCRIPTORS = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 
-_BUSY_TEXT = b"the inspector is at its connection limit; try again shortly\n"
-#: What a connection past the limit is told, in one write.
-BUSY = (
-    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 5\r\n"
-    b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT)
-)
+
+
+def busy(name: str) -> bytes:
+    """What a connection past the limit of the port ``name`` serves is told, in one write."""
+    text = f"the {name} is at its connection limit; try again shortly\n".encode()
+    return (
+        b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 5\r\n"
+        b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(text), text)
+    )
 _LATE_TEXT = b"the request did not arrive in time\n"
 #: What a connection whose request did not arrive in time is told, when no response was under way.
 REQUEST_TIMEOUT = (
@@ -76,7 +80,7 @@ REQUEST_TIMEOUT = (
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """What the inspector's HTTP server allows a client (the settings ``inspector_*``)."""
+    """What a web port allows a client (the settings ``inspector_*``, which the HTTP API shares)."""
 
     max_connections: int
     request_seconds: float
@@ -84,12 +88,12 @@ class Limits:
 
 
 def connection_cap(wanted: int, soft_limit: int | None, open_now: int | None) -> int:
-    """How many connections the inspector may hold: ``wanted``, but at most half the descriptors free now.
+    """How many connections a web port may hold: ``wanted``, but at most half the descriptors free now.
 
     ``soft_limit`` is RLIMIT_NOFILE's soft limit (None: unlimited or
     unknown), ``open_now`` the descriptors the process has open (None:
     unknown). The other half is the gRPC server's, the storage pools' and
-    the SQLite files': a flood of the inspector's port then never costs a
+    the SQLite files': a flood of the port then never costs a
     gRPC call its descriptor. At least one, so the page still opens.
     """
     if soft_limit is None or open_now is None:
@@ -174,16 +178,19 @@ class BoundedH11(H11Protocol):
 
 
 class Gate:
-    """Accepts the inspector's connections on ``sock``, at most ``limits.max_connections`` at once.
+    """Accepts a web port's connections on ``sock``, at most ``limits.max_connections`` at once.
 
     ``protocol(released)`` makes the protocol of an admitted connection,
-    which calls ``released`` when the connection is gone.
+    which calls ``released`` when the connection is gone. ``name`` (``inspector``,
+    ``HTTP API``) is what its log lines and its 503 name.
     """
 
     def __init__(
         self, sock: socket.socket, *, max_connections: int, request_seconds: float, tls: ssl.SSLContext | None,
-        protocol: Callable[[Callable[[], None]], asyncio.Protocol],
+        protocol: Callable[[Callable[[], None]], asyncio.Protocol], name: str = "inspector",
     ) -> None:  # fmt: skip
+        self.name = name
+        self._busy = busy(name)
         self.max_connections = max_connections
         self._sock = sock
         self._request_seconds = request_seconds
@@ -196,7 +203,7 @@ class Gate:
         self._warned_at: float | None = None
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._accept(), name="graphwire-inspector-accept")
+        self._task = asyncio.get_running_loop().create_task(self._accept(), name=f"graphwire-{self.name}-accept")
 
     async def close(self) -> None:
         """Stop accepting and drop TLS handshakes under way; connections already made are uvicorn's to end."""
@@ -217,7 +224,7 @@ class Gate:
                 # Out of descriptors (gRPC's flood, not ours) or another passing failure:
                 # accepting again at once would spin; asyncio's own servers wait too.
                 level = logging.WARNING if e.errno in _OUT_OF_DESCRIPTORS else logging.ERROR
-                log.log(level, "inspector: cannot accept a connection (%s); trying again in %gs", e, ACCEPT_RETRY_SECONDS)
+                log.log(level, "%s: cannot accept a connection (%s); trying again in %gs", self.name, e, ACCEPT_RETRY_SECONDS)
                 await asyncio.sleep(ACCEPT_RETRY_SECONDS)
                 continue
             if len(self._held) >= self.max_connections:
@@ -235,7 +242,7 @@ class Gate:
             except OSError:
                 pass
             try:
-                conn.send(BUSY)
+                conn.send(self._busy)
             except OSError:
                 pass
         conn.close()
@@ -243,9 +250,9 @@ class Gate:
         now = asyncio.get_running_loop().time()
         if self._warned_at is None or now - self._warned_at >= WARN_EVERY_SECONDS:
             log.warning(
-                "inspector: at its limit of %d connections, refused %d new one(s) (inspector_max_connections; "
+                "%s: at its limit of %d connections, refused %d new one(s) (inspector_max_connections; "
                 "a request that does not arrive whole in %gs is closed)",
-                self.max_connections, self._refused, self._request_seconds,
+                self.name, self.max_connections, self._refused, self._request_seconds,
             )  # fmt: skip
             self._warned_at, self._refused = now, 0
 
@@ -279,4 +286,4 @@ class Gate:
             release()
             if not isinstance(e, Exception):
                 raise
-            log.debug("inspector: connection dropped before its first request: %s", e)
+            log.debug("%s: connection dropped before its first request: %s", self.name, e)

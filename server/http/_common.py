@@ -1,0 +1,94 @@
+"""What every route module shares: the service behind the app, calling its parts, and a thread's graph.
+
+Routes call the gRPC servicer's parts (``service.assistants``,
+``service.thread_records``...) with protobuf requests, so checks, tenancy and
+behaviour are the gRPC API's exactly; :func:`call` turns what they raise into
+the HTTP status of the one table (:mod:`server.http._errors`).
+
+A graphwire thread belongs to a graph (its storage key carries it);
+LangGraph's threads name none. Over HTTP a thread's graph is fixed when it is
+created (:func:`graph_for_new`: its metadata's ``graph_id``, which LangGraph's
+server records there too, else the server's only graph), and found again by
+its id (:func:`graph_of`), among the calling tenant's threads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server.http._errors import HttpError, http_error
+from server.service import GraphService
+
+__all__ = ["Body", "Limit", "Offset", "call", "dumps", "graph_for_new", "graph_of", "service"]
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+#: A page's size and start: checked here for their sign and width (the gRPC fields are uint32),
+#: by the gRPC side for its own bounds.
+Limit = Annotated[int, Field(ge=1, le=2**32 - 1)]
+Offset = Annotated[int, Field(ge=0, le=2**32 - 1)]
+
+
+class Body(BaseModel):
+    """A request body: an unknown field is refused by name (422), never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def service(request: Request) -> GraphService:
+    """The GraphService the app was built over."""
+    found: GraphService = request.app.state.service
+    return found
+
+
+async def call(method: Callable[[Req, Any], Awaitable[Resp]], message: Req) -> Resp:
+    """``method(message)`` of a servicer part; a failure becomes its HTTP status (see the module's doc)."""
+    try:
+        return await method(message, None)
+    except HttpError:
+        raise
+    except Exception as exc:
+        raise http_error(exc) from exc
+
+
+def dumps(value: Any) -> str:
+    """A JSON value as the text field of a request ("" for None: the field's default)."""
+    return "" if value is None else json.dumps(value)
+
+
+async def graph_of(svc: GraphService, thread_id: str) -> str:
+    """The graph of the calling tenant's thread ``thread_id``; 404 when it has none, 409 when several do."""
+    found = await call(
+        svc.thread_records.SearchThreads, pb.SearchThreadsRequest(filter=pb.ThreadFilter(thread_ids=[thread_id]), limit=2)
+    )
+    graphs = sorted({t.graph for t in found.threads})
+    if not graphs:
+        raise HttpError(404, f"thread {thread_id!r} not found")
+    if len(graphs) > 1:
+        raise HttpError(
+            409, f"thread id {thread_id!r} names a thread in each of the graphs {', '.join(graphs)} (made over gRPC): "
+            "use the gRPC API, which names the graph",
+        )  # fmt: skip
+    return graphs[0]
+
+
+def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> str:
+    """The graph a thread created over HTTP belongs to: ``metadata.graph_id``, else the server's only graph."""
+    named = (metadata or {}).get("graph_id")
+    if named is not None:
+        if not isinstance(named, str):
+            raise HttpError(422, "metadata.graph_id: a graph's name (a string)")
+        return named
+    graphs = sorted(svc.graphs)
+    if len(graphs) == 1:
+        return graphs[0]
+    raise HttpError(
+        422, f"metadata.graph_id: required, as this server runs several graphs ({', '.join(graphs)}) and a graphwire "
+        "thread belongs to one (client.threads.create(graph_id=...))",
+    )  # fmt: skip

@@ -1,0 +1,137 @@
+"""graphwire's protobuf answers as LangGraph's Agent Server JSON (the ``langgraph-sdk`` schema).
+
+Pure functions of one message each: the routes call the gRPC servicer's parts
+and hand their answers here, so what a value means is decided once, by the
+gRPC side, and only its spelling changes (``graph`` is ``graph_id``, JSON
+text fields are JSON values, times are ISO 8601 strings, a thread's pending
+interrupts are keyed by the task that raised them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from graphwire_proto.v1 import graphwire_pb2 as pb
+
+__all__ = ["assistant", "checkpoint", "drawing", "empty_state", "item", "iso", "state", "thread"]
+
+_STATUS = {
+    pb.THREAD_STATUS_IDLE: "idle", pb.THREAD_STATUS_BUSY: "busy", pb.THREAD_STATUS_INTERRUPTED: "interrupted",
+    pb.THREAD_STATUS_ERROR: "error", pb.THREAD_STATUS_UNSPECIFIED: "idle",
+}  # fmt: skip
+
+
+def _json(text: str, empty: Any = None) -> Any:
+    return json.loads(text) if text else empty
+
+
+def iso(t: Timestamp) -> str | None:
+    """A protobuf time as LangGraph writes it: ISO 8601 in UTC (None: unset)."""
+    if not t.seconds and not t.nanos:
+        return None
+    return t.ToDatetime().isoformat() + "+00:00"
+
+
+def assistant(a: pb.Assistant) -> dict[str, Any]:
+    return {
+        "assistant_id": a.assistant_id, "graph_id": a.graph, "config": _json(a.config_json, {}), "context": _json(a.context_json, {}),
+        "metadata": _json(a.metadata_json, {}), "name": a.name, "description": a.description if a.HasField("description") else None,
+        "version": a.version, "created_at": iso(a.created_at), "updated_at": iso(a.updated_at),
+    }  # fmt: skip
+
+
+def interrupt(i: pb.Interrupt) -> dict[str, Any]:
+    return {"value": _json(i.value_json), "id": i.interrupt_id}
+
+
+def thread(t: pb.ThreadInfo) -> dict[str, Any]:
+    pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for i in t.interrupts:
+        pending[i.task_id].append(interrupt(i))
+    out = {
+        "thread_id": t.thread_id, "created_at": iso(t.created_at), "updated_at": iso(t.updated_at), "metadata": _json(t.metadata_json, {}),
+        "status": _STATUS.get(t.status, "idle"), "values": _json(t.values_json), "interrupts": dict(pending),
+    }  # fmt: skip
+    if t.HasField("ttl"):
+        out["ttl"] = {"ttl": t.ttl.seconds / 60, "strategy": "keep_latest" if t.ttl.strategy == pb.TTL_STRATEGY_KEEP_LATEST else "delete"}
+    return out
+
+
+def checkpoint(thread_id: str, checkpoint_id: str | None, ns: str = "") -> dict[str, Any]:
+    return {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id, "checkpoint_map": None}
+
+
+def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
+    """A version as LangGraph's ``ThreadState``."""
+    c = s.checkpoint
+    tasks = []
+    for t in s.tasks:
+        error = None
+        if t.HasField("error"):
+            error = t.error.message or t.error.type
+        tasks.append({
+            "id": t.task_id, "name": t.node, "error": error, "interrupts": [interrupt(i) for i in t.interrupts],
+            "checkpoint": checkpoint(thread_id, "", t.checkpoint_ns) if t.checkpoint_ns else None,
+            "state": state(thread_id, t.state, t.checkpoint_ns) if t.HasField("state") else None, "result": _json(t.result_json),
+        })  # fmt: skip
+    return {
+        "values": _json(s.values_json, {}), "next": list(s.next), "checkpoint": checkpoint(thread_id, c.checkpoint_id, ns),
+        "metadata": _json(s.metadata_json, {}), "created_at": iso(c.created_at),
+        "parent_checkpoint": checkpoint(thread_id, c.parent_id, ns) if c.parent_id else None, "tasks": tasks,
+        "interrupts": [interrupt(i) for i in s.interrupts],
+    }  # fmt: skip
+
+
+def empty_state(thread_id: str) -> dict[str, Any]:
+    """The state of a thread that has no version yet (created, never run): empty, as LangGraph's server answers."""
+    return {
+        "values": {}, "next": [], "checkpoint": checkpoint(thread_id, None), "metadata": {}, "created_at": None,
+        "parent_checkpoint": None, "tasks": [], "interrupts": [],
+    }  # fmt: skip
+
+
+def item(i: pb.Item) -> dict[str, Any]:
+    out = {
+        "namespace": list(i.namespace), "key": i.key, "value": _json(i.value_json, {}), "created_at": iso(i.created_at),
+        "updated_at": iso(i.updated_at),
+    }  # fmt: skip
+    if i.HasField("score"):
+        out["score"] = i.score
+    return out
+
+
+def drawing(g: pb.GraphInfo, *, xray: int | bool = False) -> dict[str, Any]:
+    """A graph's drawing as LangGraph's ``Graph.to_json()``: nodes with ids, edges between them.
+
+    ``xray``: a subgraph's nodes drawn inside it, their ids prefixed with its
+    node's (``parent:child``), to that many levels (True: every level).
+    """
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    _draw(g, "", xray, nodes, edges)
+    return {"nodes": nodes, "edges": edges}
+
+
+def _draw(g: pb.GraphInfo, prefix: str, xray: int | bool, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
+    deeper = xray if isinstance(xray, bool) else xray - 1
+    for n in g.nodes:
+        node_id = prefix + n.name
+        kind = "schema" if n.name in ("__start__", "__end__") else "runnable"
+        node: dict[str, Any] = {"id": node_id, "type": kind, "data": n.name if kind == "schema" else {"id": [node_id], "name": n.name}}
+        meta = _json(n.metadata_json, {})
+        if meta:
+            node["metadata"] = meta
+        if xray and n.HasField("subgraph") and prefix.count(":") < 64:
+            _draw(n.subgraph, f"{node_id}:", deeper, nodes, edges)
+        nodes.append(node)
+    for e in g.edges:
+        edge: dict[str, Any] = {"source": prefix + e.source, "target": prefix + e.target}
+        if e.conditional:
+            edge["conditional"] = True
+        if e.label:
+            edge["data"] = e.label
+        edges.append(edge)

@@ -1,0 +1,119 @@
+"""A thread's versions: ``/threads/{id}/state`` (read, update) and ``/threads/{id}/history``.
+
+Over :class:`server._thread_rpcs.ThreadRpcs` (GetState, UpdateState,
+ListHistory): the versions, checks and fencing are the gRPC API's; the
+answers are LangGraph's ``ThreadState``. A checkpoint is named as LangGraph's
+SDK names it: ``{"checkpoint_id": ..., "checkpoint_ns": ...}`` (or the older
+``checkpoint_id`` field alone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server.http import _shapes as shape
+from server.http._common import Body, Limit, call, dumps, graph_of, service
+from server.http._errors import HttpError
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["thread state"])
+
+
+class Checkpoint(Body):
+    checkpoint_id: str | None = None
+    checkpoint_ns: str | None = None
+    thread_id: str | None = None
+    checkpoint_map: dict[str, Any] | None = None
+
+
+class StateAt(Body):
+    checkpoint: Checkpoint
+    subgraphs: bool = False
+
+
+class UpdateState(Body):
+    values: dict[str, Any] | list[Any] | None = None
+    as_node: str | None = None
+    checkpoint: Checkpoint | None = None
+    checkpoint_id: str | None = None
+
+
+class History(Body):
+    limit: Limit = 10
+    before: str | Checkpoint | None = None
+    metadata: dict[str, Any] | None = None
+    checkpoint: Checkpoint | None = None
+
+
+def _checkpoint_id(checkpoint: Checkpoint | None, checkpoint_id: str | None = None) -> str | None:
+    return (checkpoint.checkpoint_id if checkpoint is not None else None) or checkpoint_id or None
+
+
+async def _state(request: Request, thread_id: str, checkpoint_id: str | None, ns: str, subgraphs: bool) -> dict[str, Any]:
+    svc = service(request)
+    graph = await graph_of(svc, thread_id)
+    message = pb.GetStateRequest(graph=graph, thread_id=thread_id, subgraphs=subgraphs, checkpoint_ns=ns)
+    if checkpoint_id is not None:
+        message.checkpoint_id = checkpoint_id
+    try:
+        found = await call(svc.thread_rpcs.GetState, message)
+    except HttpError as e:
+        if e.status != 404 or checkpoint_id is not None or ns:
+            raise
+        return shape.empty_state(thread_id)  # a thread with a record and no version yet, as LangGraph reads one
+    return shape.state(thread_id, found, ns)
+
+
+@router.get("/threads/{thread_id}/state")
+async def get_state(thread_id: str, request: Request, subgraphs: bool = False) -> dict[str, Any]:
+    return await _state(request, thread_id, None, "", subgraphs)
+
+
+@router.get("/threads/{thread_id}/state/{checkpoint_id}")
+async def get_state_at(thread_id: str, checkpoint_id: str, request: Request, subgraphs: bool = False) -> dict[str, Any]:
+    return await _state(request, thread_id, checkpoint_id, "", subgraphs)
+
+
+@router.post("/threads/{thread_id}/state/checkpoint")
+async def post_state_at(thread_id: str, body: StateAt, request: Request) -> dict[str, Any]:
+    return await _state(request, thread_id, body.checkpoint.checkpoint_id, body.checkpoint.checkpoint_ns or "", body.subgraphs)
+
+
+@router.post("/threads/{thread_id}/state")
+async def update_state(thread_id: str, body: UpdateState, request: Request) -> dict[str, Any]:
+    svc = service(request)
+    graph = await graph_of(svc, thread_id)
+    message = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=dumps(body.values), as_node=body.as_node or "")
+    cid = _checkpoint_id(body.checkpoint, body.checkpoint_id)
+    if cid is not None:
+        message.checkpoint_id = cid
+    done = await call(svc.thread_rpcs.UpdateState, message)
+    return {"checkpoint": shape.checkpoint(thread_id, done.checkpoint.checkpoint_id)}
+
+
+async def _history(request: Request, thread_id: str, limit: int, before: str | None, metadata: dict[str, Any] | None, ns: str) -> list[dict[str, Any]]:
+    svc = service(request)
+    graph = await graph_of(svc, thread_id)
+    message = pb.ListHistoryRequest(graph=graph, thread_id=thread_id, limit=limit, filter_json=dumps(metadata or None), checkpoint_ns=ns)
+    if before:
+        message.before = before
+    found = await call(svc.thread_rpcs.ListHistory, message)
+    return [shape.state(thread_id, s, ns) for s in found.snapshots]
+
+
+@router.get("/threads/{thread_id}/history")
+async def get_history(thread_id: str, request: Request, limit: Limit = 10, before: str | None = None) -> list[dict[str, Any]]:
+    return await _history(request, thread_id, limit, before, None, "")
+
+
+@router.post("/threads/{thread_id}/history")
+async def post_history(thread_id: str, body: History, request: Request) -> list[dict[str, Any]]:
+    before = body.before.checkpoint_id if isinstance(body.before, Checkpoint) else body.before
+    if body.checkpoint is not None and body.checkpoint.checkpoint_id:
+        raise HttpError(422, "checkpoint.checkpoint_id: graphwire lists a thread's history from its newest version; page with before")
+    ns = body.checkpoint.checkpoint_ns or "" if body.checkpoint is not None else ""
+    return await _history(request, thread_id, body.limit, before, body.metadata, ns)

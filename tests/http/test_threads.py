@@ -1,0 +1,130 @@
+"""Threads and their versions over LangGraph's HTTP API, on SQLite and PostgreSQL, driven by ``langgraph-sdk``.
+
+A thread's record (create with ``if_exists``, get, patch, search, count,
+copy, delete), its state (update_state with ``as_node`` and a checkpoint,
+get_state now and at a checkpoint) and its history (limit, before, metadata
+filter). A thread a gRPC run left at an interrupt reads over HTTP as
+LangGraph's server shows one: ``interrupted``, its interrupts keyed by task.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from langgraph_sdk.errors import ConflictError, NotFoundError, UnprocessableEntityError
+
+from tests.conftest import ServerProcess
+from tests.http.conftest import GRAPHS, sync_client
+from tests.server._langgraph_graphs import backend  # noqa: F401  (the fixture)
+
+
+@pytest.fixture
+def http_server(start_server: Callable[..., ServerProcess], backend: dict[str, Any]) -> ServerProcess:  # noqa: F811
+    return start_server(graphs=GRAPHS, http=True, **backend)
+
+
+def test_thread_records(http_server: ServerProcess) -> None:
+    client = sync_client(http_server)
+    team = uuid.uuid4().hex
+    made = client.threads.create(graph_id="chain3", metadata={"team": team, "user": "ann"})
+    tid = made["thread_id"]
+    assert made["metadata"] == {"team": team, "user": "ann", "graph_id": "chain3"}
+    assert made["status"] == "idle" and made["interrupts"] == {} and made["values"] is None
+    assert client.threads.get(tid)["created_at"] == made["created_at"]
+    with pytest.raises(ConflictError):
+        client.threads.create(thread_id=tid, graph_id="chain3")
+    assert client.threads.create(thread_id=tid, graph_id="gated", if_exists="do_nothing")["metadata"]["graph_id"] == "chain3"
+    assert client.threads.create(thread_id=tid, if_exists="do_nothing")["thread_id"] == tid  # no graph needed to find it
+    patched = client.threads.update(tid, metadata={"user": "bob"})
+    assert patched["metadata"] == {"team": team, "user": "bob", "graph_id": "chain3"} and patched["updated_at"] > made["updated_at"]
+    other_made = client.threads.create(graph_id="gated", metadata={"team": team}, ttl=90)
+    other = other_made["thread_id"]
+    assert other_made["ttl"] == {"ttl": 90, "strategy": "delete"}  # minutes, as LangGraph's
+    assert client.threads.update(other, metadata={}, ttl={"ttl": 30, "strategy": "keep_latest"})["ttl"] == {"ttl": 30, "strategy": "keep_latest"}
+    assert {t["thread_id"] for t in client.threads.search(metadata={"team": team})} == {tid, other}
+    assert [t["thread_id"] for t in client.threads.search(metadata={"team": team, "user": "bob"})] == [tid]
+    assert [t["thread_id"] for t in client.threads.search(metadata={"team": team}, sort_by="created_at", sort_order="asc", limit=1, offset=1)] == [other]
+    assert client.threads.search(ids=[other], select=["thread_id", "status"]) == [{"thread_id": other, "status": "idle"}]
+    assert client.threads.count(metadata={"team": team}) == 2
+    assert client.threads.count(metadata={"team": team}, status="busy") == 0
+    client.threads.delete(other)
+    with pytest.raises(NotFoundError) as gone:
+        client.threads.get(other)
+    assert gone.value.body == {"detail": f"thread {other!r} not found"}
+    assert client.threads.count(metadata={"team": team}) == 1
+
+
+def test_state_history_copy(http_server: ServerProcess) -> None:
+    client = sync_client(http_server)
+    tid = client.threads.create(graph_id="chain3")["thread_id"]
+    empty = client.threads.get_state(tid)  # no version yet: empty, as LangGraph's server reads it
+    assert empty["values"] == {} and empty["next"] == [] and empty["checkpoint"]["checkpoint_id"] is None
+    assert client.threads.get_history(tid) == []
+    with pytest.raises(NotFoundError):
+        client.threads.get_state(tid, checkpoint_id="1f1f0865-4bb3-6c93-a8b3-2953a67926b3")
+    first = client.threads.update_state(tid, {"log": ["one"]}, as_node="a")["checkpoint"]
+    assert first["thread_id"] == tid and first["checkpoint_ns"] == "" and first["checkpoint_id"]
+    second = client.threads.update_state(tid, {"log": ["two"]}, as_node="b")["checkpoint"]
+    now = client.threads.get_state(tid)
+    assert now["values"] == {"log": ["one", "two"]} and now["next"] == ["c"]
+    assert now["checkpoint"]["checkpoint_id"] == second["checkpoint_id"]
+    assert now["parent_checkpoint"]["checkpoint_id"] == first["checkpoint_id"] and now["metadata"]["source"] == "update"
+    assert [t["name"] for t in now["tasks"]] == ["c"] and now["interrupts"] == []
+    then = client.threads.get_state(tid, checkpoint_id=first["checkpoint_id"])
+    assert then["values"] == {"log": ["one"]} and then["next"] == ["b"]
+    assert client.threads.get_state(tid, checkpoint=first)["values"] == {"log": ["one"]}
+    assert client.threads.get(tid)["values"] == {"log": ["one", "two"]}
+    # A write on an older version: a branch from it (as LangGraph's update_state with a checkpoint).
+    branch = client.threads.update_state(tid, {"log": ["other"]}, as_node="a", checkpoint=first)["checkpoint"]
+    assert client.threads.get_state(tid)["values"] == {"log": ["one", "other"]}
+    history = client.threads.get_history(tid)
+    assert [h["checkpoint"]["checkpoint_id"] for h in history] == [branch["checkpoint_id"], second["checkpoint_id"], first["checkpoint_id"]]
+    assert [h["checkpoint"]["checkpoint_id"] for h in client.threads.get_history(tid, limit=1)] == [branch["checkpoint_id"]]
+    older = client.threads.get_history(tid, before=second)
+    assert [h["checkpoint"]["checkpoint_id"] for h in older] == [first["checkpoint_id"]]
+    assert len(client.threads.get_history(tid, metadata={"source": "update"})) == 3
+    assert client.threads.get_history(tid, metadata={"source": "loop"}) == []
+    with pytest.raises(UnprocessableEntityError) as zero:
+        client.http.get(f"/threads/{tid}/history", params={"limit": 0})
+    assert zero.value.body["detail"].startswith("query.limit: ")
+    got = client.http.get(f"/threads/{tid}/history", params={"limit": 2})
+    assert [h["checkpoint"]["checkpoint_id"] for h in got] == [branch["checkpoint_id"], second["checkpoint_id"]]
+    copy = client.threads.copy(tid)
+    assert copy["thread_id"] != tid and copy["metadata"]["graph_id"] == "chain3"
+    assert client.threads.get_state(copy["thread_id"])["values"] == {"log": ["one", "other"]}
+    assert len(client.threads.get_history(copy["thread_id"])) == 3
+    with pytest.raises(UnprocessableEntityError) as bad_node:
+        client.threads.update_state(tid, {"log": ["x"]}, as_node="nowhere")
+    assert "as_node" in bad_node.value.body["detail"]
+
+
+def test_interrupted_thread_from_a_grpc_run(http_server: ServerProcess) -> None:
+    tid = f"q-{uuid.uuid4().hex[:8]}"
+    with http_server.client() as grpc_client:
+        grpc_client.invoke("questions", tid, {"log": []}, timeout=30)
+    client = sync_client(http_server)
+    thread = client.threads.get(tid)
+    assert thread["status"] == "interrupted"
+    (task_id, pending), = thread["interrupts"].items()
+    assert [i["value"] for i in pending] == ["first?"] and pending[0]["id"]
+    state = client.threads.get_state(tid)
+    assert state["next"] == ["ask"] and [t["id"] for t in state["tasks"]] == [task_id]
+    assert state["tasks"][0]["interrupts"] == pending and state["interrupts"] == pending
+    assert [t["thread_id"] for t in client.threads.search(ids=[tid], status="interrupted")] == [tid]
+
+
+def test_graph_of_a_new_thread(http_server: ServerProcess) -> None:
+    client = sync_client(http_server)
+    with pytest.raises(UnprocessableEntityError) as unnamed:
+        client.threads.create()  # several graphs served: which one?
+    assert unnamed.value.body["detail"].startswith("metadata.graph_id: required")
+    with pytest.raises(NotFoundError) as unknown:
+        client.threads.create(graph_id="nowhere")
+    assert "unknown graph 'nowhere'" in unknown.value.body["detail"]
+    with pytest.raises(UnprocessableEntityError) as moved:
+        tid = client.threads.create(graph_id="chain3")["thread_id"]
+        client.threads.update(tid, metadata={"graph_id": "gated"})
+    assert moved.value.body["detail"].startswith("metadata.graph_id: ")
