@@ -54,14 +54,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def masked(frames: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """Frames with run-specific ids masked and graphwire's ``run_id`` metadata key left out."""
+def masked(frames: list[tuple[str, Any]], drop: frozenset[str] = frozenset({"run_id"})) -> list[tuple[str, Any]]:
+    """Frames with run-specific ids masked and the metadata keys the server adds (``drop``) left out."""
     out = []
     for event, data in frames:
         if event.startswith("messages") and isinstance(data, list) and len(data) == 2 and isinstance(data[1], dict):
-            data = [data[0], {k: v for k, v in data[1].items() if k != "run_id"}]
+            data = [data[0], {k: v for k, v in data[1].items() if k not in drop}]
         if event == "messages/metadata":
-            data = {k: {"metadata": {m: x for m, x in v["metadata"].items() if m != "run_id"}} for k, v in data.items()}
+            data = {k: {"metadata": {m: x for m, x in v["metadata"].items() if m not in drop}} for k, v in data.items()}
         out.append((_IDS.sub("*", event), json.loads(_IDS.sub("*", json.dumps(data)))))
     return out
 

@@ -1,0 +1,322 @@
+"""LangGraph's run routes over the run core: stream, wait, create, list, get, cancel, join.
+
+Each route turns its body into the run call the gRPC side would make
+(:func:`server.http._run_body.parse_run_body`) and drives it through
+:mod:`server._run_api`, so a run over HTTP takes exactly the path a gRPC call
+takes: its assistant resolved, its thread's slot and lease, its record, the
+multitask strategies, ``on_disconnect``. The events become LangGraph's
+Server-Sent Events (:class:`server.http._sse.SseShaper`).
+
+* A route fails before its response starts (the run's first event, RunStarted,
+  is awaited first): the failure is raised and the app maps its status
+  (NOT_FOUND 404, INVALID_ARGUMENT 422, ABORTED 409...). Once a stream has
+  started, a failure is its ``error`` frame.
+* ``/wait`` answers as a stream of one JSON body, so a caller that leaves is
+  seen (its run is cancelled unless ``on_disconnect`` is "continue").
+* A stateless run (``/runs/stream``, ``/runs/wait``) runs on a thread of its
+  own, deleted after it unless ``on_completion`` is "keep".
+* A run is found by its id (its record names its graph and thread); one on
+  another thread, or another tenant's, is 404.
+
+The app provides the service as ``app.state.service`` (a
+:class:`server.service.GraphService`) and sets the caller's tenant.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import grpc
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from engine.host import ACTIVE, RunRecord
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._errors import RpcError, status_for
+from server._reads import key_of, thread_key
+from server._run_api import CallContext, join_events, run_events
+from server._tenants import TENANT
+from server.http._run_body import RunBody, parse_run_body
+from server.http._run_views import STATUSES, result_of, run_json
+from server.http._sse import SseShaper, check_modes
+
+if TYPE_CHECKING:
+    from server.service import GraphService
+
+__all__ = ["router"]
+
+log = logging.getLogger("graphwire.server")
+router = APIRouter()
+_SSE = "text/event-stream"
+
+
+class _Stream(StreamingResponse):
+    """A streamed answer whose body is closed when the response ends, also when the caller left
+    mid-way (Starlette stops reading the body then, and would leave it to the garbage collector):
+    closing it ends the run's call, which cancels the run or lets it go on, as ``on_disconnect`` says."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            close = getattr(self.body_iterator, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def _service(request: Request) -> GraphService:
+    return request.app.state.service  # type: ignore[no-any-return]
+
+
+async def _body(request: Request) -> Any:
+    try:
+        return await request.json()
+    except ValueError:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, "body: not JSON") from None
+
+
+async def _record(service: GraphService, thread_id: str, run_id: str) -> RunRecord:
+    """``run_id``'s record, when it is a run of the caller's ``thread_id``; else NOT_FOUND."""
+    found = await service.records.store.aget(run_id)
+    if found is None or found.caller_thread != thread_id or found.thread_id != key_of(TENANT.get(), found.graph, thread_id):
+        raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no run {run_id!r}")
+    return found
+
+
+async def _start(service: GraphService, run: RunBody) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
+    """The run started: its RunStarted, and the rest of its events (a failure to start is raised)."""
+    if run.if_not_exists == "reject":
+        resolved = await service.assistants.resolve(run.request)
+        await service.thread_records.GetThread(pb.GetThreadRequest(graph=resolved.graph, thread_id=run.request.thread_id), CallContext())
+    events = run_events(service, run.request)
+    return await anext(events), events  # type: ignore[arg-type]
+
+
+def _where(first: pb.RunEvent, stateless: bool) -> dict[str, str]:
+    thread = first.run_started.thread_id
+    return {"Content-Location": f"/runs/{first.run_id}" if stateless else f"/threads/{thread}/runs/{first.run_id}"}
+
+
+async def _forget(service: GraphService, first: pb.RunEvent) -> None:
+    """A stateless run's thread, deleted after the run (its versions and records)."""
+    try:
+        request = pb.DeleteThreadRequest(graph=first.run_started.graph, thread_id=first.run_started.thread_id)
+        await service.thread_rpcs.DeleteThread(request, CallContext())
+    except Exception:  # noqa: BLE001 - the run's answer stands; the thread stays, and says why in the log
+        log.exception("stateless run %s: its thread could not be deleted", first.run_id)
+
+
+async def _frames(
+    service: GraphService, shaper: SseShaper, first: pb.RunEvent | None, events: AsyncIterator[pb.RunEvent], *,
+    after: int = 0, forget: bool = False,
+) -> AsyncIterator[bytes]:  # fmt: skip
+    """The stream's bytes: metadata (for a stream from its start), each event's frames, then end (or error)."""
+    started = first
+    try:
+        if first is not None and not after:
+            yield shaper.metadata(first.run_id).encode()
+        if first is not None:
+            for f in shaper.frames(first):
+                yield f.encode()
+        async for e in events:
+            if started is None:
+                started = e
+                if not after:
+                    yield shaper.metadata(e.run_id).encode()
+            if e.seq <= after:
+                continue  # the caller has it (a run's end is sent again whatever after_seq says)
+            for f in shaper.frames(e):
+                yield f.encode()
+        yield shaper.end().encode()
+    except Exception as exc:  # noqa: BLE001 - once a stream has started, its failure is its last frame
+        code, message = status_for(exc)
+        yield shaper.error(type(exc).__name__ if code == grpc.StatusCode.INTERNAL else code.name, message).encode()
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]  # a caller that left: as a gRPC caller's disconnect
+        if forget and started is not None and started.HasField("run_started"):
+            await _forget(service, started)
+
+
+async def _stream(request: Request, thread_id: str | None) -> Response:
+    service = _service(request)
+    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    first, events = await _start(service, run)
+    headers = _where(first, thread_id is None)
+    if run.resumable and thread_id is not None:
+        headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/stream"
+    shaper = SseShaper(run.modes, subgraphs=run.subgraphs)
+    frames = _frames(service, shaper, first, events, forget=thread_id is None and run.on_completion == "delete")
+    return _Stream(frames, media_type=_SSE, headers=headers)
+
+
+async def _waited(service: GraphService, first: pb.RunEvent, events: AsyncIterator[pb.RunEvent], forget: bool) -> AsyncIterator[bytes]:
+    """``/wait``'s body: the run's result once it ends (its failure as ``__error__``)."""
+    final = first if first.HasField("run_finished") else None
+    try:
+        async for e in events:
+            if e.HasField("run_finished"):
+                final = e
+        body: Any = result_of(final)
+    except Exception as exc:  # noqa: BLE001 - the answer started: the failure is its body
+        code, message = status_for(exc)
+        body = {"__error__": {"error": code.name, "message": message}}
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]
+        if forget:
+            await _forget(service, first)
+    yield bytes(JSONResponse(body).body)
+
+
+async def _wait(request: Request, thread_id: str | None) -> Response:
+    service = _service(request)
+    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    first, events = await _start(service, run)
+    headers = _where(first, thread_id is None)
+    if thread_id is not None:
+        headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/join"
+    forget = thread_id is None and run.on_completion == "delete"
+    return _Stream(_waited(service, first, events, forget), media_type="application/json", headers=headers)
+
+
+# -- runs on a thread ------------------------------------------------------------------------------
+async def stream_run(thread_id: str, request: Request) -> Response:
+    return await _stream(request, thread_id)
+
+
+async def stream_stateless_run(request: Request) -> Response:
+    return await _stream(request, None)
+
+
+async def wait_run(thread_id: str, request: Request) -> Response:
+    return await _wait(request, thread_id)
+
+
+async def wait_stateless_run(request: Request) -> Response:
+    return await _wait(request, None)
+
+
+async def create_run(thread_id: str, request: Request) -> Response:
+    """A background run: answered as soon as it started, with its ``Run``."""
+    service = _service(request)
+    run = parse_run_body(await _body(request), thread_id, background=True)
+    first, events = await _start(service, run)
+    async for _ in events:
+        pass  # a background call ends right after RunStarted
+    record = await _record(service, thread_id, first.run_id)
+    return JSONResponse(run_json(record), headers=_where(first, False))
+
+
+async def list_runs(
+    thread_id: str, request: Request, limit: int = Query(10, ge=0), offset: int = Query(0, ge=0), status: str | None = None
+) -> Response:
+    """The thread's runs, newest first (in each graph it has runs in)."""
+    if status is not None and status not in STATUSES:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: {status!r} is not one of {', '.join(sorted(STATUSES))}")
+    service = _service(request)
+    found: list[RunRecord] = []
+    for graph in sorted(service.graphs):
+        found += await service.records.store.alist(thread_key(graph, thread_id), full=True)
+    found.sort(key=lambda r: (r.started_at, r.run_id), reverse=True)
+    runs = [run_json(r) for r in found]
+    if status is not None:
+        runs = [r for r in runs if r["status"] == status]
+    return JSONResponse(runs[offset : offset + limit])
+
+
+async def get_run(thread_id: str, run_id: str, request: Request) -> Response:
+    return JSONResponse(run_json(await _record(_service(request), thread_id, run_id)))
+
+
+async def _ended(service: GraphService, record: RunRecord) -> RunRecord:
+    """``record``'s run once it has ended: its events joined when it keeps them, else its record read again."""
+    if record.keeps_events:
+        async for _ in join_events(service, record.run_id, after_seq=record.last_seq):
+            pass
+    while record.status in ACTIVE:
+        await service.records.wait_events(record.run_id)
+        found = await service.records.store.aget(record.run_id)
+        if found is None:
+            raise RpcError(grpc.StatusCode.NOT_FOUND, f"run {record.run_id!r} is gone (its thread was deleted)")
+        record = found
+    return await service.records.store.aget(record.run_id) or record
+
+
+async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool = False, action: str = "interrupt") -> Response:
+    """Cancel the run (``action`` "interrupt": its saved versions stay); ``wait``: answer once it ended."""
+    if action != "interrupt":
+        raise RpcError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"action: {action!r} is not served yet (a run is cancelled with 'interrupt'; a new run's multitask_strategy "
+            "'rollback' removes the versions of the run it replaces)",
+        )  # fmt: skip
+    service = _service(request)
+    record = await _record(service, thread_id, run_id)
+    if record.status in ACTIVE:
+        cancel = pb.CancelRunRequest(graph=record.graph, thread_id=thread_id, run_id=run_id)
+        await service.thread_rpcs.CancelRun(cancel, CallContext())
+    if wait:
+        await _ended(service, record)
+        return Response(status_code=204)
+    return Response(status_code=202)
+
+
+async def join_run(thread_id: str, run_id: str, request: Request) -> Response:
+    """The run's result (as ``/wait`` answers), once it ends."""
+    service = _service(request)
+    record = await _ended(service, await _record(service, thread_id, run_id))
+    final = pb.RunEvent.FromString(record.finished) if record.finished is not None else None
+    return JSONResponse(result_of(final))
+
+
+async def join_stream(
+    thread_id: str, run_id: str, request: Request, stream_mode: list[str] | None = Query(None),
+    cancel_on_disconnect: bool = False, stream_subgraphs: bool = False,
+) -> Response:  # fmt: skip
+    """The run's events as a stream, from its start or after the client's ``Last-Event-ID`` (a seq)."""
+    service = _service(request)
+    record = await _record(service, thread_id, run_id)
+    if not record.keeps_events:
+        raise RpcError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"run {run_id} keeps no events: only background runs, resumable streams (stream_resumable) and runs with "
+            "on_disconnect 'continue' can be joined as a stream; /join answers its result",
+        )  # fmt: skip
+    last = request.headers.get("last-event-id") or "0"
+    if not last.isdigit():
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"Last-Event-ID: {last!r} is not an event id of this run (a seq)")
+    modes = check_modes(stream_mode)
+    events = join_events(service, run_id, after_seq=int(last))
+    shaper = SseShaper(modes, subgraphs=stream_subgraphs)
+    frames = _frames(service, shaper, None, events, after=int(last))
+    if cancel_on_disconnect and record.status in ACTIVE:
+        frames = _cancelling(service, record, frames)
+    return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{run_id}"})
+
+
+async def _cancelling(service: GraphService, record: RunRecord, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """``frames``, and the run cancelled when the caller leaves before their end."""
+    ended = False
+    try:
+        async for chunk in frames:
+            yield chunk
+        ended = True
+    finally:
+        if not ended:
+            cancel = pb.CancelRunRequest(graph=record.graph, thread_id=record.caller_thread, run_id=record.run_id)
+            await service.thread_rpcs.CancelRun(cancel, CallContext())
+
+
+# -- the routes ------------------------------------------------------------------------------------
+router.add_api_route("/threads/{thread_id}/runs/stream", stream_run, methods=["POST"])
+router.add_api_route("/runs/stream", stream_stateless_run, methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs/wait", wait_run, methods=["POST"])
+router.add_api_route("/runs/wait", wait_stateless_run, methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs", create_run, methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs", list_runs, methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}", get_run, methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/cancel", cancel_run, methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/join", join_run, methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/stream", join_stream, methods=["GET"])

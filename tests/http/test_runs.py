@@ -1,0 +1,178 @@
+"""The run routes (server/http/_runs.py) driven by the real ``langgraph-sdk`` client over HTTP.
+
+The routes are served by uvicorn on port 0 (tests/http/_serving.py) over a
+graphwire service on SQLite in the test's event loop, and called through
+``langgraph_sdk.get_client``: the calls and the stream parts a LangGraph user
+gets. A gated node (tests/graphs.py) holds a run open; nothing sleeps to
+synchronise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import uuid
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from server._reads import thread_key
+from tests.hardening.conftest import until
+from tests.http import _sse_graphs
+from tests.http._serving import serving
+from tests.http.test_sse import INPUT, langgraph_frames, masked
+
+
+def in_loop(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+@pytest.fixture
+def gates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "gates").mkdir()
+    monkeypatch.setenv("GRAPHWIRE_TEST_GATES", str(tmp_path / "gates"))
+    return tmp_path / "gates"
+
+
+def tid() -> str:
+    return str(uuid.uuid4())
+
+
+@in_loop
+async def test_a_stream_through_the_sdk_gives_langgraphs_parts(tmp_path: Path) -> None:
+    modes = ("values", "updates", "messages-tuple", "custom")
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        parts = [p async for p in client.runs.stream(tid(), "sse", input=INPUT, stream_mode=list(modes), stream_subgraphs=True)]
+    assert parts[0].event == "metadata" and parts[0].data["attempt"] == 1
+    assert parts[-1].event == "end"
+    expected = await langgraph_frames(_sse_graphs.graph, modes, True)
+    # The server's own metadata keys (the run, its assistant, the caller's thread) aside.
+    drop = frozenset({"run_id", "assistant_id", "thread_id"})
+    assert masked([(p.event, p.data) for p in parts[1:-1]], drop) == masked(expected, drop)
+    assert all(p.data[1]["assistant_id"] for p in parts if p.event == "messages")
+    assert all(p.id is not None and p.id.isdigit() for p in parts[1:-1])
+
+
+@in_loop
+async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        thread = tid()
+        asked = await client.runs.wait(thread, "sse", input=INPUT)
+        assert [i["value"] for i in asked["__interrupt__"]] == ["ok?"]
+        assert asked["log"] == ["talk", "talk", "inner"]
+        done = await client.runs.wait(thread, "sse", command={"resume": "yes"})
+        assert done["log"][-1] == "yes" and "__interrupt__" not in done
+        runs = await client.runs.list(thread)
+        assert [r["status"] for r in runs] == ["success", "interrupted"]
+        assert all(r["thread_id"] == thread for r in runs)
+
+
+@in_loop
+async def test_a_background_run_is_created_got_joined_and_its_stream_resumed(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        thread = tid()
+        run = await client.runs.create(thread, "chain3", input={"n": 0})
+        assert run["thread_id"] == thread and run["status"] in ("pending", "running", "success")
+        result = await client.runs.join(thread, run["run_id"])
+        assert result["n"] == 3 and result["log"] == ["a", "b", "c"]
+        got = await client.runs.get(thread, run["run_id"])
+        assert got["status"] == "success" and got["run_id"] == run["run_id"]
+        whole = [p async for p in client.runs.join_stream(thread, run["run_id"], stream_mode="values")]
+        assert [p.event for p in whole] == ["metadata", "values", "values", "values", "values", "end"]
+        # A client that saw the first two values resumes after them.
+        rest = [p async for p in client.runs.join_stream(thread, run["run_id"], stream_mode="values", last_event_id=whole[2].id)]
+        assert [p.data for p in rest[:-1]] == [p.data for p in whole[3:-1]] and rest[-1].event == "end"
+
+
+@in_loop
+async def test_a_run_is_cancelled_and_waited_for(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        thread = tid()
+        run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "x"})
+        await until(lambda: _running(served, thread, run["run_id"]), "the run's engine to start")
+        with pytest.raises(httpx.HTTPStatusError) as busy:  # the thread is busy: the default strategy rejects
+            await client.runs.wait(thread, "gated", input={"label": "y"})
+        assert busy.value.response.status_code == 409 and "already has a run" in busy.value.response.json()["detail"]
+        await client.runs.cancel(thread, run["run_id"], wait=True)
+        got = await client.runs.get(thread, run["run_id"])
+        assert got["status"] == "interrupted"
+        # The thread is free again.
+        assert (await client.runs.wait(thread, "gated", input={"gate": "", "label": "y"}))["log"] == ["y"]
+
+
+def _running(served: Any, thread: str, run_id: str) -> bool:
+    """Whether the run holds its thread with its engine started (what a cancel stops)."""
+    handle = served.service.runs.active(thread_key("gated", thread))
+    return handle is not None and handle.run_id == run_id and handle.task is not None
+
+
+@in_loop
+async def test_a_stream_whose_caller_leaves_cancels_its_run(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        thread = tid()
+        body = {"assistant_id": "gated", "input": {"gate": "never", "label": "x"}, "stream_mode": ["custom"]}
+        async with httpx.AsyncClient(base_url=served.url) as http:
+            async with http.stream("POST", f"/threads/{thread}/runs/stream", json=body) as res:
+                assert res.status_code == 200 and res.headers["content-type"].startswith("text/event-stream")
+                run_id = res.headers["content-location"].rsplit("/", 1)[1]
+                async for line in res.aiter_lines():
+                    if line.startswith("event: custom"):
+                        break  # the node runs: the caller goes
+        record = await until(lambda: _ended(served, run_id), "the run to end")
+        assert record.status == "CANCELLED"
+
+
+async def _ended(served: Any, run_id: str) -> Any:
+    found = await served.service.records.store.aget(run_id)
+    return found if found is not None and found.ended_at is not None else None
+
+
+@in_loop
+async def test_a_stateless_run_leaves_no_thread(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        created: list[Any] = []
+        result = await client.runs.wait(None, "chain3", input={"n": 1}, on_run_created=created.append)
+        assert result["n"] == 4
+        run_id = created[0]["run_id"]
+        assert await served.service.records.store.aget(run_id) is None  # deleted with its thread
+        kept = await client.runs.wait(None, "chain3", input={"n": 1}, on_completion="keep", on_run_created=created.append)
+        assert kept["n"] == 4 and await served.service.records.store.aget(created[1]["run_id"]) is not None
+
+
+@in_loop
+async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        failed = await client.runs.wait(tid(), "broken", input=INPUT, raise_error=False)
+        assert failed == {"__error__": {"error": "ValueError", "message": "no way"}}
+        parts = [p async for p in client.runs.stream(tid(), "broken", input=INPUT)]
+        assert [p.event for p in parts] == ["metadata", "values", "error", "end"]
+        assert parts[2].data == {"error": "ValueError", "message": "no way"}
+        with pytest.raises(httpx.HTTPStatusError) as unknown:
+            await client.runs.wait(tid(), "nope", input={})
+        assert unknown.value.response.status_code == 404 and unknown.value.response.json() == {"detail": "no assistant 'nope'"}
+        for options, field in [
+            ({"webhook": "https://example.com/hook"}, "webhook"), ({"stream_mode": "debug"}, "stream_mode 'debug'"),
+            ({"command": {"goto": "a"}}, "command.goto"), ({"config": {"callbacks": 1}}, "config.callbacks"),
+            ({"multitask_strategy": "sometimes"}, "multitask_strategy"), ({"after_seconds": 5}, "after_seconds"),
+        ]:  # fmt: skip
+            async with httpx.AsyncClient(base_url=served.url) as http:
+                res = await http.post(f"/threads/{tid()}/runs/wait", json={"assistant_id": "chain3", "input": {}, **options})
+            assert res.status_code == 422, (options, res.text)
+            assert field in res.json()["detail"], res.text
+        with pytest.raises(httpx.HTTPStatusError) as missing:
+            await client.runs.wait(tid(), "chain3", input={"n": 0}, if_not_exists="reject")
+        assert missing.value.response.status_code == 404  # no such thread
