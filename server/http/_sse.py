@@ -175,7 +175,7 @@ class SseShaper:
             body = {t.node: update, "__metadata__": {"cached": True}} if t.cached else {t.node: update}
             out.append(("updates", encode(body)))
         if "tasks" in self.modes:
-            error = f"{t.error.type}({t.error.message!r})" if t.HasField("error") else None
+            error = {"error": t.error.type, "message": t.error.message} if t.HasField("error") else None
             result = _loads(t.update_json) if t.update_json else {}
             body = {"id": t.task_id, "name": t.node, "error": error, "result": result, "interrupts": [_interrupt(i) for i in t.interrupts]}
             out.append(("tasks", encode(body)))

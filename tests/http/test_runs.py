@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import operator
 import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 import httpx
 import pytest
+from langgraph.graph import START, StateGraph
+from langgraph.pregel.remote import RemoteGraph
 from langgraph_sdk import get_client
 
 from server._reads import thread_key
@@ -176,3 +179,25 @@ async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
         with pytest.raises(httpx.HTTPStatusError) as missing:
             await client.runs.wait(tid(), "chain3", input={"n": 0}, if_not_exists="reject")
         assert missing.value.response.status_code == 404  # no such thread
+
+
+class Counted(TypedDict, total=False):
+    n: int
+    log: Annotated[list[str], operator.add]
+
+
+@in_loop
+async def test_remote_graph_runs_a_served_graph_alone_and_as_a_node(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        remote = RemoteGraph("chain3", url=served.url)
+        assert await remote.ainvoke({"n": 0}) == {"n": 3, "log": ["a", "b", "c"]}
+        parts = [p async for p in remote.astream({"n": 0}, stream_mode="updates")]
+        assert parts == [{"a": {"n": 1, "log": ["a"]}}, {"b": {"n": 2, "log": ["b"]}}, {"c": {"n": 3, "log": ["c"]}}]
+        builder = StateGraph(Counted)
+        builder.add_node("remote", remote)
+        builder.add_edge(START, "remote")
+        local = builder.compile()
+        assert await local.ainvoke({"n": 5}) == {"n": 8, "log": ["a", "b", "c"]}
+        nested = [p async for p in local.astream({"n": 5}, stream_mode="updates", subgraphs=True)]
+        assert [list(update) for _, update in nested] == [["a"], ["b"], ["c"], ["remote"]]
+        assert [ns[0].split(":")[0] if ns else "" for ns, _ in nested] == ["remote", "remote", "remote", ""]

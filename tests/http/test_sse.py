@@ -45,6 +45,8 @@ def _plain(value: Any) -> Any:
     """A LangGraph chunk as the Agent Server's JSON has it (messages dumped, interrupts as dicts)."""
     if hasattr(value, "model_dump"):
         return _plain(value.model_dump())
+    if isinstance(value, Exception):  # as the Agent Server's JSON has a task's error
+        return {"error": type(value).__name__, "message": str(value)}
     if type(value).__name__ == "Interrupt":
         return {"value": _plain(value.value), "id": value.id}
     if isinstance(value, dict):
@@ -135,10 +137,11 @@ def test_each_mode_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, 
     asyncio.run(body())
 
 
-def test_a_failed_run_ends_with_langgraphs_error_frame(tmp_path: Path) -> None:
+@pytest.mark.parametrize("modes", [("values",), ("updates", "tasks")], ids=["values", "updates+tasks"])
+def test_a_failed_run_ends_with_langgraphs_error_frame(tmp_path: Path, modes: tuple[str, ...]) -> None:
     async def body() -> None:
-        expected = await langgraph_frames(_sse_graphs.broken, ("values",), False)
-        frames, _ = await graphwire_frames(tmp_path, "broken", ("values",), False)
+        expected = await langgraph_frames(_sse_graphs.broken, modes, False)
+        frames, _ = await graphwire_frames(tmp_path, "broken", modes, False)
         assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
         assert expected[-1] == ("error", {"error": "ValueError", "message": "no way"})
 
