@@ -201,3 +201,69 @@ async def test_remote_graph_runs_a_served_graph_alone_and_as_a_node(tmp_path: Pa
         nested = [p async for p in local.astream({"n": 5}, stream_mode="updates", subgraphs=True)]
         assert [list(update) for _, update in nested] == [["a"], ["b"], ["c"], ["remote"]]
         assert [ns[0].split(":")[0] if ns else "" for ns, _ in nested] == ["remote", "remote", "remote", ""]
+
+
+@in_loop
+async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        thread = tid()
+        first = await client.runs.create(thread, "gated", input={"gate": "one", "label": "first"})
+        await until(lambda: _running(served, thread, first["run_id"]), "the first run's engine to start")
+        # enqueue: waits for the running run, then runs.
+        queued = asyncio.ensure_future(client.runs.wait(thread, "gated", input={"gate": "", "label": "queued"}, multitask_strategy="enqueue"))
+        await until(lambda: served.service.runs.waiting(thread_key("gated", thread)), "the second call to wait its turn")
+        (gates / "one").touch()
+        assert (await queued)["log"] == ["first", "queued"]
+        # interrupt: cancels the running run, keeps what it saved, and runs.
+        held = await client.runs.create(thread, "gated", input={"gate": "two", "label": "held"})
+        await until(lambda: _running(served, thread, held["run_id"]), "the held run's engine to start")
+        replaced = await client.runs.wait(thread, "gated", input={"gate": "", "label": "new"}, multitask_strategy="interrupt")
+        assert replaced["log"] == ["first", "queued", "new"]
+        got = await client.runs.get(thread, held["run_id"])
+        assert got["status"] == "interrupted" and "replaced by run" in got["cancel_reason"]
+
+
+@in_loop
+async def test_a_resumable_stream_cut_and_rejoined_with_last_event_id(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        thread = tid()
+        body = {
+            "assistant_id": "gated", "input": {"gate": "cut", "label": "x"}, "stream_mode": ["values", "custom"],
+            "stream_resumable": True, "on_disconnect": "continue",
+        }  # fmt: skip
+        seen: list[tuple[str, str]] = []
+        async with httpx.AsyncClient(base_url=served.url) as http:
+            async with http.stream("POST", f"/threads/{thread}/runs/stream", json=body) as res:
+                assert res.headers["location"].endswith("/stream")
+                run_id = res.headers["content-location"].rsplit("/", 1)[1]
+                event = ""
+                async for line in res.aiter_lines():
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("id: "):
+                        seen.append((event, line[4:]))
+                        if event == "custom":
+                            break  # the connection drops while the node waits
+        (gates / "cut").touch()
+        rest = [p async for p in client.runs.join_stream(thread, run_id, stream_mode=["values", "custom"], last_event_id=seen[-1][1])]
+        whole = [p async for p in client.runs.join_stream(thread, run_id, stream_mode=["values", "custom"])]
+        assert [(p.event, p.id) for p in whole[1:-1]] == seen + [(p.event, p.id) for p in rest[:-1]]
+        assert rest[-1].event == "end" and rest[-2].data["log"] == ["x"]
+
+
+@in_loop
+async def test_a_tenant_sees_only_its_own_runs(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        acme, other = get_client(url=served.url, headers={"x-tenant": "acme"}), get_client(url=served.url, headers={"x-tenant": "other"})
+        thread = tid()
+        assert (await acme.runs.wait(thread, "chain3", input={"n": 0}))["n"] == 3
+        (run,) = await acme.runs.list(thread)
+        assert await other.runs.list(thread) == []
+        with pytest.raises(httpx.HTTPStatusError) as hidden:
+            await other.runs.get(thread, run["run_id"])
+        assert hidden.value.response.status_code == 404
+        # The same thread id is another thread for the other tenant: its run starts from nothing.
+        assert (await other.runs.wait(thread, "chain3", input={"n": 10}))["log"] == ["a", "b", "c"]
+        assert (await acme.runs.get(thread, run["run_id"]))["status"] == "success"
