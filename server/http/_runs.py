@@ -217,8 +217,9 @@ async def list_runs(
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: {status!r} is not one of {', '.join(sorted(STATUSES))}")
     service = _service(request)
     found: list[RunRecord] = []
+    enough = offset + limit if status is None else None  # each graph's newest runs cover the page
     for graph in sorted(service.graphs):
-        found += await service.records.store.alist(thread_key(graph, thread_id), full=True)
+        found += await service.records.store.alist(thread_key(graph, thread_id), limit=enough, full=True)
     found.sort(key=lambda r: (r.started_at, r.run_id), reverse=True)
     runs = [run_json(r) for r in found]
     if status is not None:

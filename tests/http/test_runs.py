@@ -78,6 +78,8 @@ async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None
         runs = await client.runs.list(thread)
         assert [r["status"] for r in runs] == ["success", "interrupted"]
         assert all(r["thread_id"] == thread for r in runs)
+        assert [r["run_id"] for r in await client.runs.list(thread, limit=1, offset=1)] == [runs[1]["run_id"]]
+        assert [r["run_id"] for r in await client.runs.list(thread, status="interrupted")] == [runs[1]["run_id"]]
 
 
 @in_loop
