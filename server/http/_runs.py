@@ -24,6 +24,7 @@ The app provides the service as ``app.state.service`` (a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -86,13 +87,35 @@ async def _record(service: GraphService, thread_id: str, run_id: str) -> RunReco
     return found
 
 
-async def _start(service: GraphService, run: RunBody) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
-    """The run started: its RunStarted, and the rest of its events (a failure to start is raised)."""
+async def _gone(request: Request) -> None:
+    """Until the caller disconnects (its body is read: the next thing it can send is its going)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _start(service: GraphService, run: RunBody, request: Request) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
+    """The run started: its RunStarted, and the rest of its events (a failure to start is raised).
+
+    A caller that leaves while its call waits its turn (``enqueue``) ends the call there, as a
+    gRPC caller's disconnect does: its run never starts, unless it was to go on without it.
+    """
     if run.if_not_exists == "reject":
         resolved = await service.assistants.resolve(run.request)
         await service.thread_records.GetThread(pb.GetThreadRequest(graph=resolved.graph, thread_id=run.request.thread_id), CallContext())
     events = run_events(service, run.request)
-    return await anext(events), events  # type: ignore[arg-type]
+    first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
+    gone = asyncio.ensure_future(_gone(request))
+    try:
+        await asyncio.wait((first, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not first.done():
+            first.cancel()  # into the call: as a disconnect
+        await asyncio.gather(first, gone, return_exceptions=True)
+    if first.cancelled():
+        await events.aclose()  # type: ignore[attr-defined]
+        raise RpcError(grpc.StatusCode.CANCELLED, "the caller left before its run started")
+    return first.result(), events
 
 
 def _where(first: pb.RunEvent, stateless: bool) -> dict[str, str]:
@@ -143,7 +166,7 @@ async def _frames(
 async def _stream(request: Request, thread_id: str | None) -> Response:
     service = _service(request)
     run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
-    first, events = await _start(service, run)
+    first, events = await _start(service, run, request)
     headers = _where(first, thread_id is None)
     if run.resumable and thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/stream"
@@ -173,7 +196,7 @@ async def _waited(service: GraphService, first: pb.RunEvent, events: AsyncIterat
 async def _wait(request: Request, thread_id: str | None) -> Response:
     service = _service(request)
     run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
-    first, events = await _start(service, run)
+    first, events = await _start(service, run, request)
     headers = _where(first, thread_id is None)
     if thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/join"
@@ -202,7 +225,7 @@ async def create_run(thread_id: str, request: Request) -> Response:
     """A background run: answered as soon as it started, with its ``Run``."""
     service = _service(request)
     run = parse_run_body(await _body(request), thread_id, background=True)
-    first, events = await _start(service, run)
+    first, events = await _start(service, run, request)
     async for _ in events:
         pass  # a background call ends right after RunStarted
     record = await _record(service, thread_id, first.run_id)

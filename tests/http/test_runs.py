@@ -269,3 +269,27 @@ async def test_a_tenant_sees_only_its_own_runs(tmp_path: Path) -> None:
         # The same thread id is another thread for the other tenant: its run starts from nothing.
         assert (await other.runs.wait(thread, "chain3", input={"n": 10}))["log"] == ["a", "b", "c"]
         assert (await acme.runs.get(thread, run["run_id"]))["status"] == "success"
+
+
+@in_loop
+async def test_a_caller_that_leaves_while_queued_never_runs(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        thread = tid()
+        key = thread_key("gated", thread)
+        first = await client.runs.create(thread, "gated", input={"gate": "hold", "label": "first"})
+        await until(lambda: _running(served, thread, first["run_id"]), "the first run's engine to start")
+        body = {"assistant_id": "gated", "input": {"gate": "", "label": "queued"}, "multitask_strategy": "enqueue"}
+
+        async def queued() -> None:
+            async with httpx.AsyncClient(base_url=served.url, timeout=60) as http:
+                await http.post(f"/threads/{thread}/runs/stream", json=body)
+
+        call = asyncio.ensure_future(queued())
+        await until(lambda: served.service.runs.waiting(key), "the second call to wait its turn")
+        call.cancel()  # the caller goes while it waits
+        await asyncio.gather(call, return_exceptions=True)
+        await until(lambda: not served.service.runs.waiting(key), "the queued call to end")
+        (gates / "hold").touch()
+        assert (await client.runs.join(thread, first["run_id"]))["log"] == ["first"]
+        assert [r["run_id"] for r in await client.runs.list(thread)] == [first["run_id"]]
