@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,13 @@ async def langgraph_frames(graph: Any, modes: tuple[str, ...], subgraphs: bool) 
 
 async def graphwire_frames(tmp_path: Path, name: str, modes: tuple[str, ...], subgraphs: bool) -> tuple[list[Frame], list[pb.RunEvent]]:
     """The frames of the same graph served by graphwire, and the run events they came from."""
-    graphs = {"sse": "tests.http._sse_graphs:graph", "broken": "tests.http._sse_graphs:broken"}
+    # The same graphs built with the engine's classes (a module name of its own: each server imports it anew).
+    engine_twin = tmp_path / f"engine_sse_graphs_{uuid.uuid4().hex[:8]}.py"
+    engine_twin.write_text(Path(_sse_graphs.__file__).read_text().replace("from langgraph.", "from engine."))
+    graphs = {
+        "sse": "tests.http._sse_graphs:graph", "broken": "tests.http._sse_graphs:broken",
+        "engine_sse": f"{engine_twin}:graph", "engine_broken": f"{engine_twin}:broken",
+    }  # fmt: skip
     srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=graphs), checkpointer=SqliteSaver(str(tmp_path / "gw.db")))
     try:
         request = pb.InvokeRequest(graph=name, thread_id="t", input_json=json.dumps(INPUT), event_kinds=event_kinds(modes))
@@ -118,12 +125,15 @@ CASES = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("runtime", ["", "engine_"], ids=["langgraph", "engine"])
 @pytest.mark.parametrize("subgraphs", [False, True], ids=["root", "subgraphs"])
 @pytest.mark.parametrize("modes", CASES, ids=["+".join(c) for c in CASES])
-def test_each_mode_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, ...], subgraphs: bool) -> None:
+def test_each_mode_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, ...], subgraphs: bool, runtime: str) -> None:
+    """The graph served on LangGraph's runtime, and its twin built with the engine's classes."""
+
     async def body() -> None:
         expected = await langgraph_frames(_sse_graphs.graph, modes, subgraphs)
-        frames, events = await graphwire_frames(tmp_path, "sse", modes, subgraphs)
+        frames, events = await graphwire_frames(tmp_path, runtime + "sse", modes, subgraphs)
         assert frames[0].event == "metadata" and json.loads(frames[0].data) == {"run_id": events[0].run_id, "attempt": 1}
         assert frames[-1].event == "end"
         got = [(f.event, json.loads(f.data)) for f in frames[1:-1]]
@@ -137,11 +147,12 @@ def test_each_mode_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, 
     asyncio.run(body())
 
 
+@pytest.mark.parametrize("runtime", ["", "engine_"], ids=["langgraph", "engine"])
 @pytest.mark.parametrize("modes", [("values",), ("updates", "tasks")], ids=["values", "updates+tasks"])
-def test_a_failed_run_ends_with_langgraphs_error_frame(tmp_path: Path, modes: tuple[str, ...]) -> None:
+def test_a_failed_run_ends_with_langgraphs_error_frame(tmp_path: Path, modes: tuple[str, ...], runtime: str) -> None:
     async def body() -> None:
         expected = await langgraph_frames(_sse_graphs.broken, modes, False)
-        frames, _ = await graphwire_frames(tmp_path, "broken", modes, False)
+        frames, _ = await graphwire_frames(tmp_path, runtime + "broken", modes, False)
         assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
         assert expected[-1] == ("error", {"error": "ValueError", "message": "no way"})
 
