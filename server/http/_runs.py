@@ -269,22 +269,25 @@ async def _ended(service: GraphService, record: RunRecord) -> RunRecord:
 
 
 async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool = False, action: str = "interrupt") -> Response:
-    """Cancel the run (``action`` "interrupt": its saved versions stay); ``wait``: answer once it ended."""
-    if action != "interrupt":
-        raise RpcError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            f"action: {action!r} is not served yet (a run is cancelled with 'interrupt'; a new run's multitask_strategy "
-            "'rollback' removes the versions of the run it replaces)",
-        )  # fmt: skip
+    """Cancel the run: ``action`` "interrupt" keeps the versions it saved, "rollback" deletes them once it
+    ended (the thread held meanwhile, as a run's ROLLBACK strategy does); ``wait``: answer once it ended."""
+    if action not in ("interrupt", "rollback"):
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"action: {action!r} is not one of 'interrupt', 'rollback'")
     service = _service(request)
     record = await _record(service, thread_id, run_id)
-    if record.status in ACTIVE:
-        cancel = pb.CancelRunRequest(graph=record.graph, thread_id=thread_id, run_id=run_id)
-        await service.thread_rpcs.CancelRun(cancel, CallContext())
-    if wait:
+    if record.status not in ACTIVE:
+        if action == "rollback":
+            raise RpcError(grpc.StatusCode.FAILED_PRECONDITION, f"run {run_id} has ended ({record.status}): it can no longer be rolled back")
+        return Response(status_code=204 if wait else 202)
+    cancel = pb.CancelRunRequest(graph=record.graph, thread_id=thread_id, run_id=run_id)
+    await service.thread_rpcs.CancelRun(cancel, CallContext())
+    if action == "rollback":
+        ended = await _ended(service, record)
+        async with service.runs.slot(ended.thread_id, thread_id, f"rollback-{run_id}", enqueue=True):
+            await service.streams.turns.roll_back(ended)
+    elif wait:
         await _ended(service, record)
-        return Response(status_code=204)
-    return Response(status_code=202)
+    return Response(status_code=204 if wait else 202)
 
 
 async def join_run(thread_id: str, run_id: str, request: Request) -> Response:

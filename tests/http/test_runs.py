@@ -23,6 +23,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.pregel.remote import RemoteGraph
 from langgraph_sdk import get_client
 
+from engine.host import RUN_KEY
 from server._reads import thread_key
 from tests.hardening.conftest import until
 from tests.http import _sse_graphs
@@ -293,3 +294,27 @@ async def test_a_caller_that_leaves_while_queued_never_runs(tmp_path: Path, gate
         (gates / "hold").touch()
         assert (await client.runs.join(thread, first["run_id"]))["log"] == ["first"]
         assert [r["run_id"] for r in await client.runs.list(thread)] == [first["run_id"]]
+
+
+@in_loop
+async def test_a_run_cancelled_with_rollback_leaves_none_of_its_versions(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url)
+        thread = tid()
+        assert (await client.runs.wait(thread, "gated", input={"label": "kept"}))["log"] == ["kept"]
+        run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "dropped"})
+        await until(lambda: _running(served, thread, run["run_id"]), "the run's engine to start")
+        assert await _versions(served, thread, run["run_id"])  # its input version is saved
+        await client.runs.cancel(thread, run["run_id"], action="rollback")
+        assert await _versions(served, thread, run["run_id"]) == 0
+        assert (await client.runs.get(thread, run["run_id"]))["status"] == "interrupted"
+        assert (await client.runs.wait(thread, "gated", input={"gate": "", "label": "next"}))["log"] == ["kept", "next"]
+        with pytest.raises(httpx.HTTPStatusError) as ended:
+            await client.runs.cancel(thread, run["run_id"], action="rollback")
+        assert ended.value.response.status_code == 409
+
+
+async def _versions(served: Any, thread: str, run_id: str) -> int:
+    """How many versions of the thread the run saved."""
+    config = {"configurable": {"thread_id": thread_key("gated", thread)}}
+    return len([c async for c in served.service.checkpointer.alist(config, filter={RUN_KEY: run_id})])
