@@ -193,12 +193,15 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
     assistant = body.get("assistant_id")
     if not isinstance(assistant, str) or not assistant:
         raise _bad("assistant_id", "required: an assistant's id, or a graph's name")
-    modes = check_modes(body.get("stream_mode"))
+    try:
+        modes = check_modes(body.get("stream_mode"))
+    except ValueError as e:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
     rc, named = _run_config(body, thread_id)
     resumes, answer = _command(body)
     strategy = _choice(body, "multitask_strategy", _STRATEGY)
     on_disconnect = _choice(body, "on_disconnect", _DISCONNECT)
-    if_not_exists = body.get("if_not_exists") or ("create" if stateless else "create")
+    if_not_exists = body.get("if_not_exists") or "create"  # LangGraph's default is "reject"; graphwire's threads start with their first run
     if if_not_exists not in ("create", "reject"):
         raise _bad("if_not_exists", f"{if_not_exists!r} is not one of 'create', 'reject'")
     on_completion = body.get("on_completion") or ("delete" if stateless else "keep")
