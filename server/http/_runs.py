@@ -134,13 +134,13 @@ async def _forget(service: GraphService, first: pb.RunEvent) -> None:
 
 async def _frames(
     service: GraphService, shaper: SseShaper, first: pb.RunEvent | None, events: AsyncIterator[pb.RunEvent], *,
-    after: int = 0, forget: bool = False,
+    after: int = 0, attempt: int = 1, forget: bool = False,
 ) -> AsyncIterator[bytes]:  # fmt: skip
     """The stream's bytes: metadata (for a stream from its start), each event's frames, then end (or error)."""
     started = first
     try:
         if first is not None and not after:
-            yield shaper.metadata(first.run_id).encode()
+            yield shaper.metadata(first.run_id, attempt).encode()
         if first is not None:
             for f in shaper.frames(first):
                 yield f.encode()
@@ -148,7 +148,7 @@ async def _frames(
             if started is None:
                 started = e
                 if not after:
-                    yield shaper.metadata(e.run_id).encode()
+                    yield shaper.metadata(e.run_id, attempt).encode()
             if e.seq <= after:
                 continue  # the caller has it (a run's end is sent again whatever after_seq says)
             for f in shaper.frames(e):
@@ -317,7 +317,7 @@ async def join_stream(
     modes = check_modes(stream_mode)
     events = join_events(service, run_id, after_seq=int(last))
     shaper = SseShaper(modes, subgraphs=stream_subgraphs)
-    frames = _frames(service, shaper, None, events, after=int(last))
+    frames = _frames(service, shaper, None, events, after=int(last), attempt=record.attempts)
     if cancel_on_disconnect and record.status in ACTIVE:
         frames = _cancelling(service, record, frames)
     return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{run_id}"})
