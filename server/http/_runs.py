@@ -18,16 +18,18 @@ Server-Sent Events (:class:`server.http._sse.SseShaper`).
 * A run is found by its id (its record names its graph and thread); one on
   another thread, or another tenant's, is 404.
 
-The app provides the service as ``app.state.service`` (a
-:class:`server.service.GraphService`) and sets the caller's tenant.
+The app (:mod:`server.http._app`) provides the service and sets the caller's
+tenant. A thread's graph is the one it was made in (:func:`server.http._common.graph_of`):
+a run on it must name an assistant of that graph.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -40,6 +42,9 @@ from server._errors import RpcError, status_for
 from server._reads import key_of, thread_key
 from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
+from server.http._common import graph_of
+from server.http._common import service as svc
+from server.http._errors import HttpError, http_error
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
@@ -68,8 +73,20 @@ class _Stream(StreamingResponse):
                 await close()
 
 
-def _service(request: Request) -> GraphService:
-    return request.app.state.service  # type: ignore[no-any-return]
+def _answered(route: Callable[..., Awaitable[Response]]) -> Callable[..., Awaitable[Response]]:
+    """``route`` with its failures answered with their HTTP status (LangGraph's ``{"detail": ...}``):
+    the run core's through the gRPC table (:func:`server.http._errors.http_error`)."""
+
+    @functools.wraps(route)
+    async def answered(*args: Any, **kwargs: Any) -> Response:
+        try:
+            return await route(*args, **kwargs)
+        except HttpError:
+            raise
+        except Exception as exc:
+            raise http_error(exc) from exc
+
+    return answered
 
 
 async def _body(request: Request) -> Any:
@@ -93,15 +110,34 @@ async def _gone(request: Request) -> None:
         pass
 
 
-async def _start(service: GraphService, run: RunBody, request: Request) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
+async def _check_thread(service: GraphService, run: RunBody) -> None:
+    """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
+    belongs to one); one that does not is made by the run, unless ``if_not_exists`` is "reject"."""
+    thread_id = run.request.thread_id
+    try:
+        graph = await graph_of(service, thread_id)
+    except HttpError as e:
+        if e.status != 404 or run.if_not_exists == "reject":
+            raise
+        return
+    resolved = await service.assistants.resolve(run.request)
+    if resolved.graph != graph:
+        raise HttpError(
+            409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
+            f"{resolved.graph!r} (a graphwire thread belongs to one graph)",
+        )  # fmt: skip
+
+
+async def _start(
+    service: GraphService, run: RunBody, request: Request, *, stateless: bool = False
+) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
     """The run started: its RunStarted, and the rest of its events (a failure to start is raised).
 
     A caller that leaves while its call waits its turn (``enqueue``) ends the call there, as a
     gRPC caller's disconnect does: its run never starts, unless it was to go on without it.
     """
-    if run.if_not_exists == "reject":
-        resolved = await service.assistants.resolve(run.request)
-        await service.thread_records.GetThread(pb.GetThreadRequest(graph=resolved.graph, thread_id=run.request.thread_id), CallContext())
+    if not stateless:
+        await _check_thread(service, run)
     events = run_events(service, run.request)
     first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
     gone = asyncio.ensure_future(_gone(request))
@@ -164,9 +200,9 @@ async def _frames(
 
 
 async def _stream(request: Request, thread_id: str | None) -> Response:
-    service = _service(request)
+    service = svc(request)
     run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
-    first, events = await _start(service, run, request)
+    first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if run.resumable and thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/stream"
@@ -194,9 +230,9 @@ async def _waited(service: GraphService, first: pb.RunEvent, events: AsyncIterat
 
 
 async def _wait(request: Request, thread_id: str | None) -> Response:
-    service = _service(request)
+    service = svc(request)
     run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
-    first, events = await _start(service, run, request)
+    first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/join"
@@ -223,7 +259,7 @@ async def wait_stateless_run(request: Request) -> Response:
 
 async def create_run(thread_id: str, request: Request) -> Response:
     """A background run: answered as soon as it started, with its ``Run``."""
-    service = _service(request)
+    service = svc(request)
     run = parse_run_body(await _body(request), thread_id, background=True)
     first, events = await _start(service, run, request)
     async for _ in events:
@@ -238,7 +274,7 @@ async def list_runs(
     """The thread's runs, newest first (in each graph it has runs in)."""
     if status is not None and status not in STATUSES:
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: {status!r} is not one of {', '.join(sorted(STATUSES))}")
-    service = _service(request)
+    service = svc(request)
     found: list[RunRecord] = []
     enough = offset + limit if status is None else None  # each graph's newest runs cover the page
     for graph in sorted(service.graphs):
@@ -251,7 +287,7 @@ async def list_runs(
 
 
 async def get_run(thread_id: str, run_id: str, request: Request) -> Response:
-    return JSONResponse(run_json(await _record(_service(request), thread_id, run_id)))
+    return JSONResponse(run_json(await _record(svc(request), thread_id, run_id)))
 
 
 async def _ended(service: GraphService, record: RunRecord) -> RunRecord:
@@ -273,7 +309,7 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
     ended (the thread held meanwhile, as a run's ROLLBACK strategy does); ``wait``: answer once it ended."""
     if action not in ("interrupt", "rollback"):
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"action: {action!r} is not one of 'interrupt', 'rollback'")
-    service = _service(request)
+    service = svc(request)
     record = await _record(service, thread_id, run_id)
     if record.status not in ACTIVE:
         if action == "rollback":
@@ -292,7 +328,7 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
 
 async def join_run(thread_id: str, run_id: str, request: Request) -> Response:
     """The run's result (as ``/wait`` answers), once it ends."""
-    service = _service(request)
+    service = svc(request)
     record = await _ended(service, await _record(service, thread_id, run_id))
     final = pb.RunEvent.FromString(record.finished) if record.finished is not None else None
     return JSONResponse(result_of(final))
@@ -303,7 +339,7 @@ async def join_stream(
     cancel_on_disconnect: bool = False, stream_subgraphs: bool = False,
 ) -> Response:  # fmt: skip
     """The run's events as a stream, from its start or after the client's ``Last-Event-ID`` (a seq)."""
-    service = _service(request)
+    service = svc(request)
     record = await _record(service, thread_id, run_id)
     if not record.keeps_events:
         raise RpcError(
@@ -337,13 +373,13 @@ async def _cancelling(service: GraphService, record: RunRecord, frames: AsyncIte
 
 
 # -- the routes ------------------------------------------------------------------------------------
-router.add_api_route("/threads/{thread_id}/runs/stream", stream_run, methods=["POST"])
-router.add_api_route("/runs/stream", stream_stateless_run, methods=["POST"])
-router.add_api_route("/threads/{thread_id}/runs/wait", wait_run, methods=["POST"])
-router.add_api_route("/runs/wait", wait_stateless_run, methods=["POST"])
-router.add_api_route("/threads/{thread_id}/runs", create_run, methods=["POST"])
-router.add_api_route("/threads/{thread_id}/runs", list_runs, methods=["GET"])
-router.add_api_route("/threads/{thread_id}/runs/{run_id}", get_run, methods=["GET"])
-router.add_api_route("/threads/{thread_id}/runs/{run_id}/cancel", cancel_run, methods=["POST"])
-router.add_api_route("/threads/{thread_id}/runs/{run_id}/join", join_run, methods=["GET"])
-router.add_api_route("/threads/{thread_id}/runs/{run_id}/stream", join_stream, methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/stream", _answered(stream_run), methods=["POST"])
+router.add_api_route("/runs/stream", _answered(stream_stateless_run), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs/wait", _answered(wait_run), methods=["POST"])
+router.add_api_route("/runs/wait", _answered(wait_stateless_run), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs", _answered(create_run), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs", _answered(list_runs), methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}", _answered(get_run), methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/cancel", _answered(cancel_run), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/join", _answered(join_run), methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/stream", _answered(join_stream), methods=["GET"])

@@ -24,10 +24,10 @@ from langgraph.pregel.remote import RemoteGraph
 from langgraph_sdk import get_client
 
 from engine.host import RUN_KEY
-from server._reads import thread_key
+from server._reads import key_of
 from tests.hardening.conftest import until
 from tests.http import _sse_graphs
-from tests.http._serving import serving
+from tests.http._serving import TOKENS, serving
 from tests.http.test_sse import INPUT, langgraph_frames, masked
 
 
@@ -54,7 +54,7 @@ def tid() -> str:
 async def test_a_stream_through_the_sdk_gives_langgraphs_parts(tmp_path: Path) -> None:
     modes = ("values", "updates", "messages-tuple", "custom")
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         parts = [p async for p in client.runs.stream(tid(), "sse", input=INPUT, stream_mode=list(modes), stream_subgraphs=True)]
     assert parts[0].event == "metadata" and parts[0].data["attempt"] == 1
     assert parts[-1].event == "end"
@@ -69,7 +69,7 @@ async def test_a_stream_through_the_sdk_gives_langgraphs_parts(tmp_path: Path) -
 @in_loop
 async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         asked = await client.runs.wait(thread, "sse", input=INPUT)
         assert [i["value"] for i in asked["__interrupt__"]] == ["ok?"]
@@ -86,7 +86,7 @@ async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None
 @in_loop
 async def test_a_background_run_is_created_got_joined_and_its_stream_resumed(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         run = await client.runs.create(thread, "chain3", input={"n": 0})
         assert run["thread_id"] == thread and run["status"] in ("pending", "running", "success")
@@ -104,7 +104,7 @@ async def test_a_background_run_is_created_got_joined_and_its_stream_resumed(tmp
 @in_loop
 async def test_a_run_is_cancelled_and_waited_for(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "x"})
         await until(lambda: _running(served, thread, run["run_id"]), "the run's engine to start")
@@ -118,9 +118,14 @@ async def test_a_run_is_cancelled_and_waited_for(tmp_path: Path, gates: Path) ->
         assert (await client.runs.wait(thread, "gated", input={"gate": "", "label": "y"}))["log"] == ["y"]
 
 
+def _key(thread: str) -> str:
+    """The storage key of the first tenant's ``gated`` thread (the clients call as that tenant)."""
+    return key_of("acme", "gated", thread)
+
+
 def _running(served: Any, thread: str, run_id: str) -> bool:
     """Whether the run holds its thread with its engine started (what a cancel stops)."""
-    handle = served.service.runs.active(thread_key("gated", thread))
+    handle = served.service.runs.active(_key(thread))
     return handle is not None and handle.run_id == run_id and handle.task is not None
 
 
@@ -129,7 +134,7 @@ async def test_a_stream_whose_caller_leaves_cancels_its_run(tmp_path: Path, gate
     async with serving(tmp_path) as served:
         thread = tid()
         body = {"assistant_id": "gated", "input": {"gate": "never", "label": "x"}, "stream_mode": ["custom"]}
-        async with httpx.AsyncClient(base_url=served.url) as http:
+        async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
             async with http.stream("POST", f"/threads/{thread}/runs/stream", json=body) as res:
                 assert res.status_code == 200 and res.headers["content-type"].startswith("text/event-stream")
                 run_id = res.headers["content-location"].rsplit("/", 1)[1]
@@ -148,7 +153,7 @@ async def _ended(served: Any, run_id: str) -> Any:
 @in_loop
 async def test_a_stateless_run_leaves_no_thread(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         created: list[Any] = []
         result = await client.runs.wait(None, "chain3", input={"n": 1}, on_run_created=created.append)
         assert result["n"] == 4
@@ -161,7 +166,7 @@ async def test_a_stateless_run_leaves_no_thread(tmp_path: Path) -> None:
 @in_loop
 async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         failed = await client.runs.wait(tid(), "broken", input=INPUT, raise_error=False)
         assert failed == {"__error__": {"error": "ValueError", "message": "no way"}}
         parts = [p async for p in client.runs.stream(tid(), "broken", input=INPUT)]
@@ -175,7 +180,7 @@ async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
             ({"command": {"goto": "a"}}, "command.goto"), ({"config": {"callbacks": 1}}, "config.callbacks"),
             ({"multitask_strategy": "sometimes"}, "multitask_strategy"), ({"after_seconds": 5}, "after_seconds"),
         ]:  # fmt: skip
-            async with httpx.AsyncClient(base_url=served.url) as http:
+            async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
                 res = await http.post(f"/threads/{tid()}/runs/wait", json={"assistant_id": "chain3", "input": {}, **options})
             assert res.status_code == 422, (options, res.text)
             assert field in res.json()["detail"], res.text
@@ -192,7 +197,7 @@ class Counted(TypedDict, total=False):
 @in_loop
 async def test_remote_graph_runs_a_served_graph_alone_and_as_a_node(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
-        remote = RemoteGraph("chain3", url=served.url)
+        remote = RemoteGraph("chain3", url=served.url, api_key=served.key)
         assert await remote.ainvoke({"n": 0}) == {"n": 3, "log": ["a", "b", "c"]}
         parts = [p async for p in remote.astream({"n": 0}, stream_mode="updates")]
         assert parts == [{"a": {"n": 1, "log": ["a"]}}, {"b": {"n": 2, "log": ["b"]}}, {"c": {"n": 3, "log": ["c"]}}]
@@ -209,13 +214,13 @@ async def test_remote_graph_runs_a_served_graph_alone_and_as_a_node(tmp_path: Pa
 @in_loop
 async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         first = await client.runs.create(thread, "gated", input={"gate": "one", "label": "first"})
         await until(lambda: _running(served, thread, first["run_id"]), "the first run's engine to start")
         # enqueue: waits for the running run, then runs.
         queued = asyncio.ensure_future(client.runs.wait(thread, "gated", input={"gate": "", "label": "queued"}, multitask_strategy="enqueue"))
-        await until(lambda: served.service.runs.waiting(thread_key("gated", thread)), "the second call to wait its turn")
+        await until(lambda: served.service.runs.waiting(_key(thread)), "the second call to wait its turn")
         (gates / "one").touch()
         assert (await queued)["log"] == ["first", "queued"]
         # interrupt: cancels the running run, keeps what it saved, and runs.
@@ -230,14 +235,14 @@ async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path) -
 @in_loop
 async def test_a_resumable_stream_cut_and_rejoined_with_last_event_id(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         body = {
             "assistant_id": "gated", "input": {"gate": "cut", "label": "x"}, "stream_mode": ["values", "custom"],
             "stream_resumable": True, "on_disconnect": "continue",
         }  # fmt: skip
         seen: list[tuple[str, str]] = []
-        async with httpx.AsyncClient(base_url=served.url) as http:
+        async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
             async with http.stream("POST", f"/threads/{thread}/runs/stream", json=body) as res:
                 assert res.headers["location"].endswith("/stream")
                 run_id = res.headers["content-location"].rsplit("/", 1)[1]
@@ -259,7 +264,7 @@ async def test_a_resumable_stream_cut_and_rejoined_with_last_event_id(tmp_path: 
 @in_loop
 async def test_a_tenant_sees_only_its_own_runs(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
-        acme, other = get_client(url=served.url, headers={"x-tenant": "acme"}), get_client(url=served.url, headers={"x-tenant": "other"})
+        acme, other = get_client(url=served.url, api_key=TOKENS["acme"]), get_client(url=served.url, api_key=TOKENS["other"])
         thread = tid()
         assert (await acme.runs.wait(thread, "chain3", input={"n": 0}))["n"] == 3
         (run,) = await acme.runs.list(thread)
@@ -275,15 +280,15 @@ async def test_a_tenant_sees_only_its_own_runs(tmp_path: Path) -> None:
 @in_loop
 async def test_a_caller_that_leaves_while_queued_never_runs(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         thread = tid()
-        key = thread_key("gated", thread)
+        key = _key(thread)
         first = await client.runs.create(thread, "gated", input={"gate": "hold", "label": "first"})
         await until(lambda: _running(served, thread, first["run_id"]), "the first run's engine to start")
         body = {"assistant_id": "gated", "input": {"gate": "", "label": "queued"}, "multitask_strategy": "enqueue"}
 
         async def queued() -> None:
-            async with httpx.AsyncClient(base_url=served.url, timeout=60) as http:
+            async with httpx.AsyncClient(base_url=served.url, timeout=60, headers={"x-api-key": served.key}) as http:
                 await http.post(f"/threads/{thread}/runs/stream", json=body)
 
         call = asyncio.ensure_future(queued())
@@ -299,7 +304,7 @@ async def test_a_caller_that_leaves_while_queued_never_runs(tmp_path: Path, gate
 @in_loop
 async def test_a_run_cancelled_with_rollback_leaves_none_of_its_versions(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
-        client = get_client(url=served.url)
+        client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         assert (await client.runs.wait(thread, "gated", input={"label": "kept"}))["log"] == ["kept"]
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "dropped"})
@@ -316,5 +321,18 @@ async def test_a_run_cancelled_with_rollback_leaves_none_of_its_versions(tmp_pat
 
 async def _versions(served: Any, thread: str, run_id: str) -> int:
     """How many versions of the thread the run saved."""
-    config = {"configurable": {"thread_id": thread_key("gated", thread)}}
+    config = {"configurable": {"thread_id": _key(thread)}}
     return len([c async for c in served.service.checkpointer.alist(config, filter={RUN_KEY: run_id})])
+
+
+@in_loop
+async def test_a_thread_made_over_http_runs_its_own_graphs_assistants(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = (await client.threads.create(graph_id="chain3"))["thread_id"]
+        assert (await client.runs.wait(thread, "chain3", input={"n": 1}, if_not_exists="reject"))["n"] == 4
+        with pytest.raises(httpx.HTTPStatusError) as other:
+            await client.runs.wait(thread, "gated", input={"label": "x"})
+        assert other.value.response.status_code == 409
+        assert "belongs to graph 'chain3'" in other.value.response.json()["detail"]
+        assert (await client.threads.get(thread))["status"] == "idle"
