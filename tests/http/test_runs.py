@@ -336,3 +336,21 @@ async def test_a_thread_made_over_http_runs_its_own_graphs_assistants(tmp_path: 
         assert other.value.response.status_code == 409
         assert "belongs to graph 'chain3'" in other.value.response.json()["detail"]
         assert (await client.threads.get(thread))["status"] == "idle"
+
+
+@in_loop
+async def test_a_joined_stream_that_cancels_on_disconnect(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = tid()
+        run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "x"}, stream_mode=["values", "custom"])
+        path = f"/threads/{thread}/runs/{run['run_id']}/stream"
+        async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
+            params = {"stream_mode": ["values", "custom"], "cancel_on_disconnect": "true"}
+            async with http.stream("GET", path, params=params) as res:
+                assert res.status_code == 200
+                async for line in res.aiter_lines():
+                    if line.startswith("event: custom"):
+                        break  # the node runs; the joiner leaves
+        record = await until(lambda: _ended(served, run["run_id"]), "the run to end")
+        assert record.status == "CANCELLED"
