@@ -257,15 +257,51 @@ async def wait_stateless_run(request: Request) -> Response:
     return await _wait(request, None)
 
 
+async def _background(service: GraphService, request: Request, body: Any, thread_id: str | None) -> dict[str, Any]:
+    """Start a background run (``thread_id`` None: stateless, on a thread of its own); its ``Run``."""
+    run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None, background=True)
+    first, events = await _start(service, run, request, stateless=thread_id is None)
+    async for _ in events:
+        pass  # a background call ends right after RunStarted
+    record = await _record(service, first.run_started.thread_id, first.run_id)
+    if thread_id is None and run.on_completion == "delete":
+        cleanups: set[asyncio.Task[None]] | None = getattr(request.app.state, "run_cleanups", None)
+        if cleanups is None:
+            cleanups = request.app.state.run_cleanups = set()
+        task = asyncio.get_running_loop().create_task(_forget_after(service, record, first))
+        cleanups.add(task)  # held until done, so the loop keeps it
+        task.add_done_callback(cleanups.discard)
+    return run_json(record)
+
+
+async def _forget_after(service: GraphService, record: RunRecord, first: pb.RunEvent) -> None:
+    """A stateless background run's thread, deleted once the run ended and let its thread go."""
+    await _ended(service, record)
+    async with service.runs.slot(record.thread_id, record.caller_thread, f"forget-{record.run_id}", enqueue=True):
+        pass  # its run writes its end before it lets the thread go: wait for that
+    await _forget(service, first)
+
+
 async def create_run(thread_id: str, request: Request) -> Response:
     """A background run: answered as soon as it started, with its ``Run``."""
     service = svc(request)
-    run = parse_run_body(await _body(request), thread_id, background=True)
-    first, events = await _start(service, run, request)
-    async for _ in events:
-        pass  # a background call ends right after RunStarted
-    record = await _record(service, thread_id, first.run_id)
-    return JSONResponse(run_json(record), headers=_where(first, False))
+    out = await _background(service, request, await _body(request), thread_id)
+    return JSONResponse(out, headers={"Content-Location": f"/threads/{thread_id}/runs/{out['run_id']}"})
+
+
+async def create_stateless_run(request: Request) -> Response:
+    """A stateless background run (its thread deleted after it unless ``on_completion`` is "keep")."""
+    out = await _background(svc(request), request, await _body(request), None)
+    return JSONResponse(out, headers={"Content-Location": f"/runs/{out['run_id']}"})
+
+
+async def create_batch(request: Request) -> Response:
+    """Stateless background runs, one per body of the list, started in order; their ``Run`` objects."""
+    bodies = await _body(request)
+    if not isinstance(bodies, list) or not bodies:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, "body: a list of runs (at least one)")
+    service = svc(request)
+    return JSONResponse([await _background(service, request, body, None) for body in bodies])
 
 
 async def list_runs(
@@ -378,6 +414,8 @@ router.add_api_route("/runs/stream", _answered(stream_stateless_run), methods=["
 router.add_api_route("/threads/{thread_id}/runs/wait", _answered(wait_run), methods=["POST"])
 router.add_api_route("/runs/wait", _answered(wait_stateless_run), methods=["POST"])
 router.add_api_route("/threads/{thread_id}/runs", _answered(create_run), methods=["POST"])
+router.add_api_route("/runs", _answered(create_stateless_run), methods=["POST"])
+router.add_api_route("/runs/batch", _answered(create_batch), methods=["POST"])
 router.add_api_route("/threads/{thread_id}/runs", _answered(list_runs), methods=["GET"])
 router.add_api_route("/threads/{thread_id}/runs/{run_id}", _answered(get_run), methods=["GET"])
 router.add_api_route("/threads/{thread_id}/runs/{run_id}/cancel", _answered(cancel_run), methods=["POST"])

@@ -354,3 +354,24 @@ async def test_a_joined_stream_that_cancels_on_disconnect(tmp_path: Path, gates:
                         break  # the node runs; the joiner leaves
         record = await until(lambda: _ended(served, run["run_id"]), "the run to end")
         assert record.status == "CANCELLED"
+
+
+@in_loop
+async def test_stateless_background_runs_and_a_batch(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        kept = await client.runs.create(None, "chain3", input={"n": 0}, on_completion="keep")
+        assert (await client.runs.join(kept["thread_id"], kept["run_id"]))["n"] == 3
+        gone = await client.runs.create(None, "chain3", input={"n": 0})
+        await until(lambda: _deleted(served, gone["run_id"]), "the stateless run's thread to be deleted")
+        assert await served.service.records.store.aget(kept["run_id"]) is not None
+        batch = await client.runs.create_batch([
+            {"assistant_id": "chain3", "input": {"n": 1}, "on_completion": "keep"},
+            {"assistant_id": "chain3", "input": {"n": 2}, "on_completion": "keep"},
+        ])  # fmt: skip
+        assert len({r["thread_id"] for r in batch}) == 2
+        assert [(await client.runs.join(r["thread_id"], r["run_id"]))["n"] for r in batch] == [4, 5]
+
+
+async def _deleted(served: Any, run_id: str) -> bool:
+    return await served.service.records.store.aget(run_id) is None
