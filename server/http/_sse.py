@@ -84,8 +84,7 @@ def check_modes(modes: str | Sequence[str] | None) -> tuple[str, ...]:
 
 def event_kinds(modes: Iterable[str]) -> list[pb.EventKind.ValueType]:
     """The run events the ``modes`` are made of (what a run call's ``event_kinds`` asks for)."""
-    kinds = {k for m in modes for k in _KINDS[m]}
-    return sorted(kinds | {pb.EVENT_KIND_INTERRUPT})
+    return sorted({k for m in modes for k in _KINDS[m]})
 
 
 @dataclass(frozen=True, slots=True)
