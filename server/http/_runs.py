@@ -13,8 +13,8 @@ Server-Sent Events (:class:`server.http._sse.SseShaper`).
   started, a failure is its ``error`` frame.
 * ``/wait`` answers as a stream of one JSON body, so a caller that leaves is
   seen (its run is cancelled unless ``on_disconnect`` is "continue").
-* A stateless run (``/runs/stream``, ``/runs/wait``) runs on a thread of its
-  own, deleted after it unless ``on_completion`` is "keep".
+* A stateless run (``/runs/stream``, ``/runs/wait``, ``/runs``, ``/runs/batch``)
+  runs on a thread of its own, deleted after it unless ``on_completion`` is "keep".
 * A run is found by its id (its record names its graph and thread); one on
   another thread, or another tenant's, is 404.
 
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["router"]
 
 log = logging.getLogger("graphwire.server")
-router = APIRouter()
+router = APIRouter(tags=["runs"])
 _SSE = "text/event-stream"
 
 
