@@ -20,6 +20,7 @@ from server._auth import Tokens
 from server.app import Server, build_server
 from server.config import ServerConfig
 from server.http import build_http_app
+from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
 
 __all__ = ["GRAPHS", "TOKENS", "Served", "serving"]
 
@@ -44,8 +45,27 @@ class Served:
 
 
 @contextlib.asynccontextmanager
-async def serving(tmp_path: Path) -> AsyncIterator[Served]:
-    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS)), checkpointer=SqliteSaver(str(tmp_path / "gw.db")))
+async def serving(tmp_path: Path, backend: str = "sqlite") -> AsyncIterator[Served]:
+    """The app over a service on SQLite, or (``backend="postgres"``) on PostgreSQL in a schema of its own,
+    with thread leases and the database's cancel relay, as replicas run."""
+    if backend == "postgres":
+        from engine.checkpoint.postgres import PostgresSaver
+
+        dsn, schema = require_pg(), new_schema_name()
+        saver: Any = PostgresSaver.from_dsn(dsn, schema=schema)
+    else:
+        saver, schema = SqliteSaver(str(tmp_path / "gw.db")), None
+    try:
+        async with _serving(saver) as served:
+            yield served
+    finally:
+        if schema is not None:
+            drop_schema(schema)
+
+
+@contextlib.asynccontextmanager
+async def _serving(saver: Any) -> AsyncIterator[Served]:
+    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS)), checkpointer=saver)
     app = build_http_app(srv.service, tokens=Tokens({token: tenant for tenant, token in TOKENS.items()}))
     web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
     task = asyncio.get_running_loop().create_task(web.serve())

@@ -39,6 +39,10 @@ def in_loop(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., Non
     return run
 
 
+#: Tests of the thread's slot (cancel, strategies, rollback) run on PostgreSQL too: leases, the cancel relay.
+BACKENDS = pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+
+
 @pytest.fixture
 def gates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "gates").mkdir()
@@ -101,9 +105,10 @@ async def test_a_background_run_is_created_got_joined_and_its_stream_resumed(tmp
         assert [p.data for p in rest[:-1]] == [p.data for p in whole[3:-1]] and rest[-1].event == "end"
 
 
+@BACKENDS
 @in_loop
-async def test_a_run_is_cancelled_and_waited_for(tmp_path: Path, gates: Path) -> None:
-    async with serving(tmp_path) as served:
+async def test_a_run_is_cancelled_and_waited_for(tmp_path: Path, gates: Path, backend: str) -> None:
+    async with serving(tmp_path, backend) as served:
         client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "x"})
@@ -211,9 +216,10 @@ async def test_remote_graph_runs_a_served_graph_alone_and_as_a_node(tmp_path: Pa
         assert [ns[0].split(":")[0] if ns else "" for ns, _ in nested] == ["remote", "remote", "remote", ""]
 
 
+@BACKENDS
 @in_loop
-async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path) -> None:
-    async with serving(tmp_path) as served:
+async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path, backend: str) -> None:
+    async with serving(tmp_path, backend) as served:
         client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         first = await client.runs.create(thread, "gated", input={"gate": "one", "label": "first"})
@@ -301,9 +307,10 @@ async def test_a_caller_that_leaves_while_queued_never_runs(tmp_path: Path, gate
         assert [r["run_id"] for r in await client.runs.list(thread)] == [first["run_id"]]
 
 
+@BACKENDS
 @in_loop
-async def test_a_run_cancelled_with_rollback_leaves_none_of_its_versions(tmp_path: Path, gates: Path) -> None:
-    async with serving(tmp_path) as served:
+async def test_a_run_cancelled_with_rollback_leaves_none_of_its_versions(tmp_path: Path, gates: Path, backend: str) -> None:
+    async with serving(tmp_path, backend) as served:
         client = get_client(url=served.url, api_key=served.key)
         thread = tid()
         assert (await client.runs.wait(thread, "gated", input={"label": "kept"}))["log"] == ["kept"]
