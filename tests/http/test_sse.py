@@ -30,6 +30,7 @@ import pytest
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from langchain_core.messages import BaseMessageChunk, message_chunk_to_message
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 
 from engine.checkpoint import SqliteSaver
 from server._run_api import run_events
@@ -69,14 +70,19 @@ def masked(frames: list[tuple[str, Any]], drop: frozenset[str] = frozenset({"run
     return out
 
 
-async def langgraph_frames(graph: Any, modes: tuple[str, ...], subgraphs: bool) -> list[tuple[str, Any]]:
-    """What the Agent Server sends for ``graph`` run in process by LangGraph (metadata and end aside)."""
+async def langgraph_frames(graph: Any, modes: tuple[str, ...], subgraphs: bool, *, resume: Any = None) -> list[tuple[str, Any]]:
+    """What the Agent Server sends for ``graph`` run in process by LangGraph (metadata and end aside);
+    ``resume``: the frames of the answer to the first run's interrupt instead."""
     graph = graph.copy(update={"checkpointer": InMemorySaver()})
+    first: Any = INPUT
+    if resume is not None:
+        await graph.ainvoke(INPUT, {"configurable": {"thread_id": "t"}})
+        first = Command(resume=resume)
     asked = {"messages" if m == "messages-tuple" else m for m in modes}
     seen: dict[str, Any] = {}
     out: list[tuple[str, Any]] = []
     try:
-        async for part in graph.astream(INPUT, {"configurable": {"thread_id": "t"}}, stream_mode=sorted(asked), subgraphs=subgraphs):
+        async for part in graph.astream(first, {"configurable": {"thread_id": "t"}}, stream_mode=sorted(asked), subgraphs=subgraphs):
             ns, mode, chunk = part if subgraphs else ((), *part)
             suffix = "|" + "|".join(ns) if ns else ""
             if mode != "messages":
@@ -99,8 +105,11 @@ async def langgraph_frames(graph: Any, modes: tuple[str, ...], subgraphs: bool) 
     return out
 
 
-async def graphwire_frames(tmp_path: Path, name: str, modes: tuple[str, ...], subgraphs: bool) -> tuple[list[Frame], list[pb.RunEvent]]:
-    """The frames of the same graph served by graphwire, and the run events they came from."""
+async def graphwire_frames(
+    tmp_path: Path, name: str, modes: tuple[str, ...], subgraphs: bool, *, resume: Any = None
+) -> tuple[list[Frame], list[pb.RunEvent]]:
+    """The frames of the same graph served by graphwire, and the run events they came from (``resume``:
+    of the answer to the first run's interrupt)."""
     # The same graphs built with the engine's classes (a module name of its own: each server imports it anew).
     engine_twin = tmp_path / f"engine_sse_graphs_{uuid.uuid4().hex[:8]}.py"
     engine_twin.write_text(Path(_sse_graphs.__file__).read_text().replace("from langgraph.", "from engine."))
@@ -110,7 +119,10 @@ async def graphwire_frames(tmp_path: Path, name: str, modes: tuple[str, ...], su
     }  # fmt: skip
     srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=graphs), checkpointer=SqliteSaver(str(tmp_path / "gw.db")))
     try:
-        request = pb.InvokeRequest(graph=name, thread_id="t", input_json=json.dumps(INPUT), event_kinds=event_kinds(modes))
+        request: Any = pb.InvokeRequest(graph=name, thread_id="t", input_json=json.dumps(INPUT), event_kinds=event_kinds(modes))
+        if resume is not None:
+            [e async for e in run_events(srv.service, request)]
+            request = pb.ResumeRequest(graph=name, thread_id="t", resume_json=json.dumps(resume), event_kinds=event_kinds(modes))
         shaper = SseShaper(modes, subgraphs=subgraphs)
         events = [e async for e in run_events(srv.service, request)]
         frames = [shaper.metadata(events[0].run_id)] + [f for e in events for f in shaper.frames(e)] + [shaper.end()]
@@ -155,6 +167,18 @@ def test_a_failed_run_ends_with_langgraphs_error_frame(tmp_path: Path, modes: tu
         frames, _ = await graphwire_frames(tmp_path, runtime + "broken", modes, False)
         assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
         assert expected[-1] == ("error", {"error": "ValueError", "message": "no way"})
+
+    asyncio.run(body())
+
+
+@pytest.mark.parametrize("runtime", ["", "engine_"], ids=["langgraph", "engine"])
+@pytest.mark.parametrize("modes", [("values",), ("updates",), ("values", "updates", "tasks", "messages-tuple")], ids="+".join)
+def test_a_resume_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, ...], runtime: str) -> None:
+    async def body() -> None:
+        expected = await langgraph_frames(_sse_graphs.graph, modes, False, resume="yes")
+        frames, _ = await graphwire_frames(tmp_path, runtime + "sse", modes, False, resume="yes")
+        assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
+        assert expected
 
     asyncio.run(body())
 
