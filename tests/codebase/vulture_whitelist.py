@@ -36,6 +36,16 @@ _.checkpoint_map  # server/http/_state.py Checkpoint (graphwire answers null; th
 _.intercept_service  # server/_auth.py, server/_errors.py
 _.capture_signals  # server/_web.py
 _.should_exit  # server/_web.py (uvicorn's serve loop reads it)
+# grpc.aio.ServicerContext's abstract methods, which server/_run_api.py CallContext must define (the run core calls none).
+_.abort_with_status  # server/_run_api.py CallContext
+_.set_code  # server/_run_api.py CallContext
+_.set_details  # server/_run_api.py CallContext
+_.set_compression  # server/_run_api.py CallContext
+_.compression  # server/_run_api.py CallContext.set_compression's parameter (grpc's signature)
+_.disable_next_message_compression  # server/_run_api.py CallContext
+_.peer_identities  # server/_run_api.py CallContext
+_.peer_identity_key  # server/_run_api.py CallContext
+_.auth_context  # server/_run_api.py CallContext
 
 # A LangChain callback handler's hooks and flags, called and read by langchain-core's callback managers.
 _.run_inline  # engine/_langchain/stream.py MessagesHandler

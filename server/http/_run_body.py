@@ -1,0 +1,239 @@
+"""A run's HTTP body, as the LangGraph SDKs send it, checked whole into the run call it asks for.
+
+The SDKs post one JSON object for ``/threads/{id}/runs/stream``, ``/wait``,
+``/runs`` and their stateless twins. :func:`parse_run_body` reads it into a
+:class:`RunBody`: the gRPC request the run core takes (an Invoke, or a
+Resume for ``command.resume``) and what the HTTP side does with the events
+(stream modes, subgraphs, resumable, what happens to a stateless run's thread).
+
+Every field LangGraph defines is either honoured or refused by name
+(INVALID_ARGUMENT, which the HTTP face answers 422): an option graphwire cannot
+honour yet (``webhook``, ``after_seconds``, ``command.update``...) is never
+dropped in silence, and a key LangGraph does not define is refused too.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._errors import RpcError
+from server._json import encode
+from server.http._sse import check_modes, event_kinds
+
+__all__ = ["RunBody", "parse_run_body"]
+
+_STRATEGY = {
+    "reject": pb.MULTITASK_STRATEGY_REJECT, "enqueue": pb.MULTITASK_STRATEGY_ENQUEUE,
+    "interrupt": pb.MULTITASK_STRATEGY_INTERRUPT, "rollback": pb.MULTITASK_STRATEGY_ROLLBACK,
+}  # fmt: skip
+_DURABILITY = {"sync": pb.DURABILITY_SYNC, "async": pb.DURABILITY_ASYNC, "exit": pb.DURABILITY_EXIT}
+_DISCONNECT = {"cancel": pb.ON_DISCONNECT_CANCEL, "continue": pb.ON_DISCONNECT_CONTINUE}
+#: Fields graphwire does not honour yet, and why (refused whenever they ask for something).
+_NOT_SERVED = {
+    "webhook": "webhooks are not sent yet; follow the run with /threads/{thread_id}/runs/{run_id}/join",
+    "after_seconds": "delayed runs are not served yet",
+    "feedback_keys": "LangSmith feedback is not served",
+    "langsmith_tracer": "LangSmith tracing is not served",
+    "strict_resume": "strict_resume is not served yet",
+}
+_KNOWN = {
+    "assistant_id", "input", "command", "stream_mode", "stream_subgraphs", "stream_resumable", "config", "context",
+    "metadata", "interrupt_before", "interrupt_after", "checkpoint", "checkpoint_id", "checkpoint_during",
+    "multitask_strategy", "if_not_exists", "on_disconnect", "on_completion", "durability", *_NOT_SERVED,
+}  # fmt: skip
+_CONFIG = {"configurable", "recursion_limit", "metadata", "tags"}
+#: configurable keys the server sets itself, which a RemoteGraph may pass along from its own run.
+_OWN = ("thread_id", "checkpoint_ns")
+_INTERRUPT_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+@dataclass(frozen=True, slots=True)
+class RunBody:
+    """A run call over HTTP, every field checked."""
+
+    #: What the run core runs (its ``graph`` is left to the assistant's resolution).
+    request: pb.InvokeRequest | pb.ResumeRequest
+    #: The stream modes (LangGraph's names) and whether subgraphs' events are sent.
+    modes: tuple[str, ...]
+    subgraphs: bool
+    #: Whether a client may rejoin the stream with Last-Event-ID (the run keeps its events).
+    resumable: bool
+    #: ``if_not_exists``: "create" (graphwire's way: a thread is made by its first run) or "reject".
+    if_not_exists: str
+    #: Stateless runs: whether the thread made for the run is kept after it ("keep") or deleted.
+    on_completion: str
+
+
+def _bad(field: str, message: str) -> RpcError:
+    return RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{field}: {message}")
+
+
+def _choice(body: Mapping[str, Any], field: str, table: Mapping[str, Any], default: str | None = None) -> Any:
+    value = body.get(field, default)
+    if value is None:
+        return None
+    if value not in table:
+        raise _bad(field, f"{value!r} is not one of {', '.join(map(repr, table))}")
+    return table[value]
+
+
+def _names(body: Mapping[str, Any], field: str) -> list[str]:
+    value = body.get(field)
+    if value is None:
+        return []
+    if value == "*":
+        return ["*"]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _bad(field, 'a list of node names, or "*"')
+    return value
+
+
+def _object(value: Any, field: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _bad(field, "a JSON object")
+    return value
+
+
+def _run_config(body: Mapping[str, Any], thread_id: str) -> tuple[pb.RunConfig, str | None]:
+    """The run's config, and the checkpoint id its ``configurable`` names (a RemoteGraph's), if any."""
+    config = _object(body.get("config"), "config")
+    for key in config:
+        if key not in _CONFIG:
+            raise _bad(f"config.{key}", f"not served (graphwire takes {', '.join(sorted(_CONFIG))})")
+    if config.get("tags"):
+        raise _bad("config.tags", "run tags are not served yet")
+    rc = pb.RunConfig()
+    configurable = dict(_object(config.get("configurable"), "config.configurable"))
+    for key in _OWN:  # the server's own: the path's thread, the graph's namespace
+        if key in configurable and configurable[key] not in (thread_id, ""):
+            raise _bad(f"config.configurable.{key}", f"{configurable[key]!r} is not this call's ({thread_id!r})")
+        configurable.pop(key, None)
+    named = configurable.pop("checkpoint_id", None)
+    if configurable:
+        rc.configurable_json = encode(configurable)
+    if "recursion_limit" in config:
+        limit = config["recursion_limit"]
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise _bad("config.recursion_limit", "a positive integer")
+        rc.recursion_limit = limit
+    metadata = {**_object(config.get("metadata"), "config.metadata"), **_object(body.get("metadata"), "metadata")}
+    if metadata:
+        rc.metadata_json = encode(metadata)
+    if body.get("context") is not None:
+        rc.context_json = encode(_object(body["context"], "context"))
+    rc.interrupt_before.extend(_names(body, "interrupt_before"))
+    rc.interrupt_after.extend(_names(body, "interrupt_after"))
+    durability = _choice(body, "durability", _DURABILITY)
+    during = body.get("checkpoint_during")
+    if during is not None:
+        if durability is not None:
+            raise _bad("checkpoint_during", "give durability alone (checkpoint_during is its older name)")
+        durability = pb.DURABILITY_ASYNC if during else pb.DURABILITY_EXIT
+    if durability is not None:
+        rc.durability = durability
+    return rc, named if isinstance(named, str) and named else None
+
+
+def _checkpoint_id(body: Mapping[str, Any], named: str | None) -> str | None:
+    found = body.get("checkpoint_id")
+    checkpoint = body.get("checkpoint")
+    if checkpoint is not None:
+        checkpoint = _object(checkpoint, "checkpoint")
+        if checkpoint.get("checkpoint_ns"):
+            raise _bad("checkpoint.checkpoint_ns", "a subgraph's version cannot be run from")
+        extra = set(checkpoint) - {"checkpoint_id", "checkpoint_ns", "thread_id", "checkpoint_map"}
+        if extra:
+            raise _bad(f"checkpoint.{sorted(extra)[0]}", "not a checkpoint field")
+        found = found or checkpoint.get("checkpoint_id")
+    found = found or named
+    if found is not None and not isinstance(found, str):
+        raise _bad("checkpoint_id", "a string")
+    return found or None
+
+
+def _command(body: Mapping[str, Any]) -> tuple[bool, Any]:
+    """(whether the body resumes, the answer): ``command.resume``; update and goto are refused."""
+    command = body.get("command")
+    if command is None:
+        return False, None
+    command = _object(command, "command")
+    for key in command:
+        if key in ("update", "goto"):
+            if command[key] not in (None, [], {}):
+                raise _bad(f"command.{key}", "not served yet: answer an interrupt with command.resume")
+        elif key != "resume":
+            raise _bad(f"command.{key}", "not a command field (resume, update, goto)")
+    if "resume" not in command:
+        raise _bad("command", "command.resume is the one served")
+    if body.get("input") is not None:
+        raise _bad("input", "give input or command, not both")
+    return True, command["resume"]
+
+
+def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, background: bool = False) -> RunBody:
+    """``body`` checked whole (INVALID_ARGUMENT naming the first bad field) into a :class:`RunBody`."""
+    if not isinstance(body, dict):
+        raise _bad("body", "a JSON object")
+    for key in body:
+        if key not in _KNOWN:
+            raise _bad(key, "not a field of a LangGraph run")
+        if key in _NOT_SERVED and body[key] not in (None, [], 0, False):
+            raise _bad(key, _NOT_SERVED[key])
+    assistant = body.get("assistant_id")
+    if not isinstance(assistant, str) or not assistant:
+        raise _bad("assistant_id", "required: an assistant's id, or a graph's name")
+    try:
+        modes = check_modes(body.get("stream_mode"))
+    except ValueError as e:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
+    rc, named = _run_config(body, thread_id)
+    resumes, answer = _command(body)
+    strategy = _choice(body, "multitask_strategy", _STRATEGY)
+    on_disconnect = _choice(body, "on_disconnect", _DISCONNECT)
+    if_not_exists = body.get("if_not_exists") or "create"  # LangGraph's default is "reject"; graphwire's threads start with their first run
+    if if_not_exists not in ("create", "reject"):
+        raise _bad("if_not_exists", f"{if_not_exists!r} is not one of 'create', 'reject'")
+    on_completion = body.get("on_completion") or ("delete" if stateless else "keep")
+    if on_completion not in ("delete", "keep"):
+        raise _bad("on_completion", f"{on_completion!r} is not one of 'delete', 'keep'")
+    if on_completion == "delete" and not stateless:
+        raise _bad("on_completion", "only a stateless run's thread is deleted after it")
+    resumable = bool(body.get("stream_resumable"))
+    common: dict[str, Any] = {
+        "thread_id": thread_id, "assistant_id": assistant, "config": rc, "event_kinds": event_kinds(modes), "background": background,
+        # A resumable stream's run keeps its events (a request id does that), so a client rejoins it.
+        "request_id": f"http-{uuid.uuid4()}" if resumable else "",
+    }  # fmt: skip
+    if strategy is not None:
+        common["multitask_strategy"] = strategy
+    if on_disconnect is not None:
+        common["on_disconnect"] = on_disconnect
+    checkpoint_id = _checkpoint_id(body, named)
+    request: pb.InvokeRequest | pb.ResumeRequest
+    if resumes:
+        if checkpoint_id is not None:
+            raise _bad("checkpoint_id", "a resume answers the thread's newest version's interrupt")
+        request = pb.ResumeRequest(**common)
+        if isinstance(answer, dict) and answer and all(isinstance(k, str) and _INTERRUPT_ID.match(k) for k in answer):
+            for k, v in answer.items():  # answers by interrupt id
+                request.resumes_json[k] = encode(v)
+        else:
+            request.resume_json = encode(answer)
+    else:
+        request = pb.InvokeRequest(**common)
+        if body.get("input") is not None:
+            request.input_json = encode(body["input"])
+        if checkpoint_id is not None:
+            request.checkpoint_id = checkpoint_id
+    return RunBody(request, modes, bool(body.get("stream_subgraphs")), resumable, if_not_exists, on_completion)

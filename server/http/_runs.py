@@ -1,0 +1,423 @@
+"""LangGraph's run routes over the run core: stream, wait, create, list, get, cancel, join.
+
+Each route turns its body into the run call the gRPC side would make
+(:func:`server.http._run_body.parse_run_body`) and drives it through
+:mod:`server._run_api`, so a run over HTTP takes exactly the path a gRPC call
+takes: its assistant resolved, its thread's slot and lease, its record, the
+multitask strategies, ``on_disconnect``. The events become LangGraph's
+Server-Sent Events (:class:`server.http._sse.SseShaper`).
+
+* A route fails before its response starts (the run's first event, RunStarted,
+  is awaited first): the failure is raised and the app maps its status
+  (NOT_FOUND 404, INVALID_ARGUMENT 422, ABORTED 409...). Once a stream has
+  started, a failure is its ``error`` frame.
+* ``/wait`` answers as a stream of one JSON body, so a caller that leaves is
+  seen (its run is cancelled unless ``on_disconnect`` is "continue").
+* A stateless run (``/runs/stream``, ``/runs/wait``, ``/runs``, ``/runs/batch``)
+  runs on a thread of its own, deleted after it unless ``on_completion`` is "keep".
+* A run is found by its id (its record names its graph and thread); one on
+  another thread, or another tenant's, is 404.
+
+The app (:mod:`server.http._app`) provides the service and sets the caller's
+tenant. A thread's graph is the one it was made in (:func:`server.http._common.graph_of`):
+a run on it must name an assistant of that graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import grpc
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from engine.host import ACTIVE, RunRecord
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._errors import RpcError, status_for
+from server._reads import key_of, thread_key
+from server._run_api import CallContext, join_events, run_events
+from server._tenants import TENANT
+from server.http._common import graph_of
+from server.http._common import service as svc
+from server.http._errors import HttpError, http_error
+from server.http._run_body import RunBody, parse_run_body
+from server.http._run_views import STATUSES, result_of, run_json
+from server.http._sse import SseShaper, check_modes
+
+if TYPE_CHECKING:
+    from server.service import GraphService
+
+__all__ = ["router"]
+
+log = logging.getLogger("graphwire.server")
+router = APIRouter(tags=["runs"])
+_SSE = "text/event-stream"
+
+
+class _Stream(StreamingResponse):
+    """A streamed answer whose body is closed when the response ends, also when the caller left
+    mid-way (Starlette stops reading the body then, and would leave it to the garbage collector):
+    closing it ends the run's call, which cancels the run or lets it go on, as ``on_disconnect`` says."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            close = getattr(self.body_iterator, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def _answered(route: Callable[..., Awaitable[Response]]) -> Callable[..., Awaitable[Response]]:
+    """``route`` with its failures answered with their HTTP status (LangGraph's ``{"detail": ...}``):
+    the run core's through the gRPC table (:func:`server.http._errors.http_error`)."""
+
+    @functools.wraps(route)
+    async def answered(*args: Any, **kwargs: Any) -> Response:
+        try:
+            return await route(*args, **kwargs)
+        except HttpError:
+            raise
+        except Exception as exc:
+            raise http_error(exc) from exc
+
+    return answered
+
+
+async def _body(request: Request) -> Any:
+    try:
+        return await request.json()
+    except ValueError:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, "body: not JSON") from None
+
+
+async def _record(service: GraphService, thread_id: str, run_id: str) -> RunRecord:
+    """``run_id``'s record, when it is a run of the caller's ``thread_id``; else NOT_FOUND."""
+    found = await service.records.store.aget(run_id)
+    if found is None or found.caller_thread != thread_id or found.thread_id != key_of(TENANT.get(), found.graph, thread_id):
+        raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no run {run_id!r}")
+    return found
+
+
+async def _gone(request: Request) -> None:
+    """Until the caller disconnects (its body is read: the next thing it can send is its going)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _check_thread(service: GraphService, run: RunBody) -> None:
+    """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
+    belongs to one); one that does not is made by the run, unless ``if_not_exists`` is "reject"."""
+    thread_id = run.request.thread_id
+    try:
+        graph = await graph_of(service, thread_id)
+    except HttpError as e:
+        if e.status != 404 or run.if_not_exists == "reject":
+            raise
+        return
+    resolved = await service.assistants.resolve(run.request)
+    if resolved.graph != graph:
+        raise HttpError(
+            409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
+            f"{resolved.graph!r} (a graphwire thread belongs to one graph)",
+        )  # fmt: skip
+
+
+async def _start(
+    service: GraphService, run: RunBody, request: Request, *, stateless: bool = False
+) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
+    """The run started: its RunStarted, and the rest of its events (a failure to start is raised).
+
+    A caller that leaves while its call waits its turn (``enqueue``) ends the call there, as a
+    gRPC caller's disconnect does: its run never starts, unless it was to go on without it.
+    """
+    if not stateless:
+        await _check_thread(service, run)
+    events = run_events(service, run.request)
+    first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
+    gone = asyncio.ensure_future(_gone(request))
+    try:
+        await asyncio.wait((first, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not first.done():
+            first.cancel()  # into the call: as a disconnect
+        await asyncio.gather(first, gone, return_exceptions=True)
+    if first.cancelled():
+        await events.aclose()  # type: ignore[attr-defined]
+        raise RpcError(grpc.StatusCode.CANCELLED, "the caller left before its run started")
+    return first.result(), events
+
+
+def _where(first: pb.RunEvent, stateless: bool) -> dict[str, str]:
+    thread = first.run_started.thread_id
+    return {"Content-Location": f"/runs/{first.run_id}" if stateless else f"/threads/{thread}/runs/{first.run_id}"}
+
+
+async def _forget(service: GraphService, first: pb.RunEvent) -> None:
+    """A stateless run's thread, deleted after the run (its versions and records)."""
+    try:
+        request = pb.DeleteThreadRequest(graph=first.run_started.graph, thread_id=first.run_started.thread_id)
+        await service.thread_rpcs.DeleteThread(request, CallContext())
+    except Exception:  # noqa: BLE001 - the run's answer stands; the thread stays, and says why in the log
+        log.exception("stateless run %s: its thread could not be deleted", first.run_id)
+
+
+async def _frames(
+    service: GraphService, shaper: SseShaper, first: pb.RunEvent | None, events: AsyncIterator[pb.RunEvent], *,
+    after: int = 0, attempt: int = 1, forget: bool = False,
+) -> AsyncIterator[bytes]:  # fmt: skip
+    """The stream's bytes: metadata (for a stream from its start), each event's frames, then end (or error)."""
+    started = first
+    try:
+        if first is not None and not after:
+            yield shaper.metadata(first.run_id, attempt).encode()
+        if first is not None:
+            for f in shaper.frames(first):
+                yield f.encode()
+        async for e in events:
+            if started is None:
+                started = e
+                if not after:
+                    yield shaper.metadata(e.run_id, attempt).encode()
+            if e.seq <= after:
+                continue  # the caller has it (a run's end is sent again whatever after_seq says)
+            for f in shaper.frames(e):
+                yield f.encode()
+        yield shaper.end().encode()
+    except Exception as exc:  # noqa: BLE001 - once a stream has started, its failure is its last frame
+        code, message = status_for(exc)
+        yield shaper.error(type(exc).__name__ if code == grpc.StatusCode.INTERNAL else code.name, message).encode()
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]  # a caller that left: as a gRPC caller's disconnect
+        if forget and started is not None and started.HasField("run_started"):
+            await _forget(service, started)
+
+
+async def _stream(request: Request, thread_id: str | None) -> Response:
+    service = svc(request)
+    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    first, events = await _start(service, run, request, stateless=thread_id is None)
+    headers = _where(first, thread_id is None)
+    if run.resumable and thread_id is not None:
+        headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/stream"
+    shaper = SseShaper(run.modes, subgraphs=run.subgraphs)
+    frames = _frames(service, shaper, first, events, forget=thread_id is None and run.on_completion == "delete")
+    return _Stream(frames, media_type=_SSE, headers=headers)
+
+
+async def _waited(service: GraphService, first: pb.RunEvent, events: AsyncIterator[pb.RunEvent], forget: bool) -> AsyncIterator[bytes]:
+    """``/wait``'s body: the run's result once it ends (its failure as ``__error__``)."""
+    final = first if first.HasField("run_finished") else None
+    try:
+        async for e in events:
+            if e.HasField("run_finished"):
+                final = e
+        body: Any = result_of(final)
+    except Exception as exc:  # noqa: BLE001 - the answer started: the failure is its body
+        code, message = status_for(exc)
+        body = {"__error__": {"error": code.name, "message": message}}
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]
+        if forget:
+            await _forget(service, first)
+    yield bytes(JSONResponse(body).body)
+
+
+async def _wait(request: Request, thread_id: str | None) -> Response:
+    service = svc(request)
+    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    first, events = await _start(service, run, request, stateless=thread_id is None)
+    headers = _where(first, thread_id is None)
+    if thread_id is not None:
+        headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/join"
+    forget = thread_id is None and run.on_completion == "delete"
+    return _Stream(_waited(service, first, events, forget), media_type="application/json", headers=headers)
+
+
+# -- runs on a thread ------------------------------------------------------------------------------
+async def stream_run(thread_id: str, request: Request) -> Response:
+    return await _stream(request, thread_id)
+
+
+async def stream_stateless_run(request: Request) -> Response:
+    return await _stream(request, None)
+
+
+async def wait_run(thread_id: str, request: Request) -> Response:
+    return await _wait(request, thread_id)
+
+
+async def wait_stateless_run(request: Request) -> Response:
+    return await _wait(request, None)
+
+
+async def _background(service: GraphService, request: Request, body: Any, thread_id: str | None) -> dict[str, Any]:
+    """Start a background run (``thread_id`` None: stateless, on a thread of its own); its ``Run``."""
+    run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None, background=True)
+    first, events = await _start(service, run, request, stateless=thread_id is None)
+    async for _ in events:
+        pass  # a background call ends right after RunStarted
+    record = await _record(service, first.run_started.thread_id, first.run_id)
+    if thread_id is None and run.on_completion == "delete":
+        cleanups: set[asyncio.Task[None]] | None = getattr(request.app.state, "run_cleanups", None)
+        if cleanups is None:
+            cleanups = request.app.state.run_cleanups = set()
+        task = asyncio.get_running_loop().create_task(_forget_after(service, record, first))
+        cleanups.add(task)  # held until done, so the loop keeps it
+        task.add_done_callback(cleanups.discard)
+    return run_json(record)
+
+
+async def _forget_after(service: GraphService, record: RunRecord, first: pb.RunEvent) -> None:
+    """A stateless background run's thread, deleted once the run ended and let its thread go."""
+    await _ended(service, record)
+    async with service.runs.slot(record.thread_id, record.caller_thread, f"forget-{record.run_id}", enqueue=True):
+        pass  # its run writes its end before it lets the thread go: wait for that
+    await _forget(service, first)
+
+
+async def create_run(thread_id: str, request: Request) -> Response:
+    """A background run: answered as soon as it started, with its ``Run``."""
+    service = svc(request)
+    out = await _background(service, request, await _body(request), thread_id)
+    return JSONResponse(out, headers={"Content-Location": f"/threads/{thread_id}/runs/{out['run_id']}"})
+
+
+async def create_stateless_run(request: Request) -> Response:
+    """A stateless background run (its thread deleted after it unless ``on_completion`` is "keep")."""
+    out = await _background(svc(request), request, await _body(request), None)
+    return JSONResponse(out, headers={"Content-Location": f"/runs/{out['run_id']}"})
+
+
+async def create_batch(request: Request) -> Response:
+    """Stateless background runs, one per body of the list, started in order; their ``Run`` objects."""
+    bodies = await _body(request)
+    if not isinstance(bodies, list) or not bodies:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, "body: a list of runs (at least one)")
+    service = svc(request)
+    return JSONResponse([await _background(service, request, body, None) for body in bodies])
+
+
+async def list_runs(
+    thread_id: str, request: Request, limit: int = Query(10, ge=0), offset: int = Query(0, ge=0), status: str | None = None
+) -> Response:
+    """The thread's runs, newest first (in each graph it has runs in)."""
+    if status is not None and status not in STATUSES:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: {status!r} is not one of {', '.join(sorted(STATUSES))}")
+    service = svc(request)
+    found: list[RunRecord] = []
+    enough = offset + limit if status is None else None  # each graph's newest runs cover the page
+    for graph in sorted(service.graphs):
+        found += await service.records.store.alist(thread_key(graph, thread_id), limit=enough, full=True)
+    found.sort(key=lambda r: (r.started_at, r.run_id), reverse=True)
+    runs = [run_json(r) for r in found]
+    if status is not None:
+        runs = [r for r in runs if r["status"] == status]
+    return JSONResponse(runs[offset : offset + limit])
+
+
+async def get_run(thread_id: str, run_id: str, request: Request) -> Response:
+    return JSONResponse(run_json(await _record(svc(request), thread_id, run_id)))
+
+
+async def _ended(service: GraphService, record: RunRecord) -> RunRecord:
+    """``record``'s run once it has ended: its events joined when it keeps them, else its record read again."""
+    if record.keeps_events:
+        async for _ in join_events(service, record.run_id, after_seq=record.last_seq):
+            pass
+    while record.status in ACTIVE:
+        await service.records.wait_events(record.run_id)
+        found = await service.records.store.aget(record.run_id)
+        if found is None:
+            raise RpcError(grpc.StatusCode.NOT_FOUND, f"run {record.run_id!r} is gone (its thread was deleted)")
+        record = found
+    return await service.records.store.aget(record.run_id) or record
+
+
+async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool = False, action: str = "interrupt") -> Response:
+    """Cancel the run: ``action`` "interrupt" keeps the versions it saved, "rollback" deletes them once it
+    ended (the thread held meanwhile, as a run's ROLLBACK strategy does); ``wait``: answer once it ended."""
+    if action not in ("interrupt", "rollback"):
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"action: {action!r} is not one of 'interrupt', 'rollback'")
+    service = svc(request)
+    record = await _record(service, thread_id, run_id)
+    if record.status not in ACTIVE:
+        if action == "rollback":
+            raise RpcError(grpc.StatusCode.FAILED_PRECONDITION, f"run {run_id} has ended ({record.status}): it can no longer be rolled back")
+        return Response(status_code=204 if wait else 202)
+    cancel = pb.CancelRunRequest(graph=record.graph, thread_id=thread_id, run_id=run_id)
+    await service.thread_rpcs.CancelRun(cancel, CallContext())
+    if action == "rollback":
+        ended = await _ended(service, record)
+        async with service.runs.slot(ended.thread_id, thread_id, f"rollback-{run_id}", enqueue=True):
+            await service.streams.turns.roll_back(ended)
+    elif wait:
+        await _ended(service, record)
+    return Response(status_code=204 if wait else 202)
+
+
+async def join_run(thread_id: str, run_id: str, request: Request) -> Response:
+    """The run's result (as ``/wait`` answers), once it ends."""
+    service = svc(request)
+    record = await _ended(service, await _record(service, thread_id, run_id))
+    final = pb.RunEvent.FromString(record.finished) if record.finished is not None else None
+    return JSONResponse(result_of(final))
+
+
+async def join_stream(
+    thread_id: str, run_id: str, request: Request, stream_mode: list[str] | None = Query(None),
+    cancel_on_disconnect: bool = False, stream_subgraphs: bool = False,
+) -> Response:  # fmt: skip
+    """The run's events as a stream, from its start or after the client's ``Last-Event-ID`` (a seq)."""
+    service = svc(request)
+    record = await _record(service, thread_id, run_id)
+    if not record.keeps_events:
+        raise RpcError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"run {run_id} keeps no events: only background runs, resumable streams (stream_resumable) and runs with "
+            "on_disconnect 'continue' can be joined as a stream; /join answers its result",
+        )  # fmt: skip
+    last = request.headers.get("last-event-id") or "0"
+    if not last.isdigit():
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"Last-Event-ID: {last!r} is not an event id of this run (a seq)")
+    modes = check_modes(stream_mode)
+    events = join_events(service, run_id, after_seq=int(last))
+    shaper = SseShaper(modes, subgraphs=stream_subgraphs)
+    frames = _frames(service, shaper, None, events, after=int(last), attempt=record.attempts)
+    if cancel_on_disconnect and record.status in ACTIVE:
+        frames = _cancelling(service, record, frames)
+    return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{run_id}"})
+
+
+async def _cancelling(service: GraphService, record: RunRecord, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """``frames``, and the run cancelled when the caller leaves before their end."""
+    ended = False
+    try:
+        async for chunk in frames:
+            yield chunk
+        ended = True
+    finally:
+        if not ended:
+            cancel = pb.CancelRunRequest(graph=record.graph, thread_id=record.caller_thread, run_id=record.run_id)
+            await service.thread_rpcs.CancelRun(cancel, CallContext())
+
+
+# -- the routes ------------------------------------------------------------------------------------
+router.add_api_route("/threads/{thread_id}/runs/stream", _answered(stream_run), methods=["POST"])
+router.add_api_route("/runs/stream", _answered(stream_stateless_run), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs/wait", _answered(wait_run), methods=["POST"])
+router.add_api_route("/runs/wait", _answered(wait_stateless_run), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs", _answered(create_run), methods=["POST"])
+router.add_api_route("/runs", _answered(create_stateless_run), methods=["POST"])
+router.add_api_route("/runs/batch", _answered(create_batch), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs", _answered(list_runs), methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}", _answered(get_run), methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/cancel", _answered(cancel_run), methods=["POST"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/join", _answered(join_run), methods=["GET"])
+router.add_api_route("/threads/{thread_id}/runs/{run_id}/stream", _answered(join_stream), methods=["GET"])
