@@ -14,13 +14,17 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
 
-from tests.conftest import ServerProcess
+from tests.conftest import ROOT, SETTINGS_VARS, ServerProcess
 from tests.replicas.conftest import Cluster, wait_until
 
 DEADLINE = 60.0
@@ -129,3 +133,25 @@ def test_a_python_client_s_channels_reach_both_workers(cluster: Cluster, thread_
         seen = {_pid(client.get_run(r.run_id).replica) for r in results}
     assert seen == pids, f"the client's {TRIES} connections reached {seen} of the workers {pids}"
     assert srv.terminate() == 0
+
+
+def test_the_parent_killed_outright_takes_its_workers_with_it(cluster: Cluster) -> None:
+    srv, pids = _workers(cluster)
+    assert srv.kill() == -signal.SIGKILL
+    wait_until(lambda: all(_zombie(pid) for pid in pids), "both workers to end with their parent")
+
+
+def test_a_worker_that_fails_to_start_stops_the_others(cluster: Cluster, tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        host, port = taken.getsockname()
+        env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARS}
+        done = subprocess.run(
+            [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", cluster.dsn, "--pg-schema",
+             cluster.schema, "--workers", "2", "--inspector", f"{host}:{port}", "--graph", "gated=tests.graphs:gated"],
+            cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=DEADLINE,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert f"{host}:{port}" in done.stderr and "stopping the others" in done.stderr, done.stderr
+    assert "graphwire listening on" not in done.stdout
