@@ -50,6 +50,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -135,8 +136,9 @@ class _Parent:
         self.lines: queue.Queue[tuple[int, str | None]] = queue.Queue()
         self.stopping = False
 
-    def start(self, port: int, life_r: int) -> None:
-        command = [sys.executable, *sys.orig_argv[1:]]
+    def start(self, port: int, life_r: int, argv: Sequence[str]) -> None:
+        # The command line again (a launcher's `-m` kept), unless the CLI was called from a program with other arguments.
+        command = [sys.executable, *sys.orig_argv[1:]] if sys.argv[1:] == list(argv) else [sys.executable, "-m", "server", *argv]
         for index in range(self.count):
             env = dict(os.environ, **{WORKER_ENV: f"{index}/{self.count}/{port}/{life_r}"})
             proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True, pass_fds=(life_r,))
@@ -195,15 +197,16 @@ class _Parent:
         return first_failure
 
 
-def run_workers(config: ServerConfig, count: int) -> int:
-    """Start ``count`` workers serving ``config``, wait for them all to end; the exit status (see the module's doc)."""
+def run_workers(config: ServerConfig, count: int, argv: Sequence[str]) -> int:
+    """Start ``count`` workers serving ``config`` (``argv``: the command's arguments), wait for them all to end;
+    the exit status (see the module's doc)."""
     reserved, port = _reserve_port(config)
     life_r, life_w = os.pipe()
     parent = _Parent(config, count)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, parent.stop)
     try:
-        parent.start(port, life_r)
+        parent.start(port, life_r, argv)
         os.close(life_r)
         failed = parent.wait_ready()
         if failed is not None:
