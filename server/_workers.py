@@ -33,10 +33,12 @@ use".
 - **The inspector** is served by worker 0 alone: its thread list and run
   records come from the database (every worker's), its live event streams from
   worker 0's own runs. Health is per worker (each answers for itself).
-- **Hook for other listeners:** a face on another port (the HTTP face,
-  ``--http``) is either served by worker 0 only, as the inspector, or bound
-  with ``SO_REUSEPORT`` on every worker; :func:`worker_config` is where a
-  worker's copy of the configuration is adjusted for either.
+- **LangGraph's HTTP API** (``--http``) is served by worker 0 alone too, for
+  now: it reads and writes through the database, so every worker's threads
+  and runs are there, but its calls use one core. The hook for more:
+  :func:`worker_config` keeps ``http`` for every worker, and
+  :func:`server._web.bind` binds its port with ``SO_REUSEPORT`` when the
+  worker's gRPC port is shared (``build_server``'s ``shared_port``).
 """
 
 from __future__ import annotations
@@ -84,11 +86,13 @@ def worker_slot(environ: dict[str, str] | None = None) -> WorkerSlot | None:
 
 
 def worker_config(config: ServerConfig, slot: WorkerSlot) -> ServerConfig:
-    """A worker's configuration: the parent's port, one process, the inspector on worker 0 only."""
+    """A worker's configuration: the parent's port, one process, the web ports (inspector, HTTP API) on worker 0 only."""
     host = config.address.rsplit(":", 1)[0]
+    first = slot.index == 0
     return dataclasses.replace(
-        config, address=f"{host}:{slot.port}", workers=1, inspector=config.inspector if slot.index == 0 else None
-    )
+        config, address=f"{host}:{slot.port}", workers=1, inspector=config.inspector if first else None,
+        http=config.http if first else None,
+    )  # fmt: skip
 
 
 def watch_parent(slot: WorkerSlot) -> None:

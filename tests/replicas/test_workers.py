@@ -155,3 +155,21 @@ def test_a_worker_that_fails_to_start_stops_the_others(cluster: Cluster, tmp_pat
     assert done.returncode == 2, done.stderr
     assert f"{host}:{port}" in done.stderr and "stopping the others" in done.stderr, done.stderr
     assert "graphwire listening on" not in done.stdout
+
+
+def test_the_web_ports_are_served_by_worker_0_alone(cluster: Cluster, tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a fixed port each: a second worker binding it would fail the start
+        probe.bind(("127.0.0.1", 0))
+        inspector = probe.getsockname()[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        http = probe.getsockname()[1]
+    srv = cluster.replica(args=["--workers", "2", "--inspector", f"127.0.0.1:{inspector}", "--http", f"127.0.0.1:{http}"])
+    assert srv.inspector_url == f"http://127.0.0.1:{inspector}/"
+    log = srv.log()
+    assert log.count(f"inspector on http://127.0.0.1:{inspector}/") == 1, log
+    assert log.count(f"127.0.0.1:{http}") == 1, log
+    for port in (inspector, http):
+        with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE):
+            pass
+    assert srv.terminate() == 0
