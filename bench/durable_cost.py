@@ -167,7 +167,7 @@ async def durable_rows(start: Any, wait_serving: Any, tmp: str, pg: str, calls: 
         except psycopg.Error:
             schema = None
         if schema is not None:
-            servers.append(("PostgreSQL", start([*base, "--checkpointer", pg, "--pg-schema", schema], "graphwire listening on",
+            servers.append(("PostgreSQL", start([*base, "--checkpointer", pg, "--pg-schema", schema, "--workers", "1"], "graphwire listening on",
                                                 tmp, Path(tmp) / "durable-pg.log")))  # fmt: skip
     lines = [f"{'store':<11} {'events':<6} {'callers':>7} {'variant':<11} {'calls':>6} {'runs/s':>7} {'p50 ms':>8} "
              f"{'CPU ms':>8} {'cost':>7}  rounds: median [IQR]  95% of their mean"]  # fmt: skip

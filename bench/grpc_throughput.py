@@ -46,6 +46,10 @@ Usage::
     python bench/grpc_throughput.py --pg ''    # without the PostgreSQL rows
     python bench/grpc_throughput.py --durable  # only the cost of request_id and CONTINUE (bench/durable_cost.py)
     python bench/grpc_throughput.py --pg-only  # only the PostgreSQL rows
+    python bench/grpc_throughput.py --pg-only --workers 1,2  # and with 2 server processes (serve --workers 2)
+
+``srv CPU us`` and ``runs/CPU-s`` count the serving process and its children
+(the workers of ``--workers``).
 """
 
 from __future__ import annotations
@@ -227,15 +231,18 @@ class Row:
 
 
 def _cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU seconds of process ``pid`` so far (None without /proc)."""
+    """User + system CPU seconds of process ``pid`` and its children (``--workers``) so far (None without /proc)."""
     if pid is None:
         return None
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(_cpu_seconds(c) or 0.0 for c in children)
 
 
 async def measure(
@@ -366,27 +373,28 @@ async def _pg_rows(args: argparse.Namespace, tmp: str, info: dict[str, Any], war
         info["pg_skipped"] = f"{args.pg}: {str(exc).strip().splitlines()[0]}"
         return []
     rows: list[Row] = []
-    server = _start(
-        [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", args.pg,
-         "--pg-schema", schema, "--graph", "chain3=bench.grpc_throughput:chain3", "--log-level", "WARNING"],
-        "graphwire listening on", tmp, Path(tmp) / "server-pg.log",
-    )  # fmt: skip
-    try:
-        await _wait_serving(server.address)
-        async with AsyncClient(server.address) as client:
+    for workers in args.workers:  # a worker is a server process; the client opens 4 connections per worker to reach them all
+        server = _start(
+            [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", args.pg, "--workers", str(workers),
+             "--pg-schema", schema, "--graph", "chain3=bench.grpc_throughput:chain3", "--log-level", "WARNING"],
+            "graphwire listening on", tmp, Path(tmp) / "server-pg.log",
+        )  # fmt: skip
+        try:
+            await _wait_serving(server.address)
+            async with AsyncClient(server.address, channels=1 if workers == 1 else 4 * workers) as client:
 
-            async def call() -> None:
-                r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, timeout=60)
-                assert r.reason is FinishReason.END and r.values["n"] == 3, r
+                async def call() -> None:
+                    r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, timeout=60)
+                    assert r.reason is FinishReason.END and r.values["n"] == 3, r
 
-            for callers in CALLERS:
-                rows.append(
-                    await measure("invoke (default, PostgreSQL)", call, callers, args.calls, args.seconds, warmup, server=server)
-                )
-    finally:
-        info["pg_server_exit"] = server.stop()
-        with psycopg.connect(args.pg, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+                what = "invoke (default, PostgreSQL)" + ("" if workers == 1 else f" x{workers}")
+                for callers in CALLERS:
+                    rows.append(await measure(what, call, callers, args.calls, args.seconds, warmup, server=server))
+        finally:
+            code = server.stop()
+            info["pg_server_exit"] = info.get("pg_server_exit") or code
+    with psycopg.connect(args.pg, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
     return rows
 
 
@@ -405,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the PostgreSQL rows' database ('' for none; env GRAPHWIRE_BENCH_PG)")
     p.add_argument("--durable", action="store_true", help="only the rows of request_id and CONTINUE against the default")
     p.add_argument("--pg-only", action="store_true", help="only the PostgreSQL rows")
+    p.add_argument("--workers", type=lambda t: [int(n) for n in t.split(",")], default=[1],
+                   help="the PostgreSQL rows' server processes, e.g. 1,2 for a row of each (default 1)")
     p.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_echo:
@@ -439,11 +449,12 @@ def main(argv: list[str] | None = None) -> int:
           f"events per invoke: {info.get('events', '?')} (default) / {info.get('events-all', '?')} (all events)")  # fmt: skip
     print(f"at most {args.calls} calls (echo {args.calls * 4}) or {args.seconds:g} s per row, after a warm-up")
     print()
-    header = f"{'what':<38} {'callers':>7} {'calls':>6} {'runs/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU us':>10}"
+    header = f"{'what':<38} {'callers':>7} {'calls':>6} {'runs/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU us':>10} {'runs/CPU-s':>10}"
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r.what:<38} {r.callers:>7} {r.calls:>6} {r.rate:>9.0f} {r.p50:>8.3f} {r.pct(0.99):>8.3f} {r.cpu_us:>10}")
+        per_cpu = f"{r.calls / r.server_cpu_s:.0f}" if r.server_cpu_s else "-"
+        print(f"{r.what:<38} {r.callers:>7} {r.calls:>6} {r.rate:>9.0f} {r.p50:>8.3f} {r.pct(0.99):>8.3f} {r.cpu_us:>10} {per_cpu:>10}")
     print()
     echo1 = next((r for r in rows if r.what.startswith("echo") and r.callers == 1), None)
     eng = next((r for r in rows if r.what.startswith("engine")), None)

@@ -143,7 +143,7 @@ class Replica:
 
 def start_replica(schema: str, workdir: Path, max_unsent_mib: float | None = None) -> Replica:
     cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", DSN,
-           "--pg-schema", schema, "--lease-seconds", "5", "--grace", "5", "--log-level", "WARNING",
+           "--pg-schema", schema, "--workers", "1", "--lease-seconds", "5", "--grace", "5", "--log-level", "WARNING",
            "--graph", "reminders=examples.reminders:graph", "--graph", f"bulky={Path(__file__).resolve()}:bulky",
            "--graph", f"burst={Path(__file__).resolve().parent / '_bursts.py'}:burst"]  # fmt: skip
     if max_unsent_mib is not None:

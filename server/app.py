@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import sqlite3
 from contextlib import AsyncExitStack
@@ -34,6 +35,7 @@ from server._leases import ThreadLeases
 from server._records import records_for
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
+from server._workers import WorkerSlot, watch_parent
 from server._gate import Limits
 from server._web import WebServer, is_loopback
 from server._prepare import prepare_process
@@ -140,13 +142,18 @@ class Server:
         await stopping
 
 
-async def build_server(config: ServerConfig, *, checkpointer: Any = None, store: BaseStore | None = None) -> Server:
+async def build_server(
+    config: ServerConfig, *, checkpointer: Any = None, store: BaseStore | None = None, shared_port: bool = False
+) -> Server:
     """Open the checkpointer and the store, load the graphs, and start serving.
 
     ``checkpointer`` / ``store``: use these instead of opening what the
     config names (a server given a checkpointer but no store, and no
     ``store`` in the config, gets an ``InMemoryStore``; likewise an
     ``InMemoryCache`` without ``cache`` in the config).
+    ``shared_port``: listen with SO_REUSEPORT, beside the other workers of
+    ``graphwire serve --workers`` (:mod:`server._workers`); else a second
+    server on the address fails to start.
     """
     from server._web import bind
 
@@ -157,7 +164,7 @@ async def build_server(config: ServerConfig, *, checkpointer: Any = None, store:
             socks["inspector"] = bind(config.inspector, what="inspector address")
         if config.http:
             socks["http"] = bind(config.http, what="http address")
-        return await _build(config, checkpointer, socks, store)
+        return await _build(config, checkpointer, socks, store, shared_port)
     except BaseException:
         for sock in socks.values():
             sock.close()
@@ -197,14 +204,16 @@ def _open_cache(config: ServerConfig, given_saver: bool, saver: Any) -> BaseCach
         raise ValueError(sqlite_problem("cache", spec, e.__cause__ or e)) from None
 
 
-async def _build(config: ServerConfig, checkpointer: Any, socks: dict[str, Any], store: BaseStore | None) -> Server:
+async def _build(config: ServerConfig, checkpointer: Any, socks: dict[str, Any], store: BaseStore | None, shared_port: bool) -> Server:
     async with AsyncExitStack() as stack:  # a failure part-way unwinds what was entered so far
-        server = await _enter(stack, config, checkpointer, socks, store)
+        server = await _enter(stack, config, checkpointer, socks, store, shared_port)
         server.stack = stack.pop_all()
         return server
 
 
-async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any, socks: dict[str, Any], store: BaseStore | None) -> Server:
+async def _enter(
+    stack: AsyncExitStack, config: ServerConfig, checkpointer: Any, socks: dict[str, Any], store: BaseStore | None, shared_port: bool
+) -> Server:
     """Open, build and start the server's parts, each torn down by ``stack`` (see :class:`Server`)."""
     saver = checkpointer if checkpointer is not None else open_checkpointer(
         config.checkpointer,
@@ -253,7 +262,7 @@ async def _enter(stack: AsyncExitStack, config: ServerConfig, checkpointer: Any,
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", send_limit),
-        ("grpc.so_reuseport", 0),
+        ("grpc.so_reuseport", int(shared_port)),  # --workers only: a mistaken second server must fail
         # A connection that never completes its handshake holds a descriptor until this ends (gRPC's own: 120 s).
         ("grpc.server_handshake_timeout_ms", int(config.handshake_seconds * 1000)),
     ]
@@ -345,24 +354,27 @@ def _redacted(spec: str) -> str:
         return "postgresql://…"
 
 
-async def serve(config: ServerConfig, *, ready: Any = None) -> None:
-    """Run until SIGTERM/SIGINT, then stop gracefully."""
+async def serve(config: ServerConfig, *, ready: Any = None, worker: WorkerSlot | None = None) -> None:
+    """Run until SIGTERM/SIGINT, then stop gracefully; ``worker``: as one of ``--workers`` (:mod:`server._workers`)."""
     fix_mmap_threshold()  # a large state's megabytes go back to the system once freed
     prepare_process(config)  # the project's env and dependencies, and the import swap: before any graph loads
     shutdown_telemetry = setup_telemetry()
     try:
-        await _serve(config, ready)
+        await _serve(config, ready, worker)
     finally:
         if shutdown_telemetry is not None:
             shutdown_telemetry()  # flush spans of the last runs
 
 
-async def _serve(config: ServerConfig, ready: Any) -> None:
-    srv = await build_server(config)
+async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None) -> None:
+    if worker is not None:
+        watch_parent(worker)
+    srv = await build_server(config, shared_port=worker is not None)
     host = config.address.rsplit(":", 1)[0]
     leases = srv.service.runs.leases
     log.info(
-        "graphwire serving %s on %s:%d (checkpointer: %s; store: %s; node cache: %s%s%s; sync nodes on %d threads)",
+        "graphwire %sserving %s on %s:%d (checkpointer: %s; store: %s; node cache: %s%s%s; sync nodes on %d threads)",
+        "" if worker is None else f"worker {worker.index} of {worker.count} (pid {os.getpid()}) ",
         ", ".join(srv.service.graphs),
         host,
         srv.port,

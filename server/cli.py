@@ -3,7 +3,7 @@
     graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
     graphwire serve [--config graphwire.toml|langgraph.json] [--address HOST:PORT] [--checkpointer PATH|DSN]
                     [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] [--http HOST:PORT]
-                    [--no-import-swap] [--reload] ...
+                    [--no-import-swap] [--workers N] [--reload] ...
     graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
                     (--thread ID | --all-threads) [--tenant NAME | --all-tenants]
@@ -95,6 +95,7 @@ def _serve(args: argparse.Namespace) -> int:
         "inspector_request_seconds": args.inspector_request_seconds,
         "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
         "import_swap": args.import_swap,
+        "workers": args.workers,
     }  # fmt: skip
     try:
         config = load_config(args.config, overrides)
@@ -110,9 +111,15 @@ def _serve(args: argparse.Namespace) -> int:
         again = partial(load_config, args.config, overrides)  # read anew at each start: what it names is watched
         return serve_reloading(config, again, find_config(args.config), [a for a in args.argv if a != "--reload"])
     from engine.errors import CacheError, CheckpointError, StoreError
+    from server._workers import run_workers, worker_config, worker_slot
 
+    slot = worker_slot()  # --workers: this process is one of them, or the parent starting them (server._workers)
+    if slot is not None:
+        config = worker_config(config, slot)
+    elif config.worker_count() > 1:
+        return run_workers(config, config.worker_count(), args.argv)
     try:
-        asyncio.run(serve(config))
+        asyncio.run(serve(config, worker=slot))
     except (ValueError, CheckpointError, StoreError, CacheError) as e:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
@@ -296,6 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--import-swap",
         action=argparse.BooleanOptionalAction,
         help="the graphs' `langgraph` imports get graphwire's engine, process-wide (default: on; --no-import-swap: off)",
+    )
+    s.add_argument(
+        "--workers",
+        type=int,
+        help="server processes on the address, each a replica (PostgreSQL only; default: the CPUs on PostgreSQL, else 1)",
     )
     s.add_argument(
         "--reload",

@@ -25,6 +25,7 @@
     inspector_request_seconds = 10.0     # an inspector request's line, headers and body must all arrive within this
     inspector_keepalive_seconds = 5.0    # an idle kept-alive inspector connection is closed after this
     import_swap = true                   # graph modules' `langgraph` imports get graphwire's engine (see server._prepare)
+    workers = 4                          # server processes on the address (default: the CPUs on PostgreSQL, else 1; server._workers)
 
     [graphs]
     reminders = "examples.reminders:graph"
@@ -126,8 +127,21 @@ class ServerConfig:
     inspector_request_seconds: float = 10.0  # to receive a request's line, headers and body
     inspector_keepalive_seconds: float = 5.0  # an idle kept-alive connection's life
     import_swap: bool | None = None  # None: on, unless a graph runs on LangGraph itself (server._prepare.swap_choice)
+    workers: int | None = None  # server processes on one address; None: worker_count()'s default (see server._workers)
     config_dir: str | None = None  # the config file's directory (graph file specs are relative to it); not a key
     project: Project | None = None  # what a langgraph.json asks of the process (env, dependencies); not a key
+
+    def worker_count(self) -> int:
+        """``workers``, else the CPUs this process may use when every database is PostgreSQL, else 1."""
+        if self.workers is not None:
+            return self.workers
+        if not all(map(is_postgres, self.databases())):
+            return 1
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+    def databases(self) -> list[str]:
+        """The specs of the databases the server opens: checkpointer, store, and node cache unless off."""
+        return [self.checkpointer, self.store_spec(), *filter(None, [self.cache_spec()])]
 
     def store_spec(self) -> str:
         """The store's database: ``store``, or the checkpointer's."""
@@ -173,7 +187,7 @@ _KINDS = {
     **dict.fromkeys(("address", "checkpointer", "store", "cache", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
                      "log_level", "inspector", "http"), _TEXT),
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history",
-                     "max_run_attempts", "inspector_max_connections"), _WHOLE),
+                     "max_run_attempts", "inspector_max_connections", "workers"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",
                      "inspector_keepalive_seconds", "thread_sweep_seconds"), _SECONDS),
     "graphs": _TABLE,
@@ -442,7 +456,27 @@ def load_config(
     if cfg.http is not None:
         parse_address(cfg.http, what="http address", example="127.0.0.1:2024")
     _check_connection_limits(cfg)
+    _check_workers(cfg)
     return cfg
+
+
+def _check_workers(cfg: ServerConfig) -> None:
+    """Several workers share one PostgreSQL and one TCP port; on SQLite one process writes the file."""
+    if cfg.workers is None:
+        return
+    if not _whole(cfg.workers) or not 0 < cfg.workers <= 1024:
+        raise ValueError(f"workers must be a whole number from 1 to 1024, got {cfg.workers!r}")
+    if cfg.workers == 1:
+        return
+    local = [spec for spec in cfg.databases() if not is_postgres(spec)]
+    if local:
+        raise ValueError(
+            f"workers = {cfg.workers} needs PostgreSQL: {local[0]!r} is not a postgresql:// DSN, and one process "
+            "writes a SQLite file (or holds an in-memory one); serve with workers = 1, or put the checkpointer, "
+            "store and cache on PostgreSQL"
+        )
+    if cfg.address.startswith("unix:"):
+        raise ValueError(f"workers = {cfg.workers} share a TCP port; {cfg.address!r} is a unix socket: serve with workers = 1")
 
 
 def _check_connection_limits(cfg: ServerConfig) -> None:

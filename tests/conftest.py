@@ -248,6 +248,8 @@ def start_server_process(
         full_env.pop("PYTHONPATH", None)
     full_env["PYTHONUNBUFFERED"] = "1"
     full_env["GRAPHWIRE_TEST_GATES"] = str(gates)
+    # One process, as before `--workers` (whose default on PostgreSQL is every CPU): a test wanting more says so.
+    full_env["GRAPHWIRE_WORKERS"] = "1"
     full_env.update(env or {})
     with open(log_path, "wb") as log:
         # cwd is the test's directory: a graphwire.toml in the repository must not leak in.

@@ -104,7 +104,7 @@ func (c *Client) CreateAssistant(ctx context.Context, graph string, o CreateAssi
 			return nil, err
 		}
 	}
-	m, err := c.stub.CreateAssistant(c.ctx(ctx), req)
+	m, err := c.stub().CreateAssistant(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -113,7 +113,7 @@ func (c *Client) CreateAssistant(ctx context.Context, graph string, o CreateAssi
 
 // GetAssistant reads the assistant's current version; ErrNotFound when there is none.
 func (c *Client) GetAssistant(ctx context.Context, assistantID string) (*Assistant, error) {
-	m, err := c.stub.GetAssistant(c.ctx(ctx), &pb.GetAssistantRequest{AssistantId: assistantID})
+	m, err := c.stub().GetAssistant(c.ctx(ctx), &pb.GetAssistantRequest{AssistantId: assistantID})
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -145,7 +145,7 @@ func (c *Client) UpdateAssistant(ctx context.Context, assistantID string, o Upda
 	if req.MetadataJson, err = optionalText(o.Metadata != nil, o.Metadata, "metadata"); err != nil {
 		return nil, err
 	}
-	m, err := c.stub.UpdateAssistant(c.ctx(ctx), req)
+	m, err := c.stub().UpdateAssistant(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -159,7 +159,7 @@ func (c *Client) SetAssistantVersion(ctx context.Context, assistantID string, ve
 		return nil, fmt.Errorf("graphwire: version must be from 1 to 2^31 - 1, not %d", version)
 	}
 	req := &pb.SetAssistantVersionRequest{AssistantId: assistantID, Version: int32(version)}
-	m, err := c.stub.SetAssistantVersion(c.ctx(ctx), req)
+	m, err := c.stub().SetAssistantVersion(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -185,7 +185,7 @@ func (c *Client) ListAssistantVersions(ctx context.Context, assistantID string, 
 	if o.Limit > 0 {
 		req.Limit = &o.Limit
 	}
-	m, err := c.stub.ListAssistantVersions(c.ctx(ctx), req)
+	m, err := c.stub().ListAssistantVersions(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -254,7 +254,7 @@ func (c *Client) SearchAssistants(ctx context.Context, o AssistantSearchOptions)
 	if o.Limit > 0 {
 		req.Limit = &o.Limit
 	}
-	m, err := c.stub.SearchAssistants(c.ctx(ctx), req)
+	m, err := c.stub().SearchAssistants(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -267,7 +267,7 @@ func (c *Client) CountAssistants(ctx context.Context, f AssistantFilter) (int, e
 	if err != nil {
 		return 0, err
 	}
-	m, err := c.stub.CountAssistants(c.ctx(ctx), &pb.CountAssistantsRequest{Graph: f.Graph, Name: f.Name, MetadataJson: metadata})
+	m, err := c.stub().CountAssistants(c.ctx(ctx), &pb.CountAssistantsRequest{Graph: f.Graph, Name: f.Name, MetadataJson: metadata})
 	if err != nil {
 		return 0, fromRPC(err)
 	}
@@ -277,7 +277,7 @@ func (c *Client) CountAssistants(ctx context.Context, f AssistantFilter) (int, e
 // DeleteAssistant deletes the assistant and all its versions (its threads
 // stay); false when there was none.
 func (c *Client) DeleteAssistant(ctx context.Context, assistantID string) (bool, error) {
-	m, err := c.stub.DeleteAssistant(c.ctx(ctx), &pb.DeleteAssistantRequest{AssistantId: assistantID})
+	m, err := c.stub().DeleteAssistant(c.ctx(ctx), &pb.DeleteAssistantRequest{AssistantId: assistantID})
 	if err != nil {
 		return false, fromRPC(err)
 	}

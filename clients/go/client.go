@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -20,15 +21,17 @@ const maxReceive = 64 << 20
 // Client talks to one graphwire server. It is safe for concurrent use; make
 // one per process and Close it when done.
 type Client struct {
-	conn  *grpc.ClientConn
-	stub  pb.GraphServiceClient
+	conns []*grpc.ClientConn
+	stubs []pb.GraphServiceClient
+	turn  atomic.Uint64
 	token string
 }
 
 type options struct {
-	token string
-	tls   *tls.Config
-	dial  []grpc.DialOption
+	token    string
+	tls      *tls.Config
+	dial     []grpc.DialOption
+	channels int
 }
 
 // Option configures Dial.
@@ -47,6 +50,13 @@ func WithTLS(config *tls.Config) Option {
 	}
 }
 
+// WithChannels opens n connections (default 1) and makes calls on them in
+// turn; a stream stays on its connection for its life (a re-join may take
+// another). One connection carries any number of calls and is all one server
+// process needs; a server run with --workers N gives each connection to one
+// worker, so a client that alone carries a load opens a few times N.
+func WithChannels(n int) Option { return func(o *options) { o.channels = n } }
+
 // WithDialOptions adds grpc-go dial options (keepalive, interceptors, ...).
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(o *options) { o.dial = append(o.dial, opts...) }
@@ -55,9 +65,12 @@ func WithDialOptions(opts ...grpc.DialOption) Option {
 // Dial makes a client for the server at address ("host:port"). It does not
 // wait for the connection: the first call does.
 func Dial(address string, opts ...Option) (*Client, error) {
-	var o options
+	o := options{channels: 1}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.channels < 1 || o.channels > 1024 {
+		return nil, fmt.Errorf("graphwire: channels must be a whole number from 1 to 1024, not %d", o.channels)
 	}
 	dial := []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxReceive))}
 	if o.tls != nil {
@@ -65,15 +78,34 @@ func Dial(address string, opts ...Option) (*Client, error) {
 	} else {
 		dial = append(dial, grpc.WithInsecure())
 	}
-	conn, err := grpc.Dial(address, append(dial, o.dial...)...)
-	if err != nil {
-		return nil, fromRPC(err)
+	c := &Client{token: o.token}
+	for i := 0; i < o.channels; i++ {
+		conn, err := grpc.Dial(address, append(dial, o.dial...)...) // each ClientConn its own connection
+		if err != nil {
+			c.Close()
+			return nil, fromRPC(err)
+		}
+		c.conns = append(c.conns, conn)
+		c.stubs = append(c.stubs, pb.NewGraphServiceClient(conn))
 	}
-	return &Client{conn: conn, stub: pb.NewGraphServiceClient(conn), token: o.token}, nil
+	return c, nil
 }
 
-// Close closes the connection; calls still running end with ErrCanceled.
-func (c *Client) Close() error { return c.conn.Close() }
+// stub is the next connection's, round-robin: a call made through it stays on that connection.
+func (c *Client) stub() pb.GraphServiceClient {
+	return c.stubs[(c.turn.Add(1)-1)%uint64(len(c.stubs))]
+}
+
+// Close closes the connections; calls still running end with ErrCanceled.
+func (c *Client) Close() error {
+	var first error
+	for _, conn := range c.conns {
+		if err := conn.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
 
 func (c *Client) ctx(ctx context.Context) context.Context {
 	if c.token == "" {
@@ -126,7 +158,7 @@ func (c *Client) Invoke(ctx context.Context, graph, threadID string, input any, 
 	if s.checkpointID != "" {
 		req.CheckpointId = &s.checkpointID
 	}
-	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub.Invoke(ctx, req) })
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub().Invoke(ctx, req) })
 }
 
 // Resume answers the thread's pending interrupt with answer (what interrupt()
@@ -156,7 +188,7 @@ func (c *Client) Resume(ctx context.Context, graph, threadID string, answer any,
 		}
 		req.ResumeJson = string(b)
 	}
-	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub.Resume(ctx, req) })
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub().Resume(ctx, req) })
 }
 
 // Fork goes back to the version checkpointID of the thread and runs from it
@@ -176,7 +208,7 @@ func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string,
 	if s.asNode != "" {
 		req.AsNode = &s.asNode
 	}
-	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub.Fork(ctx, req) })
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub().Fork(ctx, req) })
 }
 
 // GetState reads the thread's newest version, or the one checkpointID names
@@ -200,7 +232,7 @@ func (c *Client) GetStateWith(ctx context.Context, graph, threadID string, o Get
 	if o.CheckpointID != "" {
 		req.CheckpointId = &o.CheckpointID
 	}
-	m, err := c.stub.GetState(c.ctx(ctx), req)
+	m, err := c.stub().GetState(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -232,7 +264,7 @@ func (c *Client) History(ctx context.Context, graph, threadID string, o HistoryO
 			return nil, err
 		}
 	}
-	m, err := c.stub.ListHistory(c.ctx(ctx), req)
+	m, err := c.stub().ListHistory(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -279,7 +311,7 @@ func (c *Client) UpdateStateWith(ctx context.Context, graph, threadID string, va
 			return nil, err
 		}
 	}
-	m, err := c.stub.UpdateState(c.ctx(ctx), req)
+	m, err := c.stub().UpdateState(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -289,14 +321,14 @@ func (c *Client) UpdateStateWith(ctx context.Context, graph, threadID string, va
 
 // DeleteThread removes the thread and all its versions.
 func (c *Client) DeleteThread(ctx context.Context, graph, threadID string) error {
-	_, err := c.stub.DeleteThread(c.ctx(ctx), &pb.DeleteThreadRequest{Graph: graph, ThreadId: threadID})
+	_, err := c.stub().DeleteThread(c.ctx(ctx), &pb.DeleteThreadRequest{Graph: graph, ThreadId: threadID})
 	return fromRPC(err)
 }
 
 // CancelRun cancels the thread's active run (only if it is runID, unless
 // runID is ""), from any connection; true when a run was cancelled.
 func (c *Client) CancelRun(ctx context.Context, graph, threadID, runID string) (bool, error) {
-	m, err := c.stub.CancelRun(c.ctx(ctx), &pb.CancelRunRequest{Graph: graph, ThreadId: threadID, RunId: runID})
+	m, err := c.stub().CancelRun(c.ctx(ctx), &pb.CancelRunRequest{Graph: graph, ThreadId: threadID, RunId: runID})
 	if err != nil {
 		return false, fromRPC(err)
 	}
@@ -305,7 +337,7 @@ func (c *Client) CancelRun(ctx context.Context, graph, threadID, runID string) (
 
 // Graphs lists the graphs the server runs, by name (without their edges).
 func (c *Client) Graphs(ctx context.Context) ([]GraphInfo, error) {
-	m, err := c.stub.ListGraphs(c.ctx(ctx), &pb.ListGraphsRequest{})
+	m, err := c.stub().ListGraphs(c.ctx(ctx), &pb.ListGraphsRequest{})
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -318,7 +350,7 @@ func (c *Client) Graphs(ctx context.Context) ([]GraphInfo, error) {
 
 // Graph describes one graph, with its nodes and edges.
 func (c *Client) Graph(ctx context.Context, graph string) (*GraphInfo, error) {
-	m, err := c.stub.GetGraph(c.ctx(ctx), &pb.GetGraphRequest{Graph: graph})
+	m, err := c.stub().GetGraph(c.ctx(ctx), &pb.GetGraphRequest{Graph: graph})
 	if err != nil {
 		return nil, fromRPC(err)
 	}

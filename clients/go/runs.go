@@ -123,7 +123,7 @@ func (c *Client) JoinRun(ctx context.Context, runID string, afterSeq uint32, kin
 		return nil, err
 	}
 	req := &pb.JoinRunRequest{RunId: runID, AfterSeq: afterSeq, EventKinds: s.kinds}
-	run, err := c.start(ctx, "", func(ctx context.Context) (stream, error) { return c.stub.JoinRun(ctx, req) })
+	run, err := c.start(ctx, "", func(ctx context.Context) (stream, error) { return c.stub().JoinRun(ctx, req) })
 	if run != nil {
 		run.runID, run.seq = runID, afterSeq
 	}
@@ -132,7 +132,7 @@ func (c *Client) JoinRun(ctx context.Context, runID string, afterSeq uint32, kin
 
 // GetRun reads a run's record (status, call, replica, attempts, outcome). ErrNotFound for an unknown run.
 func (c *Client) GetRun(ctx context.Context, runID string) (*RunInfo, error) {
-	m, err := c.stub.GetRun(c.ctx(ctx), &pb.GetRunRequest{RunId: runID})
+	m, err := c.stub().GetRun(c.ctx(ctx), &pb.GetRunRequest{RunId: runID})
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -162,7 +162,7 @@ func (c *Client) ListRunsPage(ctx context.Context, graph, threadID string, opts 
 	if opts.Before != "" {
 		req.Before = &opts.Before
 	}
-	resp, err := c.stub.ListRuns(c.ctx(ctx), req)
+	resp, err := c.stub().ListRuns(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}

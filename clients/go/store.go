@@ -65,13 +65,13 @@ func (c *Client) PutItem(ctx context.Context, namespace []string, key string, va
 		minutes := o.TTL.Minutes()
 		req.TtlMinutes = &minutes
 	}
-	_, err = c.stub.PutItem(c.ctx(ctx), req)
+	_, err = c.stub().PutItem(c.ctx(ctx), req)
 	return fromRPC(err)
 }
 
 // GetItem reads the item under namespace and key; ErrNotFound when there is none.
 func (c *Client) GetItem(ctx context.Context, namespace []string, key string) (*Item, error) {
-	m, err := c.stub.GetItem(c.ctx(ctx), &pb.GetItemRequest{Namespace: namespace, Key: key})
+	m, err := c.stub().GetItem(c.ctx(ctx), &pb.GetItemRequest{Namespace: namespace, Key: key})
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -100,7 +100,7 @@ func (c *Client) SearchItems(ctx context.Context, prefix []string, o SearchOptio
 	if o.Limit > 0 {
 		req.Limit = &o.Limit
 	}
-	m, err := c.stub.SearchItems(c.ctx(ctx), req)
+	m, err := c.stub().SearchItems(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -113,7 +113,7 @@ func (c *Client) SearchItems(ctx context.Context, prefix []string, o SearchOptio
 
 // DeleteItem deletes the item under namespace and key; false when there was none.
 func (c *Client) DeleteItem(ctx context.Context, namespace []string, key string) (bool, error) {
-	m, err := c.stub.DeleteItem(c.ctx(ctx), &pb.DeleteItemRequest{Namespace: namespace, Key: key})
+	m, err := c.stub().DeleteItem(c.ctx(ctx), &pb.DeleteItemRequest{Namespace: namespace, Key: key})
 	if err != nil {
 		return false, fromRPC(err)
 	}
@@ -138,7 +138,7 @@ func (c *Client) ListNamespaces(ctx context.Context, o NamespaceOptions) ([][]st
 	if o.Limit > 0 {
 		req.Limit = &o.Limit
 	}
-	m, err := c.stub.ListNamespaces(c.ctx(ctx), req)
+	m, err := c.stub().ListNamespaces(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}

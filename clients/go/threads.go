@@ -100,12 +100,12 @@ func (c *Client) CreateThread(ctx context.Context, graph string, o CreateThreadO
 	if o.DoNothing {
 		req.IfExists = pb.IfExists_IF_EXISTS_DO_NOTHING
 	}
-	return c.threadCall(c.stub.CreateThread(c.ctx(ctx), req))
+	return c.threadCall(c.stub().CreateThread(c.ctx(ctx), req))
 }
 
 // GetThread reads a thread's record (with its newest values when includeValues); ErrNotFound when there is none.
 func (c *Client) GetThread(ctx context.Context, graph, threadID string, includeValues bool) (*Thread, error) {
-	return c.threadCall(c.stub.GetThread(c.ctx(ctx), &pb.GetThreadRequest{Graph: graph, ThreadId: threadID, IncludeValues: includeValues}))
+	return c.threadCall(c.stub().GetThread(c.ctx(ctx), &pb.GetThreadRequest{Graph: graph, ThreadId: threadID, IncludeValues: includeValues}))
 }
 
 // UpdateThread merges metadata (a JSON object; each top-level key replaces the
@@ -116,7 +116,7 @@ func (c *Client) UpdateThread(ctx context.Context, graph, threadID string, metad
 	if err != nil {
 		return nil, err
 	}
-	return c.threadCall(c.stub.UpdateThread(c.ctx(ctx), &pb.UpdateThreadRequest{Graph: graph, ThreadId: threadID, MetadataJson: meta, Ttl: ttl(t)}))
+	return c.threadCall(c.stub().UpdateThread(c.ctx(ctx), &pb.UpdateThreadRequest{Graph: graph, ThreadId: threadID, MetadataJson: meta, Ttl: ttl(t)}))
 }
 
 // ThreadFilter says which threads a search or a count reads: every condition set must hold.
@@ -189,7 +189,7 @@ func (c *Client) SearchThreads(ctx context.Context, o SearchThreadsOptions) (*Th
 	if o.Ascending {
 		req.SortOrder = pb.SortOrder_SORT_ORDER_ASC
 	}
-	resp, err := c.stub.SearchThreads(c.ctx(ctx), req)
+	resp, err := c.stub().SearchThreads(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -206,7 +206,7 @@ func (c *Client) CountThreads(ctx context.Context, f ThreadFilter) (uint32, erro
 	if err != nil {
 		return 0, err
 	}
-	resp, err := c.stub.CountThreads(c.ctx(ctx), &pb.CountThreadsRequest{Filter: filter})
+	resp, err := c.stub().CountThreads(c.ctx(ctx), &pb.CountThreadsRequest{Filter: filter})
 	if err != nil {
 		return 0, fromRPC(err)
 	}
@@ -216,13 +216,13 @@ func (c *Client) CountThreads(ctx context.Context, f ThreadFilter) (uint32, erro
 // CopyThread makes a new thread (newThreadID; empty: the server makes one) with
 // the same history and metadata.
 func (c *Client) CopyThread(ctx context.Context, graph, threadID, newThreadID string) (*Thread, error) {
-	return c.threadCall(c.stub.CopyThread(c.ctx(ctx), &pb.CopyThreadRequest{Graph: graph, ThreadId: threadID, NewThreadId: newThreadID}))
+	return c.threadCall(c.stub().CopyThread(c.ctx(ctx), &pb.CopyThreadRequest{Graph: graph, ThreadId: threadID, NewThreadId: newThreadID}))
 }
 
 // PruneThread deletes the thread's older versions, keeping the newest keepLast
 // (0: 1); how many were deleted.
 func (c *Client) PruneThread(ctx context.Context, graph, threadID string, keepLast uint32) (uint32, error) {
-	resp, err := c.stub.PruneThread(c.ctx(ctx), &pb.PruneThreadRequest{Graph: graph, ThreadId: threadID, KeepLast: keepLast})
+	resp, err := c.stub().PruneThread(c.ctx(ctx), &pb.PruneThreadRequest{Graph: graph, ThreadId: threadID, KeepLast: keepLast})
 	if err != nil {
 		return 0, fromRPC(err)
 	}

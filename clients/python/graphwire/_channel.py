@@ -9,7 +9,7 @@ import grpc
 
 from graphwire._version import __version__
 
-__all__ = ["CallMetadata", "ChannelOptions", "auth_metadata", "call_metadata", "channel_options", "credentials"]
+__all__ = ["CallMetadata", "ChannelOptions", "auth_metadata", "call_metadata", "channel_options", "credentials", "pool_size"]
 
 CallMetadata = Sequence[tuple[str, str | bytes]]
 ChannelOptions = Sequence[tuple[str, Any]]
@@ -35,9 +35,22 @@ def credentials(tls: bool | bytes) -> grpc.ChannelCredentials | None:
     raise TypeError(f"tls must be a bool or PEM root certificates as bytes, not {type(tls).__name__}")
 
 
-def channel_options(options: ChannelOptions) -> list[tuple[str, Any]]:
-    """The client's defaults, overridden by the caller's ``options``."""
+def pool_size(channels: int) -> int:
+    """``channels``, checked: a whole number of connections, at least 1."""
+    if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= 1024:
+        raise ValueError(f"channels must be a whole number from 1 to 1024, not {channels!r}")
+    return channels
+
+
+def channel_options(options: ChannelOptions, channels: int = 1) -> list[tuple[str, Any]]:
+    """The client's defaults, overridden by the caller's ``options``.
+
+    With several ``channels``, each keeps a connection of its own: gRPC
+    otherwise shares one among channels made with the same options.
+    """
     merged = dict(_DEFAULT_OPTIONS)
+    if channels > 1:
+        merged["grpc.use_local_subchannel_pool"] = 1
     merged.update(dict(options))
     return list(merged.items())
 

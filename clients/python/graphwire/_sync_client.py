@@ -8,6 +8,7 @@ shared by threads.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -26,6 +27,7 @@ from graphwire._channel import (
     call_metadata,
     channel_options,
     credentials,
+    pool_size,
 )
 from graphwire._errors import Unavailable, error_from_rpc
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
@@ -77,6 +79,13 @@ class Client:
             certificates; PEM bytes for TLS with these roots.
         options: gRPC channel options, overriding the client's defaults
             (which accept messages up to 64 MiB).
+        channels: How many connections to open (default 1). Calls take them
+            in turn, one per call (a stream keeps its connection for its
+            life; a re-join may take another). One connection multiplexes
+            any number of calls and is all a single server process needs;
+            a server run with ``--workers N`` hands each connection to one
+            worker, so a client that alone carries a load opens several
+            (a few times N) to reach them all.
         retry: How calls that fail with UNAVAILABLE are retried (see
             :class:`Retry`): by default 5 tries with backoff from 0.2 s, each
             run call and ``update_state`` carrying a new ``request_id`` so the
@@ -100,15 +109,16 @@ class Client:
         tls: bool | bytes = False,
         options: ChannelOptions = (),
         retry: Retry | bool = True,
+        channels: int = 1,
     ) -> None:
         self.retry = resolve(retry, DEFAULT_RETRY)
         creds = credentials(tls)
-        opts = channel_options(options)
+        opts = channel_options(options, pool_size(channels))
         if creds is None:
-            self._channel = grpc.insecure_channel(address, options=opts)
+            self._channels = [grpc.insecure_channel(address, options=opts) for _ in range(channels)]
         else:
-            self._channel = grpc.secure_channel(address, creds, options=opts)
-        self._stub = pb_grpc.GraphServiceStub(self._channel)  # type: ignore[no-untyped-call]
+            self._channels = [grpc.secure_channel(address, creds, options=opts) for _ in range(channels)]
+        self._stubs = itertools.cycle([pb_grpc.GraphServiceStub(c) for c in self._channels])  # type: ignore[no-untyped-call]
         self._metadata = auth_metadata(token)
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
@@ -117,6 +127,11 @@ class Client:
         self.threads = ThreadsClient(self._unary_of)
         #: The server's assistants (configurations of its graphs): ``client.assistants.create(...)``.
         self.assistants = AssistantsClient(self._unary_of)
+
+    @property
+    def _stub(self) -> pb_grpc.GraphServiceStub:
+        """The next connection's stub, round-robin: each call made through it stays on that connection."""
+        return next(self._stubs)
 
     # -- runs ------------------------------------------------------------------
 
@@ -482,8 +497,9 @@ class Client:
     # -- lifecycle ---------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the connection; calls still running are cancelled."""
-        self._channel.close()
+        """Close the connections; calls still running are cancelled."""
+        for channel in self._channels:
+            channel.close()
 
     def __enter__(self) -> Client:
         return self

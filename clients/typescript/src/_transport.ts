@@ -33,6 +33,7 @@ export interface TransportOptions {
   token?: string | undefined;
   tls?: boolean | string | Uint8Array | undefined;
   channelOptions?: grpc.ChannelOptions | undefined;
+  channels?: number | undefined;
 }
 
 /** Run states and histories can be large; the server caps what it sends, so accept up to this. */
@@ -55,19 +56,35 @@ function credentials(tls: TransportOptions["tls"]): grpc.ChannelCredentials {
 }
 
 export class Transport {
-  readonly #client: grpc.Client;
+  readonly #clients: grpc.Client[];
+  #turn = 0;
   readonly #token: string | undefined;
 
   constructor(address: string, options: TransportOptions) {
     if (options.token !== undefined && options.token === "") {
       throw new TypeError("token is empty; leave it out for no token");
     }
+    const channels = options.channels ?? 1;
+    if (!Number.isInteger(channels) || channels < 1 || channels > 1024) {
+      throw new TypeError(`channels must be a whole number from 1 to 1024, not ${String(channels)}`);
+    }
     this.#token = options.token;
-    this.#client = new grpc.Client(address, credentials(options.tls), {
+    const settings: grpc.ChannelOptions = {
       "grpc.primary_user_agent": `graphwire-ts/${VERSION}`,
       "grpc.max_receive_message_length": DEFAULT_MAX_RECEIVE,
+      // Several channels: each its own connection (grpc-js shares one among channels of equal options).
+      ...(channels > 1 ? { "grpc.use_local_subchannel_pool": 1 } : {}),
       ...options.channelOptions,
-    });
+    };
+    const creds = credentials(options.tls);
+    this.#clients = Array.from({ length: channels }, () => new grpc.Client(address, creds, settings));
+  }
+
+  /** The next channel, round-robin: a call stays on the one it started on. */
+  get #client(): grpc.Client {
+    const client = this.#clients[this.#turn % this.#clients.length] as grpc.Client;
+    this.#turn = (this.#turn + 1) % this.#clients.length;
+    return client;
   }
 
   unary<I extends DescMessage, O extends DescMessage>(
@@ -146,7 +163,7 @@ export class Transport {
   }
 
   close(): void {
-    this.#client.close();
+    for (const client of this.#clients) client.close();
   }
 
   #metadata(options: CallOptions): grpc.Metadata {

@@ -73,6 +73,14 @@ export interface ClientOptions {
    */
   channelOptions?: grpc.ChannelOptions | undefined;
   /**
+   * How many connections to open (default 1). Calls take them in turn; a
+   * stream keeps its connection for its life (a re-join may take another).
+   * One connection carries any number of calls and is all one server process
+   * needs; a server run with `--workers N` gives each connection to one worker,
+   * so a client that alone carries a load opens a few times N to reach them all.
+   */
+  channels?: number | undefined;
+  /**
    * How calls that fail with UNAVAILABLE are retried: by default 5 tries with backoff from
    * 200 ms, each run call and `updateState` carrying a new `requestId` so the server applies
    * it once; `false` turns retrying (and the generated ids) off. A call's `retry` overrides it.
