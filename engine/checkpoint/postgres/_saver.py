@@ -79,6 +79,7 @@ from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._assistants import PostgresAssistants
+from engine.checkpoint.postgres._crons import PostgresCrons
 from engine.checkpoint.postgres._runs import PostgresRuns
 from engine.checkpoint.postgres._threads import PostgresThreads
 from engine.checkpoint.postgres._reads import Reads
@@ -169,6 +170,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
         self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
         self.assistants: PostgresAssistants = PostgresAssistants(self._run, self._q)
+        self.crons: PostgresCrons = PostgresCrons(self._run, self._q)
         self._setup_lock = threading.Lock()
         self._ready = False
 
