@@ -317,10 +317,27 @@ async def _enter(
     stack.push_async_callback(started._drain)
     service.thread_sweeper.start()
     stack.push_async_callback(service.thread_sweeper.stop)
+    if "http" in web:  # crons are the HTTP API's: fired where it is served
+        _start_crons(service, config, leases, stack)
     service.sweeper.start()
     stack.push_async_callback(service.sweeper.stop)  # first: a durable run stopped here is another replica's to continue
     built = True
     return started
+
+
+def _start_crons(service: GraphService, config: ServerConfig, leases: ThreadLeases | None, stack: AsyncExitStack) -> None:
+    """The cron scheduler (server._cron_scheduler), firing through the HTTP face; stopped with the server."""
+    from server._cron_scheduler import CronScheduler
+    from server.http._cron_fire import CronFirer
+
+    firer = CronFirer(service)
+    scheduler = CronScheduler(
+        service.crons, firer, leases=leases.store if leases is not None else None, owner=service.records.replica,
+        interval=config.cron_seconds,
+    )  # fmt: skip
+    scheduler.start()
+    stack.push_async_callback(firer.close)
+    stack.push_async_callback(scheduler.stop)
 
 
 def _web_app(name: str, service: GraphService, tokens: Tokens | None, sock: Any) -> Any:

@@ -169,8 +169,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
         self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
-        self.assistants: PostgresAssistants = PostgresAssistants(self._run, self._q)
-        self.crons: PostgresCrons = PostgresCrons(self._run, self._q)
+        self.assistants, self.crons = PostgresAssistants(self._run, self._q), PostgresCrons(self._run, self._q)
         self._setup_lock = threading.Lock()
         self._ready = False
 
