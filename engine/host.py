@@ -22,6 +22,8 @@ rearrange its rooms without breaking one.
 * **Crons** (runs started on a schedule): :class:`CronRecord`, :class:`CronStore`
   (``saver.crons``, or one in memory from :func:`crons_of`), :class:`CronSearch`;
   schedules parsed by :func:`parse_schedule`, fired next at :func:`next_fire`.
+* **Webhooks to send** (a durable outbox): :class:`WebhookRecord`, :class:`WebhookOutbox`
+  (``saver.webhooks``, or one in memory from :func:`webhooks_of`).
 * **Leases and messages** (one run per thread across processes):
   :class:`Lease`, :class:`LeaseHolder`, :class:`LeaseStore` (``saver.leases``)
   and :class:`MessageBus` (``saver.messages``); see
@@ -65,6 +67,7 @@ from engine.checkpoint._assistants import AssistantRecord, AssistantStore, Memor
 from engine.checkpoint._assistants import Conflict as AssistantConflict, Search as AssistantSearch
 from engine.checkpoint._cron_schedule import next_fire, parse_schedule, zone_of
 from engine.checkpoint._crons import CronRecord, CronSearch, CronStore, MemoryCrons, crons_of
+from engine.checkpoint._webhooks import MemoryWebhooks, WebhookOutbox, WebhookRecord, webhooks_of
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadQuery, ThreadRecord, ThreadStore, threads_of
 from engine.func._entrypoint import EntrypointGraph
@@ -80,7 +83,7 @@ __all__ = [
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
     "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",
-    "threads_of", "weigh_event", "zone_of",
+    "threads_of", "weigh_event", "webhooks_of", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
 ]  # fmt: skip
 
 

@@ -195,3 +195,13 @@ CREATE TABLE crons (
 );
 CREATE INDEX crons_due ON crons (next_run_date) WHERE enabled;
 CREATE INDEX crons_tenant ON crons (tenant, created_at);
+
+CREATE TABLE webhooks (
+    run_id text COLLATE "C" PRIMARY KEY,
+    tenant text COLLATE "C" NOT NULL,
+    url text NOT NULL,
+    attempts integer NOT NULL,
+    next_attempt_at timestamptz NOT NULL,
+    created_at timestamptz NOT NULL
+);
+CREATE INDEX webhooks_due ON webhooks (next_attempt_at);

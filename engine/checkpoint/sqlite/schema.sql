@@ -165,3 +165,13 @@ CREATE TABLE crons (
 );
 CREATE INDEX crons_due ON crons (enabled, next_run_date);
 CREATE INDEX crons_tenant ON crons (tenant, created_at);
+
+CREATE TABLE webhooks (
+    run_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    url TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_at TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX webhooks_due ON webhooks (next_attempt_at);
