@@ -19,6 +19,7 @@ from server._run_api import run_events
 from server._tenants import TENANT
 from server.http._run_body import parse_run_body
 from server.http._runs import _check_thread, _forget_after, _record
+from server.http._webhooks import keep_webhook
 
 if TYPE_CHECKING:
     from server.service import GraphService
@@ -57,6 +58,8 @@ class CronFirer:
         first = None
         async for e in events:  # a background call ends right after RunStarted
             first = first or e
+        if first is not None and run.webhook is not None and first.HasField("run_started"):
+            await keep_webhook(self.service, run.webhook, first.run_id)
         if first is None or not stateless or run.on_completion != "delete":
             return
         record = await _record(self.service, first.run_started.thread_id, first.run_id)
