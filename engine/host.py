@@ -19,6 +19,11 @@ rearrange its rooms without breaking one.
   :class:`AssistantRecord`, :class:`AssistantStore` (``saver.assistants``,
   or one in memory from :func:`assistants_of`), :class:`AssistantSearch`,
   :class:`AssistantConflict` and :func:`default_assistant_id`.
+* **Crons** (runs started on a schedule): :class:`CronRecord`, :class:`CronStore`
+  (``saver.crons``, or one in memory from :func:`crons_of`), :class:`CronSearch`;
+  schedules parsed by :func:`parse_schedule`, fired next at :func:`next_fire`.
+* **Webhooks to send** (a durable outbox): :class:`WebhookRecord`, :class:`WebhookOutbox`
+  (``saver.webhooks``, or one in memory from :func:`webhooks_of`).
 * **Leases and messages** (one run per thread across processes):
   :class:`Lease`, :class:`LeaseHolder`, :class:`LeaseStore` (``saver.leases``)
   and :class:`MessageBus` (``saver.messages``); see
@@ -60,6 +65,9 @@ from engine.checkpoint._lease import Lease, LeaseHolder, LeaseStore, MessageBus
 from engine.checkpoint._scoped import ScopedSaver
 from engine.checkpoint._assistants import AssistantRecord, AssistantStore, MemoryAssistants, assistants_of, default_assistant_id
 from engine.checkpoint._assistants import Conflict as AssistantConflict, Search as AssistantSearch
+from engine.checkpoint._cron_schedule import next_fire, parse_schedule, zone_of
+from engine.checkpoint._crons import CronRecord, CronSearch, CronStore, MemoryCrons, crons_of
+from engine.checkpoint._webhooks import MemoryWebhooks, WebhookOutbox, WebhookRecord, webhooks_of
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadQuery, ThreadRecord, ThreadStore, threads_of
 from engine.func._entrypoint import EntrypointGraph
@@ -70,12 +78,12 @@ from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "KEEP", "MAX_METADATA_BYTES",
+    "ACTIVE", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
     "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Lease", "LeaseHolder",
-    "LeaseStore", "MemoryAssistants", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
+    "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
-    "context_from_json", "default_assistant_id", "is_unicode", "langchain_messages", "plan_resume", "runs_of", "serve_langgraph",
-    "threads_of", "weigh_event",
+    "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",
+    "threads_of", "weigh_event", "webhooks_of", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
 ]  # fmt: skip
 
 

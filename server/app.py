@@ -317,10 +317,35 @@ async def _enter(
     stack.push_async_callback(started._drain)
     service.thread_sweeper.start()
     stack.push_async_callback(service.thread_sweeper.stop)
+    if "http" in web:  # crons are the HTTP API's: fired where it is served
+        _start_crons(service, config, leases, stack)
     service.sweeper.start()
     stack.push_async_callback(service.sweeper.stop)  # first: a durable run stopped here is another replica's to continue
     built = True
     return started
+
+
+def _start_crons(service: GraphService, config: ServerConfig, leases: ThreadLeases | None, stack: AsyncExitStack) -> None:
+    """The cron scheduler (server._cron_scheduler), firing through the HTTP face, and the webhook sender
+    (server._webhook_sender); stopped with the server."""
+    from server._cron_scheduler import CronScheduler
+    from server.http._cron_fire import CronFirer
+
+    from server._webhook_sender import WebhookSender
+    from server.http._webhooks import WebhookDeliverer
+
+    firer, store = CronFirer(service), leases.store if leases is not None else None
+    scheduler = CronScheduler(service.crons, firer, leases=store, owner=service.records.replica, interval=config.cron_seconds)
+    deliver = WebhookDeliverer(service, config.webhook_timeout_seconds)
+    sender = WebhookSender(
+        service.webhooks, deliver, leases=store, owner=service.records.replica, interval=config.webhook_seconds,
+        timeout=config.webhook_timeout_seconds,
+    )  # fmt: skip
+    scheduler.start()
+    sender.start()
+    stack.push_async_callback(firer.close)
+    stack.push_async_callback(scheduler.stop)
+    stack.push_async_callback(sender.stop)
 
 
 def _web_app(name: str, service: GraphService, tokens: Tokens | None, sock: Any) -> Any:

@@ -108,6 +108,9 @@ class ServerConfig:
     runtimes: dict[str, str] = field(default_factory=dict)
     thread_ttl: dict[str, Any] = field(default_factory=dict)  # graph name -> its threads' TTL (server._ages.parse_thread_ttl)
     thread_sweep_seconds: float = 60.0  # how often expired threads are swept
+    cron_seconds: float = 10.0  # how often the HTTP API's crons due are looked for (and fired)
+    webhook_seconds: float = 2.0  # how often runs' webhooks due are sent (and the base of their retries' backoff)
+    webhook_timeout_seconds: float = 10.0  # a webhook's request's timeout
     auth_token: str | None = None
     auth_tokens: str | None = None
     tls_cert: str | None = None
@@ -189,7 +192,8 @@ _KINDS = {
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history",
                      "max_run_attempts", "inspector_max_connections", "workers"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",
-                     "inspector_keepalive_seconds", "thread_sweep_seconds"), _SECONDS),
+                     "inspector_keepalive_seconds", "thread_sweep_seconds", "cron_seconds", "webhook_seconds",
+                     "webhook_timeout_seconds"), _SECONDS),
     "graphs": _TABLE,
     "runtimes": _TABLE,
     **dict.fromkeys(("store_ttl", "store_index", "thread_ttl"), _SETTINGS),

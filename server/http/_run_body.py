@@ -39,7 +39,6 @@ _DURABILITY = {"sync": pb.DURABILITY_SYNC, "async": pb.DURABILITY_ASYNC, "exit":
 _DISCONNECT = {"cancel": pb.ON_DISCONNECT_CANCEL, "continue": pb.ON_DISCONNECT_CONTINUE}
 #: Fields graphwire does not honour yet, and why (refused whenever they ask for something).
 _NOT_SERVED = {
-    "webhook": "webhooks are not sent yet; follow the run with /threads/{thread_id}/runs/{run_id}/join",
     "after_seconds": "delayed runs are not served yet",
     "feedback_keys": "LangSmith feedback is not served",
     "langsmith_tracer": "LangSmith tracing is not served",
@@ -48,7 +47,7 @@ _NOT_SERVED = {
 _KNOWN = {
     "assistant_id", "input", "command", "stream_mode", "stream_subgraphs", "stream_resumable", "config", "context",
     "metadata", "interrupt_before", "interrupt_after", "checkpoint", "checkpoint_id", "checkpoint_during",
-    "multitask_strategy", "if_not_exists", "on_disconnect", "on_completion", "durability", *_NOT_SERVED,
+    "multitask_strategy", "if_not_exists", "on_disconnect", "on_completion", "durability", "webhook", *_NOT_SERVED,
 }  # fmt: skip
 _CONFIG = {"configurable", "recursion_limit", "metadata", "tags"}
 #: configurable keys the server sets itself, which a RemoteGraph may pass along from its own run.
@@ -71,6 +70,8 @@ class RunBody:
     if_not_exists: str
     #: Stateless runs: whether the thread made for the run is kept after it ("keep") or deleted.
     on_completion: str
+    #: The URL the run is POSTed to once it ended (server.http._webhooks), or None.
+    webhook: str | None = None
 
 
 def _bad(field: str, message: str) -> RpcError:
@@ -181,6 +182,17 @@ def _command(body: Mapping[str, Any]) -> tuple[bool, Any]:
     return True, command["resume"]
 
 
+def _webhook(url: Any, deleted: bool) -> str | None:
+    """A run's ``webhook``: an http(s) URL, for a run whose record outlives it."""
+    if url is None or url == "":
+        return None
+    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")) or len(url) > 2048:
+        raise _bad("webhook", "an http:// or https:// URL (at most 2048 characters)")
+    if deleted:
+        raise _bad("webhook", "a stateless run's thread and record are deleted after it: send on_completion='keep' with a webhook")
+    return url
+
+
 def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, background: bool = False) -> RunBody:
     """``body`` checked whole (INVALID_ARGUMENT naming the first bad field) into a :class:`RunBody`."""
     if not isinstance(body, dict):
@@ -210,6 +222,7 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
     if on_completion == "delete" and not stateless:
         raise _bad("on_completion", "only a stateless run's thread is deleted after it")
     resumable = bool(body.get("stream_resumable"))
+    webhook = _webhook(body.get("webhook"), stateless and on_completion == "delete")
     common: dict[str, Any] = {
         "thread_id": thread_id, "assistant_id": assistant, "config": rc, "event_kinds": event_kinds(modes), "background": background,
         # A resumable stream's run keeps its events (a request id does that), so a client rejoins it.
@@ -236,4 +249,4 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
             request.input_json = encode(body["input"])
         if checkpoint_id is not None:
             request.checkpoint_id = checkpoint_id
-    return RunBody(request, modes, bool(body.get("stream_subgraphs")), resumable, if_not_exists, on_completion)
+    return RunBody(request, modes, bool(body.get("stream_subgraphs")), resumable, if_not_exists, on_completion, webhook)

@@ -48,6 +48,7 @@ from server.http._errors import HttpError, http_error
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
+from server.http._webhooks import keep_webhook
 
 if TYPE_CHECKING:
     from server.service import GraphService
@@ -151,6 +152,8 @@ async def _start(
     if first.cancelled():
         await events.aclose()  # type: ignore[attr-defined]
         raise RpcError(grpc.StatusCode.CANCELLED, "the caller left before its run started")
+    if run.webhook is not None and first.result().HasField("run_started"):
+        await keep_webhook(service, run.webhook, first.result().run_id)
     return first.result(), events
 
 

@@ -52,6 +52,14 @@ def test_a_resume_answers_the_pending_interrupt_or_each_by_id() -> None:
 def test_a_stateless_run_deletes_its_thread_unless_kept() -> None:
     assert parse_run_body({"assistant_id": "a"}, "t", stateless=True).on_completion == "delete"
     assert parse_run_body({"assistant_id": "a", "on_completion": "keep"}, "t", stateless=True).on_completion == "keep"
+
+
+def test_a_webhook_is_kept_and_needs_a_run_record_that_outlives_the_run() -> None:
+    assert parse_run_body({"assistant_id": "a", "webhook": "https://x/hook"}, "t").webhook == "https://x/hook"
+    kept = parse_run_body({"assistant_id": "a", "webhook": "http://x/", "on_completion": "keep"}, "t", stateless=True)
+    assert kept.webhook == "http://x/"
+    with pytest.raises(RpcError, match="on_completion='keep'"):
+        parse_run_body({"assistant_id": "a", "webhook": "http://x/"}, "t", stateless=True)
     assert parse_run_body({"assistant_id": "a"}, "t", background=True).request.background
 
 
@@ -60,7 +68,8 @@ def test_a_stateless_run_deletes_its_thread_unless_kept() -> None:
     [
         ({}, "assistant_id"),
         ({"assistant_id": "a", "nope": 1}, "nope: not a field"),
-        ({"assistant_id": "a", "webhook": "https://x"}, "webhook: webhooks are not sent yet"),
+        ({"assistant_id": "a", "webhook": "ftp://x"}, "webhook: an http:// or https:// URL"),
+        ({"assistant_id": "a", "webhook": 3}, "webhook: an http:// or https:// URL"),
         ({"assistant_id": "a", "after_seconds": 3}, "after_seconds"),
         ({"assistant_id": "a", "feedback_keys": ["k"]}, "feedback_keys"),
         ({"assistant_id": "a", "stream_mode": ["values", "events"]}, "stream_mode 'events' is not served yet"),

@@ -32,7 +32,9 @@ def test_ok_info_openapi(served: ServerProcess) -> None:
         assert path in paths
     for path in ("/threads/{thread_id}/runs/stream", "/threads/{thread_id}/runs/{run_id}/join", "/runs/wait"):
         assert path in paths  # the run routes (server/http/_runs.py)
-    assert not any(p.startswith("/crons") or p.startswith("/runs/crons") for p in paths)
+    for path in ("/runs/crons", "/threads/{thread_id}/runs/crons", "/runs/crons/search", "/runs/crons/{cron_id}"):
+        assert path in paths  # the cron routes (server/http/_crons.py)
+    assert info["flags"]["crons"] is True
 
 
 def test_not_served_routes_say_so(served: ServerProcess) -> None:
@@ -41,7 +43,7 @@ def test_not_served_routes_say_so(served: ServerProcess) -> None:
         ("/a2a/some-assistant", "does not serve the A2A protocol"),
         ("/mcp", "does not serve MCP"),
         ("/ui/chain3", "LangGraph Studio's UI"),
-        ("/crons/search", "crons are not served"),
+        ("/crons/search", "no such route"),  # LangGraph's crons are under /runs/crons
         ("/nowhere", "no such route"),
     ]:
         got = httpx.post(f"{url}{path}", json={})

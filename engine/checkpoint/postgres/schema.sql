@@ -175,3 +175,33 @@ CREATE TABLE assistant_versions (
     created_at timestamptz NOT NULL,
     PRIMARY KEY (tenant, assistant_id, version)
 );
+
+CREATE TABLE crons (
+    cron_id text COLLATE "C" PRIMARY KEY,
+    tenant text COLLATE "C" NOT NULL,
+    assistant_id text NOT NULL,
+    thread_id text,
+    user_id text,
+    schedule text NOT NULL,
+    timezone text,
+    next_run_date timestamptz,
+    end_time timestamptz,
+    enabled boolean NOT NULL,
+    on_run_completed text,
+    payload jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+);
+CREATE INDEX crons_due ON crons (next_run_date) WHERE enabled;
+CREATE INDEX crons_tenant ON crons (tenant, created_at);
+
+CREATE TABLE webhooks (
+    run_id text COLLATE "C" PRIMARY KEY,
+    tenant text COLLATE "C" NOT NULL,
+    url text NOT NULL,
+    attempts integer NOT NULL,
+    next_attempt_at timestamptz NOT NULL,
+    created_at timestamptz NOT NULL
+);
+CREATE INDEX webhooks_due ON webhooks (next_attempt_at);

@@ -62,6 +62,8 @@ from engine.checkpoint.base import (
 from engine.checkpoint.sqlite._file import SaverFile
 from engine.checkpoint.sqlite._reads import Reads
 from engine.checkpoint.sqlite._assistants import SqliteAssistants
+from engine.checkpoint.sqlite._crons import SqliteCrons
+from engine.checkpoint.sqlite._webhooks import SqliteWebhooks
 from engine.checkpoint.sqlite._runs import SqliteRuns
 from engine.checkpoint.sqlite._threads import SqliteThreads
 from engine.checkpoint.sqlite._writes import Writes
@@ -117,6 +119,8 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         self.runs: SqliteRuns = SqliteRuns(file.work, file.transaction)  # a host's run records, in this file
         self.threads: SqliteThreads = SqliteThreads(file.work, file.transaction)  # and its thread records
         self.assistants: SqliteAssistants = SqliteAssistants(file.work, file.transaction)  # and its assistants
+        self.crons: SqliteCrons = SqliteCrons(file.work, file.transaction)  # and its crons
+        self.webhooks: SqliteWebhooks = SqliteWebhooks(file.work, file.transaction)  # and its webhooks to send
 
     @classmethod
     @contextmanager

@@ -145,3 +145,33 @@ CREATE TABLE assistant_versions (
     created_at TEXT NOT NULL,
     PRIMARY KEY (tenant, assistant_id, version)
 );
+
+CREATE TABLE crons (
+    cron_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    assistant_id TEXT NOT NULL,
+    thread_id TEXT,
+    user_id TEXT,
+    schedule TEXT NOT NULL,
+    timezone TEXT,
+    next_run_date TEXT,
+    end_time TEXT,
+    enabled INTEGER NOT NULL,
+    on_run_completed TEXT,
+    payload TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX crons_due ON crons (enabled, next_run_date);
+CREATE INDEX crons_tenant ON crons (tenant, created_at);
+
+CREATE TABLE webhooks (
+    run_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    url TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_at TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX webhooks_due ON webhooks (next_attempt_at);
