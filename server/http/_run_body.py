@@ -67,7 +67,7 @@ class RunBody:
     subgraphs: bool
     #: Whether a client may rejoin the stream with Last-Event-ID (the run keeps its events).
     resumable: bool
-    #: ``if_not_exists``: "create" (graphwire's way: a thread is made by its first run) or "reject".
+    #: ``if_not_exists``: "reject" (LangGraph's default: an unknown thread is 404) or "create" (the run makes it).
     if_not_exists: str
     #: Stateless runs: whether the thread made for the run is kept after it ("keep") or deleted.
     on_completion: str
@@ -201,7 +201,7 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
     resumes, answer = _command(body)
     strategy = _choice(body, "multitask_strategy", _STRATEGY)
     on_disconnect = _choice(body, "on_disconnect", _DISCONNECT)
-    if_not_exists = body.get("if_not_exists") or "create"  # LangGraph's default is "reject"; graphwire's threads start with their first run
+    if_not_exists = body.get("if_not_exists") or "reject"  # LangGraph's default: a run on an unknown thread is 404
     if if_not_exists not in ("create", "reject"):
         raise _bad("if_not_exists", f"{if_not_exists!r} is not one of 'create', 'reject'")
     on_completion = body.get("on_completion") or ("delete" if stateless else "keep")

@@ -112,7 +112,7 @@ async def _gone(request: Request) -> None:
 
 async def _check_thread(service: GraphService, run: RunBody) -> None:
     """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
-    belongs to one); one that does not is made by the run, unless ``if_not_exists`` is "reject"."""
+    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create"."""
     thread_id = run.request.thread_id
     try:
         graph = await graph_of(service, thread_id)
