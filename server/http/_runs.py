@@ -206,7 +206,7 @@ async def _stream(request: Request, thread_id: str | None) -> Response:
     headers = _where(first, thread_id is None)
     if run.resumable and thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/stream"
-    shaper = SseShaper(run.modes, subgraphs=run.subgraphs)
+    shaper = SseShaper(run.modes, subgraphs=run.subgraphs, thread_id=run.request.thread_id)
     frames = _frames(service, shaper, first, events, forget=thread_id is None and run.on_completion == "delete")
     return _Stream(frames, media_type=_SSE, headers=headers)
 
@@ -388,7 +388,7 @@ async def join_stream(
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"Last-Event-ID: {last!r} is not an event id of this run (a seq)")
     modes = check_modes(stream_mode)
     events = join_events(service, run_id, after_seq=int(last))
-    shaper = SseShaper(modes, subgraphs=stream_subgraphs)
+    shaper = SseShaper(modes, subgraphs=stream_subgraphs, thread_id=thread_id)
     frames = _frames(service, shaper, None, events, after=int(last), attempt=record.attempts)
     if cancel_on_disconnect and record.status in ACTIVE:
         frames = _cancelling(service, record, frames)

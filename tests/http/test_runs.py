@@ -186,7 +186,7 @@ async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
             await client.runs.wait(await made(client, "chain3"), "nope", input={})
         assert unknown.value.response.status_code == 404 and unknown.value.response.json() == {"detail": "no assistant 'nope'"}
         for options, field in [
-            ({"webhook": "https://example.com/hook"}, "webhook"), ({"stream_mode": "debug"}, "stream_mode 'debug'"),
+            ({"webhook": "https://example.com/hook"}, "webhook"), ({"stream_mode": "events"}, "stream_mode 'events'"),
             ({"command": {"jump": "a"}}, "command.jump"), ({"config": {"callbacks": 1}}, "config.callbacks"),
             ({"multitask_strategy": "sometimes"}, "multitask_strategy"), ({"after_seconds": 5}, "after_seconds"),
         ]:  # fmt: skip
