@@ -40,7 +40,10 @@ _DISCONNECT = {"cancel": pb.ON_DISCONNECT_CANCEL, "continue": pb.ON_DISCONNECT_C
 #: Fields graphwire does not honour yet, and why (refused whenever they ask for something).
 _NOT_SERVED = {
     "webhook": "webhooks are not sent yet; follow the run with /threads/{thread_id}/runs/{run_id}/join",
-    "after_seconds": "delayed runs are not served yet",
+    "after_seconds": (
+        "delayed runs are not served yet: a run waiting its start must outlive a restart, and graphwire keeps no "
+        "durable schedule of runs yet; start the run when it is due"
+    ),
     "feedback_keys": "LangSmith feedback is not served",
     "langsmith_tracer": "LangSmith tracing is not served",
     "strict_resume": "strict_resume is not served yet",
