@@ -358,7 +358,11 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
         async with service.runs.slot(ended.thread_id, thread_id, f"rollback-{run_id}", enqueue=True):
             await service.streams.turns.roll_back(ended)
     elif wait:
-        await _ended(service, record)
+        ended = await _ended(service, record)
+        # Its record ends just before the run lets its thread go: wait for that too (as the rollback does), so a
+        # run sent after the answer finds the thread free, as on LangGraph's server.
+        async with service.runs.slot(ended.thread_id, thread_id, f"cancelled-{run_id}", enqueue=True):
+            pass
     return Response(status_code=204 if wait else 202)
 
 
