@@ -54,7 +54,7 @@ from engine.checkpoint.base import LEASE_KEY, Lease
 from engine.errors import CheckpointError, EmptyInputError, SerializationError
 from engine import swap
 from engine.host import NO_ANSWER, RUN_KEY, Resume, check_resume, plan_resume, serve_langgraph
-from engine.types import Interrupt, PregelTask, StateSnapshot
+from engine.types import Command, Interrupt, PregelTask, Send, StateSnapshot
 from server._langgraph_parts import Drawn, Edge, TaskWritesCache, drawn_from_builder
 
 __all__ = ["LangGraphGraph", "built_with_langgraph", "load_langgraph"]
@@ -223,6 +223,8 @@ class LangGraphGraph:
         if isinstance(input, Resume):  # planned when the call came: checked again now the run holds the thread
             check_resume(input, await self.aget_state(config), thread=str(thread))
             input = None if input.at is not None else _command(resume=dict(input.answers))
+        elif isinstance(input, Command):  # an Invoke's command_json (server/_requests.py), in LangGraph's types
+            input = _command(update=input.update, resume=input.resume, goto=_goto(input.goto))
         head = await self.checkpointer.aget_tuple(config) if self.checkpointer is not None else None
         if input is None and head is None:  # as the engine refuses it (LangGraph's run would end ERROR)
             raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
@@ -450,6 +452,14 @@ def _command(**kwargs: Any) -> Any:
     from langgraph.types import Command
 
     return Command(**kwargs)
+
+
+def _goto(goto: Any) -> Any:
+    """A Command's goto with the engine's Sends as LangGraph's."""
+    from langgraph.types import Send as LangGraphSend
+
+    targets = goto if isinstance(goto, (list, tuple)) else [goto]
+    return [LangGraphSend(t.node, t.arg) if isinstance(t, Send) else t for t in targets]
 
 
 def _uuid() -> str:

@@ -20,6 +20,7 @@ import grpc
 from engine import events as ev
 from engine.host import MAX_METADATA_BYTES, ContextError, EntrypointGraph, context_from_json
 from engine.pregel import Pregel
+from engine.types import END, Command, Send
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._convert import CLASS_OF
 from server._errors import RpcError
@@ -183,11 +184,45 @@ def run_options(graph: Pregel, rc: pb.RunConfig | None, event_kinds: Any) -> tup
 
 
 def invoke_input(graph: Pregel, request: pb.InvokeRequest) -> Any:
-    """An Invoke's input: a JSON object of state keys, or null (any JSON for an entrypoint)."""
+    """An Invoke's input: a JSON object of state keys, or null (any JSON for an entrypoint); or its ``command_json``."""
+    if request.command_json.strip():
+        if request.input_json.strip() not in ("", "null"):
+            raise bad("command_json", "set either input_json or command_json, not both")
+        return _command(graph, decode_json(request.command_json, "command_json"))
     inp = messages_in(decode_json(request.input_json, "input_json"), "input_json")
     if inp is not None and not isinstance(inp, dict) and not isinstance(graph, EntrypointGraph):
         raise bad("input_json", f"must be a JSON object of state keys or null, not {type(inp).__name__}")
     return inp
+
+
+def _command(graph: Pregel, value: Any) -> Command[Any]:
+    """``command_json`` read as LangGraph's Command: ``update``, ``goto`` (names or Send objects), ``resume``."""
+    if not isinstance(value, dict):
+        raise bad("command_json", "must be a JSON object with update, goto or resume")
+    for key in value:
+        if key not in ("update", "goto", "resume"):
+            raise bad(f"command_json.{key}", "not a Command field (update, goto, resume)")
+    update = value.get("update")
+    if isinstance(update, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in update):
+        update = [tuple(p) for p in update]  # LangGraph's [[key, value], ...] form
+    elif update is not None and not isinstance(update, dict):
+        raise bad("command_json.update", "a JSON object of state keys, or a list of [key, value] pairs")
+    goto = value.get("goto")
+    targets = [] if goto is None else goto if isinstance(goto, list) else [goto]
+    sends: list[str | Send] = []
+    for target in targets:
+        if isinstance(target, dict) and set(target) == {"node", "input"}:
+            node, send = target["node"], True
+        elif isinstance(target, str):
+            node, send = target, False
+        else:
+            raise bad("command_json.goto", 'a node name, a list of them, or {"node": ..., "input": ...} objects')
+        if not isinstance(node, str) or (node not in graph.nodes and node != END):
+            raise bad("command_json.goto", f"unknown node {node!r}")
+        sends.append(Send(node, messages_in(target["input"], "command_json.goto")) if send else node)
+    return Command(
+        update=messages_in(update, "command_json.update"), goto=sends, resume=value.get("resume"),
+    )  # fmt: skip
 
 
 def as_node(graph: Pregel, request: pb.UpdateStateRequest | pb.ForkRequest) -> str | None:

@@ -2,14 +2,14 @@
 
 The SDKs post one JSON object for ``/threads/{id}/runs/stream``, ``/wait``,
 ``/runs`` and their stateless twins. :func:`parse_run_body` reads it into a
-:class:`RunBody`: the gRPC request the run core takes (an Invoke, or a
-Resume for ``command.resume``) and what the HTTP side does with the events
+:class:`RunBody`: the gRPC request the run core takes (an Invoke, whose
+``command_json`` carries a command with ``update`` or ``goto``; or a Resume
+for ``command.resume`` alone) and what the HTTP side does with the events
 (stream modes, subgraphs, resumable, what happens to a stateless run's thread).
 
 Every field LangGraph defines is either honoured or refused by name
 (INVALID_ARGUMENT, which the HTTP face answers 422): an option graphwire cannot
-honour yet (``webhook``, ``after_seconds``, ``command.update``...) is never
-dropped in silence, and a key LangGraph does not define is refused too.
+honour yet (``after_seconds``...) is never dropped in silence, and a key LangGraph does not define is refused too.
 
 Pure: no I/O.
 """
@@ -39,7 +39,10 @@ _DURABILITY = {"sync": pb.DURABILITY_SYNC, "async": pb.DURABILITY_ASYNC, "exit":
 _DISCONNECT = {"cancel": pb.ON_DISCONNECT_CANCEL, "continue": pb.ON_DISCONNECT_CONTINUE}
 #: Fields graphwire does not honour yet, and why (refused whenever they ask for something).
 _NOT_SERVED = {
-    "after_seconds": "delayed runs are not served yet",
+    "after_seconds": (
+        "delayed runs are not served yet: a run waiting its start must outlive a restart, and graphwire keeps no "
+        "durable schedule of runs yet; start the run when it is due"
+    ),
     "feedback_keys": "LangSmith feedback is not served",
     "langsmith_tracer": "LangSmith tracing is not served",
     "strict_resume": "strict_resume is not served yet",
@@ -66,7 +69,7 @@ class RunBody:
     subgraphs: bool
     #: Whether a client may rejoin the stream with Last-Event-ID (the run keeps its events).
     resumable: bool
-    #: ``if_not_exists``: "create" (graphwire's way: a thread is made by its first run) or "reject".
+    #: ``if_not_exists``: "reject" (LangGraph's default: an unknown thread is 404) or "create" (the run makes it).
     if_not_exists: str
     #: Stateless runs: whether the thread made for the run is kept after it ("keep") or deleted.
     on_completion: str
@@ -163,23 +166,23 @@ def _checkpoint_id(body: Mapping[str, Any], named: str | None) -> str | None:
     return found or None
 
 
-def _command(body: Mapping[str, Any]) -> tuple[bool, Any]:
-    """(whether the body resumes, the answer): ``command.resume``; update and goto are refused."""
+def _command(body: Mapping[str, Any]) -> tuple[bool, Any, dict[str, Any] | None]:
+    """(whether the body resumes alone, the answer, a whole Command when it updates or goes to nodes)."""
     command = body.get("command")
     if command is None:
-        return False, None
+        return False, None, None
     command = _object(command, "command")
     for key in command:
-        if key in ("update", "goto"):
-            if command[key] not in (None, [], {}):
-                raise _bad(f"command.{key}", "not served yet: answer an interrupt with command.resume")
-        elif key != "resume":
+        if key not in ("resume", "update", "goto"):
             raise _bad(f"command.{key}", "not a command field (resume, update, goto)")
-    if "resume" not in command:
-        raise _bad("command", "command.resume is the one served")
     if body.get("input") is not None:
         raise _bad("input", "give input or command, not both")
-    return True, command["resume"]
+    whole = {k: v for k, v in command.items() if v not in (None, [], {}) or (k == "resume" and v is not None)}
+    if set(whole) - {"resume"}:  # update or goto: the Command goes whole to the run core (Invoke's command_json)
+        return False, None, whole
+    if "resume" not in command:
+        raise _bad("command", "give resume, update or goto")
+    return True, command["resume"], None
 
 
 def _webhook(url: Any, deleted: bool) -> str | None:
@@ -210,10 +213,10 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
     except ValueError as e:
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
     rc, named = _run_config(body, thread_id)
-    resumes, answer = _command(body)
+    resumes, answer, whole = _command(body)
     strategy = _choice(body, "multitask_strategy", _STRATEGY)
     on_disconnect = _choice(body, "on_disconnect", _DISCONNECT)
-    if_not_exists = body.get("if_not_exists") or "create"  # LangGraph's default is "reject"; graphwire's threads start with their first run
+    if_not_exists = body.get("if_not_exists") or "reject"  # LangGraph's default: a run on an unknown thread is 404
     if if_not_exists not in ("create", "reject"):
         raise _bad("if_not_exists", f"{if_not_exists!r} is not one of 'create', 'reject'")
     on_completion = body.get("on_completion") or ("delete" if stateless else "keep")
@@ -247,6 +250,8 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
         request = pb.InvokeRequest(**common)
         if body.get("input") is not None:
             request.input_json = encode(body["input"])
+        if whole is not None:
+            request.command_json = encode(whole)
         if checkpoint_id is not None:
             request.checkpoint_id = checkpoint_id
     return RunBody(request, modes, bool(body.get("stream_subgraphs")), resumable, if_not_exists, on_completion, webhook)

@@ -113,7 +113,7 @@ async def _gone(request: Request) -> None:
 
 async def _check_thread(service: GraphService, run: RunBody) -> None:
     """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
-    belongs to one); one that does not is made by the run, unless ``if_not_exists`` is "reject"."""
+    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create"."""
     thread_id = run.request.thread_id
     try:
         graph = await graph_of(service, thread_id)
@@ -209,7 +209,7 @@ async def _stream(request: Request, thread_id: str | None) -> Response:
     headers = _where(first, thread_id is None)
     if run.resumable and thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/stream"
-    shaper = SseShaper(run.modes, subgraphs=run.subgraphs)
+    shaper = SseShaper(run.modes, subgraphs=run.subgraphs, thread_id=run.request.thread_id)
     frames = _frames(service, shaper, first, events, forget=thread_id is None and run.on_completion == "delete")
     return _Stream(frames, media_type=_SSE, headers=headers)
 
@@ -361,7 +361,11 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
         async with service.runs.slot(ended.thread_id, thread_id, f"rollback-{run_id}", enqueue=True):
             await service.streams.turns.roll_back(ended)
     elif wait:
-        await _ended(service, record)
+        ended = await _ended(service, record)
+        # Its record ends just before the run lets its thread go: wait for that too (as the rollback does), so a
+        # run sent after the answer finds the thread free, as on LangGraph's server.
+        async with service.runs.slot(ended.thread_id, thread_id, f"cancelled-{run_id}", enqueue=True):
+            pass
     return Response(status_code=204 if wait else 202)
 
 
@@ -391,7 +395,7 @@ async def join_stream(
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"Last-Event-ID: {last!r} is not an event id of this run (a seq)")
     modes = check_modes(stream_mode)
     events = join_events(service, run_id, after_seq=int(last))
-    shaper = SseShaper(modes, subgraphs=stream_subgraphs)
+    shaper = SseShaper(modes, subgraphs=stream_subgraphs, thread_id=thread_id)
     frames = _frames(service, shaper, None, events, after=int(last), attempt=record.attempts)
     if cancel_on_disconnect and record.status in ACTIVE:
         frames = _cancelling(service, record, frames)

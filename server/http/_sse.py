@@ -27,9 +27,9 @@ and the stream goes on after it, as JoinRun's ``after_seq``):
 
 With ``stream_subgraphs`` a subgraph's event is named ``mode|ns1|ns2`` (its
 namespace, one ``node:task_id`` per level); without it, subgraphs' events are
-left out. ``checkpoints``, ``debug`` and ``events`` are not served yet: the
-run's events lack what they carry (a version's whole state, LangChain's
-callback events), and :func:`check_modes` refuses them by name.
+left out. ``checkpoints`` and ``debug`` are made by
+:mod:`server.http._sse_debug`. ``events`` is not served: LangChain's callback
+events are not among the run's events, and :func:`check_modes` refuses it by name.
 
 Pure: no I/O; the run routes (:mod:`server.http._runs`) drive it.
 """
@@ -45,15 +45,14 @@ from engine.host import RUN_KEY, langchain_messages
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 from server._messages import messages_in
+from server.http._sse_debug import CHECKPOINT_KINDS, CheckpointFrames
 
 __all__ = ["MODES", "Frame", "SseShaper", "check_modes", "event_kinds"]
 
 #: The stream modes served, in LangGraph's names.
-MODES = ("values", "updates", "messages", "messages-tuple", "custom", "tasks")
+MODES = ("values", "updates", "messages", "messages-tuple", "custom", "tasks", "checkpoints", "debug")
 #: The modes LangGraph has that are not served yet, and why.
 NOT_SERVED = {
-    "checkpoints": "graphwire's run events name each saved version but do not carry its whole state",
-    "debug": "it is made of the checkpoints mode's payloads, which are not served yet",
     "events": "LangChain's callback events (astream_events) are not part of graphwire's run events",
 }
 #: The run events each mode is made of (RUN_STARTED and RUN_FINISHED come always).
@@ -64,6 +63,8 @@ _KINDS: dict[str, tuple[pb.EventKind.ValueType, ...]] = {
     "messages-tuple": (pb.EVENT_KIND_MESSAGE_CHUNK, pb.EVENT_KIND_TASK_STARTED, pb.EVENT_KIND_TASK_FINISHED),
     "custom": (pb.EVENT_KIND_CUSTOM,),
     "tasks": (pb.EVENT_KIND_TASK_STARTED, pb.EVENT_KIND_TASK_FINISHED),
+    "checkpoints": CHECKPOINT_KINDS,
+    "debug": (*CHECKPOINT_KINDS, pb.EVENT_KIND_TASK_STARTED, pb.EVENT_KIND_TASK_FINISHED),
 }
 _START = "__start__"  # the input's task: LangGraph's streams do not show it
 _ERRORS = {pb.FINISH_REASON_ERROR, pb.FINISH_REASON_RECURSION_LIMIT}
@@ -112,11 +113,14 @@ class SseShaper:
     Args:
         modes: the caller's stream modes (:func:`check_modes`'s).
         subgraphs: whether subgraphs' events are sent (``stream_subgraphs``).
+        thread_id: the caller's thread id (the ``checkpoints`` and ``debug`` modes name it).
     """
 
-    def __init__(self, modes: Sequence[str], *, subgraphs: bool = False) -> None:
+    def __init__(self, modes: Sequence[str], *, subgraphs: bool = False, thread_id: str = "") -> None:
         self.modes = frozenset(modes)
         self.subgraphs = subgraphs
+        checkpoints, debug = "checkpoints" in self.modes, "debug" in self.modes
+        self._versions = CheckpointFrames(thread_id, checkpoints=checkpoints, debug=debug) if checkpoints or debug else None
         self._messages: dict[Any, Any] = {}  # message id -> the message so far (``messages`` mode)
         self._chat = bool(self.modes & {"messages", "messages-tuple"})
         self._tasks: dict[str, pb.TaskStarted] = {}  # the graph's own running tasks (messages modes, no subgraphs)
@@ -139,14 +143,17 @@ class SseShaper:
     def frames(self, e: pb.RunEvent) -> list[Frame]:
         """The frames ``e`` makes for the caller's modes (none for most events)."""
         kind = e.WhichOneof("event")
-        if kind == "run_finished":
-            return self._finished(e)
         ns = tuple(e.namespace)
+        suffix = "|" + "|".join(ns) if ns else ""
+        early = []
+        if self._versions is not None and (self.subgraphs or not ns):
+            early = [Frame(name + suffix, encode(data), e.seq) for name, data in self._versions.before(e)]
+        if kind == "run_finished":
+            return early + self._finished(e)
         if ns and not self.subgraphs:
             if kind == "message_chunk" and self._chat:
                 self._hold(e)
             return []
-        suffix = "|" + "|".join(ns) if ns else ""
         if kind == "message_chunk":
             return [Frame(name, data, e.seq) for name, data in self._chunk(e, suffix)]
         out: list[tuple[str, str]] = []
@@ -154,9 +161,12 @@ class SseShaper:
             out.append(("values", e.values.values_json or "null"))
         elif kind == "custom" and "custom" in self.modes:
             out.append(("custom", e.custom.payload_json or "null"))
-        elif kind == "task_started" and e.task_started.node != _START and "tasks" in self.modes:
+        elif kind == "task_started" and e.task_started.node != _START and self.modes & {"tasks", "debug"}:
             t = e.task_started
-            out.append(("tasks", encode({"id": t.task_id, "name": t.node, "input": _loads(t.input_json), "triggers": list(t.triggers)})))
+            started = {"id": t.task_id, "name": t.node, "input": _loads(t.input_json), "triggers": list(t.triggers)}
+            if "tasks" in self.modes:
+                out.append(("tasks", encode(started)))
+            out += self._debug(t.step, "task", started)
         elif kind == "task_finished" and e.task_finished.node != _START:
             out += self._task_finished(e.task_finished)
         if self._chat and not self.subgraphs and not ns:
@@ -164,7 +174,7 @@ class SseShaper:
                 self._tasks[e.task_started.task_id] = e.task_started
             elif kind == "task_finished":
                 out[:0] = self._released(e.task_finished)
-        return [Frame(name + suffix, data, e.seq) for name, data in out]
+        return early + [Frame(name + suffix, data, e.seq) for name, data in out]
 
     # -- the kinds -----------------------------------------------------------------------
     def _task_finished(self, t: pb.TaskFinished) -> list[tuple[str, str]]:
@@ -173,12 +183,20 @@ class SseShaper:
             update = _loads(t.update_json)
             body = {t.node: update, "__metadata__": {"cached": True}} if t.cached else {t.node: update}
             out.append(("updates", encode(body)))
-        if "tasks" in self.modes:
+        if self.modes & {"tasks", "debug"}:
             error = {"error": t.error.type, "message": t.error.message} if t.HasField("error") else None
             result = _loads(t.update_json) if t.update_json else {}
             body = {"id": t.task_id, "name": t.node, "error": error, "result": result, "interrupts": [_interrupt(i) for i in t.interrupts]}
-            out.append(("tasks", encode(body)))
+            if "tasks" in self.modes:
+                out.append(("tasks", encode(body)))
+            out += self._debug(t.step, "task_result", body)
         return out
+
+    def _debug(self, step: int, kind: str, payload: Any) -> list[tuple[str, str]]:
+        """A task's ``debug`` frame (``kind`` "task" or "task_result"), when debug was asked for."""
+        if self._versions is None:
+            return []
+        return [(name, encode(data)) for name, data in self._versions.task(step, kind, payload)]
 
     def _chunk(self, e: pb.RunEvent, suffix: str) -> list[tuple[str, str]]:
         """A message chunk's frames: ``messages`` (the tuple, named with its namespace) and the

@@ -49,6 +49,15 @@ def test_a_resume_answers_the_pending_interrupt_or_each_by_id() -> None:
     assert isinstance(plain, pb.ResumeRequest) and json.loads(plain.resume_json) == {"answer": 1}
 
 
+def test_a_command_with_update_or_goto_is_an_invoke_carrying_it_whole() -> None:
+    command = {"update": {"x": 1}, "goto": ["b"], "resume": "yes"}
+    run = parse_run_body({"assistant_id": "a", "command": command, "checkpoint_id": "c1"}, "t").request
+    assert isinstance(run, pb.InvokeRequest) and json.loads(run.command_json) == command
+    assert run.checkpoint_id == "c1" and not run.input_json
+    empty = parse_run_body({"assistant_id": "a", "command": {"resume": None, "goto": "b", "update": None}}, "t").request
+    assert isinstance(empty, pb.InvokeRequest) and json.loads(empty.command_json) == {"goto": "b"}
+
+
 def test_a_stateless_run_deletes_its_thread_unless_kept() -> None:
     assert parse_run_body({"assistant_id": "a"}, "t", stateless=True).on_completion == "delete"
     assert parse_run_body({"assistant_id": "a", "on_completion": "keep"}, "t", stateless=True).on_completion == "keep"
@@ -73,7 +82,7 @@ def test_a_webhook_is_kept_and_needs_a_run_record_that_outlives_the_run() -> Non
         ({"assistant_id": "a", "after_seconds": 3}, "after_seconds"),
         ({"assistant_id": "a", "feedback_keys": ["k"]}, "feedback_keys"),
         ({"assistant_id": "a", "stream_mode": ["values", "events"]}, "stream_mode 'events' is not served yet"),
-        ({"assistant_id": "a", "command": {"update": {"x": 1}}}, "command.update: not served yet"),
+        ({"assistant_id": "a", "command": {"update": {"x": 1}, "jump": "b"}}, "command.jump: not a command field"),
         ({"assistant_id": "a", "command": {"resume": 1}, "input": {}}, "input: give input or command"),
         ({"assistant_id": "a", "config": {"run_name": "x"}}, "config.run_name"),
         ({"assistant_id": "a", "config": {"tags": ["t"]}}, "config.tags"),

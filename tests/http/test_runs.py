@@ -54,12 +54,17 @@ def tid() -> str:
     return str(uuid.uuid4())
 
 
+async def made(client: Any, graph: str) -> str:
+    """A new thread of ``graph``, made as an SDK user makes one before running on it."""
+    return str((await client.threads.create(graph_id=graph))["thread_id"])
+
+
 @in_loop
 async def test_a_stream_through_the_sdk_gives_langgraphs_parts(tmp_path: Path) -> None:
     modes = ("values", "updates", "messages-tuple", "custom")
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
-        parts = [p async for p in client.runs.stream(tid(), "sse", input=INPUT, stream_mode=list(modes), stream_subgraphs=True)]
+        parts = [p async for p in client.runs.stream(await made(client, "sse"), "sse", input=INPUT, stream_mode=list(modes), stream_subgraphs=True)]
     assert parts[0].event == "metadata" and parts[0].data["attempt"] == 1
     assert parts[-1].event == "end"
     expected = await langgraph_frames(_sse_graphs.graph, modes, True)
@@ -74,7 +79,7 @@ async def test_a_stream_through_the_sdk_gives_langgraphs_parts(tmp_path: Path) -
 async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "sse")
         asked = await client.runs.wait(thread, "sse", input=INPUT)
         assert [i["value"] for i in asked["__interrupt__"]] == ["ok?"]
         assert asked["log"] == ["talk", "talk", "inner"]
@@ -91,7 +96,7 @@ async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None
 async def test_a_background_run_is_created_got_joined_and_its_stream_resumed(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "chain3")
         run = await client.runs.create(thread, "chain3", input={"n": 0})
         assert run["thread_id"] == thread and run["status"] in ("pending", "running", "success")
         result = await client.runs.join(thread, run["run_id"])
@@ -110,7 +115,7 @@ async def test_a_background_run_is_created_got_joined_and_its_stream_resumed(tmp
 async def test_a_run_is_cancelled_and_waited_for(tmp_path: Path, gates: Path, backend: str) -> None:
     async with serving(tmp_path, backend) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "gated")
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "x"})
         await until(lambda: _running(served, thread, run["run_id"]), "the run's engine to start")
         with pytest.raises(httpx.HTTPStatusError) as busy:  # the thread is busy: the default strategy rejects
@@ -137,7 +142,7 @@ def _running(served: Any, thread: str, run_id: str) -> bool:
 @in_loop
 async def test_a_stream_whose_caller_leaves_cancels_its_run(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
-        thread = tid()
+        thread = await made(get_client(url=served.url, api_key=served.key), "gated")
         body = {"assistant_id": "gated", "input": {"gate": "never", "label": "x"}, "stream_mode": ["custom"]}
         async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
             async with http.stream("POST", f"/threads/{thread}/runs/stream", json=body) as res:
@@ -172,26 +177,29 @@ async def test_a_stateless_run_leaves_no_thread(tmp_path: Path) -> None:
 async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
-        failed = await client.runs.wait(tid(), "broken", input=INPUT, raise_error=False)
+        failed = await client.runs.wait(await made(client, "broken"), "broken", input=INPUT, raise_error=False)
         assert failed == {"__error__": {"error": "ValueError", "message": "no way"}}
-        parts = [p async for p in client.runs.stream(tid(), "broken", input=INPUT)]
+        parts = [p async for p in client.runs.stream(await made(client, "broken"), "broken", input=INPUT)]
         assert [p.event for p in parts] == ["metadata", "values", "error", "end"]
         assert parts[2].data == {"error": "ValueError", "message": "no way"}
         with pytest.raises(httpx.HTTPStatusError) as unknown:
-            await client.runs.wait(tid(), "nope", input={})
+            await client.runs.wait(await made(client, "chain3"), "nope", input={})
         assert unknown.value.response.status_code == 404 and unknown.value.response.json() == {"detail": "no assistant 'nope'"}
         for options, field in [
-            ({"webhook": "mailto:ann@example.com"}, "webhook"), ({"stream_mode": "debug"}, "stream_mode 'debug'"),
-            ({"command": {"goto": "a"}}, "command.goto"), ({"config": {"callbacks": 1}}, "config.callbacks"),
+            ({"webhook": "mailto:ann@example.com"}, "webhook"), ({"stream_mode": "events"}, "stream_mode 'events'"),
+            ({"command": {"jump": "a"}}, "command.jump"), ({"config": {"callbacks": 1}}, "config.callbacks"),
             ({"multitask_strategy": "sometimes"}, "multitask_strategy"), ({"after_seconds": 5}, "after_seconds"),
         ]:  # fmt: skip
             async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
                 res = await http.post(f"/threads/{tid()}/runs/wait", json={"assistant_id": "chain3", "input": {}, **options})
             assert res.status_code == 422, (options, res.text)
             assert field in res.json()["detail"], res.text
-        with pytest.raises(httpx.HTTPStatusError) as missing:
-            await client.runs.wait(tid(), "chain3", input={"n": 0}, if_not_exists="reject")
-        assert missing.value.response.status_code == 404  # no such thread
+        with pytest.raises(httpx.HTTPStatusError) as missing:  # LangGraph's default if_not_exists: "reject"
+            await client.runs.wait(tid(), "chain3", input={"n": 0})
+        assert missing.value.response.status_code == 404 and "not found" in missing.value.response.json()["detail"]
+        made_by_run = tid()  # "create", when asked, makes the thread
+        assert (await client.runs.wait(made_by_run, "chain3", input={"n": 0}, if_not_exists="create"))["n"] == 3
+        assert (await client.threads.get(made_by_run))["status"] == "idle"
 
 
 class Counted(TypedDict, total=False):
@@ -221,7 +229,7 @@ async def test_remote_graph_runs_a_served_graph_alone_and_as_a_node(tmp_path: Pa
 async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path, backend: str) -> None:
     async with serving(tmp_path, backend) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "gated")
         first = await client.runs.create(thread, "gated", input={"gate": "one", "label": "first"})
         await until(lambda: _running(served, thread, first["run_id"]), "the first run's engine to start")
         # enqueue: waits for the running run, then runs.
@@ -242,7 +250,7 @@ async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path, b
 async def test_a_resumable_stream_cut_and_rejoined_with_last_event_id(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "gated")
         body = {
             "assistant_id": "gated", "input": {"gate": "cut", "label": "x"}, "stream_mode": ["values", "custom"],
             "stream_resumable": True, "on_disconnect": "continue",
@@ -271,15 +279,18 @@ async def test_a_resumable_stream_cut_and_rejoined_with_last_event_id(tmp_path: 
 async def test_a_tenant_sees_only_its_own_runs(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
         acme, other = get_client(url=served.url, api_key=TOKENS["acme"]), get_client(url=served.url, api_key=TOKENS["other"])
-        thread = tid()
+        thread = await made(acme, "chain3")
         assert (await acme.runs.wait(thread, "chain3", input={"n": 0}))["n"] == 3
         (run,) = await acme.runs.list(thread)
         assert await other.runs.list(thread) == []
         with pytest.raises(httpx.HTTPStatusError) as hidden:
             await other.runs.get(thread, run["run_id"])
         assert hidden.value.response.status_code == 404
+        with pytest.raises(httpx.HTTPStatusError) as unseen:  # acme's thread is not the other tenant's
+            await other.runs.wait(thread, "chain3", input={"n": 10})
+        assert unseen.value.response.status_code == 404
         # The same thread id is another thread for the other tenant: its run starts from nothing.
-        assert (await other.runs.wait(thread, "chain3", input={"n": 10}))["log"] == ["a", "b", "c"]
+        assert (await other.runs.wait(thread, "chain3", input={"n": 10}, if_not_exists="create"))["log"] == ["a", "b", "c"]
         assert (await acme.runs.get(thread, run["run_id"]))["status"] == "success"
 
 
@@ -287,7 +298,7 @@ async def test_a_tenant_sees_only_its_own_runs(tmp_path: Path) -> None:
 async def test_a_caller_that_leaves_while_queued_never_runs(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "gated")
         key = _key(thread)
         first = await client.runs.create(thread, "gated", input={"gate": "hold", "label": "first"})
         await until(lambda: _running(served, thread, first["run_id"]), "the first run's engine to start")
@@ -312,7 +323,7 @@ async def test_a_caller_that_leaves_while_queued_never_runs(tmp_path: Path, gate
 async def test_a_run_cancelled_with_rollback_leaves_none_of_its_versions(tmp_path: Path, gates: Path, backend: str) -> None:
     async with serving(tmp_path, backend) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "gated")
         assert (await client.runs.wait(thread, "gated", input={"label": "kept"}))["log"] == ["kept"]
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "dropped"})
         await until(lambda: _running(served, thread, run["run_id"]), "the run's engine to start")
@@ -349,7 +360,7 @@ async def test_a_thread_made_over_http_runs_its_own_graphs_assistants(tmp_path: 
 async def test_a_joined_stream_that_cancels_on_disconnect(tmp_path: Path, gates: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
-        thread = tid()
+        thread = await made(client, "gated")
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "x"}, stream_mode=["values", "custom"])
         path = f"/threads/{thread}/runs/{run['run_id']}/stream"
         async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:

@@ -10,7 +10,6 @@ stateless one.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from typing import Any
 
 from tests.conftest import ServerProcess
@@ -28,7 +27,7 @@ def _text(message: dict[str, Any]) -> str:
 
 def test_a_chat_turn_with_a_tool_call_an_interrupt_and_its_answer_streamed(served: ServerProcess) -> None:
     client = sync_client(served)
-    thread = str(uuid.uuid4())
+    thread = client.threads.create(graph_id=GRAPH)["thread_id"]
     modes = ["messages-tuple", "values"]
     ask = {"messages": [{"role": "user", "content": "remind me to call mom at 5pm"}]}
     first = list(client.runs.stream(thread, GRAPH, input=ask, stream_mode=modes))
@@ -58,7 +57,7 @@ def test_a_chat_turn_with_a_tool_call_an_interrupt_and_its_answer_streamed(serve
 def test_background_and_stateless_runs_with_the_async_client(served: ServerProcess) -> None:
     async def body() -> None:
         client = async_client(served)
-        thread = str(uuid.uuid4())
+        thread = (await client.threads.create(graph_id="chain3"))["thread_id"]
         # A joined stream's modes are among those the run was made with (as LangGraph's).
         run = await client.runs.create(thread, "chain3", input={"n": 0}, stream_mode=["values", "updates"])
         assert (await client.runs.join(thread, run["run_id"]))["log"] == ["a", "b", "c"]

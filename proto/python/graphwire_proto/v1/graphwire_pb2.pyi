@@ -207,7 +207,7 @@ class RunConfig(_message.Message):
     def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ..., configurable_json: _Optional[str] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "if_interrupted", "expect_checkpoint_id", "multitask_strategy", "assistant_id")
+    __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "if_interrupted", "expect_checkpoint_id", "multitask_strategy", "assistant_id", "command_json")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -222,6 +222,7 @@ class InvokeRequest(_message.Message):
     EXPECT_CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     MULTITASK_STRATEGY_FIELD_NUMBER: _ClassVar[int]
     ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_JSON_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     input_json: str
@@ -236,7 +237,8 @@ class InvokeRequest(_message.Message):
     expect_checkpoint_id: str
     multitask_strategy: MultitaskStrategy
     assistant_id: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., if_interrupted: _Optional[_Union[IfInterrupted, str]] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ..., assistant_id: _Optional[str] = ...) -> None: ...
+    command_json: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., input_json: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., event_kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., enqueue: _Optional[bool] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., on_disconnect: _Optional[_Union[OnDisconnect, str]] = ..., background: _Optional[bool] = ..., if_interrupted: _Optional[_Union[IfInterrupted, str]] = ..., expect_checkpoint_id: _Optional[str] = ..., multitask_strategy: _Optional[_Union[MultitaskStrategy, str]] = ..., assistant_id: _Optional[str] = ..., command_json: _Optional[str] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
     __slots__ = ("graph", "thread_id", "resume_json", "resumes_json", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "expect_checkpoint_id", "multitask_strategy", "assistant_id")
