@@ -31,7 +31,17 @@ def counted_loops(monkeypatch: pytest.MonkeyPatch) -> list[asyncio.AbstractEvent
         made.append(real())
         return made[-1]
 
-    monkeypatch.setattr(_sync, "_spare", [])
+    class Spares(list):  # type: ignore[type-arg]
+        """The spares, from the test's own loops only: a thread of an earlier test that ends now
+        (its locals collected late) hands back a loop this test did not make; it is closed instead."""
+
+        def append(self, loop: asyncio.AbstractEventLoop) -> None:
+            if any(loop is m for m in made):
+                super().append(loop)
+            else:
+                loop.close()
+
+    monkeypatch.setattr(_sync, "_spare", Spares())
     monkeypatch.setattr(asyncio, "new_event_loop", new_event_loop)
     yield made
     for loop in _sync._spare:
