@@ -19,7 +19,6 @@ Each firing adds one to the OpenTelemetry counter ``graphwire.crons.fired``
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -27,6 +26,7 @@ from datetime import datetime
 from opentelemetry import metrics
 
 from engine.host import CronRecord, CronStore, LeaseStore
+from server._periodic import Periodic
 from server._records import now
 
 __all__ = ["SCHEDULER_KEY", "CronScheduler"]
@@ -42,7 +42,7 @@ FIRED = metrics.get_meter("graphwire.server").create_counter(
 )
 
 
-class CronScheduler:
+class CronScheduler(Periodic):
     """Fires the crons due every ``interval`` seconds (see the module's doc).
 
     Args:
@@ -53,6 +53,9 @@ class CronScheduler:
         interval: seconds between ticks.
         clock: what time it is (aware; tests may pass their own).
     """
+
+    name = "graphwire-cron-scheduler"
+    doing = "firing crons"
 
     def __init__(
         self,
@@ -65,40 +68,15 @@ class CronScheduler:
         clock: Callable[[], datetime] = now,
     ) -> None:
         self.store, self.fire = store, fire
-        self.leases, self.owner = leases, owner
-        self.interval, self.clock = interval, clock
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="graphwire-cron-scheduler")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
-
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except Exception:  # noqa: BLE001 - the database may be down for a while; try again later
-                log.warning("firing crons failed; trying again in %.1fs", self.interval, exc_info=True)
-            await asyncio.sleep(self.interval)
+        self.clock = clock
+        super().__init__(key=SCHEDULER_KEY, leases=leases, owner=owner, interval=interval)
 
     async def tick(self, at: datetime | None = None) -> int | None:
         """Fire the crons due at ``at`` (default: the clock's now): how many were claimed, or None when
         another replica holds the scheduler's lease."""
-        lease = None
-        if self.leases is not None:
-            lease = await self.leases.aacquire_lease(SCHEDULER_KEY, self.owner, ttl=max(self.interval * 2, 30.0))
-            if lease is None:
-                return None
-        try:
-            claimed = await self.store.aclaim_due(at or self.clock(), limit=BATCH)
-        finally:
-            if lease is not None and self.leases is not None:
-                await self.leases.arelease_lease(lease)
+        claimed = await self.alone(lambda: self.store.aclaim_due(at or self.clock(), limit=BATCH))
+        if claimed is None:
+            return None
         for cron in claimed:
             try:
                 await self.fire(cron)

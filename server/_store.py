@@ -40,6 +40,7 @@ from engine.cache.memory import InMemoryCache
 from engine.serde import Serializer
 from engine.store import InMemoryStore, ScopedStore, StoreView
 from engine.store.base import BaseStore, Op, Result, TTLConfig
+from server._periodic import alone
 from server._registry import GraphEntry
 from server._specs import resolve_spec
 from server._tenants import TENANT
@@ -203,18 +204,9 @@ class TtlSweeper:
                 self._done.notify_all()
 
     async def _sweep(self) -> None:
-        lease = None
-        if self.leases is not None:
-            lease = await self.leases.aacquire_lease(SWEEPER_KEY, self.owner, ttl=max(self.minutes * 120, 30.0))
-            if lease is None:
-                return  # another replica sweeps now
-        try:
-            gone = await self.store.asweep_ttl()
-            if gone:
-                log.info("store: %d expired item(s) deleted", gone)
-        finally:
-            if lease is not None and self.leases is not None:
-                await self.leases.arelease_lease(lease)
+        gone = await alone(self.leases, SWEEPER_KEY, self.owner, max(self.minutes * 120, 30.0), self.store.asweep_ttl)
+        if gone:  # None: another replica sweeps now
+            log.info("store: %d expired item(s) deleted", gone)
 
     @property
     def running(self) -> bool:

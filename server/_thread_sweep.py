@@ -26,7 +26,6 @@ Each thread swept adds one to the OpenTelemetry counter
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import datetime
 from typing import Any
@@ -35,6 +34,7 @@ from opentelemetry import metrics
 
 from engine.host import LeaseStore
 from server._errors import ThreadBusy
+from server._periodic import Periodic
 from server._prune import prune_one
 from server._records import Records, now
 from server._requests import config
@@ -55,7 +55,7 @@ SWEPT = metrics.get_meter("graphwire.server").create_counter(
 )
 
 
-class ThreadSweeper:
+class ThreadSweeper(Periodic):
     """Sweeps expired threads every ``interval`` seconds (see the module's doc).
 
     Args:
@@ -68,6 +68,9 @@ class ThreadSweeper:
         interval: seconds between sweeps.
         batch: records read at once.
     """
+
+    name = "graphwire-thread-sweeper"
+    doing = "sweeping expired threads"
 
     def __init__(
         self,
@@ -82,49 +85,28 @@ class ThreadSweeper:
         batch: int = DEFAULT_BATCH,
     ) -> None:
         self.book, self.runs, self.records, self.saver = book, runs, records, saver
-        self.leases, self.owner = leases, owner
-        self.interval, self.batch = interval, batch
-        self._task: asyncio.Task[None] | None = None
+        self.batch = batch
+        super().__init__(key=SWEEPER_KEY, leases=leases, owner=owner, interval=interval)
 
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="graphwire-thread-sweeper")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
-
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.sweep()
-            except Exception:  # noqa: BLE001 - the database may be down for a while; sweep again later
-                log.warning("sweeping expired threads failed; trying again in %.1fs", self.interval, exc_info=True)
-            await asyncio.sleep(self.interval)
+    async def tick(self) -> int | None:
+        return await self.sweep()
 
     async def sweep(self, at: datetime | None = None) -> int | None:
         """One sweep of the threads expired at ``at`` (default: now): how many were swept, or None
         when another replica holds the sweeper's lease (it sweeps)."""
-        lease = None
-        if self.leases is not None:
-            lease = await self.leases.aacquire_lease(SWEEPER_KEY, self.owner, ttl=max(self.interval * 2, 30.0))
-            if lease is None:
-                return None
-        try:
-            n = 0
-            for _ in range(MAX_BATCHES):
-                found = await self.book.store.aexpired(at or now(), limit=self.batch)
-                swept = [await self._one(r.thread_id, r.graph, r.caller_thread, at) for r in found]
-                n += sum(swept)
-                if len(found) < self.batch or not any(swept):
-                    break
-            if n:
-                log.info("threads: %d expired thread(s) swept", n)
-            return n
-        finally:
-            if lease is not None and self.leases is not None:
-                await self.leases.arelease_lease(lease)
+        return await self.alone(lambda: self._sweep(at))
+
+    async def _sweep(self, at: datetime | None) -> int:
+        n = 0
+        for _ in range(MAX_BATCHES):
+            found = await self.book.store.aexpired(at or now(), limit=self.batch)
+            swept = [await self._one(r.thread_id, r.graph, r.caller_thread, at) for r in found]
+            n += sum(swept)
+            if len(found) < self.batch or not any(swept):
+                break
+        if n:
+            log.info("threads: %d expired thread(s) swept", n)
+        return n
 
     async def _one(self, key: str, graph: str, caller: str, at: datetime | None) -> bool:
         """Sweep thread ``key`` if it is still expired once held; whether it was (a busy one is left)."""

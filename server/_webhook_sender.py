@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from opentelemetry import metrics
 
 from engine.host import LeaseStore, WebhookOutbox, WebhookRecord
+from server._periodic import Periodic
 from server._records import now
 
 __all__ = ["MAX_ATTEMPTS", "SENDER_KEY", "WebhookSender"]
@@ -44,8 +45,11 @@ SENT = metrics.get_meter("graphwire.server").create_counter(
 )
 
 
-class WebhookSender:
+class WebhookSender(Periodic):
     """Sends the outbox's webhooks every ``interval`` seconds (see the module's doc)."""
+
+    name = "graphwire-webhook-sender"
+    doing = "sending webhooks"
 
     def __init__(
         self,
@@ -59,39 +63,14 @@ class WebhookSender:
         clock: Callable[[], datetime] = now,
     ) -> None:
         self.outbox, self.deliver = outbox, deliver
-        self.leases, self.owner = leases, owner
-        self.interval, self.timeout, self.clock = interval, timeout, clock
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="graphwire-webhook-sender")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
-
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except Exception:  # noqa: BLE001 - the database may be down for a while; try again later
-                log.warning("sending webhooks failed; trying again in %.1fs", self.interval, exc_info=True)
-            await asyncio.sleep(self.interval)
+        self.timeout, self.clock = timeout, clock
+        super().__init__(key=SENDER_KEY, leases=leases, owner=owner, interval=interval)
 
     async def tick(self) -> int | None:
         """Send the webhooks due: how many rows were claimed, or None when another replica holds the lease."""
-        lease = None
-        if self.leases is not None:
-            lease = await self.leases.aacquire_lease(SENDER_KEY, self.owner, ttl=max(self.interval * 2, 30.0))
-            if lease is None:
-                return None
-        try:
-            claimed = await self.outbox.aclaim_due(self.clock(), self.timeout * 2 + self.interval)
-        finally:
-            if lease is not None and self.leases is not None:
-                await self.leases.arelease_lease(lease)
+        claimed = await self.alone(lambda: self.outbox.aclaim_due(self.clock(), self.timeout * 2 + self.interval))
+        if claimed is None:
+            return None
         await asyncio.gather(*(self._one(row) for row in claimed))
         return len(claimed)
 
