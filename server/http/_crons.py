@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import uuid
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -28,7 +27,7 @@ from server._tenants import TENANT
 from server.http._common import graph_of
 from server.http._common import service as svc
 from server.http._cron_fire import run_body_of
-from server.http._errors import HttpError, http_error
+from server.http._errors import HttpError, answered
 from server.http._run_body import parse_run_body
 
 __all__ = ["router"]
@@ -45,19 +44,7 @@ CRON_FIELDS = ("schedule", "assistant_id", "end_time", "enabled", "timezone", "o
 _SORT = ("cron_id", "assistant_id", "thread_id", "next_run_date", "end_time", "created_at", "updated_at")
 
 
-def _answered(route: Callable[..., Awaitable[Response]]) -> Callable[..., Awaitable[Response]]:
-    @functools.wraps(route)
-    async def answered(*args: Any, **kwargs: Any) -> Response:
-        try:
-            return await route(*args, **kwargs)
-        except HttpError:
-            raise
-        except ValueError as exc:
-            raise HttpError(422, str(exc)) from exc
-        except Exception as exc:
-            raise http_error(exc) from exc
-
-    return answered
+_answered = functools.partial(answered, invalid=(ValueError,))  # a bad schedule or filter: 422
 
 
 def _iso(t: datetime | None) -> str | None:

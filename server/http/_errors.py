@@ -9,18 +9,20 @@ body is LangGraph's: ``{"detail": message}``. A request body FastAPI refuses
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from server._errors import status_for
 
-__all__ = ["HTTP_STATUS", "HttpError", "http_error", "install", "not_served"]
+__all__ = ["HTTP_STATUS", "HttpError", "answered", "http_error", "install", "not_served"]
 
 log = logging.getLogger("graphwire.http")
 
@@ -80,6 +82,26 @@ def http_error(exc: BaseException) -> HttpError:
     if code == grpc.StatusCode.INTERNAL:
         log.error("HTTP API: internal error", exc_info=exc)  # the traceback stays in the server log
     return HttpError(HTTP_STATUS.get(code, 500), message)
+
+
+def answered(
+    route: Callable[..., Awaitable[Response]], *, invalid: tuple[type[Exception], ...] = ()
+) -> Callable[..., Awaitable[Response]]:
+    """``route`` with its failures answered with their HTTP status (LangGraph's ``{"detail": ...}``):
+    the core's through the gRPC table (:func:`http_error`); ``invalid``'s as 422."""
+
+    @functools.wraps(route)
+    async def answering(*args: Any, **kwargs: Any) -> Response:
+        try:
+            return await route(*args, **kwargs)
+        except HttpError:
+            raise
+        except invalid as exc:
+            raise HttpError(422, str(exc)) from exc
+        except Exception as exc:
+            raise http_error(exc) from exc
+
+    return answering
 
 
 def _field(loc: Any) -> str:

@@ -26,10 +26,9 @@ a run on it must name an assistant of that graph.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -44,7 +43,7 @@ from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
 from server.http._common import graph_of
 from server.http._common import service as svc
-from server.http._errors import HttpError, http_error
+from server.http._errors import HttpError, answered
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
@@ -74,20 +73,7 @@ class _Stream(StreamingResponse):
                 await close()
 
 
-def _answered(route: Callable[..., Awaitable[Response]]) -> Callable[..., Awaitable[Response]]:
-    """``route`` with its failures answered with their HTTP status (LangGraph's ``{"detail": ...}``):
-    the run core's through the gRPC table (:func:`server.http._errors.http_error`)."""
-
-    @functools.wraps(route)
-    async def answered(*args: Any, **kwargs: Any) -> Response:
-        try:
-            return await route(*args, **kwargs)
-        except HttpError:
-            raise
-        except Exception as exc:
-            raise http_error(exc) from exc
-
-    return answered
+_answered = answered  # every run route's failures, through the gRPC table
 
 
 async def _body(request: Request) -> Any:
