@@ -312,6 +312,10 @@ class RunStore(Protocol):
         ``ended_before``, or all but the ``keep_last`` newest; how many."""
         ...
 
+    async def adelete(self, run_id: str) -> bool:
+        """Delete the run ``run_id`` (and its events) if it has ended; whether it did."""
+        ...
+
 
 class MemoryRuns:
     """A :class:`RunStore` in this process's memory: for savers without tables
@@ -410,6 +414,14 @@ class MemoryRuns:
             self._runs.pop(r.run_id, None)
             self._events.pop(r.run_id, None)
         return len(gone)
+
+    async def adelete(self, run_id: str) -> bool:
+        found = self._runs.get(run_id)
+        if found is None or found.status in ACTIVE:
+            return False
+        del self._runs[run_id]
+        self._events.pop(run_id, None)
+        return True
 
     def forget_thread(self, thread_id: str) -> None:
         """Drop ``thread_id``'s runs (its saver deleted the thread)."""

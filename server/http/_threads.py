@@ -1,4 +1,4 @@
-"""Threads: ``/threads`` (create, search, count) and ``/threads/{id}`` (get, patch, delete, copy).
+"""Threads: ``/threads`` (create, search, count, prune) and ``/threads/{id}`` (get, patch, delete, copy).
 
 Over :class:`server._thread_record_rpcs.ThreadRecordRpcs` and ``DeleteThread``.
 A thread's graph is fixed at its creation and found by its id
@@ -26,6 +26,11 @@ _SORT = {None: pb.THREAD_SORT_BY_UNSPECIFIED, "created_at": pb.THREAD_SORT_BY_CR
 Fields = Literal["thread_id", "created_at", "updated_at", "metadata", "status", "values", "interrupts", "ttl"]
 #: The most threads one search reads (its offset and limit together).
 MAX_READ = 1000
+
+
+class PruneThreads(Body):
+    thread_ids: list[str] = []
+    strategy: Literal["delete", "keep_latest"] = "delete"
 
 
 class Ttl(Body):
@@ -156,3 +161,30 @@ async def copy_thread(thread_id: str, request: Request) -> dict[str, Any]:
     graph = await graph_of(svc, thread_id)
     made = await call(svc.thread_records.CopyThread, pb.CopyThreadRequest(graph=graph, thread_id=thread_id))
     return shape.thread(made)
+
+
+@router.post("/threads/prune")
+async def prune_threads(body: PruneThreads, request: Request) -> dict[str, int]:
+    """Each thread deleted (``delete``) or cut to its newest version (``keep_latest``, with what that version
+    still reads), as DeleteThread and PruneThread do it; ``pruned_count``: how many were. An id that names
+    no thread of the caller's is passed over, as on LangGraph's server."""
+    svc = service(request)
+    pruned = 0
+    for thread_id in body.thread_ids:
+        try:
+            graph = await graph_of(svc, thread_id)
+        except HttpError as e:
+            if e.status != 404:
+                raise
+            continue
+        if body.strategy == "delete":
+            await call(svc.thread_rpcs.DeleteThread, pb.DeleteThreadRequest(graph=graph, thread_id=thread_id))
+        else:
+            try:
+                await call(svc.thread_records.PruneThread, pb.PruneThreadRequest(graph=graph, thread_id=thread_id, keep_last=1))
+            except HttpError as e:
+                if e.status != 404:
+                    raise
+                continue  # a thread with no version yet: nothing to cut
+        pruned += 1
+    return {"pruned_count": pruned}

@@ -224,6 +224,22 @@ def test_prune_keeps_active_runs(saver: Any) -> None:
     run(go())
 
 
+def test_delete_takes_one_ended_run_and_its_events(saver: Any) -> None:
+    runs = store_of(saver)
+
+    async def go() -> None:
+        await runs.astart(record("done", at=T0), [(1, b"a"), (2, b"b")])
+        await runs.aupdate("done", 1, status="SUCCESS", ended_at=T0 + timedelta(seconds=1))
+        await runs.astart(record("going", at=T0 + timedelta(seconds=2)))
+        assert await runs.adelete("going") is False  # still active: kept
+        assert await runs.adelete("done") is True
+        assert await runs.aget("done") is None and await runs.aevents("done", 0) == []
+        assert [r.run_id for r in await runs.alist("g:t")] == ["going"]
+        assert await runs.adelete("done") is False  # gone already
+
+    run(go())
+
+
 def test_orphans_are_active_runs_of_a_gone_replica(saver: Any) -> None:
     runs = store_of(saver)
 

@@ -329,3 +329,10 @@ class PostgresRuns:
         if gone:
             await self._write("prune_runs", "DELETE_RUNS", {"ids": [r.run_id for r in gone]})
         return len(gone)
+
+    async def adelete(self, run_id: str) -> bool:
+        found = await self.aget(run_id)
+        if found is None or found.status in ACTIVE:
+            return False
+        await self._write("delete_run", "DELETE_RUNS", {"ids": [run_id]})
+        return True

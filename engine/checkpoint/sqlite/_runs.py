@@ -207,3 +207,15 @@ class SqliteRuns:
 
         await self._write(delete)
         return len(gone)
+
+    async def adelete(self, run_id: str) -> bool:
+        found = await self.aget(run_id)
+        if found is None or found.status in ACTIVE:
+            return False
+
+        def delete(cur: Any) -> None:
+            for statement in DELETE_RUN:
+                cur.execute(statement, (run_id,))
+
+        await self._write(delete)
+        return True
