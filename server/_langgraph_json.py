@@ -48,8 +48,9 @@ _NOT_HONOURED = {
     "auth": "custom Auth handlers are not run; graphwire checks a bearer token (auth_token) or tenants' tokens "
     "(auth_tokens): set them in the graphwire section",
     "encryption": "custom encryption handlers are not run; graphwire's savers encrypt with EncryptedSerializer",
-    "http": "graphwire serves its gRPC API, not LangGraph's HTTP routes (no custom app, CORS or route switches)",
-    "webhooks": "graphwire sends no webhooks; a caller follows a run's events with JoinRun",
+    "http": "graphwire serves LangGraph's HTTP routes with --http (or http in the graphwire section), with no custom "
+    "app, CORS or route switches",
+    "webhooks": "a run's webhook is sent (docs/http.md), with no URL policy or headers from this file",
     "ui": "graphwire serves no generative UI components",
 }
 _CHECKPOINTER = {
@@ -104,7 +105,8 @@ def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
             kind of value, a local dependency or the env file is missing, or
             the project asks for a newer Python than this one.
     """
-    where = f"langgraph.json {path!r}"
+    name = "aegra.json" if os.path.basename(path) == "aegra.json" else "langgraph.json"  # an Aegra project's has its form
+    where = f"{name} {path!r}"
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -137,7 +139,7 @@ def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
             notes.append(f"{key}: not a key graphwire knows (nor LangGraph's langgraph.json schema, as far as "
                          "graphwire knows it); ignored")  # fmt: skip
     project = Project(
-        os.path.abspath(path), env, env_file, import_paths, packages, descriptions, tuple(f"langgraph.json {n}" for n in notes)
+        os.path.abspath(path), env, env_file, import_paths, packages, descriptions, tuple(f"{name} {n}" for n in notes)
     )
     return settings, project
 

@@ -4,6 +4,7 @@
     graphwire serve [--config graphwire.toml|langgraph.json] [--address HOST:PORT] [--checkpointer PATH|DSN]
                     [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] [--http HOST:PORT]
                     [--no-import-swap] [--workers N] [--reload] ...
+    graphwire dev [serve's options]           serve --reload, with the HTTP API on 127.0.0.1:2024 (as langgraph dev)
     graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
                     (--thread ID | --all-threads) [--tenant NAME | --all-tenants]
@@ -37,7 +38,10 @@ from server._cli_threads import add_parser as add_threads_parser
 from server._cli_assistants import add_parser as add_assistants_parser
 from server._cli_client import chat, configurable_arg, fork, history, state
 
-__all__ = ["main"]
+__all__ = ["DEV_HTTP", "build_parser", "dev_argv", "main"]
+
+#: Where ``graphwire dev`` serves the HTTP API unless told otherwise: LangGraph's dev server's address.
+DEV_HTTP = "127.0.0.1:2024"
 
 
 def _runtimes(given: list[str], graphs: dict[str, str] | None) -> dict[str, str]:
@@ -220,12 +224,9 @@ def _pruned_line(done: Any, tenants: bool) -> str:
     return f"{owner}, thread {done.thread_id}: {done.deleted} version(s) deleted"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="graphwire", description="Run LangGraph-style agent graphs as a gRPC service.")
-    sub = p.add_subparsers(dest="command", required=True)
-
-    s = sub.add_parser("serve", help="start the server (default: the reminders demo on SQLite ./graphwire.db)")
-    s.add_argument("--config", help="graphwire.toml or langgraph.json (default: ./graphwire.toml, else ./langgraph.json, if present)")
+def _serve_arguments(s: argparse.ArgumentParser, *, reload: bool = True) -> None:
+    """serve's options (dev's too, which always reloads)."""
+    s.add_argument("--config", help="graphwire.toml, langgraph.json or aegra.json (default: the first of those here)")
     s.add_argument("--address", help="host:port to listen on (default 127.0.0.1:50051; port 0 picks one)")
     s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or a postgresql:// DSN")
     s.add_argument("--store", help="the Store's database, as --checkpointer (default: the checkpointer's)")
@@ -309,12 +310,48 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         help="server processes on the address, each a replica (PostgreSQL only; default: the CPUs on PostgreSQL, else 1)",
     )
-    s.add_argument(
-        "--reload",
-        action="store_true",
-        help="for development: serve again whenever a graph module (a .py file of the project) or the config changes",
-    )
+    if reload:
+        s.add_argument(
+            "--reload",
+            action="store_true",
+            help="for development: serve again whenever a graph module (a .py file of the project) or the config changes",
+        )
+
+
+def dev_argv(args: argparse.Namespace) -> list[str]:
+    """The serve command ``graphwire dev`` stands for: ``serve --reload`` with the same options, and LangGraph's
+    HTTP API on :data:`DEV_HTTP` (where ``langgraph dev`` serves it) unless a flag, the environment or the
+    config sets ``http``."""
+    from server.config import load_config
+
+    argv = ["serve", *args.argv[1:], "--reload"]
+    if args.http is None and not os.environ.get("GRAPHWIRE_HTTP"):
+        try:
+            configured = load_config(args.config, {}).http
+        except ValueError:
+            configured = None  # serve says what is wrong with the config
+        if not configured:
+            argv += ["--http", DEV_HTTP]
+    return argv
+
+
+def _dev(args: argparse.Namespace) -> int:
+    return main(dev_argv(args))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="graphwire", description="Run LangGraph-style agent graphs as a gRPC service.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("serve", help="start the server (default: the reminders demo on SQLite ./graphwire.db)")
+    _serve_arguments(s)
     s.set_defaults(func=_serve)
+    d = sub.add_parser(
+        "dev", help="serve for development, as `langgraph dev`: serve --reload, with LangGraph's HTTP API on "
+        f"{DEV_HTTP} unless http is set",
+    )  # fmt: skip
+    _serve_arguments(d, reload=False)
+    d.set_defaults(func=_dev)
 
     h = sub.add_parser(
         "health", help="exit 0 if the configured server answers SERVING (its address and TLS, as serve reads them)"

@@ -371,11 +371,12 @@ def _check_store(cfg: ServerConfig) -> None:
 
 
 def find_config(path: str | None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The config file to read: ``path``, else env GRAPHWIRE_CONFIG, else ./graphwire.toml, else ./langgraph.json."""
+    """The config file to read: ``path``, else env GRAPHWIRE_CONFIG, else the first of ./graphwire.toml,
+    ./langgraph.json and ./aegra.json (an Aegra project's, which has langgraph.json's form)."""
     env = os.environ if environ is None else environ
     path = path or env.get(ENV_PREFIX + "CONFIG") or None
     if path is None:
-        path = next((p for p in ("graphwire.toml", "langgraph.json") if os.path.exists(p)), None)
+        path = next((p for p in ("graphwire.toml", "langgraph.json", "aegra.json") if os.path.exists(p)), None)
     return path
 
 
@@ -384,9 +385,9 @@ def load_config(
 ) -> ServerConfig:
     """Defaults ← the file ← env ← ``overrides``.
 
-    The file: ``path``, else env GRAPHWIRE_CONFIG, else ./graphwire.toml, else
-    ./langgraph.json, whichever is there first. A ``.json`` file is read as a
-    ``langgraph.json`` (:mod:`server._langgraph_json`).
+    The file: ``path``, else env GRAPHWIRE_CONFIG, else ./graphwire.toml,
+    ./langgraph.json or ./aegra.json, whichever is there first. A ``.json`` file
+    is read as a ``langgraph.json`` (:mod:`server._langgraph_json`).
     """
     env = os.environ if environ is None else environ
     data: dict[str, Any] = {}

@@ -84,6 +84,32 @@ def test_graphwire_toml_comes_first_and_config_names_either(tmp_path: Path) -> N
     assert cfg.graphs == {"x": "m:g"} and cfg.project is not None  # flags still beat the file
 
 
+def test_an_aegra_project_is_read_as_its_langgraph_json(tmp_path: Path) -> None:
+    (tmp_path / "aegra.json").write_text(json.dumps({"graphs": {"agent": "./agent.py:graph"}, "http": {"app": "./app.py:app"}}))
+    cfg = load_config(None, None, environ={})  # ./aegra.json, with no graphwire.toml nor langgraph.json beside it
+    assert cfg.graphs == {"agent": "./agent.py:graph"}
+    assert cfg.project is not None and cfg.project.path == str(tmp_path / "aegra.json")
+    assert [n.split(":")[0] for n in cfg.project.notes] == ["aegra.json http"]
+    assert "--http" in cfg.project.notes[0]
+    write_project(tmp_path)  # a langgraph.json beside it comes first
+    assert load_config(None, None, environ={}).project.path == str(tmp_path / "langgraph.json")  # type: ignore[union-attr]
+
+
+def test_dev_is_serve_reloading_with_the_http_api_where_langgraph_dev_has_it(tmp_path: Path) -> None:
+    from server.cli import DEV_HTTP, build_parser, dev_argv
+
+    def argv(*given: str) -> list[str]:
+        args = build_parser().parse_args(["dev", *given])
+        args.argv = ["dev", *given]
+        return dev_argv(args)
+
+    (tmp_path / "graphwire.toml").write_text('[graphs]\nmine = "./mine.py:graph"\n')
+    assert argv("--address", "127.0.0.1:0") == ["serve", "--address", "127.0.0.1:0", "--reload", "--http", DEV_HTTP]
+    assert argv("--http", "127.0.0.1:9") == ["serve", "--http", "127.0.0.1:9", "--reload"]  # the flag wins
+    (tmp_path / "graphwire.toml").write_text('http = "127.0.0.1:7"\n[graphs]\nmine = "./mine.py:graph"\n')
+    assert argv() == ["serve", "--reload"]  # so does the config's
+
+
 @pytest.mark.parametrize(
     ("change", "said"),
     [
