@@ -135,3 +135,26 @@ async def test_a_thread_stream_follows_every_run_of_the_thread(tmp_path: Path, g
             assert resumed.status_code == 422
             other = await http.get(f"/threads/{thread}/stream", headers={"x-api-key": TOKENS["other"]})
             assert other.status_code == 404
+
+
+@in_loop
+async def test_history_and_a_fork_from_an_older_checkpoint(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "gated")
+        assert (await client.runs.wait(thread, "gated", input={"gate": "", "label": "a"}))["log"] == ["a"]
+        after_a = (await client.threads.get_state(thread))["checkpoint"]["checkpoint_id"]
+        assert (await client.runs.wait(thread, "gated", input={"gate": "", "label": "b"}))["log"] == ["a", "b"]
+        # Run again from the version after the first turn, with another input: a branch beside "b".
+        forked = await client.runs.wait(thread, "gated", input={"gate": "", "label": "c"}, checkpoint_id=after_a)
+        assert forked["log"] == ["a", "c"]
+        history = await client.threads.get_history(thread, limit=100)
+        assert history[0]["values"]["log"] == ["a", "c"]
+        logs = [h["values"].get("log") for h in history]
+        assert ["a", "b"] in logs  # the other branch is kept
+        chain = {h["checkpoint"]["checkpoint_id"]: h for h in history}
+        back, branch = history[0], []
+        while back["parent_checkpoint"] is not None:  # the branch, from its newest version back to the first
+            back = chain[back["parent_checkpoint"]["checkpoint_id"]]
+            branch.append(back["checkpoint"]["checkpoint_id"])
+        assert after_a in branch and all(chain[c]["values"].get("log") != ["a", "b"] for c in branch)
