@@ -1,5 +1,6 @@
-"""Runs looked after in bulk or one by one: ``POST /runs/cancel`` (the SDK's ``runs.cancel_many``) and
-``DELETE /threads/{id}/runs/{run_id}`` (``runs.delete``).
+"""Runs looked after in bulk or one by one: ``POST /runs/cancel`` (the SDK's ``runs.cancel_many``),
+``DELETE /threads/{id}/runs/{run_id}`` (``runs.delete``) and ``GET /runs/{run_id}/stream`` (the JavaScript
+SDK's ``runs.joinStream(null, runId)``: a run found by its id alone, a stateless one's included).
 
 * **Cancel many** takes what LangGraph's server takes: ``thread_id`` with ``run_ids`` (those runs of that
   thread), or ``status`` alone ("pending", "running" or "all": every such run of the caller's tenant,
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Literal
 
 import grpc
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from engine.host import ACTIVE, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -26,7 +27,7 @@ from server.http._common import Body, call
 from server.http._common import service as svc
 from server.http._errors import HttpError, answered
 from server.http._run_views import status_of
-from server.http._runs import _record, cancel_run
+from server.http._runs import _record, cancel_run, join_stream
 
 __all__ = ["router"]
 
@@ -95,5 +96,17 @@ async def delete_run(thread_id: str, run_id: str, request: Request) -> Response:
     return Response(status_code=204)
 
 
+async def join_any_stream(
+    run_id: str, request: Request, stream_mode: list[str] | None = Query(None), cancel_on_disconnect: bool = False,
+    stream_subgraphs: bool = False,
+) -> Response:  # fmt: skip
+    """``/threads/{id}/runs/{run_id}/stream`` for the caller's run ``run_id``, whatever its thread."""
+    found = await svc(request).records.store.aget(run_id)
+    if found is None or found.thread_id != key_of(TENANT.get(), found.graph, found.caller_thread):
+        raise RpcError(grpc.StatusCode.NOT_FOUND, f"no run {run_id!r}")
+    return await join_stream(found.caller_thread, run_id, request, stream_mode, cancel_on_disconnect, stream_subgraphs)
+
+
+router.add_api_route("/runs/{run_id}/stream", answered(join_any_stream), methods=["GET"])
 router.add_api_route("/runs/cancel", answered(cancel_many), methods=["POST"], status_code=204)
 router.add_api_route("/threads/{thread_id}/runs/{run_id}", answered(delete_run), methods=["DELETE"], status_code=204)

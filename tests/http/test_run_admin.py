@@ -158,3 +158,17 @@ async def test_history_and_a_fork_from_an_older_checkpoint(tmp_path: Path) -> No
             back = chain[back["parent_checkpoint"]["checkpoint_id"]]
             branch.append(back["checkpoint"]["checkpoint_id"])
         assert after_a in branch and all(chain[c]["values"].get("log") != ["a", "b"] for c in branch)
+
+
+@in_loop
+async def test_a_run_s_stream_joined_by_its_id_alone(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        run = await client.runs.create(None, "chain3", input={"n": 1}, on_completion="keep")  # stateless, background
+        async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
+            got = await http.get(f"/runs/{run['run_id']}/stream", params={"stream_mode": "values"})
+            assert got.status_code == 200
+            events = [line[7:] for line in got.text.splitlines() if line.startswith("event: ")]
+            assert events[0] == "metadata" and events[-1] == "end" and '"n":4' in got.text
+            other = await http.get(f"/runs/{run['run_id']}/stream", headers={"x-api-key": TOKENS["other"]})
+            assert other.status_code == 404
