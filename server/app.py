@@ -317,8 +317,9 @@ async def _enter(
     stack.push_async_callback(started._drain)
     service.thread_sweeper.start()
     stack.push_async_callback(service.thread_sweeper.stop)
-    if "http" in web:  # crons are the HTTP API's: fired where it is served
-        _start_crons(service, config, leases, stack)
+    # Crons and webhooks are made over the HTTP API, and kept in the database: every replica fires and sends
+    # them (one at a time, by lease), whether or not it serves that API itself.
+    _start_crons(service, config, leases, stack)
     service.sweeper.start()
     stack.push_async_callback(service.sweeper.stop)  # first: a durable run stopped here is another replica's to continue
     built = True
