@@ -84,7 +84,8 @@ def start_marked(name: str, cmd: list[str], env: dict[str, str], log: Path, mark
     with open(log, "wb") as err:
         popen = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
     assert popen.stdout is not None
-    fd, buf, seen, deadline = popen.stdout.fileno(), b"", [], time.monotonic() + START_SECONDS
+    fd, buf, deadline = popen.stdout.fileno(), b"", time.monotonic() + START_SECONDS
+    seen: list[str] = []
     with selectors.DefaultSelector() as sel:
         sel.register(fd, selectors.EVENT_READ)
         while True:

@@ -44,6 +44,7 @@ import os
 import platform
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 _ROOT = str(Path(__file__).resolve().parent.parent)
@@ -84,7 +85,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def wanted(only: str) -> object:
+def wanted(only: str) -> Callable[[str], bool]:
+    """Whether a system is run: every one, or those whose names start with one of ``only``'s prefixes."""
     prefixes = [o.strip() for o in only.split(",") if o.strip()]
     return lambda name: not prefixes or any(name.startswith(p) for p in prefixes)
 
@@ -192,7 +194,7 @@ def report(args: argparse.Namespace, rows: list[Row], systems: Systems, loads: t
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     start_load = loadavg()
-    systems = Systems(args.pg, args.workers, not args.no_install, wanted(args.only))  # type: ignore[arg-type]
+    systems = Systems(args.pg, args.workers, not args.no_install, wanted(args.only))
     try:
         with tempfile.TemporaryDirectory(prefix="gw-peers-") as tmp:
             try:
