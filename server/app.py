@@ -6,6 +6,7 @@ when asked for (:mod:`server._web`), and a graceful stop on SIGTERM."""
 from __future__ import annotations
 
 import asyncio
+import re
 import logging
 import os
 import signal
@@ -368,6 +369,8 @@ def _redacted(spec: str) -> str:
     """A checkpointer spec fit for a log: a DSN's password replaced."""
     if not is_postgres(spec):
         return spec
+    if not spec.startswith(("postgresql://", "postgres://")):  # libpq's key=value form
+        return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", spec)
     from urllib.parse import urlsplit, urlunsplit
 
     try:

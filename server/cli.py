@@ -228,7 +228,7 @@ def _serve_arguments(s: argparse.ArgumentParser, *, reload: bool = True) -> None
     """serve's options (dev's too, which always reloads)."""
     s.add_argument("--config", help="graphwire.toml, langgraph.json or aegra.json (default: the first of those here)")
     s.add_argument("--address", help="host:port to listen on (default 127.0.0.1:50051; port 0 picks one)")
-    s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or a postgresql:// DSN")
+    s.add_argument("--checkpointer", help="a SQLite file path, ':memory:', or PostgreSQL: a postgresql:// URL or libpq's 'host=... dbname=...'")
     s.add_argument("--store", help="the Store's database, as --checkpointer (default: the checkpointer's)")
     s.add_argument("--cache", help="node caches' database, as --checkpointer, or 'off' (default: the checkpointer's)")
     s.add_argument("--pg-schema", help="PostgreSQL: the schema of the tables (created if missing; default: search_path)")

@@ -311,9 +311,12 @@ def _inline_table(text: str) -> dict[str, Any]:
     return value
 
 
+_CONNINFO = re.compile(r"^\s*(host|hostaddr|port|dbname|user|password|passfile|service|sslmode|options|connect_timeout|application_name)\s*=")
+
+
 def is_postgres(spec: str) -> bool:
-    """Whether a checkpointer or store spec is a PostgreSQL DSN (else a SQLite path or ":memory:")."""
-    return spec.startswith(("postgresql://", "postgres://"))
+    """Whether a spec is PostgreSQL's: a URL, or libpq's ``host=db dbname=app`` (else a SQLite path or ":memory:")."""
+    return spec.startswith(("postgresql://", "postgres://")) or _CONNINFO.match(spec) is not None
 
 
 # An unquoted PostgreSQL identifier: what a schema name may be.

@@ -17,9 +17,11 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 __all__ = ["STATUSES", "result_of", "run_json", "status_of"]
 
 #: A record's status as LangGraph names a run's ("pending", "running", "error", "success", "timeout", "interrupted").
+#: A run that stopped at interrupts succeeded (its thread is the one "interrupted"); a run is "interrupted" when it
+#: was cancelled, by a caller or by a run that replaced it, as on LangGraph's server.
 _STATUS = {
     "PENDING": "pending", "RUNNING": "running", "RECOVERING": "running", "SUCCESS": "success", "ERROR": "error",
-    "INTERRUPTED": "interrupted", "CANCELLED": "interrupted", "ROLLED_BACK": "interrupted",
+    "INTERRUPTED": "success", "CANCELLED": "interrupted", "ROLLED_BACK": "interrupted",
 }  # fmt: skip
 STATUSES = frozenset(_STATUS.values()) | {"timeout"}
 _STRATEGY = {

@@ -55,6 +55,10 @@ def thread(t: pb.ThreadInfo) -> dict[str, Any]:
     out = {
         "thread_id": t.thread_id, "created_at": iso(t.created_at), "updated_at": iso(t.updated_at), "metadata": _json(t.metadata_json, {}),
         "status": _STATUS.get(t.status, "idle"), "values": _json(t.values_json), "interrupts": dict(pending),
+        # What LangGraph's server adds: a thread's own config (graphwire keeps none: a run's is its own, an
+        # assistant's is the assistant's), its error (a failed run's is in the run's record), and when its
+        # state last changed (its record's update time: every run and state update changes both).
+        "config": {}, "error": None, "state_updated_at": iso(t.updated_at),
     }  # fmt: skip
     if t.HasField("ttl"):
         out["ttl"] = {"ttl": t.ttl.seconds / 60, "strategy": "keep_latest" if t.ttl.strategy == pb.TTL_STRATEGY_KEEP_LATEST else "delete"}
@@ -83,6 +87,7 @@ def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
         "metadata": _json(s.metadata_json, {}), "created_at": iso(c.created_at),
         "parent_checkpoint": checkpoint(thread_id, c.parent_id, ns) if c.parent_id else None, "tasks": tasks,
         "interrupts": [interrupt(i) for i in s.interrupts],
+        "checkpoint_id": c.checkpoint_id, "parent_checkpoint_id": c.parent_id or None,  # LangGraph's older spelling, still sent
     }  # fmt: skip
 
 
@@ -90,17 +95,17 @@ def empty_state(thread_id: str) -> dict[str, Any]:
     """The state of a thread that has no version yet (created, never run): empty, as LangGraph's server answers."""
     return {
         "values": {}, "next": [], "checkpoint": checkpoint(thread_id, None), "metadata": {}, "created_at": None,
-        "parent_checkpoint": None, "tasks": [], "interrupts": [],
+        "parent_checkpoint": None, "tasks": [], "interrupts": [], "checkpoint_id": None, "parent_checkpoint_id": None,
     }  # fmt: skip
 
 
-def item(i: pb.Item) -> dict[str, Any]:
+def item(i: pb.Item, *, searched: bool = False) -> dict[str, Any]:
     out = {
         "namespace": list(i.namespace), "key": i.key, "value": _json(i.value_json, {}), "created_at": iso(i.created_at),
         "updated_at": iso(i.updated_at),
     }  # fmt: skip
-    if i.HasField("score"):
-        out["score"] = i.score
+    if searched or i.HasField("score"):
+        out["score"] = i.score if i.HasField("score") else None  # as LangGraph's server: null unless a query ranked it
     return out
 
 

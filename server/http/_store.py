@@ -14,6 +14,7 @@ from fastapi import APIRouter, Request, Response
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
 from server.http._common import Body, Limit, Offset, call, dumps, service
+from server.http._errors import HttpError
 
 __all__ = ["router"]
 
@@ -64,11 +65,17 @@ async def put_item(body: PutItem, request: Request) -> Response:
 
 
 @router.get("/store/items")
-async def get_item(request: Request, namespace: str, key: str, refresh_ttl: bool | None = None) -> dict[str, Any]:
+async def get_item(request: Request, namespace: str, key: str, refresh_ttl: bool | None = None) -> dict[str, Any] | None:
+    """The item, or ``null`` when there is none (as LangGraph's server answers: the SDK's ``get_item`` returns None)."""
     message = pb.GetItemRequest(namespace=namespace.split(".") if namespace else [], key=key)
     if refresh_ttl is not None:
         message.refresh_ttl = refresh_ttl
-    return shape.item(await call(service(request).store_rpcs.GetItem, message))
+    try:
+        return shape.item(await call(service(request).store_rpcs.GetItem, message))
+    except HttpError as e:
+        if e.status != 404:
+            raise
+        return None
 
 
 @router.delete("/store/items", status_code=204)
@@ -85,7 +92,7 @@ async def search_items(body: SearchItems, request: Request) -> dict[str, Any]:
     if body.refresh_ttl is not None:
         message.refresh_ttl = body.refresh_ttl
     found = await call(service(request).store_rpcs.SearchItems, message)
-    return {"items": [shape.item(i) for i in found.items]}
+    return {"items": [shape.item(i, searched=True) for i in found.items]}
 
 
 @router.post("/store/namespaces")

@@ -58,8 +58,7 @@ def test_tenants_isolated(start_server: Callable[..., ServerProcess], tmp_path: 
     with pytest.raises(NotFoundError):
         bob.assistants.get(helper["assistant_id"])
     assert [a["name"] for a in bob.assistants.search()] == ["chain3"]  # the shared default only
-    with pytest.raises(NotFoundError):
-        bob.store.get_item(["notes"], "k")
+    assert bob.store.get_item(["notes"], "k") is None  # none of bob's: null, as any missing item
     bob.threads.create(thread_id=tid)  # the same id: bob's own thread
     assert bob.threads.get(tid)["values"] is None and ann.threads.get(tid)["values"] == {"log": ["ann's"]}
     with pytest.raises(PermissionDeniedError) as shared:

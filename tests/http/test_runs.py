@@ -86,10 +86,11 @@ async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None
         done = await client.runs.wait(thread, "sse", command={"resume": "yes"})
         assert done["log"][-1] == "yes" and "__interrupt__" not in done
         runs = await client.runs.list(thread)
-        assert [r["status"] for r in runs] == ["success", "interrupted"]
+        # A run that stopped at an interrupt succeeded, as on LangGraph's server (its thread is "interrupted").
+        assert [r["status"] for r in runs] == ["success", "success"]
         assert all(r["thread_id"] == thread for r in runs)
         assert [r["run_id"] for r in await client.runs.list(thread, limit=1, offset=1)] == [runs[1]["run_id"]]
-        assert [r["run_id"] for r in await client.runs.list(thread, status="interrupted")] == [runs[1]["run_id"]]
+        assert await client.runs.list(thread, status="interrupted") == []
 
 
 @in_loop

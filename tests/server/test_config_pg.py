@@ -46,3 +46,27 @@ def test_serve_on_an_unreachable_database_fails_at_start_up_readably(tmp_path: P
     assert done.returncode == 2, done.stderr
     assert "graphwire: PostgreSQL: cannot open the checkpoint database" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_libpq_key_value_form_is_postgresql_not_a_file_name(tmp_path: Path) -> None:
+    from graphwire import Client
+    from server.app import _redacted
+    from server.config import is_postgres
+    from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
+    from tests.conftest import start_server_process
+
+    assert is_postgres("host=127.0.0.1 dbname=test user=root") and is_postgres(" dbname=test")
+    assert not is_postgres("./graphwire.db") and not is_postgres(":memory:") and not is_postgres("hostname.db")
+    assert _redacted("host=db password='a b' user=me") == "host=db password=*** user=me"
+    require_pg()
+    schema = new_schema_name()
+    conninfo = "host=127.0.0.1 port=5432 dbname=test user=root"
+    srv = start_server_process(tmp_path, graphs={"chain3": "tests.graphs:chain3"}, pg_dsn=conninfo, pg_schema=schema)
+    try:
+        with Client(srv.address) as client:
+            assert client.invoke("chain3", "t1", {"n": 1}).values["n"] == 4
+        assert not any(p.name.startswith("host=") for p in tmp_path.iterdir())  # no SQLite file of that name
+        assert "password" not in srv.log() or "***" in srv.log()
+    finally:
+        assert srv.terminate() == 0
+        drop_schema(schema)
