@@ -119,7 +119,25 @@ def run_config(key: str, checkpoint_id: str | None, rc: pb.RunConfig | None, *, 
                 raise bad("config.metadata_json", "must be a JSON object")
             metadata = meta or {}
     cid = ident(checkpoint_id, "checkpoint_id") if checkpoint_id else None
-    return config(key, cid, recursion_limit=limit, metadata=metadata, extra=extra)
+    out = config(key, cid, recursion_limit=limit, metadata=metadata, extra=extra)
+    if rc is not None and rc.tags:
+        out["tags"] = run_tags(rc.tags)
+    return out
+
+
+#: The most tags a run may have, and the longest one.
+MAX_TAGS, MAX_TAG_CHARS = 64, 256
+
+
+def run_tags(tags: Any) -> list[str]:
+    """A run's tags (``RunConfig.tags``), checked: non-empty strings, at most :data:`MAX_TAGS` of
+    :data:`MAX_TAG_CHARS` characters (the runtime merges them into the config as LangChain does)."""
+    if len(tags) > MAX_TAGS:
+        raise bad("config.tags", f"{len(tags)} tags; a run has at most {MAX_TAGS}")
+    for tag in tags:
+        if not tag or len(tag) > MAX_TAG_CHARS:
+            raise bad("config.tags", f"each tag is 1 to {MAX_TAG_CHARS} characters, not {len(tag)}")
+    return list(tags)
 
 
 def configurable(text: str, field: str) -> dict[str, Any] | None:

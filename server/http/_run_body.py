@@ -115,9 +115,12 @@ def _run_config(body: Mapping[str, Any], thread_id: str) -> tuple[pb.RunConfig, 
     for key in config:
         if key not in _CONFIG:
             raise _bad(f"config.{key}", f"not served (graphwire takes {', '.join(sorted(_CONFIG))})")
-    if config.get("tags"):
-        raise _bad("config.tags", "run tags are not served yet")
     rc = pb.RunConfig()
+    tags = config.get("tags")
+    if tags is not None:
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise _bad("config.tags", "a list of strings")
+        rc.tags.extend(tags)
     configurable = dict(_object(config.get("configurable"), "config.configurable"))
     for key in _OWN:  # the server's own: the path's thread, the graph's namespace
         if key in configurable and configurable[key] not in (thread_id, ""):

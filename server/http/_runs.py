@@ -379,7 +379,7 @@ async def join_stream(
     last = request.headers.get("last-event-id") or "0"
     if not last.isdigit():
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"Last-Event-ID: {last!r} is not an event id of this run (a seq)")
-    modes = check_modes(stream_mode)
+    modes = check_modes([m for m in stream_mode or () if m] or None)  # the sync SDK sends an unset mode as ""
     events = join_events(service, run_id, after_seq=int(last))
     shaper = SseShaper(modes, subgraphs=stream_subgraphs, thread_id=thread_id)
     frames = _frames(service, shaper, None, events, after=int(last), attempt=record.attempts)

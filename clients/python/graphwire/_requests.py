@@ -52,6 +52,7 @@ _EVENT_KINDS: Mapping[EventKind, pb.EventKind] = {
     EventKind.CHECKPOINT_SAVED: pb.EVENT_KIND_CHECKPOINT_SAVED,
     EventKind.INTERRUPT: pb.EVENT_KIND_INTERRUPT,
     EventKind.RUN_FINISHED: pb.EVENT_KIND_RUN_FINISHED,
+    EventKind.CALLBACK: pb.EVENT_KIND_CALLBACK,
 }
 
 _DURABILITIES: Mapping[Durability, pb.Durability] = {
