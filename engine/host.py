@@ -22,6 +22,8 @@ rearrange its rooms without breaking one.
 * **Crons** (runs started on a schedule): :class:`CronRecord`, :class:`CronStore`
   (``saver.crons``, or one in memory from :func:`crons_of`), :class:`CronSearch`;
   schedules parsed by :func:`parse_schedule`, fired next at :func:`next_fire`.
+* **Delayed runs** (``after_seconds``: runs that start later, kept until they start):
+  :class:`DelayedRun`, :class:`DelayedRuns` (``saver.delayed``, or one in memory from :func:`delayed_of`).
 * **Webhooks to send** (a durable outbox): :class:`WebhookRecord`, :class:`WebhookOutbox`
   (``saver.webhooks``, or one in memory from :func:`webhooks_of`).
 * **Leases and messages** (one run per thread across processes):
@@ -71,6 +73,7 @@ from engine.checkpoint._assistants import AssistantRecord, AssistantStore, Memor
 from engine.checkpoint._assistants import Conflict as AssistantConflict, Search as AssistantSearch
 from engine.checkpoint._cron_schedule import next_fire, parse_schedule, zone_of
 from engine.checkpoint._crons import CronRecord, CronSearch, CronStore, MemoryCrons, crons_of
+from engine.checkpoint._delayed import DelayedRun, DelayedRuns, MemoryDelayed, delayed_of
 from engine.checkpoint._webhooks import MemoryWebhooks, WebhookOutbox, WebhookRecord, webhooks_of
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadQuery, ThreadRecord, ThreadStore, threads_of
@@ -83,7 +86,7 @@ from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
+    "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
     "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Lease", "LeaseHolder",
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",

@@ -35,15 +35,16 @@ import grpc
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from engine.host import ACTIVE, RunRecord
+from engine.host import ACTIVE, DelayedRun, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError, status_for
 from server._reads import key_of, thread_key
 from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
-from server.http._common import graph_of
+from server.http._common import check_run_thread
 from server.http._common import service as svc
-from server.http._errors import HttpError, answered
+from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, started_record
+from server.http._errors import answered
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
@@ -97,24 +98,6 @@ async def _gone(request: Request) -> None:
         pass
 
 
-async def _check_thread(service: GraphService, run: RunBody) -> None:
-    """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
-    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create"."""
-    thread_id = run.request.thread_id
-    try:
-        graph = await graph_of(service, thread_id)
-    except HttpError as e:
-        if e.status != 404 or run.if_not_exists == "reject":
-            raise
-        return
-    resolved = await service.assistants.resolve(run.request)
-    if resolved.graph != graph:
-        raise HttpError(
-            409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
-            f"{resolved.graph!r} (a graphwire thread belongs to one graph)",
-        )  # fmt: skip
-
-
 async def _start(
     service: GraphService, run: RunBody, request: Request, *, stateless: bool = False
 ) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
@@ -124,7 +107,7 @@ async def _start(
     gRPC caller's disconnect does: its run never starts, unless it was to go on without it.
     """
     if not stateless:
-        await _check_thread(service, run)
+        await check_run_thread(service, run)
     events = run_events(service, run.request)
     first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
     gone = asyncio.ensure_future(_gone(request))
@@ -249,6 +232,8 @@ async def wait_stateless_run(request: Request) -> Response:
 async def _background(service: GraphService, request: Request, body: Any, thread_id: str | None) -> dict[str, Any]:
     """Start a background run (``thread_id`` None: stateless, on a thread of its own); its ``Run``."""
     run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None, background=True)
+    if run.after_seconds is not None and thread_id is not None:  # kept, and answered "pending" (server.http._delayed)
+        return await ask_later(service, run, body, thread_id)
     first, events = await _start(service, run, request, stateless=thread_id is None)
     async for _ in events:
         pass  # a background call ends right after RunStarted
@@ -306,13 +291,20 @@ async def list_runs(
         found += await service.records.store.alist(thread_key(graph, thread_id), limit=enough, full=True)
     found.sort(key=lambda r: (r.started_at, r.run_id), reverse=True)
     runs = [run_json(r) for r in found]
+    waiting = [delayed_json(row) for row in await service.delayed.alist(TENANT.get() or "", thread_id)]
+    if waiting:  # delayed runs not started yet
+        runs = sorted(runs + waiting, key=lambda r: (r["created_at"], r["run_id"]), reverse=True)
     if status is not None:
         runs = [r for r in runs if r["status"] == status]
     return JSONResponse(runs[offset : offset + limit])
 
 
 async def get_run(thread_id: str, run_id: str, request: Request) -> Response:
-    return JSONResponse(run_json(await _record(svc(request), thread_id, run_id)))
+    service = svc(request)
+    row = await pending_of(service, thread_id, run_id)
+    if row is not None:  # a delayed run not started yet
+        return JSONResponse(delayed_json(row))
+    return JSONResponse(run_json(await _record(service, thread_id, run_id)))
 
 
 async def _ended(service: GraphService, record: RunRecord) -> RunRecord:
@@ -335,6 +327,9 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
     if action not in ("interrupt", "rollback"):
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"action: {action!r} is not one of 'interrupt', 'rollback'")
     service = svc(request)
+    row = await pending_of(service, thread_id, run_id)
+    if row is not None and (row.status != "pending" or await service.delayed.aend(run_id, "cancelled")):
+        return Response(status_code=204 if wait else 202)  # a delayed run cancelled before it started
     record = await _record(service, thread_id, run_id)
     if record.status not in ACTIVE:
         if action == "rollback":
@@ -358,7 +353,11 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
 async def join_run(thread_id: str, run_id: str, request: Request) -> Response:
     """The run's result (as ``/wait`` answers), once it ends."""
     service = svc(request)
-    record = await _ended(service, await _record(service, thread_id, run_id))
+    row = await pending_of(service, thread_id, run_id)
+    found = await started_record(service, row) if row is not None else await _record(service, thread_id, run_id)
+    if isinstance(found, DelayedRun):
+        return JSONResponse(ended_result(found))
+    record = await _ended(service, found)
     final = pb.RunEvent.FromString(record.finished) if record.finished is not None else None
     return JSONResponse(result_of(final))
 
@@ -369,7 +368,14 @@ async def join_stream(
 ) -> Response:  # fmt: skip
     """The run's events as a stream, from its start or after the client's ``Last-Event-ID`` (a seq)."""
     service = svc(request)
-    record = await _record(service, thread_id, run_id)
+    row = await pending_of(service, thread_id, run_id)
+    found = await started_record(service, row) if row is not None else await _record(service, thread_id, run_id)
+    if isinstance(found, DelayedRun):
+        shaper = SseShaper(("values",))
+        error = ended_result(found)["__error__"]
+        told = (shaper.metadata(run_id), shaper.error(error["error"], error["message"]), shaper.end())
+        return Response(b"".join(f.encode() for f in told), media_type=_SSE)
+    record = found
     if not record.keeps_events:
         raise RpcError(
             grpc.StatusCode.FAILED_PRECONDITION,
