@@ -1,4 +1,4 @@
-"""Delayed runs over HTTP: LangGraph's ``after_seconds`` on ``POST /threads/{thread_id}/runs``.
+"""Delayed runs over HTTP: LangGraph's ``after_seconds`` on a run on a thread (background, stream or wait).
 
 A background run asked for with ``after_seconds`` is checked whole as any
 run's body is (its assistant, its thread and the thread's graph too), kept in
@@ -14,7 +14,9 @@ and the request id ``delayed-<run_id>``, so a starter that dies after starting
 it and before removing its row (the row is claimed again later) joins the run
 instead of starting it twice.
 
-Until it starts, the run routes find it here: ``GET`` (status ``pending``;
+A stream or a wait asked for with ``after_seconds`` is the same delayed run,
+joined (:mod:`server.http._runs`): its caller leaving cancels it unless
+``on_disconnect`` is "continue". Until it starts, the run routes find it here: ``GET`` (status ``pending``;
 ``interrupted`` once cancelled, ``error`` when it could not start), the
 thread's listing, ``cancel`` (the row ends "cancelled"; one cancelled while its
 start is under way is cancelled once started) and ``join`` / ``join_stream``,

@@ -71,7 +71,7 @@ class RunBody:
     on_completion: str
     #: The URL the run is POSTed to once it ended (server.http._webhooks), or None.
     webhook: str | None = None
-    #: ``after_seconds``: a background run that starts this many seconds later (server.http._delayed), or None.
+    #: ``after_seconds``: a run that starts this many seconds later, kept meanwhile (server.http._delayed), or None.
     after_seconds: float | None = None
 
 
@@ -201,17 +201,14 @@ def _webhook(url: Any, deleted: bool) -> str | None:
 MAX_DELAY = 86_400
 
 
-def _delay(value: Any, *, stateless: bool, background: bool) -> float | None:
-    """``after_seconds``: a positive number of seconds (at most :data:`MAX_DELAY`), for a background run on a thread."""
+def _delay(value: Any, *, stateless: bool) -> float | None:
+    """``after_seconds``: a positive number of seconds (at most :data:`MAX_DELAY`), for a run on a thread."""
     if value is None or value == 0:
         return None
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= MAX_DELAY:
         raise _bad("after_seconds", f"a number of seconds, more than 0 and at most {MAX_DELAY}")
-    if not background or stateless:
-        raise _bad(
-            "after_seconds", "a delayed run is served as a background run on a thread (client.runs.create(thread_id, ...)); "
-            "join it, or stream it with runs.join_stream, once created",
-        )  # fmt: skip
+    if stateless:
+        raise _bad("after_seconds", "a delayed run is served on a thread (a stateless run's thread is made when it starts)")
     return float(value)
 
 
@@ -273,5 +270,5 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
             request.command_json = encode(whole)
         if checkpoint_id is not None:
             request.checkpoint_id = checkpoint_id
-    after = _delay(body.get("after_seconds"), stateless=stateless, background=background)
+    after = _delay(body.get("after_seconds"), stateless=stateless)
     return RunBody(request, modes, bool(body.get("stream_subgraphs")), resumable, if_not_exists, on_completion, webhook, after)

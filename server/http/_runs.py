@@ -31,6 +31,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import grpc
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -173,7 +174,13 @@ async def _frames(
 
 async def _stream(request: Request, thread_id: str | None) -> Response:
     service = svc(request)
-    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    body = await _body(request)
+    run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    if run.after_seconds is not None and thread_id is not None:  # kept (server.http._delayed), then joined
+        row = await _later(service, run, body, thread_id)
+        shaper = SseShaper(run.modes, subgraphs=run.subgraphs, thread_id=thread_id)
+        frames = _joined(service, shaper, row, after=0, cancel=run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE)
+        return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
     first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if run.resumable and thread_id is not None:
@@ -203,13 +210,38 @@ async def _waited(service: GraphService, first: pb.RunEvent, events: AsyncIterat
 
 async def _wait(request: Request, thread_id: str | None) -> Response:
     service = svc(request)
-    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    body = await _body(request)
+    run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    if run.after_seconds is not None and thread_id is not None:  # kept (server.http._delayed), then joined
+        row = await _later(service, run, body, thread_id)
+        answer = _waited_later(service, row, cancel=run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE)
+        return _Stream(answer, media_type="application/json", headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
     first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/join"
     forget = thread_id is None and run.on_completion == "delete"
     return _Stream(_waited(service, first, events, forget), media_type="application/json", headers=headers)
+
+
+async def _later(service: GraphService, run: RunBody, body: Any, thread_id: str) -> DelayedRun:
+    """A delayed run kept (:func:`server.http._delayed.ask_later`), as its row."""
+    row = await service.delayed.aget((await ask_later(service, run, body, thread_id))["run_id"])
+    assert row is not None
+    return row
+
+
+async def _waited_later(service: GraphService, row: DelayedRun, *, cancel: bool) -> AsyncIterator[bytes]:
+    """A delayed ``/wait``'s body: its result once it started and ended; cancelled if its caller leaves first (``cancel``)."""
+    ended = False
+    try:
+        body = await _result(service, row)
+        ended = True
+    finally:
+        if cancel and not ended:
+            with anyio.CancelScope(shield=True):  # as in _joined
+                await _cancel_any(service, row)
+    yield bytes(JSONResponse(body).body)
 
 
 # -- runs on a thread ------------------------------------------------------------------------------
@@ -354,12 +386,17 @@ async def join_run(thread_id: str, run_id: str, request: Request) -> Response:
     """The run's result (as ``/wait`` answers), once it ends."""
     service = svc(request)
     row = await pending_of(service, thread_id, run_id)
-    found = await started_record(service, row) if row is not None else await _record(service, thread_id, run_id)
+    return JSONResponse(await _result(service, row if row is not None else await _record(service, thread_id, run_id)))
+
+
+async def _result(service: GraphService, found: RunRecord | DelayedRun) -> Any:
+    """What ``/join`` answers for a run (a delayed one's once it started), once it ended."""
     if isinstance(found, DelayedRun):
-        return JSONResponse(ended_result(found))
+        found = await started_record(service, found)
+    if isinstance(found, DelayedRun):
+        return ended_result(found)
     record = await _ended(service, found)
-    final = pb.RunEvent.FromString(record.finished) if record.finished is not None else None
-    return JSONResponse(result_of(final))
+    return result_of(pb.RunEvent.FromString(record.finished) if record.finished is not None else None)
 
 
 async def join_stream(
@@ -368,43 +405,53 @@ async def join_stream(
 ) -> Response:  # fmt: skip
     """The run's events as a stream, from its start or after the client's ``Last-Event-ID`` (a seq)."""
     service = svc(request)
-    row = await pending_of(service, thread_id, run_id)
-    found = await started_record(service, row) if row is not None else await _record(service, thread_id, run_id)
-    if isinstance(found, DelayedRun):
-        shaper = SseShaper(("values",))
-        error = ended_result(found)["__error__"]
-        told = (shaper.metadata(run_id), shaper.error(error["error"], error["message"]), shaper.end())
-        return Response(b"".join(f.encode() for f in told), media_type=_SSE)
-    record = found
-    if not record.keeps_events:
-        raise RpcError(
-            grpc.StatusCode.FAILED_PRECONDITION,
-            f"run {run_id} keeps no events: only background runs, resumable streams (stream_resumable) and runs with "
-            "on_disconnect 'continue' can be joined as a stream; /join answers its result",
-        )  # fmt: skip
+    found: RunRecord | DelayedRun | None = await pending_of(service, thread_id, run_id)
+    if found is None:
+        found = await _record(service, thread_id, run_id)
+        if not found.keeps_events:
+            raise RpcError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"run {run_id} keeps no events: only background runs, resumable streams (stream_resumable) and runs "
+                "with on_disconnect 'continue' can be joined as a stream; /join answers its result",
+            )  # fmt: skip
     last = request.headers.get("last-event-id") or "0"
     if not last.isdigit():
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"Last-Event-ID: {last!r} is not an event id of this run (a seq)")
     modes = check_modes([m for m in stream_mode or () if m] or None)  # the sync SDK sends an unset mode as ""
-    events = join_events(service, run_id, after_seq=int(last))
     shaper = SseShaper(modes, subgraphs=stream_subgraphs, thread_id=thread_id)
-    frames = _frames(service, shaper, None, events, after=int(last), attempt=record.attempts)
-    if cancel_on_disconnect and record.status in ACTIVE:
-        frames = _cancelling(service, record, frames)
+    frames = _joined(service, shaper, found, after=int(last), cancel=cancel_on_disconnect)
     return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{run_id}"})
 
 
-async def _cancelling(service: GraphService, record: RunRecord, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """``frames``, and the run cancelled when the caller leaves before their end."""
+async def _joined(service: GraphService, shaper: SseShaper, found: RunRecord | DelayedRun, *, after: int, cancel: bool) -> AsyncIterator[bytes]:
+    """A run's frames (a delayed one's once it started), the run cancelled when the caller leaves first if ``cancel``."""
     ended = False
     try:
-        async for chunk in frames:
-            yield chunk
+        if isinstance(found, DelayedRun):  # the stream's head went out already: wait here for its start
+            found = await started_record(service, found)
+        if isinstance(found, DelayedRun):
+            error = ended_result(found)["__error__"]
+            for f in (shaper.metadata(found.run_id), shaper.error(error["error"], error["message"]), shaper.end()):
+                yield f.encode()
+        else:
+            events = join_events(service, found.run_id, after_seq=after)
+            async for chunk in _frames(service, shaper, None, events, after=after, attempt=found.attempts):
+                yield chunk
         ended = True
     finally:
-        if not ended:
-            cancel = pb.CancelRunRequest(graph=record.graph, thread_id=record.caller_thread, run_id=record.run_id)
-            await service.thread_rpcs.CancelRun(cancel, CallContext())
+        if cancel and not ended:
+            with anyio.CancelScope(shield=True):  # the caller left: Starlette cancels the body's task (and its awaits)
+                await _cancel_any(service, found)
+
+
+async def _cancel_any(service: GraphService, found: RunRecord | DelayedRun) -> None:
+    """Cancel a run, or a delayed one not started yet (once started, if its start is under way)."""
+    if isinstance(found, DelayedRun) and await service.delayed.aend(found.run_id, "cancelled"):
+        return
+    record = found if isinstance(found, RunRecord) else await service.records.store.aget(found.run_id)
+    if record is not None and record.status in ACTIVE:
+        cancel = pb.CancelRunRequest(graph=record.graph, thread_id=record.caller_thread, run_id=record.run_id)
+        await service.thread_rpcs.CancelRun(cancel, CallContext())
 
 
 # -- the routes ------------------------------------------------------------------------------------

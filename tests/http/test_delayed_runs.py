@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import ServerProcess, start_server_process
 from tests.http._options_graphs import graph_args
 from tests.http.conftest import sync_client
+from tests.replicas.conftest import wait_until
 from tests.server._langgraph_graphs import served  # noqa: F401 - the runtime under test
 
 LATER = 3600  # a delay no test waits out: the run stays pending
@@ -84,11 +85,24 @@ def test_the_multitask_strategy_applies_when_it_starts(delayed_server: ServerPro
     assert client.runs.join(thread, queued["run_id"])["log"] == ["first", "queued"]
 
 
+def test_a_delayed_stream_and_wait_answer_once_it_ran(delayed_server: ServerProcess, served: Callable[[str], str]) -> None:
+    client = sync_client(delayed_server)
+    name = served("tagged")
+    thread = client.threads.create(graph_id=name)["thread_id"]
+    parts = list(client.runs.stream(thread, name, input={"label": f"s-{name}"}, stream_mode=["values", "updates"], after_seconds=1))
+    assert [p.event for p in parts][0] == "metadata" and [p.event for p in parts][-1] == "end"
+    assert [p.data for p in parts if p.event == "updates"] == [{"tagged": {"log": [[], f"hi s-{name}"]}}]
+    run_id = parts[0].data["run_id"]
+    assert client.runs.get(thread, run_id)["status"] == "success"
+    waited = client.runs.wait(thread, name, input={"label": f"w-{name}"}, after_seconds=1)
+    assert waited == {"label": f"w-{name}", "log": [[], f"hi s-{name}", [], f"hi w-{name}"]}
+    assert [r["status"] for r in client.runs.list(thread)] == ["success", "success"]
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        ("stream", "after_seconds: a delayed run is served as a background run on a thread"),
-        ("stateless", "after_seconds: a delayed run is served as a background run on a thread"),
+        ("stateless", "after_seconds: a delayed run is served on a thread"),
         ("negative", "after_seconds: a number of seconds, more than 0"),
         ("unknown", "no assistant 'nope'"),
     ],
@@ -97,9 +111,7 @@ def test_a_delayed_run_that_cannot_be_served_is_refused_at_once(delayed_server: 
     client = sync_client(delayed_server)
     thread = client.threads.create(graph_id="tagged")["thread_id"]
     with pytest.raises(httpx.HTTPStatusError) as refused:
-        if call == "stream":
-            list(client.runs.stream(thread, "tagged", input={"label": "x"}, after_seconds=5))
-        elif call == "stateless":
+        if call == "stateless":
             client.runs.create(None, "tagged", input={"label": "x"}, after_seconds=5)
         else:
             client.runs.create(thread, "tagged" if call == "negative" else "nope", input={"label": "x"}, after_seconds=-1 if call == "negative" else 5)
@@ -131,3 +143,16 @@ def test_a_delayed_run_outlives_a_restart(tmp_path: Path, served: Callable[[str]
         assert _ran(second, label) == 1 and _pending(first.db, run["run_id"]) is None
     finally:
         assert second.terminate() == 0, second.log()
+
+
+def test_a_delayed_streams_caller_that_leaves_cancels_it(delayed_server: ServerProcess) -> None:
+    client = sync_client(delayed_server)
+    thread = client.threads.create(graph_id="tagged")["thread_id"]
+    with httpx.Client(base_url=delayed_server.http_url or "") as http:
+        with http.stream("POST", f"/threads/{thread}/runs/stream", json={"assistant_id": "tagged", "input": {"label": "left"}, "after_seconds": LATER}) as answer:
+            assert answer.status_code == 200
+            run_id = answer.headers["content-location"].rsplit("/", 1)[1]
+            assert client.runs.get(thread, run_id)["status"] == "pending"
+    # the caller left (on_disconnect "cancel", the default): the run is cancelled before it started
+    wait_until(lambda: client.runs.get(thread, run_id)["status"] == "interrupted", "the delayed run's cancel")
+    assert client.threads.get_history(thread) == []

@@ -79,7 +79,7 @@ def test_a_webhook_is_kept_and_needs_a_run_record_that_outlives_the_run() -> Non
         ({"assistant_id": "a", "nope": 1}, "nope: not a field"),
         ({"assistant_id": "a", "webhook": "ftp://x"}, "webhook: an http:// or https:// URL"),
         ({"assistant_id": "a", "webhook": 3}, "webhook: an http:// or https:// URL"),
-        ({"assistant_id": "a", "after_seconds": 3}, "after_seconds"),
+        ({"assistant_id": "a", "after_seconds": -3}, "after_seconds: a number of seconds"),
         ({"assistant_id": "a", "feedback_keys": ["k"]}, "feedback_keys"),
         ({"assistant_id": "a", "stream_mode": ["values", "nope"]}, "stream_mode 'nope' is not a stream mode"),
         ({"assistant_id": "a", "command": {"update": {"x": 1}, "jump": "b"}}, "command.jump: not a command field"),
