@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 
 from engine import events as ev
-from engine.host import MAX_METADATA_BYTES, ContextError, EntrypointGraph, context_from_json
+from engine.host import MAX_METADATA_BYTES, ContextError, EntrypointGraph, context_from_json, langchain_messages
 from engine.pregel import Pregel
 from engine.types import END, Command, Send
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -182,6 +182,8 @@ def run_options(graph: Pregel, rc: pb.RunConfig | None, event_kinds: Any) -> tup
         if cls is None:
             raise bad("event_kinds", f"unknown event kind {k}")
         kinds.add(cls)
+    if ev.CallbackEvent in kinds and langchain_messages() is None:
+        raise bad("event_kinds", "EVENT_KIND_CALLBACK is LangChain's callback events: it needs langchain-core, which this server lacks")
     # What the caller sees: its kinds plus the first and last events.
     wanted = frozenset(kinds) | {ev.RunStarted, ev.RunFinished} if kinds else None
     opts: dict[str, Any] = {}
