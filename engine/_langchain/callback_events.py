@@ -13,7 +13,8 @@ among the run's own, in the order they arrived. It is the run itself, not a
 second one: its versions, lease and record are the run's.
 
 The run is driven by a task of its own (as ``astream_events`` drives its
-runnable) so that a token arriving while a node runs is sent at once; the
+runnable) so that a token arriving while a node runs is sent at once (the
+run's own events wait for their reader beyond a few, as they do without); the
 run's RunStarted stays first and its RunFinished last, around the callback
 events of the graph's run's start and end (LangChain's handler hears them
 just before and after). A caller that
@@ -43,6 +44,8 @@ __all__ = ["HIDDEN", "with_callback_events"]
 HIDDEN = "langsmith:hidden"
 
 _RUN, _CALLBACK, _RAISED, _DONE = range(4)
+#: How many of the run's own events may wait for the caller before the run waits for it.
+_AHEAD = 16
 
 
 def _root_id(run_id: str) -> uuid.UUID:
@@ -112,11 +115,32 @@ async def with_callback_events(
     root = _root_id(run_id)
     shaper = _Shaper(root, input, run_id)
     queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
+    # The run goes at its reader's pace, as without callback events: past _AHEAD events not taken it waits for
+    # room. A cancel is delivered inside the run's own step (never while it waits for room), so that it ends as
+    # a cancelled run does.
+    room = asyncio.Event()
+    room.set()
+    pace = {"ahead": 0, "stop": False, "waiting": False, "cancel": False}
 
     async def drive() -> None:
         try:
-            async for e in run({**_with_handler(config, handler), "run_id": root}):
-                queue.put_nowait((_RUN, e))
+            events = run({**_with_handler(config, handler), "run_id": root})
+            try:
+                async for e in events:
+                    queue.put_nowait((_RUN, e))
+                    pace["ahead"] += 1
+                    if pace["ahead"] >= _AHEAD and not pace["stop"]:
+                        room.clear()
+                        pace["waiting"] = True
+                        await room.wait()
+                        pace["waiting"] = False
+                    if pace["cancel"]:
+                        pace["cancel"] = False
+                        asyncio.current_task().cancel()  # type: ignore[union-attr]  # delivered in the run's next step
+            finally:  # closed when left early (cancelled while it waited for room): as a caller's early stop closes a run
+                close = getattr(events, "aclose", None)
+                if close is not None:
+                    await close()
             queue.put_nowait((_DONE, None))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
             queue.put_nowait((_RAISED, exc))
@@ -141,13 +165,21 @@ async def with_callback_events(
                 kind, item = await queue.get()
             except asyncio.CancelledError:
                 cancelled = True  # the run ends as a cancelled one does: its RunFinished first
-                driver.cancel()
+                pace["stop"] = True
+                if pace["waiting"]:
+                    pace["cancel"] = True  # it cancels itself once back in its run
+                    room.set()
+                else:
+                    driver.cancel()
                 continue
             if kind == _CALLBACK:
                 shaped = shaper.shaped(item)
                 if shaped is not None:
                     early.append(CallbackEvent(shaped))
             elif kind == _RUN:
+                pace["ahead"] -= 1
+                if pace["ahead"] < _AHEAD:
+                    room.set()
                 if isinstance(item, RunFinished):
                     finished = item  # last, after the callback events of the run's end
                 else:
