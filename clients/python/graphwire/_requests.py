@@ -132,6 +132,7 @@ def run_config(
     interrupt_after: Sequence[str] | None,
     context: Mapping[str, Any] | None = None,
     configurable: Mapping[str, Any] | None = None,
+    tags: Sequence[str] | None = None,
 ) -> pb.RunConfig | None:
     """The per-run overrides, or None when there are none."""
     config = pb.RunConfig(
@@ -140,6 +141,7 @@ def run_config(
         ),
         interrupt_before=list(interrupt_before or ()),
         interrupt_after=list(interrupt_after or ()),
+        tags=list(tags or ()),
     )
     if recursion_limit is not None:
         config.recursion_limit = recursion_limit
