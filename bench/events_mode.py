@@ -13,7 +13,8 @@ so a load that comes and goes on a shared machine falls on both alike. Per
 runtime and variant: this process's CPU time per run (``time.process_time``:
 the server and its caller are this process) and the median wall time per
 run; ``cost`` is ``events``'s CPU per run against ``plain``'s. Nothing is
-asserted.
+asserted. Last, for scale, LangGraph's own ``astream_events(version="v2")``
+against ``astream`` on the same graph, in process.
 
     python bench/events_mode.py [--rounds 8] [--runs 20]
 """
@@ -29,6 +30,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -72,6 +74,33 @@ async def one_run(service: object, graph: str, modes: tuple[str, ...]) -> int:
     return sum([1 async for _ in run_events(service, request)])  # type: ignore[arg-type]
 
 
+async def in_process(rounds: int, runs: int) -> None:
+    """For scale: LangGraph's own ``astream_events(version="v2")`` against ``astream`` on the same graph, in process."""
+    scope: dict[str, object] = {}
+    exec(GRAPH, scope)  # noqa: S102 - the module text above
+    graph: Any = scope["graph"]
+    given = json.loads(INPUT)
+
+    async def plain() -> None:
+        [c async for c in graph.astream(given, stream_mode="values")]
+
+    async def events() -> None:
+        [c async for c in graph.astream_events(given, version="v2", stream_mode="values")]
+
+    cpu = {"plain": 0.0, "events": 0.0}
+    for r in range(rounds):
+        for name, call in (("plain", plain), ("events", events)) if r % 2 == 0 else (("events", events), ("plain", plain)):
+            c0 = time.process_time()
+            for _ in range(runs):
+                await call()
+            cpu[name] += time.process_time() - c0
+    total = rounds * runs
+    print(
+        f"in-process LangGraph: astream {cpu['plain'] / total * 1000:.2f} ms, astream_events {cpu['events'] / total * 1000:.2f} ms"
+        f" CPU per run ({cpu['events'] / cpu['plain']:.2f}x)"
+    )
+
+
 async def main(rounds: int, runs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "lg_bench.py").write_text(GRAPH)
@@ -103,6 +132,7 @@ async def main(rounds: int, runs: int) -> None:
                 print(f"{runtime:9} cost of events: {cpu['events'] / cpu['plain']:.2f}x CPU per run ({total} runs each)")
         finally:
             await srv.stop(grace=5)
+    await in_process(rounds, runs)
 
 
 if __name__ == "__main__":
