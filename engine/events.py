@@ -31,6 +31,7 @@ __all__ = [
     "CustomEvent",
     "MessageChunk",
     "ToolEvent",
+    "CallbackEvent",
     "CheckpointSaved",
     "CheckpointLoaded",
     "InterruptEvent",
@@ -147,6 +148,16 @@ class ToolEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CallbackEvent(Event):
+    """A LangChain callback event of the run, as ``astream_events(version="v2")`` gives it (``event``,
+    ``name``, ``run_id``, ``parent_ids``, ``tags``, ``metadata``, ``data``): LangGraph's server's "events"
+    stream mode. Made by :func:`engine.host.with_callback_events` around a run, for a caller that names
+    it in its ``kinds`` (:data:`NAMED_ONLY`)."""
+
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointSaved(Event):
     checkpoint_id: str
     parent_id: str | None
@@ -205,8 +216,9 @@ class RunFinished(Event):
 
 #: What a run sends only to a caller that names it in its ``kinds``; a caller taking every event
 #: (``kinds=None``, as a host streaming to the wire does) gets none of these: the version a run
-#: continues from (a save is reported as CheckpointSaved), and tool calls' progress (no wire form).
-NAMED_ONLY: frozenset[type[Event]] = frozenset({CheckpointLoaded, ToolEvent})
+#: continues from (a save is reported as CheckpointSaved), tool calls' progress (no wire form), and
+#: LangChain's callback events (a handler on every runnable of the run: only when asked for).
+NAMED_ONLY: frozenset[type[Event]] = frozenset({CheckpointLoaded, ToolEvent, CallbackEvent})
 #: What ``kinds=None`` stands for: every event but the named-only ones.
 EVERY: frozenset[type[Event]] = frozenset({
     RunStarted, StepStarted, StepFinished, TaskStarted, TaskFinished, ValuesEvent, CustomEvent, MessageChunk,

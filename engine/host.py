@@ -22,6 +22,8 @@ rearrange its rooms without breaking one.
 * **Crons** (runs started on a schedule): :class:`CronRecord`, :class:`CronStore`
   (``saver.crons``, or one in memory from :func:`crons_of`), :class:`CronSearch`;
   schedules parsed by :func:`parse_schedule`, fired next at :func:`next_fire`.
+* **Delayed runs** (``after_seconds``: runs that start later, kept until they start):
+  :class:`DelayedRun`, :class:`DelayedRuns` (``saver.delayed``, or one in memory from :func:`delayed_of`).
 * **Webhooks to send** (a durable outbox): :class:`WebhookRecord`, :class:`WebhookOutbox`
   (``saver.webhooks``, or one in memory from :func:`webhooks_of`).
 * **Leases and messages** (one run per thread across processes):
@@ -49,6 +51,9 @@ rearrange its rooms without breaking one.
   still applies once the run holds the thread) and :data:`NO_ANSWER`.
 * **A saver LangGraph itself runs on** (a graph served on LangGraph): :func:`serve_langgraph`
   (a saver built before LangGraph was imported becomes one of its checkpointers).
+* **LangChain's callback events of a run** (LangGraph's server's "events" stream mode):
+  :func:`with_callback_events` runs a run under LangChain's event stream handler and gives its
+  events as :class:`~engine.events.CallbackEvent`\\ s among the run's own (langchain-core needed).
 * **Thread ids a graph sees vs. storage keys**: :class:`ScopedSaver` (a
   checkpointer through which a graph sees its caller's thread ids while the
   rows, and the leases, carry the host's storage keys, e.g. one naming the graph).
@@ -56,6 +61,7 @@ rearrange its rooms without breaking one.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from engine.cache._scoped import ScopedCache
@@ -67,23 +73,25 @@ from engine.checkpoint._assistants import AssistantRecord, AssistantStore, Memor
 from engine.checkpoint._assistants import Conflict as AssistantConflict, Search as AssistantSearch
 from engine.checkpoint._cron_schedule import next_fire, parse_schedule, zone_of
 from engine.checkpoint._crons import CronRecord, CronSearch, CronStore, MemoryCrons, crons_of
+from engine.checkpoint._delayed import DelayedRun, DelayedRuns, MemoryDelayed, delayed_of
 from engine.checkpoint._webhooks import MemoryWebhooks, WebhookOutbox, WebhookRecord, webhooks_of
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadQuery, ThreadRecord, ThreadStore, threads_of
 from engine.func._entrypoint import EntrypointGraph
 from engine._langchain import messages as langchain_messages
 from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver
+from engine.events import Event
 from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
 from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 
 __all__ = [
-    "ACTIVE", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
+    "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
     "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Lease", "LeaseHolder",
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
     "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",
-    "threads_of", "weigh_event", "webhooks_of", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
+    "threads_of", "weigh_event", "webhooks_of", "with_callback_events", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
 ]  # fmt: skip
 
 
@@ -94,3 +102,19 @@ def serve_langgraph(saver: Any) -> None:
     allow = getattr(getattr(saver, "serde", None), "allow_entries", None)
     if allow is not None:
         allow(*langgraph_entries())
+
+
+def with_callback_events(
+    run: Callable[[dict[str, Any]], AsyncIterator[Event]], input: Any, config: dict[str, Any], run_id: str
+) -> AsyncIterator[Event]:
+    """``run(config)``'s events with the run's LangChain callback events among them, as
+    ``astream_events(version="v2")`` gives them (:mod:`engine._langchain.callback_events`).
+
+    Raises:
+        RuntimeError: langchain-core is not installed (no callback events to give).
+    """
+    if langchain_messages() is None:
+        raise RuntimeError("LangChain's callback events need langchain-core (the langchain extra)")
+    from engine._langchain.callback_events import with_callback_events as wrapped
+
+    return wrapped(run, input, config, run_id)

@@ -35,6 +35,7 @@ KIND_OF: dict[type, int] = {
     ev.CheckpointSaved: pb.EVENT_KIND_CHECKPOINT_SAVED,
     ev.InterruptEvent: pb.EVENT_KIND_INTERRUPT,
     ev.RunFinished: pb.EVENT_KIND_RUN_FINISHED,
+    ev.CallbackEvent: pb.EVENT_KIND_CALLBACK,
 }
 CLASS_OF = {v: k for k, v in KIND_OF.items()}
 
@@ -190,6 +191,8 @@ def _run_event(e: ev.Event, final_ref: pb.CheckpointRef | None, interrupt_nodes:
         return pb.RunEvent(
             message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk_json=_sendable(e.chunk, "message chunk"), metadata_json=_sendable(e.metadata, "chunk metadata"))
         )
+    if isinstance(e, ev.CallbackEvent):
+        return pb.RunEvent(callback=pb.CallbackEvent(event_json=_sendable(e.payload, "callback event")))
     if isinstance(e, ev.CheckpointSaved):
         ref = checkpoint_ref(e.checkpoint_id, e.parent_id, e.step, e.source, e.next, e.created_at)
         return pb.RunEvent(checkpoint_saved=pb.CheckpointSaved(checkpoint=ref))

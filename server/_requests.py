@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 
 from engine import events as ev
-from engine.host import MAX_METADATA_BYTES, ContextError, EntrypointGraph, context_from_json
+from engine.host import MAX_METADATA_BYTES, ContextError, EntrypointGraph, context_from_json, langchain_messages
 from engine.pregel import Pregel
 from engine.types import END, Command, Send
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -119,7 +119,25 @@ def run_config(key: str, checkpoint_id: str | None, rc: pb.RunConfig | None, *, 
                 raise bad("config.metadata_json", "must be a JSON object")
             metadata = meta or {}
     cid = ident(checkpoint_id, "checkpoint_id") if checkpoint_id else None
-    return config(key, cid, recursion_limit=limit, metadata=metadata, extra=extra)
+    out = config(key, cid, recursion_limit=limit, metadata=metadata, extra=extra)
+    if rc is not None and rc.tags:
+        out["tags"] = run_tags(rc.tags)
+    return out
+
+
+#: The most tags a run may have, and the longest one.
+MAX_TAGS, MAX_TAG_CHARS = 64, 256
+
+
+def run_tags(tags: Any) -> list[str]:
+    """A run's tags (``RunConfig.tags``), checked: non-empty strings, at most :data:`MAX_TAGS` of
+    :data:`MAX_TAG_CHARS` characters (the runtime merges them into the config as LangChain does)."""
+    if len(tags) > MAX_TAGS:
+        raise bad("config.tags", f"{len(tags)} tags; a run has at most {MAX_TAGS}")
+    for tag in tags:
+        if not tag or len(tag) > MAX_TAG_CHARS:
+            raise bad("config.tags", f"each tag is 1 to {MAX_TAG_CHARS} characters, not {len(tag)}")
+    return list(tags)
 
 
 def configurable(text: str, field: str) -> dict[str, Any] | None:
@@ -164,6 +182,8 @@ def run_options(graph: Pregel, rc: pb.RunConfig | None, event_kinds: Any) -> tup
         if cls is None:
             raise bad("event_kinds", f"unknown event kind {k}")
         kinds.add(cls)
+    if ev.CallbackEvent in kinds and langchain_messages() is None:
+        raise bad("event_kinds", "EVENT_KIND_CALLBACK is LangChain's callback events: it needs langchain-core, which this server lacks")
     # What the caller sees: its kinds plus the first and last events.
     wanted = frozenset(kinds) | {ev.RunStarted, ev.RunFinished} if kinds else None
     opts: dict[str, Any] = {}

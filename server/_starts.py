@@ -18,12 +18,13 @@ engine as ``lease=``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any, Awaitable, Callable
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
-from engine.host import RUN_KEY
+from engine.host import RUN_KEY, with_callback_events
 from engine.errors import NotFoundError
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -85,12 +86,26 @@ def events_of(run: RunCall, start: Start) -> RunEvents:
 
     async def events(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
         inp, config, saved = await start(lease, run_id)
-        found = graph.aevents(
-            inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, strict=True, **run.options
-        )
+
+        def begun(config: dict[str, Any]) -> AsyncIterator[ev.Event]:
+            return graph.aevents(
+                inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, strict=True, **run.options
+            )
+
+        # LangChain's callback events ("events" over HTTP) come from a handler in the run's own config
+        callbacks = run.engine_kinds is not None and ev.CallbackEvent in run.engine_kinds
+        found = with_callback_events(begun, _given(run), config, run_id) if callbacks else begun(config)
         async for e in found:
             yield e
             if saved is not None and isinstance(e, ev.RunStarted):
                 yield saved  # the version the start wrote (Fork's update), right after RunStarted
 
     return events
+
+
+def _given(run: RunCall) -> Any:
+    """The run's input as its caller gave it (what LangChain's events show as the graph's input)."""
+    request = run.request
+    if isinstance(request, pb.InvokeRequest) and (request.input_json or request.command_json):
+        return json.loads(request.command_json or request.input_json)
+    return run.input

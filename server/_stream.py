@@ -64,9 +64,12 @@ from server._thread_book import ThreadBook
 from server._transit import DONE, StoreLag, Transit
 from server._turns import ENQUEUE, Turn
 
-__all__ = ["Streams"]
+__all__ = ["NAMED_RUN", "Streams"]
 
 log = logging.getLogger("graphwire.server")
+#: The id a run the server starts by itself is given, named before it started (a delayed run's, told to its
+#: caller when it was asked for: server._delayed_starter sets it around the run's call); unset: a new one.
+NAMED_RUN: contextvars.ContextVar[str | None] = contextvars.ContextVar("graphwire_named_run", default=None)
 
 # What the engine runs: events of one run, given its id and lease.
 RunEvents = Callable[[str, Lease | None], AsyncIterator[ev.Event]]
@@ -109,7 +112,7 @@ class Streams:
         call: Call,
     ) -> None:
         """Run ``start``'s events on the thread and send them to the caller; raise how the call ends."""
-        run_id = str(uuid.uuid4())
+        run_id = NAMED_RUN.get() or str(uuid.uuid4())
         outbox = Outbox(self.max_unsent_bytes, f"run {run_id} on thread {thread_id!r}")
         # The run joins the caller's trace (server._calls entered it): its
         # span's parent is the span named by the request's traceparent metadata.

@@ -328,10 +328,12 @@ async def _enter(
 
 
 def _start_crons(service: GraphService, config: ServerConfig, leases: ThreadLeases | None, stack: AsyncExitStack) -> None:
-    """The cron scheduler (server._cron_scheduler), firing through the HTTP face, and the webhook sender
-    (server._webhook_sender); stopped with the server."""
+    """The cron scheduler (server._cron_scheduler), firing through the HTTP face, the webhook sender
+    (server._webhook_sender) and the delayed runs' starter (server._delayed_starter); stopped with the server."""
     from server._cron_scheduler import CronScheduler
+    from server._delayed_starter import DelayedScheduler
     from server.http._cron_fire import CronFirer
+    from server.http._delayed import DelayedStarter
 
     from server._webhook_sender import WebhookSender
     from server.http._webhooks import WebhookDeliverer
@@ -343,11 +345,17 @@ def _start_crons(service: GraphService, config: ServerConfig, leases: ThreadLeas
         service.webhooks, deliver, leases=store, owner=service.records.replica, interval=config.webhook_seconds,
         timeout=config.webhook_timeout_seconds,
     )  # fmt: skip
+    # delayed runs (after_seconds): looked for every second, or every cron_seconds when shorter
+    delayed = DelayedScheduler(
+        service.delayed, DelayedStarter(service), leases=store, owner=service.records.replica, interval=min(config.cron_seconds, 1.0)
+    )
     scheduler.start()
     sender.start()
+    delayed.start()
     stack.push_async_callback(firer.close)
     stack.push_async_callback(scheduler.stop)
     stack.push_async_callback(sender.stop)
+    stack.push_async_callback(delayed.stop)
 
 
 def _web_app(name: str, service: GraphService, tokens: Tokens | None, sock: Any) -> Any:

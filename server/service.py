@@ -38,7 +38,7 @@ from typing import Mapping
 import grpc
 
 from engine.checkpoint.base import BaseCheckpointSaver
-from engine.host import MessageBus, RunRecord, assistants_of, crons_of, threads_of, webhooks_of
+from engine.host import MessageBus, RunRecord, assistants_of, crons_of, delayed_of, threads_of, webhooks_of
 from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
@@ -129,6 +129,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
         )
         self.crons = crons_of(checkpointer)  # schedules, fired by server._cron_scheduler (with the HTTP API)
         self.webhooks = webhooks_of(checkpointer)  # runs' webhooks to send (server._webhook_sender)
+        self.delayed = delayed_of(checkpointer)  # runs waiting to start (after_seconds: server._delayed_starter)
         self.assistants = AssistantRpcs(assistants_of(checkpointer), lambda: sorted(self.graphs), max_response_bytes=max_response_bytes)
         self.run_rpcs = RunRpcs(parse, records, self.streams, self.continuations, resolve=self.assistants.resolve)
         self.continuations.threads = self.threads

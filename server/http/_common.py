@@ -23,9 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http._errors import HttpError, http_error
+from server.http._run_body import RunBody
 from server.service import GraphService
 
-__all__ = ["Body", "Limit", "Offset", "call", "dumps", "graph_for_new", "graph_of", "service"]
+__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service"]
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -92,3 +93,21 @@ def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> str:
         422, f"metadata.graph_id: required, as this server runs several graphs ({', '.join(graphs)}) and a graphwire "
         "thread belongs to one (client.threads.create(graph_id=...))",
     )  # fmt: skip
+
+
+async def check_run_thread(service: GraphService, run: RunBody) -> None:
+    """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
+    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create"."""
+    thread_id = run.request.thread_id
+    try:
+        graph = await graph_of(service, thread_id)
+    except HttpError as e:
+        if e.status != 404 or run.if_not_exists == "reject":
+            raise
+        return
+    resolved = await service.assistants.resolve(run.request)
+    if resolved.graph != graph:
+        raise HttpError(
+            409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
+            f"{resolved.graph!r} (a graphwire thread belongs to one graph)",
+        )  # fmt: skip

@@ -18,7 +18,8 @@ from engine.host import CronRecord
 from server._run_api import run_events
 from server._tenants import TENANT
 from server.http._run_body import parse_run_body
-from server.http._runs import _check_thread, _forget_after, _record
+from server.http._common import check_run_thread
+from server.http._runs import _forget_after, _record
 from server.http._webhooks import keep_webhook
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class CronFirer:
         stateless = cron.thread_id is None
         run = parse_run_body(run_body_of(cron), cron.thread_id or str(uuid.uuid4()), stateless=stateless, background=True)
         if not stateless:
-            await _check_thread(self.service, run)
+            await check_run_thread(self.service, run)
         events = run_events(self.service, run.request)
         first = None
         async for e in events:  # a background call ends right after RunStarted

@@ -9,7 +9,7 @@ for ``command.resume`` alone) and what the HTTP side does with the events
 
 Every field LangGraph defines is either honoured or refused by name
 (INVALID_ARGUMENT, which the HTTP face answers 422): an option graphwire cannot
-honour yet (``after_seconds``...) is never dropped in silence, and a key LangGraph does not define is refused too.
+honour yet (``feedback_keys``...) is never dropped in silence, and a key LangGraph does not define is refused too.
 
 Pure: no I/O.
 """
@@ -39,10 +39,6 @@ _DURABILITY = {"sync": pb.DURABILITY_SYNC, "async": pb.DURABILITY_ASYNC, "exit":
 _DISCONNECT = {"cancel": pb.ON_DISCONNECT_CANCEL, "continue": pb.ON_DISCONNECT_CONTINUE}
 #: Fields graphwire does not honour yet, and why (refused whenever they ask for something).
 _NOT_SERVED = {
-    "after_seconds": (
-        "delayed runs are not served yet: a run waiting its start must outlive a restart, and graphwire keeps no "
-        "durable schedule of runs yet; start the run when it is due"
-    ),
     "feedback_keys": "LangSmith feedback is not served",
     "langsmith_tracer": "LangSmith tracing is not served",
     "strict_resume": "strict_resume is not served yet",
@@ -50,7 +46,7 @@ _NOT_SERVED = {
 _KNOWN = {
     "assistant_id", "input", "command", "stream_mode", "stream_subgraphs", "stream_resumable", "config", "context",
     "metadata", "interrupt_before", "interrupt_after", "checkpoint", "checkpoint_id", "checkpoint_during",
-    "multitask_strategy", "if_not_exists", "on_disconnect", "on_completion", "durability", "webhook", *_NOT_SERVED,
+    "multitask_strategy", "if_not_exists", "on_disconnect", "on_completion", "durability", "webhook", "after_seconds", *_NOT_SERVED,
 }  # fmt: skip
 _CONFIG = {"configurable", "recursion_limit", "metadata", "tags"}
 #: configurable keys the server sets itself, which a RemoteGraph may pass along from its own run.
@@ -75,6 +71,8 @@ class RunBody:
     on_completion: str
     #: The URL the run is POSTed to once it ended (server.http._webhooks), or None.
     webhook: str | None = None
+    #: ``after_seconds``: a run that starts this many seconds later, kept meanwhile (server.http._delayed), or None.
+    after_seconds: float | None = None
 
 
 def _bad(field: str, message: str) -> RpcError:
@@ -115,9 +113,12 @@ def _run_config(body: Mapping[str, Any], thread_id: str) -> tuple[pb.RunConfig, 
     for key in config:
         if key not in _CONFIG:
             raise _bad(f"config.{key}", f"not served (graphwire takes {', '.join(sorted(_CONFIG))})")
-    if config.get("tags"):
-        raise _bad("config.tags", "run tags are not served yet")
     rc = pb.RunConfig()
+    tags = config.get("tags")
+    if tags is not None:
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise _bad("config.tags", "a list of strings")
+        rc.tags.extend(tags)
     configurable = dict(_object(config.get("configurable"), "config.configurable"))
     for key in _OWN:  # the server's own: the path's thread, the graph's namespace
         if key in configurable and configurable[key] not in (thread_id, ""):
@@ -196,6 +197,21 @@ def _webhook(url: Any, deleted: bool) -> str | None:
     return url
 
 
+#: The longest a run may be delayed: a day (LangGraph sets no bound; a cron is for later starts).
+MAX_DELAY = 86_400
+
+
+def _delay(value: Any, *, stateless: bool) -> float | None:
+    """``after_seconds``: a positive number of seconds (at most :data:`MAX_DELAY`), for a run on a thread."""
+    if value is None or value == 0:
+        return None
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= MAX_DELAY:
+        raise _bad("after_seconds", f"a number of seconds, more than 0 and at most {MAX_DELAY}")
+    if stateless:
+        raise _bad("after_seconds", "a delayed run is served on a thread (a stateless run's thread is made when it starts)")
+    return float(value)
+
+
 def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, background: bool = False) -> RunBody:
     """``body`` checked whole (INVALID_ARGUMENT naming the first bad field) into a :class:`RunBody`."""
     if not isinstance(body, dict):
@@ -254,4 +270,5 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
             request.command_json = encode(whole)
         if checkpoint_id is not None:
             request.checkpoint_id = checkpoint_id
-    return RunBody(request, modes, bool(body.get("stream_subgraphs")), resumable, if_not_exists, on_completion, webhook)
+    after = _delay(body.get("after_seconds"), stateless=stateless)
+    return RunBody(request, modes, bool(body.get("stream_subgraphs")), resumable, if_not_exists, on_completion, webhook, after)

@@ -59,6 +59,8 @@ def run_json(record: RunRecord) -> dict[str, Any]:
         "created_at": _when(record.started_at), "updated_at": _when(record.ended_at or record.started_at),
         "status": status_of(record), "metadata": metadata, "multitask_strategy": _STRATEGY[strategy],
     }  # fmt: skip
+    if request is not None and request.config.tags:  # where LangGraph's server keeps a run's tags: its kwargs' config
+        out["kwargs"] = {"config": {"tags": list(request.config.tags)}}
     if record.status in ("CANCELLED", "ROLLED_BACK"):
         out["cancel_reason"] = f"replaced by run {record.replaced_by}" if record.replaced_by else "cancelled"
     return out

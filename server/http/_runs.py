@@ -31,19 +31,21 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import grpc
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from engine.host import ACTIVE, RunRecord
+from engine.host import ACTIVE, DelayedRun, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError, status_for
 from server._reads import key_of, thread_key
 from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
-from server.http._common import graph_of
+from server.http._common import check_run_thread
 from server.http._common import service as svc
-from server.http._errors import HttpError, answered
+from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, started_record
+from server.http._errors import answered
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
@@ -97,24 +99,6 @@ async def _gone(request: Request) -> None:
         pass
 
 
-async def _check_thread(service: GraphService, run: RunBody) -> None:
-    """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
-    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create"."""
-    thread_id = run.request.thread_id
-    try:
-        graph = await graph_of(service, thread_id)
-    except HttpError as e:
-        if e.status != 404 or run.if_not_exists == "reject":
-            raise
-        return
-    resolved = await service.assistants.resolve(run.request)
-    if resolved.graph != graph:
-        raise HttpError(
-            409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
-            f"{resolved.graph!r} (a graphwire thread belongs to one graph)",
-        )  # fmt: skip
-
-
 async def _start(
     service: GraphService, run: RunBody, request: Request, *, stateless: bool = False
 ) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
@@ -124,7 +108,7 @@ async def _start(
     gRPC caller's disconnect does: its run never starts, unless it was to go on without it.
     """
     if not stateless:
-        await _check_thread(service, run)
+        await check_run_thread(service, run)
     events = run_events(service, run.request)
     first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
     gone = asyncio.ensure_future(_gone(request))
@@ -190,7 +174,13 @@ async def _frames(
 
 async def _stream(request: Request, thread_id: str | None) -> Response:
     service = svc(request)
-    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    body = await _body(request)
+    run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    if run.after_seconds is not None and thread_id is not None:  # kept (server.http._delayed), then joined
+        row = await _later(service, run, body, thread_id)
+        shaper = SseShaper(run.modes, subgraphs=run.subgraphs, thread_id=thread_id)
+        frames = _joined(service, shaper, row, after=0, cancel=run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE)
+        return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
     first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if run.resumable and thread_id is not None:
@@ -220,13 +210,38 @@ async def _waited(service: GraphService, first: pb.RunEvent, events: AsyncIterat
 
 async def _wait(request: Request, thread_id: str | None) -> Response:
     service = svc(request)
-    run = parse_run_body(await _body(request), thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    body = await _body(request)
+    run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None)
+    if run.after_seconds is not None and thread_id is not None:  # kept (server.http._delayed), then joined
+        row = await _later(service, run, body, thread_id)
+        answer = _waited_later(service, row, cancel=run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE)
+        return _Stream(answer, media_type="application/json", headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
     first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/join"
     forget = thread_id is None and run.on_completion == "delete"
     return _Stream(_waited(service, first, events, forget), media_type="application/json", headers=headers)
+
+
+async def _later(service: GraphService, run: RunBody, body: Any, thread_id: str) -> DelayedRun:
+    """A delayed run kept (:func:`server.http._delayed.ask_later`), as its row."""
+    row = await service.delayed.aget((await ask_later(service, run, body, thread_id))["run_id"])
+    assert row is not None
+    return row
+
+
+async def _waited_later(service: GraphService, row: DelayedRun, *, cancel: bool) -> AsyncIterator[bytes]:
+    """A delayed ``/wait``'s body: its result once it started and ended; cancelled if its caller leaves first (``cancel``)."""
+    ended = False
+    try:
+        body = await _result(service, row)
+        ended = True
+    finally:
+        if cancel and not ended:
+            with anyio.CancelScope(shield=True):  # as in _joined
+                await _cancel_any(service, row)
+    yield bytes(JSONResponse(body).body)
 
 
 # -- runs on a thread ------------------------------------------------------------------------------
@@ -249,6 +264,8 @@ async def wait_stateless_run(request: Request) -> Response:
 async def _background(service: GraphService, request: Request, body: Any, thread_id: str | None) -> dict[str, Any]:
     """Start a background run (``thread_id`` None: stateless, on a thread of its own); its ``Run``."""
     run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None, background=True)
+    if run.after_seconds is not None and thread_id is not None:  # kept, and answered "pending" (server.http._delayed)
+        return await ask_later(service, run, body, thread_id)
     first, events = await _start(service, run, request, stateless=thread_id is None)
     async for _ in events:
         pass  # a background call ends right after RunStarted
@@ -306,13 +323,20 @@ async def list_runs(
         found += await service.records.store.alist(thread_key(graph, thread_id), limit=enough, full=True)
     found.sort(key=lambda r: (r.started_at, r.run_id), reverse=True)
     runs = [run_json(r) for r in found]
+    waiting = [delayed_json(row) for row in await service.delayed.alist(TENANT.get() or "", thread_id)]
+    if waiting:  # delayed runs not started yet
+        runs = sorted(runs + waiting, key=lambda r: (r["created_at"], r["run_id"]), reverse=True)
     if status is not None:
         runs = [r for r in runs if r["status"] == status]
     return JSONResponse(runs[offset : offset + limit])
 
 
 async def get_run(thread_id: str, run_id: str, request: Request) -> Response:
-    return JSONResponse(run_json(await _record(svc(request), thread_id, run_id)))
+    service = svc(request)
+    row = await pending_of(service, thread_id, run_id)
+    if row is not None:  # a delayed run not started yet
+        return JSONResponse(delayed_json(row))
+    return JSONResponse(run_json(await _record(service, thread_id, run_id)))
 
 
 async def _ended(service: GraphService, record: RunRecord) -> RunRecord:
@@ -335,6 +359,9 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
     if action not in ("interrupt", "rollback"):
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"action: {action!r} is not one of 'interrupt', 'rollback'")
     service = svc(request)
+    row = await pending_of(service, thread_id, run_id)
+    if row is not None and (row.status != "pending" or await service.delayed.aend(run_id, "cancelled")):
+        return Response(status_code=204 if wait else 202)  # a delayed run cancelled before it started
     record = await _record(service, thread_id, run_id)
     if record.status not in ACTIVE:
         if action == "rollback":
@@ -358,9 +385,18 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
 async def join_run(thread_id: str, run_id: str, request: Request) -> Response:
     """The run's result (as ``/wait`` answers), once it ends."""
     service = svc(request)
-    record = await _ended(service, await _record(service, thread_id, run_id))
-    final = pb.RunEvent.FromString(record.finished) if record.finished is not None else None
-    return JSONResponse(result_of(final))
+    row = await pending_of(service, thread_id, run_id)
+    return JSONResponse(await _result(service, row if row is not None else await _record(service, thread_id, run_id)))
+
+
+async def _result(service: GraphService, found: RunRecord | DelayedRun) -> Any:
+    """What ``/join`` answers for a run (a delayed one's once it started), once it ended."""
+    if isinstance(found, DelayedRun):
+        found = await started_record(service, found)
+    if isinstance(found, DelayedRun):
+        return ended_result(found)
+    record = await _ended(service, found)
+    return result_of(pb.RunEvent.FromString(record.finished) if record.finished is not None else None)
 
 
 async def join_stream(
@@ -369,36 +405,53 @@ async def join_stream(
 ) -> Response:  # fmt: skip
     """The run's events as a stream, from its start or after the client's ``Last-Event-ID`` (a seq)."""
     service = svc(request)
-    record = await _record(service, thread_id, run_id)
-    if not record.keeps_events:
-        raise RpcError(
-            grpc.StatusCode.FAILED_PRECONDITION,
-            f"run {run_id} keeps no events: only background runs, resumable streams (stream_resumable) and runs with "
-            "on_disconnect 'continue' can be joined as a stream; /join answers its result",
-        )  # fmt: skip
+    found: RunRecord | DelayedRun | None = await pending_of(service, thread_id, run_id)
+    if found is None:
+        found = await _record(service, thread_id, run_id)
+        if not found.keeps_events:
+            raise RpcError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"run {run_id} keeps no events: only background runs, resumable streams (stream_resumable) and runs "
+                "with on_disconnect 'continue' can be joined as a stream; /join answers its result",
+            )  # fmt: skip
     last = request.headers.get("last-event-id") or "0"
     if not last.isdigit():
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"Last-Event-ID: {last!r} is not an event id of this run (a seq)")
-    modes = check_modes(stream_mode)
-    events = join_events(service, run_id, after_seq=int(last))
+    modes = check_modes([m for m in stream_mode or () if m] or None)  # the sync SDK sends an unset mode as ""
     shaper = SseShaper(modes, subgraphs=stream_subgraphs, thread_id=thread_id)
-    frames = _frames(service, shaper, None, events, after=int(last), attempt=record.attempts)
-    if cancel_on_disconnect and record.status in ACTIVE:
-        frames = _cancelling(service, record, frames)
+    frames = _joined(service, shaper, found, after=int(last), cancel=cancel_on_disconnect)
     return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{run_id}"})
 
 
-async def _cancelling(service: GraphService, record: RunRecord, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """``frames``, and the run cancelled when the caller leaves before their end."""
+async def _joined(service: GraphService, shaper: SseShaper, found: RunRecord | DelayedRun, *, after: int, cancel: bool) -> AsyncIterator[bytes]:
+    """A run's frames (a delayed one's once it started), the run cancelled when the caller leaves first if ``cancel``."""
     ended = False
     try:
-        async for chunk in frames:
-            yield chunk
+        if isinstance(found, DelayedRun):  # the stream's head went out already: wait here for its start
+            found = await started_record(service, found)
+        if isinstance(found, DelayedRun):
+            error = ended_result(found)["__error__"]
+            for f in (shaper.metadata(found.run_id), shaper.error(error["error"], error["message"]), shaper.end()):
+                yield f.encode()
+        else:
+            events = join_events(service, found.run_id, after_seq=after)
+            async for chunk in _frames(service, shaper, None, events, after=after, attempt=found.attempts):
+                yield chunk
         ended = True
     finally:
-        if not ended:
-            cancel = pb.CancelRunRequest(graph=record.graph, thread_id=record.caller_thread, run_id=record.run_id)
-            await service.thread_rpcs.CancelRun(cancel, CallContext())
+        if cancel and not ended:
+            with anyio.CancelScope(shield=True):  # the caller left: Starlette cancels the body's task (and its awaits)
+                await _cancel_any(service, found)
+
+
+async def _cancel_any(service: GraphService, found: RunRecord | DelayedRun) -> None:
+    """Cancel a run, or a delayed one not started yet (once started, if its start is under way)."""
+    if isinstance(found, DelayedRun) and await service.delayed.aend(found.run_id, "cancelled"):
+        return
+    record = found if isinstance(found, RunRecord) else await service.records.store.aget(found.run_id)
+    if record is not None and record.status in ACTIVE:
+        cancel = pb.CancelRunRequest(graph=record.graph, thread_id=record.caller_thread, run_id=record.run_id)
+        await service.thread_rpcs.CancelRun(cancel, CallContext())
 
 
 # -- the routes ------------------------------------------------------------------------------------

@@ -28,8 +28,10 @@ and the stream goes on after it, as JoinRun's ``after_seq``):
 With ``stream_subgraphs`` a subgraph's event is named ``mode|ns1|ns2`` (its
 namespace, one ``node:task_id`` per level); without it, subgraphs' events are
 left out. ``checkpoints`` and ``debug`` are made by
-:mod:`server.http._sse_debug`. ``events`` is not served: LangChain's callback
-events are not among the run's events, and :func:`check_modes` refuses it by name.
+:mod:`server.http._sse_debug`. ``events``: LangChain's callback events of the
+run (``CallbackEvent``, as ``astream_events(version="v2")`` gives them), each
+an ``events`` frame, never named with a namespace (LangGraph's server does
+not); it needs langchain-core, and :func:`check_modes` refuses it without.
 
 Pure: no I/O; the run routes (:mod:`server.http._runs`) drive it.
 """
@@ -50,11 +52,7 @@ from server.http._sse_debug import CHECKPOINT_KINDS, CheckpointFrames
 __all__ = ["MODES", "Frame", "SseShaper", "check_modes", "event_kinds"]
 
 #: The stream modes served, in LangGraph's names.
-MODES = ("values", "updates", "messages", "messages-tuple", "custom", "tasks", "checkpoints", "debug")
-#: The modes LangGraph has that are not served yet, and why.
-NOT_SERVED = {
-    "events": "LangChain's callback events (astream_events) are not part of graphwire's run events",
-}
+MODES = ("values", "updates", "messages", "messages-tuple", "custom", "tasks", "checkpoints", "debug", "events")
 #: The run events each mode is made of (RUN_STARTED and RUN_FINISHED come always).
 _KINDS: dict[str, tuple[pb.EventKind.ValueType, ...]] = {
     "values": (pb.EVENT_KIND_VALUES,),
@@ -65,6 +63,7 @@ _KINDS: dict[str, tuple[pb.EventKind.ValueType, ...]] = {
     "tasks": (pb.EVENT_KIND_TASK_STARTED, pb.EVENT_KIND_TASK_FINISHED),
     "checkpoints": CHECKPOINT_KINDS,
     "debug": (*CHECKPOINT_KINDS, pb.EVENT_KIND_TASK_STARTED, pb.EVENT_KIND_TASK_FINISHED),
+    "events": (pb.EVENT_KIND_CALLBACK,),
 }
 _START = "__start__"  # the input's task: LangGraph's streams do not show it
 _ERRORS = {pb.FINISH_REASON_ERROR, pb.FINISH_REASON_RECURSION_LIMIT}
@@ -76,10 +75,10 @@ def check_modes(modes: str | Sequence[str] | None) -> tuple[str, ...]:
         return ("values",)
     asked = (modes,) if isinstance(modes, str) else tuple(modes)
     for mode in asked:
-        if mode in NOT_SERVED:
-            raise ValueError(f"stream_mode {mode!r} is not served yet: {NOT_SERVED[mode]}")
         if mode not in MODES:
             raise ValueError(f"stream_mode {mode!r} is not a stream mode (one of {', '.join(MODES)})")
+        if mode == "events" and langchain_messages() is None:
+            raise ValueError("stream_mode 'events' is LangChain's callback events: it needs langchain-core, which this server lacks")
     return tuple(dict.fromkeys(asked)) or ("values",)
 
 
@@ -156,6 +155,8 @@ class SseShaper:
             return []
         if kind == "message_chunk":
             return [Frame(name, data, e.seq) for name, data in self._chunk(e, suffix)]
+        if kind == "callback":
+            return early + ([Frame("events", e.callback.event_json or "null", e.seq)] if "events" in self.modes else [])
         out: list[tuple[str, str]] = []
         if kind == "values" and "values" in self.modes:
             out.append(("values", e.values.values_json or "null"))

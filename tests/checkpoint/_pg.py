@@ -26,7 +26,7 @@ from psycopg import sql
 __all__ = ["DSN", "clean_schema", "dsn_named", "new_schema_name", "pg_dsn", "pg_schema", "require_pg", "unreachable_reason"]
 
 DSN = os.environ.get("GRAPHWIRE_TEST_PG_DSN", "postgresql://root@127.0.0.1:5432/test")
-_TABLES = ("writes", "blobs", "checkpoints", "leases", "run_events", "runs", "threads", "assistants", "assistant_versions", "crons", "webhooks")
+_TABLES = ("writes", "blobs", "checkpoints", "leases", "run_events", "runs", "threads", "assistants", "assistant_versions", "crons", "webhooks", "delayed_runs")
 
 
 @functools.cache

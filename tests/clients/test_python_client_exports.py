@@ -63,6 +63,7 @@ EXPECTED = {
     "ValuesEvent",
     "CustomEvent",
     "MessageChunk",
+    "CallbackEvent",
     "CheckpointSaved",
     "InterruptEvent",
     "RunFinished",

@@ -11,6 +11,7 @@ import graphwire
 import grpc
 import pytest
 from graphwire import (
+    CallbackEvent,
     CheckpointRef,
     CheckpointSaved,
     CustomEvent,
@@ -240,6 +241,10 @@ EVENTS = [
     (
         pb.RunEvent(checkpoint_saved=pb.CheckpointSaved(checkpoint=checkpoint_pb())),
         CheckpointSaved(1, "r1", CHECKPOINT),
+    ),
+    (
+        pb.RunEvent(callback=pb.CallbackEvent(event_json=json_text({"event": "on_chain_start", "name": "g", "data": {}}))),
+        CallbackEvent(1, "r1", {"event": "on_chain_start", "name": "g", "data": {}}),
     ),
     (pb.RunEvent(interrupt=QUESTION), InterruptEvent(1, "r1", "i1", "ask", "k1", {"q": "Add it?"})),
     (

@@ -3,7 +3,8 @@
 tests/http/node/sdk.test.mjs runs under Node's test runner with the server's
 URL: assistants searched, a thread created, a chat turn streamed in
 ``messages-tuple`` and ``values`` whose interrupt is answered with
-``command: {resume}``, the thread's history, store items put and got. The
+``command: {resume}``, the thread's history, the ``events`` mode with run tags, a delayed run
+(``afterSeconds``) answered pending and joined, store items put and got. The
 package is installed from its lock file (``npm ci``, skipped when already
 installed). Without Node.js it skips, except in CI.
 """
@@ -35,4 +36,4 @@ def test_the_node_sdk_drives_the_http_api(served: ServerProcess) -> None:
     )
     summary = "\n".join(line for line in proc.stdout.splitlines() if line.startswith("ℹ "))
     assert proc.returncode == 0, f"node --test exited {proc.returncode}\n{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}"
-    assert "ℹ pass 4" in summary and "ℹ fail 0" in summary, summary
+    assert "ℹ pass 5" in summary and "ℹ fail 0" in summary, summary

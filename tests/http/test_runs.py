@@ -187,9 +187,9 @@ async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
             await client.runs.wait(await made(client, "chain3"), "nope", input={})
         assert unknown.value.response.status_code == 404 and unknown.value.response.json() == {"detail": "no assistant 'nope'"}
         for options, field in [
-            ({"webhook": "mailto:ann@example.com"}, "webhook"), ({"stream_mode": "events"}, "stream_mode 'events'"),
+            ({"webhook": "mailto:ann@example.com"}, "webhook"), ({"stream_mode": "eventful"}, "stream_mode 'eventful'"),
             ({"command": {"jump": "a"}}, "command.jump"), ({"config": {"callbacks": 1}}, "config.callbacks"),
-            ({"multitask_strategy": "sometimes"}, "multitask_strategy"), ({"after_seconds": 5}, "after_seconds"),
+            ({"multitask_strategy": "sometimes"}, "multitask_strategy"), ({"after_seconds": -5}, "after_seconds: a number of seconds"),
         ]:  # fmt: skip
             async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
                 res = await http.post(f"/threads/{tid()}/runs/wait", json={"assistant_id": "chain3", "input": {}, **options})

@@ -52,6 +52,7 @@ from graphwire._errors import (
     Unknown,
 )
 from graphwire._events import (
+    CallbackEvent,
     CheckpointSaved,
     CustomEvent,
     Event,
@@ -160,6 +161,7 @@ __all__ = [
     "ValuesEvent",
     "CustomEvent",
     "MessageChunk",
+    "CallbackEvent",
     "CheckpointSaved",
     "InterruptEvent",
     "RunFinished",

@@ -105,7 +105,7 @@ class AsyncClient:
     forms): a :class:`RunOptions` as ``options=``, or its fields as keyword
     arguments (``event_kinds=``, ``enqueue=``, ``recursion_limit=``,
     ``durability=``, ``run_metadata=``, ``interrupt_before=``,
-    ``interrupt_after=``, ``context=``, ``configurable=``, ``timeout=``, ``metadata=``, ``request_id=``,
+    ``interrupt_after=``, ``context=``, ``configurable=``, ``tags=``, ``timeout=``, ``metadata=``, ``request_id=``,
     ``on_disconnect=``, ``background=``, ``retry=``), which override the fields
     of ``options``.
     """

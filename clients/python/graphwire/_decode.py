@@ -8,6 +8,7 @@ from datetime import UTC
 from typing import Any
 
 from graphwire._events import (
+    CallbackEvent,
     CheckpointSaved,
     CustomEvent,
     Event,
@@ -255,6 +256,10 @@ def _message_chunk(seq: int, run_id: str, m: pb.MessageChunk) -> Event:
     return MessageChunk(seq, run_id, m.step, m.task_id, m.node, decode(m.chunk_json), decode(m.metadata_json))
 
 
+def _callback(seq: int, run_id: str, m: pb.CallbackEvent) -> Event:
+    return CallbackEvent(seq, run_id, decode(m.event_json))
+
+
 def _checkpoint_saved(seq: int, run_id: str, m: pb.CheckpointSaved) -> Event:
     return CheckpointSaved(seq, run_id, checkpoint_ref(m.checkpoint))
 
@@ -287,6 +292,7 @@ _EVENT_DECODERS: Mapping[str, _EventDecoder] = {
     "checkpoint_saved": _checkpoint_saved,
     "interrupt": _interrupt,
     "run_finished": _run_finished,
+    "callback": _callback,
 }
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "ValuesEvent",
     "CustomEvent",
     "MessageChunk",
+    "CallbackEvent",
     "CheckpointSaved",
     "InterruptEvent",
     "RunFinished",
@@ -184,6 +185,17 @@ class MessageChunk(Event):
             if isinstance(part, str)
             or (isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str))
         )
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackEvent(Event):
+    """A LangChain callback event of the run, as ``astream_events(version="v2")`` gives it (a dict with
+    ``event``, ``name``, ``run_id``, ``parent_ids``, ``tags``, ``metadata`` and ``data``): the graph's
+    run, its nodes', chat models' tokens, tools'... Sent only to a caller naming ``EventKind.CALLBACK``."""
+
+    kind = EventKind.CALLBACK
+
+    event: Any
 
 
 @dataclass(frozen=True, slots=True)

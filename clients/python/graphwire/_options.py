@@ -56,6 +56,10 @@ class RunOptions:
             thread id. ``thread_id``, ``checkpoint_id``, ``checkpoint_ns``,
             ``checkpoint_map`` and keys starting with ``__`` are the
             service's (``InvalidArgument`` naming the key).
+        tags: The run's tags: what LangGraph's ``config={"tags": [...]}``
+            passes; nodes, tools and chat models see them in
+            ``config["tags"]``, and every LangChain callback event of the run
+            carries them (at most 64, each 1 to 256 characters).
         timeout: Seconds for the whole call; its deadline cancels the run.
         metadata: Extra call metadata (such as W3C ``traceparent``), sent
             after the client's own.
@@ -98,6 +102,7 @@ class RunOptions:
     interrupt_after: Sequence[str] | None = None
     context: Mapping[str, Any] | None = None
     configurable: Mapping[str, Any] | None = None
+    tags: Sequence[str] | None = None
     timeout: float | None = None
     metadata: CallMetadata | None = None
     request_id: str | None = None
@@ -114,7 +119,7 @@ class RunOptions:
         kinds = self.event_kinds
         if kinds is not None and not isinstance(kinds, str):
             object.__setattr__(self, "event_kinds", tuple(kinds))
-        for name in ("interrupt_before", "interrupt_after", "metadata"):
+        for name in ("interrupt_before", "interrupt_after", "metadata", "tags"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, tuple(value))
@@ -133,6 +138,7 @@ class RunOptions:
             interrupt_after=self.interrupt_after,
             context=self.context,
             configurable=self.configurable,
+            tags=self.tags,
         )
 
 

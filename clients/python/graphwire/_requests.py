@@ -52,6 +52,7 @@ _EVENT_KINDS: Mapping[EventKind, pb.EventKind] = {
     EventKind.CHECKPOINT_SAVED: pb.EVENT_KIND_CHECKPOINT_SAVED,
     EventKind.INTERRUPT: pb.EVENT_KIND_INTERRUPT,
     EventKind.RUN_FINISHED: pb.EVENT_KIND_RUN_FINISHED,
+    EventKind.CALLBACK: pb.EVENT_KIND_CALLBACK,
 }
 
 _DURABILITIES: Mapping[Durability, pb.Durability] = {
@@ -131,6 +132,7 @@ def run_config(
     interrupt_after: Sequence[str] | None,
     context: Mapping[str, Any] | None = None,
     configurable: Mapping[str, Any] | None = None,
+    tags: Sequence[str] | None = None,
 ) -> pb.RunConfig | None:
     """The per-run overrides, or None when there are none."""
     config = pb.RunConfig(
@@ -139,6 +141,7 @@ def run_config(
         ),
         interrupt_before=list(interrupt_before or ()),
         interrupt_after=list(interrupt_after or ()),
+        tags=list(tags or ()),
     )
     if recursion_limit is not None:
         config.recursion_limit = recursion_limit

@@ -39,7 +39,7 @@ __all__ = [
 class EventKind(StrEnum):
     """The kinds of run events a stream can carry (``event_kinds=`` picks them).
 
-    ``RUN_STARTED`` and ``RUN_FINISHED`` are always sent.
+    ``RUN_STARTED`` and ``RUN_FINISHED`` are always sent; ``CALLBACK`` only when named.
     """
 
     RUN_STARTED = "run_started"
@@ -53,6 +53,8 @@ class EventKind(StrEnum):
     CHECKPOINT_SAVED = "checkpoint_saved"
     INTERRUPT = "interrupt"
     RUN_FINISHED = "run_finished"
+    #: LangChain's callback events of the run (only when named: they cost a handler on every runnable).
+    CALLBACK = "callback"
 
 
 class FinishReason(StrEnum):

@@ -467,7 +467,7 @@ class Queries:
 
 def render(schema: str | None) -> Queries:
     """The statements for tables in ``schema`` (None: unqualified, found through ``search_path``)."""
-    names = ("checkpoints", "blobs", "writes", "leases", "runs", "run_events", "threads", "assistants", "assistant_versions", "crons", "webhooks")
+    names = ("checkpoints", "blobs", "writes", "leases", "runs", "run_events", "threads", "assistants", "assistant_versions", "crons", "webhooks", "delayed_runs")
     idents = {n: sql.Identifier(schema, n) if schema is not None else sql.Identifier(n) for n in names}
     tables = {n: i.as_string(None) for n, i in idents.items()}
     out = {}

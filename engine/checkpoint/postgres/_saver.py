@@ -81,6 +81,7 @@ from engine.checkpoint.postgres._prune import prune
 from engine.checkpoint.postgres._assistants import PostgresAssistants
 from engine.checkpoint.postgres._crons import PostgresCrons
 from engine.checkpoint.postgres._webhooks import PostgresWebhooks
+from engine.checkpoint.postgres._delayed import PostgresDelayed
 from engine.checkpoint.postgres._runs import PostgresRuns
 from engine.checkpoint.postgres._threads import PostgresThreads
 from engine.checkpoint.postgres._reads import Reads
@@ -170,7 +171,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
         self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
-        self.assistants, self.crons, self.webhooks = (PostgresAssistants(self._run, self._q), PostgresCrons(self._run, self._q), PostgresWebhooks(self._run, self._q))
+        self.assistants, self.crons, self.webhooks, self.delayed = (PostgresAssistants(self._run, self._q), PostgresCrons(self._run, self._q), PostgresWebhooks(self._run, self._q), PostgresDelayed(self._run, self._q))
         self._setup_lock = threading.Lock()
         self._ready = False
 

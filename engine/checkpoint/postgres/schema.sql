@@ -205,3 +205,16 @@ CREATE TABLE webhooks (
     created_at timestamptz NOT NULL
 );
 CREATE INDEX webhooks_due ON webhooks (next_attempt_at);
+
+CREATE TABLE delayed_runs (
+    run_id text COLLATE "C" PRIMARY KEY,
+    tenant text COLLATE "C" NOT NULL,
+    thread_id text COLLATE "C",
+    body jsonb NOT NULL,
+    status text NOT NULL,
+    message text NOT NULL,
+    not_before timestamptz NOT NULL,
+    created_at timestamptz NOT NULL
+);
+CREATE INDEX delayed_runs_due ON delayed_runs (not_before) WHERE status = 'pending';
+CREATE INDEX delayed_runs_thread ON delayed_runs (tenant, thread_id);

@@ -64,6 +64,7 @@ from engine.checkpoint.sqlite._reads import Reads
 from engine.checkpoint.sqlite._assistants import SqliteAssistants
 from engine.checkpoint.sqlite._crons import SqliteCrons
 from engine.checkpoint.sqlite._webhooks import SqliteWebhooks
+from engine.checkpoint.sqlite._delayed import SqliteDelayed
 from engine.checkpoint.sqlite._runs import SqliteRuns
 from engine.checkpoint.sqlite._threads import SqliteThreads
 from engine.checkpoint.sqlite._writes import Writes
@@ -121,6 +122,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         self.assistants: SqliteAssistants = SqliteAssistants(file.work, file.transaction)  # and its assistants
         self.crons: SqliteCrons = SqliteCrons(file.work, file.transaction)  # and its crons
         self.webhooks: SqliteWebhooks = SqliteWebhooks(file.work, file.transaction)  # and its webhooks to send
+        self.delayed: SqliteDelayed = SqliteDelayed(file.work, file.transaction)  # and its runs waiting to start
 
     @classmethod
     @contextmanager

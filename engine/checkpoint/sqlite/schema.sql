@@ -175,3 +175,16 @@ CREATE TABLE webhooks (
     created_at TEXT NOT NULL
 );
 CREATE INDEX webhooks_due ON webhooks (next_attempt_at);
+
+CREATE TABLE delayed_runs (
+    run_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    thread_id TEXT,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    message TEXT NOT NULL,
+    not_before TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX delayed_runs_due ON delayed_runs (status, not_before);
+CREATE INDEX delayed_runs_thread ON delayed_runs (tenant, thread_id);

@@ -56,6 +56,27 @@ test("a chat turn streamed in messages-tuple and values, its interrupt answered 
   assert.equal((await client.threads.get(thread.thread_id)).status, "idle");
 });
 
+test("the events stream mode with run tags, then a delayed run answered pending and joined", async () => {
+  const thread = await client.threads.create({ graphId: GRAPH });
+  const ask = { messages: [{ role: "user", content: "remind me to call mom at 5pm" }] };
+  const parts = await collect(
+    client.runs.stream(thread.thread_id, GRAPH, { input: ask, streamMode: ["events", "values"], config: { tags: ["from-node"] } }),
+  );
+  const events = parts.filter((p) => p.event === "events").map((p) => p.data);
+  assert.equal(events[0].event, "on_chain_start");
+  assert.equal(events[0].name, GRAPH);
+  assert.equal(events[0].run_id, parts[0].data.run_id);
+  assert.ok(events.some((e) => e.event === "on_chat_model_stream"));
+  assert.ok(events.every((e) => e.tags.includes("from-node")));
+  assert.deepEqual(parts.filter((p) => p.event === "values").at(-1).data.__interrupt__.map((i) => i.value), [QUESTION]);
+
+  const later = await client.runs.create(thread.thread_id, GRAPH, { command: { resume: "yes" }, afterSeconds: 1 });
+  assert.equal(later.status, "pending");
+  const joined = await client.runs.join(thread.thread_id, later.run_id);
+  assert.deepEqual(joined.reminders, [{ text: "call mom", at: "5pm" }]);
+  assert.equal((await client.runs.get(thread.thread_id, later.run_id)).status, "success");
+});
+
 test("a run on a thread never created is 404, as on LangGraph's server", async () => {
   await assert.rejects(client.runs.wait("00000000-0000-4000-8000-000000000000", GRAPH, { input: {} }), /404/);
 });

@@ -24,6 +24,7 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_CHECKPOINT_SAVED: _ClassVar[EventKind]
     EVENT_KIND_INTERRUPT: _ClassVar[EventKind]
     EVENT_KIND_RUN_FINISHED: _ClassVar[EventKind]
+    EVENT_KIND_CALLBACK: _ClassVar[EventKind]
 
 class Durability(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -131,6 +132,7 @@ EVENT_KIND_MESSAGE_CHUNK: EventKind
 EVENT_KIND_CHECKPOINT_SAVED: EventKind
 EVENT_KIND_INTERRUPT: EventKind
 EVENT_KIND_RUN_FINISHED: EventKind
+EVENT_KIND_CALLBACK: EventKind
 DURABILITY_UNSPECIFIED: Durability
 DURABILITY_ASYNC: Durability
 DURABILITY_SYNC: Durability
@@ -189,7 +191,7 @@ ASSISTANT_SORT_BY_CREATED_AT: AssistantSortBy
 ASSISTANT_SORT_BY_UPDATED_AT: AssistantSortBy
 
 class RunConfig(_message.Message):
-    __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json", "configurable_json")
+    __slots__ = ("recursion_limit", "durability", "metadata_json", "interrupt_before", "interrupt_after", "context_json", "configurable_json", "tags")
     RECURSION_LIMIT_FIELD_NUMBER: _ClassVar[int]
     DURABILITY_FIELD_NUMBER: _ClassVar[int]
     METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -197,6 +199,7 @@ class RunConfig(_message.Message):
     INTERRUPT_AFTER_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
     CONFIGURABLE_JSON_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
     recursion_limit: int
     durability: Durability
     metadata_json: str
@@ -204,7 +207,8 @@ class RunConfig(_message.Message):
     interrupt_after: _containers.RepeatedScalarFieldContainer[str]
     context_json: str
     configurable_json: str
-    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ..., configurable_json: _Optional[str] = ...) -> None: ...
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, recursion_limit: _Optional[int] = ..., durability: _Optional[_Union[Durability, str]] = ..., metadata_json: _Optional[str] = ..., interrupt_before: _Optional[_Iterable[str]] = ..., interrupt_after: _Optional[_Iterable[str]] = ..., context_json: _Optional[str] = ..., configurable_json: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
     __slots__ = ("graph", "thread_id", "input_json", "checkpoint_id", "event_kinds", "enqueue", "config", "request_id", "on_disconnect", "background", "if_interrupted", "expect_checkpoint_id", "multitask_strategy", "assistant_id", "command_json")
@@ -320,7 +324,7 @@ class TurnRefused(_message.Message):
     def __init__(self, reason: _Optional[_Union[TurnRefusedReason, str]] = ..., checkpoint_id: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
 
 class RunEvent(_message.Message):
-    __slots__ = ("seq", "run_id", "namespace", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished")
+    __slots__ = ("seq", "run_id", "namespace", "run_started", "step_started", "step_finished", "task_started", "task_finished", "values", "custom", "message_chunk", "checkpoint_saved", "interrupt", "run_finished", "callback")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
@@ -335,6 +339,7 @@ class RunEvent(_message.Message):
     CHECKPOINT_SAVED_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_FIELD_NUMBER: _ClassVar[int]
     RUN_FINISHED_FIELD_NUMBER: _ClassVar[int]
+    CALLBACK_FIELD_NUMBER: _ClassVar[int]
     seq: int
     run_id: str
     namespace: _containers.RepeatedScalarFieldContainer[str]
@@ -349,7 +354,8 @@ class RunEvent(_message.Message):
     checkpoint_saved: CheckpointSaved
     interrupt: Interrupt
     run_finished: RunFinished
-    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., namespace: _Optional[_Iterable[str]] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., task_started: _Optional[_Union[TaskStarted, _Mapping]] = ..., task_finished: _Optional[_Union[TaskFinished, _Mapping]] = ..., values: _Optional[_Union[Values, _Mapping]] = ..., custom: _Optional[_Union[Custom, _Mapping]] = ..., message_chunk: _Optional[_Union[MessageChunk, _Mapping]] = ..., checkpoint_saved: _Optional[_Union[CheckpointSaved, _Mapping]] = ..., interrupt: _Optional[_Union[Interrupt, _Mapping]] = ..., run_finished: _Optional[_Union[RunFinished, _Mapping]] = ...) -> None: ...
+    callback: CallbackEvent
+    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., namespace: _Optional[_Iterable[str]] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., task_started: _Optional[_Union[TaskStarted, _Mapping]] = ..., task_finished: _Optional[_Union[TaskFinished, _Mapping]] = ..., values: _Optional[_Union[Values, _Mapping]] = ..., custom: _Optional[_Union[Custom, _Mapping]] = ..., message_chunk: _Optional[_Union[MessageChunk, _Mapping]] = ..., checkpoint_saved: _Optional[_Union[CheckpointSaved, _Mapping]] = ..., interrupt: _Optional[_Union[Interrupt, _Mapping]] = ..., run_finished: _Optional[_Union[RunFinished, _Mapping]] = ..., callback: _Optional[_Union[CallbackEvent, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("run_id", "thread_id", "graph", "checkpoint_id")
@@ -450,6 +456,12 @@ class MessageChunk(_message.Message):
     chunk_json: str
     metadata_json: str
     def __init__(self, step: _Optional[int] = ..., task_id: _Optional[str] = ..., node: _Optional[str] = ..., chunk_json: _Optional[str] = ..., metadata_json: _Optional[str] = ...) -> None: ...
+
+class CallbackEvent(_message.Message):
+    __slots__ = ("event_json",)
+    EVENT_JSON_FIELD_NUMBER: _ClassVar[int]
+    event_json: str
+    def __init__(self, event_json: _Optional[str] = ...) -> None: ...
 
 class CheckpointSaved(_message.Message):
     __slots__ = ("checkpoint",)

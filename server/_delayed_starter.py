@@ -1,0 +1,90 @@
+"""The delayed runs' starter: runs asked for with ``after_seconds`` are started when due, each by one replica.
+
+As the cron scheduler (:mod:`server._cron_scheduler`): every ``interval``
+seconds the :class:`DelayedScheduler` of each replica serving the HTTP API
+tries to take its lease (:data:`STARTER_KEY`, a key no thread can have); the
+holder claims the delayed runs due (:meth:`engine.host.DelayedRuns.aclaim_due`:
+each held for :data:`HOLD` seconds in the same transaction that reads it) and
+starts each through ``start`` (:class:`server.http._delayed.DelayedStarter`),
+which removes its row once its run has started. A replica that dies between
+a claim and the row's removal leaves the row to be claimed again once its
+hold ends; the run's request id (``delayed-<run_id>``) makes that second
+start join the run the first one started, if any: each delayed run starts
+once. The rows live in the checkpointer's database, so a run asked for before
+a restart starts after it, when due.
+
+Each start adds one to the OpenTelemetry counter ``graphwire.runs.delayed``
+(attribute ``outcome``: "started" or "failed": tried again after its hold).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from opentelemetry import metrics
+
+from engine.host import DelayedRun, DelayedRuns, LeaseStore
+from server._periodic import Periodic
+from server._records import now
+
+__all__ = ["HOLD", "STARTER_KEY", "DelayedScheduler"]
+
+log = logging.getLogger("graphwire.server")
+
+#: The lease the starting replica holds (no thread's key: a graph name is never empty).
+STARTER_KEY = ":scheduler:delayed-runs"
+#: How long a claimed row is held before another claim may take it (its start failed, or its starter died).
+HOLD = 60.0
+#: The most delayed runs one tick claims (more wait for the next tick).
+BATCH = 100
+STARTED = metrics.get_meter("graphwire.server").create_counter(
+    "graphwire.runs.delayed", unit="{run}", description="Delayed runs (after_seconds) started, or failing to start, when due"
+)
+
+
+class DelayedScheduler(Periodic):
+    """Starts the delayed runs due every ``interval`` seconds (see the module's doc).
+
+    Args:
+        store: the delayed runs.
+        start: starts one (a run the thread refuses ends "error" there; what it raises is tried again after :data:`HOLD`).
+        leases: the checkpointer's lease store (None: it has none; this replica starts them alone).
+        owner: this replica's lease owner id.
+        interval: seconds between ticks.
+        clock: what time it is (aware; tests may pass their own).
+    """
+
+    name = "graphwire-delayed-runs"
+    doing = "starting delayed runs"
+
+    def __init__(
+        self,
+        store: DelayedRuns,
+        start: Callable[[DelayedRun], Awaitable[None]],
+        *,
+        leases: LeaseStore | None,
+        owner: str,
+        interval: float,
+        clock: Callable[[], datetime] = now,
+    ) -> None:
+        self.store, self.start_one = store, start
+        self.clock = clock
+        super().__init__(key=STARTER_KEY, leases=leases, owner=owner, interval=interval)
+
+    async def tick(self, at: datetime | None = None) -> int | None:
+        """Start the delayed runs due at ``at`` (default: the clock's now): how many were claimed, or None when
+        another replica holds the starter's lease."""
+        claimed = await self.alone(lambda: self.store.aclaim_due(at or self.clock(), HOLD, limit=BATCH))
+        if claimed is None:
+            return None
+        for row in claimed:
+            try:
+                await self.start_one(row)
+            except Exception:  # noqa: BLE001 - one run's failure (the database down a moment) stops no other
+                log.exception("delayed run %s: its start failed; it is tried again in %.0fs", row.run_id, HOLD)
+                STARTED.add(1, {"outcome": "failed"})
+            else:
+                STARTED.add(1, {"outcome": "started"})
+        return len(claimed)
