@@ -120,7 +120,9 @@ class Streams:
         run = asyncio.get_running_loop().create_task(
             self._run(outbox, entry, thread_id, run_id, turn, wanted, start, run_ctx, call, None)
         )
-        self.calls[run_id] = outbox
+        # A run named before its call (a delayed run's) may be started twice at once (its row claimed again
+        # while its first start goes on); the second call joins the first's run: the first's outbox stays.
+        self.calls.setdefault(run_id, outbox)
         try:
             await outbox.send(context)
         finally:
@@ -132,7 +134,8 @@ class Streams:
                 if not run.done():
                     run.cancel()  # the caller left, or fell behind: as a disconnect
                 await asyncio.gather(run, return_exceptions=True)
-            del self.calls[run_id]
+            if self.calls.get(run_id) is outbox:
+                del self.calls[run_id]
             self.peak_unsent = max(self.peak_unsent, outbox.peak)
             if outbox.peak >= TRIM_AFTER_BYTES:
                 self.trimmer.soon()  # the pages its events took are free now: back to the system
