@@ -1,11 +1,12 @@
-"""The delayed runs' starter: runs asked for with ``after_seconds`` are started when due, each by one replica.
+"""The delayed runs' starter: runs asked for with ``after_seconds`` are started when due, each by one replica;
+so are background runs queued behind another on their thread (due at once, they wait for it here).
 
 As the cron scheduler (:mod:`server._cron_scheduler`): every ``interval``
-seconds the :class:`DelayedScheduler` of each replica serving the HTTP API
+seconds the :class:`DelayedScheduler` of each replica
 tries to take its lease (:data:`STARTER_KEY`, a key no thread can have); the
 holder claims the delayed runs due (:meth:`engine.host.DelayedRuns.aclaim_due`:
 each held for :data:`HOLD` seconds in the same transaction that reads it) and
-starts each through ``start`` (:class:`server.http._delayed.DelayedStarter`),
+starts each, in a task of its own, through ``start`` (:class:`server.http._delayed.DelayedStarter`),
 which removes its row once its run has started. A replica that dies between
 a claim and the row's removal leaves the row to be claimed again once its
 hold ends; the run's request id (``delayed-<run_id>``) makes that second
@@ -19,6 +20,8 @@ Each start adds one to the OpenTelemetry counter ``graphwire.runs.delayed``
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -71,6 +74,7 @@ class DelayedScheduler(Periodic):
     ) -> None:
         self.store, self.start_one = store, start
         self.clock = clock
+        self._starting: dict[str, asyncio.Task[None]] = {}  # run id -> its start under way
         super().__init__(key=STARTER_KEY, leases=leases, owner=owner, interval=interval)
 
     async def tick(self, at: datetime | None = None) -> int | None:
@@ -80,11 +84,30 @@ class DelayedScheduler(Periodic):
         if claimed is None:
             return None
         for row in claimed:
-            try:
-                await self.start_one(row)
-            except Exception:  # noqa: BLE001 - one run's failure (the database down a moment) stops no other
-                log.exception("delayed run %s: its start failed; it is tried again in %.0fs", row.run_id, HOLD)
-                STARTED.add(1, {"outcome": "failed"})
-            else:
-                STARTED.add(1, {"outcome": "started"})
+            if row.run_id in self._starting:
+                continue  # its start goes on here (waiting its turn on a busy thread): its hold ran out meanwhile
+            task = asyncio.get_running_loop().create_task(self._start(row), name=f"{self.name}-{row.run_id}")
+            self._starting[row.run_id] = task
+            task.add_done_callback(functools.partial(self._started, row.run_id))
         return len(claimed)
+
+    def _started(self, run_id: str, _: object) -> None:
+        self._starting.pop(run_id, None)
+
+    async def _start(self, row: DelayedRun) -> None:
+        """One run's start, in a task of its own: a run queued behind another waits for its thread there, and no
+        other due run waits for it (they are claimed in order, so queued runs of one thread start in order)."""
+        try:
+            await self.start_one(row)
+        except Exception:  # noqa: BLE001 - one run's failure (the database down a moment) stops no other
+            log.exception("delayed run %s: its start failed; it is tried again in %.0fs", row.run_id, HOLD)
+            STARTED.add(1, {"outcome": "failed"})
+        else:
+            STARTED.add(1, {"outcome": "started"})
+
+    async def stop(self) -> None:
+        """Stop ticking, and the starts still going (their rows stay, for another replica or the next start)."""
+        await super().stop()
+        for task in list(self._starting.values()):
+            task.cancel()
+        await asyncio.gather(*self._starting.values(), return_exceptions=True)

@@ -3,7 +3,8 @@
 The cron's payload is the run body its creator sent (checked then, and again
 here: an assistant deleted since fails the firing); it runs in the cron's
 tenant. A cron on a thread runs there (its multitask strategy, default
-"reject", decides what happens when a run is going on); a stateless one runs
+"enqueue" as a run's, decides what happens when a run is going on: queued, its
+run waits in the delayed runs' table for its turn); a stateless one runs
 on a new thread, deleted once its run ended unless ``on_run_completed`` is
 "keep". Started from :class:`server._cron_scheduler.CronScheduler`.
 """
@@ -19,6 +20,7 @@ from server._run_api import run_events
 from server._tenants import TENANT
 from server.http._run_body import parse_run_body
 from server.http._common import check_run_thread
+from server.http._delayed import ask_later, queued_behind
 from server.http._runs import _forget_after, _record
 from server.http._webhooks import keep_webhook
 
@@ -52,7 +54,11 @@ class CronFirer:
 
     async def _fire(self, cron: CronRecord) -> None:
         stateless = cron.thread_id is None
-        run = parse_run_body(run_body_of(cron), cron.thread_id or str(uuid.uuid4()), stateless=stateless, background=True)
+        body = run_body_of(cron)
+        run = parse_run_body(body, cron.thread_id or str(uuid.uuid4()), stateless=stateless, background=True)
+        if cron.thread_id is not None and await queued_behind(self.service, run, cron.thread_id):
+            await ask_later(self.service, run, body, cron.thread_id, checked=True)  # its thread busy: queued, as a run
+            return
         if not stateless:
             await check_run_thread(self.service, run)
         events = run_events(self.service, run.request)

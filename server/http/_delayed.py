@@ -37,6 +37,7 @@ import grpc
 from engine.host import DelayedRun, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import status_for
+from server._reads import thread_key
 from server._records import now
 from server._run_api import CallContext, run_events
 from server._stream import NAMED_RUN
@@ -48,7 +49,7 @@ from server.http._webhooks import keep_webhook
 if TYPE_CHECKING:
     from server.service import GraphService
 
-__all__ = ["DelayedStarter", "ask_later", "delayed_json", "ended_result", "pending_of", "started_record"]
+__all__ = ["DelayedStarter", "ask_later", "delayed_json", "ended_result", "pending_of", "queued_behind", "started_record"]
 
 log = logging.getLogger("graphwire.server")
 _STATUS = {"pending": "pending", "cancelled": "interrupted", "error": "error"}
@@ -68,7 +69,7 @@ def delayed_json(row: DelayedRun) -> dict[str, Any]:
     out = {
         "run_id": row.run_id, "thread_id": row.thread_id, "assistant_id": body.get("resolved_assistant") or body["assistant_id"],
         "created_at": row.created_at.isoformat(), "updated_at": row.created_at.isoformat(), "status": _STATUS[row.status],
-        "metadata": body.get("metadata") or {}, "multitask_strategy": body.get("multitask_strategy") or "reject",
+        "metadata": body.get("metadata") or {}, "multitask_strategy": body.get("multitask_strategy") or "enqueue",
     }  # fmt: skip
     tags = (body.get("config") or {}).get("tags")
     if tags:
@@ -78,20 +79,35 @@ def delayed_json(row: DelayedRun) -> dict[str, Any]:
     return out
 
 
-async def ask_later(service: GraphService, run: RunBody, body: dict[str, Any], thread_id: str) -> dict[str, Any]:
-    """Keep ``run`` (``body`` as sent) to start ``run.after_seconds`` from now; its pending ``Run``."""
-    assert run.after_seconds is not None
-    await check_run_thread(service, run)
+async def ask_later(service: GraphService, run: RunBody, body: dict[str, Any], thread_id: str, *, checked: bool = False) -> dict[str, Any]:
+    """Keep ``run`` (``body`` as sent) to start ``run.after_seconds`` from now (None: as soon as its thread is
+    free: a background run queued behind another, see :func:`queued_behind`); its pending ``Run``."""
+    if not checked:
+        await check_run_thread(service, run)
     resolved = await service.assistants.resolve(run.request)  # an unknown assistant is 404 now, not at its start
     assistant = json.loads(resolved.config.metadata_json or "{}").get("assistant_id") or run.request.assistant_id
     kept = {k: v for k, v in body.items() if k != "after_seconds"}
     at = now()
     row = DelayedRun(
         str(uuid.uuid4()), TENANT.get() or "", thread_id, json.dumps({**kept, "resolved_assistant": assistant}),
-        at + timedelta(seconds=run.after_seconds), at,
+        at + timedelta(seconds=run.after_seconds or 0), at,
     )  # fmt: skip
     await service.delayed.aadd(row)
     return delayed_json(row)
+
+
+async def queued_behind(service: GraphService, run: RunBody, thread_id: str) -> bool:
+    """Whether a background run on ``thread_id`` must wait its turn, so is answered ``pending`` at once (as on
+    LangGraph's server) rather than when it starts: its strategy is "enqueue" and the thread has a run going
+    (on any replica) or a queued run due before it. Checks the thread as any run's start does."""
+    if run.request.multitask_strategy != pb.MULTITASK_STRATEGY_ENQUEUE:
+        return False
+    await check_run_thread(service, run)
+    resolved = await service.assistants.resolve(run.request)
+    if await service.records.store.aactive(thread_key(resolved.graph, thread_id)):
+        return True
+    at = now()
+    return any(r.status == "pending" and r.not_before <= at for r in await service.delayed.alist(TENANT.get() or "", thread_id))
 
 
 async def pending_of(service: GraphService, thread_id: str, run_id: str) -> DelayedRun | None:

@@ -48,6 +48,8 @@ def run_json(record: RunRecord) -> dict[str, Any]:
     """
     request = _REQUESTS[record.call].FromString(record.request) if record.request and record.call in _REQUESTS else None
     assistant = getattr(request, "assistant_id", "") or default_assistant_id(record.graph)
+    if assistant == record.graph:  # named by its graph's name: that graph's default assistant, whose id LangGraph answers
+        assistant = default_assistant_id(record.graph)
     strategy = getattr(request, "multitask_strategy", 0)
     if not strategy:
         strategy = pb.MULTITASK_STRATEGY_ENQUEUE if getattr(request, "enqueue", False) else pb.MULTITASK_STRATEGY_REJECT

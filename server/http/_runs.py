@@ -44,7 +44,7 @@ from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
 from server.http._common import check_run_thread
 from server.http._common import service as svc
-from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, started_record
+from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, queued_behind, started_record
 from server.http._errors import answered
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
@@ -266,6 +266,8 @@ async def _background(service: GraphService, request: Request, body: Any, thread
     run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None, background=True)
     if run.after_seconds is not None and thread_id is not None:  # kept, and answered "pending" (server.http._delayed)
         return await ask_later(service, run, body, thread_id)
+    if thread_id is not None and await queued_behind(service, run, thread_id):  # queued: kept likewise, due now
+        return await ask_later(service, run, body, thread_id, checked=True)
     first, events = await _start(service, run, request, stateless=thread_id is None)
     async for _ in events:
         pass  # a background call ends right after RunStarted

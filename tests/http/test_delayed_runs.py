@@ -75,7 +75,7 @@ def test_the_multitask_strategy_applies_when_it_starts(delayed_server: ServerPro
     gate = f"busy-{name}"
     thread = client.threads.create(graph_id=name)["thread_id"]
     busy = client.runs.create(thread, name, input={"label": "first", "gate": gate})
-    refused = client.runs.create(thread, name, input={"label": "refused", "gate": gate}, after_seconds=1)  # "reject"
+    refused = client.runs.create(thread, name, input={"label": "refused", "gate": gate}, after_seconds=1, multitask_strategy="reject")
     queued = client.runs.create(thread, name, input={"label": "queued", "gate": gate}, after_seconds=1, multitask_strategy="enqueue")
     failed = client.runs.join(thread, refused["run_id"])  # it started (when due) on a busy thread: refused
     assert failed["__error__"]["error"] == "Error" and "already has a run in progress" in failed["__error__"]["message"]

@@ -172,3 +172,27 @@ async def test_a_run_s_stream_joined_by_its_id_alone(tmp_path: Path) -> None:
             assert events[0] == "metadata" and events[-1] == "end" and '"n":4' in got.text
             other = await http.get(f"/runs/{run['run_id']}/stream", headers={"x-api-key": TOKENS["other"]})
             assert other.status_code == 404
+
+
+@in_loop
+async def test_runs_on_a_busy_thread_are_queued_by_default_and_answered_pending_at_once(tmp_path: Path, gates: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "gated")
+        first = await client.runs.create(thread, "gated", input={"gate": "first", "label": "first"})
+        await until(lambda: _running(served, thread, first["run_id"]), "the first run to start")
+        # LangGraph's default strategy, "enqueue": each answered at once, pending, then run in turn.
+        second = await client.runs.create(thread, "gated", input={"gate": "", "label": "second"})
+        third = await client.runs.create(thread, "gated", input={"gate": "", "label": "third"})
+        assert (second["status"], third["status"]) == ("pending", "pending")
+        assert second["multitask_strategy"] == "enqueue"
+        assert await _status(client, thread, second["run_id"]) == "pending"
+        dropped = await client.runs.create(thread, "gated", input={"gate": "", "label": "dropped"})
+        await client.runs.cancel(thread, dropped["run_id"])  # a queued run cancelled before it started
+        (gates / "first").touch()
+        assert (await client.runs.join(thread, third["run_id"]))["log"] == ["first", "second", "third"]
+        assert [await _status(client, thread, r["run_id"]) for r in (first, second, third, dropped)] == [
+            "success", "success", "success", "interrupted"]  # fmt: skip
+        # On a free thread a run starts at once, as before.
+        fourth = await client.runs.create(thread, "gated", input={"gate": "", "label": "fourth"})
+        assert fourth["status"] in ("running", "success")

@@ -119,8 +119,8 @@ async def test_a_run_is_cancelled_and_waited_for(tmp_path: Path, gates: Path, ba
         thread = await made(client, "gated")
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "x"})
         await until(lambda: _running(served, thread, run["run_id"]), "the run's engine to start")
-        with pytest.raises(httpx.HTTPStatusError) as busy:  # the thread is busy: the default strategy rejects
-            await client.runs.wait(thread, "gated", input={"label": "y"})
+        with pytest.raises(httpx.HTTPStatusError) as busy:  # the thread is busy: "reject" refuses
+            await client.runs.wait(thread, "gated", input={"label": "y"}, multitask_strategy="reject")
         assert busy.value.response.status_code == 409 and "already has a run" in busy.value.response.json()["detail"]
         await client.runs.cancel(thread, run["run_id"], wait=True)
         got = await client.runs.get(thread, run["run_id"])
