@@ -92,7 +92,8 @@ from typing import Any
 
 from opentelemetry import metrics
 
-from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, Ref, base_seq
+from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, Ref, base_seq, compressed
+from engine.checkpoint._inline import Form, StoredForms, plan_inline
 from engine.checkpoint._refs import MIN_ITEMS, extends, longest_prefix, reference
 from engine.serde import Serializer, StateTooLargeError
 
@@ -116,6 +117,8 @@ MAX_LISTS_PER_THREAD = 32
 # guard against seq numbers written under another fan-out, not a normal path.
 _MAX_LEVELS = 4
 
+
+
 _MISSING: Any = object()
 
 
@@ -131,6 +134,8 @@ class BlobPlan:
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # channel -> (version, bytes), when measured
     ns: str = ""
     ref_sizes: dict[str, int] = field(default_factory=dict)  # channel -> bytes of the chain its dict ref names
+    inline: dict[str, list[Any]] = field(default_factory=dict)  # the checkpoint's inline values (_inline.py)
+    forms: dict[str, Form] = field(default_factory=dict)  # how each channel's version is stored, once committed
 
     def full_row(self, row: BlobRow) -> BlobRow:
         """``row`` (a delta) written as a full value: its base was not found in storage."""
@@ -200,6 +205,7 @@ class DeltaCache:
         self.max_state_bytes = max_state_bytes
         self._threads: OrderedDict[str, _ThreadEntry] = OrderedDict()
         self._lock = threading.Lock()
+        self.forms = StoredForms(max_threads)
 
     # -- cache ---------------------------------------------------------------
     def _get(self, thread_id: str, ns: str, channel: str) -> Known | None:
@@ -252,10 +258,12 @@ class DeltaCache:
         """Drop everything known about a thread (after it was deleted or pruned)."""
         with self._lock:
             self._threads.pop(thread_id, None)
+        self.forms.forget(thread_id)
 
     def clear(self) -> None:
         with self._lock:
             self._threads.clear()
+        self.forms.clear()
 
     # -- writes --------------------------------------------------------------
     def plan(
@@ -271,7 +279,10 @@ class DeltaCache:
 
         Args:
             versions: every channel's version in the checkpoint
-                (``channel_versions``); needed to enforce ``max_state_bytes``.
+                (``channel_versions``); needed to enforce ``max_state_bytes``
+                and to keep the unchanged channels' small values inline
+                (:func:`~engine.checkpoint._inline.plan_inline`): a saver
+                always passes them.
 
         Raises:
             SerializationError: a value outside the serializer's allowlist
@@ -279,14 +290,15 @@ class DeltaCache:
             StateTooLargeError: the checkpoint's state would be over
                 ``max_state_bytes`` (nothing is stored, nothing is learned).
         """
-        rows: list[BlobRow] = []
+        inline, forms, rows = plan_inline(values, new_versions, versions, self.forms.get(thread_id, ns))
         learned: dict[str, Known | None] = {}
         lists: dict[str, Any] = {}
         ref_sizes: dict[str, int] = {}
         for channel, version in new_versions.items():
             value = values.get(channel, _MISSING)
-            if value is _MISSING:
-                rows.append(BlobRow(channel, version, EMPTY, b""))
+            if channel in inline or value is _MISSING:  # no value, or a small one: in the checkpoint's row
+                if channel not in inline:  # a version outside ``versions``: not in the row's order
+                    rows.append(BlobRow(channel, version, EMPTY, b""))
                 learned[channel] = None
                 continue
             if type(value) is not list or not self.fanout:
@@ -305,7 +317,7 @@ class DeltaCache:
             row, known = self._plan_list(serde, thread_id, ns, channel, version, value)
             rows.append(row)
             learned[channel] = known
-        plan = BlobPlan(rows, learned, lists, serde, ns=ns, ref_sizes=ref_sizes)
+        plan = BlobPlan(rows, learned, lists, serde, ns=ns, ref_sizes=ref_sizes, inline=inline, forms=forms)
         if self.max_state_bytes is not None and versions is not None:
             plan.sizes = self._measure(serde, thread_id, ns, values, versions, plan)
         return plan
@@ -366,6 +378,8 @@ class DeltaCache:
                     if len(known.chain) - i + 1 <= self.fanout * _MAX_LEVELS:
                         tag, data = serde.dumps_channel(channel, value[link.length :])
                         chain = (Link(seq, version, len(value), link.size + len(data), ns, channel), *known.chain[i:])
+                        if seq % self.fanout == 0:  # the items of K (K², …) steps, stored again: compressed
+                            tag, data = compressed(tag, data)
                         if (link.ns, link.channel) == (ns, channel):
                             row = BlobRow(channel, version, tag, data, link.version, seq)
                         else:
@@ -405,6 +419,7 @@ class DeltaCache:
         """
         record_size(plan, inserted)
         self.committed(plan)
+        self.forms.remember(thread_id, ns, plan.forms)
         if inserted is None:
             self.assume(thread_id, ns, plan)
             return
@@ -427,6 +442,7 @@ class DeltaCache:
             if known is not None:
                 known.committed = False
         self._set_many(thread_id, ns, plan.learned, plan.sizes)
+        self.forms.remember(thread_id, ns, plan.forms)
 
     @staticmethod
     def committed(plan: BlobPlan) -> None:
@@ -435,13 +451,18 @@ class DeltaCache:
             if known is not None:
                 known.committed = True
 
-    def learn(self, thread_id: str, ns: str, reader: ChainReader, versions: Mapping[str, int]) -> None:
+    def learn(
+        self, thread_id: str, ns: str, reader: ChainReader, versions: Mapping[str, int], inline: Mapping[str, Any] | None = None
+    ) -> None:
         """Remember list values (and, with a size limit, every channel's size) just read.
 
+        ``versions``: the blob rows' (``blob_versions``); ``inline``: the meta's inline entries.
         A run continues from what it read, so its next put finds them here.
         """
         if not self.max_threads:
             return
+        forms: dict[str, Form] = {ch: (v, None) for ch, v in versions.items()}
+        self.forms.remember(thread_id, ns, {**forms, **{ch: (e[1], tuple(e[2:])) for ch, e in (inline or {}).items()}})
         learned: dict[str, Known | None] = {}
         sizes: dict[str, tuple[int, int]] = {}
         for channel, version in versions.items():

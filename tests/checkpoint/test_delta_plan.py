@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engine.checkpoint._chain import ChainReader, base_seq
+from engine.checkpoint._chain import ChainReader, base_seq, uncompressed
 from engine.checkpoint._delta import DeltaCache
 from engine.checkpoint._retention import blobs_to_keep, checkpoints_to_prune
 from engine.errors import CorruptCheckpointError
@@ -27,7 +27,7 @@ def simulate(n: int, fanout: int) -> tuple[int, int]:
         cache.commit("t", "", plan)
         known = plan.learned["xs"]
         longest = max(longest, 0 if known is None else len(known.chain) - 1)
-        stored += len(SERDE.loads_typed((plan.rows[0].type, plan.rows[0].data)))
+        stored += len(SERDE.loads_typed(uncompressed(plan.rows[0].type, plan.rows[0].data)))
     return longest, stored
 
 
