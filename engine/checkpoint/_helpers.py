@@ -29,7 +29,7 @@ from typing import Any
 
 from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
-from engine.checkpoint._inline import blob_versions, inline_problem, merge_inline
+from engine.checkpoint._inline import inline_problem, merge_inline
 from engine.checkpoint._json import compact_json
 from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
@@ -228,18 +228,19 @@ def _counters(versions: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def dump_meta(
-    serde: Serializer, checkpoint: Checkpoint, *, versions: bool = True, inline: Mapping[str, Any] | None = None
+    serde: Serializer, checkpoint: Checkpoint, *, versions: Mapping[str, int] | None = None, inline: Mapping[str, Any] | None = None
 ) -> tuple[str, bytes]:
     """Serialize a checkpoint without its values (they go to blobs, or ``inline``: see _inline.py), id and ts (columns).
 
-    ``versions=False`` leaves out ``channel_versions`` too, for a saver that
-    keeps them in columns of their own (and passes them back to :func:`load_meta`).
+    ``versions``: the ``channel_versions`` to store (the blob rows' ones);
+    None leaves them out, for a saver that keeps them in a column of their
+    own (and passes them back to :func:`load_meta`).
     """
     meta: dict[str, Any] = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"], "updated_channels": checkpoint.get("updated_channels")}
     if inline:
         meta["inline"] = inline
-    if versions:
-        meta["channel_versions"] = blob_versions({"channel_versions": checkpoint["channel_versions"], "inline": inline})
+    if versions is not None:
+        meta["channel_versions"] = versions
     return serde.dumps_typed(meta, path_prefix="checkpoint")
 
 

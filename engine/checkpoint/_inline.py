@@ -18,9 +18,10 @@ unchanged ones too (they are small, and a read then needs no other row). An
 unchanged channel's value is in the checkpoint handed to ``put``, except a
 channel with no value (or a delta channel's, which the caller leaves out):
 for those the saver remembers how the version was stored, from its last
-put or read of the thread (:class:`~engine.checkpoint._delta.DeltaCache`);
-when it does not know, it writes an EMPTY blob row for that version, which
-a row already stored there outranks (a version's first row stays).
+put or read of the namespace (:class:`StoredForms`, kept by
+:class:`~engine.checkpoint._delta.DeltaCache`); when it does not know, it
+writes an EMPTY blob row for that version, which a row already stored there
+outranks (a version's first row stays).
 
 Checkpoints written before hold no ``inline`` and read as they did.
 """
@@ -30,13 +31,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine.checkpoint._chain import EMPTY, BlobRow, ChainReader
 
 __all__ = [
-    "INLINE_TEXT", "Form", "StoredForms", "blob_versions", "inlinable", "inline_problem", "merge_inline", "plan_inline",
-    "values_of",
+    "INLINE_TEXT", "Stored", "StoredForms", "blob_versions", "inlinable", "inline_problem", "merge_inline", "plan_inline",
+    "stored", "values_of",
 ]  # fmt: skip
 
 #: The longest text kept inline (ASCII: valid in every serializer's encoding).
@@ -90,13 +92,19 @@ def merge_inline(meta: dict[str, Any]) -> None:
     meta["channel_versions"] = versions
 
 
-def blob_versions(meta: Mapping[str, Any]) -> Mapping[str, int]:
-    """The ``(channel, version)`` pairs of a loaded meta stored as blob rows."""
+def blob_versions(meta: Mapping[str, Any], places: Mapping[str, int] | None = None) -> Mapping[str, int]:
+    """The ``(channel, version)`` pairs of a meta (loaded, or one to store) stored as blob rows, in their order.
+
+    ``places``: channel -> position in ``channel_versions``, when known (then the
+    work is over the few blob channels, not every channel).
+    """
     versions: Mapping[str, int] = meta["channel_versions"]
     inline = meta.get("inline")
     if not inline:
         return versions
-    return {ch: v for ch, v in versions.items() if ch not in inline}
+    if places is None:
+        return {ch: v for ch, v in versions.items() if ch not in inline}
+    return {ch: versions[ch] for ch in sorted(versions.keys() - inline.keys(), key=places.__getitem__)}
 
 
 def values_of(reader: ChainReader, meta: Mapping[str, Any], ns: str) -> dict[str, Any]:
@@ -116,76 +124,106 @@ def values_of(reader: ChainReader, meta: Mapping[str, Any], ns: str) -> dict[str
     return out
 
 
-#: How a ``(channel, version)`` is stored: ``(version, ())`` inline with no value,
-#: ``(version, (value,))`` inline, ``(version, None)`` a blob row.
-Form = tuple[int, tuple[Any, ...] | None]
-
 _MISSING: Any = object()
 # Namespaces remembered per thread (least recently stored first out): a
 # subgraph under a new namespace per call would otherwise grow a thread's entry.
 _MAX_NAMESPACES = 32
 
 
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A version as a saver last stored or read it: every channel's version, and its inline entries."""
+
+    versions: dict[str, int]
+    inline: dict[str, list[Any]]
+    order: list[str]  # the channels in ``versions``' order
+    places: dict[str, int]  # channel -> position in ``order``
+
+
+def stored(versions: Mapping[str, int], inline: dict[str, list[Any]], like: Stored | None = None) -> Stored:
+    """A :class:`Stored` record (``like``: an earlier one whose order it may share)."""
+    order = list(versions)
+    if like is not None and like.order == order:
+        return Stored(dict(versions), inline, like.order, like.places)
+    return Stored(dict(versions), inline, order, dict(zip(order, range(len(order)))))
+
+
 def plan_inline(
-    values: Mapping[str, Any], new_versions: Mapping[str, int], versions: Mapping[str, int] | None,
-    stored: Mapping[str, Form],
-) -> tuple[dict[str, list[Any]], dict[str, Form], list[BlobRow]]:  # fmt: skip
-    """What a put keeps inline: ``(inline, forms, rows)``.
+    values: Mapping[str, Any], new_versions: Mapping[str, int], versions: Mapping[str, int] | None, last: Stored | None
+) -> tuple[dict[str, list[Any]], list[BlobRow]]:
+    """What a put keeps inline: ``(inline, rows)``.
 
     ``inline``: the checkpoint's inline entries (changed channels and
-    unchanged ones); ``forms``: how each channel's version is stored, to
-    remember once the put is committed; ``rows``: EMPTY rows for unchanged
-    channels with no value whose version's form ``stored`` does not know (a
-    row already there outranks them). ``versions``: every channel's version
-    (None: only the changed channels are looked at).
+    unchanged ones); ``rows``: EMPTY rows for unchanged channels with no
+    value whose version's form ``last`` (the version this saver last stored
+    or read of the namespace) does not tell (a row already there outranks
+    them). ``versions``: every channel's version (None: only the changed
+    channels are looked at).
+
+    The common put extends the version stored last: every channel but the
+    changed ones has the version it had there, in the same order. Then the
+    entries of that version hold for them, and only the changed channels and
+    those with a value are looked at (a graph of many nodes has as many
+    trigger channels, most of them empty and unchanged at every step).
     """
-    inline: dict[str, list[Any]] = {}
-    forms: dict[str, Form] = {}
+    full = new_versions if versions is None else versions
+    if last is not None and len(last.order) == len(full) and last.order == list(full):
+        expect = last.versions.copy()  # the last version, with this put's changes: all C-level dict work
+        expect.update({ch: v for ch, v in new_versions.items() if ch in expect})
+        if expect == full:
+            inline = dict(last.inline)
+            for ch in (new_versions.keys() | values.keys()) & full.keys():
+                _place(inline, ch, last.places[ch], full[ch], values.get(ch, _MISSING), changed=ch in new_versions)
+            return inline, []
+    inline = {}
     rows: list[BlobRow] = []
-    for pos, (channel, version) in enumerate((new_versions if versions is None else versions).items()):
+    for pos, (channel, version) in enumerate(full.items()):
         value = values.get(channel, _MISSING)
-        kept: tuple[Any, ...] | None
-        if value is not _MISSING:
-            kept = (value,) if inlinable(value) else None
-        elif channel in new_versions:
-            kept = ()  # cleared at this version
+        if value is not _MISSING or channel in new_versions:
+            _place(inline, channel, pos, version, value, changed=channel in new_versions)
+        elif last is None or last.versions.get(channel) != version:  # how it was stored is not known here
+            rows.append(BlobRow(channel, version, EMPTY, b""))  # a row, unless one is there
+        elif channel in last.inline:
+            inline[channel] = [pos, version, *last.inline[channel][2:]]
+    return inline, rows
+
+
+def _place(inline: dict[str, list[Any]], channel: str, pos: int, version: int, value: Any, *, changed: bool) -> None:
+    """Set ``channel``'s inline entry from its value (``_MISSING``: none), or leave it to a blob row."""
+    if value is _MISSING:
+        if changed:
+            inline[channel] = [pos, version]  # cleared at this version
         else:
-            found = stored.get(channel)
-            if found is not None and found[0] == version:
-                kept = found[1]
-            else:  # how this version was stored is not known here: a row, unless one is there
-                rows.append(BlobRow(channel, version, EMPTY, b""))
-                kept = None
-        forms[channel] = (version, kept)
-        if kept is not None:
-            inline[channel] = [pos, version, *kept]
-    return inline, forms, rows
+            inline.pop(channel, None)  # (never reached: a value-less unchanged channel keeps its entry)
+    elif inlinable(value):
+        inline[channel] = [pos, version, value]
+    else:
+        inline.pop(channel, None)
 
 
 class StoredForms:
-    """Per saver: how each channel's current version of a thread is stored, LRU by thread (thread-safe)."""
+    """Per saver: the version of each namespace of a thread it last stored or read, LRU by thread (thread-safe)."""
 
     def __init__(self, max_threads: int) -> None:
         self.max_threads = max_threads
-        self._threads: OrderedDict[str, OrderedDict[str, dict[str, Form]]] = OrderedDict()
+        self._threads: OrderedDict[str, OrderedDict[str, Stored]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, thread_id: str, ns: str) -> dict[str, Form]:
+    def get(self, thread_id: str, ns: str) -> Stored | None:
         with self._lock:
             entry = self._threads.get(thread_id)
-            found = None if entry is None else entry.get(ns)
-            return {} if found is None else dict(found)
+            return None if entry is None else entry.get(ns)
 
-    def remember(self, thread_id: str, ns: str, forms: Mapping[str, Form]) -> None:
-        if not self.max_threads or not forms:
+    def remember(self, thread_id: str, ns: str, record: Stored | None) -> None:
+        if not self.max_threads or record is None:
             return
         with self._lock:
             entry = self._threads.get(thread_id)
             if entry is None:
                 entry = self._threads[thread_id] = OrderedDict()
             self._threads.move_to_end(thread_id)
-            found = entry.pop(ns, None)
-            entry[ns] = {**found, **forms} if found else dict(forms)
+            entry.pop(ns, None)
+            entry[ns] = record
             while len(entry) > _MAX_NAMESPACES:
                 del entry[next(iter(entry))]
             while len(self._threads) > self.max_threads:

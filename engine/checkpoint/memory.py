@@ -125,7 +125,9 @@ class InMemorySaver(BaseCheckpointSaver):
         if hasattr(self._threads, "__exit__"):
             self.stack.enter_context(self._threads)  # type: ignore[arg-type]
         self._lock = threading.Lock()
-        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
+        self._deltas = DeltaCache(
+            fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes, inline=False
+        )  # its rows cost no disk: no inline values (as no packed writes)
 
     async def aclose(self) -> None:
         self.stack.close()
@@ -176,7 +178,7 @@ class InMemorySaver(BaseCheckpointSaver):
         found = self._tuple(thread, thread_id, ns, checkpoint_id, row, reader, metas)
         if found is None:
             return None  # deleted (pruned) since it was found
-        self._deltas.learn(thread_id, ns, reader, blob_versions(metas[0]), metas[0].get("inline"))
+        self._deltas.learn(thread_id, ns, reader, metas[0])
         return found
 
     async def alist(
@@ -285,7 +287,7 @@ class InMemorySaver(BaseCheckpointSaver):
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint, inline=plan.inline), dump_metadata(put_metadata(config, metadata)))
+        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline), dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         inserted: list[str] = []
         with self._lock:

@@ -99,7 +99,7 @@ class Reads:
                 for w in unpacked(reader, t, ch, ty, d, write_ref((t, ch, ty, d, *ref)))
             ]  # fmt: skip
             result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
-        self._deltas.learn(thread_id, ns, reader, blob_versions(meta), meta.get("inline"))
+        self._deltas.learn(thread_id, ns, reader, meta)
         return result
 
     def _chains_params(

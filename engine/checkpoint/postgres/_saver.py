@@ -47,7 +47,6 @@ import psycopg
 from psycopg import Connection
 
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, record_size
-from engine.checkpoint._inline import blob_versions
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._helpers import (
     take_checkpoint,
@@ -285,9 +284,9 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        meta_type, meta = dump_meta(self.serde, checkpoint, versions=False, inline=plan.inline)  # they go to a column
+        meta_type, meta = dump_meta(self.serde, checkpoint, inline=plan.inline)  # the versions go to a column
         require_storable(*checkpoint["channel_versions"])
-        versions = blob_versions({"channel_versions": checkpoint["channel_versions"], "inline": plan.inline})
+        versions = plan.blob_versions(checkpoint["channel_versions"])
         put = Put(checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata)), _dumps(versions), plan)
         return thread_id, ns, put
 

@@ -72,7 +72,7 @@ class Reads:
             with reading(thread_id, row[0]):
                 meta, writes = self._fetch_parts(cur, thread_id, ns, row, reader)
         found = self._tuple(thread_id, ns, row, meta, reader, writes)
-        self._deltas.learn(thread_id, ns, reader, blob_versions(meta), meta.get("inline"))
+        self._deltas.learn(thread_id, ns, reader, meta)
         return found
 
     async def list(

@@ -54,7 +54,7 @@ class Writes:
         plan = self._deltas.plan(
             serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        meta_type, meta = dump_meta(serde, checkpoint, inline=plan.inline)
+        meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline)
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata))
         )  # fmt: skip
