@@ -161,19 +161,23 @@ def plan_inline(
     channels are looked at).
 
     The common put extends the version stored last: every channel but the
-    changed ones has the version it had there, in the same order. Then the
+    changed ones has the version it had there, in the same order (a channel
+    first written comes last). Then the
     entries of that version hold for them, and only the changed channels and
     those with a value are looked at (a graph of many nodes has as many
     trigger channels, most of them empty and unchanged at every step).
     """
     full = new_versions if versions is None else versions
-    if last is not None and len(last.order) == len(full) and last.order == list(full):
-        expect = last.versions.copy()  # the last version, with this put's changes: all C-level dict work
-        expect.update({ch: v for ch, v in new_versions.items() if ch in expect})
-        if expect == full:
+    order = list(full)
+    if last is not None and len(last.order) <= len(order) and order[: len(last.order)] == last.order:
+        expect = last.versions.copy()  # the last version with this put's changes (new channels come last)
+        expect.update(new_versions)
+        if expect == full:  # all C-level dict work
             inline = dict(last.inline)
             for ch in (new_versions.keys() | values.keys()) & full.keys():
-                _place(inline, ch, last.places[ch], full[ch], values.get(ch, _MISSING), changed=ch in new_versions)
+                pos = last.places.get(ch)
+                pos = order.index(ch) if pos is None else pos
+                _place(inline, ch, pos, full[ch], values.get(ch, _MISSING), changed=ch in new_versions)
             return inline, []
     inline = {}
     rows: list[BlobRow] = []
