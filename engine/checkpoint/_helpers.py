@@ -232,9 +232,8 @@ def dump_meta(
 ) -> tuple[str, bytes]:
     """Serialize a checkpoint without its values (they go to blobs, or ``inline``: see _inline.py), id and ts (columns).
 
-    ``versions``: the ``channel_versions`` to store (the blob rows' ones);
-    None leaves them out, for a saver that keeps them in a column of their
-    own (and passes them back to :func:`load_meta`).
+    ``versions``: the ``channel_versions`` to store (the blob rows'); None leaves them out, for a
+    saver that keeps them in a column of their own (and passes them back to :func:`load_meta`).
     """
     meta: dict[str, Any] = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"], "updated_channels": checkpoint.get("updated_channels")}
     if inline:
