@@ -40,6 +40,7 @@ a ref, or a dict ref anywhere but at the top of a chain, is out of range.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -47,7 +48,7 @@ from typing import Any, NamedTuple
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
 
-__all__ = ["EMPTY", "MAX_SEQ", "BlobRow", "ChainReader", "Key", "Known", "Link", "Ref", "base_seq"]
+__all__ = ["EMPTY", "MAX_SEQ", "ZLIB", "BlobRow", "compressed", "uncompressed", "ChainReader", "Key", "Known", "Link", "Ref", "base_seq"]
 
 # Type tag of a blob recording that a channel has no value at that version
 # (it was cleared); such blobs are skipped when channel values are rebuilt.
@@ -57,8 +58,38 @@ EMPTY = "empty"
 #: a run that would pass it starts again with a full value.
 MAX_SEQ = 2**31 - 1
 
+#: Prefix of the type tag of a row whose data is zlib-compressed (the rest is the
+#: serializer's tag). The writer compresses the rows that gather many steps' items
+#: (a delta at a multiple of the fan-out: the items of K steps, or K² …), which a
+#: chat stores a second time beside the one-step deltas; rows written before keep
+#: their plain tags and read as before.
+ZLIB = "zlib+"
+#: Smaller rows are never compressed (zlib's header and the CPU are not worth it).
+COMPRESS_MIN = 1024
+
 _MISSING: Any = object()
 _UNREAD: Any = object()
+
+
+def compressed(tag: str, data: bytes) -> tuple[str, bytes]:
+    """``(tag, data)`` as stored: zlib-compressed (tag :data:`ZLIB` + ``tag``) when that saves a tenth or more."""
+    if len(data) < COMPRESS_MIN or tag == EMPTY:
+        return tag, data
+    packed = zlib.compress(data, 6)
+    if len(packed) * 10 > len(data) * 9:
+        return tag, data
+    return ZLIB + tag, packed
+
+
+def uncompressed(tag: str, data: bytes) -> tuple[str, bytes]:
+    """A stored row's ``(tag, data)`` as the serializer wrote them (see :func:`compressed`).
+
+    Raises:
+        zlib.error: compressed data that does not decompress.
+    """
+    if tag.startswith(ZLIB):
+        return tag[len(ZLIB) :], zlib.decompress(data)
+    return tag, data
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +280,11 @@ class ChainReader:
             return
         ref = _ref_of(ref_ns, ref_channel, ref_version, ref_key)
         problem = _problem(tag, data, base, seq, ref)
+        if problem is None and tag.startswith(ZLIB):
+            try:  # the row as written: sizes and decoding see the serializer's bytes
+                tag, data = uncompressed(tag, bytes(data))
+            except zlib.error as exc:
+                problem = f"its compressed data does not decompress ({exc})"
         if problem is not None:
             self._segments[key] = _Segment(None, None, 0, "", b"", problem=problem)
             return

@@ -92,7 +92,8 @@ from typing import Any
 
 from opentelemetry import metrics
 
-from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, Ref, base_seq
+from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, Ref, base_seq, compressed
+from engine.checkpoint._inline import Stored, StoredForms, blob_versions, plan_inline, stored
 from engine.checkpoint._refs import MIN_ITEMS, extends, longest_prefix, reference
 from engine.serde import Serializer, StateTooLargeError
 
@@ -116,6 +117,8 @@ MAX_LISTS_PER_THREAD = 32
 # guard against seq numbers written under another fan-out, not a normal path.
 _MAX_LEVELS = 4
 
+
+
 _MISSING: Any = object()
 
 
@@ -131,6 +134,12 @@ class BlobPlan:
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # channel -> (version, bytes), when measured
     ns: str = ""
     ref_sizes: dict[str, int] = field(default_factory=dict)  # channel -> bytes of the chain its dict ref names
+    inline: dict[str, list[Any]] = field(default_factory=dict)  # the checkpoint's inline values (_inline.py)
+    stored: Stored | None = None  # the version as stored (versions, inline entries): remembered once committed
+
+    def blob_versions(self, versions: Mapping[str, int]) -> Mapping[str, int]:
+        """``versions`` (the checkpoint's) less the inline channels: the ones read from blob rows."""
+        return blob_versions({"channel_versions": versions, "inline": self.inline}, self.stored.places if self.stored else None)
 
     def full_row(self, row: BlobRow) -> BlobRow:
         """``row`` (a delta) written as a full value: its base was not found in storage."""
@@ -180,6 +189,7 @@ class DeltaCache:
         max_state_bytes: refuse a version whose state takes more bytes than
             this (None: no limit). Checked by :meth:`plan` when it is given
             the checkpoint's ``versions``.
+        inline: keep small values in the checkpoint's row (:mod:`._inline`; not the in-memory saver's).
     """
 
     def __init__(
@@ -188,6 +198,7 @@ class DeltaCache:
         fanout: int | None = DEFAULT_FANOUT,
         max_threads: int = DEFAULT_CACHE_THREADS,
         max_state_bytes: int | None = None,
+        inline: bool = True,
     ) -> None:
         if fanout is not None and fanout != 0 and fanout < 2:
             raise ValueError(f"delta fan-out must be >= 2 (or None/0 to store full values), got {fanout}")
@@ -200,6 +211,8 @@ class DeltaCache:
         self.max_state_bytes = max_state_bytes
         self._threads: OrderedDict[str, _ThreadEntry] = OrderedDict()
         self._lock = threading.Lock()
+        self.forms = StoredForms(max_threads)
+        self.inline = inline
 
     # -- cache ---------------------------------------------------------------
     def _get(self, thread_id: str, ns: str, channel: str) -> Known | None:
@@ -252,10 +265,12 @@ class DeltaCache:
         """Drop everything known about a thread (after it was deleted or pruned)."""
         with self._lock:
             self._threads.pop(thread_id, None)
+        self.forms.forget(thread_id)
 
     def clear(self) -> None:
         with self._lock:
             self._threads.clear()
+        self.forms.clear()
 
     # -- writes --------------------------------------------------------------
     def plan(
@@ -270,8 +285,8 @@ class DeltaCache:
         """Serialize the changed channels of a checkpoint, as deltas where the cache allows.
 
         Args:
-            versions: every channel's version in the checkpoint
-                (``channel_versions``); needed to enforce ``max_state_bytes``.
+            versions: every channel's version in the checkpoint (``channel_versions``): needed to enforce
+                ``max_state_bytes`` and to keep unchanged small values inline (a saver always passes them).
 
         Raises:
             SerializationError: a value outside the serializer's allowlist
@@ -279,14 +294,16 @@ class DeltaCache:
             StateTooLargeError: the checkpoint's state would be over
                 ``max_state_bytes`` (nothing is stored, nothing is learned).
         """
-        rows: list[BlobRow] = []
+        last = self.forms.get(thread_id, ns) if self.inline else None
+        inline, rows = plan_inline(values, new_versions, versions, last) if self.inline else ({}, [])
         learned: dict[str, Known | None] = {}
         lists: dict[str, Any] = {}
         ref_sizes: dict[str, int] = {}
         for channel, version in new_versions.items():
             value = values.get(channel, _MISSING)
-            if value is _MISSING:
-                rows.append(BlobRow(channel, version, EMPTY, b""))
+            if channel in inline or value is _MISSING:  # no value, or a small one: in the checkpoint's row
+                if channel not in inline:  # a version outside ``versions``: not in the row's order
+                    rows.append(BlobRow(channel, version, EMPTY, b""))
                 learned[channel] = None
                 continue
             if type(value) is not list or not self.fanout:
@@ -305,7 +322,8 @@ class DeltaCache:
             row, known = self._plan_list(serde, thread_id, ns, channel, version, value)
             rows.append(row)
             learned[channel] = known
-        plan = BlobPlan(rows, learned, lists, serde, ns=ns, ref_sizes=ref_sizes)
+        kept = None if versions is None or not self.inline else stored(versions, inline, last)
+        plan = BlobPlan(rows, learned, lists, serde, ns=ns, ref_sizes=ref_sizes, inline=inline, stored=kept)
         if self.max_state_bytes is not None and versions is not None:
             plan.sizes = self._measure(serde, thread_id, ns, values, versions, plan)
         return plan
@@ -366,6 +384,8 @@ class DeltaCache:
                     if len(known.chain) - i + 1 <= self.fanout * _MAX_LEVELS:
                         tag, data = serde.dumps_channel(channel, value[link.length :])
                         chain = (Link(seq, version, len(value), link.size + len(data), ns, channel), *known.chain[i:])
+                        if seq % self.fanout == 0:  # the items of K (K², …) steps, stored again: compressed
+                            tag, data = compressed(tag, data)
                         if (link.ns, link.channel) == (ns, channel):
                             row = BlobRow(channel, version, tag, data, link.version, seq)
                         else:
@@ -408,6 +428,7 @@ class DeltaCache:
         if inserted is None:
             self.assume(thread_id, ns, plan)
             return
+        self.forms.remember(thread_id, ns, plan.stored)
         done = set(inserted)
         self._set_many(
             thread_id, ns, {ch: known for ch, known in plan.learned.items() if ch in done or known is None}, plan.sizes
@@ -427,6 +448,7 @@ class DeltaCache:
             if known is not None:
                 known.committed = False
         self._set_many(thread_id, ns, plan.learned, plan.sizes)
+        self.forms.remember(thread_id, ns, plan.stored)
 
     @staticmethod
     def committed(plan: BlobPlan) -> None:
@@ -435,13 +457,17 @@ class DeltaCache:
             if known is not None:
                 known.committed = True
 
-    def learn(self, thread_id: str, ns: str, reader: ChainReader, versions: Mapping[str, int]) -> None:
-        """Remember list values (and, with a size limit, every channel's size) just read.
+    def learn(self, thread_id: str, ns: str, reader: ChainReader, meta: Mapping[str, Any]) -> None:
+        """Remember list values (and, with a size limit, every channel's size) of a version just read
+        (``meta``: its loaded meta), and how its channels are stored.
 
         A run continues from what it read, so its next put finds them here.
         """
         if not self.max_threads:
             return
+        if self.inline:
+            self.forms.remember(thread_id, ns, stored(meta["channel_versions"], dict(meta.get("inline") or {})))
+        versions = blob_versions(meta)
         learned: dict[str, Known | None] = {}
         sizes: dict[str, tuple[int, int]] = {}
         for channel, version in versions.items():

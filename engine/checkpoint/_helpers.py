@@ -6,9 +6,9 @@ unserializable value, metadata that is not JSON), so tests run on memory catch
 what production would.
 
 A checkpoint is stored in three parts: its *meta* (everything but the channel
-values, serialized), one *blob* per ``(channel, version)`` that changed (a
-full value or a delta: see :mod:`engine.checkpoint._delta`), and the
-*metadata* as JSON text (so SQL can filter on it).
+values, serialized, with its small values: :mod:`engine.checkpoint._inline`),
+one *blob* per other ``(channel, version)`` that changed (a full value or a
+delta: :mod:`engine.checkpoint._delta`), the *metadata* as JSON text (SQL filters it).
 
 Reading treats every stored row as hostile (see :mod:`engine.serde`): a row
 that does not decode, or decodes to the wrong shape, fails with
@@ -29,6 +29,7 @@ from typing import Any
 
 from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
+from engine.checkpoint._inline import inline_problem, merge_inline
 from engine.checkpoint._json import compact_json
 from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
@@ -39,9 +40,7 @@ __all__ = [
     "MAX_METADATA_BYTES",
     "check_list_args",
     "check_row",
-    "check_versions",
-    "take_checkpoint",
-    "json_equal",
+    "check_versions", "take_checkpoint", "json_equal",
     "check_metadata",
     "dump_meta",
     "dump_metadata",
@@ -228,19 +227,19 @@ def _counters(versions: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def dump_meta(serde: Serializer, checkpoint: Checkpoint, *, versions: bool = True) -> tuple[str, bytes]:
-    """Serialize a checkpoint without its values (they go to blobs), id and ts (columns).
+def dump_meta(
+    serde: Serializer, checkpoint: Checkpoint, *, versions: Mapping[str, int] | None = None, inline: Mapping[str, Any] | None = None
+) -> tuple[str, bytes]:
+    """Serialize a checkpoint without its values (they go to blobs, or ``inline``: see _inline.py), id and ts (columns).
 
-    ``versions=False`` leaves out ``channel_versions`` too, for a saver that
-    keeps them in columns of their own (and passes them back to :func:`load_meta`).
+    ``versions``: the ``channel_versions`` to store (the blob rows'); None leaves them out, for a
+    saver that keeps them in a column of their own (and passes them back to :func:`load_meta`).
     """
-    meta = {
-        "v": checkpoint["v"],
-        "versions_seen": checkpoint["versions_seen"],
-        "updated_channels": checkpoint.get("updated_channels"),
-    }
-    if versions:
-        meta["channel_versions"] = checkpoint["channel_versions"]
+    meta: dict[str, Any] = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"], "updated_channels": checkpoint.get("updated_channels")}
+    if inline:
+        meta["inline"] = inline
+    if versions is not None:
+        meta["channel_versions"] = versions
     return serde.dumps_typed(meta, path_prefix="checkpoint")
 
 
@@ -261,9 +260,10 @@ def load_meta(
         raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: {exc}") from exc
     if type(meta) is dict and channel_versions is not None:
         meta["channel_versions"] = channel_versions
-    problem = _meta_problem(meta)
+    problem = _meta_problem(meta) or inline_problem(meta)
     if problem is not None:
         raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: stored meta is not a checkpoint ({problem})")
+    merge_inline(meta)
     return meta
 
 

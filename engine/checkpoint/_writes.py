@@ -1,6 +1,9 @@
 """Pending writes as every saver stores them: serialized rows, and reading them back.
 
-A task's writes are stored one row per write. A write that repeats a list the
+A task's writes are stored one row per write, except in the SQL savers several
+regular writes of one call, none a ref, which are one row (:func:`packed`: a
+chat step's message and its trigger were two rows, each with the checkpoint's
+and task's ids, its path and an index entry). A write that repeats a list the
 thread already stored (a subgraph's output handing the whole conversation
 back to its parent; a subgraph's START task writing its input) is stored as
 a :class:`~engine.checkpoint._chain.Ref` to that list's row and the items
@@ -15,13 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+import msgpack
+
 from engine.checkpoint._chain import ChainReader, Ref
 from engine.checkpoint._refs import MIN_ITEMS
 from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer, StateTooLargeError
 
-__all__ = ["WriteRow", "dump_writes", "load_writes", "write_ref"]
+__all__ = ["PACK", "WriteRow", "dump_writes", "load_writes", "packed", "unpacked", "write_ref"]
+
+#: Type tag of a row holding several regular writes of one task, in index order
+#: (msgpack: a list of ``[channel, type, data]``); the row has the first one's index, 0.
+PACK = "graphwire:writes"
 
 
 class WriteRow(NamedTuple):  # a tuple: one is made per pending write
@@ -92,6 +101,39 @@ def dump_writes(
     return rows
 
 
+def packed(rows: list[WriteRow]) -> list[WriteRow]:
+    """One call's rows as the SQL savers store them: its regular writes in one row when there
+    are several and none is a ref (a special write replaces its own row: those stay apart).
+
+    A regular write keeps the first copy stored at its index; a retried task writes
+    the same writes again, so a pack keeps the first pack stored, as its rows would.
+    """
+    if len(rows) < 2 or rows[0].idx != 0 or any(r.replaces or r.ref is not None for r in rows):
+        return rows
+    data = msgpack.packb([[r.channel, r.type, r.data] for r in rows], use_bin_type=True)
+    return [WriteRow(0, rows[0].channel, PACK, data, False)]
+
+
+def unpacked(reader: ChainReader, task_id: str, channel: Any, tag: Any, data: Any, ref: Any) -> list[PendingWrite]:
+    """A stored write row's pending writes: its own, or a pack's (see :func:`packed`).
+
+    Raises:
+        CorruptCheckpointError: a pack that is not a list of ``[channel, type, data]``,
+            or a value that does not decode.
+    """
+    if tag != PACK:
+        return [PendingWrite(task_id, channel, reader.resolve(tag, data, ref))]
+    try:
+        items = msgpack.unpackb(data, raw=False, use_list=True) if ref is None else None
+    except Exception as exc:  # noqa: BLE001 - hostile bytes: any failure to decode is corruption
+        raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} do not decode ({exc})") from None
+    if type(items) is not list or not all(
+        type(i) is list and len(i) == 3 and type(i[0]) is str and type(i[1]) is str and type(i[2]) is bytes for i in items
+    ):
+        raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} are not a list of writes")
+    return [PendingWrite(task_id, ch, reader.resolve(t, d, None)) for ch, t, d in items]
+
+
 def load_writes(reader: ChainReader, rows: Iterable[Sequence[Any]]) -> list[PendingWrite]:
     """Decode stored pending writes, checking their columns.
 
@@ -110,8 +152,7 @@ def load_writes(reader: ChainReader, rows: Iterable[Sequence[Any]]) -> list[Pend
             raise CorruptCheckpointError(
                 f"stored pending write: task id {task_id!r:.60} and channel {channel!r:.60} are not both text"
             )
-        ref = write_ref(row)
-        out.append(PendingWrite(task_id, channel, reader.resolve(tag, data, ref)))
+        out.extend(unpacked(reader, task_id, channel, tag, data, write_ref(row)))
     return out
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from engine._internal._sync import run_inline
 from engine.checkpoint._chain import ChainReader, Ref
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, base_key
+from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._helpers import (
     check_list_args,
@@ -124,7 +125,9 @@ class InMemorySaver(BaseCheckpointSaver):
         if hasattr(self._threads, "__exit__"):
             self.stack.enter_context(self._threads)  # type: ignore[arg-type]
         self._lock = threading.Lock()
-        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
+        self._deltas = DeltaCache(
+            fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes, inline=False
+        )  # its rows cost no disk: no inline values (as no packed writes)
 
     async def aclose(self) -> None:
         self.stack.close()
@@ -171,10 +174,11 @@ class InMemorySaver(BaseCheckpointSaver):
         if row is None:
             return None
         reader = ChainReader(self.serde)
-        found = self._tuple(thread, thread_id, ns, checkpoint_id, row, reader)
+        metas: list[dict[str, Any]] = []
+        found = self._tuple(thread, thread_id, ns, checkpoint_id, row, reader, metas)
         if found is None:
             return None  # deleted (pruned) since it was found
-        self._deltas.learn(thread_id, ns, reader, found.checkpoint["channel_versions"])
+        self._deltas.learn(thread_id, ns, reader, metas[0])
         return found
 
     async def alist(
@@ -224,23 +228,27 @@ class InMemorySaver(BaseCheckpointSaver):
                 yield found_tuple
 
     def _tuple(
-        self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
-    ) -> CheckpointTuple | None:
+        self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader,
+        metas: list[dict[str, Any]] | None = None,
+    ) -> CheckpointTuple | None:  # fmt: skip
         with reading(thread_id, checkpoint_id):
-            return self._decode(thread, thread_id, ns, checkpoint_id, row, reader)
+            return self._decode(thread, thread_id, ns, checkpoint_id, row, reader, metas)
 
     def _decode(
-        self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader
-    ) -> CheckpointTuple | None:
-        """The checkpoint ``row`` rebuilt; None when it no longer exists (deleted since it was found)."""
+        self, thread: _Thread, thread_id: str, ns: str, checkpoint_id: str, row: _Row, reader: ChainReader,
+        metas: list[dict[str, Any]] | None,
+    ) -> CheckpointTuple | None:  # fmt: skip
+        """The checkpoint ``row`` rebuilt (its meta appended to ``metas``); None when it no longer exists."""
         parent_id, ts, stored_meta, metadata = row
         meta = load_meta(self.serde, checkpoint_id, stored_meta)
+        if metas is not None:
+            metas.append(meta)
         with self._lock:
             if checkpoint_id not in thread.checkpoints.get(ns, {}):
                 return None
             # As LangGraph's contract: by (task_path, task_id, idx), the order a step applies them in.
             writes = sorted(thread.writes.get((ns, checkpoint_id), {}).items(), key=_write_order)
-            wanted = [(ns, ch, v) for ch, v in meta["channel_versions"].items()]
+            wanted = [(ns, ch, v) for ch, v in blob_versions(meta).items()]
             wanted += [(ref.ns, ref.channel, ref.version) for _, (*_, ref) in writes if ref is not None]
             for key in wanted:
                 k: tuple[str, str, int] | None = key
@@ -253,7 +261,7 @@ class InMemorySaver(BaseCheckpointSaver):
                                ref_ns=ref and ref.ns, ref_channel=ref and ref.channel,
                                ref_version=ref and ref.version, ref_key=ref and ref.key)  # fmt: skip
                     k = _base_of(k, blob)
-        checkpoint = load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns))
+        checkpoint = load_checkpoint(checkpoint_id, ts, meta, values_of(reader, meta, ns))
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,
@@ -279,7 +287,7 @@ class InMemorySaver(BaseCheckpointSaver):
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint), dump_metadata(put_metadata(config, metadata)))
+        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline), dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         inserted: list[str] = []
         with self._lock:
@@ -334,7 +342,7 @@ class InMemorySaver(BaseCheckpointSaver):
             for ns, cid in kept:
                 with reading(thread_id, cid):
                     meta = load_meta(self.serde, cid, thread.checkpoints[ns][cid][2])
-                referenced.extend((ns, ch, v) for ch, v in meta["channel_versions"].items())
+                referenced.extend((ns, ch, v) for ch, v in blob_versions(meta).items())
                 for *_, ref in thread.writes.get((ns, cid), {}).values():
                     if ref is not None:
                         referenced.append((ref.ns, ref.channel, ref.version))

@@ -22,6 +22,7 @@ import engine.checkpoint
 from engine._internal._ids import checkpoint_id, now_iso
 from engine.checkpoint import BaseCheckpointSaver, Checkpoint, CheckpointTuple
 from engine.checkpoint.base import ERROR, RESUME, PendingWrite
+from engine.checkpoint.memory import InMemorySaver
 from engine.errors import SerializationError
 from engine.serde import Serializer
 from engine.types import Interrupt, Send
@@ -327,13 +328,40 @@ async def test_unchanged_channels_are_stored_once(saver: BaseCheckpointSaver, bl
     config, made = cfg(), []
     for step in range(1, 6):
         versions = {"messages": 1, "counter": step}
-        config, cp = await put(saver, config, {"messages": big, "counter": step}, versions,
+        config, cp = await put(saver, config, {"messages": big, "counter": {"n": step}}, versions,
                                new=["messages", "counter"] if step == 1 else ["counter"])  # fmt: skip
         made.append(cp)
     assert blob_count(saver, "t1") == 1 + 5  # messages once, counter per step
     for step, cp in enumerate(made, start=1):
         got = await saver.aget_tuple(cfg(cid=cp["id"]))
-        assert got is not None and got.checkpoint["channel_values"] == {"messages": big, "counter": step}
+        assert got is not None and got.checkpoint["channel_values"] == {"messages": big, "counter": {"n": step}}
+
+
+@async_test
+async def test_small_and_cleared_values_live_in_the_checkpoint_row(saver: BaseCheckpointSaver, blob_count: Any) -> None:
+    small: list[Any] = [None, True, 0, -(2**63), 2**64 - 1, 1.5, "", "x" * 64]
+    config, made = cfg(), []
+    for step, value in enumerate(small, start=1):
+        values = {"big": ["m"] * 50, "v": value} if step % 2 else {"big": ["m"] * 50, "v": value, "gone": 1}
+        versions = {"big": 1, "v": step, "gone": step}
+        config, cp = await put(saver, config, values, versions, new=["big", "v", "gone"] if step == 1 else ["v", "gone"])
+        made.append((cp, values))
+    inline = not isinstance(saver, InMemorySaver)  # the in-memory saver's rows cost no disk: it keeps them
+    assert blob_count(saver, "t1") == (1 if inline else 1 + 2 * len(small))  # SQL: only the list, the rest inline
+    for cp, values in made:
+        got = await saver.aget_tuple(cfg(cid=cp["id"]))
+        assert got is not None and got.checkpoint["channel_values"] == values
+        assert {k: type(v) for k, v in got.checkpoint["channel_values"].items()} == {k: type(v) for k, v in values.items()}
+        assert got.checkpoint["channel_versions"] == cp["channel_versions"]
+    listed = [t.checkpoint["channel_values"] async for t in saver.alist(cfg())]
+    assert listed == [values for _, values in reversed(made)]
+    # Too long, not ASCII, too large: blob rows as before.
+    for step, value in enumerate(["x" * 65, "é", 2**64, {"a": 1}], start=len(small) + 1):
+        values = {"big": ["m"] * 50, "v": value, "gone": 1}
+        config, cp = await put(saver, config, values, {"big": 1, "v": step, "gone": len(small)}, new=["v"])
+        got = await saver.aget_tuple(cfg(cid=cp["id"]))
+        assert got is not None and got.checkpoint["channel_values"] == values
+    assert blob_count(saver, "t1") == (1 if inline else 1 + 2 * len(small)) + 4
 
 
 @async_test
@@ -499,7 +527,7 @@ async def test_unstorable_value_fails_the_put_and_stores_nothing(saver: BaseChec
     class Foo:
         pass
 
-    c1, _ = await put(saver, cfg(), {"ok": 1}, {"ok": 1})
+    c1, _ = await put(saver, cfg(), {"ok": [1]}, {"ok": 1})  # a list: a blob row (1 would be inline)
     with pytest.raises(SerializationError, match=r"state key 'bad' at \[0\]\['x'\]: .*type Foo"):
         await put(saver, c1, {"ok": 2, "bad": [{"x": Foo()}]}, {"ok": 2, "bad": 1})
     with pytest.raises(SerializationError, match="write of task 't' to channel 'bad'.*Foo"):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
-from engine.checkpoint._chain import ChainReader, base_seq
+from engine.checkpoint._chain import ChainReader, base_seq, uncompressed
 from engine.checkpoint._delta import DeltaCache
 from engine.checkpoint._retention import blobs_to_keep, checkpoints_to_prune
 from engine.errors import CorruptCheckpointError
@@ -27,7 +29,7 @@ def simulate(n: int, fanout: int) -> tuple[int, int]:
         cache.commit("t", "", plan)
         known = plan.learned["xs"]
         longest = max(longest, 0 if known is None else len(known.chain) - 1)
-        stored += len(SERDE.loads_typed((plan.rows[0].type, plan.rows[0].data)))
+        stored += len(SERDE.loads_typed(uncompressed(plan.rows[0].type, plan.rows[0].data)))
     return longest, stored
 
 
@@ -137,3 +139,36 @@ def test_a_stored_row_out_of_range_fails_the_read_that_needs_it(base: int | None
     with pytest.raises(CorruptCheckpointError, match=why):
         reader.values({"xs": 5})
     assert reader.values({"xs": 1}) == {"xs": [1]}  # the other rows still read
+
+
+def test_inline_entries_are_those_a_walk_of_every_channel_gives() -> None:
+    """The put that extends the last stored version (its fast path) and a cold cache both give every
+    channel's inline entry: a small value's, or a cleared channel's (the cold one by an EMPTY row instead)."""
+    rng = random.Random(5)
+    cache = DeltaCache(fanout=4)
+    versions: dict[str, int] = {}
+    values: dict[str, Any] = {}
+    cleared: set[tuple[str, int]] = set()
+    for step in range(1, 150):
+        new: dict[str, int] = {}
+        for ch in rng.sample([f"c{i}" for i in range(12)], 3):  # channels appear as they are first written
+            version = versions[ch] = new[ch] = step * 100 + int(ch[1:])
+            kind = rng.random()
+            if kind < 0.3:
+                values.pop(ch, None)
+                cleared.add((ch, version))
+            else:
+                values[ch] = rng.choice([None, 1, True, "x", 2.5]) if kind < 0.7 else [step]
+        plan = cache.plan(SERDE, "t", "", dict(values), new, dict(versions))
+        cache.commit("t", "", plan)
+        want: dict[str, list[Any]] = {}
+        for pos, (ch, version) in enumerate(versions.items()):
+            if ch in values and type(values[ch]) is not list:
+                want[ch] = [pos, version, values[ch]]
+            elif ch not in values and (ch, version) in cleared:
+                want[ch] = [pos, version]
+        assert repr(sorted(plan.inline.items())) == repr(sorted(want.items()))  # repr: True is not 1
+        assert all(r.channel in new and type(values[r.channel]) is list for r in plan.rows)
+        cold = DeltaCache(fanout=4).plan(SERDE, "t", "", dict(values), new, dict(versions))
+        assert repr(sorted(cold.inline.items())) == repr(sorted((ch, e) for ch, e in want.items() if ch in values or ch in new))
+        assert {r.channel for r in cold.rows if r.type == "empty"} == {ch for ch in want if ch not in values and ch not in new}

@@ -47,8 +47,8 @@ async def test_prune_keep_last_keeps_the_newest_whole(new_saver: Any, blob_count
 async def test_prune_frees_values_no_kept_version_needs(new_saver: Any, blob_count: Any) -> None:
     saver = new_saver(delta_fanout=K)
     config = cfg()
-    for v in range(1, 21):  # a scalar channel: one blob per version, no chains
-        config, _ = await _put(saver, config, {"n": v}, {"n": v})
+    for v in range(1, 21):  # a dict channel: one blob per version, no chains (an int would be inline)
+        config, _ = await _put(saver, config, {"n": {"v": v}}, {"n": v})
     assert blob_count(saver, "t1") == 20
     assert await saver.aprune("t1", keep_last=2) == 18
     assert blob_count(saver, "t1") == 2

@@ -133,11 +133,11 @@ def test_a_put_failing_inside_the_transaction_rolls_back(tmp_path: Path, monkeyp
         # The blobs go in first; then the checkpoint row fails.
         monkeypatch.setattr(_queries, "INSERT_CHECKPOINT", "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         with pytest.raises(CheckpointError, match="no_such_table"):
-            saver.put(cfg(), make_cp({"a": 1, "b": 2}), {"source": "input", "step": -1}, {"a": 1, "b": 1})
+            saver.put(cfg(), make_cp({"a": [1], "b": [2]}), {"source": "input", "step": -1}, {"a": 1, "b": 1})
         assert row_counts(saver) == {"checkpoints": 0, "blobs": 0, "writes": 0}
         assert not saver._conn.in_transaction
         monkeypatch.undo()
-        saver.put(cfg(), make_cp({"a": 1}), {"source": "input", "step": -1}, {"a": 1})  # still usable
+        saver.put(cfg(), make_cp({"a": [1]}), {"source": "input", "step": -1}, {"a": 1})  # still usable (a list: a blob row)
         assert row_counts(saver) == {"checkpoints": 1, "blobs": 1, "writes": 0}
 
 

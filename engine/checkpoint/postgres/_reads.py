@@ -24,6 +24,7 @@ from psycopg import Connection
 
 from engine.checkpoint._chain import ChainReader
 from engine.checkpoint._delta import DeltaCache
+from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._helpers import (
     check_list_args,
     check_metadata,
@@ -36,7 +37,7 @@ from engine.checkpoint._helpers import (
     reading,
     storable_text,
 )
-from engine.checkpoint._writes import write_ref
+from engine.checkpoint._writes import unpacked, write_ref
 from engine.checkpoint.base import CheckpointTuple, PendingWrite, ThreadInfo
 from engine.checkpoint.postgres import _queries as q
 from engine._sql.postgres.conns import kept_cursor
@@ -94,11 +95,11 @@ class Reads:
             for blob in zip(*(c or () for c in blob_columns)):
                 _add(reader, blob)
             writes = [
-                PendingWrite(t, ch, reader.resolve(ty, d, write_ref((t, ch, ty, d, *ref))))
-                for t, ch, ty, d, *ref in zip(*(c or () for c in write_columns))
-            ]
+                w for t, ch, ty, d, *ref in zip(*(c or () for c in write_columns))
+                for w in unpacked(reader, t, ch, ty, d, write_ref((t, ch, ty, d, *ref)))
+            ]  # fmt: skip
             result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
-        self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
+        self._deltas.learn(thread_id, ns, reader, meta)
         return result
 
     def _chains_params(
@@ -127,7 +128,7 @@ class Reads:
         check_row(checkpoint_id, parent_id, ts)
         return CheckpointTuple(
             config=make_config(thread_id, ns, checkpoint_id),
-            checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns)),
+            checkpoint=load_checkpoint(checkpoint_id, ts, meta, values_of(reader, meta, ns)),
             metadata=check_metadata(metadata, keep_run=self._keeps_runs()),  # psycopg decoded the jsonb; check its shape
             parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=writes,
@@ -186,7 +187,7 @@ class Reads:
         checkpoints: dict[str, builtins.list[tuple[str, str]]] = {}
         for row, meta in zip(page, metas):
             readers.setdefault(row[0], ChainReader(self._serde()))
-            wanted.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in meta["channel_versions"].items()))
+            wanted.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in blob_versions(meta).items()))
             checkpoints.setdefault(row[0], []).append((row[1], row[2]))
 
         def work(conn: Connection[Any]) -> tuple[set[tuple[str, str, str]], builtins.list[Any]]:
@@ -215,8 +216,8 @@ class Reads:
         writes: dict[tuple[str, str, str], builtins.list[PendingWrite]] = {}
         for thread_id, ns, cid, task_id, channel, tag, data, *ref in write_rows:
             with reading(thread_id, cid):
-                value = readers[thread_id].resolve(tag, data, write_ref((task_id, channel, tag, data, *ref)))
-                writes.setdefault((thread_id, ns, cid), []).append(PendingWrite(task_id, channel, value))
+                found = unpacked(readers[thread_id], task_id, channel, tag, data, write_ref((task_id, channel, tag, data, *ref)))
+                writes.setdefault((thread_id, ns, cid), []).extend(found)
         out = []
         for (t, ns, cid, parent, ts, _, _, metadata, _), meta in zip(page, metas):
             if (t, ns, cid) not in existing:

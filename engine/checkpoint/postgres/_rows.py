@@ -21,7 +21,7 @@ from typing import Any
 from engine.checkpoint._chain import BlobRow
 from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import parse_write_config
-from engine.checkpoint._writes import WriteRow
+from engine.checkpoint._writes import WriteRow, packed
 from engine.checkpoint.postgres._leases import require_storable
 from engine.serde import Serializer
 
@@ -65,7 +65,7 @@ class TaskWrites:
         if not by_idx:
             return None
         require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r.channel for r in by_idx.values()))
-        return cls((thread_id, ns, checkpoint_id, task_id, task_path), list(by_idx.values()), serde)
+        return cls((thread_id, ns, checkpoint_id, task_id, task_path), packed(list(by_idx.values())), serde)
 
     @property
     def thread_id(self) -> str:

@@ -285,9 +285,9 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         plan = self._deltas.plan(
             self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        meta_type, meta = dump_meta(self.serde, checkpoint, versions=False)  # they go to a column
-        versions = checkpoint["channel_versions"]
-        require_storable(*versions)
+        meta_type, meta = dump_meta(self.serde, checkpoint, inline=plan.inline)  # the versions go to a column
+        require_storable(*checkpoint["channel_versions"])
+        versions = plan.blob_versions(checkpoint["channel_versions"])
         put = Put(checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata)), _dumps(versions), plan)
         return thread_id, ns, put
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from engine.checkpoint._helpers import load_meta, reading
+from engine.checkpoint._inline import blob_versions
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint.sqlite import _queries as q
 from engine.serde import Serializer
@@ -30,7 +31,7 @@ def prune(cur: sqlite3.Cursor, serde: Serializer, thread_id: str, choose: Choose
         if (ns, cid) in kept:
             with reading(thread_id, cid):
                 meta = load_meta(serde, cid, (tag, data))
-            referenced.extend((ns, ch, v) for ch, v in meta["channel_versions"].items())
+            referenced.extend((ns, ch, v) for ch, v in blob_versions(meta).items())
     for ns, cid, ref_ns, ref_channel, ref_version in cur.execute(q.SELECT_WRITE_REFS, (thread_id,)).fetchall():
         if (ns, cid) in kept:
             referenced.append((ref_ns, ref_channel, ref_version))

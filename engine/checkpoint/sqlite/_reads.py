@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.checkpoint._chain import ChainReader
 from engine.checkpoint._delta import DeltaCache
+from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._helpers import (
     check_list_args,
     check_row,
@@ -71,7 +72,7 @@ class Reads:
             with reading(thread_id, row[0]):
                 meta, writes = self._fetch_parts(cur, thread_id, ns, row, reader)
         found = self._tuple(thread_id, ns, row, meta, reader, writes)
-        self._deltas.learn(thread_id, ns, reader, meta["channel_versions"])
+        self._deltas.learn(thread_id, ns, reader, meta)
         return found
 
     async def list(
@@ -136,7 +137,7 @@ class Reads:
             keys: dict[str, dict[tuple[str, str, int], None]] = {}  # per thread, in order
             checkpoints: dict[str, builtins.list[tuple[str, str]]] = {}
             for row, meta in zip(page, metas):
-                keys.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in meta["channel_versions"].items()))
+                keys.setdefault(row[0], {}).update(dict.fromkeys((row[1], ch, v) for ch, v in blob_versions(meta).items()))
                 checkpoints.setdefault(row[0], []).append((row[1], row[2]))
             for thread_id, wanted in keys.items():
                 reader = readers.setdefault(thread_id, ChainReader(serde))
@@ -155,7 +156,7 @@ class Reads:
     ) -> tuple[dict[str, Any], builtins.list[Any]]:
         """Decode the meta, feed ``reader`` the rows of the channel values it lacks, fetch the writes."""
         meta = load_meta(self._serde(), row[0], (row[3], row[4]))
-        _read_chains(cur, thread_id, [(ns, ch, v) for ch, v in meta["channel_versions"].items()], [(ns, row[0])], reader)
+        _read_chains(cur, thread_id, [(ns, ch, v) for ch, v in blob_versions(meta).items()], [(ns, row[0])], reader)
         writes = cur.execute(q.SELECT_WRITES, (thread_id, ns, row[0])).fetchall()
         return meta, writes
 
@@ -167,7 +168,7 @@ class Reads:
             check_row(checkpoint_id, parent_id, ts)
             return CheckpointTuple(
                 config=make_config(thread_id, ns, checkpoint_id),
-                checkpoint=load_checkpoint(checkpoint_id, ts, meta, reader.values(meta["channel_versions"], ns)),
+                checkpoint=load_checkpoint(checkpoint_id, ts, meta, values_of(reader, meta, ns)),
                 metadata=load_metadata(metadata, keep_run=self._keeps_runs()),
                 parent_config=make_config(thread_id, ns, parent_id) if parent_id else None,
                 pending_writes=load_writes(reader, writes),

@@ -21,7 +21,7 @@ from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint._retention import Choose
-from engine.checkpoint._writes import WriteRow, dump_writes
+from engine.checkpoint._writes import WriteRow, dump_writes, packed
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
 from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._file import SaverFile
@@ -54,7 +54,7 @@ class Writes:
         plan = self._deltas.plan(
             serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        meta_type, meta = dump_meta(serde, checkpoint)
+        meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline)
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata))
         )  # fmt: skip
@@ -148,7 +148,7 @@ class Writes:
         serde = self._serde()
         thread_id, ns, checkpoint_id = parse_write_config(config)
         refer = self._deltas.referrer(serde, thread_id)
-        rows = dump_writes(serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+        rows = packed(dump_writes(serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer))
         return [((thread_id, ns, checkpoint_id, task_id, task_path), r) for r in rows]
 
     async def delete_thread(self, thread_id: str) -> None:
