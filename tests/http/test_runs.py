@@ -245,6 +245,16 @@ async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path, b
         assert replaced["log"] == ["first", "queued", "new"]
         got = await client.runs.get(thread, held["run_id"])
         assert got["status"] == "interrupted" and "replaced by run" in got["cancel_reason"]
+        # rollback: cancels the running run and deletes what it saved, then runs.
+        doomed = await client.runs.create(thread, "gated", input={"gate": "three", "label": "doomed"})
+        await until(lambda: _running(served, thread, doomed["run_id"]), "the doomed run's engine to start")
+        assert await _versions(served, thread, doomed["run_id"]) > 0  # its input's version, at least
+        after = await client.runs.wait(thread, "gated", input={"gate": "", "label": "after"}, multitask_strategy="rollback")
+        assert after["log"] == ["first", "queued", "new", "after"]  # nothing of "doomed"
+        assert await _versions(served, thread, doomed["run_id"]) == 0
+        rolled = await client.runs.get(thread, doomed["run_id"])
+        assert rolled["status"] == "interrupted" and "replaced by run" in rolled["cancel_reason"]
+        # reject: refused while a run goes on (409), as test_a_run_is_cancelled_and_waited_for shows.
 
 
 @in_loop
