@@ -88,6 +88,8 @@ class Streams:
     ) -> None:
         self.runs = runs
         self.threads = threads  # thread records: marked busy at a run's start, and at its end (server._thread_book)
+        # the marks ride with the run record's writes when its store writes the thread records too
+        self.joint = threads is not None and threads.rides_with(records.store)
         self.hub = hub
         self.records = records
         self.turns = turns  # replaces a running run (INTERRUPT, ROLLBACK); makes the chat-safe checks
@@ -215,10 +217,11 @@ class Streams:
             return claimed
         record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
         record.replaces = replaced.run_id if replaced is not None else None
-        first = await self.records.store.astart(record)  # before the engine starts: before the run writes anything
+        mark = self.threads.busy_mark(entry.name, key) if self.joint and self.threads is not None else None
+        first = await self.records.store.astart(record, mark=mark)  # before the engine starts: before the run writes anything
         if first is not None:  # the call is a retry: nothing of this run was written, or sent
             raise Duplicate(first)
-        if self.threads is not None:  # thread record hook (issue 33)
+        if self.threads is not None and mark is None:  # thread record hook (issue 33)
             await self.threads.busy(entry.name, key)
         return record
 
@@ -232,16 +235,17 @@ class Streams:
             changes["last_seq"] = final.seq
         if record.started is not None:
             changes["started"] = record.started
+        mark = self.threads.ended_mark(record, status, final) if self.joint and self.threads is not None else None
         if events is not None and final is not None:
-            await events.finish(final, **changes)  # a failure fails the run: its end was not stored
+            await events.finish(final, mark=mark, **changes)  # a failure fails the run: its end was not stored
         else:
             try:
-                await self.records.store.aupdate(record.run_id, record.attempts, **changes)
+                await self.records.store.aupdate(record.run_id, record.attempts, mark=mark, **changes)
             except Exception:  # noqa: BLE001 - the run's own outcome stands; its record stays RUNNING until recovered
                 log.exception("run %s: its record could not be ended", record.run_id)
                 return
         record.status, record.ended_at = status, changes["ended_at"]
-        if self.threads is not None:  # thread record hook (issue 33)
+        if self.threads is not None and mark is None:  # thread record hook (issue 33)
             await self.threads.ended(record, status, final)
 
     async def _events(

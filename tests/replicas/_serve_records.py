@@ -23,12 +23,12 @@ _real_start = PostgresRuns.astart
 _real_find = PostgresRuns.afind
 
 
-async def _held_start(self: PostgresRuns, record: Any, events: Any = ()) -> Any:
+async def _held_start(self: PostgresRuns, record: Any, events: Any = (), *, mark: Any = None) -> Any:
     rid = record.request_id or ""
     if rid.startswith("held-"):
         gate_path(f"start-reached-{rid}").touch()
         await wait_gate(f"start-go-{rid}")
-    return await _real_start(self, record, events)
+    return await _real_start(self, record, events, mark=mark)
 
 
 async def _marked_find(self: PostgresRuns, thread_id: str, request_id: str) -> Any:

@@ -180,11 +180,11 @@ def test_a_copy_that_finds_its_twin_starting_joins_it(new_saver: Any, tmp_path: 
             held, looked = asyncio.Event(), asyncio.Event()
             go = asyncio.Event()
 
-            async def astart(record: RunRecord, events: Any = ()) -> Any:
+            async def astart(record: RunRecord, events: Any = (), *, mark: Any = None) -> Any:
                 if record.request_id == "twin" and not go.is_set():
                     held.set()
                     await go.wait()
-                return await real_start(record, events)
+                return await real_start(record, events, mark=mark)
 
             async def afind(thread_id: str, request_id: str) -> Any:
                 if request_id == "twin" and held.is_set():

@@ -25,10 +25,12 @@ from typing import Any, Sequence
 from psycopg import Connection, sql
 
 from engine.checkpoint._runs import (
-    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
+    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
     outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
+from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._threads import PostgresThreads
 from engine._sql.postgres.conns import kept_cursor
 
 __all__ = ["PostgresRuns"]
@@ -141,9 +143,10 @@ class PostgresRuns:
         outline: see :class:`~engine.checkpoint._runs.RunRecord`.
     """
 
-    def __init__(self, run: Run, queries: Any, *, outline: Outline | None = None) -> None:
+    def __init__(self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None) -> None:
         self._run = run
         self._outline = outline
+        self.threads = threads  # the schema's thread records: a mark goes in the record's statement's pipeline
         tables = queries.tables
         names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
         self._sql = {
@@ -183,13 +186,29 @@ class PostgresRuns:
 
         return await self._run(what, work)
 
-    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+    async def astart(
+        self, record: RunRecord, events: Sequence[tuple[int, bytes]] = (), *, mark: ThreadMark | None = None
+    ) -> RunRecord | None:
+        no_mark(self, mark)
         record = outlined_record(record, self._outline)
         params = {n: getattr(record, n) for n in FIELDS}
         params["first__"], params["last__"], params["data__"] = pack_events(events) if events else (None, None, None)
         if events:
             params["last_seq"] = max(record.last_seq, events[-1][0])
-        rows, _ = await self._write("start_run", "INSERT", params)
+        statement, marking = self._sql["INSERT"], self._marking(mark)
+
+        def work(conn: Connection[Any]) -> list[Any]:
+            cur = kept_cursor(conn)
+            if marking is None:
+                cur.execute(statement, params)
+                return cur.fetchall()
+            with conn.pipeline():  # one round trip, one transaction: the mark only where the record went in
+                cur.execute(statement, params)
+                conn.cursor().execute(*marking)
+                rows = cur.fetchall()
+            return rows
+
+        rows = await self._run("start_run", work)
         if rows:
             return None
         if record.request_id is not None:
@@ -198,15 +217,25 @@ class PostgresRuns:
                 return found
         raise ValueError(f"run {record.run_id!r} is already recorded")
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+    async def aupdate(self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, **changes: Any) -> bool:
         check_changes(changes)
-        if not changes:
+        if not changes and mark is None:
             return True
-        return await self.afinish(run_id, if_attempts, None, (), **changes)
+        return await self.afinish(run_id, if_attempts, None, (), mark=mark, **changes)
+
+    def _marking(self, mark: ThreadMark | None) -> tuple[str, dict[str, Any]] | None:
+        return None if mark is None or self.threads is None else self.threads.marking(mark)
 
     async def afinish(
-        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
+        *, mark: ThreadMark | None = None, **changes: Any,
     ) -> bool:
+        no_mark(self, mark)
+        marking = self._marking(mark)
+        if not changes and marking is not None:  # a mark alone (aupdate)
+            statement, params = marking
+            await self._run("mark_thread", lambda conn: kept_cursor(conn).execute(statement, params).fetchall())
+            return True
         changes = outlined(changes, self._outline)
         if record is None:
             events = ()
@@ -220,8 +249,14 @@ class PostgresRuns:
 
         def work(conn: Connection[Any]) -> int:
             cur = kept_cursor(conn)
-            cur.execute(statement, params)
-            row = cur.fetchone()
+            if marking is None:
+                cur.execute(statement, params)
+                row = cur.fetchone()
+            else:
+                with conn.pipeline():  # one round trip, one transaction
+                    cur.execute(statement, params)
+                    conn.cursor().execute(*marking)
+                    row = cur.fetchone()
             assert row is not None  # the statement's one row
             changed, added, _ = row
             if events and not added and record is not None:

@@ -26,7 +26,7 @@ from psycopg import Connection
 from psycopg.types.json import Jsonb
 
 from engine._sql.postgres.conns import kept_cursor
-from engine.checkpoint._threads import FIELDS, KEEP, ThreadQuery, ThreadRecord, expiry
+from engine.checkpoint._threads import FIELDS, KEEP, ThreadMark, ThreadQuery, ThreadRecord, expiry
 from engine.checkpoint.postgres import _queries as q
 
 __all__ = ["PostgresThreads"]
@@ -164,15 +164,20 @@ class PostgresThreads:
     async def amark(
         self, record: ThreadRecord, at: datetime, *, status: str | None = None, interrupts: bytes | None = None
     ) -> None:
-        params = _params(record)
-        params["updated_at"] = at
-        params["expires_at"] = expiry(at, record.ttl_seconds)
-        if status is not None:
-            params["status"] = status
-        if interrupts is not None:
-            params["interrupts"] = interrupts
-        params["status__"], params["interrupts__"] = status, interrupts
-        await self._exec("mark_thread", self._sql["MARK"], params)
+        await self._exec("mark_thread", *self.marking(ThreadMark(record, at, status, interrupts)))
+
+    def marking(self, mark: ThreadMark) -> tuple[str, dict[str, Any]]:
+        """The statement that writes ``mark``, and its parameters: for :meth:`amark`, or a run store's
+        write that carries it (:class:`~engine.checkpoint.postgres._runs.PostgresRuns`)."""
+        params = _params(mark.record)
+        params["updated_at"] = mark.at
+        params["expires_at"] = expiry(mark.at, mark.record.ttl_seconds)
+        if mark.status is not None:
+            params["status"] = mark.status
+        if mark.interrupts is not None:
+            params["interrupts"] = mark.interrupts
+        params["status__"], params["interrupts__"] = mark.status, mark.interrupts
+        return self._sql["MARK"], params
 
     async def asearch(self, query: ThreadQuery) -> list[ThreadRecord]:
         where, params = where_of(query)

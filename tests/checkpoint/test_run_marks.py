@@ -1,0 +1,98 @@
+"""A thread's mark written with its run's record (``RunStore.astart/aupdate/afinish(mark=)``).
+
+The server marks a thread busy when a run takes it and idle (or interrupted, or
+error) when the run ends; on the SQL savers the mark goes in the same
+transaction as the run's record (one write at each end of a run, not two).
+Each test runs on every saver kind (the ``saver`` fixture): the memory run
+store keeps no thread records, so it refuses a mark rather than dropping it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from engine.checkpoint import InMemorySaver
+from engine.host import ThreadMark, ThreadRecord, runs_of, threads_of
+from tests.checkpoint.test_runs import T0, record
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def thread(key: str = "g:t") -> ThreadRecord:
+    return ThreadRecord(key, "g", "t", T0, T0)
+
+
+def test_start_and_end_carry_the_threads_mark(saver: Any) -> None:
+    runs, threads = runs_of(saver), threads_of(saver)
+    if isinstance(saver, InMemorySaver):
+        pytest.skip("the memory run store keeps no thread records (test_a_store_without_thread_records_refuses_a_mark)")
+    assert runs.threads is threads  # the saver's own thread store, the one threads_of gives a host
+
+    async def go() -> None:
+        t1, t2, t3 = T0 + timedelta(seconds=1), T0 + timedelta(seconds=2), T0 + timedelta(seconds=3)
+        assert await runs.astart(record("run-1"), mark=ThreadMark(thread(), t1, status="busy", interrupts=b"")) is None
+        got = await threads.aget("g:t")
+        assert got is not None and (got.status, got.created_at, got.updated_at) == ("busy", T0, t1)  # inserted as given, then marked
+        assert await runs.aupdate("run-1", 1, status="INTERRUPTED", mark=ThreadMark(thread(), t2, status="interrupted", interrupts=b"\x01"))
+        got = await threads.aget("g:t")
+        assert got is not None and (got.status, got.interrupts, got.created_at, got.updated_at) == ("interrupted", b"\x01", T0, t2)
+        rec = await runs.aget("run-1")
+        assert rec is not None and rec.status == "INTERRUPTED"
+        # The end with the run's last events; a record taken over meanwhile (attempts moved on) is not
+        # changed, but its events and its thread's mark are written all the same.
+        ok = await runs.afinish("run-1", 7, rec, [(1, b"e1")], status="SUCCESS", mark=ThreadMark(thread(), t3, status="idle", interrupts=b""))
+        assert ok is False
+        got = await threads.aget("g:t")
+        assert got is not None and (got.status, got.interrupts, got.updated_at) == ("idle", b"", t3)
+        assert await runs.aevents("run-1", 0) == [(1, b"e1")]
+        rec = await runs.aget("run-1")
+        assert rec is not None and rec.status == "INTERRUPTED"
+        # A mark alone.
+        assert await runs.aupdate("run-1", 1, mark=ThreadMark(thread(), t1 + timedelta(seconds=9), status="busy"))
+        got = await threads.aget("g:t")
+        assert got is not None and got.status == "busy"
+
+    run(go())
+
+
+def test_the_record_and_its_mark_are_one_transaction(saver: Any) -> None:
+    """A mark that cannot be written takes the run's record with it: neither is stored."""
+    runs, threads = runs_of(saver), threads_of(saver)
+    if isinstance(saver, InMemorySaver):
+        pytest.skip("the memory run store keeps no thread records")
+    broken = ThreadRecord("g:t2", None, "t2", T0, T0)  # type: ignore[arg-type]  # graph is NOT NULL
+
+    async def go() -> None:
+        with pytest.raises(Exception):  # noqa: B017 - the driver's own error (IntegrityError / NotNullViolation)
+            await runs.astart(record("run-2", "g:t2"), mark=ThreadMark(broken, T0, status="busy"))
+        assert await runs.aget("run-2") is None
+        assert await threads.aget("g:t2") is None
+        # The store goes on working: the same run with a good mark goes in whole.
+        assert await runs.astart(record("run-2", "g:t2"), mark=ThreadMark(thread("g:t2"), T0, status="busy")) is None
+        got = await threads.aget("g:t2")
+        assert await runs.aget("run-2") is not None and got is not None and got.status == "busy"
+
+    run(go())
+
+
+def test_a_store_without_thread_records_refuses_a_mark() -> None:
+    runs = runs_of(InMemorySaver())
+    assert runs.threads is None
+
+    async def go() -> None:
+        with pytest.raises(ValueError, match="writes no thread record"):
+            await runs.astart(record("run-3"), mark=ThreadMark(thread(), T0, status="busy"))
+        assert await runs.aget("run-3") is None  # refused before anything was written
+        assert await runs.astart(record("run-3")) is None
+        with pytest.raises(ValueError, match="writes no thread record"):
+            await runs.aupdate("run-3", 1, status="SUCCESS", mark=ThreadMark(thread(), T0, status="idle"))
+        rec = await runs.aget("run-3")
+        assert rec is not None and rec.status == "RUNNING"
+
+    run(go())
