@@ -50,6 +50,8 @@ WITH ins AS (
 )
 SELECT run_id, {q.NO_FLUSH} FROM ins
 """
+# The same, with its thread's mark, written only with the record (the part ``marked``).
+INSERT_MARKED = INSERT.replace("\nSELECT run_id,", ", marked AS ({mark})\nSELECT run_id,")
 # A run's last events (one row) and a change of its record, in one statement (the events go in
 # whether the change applies or not): (records changed, event rows added).
 FINISH = """
@@ -61,7 +63,7 @@ WITH added AS (
 ), changed AS (
     UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s RETURNING run_id
 )
-SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
+{marked}SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
 """
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
@@ -158,8 +160,11 @@ class PostgresRuns:
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()
         }  # fmt: skip
-        self._finishes: dict[tuple[tuple[str, ...], bool], str] = {}  # see _finish_sql
+        self._finishes: dict[tuple[tuple[str, ...], bool, bool], str] = {}  # see _finish_sql
         self._tables = tables
+        if threads is not None:  # the record and its thread's mark in one statement
+            mark = sql.SQL(threads.mark_with("EXISTS (SELECT FROM ins)"))
+            self._sql["INSERT_MARKED"] = sql.SQL(INSERT_MARKED).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
 
     def outlined(self, outline: Outline | None) -> PostgresRuns:
         return with_outline(self, outline)
@@ -195,20 +200,10 @@ class PostgresRuns:
         params["first__"], params["last__"], params["data__"] = pack_events(events) if events else (None, None, None)
         if events:
             params["last_seq"] = max(record.last_seq, events[-1][0])
-        statement, marking = self._sql["INSERT"], self._marking(mark)
-
-        def work(conn: Connection[Any]) -> list[Any]:
-            cur = kept_cursor(conn)
-            if marking is None:
-                cur.execute(statement, params)
-                return cur.fetchall()
-            with conn.pipeline():  # one round trip, one transaction: the mark only where the record went in
-                cur.execute(statement, params)
-                conn.cursor().execute(*marking)
-                rows = cur.fetchall()
-            return rows
-
-        rows = await self._run("start_run", work)
+        name = "INSERT" if mark is None else "INSERT_MARKED"
+        if mark is not None:
+            params.update(self._mark_params(mark))
+        rows, _ = await self._write("start_run", name, params)
         if rows:
             return None
         if record.request_id is not None:
@@ -223,40 +218,36 @@ class PostgresRuns:
             return True
         return await self.afinish(run_id, if_attempts, None, (), mark=mark, **changes)
 
-    def _marking(self, mark: ThreadMark | None) -> tuple[str, dict[str, Any]] | None:
-        return None if mark is None or self.threads is None else self.threads.marking(mark)
+    def _mark_params(self, mark: ThreadMark) -> dict[str, Any]:
+        """``mark``'s parameters in a statement of ours (``t__``-prefixed, see ``PostgresThreads.mark_with``)."""
+        assert self.threads is not None  # no_mark() let no mark through otherwise
+        return {f"t__{k}": v for k, v in self.threads.marking(mark)[1].items()}
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
         *, mark: ThreadMark | None = None, **changes: Any,
     ) -> bool:
         no_mark(self, mark)
-        marking = self._marking(mark)
-        if not changes and marking is not None:  # a mark alone (aupdate)
-            statement, params = marking
-            await self._run("mark_thread", lambda conn: kept_cursor(conn).execute(statement, params).fetchall())
+        if not changes and mark is not None and self.threads is not None:  # a mark alone (aupdate)
+            await self.threads.amark(mark.record, mark.at, status=mark.status, interrupts=mark.interrupts)
             return True
         changes = outlined(changes, self._outline)
         if record is None:
             events = ()
-        statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes)
+        statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes, mark is not None)
         first, last, data = pack_events(events) if events else (None, None, None)
         params = {
             **changes, "run_id": run_id, "attempts__": if_attempts, "thread_id__": record.thread_id if record else "",
             "first__": first, "last__": last, "data__": data,
         }  # fmt: skip
+        if mark is not None:
+            params.update(self._mark_params(mark))
         one_each = self._sql["ADD_ONE_EACH"]
 
         def work(conn: Connection[Any]) -> int:
             cur = kept_cursor(conn)
-            if marking is None:
-                cur.execute(statement, params)
-                row = cur.fetchone()
-            else:
-                with conn.pipeline():  # one round trip, one transaction
-                    cur.execute(statement, params)
-                    conn.cursor().execute(*marking)
-                    row = cur.fetchone()
+            cur.execute(statement, params)
+            row = cur.fetchone()
             assert row is not None  # the statement's one row
             changed, added, _ = row
             if events and not added and record is not None:
@@ -265,10 +256,10 @@ class PostgresRuns:
 
         return await self._run("update_run", work) == 1
 
-    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool) -> str:
+    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool, marked: bool) -> str:
         """:data:`FINISH` setting the columns ``names`` (and ``last_seq`` to the events' last, if
-        ``moves_last_seq``), composed once per kind of change."""
-        key = (names, moves_last_seq)
+        ``moves_last_seq``; with the thread's mark, if ``marked``), composed once per kind of change."""
+        key = (names, moves_last_seq, marked)
         statement = self._finishes.get(key)
         if statement is None:
             sets = [sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names]
@@ -277,6 +268,7 @@ class PostgresRuns:
             statement = self._finishes[key] = sql.SQL(FINISH).format(
                 runs=sql.SQL(self._tables["runs"]), run_events=sql.SQL(self._tables["run_events"]),
                 sets=sql.SQL(", ").join(sets),
+                marked=sql.SQL(", marked AS ({})\n").format(sql.SQL(self.threads.mark_with("true"))) if marked and self.threads else sql.SQL(""),
             ).as_string(None)  # fmt: skip
         return statement
 

@@ -59,6 +59,21 @@ ON CONFLICT (thread_id) DO UPDATE SET
     interrupts = coalesce(%(interrupts__)s::bytea, t.interrupts)
 RETURNING {q.NO_FLUSH}
 """
+# MARK as a part of a run store's statement (a data-modifying CTE of its record's write, engine.checkpoint.postgres._runs):
+# written only ``{when}`` (an SQL condition over the statement's other parts); its parameters prefixed with "t__".
+_TYPES = {
+    "thread_id": "text", "graph": "text", "caller_thread": "text", "created_at": "timestamptz", "updated_at": "timestamptz",
+    "tenant": "text", "metadata": "jsonb", "status": "text", "interrupts": "bytea", "ttl_seconds": "integer",
+    "ttl_strategy": "text", "expires_at": "timestamptz",
+}  # fmt: skip
+MARK_WITH = f"""
+INSERT INTO {{threads}} AS t ({_COLUMNS}) SELECT {", ".join(f"%(t__{n})s::{_TYPES[n]}" for n in FIELDS)} WHERE {{when}}
+ON CONFLICT (thread_id) DO UPDATE SET
+    updated_at = excluded.updated_at,
+    expires_at = {_EXPIRES.format(ttl="t.ttl_seconds", at="excluded.updated_at")},
+    status = coalesce(%(t__status__)s::text, t.status),
+    interrupts = coalesce(%(t__interrupts__)s::bytea, t.interrupts)
+"""
 EXPIRED = f"""
 SELECT {_COLUMNS} FROM {{threads}} WHERE expires_at IS NOT NULL AND expires_at <= %(now)s AND status != 'busy'
 ORDER BY expires_at, thread_id LIMIT %(limit)s
@@ -166,9 +181,14 @@ class PostgresThreads:
     ) -> None:
         await self._exec("mark_thread", *self.marking(ThreadMark(record, at, status, interrupts)))
 
+    def mark_with(self, when: str) -> str:
+        """The upsert of a mark as a part (a data-modifying CTE) of another statement: a run store's
+        write of a run's record that carries its thread's mark (:class:`~engine.checkpoint.postgres._runs.PostgresRuns`),
+        written only ``when``; its parameters are :meth:`marking`'s, prefixed with ``t__``."""
+        return MARK_WITH.replace("{threads}", self._table).replace("{when}", when)
+
     def marking(self, mark: ThreadMark) -> tuple[str, dict[str, Any]]:
-        """The statement that writes ``mark``, and its parameters: for :meth:`amark`, or a run store's
-        write that carries it (:class:`~engine.checkpoint.postgres._runs.PostgresRuns`)."""
+        """The statement that writes ``mark`` (for :meth:`amark`), and its parameters."""
         params = _params(mark.record)
         params["updated_at"] = mark.at
         params["expires_at"] = expiry(mark.at, mark.record.ttl_seconds)
