@@ -88,8 +88,10 @@ class Streams:
     ) -> None:
         self.runs = runs
         self.threads = threads  # thread records: marked busy at a run's start, and at its end (server._thread_book)
-        # the marks ride with the run record's writes when its store writes the thread records too
+        # the marks ride with the run record's writes when its store writes the thread records too,
+        # and a run's end lets go of its lease in the same write when the store keeps those leases
         self.joint = threads is not None and threads.rides_with(records.store)
+        self.releases = runs.leases is not None and records.store.leases is not None and records.store.leases is runs.leases.store
         self.hub = hub
         self.records = records
         self.turns = turns  # replaces a running run (INTERRUPT, ROLLBACK); makes the chat-safe checks
@@ -225,9 +227,17 @@ class Streams:
             await self.threads.busy(entry.name, key)
         return record
 
-    async def _end(self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None) -> None:
+    async def _end(
+        self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None, lease: Lease | None = None
+    ) -> None:
         """Write the run's end to its record (unless another replica took the run over meanwhile),
-        with the events that wait to be stored (``events``) and ``final``, when given."""
+        with the events that wait to be stored (``events``) and ``final``, when given, and its thread's
+        mark. ``lease``: the run's, let go of in the same write (the engine is done writing: it sent
+        RunFinished), when the record's store keeps the leases; else the slot's end releases it."""
+        if lease is not None and self.releases and self.runs.leases is not None:
+            await self.runs.leases.stop_renewing(lease)
+        else:
+            lease = None
         changes: dict[str, Any] = {"status": status, "ended_at": now(), "last_seq": record.last_seq}
         if final is not None:
             changes["finished"] = final.SerializeToString()
@@ -237,13 +247,15 @@ class Streams:
             changes["started"] = record.started
         mark = self.threads.ended_mark(record, status, final) if self.joint and self.threads is not None else None
         if events is not None and final is not None:
-            await events.finish(final, mark=mark, **changes)  # a failure fails the run: its end was not stored
+            await events.finish(final, mark=mark, release=lease, **changes)  # a failure fails the run: its end was not stored
         else:
             try:
-                await self.records.store.aupdate(record.run_id, record.attempts, mark=mark, **changes)
+                await self.records.store.aupdate(record.run_id, record.attempts, mark=mark, release=lease, **changes)
             except Exception:  # noqa: BLE001 - the run's own outcome stands; its record stays RUNNING until recovered
                 log.exception("run %s: its record could not be ended", record.run_id)
                 return
+        if lease is not None and self.runs.leases is not None:
+            self.runs.leases.released(lease)
         record.status, record.ended_at = status, changes["ended_at"]
         if self.threads is not None and mark is None:  # thread record hook (issue 33)
             await self.threads.ended(record, status, final)
@@ -319,7 +331,7 @@ class Streams:
                     finished = True
                     seq += 1
                     final = await self._finished(entry, record.caller_thread, item, last_saved, interrupt_nodes, seq, run_id)
-                    await self._end(record, status_of(item.reason), final, events)
+                    await self._end(record, status_of(item.reason), final, events, handle.lease)
                     record.last_seq = seq
                     outbox.put(final, last=True)
                     continue

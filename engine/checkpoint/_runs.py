@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
 
+from engine.checkpoint._lease import Lease, LeaseStore
 from engine.checkpoint._threads import ThreadMark, ThreadStore
 
 __all__ = ["ACTIVE", "MemoryRuns", "Outline", "RunRecord", "RunStore", "runs_of", "with_outline"]
@@ -257,18 +258,27 @@ class RunStore(Protocol):
         """
         ...
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, **changes: Any) -> bool:
+    @property
+    def leases(self) -> LeaseStore | None:
+        """The lease store whose leases this store lets go of with a run's end (``release=``), in
+        its transaction; None: it takes no lease."""
+        ...
+
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
         """Change fields of ``run_id`` (among :data:`UPDATABLE`) if its ``attempts``
         is still ``if_attempts`` (no other replica took it over); whether it was. ``mark``: as
-        :meth:`astart`'s, written whether or not the change applies."""
+        :meth:`astart`'s, written whether or not the change applies; ``release``: the run's lease,
+        let go of (as :attr:`leases`' ``arelease_lease``) in the same transaction, whether or not it applies."""
         ...
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
-        *, mark: ThreadMark | None = None, **changes: Any,
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
         """:meth:`aadd_events` (of ``record``) and :meth:`aupdate` in one transaction: a run's
-        last events and its end. The events (and ``mark``) are stored whether or not the update applies."""
+        last events and its end. The events (and ``mark``, and ``release``) are stored whether or not the update applies."""
         ...
 
     async def aget(self, run_id: str) -> RunRecord | None:
@@ -331,6 +341,7 @@ class MemoryRuns:
     their threads are; no other process shares it."""
 
     threads: ThreadStore | None = None  # its threads' records are kept apart (threads_of): it takes no mark
+    leases: LeaseStore | None = None  # nor a lease
 
     def __init__(self, *, outline: Outline | None = None) -> None:
         self._runs: dict[str, RunRecord] = {}
@@ -353,8 +364,10 @@ class MemoryRuns:
         await self.aadd_events(record, events)
         return None
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, **changes: Any) -> bool:
-        no_mark(self, mark)
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
+        no_mark(self, mark, release)
         changes = outlined(changes, self._outline)
         found = self._runs.get(run_id)
         if found is None or found.attempts != if_attempts:
@@ -365,9 +378,9 @@ class MemoryRuns:
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
-        *, mark: ThreadMark | None = None, **changes: Any,
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
-        no_mark(self, mark)
+        no_mark(self, mark, release)
         changes = outlined(changes, self._outline)  # checked before anything is stored
         if events and record is not None:
             await self.aadd_events(record, events)
@@ -449,10 +462,13 @@ def prune_choice(ended_newest_first: list[RunRecord], ended_before: datetime | N
     return gone
 
 
-def no_mark(store: Any, mark: ThreadMark | None) -> None:
-    """A store that keeps no thread records (``threads`` None) is given no mark: it would be lost."""
+def no_mark(store: Any, mark: ThreadMark | None, release: Lease | None = None) -> None:
+    """A store that keeps no thread records (``threads`` None) is given no mark, and one that keeps no
+    leases (``leases`` None) no lease to let go of: either would be lost."""
     if mark is not None and store.threads is None:
         raise ValueError(f"{type(store).__name__} writes no thread record: mark the thread on its own thread store")
+    if release is not None and store.leases is None:
+        raise ValueError(f"{type(store).__name__} keeps no lease: release it on its own lease store")
 
 
 def check_changes(changes: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""A thread's mark written with its run's record (``RunStore.astart/aupdate/afinish(mark=)``).
+"""A thread's mark written with its run's record (``RunStore.astart/aupdate/afinish(mark=)``), and its lease let go of with its end (``release=``).
 
 The server marks a thread busy when a run takes it and idle (or interrupted, or
 error) when the run ends; on the SQL savers the mark goes in the same
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from engine.checkpoint import InMemorySaver
-from engine.host import ThreadMark, ThreadRecord, runs_of, threads_of
+from engine.host import Lease, ThreadMark, ThreadRecord, runs_of, threads_of
 from tests.checkpoint.test_runs import T0, record
 
 
@@ -94,5 +94,45 @@ def test_a_store_without_thread_records_refuses_a_mark() -> None:
             await runs.aupdate("run-3", 1, status="SUCCESS", mark=ThreadMark(thread(), T0, status="idle"))
         rec = await runs.aget("run-3")
         assert rec is not None and rec.status == "RUNNING"
+
+    run(go())
+
+
+def test_a_runs_end_lets_go_of_its_lease_in_the_same_write(saver: Any) -> None:
+    """PostgreSQL (the one saver with leases): ``release=`` frees the thread for the next holder with
+    the record's end; a store without leases refuses one."""
+    runs = runs_of(saver)
+    if runs.leases is None:
+
+        async def refused() -> None:
+            lease = Lease("g:t", "r1", 1)
+            assert await runs.astart(record("run-4")) is None
+            with pytest.raises(ValueError, match="keeps no lease"):
+                await runs.aupdate("run-4", 1, status="SUCCESS", release=lease)
+            rec = await runs.aget("run-4")
+            assert rec is not None and rec.status == "RUNNING"
+
+        run(refused())
+        return
+    leases = saver.leases
+    assert runs.leases is leases
+
+    async def go() -> None:
+        lease = await leases.aacquire_lease("g:t", "r1", ttl=60)
+        assert lease is not None
+        assert await leases.aacquire_lease("g:t", "r2", ttl=60) is None  # held
+        assert await runs.astart(record("run-4"), mark=ThreadMark(thread(), T0, status="busy")) is None
+        rec = await runs.aget("run-4")
+        assert rec is not None
+        ok = await runs.afinish("run-4", 1, rec, [(1, b"end")], status="SUCCESS", mark=ThreadMark(thread(), T0, status="idle"), release=lease)
+        assert ok
+        assert await leases.alease_holder("g:t") is None
+        taken = await leases.aacquire_lease("g:t", "r2", ttl=60)
+        assert taken is not None and taken.epoch == lease.epoch + 1
+        # A release of a lease taken over since changes nothing: the new holder keeps it.
+        assert await runs.aupdate("run-4", 1, status="SUCCESS", release=lease)
+        holder = await leases.alease_holder("g:t")
+        assert holder is not None and holder.owner == "r2"
+        await leases.arelease_lease(taken)
 
     run(go())

@@ -28,6 +28,7 @@ from engine.checkpoint._runs import (
     ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
     outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
+from engine.checkpoint._lease import Lease, LeaseStore
 from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._threads import PostgresThreads
@@ -63,8 +64,10 @@ WITH added AS (
 ), changed AS (
     UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s RETURNING run_id
 )
-{marked}SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
+{marked}{released}SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
 """
+# FINISH's part that lets go of the run's lease (as RELEASE_LEASE), its parameters prefixed with "l__".
+RELEASED = ", released AS (UPDATE {leases} SET expires_at = clock_timestamp()" + q._THE_LEASE.replace("%(", "%(l__") + ")\n"
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
 _LISTED = listed_columns("''::bytea")  # a listing's columns (engine.checkpoint._runs.slim)
@@ -145,10 +148,14 @@ class PostgresRuns:
         outline: see :class:`~engine.checkpoint._runs.RunRecord`.
     """
 
-    def __init__(self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None) -> None:
+    def __init__(
+        self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None,
+        leases: LeaseStore | None = None,
+    ) -> None:
         self._run = run
         self._outline = outline
-        self.threads = threads  # the schema's thread records: a mark goes in the record's statement's pipeline
+        self.threads = threads  # the schema's thread records: a mark goes in the record's statement
+        self.leases = leases  # the schema's leases: a run's end lets go of its lease in the same statement
         tables = queries.tables
         names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
         self._sql = {
@@ -160,7 +167,7 @@ class PostgresRuns:
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()
         }  # fmt: skip
-        self._finishes: dict[tuple[tuple[str, ...], bool, bool], str] = {}  # see _finish_sql
+        self._finishes: dict[tuple[tuple[str, ...], bool, bool, bool], str] = {}  # see _finish_sql
         self._tables = tables
         if threads is not None:  # the record and its thread's mark in one statement
             mark = sql.SQL(threads.mark_with("EXISTS (SELECT FROM ins)"))
@@ -212,11 +219,13 @@ class PostgresRuns:
                 return found
         raise ValueError(f"run {record.run_id!r} is already recorded")
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, **changes: Any) -> bool:
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
         check_changes(changes)
-        if not changes and mark is None:
+        if not changes and mark is None and release is None:
             return True
-        return await self.afinish(run_id, if_attempts, None, (), mark=mark, **changes)
+        return await self.afinish(run_id, if_attempts, None, (), mark=mark, release=release, **changes)
 
     def _mark_params(self, mark: ThreadMark) -> dict[str, Any]:
         """``mark``'s parameters in a statement of ours (``t__``-prefixed, see ``PostgresThreads.mark_with``)."""
@@ -225,16 +234,19 @@ class PostgresRuns:
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
-        *, mark: ThreadMark | None = None, **changes: Any,
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
-        no_mark(self, mark)
-        if not changes and mark is not None and self.threads is not None:  # a mark alone (aupdate)
-            await self.threads.amark(mark.record, mark.at, status=mark.status, interrupts=mark.interrupts)
+        no_mark(self, mark, release)
+        if not changes:  # a mark or a release alone (aupdate)
+            if mark is not None and self.threads is not None:
+                await self.threads.amark(mark.record, mark.at, status=mark.status, interrupts=mark.interrupts)
+            if release is not None and self.leases is not None:
+                await self.leases.arelease_lease(release)
             return True
         changes = outlined(changes, self._outline)
         if record is None:
             events = ()
-        statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes, mark is not None)
+        statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes, mark is not None, release is not None)
         first, last, data = pack_events(events) if events else (None, None, None)
         params = {
             **changes, "run_id": run_id, "attempts__": if_attempts, "thread_id__": record.thread_id if record else "",
@@ -242,6 +254,8 @@ class PostgresRuns:
         }  # fmt: skip
         if mark is not None:
             params.update(self._mark_params(mark))
+        if release is not None:
+            params.update(l__thread_id=release.thread_id, l__owner=release.owner, l__epoch=release.epoch)
         one_each = self._sql["ADD_ONE_EACH"]
 
         def work(conn: Connection[Any]) -> int:
@@ -256,10 +270,11 @@ class PostgresRuns:
 
         return await self._run("update_run", work) == 1
 
-    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool, marked: bool) -> str:
+    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool, marked: bool, releases: bool) -> str:
         """:data:`FINISH` setting the columns ``names`` (and ``last_seq`` to the events' last, if
-        ``moves_last_seq``; with the thread's mark, if ``marked``), composed once per kind of change."""
-        key = (names, moves_last_seq, marked)
+        ``moves_last_seq``; with the thread's mark, if ``marked``; letting go of the lease, if
+        ``releases``), composed once per kind of change."""
+        key = (names, moves_last_seq, marked, releases)
         statement = self._finishes.get(key)
         if statement is None:
             sets = [sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names]
@@ -269,6 +284,7 @@ class PostgresRuns:
                 runs=sql.SQL(self._tables["runs"]), run_events=sql.SQL(self._tables["run_events"]),
                 sets=sql.SQL(", ").join(sets),
                 marked=sql.SQL(", marked AS ({})\n").format(sql.SQL(self.threads.mark_with("true"))) if marked and self.threads else sql.SQL(""),
+                released=sql.SQL(RELEASED).format(leases=sql.SQL(self._tables["leases"])) if releases else sql.SQL(""),
             ).as_string(None)  # fmt: skip
         return statement
 

@@ -19,6 +19,7 @@ from engine.checkpoint._runs import (
     ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
     outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
+from engine.checkpoint._lease import Lease, LeaseStore
 from engine.checkpoint._threads import ThreadMark, ThreadStore
 
 __all__ = ["SqliteRuns"]
@@ -99,6 +100,7 @@ class SqliteRuns:
         self._transaction = transaction
         self._outline = outline
         self.threads = threads  # the file's thread records: a mark goes in the record's transaction
+        self.leases: LeaseStore | None = None  # a SQLite file has no leases (one writer process)
 
     def outlined(self, outline: Outline | None) -> SqliteRuns:
         return with_outline(self, outline)
@@ -136,17 +138,20 @@ class SqliteRuns:
 
         return await self._write(start)
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, **changes: Any) -> bool:
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
         check_changes(changes)
+        no_mark(self, mark, release)
         if not changes and mark is None:
             return True
         return await self.afinish(run_id, if_attempts, None, (), mark=mark, **changes)
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
-        *, mark: ThreadMark | None = None, **changes: Any,
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
-        no_mark(self, mark)
+        no_mark(self, mark, release)
         changes = outlined(changes, self._outline)
         names = sorted(changes)
         sql = f"UPDATE runs SET {', '.join(f'{n} = ?' for n in names)} WHERE run_id = ? AND attempts = ?"  # names: UPDATABLE's
