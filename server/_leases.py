@@ -32,7 +32,7 @@ import os
 import random
 import socket
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime, timezone
 
 import grpc
@@ -41,9 +41,12 @@ from engine.checkpoint.base import Lease, LeaseHolder, LeaseStore
 from engine.errors import CheckpointError
 from server._errors import RpcError, ThreadBusy
 
-__all__ = ["DEFAULT_LEASE_SECONDS", "ThreadLeases", "replica_id"]
+__all__ = ["DEFAULT_LEASE_SECONDS", "Take", "ThreadLeases", "replica_id"]
 
 log = logging.getLogger("graphwire.server")
+
+#: A first try at a thread's lease for (owner, ttl): the lease, or None when another holds it.
+Take = Callable[[str, float], Awaitable["Lease | None"]]
 
 DEFAULT_LEASE_SECONDS = 15.0
 _FIRST_POLL, _MAX_POLL = 0.05, 1.0
@@ -89,15 +92,18 @@ class ThreadLeases:
 
     @contextlib.asynccontextmanager
     async def hold(
-        self, key: str, thread_id: str, *, enqueue: bool, on_lost: Callable[[RpcError], None]
+        self, key: str, thread_id: str, *, enqueue: bool, on_lost: Callable[[RpcError], None], take: Take | None = None
     ) -> AsyncIterator[Lease]:
         """The thread's lease (``key``: the checkpointer's thread id), renewed until the block ends.
+
+        ``take(owner, ttl)``: the first try at the lease, in place of the store's acquire (a run's
+        start that takes it with its record, in one write: :meth:`server._stream.Streams._run`).
 
         Raises:
             RpcError: ABORTED, the thread is busy on another replica (without ``enqueue``).
             CheckpointError: the checkpointer could not be reached.
         """
-        lease, asked = await self._acquire(key, thread_id, enqueue)
+        lease, asked = await self._acquire(key, thread_id, enqueue, take)
         loop = asyncio.get_running_loop()
         held = _Held()
 
@@ -128,13 +134,16 @@ class ThreadLeases:
         if held is not None:
             held.released = True
 
-    async def _acquire(self, key: str, thread_id: str, enqueue: bool) -> tuple[Lease, float]:
+    async def _acquire(self, key: str, thread_id: str, enqueue: bool, take: Take | None) -> tuple[Lease, float]:
         """The lease, and the loop time just before the database granted it."""
         loop = asyncio.get_running_loop()
         wait = _FIRST_POLL
         while True:
             asked = loop.time()
-            lease = await self.store.aacquire_lease(key, self.owner, ttl=self.ttl)
+            if take is not None:
+                lease, take = await take(self.owner, self.ttl), None
+            else:
+                lease = await self.store.aacquire_lease(key, self.owner, ttl=self.ttl)
             if lease is not None:
                 return lease, asked
             if not enqueue:

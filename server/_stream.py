@@ -92,6 +92,7 @@ class Streams:
         # and a run's end lets go of its lease in the same write when the store keeps those leases
         self.joint = threads is not None and threads.rides_with(records.store)
         self.releases = runs.leases is not None and records.store.leases is not None and records.store.leases is runs.leases.store
+        self.fuses = self.joint and self.releases  # a run's start: its lease, record and mark in one write
         self.hub = hub
         self.records = records
         self.turns = turns  # replaces a running run (INTERRUPT, ROLLBACK); makes the chat-safe checks
@@ -166,13 +167,32 @@ class Streams:
         key = thread_key(entry.name, thread_id)
         seen = self.hub.track(entry.name, thread_id, run_id)
         failed: BaseException | None = None
+        started: list[RunRecord | None] = []  # the fused start wrote the record: [None], or found the retry's first: [it]
+        take = None
+        if self.fuses and self.threads is not None and orphan is None and not turn.replaces and not turn.checks:
+            # Nothing to do between taking the thread and recording the run: one write for both.
+            fused = self.records.new(run_id, key, entry.name, thread_id, call, None)
+            mark = self.threads.busy_mark(entry.name, key)
+
+            async def take(owner: str, ttl: float) -> Lease | None:
+                lease, first = await self.records.store.astart_taking(fused, owner, ttl, mark=mark)
+                if lease is not None:
+                    fused.epoch = lease.epoch
+                    started.append(first)
+                return lease
+
         try:
             replaced = await self.turns.cancel_running(key, thread_id) if turn.replaces else None
-            async with self.runs.slot(key, thread_id, run_id, enqueue=turn.waits) as handle:
+            async with self.runs.slot(key, thread_id, run_id, enqueue=turn.waits, take=take) as handle:
                 if replaced is not None and turn.strategy == "rollback":
                     await self.turns.roll_back(replaced)
                 await self.turns.check(entry, thread_id, turn)  # a refusal: no record, nothing written
-                record = await self._begin(handle, entry, key, thread_id, run_id, call, orphan, replaced)
+                if started:
+                    if started[0] is not None:  # the call is a retry: nothing of this run was written, or sent
+                        raise Duplicate(started[0])
+                    record = fused
+                else:
+                    record = await self._begin(handle, entry, key, thread_id, run_id, call, orphan, replaced)
                 if replaced is not None:
                     await self.turns.link(replaced, run_id)
                 try:

@@ -260,8 +260,16 @@ class RunStore(Protocol):
 
     @property
     def leases(self) -> LeaseStore | None:
-        """The lease store whose leases this store lets go of with a run's end (``release=``), in
-        its transaction; None: it takes no lease."""
+        """The lease store whose leases this store takes and lets go of with a run's records; None: none."""
+        ...
+
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        """Take the thread's lease for ``owner`` (as :attr:`leases`' ``aacquire_lease``) and, only if taken,
+        :meth:`astart` ``record`` under its epoch with ``mark``, in one transaction: (the lease, None when
+        another holds it and nothing was written; what :meth:`astart` returns). ValueError without
+        :attr:`leases` and :attr:`threads`."""
         ...
 
     async def aupdate(
@@ -363,6 +371,11 @@ class MemoryRuns:
         self._runs[record.run_id] = outlined_record(record, self._outline).copy()
         await self.aadd_events(record, events)
         return None
+
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        raise ValueError("MemoryRuns keeps no lease: take it on its own lease store")
 
     async def aupdate(
         self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any

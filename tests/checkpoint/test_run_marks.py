@@ -136,3 +136,37 @@ def test_a_runs_end_lets_go_of_its_lease_in_the_same_write(saver: Any) -> None:
         await leases.arelease_lease(taken)
 
     run(go())
+
+
+def test_a_runs_start_takes_its_lease_with_its_record(saver: Any) -> None:
+    """PostgreSQL: ``astart_taking`` takes the thread's lease and, only if taken, inserts the record
+    under its epoch with the thread's mark, in one statement; the other stores refuse it."""
+    runs = runs_of(saver)
+    busy = ThreadMark(thread(), T0, status="busy")
+    if runs.leases is None:
+        with pytest.raises(ValueError, match="lease"):
+            run(runs.astart_taking(record("run-5"), "r1", 60, mark=busy))
+        assert run(runs.aget("run-5")) is None
+        return
+    leases = saver.leases
+
+    async def go() -> None:
+        other = await leases.aacquire_lease("g:t", "r2", ttl=60)
+        assert other is not None
+        assert await runs.astart_taking(record("run-5"), "r1", 60, mark=busy) == (None, None)  # held: nothing written
+        assert await runs.aget("run-5") is None and await threads_of(saver).aget("g:t") is None
+        await leases.arelease_lease(other)
+        lease, first = await runs.astart_taking(record("run-5", request_id="req"), "r1", 60, mark=busy)
+        assert first is None and lease is not None and lease.owner == "r1" and lease.epoch == other.epoch + 1
+        rec = await runs.aget("run-5")
+        assert rec is not None and rec.epoch == lease.epoch  # the record's epoch is the lease's, taken in the same write
+        got = await threads_of(saver).aget("g:t")
+        assert got is not None and got.status == "busy"
+        holder = await leases.alease_holder("g:t")
+        assert holder is not None and holder.owner == "r1"
+        # A retry of the same request (the same owner takes the lease again) finds the first record.
+        again, found = await runs.astart_taking(record("run-6", request_id="req"), "r1", 60, mark=busy)
+        assert again is not None and found is not None and found.run_id == "run-5"
+        assert await runs.aget("run-6") is None
+
+    run(go())

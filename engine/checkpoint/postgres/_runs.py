@@ -28,9 +28,10 @@ from engine.checkpoint._runs import (
     ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
     outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
-from engine.checkpoint._lease import Lease, LeaseStore
+from engine.checkpoint._lease import Lease
 from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._leases import PostgresLeases
 from engine.checkpoint.postgres._threads import PostgresThreads
 from engine._sql.postgres.conns import kept_cursor
 
@@ -50,6 +51,26 @@ WITH ins AS (
     ON CONFLICT DO NOTHING
 )
 SELECT run_id, {q.NO_FLUSH} FROM ins
+"""
+_TYPES = {
+    "run_id": "text", "thread_id": "text", "graph": "text", "caller_thread": "text", "call": "text", "status": "text",
+    "replica": "text", "started_at": "timestamptz", "request_id": "text", "fingerprint": "bytea", "request": "bytea",
+    "call_json": "text", "epoch": "bigint", "attempts": "integer", "durable": "boolean", "keeps_events": "boolean",
+    "on_disconnect": "integer", "background": "boolean", "ended_at": "timestamptz", "checkpoint_id": "text",
+    "started": "bytea", "finished": "bytea", "last_seq": "integer", "outcome": "bytea", "replaces": "text", "replaced_by": "text",
+}  # fmt: skip
+# The thread's lease taken (ACQUIRE_LEASE, its parameters prefixed with "l__") and, only if it was, the
+# record under its epoch and the thread's mark: a run's start in one statement. (epoch, run_id): the
+# lease's epoch (NULL: another holds it), the record's id (NULL: not inserted).
+TAKING = """
+WITH lease AS (""" + q.ACQUIRE_LEASE.replace("%(", "%(l__").replace("RETURNING epoch, " + q.NO_FLUSH, "RETURNING epoch") + """),
+ins AS (
+    INSERT INTO {runs} (""" + _COLUMNS + """)
+    SELECT """ + ", ".join("(SELECT epoch FROM lease)" if n == "epoch" else f"%({n})s::{_TYPES[n]}" for n in FIELDS) + """
+    WHERE EXISTS (SELECT FROM lease)
+    ON CONFLICT DO NOTHING RETURNING run_id
+), marked AS ({mark})
+SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins), """ + q.NO_FLUSH + """
 """
 # The same, with its thread's mark, written only with the record (the part ``marked``).
 INSERT_MARKED = INSERT.replace("\nSELECT run_id,", ", marked AS ({mark})\nSELECT run_id,")
@@ -150,7 +171,7 @@ class PostgresRuns:
 
     def __init__(
         self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None,
-        leases: LeaseStore | None = None,
+        leases: PostgresLeases | None = None,
     ) -> None:
         self._run = run
         self._outline = outline
@@ -172,6 +193,8 @@ class PostgresRuns:
         if threads is not None:  # the record and its thread's mark in one statement
             mark = sql.SQL(threads.mark_with("EXISTS (SELECT FROM ins)"))
             self._sql["INSERT_MARKED"] = sql.SQL(INSERT_MARKED).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
+            if leases is not None:  # and the lease taken, in the same statement
+                self._sql["TAKING"] = sql.SQL(TAKING).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
 
     def outlined(self, outline: Outline | None) -> PostgresRuns:
         return with_outline(self, outline)
@@ -217,6 +240,29 @@ class PostgresRuns:
             found = await self.afind(record.thread_id, record.request_id)
             if found is not None:
                 return found
+        raise ValueError(f"run {record.run_id!r} is already recorded")
+
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        if self.leases is None or self.threads is None:
+            raise ValueError("PostgresRuns without its saver's leases and thread records takes no lease")
+        record = outlined_record(record, self._outline)
+        params: dict[str, Any] = {n: getattr(record, n) for n in FIELDS if n != "epoch"}
+        params.update(self._mark_params(mark))
+        taking = await self.leases.acquire_params(record.thread_id, owner, ttl=ttl)
+        params.update({f"l__{k}": v for k, v in taking.items()})
+        rows, _ = await self._write("start_run", "TAKING", params)
+        epoch, inserted, _ = rows[0]
+        if epoch is None:
+            return None, None
+        lease = Lease(taking["thread_id"], owner, int(epoch))
+        if inserted is not None:
+            return lease, None
+        if record.request_id is not None:
+            found = await self.afind(record.thread_id, record.request_id)
+            if found is not None:
+                return lease, found
         raise ValueError(f"run {record.run_id!r} is already recorded")
 
     async def aupdate(

@@ -138,6 +138,11 @@ class SqliteRuns:
 
         return await self._write(start)
 
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        raise ValueError("a SQLite file keeps no lease (one writer process)")
+
     async def aupdate(
         self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
     ) -> bool:
