@@ -20,12 +20,14 @@ Rows:
 * ``engine in-process``: the same graph compiled in this process on a
   ``SqliteSaver`` file, driven the way the server drives it
   (``aevents`` to the end), one call at a time.
-* ``invoke (default, PostgreSQL)``: ``invoke (default)`` against a second
-  ``graphwire serve`` on a PostgreSQL checkpointer (``--pg``, default
-  ``postgresql://root@127.0.0.1:5432/test``; a schema of its own, dropped
-  at the end), so every run also takes and releases the thread's lease.
-  Skipped, saying so, when that database cannot be reached. Issue 16's
-  target: at least 500 runs/s with 32 callers on a 2-core machine.
+* ``invoke (default, PostgreSQL)`` and ``invoke (all events, PostgreSQL)``:
+  the two invoke rows against a second ``graphwire serve`` on a PostgreSQL
+  checkpointer (the server of ``--pg``, default
+  ``postgresql://root@127.0.0.1:5432/test``; a database of its own, created
+  for the bench and dropped at the end), so every run also takes and
+  releases the thread's lease. Skipped, saying so, when that server cannot be
+  reached. Issue 16's target: at least 500 runs/s with 32 callers on a
+  2-core machine.
 
 Each row runs with 1, 8 and 32 concurrent callers (the engine row with 1),
 for a bounded number of calls or seconds, whichever ends first, after a
@@ -33,7 +35,10 @@ warm-up. p50/p99 are per-call latencies; runs/s is calls / wall time.
 ``srv CPU us`` is the CPU time (user + system, from ``/proc/<pid>/stat``)
 the serving process spent per call during the row: far less sensitive to
 other work on the machine than runs/s, which shares two cores with the
-callers here and, on PostgreSQL, the database.
+callers here and, on PostgreSQL, the database. ``db CPU us`` is the CPU
+time PostgreSQL's backends spent per call (the PostgreSQL rows: each backend
+connected to the bench's database, by the pids ``pg_stat_activity`` names,
+read from ``/proc/<pid>/stat``).
 
 The issue's target: Invoke p50 with 1 caller ≤ 3 × echo p50 (1 caller) +
 the in-process engine p50. The script prints whether it holds. It asserts no
@@ -46,6 +51,7 @@ Usage::
     python bench/grpc_throughput.py --pg ''    # without the PostgreSQL rows
     python bench/grpc_throughput.py --durable  # only the cost of request_id and CONTINUE (bench/durable_cost.py)
     python bench/grpc_throughput.py --pg-only  # only the PostgreSQL rows
+    python bench/grpc_throughput.py --pg-only --callers 1,32  # only those rows' callers
     python bench/grpc_throughput.py --pg-only --workers 1,2  # and with 2 server processes (serve --workers 2)
 
 ``srv CPU us`` and ``runs/CPU-s`` count the serving process and its children
@@ -208,6 +214,7 @@ class Row:
     seconds: float
     latencies_ns: list[int]
     server_cpu_s: float | None = None  # the serving process's CPU seconds during the row
+    db_cpu_s: float | None = None  # PostgreSQL's backends' CPU seconds during the row (their database's)
 
     @property
     def rate(self) -> float:
@@ -224,6 +231,13 @@ class Row:
         if self.server_cpu_s is None or not self.calls:
             return "-"
         return f"{self.server_cpu_s * 1e6 / self.calls:.0f}"
+
+    @property
+    def db_cpu_us(self) -> str:
+        """PostgreSQL's backends' CPU µs per call ("-": not a PostgreSQL row)."""
+        if self.db_cpu_s is None or not self.calls:
+            return "-"
+        return f"{self.db_cpu_s * 1e6 / self.calls:.0f}"
 
     @property
     def p50(self) -> float:
@@ -245,6 +259,36 @@ def _cpu_seconds(pid: int | None) -> float | None:
     return own + sum(_cpu_seconds(c) or 0.0 for c in children)
 
 
+def _proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` alone (0.0 once it has gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Backends:
+    """PostgreSQL's backends serving one database: their CPU, read from /proc by the pids pg_stat_activity names."""
+
+    def __init__(self, dsn: str, database: str) -> None:
+        self.dsn, self.database = dsn, database
+
+    def snapshot(self) -> dict[int, float]:
+        """Each backend's CPU seconds so far, by pid."""
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
+            pids = [r[0] for r in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.database,))]
+        return {pid: _proc_cpu(pid) for pid in pids}
+
+    @staticmethod
+    def spent(before: dict[int, float], after: dict[int, float]) -> float:
+        """CPU seconds the backends spent between two snapshots (one that started since counts whole)."""
+        return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+
+
 async def measure(
     what: str,
     call: Callable[[], Awaitable[Any]],
@@ -254,6 +298,7 @@ async def measure(
     warmup: int,
     *,
     server: Proc | None = None,
+    backends: Backends | None = None,
 ) -> Row:
     """Run ``call`` from ``callers`` concurrent tasks until ``max_calls`` or ``max_seconds``
     (``server``: the process serving the calls, whose CPU time is read before and after)."""
@@ -261,6 +306,7 @@ async def measure(
         await call()
     latencies: list[int] = []
     pid = server.popen.pid if server is not None else None
+    db_before = backends.snapshot() if backends is not None else None
     cpu_before = _cpu_seconds(pid)
     started = time.perf_counter()
     stop_at = started + max_seconds
@@ -277,7 +323,8 @@ async def measure(
     elapsed = time.perf_counter() - started
     cpu_after = _cpu_seconds(pid)
     cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
-    return Row(what, callers, len(latencies), elapsed, latencies, cpu)
+    db = Backends.spent(db_before, backends.snapshot()) if backends is not None and db_before is not None else None
+    return Row(what, callers, len(latencies), elapsed, latencies, cpu, db)
 
 
 async def run_bench(args: argparse.Namespace, tmp: str) -> tuple[list[Row], dict[str, Any]]:
@@ -337,15 +384,15 @@ async def run_bench(args: argparse.Namespace, tmp: str) -> tuple[list[Row], dict
 
                 return call
 
-            for callers in CALLERS:
+            for callers in args.callers:
                 rows.append(
                     await measure("echo (bare grpcio unary)", echo_call, callers, echo_calls, seconds, warmup, server=echo)
                 )
-            for callers in CALLERS:
+            for callers in args.callers:
                 rows.append(
                     await measure("invoke (default)", invoke_call(None), callers, invoke_calls, seconds, warmup, server=server)
                 )
-            for callers in CALLERS:
+            for callers in args.callers:
                 rows.append(
                     await measure(
                         "invoke (all events)", invoke_call(all_kinds), callers, invoke_calls, seconds, warmup, server=server
@@ -360,41 +407,56 @@ async def run_bench(args: argparse.Namespace, tmp: str) -> tuple[list[Row], dict
 
 
 async def _pg_rows(args: argparse.Namespace, tmp: str, info: dict[str, Any], warmup: int) -> list[Row]:
-    """The ``invoke (default, PostgreSQL)`` rows (none when the database cannot be reached)."""
-    import psycopg
-    from graphwire import AsyncClient, FinishReason
-    from psycopg import sql
+    """The PostgreSQL rows (none when the database cannot be reached), in a database of their own.
 
-    schema = f"gw_bench_{uuid.uuid4().hex[:10]}"
+    A database of its own, so that its backends (``pg_stat_activity.datname``) are
+    the server's alone: their CPU is the ``db CPU us`` column."""
+    import psycopg
+    from graphwire import AsyncClient, EventKind, FinishReason
+    from psycopg import sql
+    from urllib.parse import urlsplit, urlunsplit
+
+    database = f"gw_bench_{uuid.uuid4().hex[:10]}"
     try:
-        with psycopg.connect(args.pg, autocommit=True, connect_timeout=5):
-            pass
+        with psycopg.connect(args.pg, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
     except psycopg.Error as exc:
         info["pg_skipped"] = f"{args.pg}: {str(exc).strip().splitlines()[0]}"
         return []
+    dsn = urlunsplit(urlsplit(args.pg)._replace(path=f"/{database}"))  # --pg is a postgresql:// URL, as serve wants
+    backends = Backends(args.pg, database)
     rows: list[Row] = []
-    for workers in args.workers:  # a worker is a server process; the client opens 4 connections per worker to reach them all
-        server = _start(
-            [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", args.pg, "--workers", str(workers),
-             "--pg-schema", schema, "--graph", "chain3=bench.grpc_throughput:chain3", "--log-level", "WARNING"],
-            "graphwire listening on", tmp, Path(tmp) / "server-pg.log",
-        )  # fmt: skip
-        try:
-            await _wait_serving(server.address)
-            async with AsyncClient(server.address, channels=1 if workers == 1 else 4 * workers) as client:
+    try:
+        for workers in args.workers:  # a worker is a server process; the client opens 4 connections per worker to reach them all
+            server = _start(
+                [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", dsn, "--workers", str(workers),
+                 "--graph", "chain3=bench.grpc_throughput:chain3", "--log-level", "WARNING"],
+                "graphwire listening on", tmp, Path(tmp) / "server-pg.log",
+            )  # fmt: skip
+            try:
+                await _wait_serving(server.address)
+                async with AsyncClient(server.address, channels=1 if workers == 1 else 4 * workers) as client:
 
-                async def call() -> None:
-                    r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, timeout=60)
-                    assert r.reason is FinishReason.END and r.values["n"] == 3, r
+                    def invoke_call(kinds: list[Any] | None) -> Callable[[], Awaitable[None]]:
+                        async def call() -> None:
+                            r = await client.invoke("chain3", uuid.uuid4().hex, {"n": 0}, event_kinds=kinds, timeout=60)
+                            assert r.reason is FinishReason.END and r.values["n"] == 3, r
 
-                what = "invoke (default, PostgreSQL)" + ("" if workers == 1 else f" x{workers}")
-                for callers in CALLERS:
-                    rows.append(await measure(what, call, callers, args.calls, args.seconds, warmup, server=server))
-        finally:
-            code = server.stop()
-            info["pg_server_exit"] = info.get("pg_server_exit") or code
-    with psycopg.connect(args.pg, autocommit=True, connect_timeout=5) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+                        return call
+
+                    suffix = "" if workers == 1 else f" x{workers}"
+                    for label, kinds in (("default", None), ("all events", list(EventKind))):
+                        for callers in args.callers:
+                            rows.append(
+                                await measure(f"invoke ({label}, PostgreSQL){suffix}", invoke_call(kinds), callers,
+                                              args.calls, args.seconds, warmup, server=server, backends=backends)
+                            )  # fmt: skip
+            finally:
+                code = server.stop()
+                info["pg_server_exit"] = info.get("pg_server_exit") or code
+    finally:
+        with psycopg.connect(args.pg, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
     return rows
 
 
@@ -415,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pg-only", action="store_true", help="only the PostgreSQL rows")
     p.add_argument("--workers", type=lambda t: [int(n) for n in t.split(",")], default=[1],
                    help="the PostgreSQL rows' server processes, e.g. 1,2 for a row of each (default 1)")
+    p.add_argument("--callers", type=lambda t: [int(n) for n in t.split(",")], default=list(CALLERS),
+                   help="the rows' concurrent callers (default 1,8,32)")
     p.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_echo:
@@ -449,12 +513,12 @@ def main(argv: list[str] | None = None) -> int:
           f"events per invoke: {info.get('events', '?')} (default) / {info.get('events-all', '?')} (all events)")  # fmt: skip
     print(f"at most {args.calls} calls (echo {args.calls * 4}) or {args.seconds:g} s per row, after a warm-up")
     print()
-    header = f"{'what':<38} {'callers':>7} {'calls':>6} {'runs/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU us':>10} {'runs/CPU-s':>10}"
+    header = f"{'what':<40} {'callers':>7} {'calls':>6} {'runs/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU us':>10} {'runs/CPU-s':>10} {'db CPU us':>9}"
     print(header)
     print("-" * len(header))
     for r in rows:
         per_cpu = f"{r.calls / r.server_cpu_s:.0f}" if r.server_cpu_s else "-"
-        print(f"{r.what:<38} {r.callers:>7} {r.calls:>6} {r.rate:>9.0f} {r.p50:>8.3f} {r.pct(0.99):>8.3f} {r.cpu_us:>10} {per_cpu:>10}")
+        print(f"{r.what:<40} {r.callers:>7} {r.calls:>6} {r.rate:>9.0f} {r.p50:>8.3f} {r.pct(0.99):>8.3f} {r.cpu_us:>10} {per_cpu:>10} {r.db_cpu_us:>9}")
     print()
     echo1 = next((r for r in rows if r.what.startswith("echo") and r.callers == 1), None)
     eng = next((r for r in rows if r.what.startswith("engine")), None)
@@ -462,7 +526,9 @@ def main(argv: list[str] | None = None) -> int:
         bound = 3 * echo1.p50 + eng.p50
         print(f"target: invoke p50 with 1 caller <= 3 x echo p50 ({echo1.p50:.3f} ms) + engine p50 ({eng.p50:.3f} ms) = {bound:.3f} ms")
         for what in ("invoke (default)", "invoke (all events)"):
-            inv1 = next(r for r in rows if r.what == what and r.callers == 1)
+            inv1 = next((r for r in rows if r.what == what and r.callers == 1), None)
+            if inv1 is None:
+                continue
             verdict = "holds" if inv1.p50 <= bound else "does NOT hold"
             print(f"  {what:<21} p50 {inv1.p50:.3f} ms ({inv1.p50 / bound:.2f} x the target): {verdict}")
     pg32 = next((r for r in rows if r.what == "invoke (default, PostgreSQL)" and r.callers == 32), None)

@@ -14,7 +14,8 @@ rearrange its rooms without breaking one.
   memory, :class:`MemoryRuns`, for a saver without tables).
 * **Thread records**: :class:`ThreadRecord`, :class:`ThreadStore`, :class:`ThreadQuery` (a search)
   and :data:`KEEP`; a SQL saver carries its store (``saver.threads``), :func:`threads_of` gives any
-  saver's (:class:`MemoryThreads` for a saver without tables).
+  saver's (:class:`MemoryThreads` for a saver without tables). A :class:`ThreadMark` rides with a
+  run's record when the run store writes that thread store's records (``RunStore.threads``).
 * **Assistants** (named, versioned configurations of a graph):
   :class:`AssistantRecord`, :class:`AssistantStore` (``saver.assistants``,
   or one in memory from :func:`assistants_of`), :class:`AssistantSearch`,
@@ -76,7 +77,7 @@ from engine.checkpoint._crons import CronRecord, CronSearch, CronStore, MemoryCr
 from engine.checkpoint._delayed import DelayedRun, DelayedRuns, MemoryDelayed, delayed_of
 from engine.checkpoint._webhooks import MemoryWebhooks, WebhookOutbox, WebhookRecord, webhooks_of
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
-from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadQuery, ThreadRecord, ThreadStore, threads_of
+from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadMark, ThreadQuery, ThreadRecord, ThreadStore, threads_of
 from engine.func._entrypoint import EntrypointGraph
 from engine._langchain import messages as langchain_messages
 from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver
@@ -89,7 +90,7 @@ __all__ = [
     "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
     "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Lease", "LeaseHolder",
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
-    "RunStore", "ScopedCache", "ScopedSaver", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
+    "RunStore", "ScopedCache", "ScopedSaver", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
     "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",
     "threads_of", "weigh_event", "webhooks_of", "with_callback_events", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
 ]  # fmt: skip

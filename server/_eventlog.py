@@ -24,7 +24,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from engine.host import RunRecord, RunStore
+from engine.host import Lease, RunRecord, RunStore, ThreadMark
 
 __all__ = ["EventLog", "EventWriter"]
 
@@ -163,16 +163,16 @@ class EventLog:
             self._alone = None
         self._writer.drop(self)
 
-    async def finish(self, final: Any, **changes: Any) -> bool:
-        """Store what waits, ``final`` and the record's ``changes`` together (then forward what waited,
-        not ``final``: the caller's); whether the record took the changes."""
+    async def finish(self, final: Any, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any) -> bool:
+        """Store what waits, ``final``, the record's ``changes`` and its thread's ``mark`` together (then
+        forward what waited, not ``final``: the caller's); whether the record took the changes."""
         self._stop_waiting()  # what waits goes with the end
         await self._writer.carried(self)  # events of ours in a write in flight: stored first, in order
         if self.failed is not None:
             raise self.failed
         items = self.take()
         events = self.encoded(items) + [(final.seq, changes.get("finished") or final.SerializeToString())]  # stored twice, made once
-        ok = await self.records.store.afinish(self.record.run_id, self.record.attempts, self.record, events, **changes)
+        ok = await self.records.store.afinish(self.record.run_id, self.record.attempts, self.record, events, mark=mark, release=release, **changes)
         self.sent(items)
         self.record.last_seq = final.seq
         return ok

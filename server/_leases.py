@@ -32,7 +32,7 @@ import os
 import random
 import socket
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime, timezone
 
 import grpc
@@ -41,9 +41,12 @@ from engine.checkpoint.base import Lease, LeaseHolder, LeaseStore
 from engine.errors import CheckpointError
 from server._errors import RpcError, ThreadBusy
 
-__all__ = ["DEFAULT_LEASE_SECONDS", "ThreadLeases", "replica_id"]
+__all__ = ["DEFAULT_LEASE_SECONDS", "Take", "ThreadLeases", "replica_id"]
 
 log = logging.getLogger("graphwire.server")
+
+#: A first try at a thread's lease for (owner, ttl): the lease, or None when another holds it.
+Take = Callable[[str, float], Awaitable["Lease | None"]]
 
 DEFAULT_LEASE_SECONDS = 15.0
 _FIRST_POLL, _MAX_POLL = 0.05, 1.0
@@ -85,33 +88,62 @@ class ThreadLeases:
         self.store = store
         self.ttl = float(ttl)
         self.owner = owner or replica_id()
+        self._held: dict[Lease, _Held] = {}  # the leases held now, each with its renewal
 
     @contextlib.asynccontextmanager
     async def hold(
-        self, key: str, thread_id: str, *, enqueue: bool, on_lost: Callable[[RpcError], None]
+        self, key: str, thread_id: str, *, enqueue: bool, on_lost: Callable[[RpcError], None], take: Take | None = None
     ) -> AsyncIterator[Lease]:
         """The thread's lease (``key``: the checkpointer's thread id), renewed until the block ends.
+
+        ``take(owner, ttl)``: the first try at the lease, in place of the store's acquire (a run's
+        start that takes it with its record, in one write: :meth:`server._stream.Streams._run`).
 
         Raises:
             RpcError: ABORTED, the thread is busy on another replica (without ``enqueue``).
             CheckpointError: the checkpointer could not be reached.
         """
-        lease, asked = await self._acquire(key, thread_id, enqueue)
-        heartbeat = asyncio.create_task(self._heartbeat(lease, asked, thread_id, on_lost), name=f"graphwire-lease-{key}")
+        lease, asked = await self._acquire(key, thread_id, enqueue, take)
+        loop = asyncio.get_running_loop()
+        held = _Held()
+
+        def beat() -> None:  # the first renewal is due: from here on a task renews it (most runs end before)
+            held.task = loop.create_task(self._heartbeat(lease, asked, thread_id, on_lost), name=f"graphwire-lease-{key}")
+
+        held.timer = loop.call_later(self.ttl / 3, beat)
+        self._held[lease] = held
         try:
             yield lease
         finally:
-            heartbeat.cancel()
-            await asyncio.gather(heartbeat, return_exceptions=True)
-            await self._release(lease)
+            del self._held[lease]
+            await held.stop()
+            if not held.released:
+                await self._release(lease)
 
-    async def _acquire(self, key: str, thread_id: str, enqueue: bool) -> tuple[Lease, float]:
+    async def stop_renewing(self, lease: Lease) -> None:
+        """Renew ``lease`` (one :meth:`hold` holds) no more: its holder is about to let go of it with
+        another write (a run's end, :meth:`released`); if it does not, the hold's end releases it."""
+        held = self._held.get(lease)
+        if held is not None:
+            await held.stop()
+
+    def released(self, lease: Lease) -> None:
+        """``lease`` was let go of by another write (a run's end, in its record's statement): the
+        hold's end does not release it again."""
+        held = self._held.get(lease)
+        if held is not None:
+            held.released = True
+
+    async def _acquire(self, key: str, thread_id: str, enqueue: bool, take: Take | None) -> tuple[Lease, float]:
         """The lease, and the loop time just before the database granted it."""
         loop = asyncio.get_running_loop()
         wait = _FIRST_POLL
         while True:
             asked = loop.time()
-            lease = await self.store.aacquire_lease(key, self.owner, ttl=self.ttl)
+            if take is not None:
+                lease, take = await take(self.owner, self.ttl), None
+            else:
+                lease = await self.store.aacquire_lease(key, self.owner, ttl=self.ttl)
             if lease is not None:
                 return lease, asked
             if not enqueue:
@@ -123,8 +155,11 @@ class ThreadLeases:
         loop = asyncio.get_running_loop()
         every = self.ttl / 3
         held_until = asked + self.ttl  # by our clock, no later than the database's expiry
+        due = True  # started when the first renewal is due (hold's timer)
         while True:
-            await asyncio.sleep(every)
+            if not due:
+                await asyncio.sleep(every)
+            due = False
             asked = loop.time()
             # A renewal that cannot finish before the lease lapses is as good as failed. One
             # asked after it lapsed by our clock (this process was paused) is answered by the
@@ -164,3 +199,23 @@ class ThreadLeases:
             log.warning("releasing the lease on %r failed; it lapses by itself: %s", lease.thread_id, exc)
         except TimeoutError:
             log.warning("releasing the lease on %r took over %gs; it lapses by itself", lease.thread_id, _RELEASE_TIMEOUT)
+
+
+class _Held:
+    """One held lease's renewal: a timer until the first renewal is due, then a task; and whether
+    the holder let go of the lease with another write."""
+
+    __slots__ = ("released", "task", "timer")
+
+    def __init__(self) -> None:
+        self.timer: asyncio.TimerHandle | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.released = False
+
+    async def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        task, self.task = self.task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)

@@ -24,6 +24,7 @@ is neither rolled back nor linked, and the call simply runs after it.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from engine.checkpoint.base import BaseCheckpointSaver
 from engine.host import RunRecord
@@ -80,7 +81,7 @@ class TurnKeeper:
         """Name ``run_id`` as the run that replaced ``replaced``, in its record."""
         await self._mark(replaced, replaced_by=run_id)
 
-    async def _mark(self, replaced: RunRecord, **changes: str) -> None:
+    async def _mark(self, replaced: RunRecord, **changes: Any) -> None:
         # Its replica ended it before letting the thread go; read it again for its attempt.
         current = await self.records.store.aget(replaced.run_id)
         if current is None or not await self.records.store.aupdate(current.run_id, current.attempts, **changes):

@@ -26,7 +26,7 @@ import grpc
 
 from engine.checkpoint.base import Lease
 from server._errors import RpcError, ThreadBusy
-from server._leases import ThreadLeases
+from server._leases import Take, ThreadLeases
 
 __all__ = ["Abandoned", "RunManager", "RunHandle"]
 
@@ -72,7 +72,9 @@ class RunManager:
         self._idle.set()
 
     @contextlib.asynccontextmanager
-    async def slot(self, key: str, thread_id: str, run_id: str, *, enqueue: bool) -> AsyncIterator[RunHandle]:
+    async def slot(self, key: str, thread_id: str, run_id: str, *, enqueue: bool, take: Take | None = None) -> AsyncIterator[RunHandle]:
+        """The thread's slot in this process, and its lease (``take``: the first try at it, see
+        :meth:`server._leases.ThreadLeases.hold`)."""
         slot = self._slots.setdefault(key, _Slot())
         if slot.lock.locked() and not enqueue:
             active = slot.handle.run_id if slot.handle else "?"
@@ -92,7 +94,7 @@ class RunManager:
             if self.leases is None:
                 yield handle
             else:
-                async with self.leases.hold(key, thread_id, enqueue=enqueue, on_lost=handle.lose) as lease:
+                async with self.leases.hold(key, thread_id, enqueue=enqueue, on_lost=handle.lose, take=take) as lease:
                     handle.lease = lease
                     yield handle
         finally:

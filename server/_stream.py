@@ -91,6 +91,11 @@ class Streams:
     ) -> None:
         self.runs = runs
         self.threads = threads  # thread records: marked busy at a run's start, and at its end (server._thread_book)
+        # the marks ride with the run record's writes when its store writes the thread records too,
+        # and a run's end lets go of its lease in the same write when the store keeps those leases
+        self.joint = threads is not None and threads.rides_with(records.store)
+        self.releases = runs.leases is not None and records.store.leases is not None and records.store.leases is runs.leases.store
+        self.fuses = self.joint and self.releases  # a run's start: its lease, record and mark in one write
         self.hub = hub
         self.records = records
         self.turns = turns  # replaces a running run (INTERRUPT, ROLLBACK); makes the chat-safe checks
@@ -168,13 +173,32 @@ class Streams:
         key = thread_key(entry.name, thread_id)
         seen = self.hub.track(entry.name, thread_id, run_id)
         failed: BaseException | None = None
+        started: list[RunRecord | None] = []  # the fused start wrote the record: [None], or found the retry's first: [it]
+        take = None
+        if self.fuses and self.threads is not None and orphan is None and not turn.replaces and not turn.checks:
+            # Nothing to do between taking the thread and recording the run: one write for both.
+            fused = self.records.new(run_id, key, entry.name, thread_id, call, None)
+            mark = self.threads.busy_mark(entry.name, key)
+
+            async def take(owner: str, ttl: float) -> Lease | None:
+                lease, first = await self.records.store.astart_taking(fused, owner, ttl, mark=mark)
+                if lease is not None:
+                    fused.epoch = lease.epoch
+                    started.append(first)
+                return lease
+
         try:
             replaced = await self.turns.cancel_running(key, thread_id) if turn.replaces else None
-            async with self.runs.slot(key, thread_id, run_id, enqueue=turn.waits) as handle:
+            async with self.runs.slot(key, thread_id, run_id, enqueue=turn.waits, take=take) as handle:
                 if replaced is not None and turn.strategy == "rollback":
                     await self.turns.roll_back(replaced)
                 await self.turns.check(entry, thread_id, turn)  # a refusal: no record, nothing written
-                record = await self._begin(handle, entry, key, thread_id, run_id, call, orphan, replaced)
+                if started:
+                    if started[0] is not None:  # the call is a retry: nothing of this run was written, or sent
+                        raise Duplicate(started[0])
+                    record = fused
+                else:
+                    record = await self._begin(handle, entry, key, thread_id, run_id, call, orphan, replaced)
                 if replaced is not None:
                     await self.turns.link(replaced, run_id)
                 try:
@@ -221,16 +245,25 @@ class Streams:
             return claimed
         record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
         record.replaces = replaced.run_id if replaced is not None else None
-        first = await self.records.store.astart(record)  # before the engine starts: before the run writes anything
+        mark = self.threads.busy_mark(entry.name, key) if self.joint and self.threads is not None else None
+        first = await self.records.store.astart(record, mark=mark)  # before the engine starts: before the run writes anything
         if first is not None:  # the call is a retry: nothing of this run was written, or sent
             raise Duplicate(first)
-        if self.threads is not None:  # thread record hook (issue 33)
+        if self.threads is not None and mark is None:  # thread record hook (issue 33)
             await self.threads.busy(entry.name, key)
         return record
 
-    async def _end(self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None) -> None:
+    async def _end(
+        self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None, lease: Lease | None = None
+    ) -> None:
         """Write the run's end to its record (unless another replica took the run over meanwhile),
-        with the events that wait to be stored (``events``) and ``final``, when given."""
+        with the events that wait to be stored (``events``) and ``final``, when given, and its thread's
+        mark. ``lease``: the run's, let go of in the same write (the engine is done writing: it sent
+        RunFinished), when the record's store keeps the leases; else the slot's end releases it."""
+        if lease is not None and self.releases and self.runs.leases is not None:
+            await self.runs.leases.stop_renewing(lease)
+        else:
+            lease = None
         changes: dict[str, Any] = {"status": status, "ended_at": now(), "last_seq": record.last_seq}
         if final is not None:
             changes["finished"] = final.SerializeToString()
@@ -238,16 +271,19 @@ class Streams:
             changes["last_seq"] = final.seq
         if record.started is not None:
             changes["started"] = record.started
+        mark = self.threads.ended_mark(record, status, final) if self.joint and self.threads is not None else None
         if events is not None and final is not None:
-            await events.finish(final, **changes)  # a failure fails the run: its end was not stored
+            await events.finish(final, mark=mark, release=lease, **changes)  # a failure fails the run: its end was not stored
         else:
             try:
-                await self.records.store.aupdate(record.run_id, record.attempts, **changes)
+                await self.records.store.aupdate(record.run_id, record.attempts, mark=mark, release=lease, **changes)
             except Exception:  # noqa: BLE001 - the run's own outcome stands; its record stays RUNNING until recovered
                 log.exception("run %s: its record could not be ended", record.run_id)
                 return
+        if lease is not None and self.runs.leases is not None:
+            self.runs.leases.released(lease)
         record.status, record.ended_at = status, changes["ended_at"]
-        if self.threads is not None:  # thread record hook (issue 33)
+        if self.threads is not None and mark is None:  # thread record hook (issue 33)
             await self.threads.ended(record, status, final)
 
     async def _events(
@@ -321,7 +357,7 @@ class Streams:
                     finished = True
                     seq += 1
                     final = await self._finished(entry, record.caller_thread, item, last_saved, interrupt_nodes, seq, run_id)
-                    await self._end(record, status_of(item.reason), final, events)
+                    await self._end(record, status_of(item.reason), final, events, handle.lease)
                     record.last_seq = seq
                     outbox.put(final, last=True)
                     continue

@@ -28,7 +28,7 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from engine.host import KEEP, MemoryThreads, RunRecord, ThreadRecord, ThreadStore
+from engine.host import KEEP, MemoryThreads, RunRecord, RunStore, ThreadMark, ThreadRecord, ThreadStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 from server._ages import TtlRule, parse_thread_ttl
@@ -73,25 +73,40 @@ class ThreadBook:
         seconds, strategy = rule if rule is not None else (None, None)
         return ThreadRecord(key, graph, caller, at, at, tenant=tenant or "", metadata=dict(metadata or {}), ttl_seconds=seconds, ttl_strategy=strategy)
 
-    async def busy(self, graph: str, key: str) -> None:
-        """A run holds the thread now. A failure is logged, as :meth:`ended`'s: the run goes on (its
-        record is written already, and would be left RUNNING by a failure here)."""
-        try:
-            await self.store.amark(self.template(graph, key), now(), status="busy", interrupts=b"")
-        except Exception:  # noqa: BLE001 - see the doc
-            log.exception("thread %r: its record could not be marked busy", key)
+    def rides_with(self, runs: RunStore) -> bool:
+        """Whether ``runs`` writes this book's records: then a run's marks go with its record's
+        writes (``mark=``), one write for both at its start and at its end, not two each."""
+        return runs.threads is not None and runs.threads is self.store
 
-    async def ended(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> None:
-        """``record``'s run ended with ``status`` (its RunFinished ``final``, when it sent one). A failure is
-        logged: the run's own outcome stands, and the record is marked again at the thread's next call."""
+    def busy_mark(self, graph: str, key: str) -> ThreadMark:
+        """A run holds the thread now."""
+        return ThreadMark(self.template(graph, key), now(), status="busy", interrupts=b"")
+
+    def ended_mark(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> ThreadMark:
+        """``record``'s run ended with ``status`` (its RunFinished ``final``, when it sent one)."""
         after = _AFTER_RUN.get(status, "idle")
         pending = b""
         if after == "interrupted" and final is not None:
             pending = pb.ThreadInfo(interrupts=final.run_finished.interrupts).SerializeToString()
+        return ThreadMark(self.template(record.graph, record.thread_id), now(), status=after, interrupts=pending)
+
+    async def busy(self, graph: str, key: str) -> None:
+        """:meth:`busy_mark`, written apart from the run's record. A failure is logged, as :meth:`ended`'s:
+        the run goes on (its record is written already, and would be left RUNNING by a failure here)."""
+        mark = self.busy_mark(graph, key)
         try:
-            await self.store.amark(self.template(record.graph, record.thread_id), now(), status=after, interrupts=pending)
+            await self.store.amark(mark.record, mark.at, status=mark.status, interrupts=mark.interrupts)
         except Exception:  # noqa: BLE001 - see the doc
-            log.exception("thread %r: its record could not be marked %s after run %s", record.thread_id, after, record.run_id)
+            log.exception("thread %r: its record could not be marked busy", key)
+
+    async def ended(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> None:
+        """:meth:`ended_mark`, written apart from the run's record. A failure is logged: the run's own
+        outcome stands, and the record is marked again at the thread's next call."""
+        mark = self.ended_mark(record, status, final)
+        try:
+            await self.store.amark(mark.record, mark.at, status=mark.status, interrupts=mark.interrupts)
+        except Exception:  # noqa: BLE001 - see the doc
+            log.exception("thread %r: its record could not be marked %s after run %s", record.thread_id, mark.status, record.run_id)
 
     async def touched(self, graph: str, key: str) -> None:
         """A version of the thread was written outside a run (UpdateState)."""

@@ -34,6 +34,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
 
+from engine.checkpoint._lease import Lease, LeaseStore
+from engine.checkpoint._threads import ThreadMark, ThreadStore
+
 __all__ = ["ACTIVE", "MemoryRuns", "Outline", "RunRecord", "RunStore", "runs_of", "with_outline"]
 
 #: Statuses of a run that has not ended.
@@ -236,27 +239,54 @@ class RunStore(Protocol):
         (see :class:`RunRecord`): a view on the same data."""
         ...
 
-    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
-        """Insert ``record`` and its first ``events`` (as :meth:`aadd_events`), in one
-        transaction; None when inserted. A record of the same thread with the
-        same ``request_id`` wins instead: it is returned and nothing is written
-        (whether it is too old to count is the caller's business).
+    @property
+    def threads(self) -> ThreadStore | None:
+        """The thread store whose records this store marks with its own writes (``mark=``), in
+        their transaction; None: it takes no mark."""
+        ...
+
+    async def astart(
+        self, record: RunRecord, events: Sequence[tuple[int, bytes]] = (), *, mark: ThreadMark | None = None
+    ) -> RunRecord | None:
+        """Insert ``record`` and its first ``events`` (as :meth:`aadd_events`), and ``mark``
+        its thread's record (as :attr:`threads`' ``amark``), in one transaction; None when
+        inserted. A record of the same thread with the same ``request_id`` wins instead: it is
+        returned and nothing is written (whether it is too old to count is the caller's business).
 
         Raises:
             CheckpointError: the store could not be reached.
         """
         ...
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+    @property
+    def leases(self) -> LeaseStore | None:
+        """The lease store whose leases this store takes and lets go of with a run's records; None: none."""
+        ...
+
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        """Take the thread's lease for ``owner`` (as :attr:`leases`' ``aacquire_lease``) and, only if taken,
+        :meth:`astart` ``record`` under its epoch with ``mark``, in one transaction: (the lease, None when
+        another holds it and nothing was written; what :meth:`astart` returns). ValueError without
+        :attr:`leases` and :attr:`threads`."""
+        ...
+
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
         """Change fields of ``run_id`` (among :data:`UPDATABLE`) if its ``attempts``
-        is still ``if_attempts`` (no other replica took it over); whether it was."""
+        is still ``if_attempts`` (no other replica took it over); whether it was. ``mark``: as
+        :meth:`astart`'s, written whether or not the change applies; ``release``: the run's lease,
+        let go of (as :attr:`leases`' ``arelease_lease``) in the same transaction, whether or not it applies."""
         ...
 
     async def afinish(
-        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
         """:meth:`aadd_events` (of ``record``) and :meth:`aupdate` in one transaction: a run's
-        last events and its end. The events are stored whether or not the update applies."""
+        last events and its end. The events (and ``mark``, and ``release``) are stored whether or not the update applies."""
         ...
 
     async def aget(self, run_id: str) -> RunRecord | None:
@@ -322,6 +352,9 @@ class MemoryRuns:
     (``InMemorySaver``, LangGraph's own savers). Gone with the process, as
     their threads are; no other process shares it."""
 
+    threads: ThreadStore | None = None  # its threads' records are kept apart (threads_of): it takes no mark
+    leases: LeaseStore | None = None  # nor a lease
+
     def __init__(self, *, outline: Outline | None = None) -> None:
         self._runs: dict[str, RunRecord] = {}
         self._events: dict[str, dict[int, bytes]] = {}
@@ -331,7 +364,10 @@ class MemoryRuns:
     def outlined(self, outline: Outline | None) -> MemoryRuns:
         return with_outline(self, outline)
 
-    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+    async def astart(
+        self, record: RunRecord, events: Sequence[tuple[int, bytes]] = (), *, mark: ThreadMark | None = None
+    ) -> RunRecord | None:
+        no_mark(self, mark)
         if record.request_id is not None:
             found = await self.afind(record.thread_id, record.request_id)
             if found is not None:
@@ -340,7 +376,15 @@ class MemoryRuns:
         await self.aadd_events(record, events)
         return None
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        raise ValueError("MemoryRuns keeps no lease: take it on its own lease store")
+
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
+        no_mark(self, mark, release)
         changes = outlined(changes, self._outline)
         found = self._runs.get(run_id)
         if found is None or found.attempts != if_attempts:
@@ -350,8 +394,10 @@ class MemoryRuns:
         return True
 
     async def afinish(
-        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
+        no_mark(self, mark, release)
         changes = outlined(changes, self._outline)  # checked before anything is stored
         if events and record is not None:
             await self.aadd_events(record, events)
@@ -439,6 +485,15 @@ def prune_choice(ended_newest_first: list[RunRecord], ended_before: datetime | N
         elif ended_before is not None and r.ended_at is not None and r.ended_at < ended_before:
             gone.append(r)
     return gone
+
+
+def no_mark(store: Any, mark: ThreadMark | None, release: Lease | None = None) -> None:
+    """A store that keeps no thread records (``threads`` None) is given no mark, and one that keeps no
+    leases (``leases`` None) no lease to let go of: either would be lost."""
+    if mark is not None and store.threads is None:
+        raise ValueError(f"{type(store).__name__} writes no thread record: mark the thread on its own thread store")
+    if release is not None and store.leases is None:
+        raise ValueError(f"{type(store).__name__} keeps no lease: release it on its own lease store")
 
 
 def check_changes(changes: dict[str, Any]) -> None:

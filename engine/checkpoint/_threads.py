@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
-    "STATUSES", "MemoryThreads", "ThreadQuery", "ThreadRecord", "ThreadStore", "contains", "expiry", "matches", "merged",
+    "STATUSES", "MemoryThreads", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "contains", "expiry", "matches", "merged",
     "threads_of",
 ]  # fmt: skip
 
@@ -73,6 +73,18 @@ class ThreadRecord:
 
     def copy(self) -> ThreadRecord:
         return dataclasses.replace(self, metadata=copy.deepcopy(self.metadata))
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadMark:
+    """A mark of a thread's record (:meth:`ThreadStore.amark`'s arguments) that a run store writes
+    with a run's record, in the same transaction (``RunStore.astart(..., mark=)``): a run's start
+    and end each cost one write, not two."""
+
+    record: ThreadRecord
+    at: datetime
+    status: str | None = None
+    interrupts: bytes | None = None
 
 
 #: The columns of a record, in the order the SQL stores keep them.

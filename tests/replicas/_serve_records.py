@@ -4,9 +4,12 @@ Fault injection for tests/replicas: for a call whose request_id starts with
 ``held-``, the PostgreSQL run store's ``astart`` (the record's insert, made
 once the run holds its thread and lease) first touches ``start-reached-<id>``
 in the gates directory, then waits (yielding the event loop) until the gate
-``start-go-<id>`` is open; and its ``afind`` (looking a request_id up) touches
-``looked-<id>-<pid>``. A test so holds a run between taking its thread and
-recording itself, and knows when another replica has looked for that record.
+``start-go-<id>`` is open; its ``astart_taking`` (the lease taken and the
+record inserted in one statement, a plain call's start) does the same once
+it took the thread; and its ``afind`` (looking a request_id up) touches
+``looked-<id>-<pid>``. A test so holds a run that holds its thread before it
+runs (before it recorded itself, or with its record in when both were one
+write), and knows when another replica has looked for that record.
 Everything else is the real server.
 """
 
@@ -20,15 +23,25 @@ from server.cli import main
 from tests.graphs import gate_path, wait_gate
 
 _real_start = PostgresRuns.astart
+_real_take = PostgresRuns.astart_taking
 _real_find = PostgresRuns.afind
 
 
-async def _held_start(self: PostgresRuns, record: Any, events: Any = ()) -> Any:
+async def _held_start(self: PostgresRuns, record: Any, events: Any = (), *, mark: Any = None) -> Any:
     rid = record.request_id or ""
     if rid.startswith("held-"):
         gate_path(f"start-reached-{rid}").touch()
         await wait_gate(f"start-go-{rid}")
-    return await _real_start(self, record, events)
+    return await _real_start(self, record, events, mark=mark)
+
+
+async def _held_take(self: PostgresRuns, record: Any, owner: str, ttl: float, *, mark: Any) -> Any:
+    lease, first = out = await _real_take(self, record, owner, ttl, mark=mark)
+    rid = record.request_id or ""
+    if rid.startswith("held-") and lease is not None and first is None:
+        gate_path(f"start-reached-{rid}").touch()
+        await wait_gate(f"start-go-{rid}")
+    return out
 
 
 async def _marked_find(self: PostgresRuns, thread_id: str, request_id: str) -> Any:
@@ -38,6 +51,7 @@ async def _marked_find(self: PostgresRuns, thread_id: str, request_id: str) -> A
 
 
 PostgresRuns.astart = _held_start  # type: ignore[method-assign]
+PostgresRuns.astart_taking = _held_take  # type: ignore[method-assign]
 PostgresRuns.afind = _marked_find  # type: ignore[method-assign]
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def test_a_copy_on_another_replica_joins_its_twin_that_is_starting(cluster: Clus
             thread, label, rid = f"{thread_id}-{round_}", uuid.uuid4().hex, f"held-{uuid.uuid4().hex[:8]}"
             request = pb.InvokeRequest(graph="parallel", thread_id=thread, request_id=rid, input_json=json.dumps({"label": label}))
             first = pool.submit(invoke, a, request)
-            wait_until(lambda: (cluster.gates / f"start-reached-{rid}").exists(), "a to hold the thread, its record not yet in")
+            wait_until(lambda: (cluster.gates / f"start-reached-{rid}").exists(), "a to hold the thread, before it runs")
             second = pool.submit(invoke, b, request)
             wait_until(lambda: any(cluster.gates.glob(f"looked-{rid}-{b.pid}")) or second.done(), "b to look for its twin's record")
             cluster.open_gate(f"start-go-{rid}")

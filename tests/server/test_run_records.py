@@ -169,36 +169,44 @@ def test_join_at_or_past_the_last_event_ends_with_run_finished(new_saver: Any, t
 
 
 def test_a_copy_that_finds_its_twin_starting_joins_it(new_saver: Any, tmp_path: Path) -> None:
-    """The first copy is held between taking the thread and recording its run (its record's insert
-    waits) until the second has found the thread busy and looked for the record: the window in
-    which the second used to fail. Three rounds, each on a thread of its own."""
+    """The first copy is held once it holds the thread, before it runs (between taking the thread and
+    recording its run, or, where the lease's take and the record's insert are one write, just after
+    it), until the second has found the thread busy and looked for the record: the window in which
+    the second used to fail. Three rounds, each on a thread of its own."""
 
     async def body() -> None:
         async with serving(new_saver) as (srv, stub):
             store = srv.service.records.store
-            real_start, real_find = store.astart, store.afind
+            real_start, real_take, real_find = store.astart, store.astart_taking, store.afind
             held, looked = asyncio.Event(), asyncio.Event()
             go = asyncio.Event()
 
-            async def astart(record: RunRecord, events: Any = ()) -> Any:
+            async def astart(record: RunRecord, events: Any = (), *, mark: Any = None) -> Any:
                 if record.request_id == "twin" and not go.is_set():
                     held.set()
                     await go.wait()
-                return await real_start(record, events)
+                return await real_start(record, events, mark=mark)
+
+            async def astart_taking(record: RunRecord, owner: str, ttl: float, *, mark: Any) -> Any:
+                lease, first = out = await real_take(record, owner, ttl, mark=mark)
+                if record.request_id == "twin" and lease is not None and first is None and not go.is_set():
+                    held.set()
+                    await go.wait()
+                return out
 
             async def afind(thread_id: str, request_id: str) -> Any:
                 if request_id == "twin" and held.is_set():
                     looked.set()
                 return await real_find(thread_id, request_id)
 
-            store.astart, store.afind = astart, afind
+            store.astart, store.astart_taking, store.afind = astart, astart_taking, afind
             for round_ in range(3):
                 for flag in (held, looked, go):
                     flag.clear()
                 thread, label = tid(), uuid.uuid4().hex
                 request = pb.InvokeRequest(graph="parallel", thread_id=thread, input_json=gated(None, label), request_id="twin")
                 first = asyncio.ensure_future(_events(stub.Invoke(request, timeout=DEADLINE)))
-                await until(held.is_set, "the first copy to hold the thread, its record not yet in")
+                await until(held.is_set, "the first copy to hold the thread, before it runs")
                 second = asyncio.ensure_future(_events(stub.Invoke(request, timeout=DEADLINE)))
                 await until(lambda: looked.is_set() or second.done(), "the second copy to look for its twin's record")
                 go.set()

@@ -133,11 +133,17 @@ class PostgresLeases:
     def release_lease(self, lease: Lease) -> None:
         return run_sync(self.arelease_lease(lease))
 
-    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+    async def acquire_params(self, thread_id: str, owner: str, *, ttl: float) -> dict[str, Any]:
+        """The parameters of ``ACQUIRE_LEASE`` (checked): for :meth:`aacquire_lease`, or a run store's
+        statement that takes the lease with the run's record (``PostgresRuns.astart_taking``)."""
         thread_id = str(thread_id)
         check_lease_args(owner, ttl)
         require_storable(thread_id, owner)
-        params = {"thread_id": thread_id, "owner": owner, "ttl": float(ttl), "holder": await self.presence.akey()}
+        return {"thread_id": thread_id, "owner": owner, "ttl": float(ttl), "holder": await self.presence.akey()}
+
+    async def aacquire_lease(self, thread_id: str, owner: str, *, ttl: float) -> Lease | None:
+        thread_id = str(thread_id)
+        params = await self.acquire_params(thread_id, owner, ttl=ttl)
 
         def work(conn: Connection[Any]) -> Any:
             return _without_flush(conn, self._q.ACQUIRE_LEASE, params)

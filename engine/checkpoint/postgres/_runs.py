@@ -25,10 +25,14 @@ from typing import Any, Sequence
 from psycopg import Connection, sql
 
 from engine.checkpoint._runs import (
-    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
+    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
     outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
+from engine.checkpoint._lease import Lease
+from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint.postgres._leases import PostgresLeases
+from engine.checkpoint.postgres._threads import PostgresThreads
 from engine._sql.postgres.conns import kept_cursor
 
 __all__ = ["PostgresRuns"]
@@ -48,6 +52,28 @@ WITH ins AS (
 )
 SELECT run_id, {q.NO_FLUSH} FROM ins
 """
+_TYPES = {
+    "run_id": "text", "thread_id": "text", "graph": "text", "caller_thread": "text", "call": "text", "status": "text",
+    "replica": "text", "started_at": "timestamptz", "request_id": "text", "fingerprint": "bytea", "request": "bytea",
+    "call_json": "text", "epoch": "bigint", "attempts": "integer", "durable": "boolean", "keeps_events": "boolean",
+    "on_disconnect": "integer", "background": "boolean", "ended_at": "timestamptz", "checkpoint_id": "text",
+    "started": "bytea", "finished": "bytea", "last_seq": "integer", "outcome": "bytea", "replaces": "text", "replaced_by": "text",
+}  # fmt: skip
+# The thread's lease taken (ACQUIRE_LEASE, its parameters prefixed with "l__") and, only if it was, the
+# record under its epoch and the thread's mark: a run's start in one statement. (epoch, run_id): the
+# lease's epoch (NULL: another holds it), the record's id (NULL: not inserted).
+TAKING = """
+WITH lease AS (""" + q.ACQUIRE_LEASE.replace("%(", "%(l__").replace("RETURNING epoch, " + q.NO_FLUSH, "RETURNING epoch") + """),
+ins AS (
+    INSERT INTO {runs} (""" + _COLUMNS + """)
+    SELECT """ + ", ".join("(SELECT epoch FROM lease)" if n == "epoch" else f"%({n})s::{_TYPES[n]}" for n in FIELDS) + """
+    WHERE EXISTS (SELECT FROM lease)
+    ON CONFLICT DO NOTHING RETURNING run_id
+), marked AS ({mark})
+SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins), """ + q.NO_FLUSH + """
+"""
+# The same, with its thread's mark, written only with the record (the part ``marked``).
+INSERT_MARKED = INSERT.replace("\nSELECT run_id,", ", marked AS ({mark})\nSELECT run_id,")
 # A run's last events (one row) and a change of its record, in one statement (the events go in
 # whether the change applies or not): (records changed, event rows added).
 FINISH = """
@@ -59,8 +85,10 @@ WITH added AS (
 ), changed AS (
     UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s RETURNING run_id
 )
-SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
+{marked}{released}SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
 """
+# FINISH's part that lets go of the run's lease (as RELEASE_LEASE), its parameters prefixed with "l__".
+RELEASED = ", released AS (UPDATE {leases} SET expires_at = clock_timestamp()" + q._THE_LEASE.replace("%(", "%(l__") + ")\n"
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
 FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
 _LISTED = listed_columns("''::bytea")  # a listing's columns (engine.checkpoint._runs.slim)
@@ -141,9 +169,14 @@ class PostgresRuns:
         outline: see :class:`~engine.checkpoint._runs.RunRecord`.
     """
 
-    def __init__(self, run: Run, queries: Any, *, outline: Outline | None = None) -> None:
+    def __init__(
+        self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None,
+        leases: PostgresLeases | None = None,
+    ) -> None:
         self._run = run
         self._outline = outline
+        self.threads = threads  # the schema's thread records: a mark goes in the record's statement
+        self.leases = leases  # the schema's leases: a run's end lets go of its lease in the same statement
         tables = queries.tables
         names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
         self._sql = {
@@ -155,8 +188,13 @@ class PostgresRuns:
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()
         }  # fmt: skip
-        self._finishes: dict[tuple[tuple[str, ...], bool], str] = {}  # see _finish_sql
+        self._finishes: dict[tuple[tuple[str, ...], bool, bool, bool], str] = {}  # see _finish_sql
         self._tables = tables
+        if threads is not None:  # the record and its thread's mark in one statement
+            mark = sql.SQL(threads.mark_with("EXISTS (SELECT FROM ins)"))
+            self._sql["INSERT_MARKED"] = sql.SQL(INSERT_MARKED).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
+            if leases is not None:  # and the lease taken, in the same statement
+                self._sql["TAKING"] = sql.SQL(TAKING).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
 
     def outlined(self, outline: Outline | None) -> PostgresRuns:
         return with_outline(self, outline)
@@ -183,13 +221,19 @@ class PostgresRuns:
 
         return await self._run(what, work)
 
-    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+    async def astart(
+        self, record: RunRecord, events: Sequence[tuple[int, bytes]] = (), *, mark: ThreadMark | None = None
+    ) -> RunRecord | None:
+        no_mark(self, mark)
         record = outlined_record(record, self._outline)
         params = {n: getattr(record, n) for n in FIELDS}
         params["first__"], params["last__"], params["data__"] = pack_events(events) if events else (None, None, None)
         if events:
             params["last_seq"] = max(record.last_seq, events[-1][0])
-        rows, _ = await self._write("start_run", "INSERT", params)
+        name = "INSERT" if mark is None else "INSERT_MARKED"
+        if mark is not None:
+            params.update(self._mark_params(mark))
+        rows, _ = await self._write("start_run", name, params)
         if rows:
             return None
         if record.request_id is not None:
@@ -198,24 +242,66 @@ class PostgresRuns:
                 return found
         raise ValueError(f"run {record.run_id!r} is already recorded")
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        if self.leases is None or self.threads is None:
+            raise ValueError("PostgresRuns without its saver's leases and thread records takes no lease")
+        record = outlined_record(record, self._outline)
+        params: dict[str, Any] = {n: getattr(record, n) for n in FIELDS if n != "epoch"}
+        params.update(self._mark_params(mark))
+        taking = await self.leases.acquire_params(record.thread_id, owner, ttl=ttl)
+        params.update({f"l__{k}": v for k, v in taking.items()})
+        rows, _ = await self._write("start_run", "TAKING", params)
+        epoch, inserted, _ = rows[0]
+        if epoch is None:
+            return None, None
+        lease = Lease(taking["thread_id"], owner, int(epoch))
+        if inserted is not None:
+            return lease, None
+        if record.request_id is not None:
+            found = await self.afind(record.thread_id, record.request_id)
+            if found is not None:
+                return lease, found
+        raise ValueError(f"run {record.run_id!r} is already recorded")
+
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
         check_changes(changes)
-        if not changes:
+        if not changes and mark is None and release is None:
             return True
-        return await self.afinish(run_id, if_attempts, None, (), **changes)
+        return await self.afinish(run_id, if_attempts, None, (), mark=mark, release=release, **changes)
+
+    def _mark_params(self, mark: ThreadMark) -> dict[str, Any]:
+        """``mark``'s parameters in a statement of ours (``t__``-prefixed, see ``PostgresThreads.mark_with``)."""
+        assert self.threads is not None  # no_mark() let no mark through otherwise
+        return {f"t__{k}": v for k, v in self.threads.marking(mark)[1].items()}
 
     async def afinish(
-        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
+        no_mark(self, mark, release)
+        if not changes:  # a mark or a release alone (aupdate)
+            if mark is not None and self.threads is not None:
+                await self.threads.amark(mark.record, mark.at, status=mark.status, interrupts=mark.interrupts)
+            if release is not None and self.leases is not None:
+                await self.leases.arelease_lease(release)
+            return True
         changes = outlined(changes, self._outline)
         if record is None:
             events = ()
-        statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes)
+        statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes, mark is not None, release is not None)
         first, last, data = pack_events(events) if events else (None, None, None)
         params = {
             **changes, "run_id": run_id, "attempts__": if_attempts, "thread_id__": record.thread_id if record else "",
             "first__": first, "last__": last, "data__": data,
         }  # fmt: skip
+        if mark is not None:
+            params.update(self._mark_params(mark))
+        if release is not None:
+            params.update(l__thread_id=release.thread_id, l__owner=release.owner, l__epoch=release.epoch)
         one_each = self._sql["ADD_ONE_EACH"]
 
         def work(conn: Connection[Any]) -> int:
@@ -230,10 +316,11 @@ class PostgresRuns:
 
         return await self._run("update_run", work) == 1
 
-    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool) -> str:
+    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool, marked: bool, releases: bool) -> str:
         """:data:`FINISH` setting the columns ``names`` (and ``last_seq`` to the events' last, if
-        ``moves_last_seq``), composed once per kind of change."""
-        key = (names, moves_last_seq)
+        ``moves_last_seq``; with the thread's mark, if ``marked``; letting go of the lease, if
+        ``releases``), composed once per kind of change."""
+        key = (names, moves_last_seq, marked, releases)
         statement = self._finishes.get(key)
         if statement is None:
             sets = [sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names]
@@ -242,6 +329,8 @@ class PostgresRuns:
             statement = self._finishes[key] = sql.SQL(FINISH).format(
                 runs=sql.SQL(self._tables["runs"]), run_events=sql.SQL(self._tables["run_events"]),
                 sets=sql.SQL(", ").join(sets),
+                marked=sql.SQL(", marked AS ({})\n").format(sql.SQL(self.threads.mark_with("true"))) if marked and self.threads else sql.SQL(""),
+                released=sql.SQL(RELEASED).format(leases=sql.SQL(self._tables["leases"])) if releases else sql.SQL(""),
             ).as_string(None)  # fmt: skip
         return statement
 

@@ -169,8 +169,8 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde, lambda: self.keeps_run_ids)
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
-        self.runs: PostgresRuns = PostgresRuns(self._run, self._q)
         self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
+        self.runs: PostgresRuns = PostgresRuns(self._run, self._q, threads=self.threads, leases=self.leases)
         self.assistants, self.crons, self.webhooks, self.delayed = (PostgresAssistants(self._run, self._q), PostgresCrons(self._run, self._q), PostgresWebhooks(self._run, self._q), PostgresDelayed(self._run, self._q))
         self._setup_lock = threading.Lock()
         self._ready = False

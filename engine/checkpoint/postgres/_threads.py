@@ -26,7 +26,7 @@ from psycopg import Connection
 from psycopg.types.json import Jsonb
 
 from engine._sql.postgres.conns import kept_cursor
-from engine.checkpoint._threads import FIELDS, KEEP, ThreadQuery, ThreadRecord, expiry
+from engine.checkpoint._threads import FIELDS, KEEP, ThreadMark, ThreadQuery, ThreadRecord, expiry
 from engine.checkpoint.postgres import _queries as q
 
 __all__ = ["PostgresThreads"]
@@ -58,6 +58,21 @@ ON CONFLICT (thread_id) DO UPDATE SET
     status = coalesce(%(status__)s::text, t.status),
     interrupts = coalesce(%(interrupts__)s::bytea, t.interrupts)
 RETURNING {q.NO_FLUSH}
+"""
+# MARK as a part of a run store's statement (a data-modifying CTE of its record's write, engine.checkpoint.postgres._runs):
+# written only ``{when}`` (an SQL condition over the statement's other parts); its parameters prefixed with "t__".
+_TYPES = {
+    "thread_id": "text", "graph": "text", "caller_thread": "text", "created_at": "timestamptz", "updated_at": "timestamptz",
+    "tenant": "text", "metadata": "jsonb", "status": "text", "interrupts": "bytea", "ttl_seconds": "integer",
+    "ttl_strategy": "text", "expires_at": "timestamptz",
+}  # fmt: skip
+MARK_WITH = f"""
+INSERT INTO {{threads}} AS t ({_COLUMNS}) SELECT {", ".join(f"%(t__{n})s::{_TYPES[n]}" for n in FIELDS)} WHERE {{when}}
+ON CONFLICT (thread_id) DO UPDATE SET
+    updated_at = excluded.updated_at,
+    expires_at = {_EXPIRES.format(ttl="t.ttl_seconds", at="excluded.updated_at")},
+    status = coalesce(%(t__status__)s::text, t.status),
+    interrupts = coalesce(%(t__interrupts__)s::bytea, t.interrupts)
 """
 EXPIRED = f"""
 SELECT {_COLUMNS} FROM {{threads}} WHERE expires_at IS NOT NULL AND expires_at <= %(now)s AND status != 'busy'
@@ -164,15 +179,25 @@ class PostgresThreads:
     async def amark(
         self, record: ThreadRecord, at: datetime, *, status: str | None = None, interrupts: bytes | None = None
     ) -> None:
-        params = _params(record)
-        params["updated_at"] = at
-        params["expires_at"] = expiry(at, record.ttl_seconds)
-        if status is not None:
-            params["status"] = status
-        if interrupts is not None:
-            params["interrupts"] = interrupts
-        params["status__"], params["interrupts__"] = status, interrupts
-        await self._exec("mark_thread", self._sql["MARK"], params)
+        await self._exec("mark_thread", *self.marking(ThreadMark(record, at, status, interrupts)))
+
+    def mark_with(self, when: str) -> str:
+        """The upsert of a mark as a part (a data-modifying CTE) of another statement: a run store's
+        write of a run's record that carries its thread's mark (:class:`~engine.checkpoint.postgres._runs.PostgresRuns`),
+        written only ``when``; its parameters are :meth:`marking`'s, prefixed with ``t__``."""
+        return MARK_WITH.replace("{threads}", self._table).replace("{when}", when)
+
+    def marking(self, mark: ThreadMark) -> tuple[str, dict[str, Any]]:
+        """The statement that writes ``mark`` (for :meth:`amark`), and its parameters."""
+        params = _params(mark.record)
+        params["updated_at"] = mark.at
+        params["expires_at"] = expiry(mark.at, mark.record.ttl_seconds)
+        if mark.status is not None:
+            params["status"] = mark.status
+        if mark.interrupts is not None:
+            params["interrupts"] = mark.interrupts
+        params["status__"], params["interrupts__"] = mark.status, mark.interrupts
+        return self._sql["MARK"], params
 
     async def asearch(self, query: ThreadQuery) -> list[ThreadRecord]:
         where, params = where_of(query)

@@ -13,14 +13,23 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from engine.checkpoint._runs import (
-    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, outlined,
+    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
     outlined_record, pack_events, prune_choice, record_of, with_outline,
 )  # fmt: skip
+from engine.checkpoint._lease import Lease, LeaseStore
+from engine.checkpoint._threads import ThreadMark, ThreadStore
 
 __all__ = ["SqliteRuns"]
+
+
+class _Threads(ThreadStore, Protocol):
+    """The file's thread store (:class:`~engine.checkpoint.sqlite._threads.SqliteThreads`, which imports this module)."""
+
+    def mark_in(self, cur: Any, mark: ThreadMark) -> None:
+        """Write ``mark`` in the transaction of ``cur``."""
 
 _COLUMNS = ", ".join(FIELDS)
 _ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
@@ -84,10 +93,14 @@ class SqliteRuns:
     """Run records in a SQLite saver's file, on its ``work`` and ``transaction``
     (``outline``: see :class:`~engine.checkpoint._runs.RunRecord`)."""
 
-    def __init__(self, work: Work, transaction: Transaction, *, outline: Outline | None = None) -> None:
+    def __init__(
+        self, work: Work, transaction: Transaction, *, outline: Outline | None = None, threads: _Threads | None = None
+    ) -> None:
         self._work = work
         self._transaction = transaction
         self._outline = outline
+        self.threads = threads  # the file's thread records: a mark goes in the record's transaction
+        self.leases: LeaseStore | None = None  # a SQLite file has no leases (one writer process)
 
     def outlined(self, outline: Outline | None) -> SqliteRuns:
         return with_outline(self, outline)
@@ -106,7 +119,10 @@ class SqliteRuns:
 
         return await self._work(work)
 
-    async def astart(self, record: RunRecord, events: Sequence[tuple[int, bytes]] = ()) -> RunRecord | None:
+    async def astart(
+        self, record: RunRecord, events: Sequence[tuple[int, bytes]] = (), *, mark: ThreadMark | None = None
+    ) -> RunRecord | None:
+        no_mark(self, mark)
         record = outlined_record(record, self._outline)
 
         def start(cur: Any) -> RunRecord | None:
@@ -116,19 +132,31 @@ class SqliteRuns:
                     return _record(row)
             cur.execute(INSERT, _row(record))
             _add_events(cur, record.run_id, record.thread_id, events)
+            if mark is not None and self.threads is not None:
+                self.threads.mark_in(cur, mark)
             return None
 
         return await self._write(start)
 
-    async def aupdate(self, run_id: str, if_attempts: int, /, **changes: Any) -> bool:
+    async def astart_taking(
+        self, record: RunRecord, owner: str, ttl: float, *, mark: ThreadMark
+    ) -> tuple[Lease | None, RunRecord | None]:
+        raise ValueError("a SQLite file keeps no lease (one writer process)")
+
+    async def aupdate(
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+    ) -> bool:
         check_changes(changes)
-        if not changes:
+        no_mark(self, mark, release)
+        if not changes and mark is None:
             return True
-        return await self.afinish(run_id, if_attempts, None, (), **changes)
+        return await self.afinish(run_id, if_attempts, None, (), mark=mark, **changes)
 
     async def afinish(
-        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]], **changes: Any
+        self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
+        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
     ) -> bool:
+        no_mark(self, mark, release)
         changes = outlined(changes, self._outline)
         names = sorted(changes)
         sql = f"UPDATE runs SET {', '.join(f'{n} = ?' for n in names)} WHERE run_id = ? AND attempts = ?"  # names: UPDATABLE's
@@ -137,7 +165,10 @@ class SqliteRuns:
         def finish(cur: Any) -> bool:
             if record is not None:
                 _add_events(cur, run_id, record.thread_id, events)
-            return cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1
+            changed = not names or cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1
+            if mark is not None and self.threads is not None:
+                self.threads.mark_in(cur, mark)
+            return changed
 
         return await self._write(finish)
 

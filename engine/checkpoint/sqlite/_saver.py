@@ -117,8 +117,8 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         self._worker = file.worker
         self._reads = Reads(file, deltas, lambda: self.serde, lambda: self.keeps_run_ids)
         self._writes = Writes(file, deltas, lambda: self.serde)
-        self.runs: SqliteRuns = SqliteRuns(file.work, file.transaction)  # a host's run records, in this file
-        self.threads: SqliteThreads = SqliteThreads(file.work, file.transaction)  # and its thread records
+        self.threads: SqliteThreads = SqliteThreads(file.work, file.transaction)  # a host's thread records, in this file
+        self.runs: SqliteRuns = SqliteRuns(file.work, file.transaction, threads=self.threads)  # and its run records
         self.assistants: SqliteAssistants = SqliteAssistants(file.work, file.transaction)  # and its assistants
         self.crons: SqliteCrons = SqliteCrons(file.work, file.transaction)  # and its crons
         self.webhooks: SqliteWebhooks = SqliteWebhooks(file.work, file.transaction)  # and its webhooks to send

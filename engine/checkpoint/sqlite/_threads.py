@@ -15,7 +15,7 @@ import json
 from datetime import datetime
 from typing import Any, Sequence
 
-from engine.checkpoint._threads import FIELDS, KEEP, ThreadQuery, ThreadRecord, expiry, merged
+from engine.checkpoint._threads import FIELDS, KEEP, ThreadMark, ThreadQuery, ThreadRecord, expiry, merged
 from engine.checkpoint.sqlite._runs import Transaction, Work, text_of
 
 __all__ = ["SqliteThreads", "contains_sql"]
@@ -193,20 +193,23 @@ class SqliteThreads:
     async def amark(
         self, record: ThreadRecord, at: datetime, *, status: str | None = None, interrupts: bytes | None = None
     ) -> None:
-        first = record.copy()
-        first.updated_at, first.expires_at = at, expiry(at, first.ttl_seconds)
-        if status is not None:
-            first.status = status
-        if interrupts is not None:
-            first.interrupts = interrupts
+        mark = ThreadMark(record, at, status, interrupts)
+        await self._do("BEGIN IMMEDIATE", lambda cur: self.mark_in(cur, mark))
 
-        def mark(cur: Any) -> None:
-            if cur.execute(INSERT, _row(first)).rowcount == 1:
-                return
-            ttl = cur.execute(TTL_OF, (record.thread_id,)).fetchone()[0]
-            cur.execute(MARK, (text_of(at), text_of(expiry(at, ttl)), status, interrupts, record.thread_id))
-
-        await self._do("BEGIN IMMEDIATE", mark)
+    @staticmethod
+    def mark_in(cur: Any, mark: ThreadMark) -> None:
+        """Write ``mark`` in the transaction of ``cur``: :meth:`amark`'s, or a run store's
+        write that carries it (:class:`~engine.checkpoint.sqlite._runs.SqliteRuns`)."""
+        first = mark.record.copy()
+        first.updated_at, first.expires_at = mark.at, expiry(mark.at, first.ttl_seconds)
+        if mark.status is not None:
+            first.status = mark.status
+        if mark.interrupts is not None:
+            first.interrupts = mark.interrupts
+        if cur.execute(INSERT, _row(first)).rowcount == 1:
+            return
+        ttl = cur.execute(TTL_OF, (first.thread_id,)).fetchone()[0]
+        cur.execute(MARK, (text_of(mark.at), text_of(expiry(mark.at, ttl)), mark.status, mark.interrupts, first.thread_id))
 
     async def asearch(self, query: ThreadQuery) -> list[ThreadRecord]:
         sql, params = search_sql(query)
