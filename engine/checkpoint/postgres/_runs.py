@@ -24,10 +24,9 @@ from typing import Any, Sequence
 
 from psycopg import Connection, sql
 
-from engine.checkpoint._runs import (
-    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
-    outlined_record, pack_events, prune_choice, record_of, with_outline,
-)  # fmt: skip
+from engine.checkpoint._runs import ACTIVE, FIELDS, Outline, RunRecord, check_changes, no_mark, outlined, outlined_record, prune_choice, with_outline
+from engine.checkpoint._run_sql import events_of_rows, listed_columns, listing_sql, pack_events, record_of
+ # fmt: skip
 from engine.checkpoint._lease import Lease
 from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres import _queries as q
@@ -39,7 +38,7 @@ __all__ = ["PostgresRuns"]
 
 _COLUMNS = ", ".join(FIELDS)
 _ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
-# The record and its first events (one row, engine.checkpoint._runs.pack_events), written only with it.
+# The record and its first events (one row, engine.checkpoint._run_sql.pack_events), written only with it.
 INSERT = f"""
 WITH ins AS (
     INSERT INTO {{runs}} ({_COLUMNS}) VALUES ({', '.join(f'%({n})s' for n in FIELDS)})

@@ -15,10 +15,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import Any, Protocol, Sequence
 
-from engine.checkpoint._runs import (
-    ACTIVE, FIELDS, Outline, RunRecord, check_changes, events_of_rows, listed_columns, listing_sql, no_mark, outlined,
-    outlined_record, pack_events, prune_choice, record_of, with_outline,
-)  # fmt: skip
+from engine.checkpoint._runs import ACTIVE, FIELDS, Outline, RunRecord, check_changes, no_mark, outlined, outlined_record, prune_choice, with_outline
+from engine.checkpoint._run_sql import events_of_rows, listed_columns, listing_sql, pack_events, record_of
+ # fmt: skip
 from engine.checkpoint._lease import Lease, LeaseStore
 from engine.checkpoint._threads import ThreadMark, ThreadStore
 
@@ -40,7 +39,7 @@ _LISTED = listed_columns("X''")  # a listing's columns (engine.checkpoint._runs.
 LIST = listing_sql("runs", lambda name: f":{name}", "X''")  # by (full, before given); LIMIT -1: all
 IS_RUN_OF = "SELECT 1 FROM runs WHERE run_id = ? AND thread_id = ?"
 ACTIVE_OF = f"SELECT {_LISTED} FROM runs WHERE thread_id = ? AND status IN ({_ACTIVE})"
-# A write's events: one row (engine.checkpoint._runs.pack_events).
+# A write's events: one row (engine.checkpoint._run_sql.pack_events).
 ADD_EVENTS = "INSERT INTO run_events (run_id, seq, last_seq, thread_id, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 MOVE_LAST_SEQ = "UPDATE runs SET last_seq = max(last_seq, ?) WHERE run_id = ?"
 EVENTS = "SELECT seq, last_seq, data FROM run_events WHERE run_id = ? AND last_seq > ? AND seq > ? ORDER BY seq LIMIT ?"
