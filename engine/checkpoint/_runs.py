@@ -227,7 +227,7 @@ class RunStore(Protocol):
         """Store events ``(seq, bytes)`` of ``record``'s run and move its ``last_seq``
         to the last of them (a seq stored twice reads once, from its first copy but in a
         race of two writers, see :func:`events_of_rows`). The SQL stores keep them in one
-        row (:func:`pack_events`)."""
+        row (:func:`engine.checkpoint._run_sql.pack_events`)."""
         ...
 
     async def aadd_event_batches(self, batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> None:
