@@ -95,19 +95,21 @@ def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> str:
     )  # fmt: skip
 
 
-async def check_run_thread(service: GraphService, run: RunBody) -> None:
+async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
-    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create"."""
+    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create".
+    Returns the thread's graph (None: the thread is not there yet, the run makes it)."""
     thread_id = run.request.thread_id
     try:
         graph = await graph_of(service, thread_id)
     except HttpError as e:
         if e.status != 404 or run.if_not_exists == "reject":
             raise
-        return
+        return None
     resolved = await service.assistants.resolve(run.request)
     if resolved.graph != graph:
         raise HttpError(
             409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
             f"{resolved.graph!r} (a graphwire thread belongs to one graph)",
         )  # fmt: skip
+    return graph

@@ -56,11 +56,11 @@ class CronFirer:
         stateless = cron.thread_id is None
         body = run_body_of(cron)
         run = parse_run_body(body, cron.thread_id or str(uuid.uuid4()), stateless=stateless, background=True)
-        if cron.thread_id is not None and await queued_behind(self.service, run, cron.thread_id):
-            await ask_later(self.service, run, body, cron.thread_id, checked=True)  # its thread busy: queued, as a run
-            return
-        if not stateless:
-            await check_run_thread(self.service, run)
+        if cron.thread_id is not None:
+            graph = await check_run_thread(self.service, run)
+            if await queued_behind(self.service, run, cron.thread_id, graph):
+                await ask_later(self.service, run, body, cron.thread_id, checked=True)  # its thread busy: queued, as a run
+                return
         events = run_events(self.service, run.request)
         first = None
         async for e in events:  # a background call ends right after RunStarted

@@ -96,15 +96,14 @@ async def ask_later(service: GraphService, run: RunBody, body: dict[str, Any], t
     return delayed_json(row)
 
 
-async def queued_behind(service: GraphService, run: RunBody, thread_id: str) -> bool:
-    """Whether a background run on ``thread_id`` must wait its turn, so is answered ``pending`` at once (as on
-    LangGraph's server) rather than when it starts: its strategy is "enqueue" and the thread has a run going
-    (on any replica) or a queued run due before it. Checks the thread as any run's start does."""
-    if run.request.multitask_strategy != pb.MULTITASK_STRATEGY_ENQUEUE:
+async def queued_behind(service: GraphService, run: RunBody, thread_id: str, graph: str | None) -> bool:
+    """Whether a background run on ``thread_id`` (of ``graph``, as :func:`check_run_thread` found it: None, not
+    there yet) must wait its turn, so is answered ``pending`` at once (as on LangGraph's server) rather than when
+    it starts: its strategy is "enqueue" and the thread has a run going (on any replica) or a queued run due
+    before it."""
+    if graph is None or run.request.multitask_strategy != pb.MULTITASK_STRATEGY_ENQUEUE:
         return False
-    await check_run_thread(service, run)
-    resolved = await service.assistants.resolve(run.request)
-    if await service.records.store.aactive(thread_key(resolved.graph, thread_id)):
+    if await service.records.store.aactive(thread_key(graph, thread_id)):
         return True
     at = now()
     return any(r.status == "pending" and r.not_before <= at for r in await service.delayed.alist(TENANT.get() or "", thread_id))

@@ -100,14 +100,14 @@ async def _gone(request: Request) -> None:
 
 
 async def _start(
-    service: GraphService, run: RunBody, request: Request, *, stateless: bool = False
+    service: GraphService, run: RunBody, request: Request, *, stateless: bool = False, checked: bool = False
 ) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
     """The run started: its RunStarted, and the rest of its events (a failure to start is raised).
 
     A caller that leaves while its call waits its turn (``enqueue``) ends the call there, as a
     gRPC caller's disconnect does: its run never starts, unless it was to go on without it.
     """
-    if not stateless:
+    if not stateless and not checked:  # ``checked``: the caller did (check_run_thread)
         await check_run_thread(service, run)
     events = run_events(service, run.request)
     first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
@@ -266,9 +266,11 @@ async def _background(service: GraphService, request: Request, body: Any, thread
     run = parse_run_body(body, thread_id or str(uuid.uuid4()), stateless=thread_id is None, background=True)
     if run.after_seconds is not None and thread_id is not None:  # kept, and answered "pending" (server.http._delayed)
         return await ask_later(service, run, body, thread_id)
-    if thread_id is not None and await queued_behind(service, run, thread_id):  # queued: kept likewise, due now
-        return await ask_later(service, run, body, thread_id, checked=True)
-    first, events = await _start(service, run, request, stateless=thread_id is None)
+    if thread_id is not None:
+        graph = await check_run_thread(service, run)
+        if await queued_behind(service, run, thread_id, graph):  # queued: kept likewise, due now
+            return await ask_later(service, run, body, thread_id, checked=True)
+    first, events = await _start(service, run, request, stateless=thread_id is None, checked=True)
     async for _ in events:
         pass  # a background call ends right after RunStarted
     record = await _record(service, first.run_started.thread_id, first.run_id)
