@@ -113,6 +113,7 @@ CREATE TABLE threads (
 CREATE INDEX threads_created ON threads (tenant, created_at, thread_id);
 CREATE INDEX threads_updated ON threads (tenant, updated_at, thread_id);
 CREATE INDEX threads_expiry ON threads (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX threads_caller ON threads (tenant, caller_thread);  -- migration 0012
 
 -- Assistants: each one's current version, and all its versions (migration 0009).
 CREATE TABLE assistants (
