@@ -216,6 +216,10 @@ async def _wait(request: Request, thread_id: str | None) -> Response:
         row = await _later(service, run, body, thread_id)
         answer = _waited_later(service, row, cancel=run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE)
         return _Stream(answer, media_type="application/json", headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
+    if not run.request.request_id and run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE:
+        # Its answer is its end: a run whose events nobody can join later sends its caller nothing else
+        # (its stream modes' events cost a JSON value each, of the whole state in "values").
+        run.request.event_kinds[:] = [pb.EVENT_KIND_RUN_STARTED, pb.EVENT_KIND_RUN_FINISHED]
     first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if thread_id is not None:
