@@ -147,6 +147,9 @@ class AssistantRpcs:
     async def CreateAssistant(self, request: pb.CreateAssistantRequest, context: Any) -> pb.Assistant:
         graph = self._graph(request.graph)
         assistant_id = req.ident(request.assistant_id, "assistant_id") if request.assistant_id else str(uuid.uuid4())
+        if assistant_id in self.graph_names():
+            raise req.bad("assistant_id", f"{assistant_id!r} is a graph's name, which names that graph's default assistant in a "
+                          "run: choose another id (or none: a UUID is made)")  # fmt: skip
         now = _now()
         record = AssistantRecord(
             assistant_id, graph, now, now, tenant=_tenant(), name=request.name or "Untitled",
@@ -247,9 +250,9 @@ class AssistantRpcs:
         if not assistant_id:
             return request
         req.ident(assistant_id, "assistant_id")
+        if assistant_id in self.graph_names():  # a graph's name names its default assistant (no assistant has it as its id)
+            assistant_id = default_assistant_id(assistant_id)
         found = await self.store.aget(_tenant(), assistant_id)
-        if found is None and assistant_id in self.graph_names():  # a graph's name: its default assistant
-            found = await self.store.aget(_tenant(), default_assistant_id(assistant_id))
         if found is None:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"no assistant {assistant_id!r}")
         graph = request.graph  # type: ignore[attr-defined]

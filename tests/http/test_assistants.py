@@ -85,6 +85,9 @@ def test_refused_bodies_name_the_field(served: ServerProcess) -> None:
     with pytest.raises(UnprocessableEntityError) as checked:  # the gRPC side's own check, same words
         client.assistants.create("chain3", config={"tags": ["x"]})
     assert "config_json.tags" in checked.value.body["detail"]
+    with pytest.raises(UnprocessableEntityError) as named:  # a graph's name names its default assistant
+        client.assistants.create("chain3", assistant_id="chain3")
+    assert "is a graph's name" in named.value.body["detail"]
 
 
 def test_graph_schemas_subgraphs(served: ServerProcess) -> None:
