@@ -106,10 +106,12 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
         if e.status != 404 or run.if_not_exists == "reject":
             raise
         return None
-    resolved = await service.assistants.resolve(run.request)
-    if resolved.graph != graph:
+    named = run.request.assistant_id
+    # A graph's name is its default assistant, which runs that graph: no need to read it.
+    runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
+    if runs != graph:
         raise HttpError(
             409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
-            f"{resolved.graph!r} (a graphwire thread belongs to one graph)",
+            f"{runs!r} (a graphwire thread belongs to one graph)",
         )  # fmt: skip
     return graph
