@@ -6,7 +6,7 @@ seconds the :class:`DelayedScheduler` of each replica
 tries to take its lease (:data:`STARTER_KEY`, a key no thread can have); the
 holder claims the delayed runs due (:meth:`engine.host.DelayedRuns.aclaim_due`:
 each held for :data:`HOLD` seconds in the same transaction that reads it) and
-starts each, in a task of its own, through ``start`` (:class:`server.http._delayed.DelayedStarter`),
+starts them, a task per thread (a thread's in the order claimed), through ``start`` (:class:`server.http._delayed.DelayedStarter`),
 which removes its row once its run has started. A replica that dies between
 a claim and the row's removal leaves the row to be claimed again once its
 hold ends; the run's request id (``delayed-<run_id>``) makes that second
@@ -21,7 +21,6 @@ Each start adds one to the OpenTelemetry counter ``graphwire.runs.delayed``
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -74,7 +73,9 @@ class DelayedScheduler(Periodic):
     ) -> None:
         self.store, self.start_one = store, start
         self.clock = clock
-        self._starting: dict[str, asyncio.Task[None]] = {}  # run id -> its start under way
+        self._starting: set[str] = set()  # the run ids claimed here whose start is queued or under way
+        self._queues: dict[tuple[str, str], list[DelayedRun]] = {}  # (tenant, thread) -> its claimed runs, in order
+        self._tasks: set[asyncio.Task[None]] = set()  # one per thread with claimed runs
         super().__init__(key=STARTER_KEY, leases=leases, owner=owner, interval=interval)
 
     async def tick(self, at: datetime | None = None) -> int | None:
@@ -85,29 +86,45 @@ class DelayedScheduler(Periodic):
             return None
         for row in claimed:
             if row.run_id in self._starting:
-                continue  # its start goes on here (waiting its turn on a busy thread): its hold ran out meanwhile
-            task = asyncio.get_running_loop().create_task(self._start(row), name=f"{self.name}-{row.run_id}")
-            self._starting[row.run_id] = task
-            task.add_done_callback(functools.partial(self._started, row.run_id))
+                continue  # its start is queued or under way here (waiting its turn on a busy thread): its hold ran out
+            self._starting.add(row.run_id)
+            key = (row.tenant, row.thread_id or row.run_id)  # a stateless run: a thread of its own
+            queue = self._queues.get(key)
+            if queue is not None:
+                queue.append(row)  # behind the thread's runs claimed before it
+                continue
+            self._queues[key] = [row]
+            task = asyncio.get_running_loop().create_task(self._drain(key), name=f"{self.name}-{row.run_id}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return len(claimed)
 
-    def _started(self, run_id: str, _: object) -> None:
-        self._starting.pop(run_id, None)
-
-    async def _start(self, row: DelayedRun) -> None:
-        """One run's start, in a task of its own: a run queued behind another waits for its thread there, and no
-        other due run waits for it (they are claimed in order, so queued runs of one thread start in order)."""
+    async def _drain(self, key: tuple[str, str]) -> None:
+        """Start one thread's claimed runs, in the order they were claimed (oldest first), each once the one
+        before it started: a run queued behind another waits for its thread here, and the runs of other
+        threads, in tasks of their own, do not wait for it."""
+        queue = self._queues[key]
         try:
-            await self.start_one(row)
-        except Exception:  # noqa: BLE001 - one run's failure (the database down a moment) stops no other
-            log.exception("delayed run %s: its start failed; it is tried again in %.0fs", row.run_id, HOLD)
-            STARTED.add(1, {"outcome": "failed"})
-        else:
-            STARTED.add(1, {"outcome": "started"})
+            while queue:
+                row = queue[0]
+                try:
+                    await self.start_one(row)
+                except Exception:  # noqa: BLE001 - one run's failure (the database down a moment) stops no other
+                    log.exception("delayed run %s: its start failed; it is tried again in %.0fs", row.run_id, HOLD)
+                    STARTED.add(1, {"outcome": "failed"})
+                else:
+                    STARTED.add(1, {"outcome": "started"})
+                finally:
+                    queue.pop(0)
+                    self._starting.discard(row.run_id)
+        finally:
+            for row in queue:  # stopped: the rest are claimed again once their hold ends
+                self._starting.discard(row.run_id)
+            del self._queues[key]
 
     async def stop(self) -> None:
         """Stop ticking, and the starts still going (their rows stay, for another replica or the next start)."""
         await super().stop()
-        for task in list(self._starting.values()):
+        for task in list(self._tasks):
             task.cancel()
-        await asyncio.gather(*self._starting.values(), return_exceptions=True)
+        await asyncio.gather(*self._tasks, return_exceptions=True)
