@@ -106,9 +106,11 @@ async def _follow(service: GraphService, key: str, thread_id: str, modes: frozen
     seen: set[str] = set()
     store = service.records.store
     while True:
-        going = await store.aactive(key)
-        recent = [r for r in await store.alist(key, limit=16, full=True) if r.started_at >= since]  # started and ended between looks
-        new = sorted({r.run_id: r for r in going + recent if r.run_id not in seen}.values(), key=lambda r: (r.started_at, r.run_id))
+        # The thread's newest runs, in one read: those going (a thread runs one at a time, with a few queued), and
+        # those that started since the stream opened, ended or not, between two looks.
+        newest = await store.alist(key, limit=16, full=True)
+        fresh = [r for r in newest if r.run_id not in seen and (r.status in ACTIVE or r.started_at >= since)]
+        new = sorted(fresh, key=lambda r: (r.started_at, r.run_id))
         for record in new:
             seen.add(record.run_id)
             async for chunk in _run_frames(service, record, modes, thread_id):
