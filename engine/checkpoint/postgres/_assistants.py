@@ -16,6 +16,7 @@ from psycopg.types.json import Jsonb
 
 from engine.checkpoint._assistants import SORT_KEYS, AssistantRecord, Conflict, Search, merged, visible
 from engine.checkpoint.postgres._runs import Run
+from engine.checkpoint.postgres._tables import SchemaTables
 
 __all__ = ["PostgresAssistants"]
 
@@ -77,7 +78,7 @@ def _search_params(search: Search) -> dict[str, Any]:
     }  # fmt: skip
 
 
-class PostgresAssistants:
+class PostgresAssistants(SchemaTables):
     """Assistants in a PostgreSQL saver's schema.
 
     Args:
@@ -97,13 +98,6 @@ class PostgresAssistants:
             (by, desc): sql.SQL(SEARCH).format(**names, order=sql.SQL(f"{by} {'DESC' if desc else 'ASC'}, assistant_id {'DESC' if desc else 'ASC'}")).as_string(None)  # type: ignore[arg-type]
             for by in SORT_KEYS for desc in (False, True)
         }  # fmt: skip
-
-    async def _tx(self, what: str, fn: Any) -> Any:
-        def work(conn: Connection[Any]) -> Any:
-            with conn.transaction():
-                return fn(conn)
-
-        return await self._run(what, work)
 
     def _one(self, conn: Connection[Any], name: str, params: Mapping[str, Any]) -> Any:
         return conn.execute(self._sql[name], params).fetchone()

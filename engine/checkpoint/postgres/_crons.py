@@ -17,6 +17,7 @@ from psycopg.types.json import Jsonb
 
 from engine.checkpoint._crons import CRON_SORT_KEYS, CronRecord, CronSearch, advanced, updated
 from engine.checkpoint.postgres._runs import Run
+from engine.checkpoint.postgres._tables import SchemaTables
 
 __all__ = ["PostgresCrons"]
 
@@ -59,7 +60,7 @@ def _search_params(search: CronSearch) -> dict[str, Any]:
     }  # fmt: skip
 
 
-class PostgresCrons:
+class PostgresCrons(SchemaTables):
     """Crons in a PostgreSQL saver's schema (``run``: the saver's runner; ``queries``: its rendered queries)."""
 
     def __init__(self, run: Run, queries: Any) -> None:
@@ -74,13 +75,6 @@ class PostgresCrons:
             (by, desc): sql.SQL(SEARCH).format(**names, order=sql.SQL(f"{by} {'DESC' if desc else 'ASC'} NULLS LAST, cron_id")).as_string(None)  # type: ignore[arg-type]
             for by in CRON_SORT_KEYS for desc in (False, True)
         }  # fmt: skip
-
-    async def _tx(self, what: str, fn: Any) -> Any:
-        def work(conn: Connection[Any]) -> Any:
-            with conn.transaction():
-                return fn(conn)
-
-        return await self._run(what, work)
 
     async def acreate(self, record: CronRecord) -> CronRecord:
         await self._tx("creating a cron", lambda conn: conn.execute(self._sql["INSERT"], _params(record)))

@@ -14,6 +14,7 @@ from psycopg import Connection, sql
 
 from engine.checkpoint._delayed import DelayedRun
 from engine.checkpoint.postgres._runs import Run
+from engine.checkpoint.postgres._tables import SchemaTables
 
 __all__ = ["PostgresDelayed"]
 
@@ -35,20 +36,13 @@ def _record(r: Any) -> DelayedRun:
     return DelayedRun(r[0], r[1], r[2], r[3], r[6], r[7], r[4], r[5])
 
 
-class PostgresDelayed:
+class PostgresDelayed(SchemaTables):
     """The delayed runs in a PostgreSQL saver's schema (``run``: the saver's runner; ``queries``: its rendered queries)."""
 
     def __init__(self, run: Run, queries: Any) -> None:
         self._run = run
         table = sql.SQL(queries.tables["delayed_runs"])
         self._sql = {k: sql.SQL(v).format(t=table).as_string(None) for k, v in _QUERIES.items()}  # type: ignore[arg-type]
-
-    async def _tx(self, what: str, fn: Any) -> Any:
-        def work(conn: Connection[Any]) -> Any:
-            with conn.transaction():
-                return fn(conn)
-
-        return await self._run(what, work)
 
     async def aadd(self, record: DelayedRun) -> None:
         params = {n: getattr(record, n) for n in FIELDS}

@@ -14,6 +14,7 @@ from psycopg import Connection, sql
 
 from engine.checkpoint._webhooks import WebhookRecord
 from engine.checkpoint.postgres._runs import Run
+from engine.checkpoint.postgres._tables import SchemaTables
 
 __all__ = ["PostgresWebhooks"]
 
@@ -28,7 +29,7 @@ RETRY = "UPDATE {webhooks} SET next_attempt_at = %(at)s, attempts = %(attempts)s
 DONE = "DELETE FROM {webhooks} WHERE run_id = %(run_id)s"
 
 
-class PostgresWebhooks:
+class PostgresWebhooks(SchemaTables):
     """The webhook outbox in a PostgreSQL saver's schema (``run``: the saver's runner; ``queries``: its rendered queries)."""
 
     def __init__(self, run: Run, queries: Any) -> None:
@@ -38,13 +39,6 @@ class PostgresWebhooks:
             k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
             for k, v in {"INSERT": INSERT, "DUE": DUE, "HOLD": HOLD, "RETRY": RETRY, "DONE": DONE}.items()
         }
-
-    async def _tx(self, what: str, fn: Any) -> Any:
-        def work(conn: Connection[Any]) -> Any:
-            with conn.transaction():
-                return fn(conn)
-
-        return await self._run(what, work)
 
     async def aadd(self, record: WebhookRecord) -> None:
         params = {n: getattr(record, n) for n in FIELDS}

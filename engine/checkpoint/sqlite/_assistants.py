@@ -15,7 +15,8 @@ from datetime import datetime
 from typing import Any, Literal, Mapping, Sequence
 
 from engine.checkpoint._assistants import AssistantRecord, Conflict, Search, contains, merged, page, visible
-from engine.checkpoint.sqlite._runs import Transaction, Work, text_of
+from engine.checkpoint.sqlite._runs import text_of
+from engine.checkpoint.sqlite._tables import FileTables
 
 __all__ = ["SqliteAssistants"]
 
@@ -60,19 +61,8 @@ def _where(search: Search, owners: tuple[str, ...]) -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
-class SqliteAssistants:
+class SqliteAssistants(FileTables):
     """Assistants in a SQLite saver's file, on its ``work`` and ``transaction``."""
-
-    def __init__(self, work: Work, transaction: Transaction) -> None:
-        self._work = work
-        self._transaction = transaction
-
-    async def _in(self, begin: str, fn: Any) -> Any:
-        def work() -> Any:
-            with self._transaction(begin) as cur:
-                return fn(cur)
-
-        return await self._work(work)
 
     async def acreate(self, record: AssistantRecord, *, if_exists: Literal["raise", "do_nothing"] = "raise") -> AssistantRecord:
         row = row_of(record)[:2] + (1,) + row_of(record)[3:]

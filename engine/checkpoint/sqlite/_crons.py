@@ -14,7 +14,8 @@ from typing import Any, Mapping, Sequence
 
 from engine.checkpoint._crons import CronRecord, CronSearch, advanced, page, updated
 from engine.checkpoint._assistants import contains
-from engine.checkpoint.sqlite._runs import Transaction, Work, text_of
+from engine.checkpoint.sqlite._runs import text_of
+from engine.checkpoint.sqlite._tables import FileTables
 
 __all__ = ["SqliteCrons"]
 
@@ -49,19 +50,8 @@ def record_of(row: Sequence[Any]) -> CronRecord:
     return CronRecord(**v)
 
 
-class SqliteCrons:
+class SqliteCrons(FileTables):
     """Crons in a SQLite saver's file, on its ``work`` and ``transaction``."""
-
-    def __init__(self, work: Work, transaction: Transaction) -> None:
-        self._work = work
-        self._transaction = transaction
-
-    async def _in(self, begin: str, fn: Any) -> Any:
-        def work() -> Any:
-            with self._transaction(begin) as cur:
-                return fn(cur)
-
-        return await self._work(work)
 
     async def acreate(self, record: CronRecord) -> CronRecord:
         await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(INSERT, row_of(record)))

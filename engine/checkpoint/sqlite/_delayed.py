@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine.checkpoint._delayed import DelayedRun
-from engine.checkpoint.sqlite._runs import Transaction, Work, text_of
+from engine.checkpoint.sqlite._runs import text_of
+from engine.checkpoint.sqlite._tables import FileTables
 
 __all__ = ["SqliteDelayed"]
 
@@ -29,32 +30,21 @@ def _record(row: Any) -> DelayedRun:
     )  # fmt: skip
 
 
-class SqliteDelayed:
+class SqliteDelayed(FileTables):
     """The delayed runs in a SQLite saver's file, on its ``work`` and ``transaction``."""
-
-    def __init__(self, work: Work, transaction: Transaction) -> None:
-        self._work = work
-        self._transaction = transaction
-
-    async def _in(self, fn: Any) -> Any:
-        def work() -> Any:
-            with self._transaction("BEGIN IMMEDIATE") as cur:
-                return fn(cur)
-
-        return await self._work(work)
 
     async def aadd(self, record: DelayedRun) -> None:
         r = record
         row = (r.run_id, r.tenant, r.thread_id, r.body, r.status, r.message, text_of(r.not_before), text_of(r.created_at))
-        await self._in(lambda cur: cur.execute(INSERT, row))
+        await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(INSERT, row))
 
     async def aget(self, run_id: str) -> DelayedRun | None:
-        row = await self._in(lambda cur: cur.execute(f"SELECT {_COLUMNS} FROM delayed_runs WHERE run_id = ?", (run_id,)).fetchone())
+        row = await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(f"SELECT {_COLUMNS} FROM delayed_runs WHERE run_id = ?", (run_id,)).fetchone())
         return _record(row) if row is not None else None
 
     async def alist(self, tenant: str, thread_id: str) -> list[DelayedRun]:
         query = f"SELECT {_COLUMNS} FROM delayed_runs WHERE tenant = ? AND thread_id = ? ORDER BY created_at DESC, run_id DESC"
-        return [_record(r) for r in await self._in(lambda cur: cur.execute(query, (tenant, thread_id)).fetchall())]
+        return [_record(r) for r in await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(query, (tenant, thread_id)).fetchall())]
 
     async def aclaim_due(self, now: datetime, hold: float, *, limit: int = 100) -> list[DelayedRun]:
         def claim(cur: Any) -> list[DelayedRun]:
@@ -63,11 +53,11 @@ class SqliteDelayed:
             cur.executemany("UPDATE delayed_runs SET not_before = ? WHERE run_id = ?", [(later, r.run_id) for r in due])
             return due
 
-        return await self._in(claim)  # type: ignore[no-any-return]
+        return await self._in("BEGIN IMMEDIATE", claim)  # type: ignore[no-any-return]
 
     async def aend(self, run_id: str, status: str, message: str = "") -> bool:
         query = "UPDATE delayed_runs SET status = ?, message = ? WHERE run_id = ? AND status = 'pending'"
-        return bool(await self._in(lambda cur: cur.execute(query, (status, message, run_id)).rowcount))
+        return bool(await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(query, (status, message, run_id)).rowcount))
 
     async def adone(self, run_id: str) -> None:
-        await self._in(lambda cur: cur.execute("DELETE FROM delayed_runs WHERE run_id = ?", (run_id,)))
+        await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute("DELETE FROM delayed_runs WHERE run_id = ?", (run_id,)))

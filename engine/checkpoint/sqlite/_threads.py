@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from engine.checkpoint._threads import FIELDS, KEEP, ThreadMark, ThreadQuery, ThreadRecord, expiry, merged
-from engine.checkpoint.sqlite._runs import Transaction, Work, text_of
+from engine.checkpoint.sqlite._runs import text_of
+from engine.checkpoint.sqlite._tables import FileTables
 
 __all__ = ["SqliteThreads", "contains_sql"]
 
@@ -140,19 +141,8 @@ def search_sql(query: ThreadQuery) -> tuple[str, list[Any]]:
     return f"SELECT {_COLUMNS} FROM threads WHERE {where} ORDER BY {col} {direction}, thread_id {direction} LIMIT ?", params
 
 
-class SqliteThreads:
+class SqliteThreads(FileTables):
     """Thread records in a SQLite saver's file, on its ``work`` and ``transaction``."""
-
-    def __init__(self, work: Work, transaction: Transaction) -> None:
-        self._work = work
-        self._transaction = transaction
-
-    async def _do(self, begin: str, fn: Any) -> Any:
-        def work() -> Any:
-            with self._transaction(begin) as cur:
-                return fn(cur)
-
-        return await self._work(work)
 
     async def acreate(self, record: ThreadRecord) -> ThreadRecord | None:
         record = record.copy()
@@ -163,10 +153,10 @@ class SqliteThreads:
                 return None
             return _record(cur.execute(SELECT, (record.thread_id,)).fetchone())
 
-        return await self._do("BEGIN IMMEDIATE", create)
+        return await self._in("BEGIN IMMEDIATE", create)
 
     async def aget(self, thread_id: str) -> ThreadRecord | None:
-        row = await self._do("BEGIN", lambda cur: cur.execute(SELECT, (thread_id,)).fetchone())
+        row = await self._in("BEGIN", lambda cur: cur.execute(SELECT, (thread_id,)).fetchone())
         return None if row is None else _record(row)
 
     async def aupdate(
@@ -188,13 +178,13 @@ class SqliteThreads:
             ))  # fmt: skip
             return record
 
-        return await self._do("BEGIN IMMEDIATE", update)
+        return await self._in("BEGIN IMMEDIATE", update)
 
     async def amark(
         self, record: ThreadRecord, at: datetime, *, status: str | None = None, interrupts: bytes | None = None
     ) -> None:
         mark = ThreadMark(record, at, status, interrupts)
-        await self._do("BEGIN IMMEDIATE", lambda cur: self.mark_in(cur, mark))
+        await self._in("BEGIN IMMEDIATE", lambda cur: self.mark_in(cur, mark))
 
     @staticmethod
     def mark_in(cur: Any, mark: ThreadMark) -> None:
@@ -213,20 +203,20 @@ class SqliteThreads:
 
     async def asearch(self, query: ThreadQuery) -> list[ThreadRecord]:
         sql, params = search_sql(query)
-        return [_record(r) for r in await self._do("BEGIN", lambda cur: cur.execute(sql, params).fetchall())]
+        return [_record(r) for r in await self._in("BEGIN", lambda cur: cur.execute(sql, params).fetchall())]
 
     async def acount(self, query: ThreadQuery) -> int:
         where, params = where_of(query)
         sql = f"SELECT count(*) FROM threads WHERE {where}"
-        return int(await self._do("BEGIN", lambda cur: cur.execute(sql, params).fetchone()[0]))
+        return int(await self._in("BEGIN", lambda cur: cur.execute(sql, params).fetchone()[0]))
 
     async def aexpired(self, now: datetime, *, limit: int) -> list[ThreadRecord]:
-        rows = await self._do("BEGIN", lambda cur: cur.execute(EXPIRED, (text_of(now), limit)).fetchall())
+        rows = await self._in("BEGIN", lambda cur: cur.execute(EXPIRED, (text_of(now), limit)).fetchall())
         return [_record(r) for r in rows]
 
     async def aswept(self, thread_id: str, if_updated_at: datetime) -> bool:
-        changed = await self._do("BEGIN IMMEDIATE", lambda cur: cur.execute(SWEPT, (thread_id, text_of(if_updated_at))).rowcount)
+        changed = await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(SWEPT, (thread_id, text_of(if_updated_at))).rowcount)
         return bool(changed)
 
     async def adelete(self, thread_id: str) -> None:
-        await self._do("BEGIN IMMEDIATE", lambda cur: cur.execute(DELETE, (thread_id,)))
+        await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(DELETE, (thread_id,)))

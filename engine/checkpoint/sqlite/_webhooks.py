@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine.checkpoint._webhooks import WebhookRecord
-from engine.checkpoint.sqlite._runs import Transaction, Work, text_of
+from engine.checkpoint.sqlite._runs import text_of
+from engine.checkpoint.sqlite._tables import FileTables
 
 __all__ = ["SqliteWebhooks"]
 
@@ -27,23 +28,12 @@ def _record(row: Any) -> WebhookRecord:
     )
 
 
-class SqliteWebhooks:
+class SqliteWebhooks(FileTables):
     """The webhook outbox in a SQLite saver's file, on its ``work`` and ``transaction``."""
-
-    def __init__(self, work: Work, transaction: Transaction) -> None:
-        self._work = work
-        self._transaction = transaction
-
-    async def _in(self, fn: Any) -> Any:
-        def work() -> Any:
-            with self._transaction("BEGIN IMMEDIATE") as cur:
-                return fn(cur)
-
-        return await self._work(work)
 
     async def aadd(self, record: WebhookRecord) -> None:
         row = (record.run_id, record.tenant, record.url, record.attempts, text_of(record.next_attempt_at), text_of(record.created_at))
-        await self._in(lambda cur: cur.execute(INSERT, row))
+        await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute(INSERT, row))
 
     async def aclaim_due(self, now: datetime, hold: float, *, limit: int = 100) -> list[WebhookRecord]:
         def claim(cur: Any) -> list[WebhookRecord]:
@@ -52,10 +42,10 @@ class SqliteWebhooks:
             cur.executemany("UPDATE webhooks SET next_attempt_at = ? WHERE run_id = ?", [(later, r.run_id) for r in due])
             return due
 
-        return await self._in(claim)  # type: ignore[no-any-return]
+        return await self._in("BEGIN IMMEDIATE", claim)  # type: ignore[no-any-return]
 
     async def aretry(self, run_id: str, at: datetime, attempts: int) -> None:
-        await self._in(lambda cur: cur.execute("UPDATE webhooks SET next_attempt_at = ?, attempts = ? WHERE run_id = ?", (text_of(at), attempts, run_id)))
+        await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute("UPDATE webhooks SET next_attempt_at = ?, attempts = ? WHERE run_id = ?", (text_of(at), attempts, run_id)))
 
     async def adone(self, run_id: str) -> None:
-        await self._in(lambda cur: cur.execute("DELETE FROM webhooks WHERE run_id = ?", (run_id,)))
+        await self._in("BEGIN IMMEDIATE", lambda cur: cur.execute("DELETE FROM webhooks WHERE run_id = ?", (run_id,)))
