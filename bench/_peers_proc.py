@@ -9,7 +9,6 @@ short HTTP GETs, as a user's health check would do.
 from __future__ import annotations
 
 import os
-import selectors
 import shutil
 import signal
 import socket
@@ -20,6 +19,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench.grpc_throughput import read_until
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = Path(__file__).resolve().parent / "peers_app"
@@ -83,27 +84,8 @@ def start_marked(name: str, cmd: list[str], env: dict[str, str], log: Path, mark
     (its rest is the target); earlier lines are kept in ``lines``."""
     with open(log, "wb") as err:
         popen = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
-    assert popen.stdout is not None
-    fd, buf, deadline = popen.stdout.fileno(), b"", time.monotonic() + START_SECONDS
-    seen: list[str] = []
-    with selectors.DefaultSelector() as sel:
-        sel.register(fd, selectors.EVENT_READ)
-        while True:
-            *done, buf = buf.split(b"\n")
-            for line in done:
-                text = line.decode(errors="replace").strip()
-                if text.startswith(marker):
-                    return Served(name, popen, text.removeprefix(marker).strip(), log, lines=seen)
-                seen.append(text)
-            if time.monotonic() > deadline:
-                popen.kill()
-                raise RuntimeError(f"{name} did not start in {START_SECONDS:g}s:\n{log.read_text(errors='replace')[-3000:]}")
-            if sel.select(max(deadline - time.monotonic(), 0)):
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    popen.wait()
-                    raise RuntimeError(f"{name} exited with {popen.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
-                buf += chunk
+    target, seen = read_until(popen, marker, START_SECONDS, log, name)
+    return Served(name, popen, target, log, lines=seen)
 
 
 def start_polled(name: str, cmd: list[str], env: dict[str, str], log: Path, url: str, probe: str, cwd: Path,

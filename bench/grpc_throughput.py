@@ -172,22 +172,32 @@ def _start(cmd: list[str], marker: str, cwd: str, log: Path) -> Proc:
     with open(log, "wb") as err:
         popen = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
     assert popen.stdout is not None
-    fd, buf, deadline = popen.stdout.fileno(), b"", time.monotonic() + 30
+    return Proc(popen, read_until(popen, marker, 30, log, str(cmd[2:4]))[0])
+
+
+def read_until(popen: subprocess.Popen[bytes], marker: str, seconds: float, log: Path, name: str) -> tuple[str, list[str]]:
+    """Read ``popen``'s stdout until a line starting with ``marker`` (no sleeps): that line's rest, and the
+    lines before it. The process is killed if none comes within ``seconds``; its log is in the error."""
+    assert popen.stdout is not None
+    fd, buf, deadline = popen.stdout.fileno(), b"", time.monotonic() + seconds
+    seen: list[str] = []
     with selectors.DefaultSelector() as sel:
         sel.register(fd, selectors.EVENT_READ)
         while True:
-            for line in buf.split(b"\n")[:-1]:
+            *done, buf = buf.split(b"\n")
+            for line in done:
                 text = line.decode(errors="replace").strip()
                 if text.startswith(marker):
-                    return Proc(popen, text.removeprefix(marker).strip())
+                    return text.removeprefix(marker).strip(), seen
+                seen.append(text)
             if time.monotonic() > deadline:
                 popen.kill()
-                raise RuntimeError(f"{cmd[2:4]} did not start:\n{log.read_text(errors='replace')}")
+                raise RuntimeError(f"{name} did not start in {seconds:g}s:\n{log.read_text(errors='replace')[-3000:]}")
             if sel.select(max(deadline - time.monotonic(), 0)):
                 chunk = os.read(fd, 4096)
                 if not chunk:
                     popen.wait()
-                    raise RuntimeError(f"{cmd[2:4]} exited with {popen.returncode}:\n{log.read_text(errors='replace')}")
+                    raise RuntimeError(f"{name} exited with {popen.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
                 buf += chunk
 
 
