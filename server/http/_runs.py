@@ -352,6 +352,11 @@ async def _ended(service: GraphService, record: RunRecord) -> RunRecord:
     if record.keeps_events:
         async for _ in join_events(service, record.run_id, after_seq=record.last_seq):
             pass
+    return await settled(service, record)
+
+
+async def settled(service: GraphService, record: RunRecord) -> RunRecord:
+    """``record`` read again until its run has ended (NOT_FOUND: its record is gone, its thread deleted)."""
     while record.status in ACTIVE:
         await service.records.wait_events(record.run_id)
         found = await service.records.store.aget(record.run_id)

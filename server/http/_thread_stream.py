@@ -30,6 +30,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from engine.host import ACTIVE, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._errors import RpcError
 from server._json import encode
 from server._records import POLL_SECONDS
 from server._reads import thread_key
@@ -37,7 +38,7 @@ from server._run_api import join_events
 from server.http._common import graph_of
 from server.http._common import service as svc
 from server.http._errors import HttpError, answered
-from server.http._runs import _Stream
+from server.http._runs import _Stream, settled
 from server.http._sse import Frame, SseShaper
 
 if TYPE_CHECKING:
@@ -69,13 +70,10 @@ def _plain(frame: Frame) -> bytes:
 
 async def _ended(service: GraphService, record: RunRecord) -> RunRecord | None:
     """``record`` once its run has ended (None: its record is gone, the thread deleted)."""
-    while record.status in ACTIVE:
-        await service.records.wait_events(record.run_id)
-        found = await service.records.store.aget(record.run_id)
-        if found is None:
-            return None
-        record = found
-    return record
+    try:
+        return await settled(service, record)
+    except RpcError:
+        return None
 
 
 async def _run_frames(service: GraphService, record: RunRecord, modes: frozenset[str], thread_id: str) -> AsyncIterator[bytes]:
