@@ -51,7 +51,8 @@ class Task:
     state: dict[str, Any] = field(default_factory=dict)  # state values when planned (read-only)
     writes: list[tuple[str, Any]] = field(default_factory=list)
     # filled in by the loop while the task runs
-    error: Exception | None = None
+    #: its failure; ``asyncio.CancelledError`` when a sibling's failure cut it short (see StepRunner.tick)
+    error: BaseException | None = None
     interrupts: tuple[Any, ...] = ()
     #: stopped by a subgraph's static breakpoint (an interrupt with no question): not finished, nothing to answer
     paused: bool = False

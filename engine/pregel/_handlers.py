@@ -18,15 +18,16 @@ stored error (its text, as LangGraph's resume gives it).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from engine._internal._ids import task_id as make_task_id
 from engine.checkpoint.base import ERROR
-from engine.errors import GraphBubbleUp, NodeError
+from engine.errors import GraphBubbleUp, NodeError, is_invalid_resume
 from engine.pregel._algo import Task
 from engine.pregel._spec import ERROR_SOURCE_NODE, TASKS
 
-__all__ = ["handled_by", "failure_writes", "handler_task", "take_over"]
+__all__ = ["handled_by", "failure_writes", "handler_task", "stops_others", "take_over"]
 
 #: a handler's task is a pushed one, as LangGraph's: the same triggers as a Send's (it marks nothing seen)
 _TRIGGERS = (TASKS,)
@@ -35,6 +36,13 @@ _TRIGGERS = (TASKS,)
 def handled_by(t: Task) -> bool:
     """Whether ``t`` failed and its node's error handler takes the failure over."""
     return t.error is not None and t.node.error_handler is not None and not isinstance(t.error, GraphBubbleUp)
+
+
+def stops_others(t: Task) -> bool:
+    """Whether ``t``'s failure ends its step at once, cancelling its siblings still running (as LangGraph's):
+    not control flow (a Command for the parent), nor an answer its interrupt's schema refused (raised once
+    the others finish, so a task answered in the same resume is not cut short and run again)."""
+    return t.error is not None and not isinstance(t.error, (GraphBubbleUp, asyncio.CancelledError)) and not is_invalid_resume(t.error)
 
 
 def failure_writes(t: Task) -> list[tuple[str, Any]]:

@@ -224,7 +224,8 @@ class RunLoop:
                             yield ev
                 first = state.resuming = False
                 state.null_resume.clear()  # as LangGraph's, the answer belongs to the version the step ran from
-                failed = [t for t in tasks if t.error is not None]
+                # The failure first; the siblings it cut short (recorded as cancelled) after it.
+                failed = sorted((t for t in tasks if t.error is not None), key=lambda t: isinstance(t.error, asyncio.CancelledError))
                 waiting = [t for t in tasks if t.interrupts or t.paused]
                 if failed or waiting:
                     self.trace.end_step(failed[0].error if failed else None)

@@ -33,7 +33,7 @@ from engine.pregel._algo import Task
 from engine.pregel._calls import CallScope, store_held, within
 from engine.pregel._cache import cached_writes, keep_writes
 from engine.pregel._context import TaskContext
-from engine.pregel._handlers import failure_writes, handled_by, handler_task, take_over
+from engine.pregel._handlers import failure_writes, handled_by, handler_task, stops_others, take_over
 from engine.pregel._io import task_update
 from engine.pregel._nested import Lazy, NestedHost
 from engine.pregel._queue import EventQueue
@@ -221,6 +221,13 @@ class StepRunner:
             futs: dict[asyncio.Future[Any], Task] = {asyncio.ensure_future(self._gated(t, step)): t for t in run}
             pending = set(futs)
             order = {f: i for i, f in enumerate(futs)}
+            ended: dict[asyncio.Future[Any], int] = {}  # in the order they finished (their callbacks run so)
+
+            def track(f: asyncio.Future[Any]) -> None:
+                f.add_done_callback(lambda f: ended.setdefault(f, len(ended)))
+
+            for f in futs:
+                track(f)
             try:
                 while pending:
                     self._wake = wake = self._loop.create_future()
@@ -230,19 +237,34 @@ class StepRunner:
                         wake.set_result(None)
                     done, pending = await asyncio.wait({*pending, wake}, return_when=asyncio.FIRST_COMPLETED)
                     pending.discard(wake)
-                    # In plan order (``done`` is a set): tasks finishing together report as LangGraph's
-                    # thread pool, which its tasks usually leave in the order they were submitted.
-                    for f in sorted(done, key=lambda f: order.get(f, -1)) if len(done) > 1 else done:
+                    # ``done`` is a set. Async nodes report in the order they finished, as LangGraph's
+                    # commit as each one's future completes; nodes on threads that finished together, in plan
+                    # order, as LangGraph's thread pool, which its tasks usually leave in the order submitted.
+                    if len(done) > 1:
+                        by_end = all(f is wake or futs[f].node.is_async for f in done)
+                        done = sorted(done, key=lambda f: (ended.get(f, len(futs)), order.get(f, -1)) if by_end else order.get(f, -1))  # type: ignore[assignment]
+                    for f in done:
                         if f is wake:
                             continue
                         t = futs[f]
+                        if f.cancelled():  # cut short by a sibling's failure (below): recorded as cancelled
+                            t.error = asyncio.CancelledError()
+                            continue
                         self._finished(t, step)
                         if handled_by(t):  # its error handler's task runs in this step, beside the others
                             h = await self._hand_over(t, step, tasks)
                             f = asyncio.ensure_future(self._gated(h, step))
                             futs[f], order[f] = h, len(order)
+                            track(f)
                             pending.add(f)
                             continue
+                        if t.error is not None and stops_others(t) and not self.inline_sync:
+                            # As LangGraph: a failure stops the step, so its tasks still running are
+                            # cancelled (a sync node's thread finishes its call, and the result is dropped);
+                            # the next wait collects them. Under the sync face, as LangGraph's thread pool,
+                            # they finish, and what they wrote is kept.
+                            for p in pending:
+                                p.cancel()
                         if t.error is not None or t.interrupts or t.paused or not self.record:
                             continue
                         if save_each:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import operator
+import threading
 from typing import Annotated, TypedDict
 
 import pytest
 
 from engine import END, START, GraphRecursionError, RetryPolicy, StateGraph
+from engine.checkpoint import InMemorySaver
 from engine.testing import history_summary, thread
 
 
@@ -50,6 +53,117 @@ def test_error_keeps_sibling_writes_and_does_not_rerun_them(checkpointer):
     runs.clear()
     assert app.invoke(None, thread()) == {"log": ["bad", "ok", "after"]}
     assert runs == ["bad"]  # ok's saved writes were reused
+
+
+def _fan_out(*nodes):
+    g = StateGraph(Log)
+    for name, fn in nodes:
+        g.add_node(name, fn)
+        g.add_edge(START, name)
+    return g
+
+
+def test_a_failure_cancels_the_async_siblings_still_running(checkpointer):
+    # As LangGraph's runner: the first failure ends the step; a sibling still awaiting is cancelled,
+    # recorded with a CancelledError, and runs again when the thread goes on. A sibling that finished
+    # keeps its writes.
+    seen: list[str] = []
+    broken = {"on": True}
+
+    async def main():
+        started = asyncio.Event()
+
+        async def slow(s):
+            started.set()
+            try:
+                await asyncio.Event().wait()  # never set: only a cancellation ends it
+            except asyncio.CancelledError:
+                seen.append("slow cancelled")
+                raise
+
+        async def done(s):
+            return {"log": ["done"]}
+
+        async def bad(s):
+            await started.wait()
+            if broken["on"]:
+                raise ValueError("boom")
+            return {"log": ["bad"]}
+
+        app = _fan_out(("slow", slow), ("done", done), ("bad", bad)).compile(checkpointer=checkpointer)
+        with pytest.raises(ValueError, match="boom"):
+            await asyncio.wait_for(app.ainvoke({"log": []}, thread()), 60)  # a bound, not a timing
+        assert seen == ["slow cancelled"]
+        state = await app.aget_state(thread())
+        assert {t.name: t.error for t in state.tasks} == {"bad": "ValueError('boom')", "done": None, "slow": "CancelledError()"}
+        assert state.values == {"log": ["done"]} and set(state.next) == {"bad", "slow"}
+
+        # Going on runs the failed and the cancelled tasks, not the finished one.
+        broken["on"] = False
+
+        async def slow_again(s):
+            return {"log": ["slow"]}
+
+        again = _fan_out(("slow", slow_again), ("done", done), ("bad", bad)).compile(checkpointer=checkpointer)
+        assert await again.ainvoke(None, thread()) == {"log": ["bad", "done", "slow"]}
+
+    asyncio.run(main())
+
+
+def test_a_failure_leaves_a_sync_sibling_thread_behind_under_the_async_face():
+    # The thread cannot be stopped: it finishes its call, and what it returns is dropped.
+    release = threading.Event()
+    returned: list[str] = []
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        started = asyncio.Event()
+
+        def slow(s):
+            loop.call_soon_threadsafe(started.set)
+            release.wait()
+            returned.append("slow")
+            return {"log": ["slow"]}
+
+        async def bad(s):
+            await started.wait()
+            raise ValueError("boom")
+
+        app = _fan_out(("slow", slow), ("bad", bad)).compile(checkpointer=InMemorySaver())
+        with pytest.raises(ValueError, match="boom"):
+            await asyncio.wait_for(app.ainvoke({"log": []}, thread()), 60)
+        assert returned == []  # the run did not wait for it
+        release.set()
+        state = await app.aget_state(thread())
+        assert {t.name: t.error for t in state.tasks} == {"bad": "ValueError('boom')", "slow": "CancelledError()"}
+        assert state.values == {"log": []}
+
+    try:
+        asyncio.run(main())
+    finally:
+        release.set()
+
+
+def test_a_failure_under_invoke_waits_for_its_sync_siblings_and_keeps_their_writes(checkpointer):
+    # As LangGraph's thread pool under invoke: the siblings on threads finish; what they wrote is kept.
+    started, failing = threading.Event(), threading.Event()
+
+    def slow(s):
+        started.set()
+        failing.wait()  # still running as its sibling raises
+        return {"log": ["slow"]}
+
+    def bad(s):
+        started.wait()
+        failing.set()
+        raise ValueError("boom")
+
+    app = _fan_out(("slow", slow), ("bad", bad)).compile(checkpointer=checkpointer)
+    with pytest.raises(ValueError, match="boom"):
+        app.invoke({"log": []}, thread())
+    state = app.get_state(thread())
+    assert {t.name: t.error for t in state.tasks} == {"bad": "ValueError('boom')", "slow": None}
+    assert state.values == {"log": ["slow"]}
 
 
 def test_error_without_checkpointer_propagates():
