@@ -43,6 +43,7 @@ from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes, shown_metadata
 from engine.pregel._nested import Replay, resume_input, travel_target
 from engine.pregel._resume import Resume, check_resume, is_resume_map
+from engine.pregel._versions import saver_version
 from engine.pregel._snapshot import build_snapshot, task_states
 from engine.pregel._spec import INPUT_SEEN, NULL_TASK_ID
 from engine.pregel._status import null_writes, read_statuses
@@ -309,7 +310,7 @@ class InputFolder:
         if self._folds_start() and (writes := self._start_writes(inp)) is not None:
             # START's writes are made with the input step's: one plan, one step's writes and one id less.
             start.writes = writes
-            _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
+            _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start], saver_version(self.settings.saver, state.checkpoint))
             state.step += 2
             self.versions.emit_values(changed)  # START's step's (none is wanted: whether one was due)
             state.executed += 1
@@ -322,7 +323,7 @@ class InputFolder:
             start.writes = stamp_ids(self.writer.delta_channels, list(start.writes))
         if state.delta is not None:
             await self._store_delta_input(start.writes)
-        _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start])
+        _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start], saver_version(self.settings.saver, state.checkpoint))
         state.pending_writes = []
         state.step += 1
         for c in changed:

@@ -65,7 +65,7 @@ from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
 from engine.pregel._runner import StepRunner
 from engine.pregel._status import read_statuses
-from engine.pregel._versions import RunVersions
+from engine.pregel._versions import RunVersions, saver_version
 from engine.pregel._writer import VersionWriter
 
 __all__ = ["RunLoop"]
@@ -310,7 +310,10 @@ class RunLoop:
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         state, settings = self.state, self.settings
-        _, changed = apply_writes(state.checkpoint, state.channels, tasks, triggers_to_nodes=settings.spec.triggers_to_nodes)
+        _, changed = apply_writes(
+            state.checkpoint, state.channels, tasks, saver_version(settings.saver, state.checkpoint),
+            triggers_to_nodes=settings.spec.triggers_to_nodes,
+        )  # fmt: skip
         if settings.saver is not None:  # what the next stored version's new_versions name
             versions, dirty = state.checkpoint["channel_versions"], self.writer.dirty
             for c in changed:

@@ -16,14 +16,15 @@ from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine.events import CheckpointSaved, ValuesEvent
 from engine.pregel._algo import Task, prepare_next_tasks
 from engine.pregel._delta import COUNTERS, stored_values
-from engine.checkpoint.base import RUN_KEY
+from engine.checkpoint._scoped import ScopedSaver
+from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver, Checkpoint
 from engine.pregel._io import output_values, saved_event, shown_metadata
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
 from engine.pregel._snapshot import subgraph_configs
 from engine.pregel._writer import VersionWriter, new_version
 
-__all__ = ["RunVersions"]
+__all__ = ["saver_version", "RunVersions"]
 
 
 class RunVersions:
@@ -129,3 +130,20 @@ class RunVersions:
             if book is not None:
                 snapshot["channel_values"] = stored_values(snapshot["channel_values"], book.names, snap)
             await self.writer.put(parent, snapshot, metadata, parent_writes or [], new_versions)
+
+
+def saver_version(saver: Any, checkpoint: Checkpoint) -> int | None:
+    """The version a step's writes get from the saver's own ``get_next_version``, when it is a subclass
+    of ours that overrides it (LangGraph's loop asks its saver once per step); None: the engine numbers
+    them (:func:`engine._internal._ids.next_version`). Versions are integers here: another answer is refused."""
+    inner = saver.saver if isinstance(saver, ScopedSaver) else saver
+    if inner is None or type(inner).get_next_version is BaseCheckpointSaver.get_next_version:
+        return None
+    versions = checkpoint["channel_versions"]
+    version = inner.get_next_version(max(versions.values()) if versions else None, None)
+    if type(version) is not int:
+        raise TypeError(
+            f"{type(inner).__name__}.get_next_version returned {version!r}: graphwire's channel versions are integers "
+            "that only grow (see engine.checkpoint.base)"
+        )
+    return version
