@@ -79,6 +79,7 @@ from engine.checkpoint._shapes import (
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
 from engine.checkpoint._retention import Choose, only, prune_rule
 from engine.checkpoint._runs import RunStore
+from engine.checkpoint._sync_twins import call_twin, iter_twin, missing
 from engine.checkpoint.serde.base import SerializerProtocol
 from engine.serde import Serializer
 
@@ -112,8 +113,6 @@ __all__ = [
 #: has no such key) unless the saver ``keeps_run_ids`` (a host's saver: ``engine.host.ScopedSaver`` sets it).
 RUN_KEY = "__graphwire_run_id__"
 
-def _missing(saver: object, method: str) -> str:
-    return f"{type(saver).__name__} does not implement {method} (a BaseCheckpointSaver method)"
 
 
 def get_checkpoint_id(config: Mapping[str, Any]) -> str | None:
@@ -217,7 +216,7 @@ class BaseCheckpointSaver(LangGraphSlot):
     # -- the contract ----------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         """The named checkpoint, or the thread's newest when none is named."""
-        raise NotImplementedError(_missing(self, "aget_tuple"))
+        return call_twin(self, "aget_tuple", config)  # type: ignore[no-any-return]  # a subclass's own get_tuple (_sync_twins)
 
     def alist(
         self,
@@ -228,7 +227,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """The thread's checkpoints, newest first."""
-        raise NotImplementedError(_missing(self, "alist"))
+        return iter_twin(self, config, filter=filter, before=before, limit=limit)
 
     async def aput(
         self,
@@ -241,7 +240,7 @@ class BaseCheckpointSaver(LangGraphSlot):
 
         Returns the config naming the stored checkpoint.
         """
-        raise NotImplementedError(_missing(self, "aput"))
+        return call_twin(self, "aput", config, checkpoint, metadata, new_versions)  # type: ignore[no-any-return]
 
     async def aput_many(
         self,
@@ -296,7 +295,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         task_path: str = "",
     ) -> None:
         """Store pending writes of a task against ``config``'s checkpoint."""
-        raise NotImplementedError(_missing(self, "aput_writes"))
+        call_twin(self, "aput_writes", config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         """Delete every checkpoint and write of a thread.
@@ -306,7 +305,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         :class:`~engine.errors.LeaseLostError`, nothing deleted), as a fenced
         write does. Savers without leases ignore it.
         """
-        raise NotImplementedError(_missing(self, "adelete_thread"))
+        call_twin(self, "adelete_thread", thread_id, lease=lease)
 
     async def aprune(
         self,
@@ -343,7 +342,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         """Delete the checkpoints of ``thread_id`` that ``choose`` lets go, with their writes and
         the values only they used (a saver's one primitive under :meth:`aprune` and
         :meth:`adelete_for_runs`). ``choose`` splits rows ``(ns, id, ts)`` into ``(kept, deleted)``."""
-        raise NotImplementedError(_missing(self, "aprune"))
+        raise NotImplementedError(missing(self, "aprune"))
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete every checkpoint whose metadata ``run_id`` is one of ``run_ids`` (LangGraph's), with its

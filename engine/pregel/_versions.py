@@ -10,6 +10,7 @@ through its :class:`~engine.pregel._writer.VersionWriter`, reporting to its
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
@@ -135,15 +136,27 @@ class RunVersions:
 def saver_version(saver: Any, checkpoint: Checkpoint) -> int | None:
     """The version a step's writes get from the saver's own ``get_next_version``, when it is a subclass
     of ours that overrides it (LangGraph's loop asks its saver once per step); None: the engine numbers
-    them (:func:`engine._internal._ids.next_version`). Versions are integers here: another answer is refused."""
+    them (:func:`engine._internal._ids.next_version`).
+
+    Versions are integers here. A saver answering otherwise (the checkpointer packages written for
+    LangGraph answer LangGraph's strings) stores the engine's integers instead, as before it was asked:
+    said once per class, as a warning; an error it raises fails the run.
+    """
     inner = saver.saver if isinstance(saver, ScopedSaver) else saver
-    if inner is None or type(inner).get_next_version is BaseCheckpointSaver.get_next_version:
+    if inner is None or type(inner).get_next_version is BaseCheckpointSaver.get_next_version or type(inner) in _NOT_INTS:
         return None
     versions = checkpoint["channel_versions"]
     version = inner.get_next_version(max(versions.values()) if versions else None, None)
     if type(version) is not int:
-        raise TypeError(
+        _NOT_INTS.add(type(inner))
+        warnings.warn(
             f"{type(inner).__name__}.get_next_version returned {version!r}: graphwire's channel versions are integers "
-            "that only grow (see engine.checkpoint.base)"
+            "that only grow (see engine.checkpoint.base), so the engine numbers them itself for this saver",
+            stacklevel=2,
         )
+        return None
     return version
+
+
+#: saver classes whose get_next_version answered something else than an integer (not asked again)
+_NOT_INTS: set[type] = set()

@@ -51,10 +51,20 @@ def test_a_saver_whose_get_next_version_fails_fails_the_run():
         _graph(Faulty()).invoke({"log": []}, thread())
 
 
-def test_a_version_that_is_not_an_integer_is_refused_by_name():
+def test_a_saver_answering_langgraphs_strings_gets_the_engines_integers_said_once():
+    # As the checkpointer packages written for LangGraph answer (its own savers' form): a warning, and
+    # the run goes on with the engine's numbering.
+    asked: list[object] = []
+
     class Strings(InMemorySaver):
         def get_next_version(self, current, channel=None):
+            asked.append(current)
             return f"{int(current or 0) + 1:032}.0"
 
-    with pytest.raises(TypeError, match=r"Strings.get_next_version returned '0+1.0': graphwire's channel versions are integers"):
-        _graph(Strings()).invoke({"log": []}, thread())
+    app = _graph(Strings())
+    with pytest.warns(UserWarning, match=r"Strings.get_next_version returned '0+1.0': graphwire's channel versions are integers"):
+        assert app.invoke({"log": []}, thread()) == {"log": ["a"]}
+    assert app.invoke({"log": []}, thread()) == {"log": ["a", "a"]}
+    assert asked == [None]  # asked no more once it answered a string
+    versions = app.checkpointer.get_tuple(thread()).checkpoint["channel_versions"]
+    assert all(type(v) is int for v in versions.values())

@@ -1,0 +1,110 @@
+"""A checkpointer written with LangGraph's sync methods only (get_tuple, list, put, put_writes), as LangGraph
+users write one: the engine's loop calls the async methods, which call those (engine/checkpoint/_sync_twins.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+from engine import START, StateGraph
+from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, get_checkpoint_id
+from engine.testing import thread
+from engine.types import Command, interrupt
+
+
+class DictSaver(BaseCheckpointSaver):
+    """Rows in dicts, the sync methods only; its put_writes predates task paths."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[tuple[str, str, str], tuple[Any, Any, str | None]] = {}
+        self.writes: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, Any]]] = {}
+        self.calls: list[str] = []
+
+    @staticmethod
+    def _config(thread_id: str, ns: str, checkpoint_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+
+    def get_tuple(self, config):
+        self.calls.append("get_tuple")
+        c = config["configurable"]
+        t, ns, wanted = c["thread_id"], c.get("checkpoint_ns", ""), get_checkpoint_id(config)
+        keys = [k for k in self.rows if k[:2] == (t, ns) and wanted in (None, k[2])]
+        if not keys:
+            return None
+        key = max(keys, key=lambda k: k[2])
+        checkpoint, metadata, parent = self.rows[key]
+        writes = [(task_id, ch, v) for (task_id, _), (ch, v) in sorted(self.writes.get(key, {}).items())]
+        return CheckpointTuple(self._config(*key), checkpoint, metadata, self._config(t, ns, parent) if parent else None, writes)
+
+    def list(self, config, *, filter=None, before=None, limit=None):
+        self.calls.append("list")
+        t = config["configurable"]["thread_id"]
+        for key in sorted((k for k in self.rows if k[0] == t), key=lambda k: k[2], reverse=True):
+            yield self.get_tuple(self._config(*key))
+
+    def put(self, config, checkpoint, metadata, new_versions):
+        self.calls.append("put")
+        c = config["configurable"]
+        t, ns = c["thread_id"], c.get("checkpoint_ns", "")
+        self.rows[(t, ns, checkpoint["id"])] = (checkpoint, metadata, c.get("checkpoint_id"))
+        return self._config(t, ns, checkpoint["id"])
+
+    def put_writes(self, config, writes, task_id):
+        self.calls.append("put_writes")
+        c = config["configurable"]
+        stored = self.writes.setdefault((c["thread_id"], c.get("checkpoint_ns", ""), c["checkpoint_id"]), {})
+        for i, (ch, v) in enumerate(writes):
+            stored[(task_id, i)] = (ch, v)
+
+
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+def _graph(saver: BaseCheckpointSaver):
+    def ask(s):
+        return {"log": [interrupt("ok?")]}
+
+    g = StateGraph(Log)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_node("ask", ask)
+    g.add_edge(START, "a")
+    g.add_edge("a", "ask")
+    return g.compile(checkpointer=saver)
+
+
+def test_a_sync_only_saver_keeps_a_thread_under_invoke():
+    saver = DictSaver()
+    app = _graph(saver)
+    out = app.invoke({"log": ["x"]}, thread())
+    assert out["log"] == ["x", "a"] and out["__interrupt__"][0].value == "ok?"
+    assert app.invoke(Command(resume="yes"), thread()) == {"log": ["x", "a", "yes"]}
+    assert [s.metadata["step"] for s in app.get_state_history(thread())] == [2, 1, 0, -1]
+    assert app.get_state(thread()).values == {"log": ["x", "a", "yes"]}
+    assert {"get_tuple", "list", "put", "put_writes"} <= set(saver.calls)
+
+
+def test_and_under_ainvoke():
+    saver = DictSaver()
+    app = _graph(saver)
+
+    async def main():
+        await app.ainvoke({"log": []}, thread())
+        return await app.ainvoke(Command(resume="yes"), thread())
+
+    assert asyncio.run(main()) == {"log": ["a", "yes"]}
+
+
+def test_a_sync_method_that_calls_the_bases_own_says_what_is_missing():
+    class Delegating(DictSaver):
+        def get_tuple(self, config):
+            return super(DictSaver, self).get_tuple(config)  # the base's: it has nothing to call
+
+    with pytest.raises(NotImplementedError, match="Delegating does not implement aget_tuple"):
+        Delegating().get_tuple(thread())
+    with pytest.raises(NotImplementedError, match="Delegating does not implement aget_tuple"):
+        _graph(Delegating()).invoke({"log": []}, thread())
