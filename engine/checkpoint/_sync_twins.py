@@ -1,32 +1,37 @@
-"""A checkpointer written with LangGraph's sync methods only: the contract's async methods call them.
+"""A saver class whose own sync methods are newer than its async ones: the engine's calls reach them.
 
 LangGraph users often write a checkpointer with only ``get_tuple``, ``list``,
-``put`` and ``put_writes`` (what LangGraph's ``invoke`` calls). The engine's
-loop calls the async methods, under ``invoke`` too, so
-:class:`~engine.checkpoint.base.BaseCheckpointSaver`'s async contract methods,
-when a subclass defines the sync twin and not the async method, call the sync
-one, on the calling thread (LangGraph's ``invoke`` reads on the caller's
-thread too; a server run waits while it runs, so a saver for a server should
-have its async methods). A subclass that defines neither gets the
-NotImplementedError it always got, and so does a sync method that calls the
-base's own (``super().get_tuple(...)``): the base has nothing to call then.
+``put`` and ``put_writes`` (what LangGraph's ``invoke`` calls), or subclass a
+saver and override one of those. The engine's loop calls the async methods,
+under ``invoke`` too, so such an override would never run. When a class is
+defined, :func:`install_twins` (called by
+:meth:`~engine.checkpoint.base.BaseCheckpointSaver.__init_subclass__`) gives
+each sync method it defines without the async one (``aget_tuple``,
+``alist``, ``aput``, ``aput_writes``, ``adelete_thread``) an async method that
+calls it, on the calling thread (LangGraph's ``invoke`` reads on the caller's
+thread too; a server's run waits while it runs, so a saver for a server
+should have its async methods).
+
+A sync method that calls its parent's (``super().put(...)``) reaches, through
+the parent's derived sync face, the async method made here again: while its
+twin runs, that method hands the call to the parent class's async method, so
+the parent's own implementation does the work (and a class with none raises
+the NotImplementedError the base always raised).
 """
 
 from __future__ import annotations
 
 import contextvars
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-__all__ = ["call_twin", "iter_twin", "missing"]
+__all__ = ["install_twins", "missing"]
 
-_BASE = "engine.checkpoint.base"
 #: async contract method -> its sync twin
 _TWINS = {"aget_tuple": "get_tuple", "alist": "list", "aput": "put", "aput_writes": "put_writes", "adelete_thread": "delete_thread"}
 
-# Set while a sync twin runs: if it reaches the base's derived sync method (which runs the async
-# one), the async method must not call the twin again.
+# (saver id, sync method) while that twin runs: its async method then defers to the parent class's.
 _inside: contextvars.ContextVar[frozenset[tuple[int, str]]] = contextvars.ContextVar("graphwire_sync_twin", default=frozenset())
 
 
@@ -34,43 +39,72 @@ def missing(saver: object, method: str) -> str:
     return f"{type(saver).__name__} does not implement {method} (a BaseCheckpointSaver method)"
 
 
-def _twin(saver: Any, method: str) -> Callable[..., Any]:
-    """The subclass's own sync twin of ``method``, or NotImplementedError when it has none."""
-    name = _TWINS[method]
-    own = getattr(type(saver), name, None)
-    # The base's own twin runs the async method: it is no twin (engine.checkpoint.base imports this module).
-    if own is None or getattr(own, "__module__", None) == _BASE or (id(saver), name) in _inside.get():
-        raise NotImplementedError(missing(saver, method))
-    bound: Callable[..., Any] = getattr(saver, name)
-    return bound
+def install_twins(cls: type) -> None:
+    """Give ``cls`` an async method for each sync twin it defines without its async method."""
+    for amethod, sync in _TWINS.items():
+        if sync in cls.__dict__ and amethod not in cls.__dict__:
+            made = _alist(cls) if amethod == "alist" else _async(cls, amethod, sync)
+            made.__name__ = made.__qualname__ = amethod
+            made.__doc__ = f"Calls this class's own ``{sync}`` (engine.checkpoint._sync_twins)."
+            setattr(cls, amethod, made)
 
 
-def call_twin(saver: Any, method: str, *args: Any, **kwargs: Any) -> Any:
-    """``method``'s sync twin called with ``args``: its answer, or NotImplementedError without one."""
-    twin = _twin(saver, method)
-    if method == "aput_writes" and len(args) > 3 and "task_path" not in inspect.signature(twin).parameters:
-        args = args[:3]  # a put_writes written before LangGraph passed task paths
-    if method == "adelete_thread" and kwargs.get("lease") is None:
-        kwargs.pop("lease", None)
-    token = _inside.set(_inside.get() | {(id(saver), _TWINS[method])})
+def _calling(saver: Any, sync: str, call: Callable[[], Any]) -> Any:
+    token = _inside.set(_inside.get() | {(id(saver), sync)})
     try:
-        return twin(*args, **kwargs)
+        return call()
     finally:
         _inside.reset(token)
 
 
-async def iter_twin(saver: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-    """``alist`` from the sync ``list``: its items, taken one at a time."""
-    items = iter(call_twin(saver, "alist", *args, **kwargs))
+def _async(cls: type, amethod: str, sync: str) -> Callable[..., Any]:
+    if amethod == "aput_writes":
+
+        async def aput_writes(self: Any, config: Any, writes: Any, task_id: str, task_path: str = "") -> Any:
+            if (id(self), sync) in _inside.get():
+                return await getattr(super(cls, self), amethod)(config, writes, task_id, task_path)
+            twin = getattr(self, sync)
+            args = (config, writes, task_id, task_path) if _takes(twin, "task_path") else (config, writes, task_id)
+            return _calling(self, sync, lambda: twin(*args))
+
+        return aput_writes
+
+    async def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if (id(self), sync) in _inside.get():
+            return await getattr(super(cls, self), amethod)(*args, **kwargs)
+        if amethod == "adelete_thread" and kwargs.get("lease") is None:
+            kwargs.pop("lease", None)  # a delete_thread written for LangGraph takes the thread id alone
+        twin = getattr(self, sync)
+        return _calling(self, sync, lambda: twin(*args, **kwargs))
+
+    return method
+
+
+def _alist(cls: type) -> Callable[..., AsyncIterator[Any]]:
+    def alist(self: Any, config: Any, *, filter: Any = None, before: Any = None, limit: Any = None) -> AsyncIterator[Any]:
+        if (id(self), "list") in _inside.get():
+            parent: AsyncIterator[Any] = getattr(super(cls, self), "alist")(config, filter=filter, before=before, limit=limit)
+            return parent
+        return _items(self, _calling(self, "list", lambda: self.list(config, filter=filter, before=before, limit=limit)))
+
+    return alist
+
+
+async def _items(saver: Any, items: Iterator[Any]) -> AsyncIterator[Any]:
+    """A sync ``list``'s items, each taken while its twin runs (a generator's body runs at each step)."""
+    items = iter(items)
     while True:
-        token = _inside.set(_inside.get() | {(id(saver), "list")})
-        try:
-            item = next(items, _END)
-        finally:
-            _inside.reset(token)
+        item = _calling(saver, "list", lambda: next(items, _END))
         if item is _END:
             return
         yield item
 
 
 _END = object()
+
+
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False

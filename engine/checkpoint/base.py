@@ -79,7 +79,7 @@ from engine.checkpoint._shapes import (
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
 from engine.checkpoint._retention import Choose, only, prune_rule
 from engine.checkpoint._runs import RunStore
-from engine.checkpoint._sync_twins import call_twin, iter_twin, missing
+from engine.checkpoint._sync_twins import install_twins, missing
 from engine.checkpoint.serde.base import SerializerProtocol
 from engine.serde import Serializer
 
@@ -198,6 +198,10 @@ class BaseCheckpointSaver(LangGraphSlot):
     #: ``filter`` on RUN_KEY matches either way.
     keeps_run_ids: bool = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        install_twins(cls)  # its own sync methods, where it has no async twin, are what the engine calls
+
     def __init__(self, *, serde: Serializer | None = None) -> None:
         adopt_langgraph_base(BaseCheckpointSaver)
         self.serde = serde or Serializer()
@@ -216,7 +220,7 @@ class BaseCheckpointSaver(LangGraphSlot):
     # -- the contract ----------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         """The named checkpoint, or the thread's newest when none is named."""
-        return call_twin(self, "aget_tuple", config)  # type: ignore[no-any-return]  # a subclass's own get_tuple (_sync_twins)
+        raise NotImplementedError(missing(self, "aget_tuple"))
 
     def alist(
         self,
@@ -227,7 +231,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """The thread's checkpoints, newest first."""
-        return iter_twin(self, config, filter=filter, before=before, limit=limit)
+        raise NotImplementedError(missing(self, "alist"))
 
     async def aput(
         self,
@@ -240,7 +244,7 @@ class BaseCheckpointSaver(LangGraphSlot):
 
         Returns the config naming the stored checkpoint.
         """
-        return call_twin(self, "aput", config, checkpoint, metadata, new_versions)  # type: ignore[no-any-return]
+        raise NotImplementedError(missing(self, "aput"))
 
     async def aput_many(
         self,
@@ -295,7 +299,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         task_path: str = "",
     ) -> None:
         """Store pending writes of a task against ``config``'s checkpoint."""
-        call_twin(self, "aput_writes", config, writes, task_id, task_path)
+        raise NotImplementedError(missing(self, "aput_writes"))
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         """Delete every checkpoint and write of a thread.
@@ -305,7 +309,7 @@ class BaseCheckpointSaver(LangGraphSlot):
         :class:`~engine.errors.LeaseLostError`, nothing deleted), as a fenced
         write does. Savers without leases ignore it.
         """
-        call_twin(self, "adelete_thread", thread_id, lease=lease)
+        raise NotImplementedError(missing(self, "adelete_thread"))
 
     async def aprune(
         self,

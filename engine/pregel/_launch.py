@@ -99,6 +99,7 @@ def launch(
         kinds=wanted,
         subgraph_kinds=wanted if subgraphs else frozenset(),
         inline_sync=inline_sync,
+        sync_face=inline_sync,
         interrupt_before=graph.interrupt_before if interrupt_before is None else interrupt_before,
         interrupt_after=graph.interrupt_after if interrupt_after is None else interrupt_after,
         # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
@@ -144,6 +145,7 @@ def _nested(
         kinds=nested_kinds(kinds, host.kinds),
         subgraph_kinds=host.kinds,
         inline_sync=host.inline_sync,
+        sync_face=host.sync_face,
         # its static breakpoints stop its parent's task (GraphInterrupt with no question), as LangGraph's
         interrupt_before=graph.interrupt_before if interrupt_before is None else interrupt_before,
         interrupt_after=graph.interrupt_after if interrupt_after is None else interrupt_after,

@@ -127,6 +127,7 @@ class RunLoop:
             run_id=settings.run_id,
             cache=settings.cache,
             inline_sync=settings.inline_sync,
+            sync_face=settings.sync_face,
             nest=self._nest,
             max_concurrency=self.config.get("max_concurrency"),
         )
@@ -142,7 +143,7 @@ class RunLoop:
         return NestedHost(
             saver=settings.saver, store=settings.store, thread_id=self.thread_id, lease=self.lease,
             durability=settings.durability, config=self.config, run_id=settings.run_id,
-            recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync and alone,
+            recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync and alone, sync_face=settings.sync_face,
             emit=self.runner.emit_threadsafe, kinds=settings.subgraph_kinds, parent_ns=settings.checkpoint_ns,
             node=t.name, task_id=t.id, parents=parents, resuming=state.resuming, resume_map=state.resume_map,
             task=ctx, replay=state.replay, fresh=state.fresh,

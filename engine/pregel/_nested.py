@@ -91,6 +91,8 @@ class NestedHost:
     replay: Replay | None = None
     #: the call brought the root graph new input (RunState.fresh)
     fresh: bool = False
+    #: the root call came through the sync face (engine.pregel._run.RunSettings.sync_face)
+    sync_face: bool = False
     #: graph runs nested in this task so far (the second and later get a numbered namespace)
     nested: int = 0
 

@@ -65,6 +65,9 @@ class RunSettings:
     #: a host's run refuses what LangGraph lets pass in process: a version the thread does not have
     #: (NotFoundError), a resume with nothing to answer (InvalidResumeError)
     strict: bool = False
+    #: the call came through the sync face (invoke, stream), at the root or above a subgraph: a failing
+    #: task's siblings on threads are waited for, as LangGraph's thread pool (engine.pregel._runner)
+    sync_face: bool = False
 
     def __post_init__(self) -> None:
         if self.recursion_limit < 1:

@@ -67,6 +67,7 @@ class StepRunner:
         state_keys: frozenset[str] | str,
         store: Any,
         inline_sync: bool,
+        sync_face: bool = False,
         nest: Callable[[Task, int, TaskContext, bool], NestedHost] | None = None,
         context: Any = None,
         run_id: str | None = None,
@@ -93,6 +94,8 @@ class StepRunner:
         #: the run's answer no waiting task took (RunState.null_resume, the same list), or none
         self.null_resume: list[Any] = []
         self.inline_sync = inline_sync
+        #: the call came through the sync face: a failure waits for its siblings on threads (tick)
+        self.sync_face = sync_face
         #: config["max_concurrency"]: how many of a step's tasks (and their calls) run at once (LangGraph's)
         self.gate = asyncio.Semaphore(max_concurrency) if max_concurrency else None
         self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
@@ -258,7 +261,7 @@ class StepRunner:
                             track(f)
                             pending.add(f)
                             continue
-                        if t.error is not None and stops_others(t) and not self.inline_sync:
+                        if t.error is not None and stops_others(t) and not self.sync_face:
                             # As LangGraph: a failure stops the step, so its tasks still running are
                             # cancelled (a sync node's thread finishes its call, and the result is dropped);
                             # the next wait collects them. Under the sync face, as LangGraph's thread pool,

@@ -108,3 +108,48 @@ def test_a_sync_method_that_calls_the_bases_own_says_what_is_missing():
         Delegating().get_tuple(thread())
     with pytest.raises(NotImplementedError, match="Delegating does not implement aget_tuple"):
         _graph(Delegating()).invoke({"log": []}, thread())
+
+
+@pytest.mark.parametrize("method", ["get_tuple", "put", "put_writes"])
+def test_a_savers_subclass_overriding_a_sync_method_is_called_by_runs(saver, method):
+    # As LangGraph's test_checkpoint_errors: the override is what a run calls, under invoke and ainvoke.
+    def faulty(self, *args, **kwargs):
+        raise ValueError(f"Faulty {method}")
+
+    saver.__class__ = type(f"Faulty{type(saver).__name__}", (type(saver),), {method: faulty})  # a subclass of the saver's
+    g = StateGraph(Log)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_node("b", lambda s: {"log": ["b"]})
+    g.add_edge(START, "a")
+    g.add_edge(START, "b")  # two tasks: their writes are put as each finishes
+    app = g.compile(checkpointer=saver)
+    with pytest.raises(ValueError, match=f"Faulty {method}"):
+        app.invoke({"log": []}, thread("sync"), durability="async")
+    with pytest.raises(ValueError, match=f"Faulty {method}"):
+        asyncio.run(app.ainvoke({"log": []}, thread("async"), durability="async"))
+
+
+def test_an_override_calling_its_parents_method_reaches_the_parents_work():
+    from engine.checkpoint import InMemorySaver
+
+    class Recording(InMemorySaver):
+        def __init__(self):
+            super().__init__()
+            self.seen: list[str] = []
+
+        def put(self, config, checkpoint, metadata, new_versions):
+            self.seen.append(checkpoint["id"])
+            return super().put(config, checkpoint, metadata, new_versions)
+
+        def get_tuple(self, config):
+            found = super().get_tuple(config)
+            self.seen.append("read")
+            return found
+
+    saver = Recording()
+    app = _graph(saver)
+    app.invoke({"log": []}, thread())
+    assert app.invoke(Command(resume="yes"), thread()) == {"log": ["a", "yes"]}
+    history = list(app.get_state_history(thread()))
+    assert [s.config["configurable"]["checkpoint_id"] for s in reversed(history)] == [x for x in saver.seen if x != "read"]
+    assert "read" in saver.seen
