@@ -36,7 +36,6 @@ from engine._internal._config import merge_configs
 from engine._internal._task import CURRENT
 from engine._langchain import drawing, runnable_class
 from engine.events import ForwardedChunk
-from engine.pregel._nested import current_host
 from engine.pregel._remote_run_stream import AsyncRunStream, RunStream, refuse_v3_options
 from engine.pregel._remote_wire import (
     CONFIG_KEY_STREAM,
@@ -268,7 +267,10 @@ class RemoteGraph(runnable_class() or object):  # type: ignore[misc]  # a Runnab
     ) -> tuple[dict[str, Any], PartRouter]:  # fmt: skip
         """The ``runs.stream`` request of one call, and the router of its parts."""
         configurable = (config or {}).get("configurable") or {}
-        host = current_host(config) if "checkpoint_ns" in configurable else None
+        # Inside a task (its config names the task's namespace), whatever thread the call names (a
+        # supervisor gives each agent one of its own): the task's host, for its stream and its resume.
+        task = CURRENT.get() if "checkpoint_ns" in configurable else None
+        host = task.nest() if task is not None and task.nest is not None else None
         parent = configurable.get(CONFIG_KEY_STREAM)
         if parent is None and host is not None and host.want(ForwardedChunk):
             parent = _HostStream(host)

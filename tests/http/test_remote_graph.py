@@ -19,6 +19,7 @@ import uuid
 from typing import Annotated, Any
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict
 
 from engine.checkpoint import InMemorySaver
@@ -164,3 +165,26 @@ def test_without_langgraph_sdk_making_one_from_a_url_names_the_package(monkeypat
     monkeypatch.setitem(sys.modules, "langgraph_sdk", None)  # as if not installed: its import fails
     with pytest.raises(ImportError, match="langgraph-sdk"):
         RemoteGraph("chain3", url="http://127.0.0.1:1")
+
+
+def test_called_from_a_node_on_a_thread_of_its_own_it_streams_to_the_parent_and_resumes(served: ServerProcess) -> None:
+    """As langgraph-supervisor calls a RemoteGraph agent: ``invoke`` inside a node function, on a thread id of its own."""
+    remote = RemoteGraph("questions", url=sdk_url(served))
+    own_threads: list[str] = []
+
+    def agent(state: Asked, config: RunnableConfig) -> dict[str, Any]:
+        own = str(uuid.uuid5(uuid.UUID(config["configurable"]["thread_id"]), "agent"))
+        own_threads.append(own)
+        out = remote.invoke(state, {**config, "configurable": {**config["configurable"], "thread_id": own}})
+        return {"log": out["log"]}
+
+    parent = StateGraph(Asked).add_node("agent", agent).add_edge(START, "agent").compile(checkpointer=InMemorySaver())
+    config = _thread()
+    chunks = list(parent.stream({"log": []}, config, stream_mode="updates", subgraphs=True))
+    (ns, asked), (root, stopped) = chunks
+    assert ns[0].startswith("agent:") and [i["value"] for i in asked["__interrupt__"]] == ["first?"]
+    assert root == () and [i.value for i in stopped["__interrupt__"]] == ["first?"]
+    parent.invoke(Command(resume="one"), config)
+    assert parent.invoke(Command(resume="two"), config) == {"log": ["first:one", "second:two"]}
+    assert len(set(own_threads)) == 1 and own_threads[0] != config["configurable"]["thread_id"]
+    assert remote.get_state({"configurable": {"thread_id": own_threads[0]}}).values == {"log": ["first:one", "second:two"]}
