@@ -137,6 +137,17 @@ def test_as_a_node_its_chunks_go_to_the_parents_stream_under_its_namespace(serve
     assert list(parent.stream({"n": 0}, _thread(), stream_mode="updates")) == [{"remote": {"n": 3, "log": ["a", "b", "c"]}}]
 
 
+def test_as_a_node_it_is_drawn_with_xray_as_its_server_draws_it(served: ServerProcess) -> None:
+    parent = _parent(RemoteGraph("chain3", url=sdk_url(served), name="remote"), Counted)
+    assert list(parent.get_graph().nodes) == ["__start__", "remote", "__end__"]
+    drawn = parent.get_graph(xray=True).to_json()
+    assert [n["id"] for n in drawn["nodes"]] == ["__start__", "__end__", "remote:a", "remote:b", "remote:c"]
+    assert drawn["nodes"][2] == {"id": "remote:a", "type": "unknown", "data": "remote:a"}  # LangChain's shape for it
+    assert [(e["source"], e["target"]) for e in drawn["edges"]] == [
+        ("__start__", "remote:a"), ("remote:c", "__end__"), ("remote:a", "remote:b"), ("remote:b", "remote:c"),
+    ]  # fmt: skip
+
+
 def test_as_a_node_of_an_async_call_it_stops_and_resumes_alike(served: ServerProcess) -> None:
     async def go() -> None:
         parent = _parent(RemoteGraph("questions", url=sdk_url(served), name="remote"))
