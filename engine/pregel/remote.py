@@ -280,11 +280,10 @@ class RemoteGraph(runnable_class() or object):  # type: ignore[misc]  # a Runnab
         command = None
         if isinstance(input, Command):
             command, input = command_body(input), None
-        elif host is not None and host.resuming:
-            # The parent goes on from its version, and so does the remote thread (LangGraph's
-            # resuming flag): with the answers the parent was given, by interrupt id.
-            command = {"resume": dict(host.resume_map)} if host.resume_map else None
-            input = None
+        elif host is not None and host.resuming and host.resume_map:
+            # The parent goes on from its version with answers (by interrupt id): so does the remote
+            # thread, with them. With none to give (a breakpoint before the node), a run with the input.
+            command, input = {"resume": dict(host.resume_map)}, None
         request = {
             "thread_id": thread_id, "assistant_id": self.assistant_id, "input": input, "command": command, "config": sent,
             "context": context, "stream_mode": modes.sent, "interrupt_before": interrupt_before,

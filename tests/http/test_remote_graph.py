@@ -124,6 +124,17 @@ def test_as_a_node_its_interrupts_stop_the_parent_and_the_parents_resume_answers
     assert parent.get_state(config).next == ()
 
 
+def test_as_a_node_behind_a_breakpoint_it_runs_with_its_input_when_the_parent_goes_on(served: ServerProcess) -> None:
+    remote = RemoteGraph("chain3", url=sdk_url(served), name="remote")
+    parent = StateGraph(Counted).add_node(remote).add_edge(START, "remote").compile(
+        checkpointer=InMemorySaver(), interrupt_before=["remote"]
+    )
+    config = _thread()
+    assert parent.invoke({"n": 1}, config)["n"] == 1
+    assert parent.get_state(config).next == ("remote",)
+    assert parent.invoke(None, config) == {"n": 4, "log": ["a", "b", "c"]}
+
+
 def test_as_a_node_its_chunks_go_to_the_parents_stream_under_its_namespace(served: ServerProcess) -> None:
     parent = _parent(RemoteGraph("chain3", url=sdk_url(served), name="remote"), Counted)
     chunks = list(parent.stream({"n": 0}, _thread(), stream_mode=["updates", "values"], subgraphs=True))
