@@ -303,7 +303,8 @@ class GraphInterrupt(GraphBubbleUp):
     """
 
     def __init__(self, interrupts: Sequence[Any] = ()) -> None:
-        super().__init__(tuple(interrupts))
+        # args[0] is the sequence as given (a list stays a list), as LangGraph's
+        super().__init__(interrupts if isinstance(interrupts, (list, tuple)) else tuple(interrupts))
         self.interrupts = tuple(interrupts)
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "MessageChunk",
     "ToolEvent",
     "CallbackEvent",
+    "ForwardedChunk",
     "CheckpointSaved",
     "CheckpointLoaded",
     "InterruptEvent",
@@ -158,6 +159,16 @@ class CallbackEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ForwardedChunk(Event):
+    """A chunk of LangGraph's stream ``mode`` that a run did not make but passes on as it came: a
+    ``RemoteGraph`` node's parts from its server (:mod:`engine.pregel.remote`), under the node's
+    namespace. Made only for a caller that names it in its ``kinds`` (:data:`NAMED_ONLY`)."""
+
+    mode: str
+    payload: Any
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointSaved(Event):
     checkpoint_id: str
     parent_id: str | None
@@ -217,8 +228,9 @@ class RunFinished(Event):
 #: What a run sends only to a caller that names it in its ``kinds``; a caller taking every event
 #: (``kinds=None``, as a host streaming to the wire does) gets none of these: the version a run
 #: continues from (a save is reported as CheckpointSaved), tool calls' progress (no wire form), and
-#: LangChain's callback events (a handler on every runnable of the run: only when asked for).
-NAMED_ONLY: frozenset[type[Event]] = frozenset({CheckpointLoaded, ToolEvent, CallbackEvent})
+#: LangChain's callback events (a handler on every runnable of the run: only when asked for), and a
+#: remote graph's chunks (already in LangGraph's shapes: for ``stream()`` only).
+NAMED_ONLY: frozenset[type[Event]] = frozenset({CheckpointLoaded, ToolEvent, CallbackEvent, ForwardedChunk})
 #: What ``kinds=None`` stands for: every event but the named-only ones.
 EVERY: frozenset[type[Event]] = frozenset({
     RunStarted, StepStarted, StepFinished, TaskStarted, TaskFinished, ValuesEvent, CustomEvent, MessageChunk,

@@ -5,7 +5,9 @@ channels of a saved version (``ERROR``, ``ERROR_SOURCE_NODE``, ``INTERRUPT``,
 ``RESUME``, ``NO_WRITES``), the Send channel, a task's path kinds (``PULL``, ``PUSH``),
 the namespace separators, the null task's id and the Overwrite marker.
 Code written against LangGraph reads a thread's pending writes and task
-paths with them.
+paths with them. And the ``configurable`` keys a ``RemoteGraph`` reads or
+leaves out of what it sends (:mod:`engine.pregel._remote_wire`): a parent's
+stream (``CONFIG_KEY_STREAM``), a task's id and strict resuming.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from __future__ import annotations
 from engine.channels.binop import _OVERWRITE as OVERWRITE
 from engine.checkpoint.base import ERROR, INTERRUPT, RESUME
 from engine.func._entrypoint import PREVIOUS
+from engine.pregel._remote_wire import CONFIG_KEY_STREAM
 from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID, PULL, PUSH, TASKS
 from engine.types import END, START
 
 __all__ = [
-    "CONF", "END", "ERROR", "ERROR_SOURCE_NODE", "INPUT", "INTERRUPT", "NO_WRITES", "NS_END", "NS_SEP", "NULL_TASK_ID",
-    "OVERWRITE", "PREVIOUS", "PULL", "PUSH", "RESUME", "START", "TASKS",
+    "CONF", "CONFIG_KEY_STREAM", "CONFIG_KEY_STRICT_RESUME", "CONFIG_KEY_TASK_ID", "END", "ERROR", "ERROR_SOURCE_NODE",
+    "INPUT", "INTERRUPT", "NO_WRITES", "NS_END", "NS_SEP", "NULL_TASK_ID", "OVERWRITE", "PREVIOUS", "PULL", "PUSH", "RESUME", "START", "TASKS",
 ]
 
 CONF = "configurable"
@@ -26,3 +29,5 @@ CONF = "configurable"
 INPUT = "__input__"
 NS_SEP = "|"
 NS_END = ":"
+CONFIG_KEY_TASK_ID = "__pregel_task_id"
+CONFIG_KEY_STRICT_RESUME = "__pregel_strict_resume"

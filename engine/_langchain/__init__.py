@@ -39,6 +39,7 @@ __all__ = [
     "ambient_config",
     "async_callback_manager",
     "callback_manager",
+    "drawing",
     "init_embeddings",
     "messages",
     "runnable_class",
@@ -79,6 +80,16 @@ def runnables() -> Any:
     if messages() is None:
         return None
     import langchain_core.runnables as module
+
+    return module
+
+
+def drawing() -> Any:
+    """``langchain_core.runnables.graph`` (LangChain's drawable ``Graph``, ``Node``, ``Edge``: a remote
+    graph's drawing), or None without langchain-core."""
+    if runnables() is None:
+        return None
+    import langchain_core.runnables.graph as module
 
     return module
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.errors import InvalidUpdateError
 from engine.graph._branch import route_writes
-from engine.graph._draw import DrawableGraph, draw
+from engine.graph._draw import DrawableGraph, draw, from_langchain
 from engine.graph._schema import json_schema
 from engine.graph._topology import Topology
 from engine.pregel import Pregel
@@ -46,9 +46,13 @@ class CompiledStateGraph(Pregel):
         subgraphs = {}
         if xray:
             deeper = xray if isinstance(xray, bool) or xray <= 0 else xray - 1
+            from engine.pregel.remote import RemoteGraph
+
             for name, node in self.nodes.items():
                 if node.subgraph is not None and node.subgraph.checkpointer is not False:
                     subgraphs[name] = node.subgraph.get_graph(config, xray=deeper)
+                elif isinstance(runs := getattr(self.builder.nodes.get(name), "fn", None), RemoteGraph):  # as LangGraph: its server's drawing
+                    subgraphs[name] = from_langchain(runs.get_graph(config, xray=deeper))
         return draw(
             self.topology,
             nodes=self.nodes,

@@ -36,7 +36,7 @@ from engine._internal._unsupported import refuse
 from engine.pregel._spec import PULL
 from engine.types import END, START, Command
 
-__all__ = ["DrawableGraph", "Edge", "Node", "draw", "literal_names", "return_annotation", "command_destinations"]
+__all__ = ["DrawableGraph", "Edge", "Node", "draw", "from_langchain", "literal_names", "return_annotation", "command_destinations"]
 
 _LIMIT = 250  # supersteps walked, as LangGraph
 
@@ -109,6 +109,9 @@ class DrawableGraph:
             if node.lc_id is not None:
                 item["type"] = "runnable"
                 item["data"] = {"id": list(node.lc_id), "name": node.id}  # LangChain names a node's data by its id
+            elif node.data is not None:  # a remote graph's node (its server's drawing): LangChain's "unknown"
+                item["type"] = "unknown"
+                item["data"] = node.id
             if node.metadata is not None:
                 item["metadata"] = node.metadata
             nodes.append(item)
@@ -317,6 +320,12 @@ def draw(
     for name, sub in (subgraphs or {}).items():
         graph = _expand(graph, name, sub)
     return graph
+
+
+def from_langchain(graph: Any) -> DrawableGraph:
+    """LangChain's drawable ``Graph`` (a ``RemoteGraph``'s drawing) as the engine's, to expand it under ``xray``."""
+    nodes = {k: Node(n.id, n.name, n.data, n.metadata) for k, n in graph.nodes.items()}
+    return DrawableGraph(nodes, [Edge(e.source, e.target, e.data, e.conditional) for e in graph.edges])
 
 
 def _trimmed(graph: DrawableGraph) -> DrawableGraph:

@@ -28,6 +28,7 @@ from engine.events import (
     CheckpointSaved,
     CustomEvent,
     Event,
+    ForwardedChunk,
     MessageChunk,
     RunFinished,
     TaskFinished,
@@ -43,7 +44,7 @@ from engine.types import END, START, Interrupt
 
 _CALL = "__pregel_push"  # the trigger of a @task call's task (engine.pregel._calls.PUSH)
 
-__all__ = ["kinds_for", "Projector", "STREAM_MODES", "print_chunk", "with_output_keys"]
+__all__ = ["kinds_for", "modes_for", "Projector", "STREAM_MODES", "print_chunk", "with_output_keys"]
 
 STREAM_MODES = ("values", "updates", "custom", "messages", "checkpoints", "tasks", "debug", "tools")
 
@@ -82,8 +83,15 @@ def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:
     for m in modes:
         if m not in _KINDS:
             raise ValueError(f"unknown stream_mode {m!r}; expected one of {', '.join(STREAM_MODES)}")
-        out |= _KINDS[m]
+        out |= _KINDS[m] | {ForwardedChunk}
     return frozenset(out)
+
+
+def modes_for(kinds: frozenset[type[Event]]) -> list[str]:
+    """The stream modes whose chunks ``kinds`` make (what a caller asking for them streams); a
+    remote graph asks its server for these on behalf of a parent's stream. "tools" is left out: a
+    server does not stream it."""
+    return [m for m in STREAM_MODES if m != "tools" and _KINDS[m] <= kinds]
 
 
 def _cfg(thread_id: Any, cid: str | None, ns: str = "") -> dict[str, Any] | None:
@@ -210,6 +218,9 @@ class Projector:
         elif isinstance(ev, ToolEvent):
             if "tools" in modes:
                 yield "tools", ev.payload
+        elif isinstance(ev, ForwardedChunk):
+            if ev.mode in modes:
+                yield ev.mode, ev.payload
         elif isinstance(ev, (CheckpointSaved, CheckpointLoaded)):
             if not self.checkpointer:
                 return

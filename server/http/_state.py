@@ -87,7 +87,9 @@ async def post_state_at(thread_id: str, body: StateAt, request: Request) -> dict
 async def update_state(thread_id: str, body: UpdateState, request: Request) -> dict[str, Any]:
     svc = service(request)
     graph = await graph_of(svc, thread_id)
-    message = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=dumps(body.values), as_node=body.as_node or "")
+    message = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=dumps(body.values))
+    if body.as_node:  # unset: the engine picks the node (its field's presence is what the service reads)
+        message.as_node = body.as_node
     cid = _checkpoint_id(body.checkpoint, body.checkpoint_id)
     if cid is not None:
         message.checkpoint_id = cid

@@ -113,3 +113,6 @@ _.output_deltas  # engine/prebuilt/_tool_call_stream.py ToolCallStream (a caller
 
 # Held in a thread's locals for its finalizer alone: when the thread ends it hands the loop on.
 _.keeper  # engine/_internal/_sync.py _thread_loop (_Keeper)
+
+# LangGraph's RemoteGraph: a private method its own tests call (test_remote_graph.py's test_sanitize_config).
+_._sanitize_config  # engine/pregel/remote.py RemoteGraph

@@ -164,8 +164,11 @@ def test_patch_configurable_remote_graph_and_the_builders_schemas() -> None:
     assert patch_configurable(config, {"thread_id": "2"}) == {"tags": ["t"], "configurable": {"thread_id": "2", "x": 1}}
     assert config["configurable"]["thread_id"] == "1"
     assert patch_configurable(None, {"a": 1}) == {"configurable": {"a": 1}}
-    with pytest.raises(NotImplementedError, match="RemoteGraph\\('agent'\\)"):
-        RemoteGraph("agent")
+    # made without a client (a supervisor's isinstance checks, a node's name); running one needs a client
+    agent = RemoteGraph("agent")
+    assert isinstance(agent, RemoteGraph) and agent.get_name() == "agent"
+    with pytest.raises(ValueError, match="no sync client"):
+        agent.invoke({})
     g = StateGraph(S)
     assert g.state_schema is S and list(g.schemas[g.state_schema]) == ["log"]
 
