@@ -212,6 +212,38 @@ def _delay(value: Any, *, stateless: bool) -> float | None:
     return float(value)
 
 
+#: What LangGraph's RemoteGraph, a node of a graph LangGraph runs, passes in ``configurable`` from its task.
+_RESUMING, _RESUME_MAP, _DURABILITY_KEY = "__pregel_resuming", "__pregel_resume_map", "__pregel_durability"
+
+
+def _as_langgraph_node(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with LangGraph's engine keys a RemoteGraph node passes along taken as the run's fields.
+
+    LangGraph's RemoteGraph, run as a node, sends its task's ``__pregel_durability`` (the parent call's
+    durability), and when the parent is resumed ``__pregel_resuming`` with, for answers given by interrupt
+    id, ``__pregel_resume_map``; its input is the task's input again. As LangGraph's server runs them: the
+    answers resume the thread's interrupts (``command.resume``); resuming without answers goes on from the
+    thread's state (no input), so its pending question is asked again.
+    """
+    config = body.get("config")
+    if not isinstance(config, dict):
+        return body
+    configurable = config.get("configurable")
+    if not isinstance(configurable, dict) or not {_RESUMING, _RESUME_MAP, _DURABILITY_KEY} & set(configurable):
+        return body
+    configurable = dict(configurable)
+    resuming, answers, durability = configurable.pop(_RESUMING, None), configurable.pop(_RESUME_MAP, None), configurable.pop(_DURABILITY_KEY, None)
+    body = {**body, "config": {**config, "configurable": configurable}}
+    if durability is not None and body.get("durability") is None and body.get("checkpoint_during") is None:
+        body["durability"] = durability
+    if body.get("command") is None:
+        if isinstance(answers, dict) and answers:
+            body["command"], body["input"] = {"resume": answers}, None
+        elif resuming is True:
+            body["input"] = None
+    return body
+
+
 def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, background: bool = False) -> RunBody:
     """``body`` checked whole (INVALID_ARGUMENT naming the first bad field) into a :class:`RunBody`."""
     if not isinstance(body, dict):
@@ -228,6 +260,7 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
         modes = check_modes(body.get("stream_mode"))
     except ValueError as e:
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
+    body = _as_langgraph_node(body)
     rc, named = _run_config(body, thread_id)
     resumes, answer, whole = _command(body)
     # LangGraph's server queues a run on a busy thread unless told otherwise (a stateless run's thread is its own).

@@ -210,3 +210,35 @@ def test_called_from_a_node_on_a_thread_of_its_own_it_streams_to_the_parent_and_
     assert parent.invoke(Command(resume="two"), config) == {"log": ["first:one", "second:two"]}
     assert len(set(own_threads)) == 1 and own_threads[0] != config["configurable"]["thread_id"]
     assert remote.get_state({"configurable": {"thread_id": own_threads[0]}}).values == {"log": ["first:one", "second:two"]}
+
+
+def test_langgraphs_own_remote_graph_node_is_resumed_as_langgraphs_server_resumes_it(served: ServerProcess) -> None:
+    # Real LangGraph runs the parent; its RemoteGraph node passes its task's __pregel_resuming,
+    # __pregel_resume_map and __pregel_durability in configurable. As LangGraph's server (langgraph dev,
+    # side by side): answers by interrupt id resume the remote thread; a plain answer does not reach it, so
+    # its question is asked again; the parent's durability is the remote run's.
+    from langgraph.checkpoint.memory import InMemorySaver as TheirSaver
+    from langgraph.graph import START as THEIR_START
+    from langgraph.graph import StateGraph as TheirGraph
+    from langgraph.pregel.remote import RemoteGraph as TheirRemote
+    from langgraph.types import Command as TheirCommand
+    from langgraph_sdk import get_sync_client
+
+    assert TheirRemote.__module__ == "langgraph.pregel.remote"  # LangGraph's own, not the engine's
+    builder = TheirGraph(Asked)
+    builder.add_node("questions", TheirRemote("questions", url=sdk_url(served)))
+    builder.add_edge(THEIR_START, "questions")
+    parent = builder.compile(checkpointer=TheirSaver())
+    config = _thread()
+
+    def asked(out: dict[str, Any]) -> list[Any]:
+        return [i.value for i in out.get("__interrupt__", [])]
+
+    assert asked(parent.invoke({"log": []}, config)) == ["first?"]
+    assert asked(parent.invoke(TheirCommand(resume="plain"), config)) == ["first?"]
+    first = parent.get_state(config).interrupts[0].id
+    assert asked(parent.invoke(TheirCommand(resume={first: "one"}), config, durability="exit")) == ["second?"]
+    second = parent.get_state(config).interrupts[0].id
+    assert parent.invoke(TheirCommand(resume={second: "two"}), config) == {"log": ["first:one", "second:two"]}
+    remote = get_sync_client(url=sdk_url(served)).threads.get_state(config["configurable"]["thread_id"])
+    assert remote["values"] == {"log": ["first:one", "second:two"]} and remote["next"] == []
