@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine._internal._sync import run_inline
-from engine.checkpoint._chain import ChainReader, Ref
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, base_key
+from engine.checkpoint._chain import ChainReader, Known, Ref
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base_key
 from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._helpers import (
@@ -36,6 +36,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     reading,
 )
+from engine.checkpoint._memory_write import MemoryDeltas, ScalarMemo, full_list, plain_writes, plan_put, record_put
 from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
@@ -125,9 +126,10 @@ class InMemorySaver(BaseCheckpointSaver):
         if hasattr(self._threads, "__exit__"):
             self.stack.enter_context(self._threads)  # type: ignore[arg-type]
         self._lock = threading.Lock()
-        self._deltas = DeltaCache(
+        self._deltas = MemoryDeltas(
             fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes, inline=False
         )  # its rows cost no disk: no inline values (as no packed writes)
+        self._scalars = ScalarMemo()
 
     async def aclose(self) -> None:
         self.stack.close()
@@ -151,12 +153,12 @@ class InMemorySaver(BaseCheckpointSaver):
     ) -> dict[str, Any]:
         if type(self).aput is not InMemorySaver.aput:
             return super().put(config, checkpoint, metadata, new_versions)
-        return run_inline(self.aput(config, checkpoint, metadata, new_versions))
+        return self._put(config, checkpoint, metadata, new_versions)
 
     def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         if type(self).aput_writes is not InMemorySaver.aput_writes:
             return super().put_writes(config, writes, task_id, task_path)
-        return run_inline(self.aput_writes(config, writes, task_id, task_path))
+        return self._put_writes(config, writes, task_id, task_path)
 
     # -- reads ---------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
@@ -281,13 +283,68 @@ class InMemorySaver(BaseCheckpointSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> dict[str, Any]:
+        return self._put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: Mapping[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        self._put_writes(config, writes, task_id, task_path)
+
+    def _put(
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
+    ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
         checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
-        plan = self._deltas.plan(
-            self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
-        )
-        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline), dump_metadata(put_metadata(config, metadata)))
+        values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        deltas = self._deltas
+        planned = plan_put(deltas, self._scalars, self.serde, thread_id, ns, values, new_versions) if deltas.max_state_bytes is None else None
+        if planned is None:  # a dict (a ref?), or every put measured: the shared planner's rows
+            return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
+        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint, versions=versions), dump_metadata(put_metadata(config, metadata)))
+        checkpoint_id = checkpoint["id"]
+        learned: dict[str, Known | None] = {}
+        size = delta_rows = 0
+        with self._lock:
+            thread = self._threads.get(thread_id)
+            if thread is None:
+                thread = self._threads[thread_id] = _Thread()
+            blobs = thread.blobs
+            for channel, version, blob, known in planned:
+                if (ns, channel, version) in blobs:  # stored once: an existing (channel, version) is the same value
+                    if known is None:
+                        learned[channel] = None
+                    continue
+                if blob[2] is not None or blob[4] is not None:  # a delta: written full if its base is gone
+                    ref = blob[4]
+                    base = (ns, channel, blob[2]) if ref is None else (ref.ns, ref.channel, ref.version)
+                    if base in blobs:
+                        delta_rows += 1
+                    else:  # pruned since the cache learned it
+                        blob, known = full_list(self.serde, ns, channel, version, values[channel])
+                blobs[(ns, channel, version)] = blob
+                size += len(blob[1])
+                learned[channel] = known
+            thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
+            if checkpoint_id > thread.latest.get(ns, ""):
+                thread.latest[ns] = checkpoint_id
+        deltas.learn_put(thread_id, ns, learned)
+        record_put(size, delta_rows)
+        return make_config(thread_id, ns, checkpoint_id)
+
+    def _put_planned(
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions,
+        thread_id: str, ns: str, parent_id: str | None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """:meth:`_put` through the shared planner (:meth:`DeltaCache.plan`)."""
+        values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        plan = self._deltas.plan(self.serde, thread_id, ns, values, new_versions, versions)
+        meta = dump_meta(self.serde, checkpoint, versions=plan.blob_versions(versions), inline=plan.inline)
+        row: _Row = (parent_id, checkpoint["ts"], meta, dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         inserted: list[str] = []
         with self._lock:
@@ -304,19 +361,22 @@ class InMemorySaver(BaseCheckpointSaver):
         self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint_id)
 
-    async def aput_writes(
-        self,
-        config: Mapping[str, Any],
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
+    def _put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str) -> None:
         thread_id, ns, checkpoint_id = parse_write_config(config)
-        refer = self._deltas.referrer(self.serde, thread_id)
-        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+        plain = plain_writes(self._scalars, self.serde, writes) if self._deltas.max_state_bytes is None else None
+        if plain is None:  # a write that may be a ref (or is an error, or is refused: raised here, named)
+            refer = self._deltas.referrer(self.serde, thread_id)
+            rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
         with self._lock:
-            thread = self._threads.setdefault(thread_id, _Thread())
+            thread = self._threads.get(thread_id)
+            if thread is None:
+                thread = self._threads[thread_id] = _Thread()
             stored = thread.writes.setdefault((ns, checkpoint_id), {})
+            if plain is not None:
+                for idx, channel, tag, data, replaces in plain:
+                    if replaces or (task_id, idx) not in stored:
+                        stored[(task_id, idx)] = (channel, tag, data, task_path, None)
+                return
             for r in rows:
                 if r.ref is not None and (r.ref.ns, r.ref.channel, r.ref.version) not in thread.blobs:
                     r = r.full(self.serde)  # the row it names is gone (pruned since the cache learned it)
