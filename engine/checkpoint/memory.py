@@ -36,7 +36,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     reading,
 )
-from engine.checkpoint._memory_write import MemoryDeltas, ScalarMemo, full_list, plain_writes, plan_put, record_put
+from engine.checkpoint._memory_write import MemoryDeltas, ScalarMemo, dump_plain_meta, full_list, plain_writes, plan_put, record_put
 from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
@@ -305,7 +305,7 @@ class InMemorySaver(BaseCheckpointSaver):
         planned = plan_put(deltas, self._scalars, self.serde, thread_id, ns, values, new_versions) if deltas.max_state_bytes is None else None
         if planned is None:  # a dict (a ref?), or every put measured: the shared planner's rows
             return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
-        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint, versions=versions), dump_metadata(put_metadata(config, metadata)))
+        row: _Row = (parent_id, checkpoint["ts"], dump_plain_meta(self.serde, checkpoint, versions), dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         learned: dict[str, Known | None] = {}
         size = delta_rows = 0
