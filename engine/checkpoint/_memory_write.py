@@ -1,18 +1,25 @@
-"""The in-memory saver's short write path: the rows a put or a task's writes store when no
-value in them can be a delta or a ref.
+"""The in-memory saver's write path: the rows the shared planner would make, made directly.
 
-The shared planner (:class:`~engine.checkpoint._delta.DeltaCache`) and
-:func:`~engine.checkpoint._writes.dump_writes` decide, per value, whether a
-list extends one the thread stored, or a dict or a write repeats one. Only a
-``list`` or a ``dict`` can: every other value is serialized whole, one row per
-``(channel, version)`` (or per write). Most puts hold no list or dict among
-their changed channels (a chain's counters, an agent's trigger channels and
-its route), and for those the planner's work (a plan object, the cache's look
-and its commit) is all overhead: these functions make the same rows directly.
-A put or a call with a list or a dict, or a saver with a state size limit
-(every put is measured), goes through the planner as before.
+What a put stores is decided as for every saver (:mod:`engine.checkpoint._delta`):
+a list that extends the last one the delta cache knows for its channel is a delta
+on it (:meth:`DeltaCache._plan_list <engine.checkpoint._delta.DeltaCache>` makes
+the row), a dict holding a list the thread stored is a ref to it and the rest
+(:func:`~engine.checkpoint._refs.reference`), anything else is stored whole,
+and a delta or ref whose row is gone when the put is stored is stored whole
+instead. :meth:`DeltaCache.plan` and :meth:`DeltaCache.commit` wrap that in a
+plan object, inline values, size measures and batch bookkeeping the in-memory
+saver has no use for; on a put of a few small values that wrapping was most
+of the put. Here the same rows are made in one pass (:func:`plan_put`), a task's
+writes likewise (:func:`plain_writes`, the rows of
+:func:`~engine.checkpoint._writes.dump_writes`), and the cache is told what was
+stored as ``commit`` tells it (:meth:`MemoryDeltas.learn_put`). A saver with a
+state size limit goes through the planner, which measures every put.
+
+Two shortcuts keep the bytes the serializer writes: small scalars (a step's
+trigger channels hold None, a counter an int) are serialized once and found
+again in a memo (:class:`ScalarMemo`), and a checkpoint's meta, plain data once
+its versions were checked, is packed by msgpack alone (:func:`dump_plain_meta`).
 """
-
 from __future__ import annotations
 
 import threading
@@ -23,13 +30,13 @@ import msgpack
 
 from engine.checkpoint._chain import EMPTY, BlobRow, Known, Link, Ref
 from engine.checkpoint._delta import _WRITE_SIZE, DeltaCache
-from engine.checkpoint._refs import MIN_ITEMS
+from engine.checkpoint._refs import MIN_ITEMS, reference
 from engine.checkpoint._helpers import dump_meta
 from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, Checkpoint
 from engine.errors import SerializationError
 from engine.serde import TAG, Serializer
 
-__all__ = ["MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "full_list", "plan_put", "plain_writes", "record_put"]
+__all__ = ["MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "plan_put", "plain_writes", "record_put"]
 
 #: a stored blob, as the in-memory saver keeps it: (type, data, base, seq, ref); see engine.checkpoint.memory
 _EMPTY_BLOB = (EMPTY, b"", None, 0, None)
@@ -61,23 +68,27 @@ class ScalarMemo:
         self._serde: Serializer | None = None
         self._json_safe: Any = None
 
-    def dumps(self, serde: Serializer, channel: str, value: Any) -> tuple[str, bytes]:
-        """``serde.dumps_channel(channel, value)``, from the memo for a small scalar it holds."""
-        kind = type(value)
-        if kind not in _SCALARS or (kind is str and len(value) > _MEMO_TEXT):
-            return serde.dumps_channel(channel, value)
+    def table(self, serde: Serializer) -> dict[tuple[type, Any], tuple[str, bytes]]:
+        """The memo for ``serde``: ``(type, value) -> (tag, bytes)`` (see :func:`dumps_scalar`)."""
         json_safe = getattr(serde, "json_safe", None)
         if serde is not self._serde or json_safe != self._json_safe:
             self._memo, self._serde, self._json_safe = {}, serde, json_safe
-        memo = self._memo
-        key = (kind, value)
-        found = memo.get(key)
-        if found is None:
-            found = serde.dumps_channel(channel, value)  # raises as it would for any value
-            if len(memo) >= _MEMO_SIZE:
-                memo.clear()
-            memo[key] = found
-        return found
+        return self._memo
+
+
+def dumps_scalar(memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, channel: str, value: Any) -> tuple[str, bytes]:
+    """``serde.dumps_channel(channel, value)``, kept in ``memo`` (:meth:`ScalarMemo.table`) for a small scalar.
+
+    Raises:
+        SerializationError: as ``dumps_channel``.
+    """
+    found = serde.dumps_channel(channel, value)
+    kind = type(value)
+    if kind in _SCALARS and (kind is not str or len(value) <= _MEMO_TEXT):
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[(kind, value)] = found
+    return found
 
 
 #: one changed channel of a put: (channel, version, blob as stored, what the delta cache learns
@@ -86,13 +97,13 @@ Planned = tuple[str, int, tuple[str, bytes, int | None, int, Ref | None], Known 
 
 
 def plan_put(
-    deltas: MemoryDeltas, memo: ScalarMemo, serde: Serializer, thread_id: str, ns: str,
+    deltas: MemoryDeltas, memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, thread_id: str, ns: str,
     values: Mapping[str, Any], new_versions: Mapping[str, int],
-) -> list[Planned] | None:  # fmt: skip
-    """The rows of a put's changed channels, as :meth:`DeltaCache.plan` makes them (a list as a
-    delta on the last one the cache knows for the channel, when it extends it; a value in full;
-    an empty row for a channel without one); None when a changed channel holds a dict (a ref?
-    the planner's).
+) -> list[Planned]:  # fmt: skip
+    """The rows of a put's changed channels, as :meth:`DeltaCache.plan` makes them: a list as a
+    delta on the last one the cache knows for the channel, when it extends it; a dict holding a
+    list the thread stored as a ref to it, and the rest; any other value in full; an empty row
+    for a channel without one.
 
     Raises:
         SerializationError: a value the serializer refuses (the message names its state key).
@@ -104,13 +115,21 @@ def plan_put(
             continue
         value = values[channel]
         kind = type(value)
-        if kind is dict:
-            return None
+        if kind is dict and deltas.fanout:  # a dict holding a list the thread stored (a subgraph's input): a ref, and the rest
+            found = reference(serde, lambda: deltas.committed_lists(thread_id), value)
+            if found is not None:
+                tag, data = serde.dumps_channel(channel, found[1])
+                out.append((channel, version, (tag, data, None, 0, found[0]), None))
+                continue
+            tag, data = serde.dumps_channel(channel, value)
+            out.append((channel, version, (tag, data, None, 0, None), None))
+            continue
         if kind is list and deltas.fanout:
             row, known = deltas.plan_list(serde, thread_id, ns, channel, version, value)
             out.append((channel, version, (row.type, row.data, row.base, row.seq, row.ref), known))
             continue
-        tag, data = memo.dumps(serde, channel, value)
+        found = memo.get((kind, value)) if kind in _SCALARS else None  # (another kind may not hash)
+        tag, data = found or dumps_scalar(memo, serde, channel, value)
         out.append((channel, version, (tag, data, None, 0, None), None))
     return out
 
@@ -134,14 +153,16 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
         return dump_meta(serde, checkpoint, versions=versions)
 
 
-def full_list(serde: Serializer, ns: str, channel: str, version: int, value: list[Any]) -> tuple[tuple[str, bytes, None, int, None], Known]:
-    """A list stored in full after all (the row its delta named is gone), and what the cache learns
-    (as :meth:`~engine.checkpoint._delta.BlobPlan.full_row`)."""
+def full_value(serde: Serializer, ns: str, channel: str, version: int, value: Any) -> tuple[tuple[str, bytes, None, int, None], Known | None]:
+    """A delta or a ref stored in full after all (the row it named is gone), and what the cache
+    learns: a list's new chain, nothing for a dict (as :meth:`~engine.checkpoint._delta.BlobPlan.full_row`)."""
     tag, data = serde.dumps_channel(channel, value)
+    if type(value) is not list:
+        return (tag, data, None, 0, None), None
     return (tag, data, None, 0, None), Known(version, list(value), (Link(0, version, len(value), len(data), ns, channel),))
 
 
-def plain_writes(memo: ScalarMemo, serde: Serializer, writes: Sequence[tuple[str, Any]]) -> list[tuple[int, str, str, bytes, bool]] | None:
+def plain_writes(memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, writes: Sequence[tuple[str, Any]]) -> list[tuple[int, str, str, bytes, bool]] | None:
     """``(index, channel, type, data, replaces)`` of each of a task's writes, the rows
     :func:`~engine.checkpoint._writes.dump_writes` would make; None when one may be a ref (a dict,
     a list of two items or more), is an error (stored as its ``repr``), or does not serialize
@@ -151,10 +172,13 @@ def plain_writes(memo: ScalarMemo, serde: Serializer, writes: Sequence[tuple[str
         kind = type(value)
         if kind is dict or (kind is list and len(value) >= MIN_ITEMS) or channel == ERROR:
             return None
-        try:
-            tag, data = memo.dumps(serde, channel, value)
-        except SerializationError:
-            return None
+        found = memo.get((kind, value)) if kind in _SCALARS else None
+        if found is None:
+            try:
+                found = dumps_scalar(memo, serde, channel, value)
+            except SerializationError:
+                return None
+        tag, data = found
         special = WRITES_IDX_MAP.get(channel)
         out.append((idx if special is None else special, channel, tag, data, special is not None))
     return out
@@ -174,6 +198,10 @@ class MemoryDeltas(DeltaCache):
     ) -> tuple[BlobRow, Known]:
         """The row of a list channel's new version, and what the cache learns once it is stored."""
         return self._plan_list(serde, thread_id, ns, channel, version, value)
+
+    def committed_lists(self, thread_id: str) -> list[Known]:
+        """The thread's remembered lists a ref may name (committed ones)."""
+        return self._lists(thread_id)
 
     def learn_put(self, thread_id: str, ns: str, learned: Mapping[str, Known | None]) -> None:
         """What a stored put tells the cache (as :meth:`commit` does with a plan's): a list's new

@@ -23,6 +23,7 @@ from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base
 from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._helpers import (
+    _all_int,
     check_list_args,
     take_checkpoint,
     dump_meta,
@@ -36,7 +37,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     reading,
 )
-from engine.checkpoint._memory_write import MemoryDeltas, ScalarMemo, dump_plain_meta, full_list, plain_writes, plan_put, record_put
+from engine.checkpoint._memory_write import MemoryDeltas, ScalarMemo, dump_plain_meta, full_value, plain_writes, plan_put, record_put
 from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
@@ -298,14 +299,15 @@ class InMemorySaver(BaseCheckpointSaver):
         self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
-        checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
+        if not _all_int(checkpoint, new_versions) or checkpoint.get("pending_sends"):  # else nothing to take
+            checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
         values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
-        deltas = self._deltas
-        planned = plan_put(deltas, self._scalars, self.serde, thread_id, ns, values, new_versions) if deltas.max_state_bytes is None else None
-        if planned is None:  # a dict (a ref?), or every put measured: the shared planner's rows
+        deltas, serde = self._deltas, self.serde
+        if deltas.max_state_bytes is not None:  # every put measured: the shared planner's
             return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
-        row: _Row = (parent_id, checkpoint["ts"], dump_plain_meta(self.serde, checkpoint, versions), dump_metadata(put_metadata(config, metadata)))
+        planned = plan_put(deltas, self._scalars.table(serde), serde, thread_id, ns, values, new_versions)
+        row: _Row = (parent_id, checkpoint["ts"], dump_plain_meta(serde, checkpoint, versions), dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         learned: dict[str, Known | None] = {}
         size = delta_rows = 0
@@ -325,7 +327,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     if base in blobs:
                         delta_rows += 1
                     else:  # pruned since the cache learned it
-                        blob, known = full_list(self.serde, ns, channel, version, values[channel])
+                        blob, known = full_value(serde, ns, channel, version, values[channel])
                 blobs[(ns, channel, version)] = blob
                 size += len(blob[1])
                 learned[channel] = known
@@ -334,7 +336,7 @@ class InMemorySaver(BaseCheckpointSaver):
                 thread.latest[ns] = checkpoint_id
         deltas.learn_put(thread_id, ns, learned)
         record_put(size, delta_rows)
-        return make_config(thread_id, ns, checkpoint_id)
+        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
 
     def _put_planned(
         self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions,
@@ -363,7 +365,7 @@ class InMemorySaver(BaseCheckpointSaver):
 
     def _put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str) -> None:
         thread_id, ns, checkpoint_id = parse_write_config(config)
-        plain = plain_writes(self._scalars, self.serde, writes) if self._deltas.max_state_bytes is None else None
+        plain = plain_writes(self._scalars.table(self.serde), self.serde, writes) if self._deltas.max_state_bytes is None else None
         if plain is None:  # a write that may be a ref (or is an error, or is refused: raised here, named)
             refer = self._deltas.referrer(self.serde, thread_id)
             rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
