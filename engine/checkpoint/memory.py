@@ -1,11 +1,22 @@
 """A saver that keeps checkpoints in process memory, for tests and experiments.
 
-It stores exactly what the SQL savers store (serialized meta, one serialized
-blob per changed ``(channel, version)`` (a full value or a delta, chosen by
-:mod:`engine.checkpoint._delta`), metadata as JSON, serialized writes) and
-decodes on every read. That costs a few microseconds, and buys the point
-of an in-memory saver in tests: state that production could not store, or
-could not read back unchanged, fails here too.
+It stores what the SQL savers store, decided the same way: one serialized
+blob per changed ``(channel, version)`` (a full value, or for a growing list
+a delta, chosen by :mod:`engine.checkpoint._delta`; a dict repeating a list
+the thread stored, a ref to it), the checkpoint's meta serialized, its
+metadata as JSON text (refused where the SQL savers refuse it), serialized
+pending writes; and decodes on every read. That buys the point of an
+in-memory saver in tests: state that production could not store, or could
+not read back unchanged, fails here too. It leaves out what only costs disk:
+small values inline in the checkpoint's row, several writes packed in one
+row.
+
+Its write path is its own (:mod:`engine.checkpoint._memory_write`): the same
+rows, made without the shared planner's plan objects (a LangGraph program
+calls ``put`` once a step, and on a step of a few small values that wrapping
+was most of the put), small scalars' bytes from a memo, the meta packed by
+msgpack alone. A saver with ``max_state_bytes`` goes through the planner,
+which measures every put.
 """
 
 from __future__ import annotations
@@ -95,7 +106,7 @@ class _Thread:
 
 
 class InMemorySaver(BaseCheckpointSaver):
-    """Checkpoints in a dict, serialized exactly as the SQL savers store them.
+    """Checkpoints in a dict, serialized as the SQL savers store them (see the module docstring).
 
     Safe to share between threads (the sync face may run on a worker thread):
     every multi-step change happens under one lock, after all serialization
