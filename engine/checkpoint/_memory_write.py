@@ -116,10 +116,10 @@ def plan_put(
         value = values[channel]
         kind = type(value)
         if kind is dict and deltas.fanout:  # a dict holding a list the thread stored (a subgraph's input): a ref, and the rest
-            found = reference(serde, lambda: deltas.committed_lists(thread_id), value)
-            if found is not None:
-                tag, data = serde.dumps_channel(channel, found[1])
-                out.append((channel, version, (tag, data, None, 0, found[0]), None))
+            referred = reference(serde, lambda: deltas.committed_lists(thread_id), value)
+            if referred is not None:
+                tag, data = serde.dumps_channel(channel, referred[1])
+                out.append((channel, version, (tag, data, None, 0, referred[0]), None))
                 continue
             tag, data = serde.dumps_channel(channel, value)
             out.append((channel, version, (tag, data, None, 0, None), None))
