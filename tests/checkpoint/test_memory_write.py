@@ -77,7 +77,7 @@ def test_the_short_path_stores_what_the_shared_planner_stores() -> None:
         assert [w[1:] for w in found.pending_writes or ()] == [WRITES[3], *WRITES[:3]]  # by index: the interrupt's is -3
 
 
-def test_a_delta_whose_base_is_gone_is_stored_whole() -> None:
+def test_a_delta_or_a_ref_whose_row_is_gone_is_stored_whole() -> None:
     saver = InMemorySaver()
     _run(saver, "t")
     thread = saver._threads["t"]
@@ -94,6 +94,21 @@ def test_a_delta_whose_base_is_gone_is_stored_whole() -> None:
     assert thread.blobs[("", "messages", 99 << 32)][2] is None  # full, not a delta on the missing row
     found = saver.get_tuple({"configurable": {"thread_id": "t", "checkpoint_id": "00009"}})
     assert found is not None and found.checkpoint["channel_values"] == {"messages": value}
+    # A dict repeating that list is a ref to its row; with the row gone, it is stored whole.
+    held = {"messages": [*value, {"role": "ai", "content": "more"}]}
+    for step, gone in ((10, False), (11, True)):
+        if gone:
+            del thread.blobs[("", "messages", 99 << 32)]
+        checkpoint = empty_checkpoint()
+        checkpoint["id"] = f"000{step}"
+        checkpoint["channel_values"] = {"input": held}
+        checkpoint["channel_versions"] = {"input": step << 32}
+        saver.put(config, checkpoint, {"source": "loop", "step": step}, {"input": step << 32})
+        ref = thread.blobs[("", "input", step << 32)][4]
+        assert (ref is None) == gone
+        assert gone or (ref.channel, ref.version) == ("messages", 99 << 32)
+        found = saver.get_tuple({"configurable": {"thread_id": "t", "checkpoint_id": checkpoint["id"]}})
+        assert found is not None and found.checkpoint["channel_values"] == {"input": held}
 
 
 def test_the_scalar_memo_follows_the_serializer_and_its_settings() -> None:
