@@ -15,6 +15,7 @@ _NOT_FROM_CONFIG = frozenset({
     "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "langgraph_step", "langgraph_node",
     "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns",
 })  # fmt: skip
+_PLAIN = frozenset({str, int, float, bool})
 
 
 def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -29,19 +30,22 @@ def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapp
     (:data:`~engine.checkpoint.base.RUN_KEY`), private, is taken from the
     config's metadata too: a host running LangGraph names it there.
     """
-    found = [m for m in (config.get("metadata"), config.get("configurable")) if m]
-    if not found:
+    given_md = config.get("metadata")
+    conf = config.get("configurable")
+    if type(given_md) is not dict and isinstance(given_md, ChainMap):  # LangGraph's run config's: one dict (in C)
+        given_md = _flat(given_md)
+    if not given_md and not conf:
         return metadata
     out = dict(metadata)
-    for given in found:
-        if isinstance(given, ChainMap):  # LangGraph's run config's metadata: read as one dict (in C)
-            given = _flat(given)
+    for given in (given_md, conf):
+        if not given:
+            continue
         for key, value in given.items():
             if key in out or key in _NOT_FROM_CONFIG or key.startswith("__"):
                 continue
-            if isinstance(value, (str, int, float, bool)):
+            if type(value) in _PLAIN or isinstance(value, (str, int, float, bool)):
                 out[key] = value
-    run = (config.get("metadata") or {}).get(RUN_KEY)
+    run = given_md.get(RUN_KEY) if given_md else None
     if run is not None and RUN_KEY not in out:
         out[RUN_KEY] = run
     return out

@@ -1,11 +1,22 @@
 """A saver that keeps checkpoints in process memory, for tests and experiments.
 
-It stores exactly what the SQL savers store (serialized meta, one serialized
-blob per changed ``(channel, version)`` (a full value or a delta, chosen by
-:mod:`engine.checkpoint._delta`), metadata as JSON, serialized writes) and
-decodes on every read. That costs a few microseconds, and buys the point
-of an in-memory saver in tests: state that production could not store, or
-could not read back unchanged, fails here too.
+It stores what the SQL savers store, decided the same way: one serialized
+blob per changed ``(channel, version)`` (a full value, or for a growing list
+a delta, chosen by :mod:`engine.checkpoint._delta`; a dict repeating a list
+the thread stored, a ref to it), the checkpoint's meta serialized, its
+metadata as JSON text (refused where the SQL savers refuse it), serialized
+pending writes; and decodes on every read. That buys the point of an
+in-memory saver in tests: state that production could not store, or could
+not read back unchanged, fails here too. It leaves out what only costs disk:
+small values inline in the checkpoint's row, several writes packed in one
+row.
+
+Its write path is its own (:mod:`engine.checkpoint._memory_write`): the same
+rows, made without the shared planner's plan objects (a LangGraph program
+calls ``put`` once a step, and on a step of a few small values that wrapping
+was most of the put), small scalars' bytes from a memo, the meta packed by
+msgpack alone. A saver with ``max_state_bytes`` goes through the planner,
+which measures every put.
 """
 
 from __future__ import annotations
@@ -18,11 +29,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine._internal._sync import run_inline
-from engine.checkpoint._chain import ChainReader, Ref
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, base_key
+from engine.checkpoint._chain import ChainReader, Known, Ref
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base_key
 from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._helpers import (
+    _all_int,
     check_list_args,
     take_checkpoint,
     dump_meta,
@@ -36,6 +48,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     reading,
 )
+from engine.checkpoint._memory_write import MemoryDeltas, ScalarMemo, dump_plain_meta, full_value, plain_writes, plan_put, record_put
 from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
@@ -93,7 +106,7 @@ class _Thread:
 
 
 class InMemorySaver(BaseCheckpointSaver):
-    """Checkpoints in a dict, serialized exactly as the SQL savers store them.
+    """Checkpoints in a dict, serialized as the SQL savers store them (see the module docstring).
 
     Safe to share between threads (the sync face may run on a worker thread):
     every multi-step change happens under one lock, after all serialization
@@ -125,9 +138,10 @@ class InMemorySaver(BaseCheckpointSaver):
         if hasattr(self._threads, "__exit__"):
             self.stack.enter_context(self._threads)  # type: ignore[arg-type]
         self._lock = threading.Lock()
-        self._deltas = DeltaCache(
+        self._deltas = MemoryDeltas(
             fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes, inline=False
         )  # its rows cost no disk: no inline values (as no packed writes)
+        self._scalars = ScalarMemo()
 
     async def aclose(self) -> None:
         self.stack.close()
@@ -151,12 +165,12 @@ class InMemorySaver(BaseCheckpointSaver):
     ) -> dict[str, Any]:
         if type(self).aput is not InMemorySaver.aput:
             return super().put(config, checkpoint, metadata, new_versions)
-        return run_inline(self.aput(config, checkpoint, metadata, new_versions))
+        return self._put(config, checkpoint, metadata, new_versions)
 
     def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         if type(self).aput_writes is not InMemorySaver.aput_writes:
             return super().put_writes(config, writes, task_id, task_path)
-        return run_inline(self.aput_writes(config, writes, task_id, task_path))
+        return self._put_writes(config, writes, task_id, task_path)
 
     # -- reads ---------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
@@ -281,13 +295,69 @@ class InMemorySaver(BaseCheckpointSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> dict[str, Any]:
+        return self._put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: Mapping[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        self._put_writes(config, writes, task_id, task_path)
+
+    def _put(
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
+    ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
-        checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
+        if not _all_int(checkpoint, new_versions) or checkpoint.get("pending_sends"):  # else nothing to take
+            checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
-        plan = self._deltas.plan(
-            self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
-        )
-        row: _Row = (parent_id, checkpoint["ts"], dump_meta(self.serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline), dump_metadata(put_metadata(config, metadata)))
+        values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        deltas, serde = self._deltas, self.serde
+        if deltas.max_state_bytes is not None:  # every put measured: the shared planner's
+            return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
+        planned = plan_put(deltas, self._scalars.table(serde), serde, thread_id, ns, values, new_versions)
+        row: _Row = (parent_id, checkpoint["ts"], dump_plain_meta(serde, checkpoint, versions), dump_metadata(put_metadata(config, metadata)))
+        checkpoint_id = checkpoint["id"]
+        learned: dict[str, Known | None] = {}
+        size = delta_rows = 0
+        with self._lock:
+            thread = self._threads.get(thread_id)
+            if thread is None:
+                thread = self._threads[thread_id] = _Thread()
+            blobs = thread.blobs
+            for channel, version, blob, known in planned:
+                if (ns, channel, version) in blobs:  # stored once: an existing (channel, version) is the same value
+                    if known is None:
+                        learned[channel] = None
+                    continue
+                if blob[2] is not None or blob[4] is not None:  # a delta: written full if its base is gone
+                    ref = blob[4]
+                    base = (ns, channel, blob[2]) if ref is None else (ref.ns, ref.channel, ref.version)
+                    if base in blobs:
+                        delta_rows += 1
+                    else:  # pruned since the cache learned it
+                        blob, known = full_value(serde, ns, channel, version, values[channel])
+                blobs[(ns, channel, version)] = blob
+                size += len(blob[1])
+                learned[channel] = known
+            thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
+            if checkpoint_id > thread.latest.get(ns, ""):
+                thread.latest[ns] = checkpoint_id
+        deltas.learn_put(thread_id, ns, learned)
+        record_put(size, delta_rows)
+        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+
+    def _put_planned(
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions,
+        thread_id: str, ns: str, parent_id: str | None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """:meth:`_put` through the shared planner (:meth:`DeltaCache.plan`)."""
+        values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        plan = self._deltas.plan(self.serde, thread_id, ns, values, new_versions, versions)
+        meta = dump_meta(self.serde, checkpoint, versions=plan.blob_versions(versions), inline=plan.inline)
+        row: _Row = (parent_id, checkpoint["ts"], meta, dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         inserted: list[str] = []
         with self._lock:
@@ -304,19 +374,22 @@ class InMemorySaver(BaseCheckpointSaver):
         self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint_id)
 
-    async def aput_writes(
-        self,
-        config: Mapping[str, Any],
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
+    def _put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str) -> None:
         thread_id, ns, checkpoint_id = parse_write_config(config)
-        refer = self._deltas.referrer(self.serde, thread_id)
-        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+        plain = plain_writes(self._scalars.table(self.serde), self.serde, writes) if self._deltas.max_state_bytes is None else None
+        if plain is None:  # a write that may be a ref (or is an error, or is refused: raised here, named)
+            refer = self._deltas.referrer(self.serde, thread_id)
+            rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
         with self._lock:
-            thread = self._threads.setdefault(thread_id, _Thread())
+            thread = self._threads.get(thread_id)
+            if thread is None:
+                thread = self._threads[thread_id] = _Thread()
             stored = thread.writes.setdefault((ns, checkpoint_id), {})
+            if plain is not None:
+                for idx, channel, tag, data, replaces in plain:
+                    if replaces or (task_id, idx) not in stored:
+                        stored[(task_id, idx)] = (channel, tag, data, task_path, None)
+                return
             for r in rows:
                 if r.ref is not None and (r.ref.ns, r.ref.channel, r.ref.version) not in thread.blobs:
                     r = r.full(self.serde)  # the row it names is gone (pruned since the cache learned it)

@@ -1,0 +1,211 @@
+"""The in-memory saver's write path: the rows the shared planner would make, made directly.
+
+What a put stores is decided as for every saver (:mod:`engine.checkpoint._delta`):
+a list that extends the last one the delta cache knows for its channel is a delta
+on it (:meth:`DeltaCache._plan_list <engine.checkpoint._delta.DeltaCache>` makes
+the row), a dict holding a list the thread stored is a ref to it and the rest
+(:func:`~engine.checkpoint._refs.reference`), anything else is stored whole,
+and a delta or ref whose row is gone when the put is stored is stored whole
+instead. :meth:`DeltaCache.plan` and :meth:`DeltaCache.commit` wrap that in a
+plan object, inline values, size measures and batch bookkeeping the in-memory
+saver has no use for; on a put of a few small values that wrapping was most
+of the put. Here the same rows are made in one pass (:func:`plan_put`), a task's
+writes likewise (:func:`plain_writes`, the rows of
+:func:`~engine.checkpoint._writes.dump_writes`), and the cache is told what was
+stored as ``commit`` tells it (:meth:`MemoryDeltas.learn_put`). A saver with a
+state size limit goes through the planner, which measures every put.
+
+Two shortcuts keep the bytes the serializer writes: small scalars (a step's
+trigger channels hold None, a counter an int) are serialized once and found
+again in a memo (:class:`ScalarMemo`), and a checkpoint's meta, plain data once
+its versions were checked, is packed by msgpack alone (:func:`dump_plain_meta`).
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgpack
+
+from engine.checkpoint._chain import EMPTY, BlobRow, Known, Link, Ref
+from engine.checkpoint._delta import _WRITE_SIZE, DeltaCache
+from engine.checkpoint._refs import MIN_ITEMS, reference
+from engine.checkpoint._helpers import dump_meta
+from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, Checkpoint
+from engine.errors import SerializationError
+from engine.serde import TAG, Serializer
+
+__all__ = ["MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "plan_put", "plain_writes", "record_put"]
+
+#: a stored blob, as the in-memory saver keeps it: (type, data, base, seq, ref); see engine.checkpoint.memory
+_EMPTY_BLOB = (EMPTY, b"", None, 0, None)
+_NO_DELTAS = {"graphwire.delta_rows": 0}
+#: msgpack's own types only (a tuple, an int or str subclass raise TypeError), a str as UTF-8 (a lone surrogate raises)
+_META_PACK_OPTIONS = {"strict_types": True, "use_bin_type": True, "datetime": False}
+_local = threading.local()  # a packer per thread: msgpack's Packer is not thread-safe
+
+
+#: the scalars :class:`ScalarMemo` keeps: equal values of these types serialize to equal bytes
+#: (not float: ``0.0 == -0.0``, and NaN is equal to nothing)
+_SCALARS = frozenset({type(None), bool, int, str})
+_MEMO_SIZE = 4096
+_MEMO_TEXT = 128
+
+
+class ScalarMemo:
+    """The serialized form of small scalars a saver stored lately: a step's trigger channels
+    hold None, a counter an int, a route a short string, and serializing one costs about
+    2 µs where finding it here costs a tenth of that. The bytes are the serializer's own
+    (its first serialization of the value), so what is stored does not change; the memo
+    is kept for one serializer in one ``json_safe`` setting, emptied when either changes.
+    """
+
+    __slots__ = ("_memo", "_serde", "_json_safe")
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[type, Any], tuple[str, bytes]] = {}
+        self._serde: Serializer | None = None
+        self._json_safe: Any = None
+
+    def table(self, serde: Serializer) -> dict[tuple[type, Any], tuple[str, bytes]]:
+        """The memo for ``serde``: ``(type, value) -> (tag, bytes)`` (see :func:`dumps_scalar`)."""
+        json_safe = getattr(serde, "json_safe", None)
+        if serde is not self._serde or json_safe != self._json_safe:
+            self._memo, self._serde, self._json_safe = {}, serde, json_safe
+        return self._memo
+
+
+def dumps_scalar(memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, channel: str, value: Any) -> tuple[str, bytes]:
+    """``serde.dumps_channel(channel, value)``, kept in ``memo`` (:meth:`ScalarMemo.table`) for a small scalar.
+
+    Raises:
+        SerializationError: as ``dumps_channel``.
+    """
+    found = serde.dumps_channel(channel, value)
+    kind = type(value)
+    if kind in _SCALARS and (kind is not str or len(value) <= _MEMO_TEXT):
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[(kind, value)] = found
+    return found
+
+
+#: one changed channel of a put: (channel, version, blob as stored, what the delta cache learns
+#: once it is stored: a list's value and chain, or None for any other value)
+Planned = tuple[str, int, tuple[str, bytes, int | None, int, Ref | None], Known | None]
+
+
+def plan_put(
+    deltas: MemoryDeltas, memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, thread_id: str, ns: str,
+    values: Mapping[str, Any], new_versions: Mapping[str, int],
+) -> list[Planned]:  # fmt: skip
+    """The rows of a put's changed channels, as :meth:`DeltaCache.plan` makes them: a list as a
+    delta on the last one the cache knows for the channel, when it extends it; a dict holding a
+    list the thread stored as a ref to it, and the rest; any other value in full; an empty row
+    for a channel without one.
+
+    Raises:
+        SerializationError: a value the serializer refuses (the message names its state key).
+    """
+    out: list[Planned] = []
+    for channel, version in new_versions.items():
+        if channel not in values:
+            out.append((channel, version, _EMPTY_BLOB, None))
+            continue
+        value = values[channel]
+        kind = type(value)
+        if kind is dict and deltas.fanout:  # a dict holding a list the thread stored (a subgraph's input): a ref, and the rest
+            referred = reference(serde, lambda: deltas.committed_lists(thread_id), value)
+            if referred is not None:
+                tag, data = serde.dumps_channel(channel, referred[1])
+                out.append((channel, version, (tag, data, None, 0, referred[0]), None))
+                continue
+            tag, data = serde.dumps_channel(channel, value)
+            out.append((channel, version, (tag, data, None, 0, None), None))
+            continue
+        if kind is list and deltas.fanout:
+            row, known = deltas.plan_list(serde, thread_id, ns, channel, version, value)
+            out.append((channel, version, (row.type, row.data, row.base, row.seq, row.ref), known))
+            continue
+        found = memo.get((kind, value)) if kind in _SCALARS else None  # (another kind may not hash)
+        tag, data = found or dumps_scalar(memo, serde, channel, value)
+        out.append((channel, version, (tag, data, None, 0, None), None))
+    return out
+
+
+def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping[str, int]) -> tuple[str, bytes]:
+    """:func:`~engine.checkpoint._helpers.dump_meta` of a checkpoint without inline values, packed
+    by msgpack alone when it is plain data (its versions were checked: ints, under string keys),
+    as the serializer reads it back (tag ``msgpack``, whatever its codec); else by the serializer.
+    A third of the serializer's time: a meta has three levels, none past any depth limit, and
+    nothing for its hooks."""
+    if getattr(serde, "json_safe", False):  # its refusals (a map key that is not text...) are the serializer's
+        return dump_meta(serde, checkpoint, versions=versions)
+    meta = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"],
+            "updated_channels": checkpoint.get("updated_channels"), "channel_versions": versions}  # fmt: skip
+    packer = getattr(_local, "packer", None)
+    if packer is None:
+        packer = _local.packer = msgpack.Packer(**_META_PACK_OPTIONS)
+    try:
+        return TAG, packer.pack(meta)
+    except (TypeError, ValueError, OverflowError):  # a tuple, a lone surrogate...: the serializer's way
+        return dump_meta(serde, checkpoint, versions=versions)
+
+
+def full_value(serde: Serializer, ns: str, channel: str, version: int, value: Any) -> tuple[tuple[str, bytes, None, int, None], Known | None]:
+    """A delta or a ref stored in full after all (the row it named is gone), and what the cache
+    learns: a list's new chain, nothing for a dict (as :meth:`~engine.checkpoint._delta.BlobPlan.full_row`)."""
+    tag, data = serde.dumps_channel(channel, value)
+    if type(value) is not list:
+        return (tag, data, None, 0, None), None
+    return (tag, data, None, 0, None), Known(version, list(value), (Link(0, version, len(value), len(data), ns, channel),))
+
+
+def plain_writes(memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, writes: Sequence[tuple[str, Any]]) -> list[tuple[int, str, str, bytes, bool]] | None:
+    """``(index, channel, type, data, replaces)`` of each of a task's writes, the rows
+    :func:`~engine.checkpoint._writes.dump_writes` would make; None when one may be a ref (a dict,
+    a list of two items or more), is an error (stored as its ``repr``), or does not serialize
+    (``dump_writes`` then raises, naming the task and channel)."""
+    out = []
+    for idx, (channel, value) in enumerate(writes):
+        kind = type(value)
+        if kind is dict or (kind is list and len(value) >= MIN_ITEMS) or channel == ERROR:
+            return None
+        found = memo.get((kind, value)) if kind in _SCALARS else None
+        if found is None:
+            try:
+                found = dumps_scalar(memo, serde, channel, value)
+            except SerializationError:
+                return None
+        tag, data = found
+        special = WRITES_IDX_MAP.get(channel)
+        out.append((idx if special is None else special, channel, tag, data, special is not None))
+    return out
+
+
+def record_put(size: int, deltas: int) -> None:
+    """Report the bytes a put stored and its delta rows (``graphwire.checkpoint.write.size``, as
+    :func:`~engine.checkpoint._delta.record_size`; a no-op without an OpenTelemetry SDK)."""
+    _WRITE_SIZE.record(size, _NO_DELTAS if not deltas else {"graphwire.delta_rows": deltas})
+
+
+class MemoryDeltas(DeltaCache):
+    """The in-memory saver's delta cache, planned and told a put by :func:`plan_put` and the saver."""
+
+    def plan_list(
+        self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
+    ) -> tuple[BlobRow, Known]:
+        """The row of a list channel's new version, and what the cache learns once it is stored."""
+        return self._plan_list(serde, thread_id, ns, channel, version, value)
+
+    def committed_lists(self, thread_id: str) -> list[Known]:
+        """The thread's remembered lists a ref may name (committed ones)."""
+        return self._lists(thread_id)
+
+    def learn_put(self, thread_id: str, ns: str, learned: Mapping[str, Known | None]) -> None:
+        """What a stored put tells the cache (as :meth:`commit` does with a plan's): a list's new
+        value for each channel in ``learned`` with one, and no list for the others."""
+        if not any(learned.values()) and (thread_id not in self._threads or not self.fanout):
+            return  # the common case: no list to learn, none known for the thread
+        self._set_many(thread_id, ns, learned)
