@@ -107,8 +107,8 @@ async def apply_updates(
     ck["ts"] = now_iso()
     ns = configurable.get("checkpoint_ns") or ""
     parent = {"configurable": {**configurable, "checkpoint_ns": ns, "checkpoint_id": saved.checkpoint["id"]}} if saved else {
-        "configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}
-    }
+        "configurable": {**{k: v for k, v in configurable.items() if k != "checkpoint_id"}, "checkpoint_ns": ns}
+    }  # as LangGraph's: a saver's put always finds checkpoint_ns
     if lease is not None:
         parent["configurable"][LEASE_KEY] = lease  # the saver's side: the write carries its fencing token
     parents = dict(saved.metadata.get("parents") or {}) if saved else {}
@@ -229,7 +229,7 @@ async def _copy(
     ck["ts"] = now_iso()
     configurable = dict(saved.config.get("configurable") or {})
     parent = saved.parent_config or {"configurable": {k: v for k, v in configurable.items() if k != "checkpoint_id"}}
-    parent = {"configurable": dict(parent.get("configurable") or {})}
+    parent = {"configurable": {"checkpoint_ns": "", **(parent.get("configurable") or {})}}
     if lease is not None:
         parent["configurable"][LEASE_KEY] = lease
     step = int(saved.metadata.get("step", -1))
