@@ -10,7 +10,8 @@ Every failure the engine raises derives from :class:`GraphwireError`::
     │   ├── EmptyInputError       a run was started with no input and nothing to resume
     │   ├── GraphRecursionError   the run hit ``recursion_limit`` (also a ``RecursionError``)
     │   ├── InvalidResumeError    a resume with nothing pending, or naming an unknown interrupt
-    │   │                         (also a ``RuntimeError``, as LangGraph's refused resumes are)
+    │   │   │                     (also a ``RuntimeError``, as LangGraph's refused resumes are)
+    │   │   └── UnknownInterruptError  strict resume mode: the answers do not match the pending interrupts
     │   ├── NodeTimeoutError      a node's attempt ran past its ``TimeoutPolicy`` (retryable)
     │   ├── NodeCancelledError    a node raised ``asyncio.CancelledError`` itself
     │   └── MultipleSubgraphsError  a node ran two subgraphs that would share one namespace
@@ -53,6 +54,7 @@ __all__ = [
     "EmptyInputError",
     "GraphRecursionError",
     "InvalidResumeError",
+    "UnknownInterruptError",
     "NotFoundError",
     "CheckpointError",
     "CorruptCheckpointError",
@@ -152,6 +154,29 @@ class InvalidResumeError(GraphRunError, RuntimeError):
     A ``RuntimeError``, as LangGraph's refusals are (several interrupts
     pending and a plain answer; a resume without a checkpointer).
     """
+
+
+class UnknownInterruptError(InvalidResumeError):
+    """Strict resume mode (LangGraph's ``configurable["__pregel_strict_resume"]``): a resume that does
+    not match the interrupts pending, refused before anything is written, so they can still be answered.
+
+    ``reason``: ``"not_pending"`` (the map names interrupts not pending: ``interrupt_ids``),
+    ``"empty_map"``, or ``"ambiguous"`` (one answer while several are pending); ``pending_ids``: those
+    still waiting. One answer with none pending is taken (it goes on from a static breakpoint).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: Literal["not_pending", "empty_map", "ambiguous"],
+        interrupt_ids: Sequence[str] = (),
+        pending_ids: Sequence[str] = (),
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.interrupt_ids = tuple(interrupt_ids)
+        self.pending_ids = tuple(pending_ids)
 
 
 class MultipleSubgraphsError(GraphRunError):

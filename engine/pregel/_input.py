@@ -42,7 +42,7 @@ from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_inte
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes, shown_metadata
 from engine.pregel._nested import Replay, resume_input, travel_target
-from engine.pregel._resume import Resume, check_resume, is_resume_map
+from engine.pregel._resume import Resume, check_resume, is_resume_map, refuse_unmatched
 from engine.pregel._versions import saver_version
 from engine.pregel._snapshot import build_snapshot, task_states
 from engine.pregel._spec import INPUT_SEEN, NULL_TASK_ID
@@ -152,7 +152,8 @@ class InputFolder:
         if cmd is not None and saved is not None and (cmd.resume is not None or cmd.update or cmd.goto):
             # A Command continues the thread's version: no input version, START's
             # edges not taken; its update and goto are the step's input writes.
-            if cmd.resume is not None and self.configurable.get("checkpoint_id") and await self._superseded(saved):
+            superseded = cmd.resume is not None and bool(self.configurable.get("checkpoint_id")) and await self._superseded(saved)
+            if superseded:
                 # As LangGraph 1.2: a resume at a version the thread has moved past runs that
                 # step's finished tasks again (their stored outputs are not taken back); the
                 # answers already given stay.
@@ -161,7 +162,11 @@ class InputFolder:
             if cmd.resume is not None:
                 # As LangGraph: one answer goes to the first question asked by a task of the step
                 # the Command's goto and update leave due (applied first; they stay stored after it).
-                await self._apply_resume(cmd.resume, keyed=by_id, then=writes)
+                # Strict mode, as LangGraph's: at the root, on a version the thread has not moved past.
+                from engine._internal._constants import CONFIG_KEY_STRICT_RESUME  # it imports the graph builder
+
+                strict = bool(self.configurable.get(CONFIG_KEY_STRICT_RESUME)) and settings.host is None and not superseded
+                await self._apply_resume(cmd.resume, keyed=by_id, then=writes, strict=strict)
             if writes and cmd.resume is None and await self._moved_past(saved):
                 # A delta channel folds the writes stored on a version's ancestors: a Command from a
                 # version the thread moved past runs on a copy of it (a fork), as a new branch, its
@@ -354,14 +359,16 @@ class InputFolder:
         spec = settings.spec
         return {t.id for t in prepare_next_tasks(state.checkpoint, state.channels, spec.nodes, state.step + 1, spec.triggers_to_nodes)}
 
-    async def _apply_resume(self, resume: Any, *, keyed: bool, then: list[tuple[str, Any]]) -> None:
+    async def _apply_resume(self, resume: Any, *, keyed: bool, then: list[tuple[str, Any]], strict: bool = False) -> None:
         state = self.state
-        if then:
-            await self._put_nulls(then)
         # As LangGraph: only an unfinished task's interrupt waits for an answer.
         statuses = read_statuses(state.pending_writes)
         waiting = {tid: st.pending_interrupts for tid, st in statuses.items() if st.pending_interrupts}
         answers = {tid: list(st.resume or ()) for tid, st in statuses.items()}
+        if strict:  # before anything is written, so the questions can still be answered
+            refuse_unmatched(resume, set(_askers(waiting, answers)) if waiting else set(), keyed=keyed)
+        if then:
+            await self._put_nulls(then)
         if waiting and not keyed and not is_resume_map(resume) and self._planned_ids().isdisjoint(waiting):
             waiting = {}  # as LangGraph: questions of tasks the step does not plan (another version's) wait for nothing
         if not waiting:

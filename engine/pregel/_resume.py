@@ -25,10 +25,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from engine.errors import InvalidResumeError, NotFoundError
+from engine.errors import InvalidResumeError, NotFoundError, UnknownInterruptError
 from engine.types import StateSnapshot
 
-__all__ = ["NO_ANSWER", "Resume", "check_resume", "is_resume_map", "plan_resume"]
+__all__ = ["NO_ANSWER", "Resume", "check_resume", "is_resume_map", "plan_resume", "refuse_unmatched"]
 
 #: An interrupt id's shape (as LangGraph's: 32 lowercase hex digits).
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
@@ -131,3 +131,22 @@ def _node_of(state: StateSnapshot, interrupt_id: str) -> str:
 
 def _checkpoint_id(state: StateSnapshot) -> str | None:
     return (state.config or {}).get("configurable", {}).get("checkpoint_id")
+
+
+def refuse_unmatched(resume: Any, pending: set[str], *, keyed: bool = False) -> None:
+    """Strict resume mode (LangGraph's ``__pregel_strict_resume``): raise UnknownInterruptError unless
+    ``resume`` matches the interrupts ``pending``: a map naming only pending ones, or one answer while at
+    most one is pending (with none, it goes on from a static breakpoint)."""
+    if keyed or is_resume_map(resume):
+        if not resume:
+            raise UnknownInterruptError("The resume map names no interrupt", reason="empty_map", pending_ids=sorted(pending))
+        if unknown := sorted(set(resume) - pending):
+            raise UnknownInterruptError(
+                f"Unknown or already-consumed interrupt: {unknown[0]}", reason="not_pending", interrupt_ids=unknown,
+                pending_ids=sorted(pending),
+            )
+    elif len(pending) > 1:
+        raise UnknownInterruptError(
+            "When there are multiple pending interrupts, you must specify the interrupt id when resuming.",
+            reason="ambiguous", pending_ids=sorted(pending),
+        )
