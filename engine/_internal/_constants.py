@@ -16,6 +16,7 @@ from engine.channels.binop import _OVERWRITE as OVERWRITE
 from engine.checkpoint.base import ERROR, INTERRUPT, RESUME
 from engine.func._entrypoint import PREVIOUS
 from engine.pregel._remote_wire import CONFIG_KEY_STREAM
+from engine.pregel._resume import CONFIG_KEY_STRICT_RESUME
 from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID, PULL, PUSH, TASKS
 from engine.types import END, START
 
@@ -30,4 +31,3 @@ INPUT = "__input__"
 NS_SEP = "|"
 NS_END = ":"
 CONFIG_KEY_TASK_ID = "__pregel_task_id"
-CONFIG_KEY_STRICT_RESUME = "__pregel_strict_resume"

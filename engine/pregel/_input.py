@@ -42,7 +42,7 @@ from engine.pregel._algo import Task, apply_null_writes, apply_writes, mark_inte
 from engine.pregel._context import interrupt_id
 from engine.pregel._io import input_writes, shown_metadata
 from engine.pregel._nested import Replay, resume_input, travel_target
-from engine.pregel._resume import Resume, check_resume, is_resume_map, refuse_unmatched
+from engine.pregel._resume import CONFIG_KEY_STRICT_RESUME, Resume, check_resume, is_resume_map, refuse_unmatched
 from engine.pregel._versions import saver_version
 from engine.pregel._snapshot import build_snapshot, task_states
 from engine.pregel._spec import INPUT_SEEN, NULL_TASK_ID
@@ -163,8 +163,6 @@ class InputFolder:
                 # As LangGraph: one answer goes to the first question asked by a task of the step
                 # the Command's goto and update leave due (applied first; they stay stored after it).
                 # Strict mode, as LangGraph's: at the root, on a version the thread has not moved past.
-                from engine._internal._constants import CONFIG_KEY_STRICT_RESUME  # it imports the graph builder
-
                 strict = bool(self.configurable.get(CONFIG_KEY_STRICT_RESUME)) and settings.host is None and not superseded
                 await self._apply_resume(cmd.resume, keyed=by_id, then=writes, strict=strict)
             if writes and cmd.resume is None and await self._moved_past(saved):

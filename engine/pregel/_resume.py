@@ -28,7 +28,10 @@ from typing import Any, Mapping
 from engine.errors import InvalidResumeError, NotFoundError, UnknownInterruptError
 from engine.types import StateSnapshot
 
-__all__ = ["NO_ANSWER", "Resume", "check_resume", "is_resume_map", "plan_resume", "refuse_unmatched"]
+__all__ = ["CONFIG_KEY_STRICT_RESUME", "NO_ANSWER", "Resume", "check_resume", "is_resume_map", "plan_resume", "refuse_unmatched"]
+
+#: LangGraph 1.2's configurable key turning strict resume mode on (:func:`refuse_unmatched`)
+CONFIG_KEY_STRICT_RESUME = "__pregel_strict_resume"
 
 #: An interrupt id's shape (as LangGraph's: 32 lowercase hex digits).
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
