@@ -31,31 +31,16 @@ from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint._inline import inline_problem, merge_inline
 from engine.checkpoint._json import compact_json
+from engine.checkpoint._meta_form import pack, unpack
 from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
-    "EMPTY",
-    "MAX_METADATA_BYTES",
-    "check_list_args",
-    "check_row",
-    "check_versions", "take_checkpoint", "json_equal",
-    "check_metadata",
-    "dump_meta",
-    "dump_metadata",
-    "list_keys",
-    "load_checkpoint",
-    "load_meta",
-    "load_metadata",
-    "make_config",
-    "metadata_matches",
-    "parse_config",
-    "parse_write_config",
-    "reading",
-    "is_unicode",
-    "storable_text",
-]
+    "EMPTY", "MAX_METADATA_BYTES", "check_list_args", "check_row", "check_versions", "take_checkpoint", "json_equal",
+    "check_metadata", "dump_meta", "dump_metadata", "list_keys", "load_checkpoint", "load_meta", "load_metadata",
+    "make_config", "metadata_matches", "parse_config", "parse_write_config", "reading", "is_unicode", "storable_text",
+]  # fmt: skip
 
 
 # Metadata is copied into every version a run saves and returned by every
@@ -240,7 +225,8 @@ def dump_meta(
         meta["inline"] = inline
     if versions is not None:
         meta["channel_versions"] = versions
-    return serde.dumps_typed(meta, path_prefix="checkpoint")
+    compact = pack(meta)  # each name and version once (_meta_form.py); a meta it cannot hold as it is
+    return serde.dumps_typed(meta if compact is None else compact, path_prefix="checkpoint")
 
 
 def load_meta(
@@ -258,6 +244,11 @@ def load_meta(
         meta = serde.loads_typed(typed)
     except CorruptCheckpointError as exc:
         raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: {exc}") from exc
+    if type(meta) is list:  # the compact form (_meta_form.py)
+        try:
+            meta = unpack(meta)
+        except ValueError as exc:
+            raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: stored meta is not a checkpoint ({exc})") from None
     if type(meta) is dict and channel_versions is not None:
         meta["channel_versions"] = channel_versions
     problem = _meta_problem(meta) or inline_problem(meta)

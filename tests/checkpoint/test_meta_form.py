@@ -1,0 +1,111 @@
+"""A checkpoint's meta stored in its compact form (engine/checkpoint/_meta_form.py): each name and version once.
+
+The form must give back exactly the map it was made from, leave a meta it
+cannot hold as a map (read as before), refuse a hostile one with
+CorruptCheckpointError, and read rows stored as a map before it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.checkpoint._helpers import dump_meta, load_meta
+from engine.checkpoint._meta_form import FORM, pack, unpack
+from engine.checkpoint.base import BaseCheckpointSaver
+from engine.checkpoint.memory import InMemorySaver
+from engine.errors import CorruptCheckpointError
+from engine.serde import Serializer
+from tests.checkpoint.test_compact_rows import _rows
+from tests.checkpoint.test_conformance import async_test, cfg, put
+
+V1, V2, V3 = (7 << 32) | 123456789, (8 << 32) | 987654321, 3
+
+META: dict[str, Any] = {
+    "v": 4,
+    "versions_seen": {"__input__": {}, "model": {"branch:to:model": V1, "messages": V2}, "post": {"branch:to:model": V1}},
+    "updated_channels": ["messages", "branch:to:post"],
+    "inline": {"branch:to:post": [1, V3, None], "__start__": [2, V1], "turns": [3, V2, 41], "flag": [4, V3, True],
+               "ratio": [5, V3, 0.5], "word": [6, V1, "done"]},  # fmt: skip
+    "channel_versions": {"messages": V2},
+}
+
+
+def _checkpoint(meta: dict[str, Any]) -> Any:
+    return {"v": meta["v"], "versions_seen": meta["versions_seen"], "updated_channels": meta["updated_channels"]}
+
+
+def test_the_compact_form_gives_back_the_map_it_was_made_from() -> None:
+    form = pack(META)
+    assert form is not None and form[0] == FORM
+    assert unpack(form) == META
+    assert form[2].count("branch:to:model") == 1 and form[3].count(V1) == 1  # each name, each version once
+    no_inline = {**META, "updated_channels": None}
+    del no_inline["inline"], no_inline["channel_versions"]
+    assert unpack(pack(no_inline)) == no_inline
+
+
+def test_a_saver_reads_the_compact_form_and_the_map_stored_before_it_alike() -> None:
+    serde = Serializer()
+    inline = META["inline"]
+    compact = dump_meta(serde, _checkpoint(META), versions={"messages": V2}, inline=inline)
+    old = serde.dumps_typed(META)  # how a meta was stored before the compact form
+    assert type(serde.loads_typed(compact)) is list
+    assert len(compact[1]) < len(old[1]) * 3 // 4
+    assert load_meta(serde, "c", compact) == load_meta(serde, "c", old)
+    # A saver keeping the versions in a column passes them back.
+    column = dump_meta(serde, _checkpoint(META), inline=inline)
+    assert load_meta(serde, "c", column, {"messages": V2}) == load_meta(serde, "c", old)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"versions_seen": {"model": {"messages": "00000002.0.5"}}},  # a version that is not an int
+        {"versions_seen": {"model": {"messages": True}}},
+        {"updated_channels": ("messages",)},
+        {"inline": {"turns": [1, V1, 2, 3]}},
+    ],
+)
+def test_a_meta_the_form_cannot_hold_is_stored_as_a_map(odd: dict[str, Any]) -> None:
+    meta = {**META, **odd}
+    assert pack(meta) is None
+    serde = Serializer()
+    stored = dump_meta(serde, _checkpoint(meta), inline=meta["inline"])
+    assert type(serde.loads_typed(stored)) is dict
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda f: f.__setitem__(4, [[99, 0, 0]]), "refers to nothing"),  # a node name out of range
+        (lambda f: f.__setitem__(4, [[-1, 0, 0]]), "refers to nothing"),  # negative: not counted from the end
+        (lambda f: f.__setitem__(4, [[0, 0]]), "not pairs"),
+        (lambda f: f.__setitem__(6, [[0, 1, 99]]), "refers to nothing"),  # an inline version out of range
+        (lambda f: f.__setitem__(3, "no"), "not lists"),
+        (lambda f: f.append(0), "not a compact meta"),
+        (lambda f: f.__setitem__(0, 2), "not a compact meta"),
+        (lambda f: f.__setitem__(2, list(range(20))), "not a map of channel names"),  # names not text
+    ],
+)
+def test_a_hostile_compact_meta_is_refused(spoil: Any, message: str) -> None:
+    serde = Serializer()
+    form = pack(META)
+    assert form is not None
+    spoil(form)
+    with pytest.raises(CorruptCheckpointError, match=message):
+        load_meta(serde, "c", serde.dumps_typed(form))
+
+
+@async_test
+async def test_sql_savers_store_the_compact_form(saver: BaseCheckpointSaver) -> None:
+    c1, _ = await put(saver, cfg(), {"a": [1], "n": 3}, {"a": 1, "n": 1})
+    c2, cp = await put(saver, c1, {"a": [1, 2], "n": 4}, {"a": 2, "n": 2})
+    got = await saver.aget_tuple(c2)
+    assert got is not None and got.checkpoint["channel_values"] == {"a": [1, 2], "n": 4}
+    assert got.checkpoint["channel_versions"] == cp["channel_versions"]
+    if isinstance(saver, InMemorySaver):
+        return
+    for tag, data in _rows(saver, "checkpoints", "type, checkpoint"):
+        assert type(saver.serde.loads_typed((tag, bytes(data)))) is list
