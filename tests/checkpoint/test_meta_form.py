@@ -13,7 +13,7 @@ import pytest
 
 from engine.checkpoint._helpers import dump_meta, load_meta
 from engine.checkpoint._meta_form import FORM, pack, unpack
-from engine.checkpoint.base import BaseCheckpointSaver
+from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver
 from engine.checkpoint.memory import InMemorySaver
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
@@ -109,3 +109,32 @@ async def test_sql_savers_store_the_compact_form(saver: BaseCheckpointSaver) -> 
         return
     for tag, data in _rows(saver, "checkpoints", "type, checkpoint"):
         assert type(saver.serde.loads_typed((tag, bytes(data)))) is list
+
+
+RUN = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+
+
+@async_test
+async def test_the_run_that_wrote_a_version_is_a_column_read_back_into_its_metadata(saver: BaseCheckpointSaver) -> None:
+    """SQL savers keep a UUID run id in a column of its own (PostgreSQL 0014, SQLite 0013): reads, filters
+    and copies see it in the metadata as before; a run id that is not a UUID's text stays in the metadata."""
+    saver.keeps_run_ids = True  # a host's saver: reads show the run
+    c1, _ = await put(saver, cfg(), {"a": 1}, {"a": 1}, metadata={"source": "loop", "step": 0, RUN_KEY: RUN})
+    c2, _ = await put(saver, c1, {"a": 2}, {"a": 2}, metadata={"source": "loop", "step": 1, RUN_KEY: "not-a-uuid"})
+    c3, _ = await put(saver, c2, {"a": 3}, {"a": 3}, metadata={"source": "loop", "step": 2, RUN_KEY: RUN.upper()})
+    got = await saver.aget_tuple(c1)
+    assert got is not None and got.metadata == {"source": "loop", "step": 0, RUN_KEY: RUN}
+    listed = [t.metadata async for t in saver.alist(cfg())]
+    assert [m[RUN_KEY] for m in listed] == [RUN.upper(), "not-a-uuid", RUN]
+    assert [t.metadata["step"] async for t in saver.alist(cfg(), filter={RUN_KEY: RUN})] == [0]
+    assert [t.metadata["step"] async for t in saver.alist(cfg(), filter={RUN_KEY: "not-a-uuid", "step": 1})] == [1]
+    await saver.acopy_thread("t1", "t2")
+    copied = await saver.aget_tuple(cfg("t2", cid=c1["configurable"]["checkpoint_id"]))
+    assert copied is not None and copied.metadata[RUN_KEY] == RUN
+    saver.keeps_run_ids = False  # a LangGraph program's view: no run in the metadata, a filter on it still matches
+    assert [t.metadata async for t in saver.alist(cfg(), filter={RUN_KEY: RUN})] == [{"source": "loop", "step": 0}]
+    if isinstance(saver, InMemorySaver):
+        return
+    stored = [m if isinstance(m, str) else str(m) for (m,) in _rows(saver, "checkpoints", "metadata")]
+    assert len(stored) == 3 and sum(RUN in m for m in stored) == 0  # the UUID left the metadata
+    assert sum("not-a-uuid" in m for m in stored) == 1 and sum(RUN.upper() in m for m in stored) == 1

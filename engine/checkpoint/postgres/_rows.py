@@ -42,6 +42,7 @@ class Put:
     metadata: str  # JSON text
     versions: str  # JSON text
     plan: BlobPlan
+    run_id: str | None = None  # the run that wrote it (a UUID's text), out of the metadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +104,7 @@ class Batch:
             chunks.append(p.checkpoint)
             head = _dumps([p.checkpoint_id, p.parent_id, p.ts, p.type, at, len(p.checkpoint)])
             at += len(p.checkpoint)
-            checkpoints.append(f"{head[:-1]},{p.metadata},{p.versions}]")  # metadata and versions are JSON already
+            checkpoints.append(f"{head[:-1]},{p.metadata},{p.versions},{_dumps(p.run_id)}]")  # metadata and versions are JSON already
             for r in rows:
                 chunks.append(r.data)
                 f = r.ref

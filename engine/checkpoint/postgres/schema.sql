@@ -15,6 +15,7 @@ CREATE TABLE checkpoints (
     checkpoint bytea NOT NULL,
     metadata jsonb NOT NULL DEFAULT '{}',
     versions json NOT NULL,
+    run_id uuid,  -- the run that wrote the version, out of its metadata (migration 0014)
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
 );
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
-from engine.checkpoint._metadata import put_metadata
+from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._writes import WriteRow, dump_writes, packed
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
@@ -55,8 +55,10 @@ class Writes:
             serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
         meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline)
+        md, run = split_run(put_metadata(config, metadata))  # the run has a column of its own, 16 bytes
         checkpoint_row = (
-            thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata))
+            thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(md),
+            None if run is None else bytes.fromhex(run.replace("-", "")),
         )  # fmt: skip
         return thread_id, ns, plan, checkpoint_row
 
