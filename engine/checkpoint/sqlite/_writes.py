@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.checkpoint._chain import STORE_MIN, compressed
 from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._metadata import put_metadata, split_run
@@ -117,7 +118,8 @@ class Writes:
                 inserted: list[str] = []
                 for b in plan.without_missing_bases(lambda r, t=thread_id, ns=ns: exists(t, base_key(ns, r))):  # type: ignore[misc]
                     f = b.ref
-                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq,
+                    tag, data = compressed(b.type, b.data, STORE_MIN)
+                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, tag, data, b.base, b.seq,
                                                 f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
                     if cur.rowcount > 0:
                         inserted.append(b.channel)
@@ -129,8 +131,9 @@ class Writes:
                 if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
                     w = w.full(self._serde())  # the list it extends is gone (pruned since the cache learned it)
                 f = w.ref
+                tag, data = compressed(w.type, w.data, STORE_MIN)
                 (special if w.replaces else regular).append((
-                    thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, w.type, w.data, task_path,
+                    thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, data, task_path,
                     f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
             if regular:
                 cur.executemany(q.INSERT_WRITE, regular)
