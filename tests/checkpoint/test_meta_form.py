@@ -60,20 +60,31 @@ def test_a_saver_reads_the_compact_form_and_the_map_stored_before_it_alike() -> 
 
 
 @pytest.mark.parametrize(
-    "odd",
+    ("odd", "as_map"),
     [
-        {"versions_seen": {"model": {"messages": "00000002.0.5"}}},  # a version that is not an int
-        {"versions_seen": {"model": {"messages": True}}},
-        {"updated_channels": ("messages",)},
-        {"inline": {"turns": [1, V1, 2, 3]}},
+        ({"versions_seen": {"model": {"messages": "00000002.0.5"}}}, False),  # held as it is: the read refuses it
+        ({"versions_seen": {"model": {"messages": True}, "post": {"messages": 1}}}, True),  # True and 1: one dict key
+        ({"versions_seen": {"model": {"messages": 2.0}}, "inline": {"turns": [1, 2, 5]}}, True),
+        ({"versions_seen": {"model": {"messages": [1]}}}, True),  # not a dict key
+        ({"updated_channels": ("messages",)}, True),
+        ({"inline": {"turns": [1, V1, 2, 3]}}, True),
+        ({"versions_seen": {"model": [1, 2]}}, True),
     ],
 )
-def test_a_meta_the_form_cannot_hold_is_stored_as_a_map(odd: dict[str, Any]) -> None:
+def test_a_meta_the_form_cannot_hold_as_given_reads_as_the_map_would(odd: dict[str, Any], as_map: bool) -> None:
     meta = {**META, **odd}
-    assert pack(meta) is None
     serde = Serializer()
-    stored = dump_meta(serde, _checkpoint(meta), inline=meta["inline"])
-    assert type(serde.loads_typed(stored)) is dict
+    stored = dump_meta(serde, _checkpoint(meta), versions=meta["channel_versions"], inline=meta["inline"])
+    assert (type(serde.loads_typed(stored)) is dict) is as_map
+    old = serde.dumps_typed(meta)
+    try:
+        want: Any = load_meta(serde, "c", old)
+    except CorruptCheckpointError as exc:
+        with pytest.raises(CorruptCheckpointError) as got:
+            load_meta(serde, "c", stored)
+        assert str(got.value) == str(exc)
+    else:
+        assert load_meta(serde, "c", stored) == want
 
 
 @pytest.mark.parametrize(
