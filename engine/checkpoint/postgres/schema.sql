@@ -39,6 +39,9 @@ CREATE TABLE blobs (
         REFERENCES blobs (thread_id, checkpoint_ns, channel, version)
 );
 
+-- Data stays in the table's pages when it fits (migration 0015).
+ALTER TABLE blobs ALTER COLUMN data SET STORAGE MAIN;
+
 -- The foreign key's reverse lookup (is this blob some delta's base?), run for
 -- every deleted blob; full values (most rows but one per run) stay out of it.
 CREATE INDEX blobs_base_idx ON blobs (thread_id, checkpoint_ns, channel, base_version)
