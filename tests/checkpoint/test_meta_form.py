@@ -7,18 +7,20 @@ CorruptCheckpointError, and read rows stored as a map before it.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 
 from engine.checkpoint._helpers import dump_meta, load_meta
 from engine.checkpoint._meta_form import FORM, pack, unpack
+from engine.checkpoint._ts import _micros_of, read_ts, stored_ts
 from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver
 from engine.checkpoint.memory import InMemorySaver
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
 from tests.checkpoint.test_compact_rows import _rows
-from tests.checkpoint.test_conformance import async_test, cfg, put
+from tests.checkpoint.test_conformance import async_test, cfg, make_cp, put
 
 V1, V2, V3 = (7 << 32) | 123456789, (8 << 32) | 987654321, 3
 
@@ -149,3 +151,43 @@ async def test_the_run_that_wrote_a_version_is_a_column_read_back_into_its_metad
     stored = [m if isinstance(m, str) else str(m) for (m,) in _rows(saver, "checkpoints", "metadata")]
     assert len(stored) == 3 and sum(RUN in m for m in stored) == 0  # the UUID left the metadata
     assert sum("not-a-uuid" in m for m in stored) == 1 and sum(RUN.upper() in m for m in stored) == 1
+
+
+@pytest.mark.parametrize(
+    "ts",
+    ["now", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:00.500000+00:00", "now+1s", "now, local"],  # reads refuse non-ISO
+)
+@async_test
+async def test_a_versions_time_reads_back_as_given_and_is_stored_short_when_its_id_holds_it(
+    saver: BaseCheckpointSaver, ts: str
+) -> None:
+    """SQL savers store ``ts`` as an offset from the time in its id when that gives it back exactly (_ts.py)."""
+    cp = make_cp({"a": 1}, {"a": 1})
+    at = datetime.fromtimestamp(_micros_of(cp["id"]) / 1e6, UTC)  # type: ignore[operator]
+    given = {
+        "now": (at + timedelta(microseconds=17)).isoformat(),
+        "now+1s": (at + timedelta(seconds=1, microseconds=3)).isoformat(),
+        "now, local": (at + timedelta(microseconds=17)).astimezone(timezone(timedelta(hours=2))).isoformat(),
+    }.get(ts, ts)
+    cp["ts"] = given
+    config = await saver.aput(cfg(), cp, {"source": "loop", "step": 0}, {"a": 1})
+    got = await saver.aget_tuple(config)
+    assert got is not None and got.checkpoint["ts"] == given
+    assert [t.checkpoint["ts"] async for t in saver.alist(cfg())] == [given]
+    assert [t.updated_at async for t in saver.alist_threads()] == [given]
+    if isinstance(saver, InMemorySaver):
+        return
+    ((stored,),) = _rows(saver, "checkpoints", "ts")
+    assert stored == ("@17" if ts == "now" else "~" + given if given[:1] in ("@", "~") else given)
+
+
+def test_a_time_stored_short_reads_as_the_id_says_and_other_texts_as_they_are() -> None:
+    cid = "1f1f0b89-650b-69ec-98b4-65c95e5fd4d1"  # a version-6 UUID: made 2026-12-05T14:31:41.171761 UTC
+    assert read_ts(cid, "@17") == "2026-12-05T14:31:41.171778+00:00"
+    assert stored_ts(cid, "2026-12-05T14:31:41.171778+00:00") == "@17"
+    assert stored_ts(cid, "2026-12-05T14:31:40.999999+00:00") == "@-171762"  # before the id's time, another second
+    assert stored_ts("not-a-uuid", "2026-12-05T14:31:41.171778+00:00") == "2026-12-05T14:31:41.171778+00:00"
+    assert read_ts("not-a-uuid", "@17") == "@17" and read_ts(cid, "@x") == "@x" and read_ts(cid, 5) == 5
+    for text in ("", "@12", "~", "~x", "not a time"):  # texts no clock writes (reads refuse them) still round-trip
+        assert read_ts(cid, stored_ts(cid, text)) == text
+    assert stored_ts(cid, "2026-12-05T14:31:43.171778+00:00") == "2026-12-05T14:31:43.171778+00:00"  # 2 s away

@@ -58,6 +58,7 @@ from engine.checkpoint._helpers import (
     storable_text,
 )
 from engine.checkpoint._metadata import put_metadata, split_run
+from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._opening import OpenedByConnString
 from engine.checkpoint._writes import dump_writes
 from engine.checkpoint.base import (
@@ -289,7 +290,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         require_storable(*checkpoint["channel_versions"])
         versions = plan.blob_versions(checkpoint["channel_versions"])
         md, run_id = split_run(put_metadata(config, metadata))  # the run has a column of its own
-        put = Put(checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(md), _dumps(versions), plan, run_id)
+        put = Put(checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md), _dumps(versions), plan, run_id)
         return thread_id, ns, put
 
     async def aput(

@@ -22,6 +22,7 @@ from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
+from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._writes import WriteRow, dump_writes, packed
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
 from engine.checkpoint.sqlite import _queries as q
@@ -58,7 +59,7 @@ class Writes:
         meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline)
         md, run = split_run(put_metadata(config, metadata))  # the run has a column of its own, 16 bytes
         checkpoint_row = (
-            thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(md),
+            thread_id, ns, checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md),
             None if run is None else bytes.fromhex(run.replace("-", "")),
         )  # fmt: skip
         return thread_id, ns, plan, checkpoint_row
