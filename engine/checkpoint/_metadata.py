@@ -66,4 +66,6 @@ def split_run(metadata: Mapping[str, Any]) -> tuple[Mapping[str, Any], str | Non
     run = metadata.get(RUN_KEY)
     if type(run) is not str or len(run) != 36 or _UUID_TEXT.fullmatch(run) is None:
         return metadata, None
-    return {k: v for k, v in metadata.items() if k != RUN_KEY}, run
+    out = dict(metadata)
+    del out[RUN_KEY]
+    return out, run

@@ -54,10 +54,9 @@ def stored_ts(checkpoint_id: str, ts: Any) -> Any:
         micros = int(rest[:6]) if rest else 0
     except ValueError:
         return ts
-    whole = at - at % 1_000_000
-    for candidate_second in (whole, whole + 1_000_000, whole - 1_000_000):  # ts may be in the next second
-        offset = candidate_second + micros - at
-        if -_MAX_OFFSET < offset < _MAX_OFFSET and iso_of((at + offset) * 1000) == ts:
+    offset = at - at % 1_000_000 + micros - at  # ts in the id's second; else the next one, or the one before
+    for offset in (offset, offset + 1_000_000, offset - 1_000_000):
+        if -_MAX_OFFSET < offset < _MAX_OFFSET and iso_of((at + offset) * 1000) == ts:  # it reads back exactly
             return f"@{offset}"
     return ts
 

@@ -128,7 +128,7 @@ class Storage:
                 "SELECT type, checkpoint FROM checkpoints WHERE thread_id = %s AND checkpoint_id = %s", (key, checkpoint_id)
             )
             meta = Serializer().loads_typed((tag, bytes(data)))
-            return dict((unpack(meta) if type(meta) is list else meta)["channel_versions"])  # the compact form, or a map
+            return dict(unpack(meta)["channel_versions"])  # under one-letter keys, or long ones
         ((versions,),) = self._run(
             "SELECT versions FROM checkpoints WHERE thread_id = %s AND checkpoint_id = %s", (key, checkpoint_id)
         )

@@ -284,7 +284,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
         plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"])
-        meta_type, meta = dump_meta(self.serde, checkpoint, inline=plan.inline)  # the versions go to a column
+        meta_type, meta = dump_meta(self.serde, checkpoint, inline=plan.inline, compact=True)  # the versions go to a column
         require_storable(*checkpoint["channel_versions"])
         versions = plan.blob_versions(checkpoint["channel_versions"])
         md, run_id = split_run(put_metadata(config, metadata))  # the run has a column of its own

@@ -56,7 +56,7 @@ class Writes:
         plan = self._deltas.plan(
             serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline)
+        meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline, compact=True)
         md, run = split_run(put_metadata(config, metadata))  # the run has a column of its own, 16 bytes
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md),
