@@ -41,23 +41,21 @@ def _micros_of(checkpoint_id: str) -> int | None:
 
 
 def stored_ts(checkpoint_id: str, ts: Any) -> Any:
-    """``ts`` as a SQL saver stores it (see the module docstring)."""
+    """``ts`` as a SQL saver stores it (see the module docstring). Every put comes here: the common
+    case (``ts`` in the second its id was made, with a fraction) costs one :func:`iso_of`."""
     if type(ts) is not str:
         return ts  # refused where it is checked
     if ts[:1] in ("@", "~"):
         return "~" + ts
     at = _micros_of(checkpoint_id)
-    if at is None or not ts.endswith("+00:00"):
+    if at is None or len(ts) != 32 or not ts.endswith("+00:00"):
         return ts
-    rest = ts.partition(".")[2]  # no fraction: a whole second (isoformat leaves ".000000" out)
-    try:
-        micros = int(rest[:6]) if rest else 0
-    except ValueError:
-        return ts
-    offset = at - at % 1_000_000 + micros - at  # ts in the id's second; else the next one, or the one before
-    for offset in (offset, offset + 1_000_000, offset - 1_000_000):
-        if -_MAX_OFFSET < offset < _MAX_OFFSET and iso_of((at + offset) * 1000) == ts:  # it reads back exactly
-            return f"@{offset}"
+    made = iso_of(at * 1000)
+    if ts[:20] == made[:20] and len(made) == 32 and ts[20:26].isdigit() and ts[20:26] != "000000":
+        return f"@{int(ts[20:26]) - int(made[20:26])}"  # reads back as ts: the same second, another fraction
+    for offset in (int(ts[20:26]) - at % 1_000_000 + 1_000_000, int(ts[20:26]) - at % 1_000_000 - 1_000_000):
+        if ts[20:26].isdigit() and -_MAX_OFFSET < offset < _MAX_OFFSET and iso_of((at + offset) * 1000) == ts:
+            return f"@{offset}"  # the next second, or the one before
     return ts
 
 
