@@ -106,7 +106,7 @@ class Batch:
             at += len(p.checkpoint)
             checkpoints.append(f"{head[:-1]},{p.metadata},{p.versions},{_dumps(p.run_id)}]")  # metadata and versions are JSON already
             for r in rows:
-                tag, data = compressed(r.type, r.data, STORE_MIN)
+                tag, data = compressed(r.type, r.data, STORE_MIN) if len(r.data) >= STORE_MIN else (r.type, r.data)
                 chunks.append(data)
                 f = r.ref
                 if f is None:
@@ -121,7 +121,7 @@ class Batch:
                 key = (thread_id, ns, checkpoint_id, task_id, w.idx)
                 if key in writes and not w.replaces:
                     continue
-                tag, data = compressed(w.type, w.data, STORE_MIN)
+                tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
                 chunks.append(data)
                 f = w.ref
                 writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, at, len(data), task_path,

@@ -119,7 +119,7 @@ class Writes:
                 inserted: list[str] = []
                 for b in plan.without_missing_bases(lambda r, t=thread_id, ns=ns: exists(t, base_key(ns, r))):  # type: ignore[misc]
                     f = b.ref
-                    tag, data = compressed(b.type, b.data, STORE_MIN)
+                    tag, data = compressed(b.type, b.data, STORE_MIN) if len(b.data) >= STORE_MIN else (b.type, b.data)
                     cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, tag, data, b.base, b.seq,
                                                 f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
                     if cur.rowcount > 0:
@@ -132,7 +132,7 @@ class Writes:
                 if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
                     w = w.full(self._serde())  # the list it extends is gone (pruned since the cache learned it)
                 f = w.ref
-                tag, data = compressed(w.type, w.data, STORE_MIN)
+                tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
                 (special if w.replaces else regular).append((
                     thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, data, task_path,
                     f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
