@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
 
-__all__ = ["EMPTY", "MAX_SEQ", "ZLIB", "BlobRow", "compressed", "uncompressed", "ChainReader", "Key", "Known", "Link", "Ref", "base_seq"]
+__all__ = ["EMPTY", "MAX_SEQ", "STORE_MIN", "ZLIB", "BlobRow", "compressed", "uncompressed", "ChainReader", "Key", "Known", "Link", "Ref", "base_seq"]
 
 # Type tag of a blob recording that a channel has no value at that version
 # (it was cleared); such blobs are skipped when channel values are rebuilt.
@@ -66,14 +66,19 @@ MAX_SEQ = 2**31 - 1
 ZLIB = "zlib+"
 #: Smaller rows are never compressed (zlib's header and the CPU are not worth it).
 COMPRESS_MIN = 1024
+#: The SQL savers store every blob row and pending write of this many bytes or more
+#: compressed when that saves a tenth (:func:`compressed` with ``least``): a chat's
+#: messages, stored as a step's write and as the next version's delta, are text.
+STORE_MIN = 256
 
 _MISSING: Any = object()
 _UNREAD: Any = object()
 
 
-def compressed(tag: str, data: bytes) -> tuple[str, bytes]:
-    """``(tag, data)`` as stored: zlib-compressed (tag :data:`ZLIB` + ``tag``) when that saves a tenth or more."""
-    if len(data) < COMPRESS_MIN or tag == EMPTY:
+def compressed(tag: str, data: bytes, least: int = COMPRESS_MIN) -> tuple[str, bytes]:
+    """``(tag, data)`` as stored: zlib-compressed (tag :data:`ZLIB` + ``tag``) when ``data`` has
+    ``least`` bytes or more and that saves a tenth or more (data compressed already stays as it is)."""
+    if len(data) < least or tag == EMPTY or tag.startswith(ZLIB):
         return tag, data
     packed = zlib.compress(data, 6)
     if len(packed) * 10 > len(data) * 9:

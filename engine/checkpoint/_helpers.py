@@ -31,31 +31,16 @@ from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint._inline import inline_problem, merge_inline
 from engine.checkpoint._json import compact_json
+from engine.checkpoint._meta_form import LONG, SHORT, unpack
 from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
-    "EMPTY",
-    "MAX_METADATA_BYTES",
-    "check_list_args",
-    "check_row",
-    "check_versions", "take_checkpoint", "json_equal",
-    "check_metadata",
-    "dump_meta",
-    "dump_metadata",
-    "list_keys",
-    "load_checkpoint",
-    "load_meta",
-    "load_metadata",
-    "make_config",
-    "metadata_matches",
-    "parse_config",
-    "parse_write_config",
-    "reading",
-    "is_unicode",
-    "storable_text",
-]
+    "EMPTY", "MAX_METADATA_BYTES", "check_list_args", "check_row", "check_versions", "take_checkpoint", "json_equal",
+    "check_metadata", "dump_meta", "dump_metadata", "list_keys", "load_checkpoint", "load_meta", "load_metadata",
+    "make_config", "metadata_matches", "parse_config", "parse_write_config", "reading", "is_unicode", "storable_text",
+]  # fmt: skip
 
 
 # Metadata is copied into every version a run saves and returned by every
@@ -228,18 +213,21 @@ def _counters(versions: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def dump_meta(
-    serde: Serializer, checkpoint: Checkpoint, *, versions: Mapping[str, int] | None = None, inline: Mapping[str, Any] | None = None
+    serde: Serializer, checkpoint: Checkpoint, *, versions: Mapping[str, int] | None = None, inline: Mapping[str, Any] | None = None,
+    compact: bool = False,
 ) -> tuple[str, bytes]:
     """Serialize a checkpoint without its values (they go to blobs, or ``inline``: see _inline.py), id and ts (columns).
 
     ``versions``: the ``channel_versions`` to store (the blob rows'); None leaves them out, for a
     saver that keeps them in a column of their own (and passes them back to :func:`load_meta`).
+    ``compact``: under one-letter keys (_meta_form.py: the SQL savers' rows; the in-memory saver's cost no disk).
     """
-    meta: dict[str, Any] = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"], "updated_channels": checkpoint.get("updated_channels")}
+    k = SHORT if compact else LONG  # the keys' names
+    meta: dict[str, Any] = {"v": checkpoint["v"], k[0]: checkpoint["versions_seen"], k[1]: checkpoint.get("updated_channels")}
     if inline:
-        meta["inline"] = inline
+        meta[k[2]] = inline
     if versions is not None:
-        meta["channel_versions"] = versions
+        meta[k[3]] = versions
     return serde.dumps_typed(meta, path_prefix="checkpoint")
 
 
@@ -258,6 +246,11 @@ def load_meta(
         meta = serde.loads_typed(typed)
     except CorruptCheckpointError as exc:
         raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: {exc}") from exc
+    if type(meta) is dict:  # under one-letter keys, or long ones (_meta_form.py)
+        try:
+            meta = unpack(meta)
+        except ValueError as exc:
+            raise CorruptCheckpointError(f"checkpoint {checkpoint_id!r}: stored meta is not a checkpoint ({exc})") from None
     if type(meta) is dict and channel_versions is not None:
         meta["channel_versions"] = channel_versions
     problem = _meta_problem(meta) or inline_problem(meta)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections import ChainMap
 from collections.abc import Mapping
 from typing import Any
 
 from engine.checkpoint.base import RUN_KEY
 
-__all__ = ["put_metadata"]
+__all__ = ["put_metadata", "split_run"]
 
 #: configurable keys a version's metadata never takes from its config (LangGraph's list)
 _NOT_FROM_CONFIG = frozenset({
@@ -57,3 +58,18 @@ def _flat(chain: ChainMap[str, Any]) -> dict[str, Any]:
     for m in reversed(chain.maps):
         out.update(m)
     return out
+
+
+_UUID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def split_run(metadata: Mapping[str, Any]) -> tuple[Mapping[str, Any], str | None]:
+    """``(metadata without the run, the run)`` for a saver with a column for the run that wrote a
+    version (:data:`~engine.checkpoint.base.RUN_KEY`); a run id that is not a UUID's text as
+    PostgreSQL prints one (lowercase, with hyphens) stays in the metadata: ``(metadata, None)``."""
+    run = metadata.get(RUN_KEY)
+    if type(run) is not str or len(run) != 36 or _UUID_TEXT.fullmatch(run) is None:
+        return metadata, None
+    out = dict(metadata)
+    del out[RUN_KEY]
+    return out, run

@@ -15,12 +15,13 @@ otherwise (:meth:`WriteRow.full`).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import msgpack
 
-from engine.checkpoint._chain import ChainReader, Ref
+from engine.checkpoint._chain import ZLIB, ChainReader, Ref, uncompressed
 from engine.checkpoint._refs import MIN_ITEMS
 from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
@@ -121,6 +122,11 @@ def unpacked(reader: ChainReader, task_id: str, channel: Any, tag: Any, data: An
         CorruptCheckpointError: a pack that is not a list of ``[channel, type, data]``,
             or a value that does not decode.
     """
+    if type(tag) is str and tag.startswith(ZLIB):  # stored compressed (the SQL savers: STORE_MIN)
+        try:
+            tag, data = uncompressed(tag, bytes(data))
+        except (zlib.error, TypeError) as exc:
+            raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} do not decompress ({exc})") from None
     if tag != PACK:
         return [PendingWrite(task_id, channel, reader.resolve(tag, data, ref))]
     try:

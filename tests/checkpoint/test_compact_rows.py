@@ -98,7 +98,33 @@ async def test_k_step_rows_are_compressed_and_every_version_reads_back(new_saver
         kinds = [blob[0] for blob in saver._threads["t1"].blobs.values()]
     else:
         kinds = [t for (t,) in _rows(saver, "blobs", "type")]
-    assert kinds.count(ZLIB + "msgpack") == 4 and len(kinds) == 17
+    # The SQL savers store every row of STORE_MIN bytes or more compressed (each step's item is one here);
+    # the in-memory saver only the K-step rows.
+    assert kinds.count(ZLIB + "msgpack") == (4 if isinstance(saver, InMemorySaver) else 17) and len(kinds) == 17
+
+
+@async_test
+async def test_sql_savers_store_rows_and_writes_of_store_min_bytes_compressed(saver: BaseCheckpointSaver) -> None:
+    text = "a chat's message is text, and text compresses " * 12  # ~560 bytes
+    c1, _ = await put(saver, cfg(), {"messages": [text], "short": "x" * 100}, {"messages": 1, "short": 1})
+    await saver.aput_writes(c1, [("messages", [text]), ("branch:to:post", None)], task_id="t", task_path="~p, a")
+    await saver.aput_writes(c1, [("short", "y" * 100)], task_id="u", task_path="~p, b")
+    got = await saver.aget_tuple(c1)
+    assert got is not None and got.checkpoint["channel_values"] == {"messages": [text], "short": "x" * 100}
+    assert [(w[0], w[1], w[2]) for w in got.pending_writes] == [
+        ("t", "messages", [text]), ("t", "branch:to:post", None), ("u", "short", "y" * 100)]  # fmt: skip
+    assert [t.pending_writes async for t in saver.alist(cfg())] == [got.pending_writes]
+    if isinstance(saver, InMemorySaver):
+        return
+    blobs = {ch: (t, len(d)) for ch, t, d in _rows(saver, "blobs", "channel, type, data")}
+    assert blobs["messages"][0] == ZLIB + "msgpack" and blobs["messages"][1] < len(text) // 2
+    assert blobs["short"][0] == "msgpack"  # under STORE_MIN: as it is
+    writes = {task: (t, len(d)) for task, t, d in _rows(saver, "writes", "task_id, type, data")}
+    assert writes["t"][0] == ZLIB + PACK and writes["t"][1] < len(text) // 2
+    assert writes["u"][0] == "msgpack"
+    _spoil(saver, "writes", "task_id = 't'")
+    with pytest.raises(CorruptCheckpointError, match="do not decompress"):
+        await saver.aget_tuple(c1)
 
 
 @async_test

@@ -66,7 +66,13 @@ def catalog(conn: psycopg.Connection[Any], schema: str, versions: str = _migrate
     versions = conn.execute(
         sql.SQL("SELECT version FROM {} ORDER BY version").format(sql.Identifier(schema, versions))
     ).fetchall()
-    out = {"columns": columns, "constraints": constraints, "indexes": indexes, "versions": versions}
+    storage = conn.execute(  # where a column's values go (0015: blobs.data stays in the table's pages)
+        """SELECT t.relname, a.attname, a.attstorage FROM pg_attribute a JOIN pg_class t ON t.oid = a.attrelid
+           JOIN pg_namespace n ON n.oid = t.relnamespace
+           WHERE n.nspname = %s AND t.relkind = 'r' AND a.attnum > 0 ORDER BY t.relname, a.attname""",
+        (schema,),
+    ).fetchall()
+    out = {"columns": columns, "constraints": constraints, "indexes": indexes, "versions": versions, "storage": storage}
     return _without(schema, out)
 
 
@@ -110,6 +116,7 @@ def test_applying_every_migration_equals_the_fresh_schema(admin: psycopg.Connect
         PostgresSaver.from_dsn(require_pg(), schema=opened).close()
         want = catalog(admin, fresh)
         assert want["columns"] and want["constraints"] and want["indexes"]  # the comparison compares something
+        assert ("blobs", "data", "m") in want["storage"]  # 0015: in the table's pages when it fits
         assert catalog(admin, migrated) == want
         assert catalog(admin, opened) == want
     finally:

@@ -66,7 +66,9 @@ def test_an_agent_call_stores_what_it_adds_and_reads_back_as_a_full_copy(new_sav
     # A copy of the conversation per call makes the last turns store about 5 times turns 3-7.
     assert sum(added[-5:]) < 1.5 * sum(added[3:8]), added
     full_added = run_turns(full, range(30), "whole")  # the same storage, for SQL savers: another thread
-    assert sum(full_added[-5:]) > 3 * sum(full_added[3:8]), full_added  # the comparison measures something
+    # The comparison measures something: whole copies grow with the conversation (the SQL savers store
+    # them compressed, STORE_MIN: a copy of a conversation over few words takes a third of its bytes).
+    assert sum(full_added[-5:]) > 2 * sum(full_added[3:8]), full_added
     mine, theirs = describe(saver, THREAD), describe(full, "whole")
     assert len(mine) == len(theirs) == 30 * 4 + 30 * 3  # every version of the root and of each agent call
     # Namespaces, ids and versions differ between the two runs (task ids, time): compare in the order written.

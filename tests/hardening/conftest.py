@@ -29,6 +29,7 @@ from typing import Any
 import grpc
 import pytest
 
+from engine.checkpoint._meta_form import unpack
 from engine.serde import Serializer
 from server.app import Server, build_server
 from server.config import ServerConfig
@@ -126,7 +127,8 @@ class Storage:
             ((tag, data),) = self._run(
                 "SELECT type, checkpoint FROM checkpoints WHERE thread_id = %s AND checkpoint_id = %s", (key, checkpoint_id)
             )
-            return dict(Serializer().loads_typed((tag, bytes(data)))["channel_versions"])
+            meta = Serializer().loads_typed((tag, bytes(data)))
+            return dict(unpack(meta)["channel_versions"])  # under one-letter keys, or long ones
         ((versions,),) = self._run(
             "SELECT versions FROM checkpoints WHERE thread_id = %s AND checkpoint_id = %s", (key, checkpoint_id)
         )

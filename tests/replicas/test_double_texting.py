@@ -23,7 +23,8 @@ RUN_KEY = "__graphwire_run_id__"
 
 def _versions_of(cluster: Cluster, graph: str, thread_id: str, run_id: str) -> int:
     rows = cluster.query(
-        "SELECT count(*) FROM {checkpoints} WHERE thread_id = %s AND metadata->>%s = %s", (f"{graph}:{thread_id}", RUN_KEY, run_id)
+        "SELECT count(*) FROM {checkpoints} WHERE thread_id = %s AND coalesce(run_id::text, metadata->>%s) = %s",
+        (f"{graph}:{thread_id}", RUN_KEY, run_id),
     )
     return int(rows[0][0])
 

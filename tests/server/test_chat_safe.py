@@ -60,7 +60,9 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
 
         def sqlite_rows(run_id: str) -> int:
             with contextlib.closing(sqlite3.connect(db)) as conn:
-                return conn.execute("SELECT count(*) FROM checkpoints WHERE metadata LIKE ?", (f"%{run_id}%",)).fetchone()[0]
+                # The run that wrote a version: a column (16 bytes) since migration 0013, in the metadata before.
+                query = "SELECT count(*) FROM checkpoints WHERE metadata LIKE ? OR lower(hex(run_id)) = ?"
+                return conn.execute(query, (f"%{run_id}%", run_id.replace("-", ""))).fetchone()[0]
 
         yield Backend("sqlite", lambda: SqliteSaver(str(db)), sqlite_rows)
         return
@@ -69,7 +71,8 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     dsn, schema = require_pg(), new_schema_name()
 
     def pg_rows(run_id: str) -> int:
-        query = sql.SQL("SELECT count(*) FROM {} WHERE metadata->>%s = %s").format(sql.Identifier(schema, "checkpoints"))
+        # The run that wrote a version: a column since migration 0014, in the metadata before.
+        query = sql.SQL("SELECT count(*) FROM {} WHERE coalesce(run_id::text, metadata->>%s) = %s").format(sql.Identifier(schema, "checkpoints"))
         with psycopg.connect(dsn, autocommit=True) as conn:
             row = conn.execute(query, (RUN_KEY, run_id)).fetchone()
             assert row is not None

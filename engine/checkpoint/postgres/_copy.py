@@ -18,8 +18,8 @@ __all__ = ["copy_thread"]
 
 COPY_THREAD = """
 WITH copied_checkpoints AS (
-    INSERT INTO {checkpoints} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions)
-    SELECT %(target)s, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions
+    INSERT INTO {checkpoints} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions, run_id)
+    SELECT %(target)s, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions, run_id
     FROM {checkpoints} WHERE thread_id = %(source)s
     RETURNING 1
 ), copied_blobs AS (

@@ -22,6 +22,7 @@ import psycopg
 from psycopg import Connection
 
 from engine.checkpoint._retention import Choose, blobs_to_keep
+from engine.checkpoint._ts import read_ts
 from engine.checkpoint.postgres import _queries as q
 from engine.errors import CheckpointError
 
@@ -57,7 +58,7 @@ def plan_prune(rows: Rows, choose: Choose) -> Callable[[Bases, Iterable[tuple[st
     refs ``(ns, checkpoint_id, key)`` that gives the plan (so the blobs are
     read only when some checkpoint goes)."""
     rows = list(rows)
-    kept, deleted = choose([(ns, cid, ts) for ns, cid, ts, _ in rows])
+    kept, deleted = choose([(ns, cid, read_ts(cid, ts)) for ns, cid, ts, _ in rows])
     if not deleted:
         return None
     referenced = [(ns, ch, v) for ns, cid, _, versions in rows if (ns, cid) in kept for ch, v in versions.items()]

@@ -46,13 +46,13 @@ new_blobs AS (
     RETURNING channel, version
 ), new_checkpoints AS (
     INSERT INTO {{checkpoints}}
-        (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions)
+        (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions, run_id)
     SELECT %(thread_id)s, %(ns)s, c ->> 0, c ->> 1, c ->> 2, c ->> 3,
-           substring(bytes.all_bytes FROM (c ->> 4)::integer FOR (c ->> 5)::integer), (c -> 6)::jsonb, c -> 7
+           substring(bytes.all_bytes FROM (c ->> 4)::integer FOR (c ->> 5)::integer), (c -> 6)::jsonb, c -> 7, (c ->> 8)::uuid
     FROM json_array_elements(%(checkpoints)s::json) AS c, bytes{fenced}
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
         parent_checkpoint_id = excluded.parent_checkpoint_id, ts = excluded.ts, type = excluded.type,
-        checkpoint = excluded.checkpoint, metadata = excluded.metadata, versions = excluded.versions
+        checkpoint = excluded.checkpoint, metadata = excluded.metadata, versions = excluded.versions, run_id = excluded.run_id
 ), new_writes AS (
     INSERT INTO {{writes}} AS w (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data,
                                task_path, ref_ns, ref_channel, ref_version, ref_key)
@@ -88,6 +88,8 @@ COMMIT = "COMMIT"
 NO_FLUSH = "set_config('synchronous_commit', 'off', true)"
 
 _NAMED = "  AND cp.checkpoint_id = %(checkpoint_id)s\n"
+# A version's metadata as read: the run that wrote it is a column of its own (migrations/0014_run_column.sql).
+_METADATA = "CASE WHEN run_id IS NULL THEN metadata ELSE metadata || jsonb_build_object('__graphwire_run_id__', run_id::text) END"
 _LATEST = "ORDER BY cp.checkpoint_id DESC\nLIMIT 1\n"
 
 
@@ -153,7 +155,7 @@ def _chain(wanted: str, stop: str = "") -> str:
 # writes, and the blob rows of its versions and of the lists its writes extend.
 _THE_CHECKPOINT = """
 WITH RECURSIVE cp AS MATERIALIZED (
-    SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata, cp.versions
+    SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, """ + _METADATA + """ AS metadata, cp.versions
     FROM {checkpoints} AS cp
     WHERE cp.thread_id = %(thread_id)s AND cp.checkpoint_ns = %(ns)s
 """
@@ -251,7 +253,7 @@ ORDER BY k.thread_id, k.ns, k.checkpoint_id, w.task_path, w.task_id, w.idx
 
 # -- list: LIST_CHECKPOINTS [WHERE clause AND clause ...] LIST_ORDER [LIST_LIMIT] -----
 LIST_CHECKPOINTS = """
-SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions
+SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, """ + _METADATA + """ AS metadata, versions
 FROM {checkpoints}
 """
 WHERE_THREAD = "thread_id = %s"
@@ -261,7 +263,7 @@ WHERE_BEFORE = "checkpoint_id < %s"
 # Parameters: key (text), value (JSON text). jsonb equality is exact: a
 # string never equals a number, [1] never equals [1, 2] (where containment,
 # @>, would match), a missing key is NULL and matches nothing.
-META_EQUALS = "metadata -> %s::text = %s::jsonb"
+META_EQUALS = f"({_METADATA}) -> %s::text = %s::jsonb"
 LIST_ORDER = "\nORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC"
 LIST_LIMIT = "\nLIMIT %s"
 

@@ -25,6 +25,7 @@ from psycopg import Connection
 from engine.checkpoint._chain import ChainReader
 from engine.checkpoint._delta import DeltaCache
 from engine.checkpoint._inline import blob_versions, values_of
+from engine.checkpoint._ts import read_ts
 from engine.checkpoint._helpers import (
     check_list_args,
     check_metadata,
@@ -98,7 +99,7 @@ class Reads:
                 w for t, ch, ty, d, *ref in zip(*(c or () for c in write_columns))
                 for w in unpacked(reader, t, ch, ty, d, write_ref((t, ch, ty, d, *ref)))
             ]  # fmt: skip
-            result = self._tuple(thread_id, ns, cid, parent_id, ts, meta, metadata, reader, writes)
+            result = self._tuple(thread_id, ns, cid, parent_id, read_ts(cid, ts), meta, metadata, reader, writes)
         self._deltas.learn(thread_id, ns, reader, meta)
         return result
 
@@ -223,7 +224,7 @@ class Reads:
             if (t, ns, cid) not in existing:
                 continue
             with reading(t, cid):
-                out.append(self._tuple(t, ns, cid, parent, ts, meta, metadata, readers[t], writes.get((t, ns, cid), [])))
+                out.append(self._tuple(t, ns, cid, parent, read_ts(cid, ts), meta, metadata, readers[t], writes.get((t, ns, cid), [])))
         return out
 
     async def list_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
@@ -237,7 +238,7 @@ class Reads:
             return cur.fetchall()
 
         for thread_id, checkpoint_id, ts in await self._run("list_threads", work):
-            yield ThreadInfo(thread_id, checkpoint_id, ts)
+            yield ThreadInfo(thread_id, checkpoint_id, read_ts(checkpoint_id, ts))
 
 
 def _size(row: Sequence[Any]) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.checkpoint._chain import BlobRow
+from engine.checkpoint._chain import STORE_MIN, BlobRow, compressed
 from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import parse_write_config
 from engine.checkpoint._writes import WriteRow, packed
@@ -42,6 +42,7 @@ class Put:
     metadata: str  # JSON text
     versions: str  # JSON text
     plan: BlobPlan
+    run_id: str | None = None  # the run that wrote it (a UUID's text), out of the metadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,15 +104,16 @@ class Batch:
             chunks.append(p.checkpoint)
             head = _dumps([p.checkpoint_id, p.parent_id, p.ts, p.type, at, len(p.checkpoint)])
             at += len(p.checkpoint)
-            checkpoints.append(f"{head[:-1]},{p.metadata},{p.versions}]")  # metadata and versions are JSON already
+            checkpoints.append(f"{head[:-1]},{p.metadata},{p.versions},{_dumps(p.run_id)}]")  # metadata and versions are JSON already
             for r in rows:
-                chunks.append(r.data)
+                tag, data = compressed(r.type, r.data, STORE_MIN) if len(r.data) >= STORE_MIN else (r.type, r.data)
+                chunks.append(data)
                 f = r.ref
                 if f is None:
-                    blobs.append([r.channel, r.version, r.type, at, len(r.data), r.base, r.seq, None, None, None, None])
+                    blobs.append([r.channel, r.version, tag, at, len(data), r.base, r.seq, None, None, None, None])
                 else:
-                    blobs.append([r.channel, r.version, r.type, at, len(r.data), r.base, r.seq, f.ns, f.channel, f.version, f.key])
-                at += len(r.data)
+                    blobs.append([r.channel, r.version, tag, at, len(data), r.base, r.seq, f.ns, f.channel, f.version, f.key])
+                at += len(data)
         writes: dict[tuple[Any, ...], list[Any]] = {}
         for tw in self.writes:
             thread_id, ns, checkpoint_id, task_id, task_path = tw.keys
@@ -119,11 +121,12 @@ class Batch:
                 key = (thread_id, ns, checkpoint_id, task_id, w.idx)
                 if key in writes and not w.replaces:
                     continue
-                chunks.append(w.data)
+                tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
+                chunks.append(data)
                 f = w.ref
-                writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, w.type, at, len(w.data), task_path,
+                writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, at, len(data), task_path,
                                *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
-                at += len(w.data)
+                at += len(data)
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),

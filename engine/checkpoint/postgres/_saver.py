@@ -57,7 +57,8 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     storable_text,
 )
-from engine.checkpoint._metadata import put_metadata
+from engine.checkpoint._metadata import put_metadata, split_run
+from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._opening import OpenedByConnString
 from engine.checkpoint._writes import dump_writes
 from engine.checkpoint.base import (
@@ -282,13 +283,12 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         thread_id, ns, parent_id = parse_config(config)
         checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
-        plan = self._deltas.plan(
-            self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
-        )
-        meta_type, meta = dump_meta(self.serde, checkpoint, inline=plan.inline)  # the versions go to a column
+        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"])
+        meta_type, meta = dump_meta(self.serde, checkpoint, inline=plan.inline, compact=True)  # the versions go to a column
         require_storable(*checkpoint["channel_versions"])
         versions = plan.blob_versions(checkpoint["channel_versions"])
-        put = Put(checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata)), _dumps(versions), plan)
+        md, run_id = split_run(put_metadata(config, metadata))  # the run has a column of its own
+        put = Put(checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md), _dumps(versions), plan, run_id)
         return thread_id, ns, put
 
     async def aput(

@@ -15,6 +15,7 @@ CREATE TABLE checkpoints (
     checkpoint bytea NOT NULL,
     metadata jsonb NOT NULL DEFAULT '{}',
     versions json NOT NULL,
+    run_id uuid,  -- the run that wrote the version, out of its metadata (migration 0014)
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
 );
 
@@ -37,6 +38,9 @@ CREATE TABLE blobs (
     CONSTRAINT blobs_ref_fkey FOREIGN KEY (thread_id, ref_ns, ref_channel, ref_version)
         REFERENCES blobs (thread_id, checkpoint_ns, channel, version)
 );
+
+-- Data stays in the table's pages when it fits (migration 0015).
+ALTER TABLE blobs ALTER COLUMN data SET STORAGE MAIN;
 
 -- The foreign key's reverse lookup (is this blob some delta's base?), run for
 -- every deleted blob; full values (most rows but one per run) stay out of it.

@@ -13,6 +13,7 @@ import sqlite3
 from engine.checkpoint._helpers import load_meta, reading
 from engine.checkpoint._inline import blob_versions
 from engine.checkpoint._retention import Choose, blobs_to_keep
+from engine.checkpoint._ts import read_ts
 from engine.checkpoint.sqlite import _queries as q
 from engine.serde import Serializer
 
@@ -23,7 +24,7 @@ def prune(cur: sqlite3.Cursor, serde: Serializer, thread_id: str, choose: Choose
     """Prune ``thread_id`` inside the caller's write transaction, deleting what ``choose`` lets
     go (:mod:`engine.checkpoint._retention`); how many checkpoints went."""
     metas = cur.execute(q.SELECT_CHECKPOINT_METAS, (thread_id,)).fetchall()
-    kept, deleted = choose([(ns, cid, ts) for ns, cid, ts, _, _ in metas])
+    kept, deleted = choose([(ns, cid, read_ts(cid, ts)) for ns, cid, ts, _, _ in metas])
     if not deleted:
         return 0
     referenced: list[tuple[str, str, int]] = []

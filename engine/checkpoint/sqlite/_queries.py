@@ -58,8 +58,8 @@ ROLLBACK = "ROLLBACK"
 # -- put --------------------------------------------------------------------------
 INSERT_CHECKPOINT = """
 INSERT OR REPLACE INTO checkpoints
-    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, run_id)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 # A (channel, version) already stored holds the same value: keep the first.
@@ -88,13 +88,20 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 # -- get ----------------------------------------------------------------------------
-SELECT_CHECKPOINT = """
-SELECT checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata
+# A version's metadata as read: the run that wrote it is a column of its own, 16 bytes
+# (migrations/0013_run_column.sql), put back as a UUID's text. Metadata that is not
+# JSON is left as it is, for the read to refuse.
+_HEX = "hex(run_id)"
+_RUN = f"lower(substr({_HEX}, 1, 8) || '-' || substr({_HEX}, 9, 4) || '-' || substr({_HEX}, 13, 4) || '-' || substr({_HEX}, 17, 4) || '-' || substr({_HEX}, 21))"
+_METADATA = f"""CASE WHEN run_id IS NULL THEN metadata WHEN NOT json_valid(metadata) THEN metadata
+    ELSE json_set(metadata, '$.__graphwire_run_id__', {_RUN}) END"""
+SELECT_CHECKPOINT = f"""
+SELECT checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, {_METADATA} AS metadata
 FROM checkpoints
 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
 """
-SELECT_LATEST_CHECKPOINT = """
-SELECT checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata
+SELECT_LATEST_CHECKPOINT = f"""
+SELECT checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, {_METADATA} AS metadata
 FROM checkpoints
 WHERE thread_id = ? AND checkpoint_ns = ?
 ORDER BY checkpoint_id DESC
@@ -160,9 +167,11 @@ ORDER BY task_path, task_id, idx
 """
 
 # -- list: LIST_CHECKPOINTS [WHERE clause AND clause ...] LIST_ORDER [LIST_LIMIT] -----
-LIST_CHECKPOINTS = """
-SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata
-FROM checkpoints
+LIST_CHECKPOINTS = f"""
+SELECT * FROM (
+    SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, {_METADATA} AS metadata
+    FROM checkpoints
+)
 """
 WHERE_THREAD = "thread_id = ?"
 WHERE_NS = "checkpoint_ns = ?"

@@ -22,6 +22,7 @@ from typing import Any
 from engine.checkpoint._chain import ChainReader
 from engine.checkpoint._delta import DeltaCache
 from engine.checkpoint._inline import blob_versions, values_of
+from engine.checkpoint._ts import read_ts
 from engine.checkpoint._helpers import (
     check_list_args,
     check_row,
@@ -164,6 +165,7 @@ class Reads:
         self, thread_id: str, ns: str, row: Sequence[Any], meta: dict[str, Any], reader: ChainReader, writes: builtins.list[Any]
     ) -> CheckpointTuple:
         checkpoint_id, parent_id, ts, _, _, metadata = row
+        ts = read_ts(checkpoint_id, ts)
         with reading(thread_id, checkpoint_id):
             check_row(checkpoint_id, parent_id, ts)
             return CheckpointTuple(
@@ -179,7 +181,7 @@ class Reads:
             raise ValueError(f"limit must be >= 0, got {limit}")
         params = (prefix, prefix_end(prefix), -1 if limit is None else limit)
         for thread_id, checkpoint_id, ts in await self._file.work(self._file.fetch_all, q.LIST_THREADS, params):
-            yield ThreadInfo(thread_id, checkpoint_id, ts)
+            yield ThreadInfo(thread_id, checkpoint_id, read_ts(checkpoint_id, ts))
 
 
 def _read_chains(

@@ -17,10 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.checkpoint._chain import STORE_MIN, compressed
 from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
-from engine.checkpoint._metadata import put_metadata
+from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
+from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._writes import WriteRow, dump_writes, packed
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
 from engine.checkpoint.sqlite import _queries as q
@@ -54,9 +56,11 @@ class Writes:
         plan = self._deltas.plan(
             serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
         )
-        meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline)
+        meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline, compact=True)
+        md, run = split_run(put_metadata(config, metadata))  # the run has a column of its own, 16 bytes
         checkpoint_row = (
-            thread_id, ns, checkpoint["id"], parent_id, checkpoint["ts"], meta_type, meta, dump_metadata(put_metadata(config, metadata))
+            thread_id, ns, checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md),
+            None if run is None else bytes.fromhex(run.replace("-", "")),
         )  # fmt: skip
         return thread_id, ns, plan, checkpoint_row
 
@@ -115,7 +119,8 @@ class Writes:
                 inserted: list[str] = []
                 for b in plan.without_missing_bases(lambda r, t=thread_id, ns=ns: exists(t, base_key(ns, r))):  # type: ignore[misc]
                     f = b.ref
-                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, b.type, b.data, b.base, b.seq,
+                    tag, data = compressed(b.type, b.data, STORE_MIN) if len(b.data) >= STORE_MIN else (b.type, b.data)
+                    cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, tag, data, b.base, b.seq,
                                                 f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
                     if cur.rowcount > 0:
                         inserted.append(b.channel)
@@ -127,8 +132,9 @@ class Writes:
                 if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
                     w = w.full(self._serde())  # the list it extends is gone (pruned since the cache learned it)
                 f = w.ref
+                tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
                 (special if w.replaces else regular).append((
-                    thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, w.type, w.data, task_path,
+                    thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, data, task_path,
                     f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
             if regular:
                 cur.executemany(q.INSERT_WRITE, regular)

@@ -13,6 +13,7 @@ CREATE TABLE checkpoints (
     type TEXT NOT NULL,
     checkpoint BLOB NOT NULL,
     metadata TEXT NOT NULL DEFAULT '{}',
+    run_id BLOB,  -- the run that wrote the version (16 bytes), out of its metadata (migration 0013)
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
 );
 

@@ -1,0 +1,5 @@
+-- 0014: the run that wrote a version (engine.checkpoint.base.RUN_KEY) in a column of its own, 16 bytes,
+-- instead of its metadata (~64 bytes of jsonb: the key and the id's text), in every row of a thread.
+-- A read puts it back into the metadata; a filter on RUN_KEY matches either place. Rows written before
+-- keep it in their metadata (NULL here); a run id that is not a UUID's text stays there too.
+ALTER TABLE checkpoints ADD COLUMN run_id uuid;
