@@ -27,7 +27,7 @@ from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer, StateTooLargeError
 
-__all__ = ["PACK", "WriteRow", "dump_writes", "load_writes", "packed", "unpacked", "write_ref"]
+__all__ = ["NULL_TASK_ID", "PACK", "WriteRow", "dump_writes", "load_writes", "packed", "unpacked", "write_ref"]
 
 #: Type tag of a row holding several regular writes of one task, in index order
 #: (msgpack: a list of ``[channel, type, data]``); the row has the first one's index, 0.
@@ -102,14 +102,20 @@ def dump_writes(
     return rows
 
 
-def packed(rows: list[WriteRow]) -> list[WriteRow]:
+#: The task id a step's input writes (a Command's update and goto) are stored under, as LangGraph's.
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+
+
+def packed(rows: list[WriteRow], task_id: str) -> list[WriteRow]:
     """One call's rows as the SQL savers store them: its regular writes in one row when there
     are several and none is a ref (a special write replaces its own row: those stay apart).
 
     A regular write keeps the first copy stored at its index; a retried task writes
     the same writes again, so a pack keeps the first pack stored, as its rows would.
+    Not the null task's: a second Command on a version sends the writes stored there with
+    its own after them, and the rows past the first pack's must be stored.
     """
-    if len(rows) < 2 or rows[0].idx != 0 or any(r.replaces or r.ref is not None for r in rows):
+    if len(rows) < 2 or rows[0].idx != 0 or task_id == NULL_TASK_ID or any(r.replaces or r.ref is not None for r in rows):
         return rows
     data = msgpack.packb([[r.channel, r.type, r.data] for r in rows], use_bin_type=True)
     return [WriteRow(0, rows[0].channel, PACK, data, False)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from engine.checkpoint._writes import NULL_TASK_ID  # a resume meant for whichever task waits, a Command's writes
 from engine.types import CachePolicy, Command, RetryPolicy, TimeoutPolicy
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ INTERRUPT_SEEN = "__interrupt__"
 INPUT_SEEN = "__input__"
 # a run's checkpoints' "v": LangGraph 1.x's format (sends as the tasks channel's values, no pending_sends)
 CHECKPOINT_FORMAT = 4
-# task id under which a resume answer meant for "whichever task is waiting" is stored.
-NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 # pending write of a task that finished without writing anything (so it reads as finished).
 NO_WRITES = "__no_writes__"
 # pending write beside a failed task's error when its node's error handler took the failure over

@@ -1,5 +1,6 @@
-"""Strict resume mode (LangGraph 1.2's ``configurable["__pregel_strict_resume"]``): a resume that does not
-match the interrupts pending is refused with UnknownInterruptError before anything is written."""
+"""Resumes that answer questions on one interrupted version: strict resume mode (LangGraph 1.2's
+``configurable["__pregel_strict_resume"]``: a resume that does not match the interrupts pending is refused
+with UnknownInterruptError before anything is written), and Commands whose updates pile up there."""
 
 from __future__ import annotations
 
@@ -79,3 +80,19 @@ def test_without_strict_mode_an_unknown_id_answers_nothing(checkpointer: Any) ->
     app.invoke({"log": []}, config)
     out = app.invoke(Command(resume={UNKNOWN: "x"}), config)  # as LangGraph: the questions are asked again
     assert sorted(i.value for i in out["__interrupt__"]) == ["a?", "b?"]
+
+
+def test_each_commands_update_on_one_interrupted_version_is_kept(checkpointer: Any) -> None:
+    # A Command(resume=, update=) on a version whose task asks again stores its update beside those of
+    # the Commands before it (the null task's writes): none may be lost, on any saver (the SQL savers
+    # packed a call's writes in one row, and a second call's longer list was dropped).
+    def ask_three_times(state: Log) -> dict[str, Any]:
+        return {"log": ["a:" + "".join(interrupt(str(q)) for q in range(1, 4))]}
+
+    app = StateGraph(Log).add_node("a", ask_three_times).add_edge(START, "a").compile(checkpointer=checkpointer)
+    config = _config(strict=False)
+    app.invoke({"log": []}, config)
+    for i in range(1, 4):
+        out = app.invoke(Command(resume=str(i), update={"log": [f"u{i}"]}), config)
+    assert out["log"] == ["u1", "u2", "u3", "a:123"]
+    assert app.get_state(config).values["log"] == out["log"]

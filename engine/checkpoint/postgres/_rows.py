@@ -66,7 +66,7 @@ class TaskWrites:
         if not by_idx:
             return None
         require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r.channel for r in by_idx.values()))
-        return cls((thread_id, ns, checkpoint_id, task_id, task_path), packed(list(by_idx.values())), serde)
+        return cls((thread_id, ns, checkpoint_id, task_id, task_path), packed(list(by_idx.values()), task_id), serde)
 
     @property
     def thread_id(self) -> str:

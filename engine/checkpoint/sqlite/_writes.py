@@ -154,7 +154,7 @@ class Writes:
         serde = self._serde()
         thread_id, ns, checkpoint_id = parse_write_config(config)
         refer = self._deltas.referrer(serde, thread_id)
-        rows = packed(dump_writes(serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer))
+        rows = packed(dump_writes(serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer), task_id)
         return [((thread_id, ns, checkpoint_id, task_id, task_path), r) for r in rows]
 
     async def delete_thread(self, thread_id: str) -> None:
