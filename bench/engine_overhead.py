@@ -235,7 +235,9 @@ PG_OPTIONS = ""
 # CPU time, which a machine shared with other work inflates far less (it leaves
 # out waits on the disk and on the database server, so it is for comparing
 # what the engines themselves cost, not for the saver columns' real latency).
-CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+# thread: the invoking thread's CPU time alone (our engine runs a run's loop there), without the
+# span processor's export thread or worker threads: for --tracing's columns, not for engines side by side.
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time, "thread": time.thread_time}
 CLOCK = time.perf_counter
 # --json-safe: our savers refuse what JSON cannot carry, as a server's do (engine/serde/_wire.py).
 JSON_SAFE = False
@@ -513,7 +515,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smoke run: 1 warm-up, 3 repetitions")
     p.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
-                   help="time runs by the wall clock (default) or by the process's CPU time (steadier on a busy machine)")
+                   help="time runs by the wall clock (default), by the process's CPU time (steadier on a busy machine) "
+                        "or by the invoking thread's (--tracing: leaves out the span exporter's thread)")
     p.add_argument("--only", choices=("both", "ours", "langgraph", "lg-savers"), default="both",
                    help="both (default): ours vs LangGraph, then LangGraph on its own savers vs on ours; "
                         "lg-savers: that second table alone")
@@ -667,6 +670,54 @@ def sdk_floor(tracer: Any, parent: Any, n: int = 2000, rounds: int = 7) -> tuple
     return span_us, event_us
 
 
+def bare_trace(sdk_tracer: Any, telemetry: Any) -> tuple[type, Callable[..., Any]]:
+    """(a RunTrace, a timed_write) making, from inside the real loop, the spans and
+    events a traced run exports, bare as ``sdk_floor``'s: no attributes, every span a
+    child of the run's context (made once a run), nothing made current, each write's
+    event a fixed four attributes. The in-loop floor: the SDK's work alone, as it runs
+    among a real run's allocations, caches and collections. The writer still builds
+    its events' dicts (the one part of ours left in it: well under 1 µs a write)."""
+    from opentelemetry import trace
+
+    attrs = {"graphwire.checkpoint_id": "x" * 36, "graphwire.parent_checkpoint_id": "y" * 36,
+             "graphwire.step": 1, "graphwire.source": "loop"}
+
+    class BareTrace(telemetry.RunTrace):  # type: ignore[misc, name-defined]
+        # No __slots__: a dict, so it also runs on an engine whose RunTrace has other slots.
+
+        def start(self, attributes: dict[str, Any]) -> None:
+            self.span = sdk_tracer.start_span("bare")
+            self.traced = True  # as a traced run: START not folded into the input step
+            self._context = trace.set_span_in_context(self.span)
+
+        def step(self, step: int) -> None:
+            self._step = sdk_tracer.start_span("bare", context=self._context)
+            telemetry.STEPS.add(1, self.attrs)
+
+        def task(self, node: str, task_id: str) -> Any:
+            return sdk_tracer.start_span("bare", context=self._context)
+
+        def enter(self, span: Any) -> None:
+            return None
+
+        def task_done(self, span: Any, node: str, started: float, error: Any, interrupts: Any) -> None:
+            super().task_done(span, node, started, None, ())
+
+        def finished(self, reason: str, **_: Any) -> None:
+            telemetry.RUNS.add(1, {**self.attrs, "graphwire.finish_reason": reason})
+
+    async def timed_write(coro: Any, span: Any, events: Any, metric_attrs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await coro
+        finally:
+            for _ in events or ():
+                span.add_event("bare", attrs)
+            telemetry.CHECKPOINT_WRITE.record(time.perf_counter() - t0, metric_attrs)
+
+    return BareTrace, timed_write
+
+
 def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str, warmup: int, reps: int,
                   min_time: float, verbose: bool) -> list[str]:
     """Ours with OpenTelemetry tracing off (no SDK) and on (SDK, batch processor, in-memory exporter).
@@ -675,7 +726,10 @@ def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str
     between the API's no-op tracer (what the engine gets without an SDK) and
     the SDK's. Next to each cell: the SDK's floor for that row, i.e. the spans
     and events one run exports, counted, times what the SDK alone takes to make
-    one (``sdk_floor``), per superstep.
+    one (``sdk_floor``), per superstep; and the in-loop floor, a fourth mode
+    taking its turns with the others: the same spans and events made bare from
+    inside the loop (``bare_trace``), so that ``on`` minus it is what our
+    instrumentation adds, with the SDK's own cost as it is in a real run.
     """
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
@@ -695,38 +749,57 @@ def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str
         "off": trace.NoOpTracer(),
         "on": provider.get_tracer("graphwire.engine"),
         "unsampled": unsampled.get_tracer("graphwire.engine"),
+        "bare": provider.get_tracer("graphwire.engine"),  # the in-loop floor (bare_trace)
     }
+    real = (_telemetry.RunTrace, _telemetry.timed_write)
+    bare = bare_trace(tracers["bare"], _telemetry)
     counted = {"spans": 0, "events": 0}
+    by_mode: dict[str, list[int]] = {name: [0, 0] for name in tracers}  # spans, events each mode exported
+    current = ["off"]
 
     def collect() -> None:
         # Spans a real exporter has sent are gone; the in-memory exporter keeps
         # them, and thousands of kept spans would slow every later collection.
         provider.force_flush()
         spans = exporter.get_finished_spans()
-        counted["spans"] += len(spans)
-        counted["events"] += sum(len(s.events) for s in spans)
+        events = sum(len(s.events) for s in spans)
+        if current[0] != "bare":
+            counted["spans"] += len(spans)
+            counted["events"] += events
+        by_mode[current[0]][0] += len(spans)
+        by_mode[current[0]][1] += events
         exporter.clear()
 
-    def switch(t: Any) -> None:
+    def switch(name: str) -> None:
         collect()
-        _telemetry.tracer = t
+        current[0] = name
+        _telemetry.tracer = tracers[name]
+        _telemetry.RunTrace, _telemetry.timed_write = bare if name == "bare" else real
 
-    modes = {name: (lambda t=t: switch(t)) for name, t in tracers.items()}
+    modes = {name: (lambda name=name: switch(name)) for name in tracers}
     table_rows = [ROWS[r] for r in rows] + ([AGENT20_1MS] if {"agent20", "agent20_dicts"} & set(rows) else [])
     cells = [(r, sk) for r in table_rows for sk in savers]
     measured: dict[tuple[Row, str], dict[str, Cell]] = {}
     per_run: dict[tuple[Row, str], tuple[float, float]] = {}
+    mismatched: list[str] = []
     try:
         for c in cells:
             collect()
             before = dict(counted)
+            bare_before = list(by_mode["bare"])
             measured[c] = m = measure(ms, c[0], c[1], tmpdir, warmup, reps, min_time, verbose, modes)
             collect()
             runs = warmup + m["on"].runs
             if m["on"].us_per_step is not None:
                 per_run[c] = ((counted["spans"] - before["spans"]) / runs, (counted["events"] - before["events"]) / runs)
+            if m["bare"].us_per_step is not None and c in per_run:
+                bare_runs = warmup + m["bare"].runs
+                got = ((by_mode["bare"][0] - bare_before[0]) / bare_runs, (by_mode["bare"][1] - bare_before[1]) / bare_runs)
+                if got != per_run[c]:  # the in-loop floor must make what a traced run exports
+                    mismatched.append(f"{c[0].name}/{c[1]}: bare {got} vs on {per_run[c]} spans, events a run")
     finally:
         _telemetry.tracer = trace.get_tracer("graphwire.engine")
+        _telemetry.RunTrace, _telemetry.timed_write = real
     root = tracers["on"].start_span("floor run")
     span_us, event_us = sdk_floor(tracers["on"], root)
     root.end()
@@ -739,16 +812,19 @@ def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str
     print(f"SDK floor: one child span started and ended {span_us:.1f} µs, one checkpoint-write event "
           f"{event_us:.1f} µs (best of 7 × 2,000 here); a row's floor = the spans and events one run "
           "exports × those, per step")
+    print("in-loop floor: the same spans and events, bare, made by the SDK from inside the real loop "
+          "(bare_trace), run by run in turn with the others; beyond it: on - that, what our instrumentation adds")
     header = ("row", "saver", "off µs/step", "on µs/step", "overhead", "SDK floor µs", "floor/off", "beyond floor µs",
-              "unsampled", f"1 in {SAMPLE_ONE_IN}")
-    widths = (11, 8, 11, 10, 8, 12, 9, 15, 9, 7)
+              "in-loop floor µs", "beyond it µs", "unsampled", f"1 in {SAMPLE_ONE_IN}")
+    widths = (11, 8, 11, 10, 8, 12, 9, 15, 16, 12, 9, 7)
     print("  ".join(h.ljust(w) if i < 2 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
     print("  ".join("-" * w for w in widths))
     errors = []
     held, missed, cannot, sampled_held = [], [], [], []
     for c in cells:
         row, sk = c
-        a, b, u = measured[c]["off"], measured[c]["on"], measured[c]["unsampled"]
+        a, b, u, bare_cell = measured[c]["off"], measured[c]["on"], measured[c]["unsampled"], measured[c]["bare"]
+        in_loop = (bare_cell.us_per_step - a.us_per_step) if a.us_per_step and bare_cell.us_per_step else None
         over = floor = unsampled_over = sampled_over = None
         if a.us_per_step and b.us_per_step:
             over = b.us_per_step / a.us_per_step - 1
@@ -770,11 +846,13 @@ def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str
             # what tracing costs beyond the floor: our share (attributes, making the node
             # span current, building events) and the SDK's own above its best case
             f"{b.us_per_step - a.us_per_step - floor:+.1f}" if over is not None and floor is not None else "n/a",
+            f"{in_loop:.1f}" if in_loop is not None else "n/a",
+            f"{b.us_per_step - bare_cell.us_per_step:+.1f}" if in_loop is not None and b.us_per_step else "n/a",
             f"{unsampled_over * 100:+.0f}%" if unsampled_over is not None else "n/a",
             f"{sampled_over * 100:+.0f}%" if sampled_over is not None else "n/a",
         )
         print("  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths))), flush=True)
-        for what, cell in (("off", a), ("on", b), ("unsampled", u)):
+        for what, cell in (("off", a), ("on", b), ("unsampled", u), ("bare", bare_cell)):
             if cell.us_per_step is None:
                 errors.append(f"tracing {what} {row.name}/{sk}: {cell.note}")
         if over is not None and floor is not None:
@@ -784,6 +862,8 @@ def tracing_table(ms: ModuleSet, rows: list[str], savers: list[str], tmpdir: str
             (held if over <= 0.15 else missed).append(name)
             if sampled_over is not None and sampled_over <= 0.15:
                 sampled_held.append(name)
+    for m in mismatched:
+        errors.append(f"tracing in-loop floor: {m}")
     print("target: on <= 1.15 x off")
     print(f"  holds on {len(held)} of {len(held) + len(missed)} rows" + (f": {', '.join(held)}" if held else ""))
     print(f"  with 1 run in {SAMPLE_ONE_IN} sampled, on {len(sampled_held)} of {len(held) + len(missed)} rows")

@@ -360,15 +360,16 @@ class StepRunner:
         return run if self.gate is None else within(self.gate, run)
 
     async def _run_task(self, t: Task, step: int, *, inline: bool, gated: bool = False) -> None:
-        if t.node.bare and not self.trace.traced:
-            # START's task: its input's writes; no user code runs, so no context (~8 µs a run).
-            # Traced, it takes the full path: its span is the run's first node span.
+        if t.node.bare:
+            # START's task: its input's writes; no user code runs, so no context (~8 µs a run)
+            # and, traced, a span (the run's first node span) that need not be made current.
+            span = self.trace.task(t.name, t.id)
             started = time.perf_counter()
             try:
                 t.writes = t.node.writer(t.input, t.state, {})
             except Exception as e:  # the input is not one of the graph's (the run ends with it)
                 t.error = e
-            self.trace.task_done(self.trace.span, t.name, started, t.error, ())
+            self.trace.task_done(span, t.name, started, t.error, ())
             return
         ctx = TaskContext(
             task_id=t.id,
@@ -417,7 +418,7 @@ class StepRunner:
         # The node's span is current while it runs, so spans it makes (an LLM client's) nest under it.
         span = self.trace.task(t.name, t.id)
         started = time.perf_counter()
-        current = tel.make_current(span) if self.trace.traced else None
+        current = self.trace.enter(span)
         try:
             await run_attempts(t, ctx, span, inline=inline)
             if ctx.calls.held:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, AsyncGenerator, Awaitable, Callable, Type
 
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
+from opentelemetry.context import Context
 from opentelemetry.trace import Span, Status, StatusCode
 
 if TYPE_CHECKING:
@@ -33,8 +34,6 @@ __all__ = [
     "NODE_DURATION",
     "CHECKPOINT_WRITE",
     "ACTIVE_RUNS",
-    "child",
-    "make_current",
     "restore",
     "timed_write",
     "fail",
@@ -54,22 +53,6 @@ CHECKPOINT_WRITE = _meter.create_histogram(
     description="Time a checkpoint write took (one write may store several versions: async durability batches them)",
 )
 ACTIVE_RUNS = _meter.create_up_down_counter("graphwire.runs.active", unit="{run}", description="Runs in progress")
-
-
-def child(name: str, parent: Span, attributes: dict[str, Any]) -> Span:
-    """A span under ``parent``; ``parent`` itself when it records nothing (no SDK, or a
-    run its sampler left out, whose steps and nodes are left out too), so a run that is
-    not traced costs what no tracing costs."""
-    if not parent.is_recording():
-        return parent
-    return tracer.start_span(name, context=trace.set_span_in_context(parent), attributes=attributes)
-
-
-def make_current(span: Span) -> object | None:
-    """Make ``span`` the current span (until :func:`restore`), so spans a node makes nest
-    under it, or, for a run its sampler left out, are left out with it. A no-op without
-    an SDK (the span is the API's invalid one)."""
-    return otel_context.attach(trace.set_span_in_context(span)) if span.get_span_context().is_valid else None
 
 
 def restore(token: object | None) -> None:
@@ -105,10 +88,17 @@ class RunTrace:
     """One run's spans and metrics: the run span, its current step's, its tasks'.
 
     Without an SDK every span here is the API's non-recording one, and a run
-    costs a few attribute lookups per step (see :func:`child`).
+    costs a few attribute lookups per step. A run its sampler leaves out makes
+    no step or node spans either (its nodes run under its span, so spans they
+    make are left out with it). Otherwise the contexts its spans start in are
+    made once (the run's at its start, a step's at the step's), and a step's
+    and a task's attributes are set on the started span: given to
+    ``start_span``, the SDK checks them as a mapping, which costs more than
+    ``set_attribute`` (see bench/README.md, ``--tracing``). A sampler sees none
+    of them; spans under a run follow the run's sampling anyway.
     """
 
-    __slots__ = ("span", "attrs", "_step", "_nodes", "traced")
+    __slots__ = ("span", "attrs", "_step", "_nodes", "traced", "_recording", "_context", "_step_context")
 
     def __init__(self, graph: str) -> None:
         self.span: Span = trace.INVALID_SPAN  # until start()
@@ -119,11 +109,20 @@ class RunTrace:
         #: the run has a real span (an SDK is set up; it may still be sampled out): without
         #: one, its steps and tasks make no spans and nothing is made current
         self.traced = False
+        #: the run's span records (it was sampled): its steps and tasks get spans
+        self._recording = False
+        #: the context the run started in, with its span: its steps' spans start in it
+        self._context: Context | None = None
+        #: the current step's: its tasks' spans start in it
+        self._step_context: Context | None = None
 
     def start(self, attributes: dict[str, Any]) -> None:
         """The run starts: its span, a child of the current one (the caller's)."""
         self.span = tracer.start_span("graphwire.run", attributes={**self.attrs, **attributes})
         self.traced = self.span.get_span_context().is_valid
+        if self.traced:
+            self._recording = self.span.is_recording()
+            self._context = trace.set_span_in_context(self.span)
 
     def trace_id(self) -> str:
         """The run's trace id (32 hex digits), or "" when it is not traced."""
@@ -134,25 +133,39 @@ class RunTrace:
         """A superstep starts: its span, under the run's."""
         # Only the step: its tasks are its children (a list attribute costs as
         # much as a span's other attributes together).
-        if self.traced:
-            self._step = child("graphwire.step", self.span, {"graphwire.step": step})
+        if self._recording:
+            self._step = span = tracer.start_span("graphwire.step", context=self._context)
+            span.set_attribute("graphwire.step", step)
+            self._step_context = trace.set_span_in_context(span, self._context)
         STEPS.add(1, self.attrs)
 
     def end_step(self, error: BaseException | None) -> None:
         span, self._step = self._step, None
+        self._step_context = None
         if span is not None:
             if error is not None:
                 fail(span, error)
             span.end()
 
     def task(self, node: str, task_id: str) -> Span:
-        """A task's span, under its step's (the caller ends it)."""
-        if not self.traced:
+        """A task's span, under its step's (the caller ends it, by :meth:`task_done`); the
+        run's span when the run records nothing."""
+        if not self._recording:
             return self.span
-        return child(f"node {node}", self._step or self.span, {"graphwire.node": node, "graphwire.task_id": task_id})
+        span = tracer.start_span(f"node {node}", context=self._step_context or self._context)
+        span.set_attribute("graphwire.task_id", task_id)  # the node is the span's name, not an attribute too
+        return span
+
+    def enter(self, span: Span) -> object | None:
+        """Make a task's ``span`` current while its node runs, so spans the node makes nest
+        under it (for a run its sampler left out, the run's: they are left out with it);
+        :func:`restore` the token it returns after. Nothing without an SDK."""
+        if not self.traced:
+            return None
+        return otel_context.attach(trace.set_span_in_context(span, self._step_context or self._context))
 
     def task_done(self, span: Span, node: str, started: float, error: BaseException | None, interrupts: Sequence[Interrupt]) -> None:
-        if self.traced:
+        if span is not self.span:
             if error is not None:
                 fail(span, error)
             if interrupts:
@@ -166,19 +179,22 @@ class RunTrace:
     def finished(self, reason: str, *, steps: int, checkpoint_id: str | None, interrupt_ids: list[str], error: BaseException | None) -> None:
         """How the run ended, on its span and in the runs counter (the span is ended by :meth:`end`)."""
         span = self.span
-        span.set_attribute("graphwire.finish_reason", reason)
-        span.set_attribute("graphwire.steps", steps)
-        if checkpoint_id:
-            span.set_attribute("graphwire.checkpoint_id", checkpoint_id)
-        if interrupt_ids:
-            span.set_attribute("graphwire.interrupt_ids", interrupt_ids)
-        if error is not None:
-            fail(span, error)
+        if span.is_recording():
+            # One by one: for a few attributes, cheaper than set_attributes' mapping checks.
+            span.set_attribute("graphwire.finish_reason", reason)
+            span.set_attribute("graphwire.steps", steps)
+            if checkpoint_id:
+                span.set_attribute("graphwire.checkpoint_id", checkpoint_id)
+            if interrupt_ids:
+                span.set_attribute("graphwire.interrupt_ids", interrupt_ids)
+            if error is not None:
+                fail(span, error)
         RUNS.add(1, {**self.attrs, "graphwire.finish_reason": reason})
 
     def end(self) -> None:
         self.end_step(None)
         self.span.end()
+        self._context = None
 
 
 async def traced_run(

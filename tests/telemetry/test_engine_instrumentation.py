@@ -123,3 +123,34 @@ def test_a_run_its_sampler_leaves_out_makes_no_step_or_node_spans(otel: Any, mon
     assert g.compile(checkpointer=InMemorySaver()).invoke({"x": 0}, thread()) == {"x": 2}
     assert sampler.names == ["graphwire.run"]
     assert seen == [False, False]
+
+
+def test_each_step_and_task_span_carries_its_step_and_task_id(otel: Any) -> None:
+    # The step's number and the task's id are set on the started spans (not given to
+    # start_span): each node span sits under its step's, START's too, with the id the
+    # run's "tasks" events give its task; each version stored is an event on the run span.
+    g = StateGraph(X)
+    g.add_node("a", lambda s: {"x": s["x"] + 1})
+    g.add_node("b", lambda s: {"x": s["x"] * 10})
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    name = f"t-{uuid.uuid4().hex[:6]}"
+    app = g.compile(checkpointer=InMemorySaver(), name=name)
+    started = [p for p in app.stream({"x": 1}, thread(), stream_mode="tasks") if "input" in p]
+    spans = otel.exporter.get_finished_spans()
+    [run] = [s for s in spans if s.name == "graphwire.run" and s.attributes["graphwire.graph"] == name]
+    mine = [s for s in spans if s.context.trace_id == run.context.trace_id]
+    steps = {s.context.span_id: s for s in mine if s.name == "graphwire.step"}
+    assert all(s.parent.span_id == run.context.span_id for s in steps.values())
+    nodes = sorted((s for s in mine if s.name.startswith("node ")), key=lambda s: s.start_time)
+    assert [(s.name, steps[s.parent.span_id].attributes["graphwire.step"]) for s in nodes] == [
+        ("node __start__", 0),
+        ("node a", 1),
+        ("node b", 2),
+    ]
+    assert [s.attributes["graphwire.task_id"] for s in nodes[1:]] == [p["id"] for p in started]
+    assert all(dict(s.attributes) == {"graphwire.task_id": s.attributes["graphwire.task_id"]} for s in nodes)
+    assert run.attributes["graphwire.finish_reason"] == "END" and run.attributes["graphwire.steps"] == 3
+    writes = [e.attributes for e in run.events if e.name == "graphwire.checkpoint.write"]
+    assert [(w["graphwire.source"], w["graphwire.step"]) for w in writes] == [("input", -1), ("loop", 0), ("loop", 1), ("loop", 2)]
+    assert len({w["graphwire.checkpoint_id"] for w in writes}) == 4 and all(w["graphwire.duration_ms"] >= 0 for w in writes)
