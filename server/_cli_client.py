@@ -92,9 +92,11 @@ def chat(args: argparse.Namespace) -> int:
         return 1
     print(f"graphwire chat: graph {args.graph!r}, thread {thread!r} (Ctrl-D to quit)", file=out)
     try:
-        description = client.graph(args.graph, timeout=30).description
+        # Only to show it: a server that is down or slow does not hold the prompt back (the first
+        # message says what is wrong), nor a Ctrl-C at it (the client retries an unreachable server).
+        description = client.graph(args.graph, timeout=2).description
     except GraphwireError:
-        description = ""  # an unknown graph: the first message says so
+        description = ""  # an unknown graph, or no answer yet: the first message says so
     if description:
         print(description, file=out)
     with client:
