@@ -59,12 +59,13 @@ def _calling(saver: Any, sync: str, call: Callable[[], Any]) -> Any:
 
 def _async(cls: type, amethod: str, sync: str) -> Callable[..., Any]:
     if amethod == "aput_writes":
+        with_path = _takes(cls.__dict__[sync], "task_path")  # decided once, with the class
 
         async def aput_writes(self: Any, config: Any, writes: Any, task_id: str, task_path: str = "") -> Any:
             if (id(self), sync) in _inside.get():
                 return await getattr(super(cls, self), amethod)(config, writes, task_id, task_path)
             twin = getattr(self, sync)
-            args = (config, writes, task_id, task_path) if _takes(twin, "task_path") else (config, writes, task_id)
+            args = (config, writes, task_id, task_path) if with_path else (config, writes, task_id)
             return _calling(self, sync, lambda: twin(*args))
 
         return aput_writes
