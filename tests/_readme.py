@@ -10,9 +10,11 @@ comments cannot drift from what the code really prints.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -58,24 +60,30 @@ def grpcurl(channel: grpc.Channel, method: str, body: str) -> list[str]:
     return [json_format.MessageToJson(m) for m in (replies if rpc.server_streaming else [replies])]
 
 
-def typescript_project(project: Path) -> Path:
-    """A Node project that installed clients/typescript as the README says (built first if it is not)."""
-    from tests._needs import npm_ci, require_node
+@contextlib.contextmanager
+def typescript_project(project: Path) -> Iterator[Path]:
+    """A Node project that installed clients/typescript as the README says (built first if it is not).
+
+    For the block: the TypeScript client's own test script (tests/clients)
+    builds its ``dist/`` again, which the project links, so it waits until then.
+    """
+    from tests._needs import npm_ci, repo_lock, require_node
 
     require_node("the README's TypeScript code")
     package = README.parent / "clients" / "typescript"
-    npm_ci(package)
-    if not (package / "dist" / "index.js").exists():  # what `npm run build` makes; test.sh rebuilds it too
-        subprocess.run(["npm", "run", "--silent", "build"], cwd=package, check=True, timeout=300)
-    project.mkdir(parents=True, exist_ok=True)
-    npm = shutil.which("npm")
-    assert npm is not None
-    installed = subprocess.run(
-        [npm, "install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", str(package)],
-        cwd=project, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert installed.returncode == 0, installed.stderr
-    return project
+    with repo_lock("typescript-client"):
+        npm_ci(package)
+        if not (package / "dist" / "index.js").exists():  # what `npm run build` makes; test.sh rebuilds it too
+            subprocess.run(["npm", "run", "--silent", "build"], cwd=package, check=True, timeout=300)
+        project.mkdir(parents=True, exist_ok=True)
+        npm = shutil.which("npm")
+        assert npm is not None
+        installed = subprocess.run(
+            [npm, "install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", str(package)],
+            cwd=project, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+        yield project
 
 
 def pages() -> list[Path]:

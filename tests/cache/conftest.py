@@ -15,6 +15,7 @@ one of them through would fail the test that reads there.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,7 @@ def clock() -> Clock:
 def new_cache(cache_kind: str, tmp_path: Path, request: pytest.FixtureRequest, clock: Clock) -> Iterator[Callable[[], BaseCache[Any]]]:
     """Build caches of the current kind, all on one database (memory: one each), on the test's clock."""
     made: list[BaseCache[Any]] = []
+    prefix = f"test:{uuid.uuid4().hex}:"  # one database per test: the test run's other processes use their own
     schema: str | None = None
     backend = cache_kind.split()[0]
     if backend == "postgres":
@@ -106,7 +108,7 @@ def new_cache(cache_kind: str, tmp_path: Path, request: pytest.FixtureRequest, c
         elif backend == "sqlite":
             cache = SqliteCache(path=tmp_path / "cache.db")
         elif backend == "redis":
-            cache = RedisCache(request.getfixturevalue("redis_client"), prefix=f"test:{id(made)}:")
+            cache = RedisCache(request.getfixturevalue("redis_client"), prefix=prefix)
         else:
             cache = PostgresCache.from_dsn(DSN, schema=schema, max_size=4)
         cache._now = clock  # type: ignore[method-assign]

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests._needs import require_node
+from tests._needs import repo_lock, require_node
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "clients" / "typescript" / "test.sh"
@@ -25,15 +25,16 @@ TIMEOUT = 20 * 60  # seconds; a cold npm ci plus the suite takes well under a mi
 def test_typescript_client_and_chat_server_example() -> None:
     require_node("the TypeScript client's tests")
 
-    proc = subprocess.run(
-        ["bash", str(SCRIPT)],
-        cwd=REPO,
-        env={**os.environ, "GRAPHWIRE_PYTHON": sys.executable},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
+    with repo_lock("typescript-client"):  # test.sh builds dist/ again, which README tests' projects link
+        proc = subprocess.run(
+            ["bash", str(SCRIPT)],
+            cwd=REPO,
+            env={**os.environ, "GRAPHWIRE_PYTHON": sys.executable},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
     summary = "\n".join(line for line in proc.stdout.splitlines() if line.startswith("ℹ "))
     print(summary)
     assert proc.returncode == 0, (

@@ -84,9 +84,9 @@ def test_python(served: str, tmp_path: Path) -> None:
 
 def test_javascript(served: str, tmp_path: Path) -> None:
     (code,) = blocks(SECTION, "js")
-    project = typescript_project(tmp_path / "project")
-    (project / "quickstart.mjs").write_text(code.replace(README_ADDRESS, served))
-    done = subprocess.run(["node", "quickstart.mjs"], cwd=project, capture_output=True, text=True, timeout=60)
+    with typescript_project(tmp_path / "project") as project:
+        (project / "quickstart.mjs").write_text(code.replace(README_ADDRESS, served))
+        done = subprocess.run(["node", "quickstart.mjs"], cwd=project, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert promised_in_order(done.stdout, promises(code, "//")) == [], done.stdout
 

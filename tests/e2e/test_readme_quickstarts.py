@@ -56,10 +56,10 @@ def test_the_python_quickstart(start_server: Callable[..., ServerProcess], tmp_p
 def test_the_typescript_quickstart(start_server: Callable[..., ServerProcess], tmp_path: Path) -> None:
     sh, js = blocks("Quickstart from TypeScript", "sh")[0], blocks("Quickstart from TypeScript", "js")[0]
     assert "npm install ../clients/typescript" in sh
-    project = typescript_project(tmp_path / "my-chat")
     srv = demo(start_server)
-    (project / "quickstart.mjs").write_text(js.replace(README_ADDRESS, srv.address))
-    done = subprocess.run(["node", "quickstart.mjs"], cwd=project, capture_output=True, text=True, timeout=120)
+    with typescript_project(tmp_path / "my-chat") as project:
+        (project / "quickstart.mjs").write_text(js.replace(README_ADDRESS, srv.address))
+        done = subprocess.run(["node", "quickstart.mjs"], cwd=project, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert promised_in_order(done.stdout, promises(js, "//")) == [], done.stdout
     assert_regenerated(srv, "user-42")
