@@ -18,14 +18,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.checkpoint._chain import STORE_MIN, BlobRow, compressed
+from engine.checkpoint._chain import ITEMS, STORE_MIN, BlobRow, compressed
 from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import parse_write_config
-from engine.checkpoint._writes import WriteRow, packed
+from engine.checkpoint._writes import PACK, WriteRow, packed
 from engine.checkpoint.postgres._leases import require_storable
 from engine.serde import Serializer
 
 __all__ = ["Batch", "Put", "TaskWrites"]
+
+#: Tags of a write row that may name a row of its batch as holding its items (see _queries._PUT).
+_REPEATS = (ITEMS, PACK)
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -124,9 +127,15 @@ class Batch:
                 tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
                 chunks.append(data)
                 f = w.ref
-                writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, at, len(data), task_path,
-                               *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
+                row = writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, at, len(data), task_path,
+                                     *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
                 at += len(data)
+                if f is not None and w.type in _REPEATS:  # and its whole form, stored if the row it names is not new
+                    whole = w.full(tw.serde)
+                    tag, data = compressed(whole.type, whole.data, STORE_MIN) if len(whole.data) >= STORE_MIN else (whole.type, whole.data)
+                    chunks.append(data)
+                    row += [tag, at, len(data), None, None, None, None, None]  # 14-21: columns 6-13 of the whole form
+                    at += len(data)
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),

@@ -60,7 +60,7 @@ from engine.checkpoint._helpers import (
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._opening import OpenedByConnString
-from engine.checkpoint._writes import dump_writes
+from engine.checkpoint._writes import WriteRow, dump_writes, repeating
 from engine.checkpoint.base import (
     LEASE_KEY,
     BaseCheckpointSaver,
@@ -328,7 +328,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         if (len(puts) < 2 and not writes) or len({cp["id"] for _, cp, _, _ in puts}) < len(puts):
             # One put; or a chain naming a version twice, which one statement cannot store twice.
             return [await self.aput(*put) for put in puts]
-        task_writes = [p for p in (self._task_writes(c, w, tid, path[0] if path else "") for c, w, tid, *path in writes) if p is not None]
+        dumped = [(c, tid, path[0] if path else "", self._dump_writes(c, w, tid)) for c, w, tid, *path in writes]
         first_config = puts[0][0] if puts else writes[0][0]
         thread_id, ns, _ = parse_config(first_config)
         prepared: list[Put] = []
@@ -337,6 +337,15 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                 tid, ns, put = self._prepare_put(config, checkpoint, metadata, new_versions)
                 self._deltas.assume(tid, ns, put.plan)
                 prepared.append(put)
+            # A step's writes go with its child version: a write that version's delta repeats names its row.
+            children = {p.parent_id: p.plan.rows for p in prepared}
+            task_writes = []
+            for c, tid, path, rows in dumped:
+                w_thread, w_ns, w_id = parse_write_config(c)
+                blobs = children.get(w_id) if w_ns == ns and w_thread == thread_id else None
+                tw = TaskWrites.of(self.serde, c, tid, path, repeating(rows, blobs, ns) if blobs else rows)
+                if tw is not None:
+                    task_writes.append(tw)
         except BaseException:
             self._deltas.forget_thread(thread_id)
             raise
@@ -416,14 +425,16 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
         return work
 
+    def _dump_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str) -> list[WriteRow]:
+        """Serialize one task's pending writes (an unstorable value fails here)."""
+        refer = self._deltas.referrer(self.serde, parse_write_config(config)[0])
+        return dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+
     def _task_writes(
         self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
     ) -> TaskWrites | None:
-        """Serialize one task's pending writes (an unstorable value fails here)."""
-        thread_id = parse_write_config(config)[0]
-        refer = self._deltas.referrer(self.serde, thread_id)
-        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
-        return TaskWrites.of(self.serde, config, task_id, task_path, rows)
+        """One task's pending writes, serialized, to store on their own."""
+        return TaskWrites.of(self.serde, config, task_id, task_path, self._dump_writes(config, writes, task_id))
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         thread_id = str(thread_id)
