@@ -27,7 +27,7 @@ from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer, StateTooLargeError
 
-__all__ = ["NULL_TASK_ID", "PACK", "WriteRow", "dump_writes", "load_writes", "packed", "repeating", "unpacked", "write_ref"]
+__all__ = ["ITEMS_MIN", "NULL_TASK_ID", "PACK", "WriteRow", "dump_writes", "load_writes", "packed", "repeating", "unpacked", "write_ref"]
 
 #: Type tag of a row holding several regular writes of one task, in index order
 #: (msgpack: a list of ``[channel, type, data]``); the row has the first one's index, 0.
@@ -108,6 +108,9 @@ def dump_writes(
     return rows
 
 
+#: The shortest serialized write :func:`repeating` names a row for.
+ITEMS_MIN = 128
+
 #: The task id a step's input writes (a Command's update and goto) are stored under, as LangGraph's.
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -118,15 +121,18 @@ def repeating(rows: list[WriteRow], blobs: Iterable[BlobRow], ns: str) -> list[W
     its own items, byte for byte, made an :data:`~._chain.ITEMS` ref to that row: the step's
     one write to ``messages`` is the next version's delta of it, stored once.
 
+    Only a write of :data:`ITEMS_MIN` bytes or more: the ref's columns and its index entry
+    cost about as much as a short message.
+
     The saver stores such a ref only with the row it names inserted by the same batch as
     planned (else :meth:`WriteRow.full`): a row stored before may hold another form.
     """
-    own = {b.channel: b for b in blobs if b.ref is None and b.type != EMPTY}
-    if not own:
+    if not any(len(r.data) >= ITEMS_MIN for r in rows):
         return rows
+    own = {b.channel: b for b in blobs if b.ref is None and b.type != EMPTY}
     out = []
     for r in rows:
-        b = own.get(r.channel)
+        b = own.get(r.channel) if len(r.data) >= ITEMS_MIN else None
         if b is not None and r.ref is None and not r.replaces and r.type == b.type and r.data == b.data:
             r = WriteRow(r.idx, r.channel, ITEMS, b"", False, Ref(ns, b.channel, b.version), r)
         out.append(r)
