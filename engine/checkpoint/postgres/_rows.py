@@ -21,7 +21,7 @@ from typing import Any
 from engine.checkpoint._chain import ITEMS, STORE_MIN, BlobRow, compressed
 from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import parse_write_config
-from engine.checkpoint._writes import PACK, WriteRow, packed
+from engine.checkpoint._writes import PACK, WriteRow, packed, repeating
 from engine.checkpoint.postgres._leases import require_storable
 from engine.serde import Serializer
 
@@ -70,6 +70,24 @@ class TaskWrites:
             return None
         require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r.channel for r in by_idx.values()))
         return cls((thread_id, ns, checkpoint_id, task_id, task_path), packed(list(by_idx.values()), task_id), serde)
+
+    @classmethod
+    def with_versions(
+        cls, serde: Serializer, dumped: Sequence[tuple[Mapping[str, Any], str, str, list[WriteRow]]],
+        puts: Sequence[Put], thread_id: str, ns: str,
+    ) -> list[TaskWrites]:
+        """Tasks' serialized writes ``(config, task_id, task_path, rows)`` to store with ``puts`` (versions of
+        ``thread_id`` in ``ns``): a write its version's child repeats as a delta names that row (see
+        :func:`~engine.checkpoint._writes.repeating`)."""
+        children = {p.parent_id: p.plan.rows for p in puts}
+        out = []
+        for config, task_id, task_path, rows in dumped:
+            w_thread, w_ns, w_id = parse_write_config(config)
+            blobs = children.get(w_id) if w_ns == ns and w_thread == thread_id else None
+            tw = cls.of(serde, config, task_id, task_path, repeating(rows, blobs, ns) if blobs else rows)
+            if tw is not None:
+                out.append(tw)
+        return out
 
     @property
     def thread_id(self) -> str:

@@ -60,7 +60,7 @@ from engine.checkpoint._helpers import (
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._opening import OpenedByConnString
-from engine.checkpoint._writes import WriteRow, dump_writes, repeating
+from engine.checkpoint._writes import WriteRow, dump_writes
 from engine.checkpoint.base import (
     LEASE_KEY,
     BaseCheckpointSaver,
@@ -337,15 +337,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                 tid, ns, put = self._prepare_put(config, checkpoint, metadata, new_versions)
                 self._deltas.assume(tid, ns, put.plan)
                 prepared.append(put)
-            # A step's writes go with its child version: a write that version's delta repeats names its row.
-            children = {p.parent_id: p.plan.rows for p in prepared}
-            task_writes = []
-            for c, tid, path, rows in dumped:
-                w_thread, w_ns, w_id = parse_write_config(c)
-                blobs = children.get(w_id) if w_ns == ns and w_thread == thread_id else None
-                tw = TaskWrites.of(self.serde, c, tid, path, repeating(rows, blobs, ns) if blobs else rows)
-                if tw is not None:
-                    task_writes.append(tw)
+            task_writes = TaskWrites.with_versions(self.serde, dumped, prepared, thread_id, ns)
         except BaseException:
             self._deltas.forget_thread(thread_id)
             raise
@@ -370,7 +362,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        task_writes = self._task_writes(config, writes, task_id, task_path)
+        task_writes = TaskWrites.of(self.serde, config, task_id, task_path, self._dump_writes(config, writes, task_id))
         if task_writes is None:
             return
         thread_id, ns = task_writes.keys[:2]
@@ -429,12 +421,6 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         """Serialize one task's pending writes (an unstorable value fails here)."""
         refer = self._deltas.referrer(self.serde, parse_write_config(config)[0])
         return dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
-
-    def _task_writes(
-        self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
-    ) -> TaskWrites | None:
-        """One task's pending writes, serialized, to store on their own."""
-        return TaskWrites.of(self.serde, config, task_id, task_path, self._dump_writes(config, writes, task_id))
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         thread_id = str(thread_id)
