@@ -148,12 +148,11 @@ class Batch:
                 row = writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, at, len(data), task_path,
                                      *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
                 at += len(data)
-                if f is not None and w.type in _REPEATS:  # and its whole form, stored if the row it names is not new
-                    whole = w.full(tw.serde)
-                    tag, data = compressed(whole.type, whole.data, STORE_MIN) if len(whole.data) >= STORE_MIN else (whole.type, whole.data)
-                    chunks.append(data)
-                    row += [tag, at, len(data), None, None, None, None, None]  # 14-21: columns 6-13 of the whole form
-                    at += len(data)
+                if f is not None and w.type in _REPEATS:  # and its whole form, stored if the row it names is not new:
+                    whole = w.full(tw.serde)  # seldom, so not compressed (which would cost every such write a zlib call)
+                    chunks.append(whole.data)
+                    row += [whole.type, at, len(whole.data), None, None, None, None, None]  # 14-21: columns 6-13 of the whole form
+                    at += len(whole.data)
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),
