@@ -11,6 +11,11 @@ after it, so what a subgraph call stores does not grow with the conversation.
 A saver stores such a row only while the row it names exists (the SQL
 savers' foreign key, the in-memory saver's check), and writes it whole
 otherwise (:meth:`WriteRow.full`).
+
+A step's write that the next version stores again as its delta (a chat
+step's new message, stored with that version in one batch) is, in the SQL
+savers, a ref to that blob row with the tag :data:`~engine.checkpoint._chain.ITEMS`
+and no data: its value is the items the row holds itself (:func:`repeating`).
 """
 
 from __future__ import annotations
