@@ -48,11 +48,16 @@ from typing import Any, NamedTuple
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer
 
-__all__ = ["EMPTY", "MAX_SEQ", "STORE_MIN", "ZLIB", "BlobRow", "compressed", "uncompressed", "ChainReader", "Key", "Known", "Link", "Ref", "base_seq"]
+__all__ = ["EMPTY", "ITEMS", "MAX_SEQ", "STORE_MIN", "ZLIB", "BlobRow", "compressed", "uncompressed", "ChainReader", "Key", "Known", "Link", "Ref", "base_seq"]
 
 # Type tag of a blob recording that a channel has no value at that version
 # (it was cleared); such blobs are skipped when channel values are rebuilt.
 EMPTY = "empty"
+
+#: Type tag of a pending write (or a pack's item, see :mod:`engine.checkpoint._writes`)
+#: whose value is the items the row its ref names holds itself (not the list rebuilt
+#: there): a step's write that the next version stores again as its delta. Its data is empty.
+ITEMS = "graphwire:items"
 
 #: The largest run position stored (PostgreSQL's ``seq`` is an ``integer``);
 #: a run that would pass it starts again with a full value.
@@ -403,11 +408,15 @@ class ChainReader:
                 are out of range, its row was not read, or it is not a list.
         """
         if ref is None:
+            if tag == ITEMS:
+                raise CorruptCheckpointError("stored pending write: it repeats a row it does not name")
             return self.serde.loads_typed((tag, data))
         problem = _ref_problem(ref)
         if problem is not None:
             raise CorruptCheckpointError(f"stored pending write out of range: {problem}")
         ns, channel, version, key = ref
+        if tag == ITEMS:
+            return self._items((ns, channel, version), key)
         try:
             base = self.value(channel, version, ns)
         except KeyError:
@@ -426,6 +435,22 @@ class ChainReader:
         out = dict(value)
         out[key] = base + value[key]
         return out
+
+    def _items(self, key: Key, ref_key: Any) -> list[Any]:
+        """The items row ``key`` holds itself (an :data:`ITEMS` write's value): a new list.
+
+        Raises:
+            CorruptCheckpointError: the row was not read, is out of range, is a dict ref, or holds no list.
+        """
+        seg = self._segments.get(key)
+        if seg is None:
+            raise CorruptCheckpointError(f"stored pending write: it repeats {_where(key)}, which is not stored")
+        if seg.problem is not None:
+            raise CorruptCheckpointError(f"{_where(key)}: stored row out of range: {seg.problem}")
+        value = None if ref_key is not None or seg.key is not None else self._decoded(key, seg)
+        if value is None or value.__class__ is not list:
+            raise CorruptCheckpointError(f"stored pending write: it repeats {_where(key)}, which holds no list of its own")
+        return list(value)
 
     def known(self, channel: str, version: int, ns: str = "") -> Known | None:
         """A cache entry for a list value read at ``version`` (None for other values)."""

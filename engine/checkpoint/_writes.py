@@ -11,6 +11,11 @@ after it, so what a subgraph call stores does not grow with the conversation.
 A saver stores such a row only while the row it names exists (the SQL
 savers' foreign key, the in-memory saver's check), and writes it whole
 otherwise (:meth:`WriteRow.full`).
+
+A step's write that the next version stores again as its delta (a chat
+step's new message, stored with that version in one batch) is, in the SQL
+savers, a ref to that blob row with the tag :data:`~engine.checkpoint._chain.ITEMS`
+and no data: its value is the items the row holds itself (:func:`repeating`).
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from typing import Any, NamedTuple
 
 import msgpack
 
-from engine.checkpoint._chain import ZLIB, ChainReader, Ref, uncompressed
+from engine.checkpoint._chain import EMPTY, ITEMS, ZLIB, BlobRow, ChainReader, Ref, uncompressed
 from engine.checkpoint._refs import MIN_ITEMS
 from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer, StateTooLargeError
 
-__all__ = ["NULL_TASK_ID", "PACK", "WriteRow", "dump_writes", "load_writes", "packed", "unpacked", "write_ref"]
+__all__ = ["ITEMS_MIN", "NULL_TASK_ID", "PACK", "WriteRow", "dump_writes", "load_writes", "packed", "repeating", "unpacked", "write_ref"]
 
 #: Type tag of a row holding several regular writes of one task, in index order
 #: (msgpack: a list of ``[channel, type, data]``); the row has the first one's index, 0.
@@ -44,12 +49,18 @@ class WriteRow(NamedTuple):  # a tuple: one is made per pending write
     data: bytes
     replaces: bool  # a special channel's write replaces what its (task, idx) held
     ref: Ref | None = None
-    value: Any = None  # the value, to store in full after all (ref set only)
+    #: ref set only: the value, to store in full after all; for an :data:`~._chain.ITEMS` row, the
+    #: row as serialized; for a :data:`PACK` holding one, the rows packed
+    value: Any = None
 
     def full(self, serde: Serializer) -> WriteRow:
         """This write without its ref (the row it names is not stored after all)."""
         if self.ref is None:
             return self
+        if self.type == ITEMS:
+            return self.value  # type: ignore[no-any-return]
+        if self.type == PACK:
+            return packed([r.full(serde) for r in self.value], "")[0]
         tag, data = serde.dumps_typed(self.value, path_prefix=f"write to channel {self.channel!r}")
         return WriteRow(self.idx, self.channel, tag, data, self.replaces)
 
@@ -102,22 +113,55 @@ def dump_writes(
     return rows
 
 
+#: The shortest serialized write :func:`repeating` names a row for.
+ITEMS_MIN = 128
+
 #: The task id a step's input writes (a Command's update and goto) are stored under, as LangGraph's.
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
 
+def repeating(rows: list[WriteRow], blobs: Iterable[BlobRow], ns: str) -> list[WriteRow]:
+    """``rows`` (a task's writes to version P, serialized) with each regular write that a blob row
+    of ``blobs`` (of namespace ``ns``: the rows of P's child, stored in the same batch) holds as
+    its own items, byte for byte, made an :data:`~._chain.ITEMS` ref to that row: the step's
+    one write to ``messages`` is the next version's delta of it, stored once.
+
+    Only a write of :data:`ITEMS_MIN` bytes or more: the ref's columns and its index entry
+    cost about as much as a short message.
+
+    The saver stores such a ref only with the row it names inserted by the same batch as
+    planned (else :meth:`WriteRow.full`): a row stored before may hold another form.
+    """
+    if not any(len(r.data) >= ITEMS_MIN for r in rows):
+        return rows
+    own = {b.channel: b for b in blobs if b.ref is None and b.type != EMPTY}
+    out = []
+    for r in rows:
+        b = own.get(r.channel) if len(r.data) >= ITEMS_MIN else None
+        if b is not None and r.ref is None and not r.replaces and r.type == b.type and r.data == b.data:
+            r = WriteRow(r.idx, r.channel, ITEMS, b"", False, Ref(ns, b.channel, b.version), r)
+        out.append(r)
+    return out
+
+
 def packed(rows: list[WriteRow], task_id: str) -> list[WriteRow]:
     """One call's rows as the SQL savers store them: its regular writes in one row when there
-    are several and none is a ref (a special write replaces its own row: those stay apart).
+    are several and none is a ref but one :data:`~._chain.ITEMS` ref (the pack's ref; a special
+    write replaces its own row: those stay apart).
 
     A regular write keeps the first copy stored at its index; a retried task writes
     the same writes again, so a pack keeps the first pack stored, as its rows would.
     Not the null task's: a second Command on a version sends the writes stored there with
     its own after them, and the rows past the first pack's must be stored.
     """
-    if len(rows) < 2 or rows[0].idx != 0 or task_id == NULL_TASK_ID or any(r.replaces or r.ref is not None for r in rows):
+    if len(rows) < 2 or rows[0].idx != 0 or task_id == NULL_TASK_ID or any(r.replaces for r in rows):
+        return rows
+    refs = [r for r in rows if r.ref is not None]
+    if refs and (len(refs) > 1 or refs[0].type != ITEMS):
         return rows
     data = msgpack.packb([[r.channel, r.type, r.data] for r in rows], use_bin_type=True)
+    if refs:
+        return [WriteRow(0, rows[0].channel, PACK, data, False, refs[0].ref, rows)]
     return [WriteRow(0, rows[0].channel, PACK, data, False)]
 
 
@@ -136,14 +180,17 @@ def unpacked(reader: ChainReader, task_id: str, channel: Any, tag: Any, data: An
     if tag != PACK:
         return [PendingWrite(task_id, channel, reader.resolve(tag, data, ref))]
     try:
-        items = msgpack.unpackb(data, raw=False, use_list=True) if ref is None else None
+        items = msgpack.unpackb(data, raw=False, use_list=True)
     except Exception as exc:  # noqa: BLE001 - hostile bytes: any failure to decode is corruption
         raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} do not decode ({exc})") from None
     if type(items) is not list or not all(
         type(i) is list and len(i) == 3 and type(i[0]) is str and type(i[1]) is str and type(i[2]) is bytes for i in items
     ):
         raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} are not a list of writes")
-    return [PendingWrite(task_id, ch, reader.resolve(t, d, None)) for ch, t, d in items]
+    # A pack's ref is its ITEMS write's (see packed); no other item may name it.
+    if ref is None and any(t == ITEMS for _, t, _ in items):
+        raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} repeat a row they do not name")
+    return [PendingWrite(task_id, ch, reader.resolve(t, d, ref if t == ITEMS else None)) for ch, t, d in items]
 
 
 def load_writes(reader: ChainReader, rows: Iterable[Sequence[Any]]) -> list[PendingWrite]:

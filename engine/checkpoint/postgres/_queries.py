@@ -26,13 +26,13 @@ __all__ = ["Queries", "render"]
 # Each kind of row is one JSON array of arrays (columns by position, see
 # _rows.py), every row's bytes a slice (1-based offset, length) of one bytea:
 # a parameter per column, as arrays, cost psycopg ~20 µs each to adapt.
-# A blob already stored at (channel, version) holds the same value: the first
-# copy stays; RETURNING names those inserted (the delta cache learns only
-# those). A delta whose base (or ref) is missing fails a foreign key, checked
-# at the statement's end (a base the statement inserts counts), and with it
-# the statement: the saver then writes it full. A checkpoint stored again is
-# replaced. Regular writes are idempotent per (task_id, idx): the first copy
-# stays; special channels have fixed negative indexes and replace.
+# A blob already stored at (channel, version) holds the same value: the first copy stays;
+# RETURNING names those inserted (the delta cache learns only those). A delta whose base (or
+# ref) is missing fails a foreign key, checked at the statement's end (a base the statement
+# inserts counts), and with it the statement: the saver then writes it full. A checkpoint stored again is
+# replaced. Regular writes are idempotent per (task_id, idx): the first copy stays; special channels
+# have fixed negative indexes and replace. A write naming a row as its items (_chain.ITEMS) comes
+# whole too (columns 14-21): stored so unless that row is inserted now.
 _PUT = """
 WITH bytes AS MATERIALIZED (SELECT %(bytes)b::bytea AS all_bytes),{fence}
 new_blobs AS (
@@ -56,10 +56,12 @@ new_blobs AS (
 ), new_writes AS (
     INSERT INTO {{writes}} AS w (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data,
                                task_path, ref_ns, ref_channel, ref_version, ref_key)
-    SELECT w ->> 0, w ->> 1, w ->> 2, w ->> 3, (w ->> 4)::integer, w ->> 5, w ->> 6,
-           substring(bytes.all_bytes FROM (w ->> 7)::integer FOR (w ->> 8)::integer),
-           w ->> 9, w ->> 10, w ->> 11, (w ->> 12)::bigint, w ->> 13
-    FROM json_array_elements(%(writes)s::json) AS w, bytes{fenced}
+    SELECT w ->> 0, w ->> 1, w ->> 2, w ->> 3, (w ->> 4)::integer, w ->> 5, w ->> (6 + k.whole),
+           substring(bytes.all_bytes FROM (w ->> (7 + k.whole))::integer FOR (w ->> (8 + k.whole))::integer),
+           w ->> 9, w ->> (10 + k.whole), w ->> (11 + k.whole), (w ->> (12 + k.whole))::bigint, w ->> (13 + k.whole)
+    FROM json_array_elements(%(writes)s::json) AS w CROSS JOIN LATERAL (SELECT CASE WHEN w ->> 14 IS NULL OR EXISTS (
+        SELECT FROM new_blobs AS nb WHERE nb.channel = w ->> 11 AND nb.version = (w ->> 12)::bigint) THEN 0 ELSE 8 END AS whole
+    ) AS k, bytes{fenced}
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
         channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path,
         ref_ns = excluded.ref_ns, ref_channel = excluded.ref_channel, ref_version = excluded.ref_version,

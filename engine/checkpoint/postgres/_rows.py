@@ -18,14 +18,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.checkpoint._chain import STORE_MIN, BlobRow, compressed
+from engine.checkpoint._chain import ITEMS, STORE_MIN, BlobRow, compressed
 from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import parse_write_config
-from engine.checkpoint._writes import WriteRow, packed
+from engine.checkpoint._writes import PACK, WriteRow, packed, repeating
 from engine.checkpoint.postgres._leases import require_storable
 from engine.serde import Serializer
 
 __all__ = ["Batch", "Put", "TaskWrites"]
+
+#: Tags of a write row that may name a row of its batch as holding its items (see _queries._PUT).
+_REPEATS = (ITEMS, PACK)
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -67,6 +70,24 @@ class TaskWrites:
             return None
         require_storable(thread_id, ns, checkpoint_id, task_id, task_path, *(r.channel for r in by_idx.values()))
         return cls((thread_id, ns, checkpoint_id, task_id, task_path), packed(list(by_idx.values()), task_id), serde)
+
+    @classmethod
+    def with_versions(
+        cls, serde: Serializer, dumped: Sequence[tuple[Mapping[str, Any], str, str, list[WriteRow]]],
+        puts: Sequence[Put], thread_id: str, ns: str,
+    ) -> list[TaskWrites]:
+        """Tasks' serialized writes ``(config, task_id, task_path, rows)`` to store with ``puts`` (versions of
+        ``thread_id`` in ``ns``): a write its version's child repeats as a delta names that row (see
+        :func:`~engine.checkpoint._writes.repeating`)."""
+        children = {p.parent_id: p.plan.rows for p in puts}
+        out = []
+        for config, task_id, task_path, rows in dumped:
+            w_thread, w_ns, w_id = parse_write_config(config)
+            blobs = children.get(w_id) if w_ns == ns and w_thread == thread_id else None
+            tw = cls.of(serde, config, task_id, task_path, repeating(rows, blobs, ns) if blobs else rows)
+            if tw is not None:
+                out.append(tw)
+        return out
 
     @property
     def thread_id(self) -> str:
@@ -124,9 +145,14 @@ class Batch:
                 tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
                 chunks.append(data)
                 f = w.ref
-                writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, at, len(data), task_path,
-                               *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
+                row = writes[key] = [thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, at, len(data), task_path,
+                                     *((None, None, None, None) if f is None else (f.ns, f.channel, f.version, f.key))]  # fmt: skip
                 at += len(data)
+                if f is not None and w.type in _REPEATS:  # and its whole form, stored if the row it names is not new:
+                    whole = w.full(tw.serde)  # seldom, so not compressed (which would cost every such write a zlib call)
+                    chunks.append(whole.data)
+                    row += [whole.type, at, len(whole.data), None, None, None, None, None]  # 14-21: columns 6-13 of the whole form
+                    at += len(whole.data)
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),

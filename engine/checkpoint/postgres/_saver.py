@@ -60,7 +60,7 @@ from engine.checkpoint._helpers import (
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._opening import OpenedByConnString
-from engine.checkpoint._writes import dump_writes
+from engine.checkpoint._writes import WriteRow, dump_writes
 from engine.checkpoint.base import (
     LEASE_KEY,
     BaseCheckpointSaver,
@@ -328,7 +328,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         if (len(puts) < 2 and not writes) or len({cp["id"] for _, cp, _, _ in puts}) < len(puts):
             # One put; or a chain naming a version twice, which one statement cannot store twice.
             return [await self.aput(*put) for put in puts]
-        task_writes = [p for p in (self._task_writes(c, w, tid, path[0] if path else "") for c, w, tid, *path in writes) if p is not None]
+        dumped = [(c, tid, path[0] if path else "", self._dump_writes(c, w, tid)) for c, w, tid, *path in writes]
         first_config = puts[0][0] if puts else writes[0][0]
         thread_id, ns, _ = parse_config(first_config)
         prepared: list[Put] = []
@@ -337,6 +337,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
                 tid, ns, put = self._prepare_put(config, checkpoint, metadata, new_versions)
                 self._deltas.assume(tid, ns, put.plan)
                 prepared.append(put)
+            task_writes = TaskWrites.with_versions(self.serde, dumped, prepared, thread_id, ns)
         except BaseException:
             self._deltas.forget_thread(thread_id)
             raise
@@ -361,7 +362,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        task_writes = self._task_writes(config, writes, task_id, task_path)
+        task_writes = TaskWrites.of(self.serde, config, task_id, task_path, self._dump_writes(config, writes, task_id))
         if task_writes is None:
             return
         thread_id, ns = task_writes.keys[:2]
@@ -416,14 +417,10 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
         return work
 
-    def _task_writes(
-        self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
-    ) -> TaskWrites | None:
+    def _dump_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str) -> list[WriteRow]:
         """Serialize one task's pending writes (an unstorable value fails here)."""
-        thread_id = parse_write_config(config)[0]
-        refer = self._deltas.referrer(self.serde, thread_id)
-        rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
-        return TaskWrites.of(self.serde, config, task_id, task_path, rows)
+        refer = self._deltas.referrer(self.serde, parse_write_config(config)[0])
+        return dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:
         thread_id = str(thread_id)

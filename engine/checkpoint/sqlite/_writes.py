@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine.checkpoint._chain import STORE_MIN, compressed
+from engine.checkpoint._chain import ITEMS, STORE_MIN, BlobRow, compressed
 from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._ts import stored_ts
-from engine.checkpoint._writes import WriteRow, dump_writes, packed
+from engine.checkpoint._writes import PACK, WriteRow, dump_writes, packed, repeating
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
 from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._file import SaverFile
@@ -95,9 +95,11 @@ class Writes:
                 version = self._prepare(*put)
                 self._deltas.assume(version[0], version[1], version[2])
                 prepared.append(version)
+            # A step's writes go with its child version: a write that version's delta repeats names its row.
+            children = {(row[0], row[1], row[3]): plan.rows for _, _, plan, row in prepared}
             rows = [
                 r for config, task_writes, task_id, *path in writes
-                for r in self.write_rows(config, task_writes, task_id, path[0] if path else "")
+                for r in self.write_rows(config, task_writes, task_id, path[0] if path else "", children)
             ]  # fmt: skip
             inserted = await self._file.work(self._put, prepared, rows)
         except BaseException:
@@ -115,20 +117,26 @@ class Writes:
             def exists(thread_id: str, key: tuple[str, str, int] | None) -> bool:
                 return key is None or cur.execute(q.BLOB_EXISTS, (thread_id, *key)).fetchone() is not None
 
+            fresh: set[tuple[str, str, str, int]] = set()  # rows inserted now, as planned
             for thread_id, ns, plan, checkpoint_row in versions:
                 inserted: list[str] = []
-                for b in plan.without_missing_bases(lambda r, t=thread_id, ns=ns: exists(t, base_key(ns, r))):  # type: ignore[misc]
+                stored = plan.without_missing_bases(lambda r, t=thread_id, ns=ns: exists(t, base_key(ns, r)))  # type: ignore[misc]
+                for planned, b in zip(plan.rows, stored):
                     f = b.ref
                     tag, data = compressed(b.type, b.data, STORE_MIN) if len(b.data) >= STORE_MIN else (b.type, b.data)
                     cur.execute(q.INSERT_BLOB, (thread_id, ns, b.channel, b.version, tag, data, b.base, b.seq,
                                                 f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
                     if cur.rowcount > 0:
                         inserted.append(b.channel)
+                        if b is planned:
+                            fresh.add((thread_id, ns, b.channel, b.version))
                 cur.execute(q.INSERT_CHECKPOINT, checkpoint_row)
                 out.append(inserted)
             regular: list[tuple[Any, ...]] = []
             special: list[tuple[Any, ...]] = []
             for (thread_id, ns, checkpoint_id, task_id, task_path), w in writes:
+                if w.ref is not None and w.type in (ITEMS, PACK) and (thread_id, w.ref.ns, w.ref.channel, w.ref.version) not in fresh:
+                    w = w.full(self._serde())  # it names a row as holding its items: only one stored now, as planned
                 if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
                     w = w.full(self._serde())  # the list it extends is gone (pruned since the cache learned it)
                 f = w.ref
@@ -148,13 +156,23 @@ class Writes:
         await self._file.work(self._put, [], self.write_rows(config, writes, task_id, task_path))
 
     def write_rows(
-        self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
+        self,
+        config: Mapping[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str,
+        children: Mapping[tuple[str, str, str | None], Sequence[BlobRow]] | None = None,
     ) -> list[KeyedWrite]:
-        """A task's writes serialized: ``((thread_id, ns, checkpoint_id, task_id, task_path), row)`` each."""
+        """A task's writes serialized: ``((thread_id, ns, checkpoint_id, task_id, task_path), row)`` each.
+
+        ``children``: the blob rows of the versions stored with them, by (thread, ns, parent id)
+        (see :func:`~engine.checkpoint._writes.repeating`)."""
         serde = self._serde()
         thread_id, ns, checkpoint_id = parse_write_config(config)
         refer = self._deltas.referrer(serde, thread_id)
-        rows = packed(dump_writes(serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer), task_id)
+        dumped = dump_writes(serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
+        blobs = children.get((thread_id, ns, checkpoint_id)) if children else None
+        rows = packed(repeating(dumped, blobs, ns) if blobs else dumped, task_id)
         return [((thread_id, ns, checkpoint_id, task_id, task_path), r) for r in rows]
 
     async def delete_thread(self, thread_id: str) -> None:
