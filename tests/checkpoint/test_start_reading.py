@@ -1,0 +1,113 @@
+"""PostgreSQL: a run's start that takes a new thread's lease reads the thread's newest version in the
+same statement (``PostgresRuns.astart_taking``), and the run's first read of it takes that row
+instead of a statement of its own.
+
+Only a lease row the start inserted (epoch 1) counts: no fenced write of the thread was ever made
+or is under way, so the statement's snapshot is the thread's newest version. A lease taken over
+(epoch 2 on) reads as before, and a write of the thread forgets what was read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from engine.checkpoint.base import LEASE_KEY, Lease
+from engine.checkpoint.postgres import PostgresSaver
+from engine.host import ThreadMark, ThreadRecord, runs_of
+from tests.checkpoint._util import make_cp
+from tests.checkpoint.test_runs import T0, record
+
+T = "g:t"
+BUSY = ThreadMark(ThreadRecord(T, "g", "t", T0, T0), T0, status="busy")
+
+
+def cfg(lease: Lease | None = None, cid: str | None = None) -> dict[str, Any]:
+    conf: dict[str, Any] = {"thread_id": T, "checkpoint_ns": ""}
+    if cid is not None:
+        conf["checkpoint_id"] = cid
+    if lease is not None:
+        conf[LEASE_KEY] = lease
+    return {"configurable": conf}
+
+
+def counting(saver: PostgresSaver) -> list[str]:
+    """The statements the saver's reads run from now on, by name."""
+    ran: list[str] = []
+    inner = saver._reads._run
+
+    async def run(what: str, work: Any) -> Any:
+        ran.append(what)
+        return await inner(what, work)
+
+    saver._reads._run = run  # type: ignore[method-assign]
+    return ran
+
+
+async def put(saver: PostgresSaver, n: int, lease: Lease | None = None, parent: str | None = None) -> str:
+    done = await saver.aput(cfg(lease, parent), make_cp({"n": n}, n), {"step": n}, {"n": n})
+    return str(done["configurable"]["checkpoint_id"])
+
+
+def test_a_new_threads_start_reads_its_newest_version(pg: PostgresSaver) -> None:
+    async def go() -> None:
+        first = await put(pg, 1)  # written without a lease: the lease row does not exist yet
+        second = await put(pg, 2, parent=first)
+        await pg.aput_writes(cfg(cid=second), [("w", "x")], task_id="task")
+        ran = counting(pg)
+        lease, found = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
+        assert lease is not None and lease.epoch == 1 and found is None
+        got = await pg.aget_tuple(cfg(lease))
+        assert ran == []  # the start's statement read it
+        assert got is not None and got.checkpoint["id"] == second and got.checkpoint["channel_values"] == {"n": 2}
+        assert got.parent_config is not None and got.parent_config["configurable"]["checkpoint_id"] == first
+        assert [(w.task_id, w.channel, w.value) for w in got.pending_writes] == [("task", "w", "x")]
+        again = await pg.aget_tuple(cfg(lease))  # taken once: the next read is a statement
+        assert ran == ["get_tuple"] and again == got
+
+    asyncio.run(go())
+
+
+def test_a_new_thread_without_versions_reads_none_without_a_statement(pg: PostgresSaver) -> None:
+    async def go() -> None:
+        ran = counting(pg)
+        lease, _ = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
+        assert lease is not None and lease.epoch == 1
+        assert await pg.aget_tuple(cfg(None)) is None  # no lease: not the run's read, a statement
+        assert await pg.aget_tuple(cfg(Lease(T, "r1", 7))) is None  # another lease's: a statement, and it is gone
+        assert ran == ["get_tuple", "get_tuple"]
+        assert await pg.aget_tuple(cfg(lease)) is None
+        assert ran == ["get_tuple", "get_tuple", "get_tuple"]
+
+    asyncio.run(go())
+
+
+def test_a_write_of_the_thread_forgets_what_the_start_read(pg: PostgresSaver) -> None:
+    async def go() -> None:
+        lease, _ = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
+        assert lease is not None and lease.epoch == 1
+        written = await put(pg, 1, lease)
+        got = await pg.aget_tuple(cfg(lease))
+        assert got is not None and got.checkpoint["id"] == written
+
+    asyncio.run(go())
+
+
+def test_a_lease_taken_over_reads_with_a_statement_of_its_own(pg: PostgresSaver) -> None:
+    """Epoch 2 on: a fenced write of the previous holder may have committed while the start waited
+    for the lease's row, after the statement's snapshot; the run reads the thread afresh."""
+
+    async def go() -> None:
+        assert pg.leases is not None
+        old = await pg.leases.aacquire_lease(T, "r0", ttl=60)
+        assert old is not None
+        written = await put(pg, 1, old)
+        await pg.leases.arelease_lease(old)
+        ran = counting(pg)
+        lease, _ = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
+        assert lease is not None and lease.epoch == 2
+        got = await pg.aget_tuple(cfg(lease))
+        assert ran == ["get_tuple"]
+        assert got is not None and got.checkpoint["id"] == written
+
+    asyncio.run(go())
