@@ -163,6 +163,9 @@ def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) 
     return {"run_ids": [x[0] for x in rows], "seqs": [x[1] for x in rows], "thread_ids": [x[2] for x in rows], "datas": [x[3] for x in rows]}
 
 
+# How many threads PostgresRuns remembers having seen a lease row of (the newest first).
+_MAX_LEASED = 4096
+
 #: Hands the saver's reads the newest version of a lease's thread, read as it was taken (see
 #: :class:`~engine.checkpoint.postgres._reads.Reads`): the row of a get, None for no version.
 Prime = Callable[[Lease, Sequence[Any] | None], None]
@@ -206,6 +209,9 @@ class PostgresRuns:
         self.leases = leases  # the schema's leases: a run's end lets go of its lease in the same statement
         self._prime = prime  # the saver's reads: the newest version a run's start read with its lease
         self._taking_reading: Numbered | None = None
+        # Threads whose lease row this store saw (rows stay): their next start takes the lease at
+        # epoch 2 on, which makes TAKING_READING's read useless, so they take it with TAKING.
+        self._leased: dict[str, None] = {}
         tables = queries.tables
         names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
         self._sql = {
@@ -285,14 +291,18 @@ class PostgresRuns:
         params.update(self._mark_params(mark))
         taking = await self.leases.acquire_params(record.thread_id, owner, ttl=ttl)
         params.update({f"l__{k}": v for k, v in taking.items()})
-        prime, read = self._prime, None
-        if self._taking_reading is not None and prime is not None:
+        prime, read, leased = self._prime, None, self._leased
+        if self._taking_reading is not None and prime is not None and record.thread_id not in leased:
             params["ns"] = ""
             row = await self._run("start_run", _reading(self._taking_reading, params))
             epoch, inserted, _, *read = row
         else:
             rows, _ = await self._write("start_run", "TAKING", params)
             epoch, inserted, _ = rows[0]
+        leased.pop(record.thread_id, None)  # it has a lease row now, whoever holds it
+        if len(leased) >= _MAX_LEASED:
+            leased.pop(next(iter(leased), ""), None)
+        leased[record.thread_id] = None
         if epoch is None:
             return None, None
         lease = Lease(taking["thread_id"], owner, int(epoch))
