@@ -25,5 +25,5 @@ def test_every_statement_is_short_enough_to_be_parsed_once(name: str) -> None:
 
 
 def test_compacting_keeps_literals_and_drops_comments() -> None:
-    text = q.compact("SELECT '--', 'a'  -- a comment's end\n    FROM t  -- another\n\n")
+    text = q._compact("SELECT '--', 'a'  -- a comment's end\n    FROM t  -- another\n\n")
     assert text == "SELECT '--', 'a'  -- a comment's end\nFROM t"

@@ -1,10 +1,11 @@
-"""PostgreSQL: a run's start that takes a new thread's lease reads the thread's newest version in the
-same statement (``PostgresRuns.astart_taking``), and the run's first read of it takes that row
-instead of a statement of its own.
+"""PostgreSQL: a run's start that takes a new thread's lease finds, in the same statement
+(``PostgresRuns.astart_taking``), whether the thread has a version; when it has none, the run's
+first read of the newest version is None without a statement of its own.
 
 Only a lease row the start inserted (epoch 1) counts: no fenced write of the thread was ever made
-or is under way, so the statement's snapshot is the thread's newest version. A lease taken over
-(epoch 2 on) reads as before, and a write of the thread forgets what was read.
+or is under way, so the statement's snapshot tells. A lease taken over (epoch 2 on) reads as
+before, as does a thread with versions (written without a lease), and a write of the thread
+forgets what the start found.
 """
 
 from __future__ import annotations
@@ -49,35 +50,43 @@ async def put(saver: PostgresSaver, n: int, lease: Lease | None = None, parent: 
     return str(done["configurable"]["checkpoint_id"])
 
 
-def test_a_new_threads_start_reads_its_newest_version(pg: PostgresSaver) -> None:
+def test_a_new_thread_without_versions_reads_none_without_a_statement(pg: PostgresSaver) -> None:
     async def go() -> None:
-        first = await put(pg, 1)  # written without a lease: the lease row does not exist yet
-        second = await put(pg, 2, parent=first)
-        await pg.aput_writes(cfg(cid=second), [("w", "x")], task_id="task")
         ran = counting(pg)
         lease, found = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
         assert lease is not None and lease.epoch == 1 and found is None
-        got = await pg.aget_tuple(cfg(lease))
-        assert ran == []  # the start's statement read it
-        assert got is not None and got.checkpoint["id"] == second and got.checkpoint["channel_values"] == {"n": 2}
-        assert got.parent_config is not None and got.parent_config["configurable"]["checkpoint_id"] == first
-        assert [(w.task_id, w.channel, w.value) for w in got.pending_writes] == [("task", "w", "x")]
-        again = await pg.aget_tuple(cfg(lease))  # taken once: the next read is a statement
-        assert ran == ["get_tuple"] and again == got
+        assert await pg.aget_tuple(cfg(None)) is None  # no lease: not the run's read, a statement
+        assert ran == ["get_tuple"]
+        assert await pg.aget_tuple(cfg(lease)) is None  # the run's read: what the start found
+        assert ran == ["get_tuple"]
+        assert await pg.aget_tuple(cfg(lease)) is None  # once: the next read is a statement
+        assert ran == ["get_tuple", "get_tuple"]
 
     asyncio.run(go())
 
 
-def test_a_new_thread_without_versions_reads_none_without_a_statement(pg: PostgresSaver) -> None:
+def test_another_leases_read_is_a_statement(pg: PostgresSaver) -> None:
     async def go() -> None:
+        lease, _ = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
+        assert lease is not None and lease.epoch == 1
+        ran = counting(pg)
+        assert await pg.aget_tuple(cfg(Lease(T, "r1", 7))) is None
+        assert await pg.aget_tuple(cfg(lease)) is None
+        assert ran == ["get_tuple", "get_tuple"]
+
+    asyncio.run(go())
+
+
+def test_a_new_lease_on_a_thread_with_versions_reads_them(pg: PostgresSaver) -> None:
+    async def go() -> None:
+        first = await put(pg, 1)  # written without a lease: the lease row does not exist yet
+        second = await put(pg, 2, parent=first)
         ran = counting(pg)
         lease, _ = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
         assert lease is not None and lease.epoch == 1
-        assert await pg.aget_tuple(cfg(None)) is None  # no lease: not the run's read, a statement
-        assert await pg.aget_tuple(cfg(Lease(T, "r1", 7))) is None  # another lease's: a statement, and it is gone
-        assert ran == ["get_tuple", "get_tuple"]
-        assert await pg.aget_tuple(cfg(lease)) is None
-        assert ran == ["get_tuple", "get_tuple", "get_tuple"]
+        got = await pg.aget_tuple(cfg(lease))
+        assert ran == ["get_tuple"]
+        assert got is not None and got.checkpoint["id"] == second and got.checkpoint["channel_values"] == {"n": 2}
 
     asyncio.run(go())
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 import asyncio
 import math
 import queue
-import re
 import threading
 import time
 import traceback
@@ -57,7 +56,7 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 from engine._internal._sync import on_sync_loop
 from engine._sql.postgres.given import Borrowed, Fresh
 
-__all__ = ["Connections", "NoConnection", "Numbered", "Reserved", "kept_cursor", "kept_raw_cursor"]
+__all__ = ["Connections", "NoConnection", "Reserved", "kept_cursor"]
 
 T = TypeVar("T")
 
@@ -121,7 +120,6 @@ class _Connection(psycopg.Connection[Any]):
 
     failure: ClassVar[str | None] = None
     kept: psycopg.Cursor[Any] | None = None  # see kept_cursor
-    kept_raw: psycopg.RawCursor[Any] | None = None  # see kept_raw_cursor
 
     @classmethod
     def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
@@ -157,47 +155,6 @@ def kept_cursor(conn: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:
     if cur is None or cur.closed:
         cur = conn.kept = conn.cursor(binary=True)
     return cur
-
-
-def kept_raw_cursor(conn: psycopg.Connection[Any]) -> psycopg.RawCursor[Any]:
-    """:func:`kept_cursor`, for statements written with ``$1``-style placeholders (:class:`Numbered`)."""
-    cur = getattr(conn, "kept_raw", None)
-    if cur is None or cur.closed:
-        cur = psycopg.RawCursor(conn)
-        cur.format = psycopg.pq.Format.BINARY
-        if isinstance(conn, _Connection):
-            conn.kept_raw = cur
-    return cur
-
-
-_NAMED_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-
-
-class Numbered:
-    """A statement with named placeholders (``%(name)s``), turned once into PostgreSQL's
-    ``$1``-style ones, for :func:`kept_raw_cursor`.
-
-    psycopg parses a statement's placeholders on every call when it is longer
-    than 4,096 bytes (or has more than 50 parameters), ~70 µs for 5 kB; this
-    is parsed once. Only ``%(name)s`` placeholders are allowed (no ``%%``).
-    """
-
-    __slots__ = ("sql", "names")
-
-    def __init__(self, sql: str) -> None:
-        order: dict[str, int] = {}
-
-        def number(m: re.Match[str]) -> str:
-            return f"${order.setdefault(m.group(1), len(order) + 1)}"
-
-        self.sql = _NAMED_PLACEHOLDER.sub(number, sql)
-        if "%" in _NAMED_PLACEHOLDER.sub("", sql):
-            raise ValueError("Numbered takes %(name)s placeholders only")
-        self.names = tuple(order)
-
-    def params(self, values: dict[str, Any]) -> list[Any]:
-        """The parameters in placeholder order (KeyError: one is missing)."""
-        return [values[n] for n in self.names]
 
 
 class Connections:

@@ -176,9 +176,8 @@ _ITS_VERSIONS = """(
 # The row: the checkpoint's columns, then its writes' (task_id, channel, type,
 # data, ref_ns, ref_channel, ref_version, ref_key) and its blob rows' (as
 # _CHAIN_ROWS has them) as arrays, by position.
-_GOT_ROWS = """, blob_rows AS (
-""" + _CHAIN_ROWS + """)"""
-_GOT_ROW = """
+_GOT = """, blob_rows AS (
+""" + _CHAIN_ROWS + """)
 SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.ts, cp.type, cp.checkpoint, cp.metadata, cp.versions, w.*, b.*
 FROM cp
 CROSS JOIN (
@@ -195,18 +194,8 @@ CROSS JOIN (  -- one aggregate node: the arrays are in the same order
     FROM blob_rows
 ) AS b
 """
-_GOT = _GOT_ROWS + _GOT_ROW
 SELECT_TUPLE = _THE_CHECKPOINT + _NAMED + _ITS_WRITES + _chain_cte(_ITS_VERSIONS) + _GOT
 SELECT_LATEST_TUPLE = _THE_CHECKPOINT + _LATEST + _ITS_WRITES + _chain_cte(_ITS_VERSIONS) + _GOT
-
-
-def latest_within(when: str) -> tuple[str, str]:
-    """SELECT_LATEST_TUPLE as a part of another statement (a run's start that takes its
-    thread's lease, ``_runs.py``): (its CTEs, to follow that statement's own after a comma,
-    reading only if ``when`` holds; its row's SELECT, no row when there is no version).
-    The statement must begin ``WITH RECURSIVE``; parameters ``thread_id`` and ``ns``."""
-    ctes = _THE_CHECKPOINT.replace("\nWITH RECURSIVE ", "\n", 1) + f"  AND {when}\n" + _LATEST + _ITS_WRITES + _chain_cte(_ITS_VERSIONS) + _GOT_ROWS
-    return ctes, _GOT_ROW
 
 # The blob rows for a page of an alist: the (ns, channel, version) keys of
 # several checkpoints of one thread, and the lists their pending writes
@@ -487,12 +476,12 @@ def render(schema: str | None) -> Queries:
     for f in fields(Queries):
         if f.name == "tables":
             continue
-        text = compact(globals()[f.name])
+        text = _compact(globals()[f.name])
         out[f.name] = sql.SQL(text).format(**idents).as_string(None) if "{" in text else text  # type: ignore[arg-type]
     return Queries(**out, tables=tables)
 
 
-def compact(text: str) -> str:
+def _compact(text: str) -> str:
     """``text`` without indentation and comments: what the server needs of it.
 
     psycopg parses a statement's placeholders once and remembers it, if the

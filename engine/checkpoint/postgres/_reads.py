@@ -50,8 +50,8 @@ __all__ = ["Reads"]
 _KEEP_RESULT_BYTES = 1 << 20
 # alist pages: small first (a caller often wants one or two), then larger.
 _FIRST_PAGE, _MAX_PAGE = 4, 128
-# Threads whose newest version a run's start read, kept until the run reads it (see Reads.prime).
-_MAX_PRIMED = 1024
+# Threads a run's start found without a version, kept until the run reads (see Reads.blank).
+_MAX_BLANK = 1024
 
 
 class Reads:
@@ -70,39 +70,37 @@ class Reads:
         self._q = queries
         self._deltas = deltas
         self._serde = serde
-        # thread id -> (a lease, the row of its thread's newest root version, None: none), read as
-        # the lease was taken (PostgresRuns.astart_taking): the lease's first read of the newest
-        # version takes it instead of a statement; any write of the thread forgets it.
-        self._primed: dict[str, tuple[Lease, Sequence[Any] | None]] = {}
+        # thread id -> a lease whose run's start found the thread without a version
+        # (PostgresRuns.astart_taking): the lease's first read of the newest version is None without
+        # a statement; any write of the thread forgets it.
+        self._blank: dict[str, Lease] = {}
 
-    def prime(self, lease: Lease, row: Sequence[Any] | None) -> None:
-        """Keep ``row`` (a get's row; None: no version) as the newest root version of ``lease``'s
-        thread until a read carrying ``lease`` takes it, or a write of the thread (:meth:`forget`).
+    def blank(self, lease: Lease) -> None:
+        """``lease``'s thread has no version: so its run's first read of the newest one says,
+        without a statement, unless a write of the thread came first (:meth:`forget`).
 
-        Only for a version read after the lease was taken and before any write under it, with
-        nobody else able to write the thread meanwhile (the caller's to know: see
+        Only for a thread found without a version after the lease was taken and before any
+        write under it, with nobody else able to write it meanwhile (the caller's to know: see
         ``PostgresRuns.astart_taking``)."""
-        primed = self._primed
-        primed.pop(lease.thread_id, None)
-        if len(primed) >= _MAX_PRIMED:  # leases whose runs never read (they named a version): the oldest go
-            primed.pop(next(iter(primed), ""), None)
-        primed[lease.thread_id] = (lease, row)
+        blank = self._blank
+        blank.pop(lease.thread_id, None)
+        if len(blank) >= _MAX_BLANK:  # leases whose runs never read (they named a version): the oldest go
+            blank.pop(next(iter(blank), ""), None)
+        blank[lease.thread_id] = lease
 
     def forget(self, thread_id: str) -> None:
-        """A write of ``thread_id`` is under way: a version primed for it is not the newest any more."""
-        if self._primed:
-            self._primed.pop(thread_id, None)
+        """A write of ``thread_id`` is under way: it may have a version now."""
+        if self._blank:
+            self._blank.pop(thread_id, None)
 
     async def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         thread_id, ns, checkpoint_id = parse_config(config)
         if not _storable(thread_id, ns, checkpoint_id):
             return None  # no such key can have been stored
-        if self._primed and checkpoint_id is None and ns == "":
+        if self._blank and checkpoint_id is None and ns == "" and thread_id in self._blank:
             lease = (config.get("configurable") or {}).get(LEASE_KEY)
-            if lease is not None and thread_id in self._primed:
-                primed = self._primed.pop(thread_id, None)
-                if primed is not None and primed[0] == lease:
-                    return None if primed[1] is None else self._decoded(thread_id, ns, primed[1])
+            if lease is not None and self._blank.pop(thread_id, None) == lease:
+                return None  # the run's first read: its start found no version (see blank)
 
         params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
         sql = self._q.SELECT_LATEST_TUPLE if checkpoint_id is None else self._q.SELECT_TUPLE
@@ -118,10 +116,6 @@ class Reads:
         row = await self._run("get_tuple", work)
         if row is None:
             return None
-        return self._decoded(thread_id, ns, row)
-
-    def _decoded(self, thread_id: str, ns: str, row: Sequence[Any]) -> CheckpointTuple:
-        """A get's row as a tuple (teaching the delta cache the thread's values)."""
         cid, parent_id, ts, meta_type, meta_data, metadata, versions, *columns = row
         write_columns, blob_columns = columns[:8], columns[8:]
         with reading(thread_id, cid):

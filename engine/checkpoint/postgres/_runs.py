@@ -32,7 +32,7 @@ from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._leases import PostgresLeases
 from engine.checkpoint.postgres._threads import PostgresThreads
-from engine._sql.postgres.conns import Numbered, kept_cursor, kept_raw_cursor
+from engine._sql.postgres.conns import kept_cursor
 
 __all__ = ["PostgresRuns"]
 
@@ -59,8 +59,9 @@ _TYPES = {
     "started": "bytea", "finished": "bytea", "last_seq": "integer", "outcome": "bytea", "replaces": "text", "replaced_by": "text",
 }  # fmt: skip
 # The thread's lease taken (ACQUIRE_LEASE, its parameters prefixed with "l__") and, only if it was, the
-# record under its epoch and the thread's mark: a run's start in one statement. (epoch, run_id): the
-# lease's epoch (NULL: another holds it), the record's id (NULL: not inserted).
+# record under its epoch and the thread's mark: a run's start in one statement. (epoch, run_id, blank):
+# the lease's epoch (NULL: another holds it), the record's id (NULL: not inserted), whether the thread
+# had no version in the statement's snapshot (see PostgresRuns.astart_taking: one index probe).
 TAKING = """
 WITH lease AS (""" + q.ACQUIRE_LEASE.replace("%(", "%(l__").replace("RETURNING epoch, " + q.NO_FLUSH, "RETURNING epoch") + """),
 ins AS (
@@ -69,16 +70,9 @@ ins AS (
     WHERE EXISTS (SELECT FROM lease)
     ON CONFLICT DO NOTHING RETURNING run_id
 ), marked AS ({mark})
-SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins), """ + q.NO_FLUSH + """
+SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins),
+    NOT EXISTS (SELECT FROM {checkpoints} WHERE thread_id = %(thread_id)s AND checkpoint_ns = ''), """ + q.NO_FLUSH + """
 """
-# TAKING that also reads the thread's newest root version (_queries.latest_within), to be trusted only
-# when the lease row was new (epoch 1): see PostgresRuns.astart_taking. Then the row's further columns
-# are the read's (all NULL: the thread has no version).
-_LATEST_CTES, _LATEST_ROW = q.latest_within("EXISTS (SELECT FROM lease WHERE epoch = 1)")
-TAKING_READING = (
-    TAKING.replace("\nWITH lease AS (", "\nWITH RECURSIVE lease AS (", 1).replace("\nSELECT (SELECT epoch FROM lease)", "," + _LATEST_CTES + "\nSELECT (SELECT epoch FROM lease)", 1)
-    .replace(q.NO_FLUSH + "\n", q.NO_FLUSH + ", got.*\nFROM (SELECT) AS one LEFT JOIN (" + _LATEST_ROW + ") AS got ON true\n")
-)  # fmt: skip
 # The same, with its thread's mark, written only with the record (the part ``marked``).
 INSERT_MARKED = INSERT.replace("\nSELECT run_id,", ", marked AS ({mark})\nSELECT run_id,")
 # A run's last events (one row) and a change of its record, in one statement (the events go in
@@ -163,27 +157,9 @@ def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) 
     return {"run_ids": [x[0] for x in rows], "seqs": [x[1] for x in rows], "thread_ids": [x[2] for x in rows], "datas": [x[3] for x in rows]}
 
 
-# How many threads PostgresRuns remembers having seen a lease row of (the newest first).
-_MAX_LEASED = 4096
-
-#: Hands the saver's reads the newest version of a lease's thread, read as it was taken (see
-#: :class:`~engine.checkpoint.postgres._reads.Reads`): the row of a get, None for no version.
-Prime = Callable[[Lease, Sequence[Any] | None], None]
-
-
-def _reading(statement: Numbered, params: dict[str, Any]) -> Callable[[Connection[Any]], Any]:
-    """The work running :data:`TAKING_READING`: its one row."""
-    values = statement.params(params)
-
-    def work(conn: Connection[Any]) -> Any:
-        cur = kept_raw_cursor(conn)
-        cur.execute(statement.sql, values)
-        row = cur.fetchone()
-        if row is not None and row[3] is not None:
-            cur.close()  # a version's values may be large: not kept with the connection (a new cursor next time)
-        return row
-
-    return work
+#: Tells the saver's reads that a lease's thread has no version (see
+#: :meth:`~engine.checkpoint.postgres._reads.Reads.blank`).
+Blank = Callable[[Lease], None]
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
@@ -201,19 +177,15 @@ class PostgresRuns:
 
     def __init__(
         self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None,
-        leases: PostgresLeases | None = None, prime: Prime | None = None,
+        leases: PostgresLeases | None = None, blank: Blank | None = None,
     ) -> None:
         self._run = run
         self._outline = outline
         self.threads = threads  # the schema's thread records: a mark goes in the record's statement
         self.leases = leases  # the schema's leases: a run's end lets go of its lease in the same statement
-        self._prime = prime  # the saver's reads: the newest version a run's start read with its lease
-        self._taking_reading: Numbered | None = None
-        # Threads whose lease row this store saw (rows stay): their next start takes the lease at
-        # epoch 2 on, which makes TAKING_READING's read useless, so they take it with TAKING.
-        self._leased: dict[str, None] = {}
+        self._blank = blank  # the saver's reads: a thread a run's start found without a version
         tables = queries.tables
-        names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
+        names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases", "checkpoints")}  # already quoted identifiers
         self._sql = {
             k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
             for k, v in {
@@ -230,10 +202,6 @@ class PostgresRuns:
             self._sql["INSERT_MARKED"] = sql.SQL(INSERT_MARKED).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
             if leases is not None:  # and the lease taken, in the same statement
                 self._sql["TAKING"] = sql.SQL(TAKING).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
-                if prime is not None:  # and the thread's newest version read, for the run's first read
-                    every = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases", "checkpoints", "blobs", "writes")}
-                    text = sql.SQL(TAKING_READING).format(mark=mark, **every).as_string(None)  # type: ignore[arg-type]
-                    self._taking_reading = Numbered(q.compact(text))
 
     def outlined(self, outline: Outline | None) -> PostgresRuns:
         return with_outline(self, outline)
@@ -291,26 +259,16 @@ class PostgresRuns:
         params.update(self._mark_params(mark))
         taking = await self.leases.acquire_params(record.thread_id, owner, ttl=ttl)
         params.update({f"l__{k}": v for k, v in taking.items()})
-        prime, read, leased = self._prime, None, self._leased
-        if self._taking_reading is not None and prime is not None and record.thread_id not in leased:
-            params["ns"] = ""
-            row = await self._run("start_run", _reading(self._taking_reading, params))
-            epoch, inserted, _, *read = row
-        else:
-            rows, _ = await self._write("start_run", "TAKING", params)
-            epoch, inserted, _ = rows[0]
-        leased.pop(record.thread_id, None)  # it has a lease row now, whoever holds it
-        if len(leased) >= _MAX_LEASED:
-            leased.pop(next(iter(leased), ""), None)
-        leased[record.thread_id] = None
+        rows, _ = await self._write("start_run", "TAKING", params)
+        epoch, inserted, blank, _ = rows[0]
         if epoch is None:
             return None, None
         lease = Lease(taking["thread_id"], owner, int(epoch))
-        if prime is not None and read is not None and lease.epoch == 1 and inserted is not None:
-            # The lease row was new: no fenced write of this thread was ever made, or is under
-            # way (each needs the row), so what the statement's snapshot read is the thread's
-            # newest version until this lease writes, whichever write it waited for.
-            prime(lease, None if read[0] is None else read)
+        if blank and lease.epoch == 1 and inserted is not None and self._blank is not None:
+            # The lease row is new: no fenced write of the thread was ever made or is under way
+            # (each needs the row), so the thread the snapshot saw without a version has none
+            # until this lease writes, whatever the statement waited for.
+            self._blank(lease)
         if inserted is not None:
             return lease, None
         if record.request_id is not None:
