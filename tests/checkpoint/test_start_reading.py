@@ -120,3 +120,23 @@ def test_a_lease_taken_over_reads_with_a_statement_of_its_own(pg: PostgresSaver)
         assert got is not None and got.checkpoint["id"] == written
 
     asyncio.run(go())
+
+
+def test_what_starts_found_is_bounded_the_oldest_forgotten(pg: PostgresSaver, monkeypatch: Any) -> None:
+    """Runs that never read the newest version (they named one) leave what their start found:
+    past the bound the oldest goes, and its read is a statement again."""
+    from engine.checkpoint.postgres import _reads
+
+    monkeypatch.setattr(_reads, "_MAX_BLANK", 2)
+    leases = [Lease(f"g:t{i}", "r1", 1) for i in range(3)]
+    for lease in leases:
+        pg._reads.blank(lease)
+    ran = counting(pg)
+
+    async def go() -> None:
+        for lease in leases:
+            conf = {"configurable": {"thread_id": lease.thread_id, "checkpoint_ns": "", LEASE_KEY: lease}}
+            assert await pg.aget_tuple(conf) is None
+
+    asyncio.run(go())
+    assert ran == ["get_tuple"]  # the first one's, forgotten

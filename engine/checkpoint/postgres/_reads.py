@@ -85,7 +85,10 @@ class Reads:
         blank = self._blank
         blank.pop(lease.thread_id, None)
         if len(blank) >= _MAX_BLANK:  # leases whose runs never read (they named a version): the oldest go
-            blank.pop(next(iter(blank), ""), None)
+            try:
+                del blank[next(iter(blank))]
+            except (StopIteration, RuntimeError, KeyError):  # emptied, or changed by a sync call's thread meanwhile
+                pass
         blank[lease.thread_id] = lease
 
     def forget(self, thread_id: str) -> None:
