@@ -102,6 +102,18 @@ def test_a_write_of_the_thread_forgets_what_the_start_read(pg: PostgresSaver) ->
     asyncio.run(go())
 
 
+def test_a_copy_into_the_thread_forgets_what_the_start_found(pg: PostgresSaver) -> None:
+    async def go() -> None:
+        done = await pg.aput({"configurable": {"thread_id": "g:src", "checkpoint_ns": ""}}, make_cp({"n": 5}, 5), {"step": 5}, {"n": 5})
+        lease, _ = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
+        assert lease is not None and lease.epoch == 1
+        await pg.acopy_thread("g:src", T, lease=lease)
+        got = await pg.aget_tuple(cfg(lease))
+        assert got is not None and got.checkpoint["id"] == done["configurable"]["checkpoint_id"]
+
+    asyncio.run(go())
+
+
 def test_a_lease_taken_over_reads_with_a_statement_of_its_own(pg: PostgresSaver) -> None:
     """Epoch 2 on: a fenced write of the previous holder may have committed while the start waited
     for the lease's row, after the statement's snapshot; the run reads the thread afresh."""

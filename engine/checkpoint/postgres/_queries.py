@@ -25,10 +25,9 @@ __all__ = ["Queries", "render"]
 # one statement, atomic on its own: no transaction around it, one round trip.
 # Each kind of row is one JSON array of arrays (columns by position, see
 # _rows.py), every row's bytes a slice (1-based offset, length) of one bytea:
-# a parameter per column, as arrays, cost psycopg ~20 µs each to adapt. The
-# arrays are read as jsonb, parsed once: ``->>`` on a json value parses its
-# text again at every use, a tenth of the backends' CPU. A checkpoint's
-# ``versions`` stays the json text sent (``j -> 7``), as stored before.
+# a parameter per column, as arrays, cost psycopg ~20 µs each to adapt. Rows
+# are read as jsonb, parsed once (json's ``->>`` parses the text at every use);
+# a checkpoint's ``versions`` stays the json text sent (``j -> 7``).
 # A blob already stored at (channel, version) holds the same value: the first
 # copy stays; RETURNING names those inserted (the delta cache learns only
 # those). A delta whose base (or ref) is missing fails a foreign key, checked

@@ -72,12 +72,13 @@ class Reads:
         self._serde = serde
         # thread id -> a lease whose run's start found the thread without a version
         # (PostgresRuns.astart_taking): the lease's first read of the newest version is None without
-        # a statement; any write of the thread forgets it.
+        # a statement (see blank).
         self._blank: dict[str, Lease] = {}
 
     def blank(self, lease: Lease) -> None:
         """``lease``'s thread has no version: so its run's first read of the newest one says,
-        without a statement, unless a write of the thread came first (:meth:`forget`).
+        without a statement, unless a write that may give it one came first (a put, pending
+        writes, a copy into it: :meth:`forget`; a delete or a prune leaves none).
 
         Only for a thread found without a version after the lease was taken and before any
         write under it, with nobody else able to write it meanwhile (the caller's to know: see

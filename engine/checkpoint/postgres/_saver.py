@@ -432,7 +432,6 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             raise ValueError(f"thread {thread_id!r}: a delete without the thread's lease, on a checkpointer that requires one")
         if not _storable(thread_id):
             return
-        self._reads.forget(thread_id)
 
         def work(conn: Connection[Any]) -> None:
             if lease is None:
@@ -454,8 +453,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             raise ValueError(f"thread {target!r}: a copy without the thread's lease, on a checkpointer that requires one")
         if not _storable(source, target):
             return
-
-        self._reads.forget(target)
+        self._reads.forget(target)  # it may have versions now (Reads.blank)
         fence = None if lease is None else (lambda conn: self.leases.check_fence(conn, target, lease, None, delete=True))
         await copy_thread(self._run, self._q.tables, fence, source, target)
         self._deltas.forget_thread(target)
@@ -463,7 +461,6 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
     async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
         if not _storable(thread_id):
             return 0
-        self._reads.forget(thread_id)
         try:
             return await prune(self._run, self._q, thread_id, choose)
         finally:
