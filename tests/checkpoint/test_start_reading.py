@@ -91,7 +91,7 @@ def test_a_new_lease_on_a_thread_with_versions_reads_them(pg: PostgresSaver) -> 
     asyncio.run(go())
 
 
-def test_a_write_of_the_thread_forgets_what_the_start_read(pg: PostgresSaver) -> None:
+def test_a_write_of_the_thread_forgets_what_the_start_found(pg: PostgresSaver) -> None:
     async def go() -> None:
         lease, _ = await runs_of(pg).astart_taking(record("run-1"), "r1", 60, mark=BUSY)
         assert lease is not None and lease.epoch == 1
