@@ -16,7 +16,8 @@ Per version: the server's CPU per run (its threads' run time from
 every round; then the ratio after/before over all rounds and the median of
 the per-round ratios with their interquartile range. Calls are the clients'
 ``invoke`` (RunStarted and RunFinished: ``--events default``) or with every
-event kind (``--events all``), a new thread per call. It asserts nothing.
+event kind (``--events all``), a new thread per call (or, ``--threads reused``, one thread per
+caller for all its calls: a chat's later turns). It asserts nothing.
 
 Usage::
 
@@ -74,13 +75,14 @@ async def _rounds(args: argparse.Namespace, procs: dict[str, Proc], backends: di
         async def batch(tag: str, n: int) -> None:
             left = [n]
 
-            async def caller() -> None:
+            async def caller(k: int) -> None:
                 while left[0] > 0:
                     left[0] -= 1
-                    r = await clients[tag].invoke("chain3", uuid.uuid4().hex, {"n": 0}, event_kinds=kinds, timeout=60)
+                    thread = f"caller-{k}" if args.threads == "reused" else uuid.uuid4().hex
+                    r = await clients[tag].invoke("chain3", thread, {"n": 0}, event_kinds=kinds, timeout=60)
                     assert r.values["n"] == 3, r
 
-            await asyncio.gather(*(caller() for _ in range(args.callers)))
+            await asyncio.gather(*(caller(k) for k in range(args.callers)))
 
         for tag in procs:
             await batch(tag, max(60, args.calls // 2))  # warm-up
@@ -125,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kind", choices=("pg", "sqlite"), default="pg")
     p.add_argument("--events", choices=("default", "all"), default="default")
     p.add_argument("--callers", type=int, default=8)
+    p.add_argument("--threads", choices=("new", "reused"), default="new",
+                   help="a new thread per call, or one thread per caller for all its calls (a chat's later turns)")  # fmt: skip
     p.add_argument("--rounds", type=int, default=12)
     p.add_argument("--calls", type=int, default=120, help="calls per version per round")
     p.add_argument("--pg", default=os.environ.get("GRAPHWIRE_BENCH_PG", "postgresql://root@127.0.0.1:5432/test"),
@@ -163,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                     for name in databases.values():
                         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
     load = os.getloadavg()
-    print(f"{args.before} (before) vs this checkout (after): {args.kind}, events {args.events}, {args.callers} callers, "
+    print(f"{args.before} (before) vs this checkout (after): {args.kind}, events {args.events}, {args.threads} threads, {args.callers} callers, "
           f"{args.rounds} rounds of {args.calls} calls each; load average after {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")  # fmt: skip
     print("\n".join(lines))
     return 0

@@ -25,7 +25,9 @@ __all__ = ["Queries", "render"]
 # one statement, atomic on its own: no transaction around it, one round trip.
 # Each kind of row is one JSON array of arrays (columns by position, see
 # _rows.py), every row's bytes a slice (1-based offset, length) of one bytea:
-# a parameter per column, as arrays, cost psycopg ~20 µs each to adapt.
+# a parameter per column, as arrays, cost psycopg ~20 µs each to adapt. Rows
+# are read as jsonb, parsed once (json's ``->>`` parses the text at every use);
+# a checkpoint's ``versions`` stays the json text sent (``j -> 7``).
 # A blob already stored at (channel, version) holds the same value: the first copy stays;
 # RETURNING names those inserted (the delta cache learns only those). A delta whose base (or
 # ref) is missing fails a foreign key, checked at the statement's end (a base the statement
@@ -41,15 +43,15 @@ new_blobs AS (
     SELECT %(thread_id)s, %(ns)s, b ->> 0, (b ->> 1)::bigint, b ->> 2,
            substring(bytes.all_bytes FROM (b ->> 3)::integer FOR (b ->> 4)::integer),
            (b ->> 5)::bigint, (b ->> 6)::integer, b ->> 7, b ->> 8, (b ->> 9)::bigint, b ->> 10
-    FROM json_array_elements(%(blobs)s::json) AS b, bytes{fenced}
+    FROM jsonb_array_elements(%(blobs)s::jsonb) AS b, bytes{fenced}
     ON CONFLICT DO NOTHING
     RETURNING channel, version
 ), new_checkpoints AS (
     INSERT INTO {{checkpoints}}
         (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, ts, type, checkpoint, metadata, versions, run_id)
     SELECT %(thread_id)s, %(ns)s, c ->> 0, c ->> 1, c ->> 2, c ->> 3,
-           substring(bytes.all_bytes FROM (c ->> 4)::integer FOR (c ->> 5)::integer), (c -> 6)::jsonb, c -> 7, (c ->> 8)::uuid
-    FROM json_array_elements(%(checkpoints)s::json) AS c, bytes{fenced}
+           substring(bytes.all_bytes FROM (c ->> 4)::integer FOR (c ->> 5)::integer), c -> 6, j -> 7, (c ->> 8)::uuid
+    FROM json_array_elements(%(checkpoints)s::json) AS j, LATERAL (SELECT j::jsonb) AS c(c), bytes{fenced}
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
         parent_checkpoint_id = excluded.parent_checkpoint_id, ts = excluded.ts, type = excluded.type,
         checkpoint = excluded.checkpoint, metadata = excluded.metadata, versions = excluded.versions, run_id = excluded.run_id
@@ -59,7 +61,7 @@ new_blobs AS (
     SELECT w ->> 0, w ->> 1, w ->> 2, w ->> 3, (w ->> 4)::integer, w ->> 5, w ->> (6 + k.whole),
            substring(bytes.all_bytes FROM (w ->> (7 + k.whole))::integer FOR (w ->> (8 + k.whole))::integer),
            w ->> 9, w ->> (10 + k.whole), w ->> (11 + k.whole), (w ->> (12 + k.whole))::bigint, w ->> (13 + k.whole)
-    FROM json_array_elements(%(writes)s::json) AS w CROSS JOIN LATERAL (SELECT CASE WHEN w ->> 14 IS NULL OR EXISTS (
+    FROM jsonb_array_elements(%(writes)s::jsonb) AS w CROSS JOIN LATERAL (SELECT CASE WHEN w ->> 14 IS NULL OR EXISTS (
         SELECT FROM new_blobs AS nb WHERE nb.channel = w ->> 11 AND nb.version = (w ->> 12)::bigint) THEN 0 ELSE 8 END AS whole
     ) AS k, bytes{fenced}
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET

@@ -39,7 +39,7 @@ from engine.checkpoint._helpers import (
     storable_text,
 )
 from engine.checkpoint._writes import unpacked, write_ref
-from engine.checkpoint.base import CheckpointTuple, PendingWrite, ThreadInfo
+from engine.checkpoint.base import LEASE_KEY, CheckpointTuple, Lease, PendingWrite, ThreadInfo
 from engine.checkpoint.postgres import _queries as q
 from engine._sql.postgres.conns import kept_cursor
 from engine.serde import Serializer
@@ -50,6 +50,8 @@ __all__ = ["Reads"]
 _KEEP_RESULT_BYTES = 1 << 20
 # alist pages: small first (a caller often wants one or two), then larger.
 _FIRST_PAGE, _MAX_PAGE = 4, 128
+# Threads a run's start found without a version, kept until the run reads (see Reads.blank).
+_MAX_BLANK = 1024
 
 
 class Reads:
@@ -68,11 +70,41 @@ class Reads:
         self._q = queries
         self._deltas = deltas
         self._serde = serde
+        # thread id -> a lease whose run's start found the thread without a version
+        # (PostgresRuns.astart_taking): the lease's first read of the newest version is None without
+        # a statement (see blank).
+        self._blank: dict[str, Lease] = {}
+
+    def blank(self, lease: Lease) -> None:
+        """``lease``'s thread has no version: so its run's first read of the newest one says,
+        without a statement, unless a write that may give it one came first (a put, pending
+        writes, a copy into it: :meth:`forget`; a delete or a prune leaves none).
+
+        Only for a thread found without a version after the lease was taken and before any
+        write under it, with nobody else able to write it meanwhile (the caller's to know: see
+        ``PostgresRuns.astart_taking``)."""
+        blank = self._blank
+        blank.pop(lease.thread_id, None)
+        if len(blank) >= _MAX_BLANK:  # leases whose runs never read (they named a version): the oldest go
+            try:
+                del blank[next(iter(blank))]
+            except (StopIteration, RuntimeError, KeyError):  # emptied, or changed by a sync call's thread meanwhile
+                pass
+        blank[lease.thread_id] = lease
+
+    def forget(self, thread_id: str) -> None:
+        """A write of ``thread_id`` is under way: it may have a version now."""
+        if self._blank:
+            self._blank.pop(thread_id, None)
 
     async def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         thread_id, ns, checkpoint_id = parse_config(config)
         if not _storable(thread_id, ns, checkpoint_id):
             return None  # no such key can have been stored
+        if self._blank and checkpoint_id is None and ns == "" and thread_id in self._blank:
+            lease = (config.get("configurable") or {}).get(LEASE_KEY)
+            if lease is not None and self._blank.pop(thread_id, None) == lease:
+                return None  # the run's first read: its start found no version (see blank)
 
         params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
         sql = self._q.SELECT_LATEST_TUPLE if checkpoint_id is None else self._q.SELECT_TUPLE

@@ -59,8 +59,9 @@ _TYPES = {
     "started": "bytea", "finished": "bytea", "last_seq": "integer", "outcome": "bytea", "replaces": "text", "replaced_by": "text",
 }  # fmt: skip
 # The thread's lease taken (ACQUIRE_LEASE, its parameters prefixed with "l__") and, only if it was, the
-# record under its epoch and the thread's mark: a run's start in one statement. (epoch, run_id): the
-# lease's epoch (NULL: another holds it), the record's id (NULL: not inserted).
+# record under its epoch and the thread's mark: a run's start in one statement. (epoch, run_id, blank):
+# the lease's epoch (NULL: another holds it), the record's id (NULL: not inserted), whether the thread
+# had no version in the statement's snapshot (see PostgresRuns.astart_taking: one index probe).
 TAKING = """
 WITH lease AS (""" + q.ACQUIRE_LEASE.replace("%(", "%(l__").replace("RETURNING epoch, " + q.NO_FLUSH, "RETURNING epoch") + """),
 ins AS (
@@ -69,7 +70,8 @@ ins AS (
     WHERE EXISTS (SELECT FROM lease)
     ON CONFLICT DO NOTHING RETURNING run_id
 ), marked AS ({mark})
-SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins), """ + q.NO_FLUSH + """
+SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins),
+    NOT EXISTS (SELECT FROM {checkpoints} WHERE thread_id = %(thread_id)s AND checkpoint_ns = ''), """ + q.NO_FLUSH + """
 """
 # The same, with its thread's mark, written only with the record (the part ``marked``).
 INSERT_MARKED = INSERT.replace("\nSELECT run_id,", ", marked AS ({mark})\nSELECT run_id,")
@@ -155,6 +157,11 @@ def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) 
     return {"run_ids": [x[0] for x in rows], "seqs": [x[1] for x in rows], "thread_ids": [x[2] for x in rows], "datas": [x[3] for x in rows]}
 
 
+#: Tells the saver's reads that a lease's thread has no version (see
+#: :meth:`~engine.checkpoint.postgres._reads.Reads.blank`).
+Blank = Callable[[Lease], None]
+
+
 def _record(row: Sequence[Any]) -> RunRecord:
     return record_of(dict(zip(FIELDS, row)))
 
@@ -170,14 +177,15 @@ class PostgresRuns:
 
     def __init__(
         self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None,
-        leases: PostgresLeases | None = None,
+        leases: PostgresLeases | None = None, blank: Blank | None = None,
     ) -> None:
         self._run = run
         self._outline = outline
         self.threads = threads  # the schema's thread records: a mark goes in the record's statement
         self.leases = leases  # the schema's leases: a run's end lets go of its lease in the same statement
+        self._blank = blank  # the saver's reads: a thread a run's start found without a version
         tables = queries.tables
-        names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases")}  # already quoted identifiers
+        names = {n: sql.SQL(tables[n]) for n in ("runs", "run_events", "leases", "checkpoints")}  # already quoted identifiers
         self._sql = {
             k: sql.SQL(v).format(**names).as_string(None)  # type: ignore[arg-type]
             for k, v in {
@@ -252,10 +260,15 @@ class PostgresRuns:
         taking = await self.leases.acquire_params(record.thread_id, owner, ttl=ttl)
         params.update({f"l__{k}": v for k, v in taking.items()})
         rows, _ = await self._write("start_run", "TAKING", params)
-        epoch, inserted, _ = rows[0]
+        epoch, inserted, blank, _ = rows[0]
         if epoch is None:
             return None, None
         lease = Lease(taking["thread_id"], owner, int(epoch))
+        if blank and lease.epoch == 1 and inserted is not None and self._blank is not None:
+            # The lease row is new: no fenced write of the thread was ever made or is under way
+            # (each needs the row), so the thread the snapshot saw without a version has none
+            # until this lease writes, whatever the statement waited for.
+            self._blank(lease)
         if inserted is not None:
             return lease, None
         if record.request_id is not None:

@@ -171,7 +171,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
-        self.runs: PostgresRuns = PostgresRuns(self._run, self._q, threads=self.threads, leases=self.leases)
+        self.runs: PostgresRuns = PostgresRuns(self._run, self._q, threads=self.threads, leases=self.leases, blank=self._reads.blank)
         self.assistants, self.crons, self.webhooks, self.delayed = (PostgresAssistants(self._run, self._q), PostgresCrons(self._run, self._q), PostgresWebhooks(self._run, self._q), PostgresDelayed(self._run, self._q))
         self._setup_lock = threading.Lock()
         self._ready = False
@@ -379,6 +379,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         statement: it is sent again with every value whole.
         """
         thread_id = batch.thread_id
+        self._reads.forget(thread_id)
         lease = _lease_of(self, config, thread_id)
         head = (batch.puts[0].parent_id, batch.puts[-1].checkpoint_id) if batch.puts and batch.ns == "" else None
         if lease is None:
@@ -449,7 +450,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             raise ValueError(f"thread {target!r}: a copy without the thread's lease, on a checkpointer that requires one")
         if not _storable(source, target):
             return
-
+        self._reads.forget(target)  # it may have versions now (Reads.blank)
         fence = None if lease is None else (lambda conn: self.leases.check_fence(conn, target, lease, None, delete=True))
         await copy_thread(self._run, self._q.tables, fence, source, target)
         self._deltas.forget_thread(target)
