@@ -7,7 +7,6 @@ as text). Everything else is a bound parameter: thread ids, namespaces,
 checkpoint ids, and the keys *and* values of a metadata filter
 (``metadata -> %s::text = %s::jsonb``), so a key such as ``a') OR 1=1--`` is
 data, never SQL. Only the fragments below are ever joined into a statement.
-
 Statements are fixed strings per saver, so psycopg prepares the hot ones
 (put, get) on the server after a few uses.
 """
@@ -25,16 +24,15 @@ __all__ = ["Queries", "render"]
 # one statement, atomic on its own: no transaction around it, one round trip.
 # Each kind of row is one JSON array of arrays (columns by position, see
 # _rows.py), every row's bytes a slice (1-based offset, length) of one bytea:
-# a parameter per column, as arrays, cost psycopg ~20 µs each to adapt. Rows
-# are read as jsonb, parsed once (json's ``->>`` parses the text at every use);
-# a checkpoint's ``versions`` stays the json text sent (``j -> 7``).
-# A blob already stored at (channel, version) holds the same value: the first copy stays;
-# RETURNING names those inserted (the delta cache learns only those). A delta whose base (or
-# ref) is missing fails a foreign key, checked at the statement's end (a base the statement
-# inserts counts), and with it the statement: the saver then writes it full. A checkpoint stored again is
-# replaced. Regular writes are idempotent per (task_id, idx): the first copy stays; special channels
-# have fixed negative indexes and replace. A write naming a row as its items (_chain.ITEMS) comes
-# whole too (columns 14-21): stored so unless that row is inserted now.
+# a parameter per column, as arrays, cost psycopg ~20 µs each to adapt. Rows are read as jsonb, parsed
+# once (json's ``->>`` parses the text at every use); a checkpoint's ``versions`` stays the json text sent
+# (``j -> 7``). A blob already stored at (channel, version) holds the same value: the first copy stays;
+# RETURNING names those inserted (the delta cache learns only those). A delta whose base (or ref) is
+# missing fails a foreign key, checked at the statement's end (a base the statement inserts counts), and
+# with it the statement: the saver then writes it full. A checkpoint stored again is replaced. Regular
+# writes are idempotent per (task_id, idx): the first copy stays; special channels have fixed negative
+# indexes and replace. A write naming a row as its items (_chain.ITEMS) comes whole too (columns 14-21):
+# stored so unless that row is inserted now.
 _PUT = """
 WITH bytes AS MATERIALIZED (SELECT %(bytes)b::bytea AS all_bytes),{fence}
 new_blobs AS (
