@@ -350,7 +350,8 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
         raise
     except (TypeError, ValueError, RecursionError) as exc:
         raise SerializationError(f"checkpoint metadata: {exc}") from exc
-    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    plain = text.isascii()
+    size = len(text) if plain else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_METADATA_BYTES:
         raise StateTooLargeError(
             f"checkpoint metadata: {size} bytes of JSON, over the limit of {MAX_METADATA_BYTES} "
@@ -359,7 +360,7 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
     # JSON escapes NUL as \u0000 and, with ensure_ascii off, keeps a lone
     # surrogate as it is: text without either holds no string to refuse, so
     # the walk that finds which one it is runs only when there is one.
-    bad = _bad_text(metadata) if "\\u0000" in text or not is_unicode(text) else None
+    bad = _bad_text(metadata) if "\\u0000" in text or not (plain or is_unicode(text)) else None
     if bad is not None:
         raise SerializationError(
             f"checkpoint metadata: cannot store the string {bad!r} (NUL characters and lone surrogates "

@@ -4,10 +4,16 @@
 default=...)`` builds a ``JSONEncoder``, defines a float formatter and makes
 the C encoder, every call: about 2 µs of a small dict's 3, paid by every
 version a saver stores. :func:`compact_json` makes the same C encoder
-directly (a fresh circular-reference map each call, as ``json.dumps`` has),
-so the text, and every error, is the one ``json.dumps`` gives. Where the C
-encoder is missing, or was made with other arguments (a Python that changed
-them), it is ``json.dumps`` itself.
+directly, so the text, and every error, is the one ``json.dumps`` gives.
+Where the C encoder is missing, or was made with other arguments (a Python
+that changed them), it is ``json.dumps`` itself.
+
+The encoders made are kept for the next call, in a pool of idle ones (a
+thread takes one and gives it back: ``list.pop`` and ``append`` are atomic):
+an encoder's circular-reference map is empty again after an encoding that
+succeeded, so each call starts with an empty map, as ``json.dumps``'s does.
+One that failed (its map may still hold entries) is dropped. An encoder is
+kept for one ``default``.
 """
 
 from __future__ import annotations
@@ -24,8 +30,22 @@ def _slow(obj: Any, default: Callable[[Any], Any]) -> str:
 
 
 def _fast(obj: Any, default: Callable[[Any], Any]) -> str:
-    chunks = _make({}, default, _text, None, ":", ",", False, False, False)(obj, 0)
-    return "".join(chunks)
+    pool = _idle.get(default)
+    if pool is None:
+        pool = _idle.setdefault(default, []) if len(_idle) < _DEFAULTS else []
+    try:
+        encode = pool.pop()
+    except IndexError:
+        encode = _make({}, default, _text, None, ":", ",", False, False, False)
+    text = "".join(encode(obj, 0))  # a failure leaves the encoder out of the pool
+    pool.append(encode)
+    return text
+
+
+#: default -> idle encoders made with it
+_idle: dict[Any, list[Any]] = {}
+# How many defaults get a pool (the savers pass one; a caller passing a new one each call gets none).
+_DEFAULTS = 8
 
 
 _make: Any = getattr(_encoder, "c_make_encoder", None)

@@ -43,7 +43,10 @@ _EMPTY_BLOB = (EMPTY, b"", None, 0, None)
 _NO_DELTAS = {"graphwire.delta_rows": 0}
 #: msgpack's own types only (a tuple, an int or str subclass raise TypeError), a str as UTF-8 (a lone surrogate raises)
 _META_PACK_OPTIONS = {"strict_types": True, "use_bin_type": True, "datetime": False}
-_local = threading.local()  # a packer per thread: msgpack's Packer is not thread-safe
+# Idle packers, taken and given back whole (list.pop and append are atomic): msgpack's Packer
+# is not thread-safe, and LangGraph calls put from worker threads it makes per invoke, in which
+# a packer of the thread's own (a thread-local's first use, a packer's buffer) cost more than the pack.
+_packers: list[msgpack.Packer] = []
 
 
 #: the scalars :class:`ScalarMemo` keeps: equal values of these types serialize to equal bytes
@@ -144,13 +147,17 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
         return dump_meta(serde, checkpoint, versions=versions)
     meta = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"],
             "updated_channels": checkpoint.get("updated_channels"), "channel_versions": versions}  # fmt: skip
-    packer = getattr(_local, "packer", None)
-    if packer is None:
-        packer = _local.packer = msgpack.Packer(**_META_PACK_OPTIONS)
     try:
-        return TAG, packer.pack(meta)
+        packer = _packers.pop()
+    except IndexError:
+        packer = msgpack.Packer(**_META_PACK_OPTIONS)
+    try:
+        data = packer.pack(meta)
     except (TypeError, ValueError, OverflowError):  # a tuple, a lone surrogate...: the serializer's way
+        _packers.append(packer)  # (a failed pack leaves its buffer empty)
         return dump_meta(serde, checkpoint, versions=versions)
+    _packers.append(packer)
+    return TAG, data
 
 
 def full_value(serde: Serializer, ns: str, channel: str, version: int, value: Any) -> tuple[tuple[str, bytes, None, int, None], Known | None]:

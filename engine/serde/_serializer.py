@@ -58,6 +58,8 @@ _JSON_SAFE_PACK_OPTIONS = {**_PACK_OPTIONS, "unicode_errors": "strict"}
 # surrogate, which it refuses (UnicodeEncodeError): then the pack is made again with
 # the options above.
 _FAST_PACK_OPTIONS = {k: v for k, v in _PACK_OPTIONS.items() if k != "unicode_errors"}
+# A packer keeps its buffer at the largest size it packed: one that packed more than this is not kept.
+_POOLED_BYTES = 1 << 20
 
 
 @runtime_checkable
@@ -101,7 +103,7 @@ class Serializer:
             Off by default, as LangGraph stores such values.
     """
 
-    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_tag", "json_safe")
+    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_packers", "_nests", "_tag", "json_safe")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's own ``dumps_typed(self, value)`` (LangGraph's signature, no ``path_prefix``) is
@@ -124,6 +126,10 @@ class Serializer:
         self._codec = codec
         self._tag = TAG if codec is None else f"{TAG}+{_codec_name(codec)}"
         self._local = threading.local()
+        #: idle top-level packers (see :meth:`_pack`)
+        self._packers: list[msgpack.Packer] = []
+        #: set once an ext value was packed: from then on a pack may be one re-entered from inside another
+        self._nests = False
         self.register(Interrupt, Send, Command, Overwrite, DeltaSnapshot, TimeoutPolicy)
         self.register(*types)
 
@@ -222,24 +228,29 @@ class Serializer:
         return self.dumps_typed(value, path_prefix=path_prefix)[1]
 
     def _pack(self, value: Any) -> bytes:
-        state = self._local.__dict__  # this thread's: plain dict look-ups, the hot path of every write
-        if state.get("depth"):
-            # Re-entered from inside a pack (a model's dump calling us): the
-            # cached packer is busy.
+        # Re-entered from inside a pack (a model's dump calling us)? Only after _default ran once.
+        if self._nests and self._local.__dict__.get("depth"):
             return self._pack_nested(value)
-        packer = state.get("packer")
-        if packer is None:
-            packer = state["packer"] = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
+        # A packer from the pool of idle ones, given back after (list.pop and append are atomic):
+        # not a packer per thread, whose first use (a thread-local's state, a packer's buffer)
+        # cost more than a small pack in the worker threads LangGraph makes per invoke.
+        packers = self._packers
         try:
-            return pack_top(packer.pack, value)  # (a failed pack leaves the packer's buffer empty)
+            packer = packers.pop()
+        except IndexError:
+            packer = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
+        try:
+            data = pack_top(packer.pack, value)
         except UnicodeEncodeError:
             if self.json_safe:
                 raise  # a lone surrogate: JSON cannot carry it
+            packers.append(packer)  # (a failed pack leaves the packer's buffer empty)
+        else:
+            if len(data) <= _POOLED_BYTES:  # else its buffer grew to that: let it go
+                packers.append(packer)
+            return data
         # a str with a lone surrogate: stored as is (LangGraph's serializer keeps it too)
-        packer = state.get("text_packer")
-        if packer is None:
-            packer = state["text_packer"] = msgpack.Packer(default=self._default, **_PACK_OPTIONS)
-        return pack_top(packer.pack, value)
+        return pack_top(msgpack.Packer(default=self._default, **_PACK_OPTIONS).pack, value)
 
     def _pack_nested(self, value: Any) -> bytes:
         options = _JSON_SAFE_PACK_OPTIONS if self.json_safe else _PACK_OPTIONS
@@ -247,6 +258,7 @@ class Serializer:
 
     def _default(self, obj: Any) -> msgpack.ExtType:
         """msgpack's callback for every non-native value: encode it or refuse."""
+        self._nests = True
         local = self._local
         depth = getattr(local, "depth", 0)
         if depth >= MAX_EXT_DEPTH:
