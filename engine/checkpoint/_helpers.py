@@ -30,7 +30,7 @@ from typing import Any
 from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint._inline import inline_problem, merge_inline
-from engine.checkpoint._json import compact_json
+from engine.checkpoint._json import compact_json, loop_json
 from engine.checkpoint._meta_form import LONG, SHORT, unpack
 from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
@@ -344,6 +344,9 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
             a string with NUL or a lone surrogate.
         StateTooLargeError: the JSON is over :data:`MAX_METADATA_BYTES`.
     """
+    text = loop_json(metadata)  # a loop's own: its text known, nothing in it to refuse
+    if text is not None:
+        return text
     try:
         text = compact_json(metadata, _refuse)  # json.dumps(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except SerializationError:

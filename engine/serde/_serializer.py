@@ -203,25 +203,32 @@ class Serializer:
             SerializationError: some part of ``value`` is outside the
                 allowlist; the message names the path to it.
         """
+        return self._dumps(value, path_prefix, None)
+
+    def dumps_channel(self, key: str, value: Any) -> tuple[str, bytes]:
+        """:meth:`dumps_typed` for the value of state key ``key`` (errors name the key)."""
+        if type(self).dumps_typed is not Serializer.dumps_typed:  # a subclass's own: it is the one called
+            return self.dumps_typed(value, path_prefix=f"state key {key!r}")
+        return self._dumps(value, "", key)
+
+    def _dumps(self, value: Any, path_prefix: str, key: str | None) -> tuple[str, bytes]:
+        """:meth:`dumps_typed`; ``key``: a state key the errors name instead (their text made on an error only)."""
         try:
             data = self._pack(value)
         except Exception as exc:  # whatever failed, the message gets a path
-            raise self._write_error(value, path_prefix, exc) from exc
+            raise self._write_error(value, _where(path_prefix, key), exc) from exc
         if self.json_safe and may_be_unsendable(data):
             problem = find_problem(value, self._by_type, json_safe=True)
             if problem is not None:  # else a float's bit pattern inside a string's bytes
-                raise self._write_error(value, path_prefix, ValueError(problem.reason))
+                raise self._write_error(value, _where(path_prefix, key), ValueError(problem.reason))
         if self._codec is not None:
             try:
                 data = self._codec.encode(data)
             except Exception as exc:  # a codec's own failure, reported as a write failure
+                path_prefix = _where(path_prefix, key)
                 where = f"{path_prefix}: " if path_prefix else ""
                 raise SerializationError(f"{where}codec {self._tag!r} failed to encode: {exc}") from exc
         return self._tag, data
-
-    def dumps_channel(self, key: str, value: Any) -> tuple[str, bytes]:
-        """:meth:`dumps_typed` for the value of state key ``key`` (errors name the key)."""
-        return self.dumps_typed(value, path_prefix=f"state key {key!r}")
 
     def dumps(self, value: Any, *, path_prefix: str = "") -> bytes:
         """Serialize to bytes alone, the tag being implied by this serializer's codec."""
@@ -435,6 +442,11 @@ def _options_for(n: int) -> dict[str, Any]:
 #: Payloads up to this size (a chat message, say) share one set of options.
 _SMALL = 4096
 _SMALL_OPTIONS = _options_for(_SMALL)
+
+
+def _where(path_prefix: str, key: str | None) -> str:
+    """An error's prefix: ``path_prefix``, or the state key's."""
+    return path_prefix if key is None else f"state key {key!r}"
 
 
 def _codec_name(codec: Codec) -> str:
