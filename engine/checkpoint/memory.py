@@ -329,7 +329,8 @@ class InMemorySaver(BaseCheckpointSaver):
                 thread = self._threads[thread_id] = _Thread()
             blobs = thread.blobs
             for channel, version, blob, known in planned:
-                if (ns, channel, version) in blobs:  # stored once: an existing (channel, version) is the same value
+                key = (ns, channel, version)
+                if key in blobs:  # stored once: an existing (channel, version) is the same value
                     if known is None:
                         learned[channel] = None
                     continue
@@ -340,10 +341,13 @@ class InMemorySaver(BaseCheckpointSaver):
                         delta_rows += 1
                     else:  # pruned since the cache learned it
                         blob, known = full_value(serde, ns, channel, version, values[channel])
-                blobs[(ns, channel, version)] = blob
+                blobs[key] = blob
                 size += len(blob[1])
                 learned[channel] = known
-            thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
+            rows = thread.checkpoints.get(ns)
+            if rows is None:
+                rows = thread.checkpoints[ns] = {}
+            rows[checkpoint_id] = row
             if checkpoint_id > thread.latest.get(ns, ""):
                 thread.latest[ns] = checkpoint_id
         deltas.learn_put(thread_id, ns, learned)
@@ -386,7 +390,9 @@ class InMemorySaver(BaseCheckpointSaver):
             thread = self._threads.get(thread_id)
             if thread is None:
                 thread = self._threads[thread_id] = _Thread()
-            stored = thread.writes.setdefault((ns, checkpoint_id), {})
+            stored = thread.writes.get((ns, checkpoint_id))
+            if stored is None:
+                stored = thread.writes[(ns, checkpoint_id)] = {}
             if plain is not None:
                 for key, row, replaces in plain:
                     if replaces or key not in stored:
