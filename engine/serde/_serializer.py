@@ -126,7 +126,7 @@ class Serializer:
         self._codec = codec
         self._tag = TAG if codec is None else f"{TAG}+{_codec_name(codec)}"
         self._local = threading.local()
-        #: idle top-level packers (see :meth:`_pack`)
+        #: idle top-level packers, given to the thread that packs and taken back (see :meth:`_dumps`)
         self._packers: list[msgpack.Packer] = []
         #: set once an ext value was packed: from then on a pack may be one re-entered from inside another
         self._nests = False
@@ -214,7 +214,29 @@ class Serializer:
     def _dumps(self, value: Any, path_prefix: str, key: str | None) -> tuple[str, bytes]:
         """:meth:`dumps_typed`; ``key``: a state key the errors name instead (their text made on an error only)."""
         try:
-            data = self._pack(value)
+            if self._nests and self._local.__dict__.get("depth"):
+                # Re-entered from inside a pack (a model's dump calling us)? Only after _default ran once.
+                data = self._pack_nested(value)
+            else:
+                # A packer from the pool of idle ones, given back after (list.pop and append are atomic):
+                # not a packer per thread, whose first use (a thread-local's state, a packer's buffer)
+                # cost more than a small pack in the worker threads LangGraph makes per invoke.
+                packers = self._packers
+                try:
+                    packer = packers.pop()
+                except IndexError:
+                    packer = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
+                try:
+                    data = pack_top(packer.pack, value)
+                except UnicodeEncodeError:
+                    if self.json_safe:
+                        raise  # a lone surrogate: JSON cannot carry it
+                    packers.append(packer)  # (a failed pack leaves the packer's buffer empty)
+                    # a str with a lone surrogate: stored as is (LangGraph's serializer keeps it too)
+                    data = pack_top(msgpack.Packer(default=self._default, **_PACK_OPTIONS).pack, value)
+                else:
+                    if len(data) <= _POOLED_BYTES:
+                        packers.append(packer)
         except Exception as exc:  # whatever failed, the message gets a path
             raise self._write_error(value, _where(path_prefix, key), exc) from exc
         if self.json_safe and may_be_unsendable(data):
@@ -233,31 +255,6 @@ class Serializer:
     def dumps(self, value: Any, *, path_prefix: str = "") -> bytes:
         """Serialize to bytes alone, the tag being implied by this serializer's codec."""
         return self.dumps_typed(value, path_prefix=path_prefix)[1]
-
-    def _pack(self, value: Any) -> bytes:
-        # Re-entered from inside a pack (a model's dump calling us)? Only after _default ran once.
-        if self._nests and self._local.__dict__.get("depth"):
-            return self._pack_nested(value)
-        # A packer from the pool of idle ones, given back after (list.pop and append are atomic):
-        # not a packer per thread, whose first use (a thread-local's state, a packer's buffer)
-        # cost more than a small pack in the worker threads LangGraph makes per invoke.
-        packers = self._packers
-        try:
-            packer = packers.pop()
-        except IndexError:
-            packer = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
-        try:
-            data = pack_top(packer.pack, value)
-        except UnicodeEncodeError:
-            if self.json_safe:
-                raise  # a lone surrogate: JSON cannot carry it
-            packers.append(packer)  # (a failed pack leaves the packer's buffer empty)
-        else:
-            if len(data) <= _POOLED_BYTES:  # else its buffer grew to that: let it go
-                packers.append(packer)
-            return data
-        # a str with a lone surrogate: stored as is (LangGraph's serializer keeps it too)
-        return pack_top(msgpack.Packer(default=self._default, **_PACK_OPTIONS).pack, value)
 
     def _pack_nested(self, value: Any) -> bytes:
         options = _JSON_SAFE_PACK_OPTIONS if self.json_safe else _PACK_OPTIONS
