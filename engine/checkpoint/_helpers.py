@@ -30,7 +30,7 @@ from typing import Any
 from engine.checkpoint._chain import EMPTY
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint._inline import inline_problem, merge_inline
-from engine.checkpoint._json import compact_json
+from engine.checkpoint._json import compact_json, loop_json
 from engine.checkpoint._meta_form import LONG, SHORT, unpack
 from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
@@ -344,13 +344,17 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
             a string with NUL or a lone surrogate.
         StateTooLargeError: the JSON is over :data:`MAX_METADATA_BYTES`.
     """
+    text = loop_json(metadata)  # a loop's own: its text known, nothing in it to refuse
+    if text is not None:
+        return text
     try:
         text = compact_json(metadata, _refuse)  # json.dumps(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except SerializationError:
         raise
     except (TypeError, ValueError, RecursionError) as exc:
         raise SerializationError(f"checkpoint metadata: {exc}") from exc
-    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    plain = text.isascii()
+    size = len(text) if plain else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_METADATA_BYTES:
         raise StateTooLargeError(
             f"checkpoint metadata: {size} bytes of JSON, over the limit of {MAX_METADATA_BYTES} "
@@ -359,7 +363,7 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
     # JSON escapes NUL as \u0000 and, with ensure_ascii off, keeps a lone
     # surrogate as it is: text without either holds no string to refuse, so
     # the walk that finds which one it is runs only when there is one.
-    bad = _bad_text(metadata) if "\\u0000" in text or not is_unicode(text) else None
+    bad = _bad_text(metadata) if "\\u0000" in text or not (plain or is_unicode(text)) else None
     if bad is not None:
         raise SerializationError(
             f"checkpoint metadata: cannot store the string {bad!r} (NUL characters and lone surrogates "

@@ -22,14 +22,14 @@ its versions were checked, is packed by msgpack alone (:func:`dump_plain_meta`).
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
+from operator import is_
 from typing import Any
 
 import msgpack
 
-from engine.checkpoint._chain import EMPTY, BlobRow, Known, Link, Ref
-from engine.checkpoint._delta import _WRITE_SIZE, DeltaCache
+from engine.checkpoint._chain import EMPTY, MAX_SEQ, Known, Link, Ref
+from engine.checkpoint._delta import _MAX_LEVELS, _WRITE_SIZE, MAX_LISTS_PER_THREAD, DeltaCache, _ThreadEntry
 from engine.checkpoint._refs import MIN_ITEMS, reference
 from engine.checkpoint._helpers import dump_meta
 from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, Checkpoint
@@ -40,10 +40,14 @@ __all__ = ["MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_sc
 
 #: a stored blob, as the in-memory saver keeps it: (type, data, base, seq, ref); see engine.checkpoint.memory
 _EMPTY_BLOB = (EMPTY, b"", None, 0, None)
+_new_tuple = tuple.__new__  # a Link made in C, as its own __new__ makes it, without that Python layer
 _NO_DELTAS = {"graphwire.delta_rows": 0}
 #: msgpack's own types only (a tuple, an int or str subclass raise TypeError), a str as UTF-8 (a lone surrogate raises)
 _META_PACK_OPTIONS = {"strict_types": True, "use_bin_type": True, "datetime": False}
-_local = threading.local()  # a packer per thread: msgpack's Packer is not thread-safe
+# Idle packers, taken and given back whole (list.pop and append are atomic): msgpack's Packer
+# is not thread-safe, and LangGraph calls put from worker threads it makes per invoke, in which
+# a packer of the thread's own (a thread-local's first use, a packer's buffer) cost more than the pack.
+_packers: list[msgpack.Packer] = []
 
 
 #: the scalars :class:`ScalarMemo` keeps: equal values of these types serialize to equal bytes
@@ -125,8 +129,8 @@ def plan_put(
             out.append((channel, version, (tag, data, None, 0, None), None))
             continue
         if kind is list and deltas.fanout:
-            row, known = deltas.plan_list(serde, thread_id, ns, channel, version, value)
-            out.append((channel, version, (row.type, row.data, row.base, row.seq, row.ref), known))
+            blob, known = deltas.plan_list(serde, thread_id, ns, channel, version, value)
+            out.append((channel, version, blob, known))
             continue
         found = memo.get((kind, value)) if kind in _SCALARS else None  # (another kind may not hash)
         tag, data = found or dumps_scalar(memo, serde, channel, value)
@@ -144,13 +148,17 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
         return dump_meta(serde, checkpoint, versions=versions)
     meta = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"],
             "updated_channels": checkpoint.get("updated_channels"), "channel_versions": versions}  # fmt: skip
-    packer = getattr(_local, "packer", None)
-    if packer is None:
-        packer = _local.packer = msgpack.Packer(**_META_PACK_OPTIONS)
     try:
-        return TAG, packer.pack(meta)
+        packer = _packers.pop()
+    except IndexError:
+        packer = msgpack.Packer(**_META_PACK_OPTIONS)
+    try:
+        data = packer.pack(meta)
     except (TypeError, ValueError, OverflowError):  # a tuple, a lone surrogate...: the serializer's way
+        _packers.append(packer)  # (a failed pack leaves its buffer empty)
         return dump_meta(serde, checkpoint, versions=versions)
+    _packers.append(packer)
+    return TAG, data
 
 
 def full_value(serde: Serializer, ns: str, channel: str, version: int, value: Any) -> tuple[tuple[str, bytes, None, int, None], Known | None]:
@@ -162,8 +170,11 @@ def full_value(serde: Serializer, ns: str, channel: str, version: int, value: An
     return (tag, data, None, 0, None), Known(version, list(value), (Link(0, version, len(value), len(data), ns, channel),))
 
 
-def plain_writes(memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, writes: Sequence[tuple[str, Any]]) -> list[tuple[int, str, str, bytes, bool]] | None:
-    """``(index, channel, type, data, replaces)`` of each of a task's writes, the rows
+def plain_writes(
+    memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str,
+    task_path: str,
+) -> list[tuple[tuple[str, int], tuple[str, str, bytes, str, None], bool]] | None:  # fmt: skip
+    """``((task_id, index), row as stored, replaces)`` of each of a task's writes, the rows
     :func:`~engine.checkpoint._writes.dump_writes` would make; None when one may be a ref (a dict,
     a list of two items or more), is an error (stored as its ``repr``), or does not serialize
     (``dump_writes`` then raises, naming the task and channel)."""
@@ -178,9 +189,8 @@ def plain_writes(memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Seriali
                 found = dumps_scalar(memo, serde, channel, value)
             except SerializationError:
                 return None
-        tag, data = found
         special = WRITES_IDX_MAP.get(channel)
-        out.append((idx if special is None else special, channel, tag, data, special is not None))
+        out.append(((task_id, idx if special is None else special), (channel, *found, task_path, None), special is not None))
     return out
 
 
@@ -195,9 +205,35 @@ class MemoryDeltas(DeltaCache):
 
     def plan_list(
         self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
-    ) -> tuple[BlobRow, Known]:
-        """The row of a list channel's new version, and what the cache learns once it is stored."""
-        return self._plan_list(serde, thread_id, ns, channel, version, value)
+    ) -> tuple[tuple[str, bytes, int | None, int, Ref | None], Known]:
+        """The row of a list channel's new version (as the saver stores it), and what the cache
+        learns once it is stored.
+
+        The common case, a list that extends this channel's last value at the next run
+        position below a K-th (its base is that value's row, nothing compressed), is made
+        here as :meth:`DeltaCache._plan_list <engine.checkpoint._delta.DeltaCache>` makes it
+        (a step of a chat: a turn's messages after the conversation); the rest by it.
+        """
+        entry = self._threads.get(thread_id)  # one look-up each, atomic (no LRU move: learn_put makes it)
+        known = None if entry is None else entry.known.get((ns, channel))
+        if known is not None and known.version != version:
+            last, chain, items = known.chain[0], known.chain, known.items
+            seq = last.seq + 1
+            if (
+                seq % self.fanout  # its base is seq - 1 (base_seq), the link before, and nothing is compressed
+                and seq <= MAX_SEQ
+                and len(chain) < self.fanout * _MAX_LEVELS
+                and last.ns == ns
+                and last.channel == channel
+                and len(value) >= len(items)
+                and all(map(is_, value, items))  # extends it, item by item (zip stops at its end), in C
+            ):
+                tag, data = serde.dumps_channel(channel, value[last.length :])
+                link = _new_tuple(Link, (seq, version, len(value), last.size + len(data), ns, channel))
+                learned = Known(version, list(value), (link, *chain))
+                return (tag, data, last.version, seq, None), learned
+        row, learned = self._plan_list(serde, thread_id, ns, channel, version, value)
+        return (row.type, row.data, row.base, row.seq, row.ref), learned
 
     def committed_lists(self, thread_id: str) -> list[Known]:
         """The thread's remembered lists a ref may name (committed ones)."""
@@ -206,6 +242,25 @@ class MemoryDeltas(DeltaCache):
     def learn_put(self, thread_id: str, ns: str, learned: Mapping[str, Known | None]) -> None:
         """What a stored put tells the cache (as :meth:`commit` does with a plan's): a list's new
         value for each channel in ``learned`` with one, and no list for the others."""
-        if not any(learned.values()) and (thread_id not in self._threads or not self.fanout):
+        if not self.fanout or not self.max_threads:
+            return
+        threads = self._threads
+        if thread_id not in threads and not any(learned.values()):
             return  # the common case: no list to learn, none known for the thread
-        self._set_many(thread_id, ns, learned)
+        with self._lock:
+            entry = threads.get(thread_id)
+            if entry is None:
+                if not any(learned.values()):
+                    return  # nothing to learn, nothing to forget: no entry made
+                entry = threads[thread_id] = _ThreadEntry()
+            threads.move_to_end(thread_id)
+            known = entry.known
+            for channel, found in learned.items():
+                key = (ns, channel)
+                known.pop(key, None)  # (re)inserted last: the most recent
+                if found is not None:
+                    known[key] = found
+            while len(known) > MAX_LISTS_PER_THREAD:
+                del known[next(iter(known))]
+            while len(threads) > self.max_threads:
+                threads.popitem(last=False)

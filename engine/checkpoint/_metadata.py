@@ -37,25 +37,32 @@ def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapp
         given_md = _flat(given_md)
     if not given_md and not conf:
         return metadata
-    out = dict(metadata)
+    out: dict[str, Any] | None = None  # made on the first key added: LangGraph's loop's config adds none
     for given in (given_md, conf):
         if not given:
             continue
         for key, value in given.items():
-            if key in out or key in _NOT_FROM_CONFIG or key.startswith("__"):
+            if key in metadata or (out is not None and key in out) or key in _NOT_FROM_CONFIG or key.startswith("__"):
                 continue
             if type(value) in _PLAIN or isinstance(value, (str, int, float, bool)):
+                if out is None:
+                    out = dict(metadata)
                 out[key] = value
     run = given_md.get(RUN_KEY) if given_md else None
-    if run is not None and RUN_KEY not in out:
+    if run is not None and RUN_KEY not in metadata:  # (private: the loop above never adds it)
+        if out is None:
+            out = dict(metadata)
         out[RUN_KEY] = run
-    return out
+    return metadata if out is None else out
 
 
-def _flat(chain: ChainMap[str, Any]) -> dict[str, Any]:
-    """``chain`` as one dict: a key's value from the first map that has it, as ``chain[key]``."""
+def _flat(chain: ChainMap[str, Any]) -> Mapping[str, Any]:
+    """``chain`` as one mapping: a key's value from the first map that has it, as ``chain[key]``."""
+    maps = chain.maps
+    if len(maps) == 1:  # LangGraph's run config's (read, never changed here)
+        return maps[0]
     out: dict[str, Any] = {}
-    for m in reversed(chain.maps):
+    for m in reversed(maps):
         out.update(m)
     return out
 

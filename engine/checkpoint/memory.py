@@ -313,12 +313,13 @@ class InMemorySaver(BaseCheckpointSaver):
         if not _all_int(checkpoint, new_versions) or checkpoint.get("pending_sends"):  # else nothing to take
             checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
-        values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
         deltas, serde = self._deltas, self.serde
         if deltas.max_state_bytes is not None:  # every put measured: the shared planner's
             return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
+        values = checkpoint["channel_values"]
         planned = plan_put(deltas, self._scalars.table(serde), serde, thread_id, ns, values, new_versions)
-        row: _Row = (parent_id, checkpoint["ts"], dump_plain_meta(serde, checkpoint, versions), dump_metadata(put_metadata(config, metadata)))
+        meta = dump_plain_meta(serde, checkpoint, checkpoint["channel_versions"])
+        row: _Row = (parent_id, checkpoint["ts"], meta, dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         learned: dict[str, Known | None] = {}
         size = delta_rows = 0
@@ -328,7 +329,8 @@ class InMemorySaver(BaseCheckpointSaver):
                 thread = self._threads[thread_id] = _Thread()
             blobs = thread.blobs
             for channel, version, blob, known in planned:
-                if (ns, channel, version) in blobs:  # stored once: an existing (channel, version) is the same value
+                key = (ns, channel, version)
+                if key in blobs:  # stored once: an existing (channel, version) is the same value
                     if known is None:
                         learned[channel] = None
                     continue
@@ -339,10 +341,13 @@ class InMemorySaver(BaseCheckpointSaver):
                         delta_rows += 1
                     else:  # pruned since the cache learned it
                         blob, known = full_value(serde, ns, channel, version, values[channel])
-                blobs[(ns, channel, version)] = blob
+                blobs[key] = blob
                 size += len(blob[1])
                 learned[channel] = known
-            thread.checkpoints.setdefault(ns, {})[checkpoint_id] = row
+            rows = thread.checkpoints.get(ns)
+            if rows is None:
+                rows = thread.checkpoints[ns] = {}
+            rows[checkpoint_id] = row
             if checkpoint_id > thread.latest.get(ns, ""):
                 thread.latest[ns] = checkpoint_id
         deltas.learn_put(thread_id, ns, learned)
@@ -376,7 +381,8 @@ class InMemorySaver(BaseCheckpointSaver):
 
     def _put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str) -> None:
         thread_id, ns, checkpoint_id = parse_write_config(config)
-        plain = plain_writes(self._scalars.table(self.serde), self.serde, writes) if self._deltas.max_state_bytes is None else None
+        serde = self.serde
+        plain = plain_writes(self._scalars.table(serde), serde, writes, task_id, task_path) if self._deltas.max_state_bytes is None else None
         if plain is None:  # a write that may be a ref (or is an error, or is refused: raised here, named)
             refer = self._deltas.referrer(self.serde, thread_id)
             rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
@@ -384,11 +390,13 @@ class InMemorySaver(BaseCheckpointSaver):
             thread = self._threads.get(thread_id)
             if thread is None:
                 thread = self._threads[thread_id] = _Thread()
-            stored = thread.writes.setdefault((ns, checkpoint_id), {})
+            stored = thread.writes.get((ns, checkpoint_id))
+            if stored is None:
+                stored = thread.writes[(ns, checkpoint_id)] = {}
             if plain is not None:
-                for idx, channel, tag, data, replaces in plain:
-                    if replaces or (task_id, idx) not in stored:
-                        stored[(task_id, idx)] = (channel, tag, data, task_path, None)
+                for key, row, replaces in plain:
+                    if replaces or key not in stored:
+                        stored[key] = row
                 return
             for r in rows:
                 if r.ref is not None and (r.ref.ns, r.ref.channel, r.ref.version) not in thread.blobs:

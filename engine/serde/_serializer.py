@@ -58,6 +58,8 @@ _JSON_SAFE_PACK_OPTIONS = {**_PACK_OPTIONS, "unicode_errors": "strict"}
 # surrogate, which it refuses (UnicodeEncodeError): then the pack is made again with
 # the options above.
 _FAST_PACK_OPTIONS = {k: v for k, v in _PACK_OPTIONS.items() if k != "unicode_errors"}
+# A packer keeps its buffer at the largest size it packed: one that packed more than this is not kept.
+_POOLED_BYTES = 1 << 20
 
 
 @runtime_checkable
@@ -101,7 +103,7 @@ class Serializer:
             Off by default, as LangGraph stores such values.
     """
 
-    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_tag", "json_safe")
+    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_packers", "_nests", "_tag", "json_safe")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's own ``dumps_typed(self, value)`` (LangGraph's signature, no ``path_prefix``) is
@@ -124,6 +126,10 @@ class Serializer:
         self._codec = codec
         self._tag = TAG if codec is None else f"{TAG}+{_codec_name(codec)}"
         self._local = threading.local()
+        #: idle top-level packers, given to the thread that packs and taken back (see :meth:`_dumps`)
+        self._packers: list[msgpack.Packer] = []
+        #: set once an ext value was packed: from then on a pack may be one re-entered from inside another
+        self._nests = False
         self.register(Interrupt, Send, Command, Overwrite, DeltaSnapshot, TimeoutPolicy)
         self.register(*types)
 
@@ -197,49 +203,58 @@ class Serializer:
             SerializationError: some part of ``value`` is outside the
                 allowlist; the message names the path to it.
         """
+        return self._dumps(value, path_prefix, None)
+
+    def dumps_channel(self, key: str, value: Any) -> tuple[str, bytes]:
+        """:meth:`dumps_typed` for the value of state key ``key`` (errors name the key)."""
+        if type(self).dumps_typed is not Serializer.dumps_typed:  # a subclass's own: it is the one called
+            return self.dumps_typed(value, path_prefix=f"state key {key!r}")
+        return self._dumps(value, "", key)
+
+    def _dumps(self, value: Any, path_prefix: str, key: str | None) -> tuple[str, bytes]:
+        """:meth:`dumps_typed`; ``key``: a state key the errors name instead (their text made on an error only)."""
         try:
-            data = self._pack(value)
+            if self._nests and self._local.__dict__.get("depth"):
+                # Re-entered from inside a pack (a model's dump calling us)? Only after _default ran once.
+                data = self._pack_nested(value)
+            else:
+                # A packer from the pool of idle ones, given back after (list.pop and append are atomic):
+                # not a packer per thread, whose first use (a thread-local's state, a packer's buffer)
+                # cost more than a small pack in the worker threads LangGraph makes per invoke.
+                packers = self._packers
+                try:
+                    packer = packers.pop()
+                except IndexError:
+                    packer = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
+                try:
+                    data = pack_top(packer.pack, value)
+                except UnicodeEncodeError:
+                    if self.json_safe:
+                        raise  # a lone surrogate: JSON cannot carry it
+                    packers.append(packer)  # (a failed pack leaves the packer's buffer empty)
+                    # a str with a lone surrogate: stored as is (LangGraph's serializer keeps it too)
+                    data = pack_top(msgpack.Packer(default=self._default, **_PACK_OPTIONS).pack, value)
+                else:
+                    if len(data) <= _POOLED_BYTES:
+                        packers.append(packer)
         except Exception as exc:  # whatever failed, the message gets a path
-            raise self._write_error(value, path_prefix, exc) from exc
+            raise self._write_error(value, _where(path_prefix, key), exc) from exc
         if self.json_safe and may_be_unsendable(data):
             problem = find_problem(value, self._by_type, json_safe=True)
             if problem is not None:  # else a float's bit pattern inside a string's bytes
-                raise self._write_error(value, path_prefix, ValueError(problem.reason))
+                raise self._write_error(value, _where(path_prefix, key), ValueError(problem.reason))
         if self._codec is not None:
             try:
                 data = self._codec.encode(data)
             except Exception as exc:  # a codec's own failure, reported as a write failure
+                path_prefix = _where(path_prefix, key)
                 where = f"{path_prefix}: " if path_prefix else ""
                 raise SerializationError(f"{where}codec {self._tag!r} failed to encode: {exc}") from exc
         return self._tag, data
 
-    def dumps_channel(self, key: str, value: Any) -> tuple[str, bytes]:
-        """:meth:`dumps_typed` for the value of state key ``key`` (errors name the key)."""
-        return self.dumps_typed(value, path_prefix=f"state key {key!r}")
-
     def dumps(self, value: Any, *, path_prefix: str = "") -> bytes:
         """Serialize to bytes alone, the tag being implied by this serializer's codec."""
         return self.dumps_typed(value, path_prefix=path_prefix)[1]
-
-    def _pack(self, value: Any) -> bytes:
-        state = self._local.__dict__  # this thread's: plain dict look-ups, the hot path of every write
-        if state.get("depth"):
-            # Re-entered from inside a pack (a model's dump calling us): the
-            # cached packer is busy.
-            return self._pack_nested(value)
-        packer = state.get("packer")
-        if packer is None:
-            packer = state["packer"] = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
-        try:
-            return pack_top(packer.pack, value)  # (a failed pack leaves the packer's buffer empty)
-        except UnicodeEncodeError:
-            if self.json_safe:
-                raise  # a lone surrogate: JSON cannot carry it
-        # a str with a lone surrogate: stored as is (LangGraph's serializer keeps it too)
-        packer = state.get("text_packer")
-        if packer is None:
-            packer = state["text_packer"] = msgpack.Packer(default=self._default, **_PACK_OPTIONS)
-        return pack_top(packer.pack, value)
 
     def _pack_nested(self, value: Any) -> bytes:
         options = _JSON_SAFE_PACK_OPTIONS if self.json_safe else _PACK_OPTIONS
@@ -247,6 +262,7 @@ class Serializer:
 
     def _default(self, obj: Any) -> msgpack.ExtType:
         """msgpack's callback for every non-native value: encode it or refuse."""
+        self._nests = True
         local = self._local
         depth = getattr(local, "depth", 0)
         if depth >= MAX_EXT_DEPTH:
@@ -423,6 +439,11 @@ def _options_for(n: int) -> dict[str, Any]:
 #: Payloads up to this size (a chat message, say) share one set of options.
 _SMALL = 4096
 _SMALL_OPTIONS = _options_for(_SMALL)
+
+
+def _where(path_prefix: str, key: str | None) -> str:
+    """An error's prefix: ``path_prefix``, or the state key's."""
+    return path_prefix if key is None else f"state key {key!r}"
 
 
 def _codec_name(codec: Codec) -> str:

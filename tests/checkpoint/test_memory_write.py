@@ -145,3 +145,26 @@ def test_a_meta_msgpack_alone_cannot_pack_goes_through_the_serializer() -> None:
     lone = "\ud800"  # a channel name with a lone surrogate: msgpack's strict UTF-8 refuses it, the serializer keeps it
     odd = dump_plain_meta(serde, checkpoint, {lone: 1})
     assert load_meta(serde, "c", odd)["channel_versions"] == {lone: 1}
+
+
+def test_a_list_growing_past_the_fanout_is_stored_as_the_planner_stores_it() -> None:
+    """The short path's own list deltas (the next run position below a K-th) and the planner's
+    (the K-th, compressed; a chain past its levels) interleave over 70 steps: the same rows."""
+    stored = []
+    for saver in (InMemorySaver(delta_fanout=4), InMemorySaver(delta_fanout=4, max_state_bytes=10**9)):
+        config: dict[str, Any] = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+        messages: list[Any] = []
+        for step in range(70):
+            messages = messages + [{"role": "ai", "n": step}]  # a reducer's new list: the same items, one more
+            checkpoint = empty_checkpoint()
+            checkpoint["id"] = f"{step:05d}"
+            checkpoint["ts"] = f"2026-01-01T00:{step // 60:02d}:{step % 60:02d}+00:00"
+            checkpoint["channel_versions"] = {"messages": step + 1}
+            checkpoint["channel_values"] = {"messages": messages}
+            config = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}}, {"messages": step + 1})
+        found = saver.get_tuple({"configurable": {"thread_id": "t"}})
+        assert found is not None and found.checkpoint["channel_values"]["messages"] == messages
+        stored.append(_stored(saver, "t"))
+    assert stored[0] == stored[1]
+    blobs = stored[0][0]
+    assert sum(blob[2] is not None for blob in blobs.values()) == 69  # every version after the first a delta

@@ -64,3 +64,41 @@ def test_dump_metadata_still_refuses_what_it_refused() -> None:
     with pytest.raises(SerializationError, match="Out of range float"):
         dump_metadata({"x": float("nan")})
     assert dump_metadata({"source": "loop", "step": 1, "writes": None}) == '{"source":"loop","step":1,"writes":null}'
+
+
+LOOPS: list[Any] = [
+    {"source": "loop", "step": 3, "parents": {}},
+    {"source": "input", "step": -1, "parents": {}},
+    {"__graphwire_run_id__": "0b7e5f2a-1c3d-4e5f-8a9b-0c1d2e3f4a5b", "source": "update", "step": 2**40, "parents": {}},
+]
+NOT_LOOPS: list[Any] = [
+    {"source": "loop", "step": True, "parents": {}},  # a bool is no step
+    {"source": "loop", "step": 1.0, "parents": {}},
+    {"source": "loop", "step": 1, "parents": {"": "id"}},  # parents: the encoder's
+    {"step": 1, "source": "loop", "parents": {}},  # another key order: another text
+    {"source": 'lo"op', "step": 1, "parents": {}},
+    {"source": "loop", "step": 1, "parents": {}, "extra": 1},
+    {"__graphwire_run_id__": "not a uuid", "source": "loop", "step": 1, "parents": {}},
+    {"source": "loop", "step": 2**60, "parents": {}},
+]
+
+
+@pytest.mark.parametrize("value", LOOPS)
+def test_a_loops_metadata_has_the_encoders_text_without_it(value: Any) -> None:
+    assert _json.loop_json(value) == _dumps(value)
+    assert dump_metadata(value) == _dumps(value)
+
+
+@pytest.mark.parametrize("value", NOT_LOOPS)
+def test_other_metadata_goes_through_the_encoder(value: Any) -> None:
+    assert _json.loop_json(value) is None
+    assert dump_metadata(value) == _dumps(value)
+
+
+def test_an_encoder_is_taken_again_after_a_success_not_after_a_failure() -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises(SerializationError):
+        dump_metadata({"x": loop})
+    assert dump_metadata({"a": [1, {"b": None}]}) == '{"a":[1,{"b":null}]}'
+    assert dump_metadata({"a": [1, {"b": None}]}) == '{"a":[1,{"b":null}]}'

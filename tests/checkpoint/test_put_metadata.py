@@ -26,3 +26,15 @@ def test_the_versions_own_metadata_wins_and_a_config_without_any_leaves_it_as_it
     own = {"source": "input", "step": -1}
     assert put_metadata({"metadata": ChainMap({"source": "x"}), "configurable": {}}, own) == own
     assert put_metadata({}, own) is own
+
+
+def test_a_config_that_adds_nothing_leaves_the_metadata_as_it_is() -> None:
+    """LangGraph's loop's config: ids, private keys and values that are not plain, nothing to add."""
+    own = {"source": "loop", "step": 3, "parents": {}}
+    config = {
+        "metadata": ChainMap({"thread_id": "t", "__pregel_key": 1}),
+        "configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": "c", "__pregel_runtime": object(), "obj": [1]},
+    }
+    assert put_metadata(config, own) is own
+    assert put_metadata({**config, "metadata": ChainMap({"__graphwire_run_id__": "r"})}, own) == {**own, "__graphwire_run_id__": "r"}
+    assert own == {"source": "loop", "step": 3, "parents": {}}  # (the caller's dict is never changed)

@@ -116,3 +116,6 @@ _.keeper  # engine/_internal/_sync.py _thread_loop (_Keeper)
 
 # LangGraph's RemoteGraph: a private method its own tests call (test_remote_graph.py's test_sanitize_config).
 _._sanitize_config  # engine/pregel/remote.py RemoteGraph
+
+# Read by inspect.signature, which returns a function's __signature__ as it is.
+_.__signature__  # engine/checkpoint/_sync_twins.py keep_signatures (LangGraph's loop asks put_writes' signature every run)

@@ -48,3 +48,26 @@ def test_json_safe_still_refuses_a_lone_surrogate_and_packs_on_after() -> None:
     with pytest.raises(SerializationError, match="lone surrogate"):
         serde.dumps_typed({"x": ["ok", "a\ud800"]})
     assert serde.loads_typed(serde.dumps_typed({"x": ["ok"]})) == {"x": ["ok"]}
+
+
+def test_packs_from_many_threads_at_once_are_the_bytes_of_one() -> None:
+    """Top-level packers come from a pool the threads share (each takes one, gives it back)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    serde = Serializer()
+    values = [{"messages": [{"role": "user", "content": "x" * (i % 50)}], "n": i, "t": (i, "tuple")} for i in range(400)]
+    with ThreadPoolExecutor(8) as pool:
+        packed = list(pool.map(serde.dumps_typed, values))
+    assert packed == [Serializer().dumps_typed(v) for v in values]
+    assert [serde.loads_typed(p) for p in packed] == values
+
+
+def test_a_packer_that_packed_a_large_value_is_not_kept() -> None:
+    serde = Serializer()
+    serde.dumps_typed({"n": 1})
+    kept = len(serde._packers)
+    assert kept == 1
+    big = {"blob": b"x" * (2 << 20)}
+    assert serde.loads_typed(serde.dumps_typed(big)) == big
+    assert len(serde._packers) == kept - 1  # its buffer grew to the value's size: let go
+    assert serde.dumps_typed({"n": 1}) == Serializer().dumps_typed({"n": 1})
