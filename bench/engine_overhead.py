@@ -220,6 +220,8 @@ def langgraph_on_ours(lg: ModuleSet, ours: ModuleSet) -> ModuleSet:
 
 
 LG_ON_OURS = "langgraph_on_ours"
+#: The key of LangGraph raced against itself (--only lg-null).
+LG_AGAIN = "langgraph_again"
 # Module sets whose savers are ours (--json-safe sets their serializer).
 OUR_SAVERS = ("ours", LG_ON_OURS)
 
@@ -453,7 +455,9 @@ def take_turns(runs: dict[str, Callable[[], float]], steps: int, warmup: int, re
     start = time.perf_counter()
     n = 0
     while live and (n < reps or (time.perf_counter() - start < min_time and n < 20 * reps)):
-        for name, run in list(live.items()):
+        # The order turns each round (A B, B A, ...): what one run leaves the next (garbage the
+        # next collects, caches it evicted) weighs on each alike.
+        for name, run in list(live.items())[:: -1 if n % 2 else 1]:
             try:
                 times[name].append(run())
             except Exception as exc:
@@ -517,9 +521,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                    help="time runs by the wall clock (default), by the process's CPU time (steadier on a busy machine) "
                         "or by the invoking thread's (--tracing: leaves out the span exporter's thread)")
-    p.add_argument("--only", choices=("both", "ours", "langgraph", "lg-savers"), default="both",
+    p.add_argument("--only", choices=("both", "ours", "langgraph", "lg-savers", "lg-null"), default="both",
                    help="both (default): ours vs LangGraph, then LangGraph on its own savers vs on ours; "
-                        "lg-savers: that second table alone")
+                        "lg-savers: that second table alone; lg-null: LangGraph on its own savers against "
+                        "itself, the bench's own floor for that table's ratio (1.00 when the bench is fair)")
     p.add_argument("--rows", default=",".join(ROWS), help=f"comma list of {', '.join(ROWS)}")
     p.add_argument("--savers", default=",".join(SAVERS), help=f"comma list of {', '.join(SAVERS)}")
     p.add_argument("--reps", type=int, help="minimum repetitions per cell (default 7, quick 3)")
@@ -555,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in ("both", "ours", "lg-savers"):
         impls["ours"], info = load_ours()
         notes.append(f"ours: {info}")
-    if args.only in ("both", "langgraph", "lg-savers"):
+    if args.only in ("both", "langgraph", "lg-savers", "lg-null"):
         impls["langgraph"], info = load_langgraph()
         notes.append(f"langgraph: {info}" if impls["langgraph"] is None else f"langgraph {info}")
 
@@ -578,7 +583,7 @@ def main(argv: list[str] | None = None) -> int:
 
     errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmpdir:
-        if args.only != "lg-savers":
+        if args.only in ("both", "ours", "langgraph"):
             errors += pair_table(impls, ("ours", "LangGraph", "ours/LangGraph"), rows, savers, tmpdir, warmup, reps, min_time,
                                  args.verbose)  # fmt: skip
         lg, ours = impls["langgraph"], impls["ours"]
@@ -589,6 +594,11 @@ def main(argv: list[str] | None = None) -> int:
             pairs = {LG_ON_OURS: langgraph_on_ours(lg, ours), "langgraph": lg}
             errors += pair_table(pairs, ("LG on ours", "LG on its own", "ours/own"), rows, [s for s in savers if s != "none"],
                                  tmpdir, warmup, reps, min_time, args.verbose)  # fmt: skip
+        if args.only == "lg-null" and lg is not None:
+            print("LangGraph on its own savers against itself (two cells alike, taking turns): the ratio a "
+                  "fair bench gives when nothing differs")
+            errors += pair_table({"langgraph": lg, LG_AGAIN: lg}, ("LG on its own", "LG again", "first/second"), rows,
+                                 [s for s in savers if s != "none"], tmpdir, warmup, reps, min_time, args.verbose)  # fmt: skip
         if args.tracing and impls["ours"] is not None:
             errors += tracing_table(impls["ours"], rows, savers, tmpdir, warmup, reps, min_time, args.verbose)
     for e in errors:
