@@ -35,6 +35,7 @@ class CompiledGraph(Protocol):
     interrupt_before: Any
     interrupt_after: Any
     default_recursion_limit: int
+    step_timeout: float | None
     stream_mode: str
     debug: bool
     output_keys: tuple[str, ...] | str

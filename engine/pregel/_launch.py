@@ -110,6 +110,7 @@ def launch(
         thread_name=thread_name,
         strict=strict,
         control=control,
+        step_timeout=graph.step_timeout,
     )
     loop = RunLoop(settings, input, config)
     return loop.events() if run is None else reported(run, lifecycle(run, loop, input, config))
@@ -157,6 +158,7 @@ def _nested(
         host=host,
         stable_ns=stable,
         control=control or host.task.control,  # as LangGraph: a drain of its parent's stops it too
+        step_timeout=graph.step_timeout,
     )
     loop = RunLoop(settings, input, config)
     if saver is None:

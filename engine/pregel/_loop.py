@@ -130,6 +130,7 @@ class RunLoop:
             sync_face=settings.sync_face,
             nest=self._nest,
             max_concurrency=self.config.get("max_concurrency"),
+            step_timeout=settings.step_timeout,
         )
         runner.null_resume = state.null_resume
 
@@ -228,19 +229,21 @@ class RunLoop:
                 # The failure first; the siblings it cut short (recorded as cancelled) after it.
                 failed = sorted((t for t in tasks if t.error is not None), key=lambda t: isinstance(t.error, asyncio.CancelledError))
                 waiting = [t for t in tasks if t.interrupts or t.paused]
-                if failed or waiting:
-                    self.trace.end_step(failed[0].error if failed else None)
+                timed_out = runner.timed_out  # its tasks still running were cancelled (recorded in failed)
+                if failed or waiting or timed_out is not None:
+                    self.trace.end_step(timed_out or (failed[0].error if failed else None))
                     if settings.saver is not None:
                         await writer.save_stopped(state.parent_id, tasks)
-                    if failed:
-                        error = failed[0].error
+                    if failed or timed_out is not None:
+                        error = timed_out or failed[0].error
                         reason = "ERROR"
                     else:
                         interrupts = tuple(i for t in waiting for i in t.interrupts)
                         state.shown = state.shown or bool(interrupts)  # as LangGraph's: a values chunk with them
                         reason = "INTERRUPT"
-                    conflict = self._apply_finished(tasks, emit=not failed)
-                    if conflict is not None and not failed:
+                    stopped = bool(failed) or timed_out is not None
+                    conflict = self._apply_finished(tasks, emit=not stopped)
+                    if conflict is not None and not stopped:
                         reason, error = "ERROR", conflict  # as LangGraph: the step cannot end
                     break
                 await self._finish_step(tasks)

@@ -23,7 +23,6 @@ import inspect
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from engine._internal._sync import call_off_loop
-from engine._internal._unsupported import refuse
 from engine.channels.base import MISSING, BaseChannel
 from engine.channels.binop import BinaryOperatorAggregate
 from engine.channels.topic import Topic
@@ -467,7 +466,7 @@ def lowlevel_options(graph: Any, nodes: Any, channels: Any, interrupt_before: An
     before = options.pop("interrupt_before_nodes", interrupt_before) or ()
     after = options.pop("interrupt_after_nodes", interrupt_after) or ()
     retry = options.pop("retry_policy", ())
-    refuse("Pregel", step_timeout=options.pop("step_timeout", None))
+    graph.step_timeout = options.pop("step_timeout", None)
     graph.debug = bool(options.pop("debug", None))  # as compile(debug=True): calls print their updates and values
     graph.stream_mode = options.pop("stream_mode", "values")
     graph.config = options.pop("config", None)

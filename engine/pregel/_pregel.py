@@ -50,6 +50,9 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     default_recursion_limit = DEFAULT_RECURSION_LIMIT
     #: what ``stream()`` yields without a ``stream_mode`` (a compiled StateGraph: "updates")
     stream_mode: str = "values"
+    #: seconds each superstep's tasks may run, as LangGraph's: a step still running then fails with
+    #: TimeoutError, its tasks still running cancelled (``graph.step_timeout = 30``; None: no limit)
+    step_timeout: float | None = None
     #: the transformer factories every ``stream_events(version="v3")`` run of the graph adds (``compile(transformers=)``)
     stream_transformers: tuple[Any, ...] = ()
 

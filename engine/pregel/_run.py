@@ -68,6 +68,8 @@ class RunSettings:
     #: the call came through the sync face (invoke, stream), at the root or above a subgraph: a failing
     #: task's siblings on threads are waited for, as LangGraph's thread pool (engine.pregel._runner)
     sync_face: bool = False
+    #: the graph's ``step_timeout`` (LangGraph's): seconds a step may run, None for no limit
+    step_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if self.recursion_limit < 1:

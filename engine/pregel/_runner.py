@@ -73,6 +73,7 @@ class StepRunner:
         run_id: str | None = None,
         cache: Any = None,
         max_concurrency: int | None = None,
+        step_timeout: float | None = None,
     ) -> None:
         self._queue = queue
         self._emit_to = queue.emit
@@ -96,6 +97,10 @@ class StepRunner:
         self.inline_sync = inline_sync
         #: the call came through the sync face: a failure waits for its siblings on threads (tick)
         self.sync_face = sync_face
+        #: the graph's ``step_timeout``: seconds a step's tasks may run (LangGraph's), None for no limit
+        self.step_timeout = step_timeout
+        #: the TimeoutError of a step whose time ran out (tick), else None
+        self.timed_out: TimeoutError | None = None
         #: config["max_concurrency"]: how many of a step's tasks (and their calls) run at once (LangGraph's)
         self.gate = asyncio.Semaphore(max_concurrency) if max_concurrency else None
         self.nest = nest  # what a graph run nested in a task borrows from the run (engine.pregel._nested)
@@ -157,6 +162,7 @@ class StepRunner:
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._parent_id, self._statuses = parent_id, statuses or {}
+        self.timed_out = None
         cached: set[str] = set()
         taken: set[str] = set()
         if statuses:
@@ -207,7 +213,7 @@ class StepRunner:
                 self._writes.append((t.id, t.writes or [(NO_WRITES, None)], task_path_str(t.path)))
         run = [t for t in tasks if t.id not in cached and t.id not in hits]
         yield
-        if len(run) == 1 and self._inline(run[0]):
+        if len(run) == 1 and self._inline(run[0]) and self.step_timeout is None:
             await self._run_inline(run[0], step)
             if handled_by(run[0]):
                 h = await self._hand_over(run[0], step, tasks)
@@ -231,6 +237,8 @@ class StepRunner:
 
             for f in futs:
                 track(f)
+            loop = self._loop
+            deadline = None if self.step_timeout is None else loop.time() + self.step_timeout
             try:
                 while pending:
                     self._wake = wake = self._loop.create_future()
@@ -238,8 +246,13 @@ class StepRunner:
                         # Events came while the run's consumer had the last ones: take them now (a paced
                         # thread writes no more, to wake this, until they are taken).
                         wake.set_result(None)
-                    done, pending = await asyncio.wait({*pending, wake}, return_when=asyncio.FIRST_COMPLETED)
+                    left = None if deadline is None else max(0.0, deadline - loop.time())
+                    done, pending = await asyncio.wait({*pending, wake}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
                     pending.discard(wake)
+                    if not done:  # the step's time ran out (step_timeout): what is still running stops
+                        self._time_up(pending, futs)
+                        deadline = None
+                        continue
                     # ``done`` is a set. Async nodes report in the order they finished, as LangGraph's
                     # commit as each one's future completes; nodes on threads that finished together, in plan
                     # order, as LangGraph's thread pool, which its tasks usually leave in the order submitted.
@@ -283,12 +296,23 @@ class StepRunner:
                     f.cancel()
         yield
 
+    def _time_up(self, pending: set[asyncio.Future[Any]], futs: dict[asyncio.Future[Any], Task]) -> None:
+        """As LangGraph when a step outlives ``step_timeout``: the step fails with TimeoutError
+        ("Timed out" under the sync face, as its thread pool's wait; none under the async face, as
+        asyncio's). Its tasks still running are cancelled (the next wait records them so, and they run
+        again when the thread goes on), but for sync nodes on threads under the sync face: a thread
+        cannot be stopped, and as LangGraph's pool the call waits for them, keeping what they write."""
+        for f in pending:
+            if not self.sync_face or futs[f].node.is_async:
+                f.cancel()
+        self.timed_out = TimeoutError("Timed out") if self.sync_face else TimeoutError()
+
     def runs_alone(self, tasks: list[Task], statuses: dict[str, TaskStatus] | None) -> bool:
         """Whether the step is one task :meth:`run_alone` can run: nothing recorded of it, no
         cache to look in, and no event its caller waits for before it ends (live events, a
         task's or step's start: those steps run by :meth:`tick`, which yields as they come)."""
         return (
-            len(tasks) == 1 and not statuses and self.cache is None and not self.live
+            len(tasks) == 1 and not statuses and self.cache is None and not self.live and self.step_timeout is None
             and (tasks[0].node.is_async or self.inline_sync) and tasks[0].node.error_handler is None
             and not self._wants[TaskStarted] and not self._wants[StepStarted]
         )  # fmt: skip

@@ -19,7 +19,6 @@ import pytest
 
 from engine import END, START, StateGraph
 from engine.checkpoint import InMemorySaver
-from engine.pregel import Pregel
 
 DIFFERS_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "porting.md").read_text()
 
@@ -49,7 +48,6 @@ CFG = {"configurable": {"thread_id": "t"}}
 REFUSED: dict[str, Callable[[], Any]] = {
     "invoke/stream(version=": lambda: list(_app().stream({"x": 1}, CFG, version="v3")),
     "draw_mermaid(node_colors=": lambda: _app().get_graph().draw_mermaid(node_colors={"a": "red"}),
-    "Pregel(step_timeout=": lambda: Pregel(nodes={}, channels={}, input_channels="x", output_channels="x", step_timeout=1.0),
 }
 
 
