@@ -129,6 +129,23 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     stream_channels: str | Sequence[str] | None = None
     retry_policy: Sequence[Any] = ()
 
+    # LangGraph's names of the graph's static breakpoints, read and set as its attributes are
+    @property
+    def interrupt_before_nodes(self) -> Any:
+        return self.interrupt_before
+
+    @interrupt_before_nodes.setter
+    def interrupt_before_nodes(self, nodes: Any) -> None:
+        self.interrupt_before = nodes
+
+    @property
+    def interrupt_after_nodes(self) -> Any:
+        return self.interrupt_after
+
+    @interrupt_after_nodes.setter
+    def interrupt_after_nodes(self, nodes: Any) -> None:
+        self.interrupt_after = nodes
+
     @property
     def InputType(self) -> Any:  # noqa: N802 - LangChain's name
         """What a call takes: one input channel's write type (else anything)."""

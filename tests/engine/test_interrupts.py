@@ -11,6 +11,7 @@ import pytest
 
 from engine import END, START, Command, Interrupt, StateGraph, interrupt
 from engine.errors import InvalidResumeError
+from engine.checkpoint import InMemorySaver
 from engine.testing import history_summary, thread
 
 
@@ -311,3 +312,18 @@ def test_an_interrupt_takes_langgraphs_older_arguments_and_refuses_unknown_ones(
     assert Interrupt("v", "given", ns=["a:b"]).id == "given"
     with pytest.raises(TypeError, match="'bogus'"):
         Interrupt("v", bogus=1)
+
+
+def test_breakpoints_set_by_langgraph_s_attribute_names_after_compile():
+    class S(TypedDict):
+        a: int
+
+    g = StateGraph(S).add_node("one", lambda s: {"a": s["a"] + 1}).add_edge(START, "one").compile(checkpointer=InMemorySaver())
+    assert g.interrupt_before_nodes == () and g.interrupt_after_nodes == ()
+    g.interrupt_before_nodes = ["one"]
+    cfg = {"configurable": {"thread_id": "t"}}
+    assert g.invoke({"a": 1}, cfg) == {"a": 1}
+    assert g.get_state(cfg).next == ("one",)
+    g.interrupt_before_nodes, g.interrupt_after_nodes = [], "*"
+    assert g.invoke(None, cfg) == {"a": 2}
+    assert g.interrupt_after == "*"
