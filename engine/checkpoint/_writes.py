@@ -134,7 +134,10 @@ def repeating(rows: list[WriteRow], blobs: Iterable[BlobRow], ns: str) -> list[W
     """
     if not any(len(r.data) >= ITEMS_MIN for r in rows):
         return rows
-    own = {b.channel: b for b in blobs if b.ref is None and b.type != EMPTY}
+    # Deltas only: their rows hold a list's new items. A full row holds the channel's whole value,
+    # which equals a write's bytes for a LastValue channel too (a string, a dict): the read takes
+    # only a list's items back.
+    own = {b.channel: b for b in blobs if b.base is not None and b.ref is None and b.type != EMPTY}
     out = []
     for r in rows:
         b = own.get(r.channel) if len(r.data) >= ITEMS_MIN else None

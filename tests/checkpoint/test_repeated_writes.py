@@ -182,7 +182,7 @@ def test_a_pack_names_its_one_repeated_write_and_stores_whole_after_all() -> Non
     tag, data = s.dumps_typed([MSG1])
     n_tag, n_data = s.dumps_typed(None)
     rows = repeating([WriteRow(0, "messages", tag, data, False), WriteRow(1, "b", n_tag, n_data, False)],
-                     [BlobRow("messages", 7, tag, data)], "")  # fmt: skip
+                     [BlobRow("messages", 7, tag, data, 6, 1)], "")  # fmt: skip
     (pack,) = packed(rows, "t")
     assert pack.type == PACK and pack.ref == Ref("", "messages", 7) and len(pack.data) < 60
     whole = pack.full(s)
@@ -202,3 +202,19 @@ def test_an_items_write_reads_the_row_itself_or_fails_as_corrupt() -> None:
     for ref in [("", "d", 3, None), ("", "messages", 9, None), ("", "messages", 2, "k"), None]:
         with pytest.raises(CorruptCheckpointError):
             reader.resolve(ITEMS, b"", ref)
+
+
+@async_test
+async def test_a_last_value_write_equal_to_its_full_row_is_stored_whole(saver: BaseCheckpointSaver) -> None:
+    """A plain channel's write (a long string) is the next version's full value byte for byte:
+    no ref, which would name a row holding no list (the read refused it as corrupt)."""
+    v0 = saver.get_next_version(None)
+    c0, _ = await put(saver, cfg(), {"blob": "x" * 10}, {"blob": v0})
+    big = "y" * 5000
+    v1 = saver.get_next_version(v0)
+    cp = make_cp({"blob": big}, {"blob": v1})
+    await saver.aput_many([(c0, cp, {"source": "loop", "step": 1}, {"blob": v1})], writes=[(c0, [("blob", big)], "t", "~p, n")])
+    got = await saver.aget_tuple(c0)
+    assert got is not None and [(w[1], w[2]) for w in got.pending_writes] == [("blob", big)]
+    newest = await saver.aget_tuple(cfg())
+    assert newest is not None and newest.checkpoint["channel_values"]["blob"] == big
