@@ -110,9 +110,14 @@ class _ProjectionRegistry(Mapping[str, Any]):
 
 
 class _Projections:
-    """What both adapters read straight from the SDK's thread stream."""
+    """What both adapters hold, and read straight from the SDK's thread stream."""
 
-    _sdk: Any
+    def __init__(self, *, client: Any, sdk_thread: Any, input: Any, config: Any, metadata: Any) -> None:
+        self._client = client  # the SDK's client (sync or async, as the adapter)
+        self._sdk = sdk_thread
+        self._start_kwargs: dict[str, Any] = {"input": _translate_command_input(input), "config": config, "metadata": metadata}
+        self._run_id: str | None = None
+        self._closed = False
 
     @property
     def values(self) -> Any:
@@ -139,13 +144,10 @@ class _Projections:
 class _RemoteGraphRunStream(_Projections):
     """The sync v3 run stream of a remote graph (entering it starts the run)."""
 
+    _events: Iterator[Any] | None = None
+
     def __init__(self, *, sync_client: Any, sdk_thread: Any, input: Any, config: Any, metadata: Any) -> None:
-        self._client = sync_client
-        self._sdk = sdk_thread
-        self._start_kwargs: dict[str, Any] = {"input": _translate_command_input(input), "config": config, "metadata": metadata}
-        self._run_id: str | None = None
-        self._closed = False
-        self._events: Iterator[Any] | None = None
+        super().__init__(client=sync_client, sdk_thread=sdk_thread, input=input, config=config, metadata=metadata)  # LangGraph's keyword
 
     def __enter__(self) -> _RemoteGraphRunStream:
         if self._closed:
@@ -206,13 +208,7 @@ class _AsyncRemoteGraphRunStream(_Projections):
     """The async v3 run stream of a remote graph (``async with`` starts the run). No ``interleave``:
     async callers combine projections themselves, as with a local async run stream."""
 
-    def __init__(self, *, client: Any, sdk_thread: Any, input: Any, config: Any, metadata: Any) -> None:
-        self._client = client
-        self._sdk = sdk_thread
-        self._start_kwargs: dict[str, Any] = {"input": _translate_command_input(input), "config": config, "metadata": metadata}
-        self._run_id: str | None = None
-        self._closed = False
-        self._events: AsyncIterator[Any] | None = None
+    _events: AsyncIterator[Any] | None = None
 
     async def __aenter__(self) -> _AsyncRemoteGraphRunStream:
         if self._closed:

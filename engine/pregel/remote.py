@@ -374,10 +374,11 @@ class RemoteGraph(runnable_class() or object):  # type: ignore[misc]  # a Runnab
             extra_kwargs, _V3_SUPPORTED_KWARGS,
         )  # fmt: skip
 
-    def _v3_start(self, config: Any, headers: Any, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any]:
+    def _v3_thread(self, client: Any, config: Any, headers: Any) -> tuple[dict[str, Any], Any]:
+        """The config a v3 run sends, and the server's thread stream it runs on, through ``client``."""
         sent = sanitized(merge_configs(self.config, config))
         thread_id = sent.get("configurable", {}).pop("thread_id", None)
-        return sent, thread_id, self._headers(headers)
+        return sent, client.threads.stream(thread_id=thread_id, assistant_id=self.assistant_id, headers=self._headers(headers))
 
     def stream_events(
         self, input: Any, config: Any = None, *, version: str = "v2", interrupt_before: Any = None,
@@ -395,8 +396,7 @@ class RemoteGraph(runnable_class() or object):  # type: ignore[misc]  # a Runnab
             interrupt_after=interrupt_after, extra_kwargs=kwargs,
         )  # fmt: skip
         client = self._sync()
-        sent, thread_id, sent_headers = self._v3_start(config, headers, kwargs)
-        thread = client.threads.stream(thread_id=thread_id, assistant_id=self.assistant_id, headers=sent_headers)
+        sent, thread = self._v3_thread(client, config, headers)
         return RunStream(sync_client=client, sdk_thread=thread, input=input, config=sent, metadata=kwargs.get("metadata"))
 
     async def astream_events(
@@ -414,8 +414,7 @@ class RemoteGraph(runnable_class() or object):  # type: ignore[misc]  # a Runnab
             interrupt_after=interrupt_after, extra_kwargs=kwargs,
         )  # fmt: skip
         client = self._async()
-        sent, thread_id, sent_headers = self._v3_start(config, headers, kwargs)
-        thread = client.threads.stream(thread_id=thread_id, assistant_id=self.assistant_id, headers=sent_headers)
+        sent, thread = self._v3_thread(client, config, headers)
         return AsyncRunStream(client=client, sdk_thread=thread, input=input, config=sent, metadata=kwargs.get("metadata"))
 
 
