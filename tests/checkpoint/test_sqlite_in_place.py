@@ -25,9 +25,9 @@ def test_sqlite_statements_run_in_place_under_a_sync_call_and_on_the_worker_unde
         assert graph.invoke({"n": 0, "log": []}, config)["n"] == 1
         assert graph.get_state(config).values["n"] == 1
         # The worker thread starts on its first job: a sync caller gave it none.
-        assert saver._worker._threads == set()
+        assert not saver._worker.started
         asyncio.run(graph.ainvoke({"n": 5, "log": []}, {"configurable": {"thread_id": "u"}}))
-        assert len(saver._worker._threads) == 1
+        assert saver._worker.started
         assert [s.metadata["source"] for s in graph.get_state_history(config)] == ["loop", "loop", "input"]
     finally:
         saver.close()

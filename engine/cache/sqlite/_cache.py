@@ -12,17 +12,16 @@ they never wait for a writer).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from engine.cache._sql import Row, SqlCache
 from engine.cache.sqlite import _queries as q
 from engine.cache.sqlite._migrate import TABLES
+from engine._internal._worker import CallThread
 from engine._sql import sqlite as sql
 from engine.errors import CacheError
 from engine.serde import Serializer
@@ -50,12 +49,12 @@ class SqliteCache(SqlCache):
     def __init__(self, *, path: str | os.PathLike[str], serde: Serializer | None = None) -> None:
         super().__init__(serde=serde)
         where = os.fspath(path)
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphwire-sqlite-cache")
+        self._worker = CallThread("graphwire-sqlite-cache")
         self._conn: sqlite3.Connection | None = None
         try:
-            self._conn = self._worker.submit(self._open, where).result()
+            self._conn = self._worker.submit_wait(self._open, where)
         except BaseException:
-            self._worker.shutdown(wait=False)
+            self._worker.stop()
             raise
 
     @staticmethod
@@ -76,7 +75,7 @@ class SqliteCache(SqlCache):
     # -- plumbing ----------------------------------------------------------------
     async def _work(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the cache's worker thread (never SQL on the loop's)."""
-        return await asyncio.get_running_loop().run_in_executor(self._worker, fn, *args)
+        return await self._worker.call(fn, *args)
 
     @contextmanager
     def _sql(self) -> Iterator[sqlite3.Connection]:
@@ -149,5 +148,5 @@ class SqliteCache(SqlCache):
     def _close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            self._worker.submit(conn.close).result()
-        self._worker.shutdown(wait=False)
+            self._worker.submit_wait(conn.close)
+        self._worker.stop()

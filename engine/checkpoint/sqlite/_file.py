@@ -10,16 +10,15 @@ module docstring.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from engine._internal._sync import on_sync_loop
+from engine._internal._worker import CallThread
 from engine._sql import sqlite as sql
 from engine._sql.sqlite import BUSY_TIMEOUT_MS
 from engine.checkpoint.sqlite import _queries as q
@@ -41,7 +40,7 @@ class SaverFile:
     """
 
     def __init__(self, path_or_conn: str | os.PathLike[str] | sqlite3.Connection, *, exclusive: bool = False) -> None:
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphwire-sqlite")
+        self.worker = CallThread("graphwire-sqlite")
         self._serving: ServingLock | None = None
         if isinstance(path_or_conn, sqlite3.Connection):
             conn, self._owns_conn = path_or_conn, False
@@ -65,10 +64,10 @@ class SaverFile:
     async def work(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` (SQL, and decoding what it read) on the worker thread, or
         in place under a sync call (the hop there and back cost ~130 µs of CPU; the statements
-        are serialized by the lock either way)."""
+        are serialized by the lock either way; the hop itself: :mod:`engine._internal._worker`)."""
         if on_sync_loop():
             return fn(*args)
-        return await asyncio.get_running_loop().run_in_executor(self.worker, fn, *args)
+        return await self.worker.call(fn, *args)
 
     @contextmanager
     def transaction(self, begin: str) -> Iterator[sqlite3.Cursor]:
@@ -96,7 +95,7 @@ class SaverFile:
             return cur.execute(statement, params).fetchall()
 
     def _release(self) -> None:
-        self.worker.shutdown(wait=False)
+        self.worker.stop()
         if self._serving is not None:
             self._serving.release()
 
