@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -46,6 +47,46 @@ HIDDEN = "langsmith:hidden"
 _RUN, _CALLBACK, _RAISED, _DONE = range(4)
 #: How many of the run's own events may wait for the caller before the run waits for it.
 _AHEAD = 16
+
+
+class _InPlaceHandler(_AstreamEventsCallbackHandler):
+    """LangChain's event stream handler, each of its callbacks run to its end where it is called.
+
+    LangChain's handler is async, yet none of its callbacks awaits anything: each
+    puts its event on a queue of the reader's loop (thread-safely). Called through
+    a sync callback manager, as a node's run and the run's own chain run are (on
+    the loop's thread, or on a node's), LangChain runs every such coroutine on a
+    new event loop, on a thread of its pool when a loop is running, its caller
+    blocked until it is done: an event loop made and closed per event, and the
+    server's loop stopped meanwhile (about a tenth of the server's CPU on a run
+    streaming every event, sampled). Here each callback drives the handler's
+    coroutine in place, and ``run_inline`` has the async managers call it in place
+    too. The events and their order are the same: LangChain's way also sent each
+    before the call returned.
+    """
+
+    run_inline = True
+
+
+def _in_place(name: str) -> Callable[..., None]:
+    callback = getattr(_AstreamEventsCallbackHandler, name)
+
+    def in_place(self: _InPlaceHandler, *args: Any, **kwargs: Any) -> None:
+        step = callback(self, *args, **kwargs)
+        try:
+            step.send(None)
+        except StopIteration:
+            return
+        step.close()
+        raise RuntimeError(f"LangChain's {name} callback awaited something; the events stream cannot run it in place")
+
+    in_place.__name__ = in_place.__qualname__ = name
+    return in_place
+
+
+for _name in dir(_AstreamEventsCallbackHandler):  # its own callbacks and AsyncCallbackHandler's no-op ones
+    if _name.startswith("on_") and inspect.iscoroutinefunction(getattr(_AstreamEventsCallbackHandler, _name)):
+        setattr(_InPlaceHandler, _name, _in_place(_name))
 
 
 def _root_id(run_id: str) -> uuid.UUID:
@@ -111,7 +152,7 @@ async def with_callback_events(
         config: the run's config.
         run_id: the run's id, which names the root chain run.
     """
-    handler = _AstreamEventsCallbackHandler()
+    handler = _InPlaceHandler()
     root = _root_id(run_id)
     shaper = _Shaper(root, input, run_id)
     queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()

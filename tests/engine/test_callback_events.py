@@ -94,3 +94,40 @@ def test_a_reader_that_stops_early_closes_the_run() -> None:
         assert closed.is_set()
 
     asyncio.run(body())
+
+
+def test_callbacks_through_a_sync_manager_run_in_place_not_on_a_loop_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node's run and the run's own chain run report through LangChain's sync callback manager; LangChain
+    runs an async handler's callback there on a new event loop (on a pooled thread when a loop is running).
+    The events stream's handler runs each in place, on the loop's thread and on a node's thread alike."""
+    import threading
+    import uuid
+
+    from langchain_core.callbacks import CallbackManager
+    from langchain_core.callbacks import manager as lc_manager
+
+    def refused(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a callback went to a loop of its own")
+
+    monkeypatch.setattr(lc_manager, "_run_coros", refused)
+    run_ids = [uuid.uuid4(), uuid.uuid4()]
+
+    def report(run_id: uuid.UUID, config: dict[str, Any]) -> None:
+        run = CallbackManager.configure(config["callbacks"]).on_chain_start({"name": "node"}, {"x": 1}, run_id=run_id)
+        run.on_chain_end({"y": 2})
+
+    async def run(config: dict[str, Any]) -> AsyncIterator[ev.Event]:
+        yield ev.RunStarted(RUN, "t", "g", None)
+        report(run_ids[0], config)  # on the loop's thread
+        worker = threading.Thread(target=report, args=(run_ids[1], config))
+        worker.start()
+        worker.join()
+        yield ev.RunFinished("END", None)
+
+    async def body() -> list[ev.Event]:
+        return [e async for e in with_callback_events(run, {"x": 1}, {}, RUN)]
+
+    got = asyncio.run(body())
+    callbacks = [(e.payload["event"], e.payload["run_id"]) for e in got if isinstance(e, ev.CallbackEvent)]
+    for run_id in run_ids:
+        assert ("on_chain_start", str(run_id)) in callbacks and ("on_chain_end", str(run_id)) in callbacks
