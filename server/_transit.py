@@ -29,6 +29,12 @@ it, to end the run as cancelled (its versions flushed, RunFinished
 CANCELLED), so one that arrives then is handed on to the engine's next wait,
 and the hop stops holding.
 
+Events are weighed only while the hop is held: then whatever waits is weighed
+at once, and each event put after it as it comes, so the bound is checked
+against every event waiting, as if each had been weighed on arrival. While
+the hop flows nothing reads the weights, and weighing every event cost about
+a twentieth of the server's CPU on a run streaming every event (sampled).
+
 When the bookkeeping stops (the call ended, or was cut short), what waits is
 dropped and so is what comes later (:meth:`Transit.close`): a cancelled
 engine still yields what its queue held, and an exception keeping the
@@ -59,15 +65,15 @@ class Transit:
     """Events from :meth:`pump` (the run's task) to :meth:`get` (its bookkeeping)."""
 
     def __init__(self, *, max_events: int = MAX_WAITING_EVENTS, max_bytes: int = MAX_WAITING_BYTES) -> None:
-        self._items: deque[tuple[Any, int]] = deque()
-        self._weight = 0
+        self._items: deque[tuple[Any, int]] = deque()  # (item, its weight; 0 when put while the hop flowed)
+        self._weight = 0  # of the items waiting, as weighed (while held: all of them)
         self._max_events = max_events
         self._max_bytes = max_bytes
         self._ready = asyncio.Event()  # set while items wait
         self._flowing = asyncio.Event()  # clear while held
         self._flowing.set()
         self._closed = False
-        self.peak = 0  # the most estimated bytes that waited at once
+        self.peak = 0  # the most estimated bytes that waited at once while the hop was held
 
     async def pump(self, events: AsyncIterator[Event]) -> None:
         """Move ``events`` here (waiting while held and full); then their exception, if any
@@ -75,8 +81,11 @@ class Transit:
         handed_on = False  # a cancellation came while it waited: no more waiting
         try:
             async for e in events:
+                if handed_on or self._flowing.is_set():
+                    self._put(e, 0)
+                    continue
                 self._put(e, weigh_event(e))
-                if handed_on or self._flowing.is_set() or not self._full():
+                if not self._full():
                     continue
                 try:
                     await self._flowing.wait()
@@ -117,6 +126,10 @@ class Transit:
 
     def hold(self) -> None:
         """The bookkeeping waits: the engine is asked for no more once the hop is full."""
+        if self._flowing.is_set():  # what waits was not weighed: it is now
+            self._items = deque((item, w or (weigh_event(item) if isinstance(item, Event) else 0)) for item, w in self._items)
+            self._weight = sum(w for _, w in self._items)
+            self.peak = max(self.peak, self._weight)
         self._flowing.clear()
 
     def release(self) -> None:

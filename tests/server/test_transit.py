@@ -51,3 +51,41 @@ def test_a_cancellation_while_the_hop_is_held_reaches_the_engine() -> None:
     assert isinstance(items[-2], RunFinished) and items[-2].reason == "CANCELLED"
     assert isinstance(items[-1], asyncio.CancelledError)
     assert [e.payload for e in items[:-2]] == list(range(len(items) - 2))  # every event, in order
+
+
+def test_events_put_while_the_hop_flowed_count_in_its_byte_bound_once_it_is_held() -> None:
+    """Events are weighed only while the hop is held, and those already waiting when it is held are weighed
+    then: three large events put while it flowed fill a bound of 100 KB, so the engine is asked for no more."""
+    from engine.pregel._queue import weigh_event
+
+    big = "x" * 40_000
+    asked: list[int] = []
+    gate = asyncio.Event()
+
+    async def engine() -> AsyncIterator[Event]:
+        for i in range(10):
+            if i == 3:
+                await gate.wait()  # three events wait in the hop, put while it flowed
+            asked.append(i)
+            yield CustomEvent(0, "task", "node", big)
+
+    async def body() -> None:
+        transit = Transit(max_events=1000, max_bytes=100_000)
+        events = engine()
+        pumped = asyncio.get_running_loop().create_task(transit.pump(events))
+        await until(lambda: len(transit) >= 3, "three events in the hop")
+        transit.hold()  # while they wait: weighed now
+        assert transit.peak >= 3 * weigh_event(CustomEvent(0, "task", "node", big)) >= 100_000
+        gate.set()
+        await until(lambda: len(transit) >= 4, "the engine's fourth event in the hop")
+        for _ in range(20):
+            await asyncio.sleep(0)  # turns of the loop, no time: the held, full hop asks for no more
+        assert len(asked) == 4 and not pumped.done()
+        transit.release()
+        await pumped
+        got = 0
+        while (item := await transit.get()) is not DONE:
+            got += isinstance(item, CustomEvent)
+        assert got == 10
+
+    asyncio.run(body())
