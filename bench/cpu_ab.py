@@ -16,7 +16,8 @@ Per version: the server's CPU per run (its threads' run time from
 every round; then the ratio after/before over all rounds and the median of
 the per-round ratios with their interquartile range. Calls are the clients'
 ``invoke`` (RunStarted and RunFinished: ``--events default``) or with every
-event kind (``--events all``), a new thread per call (or, ``--threads reused``, one thread per
+event kind (``--events all``; ``--events core``: all but the LangChain callback events, which a
+server before they existed refuses, as at issue 36's filing), a new thread per call (or, ``--threads reused``, one thread per
 caller for all its calls: a chat's later turns). It asserts nothing.
 
 Usage::
@@ -66,7 +67,11 @@ def _serve(tree: Path, checkpointer: str, log: Path) -> Proc:
 async def _rounds(args: argparse.Namespace, procs: dict[str, Proc], backends: dict[str, Backends | None]) -> list[str]:
     from graphwire import AsyncClient, EventKind
 
-    kinds = list(EventKind) if args.events == "all" else None
+    kinds = None  # the clients' default: RunStarted and RunFinished
+    if args.events == "all":
+        kinds = list(EventKind)
+    elif args.events == "core":
+        kinds = [k for k in EventKind if k is not EventKind.CALLBACK]
     clients = {tag: AsyncClient(p.address) for tag, p in procs.items()}
     for c in clients.values():
         await c.__aenter__()
@@ -125,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--before", required=True, help="the commit to compare this checkout with (any git revision)")
     p.add_argument("--kind", choices=("pg", "sqlite"), default="pg")
-    p.add_argument("--events", choices=("default", "all"), default="default")
+    p.add_argument("--events", choices=("default", "core", "all"), default="default")
     p.add_argument("--callers", type=int, default=8)
     p.add_argument("--threads", choices=("new", "reused"), default="new",
                    help="a new thread per call, or one thread per caller for all its calls (a chat's later turns)")  # fmt: skip
