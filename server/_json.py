@@ -58,9 +58,14 @@ def _default(o: Any) -> Any:
     return repr(o)
 
 
+# One encoder for every call (it keeps no state between calls): json.dumps with these options made
+# a JSONEncoder per call, a Python-level constructor for every event's every JSON field.
+_ENCODER = json.JSONEncoder(default=_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def encode(value: Any) -> str:
     """``value`` as one compact JSON text, for a ``*_json`` field."""
-    return json.dumps(value, default=_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def _reject_constant(name: str) -> Any:
