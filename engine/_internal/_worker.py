@@ -142,6 +142,10 @@ def _done(future: asyncio.Future[Any], result: Any) -> None:
 
 def _fail(future: asyncio.Future[Any], exc: BaseException) -> None:
     if not future.cancelled():
+        if isinstance(exc, StopIteration):  # a future refuses it (TypeError), and its caller would wait forever
+            wrapped = RuntimeError(f"the call raised StopIteration: {exc!r}")
+            wrapped.__cause__ = exc
+            exc = wrapped
         future.set_exception(exc)
 
 

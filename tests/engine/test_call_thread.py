@@ -87,3 +87,16 @@ def test_a_stopped_thread_refuses_calls_and_runs_those_queued_before() -> None:
 
     with pytest.raises(RuntimeError, match="stopped"):
         asyncio.run(main())
+
+
+def test_a_call_raising_stop_iteration_fails_its_caller_instead_of_leaving_it_waiting() -> None:
+    worker = CallThread("test-call-thread")
+
+    async def main() -> None:
+        with pytest.raises(RuntimeError, match="StopIteration"):
+            await worker.call(next, iter(()))
+
+    try:
+        asyncio.run(main())
+    finally:
+        worker.stop()
