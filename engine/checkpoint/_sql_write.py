@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from engine.checkpoint._chain import EMPTY, BlobRow, Known
@@ -49,12 +51,12 @@ from engine.checkpoint._memory_write import _SCALARS, MemoryDeltas, ScalarMemo, 
 from engine.checkpoint._refs import reference
 from engine.checkpoint.base import Checkpoint
 from engine.serde import TAG, Serializer
+from engine.serde._depth import could_nest_past_wire
 
 __all__ = ["SqlDeltas", "dump_sql_meta"]
 
 _MISSING: Any = object()
-_STR = frozenset({str})
-_INT = frozenset({int})
+_last = itemgetter(-1)
 #: the types of the values an inline entry holds (engine.checkpoint._inline.inlinable's)
 _INLINE = frozenset({type(None), bool, int, float, str})
 #: a msgpack float64 whose exponent bits are all ones: NaN or an infinity (engine.serde._wire's pattern)
@@ -163,6 +165,27 @@ def _measure(
     return None if limit is None or total > limit else sizes
 
 
+def _text_keys(v: Any, seen: Any, updated: Any, inline: Any, versions: Any) -> bool:
+    """Whether every map key of a meta is text, as ``json_safe`` wants: the keys of its maps
+    (``seen`` and its entries, ``inline``, ``versions``), the items of ``updated`` and the values of
+    the inline entries are text, scalars and integers (versions: a saver's put checked them
+    integers, :func:`~engine.checkpoint._helpers.take_checkpoint`), so no other map is in it.
+    ``str.join`` checks text in C, refusing anything else (TypeError)."""
+    try:
+        "".join(seen)
+        "".join(chain.from_iterable(seen.values()))  # (a node's entry that is not a map of text: refused or text)
+        if updated is not None:
+            "".join(updated)
+        if inline is not None:
+            "".join(inline)
+        if versions is not None:
+            "".join(versions)
+        # an inline entry: [position, version] or [position, version, value], the value a scalar (_inline.py)
+        return type(v) is int and (inline is None or _INLINE.issuperset(map(type, map(_last, inline.values()))))
+    except (TypeError, AttributeError, LookupError):  # not text, not a map...
+        return False
+
+
 def dump_sql_meta(
     serde: Serializer, checkpoint: Checkpoint, versions: Mapping[str, int] | None, inline: Mapping[str, list[Any]]
 ) -> tuple[str, bytes]:
@@ -187,24 +210,15 @@ def _meta_direct(
         return None  # a serializer of its own making
     if serde.tag != TAG:
         return None  # a codec's bytes
-    v, seen, updated = checkpoint["v"], checkpoint["versions_seen"], checkpoint.get("updated_channels")
-    if type(v) is not int or type(seen) is not dict or not _STR.issuperset(map(type, seen)):
-        return None
-    if updated is not None and (type(updated) is not list or not _STR.issuperset(map(type, updated))):
-        return None
-    for s in seen.values():
-        if type(s) is not dict or not _STR.issuperset(map(type, s)) or not _INT.issuperset(map(type, s.values())):
-            return None
-    meta: dict[str, Any] = {"v": v, "s": seen, "u": updated}
-    if inline:  # entries [position, version] or [position, version, value] (_inline.py): the value's type looked at
-        if type(inline) is not dict or not _STR.issuperset(map(type, inline)) or not _INLINE.issuperset({type(e[-1]) for e in inline.values()}):
-            return None
+    seen = checkpoint["versions_seen"]
+    meta: dict[str, Any] = {"v": checkpoint["v"], "s": seen, "u": checkpoint.get("updated_channels")}
+    if inline:
         meta["i"] = inline
     if versions is not None:
-        if type(versions) is not dict or not _STR.issuperset(map(type, versions)) or not _INT.issuperset(map(type, versions.values())):
-            return None
         meta["c"] = versions
+    if serde.json_safe and not _text_keys(meta["v"], seen, meta["u"], inline or None, versions):
+        return None
     data = pack_plain(meta)
-    if data is None or (serde.json_safe and _NON_FINITE.search(data) is not None):
-        return None  # a lone surrogate, a long integer, maybe a NaN...: the serializer decides
+    if data is None or could_nest_past_wire(data) or (serde.json_safe and _NON_FINITE.search(data) is not None):
+        return None  # a lone surrogate, a long integer, deep lists, maybe a NaN...: the serializer decides
     return TAG, data
