@@ -53,7 +53,7 @@ from engine.checkpoint.base import Checkpoint
 from engine.serde import TAG, Serializer
 from engine.serde._depth import could_nest_past_wire
 
-__all__ = ["SqlDeltas", "dump_sql_meta"]
+__all__ = ["SqlDeltas", "blob_versions", "dump_sql_meta"]
 
 _MISSING: Any = object()
 _last = itemgetter(-1)
@@ -93,18 +93,16 @@ def _plan_direct(
         return None
     last = deltas.forms.get(thread_id, ns)
     inline, rows = plan_inline(values, new_versions, versions, last)
-    learned: dict[str, Known | None] = {}
+    learned: dict[str, Known | None] = dict.fromkeys(new_versions)  # (None: no list; a list's below, in its place)
     lists: dict[str, Any] = {}
     ref_sizes: dict[str, int] = {}
     fanout = deltas.fanout
-    for channel, version in new_versions.items():
+    for channel, version in () if new_versions.keys() <= inline.keys() else new_versions.items():  # a step of small values: none
         if channel in inline:
-            learned[channel] = None
             continue
         value = values.get(channel, _MISSING)
         if value is _MISSING:  # a version outside ``versions``: not in the row's order
             rows.append(BlobRow(channel, version, EMPTY, b""))
-            learned[channel] = None
             continue
         kind = type(value)
         if kind is list and fanout:
@@ -122,7 +120,6 @@ def _plan_direct(
             ref_sizes[channel] = found[2]
             tag, data = serde.dumps_channel(channel, found[1])
             rows.append(BlobRow(channel, version, tag, data, ref=found[0]))
-        learned[channel] = None
     plan = BlobPlan(rows, learned, lists, serde, ns=ns, ref_sizes=ref_sizes, inline=inline, stored=stored(versions, inline, last))
     if deltas.max_state_bytes is not None:
         sizes = _measure(deltas, serde, thread_id, ns, values, versions, plan)
@@ -184,6 +181,11 @@ def _text_keys(v: Any, seen: Any, updated: Any, inline: Any, versions: Any) -> b
         return type(v) is int and (inline is None or _INLINE.issuperset(map(type, map(_last, inline.values()))))
     except (TypeError, AttributeError, LookupError):  # not text, not a map...
         return False
+
+
+def blob_versions(plan: BlobPlan, versions: Mapping[str, int]) -> Mapping[str, int]:
+    """``plan.blob_versions(versions)``: none when every channel is inline (a step of small values)."""
+    return {} if plan.inline and len(plan.inline) == len(versions) else plan.blob_versions(versions)
 
 
 def dump_sql_meta(

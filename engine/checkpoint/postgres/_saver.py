@@ -48,7 +48,7 @@ from psycopg import Connection
 
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, record_size
 from engine.checkpoint._retention import Choose
-from engine.checkpoint._sql_write import SqlDeltas, dump_sql_meta
+from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
 from engine.checkpoint._helpers import (
     take_checkpoint,
     dump_metadata,
@@ -286,7 +286,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         plan = self._deltas.plan_put(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"])
         meta_type, meta = dump_sql_meta(self.serde, checkpoint, None, plan.inline)  # the versions go to a column
         require_storable(*checkpoint["channel_versions"])
-        versions = plan.blob_versions(checkpoint["channel_versions"])
+        versions = blob_versions(plan, checkpoint["channel_versions"])
         md, run_id = split_run(put_metadata(config, metadata))  # the run has a column of its own
         put = Put(checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md), _dumps(versions), plan, run_id)
         return thread_id, ns, put

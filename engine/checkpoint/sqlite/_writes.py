@@ -22,7 +22,7 @@ from engine.checkpoint._delta import BlobPlan, base_key
 from engine.checkpoint._helpers import take_checkpoint, dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
-from engine.checkpoint._sql_write import SqlDeltas, dump_sql_meta
+from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
 from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._writes import PACK, WriteRow, dump_writes, packed, repeating
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
@@ -56,7 +56,7 @@ class Writes:
         checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         versions = checkpoint["channel_versions"]
         plan = self._deltas.plan_put(serde, thread_id, ns, checkpoint["channel_values"], new_versions, versions)
-        meta_type, meta = dump_sql_meta(serde, checkpoint, plan.blob_versions(versions), plan.inline)
+        meta_type, meta = dump_sql_meta(serde, checkpoint, blob_versions(plan, versions), plan.inline)
         md, run = split_run(put_metadata(config, metadata))  # the run has a column of its own, 16 bytes
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md),
