@@ -6,7 +6,7 @@ decides its rows (values inline in the checkpoint's row, list deltas, refs,
 full values) and, with a state size limit (what ``graphwire serve`` sets),
 measures the state; :func:`~engine.checkpoint._helpers.dump_meta` then packs
 the meta through the serializer. On a step of a few small values that was
-most of a put's work (issue 36): the measure serialized every inline value
+much of a put's work (issue 36): the measure serialized every inline value
 again at each version (a counter's new value has no size remembered), and
 under ``json_safe`` the serializer unpacked the meta again to check its map
 keys, a meta whose parts are text and integers it was just handed.
@@ -20,16 +20,18 @@ Here the same rows and bytes are made with less (:meth:`SqlDeltas.plan_put`):
   (:class:`~engine.checkpoint._memory_write.ScalarMemo`), the sizes the cache
   remembers read without copying them. A state over the limit goes to the
   planner, whose error it raises.
-* the meta (:func:`dump_sql_meta`) packed by msgpack alone when it is plain
-  data of the meta's shape: maps of text to maps of text to integers, a list
-  of text, inline entries whose values are scalars (:mod:`._inline`). The
-  serializer packs such data to the same bytes; its ``json_safe`` check can
-  refuse nothing in it but a non-finite float, which only an inline value
-  can be, found in the packed bytes as the serializer finds it (a match goes
-  to the serializer, which decides). Anything else (a codec, a serializer of
-  another class, another shape, a lone surrogate, a long integer) goes to
-  :func:`~engine.checkpoint._helpers.dump_meta`, so what is refused is
-  refused there, the same way.
+* the meta (:func:`dump_sql_meta`) packed by msgpack alone, as the serializer
+  packs plain data (to the same bytes). What the serializer would do another
+  way goes to :func:`~engine.checkpoint._helpers.dump_meta`, so what it refuses
+  is refused there, the same way: a codec or a serializer of another class, a
+  value msgpack does not pack itself (a tuple, a lone surrogate, an integer
+  past 64 bits), a meta that may nest deep. Under ``json_safe`` the
+  serializer's check (a full unpack of the meta, for its map keys) can refuse
+  nothing else in a meta whose map keys are text, whose versions are integers
+  (:func:`~engine.checkpoint._helpers.take_checkpoint` checked them) and whose
+  inline values are scalars, but a non-finite float, which only an inline
+  value can be: those keys are checked in C (``str.join``), the float is
+  looked for in the packed bytes as the serializer looks for it.
 
 What a put stores is unchanged: the rows, the meta's bytes, what the cache
 learns (tests/checkpoint/test_sql_write.py puts a corpus through both ways).
@@ -82,6 +84,12 @@ class SqlDeltas(MemoryDeltas):
         plan = _plan_direct(self, serde, thread_id, ns, values, new_versions, versions)
         return self.plan(serde, thread_id, ns, values, new_versions, versions) if plan is None else plan
 
+    def touch(self, thread_id: str) -> None:
+        """Make the thread the most recently used one (if the cache holds it)."""
+        with self._lock:
+            if thread_id in self._threads:
+                self._threads.move_to_end(thread_id)
+
 
 def _plan_direct(
     deltas: SqlDeltas, serde: Serializer, thread_id: str, ns: str, values: Mapping[str, Any], new_versions: Mapping[str, int],
@@ -106,6 +114,7 @@ def _plan_direct(
             continue
         kind = type(value)
         if kind is list and fanout:
+            deltas.touch(thread_id)  # as the planner's look-up of the channel's last list does
             lists[channel] = value
             blob, known = deltas.plan_list(serde, thread_id, ns, channel, version, value)
             rows.append(BlobRow(channel, version, *blob))

@@ -2,7 +2,7 @@
 shared planner and the serializer store: a corpus of puts (small scalars inline, lists that grow,
 a dict repeating a stored list, a namespace starting from its parent's list, a version read back
 then extended, LangChain messages when installed), with and without ``json_safe``, a size limit
-and a codec, stored once each way, gives byte-identical rows; and a put either way refuses refuses
+and a codec, stored once each way, gives byte-identical rows; and a put either way refuses
 the same way, with the same error."""
 
 from __future__ import annotations
@@ -213,6 +213,9 @@ BAD: list[tuple[str, dict[str, Any], Any]] = [  # (what, the version's changes, 
     ("a surrogate in updated channels", {"n": 1}, ("updated_channels", ["\udc80"])),
     ("a version that is not an int", {"n": 1}, ("channel_versions", {"n": "x"})),
     ("a float v", {"n": 1}, ("v", math.nan)),
+    ("a map for a version seen", {"n": 1}, ("versions_seen", {"a": {"n": {1: 2}}})),
+    ("a channel name that is not text", {"n": 1}, ("channel_versions", {"n": 1, 2: 1})),
+    ("a lone surrogate in a node's name", {"n": 1}, ("versions_seen", {"\udc80": {"n": 1}})),
 ]
 
 
