@@ -213,7 +213,8 @@ def record_put(size: int, deltas: int) -> None:
 
 
 class MemoryDeltas(DeltaCache):
-    """The in-memory saver's delta cache, planned and told a put by :func:`plan_put` and the saver."""
+    """The in-memory saver's delta cache, planned and told a put by :func:`plan_put` and the saver
+    (and, for :meth:`plan_list`, the SQL savers': :class:`~engine.checkpoint._sql_write.SqlDeltas`)."""
 
     def plan_list(
         self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
