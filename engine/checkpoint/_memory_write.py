@@ -36,7 +36,10 @@ from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, Checkpoint
 from engine.errors import SerializationError
 from engine.serde import TAG, Serializer
 
-__all__ = ["MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "plan_put", "plain_writes", "record_put"]
+__all__ = [
+    "MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "pack_plain", "plan_put", "plain_writes",
+    "record_put",
+]  # fmt: skip
 
 #: a stored blob, as the in-memory saver keeps it: (type, data, base, seq, ref); see engine.checkpoint.memory
 _EMPTY_BLOB = (EMPTY, b"", None, 0, None)
@@ -148,17 +151,26 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
         return dump_meta(serde, checkpoint, versions=versions)
     meta = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"],
             "updated_channels": checkpoint.get("updated_channels"), "channel_versions": versions}  # fmt: skip
+    data = pack_plain(meta)
+    if data is None:  # a tuple, a lone surrogate...: the serializer's way
+        return dump_meta(serde, checkpoint, versions=versions)
+    return TAG, data
+
+
+def pack_plain(data: Any) -> bytes | None:
+    """``data`` packed by msgpack alone (its own types only, text as strict UTF-8), as the
+    serializer packs plain data; None when msgpack refuses it (a tuple, a lone surrogate, an
+    int past 64 bits...), which the serializer then handles its own way."""
     try:
         packer = _packers.pop()
     except IndexError:
         packer = msgpack.Packer(**_META_PACK_OPTIONS)
     try:
-        data = packer.pack(meta)
-    except (TypeError, ValueError, OverflowError):  # a tuple, a lone surrogate...: the serializer's way
+        return packer.pack(data)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    finally:
         _packers.append(packer)  # (a failed pack leaves its buffer empty)
-        return dump_meta(serde, checkpoint, versions=versions)
-    _packers.append(packer)
-    return TAG, data
 
 
 def full_value(serde: Serializer, ns: str, channel: str, version: int, value: Any) -> tuple[tuple[str, bytes, None, int, None], Known | None]:
@@ -201,7 +213,8 @@ def record_put(size: int, deltas: int) -> None:
 
 
 class MemoryDeltas(DeltaCache):
-    """The in-memory saver's delta cache, planned and told a put by :func:`plan_put` and the saver."""
+    """The in-memory saver's delta cache, planned and told a put by :func:`plan_put` and the saver
+    (and, for :meth:`plan_list`, the SQL savers': :class:`~engine.checkpoint._sql_write.SqlDeltas`)."""
 
     def plan_list(
         self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]

@@ -46,11 +46,11 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import Connection
 
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache, record_size
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, record_size
 from engine.checkpoint._retention import Choose
+from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
 from engine.checkpoint._helpers import (
     take_checkpoint,
-    dump_meta,
     dump_metadata,
     make_config,
     parse_config,
@@ -166,7 +166,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             dsn, min_size=min_size, max_size=max_size, timeout=timeout, name="graphwire-checkpoint",
             idle_in_transaction=idle_in_transaction, borrowed=found.borrowed, keep_idle=found.keep,
         )  # fmt: skip
-        self._deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
+        self._deltas = SqlDeltas(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
         self._reads = Reads(self._run, self._q, self._deltas, lambda: self.serde, lambda: self.keeps_run_ids)
         self.leases: PostgresLeases = PostgresLeases(self._run, self._q, dsn)
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
@@ -283,10 +283,10 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         thread_id, ns, parent_id = parse_config(config)
         checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         require_storable(thread_id, ns, checkpoint["id"], parent_id, *new_versions)
-        plan = self._deltas.plan(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"])
-        meta_type, meta = dump_meta(self.serde, checkpoint, inline=plan.inline, compact=True)  # the versions go to a column
+        plan = self._deltas.plan_put(self.serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"])
+        meta_type, meta = dump_sql_meta(self.serde, checkpoint, None, plan.inline)  # the versions go to a column
         require_storable(*checkpoint["channel_versions"])
-        versions = plan.blob_versions(checkpoint["channel_versions"])
+        versions = blob_versions(plan, checkpoint["channel_versions"])
         md, run_id = split_run(put_metadata(config, metadata))  # the run has a column of its own
         put = Put(checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md), _dumps(versions), plan, run_id)
         return thread_id, ns, put

@@ -47,7 +47,8 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, DeltaCache
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT
+from engine.checkpoint._sql_write import SqlDeltas
 from engine.checkpoint._opening import OpenedByConnString
 from engine.checkpoint._retention import Choose
 from engine.checkpoint.base import (
@@ -111,7 +112,7 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         exclusive: bool = False,
     ) -> None:
         super().__init__(serde=serde)
-        deltas = DeltaCache(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
+        deltas = SqlDeltas(fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes)
         self._file = file = SaverFile(path_or_conn, exclusive=exclusive)
         self._conn = file.conn  # for a caller's own look at the file (tests, tools)
         self._worker = file.worker

@@ -3,7 +3,7 @@
 Values are serialized on the caller's thread before any statement (an
 unstorable value fails before the transaction, and a state is not read while
 the next step changes it); each write is then one write transaction on the
-saver's file. The delta cache plans each version's rows from the thread's
+saver's file. The delta cache plans each version's rows (:mod:`engine.checkpoint._sql_write`) from the thread's
 last values and learns what was stored (``deltas.commit``), or forgets the
 thread when a write fails.
 
@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.checkpoint._chain import ITEMS, STORE_MIN, BlobRow, compressed
-from engine.checkpoint._delta import BlobPlan, DeltaCache, base_key
-from engine.checkpoint._helpers import take_checkpoint, dump_meta, dump_metadata, make_config, parse_config, parse_write_config
+from engine.checkpoint._delta import BlobPlan, base_key
+from engine.checkpoint._helpers import take_checkpoint, dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
+from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
 from engine.checkpoint._ts import stored_ts
 from engine.checkpoint._writes import PACK, WriteRow, dump_writes, packed, repeating
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
@@ -41,7 +42,7 @@ KeyedWrite = tuple[tuple[str, ...], WriteRow]
 class Writes:
     """The saver's writes (``put``, ``put_many``, ``put_writes``, ``delete_thread``, ``prune_thread``)."""
 
-    def __init__(self, file: SaverFile, deltas: DeltaCache, serde: Callable[[], Serializer]) -> None:
+    def __init__(self, file: SaverFile, deltas: SqlDeltas, serde: Callable[[], Serializer]) -> None:
         self._file = file
         self._deltas = deltas
         self._serde = serde
@@ -53,10 +54,9 @@ class Writes:
         serde = self._serde()
         thread_id, ns, parent_id = parse_config(config)
         checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
-        plan = self._deltas.plan(
-            serde, thread_id, ns, checkpoint["channel_values"], new_versions, checkpoint["channel_versions"]
-        )
-        meta_type, meta = dump_meta(serde, checkpoint, versions=plan.blob_versions(checkpoint["channel_versions"]), inline=plan.inline, compact=True)
+        versions = checkpoint["channel_versions"]
+        plan = self._deltas.plan_put(serde, thread_id, ns, checkpoint["channel_values"], new_versions, versions)
+        meta_type, meta = dump_sql_meta(serde, checkpoint, blob_versions(plan, versions), plan.inline)
         md, run = split_run(put_metadata(config, metadata))  # the run has a column of its own, 16 bytes
         checkpoint_row = (
             thread_id, ns, checkpoint["id"], parent_id, stored_ts(checkpoint["id"], checkpoint["ts"]), meta_type, meta, dump_metadata(md),
