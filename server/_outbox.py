@@ -15,6 +15,12 @@ stuck behind a reader that does not read, and the queued events are dropped
 at once. The run's last event is always taken (the run is over then; only
 the reader is left to wait for), so a stream holds at most the budget, one
 event being written and the final one.
+
+The call's first write is never cut half-way (a stuck reader still takes
+it: it is the small RunStarted, within gRPC's first window): gRPC counts the
+call's initial metadata as sent only once that write completes, and an
+abort before then would send it again, which gRPC refuses, leaving the call
+without a status. The error ends the call as soon as that write is done.
 """
 
 from __future__ import annotations
@@ -52,6 +58,10 @@ class Outbox:
         self._ready = asyncio.Event()
         self._sender: asyncio.Task[Any] | None = None  # the handler task, while it sends
         self._cut = False  # the sender was cancelled to end the call with the error
+        # The call's first write carries its initial metadata, which gRPC counts as sent only once that
+        # write completes: cancelled before, the call's abort would send it again, which gRPC refuses
+        # (GRPC_CALL_ERROR_TOO_MANY_OPERATIONS) and the call never ends. So the first write is never cut.
+        self._first_done = False
         self._detached = False  # the reader is gone (or done) and the run goes on: events are dropped
 
     @property
@@ -113,8 +123,9 @@ class Outbox:
             self.unsent -= size
         self._items.clear()
         self._ready.set()
-        if self._sender is not None:
-            # It may be in a write that waits for a reader who does not read: end it there.
+        if self._sender is not None and self._first_done:
+            # It may be in a write that waits for a reader who does not read: end it there. (Before
+            # the first write completed, the sender raises the error once it has: see _first_done.)
             self._cut = True
             self._sender.cancel()
 
@@ -141,6 +152,7 @@ class Outbox:
                 if metadata is not None:
                     await context.send_initial_metadata(metadata)
                 await context.write(message)
+                self._first_done = True
                 self.unsent -= size
         except asyncio.CancelledError:
             if not self._cut:
