@@ -94,7 +94,7 @@ from opentelemetry import metrics
 
 from engine.checkpoint._chain import EMPTY, MAX_SEQ, BlobRow, ChainReader, Known, Link, Ref, base_seq, compressed
 from engine.checkpoint._inline import Stored, StoredForms, blob_versions, plan_inline, stored
-from engine.checkpoint._refs import MIN_ITEMS, extends, longest_prefix, reference
+from engine.checkpoint._refs import MIN_ITEMS, extends, longest_prefix, reference, whole_row
 from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
@@ -136,6 +136,11 @@ class BlobPlan:
     ref_sizes: dict[str, int] = field(default_factory=dict)  # channel -> bytes of the chain its dict ref names
     inline: dict[str, list[Any]] = field(default_factory=dict)  # the checkpoint's inline values (_inline.py)
     stored: Stored | None = None  # the version as stored (versions, inline entries): remembered once committed
+
+    def written_size(self, row: BlobRow) -> int:
+        """The stored bytes of the value ``row`` (one of :attr:`rows`) stores: a delta's whole chain's."""
+        known = self.learned.get(row.channel)
+        return known.chain[0].size if known is not None else len(row.data) + self.ref_sizes.get(row.channel, 0)
 
     def blob_versions(self, versions: Mapping[str, int]) -> Mapping[str, int]:
         """``versions`` (the checkpoint's) less the inline channels: the ones read from blob rows."""
@@ -307,15 +312,10 @@ class DeltaCache:
                 learned[channel] = None
                 continue
             if type(value) is not list or not self.fanout:
-                found = reference(serde, lambda: self._lists(thread_id), value) if type(value) is dict and self.fanout else None
-                if found is None:
-                    tag, data = serde.dumps_channel(channel, value)
-                    rows.append(BlobRow(channel, version, tag, data))
-                else:  # a dict holding a list already stored (a subgraph's input): a ref, and the rest
-                    lists[channel] = value
-                    ref_sizes[channel] = found[2]
-                    tag, data = serde.dumps_channel(channel, found[1])
-                    rows.append(BlobRow(channel, version, tag, data, ref=found[0]))
+                row, ref_size = whole_row(serde, (lambda: self._lists(thread_id)) if self.fanout else None, channel, version, value)
+                rows.append(row)
+                if ref_size is not None:
+                    lists[channel], ref_sizes[channel] = value, ref_size
                 learned[channel] = None
                 continue
             lists[channel] = value
@@ -348,8 +348,7 @@ class DeltaCache:
                 continue
             row = written.get(channel)
             if row is not None:
-                known = plan.learned.get(channel)
-                size = known.chain[0].size if known is not None else len(row.data) + plan.ref_sizes.get(channel, 0)
+                size = plan.written_size(row)
             else:
                 found = remembered.get(channel)
                 if found is not None and found[0] == version:

@@ -19,10 +19,10 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine.checkpoint._chain import Known, Ref
+from engine.checkpoint._chain import BlobRow, Known, Ref
 from engine.serde import Serializer
 
-__all__ = ["MIN_ITEMS", "extends", "longest_prefix", "reference"]
+__all__ = ["MIN_ITEMS", "extends", "longest_prefix", "reference", "whole_row"]
 
 #: The shortest list worth a ref: a one-item write (the new message of a step,
 #: the common case) is stored as it is, without looking for one.
@@ -89,3 +89,20 @@ def extends(serde: Serializer, new: list[Any], old: list[Any]) -> bool:
             except Exception:  # noqa: BLE001 - an unstorable item fails the put later, with a path
                 return False
     return True
+
+
+def whole_row(
+    serde: Serializer, candidates: Callable[[], list[Known]] | None, channel: str, version: int, value: Any
+) -> tuple[BlobRow, int | None]:
+    """The row of a channel's value that is not a growing list: a dict holding a list the thread
+    stored (``candidates``, None: no refs) as a ref to it and the rest, with the bytes of the chain
+    the ref names; anything else whole, with None.
+
+    Raises:
+        SerializationError: the serializer refuses the value (the message names the channel).
+    """
+    found = reference(serde, candidates, value) if candidates is not None and type(value) is dict else None
+    if found is None:
+        return BlobRow(channel, version, *serde.dumps_channel(channel, value)), None
+    tag, data = serde.dumps_channel(channel, found[1])  # a subgraph's input: a ref, and the rest
+    return BlobRow(channel, version, tag, data, ref=found[0]), found[2]

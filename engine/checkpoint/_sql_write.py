@@ -50,7 +50,7 @@ from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import dump_meta
 from engine.checkpoint._inline import plan_inline, stored
 from engine.checkpoint._memory_write import _SCALARS, MemoryDeltas, ScalarMemo, dumps_scalar, pack_plain
-from engine.checkpoint._refs import reference
+from engine.checkpoint._refs import whole_row
 from engine.checkpoint.base import Checkpoint
 from engine.serde import TAG, Serializer
 from engine.serde._depth import could_nest_past_wire
@@ -120,15 +120,10 @@ def _plan_direct(
             rows.append(BlobRow(channel, version, *blob))
             learned[channel] = known
             continue
-        found = reference(serde, lambda: deltas.committed_lists(thread_id), value) if kind is dict and fanout else None
-        if found is None:
-            tag, data = serde.dumps_channel(channel, value)
-            rows.append(BlobRow(channel, version, tag, data))
-        else:  # a dict holding a list already stored (a subgraph's input): a ref, and the rest
-            lists[channel] = value
-            ref_sizes[channel] = found[2]
-            tag, data = serde.dumps_channel(channel, found[1])
-            rows.append(BlobRow(channel, version, tag, data, ref=found[0]))
+        row, ref_size = whole_row(serde, (lambda: deltas.committed_lists(thread_id)) if fanout else None, channel, version, value)
+        rows.append(row)
+        if ref_size is not None:
+            lists[channel], ref_sizes[channel] = value, ref_size
     plan = BlobPlan(rows, learned, lists, serde, ns=ns, ref_sizes=ref_sizes, inline=inline, stored=stored(versions, inline, last))
     if deltas.max_state_bytes is not None:
         sizes = _measure(deltas, serde, thread_id, ns, values, versions, plan)
@@ -155,8 +150,7 @@ def _measure(
             continue
         row = written.get(channel)
         if row is not None:
-            known = plan.learned.get(channel)
-            size = known.chain[0].size if known is not None else len(row.data) + plan.ref_sizes.get(channel, 0)
+            size = plan.written_size(row)
         else:
             found = remembered.get((ns, channel))
             if found is not None and found[0] == version:
