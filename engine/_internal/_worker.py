@@ -14,19 +14,24 @@ were made; a call whose caller was cancelled before it started is skipped
 the first call (a saver used only from sync code never starts one); at
 interpreter exit, calls already queued run before the process ends, as the
 executor's ``atexit`` join does.
+
+:func:`settle_soon` is that hand-back alone, for the engine's other threads
+that work for coroutines (its sync nodes' threads, the PostgreSQL savers'
+connection workers).
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import queue
 import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["CallThread"]
+__all__ = ["CallThread", "settle_soon"]
 
 T = TypeVar("T")
 
@@ -74,13 +79,9 @@ class CallThread:
         """
         if self._thread is None or self._stopped:
             self._start()
-        done = threading.Event()
-        box: list[Any] = []
-        self._queue.put((None, (done, box), fn, args))
-        done.wait()
-        if box[0]:
-            raise box[1]
-        return box[1]  # type: ignore[no-any-return]
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._queue.put((None, done, fn, args))
+        return done.result()
 
     def stop(self) -> None:
         """Let the thread end once the calls already queued have run (it is not waited for)."""
@@ -109,44 +110,42 @@ def _serve(calls: queue.SimpleQueue[Any]) -> None:
         if item is _STOP:
             return
         loop, future, fn, args = item
-        if loop is None:  # submit_wait: an event and a box
-            done, box = future
+        if loop is None:  # submit_wait: a concurrent future, its caller blocked on it
             try:
-                box[:] = [False, fn(*args)]
+                future.set_result(fn(*args))
             except BaseException as exc:
-                box[:] = [True, exc]
-            done.set()
+                future.set_exception(exc)
             continue
         if future.cancelled():  # its caller went away before it started (racy read, as the executor's)
             continue
+        error: BaseException | None
         try:
-            result = fn(*args)
+            result, error = fn(*args), None
+        except StopIteration as exc:  # a future refuses it (TypeError), and its caller would wait forever
+            result, error = None, RuntimeError(f"the call raised StopIteration: {exc!r}")
+            error.__cause__ = exc
         except BaseException as exc:
-            _resolve(loop, _fail, future, exc)
-        else:
-            _resolve(loop, _done, future, result)
-        del item, future, args
+            result, error = None, exc
+        settle_soon(loop, future, result, error)
+        del item, future, args, result, error
 
 
-def _resolve(loop: asyncio.AbstractEventLoop, how: Callable[..., None], future: asyncio.Future[Any], value: Any) -> None:
+def settle_soon(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    """From another thread: give ``future`` (of ``loop``) the outcome of the work done for it, on its
+    loop; nothing if the loop is closed (nobody waits any more) or the future is done (its caller left)."""
     try:
-        loop.call_soon_threadsafe(how, future, value)
-    except RuntimeError:  # the loop is closed: nobody is waiting any more
+        loop.call_soon_threadsafe(_settle, future, result, error)
+    except RuntimeError:  # the loop is closed
         pass
 
 
-def _done(future: asyncio.Future[Any], result: Any) -> None:
-    if not future.cancelled():
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
         future.set_result(result)
-
-
-def _fail(future: asyncio.Future[Any], exc: BaseException) -> None:
-    if not future.cancelled():
-        if isinstance(exc, StopIteration):  # a future refuses it (TypeError), and its caller would wait forever
-            wrapped = RuntimeError(f"the call raised StopIteration: {exc!r}")
-            wrapped.__cause__ = exc
-            exc = wrapped
-        future.set_exception(exc)
 
 
 # The threads are daemons, so one whose owner was never closed does not keep the process

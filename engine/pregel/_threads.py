@@ -33,6 +33,8 @@ import time
 from collections import deque
 from typing import Any, Callable
 
+from engine._internal._worker import settle_soon
+
 __all__ = ["DEFAULT_SIZE", "NodeThreads", "node_threads", "set_node_threads"]
 
 log = logging.getLogger("graphwire.engine")
@@ -177,10 +179,7 @@ class NodeThreads:
                 result, error = job.fn(*job.args), None
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting run
                 result, error = None, exc
-            try:
-                job.loop.call_soon_threadsafe(_settle, job.future, result, error)
-            except RuntimeError:  # the run's loop is closed: nobody waits for this
-                pass
+            settle_soon(job.loop, job.future, result, error)  # (nothing if the run's loop is closed)
             with self._lock:
                 if not job.abandoned:
                     continue
@@ -190,15 +189,6 @@ class NodeThreads:
                 if self._working >= self.size:
                     return  # live runs have their threads: this one ends
                 self._working += 1
-
-
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
 
 
 _threads: NodeThreads | None = None

@@ -54,6 +54,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from engine._internal._sync import on_sync_loop
+from engine._internal._worker import settle_soon
 from engine._sql.postgres.given import Borrowed, Fresh
 
 __all__ = ["Connections", "NoConnection", "Reserved", "kept_cursor"]
@@ -99,19 +100,7 @@ class _Job(Generic[T]):
             return True
 
     def settle(self, result: Any, exc: BaseException | None) -> None:
-        try:
-            self.loop.call_soon_threadsafe(_settle, self.future, result, exc)
-        except RuntimeError:  # its loop is closed: nobody waits any more
-            pass
-
-
-def _settle(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
-    if future.done():  # cancelled: its caller left
-        return
-    if exc is None:
-        future.set_result(result)
-    else:
-        future.set_exception(exc)
+        settle_soon(self.loop, self.future, result, exc)  # (nothing if its loop is closed, or its caller left)
 
 
 class _Connection(psycopg.Connection[Any]):
