@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import types
+from operator import attrgetter
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
 from engine._internal._config import DEFAULT_RECURSION_LIMIT
@@ -44,6 +45,11 @@ __all__ = ["Pregel"]
 
 # LangChain's Runnable when installed: as LangGraph's, a compiled graph is then a Runnable (batch, astream_events,
 # with_retry, | and the rest come from langchain-core, on top of this class's invoke/astream)
+def _alias_of(name: str) -> Any:
+    """An attribute that reads and sets the attribute ``name``."""
+    return property(attrgetter(name), lambda self, value: setattr(self, name, value))
+
+
 class Pregel(runnable_class() or object):  # type: ignore[misc]
     """A compiled graph. Build one with ``StateGraph(...).compile()``."""
 
@@ -130,21 +136,8 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     retry_policy: Sequence[Any] = ()
 
     # LangGraph's names of the graph's static breakpoints, read and set as its attributes are
-    @property
-    def interrupt_before_nodes(self) -> Any:
-        return self.interrupt_before
-
-    @interrupt_before_nodes.setter
-    def interrupt_before_nodes(self, nodes: Any) -> None:
-        self.interrupt_before = nodes
-
-    @property
-    def interrupt_after_nodes(self) -> Any:
-        return self.interrupt_after
-
-    @interrupt_after_nodes.setter
-    def interrupt_after_nodes(self, nodes: Any) -> None:
-        self.interrupt_after = nodes
+    interrupt_before_nodes = _alias_of("interrupt_before")
+    interrupt_after_nodes = _alias_of("interrupt_after")
 
     @property
     def InputType(self) -> Any:  # noqa: N802 - LangChain's name

@@ -17,6 +17,7 @@ from engine.checkpoint.base import LEASE_KEY, Lease
 from engine.checkpoint.postgres import PostgresSaver
 from engine.host import ThreadMark, ThreadRecord, runs_of
 from tests.checkpoint._util import make_cp
+from tests.checkpoint.test_leases import cfg as leases_cfg
 from tests.checkpoint.test_runs import T0, record
 
 T = "g:t"
@@ -24,12 +25,7 @@ BUSY = ThreadMark(ThreadRecord(T, "g", "t", T0, T0), T0, status="busy")
 
 
 def cfg(lease: Lease | None = None, cid: str | None = None) -> dict[str, Any]:
-    conf: dict[str, Any] = {"thread_id": T, "checkpoint_ns": ""}
-    if cid is not None:
-        conf["checkpoint_id"] = cid
-    if lease is not None:
-        conf[LEASE_KEY] = lease
-    return {"configurable": conf}
+    return leases_cfg(cid, lease, thread=T)
 
 
 def counting(saver: PostgresSaver) -> list[str]:
