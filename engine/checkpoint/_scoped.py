@@ -106,7 +106,7 @@ class ScopedSaver(BaseCheckpointSaver):
         return {**config, "configurable": {**conf, "thread_id": thread}}
 
     def _tuple(self, found: CheckpointTuple) -> CheckpointTuple:
-        return dataclasses.replace(found, config=self._out(found.config), parent_config=self._out(found.parent_config))
+        return found._replace(config=self._out(found.config), parent_config=self._out(found.parent_config))
 
     def _inside(self, found: CheckpointTuple) -> bool:
         key = (found.config.get("configurable") or {}).get("thread_id")

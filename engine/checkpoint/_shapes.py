@@ -6,7 +6,7 @@ re-exports every name here) so each file stays one job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple, TypedDict
 
 from engine._internal._ids import checkpoint_id as _new_checkpoint_id
@@ -64,15 +64,20 @@ class PendingWrite(NamedTuple):
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
-class CheckpointTuple:
-    """A checkpoint as read back: the version, its metadata, and its writes."""
+class CheckpointTuple(NamedTuple):
+    """A checkpoint as read back: the version, its metadata, and its writes.
+
+    A named tuple, as LangGraph's: it unpacks, and ``_replace`` makes a changed
+    copy. graphwire's savers always give ``pending_writes`` (a list, maybe
+    empty); another saver may leave it None, as LangGraph's default, so readers
+    take ``pending_writes or ()``.
+    """
 
     config: dict[str, Any]
     checkpoint: Checkpoint
     metadata: CheckpointMetadata
     parent_config: dict[str, Any] | None = None
-    pending_writes: list[PendingWrite] = field(default_factory=list)
+    pending_writes: list[PendingWrite] | None = None
 
 
 @dataclass(frozen=True, slots=True)

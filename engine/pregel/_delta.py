@@ -21,7 +21,6 @@ snapshot up its parent chain with the writes since folded in (the saver's
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -262,4 +261,4 @@ async def hydrate(saver: Any, saved: CheckpointTuple, specs: Mapping[str, BaseCh
                     ch.update([w[2]])
             if ch.is_available():
                 live[k] = ch.get()
-    return dataclasses.replace(saved, checkpoint={**saved.checkpoint, "channel_values": live})  # type: ignore[arg-type]
+    return saved._replace(checkpoint={**saved.checkpoint, "channel_values": live})  # type: ignore[typeddict-item]

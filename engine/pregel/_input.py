@@ -115,7 +115,7 @@ class InputFolder:
             if self.writer.exit is not None and self.configurable.get("checkpoint_id"):
                 self.writer.exit.addressed = True
             state.pending_writes = adopt_task_ids(
-                state.checkpoint, [(w[0], w[1], w[2]) for w in saved.pending_writes], settings.spec, state.step + 1, settings.checkpoint_ns
+                state.checkpoint, [(w[0], w[1], w[2]) for w in saved.pending_writes or ()], settings.spec, state.step + 1, settings.checkpoint_ns
             )
             if travel is not None and settings.host is not None and not settings.host.fresh:
                 self._travel(saved, settings.host)

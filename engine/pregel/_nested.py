@@ -243,7 +243,7 @@ def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> t
     """
     if stable and not (host.resuming and saved.pending_writes):
         return False, None
-    waiting = {i.id for st in read_statuses(saved.pending_writes).values() for i in st.pending_interrupts}
+    waiting = {i.id for st in read_statuses(saved.pending_writes or ()).values() for i in st.pending_interrupts}
     answers = {k: v for k, v in host.resume_map.items() if k in waiting}
     return True, Command(resume=answers) if answers else None
 

@@ -71,7 +71,7 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_
     channels = restore_channels(graph.channels, ck)
     step = int(saved.metadata.get("step", -1))
     planned = prepare_next_tasks(ck, channels, graph.nodes, step + 1)
-    writes = adopt_task_ids(ck, saved.pending_writes, graph, step + 1, saved.config["configurable"].get("checkpoint_ns", ""))
+    writes = adopt_task_ids(ck, saved.pending_writes or [], graph, step + 1, saved.config["configurable"].get("checkpoint_ns", ""))
     statuses = read_statuses(writes) if writes else {}
     nulls = null_writes(writes) if writes else []
     if nulls:

@@ -260,9 +260,9 @@ def _end_step(graph: Graph, saved: CheckpointTuple, ck: Checkpoint, channels: Ma
     """
     planned = prepare_next_tasks(ck, channels, graph.nodes, step + 1)
     changed: set[str] = set()
-    if nulls := null_writes(saved.pending_writes):
+    if nulls := null_writes(saved.pending_writes or ()):
         changed |= apply_null_writes(ck, channels, nulls)
-    statuses = read_statuses(saved.pending_writes)
+    statuses = read_statuses(saved.pending_writes or ())
     for t in planned:
         st = statuses.get(t.id)
         t.writes = st.writes if st is not None and st.finished else []

@@ -211,7 +211,7 @@ def writes_view(s: StateSnapshot, parent: StateSnapshot | None, parent_saved: Ch
     nodes = {t.id: t.name for t in parent.tasks} if parent is not None else {}
     pending = [
         {"task_id": w.task_id, "node": nodes.get(w.task_id, ""), "channel": w.channel, "value": w.value}
-        for w in (parent_saved.pending_writes if parent_saved is not None else ())
+        for w in ((parent_saved.pending_writes or ()) if parent_saved is not None else ())
     ]
     ran = list(parent.next) if parent is not None and source == "loop" else []
     return {

@@ -153,3 +153,33 @@ def test_an_override_calling_its_parents_method_reaches_the_parents_work():
     history = list(app.get_state_history(thread()))
     assert [s.config["configurable"]["checkpoint_id"] for s in reversed(history)] == [x for x in saver.seen if x != "read"]
     assert "read" in saver.seen
+
+
+def test_a_checkpoint_tuple_is_a_named_tuple_as_langgraphs():
+    # LangGraph's CheckpointTuple is a NamedTuple: savers' subclasses unpack it and rewrite it with _replace.
+    config, checkpoint, metadata, parent, writes = CheckpointTuple({"configurable": {}}, {"id": "1"}, {"step": 0})  # type: ignore[typeddict-item]
+    assert (parent, writes) == (None, None)  # LangGraph's defaults
+    changed = CheckpointTuple(config, checkpoint, metadata)._replace(pending_writes=[("t", "c", 1)])
+    assert changed.pending_writes == [("t", "c", 1)] and changed.checkpoint is checkpoint
+
+
+def test_a_saver_whose_tuples_leave_pending_writes_out_and_one_that_reorders_them():
+    class WithoutWrites(DictSaver):
+        def get_tuple(self, config):
+            found = super().get_tuple(config)
+            return None if found is None else CheckpointTuple(*found[:4])  # pending_writes None: "no writes"
+
+    app = _graph(WithoutWrites())
+    assert app.invoke({"log": ["x"]}, thread())["__interrupt__"][0].value == "ok?"
+    state = app.get_state(thread())
+    assert state.next == ("ask",) and state.values == {"log": ["x", "a"]}
+    assert [s.metadata["step"] for s in app.get_state_history(thread())] == [1, 0, -1]
+
+    class Reordering(DictSaver):
+        def get_tuple(self, config):
+            found = super().get_tuple(config)
+            return found and found._replace(pending_writes=sorted(found.pending_writes or ()))
+
+    app = _graph(Reordering())
+    app.invoke({"log": ["x"]}, thread())
+    assert app.invoke(Command(resume="yes"), thread()) == {"log": ["x", "a", "yes"]}
