@@ -32,7 +32,10 @@ from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, PendingWrite
 from engine.errors import CorruptCheckpointError
 from engine.serde import Serializer, StateTooLargeError
 
-__all__ = ["ITEMS_MIN", "NULL_TASK_ID", "PACK", "WriteRow", "dump_writes", "load_writes", "packed", "repeating", "unpacked", "write_ref"]
+__all__ = [
+    "ITEMS_MIN", "NULL_TASK_ID", "PACK", "WriteRow", "at_risk", "dump_writes", "load_writes", "packed", "past_stored", "repeating",
+    "unpacked", "write_ref",
+]  # fmt: skip
 
 #: Type tag of a row holding several regular writes of one task, in index order
 #: (msgpack: a list of ``[channel, type, data]``); the row has the first one's index, 0.
@@ -50,7 +53,7 @@ class WriteRow(NamedTuple):  # a tuple: one is made per pending write
     replaces: bool  # a special channel's write replaces what its (task, idx) held
     ref: Ref | None = None
     #: ref set only: the value, to store in full after all; for an :data:`~._chain.ITEMS` row, the
-    #: row as serialized; for a :data:`PACK` holding one, the rows packed
+    #: row as serialized; for a :data:`PACK`, the rows packed (ref or not: see :func:`past_stored`)
     value: Any = None
 
     def full(self, serde: Serializer) -> WriteRow:
@@ -153,7 +156,9 @@ def packed(rows: list[WriteRow], task_id: str) -> list[WriteRow]:
     write replaces its own row: those stay apart).
 
     A regular write keeps the first copy stored at its index; a retried task writes
-    the same writes again, so a pack keeps the first pack stored, as its rows would.
+    the same writes again, so a pack keeps the first pack stored, as its rows would. A task
+    run again may write more than it did (or the same writes apart, after a pack): the SQL
+    savers then store those past what is stored, one row each (:func:`past_stored`).
     Not the null task's: a second Command on a version sends the writes stored there with
     its own after them, and the rows past the first pack's must be stored.
     """
@@ -163,9 +168,46 @@ def packed(rows: list[WriteRow], task_id: str) -> list[WriteRow]:
     if refs and (len(refs) > 1 or refs[0].type != ITEMS):
         return rows
     data = msgpack.packb([[r.channel, r.type, r.data] for r in rows], use_bin_type=True)
-    if refs:
-        return [WriteRow(0, rows[0].channel, PACK, data, False, refs[0].ref, rows)]
-    return [WriteRow(0, rows[0].channel, PACK, data, False)]
+    return [WriteRow(0, rows[0].channel, PACK, data, False, refs[0].ref if refs else None, rows)]
+
+
+def at_risk(row: WriteRow) -> bool:
+    """Whether storing ``row`` (a task's write) may meet a pack of the same task stored before: it is
+    a pack (which holds the indexes past its own), or a regular write past index 0 (which a pack may
+    hold). Such rows are stored by :func:`past_stored`'s rule."""
+    return not row.replaces and (row.idx > 0 or row.type == PACK)
+
+
+def past_stored(rows: Iterable[WriteRow], stored: Iterable[tuple[int, Any, Any]]) -> list[WriteRow]:
+    """Of a task's regular writes ``rows`` (packs taken apart), those whose index nothing in
+    ``stored`` holds: the task's stored rows ``(idx, type, data)``, where a pack at index 0 holds
+    the indexes 0 to its length. What a SQL saver stores of a call whose pack (or a row past
+    index 0) met stored rows of the task: LangGraph's rule, each index keeps its first write.
+
+    Raises:
+        CorruptCheckpointError: a stored pack that does not decode.
+    """
+    held: set[int] = set()
+    for idx, tag, data in stored:
+        if type(tag) is str and tag.startswith(ZLIB):
+            try:
+                tag, data = uncompressed(tag, bytes(data))
+            except (zlib.error, TypeError) as exc:
+                raise CorruptCheckpointError(f"stored pending writes do not decompress ({exc})") from None
+        if tag != PACK:
+            held.add(idx)
+            continue
+        try:
+            items = msgpack.unpackb(data, raw=False, use_list=True)
+        except Exception as exc:  # noqa: BLE001 - hostile bytes: any failure to decode is corruption
+            raise CorruptCheckpointError(f"stored pending writes do not decode ({exc})") from None
+        if type(items) is not list:
+            raise CorruptCheckpointError("stored pending writes are not a list of writes")
+        held.update(range(idx, idx + len(items)))
+    out: list[WriteRow] = []
+    for r in rows:
+        out.extend(r.value if r.type == PACK else (r,))
+    return [r for r in out if not r.replaces and r.idx not in held]
 
 
 def unpacked(reader: ChainReader, task_id: str, channel: Any, tag: Any, data: Any, ref: Any) -> list[PendingWrite]:

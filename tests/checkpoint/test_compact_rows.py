@@ -6,13 +6,15 @@ looks at the stored rows only to check the shape the storage figure depends on.
 
 from __future__ import annotations
 
+import operator
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 import psycopg
 import pytest
 
+from engine import START, StateGraph
 from engine.checkpoint._chain import ZLIB
 from engine.checkpoint._writes import PACK
 from engine.checkpoint.base import BaseCheckpointSaver
@@ -20,6 +22,7 @@ from engine.checkpoint.memory import InMemorySaver
 from engine.checkpoint.postgres import PostgresSaver
 from engine.checkpoint.sqlite import SqliteSaver
 from engine.errors import CorruptCheckpointError
+from engine.types import Command, interrupt
 from tests.checkpoint.test_conformance import async_test, cfg, put
 
 
@@ -60,6 +63,40 @@ async def test_a_tasks_regular_writes_are_one_row_and_read_back_in_order(saver: 
     if not isinstance(saver, InMemorySaver):
         stored = sorted(_rows(saver, "writes", "task_id, idx, type"))
         assert [(t, i) for t, i, _ in stored] == [("t", 0), ("u", 0)] and stored[0][2] == PACK
+
+
+@async_test
+async def test_a_task_run_again_that_writes_more_keeps_its_first_writes_and_adds_the_rest(saver: BaseCheckpointSaver) -> None:
+    # As LangGraph's savers: a regular write's (task, index) keeps its first copy, and an index not
+    # stored yet is stored. A task run again at a version the thread moved past (a resume
+    # addressed to it) may write more than its first run: the extra writes must not be lost.
+    c1, _ = await put(saver, cfg(), {"a": [1]}, {"a": 1})
+    await saver.aput_writes(c1, [("log", "first"), ("branch:to:b", None)], task_id="t")
+    await saver.aput_writes(c1, [("log", "again"), ("branch:to:b", None), ("extra", ["new"])], task_id="t")
+    await saver.aput_writes(c1, [("log", "third"), ("branch:to:b", 0), ("extra", ["no"]), ("more", 4)], task_id="t")
+    await saver.aput_writes(c1, [("log", "once")], task_id="u")
+    await saver.aput_writes(c1, [("log", "twice"), ("extra", 2)], task_id="u")  # one row first, a pack after
+    got = await saver.aget_tuple(c1)
+    assert got is not None
+    assert [(w[0], w[1], w[2]) for w in got.pending_writes] == [
+        ("t", "log", "first"), ("t", "branch:to:b", None), ("t", "extra", ["new"]), ("t", "more", 4),
+        ("u", "log", "once"), ("u", "extra", 2),
+    ]  # fmt: skip
+    listed = [t async for t in saver.alist(cfg())]
+    assert listed[0].pending_writes == got.pending_writes
+
+
+@async_test
+async def test_writes_stored_apart_after_a_pack_do_not_repeat_its_indexes(saver: BaseCheckpointSaver) -> None:
+    # A special write keeps a call's writes rows of their own (see packed): after a pack of
+    # three, such a call's regular writes at indexes 1 and 2 are the pack's already.
+    c1, _ = await put(saver, cfg(), {"a": [1]}, {"a": 1})
+    await saver.aput_writes(c1, [("log", "a"), ("log", "b"), ("log", "c")], task_id="t")
+    await saver.aput_writes(c1, [("__error__", "boom"), ("log", "B"), ("log", "C"), ("log", "D")], task_id="t")
+    got = await saver.aget_tuple(c1)
+    assert got is not None
+    assert sorted((w[1], w[2]) for w in got.pending_writes) == [("__error__", "boom"), ("log", "D"), ("log", "a"), ("log", "b"), ("log", "c")]
+    assert [w[2] for w in got.pending_writes if w[1] == "log"] == ["a", "b", "c", "D"]
 
 
 @async_test
@@ -178,3 +215,28 @@ def _cp(values: dict[str, Any], versions: dict[str, int]) -> Any:
     from tests.checkpoint.test_conformance import make_cp
 
     return make_cp(values, versions)
+
+
+class _Flagged(TypedDict, total=False):
+    log: Annotated[list, operator.add]
+    extra: Annotated[list, operator.add]
+    flag: bool
+
+
+def test_a_resume_addressed_to_a_version_the_thread_moved_past_keeps_what_its_rerun_adds(saver: BaseCheckpointSaver) -> None:
+    # The twin of tests/sidebyside/rerun_writes_more.py, on every saver: `done` runs again with the
+    # Command's update and writes `extra`, which its first run did not.
+    def done(state: _Flagged) -> dict[str, Any]:
+        return {"log": ["done"], **({"extra": ["new"]} if state.get("flag") else {})}
+
+    def ask(state: _Flagged) -> dict[str, Any]:
+        return {"log": [interrupt("approve?")]}
+
+    app = StateGraph(_Flagged).add_node("done", done).add_node("ask", ask).add_edge(START, "done").add_edge(START, "ask").compile(checkpointer=saver)
+    config: Any = {"configurable": {"thread_id": "rerun"}}
+    app.invoke({"log": ["in"]}, config)
+    paused = app.get_state(config).config
+    app.update_state(config, None)
+    assert app.invoke(Command(resume="yes", update={"flag": True}), paused)["extra"] == ["new"]
+    resumed = [s for s in app.get_state_history(config) if s.metadata["step"] == 0][0]  # the version it answered
+    assert [t.result for t in resumed.tasks if t.name == "done"] == [{"log": ["done"], "extra": ["new"]}]

@@ -13,6 +13,7 @@ from dataclasses import fields
 import pytest
 from psycopg import _queries as psycopg_queries
 
+from engine._sql.postgres.text import compact
 from engine.checkpoint.postgres import _queries as q
 
 LONGEST_SCHEMA = "s" * 63
@@ -25,5 +26,5 @@ def test_every_statement_is_short_enough_to_be_parsed_once(name: str) -> None:
 
 
 def test_compacting_keeps_literals_and_drops_comments() -> None:
-    text = q._compact("SELECT '--', 'a'  -- a comment's end\n    FROM t  -- another\n\n")
+    text = compact("SELECT '--', 'a'  -- a comment's end\n    FROM t  -- another\n\n")
     assert text == "SELECT '--', 'a'  -- a comment's end\nFROM t"

@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields
 
 from psycopg import sql
 
+from engine._sql.postgres.text import compact
+
 __all__ = ["Queries", "render"]
 
 # -- put: versions and pending writes, one statement ------------------------------------
@@ -32,7 +34,9 @@ __all__ = ["Queries", "render"]
 # with it the statement: the saver then writes it full. A checkpoint stored again is replaced. Regular
 # writes are idempotent per (task_id, idx): the first copy stays; special channels have fixed negative
 # indexes and replace. A write naming a row as its items (_chain.ITEMS) comes whole too (columns 14-21):
-# stored so unless that row is inserted now.
+# stored so unless that row is inserted now. A pack (a task's writes, one row at index 0) holds the indexes past
+# its own: a write past index 0 is not stored where the task has a pack, unless checked (column 22); the packs
+# and such writes stored are counted (a row NULL, -1 - count), the rest stored per _writes.past_stored (_rows.py).
 _PUT = """
 WITH bytes AS MATERIALIZED (SELECT %(bytes)b::bytea AS all_bytes),{fence}
 new_blobs AS (
@@ -61,14 +65,19 @@ new_blobs AS (
            w ->> 9, w ->> (10 + k.whole), w ->> (11 + k.whole), (w ->> (12 + k.whole))::bigint, w ->> (13 + k.whole)
     FROM jsonb_array_elements(%(writes)s::jsonb) AS w CROSS JOIN LATERAL (SELECT CASE WHEN w ->> 14 IS NULL OR EXISTS (
         SELECT FROM new_blobs AS nb WHERE nb.channel = w ->> 11 AND nb.version = (w ->> 12)::bigint) THEN 0 ELSE 8 END AS whole
-    ) AS k, bytes{fenced}
+    ) AS k, bytes
+    WHERE CASE WHEN (w ->> 4)::integer < 1 OR w ->> 22 IS NOT NULL THEN true ELSE NOT EXISTS (SELECT FROM {{writes}} AS s
+        WHERE (s.thread_id, s.checkpoint_ns, s.checkpoint_id, s.task_id, s.idx) = (w ->> 0, w ->> 1, w ->> 2, w ->> 3, 0)
+          AND s.type LIKE '%%graphwire:writes') END{fenced_and}
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
         channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path,
         ref_ns = excluded.ref_ns, ref_channel = excluded.ref_channel, ref_version = excluded.ref_version,
         ref_key = excluded.ref_key
         WHERE excluded.idx < 0
+    RETURNING idx, type
 )
-SELECT channel, version FROM new_blobs{fence_row}
+SELECT channel, version FROM new_blobs
+UNION ALL SELECT NULL, -1 - count(*) FROM new_writes WHERE idx > 0 OR type LIKE '%%graphwire:writes' HAVING count(*) > 0{fence_row}
 """
 # -- get ------------------------------------------------------------------------------
 # A get is one statement, so it reads one snapshot in one round trip (no
@@ -399,11 +408,18 @@ def _fenced(fence: str) -> str:
     return _PUT.format(
         fence=f"\nfence AS ({fence}),",
         fenced="\n    WHERE EXISTS (SELECT FROM fence)",
+        fenced_and="\n    AND EXISTS (SELECT FROM fence)",
         fence_row="\nUNION ALL\nSELECT NULL, epoch FROM fence",
     )
 
 
-PUT = _PUT.format(fence="", fenced="", fence_row="")
+PUT = _PUT.format(fence="", fenced="", fenced_and="", fence_row="")
+# A task's stored regular writes, for (namespace, checkpoint, task) keys given as arrays (see _PUT).
+TASK_WRITES = """
+SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.type, w.data
+FROM {writes} AS w JOIN unnest(%(ns)s::text[], %(ids)s::text[], %(tasks)s::text[]) AS k(ns, id, task)
+  ON (w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id) = (%(thread_id)s, k.ns, k.id, k.task)
+WHERE w.idx >= 0"""
 PUT_FENCED = _fenced(FENCE_WRITES)  # pending writes, puts in other namespaces: the lease holds
 PUT_FENCED_HEAD = _fenced(FENCE_PUT)  # a root-namespace chain: it continues the lease's head, and moves it
 
@@ -453,6 +469,7 @@ class Queries:
     SELECT_CHECKPOINT_VERSIONS: str
     SELECT_BLOB_BASES: str
     SELECT_WRITE_REFS: str
+    TASK_WRITES: str
     PRUNE: str
     LIST_THREADS: str
     ACQUIRE_LEASE: str
@@ -478,23 +495,6 @@ def render(schema: str | None) -> Queries:
     for f in fields(Queries):
         if f.name == "tables":
             continue
-        text = _compact(globals()[f.name])
+        text = compact(globals()[f.name])
         out[f.name] = sql.SQL(text).format(**idents).as_string(None) if "{" in text else text  # type: ignore[arg-type]
     return Queries(**out, tables=tables)
-
-
-def _compact(text: str) -> str:
-    """``text`` without indentation and comments: what the server needs of it.
-
-    psycopg parses a statement's placeholders once and remembers it, if the
-    statement is at most 4,096 bytes long; a longer one (the get, indented)
-    is parsed again on every call. No literal here holds ``--`` or spans lines.
-    """
-    lines = []
-    for line in text.splitlines():
-        code, dashes, _ = line.partition("--")
-        if dashes and code.count("'") % 2:  # "--" inside a literal: keep the line whole
-            code = line
-        if code.strip():
-            lines.append(code.strip())
-    return "\n".join(lines)

@@ -14,18 +14,18 @@ written whole: ``full=True``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.checkpoint._chain import ITEMS, STORE_MIN, BlobRow, compressed
 from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import parse_write_config
-from engine.checkpoint._writes import PACK, WriteRow, packed, repeating
+from engine.checkpoint._writes import PACK, WriteRow, at_risk, packed, past_stored, repeating
 from engine.checkpoint.postgres._leases import require_storable
 from engine.serde import Serializer
 
-__all__ = ["Batch", "Put", "TaskWrites"]
+__all__ = ["Batch", "Put", "TaskWrites", "past_stored_writes", "risky_writes", "store_past_stored"]
 
 #: Tags of a write row that may name a row of its batch as holding its items (see _queries._PUT).
 _REPEATS = (ITEMS, PACK)
@@ -55,6 +55,8 @@ class TaskWrites:
     keys: tuple[str, str, str, str, str]  # thread_id, ns, checkpoint_id, task_id, task_path
     rows: list[WriteRow]
     serde: Serializer
+    #: the rows are what the task's stored rows leave (:func:`past_stored`): stored past its pack
+    checked: bool = False
 
     @classmethod
     def of(
@@ -96,6 +98,53 @@ class TaskWrites:
     def rows_to_send(self, *, full: bool) -> list[WriteRow]:
         """The rows (``full``: every write whole, without refs)."""
         return [r.full(self.serde) for r in self.rows] if full else self.rows
+
+
+def store_past_stored(
+    cur: Any, q: Any, batch: Batch, stored: Sequence[tuple[Any, Any]], *, full: bool, fence: Callable[[], dict[str, Any]] | None
+) -> bool:
+    """After ``batch``'s statement (its rows ``stored``), store the writes it left out where a task's
+    pack (or a write past index 0) met the task's stored rows: those :func:`past_stored_writes` names,
+    in a second statement (``fence``: its parameters, when the lease must hold). False: fenced off."""
+    risky = risky_writes(batch, full=full)
+    if sum(len(rows) for _, rows in risky) <= next((-1 - v for c, v in stored if c is None and v < 0), 0):
+        return True  # each stored: the common case
+    more = past_stored_writes(cur, q.TASK_WRITES, batch.thread_id, risky)
+    if not more:
+        return True
+    params = Batch(batch.thread_id, batch.ns, [], more).params(full=full)
+    if fence is None:
+        cur.execute(q.PUT, params)
+        return True
+    cur.execute(q.PUT_FENCED, {**params, **fence()})
+    return any(c is None and v >= 0 for c, v in cur.fetchall())
+
+
+def risky_writes(batch: Batch, *, full: bool) -> list[tuple[TaskWrites, list[WriteRow]]]:
+    """The rows of ``batch``'s writes that may meet a pack of their task stored before (see
+    :func:`~engine.checkpoint._writes.at_risk`), by task: those the statement counts."""
+    out = []
+    for tw in batch.writes:
+        rows = [] if tw.checked else [w for w in tw.rows_to_send(full=full) if at_risk(w)]
+        if rows:
+            out.append((tw, rows))
+    return out
+
+
+def past_stored_writes(cur: Any, query: str, thread_id: str, risky: list[tuple[TaskWrites, list[WriteRow]]]) -> list[TaskWrites]:
+    """Of ``risky`` (:func:`risky_writes`), the rows to store past what each task has stored (a task run
+    again that writes more than its first run), read with ``query`` (``TASK_WRITES``) on ``cur``."""
+    keys = [tw.keys for tw, _ in risky]
+    cur.execute(query, {"thread_id": thread_id, "ns": [k[1] for k in keys], "ids": [k[2] for k in keys], "tasks": [k[3] for k in keys]})
+    stored: dict[tuple[str, str, str], list[tuple[int, Any, Any]]] = {}
+    for ns, checkpoint_id, task_id, idx, tag, data in cur.fetchall():
+        stored.setdefault((ns, checkpoint_id, task_id), []).append((idx, tag, data))
+    out = []
+    for tw, rows in risky:
+        left = past_stored(rows, stored.get(tw.keys[1:4], ()))
+        if left:
+            out.append(TaskWrites(tw.keys, left, tw.serde, checked=True))
+    return out
 
 
 class Batch:
@@ -153,6 +202,8 @@ class Batch:
                     chunks.append(whole.data)
                     row += [whole.type, at, len(whole.data), None, None, None, None, None]  # 14-21: columns 6-13 of the whole form
                     at += len(whole.data)
+                if tw.checked:  # 22: stored past the task's pack, if it has one
+                    row += [None] * (22 - len(row)) + [1]
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),

@@ -86,7 +86,7 @@ from engine.checkpoint.postgres._delayed import PostgresDelayed
 from engine.checkpoint.postgres._runs import PostgresRuns
 from engine.checkpoint.postgres._threads import PostgresThreads
 from engine.checkpoint.postgres._reads import Reads
-from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites
+from engine.checkpoint.postgres._rows import Batch, Put, TaskWrites, store_past_stored
 from engine._sql.postgres.migrate import IDENTIFIER, migrate
 from engine.checkpoint.postgres._migrate import CHECKPOINT_TABLES
 from engine.errors import CheckpointError
@@ -395,8 +395,11 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
             cur = kept_cursor(conn)
             cur.execute(sql, params)
             rows = cur.fetchall()
-            if fence is not None and not any(channel is None for channel, _ in rows):
+            if fence is not None and not any(channel is None and version >= 0 for channel, version in rows):
                 raise self.leases.refusal(conn, lease, head)
+            fenced = None if lease is None else (lambda: self.leases.fence_params(thread_id, lease, None))
+            if batch.writes and not store_past_stored(cur, self._q, batch, rows, full=full, fence=fenced):
+                raise self.leases.refusal(conn, lease, None)
             left = {(channel, version) for channel, version in rows if channel is not None}
             inserted = []
             for put in batch.puts:

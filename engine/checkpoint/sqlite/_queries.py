@@ -42,6 +42,7 @@ __all__ = [
     "SELECT_LATEST_CHECKPOINT",
     "SELECT_WRITES",
     "SELECT_WRITE_REFS",
+    "TASK_WRITES",
     "WHERE_BEFORE",
     "WHERE_ID",
     "WHERE_NS",
@@ -80,6 +81,10 @@ INSERT_WRITE = """
 INSERT OR IGNORE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path,
                               ref_ns, ref_channel, ref_version, ref_key)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+# A task's regular writes stored at a version (see _writes.past_stored).
+TASK_WRITES = """
+SELECT idx, type, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND task_id = ? AND idx >= 0
 """
 REPLACE_WRITE = """
 INSERT OR REPLACE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, data, task_path,

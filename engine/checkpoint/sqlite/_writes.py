@@ -24,7 +24,7 @@ from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
 from engine.checkpoint._ts import stored_ts
-from engine.checkpoint._writes import PACK, WriteRow, dump_writes, packed, repeating
+from engine.checkpoint._writes import PACK, WriteRow, at_risk, dump_writes, packed, past_stored, repeating
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
 from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._file import SaverFile
@@ -36,7 +36,7 @@ __all__ = ["Writes"]
 #: One version ready to store: (thread_id, ns, its blobs' plan, its checkpoint row).
 Prepared = tuple[str, str, BlobPlan, tuple[Any, ...]]
 #: One pending write ready to store: ((thread_id, ns, checkpoint_id, task_id, task_path), its row).
-KeyedWrite = tuple[tuple[str, ...], WriteRow]
+KeyedWrite = tuple[tuple[str, str, str, str, str], WriteRow]
 
 
 class Writes:
@@ -134,21 +134,45 @@ class Writes:
                 out.append(inserted)
             regular: list[tuple[Any, ...]] = []
             special: list[tuple[Any, ...]] = []
-            for (thread_id, ns, checkpoint_id, task_id, task_path), w in writes:
+            risky: dict[tuple[str, str, str, str, str], list[WriteRow]] = {}  # by task: rows a stored pack may meet
+
+            def settled(thread_id: str, w: WriteRow) -> WriteRow:
+                """``w`` as it can be stored: whole where the row it names is not there."""
                 if w.ref is not None and w.type in (ITEMS, PACK) and (thread_id, w.ref.ns, w.ref.channel, w.ref.version) not in fresh:
                     w = w.full(self._serde())  # it names a row as holding its items: only one stored now, as planned
                 if w.ref is not None and not exists(thread_id, (w.ref.ns, w.ref.channel, w.ref.version)):
                     w = w.full(self._serde())  # the list it extends is gone (pruned since the cache learned it)
-                f = w.ref
-                tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
-                (special if w.replaces else regular).append((
-                    thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, data, task_path,
-                    f and f.ns, f and f.channel, f and f.version, f and f.key))  # fmt: skip
+                return w
+
+            for key, w in writes:
+                w = settled(key[0], w)
+                if at_risk(w):
+                    risky.setdefault(key, []).append(w)
+                else:
+                    (special if w.replaces else regular).append(_write_row(key, w))
             if regular:
                 cur.executemany(q.INSERT_WRITE, regular)
+            for key, rows in risky.items():
+                self._put_past_stored(cur, key, rows, settled)
             if special:
                 cur.executemany(q.REPLACE_WRITE, special)
         return out
+
+    @staticmethod
+    def _put_past_stored(
+        cur: Any, key: tuple[str, str, str, str, str], rows: list[WriteRow], settled: Callable[[str, WriteRow], WriteRow]
+    ) -> None:
+        """Store a task's packs and writes past index 0 (see :func:`~engine.checkpoint._writes.at_risk`): as
+        they are when the task stored nothing they meet, else each write whose index nothing stored
+        holds (a task run again that writes more than its first run; LangGraph's rule)."""
+        apart = [w for w in rows if w.type != PACK]
+        if not apart:  # the common case, a pack: stored unless the task's index 0 is stored already
+            cur.execute(q.INSERT_WRITE, _write_row(key, rows[0]))
+            if cur.rowcount > 0 and len(rows) == 1:
+                return
+        stored = cur.execute(q.TASK_WRITES, key[:4]).fetchall()
+        for w in past_stored(rows, stored):  # a pack's rows: each settled as the pack was
+            cur.execute(q.INSERT_WRITE, _write_row(key, settled(key[0], w)))
 
     async def put_writes(
         self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
@@ -192,3 +216,12 @@ class Writes:
     def _prune(self, thread_id: str, choose: Choose) -> int:
         with self._file.transaction(q.BEGIN_WRITE) as cur:
             return prune(cur, self._serde(), thread_id, choose)
+
+
+def _write_row(key: tuple[str, str, str, str, str], w: WriteRow) -> tuple[Any, ...]:
+    """The columns of ``w``, a write of the task ``key`` (thread, ns, checkpoint, task, path), as stored."""
+    thread_id, ns, checkpoint_id, task_id, task_path = key
+    f = w.ref
+    tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
+    return (thread_id, ns, checkpoint_id, task_id, w.idx, w.channel, tag, data, task_path,
+            f and f.ns, f and f.channel, f and f.version, f and f.key)  # fmt: skip
