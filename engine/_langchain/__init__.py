@@ -8,6 +8,7 @@ nowhere else (tests/codebase/test_langchain_door.py keeps it so):
 * this module: what LangChain offers, looked up when first asked for and
   None (or a stand-in) when it is not installed: :func:`messages`,
   :func:`ambient_config`, :func:`runnable_class`, :func:`runnables`, :func:`tool_output_bases`, :func:`callback_manager` (and async),
+  :func:`handlers_asked`,
   :func:`init_embeddings`, ``RunnableConfig``, ``Embeddings``;
 * :mod:`.stream`: the callback handlers of the "messages" stream mode and the
   config a node runs with (its LangChain run, the run's callbacks);
@@ -31,6 +32,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import functools
+import sys
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "async_callback_manager",
     "callback_manager",
     "drawing",
+    "handlers_asked",
     "init_embeddings",
     "messages",
     "runnable_class",
@@ -115,6 +118,35 @@ def callback_manager() -> type[CallbackManager]:
     from langchain_core.callbacks import CallbackManager
 
     return CallbackManager
+
+
+@functools.cache
+def _asked_checks() -> tuple[Any, Any, Any, Any, Any]:
+    from langchain_core.globals import get_debug
+    from langchain_core.tracers import context
+    from langchain_core.utils.env import env_var_is_set
+    from langsmith.utils import tracing_is_enabled
+
+    hooks = getattr(context, "_configure_hooks", [])  # the list register_configure_hook fills (LangChain's own)
+    return context.tracing_v2_callback_var, tracing_is_enabled, get_debug, hooks, env_var_is_set
+
+
+def handlers_asked() -> bool:
+    """Whether LangChain gives a call without callbacks handlers of its own, as its callback managers
+    do (``CallbackManager.configure``): LangSmith's tracer when tracing is on (``LANGSMITH_TRACING``
+    in the environment, ``langsmith.tracing_context(enabled=True)``, ``tracing_v2_enabled()``), a
+    console printer in LangChain's debug mode (``set_debug(True)``), a configure hook's handler
+    (``collect_runs()``, ``get_usage_metadata_callback()``). False when langchain-core is not loaded
+    (the engine never imports it for this: a program using LangChain has)."""
+    if "langchain_core" not in sys.modules:
+        return False
+    tracer_var, tracing_is_enabled, get_debug, hooks, env_var_is_set = _asked_checks()
+    if tracer_var.get() is not None or tracing_is_enabled() or get_debug():
+        return True
+    return any(
+        var.get() is not None or (env_var is not None and handler_class is not None and env_var_is_set(env_var))
+        for var, _, handler_class, env_var in hooks
+    )
 
 
 def async_callback_manager() -> type[AsyncCallbackManager]:

@@ -323,9 +323,13 @@ def _node_run(child: dict[str, Any], state: Any, name: str, step: int, trace: An
     (``trace``) whose ``process_inputs`` records something else, the tracers start
     the run with that and the other handlers with ``state`` itself, as LangGraph's.
     """
-    manager = CallbackManager.configure(
-        child.get("callbacks"), inheritable_tags=child.get("tags"), inheritable_metadata=child.get("metadata")
-    )
+    callbacks = child.get("callbacks")
+    if isinstance(callbacks, CallbackManager):  # the run's: a copy, as LangGraph uses the run's own (no handler added again)
+        manager = callbacks.copy()
+        manager.add_tags(child.get("tags") or [])
+        manager.add_metadata(child.get("metadata") or {})
+    else:  # a list of handlers: LangChain's managers add theirs (a tracer when tracing is on, its hooks')
+        manager = CallbackManager.configure(callbacks, inheritable_tags=child.get("tags"), inheritable_metadata=child.get("metadata"))
     manager.tags.insert(0, f"graph:step:{step}")  # first, as LangGraph lists it; not inherited
     shown = recorded(state, getattr(trace, "process_inputs", None))
     if shown is state:

@@ -1,7 +1,8 @@
 """A run's chain run for LangChain callbacks (its config's ``with_config`` defaults are folded in by
 :func:`engine._internal._config.merge_configs`).
 
-With langchain-core installed and callbacks in the call's config, the run is
+With langchain-core installed and callbacks in the call's config (or LangSmith's
+tracing on, or LangChain's debug mode: LangChain adds its handlers), the run is
 one chain run named after the graph (``run_name`` overrides), as on
 LangGraph: the callbacks see it start with the input and end with the
 output values (or the error), and each node's run is its child (see
@@ -15,7 +16,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Mapping, Protocol
 from uuid import UUID
 
-from engine._langchain import callback_manager
+from engine._langchain import callback_manager, handlers_asked
 from engine.errors import GraphInterrupt
 from engine.events import Event, RunFinished
 from engine.pregel._io import propagated_metadata
@@ -44,8 +45,8 @@ def start_graph_run(name: str, input: Any, config: dict[str, Any], *, nested: bo
     the root the caller's ``run_id`` names it; a subgraph's (``nested``) has its own.
     """
     callbacks = config.get("callbacks")
-    if not callbacks or "langchain_core" not in sys.modules:
-        return None
+    if "langchain_core" not in sys.modules or not (callbacks or handlers_asked()):
+        return None  # (LangSmith's tracing or LangChain's debug mode asks for handlers: LangChain adds them)
     CallbackManager = callback_manager()  # noqa: N806 - LangChain's class
 
     # As LangGraph: the run's callbacks see the thread (and the other keys it copies) in their metadata.

@@ -244,3 +244,44 @@ def test_a_node_traced_by_langsmith_runs_under_its_run() -> None:
     g.compile().invoke({"x": 1})
     assert seen[0] is not None and seen[0][0] == "node" and seen[1] is None
     assert get_current_run_tree() is None  # left as it was after the node
+
+
+def _replying_graph() -> Any:
+    def model(state: MessagesState) -> dict[str, Any]:
+        reply = AIMessage("hi there", id="r1", response_metadata={"model_name": "fake"}, usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5})
+        return {"messages": [GenericFakeChatModel(messages=iter([reply])).invoke(state["messages"])]}
+
+    return StateGraph(MessagesState).add_node("model", model).add_node("after", lambda s: {}).add_edge(START, "model").add_edge("model", "after").compile()
+
+
+def _tree(run: Any) -> list[Any]:
+    return [run.name, [_tree(c) for c in sorted(run.child_runs, key=lambda r: r.dotted_order or "")]]
+
+
+def test_a_call_without_callbacks_gets_the_handlers_langchain_adds_itself() -> None:
+    # tests/sidebyside/langchain_handlers_asked.py: collect_runs() and get_usage_metadata_callback() register
+    # configure hooks, which LangChain's managers apply to a call without callbacks; LangGraph's graph run
+    # and node runs take the run's own manager (the collector, not inherited, sees the model's run as a root).
+    from langchain_core.callbacks import get_usage_metadata_callback
+    from langchain_core.tracers.context import collect_runs
+
+    app = _replying_graph()
+    with collect_runs() as collected:
+        app.invoke({"messages": [("user", "hello")]})
+    assert [_tree(r) for r in collected.traced_runs] == [["GenericFakeChatModel", []], ["LangGraph", []]]
+    with get_usage_metadata_callback() as usage:
+        app.invoke({"messages": [("user", "hello")]})
+    assert [u["total_tokens"] for u in usage.usage_metadata.values()] == [5]
+
+
+def test_langchains_debug_mode_prints_the_graphs_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from langchain_core.globals import set_debug
+
+    set_debug(True)
+    try:
+        _replying_graph().invoke({"messages": [("user", "hello")]})
+    finally:
+        set_debug(False)
+    printed = capsys.readouterr().out
+    assert "[chain:LangGraph] Entering Chain run" in printed
+    assert "[chain:LangGraph > chain:model]" in printed
