@@ -1,16 +1,19 @@
-"""LangChain's message classes, allowlisted without registration.
+"""LangChain's message classes (and its few other data classes kept in state), allowlisted without registration.
 
 Nearly every LangGraph program keeps ``langchain_core.messages`` objects in
 its state, so the serializer knows them from the start, as it knows
 ``Interrupt``: a value of one of these classes is stored as a registered
 value named ``langchain:<ClassName>`` (its name in the public module
 ``langchain_core.messages``, so a class LangChain moves between its private
-modules keeps its name).
+modules keeps its name). So are LangChain's retrieved documents and agent
+steps (:data:`OTHER_CLASSES`: a RAG graph's ``documents: list`` holds
+``Document`` objects), which LangGraph's serializer stores and reads back
+too, whether or not the state's schema names them.
 
 langchain-core stays optional. Writing a message proves it is imported;
-reading a stored message name imports the one fixed module
-``langchain_core.messages`` (never a module the bytes name: the name must be
-one of :data:`MESSAGE_CLASSES`, a table written here) and rebuilds the
+reading a stored message name imports the fixed modules of these tables
+(``langchain_core.messages`` and those of :data:`OTHER_CLASSES`; never a module the
+bytes name: the name must be one of :data:`MESSAGE_CLASSES` or :data:`OTHER_CLASSES`, tables written here) and rebuilds the
 message through its own validation, so hostile fields fail as a corrupt
 checkpoint instead of building anything.
 
@@ -21,13 +24,14 @@ full dump.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from engine.serde._registry import Entry
 
-__all__ = ["MESSAGE_CLASSES", "PREFIX", "entries", "is_message_type", "stored_name"]
+__all__ = ["MESSAGE_CLASSES", "OTHER_CLASSES", "PREFIX", "entries", "is_message_type", "stored_name"]
 
 PREFIX = "langchain:"
 
@@ -48,17 +52,23 @@ MESSAGE_CLASSES = (
     "ToolMessage",
     "ToolMessageChunk",
 )
-_NAMES = frozenset(PREFIX + n for n in MESSAGE_CLASSES)
+#: LangChain's other data classes a graph's state holds, by their public module (names unlike any message's).
+OTHER_CLASSES = {
+    "langchain_core.documents": ("Document",),
+    "langchain_core.agents": ("AgentAction", "AgentActionMessageLog", "AgentFinish", "AgentStep"),
+}
+_NAMES = frozenset(PREFIX + n for n in (*MESSAGE_CLASSES, *(n for names in OTHER_CLASSES.values() for n in names)))
+_MODULES = ("langchain_core.messages", *OTHER_CLASSES)
 
 
 def stored_name(name: str) -> bool:
-    """Whether ``name`` (read from storage) is one of LangChain's message classes."""
+    """Whether ``name`` (read from storage) is one of these LangChain classes."""
     return name in _NAMES
 
 
 def is_message_type(cls: type) -> bool:
-    """Whether ``cls`` may be a LangChain message class (cheap: no import)."""
-    return cls.__module__.startswith("langchain_core.messages")
+    """Whether ``cls`` may be one of these LangChain classes, a message or another (cheap: no import)."""
+    return cls.__module__.startswith(_MODULES)
 
 
 def is_text(cls: type) -> bool:
@@ -68,15 +78,22 @@ def is_text(cls: type) -> bool:
 
 
 def entries() -> list[Entry]:
-    """Registry entries of every message class; imports ``langchain_core.messages``.
+    """Registry entries of every class of these tables; imports their fixed modules.
 
     Raises:
         ImportError: langchain-core is not installed.
     """
     module = sys.modules.get("langchain_core.messages")
     if module is None:
-        import langchain_core.messages as module  # the one fixed module, never a stored name
-    return [_entry(getattr(module, n)) for n in MESSAGE_CLASSES]
+        import langchain_core.messages as module  # the fixed modules, never a stored name
+    out = [_entry(getattr(module, n)) for n in MESSAGE_CLASSES]
+    for name, classes in OTHER_CLASSES.items():
+        try:
+            other = importlib.import_module(name)
+        except ImportError:  # a langchain-core without it: its classes are not stored by name
+            continue
+        out.extend(_entry(getattr(other, n)) for n in classes if isinstance(getattr(other, n, None), type))
+    return out
 
 
 def _entry(cls: Any) -> Entry:

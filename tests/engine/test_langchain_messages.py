@@ -129,6 +129,64 @@ def test_messages_stored_and_read_back_on_every_saver(checkpointer):
     assert tup is not None and fresh is not checkpointer.serde
 
 
+def _other_samples() -> list[object]:
+    from langchain_core.agents import AgentAction, AgentActionMessageLog, AgentFinish, AgentStep
+    from langchain_core.documents import Document
+
+    action = AgentAction("search", {"q": "x"}, "thinking")
+    return [
+        Document(page_content="a doc", metadata={"source": "s.txt", "page": 2}, id="d1"),
+        Document(page_content="plain"),
+        action,
+        AgentActionMessageLog(tool="t", tool_input="i", log="l", message_log=[lc.AIMessage("m", id="a1")]),
+        AgentFinish({"output": "done"}, "final"),
+        AgentStep(action=action, observation={"hits": [1, 2]}),
+    ]
+
+
+def test_langchains_documents_and_agent_steps_are_stored_by_name_too():
+    # tests/sidebyside/langchain_documents.py: LangGraph stores them whatever the schema says (a RAG
+    # graph's untyped `documents: list`); so does the engine, by a fixed name, as it stores messages.
+    from engine._langchain.serde import OTHER_CLASSES
+
+    samples = _other_samples()
+    assert {type(o).__name__ for o in samples} == {n for names in OTHER_CLASSES.values() for n in names}
+    serde = Serializer()
+    for o in samples:
+        back = serde.loads(serde.dumps(o))
+        assert type(back) is type(o) and back == o
+    assert b"langchain:Document" in serde.dumps(samples[0])
+    assert len(serde.dumps(samples[1])) < 50  # its fields that differ from their defaults (a full dump: ~120)
+
+
+def test_a_stored_document_with_hostile_fields_is_corrupt_not_built():
+    import msgpack
+
+    from engine.errors import CorruptCheckpointError
+    from engine.serde._ext import Code
+
+    serde = Serializer()
+    bad = msgpack.packb(msgpack.ExtType(Code.REGISTERED, msgpack.packb(["langchain:Document", {"page_content": 3, "__class__": 1}])))
+    with pytest.raises(CorruptCheckpointError):
+        serde.loads(bad)
+
+
+class Untyped(TypedDict, total=False):
+    question: str
+    documents: list
+    steps: object
+
+
+def test_documents_in_an_untyped_key_on_every_saver(checkpointer):
+    samples = _other_samples()
+    b = StateGraph(Untyped)
+    b.add_node("retrieve", lambda s: {"documents": samples[:2], "steps": samples[2:]})
+    b.add_edge(START, "retrieve")
+    app = b.compile(checkpointer=checkpointer)
+    assert app.invoke({"question": "q"}, thread())["documents"] == samples[:2]
+    assert app.get_state(thread()).values == {"question": "q", "documents": samples[:2], "steps": samples[2:]}
+
+
 class Color(enum.Enum):
     RED = "red"
     BLUE = "blue"
