@@ -63,6 +63,9 @@ class TaskContext:
     nest: Callable[[], Any] | None = None
     # a subgraph run without a saver asks its questions as this (its parent's) task
     delegate: "TaskContext | None" = None
+    #: the message ids the "messages" handlers of the tasks around this task's graph sent or were given
+    #: (engine._langchain.stream): what this task sends, they count as sent (a graph called in a node function)
+    seen_by: tuple[set[str], ...] = ()
     # the call's ``context=`` (coerced into the graph's context_schema), for the Runtime
     context: Any = None
     # the version the task's step started from, the run's id, the attempt (1-based) and when the first began

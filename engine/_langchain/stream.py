@@ -382,7 +382,7 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
         return child, task
     meta = dict(child.get("metadata") or {})
     seen = _Seen()
-    seen.outer = outer
+    seen.outer = outer + tuple(s for s in ctx.seen_by if all(s is not o for o in outer))  # (a graph called in a node function)
     for m in _messages_in(state):  # counted as sent by the enclosing tasks too, as by LangGraph's one handler
         if m.id is not None:
             seen.add(m.id)

@@ -163,5 +163,7 @@ def _nested(
     loop = RunLoop(settings, input, config)
     if saver is None:
         loop.runner.delegate = host.task  # its questions are its parent task's
+    enclosing = host.task.messages  # the messages its tasks send, its host task does not send again
+    loop.runner.seen_by = host.task.seen_by if enclosing is None else (*host.task.seen_by, enclosing.seen)
     events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config, tuple(ns.split("|"))), nested=True)
     return forwarded(events, host, tuple(ns.split("|")), kinds)

@@ -95,8 +95,7 @@ class StepRunner:
         #: the run's answer no waiting task took (RunState.null_resume, the same list), or none
         self.null_resume: list[Any] = []
         self.inline_sync = inline_sync
-        #: the call came through the sync face: a failure waits for its siblings on threads (tick)
-        self.sync_face = sync_face
+        self.sync_face = sync_face  # the call came through the sync face: a failure waits for its siblings on threads (tick)
         #: the graph's ``step_timeout``: seconds a step's tasks may run (LangGraph's), None for no limit
         self.step_timeout = step_timeout
         #: the TimeoutError of a step whose time ran out (tick), else None
@@ -107,6 +106,7 @@ class StepRunner:
         self.control: Any = None  # the run's RunControl, which its tasks' runtime shows
         #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
         self.delegate: TaskContext | None = None
+        self.seen_by: tuple[set[str], ...] = ()  # (a nested run's: TaskContext.seen_by)
         self._blocked = False  # a sync node runs inline: the loop's thread waits for it
         self.record = writer.saver is not None and writer.durability != "exit"
         self._writes: StepWrites = []
@@ -417,7 +417,7 @@ class StepRunner:
                               inline=inline and not t.node.is_async, gated=gated)
         if self.nest is not None:
             ctx.nest = Lazy(self.nest, t, step, ctx, inline)
-        ctx.delegate = self.delegate
+        ctx.delegate, ctx.seen_by = self.delegate, self.seen_by
         if self._wants[CustomEvent]:
 
             def custom(payload: Any) -> None:

@@ -200,6 +200,20 @@ def test_messages_mode_through_a_subgraph_node_sends_each_message_once(checkpoin
 
     assert asyncio.run(run()) == [(1, "e"), (1, "hand")]
 
+    # A graph called inside a node function: what it sent, the node does not send again when it returns it.
+    def call_inner(state: MessagesState) -> dict:
+        return inner.invoke(state)
+
+    model = GenericFakeChatModel(messages=iter([AIMessage("a b", id="m1"), AIMessage("c d", id="m2")]))
+    caller = StateGraph(MessagesState).add_node("agent", call_inner).add_edge(START, "agent").compile(checkpointer=checkpointer)
+    nested = [
+        (len(ns), c.content, m["langgraph_node"])
+        for ns, (c, m) in caller.stream({"messages": [("user", "q")]}, thread("4"), stream_mode="messages", subgraphs=True)
+    ]
+    assert nested == [(1, "a", "inner_chat"), (1, " ", "inner_chat"), (1, "b", "inner_chat"), (1, "hand", "hand")]
+    flat = [(c.content, m["langgraph_node"]) for c, m in caller.stream({"messages": [("user", "q")]}, thread("5"), stream_mode="messages")]
+    assert flat == [("c d", "agent"), ("hand", "agent")]
+
 
 def test_messages_mode_metadata_is_langgraphs_key_by_key(checkpointer):
     """tests/sidebyside/messages_metadata.py: no task_id, no configurable keys but those LangGraph copies

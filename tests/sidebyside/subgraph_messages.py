@@ -18,12 +18,26 @@ inner = StateGraph(MessagesState).add_node("inner_chat", chat).add_node("hand", 
 outer = StateGraph(MessagesState).add_node("agent", inner).add_edge(START, "agent").compile(checkpointer=InMemorySaver())
 record("no subgraphs", [(c.content, m["langgraph_node"]) for c, m in outer.stream({"messages": [("user", "q")]}, {"configurable": {"thread_id": "1"}}, stream_mode="messages")])
 record("subgraphs", [(len(ns), c.content, m["langgraph_node"]) for ns, (c, m) in outer.stream({"messages": [("user", "q")]}, {"configurable": {"thread_id": "2"}}, stream_mode="messages", subgraphs=True)])
-# a graph invoked inside a node function: kept difference (README "Where it differs"): the node's
-# returned messages are sent again under the parent's namespace
+# a graph invoked inside a node function: what it sent, the node does not send again when it returns it
 def call_inner(state):
     return inner.invoke(state)
 outer2 = StateGraph(MessagesState).add_node("agent", call_inner).add_edge(START, "agent").compile(checkpointer=InMemorySaver())
 record("in a function, subgraphs", [(len(ns), c.content, m["langgraph_node"]) for ns, (c, m) in outer2.stream({"messages": [("user", "q")]}, {"configurable": {"thread_id": "3"}}, stream_mode="messages", subgraphs=True)])
+model = mk()
+record("in a function, no subgraphs", [(c.content, m["langgraph_node"]) for c, m in outer2.stream({"messages": [("user", "q")]}, {"configurable": {"thread_id": "5"}}, stream_mode="messages")])
+# two levels: a function calling a graph whose node is a function calling the inner graph
+middle = StateGraph(MessagesState).add_node("middle", call_inner).add_edge(START, "middle").compile()
+outer3 = StateGraph(MessagesState).add_node("top", lambda s: middle.invoke(s)).add_edge(START, "top").compile(checkpointer=InMemorySaver())
+model = mk()
+record("two levels, subgraphs", [(len(ns), c.content, m["langgraph_node"]) for ns, (c, m) in outer3.stream({"messages": [("user", "q")]}, {"configurable": {"thread_id": "6"}}, stream_mode="messages", subgraphs=True)])
+async def acall_inner(state):
+    return await inner.ainvoke(state)
+outer4 = StateGraph(MessagesState).add_node("agent", acall_inner).add_edge(START, "agent").compile(checkpointer=InMemorySaver())
+async def in_async_function():
+    return [(len(ns), c.content, m["langgraph_node"]) async for ns, (c, m) in outer4.astream({"messages": [("user", "q")]}, {"configurable": {"thread_id": "7"}}, stream_mode="messages", subgraphs=True)]
+model = mk()
+record("in an async function, subgraphs", asyncio.run(in_async_function()))
+model = mk()
 async def main():
     return [(len(ns), c.content, m["langgraph_node"]) async for ns, (c, m) in outer.astream({"messages": [("user", "q")]}, {"configurable": {"thread_id": "4"}}, stream_mode="messages", subgraphs=True)]
 record("async subgraphs", asyncio.run(main()))
