@@ -181,6 +181,25 @@ def test_writes_of_a_lease_taken_over_are_refused_and_store_nothing(
     assert ids(pg) == [second, first]
 
 
+def test_a_rerun_tasks_writes_past_its_pack_are_fenced_too(pg: PostgresSaver, lapse: Any) -> None:
+    # The writes a task run again adds past its stored pack go in a second statement (_rows.store_past_stored),
+    # under the same fence: stored while the lease holds, refused once it was taken over.
+    a = pg.leases.acquire_lease(T, "a", ttl=60)
+    assert a is not None
+    first = put(pg, None, a, 1)
+    pg.put_writes(cfg(first, a), [("w", 1), ("x", 2)], task_id="t")
+    pg.put_writes(cfg(first, a), [("w", 9), ("x", 9), ("y", 3)], task_id="t")
+    got = pg.get_tuple(cfg(first))
+    assert got is not None and [(w[1], w[2]) for w in got.pending_writes] == [("w", 1), ("x", 2), ("y", 3)]
+    lapse()
+    b = pg.leases.acquire_lease(T, "b", ttl=60)
+    assert b is not None
+    with pytest.raises(LeaseLostError, match="taken over"):
+        pg.put_writes(cfg(first, a), [("w", 9), ("x", 9), ("y", 9), ("z", 4)], task_id="t")
+    got = pg.get_tuple(cfg(first))
+    assert got is not None and [(w[1], w[2]) for w in got.pending_writes] == [("w", 1), ("x", 2), ("y", 3)]
+
+
 def test_writes_of_a_lapsed_or_released_lease_are_refused(pg: PostgresSaver, lapse: Any) -> None:
     a = pg.leases.acquire_lease(T, "a", ttl=60)
     assert a is not None
