@@ -363,8 +363,8 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
         child["callbacks"] = _with_handler(child.get("callbacks"), Progress(ctx.beat))
     # A task of a nested graph: the enclosing task's "messages" handler leaves its model
     # runs to this task's own (as LangGraph's one handler leaves a subgraph's runs to the
-    # subgraph's stream); what this one sends, the enclosing one counts as sent.
-    outer = _strip_handlers(child)
+    # subgraph's stream); what this one sends, the enclosing ones count as sent (ctx.seen_by).
+    _strip_handlers(child)
     wrap = bool(child.get("callbacks"))
     if ctx.tools is not None:  # stream mode "tools" (engine._langchain.tools)
         child["callbacks"] = _with_handler(child.get("callbacks") or CallbackManager([]), ToolsHandler(ctx.tools))
@@ -382,7 +382,7 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
         return child, task
     meta = dict(child.get("metadata") or {})
     seen = _Seen()
-    seen.outer = outer + tuple(s for s in ctx.seen_by if all(s is not o for o in outer))  # (a graph called in a node function)
+    seen.outer = ctx.seen_by
     for m in _messages_in(state):  # counted as sent by the enclosing tasks too, as by LangGraph's one handler
         if m.id is not None:
             seen.add(m.id)
@@ -412,11 +412,11 @@ class _Seen(set):  # type: ignore[type-arg]
             ids.add(item)
 
 
-def _strip_handlers(child: dict[str, Any]) -> tuple[set[str], ...]:
-    """Take enclosing tasks' stream mode handlers out of ``child``'s callbacks; their MessagesHandlers' ``seen`` sets."""
+def _strip_handlers(child: dict[str, Any]) -> None:
+    """Take enclosing tasks' stream mode handlers out of ``child``'s callbacks."""
     callbacks = child.get("callbacks")
     if callbacks is None:  # the common case, before an isinstance of an ABC
-        return ()
+        return
     if isinstance(callbacks, BaseCallbackManager):
         found = [h for h in callbacks.handlers if isinstance(h, _MODES)]
         if found:
@@ -424,13 +424,8 @@ def _strip_handlers(child: dict[str, Any]) -> tuple[set[str], ...]:
             for h in found:
                 manager.remove_handler(h)
             child["callbacks"] = manager
-    elif isinstance(callbacks, list):
-        found = [h for h in callbacks if isinstance(h, _MODES)]
-        if found:
-            child["callbacks"] = [h for h in callbacks if not isinstance(h, _MODES)]
-    else:
-        return ()
-    return tuple(h.seen for h in found if isinstance(h, MessagesHandler))
+    elif isinstance(callbacks, list) and any(isinstance(h, _MODES) for h in callbacks):
+        child["callbacks"] = [h for h in callbacks if not isinstance(h, _MODES)]
 
 
 class Progress(BaseCallbackHandler):
