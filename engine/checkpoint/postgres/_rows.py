@@ -25,7 +25,7 @@ from engine.checkpoint._writes import PACK, WriteRow, at_risk, packed, past_stor
 from engine.checkpoint.postgres._leases import require_storable
 from engine.serde import Serializer
 
-__all__ = ["Batch", "Put", "TaskWrites", "past_stored_writes", "risky_writes", "store_past_stored"]
+__all__ = ["Batch", "Put", "TaskWrites", "past_stored_writes", "store_past_stored"]
 
 #: Tags of a write row that may name a row of its batch as holding its items (see _queries._PUT).
 _REPEATS = (ITEMS, PACK)
@@ -106,7 +106,7 @@ def store_past_stored(
     """After ``batch``'s statement (its rows ``stored``), store the writes it left out where a task's
     pack (or a write past index 0) met the task's stored rows: those :func:`past_stored_writes` names,
     in a second statement (``fence``: its parameters, when the lease must hold). False: fenced off."""
-    risky = risky_writes(batch, full=full)
+    risky = batch.risky
     if sum(len(rows) for _, rows in risky) <= next((-1 - v for c, v in stored if c is None and v < 0), 0):
         return True  # each stored: the common case
     more = past_stored_writes(cur, q.TASK_WRITES, batch.thread_id, risky)
@@ -120,19 +120,8 @@ def store_past_stored(
     return any(c is None and v >= 0 for c, v in cur.fetchall())
 
 
-def risky_writes(batch: Batch, *, full: bool) -> list[tuple[TaskWrites, list[WriteRow]]]:
-    """The rows of ``batch``'s writes that may meet a pack of their task stored before (see
-    :func:`~engine.checkpoint._writes.at_risk`), by task: those the statement counts."""
-    out = []
-    for tw in batch.writes:
-        rows = [] if tw.checked else [w for w in tw.rows_to_send(full=full) if at_risk(w)]
-        if rows:
-            out.append((tw, rows))
-    return out
-
-
 def past_stored_writes(cur: Any, query: str, thread_id: str, risky: list[tuple[TaskWrites, list[WriteRow]]]) -> list[TaskWrites]:
-    """Of ``risky`` (:func:`risky_writes`), the rows to store past what each task has stored (a task run
+    """Of ``risky`` (:attr:`Batch.risky`), the rows to store past what each task has stored (a task run
     again that writes more than its first run), read with ``query`` (``TASK_WRITES``) on ``cur``."""
     keys = [tw.keys for tw, _ in risky]
     cur.execute(query, {"thread_id": thread_id, "ns": [k[1] for k in keys], "ids": [k[2] for k in keys], "tasks": [k[3] for k in keys]})
@@ -160,6 +149,9 @@ class Batch:
         self.thread_id, self.ns = thread_id, ns
         self.puts = puts
         self.writes = writes
+        #: of the writes the last :meth:`params` sent, by task, those that may meet a pack of their task stored
+        #: before (:func:`~engine.checkpoint._writes.at_risk`): what the statement counts
+        self.risky: list[tuple[TaskWrites, list[WriteRow]]] = []
 
     def blob_rows(self, *, full: bool) -> list[list[BlobRow]]:
         """Each put's blob rows (``full``: no deltas)."""
@@ -185,12 +177,16 @@ class Batch:
                     blobs.append([r.channel, r.version, tag, at, len(data), r.base, r.seq, f.ns, f.channel, f.version, f.key])
                 at += len(data)
         writes: dict[tuple[Any, ...], list[Any]] = {}
+        self.risky = []
         for tw in self.writes:
             thread_id, ns, checkpoint_id, task_id, task_path = tw.keys
+            risky: list[WriteRow] = []
             for w in tw.rows_to_send(full=full):
                 key = (thread_id, ns, checkpoint_id, task_id, w.idx)
                 if key in writes and not w.replaces:
                     continue
+                if not tw.checked and at_risk(w):
+                    risky.append(w)
                 tag, data = compressed(w.type, w.data, STORE_MIN) if len(w.data) >= STORE_MIN else (w.type, w.data)
                 chunks.append(data)
                 f = w.ref
@@ -204,6 +200,8 @@ class Batch:
                     at += len(whole.data)
                 if tw.checked:  # 22: stored past the task's pack, if it has one
                     row += [None] * (22 - len(row)) + [1]
+            if risky:
+                self.risky.append((tw, risky))
         return {
             "thread_id": self.thread_id, "ns": self.ns, "bytes": b"".join(chunks),
             "checkpoints": f"[{','.join(checkpoints)}]", "blobs": _dumps(blobs), "writes": _dumps(list(writes.values())),
