@@ -178,9 +178,9 @@ def at_risk(row: WriteRow) -> bool:
     return not row.replaces and (row.idx > 0 or row.type == PACK)
 
 
-def past_stored(rows: Iterable[WriteRow], stored: Iterable[tuple[int, Any, Any]]) -> list[WriteRow]:
+def past_stored(rows: Iterable[WriteRow], stored: Iterable[tuple[int, Any, Any]], task_id: str) -> list[WriteRow]:
     """Of a task's regular writes ``rows`` (packs taken apart), those whose index nothing in
-    ``stored`` holds: the task's stored rows ``(idx, type, data)``, where a pack at index 0 holds
+    ``stored`` holds: the task's (``task_id``) stored rows ``(idx, type, data)``, where a pack at index 0 holds
     the indexes 0 to its length. What a SQL saver stores of a call whose pack (or a row past
     index 0) met stored rows of the task: LangGraph's rule, each index keeps its first write.
 
@@ -189,21 +189,11 @@ def past_stored(rows: Iterable[WriteRow], stored: Iterable[tuple[int, Any, Any]]
     """
     held: set[int] = set()
     for idx, tag, data in stored:
-        if type(tag) is str and tag.startswith(ZLIB):
-            try:
-                tag, data = uncompressed(tag, bytes(data))
-            except (zlib.error, TypeError) as exc:
-                raise CorruptCheckpointError(f"stored pending writes do not decompress ({exc})") from None
-        if tag != PACK:
+        tag, data = _opened(task_id, tag, data)
+        if tag == PACK:
+            held.update(range(idx, idx + len(_pack_items(task_id, data))))
+        else:
             held.add(idx)
-            continue
-        try:
-            items = msgpack.unpackb(data, raw=False, use_list=True)
-        except Exception as exc:  # noqa: BLE001 - hostile bytes: any failure to decode is corruption
-            raise CorruptCheckpointError(f"stored pending writes do not decode ({exc})") from None
-        if type(items) is not list:
-            raise CorruptCheckpointError("stored pending writes are not a list of writes")
-        held.update(range(idx, idx + len(items)))
     out: list[WriteRow] = []
     for r in rows:
         out.extend(r.value if r.type == PACK else (r,))
@@ -217,13 +207,36 @@ def unpacked(reader: ChainReader, task_id: str, channel: Any, tag: Any, data: An
         CorruptCheckpointError: a pack that is not a list of ``[channel, type, data]``,
             or a value that does not decode.
     """
-    if type(tag) is str and tag.startswith(ZLIB):  # stored compressed (the SQL savers: STORE_MIN)
-        try:
-            tag, data = uncompressed(tag, bytes(data))
-        except (zlib.error, TypeError) as exc:
-            raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} do not decompress ({exc})") from None
+    tag, data = _opened(task_id, tag, data)
     if tag != PACK:
         return [PendingWrite(task_id, channel, reader.resolve(tag, data, ref))]
+    items = _pack_items(task_id, data)
+    # A pack's ref is its ITEMS write's (see packed); no other item may name it.
+    if ref is None and any(t == ITEMS for _, t, _ in items):
+        raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} repeat a row they do not name")
+    return [PendingWrite(task_id, ch, reader.resolve(t, d, ref if t == ITEMS else None)) for ch, t, d in items]
+
+
+def _opened(task_id: str, tag: Any, data: Any) -> tuple[Any, Any]:
+    """A stored write row's ``(tag, data)``, decompressed if it was stored so (the SQL savers: STORE_MIN).
+
+    Raises:
+        CorruptCheckpointError: compressed data that does not decompress.
+    """
+    if type(tag) is str and tag.startswith(ZLIB):
+        try:
+            return uncompressed(tag, bytes(data))
+        except (zlib.error, TypeError) as exc:
+            raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} do not decompress ({exc})") from None
+    return tag, data
+
+
+def _pack_items(task_id: str, data: Any) -> list[list[Any]]:
+    """A stored pack's writes, ``[channel, type, data]`` each.
+
+    Raises:
+        CorruptCheckpointError: data that does not decode to such a list.
+    """
     try:
         items = msgpack.unpackb(data, raw=False, use_list=True)
     except Exception as exc:  # noqa: BLE001 - hostile bytes: any failure to decode is corruption
@@ -232,10 +245,7 @@ def unpacked(reader: ChainReader, task_id: str, channel: Any, tag: Any, data: An
         type(i) is list and len(i) == 3 and type(i[0]) is str and type(i[1]) is str and type(i[2]) is bytes for i in items
     ):
         raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} are not a list of writes")
-    # A pack's ref is its ITEMS write's (see packed); no other item may name it.
-    if ref is None and any(t == ITEMS for _, t, _ in items):
-        raise CorruptCheckpointError(f"stored pending writes of task {task_id!r:.60} repeat a row they do not name")
-    return [PendingWrite(task_id, ch, reader.resolve(t, d, ref if t == ITEMS else None)) for ch, t, d in items]
+    return items
 
 
 def load_writes(reader: ChainReader, rows: Iterable[Sequence[Any]]) -> list[PendingWrite]:

@@ -130,7 +130,7 @@ def past_stored_writes(cur: Any, query: str, thread_id: str, risky: list[tuple[T
         stored.setdefault((ns, checkpoint_id, task_id), []).append((idx, tag, data))
     out = []
     for tw, rows in risky:
-        left = past_stored(rows, stored.get(tw.keys[1:4], ()))
+        left = past_stored(rows, stored.get(tw.keys[1:4], ()), tw.keys[3])
         if left:
             out.append(TaskWrites(tw.keys, left, tw.serde, checked=True))
     return out

@@ -171,7 +171,7 @@ class Writes:
             if cur.rowcount > 0 and len(rows) == 1:
                 return
         stored = cur.execute(q.TASK_WRITES, key[:4]).fetchall()
-        for w in past_stored(rows, stored):  # a pack's rows: each settled as the pack was
+        for w in past_stored(rows, stored, key[3]):  # a pack's rows: each settled as the pack was
             cur.execute(q.INSERT_WRITE, _write_row(key, settled(key[0], w)))
 
     async def put_writes(
