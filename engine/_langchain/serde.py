@@ -101,11 +101,7 @@ def _entry(cls: Any) -> Entry:
 
 
 def _dumper(cls: Any) -> Callable[[Any], Any]:
-    defaults = {
-        name: field.get_default(call_default_factory=True)
-        for name, field in cls.model_fields.items()
-        if name != "type" and not field.is_required()
-    }
+    defaults = {name: _default(field) for name, field in cls.model_fields.items() if name != "type" and not field.is_required()}
     required = tuple(name for name, field in cls.model_fields.items() if field.is_required())
 
     def dump(obj: Any) -> dict[str, Any]:
@@ -121,6 +117,20 @@ def _dumper(cls: Any) -> Callable[[Any], Any]:
         return out
 
     return dump
+
+
+def _default(field: Any) -> Any:
+    """A field's default. LangChain's factories (``dict``, ``list``) are called as they are: pydantic's
+    ``get_default`` first reads a factory's signature, which parses text with ``ast`` on CPython 3.11,
+    and that parse is not safe in two threads at once (SystemError "AST constructor recursion depth
+    mismatch"; the classes are first met in whatever thread stores a message)."""
+    factory = field.default_factory
+    if factory is None:
+        return field.default
+    try:
+        return factory()
+    except TypeError:  # a factory of the validated data (none of LangChain's): pydantic's way
+        return field.get_default(call_default_factory=True)
 
 
 def _loader(cls: Any) -> Callable[[Any], Any]:
