@@ -105,6 +105,10 @@ class TaskFinished(Event):
     cached: bool = False  # its writes came from pending writes, the node did not run again
     # the exception itself, for in-process callers (the "tasks" stream mode)
     exception: BaseException | None = field(default=None, compare=False, repr=False)
+    #: an interrupted task's: the state its step started from, when the caller wants values (the
+    #: "values" stream mode's chunk at an interrupt holds it, as LangGraph's, even when the run
+    #: streamed no values before); None otherwise
+    values: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +227,9 @@ class RunFinished(Event):
     interrupts: tuple[Any, ...] = ()
     # the exception itself, for in-process callers (invoke re-raises it)
     exception: BaseException | None = field(default=None, compare=False, repr=False)
+    #: whether the run streamed a values chunk of its output keys (or was due one: a caller not asking
+    #: for them): LangGraph's invoke returns the last such chunk, None when there was none
+    shown: bool = field(default=True, compare=False, repr=False)
 
 
 #: What a run sends only to a caller that names it in its ``kinds``; a caller taking every event

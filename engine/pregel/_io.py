@@ -180,8 +180,9 @@ def saved_event(
 
 
 def finished_event(reason: str, error: BaseException | None, interrupts: tuple[Any, ...], checkpoint_id: str | None,
-                   values: Any) -> RunFinished:
-    """How a run ended. A cancelled run names no error (its CancelledError goes on after the event)."""
+                   values: Any, shown: bool = True) -> RunFinished:
+    """How a run ended. A cancelled run names no error (its CancelledError goes on after the event).
+    ``shown``: whether a values chunk of the output keys was due in the run (RunFinished.shown)."""
     reported = error if error is not None and reason != "CANCELLED" else None
     return RunFinished(
         reason=reason,  # type: ignore[arg-type]
@@ -191,6 +192,7 @@ def finished_event(reason: str, error: BaseException | None, interrupts: tuple[A
         error_message=str(reported) if reported else None,
         interrupts=interrupts,
         exception=error,
+        shown=shown,
     )
 
 

@@ -53,7 +53,7 @@ from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 
 from engine.checkpoint.base import run_lease
 from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
-from engine.events import CheckpointSaved, CustomEvent, Event, MessageChunk, StepFinished, ToolEvent
+from engine.events import CheckpointSaved, CustomEvent, Event, MessageChunk, StepFinished, ToolEvent, ValuesEvent
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
@@ -133,6 +133,8 @@ class RunLoop:
             step_timeout=settings.step_timeout,
         )
         runner.null_resume = state.null_resume
+        if queue.want(ValuesEvent):
+            runner.current_values = self.versions.values
 
     def _nest(self, t: Task, step: int, ctx: TaskContext, alone: bool) -> NestedHost:
         """What a graph run nested in task ``t`` borrows from this run (engine.pregel._nested).
@@ -288,7 +290,7 @@ class RunLoop:
         self.trace.finished(reason, steps=state.executed, checkpoint_id=checkpoint_id, interrupt_ids=ids, error=None if cancelled else error)
         runner.task_config = runner.nest = None  # type: ignore[assignment]  # no cycle: refcounting frees the run
         # With a saver: the last version that landed (a failed write names none), and its values.
-        yield finished_event(reason, error, interrupts, checkpoint_id, self.versions.output() if values is _LIVE else values)
+        yield finished_event(reason, error, interrupts, checkpoint_id, self.versions.output() if values is _LIVE else values, state.shown)
         if cancelled:
             raise error  # type: ignore[misc]
 

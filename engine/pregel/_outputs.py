@@ -131,6 +131,8 @@ async def invoke_value(graph: CompiledGraph, input: Any, config: Mapping[str, An
         # As LangGraph: at an interrupt, the value it returned last (if a dict) and the questions.
         last = final.values if isinstance(final.values, dict) else {}
         return {**last, "__interrupt__": list(final.interrupts)}
+    if not final.shown:  # as LangGraph's: no values chunk in the run (nothing written to the output keys)
+        return {"__interrupt__": list(final.interrupts)} if final.interrupts else None
     out: dict[str, Any] = dict(final.values or {})
     if final.interrupts:
         out["__interrupt__"] = list(final.interrupts)

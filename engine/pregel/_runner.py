@@ -80,9 +80,7 @@ class StepRunner:
         self.want = want = queue.want
         # What the run's caller wants never changes during the run: asked once.
         kinds = queue.kinds
-        self._wants = (
-            {k: k in kinds for k in _ASKED} if kinds is not None else {k: want(k) for k in _ASKED}
-        )  # fmt: skip
+        self._wants = {k: k in kinds for k in _ASKED} if kinds is not None else {k: want(k) for k in _ASKED}
         self.live = live  # the caller wants events nodes write while they run (custom, messages, tools)
         self.writer = writer
         self.trace = trace
@@ -107,6 +105,7 @@ class StepRunner:
         #: a subgraph's run without a saver: its tasks ask their questions as this (the parent's) task
         self.delegate: TaskContext | None = None
         self.seen_by: tuple[set[str], ...] = ()  # (a nested run's: TaskContext.seen_by)
+        self.current_values: Callable[[], dict[str, Any]] | None = None  # the state, for TaskFinished.values (the loop's)
         self._blocked = False  # a sync node runs inline: the loop's thread waits for it
         self.record = writer.saver is not None and writer.durability != "exit"
         self._writes: StepWrites = []
@@ -358,8 +357,7 @@ class StepRunner:
     def _finished(self, t: Task, step: int, cached: bool = False) -> None:
         if self.writer.delta_channels and t.writes:  # messages to a DeltaChannel get their ids before they are stored
             t.writes = stamp_ids(self.writer.delta_channels, list(t.writes))
-        err = t.error
-        ints = t.interrupts
+        err, ints = t.error, t.interrupts
         if ints and self._wants[InterruptEvent]:
             for i in ints:
                 self.emit(InterruptEvent(i.id, t.name, t.id, i.value))
@@ -375,6 +373,7 @@ class StepRunner:
                     interrupts=tuple(ints),
                     cached=cached,
                     exception=err,
+                    values=self.current_values() if ints and self.current_values is not None else None,
                 )
             )
 

@@ -173,7 +173,9 @@ class Projector:
                 if "updates" in modes:
                     yield "updates", {"__interrupt__": ints}
                 if "values" in modes:
-                    yield "values", {"__interrupt__": ints} if self.root else {**self.values, "__interrupt__": ints}
+                    # As LangGraph's: the state the step started from (streamed before or not) and the questions.
+                    now = self.values if ev.values is None else ev.values
+                    yield "values", {"__interrupt__": ints} if self.root else {**now, "__interrupt__": ints}
             elif "updates" in modes and not ev.error:
                 chunk: dict[str, Any] = {ev.node: ev.update}
                 if ev.cached:

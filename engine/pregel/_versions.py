@@ -69,8 +69,8 @@ class RunVersions:
         if not self.state.channels:
             return
         out = self.settings.spec.output_keys
-        if isinstance(out, str) and (changed is None or out in changed):
-            self.state.shown = True  # what invoke returns (see output())
+        if changed is None or (out in changed if isinstance(out, str) else not changed.isdisjoint(out)):
+            self.state.shown = True  # invoke returns the last such chunk (see output(), RunFinished.shown)
         if not self.queue.want(ValuesEvent):
             return
         keys = self.settings.spec.stream_keys
