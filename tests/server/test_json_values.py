@@ -1,0 +1,98 @@
+"""server/_json.encode: every value a graph may hold in state, as JSON text, the same on a class's
+first value and on later ones (its converter is found once per class)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import decimal
+import enum
+import json
+import uuid
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from pydantic import BaseModel
+
+from server._json import encode
+
+
+class Color(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+class Person(BaseModel):
+    name: str
+    born: dt.date
+
+
+class Plain:
+    def __init__(self) -> None:
+        self.shown = 1
+        self._hidden = 2
+
+
+class Opaque:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<opaque>"
+
+
+class ClaimsToBeASet:
+    """A proxy: its ``__class__`` says set, so ``isinstance(x, set)`` holds, as for the value it stands for."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return set
+
+    def __iter__(self) -> Any:
+        return iter([3])
+
+
+CASES: list[tuple[str, Any, Any]] = [
+    ("set", {1}, [1]),
+    ("frozenset", frozenset({2}), [2]),
+    ("tuple", (1, "a"), [1, "a"]),
+    ("datetime", dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc), "2026-01-02T03:04:05+00:00"),
+    ("date", dt.date(2026, 1, 2), "2026-01-02"),
+    ("time", dt.time(3, 4), "03:04:00"),
+    ("timedelta", dt.timedelta(seconds=90), 90.0),
+    ("uuid", uuid.UUID(int=1), "00000000-0000-0000-0000-000000000001"),
+    ("decimal", decimal.Decimal("1.50"), "1.50"),
+    ("enum", Color.RED, "red"),
+    ("bytes", b"\x00\xff", "AP8="),
+    ("bytearray", bytearray(b"ab"), "YWI="),
+    ("dataclass", Point(1, 2), {"x": 1, "y": 2}),
+    ("pydantic model", Person(name="Ada", born=dt.date(1815, 12, 10)), {"name": "Ada", "born": "1815-12-10"}),
+    ("plain object", Plain(), {"shown": 1}),
+    ("anything else", Opaque(), "<opaque>"),
+    ("a class", Plain, None),  # its non-private attributes: checked below
+    ("a proxy", ClaimsToBeASet(), [3]),
+]
+
+
+@pytest.mark.parametrize(("what", "value", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_each_kind_of_value_encodes_the_same_the_first_time_and_after(what: str, value: Any, expected: Any) -> None:
+    first, again = encode({"v": value}), encode({"v": value})
+    assert first == again
+    got = json.loads(first)["v"]
+    if what == "a class":
+        assert "shown" not in got and all(not k.startswith("_") for k in got)
+        return
+    assert got == expected
+
+
+def test_a_langchain_message_is_its_json_dump() -> None:
+    messages = [HumanMessage("héllo", id="h1"), AIMessage("", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c1"}], id="a1")]
+    text = encode({"messages": messages})
+    assert json.loads(text) == {"messages": [m.model_dump(mode="json") for m in messages]}
+    assert "héllo" in text  # not escaped
+    assert encode({"messages": messages}) == text
