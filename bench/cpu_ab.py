@@ -7,7 +7,8 @@ other move by ±20 % with the load, more than most single changes. Here two
 exported with ``git archive`` into a temporary directory) and one from this
 checkout, each on a checkpointer of its own (PostgreSQL: a database each,
 created and dropped here; SQLite: a file each), both serving the 3-node chain
-of ``bench/grpc_throughput.py``. Calls go to them in rounds, taking turns
+of ``bench/grpc_throughput.py`` (``--graph chat``: bench/peers_app's tool-calling chat, each
+caller on conversations of 20 turns). Calls go to them in rounds, taking turns
 (which goes first alternates), so a load that comes and goes falls on both.
 
 Per version: the server's CPU per run (its threads' run time from
@@ -24,6 +25,7 @@ Usage::
 
     python bench/cpu_ab.py --before 5ca9a05 --kind pg --events default --callers 8 --rounds 12 --calls 120
     python bench/cpu_ab.py --before main --kind sqlite --events all
+    python bench/cpu_ab.py --before main --kind sqlite --graph chat --callers 8 --rounds 8 --calls 80
 """
 
 from __future__ import annotations
@@ -43,14 +45,22 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
+from bench._peers_callers import chat_input, check  # noqa: E402
 from bench.durable_cost import cpu_ns  # noqa: E402
 from bench.grpc_throughput import Backends, Proc, _start, _wait_serving  # noqa: E402
 
 
-def _serve(tree: Path, checkpointer: str, log: Path) -> Proc:
-    """``graphwire serve`` of the code at ``tree`` (one worker) on ``checkpointer``."""
+#: --graph chat: turns per conversation (bench/peers.py's callers do 20 on a thread)
+CHAT_TURNS = 20
+
+
+def _serve(tree: Path, checkpointer: str, log: Path, graph: str = "chain3") -> Proc:
+    """``graphwire serve`` of the code at ``tree`` (one worker) on ``checkpointer``, serving ``graph``:
+    chain3 (bench/grpc_throughput.py's) or chat (bench/peers_app's project, as its langgraph.json names it)."""
+    served = ["--graph", "chain3=bench.grpc_throughput:chain3"] if graph == "chain3" else [
+        "--config", str(tree / "bench" / "peers_app" / "langgraph.json")]  # fmt: skip
     cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", checkpointer,
-           "--graph", "chain3=bench.grpc_throughput:chain3", "--log-level", "WARNING"]  # fmt: skip
+           *served, "--log-level", "WARNING"]  # fmt: skip
     if checkpointer.startswith("postgresql://"):
         cmd += ["--workers", "1"]
     saved = os.environ.get("PYTHONPATH")
@@ -77,12 +87,20 @@ async def _rounds(args: argparse.Namespace, procs: dict[str, Proc], backends: di
         await c.__aenter__()
     try:
 
+        turns: dict[tuple[str, int], int] = {}  # (version, caller) -> its chat turns so far
+
         async def batch(tag: str, n: int) -> None:
             left = [n]
 
             async def caller(k: int) -> None:
                 while left[0] > 0:
                     left[0] -= 1
+                    if args.graph == "chat":  # a conversation of CHAT_TURNS turns, then a new one
+                        turn = turns[(tag, k)] = turns.get((tag, k), -1) + 1
+                        thread, i = f"chat-{k}-{turn // CHAT_TURNS}", turn % CHAT_TURNS
+                        r = await clients[tag].invoke("chat", thread, chat_input(i), event_kinds=kinds, timeout=60)
+                        check("chat", i, r.values)
+                        continue
                     thread = f"caller-{k}" if args.threads == "reused" else uuid.uuid4().hex
                     r = await clients[tag].invoke("chain3", thread, {"n": 0}, event_kinds=kinds, timeout=60)
                     assert r.values["n"] == 3, r
@@ -130,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--before", required=True, help="the commit to compare this checkout with (any git revision)")
     p.add_argument("--kind", choices=("pg", "sqlite"), default="pg")
+    p.add_argument("--graph", choices=("chain3", "chat"), default="chain3",
+                   help=f"chat: bench/peers_app's tool-calling chat, each caller's threads {CHAT_TURNS} turns long")  # fmt: skip
     p.add_argument("--events", choices=("default", "core", "all"), default="default")
     p.add_argument("--callers", type=int, default=8)
     p.add_argument("--threads", choices=("new", "reused"), default="new",
@@ -159,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                     checkpointer = urlunsplit(urlsplit(args.pg)._replace(path=f"/{databases[tag]}"))
                 else:
                     checkpointer = str(Path(tmp) / f"{tag}.db")
-                procs[tag] = _serve(tree, checkpointer, Path(tmp) / f"{tag}.log")
+                procs[tag] = _serve(tree, checkpointer, Path(tmp) / f"{tag}.log", args.graph)
             for proc in procs.values():
                 asyncio.run(_wait_serving(proc.address))
             backends: dict[str, Any] = {tag: Backends(args.pg, databases[tag]) if databases else None for tag in trees}
@@ -172,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
                     for name in databases.values():
                         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
     load = os.getloadavg()
-    print(f"{args.before} (before) vs this checkout (after): {args.kind}, events {args.events}, {args.threads} threads, {args.callers} callers, "
+    threads = f"{CHAT_TURNS}-turn chats" if args.graph == "chat" else f"{args.threads} threads"
+    print(f"{args.before} (before) vs this checkout (after): {args.graph}, {args.kind}, events {args.events}, {threads}, {args.callers} callers, "
           f"{args.rounds} rounds of {args.calls} calls each; load average after {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")  # fmt: skip
     print("\n".join(lines))
     return 0
