@@ -22,6 +22,7 @@ from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
+from engine.host import default_assistant_id
 from server.http._errors import HttpError, http_error
 from server.http._run_body import RunBody
 from server.service import GraphService
@@ -65,6 +66,11 @@ def dumps(value: Any) -> str:
 
 async def graph_of(svc: GraphService, thread_id: str) -> str:
     """The graph of the calling tenant's thread ``thread_id``; 404 when it has none, 409 when several do."""
+    return (await _thread_of(svc, thread_id)).graph
+
+
+async def _thread_of(svc: GraphService, thread_id: str) -> pb.ThreadInfo:
+    """The calling tenant's thread ``thread_id`` (its record); 404 when it has none, 409 when several graphs do."""
     found = await call(
         svc.thread_records.SearchThreads, pb.SearchThreadsRequest(filter=pb.ThreadFilter(thread_ids=[thread_id]), limit=2)
     )
@@ -76,7 +82,7 @@ async def graph_of(svc: GraphService, thread_id: str) -> str:
             409, f"thread id {thread_id!r} names a thread in each of the graphs {', '.join(graphs)} (made over gRPC): "
             "use the gRPC API, which names the graph",
         )  # fmt: skip
-    return graphs[0]
+    return found.threads[0]
 
 
 def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> str:
@@ -97,21 +103,34 @@ def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> str:
 
 async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
-    belongs to one); one that does not is 404 (LangGraph's default), or made by the run when ``if_not_exists`` is "create".
-    Returns the thread's graph (None: the thread is not there yet, the run makes it)."""
+    belongs to one); one that does not is 404 (LangGraph's default), or made here, for the run, when
+    ``if_not_exists`` is "create". Returns the thread's graph (None: the thread was not there).
+
+    As LangGraph's server, the thread then records in its metadata the graph and the assistant its
+    latest run was made with (``graph_id``, ``assistant_id``: a graph's name stands for its default
+    assistant), which clients search threads by: LangChain's agent-chat-ui lists an assistant's
+    threads with ``threads.search(metadata={"assistant_id": ...})``."""
     thread_id = run.request.thread_id
+    named = run.request.assistant_id
     try:
-        graph = await graph_of(service, thread_id)
+        thread: pb.ThreadInfo | None = await _thread_of(service, thread_id)
     except HttpError as e:
         if e.status != 404 or run.if_not_exists == "reject":
             raise
-        return None
-    named = run.request.assistant_id
+        thread = None
     # A graph's name is its default assistant, which runs that graph: no need to read it.
     runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
-    if runs != graph:
+    labels = {"graph_id": runs, "assistant_id": default_assistant_id(named) if named in service.graphs else named}
+    if thread is None:
+        made = pb.CreateThreadRequest(graph=runs, thread_id=thread_id, metadata_json=dumps(labels), if_exists=pb.IF_EXISTS_DO_NOTHING)
+        await call(service.thread_records.CreateThread, made)
+        return None
+    if runs != thread.graph:
         raise HttpError(
-            409, f"thread {thread_id!r} belongs to graph {graph!r}; assistant {run.request.assistant_id!r} runs graph "
+            409, f"thread {thread_id!r} belongs to graph {thread.graph!r}; assistant {run.request.assistant_id!r} runs graph "
             f"{runs!r} (a graphwire thread belongs to one graph)",
         )  # fmt: skip
-    return graph
+    metadata = json.loads(thread.metadata_json) if thread.metadata_json else {}
+    if any(metadata.get(k) != v for k, v in labels.items()):  # written when they change: a chat's later turns read only
+        await call(service.thread_records.UpdateThread, pb.UpdateThreadRequest(graph=runs, thread_id=thread_id, metadata_json=dumps(labels)))
+    return thread.graph

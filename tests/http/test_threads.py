@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 from langgraph_sdk.errors import ConflictError, NotFoundError, UnprocessableEntityError
 
@@ -128,3 +129,29 @@ def test_graph_of_a_new_thread(http_server: ServerProcess) -> None:
         tid = client.threads.create(graph_id="chain3")["thread_id"]
         client.threads.update(tid, metadata={"graph_id": "gated"})
     assert moved.value.body["detail"].startswith("metadata.graph_id: ")
+
+
+def test_a_run_labels_its_thread_with_its_graph_and_assistant(http_server: ServerProcess) -> None:
+    """As LangGraph's server: a thread records the graph and assistant its latest run was made with
+    (metadata ``graph_id``, ``assistant_id``), which clients search threads by (agent-chat-ui lists
+    a UUID assistant's threads by ``assistant_id``, a graph's by ``graph_id``)."""
+    client = sync_client(http_server)
+    default = client.assistants.search(graph_id="chain3", metadata={"created_by": "system"})[0]["assistant_id"]
+    mine = client.assistants.create("chain3", name=f"mine-{uuid.uuid4().hex[:6]}")["assistant_id"]
+    tid = client.threads.create(graph_id="chain3", metadata={"user": "ann"})["thread_id"]
+    assert "assistant_id" not in client.threads.get(tid)["metadata"]
+    client.runs.wait(tid, "chain3", input={"n": 0})  # a graph's name: its default assistant
+    assert client.threads.get(tid)["metadata"] == {"user": "ann", "graph_id": "chain3", "assistant_id": default}
+    assert tid in {t["thread_id"] for t in client.threads.search(metadata={"assistant_id": default}, limit=1000)}
+    client.runs.wait(tid, mine, input={"n": 0})
+    assert client.threads.get(tid)["metadata"]["assistant_id"] == mine
+    assert [t["thread_id"] for t in client.threads.search(metadata={"assistant_id": mine})] == [tid]
+    # a thread the run makes (if_not_exists="create") is labelled likewise
+    new = str(uuid.uuid4())
+    client.runs.wait(new, mine, input={"n": 0}, if_not_exists="create")
+    assert client.threads.get(new)["metadata"] == {"graph_id": "chain3", "assistant_id": mine}
+    # a run refused before it starts labels nothing and makes no thread
+    with pytest.raises(httpx.HTTPStatusError) as refused:  # (the SDK's runs.wait raises httpx's own error)
+        client.runs.wait(str(uuid.uuid4()), "nobody-" + uuid.uuid4().hex, input={"n": 0}, if_not_exists="create")
+    assert refused.value.response.status_code == 404
+    assert client.threads.count(metadata={"assistant_id": mine}) == 2
