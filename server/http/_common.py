@@ -25,9 +25,10 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from engine.host import default_assistant_id
 from server.http._errors import HttpError, http_error
 from server.http._run_body import RunBody
+from server.http._shapes import UNBOUND
 from server.service import GraphService
 
-__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service"]
+__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service", "thread_of"]
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -66,10 +67,10 @@ def dumps(value: Any) -> str:
 
 async def graph_of(svc: GraphService, thread_id: str) -> str:
     """The graph of the calling tenant's thread ``thread_id``; 404 when it has none, 409 when several do."""
-    return (await _thread_of(svc, thread_id)).graph
+    return (await thread_of(svc, thread_id)).graph
 
 
-async def _thread_of(svc: GraphService, thread_id: str) -> pb.ThreadInfo:
+async def thread_of(svc: GraphService, thread_id: str) -> pb.ThreadInfo:
     """The calling tenant's thread ``thread_id`` (its record); 404 when it has none, 409 when several graphs do."""
     found = await call(
         svc.thread_records.SearchThreads, pb.SearchThreadsRequest(filter=pb.ThreadFilter(thread_ids=[thread_id]), limit=2)
@@ -85,20 +86,18 @@ async def _thread_of(svc: GraphService, thread_id: str) -> pb.ThreadInfo:
     return found.threads[0]
 
 
-def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> str:
-    """The graph a thread created over HTTP belongs to: ``metadata.graph_id``, else the server's only graph."""
+def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> tuple[str, bool]:
+    """The graph a thread created over HTTP belongs to, and whether it was named: ``metadata.graph_id``,
+    else the server's only graph; on a server of several, a thread made without one (as LangGraph's
+    SDKs make them: ``threads.create()``) is kept under the first graph, unbound
+    (:data:`~server.http._shapes.UNBOUND`, False here), until its first run names the graph."""
     named = (metadata or {}).get("graph_id")
     if named is not None:
         if not isinstance(named, str):
             raise HttpError(422, "metadata.graph_id: a graph's name (a string)")
-        return named
+        return named, True
     graphs = sorted(svc.graphs)
-    if len(graphs) == 1:
-        return graphs[0]
-    raise HttpError(
-        422, f"metadata.graph_id: required, as this server runs several graphs ({', '.join(graphs)}) and a graphwire "
-        "thread belongs to one (client.threads.create(graph_id=...))",
-    )  # fmt: skip
+    return graphs[0], len(graphs) == 1
 
 
 async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
@@ -113,7 +112,7 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     thread_id = run.request.thread_id
     named = run.request.assistant_id
     try:
-        thread: pb.ThreadInfo | None = await _thread_of(service, thread_id)
+        thread: pb.ThreadInfo | None = await thread_of(service, thread_id)
     except HttpError as e:
         if e.status != 404 or run.if_not_exists == "reject":
             raise
@@ -125,12 +124,30 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
         made = pb.CreateThreadRequest(graph=runs, thread_id=thread_id, metadata_json=dumps(labels), if_exists=pb.IF_EXISTS_DO_NOTHING)
         await call(service.thread_records.CreateThread, made)
         return None
+    metadata = json.loads(thread.metadata_json) if thread.metadata_json else {}
+    if runs != thread.graph and metadata.get(UNBOUND) is True and not await _has_versions(service, thread):
+        # Made without a graph (threads.create() on a server of several): its first run's assistant names it.
+        made = pb.CreateThreadRequest(
+            graph=runs, thread_id=thread_id, metadata_json=dumps({**metadata, **labels, UNBOUND: False}), if_exists=pb.IF_EXISTS_DO_NOTHING,
+        )  # fmt: skip
+        if thread.HasField("ttl"):
+            made.ttl.CopyFrom(thread.ttl)
+        await call(service.thread_records.CreateThread, made)
+        await call(service.thread_rpcs.DeleteThread, pb.DeleteThreadRequest(graph=thread.graph, thread_id=thread_id))
+        return runs
     if runs != thread.graph:
         raise HttpError(
             409, f"thread {thread_id!r} belongs to graph {thread.graph!r}; assistant {run.request.assistant_id!r} runs graph "
             f"{runs!r} (a graphwire thread belongs to one graph)",
         )  # fmt: skip
-    metadata = json.loads(thread.metadata_json) if thread.metadata_json else {}
+    if metadata.get(UNBOUND) is True:
+        labels[UNBOUND] = False  # bound now (to the graph it was kept under)
     if any(metadata.get(k) != v for k, v in labels.items()):  # written when they change: a chat's later turns read only
         await call(service.thread_records.UpdateThread, pb.UpdateThreadRequest(graph=runs, thread_id=thread_id, metadata_json=dumps(labels)))
     return thread.graph
+
+
+async def _has_versions(service: GraphService, thread: pb.ThreadInfo) -> bool:
+    """Whether ``thread`` has a version (its values)."""
+    found = await call(service.thread_records.GetThread, pb.GetThreadRequest(graph=thread.graph, thread_id=thread.thread_id, include_values=True))
+    return bool(found.values_json)

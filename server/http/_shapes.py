@@ -48,12 +48,19 @@ def interrupt(i: pb.Interrupt) -> dict[str, Any]:
     return {"value": _json(i.value_json), "id": i.interrupt_id}
 
 
+#: The metadata key of a thread made over HTTP without a graph on a server of several graphs: LangGraph's
+#: threads name none until their first run, a graphwire thread belongs to one. It is kept under the server's
+#: first graph, marked so, until a run binds it to its assistant's (server.http._common.check_run_thread);
+#: the HTTP face never shows the key.
+UNBOUND = "__graphwire_unbound__"
+
+
 def thread(t: pb.ThreadInfo) -> dict[str, Any]:
     pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for i in t.interrupts:
         pending[i.task_id].append(interrupt(i))
     out = {
-        "thread_id": t.thread_id, "created_at": iso(t.created_at), "updated_at": iso(t.updated_at), "metadata": _json(t.metadata_json, {}),
+        "thread_id": t.thread_id, "created_at": iso(t.created_at), "updated_at": iso(t.updated_at), "metadata": shown_metadata(t.metadata_json),
         "status": _STATUS.get(t.status, "idle"), "values": _json(t.values_json), "interrupts": dict(pending),
         # What LangGraph's server adds: a thread's own config (graphwire keeps none: a run's is its own, an
         # assistant's is the assistant's), its error (a failed run's is in the run's record), and when its
@@ -63,6 +70,13 @@ def thread(t: pb.ThreadInfo) -> dict[str, Any]:
     if t.HasField("ttl"):
         out["ttl"] = {"ttl": t.ttl.seconds / 60, "strategy": "keep_latest" if t.ttl.strategy == pb.TTL_STRATEGY_KEEP_LATEST else "delete"}
     return out
+
+
+def shown_metadata(text: str) -> dict[str, Any]:
+    """A thread's metadata as the HTTP face shows it (without :data:`UNBOUND`)."""
+    metadata: dict[str, Any] = _json(text, {})
+    metadata.pop(UNBOUND, None)
+    return metadata
 
 
 def checkpoint(thread_id: str, checkpoint_id: str | None, ns: str = "") -> dict[str, Any]:

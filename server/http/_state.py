@@ -9,13 +9,14 @@ SDK names it: ``{"checkpoint_id": ..., "checkpoint_ns": ...}`` (or the older
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, Limit, call, dumps, graph_of, service
+from server.http._common import Body, Limit, call, dumps, graph_of, service, thread_of
 from server.http._errors import HttpError
 
 __all__ = ["router"]
@@ -86,8 +87,13 @@ async def post_state_at(thread_id: str, body: StateAt, request: Request) -> dict
 @router.post("/threads/{thread_id}/state")
 async def update_state(thread_id: str, body: UpdateState, request: Request) -> dict[str, Any]:
     svc = service(request)
-    graph = await graph_of(svc, thread_id)
-    message = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=dumps(body.values))
+    thread = await thread_of(svc, thread_id)
+    if (json.loads(thread.metadata_json) if thread.metadata_json else {}).get(shape.UNBOUND) is True:
+        raise HttpError(  # as LangGraph's server answers it
+            400, f"thread {thread_id!r} has no graph yet (it was made without metadata.graph_id on a server of several "
+            "graphs): make a run on it first, or create it with client.threads.create(graph_id=...)",
+        )  # fmt: skip
+    message = pb.UpdateStateRequest(graph=thread.graph, thread_id=thread_id, values_json=dumps(body.values))
     if body.as_node:  # unset: the engine picks the node (its field's presence is what the service reads)
         message.as_node = body.as_node
     cid = _checkpoint_id(body.checkpoint, body.checkpoint_id)

@@ -86,8 +86,9 @@ async def create_thread(body: CreateThread, request: Request) -> dict[str, Any]:
             return await _get(request, body.thread_id)
         if found.threads:
             raise HttpError(409, f"thread {body.thread_id!r} already exists (if_exists=\"do_nothing\" returns it)")
-    graph = graph_for_new(svc, body.metadata)
-    metadata = {**(body.metadata or {}), "graph_id": graph}  # as LangGraph's server records a thread's graph
+    graph, named = graph_for_new(svc, body.metadata)
+    # As LangGraph's server records a thread's graph; one not named yet gets it from its first run.
+    metadata = {**(body.metadata or {}), **({"graph_id": graph} if named else {shape.UNBOUND: True})}
     message = pb.CreateThreadRequest(
         graph=graph, thread_id=body.thread_id or "", metadata_json=dumps(metadata),
         if_exists=pb.IF_EXISTS_DO_NOTHING if body.if_exists == "do_nothing" else pb.IF_EXISTS_RAISE,

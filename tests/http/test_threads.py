@@ -119,9 +119,6 @@ def test_interrupted_thread_from_a_grpc_run(http_server: ServerProcess) -> None:
 
 def test_graph_of_a_new_thread(http_server: ServerProcess) -> None:
     client = sync_client(http_server)
-    with pytest.raises(UnprocessableEntityError) as unnamed:
-        client.threads.create()  # several graphs served: which one?
-    assert unnamed.value.body["detail"].startswith("metadata.graph_id: required")
     with pytest.raises(NotFoundError) as unknown:
         client.threads.create(graph_id="nowhere")
     assert "unknown graph 'nowhere'" in unknown.value.body["detail"]
@@ -155,3 +152,32 @@ def test_a_run_labels_its_thread_with_its_graph_and_assistant(http_server: Serve
         client.runs.wait(str(uuid.uuid4()), "nobody-" + uuid.uuid4().hex, input={"n": 0}, if_not_exists="create")
     assert refused.value.response.status_code == 404
     assert client.threads.count(metadata={"assistant_id": mine}) == 2
+
+
+def test_a_thread_made_without_a_graph_takes_its_first_runs(http_server: ServerProcess) -> None:
+    """As LangGraph's server: ``threads.create()`` names no graph (its SDKs' usual first call, useStream's
+    too); on a server of several graphs the thread's first run binds it to its assistant's graph."""
+    client = sync_client(http_server)
+    made = client.threads.create(metadata={"user": "ann"})
+    tid = made["thread_id"]
+    assert made["metadata"] == {"user": "ann"} and made["status"] == "idle"
+    assert client.threads.get_state(tid)["values"] == {} and client.threads.get_history(tid) == []
+    with pytest.raises(httpx.HTTPStatusError) as no_graph:
+        client.threads.update_state(tid, {"n": 1})
+    assert no_graph.value.response.status_code == 400 and "has no graph yet" in no_graph.value.response.json()["detail"]
+    other = "chain3"  # not the server's first graph (sorted): the thread moves to it
+    assert client.runs.wait(tid, other, input={"n": 0})["n"] == 3
+    shown = client.threads.get(tid)
+    assert shown["metadata"]["graph_id"] == other and shown["metadata"]["user"] == "ann" and "__graphwire_unbound__" not in shown["metadata"]
+    assert client.threads.get_state(tid)["values"]["n"] == 3
+    assert client.runs.wait(tid, other, input={"n": 10})["n"] == 13  # a later turn
+    with pytest.raises(ConflictError):  # bound now: another graph's assistant is refused, as for any thread
+        client.runs.create(tid, "gated", input={"label": "x"})
+    first = sorted(GRAPHS)[0]  # a thread kept under the first graph, and run by it, stays there
+    assert first == "bulky"
+    kept = client.threads.create()["thread_id"]
+    assert client.threads.get(kept)["metadata"] == {}
+    assert client.runs.wait(kept, first, input={"size": 1})["n"] == 3
+    assert client.threads.get(kept)["metadata"]["graph_id"] == first and "__graphwire_unbound__" not in client.threads.get(kept)["metadata"]
+    with pytest.raises(ConflictError):
+        client.runs.create(kept, "chain3", input={"n": 0})
