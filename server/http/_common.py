@@ -133,7 +133,11 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
         if thread.HasField("ttl"):
             made.ttl.CopyFrom(thread.ttl)
         await call(service.thread_records.CreateThread, made)
-        await call(service.thread_rpcs.DeleteThread, pb.DeleteThreadRequest(graph=thread.graph, thread_id=thread_id))
+        try:
+            await call(service.thread_rpcs.DeleteThread, pb.DeleteThreadRequest(graph=thread.graph, thread_id=thread_id))
+        except HttpError as e:
+            if e.status != 404:  # (404: a run made at the same time bound it first)
+                raise
         return runs
     if runs != thread.graph:
         raise HttpError(
