@@ -28,7 +28,7 @@ from server.http._run_body import RunBody
 from server.http._shapes import UNBOUND
 from server.service import GraphService
 
-__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service", "thread_of"]
+__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service", "thread_of", "bind", "movable"]
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -125,19 +125,9 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
         await call(service.thread_records.CreateThread, made)
         return None
     metadata = json.loads(thread.metadata_json) if thread.metadata_json else {}
-    if runs != thread.graph and metadata.get(UNBOUND) is True and not await _has_versions(service, thread):
+    if runs != thread.graph and await movable(service, thread, metadata):
         # Made without a graph (threads.create() on a server of several): its first run's assistant names it.
-        made = pb.CreateThreadRequest(
-            graph=runs, thread_id=thread_id, metadata_json=dumps({**metadata, **labels, UNBOUND: False}), if_exists=pb.IF_EXISTS_DO_NOTHING,
-        )  # fmt: skip
-        if thread.HasField("ttl"):
-            made.ttl.CopyFrom(thread.ttl)
-        await call(service.thread_records.CreateThread, made)
-        try:
-            await call(service.thread_rpcs.DeleteThread, pb.DeleteThreadRequest(graph=thread.graph, thread_id=thread_id))
-        except HttpError as e:
-            if e.status != 404:  # (404: a run made at the same time bound it first)
-                raise
+        await bind(service, thread, runs, {**metadata, **labels})
         return runs
     if runs != thread.graph:
         raise HttpError(
@@ -151,7 +141,28 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     return thread.graph
 
 
-async def _has_versions(service: GraphService, thread: pb.ThreadInfo) -> bool:
-    """Whether ``thread`` has a version (its values)."""
+async def movable(service: GraphService, thread: pb.ThreadInfo, metadata: dict[str, Any]) -> bool:
+    """Whether ``thread`` (its ``metadata``) was made without a graph and has no version yet: its
+    graph is still to be named, by its first run or a ``PATCH`` of ``metadata.graph_id``."""
+    if metadata.get(UNBOUND) is not True:
+        return False
     found = await call(service.thread_records.GetThread, pb.GetThreadRequest(graph=thread.graph, thread_id=thread.thread_id, include_values=True))
-    return bool(found.values_json)
+    return not found.values_json
+
+
+async def bind(service: GraphService, thread: pb.ThreadInfo, graph: str, metadata: dict[str, Any]) -> pb.ThreadInfo:
+    """A :func:`movable` thread made again under ``graph`` with ``metadata`` (its ttl kept, a new
+    ``created_at``), the record it was kept under deleted; the new record."""
+    made = pb.CreateThreadRequest(
+        graph=graph, thread_id=thread.thread_id, metadata_json=dumps({**metadata, "graph_id": graph, UNBOUND: False}),
+        if_exists=pb.IF_EXISTS_DO_NOTHING,
+    )  # fmt: skip
+    if thread.HasField("ttl"):
+        made.ttl.CopyFrom(thread.ttl)
+    done = await call(service.thread_records.CreateThread, made)
+    try:
+        await call(service.thread_rpcs.DeleteThread, pb.DeleteThreadRequest(graph=thread.graph, thread_id=thread.thread_id))
+    except HttpError as e:
+        if e.status != 404:  # (404: a call made at the same time bound it first)
+            raise
+    return done

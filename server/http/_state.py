@@ -91,7 +91,7 @@ async def update_state(thread_id: str, body: UpdateState, request: Request) -> d
     if (json.loads(thread.metadata_json) if thread.metadata_json else {}).get(shape.UNBOUND) is True:
         raise HttpError(  # as LangGraph's server answers it
             400, f"thread {thread_id!r} has no graph yet (it was made without metadata.graph_id on a server of several "
-            "graphs): make a run on it first, or create it with client.threads.create(graph_id=...)",
+            "graphs): make a run on it first, or name it with client.threads.update(thread_id, metadata={'graph_id': ...})",
         )  # fmt: skip
     message = pb.UpdateStateRequest(graph=thread.graph, thread_id=thread_id, values_json=dumps(body.values))
     if body.as_node:  # unset: the engine picks the node (its field's presence is what the service reads)

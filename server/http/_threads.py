@@ -7,13 +7,14 @@ A thread's graph is fixed at its creation and found by its id
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, Limit, Offset, call, dumps, graph_for_new, graph_of, service
+from server.http._common import Body, Limit, Offset, bind, call, dumps, graph_for_new, graph_of, movable, service, thread_of
 from server.http._errors import HttpError
 
 __all__ = ["router"]
@@ -113,8 +114,15 @@ async def get_thread(thread_id: str, request: Request) -> dict[str, Any]:
 @router.patch("/threads/{thread_id}")
 async def patch_thread(thread_id: str, body: PatchThread, request: Request) -> Any:
     svc = service(request)
-    graph = await graph_of(svc, thread_id)
+    thread = await thread_of(svc, thread_id)
+    graph = thread.graph
     metadata = dict(body.metadata or {})
+    named = metadata.get("graph_id", graph)
+    if named != graph and isinstance(named, str) and named in svc.graphs:
+        kept = json.loads(thread.metadata_json) if thread.metadata_json else {}
+        if await movable(svc, thread, kept):  # made without a graph: named now, as on LangGraph's server
+            await bind(svc, thread, named, kept)
+            graph = named
     if metadata.get("graph_id", graph) != graph:
         raise HttpError(422, f"metadata.graph_id: thread {thread_id!r} belongs to graph {graph!r}, which does not change")
     message = pb.UpdateThreadRequest(graph=graph, thread_id=thread_id, metadata_json=dumps(metadata or None))

@@ -181,3 +181,9 @@ def test_a_thread_made_without_a_graph_takes_its_first_runs(http_server: ServerP
     assert client.threads.get(kept)["metadata"]["graph_id"] == first and "__graphwire_unbound__" not in client.threads.get(kept)["metadata"]
     with pytest.raises(ConflictError):
         client.runs.create(kept, "chain3", input={"n": 0})
+    # named by a PATCH of metadata.graph_id instead, as LangGraph's server allows; once only
+    patched = client.threads.create(metadata={"user": "bob"})["thread_id"]
+    assert client.threads.update(patched, metadata={"graph_id": "gated"})["metadata"] == {"user": "bob", "graph_id": "gated"}
+    assert client.threads.get(patched)["metadata"]["graph_id"] == "gated"
+    with pytest.raises(UnprocessableEntityError):
+        client.threads.update(patched, metadata={"graph_id": "chain3"})
