@@ -120,8 +120,11 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     # A graph's name is its default assistant, which runs that graph: no need to read it.
     runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
     labels = {"graph_id": runs, "assistant_id": default_assistant_id(named) if named in service.graphs else named}
-    if thread is None:
-        made = pb.CreateThreadRequest(graph=runs, thread_id=thread_id, metadata_json=dumps(labels), if_exists=pb.IF_EXISTS_DO_NOTHING)
+    if thread is None:  # as LangGraph's: the run's metadata too (config.metadata and metadata, as the run record has them)
+        given = json.loads(run.request.config.metadata_json) if run.request.config.metadata_json else {}
+        made = pb.CreateThreadRequest(
+            graph=runs, thread_id=thread_id, metadata_json=dumps({**given, **labels}), if_exists=pb.IF_EXISTS_DO_NOTHING,
+        )  # fmt: skip
         await call(service.thread_records.CreateThread, made)
         return None
     metadata = json.loads(thread.metadata_json) if thread.metadata_json else {}

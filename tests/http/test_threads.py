@@ -145,8 +145,8 @@ def test_a_run_labels_its_thread_with_its_graph_and_assistant(http_server: Serve
     assert [t["thread_id"] for t in client.threads.search(metadata={"assistant_id": mine})] == [tid]
     # a thread the run makes (if_not_exists="create") is labelled likewise
     new = str(uuid.uuid4())
-    client.runs.wait(new, mine, input={"n": 0}, if_not_exists="create")
-    assert client.threads.get(new)["metadata"] == {"graph_id": "chain3", "assistant_id": mine}
+    client.runs.wait(new, mine, input={"n": 0}, if_not_exists="create", metadata={"team": "blue"}, config={"metadata": {"user": "cy"}})
+    assert client.threads.get(new)["metadata"] == {"user": "cy", "team": "blue", "graph_id": "chain3", "assistant_id": mine}
     # a run refused before it starts labels nothing and makes no thread
     with pytest.raises(httpx.HTTPStatusError) as refused:  # (the SDK's runs.wait raises httpx's own error)
         client.runs.wait(str(uuid.uuid4()), "nobody-" + uuid.uuid4().hex, input={"n": 0}, if_not_exists="create")
