@@ -28,7 +28,7 @@ from server.http._run_body import RunBody
 from server.http._shapes import UNBOUND
 from server.service import GraphService
 
-__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service", "thread_of", "bind", "movable"]
+__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service", "thread_of", "bind", "metadata_of", "movable"]
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -127,7 +127,7 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
         )  # fmt: skip
         await call(service.thread_records.CreateThread, made)
         return None
-    metadata = json.loads(thread.metadata_json) if thread.metadata_json else {}
+    metadata = metadata_of(thread)
     if runs != thread.graph and await movable(service, thread, metadata):
         # Made without a graph (threads.create() on a server of several): its first run's assistant names it.
         await bind(service, thread, runs, {**metadata, **labels})
@@ -144,6 +144,12 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     return thread.graph
 
 
+def metadata_of(thread: pb.ThreadInfo) -> dict[str, Any]:
+    """A thread record's metadata as stored (:data:`UNBOUND` included)."""
+    found: dict[str, Any] = json.loads(thread.metadata_json) if thread.metadata_json else {}
+    return found
+
+
 async def movable(service: GraphService, thread: pb.ThreadInfo, metadata: dict[str, Any]) -> bool:
     """Whether ``thread`` (its ``metadata``) was made without a graph and has no version yet: its
     graph is still to be named, by its first run or a ``PATCH`` of ``metadata.graph_id``."""
@@ -153,19 +159,18 @@ async def movable(service: GraphService, thread: pb.ThreadInfo, metadata: dict[s
     return not found.values_json
 
 
-async def bind(service: GraphService, thread: pb.ThreadInfo, graph: str, metadata: dict[str, Any]) -> pb.ThreadInfo:
+async def bind(service: GraphService, thread: pb.ThreadInfo, graph: str, metadata: dict[str, Any]) -> None:
     """A :func:`movable` thread made again under ``graph`` with ``metadata`` (its ttl kept, a new
-    ``created_at``), the record it was kept under deleted; the new record."""
+    ``created_at``), the record it was kept under deleted."""
     made = pb.CreateThreadRequest(
         graph=graph, thread_id=thread.thread_id, metadata_json=dumps({**metadata, "graph_id": graph, UNBOUND: False}),
         if_exists=pb.IF_EXISTS_DO_NOTHING,
     )  # fmt: skip
     if thread.HasField("ttl"):
         made.ttl.CopyFrom(thread.ttl)
-    done = await call(service.thread_records.CreateThread, made)
+    await call(service.thread_records.CreateThread, made)
     try:
         await call(service.thread_rpcs.DeleteThread, pb.DeleteThreadRequest(graph=thread.graph, thread_id=thread.thread_id))
     except HttpError as e:
         if e.status != 404:  # (404: a call made at the same time bound it first)
             raise
-    return done

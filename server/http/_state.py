@@ -9,14 +9,13 @@ SDK names it: ``{"checkpoint_id": ..., "checkpoint_ns": ...}`` (or the older
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, Limit, call, dumps, graph_of, service, thread_of
+from server.http._common import Body, Limit, call, dumps, graph_of, metadata_of, service, thread_of
 from server.http._errors import HttpError
 
 __all__ = ["router"]
@@ -88,7 +87,7 @@ async def post_state_at(thread_id: str, body: StateAt, request: Request) -> dict
 async def update_state(thread_id: str, body: UpdateState, request: Request) -> dict[str, Any]:
     svc = service(request)
     thread = await thread_of(svc, thread_id)
-    if (json.loads(thread.metadata_json) if thread.metadata_json else {}).get(shape.UNBOUND) is True:
+    if metadata_of(thread).get(shape.UNBOUND) is True:
         raise HttpError(  # as LangGraph's server answers it
             400, f"thread {thread_id!r} has no graph yet (it was made without metadata.graph_id on a server of several "
             "graphs): make a run on it first, or name it with client.threads.update(thread_id, metadata={'graph_id': ...})",

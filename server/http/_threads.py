@@ -7,14 +7,13 @@ A thread's graph is fixed at its creation and found by its id
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
-from server.http._common import Body, Limit, Offset, bind, call, dumps, graph_for_new, graph_of, movable, service, thread_of
+from server.http._common import Body, Limit, Offset, bind, call, dumps, graph_for_new, graph_of, metadata_of, movable, service, thread_of
 from server.http._errors import HttpError
 
 __all__ = ["router"]
@@ -119,7 +118,7 @@ async def patch_thread(thread_id: str, body: PatchThread, request: Request) -> A
     metadata = dict(body.metadata or {})
     named = metadata.get("graph_id", graph)
     if named != graph and isinstance(named, str) and named in svc.graphs:
-        kept = json.loads(thread.metadata_json) if thread.metadata_json else {}
+        kept = metadata_of(thread)
         if await movable(svc, thread, kept):  # made without a graph: named now, as on LangGraph's server
             await bind(svc, thread, named, kept)
             graph = named
