@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
@@ -198,6 +199,9 @@ class CachePolicy:
 
     key_func: Callable[..., str | bytes] = default_cache_key
     ttl: int | None = None
+
+    def __class_getitem__(cls, item: Any) -> Any:  # ``CachePolicy[KeyFunc]`` in an annotation, as LangGraph's generic class
+        return types.GenericAlias(cls, item)
 
 
 @dataclass(frozen=True, slots=True)

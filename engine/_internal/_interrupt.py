@@ -7,6 +7,7 @@ none of them imports another for it.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,9 @@ class Interrupt:
     value: Any
     id: str
     response_schema: Any
+
+    def __class_getitem__(cls, item: Any) -> Any:  # ``Interrupt[Answer]`` in an annotation, as LangGraph's generic class
+        return types.GenericAlias(cls, item)
 
     def __init__(self, value: Any, id: str = DEFAULT_ID, *, response_schema: Any = None, **old: Any) -> None:
         unknown = sorted(set(old) - _OLD_ARGUMENTS)

@@ -11,15 +11,15 @@ the stored value is ``[value, finished]`` (``[names seen, finished]``).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Generic, Sequence
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import MISSING, BaseChannel, EmptyChannelError, Value
 from engine.channels.named_barrier import NamedBarrierValue
 
 __all__ = ["LastValueAfterFinish", "NamedBarrierValueAfterFinish"]
 
 
-class LastValueAfterFinish(BaseChannel[Any]):
+class LastValueAfterFinish(Generic[Value], BaseChannel[Value, Value, tuple[Value, bool]]):
     """A deferred node's ``branch:to:`` channel: the last write, available once finished."""
 
     __slots__ = ("value", "finished")
@@ -30,7 +30,7 @@ class LastValueAfterFinish(BaseChannel[Any]):
         self.finished = False
 
     def from_checkpoint(self, checkpoint: Any) -> "LastValueAfterFinish":
-        ch = LastValueAfterFinish(self.typ, self.key)
+        ch: LastValueAfterFinish[Any] = LastValueAfterFinish(self.typ, self.key)
         if checkpoint is not MISSING:
             ch.value, ch.finished = checkpoint
         return ch
@@ -67,7 +67,7 @@ class LastValueAfterFinish(BaseChannel[Any]):
         return MISSING if self.value is MISSING else [self.value, self.finished]
 
 
-class NamedBarrierValueAfterFinish(NamedBarrierValue):
+class NamedBarrierValueAfterFinish(NamedBarrierValue[Value]):
     """A join edge into a deferred node: every source wrote, and the run is about to end."""
 
     __slots__ = ("finished",)
@@ -77,7 +77,7 @@ class NamedBarrierValueAfterFinish(NamedBarrierValue):
         self.finished = False
 
     def from_checkpoint(self, checkpoint: Any) -> "NamedBarrierValueAfterFinish":
-        ch = NamedBarrierValueAfterFinish(self.typ, self.names, self.key)
+        ch: NamedBarrierValueAfterFinish[Any] = NamedBarrierValueAfterFinish(self.typ, self.names, self.key)
         if checkpoint is not MISSING:
             seen, ch.finished = checkpoint
             ch.seen = set(seen)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.channels.base import BaseChannel
+from engine.channels.base import BaseChannel, Value
 from engine.channels.ephemeral import EphemeralValue
 
 __all__ = ["AnyValue"]
 
 
-class AnyValue(EphemeralValue):
+class AnyValue(EphemeralValue[Value]):
     """Holds the last write; a step with no write clears it.
 
     Unlike :class:`~engine.channels.LastValue`, several writes in one step
@@ -29,6 +29,6 @@ class AnyValue(EphemeralValue):
     __hash__ = BaseChannel.__hash__
 
     def from_checkpoint(self, checkpoint: Any) -> "AnyValue":
-        ch = AnyValue(self.typ, self.key)
+        ch: AnyValue[Any] = AnyValue(self.typ, self.key)
         ch.value = checkpoint
         return ch

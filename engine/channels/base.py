@@ -17,7 +17,10 @@ from engine.errors import EmptyChannelError
 
 __all__ = ["BaseChannel", "EmptyChannelError", "MISSING"]
 
-V = TypeVar("V")
+#: The type parameters of LangGraph's ``BaseChannel[Value, Update, Checkpoint]`` (annotations only).
+Value = TypeVar("Value")
+Update = TypeVar("Update")
+Checkpoint = TypeVar("Checkpoint")
 
 
 class _Missing:
@@ -33,7 +36,7 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class BaseChannel(Generic[V], abc.ABC):
+class BaseChannel(Generic[Value, Update, Checkpoint], abc.ABC):
     __slots__ = ("key", "typ")
 
     #: whether versions store the channel's value (an UntrackedValue's lives only in the run)
@@ -46,7 +49,7 @@ class BaseChannel(Generic[V], abc.ABC):
         self.key = key
 
     @abc.abstractmethod
-    def from_checkpoint(self, checkpoint: Any) -> "BaseChannel[V]":
+    def from_checkpoint(self, checkpoint: Any) -> "BaseChannel[Value, Update, Checkpoint]":
         """A new channel like this one, holding ``checkpoint`` (or empty for MISSING)."""
 
     @abc.abstractmethod
@@ -54,7 +57,7 @@ class BaseChannel(Generic[V], abc.ABC):
         """Apply one step's writes (possibly none); return whether the value changed."""
 
     @abc.abstractmethod
-    def get(self) -> V:
+    def get(self) -> Value:
         """The current value; raises :class:`EmptyChannelError` when empty."""
 
     @abc.abstractmethod
@@ -89,5 +92,5 @@ class BaseChannel(Generic[V], abc.ABC):
         """
         return False
 
-    def copy(self) -> "BaseChannel[V]":
+    def copy(self) -> "BaseChannel[Value, Update, Checkpoint]":
         return self.from_checkpoint(self.checkpoint())

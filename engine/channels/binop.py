@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import collections.abc
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Generic, Sequence
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import MISSING, BaseChannel, EmptyChannelError, Value
 from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 from engine.types import Overwrite
 
@@ -59,7 +59,7 @@ def _initial(typ: Any) -> Any:
     return MISSING
 
 
-class BinaryOperatorAggregate(BaseChannel[Any]):
+class BinaryOperatorAggregate(Generic[Value], BaseChannel[Value, Value, Value]):
     __slots__ = ("value", "operator")
 
     def __init__(self, typ: Any, operator: Callable[[Any, Any], Any], key: str = "") -> None:

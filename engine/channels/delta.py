@@ -26,9 +26,9 @@ import collections.abc
 import copy as _copy
 import os
 import typing
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Generic, Sequence
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import MISSING, BaseChannel, EmptyChannelError, Value
 from engine.channels.binop import as_overwrite
 from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 from engine.types import DeltaSnapshot
@@ -69,7 +69,7 @@ def _same_reducer(a: Callable[..., Any], b: Callable[..., Any]) -> bool:
     return a is b
 
 
-class DeltaChannel(BaseChannel[Any]):
+class DeltaChannel(Generic[Value], BaseChannel[Any, Any, Any]):
     """A key folded by a batch reducer, stored as its writes between periodic snapshots.
 
     ``reducer(value, writes) -> value`` gets every write of a step in one
@@ -116,7 +116,7 @@ class DeltaChannel(BaseChannel[Any]):
         return self.typ()
 
     def copy(self) -> "DeltaChannel":
-        ch = DeltaChannel(self.reducer, self.typ, snapshot_frequency=self.snapshot_frequency, key=self.key)
+        ch: DeltaChannel[Any] = DeltaChannel(self.reducer, self.typ, snapshot_frequency=self.snapshot_frequency, key=self.key)
         ch.value = self.value if self.value is MISSING else _copy.copy(self.value)
         return ch
 
@@ -124,7 +124,7 @@ class DeltaChannel(BaseChannel[Any]):
         """A channel holding what a version stored: nothing (empty: its writes are folded in
         after), a :class:`~engine.types.DeltaSnapshot`, or a plain value (a key that was a
         plain reducer key before)."""
-        ch = DeltaChannel(self.reducer, self.typ, snapshot_frequency=self.snapshot_frequency, key=self.key)
+        ch: DeltaChannel[Any] = DeltaChannel(self.reducer, self.typ, snapshot_frequency=self.snapshot_frequency, key=self.key)
         if checkpoint is MISSING:
             ch.value = self._empty()
         elif isinstance(checkpoint, DeltaSnapshot):

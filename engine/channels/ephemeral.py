@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Generic, Sequence
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import MISSING, BaseChannel, EmptyChannelError, Value
 from engine.errors import InvalidUpdateError
 
 __all__ = ["EphemeralValue"]
 
 
-class EphemeralValue(BaseChannel[Any]):
+class EphemeralValue(Generic[Value], BaseChannel[Value, Value, Value]):
     """Holds what was written in the last step; cleared by a step with no write.
 
     ``guard=True`` rejects several writes in one step (like LastValue);
@@ -26,7 +26,7 @@ class EphemeralValue(BaseChannel[Any]):
         self.value: Any = MISSING
 
     def from_checkpoint(self, checkpoint: Any) -> "EphemeralValue":
-        ch = EphemeralValue(self.typ, self.guard, self.key)
+        ch: EphemeralValue[Any] = EphemeralValue(self.typ, self.guard, self.key)
         ch.value = checkpoint
         return ch
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Generic, Sequence
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import MISSING, BaseChannel, EmptyChannelError, Value
 from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 
 __all__ = ["LastValue", "LastValueAfterFinish"]
 
 
-class LastValue(BaseChannel[Any]):
+class LastValue(Generic[Value], BaseChannel[Value, Value, Value]):
     __slots__ = ("value",)
 
     def __init__(self, typ: Any = Any, key: str = "") -> None:
@@ -18,7 +18,7 @@ class LastValue(BaseChannel[Any]):
         self.value: Any = MISSING
 
     def from_checkpoint(self, checkpoint: Any) -> "LastValue":
-        ch = LastValue(self.typ, self.key)
+        ch: LastValue[Any] = LastValue(self.typ, self.key)
         ch.value = checkpoint
         return ch
 

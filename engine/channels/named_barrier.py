@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Generic, Sequence
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import MISSING, BaseChannel, EmptyChannelError, Value
 from engine.errors import InvalidUpdateError
 
 __all__ = ["NamedBarrierValue"]
 
 
-class NamedBarrierValue(BaseChannel[None]):
+class NamedBarrierValue(Generic[Value], BaseChannel[None, Value, set[Value]]):
     __slots__ = ("names", "seen")
 
     def __init__(self, typ: Any, names: frozenset[Any] | set[Any], key: str = "") -> None:
@@ -20,7 +20,7 @@ class NamedBarrierValue(BaseChannel[None]):
         self.seen: set[str] = set()
 
     def from_checkpoint(self, checkpoint: Any) -> "NamedBarrierValue":
-        ch = NamedBarrierValue(self.typ, self.names, self.key)
+        ch: NamedBarrierValue[Any] = NamedBarrierValue(self.typ, self.names, self.key)
         if checkpoint is not MISSING:
             ch.seen = set(checkpoint)
         return ch

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any, Generic, Union
 
-from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
+from engine.channels.base import MISSING, BaseChannel, EmptyChannelError, Value
 
 __all__ = ["Topic"]
 
 
-class Topic(BaseChannel[list]):
+class Topic(Generic[Value], BaseChannel[Sequence[Value], Union[Value, list[Value]], list[Value]]):
     """Values written in a step, in write order.
 
     With ``accumulate=False`` (the default) the list is cleared at the next
@@ -33,7 +33,7 @@ class Topic(BaseChannel[list]):
         return Union[self.typ, list[self.typ]]  # type: ignore[name-defined]
 
     def from_checkpoint(self, checkpoint: Any) -> "Topic":
-        ch = Topic(self.typ, self.accumulate, self.key)
+        ch: Topic[Any] = Topic(self.typ, self.accumulate, self.key)
         if checkpoint is not MISSING:
             ch.values = list(checkpoint)
         return ch

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from engine.channels.base import MISSING, BaseChannel
+from engine.channels.base import MISSING, BaseChannel, Value
 from engine.channels.ephemeral import EphemeralValue
 
 __all__ = ["UntrackedValue"]
 
 
-class UntrackedValue(EphemeralValue):
+class UntrackedValue(EphemeralValue[Value]):
     """The last value written, never checkpointed; unlike an EphemeralValue, a step with no write keeps it.
 
     ``guard=True`` (the default) takes one write per step, as a plain key does.
@@ -32,7 +32,7 @@ class UntrackedValue(EphemeralValue):
     __hash__ = BaseChannel.__hash__
 
     def copy(self) -> "UntrackedValue":
-        ch = UntrackedValue(self.typ, self.guard, self.key)
+        ch: UntrackedValue[Any] = UntrackedValue(self.typ, self.guard, self.key)
         ch.value = self.value
         return ch
 

@@ -25,9 +25,10 @@ the parent chain (:func:`delta_channel_history`).
 from __future__ import annotations
 
 import sys
+import types
 from collections import defaultdict
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from engine.serde._registry import Entry, make_entry, type_name
 
@@ -60,9 +61,19 @@ def real_langgraph(module: str) -> Any:
     return found
 
 
+#: The channel versions' type parameter of LangGraph's ``BaseCheckpointSaver[V]`` (annotations only: the
+#: engine's versions are ints); ``engine.checkpoint.base.V``, as LangGraph's module has it.
+V = TypeVar("V", int, float, str)
+
+
 class LangGraphSlot:
     """The base of our ``BaseCheckpointSaver`` beside which LangGraph's is added: Python lets a
     class's bases change only from bases other than ``object`` alone."""
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        """``BaseCheckpointSaver[str]`` in an annotation or as a base, as LangGraph's generic class allows
+        (not ``typing.Generic``: LangGraph's class, itself a ``Generic``, may become a base beside ours)."""
+        return types.GenericAlias(cls, item)
 
 
 def adopt_langgraph_base(ours: type) -> None:

@@ -55,6 +55,7 @@ from engine._internal._ids import next_version
 from engine._internal._sync import iter_sync, run_sync
 from engine.checkpoint._langgraph import (
     LangGraphSlot,
+    V,  # noqa: F401  (LangGraph's name of the versions' type variable, here as there)
     adopt_langgraph_base,
     allow_named,
     copy_thread,

@@ -19,12 +19,13 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import inspect
+import types
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from engine._internal._deprecated import renamed
 from engine._internal._unsupported import WHERE_IT_DIFFERS
 from engine.warnings import LangGraphDeprecatedSinceV10
-from engine.channels import EphemeralValue, LastValue, Topic
+from engine.channels import BaseChannel, EphemeralValue, LastValue, Topic
 from engine.errors import GraphInterrupt
 from engine.func._task import policies, refuse_generators
 from engine.graph._allowlist import allow_schema_types
@@ -167,6 +168,9 @@ class entrypoint:
 
     final = _Final
 
+    def __class_getitem__(cls, item: Any) -> Any:  # ``entrypoint[Context]`` in an annotation, as LangGraph's generic class
+        return types.GenericAlias(cls, item)
+
     def __init__(
         self,
         checkpointer: Any = None,
@@ -217,7 +221,7 @@ class entrypoint:
             action=func,
         )
         in_type, out_type, save_type = _types(func)
-        channels = {
+        channels: dict[str, BaseChannel[Any, Any, Any]] = {
             START: EphemeralValue(in_type, key=START),
             END: LastValue(out_type, key=END),
             PREVIOUS: LastValue(save_type, key=PREVIOUS),

@@ -25,7 +25,7 @@ class CompiledGraph(Protocol):
     name: str
     spec: GraphSpec
     nodes: dict[str, NodeSpec]
-    channels: dict[str, BaseChannel[Any]]
+    channels: dict[str, BaseChannel[Any, Any, Any]]
     #: ``with_config``'s defaults, merged under every call's config
     config: dict[str, Any] | None
     checkpointer: Any  # a saver, or None / True / False as compile(checkpointer=) takes

@@ -66,7 +66,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         self,
         *,
         nodes: dict[str, Any],
-        channels: dict[str, BaseChannel[Any]] | None,
+        channels: dict[str, BaseChannel[Any, Any, Any]] | None,
         builder: Any = None,
         input_keys: Sequence[str] = (),
         output_keys: Sequence[str] | str = (),
