@@ -23,6 +23,7 @@ model streamed are sent to "messages" mode too, as LangGraph sends them.
 
 from __future__ import annotations
 
+import copy
 import dis
 import functools
 import inspect
@@ -114,6 +115,18 @@ def _callable_function(action: Any) -> Any:
     if type(action).__module__ != "engine._internal._runnable" or action.kwargs or action.explode_args:
         return None
     return action.func if action.func is not None else action.afunc
+
+
+def async_call(name: str, action: Any, trace: Any = None) -> NodeCall | None:
+    """How an async run calls ``action`` when it is a LangGraph ``RunnableCallable`` with both faces: its
+    async function (LangGraph runs ``afunc`` under ``ainvoke``/``astream`` and ``func`` under ``invoke``;
+    LangChain's ``create_agent`` model node with async-only middleware has no working sync face); None
+    for anything else, which runs alike in both."""
+    if _callable_function(action) is None or action.func is None or action.afunc is None:
+        return None
+    face = copy.copy(action)
+    face.func = None
+    return node_call(name, face, trace)
 
 
 def _invoking_returned_runnables(fn: Any) -> Any:

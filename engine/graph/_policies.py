@@ -89,4 +89,7 @@ def link_handlers(specs: Mapping[str, Any], nodes: Mapping[str, Any]) -> None:
     """Give each compiled node with an error handler the handler's compiled node."""
     for name, n in nodes.items():
         if n.error_handler is not None:
-            specs[name].error_handler = specs[n.error_handler]
+            spec, handler = specs[name], specs[n.error_handler]
+            spec.error_handler = handler
+            if spec.async_twin is not None:
+                spec.async_twin.error_handler = handler.async_twin or handler

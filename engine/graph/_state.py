@@ -26,7 +26,9 @@ from engine.graph._branch import make_writer
 from engine.graph._compiled import CompiledStateGraph
 from engine.graph._draw import command_destinations, literal_names, return_annotation
 from engine.graph._builder_views import BuilderViews
-from engine.graph._nodes import NodeCall, called_subgraph, is_runnable, named_node, node_call, router_function, subgraph_call
+from engine.graph._nodes import (
+    NodeCall, async_call, called_subgraph, is_runnable, named_node, node_call, router_function, subgraph_call,
+)
 from engine.graph._policies import NodeDefaults, add_error_handler, effective_nodes, link_handlers, set_defaults
 from engine.graph._schema import ROOT, SchemaInfo, annotated_schema, read_schema
 from engine.graph._topology import Branch, Topology
@@ -61,6 +63,8 @@ class _Node:
     error_handler: str | None = None
     is_error_handler: bool = False
     timeout: TimeoutPolicy | None = None
+    # what an async run calls instead of ``call`` (a RunnableCallable's async face), or None: ``call`` in both
+    async_call: NodeCall | None = None
 
     @property
     def runnable(self) -> Any:
@@ -203,6 +207,7 @@ class StateGraph(BuilderViews):
         self.nodes[node] = _Node(
             node, action, call, policies, input_schema, dict(metadata or {}), defer=bool(defer),
             cache_policy=cache_policy, destinations=destinations, error_handler=handler, timeout=timeout,
+            async_call=None if isinstance(action, Pregel) else async_call(node, action, trace_policy),
         )
         return self
 
@@ -406,7 +411,7 @@ class StateGraph(BuilderViews):
         )
         for node_name, node in nodes.items():
             info: SchemaInfo = read_schema(node.input_schema) if node.input_schema is not None else self.state
-            specs[node_name] = NodeSpec(
+            spec = specs[node_name] = NodeSpec(
                 name=node_name,
                 triggers=(f"branch:to:{node_name}", *node_joins.get(node_name, ())),
                 read=_with_empty_reducers(info.coerce, self.channels),
@@ -425,6 +430,10 @@ class StateGraph(BuilderViews):
                 timeout=node.timeout,
                 action=node.fn,
             )
+            if (face := node.async_call) is not None:  # its twin: the spec an async run takes (GraphSpec.for_async)
+                proc = with_managed(face.proc, info.managed, face.is_async) if info.managed else face.proc
+                spec.async_twin = spec.copy({"proc": proc, "is_async": face.is_async, "accepts_config": face.accepts_config,
+                                             "accepts_store": face.accepts_store})
         link_handlers(specs, nodes)
         compiled = CompiledStateGraph(
             builder=self,

@@ -46,6 +46,7 @@ from engine.pregel._nested import NestedHost, current_host, forwarded, nested_co
 from engine.pregel._options import durability_of
 from engine.pregel._run import RunSettings
 from engine.pregel._run_context import coerce_context
+from engine.pregel._spec import GraphSpec
 from engine.pregel._stream import with_output_keys
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def launch(
     limit = config.get("recursion_limit")
     run = start_graph_run(graph.name, input, config)
     settings = RunSettings(
-        spec=graph.spec if output_keys is None else with_output_keys(graph.spec, output_keys),
+        spec=_spec(graph.spec if output_keys is None else with_output_keys(graph.spec, output_keys), inline_sync),
         saver=graph.checkpointer,
         store=graph.store,
         cache=graph.cache,
@@ -138,7 +139,7 @@ def _nested(
     limit = config.get("recursion_limit")
     run = start_graph_run(graph.name, input, config, nested=True)  # its chain run, under its node's
     settings = RunSettings(
-        spec=graph.spec,
+        spec=_spec(graph.spec, host.sync_face),
         saver=saver,
         store=graph.store if graph.store is not None else host.store,
         cache=graph.cache,
@@ -167,3 +168,8 @@ def _nested(
     loop.runner.seen_by = host.task.seen_by if enclosing is None else (*host.task.seen_by, enclosing.seen)
     events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config, tuple(ns.split("|"))), nested=True)
     return forwarded(events, host, tuple(ns.split("|")), kinds)
+
+
+def _spec(spec: GraphSpec, sync_call: bool) -> GraphSpec:
+    """The spec a run takes: an async call's runs a LangGraph RunnableCallable node's async face (GraphSpec.for_async)."""
+    return spec if sync_call else spec.for_async()

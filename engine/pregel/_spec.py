@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -77,6 +78,9 @@ class NodeSpec:
     timeout: TimeoutPolicy | None = None
     # the node as it was added (a function, a Runnable, a compiled graph): what ``bound`` shows
     action: Any = None
+    # the same node as an async run calls it, when that differs (a LangGraph RunnableCallable with both
+    # faces: its async one, as LangGraph's ``ainvoke`` runs ``afunc``); see GraphSpec.for_async
+    async_twin: "NodeSpec | None" = None
     _bound: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -162,5 +166,17 @@ class GraphSpec:
     #: DeltaChannel keys: versions store their writes and snapshots (engine.pregel._delta); from ``channels``
     deltas: tuple[str, ...] = field(init=False, default=())
 
+    #: for_async's spec, made on first use
+    _async: "GraphSpec | None" = field(init=False, default=None, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "deltas", tuple(k for k, c in self.channels.items() if c.delta))
+
+    def for_async(self) -> "GraphSpec":
+        """The spec an async call runs (``ainvoke``, ``astream``, a server's run): each node with an
+        async twin (:attr:`NodeSpec.async_twin`) replaced by it; this spec itself when there is none."""
+        if self._async is None:
+            twins = {name: n.async_twin for name, n in self.nodes.items() if n.async_twin is not None}
+            made = dataclasses.replace(self, nodes={**self.nodes, **twins}) if twins else self
+            object.__setattr__(self, "_async", made)
+        return self._async  # type: ignore[return-value]

@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableConfig
 
 from engine._internal._config import patch_configurable
 from engine._internal._runnable import RunnableCallable
+from engine.checkpoint import InMemorySaver
 from engine.graph import START, StateGraph
 from engine.prebuilt import ToolCallTransformer
 from engine.pregel.remote import RemoteGraph
@@ -58,6 +59,39 @@ def test_a_runnable_callable_node_runs_its_sync_function_under_a_sync_call_with_
     app = g.compile()
     assert app.invoke({"log": []}, {"configurable": {"thread_id": "t"}}, context={"k": 1}) == {"log": ["sync"]}
     assert seen == [("t", {"k": 1})]
+
+
+def test_a_runnable_callable_node_runs_its_async_function_under_an_async_call() -> None:
+    """As LangGraph: ``afunc`` under ``ainvoke``/``astream`` (LangChain's create_agent model node with
+    async-only middleware has no working sync face), ``func`` under ``invoke``, a subgraph's alike."""
+
+    def sync(state: S) -> dict[str, Any]:
+        return {"log": ["sync"]}
+
+    async def asynchronous(state: S) -> dict[str, Any]:
+        return {"log": ["async"]}
+
+    inner = StateGraph(S)
+    inner.add_node("n", RunnableCallable(sync, asynchronous, trace=False))
+    inner.add_edge(START, "n")
+    sub = inner.compile()
+    g = StateGraph(S)
+    g.add_node("n", RunnableCallable(sync, asynchronous, trace=False))
+    g.add_node("sub", sub)
+    g.add_edge(START, "n")
+    g.add_edge("n", "sub")
+    app = g.compile(checkpointer=InMemorySaver())
+
+    async def async_calls() -> tuple[Any, list[Any]]:
+        out = await app.ainvoke({"log": []}, {"configurable": {"thread_id": "a"}})
+        chunks = [c async for c in app.astream({"log": []}, {"configurable": {"thread_id": "b"}}, stream_mode="updates")]
+        return out, chunks
+
+    out, chunks = asyncio.run(async_calls())
+    assert out == {"log": ["async"] * 3}  # the subgraph hands back its whole log, added to the parent's
+    assert chunks[0] == {"n": {"log": ["async"]}}
+    assert app.invoke({"log": []}, {"configurable": {"thread_id": "c"}}) == {"log": ["sync"] * 3}
+    assert app.nodes["n"].bound.func is sync and app.nodes["n"].bound.afunc is asynchronous  # as added
 
 
 def test_a_runnable_callable_with_only_an_async_function_runs_it() -> None:
