@@ -4,11 +4,14 @@ The engine's loop and the checkpointer contract are written once, as
 coroutines. A sync call runs the coroutine on an event loop owned by the
 calling thread (created on first use and kept: creating a loop costs ~80 µs,
 reusing one ~6 µs; when the thread ends its loop is kept for the next thread
-that needs one). When the calling thread already runs an event loop (a sync
-API called from async code), the coroutine runs on a short-lived worker
-thread instead, because one thread cannot run two loops at once; it runs in a
-copy of the caller's context, so context variables (the running task's
-config, the server's calling tenant) are seen there as they were here.
+that needs one). When the calling thread already runs an event loop of its
+own (a sync API called from async code: a notebook, an async test), that loop
+is set aside while the call runs on the thread's loop, right there: the caller
+waits for a sync call whatever runs it. When the loop running is the thread's
+own (a sync call inside a sync call's coroutine), the coroutine runs on a
+short-lived worker thread instead, because one loop cannot run twice at once;
+it runs in a copy of the caller's context, so context variables (the running
+task's config, the server's calling tenant) are seen there as they were here.
 """
 
 from __future__ import annotations
@@ -104,6 +107,17 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion from sync code and return its result."""
     if not _in_running_loop():
         return _drive(_thread_loop(), coro)
+    caller = asyncio._get_running_loop()
+    if not _local.off_loop and caller is not None and caller is not _local.loop:
+        # A sync call from code that runs a loop of its own (a notebook's cell, an async test): that
+        # loop waits for the call whatever runs it (as LangGraph's sync run blocks it), so the call
+        # runs right here on this thread's loop, the caller's set aside meanwhile, not on a thread of
+        # its own with this one blocked on a lock until it ends.
+        asyncio._set_running_loop(None)
+        try:
+            return _drive(_thread_loop(), coro)
+        finally:
+            asyncio._set_running_loop(caller)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         context = contextvars.copy_context()
         return pool.submit(context.run, lambda: _thread_loop().run_until_complete(coro)).result()

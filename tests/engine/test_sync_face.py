@@ -5,7 +5,9 @@
   other thread's call;
 * so do sync ``stream`` calls;
 * a sync call made from inside a running event loop (a sync API used from
-  async code) works, and sees the caller's context variables.
+  async code) works, and sees the caller's context variables; it runs on the
+  caller's thread, the caller's loop set aside meanwhile (LangGraph's sync
+  run blocks that loop too), and leaves that loop running as it was.
 
 Each wait is a ``threading.Barrier`` with a generous timeout: calls that were
 serialised would break it (BrokenBarrierError), never pass slowly.
@@ -91,3 +93,31 @@ def test_a_sync_call_inside_a_running_loop_sees_the_callers_context() -> None:
     out, state = asyncio.run(main())
     assert out["seen"] == "caller"
     assert state.values["seen"] == "caller" and state.next == ()
+
+
+def test_a_sync_call_inside_a_running_loop_runs_on_the_callers_thread_and_leaves_its_loop_as_it_was() -> None:
+    """A notebook's cell or an async test calling ``invoke``: no thread of its own, nothing blocked on a lock."""
+    threads: list[int] = []
+
+    async def a_node(state: S) -> dict[str, Any]:
+        threads.append(threading.get_ident())
+        await asyncio.sleep(0)  # a real wait: the rest of the call runs as a task of the thread's own loop
+        return {"seen": "async"}
+
+    g = StateGraph(S)
+    g.add_node("a", a_node)
+    g.add_edge(START, "a")
+    g.add_edge("a", END)
+    graph = g.compile(checkpointer=InMemorySaver())
+
+    async def main() -> tuple[Any, Any, Any, int]:
+        caller = asyncio.get_running_loop()
+        out = graph.invoke({"name": "x"}, {"configurable": {"thread_id": "t"}})
+        after = asyncio.get_running_loop()
+        await asyncio.sleep(0)  # the caller's loop still runs its own tasks
+        return out, caller, after, threading.get_ident()
+
+    out, caller, after, here = asyncio.run(main())
+    assert out["seen"] == "async"
+    assert threads == [here]
+    assert after is caller
