@@ -87,6 +87,10 @@ class TaskStarted(Event):
     node: str
     input: Any = None
     triggers: tuple[str, ...] = ()
+    #: what the "tasks" stream shows as the task's ``metadata``, set on a subgraph's tasks (its run's
+    #: config is not the caller's: a graph's own ``with_config`` metadata, an agent's name); None: the
+    #: caller's config and the node's metadata give it
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, Sequence
 
 from engine._internal._ids import random_uuid
 from engine.checkpoint.base import Lease
-from engine.events import Event, RunFinished
+from engine.events import Event, RunFinished, TaskStarted
 from engine._internal._config import merge_configs
 from engine.pregel._graph_run import lifecycle, reported, start_graph_run
 from engine.pregel._io import DURABILITY_KEY
@@ -48,6 +48,7 @@ from engine.pregel._run import RunSettings
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec
 from engine.pregel._stream import with_output_keys
+from engine.pregel.debug import task_metadata
 
 if TYPE_CHECKING:
     from engine.pregel._graph_face import CompiledGraph
@@ -167,7 +168,19 @@ def _nested(
     enclosing = host.task.messages  # the messages its tasks send, its host task does not send again
     loop.runner.seen_by = host.task.seen_by if enclosing is None else (*host.task.seen_by, enclosing.seen)
     events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config, tuple(ns.split("|"))), nested=True)
-    return forwarded(events, host, tuple(ns.split("|")), kinds)
+    return forwarded(events, host, tuple(ns.split("|")), kinds, _task_metadata(graph.spec, config))
+
+
+def _task_metadata(spec: GraphSpec, config: Mapping[str, Any]) -> Any:
+    """How a subgraph's started task shows its metadata: its run's config's (a graph's ``with_config``
+    metadata, a LangChain agent's ``lc_agent_name``) and its node's, as LangGraph's nested loop shows them."""
+    meta, tags = config.get("metadata") or {}, config.get("tags")
+
+    def shown(ev: TaskStarted) -> dict[str, Any]:
+        node = spec.nodes.get(ev.node)
+        return task_metadata({**meta, **node.metadata} if node is not None and node.metadata else meta, tags)
+
+    return shown
 
 
 def _spec(spec: GraphSpec, sync_call: bool) -> GraphSpec:

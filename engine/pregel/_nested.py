@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Generic, Mapping, TypeVar
 
 from engine._internal._task import CURRENT, TaskContext
-from engine.events import EVERY, NAMED_ONLY, Event, RunFinished, RunStarted, wants
+from engine.events import EVERY, NAMED_ONLY, Event, RunFinished, RunStarted, TaskStarted, wants
 from engine.pregel._status import read_statuses
 from engine.types import Command
 
@@ -249,12 +249,19 @@ def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> t
 
 
 async def forwarded(
-    events: AsyncGenerator[Event, None], host: NestedHost, ns: tuple[str, ...], kinds: frozenset[type[Event]] | None
+    events: AsyncGenerator[Event, None], host: NestedHost, ns: tuple[str, ...], kinds: frozenset[type[Event]] | None,
+    shown: Callable[[TaskStarted], dict[str, Any]] | None = None,
 ) -> AsyncGenerator[Event, None]:
-    """The nested run's events: each also goes to the parent's queue under ``ns``; the caller gets ``kinds``."""
+    """The nested run's events: each also goes to the parent's queue under ``ns``; the caller gets ``kinds``.
+    ``shown``: its own tasks' metadata, as the "tasks" stream shows it (:attr:`TaskStarted.metadata`)."""
     async with aclosing(events):
         async for ev in events:
             if not isinstance(ev, (RunStarted, RunFinished)) and host.want(type(ev)):
-                host.emit(ev if ev.ns else dataclasses.replace(ev, ns=ns))
+                if ev.ns:
+                    host.emit(ev)
+                elif shown is not None and type(ev) is TaskStarted:
+                    host.emit(dataclasses.replace(ev, ns=ns, metadata=shown(ev)))
+                else:
+                    host.emit(dataclasses.replace(ev, ns=ns))
             if wants(kinds, type(ev)):
                 yield ev

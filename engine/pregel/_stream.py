@@ -203,8 +203,12 @@ class Projector:
             elif triggers == (TASKS,):
                 triggers = (_CALL,)  # a Send's task, as LangGraph names its trigger
             payload = {"id": ev.task_id, "name": ev.node, "input": ev.input, "triggers": triggers}
-            own = self.node_metadata.get(ev.node)
-            if shown := task_metadata({**self.metadata, **own} if own else self.metadata, self.tags):
+            if ev.metadata is not None:  # a subgraph's task: its own run's
+                shown = ev.metadata
+            else:
+                own = self.node_metadata.get(ev.node)
+                shown = task_metadata({**self.metadata, **own} if own else self.metadata, self.tags)
+            if shown:
                 payload["metadata"] = shown
             if "tasks" in modes:
                 yield "tasks", payload
