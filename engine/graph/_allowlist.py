@@ -6,7 +6,10 @@ Pydantic models, dataclasses and Enums, nested at any depth: inside
 of TypedDicts, dataclasses and models it names) are registered with the
 checkpointer's serializer at ``compile()``, so a graph author never
 registers them by hand. LangChain's messages need no entry: the serializer
-knows them already.
+knows them already. Nor does a LangChain agent's structured response
+(``create_agent(response_format=Model, checkpointer=...)``), whose state names
+it by a type variable: the format the agent's nodes are bound to names it
+(:func:`agent_response_schemas`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sys
 import typing
 from typing import Any, Iterable
 
-__all__ = ["schema_types", "allow_schema_types"]
+__all__ = ["schema_types", "allow_schema_types", "agent_response_schemas"]
 
 
 def _is_model(cls: type) -> bool:
@@ -72,3 +75,27 @@ def allow_schema_types(checkpointer: Any, schemas: Iterable[Any]) -> None:
     allow = getattr(getattr(checkpointer, "serde", None), "allow", None)
     if allow is not None:  # a saver of another kind keeps its own rules
         allow(*schema_types(schemas))
+
+
+#: Where LangChain 1.x keeps its structured output strategies (ToolStrategy, ProviderStrategy, AutoStrategy).
+_STRATEGIES = "langchain.agents.structured_output"
+
+
+def agent_response_schemas(actions: Iterable[Any]) -> list[Any]:
+    """The schemas of a LangChain agent's structured response, read off its nodes: ``create_agent``
+    binds its model node's functions (a ``RunnableCallable``'s ``func`` and ``afunc``) to the response
+    format it was given, a strategy of :data:`_STRATEGIES` with a ``schema`` (and ``schema_specs``).
+    Nothing for any other node; a LangChain that keeps the format elsewhere leaves the class to be
+    registered by hand, as before (the write that stores it says so)."""
+    out: list[Any] = []
+    for action in actions:
+        for fn in (getattr(action, "func", None), getattr(action, "afunc", None)):
+            for cell in getattr(fn, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # a cell not filled in yet
+                    continue
+                if type(value).__module__ == _STRATEGIES:
+                    out.append(getattr(value, "schema", None))
+                    out += [getattr(spec, "schema", None) for spec in getattr(value, "schema_specs", None) or ()]
+    return out

@@ -21,7 +21,7 @@ from engine.channels import BinaryOperatorAggregate, DeltaChannel, EphemeralValu
 from engine.channels.after_finish import LastValueAfterFinish, NamedBarrierValueAfterFinish
 from engine.channels.base import MISSING, BaseChannel
 from engine.errors import GraphDefinitionError
-from engine.graph._allowlist import allow_schema_types
+from engine.graph._allowlist import agent_response_schemas, allow_schema_types
 from engine.graph._branch import make_writer
 from engine.graph._compiled import CompiledStateGraph
 from engine.graph._draw import command_destinations, literal_names, return_annotation
@@ -321,6 +321,7 @@ class StateGraph(BuilderViews):
     def _schemas(self) -> list[Any]:
         """The schemas whose types a saver of this graph stores: its own, and its subgraphs' (they save on it too)."""
         out = [self.state.schema, self.input.schema, self.output.schema, *(n.input_schema for n in self.nodes.values())]
+        out += agent_response_schemas(n.fn for n in self.nodes.values())  # a LangChain agent's structured response
         for n in self.nodes.values():
             if isinstance(n.fn, Pregel) and isinstance(n.fn.builder, StateGraph):
                 out += n.fn.builder._schemas()
