@@ -16,18 +16,22 @@ A sync method that calls its parent's (``super().put(...)``) reaches, through
 the parent's derived sync face, the async method made here again: while its
 twin runs, that method hands the call to the parent class's async method, so
 the parent's own implementation does the work (and a class with none raises
-the NotImplementedError the base always raised).
+the NotImplementedError the base always raised). The sync method itself is
+marked as running whoever calls it (the engine through its twin, LangGraph's
+loop or a program directly), so its body runs once a call: a direct call
+used to run it a second time, through the async method it reached.
 """
 
 from __future__ import annotations
 
 import contextvars
+import functools
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import FunctionType
 from typing import Any
 
-__all__ = ["install_twins", "keep_signatures", "missing"]
+__all__ = ["inside", "install_twins", "keep_signatures", "missing"]
 
 #: async contract method -> its sync twin
 _TWINS = {"aget_tuple": "get_tuple", "alist": "list", "aput": "put", "aput_writes": "put_writes", "adelete_thread": "delete_thread"}
@@ -48,7 +52,30 @@ def install_twins(cls: type) -> None:
             made.__name__ = made.__qualname__ = amethod
             made.__doc__ = f"Calls this class's own ``{sync}`` (engine.checkpoint._sync_twins)."
             setattr(cls, amethod, made)
+            if sync != "list":  # (a generator's body runs at each item: _items marks those)
+                setattr(cls, sync, _marked(cls.__dict__[sync], sync))
     keep_signatures(cls)
+
+
+def inside(saver: object, sync: str) -> bool:
+    """Whether ``saver``'s own ``sync`` method (one with a twin) is running: a parent's sync face
+    reached from there is its ``super()`` call, to be done by the parent itself."""
+    return (id(saver), sync) in _inside.get()
+
+
+def _marked(fn: Callable[..., Any], sync: str) -> Callable[..., Any]:
+    """``fn``, a class's own sync method, marked as running while it runs (its twin's parent call)."""
+    if not callable(fn) or getattr(fn, "__graphwire_marked__", False):
+        return fn
+
+    @functools.wraps(fn)
+    def marked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if (id(self), sync) in _inside.get():
+            return fn(self, *args, **kwargs)
+        return _calling(self, sync, lambda: fn(self, *args, **kwargs))
+
+    marked.__graphwire_marked__ = True  # type: ignore[attr-defined]
+    return marked
 
 
 #: what LangGraph's loop asks the signature of on every run (``put_writes_accepts_task_path``)

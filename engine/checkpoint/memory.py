@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine._internal._sync import run_inline
+from engine.checkpoint._sync_twins import inside
 from engine.checkpoint._chain import ChainReader, Known, Ref
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base_key
 from engine.checkpoint._inline import blob_versions, values_of
@@ -156,19 +157,25 @@ class InMemorySaver(BaseCheckpointSaver):
     # calls put and put_writes from the workers of a thread pool it makes per invoke). A subclass's
     # own coroutine may wait: it goes through the base's sync face.
     def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
-        if type(self).aget_tuple is not InMemorySaver.aget_tuple:
+        if type(self).aget_tuple is not InMemorySaver.aget_tuple and not inside(self, "get_tuple"):
             return super().get_tuple(config)
-        return run_inline(self.aget_tuple(config))
+        return run_inline(InMemorySaver.aget_tuple(self, config))
+
+    def get(self, config: Mapping[str, Any]) -> Checkpoint | None:  # as LangGraph's: the tuple's checkpoint
+        if type(self).aget is not BaseCheckpointSaver.aget:
+            return super().get(config)
+        found = self.get_tuple(config)
+        return None if found is None else found.checkpoint
 
     def put(
         self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
-        if type(self).aput is not InMemorySaver.aput:
+        if type(self).aput is not InMemorySaver.aput and not inside(self, "put"):  # (inside: a subclass's super().put)
             return super().put(config, checkpoint, metadata, new_versions)
         return self._put(config, checkpoint, metadata, new_versions)
 
     def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
-        if type(self).aput_writes is not InMemorySaver.aput_writes:
+        if type(self).aput_writes is not InMemorySaver.aput_writes and not inside(self, "put_writes"):
             return super().put_writes(config, writes, task_id, task_path)
         return self._put_writes(config, writes, task_id, task_path)
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 from engine import START, StateGraph
-from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, get_checkpoint_id
+from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, empty_checkpoint, get_checkpoint_id
 from engine.testing import thread
 from engine.types import Command, interrupt
 
@@ -153,6 +153,34 @@ def test_an_override_calling_its_parents_method_reaches_the_parents_work():
     history = list(app.get_state_history(thread()))
     assert [s.config["configurable"]["checkpoint_id"] for s in reversed(history)] == [x for x in saver.seen if x != "read"]
     assert "read" in saver.seen
+
+
+def test_an_override_called_directly_runs_once_a_call_and_reaches_the_parents_work(saver):
+    # LangGraph's loop (graphwire's savers under real LangGraph) and a program call the sync methods
+    # directly: an override calling super() ran a second time, through the async method it reached.
+    seen: list[str] = []
+
+    def counted(name):
+        def method(self, *args, **kwargs):
+            seen.append(name)
+            return getattr(super(cls, self), name)(*args, **kwargs)
+
+        return method
+
+    cls = type(f"Counting{type(saver).__name__}", (type(saver),), {m: counted(m) for m in ("get_tuple", "put", "put_writes")})
+    saver.__class__ = cls
+    config = {"configurable": {"thread_id": "direct", "checkpoint_ns": ""}}
+    written = saver.put(config, {**empty_checkpoint(), "id": "1f0a0000-0000-6000-8000-000000000001"}, {"step": -1}, {})
+    saver.put_writes(written, [("log", "w")], "task-1")
+    found = saver.get_tuple(written)
+    assert seen == ["put", "put_writes", "get_tuple"]
+    assert found is not None and found.checkpoint["id"] == get_checkpoint_id(written)
+    assert [(t, c, v) for t, c, v in found.pending_writes] == [("task-1", "log", "w")]
+
+    async def inside_a_loop():  # a notebook's cell, an async test: the same, on the caller's thread
+        return saver.get_tuple(written)
+
+    assert asyncio.run(inside_a_loop()) == found and seen[-1] == "get_tuple" and len(seen) == 4
 
 
 def test_a_checkpoint_tuple_is_a_named_tuple_as_langgraphs():
