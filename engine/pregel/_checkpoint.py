@@ -3,7 +3,10 @@
 ``DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT``: the steps after which a delta channel
 snapshots, written or not (read at each version, so patching it here takes
 effect); :func:`delta_channels_to_snapshot`: which channels snapshot for given
-counters. The engine's own bookkeeping is :mod:`engine.pregel._delta`.
+counters. The engine's own bookkeeping is :mod:`engine.pregel._delta`. And
+:func:`copy_checkpoint` / :func:`empty_checkpoint`, the public ones of
+``engine.checkpoint.base``, which LangGraph's and LangChain's test savers
+import from here (``MemorySaverAssertImmutable``).
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.channels.delta import MAX_STEPS_WITHOUT_SNAPSHOT
+from engine.checkpoint.base import copy_checkpoint, empty_checkpoint
 
-__all__ = ["DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT", "delta_channels_to_snapshot"]
+__all__ = ["DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT", "copy_checkpoint", "delta_channels_to_snapshot", "empty_checkpoint"]
 
 DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT = MAX_STEPS_WITHOUT_SNAPSHOT
 
