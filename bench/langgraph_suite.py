@@ -2,7 +2,9 @@
 
 The yardstick of the engine's fidelity: the ``tests/`` folders that ship in
 the source distributions of langgraph 1.2.22 and langgraph-prebuilt 1.1.3
-(and of the packages built on them: langgraph-supervisor, langgraph-swarm),
+(and of the packages built on them: langgraph-supervisor, langgraph-swarm,
+and LangChain 1.x's agents: langchain's ``tests/unit_tests/agents``, its
+``create_agent`` and middleware),
 downloaded at run time from the package registry into a cache directory and
 never committed here. Each test file runs twice in pytest, in one venv that
 has LangGraph and its test dependencies:
@@ -67,19 +69,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
 
-#: (distribution, version, the folder of its tests under the sdist's root)
+#: (distribution, version)
 SUITES = [
     ("langgraph", "1.2.22"),
     ("langgraph-prebuilt", "1.1.3"),
     ("langgraph-supervisor", "0.0.31"),
     ("langgraph-swarm", "0.1.0"),
+    ("langchain", "1.5.2"),
 ]
+#: the folder of a suite's tests under its sdist's root, where it is not ``tests`` (langchain's other
+#: unit tests do not run LangGraph)
+TEST_FOLDERS = {"langchain": "tests/unit_tests/agents"}
 #: What the suites import beside LangGraph (their test dependency groups).
 TEST_DEPS = [
     "langgraph==1.2.22", "langgraph-prebuilt==1.1.3", "langgraph-checkpoint-sqlite", "langgraph-checkpoint-postgres",
-    "langgraph-supervisor==0.0.31", "langgraph-swarm==0.1.0", "langchain>=1,<2", "langchain-core>=1.0,<2",
+    "langgraph-supervisor==0.0.31", "langgraph-swarm==0.1.0", "langchain==1.5.2", "langchain-core>=1.0,<2",
     "pytest", "pytest-mock", "pytest-timeout", "pytest-xdist", "pytest-repeat", "syrupy", "httpx", "redis",
     "pycryptodome", "psycopg[binary]", "psycopg-pool", "anyio",
+    # langchain's agents suite: its conftests' imports and its pytest settings' plugins
+    "blockbuster", "langchain-tests", "langchain-openai", "pytest-asyncio", "pytest-socket", "toml",
 ]
 SUITE_PG = "postgres://postgres:postgres@localhost:5442/"
 CAUSES = ("missing", "refused", "behaviour", "exception", "internals")
@@ -118,7 +126,7 @@ def main() -> int:
         if dist not in args.suites:
             continue
         root = _sdist(python, cache, dist, version)
-        for test_file in sorted((root / "tests").rglob("test_*.py")):
+        for test_file in sorted((root / TEST_FOLDERS.get(dist, "tests")).rglob("test_*.py")):
             rel = f"{dist}/{test_file.relative_to(root)}"
             if args.files and not any(f in rel for f in args.files):
                 continue
