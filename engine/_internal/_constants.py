@@ -7,7 +7,8 @@ the namespace separators, the null task's id and the Overwrite marker.
 Code written against LangGraph reads a thread's pending writes and task
 paths with them. And the ``configurable`` keys a ``RemoteGraph`` reads or
 leaves out of what it sends (:mod:`engine.pregel._remote_wire`): a parent's
-stream (``CONFIG_KEY_STREAM``), a task's id and strict resuming.
+stream (``CONFIG_KEY_STREAM``), a task's id and strict resuming; and a task's
+state reader and writer (``CONFIG_KEY_READ``, ``CONFIG_KEY_SEND``: :mod:`engine.pregel._local`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from __future__ import annotations
 from engine.channels.binop import _OVERWRITE as OVERWRITE
 from engine.checkpoint.base import ERROR, INTERRUPT, RESUME
 from engine.func._entrypoint import PREVIOUS
+from engine.pregel._local import CONFIG_KEY_READ, CONFIG_KEY_SEND
 from engine.pregel._remote_wire import CONFIG_KEY_STREAM
 from engine.pregel._resume import CONFIG_KEY_STRICT_RESUME
 from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID, PULL, PUSH, TASKS
 from engine.types import END, START
 
 __all__ = [
-    "CONF", "CONFIG_KEY_STREAM", "CONFIG_KEY_STRICT_RESUME", "CONFIG_KEY_TASK_ID", "END", "ERROR", "ERROR_SOURCE_NODE",
+    "CONF", "CONFIG_KEY_READ", "CONFIG_KEY_SEND", "CONFIG_KEY_STREAM", "CONFIG_KEY_STRICT_RESUME", "CONFIG_KEY_TASK_ID", "END", "ERROR", "ERROR_SOURCE_NODE",
     "INPUT", "INTERRUPT", "NO_WRITES", "NS_END", "NS_SEP", "NULL_TASK_ID", "OVERWRITE", "PREVIOUS", "PULL", "PUSH", "RESUME", "START", "TASKS",
 ]
 

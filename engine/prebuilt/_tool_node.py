@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from engine._internal._task import CURRENT
 from engine.errors import GraphBubbleUp
+from engine.pregel._local import local_read
 from engine.prebuilt._injected import Injections, ToolRuntime, graph_state, inject, injections_of, runtime_for
 from engine.prebuilt._tool_call import TOOL_CALL_WITH_CONTEXT, AsyncToolCallWrapper, ToolCallRequest, ToolCallWrapper
 from engine.prebuilt._tool_errors import (
@@ -134,7 +135,7 @@ class ToolNode(Runnable[Any, Any]):
             conf = config.get("configurable") or {}
             if (read_state := conf.get(_READ_STATE)) is not None:
                 return read_state()
-            if (read := conf.get(_READ)) is not None:
+            if (read := conf.get(_READ)) is not None and getattr(read, "func", None) is not local_read:  # (the engine's own: below)
                 return read(list(read.args[1]), True)
             return graph_state()
         return input

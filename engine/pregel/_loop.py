@@ -59,6 +59,7 @@ from engine._internal._task import TaskContext
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
 from engine.pregel._exit_deltas import ExitDeltas
 from engine.pregel._input import InputFolder
+from engine.pregel._local import local_faces
 from engine.pregel._io import configurable_metadata, finished_event, propagated_metadata, task_config, task_namespace
 from engine.pregel._nested import NestedHost, root_configurable
 from engine.pregel._queue import EventQueue
@@ -87,6 +88,7 @@ class RunLoop:
         self.lease = lease = run_lease(saver, self.thread_id, self.configurable, settings.lease)
         user_metadata = dict(config.get("metadata") or {})
         self.task_metadata = propagated_metadata(self.configurable, user_metadata)  # every task's, made once
+        self.local = local_faces(settings.spec.channels)  # LangGraph's __pregel_read and __pregel_send, in every task's
         if host is None:  # (the caller's keys above, as LangGraph's; the version the run loads below)
             self.configurable = root_configurable(self.configurable)
         self.queue = queue = EventQueue(settings.kinds)
@@ -154,11 +156,13 @@ class RunLoop:
 
     def _task_config(self, t: Task, step: int) -> dict[str, Any]:
         ns = self.settings.checkpoint_ns
-        return task_config(
+        config = task_config(
             self.config, self.configurable, self.task_metadata,
             checkpoint_ns=task_namespace(ns, t.name, t.id), parent_ns=ns,
             checkpoint_id=self.state.parent_id, node=t.name, step=step, triggers=t.triggers, path=t.path,
         )  # fmt: skip
+        config["configurable"].update(self.local)
+        return config
 
     # -- the run -----------------------------------------------------------
     def events(self) -> AsyncGenerator[Event, None]:
