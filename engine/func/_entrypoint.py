@@ -227,10 +227,11 @@ class entrypoint:
             PREVIOUS: LastValue(save_type, key=PREVIOUS),
             TASKS: Topic(Send, accumulate=False, key=TASKS),
         }
+        stored = _annotations(func)
         for holder in (self.checkpointer, self.cache):
             if holder is not None:
-                allow_schema_types(holder, _annotations(func))
-        return EntrypointGraph(
+                allow_schema_types(holder, stored)
+        graph = EntrypointGraph(
             entry_name=name,
             builder=None,
             nodes={name: node},
@@ -244,6 +245,8 @@ class entrypoint:
             cache=self.cache,
             context_schema=self.context_schema,
         )
+        graph.stored_schemas = tuple(stored)  # for a saver a host sets on it later (Pregel.checkpointer)
+        return graph
 
 
 def _types(fn: Callable[..., Any]) -> tuple[Any, Any, Any]:

@@ -379,9 +379,10 @@ class StateGraph(BuilderViews):
         ia = interrupt_after or ()
         self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
         self.compiled = True
+        schemas = self._schemas()
         for holder in (checkpointer, cache):
             if holder is not None and not isinstance(holder, bool):
-                allow_schema_types(holder, self._schemas())
+                allow_schema_types(holder, schemas)
         channels: dict[str, BaseChannel] = dict(self.channels)
         channels[START] = EphemeralValue(Any, key=START)
         channels[TASKS] = Topic(Send, accumulate=False, key=TASKS)
@@ -455,6 +456,7 @@ class StateGraph(BuilderViews):
             cache=cache,
         )
         compiled.debug = bool(debug)  # its streams print "updates" and "values", as LangGraph's
+        compiled.stored_schemas = tuple(schemas)  # for a saver a host sets on it later (Pregel.checkpointer)
         compiled.stream_transformers = tuple(transformers or ())
         return compiled
 

@@ -182,6 +182,19 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         """A copy of this graph, with ``update``'s attributes replaced (LangGraph's ``Pregel.copy``)."""
         return copied(self, update)  # type: ignore[no-any-return]
 
+    #: the schemas whose classes a saver of this graph may store (a StateGraph's, an entrypoint's annotations)
+    stored_schemas: Sequence[Any] = ()
+
+    @property
+    def checkpointer(self) -> Any:
+        """Where threads are kept: compile()'s saver, or one a host sets later (see :func:`_allow_stored`)."""
+        return self._checkpointer
+
+    @checkpointer.setter
+    def checkpointer(self, saver: Any) -> None:
+        self._checkpointer = saver
+        _allow_stored(self.stored_schemas, saver)
+
     @property
     def name(self) -> str:
         return self.spec.name
@@ -368,3 +381,13 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
 
     async def adelete_thread(self, thread_id: str) -> None:
         await StateAPI(self).adelete_thread(thread_id)
+
+
+def _allow_stored(schemas: Sequence[Any], saver: Any) -> None:
+    """Allow on ``saver`` the classes a compiled graph's schemas name, as ``compile()`` allows them on its own:
+    a saver a host sets on the compiled graph (graphwire's server serving a module's ``graph =
+    builder.compile()``) may store them too."""
+    if schemas and saver is not None and not isinstance(saver, bool):
+        from engine.graph._allowlist import allow_schema_types  # (engine.graph imports this module)
+
+        allow_schema_types(saver, schemas)
