@@ -23,7 +23,7 @@ from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID, PULL
 from engine.types import END, START
 
 __all__ = [
-    "CONF", "CONFIG_KEY_READ", "CONFIG_KEY_SEND", "CONFIG_KEY_STREAM", "CONFIG_KEY_STRICT_RESUME", "CONFIG_KEY_TASK_ID", "END", "ERROR", "ERROR_SOURCE_NODE",
+    "CONF", "CONFIG_KEY_READ", "CONFIG_KEY_RUNTIME", "CONFIG_KEY_SEND", "CONFIG_KEY_STREAM", "CONFIG_KEY_STRICT_RESUME", "CONFIG_KEY_TASK_ID", "END", "ERROR", "ERROR_SOURCE_NODE",
     "INPUT", "INTERRUPT", "NO_WRITES", "NS_END", "NS_SEP", "NULL_TASK_ID", "OVERWRITE", "PREVIOUS", "PULL", "PUSH", "RESUME", "START", "TASKS",
 ]
 
@@ -33,3 +33,6 @@ INPUT = "__input__"
 NS_SEP = "|"
 NS_END = ":"
 CONFIG_KEY_TASK_ID = "__pregel_task_id"
+#: where LangGraph's node config carries the task's Runtime; the engine's tasks reach theirs through their context
+#: (``get_runtime()``), so a node's config has none: code reading it there takes its absence (langmem's)
+CONFIG_KEY_RUNTIME = "__pregel_runtime"
