@@ -94,7 +94,7 @@ def launch(
     run = start_graph_run(graph.name, input, config)
     settings = RunSettings(
         spec=_spec(graph.spec if output_keys is None else with_output_keys(graph.spec, output_keys), inline_sync),
-        saver=graph.checkpointer,
+        saver=_root_saver(graph.checkpointer),
         store=graph.store,
         cache=graph.cache,
         durability=durability or "async",
@@ -186,3 +186,11 @@ def _task_metadata(spec: GraphSpec, config: Mapping[str, Any]) -> Any:
 def _spec(spec: GraphSpec, sync_call: bool) -> GraphSpec:
     """The spec a run takes: an async call's runs a LangGraph RunnableCallable node's async face (GraphSpec.for_async)."""
     return spec if sync_call else spec.for_async()
+
+
+def _root_saver(saver: Any) -> Any:
+    """A root run's saver, as LangGraph resolves it: none for ``checkpointer=False`` (a graph compiled to keep
+    no state, trustcall's run on its own); ``True`` (a subgraph's "my parent's") refused at the root."""
+    if saver is True:
+        raise RuntimeError("checkpointer=True cannot be used for root graphs.")
+    return None if saver is False else saver
