@@ -3,8 +3,8 @@
 The yardstick of the engine's fidelity: the ``tests/`` folders that ship in
 the source distributions of langgraph 1.2.22 and langgraph-prebuilt 1.1.3
 (and of the packages built on them: langgraph-supervisor, langgraph-swarm,
-and LangChain 1.x's agents: langchain's ``tests/unit_tests/agents``, its
-``create_agent`` and middleware),
+LangChain 1.x's agents: langchain's ``tests/unit_tests/agents``, its
+``create_agent`` and middleware, and CopilotKit's AG-UI adapter, ag-ui-langgraph),
 downloaded at run time from the package registry into a cache directory and
 never committed here. Each test file runs twice in pytest, in one venv that
 has LangGraph and its test dependencies:
@@ -76,6 +76,7 @@ SUITES = [
     ("langgraph-supervisor", "0.0.31"),
     ("langgraph-swarm", "0.1.0"),
     ("langchain", "1.5.2"),
+    ("ag-ui-langgraph", "0.0.47"),  # CopilotKit's AG-UI adapter: astream_events, state reads and updates
 ]
 #: the folder of a suite's tests under its sdist's root, where it is not ``tests`` (langchain's other
 #: unit tests do not run LangGraph)
@@ -88,6 +89,7 @@ TEST_DEPS = [
     "pycryptodome", "psycopg[binary]", "psycopg-pool", "anyio",
     # langchain's agents suite: its conftests' imports and its pytest settings' plugins
     "blockbuster", "langchain-tests", "langchain-openai", "pytest-asyncio", "pytest-socket", "toml",
+    "ag-ui-langgraph==0.0.47",
 ]
 SUITE_PG = "postgres://postgres:postgres@localhost:5442/"
 CAUSES = ("missing", "refused", "behaviour", "exception", "internals")
