@@ -7,14 +7,16 @@ re-exports every name here) so each file stays one job.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, Mapping, NamedTuple, TypedDict
 
 from engine._internal._ids import checkpoint_id as _new_checkpoint_id
 from engine._internal._ids import now_iso as _now_iso
+from engine.channels.base import MISSING
+from engine.errors import EmptyChannelError
 
 __all__ = [
     "ChannelVersions", "Checkpoint", "CheckpointMetadata", "CheckpointTuple", "ERROR", "INTERRUPT", "PendingWrite",
-    "RESUME", "SCHEDULED", "ThreadInfo", "WRITES_IDX_MAP", "copy_checkpoint", "empty_checkpoint",
+    "RESUME", "SCHEDULED", "ThreadInfo", "WRITES_IDX_MAP", "copy_checkpoint", "create_checkpoint", "empty_checkpoint",
 ]  # fmt: skip
 
 ChannelVersions = dict[str, int]
@@ -103,6 +105,31 @@ def empty_checkpoint() -> Checkpoint:
         versions_seen={},
         updated_channels=None,
     )
+
+
+def create_checkpoint(checkpoint: Checkpoint, channels: Mapping[str, Any] | None, step: int, *, id: str | None = None) -> Checkpoint:
+    """LangGraph's helper for a checkpoint built by hand (savers' tests, migration tools): ``checkpoint``'s
+    versions with ``channels``' stored forms (``checkpoint()``; those with none left out), or its own values
+    when ``channels`` is None; a new id (``id`` when given) and time. LangGraph's ids take ``step`` as their
+    clock sequence; the engine's ids order by time alone, so it is only checked to be an int."""
+    if not isinstance(step, int):
+        raise TypeError(f"step must be an int, not {type(step).__name__}")
+    if channels is None:
+        values = checkpoint["channel_values"]
+    else:
+        values = {}
+        for key, channel in channels.items():
+            if key in checkpoint["channel_versions"]:
+                try:
+                    stored = channel.checkpoint()
+                except EmptyChannelError:  # (LangGraph's channels raise it; the engine's answer MISSING)
+                    continue
+                if stored is not MISSING:
+                    values[key] = stored
+    return Checkpoint(
+        v=2, id=id or _new_checkpoint_id(), ts=_now_iso(), channel_values=values, channel_versions=checkpoint["channel_versions"],
+        versions_seen=checkpoint["versions_seen"], pending_sends=checkpoint.get("pending_sends", []), updated_channels=None,
+    )  # type: ignore[typeddict-unknown-key]
 
 
 def copy_checkpoint(c: Checkpoint) -> Checkpoint:

@@ -75,6 +75,7 @@ from engine.checkpoint._shapes import (
     PendingWrite,
     ThreadInfo,
     copy_checkpoint,
+    create_checkpoint,
     empty_checkpoint,
 )
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
@@ -91,7 +92,7 @@ __all__ = [
     "PendingWrite",
     "BaseCheckpointSaver",
     "ChannelVersions",
-    "empty_checkpoint",
+    "empty_checkpoint", "create_checkpoint",
     "copy_checkpoint",
     "ERROR",
     "INTERRUPT",
