@@ -213,7 +213,7 @@ class BaseStore(abc.ABC):
         return run_sync(self.asweep_ttl())
 
     def close(self) -> None:
-        self.stop_ttl_sweeper()
+        BaseStore.stop_ttl_sweeper(self)  # (the sync one: an async store's own is a coroutine)
         return run_sync(self.aclose())
 
     # -- the background sweeper -----------------------------------------------
@@ -237,7 +237,7 @@ class BaseStore(abc.ABC):
         def loop() -> None:
             while not stop.wait(minutes * 60):
                 try:
-                    self.sweep_ttl()
+                    run_sync(self.asweep_ttl())  # (not sweep_ttl: an async store's is a coroutine)
                 except Exception:  # a failed sweep is retried at the next interval
                     _log.exception("store TTL sweep failed")
             done.set_result(None)

@@ -17,13 +17,14 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from engine._sql.postgres.given import aopened
+from engine.store._async_faces import AsyncTTLFaces
 from engine.store.base import IndexConfig, TTLConfig
 from engine.store.postgres._store import PostgresStore, pool_options
 
 __all__ = ["AsyncPostgresStore"]
 
 
-class AsyncPostgresStore(PostgresStore):
+class AsyncPostgresStore(AsyncTTLFaces, PostgresStore):  # type: ignore[misc]
     """A :class:`PostgresStore` opened and set up the async way (LangGraph's async store)."""
 
     @classmethod

@@ -7,5 +7,6 @@ and the current schema in ``schema.sql``.
 from __future__ import annotations
 
 from engine.store.sqlite._store import SqliteStore
+from engine.store.sqlite.aio import AsyncSqliteStore
 
-__all__ = ["SqliteStore"]
+__all__ = ["AsyncSqliteStore", "SqliteStore"]

@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -87,6 +87,19 @@ class SqliteStore(SqlStore):
             if self._owns_conn:
                 conn.close()
             raise
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(cls, conn_string: str, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None) -> Iterator[Any]:
+        """LangGraph's opening: ``with SqliteStore.from_conn_string(path) as store:``, closed after the block."""
+        store = cls(conn_string, index=index, ttl=ttl)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def setup(self) -> None:
+        """Nothing to do: the tables are made when the store opens (kept for LangGraph's programs)."""
 
     def _ts(self, when: datetime) -> str:
         return when.isoformat(timespec="microseconds")
