@@ -196,10 +196,12 @@ async def delta_channel_history(
     seeds: dict[str, Any] = {}
     target = await saver.aget_tuple(config)
     cursor = None if target is None else target.parent_config
+    seen = {target.checkpoint["id"]} if target is not None else set()
     while cursor is not None and left:
         t = await saver.aget_tuple(cursor)
-        if t is None:
+        if t is None or t.checkpoint["id"] in seen:  # (a parent chain that loops, put so by hand: the walk ends)
             break
+        seen.add(t.checkpoint["id"])
         for w in reversed(t.pending_writes or ()):
             if w[1] in left:
                 writes[w[1]].append(tuple(w))

@@ -56,6 +56,16 @@ def test_a_subclass_need_not_implement_everything_and_says_what_it_lacks() -> No
         saver.get_tuple({"configurable": {"thread_id": "t"}})
 
 
+def test_delta_channel_history_ends_on_a_parent_chain_that_loops(saver: BaseCheckpointSaver) -> None:
+    # A version put again under its own child (by hand: langgraph-checkpoint-sqlite's test does it) makes
+    # the parents loop; the walk went round it for ever.
+    config = {"configurable": {"thread_id": "loop", "checkpoint_ns": ""}}
+    a = saver.put(config, {**make_cp({}, 0), "id": "1f000000-0000-6000-8000-00000000000a"}, {}, {})
+    b = saver.put(a, {**make_cp({}, 1), "id": "1f000000-0000-6000-8000-00000000000b"}, {}, {})
+    saver.put(b, {**make_cp({}, 0), "id": "1f000000-0000-6000-8000-00000000000a"}, {}, {})
+    assert saver.get_delta_channel_history(config=b, channels=["log"]) == {"log": {"writes": []}}
+
+
 def test_delta_channel_history_walks_the_parents_writes_and_seeds(saver: BaseCheckpointSaver) -> None:
     made = _chain(saver, "t", ["r1", "r2", "r3"])
     history = saver.get_delta_channel_history(config=made[-1], channels=["log", "seed", "none"])
