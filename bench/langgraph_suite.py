@@ -77,6 +77,7 @@ SUITES = [
     ("langgraph-swarm", "0.1.0"),
     ("langchain", "1.5.2"),
     ("ag-ui-langgraph", "0.0.47"),  # CopilotKit's AG-UI adapter: astream_events, state reads and updates
+    ("langgraph-checkpoint-sqlite", "3.1.2"),  # its saver's and store's own tests, on graphwire's
 ]
 #: the folder of a suite's tests under its sdist's root, where it is not ``tests`` (langchain's other
 #: unit tests do not run LangGraph)
@@ -89,7 +90,7 @@ TEST_DEPS = [
     "pycryptodome", "psycopg[binary]", "psycopg-pool", "anyio",
     # langchain's agents suite: its conftests' imports and its pytest settings' plugins
     "blockbuster", "langchain-tests", "langchain-openai", "pytest-asyncio", "pytest-socket", "toml",
-    "ag-ui-langgraph==0.0.47",
+    "ag-ui-langgraph==0.0.47", "langgraph-checkpoint-conformance==0.0.2", "aiosqlite", "sqlite-vec",
 ]
 SUITE_PG = "postgres://postgres:postgres@localhost:5442/"
 CAUSES = ("missing", "refused", "behaviour", "exception", "internals")
