@@ -16,7 +16,7 @@ from __future__ import annotations
 from engine.channels.binop import _OVERWRITE as OVERWRITE
 from engine.checkpoint.base import ERROR, INTERRUPT, RESUME
 from engine.func._entrypoint import PREVIOUS
-from engine.pregel._local import CONFIG_KEY_READ, CONFIG_KEY_SEND
+from engine.pregel._local import CONFIG_KEY_READ, CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND
 from engine.pregel._remote_wire import CONFIG_KEY_STREAM
 from engine.pregel._resume import CONFIG_KEY_STRICT_RESUME
 from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID, PULL, PUSH, TASKS
@@ -33,6 +33,3 @@ INPUT = "__input__"
 NS_SEP = "|"
 NS_END = ":"
 CONFIG_KEY_TASK_ID = "__pregel_task_id"
-#: where LangGraph's node config carries the task's Runtime; the engine's tasks reach theirs through their context
-#: (``get_runtime()``), so a node's config has none: code reading it there takes its absence (langmem's)
-CONFIG_KEY_RUNTIME = "__pregel_runtime"

@@ -45,6 +45,7 @@ from engine.pregel._loop import RunLoop
 from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, nested_kinds, subgraph_ns
 from engine.pregel._options import durability_of
 from engine.pregel._run import RunSettings
+from engine.pregel._local import CONFIG_KEY_RUNTIME
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec
 from engine.pregel._stream import with_output_keys
@@ -91,11 +92,15 @@ def launch(
     else:
         durability = config["configurable"].get(DURABILITY_KEY)
     limit = config.get("recursion_limit")
+    store = graph.store
+    if (slot := config["configurable"].get(CONFIG_KEY_RUNTIME)) is not None:  # a caller's Runtime (LangGraph's server
+        store = getattr(slot, "store", store)  # seeds one): its store the run's, its context when the call gives none
+        context = coerce_context(graph.context_schema, getattr(slot, "context", None)) if context is None else context
     run = start_graph_run(graph.name, input, config)
     settings = RunSettings(
         spec=_spec(graph.spec if output_keys is None else with_output_keys(graph.spec, output_keys), inline_sync),
         saver=_root_saver(graph.checkpointer),
-        store=graph.store,
+        store=store,
         cache=graph.cache,
         durability=durability or "async",
         kinds=wanted,
