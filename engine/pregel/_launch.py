@@ -49,7 +49,7 @@ from engine.pregel._local import CONFIG_KEY_RUNTIME
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec
 from engine.pregel._stream import with_output_keys
-from engine.pregel.debug import task_metadata
+from engine.pregel.debug import node_task_metadata
 
 if TYPE_CHECKING:
     from engine.pregel._graph_face import CompiledGraph
@@ -183,7 +183,7 @@ def _task_metadata(spec: GraphSpec, config: Mapping[str, Any]) -> Any:
 
     def shown(ev: TaskStarted) -> dict[str, Any]:
         node = spec.nodes.get(ev.node)
-        return task_metadata({**meta, **node.metadata} if node is not None and node.metadata else meta, tags)
+        return node_task_metadata(meta, None if node is None else node.metadata, tags)
 
     return shown
 

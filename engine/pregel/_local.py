@@ -20,7 +20,7 @@ import functools
 import threading
 from typing import Any, Mapping, Sequence
 
-from engine._internal._task import CURRENT, TaskContext
+from engine._internal._task import _ctx as _task  # the running task, or RuntimeError
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
 
 __all__ = ["CONFIG_KEY_READ", "CONFIG_KEY_RUNTIME", "CONFIG_KEY_SEND", "local_read", "local_send", "local_faces"]
@@ -33,13 +33,6 @@ CONFIG_KEY_SEND = "__pregel_send"
 CONFIG_KEY_RUNTIME = "__pregel_runtime"
 
 _sending = threading.Lock()  # a node's threads (a ToolNode's tools) may send at once
-
-
-def _task(what: str) -> TaskContext:
-    ctx = CURRENT.get()
-    if ctx is None:
-        raise RuntimeError(f"{what} can only be called from inside a running node")
-    return ctx
 
 
 def local_read(_scratchpad: Any, channels: Mapping[str, BaseChannel], select: str | Sequence[str], fresh: bool = False) -> Any:

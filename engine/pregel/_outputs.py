@@ -66,7 +66,7 @@ async def stream_chunks(
     single = isinstance(stream_mode, str)
     # the run's events are an async generator (its loop's), closed here when the caller stops early
     events = cast(AsyncGenerator[Event, None], graph.aevents(input, config, kinds=kinds_for(modes), subgraphs=subgraphs, _inline_sync=inline_sync, **run_options))
-    checkpointer = graph.checkpointer is not None and graph.checkpointer is not False
+    checkpointer = _keeps_state(graph)
     root = isinstance(graph.output_keys, str)
     own = node_metadata(graph, ())
     projectors: dict[tuple[str, ...], Projector] = {(): Projector(modes, merged, checkpointer=checkpointer, root=root, node_metadata=own)}
@@ -111,7 +111,7 @@ async def invoke_value(graph: CompiledGraph, input: Any, config: Mapping[str, An
         kwargs["output_keys"] = graph.output_keys
     # As LangGraph's invoke(debug=True): the printed modes' chunks are printed as they come.
     projector = Projector(
-        printed, merge_configs(graph.config, config), checkpointer=graph.checkpointer not in (None, False), root=root,
+        printed, merge_configs(graph.config, config), checkpointer=_keeps_state(graph), root=root,
         node_metadata=node_metadata(graph, ()),
     ) if printed else None
     final: RunFinished | None = None
@@ -137,3 +137,9 @@ async def invoke_value(graph: CompiledGraph, input: Any, config: Mapping[str, An
     if final.interrupts:
         out["__interrupt__"] = list(final.interrupts)
     return out
+
+
+def _keeps_state(graph: CompiledGraph) -> bool:
+    """Whether a run of ``graph`` saves versions (the checkpoints stream has chunks): not without a saver,
+    nor with ``checkpointer=False``."""
+    return graph.checkpointer is not None and graph.checkpointer is not False

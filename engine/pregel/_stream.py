@@ -38,7 +38,7 @@ from engine.events import (
 )
 from engine.pregel._io import with_checkpoint_map
 from engine.pregel._spec import TASKS
-from engine.pregel.debug import task_metadata
+from engine.pregel.debug import node_task_metadata
 from engine.pregel._status import task_result
 from engine.types import END, START, Interrupt
 
@@ -203,11 +203,8 @@ class Projector:
             elif triggers == (TASKS,):
                 triggers = (_CALL,)  # a Send's task, as LangGraph names its trigger
             payload = {"id": ev.task_id, "name": ev.node, "input": ev.input, "triggers": triggers}
-            if ev.metadata is not None:  # a subgraph's task: its own run's
-                shown = ev.metadata
-            else:
-                own = self.node_metadata.get(ev.node)
-                shown = task_metadata({**self.metadata, **own} if own else self.metadata, self.tags)
+            # a subgraph's task carries its own run's; the root's are made here
+            shown = ev.metadata if ev.metadata is not None else node_task_metadata(self.metadata, self.node_metadata.get(ev.node), self.tags)
             if shown:
                 payload["metadata"] = shown
             if "tasks" in modes:

@@ -21,6 +21,7 @@ __all__ = [
     "map_debug_tasks",
     "map_task_result_writes",
     "rm_pregel_keys",
+    "node_task_metadata",
     "task_metadata",
     "user_tags",
 ]
@@ -61,6 +62,11 @@ def task_metadata(metadata: Mapping[str, Any] | None, tags: Sequence[str] | None
     if (kept := user_tags(tags)) is not None:
         shown["tags"] = kept
     return shown
+
+
+def node_task_metadata(metadata: Mapping[str, Any], node_metadata: Mapping[str, Any] | None, tags: Sequence[str] | None) -> dict[str, Any]:
+    """A started task's shown metadata: its run's ``metadata`` with its node's own on top (:func:`task_metadata`)."""
+    return task_metadata({**metadata, **node_metadata} if node_metadata else metadata, tags)
 
 
 def map_debug_tasks(tasks: Iterable[_Task]) -> Iterator[dict[str, Any]]:
