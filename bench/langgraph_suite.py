@@ -55,6 +55,7 @@ the engine); ``--fresh`` runs it again.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -78,6 +79,7 @@ SUITES = [
     ("langchain", "1.5.2"),
     ("ag-ui-langgraph", "0.0.47"),  # CopilotKit's AG-UI adapter: astream_events, state reads and updates
     ("langgraph-checkpoint-sqlite", "3.1.2"),  # its saver's and store's own tests, on graphwire's
+    ("langgraph-checkpoint-postgres", "3.2.0"),  # the same for PostgreSQL (a database per test, on the local server)
 ]
 #: the folder of a suite's tests under its sdist's root, where it is not ``tests`` (langchain's other
 #: unit tests do not run LangGraph)
@@ -92,7 +94,9 @@ TEST_DEPS = [
     "blockbuster", "langchain-tests", "langchain-openai", "pytest-asyncio", "pytest-socket", "toml",
     "ag-ui-langgraph==0.0.47", "langgraph-checkpoint-conformance==0.0.2", "aiosqlite", "sqlite-vec",
 ]
-SUITE_PG = "postgres://postgres:postgres@localhost:5442/"
+#: the PostgreSQL servers the suites name (LangGraph's on 5442, langgraph-checkpoint-postgres's on
+#: 5441), each pointed at ours (GRAPHWIRE_BENCH_PG_DSN, default the local server)
+SUITE_PGS = ("postgres://postgres:postgres@localhost:5442/", "postgres://postgres:postgres@localhost:5441/")
 CAUSES = ("missing", "refused", "behaviour", "exception", "internals")
 _PRIVATE = re.compile(r"\b(?:langgraph|engine)(?:\.\w+)*\._\w+|\b_internal\b")
 _NAME = re.compile(r"""(?:cannot import name|has no attribute|No module named) ['"]?([\w.]+)""")
@@ -168,7 +172,7 @@ def _venv(cache: Path) -> str:
 
 
 def _sdist(python: str, cache: Path, dist: str, version: str) -> Path:
-    """The sdist's folder, downloaded and unpacked once; its PostgreSQL URI pointed at ours."""
+    """The sdist's folder, downloaded and unpacked once; its PostgreSQL URIs pointed at ours."""
     stem = f"{dist.replace('-', '_')}-{version}"
     root = cache / "src" / stem
     if root.exists():
@@ -188,8 +192,14 @@ def _sdist(python: str, cache: Path, dist: str, version: str) -> Path:
     pg = os.environ.get("GRAPHWIRE_BENCH_PG_DSN", "postgres://root@127.0.0.1:5432/").rstrip("/") + "/"
     for conf in (root / "tests").rglob("*.py"):
         text = conf.read_text()
-        if SUITE_PG in text:
-            conf.write_text(text.replace(SUITE_PG, pg))
+        if any(uri in text for uri in SUITE_PGS):
+            for uri in SUITE_PGS:
+                text = text.replace(uri, pg)
+            # the one database some tests share (langgraph-checkpoint-postgres's DEFAULT_URI): one per side,
+            # as each side's savers keep tables of the same names in their own formats
+            shared = f'"{pg}postgres?sslmode=disable"'
+            text = text.replace(shared, f'"{pg}" + __import__("os").environ["GRAPHWIRE_SUITE_PG_DB"] + "?sslmode=disable"')
+            conf.write_text(text)
     return root
 
 
@@ -204,6 +214,7 @@ def _side(python: str, cache: Path, root: Path, test_file: Path, side: str, args
         # langgraph-prebuilt's conftest picks its savers by LANGGRAPH_TEST_FAST (memory only unless "false")
         env["LANGGRAPH_TEST_FAST"] = "true" if args.savers == "memory" else "false"
         env["PYTHONPATH"] = os.pathsep.join([str(root), str(BENCH), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env["GRAPHWIRE_SUITE_PG_DB"] = _side_database(side)
         cmd = [
             python, "-m", "pytest", str(test_file.relative_to(root)), "-q", "-p", "no:cacheprovider", "-o", "addopts=",
             f"--junitxml={out}", f"--timeout={args.timeout}", "-W", "ignore",
@@ -215,6 +226,23 @@ def _side(python: str, cache: Path, root: Path, test_file: Path, side: str, args
         with out.with_suffix(".log").open("w") as log:
             subprocess.run(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=3600)
     return _parse(out, test_file.name)
+
+
+@functools.cache
+def _side_database(side: str) -> str:
+    """The PostgreSQL database of a side's shared tests (made once on the bench's server when
+    reachable; a suite without such tests never connects to it)."""
+    name = f"graphwire_suite_{side}"
+    pg = os.environ.get("GRAPHWIRE_BENCH_PG_DSN", "postgres://root@127.0.0.1:5432/").rstrip("/") + "/postgres"
+    try:
+        import psycopg
+
+        with psycopg.connect(pg, autocommit=True) as conn:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+                conn.execute(f"CREATE DATABASE {name}")
+    except Exception as exc:  # no server, no psycopg: the tests that need it fail alike on both sides
+        print(f"(no database {name}: {exc})", file=sys.stderr)
+    return name
 
 
 def _parse(xml: Path, name: str) -> FileResult:
@@ -245,6 +273,7 @@ def _parse(xml: Path, name: str) -> FileResult:
 def cause_of(message: str) -> str:
     """The cause of one engine failure, read from its message and traceback."""
     head = re.sub(r"^E\s+", "", message.strip().splitlines()[0]) if message.strip() else ""
+    head = re.sub(r'^failed on (?:setup|teardown) with "', "", head)  # a fixture's error: read it as the test's
     kind = head.split(":", 1)[0].rsplit(".", 1)[-1]
     text = message[:4000]
     if kind == "InternalsUsed" or "InternalsUsed:" in text:

@@ -55,6 +55,7 @@ __all__ = [
     "GraphRecursionError",
     "InvalidResumeError",
     "UnknownInterruptError",
+    "TaskNotFound",
     "NotFoundError",
     "CheckpointError",
     "CorruptCheckpointError",
@@ -154,6 +155,11 @@ class InvalidResumeError(GraphRunError, RuntimeError):
     A ``RuntimeError``, as LangGraph's refusals are (several interrupts
     pending and a plain answer; a resume without a checkpointer).
     """
+
+
+class TaskNotFound(Exception):
+    """LangGraph's error of a task its distributed executor cannot find. The engine runs its tasks in
+    the process that planned them and never raises it; it is here for code that names it."""
 
 
 class UnknownInterruptError(InvalidResumeError):

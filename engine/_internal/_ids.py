@@ -23,6 +23,13 @@ _node = int.from_bytes(os.urandom(6), "big") | 0x010000000000
 
 def checkpoint_id() -> str:
     """A new time-ordered id (UUID version 6 layout)."""
+    clock_seq = _version_random.getrandbits(14)  # the time and node make it unique; no syscall per id
+    return _uuid_text(v6_int(_node, clock_seq))
+
+
+def v6_int(node: int, clock_seq: int) -> int:
+    """A UUID version 6 as an int: the next tick of this process's clock (strictly increasing,
+    as :func:`checkpoint_id`'s), ``clock_seq``'s low 14 bits and ``node``'s low 48."""
     global _last
     with _lock:
         # 100-ns intervals since the Gregorian epoch, as UUIDv1/v6 use.
@@ -32,9 +39,7 @@ def checkpoint_id() -> str:
         _last = ts
     time_high_mid = (ts >> 12) & 0xFFFF_FFFF_FFFF
     time_low = ts & 0x0FFF
-    clock_seq = _version_random.getrandbits(14)  # the time and node make it unique; no syscall per id
-    value = (time_high_mid << 80) | (0x6 << 76) | (time_low << 64) | ((0x8000 | clock_seq) << 48) | _node
-    return _uuid_text(value)
+    return (time_high_mid << 80) | (0x6 << 76) | (time_low << 64) | ((0x8000 | (clock_seq & 0x3FFF)) << 48) | (node & 0xFFFF_FFFF_FFFF)
 
 
 def task_id(*parts: object) -> str:

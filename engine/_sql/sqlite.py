@@ -24,10 +24,15 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["BUSY_TIMEOUT_MS", "Tables", "connect", "create_table", "migrate", "prepare", "run_script"]
+__all__ = ["BUSY_TIMEOUT_MS", "LANGGRAPH_FILE", "Tables", "connect", "create_table", "migrate", "prepare", "run_script"]
 
 #: How long a statement waits for another process's write lock on the file.
 BUSY_TIMEOUT_MS = 5_000
+#: a part's refusal of a file LangGraph's own saver or store used ({what}: the part, {tables}: LangGraph's tables)
+LANGGRAPH_FILE = (
+    "this SQLite file holds LangGraph's own {what} tables ({tables}): graphwire keeps its {what} data in tables of its own, "
+    "some of the same names, and does not read LangGraph's rows; give graphwire a file of its own"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,9 @@ class Tables:
     error: type[Exception]
     newer: str  # the error's message when the file is from a newer graphwire: {current}, {latest}
     failed: str  # and when a migration failed: {exc}
+    #: (table, column) that LangGraph's own saver or store of this kind leaves in a file (a table of
+    #: one of our names, with a column ours lacks), and the error's message when a file has them
+    langgraph: tuple[str, str, str] | None = None
 
 
 def connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
@@ -94,8 +102,16 @@ def migrate(conn: sqlite3.Connection, tables: Tables) -> None:
     """
     t = tables
     latest = len(t.migrations())
-    if _current(conn, t.bookkeeping) == latest:
+    try:
+        current = _current(conn, t.bookkeeping)
+    except sqlite3.OperationalError:  # a bookkeeping table of our name without our column: LangGraph's
+        current = None
+    if current == latest:
         return  # the common case: one read, no lock
+    if not current and t.langgraph is not None:
+        table, column, message = t.langgraph
+        if any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})")):  # (our own names)
+            raise t.error(message)
     conn.execute("BEGIN IMMEDIATE")
     try:
         current = _current(conn, t.bookkeeping) or 0

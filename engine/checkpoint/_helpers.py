@@ -336,7 +336,8 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
 
     Metadata is plain data (JSON: tuples come back as lists). Its strings
     (keys and values) must be valid Unicode without NUL characters: what
-    PostgreSQL's jsonb can hold. Every saver refuses the same metadata, so
+    PostgreSQL's jsonb can hold; a top-level value's NULs are dropped, as
+    LangGraph's savers drop them. Every saver refuses the same metadata, so
     tests on the in-memory saver fail where production would.
 
     Raises:
@@ -364,6 +365,8 @@ def dump_metadata(metadata: CheckpointMetadata | Mapping[str, Any]) -> str:
     # surrogate as it is: text without either holds no string to refuse, so
     # the walk that finds which one it is runs only when there is one.
     bad = _bad_text(metadata) if "\\u0000" in text or not (plain or is_unicode(text)) else None
+    if bad is not None and any(type(v) is str and "\x00" in v for v in metadata.values()):
+        return dump_metadata({k: v.replace("\x00", "") if type(v) is str else v for k, v in metadata.items()})
     if bad is not None:
         raise SerializationError(
             f"checkpoint metadata: cannot store the string {bad!r} (NUL characters and lone surrogates "

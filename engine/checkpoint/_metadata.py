@@ -7,15 +7,13 @@ from collections import ChainMap
 from collections.abc import Mapping
 from typing import Any
 
+from engine.checkpoint._shapes import EXCLUDED_METADATA_KEYS
 from engine.checkpoint.base import RUN_KEY
 
 __all__ = ["put_metadata", "split_run"]
 
-#: configurable keys a version's metadata never takes from its config (LangGraph's list)
-_NOT_FROM_CONFIG = frozenset({
-    "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "langgraph_step", "langgraph_node",
-    "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns",
-})  # fmt: skip
+#: configurable keys a version's metadata never takes from its config (LangGraph's set, frozen: read every put)
+_NOT_FROM_CONFIG = frozenset(EXCLUDED_METADATA_KEYS)
 _PLAIN = frozenset({str, int, float, bool})
 
 

@@ -9,13 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, TypedDict
 
+from typing_extensions import NotRequired
+
 from engine._internal._ids import checkpoint_id as _new_checkpoint_id
 from engine._internal._ids import now_iso as _now_iso
 from engine.channels.base import MISSING
 from engine.errors import EmptyChannelError
 
 __all__ = [
-    "ChannelVersions", "Checkpoint", "CheckpointMetadata", "CheckpointTuple", "ERROR", "INTERRUPT", "PendingWrite",
+    "ChannelVersions", "Checkpoint", "CheckpointMetadata", "CheckpointTuple", "DeltaChannelHistory", "ERROR",
+    "EXCLUDED_METADATA_KEYS", "INTERRUPT", "LATEST_VERSION", "PendingWrite", "get_checkpoint_metadata",
+    "get_serializable_checkpoint_metadata", "writes_sort_key",
     "RESUME", "SCHEDULED", "ThreadInfo", "WRITES_IDX_MAP", "copy_checkpoint", "create_checkpoint", "empty_checkpoint",
 ]  # fmt: skip
 
@@ -30,6 +34,11 @@ SCHEDULED = "__scheduled__"
 # Special writes are stored at fixed negative indexes so that a task writing
 # them twice replaces, rather than appends (e.g. an updated resume list).
 WRITES_IDX_MAP = {ERROR: -1, SCHEDULED: -2, INTERRUPT: -3, RESUME: -4}
+#: configurable keys a version's metadata never takes from its put's config (LangGraph's set, its name)
+EXCLUDED_METADATA_KEYS = {
+    "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "langgraph_step", "langgraph_node",
+    "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns",
+}  # fmt: skip
 
 
 class Checkpoint(TypedDict):
@@ -142,3 +151,46 @@ def copy_checkpoint(c: Checkpoint) -> Checkpoint:
         versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
         updated_channels=c.get("updated_channels"),
     )
+
+
+# -- LangGraph's helpers for savers written against its base (``langgraph.checkpoint.base``) ----------
+#: the ``v`` of a checkpoint made by :func:`empty_checkpoint` (LangGraph's name)
+LATEST_VERSION = 2
+
+
+class DeltaChannelHistory(TypedDict):
+    """One channel's entry of ``get_delta_channel_history``: its writes along the ancestors, oldest
+    first (each step's in :func:`writes_sort_key` order), and ``seed``, the value stored at the
+    nearest ancestor that holds one (absent when none does)."""
+
+    writes: list[PendingWrite]
+    seed: NotRequired[Any]
+
+
+def writes_sort_key(task_path: str, task_id: str = "", idx: int = 0) -> tuple[str, str, int]:
+    """The order a step's writes are applied in (its tasks' paths, then ids, then indexes)."""
+    return (task_path, task_id, idx)
+
+
+def get_checkpoint_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> CheckpointMetadata:
+    """The metadata a saver written against LangGraph's base stores for a put: ``metadata``'s with
+    NUL characters dropped from its text values, then the text (NULs dropped) and numbers of the
+    config's ``metadata`` and ``configurable`` for keys it lacks, neither private (``__``) nor
+    one of :data:`EXCLUDED_METADATA_KEYS` (LangGraph's behaviour, for such savers run here)."""
+    out: dict[str, Any] = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in metadata.items()}
+    for given in (config.get("metadata"), config.get("configurable")):
+        for key, value in (given or {}).items():
+            if key in out or key in EXCLUDED_METADATA_KEYS or key.startswith("__"):
+                continue
+            if isinstance(value, str):
+                out[key] = value.replace("\x00", "")
+            elif isinstance(value, (int, bool, float)):
+                out[key] = value
+    return out  # type: ignore[return-value]
+
+
+def get_serializable_checkpoint_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> CheckpointMetadata:
+    """:func:`get_checkpoint_metadata` without an old LangGraph's ``writes`` key."""
+    out = get_checkpoint_metadata(config, metadata)
+    out.pop("writes", None)  # type: ignore[typeddict-item]
+    return out

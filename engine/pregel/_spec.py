@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from engine.checkpoint._writes import NULL_TASK_ID  # a resume meant for whichever task waits, a Command's writes
+from engine.checkpoint.serde.types import TASKS  # the topic channel that carries Send packets to the next step
 from engine.types import CachePolicy, Command, RetryPolicy, TimeoutPolicy
 
 if TYPE_CHECKING:
@@ -17,8 +18,6 @@ __all__ = [
     "ERROR_SOURCE_NODE", "Writer",
 ]  # fmt: skip
 
-# Topic channel that carries Send packets to the next step.
-TASKS = "__pregel_tasks"
 # first part of a task's path, as LangGraph's: a node's task (PULL, name), a Send's (PUSH, index, False)
 PULL = "__pregel_pull"
 PUSH = "__pregel_push"

@@ -88,7 +88,7 @@ def _without(schema: str, data: Any) -> Any:
 
 
 def test_package_exports_are_pinned() -> None:
-    assert engine.checkpoint.postgres.__all__ == ["PostgresSaver"]
+    assert engine.checkpoint.postgres.__all__ == ["BasePostgresSaver", "Conn", "PostgresSaver", "ShallowPostgresSaver"]  # LangGraph's names
 
 
 # -- migrations ------------------------------------------------------------------------

@@ -6,13 +6,18 @@ false positive; dead code is deleted, not listed here.
 """
 
 # TypedDict keys: read and written by subscript (checkpoint["channel_values"]), which vulture does not follow.
-_.channel_values  # engine/checkpoint/base.py Checkpoint
-_.versions_seen  # engine/checkpoint/base.py Checkpoint
-_.updated_channels  # engine/checkpoint/base.py Checkpoint
+_.channel_values  # engine/checkpoint/_shapes.py Checkpoint
+_.versions_seen  # engine/checkpoint/_shapes.py Checkpoint
+_.updated_channels  # engine/checkpoint/_shapes.py Checkpoint
 _.refresh_on_read  # engine/store/base/_types.py TTLConfig
 _.omit_expired  # engine/store/base/_types.py TTLConfig
 _.default_ttl  # engine/store/base/_types.py TTLConfig
 _.dims  # engine/store/base/_types.py IndexConfig
+_.vector_type  # engine/store/postgres/base.py ANNIndexConfig (LangGraph's keys, refused when given)
+_.ef_construction  # engine/store/postgres/base.py HNSWConfig
+_.nlist  # engine/store/postgres/base.py IVFFlatConfig
+_.ann_index_config  # engine/store/postgres/base.py PostgresIndexConfig
+_.distance_type  # engine/store/postgres/base.py PostgresIndexConfig
 _.additional_kwargs  # clients/python/graphwire/_messages.py Message (LangChain's dict form)
 _.response_metadata  # clients/python/graphwire/_messages.py Message
 _.usage_metadata  # clients/python/graphwire/_messages.py Message

@@ -63,6 +63,43 @@ class Tables:
     marker: str  # a table a schema holds when these tables exist (a pre-bookkeeping install)
     migrations: Callable[[], tuple[tuple[int, str], ...]]
     fresh_schema: Callable[[], str]
+    #: the bookkeeping table LangGraph's own saver or store of this kind keeps (its one column ``v``):
+    #: found in a schema without graphwire's tables, the schema is LangGraph's (refused, named)
+    langgraph: str = ""
+
+
+def _current_schema(conn: psycopg.Connection) -> str:
+    """The schema unqualified names go to: the first of ``search_path`` that exists, else its first
+    name (``options=-csearch_path=NAME`` naming a schema to make), which the migration creates."""
+    row = conn.execute("SELECT current_schema()").fetchone()
+    if row is not None and row[0] is not None:
+        return str(row[0])
+    path = conn.execute("SELECT current_setting('search_path')").fetchone()
+    first = str(path[0]).split(",")[0].strip() if path and path[0] else ""
+    if first.startswith('"') and first.endswith('"') and len(first) > 1:
+        first = first[1:-1]
+    if not IDENTIFIER.match(first):
+        raise CheckpointError("PostgreSQL has no current schema (search_path is empty); pass schema=")
+    return first
+
+
+def _refuse_langgraph(conn: psycopg.Connection, schema: str, t: Tables) -> None:
+    """Raise when ``schema``, without graphwire's bookkeeping table of this kind, holds LangGraph's
+    (a database a LangGraph deployment used): its tables share names with ours, and its rows are in
+    a format graphwire does not read, so migrating would fail halfway, on a name."""
+    if not t.langgraph:
+        return
+    found = conn.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND table_name = %s AND column_name = 'v'",
+        (schema, t.langgraph),
+    ).fetchone()
+    if found is not None:
+        raise CheckpointError(
+            f"the PostgreSQL schema {schema!r} holds LangGraph's own {t.what} tables ({t.langgraph} and the rest): "
+            f"graphwire keeps its {t.what} data in tables of its own, some of the same names, and does not read "
+            "LangGraph's rows; give graphwire a schema of its own (schema=, or options=-csearch_path=NAME in the "
+            "connection string) or another database"
+        )
 
 
 def migrate(conn: psycopg.Connection, schema: str | None, *, tables: Tables) -> None:
@@ -78,13 +115,16 @@ def migrate(conn: psycopg.Connection, schema: str | None, *, tables: Tables) -> 
     latest = len(t.migrations())
     try:
         if schema is None:
-            row = conn.execute("SELECT current_schema()").fetchone()
-            if row is None or row[0] is None:
-                raise CheckpointError("PostgreSQL has no current schema (search_path is empty); pass schema=")
-            schema = str(row[0])
+            schema = _current_schema(conn)
         table = sql.Identifier(schema, t.bookkeeping)
-        if _current(conn, table) == latest:
+        try:
+            current = _current(conn, table)
+        except psycopg.errors.UndefinedColumn:  # a table of that name without our column: LangGraph's
+            current = None
+        if current == latest:
             return  # the common case: no lock, no DDL
+        if current is None:
+            _refuse_langgraph(conn, schema, t)
         with conn.transaction():
             # Two replicas starting at once: the second waits here, then finds the work done.
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"graphwire.{t.what}.migrate:{schema}",))

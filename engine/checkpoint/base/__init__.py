@@ -62,53 +62,26 @@ from engine.checkpoint._langgraph import (
     delta_channel_history,
     langgraph_entries,
 )
-from engine.checkpoint._shapes import (
-    ERROR,
-    INTERRUPT,
-    RESUME,
-    SCHEDULED,
-    WRITES_IDX_MAP,
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
-    CheckpointTuple,
-    PendingWrite,
-    ThreadInfo,
-    copy_checkpoint,
-    create_checkpoint,
-    empty_checkpoint,
-)
+from engine.checkpoint._shapes import (  # noqa: F401  (LangGraph's helpers for its savers, at its path)
+    ERROR, EXCLUDED_METADATA_KEYS, INTERRUPT, LATEST_VERSION, RESUME, SCHEDULED, WRITES_IDX_MAP, ChannelVersions, Checkpoint,
+    CheckpointMetadata, CheckpointTuple, DeltaChannelHistory, PendingWrite, ThreadInfo, copy_checkpoint, create_checkpoint,
+    empty_checkpoint, get_checkpoint_metadata, get_serializable_checkpoint_metadata, writes_sort_key,
+)  # fmt: skip
 from engine.checkpoint._lease import LEASE_KEY, Lease, LeaseHolder, LeaseStore, MessageBus, run_lease
 from engine.checkpoint._retention import Choose, only, prune_rule
 from engine.checkpoint._runs import RunStore
 from engine.checkpoint._sync_twins import install_twins, missing
 from engine.checkpoint.serde.base import SerializerProtocol
+from engine.errors import EmptyChannelError  # noqa: F401  (LangGraph's base has it)
 from engine.serde import Serializer
 
 __all__ = [
-    "Checkpoint",
-    "CheckpointMetadata",
-    "CheckpointTuple",
-    "PendingWrite",
-    "BaseCheckpointSaver",
-    "ChannelVersions",
-    "empty_checkpoint", "create_checkpoint",
-    "copy_checkpoint",
-    "ERROR",
-    "INTERRUPT",
-    "RESUME",
-    "SCHEDULED",
-    "WRITES_IDX_MAP",
-    "LEASE_KEY",
-    "Lease",
-    "LeaseHolder",
-    "LeaseStore",
-    "MessageBus",
-    "SerializerProtocol",
-    "ThreadInfo",
-    "run_lease",
-    "RUN_KEY",
-]
+    "Checkpoint", "CheckpointMetadata", "CheckpointTuple", "PendingWrite", "BaseCheckpointSaver", "ChannelVersions",
+    "empty_checkpoint", "create_checkpoint", "copy_checkpoint",
+    "ERROR", "EXCLUDED_METADATA_KEYS", "INTERRUPT", "RESUME", "SCHEDULED", "WRITES_IDX_MAP",
+    "LEASE_KEY", "Lease", "LeaseHolder", "LeaseStore", "MessageBus", "SerializerProtocol", "ThreadInfo", "run_lease",
+    "RUN_KEY", "EmptyChannelError",
+]  # fmt: skip
 
 #: Where a version records the run that wrote it, stored with its metadata: a host (the server) groups
 #: versions by run and continues a run from its own. A saver's reads leave it out (LangGraph's metadata

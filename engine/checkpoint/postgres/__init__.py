@@ -6,6 +6,15 @@ and the current schema in ``schema.sql``.
 
 from __future__ import annotations
 
-from engine.checkpoint.postgres._saver import PostgresSaver
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
 
-__all__ = ["PostgresSaver"]
+from engine.checkpoint.postgres._saver import PostgresSaver
+from engine.checkpoint.postgres._shallow import ShallowPostgresSaver
+from engine.checkpoint.postgres.base import BasePostgresSaver
+
+__all__ = ["BasePostgresSaver", "Conn", "PostgresSaver", "ShallowPostgresSaver"]
+
+#: what a saver takes besides a connection string (LangGraph's name)
+Conn = Connection | ConnectionPool
+

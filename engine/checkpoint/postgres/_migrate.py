@@ -36,4 +36,6 @@ def latest_version() -> int:
 
 
 # Looked up at call time, so a test can swap the module's migrations.
-CHECKPOINT_TABLES = Tables("checkpoint", MIGRATIONS_TABLE, "checkpoints", lambda: migrations(), lambda: fresh_schema())
+CHECKPOINT_TABLES = Tables(
+    "checkpoint", MIGRATIONS_TABLE, "checkpoints", lambda: migrations(), lambda: fresh_schema(), langgraph="checkpoint_migrations"
+)

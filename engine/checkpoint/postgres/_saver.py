@@ -73,6 +73,7 @@ from engine.checkpoint.base import (
     check_chain,
 )
 from engine.checkpoint.postgres import _queries as q
+from engine._sql.files import MigrationTexts
 from engine._sql.postgres.conns import Connections, NoConnection, kept_cursor
 from engine._sql.postgres.given import Pipe, given, opened
 from engine.checkpoint.postgres._copy import copy_thread
@@ -134,6 +135,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
     """
 
     supports_leases = True
+    MIGRATIONS = MigrationTexts(CHECKPOINT_TABLES.migrations)  # LangGraph's name; read-only here
 
     def __init__(
         self,
@@ -178,15 +180,9 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
     @classmethod
     def from_dsn(
-        cls,
-        dsn: str,
-        *,
-        schema: str | None = None,
-        serde: Serializer | None = None,
-        min_size: int = 1,
-        max_size: int = 10,
+        cls, dsn: str, *, schema: str | None = None, serde: Serializer | None = None, min_size: int = 1, max_size: int = 10,
         **options: Any,
-    ) -> PostgresSaver:
+    ) -> PostgresSaver:  # fmt: skip
         """A saver on ``dsn``, its schema migrated now (so a bad DSN fails at start-up).
 
         ``options`` are the constructor's other keyword arguments.
@@ -259,13 +255,9 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         return await self._reads.get_tuple(config)
 
     def alist(
-        self,
-        config: Mapping[str, Any] | None,
-        *,
-        filter: Mapping[str, Any] | None = None,
-        before: Mapping[str, Any] | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
+        self, config: Mapping[str, Any] | None, *, filter: Mapping[str, Any] | None = None,
+        before: Mapping[str, Any] | None = None, limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:  # fmt: skip
         return self._reads.list(config, filter=filter, before=before, limit=limit)
 
     def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:
@@ -273,11 +265,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
 
     # -- writes ---------------------------------------------------------------------
     def _prepare_put(
-        self,
-        config: Mapping[str, Any],
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> tuple[str, str, Put]:
         """Serialize a put (an unstorable value fails here, before any statement): (thread, ns, put)."""
         thread_id, ns, parent_id = parse_config(config)
@@ -292,11 +280,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         return thread_id, ns, put
 
     async def aput(
-        self,
-        config: Mapping[str, Any],
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
         thread_id, ns, put = self._prepare_put(config, checkpoint, metadata, new_versions)
         store = self._storer(Batch(thread_id, ns, [put], []), config)

@@ -4,8 +4,8 @@ The engine's :class:`~engine.checkpoint.postgres.PostgresSaver` is async at
 heart (its statements awaited from any event loop, see ``_conns.py``), so the async saver
 is the same saver opened LangGraph's async way: ``async with
 AsyncPostgresSaver.from_conn_string(DB_URI) as saver: await saver.setup()``.
-``AsyncShallowPostgresSaver`` is left out, as ``ShallowPostgresSaver`` is
-(``durability="exit"`` keeps one version per call).
+``AsyncShallowPostgresSaver`` is LangGraph's deprecated one that keeps a thread's
+newest version only (:mod:`._shallow`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+
 from engine._sql.postgres.given import aopened
 
 from engine.checkpoint.postgres._saver import PostgresSaver
+from engine.checkpoint.postgres._shallow import KeepsNewest
 
-__all__ = ["AsyncPostgresSaver"]
+__all__ = ["AsyncPostgresSaver", "AsyncShallowPostgresSaver", "Conn"]
+
+#: what an async saver takes besides a connection string (LangGraph's name)
+Conn = AsyncConnection | AsyncConnectionPool
 
 
 class AsyncPostgresSaver(PostgresSaver):
@@ -42,3 +49,8 @@ class AsyncPostgresSaver(PostgresSaver):
     async def setup(self) -> None:  # type: ignore[override]
         """Create or migrate the schema without blocking the event loop (idempotent)."""
         await self.asetup()
+
+
+
+class AsyncShallowPostgresSaver(KeepsNewest, AsyncPostgresSaver):
+    """An :class:`AsyncPostgresSaver` that keeps each thread's newest version only (deprecated; :mod:`._shallow`)."""

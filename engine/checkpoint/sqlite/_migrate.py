@@ -44,5 +44,6 @@ TABLES = sql.Tables(
     error=CheckpointError,
     newer="the checkpoint database is at schema version {current}, newer than this graphwire knows ({latest}); upgrade graphwire",
     failed="migrating the checkpoint database failed: {exc}",
+    langgraph=("writes", "value", sql.LANGGRAPH_FILE.format(what="checkpoint", tables="checkpoints, writes")),
 )
 

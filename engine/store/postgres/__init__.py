@@ -8,5 +8,6 @@ from __future__ import annotations
 
 from engine.store.postgres._store import PostgresStore
 from engine.store.postgres.aio import AsyncPostgresStore
+from engine.store.postgres.base import PoolConfig
 
-__all__ = ["AsyncPostgresStore", "PostgresStore"]
+__all__ = ["AsyncPostgresStore", "PoolConfig", "PostgresStore"]

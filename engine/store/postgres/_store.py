@@ -32,7 +32,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from engine._internal._unsupported import refuse
-from engine._sql.files import read_migrations, read_schema
+from engine._sql.files import MigrationTexts, read_migrations, read_schema
 from engine._sql.postgres.conns import Reserved
 from engine._sql.postgres.given import opened
 from engine._sql.postgres.migrate import Tables
@@ -50,6 +50,7 @@ STORE_TABLES = Tables(
     "store_items",
     functools.cache(lambda: read_migrations("engine.store.postgres.migrations", "PostgreSQL store")),
     functools.cache(lambda: read_schema("engine.store.postgres")),
+    langgraph="store_migrations",  # LangGraph's has the same name (and a column ``v`` where ours has ``version``)
 )
 
 _cursor_names = itertools.count()
@@ -118,6 +119,7 @@ class PostgresStore(PostgresPart, SqlStore):
     """
 
     _tables = STORE_TABLES
+    MIGRATIONS = MigrationTexts(STORE_TABLES.migrations)
     _error = StoreError
     _what = "store"
 

@@ -36,5 +36,6 @@ TABLES = sql.Tables(
     error=StoreError,
     newer="the store's tables are at version {current}, newer than this graphwire knows ({latest}); upgrade graphwire",
     failed="migrating the SQLite store's tables failed: {exc}",
+    langgraph=("store_migrations", "v", sql.LANGGRAPH_FILE.format(what="store", tables="store, store_migrations")),
 )
 
