@@ -22,6 +22,10 @@ import sys
 from types import ModuleType
 from typing import Any, Callable
 
+from engine.swap import foreign_spec
+
+_foreign: set[str] = set()
+
 
 class InternalsUsed(Exception):
     """A test used a private LangGraph name the engine does not have (not part of what the engine promises)."""
@@ -106,6 +110,15 @@ class _Swap(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname != "langgraph" and not fullname.startswith("langgraph."):
             return None
+        # another distribution's package in LangGraph's namespaces (langgraph-checkpoint-conformance): its own,
+        # as engine/swap.py loads it
+        if fullname.rpartition(".")[0] in _foreign:
+            _foreign.add(fullname)
+            return None
+        found = foreign_spec(fullname)
+        if found is not None:
+            _foreign.add(fullname)
+            return found
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec: Any) -> ModuleType:

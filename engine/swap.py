@@ -11,7 +11,11 @@ It is process-wide on purpose: a graph and the packages it imports must see
 one LangGraph, and a module imported under the swap keeps the engine's
 objects for the rest of the process. A name the engine lacks fails the
 import with an :class:`ImportError` naming the LangGraph name, the engine
-module it maps to, and the module that asked for it.
+module it maps to, and the module that asked for it. Other distributions
+add packages to LangGraph's ``langgraph.checkpoint``, ``langgraph.store`` and
+``langgraph.cache`` namespaces (a Redis or MongoDB saver, the checkpointer
+conformance suite): one the engine does not have is loaded as that
+distribution ships it, and its ``langgraph`` imports get the engine.
 
     >>> import engine.swap
     >>> engine.swap.install()
@@ -22,12 +26,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
+import importlib.util
+import os
 import re
 import sys
 from types import ModuleType
 from typing import Any
 
-__all__ = ["LangGraphNameMissing", "explain", "install", "installed", "uninstall"]
+__all__ = ["SHARED", "LangGraphNameMissing", "explain", "foreign_spec", "install", "installed", "uninstall"]
 
 FROM, TO = "langgraph", "engine"
 _MISSING_NAME = re.compile(r"cannot import name '([^']+)' from '([^']+)'")
@@ -37,8 +43,29 @@ class LangGraphNameMissing(ImportError):
     """A module imported a LangGraph name that the engine does not have."""
 
 
+#: LangGraph's namespace packages other distributions add to (savers and stores of other databases,
+#: langgraph-checkpoint-conformance): a member the engine does not have is that distribution's own
+SHARED = ("langgraph.checkpoint", "langgraph.store", "langgraph.cache")
+
+
+#: the modules of other distributions loaded under the swap (see :func:`foreign_spec`): theirs, forgotten with it
+_foreign: set[str] = set()
+
+
 def _is_under(name: str, root: str) -> bool:
     return name == root or name.startswith(root + ".")
+
+
+def foreign_spec(fullname: str) -> Any:
+    """The spec of ``fullname``, a member of one of the :data:`SHARED` namespaces that the engine
+    does not have, as another installed distribution provides it (found on ``sys.path``); None
+    when it is not such a member or nothing provides it. Its own ``langgraph`` imports still get
+    the engine: a saver written on LangGraph's base runs on the engine's."""
+    parent, _, _ = fullname.rpartition(".")
+    if parent not in SHARED or importlib.util.find_spec(TO + fullname[len(FROM) :]) is not None:
+        return None
+    where = [os.path.join(entry or os.curdir, *parent.split(".")) for entry in sys.path]
+    return importlib.machinery.PathFinder.find_spec(fullname, [d for d in where if os.path.isdir(d)])
 
 
 class _Alias:
@@ -49,6 +76,14 @@ class _Alias:
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if not _is_under(fullname, FROM):
             return None
+        parent = fullname.rpartition(".")[0]
+        if parent in _foreign:  # inside another distribution's package: its own, found on its path
+            _foreign.add(fullname)
+            return None
+        found = foreign_spec(fullname)
+        if found is not None:
+            _foreign.add(fullname)
+            return found
         return importlib.machinery.ModuleSpec(fullname, self, loader_state=TO + fullname[len(FROM) :])  # type: ignore[arg-type]  # a loader by protocol (create_module, exec_module), as importlib takes it
 
     def create_module(self, spec: Any) -> ModuleType:
@@ -88,7 +123,7 @@ def install() -> None:
     """
     if installed():
         return
-    loaded = [name for name, m in sys.modules.items() if _is_under(name, FROM) and not _is_engine(m)]
+    loaded = [name for name, m in sys.modules.items() if _is_under(name, FROM) and not _is_engine(m) and name not in _foreign]
     if loaded:
         raise RuntimeError(
             f"the import swap must be installed before LangGraph itself is imported; {sorted(loaded)[0]!r} already is"
@@ -97,10 +132,12 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """Remove the finder, and the ``langgraph`` names it served (the engine's modules stay)."""
+    """Remove the finder, and the ``langgraph`` names it served (the engine's modules stay) or loaded
+    from other distributions (they hold the engine's classes)."""
     sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "graphwire_swap", False)]
-    for name in [n for n, m in sys.modules.items() if _is_under(n, FROM) and _is_engine(m)]:
+    for name in [n for n, m in sys.modules.items() if _is_under(n, FROM) and (_is_engine(m) or n in _foreign)]:
         del sys.modules[name]
+    _foreign.clear()
 
 
 def _is_engine(module: Any) -> bool:

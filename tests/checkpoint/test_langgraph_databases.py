@@ -129,6 +129,28 @@ def test_the_shallow_savers_keep_each_namespaces_newest_version_with_its_writes(
     asyncio.run(go())
 
 
+def test_a_graph_on_a_shallow_saver_keeps_one_version_however_the_engine_writes_its_steps(schema: str) -> None:
+    from typing import TypedDict
+
+    from engine.graph import START, StateGraph
+
+    class S(TypedDict):
+        n: int
+
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"n": s["n"] + 1})
+    g.add_node("b", lambda s: {"n": s["n"] * 10})
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    with pytest.warns(DeprecationWarning):
+        saver = ShallowPostgresSaver(DSN, schema=schema)
+    graph, config = g.compile(checkpointer=saver), _cfg("g")
+    for durability in ("async", "sync", "exit"):  # a version a step, or the run's versions in one batch at its end
+        assert graph.invoke({"n": 1}, config, durability=durability) == {"n": 20}
+        assert [h.values for h in graph.get_state_history(config)] == [{"n": 20}]
+    saver.close()
+
+
 def test_migrations_are_there_to_read_and_refused_when_changed() -> None:
     assert PostgresSaver.MIGRATIONS and all(isinstance(m, str) and m.split() for m in PostgresSaver.MIGRATIONS)
     store = PostgresStore.__new__(PostgresStore)

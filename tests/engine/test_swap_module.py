@@ -80,3 +80,38 @@ def test_uninstall_forgets_the_served_names() -> None:
         """
     )
     assert done.stdout.strip() == "False False True", done.stderr
+
+
+def test_another_distributions_package_in_langgraphs_namespaces_is_its_own_on_the_engines_base(tmp_path) -> None:
+    # A saver package of another distribution (langgraph-checkpoint-redis, -mongodb...), laid out as pip does.
+    pkg = tmp_path / "langgraph" / "checkpoint" / "fancy"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "from langgraph.checkpoint.base import BaseCheckpointSaver\n"
+        "from langgraph.checkpoint.fancy.aio import AsyncFancy\n"
+        "class FancySaver(BaseCheckpointSaver):\n    pass\n"
+    )
+    (pkg / "aio.py").write_text("from langgraph.checkpoint.memory import InMemorySaver\nclass AsyncFancy(InMemorySaver):\n    pass\n")
+    done = _run(
+        f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import engine.swap, engine.checkpoint
+        engine.swap.install()
+        from langgraph.checkpoint.fancy import FancySaver, AsyncFancy
+        import langgraph.checkpoint.fancy.aio as aio
+        assert issubclass(FancySaver, engine.checkpoint.BaseCheckpointSaver) and issubclass(AsyncFancy, engine.checkpoint.InMemorySaver)
+        assert aio.__file__.startswith({str(tmp_path)!r}) and FancySaver.__module__ == "langgraph.checkpoint.fancy"
+        for missing in ("langgraph.checkpoint.nowhere", "langgraph.graph.fancy"):
+            try:
+                __import__(missing)
+            except ModuleNotFoundError as e:
+                assert "graphwire's engine" in str(e), e
+        engine.swap.uninstall()
+        assert "langgraph.checkpoint.fancy" not in sys.modules
+        engine.swap.install()  # the distribution's modules went with the swap: nothing of real LangGraph is loaded
+        import langgraph.checkpoint.fancy
+        print("ok")
+        """
+    )
+    assert done.stdout.strip() == "ok", done.stderr

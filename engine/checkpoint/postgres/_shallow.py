@@ -12,7 +12,7 @@ LangGraph. Both classes warn on use, as LangGraph's do: ``PostgresSaver`` with
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
@@ -38,8 +38,13 @@ class KeepsNewest:
         super().__init__(*args, **kwargs)
 
     async def aput(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions) -> dict[str, Any]:
-        saved = await super().aput(config, checkpoint, metadata, new_versions)  # type: ignore[misc]
-        await self.aprune([saved["configurable"]["thread_id"]], strategy="keep_latest")  # type: ignore[attr-defined]
+        return (await self._newest([await super().aput(config, checkpoint, metadata, new_versions)]))[0]  # type: ignore[misc]
+
+    async def aput_many(self, puts: Sequence[Any], *, writes: Sequence[tuple[Any, ...]] = ()) -> list[dict[str, Any]]:
+        return await self._newest(await super().aput_many(puts, writes=writes))  # type: ignore[misc]
+
+    async def _newest(self, saved: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        await self.aprune(sorted({c["configurable"]["thread_id"] for c in saved}), strategy="keep_latest")  # type: ignore[attr-defined]
         return saved
 
 

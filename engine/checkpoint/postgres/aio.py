@@ -34,9 +34,7 @@ class AsyncPostgresSaver(PostgresSaver):
 
     @classmethod
     @asynccontextmanager
-    async def from_conn_string(  # type: ignore[override]
-        cls, conn_string: str, *, pipeline: bool = False, serde: Any = None
-    ) -> AsyncIterator[AsyncPostgresSaver]:
+    async def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, serde: Any = None) -> AsyncIterator[AsyncPostgresSaver]:  # type: ignore[override]
         """LangGraph's opening: a saver whose ``conn`` is an ``AsyncConnection`` to ``conn_string``
         (in a pipeline if ``pipeline``), for the ``async with`` block; closed after it.
 
@@ -49,7 +47,6 @@ class AsyncPostgresSaver(PostgresSaver):
     async def setup(self) -> None:  # type: ignore[override]
         """Create or migrate the schema without blocking the event loop (idempotent)."""
         await self.asetup()
-
 
 
 class AsyncShallowPostgresSaver(KeepsNewest, AsyncPostgresSaver):
