@@ -59,7 +59,7 @@ def parse_config(config: Mapping[str, Any]) -> tuple[str, str, str | None]:
     thread_id = conf.get("thread_id")
     if thread_id is None:
         raise ValueError('config["configurable"]["thread_id"] is required')
-    return str(thread_id), conf.get("checkpoint_ns") or "", conf.get("checkpoint_id")
+    return str(thread_id), conf.get("checkpoint_ns") or "", conf.get("checkpoint_id") or None  # "": none, as LangGraph's
 
 
 def parse_write_config(config: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -81,7 +81,7 @@ def list_keys(config: Mapping[str, Any] | None, before: Mapping[str, Any] | None
     pairs = (
         ("thread", conf.get("thread_id")),
         ("ns", conf.get("checkpoint_ns")),
-        ("id", conf.get("checkpoint_id")),
+        ("id", conf.get("checkpoint_id") or None),
         ("before", get_checkpoint_id(before) if before else None),
     )
     return [(kind, str(value)) for kind, value in pairs if value is not None]

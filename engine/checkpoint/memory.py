@@ -216,7 +216,7 @@ class InMemorySaver(BaseCheckpointSaver):
         conf = (config or {}).get("configurable") or {}
         only_thread = conf.get("thread_id")
         only_ns = conf.get("checkpoint_ns")  # absent: every namespace
-        only_id = conf.get("checkpoint_id")
+        only_id = conf.get("checkpoint_id") or None  # "": none, as LangGraph's
         before_id = get_checkpoint_id(before) if before else None
         with self._lock:
             if only_thread is None:

@@ -152,7 +152,8 @@ def test_a_graph_on_a_shallow_saver_keeps_one_version_however_the_engine_writes_
 
 
 def test_migrations_are_there_to_read_and_refused_when_changed() -> None:
-    assert PostgresSaver.MIGRATIONS and all(isinstance(m, str) and m.split() for m in PostgresSaver.MIGRATIONS)
+    for cls in (PostgresSaver, PostgresStore, SqliteStore):
+        assert cls.MIGRATIONS and all(isinstance(m, str) and m.split() for m in cls.MIGRATIONS)
     store = PostgresStore.__new__(PostgresStore)
     store.MIGRATIONS = [m.replace("ttl_minutes INT;", "ttl_minutes FLOAT;") for m in store.MIGRATIONS]  # as LangGraph's suite does
     with pytest.raises(NotImplementedError, match="MIGRATIONS cannot be changed: graphwire migrates its own schema"):

@@ -96,3 +96,15 @@ def test_with_allowlist_allows_the_named_classes_on_the_saver_itself() -> None:
     assert saver.with_allowlist({(__name__, "Point"), ("not.imported.module", "X")}) is saver
     stored = saver.put(config, make_cp({"p": Point(1)}), {}, {"p": 1})
     assert saver.get_tuple(stored).checkpoint["channel_values"] == {"p": Point(1)}
+
+
+def test_an_empty_checkpoint_id_names_no_version_as_langgraphs_savers_read_it(saver: BaseCheckpointSaver) -> None:
+    # tests/sidebyside/empty_checkpoint_id.py: a client that always sends the key reads the newest.
+    first, second = _chain(saver, "t", ["r1", "r2"])
+    empty = {"configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": ""}}
+    got = saver.get_tuple(empty)
+    assert got is not None and got.config["configurable"]["checkpoint_id"] == second["configurable"]["checkpoint_id"]
+    assert [t.config for t in saver.list(empty)] == [t.config for t in saver.list({"configurable": {"thread_id": "t"}})]
+    assert len(list(saver.list(empty))) == 2
+    assert saver.get_delta_channel_history(config=empty, channels=["log"]) == saver.get_delta_channel_history(config=second, channels=["log"])
+    assert first != second

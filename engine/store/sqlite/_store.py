@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from engine._sql import sqlite as sql
+from engine._sql.files import MigrationTexts
 from engine.errors import StoreError
 from engine.store._sql import SqlStore
 from engine.store.base import IndexConfig, TTLConfig
@@ -66,6 +67,7 @@ class SqliteStore(SqlStore):
     """
 
     _q = _queries
+    MIGRATIONS = MigrationTexts(TABLES.migrations)  # LangGraph's name; read-only here
 
     def __init__(
         self,
