@@ -5,8 +5,11 @@
 ``Interrupt`` are still found here, with LangGraph's deprecation warning
 (import them from :mod:`engine.types`). ``CONF`` is the config's
 ``configurable`` key and ``TASKS`` the channel that carries ``Send`` packets,
-as in LangGraph. LangGraph's ``TAG_HIDDEN`` (a node hidden from streams and
-traces) and ``CONFIG_KEY_CHECKPOINTER`` are not supported yet.
+as in LangGraph. ``TAG_HIDDEN`` is LangSmith's tag for a run hidden from
+traces and from the "events" stream, and a task tagged with it from the debug
+and tasks modes; ``CONFIG_KEY_CHECKPOINTER`` names a saver a call passes in
+its ``configurable`` (it keeps that call's state, as LangGraph's server passes
+one; :func:`engine.pregel._savers.root_saver`).
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from engine.pregel._local import CONFIG_KEY_CHECKPOINTER
 from engine.pregel._spec import TASKS
 from engine.types import END, START
 
-__all__ = ["CONF", "TAG_NOSTREAM", "TASKS", "START", "END"]
+__all__ = ["CONF", "CONFIG_KEY_CHECKPOINTER", "TAG_HIDDEN", "TAG_NOSTREAM", "TASKS", "START", "END"]
 
 TAG_NOSTREAM = "nostream"  # engine._langchain.stream.NOSTREAM
+TAG_HIDDEN = "langsmith:hidden"  # engine._langchain.callback_events.HIDDEN, engine.pregel.debug
 CONF = "configurable"
 
 

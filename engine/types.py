@@ -12,6 +12,10 @@ from engine._internal._cache_key import default_cache_key
 from engine._internal._interrupt import Interrupt
 from engine._internal._retry import default_retry_on
 from engine._internal._task import interrupt
+from engine._stream_parts import (
+    CheckpointPayload, CheckpointStreamPart, CheckpointTask, CustomStreamPart, DebugPayload, DebugStreamPart, MessagesStreamPart,
+    TaskPayload, TaskResultPayload, TasksStreamPart, UpdatesStreamPart, ValuesStreamPart,
+)  # fmt: skip
 
 __all__ = [
     "ensure_valid_checkpointer",
@@ -37,6 +41,9 @@ __all__ = [
     "omit_payload",
     "GraphOutput",
     "StreamPart",
+    # LangGraph's typed parts and payloads (annotations only)
+    "CheckpointPayload", "CheckpointStreamPart", "CheckpointTask", "CustomStreamPart", "DebugPayload", "DebugStreamPart",
+    "MessagesStreamPart", "TaskPayload", "TaskResultPayload", "TasksStreamPart", "UpdatesStreamPart", "ValuesStreamPart",
 ]
 
 START = "__start__"

@@ -16,14 +16,14 @@ from __future__ import annotations
 from engine.channels.binop import _OVERWRITE as OVERWRITE
 from engine.checkpoint.base import ERROR, INTERRUPT, RESUME
 from engine.func._entrypoint import PREVIOUS
-from engine.pregel._local import CONFIG_KEY_READ, CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND
+from engine.pregel._local import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_READ, CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND
 from engine.pregel._remote_wire import CONFIG_KEY_STREAM
 from engine.pregel._resume import CONFIG_KEY_STRICT_RESUME
 from engine.pregel._spec import ERROR_SOURCE_NODE, NO_WRITES, NULL_TASK_ID, PULL, PUSH, TASKS
 from engine.types import END, START
 
 __all__ = [
-    "CONF", "CONFIG_KEY_READ", "CONFIG_KEY_RUNTIME", "CONFIG_KEY_SEND", "CONFIG_KEY_STREAM", "CONFIG_KEY_STRICT_RESUME", "CONFIG_KEY_TASK_ID", "END", "ERROR", "ERROR_SOURCE_NODE",
+    "CONF", "CONFIG_KEY_CHECKPOINTER", "CONFIG_KEY_READ", "CONFIG_KEY_RUNTIME", "CONFIG_KEY_SEND", "CONFIG_KEY_STREAM", "CONFIG_KEY_STRICT_RESUME", "CONFIG_KEY_TASK_ID", "END", "ERROR", "ERROR_SOURCE_NODE",
     "INPUT", "INTERRUPT", "NO_WRITES", "NS_END", "NS_SEP", "NULL_TASK_ID", "OVERWRITE", "PREVIOUS", "PULL", "PUSH", "RESUME", "START", "TASKS",
 ]
 

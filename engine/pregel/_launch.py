@@ -46,6 +46,7 @@ from engine.pregel._nested import NestedHost, current_host, forwarded, nested_co
 from engine.pregel._options import durability_of
 from engine.pregel._run import RunSettings
 from engine.pregel._local import CONFIG_KEY_RUNTIME
+from engine.pregel._savers import root_saver
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec
 from engine.pregel._stream import with_output_keys
@@ -99,7 +100,7 @@ def launch(
     run = start_graph_run(graph.name, input, config)
     settings = RunSettings(
         spec=_spec(graph.spec if output_keys is None else with_output_keys(graph.spec, output_keys), inline_sync),
-        saver=_root_saver(graph.checkpointer),
+        saver=root_saver(graph, config),
         store=store,
         cache=graph.cache,
         durability=durability or "async",
@@ -191,11 +192,3 @@ def _task_metadata(spec: GraphSpec, config: Mapping[str, Any]) -> Any:
 def _spec(spec: GraphSpec, sync_call: bool) -> GraphSpec:
     """The spec a run takes: an async call's runs a LangGraph RunnableCallable node's async face (GraphSpec.for_async)."""
     return spec if sync_call else spec.for_async()
-
-
-def _root_saver(saver: Any) -> Any:
-    """A root run's saver, as LangGraph resolves it: none for ``checkpointer=False`` (a graph compiled to keep
-    no state, trustcall's run on its own); ``True`` (a subgraph's "my parent's") refused at the root."""
-    if saver is True:
-        raise RuntimeError("checkpointer=True cannot be used for root graphs.")
-    return None if saver is False else saver

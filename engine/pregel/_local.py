@@ -23,10 +23,12 @@ from typing import Any, Mapping, Sequence
 from engine._internal._task import _ctx as _task  # the running task, or RuntimeError
 from engine.channels.base import MISSING, BaseChannel, EmptyChannelError
 
-__all__ = ["CONFIG_KEY_READ", "CONFIG_KEY_RUNTIME", "CONFIG_KEY_SEND", "local_read", "local_send", "local_faces"]
+__all__ = ["CONFIG_KEY_CHECKPOINTER", "CONFIG_KEY_READ", "CONFIG_KEY_RUNTIME", "CONFIG_KEY_SEND", "local_read", "local_send", "local_faces"]
 
 CONFIG_KEY_READ = "__pregel_read"
 CONFIG_KEY_SEND = "__pregel_send"
+#: a saver a caller passes to a root run or state read in its config (:func:`engine.pregel._savers.root_saver`)
+CONFIG_KEY_CHECKPOINTER = "__pregel_checkpointer"
 #: where LangGraph's node config carries the task's Runtime; the engine's tasks reach theirs through their context
 #: (``get_runtime()``), so a node's config has none; a caller's config may seed one (a run takes its store, and
 #: its context when the call gives none: engine.pregel._launch)

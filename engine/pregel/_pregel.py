@@ -34,6 +34,7 @@ from engine.pregel._io import input_writes
 from engine.pregel._outputs import invoke_value, stream_chunks
 from engine.pregel._v3 import astream_events_v3, stream_events_v3
 from engine.pregel._resume import NO_ANSWER, Resume, plan_resume
+from engine.pregel._savers import allow_stored
 from engine.pregel._snapshot import build_snapshot
 from engine.pregel._state_api import StateAPI
 from engine.pregel._spec import GraphSpec, NodeSpec
@@ -187,13 +188,13 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
 
     @property
     def checkpointer(self) -> Any:
-        """Where threads are kept: compile()'s saver, or one a host sets later (see :func:`_allow_stored`)."""
+        """Where threads are kept: compile()'s saver, or one a host sets later (see :func:`~engine.pregel._savers.allow_stored`)."""
         return self._checkpointer
 
     @checkpointer.setter
     def checkpointer(self, saver: Any) -> None:
         self._checkpointer = saver
-        _allow_stored(self.stored_schemas, saver)
+        allow_stored(self.stored_schemas, saver)
 
     @property
     def name(self) -> str:
@@ -382,12 +383,3 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     async def adelete_thread(self, thread_id: str) -> None:
         await StateAPI(self).adelete_thread(thread_id)
 
-
-def _allow_stored(schemas: Sequence[Any], saver: Any) -> None:
-    """Allow on ``saver`` the classes a compiled graph's schemas name, as ``compile()`` allows them on its own:
-    a saver a host sets on the compiled graph (graphwire's server serving a module's ``graph =
-    builder.compile()``) may store them too."""
-    if schemas and saver is not None and not isinstance(saver, bool):
-        from engine.graph._allowlist import allow_schema_types  # (engine.graph imports this module)
-
-        allow_schema_types(saver, schemas)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Sequenc
 from engine.checkpoint.base import Lease
 from engine._internal._config import merge_configs
 from engine.pregel._delta import hydrate
+from engine.pregel._savers import root_saver
 from engine.pregel._updates import apply_updates
 from engine.types import StateSnapshot
 
@@ -44,11 +45,11 @@ class StateAPI:
     def __init__(self, graph: CompiledGraph) -> None:
         self.graph = graph
 
-    def _saver(self) -> Any:
-        saver = self.graph.checkpointer
-        if saver is True:  # as LangGraph: a subgraph's "use the parent's saver", read as a root graph
-            raise RuntimeError("checkpointer=True cannot be used for root graphs.")
-        if saver is None or isinstance(saver, bool):
+    def _saver(self, config: Mapping[str, Any]) -> Any:
+        """The saver the call reads or writes: ``config``'s or the compiled one's, as a run's
+        (:func:`~engine.pregel._savers.root_saver`: ``checkpointer=True`` refused as a root's)."""
+        saver = root_saver(self.graph, config)
+        if saver is None:
             raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
         return saver
 
@@ -100,7 +101,7 @@ class StateAPI:
         """
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await StateAPI(self._graph_at(ns))._read_state(self._saver(), config, subgraphs, run_ids)
+        return await StateAPI(self._graph_at(ns))._read_state(self._saver(config), config, subgraphs, run_ids)
 
     async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool, run_ids: bool = False) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
@@ -146,7 +147,7 @@ class StateAPI:
         ns = configurable.get("checkpoint_ns") or ""
         graph = self._graph_at(ns)
         configurable = {**configurable, "checkpoint_ns": ns}
-        saver = self._saver()
+        saver = self._saver(config)
         async for saved in saver.alist({"configurable": configurable}, filter=filter, before=before, limit=limit):
             yield graph.snapshot(await hydrate(saver, saved, graph.spec.channels), run_ids=run_ids)
 
@@ -174,7 +175,7 @@ class StateAPI:
         """
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await apply_updates(self._graph_at(ns, for_update=True), self._saver(), config, [(values, as_node, task_id)], lease)
+        return await apply_updates(self._graph_at(ns, for_update=True), self._saver(config), config, [(values, as_node, task_id)], lease)
 
     async def abulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """Apply ``supersteps`` (each a sequence of :class:`~engine.types.StateUpdate`) one
@@ -189,7 +190,7 @@ class StateAPI:
             raise ValueError("No updates provided")
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        graph, saver = self._graph_at(ns, for_update=True), self._saver()
+        graph, saver = self._graph_at(ns, for_update=True), self._saver(config)
         out: dict[str, Any] = dict(config)
         for superstep in supersteps:
             updates = [tuple((tuple(u) + (None, None))[:3]) for u in superstep]
@@ -197,4 +198,4 @@ class StateAPI:
         return out
 
     async def adelete_thread(self, thread_id: str) -> None:
-        await self._saver().adelete_thread(thread_id)
+        await self._saver({}).adelete_thread(thread_id)

@@ -80,3 +80,18 @@ def test_uuid6_is_a_time_ordered_version_6() -> None:
     assert all(u.version == 6 for u in made) and [str(u) for u in made] == sorted(str(u) for u in made)
     assert len(set(made)) == 50 and abs(made[0].unix_ns - time.time_ns()) < 60e9
     assert uuid6(node=0xABC, clock_seq=7).int & 0xFFFF_FFFF_FFFF == 0xABC and (uuid6(clock_seq=7).int >> 48) & 0x3FFF == 7
+
+
+def test_langgraphs_typed_stream_parts_name_the_keys_of_the_engines_parts() -> None:
+    import typing
+
+    import engine.types as t
+
+    for name, mode in (("ValuesStreamPart", "values"), ("UpdatesStreamPart", "updates"), ("CustomStreamPart", "custom"),
+                       ("MessagesStreamPart", "messages"), ("TasksStreamPart", "tasks"), ("CheckpointStreamPart", "checkpoints"),
+                       ("DebugStreamPart", "debug")):  # fmt: skip
+        part = getattr(t, name)
+        assert {"type", "ns", "data"} <= set(typing.get_type_hints(part)) and typing.get_type_hints(part)["type"] == typing.Literal[mode]
+    assert set(t.TaskPayload.__annotations__) == {"id", "name", "input", "triggers", "metadata"}
+    assert set(t.CheckpointPayload.__annotations__) == {"config", "metadata", "values", "next", "parent_config", "tasks"}
+    assert t.ValuesStreamPart[int] is not None and t.DebugPayload[int] is not None  # generic, as LangGraph's
