@@ -50,7 +50,7 @@ class StateAPI:
         (:func:`~engine.pregel._savers.root_saver`: ``checkpointer=True`` refused as a root's)."""
         saver = root_saver(self.graph, config)
         if saver is None:
-            raise ValueError("no checkpointer set: compile(checkpointer=...) to read or update state")
+            raise ValueError("No checkpointer set: compile(checkpointer=...) to read or update state")
         return saver
 
     def _graph_at(self, ns: str, *, for_update: bool = False) -> CompiledGraph:
@@ -101,7 +101,8 @@ class StateAPI:
         """
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await StateAPI(self._graph_at(ns))._read_state(self._saver(config), config, subgraphs, run_ids)
+        saver = self._saver(config)
+        return await StateAPI(self._graph_at(ns))._read_state(saver, config, subgraphs, run_ids)
 
     async def _read_state(self, saver: Any, config: Mapping[str, Any], subgraphs: bool, run_ids: bool = False) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
@@ -175,7 +176,8 @@ class StateAPI:
         """
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        return await apply_updates(self._graph_at(ns, for_update=True), self._saver(config), config, [(values, as_node, task_id)], lease)
+        saver = self._saver(config)  # (no saver is said before a namespace it cannot read)
+        return await apply_updates(self._graph_at(ns, for_update=True), saver, config, [(values, as_node, task_id)], lease)
 
     async def abulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """Apply ``supersteps`` (each a sequence of :class:`~engine.types.StateUpdate`) one
@@ -190,7 +192,8 @@ class StateAPI:
             raise ValueError("No updates provided")
         config = merge_configs(self.graph.config, config)
         ns = (config.get("configurable") or {}).get("checkpoint_ns") or ""
-        graph, saver = self._graph_at(ns, for_update=True), self._saver(config)
+        saver = self._saver(config)
+        graph = self._graph_at(ns, for_update=True)
         out: dict[str, Any] = dict(config)
         for superstep in supersteps:
             updates = [tuple((tuple(u) + (None, None))[:3]) for u in superstep]

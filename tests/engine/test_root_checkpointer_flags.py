@@ -45,7 +45,7 @@ def test_checkpointer_false_runs_without_keeping_state() -> None:
     assert asyncio.run(off.ainvoke({"n": 5})) == {"n": 6}
     chunks = list(off.stream({"n": 1}, stream_mode=["values", "checkpoints", "updates"]))
     assert chunks == [("values", {"n": 1}), ("updates", {"inc": {"n": 2}}), ("values", {"n": 2})]
-    with pytest.raises(ValueError, match="no checkpointer"):
+    with pytest.raises(ValueError, match="No checkpointer set"):
         off.get_state({"configurable": {"thread_id": "t"}})
 
 
@@ -72,5 +72,7 @@ def test_a_saver_the_calls_config_passes_keeps_its_state_and_wins_over_the_compi
     assert own.get_tuple({"configurable": {"thread_id": "t"}}) is None
     assert _build(False).invoke({"n": 1}, {"configurable": {"thread_id": "f", CONFIG_KEY_CHECKPOINTER: given}}) == {"n": 2}
     assert given.get_tuple({"configurable": {"thread_id": "f"}}) is None  # False keeps no state, whatever the config says
-    with pytest.raises(ValueError, match="no checkpointer set"):
+    with pytest.raises(ValueError, match="No checkpointer set"):
         _build(None).get_state({"configurable": {"thread_id": "t"}})
+    with pytest.raises(ValueError, match="No checkpointer set"):  # said before the namespace it names
+        _build(False).update_state({"configurable": {"thread_id": "t", "checkpoint_ns": "child:1", CONFIG_KEY_CHECKPOINTER: given}}, {"n": 1})
