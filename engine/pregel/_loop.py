@@ -53,7 +53,7 @@ from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 
 from engine.checkpoint.base import run_lease
 from engine.errors import CheckpointError, ErrorCode, GraphDrained, GraphRecursionError, InvalidUpdateError, create_error_message
-from engine.events import CheckpointSaved, CustomEvent, Event, MessageChunk, StepFinished, ToolEvent, ValuesEvent
+from engine.events import CheckpointSaved, CustomEvent, Event, MessageChunk, StepFinished, TaskFinished, TaskStarted, ToolEvent, ValuesEvent
 from engine.pregel import _telemetry as tel
 from engine._internal._task import TaskContext
 from engine.pregel._algo import Task, apply_stopped, apply_writes, mark_interrupt_seen, should_interrupt
@@ -119,7 +119,10 @@ class RunLoop:
         kinds, spec = settings.kinds, settings.spec
         self.runner = runner = StepRunner(
             queue=queue,
-            live=kinds is None or bool(kinds & {CustomEvent, MessageChunk, ToolEvent}),
+            # events its tasks send while they run: what they write (custom, messages, tools), and an
+            # entrypoint's @task calls starting and finishing (its step's one task makes them all)
+            live=kinds is None or bool(kinds & {CustomEvent, MessageChunk, ToolEvent})
+            or (isinstance(spec.stream_keys, str) and bool(kinds & {TaskStarted, TaskFinished})),
             writer=writer,
             trace=self.trace,
             task_config=self._task_config,
