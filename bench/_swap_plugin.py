@@ -22,9 +22,7 @@ import sys
 from types import ModuleType
 from typing import Any, Callable
 
-from engine.swap import foreign_spec
-
-_foreign: set[str] = set()
+from engine.swap import elsewhere
 
 
 class InternalsUsed(Exception):
@@ -110,14 +108,8 @@ class _Swap(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname != "langgraph" and not fullname.startswith("langgraph."):
             return None
-        # another distribution's package in LangGraph's namespaces (langgraph-checkpoint-conformance): its own,
-        # as engine/swap.py loads it
-        if fullname.rpartition(".")[0] in _foreign:
-            _foreign.add(fullname)
-            return None
-        found = foreign_spec(fullname)
-        if found is not None:
-            _foreign.add(fullname)
+        theirs, found = elsewhere(fullname)  # another distribution's (langgraph-checkpoint-conformance), as engine/swap.py
+        if theirs:
             return found
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 

@@ -33,7 +33,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-__all__ = ["SHARED", "LangGraphNameMissing", "explain", "foreign_spec", "install", "installed", "uninstall"]
+__all__ = ["SHARED", "LangGraphNameMissing", "elsewhere", "explain", "foreign_spec", "install", "installed", "uninstall"]
 
 FROM, TO = "langgraph", "engine"
 _MISSING_NAME = re.compile(r"cannot import name '([^']+)' from '([^']+)'")
@@ -68,6 +68,21 @@ def foreign_spec(fullname: str) -> Any:
     return importlib.machinery.PathFinder.find_spec(fullname, [d for d in where if os.path.isdir(d)])
 
 
+def elsewhere(fullname: str) -> tuple[bool, Any]:
+    """Whether ``langgraph.X`` ``fullname`` is another distribution's, and then its spec: a member
+    of a :data:`SHARED` namespace the engine lacks (:func:`foreign_spec`), or a module inside one
+    already loaded (None: the path finders find it on its package's path). Remembered, so
+    :func:`uninstall` forgets them and :func:`install` does not take them for real LangGraph."""
+    if fullname.rpartition(".")[0] in _foreign:
+        _foreign.add(fullname)
+        return True, None
+    found = foreign_spec(fullname)
+    if found is not None:
+        _foreign.add(fullname)
+        return True, found
+    return False, None
+
+
 class _Alias:
     """Finds ``langgraph[.X]`` and loads it as the imported ``engine[.X]``."""
 
@@ -76,13 +91,8 @@ class _Alias:
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if not _is_under(fullname, FROM):
             return None
-        parent = fullname.rpartition(".")[0]
-        if parent in _foreign:  # inside another distribution's package: its own, found on its path
-            _foreign.add(fullname)
-            return None
-        found = foreign_spec(fullname)
-        if found is not None:
-            _foreign.add(fullname)
+        theirs, found = elsewhere(fullname)
+        if theirs:
             return found
         return importlib.machinery.ModuleSpec(fullname, self, loader_state=TO + fullname[len(FROM) :])  # type: ignore[arg-type]  # a loader by protocol (create_module, exec_module), as importlib takes it
 
