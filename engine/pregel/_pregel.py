@@ -29,6 +29,7 @@ from engine.events import Event
 from engine.pregel._algo import trigger_index
 from engine._internal._config import merge_configs
 from engine.pregel._launch import launch
+from engine.pregel.protocol import PregelProtocol
 from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_options
 from engine.pregel._io import input_writes
 from engine.pregel._outputs import invoke_value, stream_chunks
@@ -383,3 +384,6 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     async def adelete_thread(self, thread_id: str) -> None:
         await StateAPI(self).adelete_thread(thread_id)
 
+
+
+PregelProtocol.register(Pregel)  # a compiled graph is LangGraph's PregelProtocol (engine.pregel.protocol)

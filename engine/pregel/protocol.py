@@ -1,4 +1,10 @@
-"""``langgraph.pregel.protocol``'s :class:`StreamProtocol`: a parent graph's stream, as a node is handed one.
+"""``langgraph.pregel.protocol``: :class:`PregelProtocol`, what a graph is whether it runs here or on a
+server, and :class:`StreamProtocol`, a parent graph's stream, as a node is handed one.
+
+A compiled graph (:class:`~engine.pregel.Pregel` and its subclasses) and a
+:class:`~engine.pregel.remote.RemoteGraph` are both ``PregelProtocol`` instances (registered
+as virtual subclasses), so code that tells a graph from another object by
+``isinstance(x, PregelProtocol)`` (LangGraph's server does) finds them.
 
 A node that runs a graph elsewhere (a :class:`~engine.pregel.remote.RemoteGraph`)
 passes that graph's chunks on to its caller's stream through it: each chunk as
@@ -10,9 +16,22 @@ code written against LangGraph may put one in ``configurable`` under
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+import abc
+from typing import Any, Callable, Generic, Iterable, TypeVar
 
-__all__ = ["StreamProtocol"]
+__all__ = ["PregelProtocol", "StreamChunk", "StreamProtocol"]
+
+_S = TypeVar("_S")
+_C = TypeVar("_C")
+_I = TypeVar("_I")
+_O = TypeVar("_O")
+#: a chunk a StreamProtocol takes: ``(namespace, mode, payload)``
+StreamChunk = tuple[tuple[str, ...], str, Any]
+
+
+class PregelProtocol(abc.ABC, Generic[_S, _C, _I, _O]):
+    """A graph, local or remote (LangGraph's state, context, input and output types as parameters):
+    ``invoke``/``stream``, their async twins, and the thread's state, history and updates."""
 
 
 class StreamProtocol:

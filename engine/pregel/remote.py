@@ -50,6 +50,7 @@ from engine.pregel._remote_wire import (
     snapshot_of,
 )
 from engine.pregel._stream import modes_for
+from engine.pregel.protocol import PregelProtocol
 from engine.types import Command, StateSnapshot
 
 __all__ = ["RemoteGraph", "RemoteException"]
@@ -435,3 +436,6 @@ def _drawable(drawn: Mapping[str, Any]) -> Any:
             name = data.get("name", node_id) if isinstance(data, dict) else node_id
         nodes[node_id] = Node(id=node_id, name=name, data=data, metadata=node.get("metadata"))
     return Graph(nodes=nodes, edges=[Edge(**edge) for edge in drawn["edges"]])
+
+
+PregelProtocol.register(RemoteGraph)  # as LangGraph's RemoteGraph, a PregelProtocol (engine.pregel.protocol)

@@ -9,6 +9,8 @@ names are the engine's own.
 
 from __future__ import annotations
 
+import typing
+
 import engine.config
 from engine._internal import _config, _runnable
 from engine._internal._constants import CONFIG_KEY_RUNTIME
@@ -83,8 +85,6 @@ def test_uuid6_is_a_time_ordered_version_6() -> None:
 
 
 def test_langgraphs_typed_stream_parts_name_the_keys_of_the_engines_parts() -> None:
-    import typing
-
     import engine.types as t
 
     for name, mode in (("ValuesStreamPart", "values"), ("UpdatesStreamPart", "updates"), ("CustomStreamPart", "custom"),
@@ -95,3 +95,24 @@ def test_langgraphs_typed_stream_parts_name_the_keys_of_the_engines_parts() -> N
     assert set(t.TaskPayload.__annotations__) == {"id", "name", "input", "triggers", "metadata"}
     assert set(t.CheckpointPayload.__annotations__) == {"config", "metadata", "values", "next", "parent_config", "tasks"}
     assert t.ValuesStreamPart[int] is not None and t.DebugPayload[int] is not None  # generic, as LangGraph's
+
+
+def test_a_compiled_graph_an_entrypoint_and_a_remote_graph_are_pregel_protocols() -> None:
+    from engine.func import entrypoint
+    from engine.graph import START, StateGraph
+    from engine.pregel.protocol import PregelProtocol
+    from engine.pregel.remote import RemoteGraph
+
+    class S(typing.TypedDict):
+        n: int
+
+    g = StateGraph(S)
+    g.add_node("a", lambda s: s)
+    g.add_edge(START, "a")
+
+    @entrypoint()
+    def flow(x: int) -> int:
+        return x
+
+    assert isinstance(g.compile(), PregelProtocol) and isinstance(flow, PregelProtocol) and issubclass(RemoteGraph, PregelProtocol)
+    assert not isinstance(g, PregelProtocol) and not isinstance(object(), PregelProtocol)
