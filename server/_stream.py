@@ -135,6 +135,8 @@ class Streams:
                 outbox.detach(drop=True)  # the run goes on; JoinRun reads what it says from here
                 self.detached.add(run)
                 run.add_done_callback(self.detached.discard)
+                if outbox.peak >= TRIM_AFTER_BYTES:  # what it goes on to hold is freed when it ends, not now
+                    run.add_done_callback(lambda _: self.trimmer.soon())
             else:
                 if not run.done():
                     run.cancel()  # the caller left, or fell behind: as a disconnect
