@@ -19,12 +19,12 @@ from typing import Any
 
 from engine.pregel._local import CONFIG_KEY_CHECKPOINTER
 from engine.pregel._spec import TASKS
+from engine.pregel.debug import TAG_HIDDEN
 from engine.types import END, START
 
 __all__ = ["CONF", "CONFIG_KEY_CHECKPOINTER", "TAG_HIDDEN", "TAG_NOSTREAM", "TASKS", "START", "END"]
 
 TAG_NOSTREAM = "nostream"  # engine._langchain.stream.NOSTREAM
-TAG_HIDDEN = "langsmith:hidden"  # engine._langchain.callback_events.HIDDEN, engine.pregel.debug
 CONF = "configurable"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["WHERE_IT_DIFFERS", "refuse"]
+__all__ = ["WHERE_IT_DIFFERS", "refuse", "refuse_aiosqlite"]
 
 WHERE_IT_DIFFERS = 'graphwire\'s docs, "Where it differs" (docs/porting.md)'
 
@@ -31,3 +31,12 @@ def refuse(call: str, **options: Any) -> None:
     for name, value in options.items():
         if not _default(value):
             raise NotImplementedError(f"{call}({name}={value!r:.60}) is not supported yet; see {WHERE_IT_DIFFERS}")
+
+
+def refuse_aiosqlite(cls: str, conn: Any) -> None:
+    """NotImplementedError when ``conn`` is an ``aiosqlite`` connection, which LangGraph's async SQLite
+    saver and store take: class ``cls`` here takes a path or a ``sqlite3`` connection."""
+    if type(conn).__module__.partition(".")[0] == "aiosqlite":
+        raise NotImplementedError(
+            f"{cls} takes a path ({cls}.from_conn_string(path)) or a sqlite3 connection, not an aiosqlite one; see {WHERE_IT_DIFFERS}"
+        )

@@ -38,11 +38,11 @@ from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
 
 from engine.checkpoint.base import RUN_KEY
 from engine.events import CallbackEvent, Event, RunFinished
+from engine.pregel.debug import TAG_HIDDEN as HIDDEN
 
 __all__ = ["HIDDEN", "with_callback_events"]
 
 #: The tag of runs LangGraph's server leaves out of the "events" mode.
-HIDDEN = "langsmith:hidden"
 
 _RUN, _CALLBACK, _RAISED, _DONE = range(4)
 #: How many of the run's own events may wait for the caller before the run waits for it.

@@ -34,6 +34,8 @@ SCHEDULED = "__scheduled__"
 # Special writes are stored at fixed negative indexes so that a task writing
 # them twice replaces, rather than appends (e.g. an updated resume list).
 WRITES_IDX_MAP = {ERROR: -1, SCHEDULED: -2, INTERRUPT: -3, RESUME: -4}
+#: the ``v`` of a checkpoint made by :func:`empty_checkpoint` or :func:`create_checkpoint` (LangGraph's name)
+LATEST_VERSION = 2
 #: configurable keys a version's metadata never takes from its put's config (LangGraph's set, its name)
 EXCLUDED_METADATA_KEYS = {
     "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "langgraph_step", "langgraph_node",
@@ -106,7 +108,7 @@ class ThreadInfo:
 
 def empty_checkpoint() -> Checkpoint:
     return Checkpoint(
-        v=2,  # langgraph.checkpoint.base.empty_checkpoint's (its LATEST_VERSION)
+        v=LATEST_VERSION,  # langgraph.checkpoint.base.empty_checkpoint's
         id=_new_checkpoint_id(),
         ts=_now_iso(),
         channel_values={},
@@ -136,7 +138,7 @@ def create_checkpoint(checkpoint: Checkpoint, channels: Mapping[str, Any] | None
                 if stored is not MISSING:
                     values[key] = stored
     return Checkpoint(
-        v=2, id=id or _new_checkpoint_id(), ts=_now_iso(), channel_values=values, channel_versions=checkpoint["channel_versions"],
+        v=LATEST_VERSION, id=id or _new_checkpoint_id(), ts=_now_iso(), channel_values=values, channel_versions=checkpoint["channel_versions"],
         versions_seen=checkpoint["versions_seen"], pending_sends=checkpoint.get("pending_sends", []), updated_channels=None,
     )  # type: ignore[typeddict-unknown-key]
 
@@ -154,10 +156,6 @@ def copy_checkpoint(c: Checkpoint) -> Checkpoint:
 
 
 # -- LangGraph's helpers for savers written against its base (``langgraph.checkpoint.base``) ----------
-#: the ``v`` of a checkpoint made by :func:`empty_checkpoint` (LangGraph's name)
-LATEST_VERSION = 2
-
-
 class DeltaChannelHistory(TypedDict):
     """One channel's entry of ``get_delta_channel_history``: its writes along the ancestors, oldest
     first (each step's in :func:`writes_sort_key` order), and ``seed``, the value stored at the

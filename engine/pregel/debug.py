@@ -14,8 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from engine.checkpoint._shapes import EXCLUDED_METADATA_KEYS as _EXCLUDED
+
 __all__ = [
     "EXCLUDED_METADATA_KEYS",
+    "TAG_HIDDEN",
     "get_bolded_text",
     "get_colored_text",
     "map_debug_tasks",
@@ -26,14 +29,12 @@ __all__ = [
     "user_tags",
 ]
 
-#: a task's metadata keys the task's own fields or namespace already say (LangGraph's list)
-EXCLUDED_METADATA_KEYS = frozenset({
-    "checkpoint_id", "checkpoint_map", "checkpoint_ns", "langgraph_checkpoint_ns", "langgraph_node",
-    "langgraph_path", "langgraph_step", "langgraph_triggers", "thread_id",
-})  # fmt: skip
+#: a task's metadata keys the task's own fields or namespace already say (LangGraph's one list, which
+#: a version's metadata also leaves out of its config: engine.checkpoint._shapes)
+EXCLUDED_METADATA_KEYS = frozenset(_EXCLUDED)
 
-#: the tag LangSmith hides a run by: such a task is not shown
-_HIDDEN = "langsmith:hidden"
+#: the tag LangSmith hides a run by: such a task is not shown (``langgraph.constants.TAG_HIDDEN``)
+TAG_HIDDEN = "langsmith:hidden"
 
 _COLORS = {
     "black": "0;30", "red": "0;31", "green": "0;32", "yellow": "0;33", "blue": "0;34",
@@ -73,7 +74,7 @@ def map_debug_tasks(tasks: Iterable[_Task]) -> Iterator[dict[str, Any]]:
     """The "task" payloads of ``tasks`` (LangGraph's TaskPayload), hidden ones left out."""
     for task in tasks:
         config = task.config
-        if config is not None and _HIDDEN in (config.get("tags") or ()):
+        if config is not None and TAG_HIDDEN in (config.get("tags") or ()):
             continue
         payload: dict[str, Any] = {"id": task.id, "name": task.name, "input": task.input, "triggers": task.triggers}
         if config is not None and (shown := task_metadata(config.get("metadata"), config.get("tags"))):

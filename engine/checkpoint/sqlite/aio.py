@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine._internal._unsupported import WHERE_IT_DIFFERS
+from engine._internal._unsupported import refuse_aiosqlite
 from engine.checkpoint._opening import aopened
 from engine.checkpoint.sqlite._saver import SqliteSaver
 
@@ -27,11 +27,7 @@ class AsyncSqliteSaver(SqliteSaver):
     """
 
     def __init__(self, conn: Any, *, serde: Any = None, **options: Any) -> None:
-        if type(conn).__module__.partition(".")[0] == "aiosqlite":
-            raise NotImplementedError(
-                "AsyncSqliteSaver takes a path (AsyncSqliteSaver.from_conn_string(path)) or a sqlite3 "
-                f"connection, not an aiosqlite one; see {WHERE_IT_DIFFERS}"
-            )
+        refuse_aiosqlite('AsyncSqliteSaver', conn)
         super().__init__(conn, serde=serde, **options)
 
     @classmethod

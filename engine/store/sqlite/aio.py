@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from engine._internal._unsupported import WHERE_IT_DIFFERS
+from engine._internal._unsupported import WHERE_IT_DIFFERS, refuse_aiosqlite
 from engine.store._async_faces import AsyncTTLFaces
 from engine.store.base import IndexConfig, TTLConfig
 from engine.store.sqlite._store import SqliteStore
@@ -25,11 +25,7 @@ class AsyncSqliteStore(AsyncTTLFaces, SqliteStore):  # type: ignore[misc]
     """A :class:`SqliteStore` opened the async way (LangGraph's async SQLite store)."""
 
     def __init__(self, conn: Any, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None, **options: Any) -> None:
-        if type(conn).__module__.partition(".")[0] == "aiosqlite":
-            raise NotImplementedError(
-                "AsyncSqliteStore takes a path (AsyncSqliteStore.from_conn_string(path)) or a sqlite3 "
-                f"connection, not an aiosqlite one; see {WHERE_IT_DIFFERS}"
-            )
+        refuse_aiosqlite('AsyncSqliteStore', conn)
         if options:  # LangGraph's ``deserializer``: values are the engine's JSON
             raise NotImplementedError(f"AsyncSqliteStore does not take {', '.join(sorted(options))}; see {WHERE_IT_DIFFERS}")
         super().__init__(conn, index=index, ttl=ttl)
