@@ -23,6 +23,11 @@ from opentelemetry import metrics, trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, Status, StatusCode
 
+try:  # the API's own package; the SDK keeps a span's attributes in one
+    from opentelemetry.attributes import BoundedAttributes
+except ImportError:  # pragma: no cover - an API without it: every attribute set the API's way
+    BoundedAttributes = None  # type: ignore[assignment,misc]
+
 if TYPE_CHECKING:
     from engine._internal._interrupt import Interrupt
 
@@ -53,6 +58,30 @@ CHECKPOINT_WRITE = _meter.create_histogram(
     description="Time a checkpoint write took (one write may store several versions: async durability batches them)",
 )
 ACTIVE_RUNS = _meter.create_up_down_counter("graphwire.runs.active", unit="{run}", description="Runs in progress")
+
+
+def set_plain(span: Span, key: str, value: int | str) -> None:
+    """``span.set_attribute(key, value)`` for a span this module just started and a value the
+    SDK keeps as given (an int, or a str when no length limit is set), written to the span's
+    attributes directly when they are the SDK's ``BoundedAttributes`` with room for it.
+
+    The SDK's ``set_attribute`` takes two locks and checks the value's type and length: about
+    10,000 instructions, most of what a step's and a node's spans cost beyond the SDK's floor
+    (bench/tracing_instructions.py); none of it changes a value of these types. Anything else
+    (another SDK, a length limit on text, an attribute limit reached, an ended span) goes
+    through ``set_attribute``.
+    """
+    attrs = getattr(span, "_attributes", None)
+    if (
+        type(attrs) is BoundedAttributes
+        and not attrs._immutable
+        and (attrs.max_value_len is None or type(value) is int)
+        and (attrs.maxlen is None or len(attrs._dict) < attrs.maxlen)
+        and getattr(span, "_end_time", 0) is None
+    ):
+        attrs._dict[key] = value
+    else:
+        span.set_attribute(key, value)
 
 
 def restore(token: object | None) -> None:
@@ -135,7 +164,7 @@ class RunTrace:
         # much as a span's other attributes together).
         if self._recording:
             self._step = span = tracer.start_span("graphwire.step", context=self._context)
-            span.set_attribute("graphwire.step", step)
+            set_plain(span, "graphwire.step", step)
             self._step_context = trace.set_span_in_context(span, self._context)
         STEPS.add(1, self.attrs)
 
@@ -153,7 +182,7 @@ class RunTrace:
         if not self._recording:
             return self.span
         span = tracer.start_span(f"node {node}", context=self._step_context or self._context)
-        span.set_attribute("graphwire.task_id", task_id)  # the node is the span's name, not an attribute too
+        set_plain(span, "graphwire.task_id", task_id)  # the node is the span's name, not an attribute too
         return span
 
     def enter(self, span: Span) -> object | None:
@@ -180,11 +209,11 @@ class RunTrace:
         """How the run ended, on its span and in the runs counter (the span is ended by :meth:`end`)."""
         span = self.span
         if span.is_recording():
-            # One by one: for a few attributes, cheaper than set_attributes' mapping checks.
-            span.set_attribute("graphwire.finish_reason", reason)
-            span.set_attribute("graphwire.steps", steps)
+            # One by one, each written as set_plain writes it: cheaper than set_attributes' checks.
+            set_plain(span, "graphwire.finish_reason", reason)
+            set_plain(span, "graphwire.steps", steps)
             if checkpoint_id:
-                span.set_attribute("graphwire.checkpoint_id", checkpoint_id)
+                set_plain(span, "graphwire.checkpoint_id", checkpoint_id)
             if interrupt_ids:
                 span.set_attribute("graphwire.interrupt_ids", interrupt_ids)
             if error is not None:

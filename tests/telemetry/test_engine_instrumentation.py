@@ -154,3 +154,41 @@ def test_each_step_and_task_span_carries_its_step_and_task_id(otel: Any) -> None
     writes = [e.attributes for e in run.events if e.name == "graphwire.checkpoint.write"]
     assert [(w["graphwire.source"], w["graphwire.step"]) for w in writes] == [("input", -1), ("loop", 0), ("loop", 1), ("loop", 2)]
     assert len({w["graphwire.checkpoint_id"] for w in writes}) == 4 and all(w["graphwire.duration_ms"] >= 0 for w in writes)
+
+
+@pytest.mark.parametrize(
+    ("limits", "task_id_kept", "step_kept"),
+    [({}, 36, True), ({"max_attribute_length": 8}, 8, True), ({"max_span_attributes": 0}, None, False)],
+    ids=["no-limits", "text-limit", "no-attributes"],
+)
+def test_step_and_task_attributes_honour_the_sdks_span_limits(
+    monkeypatch: pytest.MonkeyPatch, limits: dict[str, int], task_id_kept: int | None, step_kept: bool
+) -> None:
+    # The step's and the task's attributes skip the SDK's checks when these change nothing
+    # (engine.pregel._telemetry.set_plain); a provider's limits still apply as the SDK applies them.
+    from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from engine.pregel import _telemetry
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(span_limits=SpanLimits(**limits))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(_telemetry, "tracer", provider.get_tracer("graphwire.engine"))
+    g = StateGraph(X)
+    g.add_node("a", lambda s: {"x": s["x"] + 1})
+    g.add_edge(START, "a")
+    assert g.compile(checkpointer=InMemorySaver()).invoke({"x": 0}, thread()) == {"x": 1}
+    spans = exporter.get_finished_spans()
+    [node] = [s for s in spans if s.name == "node a"]
+    steps = [s for s in spans if s.name == "graphwire.step"]
+    [run] = [s for s in spans if s.name == "graphwire.run"]
+    if task_id_kept is None:
+        assert dict(node.attributes) == {} and node.dropped_attributes == 1
+        assert all(dict(s.attributes) == {} for s in steps) and "graphwire.finish_reason" not in run.attributes
+    else:
+        assert len(node.attributes["graphwire.task_id"]) == task_id_kept and node.dropped_attributes == 0
+        assert sorted(s.attributes["graphwire.step"] for s in steps) == [0, 1]
+        assert run.attributes["graphwire.finish_reason"] == "END"
+        assert len(run.attributes["graphwire.checkpoint_id"]) == min(36, task_id_kept)
