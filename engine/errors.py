@@ -361,3 +361,6 @@ class ParentCommand(GraphBubbleUp):
     def __init__(self, command: Any) -> None:
         super().__init__(command)
         self.command = command
+        #: raised by a graph a node ran on its own (a config of its own): there is no parent
+        #: graph to take it, so it goes on up as an error, as LangGraph's does
+        self.orphan = False

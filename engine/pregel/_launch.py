@@ -42,7 +42,9 @@ from engine._internal._config import merge_configs
 from engine.pregel._graph_run import lifecycle, reported, start_graph_run
 from engine.pregel._io import DURABILITY_KEY
 from engine.pregel._loop import RunLoop
-from engine.pregel._nested import NestedHost, current_host, forwarded, nested_config, nested_kinds, subgraph_ns
+from engine.pregel._nested import (
+    NestedHost, current_host, forwarded, handed_up, nested_config, nested_kinds, on_its_own, subgraph_ns, task_host,
+)
 from engine.pregel._options import durability_of
 from engine.pregel._run import RunSettings
 from engine.pregel._local import CONFIG_KEY_RUNTIME
@@ -87,6 +89,13 @@ def launch(
     host = current_host(config)
     if host is not None:
         return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after, control)
+    # A run of its own inside a task: its chat models' and tools' events reach a caller of the task's
+    # run that streams subgraphs (LangGraph's handlers are inherited through the callbacks).
+    outer = task_host()
+    up = handed_up(outer)
+    asked = wanted
+    if up and wanted is not None:
+        wanted = wanted | up
     config = merge_configs(graph.config, config)
     if durability is not None:  # as LangGraph: the nodes' configs carry a durability the call chose
         config["configurable"] = {**config["configurable"], DURABILITY_KEY: durability}
@@ -121,7 +130,8 @@ def launch(
         step_timeout=graph.step_timeout,
     )
     loop = RunLoop(settings, input, config)
-    return loop.events() if run is None else reported(run, lifecycle(run, loop, input, config))
+    events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config))
+    return events if outer is None else on_its_own(events, outer, up, asked)
 
 
 def _nested(

@@ -42,7 +42,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Generic, Mapping, TypeVar
 
 from engine._internal._task import CURRENT, TaskContext
-from engine.events import EVERY, NAMED_ONLY, Event, RunFinished, RunStarted, TaskStarted, wants
+from engine.errors import ParentCommand
+from engine.events import EVERY, NAMED_ONLY, Event, MessageChunk, RunFinished, RunStarted, TaskStarted, ToolEvent, wants
+from engine.pregel._io import task_namespace
 from engine.pregel._status import read_statuses
 from engine.types import Command
 
@@ -51,8 +53,8 @@ if TYPE_CHECKING:
     from engine.store.base import BaseStore
 
 __all__ = [
-    "Lazy", "NestedHost", "Replay", "current_host", "forwarded", "nested_config", "nested_kinds", "resume_input",
-    "root_configurable", "subgraph_ns", "travel_target",
+    "Lazy", "NestedHost", "Replay", "current_host", "forwarded", "handed_up", "nested_config", "nested_kinds", "on_its_own",
+    "resume_input", "root_configurable", "subgraph_ns", "task_host", "travel_target",
 ]
 
 T = TypeVar("T")
@@ -175,16 +177,66 @@ def subgraph_ns(parent_ns: str, node: str, task_id: str, *, stable: bool) -> str
     return "|".join(part.split(":", 1)[0] for part in ns.split("|")) if stable else ns
 
 
-def current_host(config: Mapping[str, Any] | None) -> NestedHost | None:
-    """The host of a graph called from inside a running task, unless the call names another thread."""
+#: configurable keys that address a checkpoint lineage (LangGraph's ``_CHECKPOINT_COORDINATE_KEYS``)
+_COORDINATES = ("thread_id", "checkpoint_ns", "checkpoint_id", "checkpoint_map")
+
+
+def task_host() -> NestedHost | None:
+    """The host the running task lends a graph run inside it (None outside a task)."""
     ctx = CURRENT.get()
     if ctx is None or ctx.nest is None:
         return None
     host: NestedHost = ctx.nest()
-    thread = ((config or {}).get("configurable") or {}).get("thread_id")
+    return host
+
+
+def current_host(config: Mapping[str, Any] | None) -> NestedHost | None:
+    """The host of a graph called from inside a running task, unless the call runs on its own.
+
+    As LangGraph's: a call whose config addresses a checkpoint lineage (a
+    ``thread_id``, ``checkpoint_ns``, ``checkpoint_id`` or ``checkpoint_map``
+    of its own, even the caller's thread id) is a run of its own, at the root
+    of its own namespace; the task's own config passed on (its
+    ``checkpoint_ns`` the task's) nests, on the caller's thread.
+    """
+    host = task_host()
+    if host is None:
+        return None
+    conf = (config or {}).get("configurable") or {}
+    thread = conf.get("thread_id")
     if thread is not None and thread != host.thread_id:
         return None  # a run of its own on another thread
+    if any(conf.get(k) for k in _COORDINATES) and conf.get("checkpoint_ns") != task_namespace(host.parent_ns, host.node, host.task_id):
+        return None  # its own lineage on the caller's thread
     return host
+
+
+#: the kinds LangGraph's callback handlers carry to a caller streaming subgraphs from a run of its own in a task
+_CALLBACK_KINDS = frozenset({MessageChunk, ToolEvent})
+
+
+def handed_up(host: NestedHost | None) -> frozenset[type[Event]]:
+    """The kinds a run of its own inside ``host``'s task hands to the task's caller: as LangGraph's
+    "messages" and "tools" handlers, which such a run inherits, when the caller streams subgraphs."""
+    if host is None or host.kinds is not None and not host.kinds:
+        return frozenset()
+    return frozenset(k for k in _CALLBACK_KINDS if host.want(k))
+
+
+async def on_its_own(
+    events: AsyncGenerator[Event, None], host: NestedHost, up: frozenset[type[Event]], kinds: frozenset[type[Event]] | None
+) -> AsyncGenerator[Event, None]:
+    """The events of a run of its own inside ``host``'s task: those of ``up`` also go to ``host``'s caller,
+    under the run's own namespace (its root's is the caller's root, as LangGraph names it); the run's caller
+    gets ``kinds``; a Command it raised for its parent is marked as having none (``ParentCommand.orphan``)."""
+    async with aclosing(events):
+        async for ev in events:
+            if type(ev) in up:
+                host.emit(ev)
+            elif type(ev) is RunFinished and isinstance(ev.exception, ParentCommand):
+                ev.exception.orphan = True
+            if wants(kinds, type(ev)):
+                yield ev
 
 
 def nested_kinds(kinds: frozenset[type[Event]] | None, host: frozenset[type[Event]] | None) -> frozenset[type[Event]] | None:

@@ -68,6 +68,8 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
                     cvs = contextvars.copy_context()
                     result = await node_threads().run(cvs.run, proc, *args)
             except ParentCommand as e:
+                if e.orphan:  # from a graph the node ran on its own: it has no parent graph
+                    raise
                 # A subgraph this node ran handed its parent (this graph) a Command: as if the node returned it.
                 result = e.command
             try:
