@@ -206,9 +206,15 @@ def current_host(config: Mapping[str, Any] | None) -> NestedHost | None:
     thread = conf.get("thread_id")
     if thread is not None and thread != host.thread_id:
         return None  # a run of its own on another thread
-    if any(conf.get(k) for k in _COORDINATES) and conf.get("checkpoint_ns") != task_namespace(host.parent_ns, host.node, host.task_id):
+    if any(_given(conf.get(k)) for k in _COORDINATES) and conf.get("checkpoint_ns") != task_namespace(host.parent_ns, host.node, host.task_id):
         return None  # its own lineage on the caller's thread
     return host
+
+
+def _given(value: Any) -> bool:
+    """Whether a config's value counts as given, as LangGraph counts it: not None, and not an empty
+    list, tuple or dict (``checkpoint_ns: ""`` names the root namespace)."""
+    return len(value) > 0 if isinstance(value, (list, tuple, dict)) else value is not None
 
 
 #: the kinds LangGraph's callback handlers carry to a caller streaming subgraphs from a run of its own in a task

@@ -113,3 +113,16 @@ try:
     record("command to the parent from a run of its own", [m.content for m in g.invoke({"messages": []})["messages"]])
 except Exception as exc:
     record("command to the parent from a run of its own", {"error": type(exc).__name__, "msg": str(exc)[:100]})
+
+# A config naming only the root namespace (checkpoint_ns "") counts as a lineage of its own too,
+# as LangGraph counts a given value; an empty one (checkpoint_map {}) does not.
+for own in ({"configurable": {"checkpoint_ns": ""}}, {"configurable": {"checkpoint_map": {}}}):
+    plain = one_node(chat_and_echo)
+
+    def calls_plain(state: MessagesState) -> dict:
+        plain.invoke({"messages": []}, own)
+        return {}
+
+    top = one_node(calls_plain)
+    parts = top.stream({"messages": []}, stream_mode="updates", subgraphs=True, version="v2")
+    record(f"child with {own}", [summary(p) for p in parts])
