@@ -89,9 +89,7 @@ def list_keys(config: Mapping[str, Any] | None, before: Mapping[str, Any] | None
 
 def make_config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[str, Any]:
     """The config naming one stored checkpoint."""
-    return {
-        "configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id}
-    }
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id}}
 
 
 # -- checkpoints -------------------------------------------------------------------
@@ -131,10 +129,13 @@ def _all_int(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None) -> 
         return False
     if type(checkpoint) is MadeCheckpoint:
         return True  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
+    if not _INT.issuperset(map(type, checkpoint["channel_versions"].values())):
+        return False
     seen = checkpoint.get("versions_seen") or {}
-    # versions_seen (an entry per node): a set comprehension, half the time of a chained map (measured)
-    return _INT.issuperset(map(type, checkpoint["channel_versions"].values())) and {
-        type(v) for s in seen.values() for v in s.values()} <= _INT  # fmt: skip
+    try:  # versions_seen, an entry per node: each node's values chained in C (half a set comprehension's time)
+        return _INT.issuperset(map(type, _chain.from_iterable(map(dict.values, seen.values()))))
+    except TypeError:  # a node's entry that is another mapping
+        return {type(v) for s in seen.values() for v in s.values()} <= _INT
 
 
 # LangGraph's savers' versions: a zero-padded 32-digit counter, a dot, a random float in [0, 1)
@@ -188,11 +189,7 @@ def take_checkpoint(checkpoint: Checkpoint, new_versions: ChannelVersions) -> tu
 
 def _has_langgraph_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any]) -> bool:
     seen = checkpoint.get("versions_seen") or {}
-    found = _chain(
-        checkpoint["channel_versions"].values(),
-        new_versions.values(),
-        _chain.from_iterable(map(_values, seen.values())),
-    )
+    found = _chain(checkpoint["channel_versions"].values(), new_versions.values(), _chain.from_iterable(map(_values, seen.values())))
     return any(type(v) is str for v in found)
 
 

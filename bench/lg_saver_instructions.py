@@ -1,0 +1,95 @@
+"""Instructions per superstep of LangGraph itself on its own in-memory saver and on graphwire's, counted by callgrind.
+
+``engine_overhead.py --only lg-savers --savers memory`` times the same runs,
+but the two differ by a few percent and its figures move by ten from run to
+run on a shared machine; the instructions a run executes move by well under
+one (issue 31: "no worse than LangGraph's own saver per step"). The rows are
+engine_overhead's, built with LangGraph's StateGraph (this script never
+installs the import swap): each saver runs N invokes on new threads in a
+section of its own, twice, the two taking turns, the collector off while they
+are counted. Instructions are not time (caches, the collector), but they
+show what one saver asks of the machine beside the other::
+
+    valgrind --tool=callgrind --dump-before=getpriority --callgrind-out-file=/tmp/gwls.%p \\
+        python bench/lg_saver_instructions.py agent20_dicts 10
+    python bench/lg_saver_instructions.py agent20_dicts 10 --read /tmp/gwls.<pid>
+
+(~2 minutes a row; without valgrind the first command only runs the sections.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import engine_overhead as eo  # noqa: E402
+
+#: the sections, in the order they run: LangGraph's saver, ours, then both again
+ORDER = ("own", "ours", "own", "ours")
+
+
+def run_sections(row_name: str, n: int) -> None:
+    lg, note = eo.load_langgraph()
+    ours, note_ours = eo.load_ours()
+    if lg is None or ours is None:
+        raise SystemExit(note if lg is None else note_ours)
+    row = eo.ROWS[row_name]
+    graphs = {
+        "own": row.build(lg).compile(checkpointer=lg.make_memory()),
+        "ours": row.build(eo.langgraph_on_ours(lg, ours)).compile(checkpointer=ours.make_memory()),
+    }
+
+    def run(side: str) -> None:
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": row.steps + 10}
+        out = graphs[side].invoke(row.make_input(), config)
+        if not row.check(out):
+            raise AssertionError(f"unexpected final state: {str(out)[:200]}")
+
+    for _ in range(3):
+        for side in graphs:
+            run(side)
+    gc.collect()
+    gc.disable()  # a full collection lands in one section or another and moves its count
+    try:
+        for side in ORDER:
+            os.getpriority(os.PRIO_PROCESS, 0)  # callgrind dumps what came before
+            for _ in range(n):
+                run(side)
+        os.getpriority(os.PRIO_PROCESS, 0)
+    finally:
+        gc.enable()
+
+
+def read(prefix: str, row_name: str, n: int) -> None:
+    """Per-step instructions of each section, from the dumps ``prefix.2`` .. (``.1``: start-up)."""
+    steps = eo.ROWS[row_name].steps
+    per_step: dict[str, list[float]] = {"own": [], "ours": []}
+    for i, side in enumerate(ORDER, start=2):
+        with open(f"{prefix}.{i}") as f:
+            totals = next(int(line.split()[1]) for line in f if line.startswith(("totals:", "summary:")))
+        per_step[side].append(totals / n / steps)
+    for side, label in (("own", "LangGraph on its own saver"), ("ours", "LangGraph on graphwire's")):
+        print(f"{row_name} {label:28} " + "  ".join(f"{v / 1e3:8.1f}k" for v in per_step[side]) + " instructions/step")
+    own, ours = min(per_step["own"]), min(per_step["ours"])
+    print(f"{row_name} ours/own {ours / own:.3f} ({(ours - own) / 1e3:+.1f}k instructions/step)")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("row", choices=sorted(eo.ROWS))
+    p.add_argument("n", type=int, help="invokes per section")
+    p.add_argument("--read", metavar="PREFIX", help="print the counts of a finished callgrind run (its output file, no suffix)")
+    args = p.parse_args()
+    if args.read:
+        read(args.read, args.row, args.n)
+    else:
+        run_sections(args.row, args.n)
+
+
+if __name__ == "__main__":
+    main()
