@@ -19,7 +19,6 @@ show what one saver asks of the machine beside the other::
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
@@ -28,6 +27,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import engine_overhead as eo  # noqa: E402
+from _callgrind import main, section_instructions  # noqa: E402
 
 #: the sections, in the order they run: LangGraph's saver, ours, then both again
 ORDER = ("own", "ours", "own", "ours")
@@ -70,26 +70,12 @@ def read(prefix: str, row_name: str, n: int) -> None:
     steps = eo.ROWS[row_name].steps
     per_step: dict[str, list[float]] = {"own": [], "ours": []}
     for i, side in enumerate(ORDER, start=2):
-        with open(f"{prefix}.{i}") as f:
-            totals = next(int(line.split()[1]) for line in f if line.startswith(("totals:", "summary:")))
-        per_step[side].append(totals / n / steps)
+        per_step[side].append(section_instructions(prefix, i) / n / steps)
     for side, label in (("own", "LangGraph on its own saver"), ("ours", "LangGraph on graphwire's")):
         print(f"{row_name} {label:28} " + "  ".join(f"{v / 1e3:8.1f}k" for v in per_step[side]) + " instructions/step")
     own, ours = min(per_step["own"]), min(per_step["ours"])
     print(f"{row_name} ours/own {ours / own:.3f} ({(ours - own) / 1e3:+.1f}k instructions/step)")
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("row", choices=sorted(eo.ROWS))
-    p.add_argument("n", type=int, help="invokes per section")
-    p.add_argument("--read", metavar="PREFIX", help="print the counts of a finished callgrind run (its output file, no suffix)")
-    args = p.parse_args()
-    if args.read:
-        read(args.read, args.row, args.n)
-    else:
-        run_sections(args.row, args.n)
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__, run_sections, read, "invokes per section")

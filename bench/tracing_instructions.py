@@ -24,7 +24,6 @@ turns into a dump of the counts so far::
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
@@ -33,6 +32,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import engine_overhead as eo  # noqa: E402
+from _callgrind import main, section_instructions  # noqa: E402
 from _overhead_tracing import bare_trace  # noqa: E402
 
 MODES = ("off", "on", "bare")
@@ -98,26 +98,12 @@ def read(prefix: str, row_name: str, n: int) -> None:
     steps = eo.ROWS[row_name].steps
     per_step: dict[str, float] = {}
     for i, mode in enumerate(MODES, start=2):
-        with open(f"{prefix}.{i}") as f:
-            totals = next(int(line.split()[1]) for line in f if line.startswith("totals:"))
-        per_step[mode] = totals / n / steps
+        per_step[mode] = section_instructions(prefix, i) / n / steps
     for mode in MODES:
         print(f"{row_name} {mode:5} {per_step[mode] / 1e3:8.1f}k instructions/step")
     print(f"{row_name} SDK's own (bare - off) {(per_step['bare'] - per_step['off']) / 1e3:.1f}k; "
           f"ours (on - bare) {(per_step['on'] - per_step['bare']) / 1e3:.1f}k instructions/step")
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("row", choices=sorted(eo.ROWS))
-    p.add_argument("n", type=int, help="runs per mode")
-    p.add_argument("--read", metavar="PREFIX", help="print the counts of a finished callgrind run (its output file, no suffix)")
-    args = p.parse_args()
-    if args.read:
-        read(args.read, args.row, args.n)
-    else:
-        run_sections(args.row, args.n)
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__, run_sections, read, "runs per mode")
