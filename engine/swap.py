@@ -33,7 +33,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-__all__ = ["SHARED", "LangGraphNameMissing", "elsewhere", "explain", "foreign_spec", "install", "installed", "uninstall"]
+__all__ = ["SHARED", "LangGraphNameMissing", "elsewhere", "explain", "install", "installed", "uninstall"]
 
 FROM, TO = "langgraph", "engine"
 _MISSING_NAME = re.compile(r"cannot import name '([^']+)' from '([^']+)'")

@@ -224,9 +224,7 @@ _CALLBACK_KINDS = frozenset({MessageChunk, ToolEvent})
 def handed_up(host: NestedHost | None) -> frozenset[type[Event]]:
     """The kinds a run of its own inside ``host``'s task hands to the task's caller: as LangGraph's
     "messages" and "tools" handlers, which such a run inherits, when the caller streams subgraphs."""
-    if host is None or host.kinds is not None and not host.kinds:
-        return frozenset()
-    return frozenset(k for k in _CALLBACK_KINDS if host.want(k))
+    return frozenset() if host is None else frozenset(k for k in _CALLBACK_KINDS if host.want(k))
 
 
 async def on_its_own(

@@ -21,12 +21,8 @@ from typing import TYPE_CHECKING, Any, AsyncGenerator, Awaitable, Callable, Type
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context
+from opentelemetry.attributes import BoundedAttributes  # the API's; the SDK keeps a span's attributes in one
 from opentelemetry.trace import Span, Status, StatusCode
-
-try:  # the API's own package; the SDK keeps a span's attributes in one
-    from opentelemetry.attributes import BoundedAttributes
-except ImportError:  # pragma: no cover - an API without it: every attribute set the API's way
-    BoundedAttributes = None  # type: ignore[assignment,misc]
 
 if TYPE_CHECKING:
     from engine._internal._interrupt import Interrupt

@@ -27,7 +27,7 @@ class AsyncSqliteSaver(SqliteSaver):
     """
 
     def __init__(self, conn: Any, *, serde: Any = None, **options: Any) -> None:
-        refuse_aiosqlite('AsyncSqliteSaver', conn)
+        refuse_aiosqlite("AsyncSqliteSaver", conn)
         super().__init__(conn, serde=serde, **options)
 
     @classmethod

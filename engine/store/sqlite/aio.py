@@ -25,7 +25,7 @@ class AsyncSqliteStore(AsyncTTLFaces, SqliteStore):  # type: ignore[misc]
     """A :class:`SqliteStore` opened the async way (LangGraph's async SQLite store)."""
 
     def __init__(self, conn: Any, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None, **options: Any) -> None:
-        refuse_aiosqlite('AsyncSqliteStore', conn)
+        refuse_aiosqlite("AsyncSqliteStore", conn)
         if options:  # LangGraph's ``deserializer``: values are the engine's JSON
             raise NotImplementedError(f"AsyncSqliteStore does not take {', '.join(sorted(options))}; see {WHERE_IT_DIFFERS}")
         super().__init__(conn, index=index, ttl=ttl)
