@@ -329,7 +329,7 @@ class Serializer:
 
     def _unpack(self, data: bytes) -> Any:
         try:
-            return msgpack.unpackb(data, ext_hook=self._ext_hook, **_unpack_options(len(data)))
+            return msgpack.unpackb(data, ext_hook=self._ext_hook, strict_map_key=False, unicode_errors="surrogatepass", timestamp=3)
         except CorruptCheckpointError:
             raise
         except Exception as exc:  # hostile bytes may fail in any way
@@ -354,9 +354,10 @@ class Serializer:
         try:
             n = len(data)
             if depth < _C_STACK_LEVELS:
-                opts = _SMALL_OPTIONS if n <= _SMALL else _unpack_options(n)
-                return msgpack.unpackb(data, ext_hook=self._ext_hook, **opts)
-            unpacker = msgpack.Unpacker(None, ext_hook=self._ext_hook, max_buffer_size=n, **_unpack_options(n))
+                return msgpack.unpackb(data, ext_hook=self._ext_hook, strict_map_key=False, unicode_errors="surrogatepass", timestamp=3)
+            unpacker = msgpack.Unpacker(
+                None, ext_hook=self._ext_hook, max_buffer_size=n, strict_map_key=False, unicode_errors="surrogatepass", timestamp=3
+            )
             unpacker.feed(data)
             value = unpacker.unpack()
             if unpacker.tell() != n:
@@ -411,34 +412,12 @@ class Serializer:
 _C_STACK_LEVELS = 8
 
 
-def _unpack_options(n: int) -> dict[str, Any]:
-    # Every element takes at least one byte (a map entry two), so no honest
-    # header claims more than these; a lying one fails at once instead of
-    # allocating what it claims. Sizes are rounded up to a power of two (a
-    # lie can claim at most twice the payload), so the options are made once
-    # per size class rather than once per value.
-    return _options_for(1 << max(n - 1, 1).bit_length())
-
-
-@functools.lru_cache(maxsize=64)
-def _options_for(n: int) -> dict[str, Any]:
-    return {  # (raw=False and use_list=True are msgpack's defaults)
-        "strict_map_key": False,
-        "unicode_errors": "surrogatepass",
-        # msgpack's own timestamp ext (code -1) decodes to an aware datetime,
-        # an allowed type; this serializer never writes it.
-        "timestamp": 3,
-        "max_str_len": n,
-        "max_bin_len": n,
-        "max_array_len": n,
-        "max_map_len": n // 2,
-        "max_ext_len": n,
-    }
-
-
-#: Payloads up to this size (a chat message, say) share one set of options.
-_SMALL = 4096
-_SMALL_OPTIONS = _options_for(_SMALL)
+# The decoders' options (raw=False and use_list=True are msgpack's defaults), given as literal keywords:
+# a call's keywords cost a Cython function ~0.05 µs each, and a message is one call. msgpack's length
+# limits (max_str_len, max_array_len, ... and an Unpacker's max_buffer_size) default to the payload's
+# own length, so no lying header can make it allocate more than the bytes it was given. msgpack's own
+# timestamp ext (code -1) decodes to an aware datetime (timestamp=3), an allowed type; this serializer
+# never writes it.
 
 
 def _where(path_prefix: str, key: str | None) -> str:
