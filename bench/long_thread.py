@@ -13,6 +13,13 @@ server's CPU per run (its process tree, from /proc) for each block of turns::
 
     python bench/long_thread.py                       # 4 callers, 200 turns in blocks of 25 (~3 minutes)
     python bench/long_thread.py --turns 100 --block 20
+    python bench/long_thread.py --in-process          # no server: the engine and its SQLite saver alone
+
+``--in-process`` takes one thread through the turns with the engine in this
+process (bench/peers_app's graph under engine/swap.py, graphwire's
+AsyncSqliteSaver on a file) and prints, per block, the process's CPU per
+run and the CPU of one read of the thread's newest version (``aget_tuple``,
+best of 5 x 10), the read every run starts with.
 
 A turn is four messages (the user's, the model's tool call, the tool's
 answer, the model's reply), so turn T starts from a thread of 4T messages.
@@ -27,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -60,12 +68,49 @@ async def _blocks(target: str, pid: int, callers: int, turns: int, block: int) -
             print(f"{first:>5}-{last - 1:<5} {4 * first:>8}-{4 * (last - 1):<9} {cpu_ms:>15.2f} {wall_ms:>13.1f}  {loadavg()}", flush=True)
 
 
+async def _in_process(turns: int, block: int) -> None:
+    from engine.swap import install
+
+    install()  # bench/peers_app is written for LangGraph: its imports are served by the engine
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "peers_app"))
+    import graphs  # type: ignore[import-not-found]
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver  # type: ignore[import-not-found]
+
+    with tempfile.TemporaryDirectory(prefix="graphwire-long-") as tmp:
+        async with AsyncSqliteSaver.from_conn_string(os.path.join(tmp, "chat.db")) as saver:
+            graph = graphs._chat.compile(checkpointer=saver)
+            config: Any = {"configurable": {"thread_id": "long"}}
+            await graph.ainvoke(chat_input(0), {"configurable": {"thread_id": "warm"}})
+            print(f"{'turns':>11} {'messages at start':>18} {'CPU ms/run':>11} {'read ms':>8}")
+            for first in range(0, turns, block):
+                last = min(first + block, turns)
+                cpu = time.process_time()
+                for i in range(first, last):
+                    reply = (await graph.ainvoke(chat_input(i), config))["messages"][-1].content
+                    if reply != f"Done: sunny in City{i}.":
+                        raise RuntimeError(f"turn {i}: the last message is {reply!r}")
+                run_ms = (time.process_time() - cpu) * 1e3 / (last - first)
+                read_ms = 1e9
+                for _ in range(5):
+                    cpu = time.process_time()
+                    for _ in range(10):
+                        await saver.aget_tuple(config)
+                    read_ms = min(read_ms, (time.process_time() - cpu) * 1e3 / 10)
+                print(f"{first:>5}-{last - 1:<5} {4 * first:>8}-{4 * (last - 1):<9} {run_ms:>11.2f} {read_ms:>8.2f}", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--callers", type=int, default=4, help="threads, one caller each (default 4)")
     p.add_argument("--turns", type=int, default=200, help="turns per thread (default 200)")
     p.add_argument("--block", type=int, default=25, help="turns per printed row (default 25)")
+    p.add_argument("--in-process", action="store_true", help="the engine in this process, no server (one thread)")
     args = p.parse_args()
+    if args.in_process:
+        print(f"the engine in process, graphwire's SQLite saver, bench/peers_app's chat: one thread, {args.turns} turns; "
+              f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {loadavg()}")  # fmt: skip
+        asyncio.run(_in_process(args.turns, args.block))
+        return
     print(f"graphwire gRPC SQLite, bench/peers_app's chat: {args.callers} caller(s), {args.turns} turns each; "
           f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {loadavg()}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="graphwire-long-") as tmp:

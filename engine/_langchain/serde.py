@@ -15,7 +15,9 @@ reading a stored message name imports the fixed modules of these tables
 (``langchain_core.messages`` and those of :data:`OTHER_CLASSES`; never a module the
 bytes name: the name must be one of :data:`MESSAGE_CLASSES` or :data:`OTHER_CLASSES`, tables written here) and rebuilds the
 message through its own validation, so hostile fields fail as a corrupt
-checkpoint instead of building anything.
+checkpoint instead of building anything. (A message's bytes whose validation
+gave back exactly their own fields are rebuilt without running it again on
+later reads: :mod:`engine.serde._proven`.)
 
 A message is stored as its fields that differ from their defaults (and its
 extra attributes): a short chat turn is a few dozen bytes, not the ~200 of a

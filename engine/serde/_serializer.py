@@ -32,6 +32,7 @@ from engine.errors import CorruptCheckpointError, SerializationError
 from engine._langchain import serde as _langchain
 from engine.serde._depth import pack_top
 from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
+from engine.serde._proven import Proven, Rebuilder, proves, rebuilder_of
 from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
 from engine.serde._wire import int_too_long, may_be_unsendable
 from engine.serde._registry import Entry, make_entry
@@ -103,7 +104,7 @@ class Serializer:
             Off by default, as LangGraph stores such values.
     """
 
-    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_packers", "_nests", "_tag", "json_safe")
+    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_packers", "_nests", "_proven", "_rebuilders", "_tag", "json_safe")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's own ``dumps_typed(self, value)`` (LangGraph's signature, no ``path_prefix``) is
@@ -130,6 +131,10 @@ class Serializer:
         self._packers: list[msgpack.Packer] = []
         #: set once an ext value was packed: from then on a pack may be one re-entered from inside another
         self._nests = False
+        #: LangChain messages' payloads whose validation gave back exactly their own fields, and how
+        #: to rebuild each message class without validating such bytes again (engine/serde/_proven.py)
+        self._proven = Proven()
+        self._rebuilders: dict[str, Rebuilder | None] = {}
         self.register(Interrupt, Send, Command, Overwrite, DeltaSnapshot, TimeoutPolicy)
         self.register(*types)
 
@@ -402,10 +407,33 @@ class Serializer:
                 f"stored data names an unknown class {name!r}: only classes registered with "
                 "this serializer are rebuilt (reading never imports modules)"
             )
+        rebuild = self._rebuilders.get(name, _UNSET)
+        if rebuild is _UNSET:
+            rebuild = self._rebuilders[name] = _langchain_rebuilder(name, entry)
+        if rebuild is not None and payload in self._proven:  # these bytes validated to exactly their fields
+            value = rebuild(data)
+            if value is not None:
+                return value
         try:
-            return entry.load(data)
+            value = entry.load(data)
         except Exception as exc:  # a registered class rejecting stored data
             raise CorruptCheckpointError(f"could not rebuild {name!r} from stored data: {exc}") from exc
+        if rebuild is not None and payload not in self._proven:
+            fresh = self._unpack_nested(payload)  # the fields as stored: a validator may have changed ``data``
+            if proves(value, rebuild(fresh[1])):
+                self._proven.add(bytes(payload))
+        return value
+
+
+_UNSET: Any = object()
+
+
+def _langchain_rebuilder(name: str, entry: Entry) -> Rebuilder | None:
+    """How to rebuild a LangChain message class without validation (None for any other class: only
+    their validators are known to be functions of the stored fields alone)."""
+    if not (_langchain.stored_name(name) and name.removeprefix(_langchain.PREFIX) in _langchain.MESSAGE_CLASSES):
+        return None
+    return rebuilder_of(entry.cls)
 
 
 #: Ext nesting levels decoded with ``unpackb`` (at most ~40 KB of C stack each).
