@@ -19,7 +19,8 @@ fails as corrupt, at every read), and bytes a validator changes (LangChain
 fills in what an older form left out) are validated at every read, as
 before. Only classes :func:`rebuilder_of` can rebuild take this path:
 pydantic models without aliases, private attributes, ``model_post_init`` or
-mutable defaults other than factories.
+mutable defaults other than factories; and not under a serializer with a
+codec (a cipher's): its payloads' plain text is not kept past the read.
 
 Bounded: the remembered payloads' bytes are at most :data:`MAX_BYTES`
 with ~64 bytes each for the set's own

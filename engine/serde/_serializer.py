@@ -409,7 +409,7 @@ class Serializer:
             )
         rebuild = self._rebuilders.get(name, _UNSET)
         if rebuild is _UNSET:
-            rebuild = self._rebuilders[name] = _langchain_rebuilder(name, entry)
+            rebuild = self._rebuilders[name] = _langchain_rebuilder(name, entry) if self._codec is None else None
         if rebuild is not None and payload in self._proven:  # these bytes validated to exactly their fields
             value = rebuild(data)
             if value is not None:

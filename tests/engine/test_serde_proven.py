@@ -96,3 +96,25 @@ def test_the_remembered_payloads_are_bounded() -> None:
         proven.add(b"x" * 100 + bytes([i]))
     assert len(proven._payloads) < 10
     assert b"x" * 100 + bytes([99]) in proven
+
+
+class _Xor:
+    """A stand-in cipher (the codec's plumbing is what matters here, not the cipher)."""
+
+    def encrypt(self, plaintext: bytes) -> tuple[str, bytes]:
+        return "xor", bytes(b ^ 0x5A for b in plaintext)
+
+    def decrypt(self, ciphername: str, ciphertext: bytes) -> bytes:
+        return bytes(b ^ 0x5A for b in ciphertext)
+
+
+def test_a_cipher_s_plain_text_is_not_kept() -> None:
+    from engine.checkpoint.serde.encrypted import EncryptedSerializer
+
+    serde = EncryptedSerializer(_Xor())
+    stored = serde.dumps_typed(_chat())
+    assert stored[0] != "msgpack"
+    for _ in range(2):
+        for want, got in zip(_chat(), serde.loads_typed(stored)):
+            _exact(want, got)
+    assert not serde._proven._payloads
