@@ -333,6 +333,12 @@ class Serializer:
         return self.loads_typed((self._tag, data))
 
     def _unpack(self, data: bytes) -> Any:
+        # The decoders' options (raw=False and use_list=True are msgpack's defaults), given as literal keywords:
+        # a call's keywords cost a Cython function ~0.05 µs each, and a message is one call. msgpack's length
+        # limits (max_str_len, max_array_len, ... and an Unpacker's max_buffer_size) default to the payload's
+        # own length, so no lying header can make it allocate more than the bytes it was given. msgpack's own
+        # timestamp ext (code -1) decodes to an aware datetime (timestamp=3), an allowed type; this serializer
+        # never writes it.
         try:
             return msgpack.unpackb(data, ext_hook=self._ext_hook, strict_map_key=False, unicode_errors="surrogatepass", timestamp=3)
         except CorruptCheckpointError:
@@ -411,9 +417,7 @@ class Serializer:
         if rebuild is _UNSET:
             rebuild = self._rebuilders[name] = _langchain_rebuilder(name, entry) if self._codec is None else None
         if rebuild is not None and payload in self._proven:  # these bytes validated to exactly their fields
-            value = rebuild(data)
-            if value is not None:
-                return value
+            return rebuild(data)  # (not None: it rebuilt the same bytes' fields when they were proven)
         try:
             value = entry.load(data)
         except Exception as exc:  # a registered class rejecting stored data
@@ -438,14 +442,6 @@ def _langchain_rebuilder(name: str, entry: Entry) -> Rebuilder | None:
 
 #: Ext nesting levels decoded with ``unpackb`` (at most ~40 KB of C stack each).
 _C_STACK_LEVELS = 8
-
-
-# The decoders' options (raw=False and use_list=True are msgpack's defaults), given as literal keywords:
-# a call's keywords cost a Cython function ~0.05 µs each, and a message is one call. msgpack's length
-# limits (max_str_len, max_array_len, ... and an Unpacker's max_buffer_size) default to the payload's
-# own length, so no lying header can make it allocate more than the bytes it was given. msgpack's own
-# timestamp ext (code -1) decodes to an aware datetime (timestamp=3), an allowed type; this serializer
-# never writes it.
 
 
 def _where(path_prefix: str, key: str | None) -> str:
