@@ -38,42 +38,91 @@ __all__ = ["MAX_BYTES", "Proven", "Rebuilder", "proves", "rebuilder_of"]
 MAX_BYTES = 8 << 20
 _ENTRY = 64  # a set slot and a bytes object's header
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
-_MISSING = object()
+_MISSING: Any = object()
 _new = object.__new__
-_set = object.__setattr__
+#: the slots a pydantic model's instance keeps, set here through their own descriptors (a third
+#: quicker than ``object.__setattr__``, which looks each name up first)
+_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
 
 
 class Rebuilder:
     """Makes an instance of one pydantic class from its stored fields as validation leaves them:
     given fields as they are, defaults for the others (a factory's fresh value), extra keys as
-    extra fields. Returns None for data it cannot place (an extra key the class does not allow)."""
+    extra fields. Returns None for data it cannot place (an extra key the class does not allow).
 
-    __slots__ = ("_cls", "_fields", "_names", "_extra")
+    A class's stored payloads come in few shapes (the keys a message was stored with, in their
+    order: its required fields and those not at their defaults), so each shape's work is planned
+    once (:meth:`_plan`): the fields' dict in the class's order with the defaults in place, and
+    the factories to call for the fields the shape leaves out. A rebuild is then a copy of that
+    dict, an update from the data and the four slots pydantic keeps set through their
+    descriptors (~0.9 µs a LangChain message, from ~1.3 field by field).
+    """
 
-    def __init__(self, cls: type, fields: list[tuple[str, Any, Callable[[], Any] | None]], extra_allowed: bool) -> None:
+    __slots__ = ("_cls", "_fields", "_names", "_extra", "_plans", "_setters")
+
+    def __init__(
+        self, cls: type, fields: list[tuple[str, Any, Callable[[], Any] | None]], extra_allowed: bool,
+        setters: tuple[Callable[[Any, Any], None], ...],
+    ) -> None:  # fmt: skip
         self._cls = cls
+        self._setters = setters  # the __set__ of each of _SLOTS' descriptors
         self._fields = fields
         self._names = frozenset(name for name, _, _ in fields)
         self._extra = extra_allowed
+        #: a shape (the data's keys, in order) -> its plan, or None: keys beyond the fields
+        self._plans: dict[tuple[str, ...], _Plan | None] = {}
 
     def __call__(self, data: dict[str, Any]) -> Any:
+        shape = tuple(data)
+        plan = self._plans.get(shape, _MISSING)
+        if plan is _MISSING:
+            plan = self._plan(shape)
+            if len(self._plans) < _MAX_SHAPES:
+                self._plans[shape] = plan
+        if plan is not None:
+            template, factories = plan
+            values = template.copy()
+            values.update(data)  # every key is a field's: each takes its place in the class's order
+            for name, factory in factories:
+                values[name] = factory()
+            extra: dict[str, Any] | None = {} if self._extra else None
+        elif self._extra:
+            values, extra = self._with_extra(data)
+        else:
+            return None  # a key the class does not allow
+        set_dict, set_fields_set, set_extra, set_private = self._setters
+        obj: Any = _new(self._cls)
+        set_dict(obj, values)
+        set_fields_set(obj, set(data))
+        set_extra(obj, extra)
+        set_private(obj, None)
+        return obj
+
+    def _plan(self, shape: tuple[str, ...]) -> _Plan | None:
+        """The field values' template and the factories to call for data of keys ``shape``; None
+        when a key is not a field's (an extra field, or one the class refuses)."""
+        if not self._names.issuperset(shape):
+            return None
+        template: dict[str, Any] = {}
+        factories: list[tuple[str, Callable[[], Any]]] = []
+        for name, default, factory in self._fields:
+            template[name] = default if factory is None or name in shape else None
+            if factory is not None and name not in shape:
+                factories.append((name, factory))
+        return template, tuple(factories)
+
+    def _with_extra(self, data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The fields' values and the extra fields of data holding keys that are no field's."""
         values: dict[str, Any] = {}
         for name, default, factory in self._fields:
             value = data.get(name, _MISSING)
             values[name] = value if value is not _MISSING else default if factory is None else factory()
-        extra: dict[str, Any] | None = None
-        if self._names.issuperset(data):
-            extra = {} if self._extra else None
-        elif self._extra:
-            extra = {k: v for k, v in data.items() if k not in self._names}
-        else:
-            return None
-        obj: Any = _new(self._cls)
-        _set(obj, "__dict__", values)
-        _set(obj, "__pydantic_fields_set__", set(data))
-        _set(obj, "__pydantic_extra__", extra)
-        _set(obj, "__pydantic_private__", None)
-        return obj
+        return values, {k: v for k, v in data.items() if k not in self._names}
+
+
+#: a shape's plan: the fields' dict with the defaults in place, and (field, factory) for the fields it leaves out
+_Plan = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]
+_MAX_SHAPES = 64  # per class; past that a shape is planned at every rebuild
 
 
 def rebuilder_of(cls: Any) -> Rebuilder | None:
@@ -99,7 +148,14 @@ def rebuilder_of(cls: Any) -> Rebuilder | None:
             fields.append((name, None if info.is_required() else info.default, None))
         else:  # a mutable default pydantic copies for each instance
             return None
-    return Rebuilder(cls, fields, cls.model_config.get("extra") == "allow")
+    setters = []
+    for slot in _SLOTS:  # pydantic's BaseModel declares them; a layout without them is not rebuilt
+        owner = next((k for k in cls.__mro__ if slot in vars(k)), None)
+        setter = getattr(vars(owner)[slot], "__set__", None) if owner is not None else None
+        if setter is None:
+            return None
+        setters.append(setter)
+    return Rebuilder(cls, fields, cls.model_config.get("extra") == "allow", tuple(setters))
 
 
 def _same(a: Any, b: Any) -> bool:

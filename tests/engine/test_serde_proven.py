@@ -118,3 +118,18 @@ def test_a_cipher_s_plain_text_is_not_kept() -> None:
         for want, got in zip(_chat(), serde.loads_typed(stored)):
             _exact(want, got)
     assert not serde._proven._payloads
+
+
+def test_a_shape_past_the_planned_ones_is_rebuilt_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.serde import _proven
+
+    monkeypatch.setattr(_proven, "_MAX_SHAPES", 1)  # the first shape planned and kept, every other planned at each rebuild
+    serde = Serializer()
+    stored = serde.dumps_typed(_chat())
+    serde.loads_typed(stored)
+    for _ in range(2):
+        again = serde.loads_typed(stored)
+        for want, got in zip(_chat(), again):
+            _exact(want, got)
+        again[0].additional_kwargs["x"] = 1  # a factory's value: each object's own
+    assert all(len(r._plans) <= 1 for r in serde._rebuilders.values() if r is not None)
