@@ -96,3 +96,40 @@ def test_a_langchain_message_is_its_json_dump() -> None:
     assert json.loads(text) == {"messages": [m.model_dump(mode="json") for m in messages]}
     assert "héllo" in text  # not escaped
     assert encode({"messages": messages}) == text
+
+
+class _OwnDump(BaseModel):
+    """A model whose class writes itself its own way: model_dump_json would not follow it."""
+
+    n: int
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        return {"n": self.n * 10}
+
+
+class _Holds(BaseModel):
+    x: Any = None
+
+
+class _Unwritable:
+    pass
+
+
+def test_a_state_s_models_are_written_by_pydantic_as_their_json_dump() -> None:
+    messages = [HumanMessage("a\nb\u2028", id="h"), AIMessage("x", response_metadata={"big": 1e20, "t": 0.1}, id="a")]
+    values = {"messages": messages, "one": Person(name="Ada", born=dt.date(1815, 12, 10)), 1.5: None}
+    assert json.loads(encode(values)) == {"messages": [m.model_dump(mode="json") for m in messages],
+                                          "one": {"name": "Ada", "born": "1815-12-10"}, "1.5": None}  # fmt: skip
+    values.pop(1.5)
+    assert json.loads(encode(values))["messages"][1]["response_metadata"] == {"big": 1e20, "t": 0.1}
+    # a list mixing models and plain values, a class with its own model_dump: this module's way
+    mixed = {"items": [Person(name="B", born=dt.date(2000, 1, 1)), {"k": {2}}], "own": [_OwnDump(n=1)]}
+    assert json.loads(encode(mixed)) == {"items": [{"name": "B", "born": "2000-01-01"}, {"k": [2]}], "own": [{"n": 10}]}
+
+
+def test_a_model_pydantic_cannot_write_fails_as_before_and_a_non_finite_float_in_one_is_null() -> None:
+    with pytest.raises(ValueError, match="[Uu]nable to serialize"):
+        encode({"items": [_Holds(x=_Unwritable())]})
+    assert json.loads(encode({"items": [_Holds(x=float("nan"))]})) == {"items": [{"x": None}]}
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        encode({"items": [float("nan")]})  # outside a model: refused, as before
