@@ -34,6 +34,7 @@ from server._tenants import load_tokens
 from server._calls import Calls, RejectMalformed
 from server._leases import ThreadLeases
 from server._records import records_for
+from server._gc import freeze_startup, tune_collector
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._workers import WorkerSlot, watch_parent
@@ -424,16 +425,17 @@ def _redacted(spec: str) -> str:
 async def serve(config: ServerConfig, *, ready: Any = None, worker: WorkerSlot | None = None) -> None:
     """Run until SIGTERM/SIGINT, then stop gracefully; ``worker``: as one of ``--workers`` (:mod:`server._workers`)."""
     fix_mmap_threshold()  # a large state's megabytes go back to the system once freed
+    tuned = tune_collector()  # a run's many short-lived objects: fewer young collections (server._gc)
     prepare_process(config)  # the project's env and dependencies, and the import swap: before any graph loads
     shutdown_telemetry = setup_telemetry()
     try:
-        await _serve(config, ready, worker)
+        await _serve(config, ready, worker, freeze=tuned)
     finally:
         if shutdown_telemetry is not None:
             shutdown_telemetry()  # flush spans of the last runs
 
 
-async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None) -> None:
+async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None, *, freeze: bool) -> None:
     if worker is not None:
         watch_parent(worker)
     srv = await build_server(config, shared_port=worker is not None)
@@ -472,6 +474,8 @@ async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None) ->
         log.info("%s", note)
     if config.graphs == DEFAULT_GRAPHS:
         log.info("the demo: run `graphwire chat` and type \"remind me to call mom at 5pm\" or \"weather in Oslo\"")
+    if freeze:
+        freeze_startup()  # what the start built is walked by no full collection again
     print(f"graphwire listening on {host}:{srv.port}", flush=True)
     if ready is not None:
         ready(srv)
