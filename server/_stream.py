@@ -404,6 +404,9 @@ class Streams:
             finally:  # also when the call's end cancels this wait
                 if events is not None:
                     await events.close()
+                    # Its callback and the lag's check hold each other (and, through them, the call's outbox and
+                    # events): let go here, the call's objects are freed now rather than at a collection.
+                    events = None
                 if lag.peak >= TRIM_AFTER_BYTES:
                     self.trimmer.soon()
 
