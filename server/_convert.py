@@ -18,7 +18,7 @@ from engine.types import Interrupt, StateSnapshot
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 
-__all__ = ["run_event", "snapshot", "checkpoint_ref", "graph_info", "item", "saved_event", "stored_error", "KIND_OF"]
+__all__ = ["run_event", "sendable", "snapshot", "checkpoint_ref", "graph_info", "item", "saved_event", "stored_error", "KIND_OF"]
 
 log = logging.getLogger("graphwire.server")
 
@@ -128,7 +128,7 @@ def stored_error(text: Any) -> pb.ErrorInfo:
     return pb.ErrorInfo(type=name, message=message)
 
 
-def _sendable(value: Any, what: str) -> str:
+def sendable(value: Any, what: str) -> str:
     """``value`` as JSON for a run event, or "" (no value) when it cannot cross the wire.
 
     A node can put in an event what JSON cannot carry: NaN, a map with tuple
@@ -169,7 +169,7 @@ def _run_event(e: ev.Event, final_ref: pb.CheckpointRef | None, interrupt_nodes:
         return pb.RunEvent(step_finished=pb.StepFinished(step=e.step))
     if isinstance(e, ev.TaskStarted):
         return pb.RunEvent(
-            task_started=pb.TaskStarted(step=e.step, task_id=e.task_id, node=e.node, input_json=_sendable(e.input, "task input"), triggers=list(e.triggers))
+            task_started=pb.TaskStarted(step=e.step, task_id=e.task_id, node=e.node, input_json=sendable(e.input, "task input"), triggers=list(e.triggers))
         )
     if isinstance(e, ev.TaskFinished):
         return pb.RunEvent(
@@ -177,34 +177,34 @@ def _run_event(e: ev.Event, final_ref: pb.CheckpointRef | None, interrupt_nodes:
                 step=e.step,
                 task_id=e.task_id,
                 node=e.node,
-                update_json=_sendable(e.update, "update") if e.update is not None else "",
+                update_json=sendable(e.update, "update") if e.update is not None else "",
                 error=_err(e.error_type, e.error),
                 interrupts=[interrupt(i, e.node, e.task_id) for i in e.interrupts],
                 cached=e.cached,
             )
         )
     if isinstance(e, ev.ValuesEvent):
-        return pb.RunEvent(values=pb.Values(step=e.step, values_json=_sendable(e.values, "values")))
+        return pb.RunEvent(values=pb.Values(step=e.step, values_json=sendable(e.values, "values")))
     if isinstance(e, ev.CustomEvent):
-        return pb.RunEvent(custom=pb.Custom(step=e.step, task_id=e.task_id, node=e.node, payload_json=_sendable(e.payload, "custom payload")))
+        return pb.RunEvent(custom=pb.Custom(step=e.step, task_id=e.task_id, node=e.node, payload_json=sendable(e.payload, "custom payload")))
     if isinstance(e, ev.MessageChunk):
         return pb.RunEvent(
-            message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk_json=_sendable(e.chunk, "message chunk"), metadata_json=_sendable(e.metadata, "chunk metadata"))
+            message_chunk=pb.MessageChunk(step=e.step, task_id=e.task_id, node=e.node, chunk_json=sendable(e.chunk, "message chunk"), metadata_json=sendable(e.metadata, "chunk metadata"))
         )
     if isinstance(e, ev.CallbackEvent):
-        return pb.RunEvent(callback=pb.CallbackEvent(event_json=_sendable(e.payload, "callback event")))
+        return pb.RunEvent(callback=pb.CallbackEvent(event_json=sendable(e.payload, "callback event")))
     if isinstance(e, ev.CheckpointSaved):
         ref = checkpoint_ref(e.checkpoint_id, e.parent_id, e.step, e.source, e.next, e.created_at)
         return pb.RunEvent(checkpoint_saved=pb.CheckpointSaved(checkpoint=ref))
     if isinstance(e, ev.InterruptEvent):
-        return pb.RunEvent(interrupt=pb.Interrupt(interrupt_id=e.interrupt_id, node=e.node, task_id=e.task_id, value_json=_sendable(e.value, "interrupt value")))
+        return pb.RunEvent(interrupt=pb.Interrupt(interrupt_id=e.interrupt_id, node=e.node, task_id=e.task_id, value_json=sendable(e.value, "interrupt value")))
     if isinstance(e, ev.RunFinished):
         nodes = interrupt_nodes or {}
         return pb.RunEvent(
             run_finished=pb.RunFinished(
                 reason=REASONS[e.reason],
                 checkpoint=final_ref,
-                values_json=_sendable(e.values, "final values") if e.values is not None else "",
+                values_json=sendable(e.values, "final values") if e.values is not None else "",
                 error=_err(e.error_type, e.error_message),
                 interrupts=[interrupt(i, *nodes.get(getattr(i, "id", ""), ("", ""))) for i in e.interrupts],
             )

@@ -27,6 +27,7 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _requests as req
 from server._calls import page
 from server._errors import RpcError
+from server._final_values import AT_VERSION, values_at, with_values
 from server._parse import Parser, joined_kinds
 from server._reads import key_of, thread_key
 from server._records import Records
@@ -94,7 +95,18 @@ class DurableRpcs:
         return found
 
     async def GetRun(self, request: pb.GetRunRequest, context: grpc.aio.ServicerContext) -> pb.RunInfo:
-        return run_info(await self._record(request.run_id), values=True)
+        record = await self._record(request.run_id)
+        return await self._with_values(record, run_info(record, values=True))
+
+    async def _with_values(self, record: RunRecord, info: pb.RunInfo) -> pb.RunInfo:
+        """``info`` with its final values read back from its version when its record keeps them there."""
+        if info.values_json == AT_VERSION:
+            info.values_json = await values_at(self.parse.reads.graphs.get(record.graph), record.caller_thread, info.checkpoint_id)
+        return info
+
+    async def sent(self, record: RunRecord, msg: pb.RunEvent) -> pb.RunEvent:
+        """A stored event of ``record``'s run as it is sent (a RunFinished's values read back: server._final_values)."""
+        return await with_values(msg, self.parse.reads.graphs.get(record.graph), record.caller_thread, self.max_response_bytes)
 
     async def ListRuns(self, request: pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
         entry, thread_id = self.parse.thread(request)
@@ -110,8 +122,9 @@ class DurableRpcs:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"thread {thread_id!r} has no run {before!r}") from None
         more = want is not None and len(found) > want
         limit = self.max_response_bytes
+        infos = [await self._with_values(r, run_info(r, values=full)) for r in found[:want]]
         runs = page(
-            (run_info(r, values=full) for r in found[:want]), limit,
+            iter(infos), limit,
             over=lambda n: f"the {n + 1} newest runs of thread {thread_id!r} take more than {limit} bytes; ask for fewer with limit and page with before",
         )  # fmt: skip
         return pb.ListRunsResponse(runs=runs, next_before=runs[-1].run_id if more else "")
@@ -143,7 +156,7 @@ class DurableRpcs:
                 seq = s
                 msg = pb.RunEvent.FromString(data)
                 if wanted is None or msg.WhichOneof("event") in wanted:
-                    await context.write(msg)
+                    await context.write(await self.sent(record, msg))
                 if msg.HasField("run_finished"):
                     return
             if batch:
@@ -171,4 +184,4 @@ class DurableRpcs:
             await context.write(started)
         if record.finished is None:
             raise RpcError(grpc.StatusCode.ABORTED, f"run {record.run_id} ended {record.status} without a RunFinished")
-        await context.write(pb.RunEvent.FromString(record.finished))
+        await context.write(await self.sent(record, pb.RunEvent.FromString(record.finished)))

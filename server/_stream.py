@@ -55,6 +55,7 @@ from server._malloc import TRIM_AFTER_BYTES, Trimmer, glibc_trim
 from server._outbox import Outbox
 from server._reads import thread_key
 from server._eventlog import EventLog
+from server._final_values import stored_final
 from server._records import Call, Duplicate, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
@@ -359,7 +360,8 @@ class Streams:
                     finished = True
                     seq += 1
                     final = await self._finished(entry, record.caller_thread, item, last_saved, interrupt_nodes, seq, run_id)
-                    await self._end(record, status_of(item.reason), final, events, handle.lease)
+                    # Kept without a copy of the state when its values are its last version's (server._final_values).
+                    await self._end(record, status_of(item.reason), stored_final(final, item, last_saved), events, handle.lease)
                     record.last_seq = seq
                     outbox.put(final, last=True)
                     continue

@@ -409,7 +409,7 @@ async def _result(service: GraphService, found: RunRecord | DelayedRun) -> Any:
     if isinstance(found, DelayedRun):
         return ended_result(found)
     record = await _ended(service, found)
-    return result_of(pb.RunEvent.FromString(record.finished) if record.finished is not None else None)
+    return result_of(await service.durable.sent(record, pb.RunEvent.FromString(record.finished)) if record.finished is not None else None)
 
 
 async def join_stream(

@@ -90,7 +90,7 @@ async def _run_frames(service: GraphService, record: RunRecord, modes: frozenset
                 pass
         ended = await _ended(service, record)
         if not record.keeps_events and ended is not None and ended.finished is not None:
-            final = pb.RunEvent.FromString(ended.finished)
+            final = await service.durable.sent(ended, pb.RunEvent.FromString(ended.finished))
             frames = shaper.frames(final) or [Frame("values", final.run_finished.values_json or "{}")]  # how it ended
             for f in frames:
                 yield _plain(f)

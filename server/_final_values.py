@@ -1,0 +1,85 @@
+"""A run's final values kept once: in the version they are, not again in the run's record.
+
+A run's RunFinished carries the state's values as JSON, and its record keeps
+its RunFinished (for GetRun, ListRuns, a retried call and JoinRun once its
+events expired), as its event log keeps it (for JoinRun): two more copies of
+the whole state per run, beside the version that holds it already. On a chat
+thread that is the whole conversation again at every turn: a 150-turn chat's
+SQLite file held 0.5 MB of versions and 19.6 MB of run records and events
+(the state's JSON, ~65 KB a run on average, twice), growing with the square
+of the thread's length (the file is 1.2 MB now), and each run's end wrote it
+twice more.
+
+So when a run's final values are exactly the values of the version it ended
+on (the version its RunFinished names, whose CheckpointSaved carried values
+equal to the run's: a graph whose output is its state), the RunFinished is
+stored with :data:`AT_VERSION` in place of the values, and whoever sends a
+stored RunFinished (JoinRun, GetRun, ListRuns, the HTTP face's join and
+thread stream) reads them back from that version (:func:`values_at`) and
+writes them as the live caller got them. A graph with an output schema (its
+values are a part of the state), a run whose values were too large to send,
+or one whose last version is not the one it ended on keep their values in the
+record, as before. A version gone since (a prune keeping fewer versions
+than runs: a run makes several; rows deleted by hand) has no values left to
+give: the RunFinished is sent without them, as one too large to send is.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from engine import events as ev
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._convert import sendable
+from server._registry import GraphEntry
+from server._requests import config
+
+__all__ = ["AT_VERSION", "stored_final", "values_at", "with_values"]
+
+log = logging.getLogger("graphwire.records")
+
+#: a stored RunFinished's ``values_json`` when its values are its version's (no JSON text is this: NUL is no JSON)
+AT_VERSION = "\x00graphwire:values-at-version"
+
+
+def stored_final(final: pb.RunEvent, item: ev.RunFinished, last_saved: ev.CheckpointSaved | None) -> pb.RunEvent:
+    """``final`` as a record keeps it: with :data:`AT_VERSION` for values that are the version's it ends on."""
+    f = final.run_finished
+    if not f.values_json or last_saved is None or item.values is None or last_saved.checkpoint_id != f.checkpoint.checkpoint_id:
+        return final
+    try:
+        same = type(item.values) is dict and item.values == last_saved.values
+    except Exception:  # noqa: BLE001 - a value whose comparison fails: kept whole
+        same = False
+    if not same:
+        return final
+    stored = pb.RunEvent()
+    stored.CopyFrom(final)
+    stored.run_finished.values_json = AT_VERSION
+    return stored
+
+
+async def values_at(entry: GraphEntry | None, thread_id: str, checkpoint_id: str) -> str:
+    """The JSON of the values of ``thread_id``'s version ``checkpoint_id``, as a RunFinished carries
+    them; "" when the version is gone or its graph is no longer served."""
+    if entry is None:
+        log.warning("a stored run of a graph no longer served ended at version %s: sent without its values", checkpoint_id)
+        return ""
+    state = await entry.graph.aget_state(config(thread_id, checkpoint_id))
+    if state is None or state.created_at is None:  # no such version: an empty snapshot (as LangGraph's)
+        log.warning("a stored run on thread %r ended at version %s, gone since (pruned or deleted): sent without its values",
+                    thread_id, checkpoint_id)  # fmt: skip
+        return ""
+    return sendable(state.values, "final values")
+
+
+async def with_values(msg: pb.RunEvent, entry: GraphEntry | None, thread_id: str, limit: int) -> pb.RunEvent:
+    """``msg`` as it is sent (changed in place): a stored RunFinished's values read back from its
+    version, left out past ``limit`` bytes as the live call leaves them out."""
+    if not msg.HasField("run_finished") or msg.run_finished.values_json != AT_VERSION:
+        return msg
+    f = msg.run_finished
+    f.values_json = await values_at(entry, thread_id, f.checkpoint.checkpoint_id)
+    if msg.ByteSize() > limit:
+        f.ClearField("values_json")
+    return msg
