@@ -9,7 +9,9 @@ run's end sends the state's values back (every message as JSON). This
 script serves bench/peers_app's ``chat`` graph with ``graphwire serve`` on a
 SQLite file, has ``--callers`` callers each take a thread of its own through
 ``--turns`` turns in step (one turn each, then the next), and prints the
-server's CPU per run (its process tree, from /proc) for each block of turns::
+server's CPU per run (its process tree, from /proc) and the size of its
+database (every thread's versions, run records and events) after each block
+of turns::
 
     python bench/long_thread.py                       # 4 callers, 200 turns in blocks of 25 (~3 minutes)
     python bench/long_thread.py --turns 100 --block 20
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sqlite3
 import sys
 import tempfile
 import time
@@ -43,7 +46,17 @@ from bench._peers_proc import loadavg, tree_cpu  # noqa: E402
 from bench._peers_systems import graphwire_start  # noqa: E402
 
 
-async def _blocks(target: str, pid: int, callers: int, turns: int, block: int) -> None:
+def _db_mb(path: Path) -> float:
+    """The server's SQLite database's size (its pages, those still in the WAL included), in MB."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        pages, size = conn.execute("PRAGMA page_count").fetchone()[0], conn.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        conn.close()
+    return float(pages * size) / 1e6
+
+
+async def _blocks(target: str, pid: int, callers: int, turns: int, block: int, db: Path) -> None:
     from graphwire import AsyncClient, FinishReason
 
     async with AsyncClient(target) as client:
@@ -56,7 +69,7 @@ async def _blocks(target: str, pid: int, callers: int, turns: int, block: int) -
             check("chat", i, r.values)
 
         await asyncio.gather(*(turn(f"warm-{t}", 0) for t in threads))  # the server's first runs import and compile
-        print(f"{'turns':>11} {'messages at start':>18} {'srv CPU ms/run':>15} {'wall ms/turn':>13}  load")
+        print(f"{'turns':>11} {'messages at start':>18} {'srv CPU ms/run':>15} {'wall ms/turn':>13} {'db MB':>7}  load")
         for first in range(0, turns, block):
             last = min(first + block, turns)
             cpu, wall = tree_cpu(pid), time.perf_counter()
@@ -65,7 +78,8 @@ async def _blocks(target: str, pid: int, callers: int, turns: int, block: int) -
             runs = (last - first) * callers
             cpu_ms = (tree_cpu(pid) - cpu) * 1e3 / runs
             wall_ms = (time.perf_counter() - wall) * 1e3 / (last - first)
-            print(f"{first:>5}-{last - 1:<5} {4 * first:>8}-{4 * (last - 1):<9} {cpu_ms:>15.2f} {wall_ms:>13.1f}  {loadavg()}", flush=True)
+            print(f"{first:>5}-{last - 1:<5} {4 * first:>8}-{4 * (last - 1):<9} {cpu_ms:>15.2f} {wall_ms:>13.1f} {_db_mb(db):>7.2f}  {loadavg()}",
+                  flush=True)  # fmt: skip
 
 
 async def _in_process(turns: int, block: int) -> None:
@@ -116,7 +130,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="graphwire-long-") as tmp:
         served = graphwire_start("graphwire gRPC SQLite", "")(Path(tmp))
         try:
-            asyncio.run(_blocks(served.target, served.popen.pid, args.callers, args.turns, args.block))
+            db = Path(tmp) / "graphwire-gRPC-SQLite.db"  # (graphwire_start's file for this name)
+            asyncio.run(_blocks(served.target, served.popen.pid, args.callers, args.turns, args.block, db))
         finally:
             served.stop()
 
