@@ -13,7 +13,9 @@ Run records (:mod:`server._records`) are pruned with their thread's history:
 with ``older_than``, the runs that ended before the cut; with ``keep_last``
 N, all but the N newest runs (each run writes at least one version and a
 thread's runs follow each other, so the runs of the N kept versions are
-among them). Runs still active are kept.
+among them). Runs still active are kept. A kept run whose last version was
+pruned is read without its final values from then on: they were that
+version's (:mod:`server._final_values`).
 
 With tenants (``--auth-tokens``), a server keeps a tenant's threads under
 keys of their own (``tenant/graph:thread``, see :func:`server._reads.key_of`),
