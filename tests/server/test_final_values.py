@@ -20,6 +20,7 @@ from engine.graph import END, START, StateGraph
 from server._final_values import AT_VERSION
 from server.app import Server, build_server
 from server.config import ServerConfig
+from tests.checkpoint._pg import DSN, drop_schema, new_schema_name, require_pg
 
 
 class _Talk(TypedDict):
@@ -49,8 +50,9 @@ GRAPHS = {"talk": f"{__name__}:talk", "said_only": f"{__name__}:said_only"}
 
 
 @contextlib.asynccontextmanager
-async def _serving(db: Path) -> AsyncIterator[Server]:
-    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS)), checkpointer=SqliteSaver(str(db)))
+async def _serving(db: Path, saver: Any = None) -> AsyncIterator[Server]:
+    saver = saver if saver is not None else SqliteSaver(str(db))
+    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS)), checkpointer=saver)
     try:
         yield srv
     finally:
@@ -113,3 +115,27 @@ def test_values_that_are_no_version_s_are_kept_whole(tmp_path: Path, thread_id: 
             assert json.loads(json.dumps(state.values))["turns"] == 1  # the version holds more than the run returned
 
     asyncio.run(body())
+
+
+def test_on_postgresql_the_record_names_the_version_too(thread_id: str) -> None:
+    require_pg()
+    import psycopg
+
+    from engine.checkpoint.postgres import PostgresSaver
+
+    schema = new_schema_name()
+
+    async def body() -> None:
+        async with _serving(Path(), PostgresSaver.from_dsn(DSN, schema=schema)) as srv, AsyncClient(f"127.0.0.1:{srv.port}") as client:
+            live = [await client.invoke("talk", thread_id, {"turns": n}) for n in range(2)]
+            with psycopg.connect(DSN, autocommit=True, options=f"-csearch_path={schema}") as conn:
+                stored = [bytes(r[0]) for r in conn.execute("SELECT finished FROM runs ORDER BY started_at")]
+            assert len(stored) == 2 and all(AT_VERSION.encode() in f and b"reply" not in f for f in stored)
+            for r in live:
+                assert (await client.get_run(r.run_id)).values == r.values
+                assert (await client.join_run(r.run_id).result()).values == r.values
+
+    try:
+        asyncio.run(body())
+    finally:
+        drop_schema(schema)
