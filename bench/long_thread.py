@@ -16,6 +16,7 @@ of turns::
     python bench/long_thread.py                       # 4 callers, 200 turns in blocks of 25 (~3 minutes)
     python bench/long_thread.py --turns 100 --block 20
     python bench/long_thread.py --in-process          # no server: the engine and its SQLite saver alone
+    python bench/long_thread.py --stream              # callers read every event (stored for JoinRun)
 
 ``--in-process`` takes one thread through the turns with the engine in this
 process (bench/peers_app's graph under engine/swap.py, graphwire's
@@ -56,14 +57,20 @@ def _db_mb(path: Path) -> float:
     return float(pages * size) / 1e6
 
 
-async def _blocks(target: str, pid: int, callers: int, turns: int, block: int, db: Path) -> None:
+async def _blocks(target: str, pid: int, callers: int, turns: int, block: int, db: Path, stream: bool) -> None:
     from graphwire import AsyncClient, FinishReason
 
     async with AsyncClient(target) as client:
         threads = [f"long-{k}-{time.time_ns()}" for k in range(callers)]
 
         async def turn(thread: str, i: int) -> None:
-            r = await client.invoke("chat", thread, chat_input(i), timeout=120)
+            if stream:  # every event read, as a chat UI streaming each turn does
+                run = client.stream("chat", thread, chat_input(i), timeout=120)
+                async for _ in run:
+                    pass
+                r = await run.result()
+            else:
+                r = await client.invoke("chat", thread, chat_input(i), timeout=120)
             if r.reason is not FinishReason.END:
                 raise RuntimeError(f"run ended {r.reason}: {r}")
             check("chat", i, r.values)
@@ -119,19 +126,21 @@ def main() -> None:
     p.add_argument("--turns", type=int, default=200, help="turns per thread (default 200)")
     p.add_argument("--block", type=int, default=25, help="turns per printed row (default 25)")
     p.add_argument("--in-process", action="store_true", help="the engine in this process, no server (one thread)")
+    p.add_argument("--stream", action="store_true", help="callers stream every event of a run (kept for JoinRun), not just its end")
     args = p.parse_args()
     if args.in_process:
         print(f"the engine in process, graphwire's SQLite saver, bench/peers_app's chat: one thread, {args.turns} turns; "
               f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {loadavg()}")  # fmt: skip
         asyncio.run(_in_process(args.turns, args.block))
         return
-    print(f"graphwire gRPC SQLite, bench/peers_app's chat: {args.callers} caller(s), {args.turns} turns each; "
+    print(f"graphwire gRPC SQLite, bench/peers_app's chat: {args.callers} caller(s), {args.turns} turns each"
+          f"{', every event streamed' if args.stream else ''}; "
           f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {loadavg()}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="graphwire-long-") as tmp:
         served = graphwire_start("graphwire gRPC SQLite", "")(Path(tmp))
         try:
             db = Path(tmp) / "graphwire-gRPC-SQLite.db"  # (graphwire_start's file for this name)
-            asyncio.run(_blocks(served.target, served.popen.pid, args.callers, args.turns, args.block, db))
+            asyncio.run(_blocks(served.target, served.popen.pid, args.callers, args.turns, args.block, db, args.stream))
         finally:
             served.stop()
 
