@@ -104,9 +104,10 @@ class DurableRpcs:
             info.values_json = await values_at(self.parse.reads.graphs.get(record.graph), record.caller_thread, info.checkpoint_id)
         return info
 
-    async def sent(self, record: RunRecord, msg: pb.RunEvent) -> pb.RunEvent:
-        """A stored event of ``record``'s run as it is sent (a RunFinished's values read back: server._final_values)."""
-        return await with_values(msg, self.parse.reads.graphs.get(record.graph), record.caller_thread, self.max_response_bytes)
+    async def sent(self, record: RunRecord, msg: pb.RunEvent, read: dict[str, str] | None = None) -> pb.RunEvent:
+        """A stored event of ``record``'s run as it is sent (a RunFinished's values or a task's input read back
+        from the version it names: server._final_values; ``read``: the versions read for this caller so far)."""
+        return await with_values(msg, self.parse.reads.graphs.get(record.graph), record.caller_thread, self.max_response_bytes, read)
 
     async def ListRuns(self, request: pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
         entry, thread_id = self.parse.thread(request)
@@ -150,13 +151,14 @@ class DurableRpcs:
                 "on_disconnect = ON_DISCONNECT_CONTINUE or background can be joined",
             )
         store, seq, run_id = self.records.store, after_seq, record.run_id
+        read: dict[str, str] = {}  # versions' values read back for this join (several events may name one)
         while True:
             batch = await store.aevents(run_id, seq)
             for s, data in batch:
                 seq = s
                 msg = pb.RunEvent.FromString(data)
                 if wanted is None or msg.WhichOneof("event") in wanted:
-                    await context.write(await self.sent(record, msg))
+                    await context.write(await self.sent(record, msg, read))
                 if msg.HasField("run_finished"):
                     return
             if batch:

@@ -28,7 +28,8 @@ from engine.host import Lease, RunRecord, RunStore, ThreadMark
 
 __all__ = ["EventLog", "EventWriter"]
 
-_Item = tuple[Any, int, Any]  # (message, its size, initial metadata to send before it, or None)
+#: (message, its size, initial metadata to send before it or None, the bytes to store for it or None: its own)
+_Item = tuple[Any, int, Any, bytes | None]
 
 
 class EventWriter:
@@ -122,10 +123,11 @@ class EventLog:
         self._alone: asyncio.TimerHandle | None = None
         self._wake = records.local.setdefault(record.run_id, asyncio.Event())
 
-    def add(self, message: Any, size: int, metadata: Any) -> None:
+    def add(self, message: Any, size: int, metadata: Any, stored: bytes | None = None) -> None:
+        """``message`` to store (as ``stored`` when given: server._final_values' form) and then forward."""
         if self.failed is not None:
             return
-        self._pending.append((message, size, metadata))
+        self._pending.append((message, size, metadata, stored))
         if self._alone is not None:  # company came: they are written together
             self._alone.cancel()
             self._alone = None
@@ -142,14 +144,14 @@ class EventLog:
 
     @staticmethod
     def encoded(items: list[_Item]) -> list[tuple[int, bytes]]:
-        return [(m.seq, m.SerializeToString()) for m, _, _ in items]
+        return [(m.seq, m.SerializeToString() if stored is None else stored) for m, _, _, stored in items]
 
     def sent(self, items: list[_Item]) -> None:
         """``items`` are stored: on to the caller, and joiners woken."""
         if items:
             self.record.last_seq = items[-1][0].seq
         if not self._closed:
-            for message, size, metadata in items:
+            for message, size, metadata, _ in items:
                 self.forward(message, size, metadata)
         self._wake_joiners()
 

@@ -22,6 +22,17 @@ or one whose last version is not the one it ended on keep their values in the
 record, as before. A version gone since (a prune keeping fewer versions
 than runs: a run makes several; rows deleted by hand) has no values left to
 give: the RunFinished is sent without them, as one too large to send is.
+
+A run that keeps its events (for JoinRun) kept more copies still when its
+caller streamed them: each step's values event and each task's input are
+the whole state on a chat (four 100-turn threads streamed: 128 MB of
+events). The same rule holds for them (:func:`stored_event`,
+:func:`stored_values`): a task's input equal to the values of the version
+its step started from, and a step's values event equal to the values of
+the version that step saved (its CheckpointSaved, the event right after it:
+the values event waits for it, within the log's batching of ~20 ms), are
+stored as ``AT_VERSION:<version id>``, and a join reads them back (each
+version once per join). The live caller gets every event as before.
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ from server._convert import sendable
 from server._registry import GraphEntry
 from server._requests import config
 
-__all__ = ["AT_VERSION", "stored_final", "values_at", "with_values"]
+__all__ = ["AT_VERSION", "stored_event", "stored_final", "stored_values", "values_at", "with_values"]
 
 log = logging.getLogger("graphwire.records")
 
@@ -47,15 +58,38 @@ def stored_final(final: pb.RunEvent, item: ev.RunFinished, last_saved: ev.Checkp
     f = final.run_finished
     if not f.values_json or last_saved is None or item.values is None or last_saved.checkpoint_id != f.checkpoint.checkpoint_id:
         return final
+    return _naming(final, "run_finished", "values_json", item.values, last_saved, AT_VERSION) or final
+
+
+def stored_event(msg: pb.RunEvent, item: ev.Event, last_saved: ev.CheckpointSaved | None) -> bytes | None:
+    """The bytes an event log keeps for ``msg`` when they are not its own: a task's input that is the
+    values of the version its step started from names that version (``AT_VERSION:<id>``); else None."""
+    if type(item) is not ev.TaskStarted or last_saved is None or not msg.task_started.input_json:
+        return None
+    found = _naming(msg, "task_started", "input_json", item.input, last_saved, f"{AT_VERSION}:{last_saved.checkpoint_id}")
+    return None if found is None else found.SerializeToString()
+
+
+def stored_values(msg: pb.RunEvent, item: ev.ValuesEvent, after: object) -> bytes | None:
+    """As :func:`stored_event`, for a step's values event given the event that came after it: the step's
+    version (its CheckpointSaved) when the values are that version's; else None."""
+    if type(after) is not ev.CheckpointSaved or after.ns or not msg.values.values_json:
+        return None
+    found = _naming(msg, "values", "values_json", item.values, after, f"{AT_VERSION}:{after.checkpoint_id}")
+    return None if found is None else found.SerializeToString()
+
+
+def _naming(msg: pb.RunEvent, kind: str, name: str, values: object, saved: ev.CheckpointSaved, marker: str) -> pb.RunEvent | None:
+    """A copy of ``msg`` whose ``kind.name`` JSON is ``marker``, when ``values`` are exactly ``saved``'s; else None."""
     try:
-        same = type(item.values) is dict and item.values == last_saved.values
+        same = type(values) is dict and values == saved.values
     except Exception:  # noqa: BLE001 - a value whose comparison fails: kept whole
         same = False
     if not same:
-        return final
+        return None
     stored = pb.RunEvent()
-    stored.CopyFrom(final)
-    stored.run_finished.values_json = AT_VERSION
+    stored.CopyFrom(msg)
+    setattr(getattr(stored, kind), name, marker)
     return stored
 
 
@@ -73,13 +107,28 @@ async def values_at(entry: GraphEntry | None, thread_id: str, checkpoint_id: str
     return sendable(state.values, "final values")
 
 
-async def with_values(msg: pb.RunEvent, entry: GraphEntry | None, thread_id: str, limit: int) -> pb.RunEvent:
-    """``msg`` as it is sent (changed in place): a stored RunFinished's values read back from its
-    version, left out past ``limit`` bytes as the live call leaves them out."""
-    if not msg.HasField("run_finished") or msg.run_finished.values_json != AT_VERSION:
+async def with_values(
+    msg: pb.RunEvent, entry: GraphEntry | None, thread_id: str, limit: int, read: dict[str, str] | None = None
+) -> pb.RunEvent:
+    """``msg`` as it is sent (changed in place): a stored RunFinished's values, or a task's input, read
+    back from the version it names, left out past ``limit`` bytes as the live call leaves them out.
+    ``read``: versions' values already read for this caller (checkpoint id -> JSON), added to."""
+    kind = msg.WhichOneof("event")
+    if kind == "run_finished" and msg.run_finished.values_json == AT_VERSION:
+        field, version = msg.run_finished, msg.run_finished.checkpoint.checkpoint_id
+        name = "values_json"
+    elif kind == "task_started" and msg.task_started.input_json.startswith(AT_VERSION + ":"):
+        field, version = msg.task_started, msg.task_started.input_json[len(AT_VERSION) + 1 :]
+        name = "input_json"
+    elif kind == "values" and msg.values.values_json.startswith(AT_VERSION + ":"):
+        field, version = msg.values, msg.values.values_json[len(AT_VERSION) + 1 :]
+        name = "values_json"
+    else:
         return msg
-    f = msg.run_finished
-    f.values_json = await values_at(entry, thread_id, f.checkpoint.checkpoint_id)
+    read = {} if read is None else read
+    if version not in read:
+        read[version] = await values_at(entry, thread_id, version)
+    setattr(field, name, read[version])
     if msg.ByteSize() > limit:
-        f.ClearField("values_json")
+        field.ClearField(name)  # type: ignore[arg-type]
     return msg

@@ -55,7 +55,7 @@ from server._malloc import TRIM_AFTER_BYTES, Trimmer, glibc_trim
 from server._outbox import Outbox
 from server._reads import thread_key
 from server._eventlog import EventLog
-from server._final_values import stored_final
+from server._final_values import stored_event, stored_final, stored_values
 from server._records import Call, Duplicate, Records, now, status_of
 from server._requests import config
 from server._registry import GraphEntry
@@ -330,6 +330,16 @@ class Streams:
             forward(msg, size, metadata)
 
         events = EventLog(self.records, record, stored) if record.keeps_events else None
+        # A step's values event waits for the event after it, its step's version when there is one, with
+        # which it is stored naming that version instead of holding the state again (server._final_values).
+        held: tuple[pb.RunEvent, int, Any, ev.ValuesEvent] | None = None
+
+        async def keep(msg: pb.RunEvent, size: int, metadata: Any, stored_as: bytes | None) -> None:
+            assert events is not None
+            await lag.room(size, lambda: outbox.unsent, transit)  # the store is behind: the run waits for it
+            lag.added(size)
+            events.add(msg, size, metadata, stored_as)
+
         seq = record.last_seq
         last_saved: ev.CheckpointSaved | None = None
         interrupt_nodes: dict[str, tuple[str, str]] = {}
@@ -337,6 +347,9 @@ class Streams:
         try:
             while True:
                 item = await transit.get()
+                if held is not None:
+                    await keep(*held[:3], stored_values(held[0], held[3], item))
+                    held = None
                 if item is DONE:
                     break
                 if events is not None and events.failed is not None:
@@ -388,10 +401,10 @@ class Streams:
                     continue
                 if isinstance(item, ev.RunStarted) and events is not None:
                     record.started = msg.SerializeToString()  # its record replays it once its events expired
-                if events is not None:
-                    await lag.room(size, lambda: outbox.unsent, transit)  # the store is behind: the run waits for it
-                    lag.added(size)
-                    events.add(msg, size, metadata)
+                if events is not None and type(item) is ev.ValuesEvent and not item.ns:
+                    held = (msg, size, metadata, item)
+                elif events is not None:
+                    await keep(msg, size, metadata, stored_event(msg, item, last_saved))
                 else:
                     record.last_seq = seq
                     forward(msg, size, metadata)

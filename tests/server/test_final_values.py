@@ -139,3 +139,27 @@ def test_on_postgresql_the_record_names_the_version_too(thread_id: str) -> None:
         asyncio.run(body())
     finally:
         drop_schema(schema)
+
+
+def test_a_streamed_run_s_events_name_the_versions_and_a_join_replays_them_as_sent(tmp_path: Path, thread_id: str) -> None:
+    db = tmp_path / "gw.db"
+
+    async def body() -> None:
+        async with _serving(db) as srv, AsyncClient(f"127.0.0.1:{srv.port}") as client:
+            runs = []
+            for n in range(2):
+                run = client.stream("talk", thread_id, {"turns": n})
+                runs.append([e async for e in run])
+            with sqlite3.connect(db) as conn:
+                stored = b"".join(bytes(r[0]) for r in conn.execute("SELECT data FROM run_events"))
+            conn.close()
+            assert stored.count(AT_VERSION.encode()) >= 4  # each run's task input and values event, at least
+            updates = sum(type(e).__name__ == "TaskFinished" for live in runs for e in live)
+            assert stored.count(b"reply 0 ") <= updates  # the first reply's text only in the node's own updates
+            for live in runs:
+                kinds = {type(e).__name__ for e in live}
+                assert {"TaskStarted", "ValuesEvent", "RunFinished"} <= kinds
+                joined = [e async for e in client.join_run(live[0].run_id)]
+                assert joined == live  # every event as the live caller got it, values and inputs read back
+
+    asyncio.run(body())
