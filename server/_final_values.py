@@ -49,7 +49,8 @@ __all__ = ["AT_VERSION", "stored_event", "stored_final", "stored_values", "value
 
 log = logging.getLogger("graphwire.records")
 
-#: a stored RunFinished's ``values_json`` when its values are its version's (no JSON text is this: NUL is no JSON)
+#: a stored RunFinished's ``values_json`` when its values are its version's; followed by ``:<version id>``, a
+#: stored values event's or task input's JSON (no JSON text is either: NUL is no JSON)
 AT_VERSION = "\x00graphwire:values-at-version"
 
 
@@ -97,11 +98,11 @@ async def values_at(entry: GraphEntry | None, thread_id: str, checkpoint_id: str
     """The JSON of the values of ``thread_id``'s version ``checkpoint_id``, as a RunFinished carries
     them; "" when the version is gone or its graph is no longer served."""
     if entry is None:
-        log.warning("a stored run of a graph no longer served ended at version %s: sent without its values", checkpoint_id)
+        log.warning("a stored event of a graph no longer served names version %s: sent without its values", checkpoint_id)
         return ""
     state = await entry.graph.aget_state(config(thread_id, checkpoint_id))
     if state is None or state.created_at is None:  # no such version: an empty snapshot (as LangGraph's)
-        log.warning("a stored run on thread %r ended at version %s, gone since (pruned or deleted): sent without its values",
+        log.warning("a stored event of a run on thread %r names version %s, gone since (pruned or deleted): sent without its values",
                     thread_id, checkpoint_id)  # fmt: skip
         return ""
     return sendable(state.values, "final values")
@@ -110,8 +111,8 @@ async def values_at(entry: GraphEntry | None, thread_id: str, checkpoint_id: str
 async def with_values(
     msg: pb.RunEvent, entry: GraphEntry | None, thread_id: str, limit: int, read: dict[str, str] | None = None
 ) -> pb.RunEvent:
-    """``msg`` as it is sent (changed in place): a stored RunFinished's values, or a task's input, read
-    back from the version it names, left out past ``limit`` bytes as the live call leaves them out.
+    """``msg`` as it is sent (changed in place): a stored RunFinished's or values event's values, or a task's
+    input, read back from the version it names, left out past ``limit`` bytes as the live call leaves them out.
     ``read``: versions' values already read for this caller (checkpoint id -> JSON), added to."""
     kind = msg.WhichOneof("event")
     if kind == "run_finished" and msg.run_finished.values_json == AT_VERSION:
