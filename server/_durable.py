@@ -27,7 +27,7 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _requests as req
 from server._calls import page
 from server._errors import RpcError
-from server._final_values import AT_VERSION, values_at, with_values
+from server._final_values import named, values_at, with_values
 from server._parse import Parser, joined_kinds
 from server._reads import key_of, thread_key
 from server._records import Records
@@ -100,8 +100,9 @@ class DurableRpcs:
 
     async def _with_values(self, record: RunRecord, info: pb.RunInfo) -> pb.RunInfo:
         """``info`` with its final values read back from its version when its record keeps them there."""
-        if info.values_json == AT_VERSION:
-            info.values_json = await values_at(self.parse.reads.graphs.get(record.graph), record.caller_thread, info.checkpoint_id)
+        version = named(info.values_json)
+        if version is not None:
+            info.values_json = await values_at(self.parse.reads.graphs.get(record.graph), record.caller_thread, version)
         return info
 
     async def sent(self, record: RunRecord, msg: pb.RunEvent, read: dict[str, str] | None = None) -> pb.RunEvent:
@@ -125,7 +126,7 @@ class DurableRpcs:
         limit = self.max_response_bytes
         infos = [await self._with_values(r, run_info(r, values=full)) for r in found[:want]]
         runs = page(
-            iter(infos), limit,
+            infos, limit,
             over=lambda n: f"the {n + 1} newest runs of thread {thread_id!r} take more than {limit} bytes; ask for fewer with limit and page with before",
         )  # fmt: skip
         return pb.ListRunsResponse(runs=runs, next_before=runs[-1].run_id if more else "")

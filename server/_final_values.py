@@ -13,7 +13,7 @@ twice more.
 So when a run's final values are exactly the values of the version it ended
 on (the version its RunFinished names, whose CheckpointSaved carried values
 equal to the run's: a graph whose output is its state), the RunFinished is
-stored with :data:`AT_VERSION` in place of the values, and whoever sends a
+stored with :func:`marker` in place of the values, and whoever sends a
 stored RunFinished (JoinRun, GetRun, ListRuns, the HTTP face's join and
 thread stream) reads them back from that version (:func:`values_at`) and
 writes them as the live caller got them. A graph with an output schema (its
@@ -31,7 +31,7 @@ events). The same rule holds for them (:func:`stored_event`,
 its step started from, and a step's values event equal to the values of
 the version that step saved (its CheckpointSaved, the event right after it:
 the values event waits for it, within the log's batching of ~20 ms), are
-stored as ``AT_VERSION:<version id>``, and a join reads them back (each
+stored as the same :func:`marker`, and a join reads them back (each
 version once per join). The live caller gets every event as before.
 """
 
@@ -45,29 +45,40 @@ from server._convert import sendable
 from server._registry import GraphEntry
 from server._requests import config
 
-__all__ = ["AT_VERSION", "stored_event", "stored_final", "stored_values", "values_at", "with_values"]
+__all__ = ["AT_VERSION", "marker", "named", "stored_event", "stored_final", "stored_values", "values_at", "with_values"]
 
 log = logging.getLogger("graphwire.records")
 
-#: a stored RunFinished's ``values_json`` when its values are its version's; followed by ``:<version id>``, a
-#: stored values event's or task input's JSON (no JSON text is either: NUL is no JSON)
+#: how a stored event's JSON field begins when it names a version instead (no JSON text is this: NUL is no JSON)
 AT_VERSION = "\x00graphwire:values-at-version"
+#: the event kinds whose JSON field may name a version: kind -> that field
+_NAMING_FIELDS = {"run_finished": "values_json", "values": "values_json", "task_started": "input_json"}
+
+
+def marker(checkpoint_id: str) -> str:
+    """What a stored event holds in place of the values of version ``checkpoint_id``."""
+    return f"{AT_VERSION}:{checkpoint_id}"
+
+
+def named(text: str) -> str | None:
+    """The version a stored event's JSON field names (:func:`marker`), or None: the field is JSON."""
+    return text[len(AT_VERSION) + 1 :] if text.startswith(AT_VERSION + ":") else None
 
 
 def stored_final(final: pb.RunEvent, item: ev.RunFinished, last_saved: ev.CheckpointSaved | None) -> pb.RunEvent:
-    """``final`` as a record keeps it: with :data:`AT_VERSION` for values that are the version's it ends on."""
+    """``final`` as a record keeps it: with a :func:`marker` for values that are the version's it ends on."""
     f = final.run_finished
     if not f.values_json or last_saved is None or item.values is None or last_saved.checkpoint_id != f.checkpoint.checkpoint_id:
         return final
-    return _naming(final, "run_finished", "values_json", item.values, last_saved, AT_VERSION) or final
+    return _naming(final, "run_finished", item.values, last_saved) or final
 
 
 def stored_event(msg: pb.RunEvent, item: ev.Event, last_saved: ev.CheckpointSaved | None) -> bytes | None:
     """The bytes an event log keeps for ``msg`` when they are not its own: a task's input that is the
-    values of the version its step started from names that version (``AT_VERSION:<id>``); else None."""
+    values of the version its step started from names that version (:func:`marker`); else None."""
     if type(item) is not ev.TaskStarted or last_saved is None or not msg.task_started.input_json:
         return None
-    found = _naming(msg, "task_started", "input_json", item.input, last_saved, f"{AT_VERSION}:{last_saved.checkpoint_id}")
+    found = _naming(msg, "task_started", item.input, last_saved)
     return None if found is None else found.SerializeToString()
 
 
@@ -76,12 +87,12 @@ def stored_values(msg: pb.RunEvent, item: ev.ValuesEvent, after: object) -> byte
     version (its CheckpointSaved) when the values are that version's; else None."""
     if type(after) is not ev.CheckpointSaved or after.ns or not msg.values.values_json:
         return None
-    found = _naming(msg, "values", "values_json", item.values, after, f"{AT_VERSION}:{after.checkpoint_id}")
+    found = _naming(msg, "values", item.values, after)
     return None if found is None else found.SerializeToString()
 
 
-def _naming(msg: pb.RunEvent, kind: str, name: str, values: object, saved: ev.CheckpointSaved, marker: str) -> pb.RunEvent | None:
-    """A copy of ``msg`` whose ``kind.name`` JSON is ``marker``, when ``values`` are exactly ``saved``'s; else None."""
+def _naming(msg: pb.RunEvent, kind: str, values: object, saved: ev.CheckpointSaved) -> pb.RunEvent | None:
+    """A copy of ``msg`` whose ``kind`` event's JSON field names ``saved``, when ``values`` are exactly ``saved``'s; else None."""
     try:
         same = type(values) is dict and values == saved.values
     except Exception:  # noqa: BLE001 - a value whose comparison fails: kept whole
@@ -90,7 +101,7 @@ def _naming(msg: pb.RunEvent, kind: str, name: str, values: object, saved: ev.Ch
         return None
     stored = pb.RunEvent()
     stored.CopyFrom(msg)
-    setattr(getattr(stored, kind), name, marker)
+    setattr(getattr(stored, kind), _NAMING_FIELDS[kind], marker(saved.checkpoint_id))
     return stored
 
 
@@ -115,21 +126,17 @@ async def with_values(
     input, read back from the version it names, left out past ``limit`` bytes as the live call leaves them out.
     ``read``: versions' values already read for this caller (checkpoint id -> JSON), added to."""
     kind = msg.WhichOneof("event")
-    if kind == "run_finished" and msg.run_finished.values_json == AT_VERSION:
-        field, version = msg.run_finished, msg.run_finished.checkpoint.checkpoint_id
-        name = "values_json"
-    elif kind == "task_started" and msg.task_started.input_json.startswith(AT_VERSION + ":"):
-        field, version = msg.task_started, msg.task_started.input_json[len(AT_VERSION) + 1 :]
-        name = "input_json"
-    elif kind == "values" and msg.values.values_json.startswith(AT_VERSION + ":"):
-        field, version = msg.values, msg.values.values_json[len(AT_VERSION) + 1 :]
-        name = "values_json"
-    else:
+    name = _NAMING_FIELDS.get(kind or "")
+    if name is None:
+        return msg
+    field = getattr(msg, kind or "")
+    version = named(getattr(field, name))
+    if version is None:
         return msg
     read = {} if read is None else read
     if version not in read:
         read[version] = await values_at(entry, thread_id, version)
     setattr(field, name, read[version])
     if msg.ByteSize() > limit:
-        field.ClearField(name)  # type: ignore[arg-type]
+        field.ClearField(name)
     return msg
