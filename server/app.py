@@ -260,6 +260,7 @@ async def _enter(
         max_unsent_bytes=config.max_unsent_bytes,
         thread_ttl=parse_thread_ttl(config.thread_ttl, config.graphs),
         thread_sweep_seconds=config.thread_sweep_seconds,
+        version_linger_seconds=config.version_linger_seconds,
     )
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),

@@ -8,6 +8,7 @@
     lease_seconds = 15.0                 # PostgreSQL only: a thread's lease lasts this long unless renewed
     run_retention_seconds = 86400.0      # a request_id answers its retries, and a run's events are kept, this long
     max_run_attempts = 3                 # a run whose replica died is started at most this often, then ends ERROR
+    version_linger_seconds = 0.05        # a run's versions made this close together go in one write (0: each at once)
     auth_token = "..."                   # or env GRAPHWIRE_AUTH_TOKEN
     auth_tokens = "tokens.toml"          # tenants: tenant = "token" (or a list); instead of auth_token
     tls_cert = "server.crt"              # both set: TLS
@@ -46,21 +47,17 @@
     dims = 1536
     fields = ["text"]
 
-Every key can also come from the environment as ``GRAPHWIRE_<KEY>``
-(``GRAPHWIRE_CHECKPOINTER=postgresql://…``, ``GRAPHWIRE_MAX_MESSAGE_BYTES=…``;
-``GRAPHWIRE_GRAPHS="name=spec,other=spec"``; the store's tables as TOML inline
-tables, ``GRAPHWIRE_STORE_TTL="{default_ttl = 60}"``), and ``GRAPHWIRE_CONFIG`` names
-the file. The environment overrides the file and flags override both, so a
-container image can ship no flags at all and take its settings from a
-mounted file or from ``-e``. Graph specs that are file paths are relative to
-the config file's directory (:mod:`server._specs`); the other paths (SQLite
-file, certificates, tokens file) to the current directory.
+Every key can also come from the environment as ``GRAPHWIRE_<KEY>`` (``GRAPHWIRE_CHECKPOINTER=postgresql://…``,
+``GRAPHWIRE_MAX_MESSAGE_BYTES=…``; ``GRAPHWIRE_GRAPHS="name=spec,other=spec"``; the store's tables as TOML inline
+tables, ``GRAPHWIRE_STORE_TTL="{default_ttl = 60}"``), and ``GRAPHWIRE_CONFIG`` names the file. The environment
+overrides the file and flags override both, so a container image can ship no flags at all and take its settings from a
+mounted file or from ``-e``. Graph specs that are file paths are relative to the config file's directory
+(:mod:`server._specs`); the other paths (SQLite file, certificates, tokens file) to the current directory.
 
-Without ``graphwire.toml``, a ``langgraph.json`` in the current directory
-is read instead (or the file ``--config`` names, when it ends in ``.json``):
-its graphs, store and ``graphwire`` section become these settings
-(:mod:`server._langgraph_json`). With no file and no flags it serves the
-reminders example on 127.0.0.1:50051 with SQLite in ./graphwire.db.
+Without ``graphwire.toml``, a ``langgraph.json`` in the current directory is read instead (or the file ``--config``
+names, when it ends in ``.json``): its graphs, store and ``graphwire`` section become these settings
+(:mod:`server._langgraph_json`). With no file and no flags it serves the reminders example on 127.0.0.1:50051 with
+SQLite in ./graphwire.db.
 """
 
 from __future__ import annotations
@@ -103,6 +100,7 @@ class ServerConfig:
     lease_seconds: float = 15.0  # PostgreSQL: a run's lease on its thread, renewed every third of it
     run_retention_seconds: float = 86400.0  # request ids and stored run events (see server._records)
     max_run_attempts: int = 3  # starts of a run whose replicas died, before it ends ERROR
+    version_linger_seconds: float = 0.05  # an engine run's writer waits this long to write its versions together (server._parse)
     graphs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_GRAPHS))
     #: graph name -> who runs it: "engine" (graphwire's, the default) or "langgraph" (LangGraph itself, issue 31)
     runtimes: dict[str, str] = field(default_factory=dict)
@@ -193,7 +191,7 @@ _KINDS = {
                      "max_run_attempts", "inspector_max_connections", "workers"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",
                      "inspector_keepalive_seconds", "thread_sweep_seconds", "cron_seconds", "webhook_seconds",
-                     "webhook_timeout_seconds"), _SECONDS),
+                     "webhook_timeout_seconds", "version_linger_seconds"), _SECONDS),
     "graphs": _TABLE,
     "runtimes": _TABLE,
     **dict.fromkeys(("store_ttl", "store_index", "thread_ttl"), _SETTINGS),
@@ -420,6 +418,8 @@ def load_config(
         raise ValueError(f"log_level must be one of {', '.join(_LOG_LEVELS)}, not {cfg.log_level!r}")
     if isinstance(cfg.run_retention_seconds, bool) or not isinstance(cfg.run_retention_seconds, (int, float)) or not cfg.run_retention_seconds > 0:
         raise ValueError(f"run_retention_seconds must be a number of seconds above 0, got {cfg.run_retention_seconds!r}")
+    if isinstance(cfg.version_linger_seconds, bool) or not isinstance(cfg.version_linger_seconds, (int, float)) or not 0 <= cfg.version_linger_seconds <= 60:
+        raise ValueError(f"version_linger_seconds must be a number of seconds from 0 to 60, got {cfg.version_linger_seconds!r}")
     for key in ("recursion_limit", "max_history", "max_run_attempts"):
         value = getattr(cfg, key)
         if value is not None and (not _whole(value) or value < 1):

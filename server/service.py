@@ -86,6 +86,8 @@ class GraphService(pb_grpc.GraphServiceServicer):
         max_unsent_bytes: how far a caller may fall behind its run's events.
         thread_ttl: each graph's default thread TTL (``[thread_ttl]``).
         thread_sweep_seconds: seconds between sweeps of expired threads.
+        version_linger_seconds: how long an engine run's versions may wait to be written together
+            (:func:`server._parse.lingers`; 0: each at once).
     """
 
     def __init__(
@@ -103,6 +105,7 @@ class GraphService(pb_grpc.GraphServiceServicer):
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         thread_ttl: Mapping[str, TtlRule] | None = None,
         thread_sweep_seconds: float = 60.0,
+        version_linger_seconds: float = 0.0,
     ) -> None:
         self.graphs = dict(graphs)
         self.checkpointer = checkpointer
@@ -122,7 +125,9 @@ class GraphService(pb_grpc.GraphServiceServicer):
             self.runs, self.hub, records, turns, max_response_bytes=max_response_bytes, max_unsent_bytes=max_unsent_bytes,
             threads=self.threads,
         )  # fmt: skip
-        parse = Parser(self.reads, default_recursion_limit=default_recursion_limit, watched_kinds=self.hub.engine_kinds)
+        parse = Parser(
+            self.reads, default_recursion_limit=default_recursion_limit, watched_kinds=self.hub.engine_kinds, linger=version_linger_seconds
+        )
         self.durable = DurableRpcs(records, parse, max_response_bytes=max_response_bytes)
         self.continuations = Continuations(
             records, self.runs, graphs=self.graphs, parse=parse.run, detach=self._detach, join=self.durable.join

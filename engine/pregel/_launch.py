@@ -29,6 +29,9 @@ The options:
   (a dict is coerced into the graph's ``context_schema``, as in LangGraph).
 * ``output_keys`` (LangGraph's): the channels the run's values are read from.
 * ``control``: a :class:`~engine.runtime.RunControl` that may drain the run (LangGraph's).
+* ``linger`` (a host's, seconds, 0 by default): an "async" run's writer waits this long before
+  writing what is queued, so versions made meanwhile share its write (:mod:`._writer`); a
+  subgraph's run writes as it goes.
 """
 
 from __future__ import annotations
@@ -77,8 +80,11 @@ def launch(
     context: Any,
     inline_sync: bool,
     langgraph_options: dict[str, Any],
+    linger: float = 0.0,
 ) -> AsyncIterator[Event]:
     """The events of a run of ``graph`` (the options: the module's docstring), ending with RunFinished."""
+    if isinstance(linger, bool) or not isinstance(linger, (int, float)) or not 0 <= linger <= 60:
+        raise ValueError(f"linger must be a number of seconds from 0 to 60, not {linger!r}")
     output_keys = langgraph_options.pop("output_keys", None)
     control = langgraph_options.pop("control", None)
     durability = durability_of(durability, **langgraph_options)
@@ -128,6 +134,7 @@ def launch(
         strict=strict,
         control=control,
         step_timeout=graph.step_timeout,
+        linger=float(linger),
     )
     loop = RunLoop(settings, input, config)
     events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config))

@@ -95,7 +95,7 @@ class RunLoop:
         self.trace = tel.RunTrace(settings.spec.name)
         self.writer = writer = VersionWriter(
             saver, thread_id=self.thread_id, checkpoint_ns=settings.checkpoint_ns, lease=lease,
-            durability=settings.durability, trace=self.trace, untracked=settings.spec.untracked,
+            durability=settings.durability, trace=self.trace, untracked=settings.spec.untracked, linger=settings.linger,
         )  # fmt: skip
         if settings.spec.deltas:
             writer.delta_channels = {k: settings.spec.channels[k] for k in settings.spec.deltas}

@@ -237,6 +237,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         strict: bool = False,
         subgraphs: bool = True,
         context: Any = None,
+        linger: float = 0.0,
         _inline_sync: bool = False,
         **langgraph_options: Any,
     ) -> AsyncIterator[Event]:
@@ -256,7 +257,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         return launch(
             self, input, config, durability=durability, kinds=kinds, interrupt_before=interrupt_before,
             interrupt_after=interrupt_after, run_id=run_id, lease=lease, thread_name=thread_name, strict=strict,
-            subgraphs=subgraphs, context=context, inline_sync=_inline_sync, langgraph_options=langgraph_options,
+            subgraphs=subgraphs, context=context, inline_sync=_inline_sync, langgraph_options=langgraph_options, linger=linger,
         )  # fmt: skip
 
     async def aplan_resume(

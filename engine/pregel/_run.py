@@ -70,6 +70,8 @@ class RunSettings:
     sync_face: bool = False
     #: the graph's ``step_timeout`` (LangGraph's): seconds a step may run, None for no limit
     step_timeout: float | None = None
+    #: a host's: seconds an "async" run's writer waits before writing what is queued (engine.pregel._writer)
+    linger: float = 0.0
 
     def __post_init__(self) -> None:
         if self.recursion_limit < 1:

@@ -7,7 +7,13 @@ a writer task stores the queue, every version that waited in it in one call
 (``aput_many``: one transaction, one commit flush, on savers that have one).
 So steps faster than a commit do not wait for one each; the queue is bounded
 (:data:`MAX_QUEUED`), so a saver slower than the graph slows the run down
-instead of filling memory. A call the sync face started in place has no loop
+instead of filling memory. A host may give the run a *linger* (``aevents(...,
+linger=seconds)``): a writer task waits that long before its first write, so
+the versions made meanwhile go in that write too (a run of fast steps: all of
+them in one write at its end, not one for its input and more as it goes). The
+run's end, a task's pending writes and a full queue cut the wait short; the
+versions are still written while the run goes on, as "async" says, at most
+``linger`` later than without it. A call the sync face started in place has no loop
 to run that task until it first waits: its writer starts then, beside it, and
 a call that never waits (the in-memory saver, SQLite under a sync call) stores
 its queue itself when it flushes, with no task at all. A version is *saved* (:attr:`VersionWriter.last_saved_id`,
@@ -101,8 +107,12 @@ class VersionWriter:
         durability: str,
         trace: tel.RunTrace,
         untracked: frozenset[str] = frozenset(),
+        linger: float = 0.0,
     ) -> None:
         self.saver = saver
+        #: "async": seconds a writer task waits before its first write (see the module's doc)
+        self.linger = linger
+        self._cut: asyncio.Future[None] | None = None  # while a writer task lingers: done cuts it short
         #: channels no version stores (UntrackedValue): left out of versions and writes
         self.untracked = untracked
         #: the graph's DeltaChannels (name -> channel): messages written to them get ids before they are stored
@@ -187,10 +197,24 @@ class VersionWriter:
             self._task = loop.create_task(self._write_queued())
 
     async def _write_queued(self) -> None:
-        """The writer task: store what is queued, all of it at once, until nothing is."""
+        """The writer task: store what is queued, all of it at once, until nothing is (after the
+        run's linger, if it has one)."""
+        if self.linger:
+            await self._lingered()
         while self._queued:
             batch, self._queued = self._queued, []
             await self._store(batch)
+
+    async def _lingered(self) -> None:
+        """Wait :attr:`linger` seconds, or until :meth:`written` cuts the wait short."""
+        loop = asyncio.get_running_loop()
+        cut = self._cut = loop.create_future()
+        timer = loop.call_later(self.linger, _cut_short, cut)
+        try:
+            await cut
+        finally:
+            timer.cancel()
+            self._cut = None
 
     async def written(self) -> None:
         """Wait until every queued version has landed; raise the writer's error if one did not.
@@ -198,6 +222,8 @@ class VersionWriter:
         After a failed write, what was still queued is dropped: it continues a
         version that is not stored, so storing it would leave a gap in the chain.
         """
+        if self._cut is not None:  # a lingering writer writes now: the run waits for it
+            _cut_short(self._cut)
         task, self._task = self._task, None
         if self._deferred:  # stored here, in place: the writer need not start
             self._deferred = False
@@ -387,3 +413,9 @@ class VersionWriter:
             coro = self.saver.aput_many(puts, writes=writes)
         await tel.timed_write(coro, span, events, self._trace.attrs)
         self.last_saved_id = batch[-1].checkpoint["id"]
+
+
+def _cut_short(cut: asyncio.Future[None]) -> None:
+    """A lingering writer task goes on (its timer ran out, or the run needs its writes now)."""
+    if not cut.done():
+        cut.set_result(None)

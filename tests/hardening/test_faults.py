@@ -82,9 +82,13 @@ async def _history_shape(client: AsyncClient, s: Script) -> list[tuple[str, int]
     return [(by_id[c].checkpoint.source, by_id[c].checkpoint.step) for c in order]
 
 
-async def _workload(saver: Any, work: list[Script]) -> dict[str, Any]:
-    """Run ``work`` on a server over ``saver``; recover after faults stop. Returns per-thread results."""
-    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS)), checkpointer=saver)
+async def _workload(saver: Any, work: list[Script], linger: float | None = None) -> dict[str, Any]:
+    """Run ``work`` on a server over ``saver`` (``linger``: its ``version_linger_seconds``, None: the
+    default); recover after faults stop. Returns per-thread results."""
+    cfg = ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS))
+    if linger is not None:
+        cfg.version_linger_seconds = linger
+    srv = await build_server(cfg, checkpointer=saver)
     try:
         # retry=False: the callers see each fault's status as the server answers it, and
         # recover with the scripts' own retries (drive), not the client's.
@@ -179,8 +183,9 @@ def test_same_seed_same_faults() -> None:
         # An in-memory saver: its calls never yield to the event loop, so which versions an
         # async-durability write batches does not depend on timing. (The SQLite saver's SQL runs
         # on a worker thread: a write is in flight while the next step runs, as on PostgreSQL.)
+        # No linger: whether a run ends before a linger runs out is timing too.
         saver = FaultySaver(InMemorySaver(), rate=0.10, seed=SEED)
-        asyncio.run(_workload(saver, scripts(chain_threads=10, chat_threads=4, fanout_threads=0)))
+        asyncio.run(_workload(saver, scripts(chain_threads=10, chat_threads=4, fanout_threads=0), linger=0))
         runs.append(sorted(saver.injected))
     assert runs[0] == runs[1]
 

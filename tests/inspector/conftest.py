@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,6 +29,15 @@ TOKEN = "inspector-test-token"
 EVENTS_TIMEOUT = 10.0
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    """``condition()`` once it is true, polled (the server's state, not a guessed time); fails after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not (got := condition()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+    return got
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from graphwire import FinishReason
 
 from server.config import load_config
 from tests.conftest import ROOT, ServerProcess
-from tests.inspector.conftest import TOKEN, EventStream, api
+from tests.inspector.conftest import TOKEN, EventStream, api, wait_until
 
 
 @pytest.fixture
@@ -163,6 +163,12 @@ def test_graph_drawing(inspected: ServerProcess) -> None:
 # -- live runs --------------------------------------------------------------------------
 
 
+def _listed(inspected: ServerProcess, thread: str) -> list[dict[str, Any]] | None:
+    """The gated graph's threads, when ``thread`` is among them."""
+    found = api(inspected, "/api/threads" + _q(graph="gated"))[1]["threads"]
+    return found if any(t["thread_id"] == thread for t in found) else None
+
+
 def test_the_event_stream_follows_a_run_from_any_client(inspected: ServerProcess, events: EventStream) -> None:
     thread = f"sse-{uuid.uuid4().hex[:6]}"
     assert events.response.status == 200 and events.response.getheader("content-type").startswith("text/event-stream")
@@ -179,8 +185,9 @@ def test_the_event_stream_follows_a_run_from_any_client(inspected: ServerProcess
         # A watcher arriving now learns where the run is.
         _, live, _ = api(inspected, "/api/live")
         assert [(r["thread_id"], r["nodes"]) for r in live["runs"] if r["graph"] == "gated"] == [(thread, ["work"])]
-        _, threads, _ = api(inspected, "/api/threads" + _q(graph="gated"))
-        assert {t["thread_id"]: t["running"] for t in threads["threads"]}[thread] is True
+        # Listed once its first version is stored (within the server's version linger of the run's start).
+        threads = wait_until(lambda: _listed(inspected, thread), "the thread's first version to be stored")
+        assert {t["thread_id"]: t["running"] for t in threads}[thread] is True
 
         inspected.open_gate(f"g-{thread}")
         rest = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "run_finished")

@@ -10,19 +10,17 @@ and the test waits on page conditions.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
 from tests.conftest import ServerProcess, start_server_process
 from tests.inspector._browser import Page
-from tests.inspector.conftest import TOKEN
+from tests.inspector.conftest import TOKEN, wait_until
 
 CALLS = """() => [...document.querySelectorAll('#calls .call')].map((c) => ({
   run: c.dataset.run, call: c.dataset.call, reason: c.dataset.reason, status: c.dataset.status,
@@ -42,14 +40,6 @@ def no_page_problems(page: Page) -> Iterator[None]:
 def open_page(page: Page, srv: ServerProcess, fragment: str) -> None:
     page.goto(f"{srv.inspector_url}?token={TOKEN}{fragment}")
     page.wait("() => document.body.dataset.ready === 'true'", what="the page to load")
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (got := condition()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)  # polling the server's run records, not waiting a guessed time
-    return got
 
 
 def test_an_open_run_moves_then_closes_with_its_question_and_the_resume_with_end(page: Page, inspected: ServerProcess) -> None:

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.conftest import ServerProcess, start_server_process
-from tests.inspector.conftest import EventStream, api
+from tests.inspector.conftest import EventStream, api, wait_until
 
 ACME = "acme-inspector-token-0123"
 GLOBEX, GLOBEX_OLD = "globex-inspector-token-0123", "globex-older-token-0123"
@@ -117,6 +117,8 @@ def test_live_runs_and_events_show_only_the_tenants_own_runs(tenants: ServerProc
             # acme's run is in flight on a thread globex also has: only acme sees it.
             assert [(r["thread_id"], r["run_id"]) for r in _get(tenants, ACME, "/api/live")["runs"]] == [(thread, acme_run)]
             assert _get(tenants, GLOBEX, "/api/live")["runs"] == []
+            # acme's thread is listed once its run's first version is stored (within the server's version linger)
+            wait_until(lambda: len(_get(tenants, ACME, "/api/history", graph="gated", thread=thread)["versions"]) > 0, "acme's first version")
             for token, running in [(ACME, True), (GLOBEX, False)]:
                 listed = _get(tenants, token, "/api/threads", graph="gated")["threads"]
                 assert {t["thread_id"]: t["running"] for t in listed}[thread] is running, token
