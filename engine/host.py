@@ -55,6 +55,10 @@ rearrange its rooms without breaking one.
 * **LangChain's callback events of a run** (LangGraph's server's "events" stream mode):
   :func:`with_callback_events` runs a run under LangChain's event stream handler and gives its
   events as :class:`~engine.events.CallbackEvent`\\ s among the run's own (langchain-core needed).
+* **A run's version writes, seen by its host**: ``aevents(..., linger=seconds)`` lets an "async"
+  run's writer wait that long so versions made meanwhile share a write; a :class:`Landing` passed as
+  ``aevents(..., landing=)`` says which of the run's versions are stored and asks for them sooner
+  (a host storing an event that names a version stores it once the version is).
 * **Thread ids a graph sees vs. storage keys**: :class:`ScopedSaver` (a
   checkpointer through which a graph sees its caller's thread ids while the
   rows, and the leases, carry the host's storage keys, e.g. one naming the graph).
@@ -85,10 +89,11 @@ from engine.events import Event
 from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
 from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
+from engine.pregel._writer import Landing
 
 __all__ = [
     "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
-    "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Lease", "LeaseHolder",
+    "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Landing", "Lease", "LeaseHolder",
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RunStore", "ScopedCache", "ScopedSaver", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
     "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",

@@ -36,7 +36,7 @@ import grpc
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
-from engine.host import RUN_KEY, RunRecord
+from engine.host import RUN_KEY, Landing, RunRecord
 from engine.pregel import Pregel
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -176,7 +176,7 @@ class Continuations:
     def _continued(self, run: RunCall, record: RunRecord, caller: bool) -> RunEvents:
         """The events of ``record``'s run going on, decided once it holds the thread."""
 
-        async def events(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
+        async def events(run_id: str, lease: Lease | None, landing: Landing) -> AsyncIterator[ev.Event]:
             decision = self._decide(record, caller=caller, thread=await thread_seen(run.entry.graph, record))
             if decision.way is Way.REFUSE:
                 _, claimed = claim_of(record, self.records.replica, lease.epoch if lease is not None else None)
@@ -184,7 +184,7 @@ class Continuations:
                 return
             assert decision.way in (Way.RUN_ON, Way.RUN_AGAIN), decision
             start = const(None, run.on_newest()) if decision.way is Way.RUN_ON else await prepare(run)
-            async for e in events_of(run, start)(run_id, lease):
+            async for e in events_of(run, start)(run_id, lease, landing):
                 yield e
 
         return events

@@ -12,6 +12,13 @@ after. So the writes a replica makes do not grow with the runs it holds:
 separate write is a hop to the saver's worker thread and a commit, ~230 µs of
 CPU on SQLite, more than the rows it carries).
 
+An event stored naming a version instead of holding its values
+(:mod:`server._final_values`) is stored only once that version is: a joiner
+reads the version as soon as it reads the event. The run reports its stored
+versions (:class:`~engine.host.Landing`); a write takes a log's events up to
+the first naming a version not stored yet, and asks the run's writer to write
+now, if it lingers (the rest follow once it has).
+
 A run's end (:meth:`EventLog.finish`) is its own write: what waits in its log,
 its last event and its record's end, in one transaction. A write that fails
 fails the runs it carried (:attr:`EventLog.failed`), as a checkpoint write
@@ -24,12 +31,13 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from engine.host import Lease, RunRecord, RunStore, ThreadMark
+from engine.host import Landing, Lease, RunRecord, RunStore, ThreadMark
 
 __all__ = ["EventLog", "EventWriter"]
 
-#: (message, its size, initial metadata to send before it or None, the bytes to store for it or None: its own)
-_Item = tuple[Any, int, Any, bytes | None]
+#: (message, its size, initial metadata to send before it or None, the bytes to store for it or None: its own,
+#: the version those bytes name or None)
+_Item = tuple[Any, int, Any, bytes | None, str | None]
 
 
 class EventWriter:
@@ -110,11 +118,17 @@ class EventLog:
     #: shorter, at the cost of a later RunStarted for longer runs with nothing else to send.
     ALONE_SECONDS = 1.0
 
-    def __init__(self, records: LogRecords, record: RunRecord, forward: Callable[[Any, int, Any], None]) -> None:
-        """``records``: the replica's :class:`server._records.Records` (its writer, store and local runs)."""
+    def __init__(
+        self, records: LogRecords, record: RunRecord, forward: Callable[[Any, int, Any], None], landing: Landing | None = None
+    ) -> None:
+        """``records``: the replica's :class:`server._records.Records` (its writer, store and local runs);
+        ``landing``: what the run tells of its stored versions (None: nothing is held for them)."""
         self.records = records
         self.record = record
         self.forward = forward
+        self.landing = landing
+        if landing is not None:
+            landing.notify = self._landed
         self.failed: BaseException | None = None
         self._writer: EventWriter = records.writer
         self._pending: list[_Item] = []
@@ -123,11 +137,12 @@ class EventLog:
         self._alone: asyncio.TimerHandle | None = None
         self._wake = records.local.setdefault(record.run_id, asyncio.Event())
 
-    def add(self, message: Any, size: int, metadata: Any, stored: bytes | None = None) -> None:
-        """``message`` to store (as ``stored`` when given: server._final_values' form) and then forward."""
+    def add(self, message: Any, size: int, metadata: Any, stored: bytes | None = None, names: str | None = None) -> None:
+        """``message`` to store (as ``stored`` when given: server._final_values' form, naming version
+        ``names``, stored once that version is) and then forward."""
         if self.failed is not None:
             return
-        self._pending.append((message, size, metadata, stored))
+        self._pending.append((message, size, metadata, stored, names))
         if self._alone is not None:  # company came: they are written together
             self._alone.cancel()
             self._alone = None
@@ -138,20 +153,45 @@ class EventLog:
             self._writer.want(self)
 
     def take(self) -> list[_Item]:
-        """The writer takes what waits."""
-        items, self._pending = self._pending, []
+        """The writer takes what waits, up to the first event naming a version the run has not stored
+        yet (its writer is asked to write now; the rest waits for :meth:`_landed`)."""
+        items = self._pending
+        landing = self.landing
+        if landing is not None and landing.attached:
+            newest = landing.newest
+            for i, item in enumerate(items):
+                if item[4] is not None and item[4] > newest:  # a run's version ids grow: not stored yet
+                    self._pending = items[i:]
+                    landing.hurry()
+                    return items[:i]
+        self._pending = []
         return items
+
+    def _landed(self) -> None:
+        """The run stored versions: what waited for them goes in the next write."""
+        if self._pending and self.failed is None and not self._closed:
+            self._writer.want(self)
+
+    def _take_all(self) -> list[_Item]:
+        """What waits, for the run's end: an event naming a version the run never stored (its write
+        failed) is stored whole."""
+        items, self._pending = self._pending, []
+        landing = self.landing
+        if landing is None or not landing.attached:
+            return items
+        newest = landing.newest
+        return [i if i[4] is None or i[4] <= newest else (i[0], i[1], i[2], None, None) for i in items]
 
     @staticmethod
     def encoded(items: list[_Item]) -> list[tuple[int, bytes]]:
-        return [(m.seq, m.SerializeToString() if stored is None else stored) for m, _, _, stored in items]
+        return [(m.seq, m.SerializeToString() if stored is None else stored) for m, _, _, stored, _ in items]
 
     def sent(self, items: list[_Item]) -> None:
         """``items`` are stored: on to the caller, and joiners woken."""
         if items:
             self.record.last_seq = items[-1][0].seq
         if not self._closed:
-            for message, size, metadata, _ in items:
+            for message, size, metadata, _, _ in items:
                 self.forward(message, size, metadata)
         self._wake_joiners()
 
@@ -172,7 +212,7 @@ class EventLog:
         await self._writer.carried(self)  # events of ours in a write in flight: stored first, in order
         if self.failed is not None:
             raise self.failed
-        items = self.take()
+        items = self._take_all()
         events = self.encoded(items) + [(final.seq, changes.get("finished") or final.SerializeToString())]  # stored twice, made once
         ok = await self.records.store.afinish(self.record.run_id, self.record.attempts, self.record, events, mark=mark, release=release, **changes)
         self.sent(items)
@@ -181,6 +221,8 @@ class EventLog:
 
     async def close(self) -> None:
         """The run is over here: wake its joiners a last time and stop tracking it."""
+        if self.landing is not None:
+            self.landing.notify = None  # (it and this log held each other)
         self._stop_waiting()
         self._closed = True  # a write in flight still stores ours; nothing more is forwarded
         self._pending = []

@@ -73,22 +73,24 @@ def stored_final(final: pb.RunEvent, item: ev.RunFinished, last_saved: ev.Checkp
     return _naming(final, "run_finished", item.values, last_saved) or final
 
 
-def stored_event(msg: pb.RunEvent, item: ev.Event, last_saved: ev.CheckpointSaved | None) -> bytes | None:
-    """The bytes an event log keeps for ``msg`` when they are not its own: a task's input that is the
-    values of the version its step started from names that version (:func:`marker`); else None."""
+def stored_event(msg: pb.RunEvent, item: ev.Event, last_saved: ev.CheckpointSaved | None) -> tuple[bytes, str] | None:
+    """The bytes an event log keeps for ``msg`` when they are not its own, and the version they name:
+    a task's input that is the values of the version its step started from names that version
+    (:func:`marker`); else None. The log stores them once that version is stored
+    (:class:`server._eventlog.EventLog`): a joiner reads the version as soon as it reads the event."""
     if type(item) is not ev.TaskStarted or last_saved is None or not msg.task_started.input_json:
         return None
     found = _naming(msg, "task_started", item.input, last_saved)
-    return None if found is None else found.SerializeToString()
+    return None if found is None else (found.SerializeToString(), last_saved.checkpoint_id)
 
 
-def stored_values(msg: pb.RunEvent, item: ev.ValuesEvent, after: object) -> bytes | None:
+def stored_values(msg: pb.RunEvent, item: ev.ValuesEvent, after: object) -> tuple[bytes, str] | None:
     """As :func:`stored_event`, for a step's values event given the event that came after it: the step's
     version (its CheckpointSaved) when the values are that version's; else None."""
     if type(after) is not ev.CheckpointSaved or after.ns or not msg.values.values_json:
         return None
     found = _naming(msg, "values", item.values, after)
-    return None if found is None else found.SerializeToString()
+    return None if found is None else (found.SerializeToString(), after.checkpoint_id)
 
 
 def _naming(msg: pb.RunEvent, kind: str, values: object, saved: ev.CheckpointSaved) -> pb.RunEvent | None:

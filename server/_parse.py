@@ -28,7 +28,7 @@ from server._records import Call
 from server._registry import GraphEntry
 from server._turns import Turn, turn_of
 
-__all__ = ["ALWAYS", "Parser", "RunCall", "RunRequest", "check_call", "joined_kinds", "lingers"]
+__all__ = ["ALWAYS", "Parser", "RunCall", "RunRequest", "check_call", "joined_kinds"]
 
 #: The requests that run a graph.
 RunRequest = Union[pb.InvokeRequest, pb.ResumeRequest, pb.ForkRequest]
@@ -99,18 +99,6 @@ class RunCall:
         return {**self.config, "configurable": kept}
 
 
-def lingers(entry: GraphEntry, call: Call, wanted: frozenset[type] | None) -> bool:
-    """Whether a run's versions may wait a moment to be written together (the engine's ``linger``).
-
-    Not on LangGraph's runtime (its loop writes as it does), and not for a run whose stored events
-    name versions while it runs (kept events with values or task inputs, :mod:`server._final_values`):
-    a joiner may read such an event as soon as it is stored, and the version it names must be
-    there by then, as it is when each version is written at once."""
-    if entry.runtime != "engine":
-        return False
-    return not call.keeps_events or (wanted is not None and ev.ValuesEvent not in wanted and ev.TaskStarted not in wanted)
-
-
 class Parser:
     """Parses the requests of one server's graphs.
 
@@ -119,7 +107,8 @@ class Parser:
         default_recursion_limit: a run's limit when its request sets none.
         watched_kinds: the engine events the server's watchers need besides the caller's (the hub's).
         linger: seconds an engine run's version writer waits before writing, so that versions made
-            meanwhile share the write (``version_linger_seconds``; see :func:`lingers`).
+            meanwhile share the write (``version_linger_seconds``): engine graphs' runs; LangGraph's runtime
+            writes as its loop does.
     """
 
     def __init__(
@@ -146,7 +135,7 @@ class Parser:
         key = thread_key(entry.name, thread_id)
         rc = request.config if request.HasField("config") else None
         wanted, options = req.run_options(entry.graph, rc, request.event_kinds)
-        if self.linger and lingers(entry, call, wanted):
+        if self.linger and entry.runtime == "engine":
             options["linger"] = self.linger
         engine_kinds = wanted | ALWAYS | self.watched_kinds() if wanted is not None else None
         inp: Any = None

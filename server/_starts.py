@@ -24,7 +24,7 @@ from typing import Any, Awaitable, Callable
 
 from engine import events as ev
 from engine.checkpoint.base import Lease
-from engine.host import RUN_KEY, with_callback_events
+from engine.host import RUN_KEY, Landing, with_callback_events
 from engine.errors import NotFoundError
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -84,13 +84,16 @@ def events_of(run: RunCall, start: Start) -> RunEvents:
     """The engine's events of ``run`` from ``start``, given its run id and lease."""
     graph = run.entry.graph
 
-    async def events(run_id: str, lease: Lease | None) -> AsyncIterator[ev.Event]:
+    async def events(run_id: str, lease: Lease | None, landing: Landing) -> AsyncIterator[ev.Event]:
         inp, config, saved = await start(lease, run_id)
+        # The engine reports the versions it stores (LangGraph's runtime does not: its writes are its loop's).
+        reports: dict[str, Any] = {"landing": landing} if run.entry.runtime == "engine" else {}
 
         def begun(config: dict[str, Any]) -> AsyncIterator[ev.Event]:
             return graph.aevents(
-                inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, strict=True, **run.options
-            )
+                inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, strict=True,
+                **run.options, **reports,
+            )  # fmt: skip
 
         # LangChain's callback events ("events" over HTTP) come from a handler in the run's own config
         callbacks = run.engine_kinds is not None and ev.CallbackEvent in run.engine_kinds

@@ -44,7 +44,7 @@ from typing import Any, AsyncIterator, Callable
 import grpc
 
 from engine import events as ev
-from engine.host import RunRecord
+from engine.host import Landing, RunRecord
 from engine.checkpoint.base import Lease
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -72,8 +72,8 @@ log = logging.getLogger("graphwire.server")
 #: caller when it was asked for: server._delayed_starter sets it around the run's call); unset: a new one.
 NAMED_RUN: contextvars.ContextVar[str | None] = contextvars.ContextVar("graphwire_named_run", default=None)
 
-# What the engine runs: events of one run, given its id and lease.
-RunEvents = Callable[[str, Lease | None], AsyncIterator[ev.Event]]
+# What the engine runs: events of one run, given its id, its lease and what it tells of its version writes.
+RunEvents = Callable[[str, Lease | None, Landing], AsyncIterator[ev.Event]]
 
 
 class Streams:
@@ -305,7 +305,8 @@ class Streams:
     ) -> None:
         transit = Transit()
         run_id = record.run_id
-        task = asyncio.get_running_loop().create_task(transit.pump(start(run_id, handle.lease)), context=run_ctx)
+        landing = Landing()  # which of its versions the run stored: an event naming one is stored after it
+        task = asyncio.get_running_loop().create_task(transit.pump(start(run_id, handle.lease, landing)), context=run_ctx)
         handle.task = task
         handle.durable = record.durable
         background = bool(getattr(call.request, "background", False))
@@ -329,16 +330,19 @@ class Streams:
             lag.stored(size)
             forward(msg, size, metadata)
 
-        events = EventLog(self.records, record, stored) if record.keeps_events else None
+        events = EventLog(self.records, record, stored, landing) if record.keeps_events else None
         # A step's values event waits for the event after it, its step's version when there is one, with
         # which it is stored naming that version instead of holding the state again (server._final_values).
         held: tuple[pb.RunEvent, int, Any, ev.ValuesEvent] | None = None
 
-        async def keep(msg: pb.RunEvent, size: int, metadata: Any, stored_as: bytes | None) -> None:
+        async def keep(msg: pb.RunEvent, size: int, metadata: Any, stored_as: tuple[bytes, str] | None) -> None:
             assert events is not None
             await lag.room(size, lambda: outbox.unsent, transit)  # the store is behind: the run waits for it
             lag.added(size)
-            events.add(msg, size, metadata, stored_as)
+            if stored_as is None:
+                events.add(msg, size, metadata)
+            else:  # stored naming a version (server._final_values): once that version is
+                events.add(msg, size, metadata, *stored_as)
 
         seq = record.last_seq
         last_saved: ev.CheckpointSaved | None = None

@@ -32,6 +32,8 @@ The options:
 * ``linger`` (a host's, seconds, 0 by default): an "async" run's writer waits this long before
   writing what is queued, so versions made meanwhile share its write (:mod:`._writer`); a
   subgraph's run writes as it goes.
+* ``landing`` (a host's): a :class:`~engine.pregel._writer.Landing` the run reports its stored
+  versions to, through which the host may ask for them sooner.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from engine.pregel._savers import root_saver
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec
 from engine.pregel._stream import with_output_keys
+from engine.pregel._writer import Landing
 from engine.pregel.debug import node_task_metadata
 
 if TYPE_CHECKING:
@@ -81,6 +84,7 @@ def launch(
     inline_sync: bool,
     langgraph_options: dict[str, Any],
     linger: float = 0.0,
+    landing: Landing | None = None,
 ) -> AsyncIterator[Event]:
     """The events of a run of ``graph`` (the options: the module's docstring), ending with RunFinished."""
     if isinstance(linger, bool) or not isinstance(linger, (int, float)) or not 0 <= linger <= 60:
@@ -135,6 +139,7 @@ def launch(
         control=control,
         step_timeout=graph.step_timeout,
         linger=float(linger),
+        landing=landing,
     )
     loop = RunLoop(settings, input, config)
     events = loop.events() if run is None else reported(run, lifecycle(run, loop, input, config))

@@ -96,6 +96,7 @@ class RunLoop:
         self.writer = writer = VersionWriter(
             saver, thread_id=self.thread_id, checkpoint_ns=settings.checkpoint_ns, lease=lease,
             durability=settings.durability, trace=self.trace, untracked=settings.spec.untracked, linger=settings.linger,
+            landing=settings.landing,
         )  # fmt: skip
         if settings.spec.deltas:
             writer.delta_channels = {k: settings.spec.channels[k] for k in settings.spec.deltas}

@@ -29,6 +29,7 @@ from engine.events import Event
 from engine.pregel._algo import trigger_index
 from engine._internal._config import merge_configs
 from engine.pregel._launch import launch
+from engine.pregel._writer import Landing
 from engine.pregel.protocol import PregelProtocol
 from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_options
 from engine.pregel._io import input_writes
@@ -238,6 +239,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         subgraphs: bool = True,
         context: Any = None,
         linger: float = 0.0,
+        landing: Landing | None = None,
         _inline_sync: bool = False,
         **langgraph_options: Any,
     ) -> AsyncIterator[Event]:
@@ -258,6 +260,7 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
             self, input, config, durability=durability, kinds=kinds, interrupt_before=interrupt_before,
             interrupt_after=interrupt_after, run_id=run_id, lease=lease, thread_name=thread_name, strict=strict,
             subgraphs=subgraphs, context=context, inline_sync=_inline_sync, langgraph_options=langgraph_options, linger=linger,
+            landing=landing,
         )  # fmt: skip
 
     async def aplan_resume(

@@ -72,6 +72,8 @@ class RunSettings:
     step_timeout: float | None = None
     #: a host's: seconds an "async" run's writer waits before writing what is queued (engine.pregel._writer)
     linger: float = 0.0
+    #: a host's view of the run's version writes (engine.pregel._writer.Landing), or None
+    landing: Any = None
 
     def __post_init__(self) -> None:
         if self.recursion_limit < 1:

@@ -13,7 +13,9 @@ the versions made meanwhile go in that write too (a run of fast steps: all of
 them in one write at its end, not one for its input and more as it goes). The
 run's end, a task's pending writes and a full queue cut the wait short; the
 versions are still written while the run goes on, as "async" says, at most
-``linger`` later than without it. A call the sync face started in place has no loop
+``linger`` later than without it (a host that needs a version stored sooner, to
+store an event naming it, asks through the run's :class:`Landing`, which also
+tells it which versions are stored). A call the sync face started in place has no loop
 to run that task until it first waits: its writer starts then, beside it, and
 a call that never waits (the in-memory saver, SQLite under a sync call) stores
 its queue itself when it flushes, with no task at all. A version is *saved* (:attr:`VersionWriter.last_saved_id`,
@@ -33,8 +35,9 @@ version, all or none on savers with transactions.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
@@ -53,7 +56,7 @@ from engine.types import DeltaSnapshot, Send
 if TYPE_CHECKING:
     from engine.pregel._algo import Task
 
-__all__ = ["MAX_QUEUED", "Version", "VersionWriter", "new_version"]
+__all__ = ["MAX_QUEUED", "Landing", "Version", "VersionWriter", "new_version"]
 
 #: Versions an async-durability run may compute ahead of its writer before it waits.
 MAX_QUEUED = 64
@@ -75,6 +78,43 @@ def new_version(ck: Checkpoint) -> Checkpoint:
     )
     ck["id"] = snapshot["id"]
     return snapshot  # type: ignore[return-value]
+
+
+class Landing:
+    """A run's version writes as its host sees them (``aevents(..., landing=)``): the newest version
+    stored, a callback after each write that stored versions, and a way to ask for the write sooner.
+
+    Versions land in the order the run made them, and a run's ids grow (time-ordered), so a
+    version of the run is stored once its id is at most :attr:`newest`."""
+
+    __slots__ = ("newest", "notify", "attached", "_writer")
+
+    def __init__(self, notify: Callable[[], None] | None = None) -> None:
+        #: the id of the newest version the run's writes stored ("": none yet)
+        self.newest = ""
+        #: called (with nothing) after each write that stored versions
+        self.notify = notify
+        #: a run reports to it: the host may wait for its versions (a run never started, or a
+        #: runtime that does not report, leaves it unattached)
+        self.attached = False
+        self._writer: weakref.ref[VersionWriter] | None = None  # (no cycle: the writer holds this)
+
+    def attach(self, writer: VersionWriter) -> None:
+        """``writer``'s run reports here (its :class:`VersionWriter` calls this)."""
+        self._writer = weakref.ref(writer)
+        self.attached = True
+
+    def hurry(self) -> None:
+        """The run's writer, if it lingers, writes what it holds now."""
+        writer = self._writer() if self._writer is not None else None
+        if writer is not None:
+            writer.hurry()
+
+    def landed(self, checkpoint_id: str) -> None:
+        """The run's writer stored its versions up to ``checkpoint_id``."""
+        self.newest = checkpoint_id
+        if self.notify is not None:
+            self.notify()
 
 
 @dataclass(slots=True)
@@ -108,11 +148,16 @@ class VersionWriter:
         trace: tel.RunTrace,
         untracked: frozenset[str] = frozenset(),
         linger: float = 0.0,
+        landing: Landing | None = None,
     ) -> None:
         self.saver = saver
         #: "async": seconds a writer task waits before its first write (see the module's doc)
         self.linger = linger
         self._cut: asyncio.Future[None] | None = None  # while a writer task lingers: done cuts it short
+        #: the host's view of what this run stored (see :class:`Landing`)
+        self.landing = landing
+        if landing is not None:
+            landing.attach(self)
         #: channels no version stores (UntrackedValue): left out of versions and writes
         self.untracked = untracked
         #: the graph's DeltaChannels (name -> channel): messages written to them get ids before they are stored
@@ -216,14 +261,18 @@ class VersionWriter:
             timer.cancel()
             self._cut = None
 
+    def hurry(self) -> None:
+        """A lingering writer task writes now (the run does not wait for it)."""
+        if self._cut is not None:
+            _cut_short(self._cut)
+
     async def written(self) -> None:
         """Wait until every queued version has landed; raise the writer's error if one did not.
 
         After a failed write, what was still queued is dropped: it continues a
         version that is not stored, so storing it would leave a gap in the chain.
         """
-        if self._cut is not None:  # a lingering writer writes now: the run waits for it
-            _cut_short(self._cut)
+        self.hurry()  # a lingering writer writes now: the run waits for it
         task, self._task = self._task, None
         if self._deferred:  # stored here, in place: the writer need not start
             self._deferred = False
@@ -413,6 +462,8 @@ class VersionWriter:
             coro = self.saver.aput_many(puts, writes=writes)
         await tel.timed_write(coro, span, events, self._trace.attrs)
         self.last_saved_id = batch[-1].checkpoint["id"]
+        if self.landing is not None:
+            self.landing.landed(self.last_saved_id)
 
 
 def _cut_short(cut: asyncio.Future[None]) -> None:

@@ -248,7 +248,8 @@ async def test_the_multitask_strategies_over_http(tmp_path: Path, gates: Path, b
         # rollback: cancels the running run and deletes what it saved, then runs.
         doomed = await client.runs.create(thread, "gated", input={"gate": "three", "label": "doomed"})
         await until(lambda: _running(served, thread, doomed["run_id"]), "the doomed run's engine to start")
-        assert await _versions(served, thread, doomed["run_id"]) > 0  # its input's version, at least
+        # its input's version, at least (stored within the server's version linger of the run's start)
+        await until(lambda: _versions(served, thread, doomed["run_id"]), "the doomed run's first version")
         after = await client.runs.wait(thread, "gated", input={"gate": "", "label": "after"}, multitask_strategy="rollback")
         assert after["log"] == ["first", "queued", "new", "after"]  # nothing of "doomed"
         assert await _versions(served, thread, doomed["run_id"]) == 0

@@ -1,24 +1,23 @@
 """``version_linger_seconds``: an engine run's versions made close together go in one write.
 
-The server hands the engine its linger (``aevents(..., linger=)``) for a run whose stored events
-name no version while it runs; the engine's side is tests/engine/test_writer_linger.py."""
+The server hands the engine its linger (``aevents(..., linger=)``) for every engine graph's run,
+and stores an event that names a version only once the run reports that version stored; the
+engine's side is tests/engine/test_writer_linger.py."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
-from graphwire import AsyncClient, FinishReason
+from graphwire import AsyncClient, FinishReason, RunFinished, ValuesEvent
 
-from engine import events as ev
 from engine.checkpoint import SqliteSaver
+from engine.config import RunnableConfig
 from engine.graph import END, START, StateGraph
-from graphwire_proto.v1 import graphwire_pb2 as pb
-from server._parse import lingers
-from server._records import Call
-from server._registry import GraphEntry
+from server._final_values import AT_VERSION
 from server.app import build_server
 from server.config import ServerConfig, load_config
 
@@ -39,21 +38,72 @@ chain3 = _chain()
 GRAPHS = {"chain3": f"{__name__}:chain3"}
 
 
-def _entry(runtime: str = "engine") -> GraphEntry:
-    return GraphEntry("chain3", GRAPHS["chain3"], chain3.compile(), "", runtime=runtime)
+class _Gated(TypedDict):
+    n: int
 
 
-def test_which_runs_linger() -> None:
-    plain = Call(pb.InvokeRequest(graph="chain3", thread_id="t"))
-    kept = Call(pb.InvokeRequest(graph="chain3", thread_id="t", request_id="r"))  # its events are stored for joiners
-    ends = frozenset({ev.RunStarted, ev.RunFinished})
-    assert lingers(_entry(), plain, None) and lingers(_entry(), plain, frozenset({ev.ValuesEvent}))
-    assert lingers(_entry(), kept, ends)  # its stored events name a version only at its end, after every write
-    # stored while the run goes on, a values event or a task's input names a version a joiner reads then
-    assert not lingers(_entry(), kept, None)
-    assert not lingers(_entry(), kept, ends | {ev.ValuesEvent})
-    assert not lingers(_entry(), kept, ends | {ev.TaskStarted})
-    assert not lingers(_entry("langgraph"), plain, None)  # LangGraph's own loop writes as it does
+#: thread id -> the gate its ``second`` node waits at
+GATES: dict[str, asyncio.Event] = {}
+
+
+async def _second(state: _Gated, config: RunnableConfig) -> _Gated:
+    await GATES[config["configurable"]["thread_id"]].wait()
+    return {"n": state["n"] + 1}
+
+
+def _gated() -> Any:
+    g = StateGraph(_Gated)
+    g.add_node("first", lambda s: {"n": s["n"] + 1})
+    g.add_node("second", _second)
+    g.add_edge(START, "first")
+    g.add_edge("first", "second")
+    g.add_edge("second", END)
+    return g
+
+
+gated = _gated()
+GRAPHS["gated"] = f"{__name__}:gated"
+
+
+def _named_and_stored(db: Path) -> tuple[set[str], set[str]]:
+    """The versions the stored events name (server._final_values' markers), and the stored versions."""
+    with sqlite3.connect(db) as conn:
+        events = [bytes(r[0]) for r in conn.execute("SELECT data FROM run_events")]
+        versions = {r[0] for r in conn.execute("SELECT checkpoint_id FROM checkpoints")}
+    conn.close()
+    named = set()
+    for data in events:  # a row packs one or more events (engine.checkpoint._run_sql)
+        for text in data.decode("utf-8", "replace").split(AT_VERSION + ":")[1:]:
+            named.add(text[:36])
+    return named, versions
+
+
+def test_a_streamed_run_s_events_naming_versions_are_stored_after_them_and_sent_without_waiting_out_the_linger(
+    tmp_path: Path, thread_id: str
+) -> None:
+    db = tmp_path / "gw.db"
+    GATES[thread_id] = asyncio.Event()
+
+    async def body() -> None:
+        # A linger no run outlasts: the versions a values event names are stored because the event log asked.
+        cfg = ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS), version_linger_seconds=60)
+        srv = await build_server(cfg, checkpointer=SqliteSaver(str(db)))
+        try:
+            async with AsyncClient(f"127.0.0.1:{srv.port}") as client:
+                live = []
+                # the clients' stream keeps its events (a request id): a joiner may read each once stored
+                async for e in client.stream("gated", thread_id, {"n": 0}):
+                    live.append(e)
+                    if isinstance(e, ValuesEvent) and e.values == {"n": 1}:  # while ``second`` waits at its gate
+                        named, stored = _named_and_stored(db)
+                        assert named and named <= stored  # the event went in after the version it names
+                        GATES[thread_id].set()
+                assert isinstance(live[-1], RunFinished) and live[-1].values == {"n": 2}
+                assert [e async for e in client.join_run(live[0].run_id)] == live
+        finally:
+            await srv.stop(grace=5)
+
+    asyncio.run(asyncio.wait_for(body(), 60))  # an event held for a version nobody writes fails here, not hangs
 
 
 @pytest.mark.parametrize("bad", ["-0.5", "61", "soon"])
