@@ -31,7 +31,7 @@ The options:
 * ``control``: a :class:`~engine.runtime.RunControl` that may drain the run (LangGraph's).
 * ``linger`` (a host's, seconds, 0 by default): an "async" run's writer waits this long before
   writing what is queued, so versions made meanwhile share its write (:mod:`._writer`); a
-  subgraph's run writes as it goes.
+  subgraph's run, in one of its tasks, lingers alike.
 * ``landing`` (a host's): a :class:`~engine.pregel._writer.Landing` the run reports its stored
   versions to, through which the host may ask for them sooner.
 """
@@ -189,6 +189,7 @@ def _nested(
         stable_ns=stable,
         control=control or host.task.control,  # as LangGraph: a drain of its parent's stops it too
         step_timeout=graph.step_timeout,
+        linger=host.linger,
     )
     loop = RunLoop(settings, input, config)
     if saver is None:

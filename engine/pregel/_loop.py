@@ -155,7 +155,7 @@ class RunLoop:
             recursion_limit=settings.recursion_limit, inline_sync=settings.inline_sync and alone, sync_face=settings.sync_face,
             emit=self.runner.emit_threadsafe, kinds=settings.subgraph_kinds, parent_ns=settings.checkpoint_ns,
             node=t.name, task_id=t.id, parents=parents, resuming=state.resuming, resume_map=state.resume_map,
-            task=ctx, replay=state.replay, fresh=state.fresh,
+            task=ctx, replay=state.replay, fresh=state.fresh, linger=settings.linger,
         )  # fmt: skip
 
     def _task_config(self, t: Task, step: int) -> dict[str, Any]:

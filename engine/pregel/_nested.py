@@ -95,6 +95,8 @@ class NestedHost:
     fresh: bool = False
     #: the root call came through the sync face (engine.pregel._run.RunSettings.sync_face)
     sync_face: bool = False
+    #: the host's linger of the parent run's writer (engine.pregel._writer): a subgraph's writer lingers alike
+    linger: float = 0.0
     #: graph runs nested in this task so far (the second and later get a numbered namespace)
     nested: int = 0
 

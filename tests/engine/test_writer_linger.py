@@ -24,6 +24,7 @@ class Writes:
 
     def __init__(self, saver: Any) -> None:
         self.calls: list[list[str]] = []
+        self.namespaces: list[set[str]] = []  # each write's checkpoint_ns
         self.changed = asyncio.Event()
         put, many = saver.aput, saver.aput_many
         inside = []  # a saver's aput_many may call its aput: one write all the same
@@ -31,7 +32,7 @@ class Writes:
         async def aput(config, checkpoint, metadata, new_versions):
             out = await put(config, checkpoint, metadata, new_versions)
             if not inside:
-                self._saw([checkpoint["id"]])
+                self._saw([checkpoint["id"]], [config])
             return out
 
         async def aput_many(puts, *, writes=()):
@@ -40,13 +41,14 @@ class Writes:
                 out = await many(puts, writes=writes)
             finally:
                 inside.pop()
-            self._saw([cp["id"] for _, cp, _, _ in puts])
+            self._saw([cp["id"] for _, cp, _, _ in puts], [c for c, _, _, _ in puts])
             return out
 
         saver.aput, saver.aput_many = aput, aput_many
 
-    def _saw(self, ids: list[str]) -> None:
+    def _saw(self, ids: list[str], configs: list[Any]) -> None:
         self.calls.append(ids)
+        self.namespaces.append({c["configurable"].get("checkpoint_ns", "") for c in configs})
         self.changed.set()
 
     @property
@@ -103,6 +105,21 @@ def test_the_linger_runs_out_while_a_step_waits_and_what_waited_is_written_then(
     ids = list(reversed(checkpoint_ids(app, thread())))
     assert writes.written == ids  # every version, in order, each once
     assert len(writes.calls) >= 2  # some were written while n2 waited, the rest after
+
+
+def test_a_subgraph_s_run_lingers_as_its_parent_s(checkpointer):
+    writes = Writes(checkpointer)
+    inner = chain(None, 3)  # its versions go to its parent's saver, under the task's namespace
+    g = StateGraph(X)
+    g.add_node("sub", inner)
+    g.add_edge(START, "sub")
+    g.add_edge("sub", END)
+    app = g.compile(checkpointer=checkpointer)
+    end = asyncio.run(_run(app, thread(), FOREVER))
+    assert end.reason == "END"
+    # the subgraph's versions in one write as its run ends, then the parent's in one as it ends
+    assert len(writes.calls) == 2 and writes.namespaces[1] == {""} and "" not in writes.namespaces[0]
+    assert writes.calls[1] == list(reversed(checkpoint_ids(app, thread())))
 
 
 @pytest.mark.parametrize("bad", [-1, 61, True, "0.1", None])
