@@ -126,9 +126,7 @@ class EventLog:
         self.records = records
         self.record = record
         self.forward = forward
-        self.landing = landing
-        if landing is not None:
-            landing.notify = self._landed
+        self.landing = landing  # its notify calls landed() (server._stream)
         self.failed: BaseException | None = None
         self._writer: EventWriter = records.writer
         self._pending: list[_Item] = []
@@ -154,7 +152,7 @@ class EventLog:
 
     def take(self) -> list[_Item]:
         """The writer takes what waits, up to the first event naming a version the run has not stored
-        yet (its writer is asked to write now; the rest waits for :meth:`_landed`)."""
+        yet (its writer is asked to write now; the rest waits for :meth:`landed`)."""
         items = self._pending
         landing = self.landing
         if landing is not None and landing.attached:
@@ -167,7 +165,7 @@ class EventLog:
         self._pending = []
         return items
 
-    def _landed(self) -> None:
+    def landed(self) -> None:
         """The run stored versions: what waited for them goes in the next write."""
         if self._pending and self.failed is None and not self._closed:
             self._writer.want(self)
@@ -221,8 +219,6 @@ class EventLog:
 
     async def close(self) -> None:
         """The run is over here: wake its joiners a last time and stop tracking it."""
-        if self.landing is not None:
-            self.landing.notify = None  # (it and this log held each other)
         self._stop_waiting()
         self._closed = True  # a write in flight still stores ours; nothing more is forwarded
         self._pending = []

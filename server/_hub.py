@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import events as ev
+from engine.host import Landing
 from server._json import encode
 from server._tenants import TENANT
 
@@ -142,12 +143,15 @@ class Subscription:
 class Tracker:
     """What the service calls for one run: ``tracker(event)`` per event, :meth:`close` at the end."""
 
-    __slots__ = ("_done", "_hub", "_run", "_started")
+    __slots__ = ("_done", "_held", "_hub", "_run", "_started", "landing")
 
     def __init__(self, hub: RunHub, run: _LiveRun) -> None:
         self._hub = hub
         self._run = run
         self._started = False
+        #: the run's stored versions (engine.host.Landing): a version is shown saved once it is stored
+        self.landing: Landing | None = None
+        self._held: list[tuple[str, dict[str, Any]]] = []  # checkpoint_saved messages of versions not stored yet
         self._done = False
 
     def __call__(self, e: ev.Event) -> None:
@@ -182,7 +186,12 @@ class Tracker:
             run.nodes = list(e.next)
             run.checkpoint_id = e.checkpoint_id
             if hub._subscribers:
-                hub._publish(run.tenant, {**run.head("checkpoint_saved"), "checkpoint": _ref(e)})
+                msg = {**run.head("checkpoint_saved"), "checkpoint": _ref(e)}
+                landing = self.landing
+                if landing is not None and landing.attached and e.checkpoint_id > landing.newest:
+                    self._held.append((e.checkpoint_id, msg))  # a watcher reads it as soon as it is told
+                else:
+                    hub._publish(run.tenant, msg)
         elif isinstance(e, ev.ValuesEvent):
             if hub._subscribers:
                 hub._publish(run.tenant, {**run.head("values"), "step": e.step, **_values(e.values)})
@@ -192,7 +201,19 @@ class Tracker:
         elif isinstance(e, ev.RunFinished):
             self._finish(e.reason, e.checkpoint_id)
 
+    def landed(self) -> None:
+        """The run stored versions: watchers are told of those they were not told of yet."""
+        if not self._held or self.landing is None:
+            return
+        newest = self.landing.newest
+        stored = [msg for cid, msg in self._held if cid <= newest]
+        self._held = [(cid, msg) for cid, msg in self._held if cid > newest]
+        for msg in stored:
+            self._hub._publish(self._run.tenant, msg)
+
     def _finish(self, reason: str, checkpoint_id: str | None) -> None:
+        self.landed()
+        self._held = []  # versions the run never stored (a failed write): never shown saved
         if self._done or not self._started:
             return
         self._done = True

@@ -331,6 +331,14 @@ class Streams:
             forward(msg, size, metadata)
 
         events = EventLog(self.records, record, stored, landing) if record.keeps_events else None
+        seen.landing = landing  # the inspector's watchers are told of a version once it is stored
+
+        def landed() -> None:
+            seen.landed()
+            if events is not None:
+                events.landed()
+
+        landing.notify = landed
         # A step's values event waits for the event after it, its step's version when there is one, with
         # which it is stored naming that version instead of holding the state again (server._final_values).
         held: tuple[pb.RunEvent, int, Any, ev.ValuesEvent] | None = None
@@ -421,6 +429,7 @@ class Streams:
             try:
                 await asyncio.gather(task, return_exceptions=True)
             finally:  # also when the call's end cancels this wait
+                landing.notify = None  # (its callback holds the log and the tracker, which hold it)
                 if events is not None:
                     await events.close()
                     # Its callback and the lag's check hold each other (and, through them, the call's outbox and

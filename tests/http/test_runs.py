@@ -339,7 +339,8 @@ async def test_a_run_cancelled_with_rollback_leaves_none_of_its_versions(tmp_pat
         assert (await client.runs.wait(thread, "gated", input={"label": "kept"}))["log"] == ["kept"]
         run = await client.runs.create(thread, "gated", input={"gate": "never", "label": "dropped"})
         await until(lambda: _running(served, thread, run["run_id"]), "the run's engine to start")
-        assert await _versions(served, thread, run["run_id"])  # its input version is saved
+        # its input version is saved (within the server's version linger of the run's start)
+        await until(lambda: _versions(served, thread, run["run_id"]), "the run's first version")
         await client.runs.cancel(thread, run["run_id"], action="rollback")
         assert await _versions(served, thread, run["run_id"]) == 0
         assert (await client.runs.get(thread, run["run_id"]))["status"] == "interrupted"

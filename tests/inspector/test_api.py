@@ -23,7 +23,7 @@ from graphwire import FinishReason
 
 from server.config import load_config
 from tests.conftest import ROOT, ServerProcess
-from tests.inspector.conftest import TOKEN, EventStream, api, wait_until
+from tests.inspector.conftest import TOKEN, EventStream, api
 
 
 @pytest.fixture
@@ -176,18 +176,25 @@ def test_the_event_stream_follows_a_run_from_any_client(inspected: ServerProcess
     assert hello is not None and hello["type"] == "live"
     with ThreadPoolExecutor(1) as pool, inspected.client() as client:
         run = pool.submit(client.invoke, "gated", thread, {"gate": f"g-{thread}", "label": "x"}, timeout=60)
-        seen = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "node_started" and m["node"] == "work")
+        # A version is told once it is stored (within the server's version linger), so the work node may start first.
+        seen = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "checkpoint_saved" and m["checkpoint"]["step"] == 0)
+        def work_started(m: dict[str, Any]) -> bool:
+            return m.get("thread_id") == thread and m["type"] == "node_started" and m["node"] == "work"
+
+        if not any(work_started(m) for m in seen):
+            seen += events.until(work_started)
         mine = [m for m in seen if m.get("thread_id") == thread]
         assert mine[0]["type"] == "run_started" and mine[0]["graph"] == "gated"
         saved = [m["checkpoint"] for m in mine if m["type"] == "checkpoint_saved"]
         assert [(c["step"], c["source"], c["next"]) for c in saved] == [(-1, "input", ["__start__"]), (0, "loop", ["work"])]
-        assert mine[-1]["nodes"] == ["work"]
+        assert [m["nodes"] for m in mine if work_started(m)] == [["work"]]
+        # stored when told: its thread is listed
+        assert _listed(inspected, thread) is not None
         # A watcher arriving now learns where the run is.
         _, live, _ = api(inspected, "/api/live")
         assert [(r["thread_id"], r["nodes"]) for r in live["runs"] if r["graph"] == "gated"] == [(thread, ["work"])]
-        # Listed once its first version is stored (within the server's version linger of the run's start).
-        threads = wait_until(lambda: _listed(inspected, thread), "the thread's first version to be stored")
-        assert {t["thread_id"]: t["running"] for t in threads}[thread] is True
+        threads = _listed(inspected, thread)
+        assert threads is not None and {t["thread_id"]: t["running"] for t in threads}[thread] is True
 
         inspected.open_gate(f"g-{thread}")
         rest = events.until(lambda m: m.get("thread_id") == thread and m["type"] == "run_finished")

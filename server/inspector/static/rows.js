@@ -61,7 +61,7 @@ export class ThreadRows {
         calls,
         versions,
       );
-      b = { id, li, head, calls, versions, info: t, refs: null, truncated: false, reading: false, expanded: false, sig: "" };
+      b = { id, li, head, calls, versions, info: t, refs: null, early: [], truncated: false, reading: false, expanded: false, sig: "" };
       this.blocks.set(id, b);
       this.observer.observe(li);
     }
@@ -195,6 +195,9 @@ export class ThreadRows {
     } finally {
       b.reading = false;
     }
+    // Versions told saved while the read was on its way, which it may have missed.
+    if (b.refs) for (const ref of b.early) if (!b.refs.some((v) => v.checkpoint_id === ref.checkpoint_id)) b.refs.push(ref);
+    b.early = [];
     if (this.blocks.get(b.id) === b) this.drawRow(b);
   }
 
@@ -217,7 +220,11 @@ export class ThreadRows {
 
   saved(thread, ref) {
     const b = this.blocks.get(thread);
-    if (!b || !b.refs) return;
+    if (!b) return;
+    if (!b.refs) {
+      if (b.reading) b.early.push({ ...ref, interrupts: [] }); // its read may have missed it: kept for it
+      return;
+    }
     if (!b.refs.some((v) => v.checkpoint_id === ref.checkpoint_id)) b.refs.push({ ...ref, interrupts: [] });
     this.drawRow(b);
   }
