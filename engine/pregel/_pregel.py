@@ -257,10 +257,9 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
         that node's run (:mod:`engine.pregel._nested`).
         """
         return launch(
-            self, input, config, durability=durability, kinds=kinds, interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after, run_id=run_id, lease=lease, thread_name=thread_name, strict=strict,
-            subgraphs=subgraphs, context=context, inline_sync=_inline_sync, langgraph_options=langgraph_options, linger=linger,
-            landing=landing,
+            self, input, config, durability=durability, kinds=kinds, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+            run_id=run_id, lease=lease, thread_name=thread_name, strict=strict, subgraphs=subgraphs, context=context,
+            inline_sync=_inline_sync, langgraph_options=langgraph_options, linger=linger, landing=landing,
         )  # fmt: skip
 
     async def aplan_resume(
