@@ -35,9 +35,9 @@ from engine.host import Landing, Lease, RunRecord, RunStore, ThreadMark
 
 __all__ = ["EventLog", "EventWriter"]
 
-#: (message, its size, initial metadata to send before it or None, the bytes to store for it or None: its own,
-#: the version those bytes name or None)
-_Item = tuple[Any, int, Any, bytes | None, str | None]
+#: (message, its size, initial metadata to send before it or None, what to store for it when not its own bytes:
+#: server._final_values' form and the version it names, or None)
+_Item = tuple[Any, int, Any, tuple[bytes, str] | None]
 
 
 class EventWriter:
@@ -135,12 +135,12 @@ class EventLog:
         self._alone: asyncio.TimerHandle | None = None
         self._wake = records.local.setdefault(record.run_id, asyncio.Event())
 
-    def add(self, message: Any, size: int, metadata: Any, stored: bytes | None = None, names: str | None = None) -> None:
-        """``message`` to store (as ``stored`` when given: server._final_values' form, naming version
-        ``names``, stored once that version is) and then forward."""
+    def add(self, message: Any, size: int, metadata: Any, stored: tuple[bytes, str] | None = None) -> None:
+        """``message`` to store (as ``stored``'s bytes when given: server._final_values' form, naming
+        ``stored``'s version, stored once that version is) and then forward."""
         if self.failed is not None:
             return
-        self._pending.append((message, size, metadata, stored, names))
+        self._pending.append((message, size, metadata, stored))
         if self._alone is not None:  # company came: they are written together
             self._alone.cancel()
             self._alone = None
@@ -155,10 +155,9 @@ class EventLog:
         yet (its writer is asked to write now; the rest waits for :meth:`landed`)."""
         items = self._pending
         landing = self.landing
-        if landing is not None and landing.attached:
-            newest = landing.newest
-            for i, item in enumerate(items):
-                if item[4] is not None and item[4] > newest:  # a run's version ids grow: not stored yet
+        if landing is not None:
+            for i, (_, _, _, stored) in enumerate(items):
+                if stored is not None and not landing.stored(stored[1]):
                     self._pending = items[i:]
                     landing.hurry()
                     return items[:i]
@@ -175,21 +174,20 @@ class EventLog:
         failed) is stored whole."""
         items, self._pending = self._pending, []
         landing = self.landing
-        if landing is None or not landing.attached:
+        if landing is None:
             return items
-        newest = landing.newest
-        return [i if i[4] is None or i[4] <= newest else (i[0], i[1], i[2], None, None) for i in items]
+        return [(m, size, md, s if s is None or landing.stored(s[1]) else None) for m, size, md, s in items]
 
     @staticmethod
     def encoded(items: list[_Item]) -> list[tuple[int, bytes]]:
-        return [(m.seq, m.SerializeToString() if stored is None else stored) for m, _, _, stored, _ in items]
+        return [(m.seq, m.SerializeToString() if stored is None else stored[0]) for m, _, _, stored in items]
 
     def sent(self, items: list[_Item]) -> None:
         """``items`` are stored: on to the caller, and joiners woken."""
         if items:
             self.record.last_seq = items[-1][0].seq
         if not self._closed:
-            for message, size, metadata, _, _ in items:
+            for message, size, metadata, _ in items:
                 self.forward(message, size, metadata)
         self._wake_joiners()
 

@@ -187,8 +187,7 @@ class Tracker:
             run.checkpoint_id = e.checkpoint_id
             if hub._subscribers:
                 msg = {**run.head("checkpoint_saved"), "checkpoint": _ref(e)}
-                landing = self.landing
-                if landing is not None and landing.attached and e.checkpoint_id > landing.newest:
+                if self.landing is not None and not self.landing.stored(e.checkpoint_id):
                     self._held.append((e.checkpoint_id, msg))  # a watcher reads it as soon as it is told
                 else:
                     hub._publish(run.tenant, msg)
@@ -203,11 +202,11 @@ class Tracker:
 
     def landed(self) -> None:
         """The run stored versions: watchers are told of those they were not told of yet."""
-        if not self._held or self.landing is None:
+        landing = self.landing
+        if not self._held or landing is None:
             return
-        newest = self.landing.newest
-        stored = [msg for cid, msg in self._held if cid <= newest]
-        self._held = [(cid, msg) for cid, msg in self._held if cid > newest]
+        stored = [msg for cid, msg in self._held if landing.stored(cid)]
+        self._held = [(cid, msg) for cid, msg in self._held if not landing.stored(cid)]
         for msg in stored:
             self._hub._publish(self._run.tenant, msg)
 

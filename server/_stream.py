@@ -347,10 +347,7 @@ class Streams:
             assert events is not None
             await lag.room(size, lambda: outbox.unsent, transit)  # the store is behind: the run waits for it
             lag.added(size)
-            if stored_as is None:
-                events.add(msg, size, metadata)
-            else:  # stored naming a version (server._final_values): once that version is
-                events.add(msg, size, metadata, *stored_as)
+            events.add(msg, size, metadata, stored_as)  # (naming a version: stored once that version is)
 
         seq = record.last_seq
         last_saved: ev.CheckpointSaved | None = None

@@ -104,6 +104,11 @@ class Landing:
         self._writer = weakref.ref(writer)
         self.attached = True
 
+    def stored(self, checkpoint_id: str) -> bool:
+        """Whether the run's version ``checkpoint_id`` is stored (true when no run reports here: a host
+        then holds nothing back for it)."""
+        return not self.attached or checkpoint_id <= self.newest
+
     def hurry(self) -> None:
         """The run's writer, if it lingers, writes what it holds now."""
         writer = self._writer() if self._writer is not None else None
