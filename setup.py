@@ -18,7 +18,7 @@ setup(
         "grpcio-reflection>=1.85.1",
         "protobuf>=7.35.1,<8",
         "msgpack>=1.0",
-        "psycopg[binary]>=3.1",
+        "psycopg[binary]>=3.2",  # RawCursor (engine._sql.postgres.conns.kept_raw_cursor)
         "psycopg-pool>=3.2",
         "opentelemetry-api>=1.24",
         "opentelemetry-sdk>=1.24",

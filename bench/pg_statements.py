@@ -14,6 +14,7 @@ role that may ``ALTER DATABASE ... SET`` it. It asserts nothing.
 Usage::
 
     python bench/pg_statements.py --runs 400
+    python bench/pg_statements.py --runs 400 --face http   # LangGraph's HTTP API (langgraph-sdk's runs.wait)
     python bench/pg_statements.py --tree /path/to/another/checkout
 """
 
@@ -33,6 +34,30 @@ from urllib.parse import urlsplit, urlunsplit
 
 _ROOT = Path(__file__).resolve().parent.parent
 _ENTRY = re.compile(r"@(\S+) LOG:  duration: ([\d.]+) ms  (statement|execute|bind|parse)[^:]*: (.*?)(?=\n\S|\Z)", re.S)
+
+
+async def _drive_http(url: str, runs: int, callers: int, log: Path) -> int:
+    """As :func:`_drive` over LangGraph's HTTP API, as the peers bench calls it: the real
+    ``langgraph-sdk``'s ``runs.wait`` (a POST), each caller on a thread it created."""
+    from langgraph_sdk import get_client
+
+    client = get_client(url=url)
+    warm = (await client.threads.create(graph_id="chain3"))["thread_id"]
+    for _ in range(20):
+        await client.runs.wait(warm, "chain3", input={"n": 0})
+    threads = [(await client.threads.create(graph_id="chain3"))["thread_id"] for _ in range(callers)]
+    await asyncio.sleep(0.5)  # what the warm-up logged is written
+    start = log.stat().st_size
+    left = [runs]
+
+    async def caller(thread: str) -> None:
+        while left[0] > 0:
+            left[0] -= 1
+            await client.runs.wait(thread, "chain3", input={"n": 0})
+
+    await asyncio.gather(*(caller(t) for t in threads))
+    await asyncio.sleep(0.5)
+    return start
 
 
 async def _drive(address: str, runs: int, callers: int, log: Path) -> int:
@@ -61,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tree", type=Path, default=_ROOT, help="the code to serve (a checkout)")
     p.add_argument("--runs", type=int, default=400)
     p.add_argument("--callers", type=int, default=4)
+    p.add_argument("--face", choices=["grpc", "http"], default="grpc", help="the clients' invoke (a new thread each), or langgraph-sdk's runs.wait")
     p.add_argument("--pg", default=os.environ.get("GRAPHWIRE_BENCH_PG", "postgresql://root@127.0.0.1:5432/test"))
     p.add_argument("--log", type=Path, default=Path("/var/log/postgresql/postgresql-15-main.log"), help="the server's log file")
     args = p.parse_args(argv)
@@ -76,19 +102,24 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(tree / d) for d in ("", "proto/python", "clients/python")))
     cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer",
            urlunsplit(urlsplit(args.pg)._replace(path=f"/{db}")), "--graph", "chain3=bench.grpc_throughput:chain3",
-           "--log-level", "WARNING", "--workers", "1"]  # fmt: skip
+           "--log-level", "WARNING", "--workers", "1"] + (["--http", "127.0.0.1:0"] if args.face == "http" else [])  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        address = None
+        address = url = None
         assert proc.stdout is not None
         for line in proc.stdout:
-            found = re.search(r"graphwire listening on (\S+)", line)
-            if found:
-                address = found.group(1)
+            found = re.search(r"graphwire (listening|http) on (\S+)", line)
+            if found and found.group(1) == "http":
+                url = found.group(2)
+            elif found:
+                address = found.group(2)
                 break
-        if address is None:
+        if address is None or (args.face == "http" and url is None):
             raise SystemExit("the server did not start")
-        start = asyncio.run(_drive(address, args.runs, args.callers, args.log))
+        if url is not None:
+            start = asyncio.run(_drive_http(url, args.runs, args.callers, args.log))
+        else:
+            start = asyncio.run(_drive(address, args.runs, args.callers, args.log))
     finally:
         proc.terminate()
         proc.wait()

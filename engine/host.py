@@ -58,7 +58,10 @@ rearrange its rooms without breaking one.
 * **A run's version writes, seen by its host**: ``aevents(..., linger=seconds)`` lets an "async"
   run's writer wait that long so versions made meanwhile share a write; a :class:`Landing` passed as
   ``aevents(..., landing=)`` says which of the run's versions are stored and asks for them sooner
-  (a host storing an event that names a version stores it once the version is).
+  (a host storing an event that names a version stores it once the version is); with
+  ``Landing(takes_last=True)`` the run hands its last write to the host as a :class:`LastWrite`, for the
+  host to store with its record of the run's end (``afinish(..., versions=)`` of a run store whose
+  ``stores_last_versions`` is true: PostgreSQL's, in one statement).
 * **Thread ids a graph sees vs. storage keys**: :class:`ScopedSaver` (a
   checkpointer through which a graph sees its caller's thread ids while the
   rows, and the leases, carry the host's storage keys, e.g. one naming the graph).
@@ -89,11 +92,11 @@ from engine.events import Event
 from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_event
 from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
-from engine.pregel._writer import Landing
+from engine.pregel._landing import Landing, LastWrite
 
 __all__ = [
     "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
-    "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Landing", "Lease", "LeaseHolder",
+    "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Landing", "LastWrite", "Lease", "LeaseHolder",
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RunStore", "ScopedCache", "ScopedSaver", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
     "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",

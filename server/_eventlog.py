@@ -31,7 +31,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from engine.host import Landing, Lease, RunRecord, RunStore, ThreadMark
+from engine.host import Landing, LastWrite, Lease, RunRecord, RunStore, ThreadMark
 
 __all__ = ["EventLog", "EventWriter"]
 
@@ -169,14 +169,15 @@ class EventLog:
         if self._pending and self.failed is None and not self._closed:
             self._writer.want(self)
 
-    def _take_all(self) -> list[_Item]:
+    def _take_all(self, versions: LastWrite | None) -> list[_Item]:
         """What waits, for the run's end: an event naming a version the run never stored (its write
-        failed) is stored whole."""
+        failed) is stored whole; one naming a version of ``versions`` (stored with the end) as it is."""
         items, self._pending = self._pending, []
         landing = self.landing
         if landing is None:
             return items
-        return [(m, size, md, s if s is None or landing.stored(s[1]) else None) for m, size, md, s in items]
+        last = versions.last_id if versions is not None else ""
+        return [(m, size, md, s if s is None or landing.stored(s[1]) or s[1] <= last else None) for m, size, md, s in items]
 
     @staticmethod
     def encoded(items: list[_Item]) -> list[tuple[int, bytes]]:
@@ -201,15 +202,20 @@ class EventLog:
             self._alone = None
         self._writer.drop(self)
 
-    async def finish(self, final: Any, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any) -> bool:
-        """Store what waits, ``final``, the record's ``changes`` and its thread's ``mark`` together (then
-        forward what waited, not ``final``: the caller's); whether the record took the changes."""
+    async def finish(
+        self, final: Any, *, mark: ThreadMark | None = None, release: Lease | None = None, versions: LastWrite | None = None, **changes: Any
+    ) -> bool:
+        """Store what waits, ``final``, the record's ``changes`` and its thread's ``mark`` together, with the
+        run's last ``versions`` if given (then forward what waited, not ``final``: the caller's); whether the
+        record took the changes."""
         self._stop_waiting()  # what waits goes with the end
         await self._writer.carried(self)  # events of ours in a write in flight: stored first, in order
         if self.failed is not None:
             raise self.failed
-        items = self._take_all()
+        items = self._take_all(versions)
         events = self.encoded(items) + [(final.seq, changes.get("finished") or final.SerializeToString())]  # stored twice, made once
+        if versions is not None:
+            changes["versions"] = versions  # (a store that takes them: server._stream's ends_with_versions)
         ok = await self.records.store.afinish(self.record.run_id, self.record.attempts, self.record, events, mark=mark, release=release, **changes)
         self.sent(items)
         self.record.last_seq = final.seq

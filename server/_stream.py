@@ -44,7 +44,7 @@ from typing import Any, AsyncIterator, Callable
 import grpc
 
 from engine import events as ev
-from engine.host import Landing, RunRecord
+from engine.host import Landing, LastWrite, RunRecord
 from engine.checkpoint.base import Lease
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -97,6 +97,8 @@ class Streams:
         self.joint = threads is not None and threads.rides_with(records.store)
         self.releases = runs.leases is not None and records.store.leases is not None and records.store.leases is runs.leases.store
         self.fuses = self.joint and self.releases  # a run's start: its lease, record and mark in one write
+        # a run's end: its last versions (the engine hands them over, engine/pregel/_landing.py) in its end's write
+        self.ends_with_versions = bool(getattr(records.store, "stores_last_versions", False))
         self.hub = hub
         self.records = records
         self.turns = turns  # replaces a running run (INTERRUPT, ROLLBACK); makes the chat-safe checks
@@ -257,12 +259,13 @@ class Streams:
         return record
 
     async def _end(
-        self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None, lease: Lease | None = None
+        self, record: RunRecord, status: str, final: pb.RunEvent | None, events: EventLog | None = None, lease: Lease | None = None, versions: LastWrite | None = None
     ) -> None:
         """Write the run's end to its record (unless another replica took the run over meanwhile),
         with the events that wait to be stored (``events``) and ``final``, when given, and its thread's
         mark. ``lease``: the run's, let go of in the same write (the engine is done writing: it sent
-        RunFinished), when the record's store keeps the leases; else the slot's end releases it."""
+        RunFinished), when the record's store keeps the leases; else the slot's end releases it.
+        ``versions``: the run's last write, which the engine left to this write (its failure is the run's)."""
         if lease is not None and self.releases and self.runs.leases is not None:
             await self.runs.leases.stop_renewing(lease)
         else:
@@ -276,7 +279,9 @@ class Streams:
             changes["started"] = record.started
         mark = self.threads.ended_mark(record, status, final) if self.joint and self.threads is not None else None
         if events is not None and final is not None:
-            await events.finish(final, mark=mark, release=lease, **changes)  # a failure fails the run: its end was not stored
+            await events.finish(final, mark=mark, release=lease, versions=versions, **changes)  # a failure fails the run: its end was not stored
+        elif versions is not None:
+            await self.records.store.aupdate(record.run_id, record.attempts, mark=mark, release=lease, versions=versions, **changes)
         else:
             try:
                 await self.records.store.aupdate(record.run_id, record.attempts, mark=mark, release=lease, **changes)
@@ -305,7 +310,7 @@ class Streams:
     ) -> None:
         transit = Transit()
         run_id = record.run_id
-        landing = Landing()  # which of its versions the run stored: an event naming one is stored after it
+        landing = Landing(takes_last=self.ends_with_versions)  # its stored versions (events naming one wait for it), its last write
         task = asyncio.get_running_loop().create_task(transit.pump(start(run_id, handle.lease, landing)), context=run_ctx)
         handle.task = task
         handle.durable = record.durable
@@ -381,9 +386,12 @@ class Streams:
                 elif isinstance(item, ev.RunFinished):
                     finished = True
                     seq += 1
+                    if landing.last is not None and (last_saved is None or item.checkpoint_id != last_saved.checkpoint_id):
+                        await landing.last.astore()  # _finished reads the version
                     final = await self._finished(entry, record.caller_thread, item, last_saved, interrupt_nodes, seq, run_id)
                     # Kept without a copy of the state when its values are its last version's (server._final_values).
-                    await self._end(record, status_of(item.reason), stored_final(final, item, last_saved), events, handle.lease)
+                    ending = stored_final(final, item, last_saved)
+                    await self._end(record, status_of(item.reason), ending, events, handle.lease, landing.last)
                     record.last_seq = seq
                     outbox.put(final, last=True)
                     continue
@@ -425,6 +433,9 @@ class Streams:
                 task.cancel()
             try:
                 await asyncio.gather(task, return_exceptions=True)
+                last = landing.take_last()
+                if last is not None:  # the run ended, and its end's write did not try its last write: stored as the run would
+                    await asyncio.shield(_store_alone(last, run_id))
             finally:  # also when the call's end cancels this wait
                 landing.notify = None  # (its callback holds the log and the tracker, which hold it)
                 if events is not None:
@@ -464,3 +475,12 @@ class Streams:
             )
             msg.run_finished.ClearField("values_json")
         return msg
+
+
+async def _store_alone(last: LastWrite, run_id: str) -> None:
+    """A run's last write that its end's write did not take (the call ended first): stored as the run
+    would have stored it; a failure is logged (the run's end, if recorded at all, records the failure)."""
+    try:
+        await last.astore()
+    except Exception:  # noqa: BLE001 - nothing is left to tell: the run is over
+        log.exception("run %s: its last versions could not be stored", run_id)

@@ -156,6 +156,18 @@ class ScopedSaver(BaseCheckpointSaver):
         )
         return [self._out(c) for c in stored]
 
+    def prepare_many(
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Any, ...]] = (),
+    ) -> Any:
+        """The saver's ``prepare_many`` under storage keys (engine/pregel/_landing.py); None if it has none."""
+        prepare = getattr(self.saver, "prepare_many", None)
+        if prepare is None:
+            return None
+        return prepare([(self._in(c), cp, md, nv) for c, cp, md, nv in puts], writes=[(self._in(w[0]), *w[1:]) for w in writes])
+
     async def aput_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         await self.saver.aput_writes(self._in(config), writes, task_id, task_path)
 

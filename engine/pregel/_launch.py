@@ -57,7 +57,7 @@ from engine.pregel._savers import root_saver
 from engine.pregel._run_context import coerce_context
 from engine.pregel._spec import GraphSpec
 from engine.pregel._stream import with_output_keys
-from engine.pregel._writer import Landing
+from engine.pregel._landing import Landing
 from engine.pregel.debug import node_task_metadata
 
 if TYPE_CHECKING:

@@ -268,9 +268,9 @@ class RunLoop:
                 # As LangGraph: with "exit", a subgraph that ran to its end in its task keeps no version
                 # (only its parent's call stores one); a stopped one's is kept, to go on from.
                 writer.discard_unsaved()
-            await writer.flush()
+            await writer.flush(last=True)  # (a host may take the last write: engine/pregel/_landing.py)
         except GraphRecursionError as e:
-            await writer.flush()
+            await writer.flush(last=True)
             reason, error = "RECURSION_LIMIT", e
         except (asyncio.CancelledError, GeneratorExit) as e:
             # Saved versions stay; a pending async put is allowed to land. A

@@ -29,7 +29,7 @@ from engine.events import Event
 from engine.pregel._algo import trigger_index
 from engine._internal._config import merge_configs
 from engine.pregel._launch import launch
-from engine.pregel._writer import Landing
+from engine.pregel._landing import Landing
 from engine.pregel.protocol import PregelProtocol
 from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_options
 from engine.pregel._io import input_writes

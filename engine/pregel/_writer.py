@@ -35,9 +35,8 @@ version, all or none on savers with transactions.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from engine._internal._ids import checkpoint_id as new_checkpoint_id
 from engine._internal._ids import now_iso
@@ -50,13 +49,14 @@ from engine.pregel._algo import restore_channels
 from engine.pregel._delta import hydrate, takes_task_path, task_path_str
 from engine.pregel._exit_deltas import ExitDeltas
 from engine.pregel._io import output_values
+from engine.pregel._landing import Landing, LastWrite
 from engine.pregel._spec import CHECKPOINT_FORMAT, NO_WRITES, TASKS, GraphSpec
 from engine.types import DeltaSnapshot, Send
 
 if TYPE_CHECKING:
     from engine.pregel._algo import Task
 
-__all__ = ["MAX_QUEUED", "Landing", "Version", "VersionWriter", "new_version"]
+__all__ = ["MAX_QUEUED", "Version", "VersionWriter", "new_version"]
 
 #: Versions an async-durability run may compute ahead of its writer before it waits.
 MAX_QUEUED = 64
@@ -78,48 +78,6 @@ def new_version(ck: Checkpoint) -> Checkpoint:
     )
     ck["id"] = snapshot["id"]
     return snapshot  # type: ignore[return-value]
-
-
-class Landing:
-    """A run's version writes as its host sees them (``aevents(..., landing=)``): the newest version
-    stored, a callback after each write that stored versions, and a way to ask for the write sooner.
-
-    Versions land in the order the run made them, and a run's ids grow (time-ordered), so a
-    version of the run is stored once its id is at most :attr:`newest`."""
-
-    __slots__ = ("newest", "notify", "attached", "_writer")
-
-    def __init__(self, notify: Callable[[], None] | None = None) -> None:
-        #: the id of the newest version the run's writes stored ("": none yet)
-        self.newest = ""
-        #: called (with nothing) after each write that stored versions
-        self.notify = notify
-        #: a run reports to it: the host may wait for its versions (a run never started, or a
-        #: runtime that does not report, leaves it unattached)
-        self.attached = False
-        self._writer: weakref.ref[VersionWriter] | None = None  # (no cycle: the writer holds this)
-
-    def attach(self, writer: VersionWriter) -> None:
-        """``writer``'s run reports here (its :class:`VersionWriter` calls this)."""
-        self._writer = weakref.ref(writer)
-        self.attached = True
-
-    def stored(self, checkpoint_id: str) -> bool:
-        """Whether the run's version ``checkpoint_id`` is stored (true when no run reports here: a host
-        then holds nothing back for it)."""
-        return not self.attached or checkpoint_id <= self.newest
-
-    def hurry(self) -> None:
-        """The run's writer, if it lingers, writes what it holds now."""
-        writer = self._writer() if self._writer is not None else None
-        if writer is not None:
-            writer.hurry()
-
-    def landed(self, checkpoint_id: str) -> None:
-        """The run's writer stored its versions up to ``checkpoint_id``."""
-        self.newest = checkpoint_id
-        if self.notify is not None:
-            self.notify()
 
 
 @dataclass(slots=True)
@@ -246,10 +204,10 @@ class VersionWriter:
         if self._task is None and self._queued:
             self._task = loop.create_task(self._write_queued())
 
-    async def _write_queued(self) -> None:
+    async def _write_queued(self, linger: bool = True) -> None:
         """The writer task: store what is queued, all of it at once, until nothing is (after the
-        run's linger, if it has one)."""
-        if self.linger:
+        run's linger, if it has one and ``linger``)."""
+        if self.linger and linger:
             await self._lingered()
         while self._queued:
             batch, self._queued = self._queued, []
@@ -286,14 +244,23 @@ class VersionWriter:
             return
         landed = False
         try:
-            await (task if task is not None else self._write_queued())
+            await (task if task is not None else self._write_queued(linger=False))
             landed = True
         finally:
             if not landed:
                 self._queued.clear()
 
-    async def flush(self) -> None:
-        """Everything handed over is stored (``"exit"``: its one version now)."""
+    async def flush(self, *, last: bool = False) -> None:
+        """Everything handed over is stored (``"exit"``: its one version now). ``last``: the run
+        ends here; a host that takes its last write (:attr:`Landing.takes_last`) gets what is
+        queued, prepared by the saver, instead (engine/pregel/_landing.py)."""
+        landing = self.landing
+        if last and landing is not None and landing.takes_last and self._hands_over():
+            batch, self._queued = self._queued, []
+            await self.written()  # a write in flight lands first: the batch continues it
+            if self._hand_over(batch, landing):
+                return
+            self._queued = batch  # stored as ever
         await self.written()
         if self._unsaved is not None:
             item, self._unsaved = self._unsaved, None
@@ -441,24 +408,57 @@ class VersionWriter:
             for v in batch:
                 await self._store_batch([v])  # raises at the refused one
 
-    async def _store_batch(self, batch: list[Version]) -> None:
+    def _hands_over(self) -> bool:
+        """Whether the run's last write can be handed over: versions queued ("async", its own
+        namespace's; nothing else held) and a saver that prepares writes."""
+        return (
+            bool(self._queued) and self.durability == "async" and not self.checkpoint_ns and self._unsaved is None
+            and not self._held and getattr(self.saver, "prepare_many", None) is not None
+        )  # fmt: skip
+
+    def _hand_over(self, batch: list[Version], landing: Landing) -> bool:
+        """The run's last ``batch``, prepared by the saver, to its host (whether it was: a value the saver
+        refuses, or a chain it cannot prepare, and the run stores it as ever, the refusal raised there)."""
+        cfg = self.config
+        try:
+            prepared = self.saver.prepare_many([(cfg(v.parent), v.checkpoint, v.metadata, v.new_versions) for v in batch], writes=self._writes_of(batch))
+        except SerializationError:
+            return False
+        if prepared is None:
+            return False
         span = self._trace.span
+        if span.is_recording():  # (the run's span ends before the host writes: its events are added now)
+            for event in self._write_events(batch):
+                event["graphwire.with_run_end"] = True
+                span.add_event("graphwire.checkpoint.write", event)
+        self.last_saved_id = last_id = batch[-1].checkpoint["id"]  # what RunFinished names: stored with the end, or the run fails
+        landing.last = LastWrite(prepared, last_id, landing, self._trace.attrs)
+        return True
+
+    @staticmethod
+    def _write_events(batch: list[Version]) -> list[dict[str, Any]]:
         # Events on the run span rather than spans of their own: a span costs
         # ~17 µs with the SDK, and a write completes while the next step runs.
-        events = None
-        if span.is_recording():
-            events = [
-                {
-                    "graphwire.checkpoint_id": v.checkpoint["id"],
-                    "graphwire.parent_checkpoint_id": v.parent or "",
-                    "graphwire.step": v.metadata["step"],
-                    "graphwire.source": v.metadata["source"],
-                }
-                for v in batch
-            ]
+        return [
+            {
+                "graphwire.checkpoint_id": v.checkpoint["id"],
+                "graphwire.parent_checkpoint_id": v.parent or "",
+                "graphwire.step": v.metadata["step"],
+                "graphwire.source": v.metadata["source"],
+            }
+            for v in batch
+        ]
+
+    def _writes_of(self, batch: list[Version]) -> list[tuple[Any, ...]]:
+        """The pending writes the versions of ``batch`` carry, as ``aput_many`` takes them."""
+        cfg, paths = self.config, self.takes_paths
+        return [(cfg(v.parent), w, tid, *(path if paths else ())) for v in batch for tid, w, *path in v.parent_writes]
+
+    async def _store_batch(self, batch: list[Version]) -> None:
+        span = self._trace.span
+        events = self._write_events(batch) if span.is_recording() else None
         cfg = self.config
-        paths = self.takes_paths
-        writes = [(cfg(v.parent), w, tid, *(path if paths else ())) for v in batch for tid, w, *path in v.parent_writes]
+        writes = self._writes_of(batch)
         if len(batch) == 1 and not writes:
             v = batch[0]
             coro: Any = self.saver.aput(cfg(v.parent), v.checkpoint, v.metadata, v.new_versions)

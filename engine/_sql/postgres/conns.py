@@ -57,7 +57,7 @@ from engine._internal._sync import on_sync_loop
 from engine._internal._worker import settle_soon
 from engine._sql.postgres.given import Borrowed, Fresh
 
-__all__ = ["Connections", "NoConnection", "Reserved", "kept_cursor"]
+__all__ = ["Connections", "NoConnection", "Reserved", "kept_cursor", "kept_raw_cursor"]
 
 T = TypeVar("T")
 
@@ -109,6 +109,7 @@ class _Connection(psycopg.Connection[Any]):
 
     failure: ClassVar[str | None] = None
     kept: psycopg.Cursor[Any] | None = None  # see kept_cursor
+    kept_raw: psycopg.RawCursor[Any] | None = None  # see kept_raw_cursor
 
     @classmethod
     def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
@@ -143,6 +144,23 @@ def kept_cursor(conn: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:
     cur = conn.kept
     if cur is None or cur.closed:
         cur = conn.kept = conn.cursor(binary=True)
+    return cur
+
+
+def kept_raw_cursor(conn: psycopg.Connection[Any]) -> psycopg.RawCursor[Any]:
+    """As :func:`kept_cursor`, a raw one: for statements written with ``$1``, ``$2``, ... (see
+    :func:`~engine._sql.postgres.text.positional`), their values a list."""
+    if not isinstance(conn, _Connection):
+        return _raw(conn)
+    cur = conn.kept_raw
+    if cur is None or cur.closed:
+        cur = conn.kept_raw = _raw(conn)
+    return cur
+
+
+def _raw(conn: psycopg.Connection[Any]) -> psycopg.RawCursor[Any]:
+    cur: psycopg.RawCursor[Any] = psycopg.RawCursor(conn)
+    cur.format = psycopg.pq.Format.BINARY  # (results in binary, as kept_cursor's)
     return cur
 
 

@@ -18,6 +18,20 @@ from dataclasses import dataclass, fields
 from psycopg import sql
 
 from engine._sql.postgres.text import compact
+from engine.checkpoint.postgres._lease_queries import (  # noqa: F401 - the saver's statements, rendered with the rest
+    _HOLDER_GONE,
+    _THE_LEASE,
+    ACQUIRE_LEASE,
+    FENCE_DELETE,
+    FENCE_PUT,
+    FENCE_PUT_RELEASING,
+    FENCE_WRITES,
+    LEASE_HOLDER,
+    NO_FLUSH,
+    RELEASE_LEASE,
+    RENEW_LEASE,
+    SELECT_LEASE,
+)
 
 __all__ = ["Queries", "render"]
 
@@ -75,7 +89,7 @@ new_blobs AS (
         ref_key = excluded.ref_key
         WHERE excluded.idx < 0
     RETURNING idx, type
-)
+){ending}
 SELECT channel, version FROM new_blobs
 UNION ALL SELECT NULL, -1 - count(*) FROM new_writes WHERE idx > 0 OR type LIKE '%%graphwire:writes' HAVING count(*) > 0{fence_row}
 """
@@ -88,15 +102,6 @@ UNION ALL SELECT NULL, -1 - count(*) FROM new_writes WHERE idx > 0 OR type LIKE 
 # statements, on one snapshot.)
 BEGIN_SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 COMMIT = "COMMIT"
-# A statement (its own transaction, in autocommit) whose commit need not wait
-# for the WAL flush (a lease change, see _leases.py; a run record, _runs.py)
-# ends with RETURNING ... NO_FLUSH: set_config(..., true) lasts until the end of
-# the transaction, and the commit reads it. It is evaluated for each row the
-# statement writes, so it is in force whenever the commit has something to
-# flush. One statement, one round trip: the same as BEGIN; SET LOCAL
-# synchronous_commit = off; the statement; COMMIT, pipelined, at a quarter of
-# psycopg's work.
-NO_FLUSH = "set_config('synchronous_commit', 'off', true)"
 
 _NAMED = "  AND cp.checkpoint_id = %(checkpoint_id)s\n"
 # A version's metadata as read: the run that wrote it is a column of its own (migrations/0014_run_column.sql).
@@ -336,84 +341,22 @@ ORDER BY checkpoint_id DESC, thread_id
 LIMIT %(limit)s
 """
 
-# -- leases: one run per thread across replicas ---------------------------------------
-# Every time is the database's clock_timestamp(): replicas' clocks never
-# matter, and a statement that waited for a row lock judges expiry when it
-# gets the row, not when it started.
-#
-# A holder is gone when the session-level advisory lock its row names (its
-# process's presence, see _leases.py) is held by no session: its process
-# ended, and PostgreSQL released the lock with its session. A row without a
-# holder lasts until it expires.
-_HOLDER_GONE = """(l.holder IS NOT NULL AND NOT EXISTS (
-        SELECT FROM pg_locks
-        WHERE locktype = 'advisory' AND granted AND objsubid = 1
-          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND classid = (l.holder >> 32)::oid AND objid = (l.holder & 4294967295)::oid))"""
-# Acquire: insert the row, or take it over when it lapsed, or its holder is
-# gone, or it is the same owner's (the host runs one run per thread per
-# owner, so that is a leftover, e.g. a release that failed while the database
-# was down): epoch + 1, no head. No row returned: another owner holds it. Two
-# acquires at once: the second waits for the first's row lock, then finds it live.
-ACQUIRE_LEASE = """
-INSERT INTO {leases} AS l (thread_id, owner, epoch, expires_at, head, holder)
-VALUES (%(thread_id)s, %(owner)s, 1, clock_timestamp() + make_interval(secs => %(ttl)s::float8), NULL, %(holder)s)
-ON CONFLICT (thread_id) DO UPDATE SET
-    owner = excluded.owner, epoch = l.epoch + 1, head = NULL, holder = excluded.holder,
-    expires_at = clock_timestamp() + make_interval(secs => %(ttl)s::float8)  -- now: after any wait for the row
-    WHERE l.expires_at <= clock_timestamp() OR l.owner = excluded.owner OR """ + _HOLDER_GONE + """
-RETURNING epoch, """ + NO_FLUSH + """
-"""
-_THE_LEASE = """
-WHERE thread_id = %(thread_id)s AND owner = %(owner)s AND epoch = %(epoch)s AND expires_at > clock_timestamp()"""
-RENEW_LEASE = """
-UPDATE {leases} SET expires_at = clock_timestamp() + make_interval(secs => %(ttl)s::float8), holder = %(holder)s
-""" + _THE_LEASE + """
-RETURNING epoch, """ + NO_FLUSH + """
-"""
-# Lapsed at once: the next acquire, by anyone, takes it over (epoch + 1).
-RELEASE_LEASE = """
-UPDATE {leases} SET expires_at = clock_timestamp()""" + _THE_LEASE + """
-RETURNING """ + NO_FLUSH + """
-"""
-
-# Fencing, the first statement of a write's transaction. Both lock the lease
-# row until the write commits, so a takeover (an UPDATE of the row) waits for
-# the write, and a write waits for a takeover in flight and then, re-reading
-# the row, finds it changed and matches nothing.
-# A root-namespace put also needs its parent to be the head this lease last
-# wrote (or no head yet; or the new id itself: a retried put) and moves the head.
-FENCE_PUT = """
-UPDATE {leases} SET head = %(checkpoint_id)s""" + _THE_LEASE + """
-  AND (head IS NULL OR head = %(parent_id)s OR head = %(checkpoint_id)s)
-RETURNING epoch
-"""
-# Deleting the thread: the lease holds, and its head is gone with the versions.
-FENCE_DELETE = """
-UPDATE {leases} SET head = NULL""" + _THE_LEASE + """
-RETURNING epoch
-"""
-# Pending writes (and puts in other namespaces): the lease holds, FOR SHARE
-# (which, unlike FOR KEY SHARE, conflicts with every UPDATE of the row).
-FENCE_WRITES = """
-SELECT epoch FROM {leases}""" + _THE_LEASE + """
-FOR SHARE
-"""
 # A fenced batch (see _PUT): the fence is the statement's first part, every
 # insert takes rows only if it matched, and the statement returns its row
 # (channel NULL, the epoch) beside the inserted blobs: none means fenced off,
 # and nothing was written. Same row locks as a fence in a transaction of its
 # own: held until the statement commits.
-def _fenced(fence: str) -> str:
+def _fenced(fence: str, *, ending: bool = False) -> str:
     return _PUT.format(
         fence=f"\nfence AS ({fence}),",
         fenced="\n    WHERE EXISTS (SELECT FROM fence)",
         fenced_and="\n    AND EXISTS (SELECT FROM fence)",
-        fence_row="\nUNION ALL\nSELECT NULL, epoch FROM fence",
+        fence_row="\nUNION ALL\nSELECT NULL, epoch FROM fence" + ("\n/*end row*/" if ending else ""),
+        ending="/*end*/" if ending else "",
     )
 
 
-PUT = _PUT.format(fence="", fenced="", fenced_and="", fence_row="")
+PUT = _PUT.format(fence="", fenced="", fenced_and="", fence_row="", ending="")
 # A task's stored regular writes, for (namespace, checkpoint, task) keys given as arrays (see _PUT).
 TASK_WRITES = """
 SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.type, w.data
@@ -422,17 +365,11 @@ FROM {writes} AS w JOIN unnest(%(ns)s::text[], %(ids)s::text[], %(tasks)s::text[
 WHERE w.idx >= 0"""
 PUT_FENCED = _fenced(FENCE_WRITES)  # pending writes, puts in other namespaces: the lease holds
 PUT_FENCED_HEAD = _fenced(FENCE_PUT)  # a root-namespace chain: it continues the lease's head, and moves it
-
-# Why a fence matched nothing (only read then, to word the error).
-SELECT_LEASE = """
-SELECT owner, epoch, expires_at <= clock_timestamp(), head FROM {leases} WHERE thread_id = %(thread_id)s
-"""
-
-# Who holds the thread's live lease (the busy message names it).
-LEASE_HOLDER = """
-SELECT owner, expires_at FROM {leases} AS l
-WHERE thread_id = %(thread_id)s AND expires_at > clock_timestamp() AND NOT """ + _HOLDER_GONE + """
-"""
+# A run's last versions with its end (see _prepared.py): PUT_FENCED_HEAD, the end's parts spliced in where
+# /*end*/ stands (data-modifying CTEs written only if the fence matched) and its row where /*end row*/
+# stands; with FENCE_PUT_RELEASING when the end lets go of the lease.
+PUT_ENDING = _fenced(FENCE_PUT, ending=True)
+PUT_ENDING_RELEASING = _fenced(FENCE_PUT_RELEASING, ending=True)
 
 # -- messages between the processes sharing these tables (LISTEN/NOTIFY) ---------------
 # One channel for every schema; a message names its schema, and a listener
@@ -458,6 +395,8 @@ class Queries:
     PUT: str
     PUT_FENCED: str
     PUT_FENCED_HEAD: str
+    PUT_ENDING: str
+    PUT_ENDING_RELEASING: str
     SELECT_TUPLE: str
     SELECT_LATEST_TUPLE: str
     SELECT_CHAINS: str

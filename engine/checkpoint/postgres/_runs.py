@@ -31,8 +31,10 @@ from engine.checkpoint._lease import Lease
 from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._leases import PostgresLeases
+from engine.checkpoint.postgres._prepared import END_ROW, Ending, PreparedPut
 from engine.checkpoint.postgres._threads import PostgresThreads
 from engine._sql.postgres.conns import kept_cursor
+from engine._sql.postgres.text import compact, positional
 
 __all__ = ["PostgresRuns"]
 
@@ -77,17 +79,21 @@ SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins),
 INSERT_MARKED = INSERT.replace("\nSELECT run_id,", ", marked AS ({mark})\nSELECT run_id,")
 # A run's last events (one row) and a change of its record, in one statement (the events go in
 # whether the change applies or not): (records changed, event rows added).
-FINISH = """
-WITH added AS (
+_FINISHING = """added AS (
     INSERT INTO {run_events} (run_id, seq, last_seq, thread_id, data)
     SELECT %(run_id)s, %(first__)s::integer, %(last__)s::integer, %(thread_id__)s, %(data__)s::bytea
-    WHERE %(first__)s::integer IS NOT NULL
+    WHERE %(first__)s::integer IS NOT NULL{also}
     ON CONFLICT DO NOTHING RETURNING run_id
 ), changed AS (
-    UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s RETURNING run_id
+    UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s{also} RETURNING run_id
 )
-{marked}{released}SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), """ + q.NO_FLUSH + """
-"""
+{marked}"""
+FINISH = "WITH " + _FINISHING.replace("{also}", "") + "{released}SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), " + q.NO_FLUSH
+# The same parts in the statement that stores the run's last versions (_queries.PUT_ENDING, see
+# _prepared.py), each written only if that statement's fence matched, their parameters prefixed with
+# "e__"; its commit flushes the WAL (the versions need it). ENDING_ROW: (records changed) + 2 * (event rows added).
+ENDING = ", " + _FINISHING.replace("{also}", " AND EXISTS (SELECT FROM fence)")
+ENDING_ROW = f"UNION ALL SELECT '{END_ROW}', (SELECT count(*) FROM changed) + 2 * (SELECT count(*) FROM added)"
 # FINISH's part that lets go of the run's lease (as RELEASE_LEASE), its parameters prefixed with "l__".
 RELEASED = ", released AS (UPDATE {leases} SET expires_at = clock_timestamp()" + q._THE_LEASE.replace("%(", "%(l__") + ")\n"
 SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
@@ -175,6 +181,9 @@ class PostgresRuns:
         outline: see :class:`~engine.checkpoint._runs.RunRecord`.
     """
 
+    #: :meth:`afinish` and :meth:`aupdate` take a run's last versions (``versions=``, see :mod:`._prepared`)
+    stores_last_versions = True
+
     def __init__(
         self, run: Run, queries: Any, *, outline: Outline | None = None, threads: PostgresThreads | None = None,
         leases: PostgresLeases | None = None, blank: Blank | None = None,
@@ -195,7 +204,9 @@ class PostgresRuns:
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()
         }  # fmt: skip
-        self._finishes: dict[tuple[tuple[str, ...], bool, bool, bool], str] = {}  # see _finish_sql
+        self._finishes: dict[tuple[tuple[str, ...], bool, bool, bool, bool], str] = {}  # see _finish_sql
+        self._queries = queries
+        self._endings: dict[tuple[tuple[str, ...], bool, bool, bool], tuple[str, tuple[str, ...]]] = {}  # see _ending_sql
         self._tables = tables
         if threads is not None:  # the record and its thread's mark in one statement
             mark = sql.SQL(threads.mark_with("EXISTS (SELECT FROM ins)"))
@@ -278,12 +289,13 @@ class PostgresRuns:
         raise ValueError(f"run {record.run_id!r} is already recorded")
 
     async def aupdate(
-        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None,
+        versions: Any = None, **changes: Any,
     ) -> bool:
         check_changes(changes)
-        if not changes and mark is None and release is None:
+        if not changes and mark is None and release is None and versions is None:
             return True
-        return await self.afinish(run_id, if_attempts, None, (), mark=mark, release=release, **changes)
+        return await self.afinish(run_id, if_attempts, None, (), mark=mark, release=release, versions=versions, **changes)
 
     def _mark_params(self, mark: ThreadMark) -> dict[str, Any]:
         """``mark``'s parameters in a statement of ours (``t__``-prefixed, see ``PostgresThreads.mark_with``)."""
@@ -292,9 +304,14 @@ class PostgresRuns:
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
-        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
+        *, mark: ThreadMark | None = None, release: Lease | None = None, versions: Any = None, **changes: Any,
     ) -> bool:
+        """``versions``: the run's last versions (``engine.host.LastWrite``), stored first, in the same
+        statement when they can be (see :mod:`._prepared`); a failure stores neither (it raises)."""
         no_mark(self, mark, release)
+        prepared = None if versions is None or not changes else self._ending(versions, release)
+        if versions is not None and prepared is None:
+            await versions.astore()  # on its own, as the run would have: then the end
         if not changes:  # a mark or a release alone (aupdate)
             if mark is not None and self.threads is not None:
                 await self.threads.amark(mark.record, mark.at, status=mark.status, interrupts=mark.interrupts)
@@ -304,7 +321,7 @@ class PostgresRuns:
         changes = outlined(changes, self._outline)
         if record is None:
             events = ()
-        statement = self._finish_sql(tuple(sorted(changes)), bool(events) and "last_seq" not in changes, mark is not None, release is not None)
+        kind = (tuple(sorted(changes)), bool(events) and "last_seq" not in changes, mark is not None, release is not None)
         first, last, data = pack_events(events) if events else (None, None, None)
         params = {
             **changes, "run_id": run_id, "attempts__": if_attempts, "thread_id__": record.thread_id if record else "",
@@ -312,9 +329,18 @@ class PostgresRuns:
         }  # fmt: skip
         if mark is not None:
             params.update(self._mark_params(mark))
+        one_each = self._sql["ADD_ONE_EACH"]
+        if prepared is not None:
+            ending = Ending(*self._ending_sql(kind), {f"e__{k}": v for k, v in params.items()})
+            await versions.astore(ending)
+            assert ending.value is not None  # (the statement's row, once its fence matched: else it raised)
+            changed, added = ending.value % 2, ending.value // 2
+            if events and not added and record is not None:
+                await self._run("update_run", lambda conn: kept_cursor(conn).execute(one_each, _one_each([(record, events)])))
+            return changed == 1
         if release is not None:
             params.update(l__thread_id=release.thread_id, l__owner=release.owner, l__epoch=release.epoch)
-        one_each = self._sql["ADD_ONE_EACH"]
+        statement = self._finish_sql(*kind)
 
         def work(conn: Connection[Any]) -> int:
             cur = kept_cursor(conn)
@@ -328,23 +354,49 @@ class PostgresRuns:
 
         return await self._run("update_run", work) == 1
 
-    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool, marked: bool, releases: bool) -> str:
+    def _finish_sql(self, names: tuple[str, ...], moves_last_seq: bool, marked: bool, releases: bool, ending: bool = False) -> str:
         """:data:`FINISH` setting the columns ``names`` (and ``last_seq`` to the events' last, if
         ``moves_last_seq``; with the thread's mark, if ``marked``; letting go of the lease, if
-        ``releases``), composed once per kind of change."""
-        key = (names, moves_last_seq, marked, releases)
+        ``releases``), composed once per kind of change; ``ending``: the statement storing a run's last
+        versions with those parts (:data:`ENDING`; ``releases``: its fence lets go of the lease)."""
+        key = (names, moves_last_seq, marked, releases, ending)
         statement = self._finishes.get(key)
         if statement is None:
             sets = [sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names]
             if moves_last_seq:
                 sets.append(sql.SQL("last_seq = greatest(last_seq, {})").format(sql.Placeholder("last__")))
-            statement = self._finishes[key] = sql.SQL(FINISH).format(
+            when = "EXISTS (SELECT FROM fence)" if ending else "true"
+            text = sql.SQL(ENDING if ending else FINISH).format(
                 runs=sql.SQL(self._tables["runs"]), run_events=sql.SQL(self._tables["run_events"]),
                 sets=sql.SQL(", ").join(sets),
-                marked=sql.SQL(", marked AS ({})\n").format(sql.SQL(self.threads.mark_with("true"))) if marked and self.threads else sql.SQL(""),
-                released=sql.SQL(RELEASED).format(leases=sql.SQL(self._tables["leases"])) if releases else sql.SQL(""),
+                marked=sql.SQL(", marked AS ({})\n").format(sql.SQL(self.threads.mark_with(when))) if marked and self.threads else sql.SQL(""),
+                released=sql.SQL(RELEASED).format(leases=sql.SQL(self._tables["leases"])) if releases and not ending else sql.SQL(""),
             ).as_string(None)  # fmt: skip
+            if ending:
+                put = self._queries.PUT_ENDING_RELEASING if releases else self._queries.PUT_ENDING
+                text = put.replace("/*end*/", compact(text).replace("%(", "%(e__")).replace("/*end row*/", ENDING_ROW)
+            statement = self._finishes[key] = text
         return statement
+
+    def _ending_sql(self, kind: tuple[tuple[str, ...], bool, bool, bool]) -> tuple[str, tuple[str, ...]]:
+        """The statement storing a run's last versions with an end of ``kind`` (see :meth:`_finish_sql`),
+        with positional placeholders, and its parameters' names in order."""
+        found = self._endings.get(kind)
+        if found is None:
+            found = self._endings[kind] = positional(self._finish_sql(*kind, ending=True))
+        return found
+
+    def _ending(self, versions: Any, release: Lease | None) -> PreparedPut | None:
+        """The saver's prepared write in ``versions`` (a run's last write, ``engine.host.LastWrite``) if
+        this store can put a run's end in its statement: a root-namespace chain under a lease, on these
+        tables, whose lease is the one to let go of (if any)."""
+        prepared = getattr(versions, "prepared", None)
+        if not isinstance(prepared, PreparedPut) or prepared.tables != self._tables:
+            return None
+        lease = prepared.lease()
+        if lease is None or (release is not None and release != lease):
+            return None
+        return prepared
 
     async def aget(self, run_id: str) -> RunRecord | None:
         rows = await self._read("get_run", "SELECT", {"run_id": run_id})

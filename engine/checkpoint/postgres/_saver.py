@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import Connection
 
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, record_size
+from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
 from engine.checkpoint._helpers import (
@@ -74,12 +74,13 @@ from engine.checkpoint.base import (
 )
 from engine.checkpoint.postgres import _queries as q
 from engine._sql.files import MigrationTexts
-from engine._sql.postgres.conns import Connections, NoConnection, kept_cursor
+from engine._sql.postgres.conns import Connections, NoConnection, kept_cursor, kept_raw_cursor
 from engine._sql.postgres.given import Pipe, given, opened
 from engine.checkpoint.postgres._copy import copy_thread
 from engine.checkpoint.postgres._leases import PostgresLeases, require_storable
 from engine.checkpoint.postgres._messages import PostgresMessages
 from engine.checkpoint.postgres._prune import prune
+from engine.checkpoint.postgres._prepared import END_ROW, Ending, PreparedPut, prepare
 from engine.checkpoint.postgres._assistants import PostgresAssistants
 from engine.checkpoint.postgres._crons import PostgresCrons
 from engine.checkpoint.postgres._webhooks import PostgresWebhooks
@@ -312,32 +313,18 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         if (len(puts) < 2 and not writes) or len({cp["id"] for _, cp, _, _ in puts}) < len(puts):
             # One put; or a chain naming a version twice, which one statement cannot store twice.
             return [await self.aput(*put) for put in puts]
-        dumped = [(c, tid, path[0] if path else "", self._dump_writes(c, w, tid)) for c, w, tid, *path in writes]
-        first_config = puts[0][0] if puts else writes[0][0]
-        thread_id, ns, _ = parse_config(first_config)
-        prepared: list[Put] = []
-        try:
-            for config, checkpoint, metadata, new_versions in puts:
-                tid, ns, put = self._prepare_put(config, checkpoint, metadata, new_versions)
-                self._deltas.assume(tid, ns, put.plan)
-                prepared.append(put)
-            task_writes = TaskWrites.with_versions(self.serde, dumped, prepared, thread_id, ns)
-        except BaseException:
-            self._deltas.forget_thread(thread_id)
-            raise
-        try:
-            inserted = await self._run("put", self._storer(Batch(thread_id, ns, prepared, task_writes), first_config))
-        except BaseException:
-            self._deltas.forget_thread(thread_id)
-            raise
-        for put, channels in zip(prepared, inserted):
-            record_size(put.plan, channels)
-            self._deltas.committed(put.plan)
-        if any(len(channels) != len(put.plan.rows) for put, channels in zip(prepared, inserted)):
-            # Some rows were there already (a batch stored again after an unknown
-            # outcome): they hold what was stored first, which the cache must not assume.
-            self._deltas.forget_thread(thread_id)
-        return [make_config(thread_id, ns, put.checkpoint_id) for put in prepared]
+        prepared = self.prepare_many(puts, writes=writes)
+        assert prepared is not None  # (a chain of distinct versions)
+        return await prepared.astore()
+
+    def prepare_many(
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Any, ...]] = (),
+    ) -> PreparedPut | None:
+        """:meth:`aput_many` up to its statement, to store alone or with a run's end (:mod:`._prepared`)."""
+        return prepare(self, puts, writes)
 
     async def aput_writes(
         self,
@@ -352,9 +339,10 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         thread_id, ns = task_writes.keys[:2]
         await self._run("put_writes", self._storer(Batch(thread_id, ns, [], [task_writes]), config))
 
-    def _storer(self, batch: Batch, config: Mapping[str, Any]) -> Callable[[Connection[Any]], list[list[str]]]:
+    def _storer(self, batch: Batch, config: Mapping[str, Any], ending: Ending | None = None) -> Callable[[Connection[Any]], list[list[str]]]:
         """The work that stores ``batch`` (one statement), returning the channels of each put's
-        blob rows actually inserted.
+        blob rows actually inserted; with ``ending``, a run's end in the same statement (see
+        :mod:`._prepared`: a root-namespace chain under a lease).
 
         With a fencing token in ``config``, the statement checks it first and
         stores nothing unless it holds (a put chain of the root namespace must
@@ -371,14 +359,28 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         else:
             fence = self.leases.fence_params(thread_id, lease, head)
             sql = self._q.PUT_FENCED_HEAD if head is not None else self._q.PUT_FENCED
+        if ending is not None:
+            if head is None or fence is None:
+                raise ValueError("a run's end is stored with a root-namespace chain under a lease only")
+            sql = ending.sql
 
         def store(conn: Connection[Any], full: bool) -> list[list[str]]:
             params = batch.params(full=full)
             if fence is not None:
                 params.update(fence)
             cur = kept_cursor(conn)
-            cur.execute(sql, params)
-            rows = cur.fetchall()
+            if ending is None:
+                cur.execute(sql, params)
+                rows = cur.fetchall()
+            else:
+                raw = kept_raw_cursor(conn)
+                raw.execute(sql, ending.values(params))
+                rows = []
+                for row in raw.fetchall():
+                    if row[0] == END_ROW:
+                        ending.value = row[1]  # (NULL channels are the fence's and the writes' rows)
+                    else:
+                        rows.append(row)
             if fence is not None and not any(channel is None and version >= 0 for channel, version in rows):
                 raise self.leases.refusal(conn, lease, head)
             fenced = None if lease is None else (lambda: self.leases.fence_params(thread_id, lease, None))
