@@ -8,7 +8,8 @@ A host that writes a record of the run's end (graphwire's server: the run's
 status, its final event, its thread's mark, its lease let go) may also take the
 run's *last write* (``Landing(takes_last=True)``): the versions an "async" run
 still holds when it ends (with the writer's linger, a run of fast steps: all of
-them) are not written by the run but handed over in a :class:`LastWrite`,
+them; a step that stopped, on an interrupt or a task's error, adds its record) are not written
+by the run but handed over in a :class:`LastWrite`,
 prepared by the saver (serialized, an unstorable value refused there, as
 the run's own write would), and the host stores them with the end, in one
 transaction where its stores allow (PostgreSQL: one statement, see

@@ -140,6 +140,7 @@ class VersionWriter:
         self._task: asyncio.Task[None] | None = None
         self._deferred = False  # the task waits for the call's first wait (see put)
         self._held: list[tuple[str | None, list[tuple[str, Any]], str]] = []  # "exit": calls' writes (put_call_writes)
+        self._stopped: list[tuple[Any, ...]] = []  # a stopped step's record, to go with the last write (save_stopped)
         #: "exit" with delta channels: their writes, stored with the one version (engine.pregel._exit_deltas)
         self.exit: ExitDeltas | None = None
 
@@ -196,13 +197,20 @@ class VersionWriter:
                 self._deferred = True
                 at_first_wait(self._start)
             else:
-                self._task = asyncio.ensure_future(self._write_queued())
+                self._launch(asyncio.get_running_loop())
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         """The deferred writer task starts on ``loop`` (the call started in place now waits)."""
         self._deferred = False
         if self._task is None and self._queued:
-            self._task = loop.create_task(self._write_queued())
+            self._launch(loop)
+
+    def _launch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the writer task. Its linger's cut exists from now on: a :meth:`hurry` before the task
+        first runs (a step's writes, a resume's answers, right after the version) cuts it short too."""
+        if self.linger:
+            self._cut = loop.create_future()
+        self._task = loop.create_task(self._write_queued())
 
     async def _write_queued(self, linger: bool = True) -> None:
         """The writer task: store what is queued, all of it at once, until nothing is (after the
@@ -214,9 +222,11 @@ class VersionWriter:
             await self._store(batch)
 
     async def _lingered(self) -> None:
-        """Wait :attr:`linger` seconds, or until :meth:`written` cuts the wait short."""
+        """Wait :attr:`linger` seconds, or until :meth:`hurry` cuts the wait short (also before this began)."""
         loop = asyncio.get_running_loop()
-        cut = self._cut = loop.create_future()
+        cut = self._cut
+        if cut is None:
+            cut = self._cut = loop.create_future()
         timer = loop.call_later(self.linger, _cut_short, cut)
         try:
             await cut
@@ -256,11 +266,11 @@ class VersionWriter:
         queued, prepared by the saver, instead (engine/pregel/_landing.py)."""
         landing = self.landing
         if last and landing is not None and landing.takes_last and self._hands_over():
-            batch, self._queued = self._queued, []
+            (batch, self._queued), (stopped, self._stopped) = (self._queued, []), (self._stopped, [])
             await self.written()  # a write in flight lands first: the batch continues it
-            if self._hand_over(batch, landing):
+            if self._hand_over(batch, landing, stopped):
                 return
-            self._queued = batch  # stored as ever
+            self._queued, self._stopped = batch, stopped  # stored as ever
         await self.written()
         if self._unsaved is not None:
             item, self._unsaved = self._unsaved, None
@@ -272,6 +282,9 @@ class VersionWriter:
         for parent, writes, task_id in held:
             if parent == self.last_saved_id:  # the version they belong to is the one written
                 await self.saver.aput_writes(self.config(parent), writes, task_id)
+        stopped, self._stopped = self._stopped, []
+        for write in stopped:  # a stopped step's record (save_stopped), after the version it belongs to
+            await self.saver.aput_writes(*write)
 
     async def _store_exit_deltas(self, item: Version) -> None:
         """``"exit"``: the run's writes to the delta channels its version does not snapshot, stored
@@ -335,32 +348,39 @@ class VersionWriter:
 
         Errors and interrupts are recorded as such (a failed task with the writes its node made
         before a router raised, if any); a finished task's writes
-        (at least :data:`~engine.pregel._spec.NO_WRITES`) unless already stored.
+        (at least :data:`~engine.pregel._spec.NO_WRITES`) unless already stored. The run ends after
+        this: for a host that takes its last write, they go with the versions still queued.
         """
+        stopped = self._stopped_writes(self.config(parent), tasks)
+        landing = self.landing
+        if landing is not None and landing.takes_last and self._hands_over() and self._queued[-1].checkpoint["id"] == parent:
+            self._stopped = stopped  # the run ends here: they go with its last versions (flush)
+            return
         await self.flush()
-        cfg = self.config(parent)
+        for write in stopped:
+            await self.saver.aput_writes(*write)
+
+    def _stopped_writes(self, cfg: dict[str, Any], tasks: list[Task]) -> list[tuple[Any, ...]]:
+        """:meth:`save_stopped`'s pending writes, each ``aput_writes``' arguments."""
+        out = []
         for t in sorted(tasks, key=lambda t: t.sort_key):
             if t.error is not None and is_invalid_resume(t.error):
                 # As LangGraph: an answer its question's response_schema refused is not kept,
                 # so the question is pending again (the answers before it stay); the task shows the error.
                 kept = (t.resume or [])[: getattr(t.error, "graphwire_answered", 0)]
-                await self._aput(cfg, [(RESUME, kept), (ERROR, repr(t.error))], t)
+                writes = [(RESUME, kept), (ERROR, repr(t.error))]
             elif t.error is not None:
                 # A router that raised leaves its node's writes made (as LangGraph's): stored beside the error.
-                await self._aput(cfg, [*self.tracked(t.writes or []), (ERROR, repr(t.error))], t)
+                writes = [*self.tracked(t.writes or []), (ERROR, repr(t.error))]
             elif t.interrupts:
                 answered = [(RESUME, list(t.resume))] if t.took_null and t.resume else []
-                await self._aput(cfg, [*answered, (INTERRUPT, list(t.interrupts))], t)
-            elif t.paused:
-                continue  # as LangGraph: nothing recorded, so the task is due again (its subgraph goes on)
-            elif not t.saved:
-                await self._aput(cfg, self.tracked(t.writes) or [(NO_WRITES, None)], t)
-
-    async def _aput(self, cfg: dict[str, Any], writes: list[tuple[str, Any]], t: Task) -> None:
-        if self.takes_paths:
-            await self.saver.aput_writes(cfg, writes, t.id, task_path_str(t.path))
-        else:
-            await self.saver.aput_writes(cfg, writes, t.id)
+                writes = [*answered, (INTERRUPT, list(t.interrupts))]
+            elif t.paused or t.saved:
+                continue  # paused, as LangGraph: nothing recorded, so the task is due again (its subgraph goes on)
+            else:
+                writes = self.tracked(t.writes) or [(NO_WRITES, None)]
+            out.append((cfg, writes, t.id, task_path_str(t.path)) if self.takes_paths else (cfg, writes, t.id))
+        return out
 
     async def last_saved_values(self, spec: GraphSpec) -> dict[str, Any] | None:
         """The values of the last version that landed, read back (None: none did, or it cannot be read now).
@@ -416,12 +436,14 @@ class VersionWriter:
             and not self._held and getattr(self.saver, "prepare_many", None) is not None
         )  # fmt: skip
 
-    def _hand_over(self, batch: list[Version], landing: Landing) -> bool:
-        """The run's last ``batch``, prepared by the saver, to its host (whether it was: a value the saver
-        refuses, or a chain it cannot prepare, and the run stores it as ever, the refusal raised there)."""
+    def _hand_over(self, batch: list[Version], landing: Landing, stopped: list[tuple[Any, ...]]) -> bool:
+        """The run's last ``batch`` (and the ``stopped`` step's record, see :meth:`save_stopped`), prepared
+        by the saver, to its host (whether it was: a value the saver refuses, or a chain it cannot prepare,
+        and the run stores it as ever, the refusal raised there)."""
         cfg = self.config
+        puts = [(cfg(v.parent), v.checkpoint, v.metadata, v.new_versions) for v in batch]
         try:
-            prepared = self.saver.prepare_many([(cfg(v.parent), v.checkpoint, v.metadata, v.new_versions) for v in batch], writes=self._writes_of(batch))
+            prepared = self.saver.prepare_many(puts, writes=self._writes_of(batch) + stopped)
         except SerializationError:
             return False
         if prepared is None:

@@ -71,3 +71,35 @@ def test_a_last_write_the_saver_refuses_is_the_runs_own_failure_as_ever(checkpoi
     assert taken.reason == plain.reason == "ERROR" and taken.error_type == plain.error_type is not None
     assert taken.error_type == "SerializationError"
     assert len(taken_ids) == len(plain_ids) == 3  # the versions before the refused one: input, __start__, fine
+
+
+def test_a_run_stopped_by_an_interrupt_hands_over_its_record_with_its_last_versions(checkpointer: Any) -> None:
+    from engine.types import Command, interrupt
+
+    def ask(s: X) -> X:
+        return {"x": s["x"] + interrupt("how many?")}
+
+    g = StateGraph(X)
+    g.add_node("first", lambda s: {"x": s["x"] + 1})
+    g.add_node("ask", ask)
+    g.add_edge(START, "first")
+    g.add_edge("first", "ask")
+    g.add_edge("ask", END)
+    app = g.compile(checkpointer=checkpointer)
+
+    def state(takes_last: bool) -> Any:
+        config = thread(f"asked-{takes_last}")
+        landing = Landing(takes_last=takes_last)
+        events = asyncio.run(_events(app, config, landing))
+        assert isinstance(events[-1], RunFinished) and events[-1].reason == "INTERRUPT"
+        assert (landing.last is not None) == (takes_last and hasattr(checkpointer, "prepare_many"))
+        if landing.last is not None:
+            assert checkpoint_ids(app, config) == []  # the versions and the interrupt's record: with the end
+            asyncio.run(landing.last.astore())
+        return config, app.get_state(config)
+
+    config, taken = state(True)
+    _, plain = state(False)
+    assert taken.next == plain.next == ("ask",)
+    assert [i.value for t in taken.tasks for i in t.interrupts] == [i.value for t in plain.tasks for i in t.interrupts] == ["how many?"]
+    assert app.invoke(Command(resume=10), config) == {"x": 11}  # the record read back: resumed as ever

@@ -127,3 +127,23 @@ def test_a_linger_that_is_not_seconds_from_0_to_60_is_refused(checkpointer, bad)
     app = chain(checkpointer, 1)
     with pytest.raises(ValueError, match="linger must be a number of seconds from 0 to 60"):
         app.aevents({"x": 0}, thread(), linger=bad)
+
+
+def test_a_resume_s_answers_cut_the_linger_short_even_before_the_writer_started(checkpointer):
+    # The answers are stored right after the run's first version is queued, before its writer task
+    # first ran: they must not wait out the linger (the server's Resume waited 50 ms each for it).
+    from engine.types import Command, interrupt
+
+    g = StateGraph(X)
+    g.add_node("ask", lambda s: {"x": s["x"] + interrupt("how many?")})
+    g.add_edge(START, "ask")
+    g.add_edge("ask", END)
+    app = g.compile(checkpointer=checkpointer)
+
+    async def go() -> RunFinished:
+        asked = [e async for e in app.aevents({"x": 0}, thread(), linger=FOREVER)][-1]
+        assert isinstance(asked, RunFinished) and asked.reason == "INTERRUPT"
+        return [e async for e in app.aevents(Command(resume=5), thread(), linger=FOREVER)][-1]
+
+    done = asyncio.run(asyncio.wait_for(go(), 10))  # a write that waits out the linger fails here, not hangs
+    assert done.reason == "END" and app.get_state(thread()).values == {"x": 5}

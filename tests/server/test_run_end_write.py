@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, TypedDict
 
 import psycopg
 import pytest
 from graphwire import Aborted, AsyncClient, FinishReason, RunFinished, RunStatus, ValuesEvent
 
 from engine.checkpoint.postgres import PostgresSaver
+from engine.graph import END, START, StateGraph
+from engine.types import interrupt
 from server._final_values import AT_VERSION
 from server.app import build_server
 from server.config import ServerConfig
@@ -62,10 +64,28 @@ def _rows(saver: PostgresSaver, sql: str, *params: Any) -> list[tuple[Any, ...]]
         return conn.execute(sql.replace("S.", f'"{saver.schema}".'), params).fetchall()
 
 
+class _N(TypedDict):
+    n: int
+
+
+def _asks() -> Any:
+    g = StateGraph(_N)
+    g.add_node("first", lambda s: {"n": s["n"] + 1})
+    g.add_node("ask", lambda s: {"n": s["n"] + interrupt("how many?")})
+    g.add_edge(START, "first")
+    g.add_edge("first", "ask")
+    g.add_edge("ask", END)
+    return g
+
+
+asks = _asks()
+
+
 @contextlib.asynccontextmanager
 async def _client(saver: PostgresSaver) -> AsyncIterator[AsyncClient]:
     """A client of a server on ``saver`` whose runs' versions all wait for their end (a linger no run outlasts)."""
-    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=dict(GRAPHS), version_linger_seconds=60), checkpointer=saver)
+    graphs = {**GRAPHS, "asks": f"{__name__}:asks"}
+    srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=graphs, version_linger_seconds=60), checkpointer=saver)
     try:
         async with AsyncClient(f"127.0.0.1:{srv.port}") as client:
             yield client
@@ -88,6 +108,22 @@ def test_a_served_run_writes_its_versions_with_its_end(saver: PostgresSaver, thr
             assert run.status is RunStatus.SUCCESS
         [(lapsed,)] = _rows(saver, "SELECT expires_at <= clock_timestamp() FROM S.leases WHERE thread_id LIKE %s", f"%{thread_id}")
         assert lapsed  # let go of with the end
+
+    asyncio.run(body())
+
+
+def test_a_run_stopped_by_an_interrupt_writes_its_record_with_its_versions_and_its_end(saver: PostgresSaver, thread_id: str) -> None:
+    async def body() -> None:
+        async with _client(saver) as client:
+            await client.invoke("chain3", "warm-up", {"n": 0})
+            statements = _Statements(saver)
+            asked = await asyncio.wait_for(client.invoke("asks", thread_id, {"n": 0}), 30)
+            assert statements.n == 2 and statements.saver == ["put"]
+            assert asked.reason is FinishReason.INTERRUPT and [i.value for i in asked.interrupts] == ["how many?"]
+            state = await client.get_state("asks", thread_id)
+            assert state.next == ("ask",) and [i.value for t in state.tasks for i in t.interrupts] == ["how many?"]
+            done = await asyncio.wait_for(client.resume("asks", thread_id, 10), 30)
+            assert done.reason is FinishReason.END and done.values == {"n": 11}
 
     asyncio.run(body())
 
