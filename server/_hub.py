@@ -201,14 +201,17 @@ class Tracker:
             self._finish(e.reason, e.checkpoint_id)
 
     def landed(self) -> None:
-        """The run stored versions: watchers are told of those they were not told of yet."""
+        """The run stored versions: watchers are told of those they were not told of yet, with the nodes
+        the run is at now (a message's ``nodes`` are the run's after it: a version made before the run's
+        latest node started must not move the run back to the nodes due then)."""
         landing = self.landing
         if not self._held or landing is None:
             return
         stored = [msg for cid, msg in self._held if landing.stored(cid)]
         self._held = [(cid, msg) for cid, msg in self._held if not landing.stored(cid)]
+        run = self._run
         for msg in stored:
-            self._hub._publish(self._run.tenant, msg)
+            self._hub._publish(run.tenant, {**msg, "nodes": list(run.nodes)})
 
     def _finish(self, reason: str, checkpoint_id: str | None) -> None:
         self.landed()

@@ -274,3 +274,26 @@ def test_each_tenant_watches_only_its_own_runs() -> None:
                 await sub.get(0.01)
 
     run(main())
+
+
+def test_a_version_told_once_stored_leaves_the_run_at_the_node_it_reached_since() -> None:
+    # A version is told saved once the run stores it (server._hub.Tracker with a Landing), which may be
+    # after the run's next node started: the message says where the run is now, not where it was.
+    from engine.host import Landing
+
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        landing = Landing()
+        landing.attached = True  # (as a run reporting its writes makes it)
+        track.landing = landing
+        a_run(track)  # c1 and c2 made, neither stored yet; work started
+        landing.landed("c2")
+        track.landed()
+        return [await sub.get(1) for _ in range(7)]
+
+    msgs = run(main())
+    saved = [(m["checkpoint"]["checkpoint_id"], m["nodes"]) for m in msgs if m["type"] == "checkpoint_saved"]
+    assert saved == [("c1", ["work"]), ("c2", ["work"])]
+    assert [m["type"] for m in msgs][-2:] == ["checkpoint_saved", "checkpoint_saved"]
