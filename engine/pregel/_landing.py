@@ -21,7 +21,6 @@ would have been. A host that takes no last write sees no difference.
 
 from __future__ import annotations
 
-import time
 import weakref
 from typing import Any, Callable, Protocol
 
@@ -89,7 +88,7 @@ class Landing:
 class LastWrite:
     """A run's last versions, prepared by its saver (``saver.prepare_many``), for its host to store once
     (see the module's doc): :meth:`astore`, or with a store's own ``ending`` where the saver's
-    prepared write takes one (PostgreSQL's, ``PreparedPut``), or :meth:`discard`."""
+    prepared write takes one (PostgreSQL's, ``PreparedPut``)."""
 
     __slots__ = ("prepared", "last_id", "_landing", "_attrs")
 
@@ -106,16 +105,6 @@ class LastWrite:
         tried, it is no longer the landing's :attr:`~Landing.last` (a failed write is not tried again)."""
         if self._landing.last is self:
             self._landing.last = None
-        t0 = time.perf_counter()
-        try:
-            if ending is None:
-                await self.prepared.astore()
-            else:
-                await self.prepared.astore(ending)
-        finally:
-            tel.CHECKPOINT_WRITE.record(time.perf_counter() - t0, self._attrs)
+        write = self.prepared.astore() if ending is None else self.prepared.astore(ending)
+        await tel.timed_write(write, None, None, self._attrs)  # (its span events went with the hand-over)
         self._landing.landed(self.last_id)
-
-    def discard(self) -> None:
-        """Never to be stored (the saver forgets what it assumed of the thread)."""
-        self.prepared.discard()

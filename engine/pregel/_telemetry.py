@@ -91,9 +91,10 @@ def fail(span: Span, exc: BaseException) -> None:
     span.set_attribute("graphwire.error.type", type(exc).__name__)
 
 
-async def timed_write(coro: Awaitable[T], span: Span, events: list[dict[str, Any]] | None, attrs: dict[str, Any]) -> T:
+async def timed_write(coro: Awaitable[T], span: Span | None, events: list[dict[str, Any]] | None, attrs: dict[str, Any]) -> T:
     """Await a checkpoint write (of one version or several in one call); record its
-    duration, and when tracing an event on ``span`` per version written."""
+    duration, and when tracing an event on ``span`` per version written (``events``: None, or
+    no ``span``, when not tracing)."""
     t0 = time.perf_counter()
     try:
         return await coro
@@ -103,9 +104,10 @@ async def timed_write(coro: Awaitable[T], span: Span, events: list[dict[str, Any
         raise
     finally:
         took = time.perf_counter() - t0
-        for event in events or ():
-            event["graphwire.duration_ms"] = took * 1e3
-            span.add_event("graphwire.checkpoint.write", event)
+        if span is not None and events:
+            for event in events:
+                event["graphwire.duration_ms"] = took * 1e3
+                span.add_event("graphwire.checkpoint.write", event)
         CHECKPOINT_WRITE.record(took, attrs)
 
 

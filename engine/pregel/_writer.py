@@ -264,11 +264,10 @@ class VersionWriter:
         """Everything handed over is stored (``"exit"``: its one version now). ``last``: the run
         ends here; a host that takes its last write (:attr:`Landing.takes_last`) gets what is
         queued, prepared by the saver, instead (engine/pregel/_landing.py)."""
-        landing = self.landing
-        if last and landing is not None and landing.takes_last and self._hands_over():
+        if last and self._hands_over():
             (batch, self._queued), (stopped, self._stopped) = (self._queued, []), (self._stopped, [])
             await self.written()  # a write in flight lands first: the batch continues it
-            if self._hand_over(batch, landing, stopped):
+            if self._hand_over(batch, stopped):
                 return
             self._queued, self._stopped = batch, stopped  # stored as ever
         await self.written()
@@ -352,8 +351,7 @@ class VersionWriter:
         this: for a host that takes its last write, they go with the versions still queued.
         """
         stopped = self._stopped_writes(self.config(parent), tasks)
-        landing = self.landing
-        if landing is not None and landing.takes_last and self._hands_over() and self._queued[-1].checkpoint["id"] == parent:
+        if self._hands_over() and self._queued[-1].checkpoint["id"] == parent:
             self._stopped = stopped  # the run ends here: they go with its last versions (flush)
             return
         await self.flush()
@@ -429,14 +427,15 @@ class VersionWriter:
                 await self._store_batch([v])  # raises at the refused one
 
     def _hands_over(self) -> bool:
-        """Whether the run's last write can be handed over: versions queued ("async", its own
-        namespace's; nothing else held) and a saver that prepares writes."""
+        """Whether the run's last write can be handed over: a host that takes it, versions queued
+        ("async", its own namespace's; nothing else held) and a saver that prepares writes."""
         return (
-            bool(self._queued) and self.durability == "async" and not self.checkpoint_ns and self._unsaved is None
-            and not self._held and getattr(self.saver, "prepare_many", None) is not None
+            self.landing is not None and self.landing.takes_last and bool(self._queued) and self.durability == "async"
+            and not self.checkpoint_ns and self._unsaved is None and not self._held
+            and getattr(self.saver, "prepare_many", None) is not None
         )  # fmt: skip
 
-    def _hand_over(self, batch: list[Version], landing: Landing, stopped: list[tuple[Any, ...]]) -> bool:
+    def _hand_over(self, batch: list[Version], stopped: list[tuple[Any, ...]]) -> bool:
         """The run's last ``batch`` (and the ``stopped`` step's record, see :meth:`save_stopped`), prepared
         by the saver, to its host (whether it was: a value the saver refuses, or a chain it cannot prepare,
         and the run stores it as ever, the refusal raised there)."""
@@ -454,6 +453,8 @@ class VersionWriter:
                 event["graphwire.with_run_end"] = True
                 span.add_event("graphwire.checkpoint.write", event)
         self.last_saved_id = last_id = batch[-1].checkpoint["id"]  # what RunFinished names: stored with the end, or the run fails
+        landing = self.landing
+        assert landing is not None  # (_hands_over)
         landing.last = LastWrite(prepared, last_id, landing, self._trace.attrs)
         return True
 

@@ -54,7 +54,7 @@ class Ending:
 
 class PreparedPut:
     """Versions of one thread and namespace, and pending writes of them, ready for one statement
-    (see the module's doc). Store it once, or :meth:`discard` it."""
+    (see the module's doc), to store once (the saver's delta cache assumes it is)."""
 
     __slots__ = ("saver", "batch", "config", "last_id")
 
@@ -94,10 +94,6 @@ class PreparedPut:
             # outcome): they hold what was stored first, which the cache must not assume.
             saver._deltas.forget_thread(thread_id)
         return [make_config(thread_id, ns, put.checkpoint_id) for put in batch.puts]
-
-    def discard(self) -> None:
-        """Never to be stored: the delta cache forgets what it assumed of the thread."""
-        self.saver._deltas.forget_thread(self.batch.thread_id)
 
 
 def prepare(saver: Any, puts: Sequence[tuple[Any, ...]], writes: Sequence[tuple[Any, ...]]) -> PreparedPut | None:

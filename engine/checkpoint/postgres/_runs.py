@@ -204,7 +204,7 @@ class PostgresRuns:
                 "EXPIRE": EXPIRE, "DELETE_RUNS": DELETE_RUNS,
             }.items()
         }  # fmt: skip
-        self._finishes: dict[tuple[tuple[str, ...], bool, bool, bool, bool], str] = {}  # see _finish_sql
+        self._finishes: dict[tuple[tuple[str, ...], bool, bool, bool], str] = {}  # see _finish_sql
         self._queries = queries
         self._endings: dict[tuple[tuple[str, ...], bool, bool, bool], tuple[str, tuple[str, ...]]] = {}  # see _ending_sql
         self._tables = tables
@@ -359,8 +359,8 @@ class PostgresRuns:
         ``moves_last_seq``; with the thread's mark, if ``marked``; letting go of the lease, if
         ``releases``), composed once per kind of change; ``ending``: the statement storing a run's last
         versions with those parts (:data:`ENDING`; ``releases``: its fence lets go of the lease)."""
-        key = (names, moves_last_seq, marked, releases, ending)
-        statement = self._finishes.get(key)
+        key = (names, moves_last_seq, marked, releases)
+        statement = None if ending else self._finishes.get(key)  # (an ending's is kept as _ending_sql's)
         if statement is None:
             sets = [sql.SQL("{} = {}").format(sql.Identifier(n), sql.Placeholder(n)) for n in names]
             if moves_last_seq:
@@ -374,7 +374,7 @@ class PostgresRuns:
             ).as_string(None)  # fmt: skip
             if ending:
                 put = self._queries.PUT_ENDING_RELEASING if releases else self._queries.PUT_ENDING
-                text = put.replace("/*end*/", compact(text).replace("%(", "%(e__")).replace("/*end row*/", ENDING_ROW)
+                return put.replace("/*end*/", compact(text).replace("%(", "%(e__")).replace("/*end row*/", ENDING_ROW)
             statement = self._finishes[key] = text
         return statement
 
