@@ -59,7 +59,7 @@ class RunSweeper:
         self._taking: set[str] = set()  # runs being taken over here
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._loop())
+        self._task = asyncio.get_running_loop().create_task(self._loop(), name="graphwire-run-sweeper")
 
     async def stop(self) -> None:
         if self._task is not None:

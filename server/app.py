@@ -477,13 +477,13 @@ async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None, *,
         log.info("the demo: run `graphwire chat` and type \"remind me to call mom at 5pm\" or \"weather in Oslo\"")
     if freeze:
         freeze_startup()  # what the start built is walked by no full collection again
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before the line that says it listens: a SIGTERM read from it drains
+        loop.add_signal_handler(sig, stop.set)
     print(f"graphwire listening on {host}:{srv.port}", flush=True)
     if ready is not None:
         ready(srv)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("stopping: draining runs for up to %.1fs", config.grace_seconds)
     await srv.stop()
