@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import logging
 import queue
 import threading
 import weakref
@@ -34,6 +35,7 @@ from typing import Any, TypeVar
 __all__ = ["CallThread", "settle_soon"]
 
 T = TypeVar("T")
+log = logging.getLogger("graphwire")
 
 #: the item that stops the thread
 _STOP = None
@@ -83,6 +85,12 @@ class CallThread:
         self._queue.put((None, done, fn, args))
         return done.result()
 
+    def post(self, fn: Callable[[], object]) -> None:
+        """``fn()`` run on the thread, not waited for (after the calls queued before it); an exception is logged."""
+        if self._thread is None or self._stopped:
+            self._start()
+        self._queue.put((None, None, fn, ()))
+
     def stop(self) -> None:
         """Let the thread end once the calls already queued have run (it is not waited for)."""
         with self._start_lock:
@@ -110,6 +118,12 @@ def _serve(calls: queue.SimpleQueue[Any]) -> None:
         if item is _STOP:
             return
         loop, future, fn, args = item
+        if future is None:  # post: nobody waits for it
+            try:
+                fn()
+            except Exception:
+                log.warning("%s failed on %s", getattr(fn, "__qualname__", fn), threading.current_thread().name, exc_info=True)
+            continue
         if loop is None:  # submit_wait: a concurrent future, its caller blocked on it
             try:
                 future.set_result(fn(*args))

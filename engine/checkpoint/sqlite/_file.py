@@ -1,15 +1,38 @@
-"""The SQLite saver's file: its one connection, the lock and the worker thread its SQL runs on.
+"""The SQLite saver's file: its one connection, the lock and the worker thread its SQL may run on.
 
 :class:`SaverFile` is the part of :class:`~engine.checkpoint.sqlite.SqliteSaver`
 every other part runs SQL through (reads, writes, run records), by
 composition: each is handed its :meth:`~SaverFile.work` and
-:meth:`~SaverFile.transaction`. Why one connection behind a lock, and why
-the SQL runs on a worker thread except under a sync call: see the saver's
-module docstring.
+:meth:`~SaverFile.transaction`.
+
+Where a call's SQL runs. A statement on a local file in WAL mode is
+microseconds of work; what costs is waiting for the file when another
+process holds it (``graphwire prune``, a backup, an ``sqlite3`` shell in a
+transaction), up to ``busy_timeout``, and an event loop must never wait so.
+So a call from async code runs **in place** on the loop's thread, with no
+busy wait at all, when it can start at once: the connection's lock is free
+and its first statement finds the file free. If not, nothing was done, and the
+call goes to the file's **worker thread**, where it waits for the lock and
+the file as long as ``busy_timeout`` allows (the loop serves other calls
+meanwhile). Hopping to the worker for every call, as the saver did before,
+cost a server on SQLite about a quarter of its CPU a run: each statement
+gives up the GIL while SQLite steps, and taking it back from a busy loop is
+a pair of context switches (bench/README.md, "SQLite's statements in
+place"). Under a sync call the SQL runs in place and waits as ever (the
+loop is the calling thread's own).
+
+The WAL's checkpoints. SQLite checkpoints the WAL into the database inside
+the commit that grows it past 1,000 pages, with an ``fsync``: in place on
+the loop, that would stall every other call. On a connection the file opened
+itself, automatic checkpoints are off, and :class:`_Checkpoints` has the
+worker thread run a passive one (readers and writers go on) every so many
+write transactions, as many as write about 1,000 pages.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import sqlite3
 import threading
@@ -29,6 +52,53 @@ from engine.errors import CheckpointError
 __all__ = ["SaverFile"]
 
 T = TypeVar("T")
+log = logging.getLogger("graphwire.sqlite")
+
+
+class _Busy(Exception):
+    """An in-place call could not start at once (the lock or the file held): nothing was done; the worker runs it."""
+
+
+class _Here(threading.local):
+    """This thread's call in place, if any (:meth:`SaverFile.work`)."""
+
+    in_place = False  # a call from an event loop runs here without waiting
+    began = False  # and it has begun a transaction (a second one waits as ever: the first may have committed)
+
+
+class _Checkpoints:
+    """Passive WAL checkpoints on the worker thread, every ``every`` write transactions, ``every`` adapted so
+    each copies about :data:`PAGES` pages (SQLite's own automatic checkpoint's size)."""
+
+    PAGES = 1000
+    FIRST, FEWEST, MOST = 128, 16, 8192
+
+    def __init__(self) -> None:
+        self.conn: sqlite3.Connection | None = None  # the worker thread's own, opened on the first
+        # While a checkpoint posted from an event loop runs: done when it ends (that loop's calls wait for it).
+        self.gate: asyncio.Future[None] | None = None
+        self.every = self.FIRST
+        self.writes = 0
+        self.queued = False
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    def wrote(self) -> bool:
+        """A write transaction committed: whether a checkpoint is due now."""
+        self.writes += 1
+        if self.writes < self.every or self.queued:
+            return False
+        self.writes, self.queued = 0, True
+        return True
+
+    def done(self, frames: int) -> None:
+        """A checkpoint found ``frames`` pages in the WAL: the next comes after as many writes as make :data:`PAGES`."""
+        self.queued = False
+        per_write = max(frames, 1) / self.every
+        self.every = int(min(self.MOST, max(self.FEWEST, self.PAGES / per_write)))
 
 
 class SaverFile:
@@ -42,6 +112,7 @@ class SaverFile:
     def __init__(self, path_or_conn: str | os.PathLike[str] | sqlite3.Connection, *, exclusive: bool = False) -> None:
         self.worker = CallThread("graphwire-sqlite")
         self._serving: ServingLock | None = None
+        self._path = ""  # the file's, when opened here
         if isinstance(path_or_conn, sqlite3.Connection):
             conn, self._owns_conn = path_or_conn, False
         else:
@@ -49,6 +120,7 @@ class SaverFile:
             if exclusive:
                 self._serving = ServingLock(path.removeprefix("file:").partition("?")[0])
             conn, self._owns_conn = sql.connect(path), True
+            self._path = path
         self.conn = conn
         self._lock = threading.Lock()
         try:
@@ -60,20 +132,53 @@ class SaverFile:
             raise
         # One cursor for every statement: saves creating one per call.
         self._cur = conn.cursor()
+        self._here = _Here()
+        # Calls from event loops run in place (see the module's doc) on a connection opened here; on one
+        # given, whose settings are its owner's, every call goes to the worker as before.
+        self._in_place = self._owns_conn
+        self._busy_ms = BUSY_TIMEOUT_MS  # the connection's busy timeout now: 0 while a call runs in place
+        self._checkpoints: _Checkpoints | None = None
+        if self._in_place and conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            conn.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpoints = _Checkpoints()
 
     async def work(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` (SQL, and decoding what it read) on the worker thread, or
-        in place under a sync call (the hop there and back cost ~130 µs of CPU; the statements
-        are serialized by the lock either way; the hop itself: :mod:`engine._internal._worker`)."""
+        """Run ``fn(*args)`` (SQL, and decoding what it read): in place if it can start at once,
+        else on the worker thread (see the module's doc); in place under a sync call."""
         if on_sync_loop():
             return fn(*args)
+        if self._in_place:
+            gate = self._checkpoints.gate if self._checkpoints is not None else None
+            if gate is not None and gate.get_loop() is asyncio.get_running_loop():
+                await asyncio.shield(gate)  # a checkpoint of ours: it ends sooner without writers (see _checkpoint)
+            here = self._here
+            here.in_place, here.began = True, False
+            try:
+                return fn(*args)
+            except _Busy:
+                pass  # nothing was done: the worker waits for the file
+            finally:
+                here.in_place = False
         return await self.worker.call(fn, *args)
 
     @contextmanager
     def transaction(self, begin: str) -> Iterator[sqlite3.Cursor]:
-        """Hold the lock and a transaction; commit on success, roll back on any error."""
-        with self._lock:
+        """Hold the lock and a transaction; commit on success, roll back on any error.
+
+        In a call in place (:meth:`work`), its first transaction does not wait: the lock or the
+        file held, it raises :class:`_Busy` before anything was done."""
+        here = self._here
+        waits = not here.in_place or here.began
+        if waits:
+            self._lock.acquire()
+        elif not self._lock.acquire(blocking=False):
+            raise _Busy
+        try:
+            here.began = True
             cur = self._cur
+            if self._in_place and self._busy_ms != (busy_ms := BUSY_TIMEOUT_MS if waits else 0):
+                cur.execute(f"PRAGMA busy_timeout={busy_ms}")  # (an int of ours: no input in it)
+                self._busy_ms = busy_ms
             try:
                 cur.execute(begin)
                 yield cur
@@ -82,12 +187,65 @@ class SaverFile:
                 if self.conn.in_transaction:
                     self.conn.execute(q.ROLLBACK)
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    if not waits:  # (rolled back: the call's first transaction, nothing of it kept)
+                        raise _Busy from exc
                     raise CheckpointError(
                         f"sqlite: {exc}: another process held the file for over {BUSY_TIMEOUT_MS // 1000} s"
                     ) from exc
                 if isinstance(exc, sqlite3.Error):
                     raise CheckpointError(f"sqlite: {exc}") from exc
                 raise
+            if begin != q.BEGIN_READ and self._checkpoints is not None and self._checkpoints.wrote():
+                self._post_checkpoint()
+        finally:
+            self._lock.release()
+
+    def _post_checkpoint(self) -> None:
+        """A checkpoint to the worker; posted from a call in place, that loop's calls wait until it ends."""
+        checkpoints = self._checkpoints
+        assert checkpoints is not None
+        gate = None
+        if self._here.in_place:
+            gate = checkpoints.gate = asyncio.get_running_loop().create_future()
+        try:
+            self.worker.post(lambda: self._checkpoint(gate))
+        except RuntimeError:  # the file is closing: its last connection's close checkpoints it
+            self._opened(gate, 0)
+
+    def _checkpoint(self, gate: asyncio.Future[None] | None) -> None:
+        """A passive checkpoint of the WAL, on the worker thread, through a connection of its own.
+
+        Passive: it waits for no reader or writer (another process's included); a writer that
+        appends meanwhile keeps the WAL from starting over at its next write (it would only grow),
+        so the calls of the loop that posted it wait for it (:meth:`work`: asynchronously)."""
+        checkpoints = self._checkpoints
+        assert checkpoints is not None
+        frames = 0
+        try:
+            if checkpoints.conn is None:
+                checkpoints.conn = sql.connect(self._path)
+            [(_, frames, _)] = checkpoints.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # (all: no statement left open)
+        except sqlite3.Error:  # the next one tries again; the WAL only grows meanwhile
+            log.warning("checkpointing the SQLite WAL failed", exc_info=True)
+        finally:
+            if gate is None:
+                self._opened(None, frames)
+            else:
+                try:
+                    gate.get_loop().call_soon_threadsafe(self._opened, gate, frames)
+                except RuntimeError:  # the loop is closed: nobody waits
+                    self._opened(None, frames)
+
+    def _opened(self, gate: asyncio.Future[None] | None, frames: int) -> None:
+        """A checkpoint ended (on the loop that waits for it, if any)."""
+        checkpoints = self._checkpoints
+        assert checkpoints is not None
+        checkpoints.done(frames)
+        if gate is not None:
+            if checkpoints.gate is gate:
+                checkpoints.gate = None
+            if not gate.done():
+                gate.set_result(None)
 
     def fetch_all(self, statement: str, params: Sequence[Any]) -> list[Any]:
         """Every row of one read (blocking: run it through :meth:`work`)."""
@@ -101,7 +259,13 @@ class SaverFile:
 
     def close(self) -> None:
         """Close the connection if it was opened here (not one given), stop the worker, let go of the serving lock."""
+        if self._checkpoints is not None and self.worker.started:
+            try:  # first (after a checkpoint still queued): the file's own connection, closed last, removes the WAL
+                self.worker.submit_wait(self._checkpoints.close)
+            except RuntimeError:  # closed before
+                pass
         with self._lock:
             if self._owns_conn:
                 self.conn.close()
         self._release()
+

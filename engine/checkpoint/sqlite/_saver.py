@@ -2,18 +2,19 @@
 
 One connection, shared by every thread and guarded by a lock (sqlite3 objects
 are not safe for concurrent use; ``check_same_thread=False`` only lifts the
-same-thread check). Called from async code, the methods never touch sqlite3 on
-the event loop's thread: their SQL runs on the saver's one worker thread. Each
-call is usually tens of microseconds of work on a local file, but another
-process holding the file (``graphwire prune``, a backup, an ``sqlite3`` shell
-in a transaction) can make it wait up to ``busy_timeout``, and the loop must
-keep serving other threads and health checks meanwhile. Under a sync call
-(``invoke``, ``get_state``: the loop is the calling thread's own, serving that
-call alone) the SQL runs in place, as LangGraph's sync saver runs it: the hop
-there and back cost more CPU than the statements. Values are serialized on the
-caller's thread, before any hop (a state is not read while the next step changes it).
-A wait past ``busy_timeout`` fails with :class:`~engine.errors.CheckpointError`
-("database is locked": UNAVAILABLE to a gRPC caller, who may retry).
+same-thread check). A statement on a local file is tens of microseconds of
+work, so the SQL runs where it is called: under a sync call (``invoke``,
+``get_state``) on the calling thread, as LangGraph's sync saver runs it, and
+under async callers on the event loop's thread, as long as the call can start
+at once. What must never reach the loop is a wait: another process holding
+the file (``graphwire prune``, a backup, an ``sqlite3`` shell in a
+transaction) can make a call wait up to ``busy_timeout``, so a call in place
+does not wait at all; finding the file or the lock held, it goes to the saver's
+one worker thread, which waits, while the loop keeps serving other threads and
+health checks (:mod:`._file`). Values are serialized on the caller's thread (a
+state is not read while the next step changes it). A wait past ``busy_timeout``
+fails with :class:`~engine.errors.CheckpointError` ("database is locked":
+UNAVAILABLE to a gRPC caller, who may retry).
 
 Pragmas, set at open:
 
@@ -24,7 +25,10 @@ Pragmas, set at open:
   the file is never corrupted; a power loss or OS crash can lose the last
   commits. That trade makes a put tens of microseconds, not milliseconds.
 * ``busy_timeout``: another process holding the write lock is waited for,
-  not an immediate "database is locked".
+  not an immediate "database is locked" (0 while a call runs in place: it goes
+  to the worker instead).
+* ``wal_autocheckpoint=0`` on a file the saver opened: the WAL is checkpointed
+  by the worker thread, not in the commit that grows it (:mod:`._file`).
 
 The schema is brought up to date at open (:mod:`._migrate`); puts and gets
 never do schema work.
