@@ -61,15 +61,17 @@ def _row(record: RunRecord) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _add_events(cur: Any, run_id: str, thread_id: str, events: Sequence[tuple[int, bytes]]) -> None:
+def _add_events(cur: Any, run_id: str, thread_id: str, events: Sequence[tuple[int, bytes]], *, move: bool = True) -> None:
     """Store ``events`` of a run in one row; if a row of it starts at the same seq (a second
-    writer of the run), one row each, so that no seq the other row lacks is lost."""
+    writer of the run), one row each, so that no seq the other row lacks is lost. ``move``: the
+    run's ``last_seq`` moved to the last of them (not when the caller's update of the run sets it)."""
     if not events:
         return
     first, last, data = pack_events(events)
     if cur.execute(ADD_EVENTS, (run_id, first, last, thread_id, data)).rowcount == 0:
         cur.executemany(ADD_EVENTS, [(run_id, seq, seq, thread_id, data) for seq, data in events])
-    cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))
+    if move:
+        cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
@@ -161,10 +163,15 @@ class SqliteRuns:
         sql = f"UPDATE runs SET {', '.join(f'{n} = ?' for n in names)} WHERE run_id = ? AND attempts = ?"  # names: UPDATABLE's
         params = [text_of(changes[n]) if isinstance(changes[n], datetime) else changes[n] for n in names]
 
+        # The end's update sets last_seq (after the events' own move of it, which it would undo).
+        sets_seq = "last_seq" in changes and bool(events)
+
         def finish(cur: Any) -> bool:
             if record is not None:
-                _add_events(cur, run_id, record.thread_id, events)
+                _add_events(cur, run_id, record.thread_id, events, move=not sets_seq)
             changed = not names or cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1
+            if sets_seq and not changed and record is not None:
+                cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))  # as ever when the update does not apply
             if mark is not None and self.threads is not None:
                 self.threads.mark_in(cur, mark)
             return changed

@@ -28,7 +28,11 @@ UPDATE = (
     "UPDATE threads SET metadata = ?, ttl_seconds = ?, ttl_strategy = ?, updated_at = ?, expires_at = ? WHERE thread_id = ?"
 )
 MARK = "UPDATE threads SET updated_at = ?, expires_at = ?, status = coalesce(?, status), interrupts = coalesce(?, interrupts) WHERE thread_id = ?"
-TTL_OF = "SELECT ttl_seconds FROM threads WHERE thread_id = ?"
+# A mark in one statement when the thread's TTL is the one the mark's record assumed (its expiry is then right).
+MARK_AS = (
+    "UPDATE threads SET updated_at = ?, expires_at = CASE WHEN ttl_seconds IS ? THEN ? ELSE expires_at END, "
+    "status = coalesce(?, status), interrupts = coalesce(?, interrupts) WHERE thread_id = ? RETURNING ttl_seconds"
+)
 # Uses threads_expiry: the longest expired first, busy ones left for after their run.
 EXPIRED = f"""
 SELECT {_COLUMNS} FROM threads WHERE expires_at IS NOT NULL AND expires_at <= ? AND status != 'busy'
@@ -196,10 +200,13 @@ class SqliteThreads(FileTables):
             first.status = mark.status
         if mark.interrupts is not None:
             first.interrupts = mark.interrupts
-        if cur.execute(INSERT, _row(first)).rowcount == 1:
-            return
-        ttl = cur.execute(TTL_OF, (first.thread_id,)).fetchone()[0]
-        cur.execute(MARK, (text_of(mark.at), text_of(expiry(mark.at, ttl)), mark.status, mark.interrupts, first.thread_id))
+        at = text_of(mark.at)
+        params = (at, first.ttl_seconds, text_of(first.expires_at), mark.status, mark.interrupts, first.thread_id)
+        rows = cur.execute(MARK_AS, params).fetchall()  # (all: no statement left open)
+        if not rows:  # a new thread (the write's transaction holds the file: nobody inserts it meanwhile)
+            cur.execute(INSERT, _row(first))
+        elif rows[0][0] != first.ttl_seconds:  # the thread's own TTL: its expiry from that
+            cur.execute(MARK, (at, text_of(expiry(mark.at, rows[0][0])), mark.status, mark.interrupts, first.thread_id))
 
     async def asearch(self, query: ThreadQuery) -> list[ThreadRecord]:
         sql, params = search_sql(query)
