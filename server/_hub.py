@@ -143,7 +143,7 @@ class Subscription:
 class Tracker:
     """What the service calls for one run: ``tracker(event)`` per event, :meth:`close` at the end."""
 
-    __slots__ = ("_done", "_held", "_hub", "_run", "_started", "landing")
+    __slots__ = ("_done", "_ending", "_held", "_hub", "_run", "_started", "landing")
 
     def __init__(self, hub: RunHub, run: _LiveRun) -> None:
         self._hub = hub
@@ -152,6 +152,8 @@ class Tracker:
         #: the run's stored versions (engine.host.Landing): a version is shown saved once it is stored
         self.landing: Landing | None = None
         self._held: list[tuple[str, dict[str, Any]]] = []  # checkpoint_saved messages of versions not stored yet
+        # The run's end, while its last versions wait for the host's write of it (engine/pregel/_landing.py).
+        self._ending: tuple[str, str | None] | None = None
         self._done = False
 
     def __call__(self, e: ev.Event) -> None:
@@ -212,8 +214,17 @@ class Tracker:
         run = self._run
         for msg in stored:
             self._hub._publish(run.tenant, {**msg, "nodes": list(run.nodes)})
+        if self._ending is not None and landing.last is None:
+            ending, self._ending = self._ending, None
+            self._finish(*ending)
 
     def _finish(self, reason: str, checkpoint_id: str | None) -> None:
+        landing = self.landing
+        if landing is not None and landing.last is not None and self._held and not self._done:
+            # Its last versions go with its end's write: told saved once they are, then the end.
+            self._ending = (reason, checkpoint_id)
+            return
+        self._ending = None
         self.landed()
         self._held = []  # versions the run never stored (a failed write): never shown saved
         if self._done or not self._started:

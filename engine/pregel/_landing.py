@@ -13,7 +13,8 @@ by the run but handed over in a :class:`LastWrite`,
 prepared by the saver (serialized, an unstorable value refused there, as
 the run's own write would), and the host stores them with the end, in one
 transaction where its stores allow (PostgreSQL: one statement, see
-engine/checkpoint/postgres/_prepared.py). The run's ``RunFinished`` names the
+engine/checkpoint/postgres/_prepared.py; SQLite: one transaction,
+engine/checkpoint/sqlite/_prepared.py). The run's ``RunFinished`` names the
 last of them: the host stores them before it tells anyone the run ended, and a
 failure to store them is the run's failure, as the run's own write failing
 would have been. A host that takes no last write sees no difference.

@@ -36,16 +36,18 @@ def saver(pg_schema: str, pg_admin: psycopg.Connection[Any]) -> Iterator[Postgre
     saver.close()
 
 
-def _chain(lease: Lease, n: int, parent: str | None = None, start: int = 0) -> list[tuple[Any, ...]]:
-    """``n`` versions of THREAD under ``lease``, each the parent of the next (``parent``: the first's), the
-    list ``items`` one item longer in each (a delta of the one before, in the saver's rows)."""
+def _chain(lease: Lease | None, n: int, parent: str | None = None, start: int = 0) -> list[tuple[Any, ...]]:
+    """``n`` versions of THREAD under ``lease`` (None: none), each the parent of the next (``parent``: the
+    first's), the list ``items`` one item longer in each (a delta of the one before, in the saver's rows)."""
     puts = []
     for i in range(start, start + n):
         ck = empty_checkpoint()
         ck["id"] = checkpoint_id()
         ck["channel_values"] = {"n": i, "items": [f"item {j} " + "x" * 300 for j in range(i + 1)]}
         ck["channel_versions"] = {"n": i + 1, "items": i + 1}
-        conf: dict[str, Any] = {"thread_id": THREAD, "checkpoint_ns": "", LEASE_KEY: lease}
+        conf: dict[str, Any] = {"thread_id": THREAD, "checkpoint_ns": ""}
+        if lease is not None:
+            conf[LEASE_KEY] = lease
         if parent is not None:
             conf["checkpoint_id"] = parent
         puts.append(({"configurable": conf}, ck, {"source": "loop", "step": i, "parents": {}}, {"n": i + 1, "items": i + 1}))

@@ -2,7 +2,7 @@
 
 The run hands the versions it still holds at its end to the host, prepared by the saver,
 instead of writing them; its RunFinished names the last of them. A saver that prepares no
-write (``prepare_many``: PostgreSQL's has it), or a value the saver refuses, and the run
+write (``prepare_many``: the SQL savers' have it), or a value the saver refuses, and the run
 writes as ever. The host's side (storing them with the run's end) is
 tests/checkpoint/test_run_end_with_versions.py and tests/server/test_run_end_write.py.
 """

@@ -297,3 +297,46 @@ def test_a_version_told_once_stored_leaves_the_run_at_the_node_it_reached_since(
     saved = [(m["checkpoint"]["checkpoint_id"], m["nodes"]) for m in msgs if m["type"] == "checkpoint_saved"]
     assert saved == [("c1", ["work"]), ("c2", ["work"])]
     assert [m["type"] for m in msgs][-2:] == ["checkpoint_saved", "checkpoint_saved"]
+
+
+def test_a_run_whose_last_versions_go_with_its_end_is_told_saved_then_finished() -> None:
+    # The server stores a run's last versions with its end's record (engine/pregel/_landing.py's LastWrite):
+    # the engine's RunFinished comes first, the versions are stored after it. A watcher is told of them
+    # saved, then of the end; a last write that fails is never told saved (the run's end says ERROR).
+    from engine.host import Landing, LastWrite
+
+    class Prepared:
+        def __init__(self, fails: bool) -> None:
+            self.fails = fails
+
+        async def astore(self) -> None:
+            if self.fails:
+                raise RuntimeError("refused")
+
+    async def main(fails: bool) -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        landing = Landing(takes_last=True)
+        landing.attached = True
+        landing.notify = track.landed
+        track.landing = landing
+        a_run(track)
+        track(ev.TaskFinished(0, "t-work", "work", update={}))
+        track(ev.CheckpointSaved("c3", "c2", 1, "loop", ()))
+        landing.last = LastWrite(Prepared(fails), "c3", landing, {})  # handed over: c1 to c3 not stored yet
+        track(ev.RunFinished("END", "c3"))
+        assert hub.live_runs() != []  # not told finished before its versions are stored
+        with contextlib.suppress(RuntimeError):
+            await landing.last.astore()
+        track.close(RuntimeError("refused") if fails else None)
+        assert hub.live_runs() == []
+        return drain(sub)
+
+    told = [(m["type"], m.get("checkpoint", {}).get("checkpoint_id"), m.get("reason")) for m in run(main(False))]
+    assert [t for t in told if t[0] in ("checkpoint_saved", "run_finished")] == [
+        ("checkpoint_saved", "c1", None), ("checkpoint_saved", "c2", None), ("checkpoint_saved", "c3", None),
+        ("run_finished", None, "END"),
+    ]
+    told = [(m["type"], m.get("reason")) for m in run(main(True))]
+    assert [t for t in told if t[0] in ("checkpoint_saved", "run_finished")] == [("run_finished", "ERROR")]

@@ -128,6 +128,13 @@ def test_a_served_run_of_fast_steps_writes_its_versions_once_and_answers_at_its_
         return await many(puts, writes=writes)
 
     saver.aput_many = aput_many  # type: ignore[method-assign]
+    prepare = saver.prepare_many
+
+    def prepare_many(puts: Any, *, writes: Any = ()) -> Any:  # the run's last write, stored with its end
+        sizes.append(len(puts))
+        return prepare(puts, writes=writes)
+
+    saver.prepare_many = prepare_many  # type: ignore[method-assign]
 
     async def body() -> None:
         # A linger no run outlasts: only the run's end can start the write, and the call answers then.

@@ -20,6 +20,7 @@ from engine.checkpoint._run_sql import events_of_rows, listed_columns, listing_s
  # fmt: skip
 from engine.checkpoint._lease import Lease, LeaseStore
 from engine.checkpoint._threads import ThreadMark, ThreadStore
+from engine.checkpoint.sqlite._prepared import Ending
 
 __all__ = ["SqliteRuns"]
 
@@ -94,6 +95,9 @@ class SqliteRuns:
     """Run records in a SQLite saver's file, on its ``work`` and ``transaction``
     (``outline``: see :class:`~engine.checkpoint._runs.RunRecord`)."""
 
+    #: :meth:`afinish` and :meth:`aupdate` take a run's last versions (``versions=``, see :mod:`._prepared`)
+    stores_last_versions = True
+
     def __init__(
         self, work: Work, transaction: Transaction, *, outline: Outline | None = None, threads: _Threads | None = None
     ) -> None:
@@ -145,18 +149,21 @@ class SqliteRuns:
         raise ValueError("a SQLite file keeps no lease (one writer process)")
 
     async def aupdate(
-        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any
+        self, run_id: str, if_attempts: int, /, *, mark: ThreadMark | None = None, release: Lease | None = None,
+        versions: Any = None, **changes: Any,
     ) -> bool:
         check_changes(changes)
         no_mark(self, mark, release)
-        if not changes and mark is None:
+        if not changes and mark is None and versions is None:
             return True
-        return await self.afinish(run_id, if_attempts, None, (), mark=mark, **changes)
+        return await self.afinish(run_id, if_attempts, None, (), mark=mark, versions=versions, **changes)
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],
-        *, mark: ThreadMark | None = None, release: Lease | None = None, **changes: Any,
+        *, mark: ThreadMark | None = None, release: Lease | None = None, versions: Any = None, **changes: Any,
     ) -> bool:
+        """``versions``: the run's last versions (``engine.host.LastWrite``), stored in the end's transaction
+        when they are this file's (engine/checkpoint/sqlite/_prepared.py); a failure stores neither (it raises)."""
         no_mark(self, mark, release)
         changes = outlined(changes, self._outline)
         names = sorted(changes)
@@ -176,6 +183,12 @@ class SqliteRuns:
                 self.threads.mark_in(cur, mark)
             return changed
 
+        if versions is not None:
+            if getattr(versions.prepared, "work", None) == self._work:  # this file's: one transaction for both
+                ending = Ending(finish)
+                await versions.astore(ending)
+                return bool(ending.value)
+            await versions.astore()  # on its own, as the run would have: then the end
         return await self._write(finish)
 
     async def aget(self, run_id: str) -> RunRecord | None:

@@ -65,6 +65,7 @@ from engine.checkpoint.base import (
     ThreadInfo,
 )
 from engine.checkpoint.sqlite._file import SaverFile
+from engine.checkpoint.sqlite._prepared import PreparedWrite
 from engine.checkpoint.sqlite._reads import Reads
 from engine.checkpoint.sqlite._assistants import SqliteAssistants
 from engine.checkpoint.sqlite._crons import SqliteCrons
@@ -176,6 +177,15 @@ class SqliteSaver(OpenedByConnString, BaseCheckpointSaver):
         writes: Sequence[tuple[Any, ...]] = (),
     ) -> list[dict[str, Any]]:
         return await self._writes.put_many(puts, writes=writes)
+
+    def prepare_many(
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Any, ...]] = (),
+    ) -> PreparedWrite:
+        """:meth:`aput_many` up to its transaction, to store alone or with a run's end (:mod:`._prepared`)."""
+        return self._writes.prepare_many(puts, writes=writes)
 
     async def aput_writes(
         self,

@@ -28,6 +28,7 @@ from engine.checkpoint._writes import PACK, WriteRow, at_risk, dump_writes, pack
 from engine.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, check_chain
 from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._file import SaverFile
+from engine.checkpoint.sqlite._prepared import Ending, PreparedWrite
 from engine.checkpoint.sqlite._prune import prune
 from engine.serde import Serializer
 
@@ -88,6 +89,17 @@ class Writes:
         check_chain(puts)
         if len(puts) < 2 and not writes:
             return [await self.put(*put) for put in puts]
+        return await self.prepare_many(puts, writes=writes).astore()
+
+    def prepare_many(
+        self,
+        puts: Sequence[tuple[Mapping[str, Any], Checkpoint, CheckpointMetadata, ChannelVersions]],
+        *,
+        writes: Sequence[tuple[Any, ...]] = (),
+    ) -> PreparedWrite:
+        """:meth:`put_many` up to its transaction (engine/checkpoint/sqlite/_prepared.py): an unstorable value
+        fails here; the cache assumes each plan until the write is stored (or forgets the thread)."""
+        check_chain(puts)
         thread_id = parse_config(puts[0][0])[0]
         prepared: list[Prepared] = []
         try:
@@ -101,16 +113,14 @@ class Writes:
                 r for config, task_writes, task_id, *path in writes
                 for r in self.write_rows(config, task_writes, task_id, path[0] if path else "", children)
             ]  # fmt: skip
-            inserted = await self._file.work(self._put, prepared, rows)
         except BaseException:
             self._deltas.forget_thread(thread_id)
             raise
-        for (tid, ns, plan, _), channels in zip(prepared, inserted):
-            self._deltas.commit(tid, ns, plan, channels)
-        return [make_config(tid, ns, row[2]) for tid, ns, _, row in prepared]
+        return PreparedWrite(self._file.work, self._put, self._deltas, prepared, rows, thread_id)
 
-    def _put(self, versions: Sequence[Prepared], writes: Sequence[KeyedWrite]) -> list[list[str]]:
-        """Store serialized versions, then pending writes, in one transaction: per version, the channels inserted."""
+    def _put(self, versions: Sequence[Prepared], writes: Sequence[KeyedWrite], ending: Ending | None = None) -> list[list[str]]:
+        """Store serialized versions, then pending writes (then ``ending``, a run's end), in one
+        transaction: per version, the channels inserted."""
         out: list[list[str]] = []
         with self._file.transaction(q.BEGIN_WRITE) as cur:
 
@@ -156,6 +166,8 @@ class Writes:
                 self._put_past_stored(cur, key, rows, settled)
             if special:
                 cur.executemany(q.REPLACE_WRITE, special)
+            if ending is not None:
+                ending.value = ending.fn(cur)
         return out
 
     @staticmethod
