@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.checkpoint import SqliteSaver
 from engine.types import Command
 from tests.checkpoint._in_place import graph_on
@@ -135,5 +137,43 @@ def test_sync_callers_on_many_threads_share_one_sqlite_saver(tmp_path: Any) -> N
                 history = list(graph.get_state_history({"configurable": {"thread_id": f"c{k}-{i}"}}))
                 assert [h.metadata["source"] for h in history] == ["loop", "loop", "loop", "input"]
                 assert history[0].values == {"n": i + 1, "log": ["inc", f"r{k}"]}
+    finally:
+        saver.close()
+
+
+def test_a_checkpoint_that_holds_writers_off_deadlocks_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writers of other loops and threads keep the WAL from starting over (each checkpoint sees it longer):
+    past ``STUCK`` pages the worker checkpoints again holding the file's lock. Forced on every checkpoint
+    here, with an async caller and a sync one writing at once: every turn is stored whole."""
+    from engine.checkpoint.sqlite import _file
+
+    monkeypatch.setattr(_file._Checkpoints, "STUCK", -1)
+    monkeypatch.setattr(_file._Checkpoints, "FIRST", 4)
+    monkeypatch.setattr(_file._Checkpoints, "FEWEST", 4)
+    saver = SqliteSaver(str(tmp_path / "stuck.db"))
+    graph = graph_on(saver)
+    errors: list[BaseException] = []
+
+    def sync_caller() -> None:
+        try:
+            for i in range(60):
+                graph.invoke({"n": i, "log": []}, {"configurable": {"thread_id": f"s{i}"}})
+        except BaseException as exc:  # reported on the test's thread
+            errors.append(exc)
+
+    async def async_caller() -> None:
+        for i in range(60):
+            await graph.ainvoke({"n": i, "log": ["x" * 2000]}, {"configurable": {"thread_id": f"a{i}"}})
+        await saver._worker.call(lambda: None)
+
+    other = threading.Thread(target=sync_caller)
+    other.start()
+    try:
+        asyncio.run(asyncio.wait_for(async_caller(), 60))
+        other.join(60)
+        assert errors == [] and not other.is_alive()
+        for prefix in ("a", "s"):
+            for i in range(60):
+                assert graph.get_state({"configurable": {"thread_id": f"{prefix}{i}"}}).values["n"] == i + 1
     finally:
         saver.close()

@@ -72,6 +72,8 @@ class _Checkpoints:
 
     PAGES = 1000
     FIRST, FEWEST, MOST = 128, 16, 8192
+    #: A WAL this long (pages) at a checkpoint did not start over since several: the next one holds writers off.
+    STUCK = 4 * PAGES
 
     def __init__(self) -> None:
         self.conn: sqlite3.Connection | None = None  # the worker thread's own, opened on the first
@@ -225,6 +227,12 @@ class SaverFile:
             if checkpoints.conn is None:
                 checkpoints.conn = sql.connect(self._path)
             [(_, frames, _)] = checkpoints.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # (all: no statement left open)
+            if frames > checkpoints.STUCK:
+                # The WAL has not started over for a while: writers of another loop or thread of this
+                # process kept appending during each checkpoint. This one holds them off (in-place calls
+                # come to the worker meanwhile): the next write starts the WAL over.
+                with self._lock:
+                    checkpoints.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         except sqlite3.Error:  # the next one tries again; the WAL only grows meanwhile
             log.warning("checkpointing the SQLite WAL failed", exc_info=True)
         finally:
