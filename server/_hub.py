@@ -218,9 +218,10 @@ class Tracker:
             ending, self._ending = self._ending, None
             self._finish(*ending)
 
-    def _finish(self, reason: str, checkpoint_id: str | None) -> None:
+    def _finish(self, reason: str, checkpoint_id: str | None, *, last: bool = False) -> None:
+        """The run ended (``last``: its call is over, nothing more will land)."""
         landing = self.landing
-        if landing is not None and landing.last is not None and self._held and not self._done:
+        if not last and landing is not None and landing.last is not None and self._held and not self._done:
             # Its last versions go with its end's write: told saved once they are, then the end.
             self._ending = (reason, checkpoint_id)
             return
@@ -239,7 +240,7 @@ class Tracker:
     def close(self, exc: BaseException | None = None) -> None:
         """The run's call is over: a run that started and never reported its end finished now."""
         reason = "ERROR" if exc is not None and not isinstance(exc, (asyncio.CancelledError, GeneratorExit)) else "CANCELLED"
-        self._finish(reason, None)
+        self._finish(reason, None, last=True)  # (an end still waiting for its last versions: they never landed)
 
 
 def _values(values: dict[str, Any]) -> dict[str, Any]:

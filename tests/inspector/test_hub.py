@@ -340,3 +340,25 @@ def test_a_run_whose_last_versions_go_with_its_end_is_told_saved_then_finished()
     ]
     told = [(m["type"], m.get("reason")) for m in run(main(True))]
     assert [t for t in told if t[0] in ("checkpoint_saved", "run_finished")] == [("run_finished", "ERROR")]
+
+
+def test_a_run_whose_last_write_was_never_tried_ends_when_its_call_does() -> None:
+    # The call ended (its caller went away) before the last write was tried: the run leaves the live runs.
+    from engine.host import Landing, LastWrite
+
+    async def main() -> list[dict[str, Any]]:
+        hub = RunHub()
+        sub = hub.subscribe()
+        track = hub.track("g", "t1", "r1")
+        landing = Landing(takes_last=True)
+        landing.attached = True
+        track.landing = landing
+        a_run(track)
+        landing.last = LastWrite(object(), "c2", landing, {})
+        track(ev.RunFinished("END", "c2"))
+        track.close(asyncio.CancelledError())
+        assert hub.live_runs() == []
+        return drain(sub)
+
+    told = [(m["type"], m.get("reason")) for m in run(main())]
+    assert [t for t in told if t[0] in ("checkpoint_saved", "run_finished")] == [("run_finished", "CANCELLED")]
