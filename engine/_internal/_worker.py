@@ -66,11 +66,9 @@ class CallThread:
         Raises:
             RuntimeError: the thread was stopped (:meth:`stop`).
         """
-        if self._thread is None or self._stopped:
-            self._start()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._queue.put((loop, future, fn, args))
+        self._enqueue((loop, future, fn, args))
         return await future
 
     def submit_wait(self, fn: Callable[..., T], *args: Any) -> T:
@@ -79,17 +77,19 @@ class CallThread:
         Raises:
             RuntimeError: the thread was stopped (:meth:`stop`).
         """
-        if self._thread is None or self._stopped:
-            self._start()
         done: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._queue.put((None, done, fn, args))
+        self._enqueue((None, done, fn, args))
         return done.result()
 
     def post(self, fn: Callable[[], object]) -> None:
         """``fn()`` run on the thread, not waited for (after the calls queued before it); an exception is logged."""
+        self._enqueue((None, None, fn, ()))
+
+    def _enqueue(self, item: tuple[Any, ...]) -> None:
+        """``item`` to the thread (started on the first; RuntimeError once stopped)."""
         if self._thread is None or self._stopped:
             self._start()
-        self._queue.put((None, None, fn, ()))
+        self._queue.put(item)
 
     def stop(self) -> None:
         """Let the thread end once the calls already queued have run (it is not waited for)."""

@@ -212,7 +212,7 @@ class SaverFile:
         try:
             self.worker.post(lambda: self._checkpoint(gate))
         except RuntimeError:  # the file is closing: its last connection's close checkpoints it
-            self._opened(gate, 0)
+            self._checkpointed(gate, 0)
 
     def _checkpoint(self, gate: asyncio.Future[None] | None) -> None:
         """A passive checkpoint of the WAL, on the worker thread, through a connection of its own.
@@ -237,14 +237,14 @@ class SaverFile:
             log.warning("checkpointing the SQLite WAL failed", exc_info=True)
         finally:
             if gate is None:
-                self._opened(None, frames)
+                self._checkpointed(None, frames)
             else:
                 try:
-                    gate.get_loop().call_soon_threadsafe(self._opened, gate, frames)
+                    gate.get_loop().call_soon_threadsafe(self._checkpointed, gate, frames)
                 except RuntimeError:  # the loop is closed: nobody waits
-                    self._opened(None, frames)
+                    self._checkpointed(None, frames)
 
-    def _opened(self, gate: asyncio.Future[None] | None, frames: int) -> None:
+    def _checkpointed(self, gate: asyncio.Future[None] | None, frames: int) -> None:
         """A checkpoint ended (on the loop that waits for it, if any)."""
         checkpoints = self._checkpoints
         assert checkpoints is not None

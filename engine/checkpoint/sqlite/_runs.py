@@ -170,15 +170,12 @@ class SqliteRuns:
         sql = f"UPDATE runs SET {', '.join(f'{n} = ?' for n in names)} WHERE run_id = ? AND attempts = ?"  # names: UPDATABLE's
         params = [text_of(changes[n]) if isinstance(changes[n], datetime) else changes[n] for n in names]
 
-        # The end's update sets last_seq (after the events' own move of it, which it would undo).
-        sets_seq = "last_seq" in changes and bool(events)
-
         def finish(cur: Any) -> bool:
             if record is not None:
-                _add_events(cur, run_id, record.thread_id, events, move=not sets_seq)
+                _add_events(cur, run_id, record.thread_id, events, move=False)
             changed = not names or cur.execute(sql, (*params, run_id, if_attempts)).rowcount == 1
-            if sets_seq and not changed and record is not None:
-                cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))  # as ever when the update does not apply
+            if record is not None and events and not (changed and "last_seq" in changes):  # (an update that applied set it)
+                cur.execute(MOVE_LAST_SEQ, (events[-1][0], run_id))
             if mark is not None and self.threads is not None:
                 self.threads.mark_in(cur, mark)
             return changed
