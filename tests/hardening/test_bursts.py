@@ -122,10 +122,16 @@ def burst_while_unread(srv: ServerProcess, threads: list[str], count: int, **opt
     the calls did: (RSS before, the most RSS since, each run's record), both KiB."""
     with srv.client() as client:  # warm: the paths a cut-off burst takes are loaded before measuring
         client.invoke("burst", "warm-up", {"count": 10}, timeout=DEADLINE)
-        for channel, call in unread_calls(srv, ["warm-up-unread"], BURST_COUNT):
+        # The same kind of call as measured, read once its run ended (a run that goes on stores its whole
+        # burst): the connections' buffers and the allocator's arenas reach their working size first.
+        warm = unread_calls(srv, ["warm-up-unread"], BURST_COUNT, **options)
+        wait_until(lambda: client.list_runs("burst", "warm-up-unread", limit=1, timeout=DEADLINE)[0].ended_at is not None,
+                   "the warm-up burst's run to end", timeout=DEADLINE)
+        for channel, call in warm:
             with pytest.raises(grpc.RpcError):
                 list(call)
             channel.close()
+        wait_until(lambda: (srv.gates / "runs-warm-up-unread").exists(), "the warm-up burst's node to end", timeout=DEADLINE)
     before = rss_kib(srv.pid)
     hwm = reset_peak(srv.pid)
     most = before
