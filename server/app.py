@@ -38,6 +38,7 @@ from server._gc import freeze_startup, tune_collector
 from server._malloc import fix_mmap_threshold
 from server._telemetry import setup_from_env as setup_telemetry
 from server._workers import WorkerSlot, watch_parent
+from server._event_loop import loop_name
 from server._gate import Limits
 from server._web import WebServer, is_loopback
 from server._prepare import prepare_process
@@ -443,7 +444,7 @@ async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None, *,
     host = config.address.rsplit(":", 1)[0]
     leases = srv.service.runs.leases
     log.info(
-        "graphwire %sserving %s on %s:%d (checkpointer: %s; store: %s; node cache: %s%s%s; sync nodes on %d threads)",
+        "graphwire %sserving %s on %s:%d (checkpointer: %s; store: %s; node cache: %s%s%s; sync nodes on %d threads; event loop: %s)",
         "" if worker is None else f"worker {worker.index} of {worker.count} (pid {os.getpid()}) ",
         ", ".join(srv.service.graphs),
         host,
@@ -454,6 +455,7 @@ async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None, *,
         f"; replica {leases.owner}, thread leases of {leases.ttl:g}s" if leases else "",
         ", auth on" if config.auth_token else (", tenants on" if config.auth_tokens else ""),
         node_threads().size,
+        loop_name(),
     )
     limit = config.state_limit()
     if limit is None or limit > config.send_limit() // 2:

@@ -3,7 +3,7 @@
     graphwire init [DIR] [--graph NAME]      (alias: new) a starter graph + graphwire.toml
     graphwire serve [--config graphwire.toml|langgraph.json] [--address HOST:PORT] [--checkpointer PATH|DSN]
                     [--store PATH|DSN] [--cache PATH|DSN|off] [--pg-schema NAME] [--lease-seconds S] [--inspector HOST:PORT] [--http HOST:PORT]
-                    [--no-import-swap] [--workers N] [--reload] ...
+                    [--no-import-swap] [--workers N] [--event-loop auto|asyncio|uvloop] [--reload] ...
     graphwire dev [serve's options]           serve --reload, with the HTTP API on 127.0.0.1:2024 (as langgraph dev)
     graphwire health [--config graphwire.toml] [--address HOST:PORT] [--tls-cert FILE]
     graphwire prune --checkpointer PATH|DSN [--pg-schema NAME] --graph NAME
@@ -100,6 +100,7 @@ def _serve(args: argparse.Namespace) -> int:
         "inspector_keepalive_seconds": args.inspector_keepalive_seconds,
         "import_swap": args.import_swap,
         "workers": args.workers,
+        "event_loop": args.event_loop,
     }  # fmt: skip
     try:
         config = load_config(args.config, overrides)
@@ -115,6 +116,7 @@ def _serve(args: argparse.Namespace) -> int:
         again = partial(load_config, args.config, overrides)  # read anew at each start: what it names is watched
         return serve_reloading(config, again, find_config(args.config), [a for a in args.argv if a != "--reload"])
     from engine.errors import CacheError, CheckpointError, StoreError
+    from server._event_loop import run_on
     from server._workers import run_workers, worker_config, worker_slot
 
     slot = worker_slot()  # --workers: this process is one of them, or the parent starting them (server._workers)
@@ -123,7 +125,7 @@ def _serve(args: argparse.Namespace) -> int:
     elif config.worker_count() > 1:
         return run_workers(config, config.worker_count(), args.argv)
     try:
-        asyncio.run(serve(config, worker=slot))
+        run_on(config.event_loop, serve(config, worker=slot))
     except (ValueError, CheckpointError, StoreError, CacheError) as e:
         print(f"graphwire: {e}", file=sys.stderr)
         return 2
@@ -309,6 +311,11 @@ def _serve_arguments(s: argparse.ArgumentParser, *, reload: bool = True) -> None
         "--workers",
         type=int,
         help="server processes on the address, each a replica (PostgreSQL only; default: the CPUs on PostgreSQL, else 1)",
+    )
+    s.add_argument(
+        "--event-loop",
+        choices=("auto", "asyncio", "uvloop"),
+        help="the server's event loop: uvloop (C callbacks, less CPU a run) or asyncio's own (default auto: uvloop where installed)",
     )
     if reload:
         s.add_argument(

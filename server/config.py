@@ -27,6 +27,7 @@
     inspector_keepalive_seconds = 5.0    # an idle kept-alive inspector connection is closed after this
     import_swap = true                   # graph modules' `langgraph` imports get graphwire's engine (see server._prepare)
     workers = 4                          # server processes on the address (default: the CPUs on PostgreSQL, else 1; server._workers)
+    event_loop = "auto"                  # uvloop where installed, else asyncio's; or "uvloop", "asyncio" (server._event_loop)
 
     [graphs]
     reminders = "examples.reminders:graph"
@@ -72,6 +73,8 @@ from typing import Any
 
 from engine.store import MAX_TTL_MINUTES
 from server._ages import parse_thread_ttl
+from server._config_text import bool_text, graphs_text, inline_table
+from server._event_loop import check_event_loop
 from server._langgraph_json import Project, read_langgraph_json
 
 __all__ = [
@@ -129,6 +132,7 @@ class ServerConfig:
     inspector_keepalive_seconds: float = 5.0  # an idle kept-alive connection's life
     import_swap: bool | None = None  # None: on, unless a graph runs on LangGraph itself (server._prepare.swap_choice)
     workers: int | None = None  # server processes on one address; None: worker_count()'s default (see server._workers)
+    event_loop: str = "auto"  # "auto" (uvloop where installed), "uvloop" or "asyncio" (server._event_loop)
     config_dir: str | None = None  # the config file's directory (graph file specs are relative to it); not a key
     project: Project | None = None  # what a langgraph.json asks of the process (env, dependencies); not a key
 
@@ -186,7 +190,7 @@ _SETTINGS = "a table of settings"  # [store_ttl], [store_index]: checked key by 
 #: What each key holds.
 _KINDS = {
     **dict.fromkeys(("address", "checkpointer", "store", "cache", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
-                     "log_level", "inspector", "http"), _TEXT),
+                     "log_level", "inspector", "http", "event_loop"), _TEXT),
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history",
                      "max_run_attempts", "inspector_max_connections", "workers"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",
@@ -197,7 +201,6 @@ _KINDS = {
     **dict.fromkeys(("store_ttl", "store_index", "thread_ttl"), _SETTINGS),
     "import_swap": _BOOL,
 }  # fmt: skip
-_TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
 #: who may run a graph: graphwire's engine (the default), or LangGraph itself (installed beside the server)
 RUNTIMES = ("engine", "langgraph")
 
@@ -274,39 +277,13 @@ def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
             continue
         kind = _KINDS[key]
         try:
-            parse: dict[str, Callable[[str], Any]] = {_WHOLE: int, _SECONDS: float, _TABLE: _graphs_from_env, _SETTINGS: _inline_table, _BOOL: _bool}
+            parse: dict[str, Callable[[str], Any]] = {_WHOLE: int, _SECONDS: float, _TABLE: graphs_text, _SETTINGS: inline_table, _BOOL: bool_text}
             data[key] = parse.get(kind, str)(text)
         except ValueError:
             example = {_TABLE: "name=package.module:attribute,other=./file.py:graph", _SETTINGS: "a TOML inline table, {key = value, ...}",
                        _BOOL: "true or false (1 or 0, on or off)"}.get(kind, kind)
             raise ValueError(f"{var} must be {example}, not {text!r}") from None
     return data
-
-
-def _graphs_from_env(text: str) -> dict[str, str]:
-    graphs = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, spec = item.partition("=")
-        if not sep or not name.strip() or not spec.strip():
-            raise ValueError(item)
-        graphs[name.strip()] = spec.strip()
-    return graphs
-
-
-def _bool(text: str) -> bool:
-    if text.lower() in _TRUE + _FALSE:
-        return text.lower() in _TRUE
-    raise ValueError(text)
-
-
-def _inline_table(text: str) -> dict[str, Any]:
-    try:
-        value = tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        raise ValueError(text) from None
-    if not isinstance(value, dict):
-        raise ValueError(text)
-    return value
 
 
 _CONNINFO = re.compile(r"^\s*(host|hostaddr|port|dbname|user|password|passfile|service|sslmode|options|connect_timeout|application_name)\s*=")
@@ -418,6 +395,7 @@ def load_config(
         raise ValueError(f"log_level must be one of {', '.join(_LOG_LEVELS)}, not {cfg.log_level!r}")
     if isinstance(cfg.run_retention_seconds, bool) or not isinstance(cfg.run_retention_seconds, (int, float)) or not cfg.run_retention_seconds > 0:
         raise ValueError(f"run_retention_seconds must be a number of seconds above 0, got {cfg.run_retention_seconds!r}")
+    check_event_loop(cfg.event_loop)
     if isinstance(cfg.version_linger_seconds, bool) or not isinstance(cfg.version_linger_seconds, (int, float)) or not 0 <= cfg.version_linger_seconds <= 60:
         raise ValueError(f"version_linger_seconds must be a number of seconds from 0 to 60, got {cfg.version_linger_seconds!r}")
     for key in ("recursion_limit", "max_history", "max_run_attempts"):
