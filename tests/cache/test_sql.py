@@ -21,11 +21,14 @@ from tests.checkpoint._pg import DSN, drop_schema, new_schema_name
 NS = ("__pregel_ns_writes", "m.f", "n")
 
 
-def test_the_sqlite_cache_never_runs_sql_on_the_event_loops_thread(tmp_path: Path) -> None:
+def test_the_sqlite_cache_writes_only_on_its_worker_and_looks_up_in_place(tmp_path: Path) -> None:
+    """Every write (a set, an expired row's delete, a sweep, a clear) from an event loop runs on the
+    cache's worker, which may wait for the file; only lookups run on the loop's thread
+    (tests/cache/test_sqlite_in_place.py: when, and the sync face)."""
     cache = SqliteCache(path=tmp_path / "c.db")
-    threads: list[str] = []
+    statements: list[tuple[str, str]] = []
     assert cache._conn is not None
-    cache._conn.set_trace_callback(lambda _statement: threads.append(threading.current_thread().name))
+    cache._conn.set_trace_callback(lambda sql: statements.append((sql.split()[0].upper(), threading.current_thread().name)))
 
     async def go() -> str:
         await cache.aset({(NS, "k"): (1, 5)})
@@ -38,11 +41,11 @@ def test_the_sqlite_cache_never_runs_sql_on_the_event_loops_thread(tmp_path: Pat
         return threading.current_thread().name
 
     loop_thread = asyncio.run(go())
-    cache.set({(NS, "k"): (1, None)})  # the sync face as well
     cache.close()
-    assert len(threads) >= 8
-    assert loop_thread not in threads
-    assert set(threads) == {threads[0]} and threads[0].startswith("graphwire-sqlite-cache")
+    writes = {thread for word, thread in statements if word not in ("SELECT", "PRAGMA")}  # (PRAGMA: the busy timeout set)
+    assert len(statements) >= 8 and {word for word, _ in statements} >= {"SELECT", "INSERT", "DELETE", "BEGIN", "COMMIT"}
+    assert len(writes) == 1 and next(iter(writes)).startswith("graphwire-sqlite-cache"), statements
+    assert {thread for word, thread in statements if word == "SELECT"} == {loop_thread}, statements
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

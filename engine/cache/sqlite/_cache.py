@@ -2,18 +2,25 @@
 
 Its table (``cache_entries``) lives beside the saver's and the store's, with a
 version of its own (:mod:`._migrate`), brought up to date when the cache
-opens. As :class:`~engine.checkpoint.SqliteSaver`, it never runs SQL on the
-event loop's thread: every statement runs on the cache's one worker thread,
-so another process holding the file (a backup, ``graphwire prune``) makes a
-lookup wait without stalling the loop. The connection is in autocommit mode;
-a write is one ``BEGIN IMMEDIATE`` transaction, a lookup plain reads (WAL:
-they never wait for a writer).
+opens. The connection is in autocommit mode; a write is one ``BEGIN
+IMMEDIATE`` transaction, a lookup plain reads (WAL: they never wait for a
+writer).
+
+Where its SQL runs, as for :class:`~engine.checkpoint.SqliteSaver` (whose
+module says why): a lookup from an event loop runs **in place** on the loop's
+thread when the connection is free, with no busy wait: a read the file refuses
+at once (another process holding it in a way even a WAL reader must wait for)
+goes to the cache's **worker thread**, as every write does (a write's commit may
+checkpoint the WAL, with an ``fsync``, and waits for other writers up to
+``busy_timeout``). Under a sync call (``invoke``) every statement runs on the
+calling thread, whose loop is the call's own.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -21,8 +28,10 @@ from typing import Any, TypeVar
 from engine.cache._sql import Row, SqlCache
 from engine.cache.sqlite import _queries as q
 from engine.cache.sqlite._migrate import TABLES
+from engine._internal._sync import on_sync_loop
 from engine._internal._worker import CallThread
 from engine._sql import sqlite as sql
+from engine._sql.sqlite import BUSY_TIMEOUT_MS
 from engine.errors import CacheError
 from engine.serde import Serializer
 
@@ -51,6 +60,8 @@ class SqliteCache(SqlCache):
         where = os.fspath(path)
         self._worker = CallThread("graphwire-sqlite-cache")
         self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()  # the connection's one user at a time: the worker, a lookup in place, a sync call
+        self._busy_ms = BUSY_TIMEOUT_MS  # the connection's busy timeout now: 0 while a lookup runs in place
         try:
             self._conn = self._worker.submit_wait(self._open, where)
         except BaseException:
@@ -74,17 +85,32 @@ class SqliteCache(SqlCache):
 
     # -- plumbing ----------------------------------------------------------------
     async def _work(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` on the cache's worker thread (never SQL on the loop's)."""
+        """Run ``fn(*args)`` on the cache's worker thread, or in place under a sync call."""
+        if on_sync_loop():
+            return fn(*args)
         return await self._worker.call(fn, *args)
 
     @contextmanager
-    def _sql(self) -> Iterator[sqlite3.Connection]:
-        if self._conn is None:
-            raise CacheError("SQLite cache: used after close()")
+    def _sql(self, *, waits: bool = True) -> Iterator[sqlite3.Connection]:
+        """The connection, held (``waits``: for as long as it takes, and the file for ``busy_timeout``;
+        else not at all: :class:`_Busy` when either is held)."""
+        if not self._lock.acquire(blocking=waits):
+            raise _Busy
         try:
-            yield self._conn
-        except sqlite3.Error as exc:
-            raise CacheError(f"SQLite cache: {exc}") from exc
+            conn = self._conn
+            if conn is None:
+                raise CacheError("SQLite cache: used after close()")
+            if self._busy_ms != (busy_ms := BUSY_TIMEOUT_MS if waits else 0):
+                conn.execute(f"PRAGMA busy_timeout={busy_ms}")  # (an int of ours: no input in it)
+                self._busy_ms = busy_ms
+            try:
+                yield conn
+            except sqlite3.Error as exc:
+                if not waits and isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise _Busy from exc
+                raise CacheError(f"SQLite cache: {exc}") from exc
+        finally:
+            self._lock.release()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -100,10 +126,15 @@ class SqliteCache(SqlCache):
 
     # -- the five statements -----------------------------------------------------------
     async def _select(self, keys: Sequence[tuple[str, str]]) -> list[Row]:
+        if not on_sync_loop():
+            try:
+                return self._select_sync(keys, waits=False)  # in place (see the module's doc)
+            except _Busy:
+                pass  # nothing was changed: the worker waits
         return await self._work(self._select_sync, keys)
 
-    def _select_sync(self, keys: Sequence[tuple[str, str]]) -> list[Row]:
-        with self._sql() as conn:
+    def _select_sync(self, keys: Sequence[tuple[str, str]], *, waits: bool = True) -> list[Row]:
+        with self._sql(waits=waits) as conn:
             return [row for k in keys for row in conn.execute(q.SELECT, k).fetchall()]
 
     async def _delete_expired(self, keys: Sequence[tuple[str, str]], now: float) -> None:
@@ -146,7 +177,12 @@ class SqliteCache(SqlCache):
         self._close()
 
     def _close(self) -> None:
-        conn, self._conn = self._conn, None
+        with self._lock:
+            conn, self._conn = self._conn, None
         if conn is not None:
             self._worker.submit_wait(conn.close)
         self._worker.stop()
+
+
+class _Busy(Exception):
+    """A lookup in place could not run at once (the connection or the file held): the worker runs it."""
