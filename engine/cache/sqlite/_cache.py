@@ -100,10 +100,10 @@ class SqliteCache(SqlCache):
             conn = self._conn
             if conn is None:
                 raise CacheError("SQLite cache: used after close()")
-            if self._busy_ms != (busy_ms := BUSY_TIMEOUT_MS if waits else 0):
-                conn.execute(f"PRAGMA busy_timeout={busy_ms}")  # (an int of ours: no input in it)
-                self._busy_ms = busy_ms
             try:
+                if self._busy_ms != (busy_ms := BUSY_TIMEOUT_MS if waits else 0):
+                    conn.execute(f"PRAGMA busy_timeout={busy_ms}")  # (an int of ours: no input in it)
+                    self._busy_ms = busy_ms
                 yield conn
             except sqlite3.Error as exc:
                 if not waits and isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
