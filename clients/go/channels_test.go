@@ -8,10 +8,11 @@ import (
 	"graphwire/graphwiretest"
 )
 
-// WithChannels opens several connections and makes calls on them in turn; each
-// run (a stream) completes on the connection it started on, and reads of what
-// the others wrote see it (a server with --workers N gives each connection to
-// one worker: tests/replicas/test_workers.py shows the spread).
+// WithChannels opens several connections (a thread's calls on the one its id
+// names, others in turn); each run (a stream) completes on the connection it
+// started on, and reads of what the others wrote see it (a server with
+// --workers N gives each connection to one worker: tests/replicas/test_workers.py
+// shows the spread and a thread staying with one).
 func TestChannelsSpreadCallsOverConnections(t *testing.T) {
 	srv := graphwiretest.Start(t, testGraphs...)
 	client, err := graphwire.Dial(srv.Address, graphwire.WithChannels(3))

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
@@ -50,9 +51,11 @@ func WithTLS(config *tls.Config) Option {
 	}
 }
 
-// WithChannels opens n connections (default 1) and makes calls on them in
-// turn; a stream stays on its connection for its life (a re-join may take
-// another). One connection carries any number of calls and is all one server
+// WithChannels opens n connections (default 1). A call on a thread (its runs,
+// state, history, updates) takes the connection the thread's id names (its
+// CRC-32 modulo n), so a thread's turns stay with one worker of --workers N;
+// other calls take them in turn; a stream stays on its connection for its life
+// (a re-join may take another). One connection carries any number of calls and is all one server
 // process needs; a server run with --workers N gives each connection to one
 // worker, so a client that alone carries a load opens a few times N.
 func WithChannels(n int) Option { return func(o *options) { o.channels = n } }
@@ -94,6 +97,11 @@ func Dial(address string, opts ...Option) (*Client, error) {
 // stub is the next connection's, round-robin: a call made through it stays on that connection.
 func (c *Client) stub() pb.GraphServiceClient {
 	return c.stubs[(c.turn.Add(1)-1)%uint64(len(c.stubs))]
+}
+
+// stubOf is the stub of the connection threadID's calls take (WithChannels).
+func (c *Client) stubOf(threadID string) pb.GraphServiceClient {
+	return c.stubs[uint64(crc32.ChecksumIEEE([]byte(threadID)))%uint64(len(c.stubs))]
 }
 
 // Close closes the connections; calls still running end with ErrCanceled.
@@ -158,7 +166,7 @@ func (c *Client) Invoke(ctx context.Context, graph, threadID string, input any, 
 	if s.checkpointID != "" {
 		req.CheckpointId = &s.checkpointID
 	}
-	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub().Invoke(ctx, req) })
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stubOf(threadID).Invoke(ctx, req) })
 }
 
 // Resume answers the thread's pending interrupt with answer (what interrupt()
@@ -188,7 +196,7 @@ func (c *Client) Resume(ctx context.Context, graph, threadID string, answer any,
 		}
 		req.ResumeJson = string(b)
 	}
-	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub().Resume(ctx, req) })
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stubOf(threadID).Resume(ctx, req) })
 }
 
 // Fork goes back to the version checkpointID of the thread and runs from it
@@ -208,7 +216,7 @@ func (c *Client) Fork(ctx context.Context, graph, threadID, checkpointID string,
 	if s.asNode != "" {
 		req.AsNode = &s.asNode
 	}
-	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stub().Fork(ctx, req) })
+	return c.start(ctx, threadID, func(ctx context.Context) (stream, error) { return c.stubOf(threadID).Fork(ctx, req) })
 }
 
 // GetState reads the thread's newest version, or the one checkpointID names
@@ -232,7 +240,7 @@ func (c *Client) GetStateWith(ctx context.Context, graph, threadID string, o Get
 	if o.CheckpointID != "" {
 		req.CheckpointId = &o.CheckpointID
 	}
-	m, err := c.stub().GetState(c.ctx(ctx), req)
+	m, err := c.stubOf(threadID).GetState(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -264,7 +272,7 @@ func (c *Client) History(ctx context.Context, graph, threadID string, o HistoryO
 			return nil, err
 		}
 	}
-	m, err := c.stub().ListHistory(c.ctx(ctx), req)
+	m, err := c.stubOf(threadID).ListHistory(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -311,7 +319,7 @@ func (c *Client) UpdateStateWith(ctx context.Context, graph, threadID string, va
 			return nil, err
 		}
 	}
-	m, err := c.stub().UpdateState(c.ctx(ctx), req)
+	m, err := c.stubOf(threadID).UpdateState(c.ctx(ctx), req)
 	if err != nil {
 		return nil, fromRPC(err)
 	}
@@ -321,7 +329,7 @@ func (c *Client) UpdateStateWith(ctx context.Context, graph, threadID string, va
 
 // DeleteThread removes the thread and all its versions.
 func (c *Client) DeleteThread(ctx context.Context, graph, threadID string) error {
-	_, err := c.stub().DeleteThread(c.ctx(ctx), &pb.DeleteThreadRequest{Graph: graph, ThreadId: threadID})
+	_, err := c.stubOf(threadID).DeleteThread(c.ctx(ctx), &pb.DeleteThreadRequest{Graph: graph, ThreadId: threadID})
 	return fromRPC(err)
 }
 

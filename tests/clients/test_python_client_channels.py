@@ -1,4 +1,4 @@
-"""The Python clients' ``channels=N``: calls spread over N connections, round-robin
+"""The Python clients' ``channels=N``: calls spread over N connections (a thread's on the one its id names, others round-robin)
 (tests/replicas/test_workers.py shows them reaching both workers of ``--workers 2``)."""
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,12 +127,33 @@ def test_a_killed_workers_runs_are_recovered_by_the_other(cluster: Cluster, thre
     assert srv.terminate() == 128 + signal.SIGKILL  # the parent's status says a worker died
 
 
+def _one_per_channel(thread_id: str, channels: int) -> list[str]:
+    """A thread id for each of a client's ``channels`` connections (a thread's calls take the one its
+    id's CRC-32 names, modulo the connections: the clients' documented rule)."""
+    ids: dict[int, str] = {}
+    for i in range(100 * channels):
+        ids.setdefault(zlib.crc32(f"{thread_id}-{i}".encode()) % channels, f"{thread_id}-{i}")
+    assert len(ids) == channels
+    return list(ids.values())
+
+
 def test_a_python_client_s_channels_reach_both_workers(cluster: Cluster, thread_id: str) -> None:
     srv, pids = _workers(cluster)
-    with srv.client(channels=TRIES) as client:  # round-robin: each call below on a connection of its own
-        results = [client.invoke("gated", f"{thread_id}-{i}", {"gate": None, "label": "x", "log": []}) for i in range(TRIES)]
+    with srv.client(channels=TRIES) as client:  # a thread on each of its connections
+        results = [client.invoke("gated", t, {"gate": None, "label": "x", "log": []}) for t in _one_per_channel(thread_id, TRIES)]
         seen = {_pid(client.get_run(r.run_id).replica) for r in results}
     assert seen == pids, f"the client's {TRIES} connections reached {seen} of the workers {pids}"
+    assert srv.terminate() == 0
+
+
+def test_a_python_client_s_turns_on_one_thread_stay_with_one_worker(cluster: Cluster, thread_id: str) -> None:
+    """Its calls take the connection the thread's id names, and a connection is one worker's: each turn
+    finds that worker's caches warm (round-robin, 6 turns over 8 connections would reach both)."""
+    srv, pids = _workers(cluster)
+    with srv.client(channels=8) as client:
+        results = [client.invoke("gated", thread_id, {"gate": None, "label": f"t{i}", "log": []}) for i in range(6)]
+        seen = {_pid(client.get_run(r.run_id).replica) for r in results}
+    assert len(seen) == 1 and seen <= pids, f"one thread's turns were served by {seen} of the workers {pids}"
     assert srv.terminate() == 0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import time
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,13 +80,15 @@ class Client:
             certificates; PEM bytes for TLS with these roots.
         options: gRPC channel options, overriding the client's defaults
             (which accept messages up to 64 MiB).
-        channels: How many connections to open (default 1). Calls take them
-            in turn, one per call (a stream keeps its connection for its
-            life; a re-join may take another). One connection multiplexes
-            any number of calls and is all a single server process needs;
-            a server run with ``--workers N`` hands each connection to one
-            worker, so a client that alone carries a load opens several
-            (a few times N) to reach them all.
+        channels: How many connections to open (default 1). The calls on a
+            thread (its runs, state, history, updates) take the connection
+            its id hashes to; others take them in turn (a stream keeps its
+            connection for its life; a re-join may take another). One
+            connection multiplexes any number of calls and is all a single
+            server process needs; a server run with ``--workers N`` hands
+            each connection to one worker, so a client that alone carries a
+            load opens several (a few times N) to reach them all, and each
+            thread's turns then stay with one worker, whose caches know it.
         retry: How calls that fail with UNAVAILABLE are retried (see
             :class:`Retry`): by default 5 tries with backoff from 0.2 s, each
             run call and ``update_state`` carrying a new ``request_id`` so the
@@ -118,7 +121,8 @@ class Client:
             self._channels = [grpc.insecure_channel(address, options=opts) for _ in range(channels)]
         else:
             self._channels = [grpc.secure_channel(address, creds, options=opts) for _ in range(channels)]
-        self._stubs = itertools.cycle([pb_grpc.GraphServiceStub(c) for c in self._channels])  # type: ignore[no-untyped-call]
+        self._stub_list = [pb_grpc.GraphServiceStub(c) for c in self._channels]  # type: ignore[no-untyped-call]
+        self._stubs = itertools.cycle(self._stub_list)
         self._metadata = auth_metadata(token)
         self.address = address
         #: The server's store (long-term memory shared by threads): ``client.store.put_item(...)``.
@@ -132,6 +136,11 @@ class Client:
     def _stub(self) -> pb_grpc.GraphServiceStub:
         """The next connection's stub, round-robin: each call made through it stays on that connection."""
         return next(self._stubs)
+
+    def _stub_of(self, thread_id: str) -> pb_grpc.GraphServiceStub:
+        """The stub of the connection ``thread_id``'s calls take (its id's CRC-32, modulo the connections)."""
+        stubs = self._stub_list
+        return stubs[zlib.crc32(thread_id.encode()) % len(stubs)] if len(stubs) > 1 else stubs[0]
 
     # -- runs ------------------------------------------------------------------
 
@@ -231,7 +240,7 @@ class Client:
             enqueue=opts.enqueue,
             config=opts.run_config(),
         )
-        return self._run(self._stub.Invoke, request, thread_id, opts)
+        return self._run(self._stub_of(thread_id).Invoke, request, thread_id, opts)
 
     def stream_resume(
         self,
@@ -254,7 +263,7 @@ class Client:
             enqueue=opts.enqueue,
             config=opts.run_config(),
         )
-        return self._run(self._stub.Resume, request, thread_id, opts)
+        return self._run(self._stub_of(thread_id).Resume, request, thread_id, opts)
 
     def stream_fork(
         self,
@@ -279,7 +288,7 @@ class Client:
             enqueue=opts.enqueue,
             config=opts.run_config(),
         )
-        return self._run(self._stub.Fork, request, thread_id, opts)
+        return self._run(self._stub_of(thread_id).Fork, request, thread_id, opts)
 
     def cancel(
         self,
@@ -403,7 +412,7 @@ class Client:
         (``TaskState.checkpoint_ns``, or an event's ``namespace`` joined with "|").
         """
         request = _requests.get_state(graph, thread_id, checkpoint_id, subgraphs=subgraphs, checkpoint_ns=checkpoint_ns)
-        return _decode.state_snapshot(self._unary(self._stub.GetState, request, timeout, metadata, self.retry))
+        return _decode.state_snapshot(self._unary(self._stub_of(thread_id).GetState, request, timeout, metadata, self.retry))
 
     def history(
         self,
@@ -424,7 +433,7 @@ class Client:
         ``checkpoint_ns`` lists a subgraph's versions instead.
         """
         request = _requests.list_history(graph, thread_id, limit=limit, before=before, filter=filter, checkpoint_ns=checkpoint_ns)
-        response = self._unary(self._stub.ListHistory, request, timeout, metadata, self.retry)
+        response = self._unary(self._stub_of(thread_id).ListHistory, request, timeout, metadata, self.retry)
         return [_decode.state_snapshot(s) for s in response.snapshots]
 
     def update_state(
@@ -457,7 +466,7 @@ class Client:
             graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id, request_id=request_id,
             configurable=configurable,
         )
-        response = self._unary(self._stub.UpdateState, request, timeout, metadata, policy)
+        response = self._unary(self._stub_of(thread_id).UpdateState, request, timeout, metadata, policy)
         return _decode.checkpoint_ref(response.checkpoint)
 
     def delete_thread(
@@ -469,7 +478,7 @@ class Client:
         metadata: CallMetadata | None = None,
     ) -> None:
         """Delete a thread with all its versions."""
-        self._unary(self._stub.DeleteThread, _requests.delete_thread(graph, thread_id), timeout, metadata)
+        self._unary(self._stub_of(thread_id).DeleteThread, _requests.delete_thread(graph, thread_id), timeout, metadata)
 
     # -- graphs ------------------------------------------------------------------
 

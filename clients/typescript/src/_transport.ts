@@ -14,9 +14,15 @@
 
 import { fromBinary, toBinary, type DescMessage, type DescMethod, type MessageShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import * as zlib from "node:zlib";
 
 import { CancelledError, Code, errorForCode, type GraphwireError } from "./errors.js";
 import { VERSION } from "./version.js";
+
+/** The calls on a thread that take the channel its id names (see `Transport.#clientFor`). */
+const THREAD_CALLS = new Set(["Invoke", "Resume", "Fork", "GetState", "ListHistory", "UpdateState", "DeleteThread"]);
+/** Node's CRC-32 (Node 20.15 and later; before it, every call takes the next channel in turn). */
+const crc32 = (zlib as { crc32?: (data: string) => number }).crc32;
 
 /** What every call accepts. */
 export interface CallOptions {
@@ -87,6 +93,25 @@ export class Transport {
     return client;
   }
 
+  /**
+   * The channel of a call: a call on a thread (its runs, state, history, updates, its deletion) takes
+   * the one its id names (its CRC-32 modulo the channels, as the Python and Go clients pick), so a
+   * server run with `--workers N` (each connection one worker's) serves a thread's turns in one
+   * process, whose caches know it; any other call the next one.
+   */
+  #clientFor(method: { name: string }, request: unknown): grpc.Client {
+    const threadId = (request as { threadId?: unknown }).threadId;
+    if (
+      this.#clients.length > 1 &&
+      crc32 !== undefined &&
+      THREAD_CALLS.has(method.name) &&
+      typeof threadId === "string"
+    ) {
+      return this.#clients[crc32(threadId) % this.#clients.length] as grpc.Client;
+    }
+    return this.#client;
+  }
+
   unary<I extends DescMessage, O extends DescMessage>(
     method: Method<I, O>,
     request: MessageShape<I>,
@@ -99,7 +124,7 @@ export class Transport {
         reject(cancelledBeforeStart(signal));
         return;
       }
-      const call = this.#client.makeUnaryRequest(
+      const call = this.#clientFor(method, request).makeUnaryRequest(
         path(method),
         (message: MessageShape<I>) => Buffer.from(toBinary(method.input, message)),
         (bytes: Buffer) => fromBinary(method.output, bytes),
@@ -131,7 +156,7 @@ export class Transport {
       queueMicrotask(() => sink.error(cancelledBeforeStart(signal)));
       return { cancel() {} };
     }
-    const call = this.#client.makeServerStreamRequest(
+    const call = this.#clientFor(method, request).makeServerStreamRequest(
       path(method),
       (message: MessageShape<I>) => Buffer.from(toBinary(method.input, message)),
       (bytes: Buffer) => fromBinary(method.output, bytes),

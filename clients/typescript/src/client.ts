@@ -73,7 +73,9 @@ export interface ClientOptions {
    */
   channelOptions?: grpc.ChannelOptions | undefined;
   /**
-   * How many connections to open (default 1). Calls take them in turn; a
+   * How many connections to open (default 1). A call on a thread (its runs,
+   * state, history, updates) takes the connection the thread's id names, so its
+   * turns stay with one worker of `--workers N`; other calls take them in turn; a
    * stream keeps its connection for its life (a re-join may take another).
    * One connection carries any number of calls and is all one server process
    * needs; a server run with `--workers N` gives each connection to one worker,

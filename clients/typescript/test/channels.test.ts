@@ -1,7 +1,8 @@
 /**
- * `channels`: a client spreads its calls over several connections, round-robin,
- * each stream on one of them for its life (a server with `--workers N` gives
- * each connection to one worker; tests/replicas/test_workers.py shows the spread).
+ * `channels`: a client spreads its calls over several connections (a thread's on
+ * the one its id names, others round-robin), each stream on one of them for its
+ * life (a server with `--workers N` gives each connection to one worker;
+ * tests/replicas/test_workers.py shows the spread and a thread staying with one).
  */
 
 import assert from "node:assert/strict";
