@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["BUSY_TIMEOUT_MS", "LANGGRAPH_FILE", "Tables", "connect", "create_table", "migrate", "prepare", "run_script"]
+__all__ = ["BUSY_TIMEOUT_MS", "LANGGRAPH_FILE", "Tables", "connect", "create_table", "file_held", "migrate", "prepare", "run_script", "wait_mode"]
 
 #: How long a statement waits for another process's write lock on the file.
 BUSY_TIMEOUT_MS = 5_000
@@ -48,6 +48,21 @@ class Tables:
     #: (table, column) that LangGraph's own saver or store of this kind leaves in a file (a table of
     #: one of our names, with a column ours lacks), and the error's message when a file has them
     langgraph: tuple[str, str, str] | None = None
+
+
+def wait_mode(conn: sqlite3.Connection | sqlite3.Cursor, now_ms: int, waits: bool) -> int:
+    """Give ``conn`` the busy timeout of a call that waits for the file (:data:`BUSY_TIMEOUT_MS`) or of one
+    in place on an event loop, which must not (0), unless it has it (``now_ms``); the timeout it has now.
+    (A pragma only when the mode changes: most calls in a row are of one kind.)"""
+    want = BUSY_TIMEOUT_MS if waits else 0
+    if now_ms != want:
+        conn.execute(f"PRAGMA busy_timeout={want}")  # (an int of ours: no input in it)
+    return want
+
+
+def file_held(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite finding the file (or a table) held by another connection."""
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
 
 
 def connect(path: str | os.PathLike[str]) -> sqlite3.Connection:

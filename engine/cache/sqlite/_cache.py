@@ -101,12 +101,10 @@ class SqliteCache(SqlCache):
             if conn is None:
                 raise CacheError("SQLite cache: used after close()")
             try:
-                if self._busy_ms != (busy_ms := BUSY_TIMEOUT_MS if waits else 0):
-                    conn.execute(f"PRAGMA busy_timeout={busy_ms}")  # (an int of ours: no input in it)
-                    self._busy_ms = busy_ms
+                self._busy_ms = sql.wait_mode(conn, self._busy_ms, waits)
                 yield conn
             except sqlite3.Error as exc:
-                if not waits and isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                if not waits and sql.file_held(exc):
                     raise _Busy from exc
                 raise CacheError(f"SQLite cache: {exc}") from exc
         finally:
@@ -126,12 +124,12 @@ class SqliteCache(SqlCache):
 
     # -- the five statements -----------------------------------------------------------
     async def _select(self, keys: Sequence[tuple[str, str]]) -> list[Row]:
-        if not on_sync_loop():
-            try:
-                return self._select_sync(keys, waits=False)  # in place (see the module's doc)
-            except _Busy:
-                pass  # nothing was changed: the worker waits
-        return await self._work(self._select_sync, keys)
+        if on_sync_loop():
+            return self._select_sync(keys)
+        try:
+            return self._select_sync(keys, waits=False)  # in place (see the module's doc)
+        except _Busy:  # nothing was changed: the worker waits
+            return await self._worker.call(self._select_sync, keys)
 
     def _select_sync(self, keys: Sequence[tuple[str, str]], *, waits: bool = True) -> list[Row]:
         with self._sql(waits=waits) as conn:

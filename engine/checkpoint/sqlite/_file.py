@@ -178,9 +178,8 @@ class SaverFile:
         try:
             here.began = True
             cur = self._cur
-            if self._in_place and self._busy_ms != (busy_ms := BUSY_TIMEOUT_MS if waits else 0):
-                cur.execute(f"PRAGMA busy_timeout={busy_ms}")  # (an int of ours: no input in it)
-                self._busy_ms = busy_ms
+            if self._in_place:
+                self._busy_ms = sql.wait_mode(cur, self._busy_ms, waits)
             try:
                 cur.execute(begin)
                 yield cur
@@ -188,7 +187,7 @@ class SaverFile:
             except BaseException as exc:
                 if self.conn.in_transaction:
                     self.conn.execute(q.ROLLBACK)
-                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                if sql.file_held(exc):
                     if not waits:  # (rolled back: the call's first transaction, nothing of it kept)
                         raise _Busy from exc
                     raise CheckpointError(
