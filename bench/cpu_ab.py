@@ -19,13 +19,16 @@ the per-round ratios with their interquartile range. Calls are the clients'
 ``invoke`` (RunStarted and RunFinished: ``--events default``) or with every
 event kind (``--events all``; ``--events core``: all but the LangChain callback events, which a
 server before they existed refuses, as at issue 36's filing), a new thread per call (or, ``--threads reused``, one thread per
-caller for all its calls: a chat's later turns). It asserts nothing.
+caller for all its calls: a chat's later turns). ``--face http``: the servers serve LangGraph's HTTP API
+too (``--http``) and each call is langgraph-sdk's ``runs.wait`` (``if_not_exists="create"``: a new
+thread is made by its first run), as LangGraph's SDKs call it. It asserts nothing.
 
 Usage::
 
     python bench/cpu_ab.py --before 5ca9a05 --kind pg --events default --callers 8 --rounds 12 --calls 120
     python bench/cpu_ab.py --before main --kind sqlite --events all
     python bench/cpu_ab.py --before main --kind sqlite --graph chat --callers 8 --rounds 8 --calls 80
+    python bench/cpu_ab.py --before main --kind pg --face http --threads reused --callers 32 --rounds 6 --calls 200
 """
 
 from __future__ import annotations
@@ -50,23 +53,32 @@ from bench.durable_cost import cpu_ns  # noqa: E402
 from bench.grpc_throughput import Backends, Proc, _start, _wait_serving  # noqa: E402
 
 
+#: what ``graphwire serve --http`` prints before its URL
+HTTP_LINE = "graphwire http on "
 #: --graph chat: turns per conversation (bench/peers.py's callers do 20 on a thread)
 CHAT_TURNS = 20
 
 
-def _serve(tree: Path, checkpointer: str, log: Path, graph: str = "chain3") -> Proc:
+def _serve(tree: Path, checkpointer: str, log: Path, graph: str = "chain3", http: bool = False) -> Proc:
     """``graphwire serve`` of the code at ``tree`` (one worker) on ``checkpointer``, serving ``graph``:
-    chain3 (bench/grpc_throughput.py's) or chat (bench/peers_app's project, as its langgraph.json names it)."""
+    chain3 (bench/grpc_throughput.py's) or chat (bench/peers_app's project, as its langgraph.json names it).
+    ``http``: with LangGraph's HTTP API too (``--http``); the Proc's address is then its URL."""
     served = ["--graph", "chain3=bench.grpc_throughput:chain3"] if graph == "chain3" else [
         "--config", str(tree / "bench" / "peers_app" / "langgraph.json")]  # fmt: skip
     cmd = [sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0", "--checkpointer", checkpointer,
            *served, "--log-level", "WARNING"]  # fmt: skip
     if checkpointer.startswith("postgresql://"):
         cmd += ["--workers", "1"]
+    if http:
+        cmd += ["--http", "127.0.0.1:0"]
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(str(tree / p) for p in ("", "proto/python", "clients/python"))
     try:  # _start puts the bench's root first: the served tree's own bench/ must win, so it is the cwd and first
-        return _start(cmd, "graphwire listening on", str(tree), log)
+        lines: list[str] = []
+        proc = _start(cmd, "graphwire listening on", str(tree), log, keep=lines)
+        if http:  # its line comes before the gRPC one
+            proc.address = next(line.removeprefix(HTTP_LINE) for line in lines if line.startswith(HTTP_LINE)).rstrip("/")
+        return proc
     finally:
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
@@ -82,12 +94,25 @@ async def _rounds(args: argparse.Namespace, procs: dict[str, Proc], backends: di
         kinds = list(EventKind)
     elif args.events == "core":
         kinds = [k for k in EventKind if k is not EventKind.CALLBACK]
-    clients = {tag: AsyncClient(p.address) for tag, p in procs.items()}
+    clients = {tag: AsyncClient(p.address) for tag, p in procs.items()} if args.face == "grpc" else {}
+    sdks = {tag: _sdk(p.address) for tag, p in procs.items()} if args.face == "http" else {}
     for c in clients.values():
         await c.__aenter__()
     try:
 
         turns: dict[tuple[str, int], int] = {}  # (version, caller) -> its chat turns so far
+
+        async def call(tag: str, graph: str, thread: str, values: dict[str, Any]) -> Any:
+            """One turn: the clients' invoke, or langgraph-sdk's ``runs.wait`` (the thread made by the run if new)."""
+            if args.face == "http":
+                if graph == "chat":  # a thread id of LangGraph's API is a UUID
+                    thread = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{tag}/{thread}"))
+                elif args.threads == "new":
+                    thread = str(uuid.uuid4())
+                else:
+                    thread = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{tag}/{thread}"))
+                return await sdks[tag].runs.wait(thread, graph, input=values, if_not_exists="create")
+            return (await clients[tag].invoke(graph, thread, values, event_kinds=kinds, timeout=60)).values
 
         async def batch(tag: str, n: int) -> None:
             left = [n]
@@ -98,12 +123,11 @@ async def _rounds(args: argparse.Namespace, procs: dict[str, Proc], backends: di
                     if args.graph == "chat":  # a conversation of CHAT_TURNS turns, then a new one
                         turn = turns[(tag, k)] = turns.get((tag, k), -1) + 1
                         thread, i = f"chat-{k}-{turn // CHAT_TURNS}", turn % CHAT_TURNS
-                        r = await clients[tag].invoke("chat", thread, chat_input(i), event_kinds=kinds, timeout=60)
-                        check("chat", i, r.values)
+                        check("chat", i, await call(tag, "chat", thread, chat_input(i)))
                         continue
                     thread = f"caller-{k}" if args.threads == "reused" else uuid.uuid4().hex
-                    r = await clients[tag].invoke("chain3", thread, {"n": 0}, event_kinds=kinds, timeout=60)
-                    assert r.values["n"] == 3, r
+                    values = await call(tag, "chain3", thread, {"n": 0})
+                    assert values["n"] == 3, values
 
             await asyncio.gather(*(caller(k) for k in range(args.callers)))
 
@@ -129,6 +153,8 @@ async def _rounds(args: argparse.Namespace, procs: dict[str, Proc], backends: di
     finally:
         for c in clients.values():
             await c.__aexit__(None, None, None)
+        for sdk in sdks.values():
+            await sdk.http.client.aclose()
     calls = args.calls * args.rounds
     lines = []
     for tag in ("before", "after"):
@@ -144,6 +170,13 @@ async def _rounds(args: argparse.Namespace, procs: dict[str, Proc], backends: di
     return lines
 
 
+def _sdk(url: str) -> Any:
+    """langgraph-sdk's async client of the server at ``url`` (no retries: a failure shows)."""
+    from langgraph_sdk import get_client
+
+    return get_client(url=url, api_key=None)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--before", required=True, help="the commit to compare this checkout with (any git revision)")
@@ -151,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--graph", choices=("chain3", "chat"), default="chain3",
                    help=f"chat: bench/peers_app's tool-calling chat, each caller's threads {CHAT_TURNS} turns long")  # fmt: skip
     p.add_argument("--events", choices=("default", "core", "all"), default="default")
+    p.add_argument("--face", choices=("grpc", "http"), default="grpc",
+                   help="http: LangGraph's HTTP API (--http), langgraph-sdk's runs.wait for each call")  # fmt: skip
     p.add_argument("--callers", type=int, default=8)
     p.add_argument("--threads", choices=("new", "reused"), default="new",
                    help="a new thread per call, or one thread per caller for all its calls (a chat's later turns)")  # fmt: skip
@@ -159,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pg", default=os.environ.get("GRAPHWIRE_BENCH_PG", "postgresql://root@127.0.0.1:5432/test"),
                    help="the PostgreSQL server (a database per version is created on it)")  # fmt: skip
     args = p.parse_args(argv)
+    if args.face == "http" and args.events != "default":
+        p.error("--events is the gRPC clients' option: runs.wait over HTTP streams nothing")
     import psycopg
     from psycopg import sql
     from urllib.parse import urlsplit, urlunsplit
@@ -179,9 +216,10 @@ def main(argv: list[str] | None = None) -> int:
                     checkpointer = urlunsplit(urlsplit(args.pg)._replace(path=f"/{databases[tag]}"))
                 else:
                     checkpointer = str(Path(tmp) / f"{tag}.db")
-                procs[tag] = _serve(tree, checkpointer, Path(tmp) / f"{tag}.log", args.graph)
+                procs[tag] = _serve(tree, checkpointer, Path(tmp) / f"{tag}.log", args.graph, http=args.face == "http")
             for proc in procs.values():
-                asyncio.run(_wait_serving(proc.address))
+                if args.face == "grpc":
+                    asyncio.run(_wait_serving(proc.address))
             backends: dict[str, Any] = {tag: Backends(args.pg, databases[tag]) if databases else None for tag in trees}
             lines = asyncio.run(_rounds(args, procs, backends))
         finally:
@@ -193,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
                         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
     load = os.getloadavg()
     threads = f"{CHAT_TURNS}-turn chats" if args.graph == "chat" else f"{args.threads} threads"
-    print(f"{args.before} (before) vs this checkout (after): {args.graph}, {args.kind}, events {args.events}, {threads}, {args.callers} callers, "
+    face = "HTTP runs.wait" if args.face == "http" else f"events {args.events}"
+    print(f"{args.before} (before) vs this checkout (after): {args.graph}, {args.kind}, {face}, {threads}, {args.callers} callers, "
           f"{args.rounds} rounds of {args.calls} calls each; load average after {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")  # fmt: skip
     print("\n".join(lines))
     return 0

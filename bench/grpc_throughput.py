@@ -163,8 +163,8 @@ class Proc:
             return self.popen.wait()
 
 
-def _start(cmd: list[str], marker: str, cwd: str, log: Path) -> Proc:
-    """Start ``cmd``; read its stdout until ``marker HOST:PORT`` (no sleeps)."""
+def _start(cmd: list[str], marker: str, cwd: str, log: Path, keep: list[str] | None = None) -> Proc:
+    """Start ``cmd``; read its stdout until ``marker HOST:PORT`` (no sleeps). ``keep``: gets the lines before it."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [os.environ.get("PYTHONPATH")])])
     env["PYTHONUNBUFFERED"] = "1"
@@ -172,7 +172,10 @@ def _start(cmd: list[str], marker: str, cwd: str, log: Path) -> Proc:
     with open(log, "wb") as err:
         popen = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
     assert popen.stdout is not None
-    return Proc(popen, read_until(popen, marker, 30, log, str(cmd[2:4]))[0])
+    address, seen = read_until(popen, marker, 30, log, str(cmd[2:4]))
+    if keep is not None:
+        keep.extend(seen)
+    return Proc(popen, address)
 
 
 def read_until(popen: subprocess.Popen[bytes], marker: str, seconds: float, log: Path, name: str) -> tuple[str, list[str]]:

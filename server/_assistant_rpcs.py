@@ -12,7 +12,9 @@ but changes none.
 assistant into the same request naming its graph, the assistant's config and
 context its defaults (the call's own values win, key by key) and its id in
 the run's metadata. The rewritten request is the one recorded, retried and
-continued, so a run goes on with the assistant it started with.
+continued, so a run goes on with the assistant it started with. The records
+it reads are kept between runs where every change to them is heard
+(:mod:`server._assistant_cache`); a change made here forgets them at once.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from engine.host import (
 )  # fmt: skip
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _requests as req
+from server._assistant_cache import AssistantCache
 from server._calls import page
 from server._errors import RpcError
 from server._json import decode_json
@@ -110,17 +113,28 @@ def _limit(request: Any) -> int:
 class AssistantRpcs:
     """The assistant RPCs over ``store``, for the graphs ``graph_names`` returns (an unknown one is NOT_FOUND)."""
 
-    def __init__(self, store: AssistantStore, graph_names: Callable[[], list[str]], *, max_response_bytes: int) -> None:
+    def __init__(
+        self, store: AssistantStore, graph_names: Callable[[], list[str]], *, max_response_bytes: int, cache: AssistantCache | None = None
+    ) -> None:
         self.store = store
         self.graph_names = graph_names
         self.max_response_bytes = max_response_bytes
+        self.cache = cache  # the records runs read (None: each run reads its assistant)
+
+    def _changed(self) -> None:
+        """An assistant was changed here (or may have been: a write that failed): runs read them again."""
+        if self.cache is not None:
+            self.cache.forget()
 
     async def ensure_defaults(self) -> None:
         """Each graph's default assistant (shared by every tenant): made once, kept as it is after."""
         now = _now()
         for graph in self.graph_names():
             record = AssistantRecord(default_assistant_id(graph), graph, now, now, name=graph, metadata={"created_by": "system"})
-            await self.store.acreate(record, if_exists="do_nothing")
+            try:
+                await self.store.acreate(record, if_exists="do_nothing")
+            finally:
+                self._changed()
 
     def _graph(self, name: str, field: str = "graph") -> str:
         req.ident(name, field)
@@ -163,7 +177,10 @@ class AssistantRpcs:
         try:
             if shared is not None:  # a tenant's id may not hide a shared one (a graph's default assistant)
                 raise AssistantConflict(assistant_id)
-            made = await self.store.acreate(record, if_exists="do_nothing" if do_nothing else "raise")
+            try:
+                made = await self.store.acreate(record, if_exists="do_nothing" if do_nothing else "raise")
+            finally:
+                self._changed()
         except AssistantConflict:
             if shared is not None and do_nothing:
                 return to_pb(shared)
@@ -190,7 +207,10 @@ class AssistantRpcs:
         self._mine(await self._get(request.assistant_id))
         if not changes:
             raise req.bad("UpdateAssistantRequest", "sets nothing to change (graph, name, description, config_json, context_json or metadata_json)")
-        updated = await self.store.aupdate(_tenant(), request.assistant_id, changes, _now())
+        try:
+            updated = await self.store.aupdate(_tenant(), request.assistant_id, changes, _now())
+        finally:
+            self._changed()
         if updated is None:  # deleted since it was read
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"no assistant {request.assistant_id!r}")
         return to_pb(updated)
@@ -203,6 +223,8 @@ class AssistantRpcs:
             chosen = await self.store.aset_version(_tenant(), request.assistant_id, request.version, _now())
         except KeyError:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"assistant {request.assistant_id!r} has no version {request.version}") from None
+        finally:
+            self._changed()
         if chosen is None:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"no assistant {request.assistant_id!r}")
         return to_pb(chosen)
@@ -238,12 +260,29 @@ class AssistantRpcs:
         found = await self.store.aget(_tenant(), request.assistant_id)
         if found is not None:
             self._mine(found)
-        return pb.DeleteAssistantResponse(deleted=await self.store.adelete(_tenant(), request.assistant_id))
+        try:
+            deleted = await self.store.adelete(_tenant(), request.assistant_id)
+        finally:
+            self._changed()
+        return pb.DeleteAssistantResponse(deleted=deleted)
 
     def _page(self, items: list[pb.Assistant]) -> list[pb.Assistant]:
         return page(items, self.max_response_bytes, over=lambda n: f"the response is over the size limit after {n} assistants: ask for fewer (limit)")
 
     # -- runs that name an assistant ------------------------------------------------------------
+    async def _read(self, tenant: str, assistant_id: str) -> AssistantRecord | None:
+        """``store.aget``, or the record this process read lately while every change is heard (see the cache)."""
+        cache = self.cache
+        if cache is None:
+            return await self.store.aget(tenant, assistant_id)
+        found = cache.get(tenant, assistant_id)
+        if found is None:
+            epoch = cache.epoch
+            found = await self.store.aget(tenant, assistant_id)
+            if found is not None:
+                cache.keep(tenant, assistant_id, found, epoch)
+        return found
+
     async def resolve(self, request: R) -> R:
         """``request`` (Invoke, Resume or Fork) as it runs: naming the assistant's graph, with its defaults."""
         assistant_id = getattr(request, "assistant_id", "")
@@ -252,7 +291,7 @@ class AssistantRpcs:
         req.ident(assistant_id, "assistant_id")
         if assistant_id in self.graph_names():  # a graph's name names its default assistant (no assistant has it as its id)
             assistant_id = default_assistant_id(assistant_id)
-        found = await self.store.aget(_tenant(), assistant_id)
+        found = await self._read(_tenant(), assistant_id)
         if found is None:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"no assistant {assistant_id!r}")
         graph = request.graph  # type: ignore[attr-defined]

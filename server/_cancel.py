@@ -15,6 +15,12 @@ Each replica listens from start-up until it stops. If the listening
 connection is lost, it listens again after a pause (logged), and messages
 sent meanwhile are lost; a cancel that was waiting for an answer then gets
 UNAVAILABLE, as for a silent owner.
+
+The same connection hears the messages sent to every process (``"to": "*"``),
+which go to the :class:`Watcher` of their ``kind`` (:meth:`CancelRelay.watch`):
+the assistants' changes, which the assistant cache forgets on
+(``server/_assistant_cache.py``). A watcher is told when the relay listens and
+when it stops listening, since what is sent meanwhile is lost.
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import grpc
 
@@ -33,11 +40,23 @@ from engine.errors import CheckpointError
 from server._errors import RpcError
 from server._runs import RunManager
 
-__all__ = ["CancelRelay"]
+__all__ = ["CancelRelay", "Watcher"]
 
 log = logging.getLogger("graphwire.server")
 
 _RELISTEN_AFTER = 1.0
+#: what a message to every process is addressed to
+EVERY = "*"
+
+
+class Watcher(Protocol):
+    """Hears one kind of the messages sent to every process (on the event loop's thread)."""
+
+    def message(self, body: Mapping[str, Any]) -> None:
+        """A message of its kind (its ``body``)."""
+
+    def listening(self, live: bool) -> None:
+        """The relay listens from now on (True), or stopped listening (False: messages may be lost until it is True again)."""
 
 
 class CancelRelay:
@@ -58,6 +77,18 @@ class CancelRelay:
         self.answer_within = answer_within
         self._waiting: dict[str, asyncio.Future[bool]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._watchers: dict[str, Watcher] = {}
+        self._live = False
+
+    def watch(self, kind: str, watcher: Watcher) -> None:
+        """Send the messages to every process of ``kind`` to ``watcher`` (one a kind), and tell it when the relay listens."""
+        self._watchers[kind] = watcher
+        watcher.listening(self._live)
+
+    def _listens(self, live: bool) -> None:
+        self._live = live
+        for watcher in self._watchers.values():
+            watcher.listening(live)
 
     async def start(self) -> None:
         """Listen (returns once listening, so a cancel sent after start-up reaches this replica)."""
@@ -70,6 +101,7 @@ class CancelRelay:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+        self._listens(False)
 
     async def cancel(self, key: str, thread_id: str, run_id: str) -> bool:
         """Cancel the run on ``key`` (``run_id``: only that one) here or on its replica; whether one was."""
@@ -100,12 +132,16 @@ class CancelRelay:
         while True:
             try:
                 async with self.bus.alisten() as messages:
+                    self._listens(True)
                     if not listening.done():
                         listening.set_result(None)
                     if failing:
                         log.info("cancel relay: listening again")
                         failing = False
-                    await self._serve(messages)
+                    try:
+                        await self._serve(messages)
+                    finally:
+                        self._listens(False)
             except Exception as exc:  # noqa: BLE001 - whatever stopped it, the relay goes on
                 if not listening.done():
                     listening.set_exception(exc)
@@ -125,9 +161,14 @@ class CancelRelay:
 
     async def _serve(self, messages: AsyncIterator[dict[str, Any]]) -> None:
         async for msg in messages:
+            body = msg["body"]
+            if msg.get("to") == EVERY:
+                watcher = self._watchers.get(str(body.get("kind")))
+                if watcher is not None:
+                    watcher.message(body)
+                continue
             if msg.get("to") != self.owner:
                 continue
-            body = msg["body"]
             if body.get("kind") == "cancel":
                 cancelled = self.runs.cancel(str(msg.get("thread_id", "")), str(body.get("run_id", "")))
                 reply = {"kind": "cancelled", "request": body.get("request"), "cancelled": cancelled}

@@ -42,6 +42,7 @@ from engine.host import MessageBus, RunRecord, assistants_of, crons_of, delayed_
 from engine.store.base import BaseStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from graphwire_proto.v1 import graphwire_pb2_grpc as pb_grpc
+from server._assistant_cache import AssistantCache
 from server._assistant_rpcs import AssistantRpcs
 from server._cancel import CancelRelay
 from server._continuing import Continuations
@@ -135,7 +136,12 @@ class GraphService(pb_grpc.GraphServiceServicer):
         self.crons = crons_of(checkpointer)  # schedules, fired by server._cron_scheduler (with the HTTP API)
         self.webhooks = webhooks_of(checkpointer)  # runs' webhooks to send (server._webhook_sender)
         self.delayed = delayed_of(checkpointer)  # runs waiting to start (after_seconds: server._delayed_starter)
-        self.assistants = AssistantRpcs(assistants_of(checkpointer), lambda: sorted(self.graphs), max_response_bytes=max_response_bytes)
+        assistants = assistants_of(checkpointer)
+        # The assistants runs name, kept while the relay hears every change to them (PostgreSQL announces each).
+        cache = AssistantCache() if self.relay is not None and getattr(assistants, "announces", False) else None
+        if cache is not None and self.relay is not None:
+            self.relay.watch("assistants", cache)
+        self.assistants = AssistantRpcs(assistants, lambda: sorted(self.graphs), max_response_bytes=max_response_bytes, cache=cache)
         self.run_rpcs = RunRpcs(parse, records, self.streams, self.continuations, resolve=self.assistants.resolve)
         self.continuations.threads = self.threads
         self.thread_rpcs = ThreadRpcs(

@@ -4,6 +4,13 @@ An :class:`~engine.checkpoint._assistants.AssistantStore` on a
 :class:`PostgresSaver`'s connections (its retrying runner) and schema, as its
 run records (:mod:`._runs`). Each method is one transaction; a search is one
 statement, its metadata filter the index's containment (``@>``).
+
+Every change is announced to the processes sharing the schema, in the
+transaction that makes it (so it is sent if and only if the change commits):
+a message to every process (``"to": "*"``) on the saver's message channel
+(:mod:`._messages`), ``{"kind": "assistants", "tenant", "assistant_id"}``. A
+host that keeps assistants it read (``announces`` is True) forgets them on it
+(``server/_assistant_cache.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from psycopg import Connection, sql
 from psycopg.types.json import Jsonb
 
 from engine.checkpoint._assistants import SORT_KEYS, AssistantRecord, Conflict, Search, merged, visible
+from engine.checkpoint.postgres import _queries as q
 from engine.checkpoint.postgres._runs import Run
 from engine.checkpoint.postgres._tables import SchemaTables
 
@@ -59,6 +67,11 @@ _FILTER = """
 tenant = ANY(%(owners)s) AND (%(graph)s::text IS NULL OR graph = %(graph)s)
 AND (%(name)s::text IS NULL OR strpos(lower(name), lower(%(name)s)) > 0) AND metadata @> %(metadata)s
 """
+#: the change's announcement, in its transaction (delivered when it commits)
+ANNOUNCE = """
+SELECT pg_notify(%(channel)s, json_build_object('schema', %(schema)s::text, 'to', '*', 'thread_id', '',
+    'body', json_build_object('kind', 'assistants', 'tenant', %(tenant)s::text, 'assistant_id', %(assistant_id)s::text))::text)
+"""
 SEARCH = f"SELECT {_COLUMNS} FROM {{assistants}} WHERE {_FILTER} ORDER BY {{order}} LIMIT %(limit)s OFFSET %(offset)s"
 COUNT = f"SELECT count(*) FROM {{assistants}} WHERE {_FILTER}"
 
@@ -84,10 +97,15 @@ class PostgresAssistants(SchemaTables):
     Args:
         run: the saver's runner: ``run(what, work)`` runs ``work(conn)`` on one of its connections.
         queries: the saver's queries rendered for its schema (their ``tables``).
+        schema: the saver's schema (None: the connection's search path), which its announcements name.
     """
 
-    def __init__(self, run: Run, queries: Any) -> None:
+    #: each change is announced on the saver's messages (see the module's docstring)
+    announces = True
+
+    def __init__(self, run: Run, queries: Any, schema: str | None = None) -> None:
         self._run = run
+        self._schema = schema or ""
         names = {n: sql.SQL(queries.tables[n]) for n in ("assistants", "assistant_versions")}  # already quoted identifiers
         statements = {
             "INSERT": INSERT, "ADD_VERSION": ADD_VERSION, "REPLACE": REPLACE, "SELECT_LOCKED": SELECT_LOCKED, "READ": READ,
@@ -102,6 +120,10 @@ class PostgresAssistants(SchemaTables):
     def _one(self, conn: Connection[Any], name: str, params: Mapping[str, Any]) -> Any:
         return conn.execute(self._sql[name], params).fetchone()
 
+    def _announce(self, conn: Connection[Any], key: Mapping[str, Any]) -> None:
+        """Tell every process sharing the schema that ``key``'s assistant changed, when this transaction commits."""
+        conn.execute(ANNOUNCE, {"channel": q.CHANNEL, "schema": self._schema, **key})
+
     async def acreate(self, record: AssistantRecord, *, if_exists: Literal["raise", "do_nothing"] = "raise") -> AssistantRecord:
         params = _params(record) | {"version": 1}
         key = {"tenant": record.tenant, "assistant_id": record.assistant_id}
@@ -112,6 +134,7 @@ class PostgresAssistants(SchemaTables):
                     raise Conflict(record.assistant_id)
                 return _record(self._one(conn, "SELECT_LOCKED", key))
             conn.execute(self._sql["ADD_VERSION"], params)
+            self._announce(conn, key)  # (an id deleted and made again: a process may keep the one before)
             return _record([params[n] for n in FIELDS[:6]] + [record.config, record.context, record.metadata] + [params[n] for n in FIELDS[9:]])
 
         return await self._tx("creating an assistant", create)  # type: ignore[no-any-return]
@@ -132,6 +155,7 @@ class PostgresAssistants(SchemaTables):
             params = _params(new)
             conn.execute(self._sql["ADD_VERSION"], params | {"created_at": now})
             conn.execute(self._sql["REPLACE"], params)
+            self._announce(conn, key)
             return new
 
         return await self._tx("updating an assistant", update)  # type: ignore[no-any-return]
@@ -148,6 +172,7 @@ class PostgresAssistants(SchemaTables):
                 raise KeyError(version)
             current = _record((*chosen[:-2], row[-2], now))  # the assistant's created_at, updated now
             conn.execute(self._sql["REPLACE"], _params(current))
+            self._announce(conn, key)
             return current
 
         return await self._tx("choosing an assistant's version", choose)  # type: ignore[no-any-return]
@@ -170,4 +195,11 @@ class PostgresAssistants(SchemaTables):
 
     async def adelete(self, tenant: str, assistant_id: str) -> bool:
         key = {"tenant": tenant, "assistant_id": assistant_id}
-        return bool(await self._run("deleting an assistant", lambda conn: conn.execute(self._sql["DELETE"], key).rowcount))
+
+        def delete(conn: Connection[Any]) -> bool:
+            if not conn.execute(self._sql["DELETE"], key).rowcount:
+                return False
+            self._announce(conn, key)
+            return True
+
+        return bool(await self._tx("deleting an assistant", delete))

@@ -175,7 +175,7 @@ class PostgresSaver(OpenedByConnString, BaseCheckpointSaver):
         self.messages: PostgresMessages = PostgresMessages(self._run, self._q, dsn, schema, self.asetup)
         self.threads: PostgresThreads = PostgresThreads(self._run, self._q)
         self.runs: PostgresRuns = PostgresRuns(self._run, self._q, threads=self.threads, leases=self.leases, blank=self._reads.blank)
-        self.assistants, self.crons, self.webhooks, self.delayed = (PostgresAssistants(self._run, self._q), PostgresCrons(self._run, self._q), PostgresWebhooks(self._run, self._q), PostgresDelayed(self._run, self._q))
+        self.assistants, self.crons, self.webhooks, self.delayed = (PostgresAssistants(self._run, self._q, schema), PostgresCrons(self._run, self._q), PostgresWebhooks(self._run, self._q), PostgresDelayed(self._run, self._q))
         self._setup_lock = threading.Lock()
         self._ready = False
 
