@@ -24,12 +24,27 @@ from typing import Any, Self
 
 import psycopg
 from psycopg import AsyncConnection, Connection
+from psycopg.conninfo import conninfo_to_dict
 
 from engine.checkpoint._helpers import storable_text
 from engine.checkpoint.postgres import _queries as q
 from engine.errors import CheckpointError
 
-__all__ = ["CleanConnection", "PostgresMessages"]
+__all__ = ["CleanConnection", "PostgresMessages", "listening_options"]
+
+#: TCP keepalives of the listening connection, unless its DSN sets its own: an idle connection
+#: whose peer vanished without a word (a network cut, a host gone) is found dead in about
+#: 10 + 3 x 5 s, not the system's default two hours, so its listener knows it may miss messages.
+LISTEN_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+
+
+def listening_options(dsn: str) -> dict[str, Any]:
+    """The keepalives the listening connection to ``dsn`` gets (:data:`LISTEN_KEEPALIVES` but those it names)."""
+    try:
+        named = conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:  # not a DSN psycopg reads: connecting will say why
+        return {}
+    return {k: v for k, v in LISTEN_KEEPALIVES.items() if k not in named}
 
 
 class CleanConnection(AsyncConnection[Any]):
@@ -93,12 +108,15 @@ class PostgresMessages:
 
         On entry the connection listens (messages sent from then on arrive);
         the block gets an iterator of them, which raises CheckpointError when
-        the connection is lost (listen again to go on). The connection is
-        its own, not one of the saver's: it stays open as long as the block.
+        the connection is lost (listen again to go on), found out by TCP
+        keepalives within about 25 s when its peer vanished without a word
+        (:data:`LISTEN_KEEPALIVES`). The connection is its own, not one of
+        the saver's: it stays open as long as the block.
         """
         await self._setup()
         try:
-            conn = await CleanConnection.connect(self._dsn, autocommit=True)  # a cancelled connect leaves nothing open
+            # (a cancelled connect leaves nothing open)
+            conn = await CleanConnection.connect(self._dsn, autocommit=True, **listening_options(self._dsn))
         except psycopg.Error as exc:
             raise CheckpointError(f"PostgreSQL: cannot listen for messages: {exc}") from exc
         schema = self.schema or ""
