@@ -156,6 +156,28 @@ async def test_a_stream_whose_caller_leaves_cancels_its_run(tmp_path: Path, gate
         assert record.status == "CANCELLED"
 
 
+@in_loop
+async def test_a_wait_whose_caller_leaves_cancels_its_run_unless_it_goes_on(tmp_path: Path, gates: Path) -> None:
+    """``/wait`` sends its headers at once and its body at the run's end; a caller that leaves before
+    then cancels the run, as a stream's does, unless ``on_disconnect`` is "continue"."""
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        ended = {}
+        for on_disconnect, gate in (("cancel", "never"), ("continue", "wait-go-on")):
+            thread = await made(client, "gated")
+            body = {"assistant_id": "gated", "input": {"gate": gate, "label": "x"}, "on_disconnect": on_disconnect}
+            async with httpx.AsyncClient(base_url=served.url, headers={"x-api-key": served.key}) as http:
+                async with http.stream("POST", f"/threads/{thread}/runs/wait", json=body) as res:
+                    assert res.status_code == 200 and res.headers["content-type"] == "application/json"
+                    run_id = res.headers["content-location"].rsplit("/", 1)[1]
+                    await until(lambda: _running(served, thread, run_id), "the run's engine to start")
+            if gate != "never":  # the caller is gone; the run waits at its gate: let it finish
+                (gates / gate).touch()
+            ended[on_disconnect] = await until(lambda: _ended(served, run_id), "the run to end")
+    assert ended["cancel"].status == "CANCELLED"
+    assert ended["continue"].status == "SUCCESS"
+
+
 async def _ended(served: Any, run_id: str) -> Any:
     found = await served.service.records.store.aget(run_id)
     return found if found is not None and found.ended_at is not None else None
