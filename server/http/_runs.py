@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import grpc
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse
 
 from engine.host import ACTIVE, DelayedRun, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
@@ -49,6 +49,7 @@ from server.http._errors import answered
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
+from server.http._streamed import Streamed, gone_from
 from server.http._webhooks import keep_webhook
 
 if TYPE_CHECKING:
@@ -59,42 +60,6 @@ __all__ = ["router"]
 log = logging.getLogger("graphwire.server")
 router = APIRouter(tags=["runs"])
 _SSE = "text/event-stream"
-
-
-class _Stream(StreamingResponse):
-    """A streamed answer whose body is closed when the response ends, also when the caller left
-    mid-way: closing it ends the run's call, which cancels the run or lets it go on, as
-    ``on_disconnect`` says.
-
-    It is sent in the request's own task while one more task waits for the caller to leave and, if
-    it does, cancels the sending where it is (Starlette's ``StreamingResponse`` does the same through
-    an anyio task group, its cancel scopes costing ~4 % of an HTTP run's CPU); a sending so cut
-    ends the response quietly, as Starlette's does.
-    """
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        sending = asyncio.current_task()
-        assert sending is not None
-        watch = asyncio.ensure_future(_cut_when_gone(receive, sending))
-        try:
-            await self.stream_response(send)
-        except asyncio.CancelledError:
-            if not (watch.done() and not watch.cancelled() and watch.result()) or sending.uncancel():
-                raise  # not (only) the caller's leaving: a cancellation from outside goes on
-        finally:
-            watch.cancel()
-            close = getattr(self.body_iterator, "aclose", None)
-            if close is not None:
-                await close()
-
-
-async def _cut_when_gone(receive: Any, sending: asyncio.Task[Any]) -> bool:
-    """Wait for the caller to leave (the request's body was read: the next message is its going),
-    then cancel ``sending``; True then."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    sending.cancel()
-    return True
 
 
 _answered = answered  # every run route's failures, through the gRPC table
@@ -115,12 +80,6 @@ async def _record(service: GraphService, thread_id: str, run_id: str) -> RunReco
     return found
 
 
-async def _gone(request: Request) -> None:
-    """Until the caller disconnects (its body is read: the next thing it can send is its going)."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
-
-
 async def _start(
     service: GraphService, run: RunBody, request: Request, *, stateless: bool = False, checked: bool = False
 ) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
@@ -133,7 +92,7 @@ async def _start(
         await check_run_thread(service, run)
     events = run_events(service, run.request)
     first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
-    gone = asyncio.ensure_future(_gone(request))
+    gone = asyncio.ensure_future(gone_from(request.receive))
     try:
         await asyncio.wait((first, gone), return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -202,14 +161,14 @@ async def _stream(request: Request, thread_id: str | None) -> Response:
         row = await _later(service, run, body, thread_id)
         shaper = SseShaper(run.modes, subgraphs=run.subgraphs, thread_id=thread_id)
         frames = _joined(service, shaper, row, after=0, cancel=run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE)
-        return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
+        return Streamed(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
     first, events = await _start(service, run, request, stateless=thread_id is None)
     headers = _where(first, thread_id is None)
     if run.resumable and thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/stream"
     shaper = SseShaper(run.modes, subgraphs=run.subgraphs, thread_id=run.request.thread_id)
     frames = _frames(service, shaper, first, events, forget=thread_id is None and run.on_completion == "delete")
-    return _Stream(frames, media_type=_SSE, headers=headers)
+    return Streamed(frames, media_type=_SSE, headers=headers)
 
 
 async def _waited(service: GraphService, first: pb.RunEvent, events: AsyncIterator[pb.RunEvent], forget: bool) -> AsyncIterator[bytes]:
@@ -237,7 +196,7 @@ async def _wait(request: Request, thread_id: str | None) -> Response:
     if run.after_seconds is not None and thread_id is not None:  # kept (server.http._delayed), then joined
         row = await _later(service, run, body, thread_id)
         answer = _waited_later(service, row, cancel=run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE)
-        return _Stream(answer, media_type="application/json", headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
+        return Streamed(answer, media_type="application/json", headers={"Content-Location": f"/threads/{thread_id}/runs/{row.run_id}"})
     if not run.request.request_id and run.request.on_disconnect != pb.ON_DISCONNECT_CONTINUE:
         # Its answer is its end: a run whose events nobody can join later sends its caller nothing else
         # (its stream modes' events cost a JSON value each, of the whole state in "values").
@@ -247,7 +206,7 @@ async def _wait(request: Request, thread_id: str | None) -> Response:
     if thread_id is not None:
         headers["Location"] = f"/threads/{thread_id}/runs/{first.run_id}/join"
     forget = thread_id is None and run.on_completion == "delete"
-    return _Stream(_waited(service, first, events, forget), media_type="application/json", headers=headers)
+    return Streamed(_waited(service, first, events, forget), media_type="application/json", headers=headers)
 
 
 async def _later(service: GraphService, run: RunBody, body: Any, thread_id: str) -> DelayedRun:
@@ -455,7 +414,7 @@ async def join_stream(
     modes = check_modes([m for m in stream_mode or () if m] or None)  # the sync SDK sends an unset mode as ""
     shaper = SseShaper(modes, subgraphs=stream_subgraphs, thread_id=thread_id)
     frames = _joined(service, shaper, found, after=int(last), cancel=cancel_on_disconnect)
-    return _Stream(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{run_id}"})
+    return Streamed(frames, media_type=_SSE, headers={"Content-Location": f"/threads/{thread_id}/runs/{run_id}"})
 
 
 async def _joined(service: GraphService, shaper: SseShaper, found: RunRecord | DelayedRun, *, after: int, cancel: bool) -> AsyncIterator[bytes]:

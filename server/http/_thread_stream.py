@@ -38,7 +38,8 @@ from server._run_api import join_events
 from server.http._common import graph_of
 from server.http._common import service as svc
 from server.http._errors import HttpError, answered
-from server.http._runs import _Stream, settled
+from server.http._runs import settled
+from server.http._streamed import Streamed
 from server.http._sse import Frame, SseShaper
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ async def thread_stream(
             "rejoin a run's own stream at /threads/{thread_id}/runs/{run_id}/stream",
         )  # fmt: skip
     graph = await graph_of(service, thread_id)
-    return _Stream(_follow(service, thread_key(graph, thread_id), thread_id, modes), media_type="text/event-stream")
+    return Streamed(_follow(service, thread_key(graph, thread_id), thread_id, modes), media_type="text/event-stream")
 
 
 router.add_api_route("/threads/{thread_id}/stream", answered(thread_stream), methods=["GET"])
