@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime, timezone
+from collections.abc import Awaitable
 from typing import Any, Callable, TypeVar
 
 import grpc
@@ -41,6 +42,7 @@ from server._tenants import TENANT
 __all__ = ["AssistantRpcs"]
 
 R = TypeVar("R")
+W = TypeVar("W")
 
 #: The most assistants (or versions) one call returns, and how many unless it says.
 MAX_PAGE = 1000
@@ -121,20 +123,20 @@ class AssistantRpcs:
         self.max_response_bytes = max_response_bytes
         self.cache = cache  # the records runs read (None: each run reads its assistant)
 
-    def _changed(self) -> None:
-        """An assistant was changed here (or may have been: a write that failed): runs read them again."""
-        if self.cache is not None:
-            self.cache.forget()
+    async def _write(self, change: Awaitable[W]) -> W:
+        """A change's store call; then (whether or not it succeeded: it may have) runs read their assistants again."""
+        try:
+            return await change
+        finally:
+            if self.cache is not None:
+                self.cache.forget()
 
     async def ensure_defaults(self) -> None:
         """Each graph's default assistant (shared by every tenant): made once, kept as it is after."""
         now = _now()
         for graph in self.graph_names():
             record = AssistantRecord(default_assistant_id(graph), graph, now, now, name=graph, metadata={"created_by": "system"})
-            try:
-                await self.store.acreate(record, if_exists="do_nothing")
-            finally:
-                self._changed()
+            await self._write(self.store.acreate(record, if_exists="do_nothing"))
 
     def _graph(self, name: str, field: str = "graph") -> str:
         req.ident(name, field)
@@ -177,10 +179,7 @@ class AssistantRpcs:
         try:
             if shared is not None:  # a tenant's id may not hide a shared one (a graph's default assistant)
                 raise AssistantConflict(assistant_id)
-            try:
-                made = await self.store.acreate(record, if_exists="do_nothing" if do_nothing else "raise")
-            finally:
-                self._changed()
+            made = await self._write(self.store.acreate(record, if_exists="do_nothing" if do_nothing else "raise"))
         except AssistantConflict:
             if shared is not None and do_nothing:
                 return to_pb(shared)
@@ -207,10 +206,7 @@ class AssistantRpcs:
         self._mine(await self._get(request.assistant_id))
         if not changes:
             raise req.bad("UpdateAssistantRequest", "sets nothing to change (graph, name, description, config_json, context_json or metadata_json)")
-        try:
-            updated = await self.store.aupdate(_tenant(), request.assistant_id, changes, _now())
-        finally:
-            self._changed()
+        updated = await self._write(self.store.aupdate(_tenant(), request.assistant_id, changes, _now()))
         if updated is None:  # deleted since it was read
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"no assistant {request.assistant_id!r}")
         return to_pb(updated)
@@ -220,11 +216,9 @@ class AssistantRpcs:
             raise req.bad("version", "required (1 or more)")
         self._mine(await self._get(request.assistant_id))
         try:
-            chosen = await self.store.aset_version(_tenant(), request.assistant_id, request.version, _now())
+            chosen = await self._write(self.store.aset_version(_tenant(), request.assistant_id, request.version, _now()))
         except KeyError:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"assistant {request.assistant_id!r} has no version {request.version}") from None
-        finally:
-            self._changed()
         if chosen is None:
             raise RpcError(grpc.StatusCode.NOT_FOUND, f"no assistant {request.assistant_id!r}")
         return to_pb(chosen)
@@ -260,11 +254,7 @@ class AssistantRpcs:
         found = await self.store.aget(_tenant(), request.assistant_id)
         if found is not None:
             self._mine(found)
-        try:
-            deleted = await self.store.adelete(_tenant(), request.assistant_id)
-        finally:
-            self._changed()
-        return pb.DeleteAssistantResponse(deleted=deleted)
+        return pb.DeleteAssistantResponse(deleted=await self._write(self.store.adelete(_tenant(), request.assistant_id)))
 
     def _page(self, items: list[pb.Assistant]) -> list[pb.Assistant]:
         return page(items, self.max_response_bytes, over=lambda n: f"the response is over the size limit after {n} assistants: ask for fewer (limit)")

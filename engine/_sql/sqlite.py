@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["BUSY_TIMEOUT_MS", "LANGGRAPH_FILE", "Tables", "connect", "create_table", "file_held", "migrate", "prepare", "run_script", "wait_mode"]
+__all__ = ["BUSY_TIMEOUT_MS", "Busy", "LANGGRAPH_FILE", "Tables", "connect", "create_table", "file_held", "migrate", "prepare", "run_script", "wait_mode"]
 
 #: How long a statement waits for another process's write lock on the file.
 BUSY_TIMEOUT_MS = 5_000
@@ -58,6 +58,11 @@ def wait_mode(conn: sqlite3.Connection | sqlite3.Cursor, now_ms: int, waits: boo
     if now_ms != want:
         conn.execute(f"PRAGMA busy_timeout={want}")  # (an int of ours: no input in it)
     return want
+
+
+class Busy(Exception):
+    """A statement meant to run in place on an event loop could not start at once (its connection or
+    the file held): nothing was done, and the connection's worker thread runs it, waiting."""
 
 
 def file_held(exc: BaseException) -> bool:

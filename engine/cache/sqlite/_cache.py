@@ -31,7 +31,7 @@ from engine.cache.sqlite._migrate import TABLES
 from engine._internal._sync import on_sync_loop
 from engine._internal._worker import CallThread
 from engine._sql import sqlite as sql
-from engine._sql.sqlite import BUSY_TIMEOUT_MS
+from engine._sql.sqlite import BUSY_TIMEOUT_MS, Busy
 from engine.errors import CacheError
 from engine.serde import Serializer
 
@@ -93,9 +93,9 @@ class SqliteCache(SqlCache):
     @contextmanager
     def _sql(self, *, waits: bool = True) -> Iterator[sqlite3.Connection]:
         """The connection, held (``waits``: for as long as it takes, and the file for ``busy_timeout``;
-        else not at all: :class:`_Busy` when either is held)."""
+        else not at all: :class:`Busy` when either is held)."""
         if not self._lock.acquire(blocking=waits):
-            raise _Busy
+            raise Busy
         try:
             conn = self._conn
             if conn is None:
@@ -105,7 +105,7 @@ class SqliteCache(SqlCache):
                 yield conn
             except sqlite3.Error as exc:
                 if not waits and sql.file_held(exc):
-                    raise _Busy from exc
+                    raise Busy from exc
                 raise CacheError(f"SQLite cache: {exc}") from exc
         finally:
             self._lock.release()
@@ -128,7 +128,7 @@ class SqliteCache(SqlCache):
             return self._select_sync(keys)
         try:
             return self._select_sync(keys, waits=False)  # in place (see the module's doc)
-        except _Busy:  # nothing was changed: the worker waits
+        except Busy:  # nothing was changed: the worker waits
             return await self._worker.call(self._select_sync, keys)
 
     def _select_sync(self, keys: Sequence[tuple[str, str]], *, waits: bool = True) -> list[Row]:
@@ -181,6 +181,3 @@ class SqliteCache(SqlCache):
             self._worker.submit_wait(conn.close)
         self._worker.stop()
 
-
-class _Busy(Exception):
-    """A lookup in place could not run at once (the connection or the file held): the worker runs it."""

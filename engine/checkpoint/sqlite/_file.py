@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 from engine._internal._sync import on_sync_loop
 from engine._internal._worker import CallThread
 from engine._sql import sqlite as sql
-from engine._sql.sqlite import BUSY_TIMEOUT_MS
+from engine._sql.sqlite import BUSY_TIMEOUT_MS, Busy
 from engine.checkpoint.sqlite import _queries as q
 from engine.checkpoint.sqlite._lockfile import ServingLock
 from engine.checkpoint.sqlite._migrate import TABLES
@@ -53,10 +53,6 @@ __all__ = ["SaverFile"]
 
 T = TypeVar("T")
 log = logging.getLogger("graphwire.sqlite")
-
-
-class _Busy(Exception):
-    """An in-place call could not start at once (the lock or the file held): nothing was done; the worker runs it."""
 
 
 class _Here(threading.local):
@@ -157,7 +153,7 @@ class SaverFile:
             here.in_place, here.began = True, False
             try:
                 return fn(*args)
-            except _Busy:
+            except Busy:
                 pass  # nothing was done: the worker waits for the file
             finally:
                 here.in_place = False
@@ -168,13 +164,13 @@ class SaverFile:
         """Hold the lock and a transaction; commit on success, roll back on any error.
 
         In a call in place (:meth:`work`), its first transaction does not wait: the lock or the
-        file held, it raises :class:`_Busy` before anything was done."""
+        file held, it raises :class:`Busy` before anything was done."""
         here = self._here
         waits = not here.in_place or here.began
         if waits:
             self._lock.acquire()
         elif not self._lock.acquire(blocking=False):
-            raise _Busy
+            raise Busy
         try:
             here.began = True
             cur = self._cur
@@ -189,7 +185,7 @@ class SaverFile:
                     self.conn.execute(q.ROLLBACK)
                 if sql.file_held(exc):
                     if not waits:  # (rolled back: the call's first transaction, nothing of it kept)
-                        raise _Busy from exc
+                        raise Busy from exc
                     raise CheckpointError(
                         f"sqlite: {exc}: another process held the file for over {BUSY_TIMEOUT_MS // 1000} s"
                     ) from exc
