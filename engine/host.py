@@ -84,7 +84,9 @@ from engine.checkpoint._crons import CronRecord, CronSearch, CronStore, MemoryCr
 from engine.checkpoint._delayed import DelayedRun, DelayedRuns, MemoryDelayed, delayed_of
 from engine.checkpoint._webhooks import MemoryWebhooks, WebhookOutbox, WebhookRecord, webhooks_of
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
-from engine.checkpoint._threads import KEEP, MemoryThreads, ThreadMark, ThreadQuery, ThreadRecord, ThreadStore, threads_of
+from engine.checkpoint._threads import (
+    KEEP, Expected, MemoryThreads, RecordChanged, ThreadMark, ThreadQuery, ThreadRecord, ThreadStore, threads_of,
+)  # fmt: skip
 from engine.func._entrypoint import EntrypointGraph
 from engine._langchain import messages as langchain_messages
 from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver
@@ -96,9 +98,9 @@ from engine.pregel._landing import Landing, LastWrite
 
 __all__ = [
     "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
-    "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Landing", "LastWrite", "Lease", "LeaseHolder",
+    "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Expected", "Landing", "LastWrite", "Lease", "LeaseHolder",
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
-    "RunStore", "ScopedCache", "ScopedSaver", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
+    "RecordChanged", "RunStore", "ScopedCache", "ScopedSaver", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
     "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",
     "threads_of", "weigh_event", "webhooks_of", "with_callback_events", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
 ]  # fmt: skip

@@ -39,7 +39,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from engine.checkpoint.base import BaseCheckpointSaver
-from engine.host import MemoryRuns, RunRecord, RunStore, runs_of
+from engine.host import Expected, MemoryRuns, RunRecord, RunStore, runs_of
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
 from server._going_on import claim_of, request_expired
@@ -161,9 +161,11 @@ def call_json(request: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """A call that starts a run, as its record keeps it."""
+    """A call that starts a run, as its record keeps it. ``expected``: what a caller in this process
+    (LangGraph's HTTP API) expects of the thread's record, checked by the run's start (not kept)."""
 
     request: Any
+    expected: Expected | None = None
 
     @property
     def name(self) -> str:

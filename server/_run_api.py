@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
+from engine.host import Expected
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
 from server._parse import RunRequest
@@ -54,10 +55,14 @@ class CallContext(grpc.aio.ServicerContext[Any, pb.RunEvent]):
 
     Args:
         metadata: the call's invocation metadata, as a gRPC caller's headers.
+        expected_thread: what the run's start may take as its thread's record, checked in the
+            start's own write (:class:`~engine.checkpoint._threads.Expected`; see
+            ``server._stream.Streams.serve``); a gRPC call has none.
     """
 
-    def __init__(self, metadata: _Metadata = ()) -> None:
+    def __init__(self, metadata: _Metadata = (), expected_thread: Expected | None = None) -> None:
         self._metadata = tuple(metadata)
+        self.expected_thread = expected_thread
         self._queue: asyncio.Queue[tuple[pb.RunEvent, asyncio.Future[None]] | None] = asyncio.Queue()
         self.initial_metadata: tuple[tuple[str, str | bytes], ...] = ()
         self.trailing_metadata: tuple[tuple[str, str | bytes], ...] = ()
@@ -132,10 +137,11 @@ class CallContext(grpc.aio.ServicerContext[Any, pb.RunEvent]):
 
 
 async def _drive(
-    handler: Callable[[CallContext], Coroutine[Any, Any, None]], disconnected: asyncio.Event | None, metadata: _Metadata
+    handler: Callable[[CallContext], Coroutine[Any, Any, None]], disconnected: asyncio.Event | None, metadata: _Metadata,
+    expected_thread: Expected | None = None,
 ) -> AsyncIterator[pb.RunEvent]:
     """Run ``handler`` in a task of its own, yielding what it writes; cancel it when the caller leaves."""
-    context = CallContext(metadata)
+    context = CallContext(metadata, expected_thread)
     loop = asyncio.get_running_loop()
     call: asyncio.Task[None] = loop.create_task(handler(context))  # a copy of this context: the caller's tenant
     call.add_done_callback(lambda _: context.end())
@@ -164,7 +170,8 @@ async def _drive(
 
 
 def run_events(
-    service: GraphService, request: RunRequest, *, disconnected: asyncio.Event | None = None, metadata: _Metadata = ()
+    service: GraphService, request: RunRequest, *, disconnected: asyncio.Event | None = None, metadata: _Metadata = (),
+    expected_thread: Expected | None = None,
 ) -> AsyncIterator[pb.RunEvent]:
     """The events of an Invoke, Resume or Fork ``request``, as its gRPC stream sends them.
 
@@ -172,8 +179,10 @@ def run_events(
     on, as the request's ``on_disconnect`` and ``background`` say).
     ``metadata``: the call's invocation metadata (a W3C ``traceparent`` is not
     read here; the caller enters its trace context itself).
+    ``expected_thread``: see :class:`CallContext`; unmet, the events raise
+    :class:`~engine.checkpoint._threads.RecordChanged` before the first (nothing was written).
     """
-    return _drive(lambda context: service.run_rpcs.serve(request, context), disconnected, metadata)
+    return _drive(lambda context: service.run_rpcs.serve(request, context), disconnected, metadata, expected_thread)
 
 
 def join_events(

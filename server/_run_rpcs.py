@@ -19,6 +19,7 @@ twice at once): it joins the twin once the twin has recorded its run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 
 import grpc
@@ -29,6 +30,7 @@ from server._parse import Parser, RunRequest
 from server._records import Duplicate, Records
 from server._starts import events_of, prepare
 from server._stream import Streams
+from server._thread_book import expect
 
 __all__ = ["RunRpcs"]
 
@@ -62,6 +64,11 @@ class RunRpcs:
         """Run ``request``'s graph; its events are written to ``context`` (see :mod:`server._stream`)."""
         run = self.parse.run(await self.resolve(request))
         call = run.call
+        expected = getattr(context, "expected_thread", None)  # of the thread's record (server._run_api.CallContext's)
+        if expected is not None:
+            if not self.streams.joint:  # a start that cannot check it in its own write: a read, first
+                await expect(self.streams.threads, run.entry.name, run.key, expected)
+            call = dataclasses.replace(call, expected=expected)
         if call.request_id is not None and call.looks_first:
             found = await self.records.find(run.key, call.request_id)
             if found is not None:

@@ -183,7 +183,7 @@ class Streams:
         if self.fuses and self.threads is not None and orphan is None and not turn.replaces and not turn.checks:
             # Nothing to do between taking the thread and recording the run: one write for both.
             fused = self.records.new(run_id, key, entry.name, thread_id, call, None)
-            mark = self.threads.busy_mark(entry.name, key)
+            mark = self.threads.busy_mark(entry.name, key, call.expected)
 
             async def take(owner: str, ttl: float) -> Lease | None:
                 lease, first = await self.records.store.astart_taking(fused, owner, ttl, mark=mark)
@@ -250,7 +250,7 @@ class Streams:
             return claimed
         record = self.records.new(run_id, key, entry.name, thread_id, call, epoch)
         record.replaces = replaced.run_id if replaced is not None else None
-        mark = self.threads.busy_mark(entry.name, key) if self.joint and self.threads is not None else None
+        mark = self.threads.busy_mark(entry.name, key, call.expected) if self.joint and self.threads is not None else None
         first = await self.records.store.astart(record, mark=mark)  # before the engine starts: before the run writes anything
         if first is not None:  # the call is a retry: nothing of this run was written, or sent
             raise Duplicate(first)

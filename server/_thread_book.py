@@ -28,14 +28,14 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from engine.host import KEEP, MemoryThreads, RunRecord, RunStore, ThreadMark, ThreadRecord, ThreadStore
+from engine.host import KEEP, Expected, MemoryThreads, RecordChanged, RunRecord, RunStore, ThreadMark, ThreadQuery, ThreadRecord, ThreadStore
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 from server._ages import TtlRule, parse_thread_ttl
 from server._reads import owner_of
 from server._records import now
 
-__all__ = ["STATUS", "ThreadBook", "TtlRule", "parse_thread_ttl"]
+__all__ = ["STATUS", "ThreadBook", "TtlRule", "expect", "parse_thread_ttl"]
 
 log = logging.getLogger("graphwire.server")
 
@@ -78,9 +78,17 @@ class ThreadBook:
         writes (``mark=``), one write for both at its start and at its end, not two each."""
         return runs.threads is not None and runs.threads is self.store
 
-    def busy_mark(self, graph: str, key: str) -> ThreadMark:
-        """A run holds the thread now."""
-        return ThreadMark(self.template(graph, key), now(), status="busy", interrupts=b"")
+    def busy_mark(self, graph: str, key: str, expected: Expected | None = None) -> ThreadMark:
+        """A run holds the thread now (``expected``: what its start needs of the record first)."""
+        return ThreadMark(self.template(graph, key), now(), status="busy", interrupts=b"", expected=expected)
+
+    async def expect(self, graph: str, key: str, expected: Expected) -> None:
+        """Raise :class:`~engine.checkpoint._threads.RecordChanged` unless the thread's record is as
+        ``expected`` says: the check a start that cannot make it in its own write makes before."""
+        record = self.template(graph, key)
+        found = await self.store.asearch(ThreadQuery(tenant=record.tenant, caller_ids=(record.caller_thread,), limit=2))
+        if not expected.met_by(found):
+            raise RecordChanged(f"thread {key!r}: its record is not as the run's start expected")
 
     def ended_mark(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> ThreadMark:
         """``record``'s run ended with ``status`` (its RunFinished ``final``, when it sent one)."""
@@ -132,3 +140,10 @@ class ThreadBook:
         if record.expires_at is not None:
             out.expires_at.CopyFrom(_ts(record.expires_at))
         return out
+
+
+async def expect(book: ThreadBook | None, graph: str, key: str, expected: Expected) -> None:
+    """:meth:`ThreadBook.expect`; without records, unmet."""
+    if book is None:
+        raise RecordChanged("this server keeps no thread records to check")
+    await book.expect(graph, key, expected)

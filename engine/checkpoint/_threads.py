@@ -35,8 +35,8 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
-    "STATUSES", "MemoryThreads", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "contains", "expiry", "matches", "merged",
-    "threads_of",
+    "STATUSES", "Expected", "MemoryThreads", "RecordChanged", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "contains",
+    "expiry", "matches", "merged", "threads_of",
 ]  # fmt: skip
 
 #: A thread's statuses: no run holds it (``idle``), a run does (``busy``), its last run
@@ -76,15 +76,45 @@ class ThreadRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Expected:
+    """What a run's start asks of its thread's record, checked in the start's own write (a
+    :class:`ThreadMark`'s ``expected``) instead of in a read before it: the record stored under
+    ``key`` is there and is the only one of its tenant's with its caller's thread id, and its
+    metadata contains ``holds`` and contains none of ``lacks``' pairs (each a key with that value;
+    :func:`contains`). Unmet, the start writes nothing and raises :class:`RecordChanged`.
+
+    A host serving LangGraph's HTTP API checks a run's thread before the run (made, bound,
+    labelled or refused); on a chat's later turns there is nothing to do, and this lets the
+    start's write say so instead of a read before it."""
+
+    key: str
+    holds: dict[str, Any]
+    lacks: dict[str, Any] = field(default_factory=dict)
+
+    def met_by(self, records: list[ThreadRecord]) -> bool:
+        """Whether ``records`` (the tenant's records of the caller's thread id) meet it."""
+        if len(records) != 1 or records[0].thread_id != self.key:
+            return False
+        metadata = records[0].metadata
+        return contains(metadata, self.holds) and not any(contains(metadata, {k: v}) for k, v in self.lacks.items())
+
+
+class RecordChanged(Exception):
+    """A run's start found its thread's record not as :class:`Expected`: nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
 class ThreadMark:
     """A mark of a thread's record (:meth:`ThreadStore.amark`'s arguments) that a run store writes
     with a run's record, in the same transaction (``RunStore.astart(..., mark=)``): a run's start
-    and end each cost one write, not two."""
+    and end each cost one write, not two. ``expected``: what the start needs of the record
+    first (:class:`Expected`; a store that keeps marks checks it in the same transaction)."""
 
     record: ThreadRecord
     at: datetime
     status: str | None = None
     interrupts: bytes | None = None
+    expected: Expected | None = None
 
 
 #: The columns of a record, in the order the SQL stores keep them.

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from server._auth import Tokens
 from server._tenants import TENANT
 from server.http import _errors
+from server.http._common import SeenThreads
 from server.service import GraphService
 
 __all__ = ["ROUTES", "TokenGuard", "build_http_app"]
@@ -81,6 +82,7 @@ def build_http_app(service: GraphService, *, tokens: Tokens | None = None) -> Fa
         description="LangGraph's Agent Server HTTP API, served by graphwire beside its gRPC API (docs/http.md).",
     )  # fmt: skip
     app.state.service = service
+    app.state.seen_threads = SeenThreads()  # threads whose runs' starts check them in their writes (server.http._common)
     _errors.install(app)
     meta = APIRouter(tags=["system"])
 

@@ -15,6 +15,7 @@ its id (:func:`graph_of`), among the calling tenant's threads.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
@@ -22,13 +23,15 @@ from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphwire_proto.v1 import graphwire_pb2 as pb
-from engine.host import default_assistant_id
+from engine.host import Expected, default_assistant_id
+from server._errors import RpcError
+from server._reads import thread_key
 from server.http._errors import HttpError, http_error
 from server.http._run_body import RunBody
 from server.http._shapes import UNBOUND
 from server.service import GraphService
 
-__all__ = ["Body", "Limit", "Offset", "call", "check_run_thread", "dumps", "graph_for_new", "graph_of", "service", "thread_of", "bind", "metadata_of", "movable"]
+__all__ = ["Body", "Limit", "Offset", "SeenThreads", "call", "check_run_thread", "expected_of", "dumps", "graph_for_new", "graph_of", "service", "thread_of", "bind", "metadata_of", "movable"]
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -142,6 +145,53 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     if any(metadata.get(k) != v for k, v in labels.items()):  # written when they change: a chat's later turns read only
         await call(service.thread_records.UpdateThread, pb.UpdateThreadRequest(graph=runs, thread_id=thread_id, metadata_json=dumps(labels)))
     return thread.graph
+
+
+_REPLACING = (pb.MULTITASK_STRATEGY_INTERRUPT, pb.MULTITASK_STRATEGY_ROLLBACK)
+
+
+class SeenThreads:
+    """The threads (storage keys) whose runs this process started lately, their records checked: a run on one
+    of them has its start check the record in its own write (:func:`expected_of`) instead of a read before it.
+    A hint only: the write decides, and a record changed since costs that run one more try. A thread not seen
+    (a new one, or another replica's until now) is checked first as before: a start that found no record would
+    cost its whole try again. The :data:`MAX` most recent are kept."""
+
+    MAX = 4096
+
+    def __init__(self) -> None:
+        self._keys: OrderedDict[str, None] = OrderedDict()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def add(self, key: str) -> None:
+        keys = self._keys
+        keys[key] = None
+        keys.move_to_end(key)
+        if len(keys) > self.MAX:
+            keys.popitem(last=False)
+
+    def discard(self, key: str) -> None:
+        self._keys.pop(key, None)
+
+
+async def expected_of(service: GraphService, run: RunBody) -> Expected | None:
+    """What :func:`check_run_thread` finds with nothing to do (a chat's later turns), for the run's start to
+    check in its own write instead of a read before it (``server._stream``): the thread's record, of the
+    assistant's graph and the only one of its id, already names the graph and the assistant, and is bound.
+    Unmet, the start writes nothing and the run is started again after :func:`check_run_thread` (``_runs``).
+    None: the assistant does not resolve here (the check says why, after the thread's own error if any), or
+    the run replaces one running on the thread (cancelled first: that waits for the thread to be checked)."""
+    if run.request.multitask_strategy in _REPLACING:
+        return None
+    named = run.request.assistant_id
+    try:
+        runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
+    except (HttpError, RpcError):
+        return None
+    labels = {"graph_id": runs, "assistant_id": default_assistant_id(named) if named in service.graphs else named}
+    return Expected(thread_key(runs, run.request.thread_id), holds=labels, lacks={UNBOUND: True})
 
 
 def metadata_of(thread: pb.ThreadInfo) -> dict[str, Any]:

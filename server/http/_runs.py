@@ -36,13 +36,13 @@ import grpc
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from engine.host import ACTIVE, DelayedRun, RunRecord
+from engine.host import ACTIVE, DelayedRun, Expected, RecordChanged, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError, status_for
 from server._reads import key_of, thread_key
 from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
-from server.http._common import check_run_thread
+from server.http._common import SeenThreads, check_run_thread, expected_of
 from server.http._common import service as svc
 from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, queued_behind, started_record
 from server.http._errors import answered
@@ -88,9 +88,30 @@ async def _start(
     A caller that leaves while its call waits its turn (``enqueue``) ends the call there, as a
     gRPC caller's disconnect does: its run never starts, unless it was to go on without it.
     """
-    if not stateless and not checked:  # ``checked``: the caller did (check_run_thread)
-        await check_run_thread(service, run)
-    events = run_events(service, run.request)
+    if stateless or checked:  # ``checked``: the caller did (check_run_thread)
+        return await _started(service, run, request, None)
+    seen: SeenThreads = request.app.state.seen_threads
+    expected = await expected_of(service, run)  # of the thread's record: checked by the run's start, in its write
+    if expected is None or expected.key not in seen:
+        await check_run_thread(service, run)  # a thread this process did not run lately: read and checked first
+        started = await _started(service, run, request, None)
+    else:
+        try:
+            started = await _started(service, run, request, expected)
+        except RecordChanged:  # nothing was written: the thread is checked (made, bound, labelled or refused), and again
+            seen.discard(expected.key)
+            await check_run_thread(service, run)
+            started = await _started(service, run, request, None)
+    if expected is not None:
+        seen.add(expected.key)
+    return started
+
+
+async def _started(
+    service: GraphService, run: RunBody, request: Request, expected: Expected | None
+) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
+    """:func:`_start`'s run, its thread checked or ``expected`` (then :class:`RecordChanged` when unmet)."""
+    events = run_events(service, run.request, expected_thread=expected)
     first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
     gone = asyncio.ensure_future(gone_from(request.receive))
     try:

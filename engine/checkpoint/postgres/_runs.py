@@ -23,135 +23,24 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from psycopg import Connection, sql
+from psycopg.types.json import Jsonb
 
 from engine.checkpoint._runs import ACTIVE, FIELDS, Outline, RunRecord, check_changes, no_mark, outlined, outlined_record, prune_choice, with_outline
-from engine.checkpoint._run_sql import events_of_rows, listed_columns, listing_sql, pack_events, record_of
+from engine.checkpoint._run_sql import events_of_rows, pack_events, record_of
  # fmt: skip
 from engine.checkpoint._lease import Lease
-from engine.checkpoint._threads import ThreadMark
-from engine.checkpoint.postgres import _queries as q
+from engine.checkpoint._threads import RecordChanged, ThreadMark
 from engine.checkpoint.postgres._leases import PostgresLeases
-from engine.checkpoint.postgres._prepared import END_ROW, Ending, PreparedPut
+from engine.checkpoint.postgres._run_queries import (
+    ACTIVE_OF, ADD_EVENTS, ADD_ONE_EACH, DELETE_RUNS, ENDING, ENDING_ROW, EVENTS, EXPIRE, FIND, FINISH, INSERT, INSERT_MARKED,
+    INSERT_MARKED_EXPECTED, IS_RUN_OF, LIST, ORPHANS, RELEASED, SELECT, TAKING, TAKING_EXPECTED,
+)  # fmt: skip
+from engine.checkpoint.postgres._prepared import Ending, PreparedPut
 from engine.checkpoint.postgres._threads import PostgresThreads
 from engine._sql.postgres.conns import kept_cursor
 from engine._sql.postgres.text import compact, positional
 
 __all__ = ["PostgresRuns"]
-
-_COLUMNS = ", ".join(FIELDS)
-_ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
-# The record and its first events (one row, engine.checkpoint._run_sql.pack_events), written only with it.
-INSERT = f"""
-WITH ins AS (
-    INSERT INTO {{runs}} ({_COLUMNS}) VALUES ({', '.join(f'%({n})s' for n in FIELDS)})
-    ON CONFLICT DO NOTHING RETURNING run_id
-), added AS (
-    INSERT INTO {{run_events}} (run_id, seq, last_seq, thread_id, data)
-    SELECT %(run_id)s, %(first__)s::integer, %(last__)s::integer, %(thread_id)s, %(data__)s::bytea
-    WHERE EXISTS (SELECT FROM ins) AND %(first__)s::integer IS NOT NULL
-    ON CONFLICT DO NOTHING
-)
-SELECT run_id, {q.NO_FLUSH} FROM ins
-"""
-_TYPES = {
-    "run_id": "text", "thread_id": "text", "graph": "text", "caller_thread": "text", "call": "text", "status": "text",
-    "replica": "text", "started_at": "timestamptz", "request_id": "text", "fingerprint": "bytea", "request": "bytea",
-    "call_json": "text", "epoch": "bigint", "attempts": "integer", "durable": "boolean", "keeps_events": "boolean",
-    "on_disconnect": "integer", "background": "boolean", "ended_at": "timestamptz", "checkpoint_id": "text",
-    "started": "bytea", "finished": "bytea", "last_seq": "integer", "outcome": "bytea", "replaces": "text", "replaced_by": "text",
-}  # fmt: skip
-# The thread's lease taken (ACQUIRE_LEASE, its parameters prefixed with "l__") and, only if it was, the
-# record under its epoch and the thread's mark: a run's start in one statement. (epoch, run_id, blank):
-# the lease's epoch (NULL: another holds it), the record's id (NULL: not inserted), whether the thread
-# had no version in the statement's snapshot (see PostgresRuns.astart_taking: one index probe).
-TAKING = """
-WITH lease AS (""" + q.ACQUIRE_LEASE.replace("%(", "%(l__").replace("RETURNING epoch, " + q.NO_FLUSH, "RETURNING epoch") + """),
-ins AS (
-    INSERT INTO {runs} (""" + _COLUMNS + """)
-    SELECT """ + ", ".join("(SELECT epoch FROM lease)" if n == "epoch" else f"%({n})s::{_TYPES[n]}" for n in FIELDS) + """
-    WHERE EXISTS (SELECT FROM lease)
-    ON CONFLICT DO NOTHING RETURNING run_id
-), marked AS ({mark})
-SELECT (SELECT epoch FROM lease), (SELECT run_id FROM ins),
-    NOT EXISTS (SELECT FROM {checkpoints} WHERE thread_id = %(thread_id)s AND checkpoint_ns = ''), """ + q.NO_FLUSH + """
-"""
-# The same, with its thread's mark, written only with the record (the part ``marked``).
-INSERT_MARKED = INSERT.replace("\nSELECT run_id,", ", marked AS ({mark})\nSELECT run_id,")
-# A run's last events (one row) and a change of its record, in one statement (the events go in
-# whether the change applies or not): (records changed, event rows added).
-_FINISHING = """added AS (
-    INSERT INTO {run_events} (run_id, seq, last_seq, thread_id, data)
-    SELECT %(run_id)s, %(first__)s::integer, %(last__)s::integer, %(thread_id__)s, %(data__)s::bytea
-    WHERE %(first__)s::integer IS NOT NULL{also}
-    ON CONFLICT DO NOTHING RETURNING run_id
-), changed AS (
-    UPDATE {runs} SET {sets} WHERE run_id = %(run_id)s AND attempts = %(attempts__)s{also} RETURNING run_id
-)
-{marked}"""
-FINISH = "WITH " + _FINISHING.replace("{also}", "") + "{released}SELECT (SELECT count(*) FROM changed), (SELECT count(*) FROM added), " + q.NO_FLUSH
-# The same parts in the statement that stores the run's last versions (_queries.PUT_ENDING, see
-# _prepared.py), each written only if that statement's fence matched, their parameters prefixed with
-# "e__"; its commit flushes the WAL (the versions need it). ENDING_ROW: (records changed) + 2 * (event rows added).
-ENDING = ", " + _FINISHING.replace("{also}", " AND EXISTS (SELECT FROM fence)")
-ENDING_ROW = f"UNION ALL SELECT '{END_ROW}', (SELECT count(*) FROM changed) + 2 * (SELECT count(*) FROM added)"
-# FINISH's part that lets go of the run's lease (as RELEASE_LEASE), its parameters prefixed with "l__".
-RELEASED = ", released AS (UPDATE {leases} SET expires_at = clock_timestamp()" + q._THE_LEASE.replace("%(", "%(l__") + ")\n"
-SELECT = f"SELECT {_COLUMNS} FROM {{runs}} WHERE run_id = %(run_id)s"
-FIND = f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id = %(thread_id)s AND request_id = %(request_id)s"
-_LISTED = listed_columns("''::bytea")  # a listing's columns (engine.checkpoint._runs.slim)
-LIST = listing_sql("{runs}", lambda name: f"%({name})s", "''::bytea")  # by (full, before given); LIMIT NULL: all
-IS_RUN_OF = "SELECT 1 FROM {runs} WHERE run_id = %(before)s AND thread_id = %(thread_id)s"
-ACTIVE_OF = f"SELECT {_LISTED} FROM {{runs}} WHERE thread_id = %(thread_id)s AND status IN ({_ACTIVE})"
-# Events of several runs, a row each: one JSON array of (run id, first seq, last seq, thread id,
-# 1-based offset, length) and every row's data a slice of one bytea (array parameters cost
-# psycopg ~20 µs each to adapt, bytea arrays more), in run id order (two replicas' writes lock the
-# records they share, if any, in one order), with each run's last seq; the run ids whose row went in.
-ADD_EVENTS = """
-WITH bytes AS MATERIALIZED (SELECT %(bytes)b::bytea AS all_bytes), e AS MATERIALIZED (
-    SELECT r ->> 0 AS run_id, (r ->> 1)::integer AS seq, (r ->> 2)::integer AS last_seq, r ->> 3 AS thread_id,
-           substring(bytes.all_bytes FROM (r ->> 4)::integer FOR (r ->> 5)::integer) AS data
-    FROM json_array_elements(%(rows)s::json) AS r, bytes
-), added AS (
-    INSERT INTO {run_events} (run_id, seq, last_seq, thread_id, data) SELECT run_id, seq, last_seq, thread_id, data FROM e
-    ON CONFLICT DO NOTHING RETURNING run_id
-), moved AS (
-    UPDATE {runs} AS r SET last_seq = greatest(r.last_seq, e.last_seq) FROM e WHERE r.run_id = e.run_id
-)
-SELECT array(SELECT run_id FROM added), """ + q.NO_FLUSH + """
-"""
-# Events whose row did not go in (a row of the run starts at that seq: a second writer of it), one
-# row each, so that no seq the other row lacks is lost.
-ADD_ONE_EACH = """
-INSERT INTO {run_events} (run_id, seq, last_seq, thread_id, data)
-SELECT r.run_id, r.seq, r.seq, r.thread_id, r.data
-FROM unnest(%(run_ids)s::text[], %(seqs)s::integer[], %(thread_ids)s::text[], %(datas)s::bytea[]) AS r(run_id, seq, thread_id, data)
-ON CONFLICT DO NOTHING
-RETURNING """ + q.NO_FLUSH + """
-"""
-EVENTS = """
-SELECT seq, last_seq, data FROM {run_events} WHERE run_id = %(run_id)s AND last_seq > %(after)s AND seq > %(start)s
-ORDER BY seq LIMIT %(limit)s
-"""
-# Durable active runs whose thread's live lease is not theirs (see the module's doc).
-ORPHANS = f"""
-SELECT {_COLUMNS} FROM {{runs}} AS r
-WHERE r.status IN ({_ACTIVE}) AND NOT EXISTS (
-    SELECT FROM {{leases}} AS l
-    WHERE l.thread_id = r.thread_id AND l.owner = r.replica AND l.epoch = r.epoch
-      AND l.expires_at > clock_timestamp() AND NOT {q._HOLDER_GONE}
-)
-LIMIT %(limit)s
-"""
-EXPIRE = """
-DELETE FROM {run_events} WHERE run_id IN (SELECT run_id FROM {runs} WHERE ended_at IS NOT NULL AND ended_at < %(before)s)
-RETURNING """ + q.NO_FLUSH + """
-"""
-DELETE_RUNS = """
-WITH gone_events AS (DELETE FROM {run_events} WHERE run_id = ANY(%(ids)s::text[]))
-DELETE FROM {runs} WHERE run_id = ANY(%(ids)s::text[])
-RETURNING """ + q.NO_FLUSH + """
-"""
-
 
 #: The saver's runner (see :class:`PostgresRuns`).
 Run = Callable[[str, Callable[[Connection[Any]], Any]], Awaitable[Any]]
@@ -166,6 +55,12 @@ def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) 
 #: Tells the saver's reads that a lease's thread has no version (see
 #: :meth:`~engine.checkpoint.postgres._reads.Reads.blank`).
 Blank = Callable[[Lease], None]
+
+
+def _met(met: bool, mark: ThreadMark) -> None:
+    """Raise :class:`RecordChanged` unless a start found ``mark``'s thread's record as expected."""
+    if not met:
+        raise RecordChanged(f"thread {mark.record.thread_id!r}: its record is not as the run's start expected")
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
@@ -211,8 +106,14 @@ class PostgresRuns:
         if threads is not None:  # the record and its thread's mark in one statement
             mark = sql.SQL(threads.mark_with("EXISTS (SELECT FROM ins)"))
             self._sql["INSERT_MARKED"] = sql.SQL(INSERT_MARKED).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
+            self._sql["INSERT_MARKED_EXPECTED"] = sql.SQL(INSERT_MARKED_EXPECTED).format(
+                mark=mark, threads=sql.SQL(tables["threads"]), **names
+            ).as_string(None)  # type: ignore[arg-type]
             if leases is not None:  # and the lease taken, in the same statement
                 self._sql["TAKING"] = sql.SQL(TAKING).format(mark=mark, **names).as_string(None)  # type: ignore[arg-type]
+                self._sql["TAKING_EXPECTED"] = sql.SQL(TAKING_EXPECTED).format(
+                    mark=mark, threads=sql.SQL(tables["threads"]), **names
+                ).as_string(None)  # type: ignore[arg-type]
 
     def outlined(self, outline: Outline | None) -> PostgresRuns:
         return with_outline(self, outline)
@@ -248,10 +149,13 @@ class PostgresRuns:
         params["first__"], params["last__"], params["data__"] = pack_events(events) if events else (None, None, None)
         if events:
             params["last_seq"] = max(record.last_seq, events[-1][0])
-        name = "INSERT" if mark is None else "INSERT_MARKED"
+        name = "INSERT" if mark is None else "INSERT_MARKED" if mark.expected is None else "INSERT_MARKED_EXPECTED"
         if mark is not None:
             params.update(self._mark_params(mark))
         rows, _ = await self._write("start_run", name, params)
+        if mark is not None and mark.expected is not None:
+            _met(rows[0][-1], mark)
+            rows = [row for row in rows if row[0] is not None]
         if rows:
             return None
         if record.request_id is not None:
@@ -270,8 +174,13 @@ class PostgresRuns:
         params.update(self._mark_params(mark))
         taking = await self.leases.acquire_params(record.thread_id, owner, ttl=ttl)
         params.update({f"l__{k}": v for k, v in taking.items()})
-        rows, _ = await self._write("start_run", "TAKING", params)
-        epoch, inserted, blank, _ = rows[0]
+        if mark.expected is None:
+            rows, _ = await self._write("start_run", "TAKING", params)
+            epoch, inserted, blank, _ = rows[0]
+        else:
+            rows, _ = await self._write("start_run", "TAKING_EXPECTED", params)
+            epoch, inserted, blank, _, met = rows[0]
+            _met(met, mark)  # (unmet: nothing was written, each part needing the lease, which needs ``ok``)
         if epoch is None:
             return None, None
         lease = Lease(taking["thread_id"], owner, int(epoch))
@@ -298,9 +207,13 @@ class PostgresRuns:
         return await self.afinish(run_id, if_attempts, None, (), mark=mark, release=release, versions=versions, **changes)
 
     def _mark_params(self, mark: ThreadMark) -> dict[str, Any]:
-        """``mark``'s parameters in a statement of ours (``t__``-prefixed, see ``PostgresThreads.mark_with``)."""
+        """``mark``'s parameters in a statement of ours (``t__``-prefixed, see ``PostgresThreads.mark_with``;
+        its ``expected``'s ``x__``-prefixed)."""
         assert self.threads is not None  # no_mark() let no mark through otherwise
-        return {f"t__{k}": v for k, v in self.threads.marking(mark)[1].items()}
+        params = {f"t__{k}": v for k, v in self.threads.marking(mark)[1].items()}
+        if mark.expected is not None:
+            params.update(x__key=mark.expected.key, x__holds=Jsonb(mark.expected.holds), x__lacks=Jsonb(mark.expected.lacks))
+        return params
 
     async def afinish(
         self, run_id: str, if_attempts: int, /, record: RunRecord | None, events: Sequence[tuple[int, bytes]],

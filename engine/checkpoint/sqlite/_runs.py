@@ -31,6 +31,9 @@ class _Threads(ThreadStore, Protocol):
     def mark_in(self, cur: Any, mark: ThreadMark) -> None:
         """Write ``mark`` in the transaction of ``cur``."""
 
+    def expect_in(self, cur: Any, mark: ThreadMark) -> None:
+        """Raise ``RecordChanged`` unless the record is as ``mark.expected`` says, in the transaction of ``cur``."""
+
 _COLUMNS = ", ".join(FIELDS)
 _ACTIVE = ", ".join(f"'{s}'" for s in ACTIVE)  # constants of ours, not input
 INSERT = f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join('?' for _ in FIELDS)}) ON CONFLICT DO NOTHING"
@@ -131,6 +134,8 @@ class SqliteRuns:
         record = outlined_record(record, self._outline)
 
         def start(cur: Any) -> RunRecord | None:
+            if mark is not None and self.threads is not None:
+                self.threads.expect_in(cur, mark)  # unmet: raises before anything is written
             if record.request_id is not None:
                 row = cur.execute(FIND, (record.thread_id, record.request_id)).fetchone()
                 if row is not None:

@@ -15,7 +15,7 @@ import json
 from datetime import datetime
 from typing import Any, Sequence
 
-from engine.checkpoint._threads import FIELDS, KEEP, ThreadMark, ThreadQuery, ThreadRecord, expiry, merged
+from engine.checkpoint._threads import FIELDS, KEEP, RecordChanged, ThreadMark, ThreadQuery, ThreadRecord, expiry, merged
 from engine.checkpoint.sqlite._runs import text_of
 from engine.checkpoint.sqlite._tables import FileTables
 
@@ -40,6 +40,8 @@ ORDER BY expires_at, thread_id LIMIT ?
 """
 SWEPT = "UPDATE threads SET expires_at = NULL WHERE thread_id = ? AND updated_at = ?"
 DELETE = "DELETE FROM threads WHERE thread_id = ?"
+# A tenant's records of one caller's thread id (two at most: Expected wants exactly one).
+OF_CALLER = f"SELECT {_COLUMNS} FROM threads WHERE tenant = ? AND caller_thread = ? LIMIT 2"
 
 
 def _row(record: ThreadRecord) -> tuple[Any, ...]:
@@ -189,6 +191,16 @@ class SqliteThreads(FileTables):
     ) -> None:
         mark = ThreadMark(record, at, status, interrupts)
         await self._in("BEGIN IMMEDIATE", lambda cur: self.mark_in(cur, mark))
+
+    @staticmethod
+    def expect_in(cur: Any, mark: ThreadMark) -> None:
+        """Raise :class:`~engine.checkpoint._threads.RecordChanged` unless the thread's record is as
+        ``mark.expected`` says, in the transaction of ``cur`` (a run's start, before it writes)."""
+        if mark.expected is None:
+            return
+        rows = cur.execute(OF_CALLER, (mark.record.tenant, mark.record.caller_thread)).fetchall()
+        if not mark.expected.met_by([_record(r) for r in rows]):
+            raise RecordChanged(f"thread {mark.record.thread_id!r}: its record is not as the run's start expected")
 
     @staticmethod
     def mark_in(cur: Any, mark: ThreadMark) -> None:
