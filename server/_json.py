@@ -168,7 +168,9 @@ def _members(value: dict[Any, Any]) -> str:
         kind = type(member)
         try:  # (what pydantic cannot write is written the encoder's way, which may refuse it)
             if kind is list and member and all(map(_writes_itself, set(map(type, member)))):
-                parts += (":[", ",".join([m.model_dump_json() for m in member]), "]")
+                # One call for the list: each model written by its own serializer, as model_dump_json writes
+                # it, the list's joining in Rust too (a chat's 40 messages: ~half the time of one call each).
+                parts += (":", _pydantic_core().to_json(member).decode())
                 continue
             if _writes_itself(kind):
                 parts += (":", member.model_dump_json())
@@ -182,6 +184,11 @@ def _members(value: dict[Any, Any]) -> str:
 
 #: type -> whether it writes itself (_writes_itself); bounded as _CONVERTERS
 _SELF_WRITING: dict[type, bool] = {}
+
+
+def _pydantic_core() -> Any:
+    """pydantic's core (there whenever a model that writes itself is: see :func:`_writes_itself`)."""
+    return sys.modules["pydantic_core"]
 
 
 def _reject_constant(name: str) -> Any:

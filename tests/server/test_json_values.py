@@ -98,6 +98,19 @@ def test_a_langchain_message_is_its_json_dump() -> None:
     assert encode({"messages": messages}) == text
 
 
+def test_a_list_of_messages_is_written_as_each_messages_own_json_dump() -> None:
+    """A list of models that write themselves is written in one call (pydantic_core.to_json): the same
+    text, byte for byte, as each one's model_dump_json joined (non-finite floats, bytes, text beyond ASCII)."""
+    messages = [
+        HumanMessage("héllo ✓ \u2028 \"q\"", id="h1"),
+        AIMessage("", tool_calls=[{"name": "f", "args": {"x": 1.5}, "id": "c1"}], id="a1",
+                  additional_kwargs={"nan": float("nan"), "inf": float("-inf"), "big": 10**30, "raw": b"\x00b"}),
+        AIMessage("x", response_metadata={"t": 1e20, "z": -0.0}, id="a2"),
+    ]  # fmt: skip
+    text = encode({"messages": messages, "n": 1})
+    assert text == '{"messages":[' + ",".join(m.model_dump_json() for m in messages) + '],"n":1}'
+
+
 class _OwnDump(BaseModel):
     """A model whose class writes itself its own way: model_dump_json would not follow it."""
 
