@@ -113,16 +113,13 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     assistant), which clients search threads by: LangChain's agent-chat-ui lists an assistant's
     threads with ``threads.search(metadata={"assistant_id": ...})``."""
     thread_id = run.request.thread_id
-    named = run.request.assistant_id
     try:
         thread: pb.ThreadInfo | None = await thread_of(service, thread_id)
     except HttpError as e:
         if e.status != 404 or run.if_not_exists == "reject":
             raise
         thread = None
-    # A graph's name is its default assistant, which runs that graph: no need to read it.
-    runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
-    labels = {"graph_id": runs, "assistant_id": default_assistant_id(named) if named in service.graphs else named}
+    runs, labels = await _labels(service, run)
     if thread is None:  # as LangGraph's: the run's metadata too (config.metadata and metadata, as the run record has them)
         given = json.loads(run.request.config.metadata_json) if run.request.config.metadata_json else {}
         made = pb.CreateThreadRequest(
@@ -185,13 +182,19 @@ async def expected_of(service: GraphService, run: RunBody) -> Expected | None:
     the run replaces one running on the thread (cancelled first: that waits for the thread to be checked)."""
     if run.request.multitask_strategy in _REPLACING:
         return None
-    named = run.request.assistant_id
     try:
-        runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
+        runs, labels = await _labels(service, run)
     except (HttpError, RpcError):
         return None
-    labels = {"graph_id": runs, "assistant_id": default_assistant_id(named) if named in service.graphs else named}
     return Expected(thread_key(runs, run.request.thread_id), holds=labels, lacks={UNBOUND: True})
+
+
+async def _labels(service: GraphService, run: RunBody) -> tuple[str, dict[str, Any]]:
+    """The graph ``run``'s assistant runs, and what its thread's metadata names it by (``graph_id`` and
+    ``assistant_id``: a graph's name stands for its default assistant, which runs that graph unread)."""
+    named = run.request.assistant_id
+    runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
+    return runs, {"graph_id": runs, "assistant_id": default_assistant_id(named) if named in service.graphs else named}
 
 
 def metadata_of(thread: pb.ThreadInfo) -> dict[str, Any]:
