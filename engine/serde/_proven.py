@@ -22,9 +22,11 @@ pydantic models without aliases, private attributes, ``model_post_init`` or
 mutable defaults other than factories; and not under a serializer with a
 codec (a cipher's): its payloads' plain text is not kept past the read.
 
-Bounded: the remembered payloads' bytes are at most :data:`MAX_BYTES`
-with ~64 bytes each for the set's own
-keeping (past that the set is emptied and fills again).
+Each remembered payload maps to its class's rebuilder, so a decode of those
+bytes goes straight to it (``Serializer._ext_hook``), with no look-up of
+the class by name. Bounded: the remembered payloads' bytes are at most
+:data:`MAX_BYTES` with ~64 bytes each for the map's own keeping (past that
+the map is emptied and fills again).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ __all__ = ["MAX_BYTES", "Proven", "Rebuilder", "proves", "rebuilder_of"]
 
 #: what a serializer's remembered payloads may take: their bytes and :data:`_ENTRY` each
 MAX_BYTES = 8 << 20
-_ENTRY = 64  # a set slot and a bytes object's header
+_ENTRY = 64  # a map slot and a bytes object's header
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
 _MISSING: Any = object()
 _new = object.__new__
@@ -193,17 +195,21 @@ class Proven:
     __slots__ = ("_payloads", "_bytes", "_max")
 
     def __init__(self, max_bytes: int = MAX_BYTES) -> None:
-        self._payloads: set[bytes] = set()
+        self._payloads: dict[bytes, Rebuilder] = {}
         self._bytes = 0
         self._max = max_bytes
 
     def __contains__(self, payload: bytes) -> bool:
         return payload in self._payloads
 
-    def add(self, payload: bytes) -> None:
+    def get(self, payload: bytes) -> Rebuilder | None:
+        """The rebuilder of ``payload``'s class, when those bytes were proven; else None."""
+        return self._payloads.get(payload)
+
+    def add(self, payload: bytes, rebuild: Rebuilder) -> None:
         size = len(payload) + _ENTRY
-        if self._bytes + size > self._max:  # emptied, not trimmed: a set keeps no order
-            self._payloads = set()
+        if self._bytes + size > self._max:  # emptied, not trimmed: a map kept whole is cheaper than an order
+            self._payloads = {}
             self._bytes = 0
-        self._payloads.add(payload)
+        self._payloads[payload] = rebuild
         self._bytes += size

@@ -383,6 +383,9 @@ class Serializer:
 
     def _ext_hook(self, code: int, payload: bytes) -> Any:
         if code == Code.REGISTERED:
+            rebuild = self._proven.get(payload)
+            if rebuild is not None:  # bytes that validated to exactly their fields: its class's rebuild (_load_registered)
+                return rebuild(self._unpack_nested(payload)[1])
             return self._load_registered(payload)
         decode = DECODERS.get(code)
         if decode is None:
@@ -416,8 +419,6 @@ class Serializer:
         rebuild = self._rebuilders.get(name, _UNSET)
         if rebuild is _UNSET:
             rebuild = self._rebuilders[name] = _langchain_rebuilder(name, entry) if self._codec is None else None
-        if rebuild is not None and payload in self._proven:  # these bytes validated to exactly their fields
-            return rebuild(data)  # (not None: it rebuilt the same bytes' fields when they were proven)
         try:
             value = entry.load(data)
         except Exception as exc:  # a registered class rejecting stored data
@@ -425,7 +426,7 @@ class Serializer:
         if rebuild is not None and payload not in self._proven:
             fresh = self._unpack_nested(payload)  # the fields as stored: a validator may have changed ``data``
             if proves(value, rebuild(fresh[1])):
-                self._proven.add(bytes(payload))
+                self._proven.add(bytes(payload), rebuild)
         return value
 
 

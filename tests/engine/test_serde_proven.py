@@ -92,10 +92,12 @@ def test_bytes_validation_refuses_fail_at_every_read() -> None:
 
 def test_the_remembered_payloads_are_bounded() -> None:
     proven = Proven(max_bytes=1000)
+    rebuild: Any = object()  # (a stand-in: only kept and given back)
     for i in range(100):
-        proven.add(b"x" * 100 + bytes([i]))
+        proven.add(b"x" * 100 + bytes([i]), rebuild)
     assert len(proven._payloads) < 10
-    assert b"x" * 100 + bytes([99]) in proven
+    assert b"x" * 100 + bytes([99]) in proven and proven.get(b"x" * 100 + bytes([99])) is rebuild
+    assert proven.get(b"x" * 100 + bytes([0])) is None
 
 
 class _Xor:
