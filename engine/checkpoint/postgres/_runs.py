@@ -12,7 +12,7 @@ unflushed record loses nothing a version depends on.
 Which runs are orphans is the database's to say, by the lease: an active
 run whose thread's live lease is not the one it ran under (its
 replica and epoch), because that replica's session ended or its lease lapsed
-(:data:`ORPHANS`).
+(``_run_queries.ORPHANS``; the statements are in that module).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ Run = Callable[[str, Callable[[Connection[Any]], Any]], Awaitable[Any]]
 
 
 def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) -> dict[str, Any]:
-    """:data:`ADD_ONE_EACH`'s parameters: every event of ``batches``."""
+    """``ADD_ONE_EACH``'s parameters: every event of ``batches``."""
     rows = [(r.run_id, seq, r.thread_id, data) for r, events in batches for seq, data in events]
     return {"run_ids": [x[0] for x in rows], "seqs": [x[1] for x in rows], "thread_ids": [x[2] for x in rows], "datas": [x[3] for x in rows]}
 
