@@ -103,7 +103,7 @@ def graph_for_new(svc: GraphService, metadata: dict[str, Any] | None) -> tuple[s
     return graphs[0], len(graphs) == 1
 
 
-async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
+async def check_run_thread(service: GraphService, run: RunBody, expected: Expected | None = None) -> str | None:
     """A run on a thread: the thread, if it exists, is of the assistant's graph (a graphwire thread
     belongs to one); one that does not is 404 (LangGraph's default), or made here, for the run, when
     ``if_not_exists`` is "create". Returns the thread's graph (None: the thread was not there).
@@ -111,7 +111,8 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
     As LangGraph's server, the thread then records in its metadata the graph and the assistant its
     latest run was made with (``graph_id``, ``assistant_id``: a graph's name stands for its default
     assistant), which clients search threads by: LangChain's agent-chat-ui lists an assistant's
-    threads with ``threads.search(metadata={"assistant_id": ...})``."""
+    threads with ``threads.search(metadata={"assistant_id": ...})``. ``expected``: :func:`expected_of`'s for
+    this run, whose labels are taken as they are (its assistant is not resolved again)."""
     thread_id = run.request.thread_id
     try:
         thread: pb.ThreadInfo | None = await thread_of(service, thread_id)
@@ -119,7 +120,7 @@ async def check_run_thread(service: GraphService, run: RunBody) -> str | None:
         if e.status != 404 or run.if_not_exists == "reject":
             raise
         thread = None
-    runs, labels = await _labels(service, run)
+    runs, labels = (expected.holds["graph_id"], dict(expected.holds)) if expected is not None else await _labels(service, run)
     if thread is None:  # as LangGraph's: the run's metadata too (config.metadata and metadata, as the run record has them)
         given = json.loads(run.request.config.metadata_json) if run.request.config.metadata_json else {}
         made = pb.CreateThreadRequest(

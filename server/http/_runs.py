@@ -93,14 +93,14 @@ async def _start(
     seen: SeenThreads = request.app.state.seen_threads
     expected = await expected_of(service, run)  # of the thread's record: checked by the run's start, in its write
     if expected is None or expected.key not in seen:
-        await check_run_thread(service, run)  # a thread this process did not run lately: read and checked first
+        await check_run_thread(service, run, expected)  # a thread this process did not run lately: read and checked first
         started = await _started(service, run, request, None)
     else:
         try:
             started = await _started(service, run, request, expected)
         except RecordChanged:  # nothing was written: the thread is checked (made, bound, labelled or refused), and again
             seen.discard(expected.key)
-            await check_run_thread(service, run)
+            await check_run_thread(service, run, expected)
             started = await _started(service, run, request, None)
     if expected is not None:
         seen.add(expected.key)
