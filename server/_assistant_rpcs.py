@@ -52,7 +52,7 @@ _SORT = {
     pb.ASSISTANT_SORT_BY_NAME: "name", pb.ASSISTANT_SORT_BY_CREATED_AT: "created_at", pb.ASSISTANT_SORT_BY_UPDATED_AT: "updated_at",
 }  # fmt: skip
 #: The keys of an assistant's config, as LangGraph's: what graphwire applies to a run.
-CONFIG_KEYS = ("configurable", "recursion_limit")
+CONFIG_KEYS = ("configurable", "recursion_limit", "tags")
 
 
 def _tenant() -> str:
@@ -75,7 +75,7 @@ def _object(text: str, field: str) -> dict[str, Any]:
 
 
 def check_config(text: str, field: str = "config_json") -> dict[str, Any]:
-    """An assistant's config: only the keys graphwire applies to a run, each of its kind."""
+    """An assistant's config: only the keys graphwire applies to a run (:data:`CONFIG_KEYS`), each of its kind."""
     found = _object(text, field)
     for key in found:
         if key not in CONFIG_KEYS:
@@ -87,6 +87,9 @@ def check_config(text: str, field: str = "config_json") -> dict[str, Any]:
     limit = found.get("recursion_limit")
     if "recursion_limit" in found and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise req.bad(f"{field}.recursion_limit", "must be an integer of at least 1")
+    tags = found.get("tags")
+    if "tags" in found and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
+        raise req.bad(f"{field}.tags", "must be a list of strings")
     return found
 
 
@@ -301,6 +304,8 @@ class AssistantRpcs:
                 rc.context_json = json.dumps({**found.context, **(given or {})})
         if "recursion_limit" in found.config and not rc.HasField("recursion_limit"):
             rc.recursion_limit = found.config["recursion_limit"]
+        if found.config.get("tags") and not rc.tags:  # as LangGraph's server: the run's own tags, if any, replace them
+            rc.tags.extend(found.config["tags"])
         meta = decode_json(rc.metadata_json, "config.metadata_json", default={})
         if isinstance(meta, dict):
             rc.metadata_json = json.dumps({"assistant_id": found.assistant_id, **meta})

@@ -83,8 +83,8 @@ def test_refused_bodies_name_the_field(served: ServerProcess) -> None:
         client.http.post("/assistants", json={})
     assert missing.value.body == {"detail": "body.graph_id: required"}
     with pytest.raises(UnprocessableEntityError) as checked:  # the gRPC side's own check, same words
-        client.assistants.create("chain3", config={"tags": ["x"]})
-    assert "config_json.tags" in checked.value.body["detail"]
+        client.assistants.create("chain3", config={"callbacks": ["x"]})
+    assert "config_json.callbacks" in checked.value.body["detail"]
     with pytest.raises(UnprocessableEntityError) as named:  # a graph's name names its default assistant
         client.assistants.create("chain3", assistant_id="chain3")
     assert "is a graph's name" in named.value.body["detail"]

@@ -85,8 +85,8 @@ def test_bad_requests_say_which_field(lg: ServerProcess) -> None:
     with lg.client() as client:
         with pytest.raises(NotFound, match="unknown graph 'nope'"):
             client.assistants.create("nope")
-        with pytest.raises(InvalidArgument, match=r"config_json\.tags"):
-            client.assistants.create("gated", {"tags": ["x"]})
+        with pytest.raises(InvalidArgument, match=r"config_json\.callbacks"):
+            client.assistants.create("gated", {"callbacks": ["x"]})
         with pytest.raises(InvalidArgument, match=r"config_json\.configurable\.thread_id"):
             client.assistants.create("gated", {"configurable": {"thread_id": "t"}})
         with pytest.raises(InvalidArgument, match=r"config_json\.recursion_limit"):

@@ -135,8 +135,8 @@ def test_tenants_see_their_own_and_may_not_change_the_shared_defaults(cli: Any) 
 def test_bad_input_says_what_is_wrong(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = cli("create", "nope")
     assert code == 1 and "NOT_FOUND: graph: unknown graph 'nope'" in err
-    code, _, err = cli("create", "questions", "--config", '{"tags": ["x"]}')
-    assert code == 1 and "INVALID_ARGUMENT: config_json.tags" in err
+    code, _, err = cli("create", "questions", "--config", '{"callbacks": ["x"]}')
+    assert code == 1 and "INVALID_ARGUMENT: config_json.callbacks" in err
     code, _, err = cli("update", "whatever")
     assert code == 2 and "give what to change" in err
     for text, why in (("{nope", "not JSON"), ("[1]", "must be a JSON object, not list")):

@@ -6652,8 +6652,9 @@ type Assistant struct {
 	// Its description, if it has one.
 	Description *string `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
 	// Its config, a JSON object of LangGraph's shape: `configurable` (a JSON
-	// object, as `RunConfig.configurable_json`) and `recursion_limit` (a
-	// positive integer), each optional. `{}`: none.
+	// object, as `RunConfig.configurable_json`), `recursion_limit` (a
+	// positive integer) and `tags` (strings: a run's `RunConfig.tags` when
+	// the call gives none), each optional. `{}`: none.
 	ConfigJson string `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
 	// Its context, a JSON object (as `RunConfig.context_json`). `{}`: none.
 	ContextJson string `protobuf:"bytes,6,opt,name=context_json,json=contextJson,proto3" json:"context_json,omitempty"`

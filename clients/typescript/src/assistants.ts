@@ -24,7 +24,7 @@ export type AssistantSortBy = "assistant_id" | "graph" | "graph_id" | "name" | "
 
 /** What `create` sets. */
 export interface CreateAssistantParams {
-  /** Its config: `configurable` and `recursion_limit`; other keys are `InvalidArgumentError`. */
+  /** Its config: `configurable`, `recursion_limit` and `tags`; other keys are `InvalidArgumentError`. */
   config?: AssistantConfig | undefined;
   /** Its context, as a run's `context`. */
   context?: Record<string, unknown> | undefined;

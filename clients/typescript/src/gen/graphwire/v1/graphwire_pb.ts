@@ -3411,8 +3411,9 @@ export type Assistant = Message<"graphwire.v1.Assistant"> & {
 
   /**
    * Its config, a JSON object of LangGraph's shape: `configurable` (a JSON
-   * object, as `RunConfig.configurable_json`) and `recursion_limit` (a
-   * positive integer), each optional. `{}`: none.
+   * object, as `RunConfig.configurable_json`), `recursion_limit` (a
+   * positive integer) and `tags` (strings: a run's `RunConfig.tags` when
+   * the call gives none), each optional. `{}`: none.
    *
    * @generated from field: string config_json = 5;
    */
