@@ -92,6 +92,10 @@ class RunCall:
     as_node: str | None = None
     #: What it asks of a busy or waiting thread (multitask strategy, chat-safe checks).
     turn: Turn = Turn()
+    #: A call through LangGraph's HTTP API: a Command's answer (a Resume's too) runs as LangGraph's
+    #: ``Command(resume=...)`` does, with no interrupt pending the thread going on (see
+    #: :func:`server._starts.prepare`).
+    langgraph_api: bool = False
 
     def on_newest(self) -> dict[str, Any]:
         """Its config on the thread's newest version (a continued run going on from its own)."""

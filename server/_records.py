@@ -162,10 +162,13 @@ def call_json(request: Any) -> str:
 @dataclass(frozen=True, slots=True)
 class Call:
     """A call that starts a run, as its record keeps it. ``expected``: what a caller in this process
-    (LangGraph's HTTP API) expects of the thread's record, checked by the run's start (not kept)."""
+    (LangGraph's HTTP API) expects of the thread's record, checked by the run's start (not kept).
+    ``keeps_request``: the record keeps the request even when the run is never run again (LangGraph's
+    HTTP API shows a run's assistant, metadata, strategy and arguments from it)."""
 
     request: Any
     expected: Expected | None = None
+    keeps_request: bool = False
 
     @property
     def name(self) -> str:
@@ -237,8 +240,9 @@ class Records:
         return RunRecord(
             run_id, key, graph, thread_id, call.name, "RUNNING", self.replica, now(),
             request_id=call.request_id, fingerprint=fingerprint(r) if call.request_id else None,
-            # the call as it can be run again: only a retried or continued run ever is
-            request=r.SerializeToString(deterministic=True) if call.keeps_events else b"", call_json=call_json(r), epoch=epoch,
+            # the call as it can be run again (only a retried or continued run ever is), or shown (keeps_request)
+            request=r.SerializeToString(deterministic=True) if call.keeps_events or call.keeps_request else b"",
+            call_json=call_json(r), epoch=epoch,
             durable=call.continues, keeps_events=call.keeps_events,
             on_disconnect=int(getattr(r, "on_disconnect", 0)), background=bool(getattr(r, "background", False)),
         )  # fmt: skip

@@ -58,11 +58,16 @@ class CallContext(grpc.aio.ServicerContext[Any, pb.RunEvent]):
         expected_thread: what the run's start may take as its thread's record, checked in the
             start's own write (:class:`~engine.checkpoint._threads.Expected`; see
             ``server._stream.Streams.serve``); a gRPC call has none.
+        langgraph_api: the call comes through LangGraph's HTTP API, and runs as LangGraph's server
+            runs it: a Resume's answer is LangGraph's ``Command(resume=...)`` (with no interrupt
+            pending the thread goes on, where a gRPC Resume is refused), and the run's record keeps
+            the request (a ``Run`` object shows its assistant, metadata, strategy and arguments).
     """
 
-    def __init__(self, metadata: _Metadata = (), expected_thread: Expected | None = None) -> None:
+    def __init__(self, metadata: _Metadata = (), expected_thread: Expected | None = None, langgraph_api: bool = False) -> None:
         self._metadata = tuple(metadata)
         self.expected_thread = expected_thread
+        self.langgraph_api = langgraph_api
         self._queue: asyncio.Queue[tuple[pb.RunEvent, asyncio.Future[None]] | None] = asyncio.Queue()
         self.initial_metadata: tuple[tuple[str, str | bytes], ...] = ()
         self.trailing_metadata: tuple[tuple[str, str | bytes], ...] = ()
@@ -138,10 +143,10 @@ class CallContext(grpc.aio.ServicerContext[Any, pb.RunEvent]):
 
 async def _drive(
     handler: Callable[[CallContext], Coroutine[Any, Any, None]], disconnected: asyncio.Event | None, metadata: _Metadata,
-    expected_thread: Expected | None = None,
+    expected_thread: Expected | None = None, langgraph_api: bool = False,
 ) -> AsyncIterator[pb.RunEvent]:
     """Run ``handler`` in a task of its own, yielding what it writes; cancel it when the caller leaves."""
-    context = CallContext(metadata, expected_thread)
+    context = CallContext(metadata, expected_thread, langgraph_api)
     loop = asyncio.get_running_loop()
     call: asyncio.Task[None] = loop.create_task(handler(context))  # a copy of this context: the caller's tenant
     call.add_done_callback(lambda _: context.end())
@@ -171,7 +176,7 @@ async def _drive(
 
 def run_events(
     service: GraphService, request: RunRequest, *, disconnected: asyncio.Event | None = None, metadata: _Metadata = (),
-    expected_thread: Expected | None = None,
+    expected_thread: Expected | None = None, langgraph_api: bool = False,
 ) -> AsyncIterator[pb.RunEvent]:
     """The events of an Invoke, Resume or Fork ``request``, as its gRPC stream sends them.
 
@@ -181,8 +186,9 @@ def run_events(
     read here; the caller enters its trace context itself).
     ``expected_thread``: see :class:`CallContext`; unmet, the events raise
     :class:`~engine.checkpoint._threads.RecordChanged` before the first (nothing was written).
+    ``langgraph_api``: see :class:`CallContext`.
     """
-    return _drive(lambda context: service.run_rpcs.serve(request, context), disconnected, metadata, expected_thread)
+    return _drive(lambda context: service.run_rpcs.serve(request, context), disconnected, metadata, expected_thread, langgraph_api)
 
 
 def join_events(

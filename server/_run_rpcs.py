@@ -63,6 +63,8 @@ class RunRpcs:
     async def serve(self, request: RunRequest, context: grpc.aio.ServicerContext) -> None:
         """Run ``request``'s graph; its events are written to ``context`` (see :mod:`server._stream`)."""
         run = self.parse.run(await self.resolve(request))
+        if getattr(context, "langgraph_api", False):  # as LangGraph's server runs it (server._run_api.CallContext)
+            run = dataclasses.replace(run, call=dataclasses.replace(run.call, keeps_request=True), langgraph_api=True)
         call = run.call
         expected = getattr(context, "expected_thread", None)  # of the thread's record (server._run_api.CallContext's)
         if expected is not None:

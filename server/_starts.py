@@ -26,6 +26,7 @@ from engine import events as ev
 from engine.checkpoint.base import Lease
 from engine.host import RUN_KEY, Landing, with_callback_events
 from engine.errors import NotFoundError
+from engine.types import Command
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
 from server import _requests as req
@@ -58,7 +59,13 @@ async def _version_exists(run: RunCall) -> None:
 async def prepare(run: RunCall) -> Start:
     """``run``'s start, planned against the thread as it is when the call arrives."""
     graph, config = run.entry.graph, run.config
-    if isinstance(run.request, pb.ResumeRequest):  # what it answers; its run checks it again
+    if isinstance(run.request, pb.ResumeRequest):
+        command = _as_command(run)
+        if command is not None:  # LangGraph's HTTP API: its answer, whatever is pending when it runs
+            if await graph.checkpointer.aget_tuple(config) is None:
+                raise NotFoundError(f"thread {run.thread_id!r} does not exist in graph {run.entry.name!r}")
+            return const(command, config)
+        # what it answers; its run checks it again
         resume = await graph.aplan_resume(config, answers_name="resumes_json", thread_name=run.thread_id, **run.answers)
         return const(resume, config)
     if isinstance(run.request, pb.InvokeRequest):
@@ -80,6 +87,22 @@ async def prepare(run: RunCall) -> Start:
     return start
 
 
+def _as_command(run: RunCall) -> Command[Any] | None:
+    """A Resume through LangGraph's HTTP API, as LangGraph's server runs it: ``Command(resume=...)``.
+
+    Its answer goes to the questions pending when the run holds the thread (by interrupt id, or the
+    first asked), and with none pending the run goes on from the thread's version (a static
+    breakpoint's next nodes run; a finished thread's run runs nothing), where a gRPC Resume is
+    FAILED_PRECONDITION. ``null`` (no answer) stays a Resume: it continues a static breakpoint (LangGraph's
+    ``Command(resume=None)`` fails). None: not such a call."""
+    if not run.langgraph_api:
+        return None
+    if "answers" in run.answers:
+        return Command(resume=run.answers["answers"])
+    answer = run.answers.get("answer")
+    return None if answer is None else Command(resume=answer)
+
+
 def events_of(run: RunCall, start: Start) -> RunEvents:
     """The engine's events of ``run`` from ``start``, given its run id and lease."""
     graph = run.entry.graph
@@ -91,7 +114,9 @@ def events_of(run: RunCall, start: Start) -> RunEvents:
 
         def begun(config: dict[str, Any]) -> AsyncIterator[ev.Event]:
             return graph.aevents(
-                inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id, strict=True,
+                inp, config, kinds=run.engine_kinds, run_id=run_id, lease=lease, thread_name=run.thread_id,
+                # a Command through LangGraph's HTTP API runs as LangGraph's server runs it (_as_command)
+                strict=not (run.langgraph_api and isinstance(inp, Command)),
                 **run.options, **reports,
             )  # fmt: skip
 

@@ -61,7 +61,7 @@ class CronFirer:
             if await queued_behind(self.service, run, cron.thread_id, graph):
                 await ask_later(self.service, run, body, cron.thread_id, checked=True)  # its thread busy: queued, as a run
                 return
-        events = run_events(self.service, run.request)
+        events = run_events(self.service, run.request, langgraph_api=True)
         first = None
         async for e in events:  # a background call ends right after RunStarted
             first = first or e

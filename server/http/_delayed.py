@@ -161,7 +161,7 @@ class DelayedStarter:
             run.request.request_id = f"delayed-{row.run_id}"
             await check_run_thread(self.service, run)
             first = None
-            async for e in run_events(self.service, run.request):  # a background call ends right after RunStarted
+            async for e in run_events(self.service, run.request, langgraph_api=True):  # a background call ends right after RunStarted
                 first = first or e
         except Exception as exc:  # noqa: BLE001 - sorted below: refused (the run's end) or not (tried again)
             code, message = status_for(exc)

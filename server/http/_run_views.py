@@ -28,6 +28,7 @@ _STRATEGY = {
     pb.MULTITASK_STRATEGY_REJECT: "reject", pb.MULTITASK_STRATEGY_ENQUEUE: "enqueue",
     pb.MULTITASK_STRATEGY_INTERRUPT: "interrupt", pb.MULTITASK_STRATEGY_ROLLBACK: "rollback",
 }  # fmt: skip
+_DURABILITY = {pb.DURABILITY_ASYNC: "async", pb.DURABILITY_SYNC: "sync", pb.DURABILITY_EXIT: "exit"}
 _REQUESTS: dict[str, type[Any]] = {"Invoke": pb.InvokeRequest, "Resume": pb.ResumeRequest, "Fork": pb.ForkRequest}
 
 
@@ -53,19 +54,51 @@ def run_json(record: RunRecord) -> dict[str, Any]:
     strategy = getattr(request, "multitask_strategy", 0)
     if not strategy:
         strategy = pb.MULTITASK_STRATEGY_ENQUEUE if getattr(request, "enqueue", False) else pb.MULTITASK_STRATEGY_REJECT
-    metadata: dict[str, Any] = {}
+    metadata: dict[str, Any] = {"graph_id": record.graph}  # as LangGraph's server labels a run
     if request is not None and request.config.metadata_json:
-        metadata = json.loads(request.config.metadata_json)
+        metadata.update(json.loads(request.config.metadata_json))
     out = {
         "run_id": record.run_id, "thread_id": record.caller_thread, "assistant_id": assistant,
         "created_at": _when(record.started_at), "updated_at": _when(record.ended_at or record.started_at),
         "status": status_of(record), "metadata": metadata, "multitask_strategy": _STRATEGY[strategy],
+        "kwargs": _kwargs(request), "langsmith_session_name": None,
     }  # fmt: skip
-    if request is not None and request.config.tags:  # where LangGraph's server keeps a run's tags: its kwargs' config
-        out["kwargs"] = {"config": {"tags": list(request.config.tags)}}
     if record.status in ("CANCELLED", "ROLLED_BACK"):
         out["cancel_reason"] = f"replaced by run {record.replaced_by}" if record.replaced_by else "cancelled"
     return out
+
+
+def _json(text: str) -> Any:
+    return json.loads(text) if text else None
+
+
+def _kwargs(request: Any) -> dict[str, Any] | None:
+    """The run's arguments as LangGraph's ``Run.kwargs`` has them, from the call its record keeps (None: not kept).
+
+    What the call holds: ``input``, ``command`` (a resume's answers, or a Command), ``config``
+    (``configurable``, ``metadata``, ``tags``, ``recursion_limit``, as given with the assistant's),
+    ``context``, ``interrupt_before``/``interrupt_after`` and ``durability``. The stream modes and the
+    webhook are the HTTP call's, not the run's: not there (LangGraph's server keeps them too)."""
+    if request is None:
+        return None
+    rc = request.config
+    config: dict[str, Any] = {"configurable": _json(rc.configurable_json) or {}, "metadata": _json(rc.metadata_json) or {}}
+    if rc.tags:
+        config["tags"] = list(rc.tags)
+    if rc.HasField("recursion_limit"):
+        config["recursion_limit"] = rc.recursion_limit
+    command: Any = None
+    if isinstance(request, pb.ResumeRequest):
+        answers = {k: json.loads(v) for k, v in request.resumes_json.items()}
+        command = {"resume": answers if answers else _json(request.resume_json)}
+    elif isinstance(request, pb.InvokeRequest):
+        command = _json(request.command_json)
+    return {
+        "input": _json(request.input_json) if isinstance(request, pb.InvokeRequest) else None, "command": command,
+        "config": config, "context": _json(rc.context_json) or {},
+        "interrupt_before": list(rc.interrupt_before) or None, "interrupt_after": list(rc.interrupt_after) or None,
+        "durability": _DURABILITY.get(rc.durability),
+    }  # fmt: skip
 
 
 def _interrupts(f: pb.RunFinished) -> list[dict[str, Any]]:

@@ -111,7 +111,7 @@ async def _started(
     service: GraphService, run: RunBody, request: Request, expected: Expected | None
 ) -> tuple[pb.RunEvent, AsyncIterator[pb.RunEvent]]:
     """:func:`_start`'s run, its thread checked or ``expected`` (then :class:`RecordChanged` when unmet)."""
-    events = run_events(service, run.request, expected_thread=expected)
+    events = run_events(service, run.request, expected_thread=expected, langgraph_api=True)
     first: asyncio.Future[pb.RunEvent] = asyncio.ensure_future(anext(events))  # type: ignore[arg-type]
     gone = asyncio.ensure_future(gone_from(request.receive))
     try:

@@ -80,7 +80,8 @@ def shown_metadata(text: str) -> dict[str, Any]:
 
 
 def checkpoint(thread_id: str, checkpoint_id: str | None, ns: str = "") -> dict[str, Any]:
-    return {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id, "checkpoint_map": None}
+    """A version's ``Checkpoint`` (``checkpoint_map``, the versions above a subgraph's, left out as LangGraph's server does)."""
+    return {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
 
 
 def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:

@@ -64,12 +64,26 @@ def test_events_of_a_background_run_are_joined(options_server: ServerProcess, se
     name = served("tagged")
     thread = client.threads.create(graph_id=name)["thread_id"]
     run = client.runs.create(thread, name, input={"label": "bg"}, stream_mode=["events"], config={"tags": ["kept"]})
-    assert run["kwargs"] == {"config": {"tags": ["kept"]}}  # where LangGraph's server keeps a run's tags
+    assert run["kwargs"]["config"]["tags"] == ["kept"]  # where LangGraph's server keeps a run's tags
     parts = list(client.runs.join_stream(thread, run["run_id"], stream_mode="events"))
     events = [p.data for p in parts if p.event == "events"]
     assert events[0]["event"] == "on_chain_start" and events[-1]["event"] == "on_chain_end"
-    assert client.runs.get(thread, run["run_id"])["kwargs"] == {"config": {"tags": ["kept"]}}
+    assert client.runs.get(thread, run["run_id"])["kwargs"]["config"]["tags"] == ["kept"]
     assert client.threads.get_state(thread)["values"]["log"] == [["kept"], "hi bg"]
+
+
+def test_an_assistants_tags_are_a_runs_unless_it_gives_its_own(options_server: ServerProcess, served: Callable[[str], str]) -> None:
+    client = sync_client(options_server)
+    name = served("tagged")
+    bot = client.assistants.create(name, config={"tags": ["bot", "a"]}, name=f"tagged {name}")
+    thread = client.threads.create(graph_id=name)["thread_id"]
+    client.runs.wait(thread, bot["assistant_id"], input={"label": f"a1-{name}"})
+    client.runs.wait(thread, bot["assistant_id"], input={"label": f"a2-{name}"}, config={"tags": ["mine"]})
+    # As LangGraph's server: the assistant's tags when the run gives none; the run's own replace them.
+    assert client.threads.get_state(thread)["values"]["log"] == [["a", "bot"], f"hi a1-{name}", ["mine"], f"hi a2-{name}"]
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        client.assistants.create(name, config={"tags": "bot"})
+    assert refused.value.response.status_code == 422 and "config_json.tags" in refused.value.response.text
 
 
 def test_a_run_without_events_sends_none(options_server: ServerProcess, served: Callable[[str], str]) -> None:

@@ -58,9 +58,9 @@ def tries(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     seen: list[Any] = []
     made_context = CallContext.__init__
 
-    def init(self: CallContext, metadata: Any = (), expected_thread: Any = None) -> None:
+    def init(self: CallContext, metadata: Any = (), expected_thread: Any = None, langgraph_api: bool = False) -> None:
         seen.append(expected_thread)
-        made_context(self, metadata, expected_thread)
+        made_context(self, metadata, expected_thread, langgraph_api)
 
     monkeypatch.setattr(CallContext, "__init__", init)
     return seen

@@ -1,0 +1,106 @@
+"""Runs made through LangGraph's HTTP API run and read back as LangGraph's server has them, through ``langgraph-sdk``.
+
+* ``command={"resume": ...}`` is LangGraph's ``Command(resume=...)``: with no interrupt pending the
+  thread goes on from its version (a static breakpoint's next nodes run; an answer sent twice runs
+  nothing the second time) where graphwire's gRPC Resume is FAILED_PRECONDITION, which stays so.
+* A run's record shows what its call gave (``Run.assistant_id``, ``metadata``, ``multitask_strategy``,
+  ``kwargs``) for every run, not only those that keep their events.
+
+What LangGraph's server answers was observed on ``langgraph dev`` (langgraph-api 0.16.7) with the same
+SDK calls (bench/http_vs_langgraph_dev.py compares whole programs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from langgraph_sdk import get_client
+
+from engine.errors import InvalidResumeError
+from graphwire_proto.v1 import graphwire_pb2 as pb
+from server._run_api import run_events
+from server._tenants import TENANT
+from tests.http._serving import serving
+from tests.http.test_sse import INPUT
+from tests.http.test_runs import in_loop, made
+
+
+@in_loop
+async def test_a_static_breakpoint_goes_on_with_command_resume(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "chain3")
+        paused = await client.runs.wait(thread, "chain3", input={"n": 0}, interrupt_before=["b"])
+        assert paused == {"n": 1, "log": ["a"]}
+        state = await client.threads.get_state(thread)
+        assert state["next"] == ["b"] and state["interrupts"] == []
+        history = await client.threads.get_history(thread)
+        # gRPC's Resume answers an interrupt, and there is none: refused (FAILED_PRECONDITION), nothing written.
+        tenant = TENANT.set("acme")  # the client's token's tenant
+        try:
+            with pytest.raises(InvalidResumeError):
+                async for _ in run_events(served.service, pb.ResumeRequest(graph="chain3", thread_id=thread, resume_json="1")):
+                    pass
+        finally:
+            TENANT.reset(tenant)
+        assert await client.threads.get_history(thread) == history
+        # LangGraph's server runs the Command: the thread goes on from its breakpoint.
+        done = await client.runs.wait(thread, "chain3", command={"resume": 1})
+        assert done == {"n": 3, "log": ["a", "b", "c"]}
+        after = await client.threads.get_history(thread)
+        assert [v["metadata"]["step"] for v in after[: len(after) - len(history)]] == [3, 2]
+        # Sent again (a double click), it runs nothing: the thread's state, as LangGraph's server answers.
+        again = await client.runs.wait(thread, "chain3", command={"resume": 1})
+        assert again == done
+        assert (await client.threads.get_state(thread))["values"] == done
+        runs = await client.runs.list(thread)
+        assert [r["status"] for r in runs] == ["success"] * 3
+
+
+@in_loop
+async def test_an_interrupt_answered_twice_is_answered_once(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "sse")
+        asked = await client.runs.wait(thread, "sse", input=INPUT)
+        (question,) = asked["__interrupt__"]
+        # Two answers at once, by interrupt id: the thread queues the second (LangGraph's default "enqueue").
+        first, second = await asyncio.gather(
+            client.runs.wait(thread, "sse", command={"resume": {question["id"]: "yes"}}),
+            client.runs.wait(thread, "sse", command={"resume": {question["id"]: "no"}}),
+        )
+        # One answer went in; the other found the question answered and ran nothing, answering the same state.
+        assert first == second and "__interrupt__" not in first
+        log = (await client.threads.get_state(thread))["values"]["log"]
+        assert log == first["log"] and log[: len(asked["log"])] == asked["log"]
+        assert [x for x in log if x in ("yes", "no")] in (["yes"], ["no"])
+
+
+@in_loop
+async def test_a_runs_record_shows_its_assistant_metadata_strategy_and_arguments(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        bot = await client.assistants.create("chain3", config={"configurable": {"model": "small"}, "tags": ["bot"]}, name="bot")
+        thread = await made(client, "chain3")
+        await client.runs.wait(
+            thread, bot["assistant_id"], input={"n": 0}, metadata={"user": "ann"}, multitask_strategy="interrupt",
+            config={"configurable": {"temperature": 0}}, interrupt_before=["c"],
+        )  # fmt: skip
+        parts = [p async for p in client.runs.stream(thread, "chain3", command={"resume": "go"}, stream_mode="values")]
+        streamed_id = parts[0].data["run_id"]
+        streamed, waited = await client.runs.list(thread)  # newest first
+        assert streamed["run_id"] == streamed_id
+        assert waited["assistant_id"] == bot["assistant_id"]
+        assert waited["metadata"] == {"graph_id": "chain3", "assistant_id": bot["assistant_id"], "user": "ann"}
+        assert waited["multitask_strategy"] == "interrupt"
+        kwargs = waited["kwargs"]
+        assert kwargs["input"] == {"n": 0} and kwargs["command"] is None
+        assert kwargs["config"]["configurable"] == {"model": "small", "temperature": 0}  # the assistant's with the call's
+        assert kwargs["config"]["tags"] == ["bot"] and kwargs["interrupt_before"] == ["c"]
+        assert await client.runs.get(thread, waited["run_id"]) == waited
+        # The graph's name stands for its default assistant; LangGraph's default strategy is "enqueue".
+        assert streamed["assistant_id"] == (await client.assistants.search(graph_id="chain3", metadata={"created_by": "system"}))[0]["assistant_id"]
+        assert (streamed["multitask_strategy"], streamed["kwargs"]["command"], streamed["kwargs"]["input"]) == ("enqueue", {"resume": "go"}, None)
+        assert streamed["metadata"]["graph_id"] == "chain3" and streamed["langsmith_session_name"] is None
