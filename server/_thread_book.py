@@ -116,9 +116,13 @@ class ThreadBook:
         except Exception:  # noqa: BLE001 - see the doc
             log.exception("thread %r: its record could not be marked %s after run %s", record.thread_id, mark.status, record.run_id)
 
-    async def touched(self, graph: str, key: str) -> None:
-        """A version of the thread was written outside a run (UpdateState)."""
-        await self.store.amark(self.template(graph, key), now())
+    async def touched(self, graph: str, key: str, state: pb.StateSnapshot) -> None:
+        """A version of the thread was written outside a run (UpdateState), its newest now ``state``: as
+        LangGraph's server marks the thread then, "interrupted" (with ``state``'s pending interrupts)
+        when nodes are due, else "idle"."""
+        status = "interrupted" if state.next else "idle"
+        pending = pb.ThreadInfo(interrupts=state.interrupts).SerializeToString() if state.next and state.interrupts else b""
+        await self.store.amark(self.template(graph, key), now(), status=status, interrupts=pending)
 
     async def forget(self, key: str) -> None:
         """Thread ``key`` was deleted: its record goes with it (a SQL saver's row went with the thread's)."""

@@ -115,9 +115,10 @@ class ThreadRpcs:
                 await self.records.store.aupdate(
                     record.run_id, record.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=state.config["configurable"]["checkpoint_id"]
                 )
+            snapshot = conv.snapshot(state)
             if self.threads is not None:  # thread record hook (issue 33)
-                await self.threads.touched(entry.name, key)
-        return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint)
+                await self.threads.touched(entry.name, key, snapshot)
+        return pb.UpdateStateResponse(checkpoint=snapshot.checkpoint)
 
     async def _update_once(
         self, entry: GraphEntry, thread_id: str, call: Call, handle: RunHandle

@@ -26,6 +26,7 @@ a run on it must name an assistant of that graph.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -153,6 +154,8 @@ async def _frames(
         if first is not None and not after:
             yield shaper.metadata(first.run_id, attempt).encode()
         if first is not None:
+            if not after and shaper.wants_start(first):
+                shaper.start_values(await _start_values(service, first))
             for f in shaper.frames(first):
                 yield f.encode()
         async for e in events:
@@ -162,6 +165,8 @@ async def _frames(
                     yield shaper.metadata(e.run_id, attempt).encode()
             if e.seq <= after:
                 continue  # the caller has it (a run's end is sent again whatever after_seq says)
+            if not after and shaper.wants_start(e):
+                shaper.start_values(await _start_values(service, e))
             for f in shaper.frames(e):
                 yield f.encode()
         yield shaper.end().encode()
@@ -172,6 +177,13 @@ async def _frames(
         await events.aclose()  # type: ignore[attr-defined]  # a caller that left: as a gRPC caller's disconnect
         if forget and started is not None and started.HasField("run_started"):
             await _forget(service, started)
+
+
+async def _start_values(service: GraphService, started: pb.RunEvent) -> Any:
+    """The values of the version a run starts from (its RunStarted ``started`` names it)."""
+    r = started.run_started
+    state = await service.thread_rpcs.GetState(pb.GetStateRequest(graph=r.graph, thread_id=r.thread_id, checkpoint_id=r.checkpoint_id), CallContext())
+    return json.loads(state.values_json) if state.values_json else {}
 
 
 async def _stream(request: Request, thread_id: str | None) -> Response:
@@ -287,7 +299,8 @@ async def _background(service: GraphService, request: Request, body: Any, thread
         task = asyncio.get_running_loop().create_task(_forget_after(service, record, first))
         cleanups.add(task)  # held until done, so the loop keeps it
         task.add_done_callback(cleanups.discard)
-    return run_json(record)
+    # The run as it was made, as LangGraph's server answers a create ("pending"; its run may have ended since).
+    return {**run_json(record), "status": "pending", "updated_at": record.started_at.isoformat()}
 
 
 async def _forget_after(service: GraphService, record: RunRecord, first: pb.RunEvent) -> None:

@@ -125,6 +125,16 @@ class SseShaper:
         self._tasks: dict[str, pb.TaskStarted] = {}  # the graph's own running tasks (messages modes, no subgraphs)
         self._held: dict[str, dict[Any, dict[str, Any]]] = {}  # task id -> its subgraph's messages: id -> metadata
 
+    def wants_start(self, e: pb.RunEvent) -> bool:
+        """Whether the values of the version run ``e`` starts from are wanted (``checkpoints`` and ``debug``
+        show them as the values of the version a run's input saves): :meth:`start_values` then."""
+        return self._versions is not None and e.HasField("run_started") and bool(e.run_started.checkpoint_id)
+
+    def start_values(self, values: Any) -> None:
+        """The values of the thread's version the run starts from (see :meth:`wants_start`)."""
+        if self._versions is not None:
+            self._versions.start_values(values)
+
     @staticmethod
     def metadata(run_id: str, attempt: int = 1) -> Frame:
         """The stream's first frame."""
@@ -225,8 +235,8 @@ class SseShaper:
         else:
             out.append(("messages/metadata", encode({ident: {"metadata": meta}})))
         self._messages[ident] = message
-        shown = message if partial else _whole(message)
-        return [*out, ("messages/partial" if partial else "messages/complete", encode([shown]))]
+        # As LangGraph's server: the message so far in its whole form (an AIMessageChunk as an "ai" message).
+        return [*out, ("messages/partial" if partial else "messages/complete", encode([_whole(message)]))]
 
     # -- a subgraph's messages, without stream_subgraphs --------------------------------------
     def _hold(self, e: pb.RunEvent) -> None:
@@ -296,13 +306,14 @@ def _loads(text: str) -> Any:
 
 
 def _metadata(text: str, run_id: str) -> dict[str, Any]:
-    """A chunk's metadata as LangGraph's server gives it: the run's id under ``run_id``, not graphwire's key."""
+    """A chunk's metadata as LangGraph's server gives it: the run's id under ``run_id`` (every chunk's, as
+    the run's config metadata carries it there), not graphwire's key."""
     meta = json.loads(text) if text else {}
     if not isinstance(meta, dict):
-        return {}
+        return {"run_id": run_id}
     if RUN_KEY in meta:
         meta = {k: v for k, v in meta.items() if k != RUN_KEY}
-        meta.setdefault("run_id", run_id)
+    meta.setdefault("run_id", run_id)
     return meta
 
 
@@ -317,7 +328,8 @@ def _message(chunk: Any) -> Any:
 
 
 def _whole(message: Any) -> Any:
-    """A message chunk as its whole message (``messages/complete``), as LangChain turns one."""
+    """A message chunk as its whole message, as LangChain turns one (``messages_chunk_to_message``: its
+    whole type, without ``tool_call_chunks`` and ``chunk_position``)."""
     lc = langchain_messages()
     if lc is not None and isinstance(message, lc.BaseMessageChunk):
         return lc.message_chunk_to_message(message)

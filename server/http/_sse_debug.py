@@ -11,12 +11,16 @@ a version's frame is held until the next event of its namespace that is not
 its own (the step's start, or the run's end) and sent then, before that
 event's frames, which is where LangGraph sends it.
 
+The values of a version saved with a run's new input (``source`` "input") are
+the last values the stream saw before it; at a run's start, the thread's state
+before the input, as LangGraph shows it (read by the run routes when the run
+starts: :meth:`CheckpointFrames.start_values`).
+
 What differs from the Agent Server: a version's ``metadata`` is ``{source,
 step, parents}`` (the server's own keys, the run's metadata, are not in the
-events); the values of a version saved with a run's new input (``source``
-"input") are the last values the stream saw before it, ``{}`` at a run's
-start (LangGraph shows the thread's state before the input); a task's
-``timestamp`` is when the frame was made (a version's is its ``created_at``).
+events), and ``debug``'s has no ``checkpoint`` and ``parent_checkpoint``; a
+task's ``timestamp`` is when the frame was made (a version's is its
+``created_at``).
 
 Pure but for the clock.
 """
@@ -47,6 +51,11 @@ class CheckpointFrames:
         self.thread_id, self.checkpoints, self.debug = thread_id, checkpoints, debug
         self._values: dict[tuple[str, ...], Any] = {}  # namespace -> its last values
         self._held: dict[tuple[str, ...], pb.CheckpointRef] = {}  # namespace -> its version not sent yet
+
+    def start_values(self, values: Any) -> None:
+        """The graph's values when the run began (the thread's version it starts from): the values of the
+        version its input saves, unless the stream saw values since."""
+        self._values.setdefault((), values)
 
     def before(self, e: pb.RunEvent) -> list[tuple[str, Any]]:
         """The frames due before ``e``'s own (a held version), and ``e`` noted."""

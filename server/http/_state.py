@@ -99,7 +99,9 @@ async def update_state(thread_id: str, body: UpdateState, request: Request) -> d
     if cid is not None:
         message.checkpoint_id = cid
     done = await call(svc.thread_rpcs.UpdateState, message)
-    return {"checkpoint": shape.checkpoint(thread_id, done.checkpoint.checkpoint_id)}
+    made = shape.checkpoint(thread_id, done.checkpoint.checkpoint_id)
+    # As LangGraph's server answers: the version, also as a config's configurable and by its id alone.
+    return {"checkpoint": made, "configurable": dict(made), "checkpoint_id": made["checkpoint_id"]}
 
 
 async def _history(request: Request, thread_id: str, limit: int, before: str | None, metadata: dict[str, Any] | None, ns: str) -> list[dict[str, Any]]:

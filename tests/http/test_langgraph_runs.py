@@ -104,3 +104,31 @@ async def test_a_runs_record_shows_its_assistant_metadata_strategy_and_arguments
         assert streamed["assistant_id"] == (await client.assistants.search(graph_id="chain3", metadata={"created_by": "system"}))[0]["assistant_id"]
         assert (streamed["multitask_strategy"], streamed["kwargs"]["command"], streamed["kwargs"]["input"]) == ("enqueue", {"resume": "go"}, None)
         assert streamed["metadata"]["graph_id"] == "chain3" and streamed["langsmith_session_name"] is None
+
+
+@in_loop
+async def test_a_later_turns_input_version_shows_the_threads_state(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "chain3")
+        before = await client.runs.wait(thread, "chain3", input={"n": 0})
+        for mode in ("checkpoints", "debug"):
+            parts = [p async for p in client.runs.stream(thread, "chain3", input={"n": 10}, stream_mode=mode)]
+            versions = [p.data if mode == "checkpoints" else p.data["payload"] for p in parts
+                        if p.event == mode and (mode == "checkpoints" or p.data["type"] == "checkpoint")]  # fmt: skip
+            # As LangGraph shows it: the version the input made holds the thread's state before the input.
+            assert versions[0]["metadata"]["source"] == "input" and versions[0]["values"] == before
+            assert versions[1]["values"]["n"] == 10
+            before = versions[-1]["values"]
+
+
+@in_loop
+async def test_a_background_run_is_answered_as_made(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "chain3")
+        run = await client.runs.create(thread, "chain3", input={"n": 0})
+        # As LangGraph's server answers a create: the run as made, whether or not it has ended since.
+        assert run["status"] == "pending" and run["updated_at"] == run["created_at"]
+        assert await client.runs.join(thread, run["run_id"]) == {"n": 3, "log": ["a", "b", "c"]}
+        assert (await client.runs.get(thread, run["run_id"]))["status"] == "success"

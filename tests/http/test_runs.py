@@ -72,6 +72,7 @@ async def test_a_stream_through_the_sdk_gives_langgraphs_parts(tmp_path: Path) -
     drop = frozenset({"run_id", "assistant_id", "thread_id"})
     assert masked([(p.event, p.data) for p in parts[1:-1]], drop) == masked(expected, drop)
     assert all(p.data[1]["assistant_id"] for p in parts if p.event == "messages")
+    assert {p.data[1]["run_id"] for p in parts if p.event == "messages"} == {parts[0].data["run_id"]}  # every chunk's, as LangGraph's server
     assert all(p.id is not None and p.id.isdigit() for p in parts[1:-1])
 
 

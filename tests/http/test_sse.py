@@ -98,7 +98,8 @@ async def langgraph_frames(graph: Any, modes: tuple[str, ...], subgraphs: bool, 
                 else:
                     seen[message.id] = seen[message.id] + message
                 partial = isinstance(message, BaseMessageChunk)
-                shown = seen[message.id] if partial else message_chunk_to_message(seen[message.id])
+                # The message so far in its whole form, partial or not (observed on langgraph dev 0.16.7).
+                shown = message_chunk_to_message(seen[message.id])
                 out.append(("messages/partial" if partial else "messages/complete", _plain([shown])))
     except ValueError as exc:
         out.append(("error", {"error": type(exc).__name__, "message": str(exc)}))
@@ -155,6 +156,11 @@ def test_each_mode_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, 
         seqs = {e.seq for e in events}
         assert all(f.id in seqs for f in frames[1:-1])
         assert [f.id for f in frames[1:-1]] == sorted(f.id for f in frames[1:-1] if f.id is not None)
+        # Every message's metadata names the run, on both runtimes (LangGraph's server: the run's config metadata).
+        metas = [d[1] for e, d in got if e.startswith("messages|") or e == "messages"]
+        metas += [m["metadata"] for e, d in got if e == "messages/metadata" for m in d.values()]
+        assert all(m["run_id"] == events[0].run_id for m in metas)
+        assert metas or not {"messages", "messages-tuple"} & set(modes)
 
     asyncio.run(body())
 

@@ -7,7 +7,8 @@ and its twin on the engine); the frames are compared with the ids masked and
 what is known to differ left out, named here: a ``debug`` frame's
 ``timestamp``; a version's ``metadata`` beyond ``source``, ``step`` and
 ``parents``; the values of the version a run's input made (``source``
-"input"), which graphwire's events do not carry (``{}`` at a run's start); a
+"input"), which graphwire's events do not carry (the run routes read them:
+tests/http/test_langgraph_runs.py); a
 subgraph's task's ``state`` (its config: null here); and the version a resumed
 run continues from, which LangGraph sends first and graphwire does not.
 """

@@ -68,7 +68,10 @@ def test_state_history_copy(http_server: ServerProcess) -> None:
         client.threads.get_state(tid, checkpoint_id="1f1f0865-4bb3-6c93-a8b3-2953a67926b3")
     first = client.threads.update_state(tid, {"log": ["one"]}, as_node="a")["checkpoint"]
     assert first["thread_id"] == tid and first["checkpoint_ns"] == "" and first["checkpoint_id"]
-    second = client.threads.update_state(tid, {"log": ["two"]}, as_node="b")["checkpoint"]
+    answer = client.threads.update_state(tid, {"log": ["two"]}, as_node="b")
+    second = answer["checkpoint"]
+    assert answer["configurable"] == second and answer["checkpoint_id"] == second["checkpoint_id"]  # as LangGraph's server
+    assert client.threads.get(tid)["status"] == "interrupted"  # a node is due: LangGraph's server marks it so
     now = client.threads.get_state(tid)
     assert now["values"] == {"log": ["one", "two"]} and now["next"] == ["c"]
     assert now["checkpoint"]["checkpoint_id"] == second["checkpoint_id"]
@@ -100,6 +103,9 @@ def test_state_history_copy(http_server: ServerProcess) -> None:
     with pytest.raises(UnprocessableEntityError) as bad_node:
         client.threads.update_state(tid, {"log": ["x"]}, as_node="nowhere")
     assert "as_node" in bad_node.value.body["detail"]
+    done = client.threads.create(graph_id="chain3")["thread_id"]
+    client.threads.update_state(done, {"log": ["last"]}, as_node="c")  # nothing due after it
+    assert client.threads.get_state(done)["next"] == [] and client.threads.get(done)["status"] == "idle"
 
 
 def test_interrupted_thread_from_a_grpc_run(http_server: ServerProcess) -> None:
