@@ -219,6 +219,8 @@ class InterruptEvent(Event):
     node: str
     task_id: str
     value: Any
+    #: the JSON Schema an answer must match (``interrupt(value, response_schema=...)``), or None
+    response_schema: Any = None
 
 
 @dataclass(frozen=True, slots=True)

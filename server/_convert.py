@@ -83,7 +83,8 @@ def item(i: Item) -> pb.Item:
 
 def interrupt(i: Any, node: str = "", task_id: str = "") -> pb.Interrupt:
     if isinstance(i, Interrupt):
-        return pb.Interrupt(interrupt_id=i.id, node=node, task_id=task_id, value_json=encode(i.value))
+        schema = encode(i.response_schema) if i.response_schema is not None else ""
+        return pb.Interrupt(interrupt_id=i.id, node=node, task_id=task_id, value_json=encode(i.value), response_schema_json=schema)
     return pb.Interrupt(interrupt_id="", node=node, task_id=task_id, value_json=encode(i))
 
 
@@ -197,7 +198,10 @@ def _run_event(e: ev.Event, final_ref: pb.CheckpointRef | None, interrupt_nodes:
         ref = checkpoint_ref(e.checkpoint_id, e.parent_id, e.step, e.source, e.next, e.created_at)
         return pb.RunEvent(checkpoint_saved=pb.CheckpointSaved(checkpoint=ref))
     if isinstance(e, ev.InterruptEvent):
-        return pb.RunEvent(interrupt=pb.Interrupt(interrupt_id=e.interrupt_id, node=e.node, task_id=e.task_id, value_json=sendable(e.value, "interrupt value")))
+        schema = sendable(e.response_schema, "interrupt response_schema") if e.response_schema is not None else ""
+        return pb.RunEvent(interrupt=pb.Interrupt(
+            interrupt_id=e.interrupt_id, node=e.node, task_id=e.task_id, value_json=sendable(e.value, "interrupt value"), response_schema_json=schema,
+        ))  # fmt: skip
     if isinstance(e, ev.RunFinished):
         nodes = interrupt_nodes or {}
         return pb.RunEvent(

@@ -342,7 +342,7 @@ class _Mapper:
             self.inputs.pop(chunk["id"], None)
             interrupts = tuple(_interrupt(i) for i in chunk.get("interrupts") or ())
             error = chunk.get("error")
-            out: list[ev.Event] = [ev.InterruptEvent(i.id, chunk["name"], chunk["id"], i.value, ns=ns) for i in interrupts]
+            out: list[ev.Event] = [ev.InterruptEvent(i.id, chunk["name"], chunk["id"], i.value, i.response_schema, ns=ns) for i in interrupts]
             result = chunk.get("result")
             update = dict(result) if isinstance(result, Mapping) and result else (result if result not in ({}, None) else None)
             if isinstance(update, dict) and len(update) == 1 and next(iter(update)) in _RETURNS:
@@ -444,8 +444,8 @@ def _snapshot(snap: Any, run_ids: bool) -> StateSnapshot:
 def _interrupt(found: Any) -> Interrupt:
     """One of LangGraph's interrupts (its Interrupt, or the dict of its tasks mode) as the engine's."""
     if isinstance(found, Mapping):
-        return Interrupt(value=found.get("value"), id=found["id"])
-    return Interrupt(value=found.value, id=found.id)
+        return Interrupt(value=found.get("value"), id=found["id"], response_schema=found.get("response_schema"))
+    return Interrupt(value=found.value, id=found.id, response_schema=getattr(found, "response_schema", None))
 
 
 def _command(**kwargs: Any) -> Any:

@@ -154,7 +154,11 @@ func errorInfo(m *pb.ErrorInfo) *ErrorInfo {
 }
 
 func interrupt(m *pb.Interrupt) Interrupt {
-	return Interrupt{InterruptID: m.GetInterruptId(), Node: m.GetNode(), TaskID: m.GetTaskId(), Value: raw(m.GetValueJson())}
+	var schema json.RawMessage
+	if m.GetResponseSchemaJson() != "" {
+		schema = raw(m.GetResponseSchemaJson())
+	}
+	return Interrupt{InterruptID: m.GetInterruptId(), Node: m.GetNode(), TaskID: m.GetTaskId(), Value: raw(m.GetValueJson()), ResponseSchema: schema}
 }
 
 func interrupts(ms []*pb.Interrupt) []Interrupt {

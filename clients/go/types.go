@@ -59,6 +59,9 @@ type Interrupt struct {
 	Node        string
 	TaskID      string
 	Value       json.RawMessage // what the node passed to interrupt(), as JSON
+	// The JSON Schema an answer must match, when the node gave one
+	// (interrupt(value, response_schema=...)); nil otherwise.
+	ResponseSchema json.RawMessage
 }
 
 // CheckpointRef names one saved version of a thread and places it in the history.

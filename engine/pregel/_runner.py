@@ -360,7 +360,7 @@ class StepRunner:
         err, ints = t.error, t.interrupts
         if ints and self._wants[InterruptEvent]:
             for i in ints:
-                self.emit(InterruptEvent(i.id, t.name, t.id, i.value))
+                self.emit(InterruptEvent(i.id, t.name, t.id, i.value, i.response_schema))
         if self._wants[TaskFinished] and not t.paused:  # a subgraph's breakpoint: the task has not finished
             self.emit(
                 TaskFinished(

@@ -102,7 +102,7 @@ def _kwargs(request: Any) -> dict[str, Any] | None:
 
 
 def _interrupts(f: pb.RunFinished) -> list[dict[str, Any]]:
-    return [{"value": json.loads(i.value_json) if i.value_json else None, "id": i.interrupt_id} for i in f.interrupts]
+    return [{"value": _json(i.value_json), "id": i.interrupt_id, "response_schema": _json(i.response_schema_json)} for i in f.interrupts]
 
 
 def result_of(final: pb.RunEvent | None) -> Any:

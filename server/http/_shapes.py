@@ -45,6 +45,8 @@ def assistant(a: pb.Assistant) -> dict[str, Any]:
 
 
 def interrupt(i: pb.Interrupt) -> dict[str, Any]:
+    """A pending interrupt as LangGraph's server lists it in a thread and a state: its value and id (a
+    stream's and a run's result also have its ``response_schema``: server.http._sse)."""
     return {"value": _json(i.value_json), "id": i.interrupt_id}
 
 
@@ -90,8 +92,8 @@ def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
     tasks = []
     for t in s.tasks:
         error = None
-        if t.HasField("error"):
-            error = t.error.message or t.error.type
+        if t.HasField("error"):  # as LangGraph's server shows it: the exception's repr
+            error = f"{t.error.type}({t.error.message!r})" if t.error.type else t.error.message
         tasks.append({
             "id": t.task_id, "name": t.node, "error": error, "interrupts": [interrupt(i) for i in t.interrupts],
             "checkpoint": checkpoint(thread_id, "", t.checkpoint_ns) if t.checkpoint_ns else None,

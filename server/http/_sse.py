@@ -102,8 +102,18 @@ class Frame:
         return (head + "\r\n").encode()
 
 
+def _triggers(t: pb.TaskStarted) -> list[str]:
+    """A task's triggers as LangGraph names them: a Send's task's is ``__pregel_push`` (graphwire's events
+    name the channel its packets wait in, ``__pregel_tasks``; the engine's own stream maps it so too)."""
+    return ["__pregel_push"] if list(t.triggers) == ["__pregel_tasks"] else list(t.triggers)
+
+
 def _interrupt(i: pb.Interrupt) -> dict[str, Any]:
-    return {"value": json.loads(i.value_json) if i.value_json else None, "id": i.interrupt_id}
+    """As LangGraph 1.2's ``Interrupt`` (:func:`server.http._shapes.interrupt`)."""
+    return {
+        "value": json.loads(i.value_json) if i.value_json else None, "id": i.interrupt_id,
+        "response_schema": json.loads(i.response_schema_json) if i.response_schema_json else None,
+    }  # fmt: skip
 
 
 class SseShaper:
@@ -124,6 +134,8 @@ class SseShaper:
         self._chat = bool(self.modes & {"messages", "messages-tuple"})
         self._tasks: dict[str, pb.TaskStarted] = {}  # the graph's own running tasks (messages modes, no subgraphs)
         self._held: dict[str, dict[Any, dict[str, Any]]] = {}  # task id -> its subgraph's messages: id -> metadata
+        self._stopped: dict[tuple[str, ...], list[dict[str, Any]]] = {}  # a subgraph's namespace -> its interrupts not sent
+        self._sub_values: dict[tuple[str, ...], str] = {}  # a subgraph's namespace -> its last values (stream_subgraphs)
 
     def wants_start(self, e: pb.RunEvent) -> bool:
         """Whether the values of the version run ``e`` starts from are wanted (``checkpoints`` and ``debug``
@@ -165,6 +177,8 @@ class SseShaper:
             return []
         if kind == "message_chunk":
             return [Frame(name, data, e.seq) for name, data in self._chunk(e, suffix)]
+        if self.subgraphs and kind in ("values", "task_finished"):
+            early += self._subgraph_stops(e, ns)
         if kind == "callback":
             return early + ([Frame("events", e.callback.event_json or "null", e.seq)] if "events" in self.modes else [])
         out: list[tuple[str, str]] = []
@@ -174,7 +188,7 @@ class SseShaper:
             out.append(("custom", e.custom.payload_json or "null"))
         elif kind == "task_started" and e.task_started.node != _START and self.modes & {"tasks", "debug"}:
             t = e.task_started
-            started = {"id": t.task_id, "name": t.node, "input": _loads(t.input_json), "triggers": list(t.triggers)}
+            started = {"id": t.task_id, "name": t.node, "input": _loads(t.input_json), "triggers": _triggers(t)}
             if "tasks" in self.modes:
                 out.append(("tasks", encode(started)))
             out += self._debug(t.step, "task", started)
@@ -259,7 +273,7 @@ class SseShaper:
             meta = {k: v for k, v in held[message["id"]].items() if not k.startswith(_CHUNK_KEYS)}
             meta.update({
                 "ls_integration": "langgraph", "langgraph_step": started.step, "langgraph_node": started.node,
-                "langgraph_triggers": list(started.triggers), "langgraph_path": ["__pregel_pull", started.node],
+                "langgraph_triggers": _triggers(started), "langgraph_path": ["__pregel_pull", started.node],
                 "langgraph_checkpoint_ns": f"{started.node}:{started.task_id}",
             })  # fmt: skip
             if "messages-tuple" in self.modes:
@@ -267,6 +281,29 @@ class SseShaper:
             if "messages" in self.modes:
                 self._messages[message["id"]] = message
                 out += [("messages/metadata", encode({message["id"]: {"metadata": meta}})), ("messages/complete", encode([message]))]
+        return out
+
+    def _subgraph_stops(self, e: pb.RunEvent, ns: tuple[str, ...]) -> list[Frame]:
+        """With ``stream_subgraphs``, a subgraph that stopped at interrupts, as LangGraph streams it under its
+        namespace: ``updates`` with its ``__interrupt__`` list, then its last ``values`` with it, sent when its
+        node's task in the parent finishes (its whole step is done then), before the parent's frames."""
+        if e.HasField("values"):
+            if ns and "values" in self.modes:
+                self._sub_values[ns] = e.values.values_json
+            return []
+        t = e.task_finished
+        if ns and t.interrupts:
+            self._stopped.setdefault(ns, []).extend(_interrupt(i) for i in t.interrupts)
+            return []
+        out: list[Frame] = []
+        for sub in [s for s in self._stopped if s[:-1] == ns and s[-1].rpartition(":")[2] == t.task_id]:
+            pending, suffix = self._stopped.pop(sub), "|" + "|".join(sub)
+            if "updates" in self.modes:
+                out.append(Frame("updates" + suffix, encode({"__interrupt__": pending}), e.seq))
+            if "values" in self.modes:
+                values = _loads(self._sub_values.get(sub, ""))
+                values = {**values, "__interrupt__": pending} if isinstance(values, dict) else {"__interrupt__": pending}
+                out.append(Frame("values" + suffix, encode(values), e.seq))
         return out
 
     def _finished(self, e: pb.RunEvent) -> list[Frame]:

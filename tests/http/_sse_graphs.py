@@ -3,7 +3,8 @@
 ``talk`` streams a fake chat model's reply ("hello there you"); ``team`` is a
 subgraph whose ``inner`` writes a custom event and streams a reply of its own
 ("from the team"); ``ask`` stops at an interrupt ("ok?"), then logs the answer.
-``broken`` fails in its one node with ``ValueError("no way")``.
+``broken`` fails in its one node with ``ValueError("no way")``. ``nested``: ``talk``, then
+``checks``, a subgraph whose ``check`` stops at an interrupt ("sure?", with a ``response_schema``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import interrupt
 
-__all__ = ["broken", "graph"]
+__all__ = ["broken", "graph", "nested"]
 
 
 class State(MessagesState):
@@ -66,3 +67,18 @@ _broken = StateGraph(State)
 _broken.add_node("fail", _fail)
 _broken.add_edge(START, "fail")
 broken = _broken.compile()
+
+
+def _check(state: State) -> dict[str, Any]:
+    return {"log": [str(interrupt("sure?", response_schema={"type": "string"}))]}
+
+
+_checks = StateGraph(State)
+_checks.add_node("check", _check)
+_checks.add_edge(START, "check")
+_nested = StateGraph(State)
+_nested.add_node("talk", _talk)
+_nested.add_node("checks", _checks.compile())
+_nested.add_edge(START, "talk")
+_nested.add_edge("talk", "checks")
+nested = _nested.compile()

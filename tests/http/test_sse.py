@@ -49,10 +49,10 @@ def _plain(value: Any) -> Any:
         return _plain(value.model_dump())
     if isinstance(value, Exception):  # as the Agent Server's JSON has a task's error
         return {"error": type(value).__name__, "message": str(value)}
-    if type(value).__name__ == "Interrupt":
-        return {"value": _plain(value.value), "id": value.id}
+    if type(value).__name__ == "Interrupt":  # with its response_schema, null without one (langgraph dev 0.16.7)
+        return {"value": _plain(value.value), "id": value.id, "response_schema": _plain(value.response_schema)}
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if not (k == "response_schema" and v is None)}
+        return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
@@ -115,8 +115,8 @@ async def graphwire_frames(
     engine_twin = tmp_path / f"engine_sse_graphs_{uuid.uuid4().hex[:8]}.py"
     engine_twin.write_text(Path(_sse_graphs.__file__).read_text().replace("from langgraph.", "from engine."))
     graphs = {
-        "sse": "tests.http._sse_graphs:graph", "broken": "tests.http._sse_graphs:broken",
-        "engine_sse": f"{engine_twin}:graph", "engine_broken": f"{engine_twin}:broken",
+        "sse": "tests.http._sse_graphs:graph", "broken": "tests.http._sse_graphs:broken", "nested": "tests.http._sse_graphs:nested",
+        "engine_sse": f"{engine_twin}:graph", "engine_broken": f"{engine_twin}:broken", "engine_nested": f"{engine_twin}:nested",
     }  # fmt: skip
     srv = await build_server(ServerConfig(address="127.0.0.1:0", graphs=graphs), checkpointer=SqliteSaver(str(tmp_path / "gw.db")))
     try:
@@ -166,6 +166,23 @@ def test_each_mode_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, 
 
 
 @pytest.mark.parametrize("runtime", ["", "engine_"], ids=["langgraph", "engine"])
+@pytest.mark.parametrize("subgraphs", [False, True], ids=["root", "subgraphs"])
+def test_a_subgraphs_interrupt_is_streamed_as_langgraph_streams_it(tmp_path: Path, subgraphs: bool, runtime: str) -> None:
+    """Under its namespace (``stream_subgraphs``): its ``updates`` and ``values`` with ``__interrupt__``, with the
+    interrupt's ``response_schema``, then the parent's."""
+
+    async def body() -> None:
+        modes = ("values", "updates")
+        expected = await langgraph_frames(_sse_graphs.nested, modes, subgraphs)
+        frames, _ = await graphwire_frames(tmp_path, runtime + "nested", modes, subgraphs)
+        assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
+        stops = [d for e, d in expected if "__interrupt__" in d]
+        assert len(stops) == (4 if subgraphs else 2) and stops[0]["__interrupt__"][0]["response_schema"] == {"type": "string"}
+
+    asyncio.run(body())
+
+
+@pytest.mark.parametrize("runtime", ["", "engine_"], ids=["langgraph", "engine"])
 @pytest.mark.parametrize("modes", [("values",), ("updates", "tasks")], ids=["values", "updates+tasks"])
 def test_a_failed_run_ends_with_langgraphs_error_frame(tmp_path: Path, modes: tuple[str, ...], runtime: str) -> None:
     async def body() -> None:
@@ -201,3 +218,17 @@ def test_modes_not_served_are_refused_by_name() -> None:
 def test_a_frame_is_one_server_sent_event() -> None:
     assert Frame("values|a:1", '{"x":1}', 7).encode() == b'event: values|a:1\r\ndata: {"x":1}\r\nid: 7\r\n\r\n'
     assert SseShaper.end().encode() == b"event: end\r\ndata: null\r\n\r\n"
+
+
+def test_an_interrupts_response_schema_goes_over_the_wire() -> None:
+    """Both ways an interrupt is sent (its event; a task's, a run end's and a state's list of them)."""
+    from engine.events import InterruptEvent
+    from engine.types import Interrupt
+    from server import _convert as conv
+
+    schema = {"type": "string"}
+    sent = conv.run_event(InterruptEvent("i1", "check", "t1", "sure?", schema)).interrupt
+    listed = conv.interrupt(Interrupt("sure?", "i1", response_schema=schema), "check", "t1")
+    for i in (sent, listed):
+        assert (i.interrupt_id, json.loads(i.value_json), json.loads(i.response_schema_json)) == ("i1", "sure?", schema)
+    assert conv.interrupt(Interrupt("plain", "i2")).response_schema_json == ""

@@ -157,6 +157,7 @@ def interrupt(message: pb.Interrupt) -> Interrupt:
         node=message.node,
         task_id=message.task_id,
         value=decode(message.value_json),
+        response_schema=decode(message.response_schema_json) if message.response_schema_json else None,
     )
 
 
@@ -265,7 +266,8 @@ def _checkpoint_saved(seq: int, run_id: str, m: pb.CheckpointSaved) -> Event:
 
 
 def _interrupt(seq: int, run_id: str, m: pb.Interrupt) -> Event:
-    return InterruptEvent(seq, run_id, m.interrupt_id, m.node, m.task_id, decode(m.value_json))
+    schema = decode(m.response_schema_json) if m.response_schema_json else None
+    return InterruptEvent(seq, run_id, m.interrupt_id, m.node, m.task_id, decode(m.value_json), schema)
 
 
 def _run_finished(seq: int, run_id: str, m: pb.RunFinished) -> Event:

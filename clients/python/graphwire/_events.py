@@ -217,11 +217,13 @@ class InterruptEvent(Event):
     node: str
     task_id: str
     value: Any
+    #: The JSON Schema an answer must match, when the node gave one.
+    response_schema: Any = None
 
     @property
     def interrupt(self) -> Interrupt:
         """The question as the ``Interrupt`` that results and snapshots list."""
-        return Interrupt(interrupt_id=self.interrupt_id, node=self.node, task_id=self.task_id, value=self.value)
+        return Interrupt(interrupt_id=self.interrupt_id, node=self.node, task_id=self.task_id, value=self.value, response_schema=self.response_schema)
 
 
 @dataclass(frozen=True, slots=True)

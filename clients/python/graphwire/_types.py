@@ -146,6 +146,8 @@ class Interrupt:
     node: str
     task_id: str
     value: Any
+    #: The JSON Schema an answer must match, when the node gave one (``interrupt(value, response_schema=...)``).
+    response_schema: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,7 +99,13 @@ export class Decoder {
   }
 
   interrupt(m: pb.Interrupt): Interrupt {
-    return { interruptId: m.interruptId, node: m.node, taskId: m.taskId, value: this.fromJson(m.valueJson) };
+    return {
+      interruptId: m.interruptId,
+      node: m.node,
+      taskId: m.taskId,
+      value: this.fromJson(m.valueJson),
+      responseSchema: m.responseSchemaJson ? this.fromJson(m.responseSchemaJson) : null,
+    };
   }
 
   stateSnapshot<S>(m: pb.StateSnapshot): StateSnapshot<S> {

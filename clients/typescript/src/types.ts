@@ -149,6 +149,8 @@ export interface Interrupt {
   taskId: string;
   /** What the node passed to `interrupt()`: typically the question to show. */
   value: unknown;
+  /** The JSON Schema an answer must match, when the node gave one (`interrupt(value, response_schema=...)`); else null. */
+  responseSchema: unknown;
 }
 
 /** Names one saved version of a thread and places it in the history. */

@@ -486,16 +486,18 @@ class CheckpointRef(_message.Message):
     def __init__(self, checkpoint_id: _Optional[str] = ..., parent_id: _Optional[str] = ..., step: _Optional[int] = ..., source: _Optional[str] = ..., next: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Interrupt(_message.Message):
-    __slots__ = ("interrupt_id", "node", "task_id", "value_json")
+    __slots__ = ("interrupt_id", "node", "task_id", "value_json", "response_schema_json")
     INTERRUPT_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     VALUE_JSON_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
     interrupt_id: str
     node: str
     task_id: str
     value_json: str
-    def __init__(self, interrupt_id: _Optional[str] = ..., node: _Optional[str] = ..., task_id: _Optional[str] = ..., value_json: _Optional[str] = ...) -> None: ...
+    response_schema_json: str
+    def __init__(self, interrupt_id: _Optional[str] = ..., node: _Optional[str] = ..., task_id: _Optional[str] = ..., value_json: _Optional[str] = ..., response_schema_json: _Optional[str] = ...) -> None: ...
 
 class RunFinished(_message.Message):
     __slots__ = ("reason", "checkpoint", "values_json", "error", "interrupts")
