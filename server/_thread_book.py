@@ -93,9 +93,11 @@ class ThreadBook:
     def ended_mark(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> ThreadMark:
         """``record``'s run ended with ``status`` (its RunFinished ``final``, when it sent one)."""
         after = _AFTER_RUN.get(status, "idle")
-        pending = b""
+        pending = b""  # what the record keeps of the run's end: its interrupts, or its error (see info)
         if after == "interrupted" and final is not None:
             pending = pb.ThreadInfo(interrupts=final.run_finished.interrupts).SerializeToString()
+        elif after == "error" and final is not None and final.run_finished.HasField("error"):
+            pending = pb.ThreadInfo(error=final.run_finished.error).SerializeToString()
         return ThreadMark(self.template(record.graph, record.thread_id), now(), status=after, interrupts=pending)
 
     async def busy(self, graph: str, key: str) -> None:
@@ -139,6 +141,10 @@ class ThreadBook:
         )  # fmt: skip
         if record.status == "interrupted" and record.interrupts:
             out.interrupts.extend(pb.ThreadInfo.FromString(record.interrupts).interrupts)
+        elif record.status == "error" and record.interrupts:
+            kept = pb.ThreadInfo.FromString(record.interrupts)
+            if kept.HasField("error"):
+                out.error.CopyFrom(kept.error)
         if record.ttl_seconds is not None:
             out.ttl.CopyFrom(pb.ThreadTtl(seconds=record.ttl_seconds, strategy=STRATEGY.get(record.ttl_strategy or "delete", 0)))
         if record.expires_at is not None:

@@ -50,11 +50,12 @@ type Thread struct {
 	Values     json.RawMessage // its newest values, when asked for (IncludeValues); nil otherwise
 	TTL        *TTL            // nil: it never expires
 	ExpiresAt  *time.Time      // nil: it does not expire
+	Error      *ErrorInfo      // its last run's error when Status is ThreadError; nil otherwise
 }
 
 func thread(m *pb.ThreadInfo) Thread {
 	out := Thread{ThreadID: m.GetThreadId(), Graph: m.GetGraph(), Metadata: raw(m.GetMetadataJson()), Status: threadStatuses[m.GetStatus()],
-		Interrupts: interrupts(m.GetInterrupts()), Values: raw(m.GetValuesJson())}
+		Interrupts: interrupts(m.GetInterrupts()), Values: raw(m.GetValuesJson()), Error: errorInfo(m.GetError())}
 	if m.CreatedAt != nil {
 		out.CreatedAt = m.GetCreatedAt().AsTime()
 	}

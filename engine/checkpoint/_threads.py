@@ -52,7 +52,8 @@ class ThreadRecord:
 
     ``thread_id`` is the checkpointer's thread id (the host's storage key); ``caller_thread``
     the id its caller names it by; ``tenant`` whose it is ("" for no tenant). ``interrupts``:
-    the pending interrupts of an ``interrupted`` thread, as the host encodes them (opaque bytes).
+    the pending interrupts of an ``interrupted`` thread, or the last run's error of an ``error``
+    one, as the host encodes them (opaque bytes).
     ``ttl_seconds``/``ttl_strategy``: the thread expires ``ttl_seconds`` after its last update
     and is then swept by ``ttl_strategy`` (:data:`STRATEGIES`); ``expires_at`` is that instant
     (None: never, or not until its next update after a ``keep_latest`` sweep).

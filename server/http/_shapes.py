@@ -65,9 +65,10 @@ def thread(t: pb.ThreadInfo) -> dict[str, Any]:
         "thread_id": t.thread_id, "created_at": iso(t.created_at), "updated_at": iso(t.updated_at), "metadata": shown_metadata(t.metadata_json),
         "status": _STATUS.get(t.status, "idle"), "values": _json(t.values_json), "interrupts": dict(pending),
         # What LangGraph's server adds: a thread's own config (graphwire keeps none: a run's is its own, an
-        # assistant's is the assistant's), its error (a failed run's is in the run's record), and when its
+        # assistant's is the assistant's), its last run's error (while it is in "error"), and when its
         # state last changed (its record's update time: every run and state update changes both).
-        "config": {}, "error": None, "state_updated_at": iso(t.updated_at),
+        "config": {}, "error": {"error": t.error.type, "message": t.error.message} if t.HasField("error") else None,
+        "state_updated_at": iso(t.updated_at),
     }  # fmt: skip
     if t.HasField("ttl"):
         out["ttl"] = {"ttl": t.ttl.seconds / 60, "strategy": "keep_latest" if t.ttl.strategy == pb.TTL_STRATEGY_KEEP_LATEST else "delete"}

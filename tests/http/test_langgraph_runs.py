@@ -132,3 +132,17 @@ async def test_a_background_run_is_answered_as_made(tmp_path: Path) -> None:
         assert run["status"] == "pending" and run["updated_at"] == run["created_at"]
         assert await client.runs.join(thread, run["run_id"]) == {"n": 3, "log": ["a", "b", "c"]}
         assert (await client.runs.get(thread, run["run_id"]))["status"] == "success"
+
+
+@in_loop
+async def test_a_failed_runs_thread_says_why(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "broken")
+        with pytest.raises(Exception, match="ValueError: no way"):  # the SDK raises the run's error
+            await client.runs.wait(thread, "broken", input={"messages": []})
+        record = await client.threads.get(thread)
+        # As LangGraph's server: the thread in error keeps its run's error; its task shows the exception's repr.
+        assert (record["status"], record["error"]) == ("error", {"error": "ValueError", "message": "no way"})
+        (task,) = (await client.threads.get_state(thread))["tasks"]
+        assert (task["name"], task["error"]) == ("fail", "ValueError('no way')")

@@ -40,6 +40,7 @@ from graphwire import (  # noqa: E402
     StepStarted,
     TaskFinished,
     TaskStarted,
+    ThreadStatus,
     ValuesEvent,
 )
 
@@ -169,9 +170,13 @@ def test_a_node_that_raises_ends_the_run_with_its_error_and_a_retry_goes_on(lg: 
         assert failed.reason is FinishReason.ERROR
         assert failed.error is not None and failed.error.type == "ValueError" and "not fixed yet" in failed.error.message
         assert failed.values["log"] == ["before"]  # the step that ran stays
+        record = client.threads.get(served("flaky"), thread_id)  # the thread says why it is in error
+        assert record.status is ThreadStatus.ERROR and record.error == failed.error
         lg.open_gate(f"fixed-{label}")
         again = client.invoke(served("flaky"), thread_id, None, timeout=30)
+        record = client.threads.get(served("flaky"), thread_id)
     assert again.reason is FinishReason.END and again.values["log"] == ["before", "boom"]
+    assert record.status is ThreadStatus.IDLE and record.error is None
 
 
 def test_the_recursion_limit(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:

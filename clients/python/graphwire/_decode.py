@@ -342,6 +342,7 @@ def thread(message: pb.ThreadInfo) -> Thread:
         values=decode(message.values_json) if message.values_json else None,
         ttl=ttl,
         expires_at=_time(message, "expires_at"),
+        error=error_info(message),
     )
 
 

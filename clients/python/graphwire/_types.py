@@ -328,6 +328,7 @@ class Thread:
         ttl: Seconds after ``updated_at`` at which it expires, and what happens then
             (``"delete"`` or ``"keep_latest"``); None when it never expires.
         expires_at: When it expires; None when it does not.
+        error: The error its last run ended with, when ``status`` is ERROR; None otherwise.
     """
 
     thread_id: str
@@ -340,6 +341,7 @@ class Thread:
     values: Any = None
     ttl: tuple[int, str] | None = None
     expires_at: datetime | None = None
+    error: ErrorInfo | None = None
 
 
 @dataclass(frozen=True, slots=True)

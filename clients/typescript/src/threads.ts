@@ -18,7 +18,7 @@ import { decoded, type Decoder } from "./_decode.js";
 import type { Encoder } from "./_requests.js";
 import type { CallOptions, Transport } from "./_transport.js";
 import * as pb from "./gen/graphwire/v1/graphwire_pb.js";
-import type { Interrupt } from "./types.js";
+import type { ErrorInfo, Interrupt } from "./types.js";
 
 /** Where a thread is. */
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error" | "unspecified";
@@ -40,6 +40,8 @@ export interface Thread<V = Record<string, unknown>> {
   /** Seconds after `updatedAt` at which it expires, and what then; null when it never expires. */
   ttl: { seconds: number; strategy: TtlStrategy } | null;
   expiresAt: Date | null;
+  /** The error its last run ended with, when `status` is "error"; null otherwise. */
+  error: ErrorInfo | null;
 }
 
 /** A page of a search: pass `nextPageToken` as `pageToken` for the next one (null: the last page). */
@@ -156,6 +158,7 @@ export class ThreadsClient {
         ? { seconds: m.ttl.seconds, strategy: m.ttl.strategy === pb.TtlStrategy.KEEP_LATEST ? "keep_latest" : "delete" }
         : null,
       expiresAt: m.expiresAt ? timestampDate(m.expiresAt) : null,
+      error: this.#decode.errorInfo(m.error),
     };
   }
 

@@ -894,7 +894,7 @@ class ThreadTtl(_message.Message):
     def __init__(self, seconds: _Optional[int] = ..., strategy: _Optional[_Union[TtlStrategy, str]] = ...) -> None: ...
 
 class ThreadInfo(_message.Message):
-    __slots__ = ("thread_id", "graph", "metadata_json", "created_at", "updated_at", "status", "interrupts", "values_json", "ttl", "expires_at")
+    __slots__ = ("thread_id", "graph", "metadata_json", "created_at", "updated_at", "status", "interrupts", "values_json", "ttl", "expires_at", "error")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -905,6 +905,7 @@ class ThreadInfo(_message.Message):
     VALUES_JSON_FIELD_NUMBER: _ClassVar[int]
     TTL_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
     graph: str
     metadata_json: str
@@ -915,7 +916,8 @@ class ThreadInfo(_message.Message):
     values_json: str
     ttl: ThreadTtl
     expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., metadata_json: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ThreadStatus, str]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., values_json: _Optional[str] = ..., ttl: _Optional[_Union[ThreadTtl, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    error: ErrorInfo
+    def __init__(self, thread_id: _Optional[str] = ..., graph: _Optional[str] = ..., metadata_json: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ThreadStatus, str]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., values_json: _Optional[str] = ..., ttl: _Optional[_Union[ThreadTtl, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ...) -> None: ...
 
 class CreateThreadRequest(_message.Message):
     __slots__ = ("graph", "thread_id", "metadata_json", "if_exists", "ttl")
