@@ -85,7 +85,7 @@ from engine.checkpoint._delayed import DelayedRun, DelayedRuns, MemoryDelayed, d
 from engine.checkpoint._webhooks import MemoryWebhooks, WebhookOutbox, WebhookRecord, webhooks_of
 from engine.checkpoint._runs import ACTIVE, MemoryRuns, Outline, RunRecord, RunStore, runs_of
 from engine.checkpoint._threads import (
-    KEEP, Expected, MemoryThreads, RecordChanged, ThreadMark, ThreadQuery, ThreadRecord, ThreadStore, threads_of,
+    KEEP, Expected, MemoryThreads, RecordChanged, ThreadMark, ThreadQuery, ThreadRecord, ThreadStore, contains, threads_of,
 )  # fmt: skip
 from engine.func._entrypoint import EntrypointGraph
 from engine._langchain import messages as langchain_messages
@@ -97,7 +97,7 @@ from engine.pregel._run_context import ContextError, context_from_json
 from engine.pregel._landing import Landing, LastWrite
 
 __all__ = [
-    "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
+    "contains", "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
     "MAX_WAITING_BYTES", "MAX_WAITING_EVENTS", "NO_ANSWER", "ContextError", "EntrypointGraph", "Expected", "Landing", "LastWrite", "Lease", "LeaseHolder",
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RecordChanged", "RunStore", "ScopedCache", "ScopedSaver", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",

@@ -21,7 +21,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
-from engine.host import CronRecord, CronSearch, next_fire, parse_schedule, zone_of
+from engine.host import CronRecord, CronSearch, default_assistant_id, next_fire, parse_schedule, zone_of
 from server._records import now
 from server._tenants import TENANT
 from server.http._common import graph_of
@@ -124,7 +124,7 @@ async def _create(request: Request, thread_id: str | None) -> Response:
         raise HttpError(422, "assistant_id: required, an assistant's id or a graph's name")
     at = now()
     cron = CronRecord(
-        cron_id=str(uuid.uuid4()), assistant_id=body["assistant_id"], schedule=body["schedule"], created_at=at, updated_at=at,
+        cron_id=str(uuid.uuid4()), assistant_id=_assistant(request, body["assistant_id"]), schedule=body["schedule"], created_at=at, updated_at=at,
         next_run_date=None, thread_id=thread_id, tenant=_tenant(), timezone=body.get("timezone"), end_time=_time(body, "end_time"),
         enabled=body.get("enabled", True), on_run_completed=(body.get("on_run_completed") or "delete") if thread_id is None else None,
         payload={k: body[k] for k in RUN_FIELDS if body.get(k) is not None}, metadata=dict(body.get("metadata") or {}),
@@ -175,7 +175,13 @@ async def delete(cron_id: str, request: Request) -> Response:
     return Response(status_code=204)
 
 
-def _search(body: dict[str, Any], *, paged: bool) -> CronSearch:
+def _assistant(request: Request, named: Any) -> Any:
+    """An assistant named by a cron call: a served graph's name stands for its default assistant, whose id
+    LangGraph's server answers and keeps (anything else as given)."""
+    return default_assistant_id(named) if isinstance(named, str) and named in svc(request).graphs else named
+
+
+def _search(request: Request, body: dict[str, Any], *, paged: bool) -> CronSearch:
     allowed = {"assistant_id", "thread_id", "enabled", "metadata"} | ({"limit", "offset", "sort_by", "sort_order", "select"} if paged else set())
     for key in body:
         if key not in allowed:
@@ -193,7 +199,7 @@ def _search(body: dict[str, Any], *, paged: bool) -> CronSearch:
     if metadata is not None and not isinstance(metadata, dict):
         raise HttpError(422, "metadata: a JSON object")
     return CronSearch(
-        tenant=_tenant(), assistant_id=body.get("assistant_id"), thread_id=body.get("thread_id"), enabled=body.get("enabled"),
+        tenant=_tenant(), assistant_id=_assistant(request, body.get("assistant_id")), thread_id=body.get("thread_id"), enabled=body.get("enabled"),
         metadata=metadata, sort_by=sort_by, descending=order == "desc", limit=limit, offset=offset,
     )  # fmt: skip
 
@@ -203,7 +209,7 @@ async def search(request: Request) -> Response:
     select = body.get("select")
     if select is not None and (not isinstance(select, list) or any(s not in _FIELDS for s in select)):
         raise HttpError(422, f"select: a list of a cron's fields ({', '.join(_FIELDS)})")
-    found = await svc(request).crons.asearch(_search(body, paged=True))
+    found = await svc(request).crons.asearch(_search(request, body, paged=True))
     out = [cron_json(c) for c in found]
     if select:
         out = [{k: c[k] for k in select} for c in out]
@@ -211,7 +217,7 @@ async def search(request: Request) -> Response:
 
 
 async def count(request: Request) -> Response:
-    return JSONResponse(await svc(request).crons.acount(_search(await _body(request), paged=False)))
+    return JSONResponse(await svc(request).crons.acount(_search(request, await _body(request), paged=False)))
 
 
 _FIELDS = (

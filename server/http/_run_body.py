@@ -263,8 +263,9 @@ def parse_run_body(body: Any, thread_id: str, *, stateless: bool = False, backgr
     body = _as_langgraph_node(body)
     rc, named = _run_config(body, thread_id)
     resumes, answer, whole = _command(body)
-    # LangGraph's server queues a run on a busy thread unless told otherwise (a stateless run's thread is its own).
-    strategy = _choice(body, "multitask_strategy", _STRATEGY, default=None if stateless else "enqueue")
+    # LangGraph's server queues a run on a busy thread unless told otherwise (and records a stateless run so too,
+    # whose thread is its own).
+    strategy = _choice(body, "multitask_strategy", _STRATEGY, default="enqueue")
     on_disconnect = _choice(body, "on_disconnect", _DISCONNECT)
     if_not_exists = body.get("if_not_exists") or "reject"  # LangGraph's default: a run on an unknown thread is 404
     if if_not_exists not in ("create", "reject"):

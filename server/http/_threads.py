@@ -7,10 +7,12 @@ A thread's graph is fixed at its creation and found by its id
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 
+from engine.host import contains
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
 from server.http._common import Body, Limit, Offset, bind, call, dumps, graph_for_new, graph_of, metadata_of, movable, service, thread_of
@@ -26,6 +28,8 @@ _SORT = {None: pb.THREAD_SORT_BY_UNSPECIFIED, "created_at": pb.THREAD_SORT_BY_CR
 Fields = Literal["thread_id", "created_at", "updated_at", "metadata", "status", "values", "interrupts", "ttl"]
 #: The most threads one search reads (its offset and limit together).
 MAX_READ = 1000
+#: Threads read a page while a search filters by values (each one's newest values are read).
+_VALUES_PAGE = 100
 
 
 class PruneThreads(Body):
@@ -52,6 +56,8 @@ class PatchThread(Body):
 
 class CountThreads(Body):
     metadata: dict[str, Any] | None = None
+    #: the newest values contain these (as PostgreSQL's jsonb ``@>``): each matching thread's state is read
+    values: dict[str, Any] | None = None
     status: Status | None = None
 
 
@@ -141,6 +147,21 @@ async def delete_thread(thread_id: str, request: Request) -> Response:
     return Response(status_code=204)
 
 
+async def _with_values(svc: Any, message: pb.SearchThreadsRequest, values: dict[str, Any], wanted: int | None) -> list[pb.ThreadInfo]:
+    """The threads ``message`` finds whose newest values contain ``values``, in its order, the first
+    ``wanted`` (None: all): graphwire keeps no thread's values in its record, so each candidate's are
+    read, page by page, until enough match."""
+    out: list[pb.ThreadInfo] = []
+    message.include_values, message.limit = True, _VALUES_PAGE
+    while wanted is None or len(out) < wanted:
+        page = await call(svc.thread_records.SearchThreads, message)
+        out += [t for t in page.threads if t.values_json and contains(json.loads(t.values_json), values)]
+        if not page.next_page_token:
+            break
+        message.page_token = page.next_page_token
+    return out if wanted is None else out[:wanted]
+
+
 @router.post("/threads/search")
 async def search_threads(body: SearchThreads, request: Request) -> list[dict[str, Any]]:
     if body.limit + body.offset > MAX_READ:
@@ -150,8 +171,12 @@ async def search_threads(body: SearchThreads, request: Request) -> list[dict[str
         sort_order=pb.SORT_ORDER_ASC if body.sort_order == "asc" else pb.SORT_ORDER_DESC, limit=body.limit + body.offset,
         include_values=not body.select or "values" in body.select,
     )  # fmt: skip
-    found = await call(service(request).thread_records.SearchThreads, message)
-    out = [shape.thread(t) for t in found.threads[body.offset :]]
+    svc = service(request)
+    if body.values is not None:
+        threads = await _with_values(svc, message, body.values, body.limit + body.offset)
+    else:
+        threads = list((await call(svc.thread_records.SearchThreads, message)).threads)
+    out = [shape.thread(t) for t in threads[body.offset :]]
     if body.select:
         out = [{k: t.get(k) for k in body.select} for t in out]
     return out
@@ -159,7 +184,10 @@ async def search_threads(body: SearchThreads, request: Request) -> list[dict[str
 
 @router.post("/threads/count")
 async def count_threads(body: CountThreads, request: Request) -> int:
-    found = await call(service(request).thread_records.CountThreads, pb.CountThreadsRequest(filter=_filter(body)))
+    svc = service(request)
+    if body.values is not None:
+        return len(await _with_values(svc, pb.SearchThreadsRequest(filter=_filter(body)), body.values, None))
+    found = await call(svc.thread_records.CountThreads, pb.CountThreadsRequest(filter=_filter(body)))
     return int(found.count)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
 
+from engine.host import default_assistant_id
 from tests.conftest import ServerProcess
 from tests.http.conftest import GRAPHS, sync_client
 from tests.replicas.conftest import wait_until
@@ -53,7 +54,10 @@ def test_a_thread_cron_fires_on_its_thread_and_moves_to_its_next_date(start_serv
     thread = client.threads.create(graph_id="parallel")
     label = f"thread-{uuid.uuid4().hex[:6]}"
     made = client.crons.create_for_thread(thread["thread_id"], "parallel", schedule="*/5 * * * *", input={"label": label}, metadata={"team": "a"})
-    assert (made["thread_id"], made["assistant_id"], made["schedule"], made["enabled"]) == (thread["thread_id"], "parallel", "*/5 * * * *", True)
+    # The graph's name stands for its default assistant, whose id is kept and answered (as LangGraph's server).
+    assert (made["thread_id"], made["assistant_id"], made["schedule"], made["enabled"]) == (thread["thread_id"], default_assistant_id("parallel"), "*/5 * * * *", True)
+    assert [c["cron_id"] for c in client.crons.search(assistant_id="parallel")] == [made["cron_id"]] == [
+        c["cron_id"] for c in client.crons.search(assistant_id=default_assistant_id("parallel"))]  # fmt: skip
     assert made["payload"] == {"input": {"label": label}, "metadata": {"team": "a"}} and made["metadata"] == {"team": "a"}
     first = when(made["next_run_date"])
     assert first > datetime.now(timezone.utc) and first.minute % 5 == 0 and first.second == 0

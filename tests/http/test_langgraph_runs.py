@@ -146,3 +146,25 @@ async def test_a_failed_runs_thread_says_why(tmp_path: Path) -> None:
         assert (record["status"], record["error"]) == ("error", {"error": "ValueError", "message": "no way"})
         (task,) = (await client.threads.get_state(thread))["tasks"]
         assert (task["name"], task["error"]) == ("fail", "ValueError('no way')")
+
+
+@in_loop
+async def test_threads_are_found_and_counted_by_their_values(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        made_ = {}
+        for n in (1, 2, 5):
+            thread = await made(client, "chain3")
+            await client.runs.wait(thread, "chain3", input={"n": n})
+            made_[n + 3] = thread
+        await made(client, "chain3")  # no version: no values
+        # As LangGraph's server: the newest values contain the filter's (jsonb containment).
+        found = await client.threads.search(values={"n": 4})
+        assert [t["thread_id"] for t in found] == [made_[4]] and found[0]["values"]["n"] == 4
+        assert await client.threads.search(values={"log": ["a", "c"]}, select=["thread_id"], limit=2) == [
+            {"thread_id": made_[8]}, {"thread_id": made_[5]}]  # fmt: skip
+        assert await client.threads.count(values={"n": 4}) == 1 and await client.threads.count(values={"log": ["b"]}) == 3
+        assert await client.threads.search(values={"n": "4"}) == [] and await client.threads.count(values={"n": 99}) == 0
+        # A stateless run is recorded with LangGraph's default strategy too.
+        run = await client.runs.create(None, "chain3", input={"n": 0}, on_completion="keep")
+        assert run["multitask_strategy"] == "enqueue"
