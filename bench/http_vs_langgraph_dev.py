@@ -7,7 +7,10 @@ with ``langgraph`` imports): graphwire on a SQLite file, ``langgraph dev``
 programs (bench/_peers_programs.py) are ordinary async ``langgraph-sdk``
 programs: a multi-turn chat with tool calls streamed in messages-tuple and
 values modes; an interrupt answered with ``command={"resume": ...}``; history
-and a fork from an older checkpoint; a background run joined; store calls.
+and a fork from an older checkpoint; a background run joined; store calls; and
+(bench/_peers_more.py) threads with ``update_state`` and searches by values,
+the other stream modes, assistants, a failing run, an interrupt inside a
+subgraph, a ``Send`` fan-out, stateless runs and a static breakpoint resumed.
 
 What each program saw on each server is masked (ids become ``<id#n>``
 numbered by first appearance, so which id is which still compares; times
@@ -40,11 +43,15 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if not any(Path(p or ".").resolve() == Path(_ROOT) for p in sys.path):
     sys.path.insert(1, _ROOT)
 
-from bench._peers_programs import ABSENT, PROGRAMS, Seen, diff, grouped, mask  # noqa: E402
+from bench._peers_more import MORE  # noqa: E402
+from bench._peers_programs import ABSENT, Seen, diff, grouped, mask  # noqa: E402
+from bench._peers_programs import PROGRAMS as FIRST  # noqa: E402
 from bench._peers_proc import Served  # noqa: E402
 from bench._peers_systems import graphwire_start, langgraph_dev_start, langgraph_dev_venv  # noqa: E402
 
 SIDES = ("graphwire", "langgraph dev")
+#: bench/_peers_programs.py's, then bench/_peers_more.py's.
+PROGRAMS = {**FIRST, **MORE}
 SHORT = 20
 
 
@@ -63,7 +70,7 @@ def keyed(seen: Seen) -> dict[str, Any]:
     ids: dict[str, str] = {}
     out: dict[str, Any] = {}
     counts: dict[str, int] = {}
-    for label, value in seen:
+    for label, value in map(lambda pair: (mask(pair[0]), pair[1]), seen):  # a subgraph's event names its task's id
         counts[label] = counts.get(label, 0) + 1
         out[f"{label} #{counts[label]}"] = mask(value, ids)
     return out
@@ -77,7 +84,7 @@ def _show(value: Any, verbose: bool) -> str:
 def compare(name: str, ours: Seen, theirs: Seen, verbose: bool) -> int:
     """Print how one program's two runs differ; the number of differences."""
     found: list[tuple[str, Any, Any]] = []
-    labels = ([label for label, _ in ours], [label for label, _ in theirs])
+    labels = ([mask(label) for label, _ in ours], [mask(label) for label, _ in theirs])
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=labels[0], b=labels[1], autojunk=False).get_opcodes():
         if op != "equal":  # what one server sent (or answered) and the other did not, at that place
             found.append((f"(seen, after {labels[0][i1 - 1] if i1 else 'the start'!r})", labels[0][i1:i2] or ABSENT, labels[1][j1:j2] or ABSENT))

@@ -11,12 +11,18 @@ a model streaming tokens. A user message "book CITY" calls the tool ``book``,
 which asks before it books (``interrupt``); any other message calls
 ``weather`` with the message's last word; after a tool's answer the model
 says "Done: <the answer>." word by word.
+
+Three more for bench/http_vs_langgraph_dev.py's programs (the peers bench runs only the two
+above): ``failing`` (its one node raises ``ValueError("no way")``), ``nested`` (``before``, then
+``team``, a subgraph whose ``ask`` stops at an interrupt) and ``fanout`` (``start`` sends three
+``work`` tasks with ``Send``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, TypedDict
+import operator
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
@@ -24,7 +30,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from langgraph.types import interrupt
+from langgraph.types import Send, interrupt
 
 
 class Count(TypedDict, total=False):
@@ -111,3 +117,45 @@ _chat.add_edge(START, "agent")
 _chat.add_conditional_edges("agent", tools_condition)
 _chat.add_edge("tools", "agent")
 chat = _chat.compile()
+
+
+class Log(TypedDict, total=False):
+    n: int
+    log: Annotated[list, operator.add]
+
+
+def _boom(state: Log) -> dict[str, Any]:
+    raise ValueError("no way")
+
+
+_failing = StateGraph(Log)
+_failing.add_node("boom", _boom)
+_failing.add_edge(START, "boom")
+failing = _failing.compile()
+
+
+def _ask(state: Log) -> dict[str, Any]:
+    return {"log": [f"answer {interrupt({'q': 'ok?'})}"]}
+
+
+_team = StateGraph(Log)
+_team.add_node("ask", _ask)
+_team.add_edge(START, "ask")
+_nested = StateGraph(Log)
+_nested.add_node("before", lambda state: {"log": ["before"]})
+_nested.add_node("team", _team.compile())
+_nested.add_edge(START, "before")
+_nested.add_edge("before", "team")
+nested = _nested.compile()
+
+
+def _fan(state: Log) -> list[Send]:
+    return [Send("work", {"n": i}) for i in range(3)]
+
+
+_fanout = StateGraph(Log)
+_fanout.add_node("start", lambda state: {})
+_fanout.add_node("work", lambda state: {"log": [f"w{state['n']}"]})
+_fanout.add_edge(START, "start")
+_fanout.add_conditional_edges("start", _fan, ["work"])
+fanout = _fanout.compile()

@@ -65,9 +65,10 @@ def thread(t: pb.ThreadInfo) -> dict[str, Any]:
         "thread_id": t.thread_id, "created_at": iso(t.created_at), "updated_at": iso(t.updated_at), "metadata": shown_metadata(t.metadata_json),
         "status": _STATUS.get(t.status, "idle"), "values": _json(t.values_json), "interrupts": dict(pending),
         # What LangGraph's server adds: a thread's own config (graphwire keeps none: a run's is its own, an
-        # assistant's is the assistant's), its last run's error (while it is in "error"), and when its
-        # state last changed (its record's update time: every run and state update changes both).
-        "config": {}, "error": {"error": t.error.type, "message": t.error.message} if t.HasField("error") else None,
+        # assistant's is the assistant's; the shape is LangGraph's), its last run's error (while it is in
+        # "error"), and when its state last changed (its record's update time: every run and state update
+        # changes both).
+        "config": {"configurable": {}}, "error": {"error": t.error.type, "message": t.error.message} if t.HasField("error") else None,
         "state_updated_at": iso(t.updated_at),
     }  # fmt: skip
     if t.HasField("ttl"):
@@ -95,10 +96,13 @@ def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
         error = None
         if t.HasField("error"):  # as LangGraph's server shows it: the exception's repr
             error = f"{t.error.type}({t.error.message!r})" if t.error.type else t.error.message
+        # A subgraph's task, as LangGraph's server has it: its state when asked for (subgraphs), else where
+        # its versions are (``{thread_id, checkpoint_ns}``, LangGraph's task state as a config).
+        sub = state(thread_id, t.state, t.checkpoint_ns) if t.HasField("state") else None
+        where = {"thread_id": thread_id, "checkpoint_ns": t.checkpoint_ns} if t.checkpoint_ns and sub is None else None
         tasks.append({
             "id": t.task_id, "name": t.node, "error": error, "interrupts": [interrupt(i) for i in t.interrupts],
-            "checkpoint": checkpoint(thread_id, "", t.checkpoint_ns) if t.checkpoint_ns else None,
-            "state": state(thread_id, t.state, t.checkpoint_ns) if t.HasField("state") else None, "result": _json(t.result_json),
+            "checkpoint": where, "state": sub, "result": _json(t.result_json),
         })  # fmt: skip
     return {
         "values": _json(s.values_json, {}), "next": list(s.next), "checkpoint": checkpoint(thread_id, c.checkpoint_id, ns),

@@ -18,9 +18,9 @@ starts: :meth:`CheckpointFrames.start_values`).
 
 What differs from the Agent Server: a version's ``metadata`` is ``{source,
 step, parents}`` (the server's own keys, the run's metadata, are not in the
-events), and ``debug``'s has no ``checkpoint`` and ``parent_checkpoint``; a
-task's ``timestamp`` is when the frame was made (a version's is its
-``created_at``).
+events); a task's ``timestamp`` is when the frame was made (a version's is its
+``created_at``). ``debug``'s version payload also names the version and its
+parent as ``checkpoint`` and ``parent_checkpoint``, as the Agent Server's does.
 
 Pure but for the clock.
 """
@@ -96,10 +96,14 @@ class CheckpointFrames:
         out: list[tuple[str, Any]] = []
         if self.checkpoints:
             out.append(("checkpoints", payload))
-        if self.debug:
+        if self.debug:  # LangGraph's server adds the version and its parent as checkpoints here
             when = ref.created_at.ToDatetime(tzinfo=UTC).isoformat() if ref.HasField("created_at") else datetime.now(UTC).isoformat()
-            out.append(("debug", {"step": ref.step, "timestamp": when, "type": "checkpoint", "payload": payload}))
+            versions = {"checkpoint": self._named(ns, ref.checkpoint_id), "parent_checkpoint": self._named(ns, ref.parent_id) if ref.parent_id else None}
+            out.append(("debug", {"step": ref.step, "timestamp": when, "type": "checkpoint", "payload": {**payload, **versions}}))
         return out
+
+    def _named(self, ns: tuple[str, ...], checkpoint_id: str) -> dict[str, Any]:
+        return {"checkpoint_id": checkpoint_id, "thread_id": self.thread_id, "checkpoint_ns": "|".join(ns)}
 
     def _config(self, ns: tuple[str, ...], checkpoint_id: str) -> dict[str, Any]:
         return {"configurable": {"checkpoint_ns": "|".join(ns), "thread_id": self.thread_id, "checkpoint_id": checkpoint_id}}

@@ -136,7 +136,9 @@ async def patch_thread(thread_id: str, body: PatchThread, request: Request) -> A
     done = await call(svc.thread_records.UpdateThread, message)
     if request.headers.get("prefer") == "return=minimal":
         return Response(status_code=204)
-    return shape.thread(done)
+    # The thread as LangGraph's server answers a patch: with its values (GetThread's; UpdateThread reads none).
+    found = await call(svc.thread_records.GetThread, pb.GetThreadRequest(graph=done.graph, thread_id=thread_id, include_values=True))
+    return shape.thread(found)
 
 
 @router.delete("/threads/{thread_id}", status_code=204)

@@ -168,3 +168,19 @@ async def test_threads_are_found_and_counted_by_their_values(tmp_path: Path) -> 
         # A stateless run is recorded with LangGraph's default strategy too.
         run = await client.runs.create(None, "chain3", input={"n": 0}, on_completion="keep")
         assert run["multitask_strategy"] == "enqueue"
+
+
+@in_loop
+async def test_a_subgraph_tasks_checkpoint_and_a_patched_thread_read_as_langgraphs(tmp_path: Path) -> None:
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "sse")
+        await client.runs.wait(thread, "sse", input=INPUT, interrupt_before=["team"])
+        (task,) = (await client.threads.get_state(thread))["tasks"]
+        # As LangGraph's server: where the subgraph's versions go (its task's state as a config), no version id.
+        assert task["name"] == "team" and task["state"] is None
+        assert task["checkpoint"] == {"thread_id": thread, "checkpoint_ns": task["checkpoint"]["checkpoint_ns"]}
+        assert task["checkpoint"]["checkpoint_ns"].startswith("team:")
+        patched = await client.threads.update(thread, metadata={"tier": 2})
+        assert patched["values"] == (await client.threads.get_state(thread))["values"] and patched["metadata"]["tier"] == 2
+        assert patched["config"] == {"configurable": {}}  # LangGraph's shape (its server keeps the last run's there)
