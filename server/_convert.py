@@ -244,6 +244,7 @@ def snapshot(s: StateSnapshot) -> pb.StateSnapshot:
             result_json=None if t.result is None else encode(t.result),
             checkpoint_ns=_task_ns(t.state) if t.state else "",
             state=snapshot(t.state) if isinstance(t.state, StateSnapshot) else None,
+            path_json=encode(list(t.path)) if getattr(t, "path", None) else "",
         )
         for t in s.tasks
     ]

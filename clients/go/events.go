@@ -259,6 +259,9 @@ func snapshot(m *pb.StateSnapshot) StateSnapshot {
 		}
 		task := TaskState{TaskID: t.GetTaskId(), Node: t.GetNode(), Interrupts: interrupts(t.GetInterrupts()),
 			Error: errorInfo(t.GetError()), Result: result, CheckpointNs: t.GetCheckpointNs()}
+		if t.GetPathJson() != "" {
+			task.Path = raw(t.GetPathJson())
+		}
 		if t.GetState() != nil {
 			inner := snapshot(t.GetState())
 			task.State = &inner

@@ -88,6 +88,9 @@ type TaskState struct {
 	CheckpointNs string
 	// State is the subgraph's own snapshot, when read with GetStateOptions.Subgraphs.
 	State *StateSnapshot
+	// Path is where it comes from, as LangGraph's PregelTask.path (a JSON array,
+	// ["__pregel_pull", node]); nil when unknown.
+	Path json.RawMessage
 }
 
 // StateSnapshot is one version of a thread's state.

@@ -101,7 +101,7 @@ def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
         sub = state(thread_id, t.state, t.checkpoint_ns) if t.HasField("state") else None
         where = {"thread_id": thread_id, "checkpoint_ns": t.checkpoint_ns} if t.checkpoint_ns and sub is None else None
         tasks.append({
-            "id": t.task_id, "name": t.node, "error": error, "interrupts": [interrupt(i) for i in t.interrupts],
+            "id": t.task_id, "name": t.node, "path": _json(t.path_json, []), "error": error, "interrupts": [interrupt(i) for i in t.interrupts],
             "checkpoint": where, "state": sub, "result": _json(t.result_json),
         })  # fmt: skip
     return {

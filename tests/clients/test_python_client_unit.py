@@ -305,7 +305,7 @@ def test_state_snapshot_decoding() -> None:
         checkpoint=checkpoint_pb(),
         metadata_json=json_text({"source": "loop", "step": 1}),
         tasks=[
-            pb.TaskState(task_id="k1", node="ask", interrupts=[QUESTION]),
+            pb.TaskState(task_id="k1", node="ask", interrupts=[QUESTION], path_json='["__pregel_pull","ask"]'),
             pb.TaskState(task_id="k2", node="tool", error=pb.ErrorInfo(type="KeyError", message="'x'")),
         ],
         interrupts=[QUESTION],
@@ -317,7 +317,7 @@ def test_state_snapshot_decoding() -> None:
         checkpoint=CHECKPOINT,
         metadata={"source": "loop", "step": 1},
         tasks=(
-            graphwire.TaskState("k1", "ask", (INTERRUPT,), None),
+            graphwire.TaskState("k1", "ask", (INTERRUPT,), None, path=("__pregel_pull", "ask")),
             graphwire.TaskState("k2", "tool", (), ErrorInfo("KeyError", "'x'")),
         ),
         interrupts=(INTERRUPT,),

@@ -36,6 +36,7 @@ async def test_a_static_breakpoint_goes_on_with_command_resume(tmp_path: Path) -
         assert paused == {"n": 1, "log": ["a"]}
         state = await client.threads.get_state(thread)
         assert state["next"] == ["b"] and state["interrupts"] == []
+        assert [(t["name"], t["path"]) for t in state["tasks"]] == [("b", ["__pregel_pull", "b"])]  # as LangGraph's server
         history = await client.threads.get_history(thread)
         # gRPC's Resume answers an interrupt, and there is none: refused (FAILED_PRECONDITION), nothing written.
         tenant = TENANT.set("acme")  # the client's token's tenant

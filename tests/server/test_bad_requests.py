@@ -173,7 +173,7 @@ def test_node_error_finishes_error_and_keeps_saved_state(server: Any, thread_id:
         assert state.values == {"fail": True, "log": ["prepared"]}
         assert state.next == ("explode",)
         assert failed.checkpoint is not None and failed.checkpoint.checkpoint_id == state.checkpoint.checkpoint_id
-        assert [t.node for t in state.tasks] == ["explode"]
+        assert [(t.node, t.path) for t in state.tasks] == [("explode", ("__pregel_pull", "explode"))]  # LangGraph's PregelTask.path
         # One shape for a node's failure: the task's error, read back from
         # storage, says what the run's end said.
         assert state.tasks[0].error == failed.error

@@ -187,6 +187,7 @@ def state_snapshot(message: pb.StateSnapshot) -> StateSnapshot:
                 result=decode(t.result_json) if t.HasField("result_json") else None,
                 checkpoint_ns=t.checkpoint_ns,
                 state=state_snapshot(t.state) if t.HasField("state") else None,
+                path=tuple(decode(t.path_json)) if t.path_json else (),
             )
             for t in message.tasks
         ),

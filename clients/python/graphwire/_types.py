@@ -176,6 +176,8 @@ class TaskState:
     checkpoint_ns: str = ""
     #: the subgraph's own snapshot (``get_state(subgraphs=True)``), when it has one
     state: "StateSnapshot | None" = None
+    #: where it comes from, as LangGraph's ``PregelTask.path`` (``("__pregel_pull", node)``; JSON arrays as lists)
+    path: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

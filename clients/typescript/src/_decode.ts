@@ -122,6 +122,7 @@ export class Decoder {
         result: t.resultJson === undefined ? null : this.fromJson(t.resultJson),
         checkpointNs: t.checkpointNs,
         state: t.state === undefined ? null : this.stateSnapshot<StateValues>(t.state),
+        path: t.pathJson ? (this.fromJson(t.pathJson) as unknown[]) : [],
       })),
       interrupts: m.interrupts.map((i) => this.interrupt(i)),
     };

@@ -179,6 +179,8 @@ export interface TaskState {
   checkpointNs: string;
   /** The subgraph's own snapshot (`getState` with `subgraphs: true`), when it has one. */
   state: StateSnapshot | null;
+  /** Where it comes from, as LangGraph's `PregelTask.path` (`["__pregel_pull", node]`); `[]` when unknown. */
+  path: unknown[];
 }
 
 /** One version of a thread's state, as `getState` and `history` return it. */

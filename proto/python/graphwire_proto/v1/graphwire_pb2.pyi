@@ -552,7 +552,7 @@ class StateSnapshot(_message.Message):
     def __init__(self, values_json: _Optional[str] = ..., next: _Optional[_Iterable[str]] = ..., checkpoint: _Optional[_Union[CheckpointRef, _Mapping]] = ..., metadata_json: _Optional[str] = ..., tasks: _Optional[_Iterable[_Union[TaskState, _Mapping]]] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ...) -> None: ...
 
 class TaskState(_message.Message):
-    __slots__ = ("task_id", "node", "interrupts", "error", "result_json", "checkpoint_ns", "state")
+    __slots__ = ("task_id", "node", "interrupts", "error", "result_json", "checkpoint_ns", "state", "path_json")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
@@ -560,6 +560,7 @@ class TaskState(_message.Message):
     RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_NS_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    PATH_JSON_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     node: str
     interrupts: _containers.RepeatedCompositeFieldContainer[Interrupt]
@@ -567,7 +568,8 @@ class TaskState(_message.Message):
     result_json: str
     checkpoint_ns: str
     state: StateSnapshot
-    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., result_json: _Optional[str] = ..., checkpoint_ns: _Optional[str] = ..., state: _Optional[_Union[StateSnapshot, _Mapping]] = ...) -> None: ...
+    path_json: str
+    def __init__(self, task_id: _Optional[str] = ..., node: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[Interrupt, _Mapping]]] = ..., error: _Optional[_Union[ErrorInfo, _Mapping]] = ..., result_json: _Optional[str] = ..., checkpoint_ns: _Optional[str] = ..., state: _Optional[_Union[StateSnapshot, _Mapping]] = ..., path_json: _Optional[str] = ...) -> None: ...
 
 class ListHistoryRequest(_message.Message):
     __slots__ = ("graph", "thread_id", "limit", "before", "filter_json", "checkpoint_ns")
