@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
+from engine.checkpoint._assistants import contains  # a metadata filter: jsonb's ``@>``, one definition for every store
+
 __all__ = [
     "STATUSES", "Expected", "MemoryThreads", "RecordChanged", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "contains",
     "expiry", "matches", "merged", "threads_of",
@@ -157,23 +159,6 @@ class ThreadQuery:
 def merged(metadata: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     """An update's metadata: ``changes``' top-level keys replace the record's (a shallow merge)."""
     return {**metadata, **changes}
-
-
-def contains(whole: Any, part: Any) -> bool:
-    """Whether JSON value ``part`` is contained in ``whole``, as PostgreSQL's jsonb ``@>``:
-    an object's keys each with a contained value, an array's items each contained in some
-    item, a scalar equal (of the same JSON type: 1 is not true, nor "1")."""
-    if isinstance(part, dict):
-        return isinstance(whole, dict) and all(k in whole and contains(whole[k], v) for k, v in part.items())
-    if isinstance(part, list):
-        if not isinstance(whole, list):
-            return False
-        return all(any(contains(w, p) for w in whole) for p in part)
-    if isinstance(part, bool) or isinstance(whole, bool):
-        return isinstance(part, bool) and isinstance(whole, bool) and part == whole
-    if isinstance(part, (int, float)) and isinstance(whole, (int, float)):
-        return part == whole
-    return type(part) is type(whole) and part == whole
 
 
 def matches(record: ThreadRecord, query: ThreadQuery) -> bool:
