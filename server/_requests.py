@@ -196,8 +196,8 @@ def run_options(graph: Pregel, rc: pb.RunConfig | None, event_kinds: Any) -> tup
             for n in names:
                 if n != "*" and n not in graph.nodes:
                     raise bad(f"config.{field}", f"unknown node {n!r}")
-            if names:
-                opts[field] = names
+            if names:  # "*" (every node) as LangGraph takes it: the string, which a list holding it is not
+                opts[field] = "*" if "*" in names else names
         if rc.context_json:
             opts["context"] = run_context(graph, rc.context_json)
     return wanted, opts

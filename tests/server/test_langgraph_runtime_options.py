@@ -44,7 +44,10 @@ def test_a_static_breakpoint_and_continue(lg: ServerProcess, thread_id: str, ser
         assert paused.reason is FinishReason.INTERRUPT and paused.interrupts == ()
         assert paused.checkpoint.next == ("work",) and paused.values["log"] == ["prepare"]
         done = client.invoke(served("gated"), thread_id, None, timeout=30)
+        # "*": every node, as LangGraph's interrupt_before="*" (the first one, here)
+        every = client.invoke(served("gated"), f"{thread_id}-every", {"label": "y"}, interrupt_before=["*"], timeout=30)
     assert done.reason is FinishReason.END and done.values["log"] == ["prepare", "x"]
+    assert every.reason is FinishReason.INTERRUPT and every.checkpoint.next == ("prepare",) and every.values.get("log", []) == []
 
 
 def test_event_kinds_and_run_metadata(lg: ServerProcess, thread_id: str, served: Callable[[str], str]) -> None:
