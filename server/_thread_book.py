@@ -87,8 +87,7 @@ class ThreadBook:
         ``expected`` says: the check a start that cannot make it in its own write makes before."""
         record = self.template(graph, key)
         found = await self.store.asearch(ThreadQuery(tenant=record.tenant, caller_ids=(record.caller_thread,), limit=2))
-        if not expected.met_by(found):
-            raise RecordChanged(f"thread {key!r}: its record is not as the run's start expected")
+        expected.require(found)
 
     def ended_mark(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> ThreadMark:
         """``record``'s run ended with ``status`` (its RunFinished ``final``, when it sent one)."""

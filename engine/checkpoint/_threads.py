@@ -101,6 +101,15 @@ class Expected:
         metadata = records[0].metadata
         return contains(metadata, self.holds) and not any(contains(metadata, {k: v}) for k, v in self.lacks.items())
 
+    def require(self, records: list[ThreadRecord]) -> None:
+        """Raise :meth:`changed` unless ``records`` meet it (:meth:`met_by`)."""
+        if not self.met_by(records):
+            raise self.changed()
+
+    def changed(self) -> RecordChanged:
+        """The error of a start that found the record not as expected."""
+        return RecordChanged(f"thread {self.key!r}: its record is not as the run's start expected")
+
 
 class RecordChanged(Exception):
     """A run's start found its thread's record not as :class:`Expected`: nothing was written."""

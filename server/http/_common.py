@@ -31,7 +31,7 @@ from server.http._run_body import RunBody
 from server.http._shapes import UNBOUND
 from server.service import GraphService
 
-__all__ = ["Body", "Limit", "Offset", "SeenThreads", "call", "check_run_thread", "expected_of", "dumps", "graph_for_new", "graph_of", "service", "thread_of", "bind", "metadata_of", "movable"]
+__all__ = ["Body", "Limit", "Offset", "SeenThreads", "assistant_id_of", "call", "check_run_thread", "expected_of", "dumps", "graph_for_new", "graph_of", "service", "thread_of", "bind", "metadata_of", "movable"]
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -195,7 +195,13 @@ async def _labels(service: GraphService, run: RunBody) -> tuple[str, dict[str, A
     ``assistant_id``: a graph's name stands for its default assistant, which runs that graph unread)."""
     named = run.request.assistant_id
     runs = named if named in service.graphs else (await service.assistants.resolve(run.request)).graph
-    return runs, {"graph_id": runs, "assistant_id": default_assistant_id(named) if named in service.graphs else named}
+    return runs, {"graph_id": runs, "assistant_id": assistant_id_of(service, named)}
+
+
+def assistant_id_of(service: GraphService, named: Any) -> Any:
+    """The id of the assistant a call names, as LangGraph's server keeps and answers it: a served graph's
+    name stands for that graph's default assistant; anything else is as given."""
+    return default_assistant_id(named) if isinstance(named, str) and named in service.graphs else named
 
 
 def metadata_of(thread: pb.ThreadInfo) -> dict[str, Any]:

@@ -21,10 +21,10 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
-from engine.host import CronRecord, CronSearch, default_assistant_id, next_fire, parse_schedule, zone_of
+from engine.host import CronRecord, CronSearch, next_fire, parse_schedule, zone_of
 from server._records import now
 from server._tenants import TENANT
-from server.http._common import graph_of
+from server.http._common import assistant_id_of, graph_of
 from server.http._common import service as svc
 from server.http._cron_fire import run_body_of
 from server.http._errors import HttpError, answered
@@ -124,7 +124,7 @@ async def _create(request: Request, thread_id: str | None) -> Response:
         raise HttpError(422, "assistant_id: required, an assistant's id or a graph's name")
     at = now()
     cron = CronRecord(
-        cron_id=str(uuid.uuid4()), assistant_id=_assistant(request, body["assistant_id"]), schedule=body["schedule"], created_at=at, updated_at=at,
+        cron_id=str(uuid.uuid4()), assistant_id=assistant_id_of(svc(request), body["assistant_id"]), schedule=body["schedule"], created_at=at, updated_at=at,
         next_run_date=None, thread_id=thread_id, tenant=_tenant(), timezone=body.get("timezone"), end_time=_time(body, "end_time"),
         enabled=body.get("enabled", True), on_run_completed=(body.get("on_run_completed") or "delete") if thread_id is None else None,
         payload={k: body[k] for k in RUN_FIELDS if body.get(k) is not None}, metadata=dict(body.get("metadata") or {}),
@@ -175,12 +175,6 @@ async def delete(cron_id: str, request: Request) -> Response:
     return Response(status_code=204)
 
 
-def _assistant(request: Request, named: Any) -> Any:
-    """An assistant named by a cron call: a served graph's name stands for its default assistant, whose id
-    LangGraph's server answers and keeps (anything else as given)."""
-    return default_assistant_id(named) if isinstance(named, str) and named in svc(request).graphs else named
-
-
 def _search(request: Request, body: dict[str, Any], *, paged: bool) -> CronSearch:
     allowed = {"assistant_id", "thread_id", "enabled", "metadata"} | ({"limit", "offset", "sort_by", "sort_order", "select"} if paged else set())
     for key in body:
@@ -199,7 +193,7 @@ def _search(request: Request, body: dict[str, Any], *, paged: bool) -> CronSearc
     if metadata is not None and not isinstance(metadata, dict):
         raise HttpError(422, "metadata: a JSON object")
     return CronSearch(
-        tenant=_tenant(), assistant_id=_assistant(request, body.get("assistant_id")), thread_id=body.get("thread_id"), enabled=body.get("enabled"),
+        tenant=_tenant(), assistant_id=assistant_id_of(svc(request), body.get("assistant_id")), thread_id=body.get("thread_id"), enabled=body.get("enabled"),
         metadata=metadata, sort_by=sort_by, descending=order == "desc", limit=limit, offset=offset,
     )  # fmt: skip
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.host import RunRecord, default_assistant_id
 from graphwire_proto.v1 import graphwire_pb2 as pb
+from server.http._shapes import interrupt
 
 __all__ = ["STATUSES", "result_of", "run_json", "status_of"]
 
@@ -101,10 +102,6 @@ def _kwargs(request: Any) -> dict[str, Any] | None:
     }  # fmt: skip
 
 
-def _interrupts(f: pb.RunFinished) -> list[dict[str, Any]]:
-    return [{"value": _json(i.value_json), "id": i.interrupt_id, "response_schema": _json(i.response_schema_json)} for i in f.interrupts]
-
-
 def result_of(final: pb.RunEvent | None) -> Any:
     """What ``/runs/wait`` and ``/join`` answer for a run that ended with ``final``: its state, with
     ``__interrupt__`` when it stopped at interrupts, or ``{"__error__": {error, message}}``."""
@@ -117,5 +114,5 @@ def result_of(final: pb.RunEvent | None) -> Any:
         return {"__error__": {"error": "UserInterrupt", "message": f"run {final.run_id} was cancelled"}}
     values = json.loads(f.values_json) if f.values_json else {}
     if f.reason == pb.FINISH_REASON_INTERRUPT and f.interrupts:
-        return {**(values if isinstance(values, dict) else {}), "__interrupt__": _interrupts(f)}
+        return {**(values if isinstance(values, dict) else {}), "__interrupt__": [interrupt(i, streamed=True) for i in f.interrupts]}
     return values

@@ -44,10 +44,14 @@ def assistant(a: pb.Assistant) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def interrupt(i: pb.Interrupt) -> dict[str, Any]:
-    """A pending interrupt as LangGraph's server lists it in a thread and a state: its value and id (a
-    stream's and a run's result also have its ``response_schema``: server.http._sse)."""
-    return {"value": _json(i.value_json), "id": i.interrupt_id}
+def interrupt(i: pb.Interrupt, *, streamed: bool = False) -> dict[str, Any]:
+    """An interrupt as LangGraph's server writes it: its value and id in a thread's and a state's lists;
+    ``streamed`` (a stream's frames, a run's result) with LangGraph 1.2's ``response_schema`` too (null
+    without one)."""
+    out = {"value": _json(i.value_json), "id": i.interrupt_id}
+    if streamed:
+        out["response_schema"] = _json(i.response_schema_json)
+    return out
 
 
 #: The metadata key of a thread made over HTTP without a graph on a server of several graphs: LangGraph's

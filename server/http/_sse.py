@@ -47,6 +47,7 @@ from engine.host import RUN_KEY, langchain_messages
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._json import encode
 from server._messages import messages_in
+from server.http._shapes import interrupt
 from server.http._sse_debug import CHECKPOINT_KINDS, CheckpointFrames
 
 __all__ = ["MODES", "Frame", "SseShaper", "check_modes", "event_kinds"]
@@ -106,14 +107,6 @@ def _triggers(t: pb.TaskStarted) -> list[str]:
     """A task's triggers as LangGraph names them: a Send's task's is ``__pregel_push`` (graphwire's events
     name the channel its packets wait in, ``__pregel_tasks``; the engine's own stream maps it so too)."""
     return ["__pregel_push"] if list(t.triggers) == ["__pregel_tasks"] else list(t.triggers)
-
-
-def _interrupt(i: pb.Interrupt) -> dict[str, Any]:
-    """As LangGraph 1.2's ``Interrupt`` (:func:`server.http._shapes.interrupt`)."""
-    return {
-        "value": json.loads(i.value_json) if i.value_json else None, "id": i.interrupt_id,
-        "response_schema": json.loads(i.response_schema_json) if i.response_schema_json else None,
-    }  # fmt: skip
 
 
 class SseShaper:
@@ -211,7 +204,7 @@ class SseShaper:
         if self.modes & {"tasks", "debug"}:
             error = {"error": t.error.type, "message": t.error.message} if t.HasField("error") else None
             result = _loads(t.update_json) if t.update_json else {}
-            body = {"id": t.task_id, "name": t.node, "error": error, "result": result, "interrupts": [_interrupt(i) for i in t.interrupts]}
+            body = {"id": t.task_id, "name": t.node, "error": error, "result": result, "interrupts": [interrupt(i, streamed=True) for i in t.interrupts]}
             if "tasks" in self.modes:
                 out.append(("tasks", encode(body)))
             out += self._debug(t.step, "task_result", body)
@@ -293,7 +286,7 @@ class SseShaper:
             return []
         t = e.task_finished
         if ns and t.interrupts:
-            self._stopped.setdefault(ns, []).extend(_interrupt(i) for i in t.interrupts)
+            self._stopped.setdefault(ns, []).extend(interrupt(i, streamed=True) for i in t.interrupts)
             return []
         out: list[Frame] = []
         for sub in [s for s in self._stopped if s[:-1] == ns and s[-1].rpartition(":")[2] == t.task_id]:
@@ -314,7 +307,7 @@ class SseShaper:
         elif f.reason == pb.FINISH_REASON_CANCELLED:
             out.append(self.error("UserInterrupt", f"run {e.run_id} was cancelled", e.seq))
         elif f.reason == pb.FINISH_REASON_INTERRUPT and f.interrupts:
-            pending = [_interrupt(i) for i in f.interrupts]
+            pending = [interrupt(i, streamed=True) for i in f.interrupts]
             if "updates" in self.modes:
                 out.append(Frame("updates", encode({"__interrupt__": pending}), e.seq))
             if "values" in self.modes:

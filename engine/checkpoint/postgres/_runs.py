@@ -29,7 +29,7 @@ from engine.checkpoint._runs import ACTIVE, FIELDS, Outline, RunRecord, check_ch
 from engine.checkpoint._run_sql import events_of_rows, pack_events, record_of
  # fmt: skip
 from engine.checkpoint._lease import Lease
-from engine.checkpoint._threads import RecordChanged, ThreadMark
+from engine.checkpoint._threads import ThreadMark
 from engine.checkpoint.postgres._leases import PostgresLeases
 from engine.checkpoint.postgres._run_queries import (
     ACTIVE_OF, ADD_EVENTS, ADD_ONE_EACH, DELETE_RUNS, ENDING, ENDING_ROW, EVENTS, EXPIRE, FIND, FINISH, INSERT, INSERT_MARKED,
@@ -55,12 +55,6 @@ def _one_each(batches: Sequence[tuple[RunRecord, Sequence[tuple[int, bytes]]]]) 
 #: Tells the saver's reads that a lease's thread has no version (see
 #: :meth:`~engine.checkpoint.postgres._reads.Reads.blank`).
 Blank = Callable[[Lease], None]
-
-
-def _met(met: bool, mark: ThreadMark) -> None:
-    """Raise :class:`RecordChanged` unless a start found ``mark``'s thread's record as expected."""
-    if not met:
-        raise RecordChanged(f"thread {mark.record.thread_id!r}: its record is not as the run's start expected")
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
@@ -154,7 +148,8 @@ class PostgresRuns:
             params.update(self._mark_params(mark))
         rows, _ = await self._write("start_run", name, params)
         if mark is not None and mark.expected is not None:
-            _met(rows[0][-1], mark)
+            if not rows[0][-1]:  # the record not as expected: nothing was written
+                raise mark.expected.changed()
             rows = [row for row in rows if row[0] is not None]
         if rows:
             return None
@@ -180,7 +175,8 @@ class PostgresRuns:
         else:
             rows, _ = await self._write("start_run", "TAKING_EXPECTED", params)
             epoch, inserted, blank, _, met = rows[0]
-            _met(met, mark)  # (unmet: nothing was written, each part needing the lease, which needs ``ok``)
+            if not met:  # nothing was written: each part needs the lease, which needs ``ok``
+                raise mark.expected.changed()
         if epoch is None:
             return None, None
         lease = Lease(taking["thread_id"], owner, int(epoch))

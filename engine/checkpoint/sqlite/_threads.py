@@ -15,7 +15,7 @@ import json
 from datetime import datetime
 from typing import Any, Sequence
 
-from engine.checkpoint._threads import FIELDS, KEEP, RecordChanged, ThreadMark, ThreadQuery, ThreadRecord, expiry, merged
+from engine.checkpoint._threads import FIELDS, KEEP, ThreadMark, ThreadQuery, ThreadRecord, expiry, merged
 from engine.checkpoint.sqlite._runs import text_of
 from engine.checkpoint.sqlite._tables import FileTables
 
@@ -199,8 +199,7 @@ class SqliteThreads(FileTables):
         if mark.expected is None:
             return
         rows = cur.execute(OF_CALLER, (mark.record.tenant, mark.record.caller_thread)).fetchall()
-        if not mark.expected.met_by([_record(r) for r in rows]):
-            raise RecordChanged(f"thread {mark.record.thread_id!r}: its record is not as the run's start expected")
+        mark.expected.require([_record(r) for r in rows])
 
     @staticmethod
     def mark_in(cur: Any, mark: ThreadMark) -> None:
