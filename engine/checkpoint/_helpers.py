@@ -19,25 +19,21 @@ message name the thread and the checkpoint, so an operator can find the row.
 from __future__ import annotations
 
 import json
-import re
-from itertools import chain as _chain
-from operator import methodcaller
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from engine.checkpoint._chain import EMPTY
-from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint._inline import inline_problem, merge_inline
 from engine.checkpoint._json import compact_json, loop_json
 from engine.checkpoint._meta_form import LONG, SHORT, unpack
-from engine.checkpoint.base import RUN_KEY, ChannelVersions, Checkpoint, CheckpointMetadata, get_checkpoint_id
+from engine.checkpoint.base import RUN_KEY, Checkpoint, CheckpointMetadata, get_checkpoint_id
 from engine.errors import CorruptCheckpointError, SerializationError
 from engine.serde import Serializer, StateTooLargeError
 
 __all__ = [
-    "EMPTY", "MAX_METADATA_BYTES", "check_list_args", "check_row", "check_versions", "take_checkpoint", "json_equal",
+    "EMPTY", "MAX_METADATA_BYTES", "check_list_args", "check_row", "json_equal",
     "check_metadata", "dump_meta", "dump_metadata", "list_keys", "load_checkpoint", "load_meta", "load_metadata",
     "make_config", "metadata_matches", "parse_config", "parse_write_config", "reading", "is_unicode", "storable_text",
 ]  # fmt: skip
@@ -93,122 +89,6 @@ def make_config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[
 
 
 # -- checkpoints -------------------------------------------------------------------
-_INT = frozenset({int})
-_values = methodcaller("values")
-
-
-def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None = None) -> None:
-    """Refuse a checkpoint whose channel versions are not integers, before anything is stored.
-
-    Our savers key values by ``(channel, version)`` with integer versions
-    (:func:`engine._internal._ids.next_version`); LangGraph's own savers use
-    strings. A string, float or bool version would be stored and then make
-    the thread unreadable, so ``put`` refuses it.
-
-    Raises:
-        ValueError: a channel version (or one in ``versions_seen``) that is not an int.
-    """
-    if _all_int(checkpoint, new_versions):
-        return
-    seen = checkpoint.get("versions_seen") or {}
-    where = [("channel_versions", checkpoint["channel_versions"]), ("new_versions", new_versions or {})]
-    where += [(f"versions_seen[{node!r}]", s) for node, s in seen.items()]
-    for name, versions in where:
-        for channel, version in versions.items():
-            if type(version) is not int:
-                raise ValueError(
-                    f"checkpoint {checkpoint['id']!r}: {name}[{channel!r}] is {version!r} "
-                    f"({type(version).__name__}); channel versions are integers "
-                    "(BaseCheckpointSaver.get_next_version makes them)"
-                )
-
-
-def _all_int(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None) -> bool:
-    """Whether every version of ``checkpoint`` and ``new_versions`` is an int (every put asks; loops in C)."""
-    if new_versions and not _INT.issuperset(map(type, new_versions.values())):
-        return False
-    if type(checkpoint) is MadeCheckpoint:
-        return True  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
-    if not _INT.issuperset(map(type, checkpoint["channel_versions"].values())):
-        return False
-    seen = checkpoint.get("versions_seen") or {}
-    try:  # versions_seen, an entry per node: each node's values chained in C (half a set comprehension's time)
-        return _INT.issuperset(map(type, _chain.from_iterable(map(dict.values, seen.values()))))
-    except TypeError:  # a node's entry that is another mapping
-        return {type(v) for s in seen.values() for v in s.values()} <= _INT
-
-
-# LangGraph's savers' versions: a zero-padded 32-digit counter, a dot, a random float in [0, 1)
-# formatted zero-padded to 16 (``langgraph.checkpoint.memory.InMemorySaver.get_next_version``'s form).
-#: the channel of the Sends due next step (engine.pregel._spec.TASKS)
-_TASKS = "__pregel_tasks"
-_LANGGRAPH_VERSION = re.compile(r"(\d{32})\.(\d+\.\d+|\d+(?:\.\d+)?e-\d+)")
-
-
-def take_checkpoint(checkpoint: Checkpoint, new_versions: ChannelVersions) -> tuple[Checkpoint, ChannelVersions]:
-    """The checkpoint and new versions a saver stores: LangGraph's string versions read as their
-    counters, and an older LangGraph checkpoint's ``pending_sends`` kept.
-
-    A checkpoint LangGraph's own savers made (moved into ours, or a test's
-    fixture) carries string versions such as
-    ``"00000000000000000000000000000002.0.6697367414225304"``. The counter
-    is what orders them (LangGraph's ``get_next_version`` increments it; the
-    random tail only breaks ties between writers), so it is taken as the
-    integer version, in ``channel_versions``, ``versions_seen`` and
-    ``new_versions`` alike, which keeps every comparison between them as it
-    was. Any other non-integer version is still refused by :func:`check_versions`.
-
-    A checkpoint of LangGraph before ``"v"`` 4 kept the Sends due next step
-    in ``pending_sends``, which our savers do not store (only the channels,
-    ``versions_seen`` and ``updated_channels``): they are stored as
-    LangGraph reads them, as the ``__pregel_tasks`` channel's value, at the
-    newest version of the checkpoint. The caller's dicts are not changed:
-    a copy is returned.
-
-    Raises:
-        ValueError: a version that is neither an int nor of LangGraph's form.
-    """
-    if not _all_int(checkpoint, new_versions):  # the versions of our savers and of the engine: nothing to do
-        if type(checkpoint) is not MadeCheckpoint and _has_langgraph_versions(checkpoint, new_versions):
-            checkpoint = checkpoint.copy()
-            checkpoint["channel_versions"] = _counters(checkpoint["channel_versions"])
-            checkpoint["versions_seen"] = {
-                node: _counters(seen) for node, seen in (checkpoint.get("versions_seen") or {}).items()
-            }
-            new_versions = _counters(new_versions)
-        check_versions(checkpoint, new_versions)
-    if checkpoint.get("pending_sends") and checkpoint["v"] < 4 and checkpoint["channel_versions"]:
-        checkpoint = checkpoint.copy()
-        sends = list(checkpoint.pop("pending_sends"))  # type: ignore[typeddict-item]
-        version = max(checkpoint["channel_versions"].values())
-        checkpoint["channel_values"] = {**checkpoint["channel_values"], _TASKS: sends}
-        checkpoint["channel_versions"] = {**checkpoint["channel_versions"], _TASKS: version}
-        new_versions = {**new_versions, _TASKS: version}
-    return checkpoint, new_versions
-
-
-def _has_langgraph_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any]) -> bool:
-    seen = checkpoint.get("versions_seen") or {}
-    found = _chain(checkpoint["channel_versions"].values(), new_versions.values(), _chain.from_iterable(map(_values, seen.values())))
-    return any(type(v) is str for v in found)
-
-
-def _is_fraction(text: str) -> bool:
-    try:
-        return 0 <= float(text) < 1
-    except ValueError:
-        return False
-
-
-def _counters(versions: Mapping[str, Any]) -> dict[str, Any]:
-    """``versions`` with each string of LangGraph's form replaced by its counter (others kept, to be refused)."""
-    out = dict(versions)
-    for channel, version in versions.items():
-        if type(version) is str and (match := _LANGGRAPH_VERSION.fullmatch(version)) and _is_fraction(match[2]):
-            out[channel] = int(match[1])
-    return out
-
-
 def dump_meta(
     serde: Serializer, checkpoint: Checkpoint, *, versions: Mapping[str, int] | None = None, inline: Mapping[str, Any] | None = None,
     compact: bool = False,
@@ -264,10 +144,9 @@ def _meta_problem(meta: Any) -> str | None:
     versions = meta.get("channel_versions")
     if type(versions) is not dict or not all(type(k) is str and type(v) is int for k, v in versions.items()):
         return "channel_versions is not a map of channel names to integers"
-    seen = meta.get("versions_seen", {})
+    seen = meta.get("versions_seen", {})  # (its versions as put: engine.checkpoint._versions.check_versions)
     if type(seen) is not dict or not all(
-        type(k) is str and type(v) is dict and all(type(c) is str and type(n) is int for c, n in v.items())
-        for k, v in seen.items()
+        type(k) is str and type(v) is dict and all(type(c) is str for c in v) for k, v in seen.items()
     ):
         return "versions_seen is not a map of node names to channel versions"
     updated = meta.get("updated_channels")

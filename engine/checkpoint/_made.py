@@ -1,11 +1,10 @@
 """Checkpoints the engine made: their versions are not walked again on every put.
 
-:func:`~engine.checkpoint._helpers.check_versions` refuses a checkpoint whose
+:func:`~engine.checkpoint._versions.check_versions` refuses a checkpoint whose
 channel versions are not integers before a saver stores it. For a caller's
-checkpoint that walks ``channel_versions`` and every node's ``versions_seen``
-record, O(nodes) on every put (~10 µs a step of a 100-node chain, measured),
-although a step changes only the records of the nodes it ran. A checkpoint
-the engine's own loop made (:class:`MadeCheckpoint`, from
+checkpoint that walks ``channel_versions``, O(channels) on every put,
+although a step changes only the channels it wrote. A checkpoint the
+engine's own loop made (:class:`MadeCheckpoint`, from
 :func:`engine.pregel._writer.new_version`) has only integer versions by
 construction: they are :func:`~engine._internal._ids.next_version`'s, or were
 read back from a saver, which refused anything else when they were put. So

@@ -17,12 +17,13 @@ state size limit goes through the planner, which measures every put.
 
 Two shortcuts keep the bytes the serializer writes: small scalars (a step's
 trigger channels hold None, a counter an int) are serialized once and found
-again in a memo (:class:`ScalarMemo`), and a checkpoint's meta, plain data once
-its versions were checked, is packed by msgpack alone (:func:`dump_plain_meta`).
+again in a memo (:class:`ScalarMemo`), and a checkpoint's meta, when it is plain
+data, is packed by msgpack alone, or by ormsgpack where it is
+installed, to the same bytes (:func:`dump_plain_meta`, :mod:`engine.serde._plain`).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import is_
 from typing import Any
 
@@ -35,6 +36,9 @@ from engine.checkpoint._helpers import dump_meta
 from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, Checkpoint
 from engine.errors import SerializationError
 from engine.serde import TAG, Serializer
+from engine.serde._plain import FAST
+from engine.serde._serializer import plain_packer
+from engine.serde._plain import pack_plain as fast_pack_plain
 
 __all__ = [
     "MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "pack_plain", "plan_put", "plain_writes",
@@ -68,18 +72,22 @@ class ScalarMemo:
     is kept for one serializer in one ``json_safe`` setting, emptied when either changes.
     """
 
-    __slots__ = ("_memo", "_serde", "_json_safe")
+    __slots__ = ("_memo", "_serde", "_json_safe", "plain")
 
     def __init__(self) -> None:
         self._memo: dict[tuple[type, Any], tuple[str, bytes]] = {}
         self._serde: Serializer | None = None
         self._json_safe: Any = None
+        #: ``serde``'s :func:`~engine.serde._serializer.plain_packer` as of the last :meth:`table`
+        self.plain: Callable[[Any], bytes | None] | None = None
 
     def table(self, serde: Serializer) -> dict[tuple[type, Any], tuple[str, bytes]]:
-        """The memo for ``serde``: ``(type, value) -> (tag, bytes)`` (see :func:`dumps_scalar`)."""
+        """The memo for ``serde``: ``(type, value) -> (tag, bytes)`` (see :func:`dumps_scalar`);
+        :attr:`plain` is then ``serde``'s plain packer."""
         json_safe = getattr(serde, "json_safe", None)
         if serde is not self._serde or json_safe != self._json_safe:
             self._memo, self._serde, self._json_safe = {}, serde, json_safe
+            self.plain = plain_packer(serde)
         return self._memo
 
 
@@ -105,7 +113,7 @@ Planned = tuple[str, int, tuple[str, bytes, int | None, int, Ref | None], Known 
 
 def plan_put(
     deltas: MemoryDeltas, memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, thread_id: str, ns: str,
-    values: Mapping[str, Any], new_versions: Mapping[str, int],
+    values: Mapping[str, Any], new_versions: Mapping[str, int], plain: Callable[[Any], bytes | None] | None = None,
 ) -> list[Planned]:  # fmt: skip
     """The rows of a put's changed channels, as :meth:`DeltaCache.plan` makes them: a list as a
     delta on the last one the cache knows for the channel, when it extends it; a dict holding a
@@ -132,7 +140,7 @@ def plan_put(
             out.append((channel, version, (tag, data, None, 0, None), None))
             continue
         if kind is list and deltas.fanout:
-            blob, known = deltas.plan_list(serde, thread_id, ns, channel, version, value)
+            blob, known = deltas.plan_list(serde, thread_id, ns, channel, version, value, plain)
             out.append((channel, version, blob, known))
             continue
         found = memo.get((kind, value)) if kind in _SCALARS else None  # (another kind may not hash)
@@ -143,7 +151,7 @@ def plan_put(
 
 def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping[str, int]) -> tuple[str, bytes]:
     """:func:`~engine.checkpoint._helpers.dump_meta` of a checkpoint without inline values, packed
-    by msgpack alone when it is plain data (its versions were checked: ints, under string keys),
+    by msgpack alone when it is plain data (msgpack's own types: else the serializer's way),
     as the serializer reads it back (tag ``msgpack``, whatever its codec); else by the serializer.
     A third of the serializer's time: a meta has three levels, none past any depth limit, and
     nothing for its hooks."""
@@ -160,7 +168,10 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
 def pack_plain(data: Any) -> bytes | None:
     """``data`` packed by msgpack alone (its own types only, text as strict UTF-8), as the
     serializer packs plain data; None when msgpack refuses it (a tuple, a lone surrogate, an
-    int past 64 bits...), which the serializer then handles its own way."""
+    int past 64 bits...), which the serializer then handles its own way. Packed by ormsgpack when
+    it is installed (:mod:`engine.serde._plain`: the same bytes, faster)."""
+    if FAST:
+        return fast_pack_plain(data)
     try:
         packer = _packers.pop()
     except IndexError:
@@ -184,7 +195,7 @@ def full_value(serde: Serializer, ns: str, channel: str, version: int, value: An
 
 def plain_writes(
     memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str,
-    task_path: str,
+    task_path: str, plain: Callable[[Any], bytes | None] | None = None,
 ) -> list[tuple[tuple[str, int], tuple[str, str, bytes, str, None], bool]] | None:  # fmt: skip
     """``((task_id, index), row as stored, replaces)`` of each of a task's writes, the rows
     :func:`~engine.checkpoint._writes.dump_writes` would make; None when one may be a ref (a dict,
@@ -195,14 +206,18 @@ def plain_writes(
         kind = type(value)
         if kind is dict or (kind is list and len(value) >= MIN_ITEMS) or channel == ERROR:
             return None
-        found = memo.get((kind, value)) if kind in _SCALARS else None
+        if kind in _SCALARS:
+            found = memo.get((kind, value))
+        else:  # (a one-message list: the serializer's bytes, without its layers)
+            packed = None if plain is None else plain(value)
+            found = None if packed is None else (TAG, packed)
         if found is None:
             try:
                 found = dumps_scalar(memo, serde, channel, value)
             except SerializationError:
                 return None
         special = WRITES_IDX_MAP.get(channel)
-        out.append(((task_id, idx if special is None else special), (channel, *found, task_path, None), special is not None))
+        out.append(((task_id, idx if special is None else special), (channel, found[0], found[1], task_path, None), special is not None))
     return out
 
 
@@ -217,8 +232,9 @@ class MemoryDeltas(DeltaCache):
     (and, for :meth:`plan_list`, the SQL savers': :class:`~engine.checkpoint._sql_write.SqlDeltas`)."""
 
     def plan_list(
-        self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any]
-    ) -> tuple[tuple[str, bytes, int | None, int, Ref | None], Known]:
+        self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any],
+        plain: Callable[[Any], bytes | None] | None = None,
+    ) -> tuple[tuple[str, bytes, int | None, int, Ref | None], Known]:  # fmt: skip
         """The row of a list channel's new version (as the saver stores it), and what the cache
         learns once it is stored.
 
@@ -241,7 +257,9 @@ class MemoryDeltas(DeltaCache):
                 and len(value) >= len(items)
                 and all(map(is_, value, items))  # extends it, item by item (zip stops at its end), in C
             ):
-                tag, data = serde.dumps_channel(channel, value[last.length :])
+                delta = value[last.length :]
+                packed = None if plain is None else plain(delta)  # (the serializer's bytes, without its layers)
+                tag, data = serde.dumps_channel(channel, delta) if packed is None else (TAG, packed)
                 link = _new_tuple(Link, (seq, version, len(value), last.size + len(data), ns, channel))
                 learned = Known(version, list(value), (link, *chain))
                 return (tag, data, last.version, seq, None), learned

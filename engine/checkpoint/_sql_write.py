@@ -28,7 +28,8 @@ Here the same rows and bytes are made with less (:meth:`SqlDeltas.plan_put`):
   past 64 bits), a meta that may nest deep. Under ``json_safe`` the
   serializer's check (a full unpack of the meta, for its map keys) can refuse
   nothing else in a meta whose map keys are text, whose versions are integers
-  (:func:`~engine.checkpoint._helpers.take_checkpoint` checked them) and whose
+  (:func:`~engine.checkpoint._versions.take_checkpoint` checked the channels',
+  :func:`~engine.checkpoint._versions.seen_ints` ``versions_seen``'s) and whose
   inline values are scalars, but a non-finite float, which only an inline
   value can be: those keys are checked in C (``str.join``), the float is
   looked for in the packed bytes as the serializer looks for it.
@@ -48,6 +49,7 @@ from typing import Any
 from engine.checkpoint._chain import EMPTY, BlobRow, Known
 from engine.checkpoint._delta import BlobPlan
 from engine.checkpoint._helpers import dump_meta
+from engine.checkpoint._versions import seen_ints
 from engine.checkpoint._inline import plan_inline, stored
 from engine.checkpoint._memory_write import _SCALARS, MemoryDeltas, ScalarMemo, dumps_scalar, pack_plain
 from engine.checkpoint._refs import whole_row
@@ -168,8 +170,9 @@ def _measure(
 def _text_keys(v: Any, seen: Any, updated: Any, inline: Any, versions: Any) -> bool:
     """Whether every map key of a meta is text, as ``json_safe`` wants: the keys of its maps
     (``seen`` and its entries, ``inline``, ``versions``), the items of ``updated`` and the values of
-    the inline entries are text, scalars and integers (versions: a saver's put checked them
-    integers, :func:`~engine.checkpoint._helpers.take_checkpoint`), so no other map is in it.
+    the inline entries are text, scalars and integers (versions: a saver's put checked the channel
+    versions, :func:`~engine.checkpoint._versions.take_checkpoint`, and the caller ``versions_seen``'s,
+    :func:`~engine.checkpoint._versions.seen_ints`), so no other map is in it.
     ``str.join`` checks text in C, refusing anything else (TypeError)."""
     try:
         "".join(seen)
@@ -221,7 +224,7 @@ def _meta_direct(
         meta["i"] = inline
     if versions is not None:
         meta["c"] = versions
-    if serde.json_safe and not _text_keys(meta["v"], seen, meta["u"], inline or None, versions):
+    if serde.json_safe and not (seen_ints(checkpoint) and _text_keys(meta["v"], seen, meta["u"], inline or None, versions)):
         return None
     data = pack_plain(meta)
     if data is None or could_nest_past_wire(data) or (serde.json_safe and _NON_FINITE.search(data) is not None):

@@ -34,10 +34,9 @@ from engine.checkpoint._chain import ChainReader, Known, Ref
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base_key
 from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
+from engine.checkpoint._versions import all_int, take_checkpoint
 from engine.checkpoint._helpers import (
-    _all_int,
     check_list_args,
-    take_checkpoint,
     dump_meta,
     dump_metadata,
     load_checkpoint,
@@ -317,14 +316,15 @@ class InMemorySaver(BaseCheckpointSaver):
         self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
-        if not _all_int(checkpoint, new_versions) or checkpoint.get("pending_sends"):  # else nothing to take
+        if not all_int(checkpoint, new_versions) or checkpoint.get("pending_sends"):  # else nothing to take
             checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
         deltas, serde = self._deltas, self.serde
         if deltas.max_state_bytes is not None:  # every put measured: the shared planner's
             return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
         values = checkpoint["channel_values"]
-        planned = plan_put(deltas, self._scalars.table(serde), serde, thread_id, ns, values, new_versions)
+        scalars = self._scalars
+        planned = plan_put(deltas, scalars.table(serde), serde, thread_id, ns, values, new_versions, scalars.plain)
         meta = dump_plain_meta(serde, checkpoint, checkpoint["channel_versions"])
         row: _Row = (parent_id, checkpoint["ts"], meta, dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
@@ -389,7 +389,8 @@ class InMemorySaver(BaseCheckpointSaver):
     def _put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str) -> None:
         thread_id, ns, checkpoint_id = parse_write_config(config)
         serde = self.serde
-        plain = plain_writes(self._scalars.table(serde), serde, writes, task_id, task_path) if self._deltas.max_state_bytes is None else None
+        scalars = self._scalars
+        plain = plain_writes(scalars.table(serde), serde, writes, task_id, task_path, scalars.plain) if self._deltas.max_state_bytes is None else None
         if plain is None:  # a write that may be a ref (or is an error, or is refused: raised here, named)
             refer = self._deltas.referrer(self.serde, thread_id)
             rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)

@@ -4,6 +4,9 @@ Stage one turns a value into msgpack bytes. Native msgpack types are packed by
 msgpack's C code without any Python walk (the hot path: a state of dicts,
 lists, strings and ints); msgpack calls :meth:`Serializer._default` only for
 the rest, which either encodes an allowlisted type as an ext value or refuses.
+Where ormsgpack is installed (LangGraph brings it), a value that is plain data
+through and through is packed by it instead, to the same bytes, faster
+(:mod:`engine.serde._plain`).
 A refusal is reported at write time, with the path to the offending part,
 found by a second, slow walk (:mod:`engine.serde._path`).
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,11 +37,12 @@ from engine.serde._depth import pack_top
 from engine.serde._ext import CODE_NAMES, DECODERS, ENCODERS, Code
 from engine.serde._proven import Proven, Rebuilder, proves, rebuilder_of
 from engine.serde._path import MAX_EXT_DEPTH, UNSTORABLE_HINT, find_problem
+from engine.serde._plain import FAST, PlainPacker
 from engine.serde._wire import int_too_long, may_be_unsendable
 from engine.serde._registry import Entry, make_entry
 from engine.types import Command, DeltaSnapshot, Interrupt, Overwrite, Send, TimeoutPolicy
 
-__all__ = ["TAG", "Codec", "Serializer"]
+__all__ = ["TAG", "Codec", "Serializer", "plain_packer"]
 
 TAG = "msgpack"
 
@@ -104,7 +108,7 @@ class Serializer:
             Off by default, as LangGraph stores such values.
     """
 
-    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_packers", "_nests", "_proven", "_rebuilders", "_tag", "json_safe")
+    __slots__ = ("_by_name", "_by_type", "_codec", "_local", "_packers", "_nests", "_plain", "_proven", "_rebuilders", "_tag", "json_safe")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's own ``dumps_typed(self, value)`` (LangGraph's signature, no ``path_prefix``) is
@@ -131,6 +135,8 @@ class Serializer:
         self._packers: list[msgpack.Packer] = []
         #: set once an ext value was packed: from then on a pack may be one re-entered from inside another
         self._nests = False
+        #: plain data packed by ormsgpack where it is installed (engine/serde/_plain.py)
+        self._plain = PlainPacker()
         #: LangChain messages' payloads whose validation gave back exactly their own fields, and how
         #: to rebuild each message class without validating such bytes again (engine/serde/_proven.py)
         self._proven = Proven()
@@ -223,25 +229,8 @@ class Serializer:
                 # Re-entered from inside a pack (a model's dump calling us)? Only after _default ran once.
                 data = self._pack_nested(value)
             else:
-                # A packer from the pool of idle ones, given back after (list.pop and append are atomic):
-                # not a packer per thread, whose first use (a thread-local's state, a packer's buffer)
-                # cost more than a small pack in the worker threads LangGraph makes per invoke.
-                packers = self._packers
-                try:
-                    packer = packers.pop()
-                except IndexError:
-                    packer = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
-                try:
-                    data = pack_top(packer.pack, value)
-                except UnicodeEncodeError:
-                    if self.json_safe:
-                        raise  # a lone surrogate: JSON cannot carry it
-                    packers.append(packer)  # (a failed pack leaves the packer's buffer empty)
-                    # a str with a lone surrogate: stored as is (LangGraph's serializer keeps it too)
-                    data = pack_top(msgpack.Packer(default=self._default, **_PACK_OPTIONS).pack, value)
-                else:
-                    if len(data) <= _POOLED_BYTES:
-                        packers.append(packer)
+                plain = self._plain.pack(value) if FAST else None
+                data = self._pack_top(value) if plain is None else plain  # (plain: ormsgpack's, msgpack's bytes)
         except Exception as exc:  # whatever failed, the message gets a path
             raise self._write_error(value, _where(path_prefix, key), exc) from exc
         if self.json_safe and may_be_unsendable(data):
@@ -256,6 +245,27 @@ class Serializer:
                 where = f"{path_prefix}: " if path_prefix else ""
                 raise SerializationError(f"{where}codec {self._tag!r} failed to encode: {exc}") from exc
         return self._tag, data
+
+    def _pack_top(self, value: Any) -> bytes:
+        """``value`` packed by msgpack's packer (:func:`~engine.serde._depth.pack_top`), its hook for the rest.
+        A packer from the pool of idle ones, given back after (list.pop and append are atomic): not one per
+        thread, whose first use cost more than a small pack in the worker threads LangGraph makes per invoke."""
+        packers = self._packers
+        try:
+            packer = packers.pop()
+        except IndexError:
+            packer = msgpack.Packer(default=self._default, **_FAST_PACK_OPTIONS)
+        try:
+            data = pack_top(packer.pack, value)
+        except UnicodeEncodeError:
+            if self.json_safe:
+                raise  # a lone surrogate: JSON cannot carry it
+            packers.append(packer)  # (a failed pack leaves the packer's buffer empty)
+            # a str with a lone surrogate: stored as is (LangGraph's serializer keeps it too)
+            return pack_top(msgpack.Packer(default=self._default, **_PACK_OPTIONS).pack, value)
+        if len(data) <= _POOLED_BYTES:
+            packers.append(packer)
+        return data
 
     def dumps(self, value: Any, *, path_prefix: str = "") -> bytes:
         """Serialize to bytes alone, the tag being implied by this serializer's codec."""
@@ -431,6 +441,17 @@ class Serializer:
 
 
 _UNSET: Any = object()
+
+
+def plain_packer(serde: Any) -> Callable[[Any], bytes | None] | None:
+    """What packs plain data to ``serde.dumps_typed``'s bytes (tag :data:`TAG`) without its layers (it
+    answers None for data that is not plain); None without ormsgpack, for a serializer with a codec,
+    ``json_safe`` or its own ``dumps_typed``, or not ours. For a saver's hot path (engine.checkpoint._memory_write)."""
+    cls = type(serde)
+    if not FAST or not isinstance(serde, Serializer) or serde._codec is not None or serde.json_safe:
+        return None
+    own = cls is not Serializer and (cls.dumps_typed is not Serializer.dumps_typed or cls._dumps is not Serializer._dumps)
+    return None if own else serde._plain.pack
 
 
 def _langchain_rebuilder(name: str, entry: Entry) -> Rebuilder | None:

@@ -9,7 +9,7 @@ import gc
 
 import pytest
 
-from engine.checkpoint._helpers import check_versions
+from engine.checkpoint._versions import check_versions
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.memory import InMemorySaver
 from engine.graph import END, START, StateGraph

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from engine.checkpoint import InMemorySaver
+from engine.checkpoint import InMemorySaver, _memory_write
 from engine.checkpoint._helpers import load_meta
 from engine.checkpoint._memory_write import dump_plain_meta
 from engine.checkpoint.base import INTERRUPT, empty_checkpoint
 from engine.errors import SerializationError
-from engine.serde import Serializer
+from engine.serde import Serializer, _plain, _serializer
 
 
 def _versions(step: int, channels: list[str]) -> dict[str, int]:
@@ -168,3 +168,17 @@ def test_a_list_growing_past_the_fanout_is_stored_as_the_planner_stores_it() -> 
     assert stored[0] == stored[1]
     blobs = stored[0][0]
     assert sum(blob[2] is not None for blob in blobs.values()) == 69  # every version after the first a delta
+
+
+def test_with_ormsgpack_or_without_the_same_bytes_are_stored(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ormsgpack (where LangGraph brought it) packs the plain metas, deltas and writes (engine/serde/_plain.py)
+    with_it = InMemorySaver()
+    _run(with_it, "t")
+    assert with_it._scalars.plain is not None or not _plain.FAST
+    for module in (_plain, _serializer, _memory_write):
+        monkeypatch.setattr(module, "FAST", False)
+    without = InMemorySaver()
+    _run(without, "t")
+    assert without._scalars.plain is None
+    assert _stored(with_it, "t") == _stored(without, "t")
+    assert with_it._threads["t"].checkpoints == without._threads["t"].checkpoints  # the metas' very bytes

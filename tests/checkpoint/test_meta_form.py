@@ -59,7 +59,7 @@ def test_a_saver_reads_the_short_form_and_the_map_stored_before_it_alike() -> No
 @pytest.mark.parametrize(
     "odd",
     [
-        {"versions_seen": {"model": {"messages": "00000002.0.5"}}},
+        {"versions_seen": {"model": {1: 2}}},
         {"versions_seen": {"model": [1, 2]}},
         {"updated_channels": ("messages", 1)},
         {"inline": {"turns": [1, V1, 2, 3]}},

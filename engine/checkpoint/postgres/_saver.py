@@ -49,8 +49,8 @@ from psycopg import Connection
 from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
+from engine.checkpoint._versions import take_checkpoint
 from engine.checkpoint._helpers import (
-    take_checkpoint,
     dump_metadata,
     make_config,
     parse_config,

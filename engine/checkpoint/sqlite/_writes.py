@@ -19,7 +19,8 @@ from typing import Any
 
 from engine.checkpoint._chain import ITEMS, STORE_MIN, BlobRow, compressed
 from engine.checkpoint._delta import BlobPlan, base_key
-from engine.checkpoint._helpers import take_checkpoint, dump_metadata, make_config, parse_config, parse_write_config
+from engine.checkpoint._versions import take_checkpoint
+from engine.checkpoint._helpers import dump_metadata, make_config, parse_config, parse_write_config
 from engine.checkpoint._metadata import put_metadata, split_run
 from engine.checkpoint._retention import Choose
 from engine.checkpoint._sql_write import SqlDeltas, blob_versions, dump_sql_meta
