@@ -27,7 +27,7 @@ from server.http._common import Body, call
 from server.http._common import service as svc
 from server.http._errors import HttpError, answered
 from server.http._run_views import status_of
-from server.http._runs import _record, cancel_run, join_stream
+from server.http._runs import NOT_CANCELLABLE, _record, cancel_run, join_stream
 
 __all__ = ["router"]
 
@@ -74,13 +74,14 @@ async def cancel_many(body: CancelMany, request: Request, action: str = "interru
         targets = [(body.thread_id, await _record(svc(request), body.thread_id, run_id)) for run_id in body.run_ids]
     else:
         raise HttpError(422, "body: thread_id with run_ids, or status alone")
+    targets = [(thread_id, record) for thread_id, record in targets if record.status in ACTIVE]
+    if not targets:  # as LangGraph's server: nothing to cancel is a 404
+        raise HttpError(404, "No runs found to cancel." if body.status is not None else NOT_CANCELLABLE)
     for thread_id, record in targets:
-        if record.status not in ACTIVE:
-            continue
         try:
             await cancel_run(thread_id, record.run_id, request, action=action)
-        except RpcError as e:
-            if e.code != grpc.StatusCode.FAILED_PRECONDITION:  # it ended meanwhile: left as it is
+        except HttpError as e:
+            if e.status != 404:  # it ended meanwhile: left as it is
                 raise
     return Response(status_code=204)
 

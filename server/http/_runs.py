@@ -46,7 +46,7 @@ from server._tenants import TENANT
 from server.http._common import SeenThreads, check_run_thread, expected_of
 from server.http._common import service as svc
 from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, queued_behind, started_record
-from server.http._errors import answered
+from server.http._errors import HttpError, answered
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
@@ -388,13 +388,13 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"action: {action!r} is not one of 'interrupt', 'rollback'")
     service = svc(request)
     row = await pending_of(service, thread_id, run_id)
-    if row is not None and (row.status != "pending" or await service.delayed.aend(run_id, "cancelled")):
+    if row is not None and row.status != "pending":
+        raise HttpError(404, NOT_CANCELLABLE)  # a delayed run that ended without starting
+    if row is not None and await service.delayed.aend(run_id, "cancelled"):
         return Response(status_code=204 if wait else 202)  # a delayed run cancelled before it started
     record = await _record(service, thread_id, run_id)
-    if record.status not in ACTIVE:
-        if action == "rollback":
-            raise RpcError(grpc.StatusCode.FAILED_PRECONDITION, f"run {run_id} has ended ({record.status}): it can no longer be rolled back")
-        return Response(status_code=204 if wait else 202)
+    if record.status not in ACTIVE:  # ended: nothing to cancel or roll back, as LangGraph's server answers
+        raise HttpError(404, NOT_CANCELLABLE)
     cancel = pb.CancelRunRequest(graph=record.graph, thread_id=thread_id, run_id=run_id)
     await service.thread_rpcs.CancelRun(cancel, CallContext())
     if action == "rollback":
@@ -408,6 +408,13 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
         async with service.runs.slot(ended.thread_id, thread_id, f"cancelled-{run_id}", enqueue=True):
             pass
     return Response(status_code=204 if wait else 202)
+
+
+#: what cancelling a run that has ended answers (404), as LangGraph's server words it
+NOT_CANCELLABLE = (
+    "No matching runs to cancel. Please verify the thread ID and run IDs are correct, "
+    "and the runs haven't been deleted or completed."
+)
 
 
 async def join_run(thread_id: str, run_id: str, request: Request) -> Response:

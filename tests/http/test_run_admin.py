@@ -30,9 +30,12 @@ async def test_cancel_many_by_ids_and_by_status(tmp_path: Path) -> None:
         b = await client.runs.create(second, "gated", input={"gate": "never", "label": "b"})
         await until(lambda: _running(served, first, a["run_id"]), "run a to start")
         await until(lambda: _running(served, second, b["run_id"]), "run b to start")
-        # Another tenant's status sweep reaches none of this tenant's runs.
+        # Another tenant's status sweep reaches none of this tenant's runs: it finds none (404, as
+        # LangGraph's server answers a sweep with nothing to cancel).
         other = get_client(url=served.url, api_key=TOKENS["other"])
-        await other.runs.cancel_many(status="all")
+        with pytest.raises(httpx.HTTPStatusError) as none:
+            await other.runs.cancel_many(status="all")
+        assert none.value.response.status_code == 404 and none.value.response.json()["detail"] == "No runs found to cancel."
         assert await _status(client, first, a["run_id"]) == "running"
         await client.runs.cancel_many(thread_id=first, run_ids=[a["run_id"]])
         await until(lambda: _status_is(client, first, a["run_id"], "interrupted"), "run a to be cancelled")
@@ -46,6 +49,12 @@ async def test_cancel_many_by_ids_and_by_status(tmp_path: Path) -> None:
             assert neither.status_code == 422
             unknown = await http.post("/runs/cancel", json={"thread_id": first, "run_ids": ["nope"]})
             assert unknown.status_code == 404
+            ended = await http.post("/runs/cancel", json={"thread_id": first, "run_ids": [a["run_id"]]})
+            assert ended.status_code == 404 and "haven't been deleted or completed" in ended.json()["detail"]
+            # one run of a thread cancelled after it ended: the same 404 (its status stays as it ended)
+            again = await http.post(f"/threads/{second}/runs/{b['run_id']}/cancel")
+            assert again.status_code == 404 and again.json()["detail"] == ended.json()["detail"]
+        assert await _status(client, second, b["run_id"]) == "interrupted"
 
 
 async def _status_is(client: Any, thread: str, run_id: str, status: str) -> bool:
