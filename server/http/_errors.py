@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 
 from server._errors import status_for
 
-__all__ = ["HTTP_STATUS", "HttpError", "answered", "http_error", "install", "not_served"]
+__all__ = ["HTTP_STATUS", "NOT_CANCELLABLE", "HttpError", "answered", "http_error", "install", "not_served"]
 
 log = logging.getLogger("graphwire.http")
 
@@ -65,6 +65,13 @@ def not_served(path: str, served: tuple[str, ...] = ()) -> str:
     if why is not None:
         return f"{path}: {why} (docs/http.md lists the routes served)"
     return f"{path}: no such route in graphwire's HTTP API (docs/http.md lists the routes served, /openapi.json too)"
+
+
+#: what cancelling a run that has ended answers (404), as LangGraph's server words it
+NOT_CANCELLABLE = (
+    "No matching runs to cancel. Please verify the thread ID and run IDs are correct, "
+    "and the runs haven't been deleted or completed."
+)
 
 
 class HttpError(Exception):

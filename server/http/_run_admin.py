@@ -25,9 +25,9 @@ from server._reads import key_of
 from server._tenants import TENANT
 from server.http._common import Body, call
 from server.http._common import service as svc
-from server.http._errors import HttpError, answered
+from server.http._errors import NOT_CANCELLABLE, HttpError, answered
 from server.http._run_views import status_of
-from server.http._runs import NOT_CANCELLABLE, _record, cancel_run, join_stream
+from server.http._runs import _record, cancel_run, join_stream
 
 __all__ = ["router"]
 

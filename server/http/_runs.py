@@ -46,7 +46,7 @@ from server._tenants import TENANT
 from server.http._common import SeenThreads, check_run_thread, expected_of
 from server.http._common import service as svc
 from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, queued_behind, started_record
-from server.http._errors import HttpError, answered
+from server.http._errors import NOT_CANCELLABLE, HttpError, answered
 from server.http._run_body import RunBody, parse_run_body
 from server.http._run_views import STATUSES, result_of, run_json
 from server.http._sse import SseShaper, check_modes
@@ -408,13 +408,6 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
         async with service.runs.slot(ended.thread_id, thread_id, f"cancelled-{run_id}", enqueue=True):
             pass
     return Response(status_code=204 if wait else 202)
-
-
-#: what cancelling a run that has ended answers (404), as LangGraph's server words it
-NOT_CANCELLABLE = (
-    "No matching runs to cancel. Please verify the thread ID and run IDs are correct, "
-    "and the runs haven't been deleted or completed."
-)
 
 
 async def join_run(thread_id: str, run_id: str, request: Request) -> Response:
