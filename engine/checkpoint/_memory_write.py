@@ -37,8 +37,8 @@ from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, Checkpoint
 from engine.errors import SerializationError
 from engine.serde import TAG, Serializer
 from engine.serde._plain import FAST
-from engine.serde._serializer import plain_packer
 from engine.serde._plain import pack_plain as fast_pack_plain
+from engine.serde._serializer import plain_packer
 
 __all__ = [
     "MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "pack_plain", "plan_put", "plain_writes",

@@ -56,6 +56,7 @@ from engine.checkpoint._refs import whole_row
 from engine.checkpoint.base import Checkpoint
 from engine.serde import TAG, Serializer
 from engine.serde._depth import could_nest_past_wire
+from engine.serde._serializer import packs_as_is
 
 __all__ = ["SqlDeltas", "blob_versions", "dump_sql_meta"]
 
@@ -211,13 +212,8 @@ def _meta_direct(
     serde: Serializer, checkpoint: Checkpoint, versions: Mapping[str, int] | None, inline: Mapping[str, list[Any]]
 ) -> tuple[str, bytes] | None:
     """The meta's bytes as the serializer packs them, or None: the serializer's to pack."""
-    cls = type(serde)
-    if cls is not Serializer and not (
-        issubclass(cls, Serializer) and cls.dumps_typed is Serializer.dumps_typed and cls._dumps is Serializer._dumps
-    ):
-        return None  # a serializer of its own making
-    if serde.tag != TAG:
-        return None  # a codec's bytes
+    if not packs_as_is(serde):
+        return None  # a serializer of its own making, or a codec's bytes
     seen = checkpoint["versions_seen"]
     meta: dict[str, Any] = {"v": checkpoint["v"], "s": seen, "u": checkpoint.get("updated_channels")}
     if inline:

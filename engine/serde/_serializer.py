@@ -42,7 +42,7 @@ from engine.serde._wire import int_too_long, may_be_unsendable
 from engine.serde._registry import Entry, make_entry
 from engine.types import Command, DeltaSnapshot, Interrupt, Overwrite, Send, TimeoutPolicy
 
-__all__ = ["TAG", "Codec", "Serializer", "plain_packer"]
+__all__ = ["TAG", "Codec", "Serializer", "packs_as_is", "plain_packer"]
 
 TAG = "msgpack"
 
@@ -443,15 +443,22 @@ class Serializer:
 _UNSET: Any = object()
 
 
-def plain_packer(serde: Any) -> Callable[[Any], bytes | None] | None:
-    """What packs plain data to ``serde.dumps_typed``'s bytes (tag :data:`TAG`) without its layers (it
-    answers None for data that is not plain); None without ormsgpack, for a serializer with a codec,
-    ``json_safe`` or its own ``dumps_typed``, or not ours. For a saver's hot path (engine.checkpoint._memory_write)."""
+def packs_as_is(serde: Any) -> bool:
+    """Whether ``serde`` stores a value as :class:`Serializer` packs it (tag :data:`TAG`): ours, or a subclass
+    keeping its ``dumps_typed`` and ``_dumps``, without a codec. A saver may then pack plain data itself."""
     cls = type(serde)
-    if not FAST or not isinstance(serde, Serializer) or serde._codec is not None or serde.json_safe:
-        return None
-    own = cls is not Serializer and (cls.dumps_typed is not Serializer.dumps_typed or cls._dumps is not Serializer._dumps)
-    return None if own else serde._plain.pack
+    if cls is not Serializer and not (
+        issubclass(cls, Serializer) and cls.dumps_typed is Serializer.dumps_typed and cls._dumps is Serializer._dumps
+    ):
+        return False
+    return serde._codec is None  # type: ignore[no-any-return]
+
+
+def plain_packer(serde: Any) -> Callable[[Any], bytes | None] | None:
+    """What packs plain data to ``serde.dumps_typed``'s bytes without its layers (it answers None for data
+    that is not plain); None without ormsgpack, with ``json_safe`` (its checks) or where :func:`packs_as_is`
+    does not hold. For a saver's hot path (engine.checkpoint._memory_write)."""
+    return serde._plain.pack if FAST and packs_as_is(serde) and not serde.json_safe else None
 
 
 def _langchain_rebuilder(name: str, entry: Entry) -> Rebuilder | None:
