@@ -53,17 +53,26 @@ def parse_config(config: Mapping[str, Any]) -> tuple[str, str, str | None]:
     """
     conf = config.get("configurable") or {}
     thread_id = conf.get("thread_id")
-    if thread_id is None:
-        raise ValueError('config["configurable"]["thread_id"] is required')
-    return str(thread_id), conf.get("checkpoint_ns") or "", conf.get("checkpoint_id") or None  # "": none, as LangGraph's
+    if type(thread_id) is not str:
+        thread_id = _thread_text(thread_id)
+    return thread_id, conf.get("checkpoint_ns") or "", conf.get("checkpoint_id") or None  # "": none, as LangGraph's
 
 
 def parse_write_config(config: Mapping[str, Any]) -> tuple[str, str, str]:
     """``(thread_id, checkpoint_ns, checkpoint_id)`` of a put_writes call, which must name a checkpoint."""
-    thread_id, ns, checkpoint_id = parse_config(config)
-    if checkpoint_id is None:
+    conf = config.get("configurable") or {}  # (parse_config's reading, without its call: every write's)
+    thread_id, checkpoint_id = conf.get("thread_id"), conf.get("checkpoint_id")
+    if type(thread_id) is not str:
+        thread_id = _thread_text(thread_id)
+    if not checkpoint_id:
         raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
-    return thread_id, ns, checkpoint_id
+    return thread_id, conf.get("checkpoint_ns") or "", checkpoint_id
+
+
+def _thread_text(thread_id: Any) -> str:
+    if thread_id is None:
+        raise ValueError('config["configurable"]["thread_id"] is required')
+    return str(thread_id)
 
 
 def list_keys(config: Mapping[str, Any] | None, before: Mapping[str, Any] | None) -> list[tuple[str, str]]:

@@ -159,7 +159,7 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
         return dump_meta(serde, checkpoint, versions=versions)
     meta = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"],
             "updated_channels": checkpoint.get("updated_channels"), "channel_versions": versions}  # fmt: skip
-    data = pack_plain(meta)
+    data = fast_pack_plain(meta) if FAST else pack_plain(meta)
     if data is None:  # a tuple, a lone surrogate...: the serializer's way
         return dump_meta(serde, checkpoint, versions=versions)
     return TAG, data
@@ -196,18 +196,24 @@ def full_value(serde: Serializer, ns: str, channel: str, version: int, value: An
 def plain_writes(
     memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, writes: Sequence[tuple[str, Any]], task_id: str,
     task_path: str, plain: Callable[[Any], bytes | None] | None = None,
-) -> list[tuple[tuple[str, int], tuple[str, str, bytes, str, None], bool]] | None:  # fmt: skip
-    """``((task_id, index), row as stored, replaces)`` of each of a task's writes, the rows
-    :func:`~engine.checkpoint._writes.dump_writes` would make; None when one may be a ref (a dict,
-    a list of two items or more), is an error (stored as its ``repr``), or does not serialize
-    (``dump_writes`` then raises, naming the task and channel)."""
-    out = []
+) -> dict[tuple[str, int], tuple[str, str, bytes, str, Ref | None]] | None:  # fmt: skip
+    """``{(task_id, index): row as stored}`` of a task's writes, the rows
+    :func:`~engine.checkpoint._writes.dump_writes` would make (a special channel's index is
+    negative: its row replaces a stored one, the others' do not); None when one may be a ref
+    (a dict, a list of two items or more), is an error (stored as its ``repr``), or does not
+    serialize (``dump_writes`` then raises, naming the task and channel)."""
+    out: dict[tuple[str, int], tuple[str, str, bytes, str, Ref | None]] = {}
     for idx, (channel, value) in enumerate(writes):
+        special = WRITES_IDX_MAP.get(channel)
+        if special is not None:
+            if channel == ERROR:
+                return None
+            idx = special
         kind = type(value)
-        if kind is dict or (kind is list and len(value) >= MIN_ITEMS) or channel == ERROR:
-            return None
         if kind in _SCALARS:
             found = memo.get((kind, value))
+        elif kind is dict or (kind is list and len(value) >= MIN_ITEMS):
+            return None
         else:  # (a one-message list: the serializer's bytes, without its layers)
             packed = None if plain is None else plain(value)
             found = None if packed is None else (TAG, packed)
@@ -216,8 +222,7 @@ def plain_writes(
                 found = dumps_scalar(memo, serde, channel, value)
             except SerializationError:
                 return None
-        special = WRITES_IDX_MAP.get(channel)
-        out.append(((task_id, idx if special is None else special), (channel, found[0], found[1], task_path, None), special is not None))
+        out[(task_id, idx)] = (channel, found[0], found[1], task_path, None)
     return out
 
 

@@ -15,6 +15,11 @@ __all__ = ["put_metadata", "split_run"]
 #: configurable keys a version's metadata never takes from its config (LangGraph's set, frozen: read every put)
 _NOT_FROM_CONFIG = frozenset(EXCLUDED_METADATA_KEYS)
 _PLAIN = frozenset({str, int, float, bool})
+#: keys a put's config had that no version takes: LangGraph's excluded ones and the private ones met so
+#: far (``__pregel_runtime``...). A config whose keys are all here adds nothing, found in C: a run's
+#: every put has the same few keys, and a loop over them was most of what this cost.
+_never_copied: set[str] = set(_NOT_FROM_CONFIG)
+_NEVER_COPIED_SIZE = 1024
 
 
 def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -31,16 +36,21 @@ def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapp
     """
     given_md = config.get("metadata")
     conf = config.get("configurable")
-    if type(given_md) is not dict and isinstance(given_md, ChainMap):  # LangGraph's run config's: one dict (in C)
-        given_md = _flat(given_md)
+    if type(given_md) is not dict and isinstance(given_md, ChainMap):  # LangGraph's run config's: one dict
+        given_md = given_md.maps[0] if len(given_md.maps) == 1 else _flat(given_md)
     if not given_md and not conf:
         return metadata
     out: dict[str, Any] | None = None  # made on the first key added: LangGraph's loop's config adds none
     for given in (given_md, conf):
-        if not given:
+        if not given or _never_copied.issuperset(given):  # nothing to take (found in C)
             continue
         for key, value in given.items():
-            if key in metadata or (out is not None and key in out) or key in _NOT_FROM_CONFIG or key.startswith("__"):
+            if key in metadata or (out is not None and key in out) or key in _NOT_FROM_CONFIG:
+                continue
+            if key.startswith("__"):
+                if len(_never_copied) >= _NEVER_COPIED_SIZE:  # (set operations are atomic: no lock)
+                    _never_copied.intersection_update(_NOT_FROM_CONFIG)
+                _never_copied.add(key)
                 continue
             if type(value) in _PLAIN or isinstance(value, (str, int, float, bool)):
                 if out is None:
@@ -56,11 +66,8 @@ def put_metadata(config: Mapping[str, Any], metadata: Mapping[str, Any]) -> Mapp
 
 def _flat(chain: ChainMap[str, Any]) -> Mapping[str, Any]:
     """``chain`` as one mapping: a key's value from the first map that has it, as ``chain[key]``."""
-    maps = chain.maps
-    if len(maps) == 1:  # LangGraph's run config's (read, never changed here)
-        return maps[0]
     out: dict[str, Any] = {}
-    for m in reversed(maps):
+    for m in reversed(chain.maps):
         out.update(m)
     return out
 

@@ -399,13 +399,16 @@ class InMemorySaver(BaseCheckpointSaver):
             if thread is None:
                 thread = self._threads[thread_id] = _Thread()
             stored = thread.writes.get((ns, checkpoint_id))
-            if stored is None:
-                stored = thread.writes[(ns, checkpoint_id)] = {}
             if plain is not None:
-                for key, row, replaces in plain:
-                    if replaces or key not in stored:
+                if stored is None:  # the step's first task to write: its rows, as they are
+                    thread.writes[(ns, checkpoint_id)] = plain
+                    return
+                for key, row in plain.items():
+                    if key[1] < 0 or key not in stored:  # a special channel's row replaces a stored one
                         stored[key] = row
                 return
+            if stored is None:
+                stored = thread.writes[(ns, checkpoint_id)] = {}
             for r in rows:
                 if r.ref is not None and (r.ref.ns, r.ref.channel, r.ref.version) not in thread.blobs:
                     r = r.full(self.serde)  # the row it names is gone (pruned since the cache learned it)

@@ -85,11 +85,14 @@ class PlainPacker:
         probe = value[0] if type(value) is list and value else value
         kind = type(probe)
         not_plain = self._not_plain
-        if kind in not_plain:
+        if kind in not_plain or _pack is None:
             return None
-        data = pack_plain(value)
-        if data is None and kind not in _PLAIN_TYPES:
+        try:  # (pack_plain's call, made here: this is every plain write's and delta's path)
+            return _pack(value, _refuse, _OPTIONS)
+        except TypeError:
+            pass
+        if kind not in _PLAIN_TYPES:
             if len(not_plain) >= _NOT_PLAIN_KINDS:
                 not_plain.clear()
             not_plain.add(kind)
-        return data
+        return None

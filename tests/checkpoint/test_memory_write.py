@@ -53,6 +53,9 @@ def _run(saver: InMemorySaver, thread_id: str) -> None:
         checkpoint["versions_seen"] = {"node": _versions(step, channels[:1])}
         config = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}}, dict(checkpoint["channel_versions"]))
         saver.put_writes(config, WRITES, f"task-{step}", "path")
+        # a retry of the task (its interrupt's row replaced, the others' kept) and another task of the step
+        saver.put_writes(config, [("n", 6), (INTERRUPT, "again?")], f"task-{step}", "path")
+        saver.put_writes(config, [("n", 7)], f"other-{step}", "path")
 
 
 def _stored(saver: InMemorySaver, thread_id: str) -> tuple[Any, Any, Any]:
@@ -74,7 +77,9 @@ def test_the_short_path_stores_what_the_shared_planner_stores() -> None:
         found = saver.get_tuple({"configurable": {"thread_id": "t"}})
         assert found is not None
         assert found.checkpoint["channel_values"] == STEPS[-1]
-        assert [w[1:] for w in found.pending_writes or ()] == [WRITES[3], *WRITES[:3]]  # by index: the interrupt's is -3
+        assert [w[1:] for w in found.pending_writes or ()] == [
+            ("n", 7), (INTERRUPT, "again?"), *WRITES[:3],
+        ]  # by task, then index (the interrupt's is -3)  # fmt: skip
 
 
 def test_a_delta_or_a_ref_whose_row_is_gone_is_stored_whole() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 
+from engine.checkpoint import _metadata
 from engine.checkpoint._metadata import put_metadata
 
 
@@ -38,3 +39,23 @@ def test_a_config_that_adds_nothing_leaves_the_metadata_as_it_is() -> None:
     assert put_metadata(config, own) is own
     assert put_metadata({**config, "metadata": ChainMap({"__graphwire_run_id__": "r"})}, own) == {**own, "__graphwire_run_id__": "r"}
     assert own == {"source": "loop", "step": 3, "parents": {}}  # (the caller's dict is never changed)
+
+
+def test_keys_met_before_that_add_nothing_do_not_hide_one_that_adds() -> None:
+    """A config whose keys were all met before and add nothing is answered without a walk; a key
+    never met (or one the version lacks) still gets its walk, and what it adds, in the config's order."""
+    own = {"source": "loop", "step": 1}
+    quiet = {"configurable": {"thread_id": "t", "checkpoint_id": "c", "__pregel_x": 1}}
+    for _ in range(2):
+        assert put_metadata(quiet, own) is own
+    loud = {"configurable": {"thread_id": "t", "__pregel_x": 1, "user": "u", "checkpoint_id": "c", "n": 2}}
+    assert list(put_metadata(loud, own).items()) == [("source", "loop"), ("step", 1), ("user", "u"), ("n", 2)]
+    assert put_metadata({"configurable": {"__pregel_x": 1, "step": 9}}, own) is own  # the version's own wins
+
+
+def test_the_keys_remembered_as_adding_nothing_stay_few() -> None:
+    own = {"source": "loop", "step": 1}
+    for i in range(3000):
+        assert put_metadata({"configurable": {f"__private_{i}": i}}, own) is own
+    assert len(_metadata._never_copied) <= _metadata._NEVER_COPIED_SIZE
+    assert put_metadata({"configurable": {"__private_1": 1, "plain": 1}}, own) == {**own, "plain": 1}
