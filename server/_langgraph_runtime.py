@@ -179,6 +179,15 @@ class LangGraphGraph:
     def get_subgraphs(self) -> list[tuple[str, LangGraphGraph]]:
         return [(name, LangGraphGraph(sub, sub.name)) for name, sub in self.graph.get_subgraphs()]
 
+    def empty_values(self) -> Any:
+        """Each output channel's empty value, read as LangGraph reads a version's (server._reads.Reads.empty_values)."""
+        from langgraph.checkpoint.base import empty_checkpoint
+        from langgraph.pregel._checkpoint import channels_from_checkpoint
+        from langgraph.pregel._io import read_channels
+
+        channels, _ = channels_from_checkpoint(self.graph.channels, empty_checkpoint())
+        return read_channels(channels, self.graph.stream_channels_asis)
+
     # -- the thread ---------------------------------------------------------------
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False, run_ids: bool = False) -> StateSnapshot:
         """LangGraph's snapshot of the thread, as the engine's; ``run_ids``: its metadata names the run as ``run_id``."""

@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, ThreadInfo
+from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, ThreadInfo, empty_checkpoint
 from engine.errors import NotFoundError
 from engine.host import RUN_KEY, ScopedSaver
+from engine.pregel import Pregel
 from engine.types import StateSnapshot
 from server._registry import GraphEntry
 from server._requests import config
@@ -106,6 +107,15 @@ class Reads:
                 raise NotFoundError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}{where}")
             raise NotFoundError(f"thread {thread_id!r} does not exist in graph {entry.name!r}{where}")
         return entry, state
+
+    def empty_values(self, graph: str) -> Any:
+        """The values of a new thread's first version (its input's, the input not yet applied): each output
+        channel's empty value, as LangGraph streams that version (``{"messages": []}``)."""
+        served = self.graph(graph).graph
+        if not isinstance(served, Pregel):  # LangGraph's (server._langgraph_runtime.LangGraphGraph)
+            return served.empty_values()
+        none = CheckpointTuple(config("", None), empty_checkpoint(), {"source": "input", "step": -1, "parents": {}}, None, [])
+        return served.snapshot(none).values
 
     async def saved(self, graph: str, thread_id: str, checkpoint_id: str) -> CheckpointTuple:
         """A version as stored, with its pending writes; NotFoundError when it is not there."""

@@ -132,8 +132,9 @@ class SseShaper:
 
     def wants_start(self, e: pb.RunEvent) -> bool:
         """Whether the values of the version run ``e`` starts from are wanted (``checkpoints`` and ``debug``
-        show them as the values of the version a run's input saves): :meth:`start_values` then."""
-        return self._versions is not None and e.HasField("run_started") and bool(e.run_started.checkpoint_id)
+        show them as the values of the version a run's input saves; on a new thread, the graph's empty
+        channels, ``{"messages": []}``): :meth:`start_values` then."""
+        return self._versions is not None and e.HasField("run_started")
 
     def start_values(self, values: Any) -> None:
         """The values of the thread's version the run starts from (see :meth:`wants_start`)."""

@@ -14,7 +14,9 @@ event's frames, which is where LangGraph sends it.
 The values of a version saved with a run's new input (``source`` "input") are
 the last values the stream saw before it; at a run's start, the thread's state
 before the input, as LangGraph shows it (read by the run routes when the run
-starts: :meth:`CheckpointFrames.start_values`).
+starts: :meth:`CheckpointFrames.start_values`); on a new thread, the graph's
+empty channels (``{"messages": []}``), as LangGraph reads a version saved before
+any input.
 
 What differs from the Agent Server: a version's ``metadata`` is ``{source,
 step, parents}`` (the server's own keys, the run's metadata, are not in the

@@ -124,6 +124,22 @@ async def test_a_later_turns_input_version_shows_the_threads_state(tmp_path: Pat
 
 
 @in_loop
+async def test_a_new_threads_input_version_shows_the_graphs_empty_channels(tmp_path: Path) -> None:
+    """As LangGraph shows it (in process and on its server): the version a new thread's input makes
+    holds each channel's empty value (``[]`` for a list a reducer grows), on both runtimes."""
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        for graph, given, empty in (("chain3", {"n": 0}, {"log": []}), ("sse", INPUT, {"messages": [], "log": []})):
+            for mode in ("checkpoints", "debug"):
+                thread = await made(client, graph)
+                parts = [p async for p in client.runs.stream(thread, graph, input=given, stream_mode=mode)]
+                versions = [p.data if mode == "checkpoints" else p.data["payload"] for p in parts
+                            if p.event == mode and (mode == "checkpoints" or p.data["type"] == "checkpoint")]  # fmt: skip
+                assert (versions[0]["metadata"]["source"], versions[0]["values"]) == ("input", empty), (graph, mode)
+                assert versions[1]["values"] != empty
+
+
+@in_loop
 async def test_a_background_run_is_answered_as_made(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
