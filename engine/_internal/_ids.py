@@ -104,6 +104,8 @@ _second = (0, "")
 _version_random = random.Random()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_version_random.seed)
+#: ``k`` random bits from the versions' generator (re-seeded in place: this stays its method)
+version_bits = _version_random.getrandbits
 
 
 def next_version(current: int | None) -> int:
@@ -115,4 +117,4 @@ def next_version(current: int | None) -> int:
     so equal numbers on two branches would make one read the other's value.
     Fits SQL's 64-bit integers for two billion steps.
     """
-    return ((((current or 0) >> 32) + 1) << 32) | _version_random.getrandbits(32)
+    return ((((current or 0) >> 32) + 1) << 32) | version_bits(32)

@@ -30,7 +30,7 @@ from typing import Any
 import msgpack
 
 from engine.checkpoint._chain import EMPTY, MAX_SEQ, Known, Link, Ref
-from engine.checkpoint._delta import _MAX_LEVELS, _WRITE_SIZE, MAX_LISTS_PER_THREAD, DeltaCache, _ThreadEntry
+from engine.checkpoint._delta import _MAX_LEVELS, MAX_LISTS_PER_THREAD, DeltaCache, _ThreadEntry
 from engine.checkpoint._refs import MIN_ITEMS, reference
 from engine.checkpoint._helpers import dump_meta
 from engine.checkpoint.base import ERROR, WRITES_IDX_MAP, Checkpoint
@@ -41,14 +41,15 @@ from engine.serde._plain import pack_plain as fast_pack_plain
 from engine.serde._serializer import plain_packer
 
 __all__ = [
-    "MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "pack_plain", "plan_put", "plain_writes",
-    "record_put",
+    "NO_DELTAS", "MemoryDeltas", "Planned", "ScalarMemo", "dump_plain_meta", "dumps_scalar", "full_value", "pack_plain", "plan_put",
+    "plain_writes",
 ]  # fmt: skip
 
 #: a stored blob, as the in-memory saver keeps it: (type, data, base, seq, ref); see engine.checkpoint.memory
 _EMPTY_BLOB = (EMPTY, b"", None, 0, None)
 _new_tuple = tuple.__new__  # a Link made in C, as its own __new__ makes it, without that Python layer
-_NO_DELTAS = {"graphwire.delta_rows": 0}
+#: the attributes of a put with no delta rows (graphwire.checkpoint.write.size: engine.checkpoint._delta.record_size)
+NO_DELTAS = {"graphwire.delta_rows": 0}
 #: msgpack's own types only (a tuple, an int or str subclass raise TypeError), a str as UTF-8 (a lone surrogate raises)
 _META_PACK_OPTIONS = {"strict_types": True, "use_bin_type": True, "datetime": False}
 # Idle packers, taken and given back whole (list.pop and append are atomic): msgpack's Packer
@@ -224,12 +225,6 @@ def plain_writes(
                 return None
         out[(task_id, idx)] = (channel, found[0], found[1], task_path, None)
     return out
-
-
-def record_put(size: int, deltas: int) -> None:
-    """Report the bytes a put stored and its delta rows (``graphwire.checkpoint.write.size``, as
-    :func:`~engine.checkpoint._delta.record_size`; a no-op without an OpenTelemetry SDK)."""
-    _WRITE_SIZE.record(size, _NO_DELTAS if not deltas else {"graphwire.delta_rows": deltas})
 
 
 class MemoryDeltas(DeltaCache):

@@ -31,7 +31,7 @@ from typing import Any
 from engine._internal._sync import run_inline
 from engine.checkpoint._sync_twins import inside
 from engine.checkpoint._chain import ChainReader, Known, Ref
-from engine.checkpoint._delta import DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base_key
+from engine.checkpoint._delta import _WRITE_SIZE, DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base_key
 from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._versions import all_int, take_checkpoint
@@ -48,7 +48,7 @@ from engine.checkpoint._helpers import (
     parse_write_config,
     reading,
 )
-from engine.checkpoint._memory_write import MemoryDeltas, ScalarMemo, dump_plain_meta, full_value, plain_writes, plan_put, record_put
+from engine.checkpoint._memory_write import NO_DELTAS, MemoryDeltas, ScalarMemo, dump_plain_meta, full_value, plain_writes, plan_put
 from engine.checkpoint._metadata import put_metadata
 from engine.checkpoint.base import (
     BaseCheckpointSaver,
@@ -358,7 +358,7 @@ class InMemorySaver(BaseCheckpointSaver):
             if checkpoint_id > thread.latest.get(ns, ""):
                 thread.latest[ns] = checkpoint_id
         deltas.learn_put(thread_id, ns, learned)
-        record_put(size, delta_rows)
+        _WRITE_SIZE.record(size, NO_DELTAS if not delta_rows else {"graphwire.delta_rows": delta_rows})  # (as engine.checkpoint._delta.record_size)
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
 
     def _put_planned(

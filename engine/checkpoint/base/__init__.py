@@ -51,7 +51,7 @@ from collections.abc import Collection
 from datetime import timedelta
 from typing import Any, AsyncIterator, Iterator, Mapping, Sequence
 
-from engine._internal._ids import next_version
+from engine._internal._ids import version_bits
 from engine._internal._sync import iter_sync, run_sync
 from engine.checkpoint._langgraph import (
     LangGraphSlot,
@@ -391,7 +391,7 @@ class BaseCheckpointSaver(LangGraphSlot):
 
     def get_next_version(self, current: int | None, channel: object = None) -> int:
         """The version after ``current`` (see :func:`engine._internal._ids.next_version`)."""
-        return next_version(current)
+        return ((((current or 0) >> 32) + 1) << 32) | version_bits(32)  # (next_version's, without its call: LangGraph's loop asks per channel written)
 
     async def aclose(self) -> None:
         """Release resources (connections, files)."""
