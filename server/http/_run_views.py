@@ -78,8 +78,10 @@ def _kwargs(request: Any) -> dict[str, Any] | None:
 
     What the call holds: ``input``, ``command`` (a resume's answers, or a Command), ``config``
     (``configurable``, ``metadata``, ``tags``, ``recursion_limit``, as given with the assistant's),
-    ``context``, ``interrupt_before``/``interrupt_after`` and ``durability``. The stream modes and the
-    webhook are the HTTP call's, not the run's: not there (LangGraph's server keeps them too)."""
+    ``context``, ``interrupt_before``/``interrupt_after`` and ``durability`` (``"async"`` when the call
+    gave none, the default it runs with; ``checkpoint_during``, its older name, true unless it is
+    ``"exit"``). The stream modes and the webhook are the HTTP call's, not the run's: not there
+    (LangGraph's server keeps them too)."""
     if request is None:
         return None
     rc = request.config
@@ -94,11 +96,12 @@ def _kwargs(request: Any) -> dict[str, Any] | None:
         command = {"resume": answers if answers else _json(request.resume_json)}
     elif isinstance(request, pb.InvokeRequest):
         command = _json(request.command_json)
+    durability = _DURABILITY.get(rc.durability, "async")  # (none given: a run's default, as LangGraph's)
     return {
         "input": _json(request.input_json) if isinstance(request, pb.InvokeRequest) else None, "command": command,
         "config": config, "context": _json(rc.context_json) or {},
         "interrupt_before": list(rc.interrupt_before) or None, "interrupt_after": list(rc.interrupt_after) or None,
-        "durability": _DURABILITY.get(rc.durability),
+        "durability": durability, "checkpoint_during": durability != "exit",
     }  # fmt: skip
 
 

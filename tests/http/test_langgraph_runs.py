@@ -87,7 +87,7 @@ async def test_a_runs_record_shows_its_assistant_metadata_strategy_and_arguments
         thread = await made(client, "chain3")
         await client.runs.wait(
             thread, bot["assistant_id"], input={"n": 0}, metadata={"user": "ann"}, multitask_strategy="interrupt",
-            config={"configurable": {"temperature": 0}}, interrupt_before=["c"],
+            config={"configurable": {"temperature": 0}}, interrupt_before=["c"], durability="exit",
         )  # fmt: skip
         parts = [p async for p in client.runs.stream(thread, "chain3", command={"resume": "go"}, stream_mode="values")]
         streamed_id = parts[0].data["run_id"]
@@ -100,10 +100,13 @@ async def test_a_runs_record_shows_its_assistant_metadata_strategy_and_arguments
         assert kwargs["input"] == {"n": 0} and kwargs["command"] is None
         assert kwargs["config"]["configurable"] == {"model": "small", "temperature": 0}  # the assistant's with the call's
         assert kwargs["config"]["tags"] == ["bot"] and kwargs["interrupt_before"] == ["c"]
+        assert (kwargs["durability"], kwargs["checkpoint_during"]) == ("exit", False)
         assert await client.runs.get(thread, waited["run_id"]) == waited
         # The graph's name stands for its default assistant; LangGraph's default strategy is "enqueue".
         assert streamed["assistant_id"] == (await client.assistants.search(graph_id="chain3", metadata={"created_by": "system"}))[0]["assistant_id"]
         assert (streamed["multitask_strategy"], streamed["kwargs"]["command"], streamed["kwargs"]["input"]) == ("enqueue", {"resume": "go"}, None)
+        # No durability given: the default the run ran with, as LangGraph's server shows it.
+        assert (streamed["kwargs"]["durability"], streamed["kwargs"]["checkpoint_during"]) == ("async", True)
         assert streamed["metadata"]["graph_id"] == "chain3" and streamed["langsmith_session_name"] is None
 
 
