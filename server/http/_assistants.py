@@ -147,7 +147,7 @@ async def count_assistants(body: CountAssistants, request: Request) -> int:
 async def assistant_versions(assistant_id: str, body: Versions, request: Request) -> list[dict[str, Any]]:
     message = pb.ListAssistantVersionsRequest(assistant_id=assistant_id, metadata_json=dumps(body.metadata), limit=body.limit, offset=body.offset)
     found = await call(service(request).assistants.ListAssistantVersions, message)
-    return [shape.assistant(v) for v in found.versions]
+    return [shape.assistant_version(v) for v in found.versions]
 
 
 @router.post("/assistants/{assistant_id}/latest")

@@ -44,6 +44,14 @@ def assistant(a: pb.Assistant) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def assistant_version(a: pb.Assistant) -> dict[str, Any]:
+    """One of an assistant's versions, as LangGraph's ``AssistantVersion``: the assistant's fields without
+    ``updated_at`` (a version is never changed once made)."""
+    out = assistant(a)
+    del out["updated_at"]
+    return out
+
+
 def interrupt(i: pb.Interrupt, *, streamed: bool = False) -> dict[str, Any]:
     """An interrupt as LangGraph's server writes it: its value and id in a thread's and a state's lists;
     ``streamed`` (a stream's frames, a run's result) with LangGraph 1.2's ``response_schema`` too (null

@@ -32,6 +32,7 @@ def test_create_get_patch_versions_latest_delete(served: ServerProcess) -> None:
     assert patched["version"] == 2 and patched["config"] == {"configurable": {"who": "b"}} and patched["name"] == f"{name}-2"
     versions = client.assistants.get_versions(made["assistant_id"])
     assert [v["version"] for v in versions] == [2, 1] and versions[1]["config"] == {"configurable": {"who": "a"}}
+    assert all("updated_at" not in v for v in versions)  # as LangGraph's AssistantVersion: made once, never changed
     back = client.assistants.set_latest(made["assistant_id"], 1)
     assert back["version"] == 1 and back["name"] == name and client.assistants.get(made["assistant_id"])["version"] == 1
     client.assistants.delete(made["assistant_id"])
