@@ -95,13 +95,21 @@ def shown_metadata(text: str) -> dict[str, Any]:
     return metadata
 
 
-def checkpoint(thread_id: str, checkpoint_id: str | None, ns: str = "") -> dict[str, Any]:
-    """A version's ``Checkpoint`` (``checkpoint_map``, the versions above a subgraph's, left out as LangGraph's server does)."""
-    return {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
+def checkpoint(thread_id: str, checkpoint_id: str | None, ns: str = "", above: dict[str, str] | None = None) -> dict[str, Any]:
+    """A version's ``Checkpoint``; a subgraph's (``above``: the versions above it by namespace) with its
+    ``checkpoint_map`` too, as LangGraph's server shows a subgraph's state (a graph's own, without)."""
+    out: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
+    if above is not None:
+        out["checkpoint_map"] = {**above, ns: checkpoint_id}
+    return out
 
 
-def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
-    """A version as LangGraph's ``ThreadState``."""
+def state(thread_id: str, s: pb.StateSnapshot, ns: str = "", above: dict[str, str] | None = None) -> dict[str, Any]:
+    """A version as LangGraph's ``ThreadState`` (a subgraph's: ``above``, the versions above it by namespace).
+
+    Its ``metadata`` names the thread as LangGraph's server shows it (``thread_id``; a subgraph's also its
+    ``checkpoint_ns`` and the versions above it as ``checkpoint_map``): added here, not stored in every version.
+    """
     c = s.checkpoint
     tasks = []
     for t in s.tasks:
@@ -110,16 +118,19 @@ def state(thread_id: str, s: pb.StateSnapshot, ns: str = "") -> dict[str, Any]:
             error = f"{t.error.type}({t.error.message!r})" if t.error.type else t.error.message
         # A subgraph's task, as LangGraph's server has it: its state when asked for (subgraphs), else where
         # its versions are (``{thread_id, checkpoint_ns}``, LangGraph's task state as a config).
-        sub = state(thread_id, t.state, t.checkpoint_ns) if t.HasField("state") else None
+        sub = state(thread_id, t.state, t.checkpoint_ns, {**(above or {}), ns: c.checkpoint_id}) if t.HasField("state") else None
         where = {"thread_id": thread_id, "checkpoint_ns": t.checkpoint_ns} if t.checkpoint_ns and sub is None else None
         tasks.append({
             "id": t.task_id, "name": t.node, "path": _json(t.path_json, []), "error": error, "interrupts": [interrupt(i) for i in t.interrupts],
             "checkpoint": where, "state": sub, "result": _json(t.result_json),
         })  # fmt: skip
+    metadata = {**_json(s.metadata_json, {}), "thread_id": thread_id}
+    if above is not None:
+        metadata.update(checkpoint_ns=ns, checkpoint_map=above)
     return {
-        "values": _json(s.values_json, {}), "next": list(s.next), "checkpoint": checkpoint(thread_id, c.checkpoint_id, ns),
-        "metadata": _json(s.metadata_json, {}), "created_at": iso(c.created_at),
-        "parent_checkpoint": checkpoint(thread_id, c.parent_id, ns) if c.parent_id else None, "tasks": tasks,
+        "values": _json(s.values_json, {}), "next": list(s.next), "checkpoint": checkpoint(thread_id, c.checkpoint_id, ns, above),
+        "metadata": metadata, "created_at": iso(c.created_at),
+        "parent_checkpoint": checkpoint(thread_id, c.parent_id, ns, above) if c.parent_id else None, "tasks": tasks,
         "interrupts": [interrupt(i) for i in s.interrupts],
         "checkpoint_id": c.checkpoint_id, "parent_checkpoint_id": c.parent_id or None,  # LangGraph's older spelling, still sent
     }  # fmt: skip

@@ -25,7 +25,7 @@ from tests.checkpoint._pg import drop_schema, new_schema_name, require_pg
 __all__ = ["GRAPHS", "TOKENS", "Served", "serving"]
 
 GRAPHS = {
-    "sse": "tests.http._sse_graphs:graph", "broken": "tests.http._sse_graphs:broken",
+    "sse": "tests.http._sse_graphs:graph", "broken": "tests.http._sse_graphs:broken", "nested": "tests.http._sse_graphs:nested",
     "gated": "tests.graphs:gated", "chain3": "tests.graphs:chain3",
 }  # fmt: skip
 #: tenant -> its token.

@@ -143,6 +143,29 @@ async def test_a_new_threads_input_version_shows_the_graphs_empty_channels(tmp_p
 
 
 @in_loop
+async def test_a_versions_metadata_names_its_thread_and_a_subgraphs_state_the_versions_above(tmp_path: Path) -> None:
+    """As LangGraph's server shows them (langgraph dev, bench/http_vs_langgraph_dev.py): every version's
+    metadata has ``thread_id``; a subgraph's state (``subgraphs=true``) has its ``checkpoint_ns`` and the
+    versions above it (``checkpoint_map``) in its metadata, and its checkpoints carry the whole map."""
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        thread = await made(client, "nested")
+        await client.runs.wait(thread, "nested", input=INPUT)  # stops at the subgraph's interrupt
+        state = await client.threads.get_state(thread, subgraphs=True)
+        assert state["metadata"]["thread_id"] == thread and "checkpoint_map" not in state["checkpoint"]
+        (task,) = state["tasks"]
+        sub, ns, root = task["state"], task["state"]["checkpoint"]["checkpoint_ns"], state["checkpoint"]["checkpoint_id"]
+        assert ns.startswith("checks:") and sub["interrupts"]
+        assert sub["checkpoint"]["checkpoint_map"] == {"": root, ns: sub["checkpoint"]["checkpoint_id"]}
+        assert sub["parent_checkpoint"]["checkpoint_map"] == {"": root, ns: sub["parent_checkpoint"]["checkpoint_id"]}
+        assert {k: sub["metadata"][k] for k in ("thread_id", "checkpoint_ns", "checkpoint_map")} == {
+            "thread_id": thread, "checkpoint_ns": ns, "checkpoint_map": {"": root},
+        }  # fmt: skip
+        history = await client.threads.get_history(thread)
+        assert history and all(v["metadata"]["thread_id"] == thread for v in history)
+
+
+@in_loop
 async def test_a_background_run_is_answered_as_made(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
