@@ -177,8 +177,7 @@ def _messages_state() -> Any:
     item: Any = lc.AnyMessage if lc is not None else Any
     # The functional form: the annotation must be a real type, not this module's string.
     state = TypedDict("MessagesState", {"messages": Annotated[list[item], add_messages]})  # type: ignore[name-match]
-    state.__module__ = __name__
-    state.__doc__ = "A state of one key, ``messages``, merged by :func:`add_messages`."
+    state.__module__ = __name__  # (no docstring: LangGraph's has none, and pydantic would make it the schemas' description)
     return state
 
 

@@ -6,7 +6,6 @@ assistant id, or a graph's name (its default assistant, as a run may name it).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
@@ -16,6 +15,7 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
 from server.http._common import Body, Limit, Offset, call, dumps, service
 from server.http._errors import HttpError
+from server.http._schemas import graph_schemas, schema_graph
 from server.service import GraphService
 
 __all__ = ["router"]
@@ -170,32 +170,11 @@ async def assistant_graph(assistant_id: str, request: Request, xray: int | bool 
     return shape.drawing(await call(svc.thread_rpcs.GetGraph, pb.GetGraphRequest(graph=graph)), xray=xray)
 
 
-def _schemas(name: str, graph: Any) -> dict[str, Any]:
-    """A compiled graph's JSON schemas, as LangGraph's server lists them (None where the graph has none)."""
-
-    def schema(method: str) -> Any:
-        found = getattr(graph, method, None)
-        if found is None:
-            return None
-        with warnings.catch_warnings():  # get_config_jsonschema is deprecated by LangGraph, and says so
-            warnings.simplefilter("ignore")
-            try:
-                return found()
-            except Exception:  # a schema JSON Schema cannot express: drawn as none
-                return None
-
-    return {
-        "graph_id": name, "input_schema": schema("get_input_jsonschema"), "output_schema": schema("get_output_jsonschema"),
-        "state_schema": schema("get_output_jsonschema"), "config_schema": schema("get_config_jsonschema"),
-        "context_schema": schema("get_context_jsonschema"),
-    }  # fmt: skip
-
-
 @router.get("/assistants/{assistant_id}/schemas")
 async def assistant_schemas(assistant_id: str, request: Request) -> dict[str, Any]:
     svc = service(request)
     name = await _graph_of(svc, assistant_id)
-    return _schemas(name, svc.reads.graph(name).graph)
+    return graph_schemas(name, svc.reads.graph(name).graph)
 
 
 @router.get("/assistants/{assistant_id}/subgraphs")
@@ -211,8 +190,8 @@ async def assistant_subgraphs_in(assistant_id: str, namespace: str, request: Req
 async def _subgraphs(request: Request, assistant_id: str, namespace: str | None, recurse: bool) -> dict[str, Any]:
     svc = service(request)
     name = await _graph_of(svc, assistant_id)
-    graph: Any = svc.reads.graph(name).graph
+    graph: Any = schema_graph(svc.reads.graph(name).graph)
     found = getattr(graph, "get_subgraphs", None)
     if found is None:
         return {}
-    return {ns: _schemas(ns, sub) for ns, sub in found(namespace=namespace, recurse=recurse)}
+    return {ns: graph_schemas(ns, sub) for ns, sub in found(namespace=namespace, recurse=recurse)}

@@ -104,6 +104,11 @@ def test_graph_schemas_subgraphs(served: ServerProcess) -> None:
     assert schemas["graph_id"] == "schemed"
     assert set(schemas["input_schema"]["properties"]) == {"topic", "log", "n"}
     assert set(schemas["context_schema"]["properties"]) == {"user"}
+    # The two LangGraph's server makes itself: the state as optional output channels, titled by the served
+    # name (the graph has LangGraph's default one); no configurable schema for a graph with a context_schema.
+    state = schemas["state_schema"]
+    assert (state["title"], set(state["properties"]), state.get("required")) == ("schemed_state", {"topic", "log", "n"}, None)
+    assert schemas["config_schema"] == {}
     subgraphs = client.assistants.get_subgraphs("schemed")
     assert list(subgraphs) == ["inner"] and set(subgraphs["inner"]["input_schema"]["properties"]) == {"n"}
     assert client.assistants.get_subgraphs(DEFAULT_CHAIN3) == {}

@@ -166,6 +166,19 @@ async def test_a_versions_metadata_names_its_thread_and_a_subgraphs_state_the_ve
 
 
 @in_loop
+async def test_a_langgraph_graphs_schemas_and_subgraphs_are_its_own(tmp_path: Path) -> None:
+    """A graph LangGraph runs is asked for its schemas and subgraphs through LangGraph's own compiled graph."""
+    async with serving(tmp_path) as served:
+        client = get_client(url=served.url, api_key=served.key)
+        schemas = await client.assistants.get_schemas("nested")
+        assert set(schemas["input_schema"]["properties"]) == {"messages", "log"} and "description" not in schemas["input_schema"]
+        assert (schemas["state_schema"]["title"], set(schemas["state_schema"]["properties"])) == ("nested_state", {"messages", "log"})
+        assert schemas["config_schema"] == {}
+        subgraphs = await client.assistants.get_subgraphs("nested")
+        assert list(subgraphs) == ["checks"] and subgraphs["checks"]["state_schema"]["properties"].keys() == {"messages", "log"}
+
+
+@in_loop
 async def test_a_background_run_is_answered_as_made(tmp_path: Path) -> None:
     async with serving(tmp_path) as served:
         client = get_client(url=served.url, api_key=served.key)
