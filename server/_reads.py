@@ -18,6 +18,7 @@ run records and messages name the storage key.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,8 @@ from engine.types import StateSnapshot
 from server._registry import GraphEntry
 from server._requests import config
 from server._tenants import TENANT, TENANT_NAME
+
+log = logging.getLogger("graphwire.server")
 
 __all__ = ["Reads", "key_of", "owner_of", "scope_threads", "thread_key"]
 
@@ -112,10 +115,14 @@ class Reads:
         """The values of a new thread's first version (its input's, the input not yet applied): each output
         channel's empty value, as LangGraph streams that version (``{"messages": []}``)."""
         served = self.graph(graph).graph
-        if not isinstance(served, Pregel):  # LangGraph's (server._langgraph_runtime.LangGraphGraph)
-            return served.empty_values()
-        none = CheckpointTuple(config("", None), empty_checkpoint(), {"source": "input", "step": -1, "parents": {}}, None, [])
-        return served.snapshot(none).values
+        try:
+            if not isinstance(served, Pregel):  # LangGraph's (server._langgraph_runtime.LangGraphGraph)
+                return served.empty_values()
+            none = CheckpointTuple(config("", None), empty_checkpoint(), {"source": "input", "step": -1, "parents": {}}, None, [])
+            return served.snapshot(none).values
+        except Exception:  # noqa: BLE001 - a channel that cannot be read empty: shown as none, the run goes on
+            log.exception("graph %r: its empty channels could not be read; shown as {}", graph)
+            return {}
 
     async def saved(self, graph: str, thread_id: str, checkpoint_id: str) -> CheckpointTuple:
         """A version as stored, with its pending writes; NotFoundError when it is not there."""
