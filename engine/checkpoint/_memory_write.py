@@ -160,7 +160,7 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
         return dump_meta(serde, checkpoint, versions=versions)
     meta = {"v": checkpoint["v"], "versions_seen": checkpoint["versions_seen"],
             "updated_channels": checkpoint.get("updated_channels"), "channel_versions": versions}  # fmt: skip
-    data = fast_pack_plain(meta) if FAST else pack_plain(meta)
+    data = pack_plain(meta)
     if data is None:  # a tuple, a lone surrogate...: the serializer's way
         return dump_meta(serde, checkpoint, versions=versions)
     return TAG, data
