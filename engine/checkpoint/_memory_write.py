@@ -23,6 +23,7 @@ installed, to the same bytes (:func:`dump_plain_meta`, :mod:`engine.serde._plain
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from operator import is_
 from typing import Any
@@ -114,18 +115,22 @@ Planned = tuple[str, int, tuple[str, bytes, int | None, int, Ref | None], Known 
 
 def plan_put(
     deltas: MemoryDeltas, memo: dict[tuple[type, Any], tuple[str, bytes]], serde: Serializer, thread_id: str, ns: str,
-    values: Mapping[str, Any], new_versions: Mapping[str, int], plain: Callable[[Any], bytes | None] | None = None,
-) -> list[Planned]:  # fmt: skip
+    values: Mapping[str, Any], new_versions: Mapping[str, Any], plain: Callable[[Any], bytes | None] | None = None,
+) -> list[Planned] | None:  # fmt: skip
     """The rows of a put's changed channels, as :meth:`DeltaCache.plan` makes them: a list as a
     delta on the last one the cache knows for the channel, when it extends it; a dict holding a
     list the thread stored as a ref to it, and the rest; any other value in full; an empty row
-    for a channel without one.
+    for a channel without one. None when a version in ``new_versions`` is not an int (the
+    caller takes them first: :func:`~engine.checkpoint._versions.take_checkpoint`); checked
+    here, in the loop every put makes, rather than in one more pass before it.
 
     Raises:
         SerializationError: a value the serializer refuses (the message names its state key).
     """
     out: list[Planned] = []
     for channel, version in new_versions.items():
+        if type(version) is not int:
+            return None
         if channel not in values:
             out.append((channel, version, _EMPTY_BLOB, None))
             continue
@@ -166,13 +171,7 @@ def dump_plain_meta(serde: Serializer, checkpoint: Checkpoint, versions: Mapping
     return TAG, data
 
 
-def pack_plain(data: Any) -> bytes | None:
-    """``data`` packed by msgpack alone (its own types only, text as strict UTF-8), as the
-    serializer packs plain data; None when msgpack refuses it (a tuple, a lone surrogate, an
-    int past 64 bits...), which the serializer then handles its own way. Packed by ormsgpack when
-    it is installed (:mod:`engine.serde._plain`: the same bytes, faster)."""
-    if FAST:
-        return fast_pack_plain(data)
+def _msgpack_plain(data: Any) -> bytes | None:
     try:
         packer = _packers.pop()
     except IndexError:
@@ -183,6 +182,13 @@ def pack_plain(data: Any) -> bytes | None:
         return None
     finally:
         _packers.append(packer)  # (a failed pack leaves its buffer empty)
+
+
+#: ``data`` packed by msgpack alone (its own types only, text as strict UTF-8), as the serializer
+#: packs plain data; None when msgpack refuses it (a tuple, a lone surrogate, an int past 64
+#: bits...), which the serializer then handles its own way. ormsgpack's function itself where it
+#: is installed (:mod:`engine.serde._plain`: the same bytes, faster; no call of ours around it).
+pack_plain: Callable[[Any], bytes | None] = fast_pack_plain if FAST else _msgpack_plain
 
 
 def full_value(serde: Serializer, ns: str, channel: str, version: int, value: Any) -> tuple[tuple[str, bytes, None, int, None], Known | None]:
@@ -229,7 +235,13 @@ def plain_writes(
 
 class MemoryDeltas(DeltaCache):
     """The in-memory saver's delta cache, planned and told a put by :func:`plan_put` and the saver
-    (and, for :meth:`plan_list`, the SQL savers': :class:`~engine.checkpoint._sql_write.SqlDeltas`)."""
+    (and, for :meth:`plan_list`, the SQL savers': :class:`~engine.checkpoint._sql_write.SqlDeltas`).
+    ``lock``: the in-memory saver's, which it holds to call :meth:`learn_put` (and must not hold
+    to call anything else here: it is not reentrant); else the cache's own."""
+
+    def __init__(self, *, lock: threading.Lock | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._lock = lock or self._lock
 
     def plan_list(
         self, serde: Serializer, thread_id: str, ns: str, channel: str, version: int, value: list[Any],
@@ -272,26 +284,26 @@ class MemoryDeltas(DeltaCache):
 
     def learn_put(self, thread_id: str, ns: str, learned: Mapping[str, Known | None]) -> None:
         """What a stored put tells the cache (as :meth:`commit` does with a plan's): a list's new
-        value for each channel in ``learned`` with one, and no list for the others."""
+        value for each channel in ``learned`` with one, and no list for the others; called holding
+        the lock the saver shares with the cache (a put takes one lock, not two)."""
         if not self.fanout or not self.max_threads:
             return
         threads = self._threads
-        if thread_id not in threads and not any(learned.values()):
-            return  # the common case: no list to learn, none known for the thread
-        with self._lock:
-            entry = threads.get(thread_id)
-            if entry is None:
-                if not any(learned.values()):
-                    return  # nothing to learn, nothing to forget: no entry made
-                entry = threads[thread_id] = _ThreadEntry()
-            threads.move_to_end(thread_id)
-            known = entry.known
-            for channel, found in learned.items():
-                key = (ns, channel)
+        entry = threads.get(thread_id)
+        if entry is None:
+            if not any(learned.values()):
+                return  # nothing to learn, nothing to forget: no entry made
+            entry = threads[thread_id] = _ThreadEntry()
+        threads.move_to_end(thread_id)
+        known = entry.known
+        for channel, found in learned.items():
+            key = (ns, channel)
+            if found is not None:
                 known.pop(key, None)  # (re)inserted last: the most recent
-                if found is not None:
-                    known[key] = found
-            while len(known) > MAX_LISTS_PER_THREAD:
-                del known[next(iter(known))]
-            while len(threads) > self.max_threads:
-                threads.popitem(last=False)
+                known[key] = found
+            elif key in known:  # (most channels never held a list: a look-up, no call)
+                del known[key]
+        while len(known) > MAX_LISTS_PER_THREAD:
+            del known[next(iter(known))]
+        while len(threads) > self.max_threads:
+            threads.popitem(last=False)

@@ -139,8 +139,9 @@ class InMemorySaver(BaseCheckpointSaver):
             self.stack.enter_context(self._threads)  # type: ignore[arg-type]
         self._lock = threading.Lock()
         self._deltas = MemoryDeltas(
-            fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes, inline=False
-        )  # its rows cost no disk: no inline values (as no packed writes)
+            fanout=delta_fanout, max_threads=delta_cache_threads, max_state_bytes=max_state_bytes, inline=False,
+            lock=self._lock,
+        )  # its rows cost no disk: no inline values (as no packed writes); its lock is the saver's (see _put)
         self._scalars = ScalarMemo()
 
     async def aclose(self) -> None:
@@ -316,21 +317,28 @@ class InMemorySaver(BaseCheckpointSaver):
         self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
         thread_id, ns, parent_id = parse_config(config)
-        if not all_int(checkpoint, new_versions) or checkpoint.get("pending_sends"):  # else nothing to take
-            checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
         # Serialize everything before touching storage: a failure stores nothing.
         deltas, serde = self._deltas, self.serde
-        if deltas.max_state_bytes is not None:  # every put measured: the shared planner's
-            return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
-        values = checkpoint["channel_values"]
         scalars = self._scalars
-        planned = plan_put(deltas, scalars.table(serde), serde, thread_id, ns, values, new_versions, scalars.plain)
+        planned = None
+        if deltas.max_state_bytes is None and all_int(checkpoint, None) and not checkpoint.get("pending_sends"):
+            # plan_put checks new_versions' types as it goes (None at one that is not an int)
+            planned = plan_put(deltas, scalars.table(serde), serde, thread_id, ns, checkpoint["channel_values"], new_versions, scalars.plain)
+        if planned is None:  # versions to take (LangGraph's strings), Sends to keep, or every put measured
+            checkpoint, new_versions = take_checkpoint(checkpoint, new_versions)
+            if deltas.max_state_bytes is not None:  # the shared planner's
+                return self._put_planned(config, checkpoint, metadata, new_versions, thread_id, ns, parent_id)
+            planned = plan_put(deltas, scalars.table(serde), serde, thread_id, ns, checkpoint["channel_values"], new_versions, scalars.plain)
+            assert planned is not None  # (take_checkpoint's versions are ints)
+        values = checkpoint["channel_values"]
         meta = dump_plain_meta(serde, checkpoint, checkpoint["channel_versions"])
         row: _Row = (parent_id, checkpoint["ts"], meta, dump_metadata(put_metadata(config, metadata)))
         checkpoint_id = checkpoint["id"]
         learned: dict[str, Known | None] = {}
         size = delta_rows = 0
-        with self._lock:
+        lock = self._lock  # (acquire and release: half what `with` costs a call, on every put)
+        lock.acquire()
+        try:
             thread = self._threads.get(thread_id)
             if thread is None:
                 thread = self._threads[thread_id] = _Thread()
@@ -357,7 +365,9 @@ class InMemorySaver(BaseCheckpointSaver):
             rows[checkpoint_id] = row
             if checkpoint_id > thread.latest.get(ns, ""):
                 thread.latest[ns] = checkpoint_id
-        deltas.learn_put(thread_id, ns, learned)
+            deltas.learn_put(thread_id, ns, learned)  # (under the lock it shares: one lock a put)
+        finally:
+            lock.release()
         _WRITE_SIZE.record(size, NO_DELTAS if not delta_rows else {"graphwire.delta_rows": delta_rows})  # (as engine.checkpoint._delta.record_size)
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
 
@@ -394,7 +404,9 @@ class InMemorySaver(BaseCheckpointSaver):
         if plain is None:  # a write that may be a ref (or is an error, or is refused: raised here, named)
             refer = self._deltas.referrer(self.serde, thread_id)
             rows = dump_writes(self.serde, writes, task_id, max_bytes=self._deltas.max_state_bytes, refer=refer)
-        with self._lock:
+        lock = self._lock  # (as in _put)
+        lock.acquire()
+        try:
             thread = self._threads.get(thread_id)
             if thread is None:
                 thread = self._threads[thread_id] = _Thread()
@@ -415,11 +427,13 @@ class InMemorySaver(BaseCheckpointSaver):
                 key = (task_id, r.idx)
                 if r.replaces or key not in stored:
                     stored[key] = (r.channel, r.type, r.data, task_path, r.ref)
+        finally:
+            lock.release()
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         with self._lock:
             self._threads.pop(str(thread_id), None)
-            self._deltas.forget_thread(str(thread_id))
+        self._deltas.forget_thread(str(thread_id))  # (its lock is this one: taken again, after)
 
     async def _aprune_thread(self, thread_id: str, choose: Choose) -> int:
         with self._lock:
@@ -443,7 +457,7 @@ class InMemorySaver(BaseCheckpointSaver):
                 del thread.checkpoints[ns][cid]
                 thread.writes.pop((ns, cid), None)
             thread.blobs = {key: blob for key, blob in thread.blobs.items() if key in keep}
-            self._deltas.forget_thread(thread_id)
+        self._deltas.forget_thread(thread_id)  # (after: its lock is this one; a put between writes full values)
         return len(deleted)
 
     async def alist_threads(self, *, prefix: str = "", limit: int | None = None) -> AsyncIterator[ThreadInfo]:

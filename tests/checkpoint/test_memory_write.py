@@ -5,6 +5,7 @@ scalars never stores bytes its serializer would not write now."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -187,3 +188,41 @@ def test_with_ormsgpack_or_without_the_same_bytes_are_stored(monkeypatch: pytest
     assert without._scalars.plain is None
     assert _stored(with_it, "t") == _stored(without, "t")
     assert with_it._threads["t"].checkpoints == without._threads["t"].checkpoints  # the metas' very bytes
+
+
+def test_puts_deletes_and_prunes_from_many_threads_share_one_lock() -> None:
+    """The saver's lock is its delta cache's (a put learns its lists under the one lock it takes);
+    a delete and a prune tell the cache after letting it go, or they would wait on themselves."""
+    saver = InMemorySaver()
+    assert saver._deltas._lock is saver._lock
+    start = threading.Barrier(4)
+
+    def chat(thread_id: str) -> list[Any]:
+        start.wait()
+        config: dict[str, Any] = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        messages: list[Any] = []
+        for step in range(40):
+            messages = [*messages, {"role": "ai", "content": f"{thread_id}-{step}"}]
+            checkpoint = empty_checkpoint()
+            checkpoint["id"] = f"{step:05d}"
+            checkpoint["channel_values"] = {"messages": messages}
+            checkpoint["channel_versions"] = {"messages": (step + 1) << 32}
+            config = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}}, {"messages": (step + 1) << 32})
+            if step % 10 == 9:
+                saver.prune([thread_id], keep_last=2)
+            if step == 19 and thread_id == "gone":
+                saver.delete_thread(thread_id)
+        return messages
+
+    final: dict[str, list[Any]] = {}
+    workers = [threading.Thread(target=lambda n=name: final.__setitem__(n, chat(n)), daemon=True) for name in ("a", "b", "c", "gone")]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    assert not any(w.is_alive() for w in workers)  # (a deadlock fails here, its daemon threads left behind)
+    for name in ("a", "b", "c", "gone"):
+        found = saver.get_tuple({"configurable": {"thread_id": name}})
+        assert found is not None and found.checkpoint["channel_values"] == {"messages": final[name]}
+        assert sorted(saver._threads[name].checkpoints[""]) == ["00038", "00039"]  # pruned to the last two
+    assert saver._deltas._threads["a"].known[("", "messages")].items == final["a"]

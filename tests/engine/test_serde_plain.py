@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.checkpoint import _memory_write
+from engine.checkpoint import _memory_write, _sql_write
 from engine.checkpoint._memory_write import dump_plain_meta
 from engine.serde import Serializer, _plain, _serializer
 from engine.serde._plain import FAST, pack_plain
@@ -103,7 +103,8 @@ def without_ormsgpack(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_plain, "_pack", None)
     monkeypatch.setattr(_plain, "FAST", False)
     monkeypatch.setattr(_serializer, "FAST", False)
-    monkeypatch.setattr(_memory_write, "FAST", False)
+    monkeypatch.setattr(_memory_write, "pack_plain", _memory_write._msgpack_plain)  # (chosen at import)
+    monkeypatch.setattr(_sql_write, "pack_plain", _memory_write._msgpack_plain)
 
 
 VALUES = [
