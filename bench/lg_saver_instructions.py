@@ -58,6 +58,11 @@ def run_sections(row_name: str, n: int) -> None:
             run(side)
     gc.collect()
     gc.disable()  # a full collection lands in one section or another and moves its count
+    # LangGraph's loop hands puts to worker threads; the interpreter's time-based GIL hand-offs,
+    # which valgrind's slowness multiplies, land in one section or another too: a long interval
+    # leaves the hand-offs the threads ask for (a future waited on, a lock).
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)
     try:
         for side in ORDER:
             os.getpriority(os.PRIO_PROCESS, 0)  # callgrind dumps what came before
@@ -65,6 +70,7 @@ def run_sections(row_name: str, n: int) -> None:
                 run(side)
         os.getpriority(os.PRIO_PROCESS, 0)
     finally:
+        sys.setswitchinterval(interval)
         gc.enable()
 
 
