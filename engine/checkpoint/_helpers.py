@@ -36,6 +36,7 @@ __all__ = [
     "EMPTY", "MAX_METADATA_BYTES", "check_list_args", "check_row", "json_equal",
     "check_metadata", "dump_meta", "dump_metadata", "list_keys", "load_checkpoint", "load_meta", "load_metadata",
     "make_config", "metadata_matches", "parse_config", "parse_write_config", "reading", "is_unicode", "storable_text",
+    "thread_text",
 ]  # fmt: skip
 
 
@@ -54,7 +55,7 @@ def parse_config(config: Mapping[str, Any]) -> tuple[str, str, str | None]:
     conf = config.get("configurable") or {}
     thread_id = conf.get("thread_id")
     if type(thread_id) is not str:
-        thread_id = _thread_text(thread_id)
+        thread_id = thread_text(thread_id)
     return thread_id, conf.get("checkpoint_ns") or "", conf.get("checkpoint_id") or None  # "": none, as LangGraph's
 
 
@@ -63,13 +64,14 @@ def parse_write_config(config: Mapping[str, Any]) -> tuple[str, str, str]:
     conf = config.get("configurable") or {}  # (parse_config's reading, without its call: every write's)
     thread_id, checkpoint_id = conf.get("thread_id"), conf.get("checkpoint_id")
     if type(thread_id) is not str:
-        thread_id = _thread_text(thread_id)
+        thread_id = thread_text(thread_id)
     if not checkpoint_id:
         raise ValueError('put_writes needs config["configurable"]["checkpoint_id"]')
     return thread_id, conf.get("checkpoint_ns") or "", checkpoint_id
 
 
-def _thread_text(thread_id: Any) -> str:
+def thread_text(thread_id: Any) -> str:
+    """A config's ``thread_id`` that is not a str, as text (None refused)."""
     if thread_id is None:
         raise ValueError('config["configurable"]["thread_id"] is required')
     return str(thread_id)

@@ -17,9 +17,10 @@ from typing import Any
 from engine.checkpoint._made import MadeCheckpoint
 from engine.checkpoint.base import ChannelVersions, Checkpoint
 
-__all__ = ["all_int", "check_versions", "seen_ints", "take_checkpoint"]
+__all__ = ["INT_ONLY", "all_int", "check_versions", "seen_ints", "take_checkpoint"]
 
-_INT = frozenset({int})
+#: the one type a stored version has (``INT_ONLY.issuperset(map(type, versions))``: every one an int, in C)
+INT_ONLY = _INT = frozenset({int})
 _values = methodcaller("values")
 
 

@@ -34,7 +34,9 @@ from engine.checkpoint._chain import ChainReader, Known, Ref
 from engine.checkpoint._delta import _WRITE_SIZE, DEFAULT_CACHE_THREADS, DEFAULT_FANOUT, base_key
 from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
-from engine.checkpoint._versions import all_int, take_checkpoint
+from engine.checkpoint._made import MadeCheckpoint
+from engine.checkpoint._versions import INT_ONLY as _INT
+from engine.checkpoint._versions import take_checkpoint
 from engine.checkpoint._helpers import (
     check_list_args,
     dump_meta,
@@ -47,6 +49,7 @@ from engine.checkpoint._helpers import (
     parse_config,
     parse_write_config,
     reading,
+    thread_text,
 )
 from engine.checkpoint._memory_write import NO_DELTAS, MemoryDeltas, ScalarMemo, dump_plain_meta, full_value, plain_writes, plan_put
 from engine.checkpoint._metadata import put_metadata
@@ -167,17 +170,28 @@ class InMemorySaver(BaseCheckpointSaver):
         found = self.get_tuple(config)
         return None if found is None else found.checkpoint
 
-    def put(
+    # put and put_writes are _put and _put_writes themselves (below): LangGraph's loop calls them on
+    # every step, and a wrapper's frame and test cost a thousandth of its step. A subclass with its
+    # own aput or aput_writes gets these instead, when it is defined (__init_subclass__).
+    def _put_by_aput(
         self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
-        if type(self).aput is not InMemorySaver.aput and not inside(self, "put"):  # (inside: a subclass's super().put)
-            return super().put(config, checkpoint, metadata, new_versions)
-        return self._put(config, checkpoint, metadata, new_versions)
+        if inside(self, "put"):  # a subclass's own put calling super().put: the work is ours
+            return self._put(config, checkpoint, metadata, new_versions)
+        return BaseCheckpointSaver.put(self, config, checkpoint, metadata, new_versions)
 
-    def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
-        if type(self).aput_writes is not InMemorySaver.aput_writes and not inside(self, "put_writes"):
-            return super().put_writes(config, writes, task_id, task_path)
-        return self._put_writes(config, writes, task_id, task_path)
+    def _put_writes_by_aput(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
+        if inside(self, "put_writes"):
+            return self._put_writes(config, writes, task_id, task_path)
+        return BaseCheckpointSaver.put_writes(self, config, writes, task_id, task_path)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own ``aput`` (``aput_writes``) may wait: its ``put`` (``put_writes``), unless
+        it has its own, goes through the base's sync face to that coroutine, as for any saver."""
+        super().__init_subclass__(**kwargs)
+        for sync, amethod, by_aput in (("put", "aput", InMemorySaver._put_by_aput), ("put_writes", "aput_writes", InMemorySaver._put_writes_by_aput)):
+            if getattr(cls, sync) is getattr(InMemorySaver, sync) and getattr(cls, amethod) is not getattr(InMemorySaver, amethod):
+                setattr(cls, sync, by_aput)
 
     # -- reads ---------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
@@ -296,32 +310,29 @@ class InMemorySaver(BaseCheckpointSaver):
 
     # -- writes --------------------------------------------------------------
     async def aput(
-        self,
-        config: Mapping[str, Any],
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
+        self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
         return self._put(config, checkpoint, metadata, new_versions)
 
-    async def aput_writes(
-        self,
-        config: Mapping[str, Any],
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
+    async def aput_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         self._put_writes(config, writes, task_id, task_path)
 
     def _put(
         self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions
     ) -> dict[str, Any]:
-        thread_id, ns, parent_id = parse_config(config)
+        conf = config.get("configurable") or {}  # (parse_config's reading, without its call: every put's)
+        thread_id, ns, parent_id = conf.get("thread_id"), conf.get("checkpoint_ns") or "", conf.get("checkpoint_id") or None
+        if type(thread_id) is not str:
+            thread_id = thread_text(thread_id)
         # Serialize everything before touching storage: a failure stores nothing.
         deltas, serde = self._deltas, self.serde
         scalars = self._scalars
         planned = None
-        if deltas.max_state_bytes is None and all_int(checkpoint, None) and not checkpoint.get("pending_sends"):
+        if (
+            deltas.max_state_bytes is None
+            and (type(checkpoint) is MadeCheckpoint or _INT.issuperset(map(type, checkpoint["channel_versions"].values())))
+            and not checkpoint.get("pending_sends")
+        ):  # (all_int's test of the versions, without its call)
             # plan_put checks new_versions' types as it goes (None at one that is not an int)
             planned = plan_put(deltas, scalars.table(serde), serde, thread_id, ns, checkpoint["channel_values"], new_versions, scalars.plain)
         if planned is None:  # versions to take (LangGraph's strings), Sends to keep, or every put measured
@@ -396,7 +407,7 @@ class InMemorySaver(BaseCheckpointSaver):
         self._deltas.commit(thread_id, ns, plan, inserted)
         return make_config(thread_id, ns, checkpoint_id)
 
-    def _put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str) -> None:
+    def _put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         thread_id, ns, checkpoint_id = parse_write_config(config)
         serde = self.serde
         scalars = self._scalars
@@ -429,6 +440,9 @@ class InMemorySaver(BaseCheckpointSaver):
                     stored[key] = (r.channel, r.type, r.data, task_path, r.ref)
         finally:
             lock.release()
+
+    put = _put  # (see _put_by_aput)
+    put_writes = _put_writes
 
     async def adelete_thread(self, thread_id: str, *, lease: Lease | None = None) -> None:  # no leases: ignored
         with self._lock:

@@ -55,6 +55,29 @@ def test_a_subclass_whose_put_waits_still_runs_through_the_sync_face() -> None:
     assert _round_trip(saver) == ({"n": 1}, [("task-1", "n", 2)]) and saver.puts == 1
 
 
+def test_the_sync_face_follows_each_coroutine_a_subclass_defines_down_its_own_subclasses() -> None:
+    class WritesWait(InMemorySaver):
+        writes = 0
+
+        async def aput_writes(self, *args: Any) -> None:
+            await asyncio.sleep(0)
+            self.writes += 1
+            await super().aput_writes(*args)
+
+    class Below(WritesWait):  # defines neither: inherits its parent's routes
+        puts = 0
+
+        def put(self, *args: Any) -> dict[str, Any]:  # a sync override calling its parent's: the work done once
+            self.puts += 1
+            return super().put(*args)
+
+    for saver in (WritesWait(), Below()):
+        assert _round_trip(saver) == ({"n": 1}, [("task-1", "n", 2)]) and saver.writes == 1
+    assert Below.puts == 0 and saver.puts == 1  # type: ignore[attr-defined]
+    plain = InMemorySaver()
+    assert _round_trip(plain) == ({"n": 1}, [("task-1", "n", 2)])
+
+
 def test_a_coroutine_that_waits_cannot_run_inline() -> None:
     async def waits() -> None:
         await asyncio.sleep(0)
