@@ -14,6 +14,15 @@ from typing import Callable
 import engine_overhead as eo
 
 
+def langgraph_and_ours() -> tuple[eo.ModuleSet, eo.ModuleSet]:
+    """LangGraph's module set and ours, or exit saying which cannot be loaded."""
+    lg, note = eo.load_langgraph()
+    ours, note_ours = eo.load_ours()
+    if lg is None or ours is None:
+        raise SystemExit(note if lg is None else note_ours)
+    return lg, ours
+
+
 def section_instructions(prefix: str, i: int) -> int:
     """The instructions callgrind counted in dump ``prefix.i``."""
     with open(f"{prefix}.{i}") as f:

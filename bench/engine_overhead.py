@@ -71,8 +71,10 @@ from typing import Annotated, Any, Callable, TypedDict
 # installed package called ``engine`` in site-packages does not.
 _ROOT = str(Path(__file__).resolve().parent.parent)
 if not any(Path(p or ".").resolve() == Path(_ROOT) for p in sys.path):
-    _n_env = len([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
-    sys.path.insert(min(1 + _n_env, len(sys.path)), _ROOT)
+    # after the last PYTHONPATH entry wherever it is (a script may have put its own folder first)
+    _env = {Path(p).resolve() for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    _last = max((i for i, p in enumerate(sys.path) if p and Path(p).resolve() in _env), default=0)
+    sys.path.insert(_last + 1, _ROOT)
 
 
 # --------------------------------------------------------------------------

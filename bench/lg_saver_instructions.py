@@ -28,7 +28,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import engine_overhead as eo  # noqa: E402
-from _callgrind import main, section_instructions  # noqa: E402
+from _callgrind import langgraph_and_ours, main, section_instructions  # noqa: E402
 
 #: the sections, in the order they run: LangGraph's saver, ours, three times. A section's count moves
 #: by up to 1 % from one to the next (LangGraph's loop waits on its worker threads' futures, and how
@@ -37,10 +37,7 @@ ORDER = ("own", "ours") * 3
 
 
 def run_sections(row_name: str, n: int) -> None:
-    lg, note = eo.load_langgraph()
-    ours, note_ours = eo.load_ours()
-    if lg is None or ours is None:
-        raise SystemExit(note if lg is None else note_ours)
+    lg, ours = langgraph_and_ours()
     row = eo.ROWS[row_name]
     graphs = {
         "own": row.build(lg).compile(checkpointer=lg.make_memory()),
