@@ -178,12 +178,12 @@ class InMemorySaver(BaseCheckpointSaver):
     ) -> dict[str, Any]:
         if inside(self, "put"):  # a subclass's own put calling super().put: the work is ours
             return self._put(config, checkpoint, metadata, new_versions)
-        return BaseCheckpointSaver.put(self, config, checkpoint, metadata, new_versions)
+        return super().put(config, checkpoint, metadata, new_versions)  # (InMemorySaver's next class: the sync face)
 
     def _put_writes_by_aput(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         if inside(self, "put_writes"):
             return self._put_writes(config, writes, task_id, task_path)
-        return BaseCheckpointSaver.put_writes(self, config, writes, task_id, task_path)
+        return super().put_writes(config, writes, task_id, task_path)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's own ``aput`` (``aput_writes``) may wait: its ``put`` (``put_writes``), unless
