@@ -20,7 +20,7 @@ from engine.checkpoint.base import ChannelVersions, Checkpoint
 __all__ = ["INT_ONLY", "all_int", "check_versions", "seen_ints", "take_checkpoint"]
 
 #: the one type a stored version has (``INT_ONLY.issuperset(map(type, versions))``: every one an int, in C)
-INT_ONLY = _INT = frozenset({int})
+INT_ONLY = frozenset({int})
 _values = methodcaller("values")
 
 
@@ -53,11 +53,11 @@ def check_versions(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | Non
 def all_int(checkpoint: Checkpoint, new_versions: Mapping[str, Any] | None) -> bool:
     """Whether every version of ``checkpoint``'s ``channel_versions`` and ``new_versions`` is an int
     (every put asks; loops in C)."""
-    if new_versions and not _INT.issuperset(map(type, new_versions.values())):
+    if new_versions and not INT_ONLY.issuperset(map(type, new_versions.values())):
         return False
     if type(checkpoint) is MadeCheckpoint:
         return True  # the engine's own: its versions are next_version's (see engine.checkpoint._made)
-    return _INT.issuperset(map(type, checkpoint["channel_versions"].values()))
+    return INT_ONLY.issuperset(map(type, checkpoint["channel_versions"].values()))
 
 
 def seen_ints(checkpoint: Checkpoint) -> bool:
@@ -65,7 +65,7 @@ def seen_ints(checkpoint: Checkpoint) -> bool:
     is an int, as a ``json_safe`` meta packed without the serializer's checks needs (engine.checkpoint._sql_write)."""
     seen = checkpoint.get("versions_seen") or {}
     try:  # each node's values chained in C; the engine's own checkpoints' are ints
-        return type(checkpoint) is MadeCheckpoint or _INT.issuperset(map(type, _chain.from_iterable(map(dict.values, seen.values()))))
+        return type(checkpoint) is MadeCheckpoint or INT_ONLY.issuperset(map(type, _chain.from_iterable(map(dict.values, seen.values()))))
     except TypeError:  # a node's entry that is not a dict
         return False
 

@@ -35,8 +35,7 @@ from engine.checkpoint._delta import _WRITE_SIZE, DEFAULT_CACHE_THREADS, DEFAULT
 from engine.checkpoint._inline import blob_versions, values_of
 from engine.checkpoint._retention import Choose, blobs_to_keep
 from engine.checkpoint._made import MadeCheckpoint
-from engine.checkpoint._versions import INT_ONLY as _INT
-from engine.checkpoint._versions import take_checkpoint
+from engine.checkpoint._versions import INT_ONLY, take_checkpoint
 from engine.checkpoint._helpers import (
     check_list_args,
     dump_meta,
@@ -330,7 +329,7 @@ class InMemorySaver(BaseCheckpointSaver):
         planned = None
         if (
             deltas.max_state_bytes is None
-            and (type(checkpoint) is MadeCheckpoint or _INT.issuperset(map(type, checkpoint["channel_versions"].values())))
+            and (type(checkpoint) is MadeCheckpoint or INT_ONLY.issuperset(map(type, checkpoint["channel_versions"].values())))
             and not checkpoint.get("pending_sends")
         ):  # (all_int's test of the versions, without its call)
             # plan_put checks new_versions' types as it goes (None at one that is not an int)

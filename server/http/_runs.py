@@ -156,7 +156,7 @@ async def _frames(
             yield shaper.metadata(first.run_id, attempt).encode()
         if first is not None:
             if not after and shaper.wants_start(first):
-                shaper.start_values(await _values_at(service, first.run_started, first.run_started.checkpoint_id))
+                shaper.start_values(await _start_values(service, first.run_started))
             for f in shaper.frames(first):
                 yield f.encode()
         async for e in events:
@@ -167,7 +167,7 @@ async def _frames(
             if e.seq <= after:
                 continue  # the caller has it (a run's end is sent again whatever after_seq says)
             if not after and shaper.wants_start(e):
-                shaper.start_values(await _values_at(service, e.run_started, e.run_started.checkpoint_id))
+                shaper.start_values(await _start_values(service, e.run_started))
             for f in shaper.frames(e):
                 yield f.encode()
         yield shaper.end().encode()
@@ -180,11 +180,11 @@ async def _frames(
             await _forget(service, started)
 
 
-async def _values_at(service: GraphService, r: pb.RunStarted, checkpoint_id: str) -> Any:
-    """The values of version ``checkpoint_id`` of run ``r``'s thread; none (a new thread): the graph's empty channels."""
-    if not checkpoint_id:
+async def _start_values(service: GraphService, r: pb.RunStarted) -> Any:
+    """The values of the version run ``r`` starts from; none (a new thread): the graph's empty channels."""
+    if not r.checkpoint_id:
         return json.loads(encode(service.reads.empty_values(r.graph)))
-    state = await service.thread_rpcs.GetState(pb.GetStateRequest(graph=r.graph, thread_id=r.thread_id, checkpoint_id=checkpoint_id), CallContext())
+    state = await service.thread_rpcs.GetState(pb.GetStateRequest(graph=r.graph, thread_id=r.thread_id, checkpoint_id=r.checkpoint_id), CallContext())
     return json.loads(state.values_json) if state.values_json else {}
 
 
