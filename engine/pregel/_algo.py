@@ -35,7 +35,13 @@ __all__ = [
     "restore_channels",
     "should_interrupt",
     "trigger_index",
+    "UPDATE",
 ]
+
+
+#: the path of a superstep's update task (``(UPDATE, i)``: update_state's i-th update), LangGraph's: its
+#: updates apply in the order given, before any node's writes
+UPDATE = "__interrupt__"
 
 
 @dataclass(slots=True)
@@ -71,6 +77,8 @@ class Task:
         # map-reduce merges in Send order whatever order the tasks finished in.
         if self.path[0] == PUSH:
             return (1, "", self.path[1])
+        if self.path[0] == UPDATE:
+            return (-1, "", self.path[1])
         return (0, self.name, 0)
 
 

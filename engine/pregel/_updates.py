@@ -23,6 +23,7 @@ it plans every node.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from typing import Any, Mapping, Protocol, Sequence
 
@@ -35,7 +36,7 @@ from engine.checkpoint.base import LEASE_KEY, Checkpoint, CheckpointTuple, Lease
 from engine.pregel._migrate import copy_migrated, moved_channels
 from engine.errors import InvalidUpdateError, NotFoundError
 from engine.pregel._delta import COUNTERS, DeltaBook, hydrate, stamp_ids, stored_values, takes_task_path, task_path_str
-from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
+from engine.pregel._algo import UPDATE, Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import configurable_metadata, input_writes, with_checkpoint_map
 from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
 from engine.pregel._status import null_writes, read_statuses
@@ -163,6 +164,10 @@ def _apply(
     ck: Checkpoint, channels: Mapping[str, BaseChannel], tasks: list[Task], updates: Sequence[Update],
     triggers: Mapping[str, Sequence[str]],
 ) -> set[str]:  # fmt: skip
+    if len(tasks) > 1:
+        # As LangGraph: a superstep's updates apply in the order given (each its own update task there),
+        # not in the order of the tasks due whose ids they take (apply_writes orders tasks by path).
+        tasks = [dataclasses.replace(t, path=(UPDATE, i)) for i, t in enumerate(tasks)]
     try:
         # As LangGraph: an update that triggers no node is tentatively the last step (a deferred node becomes due).
         return apply_writes(ck, channels, tasks, triggers_to_nodes=triggers)[1]

@@ -63,6 +63,18 @@ def test_bulk_update_state_applies_each_superstep(checkpointer):
     assert [s.metadata["source"] for s in g.get_state_history(cfg)][:2] == ["update", "update"]
 
 
+def test_a_supersteps_updates_apply_in_the_order_given(checkpointer):
+    # As LangGraph: each update is an update task of its own, applied in the order given, whichever
+    # node it is written as and whether that node's task is due ("b" is; "a", first by name, is not).
+    g = _graph(checkpointer)
+    cfg = thread("order")
+    g.bulk_update_state(cfg, [[StateUpdate({"x": 1}, "a")]])  # "b" due next
+    g.bulk_update_state(cfg, [[StateUpdate({"log": ["to b"]}, "b"), StateUpdate({"log": ["to a"]}, "a")]])
+    assert g.get_state(cfg).values["log"] == ["to b", "to a"]
+    g.bulk_update_state(cfg, [[StateUpdate({"log": ["a first"]}, "a"), StateUpdate({"log": ["b second"]}, "b")]])
+    assert g.get_state(cfg).values["log"] == ["to b", "to a", "a first", "b second"]
+
+
 def test_a_thread_rebuilt_by_updates_as_input_start_and_nodes_has_the_runs_history(checkpointer):
     """``__input__`` writes an "input" version (START due), ``__start__`` START's step: the same history a run writes."""
     g = _graph(checkpointer)

@@ -28,6 +28,12 @@ record("continue", g.invoke(None, cfg))
 call("none", g.bulk_update_state, cfg, [])
 call("empty", g.bulk_update_state, cfg, [[]])
 
+# a superstep's updates apply in the order given, whichever node each is written as and whether it is due
+c3 = {"configurable": {"thread_id": "3"}}
+g.bulk_update_state(c3, [[StateUpdate({"x": 1}, "a")]])
+g.bulk_update_state(c3, [[StateUpdate({"log": ["to b"]}, "b"), StateUpdate({"log": ["to a"]}, "a")]])
+record("in the order given", g.get_state(c3))
+
 # update_state as the node the version has due: the update is that task's result there
 c2 = {"configurable": {"thread_id": "2"}}
 g.invoke({"x": 1, "log": []}, c2)
