@@ -10,8 +10,9 @@ Two views of one version, as LangGraph 1.2 gives them:
   of the tasks that already finished in the step are applied to the values,
   ``next`` lists only the tasks still to run, and ``interrupts`` only the
   questions still waiting. If those writes conflict (two writes to a plain
-  key), the record is returned instead: reading state never fails on what a
-  step wrote.
+  key: the step failed with InvalidUpdateError), reading raises that error
+  again, as LangGraph's ``get_state`` does; the record of every version (a
+  checkpoint id named, the history) still reads.
 
 Both apply the step's input writes (a ``Command``'s update and goto) to the
 values. Each task reports ``result`` (its writes to the output keys, ``{}``
@@ -25,7 +26,6 @@ from typing import Any
 
 from engine.checkpoint.base import CheckpointTuple
 from engine.pregel._migrate import adopt_task_ids, copy_migrated
-from engine.errors import InvalidUpdateError
 from engine.pregel._algo import Task, apply_null_writes, apply_writes, prepare_next_tasks, restore_channels
 from engine.pregel._io import output_values, shown_metadata, with_checkpoint_map
 from engine.pregel._nested import subgraph_ns
@@ -81,12 +81,10 @@ def build_snapshot(graph: GraphSpec, saved: CheckpointTuple, *, live: bool, run_
     if live and finished:
         for t in finished:
             t.writes = statuses[t.id].writes
-        try:
-            apply_writes(ck, channels, finished)
-        except InvalidUpdateError:
-            live = False  # the step's writes conflict: show the record
-        else:
-            values = output_values(channels, graph.stream_keys)
+        # As LangGraph: writes that conflict (two values for a plain key: the step failed so) raise
+        # the step's InvalidUpdateError here too; the thread's history still reads each version.
+        apply_writes(ck, channels, finished)
+        values = output_values(channels, graph.stream_keys)
     tasks = task_states(planned, statuses, graph.stream_keys, live=live)
     if any(t.node.subgraph is not None for t in planned):
         tasks = subgraph_configs(tasks, planned, saved.config)

@@ -14,6 +14,7 @@ from typing import Annotated, TypedDict
 import pytest
 
 from engine import START, Command, StateGraph, interrupt
+from engine.errors import InvalidUpdateError
 from engine.pregel._spec import NO_WRITES
 from engine.testing import thread
 
@@ -128,7 +129,7 @@ def test_the_live_view_after_an_error(checkpointer):
     assert app.get_state(live.config).values == {"x": 1, "log": []}
 
 
-def test_conflicting_pending_writes_read_as_the_record(checkpointer):
+def test_conflicting_pending_writes_raise_on_the_live_view_and_read_as_the_record(checkpointer):
     g = StateGraph(S)
     g.add_node("p", lambda s: {"x": 5})
     g.add_node("q", lambda s: {"x": 6})
@@ -138,9 +139,12 @@ def test_conflicting_pending_writes_read_as_the_record(checkpointer):
     app = g.compile(checkpointer=checkpointer)
     with pytest.raises(Exception, match="x"):  # as LangGraph, the step cannot end: InvalidUpdateError
         app.invoke({"x": 1, "log": []}, thread())
-    state = app.get_state(thread())  # does not raise
+    with pytest.raises(InvalidUpdateError, match="At key 'x': Can receive only one value per step"):
+        app.get_state(thread())  # as LangGraph's: the live view applies the finished tasks' writes
+    state = next(iter(app.get_state_history(thread())))  # the record reads
     assert (state.values, state.next) == ({"x": 1, "log": []}, ("p", "q", "ask"))
     assert [i.value for i in state.interrupts] == ["go on?"]
+    assert app.get_state(state.config).values == {"x": 1, "log": []}  # as does the version named by its id
 
 
 # -- item 4 ---------------------------------------------------------------------------
