@@ -180,8 +180,13 @@ class NodeThreads:
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting run
                 result, error = None, exc
             settle_soon(job.loop, job.future, result, error)  # (nothing if the run's loop is closed)
+            # Nothing of the node stays with the thread while it waits for the next: its input, result,
+            # or failure (whose traceback holds the node's frames, and through them its run's objects).
+            result = error = None
             with self._lock:
-                if not job.abandoned:
+                abandoned = job.abandoned
+                del job
+                if not abandoned:
                     continue
                 self._abandoned -= 1
                 if self._abandoned < self.size:

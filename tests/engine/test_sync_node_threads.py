@@ -10,8 +10,10 @@ thread is busy when is the test's decision, not the scheduler's.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, TypedDict
 
@@ -200,3 +202,36 @@ def test_errors_reach_the_run_and_the_size_is_checked() -> None:
         assert set_node_threads(3).size == 3 and node_threads().size == 3
     finally:
         set_node_threads(before.size)
+
+
+def test_a_thread_waiting_for_work_holds_nothing_of_its_last_node() -> None:
+    # An idle thread kept its last node's input, result and failure (whose traceback holds the
+    # node's frames) until its next node: a large state stayed alive, and a failure's cycle became
+    # garbage whenever that next node came.
+    threads = NodeThreads(1)
+
+    class Value:
+        pass
+
+    def echo(v: Value) -> Value:
+        return v
+
+    def fail(v: Value) -> None:
+        raise ValueError(v)
+
+    for node in (echo, fail):
+        v = Value()
+        kept = weakref.ref(v)
+
+        async def body(v: Value) -> None:
+            try:
+                assert await threads.run(node, v) is v
+            except ValueError as e:
+                assert e.args == (v,)
+
+        asyncio.run(body(v))  # the loop is gone with it: what still holds v is the thread
+        del v
+        asyncio.run(until(lambda: threads._idle == 1, "the thread to wait for work"))  # past its last node
+        gc.collect()  # a failure's own cycle (its traceback holds the awaiting frame, which holds the job)
+        assert kept() is None, node.__name__
+    threads.close()
