@@ -20,13 +20,14 @@ from engine._internal._task import CURRENT
 from engine.channels import BinaryOperatorAggregate
 from engine.channels.binop import fold
 from engine.channels.base import MISSING
-from engine.errors import InvalidUpdateError, ParentCommand
+from engine.errors import ErrorCode, InvalidUpdateError, ParentCommand, create_error_message
+from engine.graph._nodes import is_runnable
 from engine.graph._schema import SchemaInfo
 from engine.graph._topology import Branch, Topology
 from engine.pregel._spec import TASKS, WRITTEN_BEFORE
 from engine.types import END, Command, Send
 
-__all__ = ["make_writer", "fresh_state", "route_writes"]
+__all__ = ["branch_name", "make_writer", "fresh_state", "route_writes"]
 
 log = logging.getLogger(__name__)
 
@@ -50,17 +51,12 @@ def fresh_state(graph: Topology, state: dict[str, Any], update: dict[str, Any] |
     return values
 
 
-def _update_dict(name: str, info: SchemaInfo, value: Any, keys: Any, is_input: bool) -> dict[str, Any]:
+def _update_dict(info: SchemaInfo, value: Any, keys: Any) -> dict[str, Any]:
     if value is None:
         return {}
     upd = info.to_update(value)
-    if upd is None:
-        what = "input" if is_input else f"node {name!r} returned"
-        raise InvalidUpdateError(
-            f"{what} {value!r:.80}; expected a dict of state keys (or None)"
-            if not is_input
-            else f"input must be a dict of state keys, not {type(value).__name__}"
-        )
+    if upd is None:  # as LangGraph's, for an input and a node's return alike (a task's note names the node)
+        raise InvalidUpdateError(create_error_message(message=f"Expected dict, got {value}", error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE))
     # Keys outside the schema are ignored, as LangGraph does.
     return {k: v for k, v in upd.items() if k in keys}
 
@@ -71,7 +67,7 @@ def _commands(name: str, info: SchemaInfo, items: Sequence[Any], keys: Any) -> t
     goto: list[Any] = []
     for item in items:
         if not isinstance(item, Command):
-            writes += _update_dict(name, info, item, keys, False).items()
+            writes += _update_dict(info, item, keys).items()
             continue
         if item.graph == Command.PARENT:
             raise ParentCommand(dataclasses.replace(item, graph=None))  # for the graph this one runs in
@@ -79,7 +75,7 @@ def _commands(name: str, info: SchemaInfo, items: Sequence[Any], keys: Any) -> t
         if type(upd) in (list, tuple) and all(type(t) is tuple and len(t) == 2 and isinstance(t[0], str) for t in upd):
             writes += [(k, v) for k, v in upd if k in keys]  # (key, value) pairs: each a write of its own
         else:
-            writes += _update_dict(name, info, upd, keys, False).items()
+            writes += _update_dict(info, upd, keys).items()
         goto += [item.goto] if isinstance(item.goto, (str, Send)) else list(item.goto or ())
     return writes, goto
 
@@ -125,6 +121,13 @@ def _run_name(fn: Any) -> str | None:
     return None if name == "<lambda>" else name
 
 
+def branch_name(path: Any) -> str:
+    """A router's name among its source's, as LangGraph's builder keys it: the Runnable's name,
+    its function's, or "condition" (a lambda)."""
+    name = path.get_name() if is_runnable(path) else _run_name(path)
+    return name or "condition"
+
+
 def _takes_config(fn: Any) -> bool:
     """Whether router ``fn`` takes the node's config, as LangGraph gives it: a ``config``
     parameter, untyped or typed ``RunnableConfig`` (``Optional`` too)."""
@@ -164,7 +167,7 @@ def make_writer(
             update, goto = _commands(name, info, (result,) if isinstance(result, Command) else result, keys)
             writes = list(update)
         else:
-            update = _update_dict(name, info, result, keys, is_input)
+            update = _update_dict(info, result, keys)
             writes = list(update.items())
         writes += [(f"branch:to:{t}", None) for t in targets]
         writes += [(j, name) for j in joins]

@@ -340,9 +340,9 @@ def named_node(node: Any, action: Any) -> tuple[str, Any]:
         raise GraphDefinitionError(f"node names are non-empty strings, not {node!r}")
     if node in (START, END):
         raise GraphDefinitionError(f"Node `{node}` is reserved.")
-    for ch in (":", "|"):
+    for ch in ("|", ":"):
         if ch in node:
-            raise GraphDefinitionError(f"node name {node!r} must not contain {ch!r}")
+            raise GraphDefinitionError(f"'{ch}' is a reserved character and is not allowed in the node names.")
     return node, action
 
 

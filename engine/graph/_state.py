@@ -25,6 +25,7 @@ from engine.graph._allowlist import agent_response_schemas, allow_schema_types
 from engine.graph._branch import make_writer
 from engine.graph._compiled import CompiledStateGraph
 from engine.graph._draw import command_destinations, literal_names, return_annotation
+from engine.graph._validate import validate_graph
 from engine.graph._builder_views import BuilderViews
 from engine.graph._nodes import (
     NodeCall, async_call, called_subgraph, is_runnable, named_node, node_call, router_function, subgraph_call,
@@ -258,8 +259,15 @@ class StateGraph(BuilderViews):
         sources = tuple(start_key)
         if not sources:
             raise GraphDefinitionError("a join edge needs at least one source")
-        if any(s == END for s in sources) or end_key == START:
-            raise GraphDefinitionError("a join edge cannot start at END or end at START")
+        for s in sources:  # as LangGraph's, checked here
+            if s == END:
+                raise GraphDefinitionError("END cannot be a start node")
+            if s not in self.nodes:
+                raise GraphDefinitionError(f"Need to add_node `{s}` first")
+        if end_key == START:
+            raise GraphDefinitionError("START cannot be an end node")
+        if end_key != END and end_key not in self.nodes:
+            raise GraphDefinitionError(f"Need to add_node `{end_key}` first")
         self.joins.append((sources, end_key))
         return self
 
@@ -328,33 +336,8 @@ class StateGraph(BuilderViews):
         return out
 
     def validate(self, interrupt: Sequence[str] = ()) -> None:
-        known = set(self.nodes)
-        for s, e in self.edges:
-            if s != START and s not in known:
-                raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
-            if e != END and e not in known:
-                raise GraphDefinitionError(f"Found edge ending at unknown node `{e}`")
-        for sources, e in self.joins:
-            for s in sources:
-                if s != START and s not in known:
-                    raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
-            if e != END and e not in known:
-                raise GraphDefinitionError(f"Found edge ending at unknown node `{e}`")
-        for s, brs in self.branches.items():
-            if s != START and s not in known:
-                raise GraphDefinitionError(f"Found edge starting at unknown node '{s}'")
-            for br in brs:
-                for dest in (br.path_map or {}).values():
-                    if dest != END and dest not in known:
-                        cond = getattr(br.path, "__name__", "condition")
-                        raise GraphDefinitionError(f"At '{s}' node, '{cond}' branch found unknown target '{dest}'")
-        if not any(s == START for s, _ in self.edges) and START not in self.branches and not any(
-            START in srcs for srcs, _ in self.joins
-        ):
-            raise GraphDefinitionError("Graph must have an entrypoint: add at least one edge from START to another node")
-        for name in interrupt:
-            if name != "*" and name not in known:
-                raise GraphDefinitionError(f"Interrupt node `{name}` not found")
+        ends = {n: tuple(target for target, _ in _destinations(node)) for n, node in self.nodes.items()}
+        validate_graph(self.nodes, self.edges, self.joins, self.branches, ends, interrupt)
         # As LangGraph, a node no edge leads to is allowed: a Command's goto
         # (from a node, or as input) can reach it.
 
