@@ -226,6 +226,7 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
             fut.set_exception(e)
             return fut
         except Exception as e:
+            e.add_note(f"During task with name '{name}' and id '{call_id}'")  # as LangGraph's, each attempt's
             policy = matching_policy(retry_policy, e)
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1
@@ -282,6 +283,7 @@ async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable
             raise
         except Exception as e:
             cancel(ctx.calls)
+            e.add_note(f"During task with name '{name}' and id '{call_id}'")  # as LangGraph's, each attempt's
             policy = matching_policy(retry_policy, e)
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1

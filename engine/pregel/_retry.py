@@ -100,6 +100,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             t.error.__cause__ = e
             return
         except Exception as e:
+            e.add_note(f"During task with name '{t.name}' and id '{t.id}'")  # as LangGraph's, each attempt's
             policy = matching_policy(node.retry_policy, e)
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1

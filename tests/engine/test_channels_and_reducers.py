@@ -160,5 +160,8 @@ def test_node_return_values():
     bad = StateGraph(Log)
     bad.add_node("a", lambda s: 5)
     bad.add_edge(START, "a")
-    with pytest.raises(InvalidUpdateError, match="expected a dict"):
+    with pytest.raises(InvalidUpdateError, match="^Expected dict, got 5\nFor troubleshooting.*INVALID_GRAPH_NODE_RETURN_VALUE") as e:
         bad.compile().invoke({"x": 0})
+    assert "During task with name 'a'" in e.value.__notes__[0]  # as LangGraph's: the note names the node
+    with pytest.raises(InvalidUpdateError, match="^Expected dict, got 5\n"):  # an input, alike
+        bad.compile().invoke(5)
