@@ -236,7 +236,7 @@ class LangGraphGraph:
             input = _command(update=input.update, resume=input.resume, goto=_goto(input.goto))
         head = await self.checkpointer.aget_tuple(config) if self.checkpointer is not None else None
         if input is None and head is None:  # as the engine refuses it (LangGraph's run would end ERROR)
-            raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
+            raise EmptyInputError("Received no input for __start__")  # the engine's words, LangGraph's
         mapper = _Mapper(kinds, self._node_names())
         if input is not None and type(input).__name__ != "Command":
             mapper.inputs[()] = input  # what the run's __start__ task takes

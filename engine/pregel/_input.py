@@ -88,7 +88,9 @@ class InputFolder:
             state.replay, state.fresh = settings.host.replay, settings.host.fresh
         if settings.saver is not None:
             if self.thread_id is None:
-                raise ValueError("a graph with a checkpointer needs config['configurable']['thread_id']")
+                raise ValueError(  # LangGraph's words
+                    "Checkpointer requires one or more of the following 'configurable' keys: thread_id, checkpoint_ns, checkpoint_id"
+                )
             replay = None if travel else state.replay if state.replay is not None and state.replay.first(settings.checkpoint_ns) else None
             replayed = replay is not None or travel is not None
             if replay is not None:  # a subgraph of a run that went back in time: from its version of then
@@ -179,7 +181,7 @@ class InputFolder:
             self._continue(saved)
         elif inp is None or (cmd is not None and cmd.resume is None and not cmd.update and not cmd.goto):
             if saved is None:
-                raise EmptyInputError("no input, and the thread has no checkpoint to continue from")
+                raise EmptyInputError("Received no input for __start__")  # LangGraph's words (the thread has no version)
             named = self.configurable.get("checkpoint_id") or travel
             if named and settings.host is None:
                 # Back in time: the subgraphs start from their versions of then.

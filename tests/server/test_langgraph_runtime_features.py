@@ -115,7 +115,7 @@ def test_a_state_over_max_state_bytes_ends_the_call_as_on_the_engine(start_serve
 def test_no_input_on_a_new_thread_is_refused_as_on_the_engine(lg: ServerProcess, thread_id: str) -> None:
     with lg.client() as client:
         for name in ("gated", "engine_gated"):
-            with pytest.raises(FailedPrecondition, match="no input, and the thread has no checkpoint"):
+            with pytest.raises(FailedPrecondition, match=": Received no input for __start__$"):
                 client.invoke(name, thread_id, None, timeout=30)
             assert client.history(name, thread_id) == []
 
