@@ -303,6 +303,10 @@ def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> t
         return False, None
     waiting = {i.id for st in read_statuses(saved.pending_writes or ()).values() for i in st.pending_interrupts}
     answers = {k: v for k, v in host.resume_map.items() if k in waiting}
+    if not waiting and host.resuming and len(host.resume_map) == 1:
+        # Its newest version waits for nothing (an update_state on its namespace made it since its question
+        # was asked): as LangGraph's null resume, the parent task's one answer goes to the first question.
+        return True, Command(resume=next(iter(host.resume_map.values())))
     return True, Command(resume=answers) if answers else None
 
 
