@@ -43,7 +43,7 @@ from server import _convert as conv
 from server._thread_book import ThreadBook
 from server._going_on import Decision, ThreadSeen, Way, claim_of, decide
 from server._parse import RunCall, RunRequest, joined_kinds
-from server._reads import owner_of
+from server._reads import newest_state, owner_of
 from server._records import Call, Records, now
 from server._registry import GraphEntry
 from server._requests import config
@@ -192,7 +192,7 @@ class Continuations:
     async def _end(self, record: RunRecord, why: str) -> None:
         """End ``record``'s run ERROR with a RecoveryError saying ``why``: its RunFinished after its last
         event, the thread's newest version its checkpoint (unless another replica took it meanwhile)."""
-        state = await self.graphs[record.graph].graph.aget_state(config(record.caller_thread), run_ids=True)
+        state = await newest_state(self.graphs[record.graph].graph, record.caller_thread, run_ids=True)
         ref = conv.snapshot(state).checkpoint if state.config else None
         error = pb.ErrorInfo(type="RecoveryError", message=why)
         final = pb.RunEvent(seq=record.last_seq + 1, run_id=record.run_id,

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, ThreadInfo, empty_checkpoint
-from engine.errors import NotFoundError
+from engine.errors import InvalidUpdateError, NotFoundError
 from engine.host import RUN_KEY, ScopedSaver
 from engine.pregel import Pregel
 from engine.types import StateSnapshot
@@ -33,7 +33,7 @@ from server._tenants import TENANT, TENANT_NAME
 
 log = logging.getLogger("graphwire.server")
 
-__all__ = ["Reads", "key_of", "owner_of", "scope_threads", "thread_key"]
+__all__ = ["Reads", "key_of", "newest_state", "owner_of", "scope_threads", "thread_key"]
 
 
 def thread_key(graph: str, thread_id: str) -> str:
@@ -59,6 +59,20 @@ def owner_of(key: str, graph: str) -> tuple[str | None, str] | None:
     if slash and TENANT_NAME.match(tenant) and key.startswith(prefix := key_of(tenant, graph, "")):
         return tenant, key[len(prefix) :]
     return None
+
+
+async def newest_state(graph: Any, thread_id: str, *, run_ids: bool = False) -> StateSnapshot:
+    """The thread's newest version as ``get_state`` shows it (live: its step's finished tasks' writes
+    applied), or as recorded when those writes conflict: LangGraph's get_state raises the step's
+    InvalidUpdateError then (GetState does too), where the server's own reads (a thread's record, a
+    turn's checks, a run's recovery) need the version. ``graph``: either runtime's."""
+    try:
+        return await graph.aget_state(config(thread_id), run_ids=run_ids)
+    except InvalidUpdateError:
+        newest = await graph.checkpointer.aget_tuple(config(thread_id))
+        if newest is None:
+            raise
+        return await graph.aget_state(config(thread_id, newest.checkpoint["id"]), run_ids=run_ids)
 
 
 def scope_threads(graphs: Mapping[str, GraphEntry], saver: Any) -> None:

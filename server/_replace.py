@@ -30,9 +30,9 @@ from engine.checkpoint.base import BaseCheckpointSaver
 from engine.host import RunRecord
 from server import _convert as conv
 from server._cancel import CancelRelay
+from server._reads import newest_state
 from server._records import Records
 from server._registry import GraphEntry
-from server._requests import config
 from server._runs import RunManager
 from server._turns import Turn, refusal
 
@@ -95,7 +95,7 @@ class TurnKeeper:
         """
         if not turn.checks:
             return
-        snap = conv.snapshot(await entry.graph.aget_state(config(thread_id)))
+        snap = conv.snapshot(await newest_state(entry.graph, thread_id))
         refused = refusal(turn, thread_id, snap.checkpoint.checkpoint_id or None, snap.interrupts)
         if refused is not None:
             raise refused

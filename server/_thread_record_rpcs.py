@@ -26,7 +26,6 @@ from typing import Any
 
 import grpc
 
-from engine.errors import NotFoundError
 from engine.host import KEEP, MAX_METADATA_BYTES, ThreadQuery, ThreadRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
@@ -34,7 +33,7 @@ from server import _requests as req
 from server._errors import RpcError
 from server._parse import Parser
 from server._prune import prune_one
-from server._reads import Reads, thread_key
+from server._reads import Reads, newest_state, thread_key
 from server._records import Records, now
 from server._registry import GraphEntry
 from server._runs import RunManager
@@ -116,11 +115,9 @@ class ThreadRecordRpcs:
     async def _info(self, record: ThreadRecord, include_values: bool) -> pb.ThreadInfo:
         values = ""
         if include_values:
-            try:
-                _, state = await self.reads.state(record.graph, record.caller_thread)
+            state = await newest_state(self.reads.graph(record.graph).graph, record.caller_thread, run_ids=True)
+            if state.metadata is not None:  # (no version yet, CreateThread: no values)
                 values = conv.snapshot(state).values_json
-            except NotFoundError:
-                pass  # no version yet (CreateThread): no values
         return self.book.info(record, values)
 
     def _missing(self, entry: GraphEntry, thread_id: str) -> RpcError:

@@ -276,14 +276,19 @@ def runs_path(label: str) -> Path:
 async def _fast(state: GatedState) -> dict[str, Any]:
     with open(runs_path(state.get("label", "")), "a", encoding="utf-8") as f:
         f.write(f"{os.getpid()}\n")
-    return {"log": ["fast"]}
+    return {"log": ["fast"], **_clash(state, "fast")}
 
 
 async def _slow(state: GatedState) -> dict[str, Any]:
     gate = state.get("gate")
     if gate:
         await wait_gate(gate)
-    return {"log": ["slow"]}
+    return {"log": ["slow"], **_clash(state, "slow")}
+
+
+def _clash(state: GatedState, node: str) -> dict[str, Any]:
+    """With the label "clash", ``parallel``'s two nodes both write it: their step fails (InvalidUpdateError)."""
+    return {"label": node} if state.get("label") == "clash" else {}
 
 
 def _parallel() -> StateGraph:

@@ -243,3 +243,22 @@ def test_tenants_see_only_their_own_threads(new_saver: Any, tmp_path: Path) -> N
             assert json.loads((await stub.GetThread(get, metadata=auth(acme), timeout=DEADLINE)).metadata_json) == {"who": "acme"}
 
     asyncio.run(body())
+
+
+def test_a_thread_whose_last_steps_writes_conflict_is_listed_as_recorded(new_saver: Any) -> None:
+    # As LangGraph's get_state, GetState raises the step's InvalidUpdateError (the live view applies the
+    # finished tasks' writes); a thread's record, alone or in a listing, shows its newest version as stored.
+    async def body() -> None:
+        async with serving(new_saver) as (_, stub):
+            thread = tid()
+            request = pb.InvokeRequest(graph="parallel", thread_id=thread, input_json='{"gate": "", "label": "clash"}')
+            end = [e async for e in stub.Invoke(request, timeout=DEADLINE)][-1].run_finished
+            assert end.reason == pb.FINISH_REASON_ERROR and end.error.type == "InvalidUpdateError"
+            state = stub.GetState(pb.GetStateRequest(graph="parallel", thread_id=thread), timeout=DEADLINE)
+            assert await code_of(state) == grpc.StatusCode.INVALID_ARGUMENT
+            got = await stub.GetThread(pb.GetThreadRequest(graph="parallel", thread_id=thread, include_values=True), timeout=DEADLINE)
+            assert got.status == pb.THREAD_STATUS_ERROR and json.loads(got.values_json) == {"gate": "", "label": "clash", "log": []}
+            listed = await stub.SearchThreads(pb.SearchThreadsRequest(filter=pb.ThreadFilter(graph="parallel"), include_values=True), timeout=DEADLINE)
+            assert [json.loads(t.values_json)["label"] for t in listed.threads] == ["clash"]
+
+    asyncio.run(body())
