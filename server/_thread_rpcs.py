@@ -23,7 +23,7 @@ from server._calls import page, too_large
 from server._cancel import CancelRelay
 from server._errors import RpcError
 from server._parse import Parser, check_call
-from server._reads import Reads, thread_key
+from server._reads import Reads, newest_state, thread_key
 from server._records import Call, Records, now
 from server._registry import GraphEntry
 from server._runs import RunHandle, RunManager
@@ -97,18 +97,19 @@ class ThreadRpcs:
         entry, thread_id = self.parse.thread(request)
         call = check_call(request)
         values = req.update_values(request)
-        as_node = req.as_node(entry.graph, request)
+        ns = req.namespace(request.checkpoint_ns)  # a subgraph's version: its nodes are the subgraph's (the engine checks as_node)
+        as_node = req.as_node(entry.graph, request) if not ns else request.as_node if request.HasField("as_node") else None
         cid = req.ident(request.checkpoint_id, "checkpoint_id") if request.HasField("checkpoint_id") else None
         extra = req.configurable(request.configurable_json, "configurable_json")
         key = thread_key(entry.name, thread_id)
         async with self.runs.slot(key, thread_id, "update", enqueue=False) as handle:
             record = None
             if call.request_id is not None:
-                done, record = await self._update_once(entry, thread_id, call, handle)
+                done, record = await self._update_once(entry, thread_id, ns, call, handle)
                 if done is not None:
                     return done
             metadata = {RUN_KEY: record.run_id} if record is not None else None  # the run, beside the version
-            cfg = req.config(thread_id, cid, metadata=metadata, extra=extra)
+            cfg = req.config(thread_id, cid, checkpoint_ns=ns, metadata=metadata, extra=extra)
             new = await entry.graph.aupdate_state(cfg, values, as_node=as_node, lease=handle.lease)
             state = await entry.graph.aget_state(new, run_ids=True)
             if record is not None:
@@ -116,12 +117,13 @@ class ThreadRpcs:
                     record.run_id, record.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=state.config["configurable"]["checkpoint_id"]
                 )
             snapshot = conv.snapshot(state)
-            if self.threads is not None:  # thread record hook (issue 33)
-                await self.threads.touched(entry.name, key, snapshot)
+            if self.threads is not None:  # thread record hook (issue 33): the thread's own newest version
+                root = conv.snapshot(await newest_state(entry.graph, thread_id, run_ids=True)) if ns else snapshot
+                await self.threads.touched(entry.name, key, root)
         return pb.UpdateStateResponse(checkpoint=snapshot.checkpoint)
 
     async def _update_once(
-        self, entry: GraphEntry, thread_id: str, call: Call, handle: RunHandle
+        self, entry: GraphEntry, thread_id: str, ns: str, call: Call, handle: RunHandle
     ) -> tuple[pb.UpdateStateResponse | None, RunRecord]:
         """An UpdateState with a request_id, inside the thread's slot: the first attempt's answer
         (its version, found by the run id in its metadata), or the record to write it under."""
@@ -137,12 +139,12 @@ class ThreadRpcs:
         self.records.same_call(found, call)
         cid = found.checkpoint_id
         if cid is None:  # its attempt stopped: did it write? (we hold the thread: nobody else is writing)
-            newest = await entry.graph.checkpointer.aget_tuple(req.config(thread_id))
+            newest = await entry.graph.checkpointer.aget_tuple(req.config(thread_id, checkpoint_ns=ns))
             if newest is not None and (newest.metadata or {}).get(RUN_KEY) == found.run_id:
                 cid = newest.config["configurable"]["checkpoint_id"]
                 await self.records.store.aupdate(found.run_id, found.attempts, status="SUCCESS", ended_at=now(), checkpoint_id=cid)
         if cid is not None:
-            state = await entry.graph.aget_state(req.config(thread_id, cid), run_ids=True)
+            state = await entry.graph.aget_state(req.config(thread_id, cid, checkpoint_ns=ns), run_ids=True)
             return pb.UpdateStateResponse(checkpoint=conv.snapshot(state).checkpoint), found
         claimed = await self.records.claim(found, epoch)
         if claimed is None:

@@ -74,7 +74,7 @@ from examples.reminders import build_graph
 
 __all__ = [
     "BURST_COUNT", "BURST_SIZE", "GATE_ENV", "bulky", "burst", "cached", "chain3", "failing", "gate_path", "gated", "gated_question", "gated_subgraph", "letters", "memories",
-    "memory_key", "parallel", "questions", "reminders_gated", "reminders_langchain_gated", "runs_path", "shout", "user_memories",
+    "memory_key", "parallel", "questions", "questions_team", "reminders_gated", "reminders_langchain_gated", "runs_path", "shout", "user_memories",
 ]  # fmt: skip
 
 GATE_ENV = "GRAPHWIRE_TEST_GATES"
@@ -371,6 +371,8 @@ def _ask2(state: QuestionsState) -> dict[str, Any]:
 
 
 questions = _sequence(QuestionsState, ("ask", _ask), ("ask2", _ask2))
+#: ``questions`` as a subgraph: its questions are asked under the ``team`` task's namespace
+questions_team = _one_node(QuestionsState, "team", questions.compile())
 
 # -- bulky ---------------------------------------------------------------------
 

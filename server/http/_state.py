@@ -98,13 +98,15 @@ async def update_state(thread_id: str, body: UpdateState, request: Request) -> d
     cid = _checkpoint_id(body.checkpoint, body.checkpoint_id)
     if cid is not None:
         message.checkpoint_id = cid
+    ns = body.checkpoint.checkpoint_ns or "" if body.checkpoint is not None else ""
+    message.checkpoint_ns = ns  # a subgraph's version, as get_state(subgraphs=True) names it for a task
     try:
         done = await call(svc.thread_rpcs.UpdateState, message)
     except HttpError as e:  # the graph refused the update (a node it lacks...): LangGraph's server answers 400
         if e.status != 422:
             raise
         raise HttpError(400, e.message) from e
-    made = shape.checkpoint(thread_id, done.checkpoint.checkpoint_id)
+    made = shape.checkpoint(thread_id, done.checkpoint.checkpoint_id, ns)
     # As LangGraph's server answers: the version, also as a config's configurable and by its id alone.
     return {"checkpoint": made, "configurable": dict(made), "checkpoint_id": made["checkpoint_id"]}
 

@@ -193,3 +193,35 @@ def test_a_thread_made_without_a_graph_takes_its_first_runs(http_server: ServerP
     assert client.threads.get(patched)["metadata"]["graph_id"] == "gated"
     with pytest.raises(UnprocessableEntityError):
         client.threads.update(patched, metadata={"graph_id": "chain3"})
+
+
+def test_a_subgraphs_version_updated_through_the_checkpoint_its_task_names(http_server: ServerProcess) -> None:
+    # As LangGraph's server: update_state with the checkpoint get_state(subgraphs=True) gives a subgraph
+    # task writes the subgraph's version (it was taken as the graph's own, whose ids it does not name: 404).
+    client = sync_client(http_server)
+    tid = client.threads.create()["thread_id"]
+    asked = client.runs.wait(tid, "questions_team", input={"log": []})
+    assert [i["value"] for i in asked["__interrupt__"]] == ["first?"]
+    sub = client.threads.get_state(tid, subgraphs=True)["tasks"][0]["state"]
+    ns = sub["checkpoint"]["checkpoint_ns"]
+    assert ns.startswith("team:") and sub["next"] == ["ask"]
+    made = client.threads.update_state(tid, {"log": ["edited"]}, checkpoint=sub["checkpoint"])
+    assert made["checkpoint"]["checkpoint_ns"] == ns and made["checkpoint"]["checkpoint_id"] != sub["checkpoint"]["checkpoint_id"]
+    after = client.threads.get_state(tid, checkpoint=made["checkpoint"])
+    assert after["values"] == {"log": ["edited"]} and after["next"] == ["ask"]
+    assert client.threads.get_state(tid)["values"] == {"log": []}  # the graph's own version is as it was
+    assert client.threads.get(tid)["status"] == "interrupted"
+    # The question is asked again in the updated version; the answer the thread is given takes it.
+    again = client.runs.wait(tid, "questions_team", command={"resume": "yes"})
+    assert [i["value"] for i in again["__interrupt__"]] == ["second?"]
+    with pytest.raises(NotFoundError):
+        client.threads.update_state(tid, {"log": ["x"]}, checkpoint={"checkpoint_ns": "team:" + "0" * 32, "checkpoint_id": made["checkpoint_id"]})
+    # Over gRPC (the Python client): checkpoint_ns, kept once by its request_id as the graph's own updates are.
+    sub_now = client.threads.get_state(tid, subgraphs=True)["tasks"][0]["state"]["checkpoint"]
+    with http_server.client() as grpc_client:
+        first, retried = (
+            grpc_client.update_state("questions_team", tid, {"log": ["once"]}, checkpoint_ns=sub_now["checkpoint_ns"], request_id="once")
+            for _ in range(2)
+        )
+    assert first.checkpoint_id == retried.checkpoint_id != sub_now["checkpoint_id"]
+    assert client.threads.get_state(tid, checkpoint={**sub_now, "checkpoint_id": first.checkpoint_id})["values"]["log"][-1:] == ["once"]

@@ -455,6 +455,7 @@ class AsyncClient:
         checkpoint_id: str | None = None,
         request_id: str | None = None,
         configurable: Mapping[str, Any] | None = None,
+        checkpoint_ns: str = "",
         retry: Retry | bool | None = None,
         timeout: float | None = None,
         metadata: CallMetadata | None = None,
@@ -463,6 +464,8 @@ class AsyncClient:
 
         Reducers apply. Nothing runs; what is due next follows from
         ``as_node``. From an older ``checkpoint_id``, this starts a branch.
+        ``checkpoint_ns``: a subgraph's version instead (its namespace, as
+        ``get_state(..., checkpoint_ns=)`` reads it; ``as_node`` one of its nodes).
         ``request_id``, ``retry``: as in :class:`RunOptions` (a retry after
         UNAVAILABLE answers with the version the first attempt saved).
         ``configurable``: as in :class:`RunOptions` (the routers of
@@ -473,7 +476,7 @@ class AsyncClient:
         request_id = request_id or (new_request_id() if policy.enabled else None)
         request = _requests.update_state(
             graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id, request_id=request_id,
-            configurable=configurable,
+            configurable=configurable, checkpoint_ns=checkpoint_ns,
         )
         response = await self._unary(self._stub_of(thread_id).UpdateState, request, timeout, metadata, policy)
         return _decode.checkpoint_ref(response.checkpoint)

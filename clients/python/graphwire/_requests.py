@@ -264,8 +264,9 @@ def update_state(
     checkpoint_id: str | None,
     request_id: str | None = None,
     configurable: Mapping[str, Any] | None = None,
+    checkpoint_ns: str = "",
 ) -> pb.UpdateStateRequest:
-    request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=encode(values, "values"))
+    request = pb.UpdateStateRequest(graph=graph, thread_id=thread_id, values_json=encode(values, "values"), checkpoint_ns=checkpoint_ns)
     if configurable is not None:
         request.configurable_json = encode(configurable, "configurable")
     if request_id:

@@ -594,7 +594,7 @@ class ListHistoryResponse(_message.Message):
     def __init__(self, snapshots: _Optional[_Iterable[_Union[StateSnapshot, _Mapping]]] = ...) -> None: ...
 
 class UpdateStateRequest(_message.Message):
-    __slots__ = ("graph", "thread_id", "checkpoint_id", "values_json", "as_node", "request_id", "configurable_json")
+    __slots__ = ("graph", "thread_id", "checkpoint_id", "values_json", "as_node", "request_id", "configurable_json", "checkpoint_ns")
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -602,6 +602,7 @@ class UpdateStateRequest(_message.Message):
     AS_NODE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIGURABLE_JSON_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_NS_FIELD_NUMBER: _ClassVar[int]
     graph: str
     thread_id: str
     checkpoint_id: str
@@ -609,7 +610,8 @@ class UpdateStateRequest(_message.Message):
     as_node: str
     request_id: str
     configurable_json: str
-    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values_json: _Optional[str] = ..., as_node: _Optional[str] = ..., request_id: _Optional[str] = ..., configurable_json: _Optional[str] = ...) -> None: ...
+    checkpoint_ns: str
+    def __init__(self, graph: _Optional[str] = ..., thread_id: _Optional[str] = ..., checkpoint_id: _Optional[str] = ..., values_json: _Optional[str] = ..., as_node: _Optional[str] = ..., request_id: _Optional[str] = ..., configurable_json: _Optional[str] = ..., checkpoint_ns: _Optional[str] = ...) -> None: ...
 
 class UpdateStateResponse(_message.Message):
     __slots__ = ("checkpoint",)
