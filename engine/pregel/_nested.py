@@ -305,8 +305,11 @@ def resume_input(host: NestedHost, saved: CheckpointTuple, *, stable: bool) -> t
     answers = {k: v for k, v in host.resume_map.items() if k in waiting}
     if not waiting and host.resuming and len(host.resume_map) == 1:
         # Its newest version waits for nothing (an update_state on its namespace made it since its question
-        # was asked): as LangGraph's null resume, the parent task's one answer goes to the first question.
-        return True, Command(resume=next(iter(host.resume_map.values())))
+        # was asked): as LangGraph's null resume, the answer this call gave its parent task (not a sibling's)
+        # goes to the first question.
+        (answer,) = host.resume_map.values()
+        if host.task.resume and host.task.resume[-1] is answer:
+            return True, Command(resume=answer)
     return True, Command(resume=answers) if answers else None
 
 
