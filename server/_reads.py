@@ -69,10 +69,9 @@ async def newest_state(graph: Any, thread_id: str, *, run_ids: bool = False) -> 
     try:
         return await graph.aget_state(config(thread_id), run_ids=run_ids)
     except InvalidUpdateError:
-        newest = await graph.checkpointer.aget_tuple(config(thread_id))
-        if newest is None:
-            raise
-        return await graph.aget_state(config(thread_id, newest.checkpoint["id"]), run_ids=run_ids)
+        async for recorded in graph.aget_state_history(config(thread_id), limit=1, run_ids=run_ids):  # the newest, one read
+            return recorded
+        raise
 
 
 def scope_threads(graphs: Mapping[str, GraphEntry], saver: Any) -> None:

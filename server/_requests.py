@@ -245,10 +245,10 @@ def _command(graph: Pregel, value: Any) -> Command[Any]:
     )  # fmt: skip
 
 
-def as_node(graph: Pregel, request: pb.UpdateStateRequest | pb.ForkRequest) -> str | None:
-    """The request's ``as_node``: None, or a node of ``graph``."""
+def as_node(graph: Pregel | None, request: pb.UpdateStateRequest | pb.ForkRequest) -> str | None:
+    """The request's ``as_node``: None, or a node of ``graph`` (None: a subgraph's, the engine checks it)."""
     name = request.as_node if request.HasField("as_node") else None
-    if name is not None and name not in graph.nodes:
+    if name is not None and graph is not None and name not in graph.nodes:
         raise bad("as_node", f"unknown node {name!r}")
     return name
 

@@ -97,8 +97,8 @@ class ThreadRpcs:
         entry, thread_id = self.parse.thread(request)
         call = check_call(request)
         values = req.update_values(request)
-        ns = req.namespace(request.checkpoint_ns)  # a subgraph's version: its nodes are the subgraph's (the engine checks as_node)
-        as_node = req.as_node(entry.graph, request) if not ns else request.as_node if request.HasField("as_node") else None
+        ns = req.namespace(request.checkpoint_ns)  # a subgraph's version
+        as_node = req.as_node(None if ns else entry.graph, request)
         cid = req.ident(request.checkpoint_id, "checkpoint_id") if request.HasField("checkpoint_id") else None
         extra = req.configurable(request.configurable_json, "configurable_json")
         key = thread_key(entry.name, thread_id)

@@ -313,7 +313,7 @@ class StateGraph(BuilderViews):
         return self.add_edge(key, END)
 
     # -- compile ---------------------------------------------------------------
-    def _freeze(self) -> Topology:
+    def _freeze(self, commands: Mapping[str, tuple[tuple[str, str | None], ...]]) -> Topology:
         """The shape compile() gives the writers and drawing: copies, behind read-only views."""
         return Topology(
             nodes=MappingProxyType({n: MappingProxyType(dict(node.metadata)) for n, node in self.nodes.items()}),
@@ -322,7 +322,7 @@ class StateGraph(BuilderViews):
             branches=MappingProxyType({s: tuple(brs) for s, brs in self.branches.items()}),
             channels=MappingProxyType(dict(self.channels)),
             state=self.state,
-            commands=MappingProxyType({n: _destinations(node) for n, node in self.nodes.items()}),
+            commands=MappingProxyType(dict(commands)),
             tools=MappingProxyType({n: tuple(t) for n, node in self.nodes.items() if isinstance(t := getattr(node.fn, "tools_by_name", None), Mapping) and t}),
         )
 
@@ -335,9 +335,13 @@ class StateGraph(BuilderViews):
                 out += n.fn.builder._schemas()
         return out
 
-    def validate(self, interrupt: Sequence[str] = ()) -> None:
-        ends = {n: tuple(target for target, _ in _destinations(node)) for n, node in self.nodes.items()}
-        validate_graph(self.nodes, self.edges, self.joins, self.branches, ends, interrupt)
+    def _commands(self) -> dict[str, tuple[tuple[str, str | None], ...]]:
+        """Where each node's Commands may go (and the edge labels drawing shows): checked, then frozen."""
+        return {n: _destinations(node) for n, node in self.nodes.items()}
+
+    def validate(self, interrupt: Sequence[str] = (), commands: Mapping[str, tuple[tuple[str, str | None], ...]] | None = None) -> None:
+        commands = self._commands() if commands is None else commands
+        validate_graph(self.nodes, self.edges, self.joins, self.branches, commands, interrupt)
         # As LangGraph, a node no edge leads to is allowed: a Command's goto
         # (from a node, or as input) can reach it.
 
@@ -360,7 +364,8 @@ class StateGraph(BuilderViews):
         ensure_valid_checkpointer(checkpointer)
         ib = interrupt_before or ()
         ia = interrupt_after or ()
-        self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)])
+        commands = self._commands()
+        self.validate([*([ib] if isinstance(ib, str) else ib), *([ia] if isinstance(ia, str) else ia)], commands)
         self.compiled = True
         schemas = self._schemas()
         for holder in (checkpointer, cache):
@@ -383,7 +388,7 @@ class StateGraph(BuilderViews):
                 join_chans.setdefault(s, []).append(key)
             node_joins.setdefault(target, []).append(key)
         state_keys = frozenset(self.channels)
-        topology = self._freeze()
+        topology = self._freeze(commands)
         specs: dict[str, NodeSpec] = {}
         specs[START] = NodeSpec(
             name=START,

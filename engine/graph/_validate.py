@@ -24,11 +24,11 @@ def validate_graph(
     edges: Iterable[tuple[str, str]],
     joins: Sequence[tuple[tuple[str, ...], str]],
     branches: Mapping[str, Sequence[Branch]],
-    destinations: Mapping[str, Sequence[str]],
+    destinations: Mapping[str, Sequence[tuple[str, str | None]]],
     interrupt: Sequence[str] = (),
 ) -> None:
     """Raise GraphDefinitionError at the first check the graph fails. ``destinations``: each node's
-    Command destinations (``add_node(destinations=)``, or its return annotation's)."""
+    Command destinations (``add_node(destinations=)``, or its return annotation's), with their labels."""
     edges = list(edges)
     sources: set[Any] = {s for s, _ in edges} | {s for srcs, _ in joins for s in srcs} | set(branches)
     sources |= {n for n, ends in destinations.items() if ends}
@@ -44,7 +44,7 @@ def validate_graph(
                 if dest != END and dest not in nodes:
                     raise GraphDefinitionError(f"At '{s}' node, '{branch_name(br.path)}' branch found unknown target '{dest}'")
     for ends in destinations.values():
-        targets.update(ends)
+        targets.update(target for target, _ in ends)
     for e in targets:
         if e != END and e not in nodes:
             raise GraphDefinitionError(f"Found edge ending at unknown node `{e}`")

@@ -42,7 +42,7 @@ from engine.events import Event, TaskFinished, TaskStarted
 from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
 from engine._langchain.calls import called, open_call
-from engine.pregel._retry import backoff, cancelled_from_outside, matching_policy
+from engine.pregel._retry import backoff, cancelled_from_outside, matching_policy, note_task
 from engine.pregel._status import TaskStatus
 from engine.pregel._threads import node_threads
 from engine.pregel._timeout import timed
@@ -226,7 +226,7 @@ def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callabl
             fut.set_exception(e)
             return fut
         except Exception as e:
-            e.add_note(f"During task with name '{name}' and id '{call_id}'")  # as LangGraph's, each attempt's
+            note_task(e, name, call_id)
             policy = matching_policy(retry_policy, e)
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1
@@ -283,7 +283,7 @@ async def _run(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable
             raise
         except Exception as e:
             cancel(ctx.calls)
-            e.add_note(f"During task with name '{name}' and id '{call_id}'")  # as LangGraph's, each attempt's
+            note_task(e, name, call_id)
             policy = matching_policy(retry_policy, e)
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1

@@ -32,7 +32,7 @@ from engine.pregel._threads import node_threads
 from engine.pregel._timeout import sync_timeout_refused, timed
 from engine.types import RetryPolicy
 
-__all__ = ["run_attempts", "matching_policy", "backoff", "cancelled_from_outside"]
+__all__ = ["run_attempts", "matching_policy", "backoff", "cancelled_from_outside", "note_task"]
 
 
 async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) -> None:
@@ -100,7 +100,7 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             t.error.__cause__ = e
             return
         except Exception as e:
-            e.add_note(f"During task with name '{t.name}' and id '{t.id}'")  # as LangGraph's, each attempt's
+            note_task(e, t.name, t.id)
             policy = matching_policy(node.retry_policy, e)
             if policy is not None and attempt + 1 < policy.max_attempts:
                 attempt += 1
@@ -112,6 +112,12 @@ async def run_attempts(t: Task, ctx: TaskContext, span: Any, *, inline: bool) ->
             return
         finally:
             CURRENT.reset(token)
+
+
+def note_task(error: BaseException, name: str, task_id: str) -> None:
+    """Name the task on its failure, as LangGraph's does on each attempt's (``__notes__``, in every traceback;
+    a subgraph's failure carries the inner task's and the outer's)."""
+    error.add_note(f"During task with name '{name}' and id '{task_id}'")
 
 
 async def _wait(seconds: float, on_loop: bool, inline: bool) -> None:

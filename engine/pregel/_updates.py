@@ -166,7 +166,7 @@ def _apply(
 ) -> set[str]:  # fmt: skip
     if len(tasks) > 1:
         # As LangGraph: a superstep's updates apply in the order given (each its own update task there),
-        # not in the order of the tasks due whose ids they take (apply_writes orders tasks by path).
+        # not by the names of the nodes due whose task ids they take (as apply_writes orders node tasks).
         tasks = [dataclasses.replace(t, path=(UPDATE, i)) for i, t in enumerate(tasks)]
     try:
         # As LangGraph: an update that triggers no node is tentatively the last step (a deferred node becomes due).

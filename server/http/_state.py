@@ -53,6 +53,11 @@ def _checkpoint_id(checkpoint: Checkpoint | None, checkpoint_id: str | None = No
     return (checkpoint.checkpoint_id if checkpoint is not None else None) or checkpoint_id or None
 
 
+def _namespace(checkpoint: Checkpoint | None) -> str:
+    """The subgraph a checkpoint names (a task's, as get_state(subgraphs=True) shows it); "": the graph's own."""
+    return (checkpoint.checkpoint_ns if checkpoint is not None else None) or ""
+
+
 async def _state(request: Request, thread_id: str, checkpoint_id: str | None, ns: str, subgraphs: bool) -> dict[str, Any]:
     svc = service(request)
     graph = await graph_of(svc, thread_id)
@@ -80,7 +85,7 @@ async def get_state_at(thread_id: str, checkpoint_id: str, request: Request, sub
 
 @router.post("/threads/{thread_id}/state/checkpoint")
 async def post_state_at(thread_id: str, body: StateAt, request: Request) -> dict[str, Any]:
-    return await _state(request, thread_id, body.checkpoint.checkpoint_id, body.checkpoint.checkpoint_ns or "", body.subgraphs)
+    return await _state(request, thread_id, body.checkpoint.checkpoint_id, _namespace(body.checkpoint), body.subgraphs)
 
 
 @router.post("/threads/{thread_id}/state")
@@ -98,8 +103,7 @@ async def update_state(thread_id: str, body: UpdateState, request: Request) -> d
     cid = _checkpoint_id(body.checkpoint, body.checkpoint_id)
     if cid is not None:
         message.checkpoint_id = cid
-    ns = body.checkpoint.checkpoint_ns or "" if body.checkpoint is not None else ""
-    message.checkpoint_ns = ns  # a subgraph's version, as get_state(subgraphs=True) names it for a task
+    message.checkpoint_ns = ns = _namespace(body.checkpoint)
     try:
         done = await call(svc.thread_rpcs.UpdateState, message)
     except HttpError as e:  # the graph refused the update (a node it lacks...): LangGraph's server answers 400
@@ -131,5 +135,5 @@ async def post_history(thread_id: str, body: History, request: Request) -> list[
     before = body.before.checkpoint_id if isinstance(body.before, Checkpoint) else body.before
     if body.checkpoint is not None and body.checkpoint.checkpoint_id:
         raise HttpError(422, "checkpoint.checkpoint_id: graphwire lists a thread's history from its newest version; page with before")
-    ns = body.checkpoint.checkpoint_ns or "" if body.checkpoint is not None else ""
+    ns = _namespace(body.checkpoint)
     return await _history(request, thread_id, body.limit, before, body.metadata, ns)

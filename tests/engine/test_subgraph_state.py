@@ -78,7 +78,7 @@ def test_history_and_update_state_address_a_subgraph_namespace(checkpointer: Any
     # the root's own history is untouched
     assert [s.metadata["step"] for s in g.get_state_history(CFG)] == [1, 0, -1]
     # As LangGraph: the updated version waits for nothing, and the root's one answer goes to the
-    # question its task asks again (tests/sidebyside/subgraph_update_resume.py).
+    # question its task asks again (tests/sidebyside/subgraph_state.py).
     out = g.invoke(Command(resume="yes"), CFG)
     assert "__interrupt__" not in out and out["log"][-2:] == ["edited", "ans:yes"]
 

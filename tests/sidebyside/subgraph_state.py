@@ -3,7 +3,8 @@
 get_state(subgraphs=True) puts the interrupted subgraph's snapshot in its
 task's state (nested two deep); without it the task's state is the config
 naming the subgraph's namespace. get_state_history and update_state take a
-subgraph's checkpoint_ns. stream(subgraphs=True) yields (namespace, chunk) in
+subgraph's checkpoint_ns; after such an update the root's resume answers the
+question asked again. stream(subgraphs=True) yields (namespace, chunk) in
 every mode; without it nothing from inside the subgraph is streamed.
 """
 
@@ -86,5 +87,6 @@ record("get_state of the inner namespace", g.get_state({"configurable": {"thread
 updated = g.update_state({"configurable": {"thread_id": "t", "checkpoint_ns": inner_cfg["configurable"]["checkpoint_ns"]}}, {"log": ["edited"]}, as_node="prep")
 record("update_state in the inner namespace", ns(updated["configurable"]["checkpoint_ns"]))
 record("after the update, inner", g.get_state({"configurable": {"thread_id": "t", "checkpoint_ns": inner_cfg["configurable"]["checkpoint_ns"]}}))
-# Not compared: resuming after that update (LangGraph hands the answer to the first interrupt()
-# that runs; the engine asks again, the update's version having no pending interrupt): README.
+# The updated version waits for nothing: the root's answer goes to the question asked again.
+record("resumed after the update", g.invoke(Command(resume="yes"), cfg))
+record("after the resume, inner", g.get_state({"configurable": {"thread_id": "t", "checkpoint_ns": inner_cfg["configurable"]["checkpoint_ns"]}}))
