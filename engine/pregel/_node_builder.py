@@ -455,6 +455,18 @@ def context_jsonschema(schema: Any) -> dict[str, Any] | None:
     raise ValueError(f"Invalid context schema type: {schema}. Must be a BaseModel, TypedDict or dataclass.")
 
 
+def config_model(langchains: Any, context_schema: Any) -> Any:
+    """A graph's config model, as LangGraph's ``config_schema``: a ``configurable`` field typed by its context
+    schema (when it has one), then the fields LangChain's model (``langchains``) has for ``include``."""
+    if context_schema is None:
+        return langchains
+    from pydantic import create_model
+
+    fields: dict[str, Any] = {"configurable": (context_schema, None)}
+    fields.update((name, (f.annotation, f)) for name, f in langchains.model_fields.items() if name != "configurable")
+    return create_model(str(langchains.__name__), **fields)
+
+
 def lowlevel_options(graph: Any, nodes: Any, channels: Any, interrupt_before: Any, interrupt_after: Any, options: dict[str, Any]) -> tuple[Any, ...]:
     """LangGraph's ``Pregel(nodes=, channels=, input_channels=, output_channels=, ...)``, as the loop's parts;
     the options that are the graph's own (``debug``, ``stream_mode``, ``config``...) set on ``graph``."""

@@ -31,7 +31,7 @@ from engine._internal._config import merge_configs
 from engine.pregel._launch import launch
 from engine.pregel._landing import Landing
 from engine.pregel.protocol import PregelProtocol
-from engine.pregel._node_builder import channels_model, context_jsonschema, copied, input_mapper, lowlevel_options
+from engine.pregel._node_builder import channels_model, config_model, context_jsonschema, copied, input_mapper, lowlevel_options
 from engine.pregel._io import input_writes
 from engine.pregel._outputs import invoke_value, stream_chunks
 from engine.pregel._v3 import astream_events_v3, stream_events_v3
@@ -171,11 +171,11 @@ class Pregel(runnable_class() or object):  # type: ignore[misc]
     def config_schema(self, *, include: Sequence[str] | None = None) -> Any:
         """LangChain's config schema (LangGraph deprecates it for :meth:`get_context_jsonschema`)."""
         deprecated("`config_schema` is deprecated. Use `get_context_jsonschema` for the relevant schema instead.")
-        return super().config_schema(include=include)
+        return config_model(super().config_schema(include=include), self.context_schema)
 
     def get_config_jsonschema(self, *, include: Sequence[str] | None = None) -> dict[str, Any]:
         deprecated("`get_config_jsonschema` is deprecated. Use `get_context_jsonschema` instead.")
-        return super().config_schema(include=include).model_json_schema()  # type: ignore[no-any-return]
+        return config_model(super().config_schema(include=include), self.context_schema).model_json_schema()  # type: ignore[no-any-return]
 
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """The JSON Schema of the graph's ``context_schema`` (None without one), as LangGraph's."""

@@ -132,6 +132,11 @@ def test_a_nodes_retry_and_cache_policies_and_the_graphs_context_schema():
     assert app.get_context_jsonschema() == {
         "properties": {"user": {"title": "User", "type": "string"}}, "required": ["user"], "title": "Ctx", "type": "object",
     }  # fmt: skip
+    # LangGraph's old config schema has the context schema as its configurable (LangGraph's server lists it so)
+    with pytest.warns(DeprecationWarning, match="`get_config_jsonschema` is deprecated"):
+        config = app.get_config_jsonschema(include=["tags"])
+    assert list(config["properties"]) == ["configurable", "tags"] and config["$defs"]["Ctx"]["required"] == ["user"]
+    assert config["properties"]["configurable"] == {"$ref": "#/$defs/Ctx", "default": None}
 
 
 def test_a_low_level_graph_in_debug_prints_and_a_node_copies(capsys: pytest.CaptureFixture[str]):

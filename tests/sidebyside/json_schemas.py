@@ -1,4 +1,4 @@
-"""get_input_jsonschema / get_output_jsonschema of TypedDict (input_schema), Pydantic, dataclass and MessagesState graphs, as LangGraph makes them."""
+"""get_input_jsonschema / get_output_jsonschema (and the old config schema, with a context schema) of TypedDict (input_schema), Pydantic, dataclass and MessagesState graphs, as LangGraph makes them."""
 import operator
 from typing import Annotated
 from typing_extensions import TypedDict
@@ -34,3 +34,11 @@ call("pydantic", lambda: StateGraph(P).add_node("n", lambda s: {}).add_edge(STAR
 from langgraph.graph import MessagesState
 call("messages", lambda: sorted(StateGraph(MessagesState).add_node("n", lambda s: {}).add_edge(START, "n").compile().get_input_jsonschema()["properties"]))
 call("named", lambda: StateGraph(D).add_node("n", lambda s: {}).add_edge(START, "n").compile(name="mine").get_output_jsonschema()["title"])
+class Ctx(TypedDict):
+    user: str
+import warnings
+warnings.simplefilter("ignore", DeprecationWarning)
+withctx = StateGraph(S, context_schema=Ctx).add_node("n", lambda s: {}).add_edge(START, "n").compile(name="Ctx Graph")
+call("config schema, context", lambda: withctx.get_config_jsonschema(include=["tags", "recursion_limit"]))
+call("config schema model, context", lambda: withctx.config_schema().model_json_schema())
+call("config schema, none", lambda: g.get_config_jsonschema(include=["tags"]))
