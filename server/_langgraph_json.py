@@ -102,7 +102,7 @@ def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
 
     Raises:
         ValueError: the file is missing or not JSON, a key holds the wrong
-            kind of value, a local dependency or the env file is missing, or
+            kind of value, a local dependency is missing, the env file cannot be read, or
             the project asks for a newer Python than this one.
     """
     name = "aegra.json" if os.path.basename(path) == "aegra.json" else "langgraph.json"  # an Aegra project's has its form
@@ -127,7 +127,7 @@ def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
     if graphs is not None:
         settings["graphs"] = graphs
     settings.update(_store(data.get("store"), where, notes))
-    env, env_file = _env(data.get("env"), base, where)
+    env, env_file = _env(data.get("env"), base, where, notes)
     import_paths, packages = _dependencies(data.get("dependencies", []), base, where)
     _python_version(data.get("python_version"), where, notes)
     for key in data:
@@ -199,8 +199,13 @@ def _checkpointer(value: Any, where: str) -> list[str]:
             for k, v in value.items() if v is not None]  # fmt: skip
 
 
-def _env(value: Any, base: str, where: str) -> tuple[dict[str, str], str | None]:
-    """``env``: a mapping of variables, or the path of a ``.env`` file (relative to the file's directory)."""
+def _env(value: Any, base: str, where: str, notes: list[str]) -> tuple[dict[str, str], str | None]:
+    """``env``: a mapping of variables, or the path of a ``.env`` file (relative to the file's directory).
+
+    A file that does not exist gives no variables and a note, as ``langgraph dev`` starts without it
+    (a new project from LangGraph's templates names ``.env`` and ships ``.env.example``); one that
+    exists and cannot be read is refused.
+    """
     if value is None:
         return {}, None
     if isinstance(value, dict):
@@ -213,6 +218,9 @@ def _env(value: Any, base: str, where: str) -> tuple[dict[str, str], str | None]
     env_file = os.path.join(base, value)
     try:
         return read_env_file(env_file), env_file
+    except FileNotFoundError:
+        notes.append(f"env: the file {value!r} does not exist ({env_file}): no variables are taken from it")
+        return {}, env_file
     except OSError as e:
         raise ValueError(f"{where}: env file {value!r} cannot be read ({e.strerror}: {env_file})") from None
 

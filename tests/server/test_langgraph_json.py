@@ -116,7 +116,7 @@ def test_dev_is_serve_reloading_with_the_http_api_where_langgraph_dev_has_it(tmp
         ({"graphs": ["./agent.py:graph"]}, 'graphs must be an object of name: "./file.py:graph"'),
         ({"graphs": {"a": {"description": "no path"}}}, "graph 'a' needs \"path\": \"./file.py:graph\""),
         ({"graphs": {}}, "no graphs configured: langgraph.json 'langgraph.json' names none"),
-        ({"env": "missing.env"}, "env file 'missing.env' cannot be read (No such file or directory"),
+        ({"env": "."}, "env file '.' cannot be read (Is a directory"),
         ({"env": ["KEY"]}, "env must be an object of variables or the path of a .env file"),
         ({"dependencies": ["./nowhere"]}, "the local dependency './nowhere' is not a directory"),
         ({"dependencies": "."}, 'dependencies must be a list of texts, e.g. [".", "langchain-openai"]'),
@@ -138,6 +138,15 @@ def test_not_json_says_where(tmp_path: Path) -> None:
     (tmp_path / "langgraph.json").write_text('{"graphs": {"a": "./a.py:graph",}}')
     with pytest.raises(ValueError, match=r"langgraph.json 'langgraph.json' is not JSON: .*line 1"):
         load_config(None, None, environ={})
+
+
+def test_a_missing_env_file_is_a_note(tmp_path: Path) -> None:
+    """As `langgraph dev` starts without it: LangGraph's project templates name `.env` and ship `.env.example`."""
+    write_project(tmp_path, {"graphs": {"a": "./a.py:graph"}, "env": ".env"})
+    (tmp_path / ".env").unlink()
+    project = load_config(None, None, environ={}).project
+    assert project is not None and (project.env, project.env_file) == ({}, str(tmp_path / ".env"))
+    assert project.notes == (f"langgraph.json env: the file '.env' does not exist ({tmp_path / '.env'}): no variables are taken from it",)
 
 
 def test_an_older_python_asked_for_is_a_note(tmp_path: Path) -> None:
