@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime, timezone
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Any, Callable, TypeVar
 
 import grpc
@@ -134,12 +134,23 @@ class AssistantRpcs:
             if self.cache is not None:
                 self.cache.forget()
 
-    async def ensure_defaults(self) -> None:
-        """Each graph's default assistant (shared by every tenant): made once, kept as it is after."""
+    async def ensure_defaults(self, named: Mapping[str, tuple[str, str | None]] | None = None) -> None:
+        """Each graph's default assistant (shared by every tenant), made once.
+
+        ``named``: a graph's assistant name and description (default: the graph's served name, none), as
+        LangGraph's server gives them (the compiled graph's own name, the configuration's description);
+        an existing default assistant whose name or description differs from these gets them (a new
+        version), as there at each start. Its config, context and metadata are kept as they are.
+        """
         now = _now()
         for graph in self.graph_names():
-            record = AssistantRecord(default_assistant_id(graph), graph, now, now, name=graph, metadata={"created_by": "system"})
-            await self._write(self.store.acreate(record, if_exists="do_nothing"))
+            name, description = (named or {}).get(graph, (graph, None))
+            record = AssistantRecord(
+                default_assistant_id(graph), graph, now, now, name=name, description=description, metadata={"created_by": "system"}
+            )
+            found = await self._write(self.store.acreate(record, if_exists="do_nothing"))
+            if (found.name, found.description) != (name, description):
+                await self._write(self.store.aupdate(found.tenant, found.assistant_id, {"name": name, "description": description}, now))
 
     def _graph(self, name: str, field: str = "graph") -> str:
         req.ident(name, field)

@@ -36,6 +36,8 @@ __all__ = ["GraphEntry", "load_graphs", "GRAPH_NAME"]
 
 log = logging.getLogger("graphwire.server")
 GRAPH_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+#: The name LangGraph gives a graph compiled without one: the server names such a graph by the name it serves it under
+DEFAULT_GRAPH_NAME = "LangGraph"
 
 
 @dataclass(slots=True)
@@ -46,6 +48,13 @@ class GraphEntry:
     graph: Pregel
     description: str
     runtime: str = "engine"
+
+    @property
+    def own_name(self) -> str:
+        """The graph's own name (``compile(name=...)``), or the served name for one left unnamed:
+        its runs' and schemas' name, and its default assistant's, as LangGraph's server names them."""
+        graph: Any = self.graph.graph if isinstance(self.graph, LangGraphGraph) else self.graph
+        return str(graph.name)
 
 
 async def load_graphs(
@@ -119,7 +128,8 @@ def _compiled(obj: Any, checkpointer: Any, name: str, spec: str, what: str) -> P
     if isinstance(obj, Pregel):
         graph = copy.copy(obj)
         graph.checkpointer = checkpointer
-        graph.name = name
+        if graph.name == DEFAULT_GRAPH_NAME:  # a graph its author named keeps its name (its runs, schemas, assistant)
+            graph.name = name
         return graph
     if built_with_langgraph(obj):
         kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
@@ -152,7 +162,8 @@ def _on_langgraph(obj: Any, checkpointer: Any, name: str, spec: str, what: str) 
         else:
             compiled = copy.copy(obj)
             compiled.checkpointer = checkpointer
-            compiled.name = name
+            if compiled.name == DEFAULT_GRAPH_NAME:
+                compiled.name = name
     except Exception as e:  # LangGraph's own refusal of the graph: the author's to fix
         raise SpecError(f"graph {name!r} (spec {spec!r}) does not compile on LangGraph: {type(e).__name__}: {e}") from e
     served: Any = LangGraphGraph(compiled, name)

@@ -291,7 +291,7 @@ async def _enter(
         port = 0
     if port == 0:
         raise ValueError(listen_problem(config.address))
-    await service.assistants.ensure_defaults()
+    await service.assistants.ensure_defaults({n: (e.own_name, (descriptions or {}).get(n)) for n, e in graphs.items()})
     if service.relay is not None:
         await service.relay.start()
         stack.push_async_callback(service.relay.stop)

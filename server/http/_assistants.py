@@ -165,9 +165,14 @@ async def _graph_of(svc: GraphService, assistant_id: str) -> str:
 
 @router.get("/assistants/{assistant_id}/graph")
 async def assistant_graph(assistant_id: str, request: Request, xray: int | bool = False) -> dict[str, Any]:
+    if not isinstance(xray, bool) and xray <= 0:
+        raise HttpError(422, "Invalid xray value")
     svc = service(request)
-    graph = await _graph_of(svc, assistant_id)
-    return shape.drawing(await call(svc.thread_rpcs.GetGraph, pb.GetGraphRequest(graph=graph)), xray=xray)
+    name = await _graph_of(svc, assistant_id)
+    try:
+        return await shape.drawing(schema_graph(svc.reads.graph(name).graph), xray=xray)
+    except NotImplementedError:
+        raise HttpError(422, "The graph does not support visualization") from None
 
 
 @router.get("/assistants/{assistant_id}/schemas")
@@ -194,4 +199,4 @@ async def _subgraphs(request: Request, assistant_id: str, namespace: str | None,
     found = getattr(graph, "get_subgraphs", None)
     if found is None:
         return {}
-    return {ns: graph_schemas(ns, sub) for ns, sub in found(namespace=namespace, recurse=recurse)}
+    return {ns: graph_schemas(None, sub) for ns, sub in found(namespace=namespace, recurse=recurse)}

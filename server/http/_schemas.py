@@ -10,8 +10,8 @@ makes them (observed in langgraph-api 0.16.7 and read in its source):
   pydantic cannot describe that), titled ``<graph>_state`` (the graph's
   name, or the served name for a graph left with LangGraph's default name);
 * ``config_schema``: the schema of the graph's ``configurable`` (its old
-  ``config_schema``'s), without the thread's and checkpoint's keys, or ``{}``
-  for a graph without one, which is every graph that uses ``context_schema``.
+  ``config_schema``'s: its ``context_schema`` where it has one), without the
+  thread's and checkpoint's keys, or ``{}`` for a graph without one.
 
 A graph LangGraph runs (``runtime = "langgraph"``) is asked through
 LangGraph's own compiled graph. A schema that cannot be made is ``None``.
@@ -26,11 +26,10 @@ from pydantic import TypeAdapter, create_model
 
 from engine.pregel import Pregel
 from server._langgraph_runtime import LangGraphGraph
+from server._registry import DEFAULT_GRAPH_NAME
 
 __all__ = ["graph_schemas", "schema_graph"]
 
-#: LangGraph's default graph name: its server names such a graph by the name it serves it under
-_DEFAULT_NAME = "LangGraph"
 #: configurable keys the server's config schema leaves out (the thread's, the checkpoint's, its own)
 _NOT_CONFIGURED = ("__pregel_checkpointer", "__pregel_store", "checkpoint_id", "checkpoint_ns", "thread_id")
 
@@ -40,8 +39,9 @@ def schema_graph(graph: Any) -> Any:
     return graph.graph if isinstance(graph, LangGraphGraph) else graph
 
 
-def graph_schemas(name: str, graph: Any) -> dict[str, Any]:
-    """``graph``'s schemas (served as ``name``) as LangGraph's server lists them (see the module)."""
+def graph_schemas(name: str | None, graph: Any) -> dict[str, Any]:
+    """``graph``'s schemas (served as ``name``; None: a subgraph, listed without a ``graph_id`` and named by its
+    own name, LangGraph's default one included) as LangGraph's server lists them (see the module)."""
     graph = schema_graph(graph)
 
     def made(make: Any) -> Any:
@@ -56,11 +56,12 @@ def graph_schemas(name: str, graph: Any) -> dict[str, Any]:
         found = getattr(graph, method, None)
         return None if found is None else made(found)
 
-    return {
-        "graph_id": name, "input_schema": own("get_input_jsonschema"), "output_schema": own("get_output_jsonschema"),
-        "state_schema": made(lambda: _state_schema(name, graph)), "config_schema": made(lambda: _config_schema(graph)),
+    schemas = {
+        "input_schema": own("get_input_jsonschema"), "output_schema": own("get_output_jsonschema"),
+        "state_schema": made(lambda: _state_schema(name or graph.name, graph)), "config_schema": made(lambda: _config_schema(graph)),
         "context_schema": own("get_context_jsonschema"),
     }  # fmt: skip
+    return schemas if name is None else {"graph_id": name, **schemas}
 
 
 def _state_schema(name: str, graph: Any) -> dict[str, Any]:
@@ -73,7 +74,7 @@ def _state_schema(name: str, graph: Any) -> dict[str, Any]:
         except Exception:  # pydantic cannot describe it (a typing.TypedDict on Python < 3.12...)
             kind = Any
         fields[key] = (kind, None)
-    return create_model(_named(graph.name if graph.name != _DEFAULT_NAME else name, "State"), **fields).model_json_schema()  # type: ignore[call-overload, no-any-return]
+    return create_model(_named(graph.name if graph.name != DEFAULT_GRAPH_NAME else name, "State"), **fields).model_json_schema()  # type: ignore[call-overload, no-any-return]
 
 
 def _config_schema(graph: Any) -> dict[str, Any]:

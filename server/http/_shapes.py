@@ -154,34 +154,14 @@ def item(i: pb.Item, *, searched: bool = False) -> dict[str, Any]:
     return out
 
 
-def drawing(g: pb.GraphInfo, *, xray: int | bool = False) -> dict[str, Any]:
-    """A graph's drawing as LangGraph's ``Graph.to_json()``: nodes with ids, edges between them.
+async def drawing(graph: Any, *, xray: int | bool = False) -> dict[str, Any]:
+    """A graph's drawing as LangGraph's server gives it: the graph's own ``get_graph(xray=...).to_json()``,
+    each node's ``data`` without its ``id`` (the runnable's class path).
 
-    ``xray``: a subgraph's nodes drawn inside it, their ids prefixed with its
-    node's (``parent:child``), to that many levels (True: every level).
+    ``xray``: a subgraph's nodes drawn inside it, to that many levels (True: every level).
     """
-    nodes: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    _draw(g, "", xray, nodes, edges)
-    return {"nodes": nodes, "edges": edges}
-
-
-def _draw(g: pb.GraphInfo, prefix: str, xray: int | bool, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
-    deeper = xray if isinstance(xray, bool) else xray - 1
-    for n in g.nodes:
-        node_id = prefix + n.name
-        kind = "schema" if n.name in ("__start__", "__end__") else "runnable"
-        node: dict[str, Any] = {"id": node_id, "type": kind, "data": n.name if kind == "schema" else {"id": [node_id], "name": n.name}}
-        meta = _json(n.metadata_json, {})
-        if meta:
-            node["metadata"] = meta
-        if xray and n.HasField("subgraph") and prefix.count(":") < 64:
-            _draw(n.subgraph, f"{node_id}:", deeper, nodes, edges)
-        nodes.append(node)
-    for e in g.edges:
-        edge: dict[str, Any] = {"source": prefix + e.source, "target": prefix + e.target}
-        if e.conditional:
-            edge["conditional"] = True
-        if e.label:
-            edge["data"] = e.label
-        edges.append(edge)
+    drawn: dict[str, Any] = (await graph.aget_graph(xray=xray)).to_json()
+    for node in drawn.get("nodes", []):
+        if isinstance(node.get("data"), dict):
+            node["data"].pop("id", None)
+    return drawn

@@ -3,7 +3,8 @@
 ``schemed``: a state pydantic can describe on Python 3.11 (``typing_extensions.TypedDict``,
 so its JSON schemas exist), a context schema, and a node ``inner`` that runs
 ``counter`` as its subgraph: the routes for schemas and subgraphs have
-something to show.
+something to show. ``named``: ``counter`` compiled with a name of its own,
+which the server keeps (its default assistant's name, its schemas' titles).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing_extensions import TypedDict
 
 from engine import END, START, StateGraph
 
-__all__ = ["counter", "schemed"]
+__all__ = ["counter", "named", "schemed"]
 
 
 class CounterState(TypedDict, total=False):
@@ -32,6 +33,7 @@ _counter.add_node("count", _count)
 _counter.add_edge(START, "count")
 _counter.add_edge("count", END)
 counter = _counter.compile()
+named = _counter.compile(name="Counting Graph")
 
 
 class SchemedState(TypedDict, total=False):

@@ -17,7 +17,10 @@ import pytest
 from tests.conftest import TEST_GRAPHS, ServerProcess, start_server_process
 
 #: The graphs an HTTP test server runs.
-GRAPHS = {**TEST_GRAPHS, "schemed": "tests.http._graphs:schemed", "questions_team": "tests.graphs:questions_team"}
+GRAPHS = {
+    **TEST_GRAPHS, "schemed": "tests.http._graphs:schemed", "named": "tests.http._graphs:named",
+    "questions_team": "tests.graphs:questions_team",
+}  # fmt: skip
 
 
 def sdk_url(srv: ServerProcess) -> str:

@@ -93,9 +93,14 @@ def test_refused_bodies_name_the_field(served: ServerProcess) -> None:
 
 def test_graph_schemas_subgraphs(served: ServerProcess) -> None:
     client = sync_client(served)
-    drawn = client.assistants.get_graph(DEFAULT_CHAIN3)
-    assert [n["id"] for n in drawn["nodes"]] == ["__start__", "a", "b", "c", "__end__"]
+    drawn = client.assistants.get_graph(DEFAULT_CHAIN3)  # the graph's own to_json(), as LangGraph's server draws it
+    assert drawn["nodes"][:2] == [
+        {"id": "__start__", "type": "runnable", "data": {"name": "__start__"}}, {"id": "a", "type": "runnable", "data": {"name": "a"}},
+    ]  # fmt: skip
+    assert [n["id"] for n in drawn["nodes"]] == ["__start__", "a", "b", "c", "__end__"] and drawn["nodes"][-1] == {"id": "__end__"}
     assert [(e["source"], e["target"]) for e in drawn["edges"]] == [("__start__", "a"), ("a", "b"), ("b", "c"), ("c", "__end__")]
+    with pytest.raises(UnprocessableEntityError, match="Invalid xray value"):
+        client.assistants.get_graph(DEFAULT_CHAIN3, xray=0)
     flat = client.assistants.get_graph("schemed")  # a graph's name: its default assistant
     assert "inner:count" not in [n["id"] for n in flat["nodes"]]
     deep = client.assistants.get_graph("schemed", xray=True)
@@ -105,13 +110,28 @@ def test_graph_schemas_subgraphs(served: ServerProcess) -> None:
     assert set(schemas["input_schema"]["properties"]) == {"topic", "log", "n"}
     assert set(schemas["context_schema"]["properties"]) == {"user"}
     # The two LangGraph's server makes itself: the state as optional output channels, titled by the served
-    # name (the graph has LangGraph's default one); no configurable schema for a graph with a context_schema.
+    # name (the graph has LangGraph's default one); the configurable's, which is the context schema's.
     state = schemas["state_schema"]
     assert (state["title"], set(state["properties"]), state.get("required")) == ("schemed_state", {"topic", "log", "n"}, None)
-    assert schemas["config_schema"] == {}
-    subgraphs = client.assistants.get_subgraphs("schemed")
+    assert (schemas["config_schema"]["title"], set(schemas["config_schema"]["properties"])) == ("Who", {"user"})
+    subgraphs = client.assistants.get_subgraphs("schemed")  # named by their own names, without a graph_id
     assert list(subgraphs) == ["inner"] and set(subgraphs["inner"]["input_schema"]["properties"]) == {"n"}
+    assert "graph_id" not in subgraphs["inner"] and subgraphs["inner"]["state_schema"]["title"] == "LangGraphState"
     assert client.assistants.get_subgraphs(DEFAULT_CHAIN3) == {}
+
+
+def test_a_graph_named_by_its_author_keeps_its_name(served: ServerProcess) -> None:
+    """As LangGraph's server: `compile(name=...)` names the default assistant and the schemas; only a graph
+    left with LangGraph's default name is named by the name it is served under."""
+    client = sync_client(served)
+    (default,) = client.assistants.search(graph_id="named")
+    assert default["name"] == "Counting Graph" and default["metadata"] == {"created_by": "system"}
+    schemas = client.assistants.get_schemas(default["assistant_id"])
+    titles = [schemas[k]["title"] for k in ("input_schema", "output_schema", "state_schema")]
+    assert titles == ["CounterState", "CounterState", "Counting GraphState"]  # a TypedDict state's own name, as LangGraph's
+    assert client.runs.wait(None, "named", input={"n": 1}) == {"n": 2}
+    (plain,) = client.assistants.search(graph_id="schemed")
+    assert plain["name"] == "schemed"
 
 
 def test_async_client(served: ServerProcess) -> None:
