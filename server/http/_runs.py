@@ -149,7 +149,9 @@ async def _frames(
     service: GraphService, shaper: SseShaper, first: pb.RunEvent | None, events: AsyncIterator[pb.RunEvent], *,
     after: int = 0, attempt: int = 1, forget: bool = False,
 ) -> AsyncIterator[bytes]:  # fmt: skip
-    """The stream's bytes: metadata (for a stream from its start), each event's frames, then end (or error)."""
+    """The stream's bytes: metadata (for a stream from its start), then each event's frames (the last an
+    ``error`` frame for a run that failed); the stream closes at the run's end with no frame of its own, as
+    LangGraph's server's (the SDKs ask a resumable run's status when its stream closes without an error)."""
     started = first
     try:
         if first is not None and not after:
@@ -170,7 +172,6 @@ async def _frames(
                 shaper.start_values(await _start_values(service, e.run_started))
             for f in shaper.frames(e):
                 yield f.encode()
-        yield shaper.end().encode()
     except Exception as exc:  # noqa: BLE001 - once a stream has started, its failure is its last frame
         code, message = status_for(exc)
         yield shaper.error(type(exc).__name__ if code == grpc.StatusCode.INTERNAL else code.name, message).encode()
@@ -461,7 +462,7 @@ async def _joined(service: GraphService, shaper: SseShaper, found: RunRecord | D
             found = await started_record(service, found)
         if isinstance(found, DelayedRun):
             error = ended_result(found)["__error__"]
-            for f in (shaper.metadata(found.run_id), shaper.error(error["error"], error["message"]), shaper.end()):
+            for f in (shaper.metadata(found.run_id), shaper.error(error["error"], error["message"])):
                 yield f.encode()
         else:
             events = join_events(service, found.run_id, after_seq=after)

@@ -22,8 +22,9 @@ and the stream goes on after it, as JoinRun's ``after_seq``):
 * ``custom``: what the node wrote; ``tasks``: a task's start
   (``{id, name, input, triggers}``) and its result (``{id, name, error,
   result, interrupts}``);
-* ``error`` (``{"error", "message"}``) for a run that failed, and ``end``
-  last.
+* ``error`` (``{"error", "message"}``) for a run that failed, last; a stream
+  that ends well ends with the run's last frame (no ``end`` frame: LangGraph's
+  server sends none).
 
 With ``stream_subgraphs`` a subgraph's event is named ``mode|ns1|ns2`` (its
 namespace, one ``node:task_id`` per level); without it, subgraphs' events are
@@ -150,10 +151,6 @@ class SseShaper:
     def error(kind: str, message: str, seq: int | None = None) -> Frame:
         """An ``error`` frame: ``kind`` is the exception's class name (or the status's)."""
         return Frame("error", encode({"error": kind, "message": message}), seq)
-
-    @staticmethod
-    def end() -> Frame:
-        return Frame("end", "null")
 
     def frames(self, e: pb.RunEvent) -> list[Frame]:
         """The frames ``e`` makes for the caller's modes (none for most events)."""

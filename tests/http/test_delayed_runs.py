@@ -90,7 +90,7 @@ def test_a_delayed_stream_and_wait_answer_once_it_ran(delayed_server: ServerProc
     name = served("tagged")
     thread = client.threads.create(graph_id=name)["thread_id"]
     parts = list(client.runs.stream(thread, name, input={"label": f"s-{name}"}, stream_mode=["values", "updates"], after_seconds=1))
-    assert [p.event for p in parts][0] == "metadata" and [p.event for p in parts][-1] == "end"
+    assert [p.event for p in parts][0] == "metadata" and [p.event for p in parts][-1] == "values"
     assert [p.data for p in parts if p.event == "updates"] == [{"tagged": {"log": [[], f"hi s-{name}"]}}]
     run_id = parts[0].data["run_id"]
     assert client.runs.get(thread, run_id)["status"] == "success"

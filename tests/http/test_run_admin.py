@@ -178,7 +178,7 @@ async def test_a_run_s_stream_joined_by_its_id_alone(tmp_path: Path) -> None:
             got = await http.get(f"/runs/{run['run_id']}/stream", params={"stream_mode": "values"})
             assert got.status_code == 200
             events = [line[7:] for line in got.text.splitlines() if line.startswith("event: ")]
-            assert events[0] == "metadata" and events[-1] == "end" and '"n":4' in got.text
+            assert events[0] == "metadata" and events[-1] == "values" and '"n":4' in got.text
             other = await http.get(f"/runs/{run['run_id']}/stream", headers={"x-api-key": TOKENS["other"]})
             assert other.status_code == 404
 

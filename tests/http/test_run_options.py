@@ -91,7 +91,7 @@ def test_a_run_without_events_sends_none(options_server: ServerProcess, served: 
     name = served("tagged")
     thread = client.threads.create(graph_id=name)["thread_id"]
     parts = list(client.runs.stream(thread, name, input={"label": "plain"}, stream_mode=["values", "updates"]))
-    assert {p.event for p in parts} == {"metadata", "values", "updates", "end"}
+    assert {p.event for p in parts} == {"metadata", "values", "updates"}
     assert [p.data for p in parts if p.event == "updates"] == [{"tagged": {"log": [[], "hi plain"]}}]
 
 
@@ -119,7 +119,7 @@ def test_a_cancelled_run_with_events_ends_as_a_cancelled_run(options_server: Ser
         seen.append(part)
         if part.event == "events" and (part.data["event"], part.data["name"]) == ("on_chain_start", "wait"):
             client.runs.cancel(thread, run["run_id"], wait=True)  # the node waits for a gate no one opens
-    assert [p.event for p in seen[-2:]] == ["error", "end"] and seen[-2].data["error"] == "UserInterrupt"
+    assert seen[-1].event == "error" and seen[-1].data["error"] == "UserInterrupt"
     assert client.runs.get(thread, run["run_id"])["status"] == "interrupted"
     options_server.open_gate("open")  # the thread is free again: a run after it runs
     assert client.runs.wait(thread, name, input={"label": "after", "gate": "open"})["log"] == ["after"]

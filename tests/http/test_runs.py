@@ -66,14 +66,13 @@ async def test_a_stream_through_the_sdk_gives_langgraphs_parts(tmp_path: Path) -
         client = get_client(url=served.url, api_key=served.key)
         parts = [p async for p in client.runs.stream(await made(client, "sse"), "sse", input=INPUT, stream_mode=list(modes), stream_subgraphs=True)]
     assert parts[0].event == "metadata" and parts[0].data["attempt"] == 1
-    assert parts[-1].event == "end"
     expected = await langgraph_frames(_sse_graphs.graph, modes, True)
     # The server's own metadata keys (the run, its assistant, the caller's thread) aside.
     drop = frozenset({"run_id", "assistant_id", "thread_id"})
-    assert masked([(p.event, p.data) for p in parts[1:-1]], drop) == masked(expected, drop)
+    assert masked([(p.event, p.data) for p in parts[1:]], drop) == masked(expected, drop)
     assert all(p.data[1]["assistant_id"] for p in parts if p.event == "messages")
     assert {p.data[1]["run_id"] for p in parts if p.event == "messages"} == {parts[0].data["run_id"]}  # every chunk's, as LangGraph's server
-    assert all(p.id is not None and p.id.isdigit() for p in parts[1:-1])
+    assert all(p.id is not None and p.id.isdigit() for p in parts[1:])
 
 
 @in_loop
@@ -106,10 +105,10 @@ async def test_a_background_run_is_created_got_joined_and_its_stream_resumed(tmp
         got = await client.runs.get(thread, run["run_id"])
         assert got["status"] == "success" and got["run_id"] == run["run_id"]
         whole = [p async for p in client.runs.join_stream(thread, run["run_id"], stream_mode="values")]
-        assert [p.event for p in whole] == ["metadata", "values", "values", "values", "values", "end"]
+        assert [p.event for p in whole] == ["metadata", "values", "values", "values", "values"]  # no `end` frame, as LangGraph's
         # A client that saw the first two values resumes after them.
         rest = [p async for p in client.runs.join_stream(thread, run["run_id"], stream_mode="values", last_event_id=whole[2].id)]
-        assert [p.data for p in rest[:-1]] == [p.data for p in whole[3:-1]] and rest[-1].event == "end"
+        assert [p.data for p in rest] == [p.data for p in whole[3:]]
 
 
 @BACKENDS
@@ -204,7 +203,7 @@ async def test_a_failed_run_and_bad_calls(tmp_path: Path) -> None:
         failed = await client.runs.wait(await made(client, "broken"), "broken", input=INPUT, raise_error=False)
         assert failed == {"__error__": {"error": "ValueError", "message": "no way"}}
         parts = [p async for p in client.runs.stream(await made(client, "broken"), "broken", input=INPUT)]
-        assert [p.event for p in parts] == ["metadata", "values", "error", "end"]
+        assert [p.event for p in parts] == ["metadata", "values", "error"]
         assert parts[2].data == {"error": "ValueError", "message": "no way"}
         with pytest.raises(httpx.HTTPStatusError) as unknown:
             await client.runs.wait(await made(client, "chain3"), "nope", input={})
@@ -306,8 +305,8 @@ async def test_a_resumable_stream_cut_and_rejoined_with_last_event_id(tmp_path: 
         (gates / "cut").touch()
         rest = [p async for p in client.runs.join_stream(thread, run_id, stream_mode=["values", "custom"], last_event_id=seen[-1][1])]
         whole = [p async for p in client.runs.join_stream(thread, run_id, stream_mode=["values", "custom"])]
-        assert [(p.event, p.id) for p in whole[1:-1]] == seen + [(p.event, p.id) for p in rest[:-1]]
-        assert rest[-1].event == "end" and rest[-2].data["log"] == ["x"]
+        assert [(p.event, p.id) for p in whole[1:]] == seen + [(p.event, p.id) for p in rest]
+        assert rest[-1].event == "values" and rest[-1].data["log"] == ["x"]
 
 
 @in_loop

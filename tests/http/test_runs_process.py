@@ -31,8 +31,8 @@ def test_a_chat_turn_with_a_tool_call_an_interrupt_and_its_answer_streamed(serve
     modes = ["messages-tuple", "values"]
     ask = {"messages": [{"role": "user", "content": "remind me to call mom at 5pm"}]}
     first = list(client.runs.stream(thread, GRAPH, input=ask, stream_mode=modes))
-    assert first[0].event == "metadata" and first[-1].event == "end"
-    asked = first[-2]
+    assert first[0].event == "metadata" and first[-1].event == "values"
+    asked = first[-1]
     assert asked.event == "values" and [i["value"] for i in asked.data["__interrupt__"]] == [QUESTION]
     call = asked.data["messages"][-1]
     assert call["type"] == "ai" and call["tool_calls"][0]["name"] == "add_reminder"
@@ -65,6 +65,6 @@ def test_background_and_stateless_runs_with_the_async_client(served: ServerProce
         assert [list(p.data) for p in parts if p.event == "updates"] == [["a"], ["b"], ["c"]]
         assert (await client.runs.get(thread, run["run_id"]))["status"] == "success"
         stateless = [p async for p in client.runs.stream(None, "chain3", input={"n": 10}, stream_mode="values")]
-        assert stateless[-2].data["n"] == 13 and stateless[-1].event == "end"
+        assert stateless[-1].event == "values" and stateless[-1].data["n"] == 13
 
     asyncio.run(body())

@@ -126,7 +126,7 @@ async def graphwire_frames(
             request = pb.ResumeRequest(graph=name, thread_id="t", resume_json=json.dumps(resume), event_kinds=event_kinds(modes))
         shaper = SseShaper(modes, subgraphs=subgraphs)
         events = [e async for e in run_events(srv.service, request)]
-        frames = [shaper.metadata(events[0].run_id)] + [f for e in events for f in shaper.frames(e)] + [shaper.end()]
+        frames = [shaper.metadata(events[0].run_id)] + [f for e in events for f in shaper.frames(e)]
         return frames, events
     finally:
         await srv.stop(grace=5)
@@ -148,14 +148,13 @@ def test_each_mode_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, 
         expected = await langgraph_frames(_sse_graphs.graph, modes, subgraphs)
         frames, events = await graphwire_frames(tmp_path, runtime + "sse", modes, subgraphs)
         assert frames[0].event == "metadata" and json.loads(frames[0].data) == {"run_id": events[0].run_id, "attempt": 1}
-        assert frames[-1].event == "end"
-        got = [(f.event, json.loads(f.data)) for f in frames[1:-1]]
+        got = [(f.event, json.loads(f.data)) for f in frames[1:]]
         assert masked(got) == masked(expected)
         assert expected or (modes, subgraphs) == (("custom",), False)  # custom events are the subgraph's only
         # Each frame's id is the seq of the run event it came from, so a client resumes after it.
         seqs = {e.seq for e in events}
-        assert all(f.id in seqs for f in frames[1:-1])
-        assert [f.id for f in frames[1:-1]] == sorted(f.id for f in frames[1:-1] if f.id is not None)
+        assert all(f.id in seqs for f in frames[1:])
+        assert [f.id for f in frames[1:]] == sorted(f.id for f in frames[1:] if f.id is not None)
         # Every message's metadata names the run, on both runtimes (LangGraph's server: the run's config metadata).
         metas = [d[1] for e, d in got if e.startswith("messages|") or e == "messages"]
         metas += [m["metadata"] for e, d in got if e == "messages/metadata" for m in d.values()]
@@ -175,7 +174,7 @@ def test_a_subgraphs_interrupt_is_streamed_as_langgraph_streams_it(tmp_path: Pat
         modes = ("values", "updates")
         expected = await langgraph_frames(_sse_graphs.nested, modes, subgraphs)
         frames, _ = await graphwire_frames(tmp_path, runtime + "nested", modes, subgraphs)
-        assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
+        assert masked([(f.event, json.loads(f.data)) for f in frames[1:]]) == masked(expected)
         stops = [d for e, d in expected if "__interrupt__" in d]
         assert len(stops) == (4 if subgraphs else 2) and stops[0]["__interrupt__"][0]["response_schema"] == {"type": "string"}
 
@@ -188,7 +187,7 @@ def test_a_failed_run_ends_with_langgraphs_error_frame(tmp_path: Path, modes: tu
     async def body() -> None:
         expected = await langgraph_frames(_sse_graphs.broken, modes, False)
         frames, _ = await graphwire_frames(tmp_path, runtime + "broken", modes, False)
-        assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
+        assert masked([(f.event, json.loads(f.data)) for f in frames[1:]]) == masked(expected)
         assert expected[-1] == ("error", {"error": "ValueError", "message": "no way"})
 
     asyncio.run(body())
@@ -200,7 +199,7 @@ def test_a_resume_sends_what_langgraph_sends(tmp_path: Path, modes: tuple[str, .
     async def body() -> None:
         expected = await langgraph_frames(_sse_graphs.graph, modes, False, resume="yes")
         frames, _ = await graphwire_frames(tmp_path, runtime + "sse", modes, False, resume="yes")
-        assert masked([(f.event, json.loads(f.data)) for f in frames[1:-1]]) == masked(expected)
+        assert masked([(f.event, json.loads(f.data)) for f in frames[1:]]) == masked(expected)
         assert expected
 
     asyncio.run(body())
@@ -217,7 +216,6 @@ def test_modes_not_served_are_refused_by_name() -> None:
 
 def test_a_frame_is_one_server_sent_event() -> None:
     assert Frame("values|a:1", '{"x":1}', 7).encode() == b'event: values|a:1\r\ndata: {"x":1}\r\nid: 7\r\n\r\n'
-    assert SseShaper.end().encode() == b"event: end\r\ndata: null\r\n\r\n"
 
 
 def test_an_interrupts_response_schema_goes_over_the_wire() -> None:

@@ -37,7 +37,7 @@ async def test_the_sdk_resumes_a_stream_a_proxy_cut(tmp_path: Path, gates: Path)
                 thread, run_id, stream_mode=["values", "custom"])]  # fmt: skip
             # What the caller saw across the cut is the run's stream as a whole, nothing lost or twice.
             assert [(p.event, p.data) for p in parts] == [(p.event, p.data) for p in whole]
-            assert [p.event for p in parts].count("custom") == 1 and parts[-1].event == "end"
-            assert parts[-2].event == "values" and parts[-2].data["log"] == ["x"]
+            assert [p.event for p in parts].count("custom") == 1
+            assert parts[-1].event == "values" and parts[-1].data["log"] == ["x"]
         finally:
             proxy.close()
