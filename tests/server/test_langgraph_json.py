@@ -108,6 +108,19 @@ def test_dev_is_serve_reloading_with_the_http_api_where_langgraph_dev_has_it(tmp
     assert argv("--http", "127.0.0.1:9") == ["serve", "--http", "127.0.0.1:9", "--reload"]  # the flag wins
     (tmp_path / "graphwire.toml").write_text('http = "127.0.0.1:7"\n[graphs]\nmine = "./mine.py:graph"\n')
     assert argv() == ["serve", "--reload"]  # so does the config's
+    # langgraph dev's own command line works as it is: --host/--port place the HTTP API (over the config's),
+    # --no-reload serves once, --no-browser is taken (graphwire opens none), --server-log-level is --log-level.
+    assert argv("--port", "8123", "--no-browser") == ["serve", "--reload", "--http", "127.0.0.1:8123"]
+    assert argv("--host=0.0.0.0", "--no-reload", "--server-log-level", "DEBUG") == [
+        "serve", "--log-level", "DEBUG", "--http", "0.0.0.0:2024",
+    ]  # fmt: skip
+    # What graphwire cannot honour is refused, saying what to do instead, not silently dropped.
+    with pytest.raises(ValueError, match="--n-jobs-per-worker is langgraph dev's and not honoured here"):
+        argv("--n-jobs-per-worker", "4")
+    with pytest.raises(ValueError, match="--tunnel is langgraph dev's and not honoured here: graphwire opens no tunnel"):
+        argv("--tunnel")
+    with pytest.raises(ValueError, match="not both"):
+        argv("--http", "127.0.0.1:9", "--port", "1")
 
 
 @pytest.mark.parametrize(
