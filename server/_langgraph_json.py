@@ -48,8 +48,6 @@ _NOT_HONOURED = {
     "auth": "custom Auth handlers are not run; graphwire checks a bearer token (auth_token) or tenants' tokens "
     "(auth_tokens): set them in the graphwire section",
     "encryption": "custom encryption handlers are not run; graphwire's savers encrypt with EncryptedSerializer",
-    "http": "graphwire serves LangGraph's HTTP routes with --http (or http in the graphwire section), with no custom "
-    "app, CORS or route switches",
     "webhooks": "a run's webhook is sent (docs/http.md), with no URL policy or headers from this file",
     "ui": "graphwire serves no generative UI components",
 }
@@ -127,6 +125,7 @@ def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
     if graphs is not None:
         settings["graphs"] = graphs
     settings.update(_store(data.get("store"), where, notes))
+    settings.update(_http(data.get("http"), where, notes))
     env, env_file = _env(data.get("env"), base, where, notes)
     import_paths, packages = _dependencies(data.get("dependencies", []), base, where)
     _python_version(data.get("python_version"), where, notes)
@@ -135,7 +134,7 @@ def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
             notes.append(f"{key}: not honoured: {_NOT_HONOURED[key]}")
         elif key == "checkpointer":
             notes.extend(_checkpointer(data[key], where))
-        elif key not in ("graphs", "store", "env", "dependencies", "python_version", "graphwire", "$schema"):
+        elif key not in ("graphs", "store", "env", "dependencies", "python_version", "graphwire", "http", "$schema"):
             notes.append(f"{key}: not a key graphwire knows (nor LangGraph's langgraph.json schema, as far as "
                          "graphwire knows it); ignored")  # fmt: skip
     project = Project(
@@ -188,6 +187,29 @@ def _store(value: Any, where: str, notes: list[str]) -> dict[str, Any]:
                      for k in part if k not in known)  # fmt: skip
     notes.extend(f"store.{k}: not honoured (graphwire's store takes index and ttl)" for k in value if k not in ("index", "ttl"))
     return out
+
+
+def _http(value: Any, where: str, notes: list[str]) -> dict[str, Any]:
+    """``http``: its ``app`` (the project's own routes, served before the API's: server.http._custom_app) as
+    ``http_app``; its other keys are noted as not honoured, but one that would leave routes open is refused."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f'{where}: http must be an object, e.g. {{"app": "./src/agent/webapp.py:app"}}, not {value!r}')
+    if value.get("enable_custom_route_auth"):
+        raise ValueError(
+            f"{where}: http.enable_custom_route_auth is not honoured by graphwire (it runs no custom auth), and the "
+            "routes of http.app would be served open: leave it out, and guard those routes in the app itself"
+        )
+    app = value.get("app")
+    if app is not None and not isinstance(app, str):
+        raise ValueError(f'{where}: http.app must be a text "./path/to/webapp.py:app", not {app!r}')
+    notes.extend(
+        f"http.{k}: not honoured: graphwire serves LangGraph's routes as they are (no CORS, route switches, mount "
+        "prefix or header settings from this file); the app's own middleware does what it does"
+        for k, v in value.items() if k != "app" and v not in (None, False)
+    )  # fmt: skip
+    return {} if app is None else {"http_app": app}
 
 
 def _checkpointer(value: Any, where: str) -> list[str]:

@@ -88,6 +88,8 @@ class _Uvicorn(uvicorn.Server):
         # uvicorn's own startup would put loop.create_server() on the socket, which accepts
         # without limit (see server._gate); the rest of its serve loop is kept.
         await self.lifespan.startup()  # lifespan="off": a no-op, kept so the state is uvicorn's
+        if self.lifespan.should_exit:  # the app's own startup failed (lifespan="on"); uvicorn logged its error
+            raise RuntimeError(f"{self.gate.name}: the app's startup (its lifespan) failed: see the error above")
         self.servers = []
         self.gate.start()
         self.started = True
@@ -121,14 +123,16 @@ class WebServer:
 
     @classmethod
     async def start(
-        cls, sock: socket.socket, app: Any, *, name: str, tls_cert: str | None = None, tls_key: str | None = None, limits: Limits
+        cls, sock: socket.socket, app: Any, *, name: str, tls_cert: str | None = None, tls_key: str | None = None, limits: Limits,
+        lifespan: bool = False,
     ) -> WebServer:
         """Serve ``app`` on ``sock`` (from :func:`bind`) in the running event loop.
 
         With ``tls_cert``/``tls_key`` (the gRPC server's), it serves HTTPS: a
         token must not cross the network in clear text where gRPC's does not.
         Start it last: its connection limit is capped by the descriptors free
-        then (:func:`server._gate.connection_cap`).
+        then (:func:`server._gate.connection_cap`). ``lifespan``: run the app's
+        lifespan (a project's own app: its startup before the first request).
         """
         soft, open_now = free_descriptors()
         max_connections = connection_cap(limits.max_connections, soft, open_now)
@@ -141,7 +145,7 @@ class WebServer:
         config = uvicorn.Config(
             app,
             http="h11",  # the protocol the gate's BoundedH11 extends, whatever else is installed
-            lifespan="off",
+            lifespan="on" if lifespan else "off",
             log_config=None,  # keep graphwire's logging setup
             access_log=False,  # a ?token= in a URL must not reach a log
             timeout_graceful_shutdown=SHUTDOWN_GRACE,
@@ -155,7 +159,8 @@ class WebServer:
         server = _Uvicorn(config, sock, limits, max_connections, name)
         task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]), name=f"graphwire-{name}")
         host, port = sock.getsockname()[:2]
-        deadline = asyncio.get_running_loop().time() + START_DEADLINE
+        # An app's own startup (lifespan) takes what it takes, as under any server; uvicorn's alone, START_DEADLINE.
+        deadline = asyncio.get_running_loop().time() + (float("inf") if lifespan else START_DEADLINE)
         # The socket already listens, so nothing is refused meanwhile; this
         # only surfaces a failed start (uvicorn has no "started" future).
         while not server.started:

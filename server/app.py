@@ -310,7 +310,8 @@ async def _enter(
     web: dict[str, WebServer] = {}
     for name, sock in socks.items():
         web[name] = await WebServer.start(
-            sock, _web_app(name, service, tokens, sock), name=name, tls_cert=config.tls_cert, tls_key=config.tls_key, limits=limits
+            sock, _web_app(name, service, tokens, sock, config), name=name, tls_cert=config.tls_cert, tls_key=config.tls_key,
+            limits=limits, lifespan=name == "http" and config.http_app is not None,  # a project's app's startup and shutdown
         )
         stack.push_async_callback(web[name].stop)
     stack.callback(service.hub.close)  # ends the inspector's event streams
@@ -391,12 +392,14 @@ def _start_crons(service: GraphService, config: ServerConfig, leases: ThreadLeas
     stack.push_async_callback(delayed.stop)
 
 
-def _web_app(name: str, service: GraphService, tokens: Tokens | None, sock: Any) -> Any:
-    """The app a web port serves: the inspector's page, or LangGraph's HTTP API (server.http)."""
+def _web_app(name: str, service: GraphService, tokens: Tokens | None, sock: Any, config: ServerConfig) -> Any:
+    """The app a web port serves: the inspector's page, or LangGraph's HTTP API (server.http), after a project's own routes."""
     if name == "http":
         from server.http import build_http_app
+        from server.http._custom_app import load_custom_app, with_custom_app
 
-        return build_http_app(service, tokens=tokens)
+        api = build_http_app(service, tokens=tokens)
+        return api if config.http_app is None else with_custom_app(api, load_custom_app(config.http_app, config.config_dir))
     from server.inspector import build_app
     from server.inspector._runs import ServiceRuns, ServiceThreads
 
@@ -472,6 +475,8 @@ async def _serve(config: ServerConfig, ready: Any, worker: WorkerSlot | None, *,
     if srv.http is not None:
         log.info("LangGraph's HTTP API on %s%s", srv.http.url, " (token required: x-api-key or Authorization: Bearer)" if needs_token else "")
         print(f"graphwire http on {srv.http.url}", flush=True)
+    elif config.http_app is not None:
+        log.warning("http_app %r is not served: the HTTP API is off (serve it with --http HOST:PORT)", config.http_app)
     note = container_note(host, srv.port)
     if note is not None:
         log.info("%s", note)

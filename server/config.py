@@ -22,6 +22,7 @@
     recursion_limit = 10007
     inspector = "127.0.0.1:8080"         # serve the inspector page there (off when unset)
     http = "127.0.0.1:2024"              # serve LangGraph's Agent Server HTTP API there (off when unset; docs/http.md)
+    http_app = "./webapp.py:app"         # a Starlette/FastAPI app whose routes the HTTP API serves before its own (langgraph.json's http.app)
     inspector_max_connections = 100      # the inspector's connections at once (at most half the descriptors free at start)
     inspector_request_seconds = 10.0     # an inspector request's line, headers and body must all arrive within this
     inspector_keepalive_seconds = 5.0    # an idle kept-alive inspector connection is closed after this
@@ -127,6 +128,7 @@ class ServerConfig:
     log_level: str = "INFO"
     inspector: str | None = None  # HOST:PORT of the inspector page; None: off
     http: str | None = None  # HOST:PORT of LangGraph's HTTP API (server.http); None: off
+    http_app: str | None = None  # a spec of a project's own Starlette/FastAPI app, served before the API (server.http._custom_app)
     inspector_max_connections: int = 100  # see server.inspector._gate: a flood of its port must not take gRPC's descriptors
     inspector_request_seconds: float = 10.0  # to receive a request's line, headers and body
     inspector_keepalive_seconds: float = 5.0  # an idle kept-alive connection's life
@@ -190,7 +192,7 @@ _SETTINGS = "a table of settings"  # [store_ttl], [store_index]: checked key by 
 #: What each key holds.
 _KINDS = {
     **dict.fromkeys(("address", "checkpointer", "store", "cache", "pg_schema", "auth_token", "auth_tokens", "tls_cert", "tls_key",
-                     "log_level", "inspector", "http", "event_loop"), _TEXT),
+                     "log_level", "inspector", "http", "http_app", "event_loop"), _TEXT),
     **dict.fromkeys(("max_message_bytes", "max_state_bytes", "max_unsent_bytes", "sync_node_threads", "recursion_limit", "max_history",
                      "max_run_attempts", "inspector_max_connections", "workers"), _WHOLE),
     **dict.fromkeys(("lease_seconds", "grace_seconds", "run_retention_seconds", "handshake_seconds", "inspector_request_seconds",

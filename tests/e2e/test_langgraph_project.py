@@ -191,3 +191,70 @@ def test_a_langchain_agent_project_serves_unchanged(tmp_path: Path, serve_app: o
         assert [t for t, _ in said] == ["human", "ai", "tool", "ai"] and said[-1][1] == "mail sent"
         assert said[2][1].endswith("Tool response:\nsent to ann: hello")  # the reviewer's call ran
         assert len(client.history("mailer", "t1", timeout=30)) == 7
+
+
+WEBAPP = '''
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+
+@asynccontextmanager
+async def lifespan(app):
+    app.state.ready = "yes"
+    yield
+
+
+app = FastAPI(lifespan=lifespan)
+
+
+@app.get("/hello")
+def hello():
+    return {"hello": "world", "ready": app.state.ready}
+
+
+@app.get("/info")
+def info():  # a route of the API's, overridden by the project's own
+    return {"mine": True}
+'''
+
+
+def test_a_projects_own_routes_are_served_before_the_api(tmp_path: Path) -> None:
+    """langgraph.json's ``http.app`` (LangGraph's custom routes): a FastAPI app's routes on the HTTP API's
+    address, its lifespan run, its routes first (one overrides the API's ``/info``), the API behind them with its
+    token; the project's routes open, as LangGraph's server leaves custom routes by default."""
+    import json
+
+    import httpx
+
+    project = copy_app(tmp_path)
+    (project / "webapp.py").write_text(WEBAPP)
+    config = json.loads((project / "langgraph.json").read_text())
+    (project / "langgraph.json").write_text(json.dumps({**config, "http": {"app": "./webapp.py:app"}}))
+    env = environment(tmp_path, "installed", GRAPHWIRE_HTTP="127.0.0.1:0", GRAPHWIRE_AUTH_TOKEN="t0ken-0123456789abcdef")
+    log_path = tmp_path / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([str(GRAPHWIRE), "serve"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=log)
+    before: list[str] = []
+    srv = ServerProcess(proc, _read_listening_line(proc, log_path, before), project / "graphwire.db", project, log_path)
+    try:
+        [url] = [line.removeprefix("graphwire http on ") for line in before if line.startswith("graphwire http on ")]
+        with httpx.Client(base_url=url, timeout=30) as http:
+            assert http.get("/hello").json() == {"hello": "world", "ready": "yes"}
+            assert http.get("/info").json() == {"mine": True}
+            assert http.post("/assistants/search", json={}).status_code == 401  # the API's own routes keep their token
+            searched = http.post("/assistants/search", json={}, headers={"x-api-key": "t0ken-0123456789abcdef"})
+            assert [a["graph_id"] for a in searched.json()] == ["travel"]
+    finally:
+        assert srv.terminate(STOP_DEADLINE) == 0, srv.log()
+
+
+def test_a_projects_app_that_is_not_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    import json
+
+    project = copy_app(tmp_path)
+    (project / "webapp.py").write_text("app = {'routes': []}\n")
+    config = json.loads((project / "langgraph.json").read_text())
+    (project / "langgraph.json").write_text(json.dumps({**config, "http": {"app": "./webapp.py:app"}}))
+    said = _refused([str(GRAPHWIRE), "serve"], project, environment(tmp_path, "installed", GRAPHWIRE_HTTP="127.0.0.1:0"))
+    assert said == "graphwire: http.app: './webapp.py:app' names a builtins.dict, not a Starlette or FastAPI app (app = FastAPI() or app = Starlette(...))"

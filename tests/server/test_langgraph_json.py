@@ -30,7 +30,7 @@ PROJECT = {
     "checkpointer": {"ttl": {"strategy": "delete", "default_ttl": 43200}},
     "dockerfile_lines": ["RUN true"],
     "auth": {"path": "./auth.py:auth"},
-    "http": {"cors": {"allow_origins": ["*"]}},
+    "http": {"app": "./webapp.py:app", "cors": {"allow_origins": ["*"]}},
     "colour": "blue",
     "graphwire": {"address": "127.0.0.1:0", "checkpointer": ":memory:", "import_swap": False},
 }
@@ -62,6 +62,7 @@ def test_every_key_is_served_mapped_or_named(tmp_path: Path) -> None:
     assert cfg.store_index == {"embed": "openai:text-embedding-3-small", "dims": 1536, "fields": ["text"]}
     assert cfg.store_ttl == {"default_ttl": 60, "refresh_on_read": True, "sweep_interval_minutes": 5}
     assert (cfg.address, cfg.checkpointer, cfg.import_swap, cfg.config_dir) == ("127.0.0.1:0", ":memory:", False, str(tmp_path))
+    assert cfg.http_app == "./webapp.py:app"  # the project's own routes (tests/http/test_custom_app.py serves them)
     project = cfg.project
     assert project is not None and project.path == str(tmp_path / "langgraph.json")
     assert project.descriptions == {"research": "Looks things up."}
@@ -70,9 +71,9 @@ def test_every_key_is_served_mapped_or_named(tmp_path: Path) -> None:
                                     str(tmp_path / "modules"))  # fmt: skip  # flat_pkg imports from its parent: the project
     assert project.packages == ("acme-fares", "acme-weather")  # the URL names no package
     named = [note.split(":")[0] for note in project.notes]
-    assert named == ["langgraph.json checkpointer.ttl", "langgraph.json dockerfile_lines", "langgraph.json auth",
-                     "langgraph.json http", "langgraph.json colour"]  # fmt: skip
-    assert "graphwire prune --older-than" in project.notes[0] and "auth_token" in project.notes[2]
+    assert named == ["langgraph.json http.cors", "langgraph.json checkpointer.ttl", "langgraph.json dockerfile_lines",
+                     "langgraph.json auth", "langgraph.json colour"]  # fmt: skip
+    assert "graphwire prune --older-than" in project.notes[1] and "auth_token" in project.notes[3]
 
 
 def test_graphwire_toml_comes_first_and_config_names_either(tmp_path: Path) -> None:
@@ -89,8 +90,7 @@ def test_an_aegra_project_is_read_as_its_langgraph_json(tmp_path: Path) -> None:
     cfg = load_config(None, None, environ={})  # ./aegra.json, with no graphwire.toml nor langgraph.json beside it
     assert cfg.graphs == {"agent": "./agent.py:graph"}
     assert cfg.project is not None and cfg.project.path == str(tmp_path / "aegra.json")
-    assert [n.split(":")[0] for n in cfg.project.notes] == ["aegra.json http"]
-    assert "--http" in cfg.project.notes[0]
+    assert cfg.http_app == "./app.py:app" and cfg.project.notes == ()  # its custom routes, as Aegra serves them
     write_project(tmp_path)  # a langgraph.json beside it comes first
     assert load_config(None, None, environ={}).project.path == str(tmp_path / "langgraph.json")  # type: ignore[union-attr]
 
@@ -131,6 +131,8 @@ def test_dev_is_serve_reloading_with_the_http_api_where_langgraph_dev_has_it(tmp
         ({"graphs": {}}, "no graphs configured: langgraph.json 'langgraph.json' names none"),
         ({"env": "."}, "env file '.' cannot be read (Is a directory"),
         ({"env": ["KEY"]}, "env must be an object of variables or the path of a .env file"),
+        ({"http": {"app": "./app.py:app", "enable_custom_route_auth": True}}, "the routes of http.app would be served open"),
+        ({"http": {"app": ["./app.py:app"]}}, 'http.app must be a text "./path/to/webapp.py:app"'),
         ({"dependencies": ["./nowhere"]}, "the local dependency './nowhere' is not a directory"),
         ({"dependencies": "."}, 'dependencies must be a list of texts, e.g. [".", "langchain-openai"]'),
         ({"python_version": "3.99"}, "asks for Python 3.99, and graphwire runs on Python"),
