@@ -84,6 +84,9 @@ class Project:
             find installed.
         descriptions: graph name → the dict form's ``description``.
         notes: one line per key graphwire does not honour, said at start.
+        auth: the custom auth handler ``auth.path`` names (not run by graphwire:
+            a server that would answer other hosts without tokens of its own
+            does not start, :func:`server._prepare.prepare_process`), or None.
     """
 
     path: str
@@ -93,6 +96,7 @@ class Project:
     packages: tuple[str, ...] = ()
     descriptions: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    auth: str | None = None
 
 
 def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
@@ -137,8 +141,10 @@ def read_langgraph_json(path: str) -> tuple[dict[str, Any], Project]:
         elif key not in ("graphs", "store", "env", "dependencies", "python_version", "graphwire", "http", "$schema"):
             notes.append(f"{key}: not a key graphwire knows (nor LangGraph's langgraph.json schema, as far as "
                          "graphwire knows it); ignored")  # fmt: skip
+    auth = data.get("auth")
     project = Project(
-        os.path.abspath(path), env, env_file, import_paths, packages, descriptions, tuple(f"{name} {n}" for n in notes)
+        os.path.abspath(path), env, env_file, import_paths, packages, descriptions, tuple(f"{name} {n}" for n in notes),
+        str(auth.get("path") or auth) if isinstance(auth, dict) else (str(auth) if auth else None),
     )
     return settings, project
 

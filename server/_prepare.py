@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 from engine import swap
 from server._langgraph_json import SWAPPED_PACKAGES, Project
-from server.config import ServerConfig
+from server._web import is_loopback
+from server.config import ServerConfig, parse_address
 
 __all__ = ["SwapChoice", "prepare_process", "swap_choice"]
 
@@ -90,6 +91,7 @@ def prepare_process(config: ServerConfig) -> SwapChoice:
     """
     project = config.project
     if project is not None:
+        _check_auth(project, config)
         for note in project.notes:
             log.warning("%s", note)
         _apply_env(project)
@@ -106,6 +108,20 @@ def prepare_process(config: ServerConfig) -> SwapChoice:
     if project is not None:
         _name_missing(project, choice.on)
     return choice
+
+
+def _check_auth(project: Project, config: ServerConfig) -> None:
+    """A project whose langgraph.json names custom auth, which graphwire does not run, is not served open to
+    other hosts: it takes graphwire's tokens there (on loopback, the note said at start is enough)."""
+    if project.auth is None or config.auth_token or config.auth_tokens:
+        return
+    wide = [a for a in (config.address, config.http) if a and not a.startswith("unix:") and not is_loopback(parse_address(a)[0])]
+    if wide:
+        raise ValueError(
+            f"{os.path.basename(project.path)} names custom auth ({project.auth}), which graphwire does not run: on "
+            f"{' and '.join(wide)} this server would answer anyone. Give it tokens (auth_token or auth_tokens in the "
+            "graphwire section, or GRAPHWIRE_AUTH_TOKEN), or listen on loopback"
+        )
 
 
 def _is_engine(module: object) -> bool:

@@ -223,3 +223,16 @@ def test_the_process_gets_the_env_and_the_dependencies(
     assert "langgraph.json dependencies not installed here: acme-fares, acme-weather (pip install them where graphwire serve runs)" in lines
     assert any(line.startswith("import swap off (import_swap is false): the graphs' `langgraph` imports get") for line in lines)
     assert sum(line.startswith("langgraph.json ") and "not honoured" in line for line in lines) == 4
+
+
+def test_custom_auth_not_run_is_not_served_open_to_other_hosts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """langgraph.json's auth (custom Auth handlers) is not run: on loopback that is a note at start; listening
+    for other hosts without graphwire's tokens, the start is refused."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    write_project(tmp_path)
+    wide = load_config(None, {"http": "0.0.0.0:0"}, environ={})
+    assert wide.project is not None and wide.project.auth == "./auth.py:auth"
+    with pytest.raises(ValueError, match=r"names custom auth \(./auth.py:auth\), which graphwire does not run: on 0.0.0.0:0 this"):
+        prepare_process(wide)
+    prepare_process(load_config(None, {"http": "127.0.0.1:0"}, environ={}))  # loopback: the note only
+    prepare_process(load_config(None, {"http": "0.0.0.0:0", "auth_token": "t0ken-0123456789abcdef"}, environ={}))
