@@ -95,6 +95,7 @@ from engine.pregel._queue import MAX_WAITING_BYTES, MAX_WAITING_EVENTS, weigh_ev
 from engine.pregel._resume import NO_ANSWER, Resume, check_resume, plan_resume
 from engine.pregel._run_context import ContextError, context_from_json
 from engine.pregel._landing import Landing, LastWrite
+from engine.pregel._updates import REJECTED as UPDATE_REJECTED
 
 __all__ = [
     "contains", "ACTIVE", "DelayedRun", "DelayedRuns", "MemoryDelayed", "delayed_of", "AssistantConflict", "AssistantRecord", "AssistantSearch", "AssistantStore", "CronRecord", "CronSearch", "CronStore", "KEEP", "MAX_METADATA_BYTES",
@@ -102,7 +103,7 @@ __all__ = [
     "LeaseStore", "MemoryAssistants", "MemoryCrons", "MemoryRuns", "MemoryThreads", "MessageBus", "Outline", "RUN_KEY", "Resume", "RunRecord",
     "RecordChanged", "RunStore", "ScopedCache", "ScopedSaver", "ThreadMark", "ThreadQuery", "ThreadRecord", "ThreadStore", "assistants_of", "check_resume",
     "context_from_json", "crons_of", "default_assistant_id", "is_unicode", "langchain_messages", "next_fire", "parse_schedule", "plan_resume", "runs_of", "serve_langgraph",
-    "threads_of", "weigh_event", "webhooks_of", "with_callback_events", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
+    "threads_of", "UPDATE_REJECTED", "weigh_event", "webhooks_of", "with_callback_events", "zone_of", "MemoryWebhooks", "WebhookOutbox", "WebhookRecord",
 ]  # fmt: skip
 
 

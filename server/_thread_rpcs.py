@@ -15,7 +15,7 @@ import uuid
 
 import grpc
 
-from engine.host import RUN_KEY, RunRecord
+from engine.host import RUN_KEY, UPDATE_REJECTED, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server import _convert as conv
 from server import _requests as req
@@ -110,7 +110,13 @@ class ThreadRpcs:
                     return done
             metadata = {RUN_KEY: record.run_id} if record is not None else None  # the run, beside the version
             cfg = req.config(thread_id, cid, checkpoint_ns=ns, metadata=metadata, extra=extra)
-            new = await entry.graph.aupdate_state(cfg, values, as_node=as_node, lease=handle.lease)
+            try:
+                new = await entry.graph.aupdate_state(cfg, values, as_node=as_node, lease=handle.lease)
+            except Exception as e:  # a reducer's own error (TypeError...): the caller's values, said as such
+                said = next((n for n in getattr(e, "__notes__", ()) if n.startswith(UPDATE_REJECTED)), None)
+                if said is None:
+                    raise
+                raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"{said}: {type(e).__name__}: {e}") from e
             state = await entry.graph.aget_state(new, run_ids=True)
             if record is not None:
                 await self.records.store.aupdate(

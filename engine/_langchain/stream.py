@@ -394,7 +394,7 @@ def child_config(config: dict[str, Any], state: Any, trace: Any = None) -> tuple
     child["callbacks"] = _with_handler(child.get("callbacks"), handler)
     run = _node_run(child, state, ctx.node, ctx.step, trace) if wrap else None
     ctx.config = child
-    task = ctx.messages = TaskMessages(emit, seen, {**meta, "ls_integration": "langgraph"}, run)
+    task = ctx.messages = TaskMessages(emit, seen, dict(meta, ls_integration=meta.get("ls_integration", "langgraph")), run)
     if run is not None:
         ctx.lc, task.config = task, child
         task.shown = getattr(trace, "process_outputs", None)

@@ -339,12 +339,16 @@ def check_metadata(md: Any, *, keep_run: bool = False) -> CheckpointMetadata:
 
 
 def metadata_matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
-    """Exact equality of every filtered key (a missing key never matches), JSON types and all.
+    """Exact equality of every filtered key, JSON types and all; a key missing matches only None, as in
+    LangGraph's filters (``metadata.get(key) == value``).
 
     As PostgreSQL's jsonb compares: ``false`` is not ``0`` nor ``true`` ``1``
     (Python's ``==`` would say they are), while the numbers 1 and 1.0 are equal.
     """
-    return all(key in metadata and json_equal(metadata[key], value) for key, value in filter.items())
+    return all(
+        metadata.get(key) is None if value is None else key in metadata and json_equal(metadata[key], value)
+        for key, value in filter.items()
+    )
 
 
 def json_equal(a: Any, b: Any) -> bool:

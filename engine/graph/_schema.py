@@ -219,7 +219,7 @@ def read_schema(schema: Any) -> SchemaInfo:
                 _check_reducer(meta[-1])
             red = _reducer(tuple(meta))
             if red is not None:
-                channels[key] = BinaryOperatorAggregate(base, red, key=key)
+                channels[key] = BinaryOperatorAggregate(_unwrap(base), red, key=key)  # NotRequired inside too: starts empty, as LangGraph's
                 continue
             hint = base
         channels[key] = LastValue(hint, key=key)

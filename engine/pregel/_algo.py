@@ -177,6 +177,7 @@ def apply_writes(
     tasks: Sequence[Task],
     next_version: int | None = None,
     triggers_to_nodes: Mapping[str, Sequence[str]] | None = None,
+    bump: bool | None = None,
 ) -> tuple[set[str], set[str]]:
     """Apply a finished step's writes to ``channels`` and ``checkpoint`` in place.
 
@@ -190,6 +191,11 @@ def apply_writes(
     is told to :meth:`~engine.channels.base.BaseChannel.finish`, which makes
     deferred nodes' triggers available, as in LangGraph (pending Sends do
     not count: they are no node's trigger channel there either).
+
+    ``bump``: whether time moves on (one-step values written before expire);
+    by default when a task was triggered, as LangGraph's: an input's writes
+    (a task without triggers) leave them, and the channels written before stay
+    in ``updated_channels`` to expire at the next step that does move on.
     """
     versions = checkpoint["channel_versions"]
     seen_all = checkpoint["versions_seen"]
@@ -223,9 +229,13 @@ def apply_writes(
     for chan, vals in pending.items():
         if channels[chan].update(vals):
             updated.add(chan)
-    # A step with tasks moves time on: one-step values written before now expire.
-    if tasks:
-        for chan in checkpoint.get("updated_channels") or ():
+    # A step whose tasks were triggered moves time on: one-step values written before now expire (the input's
+    # writes, a task without triggers, do not: the version a new input makes still shows them, as LangGraph's).
+    before = checkpoint.get("updated_channels") or ()
+    if bump is None:
+        bump = any(t.triggers for t in tasks)
+    if bump:
+        for chan in before:
             if chan not in pending:
                 ch = channels.get(chan)
                 if ch is not None and ch.update(()):
@@ -235,7 +245,7 @@ def apply_writes(
     changed |= updated
     # Unavailable channels (a join still waiting, a deferred trigger) cannot trigger a task.
     ready = {c for c in updated if channels[c].is_available()}
-    if tasks and triggers_to_nodes is not None and ready.isdisjoint(triggers_to_nodes):
+    if bump and triggers_to_nodes is not None and ready.isdisjoint(triggers_to_nodes):
         for chan, ch in channels.items():
             if ch.finish():
                 changed.add(chan)
@@ -252,7 +262,7 @@ def apply_writes(
             values[chan] = ch.get()
         else:
             values.pop(chan, None)
-    checkpoint["updated_channels"] = sorted(ready)
+    checkpoint["updated_channels"] = sorted(ready if bump else ready.union(before))
     return updated, changed
 
 

@@ -315,7 +315,9 @@ class InputFolder:
         if self._folds_start() and (writes := self._start_writes(inp)) is not None:
             # START's writes are made with the input step's: one plan, one step's writes and one id less.
             start.writes = writes
-            _, changed = apply_writes(state.checkpoint, state.channels, [*discard, start], saver_version(self.settings.saver, state.checkpoint))
+            _, changed = apply_writes(  # START's step moves time on
+                state.checkpoint, state.channels, [*discard, start], saver_version(self.settings.saver, state.checkpoint), bump=True
+            )
             state.step += 2
             self.versions.emit_values(changed)  # START's step's (none is wanted: whether one was due)
             state.executed += 1

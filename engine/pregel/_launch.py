@@ -127,8 +127,9 @@ def launch(
         subgraph_kinds=wanted if subgraphs else frozenset(),
         inline_sync=inline_sync,
         sync_face=inline_sync,
-        interrupt_before=graph.interrupt_before if interrupt_before is None else interrupt_before,
-        interrupt_after=graph.interrupt_after if interrupt_after is None else interrupt_after,
+        # as LangGraph's `interrupt_before or self.interrupt_before_nodes`: an empty list is the compiled ones too
+        interrupt_before=interrupt_before or graph.interrupt_before,
+        interrupt_after=interrupt_after or graph.interrupt_after,
         # A caller's metadata.run_id is the run's id (and stays in every version's metadata).
         run_id=run_id or str(((config or {}).get("metadata") or {}).get("run_id") or random_uuid()),
         recursion_limit=graph.default_recursion_limit if limit is None else int(limit),
@@ -178,8 +179,8 @@ def _nested(
         inline_sync=host.inline_sync,
         sync_face=host.sync_face,
         # its static breakpoints stop its parent's task (GraphInterrupt with no question), as LangGraph's
-        interrupt_before=graph.interrupt_before if interrupt_before is None else interrupt_before,
-        interrupt_after=graph.interrupt_after if interrupt_after is None else interrupt_after,
+        interrupt_before=interrupt_before or graph.interrupt_before,
+        interrupt_after=interrupt_after or graph.interrupt_after,
         run_id=host.run_id,
         recursion_limit=host.recursion_limit if limit is None else int(limit),
         context=host.task.context,  # as LangGraph: a subgraph's nodes see the parent run's context

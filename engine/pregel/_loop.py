@@ -127,7 +127,8 @@ class RunLoop:
             writer=writer,
             trace=self.trace,
             task_config=self._task_config,
-            state_keys=spec.stream_keys if isinstance(spec.stream_keys, str) else spec.state_keys,
+            # a task's update is its writes to the streamed keys (all the state's, or a call's output_keys), as LangGraph's
+            state_keys=spec.stream_keys if isinstance(spec.stream_keys, str) else frozenset(spec.stream_keys),
             store=settings.store,
             context=settings.context,
             run_id=settings.run_id,

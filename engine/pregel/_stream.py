@@ -154,7 +154,7 @@ class Projector:
             return {"__return__": ev.update}
         if self.root:
             return {END: ev.update}
-        if isinstance(ev.update, list):  # several writes to one key: {key: {"$writes": [...]}}
+        if isinstance(ev.update, list) and all(isinstance(one, dict) for one in ev.update):  # several writes to one key: {key: {"$writes": [...]}}
             pairs = [kv for one in ev.update for kv in one.items()]
             return task_result(pairs, {k for k, _ in pairs})
         return ev.update or {}

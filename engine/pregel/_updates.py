@@ -42,10 +42,12 @@ from engine.pregel._spec import NO_WRITES, PULL, PUSH, GraphSpec, NodeSpec
 from engine.pregel._status import null_writes, read_statuses
 from engine.types import END, START
 
-__all__ = ["apply_updates", "INPUT", "COPY"]
+__all__ = ["apply_updates", "INPUT", "COPY", "REJECTED"]
 
 INPUT = "__input__"
 COPY = "__copy__"
+#: The note a reducer's error carries when it refused an update_state's values (the error itself is raised, as LangGraph's)
+REJECTED = "update_state: the state's reducers rejected "
 
 class Graph(Protocol):
     """What an update needs of the compiled graph whose versions it writes."""
@@ -173,10 +175,11 @@ def _apply(
         return apply_writes(ck, channels, tasks, triggers_to_nodes=triggers)[1]
     except InvalidUpdateError:
         raise
-    except Exception as e:  # a reducer refusing the values: the caller's input is wrong
+    except Exception as e:  # a reducer refusing the values: its own error, as LangGraph's, saying so in a note
         values = [u[0] for u in updates]
         shown = values[0] if len(values) == 1 else values
-        raise InvalidUpdateError(f"update_state: the state's reducers rejected {shown!r:.200}: {type(e).__name__}: {e}") from e
+        e.add_note(f"{REJECTED}{shown!r:.200}")
+        raise
 
 
 async def _as_nodes(

@@ -195,7 +195,8 @@ async def test_list_filter_by_metadata_exact_equality(saver: BaseCheckpointSaver
     assert await found(source="input", step=1) == []
     assert await found(step=-1) == [cp1["id"]]
     assert await found(step="1") == []  # a string is not a number
-    assert await found(who=None) == [cp2["id"]]  # present and null; a missing key never matches
+    # None matches a null and a missing key, as LangGraph's filters (metadata.get(key) == None); no other value does
+    assert await found(who=None) == [cp2["id"], cp1["id"]] and await found(who=None, step=1) == []
     assert await found(who="an") == []  # no prefix or pattern matching
     assert await found(obj="{}") == []  # a string is not an object
     assert await found(obj={}) == [cp3["id"]]

@@ -105,6 +105,8 @@ CASES: list[Case] = [
     ("resume payload malformed", "Resume", lambda k: pb.ResumeRequest(graph="reminders", thread_id=k.thread, resume_json=raw(b"{")), IA, ("resume_json",)),
     ("update not an object", "UpdateState", lambda k: pb.UpdateStateRequest(graph="chain3", thread_id=k.thread, values_json=js(3)), IA, ("values_json",)),
     ("update missing", "UpdateState", lambda k: pb.UpdateStateRequest(graph="chain3", thread_id=k.thread), IA, ("values_json",)),
+    ("update a reducer refuses", "UpdateState", lambda k: pb.UpdateStateRequest(graph="chain3", thread_id=k.thread, values_json=js({"log": 5})), IA,
+     ("update_state: the state's reducers rejected {{'log': 5}}: TypeError: can only concatenate list",)),
     ("history filter not an object", "ListHistory", lambda k: pb.ListHistoryRequest(graph="chain3", thread_id=k.thread, filter_json=js([1])), IA, ("filter_json",)),
     ("metadata not an object", "Invoke", lambda k: pb.InvokeRequest(graph="chain3", thread_id=k.thread, input_json=js(OK_INPUT), config=pb.RunConfig(metadata_json=js(1))), IA, ("config.metadata_json",)),
     # state of the thread

@@ -278,8 +278,10 @@ WHERE_ID = "checkpoint_id = %s"
 WHERE_BEFORE = "checkpoint_id < %s"
 # Parameters: key (text), value (JSON text). jsonb equality is exact: a
 # string never equals a number, [1] never equals [1, 2] (where containment,
-# @>, would match), a missing key is NULL and matches nothing.
+# @>, would match), a missing key is NULL and matches nothing; but a None
+# (null) wanted matches a missing key as a stored null, as LangGraph's filters.
 META_EQUALS = f"({_METADATA}) -> %s::text = %s::jsonb"
+META_IS_NULL = f"coalesce(({_METADATA}) -> %s::text, 'null'::jsonb) = 'null'::jsonb"
 LIST_ORDER = "\nORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC"
 LIST_LIMIT = "\nLIMIT %s"
 

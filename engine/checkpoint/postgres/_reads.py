@@ -185,6 +185,10 @@ class Reads:
         clauses = [where[kind] for kind, _ in keys]
         params: list[Any] = [value for _, value in keys]
         for key, value in wanted.items():
+            if value is None:
+                clauses.append(q.META_IS_NULL)
+                params.append(key)
+                continue
             clauses.append(q.META_EQUALS)
             params.extend((key, json.dumps(value, ensure_ascii=False, allow_nan=False)))
         sql = self._q.LIST_CHECKPOINTS + ("WHERE " + "\n  AND ".join(clauses) if clauses else "") + q.LIST_ORDER

@@ -194,7 +194,7 @@ META_IS_TEXT = (
     """(json_type(metadata, '$."' || ? || '"') = 'text' AND json_extract(metadata, '$."' || ? || '"') = ?)"""
 )
 # Parameters: key. Present and null (a missing key has no json_type).
-META_IS_NULL = """json_type(metadata, '$."' || ? || '"') = 'null'"""
+META_IS_NULL = """coalesce(json_type(metadata, '$."' || ? || '"'), 'null') = 'null'"""  # missing or null, as LangGraph's
 LIST_ORDER = "\nORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC"
 LIST_LIMIT = "\nLIMIT ?"
 

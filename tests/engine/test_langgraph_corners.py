@@ -1,0 +1,100 @@
+"""Corners of LangGraph's behaviour found by running the same programs on LangGraph 1.2.22 and on the engine
+(their side-by-side programs: tests/sidebyside/corners.py). Each test fails without its fix."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any
+
+import pytest
+from typing_extensions import NotRequired, TypedDict
+
+from engine.channels import EphemeralValue
+from engine.graph import START, StateGraph
+
+
+class Flagged(TypedDict):
+    n: int
+    flag: NotRequired[Annotated[str, EphemeralValue]]
+
+
+def test_a_one_step_value_is_still_in_the_version_a_new_input_makes(checkpointer: Any) -> None:
+    """Time moves on at a step whose tasks were triggered: the input's version (step -1 of the next call)
+    still shows the last run's one-step value, START's step clears it (create_agent's jump_to is one)."""
+    g = StateGraph(Flagged).add_node("a", lambda s: {"n": s["n"] + 1, "flag": "set"}).add_edge(START, "a").compile(checkpointer=checkpointer)
+    cfg = {"configurable": {"thread_id": "t"}}
+    assert g.invoke({"n": 1}, cfg) == {"n": 2, "flag": "set"}
+    assert g.invoke({"n": 10}, cfg) == {"n": 11, "flag": "set"}
+    by_step = {s.metadata["step"]: s.values for s in g.get_state_history(cfg)}
+    assert by_step[2] == {"n": 2, "flag": "set"}  # the second call's input version: still there
+    assert by_step[3] == {"n": 10}  # its START step: cleared
+    assert by_step[-1] == {} and by_step[0] == {"n": 1}
+
+
+class Tally(TypedDict):
+    tally: Annotated[NotRequired[list], operator.add]
+    x: int
+
+
+def test_a_reducer_key_marked_not_required_inside_annotated_starts_empty() -> None:
+    g = StateGraph(Tally).add_node("a", lambda s: {"x": len(s["tally"])}).add_edge(START, "a").compile()
+    assert g.invoke({"x": 0}) == {"tally": [], "x": 0}
+
+
+def test_empty_breakpoint_lists_at_call_time_are_the_compiled_ones() -> None:
+    """As LangGraph's `interrupt_before or self.interrupt_before_nodes`."""
+    from engine.checkpoint import InMemorySaver
+
+    class S(TypedDict):
+        x: int
+
+    g = (StateGraph(S).add_node("a", lambda s: {"x": 2}).add_node("b", lambda s: {"x": 20}).add_edge(START, "a").add_edge("a", "b")
+         .compile(checkpointer=InMemorySaver(), interrupt_after=["a"]))  # fmt: skip
+    assert g.invoke({"x": 0}, {"configurable": {"thread_id": "1"}}, interrupt_after=[]) == {"x": 2}
+    assert g.invoke({"x": 0}, {"configurable": {"thread_id": "2"}}, interrupt_before=[]) == {"x": 2}
+
+
+def picky(a: str, b: str) -> str:
+    if b == "bad":
+        raise ValueError("reducer refuses")
+    return a + b
+
+
+class Picky(TypedDict):
+    s: Annotated[str, picky]
+
+
+def test_a_reducer_refusing_an_update_state_raises_its_own_error(checkpointer: Any) -> None:
+    """As LangGraph: the reducer's ValueError itself (so `except ValueError` catches it), with a note."""
+    g = StateGraph(Picky).add_node("a", lambda st: {"s": "A"}).add_edge(START, "a").compile(checkpointer=checkpointer)
+    cfg = {"configurable": {"thread_id": "t"}}
+    g.invoke({"s": ""}, cfg)
+    head = g.get_state(cfg).config
+    with pytest.raises(ValueError, match="reducer refuses") as refused:
+        g.update_state(cfg, {"s": "bad"})
+    assert refused.value.__notes__ == ["update_state: the state's reducers rejected {'s': 'bad'}"]
+    assert g.get_state(cfg).config == head  # nothing written
+
+
+def test_stream_with_output_keys_shows_those_keys() -> None:
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+        x: int
+
+    g = StateGraph(S).add_node("a", lambda s: {"log": ["a"], "x": 1}).add_edge(START, "a").compile()
+    assert list(g.stream({"log": []}, output_keys="log", stream_mode="values")) == [[], ["a"]]
+    assert list(g.stream({"log": []}, output_keys=["x"], stream_mode="updates")) == [{"a": {"x": 1}}]
+    assert list(g.stream({"log": []}, output_keys="log", stream_mode="updates")) == [{"a": ["a"]}]
+
+
+def test_a_messages_chunk_keeps_the_runs_own_ls_integration() -> None:
+    """LangGraph adds ls_integration "langgraph" only where the run's metadata has none (create_agent's says
+    "langchain_create_agent"); a message a node returns whole is sent with the run's metadata."""
+    from langchain_core.messages import AIMessage
+
+    from engine.graph import MessagesState
+
+    g = StateGraph(MessagesState).add_node("n", lambda s: {"messages": [AIMessage("made", id="m1")]}).add_edge(START, "n").compile()
+    seen = [md["ls_integration"] for _, md in g.stream({"messages": []}, {"metadata": {"ls_integration": "mine"}}, stream_mode="messages")]
+    assert seen == ["mine"]
+    assert [md["ls_integration"] for _, md in g.stream({"messages": []}, stream_mode="messages")] == ["langgraph"]

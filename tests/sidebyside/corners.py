@@ -1,0 +1,91 @@
+"""Corners found by probing LangGraph 1.2.22 beside the engine (tests/engine/test_langgraph_corners.py pins them):
+a one-step value in the version a new input makes; ls_integration of a whole message in the messages stream;
+NotRequired inside Annotated on a reducer key; empty breakpoint lists at call time; a reducer refusing an
+update_state; stream() with output_keys; a history filter on None."""
+import operator
+import sqlite3
+from typing import Annotated
+
+from langchain_core.messages import AIMessage
+from typing_extensions import NotRequired, TypedDict
+
+from langgraph.channels import EphemeralValue
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.types import StateUpdate
+from observe import call, history, record
+
+
+class Flagged(TypedDict):
+    n: int
+    flag: NotRequired[Annotated[str, EphemeralValue]]
+
+
+g = StateGraph(Flagged).add_node("a", lambda s: {"n": s["n"] + 1, "flag": "set"}).add_edge(START, "a").compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "t"}}
+record("ephemeral run1", g.invoke({"n": 1}, cfg))
+record("ephemeral run2", g.invoke({"n": 10}, cfg))
+history(g, cfg)
+
+m = StateGraph(MessagesState).add_node("n", lambda s: {"messages": [AIMessage("hand made", id="m1")]}).add_edge(START, "n").compile()
+for c in ({}, {"metadata": {"ls_integration": "mine"}}):
+    record(f"ls_integration {c}", [md.get("ls_integration") for _, md in m.stream({"messages": []}, c, stream_mode="messages")])
+record("ls_integration with_config", [md.get("ls_integration") for _, md in m.with_config(metadata={"ls_integration": "graph's"}).stream({"messages": []}, stream_mode="messages")])
+
+
+class Tally(TypedDict):
+    n: int
+    inner: Annotated[NotRequired[list], operator.add]
+    outer: NotRequired[Annotated[list, operator.add]]
+
+
+record("not required inside annotated", StateGraph(Tally).add_node("a", lambda s: {"n": 2}).add_edge(START, "a").compile().invoke({"n": 1}))
+
+
+class X(TypedDict):
+    x: int
+
+
+def build(**kw):
+    return (StateGraph(X).add_node("a", lambda s: {"x": s["x"] + 1}).add_node("b", lambda s: {"x": s["x"] * 10})
+            .add_edge(START, "a").add_edge("a", "b").compile(checkpointer=InMemorySaver(), **kw))
+
+
+record("after=[]", build(interrupt_after=["a"]).invoke({"x": 1}, {"configurable": {"thread_id": "1"}}, interrupt_after=[]))
+record("before=[]", build(interrupt_before=["b"]).invoke({"x": 1}, {"configurable": {"thread_id": "2"}}, interrupt_before=[]))
+
+
+def picky(a, b):
+    if b == "bad":
+        raise ValueError("reducer refuses")
+    return a + b
+
+
+class Picky(TypedDict):
+    s: Annotated[str, picky]
+
+
+p = StateGraph(Picky).add_node("a", lambda st: {"s": "A"}).add_edge(START, "a").compile(checkpointer=InMemorySaver())
+p.invoke({"s": ""}, cfg)
+call("update_state refused", p.update_state, cfg, {"s": "bad"})
+call("update_state as_node refused", p.update_state, cfg, {"s": "bad"}, "a")
+call("bulk_update_state refused", p.bulk_update_state, cfg, [[StateUpdate({"s": "bad"}, "a")]])
+
+
+class Logged(TypedDict):
+    log: Annotated[list, operator.add]
+    x: int
+
+
+o = StateGraph(Logged).add_node("a", lambda s: {"log": ["a"], "x": 1}).add_edge(START, "a").compile()
+call("values, one key", lambda: list(o.stream({"log": []}, output_keys="log", stream_mode="values")))
+call("values, key list", lambda: list(o.stream({"log": []}, output_keys=["log"], stream_mode="values")))
+call("updates, key list", lambda: list(o.stream({"log": []}, output_keys=["x"], stream_mode="updates")))
+call("updates, one key", lambda: list(o.stream({"log": []}, output_keys="log", stream_mode="updates")))
+
+for name, saver in (("memory", InMemorySaver()), ("sqlite", SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False)))):
+    f = StateGraph(X).add_node("a", lambda s: {"x": 1}).add_edge(START, "a").compile(checkpointer=saver)
+    f.invoke({"x": 0}, {**cfg, "metadata": {"tag": None}})
+    record(name + " filter: missing key None", len(list(f.get_state_history(cfg, filter={"nope": None}))))
+    record(name + " filter: key set to None", len(list(f.get_state_history(cfg, filter={"tag": None}))))
