@@ -19,7 +19,7 @@ from engine.pregel._algo import Task, prepare_next_tasks
 from engine.pregel._delta import COUNTERS, stored_values
 from engine.checkpoint._scoped import ScopedSaver
 from engine.checkpoint.base import RUN_KEY, BaseCheckpointSaver, Checkpoint
-from engine.pregel._io import output_values, saved_event, shown_metadata
+from engine.pregel._io import output_values, saved_event
 from engine.pregel._queue import EventQueue
 from engine.pregel._run import RunSettings, RunState
 from engine.pregel._snapshot import subgraph_configs
@@ -122,7 +122,9 @@ class RunVersions:
             state.planned = (snapshot["id"], planned)
             # "exit": the version the one version written is stored under
             under = self.writer.parent_of_next(parent) if settings.saver is not None else parent
-            event = saved_event(snapshot, under, state.step, source, planned, self.values(), shown_metadata(metadata))
+            # as LangGraph's checkpoints and debug streams: the loop's own keys (the saver adds the call's metadata)
+            shown = {"source": source, "step": state.step, "parents": metadata["parents"]}
+            event = saved_event(snapshot, under, state.step, source, planned, self.values(), shown)
             if any(t.node.subgraph is not None for t in planned):  # as a snapshot's: subgraph tasks name their namespace
                 run = {"configurable": {"thread_id": self.writer.thread_id, "checkpoint_ns": settings.checkpoint_ns}}
                 event = dataclasses.replace(event, tasks=subgraph_configs(event.tasks, planned, run))

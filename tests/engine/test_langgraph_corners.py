@@ -98,3 +98,20 @@ def test_a_messages_chunk_keeps_the_runs_own_ls_integration() -> None:
     seen = [md["ls_integration"] for _, md in g.stream({"messages": []}, {"metadata": {"ls_integration": "mine"}}, stream_mode="messages")]
     assert seen == ["mine"]
     assert [md["ls_integration"] for _, md in g.stream({"messages": []}, stream_mode="messages")] == ["langgraph"]
+
+
+def test_the_checkpoints_stream_shows_the_loops_metadata_only(checkpointer: Any) -> None:
+    """LangGraph's checkpoints and debug chunks carry source, step and parents; the call's metadata and plain
+    configurable keys are the saver's to merge into the stored version."""
+    class S(TypedDict):
+        x: int
+
+    g = StateGraph(S).add_node("a", lambda s: {"x": 1}).add_edge(START, "a").compile(checkpointer=checkpointer)
+    cfg = {"configurable": {"thread_id": "t", "plain": "p"}, "metadata": {"mine": 2}}
+    chunks = [c["metadata"] for c in g.stream({"x": 0}, cfg, stream_mode="checkpoints")]
+    assert chunks == [{"source": "input", "step": -1, "parents": {}}, {"source": "loop", "step": 0, "parents": {}},
+                      {"source": "loop", "step": 1, "parents": {}}]  # fmt: skip
+    debug = [c["payload"]["metadata"] for c in g.stream({"x": 0}, {**cfg, "configurable": {"thread_id": "u"}}, stream_mode="debug") if c["type"] == "checkpoint"]
+    assert debug == chunks
+    stored = g.get_state(cfg).metadata
+    assert stored is not None and (stored["mine"], stored["plain"], stored["source"]) == (2, "p", "loop")

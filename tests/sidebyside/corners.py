@@ -1,7 +1,7 @@
 """Corners found by probing LangGraph 1.2.22 beside the engine (tests/engine/test_langgraph_corners.py pins them):
 a one-step value in the version a new input makes; ls_integration of a whole message in the messages stream;
 NotRequired inside Annotated on a reducer key; empty breakpoint lists at call time; a reducer refusing an
-update_state; stream() with output_keys; a history filter on None."""
+update_state; stream() with output_keys; a history filter on None; the checkpoints stream's metadata."""
 import operator
 import sqlite3
 from typing import Annotated
@@ -89,3 +89,9 @@ for name, saver in (("memory", InMemorySaver()), ("sqlite", SqliteSaver(sqlite3.
     f.invoke({"x": 0}, {**cfg, "metadata": {"tag": None}})
     record(name + " filter: missing key None", len(list(f.get_state_history(cfg, filter={"nope": None}))))
     record(name + " filter: key set to None", len(list(f.get_state_history(cfg, filter={"tag": None}))))
+
+cp = StateGraph(X).add_node("a", lambda s: {"x": 1}).add_edge(START, "a").compile(checkpointer=InMemorySaver())
+meta_cfg = {"configurable": {"thread_id": "m", "plain": "p"}, "metadata": {"mine": 2}}
+record("checkpoints chunk metadata", [c["metadata"] for c in cp.stream({"x": 0}, meta_cfg, stream_mode="checkpoints")])
+record("debug chunk metadata", [c["payload"]["metadata"] for c in cp.stream({"x": 0}, meta_cfg, stream_mode="debug") if c["type"] == "checkpoint"])
+record("saved metadata", cp.get_state(meta_cfg).metadata)
