@@ -31,6 +31,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import time
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sequence
 
@@ -41,6 +42,8 @@ from engine.errors import GraphInterrupt
 from engine.events import Event, TaskFinished, TaskStarted
 from engine.pregel._cache import call_cache_key
 from engine.pregel._context import CURRENT, TaskContext
+from engine.pregel._io import task_namespace
+from engine.pregel._nested import Lazy, NestedHost
 from engine._langchain.calls import called, open_call
 from engine.pregel._retry import backoff, cancelled_from_outside, matching_policy, note_task
 from engine.pregel._status import TaskStatus
@@ -186,10 +189,19 @@ def _child(scope: CallScope, parent: TaskContext, call_id: str, name: str, st: T
                       custom=parent.custom, message=parent.message, tools=parent.tools)
     if st is not None and st.resume:
         ctx.resume = list(st.resume)
+    if parent.nest is not None:  # a graph run inside the call nests under it, as under a node (LangGraph's namespaces)
+        ctx.nest = Lazy(_call_host, parent.nest, ctx, name, call_id)
     ctx.calls = CallScope(scope.runner, scope.step, scope.parent_id, scope.statuses, scope.state, scope.retry_policy,
                           scope.cache_policy, loop=scope.loop, inline=scope.inline, held=scope.held,
                           gated=scope.gated or scope.runner.gate is not None)
     return ctx
+
+
+def _call_host(caller: Callable[[], NestedHost], ctx: TaskContext, name: str, call_id: str) -> NestedHost:
+    """What a graph run inside a ``@task`` call borrows: its caller's host, one namespace down (``caller_ns|name:id``)."""
+    host = caller()
+    ns = task_namespace(host.parent_ns, host.node, host.task_id)
+    return dataclasses.replace(host, parent_ns=ns, node=name, task_id=call_id, task=ctx, nested=0)
 
 
 def _run_inline(scope: CallScope, parent: TaskContext, call_id: str, fn: Callable[..., Any], args: tuple[Any, ...],

@@ -115,3 +115,43 @@ def test_the_checkpoints_stream_shows_the_loops_metadata_only(checkpointer: Any)
     assert debug == chunks
     stored = g.get_state(cfg).metadata
     assert stored is not None and (stored["mine"], stored["plain"], stored["source"]) == (2, "p", "loop")
+
+
+class Asked(TypedDict):
+    x: str
+
+
+def test_a_graph_invoked_inside_a_task_call_nests_under_it(checkpointer: Any) -> None:
+    """As LangGraph: a compiled graph a @task invokes (no config passed) runs as a subgraph of the call (namespace
+    `caller:id|task:id`): its interrupt stops the caller's run, and the resume reaches it."""
+    from engine.func import entrypoint, task
+    from engine.types import Command, interrupt
+
+    inner = StateGraph(Asked).add_node("ask", lambda s: {"x": interrupt("q")}).add_edge(START, "ask").compile()
+
+    @task
+    def run_graph(x: str) -> dict[str, Any]:
+        return inner.invoke({"x": x})
+
+    @entrypoint(checkpointer=checkpointer)
+    def flow(x: str) -> dict[str, Any]:
+        return run_graph(x).result()
+
+    def node(s: Asked) -> dict[str, Any]:
+        return {"x": run_graph(s["x"]).result()["x"] + "!"}
+
+    graph = StateGraph(Asked).add_node("n", node).add_edge(START, "n").compile(checkpointer=checkpointer)
+    for outer, inp, done in ((flow, "a", {"x": "yes"}), (graph, {"x": "a"}, {"x": "yes!"})):
+        cfg = {"configurable": {"thread_id": f"t-{id(outer)}"}}
+        asked = outer.invoke(inp, cfg)
+        assert [i.value for i in asked["__interrupt__"]] == ["q"]
+        assert outer.invoke(Command(resume="yes"), cfg) == done
+
+
+def test_an_update_as_input_keeps_the_node_a_breakpoint_stopped_before(checkpointer: Any) -> None:
+    g = (StateGraph(Tally).add_node("a", lambda s: {"x": 1}).add_node("b", lambda s: {"x": 2}).add_edge(START, "a").add_edge("a", "b")
+         .compile(checkpointer=checkpointer, interrupt_before=["b"]))  # fmt: skip
+    cfg = {"configurable": {"thread_id": "t"}}
+    g.invoke({"x": 0}, cfg)
+    g.update_state(cfg, {"tally": ["in"]}, as_node="__input__")
+    assert g.get_state(cfg).next == ("__start__", "b")

@@ -1,7 +1,8 @@
 """Corners found by probing LangGraph 1.2.22 beside the engine (tests/engine/test_langgraph_corners.py pins them):
 a one-step value in the version a new input makes; ls_integration of a whole message in the messages stream;
 NotRequired inside Annotated on a reducer key; empty breakpoint lists at call time; a reducer refusing an
-update_state; stream() with output_keys; a history filter on None; the checkpoints stream's metadata."""
+update_state; stream() with output_keys; a history filter on None; the checkpoints stream's metadata; a graph
+invoked inside a @task; an update as __input__ on a thread stopped before a node."""
 import operator
 import sqlite3
 from typing import Annotated
@@ -95,3 +96,37 @@ meta_cfg = {"configurable": {"thread_id": "m", "plain": "p"}, "metadata": {"mine
 record("checkpoints chunk metadata", [c["metadata"] for c in cp.stream({"x": 0}, meta_cfg, stream_mode="checkpoints")])
 record("debug chunk metadata", [c["payload"]["metadata"] for c in cp.stream({"x": 0}, meta_cfg, stream_mode="debug") if c["type"] == "checkpoint"])
 record("saved metadata", cp.get_state(meta_cfg).metadata)
+
+from langgraph.func import entrypoint, task  # noqa: E402
+from langgraph.types import Command, interrupt  # noqa: E402
+
+
+class Asked(TypedDict):
+    x: str
+
+
+inner = StateGraph(Asked).add_node("ask", lambda s: {"x": interrupt("q")}).add_edge(START, "ask").compile()
+
+
+@task
+def run_graph(x):
+    return inner.invoke({"x": x})
+
+
+@entrypoint(checkpointer=InMemorySaver())
+def in_task(x):
+    return run_graph(x).result()
+
+
+tasked = StateGraph(Asked).add_node("n", lambda s: {"x": run_graph(s["x"]).result()["x"]}).add_edge(START, "n").compile(checkpointer=InMemorySaver())
+for name, outer, inp in (("graph in a task", in_task, "a"), ("graph in a task in a node", tasked, {"x": "a"})):
+    c = {"configurable": {"thread_id": name}}
+    call(name, outer.invoke, inp, c)
+    call(name + " resumed", outer.invoke, Command(resume="yes"), c)
+
+paused = (StateGraph(Logged).add_node("a", lambda s: {"log": ["a"]}).add_node("b", lambda s: {"log": ["b"]})
+          .add_edge(START, "a").add_edge("a", "b").compile(checkpointer=InMemorySaver(), interrupt_before=["b"]))
+paused.invoke({"log": []}, cfg)
+paused.update_state(cfg, {"log": ["in"]}, as_node="__input__")
+record("next after an update as __input__", list(paused.get_state(cfg).next))
+record("run after it", paused.invoke(None, cfg))
