@@ -69,7 +69,10 @@ def interrupt(i: pb.Interrupt, *, streamed: bool = False) -> dict[str, Any]:
 UNBOUND = "__graphwire_unbound__"
 
 
-def thread(t: pb.ThreadInfo) -> dict[str, Any]:
+def thread(t: pb.ThreadInfo, *, values_read: bool = True) -> dict[str, Any]:
+    """A thread's record as LangGraph's server writes it. ``values_read``: its values were asked for, so empty
+    ones mean no version yet: such a thread (never run) has no ``interrupts`` nor ``error`` there, and ``{}``
+    as its config."""
     pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for i in t.interrupts:
         pending[i.task_id].append(interrupt(i))
@@ -83,6 +86,9 @@ def thread(t: pb.ThreadInfo) -> dict[str, Any]:
         "config": {"configurable": {}}, "error": {"error": t.error.type, "message": t.error.message} if t.HasField("error") else None,
         "state_updated_at": iso(t.updated_at),
     }  # fmt: skip
+    if values_read and not t.values_json and t.status in (pb.THREAD_STATUS_IDLE, pb.THREAD_STATUS_UNSPECIFIED) and not t.HasField("error"):
+        del out["interrupts"], out["error"]
+        out["config"], out["state_updated_at"] = {}, iso(t.created_at)  # its state has not changed since
     if t.HasField("ttl"):
         out["ttl"] = {"ttl": t.ttl.seconds / 60, "strategy": "keep_latest" if t.ttl.strategy == pb.TTL_STRATEGY_KEEP_LATEST else "delete"}
     return out

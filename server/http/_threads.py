@@ -178,7 +178,7 @@ async def search_threads(body: SearchThreads, request: Request) -> list[dict[str
         threads = await _with_values(svc, message, body.values, body.limit + body.offset)
     else:
         threads = list((await call(svc.thread_records.SearchThreads, message)).threads)
-    out = [shape.thread(t) for t in threads[body.offset :]]
+    out = [shape.thread(t, values_read=message.include_values) for t in threads[body.offset :]]
     if body.select:
         out = [{k: t.get(k) for k in body.select} for t in out]
     return out

@@ -33,7 +33,9 @@ def test_thread_records(http_server: ServerProcess) -> None:
     made = client.threads.create(graph_id="chain3", metadata={"team": team, "user": "ann"})
     tid = made["thread_id"]
     assert made["metadata"] == {"team": team, "user": "ann", "graph_id": "chain3"}
-    assert made["status"] == "idle" and made["interrupts"] == {} and made["values"] is None
+    # Never run: LangGraph's record has no interrupts nor error yet, an empty config, and its state's time is its creation's
+    assert made["status"] == "idle" and made["values"] is None and "interrupts" not in made and "error" not in made
+    assert made["config"] == {} and made["state_updated_at"] == made["created_at"]
     assert client.threads.get(tid)["created_at"] == made["created_at"]
     with pytest.raises(ConflictError):
         client.threads.create(thread_id=tid, graph_id="chain3")
@@ -41,6 +43,7 @@ def test_thread_records(http_server: ServerProcess) -> None:
     assert client.threads.create(thread_id=tid, if_exists="do_nothing")["thread_id"] == tid  # no graph needed to find it
     patched = client.threads.update(tid, metadata={"user": "bob"})
     assert patched["metadata"] == {"team": team, "user": "bob", "graph_id": "chain3"} and patched["updated_at"] > made["updated_at"]
+    assert patched["state_updated_at"] == made["created_at"]  # its metadata changed, not its state
     other_made = client.threads.create(graph_id="gated", metadata={"team": team}, ttl=90)
     other = other_made["thread_id"]
     assert other_made["ttl"] == {"ttl": 90, "strategy": "delete"}  # minutes, as LangGraph's
