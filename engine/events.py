@@ -113,6 +113,9 @@ class TaskFinished(Event):
     #: "values" stream mode's chunk at an interrupt holds it, as LangGraph's, even when the run
     #: streamed no values before); None otherwise
     values: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: its writes to every state key, when the call's output keys narrowed ``update`` to theirs (the
+    #: "tasks" and "debug" modes show these, as LangGraph's); None: ``update`` is that
+    result: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

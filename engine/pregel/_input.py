@@ -276,10 +276,10 @@ class InputFolder:
                 state.step,
                 str(saved.metadata.get("source", "")),
                 tuple(t.name for t in planned),
-                self.versions.values(),
+                self.versions.version_values(),
                 shown_metadata(saved.metadata),
                 saved.checkpoint.get("ts", ""),
-                tasks=task_states(planned, statuses, settings.spec.stream_keys, live=False),
+                tasks=task_states(planned, statuses, settings.spec.checkpoint_keys or settings.spec.stream_keys, live=False),
             )
         )
 

@@ -98,7 +98,7 @@ def launch(
     wanted = frozenset(kinds) | {RunFinished} if kinds is not None else None
     host = current_host(config)
     if host is not None:
-        return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after, control)
+        return _nested(graph, host, input, config, wanted, durability, interrupt_before, interrupt_after, control, output_keys)
     # A run of its own inside a task: its chat models' and tools' events reach a caller of the task's
     # run that streams subgraphs (LangGraph's handlers are inherited through the callbacks).
     outer = task_host()
@@ -157,9 +157,10 @@ def _nested(
     interrupt_before: Any,
     interrupt_after: Any,
     control: Any,
+    output_keys: str | Sequence[str] | None = None,
 ) -> AsyncIterator[Event]:
     """``graph`` run as a subgraph, inside the task ``host`` belongs to (see :mod:`._nested`); its ``control``
-    the call's, else its parent's."""
+    the call's, else its parent's; ``output_keys`` as the root's (its ``invoke`` streams its output's keys)."""
     own = graph.checkpointer
     saver = None if own is False else (host.saver if own is None or own is True else own)
     stable = own is True
@@ -169,7 +170,7 @@ def _nested(
     limit = config.get("recursion_limit")
     run = start_graph_run(graph.name, input, config, nested=True)  # its chain run, under its node's
     settings = RunSettings(
-        spec=_spec(graph.spec, host.sync_face),
+        spec=_spec(graph.spec if output_keys is None else with_output_keys(graph.spec, output_keys), host.sync_face),
         saver=saver,
         store=graph.store if graph.store is not None else host.store,
         cache=graph.cache,

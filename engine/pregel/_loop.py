@@ -129,6 +129,7 @@ class RunLoop:
             task_config=self._task_config,
             # a task's update is its writes to the streamed keys (all the state's, or a call's output_keys), as LangGraph's
             state_keys=spec.stream_keys if isinstance(spec.stream_keys, str) else frozenset(spec.stream_keys),
+            result_keys=None if spec.checkpoint_keys is None or isinstance(spec.checkpoint_keys, str) else frozenset(spec.checkpoint_keys),
             store=settings.store,
             context=settings.context,
             run_id=settings.run_id,

@@ -101,14 +101,16 @@ async def invoke_value(graph: CompiledGraph, input: Any, config: Mapping[str, An
         value = await invoke_value(graph, input, config, inline, kwargs)
         return graph_output(graph, value, tuple(value.get("__interrupt__", ())) if isinstance(value, dict) else ())
     stream_mode = kwargs.pop("stream_mode", "values")
+    keys = kwargs.get("output_keys")
+    if keys is None and graph.output_keys != graph.spec.stream_keys:
+        # As LangGraph's invoke: what it streams (its values and updates chunks, a subgraph node's under its
+        # parent's stream, what it prints) is its output schema's keys, where stream() shows every key.
+        kwargs["output_keys"] = keys = graph.output_keys
     if stream_mode != "values":  # as LangGraph: then the list of chunks
         return [chunk async for chunk in graph.astream(input, config, stream_mode=stream_mode, _inline_sync=inline, **kwargs)]
     kwargs.pop("subgraphs", None)  # LangGraph's invoke returns the same with or without
-    keys = kwargs.get("output_keys")
     root = isinstance(graph.output_keys if keys is None else keys, str)
     printed = printed_modes(graph, kwargs.pop("print_mode", ()), kwargs.pop("debug", None))
-    if printed and keys is None:  # as LangGraph: what invoke streams (and prints) is its output's
-        kwargs["output_keys"] = graph.output_keys
     # As LangGraph's invoke(debug=True): the printed modes' chunks are printed as they come.
     projector = Projector(
         printed, merge_configs(graph.config, config), checkpointer=_keeps_state(graph), root=root,

@@ -64,7 +64,7 @@ class StepRunner:
         writer: VersionWriter,
         trace: tel.RunTrace,
         task_config: Callable[[Task, int], dict[str, Any]],
-        state_keys: frozenset[str] | str,
+        state_keys: frozenset[str] | str, result_keys: frozenset[str] | str | None = None,
         store: Any,
         inline_sync: bool,
         sync_face: bool = False,
@@ -85,7 +85,7 @@ class StepRunner:
         self.writer = writer
         self.trace = trace
         self.task_config = task_config
-        self.state_keys = state_keys
+        self.state_keys, self.result_keys = state_keys, result_keys  # result_keys: all, where output keys narrowed state_keys
         self.store = store
         self.context = context
         self.run_id = run_id
@@ -374,6 +374,7 @@ class StepRunner:
                     cached=cached,
                     exception=err,
                     values=self.current_values() if ints and self.current_values is not None else None,
+                    result=None if err or ints or self.result_keys is None else task_update(t.writes, self.result_keys),
                 )
             )
 

@@ -156,6 +156,9 @@ class GraphSpec:
     #: the whole state, private keys included, as LangGraph's stream channels
     #: (one channel's name: the graph's values are that channel's value, as an entrypoint's END)
     stream_keys: tuple[str, ...] | str = ()
+    #: the stream keys before a call's ``output_keys`` narrowed them (``invoke`` narrows to the output
+    #: schema's): the checkpoints and debug streams show these, as LangGraph's (None: ``stream_keys``)
+    checkpoint_keys: tuple[str, ...] | str | None = None
     #: a call's new input as channel writes (a StateGraph's: all of it to START)
     input_writes: Callable[[Any], "list[tuple[str, Any]]"] | None = None
     #: channels no version stores (UntrackedValue): the writer leaves them and writes to them out

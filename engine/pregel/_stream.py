@@ -75,7 +75,8 @@ def with_output_keys(spec: Any, keys: str | Sequence[str]) -> Any:
         if k not in spec.channels:
             raise ValueError(f"Key {k} not in channels")
     keys = keys if isinstance(keys, str) else tuple(keys)
-    return dataclasses.replace(spec, output_keys=keys, stream_keys=keys)
+    full = spec.stream_keys if spec.checkpoint_keys is None else spec.checkpoint_keys
+    return dataclasses.replace(spec, output_keys=keys, stream_keys=keys, checkpoint_keys=full)
 
 
 def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:
@@ -147,17 +148,18 @@ class Projector:
 
     def _result(self, ev: TaskFinished) -> Any:
         """A finished task's writes, as the tasks and debug modes show them: a call's
-        ``{"__return__": value}``, an entrypoint's ``{"__end__": value}``, a node's update."""
+        ``{"__return__": value}``, an entrypoint's ``{"__end__": value}``, a node's update (to every state key)."""
+        update = ev.update if ev.result is None else ev.result
         if ev.error or ev.interrupts:
-            return ev.update or {}
+            return update or {}
         if ev.task_id in self.calls:
-            return {"__return__": ev.update}
+            return {"__return__": update}
         if self.root:
-            return {END: ev.update}
-        if isinstance(ev.update, list) and all(isinstance(one, dict) for one in ev.update):  # several writes to one key: {key: {"$writes": [...]}}
-            pairs = [kv for one in ev.update for kv in one.items()]
+            return {END: update}
+        if isinstance(update, list) and all(isinstance(one, dict) for one in update):  # several writes to one key: {key: {"$writes": [...]}}
+            pairs = [kv for one in update for kv in one.items()]
             return task_result(pairs, {k for k, _ in pairs})
-        return ev.update or {}
+        return update or {}
 
     def project(self, ev: Event) -> Iterable[tuple[str, Any]]:
         modes = self.modes

@@ -172,7 +172,9 @@ def _apply(
         tasks = [dataclasses.replace(t, path=(UPDATE, i)) for i, t in enumerate(tasks)]
     try:
         # As LangGraph: an update that triggers no node is tentatively the last step (a deferred node becomes due).
-        return apply_writes(ck, channels, tasks, triggers_to_nodes=triggers)[1]
+        # bump: an update moves time on whatever its node's triggers (LangGraph's update tasks are triggered by
+        # __interrupt__), so a Send target's update clears the Sends it answers
+        return apply_writes(ck, channels, tasks, triggers_to_nodes=triggers, bump=True)[1]
     except InvalidUpdateError:
         raise
     except Exception as e:  # a reducer refusing the values: its own error, as LangGraph's, saying so in a note

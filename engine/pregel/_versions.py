@@ -47,8 +47,14 @@ class RunVersions:
         self.parents = parents
 
     def values(self) -> dict[str, Any]:
-        """The whole state (what the values and checkpoints streams show)."""
+        """The whole state, or the call's output keys (what the values stream shows)."""
         return output_values(self.state.channels, self.settings.spec.stream_keys)  # type: ignore[no-any-return]
+
+    def version_values(self) -> dict[str, Any]:
+        """The whole state, whatever the call's output keys (what the checkpoints and debug streams show)."""
+        spec = self.settings.spec
+        keys = spec.stream_keys if spec.checkpoint_keys is None else spec.checkpoint_keys
+        return output_values(self.state.channels, keys)  # type: ignore[no-any-return]
 
     def output(self) -> Any:
         """The output schema's keys (what the call returns).
@@ -124,7 +130,7 @@ class RunVersions:
             under = self.writer.parent_of_next(parent) if settings.saver is not None else parent
             # as LangGraph's checkpoints and debug streams: the loop's own keys (the saver adds the call's metadata)
             shown = {"source": source, "step": state.step, "parents": metadata["parents"]}
-            event = saved_event(snapshot, under, state.step, source, planned, self.values(), shown)
+            event = saved_event(snapshot, under, state.step, source, planned, self.version_values(), shown)
             if any(t.node.subgraph is not None for t in planned):  # as a snapshot's: subgraph tasks name their namespace
                 run = {"configurable": {"thread_id": self.writer.thread_id, "checkpoint_ns": settings.checkpoint_ns}}
                 event = dataclasses.replace(event, tasks=subgraph_configs(event.tasks, planned, run))

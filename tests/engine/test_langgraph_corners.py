@@ -155,3 +155,53 @@ def test_an_update_as_input_keeps_the_node_a_breakpoint_stopped_before(checkpoin
     g.invoke({"x": 0}, cfg)
     g.update_state(cfg, {"tally": ["in"]}, as_node="__input__")
     assert g.get_state(cfg).next == ("__start__", "b")
+
+
+class Mapped(TypedDict):
+    foo: str
+    tasks: Annotated[list[int], operator.add]
+
+
+def test_updates_as_a_send_target_answer_its_sends(checkpointer: Any) -> None:
+    """An update moves time on whatever its node's triggers (LangGraph's update tasks are triggered by
+    __interrupt__): updates as the node three Sends went to leave nothing due."""
+    from engine.types import Send, StateUpdate
+
+    g = (StateGraph(Mapped).add_node("map", lambda s: {"foo": "map"}).add_node("task", lambda s: {"tasks": [s["index"]]})
+         .add_edge(START, "map").compile(checkpointer=checkpointer))  # fmt: skip
+    cfg = {"configurable": {"thread_id": "t"}}
+    from engine.types import Command
+
+    sends = Command(goto=[Send("task", {"index": i}) for i in range(3)], update={"foo": "map"})
+    g.bulk_update_state(cfg, [
+        [StateUpdate({"foo": "input"}, "__input__")], [StateUpdate({"foo": "input"}, "__start__")], [StateUpdate(sends, "map")],
+        [StateUpdate({"tasks": [i]}, "task") for i in range(3)],
+    ])  # fmt: skip
+    state = g.get_state(cfg)
+    assert state.values == {"foo": "map", "tasks": [0, 1, 2]} and state.next == () and state.tasks == ()
+
+
+class Full(TypedDict, total=False):
+    a: str
+    secret: str
+
+
+class Out(TypedDict, total=False):
+    a: str
+
+
+def test_invoke_streams_its_output_schemas_keys_and_the_versions_whole() -> None:
+    """As LangGraph's invoke (a subgraph node's run is one): its values and updates chunks hold the output
+    schema's keys; the tasks, checkpoints and debug modes every key, as stream() shows them all."""
+    from engine.checkpoint import InMemorySaver
+
+    sub = StateGraph(Full, output_schema=Out).add_node("s", lambda st: {"a": st["a"] + "!", "secret": "x"}).add_edge(START, "s").compile()
+    assert sub.invoke({"a": "hi"}, stream_mode="updates") == [{"s": {"a": "hi!"}}]
+    assert list(sub.stream({"a": "hi"}, stream_mode="updates")) == [{"s": {"a": "hi!", "secret": "x"}}]
+    parent = StateGraph(Full).add_node("sub", sub).add_edge(START, "sub").compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    nested = [(m, c) for ns, m, c in parent.stream({"a": "hi"}, cfg, stream_mode=["updates", "values", "tasks", "checkpoints"], subgraphs=True) if ns]
+    assert [c for m, c in nested if m == "updates"] == [{"s": {"a": "hi!"}}]
+    assert [c for m, c in nested if m == "values"] == [{"a": "hi"}, {"a": "hi!"}]
+    assert [c["result"] for m, c in nested if m == "tasks" and "result" in c] == [{"a": "hi!", "secret": "x"}]
+    assert [c["values"] for m, c in nested if m == "checkpoints"][-1] == {"a": "hi!", "secret": "x"}

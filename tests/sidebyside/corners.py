@@ -2,7 +2,8 @@
 a one-step value in the version a new input makes; ls_integration of a whole message in the messages stream;
 NotRequired inside Annotated on a reducer key; empty breakpoint lists at call time; a reducer refusing an
 update_state; stream() with output_keys; a history filter on None; the checkpoints stream's metadata; a graph
-invoked inside a @task; an update as __input__ on a thread stopped before a node."""
+invoked inside a @task; an update as __input__ on a thread stopped before a node; invoke's chunks of an output schema's keys
+(a subgraph node's too); updates as a Send target answering its Sends."""
 import operator
 import sqlite3
 from typing import Annotated
@@ -130,3 +131,37 @@ paused.invoke({"log": []}, cfg)
 paused.update_state(cfg, {"log": ["in"]}, as_node="__input__")
 record("next after an update as __input__", list(paused.get_state(cfg).next))
 record("run after it", paused.invoke(None, cfg))
+
+
+class Full(TypedDict, total=False):
+    a: str
+    secret: str
+
+
+class Out(TypedDict, total=False):
+    a: str
+
+
+narrow = StateGraph(Full, output_schema=Out).add_node("s", lambda st: {"a": st["a"] + "!", "secret": "x"}).add_edge(START, "s").compile()
+record("invoke updates, an output schema", narrow.invoke({"a": "hi"}, stream_mode="updates"))
+record("invoke updates and values", narrow.invoke({"a": "hi"}, stream_mode=["updates", "values"]))
+record("stream updates, an output schema", list(narrow.stream({"a": "hi"}, stream_mode="updates")))
+holder = StateGraph(Full).add_node("sub", narrow).add_edge(START, "sub").compile(checkpointer=InMemorySaver())
+shown = {  # what each mode's chunk holds of the state (ids and namespaces aside)
+    "updates": lambda c: c, "values": lambda c: c, "tasks": lambda c: c.get("result"), "checkpoints": lambda c: c["values"],
+    "debug": lambda c: (c["type"], c["payload"].get("values", c["payload"].get("result"))),
+}
+for i, (mode, part) in enumerate(shown.items()):
+    record(f"a subgraph node with an output schema, {mode}",
+           [part(c) for ns, c in holder.stream({"a": "hi"}, {"configurable": {"thread_id": f"o{i}"}}, stream_mode=mode, subgraphs=True) if ns])
+
+mapped = (StateGraph(Logged).add_node("map", lambda s: {"x": 1}).add_node("task", lambda s: {"log": [s["index"]]})
+          .add_edge(START, "map").compile(checkpointer=InMemorySaver()))
+from langgraph.types import Send  # noqa: E402
+
+mapped.bulk_update_state({"configurable": {"thread_id": "bulk"}}, [
+    [StateUpdate({"x": 0}, "__input__")], [StateUpdate({"x": 0}, "__start__")],
+    [StateUpdate(Command(goto=[Send("task", {"index": i}) for i in range(3)], update={"x": 1}), "map")],
+    [StateUpdate({"log": [i]}, "task") for i in range(3)],
+])
+history(mapped, {"configurable": {"thread_id": "bulk"}})
