@@ -169,3 +169,20 @@ async def test_a_listing_that_meets_a_prune_skips_what_prune_deleted(new_saver: 
     for t, (_, msgs, step) in zip(got, newest_first):
         assert t.checkpoint["channel_values"] == {"messages": msgs, "step": step}
     assert len(got) < len(made)  # the deleted versions' pages were not shown
+
+
+@async_test
+async def test_deleting_a_runs_versions_leaves_the_thread_at_its_newest_left(saver: BaseCheckpointSaver) -> None:
+    """A host rolling a cancelled run back (or deleting a run) deletes its versions, the newest among them:
+    the thread then stands on the newest version left, on every saver (the in-memory one read none)."""
+    from engine.checkpoint.base import RUN_KEY
+    from tests.checkpoint.test_conformance import put
+
+    first, kept = await put(saver, cfg(), {"n": 1}, {"n": 1}, metadata={"source": "loop", "step": 0, RUN_KEY: "r1"})
+    second, _ = await put(saver, first, {"n": 2}, {"n": 2}, metadata={"source": "loop", "step": 1, RUN_KEY: "r2"})
+    await put(saver, second, {"n": 3}, {"n": 3}, metadata={"source": "loop", "step": 2, RUN_KEY: "r2"})
+    assert await saver.adelete_run_versions("t1", "r2") == 2
+    head = await saver.aget_tuple(cfg())
+    assert head is not None and head.checkpoint["id"] == kept["id"] and head.checkpoint["channel_values"] == {"n": 1}
+    assert await saver.adelete_run_versions("t1", "r1") == 1
+    assert await saver.aget_tuple(cfg()) is None
