@@ -259,10 +259,14 @@ def fork_update(request: pb.ForkRequest) -> Any:
     return messages_in(update, "update_json") if update is not NO_UPDATE else update
 
 
-def update_values(request: pb.UpdateStateRequest) -> dict[str, Any]:
+def update_values(request: pb.UpdateStateRequest) -> dict[str, Any] | None:
+    """An UpdateState's values: a JSON object of state keys, or None (``null``: no writes, as LangGraph's
+    ``update_state(config, None, as_node)``)."""
     values = messages_in(decode_json(request.values_json, "values_json"), "values_json")
+    if values is None and request.values_json.strip() == "null":
+        return None
     if not isinstance(values, dict):
-        raise bad("values_json", "required: a JSON object of state keys")
+        raise bad("values_json", "required: a JSON object of state keys, or null for no writes")
     return values
 
 

@@ -44,7 +44,7 @@ from server._json import encode
 from server._reads import key_of, thread_key
 from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
-from server.http._common import SeenThreads, check_run_thread, expected_of
+from server.http._common import SeenThreads, check_run_thread, expected_of, thread_of
 from server.http._common import service as svc
 from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, queued_behind, started_record
 from server.http._errors import NOT_CANCELLABLE, HttpError, answered
@@ -336,12 +336,20 @@ async def create_batch(request: Request) -> Response:
     return JSONResponse([await _background(service, request, body, None) for body in bodies])
 
 
+#: the fields a run listing's ``select`` may name, as LangGraph's server takes them
+RUN_FIELDS = ("run_id", "thread_id", "assistant_id", "created_at", "updated_at", "status", "metadata", "kwargs",
+              "multitask_strategy", "langsmith_session_name")  # fmt: skip
+
+
 async def list_runs(
-    thread_id: str, request: Request, limit: int = Query(10, ge=0), offset: int = Query(0, ge=0), status: str | None = None
+    thread_id: str, request: Request, limit: int = Query(10, ge=0), offset: int = Query(0, ge=0), status: str | None = None,
+    select: list[str] | None = Query(None),
 ) -> Response:
-    """The thread's runs, newest first (in each graph it has runs in)."""
+    """The thread's runs, newest first (in each graph it has runs in); ``select``: only those fields of each."""
     if status is not None and status not in STATUSES:
         raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: {status!r} is not one of {', '.join(sorted(STATUSES))}")
+    if unknown := [f for f in select or () if f not in RUN_FIELDS]:
+        raise HttpError(422, f"select: {', '.join(map(repr, unknown))} not a run's field ({', '.join(RUN_FIELDS)})")
     service = svc(request)
     found: list[RunRecord] = []
     enough = offset + limit if status is None else None  # each graph's newest runs cover the page
@@ -354,7 +362,10 @@ async def list_runs(
         runs = sorted(runs + waiting, key=lambda r: (r["created_at"], r["run_id"]), reverse=True)
     if status is not None:
         runs = [r for r in runs if r["status"] == status]
-    return JSONResponse(runs[offset : offset + limit])
+    if not found and not waiting:
+        await thread_of(service, thread_id)  # as LangGraph's server: an unknown thread is a 404, not no runs
+    page = runs[offset : offset + limit]
+    return JSONResponse(page if not select else [{k: r.get(k) for k in select} for r in page])
 
 
 async def get_run(thread_id: str, run_id: str, request: Request) -> Response:
@@ -394,7 +405,7 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
     if row is not None and row.status != "pending":
         raise HttpError(404, NOT_CANCELLABLE)  # a delayed run that ended without starting
     if row is not None and await service.delayed.aend(run_id, "cancelled"):
-        return Response(status_code=204 if wait else 202)  # a delayed run cancelled before it started
+        return JSONResponse({}) if wait else Response(status_code=202)  # a delayed run cancelled before it started
     record = await _record(service, thread_id, run_id)
     if record.status not in ACTIVE:  # ended: nothing to cancel or roll back, as LangGraph's server answers
         raise HttpError(404, NOT_CANCELLABLE)
@@ -410,7 +421,8 @@ async def cancel_run(thread_id: str, run_id: str, request: Request, wait: bool =
         # run sent after the answer finds the thread free, as on LangGraph's server.
         async with service.runs.slot(ended.thread_id, thread_id, f"cancelled-{run_id}", enqueue=True):
             pass
-    return Response(status_code=204 if wait else 202)
+    # As LangGraph's server: waiting, it answers the values the run streamed after the cancel (none: {}).
+    return JSONResponse({}) if wait else Response(status_code=202)
 
 
 async def join_run(thread_id: str, run_id: str, request: Request) -> Response:

@@ -9,6 +9,7 @@ SDK names it: ``{"checkpoint_id": ..., "checkpoint_ns": ...}`` (or the older
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -30,6 +31,12 @@ class Checkpoint(Body):
     checkpoint_map: dict[str, Any] | None = None
 
 
+class Config(Body):
+    """A config naming a version, as LangGraph's server takes ``before``: ``{"configurable": {"checkpoint_id": ...}}``."""
+
+    configurable: Checkpoint
+
+
 class StateAt(Body):
     checkpoint: Checkpoint
     subgraphs: bool = False
@@ -44,7 +51,7 @@ class UpdateState(Body):
 
 class History(Body):
     limit: Limit = 10
-    before: str | Checkpoint | None = None
+    before: str | Checkpoint | Config | None = None
     metadata: dict[str, Any] | None = None
     checkpoint: Checkpoint | None = None
 
@@ -97,7 +104,8 @@ async def update_state(thread_id: str, body: UpdateState, request: Request) -> d
             400, f"thread {thread_id!r} has no graph yet (it was made without metadata.graph_id on a server of several "
             "graphs): make a run on it first, or name it with client.threads.update(thread_id, metadata={'graph_id': ...})",
         )  # fmt: skip
-    message = pb.UpdateStateRequest(graph=thread.graph, thread_id=thread_id, values_json=dumps(body.values))
+    # no values: no writes (LangGraph's update_state(config, None, as_node)), sent as null
+    message = pb.UpdateStateRequest(graph=thread.graph, thread_id=thread_id, values_json=json.dumps(body.values))
     if body.as_node:  # unset: the engine picks the node (its field's presence is what the service reads)
         message.as_node = body.as_node
     cid = _checkpoint_id(body.checkpoint, body.checkpoint_id)
@@ -132,7 +140,8 @@ async def get_history(thread_id: str, request: Request, limit: Limit = 10, befor
 
 @router.post("/threads/{thread_id}/history")
 async def post_history(thread_id: str, body: History, request: Request) -> list[dict[str, Any]]:
-    before = body.before.checkpoint_id if isinstance(body.before, Checkpoint) else body.before
+    found = body.before.configurable if isinstance(body.before, Config) else body.before
+    before = found.checkpoint_id if isinstance(found, Checkpoint) else found
     if body.checkpoint is not None and body.checkpoint.checkpoint_id:
         raise HttpError(422, "checkpoint.checkpoint_id: graphwire lists a thread's history from its newest version; page with before")
     ns = _namespace(body.checkpoint)

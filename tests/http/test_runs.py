@@ -91,6 +91,11 @@ async def test_an_interrupt_answered_with_command_resume(tmp_path: Path) -> None
         assert all(r["thread_id"] == thread for r in runs)
         assert [r["run_id"] for r in await client.runs.list(thread, limit=1, offset=1)] == [runs[1]["run_id"]]
         assert await client.runs.list(thread, status="interrupted") == []
+        # select: those fields only (LangGraph's names); an unknown thread: 404, not an empty list
+        assert await client.runs.list(thread, select=["run_id", "status"]) == [{"run_id": r["run_id"], "status": "success"} for r in runs]
+        with pytest.raises(httpx.HTTPStatusError) as unknown:
+            await client.runs.list(str(uuid.uuid4()))
+        assert unknown.value.response.status_code == 404
 
 
 @in_loop
@@ -316,7 +321,9 @@ async def test_a_tenant_sees_only_its_own_runs(tmp_path: Path) -> None:
         thread = await made(acme, "chain3")
         assert (await acme.runs.wait(thread, "chain3", input={"n": 0}))["n"] == 3
         (run,) = await acme.runs.list(thread)
-        assert await other.runs.list(thread) == []
+        with pytest.raises(httpx.HTTPStatusError) as not_theirs:  # acme's thread is no thread of the other tenant's
+            await other.runs.list(thread)
+        assert not_theirs.value.response.status_code == 404
         with pytest.raises(httpx.HTTPStatusError) as hidden:
             await other.runs.get(thread, run["run_id"])
         assert hidden.value.response.status_code == 404

@@ -92,6 +92,8 @@ def test_state_history_copy(http_server: ServerProcess) -> None:
     assert [h["checkpoint"]["checkpoint_id"] for h in client.threads.get_history(tid, limit=1)] == [branch["checkpoint_id"]]
     older = client.threads.get_history(tid, before=second)
     assert [h["checkpoint"]["checkpoint_id"] for h in older] == [first["checkpoint_id"]]
+    as_config = client.threads.get_history(tid, before={"configurable": {"checkpoint_id": second["checkpoint_id"]}})  # LangGraph's form
+    assert [h["checkpoint"]["checkpoint_id"] for h in as_config] == [first["checkpoint_id"]]
     assert len(client.threads.get_history(tid, metadata={"source": "update"})) == 3
     assert client.threads.get_history(tid, metadata={"source": "loop"}) == []
     with pytest.raises(UnprocessableEntityError) as zero:
@@ -228,3 +230,16 @@ def test_a_subgraphs_version_updated_through_the_checkpoint_its_task_names(http_
         )
     assert first.checkpoint_id == retried.checkpoint_id != sub_now["checkpoint_id"]
     assert client.threads.get_state(tid, checkpoint={**sub_now, "checkpoint_id": first.checkpoint_id})["values"]["log"][-1:] == ["once"]
+
+
+def test_an_update_with_no_values_records_the_node_as_run(http_server: ServerProcess) -> None:
+    """LangGraph's update_state(config, None, as_node): no writes, a version made as that node (its next nodes due)."""
+    client = sync_client(http_server)
+    tid = client.threads.create(graph_id="chain3")["thread_id"]
+    client.runs.wait(tid, "chain3", input={"n": 1}, interrupt_after=["a"])
+    before = client.threads.get_state(tid)
+    assert before["next"] == ["b"]
+    made = client.threads.update_state(tid, None, as_node="b")
+    after = client.threads.get_state(tid)
+    assert after["checkpoint"]["checkpoint_id"] == made["checkpoint"]["checkpoint_id"] != before["checkpoint"]["checkpoint_id"]
+    assert after["values"] == before["values"] and after["next"] == ["c"] and after["metadata"]["source"] == "update"

@@ -3686,7 +3686,9 @@ type UpdateStateRequest struct {
 	// branch. Unknown: NOT_FOUND.
 	CheckpointId *string `protobuf:"bytes,3,opt,name=checkpoint_id,json=checkpointId,proto3,oneof" json:"checkpoint_id,omitempty"`
 	// The update: a JSON object of state keys, applied through the state's
-	// reducers (a list with an appending reducer gets appended to). Required.
+	// reducers (a list with an appending reducer gets appended to), or null:
+	// no writes, the version recording `as_node` (or the node picked) as having
+	// run, as LangGraph's `update_state(config, None, as_node)`. Required.
 	ValuesJson string `protobuf:"bytes,6,opt,name=values_json,json=valuesJson,proto3" json:"values_json,omitempty"`
 	// The node the update counts as coming from, which decides what is due
 	// next (the nodes after it). Unset: the node that last wrote, when that is

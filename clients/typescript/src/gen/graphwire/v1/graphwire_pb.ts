@@ -1776,7 +1776,9 @@ export type UpdateStateRequest = Message<"graphwire.v1.UpdateStateRequest"> & {
 
   /**
    * The update: a JSON object of state keys, applied through the state's
-   * reducers (a list with an appending reducer gets appended to). Required.
+   * reducers (a list with an appending reducer gets appended to), or null:
+   * no writes, the version recording `as_node` (or the node picked) as having
+   * run, as LangGraph's `update_state(config, None, as_node)`. Required.
    *
    * @generated from field: string values_json = 6;
    */
