@@ -92,6 +92,8 @@ class ThreadBook:
     def ended_mark(self, record: RunRecord, status: str, final: pb.RunEvent | None) -> ThreadMark:
         """``record``'s run ended with ``status`` (its RunFinished ``final``, when it sent one)."""
         after = _AFTER_RUN.get(status, "idle")
+        if status == "CANCELLED" and final is not None and final.run_finished.checkpoint.next:
+            after = "interrupted"  # as LangGraph's server: a run cancelled with nodes due leaves its thread interrupted
         pending = b""  # what the record keeps of the run's end: its interrupts, or its error (see info)
         if after == "interrupted" and final is not None:
             pending = pb.ThreadInfo(interrupts=final.run_finished.interrupts).SerializeToString()

@@ -121,5 +121,7 @@ def test_a_cancelled_run_with_events_ends_as_a_cancelled_run(options_server: Ser
             client.runs.cancel(thread, run["run_id"], wait=True)  # the node waits for a gate no one opens
     assert seen[-1].event == "error" and seen[-1].data["error"] == "UserInterrupt"
     assert client.runs.get(thread, run["run_id"])["status"] == "interrupted"
+    # as LangGraph's server: cancelled with its node still due, the thread is interrupted (was idle)
+    assert client.threads.get_state(thread)["next"] == ["wait"] and client.threads.get(thread)["status"] == "interrupted"
     options_server.open_gate("open")  # the thread is free again: a run after it runs
     assert client.runs.wait(thread, name, input={"label": "after", "gate": "open"})["log"] == ["after"]
