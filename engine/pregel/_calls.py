@@ -30,8 +30,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
-import time
 import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sequence
 
