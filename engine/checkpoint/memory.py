@@ -469,12 +469,10 @@ class InMemorySaver(BaseCheckpointSaver):
             for ns, cid in deleted:
                 del thread.checkpoints[ns][cid]
                 thread.writes.pop((ns, cid), None)
-            for ns in {ns for ns, _ in deleted}:  # a namespace's newest version deleted: the newest left is
+            for ns in {ns for ns, _ in deleted}:  # the newest version left heads its namespace (none left: none)
+                thread.latest.pop(ns, None)
                 if thread.checkpoints[ns]:
                     thread.latest[ns] = max(thread.checkpoints[ns])
-                else:
-                    del thread.checkpoints[ns]
-                    thread.latest.pop(ns, None)
             thread.blobs = {key: blob for key, blob in thread.blobs.items() if key in keep}
         self._deltas.forget_thread(thread_id)  # (after: its lock is this one; a put between writes full values)
         return len(deleted)

@@ -1,6 +1,7 @@
 """Runs looked after in bulk or one by one: ``POST /runs/cancel`` (the SDK's ``runs.cancel_many``),
-``DELETE /threads/{id}/runs/{run_id}`` (``runs.delete``) and ``GET /runs/{run_id}/stream`` (the JavaScript
-SDK's ``runs.joinStream(null, runId)``: a run found by its id alone, a stateless one's included).
+``DELETE /threads/{id}/runs/{run_id}`` (``runs.delete``), ``GET /threads/{id}/runs`` (``runs.list``) and
+``GET /runs/{run_id}/stream`` (the JavaScript SDK's ``runs.joinStream(null, runId)``: a run found by its id
+alone, a stateless one's included).
 
 * **Cancel many** takes what LangGraph's server takes: ``thread_id`` with ``run_ids`` (those runs of that
   thread), or ``status`` alone ("pending", "running" or "all": every such run of the caller's tenant,
@@ -9,6 +10,8 @@ SDK's ``runs.joinStream(null, runId)``: a run found by its id alone, a stateless
   ended are left as they are. It answers 204.
 * **Delete** removes an ended run: the versions it wrote (as a rollback deletes them, holding the
   thread meanwhile) and its record. A run still going is 409: cancel it first.
+* **List** gives a thread's runs (delayed ones not started yet too), newest first, ``select`` their
+  fields; a thread the caller has none of is 404, as on LangGraph's server.
 """
 
 from __future__ import annotations
@@ -17,16 +20,18 @@ from typing import Literal
 
 import grpc
 from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse
 
 from engine.host import ACTIVE, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError
-from server._reads import key_of
+from server._reads import key_of, thread_key
 from server._tenants import TENANT
-from server.http._common import Body, call
+from server.http._common import Body, call, thread_of
 from server.http._common import service as svc
 from server.http._errors import NOT_CANCELLABLE, HttpError, answered
-from server.http._run_views import status_of
+from server.http._delayed import delayed_json
+from server.http._run_views import STATUSES, run_json, status_of
 from server.http._runs import _record, cancel_run, join_stream
 
 __all__ = ["router"]
@@ -86,6 +91,38 @@ async def cancel_many(body: CancelMany, request: Request, action: str = "interru
     return Response(status_code=204)
 
 
+#: the fields a run listing's ``select`` may name, as LangGraph's server takes them
+RUN_FIELDS = ("run_id", "thread_id", "assistant_id", "created_at", "updated_at", "status", "metadata", "kwargs",
+              "multitask_strategy", "langsmith_session_name")  # fmt: skip
+
+
+async def list_runs(
+    thread_id: str, request: Request, limit: int = Query(10, ge=0), offset: int = Query(0, ge=0), status: str | None = None,
+    select: list[str] | None = Query(None),
+) -> Response:
+    """The thread's runs, newest first (in each graph it has runs in); ``select``: only those fields of each."""
+    if status is not None and status not in STATUSES:
+        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: {status!r} is not one of {', '.join(sorted(STATUSES))}")
+    if unknown := [f for f in select or () if f not in RUN_FIELDS]:
+        raise HttpError(422, f"select: {', '.join(map(repr, unknown))} not a run's field ({', '.join(RUN_FIELDS)})")
+    service = svc(request)
+    found: list[RunRecord] = []
+    enough = offset + limit if status is None else None  # each graph's newest runs cover the page
+    for graph in sorted(service.graphs):
+        found += await service.records.store.alist(thread_key(graph, thread_id), limit=enough, full=True)
+    found.sort(key=lambda r: (r.started_at, r.run_id), reverse=True)
+    runs = [run_json(r) for r in found]
+    waiting = [delayed_json(row) for row in await service.delayed.alist(TENANT.get() or "", thread_id)]
+    if waiting:  # delayed runs not started yet
+        runs = sorted(runs + waiting, key=lambda r: (r["created_at"], r["run_id"]), reverse=True)
+    if status is not None:
+        runs = [r for r in runs if r["status"] == status]
+    if not found and not waiting:
+        await thread_of(service, thread_id)  # as LangGraph's server: an unknown thread is a 404, not no runs
+    page = runs[offset : offset + limit]
+    return JSONResponse(page if not select else [{k: r.get(k) for k in select} for r in page])
+
+
 async def delete_run(thread_id: str, run_id: str, request: Request) -> Response:
     service = svc(request)
     record = await _record(service, thread_id, run_id)
@@ -111,3 +148,4 @@ async def join_any_stream(
 router.add_api_route("/runs/{run_id}/stream", answered(join_any_stream), methods=["GET"])
 router.add_api_route("/runs/cancel", answered(cancel_many), methods=["POST"], status_code=204)
 router.add_api_route("/threads/{thread_id}/runs/{run_id}", answered(delete_run), methods=["DELETE"], status_code=204)
+router.add_api_route("/threads/{thread_id}/runs", answered(list_runs), methods=["GET"])

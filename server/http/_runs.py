@@ -41,15 +41,15 @@ from engine.host import ACTIVE, DelayedRun, Expected, RecordChanged, RunRecord
 from graphwire_proto.v1 import graphwire_pb2 as pb
 from server._errors import RpcError, status_for
 from server._json import encode
-from server._reads import key_of, thread_key
+from server._reads import key_of
 from server._run_api import CallContext, join_events, run_events
 from server._tenants import TENANT
-from server.http._common import SeenThreads, check_run_thread, expected_of, thread_of
+from server.http._common import SeenThreads, check_run_thread, expected_of
 from server.http._common import service as svc
 from server.http._delayed import ask_later, delayed_json, ended_result, pending_of, queued_behind, started_record
 from server.http._errors import NOT_CANCELLABLE, HttpError, answered
 from server.http._run_body import RunBody, parse_run_body
-from server.http._run_views import STATUSES, result_of, run_json
+from server.http._run_views import result_of, run_json
 from server.http._sse import SseShaper, check_modes
 from server.http._streamed import Streamed, gone_from
 from server.http._webhooks import keep_webhook
@@ -336,38 +336,6 @@ async def create_batch(request: Request) -> Response:
     return JSONResponse([await _background(service, request, body, None) for body in bodies])
 
 
-#: the fields a run listing's ``select`` may name, as LangGraph's server takes them
-RUN_FIELDS = ("run_id", "thread_id", "assistant_id", "created_at", "updated_at", "status", "metadata", "kwargs",
-              "multitask_strategy", "langsmith_session_name")  # fmt: skip
-
-
-async def list_runs(
-    thread_id: str, request: Request, limit: int = Query(10, ge=0), offset: int = Query(0, ge=0), status: str | None = None,
-    select: list[str] | None = Query(None),
-) -> Response:
-    """The thread's runs, newest first (in each graph it has runs in); ``select``: only those fields of each."""
-    if status is not None and status not in STATUSES:
-        raise RpcError(grpc.StatusCode.INVALID_ARGUMENT, f"status: {status!r} is not one of {', '.join(sorted(STATUSES))}")
-    if unknown := [f for f in select or () if f not in RUN_FIELDS]:
-        raise HttpError(422, f"select: {', '.join(map(repr, unknown))} not a run's field ({', '.join(RUN_FIELDS)})")
-    service = svc(request)
-    found: list[RunRecord] = []
-    enough = offset + limit if status is None else None  # each graph's newest runs cover the page
-    for graph in sorted(service.graphs):
-        found += await service.records.store.alist(thread_key(graph, thread_id), limit=enough, full=True)
-    found.sort(key=lambda r: (r.started_at, r.run_id), reverse=True)
-    runs = [run_json(r) for r in found]
-    waiting = [delayed_json(row) for row in await service.delayed.alist(TENANT.get() or "", thread_id)]
-    if waiting:  # delayed runs not started yet
-        runs = sorted(runs + waiting, key=lambda r: (r["created_at"], r["run_id"]), reverse=True)
-    if status is not None:
-        runs = [r for r in runs if r["status"] == status]
-    if not found and not waiting:
-        await thread_of(service, thread_id)  # as LangGraph's server: an unknown thread is a 404, not no runs
-    page = runs[offset : offset + limit]
-    return JSONResponse(page if not select else [{k: r.get(k) for k in select} for r in page])
-
-
 async def get_run(thread_id: str, run_id: str, request: Request) -> Response:
     service = svc(request)
     row = await pending_of(service, thread_id, run_id)
@@ -505,7 +473,6 @@ router.add_api_route("/runs/wait", _answered(wait_stateless_run), methods=["POST
 router.add_api_route("/threads/{thread_id}/runs", _answered(create_run), methods=["POST"])
 router.add_api_route("/runs", _answered(create_stateless_run), methods=["POST"])
 router.add_api_route("/runs/batch", _answered(create_batch), methods=["POST"])
-router.add_api_route("/threads/{thread_id}/runs", _answered(list_runs), methods=["GET"])
 router.add_api_route("/threads/{thread_id}/runs/{run_id}", _answered(get_run), methods=["GET"])
 router.add_api_route("/threads/{thread_id}/runs/{run_id}/cancel", _answered(cancel_run), methods=["POST"])
 router.add_api_route("/threads/{thread_id}/runs/{run_id}/join", _answered(join_run), methods=["GET"])
