@@ -57,7 +57,7 @@ from engine.host import NO_ANSWER, RUN_KEY, Resume, check_resume, plan_resume, s
 from engine.types import Command, Interrupt, PregelTask, Send, StateSnapshot
 from server._langgraph_parts import Drawn, Edge, TaskWritesCache, drawn_from_builder
 
-__all__ = ["LangGraphGraph", "built_with_langgraph", "load_langgraph"]
+__all__ = ["LangGraphGraph", "built_with_langgraph", "load_langgraph", "own_graph"]
 
 log = logging.getLogger("graphwire.server")
 
@@ -106,6 +106,11 @@ def load_langgraph(saver: Any) -> str:
 def built_with_langgraph(obj: Any) -> bool:
     """Whether ``obj`` is one of real LangGraph's objects (a builder or a compiled graph), not the engine's."""
     return any(c.__module__.split(".")[0] == "langgraph" for c in type(obj).__mro__)
+
+
+def own_graph(graph: Any) -> Any:
+    """The compiled graph a served graph is: LangGraph's own behind the LangGraph runtime's seam, else itself."""
+    return graph.graph if isinstance(graph, LangGraphGraph) else graph
 
 
 class LangGraphGraph:

@@ -29,7 +29,7 @@ from engine import swap
 from engine.errors import GraphDefinitionError
 from engine.graph import StateGraph
 from engine.pregel import Pregel
-from server._langgraph_runtime import LangGraphGraph, built_with_langgraph, load_langgraph
+from server._langgraph_runtime import LangGraphGraph, built_with_langgraph, load_langgraph, own_graph
 from server._specs import SpecError, raised_at, resolve_spec, spec_module
 
 __all__ = ["GraphEntry", "load_graphs", "GRAPH_NAME"]
@@ -53,8 +53,7 @@ class GraphEntry:
     def own_name(self) -> str:
         """The graph's own name (``compile(name=...)``), or the served name for one left unnamed:
         its runs' and schemas' name, and its default assistant's, as LangGraph's server names them."""
-        graph: Any = self.graph.graph if isinstance(self.graph, LangGraphGraph) else self.graph
-        return str(graph.name)
+        return str(own_graph(self.graph).name)
 
 
 async def load_graphs(

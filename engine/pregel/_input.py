@@ -279,7 +279,7 @@ class InputFolder:
                 self.versions.version_values(),
                 shown_metadata(saved.metadata),
                 saved.checkpoint.get("ts", ""),
-                tasks=task_states(planned, statuses, settings.spec.checkpoint_keys or settings.spec.stream_keys, live=False),
+                tasks=task_states(planned, statuses, settings.spec.version_keys, live=False),
             )
         )
 

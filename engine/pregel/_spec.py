@@ -174,6 +174,12 @@ class GraphSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "deltas", tuple(k for k, c in self.channels.items() if c.delta))
 
+    @property
+    def version_keys(self) -> tuple[str, ...] | str:
+        """The keys a version's values are shown with (the checkpoints and debug streams, a task's result):
+        :attr:`checkpoint_keys` where a call's output keys narrowed :attr:`stream_keys`, else those."""
+        return self.stream_keys if self.checkpoint_keys is None else self.checkpoint_keys
+
     def for_async(self) -> "GraphSpec":
         """The spec an async call runs (``ainvoke``, ``astream``, a server's run): each node with an
         async twin (:attr:`NodeSpec.async_twin`) replaced by it; this spec itself when there is none."""

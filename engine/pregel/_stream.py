@@ -75,8 +75,7 @@ def with_output_keys(spec: Any, keys: str | Sequence[str]) -> Any:
         if k not in spec.channels:
             raise ValueError(f"Key {k} not in channels")
     keys = keys if isinstance(keys, str) else tuple(keys)
-    full = spec.stream_keys if spec.checkpoint_keys is None else spec.checkpoint_keys
-    return dataclasses.replace(spec, output_keys=keys, stream_keys=keys, checkpoint_keys=full)
+    return dataclasses.replace(spec, output_keys=keys, stream_keys=keys, checkpoint_keys=spec.version_keys)
 
 
 def kinds_for(modes: Sequence[str]) -> frozenset[type[Event]]:

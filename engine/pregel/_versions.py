@@ -52,9 +52,7 @@ class RunVersions:
 
     def version_values(self) -> dict[str, Any]:
         """The whole state, whatever the call's output keys (what the checkpoints and debug streams show)."""
-        spec = self.settings.spec
-        keys = spec.stream_keys if spec.checkpoint_keys is None else spec.checkpoint_keys
-        return output_values(self.state.channels, keys)  # type: ignore[no-any-return]
+        return output_values(self.state.channels, self.settings.spec.version_keys)  # type: ignore[no-any-return]
 
     def output(self) -> Any:
         """The output schema's keys (what the call returns).

@@ -15,7 +15,8 @@ from graphwire_proto.v1 import graphwire_pb2 as pb
 from server.http import _shapes as shape
 from server.http._common import Body, Limit, Offset, call, dumps, service
 from server.http._errors import HttpError
-from server.http._schemas import graph_schemas, schema_graph
+from server._langgraph_runtime import own_graph
+from server.http._schemas import graph_schemas
 from server.service import GraphService
 
 __all__ = ["router"]
@@ -170,7 +171,7 @@ async def assistant_graph(assistant_id: str, request: Request, xray: int | bool 
     svc = service(request)
     name = await _graph_of(svc, assistant_id)
     try:
-        return await shape.drawing(schema_graph(svc.reads.graph(name).graph), xray=xray)
+        return await shape.drawing(own_graph(svc.reads.graph(name).graph), xray=xray)
     except NotImplementedError:
         raise HttpError(422, "The graph does not support visualization") from None
 
@@ -195,7 +196,7 @@ async def assistant_subgraphs_in(assistant_id: str, namespace: str, request: Req
 async def _subgraphs(request: Request, assistant_id: str, namespace: str | None, recurse: bool) -> dict[str, Any]:
     svc = service(request)
     name = await _graph_of(svc, assistant_id)
-    graph: Any = schema_graph(svc.reads.graph(name).graph)
+    graph: Any = own_graph(svc.reads.graph(name).graph)
     found = getattr(graph, "get_subgraphs", None)
     if found is None:
         return {}

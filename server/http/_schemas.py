@@ -8,7 +8,7 @@ makes them (observed in langgraph-api 0.16.7 and read in its source):
 * ``state_schema``: a model of the graph's output channels, each optional
   (``None`` by default), typed by what its channel takes (``Any`` where
   pydantic cannot describe that), titled ``<graph>_state`` (the graph's
-  name, or the served name for a graph left with LangGraph's default name);
+  name: the registry gives one left with LangGraph's default its served name);
 * ``config_schema``: the schema of the graph's ``configurable`` (its old
   ``config_schema``'s: its ``context_schema`` where it has one), without the
   thread's and checkpoint's keys, or ``{}`` for a graph without one.
@@ -25,24 +25,18 @@ from typing import Any
 from pydantic import TypeAdapter, create_model
 
 from engine.pregel import Pregel
-from server._langgraph_runtime import LangGraphGraph
-from server._registry import DEFAULT_GRAPH_NAME
+from server._langgraph_runtime import own_graph
 
-__all__ = ["graph_schemas", "schema_graph"]
+__all__ = ["graph_schemas"]
 
 #: configurable keys the server's config schema leaves out (the thread's, the checkpoint's, its own)
 _NOT_CONFIGURED = ("__pregel_checkpointer", "__pregel_store", "checkpoint_id", "checkpoint_ns", "thread_id")
 
 
-def schema_graph(graph: Any) -> Any:
-    """The graph whose schemas are asked for: LangGraph's own behind the LangGraph runtime's seam."""
-    return graph.graph if isinstance(graph, LangGraphGraph) else graph
-
-
 def graph_schemas(name: str | None, graph: Any) -> dict[str, Any]:
     """``graph``'s schemas (served as ``name``; None: a subgraph, listed without a ``graph_id`` and named by its
     own name, LangGraph's default one included) as LangGraph's server lists them (see the module)."""
-    graph = schema_graph(graph)
+    graph = own_graph(graph)
 
     def made(make: Any) -> Any:
         with warnings.catch_warnings():  # config_schema and get_config_jsonschema are deprecated by LangGraph, and say so
@@ -58,13 +52,13 @@ def graph_schemas(name: str | None, graph: Any) -> dict[str, Any]:
 
     schemas = {
         "input_schema": own("get_input_jsonschema"), "output_schema": own("get_output_jsonschema"),
-        "state_schema": made(lambda: _state_schema(name or graph.name, graph)), "config_schema": made(lambda: _config_schema(graph)),
+        "state_schema": made(lambda: _state_schema(graph)), "config_schema": made(lambda: _config_schema(graph)),
         "context_schema": own("get_context_jsonschema"),
     }  # fmt: skip
     return schemas if name is None else {"graph_id": name, **schemas}
 
 
-def _state_schema(name: str, graph: Any) -> dict[str, Any]:
+def _state_schema(graph: Any) -> dict[str, Any]:
     keys = graph.spec.stream_keys if isinstance(graph, Pregel) else graph.stream_channels_list
     fields: dict[str, Any] = {}
     for key in [keys] if isinstance(keys, str) else keys:
@@ -74,7 +68,7 @@ def _state_schema(name: str, graph: Any) -> dict[str, Any]:
         except Exception:  # pydantic cannot describe it (a typing.TypedDict on Python < 3.12...)
             kind = Any
         fields[key] = (kind, None)
-    return create_model(_named(graph.name if graph.name != DEFAULT_GRAPH_NAME else name, "State"), **fields).model_json_schema()  # type: ignore[call-overload, no-any-return]
+    return create_model(_named(graph.name, "State"), **fields).model_json_schema()  # type: ignore[call-overload, no-any-return]
 
 
 def _config_schema(graph: Any) -> dict[str, Any]:
